@@ -1,0 +1,105 @@
+/*
+ * engram — the command-line client: one subcommand per RPC.
+ *
+ *   engram [--addr host:port] [--token T] [--json] [--timeout-ms N] <command> [args]
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/daemon.h"
+#include "common/log.h"
+#include "common/time.h"
+
+extern char **environ;
+
+static const eg_cfg_opt cli_opts[] = {
+    {"addr", EG_CFG_STR, "", "address of the daemon for single-service commands", 0, 0, 0},
+    {"token", EG_CFG_STR, "", "bearer token (or ENGRAM_TOKEN)", EG_CFG_SECRET, 0, 0},
+    {"json", EG_CFG_BOOL, "false", "print JSON", 0, 0, 0},
+    {"timeout_ms", EG_CFG_INT, "10000", "deadline per call", 0, 1, 3600000},
+    {"ingestd_addr", EG_CFG_STR, "127.0.0.1:7101", "ingestd address", 0, 0, 0},
+    {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd address", 0, 0, 0},
+    {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord address", 0, 0, 0},
+    {"recalld_addr", EG_CFG_STR, "127.0.0.1:7104", "recalld address", 0, 0, 0},
+};
+
+typedef struct command {
+  const char *name;
+  int (*fn)(const eg_cli *, int, char **);
+  const char *help;
+} command;
+
+static int cmd_version(const eg_cli *cli, int argc, char **argv) {
+  (void)cli, (void)argc, (void)argv;
+  printf("engram %s (%s)\n", eg_version(), eg_build_commit());
+  return 0;
+}
+
+static const command commands[] = {
+    {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
+    {"version", cmd_version, "print the version"},
+};
+
+const char *eg_cli_daemon_addr(const eg_cli *cli, const char *daemon) {
+  if (cli->addr && *cli->addr) return cli->addr;
+  char name[64];
+  snprintf(name, sizeof name, "%s_addr", daemon);
+  return eg_cfg_str(cli->cfg, name);
+}
+
+eg_rpc_client *eg_cli_connect(const eg_cli *cli, const char *addr) {
+  eg_rpc_client_opts o = {.timeout_us = cli->timeout_us,
+                          .max_attempts = 2,
+                          .token = eg_cfg_str(cli->cfg, "token")};
+  eg_rpc_client *c = NULL;
+  eg_err err;
+  if (eg_rpc_client_open(addr, &o, &c, &err)) {
+    fprintf(stderr, "engram: %s\n", err.msg);
+    return NULL;
+  }
+  return c;
+}
+
+static void usage(const eg_cfg *cfg) {
+  printf("usage: engram [options] <command> [args]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    printf("  %-10s %s\n", commands[i].name, commands[i].help);
+  printf("\noptions (flag, environment, default):\n");
+  if (cfg) eg_cfg_usage(cfg, stdout);
+}
+
+int main(int argc, char **argv) {
+  const eg_cfg_opt *tables[1] = {cli_opts};
+  size_t sizes[1] = {sizeof cli_opts / sizeof *cli_opts};
+  eg_cfg *cfg = NULL;
+  eg_err err;
+  eg_log_init("engram", EG_LOG_WARN);
+  if (eg_cfg_load(tables, sizes, 1, argc, argv, environ, &cfg, &err)) {
+    fprintf(stderr, "engram: %s\n", err.msg);
+    return 2;
+  }
+  char **args;
+  int n = eg_cfg_args(cfg, &args);
+  if (eg_cfg_help_requested(cfg) || n == 0) {
+    usage(cfg);
+    eg_cfg_free(cfg);
+    return n == 0 && !eg_cfg_help_requested(cfg) ? 2 : 0;
+  }
+  eg_cli cli = {cfg, eg_cfg_bool(cfg, "json"), eg_cfg_str(cfg, "addr"),
+                eg_cfg_int(cfg, "timeout_ms") * 1000};
+  int rc = 2;
+  size_t i;
+  for (i = 0; i < sizeof commands / sizeof *commands; i++) {
+    if (strcmp(args[0], commands[i].name) == 0) {
+      eg_rpc_global_init();
+      rc = commands[i].fn(&cli, n, args);
+      eg_rpc_global_shutdown();
+      break;
+    }
+  }
+  if (i == sizeof commands / sizeof *commands)
+    fprintf(stderr, "engram: unknown command '%s' (see engram --help)\n", args[0]);
+  eg_cfg_free(cfg);
+  return rc;
+}

@@ -1,0 +1,214 @@
+/*
+ * daemon.c — shared main() of the four daemons.
+ */
+#include "common/daemon.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/time.h"
+
+#ifndef EG_VERSION_STR
+#define EG_VERSION_STR "0.0.0"
+#endif
+#ifndef EG_COMMIT_STR
+#define EG_COMMIT_STR "unknown"
+#endif
+
+extern char **environ;
+
+struct eg_daemon {
+  const eg_daemon_spec *spec;
+  eg_cfg *cfg;
+  eg_metrics *metrics;
+};
+
+const char *eg_version(void) { return EG_VERSION_STR; }
+const char *eg_build_commit(void) { return EG_COMMIT_STR; }
+const eg_cfg *eg_daemon_cfg(const eg_daemon *d) { return d->cfg; }
+eg_metrics *eg_daemon_metrics(const eg_daemon *d) { return d->metrics; }
+const char *eg_daemon_name(const eg_daemon *d) { return d->spec->name; }
+
+static double resident_bytes(void *arg) {
+  (void)arg;
+  FILE *f = fopen("/proc/self/statm", "r");
+  long pages = 0, rss = 0;
+  if (f) {
+    if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+    fclose(f);
+  }
+  return (double)rss * (double)sysconf(_SC_PAGESIZE);
+}
+
+static double start_time_secs;
+static double start_time(void *arg) {
+  (void)arg;
+  return start_time_secs;
+}
+
+/* mkdir -p */
+static eg_code make_dirs(const char *path, eg_err *err) {
+  char tmp[1024];
+  if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+    return eg_err_set(err, EG_EINVAL, "data_dir path too long");
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0750) != 0 && errno != EEXIST)
+      return eg_err_set(err, EG_EIO, "cannot create directory (errno %d)", errno);
+    *p = '/';
+  }
+  if (mkdir(tmp, 0750) != 0 && errno != EEXIST)
+    return eg_err_set(err, EG_EIO, "cannot create data_dir (errno %d)", errno);
+  return EG_OK;
+}
+
+/* Write "grpc=P\nmetrics=M\n" atomically (tmp + rename) so a reader never sees half. */
+static eg_code write_ports(const char *path, int grpc, int metrics, eg_err *err) {
+  char tmp[1100];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return eg_err_set(err, EG_EIO, "cannot write ports_file");
+  fprintf(f, "grpc=%d\nmetrics=%d\npid=%d\n", grpc, metrics, (int)getpid());
+  if (fclose(f) != 0 || rename(tmp, path) != 0)
+    return eg_err_set(err, EG_EIO, "cannot write ports_file");
+  return EG_OK;
+}
+
+int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
+  char grpc_def[32], metrics_def[32], data_def[64];
+  snprintf(grpc_def, sizeof grpc_def, "127.0.0.1:%d", spec->grpc_port);
+  snprintf(metrics_def, sizeof metrics_def, "127.0.0.1:%d", spec->metrics_port);
+  snprintf(data_def, sizeof data_def, "./var/%s", spec->name);
+  const eg_cfg_opt common[] = {
+      {"grpc_addr", EG_CFG_STR, grpc_def, "gRPC listen address host:port (port 0 = any)", 0, 0, 0},
+      {"metrics_addr", EG_CFG_STR, metrics_def,
+       "Prometheus /metrics listen address host:port (empty = off)", 0, 0, 0},
+      {"data_dir", EG_CFG_STR, data_def, "directory for this daemon's data", 0, 0, 0},
+      {"cq_threads", EG_CFG_INT, "2", "gRPC completion-queue threads", 0, 1, 16},
+      {"workers", EG_CFG_INT, "4", "handler worker threads", 0, 1, 256},
+      {"queue_max", EG_CFG_INT, "1024", "calls waiting for a worker before RESOURCE_EXHAUSTED", 0,
+       1, 1 << 20},
+      {"max_message_bytes", EG_CFG_INT, "4m", "largest request or response message", 0, 1024,
+       1 << 30},
+      {"shutdown_grace_ms", EG_CFG_INT, "10000",
+       "how long in-flight calls may finish on SIGTERM before they are cancelled", 0, 0,
+       3600000},
+      {"log_level", EG_CFG_STR, "info", "debug, info, warn or error", 0, 0, 0},
+      {"ports_file", EG_CFG_STR, "", "write the bound ports here after start (for tests)", 0, 0,
+       0},
+  };
+  const eg_cfg_opt *tables[2] = {common, spec->opts};
+  size_t sizes[2] = {sizeof common / sizeof *common, spec->n_opts};
+  eg_daemon d = {spec, NULL, NULL};
+  eg_err err;
+  eg_err_clear(&err);
+  int exit_code = 1;
+  void *state = NULL;
+  eg_rpc_server *server = NULL;
+  eg_metrics_http *http = NULL;
+  bool opened = false;
+
+  eg_log_init(spec->name, EG_LOG_INFO);
+  if (eg_cfg_load(tables, sizes, spec->opts ? 2 : 1, argc, argv, environ, &d.cfg, &err)) {
+    fprintf(stderr, "%s: %s\n", spec->name, err.msg);
+    return 2;
+  }
+  if (eg_cfg_help_requested(d.cfg)) {
+    printf("%s — %s\n\nusage: %s [--option value]…\n\noptions (flag, environment, default):\n",
+           spec->name, spec->summary, spec->name);
+    eg_cfg_usage(d.cfg, stdout);
+    eg_cfg_free(d.cfg);
+    return 0;
+  }
+  int level = eg_log_level_parse(eg_cfg_str(d.cfg, "log_level"));
+  if (level < 0) {
+    fprintf(stderr, "%s: log_level must be debug, info, warn or error\n", spec->name);
+    eg_cfg_free(d.cfg);
+    return 2;
+  }
+  eg_log_init(spec->name, (eg_log_level)level);
+  EG_INFO("main", "starting", "version=%s commit=%s", eg_version(), eg_build_commit());
+  eg_cfg_log(d.cfg, "config");
+
+  /* Signals are blocked in every thread (created below) and taken by sigwait here. */
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  if (make_dirs(eg_cfg_str(d.cfg, "data_dir"), &err)) goto done;
+
+  d.metrics = eg_metrics_new();
+  start_time_secs = (double)eg_time_now_us() / 1e6;
+  char name[128];
+  snprintf(name, sizeof name, "engram_%s_process_resident_memory_bytes", spec->name);
+  eg_metrics_gauge_fn(d.metrics, name, "Resident set size of the daemon.", resident_bytes, NULL);
+  snprintf(name, sizeof name, "engram_%s_start_time_seconds", spec->name);
+  eg_metrics_gauge_fn(d.metrics, name, "Start time since the Unix epoch.", start_time, NULL);
+  const char *bi[3] = {spec->name, eg_version(), eg_build_commit()};
+  eg_series_set(eg_metric_series(eg_metrics_gauge(d.metrics, "engram_build_info",
+                                                  "Build information (always 1).",
+                                                  "daemon,version,commit"),
+                                 bi, 3),
+                1);
+
+  if (spec->open && spec->open(&d, &state, &err)) goto done;
+  opened = true;
+  const eg_rpc_service *services = NULL;
+  size_t n_services = spec->services ? spec->services(state, &services) : 0;
+
+  const char *maddr = eg_cfg_str(d.cfg, "metrics_addr");
+  int mport = 0;
+  if (*maddr) {
+    if (eg_metrics_http_start(d.metrics, maddr, &http, &err)) goto done;
+    mport = eg_metrics_http_port(http);
+  }
+  eg_rpc_server_opts so = {
+      .addr = eg_cfg_str(d.cfg, "grpc_addr"),
+      .daemon = spec->name,
+      .cq_threads = (int)eg_cfg_int(d.cfg, "cq_threads"),
+      .workers = (int)eg_cfg_int(d.cfg, "workers"),
+      .queue_max = (int)eg_cfg_int(d.cfg, "queue_max"),
+      .max_message_bytes = (int)eg_cfg_int(d.cfg, "max_message_bytes"),
+      .metrics = d.metrics,
+  };
+  if (eg_rpc_server_start(&so, services, n_services, &server, &err)) goto done;
+  const char *pf = eg_cfg_str(d.cfg, "ports_file");
+  if (*pf && write_ports(pf, eg_rpc_server_port(server), mport, &err)) goto done;
+  EG_INFO("main", "ready", "grpc_port=%d metrics_port=%d", eg_rpc_server_port(server), mport);
+
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&sigs, &sig) != 0) continue;
+    if (sig == SIGHUP) {
+      EG_INFO("main", "SIGHUP: reloading", NULL);
+      if (spec->reload) spec->reload(state);
+      continue;
+    }
+    EG_INFO("main", "signal received, shutting down", "signal=%d", sig);
+    break;
+  }
+  eg_rpc_server_shutdown(server, eg_cfg_int(d.cfg, "shutdown_grace_ms") * 1000);
+  exit_code = 0;
+
+done:
+  if (err.code) EG_ERROR("main", "fatal", "code=%s error=\"%s\"", eg_code_name(err.code), err.msg);
+  eg_rpc_server_free(server);
+  eg_metrics_http_stop(http);
+  if (opened && spec->close) spec->close(state);
+  eg_metrics_free(d.metrics);
+  eg_cfg_free(d.cfg);
+  if (!exit_code) EG_INFO("main", "stopped", NULL);
+  return exit_code;
+}

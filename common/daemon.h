@@ -1,0 +1,52 @@
+/*
+ * daemon.h — the lifecycle every Engram daemon shares.
+ *
+ * eg_daemon_main: parse configuration (the common table below + the daemon's own),
+ * log the effective config, open the daemon's state, start /metrics and the gRPC
+ * server (with health), write the bound ports when asked, then wait for a signal.
+ * SIGTERM/SIGINT shut down gracefully: health turns NOT_SERVING, in-flight calls finish
+ * (up to shutdown_grace_ms), then state is closed. SIGHUP calls the reload hook.
+ *
+ * Common options (flags / ENGRAM_* env / config file):
+ *   grpc_addr, metrics_addr, data_dir, cq_threads, workers, queue_max,
+ *   max_message_bytes, shutdown_grace_ms, log_level, ports_file.
+ */
+#ifndef EG_DAEMON_H
+#define EG_DAEMON_H
+
+#include "common/cfg.h"
+#include "common/metrics.h"
+#include "common/rpc.h"
+
+typedef struct eg_daemon eg_daemon;
+
+typedef struct eg_daemon_spec {
+  const char *name;        /* "graphd" */
+  const char *summary;     /* one line for --help */
+  int grpc_port;           /* default gRPC port (7101…) */
+  int metrics_port;        /* default metrics port (9101…) */
+  const eg_cfg_opt *opts;  /* the daemon's own options (may be NULL) */
+  size_t n_opts;
+  /* Open state (storage, peers, models). *state is passed to the other hooks. */
+  eg_code (*open)(eg_daemon *d, void **state, eg_err *err);
+  /* The services to serve (besides health); the array is borrowed from state. */
+  size_t (*services)(void *state, const eg_rpc_service **out);
+  /* SIGHUP (may be NULL). */
+  void (*reload)(void *state);
+  /* Close state after the server stopped (may be NULL). */
+  void (*close)(void *state);
+} eg_daemon_spec;
+
+/* Run the daemon; returns the process exit code. */
+int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv);
+
+/* For the hooks: borrowed for the daemon's lifetime. */
+const eg_cfg *eg_daemon_cfg(const eg_daemon *d);
+eg_metrics *eg_daemon_metrics(const eg_daemon *d);
+const char *eg_daemon_name(const eg_daemon *d);
+
+/* The build's version and commit (set by the build system). */
+const char *eg_version(void);
+const char *eg_build_commit(void);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * peers.h — the gRPC clients a front daemon (ingestd, recalld) holds to graphd and
+ * vectord, configured by the same options everywhere.
+ */
+#ifndef EG_PEERS_H
+#define EG_PEERS_H
+
+#include "common/cfg.h"
+#include "common/rpc.h"
+
+/* Options to include in a daemon's table. */
+#define EG_PEER_OPTS                                                                         \
+  {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd gRPC address", 0, 0, 0},             \
+  {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord gRPC address", 0, 0, 0},           \
+  {"peer_timeout_ms", EG_CFG_INT, "10000", "deadline of one call to a peer", 0, 1, 3600000}, \
+  {"service_token", EG_CFG_STR, "", "token sent to peers (daemon-to-daemon calls)",          \
+   EG_CFG_SECRET, 0, 0}
+
+typedef struct eg_peers {
+  eg_rpc_client *graphd;  /* owned */
+  eg_rpc_client *vectord; /* owned */
+} eg_peers;
+
+/* Open lazily-connecting channels to both peers; *out freed with eg_peers_close. */
+eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err);
+void eg_peers_close(eg_peers *p); /* accepts NULL */
+
+#endif

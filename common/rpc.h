@@ -1,0 +1,158 @@
+/*
+ * rpc.h — Engram's gRPC layer over the gRPC C core, with protobuf-c messages.
+ *
+ * This header exposes no gRPC type: common/rpc_*.c are the only files that include
+ * <grpc/grpc.h>.
+ *
+ * Server: a daemon describes its services as method tables. The framework runs N
+ * completion-queue threads (each with its own CQ) that only accept calls and hand them
+ * to a bounded worker pool; handlers run on the pool, never on a polling thread. It
+ * decodes the request, calls the handler, encodes the response and maps eg_code to a
+ * gRPC status. Every server also serves grpc.health.v1.Health/Check, unknown methods get
+ * UNIMPLEMENTED, a full pool RESOURCE_EXHAUSTED, an expired deadline DEADLINE_EXCEEDED.
+ * Each RPC is counted in the daemon's metrics by method and status, with its latency.
+ *
+ * Client: unary calls with deadlines, bearer token, retry with backoff on UNAVAILABLE,
+ * and fan-out (many calls in flight at once, gathered).
+ */
+#ifndef EG_RPC_H
+#define EG_RPC_H
+
+#include <protobuf-c/protobuf-c.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/metrics.h"
+
+/* ---- server ---------------------------------------------------------------------- */
+
+typedef struct eg_rpc_server eg_rpc_server;
+typedef struct eg_rpc_call eg_rpc_call; /* one in-flight call, as seen by a handler */
+
+/*
+ * A handler decodes nothing and encodes nothing: it gets the unpacked request and sets
+ * *resp to a response message allocated from the call (eg_rpc_alloc / EG_RPC_NEW) or
+ * kept alive by svc until the call completes. Returning non-EG_OK sends that status
+ * with err->msg as the status message (log-safe text only).
+ */
+typedef eg_code (*eg_rpc_handler)(void *svc, eg_rpc_call *call, const ProtobufCMessage *req,
+                                  ProtobufCMessage **resp, eg_err *err);
+
+/* A handler for one method of a service, by the method's proto name ("Commit"). */
+typedef struct eg_rpc_handler_entry {
+  const char *method;
+  eg_rpc_handler fn;
+} eg_rpc_handler_entry;
+
+/*
+ * A service: its generated descriptor (engram__v1__graph__descriptor) lists every method
+ * with its request and response types, so every method of the contract is registered.
+ * Methods without a handler answer UNIMPLEMENTED ("… is not implemented yet").
+ */
+typedef struct eg_rpc_service {
+  const ProtobufCServiceDescriptor *desc;  /* borrowed (static generated data) */
+  const eg_rpc_handler_entry *handlers;    /* borrowed; must outlive the server */
+  size_t n_handlers;
+  void *svc; /* passed to every handler */
+} eg_rpc_service;
+
+typedef struct eg_rpc_server_opts {
+  const char *addr;        /* "127.0.0.1:7102"; port 0 picks a free port */
+  const char *daemon;      /* "graphd": metric prefix engram_<daemon>_rpc_… */
+  int cq_threads;          /* completion-queue threads; 0 = 2 */
+  int workers;             /* handler threads; 0 = 4 */
+  int queue_max;           /* calls waiting for a worker; 0 = 1024 */
+  int max_message_bytes;   /* receive and send limit; 0 = 4 MiB */
+  size_t arena_cap;        /* per-call memory cap; 0 = 256 MiB */
+  eg_metrics *metrics;     /* may be NULL */
+} eg_rpc_server_opts;
+
+/* Create, bind and start. services is copied (the method tables are borrowed). */
+eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service *services,
+                            size_t n_services, eg_rpc_server **out, eg_err *err);
+/* The bound port (useful with port 0). */
+int eg_rpc_server_port(const eg_rpc_server *s);
+/* Health status of one service ("" = the whole server). */
+void eg_rpc_server_set_serving(eg_rpc_server *s, const char *service, bool serving);
+/*
+ * Graceful shutdown: health turns NOT_SERVING, new calls are refused, in-flight calls
+ * finish; calls still running after grace_us are cancelled. Then the threads stop.
+ */
+void eg_rpc_server_shutdown(eg_rpc_server *s, int64_t grace_us);
+/* Shut down (grace 0 if not done yet) and free. Accepts NULL. */
+void eg_rpc_server_free(eg_rpc_server *s);
+
+/* --- for handlers (valid until the handler returns, unless said otherwise) --- */
+
+/* Allocate from the call's arena (freed when the call completes). NULL past the cap. */
+void *eg_rpc_alloc(eg_rpc_call *call, size_t n);
+eg_arena *eg_rpc_arena(eg_rpc_call *call);
+#define EG_RPC_NEW(call, type, init_fn)                  \
+  ({                                                     \
+    type *eg__m = eg_rpc_alloc((call), sizeof(type));    \
+    if (eg__m) init_fn(eg__m);                           \
+    eg__m;                                               \
+  })
+/* Request metadata value (keys arrive lowercase: "authorization"); NULL if absent.
+ * Borrowed until the handler returns. */
+const char *eg_rpc_metadata(eg_rpc_call *call, const char *key);
+/* Absolute deadline in CLOCK_REALTIME µs; INT64_MAX when the client set none. */
+int64_t eg_rpc_deadline_us(const eg_rpc_call *call);
+/* True when the deadline has passed (long handlers should check between stages). */
+bool eg_rpc_expired(const eg_rpc_call *call);
+/* "/engram.v1.Graph/Commit" */
+const char *eg_rpc_method_path(const eg_rpc_call *call);
+
+/* ---- client ---------------------------------------------------------------------- */
+
+typedef struct eg_rpc_client eg_rpc_client;
+
+typedef struct eg_rpc_client_opts {
+  int64_t timeout_us;      /* per attempt-set deadline; 0 = 10 s */
+  int max_attempts;        /* total attempts on UNAVAILABLE; 0 = 4 */
+  int64_t backoff_us;      /* first retry delay, doubled each time; 0 = 50 ms */
+  const char *token;       /* sent as "authorization: Bearer <token>"; NULL = none */
+  int max_message_bytes;   /* 0 = 64 MiB */
+} eg_rpc_client_opts;
+
+/* A channel to target ("127.0.0.1:7102"). Thread-safe: share one per peer. Copies
+ * opts (and the token). Connecting is lazy, so this succeeds for a down peer. */
+eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
+                           eg_rpc_client **out, eg_err *err);
+void eg_rpc_client_close(eg_rpc_client *c); /* accepts NULL */
+const char *eg_rpc_client_target(const eg_rpc_client *c);
+
+/*
+ * One unary call. method is the full path "/engram.v1.Graph/State". On EG_OK *resp is
+ * the unpacked response; the caller frees it with protobuf_c_message_free_unpacked(*resp,
+ * NULL). On failure err holds the server's status (mapped back to eg_code) and message.
+ * timeout_us 0 = the client's default.
+ */
+eg_code eg_rpc_unary(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
+                     const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_us,
+                     ProtobufCMessage **resp, eg_err *err);
+
+/* One call of a fan-out. Fill the inputs; the outputs are set by eg_rpc_fanout. */
+typedef struct eg_rpc_request {
+  eg_rpc_client *client;                       /* in */
+  const char *method;                          /* in */
+  const ProtobufCMessage *req;                 /* in, borrowed */
+  const ProtobufCMessageDescriptor *resp_desc; /* in */
+  ProtobufCMessage *resp;                      /* out: caller frees as for eg_rpc_unary */
+  eg_err err;                                  /* out: code EG_OK on success */
+} eg_rpc_request;
+
+/* Start every request at once, wait for all (retrying UNAVAILABLE ones), within one
+ * overall timeout. Returns EG_OK when all succeeded, else the first failure's code. */
+eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us);
+
+/* ---- process-wide ------------------------------------------------------------------ */
+
+/* grpc_init / grpc_shutdown, reference-counted. Call once per user (server, client tool). */
+void eg_rpc_global_init(void);
+void eg_rpc_global_shutdown(void);
+
+#endif

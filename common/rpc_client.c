@@ -1,0 +1,231 @@
+/*
+ * rpc_client.c — unary calls and fan-out over the gRPC C core.
+ *
+ * One code path: eg_rpc_unary is a fan-out of one. All requests of a fan-out share one
+ * completion queue; each attempt is one batch of six ops. Requests that fail with
+ * UNAVAILABLE (peer down or restarting) are retried together after a backoff that
+ * doubles each round, as long as attempts and the overall deadline allow. Other
+ * statuses are final: retrying INVALID_ARGUMENT or DEADLINE_EXCEEDED cannot help.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/rpc_int.h"
+#include "common/time.h"
+
+struct eg_rpc_client {
+  grpc_channel *ch;
+  char *target;
+  char *auth; /* "Bearer <token>" or NULL */
+  eg_rpc_client_opts o;
+};
+
+eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
+                           eg_rpc_client **out, eg_err *err) {
+  if (!target || !*target) return eg_err_set(err, EG_EINVAL, "empty target address");
+  eg_rpc_client *c = calloc(1, sizeof *c);
+  if (!c) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (opts) c->o = *opts;
+  if (c->o.timeout_us <= 0) c->o.timeout_us = 10 * EG_US_PER_SEC;
+  if (c->o.max_attempts <= 0) c->o.max_attempts = 4;
+  if (c->o.backoff_us <= 0) c->o.backoff_us = 50000;
+  if (c->o.max_message_bytes <= 0) c->o.max_message_bytes = 64 << 20;
+  c->target = strdup(target);
+  if (c->o.token && *c->o.token) {
+    size_t n = strlen(c->o.token) + 8;
+    c->auth = malloc(n);
+    if (c->auth) snprintf(c->auth, n, "Bearer %s", c->o.token);
+  }
+  c->o.token = NULL; /* not kept: only the header value is */
+  eg_rpc_global_init();
+  grpc_arg args[6];
+  memset(args, 0, sizeof args);
+  const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
+                         GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+                         GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, GRPC_ARG_ENABLE_RETRIES};
+  /* Short reconnect backoff so a restarted peer is reached by our own retries. */
+  int ivals[] = {c->o.max_message_bytes, c->o.max_message_bytes, 100, 100, 1000, 0};
+  for (int i = 0; i < 6; i++) {
+    args[i].type = GRPC_ARG_INTEGER;
+    args[i].key = (char *)ikeys[i];
+    args[i].value.integer = ivals[i];
+  }
+  grpc_channel_args chargs = {6, args};
+  grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+  c->ch = grpc_channel_create(target, creds, &chargs);
+  grpc_channel_credentials_release(creds);
+  if (!c->ch) {
+    eg_rpc_client_close(c);
+    return eg_err_set(err, EG_EINVAL, "cannot create channel to '%.64s'", target);
+  }
+  *out = c;
+  return EG_OK;
+}
+
+void eg_rpc_client_close(eg_rpc_client *c) {
+  if (!c) return;
+  if (c->ch) grpc_channel_destroy(c->ch);
+  free(c->target);
+  free(c->auth);
+  free(c);
+  eg_rpc_global_shutdown();
+}
+
+const char *eg_rpc_client_target(const eg_rpc_client *c) { return c->target; }
+
+/* One attempt of one request. */
+typedef struct attempt {
+  grpc_call *call;
+  grpc_metadata auth_md;
+  grpc_metadata_array init_md, trailing_md;
+  grpc_byte_buffer *send, *recv;
+  grpc_status_code status;
+  grpc_slice details;
+  const char *error_string;
+  bool started;
+} attempt;
+
+static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queue *cq,
+                             gpr_timespec deadline, void *tag) {
+  eg_rpc_client *c = r->client;
+  memset(a, 0, sizeof *a);
+  grpc_metadata_array_init(&a->init_md);
+  grpc_metadata_array_init(&a->trailing_md);
+  a->details = grpc_empty_slice();
+  grpc_slice method = grpc_slice_from_static_string(r->method);
+  a->call = grpc_channel_create_call(c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method, NULL,
+                                     deadline, NULL);
+  if (!a->call) return eg_err_set(&r->err, EG_EINTERNAL, "cannot create call %s", r->method);
+  a->send = eg_rpc_pack(r->req);
+  grpc_op ops[6];
+  memset(ops, 0, sizeof ops);
+  ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
+  if (c->auth) {
+    a->auth_md.key = grpc_slice_from_static_string("authorization");
+    a->auth_md.value = grpc_slice_from_static_string(c->auth);
+    ops[0].data.send_initial_metadata.count = 1;
+    ops[0].data.send_initial_metadata.metadata = &a->auth_md;
+  }
+  ops[1].op = GRPC_OP_SEND_MESSAGE;
+  ops[1].data.send_message.send_message = a->send;
+  ops[2].op = GRPC_OP_SEND_CLOSE_FROM_CLIENT;
+  ops[3].op = GRPC_OP_RECV_INITIAL_METADATA;
+  ops[3].data.recv_initial_metadata.recv_initial_metadata = &a->init_md;
+  ops[4].op = GRPC_OP_RECV_MESSAGE;
+  ops[4].data.recv_message.recv_message = &a->recv;
+  ops[5].op = GRPC_OP_RECV_STATUS_ON_CLIENT;
+  ops[5].data.recv_status_on_client.trailing_metadata = &a->trailing_md;
+  ops[5].data.recv_status_on_client.status = &a->status;
+  ops[5].data.recv_status_on_client.status_details = &a->details;
+  ops[5].data.recv_status_on_client.error_string = &a->error_string;
+  if (grpc_call_start_batch(a->call, ops, 6, tag, NULL) != GRPC_CALL_OK)
+    return eg_err_set(&r->err, EG_EINTERNAL, "cannot start call %s", r->method);
+  a->started = true;
+  return EG_OK;
+}
+
+static void attempt_cleanup(attempt *a) {
+  if (a->call) grpc_call_unref(a->call);
+  if (a->send) grpc_byte_buffer_destroy(a->send);
+  if (a->recv) grpc_byte_buffer_destroy(a->recv);
+  grpc_slice_unref(a->details);
+  if (a->error_string) gpr_free((void *)a->error_string);
+  grpc_metadata_array_destroy(&a->init_md);
+  grpc_metadata_array_destroy(&a->trailing_md);
+  memset(a, 0, sizeof *a);
+}
+
+/* Turn a finished attempt into r->resp / r->err; frees the attempt's resources. */
+static void attempt_finish(eg_rpc_request *r, attempt *a) {
+  if (a->status == GRPC_STATUS_OK) {
+    eg_err_clear(&r->err);
+    if (eg_rpc_unpack(a->recv, r->resp_desc, NULL, &r->resp, &r->err) != EG_OK)
+      eg_err_prefix(&r->err, "response: ");
+  } else {
+    size_t n = GRPC_SLICE_LENGTH(a->details);
+    eg_err_set(&r->err, eg_code_from_grpc((int)a->status), "%.*s", (int)(n > 200 ? 200 : n),
+               (const char *)GRPC_SLICE_START_PTR(a->details));
+    if (!n) eg_err_set(&r->err, r->err.code, "%s from %s", eg_code_name(r->err.code), r->method);
+  }
+  attempt_cleanup(a);
+}
+
+static void sleep_us(int64_t us) {
+  if (us <= 0) return;
+  struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
+  nanosleep(&ts, NULL);
+}
+
+eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
+  if (n == 0) return EG_OK;
+  const eg_rpc_client_opts *o = &reqs[0].client->o;
+  if (timeout_us <= 0) timeout_us = o->timeout_us;
+  int64_t end = eg_time_mono_us() + timeout_us;
+  attempt *as = calloc(n, sizeof *as);
+  bool *pending = calloc(n, sizeof *pending);
+  if (!as || !pending) {
+    free(as);
+    free(pending);
+    for (size_t i = 0; i < n; i++) eg_err_set(&reqs[i].err, EG_ENOMEM, "out of memory");
+    return EG_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++) {
+    reqs[i].resp = NULL;
+    eg_err_clear(&reqs[i].err);
+    pending[i] = true;
+  }
+  int64_t backoff = o->backoff_us;
+  for (int attempt_no = 1;; attempt_no++) {
+    int64_t left = end - eg_time_mono_us();
+    if (left <= 0) left = 1;
+    gpr_timespec deadline = eg_rpc_deadline_in(left);
+    grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
+    size_t started = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (!pending[i]) continue;
+      if (attempt_start(&reqs[i], &as[i], cq, deadline, (void *)(intptr_t)i) == EG_OK) started++;
+      else attempt_cleanup(&as[i]), pending[i] = false;
+    }
+    for (size_t got = 0; got < started;) {
+      grpc_event ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
+      if (ev.type != GRPC_OP_COMPLETE) continue;
+      size_t i = (size_t)(intptr_t)ev.tag;
+      attempt_finish(&reqs[i], &as[i]);
+      got++;
+    }
+    grpc_completion_queue_shutdown(cq);
+    while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_REALTIME), NULL).type !=
+           GRPC_QUEUE_SHUTDOWN) {
+    }
+    grpc_completion_queue_destroy(cq);
+    /* Which ones to retry? */
+    size_t retry = 0;
+    for (size_t i = 0; i < n; i++) {
+      pending[i] = pending[i] && reqs[i].err.code == EG_EUNAVAIL;
+      retry += pending[i];
+    }
+    if (!retry || attempt_no >= o->max_attempts || eg_time_mono_us() + backoff >= end) break;
+    sleep_us(backoff);
+    backoff *= 2;
+    for (size_t i = 0; i < n; i++) {
+      if (pending[i]) eg_err_clear(&reqs[i].err);
+    }
+  }
+  free(as);
+  free(pending);
+  for (size_t i = 0; i < n; i++)
+    if (reqs[i].err.code) return reqs[i].err.code;
+  return EG_OK;
+}
+
+eg_code eg_rpc_unary(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
+                     const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_us,
+                     ProtobufCMessage **resp, eg_err *err) {
+  eg_rpc_request r = {c, method, req, resp_desc, NULL, {0, ""}};
+  eg_code rc = eg_rpc_fanout(&r, 1, timeout_us);
+  if (err) *err = r.err;
+  *resp = r.resp;
+  return rc;
+}

@@ -1,0 +1,200 @@
+/*
+ * test_daemons.c — all four real daemons on loopback: health from the C client and from
+ * Python grpcio stubs generated from proto/, /metrics scraped and checked by promtool,
+ * UNIMPLEMENTED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED above the message limit, the CLI,
+ * and a clean exit on SIGTERM.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/rpc.h"
+#include "common/time.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/grpc/health/v1/health.pb-c.h"
+#include "tests/harness.h"
+#include "tests/testlib.h"
+
+static eg_cluster cluster;
+static bool started;
+static const char *service_of[EG_N_DAEMONS] = {"engram.v1.Ingest", "engram.v1.Graph",
+                                               "engram.v1.Vector", "engram.v1.Recall"};
+
+static void test_start(void) {
+  static const char *extra[] = {"--max-message-bytes", "1m", NULL};
+  eg_err e;
+  eg_code rc = eg_cluster_start(&cluster, extra, &e);
+  if (rc) fprintf(stderr, "cluster start: %s\n", e.msg);
+  EG_REQUIRE(rc == EG_OK);
+  started = true;
+}
+
+static void test_health_c_client(void) {
+  EG_REQUIRE(started);
+  for (int i = 0; i < EG_N_DAEMONS; i++) {
+    int st = 0;
+    eg_err e;
+    EG_CHECK_INT(eg_health_check(cluster.d[i].addr, "", &st, &e), EG_OK);
+    EG_CHECK_INT(st, 1);
+    EG_CHECK_INT(eg_health_check(cluster.d[i].addr, service_of[i], &st, &e), EG_OK);
+    EG_CHECK_INT(st, 1);
+    EG_CHECK_INT(eg_health_check(cluster.d[i].addr, "engram.v1.Nope", &st, &e), EG_ENOTFOUND);
+  }
+  int st = 0;
+  eg_err e;
+  EG_CHECK_INT(eg_health_check(cluster.d[EG_INGESTD].addr, "engram.v1.Admin", &st, &e), EG_OK);
+}
+
+static void test_health_python_interop(void) {
+  EG_REQUIRE(started);
+  int rc = eg_test_system("/usr/bin/python3 %s/tests/integration/interop.py --proto %s/proto "
+                          "--out %s/pystubs %s %s %s %s",
+                          EG_SOURCE_DIR, EG_SOURCE_DIR, cluster.dir, cluster.d[0].addr,
+                          cluster.d[1].addr, cluster.d[2].addr, cluster.d[3].addr);
+  EG_CHECK_INT(rc, 0);
+}
+
+static void test_unimplemented(void) {
+  EG_REQUIRE(started);
+  eg_rpc_client *c = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_client_open(cluster.d[EG_GRAPHD].addr, NULL, &c, &e) == EG_OK);
+  Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
+  ProtobufCMessage *resp = NULL;
+  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/NoSuchMethod", &req.base,
+                            &engram__v1__state_response__descriptor, 0, &resp, &e),
+               EG_EUNIMPL);
+  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base,
+                            &engram__v1__state_response__descriptor, 0, &resp, &e),
+               EG_EUNIMPL); /* graphd does not serve Recall */
+  eg_rpc_client_close(c);
+}
+
+static void test_deadline(void) {
+  EG_REQUIRE(started);
+  eg_rpc_client *c = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_client_open(cluster.d[EG_VECTORD].addr, NULL, &c, &e) == EG_OK);
+  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+  ProtobufCMessage *resp = NULL;
+  EG_CHECK_INT(eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
+                            &grpc__health__v1__health_check_response__descriptor, 1, &resp, &e),
+               EG_ETIMEOUT);
+  /* and a normal deadline still works on the same channel */
+  EG_CHECK_INT(eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
+                            &grpc__health__v1__health_check_response__descriptor, 0, &resp, &e),
+               EG_OK);
+  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  eg_rpc_client_close(c);
+}
+
+static void test_message_limit(void) {
+  EG_REQUIRE(started);
+  eg_rpc_client *c = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_client_open(cluster.d[EG_GRAPHD].addr, NULL, &c, &e) == EG_OK);
+  Engram__V1__CommitRequest req = ENGRAM__V1__COMMIT_REQUEST__INIT;
+  Engram__V1__EdgeInput edge = ENGRAM__V1__EDGE_INPUT__INIT;
+  Engram__V1__EdgeInput *edges[1] = {&edge};
+  size_t n = 2 * 1024 * 1024;
+  char *big = malloc(n + 1);
+  memset(big, 'x', n);
+  big[n] = '\0';
+  edge.relation = "LIKES";
+  edge.object_literal = big;
+  req.n_edges = 1;
+  req.edges = edges;
+  ProtobufCMessage *resp = NULL;
+  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/Commit", &req.base,
+                            &engram__v1__commit_response__descriptor, 0, &resp, &e),
+               EG_EFULL);
+  /* just under the limit passes the transport and reaches the (not yet implemented) method */
+  big[512 * 1024] = '\0';
+  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/Commit", &req.base,
+                            &engram__v1__commit_response__descriptor, 0, &resp, &e),
+               EG_EUNIMPL);
+  free(big);
+  eg_rpc_client_close(c);
+}
+
+static void test_metrics_scrape(void) {
+  EG_REQUIRE(started);
+  for (int i = 0; i < EG_N_DAEMONS; i++) {
+    eg_buf body = EG_BUF_INIT;
+    EG_CHECK_INT(eg_http_get(cluster.d[i].metrics_port, "/metrics", &body), 200);
+    EG_REQUIRE(body.data != NULL);
+    char want[160];
+    snprintf(want, sizeof want, "engram_build_info{daemon=\"%s\"", cluster.d[i].name);
+    EG_CHECK(strstr(body.data, want) != NULL);
+    snprintf(want, sizeof want,
+             "engram_%s_rpc_requests_total{method=\"grpc.health.v1.Health/Check\",code=\"OK\"}",
+             cluster.d[i].name);
+    EG_CHECK(strstr(body.data, want) != NULL);
+    snprintf(want, sizeof want, "engram_%s_process_resident_memory_bytes ", cluster.d[i].name);
+    EG_CHECK(strstr(body.data, want) != NULL);
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s.metrics", cluster.dir, cluster.d[i].name);
+    FILE *f = fopen(path, "w");
+    fwrite(body.data, 1, body.len, f);
+    fclose(f);
+    EG_CHECK_INT(eg_test_system("promtool check metrics < %s", path), 0);
+    eg_buf_free(&body);
+  }
+}
+
+static void test_cli_health(void) {
+  EG_REQUIRE(started);
+  char out[600];
+  snprintf(out, sizeof out, "%s/cli.json", cluster.dir);
+  int rc = eg_test_system("%s/engram --json --ingestd-addr %s --graphd-addr %s --vectord-addr %s "
+                          "--recalld-addr %s health > %s",
+                          EG_BINARY_DIR, cluster.d[0].addr, cluster.d[1].addr, cluster.d[2].addr,
+                          cluster.d[3].addr, out);
+  EG_CHECK_INT(rc, 0);
+  FILE *f = fopen(out, "r");
+  char text[2048] = {0};
+  if (f) {
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+  }
+  int serving = 0;
+  for (char *p = text; (p = strstr(p, "\"SERVING\"")); p++) serving++;
+  EG_CHECK_INT(serving, 4);
+  /* a dead address makes the command fail */
+  rc = eg_test_system("%s/engram --addr 127.0.0.1:1 --timeout-ms 500 health > /dev/null",
+                      EG_BINARY_DIR);
+  EG_CHECK_INT(rc, 1);
+}
+
+static void test_sigterm_clean_exit(void) {
+  EG_REQUIRE(started);
+  for (int i = 0; i < EG_N_DAEMONS; i++) {
+    int st = eg_harness_stop(&cluster.d[i], SIGTERM);
+    EG_CHECK_INT(st, 0);
+  }
+  FILE *f = fopen(cluster.d[EG_GRAPHD].log, "r");
+  char line[1024];
+  bool stopped = false;
+  while (f && fgets(line, sizeof line, f))
+    if (strstr(line, "msg=\"stopped\"")) stopped = true;
+  if (f) fclose(f);
+  EG_CHECK(stopped);
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  EG_RUN(test_start);
+  EG_RUN(test_health_c_client);
+  EG_RUN(test_health_python_interop);
+  EG_RUN(test_unimplemented);
+  EG_RUN(test_deadline);
+  EG_RUN(test_message_limit);
+  EG_RUN(test_metrics_scrape);
+  EG_RUN(test_cli_health);
+  EG_RUN(test_sigterm_clean_exit);
+  int rc = eg_test_finish();
+  eg_cluster_stop(&cluster, rc != 0);
+  eg_rpc_global_shutdown();
+  return rc;
+}

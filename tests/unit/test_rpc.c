@@ -1,0 +1,369 @@
+/*
+ * test_rpc.c — the RPC framework over real gRPC on loopback.
+ *
+ * A test server serves engram.v1.Recall with a handler whose behaviour the query picks:
+ * "echo:<text>" echoes (and the authorization header), "sleep:<ms>" sleeps, "fail"
+ * returns INVALID_ARGUMENT. engram.v1.Vector is served with no handlers.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/rpc.h"
+#include "common/time.h"
+#include "proto/engram/v1/recall.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+#include "proto/grpc/health/v1/health.pb-c.h"
+#include "tests/testlib.h"
+
+static eg_code recall_handler(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,
+                              ProtobufCMessage **resp, eg_err *err) {
+  (void)svc;
+  const Engram__V1__RecallRequest *req = (const void *)reqm;
+  Engram__V1__RecallResponse *r =
+      EG_RPC_NEW(call, Engram__V1__RecallResponse, engram__v1__recall_response__init);
+  const char *q = req->query ? req->query : "";
+  if (strncmp(q, "sleep:", 6) == 0) {
+    usleep((useconds_t)atoi(q + 6) * 1000);
+    r->context = "slept";
+  } else if (strcmp(q, "fail") == 0) {
+    return eg_err_set(err, EG_EINVAL, "query 'fail' is refused");
+  } else {
+    const char *auth = eg_rpc_metadata(call, "authorization");
+    r->context = eg_arena_sprintf(eg_rpc_arena(call), "%s|%s", q, auth ? auth : "-");
+  }
+  *resp = &r->base;
+  return EG_OK;
+}
+
+static const eg_rpc_handler_entry recall_handlers[] = {{"Recall", recall_handler}};
+static const eg_rpc_service services[] = {
+    {&engram__v1__recall__descriptor, recall_handlers, 1, NULL},
+    {&engram__v1__vector__descriptor, NULL, 0, NULL},
+};
+
+static eg_rpc_server *start_server(const char *addr, int workers, int queue_max, int max_msg,
+                                   eg_metrics *m) {
+  eg_rpc_server_opts o = {.addr = addr, .daemon = "test", .cq_threads = 2, .workers = workers,
+                          .queue_max = queue_max, .max_message_bytes = max_msg, .metrics = m};
+  eg_rpc_server *s = NULL;
+  eg_err e;
+  if (eg_rpc_server_start(&o, services, 2, &s, &e) != EG_OK) {
+    fprintf(stderr, "server start: %s\n", e.msg);
+    return NULL;
+  }
+  return s;
+}
+
+static eg_rpc_client *connect_to(int port, const char *token, int attempts) {
+  char addr[64];
+  snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+  eg_rpc_client_opts o = {.timeout_us = 5 * EG_US_PER_SEC, .token = token,
+                          .max_attempts = attempts, .backoff_us = 50000};
+  eg_rpc_client *c = NULL;
+  eg_err e;
+  eg_rpc_client_open(addr, &o, &c, &e);
+  return c;
+}
+
+/* Call Recall with query q; returns the code, *ctx gets a malloc'd copy of context. */
+static eg_code recall(eg_rpc_client *c, const char *q, int64_t timeout_us, char **ctx, eg_err *e) {
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.query = (char *)q;
+  ProtobufCMessage *resp = NULL;
+  eg_code rc = eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base,
+                            &engram__v1__recall_response__descriptor, timeout_us, &resp, e);
+  if (ctx) *ctx = NULL;
+  if (rc == EG_OK) {
+    if (ctx) *ctx = strdup(((Engram__V1__RecallResponse *)resp)->context);
+    protobuf_c_message_free_unpacked(resp, NULL);
+  }
+  return rc;
+}
+
+static int health(eg_rpc_client *c, const char *service, eg_code *rc_out) {
+  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+  req.service = (char *)service;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  eg_code rc = eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
+                            &grpc__health__v1__health_check_response__descriptor, 0, &resp, &e);
+  *rc_out = rc;
+  int st = -1;
+  if (rc == EG_OK) {
+    st = ((Grpc__Health__V1__HealthCheckResponse *)resp)->status;
+    protobuf_c_message_free_unpacked(resp, NULL);
+  }
+  return st;
+}
+
+static void test_round_trip_and_errors(void) {
+  eg_metrics *m = eg_metrics_new();
+  eg_rpc_server *s = start_server("127.0.0.1:0", 2, 16, 64 * 1024, m);
+  EG_REQUIRE(s != NULL);
+  eg_rpc_client *c = connect_to(eg_rpc_server_port(s), "tok-1", 1);
+  char *ctx = NULL;
+  eg_err e;
+  EG_CHECK_INT(recall(c, "echo:hi", 0, &ctx, &e), EG_OK);
+  EG_CHECK_STR(ctx, "echo:hi|Bearer tok-1");
+  free(ctx);
+  /* handler error → status and message reach the client */
+  EG_CHECK_INT(recall(c, "fail", 0, NULL, &e), EG_EINVAL);
+  EG_CHECK_STR(e.msg, "query 'fail' is refused");
+  /* a method of the contract without a handler */
+  Engram__V1__SearchRequest sreq = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  ProtobufCMessage *resp = NULL;
+  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Vector/Search", &sreq.base,
+                            &engram__v1__search_response__descriptor, 0, &resp, &e),
+               EG_EUNIMPL);
+  EG_CHECK(strstr(e.msg, "not implemented yet") != NULL);
+  /* a method nobody knows */
+  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Nope/Nothing", &sreq.base,
+                            &engram__v1__search_response__descriptor, 0, &resp, &e),
+               EG_EUNIMPL);
+  /* a request above the message limit */
+  char *big = malloc(100 * 1024);
+  memset(big, 'a', 100 * 1024 - 1);
+  big[100 * 1024 - 1] = '\0';
+  EG_CHECK_INT(recall(c, big, 0, NULL, &e), EG_EFULL);
+  free(big);
+  /* still fine afterwards */
+  EG_CHECK_INT(recall(c, "echo:again", 0, &ctx, &e), EG_OK);
+  free(ctx);
+  /* Metrics saw it all. A call is counted when its final batch completes on the server,
+   * which may be just after the client has its answer: wait for the last one. */
+  eg_buf b = EG_BUF_INIT;
+  for (int i = 0; i < 100; i++) {
+    eg_buf_reset(&b);
+    eg_metrics_render(m, &b);
+    if (strstr(b.data, "Recall/Recall\"} 3\n")) break;
+    usleep(10000);
+  }
+  EG_CHECK(strstr(b.data, "engram_test_rpc_requests_total{method=\"engram.v1.Recall/Recall\","
+                          "code=\"OK\"} 2\n") != NULL);
+  EG_CHECK(strstr(b.data, "engram_test_rpc_requests_total{method=\"engram.v1.Recall/Recall\","
+                          "code=\"INVALID_ARGUMENT\"} 1\n") != NULL);
+  EG_CHECK(strstr(b.data, "engram_test_rpc_requests_total{method=\"unknown\","
+                          "code=\"UNIMPLEMENTED\"} 1\n") != NULL);
+  EG_CHECK(strstr(b.data, "engram_test_rpc_duration_seconds_count{method=\"engram.v1.Recall/"
+                          "Recall\"} 3\n") != NULL);
+  eg_buf_free(&b);
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(s);
+  eg_metrics_free(m);
+}
+
+static void test_deadline(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 2, 16, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  eg_rpc_client *c = connect_to(eg_rpc_server_port(s), NULL, 1);
+  eg_err e;
+  int64_t t0 = eg_time_mono_us();
+  EG_CHECK_INT(recall(c, "sleep:800", 100000, NULL, &e), EG_ETIMEOUT);
+  int64_t took = eg_time_mono_us() - t0;
+  EG_CHECK(took >= 90000 && took < 600000);
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(s);
+}
+
+static void test_health(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 1, 4, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  eg_rpc_client *c = connect_to(eg_rpc_server_port(s), NULL, 1);
+  eg_code rc;
+  EG_CHECK_INT(health(c, "", &rc), 1);
+  EG_CHECK_INT(health(c, "engram.v1.Recall", &rc), 1);
+  EG_CHECK_INT(health(c, "engram.v1.Vector", &rc), 1);
+  EG_CHECK_INT(health(c, "no.such.Service", &rc), -1);
+  EG_CHECK_INT(rc, EG_ENOTFOUND);
+  eg_rpc_server_set_serving(s, "engram.v1.Vector", false);
+  EG_CHECK_INT(health(c, "engram.v1.Vector", &rc), 2);
+  EG_CHECK_INT(health(c, "", &rc), 1);
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(s);
+}
+
+static void test_queue_full(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 1, 1, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  eg_rpc_client *c = connect_to(eg_rpc_server_port(s), NULL, 1);
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.query = "sleep:300";
+  eg_rpc_request rs[6];
+  for (int i = 0; i < 6; i++)
+    rs[i] = (eg_rpc_request){c, "/engram.v1.Recall/Recall", &req.base,
+                             &engram__v1__recall_response__descriptor, NULL, {0, ""}};
+  eg_rpc_fanout(rs, 6, 5 * EG_US_PER_SEC);
+  int ok = 0, full = 0;
+  for (int i = 0; i < 6; i++) {
+    if (rs[i].err.code == EG_OK) ok++;
+    if (rs[i].err.code == EG_EFULL) full++;
+    if (rs[i].resp) protobuf_c_message_free_unpacked(rs[i].resp, NULL);
+  }
+  /* one running + one queued succeed; the rest are refused, none is lost silently */
+  EG_CHECK(ok >= 2);
+  EG_CHECK(full >= 1);
+  EG_CHECK_INT(ok + full, 6);
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(s);
+}
+
+static void test_fanout_parallel(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 4, 64, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  eg_rpc_client *c = connect_to(eg_rpc_server_port(s), NULL, 1);
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.query = "sleep:150";
+  eg_rpc_request rs[8];
+  for (int i = 0; i < 8; i++)
+    rs[i] = (eg_rpc_request){c, "/engram.v1.Recall/Recall", &req.base,
+                             &engram__v1__recall_response__descriptor, NULL, {0, ""}};
+  int64_t t0 = eg_time_mono_us();
+  EG_CHECK_INT(eg_rpc_fanout(rs, 8, 5 * EG_US_PER_SEC), EG_OK);
+  int64_t took = eg_time_mono_us() - t0;
+  /* 8 × 150 ms on 4 workers: ~300 ms in parallel, 1.2 s if serial */
+  EG_CHECK(took >= 290000 && took < 900000);
+  for (int i = 0; i < 8; i++) {
+    EG_CHECK(rs[i].resp != NULL);
+    if (rs[i].resp) {
+      EG_CHECK_STR(((Engram__V1__RecallResponse *)rs[i].resp)->context, "slept");
+      protobuf_c_message_free_unpacked(rs[i].resp, NULL);
+    }
+  }
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(s);
+}
+
+static int free_port(void) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in sa = {0};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, (struct sockaddr *)&sa, sizeof sa);
+  socklen_t len = sizeof sa;
+  getsockname(fd, (struct sockaddr *)&sa, &len);
+  close(fd);
+  return ntohs(sa.sin_port);
+}
+
+typedef struct late_start {
+  int port;
+  eg_rpc_server *s;
+} late_start;
+
+static void *start_late(void *arg) {
+  late_start *ls = arg;
+  usleep(200000);
+  char addr[64];
+  snprintf(addr, sizeof addr, "127.0.0.1:%d", ls->port);
+  ls->s = start_server(addr, 1, 4, 0, NULL);
+  return NULL;
+}
+
+static void test_retry_unavailable(void) {
+  int port = free_port();
+  eg_rpc_client *c = connect_to(port, NULL, 3);
+  eg_err e;
+  int64_t t0 = eg_time_mono_us();
+  EG_CHECK_INT(recall(c, "echo:x", 0, NULL, &e), EG_EUNAVAIL);
+  EG_CHECK(eg_time_mono_us() - t0 >= 150000); /* backoff 50 + 100 ms */
+  eg_rpc_client_close(c);
+  /* The peer comes up while the client is retrying: the call goes through. */
+  late_start ls = {port, NULL};
+  pthread_t th;
+  pthread_create(&th, NULL, start_late, &ls);
+  c = connect_to(port, NULL, 8);
+  char *ctx = NULL;
+  EG_CHECK_INT(recall(c, "echo:late", 0, &ctx, &e), EG_OK);
+  EG_CHECK_STR(ctx, "echo:late|-");
+  free(ctx);
+  pthread_join(th, NULL);
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(ls.s);
+}
+
+typedef struct bg_call {
+  int port;
+  const char *query;
+  eg_code rc;
+  char *ctx;
+  int64_t took;
+} bg_call;
+
+static void *run_bg(void *arg) {
+  bg_call *b = arg;
+  eg_rpc_client *c = connect_to(b->port, NULL, 1);
+  eg_err e;
+  int64_t t0 = eg_time_mono_us();
+  b->rc = recall(c, b->query, 0, &b->ctx, &e);
+  b->took = eg_time_mono_us() - t0;
+  eg_rpc_client_close(c);
+  return NULL;
+}
+
+static void test_graceful_shutdown(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 2, 8, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  bg_call b = {eg_rpc_server_port(s), "sleep:400", EG_EINTERNAL, NULL, 0};
+  pthread_t th;
+  pthread_create(&th, NULL, run_bg, &b);
+  usleep(100000); /* the call is in flight */
+  eg_rpc_server_shutdown(s, 5 * EG_US_PER_SEC);
+  pthread_join(th, NULL);
+  EG_CHECK_INT(b.rc, EG_OK); /* finished, not cut off */
+  EG_CHECK_STR(b.ctx, "slept");
+  free(b.ctx);
+  /* Nothing is accepted after shutdown. */
+  eg_rpc_client *c = connect_to(b.port, NULL, 1);
+  eg_err e;
+  EG_CHECK_INT(recall(c, "echo:x", 1000000, NULL, &e), EG_EUNAVAIL);
+  eg_rpc_client_close(c);
+  eg_rpc_server_free(s);
+}
+
+static void test_shutdown_grace_expires(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 2, 8, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  bg_call b = {eg_rpc_server_port(s), "sleep:1500", EG_OK, NULL, 0};
+  pthread_t th;
+  pthread_create(&th, NULL, run_bg, &b);
+  usleep(100000);
+  eg_rpc_server_shutdown(s, 100000);
+  pthread_join(th, NULL);
+  EG_CHECK(b.rc != EG_OK); /* cancelled once the grace period ran out */
+  EG_CHECK(b.took < 1000000);
+  free(b.ctx);
+  eg_rpc_server_free(s);
+}
+
+static void test_bind_conflict(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 1, 4, 0, NULL);
+  EG_REQUIRE(s != NULL);
+  char addr[64];
+  snprintf(addr, sizeof addr, "127.0.0.1:%d", eg_rpc_server_port(s));
+  eg_rpc_server_opts o = {.addr = addr, .daemon = "test2"};
+  eg_rpc_server *s2 = NULL;
+  eg_err e;
+  EG_CHECK_INT(eg_rpc_server_start(&o, services, 2, &s2, &e), EG_EUNAVAIL);
+  EG_CHECK(strstr(e.msg, "cannot listen") != NULL);
+  eg_rpc_server_free(s);
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  EG_RUN(test_round_trip_and_errors);
+  EG_RUN(test_deadline);
+  EG_RUN(test_health);
+  EG_RUN(test_queue_full);
+  EG_RUN(test_fanout_parallel);
+  EG_RUN(test_retry_unavailable);
+  EG_RUN(test_graceful_shutdown);
+  EG_RUN(test_shutdown_grace_expires);
+  EG_RUN(test_bind_conflict);
+  eg_rpc_global_shutdown();
+  return eg_test_finish();
+}
