@@ -1,0 +1,37 @@
+# Engram — the two commands: `make run` and `make test`. CMake does the building.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_TYPE ?= RelWithDebInfo
+
+.PHONY: all deps build run test test-asan bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# Starts all four daemons on loopback (gRPC 7101–7104, metrics 9101–9104, data in ./var);
+# Ctrl-C stops them cleanly.
+run: build
+	@scripts/run.sh $(BUILD)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure
+
+# The same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DEG_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
+
+bench: build
+	$(BUILD)/bench_rpc
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
