@@ -94,9 +94,12 @@ static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queu
   grpc_metadata_array_init(&a->init_md);
   grpc_metadata_array_init(&a->trailing_md);
   a->details = grpc_empty_slice();
-  grpc_slice method = grpc_slice_from_static_string(r->method);
+  /* Copied, refcounted slices: gRPC's HPACK index may keep them past this call, so they
+   * must not point into the caller's (possibly stack) memory. */
+  grpc_slice method = grpc_slice_from_copied_string(r->method);
   a->call = grpc_channel_create_call(c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method, NULL,
                                      deadline, NULL);
+  grpc_slice_unref(method);
   if (!a->call) return eg_err_set(&r->err, EG_EINTERNAL, "cannot create call %s", r->method);
   a->send = eg_rpc_pack(r->req);
   grpc_op ops[6];
@@ -104,7 +107,7 @@ static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queu
   ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
   if (c->auth) {
     a->auth_md.key = grpc_slice_from_static_string("authorization");
-    a->auth_md.value = grpc_slice_from_static_string(c->auth);
+    a->auth_md.value = grpc_slice_from_copied_string(c->auth);
     ops[0].data.send_initial_metadata.count = 1;
     ops[0].data.send_initial_metadata.metadata = &a->auth_md;
   }
@@ -128,6 +131,7 @@ static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queu
 
 static void attempt_cleanup(attempt *a) {
   if (a->call) grpc_call_unref(a->call);
+  grpc_slice_unref(a->auth_md.value);
   if (a->send) grpc_byte_buffer_destroy(a->send);
   if (a->recv) grpc_byte_buffer_destroy(a->recv);
   grpc_slice_unref(a->details);

@@ -1,20 +1,63 @@
 /*
  * graphd — the Git-style bitemporal knowledge graph (engram.v1.Graph) on RocksDB.
  *
- * main.c wires configuration, state and the service table into the shared daemon
+ * main.c wires configuration, the engine and the service table into the shared daemon
  * lifecycle (common/daemon.c).
  */
-#include "common/daemon.h"
-#include "proto/engram/v1/graph.pb-c.h"
+#include <stdio.h>
+#include <stdlib.h>
 
-static const eg_rpc_service graphd_services[] = {
-    {&engram__v1__graph__descriptor, NULL, 0, NULL},
+#include "common/daemon.h"
+#include "services/graphd/graph.h"
+#include "services/graphd/rpc.h"
+
+static const eg_cfg_opt graphd_opts[] = {
+    {"max_edges_per_commit", EG_CFG_INT, "10000", "edges in one Commit", 0, 1, 1000000},
+    {"max_string_bytes", EG_CFG_INT, "16384", "longest name, literal or utterance", 0, 64, 1 << 20},
+    {"max_depth", EG_CFG_INT, "8", "deepest traversal", 0, 1, 16},
+    {"max_fanout", EG_CFG_INT, "64", "edges followed per node", 0, 1, 4096},
+    {"max_paths", EG_CFG_INT, "1000", "paths returned by one traversal", 0, 1, 100000},
+    {"max_history", EG_CFG_INT, "1000", "entries returned by one History", 0, 1, 100000},
 };
 
-static size_t graphd_service_table(void *state, const eg_rpc_service **out) {
-  (void)state;
-  *out = graphd_services;
-  return sizeof graphd_services / sizeof *graphd_services;
+typedef struct graphd {
+  eg_graph *graph;
+  eg_rpc_service service;
+} graphd;
+
+static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
+  const eg_cfg *c = eg_daemon_cfg(d);
+  graphd *g = calloc(1, sizeof *g);
+  if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_graph_limits lim = {
+      .max_edges_per_commit = (uint32_t)eg_cfg_int(c, "max_edges_per_commit"),
+      .max_string_bytes = (uint32_t)eg_cfg_int(c, "max_string_bytes"),
+      .max_depth = (uint32_t)eg_cfg_int(c, "max_depth"),
+      .max_fanout = (uint32_t)eg_cfg_int(c, "max_fanout"),
+      .max_paths = (uint32_t)eg_cfg_int(c, "max_paths"),
+      .max_history = (uint32_t)eg_cfg_int(c, "max_history"),
+  };
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
+  eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);
+  if (rc) {
+    free(g);
+    return rc;
+  }
+  g->service = eg_graphd_service(g->graph);
+  *state = g;
+  return EG_OK;
+}
+
+static size_t graphd_services(void *state, const eg_rpc_service **out) {
+  *out = &((graphd *)state)->service;
+  return 1;
+}
+
+static void graphd_close(void *state) {
+  graphd *g = state;
+  eg_graph_close(g->graph);
+  free(g);
 }
 
 int main(int argc, char **argv) {
@@ -23,7 +66,11 @@ int main(int argc, char **argv) {
       .summary = "Engram bitemporal knowledge graph (engram.v1.Graph)",
       .grpc_port = 7102,
       .metrics_port = 9102,
-      .services = graphd_service_table,
+      .opts = graphd_opts,
+      .n_opts = sizeof graphd_opts / sizeof *graphd_opts,
+      .open = graphd_open,
+      .services = graphd_services,
+      .close = graphd_close,
   };
   return eg_daemon_main(&spec, argc, argv);
 }

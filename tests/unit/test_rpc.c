@@ -204,8 +204,9 @@ static void test_queue_full(void) {
     if (rs[i].err.code == EG_EFULL) full++;
     if (rs[i].resp) protobuf_c_message_free_unpacked(rs[i].resp, NULL);
   }
-  /* one running + one queued succeed; the rest are refused, none is lost silently */
-  EG_CHECK(ok >= 2);
+  /* At least the running call succeeds (all six may arrive before the worker dequeues
+   * the first, so only one is sure); the rest are refused, none is lost silently. */
+  EG_CHECK(ok >= 1);
   EG_CHECK(full >= 1);
   EG_CHECK_INT(ok + full, 6);
   eg_rpc_client_close(c);

@@ -1,0 +1,28 @@
+/*
+ * scope.c — Scope validation shared by every daemon.
+ */
+#include "common/scope.h"
+
+#include <string.h>
+
+#include "common/text.h"
+
+static eg_code check_field(const char *v, const char *name, bool required, eg_err *err) {
+  size_t n = v ? strlen(v) : 0;
+  if (required && n == 0) return eg_err_set(err, EG_EINVAL, "scope.%s is required", name);
+  if (n > EG_SCOPE_FIELD_MAX)
+    return eg_err_set(err, EG_EINVAL, "scope.%s longer than %d bytes", name, EG_SCOPE_FIELD_MAX);
+  if (n && !eg_utf8_valid(v, n)) return eg_err_set(err, EG_EINVAL, "scope.%s is not valid UTF-8", name);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+      return eg_err_set(err, EG_EINVAL, "scope.%s contains a control character", name);
+  return EG_OK;
+}
+
+eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
+  if (!s) return eg_err_set(err, EG_EINVAL, "scope is required");
+  eg_code rc;
+  if ((rc = check_field(s->tenant, "tenant", true, err))) return rc;
+  if ((rc = check_field(s->user, "user", false, err))) return rc;
+  return check_field(s->agent, "agent", false, err);
+}

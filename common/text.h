@@ -1,0 +1,25 @@
+/*
+ * text.h — Unicode text helpers (utf8proc): validation and the normalization used to
+ * match names and words.
+ */
+#ifndef EG_TEXT_H
+#define EG_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/arena.h"
+
+/* True when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+bool eg_utf8_valid(const char *s, size_t n);
+
+/*
+ * Normalize a name or phrase for matching: NFKC, case-folded, marks stripped
+ * ("José" → "jose"), look-alike punctuation lumped, and every run of characters that
+ * are neither letters nor digits folded into one space, trimmed. "  Maya-Patel! " and
+ * "maya patel" both give "maya patel". Returns an arena string ("" for no letters),
+ * NULL on invalid UTF-8 or out-of-memory.
+ */
+char *eg_text_normalize(eg_arena *a, const char *s, size_t n);
+
+#endif

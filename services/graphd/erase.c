@@ -1,0 +1,249 @@
+/*
+ * erase.c — Erase(scope): remove every key of a tenant, or of one user inside it, in
+ * one atomic transaction, and record an audit entry that holds counts only (no names,
+ * no content).
+ *
+ * A user's erasure removes the edges that user wrote (with every index entry pointing
+ * at them) and the entities that user created which no remaining edge still uses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/text.h"
+#include "common/time.h"
+#include "services/graphd/graph_int.h"
+
+typedef struct erase_counts {
+  uint64_t edges, entities, keys;
+} erase_counts;
+
+static uint64_t count_prefix(eg_graph *g, int cf, const uint8_t *prefix, size_t plen) {
+  uint8_t upper[32];
+  rocksdb_readoptions_t *ro;
+  rocksdb_iterator_t *it = eg_prefix_iter(g, cf, prefix, plen, &ro, upper);
+  uint64_t n = 0;
+  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) n++;
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  return n;
+}
+
+/* Delete [prefix, prefix+1) in cf, counting the keys first. */
+static void drop_prefix(eg_graph *g, eg_gtxn *txn, int cf, const uint8_t *prefix, size_t plen,
+                        erase_counts *c) {
+  uint8_t upper[32];
+  memcpy(upper, prefix, plen);
+  size_t ul = plen;
+  while (ul > 0 && upper[ul - 1] == 0xFF) ul--;
+  if (!ul) return;
+  upper[ul - 1]++;
+  c->keys += count_prefix(g, cf, prefix, plen);
+  eg_gtxn_delete_range(txn, cf, prefix, plen, upper, ul);
+}
+
+static eg_code erase_tenant(eg_graph *g, eg_gtxn *txn, const char *name, uint64_t t,
+                            erase_counts *c) {
+  uint8_t p[9];
+  key_put64(p, t);
+  c->edges = count_prefix(g, CF_EDGES_BY_ID, p, 8);
+  c->entities = count_prefix(g, CF_ENTITIES, p, 8);
+  for (int cf = CF_ENTITIES; cf < CF_COUNT; cf++) drop_prefix(g, txn, cf, p, 8, c);
+  static const char meta[] = {'C', 'H', 'R', 'M'};
+  for (size_t i = 0; i < sizeof meta; i++) {
+    p[0] = (uint8_t)meta[i];
+    key_put64(p + 1, t);
+    drop_prefix(g, txn, CF_DEFAULT, p, 9, c);
+  }
+  eg_gtxn_forget_tenant(txn, name);
+  c->keys++;
+  pthread_mutex_lock(&g->rmu);
+  eg_map_clear(g->rel_cache);
+  pthread_mutex_unlock(&g->rmu);
+  return EG_OK;
+}
+
+static bool in_set(const uint64_t *v, size_t n, uint64_t x) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* Does any edge not in `gone` use entity e (as subject or object)? */
+static bool entity_in_use(eg_graph *g, uint64_t t, uint64_t e, const uint64_t *gone, size_t ngone) {
+  uint8_t p[16], upper[16];
+  KEY2(p, t, e);
+  bool used = false;
+  rocksdb_readoptions_t *ro;
+  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, p, 16, &ro, upper);
+  for (; rocksdb_iter_valid(it) && !used; rocksdb_iter_next(it)) {
+    size_t kl;
+    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    used = kl == EDGE_KEY_LEN && !in_set(gone, ngone, key_get64(k + 40));
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  it = eg_prefix_iter(g, CF_EDGES_BY_OBJECT, p, 16, &ro, upper);
+  for (; rocksdb_iter_valid(it) && !used; rocksdb_iter_next(it)) {
+    size_t kl;
+    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    used = kl == 40 && !in_set(gone, ngone, key_get64(k + 32));
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  return used;
+}
+
+/* Remove entity id from the names list of one name. */
+static void unname(eg_gtxn *txn, uint64_t t, const char *name, uint64_t id, eg_arena *a,
+                   erase_counts *c) {
+  char *norm = eg_text_normalize(a, name, strlen(name));
+  if (!norm || !*norm || strlen(norm) > 1000) return;
+  uint8_t k[1100];
+  key_put64(k, t);
+  size_t kl = 8 + strlen(norm);
+  memcpy(k + 8, norm, kl - 8);
+  char *v;
+  size_t vl;
+  if (eg_gtxn_get(txn, CF_NAMES, k, kl, &v, &vl, NULL) != EG_OK) return;
+  size_t o = 0;
+  for (size_t i = 0; i + 9 <= vl; i += 9)
+    if (key_get64((uint8_t *)v + i) != id) memmove(v + o, v + i, 9), o += 9;
+  if (o) eg_gtxn_put(txn, CF_NAMES, k, kl, v, o, true);
+  else eg_gtxn_delete(txn, CF_NAMES, k, kl);
+  c->keys++;
+  free(v);
+}
+
+static eg_code erase_user(eg_graph *g, eg_gtxn *txn, uint64_t t, const char *user, eg_arena *a,
+                          erase_counts *c, eg_err *err) {
+  uint8_t p[8], upper[8];
+  key_put64(p, t);
+  eg_ptrvec gone_edges = {0}, touched = {0};
+  rocksdb_readoptions_t *ro;
+  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES_BY_ID, p, 8, &ro, upper);
+  eg_code rc = EG_OK;
+  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t kl, ekl;
+    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const char *ek = rocksdb_iter_value(it, &ekl);
+    char *v;
+    size_t vl;
+    if (kl != 16 || eg_gstore_get(g->store, CF_EDGES, ek, ekl, &v, &vl, NULL) != EG_OK) continue;
+    Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
+    free(v);
+    if (!e || strcmp(e->user ? e->user : "", user) != 0) continue;
+    uint8_t key[48];
+    uint64_t r = eg_rel_hash(e->relation);
+    eg_gtxn_delete(txn, CF_EDGES, ek, ekl);
+    eg_gtxn_delete(txn, CF_EDGES_BY_ID, k, kl);
+    eg_gtxn_delete(txn, CF_TXLOG, key, KEY3(key, t, key_time(e->t_commit), e->id));
+    c->keys += 3;
+    bool obj_ent = e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID;
+    if (obj_ent) {
+      eg_gtxn_delete(txn, CF_EDGES_BY_OBJECT, key, KEY5(key, t, e->object->entity_id, r, e->subject, e->id));
+      c->keys++;
+    }
+    for (size_t j = 0; j < e->n_derived_from; j++, c->keys++)
+      eg_gtxn_delete(txn, CF_DERIVATIONS, key, KEY3(key, t, e->derived_from[j], e->id));
+    uint8_t dp[16];
+    KEY2(dp, t, e->id);
+    drop_prefix(g, txn, CF_DERIVATIONS, dp, 16, c); /* where it was a premise */
+    if (e->meta && e->meta->source_chunk_id) {
+      uint8_t cp[16];
+      KEY2(cp, t, e->meta->source_chunk_id);
+      drop_prefix(g, txn, CF_CHUNK_ENTITIES, cp, 16, c);
+    }
+    uint8_t hk[25];
+    hk[0] = 'H';
+    KEY3(hk + 1, t, e->subject, r);
+    char *hv;
+    size_t hvl;
+    if (eg_gtxn_get(txn, CF_DEFAULT, hk, 25, &hv, &hvl, NULL) == EG_OK) {
+      if (hvl == 8 && key_get64((uint8_t *)hv) == e->id) eg_gtxn_delete(txn, CF_DEFAULT, hk, 25);
+      free(hv);
+    }
+    eg_ptrvec_push(&gone_edges, a, (void *)(uintptr_t)e->id);
+    eg_ptrvec_push(&touched, a, (void *)(uintptr_t)e->subject);
+    if (obj_ent) eg_ptrvec_push(&touched, a, (void *)(uintptr_t)e->object->entity_id);
+    c->edges++;
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  uint64_t *gone = eg_arena_alloc(a, (gone_edges.n ? gone_edges.n : 1) * sizeof *gone);
+  if (!gone) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < gone_edges.n; i++) gone[i] = (uint64_t)(uintptr_t)gone_edges.v[i];
+  /* Entities the user created that nothing else uses any more. Also the user's own
+   * entities that no edge touched. */
+  it = eg_prefix_iter(g, CF_ENTITIES, p, 8, &ro, upper);
+  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t kl, vl;
+    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const char *v = rocksdb_iter_value(it, &vl);
+    ProtobufCAllocator al = eg_arena_allocator(a);
+    Engram__V1__Entity *e = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
+    if (!e || kl != 16 || strcmp(e->created_by ? e->created_by : "", user) != 0) continue;
+    if (entity_in_use(g, t, e->id, gone, gone_edges.n)) continue;
+    eg_gtxn_delete(txn, CF_ENTITIES, k, kl);
+    c->keys++;
+    unname(txn, t, e->name, e->id, a, c);
+    for (size_t j = 0; j < e->n_aliases; j++) unname(txn, t, e->aliases[j], e->id, a, c);
+    uint8_t cp[16];
+    KEY2(cp, t, e->id);
+    c->entities++;
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  return rc;
+}
+
+eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_arena *a,
+                       Engram__V1__EraseResponse *resp, eg_err *err) {
+  const char *tenant = req->scope->tenant, *user = req->scope->user;
+  bool whole = !user || !*user;
+  if (whole && (!req->confirm_tenant || strcmp(req->confirm_tenant, tenant) != 0))
+    return eg_err_set(err, EG_EINVAL, "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
+  erase_counts c = {0, 0, 0};
+  uint64_t t;
+  eg_code rc = EG_OK;
+  int64_t now = eg_time_now_us();
+  if (eg_gstore_tenant_id(g->store, tenant, &t) == EG_OK) {
+    eg_gtxn *txn = eg_gstore_begin(g->store);
+    if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    rc = whole ? erase_tenant(g, txn, tenant, t, &c) : erase_user(g, txn, t, user, a, &c, err);
+    if (rc) {
+      eg_gtxn_abort(txn);
+      return rc;
+    }
+    /* Audit: when, what kind, counts. No tenant or user name, no content. */
+    uint8_t ak[17];
+    ak[0] = 'A';
+    key_put64(ak + 1, key_time(now));
+    key_put64(ak + 9, t);
+    char av[160];
+    int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu keys=%llu",
+                      whole ? "tenant" : "user", (unsigned long long)c.edges,
+                      (unsigned long long)c.entities, (unsigned long long)c.keys);
+    eg_gtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
+    if ((rc = eg_gtxn_commit(txn, err))) return rc;
+  }
+  EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu keys=%llu",
+          whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,
+          (unsigned long long)c.keys);
+  static const char *kinds[3] = {"edges", "entities", "keys"};
+  uint64_t vals[3] = {c.edges, c.entities, c.keys};
+  resp->counts = eg_arena_calloc(a, 3, sizeof *resp->counts);
+  if (!resp->counts) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (int i = 0; i < 3; i++) {
+    Engram__V1__EraseCount *ec = eg_arena_calloc(a, 1, sizeof *ec);
+    if (!ec) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    engram__v1__erase_count__init(ec);
+    ec->store = "graph";
+    ec->kind = (char *)kinds[i];
+    ec->count = vals[i];
+    resp->counts[resp->n_counts++] = ec;
+  }
+  resp->erased_at = now;
+  return EG_OK;
+}

@@ -1,0 +1,176 @@
+/*
+ * graph.c — graphd engine lifecycle and the helpers the engine files share: edge and
+ * entity loading, merged-entity sets, prefix iteration.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/time.h"
+#include "services/graphd/graph_int.h"
+
+eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics *metrics,
+                      eg_graph **out, eg_err *err) {
+  eg_graph *g = calloc(1, sizeof *g);
+  if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  g->limits = *limits;
+  eg_code rc = eg_gstore_open(dir, metrics, &g->store, err);
+  if (rc) {
+    free(g);
+    return rc;
+  }
+  pthread_mutex_init(&g->rmu, NULL);
+  g->rel_cache = eg_map_new();
+  if (metrics) {
+    g->m_commits = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_graphd_commits_total", "Commit batches written.", NULL));
+    g->m_edges = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_graphd_edges_total", "Edge commits written.", NULL));
+    g->m_entities = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_graphd_entities_total", "Entities created.", NULL));
+    g->m_walks = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_walk_claims_total", "Claims checked by the premise walk.", NULL));
+    g->m_stale = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_walk_stale_total", "Claims found POTENTIALLY_STALE.", NULL));
+  }
+  *out = g;
+  return EG_OK;
+}
+
+void eg_graph_close(eg_graph *g) {
+  if (!g) return;
+  eg_gstore_close(g->store);
+  eg_map_free(g->rel_cache);
+  pthread_mutex_destroy(&g->rmu);
+  free(g);
+}
+
+eg_gstore *eg_graph_store(eg_graph *g) { return g->store; }
+
+uint64_t eg_rel_hash(const char *relation) {
+  return eg_hash64(relation, strlen(relation), 0x52454c4154494f4eULL);
+}
+
+static void *arena_pb_alloc(void *data, size_t size) { return eg_arena_alloc(data, size); }
+static void arena_pb_free(void *data, void *p) { (void)data, (void)p; }
+
+ProtobufCAllocator eg_arena_allocator(eg_arena *a) {
+  ProtobufCAllocator al = {arena_pb_alloc, arena_pb_free, a};
+  return al;
+}
+
+Engram__V1__Edge *eg_edge_decode(eg_arena *a, const void *v, size_t vl) {
+  ProtobufCAllocator al = eg_arena_allocator(a);
+  return engram__v1__edge__unpack(&al, vl, v);
+}
+
+int64_t eg_bound_or_now(int64_t t) { return t ? t : eg_time_now_us(); }
+
+eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p) {
+  if (pv->n == pv->cap) {
+    size_t nc = pv->cap ? pv->cap * 2 : 8;
+    void **nv = eg_arena_alloc(a, nc * sizeof *nv);
+    if (!nv) return EG_ENOMEM;
+    if (pv->n) memcpy(nv, pv->v, pv->n * sizeof *nv);
+    pv->v = nv;
+    pv->cap = nc;
+  }
+  pv->v[pv->n++] = p;
+  return EG_OK;
+}
+
+rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
+                                   rocksdb_readoptions_t **ro_out, uint8_t *upper) {
+  /* upper = prefix + 1 (big-endian increment): the first key after the prefix range. */
+  memcpy(upper, prefix, plen);
+  size_t ulen = plen;
+  while (ulen > 0 && upper[ulen - 1] == 0xFF) ulen--;
+  rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+  if (ulen > 0) {
+    upper[ulen - 1]++;
+    rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)upper, ulen);
+  }
+  rocksdb_iterator_t *it =
+      rocksdb_create_iterator_cf(eg_gstore_db(g->store), ro, eg_gstore_cf(g->store, cf));
+  rocksdb_iter_seek(it, (const char *)prefix, plen);
+  *ro_out = ro;
+  return it;
+}
+
+eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
+                     Engram__V1__Edge **out, eg_err *err) {
+  uint8_t k[16];
+  KEY2(k, tenant, id);
+  char *ek;
+  size_t ekl;
+  eg_code rc = eg_gstore_get(g->store, CF_EDGES_BY_ID, k, 16, &ek, &ekl, err);
+  if (rc) return rc;
+  char *v;
+  size_t vl;
+  rc = eg_gstore_get(g->store, CF_EDGES, ek, ekl, &v, &vl, err);
+  free(ek);
+  if (rc) return rc == EG_ENOTFOUND ? eg_err_set(err, EG_ECORRUPT, "edge index is dangling") : rc;
+  *out = eg_edge_decode(a, v, vl);
+  free(v);
+  return *out ? EG_OK : eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
+}
+
+eg_code eg_entity_load(eg_graph *g, eg_gtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
+                       Engram__V1__Entity **out, eg_err *err) {
+  uint8_t k[16];
+  KEY2(k, tenant, id);
+  char *v;
+  size_t vl;
+  eg_code rc = txn ? eg_gtxn_get(txn, CF_ENTITIES, k, 16, &v, &vl, err)
+                   : eg_gstore_get(g->store, CF_ENTITIES, k, 16, &v, &vl, err);
+  if (rc) return rc;
+  ProtobufCAllocator al = eg_arena_allocator(a);
+  *out = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
+  free(v);
+  return *out ? EG_OK : eg_err_set(err, EG_ECORRUPT, "stored entity is corrupt");
+}
+
+eg_code eg_entity_survivor(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
+                           Engram__V1__Entity **out, eg_err *err) {
+  for (int hop = 0; hop < 16; hop++) {
+    eg_code rc = eg_entity_load(g, NULL, tenant, id, a, out, err);
+    if (rc || !(*out)->merged_into) return rc;
+    id = (*out)->merged_into;
+  }
+  return eg_err_set(err, EG_ECORRUPT, "entity merge chain too long");
+}
+
+size_t eg_subject_set(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, uint64_t **out) {
+  /* Breadth-first over merged_from, bounded. */
+  uint64_t *set = eg_arena_alloc(a, 64 * sizeof *set);
+  size_t n = 0;
+  if (!set) return 0;
+  set[n++] = id;
+  for (size_t i = 0; i < n && n < 64; i++) {
+    Engram__V1__Entity *e;
+    if (eg_entity_load(g, NULL, tenant, set[i], a, &e, NULL)) continue;
+    for (size_t j = 0; j < e->n_merged_from && n < 64; j++) set[n++] = e->merged_from[j];
+  }
+  *out = set;
+  return n;
+}
+
+void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a) {
+  Engram__V1__Entity *ent;
+  if (!e->subject_name || !*e->subject_name) {
+    if (eg_entity_load(g, NULL, tenant, e->subject, a, &ent, NULL) == EG_OK) e->subject_name = ent->name;
+  }
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
+      (!e->object_name || !*e->object_name)) {
+    if (eg_entity_load(g, NULL, tenant, e->object->entity_id, a, &ent, NULL) == EG_OK)
+      e->object_name = ent->name;
+  }
+}
+
+bool eg_value_equal(const Engram__V1__Value *a, const Engram__V1__Value *b) {
+  if (!a || !b) return a == b;
+  if (a->kind_case != b->kind_case) return false;
+  if (a->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID) return a->entity_id == b->entity_id;
+  if (a->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
+    return strcmp(a->literal ? a->literal : "", b->literal ? b->literal : "") == 0;
+  return true;
+}

@@ -1,0 +1,85 @@
+/*
+ * graph.h — graphd's engine: entities, relations, append-only edge commits and the
+ * bitemporal queries over them (state as of, history, changes, traversal, premise walk).
+ *
+ * Every operation is scoped by tenant: ids of another tenant are simply not found.
+ * Results are allocated from the caller's arena (the RPC call's). Operations take the
+ * generated request types and fill the generated response types, so rpc.c only checks
+ * the scope and maps errors.
+ *
+ * Thread rules: any number of threads may call any operation at once. Writes serialize
+ * on the store's write lock and are durable when they return EG_OK.
+ */
+#ifndef EG_GRAPHD_GRAPH_H
+#define EG_GRAPHD_GRAPH_H
+
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/metrics.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "services/graphd/store.h"
+
+typedef struct eg_graph eg_graph;
+
+typedef struct eg_graph_limits {
+  uint32_t max_edges_per_commit;  /* edges in one Commit */
+  uint32_t max_string_bytes;      /* names, literals, utterances */
+  uint32_t max_depth;             /* traversal and walk depth cap */
+  uint32_t max_fanout;            /* per-node cap */
+  uint32_t max_paths;             /* traversal result cap */
+  uint32_t max_history;           /* history entries */
+} eg_graph_limits;
+
+eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics *metrics,
+                      eg_graph **out, eg_err *err);
+void eg_graph_close(eg_graph *g); /* accepts NULL */
+eg_gstore *eg_graph_store(eg_graph *g);
+
+/* ---- relations (relations.c) ---- */
+
+/* Cardinality of a relation for a tenant: its declaration, else the built-in registry,
+ * else MANY. tenant_id 0 = built-in only. */
+Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant_id, const char *relation);
+/* UPPER_SNAKE, 1..64 bytes. */
+bool eg_relation_name_valid(const char *relation);
+eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelationRequest *req,
+                                  eg_arena *a, Engram__V1__DeclareRelationResponse *resp,
+                                  eg_err *err);
+
+/* ---- entities (entities.c) ---- */
+
+eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *req, eg_arena *a,
+                         Engram__V1__ResolveEntitiesResponse *resp, eg_err *err);
+eg_code eg_graph_get_entities(eg_graph *g, const Engram__V1__GetEntitiesRequest *req, eg_arena *a,
+                              Engram__V1__GetEntitiesResponse *resp, eg_err *err);
+eg_code eg_graph_merge(eg_graph *g, const Engram__V1__MergeEntitiesRequest *req, eg_arena *a,
+                       Engram__V1__MergeEntitiesResponse *resp, eg_err *err);
+eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *req, eg_arena *a,
+                         eg_err *err);
+
+/* ---- edges (edges.c) ---- */
+
+eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_arena *a,
+                        Engram__V1__CommitResponse *resp, eg_err *err);
+eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_arena *a,
+                       Engram__V1__StateResponse *resp, eg_err *err);
+eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_arena *a,
+                         Engram__V1__HistoryResponse *resp, eg_err *err);
+eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_arena *a,
+                         Engram__V1__ChangesResponse *resp, eg_err *err);
+eg_code eg_graph_chunk_entities(eg_graph *g, const Engram__V1__ChunkEntitiesRequest *req,
+                                eg_arena *a, Engram__V1__ChunkEntitiesResponse *resp, eg_err *err);
+
+/* ---- traversal and the premise walk (walk.c) ---- */
+
+eg_code eg_graph_traverse(eg_graph *g, const Engram__V1__TraverseRequest *req, eg_arena *a,
+                          Engram__V1__TraverseResponse *resp, eg_err *err);
+eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena *a,
+                      Engram__V1__WalkResponse *resp, eg_err *err);
+
+/* ---- erasure (erase.c) ---- */
+
+eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_arena *a,
+                       Engram__V1__EraseResponse *resp, eg_err *err);
+
+#endif

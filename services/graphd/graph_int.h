@@ -1,0 +1,98 @@
+/*
+ * graph_int.h — private pieces shared by graphd's engine files: the engine struct,
+ * edge and entity (de)serialization, the state-as-of kernel Φ.
+ */
+#ifndef EG_GRAPHD_GRAPH_INT_H
+#define EG_GRAPHD_GRAPH_INT_H
+
+#include <pthread.h>
+
+#include "common/map.h"
+#include "services/graphd/graph.h"
+#include "services/graphd/keys.h"
+
+struct eg_graph {
+  eg_gstore *store;
+  eg_graph_limits limits;
+  pthread_mutex_t rmu; /* guards rel_cache */
+  eg_map *rel_cache;   /* T|relation → (void*)(intptr_t)cardinality for declared relations */
+  eg_series *m_commits, *m_edges, *m_entities, *m_walks, *m_stale;
+};
+
+/* The relation's 64-bit key component. */
+uint64_t eg_rel_hash(const char *relation);
+
+/* An allocator drawing from an arena, for protobuf-c unpacking. */
+ProtobufCAllocator eg_arena_allocator(eg_arena *a);
+
+/* Decode a stored edge into the arena; NULL if corrupt. */
+Engram__V1__Edge *eg_edge_decode(eg_arena *a, const void *v, size_t vl);
+/* Load an edge by id (durable data only); EG_ENOTFOUND if absent. */
+eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
+                     Engram__V1__Edge **out, eg_err *err);
+/* Load an entity by id, following nothing; EG_ENOTFOUND if absent. txn may be NULL. */
+eg_code eg_entity_load(eg_graph *g, eg_gtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
+                       Engram__V1__Entity **out, eg_err *err);
+/* Follow merged_into to the surviving entity (at most 16 hops). */
+eg_code eg_entity_survivor(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
+                           Engram__V1__Entity **out, eg_err *err);
+
+/*
+ * Resolve an EntityRef: by id (must exist), or by name (normalized; created with `type`
+ * when create and txn are given). Fills *id with the survivor's id (0 when not found and
+ * not created). *created tells whether this call created it.
+ */
+eg_code eg_entity_ref(eg_graph *g, eg_gtxn *txn, eg_tenant *ten, uint64_t tenant_id,
+                      const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
+                      uint64_t *id, bool *created, eg_err *err);
+
+/* Fill subject_name / object_name of an edge from the entity store (best effort). */
+void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a);
+
+/* Two edge objects are the same value. */
+bool eg_value_equal(const Engram__V1__Value *a, const Engram__V1__Value *b);
+
+/* The subject ids that count as `id`: itself and everything merged into it. */
+size_t eg_subject_set(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, uint64_t **out);
+
+/*
+ * Φ(subject, relation, valid_at, known_at): the current value edges of one
+ * (subject, relation), exactly as DESIGN.md defines it, for every cardinality:
+ *   ONE          at most one edge (the greatest valid_from ≤ valid_at, ties: later t_commit,
+ *                among commits known by known_at), none if that commit retracts it or
+ *                its valid_to has passed;
+ *   MANY         each object's own latest commit, kept when it asserts and has not ended;
+ *   ONE_INVERSE  as MANY, then an object is kept only while this subject is its latest
+ *                holder (an object has one subject at a time).
+ * *superseding (may be NULL) receives, for ONE, the retracting commit when the answer is
+ * "none because retracted"; it is not used otherwise.
+ */
+typedef struct eg_state {
+  Engram__V1__Edge **values;
+  size_t n;
+  Engram__V1__Edge *retracted_by; /* ONE: the RETRACT commit that ended the value */
+} eg_state;
+
+eg_code eg_state_of(eg_graph *g, uint64_t tenant, uint64_t subject, const char *relation,
+                    int64_t valid_at, int64_t known_at, eg_arena *a, eg_state *out, eg_err *err);
+
+/* For ONE_INVERSE: the latest holder (edge) of (object, relation) under the bounds, or NULL. */
+eg_code eg_inverse_holder(eg_graph *g, uint64_t tenant, uint64_t object, const char *relation,
+                          int64_t valid_at, int64_t known_at, eg_arena *a, Engram__V1__Edge **out,
+                          eg_err *err);
+
+/* Default "now" for 0 bounds. */
+int64_t eg_bound_or_now(int64_t t);
+
+/* Arena-backed growable pointer array. */
+typedef struct eg_ptrvec {
+  void **v;
+  size_t n, cap;
+} eg_ptrvec;
+eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p);
+
+/* Iterate keys with a given prefix: returns a positioned iterator (caller destroys). */
+rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
+                                   rocksdb_readoptions_t **ro_out, uint8_t *upper_buf);
+
+#endif

@@ -1,0 +1,506 @@
+/*
+ * store.c — RocksDB column families, tenant registry, write transactions and group
+ * commit for graphd.
+ */
+#include "services/graphd/store.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/map.h"
+#include "services/graphd/keys.h"
+
+static const char *cf_names[CF_COUNT] = {"default",         "entities",    "names",
+                                         "edges",           "edges_by_object", "edges_by_id",
+                                         "txlog",           "derivations", "chunk_entities"};
+
+/* A value kept visible for reads until its batch is durable; len = SIZE_MAX: deleted. */
+typedef struct ov_val {
+  size_t len;
+  char data[];
+} ov_val;
+
+typedef struct undo {
+  char *mkey; /* overlay key (cf byte + key) */
+  size_t mklen;
+  ov_val *prev; /* what the overlay held before (owned), NULL = nothing */
+} undo;
+
+struct eg_gtxn {
+  eg_gstore *s;
+  undo *undos;
+  size_t n_undo, cap_undo;
+  char **new_tenants; /* names created by this transaction (for abort) */
+  size_t n_new_tenants;
+};
+
+struct eg_gstore {
+  rocksdb_t *db;
+  rocksdb_options_t *opts;
+  rocksdb_column_family_handle_t *cfs[CF_COUNT];
+  rocksdb_readoptions_t *ro;
+  rocksdb_writeoptions_t *wo_sync;
+  rocksdb_cache_t *cache;
+  rocksdb_block_based_table_options_t *bbto;
+  pthread_mutex_t mu; /* the write lock */
+  pthread_cond_t cv;
+  rocksdb_writebatch_t *pending;
+  eg_map *ov;          /* visible pending values */
+  eg_map *ov_flushing; /* values of the batch the leader is writing */
+  uint64_t enqueued, durable;
+  uint64_t fail_from, fail_to; /* sequence range of a failed group write */
+  bool writing;
+  pthread_mutex_t tmu; /* guards tenants */
+  eg_map *tenants;     /* name → eg_tenant* */
+  uint64_t next_tenant;
+  eg_series *m_group_writes, *m_group_txns;
+};
+
+rocksdb_t *eg_gstore_db(eg_gstore *s) { return s->db; }
+rocksdb_column_family_handle_t *eg_gstore_cf(eg_gstore *s, int cf) { return s->cfs[cf]; }
+const rocksdb_readoptions_t *eg_gstore_ro(eg_gstore *s) { return s->ro; }
+
+static bool free_ov(void *ctx, const void *k, size_t kl, void *v) {
+  (void)ctx, (void)k, (void)kl;
+  free(v);
+  return true;
+}
+
+static bool free_tenant(void *ctx, const void *k, size_t kl, void *v) {
+  (void)ctx, (void)k, (void)kl;
+  free(v);
+  return true;
+}
+
+eg_code eg_gstore_get(eg_gstore *s, int cf, const void *key, size_t klen, char **val,
+                      size_t *vlen, eg_err *err) {
+  char *e = NULL;
+  size_t n = 0;
+  char *v = rocksdb_get_cf(s->db, s->ro, s->cfs[cf], key, klen, &n, &e);
+  if (e) {
+    eg_err_set(err, EG_EIO, "storage read failed");
+    EG_ERROR("store", "rocksdb get failed", "error=\"%s\"", e);
+    free(e);
+    return EG_EIO;
+  }
+  if (!v) return EG_ENOTFOUND;
+  *val = v;
+  *vlen = n;
+  return EG_OK;
+}
+
+static double db_prop(eg_gstore *s, int cf, const char *name) {
+  uint64_t v = 0;
+  if (rocksdb_property_int_cf(s->db, s->cfs[cf], name, &v) != 0) return 0;
+  return (double)v;
+}
+
+static void rocksdb_collector(void *arg, eg_buf *out) {
+  eg_gstore *s = arg;
+  static const struct {
+    const char *metric, *prop, *help;
+  } props[] = {
+      {"engram_graphd_rocksdb_sst_bytes", "rocksdb.total-sst-files-size",
+       "Size of the SST files of each column family."},
+      {"engram_graphd_rocksdb_memtable_bytes", "rocksdb.cur-size-all-mem-tables",
+       "Size of the memtables of each column family."},
+      {"engram_graphd_rocksdb_estimated_keys", "rocksdb.estimate-num-keys",
+       "Estimated number of keys of each column family."},
+      {"engram_graphd_rocksdb_running_compactions", "rocksdb.num-running-compactions",
+       "Compactions running now."},
+      {"engram_graphd_rocksdb_pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes",
+       "Bytes compaction still has to rewrite."},
+  };
+  for (size_t i = 0; i < sizeof props / sizeof *props; i++) {
+    eg_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", props[i].metric, props[i].help,
+                  props[i].metric);
+    if (strstr(props[i].metric, "compaction")) {
+      eg_buf_printf(out, "%s %.0f\n", props[i].metric, db_prop(s, CF_DEFAULT, props[i].prop));
+      continue;
+    }
+    for (int cf = 0; cf < CF_COUNT; cf++)
+      eg_buf_printf(out, "%s{cf=\"%s\"} %.0f\n", props[i].metric, cf_names[cf],
+                    db_prop(s, cf, props[i].prop));
+  }
+}
+
+eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg_err *err) {
+  eg_gstore *s = calloc(1, sizeof *s);
+  if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  s->opts = rocksdb_options_create();
+  rocksdb_options_set_create_if_missing(s->opts, 1);
+  rocksdb_options_set_create_missing_column_families(s->opts, 1);
+  rocksdb_options_increase_parallelism(s->opts, 2);
+  rocksdb_options_set_max_open_files(s->opts, 512);
+  s->cache = rocksdb_cache_create_lru(64 << 20);
+  s->bbto = rocksdb_block_based_options_create();
+  rocksdb_block_based_options_set_block_cache(s->bbto, s->cache);
+  rocksdb_options_set_block_based_table_factory(s->opts, s->bbto);
+  const rocksdb_options_t *cfo[CF_COUNT];
+  for (int i = 0; i < CF_COUNT; i++) cfo[i] = s->opts;
+  char *e = NULL;
+  s->db = rocksdb_open_column_families(s->opts, dir, CF_COUNT, cf_names, cfo, s->cfs, &e);
+  if (e) {
+    EG_ERROR("store", "cannot open rocksdb", "dir=%s error=\"%s\"", dir, e);
+    free(e);
+    rocksdb_options_destroy(s->opts);
+    rocksdb_block_based_options_destroy(s->bbto);
+    rocksdb_cache_destroy(s->cache);
+    free(s);
+    return eg_err_set(err, EG_EIO, "cannot open the graph store (see log)");
+  }
+  s->ro = rocksdb_readoptions_create();
+  s->wo_sync = rocksdb_writeoptions_create();
+  rocksdb_writeoptions_set_sync(s->wo_sync, 1);
+  pthread_mutex_init(&s->mu, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  pthread_mutex_init(&s->tmu, NULL);
+  s->pending = rocksdb_writebatch_create();
+  s->ov = eg_map_new();
+  s->tenants = eg_map_new();
+  char *v;
+  size_t vl;
+  s->next_tenant = 1;
+  if (eg_gstore_get(s, CF_DEFAULT, "N", 1, &v, &vl, NULL) == EG_OK) {
+    if (vl == 8) s->next_tenant = key_get64((uint8_t *)v);
+    free(v);
+  }
+  if (metrics) {
+    s->m_group_writes = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_group_commits_total", "Synced RocksDB writes (group commits).",
+        NULL));
+    s->m_group_txns = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_group_commit_txns_total",
+        "Write transactions made durable by group commits.", NULL));
+    eg_metrics_collector(metrics, rocksdb_collector, s);
+  }
+  *out = s;
+  return EG_OK;
+}
+
+void eg_gstore_flush(eg_gstore *s) {
+  rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
+  rocksdb_flushoptions_set_wait(fo, 1);
+  char *e = NULL;
+  for (int i = 0; i < CF_COUNT; i++) {
+    rocksdb_flush_cf(s->db, fo, s->cfs[i], &e);
+    if (e) {
+      free(e);
+      e = NULL;
+    }
+  }
+  rocksdb_flushoptions_destroy(fo);
+}
+
+void eg_gstore_close(eg_gstore *s) {
+  if (!s) return;
+  for (int i = 0; i < CF_COUNT; i++) rocksdb_column_family_handle_destroy(s->cfs[i]);
+  rocksdb_close(s->db);
+  rocksdb_readoptions_destroy(s->ro);
+  rocksdb_writeoptions_destroy(s->wo_sync);
+  rocksdb_options_destroy(s->opts);
+  rocksdb_block_based_options_destroy(s->bbto);
+  rocksdb_cache_destroy(s->cache);
+  rocksdb_writebatch_destroy(s->pending);
+  eg_map_each(s->ov, free_ov, NULL);
+  eg_map_free(s->ov);
+  eg_map_each(s->tenants, free_tenant, NULL);
+  eg_map_free(s->tenants);
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv);
+  pthread_mutex_destroy(&s->tmu);
+  free(s);
+}
+
+/* ---- tenants ----------------------------------------------------------------------- */
+
+static size_t tenant_name_key(uint8_t *buf, size_t cap, const char *name) {
+  size_t n = strlen(name);
+  if (n + 1 > cap) n = cap - 1;
+  buf[0] = 'T';
+  memcpy(buf + 1, name, n);
+  return n + 1;
+}
+
+static void tenant_decode(eg_tenant *t, const char *v, size_t vl) {
+  const uint8_t *p = (const uint8_t *)v;
+  if (vl >= 32) {
+    t->next_entity = key_get64(p);
+    t->next_edge = key_get64(p + 8);
+    t->last_tc = key_untime(key_get64(p + 16));
+    t->next_merge = key_get64(p + 24);
+  }
+}
+
+/* Load a tenant into the map from durable storage; caller holds tmu. */
+static eg_tenant *tenant_load(eg_gstore *s, const char *name) {
+  eg_tenant *t = eg_map_get(s->tenants, name, strlen(name));
+  if (t) return t;
+  uint8_t k[300];
+  size_t kl = tenant_name_key(k, sizeof k, name);
+  char *v;
+  size_t vl;
+  if (eg_gstore_get(s, CF_DEFAULT, k, kl, &v, &vl, NULL) != EG_OK) return NULL;
+  if (vl != 8) {
+    free(v);
+    return NULL;
+  }
+  t = calloc(1, sizeof *t);
+  if (!t) {
+    free(v);
+    return NULL;
+  }
+  t->id = key_get64((uint8_t *)v);
+  free(v);
+  t->next_entity = t->next_edge = t->next_merge = 1;
+  uint8_t ck[9];
+  ck[0] = 'C';
+  key_put64(ck + 1, t->id);
+  if (eg_gstore_get(s, CF_DEFAULT, ck, 9, &v, &vl, NULL) == EG_OK) {
+    tenant_decode(t, v, vl);
+    free(v);
+  }
+  eg_map_put(s->tenants, name, strlen(name), t);
+  return t;
+}
+
+eg_code eg_gstore_tenant_id(eg_gstore *s, const char *name, uint64_t *id) {
+  pthread_mutex_lock(&s->tmu);
+  eg_tenant *t = tenant_load(s, name);
+  if (t) *id = t->id;
+  pthread_mutex_unlock(&s->tmu);
+  return t ? EG_OK : EG_ENOTFOUND;
+}
+
+/* ---- transactions ------------------------------------------------------------------ */
+
+eg_gtxn *eg_gstore_begin(eg_gstore *s) {
+  eg_gtxn *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->s = s;
+  pthread_mutex_lock(&s->mu);
+  rocksdb_writebatch_set_save_point(s->pending);
+  return t;
+}
+
+static size_t ov_key(char *buf, int cf, const void *key, size_t klen) {
+  buf[0] = (char)cf;
+  memcpy(buf + 1, key, klen);
+  return klen + 1;
+}
+
+eg_code eg_gtxn_get(eg_gtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
+                    eg_err *err) {
+  eg_gstore *s = t->s;
+  char mk[600];
+  if (klen + 1 <= sizeof mk) {
+    size_t ml = ov_key(mk, cf, key, klen);
+    ov_val *o = eg_map_get(s->ov, mk, ml);
+    if (!o && s->ov_flushing) o = eg_map_get(s->ov_flushing, mk, ml);
+    if (o) {
+      if (o->len == SIZE_MAX) return EG_ENOTFOUND;
+      *val = malloc(o->len ? o->len : 1);
+      if (!*val) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      memcpy(*val, o->data, o->len);
+      *vlen = o->len;
+      return EG_OK;
+    }
+  }
+  return eg_gstore_get(s, cf, key, klen, val, vlen, err);
+}
+
+static eg_code overlay_set(eg_gtxn *t, int cf, const void *key, size_t klen, const void *val,
+                           size_t vlen) {
+  eg_gstore *s = t->s;
+  if (klen + 1 > 600) return EG_OK; /* too long to overlay: such keys are never read back */
+  ov_val *nv = malloc(sizeof *nv + (vlen == SIZE_MAX ? 0 : vlen));
+  if (!nv) return EG_ENOMEM;
+  nv->len = vlen;
+  if (vlen != SIZE_MAX && vlen) memcpy(nv->data, val, vlen);
+  if (t->n_undo == t->cap_undo) {
+    size_t nc = t->cap_undo ? t->cap_undo * 2 : 16;
+    undo *nu = realloc(t->undos, nc * sizeof *nu);
+    if (!nu) {
+      free(nv);
+      return EG_ENOMEM;
+    }
+    t->undos = nu;
+    t->cap_undo = nc;
+  }
+  char mk[600];
+  size_t ml = ov_key(mk, cf, key, klen);
+  undo *u = &t->undos[t->n_undo];
+  u->mkey = malloc(ml);
+  if (!u->mkey) {
+    free(nv);
+    return EG_ENOMEM;
+  }
+  memcpy(u->mkey, mk, ml);
+  u->mklen = ml;
+  u->prev = eg_map_get(s->ov, mk, ml);
+  if (eg_map_put(s->ov, mk, ml, nv)) {
+    free(u->mkey);
+    free(nv);
+    return EG_ENOMEM;
+  }
+  t->n_undo++;
+  return EG_OK;
+}
+
+eg_code eg_gtxn_put(eg_gtxn *t, int cf, const void *key, size_t klen, const void *val,
+                    size_t vlen, bool visible) {
+  rocksdb_writebatch_put_cf(t->s->pending, t->s->cfs[cf], key, klen, val, vlen);
+  return visible ? overlay_set(t, cf, key, klen, val, vlen) : EG_OK;
+}
+
+void eg_gtxn_delete(eg_gtxn *t, int cf, const void *key, size_t klen) {
+  rocksdb_writebatch_delete_cf(t->s->pending, t->s->cfs[cf], key, klen);
+  overlay_set(t, cf, key, klen, NULL, SIZE_MAX);
+}
+
+void eg_gtxn_delete_range(eg_gtxn *t, int cf, const void *from, size_t flen, const void *to,
+                          size_t tlen) {
+  rocksdb_writebatch_delete_range_cf(t->s->pending, t->s->cfs[cf], from, flen, to, tlen);
+}
+
+eg_code eg_gtxn_tenant(eg_gtxn *t, const char *name, eg_tenant **out, eg_err *err) {
+  eg_gstore *s = t->s;
+  pthread_mutex_lock(&s->tmu);
+  eg_tenant *ten = tenant_load(s, name);
+  if (!ten) {
+    ten = calloc(1, sizeof *ten);
+    char **nt = realloc(t->new_tenants, (t->n_new_tenants + 1) * sizeof *nt);
+    if (!ten || !nt) {
+      free(ten);
+      if (nt) t->new_tenants = nt;
+      pthread_mutex_unlock(&s->tmu);
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
+    }
+    t->new_tenants = nt;
+    t->new_tenants[t->n_new_tenants++] = strdup(name);
+    ten->id = s->next_tenant++;
+    ten->next_entity = ten->next_edge = ten->next_merge = 1;
+    eg_map_put(s->tenants, name, strlen(name), ten);
+    uint8_t k[300], v[8];
+    size_t kl = tenant_name_key(k, sizeof k, name);
+    key_put64(v, ten->id);
+    eg_gtxn_put(t, CF_DEFAULT, k, kl, v, 8, true);
+    key_put64(v, s->next_tenant);
+    eg_gtxn_put(t, CF_DEFAULT, "N", 1, v, 8, true);
+    eg_gtxn_save_tenant(t, ten);
+  }
+  pthread_mutex_unlock(&s->tmu);
+  *out = ten;
+  return EG_OK;
+}
+
+void eg_gtxn_save_tenant(eg_gtxn *t, const eg_tenant *ten) {
+  uint8_t k[9], v[32];
+  k[0] = 'C';
+  key_put64(k + 1, ten->id);
+  key_put64(v, ten->next_entity);
+  key_put64(v + 8, ten->next_edge);
+  key_put64(v + 16, key_time(ten->last_tc));
+  key_put64(v + 24, ten->next_merge);
+  eg_gtxn_put(t, CF_DEFAULT, k, 9, v, 32, false);
+}
+
+void eg_gtxn_forget_tenant(eg_gtxn *t, const char *name) {
+  eg_gstore *s = t->s;
+  pthread_mutex_lock(&s->tmu);
+  free(eg_map_del(s->tenants, name, strlen(name)));
+  pthread_mutex_unlock(&s->tmu);
+  uint8_t k[300];
+  size_t kl = tenant_name_key(k, sizeof k, name);
+  eg_gtxn_delete(t, CF_DEFAULT, k, kl);
+}
+
+static void txn_free(eg_gtxn *t) {
+  for (size_t i = 0; i < t->n_new_tenants; i++) free(t->new_tenants[i]);
+  free(t->new_tenants);
+  free(t->undos);
+  free(t);
+}
+
+void eg_gtxn_abort(eg_gtxn *t) {
+  eg_gstore *s = t->s;
+  char *e = NULL;
+  rocksdb_writebatch_rollback_to_save_point(s->pending, &e);
+  if (e) { /* cannot happen: begin always sets a save point */
+    EG_ERROR("store", "rollback failed", "error=\"%s\"", e);
+    free(e);
+  }
+  for (size_t i = t->n_undo; i-- > 0;) {
+    undo *u = &t->undos[i];
+    ov_val *cur = u->prev ? eg_map_get(s->ov, u->mkey, u->mklen) : eg_map_del(s->ov, u->mkey, u->mklen);
+    if (u->prev) {
+      eg_map_put(s->ov, u->mkey, u->mklen, u->prev);
+    }
+    free(cur);
+    free(u->mkey);
+  }
+  pthread_mutex_lock(&s->tmu);
+  for (size_t i = 0; i < t->n_new_tenants; i++) {
+    const char *n = t->new_tenants[i];
+    free(eg_map_del(s->tenants, n, strlen(n)));
+  }
+  if (t->n_new_tenants) {
+    s->next_tenant -= t->n_new_tenants;
+  }
+  pthread_mutex_unlock(&s->tmu);
+  pthread_mutex_unlock(&s->mu);
+  txn_free(t);
+}
+
+eg_code eg_gtxn_commit(eg_gtxn *t, eg_err *err) {
+  eg_gstore *s = t->s;
+  char *pe = NULL;
+  rocksdb_writebatch_pop_save_point(s->pending, &pe);
+  free(pe);
+  for (size_t i = 0; i < t->n_undo; i++) {
+    free(t->undos[i].prev);
+    free(t->undos[i].mkey);
+  }
+  uint64_t mine = ++s->enqueued;
+  while (s->durable < mine) {
+    if (s->writing) {
+      pthread_cond_wait(&s->cv, &s->mu);
+      continue;
+    }
+    /* Become the leader: write everything enqueued so far in one synced write. */
+    s->writing = true;
+    rocksdb_writebatch_t *wb = s->pending;
+    s->pending = rocksdb_writebatch_create();
+    s->ov_flushing = s->ov;
+    s->ov = eg_map_new();
+    uint64_t from = s->durable + 1, upto = s->enqueued;
+    pthread_mutex_unlock(&s->mu);
+    char *e = NULL;
+    rocksdb_write(s->db, s->wo_sync, wb, &e);
+    rocksdb_writebatch_destroy(wb);
+    pthread_mutex_lock(&s->mu);
+    if (e) {
+      EG_ERROR("store", "group commit failed", "error=\"%s\" txns=%llu", e,
+               (unsigned long long)(upto - from + 1));
+      free(e);
+      s->fail_from = from;
+      s->fail_to = upto;
+    }
+    eg_series_add(s->m_group_writes, 1);
+    eg_series_add(s->m_group_txns, (double)(upto - from + 1));
+    eg_map_each(s->ov_flushing, free_ov, NULL);
+    eg_map_free(s->ov_flushing);
+    s->ov_flushing = NULL;
+    s->durable = upto;
+    s->writing = false;
+    pthread_cond_broadcast(&s->cv);
+  }
+  bool failed = mine >= s->fail_from && mine <= s->fail_to && s->fail_to;
+  pthread_mutex_unlock(&s->mu);
+  txn_free(t);
+  if (failed) return eg_err_set(err, EG_EIO, "the graph store could not write (disk error?)");
+  return EG_OK;
+}

@@ -1,0 +1,136 @@
+/*
+ * graph_client.c — graphd request helpers for tests and benchmarks.
+ */
+#include "tests/graph_client.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/time.h"
+
+int64_t T(const char *iso) {
+  int64_t v;
+  eg_err e;
+  if (eg_time_parse(iso, &v, &e) != EG_OK) {
+    fprintf(stderr, "bad time literal %s\n", iso);
+    abort();
+  }
+  return v;
+}
+
+eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
+                const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, eg_err *err) {
+  char path[128];
+  snprintf(path, sizeof path, "/engram.v1.Graph/%s", method);
+  return eg_rpc_unary(c, path, req, resp_desc, 0, resp, err);
+}
+
+uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
+                   eg_err *err) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  scope.user = (char *)(user ? user : "");
+  Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT, obj = ENGRAM__V1__ENTITY_REF__INIT;
+  subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  subj.name = (char *)s->subject;
+  Engram__V1__EdgeMeta meta = ENGRAM__V1__EDGE_META__INIT;
+  meta.reason = (char *)(s->reason ? s->reason : "");
+  meta.source_session_id = (char *)(s->session ? s->session : "");
+  Engram__V1__EdgeInput in = ENGRAM__V1__EDGE_INPUT__INIT;
+  in.subject = &subj;
+  in.relation = (char *)s->relation;
+  if (s->object) {
+    obj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+    obj.name = (char *)s->object;
+    in.object_entity = &obj;
+  }
+  in.object_literal = (char *)(s->literal ? s->literal : "");
+  in.op = s->retract ? ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT : ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
+  in.valid_from = s->valid_from;
+  in.valid_to = s->valid_to;
+  in.t_commit = s->t_commit;
+  in.derived_from = (uint64_t *)s->premises;
+  in.n_derived_from = s->n_premises;
+  in.meta = &meta;
+  Engram__V1__EdgeInput *edges[1] = {&in};
+  Engram__V1__CommitRequest req = ENGRAM__V1__COMMIT_REQUEST__INIT;
+  req.scope = &scope;
+  req.edges = edges;
+  req.n_edges = 1;
+  req.import_mode = s->t_commit > 0;
+  ProtobufCMessage *resp = NULL;
+  if (gc_call(c, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, err))
+    return 0;
+  uint64_t id = ((Engram__V1__CommitResponse *)resp)->edge_ids[0];
+  protobuf_c_message_free_unpacked(resp, NULL);
+  return id;
+}
+
+eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
+                 int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp, eg_err *err) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT;
+  subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  subj.name = (char *)subject;
+  Engram__V1__StateQuery q = ENGRAM__V1__STATE_QUERY__INIT;
+  q.subject = &subj;
+  q.relation = (char *)(relation ? relation : "");
+  Engram__V1__StateQuery *qs[1] = {&q};
+  Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 1;
+  req.valid_at = valid_at;
+  req.known_at = known_at;
+  return gc_call(c, "State", &req.base, &engram__v1__state_response__descriptor,
+                 (ProtobufCMessage **)resp, err);
+}
+
+const char *gc_value(eg_rpc_client *c, const char *tenant, const char *subject,
+                     const char *relation, int64_t valid_at, int64_t known_at) {
+  static char buf[256];
+  Engram__V1__StateResponse *r = NULL;
+  eg_err e;
+  if (gc_state(c, tenant, subject, relation, valid_at, known_at, &r, &e) != EG_OK) {
+    snprintf(buf, sizeof buf, "ERROR:%.200s", e.msg);
+    return buf;
+  }
+  buf[0] = '\0';
+  size_t n = r->n_results ? r->results[0]->n_values : 0;
+  if (n == 1) {
+    Engram__V1__Edge *v = r->results[0]->values[0];
+    const char *s = v->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? v->object->literal
+                                                                            : v->object_name;
+    snprintf(buf, sizeof buf, "%s", s ? s : "");
+  } else if (n > 1) {
+    snprintf(buf, sizeof buf, "?");
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return buf;
+}
+
+int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_at,
+            int64_t known_at, uint32_t max_depth, uint64_t *superseding_id, uint32_t *skipped,
+            size_t *chain_len) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__WalkRequest req = ENGRAM__V1__WALK_REQUEST__INIT;
+  req.scope = &scope;
+  req.claims = &claim;
+  req.n_claims = 1;
+  req.valid_at = valid_at;
+  req.known_at = known_at;
+  req.max_depth = max_depth;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  if (gc_call(c, "Walk", &req.base, &engram__v1__walk_response__descriptor, &resp, &e)) return -1;
+  Engram__V1__ClaimStatus *cs = ((Engram__V1__WalkResponse *)resp)->statuses[0];
+  int st = cs->status;
+  if (superseding_id) *superseding_id = cs->superseding ? cs->superseding->id : 0;
+  if (skipped) *skipped = cs->skipped_links;
+  if (chain_len) *chain_len = cs->n_chain;
+  protobuf_c_message_free_unpacked(resp, NULL);
+  return st;
+}

@@ -1,0 +1,50 @@
+/*
+ * graph_client.h — small helpers for tests and benchmarks that talk to graphd over gRPC.
+ */
+#ifndef EG_TESTS_GRAPH_CLIENT_H
+#define EG_TESTS_GRAPH_CLIENT_H
+
+#include "common/rpc.h"
+#include "proto/engram/v1/graph.pb-c.h"
+
+/* ISO-8601 → µs (aborts the test program on a typo: these are literals). */
+int64_t T(const char *iso);
+
+typedef struct eg_edge_spec {
+  const char *subject;      /* entity name */
+  const char *relation;
+  const char *object;       /* entity name, or NULL */
+  const char *literal;      /* literal, or NULL */
+  bool retract;
+  int64_t valid_from;       /* 0 = commit time */
+  int64_t valid_to;
+  int64_t t_commit;         /* > 0: import mode */
+  const uint64_t *premises; /* derived_from ids */
+  size_t n_premises;
+  const char *reason;
+  const char *session;      /* meta.source_session_id */
+} eg_edge_spec;
+
+/* Commit one edge for tenant; returns its id, 0 on failure (err filled). */
+uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
+                   eg_err *err);
+
+/* State of (subject name, relation) under bounds: caller frees *resp. */
+eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
+                 int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp, eg_err *err);
+
+/* The literal (or object name) of the single current value, "" when none, "?" when
+ * more than one. Static buffer. */
+const char *gc_value(eg_rpc_client *c, const char *tenant, const char *subject,
+                     const char *relation, int64_t valid_at, int64_t known_at);
+
+/* Walk one claim; returns the status and fills *superseding_id / *skipped when non-NULL. */
+int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_at,
+            int64_t known_at, uint32_t max_depth, uint64_t *superseding_id, uint32_t *skipped,
+            size_t *chain_len);
+
+/* Generic call of a /engram.v1.Graph/<method>. */
+eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
+                const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, eg_err *err);
+
+#endif
