@@ -10,8 +10,11 @@
 
 #include <stdbool.h>
 
+#include "common/arena.h"
 #include "common/cfg.h"
+#include "common/pbjson.h"
 #include "common/rpc.h"
+#include "proto/engram/v1/common.pb-c.h"
 
 typedef struct eg_cli {
   const eg_cfg *cfg;
@@ -25,7 +28,24 @@ const char *eg_cli_daemon_addr(const eg_cli *cli, const char *daemon);
 /* A client for addr with the CLI's token and timeout; NULL (message printed) on error. */
 eg_rpc_client *eg_cli_connect(const eg_cli *cli, const char *addr);
 
+/* Scope from --tenant/--user/--agent (arena-allocated). */
+Engram__V1__Scope *eg_cli_scope(const eg_cli *cli, eg_arena *a);
+/* An ISO-8601 option as µs (0 when empty); -1 (message printed) when malformed. */
+int eg_cli_time(const eg_cli *cli, const char *option, int64_t *out);
+/* A date when the time is midnight, else full ISO-8601; "-" for 0. */
+void eg_cli_format_time(int64_t us, char *buf, size_t len);
+/* The text of an argument: itself, "@file", or "-" for stdin. Arena string or NULL. */
+char *eg_cli_read_input(const char *arg, eg_arena *a);
+/* Call method on daemon; NULL (message printed) on failure. Caller frees the response
+ * with protobuf_c_message_free_unpacked. */
+ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
+                              const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc);
+/* Pretty JSON with ISO times on stdout. */
+void eg_cli_print_json(const ProtobufCMessage *m);
+
 /* Subcommands: argv[0] is the subcommand name. Return the process exit code. */
 int eg_cli_health(const eg_cli *cli, int argc, char **argv);
+int eg_cli_graph(const eg_cli *cli, int argc, char **argv);
+int eg_cli_call_any(const eg_cli *cli, int argc, char **argv);
 
 #endif

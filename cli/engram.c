@@ -22,6 +22,17 @@ static const eg_cfg_opt cli_opts[] = {
     {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd address", 0, 0, 0},
     {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord address", 0, 0, 0},
     {"recalld_addr", EG_CFG_STR, "127.0.0.1:7104", "recalld address", 0, 0, 0},
+    {"tenant", EG_CFG_STR, "default", "scope.tenant of requests", 0, 0, 0},
+    {"user", EG_CFG_STR, "", "scope.user of requests", 0, 0, 0},
+    {"agent", EG_CFG_STR, "", "scope.agent of requests", 0, 0, 0},
+    {"at", EG_CFG_STR, "", "valid time (ISO-8601); empty = now", 0, 0, 0},
+    {"known_at", EG_CFG_STR, "", "transaction time: what was known then (ISO-8601)", 0, 0, 0},
+    {"from", EG_CFG_STR, "", "start of a time window (ISO-8601)", 0, 0, 0},
+    {"to", EG_CFG_STR, "", "end of a time window (ISO-8601)", 0, 0, 0},
+    {"session", EG_CFG_STR, "", "session id filter", 0, 0, 0},
+    {"depth", EG_CFG_INT, "0", "traversal / walk depth (0 = server default)", 0, 0, 16},
+    {"relations", EG_CFG_STR, "", "comma-separated relation filter", 0, 0, 0},
+    {"limit", EG_CFG_INT, "0", "maximum entries (0 = server default)", 0, 0, 100000},
 };
 
 typedef struct command {
@@ -38,6 +49,8 @@ static int cmd_version(const eg_cli *cli, int argc, char **argv) {
 
 static const command commands[] = {
     {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
+    {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit on graphd"},
+    {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},
 };
 

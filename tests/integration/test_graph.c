@@ -507,6 +507,39 @@ static void test_durability_kill9(void) {
   EG_CHECK(next > ids[n - 1]);
 }
 
+/* The CLI against the same daemon: commit from JSON with ISO times, then read back. */
+static void test_cli(void) {
+  char json[600], out[600];
+  snprintf(json, sizeof json, "%s/commit.json", dir);
+  snprintf(out, sizeof out, "%s/cli.out", dir);
+  FILE *f = fopen(json, "w");
+  EG_REQUIRE(f != NULL);
+  fputs("{\"edges\":[{\"subject\":{\"name\":\"Cli Person\"},\"relation\":\"LIVES_IN\","
+        "\"object_entity\":{\"name\":\"Lisbon\"},\"valid_from\":\"2022-05-01\","
+        "\"meta\":{\"reason\":\"sunshine\"}}]}", f);
+  fclose(f);
+  char base[300];
+  snprintf(base, sizeof base, "%s/engram --graphd-addr %s --tenant cli", EG_BINARY_DIR, graphd.addr);
+  EG_CHECK_INT(eg_test_system("%s graph commit %s > %s", base, json, out), 0);
+  EG_CHECK_INT(eg_test_system("%s graph state 'cli person' LIVES_IN >> %s", base, out), 0);
+  EG_CHECK_INT(eg_test_system("%s graph state 'Cli Person' LIVES_IN --at 2021-01-01 >> %s", base, out), 0);
+  EG_CHECK_INT(eg_test_system("%s --json call Graph/History '{\"subject\":{\"name\":\"Cli Person\"},"
+                              "\"scope\":{\"tenant\":\"cli\"}}' >> %s", base, out), 0);
+  EG_CHECK_INT(eg_test_system("%s graph state 'Cli Person' --at yesterday 2>/dev/null", base), 2);
+  char text[8192] = {0};
+  f = fopen(out, "r");
+  if (f) {
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+  }
+  EG_CHECK(strstr(text, "committed 1 edges at") != NULL);
+  EG_CHECK(strstr(text, "Cli Person LIVES_IN = Lisbon  [valid from 2022-05-01") != NULL);
+  EG_CHECK(strstr(text, "why: sunshine") != NULL);
+  EG_CHECK(strstr(text, "(no current value)") != NULL); /* before the move */
+  EG_CHECK(strstr(text, "\"valid_from\": \"2022-05-01T00:00:00Z\"") != NULL);
+}
+
 /* A clean exit on SIGTERM (under ASan this also means no leak and no memory error). */
 static void test_clean_exit(void) {
   eg_rpc_client_close(cl);
@@ -529,6 +562,7 @@ int main(void) {
   EG_RUN(test_declare_relation);
   EG_RUN(test_erase_user);
   EG_RUN(test_durability_kill9);
+  EG_RUN(test_cli);
   EG_RUN(test_clean_exit);
   int rc = eg_test_finish();
   eg_rpc_client_close(cl);

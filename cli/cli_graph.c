@@ -1,0 +1,313 @@
+/*
+ * cli_graph.c — `engram graph state|history|changes|traverse|walk|commit`, and
+ * `engram call Service/Method JSON` for any RPC of the contract.
+ *
+ * Times are ISO-8601 (--at, --known-at, --from, --to); the scope comes from --tenant,
+ * --user, --agent. Output is one line per fact, or the full response with --json.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+#include "proto/engram/v1/recall.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+
+static Engram__V1__EntityRef *name_ref(eg_arena *a, const char *name) {
+  Engram__V1__EntityRef *r = eg_arena_calloc(a, 1, sizeof *r);
+  engram__v1__entity_ref__init(r);
+  char *end;
+  unsigned long long id = strtoull(name, &end, 10);
+  if (name[0] == '#' || (*name && !*end)) { /* "#12" or "12": an entity id */
+    r->ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
+    r->id = name[0] == '#' ? strtoull(name + 1, NULL, 10) : id;
+  } else {
+    r->ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+    r->name = (char *)name;
+  }
+  return r;
+}
+
+static const char *value_text(const Engram__V1__Edge *e) {
+  if (!e->object) return "";
+  if (e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  if (e->object_name && *e->object_name) return e->object_name;
+  return "(entity)";
+}
+
+static void print_edge(const Engram__V1__Edge *e, const char *prefix) {
+  char vf[40], vt[40], tc[40];
+  eg_cli_format_time(e->valid_from, vf, sizeof vf);
+  eg_cli_format_time(e->valid_to, vt, sizeof vt);
+  eg_cli_format_time(e->t_commit, tc, sizeof tc);
+  printf("%s%s %s%s = %s  [valid from %s%s%s, known %s, #%llu", prefix,
+         e->subject_name ? e->subject_name : "?", e->relation,
+         e->op == ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT ? " RETRACT" : "", value_text(e), vf,
+         e->valid_to ? " to " : "", e->valid_to ? vt : "", tc, (unsigned long long)e->id);
+  if (e->meta && e->meta->reason && *e->meta->reason) printf(", why: %s", e->meta->reason);
+  printf("]\n");
+}
+
+static int cmd_state(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: engram graph state SUBJECT [RELATION] [--at T] [--known-at T]\n");
+    return 2;
+  }
+  Engram__V1__StateQuery q = ENGRAM__V1__STATE_QUERY__INIT, *qs[1] = {&q};
+  q.subject = name_ref(a, argv[1]);
+  q.relation = argc > 2 ? argv[2] : "";
+  Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
+  req.scope = eg_cli_scope(cli, a);
+  req.queries = qs;
+  req.n_queries = 1;
+  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
+  Engram__V1__StateResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/State",
+                                                     &req.base, &engram__v1__state_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    size_t shown = 0;
+    for (size_t i = 0; i < r->n_results; i++)
+      for (size_t j = 0; j < r->results[i]->n_values; j++, shown++) print_edge(r->results[i]->values[j], "");
+    if (!shown) printf("(no current value)\n");
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+static int cmd_history(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: engram graph history SUBJECT [RELATION] [--known-at T] [--limit N]\n");
+    return 2;
+  }
+  Engram__V1__HistoryRequest req = ENGRAM__V1__HISTORY_REQUEST__INIT;
+  req.scope = eg_cli_scope(cli, a);
+  req.subject = name_ref(a, argv[1]);
+  req.relation = argc > 2 ? argv[2] : "";
+  req.limit = (uint32_t)eg_cfg_int(cli->cfg, "limit");
+  if (eg_cli_time(cli, "known_at", &req.known_at)) return 2;
+  Engram__V1__HistoryResponse *r = (void *)eg_cli_call(
+      cli, "graphd", "/engram.v1.Graph/History", &req.base, &engram__v1__history_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    for (size_t i = 0; i < r->n_entries; i++) {
+      print_edge(r->entries[i]->edge, r->entries[i]->superseded ? "  superseded  " : "  current     ");
+      if (r->entries[i]->superseded_by)
+        printf("              replaced by #%llu\n", (unsigned long long)r->entries[i]->superseded_by);
+    }
+    if (!r->n_entries) printf("(no history)\n");
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  (void)argc, (void)argv;
+  Engram__V1__TimeRange w = ENGRAM__V1__TIME_RANGE__INIT;
+  if (eg_cli_time(cli, "from", &w.from) || eg_cli_time(cli, "to", &w.to)) return 2;
+  Engram__V1__ChangesRequest req = ENGRAM__V1__CHANGES_REQUEST__INIT;
+  req.scope = eg_cli_scope(cli, a);
+  req.window = &w;
+  req.session_id = (char *)eg_cfg_str(cli->cfg, "session");
+  req.limit = (uint32_t)eg_cfg_int(cli->cfg, "limit");
+  Engram__V1__ChangesResponse *r = (void *)eg_cli_call(
+      cli, "graphd", "/engram.v1.Graph/Changes", &req.base, &engram__v1__changes_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) eg_cli_print_json(&r->base);
+  else
+    for (size_t i = 0; i < r->n_edges; i++) print_edge(r->edges[i], "");
+  if (!cli->json && r->next_page_token && *r->next_page_token)
+    printf("(more: narrow --from/--to or raise --limit)\n");
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+static int cmd_traverse(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: engram graph traverse SEED... [--depth N] [--relations A,B] [--at T]\n");
+    return 2;
+  }
+  Engram__V1__TraverseRequest req = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
+  req.scope = eg_cli_scope(cli, a);
+  req.n_seeds = (size_t)argc - 1;
+  req.seeds = eg_arena_alloc(a, req.n_seeds * sizeof *req.seeds);
+  for (size_t i = 0; i < req.n_seeds; i++) req.seeds[i] = name_ref(a, argv[i + 1]);
+  req.max_depth = (uint32_t)eg_cfg_int(cli->cfg, "depth");
+  char *rels = eg_arena_strdup(a, eg_cfg_str(cli->cfg, "relations"));
+  req.relations = eg_arena_alloc(a, 64 * sizeof *req.relations);
+  char *save = NULL;
+  for (char *t = strtok_r(rels, ",", &save); t && req.n_relations < 64; t = strtok_r(NULL, ",", &save))
+    req.relations[req.n_relations++] = t;
+  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
+  Engram__V1__TraverseResponse *r = (void *)eg_cli_call(
+      cli, "graphd", "/engram.v1.Graph/Traverse", &req.base, &engram__v1__traverse_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    for (size_t i = 0; i < r->n_paths; i++) {
+      Engram__V1__Path *p = r->paths[i];
+      printf("%s", p->n_edges ? p->edges[0]->subject_name : "");
+      for (size_t j = 0; j < p->n_edges; j++) printf(" -%s-> %s", p->edges[j]->relation, value_text(p->edges[j]));
+      printf("\n");
+    }
+    if (r->truncated || r->skipped_by_fanout)
+      printf("(truncated: %u edges skipped by the fan-out cap)\n", r->skipped_by_fanout);
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: engram graph walk EDGE_ID... [--at T] [--known-at T]\n");
+    return 2;
+  }
+  Engram__V1__WalkRequest req = ENGRAM__V1__WALK_REQUEST__INIT;
+  req.scope = eg_cli_scope(cli, a);
+  req.n_claims = (size_t)argc - 1;
+  req.claims = eg_arena_alloc(a, req.n_claims * sizeof *req.claims);
+  for (size_t i = 0; i < req.n_claims; i++)
+    req.claims[i] = strtoull(argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1], NULL, 10);
+  req.max_depth = (uint32_t)eg_cfg_int(cli->cfg, "depth");
+  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
+  Engram__V1__WalkResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Walk", &req.base,
+                                                    &engram__v1__walk_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    for (size_t i = 0; i < r->n_statuses; i++) {
+      Engram__V1__ClaimStatus *s = r->statuses[i];
+      const ProtobufCEnumValue *ev =
+          protobuf_c_enum_descriptor_get_value(&engram__v1__epistemic_status__descriptor, (int)s->status);
+      printf("#%llu %s (premises checked %u, links skipped %u)\n", (unsigned long long)s->claim,
+             ev ? ev->name + strlen("EPISTEMIC_STATUS_") : "?", s->premises_checked, s->skipped_links);
+      if (s->superseding) print_edge(s->superseding, "  because: ");
+      if (s->n_chain) {
+        printf("  chain:");
+        for (size_t j = 0; j < s->n_chain; j++) printf(" #%llu", (unsigned long long)s->chain[j]);
+        printf("\n");
+      }
+    }
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+/* Parse JSON text into a message of desc; NULL (message printed) on error. */
+static ProtobufCMessage *parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a) {
+  cJSON *j = cJSON_Parse(text);
+  if (!j) {
+    fprintf(stderr, "engram: input is not valid JSON\n");
+    return NULL;
+  }
+  ProtobufCMessage *m = NULL;
+  eg_err e;
+  if (eg_pbjson_read(desc, j, a, &m, &e)) {
+    fprintf(stderr, "engram: %s\n", e.msg);
+    m = NULL;
+  }
+  cJSON_Delete(j);
+  return m;
+}
+
+static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: engram graph commit FILE|-   (JSON CommitRequest; scope from --tenant)\n");
+    return 2;
+  }
+  char *text = eg_cli_read_input(argv[1][0] == '-' ? "-" : eg_arena_sprintf(a, "@%s", argv[1]), a);
+  if (!text) return 2;
+  Engram__V1__CommitRequest *req = (void *)parse_json(text, &engram__v1__commit_request__descriptor, a);
+  if (!req) return 2;
+  if (!req->scope) req->scope = eg_cli_scope(cli, a);
+  Engram__V1__CommitResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Commit", &req->base,
+                                                      &engram__v1__commit_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    char tc[40];
+    eg_cli_format_time(r->t_commit, tc, sizeof tc);
+    printf("committed %zu edges at %s:", r->n_edge_ids, tc);
+    for (size_t i = 0; i < r->n_edge_ids; i++) printf(" #%llu", (unsigned long long)r->edge_ids[i]);
+    printf("\n");
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+int eg_cli_graph(const eg_cli *cli, int argc, char **argv) {
+  static const struct {
+    const char *name;
+    int (*fn)(const eg_cli *, int, char **, eg_arena *);
+  } sub[] = {{"state", cmd_state},       {"history", cmd_history}, {"changes", cmd_changes},
+             {"traverse", cmd_traverse}, {"walk", cmd_walk},       {"commit", cmd_commit}};
+  if (argc < 2) {
+    fprintf(stderr, "usage: engram graph state|history|changes|traverse|walk|commit …\n");
+    return 2;
+  }
+  for (size_t i = 0; i < sizeof sub / sizeof *sub; i++) {
+    if (strcmp(argv[1], sub[i].name) != 0) continue;
+    eg_arena *a = eg_arena_new(0, 0);
+    int rc = sub[i].fn(cli, argc - 1, argv + 1, a);
+    eg_arena_free(a);
+    return rc;
+  }
+  fprintf(stderr, "engram graph: unknown subcommand '%s'\n", argv[1]);
+  return 2;
+}
+
+/* ---- engram call Service/Method JSON ------------------------------------------------- */
+
+int eg_cli_call_any(const eg_cli *cli, int argc, char **argv) {
+  static const struct {
+    const ProtobufCServiceDescriptor *desc;
+    const char *daemon;
+  } services[] = {{&engram__v1__graph__descriptor, "graphd"},
+                  {&engram__v1__vector__descriptor, "vectord"},
+                  {&engram__v1__ingest__descriptor, "ingestd"},
+                  {&engram__v1__admin__descriptor, "ingestd"},
+                  {&engram__v1__recall__descriptor, "recalld"}};
+  if (argc != 3) {
+    fprintf(stderr, "usage: engram call Service/Method JSON|@FILE|-   (e.g. Graph/State '{…}')\n");
+    return 2;
+  }
+  const char *slash = strchr(argv[1], '/');
+  if (!slash) {
+    fprintf(stderr, "engram call: name the method as Service/Method\n");
+    return 2;
+  }
+  size_t sl = (size_t)(slash - argv[1]);
+  for (size_t i = 0; i < sizeof services / sizeof *services; i++) {
+    const ProtobufCServiceDescriptor *d = services[i].desc;
+    if (strlen(d->short_name) != sl || strncmp(d->short_name, argv[1], sl) != 0) continue;
+    const ProtobufCMethodDescriptor *m = protobuf_c_service_descriptor_get_method_by_name(d, slash + 1);
+    if (!m) break;
+    eg_arena *a = eg_arena_new(0, 0);
+    int rc = 2;
+    char *text = eg_cli_read_input(argv[2], a);
+    ProtobufCMessage *req = text ? parse_json(text, m->input, a) : NULL;
+    if (req) {
+      char path[160];
+      snprintf(path, sizeof path, "/%s/%s", d->name, m->name);
+      ProtobufCMessage *r = eg_cli_call(cli, services[i].daemon, path, req, m->output);
+      rc = 1;
+      if (r) {
+        eg_cli_print_json(r);
+        protobuf_c_message_free_unpacked(r, NULL);
+        rc = 0;
+      }
+    }
+    eg_arena_free(a);
+    return rc;
+  }
+  fprintf(stderr, "engram call: unknown method '%s'\n", argv[1]);
+  return 2;
+}

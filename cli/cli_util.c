@@ -1,0 +1,76 @@
+/*
+ * cli_util.c — pieces every subcommand uses: scope from the options, times, JSON input
+ * and output, one RPC call with error reporting.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/time.h"
+
+Engram__V1__Scope *eg_cli_scope(const eg_cli *cli, eg_arena *a) {
+  Engram__V1__Scope *s = eg_arena_calloc(a, 1, sizeof *s);
+  engram__v1__scope__init(s);
+  s->tenant = (char *)eg_cfg_str(cli->cfg, "tenant");
+  s->user = (char *)eg_cfg_str(cli->cfg, "user");
+  s->agent = (char *)eg_cfg_str(cli->cfg, "agent");
+  return s;
+}
+
+int eg_cli_time(const eg_cli *cli, const char *option, int64_t *out) {
+  const char *v = eg_cfg_str(cli->cfg, option);
+  *out = 0;
+  if (!*v) return 0;
+  eg_err e;
+  if (eg_time_parse(v, out, &e)) {
+    fprintf(stderr, "engram: --%s: %s\n", option, e.msg);
+    return -1;
+  }
+  return 0;
+}
+
+void eg_cli_format_time(int64_t us, char *buf, size_t len) {
+  if (!us) snprintf(buf, len, "-");
+  else if (us % EG_US_PER_DAY == 0) eg_time_format_date(us, buf, len);
+  else eg_time_format(us, buf, len);
+}
+
+char *eg_cli_read_input(const char *arg, eg_arena *a) {
+  if (arg[0] != '@' && strcmp(arg, "-") != 0) return eg_arena_strdup(a, arg);
+  FILE *f = strcmp(arg, "-") == 0 ? stdin : fopen(arg + 1, "r");
+  if (!f) {
+    fprintf(stderr, "engram: cannot open %s\n", arg + 1);
+    return NULL;
+  }
+  eg_buf b = EG_BUF_INIT;
+  b.max = (size_t)1 << 30;
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) eg_buf_append(&b, chunk, n);
+  if (f != stdin) fclose(f);
+  char *s = eg_arena_strndup(a, b.data ? b.data : "", b.len);
+  eg_buf_free(&b);
+  return s;
+}
+
+ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
+                              const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc) {
+  eg_rpc_client *c = eg_cli_connect(cli, eg_cli_daemon_addr(cli, daemon));
+  if (!c) return NULL;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  if (eg_rpc_unary(c, method, req, resp_desc, 0, &resp, &e) != EG_OK) {
+    fprintf(stderr, "engram: %s: %s: %s\n", method, eg_code_name(e.code), e.msg);
+    resp = NULL;
+  }
+  eg_rpc_client_close(c);
+  return resp;
+}
+
+void eg_cli_print_json(const ProtobufCMessage *m) {
+  eg_buf b = EG_BUF_INIT;
+  eg_pbjson_write(m, EG_PBJSON_ISO_TIMES | EG_PBJSON_PRETTY, &b);
+  printf("%s\n", b.data ? b.data : "{}");
+  eg_buf_free(&b);
+}
