@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/time.h"
 #include "common/map.h"
 #include "services/graphd/keys.h"
 
@@ -50,13 +51,14 @@ struct eg_gstore {
   rocksdb_writebatch_t *pending;
   eg_map *ov;          /* visible pending values */
   eg_map *ov_flushing; /* values of the batch the leader is writing */
+  eg_map *warm;        /* durable values (and misses) seen by writers: a read cache */
   uint64_t enqueued, durable;
   uint64_t fail_from, fail_to; /* sequence range of a failed group write */
   bool writing;
   pthread_mutex_t tmu; /* guards tenants */
   eg_map *tenants;     /* name → eg_tenant* */
   uint64_t next_tenant;
-  eg_series *m_group_writes, *m_group_txns;
+  eg_series *m_group_writes, *m_group_txns, *m_group_secs;
 };
 
 rocksdb_t *eg_gstore_db(eg_gstore *s) { return s->db; }
@@ -138,6 +140,11 @@ eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg
   s->cache = rocksdb_cache_create_lru(64 << 20);
   s->bbto = rocksdb_block_based_options_create();
   rocksdb_block_based_options_set_block_cache(s->bbto, s->cache);
+  /* Bloom filters: most point reads (names, chain heads, entities) of a write miss. */
+  rocksdb_block_based_options_set_filter_policy(s->bbto, rocksdb_filterpolicy_create_bloom(10));
+  rocksdb_block_based_options_set_cache_index_and_filter_blocks(s->bbto, 1);
+  rocksdb_options_set_write_buffer_size(s->opts, 64 << 20);
+  rocksdb_options_set_max_write_buffer_number(s->opts, 4);
   rocksdb_options_set_block_based_table_factory(s->opts, s->bbto);
   const rocksdb_options_t *cfo[CF_COUNT];
   for (int i = 0; i < CF_COUNT; i++) cfo[i] = s->opts;
@@ -160,7 +167,9 @@ eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg
   pthread_mutex_init(&s->tmu, NULL);
   s->pending = rocksdb_writebatch_create();
   s->ov = eg_map_new();
+  s->warm = eg_map_new();
   s->tenants = eg_map_new();
+  rocksdb_set_perf_level(rocksdb_disable); /* no per-operation thread-local counters */
   char *v;
   size_t vl;
   s->next_tenant = 1;
@@ -175,6 +184,9 @@ eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg
     s->m_group_txns = eg_metric_solo(eg_metrics_counter(
         metrics, "engram_graphd_group_commit_txns_total",
         "Write transactions made durable by group commits.", NULL));
+    s->m_group_secs = eg_metric_solo(eg_metrics_histogram(
+        metrics, "engram_graphd_group_commit_seconds",
+        "Latency of one synced group write (memtable insert, WAL append, fsync).", NULL, NULL, 0));
     eg_metrics_collector(metrics, rocksdb_collector, s);
   }
   *out = s;
@@ -207,6 +219,8 @@ void eg_gstore_close(eg_gstore *s) {
   rocksdb_writebatch_destroy(s->pending);
   eg_map_each(s->ov, free_ov, NULL);
   eg_map_free(s->ov);
+  eg_map_each(s->warm, free_ov, NULL);
+  eg_map_free(s->warm);
   eg_map_each(s->tenants, free_tenant, NULL);
   eg_map_free(s->tenants);
   pthread_mutex_destroy(&s->mu);
@@ -292,24 +306,64 @@ static size_t ov_key(char *buf, int cf, const void *key, size_t klen) {
   return klen + 1;
 }
 
+/* Keep a durable value (or a miss: len SIZE_MAX) in the warm cache. Caller holds mu. */
+#define WARM_MAX 262144
+static void warm_put(eg_gstore *s, const char *mk, size_t ml, ov_val *v) {
+  if (eg_map_count(s->warm) >= WARM_MAX) { /* bounded: start over rather than grow */
+    eg_map_each(s->warm, free_ov, NULL);
+    eg_map_clear(s->warm);
+  }
+  ov_val *old = eg_map_get(s->warm, mk, ml);
+  if (eg_map_put(s->warm, mk, ml, v) != EG_OK) {
+    free(v);
+    return;
+  }
+  if (old && old != v) free(old);
+}
+
+static void warm_clear(eg_gstore *s) {
+  eg_map_each(s->warm, free_ov, NULL);
+  eg_map_clear(s->warm);
+}
+
+static bool warm_move(void *ctx, const void *k, size_t kl, void *v) {
+  warm_put(ctx, k, kl, v);
+  return true;
+}
+
 eg_code eg_gtxn_get(eg_gtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
                     eg_err *err) {
   eg_gstore *s = t->s;
   char mk[600];
-  if (klen + 1 <= sizeof mk) {
-    size_t ml = ov_key(mk, cf, key, klen);
-    ov_val *o = eg_map_get(s->ov, mk, ml);
-    if (!o && s->ov_flushing) o = eg_map_get(s->ov_flushing, mk, ml);
-    if (o) {
-      if (o->len == SIZE_MAX) return EG_ENOTFOUND;
-      *val = malloc(o->len ? o->len : 1);
-      if (!*val) return eg_err_set(err, EG_ENOMEM, "out of memory");
-      memcpy(*val, o->data, o->len);
-      *vlen = o->len;
-      return EG_OK;
+  if (klen + 1 > sizeof mk) return eg_gstore_get(s, cf, key, klen, val, vlen, err);
+  size_t ml = ov_key(mk, cf, key, klen);
+  /* Newest first: this group's pending writes, the batch being written, then durable
+   * values already seen (all only ever changed under the write lock we hold). */
+  ov_val *o = eg_map_get(s->ov, mk, ml);
+  if (!o && s->ov_flushing) o = eg_map_get(s->ov_flushing, mk, ml);
+  if (!o) o = eg_map_get(s->warm, mk, ml);
+  if (!o) {
+    char *v = NULL;
+    size_t vl = 0;
+    eg_code rc = eg_gstore_get(s, cf, key, klen, &v, &vl, err);
+    if (rc && rc != EG_ENOTFOUND) return rc;
+    ov_val *w = malloc(sizeof *w + (rc ? 0 : vl));
+    if (w) {
+      w->len = rc ? SIZE_MAX : vl;
+      if (!rc && vl) memcpy(w->data, v, vl);
+      warm_put(s, mk, ml, w);
     }
+    if (rc) return rc;
+    *val = v;
+    *vlen = vl;
+    return EG_OK;
   }
-  return eg_gstore_get(s, cf, key, klen, val, vlen, err);
+  if (o->len == SIZE_MAX) return EG_ENOTFOUND;
+  *val = malloc(o->len ? o->len : 1);
+  if (!*val) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  memcpy(*val, o->data, o->len);
+  *vlen = o->len;
+  return EG_OK;
 }
 
 static eg_code overlay_set(eg_gtxn *t, int cf, const void *key, size_t klen, const void *val,
@@ -364,6 +418,7 @@ void eg_gtxn_delete(eg_gtxn *t, int cf, const void *key, size_t klen) {
 void eg_gtxn_delete_range(eg_gtxn *t, int cf, const void *from, size_t flen, const void *to,
                           size_t tlen) {
   rocksdb_writebatch_delete_range_cf(t->s->pending, t->s->cfs[cf], from, flen, to, tlen);
+  warm_clear(t->s); /* cached keys inside the range would outlive it */
 }
 
 eg_code eg_gtxn_tenant(eg_gtxn *t, const char *name, eg_tenant **out, eg_err *err) {
@@ -479,9 +534,12 @@ eg_code eg_gtxn_commit(eg_gtxn *t, eg_err *err) {
     uint64_t from = s->durable + 1, upto = s->enqueued;
     pthread_mutex_unlock(&s->mu);
     char *e = NULL;
+    int64_t t0 = eg_time_mono_us();
     rocksdb_write(s->db, s->wo_sync, wb, &e);
+    eg_series_observe(s->m_group_secs, (double)(eg_time_mono_us() - t0) / 1e6);
     rocksdb_writebatch_destroy(wb);
     pthread_mutex_lock(&s->mu);
+    bool e_failed = e != NULL;
     if (e) {
       EG_ERROR("store", "group commit failed", "error=\"%s\" txns=%llu", e,
                (unsigned long long)(upto - from + 1));
@@ -491,7 +549,12 @@ eg_code eg_gtxn_commit(eg_gtxn *t, eg_err *err) {
     }
     eg_series_add(s->m_group_writes, 1);
     eg_series_add(s->m_group_txns, (double)(upto - from + 1));
-    eg_map_each(s->ov_flushing, free_ov, NULL);
+    if (e_failed) { /* nothing of it is durable: forget it, and what we cached */
+      eg_map_each(s->ov_flushing, free_ov, NULL);
+      warm_clear(s);
+    } else {
+      eg_map_each(s->ov_flushing, warm_move, s); /* durable now: keep them warm */
+    }
     eg_map_free(s->ov_flushing);
     s->ov_flushing = NULL;
     s->durable = upto;
