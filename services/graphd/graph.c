@@ -13,7 +13,7 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   eg_graph *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   g->limits = *limits;
-  eg_code rc = eg_gstore_open(dir, metrics, &g->store, err);
+  eg_code rc = eg_gstore_open(dir, limits->warm_cache_entries, metrics, &g->store, err);
   if (rc) {
     free(g);
     return rc;

@@ -28,6 +28,7 @@ typedef struct eg_graph_limits {
   uint32_t max_fanout;            /* per-node cap */
   uint32_t max_paths;             /* traversal result cap */
   uint32_t max_history;           /* history entries */
+  uint32_t warm_cache_entries;    /* write-path read cache size (0 = off) */
 } eg_graph_limits;
 
 eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics *metrics,

@@ -18,6 +18,9 @@ static const eg_cfg_opt graphd_opts[] = {
     {"max_fanout", EG_CFG_INT, "64", "edges followed per node", 0, 1, 4096},
     {"max_paths", EG_CFG_INT, "1000", "paths returned by one traversal", 0, 1, 100000},
     {"max_history", EG_CFG_INT, "1000", "entries returned by one History", 0, 1, 100000},
+    {"warm_cache_entries", EG_CFG_INT, "1000000",
+     "recently written or read keys the write path keeps in memory (names, heads)", 0, 0,
+     100000000},
 };
 
 typedef struct graphd {
@@ -36,6 +39,7 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
       .max_fanout = (uint32_t)eg_cfg_int(c, "max_fanout"),
       .max_paths = (uint32_t)eg_cfg_int(c, "max_paths"),
       .max_history = (uint32_t)eg_cfg_int(c, "max_history"),
+      .warm_cache_entries = (uint32_t)eg_cfg_int(c, "warm_cache_entries"),
   };
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));

@@ -51,7 +51,9 @@ struct eg_gstore {
   rocksdb_writebatch_t *pending;
   eg_map *ov;          /* visible pending values */
   eg_map *ov_flushing; /* values of the batch the leader is writing */
-  eg_map *warm;        /* durable values (and misses) seen by writers: a read cache */
+  eg_map *warm;        /* durable values (and misses) seen by writers: a read cache … */
+  eg_map *warm_old;    /* … in two generations: when warm fills up it becomes warm_old */
+  size_t warm_max;     /* entries per generation */
   uint64_t enqueued, durable;
   uint64_t fail_from, fail_to; /* sequence range of a failed group write */
   bool writing;
@@ -129,7 +131,8 @@ static void rocksdb_collector(void *arg, eg_buf *out) {
   }
 }
 
-eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg_err *err) {
+eg_code eg_gstore_open(const char *dir, size_t warm_entries, eg_metrics *metrics, eg_gstore **out,
+                       eg_err *err) {
   eg_gstore *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
   s->opts = rocksdb_options_create();
@@ -143,8 +146,9 @@ eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg
   /* Bloom filters: most point reads (names, chain heads, entities) of a write miss. */
   rocksdb_block_based_options_set_filter_policy(s->bbto, rocksdb_filterpolicy_create_bloom(10));
   rocksdb_block_based_options_set_cache_index_and_filter_blocks(s->bbto, 1);
-  rocksdb_options_set_write_buffer_size(s->opts, 64 << 20);
-  rocksdb_options_set_max_write_buffer_number(s->opts, 4);
+  rocksdb_options_set_write_buffer_size(s->opts, 32 << 20);
+  rocksdb_options_set_max_write_buffer_number(s->opts, 3);
+  rocksdb_options_set_db_write_buffer_size(s->opts, (size_t)256 << 20); /* all CFs together */
   rocksdb_options_set_block_based_table_factory(s->opts, s->bbto);
   const rocksdb_options_t *cfo[CF_COUNT];
   for (int i = 0; i < CF_COUNT; i++) cfo[i] = s->opts;
@@ -168,6 +172,8 @@ eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg
   s->pending = rocksdb_writebatch_create();
   s->ov = eg_map_new();
   s->warm = eg_map_new();
+  s->warm_old = eg_map_new();
+  s->warm_max = warm_entries ? warm_entries / 2 : 1;
   s->tenants = eg_map_new();
   rocksdb_set_perf_level(rocksdb_disable); /* no per-operation thread-local counters */
   char *v;
@@ -221,6 +227,8 @@ void eg_gstore_close(eg_gstore *s) {
   eg_map_free(s->ov);
   eg_map_each(s->warm, free_ov, NULL);
   eg_map_free(s->warm);
+  eg_map_each(s->warm_old, free_ov, NULL);
+  eg_map_free(s->warm_old);
   eg_map_each(s->tenants, free_tenant, NULL);
   eg_map_free(s->tenants);
   pthread_mutex_destroy(&s->mu);
@@ -306,13 +314,17 @@ static size_t ov_key(char *buf, int cf, const void *key, size_t klen) {
   return klen + 1;
 }
 
-/* Keep a durable value (or a miss: len SIZE_MAX) in the warm cache. Caller holds mu. */
-#define WARM_MAX 262144
+/* Keep a durable value (or a miss: len SIZE_MAX) in the warm cache. Caller holds mu.
+ * Two generations approximate LRU: when the young one is full it becomes the old one
+ * (the previous old one is dropped); a hit in the old generation moves to the young. */
 static void warm_put(eg_gstore *s, const char *mk, size_t ml, ov_val *v) {
-  if (eg_map_count(s->warm) >= WARM_MAX) { /* bounded: start over rather than grow */
-    eg_map_each(s->warm, free_ov, NULL);
-    eg_map_clear(s->warm);
+  if (eg_map_count(s->warm) >= s->warm_max) {
+    eg_map_each(s->warm_old, free_ov, NULL);
+    eg_map_free(s->warm_old);
+    s->warm_old = s->warm;
+    s->warm = eg_map_new();
   }
+  free(eg_map_del(s->warm_old, mk, ml));
   ov_val *old = eg_map_get(s->warm, mk, ml);
   if (eg_map_put(s->warm, mk, ml, v) != EG_OK) {
     free(v);
@@ -321,9 +333,19 @@ static void warm_put(eg_gstore *s, const char *mk, size_t ml, ov_val *v) {
   if (old && old != v) free(old);
 }
 
+static ov_val *warm_get(eg_gstore *s, const char *mk, size_t ml) {
+  ov_val *o = eg_map_get(s->warm, mk, ml);
+  if (o) return o;
+  o = eg_map_del(s->warm_old, mk, ml);
+  if (o) warm_put(s, mk, ml, o);
+  return o;
+}
+
 static void warm_clear(eg_gstore *s) {
   eg_map_each(s->warm, free_ov, NULL);
   eg_map_clear(s->warm);
+  eg_map_each(s->warm_old, free_ov, NULL);
+  eg_map_clear(s->warm_old);
 }
 
 static bool warm_move(void *ctx, const void *k, size_t kl, void *v) {
@@ -341,7 +363,7 @@ eg_code eg_gtxn_get(eg_gtxn *t, int cf, const void *key, size_t klen, char **val
    * values already seen (all only ever changed under the write lock we hold). */
   ov_val *o = eg_map_get(s->ov, mk, ml);
   if (!o && s->ov_flushing) o = eg_map_get(s->ov_flushing, mk, ml);
-  if (!o) o = eg_map_get(s->warm, mk, ml);
+  if (!o) o = warm_get(s, mk, ml);
   if (!o) {
     char *v = NULL;
     size_t vl = 0;

@@ -31,7 +31,10 @@ typedef struct eg_tenant {
   uint64_t next_merge;  /* next merge record id */
 } eg_tenant;
 
-eg_code eg_gstore_open(const char *dir, eg_metrics *metrics, eg_gstore **out, eg_err *err);
+/* warm_entries: how many recently written or read keys write transactions keep in
+ * memory (names, entities, chain heads); 0 disables the cache. */
+eg_code eg_gstore_open(const char *dir, size_t warm_entries, eg_metrics *metrics, eg_gstore **out,
+                       eg_err *err);
 void eg_gstore_close(eg_gstore *s); /* accepts NULL */
 
 rocksdb_t *eg_gstore_db(eg_gstore *s);
