@@ -86,7 +86,7 @@ static size_t head_key(uint8_t *k, uint64_t t, uint64_t s, uint64_t r) {
   return 1 + KEY3(k + 1, t, s, r);
 }
 
-static eg_code put_edge(eg_gtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena *a,
+static eg_code put_edge(eg_kvtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena *a,
                         eg_err *err) {
   uint64_t r = eg_rel_hash(e->relation);
   size_t n = engram__v1__edge__get_packed_size(e);
@@ -95,36 +95,36 @@ static eg_code put_edge(eg_gtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena 
   engram__v1__edge__pack(e, buf);
   uint8_t ek[EDGE_KEY_LEN], k[48];
   KEY6(ek, t, e->subject, r, key_time(e->valid_from), key_time(e->t_commit), e->id);
-  eg_gtxn_put(txn, CF_EDGES, ek, EDGE_KEY_LEN, buf, n, false);
-  eg_gtxn_put(txn, CF_EDGES_BY_ID, k, KEY2(k, t, e->id), ek, EDGE_KEY_LEN, false);
+  eg_kvtxn_put(txn, CF_EDGES, ek, EDGE_KEY_LEN, buf, n, false);
+  eg_kvtxn_put(txn, CF_EDGES_BY_ID, k, KEY2(k, t, e->id), ek, EDGE_KEY_LEN, false);
   if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
-    eg_gtxn_put(txn, CF_EDGES_BY_OBJECT, k, KEY5(k, t, e->object->entity_id, r, e->subject, e->id),
+    eg_kvtxn_put(txn, CF_EDGES_BY_OBJECT, k, KEY5(k, t, e->object->entity_id, r, e->subject, e->id),
                 "", 0, false);
-  eg_gtxn_put(txn, CF_TXLOG, k, KEY3(k, t, key_time(e->t_commit), e->id), "", 0, false);
+  eg_kvtxn_put(txn, CF_TXLOG, k, KEY3(k, t, key_time(e->t_commit), e->id), "", 0, false);
   for (size_t j = 0; j < e->n_derived_from; j++)
-    eg_gtxn_put(txn, CF_DERIVATIONS, k, KEY3(k, t, e->derived_from[j], e->id), "", 0, false);
+    eg_kvtxn_put(txn, CF_DERIVATIONS, k, KEY3(k, t, e->derived_from[j], e->id), "", 0, false);
   uint64_t chunk = e->meta ? e->meta->source_chunk_id : 0;
   if (chunk) {
-    eg_gtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->subject), "", 0, false);
+    eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->subject), "", 0, false);
     if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
-      eg_gtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), "", 0, false);
+      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), "", 0, false);
   }
   /* The chain head moves to this commit. */
   uint8_t hk[25], hv[8];
   size_t hl = head_key(hk, t, e->subject, r);
   key_put64(hv, e->id);
-  if (eg_gtxn_put(txn, CF_DEFAULT, hk, hl, hv, 8, true)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (eg_kvtxn_put(txn, CF_DEFAULT, hk, hl, hv, 8, true)) return eg_err_set(err, EG_ENOMEM, "out of memory");
   return EG_OK;
 }
 
-static eg_code chain_head(eg_gtxn *txn, uint64_t t, uint64_t s, uint64_t r, uint64_t *head,
+static eg_code chain_head(eg_kvtxn *txn, uint64_t t, uint64_t s, uint64_t r, uint64_t *head,
                           eg_err *err) {
   uint8_t hk[25];
   size_t hl = head_key(hk, t, s, r);
   char *v;
   size_t vl;
   *head = 0;
-  eg_code rc = eg_gtxn_get(txn, CF_DEFAULT, hk, hl, &v, &vl, err);
+  eg_code rc = eg_kvtxn_get(txn, CF_DEFAULT, hk, hl, &v, &vl, err);
   if (rc == EG_ENOTFOUND) return EG_OK;
   if (rc) return rc;
   if (vl == 8) *head = key_get64((uint8_t *)v);
@@ -159,10 +159,10 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
   Engram__V1__Edge **edges = eg_arena_calloc(a, n ? n : 1, sizeof *edges);
   if (!resp->edge_ids || !resp->subject_ids || !edges) return eg_err_set(err, EG_ENOMEM, "out of memory");
 
-  eg_gtxn *txn = eg_gstore_begin(g->store);
+  eg_kvtxn *txn = eg_kv_begin(g->store);
   if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_tenant *ten;
-  if ((rc = eg_gtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
+  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
   uint64_t T = ten->id;
   /* Premises must exist in this tenant (acknowledged commits are durable). */
   for (size_t i = 0; i < n; i++) {
@@ -200,7 +200,7 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
       eg_err_prefix(err, p);
       goto fail;
     }
-    e->id = ten->next_edge++;
+    e->id = ten->counter[EG_CTR_EDGE]++;
     e->subject = sid;
     e->relation = in->relation;
     if (in->object_entity) {
@@ -251,18 +251,18 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
       if ((rc = eg_entity_ref(g, txn, ten, T, m->entities[j], req->scope->user, true, a, &eid, NULL, err)))
         goto fail;
       uint8_t k[24];
-      eg_gtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, T, m->chunk_id, eid), "", 0, false);
+      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, T, m->chunk_id, eid), "", 0, false);
     }
   }
   if (!n && ten->last_tc < tc) ten->last_tc = tc;
   resp->t_commit = n ? edges[n - 1]->t_commit : ten->last_tc;
-  eg_gtxn_save_tenant(txn, ten);
-  if ((rc = eg_gtxn_commit(txn, err))) return rc;
+  eg_kvtxn_save_tenant(txn, ten);
+  if ((rc = eg_kvtxn_commit(txn, err))) return rc;
   eg_series_add(g->m_commits, 1);
   eg_series_add(g->m_edges, (double)n);
   return EG_OK;
 fail:
-  eg_gtxn_abort(txn);
+  eg_kvtxn_abort(txn);
   return rc;
 }
 
@@ -286,8 +286,8 @@ static eg_code state_one(eg_graph *g, uint64_t t, uint64_t s, const char *rel, i
   uint8_t start[EDGE_KEY_LEN], prefix[24];
   KEY6(start, t, s, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
   KEY3(prefix, t, s, r);
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_gstore_db(g->store), eg_gstore_ro(g->store),
-                                                      eg_gstore_cf(g->store, CF_EDGES));
+  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(g->store), eg_kv_ro(g->store),
+                                                      eg_kv_cf(g->store, CF_EDGES));
   eg_ptrvec retracts = {0};
   *out = NULL;
   eg_code rc = EG_OK;
@@ -493,7 +493,7 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
   resp->valid_at = valid_at;
   resp->known_at = known_at;
   uint64_t t;
-  bool tenant_known = eg_gstore_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
+  bool tenant_known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
   eg_ptrvec results = {0};
   for (size_t q = 0; q < req->n_queries; q++) {
     const Engram__V1__StateQuery *sq = req->queries[q];
@@ -550,7 +550,7 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
   if (limit > g->limits.max_history) limit = g->limits.max_history;
   int64_t known_at = eg_bound_or_now(req->known_at);
   uint64_t t, sid;
-  if (eg_gstore_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
   eg_code rc = eg_entity_ref(g, NULL, NULL, t, req->subject, NULL, false, a, &sid, NULL, err);
   if (rc == EG_ENOTFOUND || (!rc && !sid)) return EG_OK;
   if (rc) return rc;
@@ -636,7 +636,7 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
   int64_t from = req->window ? req->window->from : 0, to = req->window ? req->window->to : 0;
   if (from && to && to <= from) return eg_err_set(err, EG_EINVAL, "window.to must be after window.from");
   uint64_t t;
-  if (eg_gstore_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
   uint8_t start[24], prefix[8], upper[8];
   KEY3(start, t, from ? key_time(from) : 0, 0);
   if (req->page_token && *req->page_token) {
@@ -687,7 +687,7 @@ eg_code eg_graph_chunk_entities(eg_graph *g, const Engram__V1__ChunkEntitiesRequ
                                 eg_arena *a, Engram__V1__ChunkEntitiesResponse *resp, eg_err *err) {
   if (req->n_chunk_ids > 10000) return eg_err_set(err, EG_EINVAL, "more than 10000 chunk ids");
   uint64_t t;
-  if (eg_gstore_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
   resp->chunks = eg_arena_calloc(a, req->n_chunk_ids ? req->n_chunk_ids : 1, sizeof *resp->chunks);
   if (!resp->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < req->n_chunk_ids; i++) {

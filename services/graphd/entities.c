@@ -26,21 +26,21 @@ static size_t name_key(uint8_t *k, size_t cap, uint64_t tenant, const char *norm
   return 8 + n;
 }
 
-static eg_code names_get(eg_graph *g, eg_gtxn *txn, const uint8_t *k, size_t kl, char **v,
+static eg_code names_get(eg_graph *g, eg_kvtxn *txn, const uint8_t *k, size_t kl, char **v,
                          size_t *vl, eg_err *err) {
-  return txn ? eg_gtxn_get(txn, CF_NAMES, k, kl, v, vl, err)
-             : eg_gstore_get(g->store, CF_NAMES, k, kl, v, vl, err);
+  return txn ? eg_kvtxn_get(txn, CF_NAMES, k, kl, v, vl, err)
+             : eg_kv_get(g->store, CF_NAMES, k, kl, v, vl, err);
 }
 
 /* Add (id, kind) to the names list of norm, unless present. */
-static eg_code names_add(eg_gtxn *txn, uint64_t tenant, const char *norm, uint64_t id, int kind,
+static eg_code names_add(eg_kvtxn *txn, uint64_t tenant, const char *norm, uint64_t id, int kind,
                          eg_err *err) {
   uint8_t k[1100];
   size_t kl = name_key(k, sizeof k, tenant, norm);
   if (!kl) return eg_err_set(err, EG_EINVAL, "name too long");
   char *v = NULL;
   size_t vl = 0;
-  eg_code rc = eg_gtxn_get(txn, CF_NAMES, k, kl, &v, &vl, err);
+  eg_code rc = eg_kvtxn_get(txn, CF_NAMES, k, kl, &v, &vl, err);
   if (rc && rc != EG_ENOTFOUND) return rc;
   for (size_t i = 0; i + NAME_ENTRY <= vl; i += NAME_ENTRY) {
     if (key_get64((uint8_t *)v + i) == id) {
@@ -55,7 +55,7 @@ static eg_code names_add(eg_gtxn *txn, uint64_t tenant, const char *norm, uint64
   }
   key_put64((uint8_t *)nv + vl, id);
   nv[vl + 8] = (char)kind;
-  rc = eg_gtxn_put(txn, CF_NAMES, k, kl, nv, vl + NAME_ENTRY, true);
+  rc = eg_kvtxn_put(txn, CF_NAMES, k, kl, nv, vl + NAME_ENTRY, true);
   free(nv);
   return rc ? eg_err_set(err, rc, "out of memory") : EG_OK;
 }
@@ -66,7 +66,7 @@ static bool type_matches(const char *want, const char *have) {
 }
 
 /* Find an entity by normalized name: survivor id, 0 when none. */
-static eg_code lookup_name(eg_graph *g, eg_gtxn *txn, uint64_t tenant, const char *norm,
+static eg_code lookup_name(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, const char *norm,
                            const char *type, eg_arena *a, uint64_t *id, int *kind, eg_err *err) {
   uint8_t k[1100];
   size_t kl = name_key(k, sizeof k, tenant, norm);
@@ -106,7 +106,7 @@ static eg_code lookup_name(eg_graph *g, eg_gtxn *txn, uint64_t tenant, const cha
   return EG_OK;
 }
 
-static eg_code entity_store(eg_gtxn *txn, uint64_t tenant, const Engram__V1__Entity *e,
+static eg_code entity_store(eg_kvtxn *txn, uint64_t tenant, const Engram__V1__Entity *e,
                             eg_arena *a, eg_err *err) {
   size_t n = engram__v1__entity__get_packed_size(e);
   uint8_t *buf = eg_arena_alloc(a, n ? n : 1);
@@ -114,7 +114,7 @@ static eg_code entity_store(eg_gtxn *txn, uint64_t tenant, const Engram__V1__Ent
   engram__v1__entity__pack(e, buf);
   uint8_t k[16];
   KEY2(k, tenant, e->id);
-  return eg_gtxn_put(txn, CF_ENTITIES, k, 16, buf, n, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
+  return eg_kvtxn_put(txn, CF_ENTITIES, k, 16, buf, n, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
                                                              : EG_OK;
 }
 
@@ -128,7 +128,7 @@ static eg_code check_name(const eg_graph *g, const char *name, const char *what,
 }
 
 /* Attach aliases to an existing entity (names + the entity's alias list). */
-static eg_code add_aliases(eg_graph *g, eg_gtxn *txn, uint64_t tenant, Engram__V1__Entity *e,
+static eg_code add_aliases(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, Engram__V1__Entity *e,
                            char **aliases, size_t n, eg_arena *a, eg_err *err) {
   bool changed = false;
   for (size_t i = 0; i < n; i++) {
@@ -154,13 +154,13 @@ static eg_code add_aliases(eg_graph *g, eg_gtxn *txn, uint64_t tenant, Engram__V
   return changed ? entity_store(txn, tenant, e, a, err) : EG_OK;
 }
 
-static eg_code entity_create(eg_graph *g, eg_gtxn *txn, eg_tenant *ten, const char *name,
+static eg_code entity_create(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, const char *name,
                              const char *norm, const char *type, const char *user, eg_arena *a,
                              uint64_t *id, eg_err *err) {
   Engram__V1__Entity *e = eg_arena_calloc(a, 1, sizeof *e);
   if (!e) return eg_err_set(err, EG_ENOMEM, "out of memory");
   engram__v1__entity__init(e);
-  e->id = ten->next_entity++;
+  e->id = ten->counter[EG_CTR_ENTITY]++;
   e->name = (char *)name;
   e->type = (char *)empty_if_null(type);
   e->created_at = eg_time_now_us();
@@ -168,13 +168,13 @@ static eg_code entity_create(eg_graph *g, eg_gtxn *txn, eg_tenant *ten, const ch
   eg_code rc = entity_store(txn, ten->id, e, a, err);
   if (!rc) rc = names_add(txn, ten->id, norm, e->id, 0, err);
   if (rc) return rc;
-  eg_gtxn_save_tenant(txn, ten);
+  eg_kvtxn_save_tenant(txn, ten);
   eg_series_add(g->m_entities, 1);
   *id = e->id;
   return EG_OK;
 }
 
-eg_code eg_entity_ref(eg_graph *g, eg_gtxn *txn, eg_tenant *ten, uint64_t tenant_id,
+eg_code eg_entity_ref(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, uint64_t tenant_id,
                       const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
                       uint64_t *id, bool *created, eg_err *err) {
   if (created) *created = false;
@@ -220,13 +220,13 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
   if (!resp->entities) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint64_t tenant_id = 0;
   eg_tenant *ten = NULL;
-  eg_gtxn *txn = NULL;
+  eg_kvtxn *txn = NULL;
   eg_code rc = EG_OK;
   if (writes) {
-    if (!(txn = eg_gstore_begin(g->store))) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    if ((rc = eg_gtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
+    if (!(txn = eg_kv_begin(g->store))) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
     tenant_id = ten->id;
-  } else if (eg_gstore_tenant_id(g->store, req->scope->tenant, &tenant_id) != EG_OK) {
+  } else if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant_id) != EG_OK) {
     tenant_id = 0; /* unknown tenant: nothing resolves */
   }
   for (size_t i = 0; i < req->n_mentions; i++) {
@@ -271,9 +271,9 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
     }
     r->entity = e;
   }
-  return txn ? eg_gtxn_commit(txn, err) : EG_OK;
+  return txn ? eg_kvtxn_commit(txn, err) : EG_OK;
 fail:
-  if (txn) eg_gtxn_abort(txn);
+  if (txn) eg_kvtxn_abort(txn);
   return rc;
 }
 
@@ -281,7 +281,7 @@ eg_code eg_graph_get_entities(eg_graph *g, const Engram__V1__GetEntitiesRequest 
                               Engram__V1__GetEntitiesResponse *resp, eg_err *err) {
   uint64_t tenant;
   if (req->n_ids > 10000) return eg_err_set(err, EG_EINVAL, "more than 10000 ids");
-  if (eg_gstore_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK) return EG_OK;
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK) return EG_OK;
   resp->entities = eg_arena_calloc(a, req->n_ids ? req->n_ids : 1, sizeof *resp->entities);
   if (!resp->entities) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < req->n_ids; i++) {
@@ -307,11 +307,11 @@ eg_code eg_graph_merge(eg_graph *g, const Engram__V1__MergeEntitiesRequest *req,
                        Engram__V1__MergeEntitiesResponse *resp, eg_err *err) {
   if (req->into == req->from) return eg_err_set(err, EG_EINVAL, "cannot merge an entity into itself");
   if (req->reason && strlen(req->reason) > 1024) return eg_err_set(err, EG_EINVAL, "reason too long");
-  eg_gtxn *t = eg_gstore_begin(g->store);
+  eg_kvtxn *t = eg_kv_begin(g->store);
   if (!t) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_tenant *ten;
   Engram__V1__Entity *into, *from;
-  eg_code rc = eg_gtxn_tenant(t, req->scope->tenant, &ten, err);
+  eg_code rc = eg_kvtxn_tenant(t, req->scope->tenant, &ten, err);
   if (rc) goto fail;
   if ((rc = eg_entity_load(g, t, ten->id, req->into, a, &into, err)) ||
       (rc = eg_entity_load(g, t, ten->id, req->from, a, &from, err))) {
@@ -359,36 +359,36 @@ eg_code eg_graph_merge(eg_graph *g, const Engram__V1__MergeEntitiesRequest *req,
     eg_buf_append(&rec, into->aliases[i], l);
   }
   eg_buf_puts(&rec, req->reason ? req->reason : "");
-  uint64_t merge_id = ten->next_merge++;
+  uint64_t merge_id = ten->counter[EG_CTR_MERGE]++;
   uint8_t k[17];
   merge_key(k, ten->id, merge_id);
-  rc = eg_gtxn_put(t, CF_DEFAULT, k, 17, rec.data, rec.len, true);
+  rc = eg_kvtxn_put(t, CF_DEFAULT, k, 17, rec.data, rec.len, true);
   eg_buf_free(&rec);
   if (rc) {
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     goto fail;
   }
-  eg_gtxn_save_tenant(t, ten);
+  eg_kvtxn_save_tenant(t, ten);
   resp->merge_id = merge_id;
-  return eg_gtxn_commit(t, err);
+  return eg_kvtxn_commit(t, err);
 fail:
-  eg_gtxn_abort(t);
+  eg_kvtxn_abort(t);
   return rc;
 }
 
 eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *req, eg_arena *a,
                          eg_err *err) {
   uint64_t tenant;
-  if (eg_gstore_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK)
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK)
     return eg_err_set(err, EG_ENOTFOUND, "merge record not found");
-  eg_gtxn *t = eg_gstore_begin(g->store);
+  eg_kvtxn *t = eg_kv_begin(g->store);
   if (!t) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint8_t k[17];
   merge_key(k, tenant, req->merge_id);
   char *v = NULL;
   size_t vl;
   Engram__V1__Entity *into, *from;
-  eg_code rc = eg_gtxn_get(t, CF_DEFAULT, k, 17, &v, &vl, err);
+  eg_code rc = eg_kvtxn_get(t, CF_DEFAULT, k, 17, &v, &vl, err);
   if (rc == EG_ENOTFOUND) eg_err_set(err, EG_ENOTFOUND, "merge record not found");
   if (rc) goto fail;
   if (vl < 21 || v[16]) {
@@ -433,11 +433,11 @@ eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *
   if ((rc = entity_store(t, tenant, into, a, err)) || (rc = entity_store(t, tenant, from, a, err)))
     goto fail;
   v[16] = 1;
-  eg_gtxn_put(t, CF_DEFAULT, k, 17, v, vl, true);
+  eg_kvtxn_put(t, CF_DEFAULT, k, 17, v, vl, true);
   free(v);
-  return eg_gtxn_commit(t, err);
+  return eg_kvtxn_commit(t, err);
 fail:
   free(v);
-  eg_gtxn_abort(t);
+  eg_kvtxn_abort(t);
   return rc;
 }

@@ -31,7 +31,7 @@ static uint64_t count_prefix(eg_graph *g, int cf, const uint8_t *prefix, size_t 
 }
 
 /* Delete [prefix, prefix+1) in cf, counting the keys first. */
-static void drop_prefix(eg_graph *g, eg_gtxn *txn, int cf, const uint8_t *prefix, size_t plen,
+static void drop_prefix(eg_graph *g, eg_kvtxn *txn, int cf, const uint8_t *prefix, size_t plen,
                         erase_counts *c) {
   uint8_t upper[32];
   memcpy(upper, prefix, plen);
@@ -40,10 +40,10 @@ static void drop_prefix(eg_graph *g, eg_gtxn *txn, int cf, const uint8_t *prefix
   if (!ul) return;
   upper[ul - 1]++;
   c->keys += count_prefix(g, cf, prefix, plen);
-  eg_gtxn_delete_range(txn, cf, prefix, plen, upper, ul);
+  eg_kvtxn_delete_range(txn, cf, prefix, plen, upper, ul);
 }
 
-static eg_code erase_tenant(eg_graph *g, eg_gtxn *txn, const char *name, uint64_t t,
+static eg_code erase_tenant(eg_graph *g, eg_kvtxn *txn, const char *name, uint64_t t,
                             erase_counts *c) {
   uint8_t p[9];
   key_put64(p, t);
@@ -56,7 +56,7 @@ static eg_code erase_tenant(eg_graph *g, eg_gtxn *txn, const char *name, uint64_
     key_put64(p + 1, t);
     drop_prefix(g, txn, CF_DEFAULT, p, 9, c);
   }
-  eg_gtxn_forget_tenant(txn, name);
+  eg_kvtxn_forget_tenant(txn, name);
   c->keys++;
   pthread_mutex_lock(&g->rmu);
   eg_map_clear(g->rel_cache);
@@ -96,7 +96,7 @@ static bool entity_in_use(eg_graph *g, uint64_t t, uint64_t e, const uint64_t *g
 }
 
 /* Remove entity id from the names list of one name. */
-static void unname(eg_gtxn *txn, uint64_t t, const char *name, uint64_t id, eg_arena *a,
+static void unname(eg_kvtxn *txn, uint64_t t, const char *name, uint64_t id, eg_arena *a,
                    erase_counts *c) {
   char *norm = eg_text_normalize(a, name, strlen(name));
   if (!norm || !*norm || strlen(norm) > 1000) return;
@@ -106,17 +106,17 @@ static void unname(eg_gtxn *txn, uint64_t t, const char *name, uint64_t id, eg_a
   memcpy(k + 8, norm, kl - 8);
   char *v;
   size_t vl;
-  if (eg_gtxn_get(txn, CF_NAMES, k, kl, &v, &vl, NULL) != EG_OK) return;
+  if (eg_kvtxn_get(txn, CF_NAMES, k, kl, &v, &vl, NULL) != EG_OK) return;
   size_t o = 0;
   for (size_t i = 0; i + 9 <= vl; i += 9)
     if (key_get64((uint8_t *)v + i) != id) memmove(v + o, v + i, 9), o += 9;
-  if (o) eg_gtxn_put(txn, CF_NAMES, k, kl, v, o, true);
-  else eg_gtxn_delete(txn, CF_NAMES, k, kl);
+  if (o) eg_kvtxn_put(txn, CF_NAMES, k, kl, v, o, true);
+  else eg_kvtxn_delete(txn, CF_NAMES, k, kl);
   c->keys++;
   free(v);
 }
 
-static eg_code erase_user(eg_graph *g, eg_gtxn *txn, uint64_t t, const char *user, eg_arena *a,
+static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *user, eg_arena *a,
                           erase_counts *c, eg_err *err) {
   uint8_t p[8], upper[8];
   key_put64(p, t);
@@ -130,23 +130,23 @@ static eg_code erase_user(eg_graph *g, eg_gtxn *txn, uint64_t t, const char *use
     const char *ek = rocksdb_iter_value(it, &ekl);
     char *v;
     size_t vl;
-    if (kl != 16 || eg_gstore_get(g->store, CF_EDGES, ek, ekl, &v, &vl, NULL) != EG_OK) continue;
+    if (kl != 16 || eg_kv_get(g->store, CF_EDGES, ek, ekl, &v, &vl, NULL) != EG_OK) continue;
     Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
     free(v);
     if (!e || strcmp(e->user ? e->user : "", user) != 0) continue;
     uint8_t key[48];
     uint64_t r = eg_rel_hash(e->relation);
-    eg_gtxn_delete(txn, CF_EDGES, ek, ekl);
-    eg_gtxn_delete(txn, CF_EDGES_BY_ID, k, kl);
-    eg_gtxn_delete(txn, CF_TXLOG, key, KEY3(key, t, key_time(e->t_commit), e->id));
+    eg_kvtxn_delete(txn, CF_EDGES, ek, ekl);
+    eg_kvtxn_delete(txn, CF_EDGES_BY_ID, k, kl);
+    eg_kvtxn_delete(txn, CF_TXLOG, key, KEY3(key, t, key_time(e->t_commit), e->id));
     c->keys += 3;
     bool obj_ent = e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID;
     if (obj_ent) {
-      eg_gtxn_delete(txn, CF_EDGES_BY_OBJECT, key, KEY5(key, t, e->object->entity_id, r, e->subject, e->id));
+      eg_kvtxn_delete(txn, CF_EDGES_BY_OBJECT, key, KEY5(key, t, e->object->entity_id, r, e->subject, e->id));
       c->keys++;
     }
     for (size_t j = 0; j < e->n_derived_from; j++, c->keys++)
-      eg_gtxn_delete(txn, CF_DERIVATIONS, key, KEY3(key, t, e->derived_from[j], e->id));
+      eg_kvtxn_delete(txn, CF_DERIVATIONS, key, KEY3(key, t, e->derived_from[j], e->id));
     uint8_t dp[16];
     KEY2(dp, t, e->id);
     drop_prefix(g, txn, CF_DERIVATIONS, dp, 16, c); /* where it was a premise */
@@ -160,8 +160,8 @@ static eg_code erase_user(eg_graph *g, eg_gtxn *txn, uint64_t t, const char *use
     KEY3(hk + 1, t, e->subject, r);
     char *hv;
     size_t hvl;
-    if (eg_gtxn_get(txn, CF_DEFAULT, hk, 25, &hv, &hvl, NULL) == EG_OK) {
-      if (hvl == 8 && key_get64((uint8_t *)hv) == e->id) eg_gtxn_delete(txn, CF_DEFAULT, hk, 25);
+    if (eg_kvtxn_get(txn, CF_DEFAULT, hk, 25, &hv, &hvl, NULL) == EG_OK) {
+      if (hvl == 8 && key_get64((uint8_t *)hv) == e->id) eg_kvtxn_delete(txn, CF_DEFAULT, hk, 25);
       free(hv);
     }
     eg_ptrvec_push(&gone_edges, a, (void *)(uintptr_t)e->id);
@@ -185,7 +185,7 @@ static eg_code erase_user(eg_graph *g, eg_gtxn *txn, uint64_t t, const char *use
     Engram__V1__Entity *e = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
     if (!e || kl != 16 || strcmp(e->created_by ? e->created_by : "", user) != 0) continue;
     if (entity_in_use(g, t, e->id, gone, gone_edges.n)) continue;
-    eg_gtxn_delete(txn, CF_ENTITIES, k, kl);
+    eg_kvtxn_delete(txn, CF_ENTITIES, k, kl);
     c->keys++;
     unname(txn, t, e->name, e->id, a, c);
     for (size_t j = 0; j < e->n_aliases; j++) unname(txn, t, e->aliases[j], e->id, a, c);
@@ -208,12 +208,12 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
   uint64_t t;
   eg_code rc = EG_OK;
   int64_t now = eg_time_now_us();
-  if (eg_gstore_tenant_id(g->store, tenant, &t) == EG_OK) {
-    eg_gtxn *txn = eg_gstore_begin(g->store);
+  if (eg_kv_tenant_id(g->store, tenant, &t) == EG_OK) {
+    eg_kvtxn *txn = eg_kv_begin(g->store);
     if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
     rc = whole ? erase_tenant(g, txn, tenant, t, &c) : erase_user(g, txn, t, user, a, &c, err);
     if (rc) {
-      eg_gtxn_abort(txn);
+      eg_kvtxn_abort(txn);
       return rc;
     }
     /* Audit: when, what kind, counts. No tenant or user name, no content. */
@@ -225,8 +225,8 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
     int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu keys=%llu",
                       whole ? "tenant" : "user", (unsigned long long)c.edges,
                       (unsigned long long)c.entities, (unsigned long long)c.keys);
-    eg_gtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
-    if ((rc = eg_gtxn_commit(txn, err))) return rc;
+    eg_kvtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
+    if ((rc = eg_kvtxn_commit(txn, err))) return rc;
   }
   EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu keys=%llu",
           whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,

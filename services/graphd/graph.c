@@ -13,7 +13,11 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   eg_graph *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   g->limits = *limits;
-  eg_code rc = eg_gstore_open(dir, limits->warm_cache_entries, metrics, &g->store, err);
+  static const char *const cfs[CF_COUNT] = {"default", "entities", "names", "edges",
+                                            "edges_by_object", "edges_by_id", "txlog",
+                                            "derivations", "chunk_entities"};
+  eg_code rc = eg_kv_open(dir, cfs, CF_COUNT, limits->warm_cache_entries, "engram_graphd", metrics,
+                          &g->store, err);
   if (rc) {
     free(g);
     return rc;
@@ -38,13 +42,13 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
 
 void eg_graph_close(eg_graph *g) {
   if (!g) return;
-  eg_gstore_close(g->store);
+  eg_kv_close(g->store);
   eg_map_free(g->rel_cache);
   pthread_mutex_destroy(&g->rmu);
   free(g);
 }
 
-eg_gstore *eg_graph_store(eg_graph *g) { return g->store; }
+eg_kv *eg_graph_store(eg_graph *g) { return g->store; }
 
 uint64_t eg_rel_hash(const char *relation) {
   return eg_hash64(relation, strlen(relation), 0x52454c4154494f4eULL);
@@ -90,7 +94,7 @@ rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, s
     rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)upper, ulen);
   }
   rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_gstore_db(g->store), ro, eg_gstore_cf(g->store, cf));
+      rocksdb_create_iterator_cf(eg_kv_db(g->store), ro, eg_kv_cf(g->store, cf));
   rocksdb_iter_seek(it, (const char *)prefix, plen);
   *ro_out = ro;
   return it;
@@ -102,11 +106,11 @@ eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
   KEY2(k, tenant, id);
   char *ek;
   size_t ekl;
-  eg_code rc = eg_gstore_get(g->store, CF_EDGES_BY_ID, k, 16, &ek, &ekl, err);
+  eg_code rc = eg_kv_get(g->store, CF_EDGES_BY_ID, k, 16, &ek, &ekl, err);
   if (rc) return rc;
   char *v;
   size_t vl;
-  rc = eg_gstore_get(g->store, CF_EDGES, ek, ekl, &v, &vl, err);
+  rc = eg_kv_get(g->store, CF_EDGES, ek, ekl, &v, &vl, err);
   free(ek);
   if (rc) return rc == EG_ENOTFOUND ? eg_err_set(err, EG_ECORRUPT, "edge index is dangling") : rc;
   *out = eg_edge_decode(a, v, vl);
@@ -114,14 +118,14 @@ eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
   return *out ? EG_OK : eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
 }
 
-eg_code eg_entity_load(eg_graph *g, eg_gtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
+eg_code eg_entity_load(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
                        Engram__V1__Entity **out, eg_err *err) {
   uint8_t k[16];
   KEY2(k, tenant, id);
   char *v;
   size_t vl;
-  eg_code rc = txn ? eg_gtxn_get(txn, CF_ENTITIES, k, 16, &v, &vl, err)
-                   : eg_gstore_get(g->store, CF_ENTITIES, k, 16, &v, &vl, err);
+  eg_code rc = txn ? eg_kvtxn_get(txn, CF_ENTITIES, k, 16, &v, &vl, err)
+                   : eg_kv_get(g->store, CF_ENTITIES, k, 16, &v, &vl, err);
   if (rc) return rc;
   ProtobufCAllocator al = eg_arena_allocator(a);
   *out = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);

@@ -17,7 +17,7 @@
 #include "common/err.h"
 #include "common/metrics.h"
 #include "proto/engram/v1/graph.pb-c.h"
-#include "services/graphd/store.h"
+#include "common/kv.h"
 
 typedef struct eg_graph eg_graph;
 
@@ -34,7 +34,7 @@ typedef struct eg_graph_limits {
 eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics *metrics,
                       eg_graph **out, eg_err *err);
 void eg_graph_close(eg_graph *g); /* accepts NULL */
-eg_gstore *eg_graph_store(eg_graph *g);
+eg_kv *eg_graph_store(eg_graph *g);
 
 /* ---- relations (relations.c) ---- */
 

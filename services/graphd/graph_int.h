@@ -12,7 +12,7 @@
 #include "services/graphd/keys.h"
 
 struct eg_graph {
-  eg_gstore *store;
+  eg_kv *store;
   eg_graph_limits limits;
   pthread_mutex_t rmu; /* guards rel_cache */
   eg_map *rel_cache;   /* T|relation → (void*)(intptr_t)cardinality for declared relations */
@@ -31,7 +31,7 @@ Engram__V1__Edge *eg_edge_decode(eg_arena *a, const void *v, size_t vl);
 eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
                      Engram__V1__Edge **out, eg_err *err);
 /* Load an entity by id, following nothing; EG_ENOTFOUND if absent. txn may be NULL. */
-eg_code eg_entity_load(eg_graph *g, eg_gtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
+eg_code eg_entity_load(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
                        Engram__V1__Entity **out, eg_err *err);
 /* Follow merged_into to the surviving entity (at most 16 hops). */
 eg_code eg_entity_survivor(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
@@ -42,7 +42,7 @@ eg_code eg_entity_survivor(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *
  * when create and txn are given). Fills *id with the survivor's id (0 when not found and
  * not created). *created tells whether this call created it.
  */
-eg_code eg_entity_ref(eg_graph *g, eg_gtxn *txn, eg_tenant *ten, uint64_t tenant_id,
+eg_code eg_entity_ref(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, uint64_t tenant_id,
                       const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
                       uint64_t *id, bool *created, eg_err *err);
 

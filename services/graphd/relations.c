@@ -103,7 +103,7 @@ Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant, const
     if (hit) return (Engram__V1__Cardinality)(intptr_t)hit;
     char *v;
     size_t vl;
-    if (eg_gstore_get(g->store, CF_DEFAULT, k, kl, &v, &vl, NULL) == EG_OK) {
+    if (eg_kv_get(g->store, CF_DEFAULT, k, kl, &v, &vl, NULL) == EG_OK) {
       Engram__V1__Cardinality c = vl ? (Engram__V1__Cardinality)(uint8_t)v[0] : MANY;
       free(v);
       pthread_mutex_lock(&g->rmu);
@@ -125,25 +125,25 @@ eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelation
     return eg_err_set(err, EG_EINVAL, "cardinality must be ONE, MANY or ONE_INVERSE");
   size_t dl = req->description ? strlen(req->description) : 0;
   if (dl > 1024) return eg_err_set(err, EG_EINVAL, "description longer than 1024 bytes");
-  eg_gtxn *t = eg_gstore_begin(g->store);
+  eg_kvtxn *t = eg_kv_begin(g->store);
   if (!t) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_tenant *ten;
-  eg_code rc = eg_gtxn_tenant(t, req->scope->tenant, &ten, err);
+  eg_code rc = eg_kvtxn_tenant(t, req->scope->tenant, &ten, err);
   if (rc) {
-    eg_gtxn_abort(t);
+    eg_kvtxn_abort(t);
     return rc;
   }
   uint8_t k[80];
   size_t kl = rel_key(k, ten->id, req->relation);
   char *v = eg_arena_alloc(a, dl + 1);
   if (!v) {
-    eg_gtxn_abort(t);
+    eg_kvtxn_abort(t);
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   v[0] = (char)req->cardinality;
   if (dl) memcpy(v + 1, req->description, dl);
-  eg_gtxn_put(t, CF_DEFAULT, k, kl, v, dl + 1, true);
-  if ((rc = eg_gtxn_commit(t, err))) return rc;
+  eg_kvtxn_put(t, CF_DEFAULT, k, kl, v, dl + 1, true);
+  if ((rc = eg_kvtxn_commit(t, err))) return rc;
   pthread_mutex_lock(&g->rmu);
   eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)req->cardinality);
   pthread_mutex_unlock(&g->rmu);

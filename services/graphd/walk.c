@@ -145,7 +145,7 @@ eg_code eg_graph_traverse(eg_graph *g, const Engram__V1__TraverseRequest *req, e
   int64_t va = eg_bound_or_now(req->valid_at), ka = eg_bound_or_now(req->known_at);
   Engram__V1__Direction dir = req->direction ? req->direction : ENGRAM__V1__DIRECTION__DIRECTION_OUT;
   uint64_t t;
-  if (eg_gstore_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
 
   idset visited = {0}, on_paths = {0};
   eg_ptrvec frontier = {0}, paths = {0};
@@ -415,7 +415,7 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
   uint32_t depth = cap(req->max_depth, 8, 16), fanout = cap(req->max_fanout, 16, g->limits.max_fanout);
   int64_t va = eg_bound_or_now(req->valid_at), ka = eg_bound_or_now(req->known_at);
   uint64_t t = 0;
-  bool tenant_known = eg_gstore_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
+  bool tenant_known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
   resp->statuses = eg_arena_calloc(a, req->n_claims ? req->n_claims : 1, sizeof *resp->statuses);
   if (!resp->statuses) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < req->n_claims; i++) {

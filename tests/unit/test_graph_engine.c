@@ -22,32 +22,32 @@ static void test_open(void) {
 }
 
 static void test_txn_rollback(void) {
-  eg_gstore *s = eg_graph_store(g);
-  eg_gtxn *t = eg_gstore_begin(s);
-  eg_gtxn_put(t, CF_DEFAULT, "zz-a", 4, "1", 1, true);
+  eg_kv *s = eg_graph_store(g);
+  eg_kvtxn *t = eg_kv_begin(s);
+  eg_kvtxn_put(t, CF_DEFAULT, "zz-a", 4, "1", 1, true);
   char *v;
   size_t vl;
-  EG_CHECK_INT(eg_gtxn_get(t, CF_DEFAULT, "zz-a", 4, &v, &vl, NULL), EG_OK); /* read own write */
+  EG_CHECK_INT(eg_kvtxn_get(t, CF_DEFAULT, "zz-a", 4, &v, &vl, NULL), EG_OK); /* read own write */
   free(v);
-  eg_gtxn_abort(t);
-  t = eg_gstore_begin(s);
-  EG_CHECK_INT(eg_gtxn_get(t, CF_DEFAULT, "zz-a", 4, &v, &vl, NULL), EG_ENOTFOUND);
-  eg_gtxn_put(t, CF_DEFAULT, "zz-b", 4, "2", 1, true);
+  eg_kvtxn_abort(t);
+  t = eg_kv_begin(s);
+  EG_CHECK_INT(eg_kvtxn_get(t, CF_DEFAULT, "zz-a", 4, &v, &vl, NULL), EG_ENOTFOUND);
+  eg_kvtxn_put(t, CF_DEFAULT, "zz-b", 4, "2", 1, true);
   eg_err e;
-  EG_CHECK_INT(eg_gtxn_commit(t, &e), EG_OK);
-  EG_CHECK_INT(eg_gstore_get(s, CF_DEFAULT, "zz-a", 4, &v, &vl, NULL), EG_ENOTFOUND);
-  EG_REQUIRE(eg_gstore_get(s, CF_DEFAULT, "zz-b", 4, &v, &vl, NULL) == EG_OK);
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  EG_CHECK_INT(eg_kv_get(s, CF_DEFAULT, "zz-a", 4, &v, &vl, NULL), EG_ENOTFOUND);
+  EG_REQUIRE(eg_kv_get(s, CF_DEFAULT, "zz-b", 4, &v, &vl, NULL) == EG_OK);
   EG_CHECK(vl == 1 && v[0] == '2');
   free(v);
   /* A value overwritten then rolled back returns to the committed one. */
-  t = eg_gstore_begin(s);
-  eg_gtxn_put(t, CF_DEFAULT, "zz-b", 4, "3", 1, true);
-  eg_gtxn_abort(t);
-  t = eg_gstore_begin(s);
-  EG_REQUIRE(eg_gtxn_get(t, CF_DEFAULT, "zz-b", 4, &v, &vl, NULL) == EG_OK);
+  t = eg_kv_begin(s);
+  eg_kvtxn_put(t, CF_DEFAULT, "zz-b", 4, "3", 1, true);
+  eg_kvtxn_abort(t);
+  t = eg_kv_begin(s);
+  EG_REQUIRE(eg_kvtxn_get(t, CF_DEFAULT, "zz-b", 4, &v, &vl, NULL) == EG_OK);
   EG_CHECK(vl == 1 && v[0] == '2');
   free(v);
-  eg_gtxn_abort(t);
+  eg_kvtxn_abort(t);
 }
 
 static uint64_t commit1(const char *subject, const char *rel, const char *lit, uint64_t premise) {
@@ -101,7 +101,7 @@ static void test_concurrent_group_commit(void) {
   for (int i = 0; i < W; i++) pthread_join(th[i], NULL);
   /* every commit got a distinct id, and each is stored */
   uint64_t t;
-  EG_REQUIRE(eg_gstore_tenant_id(eg_graph_store(g), "t", &t) == EG_OK);
+  EG_REQUIRE(eg_kv_tenant_id(eg_graph_store(g), "t", &t) == EG_OK);
   eg_arena *a = eg_arena_new(0, 0);
   int found = 0, zero = 0;
   for (int i = 0; i < W; i++) {
@@ -123,7 +123,7 @@ static void test_walk_survives_cycle(void) {
   uint64_t b_id = commit1("Cycle B", "STATUS", "b", a_id);
   EG_REQUIRE(a_id && b_id);
   uint64_t t;
-  EG_REQUIRE(eg_gstore_tenant_id(eg_graph_store(g), "t", &t) == EG_OK);
+  EG_REQUIRE(eg_kv_tenant_id(eg_graph_store(g), "t", &t) == EG_OK);
   eg_arena *ar = eg_arena_new(0, 0);
   Engram__V1__Edge *a;
   EG_REQUIRE(eg_edge_load(g, t, a_id, ar, &a, NULL) == EG_OK);
@@ -133,14 +133,14 @@ static void test_walk_survives_cycle(void) {
   KEY2(k, t, a_id);
   char *ek;
   size_t ekl;
-  EG_REQUIRE(eg_gstore_get(eg_graph_store(g), CF_EDGES_BY_ID, k, 16, &ek, &ekl, NULL) == EG_OK);
+  EG_REQUIRE(eg_kv_get(eg_graph_store(g), CF_EDGES_BY_ID, k, 16, &ek, &ekl, NULL) == EG_OK);
   size_t n = engram__v1__edge__get_packed_size(a);
   uint8_t *buf = malloc(n);
   engram__v1__edge__pack(a, buf);
-  eg_gtxn *tx = eg_gstore_begin(eg_graph_store(g));
-  eg_gtxn_put(tx, CF_EDGES, ek, ekl, buf, n, false);
+  eg_kvtxn *tx = eg_kv_begin(eg_graph_store(g));
+  eg_kvtxn_put(tx, CF_EDGES, ek, ekl, buf, n, false);
   eg_err e;
-  EG_REQUIRE(eg_gtxn_commit(tx, &e) == EG_OK);
+  EG_REQUIRE(eg_kvtxn_commit(tx, &e) == EG_OK);
   free(ek);
   free(buf);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;

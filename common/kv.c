@@ -1,8 +1,8 @@
 /*
- * store.c — RocksDB column families, tenant registry, write transactions and group
- * commit for graphd.
+ * kv.c — RocksDB column families, tenant registry, write transactions, group commit and
+ * the write path's warm cache.
  */
-#include "services/graphd/store.h"
+#include "common/kv.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -12,11 +12,11 @@
 #include "common/log.h"
 #include "common/time.h"
 #include "common/map.h"
-#include "services/graphd/keys.h"
+#include "common/keybuf.h"
 
-static const char *cf_names[CF_COUNT] = {"default",         "entities",    "names",
-                                         "edges",           "edges_by_object", "edges_by_id",
-                                         "txlog",           "derivations", "chunk_entities"};
+#define CF_DEFAULT 0
+#define MAX_CFS 16
+
 
 /* A value kept visible for reads until its batch is durable; len = SIZE_MAX: deleted. */
 typedef struct ov_val {
@@ -30,18 +30,21 @@ typedef struct undo {
   ov_val *prev; /* what the overlay held before (owned), NULL = nothing */
 } undo;
 
-struct eg_gtxn {
-  eg_gstore *s;
+struct eg_kvtxn {
+  eg_kv *s;
   undo *undos;
   size_t n_undo, cap_undo;
   char **new_tenants; /* names created by this transaction (for abort) */
   size_t n_new_tenants;
 };
 
-struct eg_gstore {
+struct eg_kv {
   rocksdb_t *db;
   rocksdb_options_t *opts;
-  rocksdb_column_family_handle_t *cfs[CF_COUNT];
+  rocksdb_column_family_handle_t *cfs[MAX_CFS];
+  const char *cf_names[MAX_CFS];
+  int n_cfs;
+  char prefix[48]; /* metric name prefix */
   rocksdb_readoptions_t *ro;
   rocksdb_writeoptions_t *wo_sync;
   rocksdb_cache_t *cache;
@@ -63,9 +66,9 @@ struct eg_gstore {
   eg_series *m_group_writes, *m_group_txns, *m_group_secs;
 };
 
-rocksdb_t *eg_gstore_db(eg_gstore *s) { return s->db; }
-rocksdb_column_family_handle_t *eg_gstore_cf(eg_gstore *s, int cf) { return s->cfs[cf]; }
-const rocksdb_readoptions_t *eg_gstore_ro(eg_gstore *s) { return s->ro; }
+rocksdb_t *eg_kv_db(eg_kv *s) { return s->db; }
+rocksdb_column_family_handle_t *eg_kv_cf(eg_kv *s, int cf) { return s->cfs[cf]; }
+const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s) { return s->ro; }
 
 static bool free_ov(void *ctx, const void *k, size_t kl, void *v) {
   (void)ctx, (void)k, (void)kl;
@@ -79,7 +82,7 @@ static bool free_tenant(void *ctx, const void *k, size_t kl, void *v) {
   return true;
 }
 
-eg_code eg_gstore_get(eg_gstore *s, int cf, const void *key, size_t klen, char **val,
+eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val,
                       size_t *vlen, eg_err *err) {
   char *e = NULL;
   size_t n = 0;
@@ -96,45 +99,47 @@ eg_code eg_gstore_get(eg_gstore *s, int cf, const void *key, size_t klen, char *
   return EG_OK;
 }
 
-static double db_prop(eg_gstore *s, int cf, const char *name) {
+static double db_prop(eg_kv *s, int cf, const char *name) {
   uint64_t v = 0;
   if (rocksdb_property_int_cf(s->db, s->cfs[cf], name, &v) != 0) return 0;
   return (double)v;
 }
 
 static void rocksdb_collector(void *arg, eg_buf *out) {
-  eg_gstore *s = arg;
+  eg_kv *s = arg;
   static const struct {
     const char *metric, *prop, *help;
+    bool per_cf;
   } props[] = {
-      {"engram_graphd_rocksdb_sst_bytes", "rocksdb.total-sst-files-size",
-       "Size of the SST files of each column family."},
-      {"engram_graphd_rocksdb_memtable_bytes", "rocksdb.cur-size-all-mem-tables",
-       "Size of the memtables of each column family."},
-      {"engram_graphd_rocksdb_estimated_keys", "rocksdb.estimate-num-keys",
-       "Estimated number of keys of each column family."},
-      {"engram_graphd_rocksdb_running_compactions", "rocksdb.num-running-compactions",
-       "Compactions running now."},
-      {"engram_graphd_rocksdb_pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes",
-       "Bytes compaction still has to rewrite."},
+      {"rocksdb_sst_bytes", "rocksdb.total-sst-files-size", "Size of the SST files of each column family.", true},
+      {"rocksdb_memtable_bytes", "rocksdb.cur-size-all-mem-tables", "Size of the memtables of each column family.", true},
+      {"rocksdb_estimated_keys", "rocksdb.estimate-num-keys", "Estimated number of keys of each column family.", true},
+      {"rocksdb_running_compactions", "rocksdb.num-running-compactions", "Compactions running now.", false},
+      {"rocksdb_pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes",
+       "Bytes compaction still has to rewrite.", false},
   };
   for (size_t i = 0; i < sizeof props / sizeof *props; i++) {
-    eg_buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", props[i].metric, props[i].help,
-                  props[i].metric);
-    if (strstr(props[i].metric, "compaction")) {
-      eg_buf_printf(out, "%s %.0f\n", props[i].metric, db_prop(s, CF_DEFAULT, props[i].prop));
+    eg_buf_printf(out, "# HELP %s_%s %s\n# TYPE %s_%s gauge\n", s->prefix, props[i].metric,
+                  props[i].help, s->prefix, props[i].metric);
+    if (!props[i].per_cf) {
+      eg_buf_printf(out, "%s_%s %.0f\n", s->prefix, props[i].metric, db_prop(s, CF_DEFAULT, props[i].prop));
       continue;
     }
-    for (int cf = 0; cf < CF_COUNT; cf++)
-      eg_buf_printf(out, "%s{cf=\"%s\"} %.0f\n", props[i].metric, cf_names[cf],
+    for (int cf = 0; cf < s->n_cfs; cf++)
+      eg_buf_printf(out, "%s_%s{cf=\"%s\"} %.0f\n", s->prefix, props[i].metric, s->cf_names[cf],
                     db_prop(s, cf, props[i].prop));
   }
 }
 
-eg_code eg_gstore_open(const char *dir, size_t warm_entries, eg_metrics *metrics, eg_gstore **out,
-                       eg_err *err) {
-  eg_gstore *s = calloc(1, sizeof *s);
+eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size_t warm_entries,
+                   const char *metric_prefix, eg_metrics *metrics, eg_kv **out, eg_err *err) {
+  if (n_cfs < 1 || n_cfs > MAX_CFS || strcmp(cf_names[0], "default") != 0)
+    return eg_err_set(err, EG_EINTERNAL, "bad column family list");
+  eg_kv *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  s->n_cfs = n_cfs;
+  for (int i = 0; i < n_cfs; i++) s->cf_names[i] = cf_names[i];
+  snprintf(s->prefix, sizeof s->prefix, "%s", metric_prefix);
   s->opts = rocksdb_options_create();
   rocksdb_options_set_create_if_missing(s->opts, 1);
   rocksdb_options_set_create_missing_column_families(s->opts, 1);
@@ -150,10 +155,10 @@ eg_code eg_gstore_open(const char *dir, size_t warm_entries, eg_metrics *metrics
   rocksdb_options_set_max_write_buffer_number(s->opts, 3);
   rocksdb_options_set_db_write_buffer_size(s->opts, (size_t)256 << 20); /* all CFs together */
   rocksdb_options_set_block_based_table_factory(s->opts, s->bbto);
-  const rocksdb_options_t *cfo[CF_COUNT];
-  for (int i = 0; i < CF_COUNT; i++) cfo[i] = s->opts;
+  const rocksdb_options_t *cfo[MAX_CFS];
+  for (int i = 0; i < n_cfs; i++) cfo[i] = s->opts;
   char *e = NULL;
-  s->db = rocksdb_open_column_families(s->opts, dir, CF_COUNT, cf_names, cfo, s->cfs, &e);
+  s->db = rocksdb_open_column_families(s->opts, dir, n_cfs, s->cf_names, cfo, s->cfs, &e);
   if (e) {
     EG_ERROR("store", "cannot open rocksdb", "dir=%s error=\"%s\"", dir, e);
     free(e);
@@ -179,31 +184,33 @@ eg_code eg_gstore_open(const char *dir, size_t warm_entries, eg_metrics *metrics
   char *v;
   size_t vl;
   s->next_tenant = 1;
-  if (eg_gstore_get(s, CF_DEFAULT, "N", 1, &v, &vl, NULL) == EG_OK) {
+  if (eg_kv_get(s, CF_DEFAULT, "N", 1, &v, &vl, NULL) == EG_OK) {
     if (vl == 8) s->next_tenant = key_get64((uint8_t *)v);
     free(v);
   }
   if (metrics) {
-    s->m_group_writes = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_group_commits_total", "Synced RocksDB writes (group commits).",
-        NULL));
+    char name[128];
+    snprintf(name, sizeof name, "%s_group_commits_total", s->prefix);
+    s->m_group_writes = eg_metric_solo(
+        eg_metrics_counter(metrics, name, "Synced RocksDB writes (group commits).", NULL));
+    snprintf(name, sizeof name, "%s_group_commit_txns_total", s->prefix);
     s->m_group_txns = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_group_commit_txns_total",
-        "Write transactions made durable by group commits.", NULL));
+        metrics, name, "Write transactions made durable by group commits.", NULL));
+    snprintf(name, sizeof name, "%s_group_commit_seconds", s->prefix);
     s->m_group_secs = eg_metric_solo(eg_metrics_histogram(
-        metrics, "engram_graphd_group_commit_seconds",
-        "Latency of one synced group write (memtable insert, WAL append, fsync).", NULL, NULL, 0));
+        metrics, name, "Latency of one synced group write (memtable insert, WAL append, fsync).",
+        NULL, NULL, 0));
     eg_metrics_collector(metrics, rocksdb_collector, s);
   }
   *out = s;
   return EG_OK;
 }
 
-void eg_gstore_flush(eg_gstore *s) {
+void eg_kv_flush(eg_kv *s) {
   rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
   rocksdb_flushoptions_set_wait(fo, 1);
   char *e = NULL;
-  for (int i = 0; i < CF_COUNT; i++) {
+  for (int i = 0; i < s->n_cfs; i++) {
     rocksdb_flush_cf(s->db, fo, s->cfs[i], &e);
     if (e) {
       free(e);
@@ -213,9 +220,9 @@ void eg_gstore_flush(eg_gstore *s) {
   rocksdb_flushoptions_destroy(fo);
 }
 
-void eg_gstore_close(eg_gstore *s) {
+void eg_kv_close(eg_kv *s) {
   if (!s) return;
-  for (int i = 0; i < CF_COUNT; i++) rocksdb_column_family_handle_destroy(s->cfs[i]);
+  for (int i = 0; i < s->n_cfs; i++) rocksdb_column_family_handle_destroy(s->cfs[i]);
   rocksdb_close(s->db);
   rocksdb_readoptions_destroy(s->ro);
   rocksdb_writeoptions_destroy(s->wo_sync);
@@ -247,25 +254,23 @@ static size_t tenant_name_key(uint8_t *buf, size_t cap, const char *name) {
   return n + 1;
 }
 
+/* 'C' T → last_tc | counter[0..3], 40 bytes. */
 static void tenant_decode(eg_tenant *t, const char *v, size_t vl) {
   const uint8_t *p = (const uint8_t *)v;
-  if (vl >= 32) {
-    t->next_entity = key_get64(p);
-    t->next_edge = key_get64(p + 8);
-    t->last_tc = key_untime(key_get64(p + 16));
-    t->next_merge = key_get64(p + 24);
-  }
+  if (vl < 8 + 8 * EG_KV_COUNTERS) return;
+  t->last_tc = key_untime(key_get64(p));
+  for (int i = 0; i < EG_KV_COUNTERS; i++) t->counter[i] = key_get64(p + 8 + 8 * i);
 }
 
 /* Load a tenant into the map from durable storage; caller holds tmu. */
-static eg_tenant *tenant_load(eg_gstore *s, const char *name) {
+static eg_tenant *tenant_load(eg_kv *s, const char *name) {
   eg_tenant *t = eg_map_get(s->tenants, name, strlen(name));
   if (t) return t;
   uint8_t k[300];
   size_t kl = tenant_name_key(k, sizeof k, name);
   char *v;
   size_t vl;
-  if (eg_gstore_get(s, CF_DEFAULT, k, kl, &v, &vl, NULL) != EG_OK) return NULL;
+  if (eg_kv_get(s, CF_DEFAULT, k, kl, &v, &vl, NULL) != EG_OK) return NULL;
   if (vl != 8) {
     free(v);
     return NULL;
@@ -277,11 +282,11 @@ static eg_tenant *tenant_load(eg_gstore *s, const char *name) {
   }
   t->id = key_get64((uint8_t *)v);
   free(v);
-  t->next_entity = t->next_edge = t->next_merge = 1;
+  for (int i = 0; i < EG_KV_COUNTERS; i++) t->counter[i] = 1;
   uint8_t ck[9];
   ck[0] = 'C';
   key_put64(ck + 1, t->id);
-  if (eg_gstore_get(s, CF_DEFAULT, ck, 9, &v, &vl, NULL) == EG_OK) {
+  if (eg_kv_get(s, CF_DEFAULT, ck, 9, &v, &vl, NULL) == EG_OK) {
     tenant_decode(t, v, vl);
     free(v);
   }
@@ -289,7 +294,7 @@ static eg_tenant *tenant_load(eg_gstore *s, const char *name) {
   return t;
 }
 
-eg_code eg_gstore_tenant_id(eg_gstore *s, const char *name, uint64_t *id) {
+eg_code eg_kv_tenant_id(eg_kv *s, const char *name, uint64_t *id) {
   pthread_mutex_lock(&s->tmu);
   eg_tenant *t = tenant_load(s, name);
   if (t) *id = t->id;
@@ -299,8 +304,8 @@ eg_code eg_gstore_tenant_id(eg_gstore *s, const char *name, uint64_t *id) {
 
 /* ---- transactions ------------------------------------------------------------------ */
 
-eg_gtxn *eg_gstore_begin(eg_gstore *s) {
-  eg_gtxn *t = calloc(1, sizeof *t);
+eg_kvtxn *eg_kv_begin(eg_kv *s) {
+  eg_kvtxn *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->s = s;
   pthread_mutex_lock(&s->mu);
@@ -317,7 +322,7 @@ static size_t ov_key(char *buf, int cf, const void *key, size_t klen) {
 /* Keep a durable value (or a miss: len SIZE_MAX) in the warm cache. Caller holds mu.
  * Two generations approximate LRU: when the young one is full it becomes the old one
  * (the previous old one is dropped); a hit in the old generation moves to the young. */
-static void warm_put(eg_gstore *s, const char *mk, size_t ml, ov_val *v) {
+static void warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
   if (eg_map_count(s->warm) >= s->warm_max) {
     eg_map_each(s->warm_old, free_ov, NULL);
     eg_map_free(s->warm_old);
@@ -333,7 +338,7 @@ static void warm_put(eg_gstore *s, const char *mk, size_t ml, ov_val *v) {
   if (old && old != v) free(old);
 }
 
-static ov_val *warm_get(eg_gstore *s, const char *mk, size_t ml) {
+static ov_val *warm_get(eg_kv *s, const char *mk, size_t ml) {
   ov_val *o = eg_map_get(s->warm, mk, ml);
   if (o) return o;
   o = eg_map_del(s->warm_old, mk, ml);
@@ -341,7 +346,7 @@ static ov_val *warm_get(eg_gstore *s, const char *mk, size_t ml) {
   return o;
 }
 
-static void warm_clear(eg_gstore *s) {
+static void warm_clear(eg_kv *s) {
   eg_map_each(s->warm, free_ov, NULL);
   eg_map_clear(s->warm);
   eg_map_each(s->warm_old, free_ov, NULL);
@@ -353,11 +358,11 @@ static bool warm_move(void *ctx, const void *k, size_t kl, void *v) {
   return true;
 }
 
-eg_code eg_gtxn_get(eg_gtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
+eg_code eg_kvtxn_get(eg_kvtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
                     eg_err *err) {
-  eg_gstore *s = t->s;
+  eg_kv *s = t->s;
   char mk[600];
-  if (klen + 1 > sizeof mk) return eg_gstore_get(s, cf, key, klen, val, vlen, err);
+  if (klen + 1 > sizeof mk) return eg_kv_get(s, cf, key, klen, val, vlen, err);
   size_t ml = ov_key(mk, cf, key, klen);
   /* Newest first: this group's pending writes, the batch being written, then durable
    * values already seen (all only ever changed under the write lock we hold). */
@@ -367,7 +372,7 @@ eg_code eg_gtxn_get(eg_gtxn *t, int cf, const void *key, size_t klen, char **val
   if (!o) {
     char *v = NULL;
     size_t vl = 0;
-    eg_code rc = eg_gstore_get(s, cf, key, klen, &v, &vl, err);
+    eg_code rc = eg_kv_get(s, cf, key, klen, &v, &vl, err);
     if (rc && rc != EG_ENOTFOUND) return rc;
     ov_val *w = malloc(sizeof *w + (rc ? 0 : vl));
     if (w) {
@@ -388,9 +393,9 @@ eg_code eg_gtxn_get(eg_gtxn *t, int cf, const void *key, size_t klen, char **val
   return EG_OK;
 }
 
-static eg_code overlay_set(eg_gtxn *t, int cf, const void *key, size_t klen, const void *val,
+static eg_code overlay_set(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
                            size_t vlen) {
-  eg_gstore *s = t->s;
+  eg_kv *s = t->s;
   if (klen + 1 > 600) return EG_OK; /* too long to overlay: such keys are never read back */
   ov_val *nv = malloc(sizeof *nv + (vlen == SIZE_MAX ? 0 : vlen));
   if (!nv) return EG_ENOMEM;
@@ -426,25 +431,25 @@ static eg_code overlay_set(eg_gtxn *t, int cf, const void *key, size_t klen, con
   return EG_OK;
 }
 
-eg_code eg_gtxn_put(eg_gtxn *t, int cf, const void *key, size_t klen, const void *val,
+eg_code eg_kvtxn_put(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
                     size_t vlen, bool visible) {
   rocksdb_writebatch_put_cf(t->s->pending, t->s->cfs[cf], key, klen, val, vlen);
   return visible ? overlay_set(t, cf, key, klen, val, vlen) : EG_OK;
 }
 
-void eg_gtxn_delete(eg_gtxn *t, int cf, const void *key, size_t klen) {
+void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen) {
   rocksdb_writebatch_delete_cf(t->s->pending, t->s->cfs[cf], key, klen);
   overlay_set(t, cf, key, klen, NULL, SIZE_MAX);
 }
 
-void eg_gtxn_delete_range(eg_gtxn *t, int cf, const void *from, size_t flen, const void *to,
+void eg_kvtxn_delete_range(eg_kvtxn *t, int cf, const void *from, size_t flen, const void *to,
                           size_t tlen) {
   rocksdb_writebatch_delete_range_cf(t->s->pending, t->s->cfs[cf], from, flen, to, tlen);
   warm_clear(t->s); /* cached keys inside the range would outlive it */
 }
 
-eg_code eg_gtxn_tenant(eg_gtxn *t, const char *name, eg_tenant **out, eg_err *err) {
-  eg_gstore *s = t->s;
+eg_code eg_kvtxn_tenant(eg_kvtxn *t, const char *name, eg_tenant **out, eg_err *err) {
+  eg_kv *s = t->s;
   pthread_mutex_lock(&s->tmu);
   eg_tenant *ten = tenant_load(s, name);
   if (!ten) {
@@ -459,51 +464,49 @@ eg_code eg_gtxn_tenant(eg_gtxn *t, const char *name, eg_tenant **out, eg_err *er
     t->new_tenants = nt;
     t->new_tenants[t->n_new_tenants++] = strdup(name);
     ten->id = s->next_tenant++;
-    ten->next_entity = ten->next_edge = ten->next_merge = 1;
+    for (int i = 0; i < EG_KV_COUNTERS; i++) ten->counter[i] = 1;
     eg_map_put(s->tenants, name, strlen(name), ten);
     uint8_t k[300], v[8];
     size_t kl = tenant_name_key(k, sizeof k, name);
     key_put64(v, ten->id);
-    eg_gtxn_put(t, CF_DEFAULT, k, kl, v, 8, true);
+    eg_kvtxn_put(t, CF_DEFAULT, k, kl, v, 8, true);
     key_put64(v, s->next_tenant);
-    eg_gtxn_put(t, CF_DEFAULT, "N", 1, v, 8, true);
-    eg_gtxn_save_tenant(t, ten);
+    eg_kvtxn_put(t, CF_DEFAULT, "N", 1, v, 8, true);
+    eg_kvtxn_save_tenant(t, ten);
   }
   pthread_mutex_unlock(&s->tmu);
   *out = ten;
   return EG_OK;
 }
 
-void eg_gtxn_save_tenant(eg_gtxn *t, const eg_tenant *ten) {
-  uint8_t k[9], v[32];
+void eg_kvtxn_save_tenant(eg_kvtxn *t, const eg_tenant *ten) {
+  uint8_t k[9], v[8 + 8 * EG_KV_COUNTERS];
   k[0] = 'C';
   key_put64(k + 1, ten->id);
-  key_put64(v, ten->next_entity);
-  key_put64(v + 8, ten->next_edge);
-  key_put64(v + 16, key_time(ten->last_tc));
-  key_put64(v + 24, ten->next_merge);
-  eg_gtxn_put(t, CF_DEFAULT, k, 9, v, 32, false);
+  key_put64(v, key_time(ten->last_tc));
+  for (int i = 0; i < EG_KV_COUNTERS; i++) key_put64(v + 8 + 8 * i, ten->counter[i]);
+  eg_kvtxn_put(t, CF_DEFAULT, k, 9, v, sizeof v, false);
 }
 
-void eg_gtxn_forget_tenant(eg_gtxn *t, const char *name) {
-  eg_gstore *s = t->s;
+void eg_kvtxn_forget_tenant(eg_kvtxn *t, const char *name) {
+  eg_kv *s = t->s;
   pthread_mutex_lock(&s->tmu);
   free(eg_map_del(s->tenants, name, strlen(name)));
   pthread_mutex_unlock(&s->tmu);
   uint8_t k[300];
   size_t kl = tenant_name_key(k, sizeof k, name);
-  eg_gtxn_delete(t, CF_DEFAULT, k, kl);
+  eg_kvtxn_delete(t, CF_DEFAULT, k, kl);
 }
 
-static void txn_free(eg_gtxn *t) {
+static void txn_free(eg_kvtxn *t) {
   for (size_t i = 0; i < t->n_new_tenants; i++) free(t->new_tenants[i]);
   free(t->new_tenants);
   free(t->undos);
   free(t);
 }
 
-void eg_gtxn_abort(eg_gtxn *t) {
-  eg_gstore *s = t->s;
+void eg_kvtxn_abort(eg_kvtxn *t) {
+  eg_kv *s = t->s;
   char *e = NULL;
   rocksdb_writebatch_rollback_to_save_point(s->pending, &e);
   if (e) { /* cannot happen: begin always sets a save point */
@@ -532,8 +535,8 @@ void eg_gtxn_abort(eg_gtxn *t) {
   txn_free(t);
 }
 
-eg_code eg_gtxn_commit(eg_gtxn *t, eg_err *err) {
-  eg_gstore *s = t->s;
+eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) {
+  eg_kv *s = t->s;
   char *pe = NULL;
   rocksdb_writebatch_pop_save_point(s->pending, &pe);
   free(pe);

@@ -1,0 +1,58 @@
+/*
+ * embed.h — text embedders behind one interface.
+ *
+ * An embedder turns texts into L2-normalized float vectors of a fixed dimension and
+ * names its model ("glove-100d-sif", "use-lite-512", "http:<model>"), so an index can
+ * record what built it and refuse to mix models. Backends (one file each):
+ *   embed_glove.c  GloVe 6B 100-d word vectors with SIF weighting (offline)
+ *   embed_http.c   any OpenAI-compatible /v1/embeddings endpoint (libcurl)
+ *
+ * Thread-safe: embed may be called from several threads at once.
+ */
+#ifndef EG_EMBED_H
+#define EG_EMBED_H
+
+#include <stddef.h>
+
+#include "common/err.h"
+
+typedef struct eg_embedder eg_embedder;
+
+typedef struct eg_embed_ops {
+  /* Embed n texts into out (n * dim floats, each row L2-normalized; an empty or
+   * unknown-word text gives the zero vector). */
+  eg_code (*embed)(void *self, const char *const *texts, size_t n, float *out, eg_err *err);
+  void (*close)(void *self);
+} eg_embed_ops;
+
+struct eg_embedder {
+  const eg_embed_ops *ops;
+  void *self;
+  char model_id[96];
+  int dim;
+};
+
+/*
+ * Open an embedder from a spec:
+ *   "glove:<path of glove.bin>"          offline word vectors (scripts/install-deps.sh makes it)
+ *   "http:<base url>|<model>|<dim>"      OpenAI-compatible endpoint; the API key comes from
+ *                                        the environment variable ENGRAM_EMBED_API_KEY
+ * *out is freed with eg_embedder_close.
+ */
+eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err);
+void eg_embedder_close(eg_embedder *e); /* accepts NULL */
+
+static inline eg_code eg_embed(eg_embedder *e, const char *const *texts, size_t n, float *out,
+                               eg_err *err) {
+  return e->ops->embed(e->self, texts, n, out, err);
+}
+
+/* Backends' constructors (used by eg_embedder_open). */
+eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err);
+eg_code eg_embed_http_open(const char *base_url, const char *model, int dim, const char *api_key,
+                           eg_embedder **out, eg_err *err);
+
+/* Scale v[0..d) to unit length (left as is when zero). */
+void eg_l2_normalize(float *v, int d);
+
+#endif

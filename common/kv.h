@@ -1,0 +1,87 @@
+/*
+ * kv.h — RocksDB for a daemon that owns data: column families, tenants, and durable
+ * group commit (graphd's graph, vectord's chunk store).
+ *
+ * Reads go straight to RocksDB (no lock) and see only acknowledged writes. Writes go
+ * through a transaction holding the store's write lock: its puts land in the shared
+ * pending batch behind a save point (an aborted transaction is rolled back exactly), and
+ * a transaction can read back keys that are pending (eg_kvtxn_get). eg_kvtxn_commit makes
+ * the write durable by group commit: one leader writes every pending transaction in one
+ * synced RocksDB write while the others wait, so throughput does not collapse to one
+ * fsync per edge, and nothing is acknowledged before it is on disk.
+ */
+#ifndef EG_KV_H
+#define EG_KV_H
+
+#include <rocksdb/c.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/metrics.h"
+
+typedef struct eg_kv eg_kv;
+typedef struct eg_kvtxn eg_kvtxn;
+
+#define EG_KV_COUNTERS 4
+
+/* A tenant as the store sees it: its key prefix and counters, kept in memory once
+ * loaded and changed only under the write lock. Counters start at 1 (ids are never 0);
+ * each daemon gives them meanings (graphd: next entity, edge, merge id). */
+typedef struct eg_tenant {
+  uint64_t id;                      /* the T that prefixes every key of the tenant */
+  int64_t last_tc;                  /* last transaction time assigned */
+  uint64_t counter[EG_KV_COUNTERS]; /* next ids */
+} eg_tenant;
+
+/*
+ * Open (creating) the database in dir with these column families; cf_names[0] must be
+ * "default" (it holds the tenant registry under keys 'T', 'N', 'C'). warm_entries: how
+ * many recently written or read keys write transactions keep in memory; 0 = none.
+ * Metrics are named <metric_prefix>_group_commits_total, <metric_prefix>_rocksdb_… .
+ */
+eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size_t warm_entries,
+                   const char *metric_prefix, eg_metrics *metrics, eg_kv **out, eg_err *err);
+void eg_kv_close(eg_kv *s); /* accepts NULL */
+
+rocksdb_t *eg_kv_db(eg_kv *s);
+rocksdb_column_family_handle_t *eg_kv_cf(eg_kv *s, int cf);
+/* Shared read options (no snapshot) for plain reads. */
+const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s);
+
+/* The tenant number of a name for reads: EG_ENOTFOUND when the tenant never wrote. */
+eg_code eg_kv_tenant_id(eg_kv *s, const char *name, uint64_t *id);
+
+/* Point read: *val malloc'd (caller frees), EG_ENOTFOUND when absent. */
+eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val,
+                      size_t *vlen, eg_err *err);
+
+/* ---- write transactions ---- */
+
+/* Take the write lock and start a transaction. */
+eg_kvtxn *eg_kv_begin(eg_kv *s);
+/* The tenant for writing, created (and persisted with this transaction) when new. */
+eg_code eg_kvtxn_tenant(eg_kvtxn *t, const char *name, eg_tenant **out, eg_err *err);
+/* Persist the tenant's counters with this transaction (after changing them). */
+void eg_kvtxn_save_tenant(eg_kvtxn *t, const eg_tenant *ten);
+/* Read through pending writes, then RocksDB. *val malloc'd; EG_ENOTFOUND when absent. */
+eg_code eg_kvtxn_get(eg_kvtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
+                    eg_err *err);
+/* Put. With visible = true the value can be read back by later transactions before it
+ * is durable (names, heads, entities); other puts are write-only. */
+eg_code eg_kvtxn_put(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
+                    size_t vlen, bool visible);
+void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen);
+void eg_kvtxn_delete_range(eg_kvtxn *t, int cf, const void *from, size_t flen, const void *to,
+                          size_t tlen);
+/* Forget a tenant (after erasing it): the name may be created afresh later. */
+void eg_kvtxn_forget_tenant(eg_kvtxn *t, const char *name);
+/* Make durable (group commit) and release the lock. The transaction is freed. */
+eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err);
+/* Roll back everything this transaction wrote and release the lock. Frees it. */
+void eg_kvtxn_abort(eg_kvtxn *t);
+
+/* Flush memtables (tests and benchmarks). */
+void eg_kv_flush(eg_kv *s);
+
+#endif
