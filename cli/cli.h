@@ -40,6 +40,8 @@ char *eg_cli_read_input(const char *arg, eg_arena *a);
  * with protobuf_c_message_free_unpacked. */
 ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
                               const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc);
+/* JSON text → a message of desc in arena a; NULL (message printed) on error. */
+ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a);
 /* Pretty JSON with ISO times on stdout. */
 void eg_cli_print_json(const ProtobufCMessage *m);
 
@@ -47,5 +49,6 @@ void eg_cli_print_json(const ProtobufCMessage *m);
 int eg_cli_health(const eg_cli *cli, int argc, char **argv);
 int eg_cli_graph(const eg_cli *cli, int argc, char **argv);
 int eg_cli_call_any(const eg_cli *cli, int argc, char **argv);
+int eg_cli_vector(const eg_cli *cli, int argc, char **argv);
 
 #endif

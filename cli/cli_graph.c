@@ -200,23 +200,6 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   return 0;
 }
 
-/* Parse JSON text into a message of desc; NULL (message printed) on error. */
-static ProtobufCMessage *parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a) {
-  cJSON *j = cJSON_Parse(text);
-  if (!j) {
-    fprintf(stderr, "engram: input is not valid JSON\n");
-    return NULL;
-  }
-  ProtobufCMessage *m = NULL;
-  eg_err e;
-  if (eg_pbjson_read(desc, j, a, &m, &e)) {
-    fprintf(stderr, "engram: %s\n", e.msg);
-    m = NULL;
-  }
-  cJSON_Delete(j);
-  return m;
-}
-
 static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc != 2) {
     fprintf(stderr, "usage: engram graph commit FILE|-   (JSON CommitRequest; scope from --tenant)\n");
@@ -224,7 +207,7 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   }
   char *text = eg_cli_read_input(argv[1][0] == '-' ? "-" : eg_arena_sprintf(a, "@%s", argv[1]), a);
   if (!text) return 2;
-  Engram__V1__CommitRequest *req = (void *)parse_json(text, &engram__v1__commit_request__descriptor, a);
+  Engram__V1__CommitRequest *req = (void *)eg_cli_parse_json(text, &engram__v1__commit_request__descriptor, a);
   if (!req) return 2;
   if (!req->scope) req->scope = eg_cli_scope(cli, a);
   Engram__V1__CommitResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Commit", &req->base,
@@ -293,7 +276,7 @@ int eg_cli_call_any(const eg_cli *cli, int argc, char **argv) {
     eg_arena *a = eg_arena_new(0, 0);
     int rc = 2;
     char *text = eg_cli_read_input(argv[2], a);
-    ProtobufCMessage *req = text ? parse_json(text, m->input, a) : NULL;
+    ProtobufCMessage *req = text ? eg_cli_parse_json(text, m->input, a) : NULL;
     if (req) {
       char path[160];
       snprintf(path, sizeof path, "/%s/%s", d->name, m->name);

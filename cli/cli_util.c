@@ -74,3 +74,19 @@ void eg_cli_print_json(const ProtobufCMessage *m) {
   printf("%s\n", b.data ? b.data : "{}");
   eg_buf_free(&b);
 }
+
+ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a) {
+  cJSON *j = cJSON_Parse(text);
+  if (!j) {
+    fprintf(stderr, "engram: input is not valid JSON\n");
+    return NULL;
+  }
+  ProtobufCMessage *m = NULL;
+  eg_err e;
+  if (eg_pbjson_read(desc, j, a, &m, &e)) {
+    fprintf(stderr, "engram: %s\n", e.msg);
+    m = NULL;
+  }
+  cJSON_Delete(j);
+  return m;
+}

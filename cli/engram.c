@@ -33,6 +33,7 @@ static const eg_cfg_opt cli_opts[] = {
     {"depth", EG_CFG_INT, "0", "traversal / walk depth (0 = server default)", 0, 0, 16},
     {"relations", EG_CFG_STR, "", "comma-separated relation filter", 0, 0, 0},
     {"limit", EG_CFG_INT, "0", "maximum entries (0 = server default)", 0, 0, 100000},
+    {"k", EG_CFG_INT, "10", "results per query", 0, 1, 100000},
 };
 
 typedef struct command {
@@ -50,6 +51,7 @@ static int cmd_version(const eg_cli *cli, int argc, char **argv) {
 static const command commands[] = {
     {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
     {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit on graphd"},
+    {"vector", eg_cli_vector, "upsert|search|delete on vectord"},
     {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},
 };

@@ -29,7 +29,7 @@ eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
     *dim++ = '\0';
     int d = atoi(dim);
     if (d <= 0 || d > 8192) return eg_err_set(err, EG_EINVAL, "http embedder dimension must be 1..8192");
-    return eg_embed_http_open(buf, model, d, getenv("ENGRAM_EMBED_API_KEY"), out, err);
+    return eg_embed_http_open(buf, model, d, getenv("ENGRAM_EMBED_API_KEY"), 30000, out, err);
   }
   return eg_err_set(err, EG_EINVAL, "unknown embedder '%.40s' (glove:…, http:…)", spec);
 }

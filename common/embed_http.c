@@ -17,6 +17,7 @@ typedef struct http_embedder {
   char model[128];
   char *api_key;
   int dim;
+  long timeout_ms;
 } http_embedder;
 
 static eg_code embed_batch(http_embedder *h, const char *const *texts, size_t n, float *out,
@@ -29,7 +30,7 @@ static eg_code embed_batch(http_embedder *h, const char *const *texts, size_t n,
   cJSON_Delete(req);
   if (!body) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_buf resp = EG_BUF_INIT;
-  eg_http_opts o = {.api_key = h->api_key, .timeout_ms = 30000};
+  eg_http_opts o = {.api_key = h->api_key, .timeout_ms = h->timeout_ms, .backoff_ms = 50};
   eg_code rc = eg_http_post_json(h->url, body, strlen(body), &o, NULL, &resp, err);
   free(body);
   if (rc) {
@@ -82,7 +83,7 @@ static void http_close(void *self) {
 static const eg_embed_ops http_ops = {http_embed, http_close};
 
 eg_code eg_embed_http_open(const char *base_url, const char *model, int dim, const char *api_key,
-                           eg_embedder **out, eg_err *err) {
+                           long timeout_ms, eg_embedder **out, eg_err *err) {
   http_embedder *h = calloc(1, sizeof *h);
   eg_embedder *e = calloc(1, sizeof *e);
   if (!h || !e) {
@@ -100,6 +101,7 @@ eg_code eg_embed_http_open(const char *base_url, const char *model, int dim, con
   snprintf(h->model, sizeof h->model, "%s", model);
   h->api_key = api_key ? strdup(api_key) : NULL;
   h->dim = dim;
+  h->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
   e->ops = &http_ops;
   e->self = h;
   e->dim = dim;

@@ -5,6 +5,7 @@
 
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

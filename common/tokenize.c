@@ -73,8 +73,8 @@ static void emit(eg_tokenizer *t, char *tok, size_t len, bool has_digit, bool ha
   if (len > EG_TOKEN_MAX) return; /* noise: base64, URLs without spaces */
   tok[len] = '\0';
   bool plain = !has_digit && !has_joiner;
+  if ((t->flags & (EG_TOK_STEM | EG_TOK_STOPWORDS)) && plain && eg_is_stopword(tok, len)) return;
   if ((t->flags & EG_TOK_STEM) && plain) {
-    if (eg_is_stopword(tok, len)) return;
     const sb_symbol *s = sb_stemmer_stem(t->stemmer, (const sb_symbol *)tok, (int)len);
     if (s) {
       int sl = sb_stemmer_length(t->stemmer);

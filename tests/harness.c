@@ -96,6 +96,8 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
       dup2(fd, 1);
       close(fd);
     }
+    /* Models installed by scripts/install-deps.sh into the source tree. */
+    setenv("ENGRAM_MODELS_DIR", EG_SOURCE_DIR "/var/models", 0);
     execv(bin, (char *const *)argv);
     _exit(127);
   }

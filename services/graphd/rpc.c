@@ -6,19 +6,8 @@
 
 #include "common/scope.h"
 
-/* One handler per method, all of the same shape. */
-#define GRAPH_HANDLER(hname, Req, Resp, resp_init, engine_fn)                                \
-  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,           \
-                       ProtobufCMessage **resp, eg_err *err) {                              \
-    const Req *req = (const Req *)reqm;                                                      \
-    eg_code rc = eg_scope_check(req->scope, err);                                            \
-    if (rc) return rc;                                                                       \
-    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                             \
-    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                              \
-    rc = engine_fn((eg_graph *)svc, req, eg_rpc_arena(call), r, err);                        \
-    *resp = &r->base;                                                                        \
-    return rc;                                                                               \
-  }
+#define GRAPH_HANDLER(hname, Req, Resp, resp_init, engine_fn) \
+  EG_SCOPED_HANDLER(hname, eg_graph, Req, Resp, resp_init, engine_fn)
 
 GRAPH_HANDLER(h_commit, Engram__V1__CommitRequest, Engram__V1__CommitResponse,
               engram__v1__commit_response__init, eg_graph_commit)

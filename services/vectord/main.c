@@ -1,20 +1,90 @@
 /*
  * vectord — chunk store, FAISS dense indexes and BM25 (engram.v1.Vector).
  *
- * main.c wires configuration, state and the service table into the shared daemon
- * lifecycle (common/daemon.c).
+ * main.c wires configuration, the embedder, the engine and the service table into the
+ * shared daemon lifecycle (common/daemon.c).
  */
-#include "common/daemon.h"
-#include "proto/engram/v1/vector.pb-c.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static const eg_rpc_service vectord_services[] = {
-    {&engram__v1__vector__descriptor, NULL, 0, NULL},
+#include "common/daemon.h"
+#include "common/embed.h"
+#include "services/vectord/vec.h"
+
+eg_rpc_service eg_vectord_service(eg_vec *v);
+
+static const eg_cfg_opt vectord_opts[] = {
+    {"embedder", EG_CFG_STR, "glove",
+     "glove (offline, default) or http:<base url>|<model>|<dim> (OpenAI-compatible)", 0, 0, 0},
+    {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0, 0},
+    {"bm25_k1", EG_CFG_DOUBLE, "1.2", "BM25 term-frequency saturation", 0, 0, 0},
+    {"bm25_b", EG_CFG_DOUBLE, "0.75", "BM25 length normalization", 0, 0, 0},
+    {"weight_content", EG_CFG_DOUBLE, "0.4", "default weight x of sim(content)", 0, 0, 0},
+    {"weight_latent", EG_CFG_DOUBLE, "0.4", "default weight y of sim(latent)", 0, 0, 0},
+    {"weight_bm25", EG_CFG_DOUBLE, "0.4", "default weight alpha of normalized BM25", 0, 0, 0},
+    {"hnsw_threshold", EG_CFG_INT, "50000", "live chunks of a tenant above which it uses HNSW", 0, 1, 1 << 30},
+    {"hnsw_ef_search", EG_CFG_INT, "128", "HNSW search breadth", 0, 8, 4096},
+    {"max_chunks", EG_CFG_INT, "1000", "chunks per Upsert", 0, 1, 100000},
+    {"max_text_bytes", EG_CFG_INT, "65536", "content or latent size", 0, 256, 1 << 24},
+    {"max_k", EG_CFG_INT, "1000", "results per query", 0, 1, 100000},
+    {"max_queries", EG_CFG_INT, "64", "queries per Search", 0, 1, 4096},
 };
 
-static size_t vectord_service_table(void *state, const eg_rpc_service **out) {
-  (void)state;
-  *out = vectord_services;
-  return sizeof vectord_services / sizeof *vectord_services;
+typedef struct vectord {
+  eg_embedder *emb;
+  eg_vec *vec;
+  eg_rpc_service service;
+} vectord;
+
+static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
+  const eg_cfg *c = eg_daemon_cfg(d);
+  vectord *vd = calloc(1, sizeof *vd);
+  if (!vd) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  const char *e = eg_cfg_str(c, "embedder");
+  char spec[1200];
+  if (strcmp(e, "glove") == 0) snprintf(spec, sizeof spec, "glove:%s/glove-100d.bin", eg_cfg_str(c, "models_dir"));
+  else snprintf(spec, sizeof spec, "%s", e);
+  eg_code rc = eg_embedder_open(spec, &vd->emb, err);
+  if (rc) {
+    free(vd);
+    return rc;
+  }
+  eg_vec_opts o = {
+      .dir = eg_cfg_str(c, "data_dir"),
+      .embedder = vd->emb,
+      .bm25_k1 = eg_cfg_double(c, "bm25_k1"),
+      .bm25_b = eg_cfg_double(c, "bm25_b"),
+      .x = (float)eg_cfg_double(c, "weight_content"),
+      .y = (float)eg_cfg_double(c, "weight_latent"),
+      .alpha = (float)eg_cfg_double(c, "weight_bm25"),
+      .hnsw_threshold = (uint32_t)eg_cfg_int(c, "hnsw_threshold"),
+      .hnsw_ef_search = (uint32_t)eg_cfg_int(c, "hnsw_ef_search"),
+      .max_chunks = (uint32_t)eg_cfg_int(c, "max_chunks"),
+      .max_text_bytes = (uint32_t)eg_cfg_int(c, "max_text_bytes"),
+      .max_k = (uint32_t)eg_cfg_int(c, "max_k"),
+      .max_queries = (uint32_t)eg_cfg_int(c, "max_queries"),
+  };
+  if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err))) {
+    eg_embedder_close(vd->emb);
+    free(vd);
+    return rc;
+  }
+  vd->service = eg_vectord_service(vd->vec);
+  *state = vd;
+  return EG_OK;
+}
+
+static size_t vectord_services(void *state, const eg_rpc_service **out) {
+  *out = &((vectord *)state)->service;
+  return 1;
+}
+
+static void vectord_close(void *state) {
+  vectord *vd = state;
+  eg_vec_close(vd->vec);
+  eg_embedder_close(vd->emb);
+  free(vd);
 }
 
 int main(int argc, char **argv) {
@@ -23,7 +93,11 @@ int main(int argc, char **argv) {
       .summary = "Engram chunk store, dense and BM25 indexes (engram.v1.Vector)",
       .grpc_port = 7103,
       .metrics_port = 9103,
-      .services = vectord_service_table,
+      .opts = vectord_opts,
+      .n_opts = sizeof vectord_opts / sizeof *vectord_opts,
+      .open = vectord_open,
+      .services = vectord_services,
+      .close = vectord_close,
   };
   return eg_daemon_main(&spec, argc, argv);
 }

@@ -1,0 +1,242 @@
+/*
+ * bm25.c — term dictionary (hash map) → postings arrays sorted by slot, plus per-slot
+ * document lengths and forward term lists (for removal and single-document scoring).
+ */
+#include "services/vectord/bm25.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/map.h"
+
+typedef struct posting {
+  uint32_t slot;
+  uint32_t tf;
+} posting;
+
+typedef struct term_entry {
+  posting *p;
+  uint32_t n, cap;
+  uint32_t df;   /* live documents containing the term */
+  uint32_t dead; /* postings of removed documents not yet compacted */
+} term_entry;
+
+typedef struct doc {
+  uint32_t len;        /* 0 with n_terms 0 = absent */
+  uint32_t n_terms;
+  term_entry **terms;  /* forward list */
+  uint8_t live;
+} doc;
+
+struct eg_bm25 {
+  double k1, b;
+  eg_map *dict; /* term → term_entry* */
+  doc *docs;
+  size_t n_docs_cap;
+  size_t live;
+  double total_len;
+};
+
+eg_bm25 *eg_bm25_new(double k1, double b) {
+  eg_bm25 *ix = calloc(1, sizeof *ix);
+  if (!ix) return NULL;
+  ix->k1 = k1;
+  ix->b = b;
+  ix->dict = eg_map_new();
+  if (!ix->dict) {
+    free(ix);
+    return NULL;
+  }
+  return ix;
+}
+
+static bool free_term(void *ctx, const void *k, size_t kl, void *v) {
+  (void)ctx, (void)k, (void)kl;
+  term_entry *t = v;
+  free(t->p);
+  free(t);
+  return true;
+}
+
+void eg_bm25_free(eg_bm25 *ix) {
+  if (!ix) return;
+  eg_map_each(ix->dict, free_term, NULL);
+  eg_map_free(ix->dict);
+  for (size_t i = 0; i < ix->n_docs_cap; i++) free(ix->docs[i].terms);
+  free(ix->docs);
+  free(ix);
+}
+
+size_t eg_bm25_docs(const eg_bm25 *ix) { return ix->live; }
+size_t eg_bm25_terms(const eg_bm25 *ix) { return eg_map_count(ix->dict); }
+
+eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_t n, uint32_t doclen) {
+  if (slot >= ix->n_docs_cap) {
+    size_t nc = ix->n_docs_cap ? ix->n_docs_cap : 1024;
+    while (nc <= slot) nc *= 2;
+    doc *nd = realloc(ix->docs, nc * sizeof *nd);
+    if (!nd) return EG_ENOMEM;
+    memset(nd + ix->n_docs_cap, 0, (nc - ix->n_docs_cap) * sizeof *nd);
+    ix->docs = nd;
+    ix->n_docs_cap = nc;
+  }
+  doc *d = &ix->docs[slot];
+  if (d->live) return EG_EEXIST;
+  free(d->terms);
+  d->terms = malloc((n ? n : 1) * sizeof *d->terms);
+  if (!d->terms) return EG_ENOMEM;
+  d->n_terms = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t tl = strlen(terms[i].term);
+    term_entry *t = eg_map_get(ix->dict, terms[i].term, tl);
+    if (!t) {
+      if (!(t = calloc(1, sizeof *t))) return EG_ENOMEM;
+      if (eg_map_put(ix->dict, terms[i].term, tl, t)) {
+        free(t);
+        return EG_ENOMEM;
+      }
+    }
+    if (t->n == t->cap) {
+      uint32_t nc = t->cap ? t->cap * 2 : 4;
+      posting *np = realloc(t->p, nc * sizeof *np);
+      if (!np) return EG_ENOMEM;
+      t->p = np;
+      t->cap = nc;
+    }
+    /* Slots are assigned in increasing order, so appending keeps postings sorted; a
+     * re-added smaller slot is inserted in place. */
+    uint32_t at = t->n;
+    while (at > 0 && t->p[at - 1].slot > slot) at--;
+    memmove(&t->p[at + 1], &t->p[at], (t->n - at) * sizeof *t->p);
+    t->p[at] = (posting){slot, terms[i].tf};
+    t->n++;
+    t->df++;
+    d->terms[d->n_terms++] = t;
+  }
+  d->len = doclen;
+  d->live = 1;
+  ix->live++;
+  ix->total_len += doclen;
+  return EG_OK;
+}
+
+/* Drop postings of dead documents once they are a quarter of the list. */
+static void compact(eg_bm25 *ix, term_entry *t) {
+  uint32_t o = 0;
+  for (uint32_t i = 0; i < t->n; i++)
+    if (t->p[i].slot < ix->n_docs_cap && ix->docs[t->p[i].slot].live) t->p[o++] = t->p[i];
+  t->n = o;
+  t->dead = 0;
+}
+
+void eg_bm25_remove(eg_bm25 *ix, uint32_t slot) {
+  if (slot >= ix->n_docs_cap || !ix->docs[slot].live) return;
+  doc *d = &ix->docs[slot];
+  d->live = 0;
+  ix->live--;
+  ix->total_len -= d->len;
+  for (uint32_t i = 0; i < d->n_terms; i++) {
+    term_entry *t = d->terms[i];
+    t->df--;
+    if (++t->dead * 4 > t->n) compact(ix, t);
+  }
+  free(d->terms);
+  d->terms = NULL;
+  d->n_terms = 0;
+}
+
+static double idf(const eg_bm25 *ix, uint32_t df) {
+  double N = (double)ix->live;
+  return log(1.0 + (N - df + 0.5) / (df + 0.5));
+}
+
+static double term_score(const eg_bm25 *ix, double idf_t, uint32_t tf, uint32_t len) {
+  double avgdl = ix->live ? ix->total_len / (double)ix->live : 1.0;
+  if (avgdl <= 0) avgdl = 1.0;
+  double norm = ix->k1 * (1.0 - ix->b + ix->b * (double)len / avgdl);
+  return idf_t * (double)tf * (ix->k1 + 1.0) / ((double)tf + norm);
+}
+
+/* The distinct query terms present in the dictionary. */
+static size_t query_terms(const eg_bm25 *ix, const char *const *terms, size_t n, term_entry **out) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    bool dup = false;
+    for (size_t j = 0; j < i && !dup; j++) dup = strcmp(terms[i], terms[j]) == 0;
+    if (dup) continue;
+    term_entry *t = eg_map_get(ix->dict, terms[i], strlen(terms[i]));
+    if (t && t->df) out[m++] = t;
+  }
+  return m;
+}
+
+double eg_bm25_score(const eg_bm25 *ix, const char *const *terms, size_t n, uint32_t slot) {
+  if (slot >= ix->n_docs_cap || !ix->docs[slot].live || !n) return 0;
+  term_entry *qt[64];
+  size_t m = query_terms(ix, terms, n < 64 ? n : 64, qt);
+  double s = 0;
+  for (size_t i = 0; i < m; i++) {
+    term_entry *t = qt[i];
+    size_t lo = 0, hi = t->n; /* postings are sorted by slot */
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (t->p[mid].slot < slot) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < t->n && t->p[lo].slot == slot) s += term_score(ix, idf(ix, t->df), t->p[lo].tf, ix->docs[slot].len);
+  }
+  return s;
+}
+
+typedef struct scored {
+  uint32_t slot;
+  double score;
+} scored;
+
+static int by_score_desc(const void *a, const void *b) {
+  double x = ((const scored *)a)->score, y = ((const scored *)b)->score;
+  if (x != y) return x < y ? 1 : -1;
+  return ((const scored *)a)->slot > ((const scored *)b)->slot ? 1 : -1;
+}
+
+size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k,
+                      eg_bm25_keep keep, void *ctx, uint32_t *slots, double *scores) {
+  if (!k || !ix->live) return 0;
+  term_entry *qt[64];
+  size_t m = query_terms(ix, terms, n < 64 ? n : 64, qt);
+  if (!m) return 0;
+  /* Accumulate into a dense array over slots (documents are at most a few million). */
+  double *acc = calloc(ix->n_docs_cap, sizeof *acc);
+  if (!acc) return 0;
+  for (size_t i = 0; i < m; i++) {
+    term_entry *t = qt[i];
+    double w = idf(ix, t->df);
+    for (uint32_t j = 0; j < t->n; j++) {
+      uint32_t s = t->p[j].slot;
+      if (!ix->docs[s].live) continue;
+      acc[s] += term_score(ix, w, t->p[j].tf, ix->docs[s].len);
+    }
+  }
+  size_t cap = 1024, cnt = 0;
+  scored *all = malloc(cap * sizeof *all);
+  for (size_t s = 0; all && s < ix->n_docs_cap; s++) {
+    if (acc[s] <= 0 || (keep && !keep(ctx, (uint32_t)s))) continue;
+    if (cnt == cap) {
+      scored *na = realloc(all, (cap *= 2) * sizeof *all);
+      if (!na) break;
+      all = na;
+    }
+    all[cnt++] = (scored){(uint32_t)s, acc[s]};
+  }
+  free(acc);
+  if (!all) return 0;
+  qsort(all, cnt, sizeof *all, by_score_desc);
+  size_t out = cnt < k ? cnt : k;
+  for (size_t i = 0; i < out; i++) {
+    slots[i] = all[i].slot;
+    scores[i] = all[i].score;
+  }
+  free(all);
+  return out;
+}

@@ -1,0 +1,641 @@
+/*
+ * vec.c — vectord engine lifecycle, per-tenant in-memory indexes and how they are
+ * (re)built: loaded from the chunk store on first use, switched to HNSW in the
+ * background past a size, snapshotted, and replayed from the store on start.
+ */
+#include <faiss/c_api/AutoTune_c.h>
+#include <faiss/c_api/error_c.h>
+#include <faiss/c_api/impl/AuxIndexStructures_c.h>
+#include <faiss/c_api/index_factory_c.h>
+#include <faiss/c_api/index_io_c.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/time.h"
+#include "services/vectord/vec_int.h"
+
+uint64_t eg_str_hash(const char *s) {
+  if (!s || !*s) return 0;
+  uint64_t h = eg_hash64(s, strlen(s), 0x5345534953ULL);
+  return h ? h : 1;
+}
+
+static const char *faiss_err(void) {
+  const char *e = faiss_get_last_error();
+  return e ? e : "unknown FAISS error";
+}
+
+/* ---- tokenizers ---------------------------------------------------------------------- */
+
+eg_tokenizer *eg_vt_tokenizer(eg_vec *v) {
+  pthread_mutex_lock(&v->tokmu);
+  eg_tokenizer *t = v->n_tok_free ? v->tok_free[--v->n_tok_free] : NULL;
+  pthread_mutex_unlock(&v->tokmu);
+  return t ? t : eg_tokenizer_new(EG_TOK_STEM);
+}
+
+void eg_vt_tokenizer_put(eg_vec *v, eg_tokenizer *t) {
+  if (!t) return;
+  pthread_mutex_lock(&v->tokmu);
+  if (v->n_tok_free < 16) {
+    v->tok_free[v->n_tok_free++] = t;
+    t = NULL;
+  }
+  pthread_mutex_unlock(&v->tokmu);
+  eg_tokenizer_free(t);
+}
+
+/* ---- stored encodings ------------------------------------------------------------------ */
+
+size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out, uint32_t *doclen) {
+  if (vl < 4) return 0;
+  memcpy(doclen, v, 4);
+  size_t n = 0, cap = 64;
+  eg_bm25_term *terms = eg_arena_alloc(a, cap * sizeof *terms);
+  for (size_t o = 4; terms && o < vl;) {
+    uint8_t len = (uint8_t)v[o++];
+    if (o + len + 2 > vl) break;
+    if (n == cap) {
+      eg_bm25_term *nt = eg_arena_alloc(a, cap * 2 * sizeof *nt);
+      if (!nt) break;
+      memcpy(nt, terms, n * sizeof *nt);
+      terms = nt;
+      cap *= 2;
+    }
+    terms[n].term = eg_arena_strndup(a, v + o, len);
+    uint16_t tf;
+    memcpy(&tf, v + o + len, 2);
+    terms[n++].tf = tf;
+    o += len + 2u;
+  }
+  *out = terms;
+  return n;
+}
+
+Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot) {
+  if (vl < 8) return NULL;
+  *slot = key_get64((const uint8_t *)v);
+  ProtobufCAllocator al = {NULL, NULL, a};
+  extern ProtobufCAllocator eg_vec_allocator(eg_arena * a);
+  al = eg_vec_allocator(a);
+  return engram__v1__chunk__unpack(&al, vl - 8, (const uint8_t *)v + 8);
+}
+
+static void *arena_alloc_cb(void *d, size_t n) { return eg_arena_alloc(d, n); }
+static void arena_free_cb(void *d, void *p) { (void)d, (void)p; }
+ProtobufCAllocator eg_vec_allocator(eg_arena *a) {
+  ProtobufCAllocator al = {arena_alloc_cb, arena_free_cb, a};
+  return al;
+}
+
+/* ---- dense indexes ------------------------------------------------------------------- */
+
+static FaissIndex *new_index(eg_vec *v, int dim, bool hnsw) {
+  FaissIndex *ix = NULL;
+  if (faiss_index_factory(&ix, dim, hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat",
+                          METRIC_INNER_PRODUCT) != 0) {
+    EG_ERROR("vec", "faiss index_factory failed", "error=\"%s\"", faiss_err());
+    return NULL;
+  }
+  if (hnsw) {
+    FaissParameterSpace *ps = NULL;
+    if (faiss_ParameterSpace_new(&ps) == 0) {
+      if (faiss_ParameterSpace_set_index_parameter(ps, ix, "efSearch", v->o.hnsw_ef_search) != 0)
+        EG_WARN("vec", "cannot set efSearch", "error=\"%s\"", faiss_err());
+      faiss_ParameterSpace_free(ps);
+    }
+  }
+  return ix;
+}
+
+bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out) {
+  return t->dense[field] && faiss_Index_reconstruct(t->dense[field], (idx_t)slot, out) == 0;
+}
+
+static eg_code ensure_slots(vtenant *t, uint32_t slot) {
+  if (slot < t->cap_slots) return EG_OK;
+  size_t nc = t->cap_slots ? t->cap_slots : 1024;
+  while (nc <= slot) nc *= 2;
+  vdoc *nd = realloc(t->docs, nc * sizeof *nd);
+  if (!nd) return EG_ENOMEM;
+  memset(nd + t->cap_slots, 0, (nc - t->cap_slots) * sizeof *nd);
+  t->docs = nd;
+  t->cap_slots = nc;
+  return EG_OK;
+}
+
+eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
+                  const eg_bm25_term *terms, size_t n_terms, uint32_t doclen, eg_err *err) {
+  if (ensure_slots(t, slot)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (vecs) {
+    for (int f = 0; f < N_FIELDS; f++) {
+      if (!t->dense[f] && !(t->dense[f] = new_index(v, t->dim, t->hnsw)))
+        return eg_err_set(err, EG_EINTERNAL, "cannot create a dense index");
+      idx_t id = slot;
+      if (faiss_Index_add_with_ids(t->dense[f], 1, vecs + (size_t)f * t->dim, &id) != 0)
+        return eg_err_set(err, EG_EINTERNAL, "dense index add failed");
+    }
+  }
+  if (eg_bm25_add(t->bm25, slot, terms, n_terms, doclen) != EG_OK)
+    return eg_err_set(err, EG_ENOMEM, "BM25 add failed");
+  vdoc *d = &t->docs[slot];
+  *d = *doc;
+  d->entities = NULL;
+  if (doc->n_entities) {
+    d->entities = malloc(doc->n_entities * sizeof *d->entities);
+    if (d->entities) memcpy(d->entities, doc->entities, doc->n_entities * sizeof *d->entities);
+    else d->n_entities = 0;
+  }
+  d->live = true;
+  uint64_t v1 = (uint64_t)slot + 1;
+  eg_map_put(t->by_chunk, &doc->chunk_id, 8, (void *)(uintptr_t)v1);
+  if (slot >= t->n_slots) t->n_slots = slot + 1;
+  t->live++;
+  return EG_OK;
+}
+
+void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
+  (void)v;
+  if (slot >= t->n_slots || !t->docs[slot].live) return;
+  vdoc *d = &t->docs[slot];
+  d->live = false;
+  free(d->entities);
+  d->entities = NULL;
+  d->n_entities = 0;
+  eg_map_del(t->by_chunk, &d->chunk_id, 8);
+  eg_bm25_remove(t->bm25, slot);
+  t->live--;
+  if (t->hnsw) { /* HNSW cannot remove: a tombstone, filtered at search, dropped at rebuild */
+    t->tombstones++;
+    return;
+  }
+  idx_t id = slot;
+  for (int f = 0; f < N_FIELDS; f++) {
+    if (!t->dense[f]) continue;
+    FaissIDSelectorBatch *sel = NULL;
+    if (faiss_IDSelectorBatch_new(&sel, 1, &id) == 0) {
+      size_t nr = 0;
+      faiss_Index_remove_ids(t->dense[f], (FaissIDSelector *)sel, &nr);
+      faiss_IDSelector_free((FaissIDSelector *)sel);
+    }
+  }
+}
+
+/* ---- model check ---------------------------------------------------------------------- */
+
+eg_code eg_vt_check_model(eg_vec *v, eg_kvtxn *txn, eg_tenant *ten, int dim, eg_err *err) {
+  uint8_t k[9];
+  k[0] = 'M';
+  key_put64(k + 1, ten->id);
+  char *val;
+  size_t vl;
+  char want[160];
+  int wl = snprintf(want, sizeof want, "%d %s", dim, v->emb->model_id);
+  eg_code rc = eg_kvtxn_get(txn, VCF_DEFAULT, k, 9, &val, &vl, err);
+  if (rc == EG_ENOTFOUND) {
+    return eg_kvtxn_put(txn, VCF_DEFAULT, k, 9, want, (size_t)wl, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
+                                                                        : EG_OK;
+  }
+  if (rc) return rc;
+  bool same = vl == (size_t)wl && memcmp(val, want, vl) == 0;
+  char have[160];
+  snprintf(have, sizeof have, "%.*s", (int)(vl < 150 ? vl : 150), val);
+  free(val);
+  if (!same)
+    return eg_err_set(err, EG_EPRECOND,
+                      "this tenant's index was built with dimension and model \"%s\"; vectord now "
+                      "embeds with \"%s\": re-index the tenant or configure the original model",
+                      have, want);
+  return EG_OK;
+}
+
+/* ---- HNSW: background build and snapshots ---------------------------------------------- */
+
+static void snapshot_paths(eg_vec *v, uint64_t T, char *f0, char *f1, char *meta, size_t len) {
+  snprintf(f0, len, "%s/faiss/%016llx-content.index", v->o.dir, (unsigned long long)T);
+  snprintf(f1, len, "%s/faiss/%016llx-latent.index", v->o.dir, (unsigned long long)T);
+  snprintf(meta, len, "%s/faiss/%016llx.meta", v->o.dir, (unsigned long long)T);
+}
+
+/* Write the HNSW indexes of t (caller holds t->lock for reading). */
+static void snapshot_write(eg_vec *v, vtenant *t) {
+  char f[2][1200], meta[1200], tmp[1300];
+  _Static_assert(sizeof tmp > sizeof meta, "tmp holds a path + .tmp");
+  snapshot_paths(v, t->T, f[0], f[1], meta, sizeof meta);
+  for (int i = 0; i < N_FIELDS; i++) {
+    snprintf(tmp, sizeof tmp, "%.1200s.tmp", f[i]);
+    if (faiss_write_index_fname(t->dense[i], tmp) != 0 || rename(tmp, f[i]) != 0) {
+      EG_WARN("vec", "snapshot write failed", "tenant_key=%llx", (unsigned long long)t->T);
+      return;
+    }
+  }
+  snprintf(tmp, sizeof tmp, "%.1200s.tmp", meta);
+  FILE *m = fopen(tmp, "w");
+  if (!m) return;
+  fprintf(m, "%zu %d %s\n", t->n_slots, t->dim, v->emb->model_id);
+  if (fclose(m) == 0 && rename(tmp, meta) == 0) t->snapshot_slot = (int64_t)t->n_slots;
+}
+
+typedef struct build_job {
+  eg_vec *v;
+  vtenant *t;
+} build_job;
+
+static void *build_thread(void *arg) {
+  build_job *j = arg;
+  eg_vec *v = j->v;
+  vtenant *t = j->t;
+  free(j);
+  int64_t t0 = eg_time_mono_us();
+  /* 1. Copy the live vectors under the read lock. */
+  pthread_rwlock_rdlock(&t->lock);
+  size_t n = t->live, upto = t->n_slots, dim = (size_t)t->dim, k = 0;
+  idx_t *ids = malloc((n ? n : 1) * sizeof *ids);
+  float *vecs[N_FIELDS] = {malloc((n ? n : 1) * dim * sizeof(float)), malloc((n ? n : 1) * dim * sizeof(float))};
+  for (size_t s = 0; ids && vecs[0] && vecs[1] && s < upto && k < n; s++) {
+    if (!t->docs[s].live) continue;
+    if (!eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, vecs[0] + k * dim) ||
+        !eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, vecs[1] + k * dim))
+      continue;
+    ids[k++] = (idx_t)s;
+  }
+  pthread_rwlock_unlock(&t->lock);
+  /* 2. Build outside any lock: searches and writes go on against the old index. */
+  FaissIndex *nx[N_FIELDS] = {NULL, NULL};
+  bool ok = ids && vecs[0] && vecs[1];
+  for (int f = 0; ok && f < N_FIELDS; f++) {
+    ok = (nx[f] = new_index(v, (int)dim, true)) != NULL &&
+         faiss_Index_add_with_ids(nx[f], (idx_t)k, vecs[f], ids) == 0;
+  }
+  free(vecs[0]);
+  free(vecs[1]);
+  free(ids);
+  /* 3. Catch up with what was written meanwhile, then swap. */
+  pthread_rwlock_wrlock(&t->lock);
+  float *one = malloc(dim * sizeof(float));
+  for (size_t s = upto; ok && one && s < t->n_slots; s++) {
+    if (!t->docs[s].live) continue;
+    for (int f = 0; ok && f < N_FIELDS; f++) {
+      idx_t id = (idx_t)s;
+      ok = eg_vt_vector(t, f, (uint32_t)s, one) && faiss_Index_add_with_ids(nx[f], 1, one, &id) == 0;
+    }
+  }
+  free(one);
+  if (ok) {
+    for (int f = 0; f < N_FIELDS; f++) {
+      faiss_Index_free(t->dense[f]);
+      t->dense[f] = nx[f];
+    }
+    t->hnsw = true;
+    idx_t total = faiss_Index_ntotal(t->dense[0]);
+    t->tombstones = (size_t)total > t->live ? (size_t)total - t->live : 0;
+    snapshot_write(v, t);
+  } else {
+    EG_ERROR("vec", "HNSW build failed", "error=\"%s\"", faiss_err());
+    for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(nx[f]);
+  }
+  t->building = false;
+  pthread_rwlock_unlock(&t->lock);
+  EG_INFO("vec", "HNSW build done", "vectors=%zu ok=%d took_ms=%lld", k, ok,
+          (long long)((eg_time_mono_us() - t0) / 1000));
+  pthread_mutex_lock(&v->bmu);
+  v->builds_running--;
+  pthread_cond_broadcast(&v->bcv);
+  pthread_mutex_unlock(&v->bmu);
+  return NULL;
+}
+
+void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t) {
+  if (t->building || !t->dim) return;
+  bool want = (!t->hnsw && t->live > v->o.hnsw_threshold) ||
+              (t->hnsw && t->tombstones > 1024 && t->tombstones * 5 > t->live);
+  if (!want) return;
+  build_job *j = malloc(sizeof *j);
+  if (!j) return;
+  *j = (build_job){v, t};
+  pthread_t th;
+  pthread_mutex_lock(&v->bmu);
+  v->builds_running++;
+  pthread_mutex_unlock(&v->bmu);
+  t->building = true;
+  if (pthread_create(&th, NULL, build_thread, j) != 0) {
+    free(j);
+    t->building = false;
+    pthread_mutex_lock(&v->bmu);
+    v->builds_running--;
+    pthread_mutex_unlock(&v->bmu);
+    return;
+  }
+  pthread_detach(th);
+}
+
+void eg_vec_quiesce(eg_vec *v) {
+  pthread_mutex_lock(&v->bmu);
+  while (v->builds_running) pthread_cond_wait(&v->bcv, &v->bmu);
+  pthread_mutex_unlock(&v->bmu);
+}
+
+/* Read a snapshot made with the same model; returns true when both fields loaded. */
+static bool snapshot_read(eg_vec *v, vtenant *t) {
+  char f[2][1200], meta[1200];
+  snapshot_paths(v, t->T, f[0], f[1], meta, sizeof meta);
+  FILE *m = fopen(meta, "r");
+  if (!m) return false;
+  size_t slots = 0;
+  int dim = 0;
+  char model[100] = "";
+  int got = fscanf(m, "%zu %d %99s", &slots, &dim, model);
+  fclose(m);
+  if (got != 3 || dim != v->emb->dim || strcmp(model, v->emb->model_id) != 0) return false;
+  FaissIndex *ix[N_FIELDS] = {NULL, NULL};
+  for (int i = 0; i < N_FIELDS; i++) {
+    if (faiss_read_index_fname(f[i], 0, &ix[i]) != 0) {
+      faiss_Index_free(ix[0]);
+      return false;
+    }
+  }
+  t->dense[0] = ix[0];
+  t->dense[1] = ix[1];
+  t->hnsw = true;
+  t->dim = dim;
+  t->snapshot_slot = (int64_t)slots;
+  FaissParameterSpace *ps = NULL;
+  if (faiss_ParameterSpace_new(&ps) == 0) {
+    for (int i = 0; i < N_FIELDS; i++) faiss_ParameterSpace_set_index_parameter(ps, ix[i], "efSearch", v->o.hnsw_ef_search);
+    faiss_ParameterSpace_free(ps);
+  }
+  return true;
+}
+
+/* ---- tenants ---------------------------------------------------------------------------- */
+
+static vtenant *vt_new(uint64_t T, const char *name, double k1, double b) {
+  vtenant *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->T = T;
+  t->name = strdup(name);
+  t->bm25 = eg_bm25_new(k1, b);
+  t->by_chunk = eg_map_new();
+  t->snapshot_slot = -1;
+  pthread_rwlock_init(&t->lock, NULL);
+  pthread_mutex_init(&t->writer, NULL);
+  if (!t->name || !t->bm25 || !t->by_chunk) {
+    eg_bm25_free(t->bm25);
+    eg_map_free(t->by_chunk);
+    free(t->name);
+    free(t);
+    return NULL;
+  }
+  return t;
+}
+
+static void vt_free(vtenant *t) {
+  if (!t) return;
+  for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(t->dense[f]);
+  eg_bm25_free(t->bm25);
+  for (size_t s = 0; s < t->n_slots; s++) free(t->docs[s].entities);
+  free(t->docs);
+  eg_map_free(t->by_chunk);
+  pthread_rwlock_destroy(&t->lock);
+  pthread_mutex_destroy(&t->writer);
+  free(t->name);
+  free(t);
+}
+
+/* Fill the in-memory index of tenant T from the store (and a snapshot when there is one). */
+static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
+  int64_t t0 = eg_time_mono_us();
+  bool snap = snapshot_read(v, t);
+  uint8_t prefix[8], upper[8];
+  key_put64(prefix, t->T);
+  eg_code rc = EG_OK;
+  size_t loaded = 0;
+  /* Pass 1: chunks → doc table and slots; vectors and terms by chunk id. */
+  rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+  memcpy(upper, prefix, 8);
+  upper[7]++; /* tenant ids are small: no carry */
+  rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)upper, 8);
+  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_CHUNKS));
+  rocksdb_iterator_t *vit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_VECTORS));
+  rocksdb_iterator_t *tit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_TERMS));
+  rocksdb_iter_seek(it, (const char *)prefix, 8);
+  rocksdb_iter_seek(vit, (const char *)prefix, 8);
+  rocksdb_iter_seek(tit, (const char *)prefix, 8);
+  float *vecs = NULL;
+  /* The three families share keys (T | chunk id) and are written together, so their
+   * iterators move in step. */
+  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    eg_arena *a = eg_arena_new(8192, 0);
+    size_t kl, vl, vvl = 0, tvl = 0;
+    const char *k = rocksdb_iter_key(it, &kl);
+    const char *val = rocksdb_iter_value(it, &vl);
+    uint64_t slot;
+    Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
+    const float *vec = NULL;
+    while (rocksdb_iter_valid(vit)) {
+      size_t vkl;
+      const char *vk = rocksdb_iter_key(vit, &vkl);
+      int cmp = memcmp(vk, k, vkl < kl ? vkl : kl);
+      if (cmp > 0 || (cmp == 0 && vkl >= kl)) break;
+      rocksdb_iter_next(vit);
+    }
+    if (rocksdb_iter_valid(vit)) {
+      size_t vkl;
+      const char *vk = rocksdb_iter_key(vit, &vkl);
+      if (vkl == kl && memcmp(vk, k, kl) == 0) vec = (const float *)rocksdb_iter_value(vit, &vvl);
+    }
+    eg_bm25_term *terms = NULL;
+    size_t nt = 0;
+    uint32_t doclen = 0;
+    while (rocksdb_iter_valid(tit)) {
+      size_t tkl;
+      const char *tk = rocksdb_iter_key(tit, &tkl);
+      int cmp = memcmp(tk, k, tkl < kl ? tkl : kl);
+      if (cmp > 0 || (cmp == 0 && tkl >= kl)) break;
+      rocksdb_iter_next(tit);
+    }
+    if (rocksdb_iter_valid(tit)) {
+      size_t tkl;
+      const char *tk = rocksdb_iter_key(tit, &tkl);
+      if (tkl == kl && memcmp(tk, k, kl) == 0) {
+        const char *tv = rocksdb_iter_value(tit, &tvl);
+        nt = eg_terms_decode(tv, tvl, a, &terms, &doclen);
+      }
+    }
+    if (!c || slot > UINT32_MAX) {
+      eg_arena_free(a);
+      rc = eg_err_set(err, EG_ECORRUPT, "stored chunk is corrupt");
+      break;
+    }
+    if (vec && !t->dim) t->dim = (int)(vvl / sizeof(float) / N_FIELDS);
+    vdoc d = {c->id, c->time, eg_str_hash(c->session_id), eg_str_hash(c->document_id),
+              eg_str_hash(c->role), eg_str_hash(c->scope ? c->scope->user : NULL),
+              c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true};
+    /* A snapshot already holds the vectors of the slots below its watermark. */
+    bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;
+    const float *add = vec && vvl == (size_t)t->dim * N_FIELDS * sizeof(float) && !in_snapshot ? vec : NULL;
+    if (add) {
+      free(vecs);
+      vecs = malloc(vvl); /* the iterator's buffer is not aligned for floats */
+      if (vecs) memcpy(vecs, vec, vvl);
+      add = vecs;
+    }
+    if ((rc = eg_vt_add(v, t, (uint32_t)slot, &d, add, terms, nt, doclen, err))) {
+      eg_arena_free(a);
+      break;
+    }
+    loaded++;
+    eg_arena_free(a);
+  }
+  free(vecs);
+  rocksdb_iter_destroy(it);
+  rocksdb_iter_destroy(vit);
+  rocksdb_iter_destroy(tit);
+  rocksdb_readoptions_destroy(ro);
+  if (snap && t->dense[0]) {
+    idx_t total = faiss_Index_ntotal(t->dense[0]);
+    t->tombstones = (size_t)total > t->live ? (size_t)total - t->live : 0;
+  }
+  EG_INFO("vec", "tenant index loaded", "tenant_key=%llx chunks=%zu snapshot=%d took_ms=%lld",
+          (unsigned long long)t->T, loaded, snap, (long long)((eg_time_mono_us() - t0) / 1000));
+  return rc;
+}
+
+vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, eg_err *err) {
+  *out_rc = EG_OK;
+  pthread_mutex_lock(&v->tmu);
+  vtenant *t = eg_map_get(v->tenants, tenant, strlen(tenant));
+  if (t) {
+    pthread_mutex_unlock(&v->tmu);
+    return t;
+  }
+  uint64_t T = 0;
+  bool known = eg_kv_tenant_id(v->kv, tenant, &T) == EG_OK;
+  if (!known && !create) {
+    pthread_mutex_unlock(&v->tmu);
+    return NULL;
+  }
+  if (!known) { /* register the tenant now so its number is stable */
+    eg_kvtxn *txn = eg_kv_begin(v->kv);
+    eg_tenant *ten;
+    eg_code rc = txn ? eg_kvtxn_tenant(txn, tenant, &ten, err) : eg_err_set(err, EG_ENOMEM, "out of memory");
+    if (!rc) {
+      T = ten->id;
+      rc = eg_kvtxn_commit(txn, err);
+    } else if (txn) {
+      eg_kvtxn_abort(txn);
+    }
+    if (rc) {
+      pthread_mutex_unlock(&v->tmu);
+      *out_rc = rc;
+      return NULL;
+    }
+  }
+  t = vt_new(T, tenant, v->o.bm25_k1, v->o.bm25_b);
+  eg_code rc = t ? vt_load(v, t, err) : eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (rc) {
+    vt_free(t);
+    pthread_mutex_unlock(&v->tmu);
+    *out_rc = rc;
+    return NULL;
+  }
+  eg_map_put(v->tenants, tenant, strlen(tenant), t);
+  pthread_rwlock_wrlock(&t->lock);
+  eg_vt_maybe_rebuild(v, t);
+  pthread_rwlock_unlock(&t->lock);
+  pthread_mutex_unlock(&v->tmu);
+  return t;
+}
+
+void eg_vt_forget(eg_vec *v, const char *tenant) {
+  eg_vec_quiesce(v); /* no build may still hold the tenant */
+  pthread_mutex_lock(&v->tmu);
+  vtenant *t = eg_map_del(v->tenants, tenant, strlen(tenant));
+  pthread_mutex_unlock(&v->tmu);
+  if (!t) return;
+  char f0[1200], f1[1200], meta[1200];
+  snapshot_paths(v, t->T, f0, f1, meta, sizeof meta);
+  unlink(meta);
+  unlink(f0);
+  unlink(f1);
+  vt_free(t);
+}
+
+/* ---- engine ------------------------------------------------------------------------------ */
+
+static double chunk_count(void *arg) {
+  eg_vec *v = arg;
+  double n = 0;
+  pthread_mutex_lock(&v->tmu);
+  (void)n;
+  pthread_mutex_unlock(&v->tmu);
+  return eg_series_value(v->m_chunks);
+}
+
+eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err) {
+  eg_vec *v = calloc(1, sizeof *v);
+  if (!v) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  v->o = *opts;
+  v->emb = opts->embedder;
+  char dir[1100];
+  snprintf(dir, sizeof dir, "%s/faiss", opts->dir);
+  mkdir(opts->dir, 0750);
+  mkdir(dir, 0750);
+  snprintf(dir, sizeof dir, "%s/chunks", opts->dir);
+  static const char *const cfs[VCF_COUNT] = {"default", "chunks", "vectors", "terms"};
+  eg_code rc = eg_kv_open(dir, cfs, VCF_COUNT, 65536, "engram_vectord", metrics, &v->kv, err);
+  if (rc) {
+    free(v);
+    return rc;
+  }
+  pthread_mutex_init(&v->tmu, NULL);
+  pthread_mutex_init(&v->tokmu, NULL);
+  pthread_mutex_init(&v->bmu, NULL);
+  pthread_cond_init(&v->bcv, NULL);
+  v->tenants = eg_map_new();
+  if (metrics) {
+    v->m_chunks = eg_metric_solo(eg_metrics_gauge(metrics, "engram_vectord_chunks_written",
+                                                  "Chunks written since start (upserts).", NULL));
+    (void)chunk_count;
+    v->m_upserts = eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_upserted_chunks_total",
+                                                     "Chunks stored and indexed.", NULL));
+    v->m_embed_tokens = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_vectord_embedded_tokens_total", "Tokens of text embedded.", NULL));
+    v->m_searches = eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_searches_total",
+                                                      "Queries searched.", NULL));
+    v->m_embed_secs = eg_metrics_histogram(metrics, "engram_vectord_embed_seconds",
+                                           "Time to embed one batch of texts.", "model", NULL, 0);
+    v->m_stage_secs = eg_metrics_histogram(metrics, "engram_vectord_search_stage_seconds",
+                                           "Time per search stage.", "stage", NULL, 0);
+  }
+  *out = v;
+  return EG_OK;
+}
+
+static bool close_tenant(void *ctx, const void *k, size_t kl, void *val) {
+  (void)k, (void)kl;
+  eg_vec *v = ctx;
+  vtenant *t = val;
+  /* Save what the snapshot lacks, so the next start replays less. */
+  if (t->hnsw && t->snapshot_slot < (int64_t)t->n_slots) snapshot_write(v, t);
+  vt_free(t);
+  return true;
+}
+
+void eg_vec_close(eg_vec *v) {
+  if (!v) return;
+  eg_vec_quiesce(v);
+  eg_map_each(v->tenants, close_tenant, v);
+  eg_map_free(v->tenants);
+  for (int i = 0; i < v->n_tok_free; i++) eg_tokenizer_free(v->tok_free[i]);
+  eg_kv_close(v->kv);
+  pthread_mutex_destroy(&v->tmu);
+  pthread_mutex_destroy(&v->tokmu);
+  pthread_mutex_destroy(&v->bmu);
+  pthread_cond_destroy(&v->bcv);
+  free(v);
+}

@@ -1,0 +1,58 @@
+/*
+ * vec.h — vectord's engine: the chunk store (RocksDB, the source of truth), per-tenant
+ * dense indexes through the FAISS C API for two fields (content, latent), a BM25 index,
+ * and hybrid search  S = x·sim(content) + y·sim(latent) + α·BM25_norm  (or RRF).
+ *
+ * Every operation is scoped by tenant. The embedding model and dimension are recorded
+ * with a tenant's index at its first write; a different model is refused, never mixed.
+ * Indexes are rebuilt from the store when a tenant is first used after a start (vectors
+ * and BM25 terms are stored, so nothing is re-embedded or re-tokenized); large tenants
+ * use HNSW, snapshotted to disk and replayed from the store.
+ *
+ * Thread rules: any number of threads may call any operation; searches of a tenant run
+ * in parallel, writes to a tenant are serialized. Results live in the caller's arena.
+ */
+#ifndef EG_VECTORD_VEC_H
+#define EG_VECTORD_VEC_H
+
+#include "common/arena.h"
+#include "common/embed.h"
+#include "common/err.h"
+#include "common/metrics.h"
+#include "proto/engram/v1/common.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+
+typedef struct eg_vec eg_vec;
+
+typedef struct eg_vec_opts {
+  const char *dir;             /* data directory (RocksDB + FAISS snapshots) */
+  eg_embedder *embedder;       /* borrowed; must outlive the engine */
+  double bm25_k1, bm25_b;      /* BM25 parameters */
+  float x, y, alpha;           /* default fusion weights */
+  uint32_t hnsw_threshold;     /* live chunks above which a tenant switches to HNSW */
+  uint32_t hnsw_ef_search;     /* HNSW search breadth */
+  uint32_t max_chunks;         /* chunks per Upsert */
+  uint32_t max_text_bytes;     /* content / latent size */
+  uint32_t max_k;              /* results per query */
+  uint32_t max_queries;        /* queries per Search */
+} eg_vec_opts;
+
+eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err);
+/* Waits for background index builds, snapshots large indexes, closes the store. */
+void eg_vec_close(eg_vec *v); /* accepts NULL */
+
+eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena *a,
+                      Engram__V1__UpsertResponse *resp, eg_err *err);
+eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena *a,
+                      Engram__V1__SearchResponse *resp, eg_err *err);
+eg_code eg_vec_get(eg_vec *v, const Engram__V1__GetChunksRequest *req, eg_arena *a,
+                   Engram__V1__GetChunksResponse *resp, eg_err *err);
+eg_code eg_vec_delete(eg_vec *v, const Engram__V1__DeleteRequest *req, eg_arena *a,
+                      Engram__V1__DeleteResponse *resp, eg_err *err);
+eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a,
+                     Engram__V1__EraseResponse *resp, eg_err *err);
+
+/* Wait until no background index build is running (tests, benchmarks). */
+void eg_vec_quiesce(eg_vec *v);
+
+#endif

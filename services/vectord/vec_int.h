@@ -1,0 +1,100 @@
+/*
+ * vec_int.h — vectord engine internals shared by vec.c (tenants, indexes, loading),
+ * vec_write.c (upsert, delete, erase) and vec_search.c (search, get).
+ */
+#ifndef EG_VECTORD_VEC_INT_H
+#define EG_VECTORD_VEC_INT_H
+
+#include <faiss/c_api/Index_c.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "common/keybuf.h"
+#include "common/kv.h"
+#include "common/map.h"
+#include "common/tokenize.h"
+#include "services/vectord/bm25.h"
+#include "services/vectord/vec.h"
+
+/* Column families; keys are T | chunk_id (big-endian). */
+enum { VCF_DEFAULT = 0, VCF_CHUNKS, VCF_VECTORS, VCF_TERMS, VCF_COUNT };
+/* eg_tenant.counter[VCTR_SLOT]: the next slot (FAISS id) of the tenant. */
+enum { VCTR_SLOT = 0 };
+
+enum { FIELD_CONTENT = 0, FIELD_LATENT = 1, N_FIELDS = 2 };
+
+/* What search filters need of a chunk, kept in memory per slot. */
+typedef struct vdoc {
+  uint64_t chunk_id;
+  int64_t time;
+  uint64_t session_h, document_h, role_h, user_h; /* xxh64 of the strings; 0 = empty */
+  uint64_t *entities;                            /* owned */
+  uint32_t n_entities;
+  int32_t turn;
+  bool live;
+} vdoc;
+
+typedef struct vtenant {
+  uint64_t T;
+  char *name;
+  pthread_rwlock_t lock;    /* searches read, in-memory updates write */
+  pthread_mutex_t writer;   /* serializes the tenant's writers (store + memory) */
+  int dim;                  /* 0 until the first vector */
+  FaissIndex *dense[N_FIELDS];
+  bool hnsw;                /* dense indexes are HNSW (else exact) */
+  bool building;            /* a background HNSW build is running */
+  int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
+  eg_bm25 *bm25;
+  vdoc *docs;               /* by slot */
+  size_t n_slots, cap_slots;
+  eg_map *by_chunk;         /* chunk id (8 bytes) → slot + 1 */
+  size_t live, tombstones;  /* tombstones: dead slots still inside an HNSW index */
+} vtenant;
+
+struct eg_vec {
+  eg_vec_opts o;
+  eg_kv *kv;
+  eg_embedder *emb;
+  pthread_mutex_t tmu; /* guards tenants */
+  eg_map *tenants;     /* name → vtenant* */
+  pthread_mutex_t tokmu;
+  eg_tokenizer *tok_free[16]; /* pool of stemming tokenizers */
+  int n_tok_free;
+  pthread_mutex_t bmu; /* background builds */
+  pthread_cond_t bcv;
+  int builds_running;
+  eg_series *m_chunks, *m_upserts, *m_embed_tokens, *m_searches;
+  eg_metric *m_embed_secs, *m_stage_secs;
+};
+
+/* The tenant's in-memory index, loaded from the store on first use. create: make it
+ * (empty) when the tenant has no data yet. NULL with *out_rc EG_OK = no such tenant. */
+vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, eg_err *err);
+/* Drop a tenant's in-memory index (after erasure). */
+void eg_vt_forget(eg_vec *v, const char *tenant);
+
+/* Borrow / return a stemming tokenizer. */
+eg_tokenizer *eg_vt_tokenizer(eg_vec *v);
+void eg_vt_tokenizer_put(eg_vec *v, eg_tokenizer *t);
+
+/* In-memory mutations; caller holds t->lock for writing. */
+eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
+                  const eg_bm25_term *terms, size_t n_terms, uint32_t doclen, eg_err *err);
+void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot);
+/* The vector of a slot for a field (from the dense index). */
+bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
+/* Start a background HNSW (re)build when the tenant needs one. Caller holds t->lock. */
+void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t);
+
+/* Record model and dimension for a tenant, or check them. In a write transaction. */
+eg_code eg_vt_check_model(eg_vec *v, eg_kvtxn *txn, eg_tenant *ten, int dim, eg_err *err);
+
+/* Term list encoding stored per chunk: u32 doclen | (u8 len, bytes, u16 tf)*. */
+size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out, uint32_t *doclen);
+
+/* Chunk record stored per chunk: u64 slot | packed Chunk (vectors stripped). */
+Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot);
+
+uint64_t eg_str_hash(const char *s);
+
+#endif

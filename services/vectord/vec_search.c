@@ -1,0 +1,449 @@
+/*
+ * vec_search.c — hybrid search and chunk retrieval.
+ *
+ * Per query: candidates come from both dense indexes and BM25 (a few times k each);
+ * every candidate then gets all three signals — cosine with the content vector, cosine
+ * with the latent vector, raw BM25 — so the fused score compares like with like:
+ *   weighted:  S = x·content + y·latent + α·BM25 / max BM25 among the candidates
+ *   RRF:       S = Σ over the three rankings of 1 / (rrf_k + rank)
+ * Filters (time, sessions, documents, roles, entities, user) apply to candidates; when
+ * they leave few documents, those are scored exhaustively instead, so a narrow filter
+ * never returns fewer hits than exist.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/time.h"
+#include "services/vectord/vec_int.h"
+
+#define EXACT_LIMIT 20000 /* filtered documents scored exhaustively up to this many */
+
+typedef struct vfilter {
+  int64_t from, to;
+  uint64_t *sessions, *documents, *roles, *entities;
+  size_t n_sessions, n_documents, n_roles, n_entities;
+  uint64_t user_h;
+  bool active;
+} vfilter;
+
+static bool in_list(const uint64_t *v, size_t n, uint64_t x) {
+  for (size_t i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+static bool passes(const vtenant *t, const vfilter *f, uint32_t slot) {
+  if (slot >= t->n_slots || !t->docs[slot].live) return false;
+  if (!f->active) return true;
+  const vdoc *d = &t->docs[slot];
+  if (f->from && d->time < f->from) return false;
+  if (f->to && d->time >= f->to) return false;
+  if (f->n_sessions && !in_list(f->sessions, f->n_sessions, d->session_h)) return false;
+  if (f->n_documents && !in_list(f->documents, f->n_documents, d->document_h)) return false;
+  if (f->n_roles && !in_list(f->roles, f->n_roles, d->role_h)) return false;
+  if (f->user_h && d->user_h != f->user_h) return false;
+  if (f->n_entities) {
+    bool any = false;
+    for (uint32_t i = 0; i < d->n_entities && !any; i++) any = in_list(f->entities, f->n_entities, d->entities[i]);
+    if (!any) return false;
+  }
+  return true;
+}
+
+static int keep_cb(void *ctx, uint32_t slot) {
+  void **c = ctx;
+  return passes(c[0], c[1], slot);
+}
+
+static uint64_t *hash_list(eg_arena *a, char **v, size_t n) {
+  uint64_t *h = eg_arena_alloc(a, (n ? n : 1) * sizeof *h);
+  for (size_t i = 0; h && i < n; i++) h[i] = eg_str_hash(v[i]);
+  return h;
+}
+
+static eg_code build_filter(const Engram__V1__SearchFilter *sf, eg_arena *a, vfilter *f, eg_err *err) {
+  memset(f, 0, sizeof *f);
+  if (!sf) return EG_OK;
+  if (sf->n_session_ids > 1000 || sf->n_document_ids > 1000 || sf->n_roles > 16 || sf->n_entity_ids > 1000)
+    return eg_err_set(err, EG_EINVAL, "filter lists are limited to 1000 entries (16 roles)");
+  if (sf->time) {
+    f->from = sf->time->from;
+    f->to = sf->time->to;
+    if (f->from && f->to && f->to <= f->from) return eg_err_set(err, EG_EINVAL, "filter.time.to must be after from");
+  }
+  f->sessions = hash_list(a, sf->session_ids, f->n_sessions = sf->n_session_ids);
+  f->documents = hash_list(a, sf->document_ids, f->n_documents = sf->n_document_ids);
+  f->roles = hash_list(a, sf->roles, f->n_roles = sf->n_roles);
+  f->entities = sf->entity_ids;
+  f->n_entities = sf->n_entity_ids;
+  f->user_h = eg_str_hash(sf->user);
+  f->active = f->from || f->to || f->n_sessions || f->n_documents || f->n_roles || f->n_entities || f->user_h;
+  return EG_OK;
+}
+
+typedef struct cand {
+  uint32_t slot;
+  uint64_t chunk_id; /* captured under the lock, for loading the record after it */
+  float cs, ls;
+  double bm;
+  float score;
+} cand;
+
+typedef struct qctx {
+  vtenant *t;
+  const vfilter *f;
+  const float *qv; /* NULL: no dense signal */
+  const char *const *terms;
+  size_t n_terms;
+  cand *c;
+  size_t n, cap;
+  eg_map *seen; /* slot → index+1 */
+} qctx;
+
+static float dot(const float *a, const float *b, int d) {
+  float s = 0;
+  for (int i = 0; i < d; i++) s += a[i] * b[i];
+  return s;
+}
+
+static void add_cand(qctx *q, uint32_t slot) {
+  if (eg_map_get(q->seen, &slot, 4)) return;
+  if (!passes(q->t, q->f, slot)) return;
+  if (q->n == q->cap) {
+    size_t nc = q->cap ? q->cap * 2 : 256;
+    cand *nn = realloc(q->c, nc * sizeof *nn);
+    if (!nn) return;
+    q->c = nn;
+    q->cap = nc;
+  }
+  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, -1, 0};
+  eg_map_put(q->seen, &slot, 4, (void *)(uintptr_t)(q->n + 1));
+  q->n++;
+}
+
+static void dense_candidates(qctx *q, int field, size_t k) {
+  vtenant *t = q->t;
+  if (!q->qv || !t->dense[field]) return;
+  idx_t total = faiss_Index_ntotal(t->dense[field]);
+  if (!total) return;
+  size_t kk = k + t->tombstones < (size_t)total ? k + t->tombstones : (size_t)total;
+  if (kk > 4096) kk = 4096;
+  float *d = malloc(kk * sizeof *d);
+  idx_t *l = malloc(kk * sizeof *l);
+  if (d && l && faiss_Index_search(t->dense[field], 1, q->qv, (idx_t)kk, d, l) == 0) {
+    for (size_t i = 0; i < kk; i++) {
+      if (l[i] < 0) continue;
+      add_cand(q, (uint32_t)l[i]);
+      uintptr_t at = (uintptr_t)eg_map_get(q->seen, &(uint32_t){(uint32_t)l[i]}, 4);
+      if (at) {
+        if (field == FIELD_CONTENT) q->c[at - 1].cs = d[i];
+        else q->c[at - 1].ls = d[i];
+      }
+    }
+  }
+  free(d);
+  free(l);
+}
+
+/* Fill the signals a candidate lacks. */
+static void complete(qctx *q, float *buf) {
+  vtenant *t = q->t;
+  for (size_t i = 0; i < q->n; i++) {
+    cand *c = &q->c[i];
+    if (isnan(c->cs)) c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
+    if (isnan(c->ls)) c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
+    if (c->bm < 0) c->bm = eg_bm25_score(t->bm25, q->terms, q->n_terms, c->slot);
+  }
+}
+
+static int by_score(const void *a, const void *b) {
+  float x = ((const cand *)a)->score, y = ((const cand *)b)->score;
+  if (x != y) return x < y ? 1 : -1;
+  return ((const cand *)a)->slot > ((const cand *)b)->slot ? 1 : -1;
+}
+
+typedef struct rank_item {
+  size_t i;
+  double v;
+} rank_item;
+
+static int by_v(const void *a, const void *b) {
+  double x = ((const rank_item *)a)->v, y = ((const rank_item *)b)->v;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y, float al) {
+  double maxbm = 0;
+  for (size_t i = 0; i < q->n; i++)
+    if (q->c[i].bm > maxbm) maxbm = q->c[i].bm;
+  if (req->fusion == ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF) {
+    double rk = req->rrf_k ? req->rrf_k : 60;
+    rank_item *r = malloc((q->n ? q->n : 1) * sizeof *r);
+    for (int s = 0; r && s < 3; s++) {
+      for (size_t i = 0; i < q->n; i++)
+        r[i] = (rank_item){i, s == 0 ? q->c[i].cs : s == 1 ? q->c[i].ls : q->c[i].bm};
+      qsort(r, q->n, sizeof *r, by_v);
+      for (size_t j = 0; j < q->n; j++)
+        if (s < 2 || r[j].v > 0) q->c[r[j].i].score += (float)(1.0 / (rk + (double)j + 1));
+    }
+    free(r);
+  } else {
+    for (size_t i = 0; i < q->n; i++) {
+      double bn = maxbm > 0 ? q->c[i].bm / maxbm : 0;
+      q->c[i].score = x * q->c[i].cs + y * q->c[i].ls + al * (float)bn;
+    }
+  }
+  qsort(q->c, q->n, sizeof *q->c, by_score);
+}
+
+typedef struct tok_list {
+  eg_arena *a;
+  char **v;
+  size_t n, cap;
+} tok_list;
+
+static void push_tok(void *ctx, const char *tok, size_t len) {
+  tok_list *l = ctx;
+  if (l->n == l->cap) {
+    size_t nc = l->cap ? l->cap * 2 : 16;
+    char **nv = eg_arena_alloc(l->a, nc * sizeof *nv);
+    if (!nv) return;
+    if (l->n) memcpy(nv, l->v, l->n * sizeof *nv);
+    l->v = nv;
+    l->cap = nc;
+  }
+  l->v[l->n++] = eg_arena_strndup(l->a, tok, len);
+}
+
+static Engram__V1__Chunk *load_chunk(eg_vec *v, uint64_t T, uint64_t id, bool content, eg_arena *a) {
+  uint8_t k[16];
+  KEY2(k, T, id);
+  char *val;
+  size_t vl;
+  if (eg_kv_get(v->kv, VCF_CHUNKS, k, 16, &val, &vl, NULL) != EG_OK) return NULL;
+  uint64_t slot;
+  Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
+  free(val);
+  if (c && !content) c->content = c->latent = "";
+  return c;
+}
+
+static void add_timing(eg_arena *a, eg_vec *v, Engram__V1__StageTiming **t, const char *stage, int64_t us) {
+  Engram__V1__StageTiming *st = eg_arena_calloc(a, 1, sizeof *st);
+  if (!st) return;
+  engram__v1__stage_timing__init(st);
+  st->stage = (char *)stage;
+  st->micros = us;
+  *t = st;
+  const char *l[1] = {stage};
+  eg_series_observe(eg_metric_series(v->m_stage_secs, l, 1), (double)us / 1e6);
+}
+
+eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena *a,
+                      Engram__V1__SearchResponse *resp, eg_err *err) {
+  size_t nq = req->n_queries;
+  if (!nq) return eg_err_set(err, EG_EINVAL, "no queries");
+  if (nq > v->o.max_queries) return eg_err_set(err, EG_EINVAL, "more than %u queries", v->o.max_queries);
+  uint32_t k = req->k ? req->k : 10;
+  if (k > v->o.max_k) return eg_err_set(err, EG_EINVAL, "k above the limit of %u", v->o.max_k);
+  int dim = v->emb->dim;
+  for (size_t i = 0; i < nq; i++) {
+    const Engram__V1__SearchQuery *q = req->queries[i];
+    size_t tl = q->text ? strlen(q->text) : 0;
+    if (tl > v->o.max_text_bytes) return eg_err_set(err, EG_EINVAL, "queries[%zu].text too long", i);
+    if (q->n_vector && (int)q->n_vector != dim)
+      return eg_err_set(err, EG_EINVAL, "queries[%zu].vector must have %d dimensions", i, dim);
+    if (!tl && !q->n_vector) return eg_err_set(err, EG_EINVAL, "queries[%zu] has neither text nor vector", i);
+  }
+  vfilter f;
+  eg_code rc = build_filter(req->filter, a, &f, err);
+  if (rc) return rc;
+  float x = v->o.x, y = v->o.y, al = v->o.alpha;
+  if (req->weights && (req->weights->x || req->weights->y || req->weights->alpha)) {
+    x = req->weights->x;
+    y = req->weights->y;
+    al = req->weights->alpha;
+  }
+  resp->results = eg_arena_calloc(a, nq, sizeof *resp->results);
+  resp->timings = eg_arena_calloc(a, 4, sizeof *resp->timings);
+  if (!resp->results || !resp->timings) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nq; i++) {
+    resp->results[i] = eg_arena_calloc(a, 1, sizeof **resp->results);
+    if (!resp->results[i]) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    engram__v1__query_hits__init(resp->results[i]);
+  }
+  resp->n_results = nq;
+  /* Embed the texts of queries that came without a vector, in one batch. */
+  int64_t t0 = eg_time_mono_us();
+  float *qv = eg_arena_alloc(a, nq * (size_t)dim * sizeof(float));
+  const char **texts = eg_arena_alloc(a, nq * sizeof *texts);
+  size_t *at = eg_arena_alloc(a, nq * sizeof *at), ne = 0;
+  if (!qv || !texts || !at) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < nq; i++) {
+    const Engram__V1__SearchQuery *q = req->queries[i];
+    if (q->n_vector) {
+      memcpy(qv + i * dim, q->vector, (size_t)dim * sizeof(float));
+      eg_l2_normalize(qv + i * dim, dim);
+    } else {
+      texts[ne] = q->text;
+      at[ne++] = i;
+    }
+  }
+  if (ne) {
+    float *tmp = eg_arena_alloc(a, ne * (size_t)dim * sizeof(float));
+    if (!tmp) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if ((rc = v->emb->ops->embed(v->emb->self, texts, ne, tmp, err))) {
+      eg_err_prefix(err, "embedding: ");
+      return rc == EG_EINVAL ? rc : EG_EUNAVAIL;
+    }
+    for (size_t j = 0; j < ne; j++) memcpy(qv + at[j] * dim, tmp + j * dim, (size_t)dim * sizeof(float));
+  }
+  int64_t t_embed = eg_time_mono_us() - t0, t_dense = 0, t_bm25 = 0, t_fuse = 0;
+  /* Query terms. */
+  tok_list *tl = eg_arena_calloc(a, nq, sizeof *tl);
+  eg_tokenizer *tk = eg_vt_tokenizer(v);
+  if (!tl || !tk) {
+    eg_vt_tokenizer_put(v, tk);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < nq; i++) {
+    tl[i].a = a;
+    const char *s = req->queries[i]->text ? req->queries[i]->text : "";
+    if (eg_tokenize(tk, s, strlen(s), push_tok, &tl[i]) != EG_OK) {
+      eg_vt_tokenizer_put(v, tk);
+      return eg_err_set(err, EG_EINVAL, "queries[%zu].text is not valid UTF-8", i);
+    }
+  }
+  eg_vt_tokenizer_put(v, tk);
+  vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
+  if (!t) return rc; /* unknown tenant: empty results */
+  size_t kk = k * 5 < 64 ? 64 : k * 5;
+  float *buf = malloc((size_t)dim * sizeof(float));
+  uint32_t *bslots = malloc(kk * sizeof *bslots);
+  double *bscores = malloc(kk * sizeof *bscores);
+  cand **tops = eg_arena_calloc(a, nq, sizeof *tops);
+  size_t *ntops = eg_arena_calloc(a, nq, sizeof *ntops);
+  double *maxbms = eg_arena_calloc(a, nq, sizeof *maxbms);
+  pthread_rwlock_rdlock(&t->lock);
+  bool dims_ok = !t->dim || t->dim == dim;
+  for (size_t i = 0; dims_ok && buf && bslots && bscores && tops && maxbms && i < nq; i++) {
+    /* A zero query vector (no known word, no vector) carries no dense signal. */
+    const float *qvi = qv + i * dim;
+    bool zero = true;
+    for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
+    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, (const char *const *)tl[i].v, tl[i].n, NULL, 0, 0, eg_map_new()};
+    /* A narrow filter: score the few matching documents exhaustively. */
+    size_t passing = 0;
+    if (f.active)
+      for (size_t s = 0; s < t->n_slots && passing <= EXACT_LIMIT; s++) passing += passes(t, &f, (uint32_t)s);
+    int64_t s0 = eg_time_mono_us();
+    if (f.active && passing <= EXACT_LIMIT && q.qv) {
+      for (size_t s = 0; s < t->n_slots; s++) add_cand(&q, (uint32_t)s);
+    } else {
+      dense_candidates(&q, FIELD_CONTENT, kk);
+      dense_candidates(&q, FIELD_LATENT, kk);
+    }
+    int64_t s1 = eg_time_mono_us();
+    if (!f.active || passing > EXACT_LIMIT || !q.qv) {
+      void *kc[2] = {t, &f};
+      size_t nb = eg_bm25_search(t->bm25, q.terms, q.n_terms, kk, f.active ? keep_cb : NULL, kc, bslots, bscores);
+      for (size_t j = 0; j < nb; j++) {
+        add_cand(&q, bslots[j]);
+        uintptr_t w = (uintptr_t)eg_map_get(q.seen, &bslots[j], 4);
+        if (w) q.c[w - 1].bm = bscores[j];
+      }
+    }
+    int64_t s2 = eg_time_mono_us();
+    complete(&q, buf);
+    fuse(&q, req, x, y, al);
+    int64_t s3 = eg_time_mono_us();
+    t_dense += s1 - s0;
+    t_bm25 += s2 - s1;
+    t_fuse += s3 - s2;
+    size_t keep = q.n < k ? q.n : k;
+    double maxbm = 0; /* BM25 is normalized within this query's candidates */
+    for (size_t j = 0; j < q.n; j++)
+      if (q.c[j].bm > maxbm) maxbm = q.c[j].bm;
+    maxbms[i] = maxbm;
+    tops[i] = eg_arena_alloc(a, (keep ? keep : 1) * sizeof(cand));
+    if (tops[i] && keep) memcpy(tops[i], q.c, keep * sizeof(cand));
+    ntops[i] = tops[i] ? keep : 0;
+    free(q.c);
+    eg_map_free(q.seen);
+  }
+  uint64_t T = t->T;
+  pthread_rwlock_unlock(&t->lock);
+  free(buf);
+  free(bslots);
+  free(bscores);
+  if (!dims_ok)
+    return eg_err_set(err, EG_EPRECOND, "this tenant's index has another dimension than the embedder (%s)", v->emb->model_id);
+  /* Hits with their chunk records. */
+  for (size_t i = 0; i < nq; i++) {
+    Engram__V1__QueryHits *qh = resp->results[i];
+    qh->hits = eg_arena_calloc(a, ntops[i] ? ntops[i] : 1, sizeof *qh->hits);
+    if (!qh->hits) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    double maxbm = maxbms[i];
+    for (size_t j = 0; j < ntops[i]; j++) {
+      cand *c = &tops[i][j];
+      Engram__V1__Chunk *ch = load_chunk(v, T, c->chunk_id, req->include_content, a);
+      if (!ch) continue; /* deleted meanwhile */
+      Engram__V1__SearchHit *h = eg_arena_calloc(a, 1, sizeof *h);
+      if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      engram__v1__search_hit__init(h);
+      h->chunk = ch;
+      h->score = c->score;
+      h->content_sim = c->cs;
+      h->latent_sim = c->ls;
+      h->bm25 = (float)c->bm;
+      h->bm25_norm = maxbm > 0 ? (float)(c->bm / maxbm) : 0;
+      qh->hits[qh->n_hits++] = h;
+    }
+  }
+  eg_series_add(v->m_searches, (double)nq);
+  add_timing(a, v, &resp->timings[0], "embed", t_embed);
+  add_timing(a, v, &resp->timings[1], "dense", t_dense);
+  add_timing(a, v, &resp->timings[2], "bm25", t_bm25);
+  add_timing(a, v, &resp->timings[3], "fuse", t_fuse);
+  resp->n_timings = 4;
+  return EG_OK;
+}
+
+eg_code eg_vec_get(eg_vec *v, const Engram__V1__GetChunksRequest *req, eg_arena *a,
+                   Engram__V1__GetChunksResponse *resp, eg_err *err) {
+  if (req->n_ids > 10000) return eg_err_set(err, EG_EINVAL, "more than 10000 ids");
+  if (req->neighbours > 50) return eg_err_set(err, EG_EINVAL, "neighbours above 50");
+  eg_code rc;
+  vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
+  if (!t) return rc;
+  /* The ids, then their session neighbours within ±neighbours turns. */
+  size_t cap = req->n_ids * (1 + 2 * (size_t)req->neighbours) + 1, n = 0;
+  uint64_t *ids = eg_arena_alloc(a, cap * sizeof *ids);
+  if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < req->n_ids; i++) {
+    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
+    if (!s) continue;
+    if (!in_list(ids, n, req->ids[i])) ids[n++] = req->ids[i];
+    if (!req->neighbours) continue;
+    const vdoc *d = &t->docs[s - 1];
+    if (!d->session_h) continue;
+    for (size_t o = 0; o < t->n_slots && n < cap; o++) {
+      const vdoc *e = &t->docs[o];
+      if (!e->live || e->session_h != d->session_h) continue;
+      int diff = e->turn - d->turn;
+      if (diff < 0) diff = -diff;
+      if ((uint32_t)diff <= req->neighbours && !in_list(ids, n, e->chunk_id)) ids[n++] = e->chunk_id;
+    }
+  }
+  uint64_t T = t->T;
+  pthread_rwlock_unlock(&t->lock);
+  resp->chunks = eg_arena_calloc(a, n ? n : 1, sizeof *resp->chunks);
+  if (!resp->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    Engram__V1__Chunk *c = load_chunk(v, T, ids[i], true, a);
+    if (c) resp->chunks[resp->n_chunks++] = c;
+  }
+  return EG_OK;
+}

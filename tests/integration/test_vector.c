@@ -1,0 +1,226 @@
+/*
+ * test_vector.c — vectord over real gRPC: upsert and hybrid search, validation errors
+ * (nothing written), GetChunks with neighbours, kill -9 after acknowledged upserts and
+ * restart (every chunk searchable), Delete, the CLI.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/rpc.h"
+#include "proto/engram/v1/vector.pb-c.h"
+#include "tests/harness.h"
+#include "tests/testlib.h"
+
+static char *dir;
+static eg_proc vd;
+static eg_rpc_client *cl;
+
+static eg_code call(const char *m, const ProtobufCMessage *req, const ProtobufCMessageDescriptor *d,
+                    ProtobufCMessage **resp, eg_err *e) {
+  char path[96];
+  snprintf(path, sizeof path, "/engram.v1.Vector/%s", m);
+  return eg_rpc_unary(cl, path, req, d, 0, resp, e);
+}
+
+static eg_code upsert_texts(const char *tenant, uint64_t first_id, const char *const *texts, size_t n,
+                            const char *session, eg_err *e) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__Chunk *cs = calloc(n, sizeof *cs), **ps = calloc(n, sizeof *ps);
+  for (size_t i = 0; i < n; i++) {
+    engram__v1__chunk__init(&cs[i]);
+    cs[i].id = first_id + i;
+    cs[i].content = (char *)texts[i];
+    cs[i].session_id = (char *)session;
+    cs[i].role = i % 2 ? "assistant" : "user";
+    cs[i].turn_index = (int32_t)i;
+    ps[i] = &cs[i];
+  }
+  Engram__V1__UpsertRequest req = ENGRAM__V1__UPSERT_REQUEST__INIT;
+  req.scope = &scope;
+  req.chunks = ps;
+  req.n_chunks = n;
+  ProtobufCMessage *resp = NULL;
+  eg_code rc = call("Upsert", &req.base, &engram__v1__upsert_response__descriptor, &resp, e);
+  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  free(cs);
+  free(ps);
+  return rc;
+}
+
+/* Top hit id for a text query (0 when none). */
+static uint64_t top(const char *tenant, const char *text) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
+  q.text = (char *)text;
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 1;
+  req.k = 3;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  uint64_t id = 0;
+  if (call("Search", &req.base, &engram__v1__search_response__descriptor, &resp, &e) == EG_OK) {
+    Engram__V1__SearchResponse *r = (void *)resp;
+    if (r->n_results && r->results[0]->n_hits) id = r->results[0]->hits[0]->chunk->id;
+    protobuf_c_message_free_unpacked(resp, NULL);
+  } else {
+    fprintf(stderr, "search: %s\n", e.msg);
+  }
+  return id;
+}
+
+static const char *texts[] = {
+    "I adopted a golden retriever puppy named Max last weekend.",
+    "Congratulations! Golden retrievers are wonderful family dogs.",
+    "My sister Emma is getting married in Lisbon next June.",
+    "A wedding in Portugal sounds lovely; June is a great month there.",
+    "I switched from Python to Rust for my backend services this year.",
+    "Rust's ownership model prevents many memory bugs at compile time.",
+};
+
+static void test_start(void) {
+  dir = eg_test_tempdir("vector");
+  eg_err e;
+  EG_REQUIRE(eg_harness_start("vectord", dir, NULL, &vd, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(vd.addr, NULL, &cl, &e) == EG_OK);
+}
+
+static void test_upsert_search(void) {
+  eg_err e;
+  EG_REQUIRE(upsert_texts("acme", 1, texts, 6, "s1", &e) == EG_OK);
+  EG_CHECK_INT(top("acme", "puppy dog retriever"), 1);
+  EG_CHECK_INT(top("acme", "Emma married in Lisbon"), 3);
+  EG_CHECK_INT(top("acme", "Rust programming language"), 5);
+  EG_CHECK_INT(top("other-tenant", "puppy dog retriever"), 0); /* isolation */
+}
+
+static void test_validation_writes_nothing(void) {
+  eg_err e;
+  const char *bad[] = {"fine text", "\xff\xfe not utf-8"};
+  EG_CHECK_INT(upsert_texts("acme", 100, bad, 2, "s9", &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "chunks[1].content is not valid UTF-8") != NULL);
+  EG_CHECK(top("acme", "fine text") != 100); /* the valid one was not written either */
+  const char *empty[] = {""};
+  EG_CHECK_INT(upsert_texts("acme", 101, empty, 1, "s9", &e), EG_EINVAL);
+  EG_CHECK_INT(upsert_texts("", 101, texts, 1, "s9", &e), EG_EINVAL);
+}
+
+static void test_get_neighbours(void) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "acme";
+  uint64_t id = 3;
+  Engram__V1__GetChunksRequest req = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
+  req.scope = &scope;
+  req.ids = &id;
+  req.n_ids = 1;
+  req.neighbours = 1;
+  ProtobufCMessage *resp;
+  eg_err e;
+  EG_REQUIRE(call("GetChunks", &req.base, &engram__v1__get_chunks_response__descriptor, &resp, &e) == EG_OK);
+  Engram__V1__GetChunksResponse *r = (void *)resp;
+  EG_CHECK_INT(r->n_chunks, 3); /* turns 1, 2, 3 of session s1 */
+  bool has_text = false;
+  for (size_t i = 0; i < r->n_chunks; i++) has_text |= strstr(r->chunks[i]->content, "Emma") != NULL;
+  EG_CHECK(has_text);
+  protobuf_c_message_free_unpacked(resp, NULL);
+}
+
+static void test_kill9_recovery(void) {
+  /* 40 acknowledged upserts of 5 chunks each, then kill -9 at once. */
+  char buf[200][64];
+  const char *t[5];
+  eg_err e;
+  int acked = 0;
+  for (int b = 0; b < 40; b++) {
+    for (int i = 0; i < 5; i++) {
+      snprintf(buf[b * 5 + i], 64, "durable note %d about token%dx", b * 5 + i, b * 5 + i);
+      t[i] = buf[b * 5 + i];
+    }
+    if (upsert_texts("durable", 1000 + (uint64_t)b * 5, t, 5, "sd", &e) == EG_OK) acked += 5;
+  }
+  EG_CHECK_INT(acked, 200);
+  EG_CHECK_INT(eg_harness_stop(&vd, SIGKILL), 128 + SIGKILL);
+  eg_rpc_client_close(cl);
+  EG_REQUIRE(eg_harness_restart(&vd, NULL, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(vd.addr, NULL, &cl, &e) == EG_OK);
+  int found = 0;
+  for (int i = 0; i < 200; i++) {
+    char q[32];
+    snprintf(q, sizeof q, "token%dx", i);
+    found += top("durable", q) == 1000 + (uint64_t)i;
+  }
+  EG_CHECK_INT(found, 200);
+  EG_CHECK_INT(top("acme", "Emma married in Lisbon"), 3);
+}
+
+static void test_delete(void) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "acme";
+  uint64_t ids[2] = {3, 424242};
+  Engram__V1__DeleteRequest req = ENGRAM__V1__DELETE_REQUEST__INIT;
+  req.scope = &scope;
+  req.ids = ids;
+  req.n_ids = 2;
+  ProtobufCMessage *resp;
+  eg_err e;
+  EG_REQUIRE(call("Delete", &req.base, &engram__v1__delete_response__descriptor, &resp, &e) == EG_OK);
+  EG_CHECK_INT(((Engram__V1__DeleteResponse *)resp)->deleted, 1);
+  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_CHECK(top("acme", "Emma married in Lisbon") != 3);
+}
+
+static void test_cli(void) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/cli.out", dir);
+  char base[300];
+  snprintf(base, sizeof base, "%s/engram --vectord-addr %s --tenant clitenant", EG_BINARY_DIR, vd.addr);
+  EG_CHECK_INT(eg_test_system("%s vector upsert - > %s <<'EOF'\n{\"chunks\":[{\"id\":7,\"content\":\"the quarterly budget review is on friday\"}]}\nEOF", base, out), 0);
+  EG_CHECK_INT(eg_test_system("%s vector search 'budget review' >> %s", base, out), 0);
+  EG_CHECK_INT(eg_test_system("%s vector delete 7 >> %s", base, out), 0);
+  EG_CHECK_INT(eg_test_system("%s vector search 'budget review' >> %s", base, out), 0);
+  FILE *f = fopen(out, "r");
+  char text[4096] = {0};
+  if (f) {
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+  }
+  EG_CHECK(strstr(text, "upserted 1 chunks (glove-100d-sif, 100 dims)") != NULL);
+  EG_CHECK(strstr(text, "#7") != NULL && strstr(text, "quarterly budget review") != NULL);
+  EG_CHECK(strstr(text, "deleted 1") != NULL);
+  EG_CHECK(strstr(text, "(no hits)") != NULL);
+}
+
+static void test_clean_exit(void) {
+  eg_rpc_client_close(cl);
+  cl = NULL;
+  EG_CHECK_INT(eg_harness_stop(&vd, SIGTERM), 0);
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  EG_RUN(test_start);
+  EG_RUN(test_upsert_search);
+  EG_RUN(test_validation_writes_nothing);
+  EG_RUN(test_get_neighbours);
+  EG_RUN(test_kill9_recovery);
+  EG_RUN(test_delete);
+  EG_RUN(test_cli);
+  EG_RUN(test_clean_exit);
+  int rc = eg_test_finish();
+  eg_rpc_client_close(cl);
+  if (vd.pid) eg_harness_stop(&vd, SIGTERM);
+  if (rc) {
+    eg_dump_file(vd.log, 4000);
+    fprintf(stderr, "logs kept in %s\n", dir);
+  } else {
+    eg_test_rmtree(dir);
+  }
+  free(dir);
+  eg_rpc_global_shutdown();
+  return rc;
+}
