@@ -183,7 +183,7 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
     for (int s = 0; r && s < 3; s++) {
       for (size_t i = 0; i < q->n; i++)
         r[i] = (rank_item){i, s == 0 ? q->c[i].cs : s == 1 ? q->c[i].ls : q->c[i].bm};
-      qsort(r, q->n, sizeof *r, by_v);
+      if (q->n > 1) qsort(r, q->n, sizeof *r, by_v);
       for (size_t j = 0; j < q->n; j++)
         if (s < 2 || r[j].v > 0) q->c[r[j].i].score += (float)(1.0 / (rk + (double)j + 1));
     }
@@ -194,7 +194,7 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
       q->c[i].score = x * q->c[i].cs + y * q->c[i].ls + al * (float)bn;
     }
   }
-  qsort(q->c, q->n, sizeof *q->c, by_score);
+  if (q->n > 1) qsort(q->c, q->n, sizeof *q->c, by_score);
 }
 
 typedef struct tok_list {
