@@ -5,6 +5,7 @@
 #include "services/vectord/bm25.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,10 +195,34 @@ typedef struct scored {
   double score;
 } scored;
 
-static int by_score_desc(const void *a, const void *b) {
-  double x = ((const scored *)a)->score, y = ((const scored *)b)->score;
-  if (x != y) return x < y ? 1 : -1;
-  return ((const scored *)a)->slot > ((const scored *)b)->slot ? 1 : -1;
+/* "a ranks below b": lower score, or equal score and larger slot. */
+static bool below(const scored *a, const scored *b) {
+  return a->score < b->score || (a->score == b->score && a->slot > b->slot);
+}
+
+/* Min-heap on rank: the root is the weakest of the current top k. */
+static void sift_down(scored *h, size_t n, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && below(&h[l], &h[m])) m = l;
+    if (r < n && below(&h[r], &h[m])) m = r;
+    if (m == i) return;
+    scored t = h[i];
+    h[i] = h[m];
+    h[m] = t;
+    i = m;
+  }
+}
+
+static void sift_up(scored *h, size_t i) {
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!below(&h[i], &h[p])) return;
+    scored t = h[i];
+    h[i] = h[p];
+    h[p] = t;
+    i = p;
+  }
 }
 
 size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k,
@@ -206,8 +231,11 @@ size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, siz
   term_entry *qt[64];
   size_t m = query_terms(ix, terms, n < 64 ? n : 64, qt);
   if (!m) return 0;
-  /* Accumulate into a dense array over slots (documents are at most a few million). */
+  /* Term-at-a-time into a dense accumulator; touched slots are remembered so that only
+   * they are visited (and the top k kept in a heap) instead of sorting every match. */
   double *acc = calloc(ix->n_docs_cap, sizeof *acc);
+  uint32_t *touched = NULL;
+  size_t nt = 0, cap = 0;
   if (!acc) return 0;
   for (size_t i = 0; i < m; i++) {
     term_entry *t = qt[i];
@@ -215,28 +243,45 @@ size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, siz
     for (uint32_t j = 0; j < t->n; j++) {
       uint32_t s = t->p[j].slot;
       if (!ix->docs[s].live) continue;
+      if (acc[s] == 0) {
+        if (nt == cap) {
+          size_t nc = cap ? cap * 2 : 1024;
+          uint32_t *nn = realloc(touched, nc * sizeof *nn);
+          if (!nn) continue;
+          touched = nn;
+          cap = nc;
+        }
+        touched[nt++] = s;
+      }
       acc[s] += term_score(ix, w, t->p[j].tf, ix->docs[s].len);
     }
   }
-  size_t cap = 1024, cnt = 0;
-  scored *all = malloc(cap * sizeof *all);
-  for (size_t s = 0; all && s < ix->n_docs_cap; s++) {
-    if (acc[s] <= 0 || (keep && !keep(ctx, (uint32_t)s))) continue;
-    if (cnt == cap) {
-      scored *na = realloc(all, (cap *= 2) * sizeof *all);
-      if (!na) break;
-      all = na;
+  scored *heap = malloc(k * sizeof *heap);
+  size_t hn = 0;
+  for (size_t i = 0; heap && i < nt; i++) {
+    uint32_t s = touched[i];
+    scored c = {s, acc[s]};
+    if (c.score <= 0 || (hn == k && below(&c, &heap[0]))) continue;
+    if (keep && !keep(ctx, s)) continue;
+    if (hn < k) {
+      heap[hn] = c;
+      sift_up(heap, hn++);
+    } else {
+      heap[0] = c;
+      sift_down(heap, hn, 0);
     }
-    all[cnt++] = (scored){(uint32_t)s, acc[s]};
   }
   free(acc);
-  if (!all) return 0;
-  qsort(all, cnt, sizeof *all, by_score_desc);
-  size_t out = cnt < k ? cnt : k;
-  for (size_t i = 0; i < out; i++) {
-    slots[i] = all[i].slot;
-    scores[i] = all[i].score;
+  free(touched);
+  if (!heap) return 0;
+  /* Pop weakest first into the tail: best ends up first. */
+  size_t out = hn;
+  for (size_t i = hn; i-- > 0;) {
+    slots[i] = heap[0].slot;
+    scores[i] = heap[0].score;
+    heap[0] = heap[--hn];
+    sift_down(heap, hn, 0);
   }
-  free(all);
+  free(heap);
   return out;
 }

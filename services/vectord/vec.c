@@ -18,6 +18,8 @@
 #include "common/time.h"
 #include "services/vectord/vec_int.h"
 
+#define LOAD_BATCH 4096
+
 uint64_t eg_str_hash(const char *s) {
   if (!s || !*s) return 0;
   uint64_t h = eg_hash64(s, strlen(s), 0x5345534953ULL);
@@ -128,17 +130,34 @@ static eg_code ensure_slots(vtenant *t, uint32_t slot) {
   return EG_OK;
 }
 
+eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
+                          eg_err *err) {
+  if (!n) return EG_OK;
+  size_t d = (size_t)t->dim;
+  float *field = malloc(n * d * sizeof *field);
+  idx_t *ids = malloc(n * sizeof *ids);
+  eg_code rc = field && ids ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < n; i++) ids[i] = slots[i];
+  for (int f = 0; !rc && f < N_FIELDS; f++) {
+    if (!t->dense[f] && !(t->dense[f] = new_index(v, t->dim, t->hnsw))) {
+      rc = eg_err_set(err, EG_EINTERNAL, "cannot create a dense index");
+      break;
+    }
+    for (size_t i = 0; i < n; i++) memcpy(field + i * d, vecs + (i * N_FIELDS + (size_t)f) * d, d * sizeof *field);
+    if (faiss_Index_add_with_ids(t->dense[f], (idx_t)n, field, ids) != 0)
+      rc = eg_err_set(err, EG_EINTERNAL, "dense index add failed");
+  }
+  free(field);
+  free(ids);
+  return rc;
+}
+
 eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
                   const eg_bm25_term *terms, size_t n_terms, uint32_t doclen, eg_err *err) {
   if (ensure_slots(t, slot)) return eg_err_set(err, EG_ENOMEM, "out of memory");
   if (vecs) {
-    for (int f = 0; f < N_FIELDS; f++) {
-      if (!t->dense[f] && !(t->dense[f] = new_index(v, t->dim, t->hnsw)))
-        return eg_err_set(err, EG_EINTERNAL, "cannot create a dense index");
-      idx_t id = slot;
-      if (faiss_Index_add_with_ids(t->dense[f], 1, vecs + (size_t)f * t->dim, &id) != 0)
-        return eg_err_set(err, EG_EINTERNAL, "dense index add failed");
-    }
+    eg_code rc = eg_vt_add_vectors(v, t, &slot, vecs, 1, err);
+    if (rc) return rc;
   }
   if (eg_bm25_add(t->bm25, slot, terms, n_terms, doclen) != EG_OK)
     return eg_err_set(err, EG_ENOMEM, "BM25 add failed");
@@ -245,54 +264,78 @@ typedef struct build_job {
   vtenant *t;
 } build_job;
 
+/* Copy the vectors of live slots in [from, to) (caller holds t->lock); *n gets the count. */
+static bool copy_live(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS], size_t *n) {
+  size_t dim = (size_t)t->dim, cap = to > from ? to - from : 1, k = 0;
+  *ids = malloc(cap * sizeof **ids);
+  vecs[0] = malloc(cap * dim * sizeof(float));
+  vecs[1] = malloc(cap * dim * sizeof(float));
+  if (!*ids || !vecs[0] || !vecs[1]) return false;
+  for (size_t s = from; s < to; s++) {
+    if (!t->docs[s].live) continue;
+    if (!eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, vecs[0] + k * dim) ||
+        !eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, vecs[1] + k * dim))
+      continue;
+    (*ids)[k++] = (idx_t)s;
+  }
+  *n = k;
+  return true;
+}
+
+/* Add copied vectors to the new indexes and free the copies. */
+static bool add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok) {
+  for (int f = 0; ok && n && f < N_FIELDS; f++) ok = faiss_Index_add_with_ids(nx[f], (idx_t)n, vecs[f], ids) == 0;
+  free(ids);
+  free(vecs[0]);
+  free(vecs[1]);
+  return ok;
+}
+
 static void *build_thread(void *arg) {
   build_job *j = arg;
   eg_vec *v = j->v;
   vtenant *t = j->t;
   free(j);
   int64_t t0 = eg_time_mono_us();
-  /* 1. Copy the live vectors under the read lock. */
-  pthread_rwlock_rdlock(&t->lock);
-  size_t n = t->live, upto = t->n_slots, dim = (size_t)t->dim, k = 0;
-  idx_t *ids = malloc((n ? n : 1) * sizeof *ids);
-  float *vecs[N_FIELDS] = {malloc((n ? n : 1) * dim * sizeof(float)), malloc((n ? n : 1) * dim * sizeof(float))};
-  for (size_t s = 0; ids && vecs[0] && vecs[1] && s < upto && k < n; s++) {
-    if (!t->docs[s].live) continue;
-    if (!eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, vecs[0] + k * dim) ||
-        !eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, vecs[1] + k * dim))
-      continue;
-    ids[k++] = (idx_t)s;
-  }
-  pthread_rwlock_unlock(&t->lock);
-  /* 2. Build outside any lock: searches and writes go on against the old index. */
   FaissIndex *nx[N_FIELDS] = {NULL, NULL};
-  bool ok = ids && vecs[0] && vecs[1];
-  for (int f = 0; ok && f < N_FIELDS; f++) {
-    ok = (nx[f] = new_index(v, (int)dim, true)) != NULL &&
-         faiss_Index_add_with_ids(nx[f], (idx_t)k, vecs[f], ids) == 0;
+  bool ok = true;
+  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = new_index(v, t->dim, true)) != NULL;
+  /* Copy under the read lock, build outside any lock, and repeat for what was written
+   * meanwhile until little is left: searches and writes go on against the old index. */
+  size_t done = 0, total = 0;
+  for (int round = 0; ok && round < 8; round++) {
+    pthread_rwlock_rdlock(&t->lock);
+    size_t upto = t->n_slots, n = 0;
+    idx_t *ids = NULL;
+    float *vecs[N_FIELDS] = {NULL, NULL};
+    ok = copy_live(t, done, upto, &ids, vecs, &n);
+    pthread_rwlock_unlock(&t->lock);
+    ok = add_copied(nx, ids, vecs, n, ok);
+    total += n;
+    done = upto;
+    pthread_rwlock_rdlock(&t->lock);
+    size_t behind = t->n_slots - done;
+    pthread_rwlock_unlock(&t->lock);
+    if (behind < 1000) break;
   }
-  free(vecs[0]);
-  free(vecs[1]);
-  free(ids);
-  /* 3. Catch up with what was written meanwhile, then swap. */
+  /* The short tail and the swap, under the write lock. */
   pthread_rwlock_wrlock(&t->lock);
-  float *one = malloc(dim * sizeof(float));
-  for (size_t s = upto; ok && one && s < t->n_slots; s++) {
-    if (!t->docs[s].live) continue;
-    for (int f = 0; ok && f < N_FIELDS; f++) {
-      idx_t id = (idx_t)s;
-      ok = eg_vt_vector(t, f, (uint32_t)s, one) && faiss_Index_add_with_ids(nx[f], 1, one, &id) == 0;
-    }
+  if (ok) {
+    size_t n = 0;
+    idx_t *ids = NULL;
+    float *vecs[N_FIELDS] = {NULL, NULL};
+    ok = copy_live(t, done, t->n_slots, &ids, vecs, &n);
+    ok = add_copied(nx, ids, vecs, n, ok);
+    total += n;
   }
-  free(one);
   if (ok) {
     for (int f = 0; f < N_FIELDS; f++) {
       faiss_Index_free(t->dense[f]);
       t->dense[f] = nx[f];
     }
     t->hnsw = true;
-    idx_t total = faiss_Index_ntotal(t->dense[0]);
-    t->tombstones = (size_t)total > t->live ? (size_t)total - t->live : 0;
+    idx_t nt = faiss_Index_ntotal(t->dense[0]);
+    t->tombstones = (size_t)nt > t->live ? (size_t)nt - t->live : 0;
     snapshot_write(v, t);
   } else {
     EG_ERROR("vec", "HNSW build failed", "error=\"%s\"", faiss_err());
@@ -300,7 +343,7 @@ static void *build_thread(void *arg) {
   }
   t->building = false;
   pthread_rwlock_unlock(&t->lock);
-  EG_INFO("vec", "HNSW build done", "vectors=%zu ok=%d took_ms=%lld", k, ok,
+  EG_INFO("vec", "HNSW build done", "vectors=%zu ok=%d took_ms=%lld", total, ok,
           (long long)((eg_time_mono_us() - t0) / 1000));
   pthread_mutex_lock(&v->bmu);
   v->builds_running--;
@@ -426,9 +469,12 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   rocksdb_iter_seek(vit, (const char *)prefix, 8);
   rocksdb_iter_seek(tit, (const char *)prefix, 8);
   float *vecs = NULL;
+  uint32_t *bslots = malloc(LOAD_BATCH * sizeof *bslots);
+  size_t nbatch = 0;
+  if (!bslots) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   /* The three families share keys (T | chunk id) and are written together, so their
    * iterators move in step. */
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; !rc && rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
     eg_arena *a = eg_arena_new(8192, 0);
     size_t kl, vl, vvl = 0, tvl = 0;
     const char *k = rocksdb_iter_key(it, &kl);
@@ -475,23 +521,31 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     vdoc d = {c->id, c->time, eg_str_hash(c->session_id), eg_str_hash(c->document_id),
               eg_str_hash(c->role), eg_str_hash(c->scope ? c->scope->user : NULL),
               c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true};
-    /* A snapshot already holds the vectors of the slots below its watermark. */
+    /* A snapshot already holds the vectors of the slots below its watermark; the others
+     * are added in batches (one FAISS call per field per batch). */
     bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;
-    const float *add = vec && vvl == (size_t)t->dim * N_FIELDS * sizeof(float) && !in_snapshot ? vec : NULL;
-    if (add) {
-      free(vecs);
-      vecs = malloc(vvl); /* the iterator's buffer is not aligned for floats */
-      if (vecs) memcpy(vecs, vec, vvl);
-      add = vecs;
+    size_t row = (size_t)t->dim * N_FIELDS;
+    if (vec && t->dim && vvl == row * sizeof(float) && !in_snapshot) {
+      if (!vecs && !(vecs = malloc(LOAD_BATCH * row * sizeof(float)))) {
+        eg_arena_free(a);
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+        break;
+      }
+      memcpy(vecs + nbatch * row, vec, vvl);
+      bslots[nbatch++] = (uint32_t)slot;
     }
-    if ((rc = eg_vt_add(v, t, (uint32_t)slot, &d, add, terms, nt, doclen, err))) {
+    if ((rc = eg_vt_add(v, t, (uint32_t)slot, &d, NULL, terms, nt, doclen, err)) ||
+        (nbatch == LOAD_BATCH && (rc = eg_vt_add_vectors(v, t, bslots, vecs, nbatch, err)))) {
       eg_arena_free(a);
       break;
     }
+    if (nbatch == LOAD_BATCH) nbatch = 0;
     loaded++;
     eg_arena_free(a);
   }
+  if (!rc && nbatch) rc = eg_vt_add_vectors(v, t, bslots, vecs, nbatch, err);
   free(vecs);
+  free(bslots);
   rocksdb_iter_destroy(it);
   rocksdb_iter_destroy(vit);
   rocksdb_iter_destroy(tit);

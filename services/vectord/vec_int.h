@@ -81,6 +81,10 @@ void eg_vt_tokenizer_put(eg_vec *v, eg_tokenizer *t);
 eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
                   const eg_bm25_term *terms, size_t n_terms, uint32_t doclen, eg_err *err);
 void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot);
+/* Add the vectors of n slots, vecs laid out slot by slot (content then latent, dim each),
+ * with one FAISS call per field (HNSW adds run in parallel inside FAISS). */
+eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
+                          eg_err *err);
 /* The vector of a slot for a field (from the dense index). */
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
 /* Start a background HNSW (re)build when the tenant needs one. Caller holds t->lock. */

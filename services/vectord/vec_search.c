@@ -90,6 +90,50 @@ typedef struct cand {
   float score;
 } cand;
 
+/* Candidate index by slot: open addressing over slot+1 (0 = empty), grown at half load. */
+typedef struct slotset {
+  uint32_t *key, *val; /* val: index into the candidate array */
+  size_t cap, n;
+} slotset;
+
+static size_t slot_hash(uint32_t s, size_t cap) { return ((size_t)s * 2654435761u) & (cap - 1); }
+
+static uint32_t *slotset_find(slotset *ss, uint32_t slot) {
+  if (!ss->cap) return NULL;
+  for (size_t i = slot_hash(slot, ss->cap);; i = (i + 1) & (ss->cap - 1)) {
+    if (!ss->key[i]) return NULL;
+    if (ss->key[i] == slot + 1) return &ss->val[i];
+  }
+}
+
+static bool slotset_put(slotset *ss, uint32_t slot, uint32_t val) {
+  if ((ss->n + 1) * 2 > ss->cap) {
+    size_t nc = ss->cap ? ss->cap * 2 : 512;
+    uint32_t *nk = calloc(nc, sizeof *nk), *nv = malloc(nc * sizeof *nv);
+    if (!nk || !nv) {
+      free(nk), free(nv);
+      return false;
+    }
+    for (size_t i = 0; i < ss->cap; i++) {
+      if (!ss->key[i]) continue;
+      size_t j = slot_hash(ss->key[i] - 1, nc);
+      while (nk[j]) j = (j + 1) & (nc - 1);
+      nk[j] = ss->key[i];
+      nv[j] = ss->val[i];
+    }
+    free(ss->key), free(ss->val);
+    ss->key = nk;
+    ss->val = nv;
+    ss->cap = nc;
+  }
+  size_t i = slot_hash(slot, ss->cap);
+  while (ss->key[i]) i = (i + 1) & (ss->cap - 1);
+  ss->key[i] = slot + 1;
+  ss->val[i] = val;
+  ss->n++;
+  return true;
+}
+
 typedef struct qctx {
   vtenant *t;
   const vfilter *f;
@@ -98,7 +142,7 @@ typedef struct qctx {
   size_t n_terms;
   cand *c;
   size_t n, cap;
-  eg_map *seen; /* slot → index+1 */
+  slotset seen; /* slot → index into c */
 } qctx;
 
 static float dot(const float *a, const float *b, int d) {
@@ -107,8 +151,13 @@ static float dot(const float *a, const float *b, int d) {
   return s;
 }
 
+static cand *cand_of(qctx *q, uint32_t slot) {
+  uint32_t *at = slotset_find(&q->seen, slot);
+  return at ? &q->c[*at] : NULL;
+}
+
 static void add_cand(qctx *q, uint32_t slot) {
-  if (eg_map_get(q->seen, &slot, 4)) return;
+  if (slotset_find(&q->seen, slot)) return;
   if (!passes(q->t, q->f, slot)) return;
   if (q->n == q->cap) {
     size_t nc = q->cap ? q->cap * 2 : 256;
@@ -117,8 +166,8 @@ static void add_cand(qctx *q, uint32_t slot) {
     q->c = nn;
     q->cap = nc;
   }
+  if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
   q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, -1, 0};
-  eg_map_put(q->seen, &slot, 4, (void *)(uintptr_t)(q->n + 1));
   q->n++;
 }
 
@@ -135,10 +184,10 @@ static void dense_candidates(qctx *q, int field, size_t k) {
     for (size_t i = 0; i < kk; i++) {
       if (l[i] < 0) continue;
       add_cand(q, (uint32_t)l[i]);
-      uintptr_t at = (uintptr_t)eg_map_get(q->seen, &(uint32_t){(uint32_t)l[i]}, 4);
-      if (at) {
-        if (field == FIELD_CONTENT) q->c[at - 1].cs = d[i];
-        else q->c[at - 1].ls = d[i];
+      cand *c = cand_of(q, (uint32_t)l[i]);
+      if (c) {
+        if (field == FIELD_CONTENT) c->cs = d[i];
+        else c->ls = d[i];
       }
     }
   }
@@ -332,7 +381,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
-    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, (const char *const *)tl[i].v, tl[i].n, NULL, 0, 0, eg_map_new()};
+    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, (const char *const *)tl[i].v, tl[i].n, NULL, 0, 0, {NULL, NULL, 0, 0}};
     /* A narrow filter: score the few matching documents exhaustively. */
     size_t passing = 0;
     if (f.active)
@@ -350,8 +399,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       size_t nb = eg_bm25_search(t->bm25, q.terms, q.n_terms, kk, f.active ? keep_cb : NULL, kc, bslots, bscores);
       for (size_t j = 0; j < nb; j++) {
         add_cand(&q, bslots[j]);
-        uintptr_t w = (uintptr_t)eg_map_get(q.seen, &bslots[j], 4);
-        if (w) q.c[w - 1].bm = bscores[j];
+        cand *c = cand_of(&q, bslots[j]);
+        if (c) c->bm = bscores[j];
       }
     }
     int64_t s2 = eg_time_mono_us();
@@ -370,7 +419,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     if (tops[i] && keep) memcpy(tops[i], q.c, keep * sizeof(cand));
     ntops[i] = tops[i] ? keep : 0;
     free(q.c);
-    eg_map_free(q.seen);
+    free(q.seen.key);
+    free(q.seen.val);
   }
   uint64_t T = t->T;
   pthread_rwlock_unlock(&t->lock);
@@ -379,16 +429,33 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   free(bscores);
   if (!dims_ok)
     return eg_err_set(err, EG_EPRECOND, "this tenant's index has another dimension than the embedder (%s)", v->emb->model_id);
-  /* Hits with their chunk records. */
+  /* Hits with their chunk records, read with one multi-get per query. */
   for (size_t i = 0; i < nq; i++) {
     Engram__V1__QueryHits *qh = resp->results[i];
-    qh->hits = eg_arena_calloc(a, ntops[i] ? ntops[i] : 1, sizeof *qh->hits);
-    if (!qh->hits) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    size_t m = ntops[i];
+    qh->hits = eg_arena_calloc(a, m ? m : 1, sizeof *qh->hits);
+    uint8_t *keys = eg_arena_alloc(a, (m ? m : 1) * 16);
+    const char **kp = eg_arena_alloc(a, (m ? m : 1) * sizeof *kp);
+    size_t *kl = eg_arena_alloc(a, (m ? m : 1) * sizeof *kl), *vl = eg_arena_alloc(a, (m ? m : 1) * sizeof *vl);
+    char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals), **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
+    const rocksdb_column_family_handle_t **cfs = eg_arena_alloc(a, (m ? m : 1) * sizeof *cfs);
+    if (!qh->hits || !keys || !kp || !kl || !vl || !vals || !errs || !cfs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    for (size_t j = 0; j < m; j++) {
+      KEY2(keys + 16 * j, T, tops[i][j].chunk_id);
+      kp[j] = (const char *)keys + 16 * j;
+      kl[j] = 16;
+      cfs[j] = eg_kv_cf(v->kv, VCF_CHUNKS);
+    }
+    if (m) rocksdb_multi_get_cf(eg_kv_db(v->kv), eg_kv_ro(v->kv), cfs, m, kp, kl, vals, vl, errs);
     double maxbm = maxbms[i];
-    for (size_t j = 0; j < ntops[i]; j++) {
+    for (size_t j = 0; j < m; j++) {
       cand *c = &tops[i][j];
-      Engram__V1__Chunk *ch = load_chunk(v, T, c->chunk_id, req->include_content, a);
+      uint64_t slot;
+      Engram__V1__Chunk *ch = vals[j] ? eg_chunk_decode(a, vals[j], vl[j], &slot) : NULL;
+      free(vals[j]);
+      free(errs[j]);
       if (!ch) continue; /* deleted meanwhile */
+      if (!req->include_content) ch->content = ch->latent = "";
       Engram__V1__SearchHit *h = eg_arena_calloc(a, 1, sizeof *h);
       if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
       engram__v1__search_hit__init(h);

@@ -256,8 +256,9 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     vdoc d = {ids[i], c->time, eg_str_hash(c->session_id), eg_str_hash(c->document_id), eg_str_hash(c->role),
               eg_str_hash(c->scope && c->scope->user && *c->scope->user ? c->scope->user : req->scope->user),
               c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true};
-    rc = eg_vt_add(v, t, slots[i], &d, vecs + i * N_FIELDS * dim, accs[i].terms, accs[i].n, accs[i].len, err);
+    rc = eg_vt_add(v, t, slots[i], &d, NULL, accs[i].terms, accs[i].n, accs[i].len, err);
   }
+  if (!rc) rc = eg_vt_add_vectors(v, t, slots, vecs, n, err);
   eg_vt_maybe_rebuild(v, t);
   pthread_rwlock_unlock(&t->lock);
   pthread_mutex_unlock(&t->writer);
