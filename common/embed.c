@@ -19,6 +19,7 @@ void eg_l2_normalize(float *v, int d) {
 eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
   if (!spec || !*spec) return eg_err_set(err, EG_EINVAL, "empty embedder spec");
   if (strncmp(spec, "glove:", 6) == 0) return eg_embed_glove_open(spec + 6, out, err);
+  if (strncmp(spec, "use:", 4) == 0) return eg_embed_use_open(spec + 4, out, err);
   if (strncmp(spec, "http:", 5) == 0) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", spec + 5);
@@ -31,7 +32,7 @@ eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
     if (d <= 0 || d > 8192) return eg_err_set(err, EG_EINVAL, "http embedder dimension must be 1..8192");
     return eg_embed_http_open(buf, model, d, getenv("ENGRAM_EMBED_API_KEY"), 30000, out, err);
   }
-  return eg_err_set(err, EG_EINVAL, "unknown embedder '%.40s' (glove:…, http:…)", spec);
+  return eg_err_set(err, EG_EINVAL, "unknown embedder '%.40s' (use:…, glove:…, http:…)", spec);
 }
 
 void eg_embedder_close(eg_embedder *e) {

@@ -4,7 +4,8 @@
  * An embedder turns texts into L2-normalized float vectors of a fixed dimension and
  * names its model ("glove-100d-sif", "use-lite-512", "http:<model>"), so an index can
  * record what built it and refuse to mix models. Backends (one file each):
- *   embed_glove.c  GloVe 6B 100-d word vectors with SIF weighting (offline)
+ *   embed_use.c    Universal Sentence Encoder lite, 512-d, own C forward pass (offline, default)
+ *   embed_glove.c  GloVe 6B 100-d word vectors with SIF weighting (offline, fastest)
  *   embed_http.c   any OpenAI-compatible /v1/embeddings endpoint (libcurl)
  *
  * Thread-safe: embed may be called from several threads at once.
@@ -34,6 +35,7 @@ struct eg_embedder {
 
 /*
  * Open an embedder from a spec:
+ *   "use:<path of use-lite.bin>"         USE-lite, offline (scripts/install-deps.sh makes it)
  *   "glove:<path of glove.bin>"          offline word vectors (scripts/install-deps.sh makes it)
  *   "http:<base url>|<model>|<dim>"      OpenAI-compatible endpoint; the API key comes from
  *                                        the environment variable ENGRAM_EMBED_API_KEY
@@ -49,6 +51,7 @@ static inline eg_code eg_embed(eg_embedder *e, const char *const *texts, size_t 
 
 /* Backends' constructors (used by eg_embedder_open). */
 eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err);
+eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err);
 eg_code eg_embed_http_open(const char *base_url, const char *model, int dim, const char *api_key,
                            long timeout_ms, eg_embedder **out, eg_err *err);
 

