@@ -116,7 +116,7 @@ int main(int argc, char **argv) {
     eg_embed(emb, (const char *const *)texts + i, m, vecs + i * dim, &e);
   }
   double secs = (double)(eg_time_mono_us() - t0) / 1e6;
-  char what[96];
+  char what[160];
   snprintf(what, sizeof what, "embed, %s, 1 thread, batches of 256", emb->model_id);
   printf("%-56s %10.0f words/s (%zu texts, %.1f s)\n", what, tokens / secs, N + 1000, secs);
 
