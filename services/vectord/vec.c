@@ -621,13 +621,40 @@ void eg_vt_forget(eg_vec *v, const char *tenant) {
 
 /* ---- engine ------------------------------------------------------------------------------ */
 
-static double chunk_count(void *arg) {
+typedef struct size_sum {
+  double chunks, vectors, terms, tenants;
+} size_sum;
+
+static bool sum_tenant(void *ctx, const void *k, size_t kl, void *val) {
+  (void)k, (void)kl;
+  size_sum *s = ctx;
+  vtenant *t = val;
+  pthread_rwlock_rdlock(&t->lock);
+  s->chunks += (double)t->live;
+  for (int f = 0; f < N_FIELDS; f++) s->vectors += t->dense[f] ? (double)faiss_Index_ntotal(t->dense[f]) : 0;
+  s->terms += (double)eg_bm25_terms(t->bm25);
+  s->tenants += 1;
+  pthread_rwlock_unlock(&t->lock);
+  return true;
+}
+
+/* Index sizes at scrape time, over the tenants loaded in memory. */
+static void size_collector(void *arg, eg_buf *out) {
   eg_vec *v = arg;
-  double n = 0;
+  size_sum s = {0, 0, 0, 0};
   pthread_mutex_lock(&v->tmu);
-  (void)n;
+  eg_map_each(v->tenants, sum_tenant, &s);
   pthread_mutex_unlock(&v->tmu);
-  return eg_series_value(v->m_chunks);
+  eg_buf_printf(out,
+                "# HELP engram_vectord_chunks Live chunks in the loaded tenants' indexes.\n"
+                "# TYPE engram_vectord_chunks gauge\nengram_vectord_chunks %.0f\n"
+                "# HELP engram_vectord_index_vectors Vectors in the dense indexes (both fields, tombstones included).\n"
+                "# TYPE engram_vectord_index_vectors gauge\nengram_vectord_index_vectors %.0f\n"
+                "# HELP engram_vectord_bm25_terms Distinct BM25 terms in the loaded tenants' indexes.\n"
+                "# TYPE engram_vectord_bm25_terms gauge\nengram_vectord_bm25_terms %.0f\n"
+                "# HELP engram_vectord_tenants_loaded Tenants whose indexes are in memory.\n"
+                "# TYPE engram_vectord_tenants_loaded gauge\nengram_vectord_tenants_loaded %.0f\n",
+                s.chunks, s.vectors, s.terms, s.tenants);
 }
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err) {
@@ -652,9 +679,7 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   pthread_cond_init(&v->bcv, NULL);
   v->tenants = eg_map_new();
   if (metrics) {
-    v->m_chunks = eg_metric_solo(eg_metrics_gauge(metrics, "engram_vectord_chunks_written",
-                                                  "Chunks written since start (upserts).", NULL));
-    (void)chunk_count;
+    eg_metrics_collector(metrics, size_collector, v);
     v->m_upserts = eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_upserted_chunks_total",
                                                      "Chunks stored and indexed.", NULL));
     v->m_embed_tokens = eg_metric_solo(eg_metrics_counter(

@@ -63,7 +63,7 @@ struct eg_vec {
   pthread_mutex_t bmu; /* background builds */
   pthread_cond_t bcv;
   int builds_running;
-  eg_series *m_chunks, *m_upserts, *m_embed_tokens, *m_searches;
+  eg_series *m_upserts, *m_embed_tokens, *m_searches;
   eg_metric *m_embed_secs, *m_stage_secs;
 };
 

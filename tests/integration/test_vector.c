@@ -195,6 +195,24 @@ static void test_cli(void) {
   EG_CHECK(strstr(text, "(no hits)") != NULL);
 }
 
+static void test_metrics(void) {
+  eg_buf body = EG_BUF_INIT;
+  EG_CHECK_INT(eg_http_get(vd.metrics_port, "/metrics", &body), 200);
+  EG_REQUIRE(body.data != NULL);
+  const char *c = strstr(body.data, "\nengram_vectord_chunks ");
+  EG_CHECK(c && atof(c + strlen("\nengram_vectord_chunks ")) >= 200);
+  EG_CHECK(strstr(body.data, "engram_vectord_upserted_chunks_total") != NULL);
+  EG_CHECK(strstr(body.data, "engram_vectord_search_stage_seconds_count{stage=\"dense\"}") != NULL);
+  EG_CHECK(strstr(body.data, "engram_vectord_rocksdb_sst_bytes{cf=\"chunks\"}") != NULL);
+  char path[600];
+  snprintf(path, sizeof path, "%s/vectord.metrics", dir);
+  FILE *f = fopen(path, "w");
+  fwrite(body.data, 1, body.len, f);
+  fclose(f);
+  EG_CHECK_INT(eg_test_system("promtool check metrics < %s", path), 0);
+  eg_buf_free(&body);
+}
+
 static void test_clean_exit(void) {
   eg_rpc_client_close(cl);
   cl = NULL;
@@ -210,6 +228,7 @@ int main(void) {
   EG_RUN(test_kill9_recovery);
   EG_RUN(test_delete);
   EG_RUN(test_cli);
+  EG_RUN(test_metrics);
   EG_RUN(test_clean_exit);
   int rc = eg_test_finish();
   eg_rpc_client_close(cl);
