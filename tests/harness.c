@@ -224,3 +224,20 @@ int eg_http_get(int port, const char *path, eg_buf *out) {
   eg_buf_free(&raw);
   return status;
 }
+
+int eg_promtool_scrape(int metrics_port, const char *dir, const char *name, eg_buf *body) {
+  eg_buf local = EG_BUF_INIT, *b = body ? body : &local;
+  int rc = -1;
+  if (eg_http_get(metrics_port, "/metrics", b) == 200 && b->data) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/%s.metrics", dir, name);
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fwrite(b->data, 1, b->len, f);
+      fclose(f);
+      rc = eg_test_system("promtool check metrics < %s", path);
+    }
+  }
+  eg_buf_free(&local);
+  return rc;
+}

@@ -59,6 +59,11 @@ eg_code eg_health_check(const char *addr, const char *service, int *status, eg_e
 /* GET http://127.0.0.1:port/path into out (body only); returns the HTTP status or -1. */
 int eg_http_get(int port, const char *path, eg_buf *out);
 
+/* GET /metrics of a daemon, write it to <dir>/<name>.metrics and run `promtool check
+ * metrics` on it. Returns promtool's exit status (-1 when the scrape failed); the body is
+ * left in *body (caller frees) when body is non-NULL. */
+int eg_promtool_scrape(int metrics_port, const char *dir, const char *name, eg_buf *body);
+
 /* Print a file to stderr (for logs of failed tests). */
 void eg_dump_file(const char *path, size_t max_bytes);
 

@@ -449,9 +449,8 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
   return EG_OK;
 }
 
-/* The distinct relations of a subject (from its edge keys). */
-static eg_code subject_relations(eg_graph *g, uint64_t t, uint64_t s, eg_arena *a, eg_ptrvec *rels,
-                                 eg_err *err) {
+eg_code eg_subject_relations(eg_graph *g, uint64_t t, uint64_t s, bool (*keep)(void *, const char *),
+                             void *ctx, eg_arena *a, eg_ptrvec *rels, eg_err *err) {
   uint8_t prefix[16], upper[16];
   KEY2(prefix, t, s);
   rocksdb_readoptions_t *ro;
@@ -467,7 +466,7 @@ static eg_code subject_relations(eg_graph *g, uint64_t t, uint64_t s, eg_arena *
       rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
       break;
     }
-    bool seen = false;
+    bool seen = keep && !keep(ctx, e->relation);
     for (size_t i = 0; i < rels->n && !seen; i++) seen = strcmp(rels->v[i], e->relation) == 0;
     if (!seen && eg_ptrvec_push(rels, a, e->relation)) {
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -510,7 +509,7 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
     }
     eg_ptrvec rels = {0};
     if (sq->relation && *sq->relation) eg_ptrvec_push(&rels, a, sq->relation);
-    else if (sid && (rc = subject_relations(g, t, sid, a, &rels, err))) return rc;
+    else if (sid && (rc = eg_subject_relations(g, t, sid, NULL, NULL, a, &rels, err))) return rc;
     if (!rels.n) { /* unknown subject or no edges: one empty result */
       Engram__V1__StateResult *r = eg_arena_calloc(a, 1, sizeof *r);
       if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");

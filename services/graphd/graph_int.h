@@ -91,6 +91,12 @@ typedef struct eg_ptrvec {
 } eg_ptrvec;
 eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p);
 
+/* The distinct relations of a subject (one seek per relation, at most 256), keeping those
+ * keep(ctx, relation) accepts (NULL = all). */
+eg_code eg_subject_relations(eg_graph *g, uint64_t tenant, uint64_t subject,
+                             bool (*keep)(void *, const char *), void *ctx, eg_arena *a,
+                             eg_ptrvec *rels, eg_err *err);
+
 /* Iterate keys with a given prefix: returns a positioned iterator (caller destroys). */
 rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
                                    rocksdb_readoptions_t **ro_out, uint8_t *upper_buf);

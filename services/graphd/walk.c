@@ -48,40 +48,22 @@ static eg_code idset_add(idset *s, eg_arena *a, uint64_t id) {
   return EG_OK;
 }
 
-static bool relation_allowed(const Engram__V1__TraverseRequest *req, const char *rel) {
+static bool relation_allowed(const void *reqp, const char *rel) {
+  const Engram__V1__TraverseRequest *req = reqp;
   if (!req->n_relations) return true;
   for (size_t i = 0; i < req->n_relations; i++)
     if (strcmp(req->relations[i], rel) == 0) return true;
   return false;
 }
 
+static bool keep_relation(void *ctx, const char *rel) { return relation_allowed(ctx, rel); }
+
 /* Current edges leaving `node` (OUT: node is subject) under the bounds. */
 static eg_code out_edges(eg_graph *g, uint64_t t, uint64_t node,
                          const Engram__V1__TraverseRequest *req, int64_t va, int64_t ka,
                          eg_arena *a, eg_ptrvec *out, eg_err *err) {
-  uint8_t prefix[16], upper[16];
-  KEY2(prefix, t, node);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, 16, &ro, upper);
   eg_ptrvec rels = {0};
-  eg_code rc = EG_OK;
-  /* Distinct relations of the node: one seek per relation. */
-  while (rocksdb_iter_valid(it) && rels.n < 128) {
-    size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-    if (kl != EDGE_KEY_LEN) break;
-    const char *val = rocksdb_iter_value(it, &vl);
-    Engram__V1__Edge *e = eg_edge_decode(a, val, vl);
-    if (e && relation_allowed(req, e->relation)) eg_ptrvec_push(&rels, a, e->relation);
-    uint8_t next[24];
-    memcpy(next, k, 24);
-    uint64_t rh = key_get64(k + 16);
-    if (rh == UINT64_MAX) break;
-    key_put64(next + 16, rh + 1);
-    rocksdb_iter_seek(it, (const char *)next, 24);
-  }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_code rc = eg_subject_relations(g, t, node, keep_relation, (void *)req, a, &rels, err);
   for (size_t i = 0; i < rels.n && !rc; i++) {
     eg_state st;
     if ((rc = eg_state_of(g, t, node, rels.v[i], va, ka, a, &st, err))) break;
