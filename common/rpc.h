@@ -87,6 +87,9 @@ void eg_rpc_server_free(eg_rpc_server *s);
 
 /* --- for handlers (valid until the handler returns, unless said otherwise) --- */
 
+/* A protobuf-c allocator drawing from an arena (frees are no-ops: the arena frees all). */
+ProtobufCAllocator eg_rpc_arena_allocator(eg_arena *a);
+
 /* Allocate from the call's arena (freed when the call completes). NULL past the cap. */
 void *eg_rpc_alloc(eg_rpc_call *call, size_t n);
 eg_arena *eg_rpc_arena(eg_rpc_call *call);

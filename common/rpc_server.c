@@ -139,6 +139,11 @@ int64_t eg_rpc_timespec_to_us(gpr_timespec t) {
 static void *arena_pb_alloc(void *data, size_t size) { return eg_arena_alloc(data, size); }
 static void arena_pb_free(void *data, void *p) { (void)data, (void)p; }
 
+ProtobufCAllocator eg_rpc_arena_allocator(eg_arena *a) {
+  ProtobufCAllocator al = {arena_pb_alloc, arena_pb_free, a};
+  return al;
+}
+
 void *eg_rpc_alloc(eg_rpc_call *c, size_t n) { return eg_arena_calloc(c->arena, 1, n); }
 eg_arena *eg_rpc_arena(eg_rpc_call *c) { return c->arena; }
 
@@ -296,7 +301,7 @@ static void run_call(eg_rpc_call *c) {
     rc = eg_err_set(&err, EG_ENOMEM, "out of memory");
     goto done;
   }
-  ProtobufCAllocator alloc = {arena_pb_alloc, arena_pb_free, c->arena};
+  ProtobufCAllocator alloc = eg_rpc_arena_allocator(c->arena);
   ProtobufCMessage *req = NULL, *resp = NULL;
   if ((rc = eg_rpc_unpack(c->payload, m->md->input, &alloc, &req, &err))) goto done;
   rc = m->fn(m->svc, c, req, &resp, &err);

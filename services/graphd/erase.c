@@ -181,7 +181,7 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
     size_t kl, vl;
     const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
     const char *v = rocksdb_iter_value(it, &vl);
-    ProtobufCAllocator al = eg_arena_allocator(a);
+    ProtobufCAllocator al = eg_rpc_arena_allocator(a);
     Engram__V1__Entity *e = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
     if (!e || kl != 16 || strcmp(e->created_by ? e->created_by : "", user) != 0) continue;
     if (entity_in_use(g, t, e->id, gone, gone_edges.n)) continue;

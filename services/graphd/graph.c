@@ -54,16 +54,8 @@ uint64_t eg_rel_hash(const char *relation) {
   return eg_hash64(relation, strlen(relation), 0x52454c4154494f4eULL);
 }
 
-static void *arena_pb_alloc(void *data, size_t size) { return eg_arena_alloc(data, size); }
-static void arena_pb_free(void *data, void *p) { (void)data, (void)p; }
-
-ProtobufCAllocator eg_arena_allocator(eg_arena *a) {
-  ProtobufCAllocator al = {arena_pb_alloc, arena_pb_free, a};
-  return al;
-}
-
 Engram__V1__Edge *eg_edge_decode(eg_arena *a, const void *v, size_t vl) {
-  ProtobufCAllocator al = eg_arena_allocator(a);
+  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
   return engram__v1__edge__unpack(&al, vl, v);
 }
 
@@ -127,7 +119,7 @@ eg_code eg_entity_load(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, uint64_t id,
   eg_code rc = txn ? eg_kvtxn_get(txn, CF_ENTITIES, k, 16, &v, &vl, err)
                    : eg_kv_get(g->store, CF_ENTITIES, k, 16, &v, &vl, err);
   if (rc) return rc;
-  ProtobufCAllocator al = eg_arena_allocator(a);
+  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
   *out = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
   free(v);
   return *out ? EG_OK : eg_err_set(err, EG_ECORRUPT, "stored entity is corrupt");

@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "common/map.h"
+#include "common/rpc.h"
 #include "services/graphd/graph.h"
 #include "services/graphd/keys.h"
 
@@ -21,9 +22,6 @@ struct eg_graph {
 
 /* The relation's 64-bit key component. */
 uint64_t eg_rel_hash(const char *relation);
-
-/* An allocator drawing from an arena, for protobuf-c unpacking. */
-ProtobufCAllocator eg_arena_allocator(eg_arena *a);
 
 /* Decode a stored edge into the arena; NULL if corrupt. */
 Engram__V1__Edge *eg_edge_decode(eg_arena *a, const void *v, size_t vl);

@@ -2,33 +2,80 @@
  * ingestd — the write path (engram.v1.Ingest, engram.v1.Admin): segmentation,
  * sliding-window enrichment, fan-out to graphd and vectord.
  *
- * main.c wires configuration, peers and the service table into the shared daemon
- * lifecycle (common/daemon.c).
+ * main.c wires configuration, peers, the pipeline and the service table into the shared
+ * daemon lifecycle (common/daemon.c).
  */
+#include <stdlib.h>
+
 #include "common/daemon.h"
 #include "common/peers.h"
-#include "proto/engram/v1/common.pb-c.h"
-#include "proto/engram/v1/ingest.pb-c.h"
+#include "services/ingestd/ingest.h"
+
+size_t eg_ingestd_services(eg_ingest *g, eg_rpc_service out[2]);
 
 static const eg_cfg_opt ingestd_opts[] = {
     EG_PEER_OPTS,
+    {"window_prev", EG_CFG_INT, "3", "segments before each segment in its enrichment window", 0, 0, 64},
+    {"window_next", EG_CFG_INT, "1", "segments after each segment in its enrichment window", 0, 0, 64},
+    {"max_messages", EG_CFG_INT, "10000", "messages in one session", 0, 1, 1000000},
+    {"max_text_bytes", EG_CFG_INT, "65536", "bytes of one message text", 0, 16, 1 << 24},
+    {"max_document_bytes", EG_CFG_INT, "4m", "bytes of one document", 0, 16, 1 << 30},
+    {"max_facts", EG_CFG_INT, "10000", "facts in one AssertFacts", 0, 1, 1000000},
+    {"doc_chunk_words", EG_CFG_INT, "120", "target words per document chunk", 0, 10, 10000},
+    {"async_workers", EG_CFG_INT, "2", "threads running async ingests", 0, 1, 256},
+    {"ingest_queue_max", EG_CFG_INT, "256", "async ingests waiting before RESOURCE_EXHAUSTED", 0, 1, 1000000},
+    {"llm_url", EG_CFG_STR, "", "OpenAI-compatible base URL for ENRICHER_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
+    {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model name for the LLM enricher", 0, 0, 0},
+    {"llm_timeout_ms", EG_CFG_INT, "30000", "deadline of one LLM call", 0, 100, 600000},
 };
 
-static const eg_rpc_service ingestd_services[] = {
-    {&engram__v1__ingest__descriptor, NULL, 0, NULL},
-    {&engram__v1__admin__descriptor, NULL, 0, NULL},
-};
+typedef struct ingestd {
+  eg_peers *peers;
+  eg_ingest *ingest;
+  eg_rpc_service services[2];
+} ingestd;
 
 static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
-  return eg_peers_open(eg_daemon_cfg(d), (eg_peers **)state, err);
+  const eg_cfg *c = eg_daemon_cfg(d);
+  ingestd *s = calloc(1, sizeof *s);
+  if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_code rc = eg_peers_open(c, &s->peers, err);
+  eg_ingest_opts o = {
+      .peers = s->peers,
+      .window_prev = (unsigned)eg_cfg_int(c, "window_prev"),
+      .window_next = (unsigned)eg_cfg_int(c, "window_next"),
+      .max_messages = (uint32_t)eg_cfg_int(c, "max_messages"),
+      .max_message_bytes = (uint32_t)eg_cfg_int(c, "max_text_bytes"),
+      .max_document_bytes = (uint32_t)eg_cfg_int(c, "max_document_bytes"),
+      .max_facts = (uint32_t)eg_cfg_int(c, "max_facts"),
+      .doc_chunk_words = (uint32_t)eg_cfg_int(c, "doc_chunk_words"),
+      .async_workers = (int)eg_cfg_int(c, "async_workers"),
+      .queue_max = (int)eg_cfg_int(c, "ingest_queue_max"),
+      .llm_url = eg_cfg_str(c, "llm_url"),
+      .llm_model = eg_cfg_str(c, "llm_model"),
+      .llm_timeout_ms = eg_cfg_int(c, "llm_timeout_ms"),
+  };
+  if (!rc) rc = eg_ingest_open(&o, eg_daemon_metrics(d), &s->ingest, err);
+  if (rc) {
+    eg_peers_close(s->peers);
+    free(s);
+    return rc;
+  }
+  eg_ingestd_services(s->ingest, s->services);
+  *state = s;
+  return EG_OK;
 }
 
-static void ingestd_close(void *state) { eg_peers_close(state); }
+static size_t ingestd_services(void *state, const eg_rpc_service **out) {
+  *out = ((ingestd *)state)->services;
+  return 2;
+}
 
-static size_t ingestd_service_table(void *state, const eg_rpc_service **out) {
-  (void)state;
-  *out = ingestd_services;
-  return sizeof ingestd_services / sizeof *ingestd_services;
+static void ingestd_close(void *state) {
+  ingestd *s = state;
+  eg_ingest_close(s->ingest);
+  eg_peers_close(s->peers);
+  free(s);
 }
 
 int main(int argc, char **argv) {
@@ -40,7 +87,7 @@ int main(int argc, char **argv) {
       .opts = ingestd_opts,
       .n_opts = sizeof ingestd_opts / sizeof *ingestd_opts,
       .open = ingestd_open,
-      .services = ingestd_service_table,
+      .services = ingestd_services,
       .close = ingestd_close,
   };
   return eg_daemon_main(&spec, argc, argv);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/rpc.h"
 #include "common/time.h"
 #include "services/vectord/vec_int.h"
 
@@ -81,18 +82,10 @@ size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out
 Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot) {
   if (vl < 8) return NULL;
   *slot = key_get64((const uint8_t *)v);
-  ProtobufCAllocator al = {NULL, NULL, a};
-  extern ProtobufCAllocator eg_vec_allocator(eg_arena * a);
-  al = eg_vec_allocator(a);
+  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
   return engram__v1__chunk__unpack(&al, vl - 8, (const uint8_t *)v + 8);
 }
 
-static void *arena_alloc_cb(void *d, size_t n) { return eg_arena_alloc(d, n); }
-static void arena_free_cb(void *d, void *p) { (void)d, (void)p; }
-ProtobufCAllocator eg_vec_allocator(eg_arena *a) {
-  ProtobufCAllocator al = {arena_alloc_cb, arena_free_cb, a};
-  return al;
-}
 
 /* ---- dense indexes ------------------------------------------------------------------- */
 

@@ -1,0 +1,68 @@
+/*
+ * enrich.h — sliding-window enrichment: c'_i = f(s_i | W_i), W_i = [s_{i−prev} … s_{i+next}].
+ *
+ * For every segment the enricher produces the latent text (the segment rewritten to be
+ * self-contained: speaker, absolute dates, mentions resolved to the entity they refer
+ * to, the facts and preferences it implies), the entities it mentions, and facts as
+ * typed edges with valid time. Two implementations behind this interface:
+ *   enrich_rules.c  offline, deterministic (the default)
+ *   enrich_llm.c    an OpenAI-compatible /v1/chat/completions endpoint; a failed or
+ *                   malformed answer falls back to the rules for that window
+ * Everything is allocated from the caller's arena.
+ */
+#ifndef EG_INGESTD_ENRICH_H
+#define EG_INGESTD_ENRICH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/err.h"
+
+/* One segment: a conversation turn or round, or a document passage. */
+typedef struct eg_segment {
+  const char *text;    /* the raw text (borrowed) */
+  const char *role;    /* "user", "assistant", "system", "tool", "document" */
+  const char *speaker; /* a name when known, else "" */
+  int64_t time;        /* µs: relative dates resolve against it */
+} eg_segment;
+
+/* An entity named by a segment. */
+typedef struct eg_mention {
+  char *name;
+  char *type; /* "person", "place", "organization", "product", "pet", "user", "" */
+} eg_mention;
+
+/* A fact: subject —relation→ object, valid from/to. */
+typedef struct eg_fact {
+  char *subject, *subject_type;
+  char *relation;          /* UPPER_SNAKE */
+  char *object;            /* an entity name (object_entity) or a literal */
+  char *object_type;
+  bool object_entity;
+  bool retract;
+  int64_t valid_from, valid_to; /* 0 = the segment time / open */
+  float sentiment, intensity, confidence;
+  char *reason;            /* stated reason or qualifier, may be "" */
+  char *utterance;         /* the sentence it was read from */
+} eg_fact;
+
+typedef struct eg_enriched {
+  char *latent;
+  eg_mention *mentions;
+  size_t n_mentions;
+  eg_fact *facts;
+  size_t n_facts;
+} eg_enriched;
+
+typedef struct eg_enrich_ctx {
+  const char *user_entity; /* the user as an entity name ("user:<id>") */
+  unsigned prev, next;     /* window */
+} eg_enrich_ctx;
+
+/* Offline rules: enrich n segments (out[n]). Never fails except out of memory. */
+eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n, eg_arena *a,
+                        eg_enriched *out, eg_err *err);
+
+#endif

@@ -1,0 +1,605 @@
+/*
+ * enrich_rules.c — the offline enricher: deterministic rules over words.
+ *
+ *  - words: the segment split into words and punctuation, contractions expanded
+ *    ("I'm" → "i am", "don't" → "do not"), each with its byte span and case;
+ *  - entities: runs of capitalized words (not sentence-initial function words, not dates),
+ *    typed by cues ("my sister Emma" → person, "in Lisbon" → place, "work at Acme" →
+ *    organization, "a dog named Max" → pet), plus the user;
+ *  - coreference: "he"/"she" → the most recent person in the window, "it"/"that
+ *    framework"/"the project" in an object slot → the most recent other entity;
+ *  - facts: first-person patterns of the user's statements (where they live and work,
+ *    job title, diet, pets, family, purchases, visits, events, goals, habits, languages,
+ *    preferences with sentiment intensity) with valid time from a date in the sentence;
+ *  - latent: "<date> <speaker>: <text with resolved mentions and dates> [<facts>]".
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/time.h"
+#include "services/ingestd/dates.h"
+#include "services/ingestd/enrich.h"
+
+#define MAXT 2048
+
+typedef struct tok {
+  size_t s, e;  /* byte span in the segment */
+  char w[32];   /* lower case */
+  bool cap;     /* starts with an upper-case letter */
+  bool punct;   /* sentence or clause punctuation */
+  bool start;   /* first word of a sentence */
+} tok;
+
+typedef struct words {
+  tok t[MAXT];
+  size_t n;
+} words;
+
+static void push(words *W, size_t s, size_t e, const char *w, bool cap, bool punct) {
+  if (W->n == MAXT) return;
+  tok *t = &W->t[W->n++];
+  t->s = s;
+  t->e = e;
+  snprintf(t->w, sizeof t->w, "%s", w);
+  t->cap = cap;
+  t->punct = punct;
+  t->start = W->n == 1 || W->t[W->n - 2].punct;
+}
+
+/* Split into words, expanding contractions. */
+static void split(const char *text, words *W) {
+  W->n = 0;
+  for (size_t p = 0; text[p];) {
+    unsigned char c = (unsigned char)text[p];
+    if (c == '.' || c == '!' || c == '?' || c == ';' || c == ':' || c == ',' || c == '\n' || c == '(' || c == ')') {
+      char pw[2] = {c == '\n' ? '.' : (char)c, 0};
+      push(W, p, p + 1, pw, false, true);
+      p++;
+      continue;
+    }
+    if (!(isalnum(c) || c >= 0x80)) {
+      p++;
+      continue;
+    }
+    size_t s = p;
+    char w[64];
+    size_t k = 0, apos = 0;
+    while (text[p]) {
+      unsigned char d = (unsigned char)text[p];
+      bool is_apos = d == '\'' || (d == 0xE2 && (unsigned char)text[p + 1] == 0x80 && (unsigned char)text[p + 2] == 0x99);
+      if (is_apos && k && isalpha((unsigned char)text[p + (d == '\'' ? 1 : 3)])) {
+        apos = k;
+        if (k < sizeof w - 1) w[k++] = '\'';
+        p += d == '\'' ? 1 : 3;
+        continue;
+      }
+      if (!(isalnum(d) || d >= 0x80 || d == '-')) break;
+      if (k < sizeof w - 1) w[k++] = (char)tolower(d);
+      p++;
+    }
+    w[k] = '\0';
+    bool cap = isupper(c);
+    if (!apos) {
+      push(W, s, p, w, cap, false);
+      continue;
+    }
+    char left[64], right[64];
+    snprintf(left, sizeof left, "%.*s", (int)apos, w);
+    snprintf(right, sizeof right, "%s", w + apos + 1);
+    size_t mid = s + apos;
+    if (!strcmp(right, "t") && apos > 1 && left[apos - 1] == 'n') { /* don't, can't, won't */
+      left[apos - 1] = '\0';
+      if (!strcmp(left, "ca")) snprintf(left, sizeof left, "can");
+      if (!strcmp(left, "wo")) snprintf(left, sizeof left, "will");
+      push(W, s, mid, left, cap, false);
+      push(W, mid, p, "not", false, false);
+      continue;
+    }
+    static const char *const exp[][2] = {{"m", "am"}, {"ve", "have"}, {"d", "would"}, {"ll", "will"}, {"re", "are"}};
+    const char *r = NULL;
+    for (size_t i = 0; i < sizeof exp / sizeof *exp; i++)
+      if (!strcmp(right, exp[i][0])) r = exp[i][1];
+    push(W, s, mid, left, cap, false);
+    if (r) push(W, mid, p, r, false, false);
+    else if (!strcmp(right, "s") && (!strcmp(left, "it") || !strcmp(left, "that") || !strcmp(left, "he") || !strcmp(left, "she") || !strcmp(left, "there") || !strcmp(left, "what")))
+      push(W, mid, p, "is", false, false);
+    /* other "'s": possessive, dropped */
+  }
+}
+
+static bool is_w(const words *W, size_t i, const char *s) { return i < W->n && !strcmp(W->t[i].w, s); }
+
+/* ---- entities -------------------------------------------------------------------------- */
+
+static const char *const not_names[] = {
+    "i", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "sure", "ok", "okay", "also", "great", "well", "oh",
+    "so", "but", "and", "the", "a", "an", "my", "it", "this", "that", "these", "those", "what", "when", "where", "why",
+    "how", "who", "which", "if", "then", "there", "here", "we", "you", "he", "she", "they", "our", "your", "his",
+    "her", "their", "do", "does", "did", "can", "could", "would", "should", "will", "is", "are", "was", "were", "be",
+    "have", "has", "had", "as", "for", "in", "on", "at", "to", "of", "with", "by", "from", "just", "maybe", "please",
+    "yeah", "wow", "absolutely", "definitely", "certainly", "however", "also", "now", "today", "yesterday", "tomorrow",
+    "let", "lets", "let's", "good", "nice", "cool", "awesome", "perfect", "right", "first", "second", "finally",
+    "additionally", "here's", "i'm", "im", "not", "all", "any", "some", "every", "each", "one", "two", "it's", "its"};
+
+static bool common_word(const char *w) {
+  for (size_t i = 0; i < sizeof not_names / sizeof *not_names; i++)
+    if (!strcmp(w, not_names[i])) return true;
+  return false;
+}
+
+static bool date_word(const char *w) {
+  static const char *const d[] = {"january", "february", "march", "april", "june", "july", "august", "september",
+                                  "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
+                                  "friday", "saturday", "sunday", "christmas", "easter"};
+  for (size_t i = 0; i < sizeof d / sizeof *d; i++)
+    if (!strcmp(w, d[i])) return true;
+  return false;
+}
+
+static const char *const kin[][2] = {
+    {"sister", "sister"}, {"brother", "brother"}, {"mom", "mother"}, {"mother", "mother"}, {"dad", "father"},
+    {"father", "father"}, {"son", "son"}, {"daughter", "daughter"}, {"wife", "wife"}, {"husband", "husband"},
+    {"partner", "partner"}, {"cousin", "cousin"}, {"aunt", "aunt"}, {"uncle", "uncle"}, {"grandma", "grandmother"},
+    {"grandmother", "grandmother"}, {"grandpa", "grandfather"}, {"grandfather", "grandfather"}, {"niece", "niece"},
+    {"nephew", "nephew"}, {"girlfriend", "girlfriend"}, {"boyfriend", "boyfriend"}, {"fiance", "fiance"}, {"fiancee", "fiancee"},
+    {"friend", "friend"}, {"colleague", "colleague"}, {"coworker", "coworker"}, {"boss", "boss"}, {"manager", "manager"},
+    {"roommate", "roommate"}, {"neighbor", "neighbor"}};
+
+static const char *kin_of(const char *w) {
+  for (size_t i = 0; i < sizeof kin / sizeof *kin; i++)
+    if (!strcmp(w, kin[i][0])) return kin[i][1];
+  return NULL;
+}
+
+static bool pet_word(const char *w) {
+  static const char *const p[] = {"dog", "cat", "puppy", "kitten", "parrot", "hamster", "rabbit", "bunny", "fish",
+                                  "turtle", "horse", "bird", "lizard", "snake", "guinea"};
+  for (size_t i = 0; i < sizeof p / sizeof *p; i++)
+    if (!strcmp(w, p[i])) return true;
+  return false;
+}
+
+typedef struct ent {
+  char *name;
+  char *type;
+  size_t tok_from, tok_to; /* token range in its segment */
+} ent;
+
+/* Runs of capitalized words, typed by cues. */
+static size_t find_entities(const char *text, const words *W, eg_arena *a, ent *out, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < W->n && n < max; i++) {
+    const tok *t = &W->t[i];
+    if (!t->cap || t->punct || date_word(t->w)) continue;
+    if (common_word(t->w)) continue;
+    if (t->start && !(i + 1 < W->n && W->t[i + 1].cap && !W->t[i + 1].punct)) {
+      /* A lone capitalized first word is usually just a sentence start. Keep it when a
+       * name cue precedes nothing: e.g. "Emma called" is kept only if seen elsewhere —
+       * the simple rule here: skip. */
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < W->n && !W->t[j].punct &&
+           ((W->t[j].cap && !date_word(W->t[j].w) && !common_word(W->t[j].w)) ||
+            ((is_w(W, j, "of") || is_w(W, j, "de")) && j + 1 < W->n && W->t[j + 1].cap)))
+      j++;
+    ent *e = &out[n++];
+    e->name = eg_arena_strndup(a, text + t->s, W->t[j - 1].e - t->s);
+    e->tok_from = i;
+    e->tok_to = j;
+    const char *prev = i ? W->t[i - 1].w : "", *prev2 = i > 1 ? W->t[i - 2].w : "";
+    e->type = "";
+    if (kin_of(prev) || !strcmp(prev, "named") || !strcmp(prev, "called") || !strcmp(prev, "mr") ||
+        !strcmp(prev, "mrs") || !strcmp(prev, "ms") || !strcmp(prev, "dr"))
+      e->type = "person";
+    if ((!strcmp(prev, "named") || !strcmp(prev, "called")) && pet_word(prev2)) e->type = "pet";
+    if (!strcmp(prev, "in") || !strcmp(prev, "to") || !strcmp(prev, "from") || !strcmp(prev, "near") ||
+        !strcmp(prev, "visited") || !strcmp(prev, "visiting"))
+      e->type = "place";
+    if ((!strcmp(prev, "at") || !strcmp(prev, "for") || !strcmp(prev, "joined")) &&
+        (!strcmp(prev2, "work") || !strcmp(prev2, "works") || !strcmp(prev2, "working") || !strcmp(prev2, "job") ||
+         !strcmp(prev2, "i") || !strcmp(prev2, "intern")))
+      e->type = "organization";
+    i = j - 1;
+  }
+  return n;
+}
+
+/* ---- small pattern matcher ---------------------------------------------------------------- */
+
+/*
+ * A pattern is words separated by spaces; "a|b" alternatives, a trailing '?' makes the
+ * word optional, "*" captures the object phrase (it must be last). On a match, *obj_from
+ * is the first token of the object.
+ */
+static bool match_at(const words *W, size_t i, const char *const *pat, size_t np, size_t *obj_from) {
+  if (!np) return true;
+  const char *p = pat[0];
+  if (!strcmp(p, "*")) {
+    if (i >= W->n || W->t[i].punct) return false;
+    *obj_from = i;
+    return true;
+  }
+  size_t pl = strlen(p);
+  bool opt = p[pl - 1] == '?';
+  char alt[128];
+  snprintf(alt, sizeof alt, "%.*s", (int)(opt ? pl - 1 : pl), p);
+  if (i < W->n && !W->t[i].punct) {
+    char *save = NULL, buf[128];
+    snprintf(buf, sizeof buf, "%s", alt);
+    for (char *x = strtok_r(buf, "|", &save); x; x = strtok_r(NULL, "|", &save))
+      if (!strcmp(x, W->t[i].w) && match_at(W, i + 1, pat + 1, np - 1, obj_from)) return true;
+  }
+  return opt && match_at(W, i, pat + 1, np - 1, obj_from);
+}
+
+static size_t split_pattern(const char *pattern, char *buf, size_t len, const char **parts, size_t max) {
+  snprintf(buf, len, "%s", pattern);
+  size_t n = 0;
+  char *save = NULL;
+  for (char *x = strtok_r(buf, " ", &save); x && n < max; x = strtok_r(NULL, " ", &save)) parts[n++] = x;
+  return n;
+}
+
+static bool boundary(const char *w) {
+  static const char *const b[] = {"and", "but", "because", "so", "since", "when", "while", "which", "who", "with",
+                                  "for", "from", "as", "if", "or", "at", "in", "on", "last", "this", "next",
+                                  "yesterday", "today", "tomorrow", "ago", "now", "lately", "recently", "anymore",
+                                  "though", "too", "that", "until", "after", "before", "during", "every", "than",
+                                  "these", "days", "very", "much", "really", "a lot", "to", "by", "about"};
+  for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+    if (!strcmp(w, b[i])) return true;
+  return false;
+}
+
+/* The object phrase starting at token i: up to 5 words, articles dropped. */
+static size_t object_phrase(const words *W, size_t i, size_t *from) {
+  while (i < W->n && (is_w(W, i, "a") || is_w(W, i, "an") || is_w(W, i, "the") || is_w(W, i, "my") ||
+                      is_w(W, i, "some") || is_w(W, i, "our")))
+    i++;
+  *from = i;
+  size_t j = i;
+  while (j < W->n && !W->t[j].punct && j - i < 5 && !(j > i && boundary(W->t[j].w)) && !date_word(W->t[j].w)) j++;
+  return j;
+}
+
+/* ---- facts ---------------------------------------------------------------------------------- */
+
+typedef struct rule {
+  const char *pattern;  /* matched at a first-person position */
+  const char *relation;
+  float sentiment, intensity;
+  const char *object;   /* fixed literal object (NULL = the captured phrase) */
+  const char *otype;    /* expected object entity type, "" = any */
+} rule;
+
+static const rule rules[] = {
+    /* where the user lives */
+    {"i live|reside in *", "LIVES_IN", 0, 0, NULL, "place"},
+    {"i am living|based in *", "LIVES_IN", 0, 0, NULL, "place"},
+    {"i have been living in *", "LIVES_IN", 0, 0, NULL, "place"},
+    {"i have lived in *", "LIVES_IN", 0, 0, NULL, "place"},
+    {"i just? moved|relocated to *", "LIVES_IN", 0, 0, NULL, "place"},
+    {"i am moving to *", "LIVES_IN", 0, 0, NULL, "place"},
+    /* work */
+    {"i work|worked at|for *", "WORKS_AT", 0, 0, NULL, "organization"},
+    {"i am working at|for *", "WORKS_AT", 0, 0, NULL, "organization"},
+    {"i just? joined|started at *", "WORKS_AT", 0, 0, NULL, "organization"},
+    {"i got a job at|with *", "WORKS_AT", 0, 0, NULL, "organization"},
+    {"i work as a|an? *", "JOB_TITLE", 0, 0, NULL, ""},
+    {"i got promoted to *", "JOB_TITLE", 0, 0, NULL, ""},
+    {"my job|role|title is *", "JOB_TITLE", 0, 0, NULL, ""},
+    /* diet */
+    {"i am a? vegan|vegetarian|pescatarian", "DIET", 0, 0, "@", ""},
+    {"i went|became|turned|have been vegan|vegetarian|pescatarian", "DIET", 0, 0, "@", ""},
+    {"i stopped|quit eating meat", "DIET", 0, 0, "vegetarian", ""},
+    {"i am reducing|cutting red meat", "DIET", 0, 0, "reducing red meat", ""},
+    {"i am cutting back on red meat", "DIET", 0, 0, "reducing red meat", ""},
+    /* pets */
+    {"i have|got|adopted a|an|two|three? dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|turtle named|called *", "HAS_PET", 0, 0, NULL, "pet"},
+    {"i have|got|adopted a|an dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|turtle|fish", "HAS_PET", 0, 0, "@", ""},
+    /* purchases, visits, events */
+    {"i just? bought|purchased|ordered *", "BOUGHT", 0, 0, NULL, ""},
+    {"i just? got a|an|my new *", "BOUGHT", 0, 0, NULL, ""},
+    {"i visited *", "VISITED", 0, 0, NULL, "place"},
+    {"i went|traveled|travelled|flew on? a? trip? to *", "VISITED", 0, 0, NULL, "place"},
+    {"i attended *", "ATTENDED", 0, 0, NULL, ""},
+    /* languages, activities, goals, habits */
+    {"i speak *", "SPEAKS", 0, 0, NULL, ""},
+    {"i play|played the? *", "PLAYS", 0, 0, NULL, ""},
+    {"my goal is to *", "HAS_GOAL", 0, 0, NULL, ""},
+    {"i want|plan|am planning|am trying|hope to *", "HAS_GOAL", 0, 0, NULL, ""},
+    {"i usually|always|often *", "HAS_HABIT", 0, 0, NULL, ""},
+    {"i married *", "MARRIED_TO", 0, 0, NULL, "person"},
+    /* preferences, strongest wording first */
+    {"i absolutely|really|truly hate|despise|detest *", "DISLIKES", -1, 1.0f, NULL, ""},
+    {"i hate|despise|detest *", "DISLIKES", -1, 0.85f, NULL, ""},
+    {"i can not stand *", "DISLIKES", -1, 0.9f, NULL, ""},
+    {"i really? dislike *", "DISLIKES", -1, 0.6f, NULL, ""},
+    {"i do not really? like|enjoy *", "DISLIKES", -1, 0.5f, NULL, ""},
+    {"i am not a big? fan of *", "DISLIKES", -1, 0.3f, NULL, ""},
+    {"i am allergic to *", "AVOIDS", -1, 1.0f, NULL, ""},
+    {"i can not|cannot eat|have *", "AVOIDS", -1, 0.8f, NULL, ""},
+    {"i avoid *", "AVOIDS", -1, 0.7f, NULL, ""},
+    {"i absolutely|really love|adore *", "LIKES", 1, 1.0f, NULL, ""},
+    {"i love|adore *", "LIKES", 1, 0.85f, NULL, ""},
+    {"i really like|enjoy *", "LIKES", 1, 0.7f, NULL, ""},
+    {"i like|enjoy *", "LIKES", 1, 0.5f, NULL, ""},
+    {"i am a big|huge? fan of *", "LIKES", 1, 0.7f, NULL, ""},
+    {"i am into *", "LIKES", 1, 0.6f, NULL, ""},
+    {"i prefer *", "PREFERS", 1, 0.6f, NULL, ""},
+    {"my favorite|favourite * is", "PREFERS", 1, 0.8f, NULL, ""},
+};
+
+typedef struct window_mem {
+  ent *e;
+  size_t n, cap;
+} window_mem;
+
+static const ent *recent(const window_mem *m, bool person) {
+  for (size_t i = m->n; i-- > 0;) {
+    bool p = !strcmp(m->e[i].type, "person");
+    if (p == person && strcmp(m->e[i].type, "user") != 0) return &m->e[i];
+  }
+  return NULL;
+}
+
+static bool pronoun_like(const words *W, size_t from, size_t to) {
+  if (to == from + 1)
+    return is_w(W, from, "it") || is_w(W, from, "this") || is_w(W, from, "that") || is_w(W, from, "them");
+  return to == from + 2 && (is_w(W, from, "that") || is_w(W, from, "this") || is_w(W, from, "the"));
+}
+
+/* The sentence [s, e) token range containing token i. */
+static void sentence_of(const words *W, size_t i, size_t *s, size_t *e) {
+  size_t a = i, b = i;
+  while (a > 0 && !(W->t[a - 1].punct && strcmp(W->t[a - 1].w, ",") != 0)) a--;
+  while (b < W->n && !(W->t[b].punct && strcmp(W->t[b].w, ",") != 0)) b++;
+  *s = a;
+  *e = b;
+}
+
+static void add_fact(eg_arena *a, eg_enriched *o, size_t *cap, const eg_fact *f) {
+  if (o->n_facts == *cap) {
+    size_t nc = *cap ? *cap * 2 : 8;
+    eg_fact *nf = eg_arena_alloc(a, nc * sizeof *nf);
+    if (!nf) return;
+    if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
+    o->facts = nf;
+    *cap = nc;
+  }
+  o->facts[o->n_facts++] = *f;
+}
+
+static const char *relation_words(const char *rel) {
+  static const char *const m[][2] = {{"LIVES_IN", "lives in"}, {"WORKS_AT", "works at"}, {"JOB_TITLE", "works as"},
+                                     {"DIET", "diet is"}, {"HAS_PET", "has a pet"}, {"BOUGHT", "bought"},
+                                     {"VISITED", "visited"}, {"ATTENDED", "attended"}, {"SPEAKS", "speaks"},
+                                     {"PLAYS", "plays"}, {"HAS_GOAL", "wants to"}, {"HAS_HABIT", "usually"},
+                                     {"MARRIED_TO", "is married to"}, {"DISLIKES", "dislikes"}, {"AVOIDS", "avoids"},
+                                     {"LIKES", "likes"}, {"PREFERS", "prefers"}, {"FAMILY_OF", "is family of"},
+                                     {"FRIEND_OF", "is a friend of"}};
+  for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+    if (!strcmp(rel, m[i][0])) return m[i][1];
+  return rel;
+}
+
+/* Enrich one segment given the window memory (entities of earlier segments). */
+static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, window_mem *mem, eg_arena *a, eg_enriched *o) {
+  static __thread words W; /* per thread: a worker enriches one segment at a time */
+  const char *text = sg->text ? sg->text : "";
+  split(text, &W);
+  ent ents[64];
+  size_t ne = find_entities(text, &W, a, ents, 64);
+  eg_date dates[16];
+  size_t nd = eg_dates_find(text, sg->time, dates, 16);
+  bool from_user = !strcmp(sg->role, "user");
+  /* mentions */
+  o->mentions = eg_arena_alloc(a, (ne + 1) * sizeof *o->mentions);
+  o->n_mentions = 0;
+  if (!o->mentions) return;
+  if (from_user) o->mentions[o->n_mentions++] = (eg_mention){(char *)ctx->user_entity, "user"};
+  for (size_t i = 0; i < ne; i++) o->mentions[o->n_mentions++] = (eg_mention){ents[i].name, ents[i].type};
+  /* kinship: "my sister Emma" → a fact, and Emma is a person */
+  size_t fcap = 0;
+  for (size_t i = 0; from_user && i + 2 < W.n; i++) {
+    const char *k = is_w(&W, i, "my") ? kin_of(W.t[i + 1].w) : NULL;
+    if (!k || !W.t[i + 2].cap) continue;
+    for (size_t j = 0; j < ne; j++) {
+      if (ents[j].tok_from != i + 2) continue;
+      ents[j].type = "person";
+      eg_fact f = {(char *)ctx->user_entity, "user",
+                   !strcmp(k, "friend") ? "FRIEND_OF" : (!strcmp(k, "wife") || !strcmp(k, "husband")) ? "MARRIED_TO" : "FAMILY_OF",
+                   ents[j].name, "person", true, false, 0, 0, 0, 0, 0.8f, (char *)k, NULL};
+      add_fact(a, o, &fcap, &f);
+    }
+  }
+  /* remember this segment's entities for the window */
+  for (size_t i = 0; i < ne; i++) {
+    if (mem->n == mem->cap) {
+      size_t nc = mem->cap ? mem->cap * 2 : 32;
+      ent *nn = eg_arena_alloc(a, nc * sizeof *nn);
+      if (!nn) break;
+      if (mem->n) memcpy(nn, mem->e, mem->n * sizeof *nn);
+      mem->e = nn;
+      mem->cap = nc;
+    }
+    mem->e[mem->n++] = ents[i];
+  }
+  /* facts from first-person statements */
+  for (size_t i = 0; from_user && i < W.n; i++) {
+    if (!is_w(&W, i, "i") && !is_w(&W, i, "my")) continue;
+    for (size_t r = 0; r < sizeof rules / sizeof *rules; r++) {
+      const char *parts[24];
+      char buf[256];
+      size_t np = split_pattern(rules[r].pattern, buf, sizeof buf, parts, 24);
+      size_t obj = W.n;
+      bool has_obj = np && !strcmp(parts[np - 1], "*");
+      /* "my favorite * is": the captured word is in the middle */
+      bool mid = false;
+      for (size_t p = 0; p + 1 < np; p++) mid |= !strcmp(parts[p], "*");
+      if (mid) {
+        if (!(is_w(&W, i, "my") && (is_w(&W, i + 1, "favorite") || is_w(&W, i + 1, "favourite")))) continue;
+        size_t k = i + 2;
+        while (k < W.n && !W.t[k].punct && !is_w(&W, k, "is") && !is_w(&W, k, "are")) k++;
+        if (!is_w(&W, k, "is") && !is_w(&W, k, "are")) continue;
+        obj = k + 1;
+      } else if (!match_at(&W, i, parts, np, &obj)) {
+        continue;
+      }
+      eg_fact f = {(char *)ctx->user_entity, "user", (char *)rules[r].relation, NULL, "", false, false, 0, 0,
+                   rules[r].sentiment, rules[r].intensity, 0.7f, "", NULL};
+      if (rules[r].object && !strcmp(rules[r].object, "@")) {
+        /* the pattern's last word is the object */
+        size_t last = i;
+        while (last + 1 < W.n && !W.t[last + 1].punct && last < i + np) last++;
+        for (size_t k = i; k < W.n && !W.t[k].punct; k++) {
+          const char *w = W.t[k].w;
+          if (!strcmp(w, "vegan") || !strcmp(w, "vegetarian") || !strcmp(w, "pescatarian") || pet_word(w)) last = k;
+        }
+        f.object = eg_arena_strdup(a, W.t[last].w);
+      } else if (rules[r].object) {
+        f.object = (char *)rules[r].object;
+      } else if (has_obj || mid) {
+        size_t from, to = object_phrase(&W, obj, &from);
+        if (to <= from) continue;
+        /* an entity at the object position, or a pronoun / "that framework" to resolve */
+        const ent *hit = NULL;
+        for (size_t j = 0; j < ne && !hit; j++)
+          if (ents[j].tok_from == from) hit = &ents[j];
+        if (!hit && pronoun_like(&W, from, to)) hit = recent(mem, false);
+        if (!hit && (is_w(&W, from, "him") || is_w(&W, from, "her"))) hit = recent(mem, true);
+        if (hit) {
+          f.object = hit->name;
+          f.object_entity = true;
+          f.object_type = hit->type[0] ? hit->type : (char *)rules[r].otype;
+        } else {
+          f.object = eg_arena_strndup(a, text + W.t[from].s, W.t[to - 1].e - W.t[from].s);
+          for (char *c = f.object; *c; c++) *c = (char)tolower((unsigned char)*c);
+        }
+      } else {
+        continue;
+      }
+      /* valid time: a date in the same sentence */
+      size_t ss, se;
+      sentence_of(&W, i, &ss, &se);
+      for (size_t d = 0; d < nd; d++) {
+        if (dates[d].start >= W.t[ss].s && dates[d].start < (se < W.n ? W.t[se].s : strlen(text) + 1)) {
+          f.valid_from = dates[d].from;
+          if (dates[d].kind == EG_DATE_DAY && (!strcmp(f.relation, "VISITED") || !strcmp(f.relation, "ATTENDED")))
+            f.valid_to = dates[d].to;
+          break;
+        }
+      }
+      size_t us = W.t[ss].s, ue = se < W.n ? W.t[se].e : strlen(text);
+      f.utterance = eg_arena_strndup(a, text + us, ue > us ? ue - us : 0);
+      /* "because …" is the reason */
+      for (size_t k = i; k < se; k++)
+        if (is_w(&W, k, "because") || (is_w(&W, k, "for") && is_w(&W, k + 2, "reasons"))) {
+          size_t rs = W.t[k].s, re = se < W.n ? W.t[se].s : strlen(text);
+          f.reason = eg_arena_strndup(a, text + rs, re > rs ? re - rs : 0);
+          break;
+        }
+      add_fact(a, o, &fcap, &f);
+      break; /* one fact per first-person position: the first (strongest) rule wins */
+    }
+  }
+  /* latent text: date, speaker, text with resolved mentions and dates, implied facts */
+  eg_buf b = EG_BUF_INIT;
+  char day[16];
+  eg_time_format_date(sg->time, day, sizeof day);
+  const char *who = sg->speaker && *sg->speaker ? sg->speaker
+                    : from_user                  ? "the user"
+                    : !strcmp(sg->role, "assistant") ? "the assistant"
+                                                     : sg->role;
+  eg_buf_printf(&b, "%s, %s: ", day, who);
+  size_t at = 0;
+  for (size_t i = 0; i < W.n; i++) {
+    const char *res = NULL;
+    if (is_w(&W, i, "he") || is_w(&W, i, "she") || is_w(&W, i, "him") || is_w(&W, i, "her")) {
+      const ent *p = recent(mem, true);
+      if (p) res = p->name;
+    } else if ((is_w(&W, i, "that") || is_w(&W, i, "this")) && i + 1 < W.n && !W.t[i + 1].punct &&
+               (is_w(&W, i + 1, "framework") || is_w(&W, i + 1, "library") || is_w(&W, i + 1, "app") ||
+                is_w(&W, i + 1, "tool") || is_w(&W, i + 1, "language") || is_w(&W, i + 1, "place") ||
+                is_w(&W, i + 1, "city") || is_w(&W, i + 1, "project") || is_w(&W, i + 1, "company") ||
+                is_w(&W, i + 1, "restaurant") || is_w(&W, i + 1, "book") || is_w(&W, i + 1, "show") ||
+                is_w(&W, i + 1, "movie") || is_w(&W, i + 1, "game") || is_w(&W, i + 1, "car") || is_w(&W, i + 1, "one"))) {
+      const ent *p = recent(mem, false);
+      if (p) {
+        eg_buf_append(&b, text + at, W.t[i + 1].e - at);
+        eg_buf_printf(&b, " (%s)", p->name);
+        at = W.t[i + 1].e;
+        i++;
+        continue;
+      }
+    }
+    if (res) {
+      eg_buf_append(&b, text + at, W.t[i].e - at);
+      eg_buf_printf(&b, " (%s)", res);
+      at = W.t[i].e;
+    }
+  }
+  size_t tl = strlen(text);
+  /* dates resolved, inline after their expression */
+  size_t di = 0;
+  (void)di;
+  if (at < tl) eg_buf_append(&b, text + at, tl - at);
+  for (size_t d = 0; d < nd; d++)
+    eg_buf_printf(&b, "%s\"%.*s\" = %s", d ? "; " : " [dates: ", (int)(dates[d].end - dates[d].start),
+                  text + dates[d].start, dates[d].label);
+  if (nd) eg_buf_puts(&b, "]");
+  for (size_t f = 0; f < o->n_facts; f++) {
+    const eg_fact *x = &o->facts[f];
+    eg_buf_printf(&b, "%s%s %s %s", f ? "; " : " [facts: ", !strcmp(x->subject, ctx->user_entity) ? "the user" : x->subject,
+                  relation_words(x->relation), x->object);
+    if (x->intensity >= 0.95f) eg_buf_puts(&b, " (very strongly)");
+    else if (x->intensity >= 0.8f) eg_buf_puts(&b, " (strongly)");
+    else if (x->intensity > 0 && x->intensity < 0.4f) eg_buf_puts(&b, " (mildly)");
+    if (x->valid_from) {
+      char vf[16];
+      eg_time_format_date(x->valid_from, vf, sizeof vf);
+      eg_buf_printf(&b, " since %s", vf);
+    }
+  }
+  if (o->n_facts) eg_buf_puts(&b, "]");
+  o->latent = eg_arena_strndup(a, b.data ? b.data : "", b.len);
+  eg_buf_free(&b);
+}
+
+eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n, eg_arena *a,
+                        eg_enriched *out, eg_err *err) {
+  for (size_t i = 0; i < n; i++) {
+    /* The window memory holds the entities of the `prev` segments before i. */
+    window_mem mem = {NULL, 0, 0};
+    size_t from = i > ctx->prev ? i - ctx->prev : 0;
+    for (size_t j = from; j < i; j++) {
+      eg_enriched scratch;
+      memset(&scratch, 0, sizeof scratch);
+      words *W = malloc(sizeof *W);
+      if (!W) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      split(segs[j].text ? segs[j].text : "", W);
+      ent ents[64];
+      size_t ne = find_entities(segs[j].text ? segs[j].text : "", W, a, ents, 64);
+      free(W);
+      for (size_t k = 0; k < ne; k++) {
+        if (mem.n == mem.cap) {
+          size_t nc = mem.cap ? mem.cap * 2 : 32;
+          ent *nn = eg_arena_alloc(a, nc * sizeof *nn);
+          if (!nn) return eg_err_set(err, EG_ENOMEM, "out of memory");
+          if (mem.n) memcpy(nn, mem.e, mem.n * sizeof *nn);
+          mem.e = nn;
+          mem.cap = nc;
+        }
+        mem.e[mem.n++] = ents[k];
+      }
+    }
+    memset(&out[i], 0, sizeof out[i]);
+    enrich_one(ctx, &segs[i], &mem, a, &out[i]);
+    if (!out[i].latent) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  return EG_OK;
+}

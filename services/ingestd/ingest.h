@@ -1,0 +1,62 @@
+/*
+ * ingest.h — ingestd's pipeline: validate, segment, enrich in a sliding window, resolve
+ * entities, commit facts to graphd, upsert chunks to vectord; sync or async.
+ *
+ * Idempotency without state: chunk ids derive from (tenant, user, session or document,
+ * segment index); the last chunk carries the content hash. Re-sending identical content
+ * finds that receipt and writes nothing; changed content replaces the chunks (and adds
+ * new commits — the graph never forgets what it was told). Graph facts are committed
+ * before the chunks are upserted, so a visible receipt means the whole ingest is done:
+ * the watermark of an ingest is its receipt chunk, and Wait polls vectord for it.
+ *
+ * Backpressure: async jobs go through a bounded queue; when it is full the request is
+ * refused with RESOURCE_EXHAUSTED, never dropped.
+ */
+#ifndef EG_INGESTD_INGEST_H
+#define EG_INGESTD_INGEST_H
+
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/metrics.h"
+#include "common/peers.h"
+#include "proto/engram/v1/common.pb-c.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+
+typedef struct eg_ingest eg_ingest;
+
+typedef struct eg_ingest_opts {
+  eg_peers *peers;            /* borrowed */
+  unsigned window_prev, window_next;
+  uint32_t max_messages;      /* per session */
+  uint32_t max_message_bytes; /* per message */
+  uint32_t max_document_bytes;
+  uint32_t max_facts;         /* per AssertFacts */
+  uint32_t doc_chunk_words;   /* target words per document chunk */
+  int async_workers, queue_max;
+  const char *llm_url;        /* OpenAI-compatible base URL for the LLM enricher ("" = none) */
+  const char *llm_model;
+  long llm_timeout_ms;
+} eg_ingest_opts;
+
+eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *metrics, eg_ingest **out, eg_err *err);
+/* Finishes queued jobs, then frees. */
+void eg_ingest_close(eg_ingest *g);
+
+eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *req, eg_arena *a,
+                          Engram__V1__IngestResponse *resp, eg_err *err);
+eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *req, eg_arena *a,
+                           Engram__V1__IngestResponse *resp, eg_err *err);
+eg_code eg_ingest_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *req, eg_arena *a,
+                        Engram__V1__IngestResponse *resp, eg_err *err);
+eg_code eg_ingest_get_job(eg_ingest *g, const Engram__V1__GetJobRequest *req, eg_arena *a,
+                          Engram__V1__Job *resp, eg_err *err);
+eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_arena *a,
+                       Engram__V1__WaitResponse *resp, eg_err *err);
+eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
+                        Engram__V1__EraseResponse *resp, eg_err *err);
+
+/* Is a watermark visible? (also used by recalld) *reached = true when it is. */
+eg_code eg_watermark_reached(eg_peers *peers, const char *tenant, const char *watermark, bool *reached,
+                             eg_err *err);
+
+#endif

@@ -1,0 +1,312 @@
+/*
+ * test_ingest.c — ingestd through the real daemons: a session in → chunks searchable in
+ * vectord, facts in graphd with their source chunk; idempotent re-ingest; a rejected
+ * request writes nothing; async with job and watermark; documents; client facts;
+ * backpressure; erasure cascade.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/rpc.h"
+#include "common/time.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+#include "tests/graph_client.h"
+#include "tests/harness.h"
+#include "tests/testlib.h"
+
+static eg_cluster cl;
+static eg_rpc_client *ing, *vec, *gra;
+
+static Engram__V1__Scope scope_of(const char *tenant) {
+  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
+  s.tenant = (char *)tenant;
+  s.user = "u1";
+  return s;
+}
+
+/* Ingest messages (role, text pairs) as one session. */
+static eg_code session(eg_rpc_client *c, const char *tenant, const char *sid, const char *const *msgs, size_t n,
+                       bool async, Engram__V1__IngestResponse **resp, eg_err *e) {
+  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__Message *m = calloc(n, sizeof *m), **mp = calloc(n, sizeof *mp);
+  for (size_t i = 0; i < n; i++) {
+    engram__v1__message__init(&m[i]);
+    m[i].role = (char *)msgs[2 * i];
+    m[i].content = (char *)msgs[2 * i + 1];
+    mp[i] = &m[i];
+  }
+  Engram__V1__IngestSessionRequest req = ENGRAM__V1__INGEST_SESSION_REQUEST__INIT;
+  req.scope = &scope;
+  req.session_id = (char *)sid;
+  req.session_time = T("2024-03-10T10:00:00Z");
+  req.messages = mp;
+  req.n_messages = n;
+  req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  ProtobufCMessage *r = NULL;
+  eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
+                            0, &r, e);
+  free(m);
+  free(mp);
+  if (resp) *resp = (void *)r;
+  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  return rc;
+}
+
+/* Top hit of a vector search: session id and whether its content holds `needle`. */
+static int hits(const char *tenant, const char *text, const char *needle) {
+  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
+  q.text = (char *)text;
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 1;
+  req.k = 5;
+  req.include_content = true;
+  ProtobufCMessage *r = NULL;
+  eg_err e;
+  int found = 0;
+  if (eg_rpc_unary(vec, "/engram.v1.Vector/Search", &req.base, &engram__v1__search_response__descriptor, 0, &r, &e) == EG_OK) {
+    Engram__V1__SearchResponse *s = (void *)r;
+    for (size_t i = 0; s->n_results && i < s->results[0]->n_hits; i++)
+      found += strstr(s->results[0]->hits[i]->chunk->content, needle) != NULL ||
+               strstr(s->results[0]->hits[i]->chunk->latent, needle) != NULL;
+    protobuf_c_message_free_unpacked(r, NULL);
+  }
+  return found;
+}
+
+static void test_start(void) {
+  eg_err e;
+  EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_GRAPHD].addr, NULL, &gra, &e) == EG_OK);
+}
+
+static const char *conv[] = {
+    "user", "I moved to London last October because of a new job at Acme.",
+    "assistant", "Congratulations on the move! How are you finding London?",
+    "user", "I've been learning React for the dashboard project.",
+    "assistant", "React is a solid choice for dashboards.",
+    "user", "Honestly, I absolutely hate that framework.",
+};
+
+static void test_session_in(void) {
+  Engram__V1__IngestResponse *r = NULL;
+  eg_err e;
+  EG_REQUIRE(session(ing, "acme", "s1", conv, 5, false, &r, &e) == EG_OK);
+  EG_CHECK_INT(r->report->chunks, 3); /* three user+assistant rounds */
+  EG_CHECK(r->report->facts >= 2);
+  EG_CHECK(!r->report->duplicate);
+  EG_CHECK(r->report->n_stages >= 5);
+  EG_CHECK(r->watermark && strncmp(r->watermark, "v1:", 3) == 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* chunks are searchable, with their enriched latent text */
+  EG_CHECK(hits("acme", "where does the user live", "London") >= 1);
+  EG_CHECK(hits("acme", "that framework React", "that framework (React)") >= 1);
+  /* facts are in the graph with valid time and their source */
+  EG_CHECK_STR(gc_value(gra, "acme", "user:u1", "LIVES_IN", 0, 0), "London");
+  EG_CHECK_STR(gc_value(gra, "acme", "user:u1", "LIVES_IN", T("2023-09-15"), 0), ""); /* not yet */
+  Engram__V1__StateResponse *st;
+  EG_REQUIRE(gc_state(gra, "acme", "user:u1", "DISLIKES", 0, 0, &st, &e) == EG_OK);
+  EG_REQUIRE(st->n_results == 1 && st->results[0]->n_values == 1);
+  Engram__V1__Edge *d = st->results[0]->values[0];
+  EG_CHECK_STR(d->object_name, "React");
+  EG_CHECK(d->meta->intensity >= 0.95f);
+  EG_CHECK(d->meta->source_chunk_id != 0);
+  EG_CHECK_STR(d->meta->source_session_id, "s1");
+  EG_CHECK_STR(d->meta->extractor, "rules");
+  protobuf_c_message_free_unpacked(&st->base, NULL);
+}
+
+static size_t graph_changes(const char *tenant) {
+  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__ChangesRequest req = ENGRAM__V1__CHANGES_REQUEST__INIT;
+  req.scope = &scope;
+  req.limit = 1000;
+  ProtobufCMessage *r = NULL;
+  eg_err e;
+  size_t n = 0;
+  if (gc_call(gra, "Changes", &req.base, &engram__v1__changes_response__descriptor, &r, &e) == EG_OK) {
+    n = ((Engram__V1__ChangesResponse *)r)->n_edges;
+    protobuf_c_message_free_unpacked(r, NULL);
+  }
+  return n;
+}
+
+static void test_idempotent(void) {
+  size_t before = graph_changes("acme");
+  EG_CHECK(before >= 2);
+  Engram__V1__IngestResponse *r = NULL;
+  eg_err e;
+  EG_REQUIRE(session(ing, "acme", "s1", conv, 5, false, &r, &e) == EG_OK);
+  EG_CHECK(r->report->duplicate);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  EG_CHECK_INT(graph_changes("acme"), before);
+}
+
+static void test_rejected_writes_nothing(void) {
+  const char *bad[] = {"user", "My unique word is zqxjkwvbn and I live in Oslo.", "robot", "beep"};
+  eg_err e;
+  EG_CHECK_INT(session(ing, "clean", "s9", bad, 2, false, NULL, &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "messages[1].role") != NULL);
+  const char *empty[] = {"user", ""};
+  EG_CHECK_INT(session(ing, "clean", "s9", empty, 1, false, NULL, &e), EG_EINVAL);
+  EG_CHECK_INT(session(ing, "clean", "", conv, 1, false, NULL, &e), EG_EINVAL);
+  EG_CHECK_INT(hits("clean", "zqxjkwvbn", "zqxjkwvbn"), 0);
+  EG_CHECK_INT(graph_changes("clean"), 0);
+  EG_CHECK_STR(gc_value(gra, "clean", "user:u1", "LIVES_IN", 0, 0), "");
+}
+
+static void test_async_and_watermark(void) {
+  const char *m[] = {"user", "My favourite board game is Wingspan, I play it every Friday."};
+  Engram__V1__IngestResponse *r = NULL;
+  eg_err e;
+  EG_REQUIRE(session(ing, "acme", "s2", m, 1, true, &r, &e) == EG_OK);
+  EG_REQUIRE(r->job_id && *r->job_id && r->watermark && *r->watermark);
+  char job[64], wm[64];
+  snprintf(job, sizeof job, "%s", r->job_id);
+  snprintf(wm, sizeof wm, "%s", r->watermark);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__WaitRequest w = ENGRAM__V1__WAIT_REQUEST__INIT;
+  w.scope = &scope;
+  w.watermark = wm;
+  w.timeout_us = 10 * EG_US_PER_SEC;
+  ProtobufCMessage *wr = NULL;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base, &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
+  EG_CHECK(((Engram__V1__WaitResponse *)wr)->reached);
+  protobuf_c_message_free_unpacked(wr, NULL);
+  EG_CHECK(hits("acme", "Wingspan board game", "Wingspan") >= 1); /* read-your-writes */
+  Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
+  gj.scope = &scope;
+  gj.job_id = job;
+  ProtobufCMessage *jr = NULL;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0, &jr, &e) == EG_OK);
+  Engram__V1__Job *jj = (void *)jr;
+  EG_CHECK_INT(jj->state, ENGRAM__V1__JOB_STATE__JOB_STATE_DONE);
+  EG_CHECK(jj->report && jj->report->chunks == 1);
+  protobuf_c_message_free_unpacked(jr, NULL);
+  /* a watermark that never comes: not reached, after the timeout */
+  w.watermark = "v1:0000000000000001";
+  w.timeout_us = 200000;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base, &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
+  EG_CHECK(!((Engram__V1__WaitResponse *)wr)->reached);
+  protobuf_c_message_free_unpacked(wr, NULL);
+}
+
+static void test_document_and_facts(void) {
+  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__IngestDocumentRequest d = ENGRAM__V1__INGEST_DOCUMENT_REQUEST__INIT;
+  d.scope = &scope;
+  d.document_id = "handbook";
+  d.title = "Employee handbook";
+  d.time = T("2024-01-01");
+  d.text = "Expense reports are due on the fifth business day of each month. "
+           "Travel must be booked through the portal. Remote work is allowed two days a week. "
+           "The office closes at 7pm on Fridays.";
+  ProtobufCMessage *r = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base, &engram__v1__ingest_response__descriptor, 0,
+                          &r, &e) == EG_OK);
+  EG_CHECK(((Engram__V1__IngestResponse *)r)->report->chunks >= 1);
+  protobuf_c_message_free_unpacked(r, NULL);
+  EG_CHECK(hits("acme", "when are expense reports due", "Expense reports") >= 1);
+  /* client facts: an inference derived from an earlier fact of the same request */
+  Engram__V1__EntityRef maya = ENGRAM__V1__ENTITY_REF__INIT;
+  maya.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  maya.name = "Maya Patel";
+  Engram__V1__FactInput f1 = ENGRAM__V1__FACT_INPUT__INIT, f2 = ENGRAM__V1__FACT_INPUT__INIT, *fs[2] = {&f1, &f2};
+  f1.subject = &maya;
+  f1.relation = "JOB_TITLE";
+  f1.object_literal = "chief of staff";
+  f2.subject = &maya;
+  f2.relation = "HAS_AUTHORITY";
+  f2.object_literal = "signing authority";
+  uint32_t idx = 0;
+  f2.derived_from_index = &idx;
+  f2.n_derived_from_index = 1;
+  f2.reason = "chiefs of staff sign contracts";
+  Engram__V1__AssertFactsRequest fr = ENGRAM__V1__ASSERT_FACTS_REQUEST__INIT;
+  fr.scope = &scope;
+  fr.facts = fs;
+  fr.n_facts = 2;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
+                          &r, &e) == EG_OK);
+  EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->n_edge_ids, 2);
+  protobuf_c_message_free_unpacked(r, NULL);
+  EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
+  f1.relation = "not snake"; /* nothing of a bad batch is written */
+  f2.object_literal = "veto power";
+  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
+                            &r, &e), EG_EINVAL);
+  EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
+}
+
+static void test_backpressure(void) {
+  /* A second ingestd with one worker and a queue of one: a burst is refused, not dropped. */
+  char ga[80], va[80];
+  snprintf(ga, sizeof ga, "%s", cl.d[EG_GRAPHD].addr);
+  snprintf(va, sizeof va, "%s", cl.d[EG_VECTORD].addr);
+  const char *extra[] = {"--graphd-addr", ga, "--vectord-addr", va, "--async-workers", "1", "--ingest-queue-max", "1", NULL};
+  eg_proc p;
+  eg_err e;
+  EG_REQUIRE(eg_harness_start("ingestd", cl.dir, extra, &p, &e) == EG_OK);
+  eg_rpc_client *c;
+  EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &c, &e) == EG_OK);
+  int ok = 0, full = 0;
+  char sid[32];
+  for (int i = 0; i < 30; i++) {
+    snprintf(sid, sizeof sid, "burst-%d", i);
+    eg_code rc = session(c, "burst", sid, conv, 5, true, NULL, &e);
+    ok += rc == EG_OK;
+    full += rc == EG_EFULL;
+  }
+  EG_CHECK(ok >= 1);
+  EG_CHECK(full >= 1);
+  EG_CHECK_INT(ok + full, 30);
+  eg_rpc_client_close(c);
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0); /* finishes the accepted jobs */
+}
+
+static void test_erase_cascade(void) {
+  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
+  er.scope = &scope; /* user u1 */
+  ProtobufCMessage *r = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, 0, &r, &e) == EG_OK);
+  Engram__V1__EraseResponse *x = (void *)r;
+  uint64_t chunks = 0, edges = 0;
+  for (size_t i = 0; i < x->n_counts; i++) {
+    if (!strcmp(x->counts[i]->kind, "chunks")) chunks = x->counts[i]->count;
+    if (!strcmp(x->counts[i]->kind, "edges")) edges = x->counts[i]->count;
+  }
+  EG_CHECK(chunks >= 5);
+  EG_CHECK(edges >= 2);
+  protobuf_c_message_free_unpacked(r, NULL);
+  EG_CHECK_INT(hits("acme", "where does the user live", "London"), 0);
+  EG_CHECK_STR(gc_value(gra, "acme", "user:u1", "LIVES_IN", 0, 0), "");
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  EG_RUN(test_start);
+  EG_RUN(test_session_in);
+  EG_RUN(test_idempotent);
+  EG_RUN(test_rejected_writes_nothing);
+  EG_RUN(test_async_and_watermark);
+  EG_RUN(test_document_and_facts);
+  EG_RUN(test_backpressure);
+  EG_RUN(test_erase_cascade);
+  int rc = eg_test_finish();
+  eg_rpc_client_close(ing);
+  eg_rpc_client_close(vec);
+  eg_rpc_client_close(gra);
+  eg_cluster_stop(&cl, rc != 0);
+  eg_rpc_global_shutdown();
+  return rc;
+}

@@ -1,0 +1,104 @@
+/* test_dates.c — the date grammar against a session date, across month and year bounds. */
+#include <stdio.h>
+
+#include "common/time.h"
+#include "services/ingestd/dates.h"
+#include "tests/testlib.h"
+
+/* The label of the only date found in text, said at ref; "" when none, "?" when more. */
+static const char *one(const char *text, const char *ref) {
+  static char out[64];
+  int64_t r;
+  eg_time_parse(ref, &r, NULL);
+  eg_date d[4];
+  size_t n = eg_dates_find(text, r, d, 4);
+  snprintf(out, sizeof out, "%s", n == 1 ? d[0].label : n ? "?" : "");
+  return out;
+}
+
+static void test_relative_days(void) {
+  /* Saturday 2023-05-20 */
+  EG_CHECK_STR(one("I went yesterday", "2023-05-20T10:00:00Z"), "2023-05-19");
+  EG_CHECK_STR(one("today is fine", "2023-05-20T23:59:00Z"), "2023-05-20");
+  EG_CHECK_STR(one("see you tomorrow", "2023-05-31"), "2023-06-01");      /* month bound */
+  EG_CHECK_STR(one("Yesterday was cold", "2024-01-01"), "2023-12-31");    /* year bound */
+  EG_CHECK_STR(one("the day before yesterday", "2024-03-01"), "2024-02-28");
+  EG_CHECK_STR(one("two weeks ago", "2023-05-20"), "2023-05-06");
+  EG_CHECK_STR(one("3 days ago", "2023-03-02"), "2023-02-27");
+  EG_CHECK_STR(one("a couple of days ago", "2023-05-20"), "2023-05-18");
+  EG_CHECK_STR(one("a month ago", "2023-03-31"), "2023-02-28");            /* clamped */
+  EG_CHECK_STR(one("two years ago", "2024-02-29"), "2022-02-28");
+  EG_CHECK_STR(one("last night", "2023-05-20"), "2023-05-19");
+}
+
+static void test_weeks_and_weekends(void) {
+  EG_CHECK_STR(one("last weekend", "2023-05-22T09:00:00Z"), "weekend of 2023-05-20"); /* Monday */
+  EG_CHECK_STR(one("last weekend", "2023-05-20"), "weekend of 2023-05-13");           /* Saturday */
+  EG_CHECK_STR(one("this weekend", "2023-05-17"), "weekend of 2023-05-20");
+  EG_CHECK_STR(one("next week", "2023-12-28"), "week of 2024-01-01");                  /* year bound */
+  EG_CHECK_STR(one("last week", "2023-05-20"), "week of 2023-05-08");
+  EG_CHECK_STR(one("last Monday", "2023-05-22"), "2023-05-15");  /* said on a Monday */
+  EG_CHECK_STR(one("on Friday", "2023-05-22"), "2023-05-19");
+}
+
+static void test_months_and_years(void) {
+  EG_CHECK_STR(one("I moved to London last October", "2024-03-10"), "2023-10");
+  EG_CHECK_STR(one("last October", "2023-11-01"), "2023-10");
+  EG_CHECK_STR(one("last month", "2024-01-15"), "2023-12");
+  EG_CHECK_STR(one("in March", "2024-02-01"), "2023-03"); /* the most recent past March */
+  EG_CHECK_STR(one("in March", "2024-04-01"), "2024-03");
+  EG_CHECK_STR(one("in 2019", "2024-04-01"), "2019");
+  EG_CHECK_STR(one("March 2021", "2024-04-01"), "2021-03");
+  EG_CHECK_STR(one("last year", "2024-01-01"), "2023");
+  EG_CHECK_STR(one("next month", "2023-12-15"), "2024-01");
+}
+
+static void test_absolute_days(void) {
+  EG_CHECK_STR(one("on the 15th", "2023-05-20"), "2023-05-15");
+  EG_CHECK_STR(one("on the 25th", "2023-05-20"), "2023-04-25");          /* previous month */
+  EG_CHECK_STR(one("on the 31st", "2023-03-10"), "2023-02-28");          /* clamped */
+  EG_CHECK_STR(one("May 3rd", "2023-05-20"), "2023-05-03");
+  EG_CHECK_STR(one("December 24", "2024-01-05"), "2023-12-24");          /* past year */
+  EG_CHECK_STR(one("20 May 2021", "2024-01-05"), "2021-05-20");
+  EG_CHECK_STR(one("the 4th of July", "2024-01-05"), "2023-07-04");
+  EG_CHECK_STR(one("on 2023-02-28 we met", "2024-01-05"), "2023-02-28");
+  EG_CHECK_STR(one("5/20/2021", "2024-01-05"), "2021-05-20");
+  EG_CHECK_STR(one("2023-02-30", "2024-01-05"), "");                     /* not a date */
+}
+
+static void test_since_and_spans(void) {
+  EG_CHECK_STR(one("vegan since March", "2024-05-01"), "since 2024-03");
+  EG_CHECK_STR(one("since last year", "2024-05-01"), "since 2023");
+  EG_CHECK_STR(one("I've lived here for 3 years", "2024-05-01"), "3 years up to now");
+  int64_t r;
+  eg_time_parse("2024-05-01", &r, NULL);
+  eg_date d[2];
+  EG_REQUIRE(eg_dates_find("since March", r, d, 2) == 1);
+  EG_CHECK_INT(d[0].kind, EG_DATE_SINCE);
+  EG_CHECK_INT(d[0].to, 0);
+  EG_REQUIRE(eg_dates_find("for two weeks", r, d, 2) == 1);
+  EG_CHECK_INT(d[0].kind, EG_DATE_SPAN);
+  EG_CHECK_INT((d[0].to - d[0].from) / EG_US_PER_DAY, 15);
+}
+
+static void test_no_false_dates(void) {
+  EG_CHECK_STR(one("You may want to try it", "2024-05-01"), "");
+  EG_CHECK_STR(one("I have 3 dogs and 2 cats", "2024-05-01"), "");
+  EG_CHECK_STR(one("", "2024-05-01"), "");
+  int64_t r;
+  eg_time_parse("2024-05-01", &r, NULL);
+  eg_date d[4];
+  EG_CHECK_INT(eg_dates_find("yesterday and two weeks ago, then last Monday", r, d, 4), 3);
+  EG_CHECK_INT(d[0].start, 0);
+  EG_CHECK_INT(d[0].end, 9);
+}
+
+int main(void) {
+  EG_RUN(test_relative_days);
+  EG_RUN(test_weeks_and_weekends);
+  EG_RUN(test_months_and_years);
+  EG_RUN(test_absolute_days);
+  EG_RUN(test_since_and_spans);
+  EG_RUN(test_no_false_dates);
+  return eg_test_finish();
+}

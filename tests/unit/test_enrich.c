@@ -1,0 +1,96 @@
+/* test_enrich.c — the offline enricher on concrete conversation snippets. */
+#include <stdio.h>
+
+#include "common/time.h"
+#include "services/ingestd/enrich.h"
+#include "tests/testlib.h"
+
+static eg_enrich_ctx ctx = {"user:u1", 3, 1};
+
+static const eg_fact *find(const eg_enriched *e, const char *rel) {
+  for (size_t i = 0; i < e->n_facts; i++)
+    if (!strcmp(e->facts[i].relation, rel)) return &e->facts[i];
+  return NULL;
+}
+
+static int64_t T(const char *s) {
+  int64_t v = 0;
+  eg_time_parse(s, &v, NULL);
+  return v;
+}
+
+static void test_that_framework_is_react(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[3] = {{"I've been learning React for a new project at work.", "user", "", T("2024-03-10")},
+                     {"React is popular; its hooks take some getting used to.", "assistant", "", T("2024-03-10")},
+                     {"Honestly, I absolutely hate that framework.", "user", "", T("2024-03-10")}};
+  eg_enriched out[3];
+  eg_err e;
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 3, a, out, &e) == EG_OK);
+  const eg_fact *f = find(&out[2], "DISLIKES");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "React");
+  EG_CHECK(f->object_entity);
+  EG_CHECK(f->sentiment < 0);
+  EG_CHECK(f->intensity >= 0.95f);
+  EG_CHECK_STR(f->subject, "user:u1");
+  EG_CHECK(strstr(out[2].latent, "that framework (React)") != NULL);
+  EG_CHECK(strstr(out[2].latent, "the user dislikes React (very strongly)") != NULL);
+  EG_CHECK(strstr(out[2].latent, "2024-03-10, the user:") == out[2].latent);
+  EG_CHECK_INT(find(&out[1], "DISLIKES") == NULL, 1); /* the assistant states no user facts */
+  eg_arena_free(a);
+}
+
+static void test_moved_to_london_last_october(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[1] = {{"I moved to London last October because of a new job.", "user", "", T("2024-03-10T09:00:00Z")}};
+  eg_enriched out[1];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[0], "LIVES_IN");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "London");
+  EG_CHECK(f->object_entity);
+  EG_CHECK_INT(f->valid_from, T("2023-10-01"));
+  EG_CHECK(strstr(f->reason, "because of a new job") != NULL);
+  EG_CHECK(strstr(out[0].latent, "\"last October\" = 2023-10") != NULL);
+  EG_CHECK(strstr(out[0].latent, "the user lives in London since 2023-10-01") != NULL);
+  eg_arena_free(a);
+}
+
+static void test_intensity_and_relations(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[5] = {{"I'm not a fan of sushi.", "user", "", T("2024-01-01")},
+                     {"My sister Emma lives in Lisbon.", "user", "", T("2024-01-01")},
+                     {"I adopted a dog named Max two weeks ago!", "user", "", T("2024-01-20")},
+                     {"I'm vegan now.", "user", "", T("2024-01-20")},
+                     {"She called me yesterday.", "user", "", T("2024-01-20")}};
+  eg_enriched out[5];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 5, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[0], "DISLIKES");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "sushi");
+  EG_CHECK(f->intensity < 0.4f && f->intensity > 0);
+  f = find(&out[1], "FAMILY_OF");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "Emma");
+  EG_CHECK_STR(f->reason, "sister");
+  f = find(&out[2], "HAS_PET");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "Max");
+  EG_CHECK_INT(f->valid_from, T("2024-01-06"));
+  f = find(&out[3], "DIET");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "vegan");
+  EG_CHECK(strstr(out[4].latent, "She (Emma)") != NULL); /* coreference in the window */
+  bool user_mentioned = false;
+  for (size_t i = 0; i < out[1].n_mentions; i++) user_mentioned |= !strcmp(out[1].mentions[i].type, "user");
+  EG_CHECK(user_mentioned);
+  eg_arena_free(a);
+}
+
+int main(void) {
+  EG_RUN(test_that_framework_is_react);
+  EG_RUN(test_moved_to_london_last_october);
+  EG_RUN(test_intensity_and_relations);
+  return eg_test_finish();
+}
