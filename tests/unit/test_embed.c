@@ -5,7 +5,6 @@
  */
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <microhttpd.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "common/buf.h"
 #include "common/embed.h"
+#include "tests/stub_http.h"
 #include "tests/testlib.h"
 
 static float cosine(const float *a, const float *b, int d) {
@@ -95,77 +95,40 @@ static void test_use_golden(void) {
 /* ---- a local OpenAI-compatible embeddings server ---- */
 
 static atomic_int mode;     /* 0 ok, 1 429 once, 2 slow, 3 malformed, 4 wrong dim, 5 needs key */
-static atomic_int requests;
 static atomic_int throttled;
 
-typedef struct upload {
-  eg_buf body;
-} upload;
-
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                               const char *version, const char *data, size_t *size, void **state) {
-  (void)cls, (void)version, (void)method;
-  if (!*state) {
-    *state = calloc(1, sizeof(upload));
-    return MHD_YES;
-  }
-  upload *u = *state;
-  if (*size) {
-    eg_buf_append(&u->body, data, *size);
-    *size = 0;
-    return MHD_YES;
-  }
-  atomic_fetch_add(&requests, 1);
-  int st = 200;
-  eg_buf out = EG_BUF_INIT;
-  const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+static eg_stub_reply embeddings(void *ctx, const char *url, const char *auth, const char *body) {
+  (void)ctx;
+  eg_stub_reply r = {200, NULL, 0, NULL};
   int m = atomic_load(&mode);
-  if (strcmp(url, "/v1/embeddings") != 0) {
-    st = 404;
-  } else if (m == 5 && (!auth || strcmp(auth, "Bearer secret-key") != 0)) {
-    st = 401;
-  } else if (m == 1 && atomic_fetch_add(&throttled, 1) == 0) {
-    st = 429;
-  } else if (m == 2) {
-    usleep(1500000);
-  } else if (m == 3) {
-    eg_buf_puts(&out, "{\"data\": [ {\"embedding\": [1, 2");
+  if (strcmp(url, "/v1/embeddings") != 0) return (eg_stub_reply){404, NULL, 0, NULL};
+  if (m == 5 && (!auth || strcmp(auth, "Bearer secret-key") != 0)) return (eg_stub_reply){401, NULL, 0, NULL};
+  if (m == 1 && atomic_fetch_add(&throttled, 1) == 0) return (eg_stub_reply){429, NULL, 0, "0"};
+  if (m == 2) r.delay_ms = 1500;
+  if (m == 3) {
+    r.body = strdup("{\"data\": [ {\"embedding\": [1, 2");
+    return r;
   }
-  if (st == 200 && m != 3) {
-    /* Count the inputs: one embedding each, [len, index+1, 1, 0]. */
-    cJSON *j = cJSON_Parse(u->body.data ? u->body.data : "");
-    cJSON *in = cJSON_GetObjectItem(j, "input");
-    eg_buf_puts(&out, "{\"object\":\"list\",\"data\":[");
-    int i = 0;
-    for (cJSON *x = in ? in->child : NULL; x; x = x->next, i++)
-      eg_buf_printf(&out, "%s{\"object\":\"embedding\",\"index\":%d,\"embedding\":[%d,%d,1%s]}", i ? "," : "", i,
-                    (int)strlen(x->valuestring), i + 1, m == 4 ? "" : ",0");
-    eg_buf_puts(&out, "],\"model\":\"stub\"}");
-    cJSON_Delete(j);
-  }
-  size_t len;
-  char *body = eg_buf_detach(&out, &len);
-  struct MHD_Response *r = MHD_create_response_from_buffer(len, body ? body : "", body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
-  if (st == 429) MHD_add_response_header(r, "Retry-After", "0");
-  enum MHD_Result ret = MHD_queue_response(c, (unsigned)st, r);
-  MHD_destroy_response(r);
-  return ret;
-}
-
-static void done_cb(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode t) {
-  (void)cls, (void)c, (void)t;
-  upload *u = *state;
-  if (u) eg_buf_free(&u->body);
-  free(u);
+  /* one embedding per input: [len, index+1, 1, 0] */
+  cJSON *j = cJSON_Parse(body);
+  cJSON *in = cJSON_GetObjectItem(j, "input");
+  eg_buf out = EG_BUF_INIT;
+  eg_buf_puts(&out, "{\"object\":\"list\",\"data\":[");
+  int i = 0;
+  for (cJSON *x = in ? in->child : NULL; x; x = x->next, i++)
+    eg_buf_printf(&out, "%s{\"object\":\"embedding\",\"index\":%d,\"embedding\":[%d,%d,1%s]}", i ? "," : "", i,
+                  (int)strlen(x->valuestring), i + 1, m == 4 ? "" : ",0");
+  eg_buf_puts(&out, "],\"model\":\"stub\"}");
+  cJSON_Delete(j);
+  r.body = eg_buf_detach(&out, NULL);
+  return r;
 }
 
 static void test_http(void) {
-  struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
-                                          handler, NULL, MHD_OPTION_NOTIFY_COMPLETED, done_cb, NULL, MHD_OPTION_END);
-  EG_REQUIRE(d != NULL);
-  int port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+  eg_stub *st = eg_stub_start(embeddings, NULL);
+  EG_REQUIRE(st != NULL);
   char url[64];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
+  snprintf(url, sizeof url, "http://127.0.0.1:%d", eg_stub_port(st));
   eg_embedder *e = NULL;
   eg_err err;
   EG_REQUIRE(eg_embed_http_open(url, "stub-model", 4, "secret-key", 500, &e, &err) == EG_OK);
@@ -175,18 +138,18 @@ static void test_http(void) {
   for (int i = 0; i < 100; i++) texts[i] = i % 2 ? "abc" : "abcdef";
   float v[400];
   atomic_store(&mode, 0);
-  atomic_store(&requests, 0);
+  int before = eg_stub_requests(st);
   EG_CHECK_INT(eg_embed(e, texts, 100, v, &err), EG_OK);
-  EG_CHECK_INT(atomic_load(&requests), 2);
+  EG_CHECK_INT(eg_stub_requests(st) - before, 2);
   float n0 = sqrtf(36 + 1 + 1); /* [6, 1, 1, 0] */
   EG_CHECK(fabsf(v[0] - 6 / n0) < 1e-5f && fabsf(v[1] - 1 / n0) < 1e-5f);
   float n65 = sqrtf(9 + 4 + 1); /* text 65 is the 2nd of batch 2: [3, 2, 1, 0] */
   EG_CHECK(fabsf(v[65 * 4] - 3 / n65) < 1e-5f && fabsf(v[65 * 4 + 1] - 2 / n65) < 1e-5f);
   /* 429, then success on the retry */
   atomic_store(&mode, 1);
-  atomic_store(&requests, 0);
+  before = eg_stub_requests(st);
   EG_CHECK_INT(eg_embed(e, texts, 3, v, &err), EG_OK);
-  EG_CHECK_INT(atomic_load(&requests), 2);
+  EG_CHECK_INT(eg_stub_requests(st) - before, 2);
   /* a server slower than the timeout */
   atomic_store(&mode, 2);
   EG_CHECK_INT(eg_embed(e, texts, 1, v, &err), EG_ETIMEOUT);
@@ -202,11 +165,11 @@ static void test_http(void) {
   EG_CHECK_INT(eg_embed(e, texts, 2, v, &err), EG_OK);
   eg_embedder_close(e);
   EG_REQUIRE(eg_embed_http_open(url, "stub-model", 4, NULL, 500, &e, &err) == EG_OK);
-  atomic_store(&requests, 0);
+  before = eg_stub_requests(st);
   EG_CHECK_INT(eg_embed(e, texts, 2, v, &err), EG_EUNAUTH);
-  EG_CHECK_INT(atomic_load(&requests), 1);
+  EG_CHECK_INT(eg_stub_requests(st) - before, 1);
   eg_embedder_close(e);
-  MHD_stop_daemon(d);
+  eg_stub_stop(st);
 }
 
 int main(void) {
