@@ -211,29 +211,22 @@ static void layer_norm(const float *x, int n, int d, const float *s, const float
 }
 
 /* Multi-head self-attention of one text: qkv [L × 3d] → out [L × d]. */
+/* Softmax attention of one text (L tokens) per head: S = scale·Q·Kᵀ, row softmax, S·V.
+ * scores holds L×L floats. */
 static void attention(const float *qkv, int L, int d, float scale, float *out, float *scores) {
   int dh = d / HEADS;
   for (int h = 0; h < HEADS; h++) {
+    const float *q = qkv + h * dh, *k = qkv + d + h * dh, *v = qkv + 2 * d + h * dh;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, q, 3 * d, k, 3 * d, 0.0f, scores, L);
     for (int i = 0; i < L; i++) {
-      const float *q = qkv + (size_t)i * 3 * d + h * dh;
-      float mx = -INFINITY;
-      for (int j = 0; j < L; j++) {
-        const float *k = qkv + (size_t)j * 3 * d + d + h * dh;
-        float s = 0;
-        for (int c = 0; c < dh; c++) s += q[c] * scale * k[c];
-        scores[j] = s;
-        if (s > mx) mx = s;
-      }
+      float *row = scores + (size_t)i * L, mx = -INFINITY;
+      for (int j = 0; j < L; j++) mx = row[j] > mx ? row[j] : mx;
       double sum = 0;
-      for (int j = 0; j < L; j++) sum += scores[j] = expf(scores[j] - mx);
-      float *o = out + (size_t)i * d + h * dh;
-      memset(o, 0, (size_t)dh * sizeof *o);
-      for (int j = 0; j < L; j++) {
-        const float *v = qkv + (size_t)j * 3 * d + 2 * d + h * dh;
-        float w = (float)(scores[j] / sum);
-        for (int c = 0; c < dh; c++) o[c] += w * v[c];
-      }
+      for (int j = 0; j < L; j++) sum += row[j] = expf(row[j] - mx);
+      float inv = (float)(1.0 / sum);
+      for (int j = 0; j < L; j++) row[j] *= inv;
     }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, scores, L, v, 3 * d, 0.0f, out + h * dh, d);
   }
 }
 
@@ -272,7 +265,7 @@ static eg_code use_embed(void *self, const char *const *texts, size_t n, float *
     x = malloc((size_t)T * D1 * sizeof *x);
     att = malloc((size_t)T * D1 * sizeof *att);
     mid = malloc((size_t)T * DFF * sizeof *mid);
-    scores = malloc((size_t)maxL * sizeof *scores);
+    scores = malloc((size_t)maxL * (size_t)maxL * sizeof *scores);
     if (!x0 || !h || !qkv || !x || !att || !mid || !scores) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   if (!rc && T) {
