@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
+#include "bench/lme.h"
 #include "common/embed.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -42,52 +42,35 @@ static long rss_kb(void) {
   return kb;
 }
 
-/* Up to max turn texts from the LongMemEval file (distinct, non-empty). */
-static char **load_texts(const char *path, size_t max, size_t *n) {
-  gzFile gz = gzopen(path, "rb");
-  if (!gz) return NULL;
-  char **out = calloc(max, sizeof *out);
-  size_t cap = 1 << 24, cnt = 0;
-  char *line = malloc(cap);
-  while (cnt < max && gzgets(gz, line, (int)cap)) {
-    size_t l = strlen(line);
-    while (l == cap - 1 && line[l - 1] != '\n') { /* long line: grow */
-      line = realloc(line, cap * 2);
-      if (!gzgets(gz, line + l, (int)(cap + 1))) break;
-      cap *= 2;
-      l = strlen(line);
+/* Up to max turn texts from the LongMemEval file (non-empty, under 8000 bytes). */
+typedef struct texts {
+  char **out;
+  size_t max, n;
+} texts;
+
+static bool take_turns(const cJSON *rec, void *ctx) {
+  texts *t = ctx;
+  cJSON *sessions = cJSON_GetObjectItem(rec, "haystack_sessions");
+  for (cJSON *s = sessions ? sessions->child : NULL; s && t->n < t->max; s = s->next)
+    for (cJSON *turn = s->child; turn && t->n < t->max; turn = turn->next) {
+      cJSON *c = cJSON_GetObjectItem(turn, "content");
+      if (cJSON_IsString(c) && strlen(c->valuestring) > 10 && strlen(c->valuestring) < 8000)
+        t->out[t->n++] = strdup(c->valuestring);
     }
-    cJSON *j = cJSON_Parse(line);
-    cJSON *sessions = cJSON_GetObjectItem(j, "haystack_sessions");
-    for (cJSON *s = sessions ? sessions->child : NULL; s && cnt < max; s = s->next)
-      for (cJSON *turn = s->child; turn && cnt < max; turn = turn->next) {
-        cJSON *c = cJSON_GetObjectItem(turn, "content");
-        if (cJSON_IsString(c) && strlen(c->valuestring) > 10 && strlen(c->valuestring) < 8000)
-          out[cnt++] = strdup(c->valuestring);
-      }
-    cJSON_Delete(j);
-  }
-  free(line);
-  gzclose(gz);
-  *n = cnt;
-  return out;
+  return t->n < t->max;
 }
 
-static size_t words(const char *s) {
-  size_t n = 0;
-  int in = 0;
-  for (; *s; s++) {
-    int sp = *s == ' ' || *s == '\n' || *s == '\t';
-    if (!sp && !in) n++;
-    in = !sp;
-  }
-  return n;
+static char **load_texts(const char *path, size_t max, size_t *n) {
+  texts t = {calloc(max, sizeof(char *)), max, 0};
+  if (eg_lme_each(path, take_turns, &t) < 0) return NULL;
+  *n = t.n;
+  return t.out;
 }
 
 int main(int argc, char **argv) {
   size_t N = argc > 1 ? (size_t)atoll(argv[1]) : 100000;
   const char *which = argc > 2 ? argv[2] : "use";
-  const char *data = argc > 3 ? argv[3] : EG_SOURCE_DIR "/../shared/data/longmemeval/lme_s_dev.jsonl.gz";
+  const char *data = argc > 3 ? argv[3] : EG_LME_DEFAULT;
   eg_log_init("bench", EG_LOG_WARN);
   size_t n = 0;
   char **texts = load_texts(data, N + 1000, &n);
@@ -109,7 +92,7 @@ int main(int argc, char **argv) {
   /* 1. embedding throughput */
   float *vecs = malloc((N + 1000) * (size_t)dim * sizeof(float));
   size_t tokens = 0;
-  for (size_t i = 0; i < N + 1000; i++) tokens += words(texts[i]);
+  for (size_t i = 0; i < N + 1000; i++) tokens += eg_lme_words(texts[i]);
   int64_t t0 = eg_time_mono_us();
   for (size_t i = 0; i < N + 1000; i += 256) {
     size_t m = N + 1000 - i < 256 ? N + 1000 - i : 256;

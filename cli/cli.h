@@ -45,10 +45,20 @@ ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDesc
 /* Pretty JSON with ISO times on stdout. */
 void eg_cli_print_json(const ProtobufCMessage *m);
 
+/* A subcommand of a command: argv[0] is its name; a if an arena freed after the call. */
+typedef struct eg_cli_sub {
+  const char *name;
+  int (*fn)(const eg_cli *cli, int argc, char **argv, eg_arena *a);
+} eg_cli_sub;
+/* Run the entry of sub named argv[1] with argv + 1; usage on stderr (exit code 2) when
+ * there is none. */
+int eg_cli_dispatch(const eg_cli *cli, int argc, char **argv, const eg_cli_sub *sub, size_t n, const char *usage);
+
 /* Subcommands: argv[0] is the subcommand name. Return the process exit code. */
 int eg_cli_health(const eg_cli *cli, int argc, char **argv);
 int eg_cli_graph(const eg_cli *cli, int argc, char **argv);
 int eg_cli_call_any(const eg_cli *cli, int argc, char **argv);
 int eg_cli_vector(const eg_cli *cli, int argc, char **argv);
+int eg_cli_ingest(const eg_cli *cli, int argc, char **argv);
 
 #endif

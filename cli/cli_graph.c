@@ -227,24 +227,10 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 }
 
 int eg_cli_graph(const eg_cli *cli, int argc, char **argv) {
-  static const struct {
-    const char *name;
-    int (*fn)(const eg_cli *, int, char **, eg_arena *);
-  } sub[] = {{"state", cmd_state},       {"history", cmd_history}, {"changes", cmd_changes},
+  static const eg_cli_sub sub[] = {{"state", cmd_state},       {"history", cmd_history}, {"changes", cmd_changes},
              {"traverse", cmd_traverse}, {"walk", cmd_walk},       {"commit", cmd_commit}};
-  if (argc < 2) {
-    fprintf(stderr, "usage: engram graph state|history|changes|traverse|walk|commit …\n");
-    return 2;
-  }
-  for (size_t i = 0; i < sizeof sub / sizeof *sub; i++) {
-    if (strcmp(argv[1], sub[i].name) != 0) continue;
-    eg_arena *a = eg_arena_new(0, 0);
-    int rc = sub[i].fn(cli, argc - 1, argv + 1, a);
-    eg_arena_free(a);
-    return rc;
-  }
-  fprintf(stderr, "engram graph: unknown subcommand '%s'\n", argv[1]);
-  return 2;
+  return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
+                         "engram graph state|history|changes|traverse|walk|commit …");
 }
 
 /* ---- engram call Service/Method JSON ------------------------------------------------- */

@@ -90,3 +90,16 @@ ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDesc
   cJSON_Delete(j);
   return m;
 }
+
+int eg_cli_dispatch(const eg_cli *cli, int argc, char **argv, const eg_cli_sub *sub, size_t n, const char *usage) {
+  for (size_t i = 0; argc >= 2 && i < n; i++) {
+    if (strcmp(argv[1], sub[i].name) != 0) continue;
+    eg_arena *a = eg_arena_new(0, 0);
+    int rc = sub[i].fn(cli, argc - 1, argv + 1, a);
+    eg_arena_free(a);
+    return rc;
+  }
+  if (argc >= 2) fprintf(stderr, "engram %s: unknown subcommand '%s'\n", argv[0], argv[1]);
+  fprintf(stderr, "usage: %s\n", usage);
+  return 2;
+}

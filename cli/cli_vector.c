@@ -97,17 +97,7 @@ static int cmd_delete(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 }
 
 int eg_cli_vector(const eg_cli *cli, int argc, char **argv) {
-  static const struct {
-    const char *name;
-    int (*fn)(const eg_cli *, int, char **, eg_arena *);
-  } sub[] = {{"upsert", cmd_upsert}, {"search", cmd_search}, {"delete", cmd_delete}};
-  for (size_t i = 0; argc >= 2 && i < sizeof sub / sizeof *sub; i++) {
-    if (strcmp(argv[1], sub[i].name) != 0) continue;
-    eg_arena *a = eg_arena_new(0, 0);
-    int rc = sub[i].fn(cli, argc - 1, argv + 1, a);
-    eg_arena_free(a);
-    return rc;
-  }
-  fprintf(stderr, "usage: engram vector upsert|search|delete …\n");
-  return 2;
+  static const eg_cli_sub sub[] = {{"upsert", cmd_upsert}, {"search", cmd_search}, {"delete", cmd_delete}};
+  return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
+                         "engram vector upsert|search|delete …");
 }

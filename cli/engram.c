@@ -34,6 +34,13 @@ static const eg_cfg_opt cli_opts[] = {
     {"relations", EG_CFG_STR, "", "comma-separated relation filter", 0, 0, 0},
     {"limit", EG_CFG_INT, "0", "maximum entries (0 = server default)", 0, 0, 100000},
     {"k", EG_CFG_INT, "10", "results per query", 0, 1, 100000},
+    {"async", EG_CFG_BOOL, "false", "ingest: answer when queued, with a job id and watermark", 0, 0, 0},
+    {"document_id", EG_CFG_STR, "", "ingest document of plain text: its id (default: the file name)", 0, 0, 0},
+    {"title", EG_CFG_STR, "", "ingest document of plain text: its title", 0, 0, 0},
+    {"parallel", EG_CFG_INT, "4", "ingest bulk: requests in flight", 0, 1, 256},
+    {"resume", EG_CFG_BOOL, "false", "ingest bulk: continue after the lines recorded as done", 0, 0, 0},
+    {"state_file", EG_CFG_STR, "", "ingest bulk: resume state (default FILE.progress)", 0, 0, 0},
+    {"progress", EG_CFG_STR, "auto", "ingest bulk: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
 };
 
 typedef struct command {
@@ -52,6 +59,7 @@ static const command commands[] = {
     {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
     {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit on graphd"},
     {"vector", eg_cli_vector, "upsert|search|delete on vectord"},
+    {"ingest", eg_cli_ingest, "session|document|facts FILE, bulk FILE.jsonl on ingestd"},
     {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},
 };

@@ -7,9 +7,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/buf.h"
 #include "common/time.h"
 
 static int checks_failed_in_test;
@@ -77,4 +79,17 @@ int eg_test_system(const char *fmt, ...) {
   int st = system(cmd);
   if (st == -1 || !WIFEXITED(st)) return -1;
   return WEXITSTATUS(st);
+}
+
+char *eg_test_slurp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return strdup("");
+  eg_buf b = EG_BUF_INIT;
+  char chunk[8192];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) eg_buf_append(&b, chunk, n);
+  fclose(f);
+  char *s = strndup(b.data ? b.data : "", b.len);
+  eg_buf_free(&b);
+  return s;
 }

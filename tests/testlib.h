@@ -48,5 +48,7 @@ char *eg_test_tempdir(const char *prefix);
 void eg_test_rmtree(const char *path);
 /* Run a shell command, return its exit status (-1 if it could not run). */
 int eg_test_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole file as a string ("" when it cannot be read); caller frees. */
+char *eg_test_slurp(const char *path);
 
 #endif

@@ -174,16 +174,11 @@ static void test_cli_health(void) {
                           EG_BINARY_DIR, cluster.d[0].addr, cluster.d[1].addr, cluster.d[2].addr,
                           cluster.d[3].addr, out);
   EG_CHECK_INT(rc, 0);
-  FILE *f = fopen(out, "r");
-  char text[2048] = {0};
-  if (f) {
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-  }
+    char *text = eg_test_slurp(out);
   int serving = 0;
   for (char *p = text; (p = strstr(p, "\"SERVING\"")); p++) serving++;
   EG_CHECK_INT(serving, 4);
+  free(text);
   /* a dead address makes the command fail */
   rc = eg_test_system("%s/engram --addr 127.0.0.1:1 --timeout-ms 500 health > /dev/null",
                       EG_BINARY_DIR);

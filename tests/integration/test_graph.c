@@ -526,18 +526,13 @@ static void test_cli(void) {
   EG_CHECK_INT(eg_test_system("%s --json call Graph/History '{\"subject\":{\"name\":\"Cli Person\"},"
                               "\"scope\":{\"tenant\":\"cli\"}}' >> %s", base, out), 0);
   EG_CHECK_INT(eg_test_system("%s graph state 'Cli Person' --at yesterday 2>/dev/null", base), 2);
-  char text[8192] = {0};
-  f = fopen(out, "r");
-  if (f) {
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-  }
+    char *text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "committed 1 edges at") != NULL);
   EG_CHECK(strstr(text, "Cli Person LIVES_IN = Lisbon  [valid from 2022-05-01") != NULL);
   EG_CHECK(strstr(text, "why: sunshine") != NULL);
   EG_CHECK(strstr(text, "(no current value)") != NULL); /* before the move */
   EG_CHECK(strstr(text, "\"valid_from\": \"2022-05-01T00:00:00Z\"") != NULL);
+  free(text);
 }
 
 /* A clean exit on SIGTERM (under ASan this also means no leak and no memory error). */

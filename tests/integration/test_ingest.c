@@ -292,6 +292,73 @@ static void test_erase_cascade(void) {
   EG_CHECK_STR(gc_value(gra, "acme", "user:u1", "LIVES_IN", 0, 0), "");
 }
 
+/* The CLI: one request from stdin or a file (JSON or plain text), then bulk JSONL with a
+ * rejected line, resume after the recorded prefix, and a state file of another file. */
+static void test_cli(void) {
+  char base[400], out[600], jsonl[600];
+  snprintf(base, sizeof base, "%s/engram --ingestd-addr %s --tenant clitenant --user u1 --progress off", EG_BINARY_DIR,
+           cl.d[EG_INGESTD].addr);
+  snprintf(out, sizeof out, "%s/ingest-cli.out", cl.dir);
+  snprintf(jsonl, sizeof jsonl, "%s/bulk.jsonl", cl.dir);
+  const char *session = "{\"session_id\":\"cli-1\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":["
+                        "{\"role\":\"user\",\"content\":\"I adopted a beagle named Biscuit last week.\"},"
+                        "{\"role\":\"assistant\",\"content\":\"Congratulations on Biscuit!\"}]}";
+  EG_CHECK_INT(eg_test_system("echo '%s' | %s ingest session - > %s", session, base, out), 0);
+  EG_CHECK_INT(eg_test_system("echo '%s' | %s ingest session - >> %s", session, base, out), 0);
+  EG_CHECK_INT(eg_test_system("printf 'The lab opens at nine. Badges are required.' > %s/notes.txt && "
+                              "%s ingest document %s/notes.txt --title 'Lab rules' >> %s", cl.dir, base, cl.dir, out), 0);
+  EG_CHECK_INT(eg_test_system("echo '{\"facts\":[{\"subject\":{\"name\":\"Biscuit\"},\"relation\":\"IS_A\","
+                              "\"object_literal\":\"beagle\"}]}' | %s ingest facts - >> %s", base, out), 0);
+  EG_CHECK_INT(eg_test_system("echo '{\"messages\":[]}' | %s ingest session - 2>> %s", base, out), 1);
+  char *text = eg_test_slurp(out);
+  EG_CHECK(strstr(text, "chunks,") != NULL && strstr(text, "watermark v1:") != NULL);
+  EG_CHECK(strstr(text, "already ingested (no change)") != NULL);
+  EG_CHECK(strstr(text, "edge #") != NULL);
+  EG_CHECK(strstr(text, "INVALID_ARGUMENT") != NULL);
+  free(text);
+  EG_CHECK(hits("clitenant", "lab opening time", "nine") >= 1);
+  EG_CHECK_STR(gc_value(gra, "clitenant", "Biscuit", "IS_A", 0, 0), "beagle");
+
+  /* bulk: a session, a line that is not JSON, a document */
+  FILE *f = fopen(jsonl, "w");
+  EG_REQUIRE(f != NULL);
+  fprintf(f, "{\"session_id\":\"bulk-1\",\"messages\":[{\"role\":\"user\",\"content\":\"My sister Ana lives in Porto.\"}]}\n"
+             "not json\n\n"
+             "{\"document_id\":\"faq\",\"text\":\"Refunds take five business days.\"}\n");
+  fclose(f);
+  EG_CHECK_INT(eg_test_system("%s ingest bulk %s > %s 2>&1", base, jsonl, out), 3);
+  text = eg_test_slurp(out);
+  EG_CHECK(strstr(text, "line 2: INVALID_ARGUMENT: not a JSON object") != NULL);
+  EG_CHECK(strstr(text, "3 lines (0 skipped by resume): 2 ingested, 0 already there, 1 failed") != NULL);
+  free(text);
+  char state[700];
+  snprintf(state, sizeof state, "%s.progress", jsonl);
+  text = eg_test_slurp(state);
+  EG_CHECK(strncmp(text, "engram-bulk 1 4 ", 16) == 0); /* four physical lines, the blank one included */
+  free(text);
+  EG_CHECK(hits("clitenant", "refund duration", "Refunds") >= 1);
+  /* one more line; --resume sends only it */
+  f = fopen(jsonl, "a");
+  EG_REQUIRE(f != NULL);
+  fprintf(f, "{\"session_id\":\"bulk-2\",\"messages\":[{\"role\":\"user\",\"content\":\"I started learning the cello.\"}]}\n");
+  fclose(f);
+  EG_CHECK_INT(eg_test_system("%s ingest bulk %s --resume > %s 2>&1", base, jsonl, out), 0);
+  text = eg_test_slurp(out);
+  EG_CHECK(strstr(text, "1 lines (4 skipped by resume): 1 ingested, 0 already there, 0 failed") != NULL);
+  free(text);
+  /* from the start again: everything is already there */
+  EG_CHECK_INT(eg_test_system("%s --json ingest bulk %s > %s 2>/dev/null", base, jsonl, out), 3);
+  text = eg_test_slurp(out);
+  EG_CHECK(strstr(text, "\"ok\": 0, \"duplicates\": 3, \"failed\": 1") != NULL);
+  free(text);
+  /* a state file whose offset is not the end of a line of this file is refused */
+  EG_CHECK_INT(eg_test_system("echo 'engram-bulk 1 1 7' > %s && %s ingest bulk %s --resume > %s 2>&1", state, base,
+                              jsonl, out), 1);
+  text = eg_test_slurp(out);
+  EG_CHECK(strstr(text, "does not match") != NULL);
+  free(text);
+}
+
 int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
@@ -301,6 +368,7 @@ int main(void) {
   EG_RUN(test_async_and_watermark);
   EG_RUN(test_document_and_facts);
   EG_RUN(test_backpressure);
+  EG_RUN(test_cli);
   EG_RUN(test_erase_cascade);
   int rc = eg_test_finish();
   eg_rpc_client_close(ing);

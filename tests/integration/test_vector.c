@@ -182,17 +182,12 @@ static void test_cli(void) {
   EG_CHECK_INT(eg_test_system("%s vector search 'budget review' >> %s", base, out), 0);
   EG_CHECK_INT(eg_test_system("%s vector delete 7 >> %s", base, out), 0);
   EG_CHECK_INT(eg_test_system("%s vector search 'budget review' >> %s", base, out), 0);
-  FILE *f = fopen(out, "r");
-  char text[4096] = {0};
-  if (f) {
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
-  }
+  char *text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "upserted 1 chunks (use-lite-512, 512 dims)") != NULL);
   EG_CHECK(strstr(text, "#7") != NULL && strstr(text, "quarterly budget review") != NULL);
   EG_CHECK(strstr(text, "deleted 1") != NULL);
   EG_CHECK(strstr(text, "(no hits)") != NULL);
+  free(text);
 }
 
 static void test_metrics(void) {

@@ -1,0 +1,57 @@
+/*
+ * bulk.h — ingest a JSONL file through ingestd: one request per line, several in flight,
+ * resumable, with a progress line.
+ *
+ * A line is a JSON IngestSessionRequest (has "messages"), IngestDocumentRequest (has
+ * "text") or AssertFactsRequest (has "facts"); a line without a scope gets the default one.
+ * Every request runs in sync mode, so a line counts as done only once it is written.
+ * RESOURCE_EXHAUSTED, UNAVAILABLE and DEADLINE_EXCEEDED are retried with backoff: ingest is
+ * idempotent by content, so sending a line twice is harmless. A line that is rejected
+ * (bad JSON, INVALID_ARGUMENT …) is reported with its number, counts as done, and the run
+ * goes on. When the retries run out, the run stops before that line with UNAVAILABLE.
+ *
+ * Resuming: the state file (default "<file>.progress") holds how many lines — and how many
+ * bytes — form the longest prefix of the file that is done. It is rewritten atomically
+ * (write, fsync, rename) at most every half second and at the end; with resume set, a run
+ * starts after that prefix. Lines past it that were done before are sent again and come
+ * back as duplicates.
+ */
+#ifndef EG_BULK_H
+#define EG_BULK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/err.h"
+#include "common/rpc.h"
+
+typedef struct eg_bulk_opts {
+  const char *path;          /* the JSONL file; "-" = stdin (no resume, no ETA) */
+  const char *state_path;    /* NULL = "<path>.progress" */
+  eg_rpc_client *client;     /* to ingestd; borrowed, shared by the workers */
+  const char *tenant, *user, *agent; /* the scope of lines that have none */
+  int parallel;              /* requests in flight; 0 = 4 */
+  bool resume;               /* start after the prefix recorded in the state file */
+  bool progress;             /* a progress line on stderr */
+} eg_bulk_opts;
+
+enum { EG_BULK_MAX_STAGES = 16 };
+
+typedef struct eg_bulk_stats {
+  uint64_t lines;            /* lines read in this run (blank ones not counted) */
+  uint64_t skipped;          /* lines skipped by resume */
+  uint64_t ok, duplicates, failed, retries;
+  uint64_t chunks, entities, facts, tokens;
+  double seconds;            /* wall time of this run */
+  size_t n_stages;
+  struct {
+    char name[24];
+    int64_t micros;          /* summed over the lines */
+  } stages[EG_BULK_MAX_STAGES];
+} eg_bulk_stats;
+
+/* Run it. EG_OK when every line was read (some may have failed: see stats->failed);
+ * an error (message in err) when the file or the state file cannot be used. */
+eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err);
+
+#endif

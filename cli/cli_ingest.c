@@ -1,0 +1,134 @@
+/*
+ * cli_ingest.c — `engram ingest session|document|facts FILE|-` (one JSON request) and
+ * `engram ingest bulk FILE.jsonl|-` (one request per line, see bulk.h) against ingestd.
+ *
+ * A document may also be plain text: when the input is not a JSON object it becomes the
+ * text of an IngestDocumentRequest with --document-id (default: the file name) and --title.
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/bulk.h"
+#include "cli/cli.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+
+static void print_report(const Engram__V1__IngestResponse *r) {
+  const Engram__V1__IngestReport *p = r->report;
+  if (!p) {
+    printf("accepted: job %s, watermark %s\n", r->job_id, r->watermark);
+    return;
+  }
+  if (p->duplicate) {
+    printf("already ingested (no change); watermark %s\n", r->watermark);
+    return;
+  }
+  printf("%u chunks, %u entities, %u facts, %llu tokens; watermark %s\n", p->chunks, p->entities, p->facts,
+         (unsigned long long)p->tokens, r->watermark);
+  for (size_t i = 0; i < p->n_stages; i++)
+    printf("  %-14s %8.1f ms\n", p->stages[i]->stage, (double)p->stages[i]->micros / 1000.0);
+  if (p->llm_fallbacks) printf("  LLM answers replaced by the rules: %u\n", p->llm_fallbacks);
+  for (size_t i = 0; i < r->n_edge_ids; i++) printf("  edge #%llu\n", (unsigned long long)r->edge_ids[i]);
+}
+
+/* A document from plain text: the whole input is the text. */
+static ProtobufCMessage *plain_document(const eg_cli *cli, const char *file, char *text, eg_arena *a) {
+  Engram__V1__IngestDocumentRequest *d = eg_arena_calloc(a, 1, sizeof *d);
+  engram__v1__ingest_document_request__init(d);
+  const char *id = eg_cfg_str(cli->cfg, "document_id");
+  d->document_id = *id ? (char *)id : strcmp(file, "-") == 0 ? "stdin" : basename(eg_arena_strdup(a, file));
+  d->title = (char *)eg_cfg_str(cli->cfg, "title");
+  d->text = text;
+  return &d->base;
+}
+
+static int cmd_one(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  static const struct {
+    const char *name, *method;
+    const ProtobufCMessageDescriptor *desc;
+  } kinds[] = {
+      {"session", "/engram.v1.Ingest/IngestSession", &engram__v1__ingest_session_request__descriptor},
+      {"document", "/engram.v1.Ingest/IngestDocument", &engram__v1__ingest_document_request__descriptor},
+      {"facts", "/engram.v1.Ingest/AssertFacts", &engram__v1__assert_facts_request__descriptor},
+  };
+  size_t k = 0;
+  while (strcmp(kinds[k].name, argv[0]) != 0) k++;
+  if (argc != 2) {
+    fprintf(stderr, "usage: engram ingest %s FILE|-   (JSON %s%s)\n", argv[0], kinds[k].desc->short_name,
+            k == 1 ? ", or plain text with --document-id and --title" : "");
+    return 2;
+  }
+  char *text = eg_cli_read_input(strcmp(argv[1], "-") == 0 ? "-" : eg_arena_sprintf(a, "@%s", argv[1]), a);
+  if (!text) return 2;
+  const char *s = text + strspn(text, " \t\r\n");
+  ProtobufCMessage *req = k == 1 && *s != '{' ? plain_document(cli, argv[1], text, a)
+                                              : eg_cli_parse_json(text, kinds[k].desc, a);
+  if (!req) return 2;
+  Engram__V1__Scope **scope = (Engram__V1__Scope **)((char *)req + kinds[k].desc->fields[0].offset);
+  if (!*scope) *scope = eg_cli_scope(cli, a);
+  if (eg_cfg_bool(cli->cfg, "async")) {
+    const ProtobufCFieldDescriptor *mode = protobuf_c_message_descriptor_get_field_by_name(kinds[k].desc, "mode");
+    *(int *)((char *)req + mode->offset) = ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC;
+  }
+  Engram__V1__IngestResponse *r =
+      (void *)eg_cli_call(cli, "ingestd", kinds[k].method, req, &engram__v1__ingest_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) eg_cli_print_json(&r->base);
+  else print_report(r);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
+static int cmd_bulk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  (void)a;
+  if (argc != 2) {
+    fprintf(stderr, "usage: engram ingest bulk FILE.jsonl|- [--parallel N] [--resume] [--state-file F] [--progress]\n");
+    return 2;
+  }
+  eg_rpc_client *c = eg_cli_connect(cli, eg_cli_daemon_addr(cli, "ingestd"));
+  if (!c) return 1;
+  const char *state = eg_cfg_str(cli->cfg, "state_file");
+  const char *bar = eg_cfg_str(cli->cfg, "progress");
+  eg_bulk_opts o = {.path = argv[1],
+                    .state_path = *state ? state : NULL,
+                    .client = c,
+                    .tenant = eg_cfg_str(cli->cfg, "tenant"),
+                    .user = eg_cfg_str(cli->cfg, "user"),
+                    .agent = eg_cfg_str(cli->cfg, "agent"),
+                    .parallel = (int)eg_cfg_int(cli->cfg, "parallel"),
+                    .resume = eg_cfg_bool(cli->cfg, "resume"),
+                    .progress = strcmp(bar, "on") == 0 || (strcmp(bar, "auto") == 0 && isatty(2))};
+  eg_bulk_stats st;
+  eg_err e;
+  eg_code rc = eg_bulk_run(&o, &st, &e);
+  eg_rpc_client_close(c);
+  if (rc) fprintf(stderr, "engram: %s\n", e.msg);
+  double tpm = st.seconds > 0 ? (double)st.tokens / st.seconds * 60 : 0;
+  if (cli->json) {
+    printf("{\"lines\": %llu, \"skipped\": %llu, \"ok\": %llu, \"duplicates\": %llu, \"failed\": %llu, "
+           "\"retries\": %llu, \"chunks\": %llu, \"entities\": %llu, \"facts\": %llu, \"tokens\": %llu, "
+           "\"seconds\": %.3f, \"tokens_per_minute\": %.0f}\n",
+           (unsigned long long)st.lines, (unsigned long long)st.skipped, (unsigned long long)st.ok,
+           (unsigned long long)st.duplicates, (unsigned long long)st.failed, (unsigned long long)st.retries,
+           (unsigned long long)st.chunks, (unsigned long long)st.entities, (unsigned long long)st.facts,
+           (unsigned long long)st.tokens, st.seconds, tpm);
+  } else {
+    printf("%llu lines (%llu skipped by resume): %llu ingested, %llu already there, %llu failed, %llu retries\n",
+           (unsigned long long)st.lines, (unsigned long long)st.skipped, (unsigned long long)st.ok,
+           (unsigned long long)st.duplicates, (unsigned long long)st.failed, (unsigned long long)st.retries);
+    printf("%llu chunks, %llu entities, %llu facts, %llu tokens in %.1f s (%.0f tokens/min)\n",
+           (unsigned long long)st.chunks, (unsigned long long)st.entities, (unsigned long long)st.facts,
+           (unsigned long long)st.tokens, st.seconds, tpm);
+    for (size_t i = 0; i < st.n_stages; i++)
+      printf("  %-14s %10.1f ms summed\n", st.stages[i].name, (double)st.stages[i].micros / 1000.0);
+  }
+  return rc ? 1 : st.failed ? 3 : 0;
+}
+
+int eg_cli_ingest(const eg_cli *cli, int argc, char **argv) {
+  static const eg_cli_sub sub[] = {{"session", cmd_one}, {"document", cmd_one}, {"facts", cmd_one}, {"bulk", cmd_bulk}};
+  return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
+                         "engram ingest session|document|facts FILE|-  or  engram ingest bulk FILE.jsonl|-");
+}
