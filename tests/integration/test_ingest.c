@@ -359,6 +359,22 @@ static void test_cli(void) {
   free(text);
 }
 
+/* /metrics passes promtool and counts what the tests above ingested. */
+static void test_metrics(void) {
+  eg_buf body = EG_BUF_INIT;
+  EG_CHECK_INT(eg_promtool_scrape(cl.d[EG_INGESTD].metrics_port, cl.dir, "ingestd", &body), 0);
+  EG_REQUIRE(body.data != NULL);
+  const char *t = strstr(body.data, "\nengram_ingestd_tokens_total ");
+  EG_CHECK(t && atof(t + strlen("\nengram_ingestd_tokens_total ")) >= 20);
+  const char *d = strstr(body.data, "\nengram_ingestd_duplicates_total ");
+  EG_CHECK(d && atof(d + strlen("\nengram_ingestd_duplicates_total ")) >= 1);
+  EG_CHECK(strstr(body.data, "engram_ingestd_stage_seconds_count{stage=\"enrich\"}") != NULL);
+  EG_CHECK(strstr(body.data, "engram_ingestd_stage_seconds_count{stage=\"embed+upsert\"}") != NULL);
+  EG_CHECK(strstr(body.data, "\nengram_ingestd_queue_depth ") != NULL);
+  EG_CHECK(strstr(body.data, "\nengram_ingestd_llm_fallbacks_total ") != NULL);
+  eg_buf_free(&body);
+}
+
 int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
@@ -369,6 +385,7 @@ int main(void) {
   EG_RUN(test_document_and_facts);
   EG_RUN(test_backpressure);
   EG_RUN(test_cli);
+  EG_RUN(test_metrics);
   EG_RUN(test_erase_cascade);
   int rc = eg_test_finish();
   eg_rpc_client_close(ing);
