@@ -31,7 +31,12 @@ test-asan: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure
 
 bench: build
-	$(BUILD)/bench_rpc
+	$(BUILD)/bench_rpc 20000
+	$(BUILD)/bench_graph 1000000 1000
+	$(BUILD)/bench_vector 100000 glove
+	$(BUILD)/bench_vector 20000 use
+	$(BUILD)/bench_ingest 50 glove 4
+	$(BUILD)/bench_ingest 10 use-lite 4
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
