@@ -3,9 +3,12 @@
  */
 #include "common/peers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "common/time.h"
+#include "proto/engram/v1/vector.pb-c.h"
 
 eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err) {
   eg_peers *p = calloc(1, sizeof *p);
@@ -29,4 +32,42 @@ void eg_peers_close(eg_peers *p) {
   eg_rpc_client_close(p->graphd);
   eg_rpc_client_close(p->vectord);
   free(p);
+}
+
+static eg_code watermark_reached(eg_peers *p, const char *tenant, uint64_t id, bool *reached, eg_err *err) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__GetChunksRequest req = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
+  req.scope = &scope;
+  req.ids = &id;
+  req.n_ids = 1;
+  ProtobufCMessage *resp = NULL;
+  eg_code rc = eg_rpc_unary(p->vectord, "/engram.v1.Vector/GetChunks", &req.base,
+                            &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
+  if (rc) return rc;
+  *reached = ((Engram__V1__GetChunksResponse *)resp)->n_chunks > 0;
+  protobuf_c_message_free_unpacked(resp, NULL);
+  return EG_OK;
+}
+
+eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark, int64_t timeout_us, bool *reached,
+                          eg_err *err) {
+  *reached = false;
+  if (!watermark || !*watermark) {
+    *reached = true;
+    return EG_OK;
+  }
+  unsigned long long id;
+  int used = 0;
+  if (sscanf(watermark, "v1:%16llx%n", &id, &used) != 1 || watermark[used])
+    return eg_err_set(err, EG_EINVAL, "malformed watermark '%.40s' (expected v1:<hex>)", watermark);
+  int64_t until = eg_time_mono_us() + timeout_us;
+  long sleep_us = 2000;
+  for (;;) {
+    eg_code rc = watermark_reached(p, tenant, id, reached, err);
+    if (rc || *reached || eg_time_mono_us() >= until) return rc;
+    struct timespec ts = {0, sleep_us * 1000};
+    nanosleep(&ts, NULL);
+    if (sleep_us < 50000) sleep_us *= 2;
+  }
 }

@@ -25,4 +25,13 @@ typedef struct eg_peers {
 eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err);
 void eg_peers_close(eg_peers *p); /* accepts NULL */
 
+/*
+ * Read-your-writes. An ingest's watermark ("v1:<hex chunk id>") names the chunk vectord
+ * stores last for it; the write is visible once that chunk is. Wait up to timeout_us
+ * (polling with backoff) for the watermark of tenant; *reached says whether it came.
+ * An empty watermark is reached at once; a malformed one is EG_EINVAL.
+ */
+eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark, int64_t timeout_us, bool *reached,
+                          eg_err *err);
+
 #endif

@@ -14,6 +14,7 @@
 #include "common/map.h"
 #include "common/pool.h"
 #include "common/text.h"
+#include "common/stage.h"
 #include "common/time.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
@@ -71,18 +72,7 @@ static uint64_t chunk_id_of(const Engram__V1__Scope *s, const char *kind, const 
 }
 
 static void stage(eg_ingest *g, Engram__V1__IngestReport *r, eg_arena *a, const char *name, int64_t t0) {
-  int64_t us = eg_time_mono_us() - t0;
-  Engram__V1__StageTiming **ns = eg_arena_alloc(a, (r->n_stages + 1) * sizeof *ns);
-  Engram__V1__StageTiming *st = eg_arena_calloc(a, 1, sizeof *st);
-  if (!ns || !st) return;
-  engram__v1__stage_timing__init(st);
-  st->stage = (char *)name;
-  st->micros = us;
-  if (r->n_stages) memcpy(ns, r->stages, r->n_stages * sizeof *ns);
-  ns[r->n_stages++] = st;
-  r->stages = ns;
-  const char *l[1] = {name};
-  eg_series_observe(eg_metric_series(g->m_stage, l, 1), (double)us / 1e6);
+  eg_stage_done(a, &r->stages, &r->n_stages, name, t0, g->m_stage);
 }
 
 static char *user_entity(eg_arena *a, const Engram__V1__Scope *s) {
@@ -827,49 +817,15 @@ eg_code eg_ingest_get_job(eg_ingest *g, const Engram__V1__GetJobRequest *req, eg
   return EG_OK;
 }
 
-eg_code eg_watermark_reached(eg_peers *peers, const char *tenant, const char *watermark, bool *reached, eg_err *err) {
-  *reached = false;
-  unsigned long long id;
-  if (!watermark || !*watermark) {
-    *reached = true;
-    return EG_OK;
-  }
-  if (sscanf(watermark, "v1:%llx", &id) != 1) return eg_err_set(err, EG_EINVAL, "malformed watermark");
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  uint64_t ids[1] = {id};
-  Engram__V1__GetChunksRequest req = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
-  req.scope = &scope;
-  req.ids = ids;
-  req.n_ids = 1;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(peers->vectord, "/engram.v1.Vector/GetChunks", &req.base,
-                            &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
-  if (rc) return rc;
-  *reached = ((Engram__V1__GetChunksResponse *)resp)->n_chunks > 0;
-  protobuf_c_message_free_unpacked(resp, NULL);
-  return EG_OK;
-}
-
 eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_arena *a,
                        Engram__V1__WaitResponse *resp, eg_err *err) {
   (void)a;
   if (req->timeout_us < 0 || req->timeout_us > 60 * EG_US_PER_SEC)
     return eg_err_set(err, EG_EINVAL, "timeout_us must be within 0..60 s");
-  int64_t until = eg_time_mono_us() + req->timeout_us;
-  long sleep_us = 2000;
-  for (;;) {
-    bool reached;
-    eg_code rc = eg_watermark_reached(g->o.peers, req->scope->tenant, req->watermark, &reached, err);
-    if (rc) return rc;
-    if (reached || eg_time_mono_us() >= until) {
-      resp->reached = reached;
-      return EG_OK;
-    }
-    struct timespec ts = {0, sleep_us * 1000};
-    nanosleep(&ts, NULL);
-    if (sleep_us < 50000) sleep_us *= 2;
-  }
+  bool reached = false;
+  eg_code rc = eg_watermark_wait(g->o.peers, req->scope->tenant, req->watermark, req->timeout_us, &reached, err);
+  resp->reached = reached;
+  return rc;
 }
 
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,

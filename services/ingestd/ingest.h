@@ -55,8 +55,4 @@ eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_aren
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                         Engram__V1__EraseResponse *resp, eg_err *err);
 
-/* Is a watermark visible? (also used by recalld) *reached = true when it is. */
-eg_code eg_watermark_reached(eg_peers *peers, const char *tenant, const char *watermark, bool *reached,
-                             eg_err *err);
-
 #endif
