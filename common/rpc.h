@@ -89,6 +89,8 @@ void eg_rpc_server_free(eg_rpc_server *s);
 
 /* A protobuf-c allocator drawing from an arena (frees are no-ops: the arena frees all). */
 ProtobufCAllocator eg_rpc_arena_allocator(eg_arena *a);
+/* A deep copy of m in arena a (NULL for NULL or out of memory). */
+ProtobufCMessage *eg_rpc_clone(eg_arena *a, const ProtobufCMessage *m);
 
 /* Allocate from the call's arena (freed when the call completes). NULL past the cap. */
 void *eg_rpc_alloc(eg_rpc_call *call, size_t n);

@@ -144,6 +144,16 @@ ProtobufCAllocator eg_rpc_arena_allocator(eg_arena *a) {
   return al;
 }
 
+ProtobufCMessage *eg_rpc_clone(eg_arena *a, const ProtobufCMessage *m) {
+  if (!m) return NULL;
+  size_t n = protobuf_c_message_get_packed_size(m);
+  uint8_t *buf = eg_arena_alloc(a, n ? n : 1);
+  if (!buf) return NULL;
+  protobuf_c_message_pack(m, buf);
+  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
+  return protobuf_c_message_unpack(m->descriptor, &al, n, buf);
+}
+
 void *eg_rpc_alloc(eg_rpc_call *c, size_t n) { return eg_arena_calloc(c->arena, 1, n); }
 eg_arena *eg_rpc_arena(eg_rpc_call *c) { return c->arena; }
 

@@ -2,31 +2,70 @@
  * recalld — the recall orchestrator (engram.v1.Recall): query expansion, parallel
  * hybrid + graph search, fusion, premise walk, context assembly.
  *
- * main.c wires configuration, peers and the service table into the shared daemon
- * lifecycle (common/daemon.c).
+ * main.c wires configuration, peers and the engine into the shared daemon lifecycle
+ * (common/daemon.c).
  */
+#include <stdlib.h>
+
 #include "common/daemon.h"
 #include "common/peers.h"
-#include "proto/engram/v1/recall.pb-c.h"
+#include "common/rpc.h"
+#include "common/scope.h"
+#include "services/recalld/recall.h"
 
 static const eg_cfg_opt recalld_opts[] = {
     EG_PEER_OPTS,
+    {"max_k", EG_CFG_INT, "100", "largest k, k1 and k2 of a Recall", 0, 1, 10000},
+    {"max_query_bytes", EG_CFG_INT, "4096", "largest query", 0, 16, 1 << 20},
+    {"max_token_budget", EG_CFG_INT, "32000", "largest token budget of the context block", 0, 16, 1 << 20},
+    {"min_relevance", EG_CFG_DOUBLE, "0.3",
+     "dense similarity under which a chunk is not context (tune per embedder)", 0, 0, 1},
 };
 
-static const eg_rpc_service recalld_services[] = {
-    {&engram__v1__recall__descriptor, NULL, 0, NULL},
-};
+EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
+                  engram__v1__recall_response__init, eg_recall_run)
+
+static const eg_rpc_handler_entry recall_handlers[] = {{"Recall", h_recall}};
+
+typedef struct recalld {
+  eg_peers *peers;
+  eg_recall *recall;
+  eg_rpc_service service;
+} recalld;
 
 static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
-  return eg_peers_open(eg_daemon_cfg(d), (eg_peers **)state, err);
+  const eg_cfg *c = eg_daemon_cfg(d);
+  recalld *s = calloc(1, sizeof *s);
+  if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_code rc = eg_peers_open(c, &s->peers, err);
+  eg_recall_opts o = {
+      .peers = s->peers,
+      .max_k = (uint32_t)eg_cfg_int(c, "max_k"),
+      .max_query_bytes = (uint32_t)eg_cfg_int(c, "max_query_bytes"),
+      .max_token_budget = (uint32_t)eg_cfg_int(c, "max_token_budget"),
+      .min_relevance = (float)eg_cfg_double(c, "min_relevance"),
+  };
+  if (!rc) rc = eg_recall_open(&o, eg_daemon_metrics(d), &s->recall, err);
+  if (rc) {
+    eg_peers_close(s->peers);
+    free(s);
+    return rc;
+  }
+  s->service = (eg_rpc_service){&engram__v1__recall__descriptor, recall_handlers, 1, s->recall};
+  *state = s;
+  return EG_OK;
 }
 
-static void recalld_close(void *state) { eg_peers_close(state); }
+static size_t recalld_services(void *state, const eg_rpc_service **out) {
+  *out = &((recalld *)state)->service;
+  return 1;
+}
 
-static size_t recalld_service_table(void *state, const eg_rpc_service **out) {
-  (void)state;
-  *out = recalld_services;
-  return sizeof recalld_services / sizeof *recalld_services;
+static void recalld_close(void *state) {
+  recalld *s = state;
+  eg_recall_close(s->recall);
+  eg_peers_close(s->peers);
+  free(s);
 }
 
 int main(int argc, char **argv) {
@@ -38,7 +77,7 @@ int main(int argc, char **argv) {
       .opts = recalld_opts,
       .n_opts = sizeof recalld_opts / sizeof *recalld_opts,
       .open = recalld_open,
-      .services = recalld_service_table,
+      .services = recalld_services,
       .close = recalld_close,
   };
   return eg_daemon_main(&spec, argc, argv);

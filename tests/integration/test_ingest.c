@@ -13,6 +13,7 @@
 #include "proto/engram/v1/ingest.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "tests/graph_client.h"
+#include "tests/ingest_client.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
@@ -26,32 +27,10 @@ static Engram__V1__Scope scope_of(const char *tenant) {
   return s;
 }
 
-/* Ingest messages (role, text pairs) as one session. */
+/* Ingest messages (role, text pairs) as one session of user u1. */
 static eg_code session(eg_rpc_client *c, const char *tenant, const char *sid, const char *const *msgs, size_t n,
                        bool async, Engram__V1__IngestResponse **resp, eg_err *e) {
-  Engram__V1__Scope scope = scope_of(tenant);
-  Engram__V1__Message *m = calloc(n, sizeof *m), **mp = calloc(n, sizeof *mp);
-  for (size_t i = 0; i < n; i++) {
-    engram__v1__message__init(&m[i]);
-    m[i].role = (char *)msgs[2 * i];
-    m[i].content = (char *)msgs[2 * i + 1];
-    mp[i] = &m[i];
-  }
-  Engram__V1__IngestSessionRequest req = ENGRAM__V1__INGEST_SESSION_REQUEST__INIT;
-  req.scope = &scope;
-  req.session_id = (char *)sid;
-  req.session_time = T("2024-03-10T10:00:00Z");
-  req.messages = mp;
-  req.n_messages = n;
-  req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
-  ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
-                            0, &r, e);
-  free(m);
-  free(mp);
-  if (resp) *resp = (void *)r;
-  else if (r) protobuf_c_message_free_unpacked(r, NULL);
-  return rc;
+  return ic_session(c, tenant, "u1", sid, T("2024-03-10T10:00:00Z"), msgs, n, async, resp, e);
 }
 
 /* Top hit of a vector search: session id and whether its content holds `needle`. */

@@ -1,0 +1,269 @@
+/*
+ * assemble.c — the answer of a Recall: structured items (facts, chunks, paths) and one
+ * context block for a prompt.
+ *
+ * The block puts current facts first (with the values they replaced and why, and the
+ * premise walk's verdict), then the excerpts — chronological when the question is about a
+ * time, else by score — then the connections; every line dated. Lines are added while
+ * they fit the token budget (tokens counted as words, the measure used throughout).
+ * Everything the response keeps is copied into the call's arena: the peers' answers it
+ * was read from are freed after.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/rpc.h"
+#include "common/time.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+#include "services/recalld/recall_int.h"
+
+static size_t count_words(const char *s) {
+  size_t n = 0;
+  bool in = false;
+  for (; *s; s++) {
+    bool sp = *s == ' ' || *s == '\n' || *s == '\t';
+    n += !sp && !in;
+    in = !sp;
+  }
+  return n;
+}
+
+static void date_of(int64_t us, char *buf, size_t len) {
+  if (!us) snprintf(buf, len, "undated");
+  else eg_time_format_date(us, buf, len);
+}
+
+static const char *name_of(const rc_ctx *c, const char *name) {
+  return name && strcmp(name, c->user_entity) == 0 ? "the user" : name ? name : "?";
+}
+
+static const char *value_of(const rc_ctx *c, const Engram__V1__Edge *e) {
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  return name_of(c, e->object_name);
+}
+
+/* "Maya Patel LIVES_IN London" */
+static void edge_text(const rc_ctx *c, const Engram__V1__Edge *e, eg_buf *b) {
+  eg_buf_printf(b, "%s %s %s", name_of(c, e->subject_name), e->relation, value_of(c, e));
+}
+
+static const char *status_name(Engram__V1__EpistemicStatus s) {
+  switch (s) {
+  case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_CORROBORATED: return "CORROBORATED";
+  case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE: return "POTENTIALLY_STALE";
+  case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED: return "UNVERIFIED";
+  default: return "UNCHECKED";
+  }
+}
+
+/* One fact as a block line (with its history and status). */
+static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
+  char d[16];
+  date_of(f->edge->valid_from, d, sizeof d);
+  eg_buf_printf(b, "- ");
+  edge_text(c, f->edge, b);
+  eg_buf_printf(b, " (since %s) [%s", d, status_name(f->status));
+  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE && f->superseding) {
+    char sd[16];
+    date_of(f->superseding->valid_from, sd, sizeof sd);
+    eg_buf_printf(b, ": a premise changed on %s: ", sd);
+    edge_text(c, f->superseding, b);
+  }
+  eg_buf_printf(b, "]");
+  if (f->edge->meta && f->edge->meta->reason && *f->edge->meta->reason) eg_buf_printf(b, " why: %s", f->edge->meta->reason);
+  eg_buf_printf(b, "\n");
+  for (size_t i = 0; i < f->n_history; i++) {
+    const Engram__V1__Edge *h = f->history[i];
+    char from[16], to[16];
+    date_of(h->valid_from, from, sizeof from);
+    date_of(h->valid_to ? h->valid_to : f->edge->valid_from, to, sizeof to);
+    eg_buf_printf(b, "    earlier: %s (%s to %s, superseded)", value_of(c, h), from, to);
+    if (h->meta && h->meta->reason && *h->meta->reason) eg_buf_printf(b, " why: %s", h->meta->reason);
+    eg_buf_printf(b, "\n");
+  }
+}
+
+static void chunk_line(const rc_chunk *x, eg_buf *b) {
+  char d[16];
+  date_of(x->chunk->time, d, sizeof d);
+  const Engram__V1__Chunk *ch = x->chunk;
+  eg_buf_printf(b, "- [%s, %s %s] %s\n", d, *ch->session_id ? "session" : "document",
+                *ch->session_id ? ch->session_id : ch->document_id, ch->content);
+}
+
+static void path_line(const rc_ctx *c, const rc_path *p, eg_buf *b) {
+  eg_buf_printf(b, "- ");
+  for (size_t i = 0; i < p->path->n_edges; i++) {
+    if (i) eg_buf_printf(b, " → ");
+    edge_text(c, p->path->edges[i], b);
+  }
+  eg_buf_printf(b, "\n");
+}
+
+typedef struct block {
+  eg_buf b;
+  size_t tokens, budget;
+  bool full;
+} block;
+
+/* Append line when it fits the budget. */
+static void emit(block *k, const eg_buf *line) {
+  if (k->full || !line->len) return;
+  size_t t = count_words(line->data);
+  if (k->tokens + t > k->budget) {
+    k->full = true;
+    return;
+  }
+  eg_buf_append(&k->b, line->data, line->len);
+  k->tokens += t;
+}
+
+static void emit_text(block *k, const char *s) {
+  eg_buf l = EG_BUF_INIT;
+  eg_buf_printf(&l, "%s", s);
+  emit(k, &l);
+  eg_buf_free(&l);
+}
+
+static int by_time(const void *a, const void *b) {
+  int64_t x = ((const rc_chunk *)a)->chunk->time, y = ((const rc_chunk *)b)->chunk->time;
+  return (x > y) - (x < y);
+}
+
+static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t *n) {
+  static const char *names[] = {"content", "latent", "bm25", "temporal", "recency"};
+  const float v[] = {x->content, x->latent, x->bm25, x->temporal, x->recency};
+  Engram__V1__SignalScore **s = eg_arena_calloc(a, 5, sizeof *s);
+  *n = 0;
+  for (size_t i = 0; s && i < 5; i++) {
+    s[i] = eg_arena_calloc(a, 1, sizeof **s);
+    if (!s[i]) return s;
+    engram__v1__signal_score__init(s[i]);
+    s[i]->signal = (char *)names[i];
+    s[i]->value = v[i];
+    *n = i + 1;
+  }
+  return s;
+}
+
+eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
+  eg_arena *a = c->a;
+  float min_rel = c->r->o.min_relevance;
+  /* chunks too far from the question are not context */
+  size_t keep = 0;
+  for (size_t i = 0; i < c->n_chunks; i++) {
+    const rc_chunk *x = &c->chunks[i];
+    float rel = x->content > x->latent ? x->content : x->latent;
+    if (rel >= min_rel || (c->temporal && x->temporal > 0 && rel >= min_rel / 2)) c->chunks[keep++] = *x;
+  }
+  c->n_chunks = keep;
+  resp->nothing_relevant = !c->n_chunks && !c->n_facts && !c->n_paths;
+  size_t n = c->n_facts + c->n_chunks + c->n_paths;
+  resp->items = eg_arena_calloc(a, n ? n : 1, sizeof *resp->items);
+  if (!resp->items) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_buf line = EG_BUF_INIT;
+  for (size_t i = 0; i < c->n_facts; i++) {
+    const rc_fact *f = &c->facts[i];
+    Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
+    if (!it) break;
+    engram__v1__recall_item__init(it);
+    it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT;
+    line.len = 0;
+    edge_text(c, f->edge, &line);
+    it->text = eg_arena_strndup(a, line.data, line.len);
+    it->score = f->score;
+    it->time = f->edge->valid_from;
+    it->fact = (void *)eg_rpc_clone(a, &f->edge->base);
+    it->status = f->status;
+    it->superseding = (void *)eg_rpc_clone(a, f->superseding ? &f->superseding->base : NULL);
+    if (f->edge->meta) {
+      it->session_id = eg_arena_strdup(a, f->edge->meta->source_session_id);
+      it->document_id = eg_arena_strdup(a, f->edge->meta->source_document_id);
+      it->turn_index = f->edge->meta->source_turn;
+      it->chunk_id = f->edge->meta->source_chunk_id;
+    }
+    it->history = eg_arena_calloc(a, f->n_history ? f->n_history : 1, sizeof *it->history);
+    for (size_t h = 0; it->history && h < f->n_history; h++)
+      it->history[it->n_history++] = (void *)eg_rpc_clone(a, &f->history[h]->base);
+    resp->items[resp->n_items++] = it;
+  }
+  for (size_t i = 0; i < c->n_chunks; i++) {
+    const rc_chunk *x = &c->chunks[i];
+    Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
+    if (!it) break;
+    engram__v1__recall_item__init(it);
+    it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK;
+    it->text = eg_arena_strdup(a, x->chunk->content);
+    it->latent = eg_arena_strdup(a, x->chunk->latent);
+    it->role = eg_arena_strdup(a, x->chunk->role);
+    it->score = x->score;
+    it->time = x->chunk->time;
+    it->session_id = eg_arena_strdup(a, x->chunk->session_id);
+    it->document_id = eg_arena_strdup(a, x->chunk->document_id);
+    it->turn_index = x->chunk->turn_index;
+    it->chunk_id = x->chunk->id;
+    it->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED;
+    it->signals = signals(a, x, &it->n_signals);
+    resp->items[resp->n_items++] = it;
+  }
+  for (size_t i = 0; i < c->n_paths; i++) {
+    Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
+    if (!it) break;
+    engram__v1__recall_item__init(it);
+    it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_PATH;
+    line.len = 0;
+    path_line(c, &c->paths[i], &line);
+    it->text = eg_arena_strndup(a, line.data + 2, line.len > 3 ? line.len - 3 : 0);
+    it->score = c->paths[i].score;
+    it->path = (void *)eg_rpc_clone(a, &c->paths[i].path->base);
+    resp->items[resp->n_items++] = it;
+  }
+
+  /* the context block */
+  block k = {EG_BUF_INIT, 0, c->req->token_budget ? c->req->token_budget : 2000, false};
+  char asked[16];
+  date_of(c->tq, asked, sizeof asked);
+  line.len = 0;
+  eg_buf_printf(&line, "Question (asked %s): %s\n", asked, c->req->query);
+  emit(&k, &line);
+  if (resp->nothing_relevant) emit_text(&k, "Nothing stored is relevant to this question.\n");
+  if (c->n_facts) {
+    line.len = 0;
+    eg_buf_printf(&line, "Facts as of %s (current value first, earlier values superseded):\n", asked);
+    emit(&k, &line);
+    for (size_t i = 0; i < c->n_facts; i++) {
+      line.len = 0;
+      fact_line(c, &c->facts[i], &line);
+      emit(&k, &line);
+    }
+  }
+  if (c->n_chunks) {
+    rc_chunk *order = eg_arena_alloc(a, c->n_chunks * sizeof *order);
+    if (order) {
+      memcpy(order, c->chunks, c->n_chunks * sizeof *order);
+      if (c->temporal) qsort(order, c->n_chunks, sizeof *order, by_time);
+      emit_text(&k, c->temporal ? "Excerpts (oldest first):\n" : "Excerpts (most relevant first):\n");
+      for (size_t i = 0; i < c->n_chunks; i++) {
+        line.len = 0;
+        chunk_line(&order[i], &line);
+        emit(&k, &line);
+      }
+    }
+  }
+  if (c->n_paths) {
+    emit_text(&k, "Connections:\n");
+    for (size_t i = 0; i < c->n_paths; i++) {
+      line.len = 0;
+      path_line(c, &c->paths[i], &line);
+      emit(&k, &line);
+    }
+  }
+  resp->context = eg_arena_strndup(a, k.b.data ? k.b.data : "", k.b.len);
+  resp->context_tokens = (uint32_t)k.tokens;
+  eg_buf_free(&k.b);
+  eg_buf_free(&line);
+  return resp->context ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+}

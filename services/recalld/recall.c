@@ -1,0 +1,638 @@
+/*
+ * recall.c — the stages of one Recall (see recall.h): validation, watermark, query
+ * expansion, the parallel searches, chunk-level expansion, fusion, and the premise walk
+ * and history of the returned facts. assemble.c builds the answer.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/map.h"
+#include "common/scope.h"
+#include "common/stage.h"
+#include "common/text.h"
+#include "common/time.h"
+#include "common/tokenize.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+#include "services/ingestd/dates.h"
+#include "services/ingestd/enrich.h"
+#include "services/recalld/recall_int.h"
+
+#define DAY EG_US_PER_DAY
+#define MAX_VARIANTS 4
+#define MAX_SEEDS 16
+#define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
+
+/* The literal of an edge's object, else its entity's name ("" when neither). */
+static const char *object_text(const Engram__V1__Edge *e) {
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  return e->object_name ? e->object_name : "";
+}
+
+static bool object_is(const Engram__V1__Edge *e, uint64_t entity) {
+  return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID && e->object->entity_id == entity;
+}
+
+eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out, eg_err *err) {
+  eg_recall *r = calloc(1, sizeof *r);
+  if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  r->o = *o;
+  if (mx) {
+    r->m_stage = eg_metrics_histogram(mx, "engram_recalld_stage_seconds", "Time per recall stage.", "stage", NULL, 0);
+    r->m_calls = eg_metric_solo(eg_metrics_counter(mx, "engram_recalld_recalls_total", "Recalls answered.", NULL));
+    r->m_nothing = eg_metric_solo(eg_metrics_counter(mx, "engram_recalld_nothing_relevant_total",
+                                                     "Recalls that found nothing relevant.", NULL));
+  }
+  *out = r;
+  return EG_OK;
+}
+
+void eg_recall_close(eg_recall *r) { free(r); }
+
+static void own(rc_ctx *c, ProtobufCMessage *m) {
+  if (!m) return;
+  ProtobufCMessage **n = eg_arena_alloc(c->a, (c->n_owned + 1) * sizeof *n);
+  if (!n) {
+    protobuf_c_message_free_unpacked(m, NULL);
+    return;
+  }
+  if (c->n_owned) memcpy(n, c->owned, c->n_owned * sizeof *n);
+  n[c->n_owned++] = m;
+  c->owned = n;
+}
+
+/* ---- validation ---------------------------------------------------------------------- */
+
+static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, eg_err *err) {
+  size_t n = strlen(q->query);
+  if (!n) return eg_err_set(err, EG_EINVAL, "query is empty");
+  if (n > r->o.max_query_bytes)
+    return eg_err_set(err, EG_EINVAL, "query is %zu bytes; at most %u", n, r->o.max_query_bytes);
+  if (!eg_utf8_valid(q->query, n)) return eg_err_set(err, EG_EINVAL, "query is not valid UTF-8");
+  if (q->k > r->o.max_k || q->k1 > r->o.max_k || q->k2 > r->o.max_k)
+    return eg_err_set(err, EG_EINVAL, "k, k1 and k2 must be at most %u", r->o.max_k);
+  if (q->token_budget > r->o.max_token_budget)
+    return eg_err_set(err, EG_EINVAL, "token_budget must be at most %u", r->o.max_token_budget);
+  if (q->query_time < 0 || q->valid_at < 0 || q->known_at < 0)
+    return eg_err_set(err, EG_EINVAL, "query_time, valid_at and known_at must not be negative");
+  if (q->watermark_timeout_us < 0 || q->watermark_timeout_us > 60 * EG_US_PER_SEC)
+    return eg_err_set(err, EG_EINVAL, "watermark_timeout_us must be within 0..60 s");
+  if (q->weights) {
+    const float w[6] = {q->weights->content, q->weights->latent, q->weights->bm25,
+                        q->weights->temporal, q->weights->recency, q->weights->graph};
+    for (int i = 0; i < 6; i++)
+      if (!(w[i] >= 0 && w[i] <= 100)) return eg_err_set(err, EG_EINVAL, "weights must be within 0..100");
+  }
+  if (q->expansion > ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE)
+    return eg_err_set(err, EG_EINVAL, "unknown expansion mode %d", (int)q->expansion);
+  if (q->rerank) return eg_err_set(err, EG_EPRECOND, "rerank was asked for but no reranker is configured");
+  for (size_t i = 0; i < q->n_session_ids + q->n_document_ids; i++) {
+    const char *s = i < q->n_session_ids ? q->session_ids[i] : q->document_ids[i - q->n_session_ids];
+    if (!*s || strlen(s) > 256) return eg_err_set(err, EG_EINVAL, "session and document ids must be 1..256 bytes");
+  }
+  return EG_OK;
+}
+
+/* ---- expansion ----------------------------------------------------------------------- */
+
+typedef struct words {
+  rc_ctx *c;
+  eg_buf *out;      /* keywords joined (when set) */
+  char **list;      /* distinct stems (when set) */
+  size_t n, cap;
+  float hits;       /* rc_keyword_match: keywords found */
+  uint8_t *seen;
+} words;
+
+static void on_keyword(void *ctx, const char *tok, size_t len) {
+  words *w = ctx;
+  if (w->out) {
+    if (w->out->len) eg_buf_append(w->out, " ", 1);
+    eg_buf_append(w->out, tok, len);
+  }
+  if (w->list) {
+    for (size_t i = 0; i < w->n; i++)
+      if (strcmp(w->list[i], tok) == 0) return;
+    if (w->n < w->cap) w->list[w->n++] = eg_arena_strndup(w->c->a, tok, len);
+  }
+  if (w->seen) {
+    for (size_t i = 0; i < w->c->n_keywords; i++)
+      if (!w->seen[i] && strcmp(w->c->keywords[i], tok) == 0) {
+        w->seen[i] = 1;
+        w->hits += 1;
+      }
+  }
+}
+
+float rc_keyword_match(rc_ctx *c, const char *text) {
+  if (!c->n_keywords || !text) return 0;
+  uint8_t seen[64] = {0};
+  words w = {.c = c, .seen = seen};
+  eg_tokenizer *t = eg_tokenizer_new(EG_TOK_STEM);
+  if (!t) return 0;
+  eg_tokenize(t, text, strlen(text), on_keyword, &w);
+  eg_tokenizer_free(t);
+  return w.hits / (float)c->n_keywords;
+}
+
+/* Words that make a question about the current state of something. */
+static bool has_update_cue(const char *q) {
+  static const char *cues[] = {"current", "currently", "now", "still", "latest", "these days", "anymore",
+                               "at the moment", "nowadays", "most recent", "recently", "today"};
+  char low[512];
+  size_t n = strlen(q) < sizeof low - 2 ? strlen(q) : sizeof low - 2;
+  low[0] = ' ';
+  for (size_t i = 0; i < n; i++) low[i + 1] = (char)((q[i] >= 'A' && q[i] <= 'Z') ? q[i] + 32 : q[i]);
+  low[n + 1] = 0;
+  for (size_t i = 0; i < sizeof cues / sizeof *cues; i++) {
+    const char *p = strstr(low, cues[i]);
+    size_t l = strlen(cues[i]);
+    if (p && (p[-1] == ' ') && !((p[l] >= 'a' && p[l] <= 'z'))) return true;
+  }
+  return false;
+}
+
+/* The query's date expressions → one time range [from, to). */
+static void concretize(rc_ctx *c, const char *q) {
+  eg_date d[8];
+  size_t n = eg_dates_find(q, c->tq, d, 8);
+  for (size_t i = 0; i < n; i++) {
+    int64_t from = d[i].from, to = d[i].kind == EG_DATE_DAY ? d[i].from + DAY : d[i].to;
+    if (d[i].kind == EG_DATE_SINCE || !to) to = c->tq + 1;
+    if (!c->temporal || from < c->from) c->from = from;
+    if (!c->temporal || to > c->to) c->to = to;
+    c->temporal = true;
+  }
+}
+
+typedef struct variants {
+  char *v[MAX_VARIANTS];
+  size_t n;
+} variants;
+
+static void add_variant(variants *vs, char *v) {
+  if (!v || !*v || vs->n == MAX_VARIANTS) return;
+  for (size_t i = 0; i < vs->n; i++)
+    if (strcmp(vs->v[i], v) == 0) return;
+  vs->v[vs->n++] = v;
+}
+
+/* Resolve the mentions to entities (look-up only) and remember them as seeds; returns the
+ * aliases found, space-joined, for an alias variant. */
+static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
+  if (!e->n_mentions) return NULL;
+  size_t n = e->n_mentions < MAX_SEEDS ? e->n_mentions : MAX_SEEDS;
+  Engram__V1__EntityMention *m = eg_arena_calloc(c->a, n, sizeof *m), **mp = eg_arena_calloc(c->a, n, sizeof *mp);
+  c->seeds = eg_arena_calloc(c->a, n, sizeof *c->seeds);
+  c->seed_named = eg_arena_calloc(c->a, n, sizeof *c->seed_named);
+  if (!m || !mp || !c->seeds || !c->seed_named) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    engram__v1__entity_mention__init(&m[i]);
+    m[i].name = e->mentions[i].name;
+    mp[i] = &m[i];
+  }
+  Engram__V1__ResolveEntitiesRequest req = ENGRAM__V1__RESOLVE_ENTITIES_REQUEST__INIT;
+  req.scope = &c->scope;
+  req.mentions = mp;
+  req.n_mentions = n;
+  ProtobufCMessage *resp = NULL;
+  if (eg_rpc_unary(c->r->o.peers->graphd, "/engram.v1.Graph/ResolveEntities", &req.base,
+                   &engram__v1__resolve_entities_response__descriptor, 0, &resp, err))
+    return NULL;
+  own(c, resp);
+  Engram__V1__ResolveEntitiesResponse *r = (void *)resp;
+  eg_buf aliases = EG_BUF_INIT;
+  for (size_t i = 0; i < r->n_entities && i < n; i++) {
+    const Engram__V1__Entity *ent = r->entities[i]->entity;
+    if (!ent || !ent->id) continue;
+    bool dup = false;
+    for (size_t j = 0; j < c->n_seeds; j++) dup |= c->seeds[j] == ent->id;
+    if (dup) continue;
+    c->seed_named[c->n_seeds] = strcmp(ent->name, c->user_entity) != 0;
+    c->seeds[c->n_seeds++] = ent->id;
+    for (size_t k = 0; k < ent->n_aliases; k++) {
+      if (strcasecmp(ent->aliases[k], m[i].name) == 0) continue;
+      if (aliases.len) eg_buf_append(&aliases, " ", 1);
+      eg_buf_append(&aliases, ent->aliases[k], strlen(ent->aliases[k]));
+    }
+  }
+  char *s = aliases.len ? eg_arena_strndup(c->a, aliases.data, aliases.len) : NULL;
+  eg_buf_free(&aliases);
+  return s;
+}
+
+/* Φ(q): the variants to search, the time range, the keywords and the seeds. */
+static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
+  const char *q = c->req->query;
+  add_variant(vs, (char *)q);
+  concretize(c, q);
+  c->update_cue = has_update_cue(q);
+  /* stemmed keywords (for fact matching) and plain keywords (a BM25-friendly variant) */
+  c->keywords = eg_arena_calloc(c->a, 64, sizeof *c->keywords);
+  words stems = {.c = c, .list = c->keywords, .cap = 64};
+  eg_tokenizer *t = eg_tokenizer_new(EG_TOK_STEM);
+  if (!t || !c->keywords) {
+    eg_tokenizer_free(t);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  eg_tokenize(t, q, strlen(q), on_keyword, &stems);
+  eg_tokenizer_free(t);
+  c->n_keywords = stems.n;
+  bool expand = c->req->expansion != ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE;
+  eg_buf kw = EG_BUF_INIT;
+  words plain = {.c = c, .out = &kw};
+  if (expand && (t = eg_tokenizer_new(EG_TOK_STOPWORDS))) {
+    eg_tokenize(t, q, strlen(q), on_keyword, &plain);
+    eg_tokenizer_free(t);
+  }
+  char *keywords = kw.len ? eg_arena_strndup(c->a, kw.data, kw.len) : NULL;
+  eg_buf_free(&kw);
+  if (expand) add_variant(vs, keywords);
+  /* The rules enricher reads the question as the ingest path read the conversations: the
+   * entities it names (the user for "I", "my") and, for a dated question, its latent
+   * form with absolute dates, which is how the stored latent texts are written. */
+  eg_segment seg = {q, "user", "", c->tq};
+  eg_enrich_ctx ectx = {c->user_entity, 0, 0};
+  eg_enriched e = {0};
+  eg_code rc = eg_enrich_rules(&ectx, &seg, 1, c->a, &e, err);
+  if (rc) return rc;
+  if (expand && c->temporal) add_variant(vs, e.latent);
+  char *aliases = resolve_seeds(c, &e, err);
+  if (err->code) return err->code;
+  if (expand && aliases) add_variant(vs, eg_arena_sprintf(c->a, "%s %s", keywords ? keywords : q, aliases));
+  return EG_OK;
+}
+
+/* ---- the parallel searches ------------------------------------------------------------ */
+
+static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint32_t k, bool in_range,
+                                             const uint64_t *entities, size_t n_entities) {
+  Engram__V1__SearchRequest *s = eg_arena_calloc(c->a, 1, sizeof *s);
+  Engram__V1__SearchFilter *f = eg_arena_calloc(c->a, 1, sizeof *f);
+  Engram__V1__SearchQuery **qs = eg_arena_calloc(c->a, vs->n, sizeof *qs);
+  if (!s || !f || !qs) return NULL;
+  engram__v1__search_request__init(s);
+  engram__v1__search_filter__init(f);
+  for (size_t i = 0; i < vs->n; i++) {
+    qs[i] = eg_arena_calloc(c->a, 1, sizeof **qs);
+    if (!qs[i]) return NULL;
+    engram__v1__search_query__init(qs[i]);
+    qs[i]->text = vs->v[i];
+  }
+  s->scope = &c->scope;
+  s->queries = qs;
+  s->n_queries = vs->n;
+  s->k = k;
+  s->include_content = true;
+  f->session_ids = c->req->session_ids;
+  f->n_session_ids = c->req->n_session_ids;
+  f->document_ids = c->req->document_ids;
+  f->n_document_ids = c->req->n_document_ids;
+  f->entity_ids = (uint64_t *)entities;
+  f->n_entity_ids = n_entities;
+  if (in_range) {
+    Engram__V1__TimeRange *tr = eg_arena_calloc(c->a, 1, sizeof *tr);
+    if (!tr) return NULL;
+    engram__v1__time_range__init(tr);
+    tr->from = c->from;
+    tr->to = c->to + AFTER_RANGE;
+    f->time = tr;
+  }
+  s->filter = f;
+  return s;
+}
+
+static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
+  if (!c->temporal) return 0;
+  if (ch->time >= c->from && ch->time < c->to) return 1;
+  /* a date the enricher resolved into the latent text ("… 2023-05-20 …") */
+  for (const char *p = ch->latent; p && *p; p++) {
+    int y, m, d;
+    if (p[0] >= '1' && p[0] <= '2' && sscanf(p, "%4d-%2d-%2d", &y, &m, &d) == 3 && p[4] == '-') {
+      int64_t t = eg_days_from_civil(y, m, d) * DAY;
+      if (t >= c->from && t < c->to) return 1;
+      p += 9;
+    }
+  }
+  return ch->time >= c->to && ch->time < c->to + AFTER_RANGE ? 0.5f : 0;
+}
+
+/* Merge the hits of a search response into the chunk candidates. */
+static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion, size_t cap) {
+  for (size_t q = 0; r && q < r->n_results; q++)
+    for (size_t i = 0; i < r->results[q]->n_hits; i++) {
+      const Engram__V1__SearchHit *h = r->results[q]->hits[i];
+      if (!h->chunk) continue;
+      void *v = eg_map_get(seen, &h->chunk->id, sizeof h->chunk->id);
+      rc_chunk *x;
+      if (v) {
+        x = &c->chunks[(uintptr_t)v - 1];
+        if (!expansion) {
+          x->variants++;
+          x->expansion = false;
+        }
+      } else {
+        if (c->n_chunks == cap) continue;
+        x = &c->chunks[c->n_chunks++];
+        *x = (rc_chunk){.chunk = h->chunk, .expansion = expansion, .variants = !expansion};
+        eg_map_put(seen, &h->chunk->id, sizeof h->chunk->id, (void *)(uintptr_t)c->n_chunks);
+      }
+      if (h->content_sim > x->content) x->content = h->content_sim;
+      if (h->latent_sim > x->latent) x->latent = h->latent_sim;
+      if (h->bm25_norm > x->bm25) x->bm25 = h->bm25_norm;
+    }
+}
+
+typedef struct weights {
+  float content, latent, bm25, temporal, recency, graph;
+} weights;
+
+static weights weights_of(const rc_ctx *c) {
+  weights w = {0.4f, 0.4f, 0.2f, 0.3f, 0.2f, 0.5f};
+  const Engram__V1__RecallWeights *q = c->req->weights;
+  if (q && (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph))
+    w = (weights){q->content, q->latent, q->bm25, q->temporal, q->recency, q->graph};
+  return w;
+}
+
+static int by_score_chunk(const void *a, const void *b) {
+  float x = ((const rc_chunk *)a)->score, y = ((const rc_chunk *)b)->score;
+  return (x < y) - (x > y);
+}
+
+static int by_score_fact(const void *a, const void *b) {
+  float x = ((const rc_fact *)a)->score, y = ((const rc_fact *)b)->score;
+  return (x < y) - (x > y);
+}
+
+static void fuse_chunks(rc_ctx *c, const weights *w) {
+  for (size_t i = 0; i < c->n_chunks; i++) {
+    rc_chunk *x = &c->chunks[i];
+    x->temporal = temporal_fit(c, x->chunk);
+    double age = (double)(c->tq - x->chunk->time) / (double)DAY;
+    x->recency = c->update_cue && x->chunk->time ? (float)exp(-(age > 0 ? age : 0) / 90.0) : 0;
+    x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 + w->temporal * x->temporal +
+               w->recency * x->recency + 0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
+    if (x->expansion) x->score *= 0.85f;
+  }
+  qsort(c->chunks, c->n_chunks, sizeof *c->chunks, by_score_chunk);
+}
+
+/* The current facts of the seeds that match the question (all of them for an entity the
+ * question names when none matches), at most k2, best first. */
+static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w, uint32_t k2) {
+  if (!st) return;
+  size_t total = 0;
+  for (size_t i = 0; i < st->n_results; i++) total += st->results[i]->n_values;
+  c->facts = eg_arena_calloc(c->a, total ? total : 1, sizeof *c->facts);
+  if (!c->facts) return;
+  for (int pass = 0; pass < 2 && c->n_facts == 0; pass++)
+    for (size_t i = 0; i < st->n_results; i++) {
+      bool named = false;
+      for (size_t s = 0; s < c->n_seeds; s++) named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
+      for (size_t v = 0; v < st->results[i]->n_values; v++) {
+        const Engram__V1__Edge *e = st->results[i]->values[v];
+        char text[600];
+        snprintf(text, sizeof text, "%s %s", e->relation, object_text(e));
+        for (char *p = text; *p; p++)
+          if (*p == '_') *p = ' ';
+        float m = rc_keyword_match(c, text);
+        if (pass == 0 && m <= 0) continue;
+        if (pass == 1 && !named) continue;
+        c->facts[c->n_facts++] = (rc_fact){.edge = e, .match = m, .score = w->graph * (0.5f + 0.5f * m)};
+      }
+    }
+  qsort(c->facts, c->n_facts, sizeof *c->facts, by_score_fact);
+  if (c->n_facts > k2) c->n_facts = k2;
+}
+
+/* Paths of two or more hops from the seeds, those reaching further seeds or matching
+ * keywords first. */
+static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const weights *w, uint32_t k2) {
+  if (!tr) return;
+  c->paths = eg_arena_calloc(c->a, tr->n_paths ? tr->n_paths : 1, sizeof *c->paths);
+  if (!c->paths) return;
+  for (size_t i = 0; i < tr->n_paths; i++) {
+    const Engram__V1__Path *p = tr->paths[i];
+    if (p->n_edges < 2) continue;
+    eg_buf b = EG_BUF_INIT;
+    int seeds_hit = 0;
+    for (size_t e = 0; e < p->n_edges; e++) {
+      const Engram__V1__Edge *x = p->edges[e];
+      eg_buf_printf(&b, "%s %s ", x->relation, object_text(x));
+      for (size_t s = 0; s < c->n_seeds; s++) seeds_hit += e > 0 && object_is(x, c->seeds[s]);
+    }
+    for (char *q = b.data; q && *q; q++)
+      if (*q == '_') *q = ' ';
+    float m = rc_keyword_match(c, b.data);
+    eg_buf_free(&b);
+    if (m <= 0 && !seeds_hit) continue;
+    c->paths[c->n_paths++] = (rc_path){p, w->graph * (0.3f * m + 0.3f * (float)seeds_hit) / (float)p->n_edges};
+  }
+  for (size_t i = 1; i < c->n_paths; i++) /* few paths: insertion sort by score */
+    for (size_t j = i; j > 0 && c->paths[j].score > c->paths[j - 1].score; j--) {
+      rc_path t = c->paths[j];
+      c->paths[j] = c->paths[j - 1];
+      c->paths[j - 1] = t;
+    }
+  if (c->n_paths > k2) c->n_paths = k2;
+}
+
+/* ---- the walk and the history of the facts ---------------------------------------------- */
+
+static eg_code walk_facts(rc_ctx *c, eg_err *err) {
+  if (!c->n_facts) return EG_OK;
+  size_t n = c->n_facts;
+  eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
+  uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
+  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
+  Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
+  if (!rs || !claims || !hs || !refs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
+  wr.scope = &c->scope;
+  wr.claims = claims;
+  wr.n_claims = n;
+  wr.valid_at = c->valid_at;
+  wr.known_at = c->known_at;
+  for (size_t i = 0; i < n; i++) {
+    claims[i] = c->facts[i].edge->id;
+    engram__v1__entity_ref__init(&refs[i]);
+    refs[i].ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
+    refs[i].id = c->facts[i].edge->subject;
+    engram__v1__history_request__init(&hs[i]);
+    hs[i].scope = &c->scope;
+    hs[i].subject = &refs[i];
+    hs[i].relation = c->facts[i].edge->relation;
+    hs[i].known_at = c->known_at;
+    hs[i].limit = 16;
+    rs[i] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/History", &hs[i].base,
+                             &engram__v1__history_response__descriptor, NULL, {0, ""}};
+  }
+  rs[n] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/Walk", &wr.base,
+                           &engram__v1__walk_response__descriptor, NULL, {0, ""}};
+  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
+  for (size_t i = 0; i <= n; i++) own(c, rs[i].resp);
+  if (rc) {
+    for (size_t i = 0; i <= n; i++)
+      if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
+  }
+  const Engram__V1__WalkResponse *w = (void *)rs[n].resp;
+  for (size_t i = 0; i < n; i++) {
+    rc_fact *f = &c->facts[i];
+    if (w && i < w->n_statuses) {
+      f->status = w->statuses[i]->status;
+      f->superseding = w->statuses[i]->superseding;
+    }
+    const Engram__V1__HistoryResponse *h = (void *)rs[i].resp;
+    f->history = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *f->history);
+    for (size_t e = 0; h && f->history && e < h->n_entries; e++)
+      if (h->entries[e]->superseded && h->entries[e]->edge->id != f->edge->id &&
+          h->entries[e]->edge->op != ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
+        f->history[f->n_history++] = h->entries[e]->edge;
+  }
+  return EG_OK;
+}
+
+/* ---- one Recall ----------------------------------------------------------------------- */
+
+static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
+  eg_rpc_request rs[4];
+  size_t n = 0;
+  Engram__V1__SearchRequest *all = search_req(c, vs, k1 * 3 > 20 ? k1 * 3 : 20, false, NULL, 0);
+  Engram__V1__SearchRequest *ranged = c->temporal ? search_req(c, vs, k1 * 2, true, NULL, 0) : NULL;
+  if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  rs[n++] = (eg_rpc_request){c->r->o.peers->vectord, "/engram.v1.Vector/Search", &all->base,
+                             &engram__v1__search_response__descriptor, NULL, {0, ""}};
+  if (ranged)
+    rs[n++] = (eg_rpc_request){c->r->o.peers->vectord, "/engram.v1.Vector/Search", &ranged->base,
+                               &engram__v1__search_response__descriptor, NULL, {0, ""}};
+  Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
+  Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
+  Engram__V1__StateQuery *sq = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sq);
+  Engram__V1__StateQuery **sqp = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sqp);
+  Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *refs);
+  Engram__V1__EntityRef **refp = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *refp);
+  if (!sq || !sqp || !refs || !refp) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (c->n_seeds) {
+    for (size_t i = 0; i < c->n_seeds; i++) {
+      engram__v1__entity_ref__init(&refs[i]);
+      refs[i].ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
+      refs[i].id = c->seeds[i];
+      refp[i] = &refs[i];
+      engram__v1__state_query__init(&sq[i]);
+      sq[i].subject = &refs[i];
+      sqp[i] = &sq[i];
+    }
+    st.scope = tr.scope = &c->scope;
+    st.queries = sqp;
+    st.n_queries = c->n_seeds;
+    st.valid_at = tr.valid_at = c->valid_at;
+    st.known_at = tr.known_at = c->known_at;
+    tr.seeds = refp;
+    tr.n_seeds = c->n_seeds;
+    tr.max_depth = 2;
+    tr.max_paths = k2 * 4 > 16 ? k2 * 4 : 16;
+    tr.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
+    rs[n++] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/State", &st.base,
+                               &engram__v1__state_response__descriptor, NULL, {0, ""}};
+    rs[n++] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/Traverse", &tr.base,
+                               &engram__v1__traverse_response__descriptor, NULL, {0, ""}};
+  }
+  eg_code rc = eg_rpc_fanout(rs, n, 0);
+  for (size_t i = 0; i < n; i++) own(c, rs[i].resp);
+  for (size_t i = 0; rc && i < n; i++)
+    if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
+  size_t cap = 0;
+  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) {
+    const Engram__V1__SearchResponse *r = (void *)rs[i].resp;
+    for (size_t q = 0; r && q < r->n_results; q++) cap += r->results[q]->n_hits;
+  }
+  cap += k1 * 2; /* room for the expansion */
+  c->chunks = eg_arena_calloc(c->a, cap, sizeof *c->chunks);
+  if (!c->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_map *seen = eg_map_new();
+  if (!seen) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) take_hits(c, seen, (void *)rs[i].resp, false, cap);
+  weights w = weights_of(c);
+  fuse_chunks(c, &w);
+  /* chunk-level expansion: the entities of the top chunks → more chunks about them */
+  if (c->req->expansion != ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE && c->n_chunks) {
+    uint64_t ents[16];
+    size_t ne = 0;
+    for (size_t i = 0; i < c->n_chunks && i < 3; i++)
+      for (size_t e = 0; e < c->chunks[i].chunk->n_entity_ids && ne < 16; e++) {
+        uint64_t id = c->chunks[i].chunk->entity_ids[e];
+        bool dup = false;
+        for (size_t j = 0; j < ne; j++) dup |= ents[j] == id;
+        for (size_t j = 0; j < c->n_seeds; j++) dup |= c->seeds[j] == id && !c->seed_named[j];
+        if (!dup) ents[ne++] = id;
+      }
+    variants one = {{vs->v[0]}, 1};
+    Engram__V1__SearchRequest *ex = ne ? search_req(c, &one, k1, false, ents, ne) : NULL;
+    ProtobufCMessage *er = NULL;
+    eg_err e2;
+    if (ex && eg_rpc_unary(c->r->o.peers->vectord, "/engram.v1.Vector/Search", &ex->base,
+                           &engram__v1__search_response__descriptor, 0, &er, &e2) == EG_OK) {
+      own(c, er);
+      take_hits(c, seen, (void *)er, true, cap);
+      fuse_chunks(c, &w);
+    }
+  }
+  eg_map_free(seen);
+  if (c->n_seeds) {
+    fuse_facts(c, (void *)rs[n - 2].resp, &w, k2);
+    fuse_paths(c, (void *)rs[n - 1].resp, &w, k2);
+  }
+  return EG_OK;
+}
+
+eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_arena *a,
+                      Engram__V1__RecallResponse *resp, eg_err *err) {
+  eg_code rc = validate(r, req, err);
+  if (rc) return rc;
+  rc_ctx c = {.r = r, .req = req, .a = a};
+  c.scope = *req->scope;
+  c.tq = req->query_time ? req->query_time : eg_time_now_us();
+  c.valid_at = req->valid_at ? req->valid_at : c.tq;
+  c.known_at = req->known_at;
+  c.user_entity = eg_arena_sprintf(a, "user:%s", req->scope->user && *req->scope->user ? req->scope->user : "default");
+  uint32_t k = req->k ? req->k : 10, k1 = req->k1 ? req->k1 : k, k2 = req->k2 ? req->k2 : (k / 2 ? k / 2 : 1);
+  int64_t t = eg_time_mono_us();
+  if (req->watermark && *req->watermark) {
+    bool reached = false;
+    int64_t wait = req->watermark_timeout_us ? req->watermark_timeout_us : 5 * EG_US_PER_SEC;
+    rc = eg_watermark_wait(r->o.peers, req->scope->tenant, req->watermark, wait, &reached, err);
+    if (rc) return rc;
+    if (!reached)
+      return eg_err_set(err, EG_ETIMEOUT, "the watermark's write was not visible within %lld ms", (long long)wait / 1000);
+    t = eg_stage_done(a, &resp->timings, &resp->n_timings, "wait", t, r->m_stage);
+  }
+  variants vs = {{0}, 0};
+  if ((rc = expand(&c, &vs, err))) goto done;
+  t = eg_stage_done(a, &resp->timings, &resp->n_timings, "expand", t, r->m_stage);
+  if ((rc = searches(&c, &vs, k1, k2, err))) goto done;
+  if (c.n_chunks > k1) c.n_chunks = k1;
+  t = eg_stage_done(a, &resp->timings, &resp->n_timings, "search+fuse", t, r->m_stage);
+  if ((rc = walk_facts(&c, err))) goto done;
+  t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
+  resp->variants = vs.v;
+  resp->n_variants = vs.n;
+  if (c.temporal) {
+    resp->time_range = eg_arena_calloc(a, 1, sizeof *resp->time_range);
+    if (resp->time_range) {
+      engram__v1__time_range__init(resp->time_range);
+      resp->time_range->from = c.from;
+      resp->time_range->to = c.to;
+    }
+  }
+  rc = rc_assemble(&c, resp, err);
+  eg_stage_done(a, &resp->timings, &resp->n_timings, "assemble", t, r->m_stage);
+  eg_series_add(r->m_calls, 1);
+  if (resp->nothing_relevant) eg_series_add(r->m_nothing, 1);
+done:
+  /* rc_assemble copied into the arena whatever the response keeps of the peers' answers */
+  for (size_t i = 0; i < c.n_owned; i++) protobuf_c_message_free_unpacked(c.owned[i], NULL);
+  return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * recall.h — recalld's engine: one Recall is
+ *
+ *   wait      the request's watermark is visible (read-your-writes)
+ *   expand    Φ(q): the query, its keywords, its dated rewrite (relative dates made
+ *             absolute against query_time, the form the stored latent texts have), the
+ *             entities it names resolved through graphd with their aliases
+ *   search    in parallel: vectord hybrid search over every variant (and once more inside
+ *             the question's time range when it has one); graphd state of the named
+ *             entities and bounded traversal from them
+ *   expand2   chunk-level expansion: entities of the top chunks → more chunks about them
+ *   fuse      chunks scored by content, latent, BM25, temporal fit and recency; facts by how
+ *             well relation and value match the question; TopK1(chunks) ∪ TopK2(graph)
+ *   walk      premise walk and history of every returned fact
+ *   assemble  items plus one dated context block within the token budget, and the
+ *             nothing-relevant flag
+ *
+ * Every stage's time is in the response and in engram_recalld_stage_seconds.
+ */
+#ifndef EG_RECALLD_RECALL_H
+#define EG_RECALLD_RECALL_H
+
+#include "common/arena.h"
+#include "common/err.h"
+#include "common/metrics.h"
+#include "common/peers.h"
+#include "proto/engram/v1/recall.pb-c.h"
+
+typedef struct eg_recall_opts {
+  eg_peers *peers;             /* borrowed */
+  uint32_t max_k;              /* largest k, k1, k2 */
+  uint32_t max_query_bytes;
+  uint32_t max_token_budget;
+  float min_relevance;         /* dense similarity under which a chunk is not relevant */
+} eg_recall_opts;
+
+typedef struct eg_recall eg_recall;
+
+eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *metrics, eg_recall **out, eg_err *err);
+void eg_recall_close(eg_recall *r); /* accepts NULL */
+
+eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_arena *a,
+                      Engram__V1__RecallResponse *resp, eg_err *err);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * recall_int.h — what the stages of one Recall share (recall.c runs them; assemble.c
+ * turns the fused candidates into items and the context block).
+ */
+#ifndef EG_RECALLD_RECALL_INT_H
+#define EG_RECALLD_RECALL_INT_H
+
+#include <stdbool.h>
+
+#include "common/metrics.h"
+#include "services/recalld/recall.h"
+
+struct eg_recall {
+  eg_recall_opts o;
+  eg_metric *m_stage;
+  eg_series *m_calls, *m_nothing;
+};
+
+/* A chunk candidate, its signals and fused score. */
+typedef struct rc_chunk {
+  const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
+  float content, latent, bm25, temporal, recency, score;
+  int variants;                   /* how many variant searches found it */
+  bool expansion;                 /* found only by chunk-level expansion */
+} rc_chunk;
+
+/* A fact candidate (a current edge) and what the walk and the history say of it. */
+typedef struct rc_fact {
+  const Engram__V1__Edge *edge;
+  float match, score;
+  Engram__V1__EpistemicStatus status;
+  const Engram__V1__Edge *superseding;
+  Engram__V1__Edge **history;     /* earlier values of the chain, superseded */
+  size_t n_history;
+} rc_fact;
+
+/* A multi-hop graph path between entities of the question. */
+typedef struct rc_path {
+  const Engram__V1__Path *path;
+  float score;
+} rc_path;
+
+typedef struct rc_ctx {
+  eg_recall *r;
+  const Engram__V1__RecallRequest *req;
+  eg_arena *a;
+  Engram__V1__Scope scope;        /* the request's scope */
+  int64_t tq, valid_at, known_at; /* the question's now and the bounds */
+  int64_t from, to;               /* its time range; temporal when to > 0 */
+  bool temporal, update_cue;
+  char **keywords;                /* stemmed content words of the query */
+  size_t n_keywords;
+  char *user_entity;              /* "user:<id>" */
+  uint64_t *seeds;                /* resolved entities the question names */
+  bool *seed_named;               /* false for the user entity */
+  size_t n_seeds;
+  rc_chunk *chunks;
+  size_t n_chunks;
+  rc_fact *facts;
+  size_t n_facts;
+  rc_path *paths;
+  size_t n_paths;
+  ProtobufCMessage **owned;       /* peer responses, freed at the end */
+  size_t n_owned;
+} rc_ctx;
+
+/* Do the stemmed words of text hit any keyword of the question? Returns the share of the
+ * question's keywords found (0..1). */
+float rc_keyword_match(rc_ctx *c, const char *text);
+
+/* Fill resp->items, context, context_tokens and nothing_relevant from the ranked
+ * candidates. */
+eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err);
+
+#endif

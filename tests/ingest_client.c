@@ -1,0 +1,35 @@
+/*
+ * ingest_client.c — see ingest_client.h.
+ */
+#include "tests/ingest_client.h"
+
+#include <stdlib.h>
+
+eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
+                   const char *const *msgs, size_t n, bool async, Engram__V1__IngestResponse **resp, eg_err *e) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  scope.user = (char *)user;
+  Engram__V1__Message *m = calloc(n ? n : 1, sizeof *m), **mp = calloc(n ? n : 1, sizeof *mp);
+  for (size_t i = 0; m && mp && i < n; i++) {
+    engram__v1__message__init(&m[i]);
+    m[i].role = (char *)msgs[2 * i];
+    m[i].content = (char *)msgs[2 * i + 1];
+    mp[i] = &m[i];
+  }
+  Engram__V1__IngestSessionRequest req = ENGRAM__V1__INGEST_SESSION_REQUEST__INIT;
+  req.scope = &scope;
+  req.session_id = (char *)sid;
+  req.session_time = session_time;
+  req.messages = mp;
+  req.n_messages = n;
+  req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  ProtobufCMessage *r = NULL;
+  eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
+                            0, &r, e);
+  free(m);
+  free(mp);
+  if (resp) *resp = (void *)r;
+  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  return rc;
+}

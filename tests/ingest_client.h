@@ -1,0 +1,19 @@
+/*
+ * ingest_client.h — helpers for tests and benchmarks that talk to ingestd and recalld.
+ */
+#ifndef EG_TESTS_INGEST_CLIENT_H
+#define EG_TESTS_INGEST_CLIENT_H
+
+#include <stdbool.h>
+
+#include "common/rpc.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+#include "proto/engram/v1/recall.pb-c.h"
+
+/* Ingest messages given as (role, text) pairs as one session of tenant/user said at
+ * session_time, sync or async. *resp (when resp is non-NULL) is freed by the caller with
+ * protobuf_c_message_free_unpacked. */
+eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
+                   const char *const *msgs, size_t n, bool async, Engram__V1__IngestResponse **resp, eg_err *e);
+
+#endif

@@ -1,0 +1,252 @@
+/*
+ * test_recall.c — Recall through all four real daemons: a knowledge update (the current
+ * value first, the old one superseded), a temporal question, an answer spread over three
+ * sessions, the premise-walk case and its near miss, nothing relevant, read-your-writes
+ * with a watermark, bad requests, the CLI and /metrics.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/rpc.h"
+#include "common/time.h"
+#include "proto/engram/v1/recall.pb-c.h"
+#include "tests/graph_client.h"
+#include "tests/harness.h"
+#include "tests/ingest_client.h"
+#include "tests/testlib.h"
+
+static eg_cluster cl;
+static eg_rpc_client *ing, *rec, *gra;
+
+static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, int64_t at, const char *watermark,
+                                             eg_code *code) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  scope.user = "u1";
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.scope = &scope;
+  req.query = (char *)q;
+  req.query_time = at;
+  req.k = 6;
+  req.watermark = (char *)(watermark ? watermark : "");
+  ProtobufCMessage *r = NULL;
+  eg_err e;
+  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
+                            &r, &e);
+  if (code) *code = rc;
+  if (rc && !code) fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
+  return (void *)r;
+}
+
+/* Index of the first chunk item whose text holds needle, -1 when none. */
+static int find_item(const Engram__V1__RecallResponse *r, Engram__V1__ItemKind kind, const char *needle) {
+  for (size_t i = 0; r && i < r->n_items; i++)
+    if (r->items[i]->kind == kind && strstr(r->items[i]->text, needle)) return (int)i;
+  return -1;
+}
+
+static void ingest(const char *tenant, const char *sid, const char *when, const char *const *msgs, size_t n) {
+  eg_err e;
+  EG_REQUIRE(ic_session(ing, tenant, "u1", sid, T(when), msgs, n, false, NULL, &e) == EG_OK);
+}
+
+static void test_start(void) {
+  eg_err e;
+  EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_RECALLD].addr, NULL, &rec, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_GRAPHD].addr, NULL, &gra, &e) == EG_OK);
+  /* distractors every test shares */
+  const char *const d1[] = {"user", "Can you suggest a recipe for banana bread?", "assistant",
+                            "Sure: mash three ripe bananas, mix with flour, sugar and butter, bake for an hour."};
+  const char *const d2[] = {"user", "What's a good sci-fi movie for tonight?", "assistant",
+                            "Arrival is a thoughtful pick, and Interstellar if you want something longer."};
+  const char *const d3[] = {"user", "My manager asked me to prepare the quarterly report slides.", "assistant",
+                            "Start with the revenue summary, then the hiring plan."};
+  ingest("t", "d1", "2024-01-05T10:00:00Z", d1, 2);
+  ingest("t", "d2", "2024-02-11T20:00:00Z", d2, 2);
+  ingest("t", "d3", "2024-03-04T09:00:00Z", d3, 2);
+}
+
+static void test_knowledge_update(void) {
+  const char *const s1[] = {"user", "I live in Paris and I love the bakeries here.", "assistant", "Paris is lovely."};
+  const char *const s2[] = {"user", "Big news: I moved to London last month for a new job.", "assistant",
+                            "Congratulations on the move to London!"};
+  ingest("t", "home-1", "2023-06-01T10:00:00Z", s1, 2);
+  ingest("t", "home-2", "2024-05-20T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("t", "Where do I live now?", T("2024-07-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(!r->nothing_relevant);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN London");
+  EG_CHECK_INT(f, 0); /* the current value comes first */
+  if (f >= 0) {
+    const Engram__V1__RecallItem *it = r->items[f];
+    EG_CHECK(it->n_history >= 1 && it->history[0]->object_name && strcmp(it->history[0]->object_name, "Paris") == 0);
+    EG_CHECK(it->fact && it->fact->meta && strcmp(it->fact->meta->source_session_id, "home-2") == 0);
+  }
+  EG_CHECK(strstr(r->context, "LIVES_IN London") != NULL);
+  EG_CHECK(strstr(r->context, "earlier: Paris") != NULL && strstr(r->context, "superseded") != NULL);
+  EG_CHECK(strstr(r->context, "LIVES_IN London") < strstr(r->context, "Excerpts") || !strstr(r->context, "Excerpts"));
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "London") >= 0);
+  EG_CHECK(r->n_timings >= 4);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
+static void test_temporal(void) {
+  const char *const a[] = {"user", "Last weekend I went hiking at Mount Tamalpais with my sister Ana.", "assistant",
+                           "That trail has great views."};
+  const char *const b[] = {"user", "I went skiing in Tahoe over the holidays.", "assistant", "Fresh snow?"};
+  ingest("t", "weekend", "2024-04-15T18:00:00Z", a, 2); /* a Monday: last weekend = Apr 13–14 */
+  ingest("t", "ski", "2024-01-02T18:00:00Z", b, 2);
+  Engram__V1__RecallResponse *r = recall_at("t", "What did I do last weekend?", T("2024-04-17T12:00:00Z"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_REQUIRE(r->time_range != NULL);
+  EG_CHECK_INT(r->time_range->from, T("2024-04-13"));
+  EG_CHECK_INT(r->time_range->to, T("2024-04-15"));
+  int hike = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "hiking");
+  int ski = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "skiing");
+  EG_CHECK(hike >= 0);
+  EG_CHECK(ski < 0 || hike < ski);
+  EG_CHECK(strstr(r->context, "Excerpts (oldest first)") != NULL);
+  EG_CHECK(strstr(r->context, "2024-04-15") != NULL); /* dates on everything */
+  EG_CHECK(r->n_variants >= 2);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
+static void test_multi_session(void) {
+  const char *const a[] = {"user", "For my triathlon training I bought a carbon road bike.", "assistant", "Nice."};
+  const char *const b[] = {"user", "My triathlon coach gave me a swimming plan: three pool sessions a week.",
+                           "assistant", "Consistency matters."};
+  const char *const c[] = {"user", "I ran ten kilometres this morning as triathlon practice.", "assistant",
+                           "Great pace!"};
+  ingest("t", "tri-1", "2024-02-01T08:00:00Z", a, 2);
+  ingest("t", "tri-2", "2024-02-20T08:00:00Z", b, 2);
+  ingest("t", "tri-3", "2024-03-10T08:00:00Z", c, 2);
+  Engram__V1__RecallResponse *r = recall_at("t", "What have I done so far to train for the triathlon?",
+                                            T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "road bike") >= 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "swimming plan") >= 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "ten kilometres") >= 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "banana") < 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
+static void test_premise_walk(void) {
+  eg_err e;
+  eg_edge_spec title = {.subject = "Maya Patel", .relation = "JOB_TITLE", .literal = "chief of staff",
+                        .valid_from = T("2023-01-01")};
+  uint64_t t1 = gc_commit(gra, "t", "u1", &title, &e);
+  EG_REQUIRE(t1 != 0);
+  eg_edge_spec auth = {.subject = "Maya Patel", .relation = "HAS_AUTHORITY", .literal = "contract signing",
+                       .valid_from = T("2023-01-01"), .premises = &t1, .n_premises = 1,
+                       .reason = "chiefs of staff sign contracts"};
+  EG_REQUIRE(gc_commit(gra, "t", "u1", &auth, &e) != 0);
+  eg_edge_spec lee = {.subject = "Lee Wong", .relation = "JOB_TITLE", .literal = "CFO", .valid_from = T("2023-01-01")};
+  uint64_t l1 = gc_commit(gra, "t", "u1", &lee, &e);
+  eg_edge_spec lauth = {.subject = "Lee Wong", .relation = "HAS_AUTHORITY", .literal = "budget approval",
+                        .valid_from = T("2023-01-01"), .premises = &l1, .n_premises = 1};
+  EG_REQUIRE(gc_commit(gra, "t", "u1", &lauth, &e) != 0);
+  /* Maya changes job; Omar (unrelated) too: only Maya's authority loses its premise */
+  eg_edge_spec moved = {.subject = "Maya Patel", .relation = "JOB_TITLE", .literal = "engineer",
+                        .valid_from = T("2024-02-01")};
+  EG_REQUIRE(gc_commit(gra, "t", "u1", &moved, &e) != 0);
+  eg_edge_spec omar = {.subject = "Omar Haddad", .relation = "JOB_TITLE", .literal = "designer",
+                       .valid_from = T("2024-02-01")};
+  EG_REQUIRE(gc_commit(gra, "t", "u1", &omar, &e) != 0);
+
+  Engram__V1__RecallResponse *r = recall_at("t", "Does Maya Patel have contract signing authority?", T("2024-06-01"),
+                                            NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_AUTHORITY contract signing");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK_INT(r->items[f]->status, ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(r->items[f]->superseding && strcmp(r->items[f]->superseding->object->literal, "engineer") == 0);
+  EG_CHECK(strstr(r->context, "POTENTIALLY_STALE: a premise changed on 2024-02-01") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* the near miss: another person's change does not touch Lee's claim */
+  r = recall_at("t", "Does Lee Wong have budget approval authority?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_AUTHORITY budget approval");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK_INT(r->items[f]->status, ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
+static void test_nothing_relevant(void) {
+  Engram__V1__RecallResponse *r =
+      recall_at("t", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(r->nothing_relevant);
+  EG_CHECK(strstr(r->context, "Nothing stored is relevant") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* an empty tenant too */
+  r = recall_at("empty-tenant", "Where do I live?", 0, NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(r->nothing_relevant);
+  EG_CHECK_INT(r->n_items, 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
+static void test_read_your_writes(void) {
+  const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant", "Saved."};
+  Engram__V1__IngestResponse *ir = NULL;
+  eg_err e;
+  EG_REQUIRE(ic_session(ing, "t", "u1", "locker", T("2024-05-01"), m, 2, true, &ir, &e) == EG_OK);
+  EG_REQUIRE(ir->watermark && strncmp(ir->watermark, "v1:", 3) == 0);
+  Engram__V1__RecallResponse *r = recall_at("t", "What is the storage locker code?", T("2024-05-02"), ir->watermark, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "4417") >= 0);
+  EG_CHECK(r->n_timings && strcmp(r->timings[0]->stage, "wait") == 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  protobuf_c_message_free_unpacked(&ir->base, NULL);
+}
+
+static void test_bad_requests(void) {
+  eg_code rc;
+  EG_CHECK(recall_at("t", "", 0, NULL, &rc) == NULL);
+  EG_CHECK_INT(rc, EG_EINVAL);
+  EG_CHECK(recall_at("t", "where?", 0, "v1:zz", &rc) == NULL);
+  EG_CHECK_INT(rc, EG_EINVAL);
+  EG_CHECK(recall_at("", "where?", 0, NULL, &rc) == NULL);
+  EG_CHECK_INT(rc, EG_EINVAL);
+  char bad[] = {'w', (char)0xff, 'x', 0};
+  EG_CHECK(recall_at("t", bad, 0, NULL, &rc) == NULL);
+  EG_CHECK_INT(rc, EG_EINVAL);
+}
+
+static void test_cli_and_metrics(void) {
+  char out[600];
+  snprintf(out, sizeof out, "%s/recall-cli.out", cl.dir);
+  EG_CHECK_INT(eg_test_system("%s/engram --recalld-addr %s --tenant t --user u1 recall 'Where do I live now?' "
+                              "--at 2024-07-01 > %s", EG_BINARY_DIR, cl.d[EG_RECALLD].addr, out), 0);
+  char *text = eg_test_slurp(out);
+  EG_CHECK(strstr(text, "LIVES_IN London") != NULL);
+  free(text);
+  eg_buf body = EG_BUF_INIT;
+  EG_CHECK_INT(eg_promtool_scrape(cl.d[EG_RECALLD].metrics_port, cl.dir, "recalld", &body), 0);
+  EG_CHECK(body.data && strstr(body.data, "engram_recalld_stage_seconds_count{stage=\"search+fuse\"}") != NULL);
+  EG_CHECK(body.data && strstr(body.data, "\nengram_recalld_nothing_relevant_total 2") != NULL);
+  eg_buf_free(&body);
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  EG_RUN(test_start);
+  EG_RUN(test_knowledge_update);
+  EG_RUN(test_temporal);
+  EG_RUN(test_multi_session);
+  EG_RUN(test_premise_walk);
+  EG_RUN(test_nothing_relevant);
+  EG_RUN(test_read_your_writes);
+  EG_RUN(test_bad_requests);
+  EG_RUN(test_cli_and_metrics);
+  int rc = eg_test_finish();
+  eg_rpc_client_close(ing);
+  eg_rpc_client_close(rec);
+  eg_rpc_client_close(gra);
+  eg_cluster_stop(&cl, rc != 0);
+  eg_rpc_global_shutdown();
+  return rc;
+}
