@@ -21,54 +21,6 @@
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
-typedef struct writer {
-  FILE *out;
-  long max_questions, questions, sessions;
-  size_t words;
-} writer;
-
-/* "2023/05/20 (Sat) 15:08" → "2023-05-20T15:08:00Z" */
-static void lme_date(const char *d, char *iso, size_t len) {
-  int y = 0, mo = 0, da = 0, h = 0, mi = 0;
-  char wd[8];
-  if (sscanf(d, "%d/%d/%d (%7[^)]) %d:%d", &y, &mo, &da, wd, &h, &mi) != 6) y = 2023, mo = 1, da = 1;
-  snprintf(iso, len, "%04d-%02d-%02dT%02d:%02d:00Z", y, mo, da, h, mi);
-}
-
-static bool write_sessions(const cJSON *rec, void *ctx) {
-  writer *w = ctx;
-  const cJSON *qid = cJSON_GetObjectItem(rec, "question_id");
-  const cJSON *ids = cJSON_GetObjectItem(rec, "haystack_session_ids");
-  const cJSON *dates = cJSON_GetObjectItem(rec, "haystack_dates");
-  const cJSON *sess = cJSON_GetObjectItem(rec, "haystack_sessions");
-  const cJSON *id = ids ? ids->child : NULL, *date = dates ? dates->child : NULL;
-  for (const cJSON *s = sess ? sess->child : NULL; s && id && date; s = s->next, id = id->next, date = date->next) {
-    cJSON *o = cJSON_CreateObject(), *scope = cJSON_AddObjectToObject(o, "scope");
-    cJSON_AddStringToObject(scope, "tenant", "bench");
-    cJSON_AddStringToObject(scope, "user", qid->valuestring);
-    cJSON_AddStringToObject(o, "session_id", id->valuestring);
-    char iso[40];
-    lme_date(date->valuestring, iso, sizeof iso);
-    cJSON_AddStringToObject(o, "session_time", iso);
-    cJSON *msgs = cJSON_AddArrayToObject(o, "messages");
-    for (const cJSON *t = s->child; t; t = t->next) {
-      const cJSON *role = cJSON_GetObjectItem(t, "role"), *content = cJSON_GetObjectItem(t, "content");
-      if (!cJSON_IsString(role) || !cJSON_IsString(content) || !*content->valuestring) continue;
-      cJSON *m = cJSON_CreateObject();
-      cJSON_AddStringToObject(m, "role", role->valuestring);
-      cJSON_AddStringToObject(m, "content", content->valuestring);
-      cJSON_AddItemToArray(msgs, m);
-      w->words += eg_lme_words(content->valuestring);
-    }
-    char *line = cJSON_PrintUnformatted(o);
-    fprintf(w->out, "%s\n", line);
-    free(line);
-    cJSON_Delete(o);
-    w->sessions++;
-  }
-  return ++w->questions < w->max_questions;
-}
-
 int main(int argc, char **argv) {
   long questions = argc > 1 ? atol(argv[1]) : 10;
   const char *embedder = argc > 2 ? argv[2] : "glove";
@@ -78,8 +30,8 @@ int main(int argc, char **argv) {
   char *dir = eg_test_tempdir("bench-ingest");
   char path[4200];
   snprintf(path, sizeof path, "%s/sessions.jsonl", dir);
-  writer w = {fopen(path, "w"), questions, 0, 0, 0};
-  if (!w.out || eg_lme_each(data, write_sessions, &w) < 0 || fclose(w.out) != 0) {
+  eg_lme_sessions w;
+  if (eg_lme_write_sessions(data, questions, path, &w)) {
     fprintf(stderr, "cannot read %s or write %s\n", data, path);
     return 1;
   }

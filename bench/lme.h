@@ -7,6 +7,8 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define EG_LME_DEFAULT EG_SOURCE_DIR "/../shared/data/longmemeval/lme_s_dev.jsonl.gz"
 
@@ -16,5 +18,19 @@ long eg_lme_each(const char *path, bool (*fn)(const cJSON *record, void *ctx), v
 
 /* Whitespace-separated words of s (the token count the benchmarks quote). */
 size_t eg_lme_words(const char *s);
+
+/* What eg_lme_write_sessions wrote. */
+typedef struct eg_lme_sessions {
+  long questions, sessions;
+  size_t words;
+} eg_lme_sessions;
+
+/* Write the haystack sessions of the first max_questions questions as JSONL
+ * IngestSessionRequests (tenant "bench", user = the question id, session_time from the
+ * haystack date) to out_path. 0 on success, -1 when data or out_path cannot be used. */
+int eg_lme_write_sessions(const char *data, long max_questions, const char *out_path, eg_lme_sessions *st);
+
+/* "2023/05/20 (Sat) 15:08" → µs (0 when malformed). */
+int64_t eg_lme_time(const char *d);
 
 #endif

@@ -66,12 +66,13 @@ static void split(const char *text, words *W) {
     }
     size_t s = p;
     char w[64];
-    size_t k = 0, apos = 0;
+    size_t k = 0, apos = 0, apos_at = 0; /* the last apostrophe: in w, and in text */
     while (text[p]) {
       unsigned char d = (unsigned char)text[p];
       bool is_apos = d == '\'' || (d == 0xE2 && (unsigned char)text[p + 1] == 0x80 && (unsigned char)text[p + 2] == 0x99);
       if (is_apos && k && isalpha((unsigned char)text[p + (d == '\'' ? 1 : 3)])) {
         apos = k;
+        apos_at = p;
         if (k < sizeof w - 1) w[k++] = '\'';
         p += d == '\'' ? 1 : 3;
         continue;
@@ -89,7 +90,7 @@ static void split(const char *text, words *W) {
     char left[64], right[64];
     snprintf(left, sizeof left, "%.*s", (int)apos, w);
     snprintf(right, sizeof right, "%s", w + apos + 1);
-    size_t mid = s + apos;
+    size_t mid = apos_at; /* "’" is 3 bytes of text but 1 of w */
     if (!strcmp(right, "t") && apos > 1 && left[apos - 1] == 'n') { /* don't, can't, won't */
       left[apos - 1] = '\0';
       if (!strcmp(left, "ca")) snprintf(left, sizeof left, "can");

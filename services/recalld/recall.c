@@ -290,6 +290,7 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   f->n_session_ids = c->req->n_session_ids;
   f->document_ids = c->req->document_ids;
   f->n_document_ids = c->req->n_document_ids;
+  f->user = c->scope.user; /* a user's memory is theirs: recall searches only it */
   f->entity_ids = (uint64_t *)entities;
   f->n_entity_ids = n_entities;
   if (in_range) {

@@ -1,6 +1,7 @@
 /* test_enrich.c — the offline enricher on concrete conversation snippets. */
 #include <stdio.h>
 
+#include "common/text.h"
 #include "common/time.h"
 #include "services/ingestd/enrich.h"
 #include "tests/testlib.h"
@@ -88,9 +89,30 @@ static void test_intensity_and_relations(void) {
   eg_arena_free(a);
 }
 
+/* Names with accents and typographic apostrophes stay whole, valid UTF-8. */
+static void test_non_ascii_names(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[2] = {{"The Shrine of Bahá’u’lláh in Israel is the holiest site of the Bahá'í Faith; the Buddha’s "
+                      "teachings came from Bodh Gaya. José Núñez visited Zürich.", "assistant", "", T("2024-03-10")},
+                     {"I met Zoë at the Café Müller in São Paulo.", "user", "", T("2024-03-10")}};
+  eg_enriched out[2];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
+  size_t names = 0;
+  for (int i = 0; i < 2; i++)
+    for (size_t m = 0; m < out[i].n_mentions; m++) {
+      const char *n = out[i].mentions[m].name;
+      EG_CHECK(eg_utf8_valid(n, strlen(n)));
+      names += strcmp(n, "Zürich") == 0 || strcmp(n, "José Núñez") == 0 || strcmp(n, "São Paulo") == 0;
+    }
+  EG_CHECK_INT(names, 3);
+  for (int i = 0; i < 2; i++) EG_CHECK(eg_utf8_valid(out[i].latent, strlen(out[i].latent)));
+  eg_arena_free(a);
+}
+
 int main(void) {
   EG_RUN(test_that_framework_is_react);
   EG_RUN(test_moved_to_london_last_october);
   EG_RUN(test_intensity_and_relations);
+  EG_RUN(test_non_ascii_names);
   return eg_test_finish();
 }

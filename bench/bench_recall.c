@@ -1,0 +1,189 @@
+/*
+ * bench_recall.c — Recall latency through all four daemons on loopback, for
+ * bench/RESULTS.md: the haystack sessions of the first N LongMemEval-S questions are
+ * ingested into one tenant (one user per question) through ingestd, then `clients`
+ * threads ask the questions (each as its user, at its question date) for `calls` Recalls
+ * in all. Prints p50/p99 of the whole call and of each stage, and — as a sanity figure, not
+ * the quality benchmark — how often a session holding the answer is among the items.
+ *
+ *   build/bench_recall [questions=301] [embedder=glove] [clients=16] [calls=3000] [data=…]
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/lme.h"
+#include "cli/bulk.h"
+#include "common/log.h"
+#include "common/time.h"
+#include "proto/engram/v1/recall.pb-c.h"
+#include "tests/harness.h"
+#include "tests/testlib.h"
+
+enum { MAX_STAGES = 8 };
+
+typedef struct question {
+  char *id, *text;
+  int64_t at;
+  char **answers; /* answer session ids */
+  size_t n_answers;
+} question;
+
+typedef struct run {
+  question *q;
+  size_t n_q, max_q;
+  eg_rpc_client *c;
+  atomic_long next;
+  long calls;
+  int64_t *lat;                      /* per call, µs */
+  int64_t *stage_lat[MAX_STAGES];    /* per call and stage */
+  char stage_names[MAX_STAGES][24];
+  atomic_int n_stages;
+  atomic_long hits, failed, nothing, tokens;
+  pthread_mutex_t mu;
+} run;
+
+static bool take_question(const cJSON *rec, void *ctx) {
+  run *r = ctx;
+  question *q = &r->q[r->n_q];
+  q->id = strdup(cJSON_GetObjectItem(rec, "question_id")->valuestring);
+  q->text = strdup(cJSON_GetObjectItem(rec, "question")->valuestring);
+  q->at = eg_lme_time(cJSON_GetObjectItem(rec, "question_date")->valuestring);
+  const cJSON *ans = cJSON_GetObjectItem(rec, "answer_session_ids");
+  q->n_answers = (size_t)cJSON_GetArraySize(ans);
+  q->answers = calloc(q->n_answers ? q->n_answers : 1, sizeof *q->answers);
+  size_t i = 0;
+  for (const cJSON *a = ans ? ans->child : NULL; a; a = a->next) q->answers[i++] = strdup(a->valuestring);
+  return ++r->n_q < r->max_q;
+}
+
+static int stage_index(run *r, const char *name) {
+  pthread_mutex_lock(&r->mu);
+  int n = atomic_load(&r->n_stages), i = 0;
+  while (i < n && strcmp(r->stage_names[i], name) != 0) i++;
+  if (i == n && n < MAX_STAGES) {
+    snprintf(r->stage_names[i], sizeof r->stage_names[i], "%s", name);
+    atomic_store(&r->n_stages, n + 1);
+  }
+  pthread_mutex_unlock(&r->mu);
+  return i < MAX_STAGES ? i : -1;
+}
+
+static void *client(void *arg) {
+  run *r = arg;
+  for (long i; (i = atomic_fetch_add(&r->next, 1)) < r->calls;) {
+    const question *q = &r->q[(size_t)i % r->n_q];
+    Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+    scope.tenant = "bench";
+    scope.user = q->id;
+    Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+    req.scope = &scope;
+    req.query = q->text;
+    req.query_time = q->at;
+    req.k = 10;
+    ProtobufCMessage *m = NULL;
+    eg_err e;
+    int64_t t0 = eg_time_mono_us();
+    eg_code rc = eg_rpc_unary(r->c, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
+                              &m, &e);
+    r->lat[i] = eg_time_mono_us() - t0;
+    if (rc) {
+      if (atomic_fetch_add(&r->failed, 1) == 0) fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
+      continue;
+    }
+    Engram__V1__RecallResponse *resp = (void *)m;
+    for (size_t s = 0; s < resp->n_timings; s++) {
+      int k = stage_index(r, resp->timings[s]->stage);
+      if (k >= 0) r->stage_lat[k][i] = resp->timings[s]->micros;
+    }
+    bool hit = false;
+    for (size_t it = 0; it < resp->n_items && !hit; it++)
+      for (size_t a = 0; a < q->n_answers && !hit; a++)
+        hit = resp->items[it]->session_id && strcmp(resp->items[it]->session_id, q->answers[a]) == 0;
+    atomic_fetch_add(&r->hits, hit);
+    atomic_fetch_add(&r->nothing, resp->nothing_relevant);
+    atomic_fetch_add(&r->tokens, resp->context_tokens);
+    protobuf_c_message_free_unpacked(m, NULL);
+  }
+  return NULL;
+}
+
+static int cmp64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void pct(const char *what, int64_t *v, long n) {
+  qsort(v, (size_t)n, sizeof *v, cmp64);
+  printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0, (double)v[n * 99 / 100] / 1000.0);
+}
+
+int main(int argc, char **argv) {
+  long questions = argc > 1 ? atol(argv[1]) : 301;
+  const char *embedder = argc > 2 ? argv[2] : "glove";
+  int clients = argc > 3 ? atoi(argv[3]) : 16;
+  long calls = argc > 4 ? atol(argv[4]) : 3000;
+  const char *data = argc > 5 ? argv[5] : EG_LME_DEFAULT;
+  eg_log_init("bench", EG_LOG_WARN);
+  char *dir = eg_test_tempdir("bench-recall");
+  char path[4200];
+  snprintf(path, sizeof path, "%s/sessions.jsonl", dir);
+  eg_lme_sessions w;
+  run r = {.max_q = (size_t)questions, .calls = calls};
+  r.q = calloc((size_t)questions, sizeof *r.q);
+  if (eg_lme_write_sessions(data, questions, path, &w) || eg_lme_each(data, take_question, &r) < 0) {
+    fprintf(stderr, "cannot read %s or write %s\n", data, path);
+    return 1;
+  }
+  setenv("ENGRAM_EMBEDDER", embedder, 1);
+  eg_cluster cl;
+  eg_err e;
+  if (eg_cluster_start(&cl, NULL, &e)) {
+    fprintf(stderr, "cluster: %s\n", e.msg);
+    return 1;
+  }
+  eg_rpc_client *ic = NULL;
+  eg_rpc_client_opts co = {.timeout_us = 600 * 1000000LL};
+  if (eg_rpc_client_open(cl.d[EG_INGESTD].addr, &co, &ic, &e) || eg_rpc_client_open(cl.d[EG_RECALLD].addr, &co, &r.c, &e)) {
+    fprintf(stderr, "%s\n", e.msg);
+    return 1;
+  }
+  eg_bulk_opts o = {.path = path, .client = ic, .tenant = "bench", .parallel = 4, .progress = isatty(2)};
+  eg_bulk_stats st;
+  /* a few haystack messages exceed max_text_bytes (64 KiB) and are refused: counted */
+  if (eg_bulk_run(&o, &st, &e) || st.failed * 100 > st.lines) {
+    fprintf(stderr, "ingest failed (%llu sessions refused)\n", (unsigned long long)st.failed);
+    eg_cluster_stop(&cl, true);
+    return 1;
+  }
+  printf("recall benchmark: tenant of %llu chunks (%ld questions' haystacks, %ld sessions, one user each), "
+         "embedder %s, ingested in %.1f s (%llu sessions refused as too large); %d clients, %ld Recalls (k=10)\n",
+         (unsigned long long)st.chunks, r.n_q ? (long)r.n_q : 0, w.sessions, embedder, st.seconds,
+         (unsigned long long)st.failed, clients, calls);
+  r.lat = calloc((size_t)calls, sizeof *r.lat);
+  for (int s = 0; s < MAX_STAGES; s++) r.stage_lat[s] = calloc((size_t)calls, sizeof(int64_t));
+  pthread_mutex_init(&r.mu, NULL);
+  pthread_t th[256];
+  if (clients > 256) clients = 256;
+  int64_t t0 = eg_time_mono_us();
+  for (int i = 0; i < clients; i++) pthread_create(&th[i], NULL, client, &r);
+  for (int i = 0; i < clients; i++) pthread_join(th[i], NULL);
+  double secs = (double)(eg_time_mono_us() - t0) / 1e6;
+  printf("%-44s %.0f Recalls/s, %ld failed\n", "throughput", (double)calls / secs, atomic_load(&r.failed));
+  pct("Recall, end to end (client-side)", r.lat, calls);
+  for (int s = 0; s < atomic_load(&r.n_stages); s++) {
+    char what[64];
+    snprintf(what, sizeof what, "  stage %s (server-side)", r.stage_names[s]);
+    pct(what, r.stage_lat[s], calls);
+  }
+  printf("%-44s %.1f%%\n", "an answer session among the items", 100.0 * (double)atomic_load(&r.hits) / (double)calls);
+  printf("%-44s %.1f%%\n", "nothing relevant flagged", 100.0 * (double)atomic_load(&r.nothing) / (double)calls);
+  printf("%-44s %.0f\n", "context tokens per Recall (mean)", (double)atomic_load(&r.tokens) / (double)calls);
+  eg_rpc_client_close(ic);
+  eg_rpc_client_close(r.c);
+  eg_cluster_stop(&cl, false);
+  return 0;
+}
