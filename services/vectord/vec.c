@@ -163,6 +163,19 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
     else d->n_entities = 0;
   }
   d->live = true;
+  if (d->user_h) { /* the user's slot list */
+    vslots *us = eg_map_get(t->by_user, &d->user_h, 8);
+    if (!us && (us = calloc(1, sizeof *us)) && eg_map_put(t->by_user, &d->user_h, 8, us)) {
+      free(us);
+      us = NULL;
+    }
+    if (us && us->n == us->cap) {
+      size_t nc = us->cap ? us->cap * 2 : 16;
+      uint32_t *nv = realloc(us->v, nc * sizeof *nv);
+      if (nv) us->v = nv, us->cap = nc;
+    }
+    if (us && us->n < us->cap) us->v[us->n++] = slot;
+  }
   uint64_t v1 = (uint64_t)slot + 1;
   eg_map_put(t->by_chunk, &doc->chunk_id, 8, (void *)(uintptr_t)v1);
   if (slot >= t->n_slots) t->n_slots = slot + 1;
@@ -175,6 +188,12 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
   if (slot >= t->n_slots || !t->docs[slot].live) return;
   vdoc *d = &t->docs[slot];
   d->live = false;
+  vslots *us = d->user_h ? eg_map_get(t->by_user, &d->user_h, 8) : NULL;
+  for (size_t i = 0; us && i < us->n; i++)
+    if (us->v[i] == slot) {
+      us->v[i] = us->v[--us->n];
+      break;
+    }
   free(d->entities);
   d->entities = NULL;
   d->n_entities = 0;
@@ -416,17 +435,26 @@ static vtenant *vt_new(uint64_t T, const char *name, double k1, double b) {
   t->name = strdup(name);
   t->bm25 = eg_bm25_new(k1, b);
   t->by_chunk = eg_map_new();
+  t->by_user = eg_map_new();
   t->snapshot_slot = -1;
   pthread_rwlock_init(&t->lock, NULL);
   pthread_mutex_init(&t->writer, NULL);
-  if (!t->name || !t->bm25 || !t->by_chunk) {
+  if (!t->name || !t->bm25 || !t->by_chunk || !t->by_user) {
     eg_bm25_free(t->bm25);
     eg_map_free(t->by_chunk);
+    eg_map_free(t->by_user);
     free(t->name);
     free(t);
     return NULL;
   }
   return t;
+}
+
+static bool free_slots(void *ctx, const void *k, size_t kl, void *v) {
+  (void)ctx, (void)k, (void)kl;
+  free(((vslots *)v)->v);
+  free(v);
+  return true;
 }
 
 static void vt_free(vtenant *t) {
@@ -436,6 +464,8 @@ static void vt_free(vtenant *t) {
   for (size_t s = 0; s < t->n_slots; s++) free(t->docs[s].entities);
   free(t->docs);
   eg_map_free(t->by_chunk);
+  eg_map_each(t->by_user, free_slots, NULL);
+  eg_map_free(t->by_user);
   pthread_rwlock_destroy(&t->lock);
   pthread_mutex_destroy(&t->writer);
   free(t->name);

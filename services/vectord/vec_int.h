@@ -34,6 +34,12 @@ typedef struct vdoc {
   bool live;
 } vdoc;
 
+/* A list of slots (a user's chunks, for filters narrowed to one user). */
+typedef struct vslots {
+  uint32_t *v;
+  size_t n, cap;
+} vslots;
+
 typedef struct vtenant {
   uint64_t T;
   char *name;
@@ -48,6 +54,7 @@ typedef struct vtenant {
   vdoc *docs;               /* by slot */
   size_t n_slots, cap_slots;
   eg_map *by_chunk;         /* chunk id (8 bytes) → slot + 1 */
+  eg_map *by_user;          /* user hash (8 bytes) → vslots*: the live slots of a user */
   size_t live, tombstones;  /* tombstones: dead slots still inside an HNSW index */
 } vtenant;
 

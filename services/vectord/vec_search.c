@@ -376,19 +376,34 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   double *maxbms = eg_arena_calloc(a, nq, sizeof *maxbms);
   pthread_rwlock_rdlock(&t->lock);
   bool dims_ok = !t->dim || t->dim == dim;
+  /* A narrow filter: the few matching documents are scored exhaustively. Found once for
+   * all the queries of the request (passing > EXACT_LIMIT means "not narrow"). */
+  size_t passing = 0;
+  uint32_t *pass_slots = NULL;
+  if (f.active) {
+    size_t cap = t->n_slots < EXACT_LIMIT ? t->n_slots : EXACT_LIMIT;
+    pass_slots = malloc((cap ? cap : 1) * sizeof *pass_slots);
+    /* narrowed to one user: only that user's slots can pass */
+    const vslots *us = f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL;
+    size_t n = f.user_h ? (us ? us->n : 0) : t->n_slots;
+    for (size_t i = 0; pass_slots && i < n && passing <= EXACT_LIMIT; i++) {
+      uint32_t s = f.user_h ? us->v[i] : (uint32_t)i;
+      if (passes(t, &f, s)) {
+        if (passing < cap) pass_slots[passing] = s;
+        passing++;
+      }
+    }
+    if (!pass_slots) passing = EXACT_LIMIT + 1;
+  }
   for (size_t i = 0; dims_ok && buf && bslots && bscores && tops && maxbms && i < nq; i++) {
     /* A zero query vector (no known word, no vector) carries no dense signal. */
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
     qctx q = {t, &f, t->dim && !zero ? qvi : NULL, (const char *const *)tl[i].v, tl[i].n, NULL, 0, 0, {NULL, NULL, 0, 0}};
-    /* A narrow filter: score the few matching documents exhaustively. */
-    size_t passing = 0;
-    if (f.active)
-      for (size_t s = 0; s < t->n_slots && passing <= EXACT_LIMIT; s++) passing += passes(t, &f, (uint32_t)s);
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
-      for (size_t s = 0; s < t->n_slots; s++) add_cand(&q, (uint32_t)s);
+      for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
     } else {
       dense_candidates(&q, FIELD_CONTENT, kk);
       dense_candidates(&q, FIELD_LATENT, kk);
@@ -427,6 +442,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   free(buf);
   free(bslots);
   free(bscores);
+  free(pass_slots);
   if (!dims_ok)
     return eg_err_set(err, EG_EPRECOND, "this tenant's index has another dimension than the embedder (%s)", v->emb->model_id);
   /* Hits with their chunk records, read with one multi-get per query. */

@@ -238,6 +238,14 @@ static void test_erase_user_leaves_no_trace(void) {
   uint64_t got[60];
   size_t before = search(v, "mix", NULL, "zyxwvut", 60, NULL, got);
   EG_CHECK_INT(before, 9); /* ids 1, 8, 15, 22, 29 (alice) and 36, 43, 50, 57 (bob) */
+  /* a filter narrowed to one user sees exactly that user's chunks */
+  Engram__V1__SearchFilter fu = ENGRAM__V1__SEARCH_FILTER__INIT;
+  fu.user = "bob";
+  EG_CHECK_INT(search(v, "mix", vecs[7], NULL, 60, &fu, got), 30);
+  for (size_t i = 0; i < 30; i++) EG_CHECK(got[i] > 30 && got[i] <= 60);
+  fu.user = "alice";
+  EG_CHECK_INT(search(v, "mix", vecs[7], NULL, 60, &fu, got), 30);
+  EG_CHECK_INT(got[0], 8); /* alice's own chunk 7 first */
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = "mix";
@@ -252,6 +260,8 @@ static void test_erase_user_leaves_no_trace(void) {
   size_t after = search(v, "mix", NULL, "zyxwvut", 60, NULL, got);
   EG_CHECK_INT(after, 4);
   for (size_t i = 0; i < after; i++) EG_CHECK(got[i] > 30);
+  fu.user = "alice";
+  EG_CHECK_INT(search(v, "mix", vecs[7], NULL, 60, &fu, got), 0);
   /* alice's exact vector now finds only bob's chunks */
   size_t n = search(v, "mix", vecs[7], NULL, 60, NULL, got);
   EG_CHECK_INT(n, 30);
@@ -260,6 +270,10 @@ static void test_erase_user_leaves_no_trace(void) {
   /* and after a restart too (the store forgot them) */
   v = open_engine(1000000);
   EG_CHECK_INT(search(v, "mix", NULL, "zyxwvut", 60, NULL, got), 4);
+  fu.user = "alice";
+  EG_CHECK_INT(search(v, "mix", vecs[7], NULL, 60, &fu, got), 0);
+  fu.user = "bob";
+  EG_CHECK_INT(search(v, "mix", vecs[7], NULL, 60, &fu, got), 30);
   eg_vec_close(v);
 }
 
