@@ -618,8 +618,11 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "search+fuse", t, r->m_stage);
   if ((rc = walk_facts(&c, err))) goto done;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
-  resp->variants = vs.v;
-  resp->n_variants = vs.n;
+  resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
+  if (resp->variants) {
+    memcpy(resp->variants, vs.v, vs.n * sizeof *vs.v);
+    resp->n_variants = vs.n;
+  }
   if (c.temporal) {
     resp->time_range = eg_arena_calloc(a, 1, sizeof *resp->time_range);
     if (resp->time_range) {
