@@ -22,7 +22,7 @@ struct eg_llm {
 };
 
 eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key, long timeout_ms,
-                    eg_metrics *metrics, eg_llm **out, eg_err *err) {
+                    eg_metrics *metrics, const char *prefix, eg_llm **out, eg_err *err) {
   eg_llm *l = calloc(1, sizeof *l);
   if (!l) return eg_err_set(err, EG_ENOMEM, "out of memory");
   size_t bl = strlen(base_url);
@@ -33,9 +33,12 @@ eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key
   l->key = api_key && *api_key ? strdup(api_key) : NULL;
   l->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
   if (metrics) {
-    l->calls = eg_metric_solo(eg_metrics_counter(metrics, "engram_ingestd_llm_calls_total", "LLM calls made.", NULL));
-    l->failures = eg_metric_solo(eg_metrics_counter(metrics, "engram_ingestd_llm_failures_total",
-                                                    "LLM calls that failed or answered malformed JSON.", NULL));
+    char name[128];
+    snprintf(name, sizeof name, "%s_llm_calls_total", prefix);
+    l->calls = eg_metric_solo(eg_metrics_counter(metrics, name, "LLM calls made.", NULL));
+    snprintf(name, sizeof name, "%s_llm_failures_total", prefix);
+    l->failures =
+        eg_metric_solo(eg_metrics_counter(metrics, name, "LLM calls that failed or answered malformed JSON.", NULL));
   }
   *out = l;
   return EG_OK;

@@ -14,9 +14,10 @@
 
 typedef struct eg_llm eg_llm;
 
-/* base_url: ".../v1" or the bare host. api_key may be NULL. */
+/* base_url: ".../v1" or the bare host. api_key may be NULL. Calls and failures are
+ * counted as <prefix>_llm_calls_total and <prefix>_llm_failures_total ("engram_ingestd"). */
 eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key, long timeout_ms,
-                    eg_metrics *metrics, eg_llm **out, eg_err *err);
+                    eg_metrics *metrics, const char *prefix, eg_llm **out, eg_err *err);
 void eg_llm_close(eg_llm *l); /* accepts NULL */
 
 /* One chat completion; *content is the assistant message text (arena). */

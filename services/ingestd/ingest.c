@@ -871,7 +871,8 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
   g->jobs = eg_map_new();
   eg_code rc = eg_pool_new(opts->async_workers, opts->queue_max, &g->pool, err);
   if (!rc && opts->llm_url && *opts->llm_url)
-    rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, &g->llm, err);
+    rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, "engram_ingestd",
+                     &g->llm, err);
   if (rc) {
     eg_pool_free(g->pool);
     eg_map_free(g->jobs);

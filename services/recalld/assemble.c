@@ -134,11 +134,12 @@ static int by_time(const void *a, const void *b) {
 }
 
 static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t *n) {
-  static const char *names[] = {"content", "latent", "bm25", "temporal", "recency"};
-  const float v[] = {x->content, x->latent, x->bm25, x->temporal, x->recency};
-  Engram__V1__SignalScore **s = eg_arena_calloc(a, 5, sizeof *s);
+  static const char *names[] = {"content", "latent", "bm25", "temporal", "recency", "rerank"};
+  const float v[] = {x->content, x->latent, x->bm25, x->temporal, x->recency, x->rerank};
+  size_t m = x->reranked ? 6 : 5;
+  Engram__V1__SignalScore **s = eg_arena_calloc(a, m, sizeof *s);
   *n = 0;
-  for (size_t i = 0; s && i < 5; i++) {
+  for (size_t i = 0; s && i < m; i++) {
     s[i] = eg_arena_calloc(a, 1, sizeof **s);
     if (!s[i]) return s;
     engram__v1__signal_score__init(s[i]);

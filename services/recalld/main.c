@@ -11,6 +11,7 @@
 #include "common/peers.h"
 #include "common/rpc.h"
 #include "common/scope.h"
+#include "services/ingestd/enrich_llm.h"
 #include "services/recalld/recall.h"
 
 static const eg_cfg_opt recalld_opts[] = {
@@ -20,6 +21,12 @@ static const eg_cfg_opt recalld_opts[] = {
     {"max_token_budget", EG_CFG_INT, "32000", "largest token budget of the context block", 0, 16, 1 << 20},
     {"min_relevance", EG_CFG_DOUBLE, "0.3",
      "dense similarity under which a chunk is not context (tune per embedder)", 0, 0, 1},
+    {"llm_url", EG_CFG_STR, "", "OpenAI-compatible base URL for EXPANSION_MODE_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
+    {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model of the query reformulations", 0, 0, 0},
+    {"llm_timeout_ms", EG_CFG_INT, "10000", "deadline of one LLM call", 0, 100, 600000},
+    {"rerank_url", EG_CFG_STR, "", "TEI-compatible cross-encoder endpoint (…/rerank; key: ENGRAM_RERANK_API_KEY)",
+     0, 0, 0},
+    {"rerank_timeout_ms", EG_CFG_INT, "2000", "deadline of one rerank call", 0, 50, 600000},
 };
 
 EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
@@ -29,6 +36,7 @@ static const eg_rpc_handler_entry recall_handlers[] = {{"Recall", h_recall}};
 
 typedef struct recalld {
   eg_peers *peers;
+  eg_llm *llm;
   eg_recall *recall;
   eg_rpc_service service;
 } recalld;
@@ -38,15 +46,23 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
   recalld *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_code rc = eg_peers_open(c, &s->peers, err);
+  if (!rc && *eg_cfg_str(c, "llm_url"))
+    rc = eg_llm_open(eg_cfg_str(c, "llm_url"), eg_cfg_str(c, "llm_model"), getenv("ENGRAM_LLM_API_KEY"),
+                     eg_cfg_int(c, "llm_timeout_ms"), eg_daemon_metrics(d), "engram_recalld", &s->llm, err);
   eg_recall_opts o = {
       .peers = s->peers,
       .max_k = (uint32_t)eg_cfg_int(c, "max_k"),
       .max_query_bytes = (uint32_t)eg_cfg_int(c, "max_query_bytes"),
       .max_token_budget = (uint32_t)eg_cfg_int(c, "max_token_budget"),
       .min_relevance = (float)eg_cfg_double(c, "min_relevance"),
+      .llm = s->llm,
+      .rerank_url = eg_cfg_str(c, "rerank_url"),
+      .rerank_key = getenv("ENGRAM_RERANK_API_KEY"),
+      .rerank_timeout_ms = eg_cfg_int(c, "rerank_timeout_ms"),
   };
   if (!rc) rc = eg_recall_open(&o, eg_daemon_metrics(d), &s->recall, err);
   if (rc) {
+    eg_llm_close(s->llm);
     eg_peers_close(s->peers);
     free(s);
     return rc;
@@ -64,6 +80,7 @@ static size_t recalld_services(void *state, const eg_rpc_service **out) {
 static void recalld_close(void *state) {
   recalld *s = state;
   eg_recall_close(s->recall);
+  eg_llm_close(s->llm);
   eg_peers_close(s->peers);
   free(s);
 }

@@ -18,10 +18,11 @@
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/dates.h"
 #include "services/ingestd/enrich.h"
+#include "services/ingestd/enrich_llm.h"
 #include "services/recalld/recall_int.h"
 
 #define DAY EG_US_PER_DAY
-#define MAX_VARIANTS 4
+#define MAX_VARIANTS 7 /* query, keywords, dated, aliases, 3 from an LLM */
 #define MAX_SEEDS 16
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
 
@@ -44,6 +45,10 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
     r->m_calls = eg_metric_solo(eg_metrics_counter(mx, "engram_recalld_recalls_total", "Recalls answered.", NULL));
     r->m_nothing = eg_metric_solo(eg_metrics_counter(mx, "engram_recalld_nothing_relevant_total",
                                                      "Recalls that found nothing relevant.", NULL));
+    r->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_recalld_llm_fallbacks_total", "LLM expansions that failed: the offline variants only.", NULL));
+    r->m_rerank_failures = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_recalld_rerank_failures_total", "Reranker calls that failed: the fused order kept.", NULL));
   }
   *out = r;
   return EG_OK;
@@ -87,7 +92,8 @@ static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, 
   }
   if (q->expansion > ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE)
     return eg_err_set(err, EG_EINVAL, "unknown expansion mode %d", (int)q->expansion);
-  if (q->rerank) return eg_err_set(err, EG_EPRECOND, "rerank was asked for but no reranker is configured");
+  if (q->rerank && !(r->o.rerank_url && *r->o.rerank_url))
+    return eg_err_set(err, EG_EPRECOND, "rerank was asked for but no reranker is configured (rerank_url)");
   for (size_t i = 0; i < q->n_session_ids + q->n_document_ids; i++) {
     const char *s = i < q->n_session_ids ? q->session_ids[i] : q->document_ids[i - q->n_session_ids];
     if (!*s || strlen(s) > 256) return eg_err_set(err, EG_EINVAL, "session and document ids must be 1..256 bytes");
@@ -262,6 +268,11 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   char *aliases = resolve_seeds(c, &e, err);
   if (err->code) return err->code;
   if (expand && aliases) add_variant(vs, eg_arena_sprintf(c->a, "%s %s", keywords ? keywords : q, aliases));
+  if (c->req->expansion == ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_LLM) {
+    char *llm[3];
+    size_t n = rc_llm_variants(c, llm, 3);
+    for (size_t i = 0; i < n; i++) add_variant(vs, llm[i]);
+  }
   return EG_OK;
 }
 
@@ -614,8 +625,12 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   if ((rc = expand(&c, &vs, err))) goto done;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "expand", t, r->m_stage);
   if ((rc = searches(&c, &vs, k1, k2, err))) goto done;
-  if (c.n_chunks > k1) c.n_chunks = k1;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "search+fuse", t, r->m_stage);
+  if (req->rerank) {
+    rc_rerank(&c, c.n_chunks < 2 * k1 ? c.n_chunks : 2 * k1);
+    t = eg_stage_done(a, &resp->timings, &resp->n_timings, "rerank", t, r->m_stage);
+  }
+  if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */

@@ -4,13 +4,15 @@
  *   wait      the request's watermark is visible (read-your-writes)
  *   expand    Φ(q): the query, its keywords, its dated rewrite (relative dates made
  *             absolute against query_time, the form the stored latent texts have), the
- *             entities it names resolved through graphd with their aliases
+ *             entities it names resolved through graphd with their aliases; with
+ *             ExpansionMode LLM also reformulations from a chat model (remote.c)
  *   search    in parallel: vectord hybrid search over every variant (and once more inside
  *             the question's time range when it has one); graphd state of the named
  *             entities and bounded traversal from them
  *   expand2   chunk-level expansion: entities of the top chunks → more chunks about them
  *   fuse      chunks scored by content, latent, BM25, temporal fit and recency; facts by how
  *             well relation and value match the question; TopK1(chunks) ∪ TopK2(graph)
+ *   rerank    optional: a remote cross-encoder reorders the best chunks (remote.c)
  *   walk      premise walk and history of every returned fact
  *   assemble  items plus one dated context block within the token budget, and the
  *             nothing-relevant flag
@@ -32,6 +34,10 @@ typedef struct eg_recall_opts {
   uint32_t max_query_bytes;
   uint32_t max_token_budget;
   float min_relevance;         /* dense similarity under which a chunk is not relevant */
+  struct eg_llm *llm;          /* reformulations for ExpansionMode LLM; NULL = none */
+  const char *rerank_url;      /* TEI-compatible ".../rerank"; NULL or "" = none */
+  const char *rerank_key;      /* bearer token of the reranker, may be NULL */
+  long rerank_timeout_ms;
 } eg_recall_opts;
 
 typedef struct eg_recall eg_recall;

@@ -8,18 +8,22 @@
 #include <stdbool.h>
 
 #include "common/metrics.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
 #include "services/recalld/recall.h"
 
 struct eg_recall {
   eg_recall_opts o;
   eg_metric *m_stage;
-  eg_series *m_calls, *m_nothing;
+  eg_series *m_calls, *m_nothing, *m_llm_fallbacks, *m_rerank_failures;
 };
 
 /* A chunk candidate, its signals and fused score. */
 typedef struct rc_chunk {
   const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
   float content, latent, bm25, temporal, recency, score;
+  float rerank;                   /* the cross-encoder's score, when reranked */
+  bool reranked;
   int variants;                   /* how many variant searches found it */
   bool expansion;                 /* found only by chunk-level expansion */
 } rc_chunk;
@@ -67,6 +71,13 @@ typedef struct rc_ctx {
 /* Do the stemmed words of text hit any keyword of the question? Returns the share of the
  * question's keywords found (0..1). */
 float rc_keyword_match(rc_ctx *c, const char *text);
+
+/* Up to max reformulations of the question from the LLM (remote.c); 0 when none is
+ * configured or it failed (counted). */
+size_t rc_llm_variants(rc_ctx *c, char **out, size_t max);
+/* Reorder the first n chunks by the remote cross-encoder; false (counted, order kept)
+ * when it failed. */
+bool rc_rerank(rc_ctx *c, size_t n);
 
 /* Fill resp->items, context, context_tokens and nothing_relevant from the ranked
  * candidates. */

@@ -4,9 +4,13 @@
  * sessions, the premise-walk case and its near miss, nothing relevant, read-your-writes
  * with a watermark, bad requests, the CLI and /metrics.
  */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "common/rpc.h"
 #include "common/time.h"
@@ -14,6 +18,7 @@
 #include "tests/graph_client.h"
 #include "tests/harness.h"
 #include "tests/ingest_client.h"
+#include "tests/stub_http.h"
 #include "tests/testlib.h"
 
 static eg_cluster cl;
@@ -231,6 +236,88 @@ static void test_cli_and_metrics(void) {
   eg_buf_free(&body);
 }
 
+/* The remote models: a chat endpoint's reformulations join the variants and a
+ * cross-encoder reorders the chunks; when both fail the Recall still answers. */
+static atomic_int remote_fail;
+
+static eg_stub_reply remote(void *ctx, const char *url, const char *auth, const char *body) {
+  (void)ctx, (void)auth;
+  if (atomic_load(&remote_fail)) return (eg_stub_reply){strstr(url, "rerank") ? 500 : 400, strdup("{}"), 0, NULL};
+  if (strstr(url, "/chat/completions"))
+    return (eg_stub_reply){200, strdup("{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":"
+                                       "\"{\\\"queries\\\":[\\\"triathlon preparation swim bike run\\\"]}\"}}]}"), 0, NULL};
+  /* rerank: the texts in order; the run scores highest */
+  cJSON *j = cJSON_Parse(body), *out = cJSON_CreateArray();
+  int i = 0;
+  for (const cJSON *t = cJSON_GetObjectItem(j, "texts")->child; t; t = t->next, i++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddNumberToObject(x, "index", i);
+    cJSON_AddNumberToObject(x, "score", strstr(t->valuestring, "ten kilometres") ? 0.99 : 0.05);
+    cJSON_AddItemToArray(out, x);
+  }
+  char *r = cJSON_PrintUnformatted(out);
+  cJSON_Delete(j);
+  cJSON_Delete(out);
+  return (eg_stub_reply){200, r, 0, NULL};
+}
+
+static void test_remote_models(void) {
+  eg_stub *st = eg_stub_start(remote, NULL);
+  EG_REQUIRE(st != NULL);
+  char ga[80], va[80], llm[80], rr[96];
+  snprintf(ga, sizeof ga, "%s", cl.d[EG_GRAPHD].addr);
+  snprintf(va, sizeof va, "%s", cl.d[EG_VECTORD].addr);
+  snprintf(llm, sizeof llm, "http://127.0.0.1:%d/v1", eg_stub_port(st));
+  snprintf(rr, sizeof rr, "http://127.0.0.1:%d/rerank", eg_stub_port(st));
+  const char *extra[] = {"--graphd-addr", ga, "--vectord-addr", va, "--llm-url", llm, "--rerank-url", rr, NULL};
+  eg_proc p;
+  eg_err e;
+  EG_REQUIRE(eg_harness_start("recalld", cl.dir, extra, &p, &e) == EG_OK);
+  eg_rpc_client *c;
+  EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &c, &e) == EG_OK);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "t";
+  scope.user = "u1";
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.scope = &scope;
+  req.query = "What have I done so far to train for the triathlon?";
+  req.query_time = T("2024-04-01");
+  req.k = 6;
+  req.expansion = ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_LLM;
+  req.rerank = true;
+  for (int round = 0; round < 2; round++) {
+    atomic_store(&remote_fail, round);
+    ProtobufCMessage *m = NULL;
+    EG_REQUIRE(eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0, &m,
+                            &e) == EG_OK);
+    Engram__V1__RecallResponse *r = (void *)m;
+    bool llm_variant = false, rerank_stage = false, rerank_signal = false;
+    for (size_t i = 0; i < r->n_variants; i++) llm_variant |= strcmp(r->variants[i], "triathlon preparation swim bike run") == 0;
+    for (size_t i = 0; i < r->n_timings; i++) rerank_stage |= strcmp(r->timings[i]->stage, "rerank") == 0;
+    int first = -1;
+    for (size_t i = 0; i < r->n_items && first < 0; i++)
+      if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) first = (int)i;
+    EG_REQUIRE(first >= 0);
+    for (size_t i = 0; i < r->items[first]->n_signals; i++)
+      rerank_signal |= strcmp(r->items[first]->signals[i]->signal, "rerank") == 0;
+    EG_CHECK(rerank_stage);
+    EG_CHECK_INT(llm_variant, round == 0);
+    EG_CHECK_INT(rerank_signal, round == 0);
+    if (round == 0) EG_CHECK(strstr(r->items[first]->text, "ten kilometres") != NULL);
+    EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "road bike") >= 0);
+    protobuf_c_message_free_unpacked(m, NULL);
+  }
+  eg_buf body = EG_BUF_INIT;
+  EG_CHECK_INT(eg_promtool_scrape(p.metrics_port, cl.dir, "recalld-remote", &body), 0);
+  EG_CHECK(body.data && strstr(body.data, "\nengram_recalld_rerank_failures_total 1") != NULL);
+  EG_CHECK(body.data && strstr(body.data, "\nengram_recalld_llm_fallbacks_total 1") != NULL);
+  EG_CHECK(body.data && strstr(body.data, "\nengram_recalld_llm_calls_total 2") != NULL);
+  eg_buf_free(&body);
+  eg_rpc_client_close(c);
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
+  eg_stub_stop(st);
+}
+
 int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
@@ -241,6 +328,7 @@ int main(void) {
   EG_RUN(test_nothing_relevant);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
+  EG_RUN(test_remote_models);
   EG_RUN(test_cli_and_metrics);
   int rc = eg_test_finish();
   eg_rpc_client_close(ing);

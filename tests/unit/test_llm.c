@@ -56,7 +56,7 @@ static void test_llm_enricher(void) {
   snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", eg_stub_port(st));
   eg_llm *l;
   eg_err e;
-  EG_REQUIRE(eg_llm_open(url, "stub", NULL, 500, NULL, &l, &e) == EG_OK);
+  EG_REQUIRE(eg_llm_open(url, "stub", NULL, 500, NULL, "engram_test", &l, &e) == EG_OK);
   eg_enrich_ctx ctx = {"user:u1", 3, 1};
   int64_t t;
   eg_time_parse("2024-03-10", &t, NULL);
