@@ -13,15 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "bench/lme.h"
-#include "cli/bulk.h"
+#include "bench/haystack.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/harness.h"
-#include "tests/testlib.h"
 
 enum { MAX_STAGES = 8 };
 
@@ -128,41 +124,25 @@ int main(int argc, char **argv) {
   long calls = argc > 4 ? atol(argv[4]) : 3000;
   const char *data = argc > 5 ? argv[5] : EG_LME_DEFAULT;
   eg_log_init("bench", EG_LOG_WARN);
-  char *dir = eg_test_tempdir("bench-recall");
-  char path[4200];
-  snprintf(path, sizeof path, "%s/sessions.jsonl", dir);
-  eg_lme_sessions w;
   run r = {.max_q = (size_t)questions, .calls = calls};
   r.q = calloc((size_t)questions, sizeof *r.q);
-  if (eg_lme_write_sessions(data, questions, path, &w) || eg_lme_each(data, take_question, &r) < 0) {
-    fprintf(stderr, "cannot read %s or write %s\n", data, path);
+  if (eg_lme_each(data, take_question, &r) < 0) {
+    fprintf(stderr, "cannot read %s\n", data);
     return 1;
   }
-  setenv("ENGRAM_EMBEDDER", embedder, 1);
-  eg_cluster cl;
+  /* a few haystack messages exceed max_text_bytes (64 KiB) and are refused: counted */
+  eg_haystack h;
+  if (eg_haystack_load(data, questions, embedder, 4, 1.0, &h)) return 1;
   eg_err e;
-  if (eg_cluster_start(&cl, NULL, &e)) {
-    fprintf(stderr, "cluster: %s\n", e.msg);
-    return 1;
-  }
-  eg_rpc_client *ic = NULL;
-  eg_rpc_client_opts co = {.timeout_us = 600 * 1000000LL};
-  if (eg_rpc_client_open(cl.d[EG_INGESTD].addr, &co, &ic, &e) || eg_rpc_client_open(cl.d[EG_RECALLD].addr, &co, &r.c, &e)) {
+  eg_rpc_client_opts co = {.timeout_us = 60 * 1000000LL};
+  if (eg_rpc_client_open(h.cl.d[EG_RECALLD].addr, &co, &r.c, &e)) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  eg_bulk_opts o = {.path = path, .client = ic, .tenant = "bench", .parallel = 4, .progress = isatty(2)};
-  eg_bulk_stats st;
-  /* a few haystack messages exceed max_text_bytes (64 KiB) and are refused: counted */
-  if (eg_bulk_run(&o, &st, &e) || st.failed * 100 > st.lines) {
-    fprintf(stderr, "ingest failed (%llu sessions refused)\n", (unsigned long long)st.failed);
-    eg_cluster_stop(&cl, true);
-    return 1;
-  }
-  printf("recall benchmark: tenant of %llu chunks (%ld questions' haystacks, %ld sessions, one user each), "
+  printf("recall benchmark: tenant of %llu chunks (%zu questions' haystacks, %ld sessions, one user each), "
          "embedder %s, ingested in %.1f s (%llu sessions refused as too large); %d clients, %ld Recalls (k=10)\n",
-         (unsigned long long)st.chunks, r.n_q ? (long)r.n_q : 0, w.sessions, embedder, st.seconds,
-         (unsigned long long)st.failed, clients, calls);
+         (unsigned long long)h.ingest.chunks, r.n_q, h.written.sessions, embedder, h.ingest.seconds,
+         (unsigned long long)h.ingest.failed, clients, calls);
   r.lat = calloc((size_t)calls, sizeof *r.lat);
   for (int s = 0; s < MAX_STAGES; s++) r.stage_lat[s] = calloc((size_t)calls, sizeof(int64_t));
   pthread_mutex_init(&r.mu, NULL);
@@ -182,8 +162,7 @@ int main(int argc, char **argv) {
   printf("%-44s %.1f%%\n", "an answer session among the items", 100.0 * (double)atomic_load(&r.hits) / (double)calls);
   printf("%-44s %.1f%%\n", "nothing relevant flagged", 100.0 * (double)atomic_load(&r.nothing) / (double)calls);
   printf("%-44s %.0f\n", "context tokens per Recall (mean)", (double)atomic_load(&r.tokens) / (double)calls);
-  eg_rpc_client_close(ic);
   eg_rpc_client_close(r.c);
-  eg_cluster_stop(&cl, false);
+  eg_cluster_stop(&h.cl, false);
   return 0;
 }
