@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -90,6 +91,8 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
   pid_t pid = fork();
   if (pid < 0) return eg_err_set(err, EG_EINTERNAL, "fork failed");
   if (pid == 0) {
+    /* a test that dies (abort, sanitizer) takes its daemons with it */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     int fd = open(p->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, 2);

@@ -136,10 +136,8 @@ float rc_keyword_match(rc_ctx *c, const char *text) {
   if (!c->n_keywords || !text) return 0;
   uint8_t seen[64] = {0};
   words w = {.c = c, .seen = seen};
-  eg_tokenizer *t = eg_tokenizer_new(EG_TOK_STEM);
-  if (!t) return 0;
-  eg_tokenize(t, text, strlen(text), on_keyword, &w);
-  eg_tokenizer_free(t);
+  if (!c->stemmer) return 0;
+  eg_tokenize(c->stemmer, text, strlen(text), on_keyword, &w);
   return w.hits / (float)c->n_keywords;
 }
 
@@ -238,14 +236,11 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   /* stemmed keywords (for fact matching) and plain keywords (a BM25-friendly variant) */
   c->keywords = eg_arena_calloc(c->a, 64, sizeof *c->keywords);
   words stems = {.c = c, .list = c->keywords, .cap = 64};
-  eg_tokenizer *t = eg_tokenizer_new(EG_TOK_STEM);
-  if (!t || !c->keywords) {
-    eg_tokenizer_free(t);
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  eg_tokenize(t, q, strlen(q), on_keyword, &stems);
-  eg_tokenizer_free(t);
+  c->stemmer = eg_tokenizer_new(EG_TOK_STEM); /* freed at the end of the Recall */
+  if (!c->stemmer || !c->keywords) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_tokenize(c->stemmer, q, strlen(q), on_keyword, &stems);
   c->n_keywords = stems.n;
+  eg_tokenizer *t;
   bool expand = c->req->expansion != ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE;
   eg_buf kw = EG_BUF_INIT;
   words plain = {.c = c, .out = &kw};
@@ -653,5 +648,6 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
 done:
   /* rc_assemble copied into the arena whatever the response keeps of the peers' answers */
   for (size_t i = 0; i < c.n_owned; i++) protobuf_c_message_free_unpacked(c.owned[i], NULL);
+  eg_tokenizer_free(c.stemmer);
   return rc;
 }

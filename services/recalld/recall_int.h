@@ -52,6 +52,7 @@ typedef struct rc_ctx {
   int64_t tq, valid_at, known_at; /* the question's now and the bounds */
   int64_t from, to;               /* its time range; temporal when to > 0 */
   bool temporal, update_cue;
+  struct eg_tokenizer *stemmer;   /* EG_TOK_STEM, for the whole Recall */
   char **keywords;                /* stemmed content words of the query */
   size_t n_keywords;
   char *user_entity;              /* "user:<id>" */
