@@ -30,6 +30,7 @@ static const eg_cfg_opt vectord_opts[] = {
     {"max_text_bytes", EG_CFG_INT, "65536", "content or latent size", 0, 256, 1 << 24},
     {"max_k", EG_CFG_INT, "1000", "results per query", 0, 1, 100000},
     {"max_queries", EG_CFG_INT, "64", "queries per Search", 0, 1, 4096},
+    {"query_cache", EG_CFG_INT, "4096", "query texts whose vectors are kept for repeats (0 = none)", 0, 0, 1 << 20},
 };
 
 typedef struct vectord {
@@ -66,6 +67,7 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .max_text_bytes = (uint32_t)eg_cfg_int(c, "max_text_bytes"),
       .max_k = (uint32_t)eg_cfg_int(c, "max_k"),
       .max_queries = (uint32_t)eg_cfg_int(c, "max_queries"),
+      .query_cache = (uint32_t)eg_cfg_int(c, "query_cache"),
   };
   if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err))) {
     eg_embedder_close(vd->emb);

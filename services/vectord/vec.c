@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "common/rpc.h"
 #include "common/time.h"
+#include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 
 #define LOAD_BATCH 4096
@@ -701,7 +702,10 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   pthread_mutex_init(&v->bmu, NULL);
   pthread_cond_init(&v->bcv, NULL);
   v->tenants = eg_map_new();
+  v->qcache = eg_qcache_new(opts->query_cache, v->emb ? v->emb->dim : 0);
   if (metrics) {
+    v->m_qcache_hits = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_vectord_query_cache_hits_total", "Query texts whose vector came from the cache.", NULL));
     eg_metrics_collector(metrics, size_collector, v);
     v->m_upserts = eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_upserted_chunks_total",
                                                      "Chunks stored and indexed.", NULL));
@@ -734,6 +738,7 @@ void eg_vec_close(eg_vec *v) {
   eg_map_each(v->tenants, close_tenant, v);
   eg_map_free(v->tenants);
   for (int i = 0; i < v->n_tok_free; i++) eg_tokenizer_free(v->tok_free[i]);
+  eg_qcache_free(v->qcache);
   eg_kv_close(v->kv);
   pthread_mutex_destroy(&v->tmu);
   pthread_mutex_destroy(&v->tokmu);

@@ -35,6 +35,7 @@ typedef struct eg_vec_opts {
   uint32_t max_text_bytes;     /* content / latent size */
   uint32_t max_k;              /* results per query */
   uint32_t max_queries;        /* queries per Search */
+  uint32_t query_cache;        /* query texts whose vectors are kept (0 = none) */
 } eg_vec_opts;
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err);

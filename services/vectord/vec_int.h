@@ -70,8 +70,9 @@ struct eg_vec {
   pthread_mutex_t bmu; /* background builds */
   pthread_cond_t bcv;
   int builds_running;
-  eg_series *m_upserts, *m_embed_tokens, *m_searches;
+  eg_series *m_upserts, *m_embed_tokens, *m_searches, *m_qcache_hits;
   eg_metric *m_embed_secs, *m_stage_secs;
+  struct eg_qcache *qcache; /* query vectors; NULL = off */
 };
 
 /* The tenant's in-memory index, loaded from the store on first use. create: make it

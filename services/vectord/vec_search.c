@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/time.h"
+#include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 
 #define EXACT_LIMIT 20000 /* filtered documents scored exhaustively up to this many */
@@ -334,6 +335,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     if (q->n_vector) {
       memcpy(qv + i * dim, q->vector, (size_t)dim * sizeof(float));
       eg_l2_normalize(qv + i * dim, dim);
+    } else if (eg_qcache_get(v->qcache, q->text, qv + i * dim)) {
+      eg_series_add(v->m_qcache_hits, 1);
     } else {
       texts[ne] = q->text;
       at[ne++] = i;
@@ -346,7 +349,10 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       eg_err_prefix(err, "embedding: ");
       return rc == EG_EINVAL ? rc : EG_EUNAVAIL;
     }
-    for (size_t j = 0; j < ne; j++) memcpy(qv + at[j] * dim, tmp + j * dim, (size_t)dim * sizeof(float));
+    for (size_t j = 0; j < ne; j++) {
+      memcpy(qv + at[j] * dim, tmp + j * dim, (size_t)dim * sizeof(float));
+      eg_qcache_put(v->qcache, texts[j], tmp + j * dim);
+    }
   }
   int64_t t_embed = eg_time_mono_us() - t0, t_dense = 0, t_bm25 = 0, t_fuse = 0;
   /* Query terms. */
