@@ -5,8 +5,10 @@
  * threads ask the questions (each as its user, at its question date) for `calls` Recalls
  * in all. Prints p50/p99 of the whole call and of each stage, and — as a sanity figure, not
  * the quality benchmark — how often a session holding the answer is among the items.
+ * calls defaults to one pass over the questions: a second pass would find every query
+ * vector in vectord's cache, which real traffic does not.
  *
- *   build/bench_recall [questions=301] [embedder=glove] [clients=16] [calls=3000] [data=…]
+ *   build/bench_recall [questions=301] [embedder=glove] [clients=16] [calls=questions] [data=…]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -121,7 +123,7 @@ int main(int argc, char **argv) {
   long questions = argc > 1 ? atol(argv[1]) : 301;
   const char *embedder = argc > 2 ? argv[2] : "glove";
   int clients = argc > 3 ? atoi(argv[3]) : 16;
-  long calls = argc > 4 ? atol(argv[4]) : 3000;
+  long calls = argc > 4 ? atol(argv[4]) : questions;
   const char *data = argc > 5 ? argv[5] : EG_LME_DEFAULT;
   eg_log_init("bench", EG_LOG_WARN);
   run r = {.max_q = (size_t)questions, .calls = calls};
