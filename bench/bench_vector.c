@@ -18,6 +18,7 @@
 #include "bench/lme.h"
 #include "common/embed.h"
 #include "common/log.h"
+#include "common/text.h"
 #include "common/time.h"
 #include "services/vectord/vec_int.h"
 #include "tests/testlib.h"
@@ -92,7 +93,7 @@ int main(int argc, char **argv) {
   /* 1. embedding throughput */
   float *vecs = malloc((N + 1000) * (size_t)dim * sizeof(float));
   size_t tokens = 0;
-  for (size_t i = 0; i < N + 1000; i++) tokens += eg_lme_words(texts[i]);
+  for (size_t i = 0; i < N + 1000; i++) tokens += eg_text_words(texts[i]);
   int64_t t0 = eg_time_mono_us();
   for (size_t i = 0; i < N + 1000; i += 256) {
     size_t m = N + 1000 - i < 256 ? N + 1000 - i : 256;

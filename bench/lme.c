@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "bench/lme.h"
+#include "common/text.h"
 #include "common/time.h"
 
 long eg_lme_each(const char *path, bool (*fn)(const cJSON *record, void *ctx), void *ctx) {
@@ -35,17 +36,6 @@ long eg_lme_each(const char *path, bool (*fn)(const cJSON *record, void *ctx), v
   }
   free(line);
   gzclose(gz);
-  return n;
-}
-
-size_t eg_lme_words(const char *s) {
-  size_t n = 0;
-  int in = 0;
-  for (; *s; s++) {
-    int sp = *s == ' ' || *s == '\n' || *s == '\t';
-    if (!sp && !in) n++;
-    in = !sp;
-  }
   return n;
 }
 
@@ -85,7 +75,7 @@ static bool write_sessions(const cJSON *rec, void *ctx) {
       cJSON_AddStringToObject(m, "role", role->valuestring);
       cJSON_AddStringToObject(m, "content", content->valuestring);
       cJSON_AddItemToArray(msgs, m);
-      w->st->words += eg_lme_words(content->valuestring);
+      w->st->words += eg_text_words(content->valuestring);
     }
     char *line = cJSON_PrintUnformatted(o);
     fprintf(w->out, "%s\n", line);

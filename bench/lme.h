@@ -16,9 +16,6 @@
  * Returns the number of records read, or -1 when the file cannot be opened. */
 long eg_lme_each(const char *path, bool (*fn)(const cJSON *record, void *ctx), void *ctx);
 
-/* Whitespace-separated words of s (the token count the benchmarks quote). */
-size_t eg_lme_words(const char *s);
-
 /* What eg_lme_write_sessions wrote. */
 typedef struct eg_lme_sessions {
   long questions, sessions;

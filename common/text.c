@@ -71,3 +71,14 @@ char *eg_text_normalize(eg_arena *a, const char *s, size_t n) {
   free(m);
   return out;
 }
+
+size_t eg_text_words(const char *s) {
+  size_t n = 0;
+  bool in = false;
+  for (; s && *s; s++) {
+    bool sp = *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r';
+    if (!sp && !in) n++;
+    in = !sp;
+  }
+  return n;
+}

@@ -22,4 +22,8 @@ bool eg_utf8_valid(const char *s, size_t n);
  */
 char *eg_text_normalize(eg_arena *a, const char *s, size_t n);
 
+/* Words of s: runs of characters other than space, tab, CR and LF (NULL counts 0). The
+ * "tokens" Engram reports for ingest, embedding and context budgets. */
+size_t eg_text_words(const char *s);
+
 #endif

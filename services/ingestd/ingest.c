@@ -13,8 +13,8 @@
 #include "common/log.h"
 #include "common/map.h"
 #include "common/pool.h"
-#include "common/text.h"
 #include "common/stage.h"
+#include "common/text.h"
 #include "common/time.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
@@ -53,17 +53,6 @@ struct eg_ingest {
 };
 
 /* ---- helpers ------------------------------------------------------------------------ */
-
-static size_t count_words(const char *s) {
-  size_t n = 0;
-  bool in = false;
-  for (; s && *s; s++) {
-    bool sp = *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r';
-    if (!sp && !in) n++;
-    in = !sp;
-  }
-  return n;
-}
 
 static uint64_t chunk_id_of(const Engram__V1__Scope *s, const char *kind, const char *id, size_t index) {
   char buf[1200];
@@ -223,7 +212,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   uint64_t *ids = eg_arena_alloc(a, (n ? n : 1) * sizeof *ids);
   if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, i);
-  for (size_t i = 0; i < n; i++) rep->tokens += count_words(in->units[i].content);
+  for (size_t i = 0; i < n; i++) rep->tokens += eg_text_words(in->units[i].content);
   snprintf(watermark, wm_len, "v1:%016llx", (unsigned long long)ids[n - 1]);
   bool dup;
   size_t old_n;
@@ -526,7 +515,7 @@ static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_
     size_t j = i, w = 0;
     while (j < ns && (w < words || j == i)) {
       char *sent = eg_arena_strndup(a, t + ss[j], se[j] - ss[j]);
-      w += count_words(sent);
+      w += eg_text_words(sent);
       j++;
     }
     unit *x = &u[n++];

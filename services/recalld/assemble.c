@@ -15,21 +15,11 @@
 
 #include "common/buf.h"
 #include "common/rpc.h"
+#include "common/text.h"
 #include "common/time.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/recalld/recall_int.h"
-
-static size_t count_words(const char *s) {
-  size_t n = 0;
-  bool in = false;
-  for (; *s; s++) {
-    bool sp = *s == ' ' || *s == '\n' || *s == '\t';
-    n += !sp && !in;
-    in = !sp;
-  }
-  return n;
-}
 
 static void date_of(int64_t us, char *buf, size_t len) {
   if (!us) snprintf(buf, len, "undated");
@@ -112,7 +102,7 @@ typedef struct block {
 /* Append line when it fits the budget. */
 static void emit(block *k, const eg_buf *line) {
   if (k->full || !line->len) return;
-  size_t t = count_words(line->data);
+  size_t t = eg_text_words(line->data);
   if (k->tokens + t > k->budget) {
     k->full = true;
     return;

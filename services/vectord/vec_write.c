@@ -111,17 +111,6 @@ static char *encode_terms(eg_arena *a, const term_acc *t, size_t *len) {
   return buf;
 }
 
-static size_t count_words(const char *s) {
-  size_t n = 0;
-  bool in = false;
-  for (; s && *s; s++) {
-    bool sp = *s == ' ' || *s == '\n' || *s == '\t' || *s == '\r';
-    if (!sp && !in) n++;
-    in = !sp;
-  }
-  return n;
-}
-
 eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena *a,
                       Engram__V1__UpsertResponse *resp, eg_err *err) {
   size_t n = req->n_chunks;
@@ -151,7 +140,7 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     } else {
       texts[nt] = content;
       where[nt++] = i * N_FIELDS + FIELD_CONTENT;
-      words += count_words(content);
+      words += eg_text_words(content);
     }
     if (c->n_latent_vector) {
       memcpy(lv, c->latent_vector, (size_t)dim * sizeof(float));
@@ -159,7 +148,7 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     } else if (c->latent && *c->latent) {
       texts[nt] = c->latent;
       where[nt++] = i * N_FIELDS + FIELD_LATENT;
-      words += count_words(c->latent);
+      words += eg_text_words(c->latent);
     } /* else: latent = content, copied below */
   }
   if (nt) {

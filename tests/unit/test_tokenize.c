@@ -1,6 +1,7 @@
 /* test_tokenize.c — token rules, stop words, stemming, identifiers, Unicode. */
 #include <stdio.h>
 
+#include "common/text.h"
 #include "common/tokenize.h"
 #include "tests/testlib.h"
 
@@ -55,7 +56,18 @@ static void test_invalid(void) {
   eg_tokenizer_free(t);
 }
 
+/* The word count every "tokens" figure uses. */
+static void test_words(void) {
+  EG_CHECK_INT(eg_text_words(NULL), 0);
+  EG_CHECK_INT(eg_text_words(""), 0);
+  EG_CHECK_INT(eg_text_words("  \t\r\n "), 0);
+  EG_CHECK_INT(eg_text_words("I moved to London."), 4);
+  EG_CHECK_INT(eg_text_words("line one\r\nline\ttwo  "), 4);
+  EG_CHECK_INT(eg_text_words("Zürich’s café"), 2);
+}
+
 int main(void) {
+  EG_RUN(test_words);
   EG_RUN(test_plain);
   EG_RUN(test_identifiers_and_numbers);
   EG_RUN(test_stem_and_stop);
