@@ -18,8 +18,8 @@
 #include "cli/bulk.h"
 #include "common/arena.h"
 #include "common/pbjson.h"
+#include "common/scope.h"
 #include "common/time.h"
-#include "proto/engram/v1/ingest.pb-c.h"
 
 enum { RING = 4096, MAX_ATTEMPTS = 10 };
 #define STATE_EVERY_US 500000
@@ -48,6 +48,17 @@ typedef struct bulk {
   eg_err state_err;           /* first failure to write the state file */
   uint64_t gave_up;           /* the line number the run stopped at; 0 = none */
 } bulk;
+
+const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS] = {
+    {"session", "/engram.v1.Ingest/IngestSession", &engram__v1__ingest_session_request__descriptor},
+    {"document", "/engram.v1.Ingest/IngestDocument", &engram__v1__ingest_document_request__descriptor},
+    {"facts", "/engram.v1.Ingest/AssertFacts", &engram__v1__assert_facts_request__descriptor},
+};
+
+void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode) {
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(req->descriptor, "mode");
+  if (f) *(int *)((char *)req + f->offset) = (int)mode;
+}
 
 /* ---- the state file ------------------------------------------------------------------ */
 
@@ -138,18 +149,11 @@ static line_result send_line(bulk *b, char *text, uint64_t lineno, Engram__V1__I
     cJSON_Delete(j);
     return LINE_FAILED;
   }
-  const ProtobufCMessageDescriptor *desc;
-  const char *method;
-  if (cJSON_GetObjectItem(j, "messages")) {
-    desc = &engram__v1__ingest_session_request__descriptor;
-    method = "/engram.v1.Ingest/IngestSession";
-  } else if (cJSON_GetObjectItem(j, "text")) {
-    desc = &engram__v1__ingest_document_request__descriptor;
-    method = "/engram.v1.Ingest/IngestDocument";
-  } else if (cJSON_GetObjectItem(j, "facts")) {
-    desc = &engram__v1__assert_facts_request__descriptor;
-    method = "/engram.v1.Ingest/AssertFacts";
-  } else {
+  const eg_ingest_kind *kind = cJSON_GetObjectItem(j, "messages") ? &eg_ingest_kinds[EG_INGEST_SESSION]
+                               : cJSON_GetObjectItem(j, "text")   ? &eg_ingest_kinds[EG_INGEST_DOCUMENT]
+                               : cJSON_GetObjectItem(j, "facts")  ? &eg_ingest_kinds[EG_INGEST_FACTS]
+                                                                  : NULL;
+  if (!kind) {
     report_failure(b, lineno, "INVALID_ARGUMENT", "expected a session (\"messages\"), a document (\"text\") or \"facts\"");
     cJSON_Delete(j);
     return LINE_FAILED;
@@ -158,25 +162,20 @@ static line_result send_line(bulk *b, char *text, uint64_t lineno, Engram__V1__I
   ProtobufCMessage *req = NULL;
   eg_err e;
   line_result r = LINE_FAILED;
-  if (eg_pbjson_read(desc, j, a, &req, &e)) {
+  if (eg_pbjson_read(kind->desc, j, a, &req, &e)) {
     report_failure(b, lineno, eg_code_name(e.code), e.msg);
     goto done;
   }
-  /* Every request type has scope as field 1 and a mode field; set both the same way. */
-  Engram__V1__Scope **scope = (Engram__V1__Scope **)((char *)req + desc->fields[0].offset);
-  if (!*scope) {
-    *scope = eg_arena_calloc(a, 1, sizeof **scope);
-    engram__v1__scope__init(*scope);
-    (*scope)->tenant = (char *)b->o->tenant;
-    (*scope)->user = (char *)b->o->user;
-    (*scope)->agent = (char *)b->o->agent;
-  }
-  const ProtobufCFieldDescriptor *mode = protobuf_c_message_descriptor_get_field_by_name(desc, "mode");
-  *(int *)((char *)req + mode->offset) = ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)b->o->tenant;
+  scope.user = (char *)b->o->user;
+  scope.agent = (char *)b->o->agent;
+  eg_scope_default(req, &scope);
+  eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC);
   int64_t backoff = 50000;
   for (int attempt = 1;; attempt++) {
     ProtobufCMessage *out = NULL;
-    eg_code rc = eg_rpc_unary(b->o->client, method, req, &engram__v1__ingest_response__descriptor, 0, &out, &e);
+    eg_code rc = eg_rpc_unary(b->o->client, kind->method, req, &engram__v1__ingest_response__descriptor, 0, &out, &e);
     if (rc == EG_OK) {
       *resp = (void *)out;
       r = (*resp)->report && (*resp)->report->duplicate ? LINE_DUPLICATE : LINE_OK;

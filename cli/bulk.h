@@ -24,6 +24,18 @@
 
 #include "common/err.h"
 #include "common/rpc.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+
+/* The three ingest requests, their RPCs and messages: session, document, facts. */
+typedef struct eg_ingest_kind {
+  const char *name, *method;
+  const ProtobufCMessageDescriptor *desc;
+} eg_ingest_kind;
+enum { EG_INGEST_SESSION, EG_INGEST_DOCUMENT, EG_INGEST_FACTS, EG_INGEST_KINDS };
+extern const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS];
+
+/* Set the mode field of an ingest request (all three have one). */
+void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode);
 
 typedef struct eg_bulk_opts {
   const char *path;          /* the JSONL file; "-" = stdin (no resume, no ETA) */

@@ -36,6 +36,12 @@ int eg_cli_time(const eg_cli *cli, const char *option, int64_t *out);
 void eg_cli_format_time(int64_t us, char *buf, size_t len);
 /* The text of an argument: itself, "@file", or "-" for stdin. Arena string or NULL. */
 char *eg_cli_read_input(const char *arg, eg_arena *a);
+/* The text of a file argument ("-" = stdin). Arena string or NULL (message printed). */
+char *eg_cli_read_file(const char *path, eg_arena *a);
+/* A JSON request of desc read from a file argument ("-" = stdin), its scope from
+ * --tenant/--user/--agent when it has none. NULL (message printed) on error. */
+ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path, const ProtobufCMessageDescriptor *desc,
+                                      eg_arena *a);
 /* Call method on daemon; NULL (message printed) on failure. Caller frees the response
  * with protobuf_c_message_free_unpacked. */
 ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,

@@ -205,11 +205,8 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     fprintf(stderr, "usage: engram graph commit FILE|-   (JSON CommitRequest; scope from --tenant)\n");
     return 2;
   }
-  char *text = eg_cli_read_input(argv[1][0] == '-' ? "-" : eg_arena_sprintf(a, "@%s", argv[1]), a);
-  if (!text) return 2;
-  Engram__V1__CommitRequest *req = (void *)eg_cli_parse_json(text, &engram__v1__commit_request__descriptor, a);
+  Engram__V1__CommitRequest *req = (void *)eg_cli_read_request(cli, argv[1], &engram__v1__commit_request__descriptor, a);
   if (!req) return 2;
-  if (!req->scope) req->scope = eg_cli_scope(cli, a);
   Engram__V1__CommitResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Commit", &req->base,
                                                       &engram__v1__commit_response__descriptor);
   if (!r) return 1;

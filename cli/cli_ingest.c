@@ -13,6 +13,7 @@
 
 #include "cli/bulk.h"
 #include "cli/cli.h"
+#include "common/scope.h"
 #include "proto/engram/v1/ingest.pb-c.h"
 
 static void print_report(const Engram__V1__IngestResponse *r) {
@@ -45,35 +46,24 @@ static ProtobufCMessage *plain_document(const eg_cli *cli, const char *file, cha
 }
 
 static int cmd_one(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
-  static const struct {
-    const char *name, *method;
-    const ProtobufCMessageDescriptor *desc;
-  } kinds[] = {
-      {"session", "/engram.v1.Ingest/IngestSession", &engram__v1__ingest_session_request__descriptor},
-      {"document", "/engram.v1.Ingest/IngestDocument", &engram__v1__ingest_document_request__descriptor},
-      {"facts", "/engram.v1.Ingest/AssertFacts", &engram__v1__assert_facts_request__descriptor},
-  };
   size_t k = 0;
-  while (strcmp(kinds[k].name, argv[0]) != 0) k++;
+  while (strcmp(eg_ingest_kinds[k].name, argv[0]) != 0) k++;
+  const eg_ingest_kind *kind = &eg_ingest_kinds[k];
   if (argc != 2) {
-    fprintf(stderr, "usage: engram ingest %s FILE|-   (JSON %s%s)\n", argv[0], kinds[k].desc->short_name,
-            k == 1 ? ", or plain text with --document-id and --title" : "");
+    fprintf(stderr, "usage: engram ingest %s FILE|-   (JSON %s%s)\n", argv[0], kind->desc->short_name,
+            k == EG_INGEST_DOCUMENT ? ", or plain text with --document-id and --title" : "");
     return 2;
   }
-  char *text = eg_cli_read_input(strcmp(argv[1], "-") == 0 ? "-" : eg_arena_sprintf(a, "@%s", argv[1]), a);
+  char *text = eg_cli_read_file(argv[1], a);
   if (!text) return 2;
   const char *s = text + strspn(text, " \t\r\n");
-  ProtobufCMessage *req = k == 1 && *s != '{' ? plain_document(cli, argv[1], text, a)
-                                              : eg_cli_parse_json(text, kinds[k].desc, a);
+  ProtobufCMessage *req = k == EG_INGEST_DOCUMENT && *s != '{' ? plain_document(cli, argv[1], text, a)
+                                                               : eg_cli_parse_json(text, kind->desc, a);
   if (!req) return 2;
-  Engram__V1__Scope **scope = (Engram__V1__Scope **)((char *)req + kinds[k].desc->fields[0].offset);
-  if (!*scope) *scope = eg_cli_scope(cli, a);
-  if (eg_cfg_bool(cli->cfg, "async")) {
-    const ProtobufCFieldDescriptor *mode = protobuf_c_message_descriptor_get_field_by_name(kinds[k].desc, "mode");
-    *(int *)((char *)req + mode->offset) = ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC;
-  }
+  eg_scope_default(req, eg_cli_scope(cli, a));
+  if (eg_cfg_bool(cli->cfg, "async")) eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC);
   Engram__V1__IngestResponse *r =
-      (void *)eg_cli_call(cli, "ingestd", kinds[k].method, req, &engram__v1__ingest_response__descriptor);
+      (void *)eg_cli_call(cli, "ingestd", kind->method, req, &engram__v1__ingest_response__descriptor);
   if (!r) return 1;
   if (cli->json) eg_cli_print_json(&r->base);
   else print_report(r);

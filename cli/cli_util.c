@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/scope.h"
 #include "common/time.h"
 
 Engram__V1__Scope *eg_cli_scope(const eg_cli *cli, eg_arena *a) {
@@ -52,6 +53,18 @@ char *eg_cli_read_input(const char *arg, eg_arena *a) {
   char *s = eg_arena_strndup(a, b.data ? b.data : "", b.len);
   eg_buf_free(&b);
   return s;
+}
+
+char *eg_cli_read_file(const char *path, eg_arena *a) {
+  return eg_cli_read_input(strcmp(path, "-") == 0 ? "-" : eg_arena_sprintf(a, "@%s", path), a);
+}
+
+ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path, const ProtobufCMessageDescriptor *desc,
+                                      eg_arena *a) {
+  char *text = eg_cli_read_file(path, a);
+  ProtobufCMessage *m = text ? eg_cli_parse_json(text, desc, a) : NULL;
+  if (m) eg_scope_default(m, eg_cli_scope(cli, a));
+  return m;
 }
 
 ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,

@@ -14,10 +14,8 @@ static int cmd_upsert(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     fprintf(stderr, "usage: engram vector upsert FILE|-   (JSON UpsertRequest; scope from --tenant)\n");
     return 2;
   }
-  char *text = eg_cli_read_input(strcmp(argv[1], "-") == 0 ? "-" : eg_arena_sprintf(a, "@%s", argv[1]), a);
-  Engram__V1__UpsertRequest *req = text ? (void *)eg_cli_parse_json(text, &engram__v1__upsert_request__descriptor, a) : NULL;
+  Engram__V1__UpsertRequest *req = (void *)eg_cli_read_request(cli, argv[1], &engram__v1__upsert_request__descriptor, a);
   if (!req) return 2;
-  if (!req->scope) req->scope = eg_cli_scope(cli, a);
   Engram__V1__UpsertResponse *r = (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Upsert", &req->base,
                                                       &engram__v1__upsert_response__descriptor);
   if (!r) return 1;

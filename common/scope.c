@@ -26,3 +26,10 @@ eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
   if ((rc = check_field(s->user, "user", false, err))) return rc;
   return check_field(s->agent, "agent", false, err);
 }
+
+void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");
+  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return;
+  Engram__V1__Scope **slot = (Engram__V1__Scope **)((char *)m + f->offset);
+  if (!*slot) *slot = scope;
+}

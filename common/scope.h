@@ -13,6 +13,9 @@
  * characters. EG_EINVAL with a message naming the field otherwise. */
 eg_code eg_scope_check(const Engram__V1__Scope *scope, eg_err *err);
 
+/* When request m has a "scope" field that is unset, point it at scope (borrowed). */
+void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
+
 /*
  * A handler of the common shape: check the request's scope, allocate the response in
  * the call's arena, call engine_fn(engine, req, arena, resp, err). Expands to a static
