@@ -322,7 +322,9 @@ eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err) {
   if (o->resume && is_stdin) rc = eg_err_set(err, EG_EINVAL, "cannot resume reading from stdin");
   if (rc == EG_OK && o->resume) rc = load_state(b, err);
   struct stat sb;
-  if (rc == EG_OK && !is_stdin && fstat(fileno(b->f), &sb) == 0 && S_ISREG(sb.st_mode)) b->total = count_lines(b->f);
+  /* the total is for the progress line only: no extra pass over the file without one */
+  if (rc == EG_OK && o->progress && !is_stdin && fstat(fileno(b->f), &sb) == 0 && S_ISREG(sb.st_mode))
+    b->total = count_lines(b->f);
   int nw = o->parallel > 0 ? o->parallel : 4;
   pthread_t *th = calloc((size_t)nw, sizeof *th);
   if (rc == EG_OK && !th) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
