@@ -364,7 +364,7 @@ static weights weights_of(const rc_ctx *c) {
   return w;
 }
 
-static int by_score_chunk(const void *a, const void *b) {
+int rc_by_score(const void *a, const void *b) {
   float x = ((const rc_chunk *)a)->score, y = ((const rc_chunk *)b)->score;
   return (x < y) - (x > y);
 }
@@ -384,7 +384,7 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
                w->recency * x->recency + 0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
     if (x->expansion) x->score *= 0.85f;
   }
-  qsort(c->chunks, c->n_chunks, sizeof *c->chunks, by_score_chunk);
+  qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);
 }
 
 /* The current facts of the seeds that match the question (all of them for an entity the

@@ -73,6 +73,9 @@ typedef struct rc_ctx {
  * question's keywords found (0..1). */
 float rc_keyword_match(rc_ctx *c, const char *text);
 
+/* qsort order of rc_chunk: best score first. */
+int rc_by_score(const void *a, const void *b);
+
 /* Up to max reformulations of the question from the LLM (remote.c); 0 when none is
  * configured or it failed (counted). */
 size_t rc_llm_variants(rc_ctx *c, char **out, size_t max);

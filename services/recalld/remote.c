@@ -81,11 +81,6 @@ bool rc_rerank(rc_ctx *c, size_t n) {
   }
   /* the cross-encoder orders the reranked head; the fused score breaks ties */
   for (size_t i = 0; i < n; i++) c->chunks[i].score = 0.7f * c->chunks[i].rerank + 0.3f * c->chunks[i].score;
-  for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0 && c->chunks[j].score > c->chunks[j - 1].score; j--) {
-      rc_chunk t = c->chunks[j];
-      c->chunks[j] = c->chunks[j - 1];
-      c->chunks[j - 1] = t;
-    }
+  qsort(c->chunks, n, sizeof *c->chunks, rc_by_score);
   return true;
 }
