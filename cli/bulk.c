@@ -62,6 +62,25 @@ void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode) {
 
 /* ---- the state file ------------------------------------------------------------------ */
 
+bool eg_ingest_retryable(eg_code rc) { return rc == EG_EFULL || rc == EG_EUNAVAIL || rc == EG_ETIMEOUT; }
+
+eg_code eg_ingest_send(eg_rpc_client *c, const eg_ingest_kind *kind, const ProtobufCMessage *req,
+                       Engram__V1__IngestResponse **resp, uint64_t *retries, eg_err *e) {
+  int64_t backoff = 50000;
+  for (int attempt = 1;; attempt++) {
+    ProtobufCMessage *out = NULL;
+    eg_code rc = eg_rpc_unary(c, kind->method, req, &engram__v1__ingest_response__descriptor, 0, &out, e);
+    if (rc == EG_OK) {
+      *resp = (void *)out;
+      return EG_OK;
+    }
+    if (!eg_ingest_retryable(rc) || attempt == MAX_ATTEMPTS) return rc;
+    if (retries) (*retries)++;
+    usleep((useconds_t)backoff);
+    if (backoff < 2000000) backoff *= 2;
+  }
+}
+
 static void save_state(bulk *b) {
   if (!b->state_path[0]) return;
   char tmp[4200];
@@ -172,24 +191,12 @@ static line_result send_line(bulk *b, char *text, uint64_t lineno, Engram__V1__I
   scope.agent = (char *)b->o->agent;
   eg_scope_default(req, &scope);
   eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC);
-  int64_t backoff = 50000;
-  for (int attempt = 1;; attempt++) {
-    ProtobufCMessage *out = NULL;
-    eg_code rc = eg_rpc_unary(b->o->client, kind->method, req, &engram__v1__ingest_response__descriptor, 0, &out, &e);
-    if (rc == EG_OK) {
-      *resp = (void *)out;
-      r = (*resp)->report && (*resp)->report->duplicate ? LINE_DUPLICATE : LINE_OK;
-      break;
-    }
-    bool retry = rc == EG_EFULL || rc == EG_EUNAVAIL || rc == EG_ETIMEOUT;
-    if (!retry || attempt == MAX_ATTEMPTS) {
-      report_failure(b, lineno, eg_code_name(rc), e.msg);
-      if (retry) r = LINE_GAVE_UP;
-      break;
-    }
-    (*retries)++;
-    usleep((useconds_t)backoff);
-    if (backoff < 2000000) backoff *= 2;
+  eg_code rc = eg_ingest_send(b->o->client, kind, req, resp, retries, &e);
+  if (rc == EG_OK) {
+    r = (*resp)->report && (*resp)->report->duplicate ? LINE_DUPLICATE : LINE_OK;
+  } else {
+    report_failure(b, lineno, eg_code_name(rc), e.msg);
+    if (eg_ingest_retryable(rc)) r = LINE_GAVE_UP;
   }
 done:
   eg_arena_free(a);
@@ -278,27 +285,31 @@ static void fmt_duration(double s, char *buf, size_t len) {
   else snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
 }
 
-/* One progress line: bar, items, tokens/s, ETA (when the total is known). Under b->mu. */
+void eg_progress_draw(uint64_t done, uint64_t total, const char *what, double elapsed_s, const char *extra) {
+  if (!total) {
+    fprintf(stderr, "\r\033[K%llu %s  %s", (unsigned long long)done, what, extra);
+    fflush(stderr);
+    return;
+  }
+  double frac = (double)done / (double)total;
+  char bar[21], eta[32] = "?";
+  int fill = (int)(frac * 20);
+  for (int i = 0; i < 20; i++) bar[i] = i < fill ? '#' : '.';
+  bar[20] = 0;
+  if (done) fmt_duration(elapsed_s / (double)done * (double)(total - done), eta, sizeof eta);
+  fprintf(stderr, "\r\033[K[%s] %llu/%llu %s %5.1f%%  %s  ETA %s", bar, (unsigned long long)done,
+          (unsigned long long)total, what, 100 * frac, extra, eta);
+  fflush(stderr);
+}
+
+/* One progress line: bar, lines, tokens/s, ETA (when the total is known). Under b->mu. */
 static void draw(bulk *b) {
   const eg_bulk_stats *st = b->st;
   double el = (double)(eg_time_mono_us() - b->t0) / 1e6;
-  double tps = el > 0 ? (double)st->tokens / el : 0;
-  uint64_t seen = b->done;
-  char eta[32] = "?";
-  if (b->total) {
-    double frac = (double)seen / (double)b->total;
-    char bar[21];
-    int fill = (int)(frac * 20);
-    for (int i = 0; i < 20; i++) bar[i] = i < fill ? '#' : '.';
-    bar[20] = 0;
-    if (seen) fmt_duration(el / (double)seen * (double)(b->total - seen), eta, sizeof eta);
-    fprintf(stderr, "\r\033[K[%s] %llu/%llu lines %5.1f%%  %.0f tokens/s  %llu failed  ETA %s", bar,
-            (unsigned long long)seen, (unsigned long long)b->total, 100 * frac, tps, (unsigned long long)st->failed, eta);
-  } else {
-    fprintf(stderr, "\r\033[K%llu lines  %.0f tokens/s  %llu failed", (unsigned long long)seen, tps,
-            (unsigned long long)st->failed);
-  }
-  fflush(stderr);
+  char extra[96];
+  snprintf(extra, sizeof extra, "%.0f tokens/s  %llu failed", el > 0 ? (double)st->tokens / el : 0,
+           (unsigned long long)st->failed);
+  eg_progress_draw(b->done, b->total, "lines", el, extra);
 }
 
 eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err) {

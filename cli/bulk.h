@@ -37,6 +37,17 @@ extern const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS];
 /* Set the mode field of an ingest request (all three have one). */
 void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode);
 
+/* Whether an ingest failure is worth sending again: overloaded, unavailable, timed out. */
+bool eg_ingest_retryable(eg_code rc);
+/* Send one ingest request (kind's RPC), retrying retryable failures with backoff (up to
+ * ten attempts); *retries counts them (may be NULL). *resp as for eg_rpc_unary. */
+eg_code eg_ingest_send(eg_rpc_client *c, const eg_ingest_kind *kind, const ProtobufCMessage *req,
+                       Engram__V1__IngestResponse **resp, uint64_t *retries, eg_err *e);
+
+/* A progress line on stderr: "[####....] done/total what pct%  extra  ETA …" (no bar and no
+ * ETA when total is 0). */
+void eg_progress_draw(uint64_t done, uint64_t total, const char *what, double elapsed_s, const char *extra);
+
 typedef struct eg_bulk_opts {
   const char *path;          /* the JSONL file; "-" = stdin (no resume, no ETA) */
   const char *state_path;    /* NULL = "<path>.progress" */

@@ -57,12 +57,15 @@ eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, 
   cJSON_AddNumberToObject(req, "temperature", 0);
   if (json) cJSON_AddItemToObject(req, "response_format", cJSON_Parse("{\"type\":\"json_object\"}"));
   cJSON *msgs = cJSON_AddArrayToObject(req, "messages");
-  cJSON *m1 = cJSON_CreateObject(), *m2 = cJSON_CreateObject();
-  cJSON_AddStringToObject(m1, "role", "system");
-  cJSON_AddStringToObject(m1, "content", system);
+  if (system) {
+    cJSON *m1 = cJSON_CreateObject();
+    cJSON_AddStringToObject(m1, "role", "system");
+    cJSON_AddStringToObject(m1, "content", system);
+    cJSON_AddItemToArray(msgs, m1);
+  }
+  cJSON *m2 = cJSON_CreateObject();
   cJSON_AddStringToObject(m2, "role", "user");
   cJSON_AddStringToObject(m2, "content", user);
-  cJSON_AddItemToArray(msgs, m1);
   cJSON_AddItemToArray(msgs, m2);
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);

@@ -20,7 +20,7 @@ eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key
                     eg_metrics *metrics, const char *prefix, eg_llm **out, eg_err *err);
 void eg_llm_close(eg_llm *l); /* accepts NULL */
 
-/* One chat completion; *content is the assistant message text (arena). */
+/* One chat completion (system may be NULL); *content is the assistant message text (arena). */
 eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, eg_arena *a, char **content,
                     eg_err *err);
 

@@ -1,5 +1,5 @@
 /*
- * bench_recall.c — Recall latency through all four daemons on loopback, for
+ * perf.c — `engram-bench perf`: ingest throughput and Recall latency through all four daemons on loopback, for
  * bench/RESULTS.md: the haystack sessions of the first N LongMemEval-S questions are
  * ingested into one tenant (one user per question) through ingestd, then `clients`
  * threads ask the questions (each as its user, at its question date) for `calls` Recalls
@@ -8,7 +8,7 @@
  * calls defaults to one pass over the questions: a second pass would find every query
  * vector in vectord's cache, which real traffic does not.
  *
- *   build/bench_recall [questions=301] [embedder=glove] [clients=16] [calls=questions] [data=…]
+ *   build/engram-bench perf [questions=301] [embedder=glove] [clients=16] [calls=questions] [data=…]
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bench/haystack.h"
+#include "bench/perf.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
@@ -119,7 +120,7 @@ static void pct(const char *what, int64_t *v, long n) {
   printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0, (double)v[n * 99 / 100] / 1000.0);
 }
 
-int main(int argc, char **argv) {
+int eg_bperf_main(int argc, char **argv) {
   long questions = argc > 1 ? atol(argv[1]) : 301;
   const char *embedder = argc > 2 ? argv[2] : "glove";
   int clients = argc > 3 ? atoi(argv[3]) : 16;
@@ -145,6 +146,9 @@ int main(int argc, char **argv) {
          "embedder %s, ingested in %.1f s (%llu sessions refused as too large); %d clients, %ld Recalls (k=10)\n",
          (unsigned long long)h.ingest.chunks, r.n_q, h.written.sessions, embedder, h.ingest.seconds,
          (unsigned long long)h.ingest.failed, clients, calls);
+  printf("%-44s %.2fM tokens/min (%llu tokens, 4 in flight)\n", "ingest through ingestd",
+         h.ingest.seconds > 0 ? (double)h.ingest.tokens / h.ingest.seconds * 60 / 1e6 : 0,
+         (unsigned long long)h.ingest.tokens);
   r.lat = calloc((size_t)calls, sizeof *r.lat);
   for (int s = 0; s < MAX_STAGES; s++) r.stage_lat[s] = calloc((size_t)calls, sizeof(int64_t));
   pthread_mutex_init(&r.mu, NULL);
