@@ -61,6 +61,13 @@ eg_code eg_bengine_recall(const eg_bengine *e, const eg_bgroup *g, const eg_bque
   req.query = q->query;
   req.query_time = q->at;
   req.k = e->k;
+  req.expansion = (Engram__V1__ExpansionMode)e->expansion;
+  Engram__V1__RecallWeights w = ENGRAM__V1__RECALL_WEIGHTS__INIT;
+  const float *x = e->weights;
+  if (x[0] || x[1] || x[2] || x[3] || x[4] || x[5]) {
+    w.content = x[0], w.latent = x[1], w.bm25 = x[2], w.temporal = x[3], w.recency = x[4], w.graph = x[5];
+    req.weights = &w;
+  }
   ProtobufCMessage *m = NULL;
   eg_code rc = eg_rpc_unary(e->recalld, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor,
                             0, &m, err);

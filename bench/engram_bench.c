@@ -39,7 +39,7 @@ static const char *const qa_names[] = {"accuracy"};
 
 typedef struct opts {
   const char *cmd, *data, *types, *out, *baseline, *embedder, *ingestd, *recalld;
-  const char *llm_url, *llm_model, *prompts;
+  const char *llm_url, *llm_model, *prompts, *weights, *expansion;
   long limit;
   int jobs;
   uint32_t k;
@@ -72,6 +72,7 @@ static void usage(void) {
           "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] [--k N]\n"
           "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder glove|use-lite]\n"
           "                    [--ingestd ADDR --recalld ADDR] [--set lme|locomo (qa)]\n"
+          "                    [--weights content,latent,bm25,temporal,recency,graph] [--expansion offline|none|llm]\n"
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
           "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n");
 }
@@ -82,7 +83,7 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
 #define STR(flag, field) if (!strcmp(a, flag) && v) { o->field = v; i++; continue; }
     STR("--data", data) STR("--types", types) STR("--out", out) STR("--baseline", baseline)
     STR("--embedder", embedder) STR("--ingestd", ingestd) STR("--recalld", recalld) STR("--llm-url", llm_url)
-    STR("--llm-model", llm_model) STR("--prompts", prompts)
+    STR("--llm-model", llm_model) STR("--prompts", prompts) STR("--weights", weights) STR("--expansion", expansion)
 #undef STR
     if (!strcmp(a, "--set") && v) { *set = v; i++; continue; }
     if (!strcmp(a, "--limit") && v) { o->limit = atol(v); i++; continue; }
@@ -387,6 +388,18 @@ static int start(run *r, eg_cluster *cl, const opts *o) {
   }
   r->eng.tenant = "bench";
   r->eng.k = o->k;
+  float *w = r->eng.weights;
+  if (o->weights && sscanf(o->weights, "%f,%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5]) != 6) {
+    fprintf(stderr, "engram-bench: --weights wants six numbers: content,latent,bm25,temporal,recency,graph\n");
+    return -1;
+  }
+  static const char *const modes[] = {"", "offline", "llm", "none"};
+  for (int m = 1; o->expansion && m < 4; m++)
+    if (!strcmp(o->expansion, modes[m])) r->eng.expansion = m;
+  if (o->expansion && !r->eng.expansion) {
+    fprintf(stderr, "engram-bench: --expansion is offline, llm or none\n");
+    return -1;
+  }
   return 0;
 }
 

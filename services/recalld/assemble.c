@@ -143,12 +143,14 @@ static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t 
 eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   eg_arena *a = c->a;
   float min_rel = c->r->o.min_relevance;
-  /* chunks too far from the question are not context */
+  /* chunks too far from the question are not context: neither close in meaning nor among
+   * its strongest word matches */
   size_t keep = 0;
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
     float rel = x->content > x->latent ? x->content : x->latent;
-    if (rel >= min_rel || (c->temporal && x->temporal > 0 && rel >= min_rel / 2)) c->chunks[keep++] = *x;
+    if (rel >= min_rel || (x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match) || (c->temporal && x->temporal > 0 && rel >= min_rel / 2))
+      c->chunks[keep++] = *x;
   }
   c->n_chunks = keep;
   resp->nothing_relevant = !c->n_chunks && !c->n_facts && !c->n_paths;

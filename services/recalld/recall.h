@@ -33,7 +33,8 @@ typedef struct eg_recall_opts {
   uint32_t max_k;              /* largest k, k1, k2 */
   uint32_t max_query_bytes;
   uint32_t max_token_budget;
-  float min_relevance;         /* dense similarity under which a chunk is not relevant */
+  float min_relevance;         /* dense similarity under which a chunk is not relevant … */
+  float min_word_match;        /* … unless its BM25 / the query's best is at least this */
   struct eg_llm *llm;          /* reformulations for ExpansionMode LLM; NULL = none */
   const char *rerank_url;      /* TEI-compatible ".../rerank"; NULL or "" = none */
   const char *rerank_key;      /* bearer token of the reranker, may be NULL */
