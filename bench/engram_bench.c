@@ -14,6 +14,7 @@
  * the totals go to <out>.json and <out>.md and the table to stdout.
  */
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -369,6 +370,18 @@ static int report(run *r, int argc, char **argv) {
 
 /* ---- main -------------------------------------------------------------------------------- */
 
+/* Whether one of <out>.jsonl, .json, .md is the data file. */
+static bool same_file(const char *data, const char *out) {
+  char d[PATH_MAX], o[PATH_MAX], p[PATH_MAX + 8];
+  if (!realpath(data, d)) return false;
+  static const char *const ext[] = {".jsonl", ".json", ".md"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(p, sizeof p, "%s%s", out, ext[i]);
+    if (realpath(p, o) && strcmp(d, o) == 0) return true;
+  }
+  return false;
+}
+
 static int start(run *r, eg_cluster *cl, const opts *o) {
   const char *ing = o->ingestd, *rec = o->recalld;
   if (!ing || !rec) {
@@ -455,6 +468,10 @@ int main(int argc, char **argv) {
   }
   char log_path[1100];
   snprintf(log_path, sizeof log_path, "%s.jsonl", o.out);
+  if (same_file(o.data, o.out)) {
+    fprintf(stderr, "engram-bench: --out %s would overwrite the data %s\n", o.out, o.data);
+    return 2;
+  }
   long replayed = o.resume ? replay(&r, log_path) : 0;
   if (!(r.log = fopen(log_path, o.resume ? "a" : "w"))) {
     fprintf(stderr, "engram-bench: cannot write %s\n", log_path);

@@ -45,10 +45,15 @@ bool eg_bqa_abstain(const eg_bquestion *q) { return q->excluded || strcmp(q->cat
 static char *load_prompt(const eg_bqa *qa, const char *kind, const char *name) {
   char path[1200];
   snprintf(path, sizeof path, "%s/%s_%s.txt", qa->dir, kind, name);
-  char *t = eg_test_slurp(path);
-  if (!t) {
+  char *t = eg_test_slurp(path); /* "" when missing */
+  if (t && !*t) {
+    free(t);
     snprintf(path, sizeof path, "%s/%s_default.txt", qa->dir, kind);
     t = eg_test_slurp(path);
+  }
+  if (t && !*t) {
+    free(t);
+    t = NULL;
   }
   return t;
 }
