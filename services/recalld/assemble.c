@@ -140,6 +140,54 @@ static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t 
   return s;
 }
 
+/* Append a FACT item (line is scratch space). */
+static void fact_item(rc_ctx *c, const rc_fact *f, eg_buf *line, Engram__V1__RecallResponse *resp) {
+  eg_arena *a = c->a;
+  Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
+  if (!it) return;
+  engram__v1__recall_item__init(it);
+  it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT;
+  line->len = 0;
+  edge_text(c, f->edge, line);
+  it->text = eg_arena_strndup(a, line->data, line->len);
+  it->score = f->score;
+  it->time = f->edge->valid_from;
+  it->fact = (void *)eg_rpc_clone(a, &f->edge->base);
+  it->status = f->status;
+  it->superseding = (void *)eg_rpc_clone(a, f->superseding ? &f->superseding->base : NULL);
+  if (f->edge->meta) {
+    it->session_id = eg_arena_strdup(a, f->edge->meta->source_session_id);
+    it->document_id = eg_arena_strdup(a, f->edge->meta->source_document_id);
+    it->turn_index = f->edge->meta->source_turn;
+    it->chunk_id = f->edge->meta->source_chunk_id;
+  }
+  it->history = eg_arena_calloc(a, f->n_history ? f->n_history : 1, sizeof *it->history);
+  for (size_t h = 0; it->history && h < f->n_history; h++)
+    it->history[it->n_history++] = (void *)eg_rpc_clone(a, &f->history[h]->base);
+  resp->items[resp->n_items++] = it;
+}
+
+/* Append a CHUNK item. */
+static void chunk_item(rc_ctx *c, const rc_chunk *x, Engram__V1__RecallResponse *resp) {
+  eg_arena *a = c->a;
+  Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
+  if (!it) return;
+  engram__v1__recall_item__init(it);
+  it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK;
+  it->text = eg_arena_strdup(a, x->chunk->content);
+  it->latent = eg_arena_strdup(a, x->chunk->latent);
+  it->role = eg_arena_strdup(a, x->chunk->role);
+  it->score = x->score;
+  it->time = x->chunk->time;
+  it->session_id = eg_arena_strdup(a, x->chunk->session_id);
+  it->document_id = eg_arena_strdup(a, x->chunk->document_id);
+  it->turn_index = x->chunk->turn_index;
+  it->chunk_id = x->chunk->id;
+  it->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED;
+  it->signals = signals(a, x, &it->n_signals);
+  resp->items[resp->n_items++] = it;
+}
+
 eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   eg_arena *a = c->a;
   float min_rel = c->r->o.min_relevance;
@@ -149,59 +197,31 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
     float rel = x->content > x->latent ? x->content : x->latent;
-    if (rel >= min_rel || (x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match) || (c->temporal && x->temporal > 0 && rel >= min_rel / 2))
-      c->chunks[keep++] = *x;
+    bool words = x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match;
+    if (rel >= min_rel || words || (c->temporal && x->temporal > 0 && rel >= min_rel / 2)) c->chunks[keep++] = *x;
   }
   c->n_chunks = keep;
   resp->nothing_relevant = !c->n_chunks && !c->n_facts && !c->n_paths;
   size_t n = c->n_facts + c->n_chunks + c->n_paths;
   resp->items = eg_arena_calloc(a, n ? n : 1, sizeof *resp->items);
-  if (!resp->items) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  bool *placed = eg_arena_calloc(a, c->n_facts ? c->n_facts : 1, sizeof *placed);
+  if (!resp->items || !placed) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  /* Items in order of relevance: each fact just before the chunk it was drawn from, the
+   * facts from chunks not returned after the chunks. (The context block still lists the
+   * facts first.) */
   eg_buf line = EG_BUF_INIT;
-  for (size_t i = 0; i < c->n_facts; i++) {
-    const rc_fact *f = &c->facts[i];
-    Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
-    if (!it) break;
-    engram__v1__recall_item__init(it);
-    it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT;
-    line.len = 0;
-    edge_text(c, f->edge, &line);
-    it->text = eg_arena_strndup(a, line.data, line.len);
-    it->score = f->score;
-    it->time = f->edge->valid_from;
-    it->fact = (void *)eg_rpc_clone(a, &f->edge->base);
-    it->status = f->status;
-    it->superseding = (void *)eg_rpc_clone(a, f->superseding ? &f->superseding->base : NULL);
-    if (f->edge->meta) {
-      it->session_id = eg_arena_strdup(a, f->edge->meta->source_session_id);
-      it->document_id = eg_arena_strdup(a, f->edge->meta->source_document_id);
-      it->turn_index = f->edge->meta->source_turn;
-      it->chunk_id = f->edge->meta->source_chunk_id;
-    }
-    it->history = eg_arena_calloc(a, f->n_history ? f->n_history : 1, sizeof *it->history);
-    for (size_t h = 0; it->history && h < f->n_history; h++)
-      it->history[it->n_history++] = (void *)eg_rpc_clone(a, &f->history[h]->base);
-    resp->items[resp->n_items++] = it;
-  }
   for (size_t i = 0; i < c->n_chunks; i++) {
-    const rc_chunk *x = &c->chunks[i];
-    Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
-    if (!it) break;
-    engram__v1__recall_item__init(it);
-    it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK;
-    it->text = eg_arena_strdup(a, x->chunk->content);
-    it->latent = eg_arena_strdup(a, x->chunk->latent);
-    it->role = eg_arena_strdup(a, x->chunk->role);
-    it->score = x->score;
-    it->time = x->chunk->time;
-    it->session_id = eg_arena_strdup(a, x->chunk->session_id);
-    it->document_id = eg_arena_strdup(a, x->chunk->document_id);
-    it->turn_index = x->chunk->turn_index;
-    it->chunk_id = x->chunk->id;
-    it->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED;
-    it->signals = signals(a, x, &it->n_signals);
-    resp->items[resp->n_items++] = it;
+    for (size_t f = 0; f < c->n_facts; f++) {
+      const Engram__V1__Edge *e = c->facts[f].edge;
+      if (!placed[f] && e->meta && e->meta->source_chunk_id == c->chunks[i].chunk->id) {
+        placed[f] = true;
+        fact_item(c, &c->facts[f], &line, resp);
+      }
+    }
+    chunk_item(c, &c->chunks[i], resp);
   }
+  for (size_t f = 0; f < c->n_facts; f++)
+    if (!placed[f]) fact_item(c, &c->facts[f], &line, resp);
   for (size_t i = 0; i < c->n_paths; i++) {
     Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
     if (!it) break;
