@@ -11,7 +11,8 @@
  *  - facts: first-person patterns of the user's statements (where they live and work,
  *    job title, diet, pets, family, purchases, visits, events, goals, habits, languages,
  *    preferences with sentiment intensity) with valid time from a date in the sentence;
- *  - latent: "<date> <speaker>: <text with resolved mentions and dates> [<facts>]".
+ *  - latent: "<date> <speaker>: <text with resolved mentions> [replying to <speaker>: <the
+ *    first words of the segment before>] [dates: …] [facts: …]".
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -389,7 +390,20 @@ static const char *relation_words(const char *rel) {
 }
 
 /* Enrich one segment given the window memory (entities of earlier segments). */
-static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, window_mem *mem, eg_arena *a, eg_enriched *o) {
+/* What a reply answers: the first words of the segment before it, for the latent text. */
+static void reply_to(const eg_segment *before, eg_buf *b) {
+  enum { MAX_WORDS = 24 };
+  const char *t = before && before->text ? before->text : "";
+  size_t end = 0, words = 0;
+  for (size_t i = 0; t[i] && words < MAX_WORDS; i++)
+    if ((t[i] != ' ' && t[i] != '\n') && (t[i + 1] == ' ' || t[i + 1] == '\n' || !t[i + 1])) end = i + 1, words++;
+  if (!words) return;
+  const char *who = before->speaker && *before->speaker ? before->speaker : before->role;
+  eg_buf_printf(b, " [replying to %s: %.*s%s]", who, (int)end, t, t[end] ? " …" : "");
+}
+
+static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before, window_mem *mem,
+                       eg_arena *a, eg_enriched *o) {
   static __thread words W; /* per thread: a worker enriches one segment at a time */
   const char *text = sg->text ? sg->text : "";
   split(text, &W);
@@ -545,10 +559,9 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, window_me
     }
   }
   size_t tl = strlen(text);
-  /* dates resolved, inline after their expression */
-  size_t di = 0;
-  (void)di;
   if (at < tl) eg_buf_append(&b, text + at, tl - at);
+  reply_to(before, &b);
+  /* dates resolved, after the text */
   for (size_t d = 0; d < nd; d++)
     eg_buf_printf(&b, "%s\"%.*s\" = %s", d ? "; " : " [dates: ", (int)(dates[d].end - dates[d].start),
                   text + dates[d].start, dates[d].label);
@@ -599,7 +612,7 @@ eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t
       }
     }
     memset(&out[i], 0, sizeof out[i]);
-    enrich_one(ctx, &segs[i], &mem, a, &out[i]);
+    enrich_one(ctx, &segs[i], i > 0 && ctx->prev ? &segs[i - 1] : NULL, &mem, a, &out[i]);
     if (!out[i].latent) return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   return EG_OK;

@@ -453,11 +453,14 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
     size_t j = i + 1;
     if (!strcmp(m->role, "user"))
       while (j < r->n_messages && !strcmp(r->messages[j]->role, "assistant")) j++;
+    /* who said it, by name when known: "Maya: …" finds Maya's words for "what did Maya …" */
     eg_buf b = EG_BUF_INIT;
-    for (size_t k = i; k < j; k++)
-      eg_buf_printf(&b, "%s%s: %s", k > i ? "\n" : "", r->messages[k]->role, r->messages[k]->content);
+    for (size_t k = i; k < j; k++) {
+      const Engram__V1__Message *mk = r->messages[k];
+      eg_buf_printf(&b, "%s%s: %s", k > i ? "\n" : "", mk->name && *mk->name ? mk->name : mk->role, mk->content);
+    }
     unit *x = &u[n++];
-    x->content = j == i + 1 ? m->content : eg_arena_strndup(a, b.data, b.len);
+    x->content = j == i + 1 && !(m->name && *m->name) ? m->content : eg_arena_strndup(a, b.data, b.len);
     eg_buf_free(&b);
     x->seg.text = m->content; /* enrichment reads the statement; the reply is context */
     if (j > i + 1) x->seg.text = x->content;

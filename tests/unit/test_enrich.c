@@ -38,6 +38,9 @@ static void test_that_framework_is_react(void) {
   EG_CHECK(strstr(out[2].latent, "that framework (React)") != NULL);
   EG_CHECK(strstr(out[2].latent, "the user dislikes React (very strongly)") != NULL);
   EG_CHECK(strstr(out[2].latent, "2024-03-10, the user:") == out[2].latent);
+  /* what a reply answers comes along, cut after 24 words; the first segment has nothing before it */
+  EG_CHECK(strstr(out[2].latent, "[replying to assistant: React is popular; its hooks take some getting used to.]"));
+  EG_CHECK(strstr(out[0].latent, "[replying to") == NULL);
   EG_CHECK_INT(find(&out[1], "DISLIKES") == NULL, 1); /* the assistant states no user facts */
   eg_arena_free(a);
 }
