@@ -37,6 +37,9 @@ bench: build
 	$(BUILD)/bench_vector 20000 use
 	$(BUILD)/bench_ingest 50 glove 4
 	$(BUILD)/bench_ingest 10 use-lite 4
+	$(BUILD)/engram-bench perf 301 glove 16
+	$(BUILD)/engram-bench lme --baseline fts5 --jobs 2
+	$(BUILD)/engram-bench locomo --baseline fts5 --jobs 2
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

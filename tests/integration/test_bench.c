@@ -128,7 +128,10 @@ static void write_locomo(const char *path) {
   cJSON_Delete(root);
 }
 
-static cJSON *load_json(const char *path) {
+/* <dir>/<name>.json, the report of a run. */
+static cJSON *load_report(const char *name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s.json", dir, name);
   char *s = eg_test_slurp(path);
   cJSON *j = cJSON_Parse(s);
   free(s);
@@ -174,10 +177,9 @@ static void test_lme(void) {
                           dir, dir) != 0);
   EG_REQUIRE(eg_test_system("%s/engram-bench lme --data %s/tiny-lme.jsonl --baseline fts5 --out %s/lme --jobs 2 >%s/lme.out",
                             EG_BINARY_DIR, dir, dir, dir) == 0);
-  char path[512];
-  snprintf(path, sizeof path, "%s/lme.json", dir);
-  cJSON *r = load_json(path);
+  cJSON *r = load_report("lme");
   EG_REQUIRE(r != NULL);
+  char path[512];
   for (int s = 0; s < 2; s++) {
     const char *sys = s ? "fts5" : "engram";
     EG_CHECK(metric(r, sys, "overall", "questions") == 2); /* the _abs question is not scored */
@@ -203,8 +205,7 @@ static void test_lme(void) {
                             ">%s/lme2.out 2>&1", EG_BINARY_DIR, dir, dir, dir) == 0);
   snprintf(path, sizeof path, "%s/lme.jsonl", dir);
   EG_CHECK_INT(lines(path), 4);
-  snprintf(path, sizeof path, "%s/lme.json", dir);
-  r = load_json(path);
+  r = load_report("lme");
   EG_CHECK(metric(r, "engram", "overall", "recall_all@10") == 1 && metric(r, "fts5", "overall", "questions") == 2);
   cJSON_Delete(r);
   snprintf(path, sizeof path, "%s/lme2.out", dir);
@@ -216,9 +217,7 @@ static void test_lme(void) {
 static void test_locomo(void) {
   EG_REQUIRE(eg_test_system("%s/engram-bench locomo --data %s/tiny-locomo.json --baseline fts5 --out %s/locomo >%s/loc.out",
                             EG_BINARY_DIR, dir, dir, dir) == 0);
-  char path[512];
-  snprintf(path, sizeof path, "%s/locomo.json", dir);
-  cJSON *r = load_json(path);
+  cJSON *r = load_report("locomo");
   EG_REQUIRE(r != NULL);
   /* the adversarial item without evidence is not scored */
   EG_CHECK(metric(r, "engram", "overall", "questions") == 2);
@@ -251,15 +250,14 @@ static void test_qa(void) {
                           ">%s/qa.out", EG_BINARY_DIR, dir, dir, eg_stub_port(st), dir) == 0);
   EG_CHECK_INT(eg_stub_requests(st), 6); /* answer + judge for each of the three questions */
   eg_stub_stop(st);
-  char path[512];
-  snprintf(path, sizeof path, "%s/qa.json", dir);
-  cJSON *r = load_json(path);
+  cJSON *r = load_report("qa");
   EG_REQUIRE(r != NULL);
   EG_CHECK(metric(r, "qa", "overall", "questions") == 3); /* abstention questions are judged too */
   EG_CHECK(metric(r, "qa", "single-session-user", "accuracy") == 50);
   EG_CHECK(metric(r, "qa", "multi-session", "accuracy") == 0);
   EG_CHECK(metric(r, "engram", "overall", "recall_all@10") == 1);
   cJSON_Delete(r);
+  char path[512];
   snprintf(path, sizeof path, "%s/qa.jsonl", dir);
   char *log = eg_test_slurp(path);
   EG_CHECK(strstr(log, "\"response\":\"It is Biscuit.\"") != NULL);

@@ -116,6 +116,37 @@ static size_t graph_changes(const char *tenant) {
   return n;
 }
 
+/* Named speakers: each one's words are a chunk of their own that says who spoke, and the
+ * latent text carries what the reply answers. */
+static void test_named_speakers(void) {
+  Engram__V1__Scope scope = scope_of("named");
+  Engram__V1__Message m[2], *mp[2] = {&m[0], &m[1]};
+  const char *who[2] = {"Leo", "Maya"}, *said[2] = {"Did you go anywhere fun this weekend?",
+                                                    "We drove up to the glacier lake and camped overnight."};
+  for (int i = 0; i < 2; i++) {
+    engram__v1__message__init(&m[i]);
+    m[i].role = "user";
+    m[i].name = (char *)who[i];
+    m[i].content = (char *)said[i];
+  }
+  Engram__V1__IngestSessionRequest req = ENGRAM__V1__INGEST_SESSION_REQUEST__INIT;
+  req.scope = &scope;
+  req.session_id = "chat-1";
+  req.session_time = T("2024-03-10T10:00:00Z");
+  req.messages = mp;
+  req.n_messages = 2;
+  ProtobufCMessage *r = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
+                          0, &r, &e) == EG_OK);
+  EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->report->chunks, 2);
+  protobuf_c_message_free_unpacked(r, NULL);
+  EG_CHECK(hits("named", "glacier lake camping", "Maya: We drove up to the glacier lake") == 1);
+  EG_CHECK(hits("named", "glacier lake camping", "[replying to Leo: Did you go anywhere fun this weekend?]") == 1);
+  /* Leo's chunk, and Maya's latent text that quotes him */
+  EG_CHECK(hits("named", "anywhere fun this weekend", "Leo: Did you go anywhere fun") == 2);
+}
+
 static void test_idempotent(void) {
   size_t before = graph_changes("acme");
   EG_CHECK(before >= 2);
@@ -358,6 +389,7 @@ int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
   EG_RUN(test_session_in);
+  EG_RUN(test_named_speakers);
   EG_RUN(test_idempotent);
   EG_RUN(test_rejected_writes_nothing);
   EG_RUN(test_async_and_watermark);
