@@ -5,10 +5,40 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "common/shard.h"
 #include "common/time.h"
 #include "proto/engram/v1/vector.pb-c.h"
+
+/* One client per comma-separated address. */
+static eg_code open_shards(const char *list, const char *what, const eg_rpc_client_opts *o, eg_rpc_client **c,
+                           uint32_t *n, eg_err *err) {
+  char addr[512];
+  for (const char *p = list;;) {
+    size_t l = strcspn(p, ",");
+    while (l && p[l - 1] == ' ') l--;
+    if (!l || l >= sizeof addr) return eg_err_set(err, EG_EINVAL, "%s: an empty or over-long address in \"%s\"", what, list);
+    if (*n == EG_MAX_SHARDS) return eg_err_set(err, EG_EINVAL, "%s: more than %d shards", what, EG_MAX_SHARDS);
+    memcpy(addr, p, l);
+    addr[l] = 0;
+    eg_code rc = eg_rpc_client_open(addr, o, &c[*n], err);
+    if (rc) return rc;
+    (*n)++;
+    p += strcspn(p, ",");
+    if (!*p) return EG_OK;
+    for (p++; *p == ' ';) p++;
+  }
+}
+
+eg_rpc_client *eg_peers_graphd(const eg_peers *p, const char *tenant) {
+  return p->graphd[eg_shard_of(tenant, p->n_graphd)];
+}
+
+eg_rpc_client *eg_peers_vectord(const eg_peers *p, const char *tenant) {
+  return p->vectord[eg_shard_of(tenant, p->n_vectord)];
+}
 
 eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err) {
   eg_peers *p = calloc(1, sizeof *p);
@@ -17,8 +47,8 @@ eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err) {
       .timeout_us = eg_cfg_int(cfg, "peer_timeout_ms") * 1000,
       .token = eg_cfg_str(cfg, "service_token"),
   };
-  eg_code rc = eg_rpc_client_open(eg_cfg_str(cfg, "graphd_addr"), &o, &p->graphd, err);
-  if (!rc) rc = eg_rpc_client_open(eg_cfg_str(cfg, "vectord_addr"), &o, &p->vectord, err);
+  eg_code rc = open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
+  if (!rc) rc = open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord, &p->n_vectord, err);
   if (rc) {
     eg_peers_close(p);
     return rc;
@@ -29,8 +59,8 @@ eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err) {
 
 void eg_peers_close(eg_peers *p) {
   if (!p) return;
-  eg_rpc_client_close(p->graphd);
-  eg_rpc_client_close(p->vectord);
+  for (uint32_t i = 0; i < p->n_graphd; i++) eg_rpc_client_close(p->graphd[i]);
+  for (uint32_t i = 0; i < p->n_vectord; i++) eg_rpc_client_close(p->vectord[i]);
   free(p);
 }
 
@@ -42,7 +72,7 @@ static eg_code watermark_reached(eg_peers *p, const char *tenant, uint64_t id, b
   req.ids = &id;
   req.n_ids = 1;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(p->vectord, "/engram.v1.Vector/GetChunks", &req.base,
+  eg_code rc = eg_rpc_unary(eg_peers_vectord(p, tenant), "/engram.v1.Vector/GetChunks", &req.base,
                             &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
   if (rc) return rc;
   *reached = ((Engram__V1__GetChunksResponse *)resp)->n_chunks > 0;

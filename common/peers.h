@@ -10,20 +10,28 @@
 
 /* Options to include in a daemon's table. */
 #define EG_PEER_OPTS                                                                         \
-  {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd gRPC address", 0, 0, 0},             \
-  {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord gRPC address", 0, 0, 0},           \
+  {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd gRPC address; comma-separated: one per shard", 0, 0, 0},   \
+  {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord gRPC address; comma-separated: one per shard", 0, 0, 0}, \
   {"peer_timeout_ms", EG_CFG_INT, "10000", "deadline of one call to a peer", 0, 1, 3600000}, \
   {"service_token", EG_CFG_STR, "", "token sent to peers (daemon-to-daemon calls)",          \
    EG_CFG_SECRET, 0, 0}
 
+enum { EG_MAX_SHARDS = 256 };
+
 typedef struct eg_peers {
-  eg_rpc_client *graphd;  /* owned */
-  eg_rpc_client *vectord; /* owned */
+  eg_rpc_client *graphd[EG_MAX_SHARDS];  /* owned, one per shard */
+  eg_rpc_client *vectord[EG_MAX_SHARDS]; /* owned */
+  uint32_t n_graphd, n_vectord;
 } eg_peers;
 
-/* Open lazily-connecting channels to both peers; *out freed with eg_peers_close. */
+/* Open lazily-connecting channels to every shard of both; *out freed with eg_peers_close.
+ * The order of the addresses is the shard order: it must be the same in every daemon. */
 eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err);
 void eg_peers_close(eg_peers *p); /* accepts NULL */
+
+/* The graphd / vectord shard holding tenant (see common/shard.h). */
+eg_rpc_client *eg_peers_graphd(const eg_peers *p, const char *tenant);
+eg_rpc_client *eg_peers_vectord(const eg_peers *p, const char *tenant);
 
 /*
  * Read-your-writes. An ingest's watermark ("v1:<hex chunk id>") names the chunk vectord

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "common/shard.h"
 #include "common/text.h"
 
 static eg_code check_field(const char *v, const char *name, bool required, eg_err *err) {
@@ -24,7 +25,8 @@ eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
   eg_code rc;
   if ((rc = check_field(s->tenant, "tenant", true, err))) return rc;
   if ((rc = check_field(s->user, "user", false, err))) return rc;
-  return check_field(s->agent, "agent", false, err);
+  if ((rc = check_field(s->agent, "agent", false, err))) return rc;
+  return eg_shard_check(s->tenant, err);
 }
 
 void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {

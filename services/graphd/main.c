@@ -8,10 +8,12 @@
 #include <stdlib.h>
 
 #include "common/daemon.h"
+#include "common/shard.h"
 #include "services/graphd/graph.h"
 #include "services/graphd/rpc.h"
 
 static const eg_cfg_opt graphd_opts[] = {
+    EG_SHARD_OPTS,
     {"max_edges_per_commit", EG_CFG_INT, "10000", "edges in one Commit", 0, 1, 1000000},
     {"max_string_bytes", EG_CFG_INT, "16384", "longest name, literal or utterance", 0, 64, 1 << 20},
     {"max_depth", EG_CFG_INT, "8", "deepest traversal", 0, 1, 16},
@@ -30,6 +32,8 @@ typedef struct graphd {
 
 static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
+  eg_code src = eg_shard_configure(c, err);
+  if (src) return src;
   graphd *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_graph_limits lim = {

@@ -115,7 +115,7 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   req.ids = ids;
   req.n_ids = 2;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(g->o.peers->vectord, "/engram.v1.Vector/GetChunks", &req.base,
+  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks", &req.base,
                             &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
   if (rc) return rc;
   Engram__V1__GetChunksResponse *r = (void *)resp;
@@ -187,7 +187,7 @@ static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enri
   req.mentions = mp;
   req.n_mentions = cnt;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(g->o.peers->graphd, "/engram.v1.Graph/ResolveEntities", &req.base,
+  eg_code rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, scope->tenant), "/engram.v1.Graph/ResolveEntities", &req.base,
                             &engram__v1__resolve_entities_response__descriptor, 0, &resp, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
@@ -328,7 +328,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     }
     if (!creq.n_edges && !creq.n_mentions) break;
     ProtobufCMessage *cresp = NULL;
-    if ((rc = eg_rpc_unary(g->o.peers->graphd, "/engram.v1.Graph/Commit", &creq.base,
+    if ((rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, in->scope->tenant), "/engram.v1.Graph/Commit", &creq.base,
                            &engram__v1__commit_response__descriptor, 0, &cresp, err))) {
       eg_err_prefix(err, "graphd: ");
       return rc;
@@ -381,7 +381,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     ureq.chunks = cp + off;
     ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
     ProtobufCMessage *uresp = NULL;
-    if ((rc = eg_rpc_unary(g->o.peers->vectord, "/engram.v1.Vector/Upsert", &ureq.base,
+    if ((rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/Upsert", &ureq.base,
                            &engram__v1__upsert_response__descriptor, 0, &uresp, err))) {
       eg_err_prefix(err, "vectord: ");
       return rc;
@@ -396,7 +396,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     dreq.ids = eg_arena_alloc(a, dreq.n_ids * sizeof *dreq.ids);
     for (size_t i = 0; dreq.ids && i < dreq.n_ids; i++) dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, n + i);
     ProtobufCMessage *dresp = NULL;
-    if (dreq.ids && eg_rpc_unary(g->o.peers->vectord, "/engram.v1.Vector/Delete", &dreq.base,
+    if (dreq.ids && eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/Delete", &dreq.base,
                                  &engram__v1__delete_response__descriptor, 0, &dresp, err) == EG_OK)
       protobuf_c_message_free_unpacked(dresp, NULL);
   }
@@ -585,7 +585,7 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
   creq.edges = ep;
   creq.n_edges = n;
   ProtobufCMessage *cresp = NULL;
-  eg_code rc = eg_rpc_unary(g->o.peers->graphd, "/engram.v1.Graph/Commit", &creq.base,
+  eg_code rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, r->scope->tenant), "/engram.v1.Graph/Commit", &creq.base,
                             &engram__v1__commit_response__descriptor, 0, &cresp, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
@@ -823,8 +823,8 @@ eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_aren
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                         Engram__V1__EraseResponse *resp, eg_err *err) {
   eg_rpc_request rs[2] = {
-      {g->o.peers->graphd, "/engram.v1.Graph/Erase", &req->base, &engram__v1__erase_response__descriptor, NULL, {0, ""}},
-      {g->o.peers->vectord, "/engram.v1.Vector/Erase", &req->base, &engram__v1__erase_response__descriptor, NULL, {0, ""}}};
+      {eg_peers_graphd(g->o.peers, req->scope->tenant), "/engram.v1.Graph/Erase", &req->base, &engram__v1__erase_response__descriptor, NULL, {0, ""}},
+      {eg_peers_vectord(g->o.peers, req->scope->tenant), "/engram.v1.Vector/Erase", &req->base, &engram__v1__erase_response__descriptor, NULL, {0, ""}}};
   eg_code rc = eg_rpc_fanout(rs, 2, 0);
   size_t total = 0;
   for (int i = 0; i < 2; i++)

@@ -202,7 +202,7 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
   req.mentions = mp;
   req.n_mentions = n;
   ProtobufCMessage *resp = NULL;
-  if (eg_rpc_unary(c->r->o.peers->graphd, "/engram.v1.Graph/ResolveEntities", &req.base,
+  if (eg_rpc_unary(c->graphd, "/engram.v1.Graph/ResolveEntities", &req.base,
                    &engram__v1__resolve_entities_response__descriptor, 0, &resp, err))
     return NULL;
   own(c, resp);
@@ -474,10 +474,10 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     hs[i].relation = c->facts[i].edge->relation;
     hs[i].known_at = c->known_at;
     hs[i].limit = 16;
-    rs[i] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/History", &hs[i].base,
+    rs[i] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[i].base,
                              &engram__v1__history_response__descriptor, NULL, {0, ""}};
   }
-  rs[n] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/Walk", &wr.base,
+  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base,
                            &engram__v1__walk_response__descriptor, NULL, {0, ""}};
   eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
   for (size_t i = 0; i <= n; i++) own(c, rs[i].resp);
@@ -510,10 +510,10 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   Engram__V1__SearchRequest *all = search_req(c, vs, k1 * 3 > 20 ? k1 * 3 : 20, false, NULL, 0);
   Engram__V1__SearchRequest *ranged = c->temporal ? search_req(c, vs, k1 * 2, true, NULL, 0) : NULL;
   if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = (eg_rpc_request){c->r->o.peers->vectord, "/engram.v1.Vector/Search", &all->base,
+  rs[n++] = (eg_rpc_request){c->vectord, "/engram.v1.Vector/Search", &all->base,
                              &engram__v1__search_response__descriptor, NULL, {0, ""}};
   if (ranged)
-    rs[n++] = (eg_rpc_request){c->r->o.peers->vectord, "/engram.v1.Vector/Search", &ranged->base,
+    rs[n++] = (eg_rpc_request){c->vectord, "/engram.v1.Vector/Search", &ranged->base,
                                &engram__v1__search_response__descriptor, NULL, {0, ""}};
   Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
@@ -542,9 +542,9 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     tr.max_depth = 2;
     tr.max_paths = k2 * 4 > 16 ? k2 * 4 : 16;
     tr.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-    rs[n++] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/State", &st.base,
+    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/State", &st.base,
                                &engram__v1__state_response__descriptor, NULL, {0, ""}};
-    rs[n++] = (eg_rpc_request){c->r->o.peers->graphd, "/engram.v1.Graph/Traverse", &tr.base,
+    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Traverse", &tr.base,
                                &engram__v1__traverse_response__descriptor, NULL, {0, ""}};
   }
   eg_code rc = eg_rpc_fanout(rs, n, 0);
@@ -580,7 +580,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     Engram__V1__SearchRequest *ex = ne ? search_req(c, &one, k1, false, ents, ne) : NULL;
     ProtobufCMessage *er = NULL;
     eg_err e2;
-    if (ex && eg_rpc_unary(c->r->o.peers->vectord, "/engram.v1.Vector/Search", &ex->base,
+    if (ex && eg_rpc_unary(c->vectord, "/engram.v1.Vector/Search", &ex->base,
                            &engram__v1__search_response__descriptor, 0, &er, &e2) == EG_OK) {
       own(c, er);
       take_hits(c, seen, (void *)er, true, cap);
@@ -601,6 +601,8 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   if (rc) return rc;
   rc_ctx c = {.r = r, .req = req, .a = a};
   c.scope = *req->scope;
+  c.graphd = eg_peers_graphd(r->o.peers, req->scope->tenant);
+  c.vectord = eg_peers_vectord(r->o.peers, req->scope->tenant);
   c.tq = req->query_time ? req->query_time : eg_time_now_us();
   c.valid_at = req->valid_at ? req->valid_at : c.tq;
   c.known_at = req->known_at;

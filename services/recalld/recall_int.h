@@ -49,6 +49,7 @@ typedef struct rc_ctx {
   const Engram__V1__RecallRequest *req;
   eg_arena *a;
   Engram__V1__Scope scope;        /* the request's scope */
+  eg_rpc_client *graphd, *vectord; /* the tenant's shards */
   int64_t tq, valid_at, known_at; /* the question's now and the bounds */
   int64_t from, to;               /* its time range; temporal when to > 0 */
   bool temporal, update_cue;

@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "common/daemon.h"
+#include "common/shard.h"
 #include "common/embed.h"
 #include "services/vectord/vec.h"
 
 eg_rpc_service eg_vectord_service(eg_vec *v);
 
 static const eg_cfg_opt vectord_opts[] = {
+    EG_SHARD_OPTS,
     {"embedder", EG_CFG_STR, "use-lite",
      "use-lite (offline, 512-d, default), glove (offline, 100-d, fastest) or "
      "http:<base url>|<model>|<dim> (OpenAI-compatible)", 0, 0, 0},
@@ -41,6 +43,8 @@ typedef struct vectord {
 
 static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
+  eg_code src = eg_shard_configure(c, err);
+  if (src) return src;
   vectord *vd = calloc(1, sizeof *vd);
   if (!vd) return eg_err_set(err, EG_ENOMEM, "out of memory");
   const char *e = eg_cfg_str(c, "embedder");
