@@ -21,10 +21,12 @@ run: build
 	@scripts/run.sh $(BUILD)
 
 test: build
+	@scripts/install-test-tools.sh
 	cd $(BUILD) && ctest --output-on-failure
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
+	@scripts/install-test-tools.sh
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DEG_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

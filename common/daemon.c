@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "common/log.h"
@@ -45,6 +46,17 @@ static double resident_bytes(void *arg) {
     fclose(f);
   }
   return (double)rss * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* The file system of the data directory (arg: its path), for disk-usage alerts. */
+static double disk_free_bytes(void *arg) {
+  struct statvfs v;
+  return statvfs(arg, &v) == 0 ? (double)v.f_bavail * (double)v.f_frsize : 0;
+}
+
+static double disk_size_bytes(void *arg) {
+  struct statvfs v;
+  return statvfs(arg, &v) == 0 ? (double)v.f_blocks * (double)v.f_frsize : 0;
 }
 
 static double start_time_secs;
@@ -154,6 +166,12 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   char name[128];
   snprintf(name, sizeof name, "engram_%s_process_resident_memory_bytes", spec->name);
   eg_metrics_gauge_fn(d.metrics, name, "Resident set size of the daemon.", resident_bytes, NULL);
+  snprintf(name, sizeof name, "engram_%s_data_disk_free_bytes", spec->name);
+  eg_metrics_gauge_fn(d.metrics, name, "Bytes available to the daemon on the file system of its data_dir.",
+                      disk_free_bytes, (void *)eg_cfg_str(d.cfg, "data_dir"));
+  snprintf(name, sizeof name, "engram_%s_data_disk_size_bytes", spec->name);
+  eg_metrics_gauge_fn(d.metrics, name, "Size of the file system of its data_dir.", disk_size_bytes,
+                      (void *)eg_cfg_str(d.cfg, "data_dir"));
   snprintf(name, sizeof name, "engram_%s_start_time_seconds", spec->name);
   eg_metrics_gauge_fn(d.metrics, name, "Start time since the Unix epoch.", start_time, NULL);
   const char *bi[3] = {spec->name, eg_version(), eg_build_commit()};

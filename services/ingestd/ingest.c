@@ -115,7 +115,8 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   req.ids = ids;
   req.n_ids = 2;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks", &req.base,
+  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks",
+                            &req.base,
                             &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
   if (rc) return rc;
   Engram__V1__GetChunksResponse *r = (void *)resp;
@@ -187,7 +188,8 @@ static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enri
   req.mentions = mp;
   req.n_mentions = cnt;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, scope->tenant), "/engram.v1.Graph/ResolveEntities", &req.base,
+  eg_code rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, scope->tenant), "/engram.v1.Graph/ResolveEntities",
+                            &req.base,
                             &engram__v1__resolve_entities_response__descriptor, 0, &resp, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
@@ -854,6 +856,7 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
 static double queue_depth(void *arg) { return eg_pool_queued(((eg_ingest *)arg)->pool); }
+static double queue_capacity(void *arg) { return ((eg_ingest *)arg)->o.queue_max; }
 
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **out, eg_err *err) {
   eg_ingest *g = calloc(1, sizeof *g);
@@ -884,6 +887,8 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
         mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
     g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.", "stage", NULL, 0);
     eg_metrics_gauge_fn(mx, "engram_ingestd_queue_depth", "Async ingest jobs waiting.", queue_depth, g);
+    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_capacity", "Async ingest jobs the queue holds at most.",
+                        queue_capacity, g);
   }
   *out = g;
   return EG_OK;

