@@ -66,6 +66,7 @@ typedef struct run {
   int64_t *recall_us;         /* client-side Recall latencies */
   size_t n_recall;
   int64_t t0;
+  char commit[64];            /* of the source, read at the start */
 } run;
 
 static void usage(void) {
@@ -291,9 +292,10 @@ static void machine(char *buf, size_t len) {
            (double)mem_kb / 1048576.0);
 }
 
+/* The source's commit, "-dirty" when it has uncommitted changes. */
 static void commit_of(char *buf, size_t len) {
   snprintf(buf, len, "unknown");
-  FILE *p = popen("git -C " EG_SOURCE_DIR " rev-parse --short HEAD 2>/dev/null", "r");
+  FILE *p = popen("git -C " EG_SOURCE_DIR " describe --always --dirty --abbrev=7 2>/dev/null", "r");
   if (!p) return;
   if (fgets(buf, (int)len, p)) buf[strcspn(buf, "\n")] = 0;
   pclose(p);
@@ -305,14 +307,14 @@ static int cmp64(const void *a, const void *b) {
 }
 
 static int report(run *r, int argc, char **argv) {
-  char cmd[2048] = "", date[40], host[256], commit[64], path[1100];
+  char cmd[2048] = "", date[40], host[256], path[1100];
+  const char *commit = r->commit;
   for (int i = 0; i < argc; i++) {
     size_t l = strlen(cmd);
     snprintf(cmd + l, sizeof cmd - l, "%s%s", i ? " " : "", argv[i]);
   }
   eg_time_format(eg_time_now_us(), date, sizeof date);
   machine(host, sizeof host);
-  commit_of(commit, sizeof commit);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "set", r->d.set == EG_BSET_LME ? "longmemeval-s" : "locomo");
   cJSON_AddStringToObject(o, "command", cmd);
@@ -435,6 +437,7 @@ int main(int argc, char **argv) {
   eg_log_init("engram-bench", EG_LOG_WARN);
   static run r;
   r.o = &o;
+  commit_of(r.commit, sizeof r.commit);
   pthread_mutex_init(&r.mu, NULL);
   if (lme ? eg_bdata_load_lme(o.data, o.limit, o.types, &r.d) : eg_bdata_load_locomo(o.data, o.limit, &r.d)) return 1;
   r.on[SYS_ENGRAM] = true;
