@@ -357,7 +357,7 @@ typedef struct weights {
 } weights;
 
 static weights weights_of(const rc_ctx *c) {
-  weights w = {0.4f, 0.4f, 0.2f, 0.3f, 0.2f, 0.5f};
+  weights w = {0.4f, 0.4f, 0.2f, 0.05f, 0.2f, 0.5f};
   const Engram__V1__RecallWeights *q = c->req->weights;
   if (q && (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph))
     w = (weights){q->content, q->latent, q->bm25, q->temporal, q->recency, q->graph};
