@@ -33,3 +33,23 @@ eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const
   else if (r) protobuf_c_message_free_unpacked(r, NULL);
   return rc;
 }
+
+eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text, uint32_t k,
+                  Engram__V1__SearchResponse **resp, eg_err *e) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  scope.user = (char *)user;
+  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
+  q.text = (char *)text;
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 1;
+  req.k = k;
+  req.include_content = true;
+  ProtobufCMessage *r = NULL;
+  eg_code rc = eg_rpc_unary(vectord, "/engram.v1.Vector/Search", &req.base, &engram__v1__search_response__descriptor,
+                            0, &r, e);
+  *resp = (void *)r;
+  return rc;
+}

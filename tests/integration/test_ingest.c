@@ -33,26 +33,16 @@ static eg_code session(eg_rpc_client *c, const char *tenant, const char *sid, co
   return ic_session(c, tenant, "u1", sid, T("2024-03-10T10:00:00Z"), msgs, n, async, resp, e);
 }
 
-/* Top hit of a vector search: session id and whether its content holds `needle`. */
+/* How many of the top 5 hits hold `needle` in their content or latent text. */
 static int hits(const char *tenant, const char *text, const char *needle) {
-  Engram__V1__Scope scope = scope_of(tenant);
-  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
-  q.text = (char *)text;
-  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  req.scope = &scope;
-  req.queries = qs;
-  req.n_queries = 1;
-  req.k = 5;
-  req.include_content = true;
-  ProtobufCMessage *r = NULL;
+  Engram__V1__SearchResponse *s = NULL;
   eg_err e;
   int found = 0;
-  if (eg_rpc_unary(vec, "/engram.v1.Vector/Search", &req.base, &engram__v1__search_response__descriptor, 0, &r, &e) == EG_OK) {
-    Engram__V1__SearchResponse *s = (void *)r;
+  if (ic_search(vec, tenant, "u1", text, 5, &s, &e) == EG_OK) {
     for (size_t i = 0; s->n_results && i < s->results[0]->n_hits; i++)
       found += strstr(s->results[0]->hits[i]->chunk->content, needle) != NULL ||
                strstr(s->results[0]->hits[i]->chunk->latent, needle) != NULL;
-    protobuf_c_message_free_unpacked(r, NULL);
+    protobuf_c_message_free_unpacked(&s->base, NULL);
   }
   return found;
 }

@@ -34,23 +34,12 @@ static int search(eg_proc *p, const char *t, const char *word, eg_code *code) {
   eg_rpc_client *c = NULL;
   eg_err e;
   if (eg_rpc_client_open(p->addr, NULL, &c, &e)) return -1;
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)t;
-  scope.user = "u";
-  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
-  q.text = (char *)word;
-  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  req.scope = &scope;
-  req.queries = qs;
-  req.n_queries = 1;
-  req.k = 5;
-  ProtobufCMessage *r = NULL;
-  *code = eg_rpc_unary(c, "/engram.v1.Vector/Search", &req.base, &engram__v1__search_response__descriptor, 0, &r, &e);
+  Engram__V1__SearchResponse *s = NULL;
+  *code = ic_search(c, t, "u", word, 5, &s, &e);
   int n = -1;
   if (*code == EG_OK) {
-    Engram__V1__SearchResponse *s = (void *)r;
     n = s->n_results ? (int)s->results[0]->n_hits : 0;
-    protobuf_c_message_free_unpacked(r, NULL);
+    protobuf_c_message_free_unpacked(&s->base, NULL);
   } else if (*code == EG_EPRECOND) {
     EG_CHECK(strstr(e.msg, "lives on shard") != NULL);
   }

@@ -10,6 +10,7 @@
 #include "common/rpc.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "tests/harness.h"
+#include "tests/ingest_client.h"
 #include "tests/testlib.h"
 
 static char *dir;
@@ -51,22 +52,12 @@ static eg_code upsert_texts(const char *tenant, uint64_t first_id, const char *c
 
 /* Top hit id for a text query (0 when none). */
 static uint64_t top(const char *tenant, const char *text) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
-  q.text = (char *)text;
-  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  req.scope = &scope;
-  req.queries = qs;
-  req.n_queries = 1;
-  req.k = 3;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__SearchResponse *r = NULL;
   eg_err e;
   uint64_t id = 0;
-  if (call("Search", &req.base, &engram__v1__search_response__descriptor, &resp, &e) == EG_OK) {
-    Engram__V1__SearchResponse *r = (void *)resp;
+  if (ic_search(cl, tenant, NULL, text, 3, &r, &e) == EG_OK) {
     if (r->n_results && r->results[0]->n_hits) id = r->results[0]->hits[0]->chunk->id;
-    protobuf_c_message_free_unpacked(resp, NULL);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
   } else {
     fprintf(stderr, "search: %s\n", e.msg);
   }
