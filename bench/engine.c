@@ -64,8 +64,9 @@ eg_code eg_bengine_recall(const eg_bengine *e, const eg_bgroup *g, const eg_bque
   req.expansion = (Engram__V1__ExpansionMode)e->expansion;
   Engram__V1__RecallWeights w = ENGRAM__V1__RECALL_WEIGHTS__INIT;
   const float *x = e->weights;
-  if (x[0] || x[1] || x[2] || x[3] || x[4] || x[5]) {
+  if (x[0] || x[1] || x[2] || x[3] || x[4] || x[5] || x[6]) {
     w.content = x[0], w.latent = x[1], w.bm25 = x[2], w.temporal = x[3], w.recency = x[4], w.graph = x[5];
+    w.sentence = x[6];
     req.weights = &w;
   }
   ProtobufCMessage *m = NULL;

@@ -14,7 +14,7 @@ typedef struct eg_bengine {
   eg_rpc_client *ingestd, *recalld; /* borrowed; shared by the workers */
   const char *tenant;
   uint32_t k;                       /* items per Recall */
-  float weights[6];                 /* RecallWeights content…graph; all 0 = server defaults */
+  float weights[7];                 /* RecallWeights content…graph, sentence; all 0 = server defaults */
   int expansion;                    /* ExpansionMode; 0 = server default */
 } eg_bengine;
 

@@ -74,7 +74,8 @@ static void usage(void) {
           "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] [--k N]\n"
           "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder glove|use-lite]\n"
           "                    [--ingestd ADDR --recalld ADDR] [--set lme|locomo (qa)]\n"
-          "                    [--weights content,latent,bm25,temporal,recency,graph] [--expansion offline|none|llm]\n"
+          "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
+          "                    [--expansion offline|none|llm]\n"
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
           "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n");
 }
@@ -404,8 +405,10 @@ static int start(run *r, eg_cluster *cl, const opts *o) {
   r->eng.tenant = "bench";
   r->eng.k = o->k;
   float *w = r->eng.weights;
-  if (o->weights && sscanf(o->weights, "%f,%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5]) != 6) {
-    fprintf(stderr, "engram-bench: --weights wants six numbers: content,latent,bm25,temporal,recency,graph\n");
+  int nw = o->weights ? sscanf(o->weights, "%f,%f,%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &w[6]) : 0;
+  if (o->weights && nw != 6 && nw != 7) {
+    fprintf(stderr, "engram-bench: --weights wants six or seven numbers: content,latent,bm25,temporal,recency,graph"
+                    "[,sentence]\n");
     return -1;
   }
   static const char *const modes[] = {"", "offline", "llm", "none"};

@@ -124,9 +124,9 @@ static int by_time(const void *a, const void *b) {
 }
 
 static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t *n) {
-  static const char *names[] = {"content", "latent", "bm25", "temporal", "recency", "rerank"};
-  const float v[] = {x->content, x->latent, x->bm25, x->temporal, x->recency, x->rerank};
-  size_t m = x->reranked ? 6 : 5;
+  static const char *names[] = {"content", "latent", "bm25", "temporal", "recency", "sentence", "rerank"};
+  const float v[] = {x->content, x->latent, x->bm25, x->temporal, x->recency, x->sentence, x->rerank};
+  size_t m = x->reranked ? 7 : 6;
   Engram__V1__SignalScore **s = eg_arena_calloc(a, m, sizeof *s);
   *n = 0;
   for (size_t i = 0; s && i < m; i++) {

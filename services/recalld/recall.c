@@ -85,9 +85,9 @@ static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, 
   if (q->watermark_timeout_us < 0 || q->watermark_timeout_us > 60 * EG_US_PER_SEC)
     return eg_err_set(err, EG_EINVAL, "watermark_timeout_us must be within 0..60 s");
   if (q->weights) {
-    const float w[6] = {q->weights->content, q->weights->latent, q->weights->bm25,
-                        q->weights->temporal, q->weights->recency, q->weights->graph};
-    for (int i = 0; i < 6; i++)
+    const float w[7] = {q->weights->content, q->weights->latent, q->weights->bm25,   q->weights->temporal,
+                        q->weights->recency, q->weights->graph,  q->weights->sentence};
+    for (int i = 0; i < 7; i++)
       if (!(w[i] >= 0 && w[i] <= 100)) return eg_err_set(err, EG_EINVAL, "weights must be within 0..100");
   }
   if (q->expansion > ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE)
@@ -139,6 +139,25 @@ float rc_keyword_match(rc_ctx *c, const char *text) {
   if (!c->stemmer) return 0;
   eg_tokenize(c->stemmer, text, strlen(text), on_keyword, &w);
   return w.hits / (float)c->n_keywords;
+}
+
+/* The share of the query's keywords in the text's best sentence: an answer that is one
+ * clause of a long message about something else still stands out. Computed for the best
+ * SENTENCE_HEAD chunks of the fusion only (it reads their text). */
+enum { SENTENCE_HEAD = 40 };
+static float best_sentence_match(rc_ctx *c, const char *text) {
+  if (!c->n_keywords || !c->stemmer || !text) return 0;
+  float best = 0;
+  for (const char *p = text; *p;) {
+    const char *e = p;
+    while (*e && *e != '\n' && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || !e[1]))) e++;
+    uint8_t seen[64] = {0};
+    words w = {.c = c, .seen = seen};
+    eg_tokenize(c->stemmer, p, (size_t)(e - p), on_keyword, &w);
+    if (w.hits > best) best = w.hits;
+    p = *e ? e + 1 : e;
+  }
+  return best / (float)c->n_keywords;
 }
 
 /* Words that make a question about the current state of something. */
@@ -353,14 +372,14 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
 }
 
 typedef struct weights {
-  float content, latent, bm25, temporal, recency, graph;
+  float content, latent, bm25, temporal, recency, graph, sentence;
 } weights;
 
 static weights weights_of(const rc_ctx *c) {
-  weights w = {0.4f, 0.4f, 0.2f, 0.05f, 0.2f, 0.5f};
+  weights w = {0.4f, 0.4f, 0.2f, 0.05f, 0.2f, 0.5f, 0.1f};
   const Engram__V1__RecallWeights *q = c->req->weights;
-  if (q && (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph))
-    w = (weights){q->content, q->latent, q->bm25, q->temporal, q->recency, q->graph};
+  if (q && (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph || q->sentence))
+    w = (weights){q->content, q->latent, q->bm25, q->temporal, q->recency, q->graph, q->sentence};
   return w;
 }
 
@@ -378,6 +397,7 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
     x->temporal = temporal_fit(c, x->chunk);
+    x->sentence = 0;
     double age = (double)(c->tq - x->chunk->time) / (double)DAY;
     x->recency = c->update_cue && x->chunk->time ? (float)exp(-(age > 0 ? age : 0) / 90.0) : 0;
     x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 + w->temporal * x->temporal +
@@ -385,6 +405,16 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     if (x->expansion) x->score *= 0.85f;
   }
   qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);
+  /* the head again, with its best sentences */
+  size_t head = c->n_chunks < SENTENCE_HEAD ? c->n_chunks : SENTENCE_HEAD;
+  if (w->sentence > 0) {
+    for (size_t i = 0; i < head; i++) {
+      rc_chunk *x = &c->chunks[i];
+      x->sentence = best_sentence_match(c, x->chunk->content);
+      x->score += w->sentence * x->sentence;
+    }
+    qsort(c->chunks, head, sizeof *c->chunks, rc_by_score);
+  }
 }
 
 /* The current facts of the seeds that match the question (all of them for an entity the

@@ -22,6 +22,7 @@ struct eg_recall {
 typedef struct rc_chunk {
   const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
   float content, latent, bm25, temporal, recency, score;
+  float sentence;                 /* keywords in its best sentence (the head only) */
   float rerank;                   /* the cross-encoder's score, when reranked */
   bool reranked;
   int variants;                   /* how many variant searches found it */
