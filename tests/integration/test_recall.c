@@ -138,6 +138,53 @@ static void test_multi_session(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* An answer that is one clause of a long message about something else: the sentence
+ * signal finds it and it comes first, above a session about the question's topic. */
+static void test_clause_in_long_message(void) {
+  const char *const a[] = {
+      "user",
+      "I need a skincare routine for my mom: she has dry skin and likes light textures, nothing greasy, and "
+      "she prefers fragrance-free products because strong scents give her headaches. By the way, I was at my "
+      "cousin Lena's wedding at the Grand Ballroom in Vienna last weekend and my mom looked stunning. Which "
+      "moisturizers and serums would you suggest for her, and in what order should she apply them?",
+      "assistant", "Start with a gentle cleanser, then a hyaluronic serum and a light fragrance-free cream."};
+  const char *const b[] = {"user", "What are popular wedding venues and themes for a summer wedding reception?",
+                           "assistant", "Garden venues, barns and beach resorts are popular for summer weddings."};
+  ingest("s", "skincare", "2024-05-20T10:00:00Z", a, 2);
+  ingest("s", "venues", "2024-05-21T10:00:00Z", b, 2);
+  Engram__V1__RecallResponse *r = recall_at("s", "Where was my cousin Lena's wedding?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int i = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Grand Ballroom");
+  EG_REQUIRE(i >= 0);
+  EG_CHECK(i < find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "wedding venues") ||
+           find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "wedding venues") < 0);
+  float sentence = -1;
+  for (size_t k = 0; k < r->items[i]->n_signals; k++)
+    if (!strcmp(r->items[i]->signals[k]->signal, "sentence")) sentence = r->items[i]->signals[k]->value;
+  EG_CHECK(sentence >= 0.6f); /* cousin, Lena, wedding in one sentence */
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* with the sentence weight zero, the signal is not computed */
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "s";
+  scope.user = "u1";
+  Engram__V1__RecallWeights w = ENGRAM__V1__RECALL_WEIGHTS__INIT;
+  w.content = w.latent = 0.4f;
+  w.bm25 = 0.2f;
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.scope = &scope;
+  req.query = "Where was my cousin Lena's wedding?";
+  req.weights = &w;
+  ProtobufCMessage *m = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0, &m,
+                          &e) == EG_OK);
+  r = (void *)m;
+  i = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Grand Ballroom");
+  for (size_t k = 0; i >= 0 && k < r->items[i]->n_signals; k++)
+    if (!strcmp(r->items[i]->signals[k]->signal, "sentence")) EG_CHECK(r->items[i]->signals[k]->value == 0);
+  protobuf_c_message_free_unpacked(m, NULL);
+}
+
 static void test_premise_walk(void) {
   eg_err e;
   eg_edge_spec title = {.subject = "Maya Patel", .relation = "JOB_TITLE", .literal = "chief of staff",
@@ -324,6 +371,7 @@ int main(void) {
   EG_RUN(test_knowledge_update);
   EG_RUN(test_temporal);
   EG_RUN(test_multi_session);
+  EG_RUN(test_clause_in_long_message);
   EG_RUN(test_premise_walk);
   EG_RUN(test_nothing_relevant);
   EG_RUN(test_read_your_writes);
