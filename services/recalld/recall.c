@@ -3,6 +3,7 @@
  * expansion, the parallel searches, chunk-level expansion, fusion, and the premise walk
  * and history of the returned facts. assemble.c builds the answer.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,21 +144,43 @@ float rc_keyword_match(rc_ctx *c, const char *text) {
 
 /* The share of the query's keywords in the text's best sentence: an answer that is one
  * clause of a long message about something else still stands out. Computed for the best
- * SENTENCE_HEAD chunks of the fusion only (it reads their text). */
-enum { SENTENCE_HEAD = 40 };
+ * SENTENCE_HEAD chunks of the fusion only. A keyword counts where its stem starts a word of
+ * the sentence (ASCII case folded): no tokenizer pass over the text, which would cost more
+ * than the rest of the Recall. */
+enum { SENTENCE_HEAD = 40, SENTENCE_MAX = 256 };
+
+static bool word_start(const char *text, const char *p) {
+  return p == text || !isalnum((unsigned char)p[-1]);
+}
+
 static float best_sentence_match(rc_ctx *c, const char *text) {
-  if (!c->n_keywords || !c->stemmer || !text) return 0;
-  float best = 0;
-  for (const char *p = text; *p;) {
-    const char *e = p;
-    while (*e && *e != '\n' && !((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || !e[1]))) e++;
-    uint8_t seen[64] = {0};
-    words w = {.c = c, .seen = seen};
-    eg_tokenize(c->stemmer, p, (size_t)(e - p), on_keyword, &w);
-    if (w.hits > best) best = w.hits;
-    p = *e ? e + 1 : e;
+  size_t nk = c->n_keywords < 64 ? c->n_keywords : 64;
+  if (!nk || !text || !*text) return 0;
+  /* sentence ends, as offsets */
+  size_t ends[SENTENCE_MAX], ns = 0, len = strlen(text);
+  for (size_t i = 0; i < len && ns < SENTENCE_MAX - 1; i++)
+    if (text[i] == '\n' || ((text[i] == '.' || text[i] == '!' || text[i] == '?') && (text[i + 1] == ' ' || !text[i + 1])))
+      ends[ns++] = i + 1;
+  ends[ns++] = len;
+  uint64_t hit[SENTENCE_MAX] = {0}; /* per sentence: a bit per keyword */
+  for (size_t k = 0; k < nk; k++) {
+    const char *kw = c->keywords[k];
+    size_t kl = strlen(kw);
+    if (kl < 2) continue;
+    size_t s = 0;
+    for (const char *p = text; (p = strcasestr(p, kw)) != NULL; p += kl) {
+      if (!word_start(text, p)) continue;
+      size_t at = (size_t)(p - text);
+      while (s < ns - 1 && ends[s] <= at) s++;
+      hit[s] |= UINT64_C(1) << k;
+    }
   }
-  return best / (float)c->n_keywords;
+  int best = 0;
+  for (size_t s = 0; s < ns; s++) {
+    int n = __builtin_popcountll(hit[s]);
+    if (n > best) best = n;
+  }
+  return (float)best / (float)c->n_keywords;
 }
 
 /* Words that make a question about the current state of something. */
@@ -405,16 +428,18 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     if (x->expansion) x->score *= 0.85f;
   }
   qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);
-  /* the head again, with its best sentences */
+}
+
+/* Once fusion is final: the head again, with its best sentences (it reads their text). */
+static void fuse_sentences(rc_ctx *c, const weights *w) {
   size_t head = c->n_chunks < SENTENCE_HEAD ? c->n_chunks : SENTENCE_HEAD;
-  if (w->sentence > 0) {
-    for (size_t i = 0; i < head; i++) {
-      rc_chunk *x = &c->chunks[i];
-      x->sentence = best_sentence_match(c, x->chunk->content);
-      x->score += w->sentence * x->sentence;
-    }
-    qsort(c->chunks, head, sizeof *c->chunks, rc_by_score);
+  if (w->sentence <= 0) return;
+  for (size_t i = 0; i < head; i++) {
+    rc_chunk *x = &c->chunks[i];
+    x->sentence = best_sentence_match(c, x->chunk->content);
+    x->score += w->sentence * x->sentence;
   }
+  qsort(c->chunks, head, sizeof *c->chunks, rc_by_score);
 }
 
 /* The current facts of the seeds that match the question (all of them for an entity the
@@ -618,6 +643,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     }
   }
   eg_map_free(seen);
+  fuse_sentences(c, &w);
   if (c->n_seeds) {
     fuse_facts(c, (void *)rs[n - 2].resp, &w, k2);
     fuse_paths(c, (void *)rs[n - 1].resp, &w, k2);
