@@ -207,6 +207,11 @@ static uint64_t id_of(const name_id *v, size_t n, const char *name) {
   return 0;
 }
 
+/* The watermark of an ingest: "v1:<hex id>" of the last chunk it stores (eg_watermark_wait). */
+static void format_watermark(uint64_t last_chunk_id, char *buf, size_t len) {
+  snprintf(buf, len, "v1:%016llx", (unsigned long long)last_chunk_id);
+}
+
 static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engram__V1__IngestReport *rep,
                            char *watermark, size_t wm_len, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
@@ -215,7 +220,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, i);
   for (size_t i = 0; i < n; i++) rep->tokens += eg_text_words(in->units[i].content);
-  snprintf(watermark, wm_len, "v1:%016llx", (unsigned long long)ids[n - 1]);
+  format_watermark(ids[n - 1], watermark, wm_len);
   bool dup;
   size_t old_n;
   eg_code rc = check_receipt(g, in, ids[n - 1], &dup, &old_n, err);
@@ -446,15 +451,22 @@ static uint64_t session_hash(const Engram__V1__IngestSessionRequest *r) {
   return h;
 }
 
-/* Rounds: a user message with the assistant replies that follow it; anything else alone. */
+/* The end (exclusive) of the round starting at message i: a user message with the assistant
+ * replies that follow it; anything else alone. */
+static size_t round_end(const Engram__V1__IngestSessionRequest *r, size_t i) {
+  size_t j = i + 1;
+  if (!strcmp(r->messages[i]->role, "user"))
+    while (j < r->n_messages && !strcmp(r->messages[j]->role, "assistant")) j++;
+  return j;
+}
+
+/* One unit per round (round_end). */
 static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t session_time, eg_arena *a, unit **out) {
   unit *u = eg_arena_calloc(a, r->n_messages, sizeof *u);
   size_t n = 0;
   for (size_t i = 0; u && i < r->n_messages;) {
     const Engram__V1__Message *m = r->messages[i];
-    size_t j = i + 1;
-    if (!strcmp(m->role, "user"))
-      while (j < r->n_messages && !strcmp(r->messages[j]->role, "assistant")) j++;
+    size_t j = round_end(r, i);
     /* who said it, by name when known: "Maya: …" finds Maya's words for "what did Maya …" */
     eg_buf b = EG_BUF_INIT;
     for (size_t k = i; k < j; k++) {
@@ -729,15 +741,9 @@ eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
   if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) {
     /* The watermark is known now: the receipt chunk's id. */
     size_t n = 0;
-    for (size_t i = 0; i < req->n_messages;) {
-      size_t j = i + 1;
-      if (!strcmp(req->messages[i]->role, "user"))
-        while (j < req->n_messages && !strcmp(req->messages[j]->role, "assistant")) j++;
-      n++;
-      i = j;
-    }
+    for (size_t i = 0; i < req->n_messages; i = round_end(req, i)) n++;
     char wm[40];
-    snprintf(wm, sizeof wm, "v1:%016llx", (unsigned long long)chunk_id_of(req->scope, "session", req->session_id, n - 1));
+    format_watermark(chunk_id_of(req->scope, "session", req->session_id, n - 1), wm, sizeof wm);
     return enqueue(g, 0, &req->base, wm, a, resp, err);
   }
   char wm[40];
@@ -764,7 +770,7 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
     unit *u;
     size_t n = document_units(req, g->o.doc_chunk_words, a, &u);
     char wm[40];
-    snprintf(wm, sizeof wm, "v1:%016llx", (unsigned long long)chunk_id_of(req->scope, "document", req->document_id, n ? n - 1 : 0));
+    format_watermark(chunk_id_of(req->scope, "document", req->document_id, n ? n - 1 : 0), wm, sizeof wm);
     return enqueue(g, 1, &req->base, wm, a, resp, err);
   }
   char wm[40];
