@@ -27,9 +27,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 import yaml
+
+import daemons
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOLS = os.path.join(ROOT, "var/tools/deploy/node_modules")
@@ -61,9 +62,9 @@ def validate(overlay, objs):
           "%s: every object validated (%s)" % (overlay, out.stderr.strip()[-300:]))
 
 
-def rules_file(objs, path):
-    """The PrometheusRule's groups as a plain Prometheus rules file."""
-    rules = [o for o in objs if o["kind"] == "PrometheusRule"]
+def rules_file(by_kind, path):
+    """The PrometheusRules' groups as a plain Prometheus rules file."""
+    rules = list(by_kind.get("PrometheusRule", {}).values())
     with open(path, "w") as f:
         yaml.safe_dump({"groups": [g for r in rules for g in r["spec"]["groups"]]}, f)
     return len(rules)
@@ -89,10 +90,7 @@ def check_image(by_kind, workloads):
     check({"build", "var", ".git"} <= set(ignored), ".dockerignore: no build output, data or models in the context")
 
 
-def check_prod(objs, tmp):
-    by_kind = {}
-    for o in objs:
-        by_kind.setdefault(o["kind"], {})[o["metadata"]["name"]] = o
+def check_prod(by_kind, tmp):
     cm = by_kind["ConfigMap"]["engram-config"]["data"]
     for name in ("graphd", "vectord"):
         ss = by_kind["StatefulSet"][name]
@@ -110,7 +108,7 @@ def check_prod(objs, tmp):
               sm["spec"]["selector"]["matchLabels"].items() <= by_kind["Service"][name]["metadata"]["labels"].items(),
               "prod/%s: a ServiceMonitor on its Service's metrics port" % name)
     path = os.path.join(tmp, "engram-rules.yml")
-    check(rules_file(objs, path) == 1, "prod: one PrometheusRule")
+    check(rules_file(by_kind, path) == 1, "prod: one PrometheusRule")
     out = subprocess.run(["promtool", "check", "rules", path], capture_output=True, text=True)
     check(out.returncode == 0, "prod: promtool check rules: %s" % (out.stdout + out.stderr).strip()[-500:])
 
@@ -186,24 +184,11 @@ def start_like_the_manifest(build, by_kind, workloads, tmp):
         for peer in ("graphd", "vectord"):
             if peer in running:
                 env["ENGRAM_%s_ADDR" % peer.upper()] = "127.0.0.1:%d" % running[peer][1]
-        ports = os.path.join(tmp, name + ".ports")
-        log = open(os.path.join(tmp, name + ".log"), "w")
-        p = subprocess.Popen([os.path.join(build, name)] + args + ["--ports-file", ports], env=env,
-                             stdout=log, stderr=subprocess.STDOUT)
-        port = None
-        for _ in range(200):
-            if p.poll() is not None:
-                break
-            if os.path.exists(ports):
-                kv = dict(line.split("=", 1) for line in open(ports).read().split())
-                if "grpc" in kv:
-                    port = int(kv["grpc"])
-                    break
-            time.sleep(0.05)
+        p, ports = daemons.spawn(os.path.join(build, name), args, env, tmp, name, 10)
+        port = ports and ports["grpc"]
         check(port is not None, "%s starts with the manifest's arguments and environment (see %s.log)" % (name, name))
         if port is None:
-            print(open(os.path.join(tmp, name + ".log")).read()[-2000:])
-            p.kill()
+            print(daemons.log_tail(tmp, name))
             continue
         running[name] = (p, port)
     return running
@@ -224,7 +209,7 @@ def main():
         rendered[ov] = check_objects(ov, objs)
         validate(ov, objs)
         if ov == "prod":
-            check_prod(objs, tmp)
+            check_prod(rendered[ov][0], tmp)
         print("ok   rendered, validated and checked overlay", ov)
     by_kind, workloads = rendered["dev"]
     check_image(by_kind, workloads)

@@ -24,6 +24,8 @@ import urllib.request
 
 import yaml
 
+import daemons
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DAEMONS = ("graphd", "vectord", "ingestd", "recalld")
 failures = []
@@ -46,27 +48,15 @@ def free_port():
 def start_daemons(build, tmp):
     running = {}
     for name in DAEMONS:
-        ports = os.path.join(tmp, name + ".ports")
-        args = [os.path.join(build, name), "--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
-                "--data-dir", os.path.join(tmp, name), "--ports-file", ports]
+        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name)]
         if name in ("ingestd", "recalld"):
             args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
                      "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
         env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
-        p = subprocess.Popen(args, env=env, stdout=open(os.path.join(tmp, name + ".log"), "w"),
-                             stderr=subprocess.STDOUT)
-        kv = {}
-        for _ in range(400):
-            if os.path.exists(ports):
-                kv = dict(line.split("=", 1) for line in open(ports).read().split())
-                if "grpc" in kv and "metrics" in kv:
-                    break
-            if p.poll() is not None:
-                break
-            time.sleep(0.05)
-        if "metrics" not in kv:
-            sys.exit("%s did not start:\n%s" % (name, open(os.path.join(tmp, name + ".log")).read()[-2000:]))
-        running[name] = (p, int(kv["grpc"]), int(kv["metrics"]))
+        p, ports = daemons.spawn(os.path.join(build, name), args, env, tmp, name, 20)
+        if ports is None:
+            sys.exit("%s did not start:\n%s" % (name, daemons.log_tail(tmp, name)))
+        running[name] = (p, ports["grpc"], ports["metrics"])
     return running
 
 
