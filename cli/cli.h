@@ -67,5 +67,6 @@ int eg_cli_call_any(const eg_cli *cli, int argc, char **argv);
 int eg_cli_vector(const eg_cli *cli, int argc, char **argv);
 int eg_cli_ingest(const eg_cli *cli, int argc, char **argv);
 int eg_cli_recall(const eg_cli *cli, int argc, char **argv);
+int eg_cli_token(const eg_cli *cli, int argc, char **argv);
 
 #endif

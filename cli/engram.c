@@ -41,6 +41,7 @@ static const eg_cfg_opt cli_opts[] = {
     {"parallel", EG_CFG_INT, "4", "ingest bulk: requests in flight", 0, 1, 256},
     {"resume", EG_CFG_BOOL, "false", "ingest bulk: continue after the lines recorded as done", 0, 0, 0},
     {"state_file", EG_CFG_STR, "", "ingest bulk: resume state (default FILE.progress)", 0, 0, 0},
+    {"role", EG_CFG_STR, "user", "token: user, admin (may erase) or service (daemons)", 0, 0, 0},
     {"progress", EG_CFG_STR, "auto", "ingest bulk: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
 };
 
@@ -62,6 +63,7 @@ static const command commands[] = {
     {"vector", eg_cli_vector, "upsert|search|delete on vectord"},
     {"recall", eg_cli_recall, "\"question\" [--at T] [--known-at T]: the context recalld assembles"},
     {"ingest", eg_cli_ingest, "session|document|facts FILE, bulk FILE.jsonl on ingestd"},
+    {"token", eg_cli_token, "new|hash [--tenant T] [--role R]: a bearer token and its tokens-file line"},
     {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},
 };

@@ -13,7 +13,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "common/log.h"
+#include "common/scope.h"
 #include "common/time.h"
 
 #ifndef EG_VERSION_STR
@@ -29,6 +31,8 @@ struct eg_daemon {
   const eg_daemon_spec *spec;
   eg_cfg *cfg;
   eg_metrics *metrics;
+  eg_auth *auth;               /* NULL with insecure_no_auth */
+  eg_series *auth_refused[2];  /* UNAUTHENTICATED, PERMISSION_DENIED */
 };
 
 const char *eg_version(void) { return EG_VERSION_STR; }
@@ -94,6 +98,42 @@ static eg_code write_ports(const char *path, int grpc, int metrics, eg_err *err)
   return EG_OK;
 }
 
+/* The server's authorize hook: the bearer token against the request's tenant. */
+static eg_code authorize(void *ctx, eg_rpc_call *call, const ProtobufCMessage *req, eg_err *err) {
+  eg_daemon *d = ctx;
+  const char *tenant = eg_scope_tenant_of(req);
+  const char *method = eg_rpc_method_path(call) + 1;
+  eg_code rc = eg_auth_check(d->auth, eg_rpc_metadata(call, "authorization"), method, tenant ? tenant : "", NULL, err);
+  if (rc) {
+    eg_series_add(d->auth_refused[rc == EG_EPERM], 1);
+    EG_DEBUG("auth", "refused", "method=%s code=%s error=\"%s\"", method, eg_code_name(rc), err->msg);
+  }
+  return rc;
+}
+
+/* Tokens, or the loud opt-out. */
+static eg_code auth_open(eg_daemon *d, eg_err *err) {
+  const eg_cfg *c = d->cfg;
+  const char *file = eg_cfg_str(c, "auth_tokens_file"), *inl = eg_cfg_str(c, "auth_tokens");
+  if (eg_cfg_bool(c, "insecure_no_auth")) {
+    if (*file || *inl)
+      return eg_err_set(err, EG_EINVAL, "insecure_no_auth and auth tokens are both set: choose one");
+    EG_WARN("auth", "AUTHENTICATION IS OFF (insecure_no_auth): any caller can read, write and erase every "
+            "tenant. For local development on loopback only; never expose this port", NULL);
+    return EG_OK;
+  }
+  eg_auth_opts ao = {file, inl, eg_cfg_str(c, "service_token")};
+  eg_code rc = eg_auth_open(&ao, &d->auth, err);
+  if (rc) return rc;
+  char name[128];
+  snprintf(name, sizeof name, "engram_%s_auth_refused_total", d->spec->name);
+  eg_metric *m = eg_metrics_counter(d->metrics, name, "Calls refused by authentication or authorization.", "code");
+  const char *codes[2] = {"UNAUTHENTICATED", "PERMISSION_DENIED"};
+  for (int i = 0; i < 2; i++) d->auth_refused[i] = eg_metric_series(m, &codes[i], 1);
+  EG_INFO("auth", "bearer tokens required", "tokens=%d", eg_auth_count(d->auth));
+  return EG_OK;
+}
+
 int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   char grpc_def[32], metrics_def[32], data_def[64];
   snprintf(grpc_def, sizeof grpc_def, "127.0.0.1:%d", spec->grpc_port);
@@ -116,10 +156,16 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
       {"log_level", EG_CFG_STR, "info", "debug, info, warn or error", 0, 0, 0},
       {"ports_file", EG_CFG_STR, "", "write the bound ports here after start (for tests)", 0, 0,
        0},
+      {"auth_tokens_file", EG_CFG_STR, "", "token lines '<tenant> sha256:<hex> [user|admin]' (reloaded on SIGHUP)",
+       0, 0, 0},
+      {"auth_tokens", EG_CFG_STR, "", "token lines as in the file, separated by ';'", EG_CFG_SECRET, 0, 0},
+      {"service_token", EG_CFG_STR, "", "daemon-to-daemon token: sent to peers, accepted for any tenant",
+       EG_CFG_SECRET, 0, 0},
+      {"insecure_no_auth", EG_CFG_BOOL, "false", "serve without authentication (local development only)", 0, 0, 0},
   };
   const eg_cfg_opt *tables[2] = {common, spec->opts};
   size_t sizes[2] = {sizeof common / sizeof *common, spec->n_opts};
-  eg_daemon d = {spec, NULL, NULL};
+  eg_daemon d = {spec, NULL, NULL, NULL, {NULL, NULL}};
   eg_err err;
   eg_err_clear(&err);
   int exit_code = 1;
@@ -181,6 +227,7 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
                                  bi, 3),
                 1);
 
+  if (auth_open(&d, &err)) goto done;
   if (spec->open && spec->open(&d, &state, &err)) goto done;
   opened = true;
   const eg_rpc_service *services = NULL;
@@ -200,6 +247,8 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
       .queue_max = (int)eg_cfg_int(d.cfg, "queue_max"),
       .max_message_bytes = (int)eg_cfg_int(d.cfg, "max_message_bytes"),
       .metrics = d.metrics,
+      .authorize = d.auth ? authorize : NULL,
+      .authorize_ctx = &d,
   };
   if (eg_rpc_server_start(&so, services, n_services, &server, &err)) goto done;
   const char *pf = eg_cfg_str(d.cfg, "ports_file");
@@ -211,6 +260,11 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
     if (sigwait(&sigs, &sig) != 0) continue;
     if (sig == SIGHUP) {
       EG_INFO("main", "SIGHUP: reloading", NULL);
+      eg_err rerr;
+      if (d.auth && eg_auth_reload(d.auth, &rerr))
+        EG_ERROR("auth", "reload failed; the previous tokens stay in force", "error=\"%s\"", rerr.msg);
+      else if (d.auth)
+        EG_INFO("auth", "tokens reloaded", "tokens=%d", eg_auth_count(d.auth));
       if (spec->reload) spec->reload(state);
       continue;
     }
@@ -226,6 +280,7 @@ done:
   eg_metrics_http_stop(http);
   if (opened && spec->close) spec->close(state);
   eg_metrics_free(d.metrics);
+  eg_auth_free(d.auth);
   eg_cfg_free(d.cfg);
   if (!exit_code) EG_INFO("main", "stopped", NULL);
   return exit_code;

@@ -12,9 +12,7 @@
 #define EG_PEER_OPTS                                                                         \
   {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd gRPC address; comma-separated: one per shard", 0, 0, 0},   \
   {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord gRPC address; comma-separated: one per shard", 0, 0, 0}, \
-  {"peer_timeout_ms", EG_CFG_INT, "10000", "deadline of one call to a peer", 0, 1, 3600000}, \
-  {"service_token", EG_CFG_STR, "", "token sent to peers (daemon-to-daemon calls)",          \
-   EG_CFG_SECRET, 0, 0}
+  {"peer_timeout_ms", EG_CFG_INT, "10000", "deadline of one call to a peer", 0, 1, 3600000}
 
 enum { EG_MAX_SHARDS = 256 };
 

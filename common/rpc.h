@@ -68,6 +68,10 @@ typedef struct eg_rpc_server_opts {
   int max_message_bytes;   /* receive and send limit; 0 = 4 MiB */
   size_t arena_cap;        /* per-call memory cap; 0 = 256 MiB */
   eg_metrics *metrics;     /* may be NULL */
+  /* Called for every call but health checks, after the request is decoded and before
+   * the handler; a non-EG_OK return is the call's status (NULL = everyone may call). */
+  eg_code (*authorize)(void *ctx, eg_rpc_call *call, const ProtobufCMessage *req, eg_err *err);
+  void *authorize_ctx;
 } eg_rpc_server_opts;
 
 /* Create, bind and start. services is copied (the method tables are borrowed). */

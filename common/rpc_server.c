@@ -314,6 +314,7 @@ static void run_call(eg_rpc_call *c) {
   ProtobufCAllocator alloc = eg_rpc_arena_allocator(c->arena);
   ProtobufCMessage *req = NULL, *resp = NULL;
   if ((rc = eg_rpc_unpack(c->payload, m->md->input, &alloc, &req, &err))) goto done;
+  if (s->opts.authorize && !m->inline_ok && (rc = s->opts.authorize(s->opts.authorize_ctx, c, req, &err))) goto done;
   rc = m->fn(m->svc, c, req, &resp, &err);
   if (rc == EG_OK) {
     if (!resp || resp->descriptor != m->md->output) {

@@ -20,13 +20,17 @@ static eg_code check_field(const char *v, const char *name, bool required, eg_er
   return EG_OK;
 }
 
-eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
+eg_code eg_scope_fields_check(const Engram__V1__Scope *s, eg_err *err) {
   if (!s) return eg_err_set(err, EG_EINVAL, "scope is required");
   eg_code rc;
   if ((rc = check_field(s->tenant, "tenant", true, err))) return rc;
   if ((rc = check_field(s->user, "user", false, err))) return rc;
-  if ((rc = check_field(s->agent, "agent", false, err))) return rc;
-  return eg_shard_check(s->tenant, err);
+  return check_field(s->agent, "agent", false, err);
+}
+
+eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
+  eg_code rc = eg_scope_fields_check(s, err);
+  return rc ? rc : eg_shard_check(s->tenant, err);
 }
 
 void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {
@@ -34,4 +38,11 @@ void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {
   if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return;
   Engram__V1__Scope **slot = (Engram__V1__Scope **)((char *)m + f->offset);
   if (!*slot) *slot = scope;
+}
+
+const char *eg_scope_tenant_of(const ProtobufCMessage *m) {
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");
+  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return NULL;
+  const Engram__V1__Scope *s = *(Engram__V1__Scope *const *)((const char *)m + f->offset);
+  return s && s->tenant ? s->tenant : "";
 }

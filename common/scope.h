@@ -11,7 +11,13 @@
 
 /* tenant required; tenant, user and agent at most 256 bytes of UTF-8 without control
  * characters. EG_EINVAL with a message naming the field otherwise. */
+eg_code eg_scope_fields_check(const Engram__V1__Scope *scope, eg_err *err);
+/* The fields as above, then that this shard serves the tenant (common/shard.h). */
 eg_code eg_scope_check(const Engram__V1__Scope *scope, eg_err *err);
+
+/* The tenant of request m's "scope" field: "" when the scope or tenant is unset, NULL
+ * when the message has no scope field. */
+const char *eg_scope_tenant_of(const ProtobufCMessage *m);
 
 /* When request m has a "scope" field that is unset, point it at scope (borrowed). */
 void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);

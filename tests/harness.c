@@ -86,7 +86,12 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
   argv[n++] = p->data;
   argv[n++] = "--ports-file";
   argv[n++] = ports;
-  for (; extra && *extra && n < 62; extra++) argv[n++] = *extra;
+  bool tokens = false;
+  for (; extra && *extra && n < 61; extra++) {
+    tokens |= strncmp(*extra, "--auth-tokens", 13) == 0;
+    argv[n++] = *extra;
+  }
+  if (!tokens) argv[n++] = "--insecure-no-auth";
   argv[n] = NULL;
   pid_t pid = fork();
   if (pid < 0) return eg_err_set(err, EG_EINTERNAL, "fork failed");

@@ -36,7 +36,7 @@ extern const char *const eg_daemon_names[EG_N_DAEMONS];
 
 /*
  * Start one daemon `name` with data under dir, extra flags appended (NULL-terminated,
- * may be NULL). Waits until its ports file appears and Health/Check says SERVING
+ * may be NULL). Without an --auth-tokens… flag in extra it runs with --insecure-no-auth. Waits until its ports file appears and Health/Check says SERVING
  * (up to 20 s). On failure the process is killed and its log printed.
  */
 eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra,

@@ -20,6 +20,7 @@ the real daemons the way they start.
    that `promtool check rules` accepts.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -162,6 +163,33 @@ def free_dir():
     return tempfile.mkdtemp(prefix="engram-k8s-")
 
 
+SERVICE_TOKEN = "k8s-check-service-token"
+USER_TOKEN = "k8s-check-user-token"
+
+
+def write_tokens(tmp, path):
+    """The engram-auth Secret's "tokens" key as a file: one user token of tenant k8s-check."""
+    check(path == "/etc/engram/auth/tokens", "the ConfigMap points ENGRAM_AUTH_TOKENS_FILE at the mounted Secret")
+    local = os.path.join(tmp, "tokens")
+    with open(local, "w") as f:
+        f.write("k8s-check sha256:%s user\n" % hashlib.sha256(USER_TOKEN.encode()).hexdigest())
+    return local
+
+
+def check_auth(build, port):
+    """recalld refuses a call without a token, and serves one with the tenant's token (its
+    calls to graphd and vectord carry the service token)."""
+    cmd = [os.path.join(build, "engram"), "--recalld-addr", "127.0.0.1:%d" % port, "--tenant", "k8s-check",
+           "--timeout-ms", "10000", "recall", "anything"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    rc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    check(rc.returncode != 0 and "UNAUTHENTICATED" in rc.stderr, "a Recall without a token is UNAUTHENTICATED")
+    env["ENGRAM_TOKEN"] = USER_TOKEN
+    rc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    check(rc.returncode == 0, "a Recall with the tenant's token succeeds: %s" % rc.stderr.strip()[:200])
+    print("ok   recalld: no token → UNAUTHENTICATED; the tenant's token → served (peers via the service token)")
+
+
 def start_like_the_manifest(build, by_kind, workloads, tmp):
     """Start each daemon as its container would, on loopback; return {name: (proc, grpc port)}."""
     env_base = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
@@ -181,6 +209,9 @@ def start_like_the_manifest(build, by_kind, workloads, tmp):
         for k, v in cm.items():
             env[k] = v
         env["ENGRAM_MODELS_DIR"] = os.path.join(ROOT, "var/models")
+        # The two Secrets as the deployer creates them: the mounted token lines, the service token.
+        env["ENGRAM_AUTH_TOKENS_FILE"] = write_tokens(tmp, cm.get("ENGRAM_AUTH_TOKENS_FILE"))
+        env["ENGRAM_SERVICE_TOKEN"] = SERVICE_TOKEN
         for peer in ("graphd", "vectord"):
             if peer in running:
                 env["ENGRAM_%s_ADDR" % peer.upper()] = "127.0.0.1:%d" % running[peer][1]
@@ -219,6 +250,8 @@ def main():
             rc = subprocess.run([os.path.join(opts.build, "engram"), "--addr", "127.0.0.1:%d" % port,
                                  "--timeout-ms", "5000", "health"], capture_output=True, text=True)
             check(rc.returncode == 0 and "SERVING" in rc.stdout, "%s answers SERVING" % name)
+        if "recalld" in running:
+            check_auth(opts.build, running["recalld"][1])
     finally:
         for p, _ in running.values():
             p.terminate()

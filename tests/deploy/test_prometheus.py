@@ -48,7 +48,8 @@ def free_port():
 def start_daemons(build, tmp):
     running = {}
     for name in DAEMONS:
-        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name)]
+        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name),
+                "--insecure-no-auth"]
         if name in ("ingestd", "recalld"):
             args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
                      "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
