@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "common/log.h"
 #include "common/map.h"
 #include "common/pool.h"
+#include "common/scope.h"
 #include "common/stage.h"
 #include "common/text.h"
 #include "common/time.h"
@@ -26,7 +28,8 @@
 #define COMMIT_BATCH 5000
 
 typedef struct job {
-  char id[24];
+  char id[48];
+  char *tenant;     /* GetJob answers only the tenant that queued it */
   Engram__V1__JobState state;
   char watermark[40];
   uint8_t *report;  /* packed IngestReport when done */
@@ -677,6 +680,7 @@ static void job_free(job *j) {
   if (!j) return;
   free(j->req);
   free(j->report);
+  free(j->tenant);
   free(j);
 }
 
@@ -685,10 +689,13 @@ static eg_code enqueue(eg_ingest *g, int kind, const ProtobufCMessage *req, cons
                        eg_arena *a, Engram__V1__IngestResponse *resp, eg_err *err) {
   job *j = calloc(1, sizeof *j);
   size_t len = protobuf_c_message_get_packed_size(req);
-  if (!j || !(j->req = malloc(len ? len : 1))) {
-    free(j);
+  if (!j || !(j->req = malloc(len ? len : 1)) || !(j->tenant = strdup(eg_scope_tenant_of(req)))) {
+    job_free(j);
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
+  /* Job ids are not guessable: a random part besides the sequence. */
+  unsigned long long nonce = 0;
+  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = (unsigned long long)eg_time_mono_us() * 0x9e3779b97f4a7c15ull;
   protobuf_c_message_pack(req, j->req);
   j->req_len = len;
   j->kind = kind;
@@ -696,8 +703,7 @@ static eg_code enqueue(eg_ingest *g, int kind, const ProtobufCMessage *req, cons
   j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_QUEUED;
   snprintf(j->watermark, sizeof j->watermark, "%s", watermark);
   pthread_mutex_lock(&g->mu);
-  snprintf(j->id, sizeof j->id, "job-%llx-%llx", (unsigned long long)(eg_time_now_us() & 0xffffff),
-           (unsigned long long)++g->job_seq);
+  snprintf(j->id, sizeof j->id, "job-%llx-%016llx", (unsigned long long)++g->job_seq, nonce);
   if (g->job_count == MAX_JOBS) { /* forget the oldest finished job */
     char *old = g->job_order[g->job_head];
     job_free(eg_map_del(g->jobs, old, strlen(old)));
@@ -802,6 +808,7 @@ eg_code eg_ingest_get_job(eg_ingest *g, const Engram__V1__GetJobRequest *req, eg
   if (!req->job_id) return eg_err_set(err, EG_EINVAL, "job_id is required");
   pthread_mutex_lock(&g->mu);
   job *j = eg_map_get(g->jobs, req->job_id, strlen(req->job_id));
+    if (j && strcmp(j->tenant, req->scope->tenant) != 0) j = NULL; /* another tenant's: as if absent */
   if (j) {
     resp->job_id = eg_arena_strdup(a, j->id);
     resp->state = j->state;
