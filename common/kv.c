@@ -220,6 +220,22 @@ void eg_kv_flush(eg_kv *s) {
   rocksdb_flushoptions_destroy(fo);
 }
 
+void eg_kv_purge_tenant(eg_kv *s, uint64_t T) {
+  eg_kv_flush(s);
+  rocksdb_compactoptions_t *co = rocksdb_compactoptions_create();
+  rocksdb_compactoptions_set_bottommost_level_compaction(co, 2 /* kForce: rewrite the last level too */);
+  uint8_t from[8], to[8];
+  key_put64(from, T);
+  key_put64(to, T + 1);
+  for (int i = 0; i < s->n_cfs; i++) {
+    if (i == 0)
+      rocksdb_compact_range_cf_opt(s->db, s->cfs[i], co, NULL, 0, NULL, 0);
+    else
+      rocksdb_compact_range_cf_opt(s->db, s->cfs[i], co, (const char *)from, 8, (const char *)to, 8);
+  }
+  rocksdb_compactoptions_destroy(co);
+}
+
 void eg_kv_close(eg_kv *s) {
   if (!s) return;
   for (int i = 0; i < s->n_cfs; i++) rocksdb_column_family_handle_destroy(s->cfs[i]);

@@ -84,4 +84,13 @@ void eg_kvtxn_abort(eg_kvtxn *t);
 /* Flush memtables (tests and benchmarks). */
 void eg_kv_flush(eg_kv *s);
 
+/*
+ * After an erasure: make the deleted values leave the disk, not only the index. Flushes
+ * the memtables (so the write-ahead log that held the values is retired) and rewrites
+ * the files holding tenant T's range in every column family — keys starting with T's
+ * 8 bytes — and the whole default family (small: names and counters), dropping what the
+ * deletions cover. Blocks until done.
+ */
+void eg_kv_purge_tenant(eg_kv *s, uint64_t T);
+
 #endif

@@ -77,11 +77,15 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
   unlink(ports);
   const char *argv[64];
   int n = 0;
+  /* Port 0 the first time; a restart keeps the ports, so peers find it again. */
+  char grpc_addr[40], metrics_addr[40];
+  snprintf(grpc_addr, sizeof grpc_addr, "127.0.0.1:%d", p->grpc_port);
+  snprintf(metrics_addr, sizeof metrics_addr, "127.0.0.1:%d", p->metrics_port);
   argv[n++] = bin;
   argv[n++] = "--grpc-addr";
-  argv[n++] = "127.0.0.1:0";
+  argv[n++] = grpc_addr;
   argv[n++] = "--metrics-addr";
-  argv[n++] = "127.0.0.1:0";
+  argv[n++] = metrics_addr;
   argv[n++] = "--data-dir";
   argv[n++] = p->data;
   argv[n++] = "--ports-file";

@@ -41,7 +41,8 @@ extern const char *const eg_daemon_names[EG_N_DAEMONS];
  */
 eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra,
                          eg_proc *out, eg_err *err);
-/* Restart a stopped daemon with the same data dir and flags given again. */
+/* Restart a stopped daemon with the same data dir and ports (so the daemons calling it
+ * reconnect), the flags given again. */
 eg_code eg_harness_restart(eg_proc *p, const char *const *extra, eg_err *err);
 /* Send sig and wait for exit (up to 30 s, then SIGKILL). Returns the exit status
  * (128+signal when killed by one). */

@@ -227,6 +227,7 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
                       (unsigned long long)c.entities, (unsigned long long)c.keys);
     eg_kvtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
     if ((rc = eg_kvtxn_commit(txn, err))) return rc;
+    eg_kv_purge_tenant(g->store, t); /* the values leave the files, not only the index */
   }
   EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu keys=%llu",
           whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,

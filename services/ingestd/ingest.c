@@ -11,6 +11,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common/auth.h"
 #include "common/log.h"
 #include "common/map.h"
 #include "common/pool.h"
@@ -808,7 +809,7 @@ eg_code eg_ingest_get_job(eg_ingest *g, const Engram__V1__GetJobRequest *req, eg
   if (!req->job_id) return eg_err_set(err, EG_EINVAL, "job_id is required");
   pthread_mutex_lock(&g->mu);
   job *j = eg_map_get(g->jobs, req->job_id, strlen(req->job_id));
-    if (j && strcmp(j->tenant, req->scope->tenant) != 0) j = NULL; /* another tenant's: as if absent */
+  if (j && strcmp(j->tenant, req->scope->tenant) != 0) j = NULL; /* another tenant's: as if absent */
   if (j) {
     resp->job_id = eg_arena_strdup(a, j->id);
     resp->state = j->state;
@@ -833,6 +834,21 @@ eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_aren
   eg_code rc = eg_watermark_wait(g->o.peers, req->scope->tenant, req->watermark, req->timeout_us, &reached, err);
   resp->reached = reached;
   return rc;
+}
+
+/* The audit line of an erasure: who was erased as a digest (never the user id itself),
+ * the outcome and the counts per store; no content. */
+static void audit_erase(const Engram__V1__EraseRequest *req, const Engram__V1__EraseResponse *resp, eg_code rc) {
+  const char *user = req->scope->user ? req->scope->user : "";
+  char subject[600], digest[72], counts[512] = "";
+  snprintf(subject, sizeof subject, "%s\x1f%s", req->scope->tenant, user);
+  eg_auth_digest_line(subject, digest);
+  size_t n = 0;
+  for (size_t i = 0; i < resp->n_counts && n < sizeof counts; i++)
+    n += (size_t)snprintf(counts + n, sizeof counts - n, "%s%s.%s=%llu", i ? " " : "", resp->counts[i]->store,
+                          resp->counts[i]->kind, (unsigned long long)resp->counts[i]->count);
+  EG_INFO("audit", "erase", "kind=%s tenant=\"%s\" subject=%.23s outcome=%s erased_at=%lld %s", *user ? "user" : "tenant",
+          req->scope->tenant, digest, eg_code_name(rc), (long long)resp->erased_at, counts);
 }
 
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
@@ -863,6 +879,7 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
     *err = rs[0].err.code ? rs[0].err : rs[1].err;
     eg_err_prefix(err, rs[0].err.code ? "graphd: " : "vectord: ");
   }
+  audit_erase(req, resp, rc);
   return rc;
 }
 

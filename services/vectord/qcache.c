@@ -53,6 +53,19 @@ void eg_qcache_free(eg_qcache *c) {
   free(c);
 }
 
+size_t eg_qcache_clear(eg_qcache *c) {
+  if (!c) return 0;
+  size_t n = 0;
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->slots; i++) {
+    n += c->e[i].text != NULL;
+    free(c->e[i].text);
+    c->e[i].text = NULL;
+  }
+  pthread_mutex_unlock(&c->mu);
+  return n;
+}
+
 static entry *slot_of(eg_qcache *c, const char *text, size_t n) {
   return &c->e[eg_hash64(text, n, 0x71ca) % c->slots];
 }

@@ -18,6 +18,8 @@ void eg_qcache_free(eg_qcache *c); /* accepts NULL */
 
 /* Copy the vector of text into out; false when it is not cached (or c is NULL). */
 bool eg_qcache_get(eg_qcache *c, const char *text, float *out);
+/* Forget every entry (an erasure: query texts are user content); returns how many. */
+size_t eg_qcache_clear(eg_qcache *c);
 /* Remember text's vector (texts over 1 KiB are not kept). */
 void eg_qcache_put(eg_qcache *c, const char *text, const float *v);
 

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "common/time.h"
+#include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 
 static bool role_valid(const char *r) {
@@ -331,6 +332,7 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
   vtenant *t = eg_vt_get(v, tenant, false, &rc, err);
   if (!t && rc) return rc;
   if (t) {
+    uint64_t T = t->T;
     pthread_rwlock_rdlock(&t->lock);
     uint64_t uh = whole ? 0 : eg_str_hash(user);
     size_t cap = t->live ? t->live : 1, n = 0;
@@ -371,14 +373,22 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
     free(ids);
     chunks = deleted;
     vectors = 2 * (uint64_t)deleted;
+    eg_kv_purge_tenant(v->kv, T); /* the texts leave the files, not only the index */
   }
-  EG_INFO("erase", "erased", "kind=%s chunks=%llu", whole ? "tenant" : "user", (unsigned long long)chunks);
-  resp->counts = eg_arena_calloc(a, 3, sizeof *resp->counts);
+  /* Query texts are user content too; the cache is keyed by text alone, so all of it goes. */
+  uint64_t cached = eg_qcache_clear(v->qcache);
+  EG_INFO("erase", "erased", "kind=%s chunks=%llu cached_queries=%llu", whole ? "tenant" : "user",
+          (unsigned long long)chunks, (unsigned long long)cached);
+  resp->counts = eg_arena_calloc(a, 4, sizeof *resp->counts);
   if (!resp->counts) return eg_err_set(err, EG_ENOMEM, "out of memory");
   resp->counts[0] = count(a, "chunks", chunks);
   resp->counts[1] = count(a, "vectors", vectors);
   resp->counts[2] = count(a, whole ? "bm25_terms" : "bm25_documents", whole ? postings : chunks);
-  resp->n_counts = 3;
+  resp->counts[3] = count(a, "cached_queries", cached);
+  for (int i = 0; i < 4; i++)
+    if (!resp->counts[i]) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  resp->counts[3]->store = "cache";
+  resp->n_counts = 4;
   resp->erased_at = eg_time_now_us();
   return EG_OK;
 }
