@@ -27,12 +27,19 @@
 
 extern char **environ;
 
+enum { MAX_COMMON = 24 };
+
 struct eg_daemon {
   const eg_daemon_spec *spec;
   eg_cfg *cfg;
   eg_metrics *metrics;
   eg_auth *auth;               /* NULL with insecure_no_auth */
   eg_series *auth_refused[2];  /* UNAUTHENTICATED, PERMISSION_DENIED */
+  void *state;                 /* the daemon's own (spec->open) */
+  bool opened;
+  eg_cfg_opt common[MAX_COMMON]; /* the common options (the configuration points into it) */
+  size_t n_common;
+  char grpc_def[32], metrics_def[32], data_def[64];
 };
 
 const char *eg_version(void) { return EG_VERSION_STR; }
@@ -134,11 +141,15 @@ static eg_code auth_open(eg_daemon *d, eg_err *err) {
   return EG_OK;
 }
 
-int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
-  char grpc_def[32], metrics_def[32], data_def[64];
-  snprintf(grpc_def, sizeof grpc_def, "127.0.0.1:%d", spec->grpc_port);
-  snprintf(metrics_def, sizeof metrics_def, "127.0.0.1:%d", spec->metrics_port);
-  snprintf(data_def, sizeof data_def, "./var/%s", spec->name);
+/* Configuration only (so --help needs no state). */
+static eg_code daemon_new(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err) {
+  eg_daemon *d = calloc(1, sizeof *d);
+  if (!d) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  d->spec = spec;
+  snprintf(d->grpc_def, sizeof d->grpc_def, "127.0.0.1:%d", spec->grpc_port);
+  snprintf(d->metrics_def, sizeof d->metrics_def, "127.0.0.1:%d", spec->metrics_port);
+  snprintf(d->data_def, sizeof d->data_def, "./var/%s", spec->name);
+  const char *grpc_def = d->grpc_def, *metrics_def = d->metrics_def, *data_def = d->data_def;
   const eg_cfg_opt common[] = {
       {"grpc_addr", EG_CFG_STR, grpc_def, "gRPC listen address host:port (port 0 = any)", 0, 0, 0},
       {"metrics_addr", EG_CFG_STR, metrics_def,
@@ -163,39 +174,95 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
        EG_CFG_SECRET, 0, 0},
       {"insecure_no_auth", EG_CFG_BOOL, "false", "serve without authentication (local development only)", 0, 0, 0},
   };
-  const eg_cfg_opt *tables[2] = {common, spec->opts};
-  size_t sizes[2] = {sizeof common / sizeof *common, spec->n_opts};
-  eg_daemon d = {spec, NULL, NULL, NULL, {NULL, NULL}};
+  _Static_assert(sizeof common / sizeof *common <= MAX_COMMON, "MAX_COMMON too small");
+  memcpy(d->common, common, sizeof common);
+  d->n_common = sizeof common / sizeof *common;
+  const eg_cfg_opt *tables[2] = {d->common, spec->opts};
+  size_t sizes[2] = {d->n_common, spec->n_opts};
+  eg_code rc = eg_cfg_load(tables, sizes, spec->opts ? 2 : 1, argc, argv, environ, &d->cfg, err);
+  if (rc) {
+    free(d);
+    return rc;
+  }
+  *out = d;
+  return EG_OK;
+}
+
+/* Logging, data directory, metrics, auth, then the daemon's own state. */
+static eg_code daemon_start(eg_daemon *d, eg_err *err) {
+  const eg_daemon_spec *spec = d->spec;
+  int level = eg_log_level_parse(eg_cfg_str(d->cfg, "log_level"));
+  if (level < 0) return eg_err_set(err, EG_EINVAL, "log_level must be debug, info, warn or error");
+  eg_log_init(spec->name, (eg_log_level)level);
+  EG_INFO("main", "starting", "version=%s commit=%s", eg_version(), eg_build_commit());
+  eg_cfg_log(d->cfg, "config");
+  eg_code rc = make_dirs(eg_cfg_str(d->cfg, "data_dir"), err);
+  if (rc) return rc;
+  d->metrics = eg_metrics_new();
+  start_time_secs = (double)eg_time_now_us() / 1e6;
+  char name[128];
+  snprintf(name, sizeof name, "engram_%s_process_resident_memory_bytes", spec->name);
+  eg_metrics_gauge_fn(d->metrics, name, "Resident set size of the daemon.", resident_bytes, NULL);
+  snprintf(name, sizeof name, "engram_%s_data_disk_free_bytes", spec->name);
+  eg_metrics_gauge_fn(d->metrics, name, "Bytes available to the daemon on the file system of its data_dir.",
+                      disk_free_bytes, (void *)eg_cfg_str(d->cfg, "data_dir"));
+  snprintf(name, sizeof name, "engram_%s_data_disk_size_bytes", spec->name);
+  eg_metrics_gauge_fn(d->metrics, name, "Size of the file system of its data_dir.", disk_size_bytes,
+                      (void *)eg_cfg_str(d->cfg, "data_dir"));
+  snprintf(name, sizeof name, "engram_%s_start_time_seconds", spec->name);
+  eg_metrics_gauge_fn(d->metrics, name, "Start time since the Unix epoch.", start_time, NULL);
+  const char *bi[3] = {spec->name, eg_version(), eg_build_commit()};
+  eg_series_set(eg_metric_series(eg_metrics_gauge(d->metrics, "engram_build_info", "Build information (always 1).",
+                                                  "daemon,version,commit"),
+                                 bi, 3),
+                1);
+  if ((rc = auth_open(d, err))) return rc;
+  if (spec->open && (rc = spec->open(d, &d->state, err))) return rc;
+  d->opened = true;
+  return EG_OK;
+}
+
+eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err) {
+  eg_daemon *d = NULL;
+  eg_code rc = daemon_new(spec, argc, argv, &d, err);
+  if (!rc && (rc = daemon_start(d, err))) {
+    eg_daemon_close(d);
+    d = NULL;
+  }
+  *out = d;
+  return rc;
+}
+
+size_t eg_daemon_services(eg_daemon *d, const eg_rpc_service **out) {
+  *out = NULL;
+  return d->opened && d->spec->services ? d->spec->services(d->state, out) : 0;
+}
+
+void eg_daemon_close(eg_daemon *d) {
+  if (!d) return;
+  if (d->opened && d->spec->close) d->spec->close(d->state);
+  eg_metrics_free(d->metrics);
+  eg_auth_free(d->auth);
+  eg_cfg_free(d->cfg);
+  free(d);
+}
+
+int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   eg_err err;
   eg_err_clear(&err);
-  int exit_code = 1;
-  void *state = NULL;
-  eg_rpc_server *server = NULL;
-  eg_metrics_http *http = NULL;
-  bool opened = false;
-
   eg_log_init(spec->name, EG_LOG_INFO);
-  if (eg_cfg_load(tables, sizes, spec->opts ? 2 : 1, argc, argv, environ, &d.cfg, &err)) {
+  eg_daemon *d = NULL;
+  if (daemon_new(spec, argc, argv, &d, &err)) {
     fprintf(stderr, "%s: %s\n", spec->name, err.msg);
     return 2;
   }
-  if (eg_cfg_help_requested(d.cfg)) {
+  if (eg_cfg_help_requested(d->cfg)) {
     printf("%s — %s\n\nusage: %s [--option value]…\n\noptions (flag, environment, default):\n",
            spec->name, spec->summary, spec->name);
-    eg_cfg_usage(d.cfg, stdout);
-    eg_cfg_free(d.cfg);
+    eg_cfg_usage(d->cfg, stdout);
+    eg_daemon_close(d);
     return 0;
   }
-  int level = eg_log_level_parse(eg_cfg_str(d.cfg, "log_level"));
-  if (level < 0) {
-    fprintf(stderr, "%s: log_level must be debug, info, warn or error\n", spec->name);
-    eg_cfg_free(d.cfg);
-    return 2;
-  }
-  eg_log_init(spec->name, (eg_log_level)level);
-  EG_INFO("main", "starting", "version=%s commit=%s", eg_version(), eg_build_commit());
-  eg_cfg_log(d.cfg, "config");
-
   /* Signals are blocked in every thread (created below) and taken by sigwait here. */
   sigset_t sigs;
   sigemptyset(&sigs);
@@ -205,53 +272,31 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
 
-  if (make_dirs(eg_cfg_str(d.cfg, "data_dir"), &err)) goto done;
-
-  d.metrics = eg_metrics_new();
-  start_time_secs = (double)eg_time_now_us() / 1e6;
-  char name[128];
-  snprintf(name, sizeof name, "engram_%s_process_resident_memory_bytes", spec->name);
-  eg_metrics_gauge_fn(d.metrics, name, "Resident set size of the daemon.", resident_bytes, NULL);
-  snprintf(name, sizeof name, "engram_%s_data_disk_free_bytes", spec->name);
-  eg_metrics_gauge_fn(d.metrics, name, "Bytes available to the daemon on the file system of its data_dir.",
-                      disk_free_bytes, (void *)eg_cfg_str(d.cfg, "data_dir"));
-  snprintf(name, sizeof name, "engram_%s_data_disk_size_bytes", spec->name);
-  eg_metrics_gauge_fn(d.metrics, name, "Size of the file system of its data_dir.", disk_size_bytes,
-                      (void *)eg_cfg_str(d.cfg, "data_dir"));
-  snprintf(name, sizeof name, "engram_%s_start_time_seconds", spec->name);
-  eg_metrics_gauge_fn(d.metrics, name, "Start time since the Unix epoch.", start_time, NULL);
-  const char *bi[3] = {spec->name, eg_version(), eg_build_commit()};
-  eg_series_set(eg_metric_series(eg_metrics_gauge(d.metrics, "engram_build_info",
-                                                  "Build information (always 1).",
-                                                  "daemon,version,commit"),
-                                 bi, 3),
-                1);
-
-  if (auth_open(&d, &err)) goto done;
-  if (spec->open && spec->open(&d, &state, &err)) goto done;
-  opened = true;
+  int exit_code = 1;
+  eg_rpc_server *server = NULL;
+  eg_metrics_http *http = NULL;
+  if (daemon_start(d, &err)) goto done;
   const eg_rpc_service *services = NULL;
-  size_t n_services = spec->services ? spec->services(state, &services) : 0;
-
-  const char *maddr = eg_cfg_str(d.cfg, "metrics_addr");
+  size_t n_services = eg_daemon_services(d, &services);
+  const char *maddr = eg_cfg_str(d->cfg, "metrics_addr");
   int mport = 0;
   if (*maddr) {
-    if (eg_metrics_http_start(d.metrics, maddr, &http, &err)) goto done;
+    if (eg_metrics_http_start(d->metrics, maddr, &http, &err)) goto done;
     mport = eg_metrics_http_port(http);
   }
   eg_rpc_server_opts so = {
-      .addr = eg_cfg_str(d.cfg, "grpc_addr"),
+      .addr = eg_cfg_str(d->cfg, "grpc_addr"),
       .daemon = spec->name,
-      .cq_threads = (int)eg_cfg_int(d.cfg, "cq_threads"),
-      .workers = (int)eg_cfg_int(d.cfg, "workers"),
-      .queue_max = (int)eg_cfg_int(d.cfg, "queue_max"),
-      .max_message_bytes = (int)eg_cfg_int(d.cfg, "max_message_bytes"),
-      .metrics = d.metrics,
-      .authorize = d.auth ? authorize : NULL,
-      .authorize_ctx = &d,
+      .cq_threads = (int)eg_cfg_int(d->cfg, "cq_threads"),
+      .workers = (int)eg_cfg_int(d->cfg, "workers"),
+      .queue_max = (int)eg_cfg_int(d->cfg, "queue_max"),
+      .max_message_bytes = (int)eg_cfg_int(d->cfg, "max_message_bytes"),
+      .metrics = d->metrics,
+      .authorize = d->auth ? authorize : NULL,
+      .authorize_ctx = d,
   };
   if (eg_rpc_server_start(&so, services, n_services, &server, &err)) goto done;
-  const char *pf = eg_cfg_str(d.cfg, "ports_file");
+  const char *pf = eg_cfg_str(d->cfg, "ports_file");
   if (*pf && write_ports(pf, eg_rpc_server_port(server), mport, &err)) goto done;
   EG_INFO("main", "ready", "grpc_port=%d metrics_port=%d", eg_rpc_server_port(server), mport);
 
@@ -261,27 +306,24 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
     if (sig == SIGHUP) {
       EG_INFO("main", "SIGHUP: reloading", NULL);
       eg_err rerr;
-      if (d.auth && eg_auth_reload(d.auth, &rerr))
+      if (d->auth && eg_auth_reload(d->auth, &rerr))
         EG_ERROR("auth", "reload failed; the previous tokens stay in force", "error=\"%s\"", rerr.msg);
-      else if (d.auth)
-        EG_INFO("auth", "tokens reloaded", "tokens=%d", eg_auth_count(d.auth));
-      if (spec->reload) spec->reload(state);
+      else if (d->auth)
+        EG_INFO("auth", "tokens reloaded", "tokens=%d", eg_auth_count(d->auth));
+      if (spec->reload) spec->reload(d->state);
       continue;
     }
     EG_INFO("main", "signal received, shutting down", "signal=%d", sig);
     break;
   }
-  eg_rpc_server_shutdown(server, eg_cfg_int(d.cfg, "shutdown_grace_ms") * 1000);
+  eg_rpc_server_shutdown(server, eg_cfg_int(d->cfg, "shutdown_grace_ms") * 1000);
   exit_code = 0;
 
 done:
   if (err.code) EG_ERROR("main", "fatal", "code=%s error=\"%s\"", eg_code_name(err.code), err.msg);
   eg_rpc_server_free(server);
   eg_metrics_http_stop(http);
-  if (opened && spec->close) spec->close(state);
-  eg_metrics_free(d.metrics);
-  eg_auth_free(d.auth);
-  eg_cfg_free(d.cfg);
+  eg_daemon_close(d);
   if (!exit_code) EG_INFO("main", "stopped", NULL);
   return exit_code;
 }

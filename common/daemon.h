@@ -40,6 +40,16 @@ typedef struct eg_daemon_spec {
 /* Run the daemon; returns the process exit code. */
 int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv);
 
+/*
+ * The daemon in this process without serving it (tests, fuzzing): configuration from
+ * argv (argv[0] is skipped) and the environment, auth, metrics and the daemon's state,
+ * exactly as eg_daemon_main opens them. Its services are then called in-process
+ * (eg_rpc_invoke) or served by the caller.
+ */
+eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err);
+size_t eg_daemon_services(eg_daemon *d, const eg_rpc_service **out);
+void eg_daemon_close(eg_daemon *d); /* accepts NULL */
+
 /* For the hooks: borrowed for the daemon's lifetime. */
 const eg_cfg *eg_daemon_cfg(const eg_daemon *d);
 eg_metrics *eg_daemon_metrics(const eg_daemon *d);

@@ -2,13 +2,14 @@
  * ingestd — the write path (engram.v1.Ingest, engram.v1.Admin): segmentation,
  * sliding-window enrichment, fan-out to graphd and vectord.
  *
- * main.c wires configuration, peers, the pipeline and the service table into the shared
+ * daemon.c wires configuration, peers, the pipeline and the service table into the shared
  * daemon lifecycle (common/daemon.c).
  */
 #include <stdlib.h>
 
 #include "common/daemon.h"
 #include "common/peers.h"
+#include "services/daemons.h"
 #include "services/ingestd/ingest.h"
 
 size_t eg_ingestd_services(eg_ingest *g, eg_rpc_service out[2]);
@@ -78,17 +79,14 @@ static void ingestd_close(void *state) {
   free(s);
 }
 
-int main(int argc, char **argv) {
-  const eg_daemon_spec spec = {
-      .name = "ingestd",
-      .summary = "Engram ingestion: enrichment and fan-out (engram.v1.Ingest, engram.v1.Admin)",
-      .grpc_port = 7101,
-      .metrics_port = 9101,
-      .opts = ingestd_opts,
-      .n_opts = sizeof ingestd_opts / sizeof *ingestd_opts,
-      .open = ingestd_open,
-      .services = ingestd_services,
-      .close = ingestd_close,
-  };
-  return eg_daemon_main(&spec, argc, argv);
-}
+const eg_daemon_spec eg_ingestd_daemon = {
+    .name = "ingestd",
+    .summary = "Engram ingestion: enrichment and fan-out (engram.v1.Ingest, engram.v1.Admin)",
+    .grpc_port = 7101,
+    .metrics_port = 9101,
+    .opts = ingestd_opts,
+    .n_opts = sizeof ingestd_opts / sizeof *ingestd_opts,
+    .open = ingestd_open,
+    .services = ingestd_services,
+    .close = ingestd_close,
+};

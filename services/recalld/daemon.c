@@ -2,7 +2,7 @@
  * recalld — the recall orchestrator (engram.v1.Recall): query expansion, parallel
  * hybrid + graph search, fusion, premise walk, context assembly.
  *
- * main.c wires configuration, peers and the engine into the shared daemon lifecycle
+ * daemon.c wires configuration, peers and the engine into the shared daemon lifecycle
  * (common/daemon.c).
  */
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "common/peers.h"
 #include "common/rpc.h"
 #include "common/scope.h"
+#include "services/daemons.h"
 #include "services/ingestd/enrich_llm.h"
 #include "services/recalld/recall.h"
 
@@ -88,17 +89,14 @@ static void recalld_close(void *state) {
   free(s);
 }
 
-int main(int argc, char **argv) {
-  const eg_daemon_spec spec = {
-      .name = "recalld",
-      .summary = "Engram recall orchestrator (engram.v1.Recall)",
-      .grpc_port = 7104,
-      .metrics_port = 9104,
-      .opts = recalld_opts,
-      .n_opts = sizeof recalld_opts / sizeof *recalld_opts,
-      .open = recalld_open,
-      .services = recalld_services,
-      .close = recalld_close,
-  };
-  return eg_daemon_main(&spec, argc, argv);
-}
+const eg_daemon_spec eg_recalld_daemon = {
+    .name = "recalld",
+    .summary = "Engram recall orchestrator (engram.v1.Recall)",
+    .grpc_port = 7104,
+    .metrics_port = 9104,
+    .opts = recalld_opts,
+    .n_opts = sizeof recalld_opts / sizeof *recalld_opts,
+    .open = recalld_open,
+    .services = recalld_services,
+    .close = recalld_close,
+};

@@ -1,7 +1,7 @@
 /*
  * vectord — chunk store, FAISS dense indexes and BM25 (engram.v1.Vector).
  *
- * main.c wires configuration, the embedder, the engine and the service table into the
+ * daemon.c wires configuration, the embedder, the engine and the service table into the
  * shared daemon lifecycle (common/daemon.c).
  */
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "common/daemon.h"
 #include "common/shard.h"
 #include "common/embed.h"
+#include "services/daemons.h"
 #include "services/vectord/vec.h"
 
 eg_rpc_service eg_vectord_service(eg_vec *v);
@@ -95,17 +96,14 @@ static void vectord_close(void *state) {
   free(vd);
 }
 
-int main(int argc, char **argv) {
-  const eg_daemon_spec spec = {
-      .name = "vectord",
-      .summary = "Engram chunk store, dense and BM25 indexes (engram.v1.Vector)",
-      .grpc_port = 7103,
-      .metrics_port = 9103,
-      .opts = vectord_opts,
-      .n_opts = sizeof vectord_opts / sizeof *vectord_opts,
-      .open = vectord_open,
-      .services = vectord_services,
-      .close = vectord_close,
-  };
-  return eg_daemon_main(&spec, argc, argv);
-}
+const eg_daemon_spec eg_vectord_daemon = {
+    .name = "vectord",
+    .summary = "Engram chunk store, dense and BM25 indexes (engram.v1.Vector)",
+    .grpc_port = 7103,
+    .metrics_port = 9103,
+    .opts = vectord_opts,
+    .n_opts = sizeof vectord_opts / sizeof *vectord_opts,
+    .open = vectord_open,
+    .services = vectord_services,
+    .close = vectord_close,
+};

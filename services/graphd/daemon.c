@@ -1,7 +1,7 @@
 /*
  * graphd — the Git-style bitemporal knowledge graph (engram.v1.Graph) on RocksDB.
  *
- * main.c wires configuration, the engine and the service table into the shared daemon
+ * daemon.c wires configuration, the engine and the service table into the shared daemon
  * lifecycle (common/daemon.c).
  */
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "common/daemon.h"
 #include "common/shard.h"
+#include "services/daemons.h"
 #include "services/graphd/graph.h"
 #include "services/graphd/rpc.h"
 
@@ -68,17 +69,14 @@ static void graphd_close(void *state) {
   free(g);
 }
 
-int main(int argc, char **argv) {
-  const eg_daemon_spec spec = {
-      .name = "graphd",
-      .summary = "Engram bitemporal knowledge graph (engram.v1.Graph)",
-      .grpc_port = 7102,
-      .metrics_port = 9102,
-      .opts = graphd_opts,
-      .n_opts = sizeof graphd_opts / sizeof *graphd_opts,
-      .open = graphd_open,
-      .services = graphd_services,
-      .close = graphd_close,
-  };
-  return eg_daemon_main(&spec, argc, argv);
-}
+const eg_daemon_spec eg_graphd_daemon = {
+    .name = "graphd",
+    .summary = "Engram bitemporal knowledge graph (engram.v1.Graph)",
+    .grpc_port = 7102,
+    .metrics_port = 9102,
+    .opts = graphd_opts,
+    .n_opts = sizeof graphd_opts / sizeof *graphd_opts,
+    .open = graphd_open,
+    .services = graphd_services,
+    .close = graphd_close,
+};
