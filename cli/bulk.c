@@ -156,33 +156,49 @@ static void report_failure(bulk *b, uint64_t lineno, const char *what, const cha
   fprintf(stderr, "%sline %llu: %s: %s\n", b->o->progress ? "\r\033[K" : "", (unsigned long long)lineno, what, msg);
 }
 
+eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind **kind, ProtobufCMessage **req,
+                             eg_err *err) {
+  *kind = NULL;
+  *req = NULL;
+  const char *s = text;
+  while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+  if (!*s) return EG_OK;
+  cJSON *j = cJSON_Parse(s);
+  eg_code rc = EG_OK;
+  if (!j || !cJSON_IsObject(j)) {
+    rc = eg_err_set(err, EG_EINVAL, "not a JSON object");
+  } else {
+    *kind = cJSON_GetObjectItem(j, "messages") ? &eg_ingest_kinds[EG_INGEST_SESSION]
+            : cJSON_GetObjectItem(j, "text")   ? &eg_ingest_kinds[EG_INGEST_DOCUMENT]
+            : cJSON_GetObjectItem(j, "facts")  ? &eg_ingest_kinds[EG_INGEST_FACTS]
+                                               : NULL;
+    if (!*kind)
+      rc = eg_err_set(err, EG_EINVAL, "expected a session (\"messages\"), a document (\"text\") or \"facts\"");
+    else
+      rc = eg_pbjson_read((*kind)->desc, j, a, req, err);
+  }
+  cJSON_Delete(j);
+  return rc;
+}
+
 /* Send one line; stats are added under b->mu by the caller from *resp. */
 static line_result send_line(bulk *b, char *text, uint64_t lineno, Engram__V1__IngestResponse **resp,
                              uint64_t *retries) {
-  char *s = text;
-  while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
-  if (!*s) return LINE_BLANK;
-  cJSON *j = cJSON_Parse(s);
-  if (!j || !cJSON_IsObject(j)) {
-    report_failure(b, lineno, "INVALID_ARGUMENT", "not a JSON object");
-    cJSON_Delete(j);
-    return LINE_FAILED;
-  }
-  const eg_ingest_kind *kind = cJSON_GetObjectItem(j, "messages") ? &eg_ingest_kinds[EG_INGEST_SESSION]
-                               : cJSON_GetObjectItem(j, "text")   ? &eg_ingest_kinds[EG_INGEST_DOCUMENT]
-                               : cJSON_GetObjectItem(j, "facts")  ? &eg_ingest_kinds[EG_INGEST_FACTS]
-                                                                  : NULL;
-  if (!kind) {
-    report_failure(b, lineno, "INVALID_ARGUMENT", "expected a session (\"messages\"), a document (\"text\") or \"facts\"");
-    cJSON_Delete(j);
-    return LINE_FAILED;
-  }
   eg_arena *a = eg_arena_new(0, 0);
+  const eg_ingest_kind *kind = NULL;
   ProtobufCMessage *req = NULL;
   eg_err e;
   line_result r = LINE_FAILED;
-  if (eg_pbjson_read(kind->desc, j, a, &req, &e)) {
+  if (!a) {
+    report_failure(b, lineno, "OUT_OF_MEMORY", "out of memory");
+    return r;
+  }
+  if (eg_ingest_parse_line(text, a, &kind, &req, &e)) {
     report_failure(b, lineno, eg_code_name(e.code), e.msg);
+    goto done;
+  }
+  if (!req) {
+    r = LINE_BLANK;
     goto done;
   }
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
@@ -200,7 +216,6 @@ static line_result send_line(bulk *b, char *text, uint64_t lineno, Engram__V1__I
   }
 done:
   eg_arena_free(a);
-  cJSON_Delete(j);
   return r;
 }
 

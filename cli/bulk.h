@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/arena.h"
 #include "common/err.h"
 #include "common/rpc.h"
 #include "proto/engram/v1/ingest.pb-c.h"
@@ -33,6 +34,12 @@ typedef struct eg_ingest_kind {
 } eg_ingest_kind;
 enum { EG_INGEST_SESSION, EG_INGEST_DOCUMENT, EG_INGEST_FACTS, EG_INGEST_KINDS };
 extern const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS];
+
+/* One JSONL line → the ingest request it holds (its kind told by "messages", "text" or
+ * "facts"), allocated in a. A blank line gives EG_OK with *req NULL; anything else that
+ * is not such a request is EG_EINVAL with a message. */
+eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind **kind, ProtobufCMessage **req,
+                             eg_err *err);
 
 /* Set the mode field of an ingest request (all three have one). */
 void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode);

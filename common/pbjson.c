@@ -3,6 +3,7 @@
  */
 #include "common/pbjson.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -47,6 +48,36 @@ static void indent(eg_buf *out, unsigned flags, int depth) {
 
 static void write_msg(const ProtobufCMessage *m, unsigned flags, eg_buf *out, int depth);
 
+/* Integers a JSON number (an IEEE double to most readers) holds exactly: up to 2^53.
+ * 64-bit values beyond are written as decimal strings, as proto3 JSON does. */
+#define EXACT_MAX ((int64_t)1 << 53)
+
+/* Whether ISO-8601 can carry time v: a four-digit year (0000–9999). */
+static bool iso_year(int64_t v) {
+  static const int64_t day = 86400LL * 1000000;
+  return v >= eg_days_from_civil(0, 1, 1) * day && v < eg_days_from_civil(10000, 1, 1) * day;
+}
+
+/* The shortest decimal that reads back as the same float (single) or double; NaN and
+ * the infinities as the strings proto3 JSON uses. */
+static void put_real(eg_buf *out, double v, bool single) {
+  if (isnan(v)) {
+    eg_buf_puts(out, "\"NaN\"");
+    return;
+  }
+  if (isinf(v)) {
+    eg_buf_puts(out, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    return;
+  }
+  char buf[40];
+  for (int prec = single ? 6 : 15; prec <= (single ? 9 : 17); prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    double back = strtod(buf, NULL);
+    if (single ? (float)back == (float)v : back == v) break;
+  }
+  eg_buf_puts(out, buf);
+}
+
 /* One value of field f stored at p. */
 static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsigned flags,
                         eg_buf *out, int depth) {
@@ -56,10 +87,12 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
       break;
     case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64: {
       int64_t v = *(const int64_t *)p;
-      if ((flags & EG_PBJSON_ISO_TIMES) && is_time_field(f)) {
+      if ((flags & EG_PBJSON_ISO_TIMES) && is_time_field(f) && iso_year(v)) {
         char ts[EG_TIME_ISO_MAX];
         eg_time_format(v, ts, sizeof ts);
         put_string(out, ts);
+      } else if (v > EXACT_MAX || v < -EXACT_MAX) {
+        eg_buf_printf(out, "\"%" PRId64 "\"", v); /* a JSON number would lose digits */
       } else {
         eg_buf_printf(out, "%" PRId64, v);
       }
@@ -68,21 +101,17 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
     case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32:
       eg_buf_printf(out, "%" PRIu32, *(const uint32_t *)p);
       break;
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
-      eg_buf_printf(out, "%" PRIu64, *(const uint64_t *)p);
-      break;
-    case PROTOBUF_C_TYPE_FLOAT: {
-      float v = *(const float *)p;
-      if (isfinite(v)) eg_buf_printf(out, "%.7g", (double)v);
-      else eg_buf_puts(out, "null");
+    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: {
+      uint64_t v = *(const uint64_t *)p;
+      eg_buf_printf(out, v > EXACT_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v);
       break;
     }
-    case PROTOBUF_C_TYPE_DOUBLE: {
-      double v = *(const double *)p;
-      if (isfinite(v)) eg_buf_printf(out, "%.17g", v);
-      else eg_buf_puts(out, "null");
+    case PROTOBUF_C_TYPE_FLOAT:
+      put_real(out, *(const float *)p, true);
       break;
-    }
+    case PROTOBUF_C_TYPE_DOUBLE:
+      put_real(out, *(const double *)p, false);
+      break;
     case PROTOBUF_C_TYPE_BOOL:
       eg_buf_puts(out, *(const protobuf_c_boolean *)p ? "true" : "false");
       break;
@@ -204,15 +233,36 @@ static eg_code read_int(const ProtobufCFieldDescriptor *f, const cJSON *v, int64
     double d = v->valuedouble;
     if (d != floor(d) || d < (double)lo || d > (double)hi)
       return eg_err_set(err, EG_EINVAL, "%s: integer out of range", path);
+    if (d > (double)EXACT_MAX || d < -(double)EXACT_MAX)
+      return eg_err_set(err, EG_EINVAL, "%s: integers beyond 2^53 must be written as strings (\"123…\")", path);
     *out = (int64_t)d;
     return EG_OK;
   }
   if (cJSON_IsString(v)) {
-    if (is_time_field(f)) return eg_time_parse(v->valuestring, out, err);
     char *end;
+    errno = 0;
     long long x = strtoll(v->valuestring, &end, 10);
-    if (end == v->valuestring || *end) return eg_err_set(err, EG_EINVAL, "%s: not an integer", path);
+    bool integer = end != v->valuestring && !*end;
+    if (!integer && is_time_field(f)) return eg_time_parse(v->valuestring, out, err);
+    if (!integer || errno == ERANGE || x < lo || x > hi)
+      return eg_err_set(err, EG_EINVAL, "%s: not an integer in range", path);
     *out = x;
+    return EG_OK;
+  }
+  return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
+}
+
+/* A number, or "NaN", "Infinity", "-Infinity" (as put_real writes them). */
+static eg_code read_real(const cJSON *v, double *out, const char *path, eg_err *err) {
+  if (cJSON_IsNumber(v)) {
+    *out = v->valuedouble;
+    return EG_OK;
+  }
+  if (cJSON_IsString(v)) {
+    if (!strcmp(v->valuestring, "NaN")) *out = NAN;
+    else if (!strcmp(v->valuestring, "Infinity")) *out = INFINITY;
+    else if (!strcmp(v->valuestring, "-Infinity")) *out = -INFINITY;
+    else return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
     return EG_OK;
   }
   return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
@@ -238,22 +288,23 @@ static eg_code read_value(const ProtobufCFieldDescriptor *f, const cJSON *v, eg_
     case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
       if (cJSON_IsString(v)) {
         char *end;
+        errno = 0;
         unsigned long long x = strtoull(v->valuestring, &end, 10);
-        if (end == v->valuestring || *end) return eg_err_set(err, EG_EINVAL, "%s: not an integer", path);
+        if (end == v->valuestring || *end || errno == ERANGE || strchr(v->valuestring, '-'))
+          return eg_err_set(err, EG_EINVAL, "%s: not an unsigned integer in range", path);
         *(uint64_t *)p = x;
         return EG_OK;
       }
       if ((rc = read_int(f, v, 0, INT64_MAX, &i, path, err))) return rc;
       *(uint64_t *)p = (uint64_t)i;
       return EG_OK;
-    case PROTOBUF_C_TYPE_FLOAT:
-      if (!cJSON_IsNumber(v)) return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
-      *(float *)p = (float)v->valuedouble;
+    case PROTOBUF_C_TYPE_FLOAT: case PROTOBUF_C_TYPE_DOUBLE: {
+      double d = 0;
+      if ((rc = read_real(v, &d, path, err))) return rc;
+      if (f->type == PROTOBUF_C_TYPE_FLOAT) *(float *)p = (float)d;
+      else *(double *)p = d;
       return EG_OK;
-    case PROTOBUF_C_TYPE_DOUBLE:
-      if (!cJSON_IsNumber(v)) return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
-      *(double *)p = v->valuedouble;
-      return EG_OK;
+    }
     case PROTOBUF_C_TYPE_BOOL:
       if (!cJSON_IsBool(v)) return eg_err_set(err, EG_EINVAL, "%s: expected true or false", path);
       *(protobuf_c_boolean *)p = cJSON_IsTrue(v);

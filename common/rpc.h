@@ -89,6 +89,15 @@ void eg_rpc_server_shutdown(eg_rpc_server *s, int64_t grace_us);
 /* Shut down (grace 0 if not done yet) and free. Accepts NULL. */
 void eg_rpc_server_free(eg_rpc_server *s);
 
+/*
+ * Run the handler of `method` ("Commit") of svc in this thread, as the server does once
+ * the request is decoded, with no network, no authorization and no deadline: for tests
+ * and fuzz targets. The response is allocated from arena a. EG_EUNIMPL when svc has no
+ * handler of that name.
+ */
+eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const ProtobufCMessage *req, eg_arena *a,
+                      ProtobufCMessage **resp, eg_err *err);
+
 /* --- for handlers (valid until the handler returns, unless said otherwise) --- */
 
 /* A protobuf-c allocator drawing from an arena (frees are no-ops: the arena frees all). */

@@ -181,6 +181,24 @@ bool eg_rpc_expired(const eg_rpc_call *c) {
 
 const char *eg_rpc_method_path(const eg_rpc_call *c) { return c->m ? c->m->path : "unknown"; }
 
+eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const ProtobufCMessage *req, eg_arena *a,
+                      ProtobufCMessage **resp, eg_err *err) {
+  *resp = NULL;
+  for (size_t i = 0; i < svc->n_handlers; i++) {
+    if (strcmp(svc->handlers[i].method, method) != 0) continue;
+    eg_rpc_call c;
+    memset(&c, 0, sizeof c);
+    c.arena = a;
+    c.deadline = gpr_inf_future(GPR_CLOCK_REALTIME);
+    grpc_metadata_array_init(&c.md);
+    eg_code rc = svc->handlers[i].fn(svc->svc, &c, req, resp, err);
+    if (rc == EG_OK && (!*resp || (*resp)->descriptor->sizeof_message == 0))
+      rc = eg_err_set(err, EG_EINTERNAL, "%s returned no response", method);
+    return rc;
+  }
+  return eg_err_set(err, EG_EUNIMPL, "%s/%s has no handler", svc->desc->name, method);
+}
+
 /* ---- health ------------------------------------------------------------------------ */
 
 static health_entry *health_find(eg_rpc_server *s, const char *name) {

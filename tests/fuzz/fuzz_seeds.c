@@ -1,0 +1,133 @@
+/*
+ * fuzz_seeds.c — writes the seed corpus of every fuzz target: fuzz_seeds <dir> makes
+ * <dir>/<target>/seed-N. Requests are written as JSON here and encoded with the
+ * contract's descriptors; their first byte is the method's index in the order the
+ * targets use (Graph, Vector, Ingest, Admin, Recall; methods in proto order).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "common/arena.h"
+#include "common/pbjson.h"
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/engram/v1/ingest.pb-c.h"
+#include "proto/engram/v1/recall.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+
+static const ProtobufCServiceDescriptor *const services[] = {
+    &engram__v1__graph__descriptor, &engram__v1__vector__descriptor, &engram__v1__ingest__descriptor,
+    &engram__v1__admin__descriptor, &engram__v1__recall__descriptor,
+};
+
+#define S "\"scope\":{\"tenant\":\"t1\",\"user\":\"u1\"}"
+static const struct { const char *method, *json; } requests[] = {
+    {"IngestSession", "{" S ",\"session_id\":\"s1\",\"session_time\":\"2024-03-04T10:00:00Z\",\"messages\":["
+                      "{\"role\":\"user\",\"content\":\"Last weekend I moved to Berlin with my sister Ana.\"},"
+                      "{\"role\":\"assistant\",\"content\":\"Berlin in March is lovely.\"}]}"},
+    {"IngestDocument", "{" S ",\"document_id\":\"d1\",\"title\":\"Notes\",\"text\":\"Maya Patel is chief of staff "
+                       "since 2023-05-01. She reports to Tim Cook.\"}"},
+    {"AssertFacts", "{" S ",\"facts\":[{\"subject\":{\"name\":\"Maya Patel\"},\"relation\":\"WORKS_AT\",\"object_entity\":{\"name\":\"Acme\"}}]}"},
+    {"GetJob", "{" S ",\"job_id\":\"job-1-00\"}"},
+    {"Wait", "{" S ",\"watermark\":\"v1:0000000000000001\",\"timeout_us\":100}"},
+    {"Recall", "{" S ",\"query\":\"Where did I move last weekend?\",\"query_time\":\"2024-03-06T10:00:00Z\",\"k\":5}"},
+    {"Commit", "{" S ",\"edges\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\","
+               "\"object_entity\":{\"name\":\"Berlin\"}}]}"},
+    {"State", "{" S ",\"queries\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\"}]}"},
+    {"History", "{" S ",\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\"}"},
+    {"Traverse", "{" S ",\"seeds\":[{\"name\":\"user:u1\"}],\"max_depth\":2}"},
+    {"Walk", "{" S ",\"claims\":[1],\"max_depth\":3}"},
+    {"Changes", "{" S "}"},
+    {"ResolveEntities", "{" S ",\"mentions\":[{\"name\":\"Maya Patel\",\"create\":true}]}"},
+    {"Search", "{" S ",\"queries\":[{\"text\":\"Berlin sister\"}],\"k\":5,\"include_content\":true}"},
+    {"Upsert", "{" S ",\"chunks\":[{\"id\":7,\"content\":\"I moved to Berlin.\",\"latent\":\"The user moved.\"}]}"},
+    {"GetChunks", "{" S ",\"ids\":[7],\"neighbours\":1}"},
+    {"Erase", "{" S "}"},
+};
+
+static const char *const texts[] = {
+    "Last weekend I went hiking; two months ago I moved. In March 2023, since May, on 2024-03-01.",
+    "the week of 2023-05-15, yesterday, 3 days ago, next Friday, before Christmas 2022",
+    "Maya-Patel's gpt-4 user_id 3.14 state-of-the-art José Ünïcödé 東京",
+};
+static const char *const configs[] = {
+    "workers = 8\nmax_message_bytes = 16m\n# comment\ninsecure_no_auth = yes\nbm25_k1 = 0.9\n",
+    "grpc_addr = \"0.0.0.0:7101\"\n\0--workers=3\n--insecure-no-auth\n",
+    "acme sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad admin\n",
+};
+
+static int n_written;
+
+static void write_seed(const char *dir, const char *target, const void *data, size_t n) {
+  char path[800];
+  snprintf(path, sizeof path, "%s/%s", dir, target);
+  if (mkdir(path, 0755) && errno != EEXIST) return;
+  snprintf(path, sizeof path, "%s/%s/seed-%d", dir, target, n_written++);
+  FILE *f = fopen(path, "wb");
+  if (!f) return;
+  fwrite(data, 1, n, f);
+  fclose(f);
+}
+
+static int method_index(const char *name, const ProtobufCMessageDescriptor **input) {
+  int idx = 0;
+  for (size_t s = 0; s < sizeof services / sizeof *services; s++)
+    for (unsigned m = 0; m < services[s]->n_methods; m++, idx++)
+      if (!strcmp(services[s]->methods[m].name, name)) {
+        *input = services[s]->methods[m].input;
+        return idx;
+      }
+  return -1;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: fuzz_seeds <dir>\n");
+    return 2;
+  }
+  const char *dir = argv[1];
+  mkdir(dir, 0755);
+  for (size_t i = 0; i < sizeof requests / sizeof *requests; i++) {
+    const ProtobufCMessageDescriptor *in = NULL;
+    int idx = method_index(requests[i].method, &in);
+    cJSON *j = cJSON_Parse(requests[i].json);
+    eg_arena *a = eg_arena_new(0, 0);
+    ProtobufCMessage *m = NULL;
+    eg_err e;
+    if (idx < 0 || !j || eg_pbjson_read(in, j, a, &m, &e)) {
+      fprintf(stderr, "fuzz_seeds: %s: %s\n", requests[i].method, j ? e.msg : "bad JSON");
+      cJSON_Delete(j);
+      eg_arena_free(a);
+      return 1;
+    }
+    size_t n = protobuf_c_message_get_packed_size(m);
+    uint8_t *buf = eg_arena_alloc(a, n + 1);
+    buf[0] = (uint8_t)idx;
+    protobuf_c_message_pack(m, buf + 1);
+    write_seed(dir, "fuzz_handlers", buf, n + 1);
+    write_seed(dir, "fuzz_decode", buf, n + 1);
+    if (!strncmp(requests[i].method, "Ingest", 6) || !strcmp(requests[i].method, "AssertFacts"))
+      write_seed(dir, "fuzz_ingest_json", requests[i].json, strlen(requests[i].json));
+    cJSON_Delete(j);
+    eg_arena_free(a);
+  }
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    char buf[512];
+    int64_t ref = 1709287200000000LL; /* 2024-03-01T10:00:00Z */
+    memcpy(buf, &ref, 8);
+    size_t n = strlen(texts[i]);
+    memcpy(buf + 8, texts[i], n);
+    write_seed(dir, "fuzz_dates", buf, n + 8);
+    write_seed(dir, "fuzz_tokenize", texts[i], n);
+  }
+  for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
+    size_t n = strlen(configs[i]);
+    if (i == 1) n += 1 + strlen(configs[i] + n + 1); /* the part after the NUL */
+    write_seed(dir, "fuzz_config", configs[i], n);
+  }
+  printf("%d seeds in %s\n", n_written, dir);
+  return 0;
+}

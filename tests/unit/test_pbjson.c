@@ -1,0 +1,91 @@
+/*
+ * test_pbjson.c — the JSON form of messages where it is easy to get wrong: 64-bit
+ * integers beyond 2^53 (strings, never rounded), NaN and infinities, the shortest
+ * decimal of a float, and times outside ISO-8601's four-digit years.
+ */
+#include "common/pbjson.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "proto/engram/v1/graph.pb-c.h"
+#include "proto/engram/v1/vector.pb-c.h"
+#include "tests/testlib.h"
+
+static char *write_json(const ProtobufCMessage *m, unsigned flags) {
+  static char out[4096];
+  eg_buf b = EG_BUF_INIT;
+  eg_pbjson_write(m, flags, &b);
+  eg_buf_append(&b, "", 1);
+  snprintf(out, sizeof out, "%s", b.data);
+  eg_buf_free(&b);
+  return out;
+}
+
+static ProtobufCMessage *read_json(const ProtobufCMessageDescriptor *d, const char *text, eg_arena *a, eg_err *e) {
+  cJSON *j = cJSON_Parse(text);
+  ProtobufCMessage *m = NULL;
+  if (eg_pbjson_read(d, j, a, &m, e)) m = NULL;
+  cJSON_Delete(j);
+  return m;
+}
+
+static void test_big_integers(void) {
+  uint64_t ids[] = {1335889203104512273ull, 42, UINT64_MAX};
+  Engram__V1__GetChunksRequest r = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
+  r.ids = ids;
+  r.n_ids = 3;
+  EG_CHECK_STR(write_json(&r.base, 0), "{\"ids\":[\"1335889203104512273\",42,\"18446744073709551615\"]}");
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_err e;
+  Engram__V1__GetChunksRequest *back = (void *)read_json(&engram__v1__get_chunks_request__descriptor,
+                                                         write_json(&r.base, 0), a, &e);
+  EG_REQUIRE(back != NULL);
+  EG_CHECK(back->n_ids == 3 && back->ids[0] == ids[0] && back->ids[2] == UINT64_MAX);
+  /* a number that a double cannot hold exactly is refused, not rounded */
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[1335889203104512273]}", a, &e) == NULL);
+  EG_CHECK(strstr(e.msg, "string") != NULL);
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[\"-1\"]}", a, &e) == NULL);
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[\"99999999999999999999\"]}", a, &e) == NULL);
+  eg_arena_free(a);
+}
+
+static void test_reals(void) {
+  Engram__V1__SearchWeights w = ENGRAM__V1__SEARCH_WEIGHTS__INIT;
+  w.x = 0.3f;
+  w.y = NAN;
+  w.alpha = -INFINITY;
+  const char *j = write_json(&w.base, 0);
+  EG_CHECK(strstr(j, "\"x\":0.3,") != NULL); /* the shortest decimal, not 0.300000012 */
+  EG_CHECK(strstr(j, "\"y\":\"NaN\"") != NULL);
+  EG_CHECK(strstr(j, "\"alpha\":\"-Infinity\"") != NULL);
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_err e;
+  Engram__V1__SearchWeights *back = (void *)read_json(&engram__v1__search_weights__descriptor, j, a, &e);
+  EG_REQUIRE(back != NULL);
+  EG_CHECK(back->x == 0.3f && isnan(back->y) && isinf(back->alpha) && back->alpha < 0);
+  eg_arena_free(a);
+}
+
+static void test_times_beyond_iso(void) {
+  Engram__V1__WalkRequest r = ENGRAM__V1__WALK_REQUEST__INIT;
+  r.valid_at = -280215LL * 365 * 86400 * 1000000; /* far before year 0 */
+  r.known_at = 1709287200000000LL;
+  const char *j = write_json(&r.base, EG_PBJSON_ISO_TIMES);
+  EG_CHECK(strstr(j, "\"known_at\":\"2024-03-01T10:00:00Z\"") != NULL);
+  EG_CHECK(strstr(j, "\"valid_at\":\"-8") != NULL); /* the integer, as a string */
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_err e;
+  Engram__V1__WalkRequest *back = (void *)read_json(&engram__v1__walk_request__descriptor, j, a, &e);
+  EG_REQUIRE(back != NULL);
+  EG_CHECK(back->valid_at == r.valid_at && back->known_at == r.known_at);
+  eg_arena_free(a);
+}
+
+int main(void) {
+  EG_RUN(test_big_integers);
+  EG_RUN(test_reals);
+  EG_RUN(test_times_beyond_iso);
+  return eg_test_finish();
+}
