@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build run test test-asan bench clean
+.PHONY: all deps build run test test-asan fuzz bench clean
 
 all: build
 
@@ -23,6 +23,12 @@ run: build
 test: build
 	@scripts/install-test-tools.sh
 	cd $(BUILD) && ctest --output-on-failure
+	@echo "fuzz targets, 10 s each from their seeds (clang, build-fuzz/):"
+	@scripts/fuzz.sh smoke 10
+
+# The long fuzz run whose figures bench/RESULTS.md reports (100k executions per target).
+fuzz: deps
+	@scripts/fuzz.sh runs 100000
 
 # The same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
@@ -44,4 +50,4 @@ bench: build
 	$(BUILD)/engram-bench locomo --baseline fts5 --jobs 2
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz

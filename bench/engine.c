@@ -10,43 +10,49 @@
 #include "cli/bulk.h"
 #include "proto/engram/v1/recall.pb-c.h"
 
-eg_code eg_bengine_ingest(const eg_bengine *e, const eg_bgroup *g, uint64_t *refused, uint64_t *tokens, eg_err *err) {
+eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const eg_bsession *bs, uint64_t *tokens,
+                                  uint64_t *retries, eg_err *err) {
+  if (!bs->n) return EG_OK;
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)e->tenant;
   scope.user = g->user;
-  for (size_t s = 0; s < g->ns; s++) {
-    const eg_bsession *bs = &g->s[s];
-    if (!bs->n) continue;
-    Engram__V1__Message *m = calloc(bs->n, sizeof *m), **mp = calloc(bs->n, sizeof *mp);
-    if (!m || !mp) {
-      free(m), free(mp);
-      return eg_err_set(err, EG_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < bs->n; i++) {
-      engram__v1__message__init(&m[i]);
-      m[i].role = bs->m[i].role;
-      m[i].name = bs->m[i].name;
-      m[i].content = bs->m[i].content;
-      mp[i] = &m[i];
-    }
-    Engram__V1__IngestSessionRequest req = ENGRAM__V1__INGEST_SESSION_REQUEST__INIT;
-    req.scope = &scope;
-    req.session_id = bs->id;
-    req.session_time = bs->time;
-    req.messages = mp;
-    req.n_messages = bs->n;
-    req.mode = ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
-    Engram__V1__IngestResponse *resp = NULL;
-    eg_code rc = eg_ingest_send(e->ingestd, &eg_ingest_kinds[EG_INGEST_SESSION], &req.base, &resp, NULL, err);
+  Engram__V1__Message *m = calloc(bs->n, sizeof *m), **mp = calloc(bs->n, sizeof *mp);
+  if (!m || !mp) {
     free(m), free(mp);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < bs->n; i++) {
+    engram__v1__message__init(&m[i]);
+    m[i].role = bs->m[i].role;
+    m[i].name = bs->m[i].name;
+    m[i].content = bs->m[i].content;
+    mp[i] = &m[i];
+  }
+  Engram__V1__IngestSessionRequest req = ENGRAM__V1__INGEST_SESSION_REQUEST__INIT;
+  req.scope = &scope;
+  req.session_id = bs->id;
+  req.session_time = bs->time;
+  req.messages = mp;
+  req.n_messages = bs->n;
+  req.mode = ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  Engram__V1__IngestResponse *resp = NULL;
+  eg_code rc = eg_ingest_send(e->ingestd, &eg_ingest_kinds[EG_INGEST_SESSION], &req.base, &resp, retries, err);
+  free(m), free(mp);
+  if (rc) return rc;
+  if (resp->report && tokens) *tokens += resp->report->tokens;
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
+  return EG_OK;
+}
+
+eg_code eg_bengine_ingest(const eg_bengine *e, const eg_bgroup *g, uint64_t *refused, uint64_t *tokens, eg_err *err) {
+  for (size_t s = 0; s < g->ns; s++) {
+    eg_code rc = eg_bengine_ingest_session(e, g, &g->s[s], tokens, NULL, err);
     if (rc == EG_EINVAL) {
-      fprintf(stderr, "\r\033[K%s/%s: refused: %s\n", g->user, bs->id, err->msg);
+      fprintf(stderr, "\r\033[K%s/%s: refused: %s\n", g->user, g->s[s].id, err->msg);
       (*refused)++;
       continue;
     }
     if (rc) return rc;
-    if (resp->report) *tokens += resp->report->tokens;
-    protobuf_c_message_free_unpacked(&resp->base, NULL);
   }
   return EG_OK;
 }

@@ -18,6 +18,10 @@ typedef struct eg_bengine {
   int expansion;                    /* ExpansionMode; 0 = server default */
 } eg_bengine;
 
+/* Ingest one session of g (sync, retrying overload and outages as eg_ingest_send does;
+ * *retries counts them, may be NULL); its words are added to *tokens (may be NULL). */
+eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const eg_bsession *s, uint64_t *tokens,
+                                  uint64_t *retries, eg_err *err);
 /* Ingest g's sessions; a session refused as invalid (e.g. a message over the size limit)
  * is counted in *refused and reported on stderr; tokens ingested are added to *tokens. */
 eg_code eg_bengine_ingest(const eg_bengine *e, const eg_bgroup *g, uint64_t *refused, uint64_t *tokens, eg_err *err);

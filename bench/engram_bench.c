@@ -7,6 +7,7 @@
  *   engram-bench locomo [options]   evidence recall@5/10/25 per category
  *   engram-bench qa     [options]   answer + judge accuracy (needs --llm-url)
  *   engram-bench perf   [questions] [embedder] [clients] [calls] [data]
+ *   engram-bench load   [seconds] [clients] [embedder] [groups] [ingest_pct] [data]
  *
  * Unless --ingestd/--recalld name running daemons, the four daemons are started on loopback
  * in a temp dir with the offline default embedder (or --embedder). Every question's scores
@@ -26,6 +27,7 @@
 #include "bench/engine.h"
 #include "bench/fts5.h"
 #include "bench/lme.h"
+#include "bench/load.h"
 #include "bench/perf.h"
 #include "bench/qa.h"
 #include "cli/bulk.h"
@@ -77,7 +79,8 @@ static void usage(void) {
           "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
           "                    [--expansion offline|none|llm]\n"
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
-          "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n");
+          "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
+          "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n");
 }
 
 static int parse(int argc, char **argv, opts *o, const char **set) {
@@ -424,6 +427,7 @@ static int start(run *r, eg_cluster *cl, const opts *o) {
 int main(int argc, char **argv) {
   if (argc < 2) return usage(), 2;
   if (!strcmp(argv[1], "perf")) return eg_bperf_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "load")) return eg_bload_main(argc - 1, argv + 1);
   opts o = {.cmd = argv[1]};
   const char *set = !strcmp(argv[1], "qa") ? "lme" : argv[1];
   if (parse(argc, argv, &o, &set) || (strcmp(o.cmd, "qa") && strcmp(o.cmd, set)) ||

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets (clang, ASan + UBSan, build-fuzz/) and run each one.
+#   scripts/fuzz.sh smoke [SECONDS]   every target for SECONDS (default 10) from the seeds:
+#                                     the brief run of `make test`
+#   scripts/fuzz.sh runs N            every target until N executions (the long run)
+#   scripts/fuzz.sh TARGET ARGS…      one target with libFuzzer's own arguments
+# The corpus grows in var/fuzz/corpus/<target>; a crashing input is kept in
+# var/fuzz/artifacts/ and the script fails, printing how to replay it.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+build=${FUZZ_BUILD:-build-fuzz}
+targets=(fuzz_handlers fuzz_decode fuzz_ingest_json fuzz_dates fuzz_tokenize fuzz_config)
+mode=${1:-smoke}
+
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEG_FUZZ=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" fuzz_seeds >/dev/null
+rm -rf var/fuzz/seeds
+mkdir -p var/fuzz
+"$build/fuzz_seeds" var/fuzz/seeds >/dev/null
+mkdir -p var/fuzz/artifacts
+
+# Leak checks stay on for our code; gRPC keeps process-wide state alive by design.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$repo/tests/fuzz/lsan.supp:print_suppressions=0}
+
+run_one() { # target, libFuzzer arguments…
+  local t=$1
+  shift
+  mkdir -p "var/fuzz/corpus/$t"
+  local log="var/fuzz/$t.log"
+  if ! "$build/$t" -artifact_prefix="var/fuzz/artifacts/$t-" -rss_limit_mb=4096 -timeout=60 \
+      -print_final_stats=1 "$@" "var/fuzz/corpus/$t" "var/fuzz/seeds/$t" >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "$t FAILED; replay: $build/$t var/fuzz/artifacts/$t-*" >&2
+    return 1
+  fi
+  local runs secs cov
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  printf '| %-17s | %10s | %6s | %8s | %5s | 0 |\n' "$t" "$runs" "$secs" "$((runs / (secs > 0 ? secs : 1)))" "$cov"
+}
+
+header() {
+  echo "| target            | executions | seconds | exec/s | edges | crashes |"
+  echo "|---|---:|---:|---:|---:|---:|"
+}
+
+case "$mode" in
+  smoke)
+    secs=${2:-10}
+    header
+    for t in "${targets[@]}"; do run_one "$t" -max_total_time="$secs"; done ;;
+  runs)
+    n=${2:?runs N}
+    header
+    for t in "${targets[@]}"; do run_one "$t" -runs="$n"; done ;;
+  fuzz_*)
+    shift
+    run_one "$mode" "$@" ;;
+  *)
+    echo "usage: scripts/fuzz.sh smoke [SECONDS] | runs N | TARGET [libFuzzer args]" >&2
+    exit 2 ;;
+esac
