@@ -1,12 +1,13 @@
 /*
  * engram — the command-line client: one subcommand per RPC.
  *
- *   engram [--addr host:port] [--token T] [--json] [--timeout-ms N] <command> [args]
+ *   engram [--addr host:port] [--token T] [--tls-ca FILE] [--json] [--timeout-ms N] <command> [args]
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/buf.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -17,6 +18,8 @@ static const eg_cfg_opt cli_opts[] = {
     {"addr", EG_CFG_STR, "", "address of the daemon for single-service commands", 0, 0, 0},
     {"token", EG_CFG_STR, "", "bearer token (or ENGRAM_TOKEN)", EG_CFG_SECRET, 0, 0},
     {"json", EG_CFG_BOOL, "false", "print JSON", 0, 0, 0},
+    {"tls_ca", EG_CFG_STR, "", "PEM roots: connect over TLS and verify the daemons' certificates", 0, 0, 0},
+    {"tls_server_name", EG_CFG_STR, "", "name the certificates must carry (default: the address's host)", 0, 0, 0},
     {"timeout_ms", EG_CFG_INT, "10000", "deadline per call", 0, 1, 3600000},
     {"ingestd_addr", EG_CFG_STR, "127.0.0.1:7101", "ingestd address", 0, 0, 0},
     {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd address", 0, 0, 0},
@@ -78,10 +81,17 @@ const char *eg_cli_daemon_addr(const eg_cli *cli, const char *daemon) {
 eg_rpc_client *eg_cli_connect(const eg_cli *cli, const char *addr) {
   eg_rpc_client_opts o = {.timeout_us = cli->timeout_us,
                           .max_attempts = 2,
-                          .token = eg_cfg_str(cli->cfg, "token")};
+                          .token = eg_cfg_str(cli->cfg, "token"),
+                          .tls_server_name = eg_cfg_str(cli->cfg, "tls_server_name")};
   eg_rpc_client *c = NULL;
   eg_err err;
-  if (eg_rpc_client_open(addr, &o, &c, &err)) {
+  eg_buf ca = EG_BUF_INIT;
+  const char *ca_file = eg_cfg_str(cli->cfg, "tls_ca");
+  eg_code rc = *ca_file ? eg_buf_read_file(&ca, ca_file, &err) : EG_OK;
+  o.tls_ca_pem = ca.data;
+  if (!rc) rc = eg_rpc_client_open(addr, &o, &c, &err);
+  eg_buf_free(&ca);
+  if (rc) {
     fprintf(stderr, "engram: %s\n", err.msg);
     return NULL;
   }

@@ -116,12 +116,11 @@ static eg_code load(const eg_auth *a, table *t, eg_err *err) {
   eg_code rc = EG_OK;
   eg_buf b = EG_BUF_INIT;
   if (*a->tokens_file) {
-    FILE *f = fopen(a->tokens_file, "r");
-    if (!f) return eg_err_set(err, EG_EINVAL, "cannot read auth_tokens_file %s", a->tokens_file);
-    char chunk[4096];
-    size_t n;
-    while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) rc = eg_buf_append(&b, chunk, n);
-    fclose(f);
+    rc = eg_buf_read_file(&b, a->tokens_file, err);
+    if (rc) {
+      eg_err_prefix(err, "auth_tokens_file: ");
+      rc = err->code = EG_EINVAL;
+    }
     if (!rc) rc = eg_buf_append(&b, "", 1);
     if (!rc) rc = parse_text(t, b.data, a->tokens_file, err);
   }

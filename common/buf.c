@@ -69,3 +69,15 @@ void eg_buf_free(eg_buf *b) {
   b->data = NULL;
   b->len = b->cap = 0;
 }
+
+eg_code eg_buf_read_file(eg_buf *b, const char *path, eg_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return eg_err_set(err, EG_EIO, "cannot read %.200s", path);
+  char chunk[8192];
+  size_t n;
+  eg_code rc = EG_OK;
+  while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) rc = eg_buf_append(b, chunk, n);
+  if (!rc && ferror(f)) rc = EG_EIO;
+  fclose(f);
+  return rc ? eg_err_set(err, rc, "cannot read %.200s", path) : EG_OK;
+}

@@ -23,6 +23,8 @@ typedef struct eg_buf {
 eg_code eg_buf_append(eg_buf *b, const void *p, size_t n);
 eg_code eg_buf_puts(eg_buf *b, const char *s);
 eg_code eg_buf_printf(eg_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append the bytes of the file at path. EG_EIO naming the path when it cannot be read. */
+eg_code eg_buf_read_file(eg_buf *b, const char *path, eg_err *err);
 /* Give the caller the data (caller frees with free()); the buffer is reset. */
 char *eg_buf_detach(eg_buf *b, size_t *len);
 void eg_buf_reset(eg_buf *b); /* len = 0, memory kept */

@@ -4,6 +4,7 @@
 #include "common/daemon.h"
 
 #include <errno.h>
+#include <openssl/crypto.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/auth.h"
+#include "common/buf.h"
 #include "common/log.h"
 #include "common/scope.h"
 #include "common/time.h"
@@ -36,6 +38,7 @@ struct eg_daemon {
   eg_auth *auth;               /* NULL with insecure_no_auth */
   eg_series *auth_refused[2];  /* UNAUTHENTICATED, PERMISSION_DENIED */
   void *state;                 /* the daemon's own (spec->open) */
+  eg_buf tls_cert, tls_key;    /* PEM when serving TLS */
   bool opened;
   eg_cfg_opt common[MAX_COMMON]; /* the common options (the configuration points into it) */
   size_t n_common;
@@ -141,6 +144,19 @@ static eg_code auth_open(eg_daemon *d, eg_err *err) {
   return EG_OK;
 }
 
+/* The certificate and key to serve with, both or neither. */
+static eg_code tls_open(eg_daemon *d, eg_err *err) {
+  const char *cert = eg_cfg_str(d->cfg, "tls_cert_file"), *key = eg_cfg_str(d->cfg, "tls_key_file");
+  if (!*cert != !*key) return eg_err_set(err, EG_EINVAL, "tls_cert_file and tls_key_file go together");
+  if (!*cert) return EG_OK;
+  eg_code rc = eg_buf_read_file(&d->tls_cert, cert, err);
+  if (!rc) rc = eg_buf_read_file(&d->tls_key, key, err);
+  if (!rc && (!strstr(d->tls_cert.data, "-----BEGIN") || !strstr(d->tls_key.data, "-----BEGIN")))
+    rc = eg_err_set(err, EG_EINVAL, "tls_cert_file and tls_key_file must hold PEM");
+  if (!rc) EG_INFO("tls", "serving TLS", "cert=%s", cert);
+  return rc;
+}
+
 /* Configuration only (so --help needs no state). */
 static eg_code daemon_new(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err) {
   eg_daemon *d = calloc(1, sizeof *d);
@@ -173,6 +189,11 @@ static eg_code daemon_new(const eg_daemon_spec *spec, int argc, char **argv, eg_
       {"service_token", EG_CFG_STR, "", "daemon-to-daemon token: sent to peers, accepted for any tenant",
        EG_CFG_SECRET, 0, 0},
       {"insecure_no_auth", EG_CFG_BOOL, "false", "serve without authentication (local development only)", 0, 0, 0},
+      {"tls_cert_file", EG_CFG_STR, "", "PEM certificate (chain): serve gRPC and /metrics over TLS", 0, 0, 0},
+      {"tls_key_file", EG_CFG_STR, "", "PEM private key of tls_cert_file", 0, 0, 0},
+      {"tls_ca_file", EG_CFG_STR, "", "PEM roots: call peers over TLS and verify their certificates", 0, 0, 0},
+      {"tls_server_name", EG_CFG_STR, "", "name peers' certificates must carry (default: the address's host)", 0,
+       0, 0},
   };
   _Static_assert(sizeof common / sizeof *common <= MAX_COMMON, "MAX_COMMON too small");
   memcpy(d->common, common, sizeof common);
@@ -216,7 +237,7 @@ static eg_code daemon_start(eg_daemon *d, eg_err *err) {
                                                   "daemon,version,commit"),
                                  bi, 3),
                 1);
-  if ((rc = auth_open(d, err))) return rc;
+  if ((rc = auth_open(d, err)) || (rc = tls_open(d, err))) return rc;
   if (spec->open && (rc = spec->open(d, &d->state, err))) return rc;
   d->opened = true;
   return EG_OK;
@@ -244,6 +265,9 @@ void eg_daemon_close(eg_daemon *d) {
   eg_metrics_free(d->metrics);
   eg_auth_free(d->auth);
   eg_cfg_free(d->cfg);
+  if (d->tls_key.data) OPENSSL_cleanse(d->tls_key.data, d->tls_key.len);
+  eg_buf_free(&d->tls_key);
+  eg_buf_free(&d->tls_cert);
   free(d);
 }
 
@@ -281,7 +305,7 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   const char *maddr = eg_cfg_str(d->cfg, "metrics_addr");
   int mport = 0;
   if (*maddr) {
-    if (eg_metrics_http_start(d->metrics, maddr, &http, &err)) goto done;
+    if (eg_metrics_https_start(d->metrics, maddr, d->tls_cert.data, d->tls_key.data, &http, &err)) goto done;
     mport = eg_metrics_http_port(http);
   }
   eg_rpc_server_opts so = {
@@ -292,6 +316,8 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
       .queue_max = (int)eg_cfg_int(d->cfg, "queue_max"),
       .max_message_bytes = (int)eg_cfg_int(d->cfg, "max_message_bytes"),
       .metrics = d->metrics,
+      .tls_cert_pem = d->tls_cert.data,
+      .tls_key_pem = d->tls_key.data,
       .authorize = d->auth ? authorize : NULL,
       .authorize_ctx = d,
   };

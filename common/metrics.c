@@ -11,7 +11,9 @@
 #include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +358,7 @@ struct eg_metrics_http {
   struct MHD_Daemon *mhd;
   eg_metrics *m;
   int port;
+  char *cert, *key; /* PEM, kept for the daemon's lifetime (HTTPS) */
 };
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -419,6 +422,21 @@ eg_code eg_split_hostport(const char *addr, char *host, size_t host_len, int *po
 }
 
 eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http **out, eg_err *err) {
+  return eg_metrics_https_start(m, addr, NULL, NULL, out, err);
+}
+
+static void http_free(eg_metrics_http *h) {
+  if (h->key) OPENSSL_cleanse(h->key, strlen(h->key));
+  free(h->cert);
+  free(h->key);
+  free(h);
+}
+
+eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem, const char *key_pem,
+                               eg_metrics_http **out, eg_err *err) {
+  bool tls = cert_pem && key_pem;
+  if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
+    return eg_err_set(err, EG_EPRECOND, "this libmicrohttpd has no TLS: serve metrics without it");
   char host[128];
   int port;
   eg_code rc = eg_split_hostport(addr, host, sizeof host, &port, err);
@@ -434,13 +452,27 @@ eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http *
   eg_metrics_http *h = calloc(1, sizeof *h);
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->m = m;
-  h->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
-                            on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+  if (tls) {
+    h->cert = strdup(cert_pem);
+    h->key = strdup(key_pem);
+    if (!h->cert || !h->key) {
+      http_free(h);
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
+    }
+    h->mhd = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+                              (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_HTTPS_MEM_CERT, h->cert,
+                              MHD_OPTION_HTTPS_MEM_KEY, h->key, MHD_OPTION_END);
+  } else {
+    h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT,
+                              (unsigned int)64, MHD_OPTION_END);
+  }
   if (!h->mhd) {
-    free(h);
-    return eg_err_set(err, EG_EUNAVAIL, "cannot listen for metrics on '%.64s'", addr);
+    http_free(h);
+    return eg_err_set(err, EG_EUNAVAIL, "cannot listen for metrics on '%.64s'%s", addr,
+                      tls ? " (or the TLS certificate and key were refused)" : "");
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
   h->port = info ? info->port : port;
@@ -453,5 +485,5 @@ int eg_metrics_http_port(const eg_metrics_http *h) { return h->port; }
 void eg_metrics_http_stop(eg_metrics_http *h) {
   if (!h) return;
   MHD_stop_daemon(h->mhd);
-  free(h);
+  http_free(h);
 }

@@ -57,6 +57,10 @@ eg_code eg_metrics_render(eg_metrics *m, eg_buf *out);
 /* Serve GET /metrics on addr ("host:port"; port 0 = any free port) from a thread of its
  * own. The registry must outlive the server. */
 eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http **out, eg_err *err);
+/* The same over HTTPS with a PEM certificate (chain) and key (copied); plain HTTP when
+ * either is NULL. */
+eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem, const char *key_pem,
+                               eg_metrics_http **out, eg_err *err);
 int eg_metrics_http_port(const eg_metrics_http *h);
 void eg_metrics_http_stop(eg_metrics_http *h); /* accepts NULL */
 

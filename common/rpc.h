@@ -68,6 +68,8 @@ typedef struct eg_rpc_server_opts {
   int max_message_bytes;   /* receive and send limit; 0 = 4 MiB */
   size_t arena_cap;        /* per-call memory cap; 0 = 256 MiB */
   eg_metrics *metrics;     /* may be NULL */
+  const char *tls_cert_pem; /* with tls_key_pem: serve TLS (PEM text, copied); NULL = plaintext */
+  const char *tls_key_pem;
   /* Called for every call but health checks, after the request is decoded and before
    * the handler; a non-EG_OK return is the call's status (NULL = everyone may call). */
   eg_code (*authorize)(void *ctx, eg_rpc_call *call, const ProtobufCMessage *req, eg_err *err);
@@ -134,6 +136,8 @@ typedef struct eg_rpc_client_opts {
   int64_t backoff_us;      /* first retry delay, doubled each time; 0 = 50 ms */
   const char *token;       /* sent as "authorization: Bearer <token>"; NULL = none */
   int max_message_bytes;   /* 0 = 64 MiB */
+  const char *tls_ca_pem;  /* PEM roots: connect over TLS and verify the server; NULL = plaintext */
+  const char *tls_server_name; /* name to verify instead of the target's host (NULL = the host) */
 } eg_rpc_client_opts;
 
 /* A channel to target ("127.0.0.1:7102"). Thread-safe: share one per peer. Copies

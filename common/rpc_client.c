@@ -39,8 +39,10 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
     if (c->auth) snprintf(c->auth, n, "Bearer %s", c->o.token);
   }
   c->o.token = NULL; /* not kept: only the header value is */
+  c->o.tls_ca_pem = NULL; /* used below, not kept */
+  const char *ca = opts ? opts->tls_ca_pem : NULL;
   eg_rpc_global_init();
-  grpc_arg args[6];
+  grpc_arg args[7];
   memset(args, 0, sizeof args);
   const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
                          GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
@@ -53,8 +55,16 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
     args[i].value.integer = ivals[i];
   }
   grpc_channel_args chargs = {6, args};
-  grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+  if (c->o.tls_server_name && *c->o.tls_server_name) {
+    args[6].type = GRPC_ARG_STRING;
+    args[6].key = GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
+    args[6].value.string = (char *)c->o.tls_server_name;
+    chargs.num_args = 7;
+  }
+  grpc_channel_credentials *creds = ca && *ca ? grpc_ssl_credentials_create(ca, NULL, NULL, NULL)
+                                        : grpc_insecure_credentials_create();
   c->ch = grpc_channel_create(target, creds, &chargs);
+  c->o.tls_server_name = NULL;
   grpc_channel_credentials_release(creds);
   if (!c->ch) {
     eg_rpc_client_close(c);

@@ -526,7 +526,13 @@ eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service
     s->cqs[i] = grpc_completion_queue_create_for_next(NULL);
     grpc_server_register_completion_queue(s->server, s->cqs[i], NULL);
   }
-  grpc_server_credentials *creds = grpc_insecure_server_credentials_create();
+  grpc_server_credentials *creds;
+  if (opts->tls_cert_pem && opts->tls_key_pem) {
+    grpc_ssl_pem_key_cert_pair pair = {opts->tls_key_pem, opts->tls_cert_pem};
+    creds = grpc_ssl_server_credentials_create_ex(NULL, &pair, 1, GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
+  } else {
+    creds = grpc_insecure_server_credentials_create();
+  }
   s->port = grpc_server_add_http2_port(s->server, opts->addr, creds);
   grpc_server_credentials_release(creds);
   if (s->port <= 0) {
@@ -544,8 +550,8 @@ eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service
     targ[1] = (void *)(intptr_t)i;
     pthread_create(&s->threads[i], NULL, cq_thread, targ);
   }
-  EG_INFO("rpc", "grpc server started", "port=%d cq_threads=%d workers=%d queue_max=%d "
-          "max_message_bytes=%d methods=%zu", s->port, s->n_cqs, s->opts.workers,
+  EG_INFO("rpc", "grpc server started", "port=%d tls=%s cq_threads=%d workers=%d queue_max=%d "
+          "max_message_bytes=%d methods=%zu", s->port, opts->tls_cert_pem ? "on" : "off", s->n_cqs, s->opts.workers,
           s->opts.queue_max, s->opts.max_message_bytes, s->n_methods);
   *out = s;
   return EG_OK;

@@ -20,7 +20,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates
   libgrpc-dev protobuf-compiler-grpc libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
   librocksdb-dev libfaiss-dev libopenblas0-openmp libopenblas-dev
-  libcurl4-openssl-dev libssl-dev libcjson-dev libmicrohttpd-dev
+  libcurl4-openssl-dev libssl-dev openssl libcjson-dev libmicrohttpd-dev
   libutf8proc-dev libstemmer-dev zlib1g-dev libxxhash-dev libsqlite3-dev sqlite3
   python3 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml
   prometheus

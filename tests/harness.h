@@ -36,7 +36,8 @@ extern const char *const eg_daemon_names[EG_N_DAEMONS];
 
 /*
  * Start one daemon `name` with data under dir, extra flags appended (NULL-terminated,
- * may be NULL). Without an --auth-tokens… flag in extra it runs with --insecure-no-auth. Waits until its ports file appears and Health/Check says SERVING
+ * may be NULL). Without an --auth-tokens… flag in extra it runs with --insecure-no-auth;
+ * with --tls-ca-file=F the health check that waits for it goes over TLS, trusting F. Waits until its ports file appears and Health/Check says SERVING
  * (up to 20 s). On failure the process is killed and its log printed.
  */
 eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra,
@@ -56,6 +57,8 @@ void eg_cluster_stop(eg_cluster *c, bool keep);
 
 /* Health/Check of `service` ("" = server) at addr; *status is the ServingStatus. */
 eg_code eg_health_check(const char *addr, const char *service, int *status, eg_err *err);
+/* The same over TLS, verifying the server with the PEM roots ca_pem (NULL = plaintext). */
+eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_pem, int *status, eg_err *err);
 
 /* GET http://127.0.0.1:port/path into out (body only); returns the HTTP status or -1. */
 int eg_http_get(int port, const char *path, eg_buf *out);
