@@ -2,7 +2,10 @@
 # Build the libFuzzer targets (clang, ASan + UBSan, build-fuzz/) and run each one.
 #   scripts/fuzz.sh smoke [SECONDS]   every target for SECONDS (default 10) from the seeds:
 #                                     the brief run of `make test`
-#   scripts/fuzz.sh runs N            every target until N executions (the long run)
+#   scripts/fuzz.sh long [SECONDS] [MIN_RUNS]
+#                                     every target for SECONDS (default 330), failing when one
+#                                     made fewer than MIN_RUNS (default 100000) executions:
+#                                     the run bench/RESULTS.md reports (`make fuzz`)
 #   scripts/fuzz.sh TARGET ARGS…      one target with libFuzzer's own arguments
 # The corpus grows in var/fuzz/corpus/<target>; a crashing input is kept in
 # var/fuzz/artifacts/ and the script fails, printing how to replay it.
@@ -53,14 +56,23 @@ case "$mode" in
     secs=${2:-10}
     header
     for t in "${targets[@]}"; do run_one "$t" -max_total_time="$secs"; done ;;
-  runs)
-    n=${2:?runs N}
+  long)
+    secs=${2:-330}
+    min=${3:-100000}
     header
-    for t in "${targets[@]}"; do run_one "$t" -runs="$n"; done ;;
+    for t in "${targets[@]}"; do
+      line=$(run_one "$t" -max_total_time="$secs")
+      echo "$line"
+      runs=$(echo "$line" | cut -d'|' -f3 | tr -d ' ')
+      if [ "$runs" -lt "$min" ]; then
+        echo "$t: only $runs executions in $secs s (want $min)" >&2
+        exit 1
+      fi
+    done ;;
   fuzz_*)
     shift
     run_one "$mode" "$@" ;;
   *)
-    echo "usage: scripts/fuzz.sh smoke [SECONDS] | runs N | TARGET [libFuzzer args]" >&2
+    echo "usage: scripts/fuzz.sh smoke [SECONDS] | long [SECONDS] [MIN_RUNS] | TARGET [libFuzzer args]" >&2
     exit 2 ;;
 esac
