@@ -6,10 +6,11 @@
  * LongMemEval-S haystacks are the data: each question's sessions belong to its user, the
  * users spread over four tenants with a token each (the daemons call each other with a
  * service token). A preload ingests the first groups; then every client, for `seconds`,
- * either ingests the next session of a group (ingest_pct of its calls) or recalls one of
- * the questions already loaded, as that group's user, with its tenant's token. A sampler
- * reads VmRSS of the four daemons every second: the report gives the peak, and the RSS
- * at a quarter, half and the end of the run, so growth shows.
+ * either ingests the next session of a group (ingest_pct of its calls) or asks a Recall
+ * of a group that has data — its question, or the opening of one of its user messages —
+ * as that group's user, with its tenant's token. A sampler reads VmRSS of the four
+ * daemons every second: the report gives the peak, and the RSS at a quarter, half and
+ * the end of the run, so growth shows.
  *
  *   build/engram-bench load [seconds=60] [clients=64] [embedder=use-lite] [groups=24]
  *                           [ingest_pct=30] [data=…]
@@ -101,6 +102,26 @@ static void *preload(void *arg) {
   return NULL;
 }
 
+/* Half the Recalls ask with the opening of a user message from one of the group's
+ * ingested sessions (up to ~300 bytes, cut at a space), so queries vary as real traffic
+ * does and vectord's query cache does not answer them all. */
+static void ask_about_a_session(load *L, size_t g, unsigned *seed, char *buf, size_t len, eg_bquestion *q) {
+  const eg_bgroup *grp = &L->d.g[g];
+  size_t done = atomic_load(&L->next_session[g]);
+  if (done > grp->ns) done = grp->ns;
+  if (!done) return;
+  const eg_bsession *s = &grp->s[(size_t)rand_r(seed) % done];
+  for (size_t i = 0; i < s->n; i++) {
+    if (strcmp(s->m[i].role, "user") != 0) continue;
+    snprintf(buf, len, "%s", s->m[i].content);
+    char *cut = strlen(buf) == len - 1 ? strrchr(buf, ' ') : NULL;
+    if (cut) *cut = 0;
+    q->query = buf;
+    q->at = s->time + 86400LL * EG_US_PER_SEC;
+    return;
+  }
+}
+
 static void *client(void *arg) {
   load *L = arg;
   unsigned seed = (unsigned)(uintptr_t)pthread_self() ^ (unsigned)eg_time_mono_us();
@@ -115,11 +136,14 @@ static void *client(void *arg) {
     const eg_bgroup *grp = &L->d.g[g];
     if (!grp->nq) continue;
     eg_bengine e = engine_of(L, g);
+    eg_bquestion asked = grp->q[rand_r(&seed) % grp->nq];
+    char query[320];
+    if (rand_r(&seed) % 2) ask_about_a_session(L, g, &seed, query, sizeof query, &asked);
     eg_brank rank;
     memset(&rank, 0, sizeof rank);
     eg_err err;
     int64_t t0 = eg_time_mono_us();
-    eg_code rc = eg_bengine_recall(&e, grp, &grp->q[rand_r(&seed) % grp->nq], &rank, NULL, &err);
+    eg_code rc = eg_bengine_recall(&e, grp, &asked, &rank, NULL, &err);
     record(L, &L->recall, eg_time_mono_us() - t0, rc, 0, &err);
     eg_brank_free(&rank);
   }
