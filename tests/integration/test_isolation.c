@@ -222,6 +222,15 @@ static void test_guessed_ids(void) {
   hr.relation = "LIVES_IN";
   as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/History", &hr.base, &engram__v1__history_response__descriptor);
 
+  Engram__V1__StateQuery sq = ENGRAM__V1__STATE_QUERY__INIT, *sqs[] = {&sq};
+  sq.subject = &ref;
+  sq.relation = "LIVES_IN";
+  Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
+  st.scope = &a;
+  st.queries = sqs;
+  st.n_queries = 1;
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/State", &st.base, &engram__v1__state_response__descriptor);
+
   Engram__V1__EntityRef *seeds[] = {&ref};
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   tr.scope = &a;
