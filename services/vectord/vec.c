@@ -629,17 +629,29 @@ vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, 
   return t;
 }
 
+static void snapshot_unlink(eg_vec *v, uint64_t T) {
+  char f0[1200], f1[1200], meta[1200];
+  snapshot_paths(v, T, f0, f1, meta, sizeof meta);
+  unlink(meta);
+  unlink(f0);
+  unlink(f1);
+}
+
+void eg_vt_drop_snapshot(eg_vec *v, vtenant *t) {
+  eg_vec_quiesce(v); /* a build running now would write the old vectors again */
+  pthread_rwlock_wrlock(&t->lock);
+  snapshot_unlink(v, t->T);
+  t->snapshot_slot = -1;
+  pthread_rwlock_unlock(&t->lock);
+}
+
 void eg_vt_forget(eg_vec *v, const char *tenant) {
   eg_vec_quiesce(v); /* no build may still hold the tenant */
   pthread_mutex_lock(&v->tmu);
   vtenant *t = eg_map_del(v->tenants, tenant, strlen(tenant));
   pthread_mutex_unlock(&v->tmu);
   if (!t) return;
-  char f0[1200], f1[1200], meta[1200];
-  snapshot_paths(v, t->T, f0, f1, meta, sizeof meta);
-  unlink(meta);
-  unlink(f0);
-  unlink(f1);
+  snapshot_unlink(v, t->T);
   vt_free(t);
 }
 

@@ -80,6 +80,9 @@ struct eg_vec {
 vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, eg_err *err);
 /* Drop a tenant's in-memory index (after erasure). */
 void eg_vt_forget(eg_vec *v, const char *tenant);
+/* Remove t's HNSW snapshot files (after an erasure they hold vectors the index no longer
+ * has); the next start rebuilds the index from the store. */
+void eg_vt_drop_snapshot(eg_vec *v, vtenant *t);
 
 /* Borrow / return a stemming tokenizer. */
 eg_tokenizer *eg_vt_tokenizer(eg_vec *v);

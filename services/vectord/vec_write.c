@@ -369,6 +369,8 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
     } else if ((rc = delete_ids(v, t, ids, n, &deleted, err))) {
       free(ids);
       return rc;
+    } else if (deleted) {
+      eg_vt_drop_snapshot(v, t);
     }
     free(ids);
     chunks = deleted;

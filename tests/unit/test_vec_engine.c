@@ -277,6 +277,55 @@ static void test_erase_user_leaves_no_trace(void) {
   eg_vec_close(v);
 }
 
+/* Index files under <dir>/faiss (the HNSW snapshots). */
+static int snapshot_files(void) {
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "ls %s/faiss/*.index 2>/dev/null | wc -l", dir);
+  FILE *p = popen(cmd, "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+/* A user's erasure in a tenant big enough for HNSW: the snapshot files, which hold that
+ * user's vectors, are removed; after a restart (rebuilt from the store) the erased vectors
+ * find nothing of the user's and the other user's are all there. */
+static void test_erase_drops_snapshot(void) {
+  eg_vec *v = open_engine(1000);
+  EG_REQUIRE(v != NULL);
+  EG_REQUIRE(upsert(v, "snap", "ann", 0, 1100) == EG_OK);
+  EG_REQUIRE(upsert(v, "snap", "ben", 1100, 1200) == EG_OK);
+  eg_vec_quiesce(v);
+  int before = snapshot_files();
+  EG_CHECK(before >= 2);
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "snap";
+  scope.user = "ann";
+  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
+  er.scope = &scope;
+  Engram__V1__EraseResponse resp = ENGRAM__V1__ERASE_RESPONSE__INIT;
+  eg_err e;
+  EG_REQUIRE(eg_vec_erase(v, &er, a, &resp, &e) == EG_OK);
+  eg_arena_free(a);
+  EG_CHECK_INT(snapshot_files(), before - 2); /* the big tenant's two */
+  eg_vec_close(v);
+  v = open_engine(1000);
+  EG_REQUIRE(v != NULL);
+  uint64_t got[5];
+  int ann = 0, ben = 0, bens = 0;
+  for (size_t i = 0; i < 1200; i += 7) {
+    size_t n = search(v, "snap", vecs[i], NULL, 5, NULL, got);
+    for (size_t k = 0; k < n; k++) ann += got[k] <= 1100;
+    bens += i >= 1100;
+    ben += i >= 1100 && n >= 1 && got[0] == i + 1;
+  }
+  EG_CHECK_INT(ann, 0);
+  EG_CHECK_INT(ben, bens);
+  eg_vec_close(v);
+}
+
 static void test_model_mismatch_refused(void) {
   eg_embedder *other;
   eg_err e;
@@ -304,6 +353,7 @@ int main(void) {
   EG_RUN(test_filters);
   EG_RUN(test_hnsw_recall_and_restart);
   EG_RUN(test_erase_user_leaves_no_trace);
+  EG_RUN(test_erase_drops_snapshot);
   EG_RUN(test_model_mismatch_refused);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
