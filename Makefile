@@ -47,6 +47,8 @@ bench: build
 	$(BUILD)/bench_ingest 50 glove 4
 	$(BUILD)/bench_ingest 10 use-lite 4
 	$(BUILD)/engram-bench perf 301 glove 16
+	$(BUILD)/engram-bench load 60 64 use-lite 24 30
+	$(BUILD)/engram-bench load 60 64 use-lite 24 0
 	$(BUILD)/engram-bench lme --baseline fts5 --jobs 2
 	$(BUILD)/engram-bench locomo --baseline fts5 --jobs 2
 

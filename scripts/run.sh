@@ -46,6 +46,8 @@ Engram is running (logs in var/log/, data in var/):
   graphd   gRPC 127.0.0.1:7102   metrics http://127.0.0.1:9102/metrics
   vectord  gRPC 127.0.0.1:7103   metrics http://127.0.0.1:9103/metrics
   recalld  gRPC 127.0.0.1:7104   metrics http://127.0.0.1:9104/metrics
+Authentication is off (--insecure-no-auth, loopback only); README.md "Authentication and
+tenants" shows how to run with tokens.
 Try: $build/engram health      Ctrl-C stops all four.
 EOT
 wait
