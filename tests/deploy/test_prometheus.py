@@ -1,15 +1,17 @@
 #!/usr/bin/python3
 """test_prometheus.py — a real Prometheus (Debian's package) scrapes the four daemons.
 
-1. The daemons start on loopback; Prometheus starts with deploy/prometheus/prometheus.yml
+1. The daemons start on loopback with bearer tokens; Prometheus starts with deploy/prometheus/prometheus.yml
    (targets pointed at the daemons' metrics ports, a 1 s interval) and the alert rules of
    the prod overlay's PrometheusRule.
 2. Through Prometheus's HTTP API: `up` is 1 for all four jobs; request counters grow after
-   an ingest and a recall; the rules are loaded and evaluate without error.
+   an ingest and a recall, the refused-call counter after a Recall without a token; the
+   rules are loaded and evaluate without error.
 3. Every PromQL expression of the Grafana dashboard and of the rules is valid (Prometheus
    evaluates it) and names only metrics the daemons really export (a live scrape).
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -45,11 +47,15 @@ def free_port():
     return port
 
 
+TOKEN = "prom-user-token"
+
+
 def start_daemons(build, tmp):
     running = {}
     for name in DAEMONS:
         args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name),
-                "--insecure-no-auth"]
+                "--auth-tokens", "prom sha256:%s" % hashlib.sha256(TOKEN.encode()).hexdigest(),
+                "--service-token", "prom-service-token"]
         if name in ("ingestd", "recalld"):
             args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
                      "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
@@ -159,23 +165,31 @@ def main():
         before_i = scalar(base, "sum(engram_ingestd_rpc_requests_total)")
         before_r = scalar(base, "sum(engram_recalld_recalls_total)")
         engram = [os.path.join(opts.build, "engram"), "--timeout-ms", "20000"]
+        cli_env = dict(os.environ, ENGRAM_TOKEN=TOKEN)
+        refused = subprocess.run(engram + ["--addr", "127.0.0.1:%d" % running["recalld"][1], "--tenant", "prom",
+                                           "recall", "anything"], capture_output=True, text=True,
+                                 env={k: v for k, v in os.environ.items() if k != "ENGRAM_TOKEN"})
+        check(refused.returncode != 0 and "UNAUTHENTICATED" in refused.stderr, "a Recall without a token is refused")
         sess = os.path.join(tmp, "s.json")
         json.dump({"scope": {"tenant": "prom"}, "session_id": "s1", "session_time": "2024-05-01T10:00:00Z",
                    "messages": [{"role": "user", "content": "I adopted a beagle called Miso last spring."}]},
                   open(sess, "w"))
         ing = subprocess.run(engram + ["--addr", "127.0.0.1:%d" % running["ingestd"][1], "ingest", "session",
-                                       sess], capture_output=True, text=True)
+                                       sess], capture_output=True, text=True, env=cli_env)
         check(ing.returncode == 0, "an ingest through the CLI: %s" % ing.stderr.strip()[-300:])
         rec = subprocess.run(engram + ["--addr", "127.0.0.1:%d" % running["recalld"][1], "--tenant", "prom",
-                                       "recall", "What is my dog called?"], capture_output=True, text=True)
+                                       "recall", "What is my dog called?"], capture_output=True, text=True,
+                             env=cli_env)
         check(rec.returncode == 0 and "Miso" in rec.stdout, "a recall through the CLI finds it")
         wait("ingestd's request counter grew in Prometheus",
              lambda: scalar(base, "sum(engram_ingestd_rpc_requests_total)") > before_i)
         wait("recalld's recall counter grew in Prometheus",
              lambda: scalar(base, "sum(engram_recalld_recalls_total)") >= before_r + 1)
+        wait("recalld's refused-call counter counted the tokenless Recall", lambda: scalar(
+            base, 'sum(engram_recalld_auth_refused_total{code="UNAUTHENTICATED"})') >= 1)
         wait("the rules are loaded and evaluated without error", lambda: (lambda g: len(g) == 1 and all(
             x["health"] == "ok" and x.get("lastEvaluation", "").startswith("20") for x in g[0]["rules"]) and
-            len(g[0]["rules"]) >= 8)(json.loads(get(base + "/api/v1/rules"))["data"]["groups"]))
+            len(g[0]["rules"]) >= 9)(json.loads(get(base + "/api/v1/rules"))["data"]["groups"]))
         names = live_names(running)
         for where, e in exprs(rules):
             used = metric_names(e)
