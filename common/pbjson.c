@@ -350,7 +350,6 @@ static eg_code read_value(const ProtobufCFieldDescriptor *f, const cJSON *v, eg_
       return EG_OK;
     }
     case PROTOBUF_C_TYPE_MESSAGE:
-      if (cJSON_IsNull(v)) return EG_OK;
       return read_msg(f->descriptor, v, a, (ProtobufCMessage **)p, path, err);
   }
   return eg_err_set(err, EG_EINTERNAL, "unsupported field type");
@@ -370,6 +369,7 @@ static eg_code read_msg(const ProtobufCMessageDescriptor *d, const cJSON *j, eg_
     if (!f) return eg_err_set(err, EG_EINVAL, "%s: unknown field", sub);
     void *p = base + f->offset;
     eg_code rc;
+    if (cJSON_IsNull(v)) continue; /* proto3 JSON: null is the field's default */
     if (f->label == PROTOBUF_C_LABEL_REPEATED) {
       if (!cJSON_IsArray(v)) return eg_err_set(err, EG_EINVAL, "%s: expected an array", sub);
       size_t n = (size_t)cJSON_GetArraySize(v), sz = value_size(f), k = 0;
@@ -378,6 +378,7 @@ static eg_code read_msg(const ProtobufCMessageDescriptor *d, const cJSON *j, eg_
       for (const cJSON *e = v->child; e; e = e->next, k++) {
         char ep[280];
         snprintf(ep, sizeof ep, "%s[%zu]", sub, k);
+        if (cJSON_IsNull(e)) return eg_err_set(err, EG_EINVAL, "%s: null in a list", ep);
         if ((rc = read_value(f, e, a, arr + k * sz, ep, err))) return rc;
       }
       *(void **)p = arr;
