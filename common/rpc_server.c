@@ -192,8 +192,9 @@ eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const Proto
     c.deadline = gpr_inf_future(GPR_CLOCK_REALTIME);
     grpc_metadata_array_init(&c.md);
     eg_code rc = svc->handlers[i].fn(svc->svc, &c, req, resp, err);
-    if (rc == EG_OK && (!*resp || (*resp)->descriptor->sizeof_message == 0))
-      rc = eg_err_set(err, EG_EINTERNAL, "%s returned no response", method);
+    const ProtobufCMethodDescriptor *md = protobuf_c_service_descriptor_get_method_by_name(svc->desc, method);
+    if (rc == EG_OK && (!*resp || !md || (*resp)->descriptor != md->output))
+      rc = eg_err_set(err, EG_EINTERNAL, "%s returned no or a wrongly typed response", method);
     return rc;
   }
   return eg_err_set(err, EG_EUNIMPL, "%s/%s has no handler", svc->desc->name, method);
@@ -535,6 +536,7 @@ eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service
   }
   s->port = grpc_server_add_http2_port(s->server, opts->addr, creds);
   grpc_server_credentials_release(creds);
+  s->opts.tls_cert_pem = s->opts.tls_key_pem = NULL; /* copied by gRPC; the caller's may go */
   if (s->port <= 0) {
     rc = eg_err_set(err, EG_EUNAVAIL, "cannot listen on '%.64s' (in use or bad address)",
                     opts->addr);
