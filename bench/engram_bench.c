@@ -75,7 +75,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] [--k N]\n"
           "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder glove|use-lite]\n"
-          "                    [--ingestd ADDR --recalld ADDR] [--set lme|locomo (qa)]\n"
+          "                    [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)] [--set lme|locomo (qa)]\n"
           "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
           "                    [--expansion offline|none|llm]\n"
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
@@ -399,7 +399,8 @@ static int start(run *r, eg_cluster *cl, const opts *o) {
     }
     ing = cl->d[EG_INGESTD].addr, rec = cl->d[EG_RECALLD].addr;
   }
-  eg_rpc_client_opts co = {.timeout_us = 600 * 1000000LL};
+  /* daemons started elsewhere may want a token: ENGRAM_TOKEN, as for the CLI (tenant "bench") */
+  eg_rpc_client_opts co = {.timeout_us = 600 * 1000000LL, .token = o->ingestd ? getenv("ENGRAM_TOKEN") : NULL};
   eg_err e;
   if (eg_rpc_client_open(ing, &co, &r->eng.ingestd, &e) || eg_rpc_client_open(rec, &co, &r->eng.recalld, &e)) {
     fprintf(stderr, "connect: %s\n", e.msg);
