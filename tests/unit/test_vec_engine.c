@@ -230,6 +230,21 @@ static void test_hnsw_recall_and_restart(void) {
   eg_vec_close(v);
 }
 
+/* Erase one user's chunks; returns how many went (-1 on failure). */
+static long erase_user(eg_vec *v, const char *tenant, const char *user) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  scope.user = (char *)user;
+  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
+  er.scope = &scope;
+  Engram__V1__EraseResponse resp = ENGRAM__V1__ERASE_RESPONSE__INIT;
+  eg_err e;
+  long n = eg_vec_erase(v, &er, a, &resp, &e) == EG_OK ? (long)resp.counts[0]->count : -1;
+  eg_arena_free(a);
+  return n;
+}
+
 static void test_erase_user_leaves_no_trace(void) {
   eg_vec *v = open_engine(1000000);
   EG_REQUIRE(v != NULL);
@@ -246,17 +261,7 @@ static void test_erase_user_leaves_no_trace(void) {
   fu.user = "alice";
   EG_CHECK_INT(search(v, "mix", vecs[7], NULL, 60, &fu, got), 30);
   EG_CHECK_INT(got[0], 8); /* alice's own chunk 7 first */
-  eg_arena *a = eg_arena_new(0, 0);
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = "mix";
-  scope.user = "alice";
-  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
-  er.scope = &scope;
-  Engram__V1__EraseResponse resp = ENGRAM__V1__ERASE_RESPONSE__INIT;
-  eg_err e;
-  EG_REQUIRE(eg_vec_erase(v, &er, a, &resp, &e) == EG_OK);
-  EG_CHECK_INT(resp.counts[0]->count, 30);
-  eg_arena_free(a);
+  EG_CHECK_INT(erase_user(v, "mix", "alice"), 30);
   size_t after = search(v, "mix", NULL, "zyxwvut", 60, NULL, got);
   EG_CHECK_INT(after, 4);
   for (size_t i = 0; i < after; i++) EG_CHECK(got[i] > 30);
@@ -299,16 +304,7 @@ static void test_erase_drops_snapshot(void) {
   eg_vec_quiesce(v);
   int before = snapshot_files();
   EG_CHECK(before >= 2);
-  eg_arena *a = eg_arena_new(0, 0);
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = "snap";
-  scope.user = "ann";
-  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
-  er.scope = &scope;
-  Engram__V1__EraseResponse resp = ENGRAM__V1__ERASE_RESPONSE__INIT;
-  eg_err e;
-  EG_REQUIRE(eg_vec_erase(v, &er, a, &resp, &e) == EG_OK);
-  eg_arena_free(a);
+  EG_CHECK_INT(erase_user(v, "snap", "ann"), 1100);
   EG_CHECK_INT(snapshot_files(), before - 2); /* the big tenant's two */
   eg_vec_close(v);
   v = open_engine(1000);
