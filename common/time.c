@@ -159,7 +159,9 @@ size_t eg_time_format(int64_t us, char *buf, size_t len) {
   eg_civil c;
   eg_time_to_civil(us, &c);
   int n;
-  if (c.usec)
+  if (c.year < 0 || c.year > 9999) /* ISO-8601 has four-digit years; eg_time_parse reads this back */
+    n = snprintf(buf, len, "@%lld", (long long)us);
+  else if (c.usec)
     n = snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", c.year, c.month, c.day, c.hour,
                  c.minute, c.second, c.usec);
   else
@@ -171,6 +173,7 @@ size_t eg_time_format(int64_t us, char *buf, size_t len) {
 size_t eg_time_format_date(int64_t us, char *buf, size_t len) {
   eg_civil c;
   eg_time_to_civil(us, &c);
-  int n = snprintf(buf, len, "%04d-%02d-%02d", c.year, c.month, c.day);
+  int n = c.year < 0 || c.year > 9999 ? snprintf(buf, len, "@%lld", (long long)us)
+                                      : snprintf(buf, len, "%04d-%02d-%02d", c.year, c.month, c.day);
   return n < 0 ? 0 : (size_t)n;
 }

@@ -49,11 +49,12 @@ void eg_time_to_civil(int64_t us, eg_civil *c);
  */
 eg_code eg_time_parse(const char *s, int64_t *out_us, eg_err *err);
 
-/* "2024-03-01T12:30:00Z", with ".ffffff" only when there are sub-second digits.
+/* "2024-03-01T12:30:00Z", with ".ffffff" only when there are sub-second digits; a time
+ * outside the years 0000–9999 as "@<µs>" (what eg_time_parse reads back).
  * Returns the length written (buf is always NUL-terminated when len > 0). */
 #define EG_TIME_ISO_MAX 40
 size_t eg_time_format(int64_t us, char *buf, size_t len);
-/* "2024-03-01", the date only. */
+/* "2024-03-01", the date only ("@<µs>" outside the years 0000–9999). */
 size_t eg_time_format_date(int64_t us, char *buf, size_t len);
 
 #endif

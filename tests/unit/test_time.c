@@ -68,6 +68,17 @@ static void test_format(void) {
     eg_time_format(t, buf, sizeof buf);
     EG_CHECK_INT(parse(buf), t);
   }
+  /* beyond four-digit years, "@µs", which reads back (found by fuzz_dates: "0000+2305" is
+   * the last hours of year -1) */
+  int64_t far[] = {parse("0000+2305"), INT64_MIN, INT64_MAX, parse("9999-12-31T23:59:59.999999Z") + 1};
+  EG_CHECK(far[0] < parse("0000-01-01"));
+  for (int i = 0; i < 4; i++) {
+    eg_time_format(far[i], buf, sizeof buf);
+    EG_CHECK(buf[0] == '@');
+    EG_CHECK_INT(parse(buf), far[i]);
+  }
+  eg_time_format_date(INT64_MIN, buf, sizeof buf);
+  EG_CHECK(buf[0] == '@');
 }
 
 static void test_clocks(void) {
