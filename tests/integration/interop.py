@@ -4,7 +4,9 @@
 Generates the stubs from the .proto files into --out, then for each daemon address
 given (ingestd graphd vectord recalld) checks grpc.health.v1 reports SERVING, that an
 unknown health service is NOT_FOUND, and that a business RPC answers with a real gRPC
-status. Exits non-zero on the first mismatch.
+status. With --token and --tenant (daemons started with bearer tokens): a Recall without
+the token is UNAUTHENTICATED, with it and the token's tenant OK, with it and another
+tenant PERMISSION_DENIED. Exits non-zero on the first mismatch.
 """
 import argparse
 import glob
@@ -40,6 +42,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--proto", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--token", help="a bearer token of --tenant (the daemons require tokens)")
+    ap.add_argument("--tenant")
     ap.add_argument("addrs", nargs=4, help="ingestd graphd vectord recalld")
     a = ap.parse_args()
     generate(a.proto, a.out)
@@ -65,6 +69,8 @@ def main():
                     print(f"{addr}: unknown service gave {e.code()}, want NOT_FOUND")
                     return 1
             print(f"{addr} {svc}: SERVING")
+    if a.token:
+        return check_tokens(a, grpc, recall_pb2, recall_pb2_grpc)
     # A business RPC answers with a proper status (UNIMPLEMENTED until its issue lands,
     # then OK or INVALID_ARGUMENT for this empty request) — never a transport error.
     with grpc.insecure_channel(a.addrs[1]) as ch:
@@ -82,6 +88,28 @@ def main():
                 print(f"Recall/Recall: {e.code()} {e.details()}")
                 return 1
     print("interop ok")
+    return 0
+
+
+def check_tokens(a, grpc, recall_pb2, recall_pb2_grpc):
+    """Bearer tokens as any gRPC client sends them: call metadata."""
+    from engram.v1 import common_pb2
+    want = [(None, a.tenant, grpc.StatusCode.UNAUTHENTICATED), (a.token, a.tenant, grpc.StatusCode.OK),
+            (a.token, a.tenant + "-other", grpc.StatusCode.PERMISSION_DENIED)]
+    with grpc.insecure_channel(a.addrs[3]) as ch:
+        stub = recall_pb2_grpc.RecallStub(ch)
+        for token, tenant, code in want:
+            req = recall_pb2.RecallRequest(scope=common_pb2.Scope(tenant=tenant), query="where do I live?")
+            md = [("authorization", "Bearer " + token)] if token else None
+            try:
+                stub.Recall(req, timeout=10, metadata=md)
+                got = grpc.StatusCode.OK
+            except grpc.RpcError as e:
+                got = e.code()
+            if got != code:
+                print(f"Recall as {tenant!r} with{'out' if not token else ''} a token: {got}, want {code}")
+                return 1
+    print("interop with tokens ok")
     return 0
 
 

@@ -8,7 +8,8 @@
  * alpha's own scope and beta's chunk ids, entity ids, edge ids, job id and watermark,
  * nothing of beta's comes back and nothing of beta's changes. Missing, malformed and
  * unknown tokens are UNAUTHENTICATED; erasing needs an admin token (header forms and the
- * token table itself: tests/unit/test_auth.c). Tokens reload on
+ * token table itself: tests/unit/test_auth.c). A Python grpcio client sends its token as
+ * call metadata. Tokens reload on
  * SIGHUP (a broken file keeps the old ones); a daemon without tokens, or with a token
  * stored in clear, refuses to start.
  */
@@ -330,6 +331,15 @@ static void test_guessed_ids_writes(void) {
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 }
 
+/* A Python grpcio client built from proto/ sends the token as call metadata. */
+static void test_python_client(void) {
+  int rc = eg_test_system("/usr/bin/python3 %s/tests/integration/interop.py --proto %s/proto --out %s/pystubs "
+                          "--token %s --tenant alpha %s %s %s %s",
+                          EG_SOURCE_DIR, EG_SOURCE_DIR, cl.dir, tokens[ALPHA], cl.d[0].addr, cl.d[1].addr,
+                          cl.d[2].addr, cl.d[3].addr);
+  EG_CHECK_INT(rc, 0);
+}
+
 static char *write_file(const char *dir, const char *name, const char *text) {
   char *path = malloc(600);
   snprintf(path, 600, "%s/%s", dir, name);
@@ -422,6 +432,7 @@ int main(void) {
   EG_RUN(test_every_rpc_refused);
   EG_RUN(test_guessed_ids);
   EG_RUN(test_guessed_ids_writes);
+  EG_RUN(test_python_client);
   EG_RUN(test_reload_and_refusals);
   for (int d = 0; d < EG_N_DAEMONS; d++)
     for (int t = 0; t < N_TOKENS; t++) eg_rpc_client_close(clients[d][t]);
