@@ -61,7 +61,6 @@ static long https_status(int port, const char *ca_file, bool https) {
   CURL *h = curl_easy_init();
   char url[128];
   snprintf(url, sizeof url, "%s://127.0.0.1:%d/metrics", https ? "https" : "http", port);
-  eg_buf body = EG_BUF_INIT;
   curl_easy_setopt(h, CURLOPT_URL, url);
   if (ca_file) curl_easy_setopt(h, CURLOPT_CAINFO, ca_file);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 3000L);
@@ -72,7 +71,6 @@ static long https_status(int port, const char *ca_file, bool https) {
   if (curl_easy_perform(h) == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
   fclose(null);
   curl_easy_cleanup(h);
-  eg_buf_free(&body);
   return status;
 }
 
