@@ -185,6 +185,32 @@ static void test_cli_health(void) {
   EG_CHECK_INT(rc, 1);
 }
 
+/* A daemon stops promptly while a client of ours stays connected and idle: the idle
+ * channel reads the server's GOAWAY and lets go (gRPC polled idle channels only every 5 s,
+ * so every shutdown waited that long, or the whole grace period). */
+static void test_shutdown_with_idle_client(void) {
+  EG_REQUIRE(started);
+  eg_proc *g = &cluster.d[EG_GRAPHD];
+  eg_err e;
+  const char *grace[] = {"--shutdown-grace-ms=30000", NULL};
+  EG_CHECK_INT(eg_harness_stop(g, SIGTERM), 0);
+  EG_REQUIRE(eg_harness_restart(g, grace, &e) == EG_OK);
+  eg_rpc_client *c = NULL;
+  EG_REQUIRE(eg_rpc_client_open(g->addr, NULL, &c, &e) == EG_OK);
+  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
+  ProtobufCMessage *r = NULL;
+  EG_CHECK_INT(eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
+                            &grpc__health__v1__health_check_response__descriptor, 0, &r, &e),
+               EG_OK);
+  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  int64_t t0 = eg_time_mono_us();
+  EG_CHECK_INT(eg_harness_stop(g, SIGTERM), 0);
+  int64_t took = eg_time_mono_us() - t0;
+  if (!EG_CHECK(took < 3 * EG_US_PER_SEC)) fprintf(stderr, "  stop took %.1f s\n", (double)took / 1e6);
+  eg_rpc_client_close(c);
+  EG_REQUIRE(eg_harness_restart(g, NULL, &e) == EG_OK);
+}
+
 static void test_sigterm_clean_exit(void) {
   EG_REQUIRE(started);
   for (int i = 0; i < EG_N_DAEMONS; i++) {
@@ -210,6 +236,7 @@ int main(void) {
   EG_RUN(test_message_limit);
   EG_RUN(test_metrics_scrape);
   EG_RUN(test_cli_health);
+  EG_RUN(test_shutdown_with_idle_client);
   EG_RUN(test_sigterm_clean_exit);
   int rc = eg_test_finish();
   eg_cluster_stop(&cluster, rc != 0);
