@@ -52,12 +52,6 @@ static void write_msg(const ProtobufCMessage *m, unsigned flags, eg_buf *out, in
  * 64-bit values beyond are written as decimal strings, as proto3 JSON does. */
 #define EXACT_MAX ((int64_t)1 << 53)
 
-/* Whether ISO-8601 can carry time v: a four-digit year (0000–9999). */
-static bool iso_year(int64_t v) {
-  static const int64_t day = 86400LL * 1000000;
-  return v >= eg_days_from_civil(0, 1, 1) * day && v < eg_days_from_civil(10000, 1, 1) * day;
-}
-
 /* The shortest decimal that reads back as the same float (single) or double; NaN and
  * the infinities as the strings proto3 JSON uses. */
 static void put_real(eg_buf *out, double v, bool single) {
@@ -87,7 +81,7 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
       break;
     case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64: {
       int64_t v = *(const int64_t *)p;
-      if ((flags & EG_PBJSON_ISO_TIMES) && is_time_field(f) && iso_year(v)) {
+      if ((flags & EG_PBJSON_ISO_TIMES) && is_time_field(f) && eg_time_iso_range(v)) {
         char ts[EG_TIME_ISO_MAX];
         eg_time_format(v, ts, sizeof ts);
         put_string(out, ts);

@@ -155,13 +155,23 @@ bad:
   return eg_err_set(err, EG_EINVAL, "not an ISO-8601 time: '%.40s'", s);
 }
 
+bool eg_time_iso_range(int64_t us) {
+  static const int64_t day = 86400LL * EG_US_PER_SEC;
+  return us >= eg_days_from_civil(0, 1, 1) * day && us < eg_days_from_civil(10000, 1, 1) * day;
+}
+
+/* Outside the four-digit years: "@<µs>", which eg_time_parse reads back. */
+static size_t format_raw(int64_t us, char *buf, size_t len) {
+  int n = snprintf(buf, len, "@%lld", (long long)us);
+  return n < 0 ? 0 : (size_t)n;
+}
+
 size_t eg_time_format(int64_t us, char *buf, size_t len) {
+  if (!eg_time_iso_range(us)) return format_raw(us, buf, len);
   eg_civil c;
   eg_time_to_civil(us, &c);
   int n;
-  if (c.year < 0 || c.year > 9999) /* ISO-8601 has four-digit years; eg_time_parse reads this back */
-    n = snprintf(buf, len, "@%lld", (long long)us);
-  else if (c.usec)
+  if (c.usec)
     n = snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", c.year, c.month, c.day, c.hour,
                  c.minute, c.second, c.usec);
   else
@@ -171,9 +181,9 @@ size_t eg_time_format(int64_t us, char *buf, size_t len) {
 }
 
 size_t eg_time_format_date(int64_t us, char *buf, size_t len) {
+  if (!eg_time_iso_range(us)) return format_raw(us, buf, len);
   eg_civil c;
   eg_time_to_civil(us, &c);
-  int n = c.year < 0 || c.year > 9999 ? snprintf(buf, len, "@%lld", (long long)us)
-                                      : snprintf(buf, len, "%04d-%02d-%02d", c.year, c.month, c.day);
+  int n = snprintf(buf, len, "%04d-%02d-%02d", c.year, c.month, c.day);
   return n < 0 ? 0 : (size_t)n;
 }

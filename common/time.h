@@ -9,6 +9,7 @@
 #define EG_TIME_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -49,6 +50,8 @@ void eg_time_to_civil(int64_t us, eg_civil *c);
  */
 eg_code eg_time_parse(const char *s, int64_t *out_us, eg_err *err);
 
+/* Whether ISO-8601's four-digit years (0000–9999) can carry time us. */
+bool eg_time_iso_range(int64_t us);
 /* "2024-03-01T12:30:00Z", with ".ffffff" only when there are sub-second digits; a time
  * outside the years 0000–9999 as "@<µs>" (what eg_time_parse reads back).
  * Returns the length written (buf is always NUL-terminated when len > 0). */
