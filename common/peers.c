@@ -3,13 +3,12 @@
  */
 #include "common/peers.h"
 
-#include "common/buf.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/buf.h"
 #include "common/shard.h"
 #include "common/time.h"
 #include "proto/engram/v1/vector.pb-c.h"

@@ -33,16 +33,20 @@ eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
   return rc ? rc : eg_shard_check(s->tenant, err);
 }
 
-void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {
+/* Where message m keeps its "scope" field; NULL when it has none. */
+static Engram__V1__Scope **scope_slot(const ProtobufCMessage *m) {
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");
-  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return;
-  Engram__V1__Scope **slot = (Engram__V1__Scope **)((char *)m + f->offset);
-  if (!*slot) *slot = scope;
+  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return NULL;
+  return (Engram__V1__Scope **)((char *)m + f->offset);
+}
+
+void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {
+  Engram__V1__Scope **slot = scope_slot(m);
+  if (slot && !*slot) *slot = scope;
 }
 
 const char *eg_scope_tenant_of(const ProtobufCMessage *m) {
-  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");
-  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return NULL;
-  const Engram__V1__Scope *s = *(Engram__V1__Scope *const *)((const char *)m + f->offset);
-  return s && s->tenant ? s->tenant : "";
+  Engram__V1__Scope **slot = scope_slot(m);
+  if (!slot) return NULL;
+  return *slot && (*slot)->tenant ? (*slot)->tenant : "";
 }
