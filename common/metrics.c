@@ -453,6 +453,14 @@ eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->m = m;
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+  struct MHD_OptionItem ops[6] = {
+      {MHD_OPTION_SOCK_ADDR, 0, &sa},
+      {MHD_OPTION_CONNECTION_TIMEOUT, 10, NULL},
+      {MHD_OPTION_CONNECTION_LIMIT, 64, NULL},
+      {MHD_OPTION_END, 0, NULL},
+      {MHD_OPTION_END, 0, NULL},
+      {MHD_OPTION_END, 0, NULL},
+  };
   if (tls) {
     h->cert = strdup(cert_pem);
     h->key = strdup(key_pem);
@@ -460,15 +468,11 @@ eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert
       http_free(h);
       return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
-    h->mhd = MHD_start_daemon(flags | MHD_USE_TLS, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
-                              (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-                              MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_HTTPS_MEM_CERT, h->cert,
-                              MHD_OPTION_HTTPS_MEM_KEY, h->key, MHD_OPTION_END);
-  } else {
-    h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT,
-                              (unsigned int)64, MHD_OPTION_END);
+    flags |= MHD_USE_TLS;
+    ops[3] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert};
+    ops[4] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->key};
   }
+  h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
   if (!h->mhd) {
     http_free(h);
     return eg_err_set(err, EG_EUNAVAIL, "cannot listen for metrics on '%.64s'%s", addr,
