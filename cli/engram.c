@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "common/buf.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -82,16 +81,11 @@ eg_rpc_client *eg_cli_connect(const eg_cli *cli, const char *addr) {
   eg_rpc_client_opts o = {.timeout_us = cli->timeout_us,
                           .max_attempts = 2,
                           .token = eg_cfg_str(cli->cfg, "token"),
-                          .tls_server_name = eg_cfg_str(cli->cfg, "tls_server_name")};
+                          .tls_server_name = eg_cfg_str(cli->cfg, "tls_server_name"),
+                          .tls_ca_file = eg_cfg_str(cli->cfg, "tls_ca")};
   eg_rpc_client *c = NULL;
   eg_err err;
-  eg_buf ca = EG_BUF_INIT;
-  const char *ca_file = eg_cfg_str(cli->cfg, "tls_ca");
-  eg_code rc = *ca_file ? eg_buf_read_file(&ca, ca_file, &err) : EG_OK;
-  o.tls_ca_pem = ca.data;
-  if (!rc) rc = eg_rpc_client_open(addr, &o, &c, &err);
-  eg_buf_free(&ca);
-  if (rc) {
+  if (eg_rpc_client_open(addr, &o, &c, &err)) {
     fprintf(stderr, "engram: %s\n", err.msg);
     return NULL;
   }

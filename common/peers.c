@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/buf.h"
 #include "common/shard.h"
 #include "common/time.h"
 #include "proto/engram/v1/vector.pb-c.h"
@@ -48,17 +47,11 @@ eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err) {
       .timeout_us = eg_cfg_int(cfg, "peer_timeout_ms") * 1000,
       .token = eg_cfg_str(cfg, "service_token"),
       .tls_server_name = eg_cfg_str(cfg, "tls_server_name"),
+      /* with it, peers are called over TLS and must present a certificate it signed */
+      .tls_ca_file = eg_cfg_str(cfg, "tls_ca_file"),
   };
-  /* With tls_ca_file, peers are called over TLS and must present a certificate it signed. */
-  eg_buf ca = EG_BUF_INIT;
-  eg_code rc = EG_OK;
-  if (*eg_cfg_str(cfg, "tls_ca_file")) {
-    rc = eg_buf_read_file(&ca, eg_cfg_str(cfg, "tls_ca_file"), err);
-    o.tls_ca_pem = ca.data;
-  }
-  if (!rc) rc = open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
+  eg_code rc = open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
   if (!rc) rc = open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord, &p->n_vectord, err);
-  eg_buf_free(&ca);
   if (rc) {
     eg_peers_close(p);
     return rc;

@@ -136,7 +136,7 @@ typedef struct eg_rpc_client_opts {
   int64_t backoff_us;      /* first retry delay, doubled each time; 0 = 50 ms */
   const char *token;       /* sent as "authorization: Bearer <token>"; NULL = none */
   int max_message_bytes;   /* 0 = 64 MiB */
-  const char *tls_ca_pem;  /* PEM roots: connect over TLS and verify the server; NULL = plaintext */
+  const char *tls_ca_file; /* PEM roots: connect over TLS and verify the server; NULL or "" = plaintext */
   const char *tls_server_name; /* name to verify instead of the target's host (NULL = the host) */
 } eg_rpc_client_opts;
 

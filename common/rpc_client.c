@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/buf.h"
 #include "common/rpc_int.h"
 #include "common/time.h"
 
@@ -25,8 +26,21 @@ struct eg_rpc_client {
 eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
                            eg_rpc_client **out, eg_err *err) {
   if (!target || !*target) return eg_err_set(err, EG_EINVAL, "empty target address");
+  /* TLS roots: read once here, handed to gRPC (which copies them), not kept */
+  eg_buf ca = EG_BUF_INIT;
+  if (opts && opts->tls_ca_file && *opts->tls_ca_file) {
+    eg_code rc = eg_buf_read_file(&ca, opts->tls_ca_file, err);
+    if (!rc && !ca.len) rc = eg_err_set(err, EG_EINVAL, "tls_ca_file %.200s is empty", opts->tls_ca_file);
+    if (rc) {
+      eg_buf_free(&ca);
+      return rc;
+    }
+  }
   eg_rpc_client *c = calloc(1, sizeof *c);
-  if (!c) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!c) {
+    eg_buf_free(&ca);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
   if (opts) c->o = *opts;
   if (c->o.timeout_us <= 0) c->o.timeout_us = 10 * EG_US_PER_SEC;
   if (c->o.max_attempts <= 0) c->o.max_attempts = 4;
@@ -39,8 +53,7 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
     if (c->auth) snprintf(c->auth, n, "Bearer %s", c->o.token);
   }
   c->o.token = NULL; /* not kept: only the header value is */
-  c->o.tls_ca_pem = NULL; /* used below, not kept */
-  const char *ca = opts ? opts->tls_ca_pem : NULL;
+  c->o.tls_ca_file = NULL;
   eg_rpc_global_init();
   grpc_arg args[7];
   memset(args, 0, sizeof args);
@@ -61,11 +74,12 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
     args[6].value.string = (char *)c->o.tls_server_name;
     chargs.num_args = 7;
   }
-  grpc_channel_credentials *creds = ca && *ca ? grpc_ssl_credentials_create(ca, NULL, NULL, NULL)
-                                        : grpc_insecure_credentials_create();
+  grpc_channel_credentials *creds = ca.data ? grpc_ssl_credentials_create(ca.data, NULL, NULL, NULL)
+                                            : grpc_insecure_credentials_create();
   c->ch = grpc_channel_create(target, creds, &chargs);
   c->o.tls_server_name = NULL;
   grpc_channel_credentials_release(creds);
+  eg_buf_free(&ca);
   if (!c->ch) {
     eg_rpc_client_close(c);
     return eg_err_set(err, EG_EINVAL, "cannot create channel to '%.64s'", target);

@@ -56,9 +56,9 @@ eg_code eg_health_check(const char *addr, const char *service, int *status, eg_e
   return eg_health_check_tls(addr, service, NULL, status, err);
 }
 
-eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_pem, int *status, eg_err *err) {
+eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status, eg_err *err) {
   eg_rpc_client *c = NULL;
-  eg_rpc_client_opts o = {.timeout_us = 2 * EG_US_PER_SEC, .max_attempts = 1, .tls_ca_pem = ca_pem};
+  eg_rpc_client_opts o = {.timeout_us = 2 * EG_US_PER_SEC, .max_attempts = 1, .tls_ca_file = ca_file};
   eg_code rc = eg_rpc_client_open(addr, &o, &c, err);
   if (rc) return rc;
   Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
@@ -95,19 +95,16 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
   argv[n++] = "--ports-file";
   argv[n++] = ports;
   bool tokens = false;
-  eg_buf ca = EG_BUF_INIT; /* a daemon given --tls-ca-file= serves TLS: check its health with it */
+  const char *ca = NULL; /* a daemon given --tls-ca-file= serves TLS: check its health with it */
   for (; extra && *extra && n < 61; extra++) {
     tokens |= strncmp(*extra, "--auth-tokens", 13) == 0;
-    if (!strncmp(*extra, "--tls-ca-file=", 14) && eg_buf_read_file(&ca, *extra + 14, err)) return err->code;
+    if (!strncmp(*extra, "--tls-ca-file=", 14)) ca = *extra + 14;
     argv[n++] = *extra;
   }
   if (!tokens) argv[n++] = "--insecure-no-auth";
   argv[n] = NULL;
   pid_t pid = fork();
-  if (pid < 0) {
-    eg_buf_free(&ca);
-    return eg_err_set(err, EG_EINTERNAL, "fork failed");
-  }
+  if (pid < 0) return eg_err_set(err, EG_EINTERNAL, "fork failed");
   if (pid == 0) {
     /* a test that dies (abort, sanitizer) takes its daemons with it */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -129,22 +126,17 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
     if (waitpid(pid, &st, WNOHANG) == pid) {
       p->pid = 0;
       eg_dump_file(p->log, 4000);
-      eg_buf_free(&ca);
       return eg_err_set(err, EG_EUNAVAIL, "%s exited during start-up", p->name);
     }
     if (read_ports(ports, &p->grpc_port, &p->metrics_port)) {
       snprintf(p->addr, sizeof p->addr, "127.0.0.1:%d", p->grpc_port);
       int status = 0;
-      if (eg_health_check_tls(p->addr, "", ca.data, &status, NULL) == EG_OK && status == 1) {
-        eg_buf_free(&ca);
-        return EG_OK;
-      }
+      if (eg_health_check_tls(p->addr, "", ca, &status, NULL) == EG_OK && status == 1) return EG_OK;
     }
     sleep_ms(20);
   }
   eg_harness_stop(p, SIGKILL);
   eg_dump_file(p->log, 4000);
-  eg_buf_free(&ca);
   return eg_err_set(err, EG_ETIMEOUT, "%s did not become SERVING in 20 s", p->name);
 }
 
