@@ -24,13 +24,8 @@
 static const char *rels[] = {"LIVES_IN", "WORKS_AT", "DIET", "LIKES", "VISITED"};
 #define N_RELS 5
 
-static int cmp64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static void report(const char *what, int64_t *lat, size_t n) {
-  qsort(lat, n, sizeof *lat, cmp64);
+  eg_sort_i64(lat, n);
   printf("%-58s p50 %6.1f us  p99 %6.1f us  (n=%zu)\n", what, (double)lat[n / 2],
          (double)lat[n * 99 / 100], n);
 }

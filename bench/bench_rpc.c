@@ -14,11 +14,6 @@
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
-static int cmp64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
   int calls = argc > 1 ? atoi(argv[1]) : 20000;
   eg_rpc_global_init();
@@ -52,7 +47,7 @@ int main(int argc, char **argv) {
     protobuf_c_message_free_unpacked(resp, NULL);
   }
   double total = (double)(eg_time_mono_us() - t0) / 1e6;
-  qsort(lat, (size_t)calls, sizeof *lat, cmp64);
+  eg_sort_i64(lat, (size_t)calls);
   printf("C->C unary Health/Check, %d sequential calls: p50 %lld us, p99 %lld us, %.0f calls/s\n",
          calls, (long long)lat[calls / 2], (long long)lat[calls * 99 / 100], calls / total);
   fflush(stdout);

@@ -23,13 +23,8 @@
 #include "services/vectord/vec_int.h"
 #include "tests/testlib.h"
 
-static int cmp64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static void report(const char *what, int64_t *lat, size_t n) {
-  qsort(lat, n, sizeof *lat, cmp64);
+  eg_sort_i64(lat, n);
   printf("%-56s p50 %7.1f us  p99 %7.1f us\n", what, (double)lat[n / 2], (double)lat[n * 99 / 100]);
 }
 

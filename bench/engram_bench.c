@@ -305,11 +305,6 @@ static void commit_of(char *buf, size_t len) {
   pclose(p);
 }
 
-static int cmp64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static int report(run *r, int argc, char **argv) {
   char cmd[2048] = "", date[40], host[256], path[1100];
   const char *commit = r->commit;
@@ -332,7 +327,7 @@ static int report(run *r, int argc, char **argv) {
   cJSON_AddNumberToObject(o, "sessions_refused", (double)r->refused);
   if (r->ingest_s > 0) cJSON_AddNumberToObject(o, "ingest_tokens_per_min_per_job", (double)r->tokens / r->ingest_s * 60);
   if (r->n_recall) {
-    qsort(r->recall_us, r->n_recall, sizeof *r->recall_us, cmp64);
+    eg_sort_i64(r->recall_us, r->n_recall);
     cJSON_AddNumberToObject(o, "recall_p50_ms", (double)r->recall_us[r->n_recall / 2] / 1000.0);
     cJSON_AddNumberToObject(o, "recall_p99_ms", (double)r->recall_us[r->n_recall * 99 / 100] / 1000.0);
   }

@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "common/time.h"
 #include "tests/harness.h"
+#include "tests/testlib.h"
 
 enum { TENANTS = 4, PRELOAD = 8, MAX_SAMPLES = 4096 };
 
@@ -171,13 +172,8 @@ static void *sampler(void *arg) {
   return NULL;
 }
 
-static int cmp64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static void report_op(const char *what, op_stats *s, double secs) {
-  qsort(s->lat, (size_t)s->n, sizeof *s->lat, cmp64);
+  eg_sort_i64(s->lat, (size_t)s->n);
   double p50 = s->n ? (double)s->lat[s->n / 2] / 1000 : 0, p99 = s->n ? (double)s->lat[s->n * 99 / 100] / 1000 : 0;
   printf("| %-7s | %7ld | %6.1f | %8.1f | %8.1f | %6ld | %7llu |\n", what, s->n, (double)s->n / secs, p50, p99,
          s->errors, (unsigned long long)s->retries);

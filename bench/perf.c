@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
+#include "tests/testlib.h"
 
 enum { MAX_STAGES = 8 };
 
@@ -110,13 +111,8 @@ static void *client(void *arg) {
   return NULL;
 }
 
-static int cmp64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 static void pct(const char *what, int64_t *v, long n) {
-  qsort(v, (size_t)n, sizeof *v, cmp64);
+  eg_sort_i64(v, (size_t)n);
   printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0, (double)v[n * 99 / 100] / 1000.0);
 }
 

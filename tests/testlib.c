@@ -93,3 +93,10 @@ char *eg_test_slurp(const char *path) {
   eg_buf_free(&b);
   return s;
 }
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+void eg_sort_i64(int64_t *v, size_t n) { qsort(v, n, sizeof *v, cmp_i64); }

@@ -9,6 +9,7 @@
 #define EG_TESTLIB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -50,5 +51,7 @@ void eg_test_rmtree(const char *path);
 int eg_test_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole file as a string ("" when it cannot be read); caller frees. */
 char *eg_test_slurp(const char *path);
+/* Sort n int64 values ascending (latencies, before reading p50/p99 off them). */
+void eg_sort_i64(int64_t *v, size_t n);
 
 #endif
