@@ -368,8 +368,19 @@ static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
   return ch->time >= c->to && ch->time < c->to + AFTER_RANGE ? 0.5f : 0;
 }
 
-/* Merge the hits of a search response into the chunk candidates. */
-static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion, size_t cap) {
+/* The best raw BM25 score of each variant over the responses, so that every search's hits are
+ * normalized against the same best: a search narrowed to a time range or to entities has a
+ * weaker best, and normalized on its own a chunk matching one common word of the question
+ * would score as high as the strongest match of the unfiltered search. */
+static void bm25_best(const Engram__V1__SearchResponse *r, float *best, size_t n_best) {
+  for (size_t q = 0; r && q < r->n_results && q < n_best; q++)
+    for (size_t i = 0; i < r->results[q]->n_hits; i++)
+      if (r->results[q]->hits[i]->bm25 > best[q]) best[q] = r->results[q]->hits[i]->bm25;
+}
+
+/* Merge the hits of a search response into the chunk candidates (best: bm25_best). */
+static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, const float *best, bool expansion,
+                      size_t cap) {
   for (size_t q = 0; r && q < r->n_results; q++)
     for (size_t i = 0; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
@@ -390,7 +401,8 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       }
       if (h->content_sim > x->content) x->content = h->content_sim;
       if (h->latent_sim > x->latent) x->latent = h->latent_sim;
-      if (h->bm25_norm > x->bm25) x->bm25 = h->bm25_norm;
+      float bm = best[q] > 0 ? h->bm25 / best[q] : 0;
+      if (bm > x->bm25) x->bm25 = bm;
     }
 }
 
@@ -616,7 +628,9 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   if (!c->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_map *seen = eg_map_new();
   if (!seen) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) take_hits(c, seen, (void *)rs[i].resp, false, cap);
+  float best[MAX_VARIANTS] = {0};
+  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) bm25_best((void *)rs[i].resp, best, MAX_VARIANTS);
+  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) take_hits(c, seen, (void *)rs[i].resp, best, false, cap);
   weights w = weights_of(c);
   fuse_chunks(c, &w);
   /* chunk-level expansion: the entities of the top chunks → more chunks about them */
@@ -638,7 +652,8 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     if (ex && eg_rpc_unary(c->vectord, "/engram.v1.Vector/Search", &ex->base,
                            &engram__v1__search_response__descriptor, 0, &er, &e2) == EG_OK) {
       own(c, er);
-      take_hits(c, seen, (void *)er, true, cap);
+      bm25_best((void *)er, best, 1);
+      take_hits(c, seen, (void *)er, best, true, cap);
       fuse_chunks(c, &w);
     }
   }
