@@ -411,7 +411,7 @@ typedef struct weights {
 } weights;
 
 static weights weights_of(const rc_ctx *c) {
-  weights w = {0.4f, 0.4f, 0.2f, 0.05f, 0.2f, 0.5f, 0.1f};
+  weights w = {0.4f, 0.4f, 0.25f, 0.05f, 0.2f, 0.5f, 0.1f};
   const Engram__V1__RecallWeights *q = c->req->weights;
   if (q && (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph || q->sentence))
     w = (weights){q->content, q->latent, q->bm25, q->temporal, q->recency, q->graph, q->sentence};
