@@ -97,6 +97,18 @@ static void test_graph(void) {
   t.max_depth = 2;
   t.max_fanout = 5;
   refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e), "max_fanout");
+  /* the premise walk has the same depth limit */
+  uint64_t claim = 1;
+  Engram__V1__WalkRequest w = ENGRAM__V1__WALK_REQUEST__INIT;
+  w.scope = &sc;
+  w.claims = &claim;
+  w.n_claims = 1;
+  w.max_depth = 3;
+  refused(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e), "max_depth");
+  w.max_depth = 2;
+  EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e), EG_OK);
+  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  r = NULL;
   /* the whole message over max_message_bytes (64 KiB) */
   char *huge = malloc(70000);
   memset(huge, 'y', 69999);
