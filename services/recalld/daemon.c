@@ -18,6 +18,8 @@
 static const eg_cfg_opt recalld_opts[] = {
     EG_PEER_OPTS,
     {"max_k", EG_CFG_INT, "100", "largest k, k1 and k2 of a Recall", 0, 1, 10000},
+    {"vectord_max_k", EG_CFG_INT, "1000", "most candidates asked of vectord per search (at most vectord's max_k)", 0,
+     1, 100000},
     {"max_query_bytes", EG_CFG_INT, "4096", "largest query", 0, 16, 1 << 20},
     {"max_token_budget", EG_CFG_INT, "32000", "largest token budget of the context block", 0, 16, 1 << 20},
     {"min_relevance", EG_CFG_DOUBLE, "0.3",
@@ -55,6 +57,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
   eg_recall_opts o = {
       .peers = s->peers,
       .max_k = (uint32_t)eg_cfg_int(c, "max_k"),
+      .vectord_max_k = (uint32_t)eg_cfg_int(c, "vectord_max_k"),
       .max_query_bytes = (uint32_t)eg_cfg_int(c, "max_query_bytes"),
       .max_token_budget = (uint32_t)eg_cfg_int(c, "max_token_budget"),
       .min_relevance = (float)eg_cfg_double(c, "min_relevance"),

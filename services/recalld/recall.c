@@ -332,7 +332,7 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   s->scope = &c->scope;
   s->queries = qs;
   s->n_queries = vs->n;
-  s->k = k;
+  s->k = c->r->o.vectord_max_k && k > c->r->o.vectord_max_k ? c->r->o.vectord_max_k : k;
   s->include_content = true;
   f->session_ids = c->req->session_ids;
   f->n_session_ids = c->req->n_session_ids;

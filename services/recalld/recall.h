@@ -31,6 +31,7 @@
 typedef struct eg_recall_opts {
   eg_peers *peers;             /* borrowed */
   uint32_t max_k;              /* largest k, k1, k2 */
+  uint32_t vectord_max_k;      /* most candidates asked of vectord per search (0 = no cap) */
   uint32_t max_query_bytes;
   uint32_t max_token_budget;
   float min_relevance;         /* dense similarity under which a chunk is not relevant … */

@@ -25,7 +25,7 @@ static void test_start(void) {
   EG_REQUIRE(cl.dir != NULL);
   const char *g[] = {"--max-edges-per-commit=3", "--max-string-bytes=64", "--max-depth=2", "--max-fanout=4",
                      "--max-message-bytes=64k", NULL};
-  const char *v[] = {"--max-chunks=2", "--max-text-bytes=300", "--max-k=50", "--max-queries=2", NULL};
+  const char *v[] = {"--max-chunks=2", "--max-text-bytes=300", "--max-k=12", "--max-queries=2", NULL};
   EG_REQUIRE(eg_harness_start("graphd", cl.dir, g, &cl.d[EG_GRAPHD], &e) == EG_OK);
   EG_REQUIRE(eg_harness_start("vectord", cl.dir, v, &cl.d[EG_VECTORD], &e) == EG_OK);
   char ga[80], va[80];
@@ -33,7 +33,8 @@ static void test_start(void) {
   snprintf(va, sizeof va, "--vectord-addr=%s", cl.d[EG_VECTORD].addr);
   const char *i[] = {ga, va, "--max-messages=3", "--max-text-bytes=300", "--max-document-bytes=1k", "--max-facts=2",
                      NULL};
-  const char *r[] = {ga, va, "--max-k=5", "--max-query-bytes=100", "--max-token-budget=500", NULL};
+  /* vectord takes at most 12 results per query: recalld, which asks for 20 candidates, is told */
+  const char *r[] = {ga, va, "--max-k=5", "--vectord-max-k=12", "--max-query-bytes=100", "--max-token-budget=500", NULL};
   EG_REQUIRE(eg_harness_start("ingestd", cl.dir, i, &cl.d[EG_INGESTD], &e) == EG_OK);
   EG_REQUIRE(eg_harness_start("recalld", cl.dir, r, &cl.d[EG_RECALLD], &e) == EG_OK);
   eg_rpc_client_opts o = {.max_attempts = 1};
@@ -166,7 +167,7 @@ static void test_vector(void) {
   refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base, &engram__v1__search_response__descriptor, 0, &r, &e),
           "queries");
   s.n_queries = 1;
-  s.k = 51;
+  s.k = 13;
   refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base, &engram__v1__search_response__descriptor, 0, &r, &e),
           "k above");
 }
