@@ -17,7 +17,7 @@ static const eg_cfg_opt graphd_opts[] = {
     EG_SHARD_OPTS,
     {"max_edges_per_commit", EG_CFG_INT, "10000", "edges in one Commit", 0, 1, 1000000},
     {"max_string_bytes", EG_CFG_INT, "16384", "longest name, literal or utterance", 0, 64, 1 << 20},
-    {"max_depth", EG_CFG_INT, "8", "deepest traversal", 0, 1, 16},
+    {"max_depth", EG_CFG_INT, "16", "deepest traversal and premise walk", 0, 1, 16},
     {"max_fanout", EG_CFG_INT, "64", "edges followed per node", 0, 1, 4096},
     {"max_paths", EG_CFG_INT, "1000", "paths returned by one traversal", 0, 1, 100000},
     {"max_history", EG_CFG_INT, "1000", "entries returned by one History", 0, 1, 100000},
