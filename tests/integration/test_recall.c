@@ -119,6 +119,35 @@ static void test_temporal(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The value of an item's signal, -1 when it has none. */
+static float signal_of(const Engram__V1__RecallItem *it, const char *name) {
+  for (size_t k = 0; k < it->n_signals; k++)
+    if (!strcmp(it->signals[k]->signal, name)) return it->signals[k]->value;
+  return -1;
+}
+
+/* BM25 is measured against the question's best match over all its searches: the search
+ * narrowed to the question's time range finds only a chunk that shares one word with the
+ * question, and that chunk must not score as the best match. */
+static void test_bm25_across_searches(void) {
+  const char *const a[] = {"user", "I adopted a golden retriever puppy from the animal shelter on Elm Street.",
+                           "assistant", "Congratulations on the new puppy!"};
+  const char *const b[] = {"user", "Is there a bus shelter near the stadium?", "assistant", "Yes, on Gate Road."};
+  ingest("bm", "adopt", "2024-03-01T10:00:00Z", a, 2);
+  ingest("bm", "bus", "2024-05-15T10:00:00Z", b, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("bm", "Which dog did I adopt from the animal shelter last week?", T("2024-05-22T12:00:00Z"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_REQUIRE(r->time_range != NULL); /* a temporal question: a second, ranged search ran */
+  int adopt = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "golden retriever");
+  int bus = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "bus shelter");
+  EG_REQUIRE(adopt >= 0 && bus >= 0);
+  EG_CHECK(signal_of(r->items[adopt], "bm25") > 0.99f);
+  float weak = signal_of(r->items[bus], "bm25");
+  if (!EG_CHECK(weak > 0 && weak < 0.8f)) fprintf(stderr, "  bm25 of the one-word match: %.3f\n", weak);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 static void test_multi_session(void) {
   const char *const a[] = {"user", "For my triathlon training I bought a carbon road bike.", "assistant", "Nice."};
   const char *const b[] = {"user", "My triathlon coach gave me a swimming plan: three pool sessions a week.",
@@ -370,6 +399,7 @@ int main(void) {
   EG_RUN(test_start);
   EG_RUN(test_knowledge_update);
   EG_RUN(test_temporal);
+  EG_RUN(test_bm25_across_searches);
   EG_RUN(test_multi_session);
   EG_RUN(test_clause_in_long_message);
   EG_RUN(test_premise_walk);
