@@ -51,6 +51,13 @@ static int find_item(const Engram__V1__RecallResponse *r, Engram__V1__ItemKind k
   return -1;
 }
 
+/* An item's signal by name, NULL when it has none. */
+static const Engram__V1__SignalScore *find_signal(const Engram__V1__RecallItem *it, const char *name) {
+  for (size_t k = 0; k < it->n_signals; k++)
+    if (!strcmp(it->signals[k]->signal, name)) return it->signals[k];
+  return NULL;
+}
+
 static void ingest(const char *tenant, const char *sid, const char *when, const char *const *msgs, size_t n) {
   eg_err e;
   EG_REQUIRE(ic_session(ing, tenant, "u1", sid, T(when), msgs, n, false, NULL, &e) == EG_OK);
@@ -119,13 +126,6 @@ static void test_temporal(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
-/* The value of an item's signal, -1 when it has none. */
-static float signal_of(const Engram__V1__RecallItem *it, const char *name) {
-  for (size_t k = 0; k < it->n_signals; k++)
-    if (!strcmp(it->signals[k]->signal, name)) return it->signals[k]->value;
-  return -1;
-}
-
 /* BM25 is measured against the question's best match over all its searches: the search
  * narrowed to the question's time range finds only a chunk that shares one word with the
  * question, and that chunk must not score as the best match. */
@@ -135,16 +135,19 @@ static void test_bm25_across_searches(void) {
   const char *const b[] = {"user", "Is there a bus shelter near the stadium?", "assistant", "Yes, on Gate Road."};
   ingest("bm", "adopt", "2024-03-01T10:00:00Z", a, 2);
   ingest("bm", "bus", "2024-05-15T10:00:00Z", b, 2);
-  Engram__V1__RecallResponse *r =
-      recall_at("bm", "Which dog did I adopt from the animal shelter last week?", T("2024-05-22T12:00:00Z"), NULL, NULL);
+  const char *q = "Which dog did I adopt from the animal shelter last week?";
+  Engram__V1__RecallResponse *r = recall_at("bm", q, T("2024-05-22T12:00:00Z"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_REQUIRE(r->time_range != NULL); /* a temporal question: a second, ranged search ran */
   int adopt = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "golden retriever");
   int bus = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "bus shelter");
   EG_REQUIRE(adopt >= 0 && bus >= 0);
-  EG_CHECK(signal_of(r->items[adopt], "bm25") > 0.99f);
-  float weak = signal_of(r->items[bus], "bm25");
-  if (!EG_CHECK(weak > 0 && weak < 0.8f)) fprintf(stderr, "  bm25 of the one-word match: %.3f\n", weak);
+  const Engram__V1__SignalScore *strong = find_signal(r->items[adopt], "bm25");
+  const Engram__V1__SignalScore *weak = find_signal(r->items[bus], "bm25");
+  EG_REQUIRE(strong && weak);
+  EG_CHECK(strong->value > 0.99f);
+  if (!EG_CHECK(weak->value > 0 && weak->value < 0.8f))
+    fprintf(stderr, "  bm25 of the one-word match: %.3f\n", weak->value);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
@@ -187,10 +190,8 @@ static void test_clause_in_long_message(void) {
   EG_REQUIRE(i >= 0);
   EG_CHECK(i < find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "wedding venues") ||
            find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "wedding venues") < 0);
-  float sentence = -1;
-  for (size_t k = 0; k < r->items[i]->n_signals; k++)
-    if (!strcmp(r->items[i]->signals[k]->signal, "sentence")) sentence = r->items[i]->signals[k]->value;
-  EG_CHECK(sentence >= 0.6f); /* cousin, Lena, wedding in one sentence */
+  const Engram__V1__SignalScore *sentence = find_signal(r->items[i], "sentence");
+  EG_CHECK(sentence && sentence->value >= 0.6f); /* cousin, Lena, wedding in one sentence */
   protobuf_c_message_free_unpacked(&r->base, NULL);
   /* with the sentence weight zero, the signal is not computed */
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
@@ -209,8 +210,8 @@ static void test_clause_in_long_message(void) {
                           &e) == EG_OK);
   r = (void *)m;
   i = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Grand Ballroom");
-  for (size_t k = 0; i >= 0 && k < r->items[i]->n_signals; k++)
-    if (!strcmp(r->items[i]->signals[k]->signal, "sentence")) EG_CHECK(r->items[i]->signals[k]->value == 0);
+  sentence = i >= 0 ? find_signal(r->items[i], "sentence") : NULL;
+  EG_CHECK(!sentence || sentence->value == 0);
   protobuf_c_message_free_unpacked(m, NULL);
 }
 
@@ -374,8 +375,7 @@ static void test_remote_models(void) {
     for (size_t i = 0; i < r->n_items && first < 0; i++)
       if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) first = (int)i;
     EG_REQUIRE(first >= 0);
-    for (size_t i = 0; i < r->items[first]->n_signals; i++)
-      rerank_signal |= strcmp(r->items[first]->signals[i]->signal, "rerank") == 0;
+    rerank_signal = find_signal(r->items[first], "rerank") != NULL;
     EG_CHECK(rerank_stage);
     EG_CHECK_INT(llm_variant, round == 0);
     EG_CHECK_INT(rerank_signal, round == 0);
