@@ -192,10 +192,13 @@ static bool has_update_cue(const char *q) {
   low[0] = ' ';
   for (size_t i = 0; i < n; i++) low[i + 1] = (char)((q[i] >= 'A' && q[i] <= 'Z') ? q[i] + 32 : q[i]);
   low[n + 1] = 0;
+  /* "from earliest to latest" orders events; it does not ask for the current one */
+  bool ordering = strstr(low, " earliest") != NULL;
   for (size_t i = 0; i < sizeof cues / sizeof *cues; i++) {
-    const char *p = strstr(low, cues[i]);
     size_t l = strlen(cues[i]);
-    if (p && (p[-1] == ' ') && !((p[l] >= 'a' && p[l] <= 'z'))) return true;
+    if (ordering && !strcmp(cues[i], "latest")) continue;
+    for (const char *p = low; (p = strstr(p, cues[i])) != NULL; p += l)
+      if (p[-1] == ' ' && !(p[l] >= 'a' && p[l] <= 'z')) return true;
   }
   return false;
 }

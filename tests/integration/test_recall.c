@@ -103,6 +103,22 @@ static void test_knowledge_update(void) {
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "London") >= 0);
   EG_CHECK(r->n_timings >= 4);
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* a question about the current state weighs recency; one that orders events does not */
+  static const struct {
+    const char *q;
+    bool recency;
+  } cues[] = {{"Which is the latest city I moved to?", true},
+              {"Is the snowstorm over, and where do I live now?", true}, /* "now" after "snowstorm" */
+              {"List the cities I lived in, from earliest to latest.", false}};
+  for (size_t k = 0; k < sizeof cues / sizeof *cues; k++) {
+    r = recall_at("t", cues[k].q, T("2024-07-01"), NULL, NULL);
+    EG_REQUIRE(r != NULL);
+    int c = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "London");
+    EG_REQUIRE(c >= 0);
+    const Engram__V1__SignalScore *rec = find_signal(r->items[c], "recency");
+    if (!EG_CHECK((rec && rec->value > 0) == cues[k].recency)) fprintf(stderr, "  %s\n", cues[k].q);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+  }
 }
 
 static void test_temporal(void) {
