@@ -395,7 +395,8 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
     return eg_err_set(err, EG_EINVAL, "max_depth above the limit of %u", g->limits.max_depth);
   if (req->max_fanout > g->limits.max_fanout)
     return eg_err_set(err, EG_EINVAL, "max_fanout above the limit of %u", g->limits.max_fanout);
-  uint32_t depth = cap(req->max_depth, 8, g->limits.max_depth), fanout = cap(req->max_fanout, 16, g->limits.max_fanout);
+  uint32_t depth = cap(req->max_depth, 8, g->limits.max_depth);
+  uint32_t fanout = cap(req->max_fanout, 16, g->limits.max_fanout);
   int64_t va = eg_bound_or_now(req->valid_at), ka = eg_bound_or_now(req->known_at);
   uint64_t t = 0;
   bool tenant_known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
