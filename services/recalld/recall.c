@@ -203,10 +203,14 @@ static bool has_update_cue(const char *q) {
   return false;
 }
 
-/* The query's date expressions → one time range [from, to). */
-static void concretize(rc_ctx *c, const char *q) {
+/* The query's date expressions → one time range [from, to). Returns the query with them
+ * blanked out: the range carries them, and as search words "two weeks ago" would favour
+ * whatever else was said "two weeks ago". */
+static char *concretize(rc_ctx *c, const char *q) {
   eg_date d[8];
   size_t n = eg_dates_find(q, c->tq, d, 8);
+  char *undated = eg_arena_strndup(c->a, q, strlen(q));
+  for (size_t i = 0; i < n && undated; i++) memset(undated + d[i].start, ' ', d[i].end - d[i].start);
   for (size_t i = 0; i < n; i++) {
     int64_t from = d[i].from, to = d[i].kind == EG_DATE_DAY ? d[i].from + DAY : d[i].to;
     if (d[i].kind == EG_DATE_SINCE || !to) to = c->tq + 1;
@@ -214,6 +218,7 @@ static void concretize(rc_ctx *c, const char *q) {
     if (!c->temporal || to > c->to) c->to = to;
     c->temporal = true;
   }
+  return undated ? undated : (char *)q;
 }
 
 typedef struct variants {
@@ -276,7 +281,7 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
 static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const char *q = c->req->query;
   add_variant(vs, (char *)q);
-  concretize(c, q);
+  const char *undated = concretize(c, q);
   c->update_cue = has_update_cue(q);
   /* stemmed keywords (for fact matching) and plain keywords (a BM25-friendly variant) */
   c->keywords = eg_arena_calloc(c->a, 64, sizeof *c->keywords);
@@ -290,7 +295,7 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   eg_buf kw = EG_BUF_INIT;
   words plain = {.c = c, .out = &kw};
   if (expand && (t = eg_tokenizer_new(EG_TOK_STOPWORDS))) {
-    eg_tokenize(t, q, strlen(q), on_keyword, &plain);
+    eg_tokenize(t, undated, strlen(undated), on_keyword, &plain);
     eg_tokenizer_free(t);
   }
   char *keywords = kw.len ? eg_arena_strndup(c->a, kw.data, kw.len) : NULL;
@@ -304,7 +309,10 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   eg_enriched e = {0};
   eg_code rc = eg_enrich_rules(&ectx, &seg, 1, c->a, &e, err);
   if (rc) return rc;
-  if (expand && c->temporal) add_variant(vs, e.latent);
+  if (expand && c->temporal) {
+    add_variant(vs, e.latent);
+    if (vs->n && vs->v[vs->n - 1] == e.latent) c->dated_variant = vs->n;
+  }
   char *aliases = resolve_seeds(c, &e, err);
   if (err->code) return err->code;
   if (expand && aliases) add_variant(vs, eg_arena_sprintf(c->a, "%s %s", keywords ? keywords : q, aliases));
@@ -404,7 +412,7 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       }
       if (h->content_sim > x->content) x->content = h->content_sim;
       if (h->latent_sim > x->latent) x->latent = h->latent_sim;
-      float bm = best[q] > 0 ? h->bm25 / best[q] : 0;
+      float bm = best[q] > 0 && q + 1 != c->dated_variant ? h->bm25 / best[q] : 0;
       if (bm > x->bm25) x->bm25 = bm;
     }
 }
