@@ -23,7 +23,6 @@
 #include "services/recalld/recall_int.h"
 
 #define DAY EG_US_PER_DAY
-#define MAX_VARIANTS 7 /* query, keywords, dated, aliases, 3 from an LLM */
 #define MAX_SEEDS 16
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
 
@@ -222,12 +221,12 @@ static char *concretize(rc_ctx *c, const char *q) {
 }
 
 typedef struct variants {
-  char *v[MAX_VARIANTS];
+  char *v[RC_MAX_VARIANTS];
   size_t n;
 } variants;
 
 static void add_variant(variants *vs, char *v) {
-  if (!v || !*v || vs->n == MAX_VARIANTS) return;
+  if (!v || !*v || vs->n == RC_MAX_VARIANTS) return;
   for (size_t i = 0; i < vs->n; i++)
     if (strcmp(vs->v[i], v) == 0) return;
   vs->v[vs->n++] = v;
@@ -379,19 +378,12 @@ static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
   return ch->time >= c->to && ch->time < c->to + AFTER_RANGE ? 0.5f : 0;
 }
 
-/* The best raw BM25 score of each variant over the responses, so that every search's hits are
- * normalized against the same best: a search narrowed to a time range or to entities has a
- * weaker best, and normalized on its own a chunk matching one common word of the question
- * would score as high as the strongest match of the unfiltered search. */
-static void bm25_best(const Engram__V1__SearchResponse *r, float *best, size_t n_best) {
-  for (size_t q = 0; r && q < r->n_results && q < n_best; q++)
-    for (size_t i = 0; i < r->results[q]->n_hits; i++)
-      if (r->results[q]->hits[i]->bm25 > best[q]) best[q] = r->results[q]->hits[i]->bm25;
-}
-
-/* Merge the hits of a search response into the chunk candidates (best: bm25_best). */
-static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, const float *best, bool expansion,
-                      size_t cap) {
+/* Merge the hits of a search response into the chunk candidates, and raise each variant's
+ * best raw BM25 (fuse_chunks divides by it: every search's hits against the same best, for
+ * a search narrowed to a time range or to entities has a weaker one, and normalized on its
+ * own a chunk matching one common word of the question would score as high as the
+ * strongest match of the unfiltered search). */
+static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion, size_t cap) {
   for (size_t q = 0; r && q < r->n_results; q++)
     for (size_t i = 0; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
@@ -412,8 +404,8 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       }
       if (h->content_sim > x->content) x->content = h->content_sim;
       if (h->latent_sim > x->latent) x->latent = h->latent_sim;
-      float bm = best[q] > 0 && q + 1 != c->dated_variant ? h->bm25 / best[q] : 0;
-      if (bm > x->bm25) x->bm25 = bm;
+      if (q < RC_MAX_VARIANTS && h->bm25 > x->bm25_raw[q]) x->bm25_raw[q] = h->bm25;
+      if (q < RC_MAX_VARIANTS && h->bm25 > c->bm25_best[q]) c->bm25_best[q] = h->bm25;
     }
 }
 
@@ -442,6 +434,10 @@ static int by_score_fact(const void *a, const void *b) {
 static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
+    x->bm25 = 0;
+    for (size_t q = 0; q < RC_MAX_VARIANTS; q++)
+      if (c->bm25_best[q] > 0 && q + 1 != c->dated_variant && x->bm25_raw[q] / c->bm25_best[q] > x->bm25)
+        x->bm25 = x->bm25_raw[q] / c->bm25_best[q];
     x->temporal = temporal_fit(c, x->chunk);
     x->sentence = 0;
     double age = (double)(c->tq - x->chunk->time) / (double)DAY;
@@ -639,9 +635,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   if (!c->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_map *seen = eg_map_new();
   if (!seen) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  float best[MAX_VARIANTS] = {0};
-  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) bm25_best((void *)rs[i].resp, best, MAX_VARIANTS);
-  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) take_hits(c, seen, (void *)rs[i].resp, best, false, cap);
+  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) take_hits(c, seen, (void *)rs[i].resp, false, cap);
   weights w = weights_of(c);
   fuse_chunks(c, &w);
   /* chunk-level expansion: the entities of the top chunks → more chunks about them */
@@ -663,8 +657,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     if (ex && eg_rpc_unary(c->vectord, "/engram.v1.Vector/Search", &ex->base,
                            &engram__v1__search_response__descriptor, 0, &er, &e2) == EG_OK) {
       own(c, er);
-      bm25_best((void *)er, best, 1);
-      take_hits(c, seen, (void *)er, best, true, cap);
+      take_hits(c, seen, (void *)er, true, cap);
       fuse_chunks(c, &w);
     }
   }

@@ -18,10 +18,13 @@ struct eg_recall {
   eg_series *m_calls, *m_nothing, *m_llm_fallbacks, *m_rerank_failures;
 };
 
+#define RC_MAX_VARIANTS 7 /* query, keywords, dated, aliases, 3 from an LLM */
+
 /* A chunk candidate, its signals and fused score. */
 typedef struct rc_chunk {
   const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
   float content, latent, bm25, temporal, recency, score;
+  float bm25_raw[RC_MAX_VARIANTS]; /* per query variant, as vectord scored it */
   float sentence;                 /* keywords in its best sentence (the head only) */
   float rerank;                   /* the cross-encoder's score, when reranked */
   bool reranked;
@@ -67,6 +70,7 @@ typedef struct rc_ctx {
   size_t n_seeds;
   rc_chunk *chunks;
   size_t n_chunks;
+  float bm25_best[RC_MAX_VARIANTS]; /* per variant, the best raw BM25 of all the searches */
   rc_fact *facts;
   size_t n_facts;
   rc_path *paths;
