@@ -203,16 +203,13 @@ static bool has_update_cue(const char *q) {
 }
 
 /* The query's date expressions → one time range [from, to). Returns the query with them
- * blanked out, for the keyword variant: the range carries them, and as search words "two
- * weeks ago" would favour whatever else was said "two weeks ago". A day they name goes
- * into *days instead ("2023-06-17"), as the stored latent texts write it. */
-static char *concretize(rc_ctx *c, const char *q, eg_buf *days) {
+ * blanked out: the range carries them, and as search words "two weeks ago" would favour
+ * whatever else was said "two weeks ago". */
+static char *concretize(rc_ctx *c, const char *q) {
   eg_date d[8];
   size_t n = eg_dates_find(q, c->tq, d, 8);
   char *undated = eg_arena_strndup(c->a, q, strlen(q));
   for (size_t i = 0; i < n && undated; i++) memset(undated + d[i].start, ' ', d[i].end - d[i].start);
-  for (size_t i = 0; i < n; i++)
-    if (d[i].kind == EG_DATE_DAY) eg_buf_printf(days, "%s%s", days->len ? " " : "", d[i].label);
   for (size_t i = 0; i < n; i++) {
     int64_t from = d[i].from, to = d[i].kind == EG_DATE_DAY ? d[i].from + DAY : d[i].to;
     if (d[i].kind == EG_DATE_SINCE || !to) to = c->tq + 1;
@@ -283,27 +280,25 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
 static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const char *q = c->req->query;
   add_variant(vs, (char *)q);
+  const char *undated = concretize(c, q);
   c->update_cue = has_update_cue(q);
   /* stemmed keywords (for fact matching) and plain keywords (a BM25-friendly variant) */
   c->keywords = eg_arena_calloc(c->a, 64, sizeof *c->keywords);
   words stems = {.c = c, .list = c->keywords, .cap = 64};
   c->stemmer = eg_tokenizer_new(EG_TOK_STEM); /* freed at the end of the Recall */
   if (!c->stemmer || !c->keywords) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_buf kw = EG_BUF_INIT, days = EG_BUF_INIT;
-  const char *undated = concretize(c, q, &days);
   eg_tokenize(c->stemmer, q, strlen(q), on_keyword, &stems);
   c->n_keywords = stems.n;
   eg_tokenizer *t;
   bool expand = c->req->expansion != ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE;
+  eg_buf kw = EG_BUF_INIT;
   words plain = {.c = c, .out = &kw};
   if (expand && (t = eg_tokenizer_new(EG_TOK_STOPWORDS))) {
     eg_tokenize(t, undated, strlen(undated), on_keyword, &plain);
     eg_tokenizer_free(t);
   }
-  if (days.len) eg_buf_printf(&kw, "%s%.*s", kw.len ? " " : "", (int)days.len, days.data);
   char *keywords = kw.len ? eg_arena_strndup(c->a, kw.data, kw.len) : NULL;
   eg_buf_free(&kw);
-  eg_buf_free(&days);
   if (expand) add_variant(vs, keywords);
   /* The rules enricher reads the question as the ingest path read the conversations: the
    * entities it names (the user for "I", "my") and, for a dated question, its latent

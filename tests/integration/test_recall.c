@@ -167,25 +167,23 @@ static void test_bm25_across_searches(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
-/* A dated question: its date words go to the time range and the keyword variant has the
- * day they name instead; the dated (latent-form) variant is searched densely only — as
- * BM25 words, its template ("the user", the day it was asked) would score a one-word chunk
- * of the day it was asked. */
+/* A dated question: its date words go to the time range, not to the keyword variant, and
+ * the dated (latent-form) variant is searched densely only — as BM25 words, its template
+ * ("the user", the date's digits) would score a one-word chunk of that day. */
 static void test_dated_question_words(void) {
   const char *const race[] = {"user", "I ran the spring charity 10K race downtown.", "assistant", "Well done!"};
   const char *const hello[] = {"user", "hello", "assistant", "Hello! How can I help you today?"};
   ingest("dw", "race", "2024-05-08T09:00:00Z", race, 2);
-  ingest("dw", "hello", "2024-05-22T08:00:00Z", hello, 2);
+  ingest("dw", "hello", "2024-05-08T18:00:00Z", hello, 2);
   Engram__V1__RecallResponse *r =
       recall_at("dw", "What sports event did I take part in two weeks ago?", T("2024-05-22T12:00:00Z"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_REQUIRE(r->time_range != NULL && r->n_variants >= 3);
-  if (!EG_CHECK(strstr(r->variants[1], "sports") && strstr(r->variants[1], "2024-05-08") &&
-                !strstr(r->variants[1], "weeks") && !strstr(r->variants[1], "ago")))
+  if (!EG_CHECK(strstr(r->variants[1], "sports") && !strstr(r->variants[1], "weeks") && !strstr(r->variants[1], "ago")))
     fprintf(stderr, "  keyword variant: %s\n", r->variants[1]);
   EG_CHECK(strstr(r->variants[2], "2024-05-08") != NULL); /* the dated variant */
   int h = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "How can I help");
-  EG_REQUIRE(h >= 0); /* within two weeks after the range: found by the ranged search */
+  EG_REQUIRE(h >= 0); /* in the range: found by the ranged search */
   const Engram__V1__SignalScore *bm = find_signal(r->items[h], "bm25");
   if (!EG_CHECK(!bm || bm->value == 0)) fprintf(stderr, "  bm25 of the greeting: %.3f\n", bm->value);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "charity 10K") < h);
