@@ -169,7 +169,7 @@ static void test_bm25_across_searches(void) {
 
 /* A dated question: its date words go to the time range, not to the keyword variant, and
  * the dated (latent-form) variant is searched densely only — as BM25 words, its template
- * ("the user", the date's digits) would score a one-word chunk of that day. */
+ * ("the user", the day it names) would score a one-word chunk of that day. */
 static void test_dated_question_words(void) {
   const char *const race[] = {"user", "I ran the spring charity 10K race downtown.", "assistant", "Well done!"};
   const char *const hello[] = {"user", "hello", "assistant", "Hello! How can I help you today?"};
