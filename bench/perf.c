@@ -122,6 +122,10 @@ int eg_bperf_main(int argc, char **argv) {
   int clients = argc > 3 ? atoi(argv[3]) : 16;
   long calls = argc > 4 ? atol(argv[4]) : questions;
   const char *data = argc > 5 ? argv[5] : EG_LME_DEFAULT;
+  if (questions < 1 || questions > 100000 || clients < 1 || clients > 256 || calls < 1 || calls > 10000000) {
+    fprintf(stderr, "usage: engram-bench perf [questions 1..100000] [embedder] [clients 1..256] [calls>=1] [data]\n");
+    return 2;
+  }
   eg_log_init("bench", EG_LOG_WARN);
   run r = {.max_q = (size_t)questions, .calls = calls};
   r.q = calloc((size_t)questions, sizeof *r.q);
@@ -149,7 +153,6 @@ int eg_bperf_main(int argc, char **argv) {
   for (int s = 0; s < MAX_STAGES; s++) r.stage_lat[s] = calloc((size_t)calls, sizeof(int64_t));
   pthread_mutex_init(&r.mu, NULL);
   pthread_t th[256];
-  if (clients > 256) clients = 256;
   int64_t t0 = eg_time_mono_us();
   for (int i = 0; i < clients; i++) pthread_create(&th[i], NULL, client, &r);
   for (int i = 0; i < clients; i++) pthread_join(th[i], NULL);

@@ -172,6 +172,10 @@ static double logged(const char *path, const char *id, const char *sys, const ch
 }
 
 static void test_lme(void) {
+  /* arguments that are not counts get the usage, not a run (perf and load: positional) */
+  EG_CHECK(eg_test_system("%s/engram-bench perf --help 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench perf 3 glove 0 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench load --help 2>/dev/null", EG_BINARY_DIR) == 2);
   /* an --out that would overwrite the data is refused */
   EG_CHECK(eg_test_system("%s/engram-bench lme --data %s/tiny-lme.jsonl --out %s/tiny-lme 2>/dev/null", EG_BINARY_DIR,
                           dir, dir) != 0);
