@@ -388,26 +388,6 @@ static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int6
   return corroborations(g, t, claim, va, ka, a, cs, err);
 }
 
-/* The claim's History (its subject and relation, at the walk's known_at), for a caller that
- * shows superseded values beside the status: one round trip instead of one per claim. */
-static eg_code claim_history(eg_graph *g, const Engram__V1__WalkRequest *req, const Engram__V1__Edge *claim,
-                             eg_arena *a, Engram__V1__ClaimStatus *cs, eg_err *err) {
-  Engram__V1__EntityRef subject = ENGRAM__V1__ENTITY_REF__INIT;
-  subject.ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
-  subject.id = claim->subject;
-  Engram__V1__HistoryRequest hr = ENGRAM__V1__HISTORY_REQUEST__INIT;
-  hr.scope = req->scope;
-  hr.subject = &subject;
-  hr.relation = claim->relation;
-  hr.known_at = req->known_at;
-  hr.limit = req->history_limit;
-  Engram__V1__HistoryResponse h = ENGRAM__V1__HISTORY_RESPONSE__INIT;
-  eg_code rc = eg_graph_history(g, &hr, a, &h, err);
-  cs->history = h.entries;
-  cs->n_history = h.n_entries;
-  return rc;
-}
-
 eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena *a,
                       Engram__V1__WalkResponse *resp, eg_err *err) {
   if (req->n_claims > 1000) return eg_err_set(err, EG_EINVAL, "more than 1000 claims");
@@ -435,7 +415,6 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
     if (rc) return rc;
     if (claim->t_commit > ka) continue; /* not known at known_at */
     if ((rc = walk_claim(g, t, claim, va, ka, depth, fanout, a, cs, err))) return rc;
-    if (req->history_limit && (rc = claim_history(g, req, claim, a, cs, err))) return rc;
     eg_series_add(g->m_walks, 1);
     if (cs->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
       eg_series_add(g->m_stale, 1);

@@ -526,33 +526,52 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
 static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   if (!c->n_facts) return EG_OK;
   size_t n = c->n_facts;
+  eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
   uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
-  if (!claims) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) claims[i] = c->facts[i].edge->id;
-  /* one Walk: the premise walk's status and the history of every fact */
+  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
+  Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
+  if (!rs || !claims || !hs || !refs) return eg_err_set(err, EG_ENOMEM, "out of memory");
   Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
   wr.scope = &c->scope;
   wr.claims = claims;
   wr.n_claims = n;
   wr.valid_at = c->valid_at;
   wr.known_at = c->known_at;
-  wr.history_limit = 16;
-  ProtobufCMessage *resp = NULL;
-  eg_err e;
-  if (eg_rpc_unary(c->graphd, "/engram.v1.Graph/Walk", &wr.base, &engram__v1__walk_response__descriptor, 0, &resp, &e))
-    return eg_err_set(err, e.code, "graphd: %s", e.msg);
-  own(c, resp);
-  const Engram__V1__WalkResponse *w = (void *)resp;
-  for (size_t i = 0; i < n && i < w->n_statuses; i++) {
+  for (size_t i = 0; i < n; i++) {
+    claims[i] = c->facts[i].edge->id;
+    engram__v1__entity_ref__init(&refs[i]);
+    refs[i].ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
+    refs[i].id = c->facts[i].edge->subject;
+    engram__v1__history_request__init(&hs[i]);
+    hs[i].scope = &c->scope;
+    hs[i].subject = &refs[i];
+    hs[i].relation = c->facts[i].edge->relation;
+    hs[i].known_at = c->known_at;
+    hs[i].limit = 16;
+    rs[i] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[i].base,
+                             &engram__v1__history_response__descriptor, NULL, {0, ""}};
+  }
+  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base,
+                           &engram__v1__walk_response__descriptor, NULL, {0, ""}};
+  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
+  for (size_t i = 0; i <= n; i++) own(c, rs[i].resp);
+  if (rc) {
+    for (size_t i = 0; i <= n; i++)
+      if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
+  }
+  const Engram__V1__WalkResponse *w = (void *)rs[n].resp;
+  for (size_t i = 0; i < n; i++) {
     rc_fact *f = &c->facts[i];
-    const Engram__V1__ClaimStatus *s = w->statuses[i];
-    f->status = s->status;
-    f->superseding = s->superseding;
-    f->history = eg_arena_calloc(c->a, s->n_history ? s->n_history : 1, sizeof *f->history);
-    for (size_t h = 0; f->history && h < s->n_history; h++)
-      if (s->history[h]->superseded && s->history[h]->edge->id != f->edge->id &&
-          s->history[h]->edge->op != ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
-        f->history[f->n_history++] = s->history[h]->edge;
+    if (w && i < w->n_statuses) {
+      f->status = w->statuses[i]->status;
+      f->superseding = w->statuses[i]->superseding;
+    }
+    const Engram__V1__HistoryResponse *h = (void *)rs[i].resp;
+    f->history = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *f->history);
+    for (size_t e = 0; h && f->history && e < h->n_entries; e++)
+      if (h->entries[e]->superseded && h->entries[e]->edge->id != f->edge->id &&
+          h->entries[e]->edge->op != ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
+        f->history[f->n_history++] = h->entries[e]->edge;
   }
   return EG_OK;
 }

@@ -92,60 +92,6 @@ static void test_diet(void) {
   protobuf_c_message_free_unpacked(resp, NULL);
 }
 
-/* Walk with history_limit: each claim's History comes with its status, in one call. */
-static Engram__V1__WalkResponse *walk_history(const char *tenant, uint64_t *claims, size_t n, int64_t known_at,
-                                              uint32_t limit) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  Engram__V1__WalkRequest req = ENGRAM__V1__WALK_REQUEST__INIT;
-  req.scope = &scope;
-  req.claims = claims;
-  req.n_claims = n;
-  req.known_at = known_at;
-  req.history_limit = limit;
-  ProtobufCMessage *resp = NULL;
-  eg_err e;
-  if (gc_call(cl, "Walk", &req.base, &engram__v1__walk_response__descriptor, &resp, &e)) return NULL;
-  return (void *)resp;
-}
-
-static void test_walk_history(void) {
-  const char *t = "walk-history";
-  uint64_t paris = commit(t, (eg_edge_spec){.subject = "Sam", .relation = "LIVES_IN", .object = "Paris",
-                                            .valid_from = T("2019-05-01"), .t_commit = T("2019-05-02")});
-  uint64_t london = commit(t, (eg_edge_spec){.subject = "Sam", .relation = "LIVES_IN", .object = "London",
-                                             .valid_from = T("2024-10-01"), .t_commit = T("2025-03-10")});
-  EG_REQUIRE(paris && london);
-  uint64_t claims[2] = {london, paris};
-  Engram__V1__WalkResponse *w = walk_history(t, claims, 2, 0, 16);
-  EG_REQUIRE(w && w->n_statuses == 2);
-  for (size_t i = 0; i < 2; i++) { /* the same chain for both: Paris, superseded by London */
-    const Engram__V1__ClaimStatus *s = w->statuses[i];
-    EG_REQUIRE(s->n_history == 2);
-    EG_CHECK_INT(s->history[0]->edge->id, paris);
-    EG_CHECK(s->history[0]->superseded);
-    EG_CHECK_INT(s->history[0]->superseded_by, london);
-    EG_CHECK_INT(s->history[1]->edge->id, london);
-    EG_CHECK(!s->history[1]->superseded);
-  }
-  EG_CHECK_INT(w->statuses[1]->status, SUPERSEDED);
-  protobuf_c_message_free_unpacked(&w->base, NULL);
-  /* as known before the move was reported: Paris alone, current */
-  w = walk_history(t, claims + 1, 1, T("2025-01-01"), 16);
-  EG_REQUIRE(w && w->n_statuses == 1 && w->statuses[0]->n_history == 1);
-  EG_CHECK(!w->statuses[0]->history[0]->superseded);
-  protobuf_c_message_free_unpacked(&w->base, NULL);
-  /* the limit keeps the newest; without one, no history */
-  w = walk_history(t, claims, 1, 0, 1);
-  EG_REQUIRE(w && w->n_statuses == 1 && w->statuses[0]->n_history == 1);
-  EG_CHECK_INT(w->statuses[0]->history[0]->edge->id, london);
-  protobuf_c_message_free_unpacked(&w->base, NULL);
-  w = walk_history(t, claims, 1, 0, 0);
-  EG_REQUIRE(w && w->n_statuses == 1);
-  EG_CHECK_INT(w->statuses[0]->n_history, 0);
-  protobuf_c_message_free_unpacked(&w->base, NULL);
-}
-
 /* Told in March 2025 that the move to London happened the previous October. */
 static void test_late_report(void) {
   const char *t = "late";
@@ -604,7 +550,6 @@ int main(void) {
   EG_RUN(test_retract_valid_to_many_ties);
   EG_RUN(test_premise_walk);
   EG_RUN(test_walk_depth_cap);
-  EG_RUN(test_walk_history);
   EG_RUN(test_corroborated);
   EG_RUN(test_all_or_nothing);
   EG_RUN(test_tenant_isolation);
