@@ -123,7 +123,7 @@ int eg_bperf_main(int argc, char **argv) {
   long calls = argc > 4 ? atol(argv[4]) : questions;
   const char *data = argc > 5 ? argv[5] : EG_LME_DEFAULT;
   if (questions < 1 || questions > 100000 || clients < 1 || clients > 256 || calls < 1 || calls > 10000000) {
-    fprintf(stderr, "usage: engram-bench perf [questions 1..100000] [embedder] [clients 1..256] [calls>=1] [data]\n");
+    fprintf(stderr, "usage: engram-bench perf [questions 1..100000] [embedder] [clients 1..256] [calls 1..10000000] [data]\n");
     return 2;
   }
   eg_log_init("bench", EG_LOG_WARN);

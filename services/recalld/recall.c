@@ -404,8 +404,9 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       }
       if (h->content_sim > x->content) x->content = h->content_sim;
       if (h->latent_sim > x->latent) x->latent = h->latent_sim;
-      if (q < RC_MAX_VARIANTS && h->bm25 > x->bm25_raw[q]) x->bm25_raw[q] = h->bm25;
-      if (q < RC_MAX_VARIANTS && h->bm25 > c->bm25_best[q]) c->bm25_best[q] = h->bm25;
+      if (q >= RC_MAX_VARIANTS) continue;
+      if (h->bm25 > x->bm25_raw[q]) x->bm25_raw[q] = h->bm25;
+      if (h->bm25 > c->bm25_best[q]) c->bm25_best[q] = h->bm25;
     }
 }
 

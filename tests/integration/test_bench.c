@@ -171,11 +171,14 @@ static double logged(const char *path, const char *id, const char *sys, const ch
   return v;
 }
 
-static void test_lme(void) {
-  /* arguments that are not counts get the usage, not a run (perf and load: positional) */
+/* perf and load take positional counts: what is not one gets the usage, not a run */
+static void test_bad_counts(void) {
   EG_CHECK(eg_test_system("%s/engram-bench perf --help 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench perf 3 glove 0 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench load --help 2>/dev/null", EG_BINARY_DIR) == 2);
+}
+
+static void test_lme(void) {
   /* an --out that would overwrite the data is refused */
   EG_CHECK(eg_test_system("%s/engram-bench lme --data %s/tiny-lme.jsonl --out %s/tiny-lme 2>/dev/null", EG_BINARY_DIR,
                           dir, dir) != 0);
@@ -275,6 +278,7 @@ int main(void) {
   write_lme(path);
   snprintf(path, sizeof path, "%s/tiny-locomo.json", dir);
   write_locomo(path);
+  EG_RUN(test_bad_counts);
   EG_RUN(test_lme);
   EG_RUN(test_locomo);
   EG_RUN(test_qa);
