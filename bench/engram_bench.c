@@ -31,6 +31,7 @@
 #include "bench/perf.h"
 #include "bench/qa.h"
 #include "cli/bulk.h"
+#include "common/cfg.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "tests/harness.h"
@@ -92,9 +93,19 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
     STR("--llm-model", llm_model) STR("--prompts", prompts) STR("--weights", weights) STR("--expansion", expansion)
 #undef STR
     if (!strcmp(a, "--set") && v) { *set = v; i++; continue; }
-    if (!strcmp(a, "--limit") && v) { o->limit = atol(v); i++; continue; }
-    if (!strcmp(a, "--jobs") && v) { o->jobs = atoi(v); i++; continue; }
-    if (!strcmp(a, "--k") && v) { o->k = (uint32_t)atol(v); i++; continue; }
+    int64_t n;
+#define COUNT(flag, field, lo, hi)                                                              \
+  if (!strcmp(a, flag) && v) {                                                                  \
+    if (!eg_cfg_int_in(v, lo, hi, &n)) {                                                        \
+      fprintf(stderr, "engram-bench: %s wants a whole number in %d..%d, not %s\n", flag, lo, hi, v); \
+      return -1;                                                                                \
+    }                                                                                           \
+    o->field = n;                                                                               \
+    i++;                                                                                        \
+    continue;                                                                                   \
+  }
+    COUNT("--limit", limit, 1, 1000000) COUNT("--jobs", jobs, 1, 64) COUNT("--k", k, 1, 1000)
+#undef COUNT
     if (!strcmp(a, "--resume")) { o->resume = true; continue; }
     fprintf(stderr, "engram-bench: unknown or incomplete option %s\n", a);
     return -1;

@@ -27,6 +27,7 @@
 #include "bench/lme.h"
 #include "bench/load.h"
 #include "common/auth.h"
+#include "common/cfg.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "tests/harness.h"
@@ -215,15 +216,17 @@ static int start(load *L, const char *embedder) {
 }
 
 int eg_bload_main(int argc, char **argv) {
-  int seconds = argc > 1 ? atoi(argv[1]) : 60;
-  int clients = argc > 2 ? atoi(argv[2]) : 64;
+  int64_t seconds = 60, clients = 64, groups = 24, ingest_pct = 30;
   const char *embedder = argc > 3 ? argv[3] : "use-lite";
-  long groups = argc > 4 ? atol(argv[4]) : 24;
-  int ingest_pct = argc > 5 ? atoi(argv[5]) : 30;
   const char *data = argc > 6 ? argv[6] : EG_LME_DEFAULT;
-  if (seconds < 5 || clients < 1 || clients > 1024 || groups <= PRELOAD || ingest_pct < 0 || ingest_pct > 100) {
-    fprintf(stderr, "usage: engram-bench load [seconds>=5] [clients 1..1024] [embedder] [groups>%d] [ingest_pct]\n",
-            PRELOAD);
+  if ((argc > 1 && !eg_cfg_int_in(argv[1], 5, 86400, &seconds)) ||
+      (argc > 2 && !eg_cfg_int_in(argv[2], 1, 1024, &clients)) ||
+      (argc > 4 && !eg_cfg_int_in(argv[4], PRELOAD + 1, 100000, &groups)) ||
+      (argc > 5 && !eg_cfg_int_in(argv[5], 0, 100, &ingest_pct))) {
+    fprintf(stderr,
+            "usage: engram-bench load [seconds 5..86400] [clients 1..1024] [embedder] [groups %d..100000] "
+            "[ingest_pct 0..100] [data]\n",
+            PRELOAD + 1);
     return 2;
   }
   eg_log_init("bench", EG_LOG_WARN);
@@ -244,7 +247,7 @@ int eg_bload_main(int argc, char **argv) {
   double pre_s = (double)(eg_time_mono_us() - t0) / 1e6;
   printf("load: %d clients for %d s, %d%% ingest / %d%% Recall, embedder %s, %d tenants with tokens; "
          "preload: %ld sessions of %d groups in %.0f s (%ld errors)\n",
-         clients, seconds, ingest_pct, 100 - ingest_pct, embedder, TENANTS, preloaded, PRELOAD, pre_s, L.ingest.errors);
+         (int)clients, (int)seconds, (int)ingest_pct, 100 - (int)ingest_pct, embedder, TENANTS, preloaded, PRELOAD, pre_s, L.ingest.errors);
   free(L.ingest.lat); /* the measured run starts afresh */
   L.ingest.lat = NULL;
   L.ingest.n = L.ingest.cap = L.ingest.errors = 0;

@@ -18,6 +18,7 @@
 
 #include "bench/haystack.h"
 #include "bench/perf.h"
+#include "common/cfg.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
@@ -117,15 +118,16 @@ static void pct(const char *what, int64_t *v, long n) {
 }
 
 int eg_bperf_main(int argc, char **argv) {
-  long questions = argc > 1 ? atol(argv[1]) : 301;
+  int64_t questions = 301, clients = 16, calls = 0;
   const char *embedder = argc > 2 ? argv[2] : "glove";
-  int clients = argc > 3 ? atoi(argv[3]) : 16;
-  long calls = argc > 4 ? atol(argv[4]) : questions;
   const char *data = argc > 5 ? argv[5] : EG_LME_DEFAULT;
-  if (questions < 1 || questions > 100000 || clients < 1 || clients > 256 || calls < 1 || calls > 10000000) {
+  if ((argc > 1 && !eg_cfg_int_in(argv[1], 1, 100000, &questions)) ||
+      (argc > 3 && !eg_cfg_int_in(argv[3], 1, 256, &clients)) ||
+      (argc > 4 && !eg_cfg_int_in(argv[4], 1, 10000000, &calls))) {
     fprintf(stderr, "usage: engram-bench perf [questions 1..100000] [embedder] [clients 1..256] [calls 1..10000000] [data]\n");
     return 2;
   }
+  if (!calls) calls = questions;
   eg_log_init("bench", EG_LOG_WARN);
   run r = {.max_q = (size_t)questions, .calls = calls};
   r.q = calloc((size_t)questions, sizeof *r.q);
@@ -145,7 +147,7 @@ int eg_bperf_main(int argc, char **argv) {
   printf("recall benchmark: tenant of %llu chunks (%zu questions' haystacks, %ld sessions, one user each), "
          "embedder %s, ingested in %.1f s (%llu sessions refused as too large); %d clients, %ld Recalls (k=10)\n",
          (unsigned long long)h.ingest.chunks, r.n_q, h.written.sessions, embedder, h.ingest.seconds,
-         (unsigned long long)h.ingest.failed, clients, calls);
+         (unsigned long long)h.ingest.failed, (int)clients, (long)calls);
   printf("%-44s %.2fM tokens/min (%llu tokens, 4 in flight)\n", "ingest through ingestd",
          h.ingest.seconds > 0 ? (double)h.ingest.tokens / h.ingest.seconds * 60 / 1e6 : 0,
          (unsigned long long)h.ingest.tokens);

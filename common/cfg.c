@@ -57,6 +57,13 @@ static bool parse_int(const char *s, int64_t *out) {
   return true;
 }
 
+bool eg_cfg_int_in(const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  int64_t v;
+  if (!s || !parse_int(s, &v) || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
 static bool parse_bool(const char *s, bool *out) {
   static const char *yes[] = {"1", "true", "yes", "on"}, *no[] = {"0", "false", "no", "off"};
   for (int i = 0; i < 4; i++) {

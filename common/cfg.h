@@ -65,6 +65,11 @@ bool eg_cfg_bool(const eg_cfg *cfg, const char *name);
 double eg_cfg_double(const eg_cfg *cfg, const char *name);
 eg_cfg_source eg_cfg_source_of(const eg_cfg *cfg, const char *name);
 
+/* s as a whole number within [lo, hi] — the syntax of an int option (an optional k/m/g
+ * suffix, ×1024); false for anything else. For tools that read counts from their own
+ * arguments. */
+bool eg_cfg_int_in(const char *s, int64_t lo, int64_t hi, int64_t *out);
+
 /* Positional arguments, borrowed. */
 int eg_cfg_args(const eg_cfg *cfg, char ***args);
 bool eg_cfg_help_requested(const eg_cfg *cfg);

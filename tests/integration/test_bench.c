@@ -171,11 +171,16 @@ static double logged(const char *path, const char *id, const char *sys, const ch
   return v;
 }
 
-/* perf and load take positional counts: what is not one gets the usage, not a run */
+/* A count that is not one (or out of range) gets the usage, not a run: perf and load take
+ * them positionally, lme/locomo/qa as options. */
 static void test_bad_counts(void) {
   EG_CHECK(eg_test_system("%s/engram-bench perf --help 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench perf 3 glove 0 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench perf 3x 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench load --help 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench lme --limit 1O 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench lme --jobs 0 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench locomo --k many 2>/dev/null", EG_BINARY_DIR) == 2);
 }
 
 static void test_lme(void) {

@@ -111,6 +111,23 @@ static void test_errors(void) {
   EG_CHECK_INT(load(2, a7, env, &c, &e), EG_EINVAL);
 }
 
+/* eg_cfg_int_in: an int option's syntax, within bounds, nothing else. */
+static void test_int_in(void) {
+  int64_t v = -1;
+  EG_CHECK(eg_cfg_int_in("42", 1, 100, &v) && v == 42);
+  EG_CHECK(eg_cfg_int_in("2k", 1, 4096, &v) && v == 2048);
+  EG_CHECK(eg_cfg_int_in("1", 1, 1, &v) && v == 1);
+  v = 7;
+  EG_CHECK(!eg_cfg_int_in("0", 1, 100, &v));
+  EG_CHECK(!eg_cfg_int_in("101", 1, 100, &v));
+  EG_CHECK(!eg_cfg_int_in("1O", 1, 100, &v));
+  EG_CHECK(!eg_cfg_int_in("--help", 1, 100, &v));
+  EG_CHECK(!eg_cfg_int_in("", 1, 100, &v));
+  EG_CHECK(!eg_cfg_int_in(NULL, 1, 100, &v));
+  EG_CHECK(!eg_cfg_int_in("99999999999999999999", 1, 100, &v));
+  EG_CHECK_INT(v, 7); /* untouched on failure */
+}
+
 static void test_help_and_secret(void) {
   char *env[] = {"ENGRAM_TOKEN=s3cret", NULL};
   char *argv[] = {"d", "--help", NULL};
@@ -147,5 +164,6 @@ int main(void) {
   EG_RUN(test_precedence);
   EG_RUN(test_errors);
   EG_RUN(test_help_and_secret);
+  EG_RUN(test_int_in);
   return eg_test_finish();
 }
