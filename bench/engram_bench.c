@@ -94,15 +94,16 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
 #undef STR
     if (!strcmp(a, "--set") && v) { *set = v; i++; continue; }
     int64_t n;
-#define COUNT(flag, field, lo, hi)                                                              \
-  if (!strcmp(a, flag) && v) {                                                                  \
-    if (!eg_cfg_int_in(v, lo, hi, &n)) {                                                        \
-      fprintf(stderr, "engram-bench: %s wants a whole number in %d..%d, not %s\n", flag, lo, hi, v); \
-      return -1;                                                                                \
-    }                                                                                           \
-    o->field = n;                                                                               \
-    i++;                                                                                        \
-    continue;                                                                                   \
+#define COUNT(flag, field, lo, hi)                                                         \
+  if (!strcmp(a, flag) && v) {                                                             \
+    if (!eg_cfg_int_in(v, lo, hi, &n)) {                                                   \
+      fprintf(stderr, "engram-bench: %s wants a whole number in %d..%d, not %s\n", flag, lo, \
+              hi, v);                                                                      \
+      return -1;                                                                           \
+    }                                                                                      \
+    o->field = n;                                                                          \
+    i++;                                                                                   \
+    continue;                                                                              \
   }
     COUNT("--limit", limit, 1, 1000000) COUNT("--jobs", jobs, 1, 64) COUNT("--k", k, 1, 1000)
 #undef COUNT

@@ -247,7 +247,8 @@ int eg_bload_main(int argc, char **argv) {
   double pre_s = (double)(eg_time_mono_us() - t0) / 1e6;
   printf("load: %d clients for %d s, %d%% ingest / %d%% Recall, embedder %s, %d tenants with tokens; "
          "preload: %ld sessions of %d groups in %.0f s (%ld errors)\n",
-         (int)clients, (int)seconds, (int)ingest_pct, 100 - (int)ingest_pct, embedder, TENANTS, preloaded, PRELOAD, pre_s, L.ingest.errors);
+         (int)clients, (int)seconds, (int)ingest_pct, 100 - (int)ingest_pct, embedder, TENANTS, preloaded, PRELOAD,
+         pre_s, L.ingest.errors);
   free(L.ingest.lat); /* the measured run starts afresh */
   L.ingest.lat = NULL;
   L.ingest.n = L.ingest.cap = L.ingest.errors = 0;
