@@ -84,6 +84,8 @@ static void usage(void) {
           "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n");
 }
 
+enum { MAX_JOBS = 64 }; /* worker threads of one run */
+
 static int parse(int argc, char **argv, opts *o, const char **set) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -105,7 +107,7 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
     i++;                                                                                   \
     continue;                                                                              \
   }
-    COUNT("--limit", limit, 1, 1000000) COUNT("--jobs", jobs, 1, 64) COUNT("--k", k, 1, 1000)
+    COUNT("--limit", limit, 1, 1000000) COUNT("--jobs", jobs, 1, MAX_JOBS) COUNT("--k", k, 1, 1000)
 #undef COUNT
     if (!strcmp(a, "--resume")) { o->resume = true; continue; }
     fprintf(stderr, "engram-bench: unknown or incomplete option %s\n", a);
@@ -499,10 +501,9 @@ int main(int argc, char **argv) {
   eg_cluster cl = {0};
   if (start(&r, &cl, &o)) return 1;
   r.t0 = eg_time_mono_us();
-  pthread_t th[64];
-  int jobs = o.jobs > 64 ? 64 : o.jobs;
-  for (int i = 0; i < jobs; i++) pthread_create(&th[i], NULL, worker, &r);
-  for (int i = 0; i < jobs; i++) pthread_join(th[i], NULL);
+  pthread_t th[MAX_JOBS]; /* parse keeps --jobs within 1..MAX_JOBS */
+  for (int i = 0; i < o.jobs; i++) pthread_create(&th[i], NULL, worker, &r);
+  for (int i = 0; i < o.jobs; i++) pthread_join(th[i], NULL);
   if (isatty(2)) fprintf(stderr, "\n");
   fclose(r.log);
   int rc = report(&r, argc, argv);
