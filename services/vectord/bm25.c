@@ -16,7 +16,7 @@ typedef struct posting {
   uint32_t tf;
 } posting;
 
-typedef struct term_entry {
+typedef struct eg_bm25_tentry {
   posting *p;
   uint32_t n, cap;
   uint32_t df;   /* live documents containing the term */
@@ -147,45 +147,76 @@ void eg_bm25_remove(eg_bm25 *ix, uint32_t slot) {
   d->n_terms = 0;
 }
 
-static double idf(const eg_bm25 *ix, uint32_t df) {
-  double N = (double)ix->live;
-  return log(1.0 + (N - df + 0.5) / (df + 0.5));
-}
+static double idf(double N, double df) { return log(1.0 + (N - df + 0.5) / (df + 0.5)); }
 
-static double term_score(const eg_bm25 *ix, double idf_t, uint32_t tf, uint32_t len) {
-  double avgdl = ix->live ? ix->total_len / (double)ix->live : 1.0;
-  if (avgdl <= 0) avgdl = 1.0;
+static double term_score(const eg_bm25 *ix, double avgdl, double idf_t, uint32_t tf, uint32_t len) {
   double norm = ix->k1 * (1.0 - ix->b + ix->b * (double)len / avgdl);
   return idf_t * (double)tf * (ix->k1 + 1.0) / ((double)tf + norm);
 }
 
-/* The distinct query terms present in the dictionary. */
-static size_t query_terms(const eg_bm25 *ix, const char *const *terms, size_t n, term_entry **out) {
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
+/* The distinct query terms present in the index, with the whole index's idf. */
+void eg_bm25_prepare(const eg_bm25 *ix, const char *const *terms, size_t n, eg_bm25_query *q) {
+  q->n = 0;
+  q->avgdl = ix->live && ix->total_len > 0 ? ix->total_len / (double)ix->live : 1.0;
+  for (size_t i = 0; i < n && q->n < EG_BM25_MAX_TERMS; i++) {
     bool dup = false;
     for (size_t j = 0; j < i && !dup; j++) dup = strcmp(terms[i], terms[j]) == 0;
     if (dup) continue;
     term_entry *t = eg_map_get(ix->dict, terms[i], strlen(terms[i]));
-    if (t && t->df) out[m++] = t;
+    if (!t || !t->df) continue;
+    q->t[q->n] = t;
+    q->idf[q->n++] = idf((double)ix->live, t->df);
   }
-  return m;
 }
 
-double eg_bm25_score(const eg_bm25 *ix, const char *const *terms, size_t n, uint32_t slot) {
-  if (slot >= ix->n_docs_cap || !ix->docs[slot].live || !n) return 0;
-  term_entry *qt[64];
-  size_t m = query_terms(ix, terms, n < 64 ? n : 64, qt);
+void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const uint32_t *slots,
+                            size_t n_slots, eg_bm25_keep in, void *ctx, double prior, eg_bm25_query *q) {
+  eg_bm25_prepare(ix, terms, n, q);
+  if (!ix->live || (!n_slots && prior <= 0)) return;
+  /* the subset's document frequencies: from the postings, or from the subset's documents'
+   * forward lists when those are the shorter walk */
+  uint32_t df[EG_BM25_MAX_TERMS] = {0};
+  size_t by_postings = 0, by_docs = 0;
+  double len = 0;
+  for (size_t i = 0; i < q->n; i++) by_postings += q->t[i]->n;
+  for (size_t i = 0; i < n_slots; i++) {
+    const doc *d = slots[i] < ix->n_docs_cap ? &ix->docs[slots[i]] : NULL;
+    if (!d || !d->live) continue;
+    len += d->len;
+    by_docs += d->n_terms;
+  }
+  if (by_postings <= by_docs) {
+    for (size_t i = 0; i < q->n; i++)
+      for (uint32_t j = 0; j < q->t[i]->n; j++) {
+        uint32_t s = q->t[i]->p[j].slot;
+        if (ix->docs[s].live && in(ctx, s)) df[i]++;
+      }
+  } else {
+    for (size_t i = 0; i < n_slots; i++) {
+      const doc *d = slots[i] < ix->n_docs_cap ? &ix->docs[slots[i]] : NULL;
+      for (uint32_t e = 0; d && d->live && e < d->n_terms; e++)
+        for (size_t j = 0; j < q->n; j++) df[j] += d->terms[e] == q->t[j];
+    }
+  }
+  double N = (double)ix->live, m = (double)n_slots + prior;
+  if (m <= 0) return;
+  q->avgdl = (len + prior * ix->total_len / N) / m;
+  if (q->avgdl <= 0) q->avgdl = 1.0;
+  for (size_t i = 0; i < q->n; i++) q->idf[i] = idf(m, (double)df[i] + prior * q->t[i]->df / N);
+}
+
+double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot) {
+  if (slot >= ix->n_docs_cap || !ix->docs[slot].live) return 0;
   double s = 0;
-  for (size_t i = 0; i < m; i++) {
-    term_entry *t = qt[i];
+  for (size_t i = 0; i < q->n; i++) {
+    const term_entry *t = q->t[i];
     size_t lo = 0, hi = t->n; /* postings are sorted by slot */
     while (lo < hi) {
       size_t mid = (lo + hi) / 2;
       if (t->p[mid].slot < slot) lo = mid + 1;
       else hi = mid;
     }
-    if (lo < t->n && t->p[lo].slot == slot) s += term_score(ix, idf(ix, t->df), t->p[lo].tf, ix->docs[slot].len);
+    if (lo < t->n && t->p[lo].slot == slot) s += term_score(ix, q->avgdl, q->idf[i], t->p[lo].tf, ix->docs[slot].len);
   }
   return s;
 }
@@ -225,21 +256,17 @@ static void sift_up(scored *h, size_t i) {
   }
 }
 
-size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k,
-                      eg_bm25_keep keep, void *ctx, uint32_t *slots, double *scores) {
-  if (!k || !ix->live) return 0;
-  term_entry *qt[64];
-  size_t m = query_terms(ix, terms, n < 64 ? n : 64, qt);
-  if (!m) return 0;
+size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep, void *ctx,
+                      uint32_t *slots, double *scores) {
+  if (!k || !ix->live || !q->n) return 0;
   /* Term-at-a-time into a dense accumulator; touched slots are remembered so that only
    * they are visited (and the top k kept in a heap) instead of sorting every match. */
   double *acc = calloc(ix->n_docs_cap, sizeof *acc);
   uint32_t *touched = NULL;
   size_t nt = 0, cap = 0;
   if (!acc) return 0;
-  for (size_t i = 0; i < m; i++) {
-    term_entry *t = qt[i];
-    double w = idf(ix, t->df);
+  for (size_t i = 0; i < q->n; i++) {
+    const term_entry *t = q->t[i];
     for (uint32_t j = 0; j < t->n; j++) {
       uint32_t s = t->p[j].slot;
       if (!ix->docs[s].live) continue;
@@ -253,7 +280,7 @@ size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, siz
         }
         touched[nt++] = s;
       }
-      acc[s] += term_score(ix, w, t->p[j].tf, ix->docs[s].len);
+      acc[s] += term_score(ix, q->avgdl, q->idf[i], t->p[j].tf, ix->docs[s].len);
     }
   }
   scored *heap = malloc(k * sizeof *heap);

@@ -30,14 +30,37 @@ eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_
 /* Remove a document (no-op when absent). */
 void eg_bm25_remove(eg_bm25 *ix, uint32_t slot);
 
-/* Score one document for query terms (duplicates count once). */
-double eg_bm25_score(const eg_bm25 *ix, const char *const *terms, size_t n, uint32_t slot);
+typedef int (*eg_bm25_keep)(void *ctx, uint32_t slot);
+
+/* A query prepared once for scoring many documents: its distinct terms present in the
+ * index (at most EG_BM25_MAX_TERMS), each with its idf, and the average document length,
+ * under the statistics it was prepared with. Valid until the index changes. */
+#define EG_BM25_MAX_TERMS 64
+typedef struct eg_bm25_tentry eg_bm25_tentry;
+typedef struct eg_bm25_query {
+  size_t n;
+  const eg_bm25_tentry *t[EG_BM25_MAX_TERMS];
+  double idf[EG_BM25_MAX_TERMS];
+  double avgdl;
+} eg_bm25_query;
+
+/* Prepare with the whole index's statistics (duplicate terms count once). */
+void eg_bm25_prepare(const eg_bm25 *ix, const char *const *terms, size_t n, eg_bm25_query *q);
+/* Prepare with the statistics of a subset — the documents `slots` lists (n_slots of them,
+ * all live), which in(slot, ctx) tells apart — smoothed toward the whole index's as if
+ * `prior` documents of the whole index were added to the subset: a term's document
+ * frequency rate is (df_sub + prior · df/N) / (N_sub + prior), and so is the mean length.
+ * prior 0: the subset's own statistics. */
+void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const uint32_t *slots,
+                            size_t n_slots, eg_bm25_keep in, void *ctx, double prior, eg_bm25_query *q);
+
+/* Score one document. */
+double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
 
 /* The top k documents for the query, best first; keep(slot, ctx) may filter (NULL = all).
  * Returns how many were written to slots/scores. */
-typedef int (*eg_bm25_keep)(void *ctx, uint32_t slot);
-size_t eg_bm25_search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k,
-                      eg_bm25_keep keep, void *ctx, uint32_t *slots, double *scores);
+size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep, void *ctx,
+                      uint32_t *slots, double *scores);
 
 /* Live documents and distinct terms. */
 size_t eg_bm25_docs(const eg_bm25 *ix);

@@ -24,6 +24,12 @@ static const eg_cfg_opt vectord_opts[] = {
     {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0, 0},
     {"bm25_k1", EG_CFG_DOUBLE, "1.2", "BM25 term-frequency saturation", 0, 0, 0},
     {"bm25_b", EG_CFG_DOUBLE, "0.75", "BM25 length normalization", 0, 0, 0},
+    {"bm25_stats", EG_CFG_STR, "tenant",
+     "BM25 statistics of a search for one user: tenant (all the tenant's chunks) or user (that user's "
+     "chunks alone: no user's ranking depends on another's data)", 0, 0, 0},
+    {"bm25_user_prior", EG_CFG_INT, "0",
+     "with bm25_stats user: smooth the user's statistics toward the tenant's as if this many of the "
+     "tenant's chunks were the user's", 0, 0, 1000000000},
     {"weight_content", EG_CFG_DOUBLE, "0.4", "default weight x of sim(content)", 0, 0, 0},
     {"weight_latent", EG_CFG_DOUBLE, "0.4", "default weight y of sim(latent)", 0, 0, 0},
     {"weight_bm25", EG_CFG_DOUBLE, "0.4", "default weight alpha of normalized BM25", 0, 0, 0},
@@ -46,6 +52,9 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
   eg_code src = eg_shard_configure(c, err);
   if (src) return src;
+  const char *stats = eg_cfg_str(c, "bm25_stats");
+  if (strcmp(stats, "tenant") != 0 && strcmp(stats, "user") != 0)
+    return eg_err_set(err, EG_EINVAL, "option 'bm25_stats' must be tenant or user, not '%s'", stats);
   vectord *vd = calloc(1, sizeof *vd);
   if (!vd) return eg_err_set(err, EG_ENOMEM, "out of memory");
   const char *e = eg_cfg_str(c, "embedder");
@@ -63,6 +72,8 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .embedder = vd->emb,
       .bm25_k1 = eg_cfg_double(c, "bm25_k1"),
       .bm25_b = eg_cfg_double(c, "bm25_b"),
+      .bm25_per_user = strcmp(stats, "user") == 0,
+      .bm25_user_prior = (double)eg_cfg_int(c, "bm25_user_prior"),
       .x = (float)eg_cfg_double(c, "weight_content"),
       .y = (float)eg_cfg_double(c, "weight_latent"),
       .alpha = (float)eg_cfg_double(c, "weight_bm25"),

@@ -15,6 +15,8 @@
 #ifndef EG_VECTORD_VEC_H
 #define EG_VECTORD_VEC_H
 
+#include <stdbool.h>
+
 #include "common/arena.h"
 #include "common/embed.h"
 #include "common/err.h"
@@ -28,6 +30,8 @@ typedef struct eg_vec_opts {
   const char *dir;             /* data directory (RocksDB + FAISS snapshots) */
   eg_embedder *embedder;       /* borrowed; must outlive the engine */
   double bm25_k1, bm25_b;      /* BM25 parameters */
+  bool bm25_per_user;          /* BM25 statistics of the user searched, not the whole tenant's, */
+  double bm25_user_prior;      /* smoothed toward the tenant's as if this many of its chunks were the user's */
   float x, y, alpha;           /* default fusion weights */
   uint32_t hnsw_threshold;     /* live chunks above which a tenant switches to HNSW */
   uint32_t hnsw_ef_search;     /* HNSW search breadth */

@@ -57,6 +57,16 @@ static int keep_cb(void *ctx, uint32_t slot) {
   return passes(c[0], c[1], slot);
 }
 
+typedef struct user_of {
+  const vtenant *t;
+  uint64_t user_h;
+} user_of;
+
+static int of_user(void *ctx, uint32_t slot) {
+  const user_of *u = ctx;
+  return slot < u->t->n_slots && u->t->docs[slot].user_h == u->user_h;
+}
+
 static uint64_t *hash_list(eg_arena *a, char **v, size_t n) {
   uint64_t *h = eg_arena_alloc(a, (n ? n : 1) * sizeof *h);
   for (size_t i = 0; h && i < n; i++) h[i] = eg_str_hash(v[i]);
@@ -139,8 +149,7 @@ typedef struct qctx {
   vtenant *t;
   const vfilter *f;
   const float *qv; /* NULL: no dense signal */
-  const char *const *terms;
-  size_t n_terms;
+  eg_bm25_query bq;
   cand *c;
   size_t n, cap;
   slotset seen; /* slot → index into c */
@@ -203,7 +212,7 @@ static void complete(qctx *q, float *buf) {
     cand *c = &q->c[i];
     if (isnan(c->cs)) c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
     if (isnan(c->ls)) c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
-    if (c->bm < 0) c->bm = eg_bm25_score(t->bm25, q->terms, q->n_terms, c->slot);
+    if (c->bm < 0) c->bm = eg_bm25_score(t->bm25, &q->bq, c->slot);
   }
 }
 
@@ -386,11 +395,11 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
    * all the queries of the request (passing > EXACT_LIMIT means "not narrow"). */
   size_t passing = 0;
   uint32_t *pass_slots = NULL;
+  const vslots *us = f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
   if (f.active) {
     size_t cap = t->n_slots < EXACT_LIMIT ? t->n_slots : EXACT_LIMIT;
     pass_slots = malloc((cap ? cap : 1) * sizeof *pass_slots);
     /* narrowed to one user: only that user's slots can pass */
-    const vslots *us = f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL;
     size_t n = f.user_h ? (us ? us->n : 0) : t->n_slots;
     for (size_t i = 0; pass_slots && i < n && passing <= EXACT_LIMIT; i++) {
       uint32_t s = f.user_h ? us->v[i] : (uint32_t)i;
@@ -406,7 +415,16 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
-    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, (const char *const *)tl[i].v, tl[i].n, NULL, 0, 0, {NULL, NULL, 0, 0}};
+    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, {0}, NULL, 0, 0, {NULL, NULL, 0, 0}};
+    /* BM25 with the statistics of the user's memory (smoothed toward the tenant's), so a
+     * user's ranking does not hang on what else the tenant holds */
+    const char *const *terms = (const char *const *)tl[i].v;
+    if (us && v->o.bm25_per_user) {
+      user_of uo = {t, f.user_h};
+      eg_bm25_prepare_within(t->bm25, terms, tl[i].n, us->v, us->n, of_user, &uo, v->o.bm25_user_prior, &q.bq);
+    } else {
+      eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
+    }
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
       for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
@@ -417,7 +435,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     int64_t s1 = eg_time_mono_us();
     if (!f.active || passing > EXACT_LIMIT || !q.qv) {
       void *kc[2] = {t, &f};
-      size_t nb = eg_bm25_search(t->bm25, q.terms, q.n_terms, kk, f.active ? keep_cb : NULL, kc, bslots, bscores);
+      size_t nb = eg_bm25_search(t->bm25, &q.bq, kk, f.active ? keep_cb : NULL, kc, bslots, bscores);
       for (size_t j = 0; j < nb; j++) {
         add_cand(&q, bslots[j]);
         cand *c = cand_of(&q, bslots[j]);

@@ -20,19 +20,32 @@ static eg_bm25 *build(void) {
   return ix;
 }
 
+static double score(const eg_bm25 *ix, const char *const *terms, size_t n, uint32_t slot) {
+  eg_bm25_query q;
+  eg_bm25_prepare(ix, terms, n, &q);
+  return eg_bm25_score(ix, &q, slot);
+}
+
+static size_t search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k, eg_bm25_keep keep,
+                     uint32_t *slots, double *scores) {
+  eg_bm25_query q;
+  eg_bm25_prepare(ix, terms, n, &q);
+  return eg_bm25_search(ix, &q, k, keep, NULL, slots, scores);
+}
+
 static void test_scores(void) {
   eg_bm25 *ix = build();
-  const char *cat[] = {"cat"}, *dog[] = {"dog"}, *both[] = {"cat", "dog", "cat"};
+  const char *const cat[] = {"cat"}, *const dog[] = {"dog"}, *const both[] = {"cat", "dog", "cat"};
   double idf_cat = log(8.0 / 3.0), idf_dog = log(1.6);
-  EG_CHECK(NEAR(eg_bm25_score(ix, cat, 1, 0), idf_cat * 4.4 / 3.65));
-  EG_CHECK(NEAR(eg_bm25_score(ix, cat, 1, 1), 0));
+  EG_CHECK(NEAR(score(ix, cat, 1, 0), idf_cat * 4.4 / 3.65));
+  EG_CHECK(NEAR(score(ix, cat, 1, 1), 0));
   /* dog in d1: tf 1, len 2 → norm 1.2·(0.25 + 0.75) = 1.2 → idf·2.2/2.2 */
-  EG_CHECK(NEAR(eg_bm25_score(ix, dog, 1, 1), idf_dog));
+  EG_CHECK(NEAR(score(ix, dog, 1, 1), idf_dog));
   /* duplicates in the query count once */
-  EG_CHECK(NEAR(eg_bm25_score(ix, both, 3, 0), idf_cat * 4.4 / 3.65 + idf_dog * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))));
+  EG_CHECK(NEAR(score(ix, both, 3, 0), idf_cat * 4.4 / 3.65 + idf_dog * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))));
   uint32_t slots[3];
   double scores[3];
-  EG_CHECK_INT(eg_bm25_search(ix, both, 3, 3, NULL, NULL, slots, scores), 2);
+  EG_CHECK_INT(search(ix, both, 3, 3, NULL, slots, scores), 2);
   EG_CHECK_INT(slots[0], 0);
   EG_CHECK_INT(slots[1], 1);
   EG_CHECK(scores[0] > scores[1]);
@@ -46,28 +59,70 @@ static int not_zero(void *ctx, uint32_t slot) {
 
 static void test_remove_and_filter(void) {
   eg_bm25 *ix = build();
-  const char *dog[] = {"dog"};
+  const char *const dog[] = {"dog"};
   uint32_t slots[3];
   double scores[3];
-  EG_CHECK_INT(eg_bm25_search(ix, dog, 1, 3, not_zero, NULL, slots, scores), 1);
+  EG_CHECK_INT(search(ix, dog, 1, 3, not_zero, slots, scores), 1);
   EG_CHECK_INT(slots[0], 1);
   eg_bm25_remove(ix, 0);
   EG_CHECK_INT(eg_bm25_docs(ix), 2);
   /* now N = 2, df(dog) = 1, avgdl = 1.5 */
   double idf = log(1 + (2 - 1 + 0.5) / 1.5);
-  EG_CHECK(NEAR(eg_bm25_score(ix, dog, 1, 1), idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.5))));
-  EG_CHECK_INT(eg_bm25_search(ix, dog, 1, 3, NULL, NULL, slots, scores), 1);
-  EG_CHECK_INT(eg_bm25_score(ix, dog, 1, 0) == 0, 1);
+  EG_CHECK(NEAR(score(ix, dog, 1, 1), idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.5))));
+  EG_CHECK_INT(search(ix, dog, 1, 3, NULL, slots, scores), 1);
+  EG_CHECK_INT(score(ix, dog, 1, 0) == 0, 1);
   /* re-adding a slot works, duplicates are refused */
   eg_bm25_term d0[] = {{"dog", 3}};
   EG_CHECK_INT(eg_bm25_add(ix, 0, d0, 1, 3), EG_OK);
   EG_CHECK_INT(eg_bm25_add(ix, 0, d0, 1, 3), EG_EEXIST);
-  EG_CHECK_INT(eg_bm25_search(ix, dog, 1, 3, NULL, NULL, slots, scores), 2);
+  EG_CHECK_INT(search(ix, dog, 1, 3, NULL, slots, scores), 2);
+  eg_bm25_free(ix);
+}
+
+static int in_d1(void *ctx, uint32_t slot) {
+  (void)ctx;
+  return slot == 1;
+}
+
+static int not_d0(void *ctx, uint32_t slot) {
+  (void)ctx;
+  return slot != 0;
+}
+
+/* Statistics of a subset, then smoothed toward the whole index's. */
+static void test_within(void) {
+  eg_bm25 *ix = build();
+  const char *const dog[] = {"dog"}, *const dog_bird[] = {"dog", "bird"};
+  eg_bm25_query q;
+  /* subset {d1, d2}, no prior: N = 2, df(dog) = 1, avgdl = 1.5 (the postings are the
+   * shorter walk: dog has 2, the documents 3 terms) */
+  uint32_t sub[] = {1, 2};
+  eg_bm25_prepare_within(ix, dog, 1, sub, 2, not_d0, NULL, 0, &q);
+  double want = log(2.0) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.5));
+  EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), want));
+  /* with the weight of 3 documents of the whole index: df rate (1 + 3·2/3) / (2 + 3) = 3/5,
+   * so N' = 5, df' = 3; avgdl (3 + 3·2) / 5 = 1.8 */
+  eg_bm25_prepare_within(ix, dog, 1, sub, 2, not_d0, NULL, 3, &q);
+  want = log(1 + 2.5 / 3.5) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.8));
+  EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), want));
+  /* subset {d1} for "dog bird": the document's list is the shorter walk (2 terms against
+   * 3 postings); N = 1, df = 1 each, avgdl = 2 → 2 · ln(1 + 0.5/1.5) */
+  uint32_t one[] = {1};
+  eg_bm25_prepare_within(ix, dog_bird, 2, one, 1, in_d1, NULL, 0, &q);
+  EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), 2 * log(4.0 / 3.0)));
+  /* and the same from the postings walk, one term at a time */
+  eg_bm25_prepare_within(ix, dog, 1, one, 1, in_d1, NULL, 0, &q);
+  EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), log(4.0 / 3.0)));
+  uint32_t slots[3];
+  double scores[3];
+  EG_CHECK_INT(eg_bm25_search(ix, &q, 3, in_d1, NULL, slots, scores), 1);
+  EG_CHECK(NEAR(scores[0], log(4.0 / 3.0)));
   eg_bm25_free(ix);
 }
 
 int main(void) {
   EG_RUN(test_scores);
   EG_RUN(test_remove_and_filter);
+  EG_RUN(test_within);
   return eg_test_finish();
 }

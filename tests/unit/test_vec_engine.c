@@ -17,15 +17,17 @@
 static char *dir;
 static eg_embedder *emb;
 
-static eg_vec *open_engine(uint32_t hnsw_threshold) {
-  eg_vec_opts o = {.dir = dir, .embedder = emb, .bm25_k1 = 1.2, .bm25_b = 0.75, .x = 1, .y = 0, .alpha = 0,
-                   .hnsw_threshold = hnsw_threshold, .hnsw_ef_search = 128, .max_chunks = 10000,
-                   .max_text_bytes = 65536, .max_k = 1000, .max_queries = 64};
+static eg_vec *open_engine_bm25(uint32_t hnsw_threshold, bool bm25_per_user) {
+  eg_vec_opts o = {.dir = dir, .embedder = emb, .bm25_k1 = 1.2, .bm25_b = 0.75, .bm25_per_user = bm25_per_user,
+                   .x = 1, .y = 0, .alpha = 0, .hnsw_threshold = hnsw_threshold, .hnsw_ef_search = 128,
+                   .max_chunks = 10000, .max_text_bytes = 65536, .max_k = 1000, .max_queries = 64};
   eg_vec *v = NULL;
   eg_err e;
   if (eg_vec_open(&o, NULL, &v, &e)) fprintf(stderr, "open: %s\n", e.msg);
   return v;
 }
+
+static eg_vec *open_engine(uint32_t hnsw_threshold) { return open_engine_bm25(hnsw_threshold, false); }
 
 static unsigned rng = 12345;
 static float frand(void) {
@@ -322,6 +324,50 @@ static void test_erase_drops_snapshot(void) {
   eg_vec_close(v);
 }
 
+/* The raw BM25 of chunk `id` for a text search narrowed to `user` (-1: not among the hits). */
+static float bm25_for(eg_vec *v, const char *tenant, const char *user, const char *text, uint64_t id) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__SearchQuery sq = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&sq};
+  sq.text = (char *)text;
+  Engram__V1__SearchFilter f = ENGRAM__V1__SEARCH_FILTER__INIT;
+  f.user = (char *)user;
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 1;
+  req.k = 100;
+  req.filter = &f;
+  Engram__V1__SearchResponse resp = ENGRAM__V1__SEARCH_RESPONSE__INIT;
+  eg_err e;
+  float s = -1;
+  if (eg_vec_search(v, &req, a, &resp, &e) == EG_OK && resp.n_results)
+    for (size_t i = 0; i < resp.results[0]->n_hits; i++)
+      if (resp.results[0]->hits[i]->chunk->id == id) s = resp.results[0]->hits[i]->bm25;
+  eg_arena_free(a);
+  return s;
+}
+
+/* bm25_stats user: a user's BM25 does not move when another user's chunks arrive (with
+ * the tenant's statistics it does), and it equals BM25 over the user's chunks alone. */
+static void test_bm25_per_user(void) {
+  eg_vec *v = open_engine_bm25(1000000, true);
+  EG_REQUIRE(v != NULL);
+  EG_REQUIRE(upsert(v, "iso", "a", 0, 70) == EG_OK);
+  float alone = bm25_for(v, "iso", "a", "zyxwvut number", 1);
+  EG_REQUIRE(alone > 0);
+  EG_REQUIRE(upsert(v, "iso", "b", 70, 75) == EG_OK); /* few chunks: "zyxwvut" rarer than in a's */
+  EG_CHECK(bm25_for(v, "iso", "a", "zyxwvut number", 1) == alone);
+  /* the tenant's statistics on the same data: b's chunks changed a's score */
+  eg_vec_close(v);
+  eg_vec *w = open_engine_bm25(1000000, false);
+  EG_REQUIRE(w != NULL);
+  float tenant = bm25_for(w, "iso", "a", "zyxwvut number", 1);
+  EG_CHECK(tenant > 0 && fabsf(tenant - alone) > 1e-4f);
+  eg_vec_close(w);
+}
+
 static void test_model_mismatch_refused(void) {
   eg_embedder *other;
   eg_err e;
@@ -351,6 +397,7 @@ int main(void) {
   EG_RUN(test_erase_user_leaves_no_trace);
   EG_RUN(test_erase_drops_snapshot);
   EG_RUN(test_model_mismatch_refused);
+  EG_RUN(test_bm25_per_user);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
   if (!rc) eg_test_rmtree(dir);
