@@ -11,20 +11,30 @@
 
 #include "cli/cli.h"
 #include "common/auth.h"
+#include "common/scope.h"
 
-static void print_line(const eg_cli *cli, const char *token, bool show_token) {
+/* The tenant checked as a request's would be, then the line; 2 when the tenant cannot be one. */
+static int print_line(const eg_cli *cli, const char *token, bool show_token) {
   const char *tenant = eg_cfg_str(cli->cfg, "tenant"), *role = eg_cfg_str(cli->cfg, "role");
-  char digest[72];
-  eg_auth_digest_line(token, digest);
   bool service = !strcmp(role, "service");
-  char line[400];
-  snprintf(line, sizeof line, "%s %s %s", service ? "*" : tenant, digest, role);
+  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
+  s.tenant = (char *)tenant;
+  eg_err err;
+  char field[3 * EG_SCOPE_FIELD_MAX + 1], line[sizeof field + 100], digest[72];
+  if (!service && eg_scope_fields_check(&s, &err)) {
+    fprintf(stderr, "engram: --tenant: %s\n", err.msg);
+    return 2;
+  }
+  eg_auth_tenant_field(service ? "" : tenant, field, sizeof field); /* fits: at most 3 bytes a byte */
+  eg_auth_digest_line(token, digest);
+  snprintf(line, sizeof line, "%s %s %s", service ? "*" : field, digest, role);
   if (cli->json)
     printf("{\"token\": \"%s\", \"line\": \"%s\"}\n", show_token ? token : "", line);
   else if (show_token)
     printf("token: %s\nline:  %s\n", token, line);
   else
     printf("%s\n", line);
+  return 0;
 }
 
 static bool role_ok(const eg_cli *cli) {
@@ -44,8 +54,7 @@ static int token_new(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   }
   char token[3 + 2 * sizeof raw + 1] = "eg_";
   for (size_t i = 0; i < sizeof raw; i++) snprintf(token + 3 + 2 * i, 3, "%02x", raw[i]);
-  print_line(cli, token, true);
-  return 0;
+  return print_line(cli, token, true);
 }
 
 static int token_hash(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
@@ -61,8 +70,7 @@ static int token_hash(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     fprintf(stderr, "engram: empty token\n");
     return 2;
   }
-  print_line(cli, token, false);
-  return 0;
+  return print_line(cli, token, false);
 }
 
 int eg_cli_token(const eg_cli *cli, int argc, char **argv) {

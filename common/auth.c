@@ -54,6 +54,39 @@ static int hexval(int c) {
   return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+static bool escaped_in_field(unsigned char c) {
+  return c <= 0x20 || c == 0x7f || strchr("#;%*\"\\", c);
+}
+
+bool eg_auth_tenant_field(const char *tenant, char *out, size_t len) {
+  size_t o = 0;
+  for (const unsigned char *p = (const unsigned char *)tenant; *p; p++) {
+    if (o + 4 > len) return false;
+    if (escaped_in_field(*p)) o += (size_t)snprintf(out + o, 4, "%%%02X", *p);
+    else out[o++] = (char)*p;
+  }
+  if (o + 1 > len) return false;
+  out[o] = 0;
+  return true;
+}
+
+/* %XX escapes of the tenant field decoded in place; false on a '%' without two hex digits. */
+static bool unescape_field(char *s) {
+  char *o = s;
+  for (char *p = s; *p; p++) {
+    if (*p != '%') {
+      *o++ = *p;
+      continue;
+    }
+    int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+    if (lo < 0 || (hi == 0 && lo == 0)) return false;
+    *o++ = (char)(hi << 4 | lo);
+    p += 2;
+  }
+  *o = 0;
+  return true;
+}
+
 static eg_code add(table *t, const entry *e, eg_err *err) {
   entry *ne = realloc(t->e, (size_t)(t->n + 1) * sizeof *ne);
   if (!ne) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -62,7 +95,8 @@ static eg_code add(table *t, const entry *e, eg_err *err) {
   return EG_OK;
 }
 
-/* One line: "<tenant> sha256:<hex> [role]". Blank and comment lines add nothing. */
+/* One line: "<tenant> sha256:<hex> [role]" (the tenant with %XX escapes, see
+ * eg_auth_tenant_field). Blank and comment lines add nothing. */
 static eg_code parse_line(table *t, char *line, const char *where, int lineno, eg_err *err) {
   char *hash = strchr(line, '#');
   if (hash) *hash = 0;
@@ -90,9 +124,11 @@ static eg_code parse_line(table *t, char *line, const char *where, int lineno, e
     else if (!strcmp(f[2], "service")) e.role = EG_ROLE_SERVICE;
     else return eg_err_set(err, EG_EINVAL, "%s line %d: role must be user, admin or service", where, lineno);
   }
-  bool any = !strcmp(f[0], "*");
+  bool any = !strcmp(f[0], "*"); /* "%2A" is a tenant named "*" */
   if (any != (e.role == EG_ROLE_SERVICE))
     return eg_err_set(err, EG_EINVAL, "%s line %d: tenant '*' goes with role service, and only it", where, lineno);
+  if (!unescape_field(f[0]))
+    return eg_err_set(err, EG_EINVAL, "%s line %d: '%%' in the tenant must start an escape like %%20", where, lineno);
   Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
   s.tenant = f[0];
   eg_err serr;

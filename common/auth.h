@@ -22,6 +22,7 @@
 #define EG_AUTH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/err.h"
 
@@ -60,5 +61,10 @@ bool eg_auth_admin_method(const char *method);
 
 /* "sha256:<hex>" of token into out (72 bytes). */
 void eg_auth_digest_line(const char *token, char out[72]);
+
+/* A tenant as the first field of a token line: bytes that would end or confuse the field
+ * (space and other control bytes, '#', ';', '%', '*', '"', '\\') written as %XX, which the
+ * parser decodes. Returns false when out (len bytes) is too small. */
+bool eg_auth_tenant_field(const char *tenant, char *out, size_t len);
 
 #endif

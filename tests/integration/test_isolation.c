@@ -396,6 +396,23 @@ static void test_reload_and_refusals(void) {
   EG_CHECK_INT(rc, EG_EUNAUTH);
   EG_CHECK_INT(state_with(p.addr, "token-y", "t1"), EG_OK);
 
+  /* `engram token hash` writes a line for a tenant with a space and a '#' (escaped), and
+   * the reloaded table grants exactly that tenant (and keeps the other line) */
+  EG_CHECK_INT(
+      eg_test_system("echo token-w | %s/engram token hash --tenant 'acme corp #2' >> %s", EG_BINARY_DIR, file), 0);
+  char *written = eg_test_slurp(file);
+  EG_CHECK(written && strstr(written, "\nacme%20corp%20%232 sha256:"));
+  free(written);
+  kill(p.pid, SIGHUP);
+  rc = EG_EUNAUTH;
+  for (int i = 0; i < 100 && rc == EG_EUNAUTH; i++) {
+    usleep(20000);
+    rc = state_with(p.addr, "token-w", "acme corp #2");
+  }
+  EG_CHECK_INT(rc, EG_OK);
+  EG_CHECK_INT(state_with(p.addr, "token-w", "acme corp"), EG_EPERM);
+  EG_CHECK_INT(state_with(p.addr, "token-y", "t1"), EG_OK);
+
   /* a broken file (a token in clear) keeps the table in force */
   free(write_file(dir, "tokens", "t1 token-z\n"));
   kill(p.pid, SIGHUP);

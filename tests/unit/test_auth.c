@@ -129,11 +129,43 @@ static void test_reload(void) {
   free(dir);
 }
 
+/* A tenant with bytes that would end the field is written with %XX escapes, and the
+ * line grants exactly that tenant. */
+static void test_tenant_escapes(void) {
+  const char *odd = "acme corp#1;x%*\"\\é";
+  char field[128], small[10], l[300];
+  EG_CHECK(!eg_auth_tenant_field(odd, small, sizeof small));
+  EG_REQUIRE(eg_auth_tenant_field(odd, field, sizeof field));
+  EG_CHECK_STR(field, "acme%20corp%231%3Bx%25%2A%22%5Cé");
+  snprintf(l, sizeof l, "%s %s", field, da);
+  eg_err e;
+  eg_auth *a = open_inline(l, "", &e);
+  EG_REQUIRE(a != NULL);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", odd, NULL, &e), EG_OK);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "acme", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", field, NULL, &e), EG_EPERM);
+  eg_auth_free(a);
+  /* "%2A" is a tenant named "*", for a user token, not every tenant */
+  snprintf(l, sizeof l, "%%2A %s", da);
+  EG_REQUIRE((a = open_inline(l, "", &e)) != NULL);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "*", NULL, &e), EG_OK);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "globex", NULL, &e), EG_EPERM);
+  eg_auth_free(a);
+  /* a '%' that starts no escape, an escaped NUL, an escaped control byte */
+  const char *bad[] = {"ac%2", "ac%zzme", "ac%00me", "ac%09me", "acme%"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    snprintf(l, sizeof l, "%s %s", bad[i], da);
+    EG_CHECK(open_inline(l, "", &e) == NULL);
+    EG_CHECK(strstr(e.msg, "line 1") != NULL);
+  }
+}
+
 int main(void) {
   digests();
   EG_RUN(test_digest);
   EG_RUN(test_check);
   EG_RUN(test_bad_lines);
   EG_RUN(test_reload);
+  EG_RUN(test_tenant_escapes);
   return eg_test_finish();
 }
