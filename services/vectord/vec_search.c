@@ -416,8 +416,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
     qctx q = {t, &f, t->dim && !zero ? qvi : NULL, {0}, NULL, 0, 0, {NULL, NULL, 0, 0}};
-    /* BM25 with the statistics of the user's memory (smoothed toward the tenant's), so a
-     * user's ranking does not hang on what else the tenant holds */
+    /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
+     * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     const char *const *terms = (const char *const *)tl[i].v;
     if (us && v->o.bm25_per_user) {
       user_of uo = {t, f.user_h};
