@@ -6,6 +6,8 @@
  * with the latent vector, raw BM25 — so the fused score compares like with like:
  *   weighted:  S = x·content + y·latent + α·BM25 / max BM25 among the candidates
  *   RRF:       S = Σ over the three rankings of 1 / (rrf_k + rank)
+ * With feedback_weight, each query vector then moves toward the mean content vector of its
+ * best candidates and the search runs again with it (Rocchio pseudo-relevance feedback).
  * Filters (time, sessions, documents, roles, entities, user) apply to candidates; when
  * they leave few documents, those are scored exhaustively instead, so a narrow filter
  * never returns fewer hits than exist.
@@ -96,7 +98,8 @@ static eg_code build_filter(const Engram__V1__SearchFilter *sf, eg_arena *a, vfi
 typedef struct cand {
   uint32_t slot;
   uint64_t chunk_id; /* captured under the lock, for loading the record after it */
-  float cs, ls;
+  float cs, ls;      /* similarities with the query the score uses (after feedback, q') */
+  float cs0, ls0;    /* with feedback: the similarities with the query as given */
   double bm;
   float score;
 } cand;
@@ -177,7 +180,7 @@ static void add_cand(qctx *q, uint32_t slot) {
     q->cap = nc;
   }
   if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
-  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, -1, 0};
+  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0};
   q->n++;
 }
 
@@ -256,6 +259,47 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
   if (q->n > 1) qsort(q->c, q->n, sizeof *q->c, by_score);
 }
 
+/* Pseudo-relevance feedback: the query vector moved toward the mean content vector of the
+ * first ranking's best candidates (q->c is sorted), then candidates found again with it
+ * unless the filter put every document among them already, and all of them scored again. */
+static bool feedback(qctx *q, const Engram__V1__SearchRequest *req, bool exhaustive, size_t kk, float *qbuf,
+                     float *buf, float x, float y, float al) {
+  vtenant *t = q->t;
+  size_t m = req->feedback_docs ? req->feedback_docs : 3, used = 0;
+  memset(qbuf, 0, (size_t)t->dim * sizeof *qbuf);
+  for (size_t j = 0; j < m && j < q->n; j++) {
+    if (!eg_vt_vector(t, FIELD_CONTENT, q->c[j].slot, buf)) continue;
+    for (int d = 0; d < t->dim; d++) qbuf[d] += buf[d];
+    used++;
+  }
+  if (!used) return false;
+  float w = req->feedback_weight / (float)used;
+  const float *q0 = q->qv;
+  for (int d = 0; d < t->dim; d++) qbuf[d] = q0[d] + w * qbuf[d];
+  eg_l2_normalize(qbuf, t->dim);
+  q->qv = qbuf;
+  size_t n0 = q->n;
+  for (size_t j = 0; j < n0; j++) {
+    cand *c = &q->c[j];
+    c->cs0 = c->cs;
+    c->ls0 = c->ls;
+    c->cs = c->ls = NAN;
+    c->score = 0;
+  }
+  if (!exhaustive) {
+    dense_candidates(q, FIELD_CONTENT, kk);
+    dense_candidates(q, FIELD_LATENT, kk);
+  }
+  complete(q, buf);
+  for (size_t j = n0; j < q->n; j++) { /* found with q' only */
+    cand *c = &q->c[j];
+    c->cs0 = eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q0, buf, t->dim) : 0;
+    c->ls0 = eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q0, buf, t->dim) : 0;
+  }
+  fuse(q, req, x, y, al);
+  return true;
+}
+
 typedef struct tok_list {
   eg_arena *a;
   char **v;
@@ -306,6 +350,9 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   if (nq > v->o.max_queries) return eg_err_set(err, EG_EINVAL, "more than %u queries", v->o.max_queries);
   uint32_t k = req->k ? req->k : 10;
   if (k > v->o.max_k) return eg_err_set(err, EG_EINVAL, "k above the limit of %u", v->o.max_k);
+  if (!(req->feedback_weight >= 0 && req->feedback_weight <= 10))
+    return eg_err_set(err, EG_EINVAL, "feedback_weight must be in [0, 10]");
+  if (req->feedback_docs > 100) return eg_err_set(err, EG_EINVAL, "feedback_docs above 100");
   int dim = v->emb->dim;
   for (size_t i = 0; i < nq; i++) {
     const Engram__V1__SearchQuery *q = req->queries[i];
@@ -383,7 +430,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc; /* unknown tenant: empty results */
   size_t kk = k * 5 < 64 ? 64 : k * 5;
-  float *buf = malloc((size_t)dim * sizeof(float));
+  float *buf = malloc((size_t)dim * sizeof(float)), *fbuf = malloc((size_t)dim * sizeof(float));
   uint32_t *bslots = malloc(kk * sizeof *bslots);
   double *bscores = malloc(kk * sizeof *bscores);
   cand **tops = eg_arena_calloc(a, nq, sizeof *tops);
@@ -410,7 +457,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     }
     if (!pass_slots) passing = EXACT_LIMIT + 1;
   }
-  for (size_t i = 0; dims_ok && buf && bslots && bscores && tops && maxbms && i < nq; i++) {
+  for (size_t i = 0; dims_ok && buf && fbuf && bslots && bscores && tops && maxbms && i < nq; i++) {
     /* A zero query vector (no known word, no vector) carries no dense signal. */
     const float *qvi = qv + i * dim;
     bool zero = true;
@@ -445,6 +492,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     int64_t s2 = eg_time_mono_us();
     complete(&q, buf);
     fuse(&q, req, x, y, al);
+    if (req->feedback_weight > 0 && q.qv && q.n)
+      resp->results[i]->feedback = feedback(&q, req, f.active && passing <= EXACT_LIMIT, kk, fbuf, buf, x, y, al);
     int64_t s3 = eg_time_mono_us();
     t_dense += s1 - s0;
     t_bm25 += s2 - s1;
@@ -464,6 +513,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   uint64_t T = t->T;
   pthread_rwlock_unlock(&t->lock);
   free(buf);
+  free(fbuf);
   free(bslots);
   free(bscores);
   free(pass_slots);
@@ -501,8 +551,12 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       engram__v1__search_hit__init(h);
       h->chunk = ch;
       h->score = c->score;
-      h->content_sim = c->cs;
-      h->latent_sim = c->ls;
+      h->content_sim = qh->feedback ? c->cs0 : c->cs;
+      h->latent_sim = qh->feedback ? c->ls0 : c->ls;
+      if (qh->feedback) {
+        h->feedback_content_sim = c->cs;
+        h->feedback_latent_sim = c->ls;
+      }
       h->bm25 = (float)c->bm;
       h->bm25_norm = maxbm > 0 ? (float)(c->bm / maxbm) : 0;
       qh->hits[qh->n_hits++] = h;

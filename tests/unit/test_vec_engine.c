@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/embed.h"
 #include "services/vectord/vec.h"
@@ -82,6 +83,12 @@ static eg_code upsert(eg_vec *v, const char *tenant, const char *user, size_t fr
   return rc;
 }
 
+/* Pseudo-relevance feedback search() asks for (test_feedback sets them), and the code of
+ * its last call. */
+static float fb_weight;
+static uint32_t fb_docs;
+static eg_code last_rc;
+
 /* Search one vector (or text); writes up to k ids. */
 static size_t search(eg_vec *v, const char *tenant, const float *q, const char *text, size_t k,
                      const Engram__V1__SearchFilter *f, uint64_t *ids) {
@@ -98,6 +105,8 @@ static size_t search(eg_vec *v, const char *tenant, const float *q, const char *
   req.n_queries = 1;
   req.k = (uint32_t)k;
   req.filter = (Engram__V1__SearchFilter *)f;
+  req.feedback_weight = fb_weight;
+  req.feedback_docs = fb_docs;
   Engram__V1__SearchWeights w = ENGRAM__V1__SEARCH_WEIGHTS__INIT;
   if (!q) { /* text only: BM25 decides */
     w.alpha = 1;
@@ -106,7 +115,7 @@ static size_t search(eg_vec *v, const char *tenant, const float *q, const char *
   Engram__V1__SearchResponse resp = ENGRAM__V1__SEARCH_RESPONSE__INIT;
   eg_err e;
   size_t n = 0;
-  if (eg_vec_search(v, &req, a, &resp, &e) == EG_OK && resp.n_results)
+  if ((last_rc = eg_vec_search(v, &req, a, &resp, &e)) == EG_OK && resp.n_results)
     for (size_t i = 0; i < resp.results[0]->n_hits; i++) ids[n++] = resp.results[0]->hits[i]->chunk->id;
   eg_arena_free(a);
   return n;
@@ -324,6 +333,52 @@ static void test_erase_drops_snapshot(void) {
   eg_vec_close(v);
 }
 
+/* Feedback moves the query toward its best hit: with q = e1, A (cos 0.9 with q, leaning
+ * to e2), C (0.8, leaning to e3) and B (0.7, leaning to e2 more) rank A, C, B; with q
+ * moved toward A (weight 1, one document) B, close to A, passes C: cos 0.84 against 0.78.
+ * The same whether the filter leaves every document to score (one user) or not. */
+static void test_feedback(void) {
+  eg_vec *v = open_engine(1000000);
+  EG_REQUIRE(v != NULL);
+  const float rows[3][3] = {{0.9f, 0.43589f, 0}, {0.7f, 0.71414f, 0}, {0.8f, 0, 0.6f}}; /* A, B, C */
+  for (int i = 0; i < 3; i++) {
+    memset(vecs[5990 + i], 0, sizeof vecs[0]);
+    memcpy(vecs[5990 + i], rows[i], sizeof rows[i]);
+    eg_l2_normalize(vecs[5990 + i], DIM);
+  }
+  EG_REQUIRE(upsert(v, "fb", "fbuser", 5990, 5993) == EG_OK);
+  const uint64_t A = 5991, B = 5992, C = 5993;
+  float q[DIM] = {1};
+  Engram__V1__SearchFilter fu = ENGRAM__V1__SEARCH_FILTER__INIT;
+  fu.user = "fbuser";
+  const Engram__V1__SearchFilter *filters[2] = {NULL, &fu};
+  uint64_t got[3];
+  for (int narrow = 0; narrow < 2; narrow++) {
+    fb_weight = 0;
+    EG_CHECK_INT(search(v, "fb", q, NULL, 3, filters[narrow], got), 3);
+    EG_CHECK(got[0] == A && got[1] == C && got[2] == B);
+    fb_weight = 1;
+    fb_docs = 1;
+    EG_CHECK_INT(search(v, "fb", q, NULL, 3, filters[narrow], got), 3);
+    EG_CHECK(got[0] == A && got[1] == B && got[2] == C);
+  }
+  /* out of range: refused, nothing searched */
+  float bad_w[] = {-0.5f, 10.5f, NAN};
+  fb_docs = 0;
+  for (int i = 0; i < 3; i++) {
+    fb_weight = bad_w[i];
+    EG_CHECK_INT(search(v, "fb", q, NULL, 3, NULL, got), 0);
+    EG_CHECK_INT(last_rc, EG_EINVAL);
+  }
+  fb_weight = 1;
+  fb_docs = 101;
+  search(v, "fb", q, NULL, 3, NULL, got);
+  EG_CHECK_INT(last_rc, EG_EINVAL);
+  fb_weight = 0;
+  fb_docs = 0;
+  eg_vec_close(v);
+}
+
 /* The raw BM25 of chunk `id` for a text search narrowed to `user` (-1: not among the hits). */
 static float bm25_for(eg_vec *v, const char *tenant, const char *user, const char *text, uint64_t id) {
   eg_arena *a = eg_arena_new(0, 0);
@@ -398,6 +453,7 @@ int main(void) {
   EG_RUN(test_erase_drops_snapshot);
   EG_RUN(test_model_mismatch_refused);
   EG_RUN(test_bm25_per_user);
+  EG_RUN(test_feedback);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
   if (!rc) eg_test_rmtree(dir);
