@@ -196,7 +196,7 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   size_t keep = 0;
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
-    float rel = x->content > x->latent ? x->content : x->latent;
+    float rel = x->relevance;
     bool words = x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match;
     if (rel >= min_rel || words || (c->temporal && x->temporal > 0 && rel >= min_rel / 2)) c->chunks[keep++] = *x;
   }

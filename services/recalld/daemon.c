@@ -32,6 +32,10 @@ static const eg_cfg_opt recalld_opts[] = {
     {"rerank_url", EG_CFG_STR, "", "TEI-compatible cross-encoder endpoint (…/rerank; key: ENGRAM_RERANK_API_KEY)",
      0, 0, 0},
     {"rerank_timeout_ms", EG_CFG_INT, "2000", "deadline of one rerank call", 0, 50, 600000},
+    {"feedback_weight", EG_CFG_DOUBLE, "0.5",
+     "pseudo-relevance feedback of the searches: how far each query vector moves toward its first "
+     "ranking's best chunks (0 = off, at most 10)", 0, 0, 0},
+    {"feedback_docs", EG_CFG_INT, "3", "how many of the best chunks feedback averages", 0, 1, 100},
 };
 
 EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
@@ -50,6 +54,11 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
   recalld *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  double fw = eg_cfg_double(c, "feedback_weight");
+  if (!(fw >= 0 && fw <= 10)) {
+    free(s);
+    return eg_err_set(err, EG_EINVAL, "option 'feedback_weight' must be in [0, 10]");
+  }
   eg_code rc = eg_peers_open(c, &s->peers, err);
   if (!rc && *eg_cfg_str(c, "llm_url"))
     rc = eg_llm_open(eg_cfg_str(c, "llm_url"), eg_cfg_str(c, "llm_model"), getenv("ENGRAM_LLM_API_KEY"),
@@ -66,6 +75,8 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .rerank_url = eg_cfg_str(c, "rerank_url"),
       .rerank_key = getenv("ENGRAM_RERANK_API_KEY"),
       .rerank_timeout_ms = eg_cfg_int(c, "rerank_timeout_ms"),
+      .feedback_weight = (float)fw,
+      .feedback_docs = (uint32_t)eg_cfg_int(c, "feedback_docs"),
   };
   if (!rc) rc = eg_recall_open(&o, eg_daemon_metrics(d), &s->recall, err);
   if (rc) {

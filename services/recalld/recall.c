@@ -343,6 +343,8 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   s->queries = qs;
   s->n_queries = vs->n;
   s->k = c->r->o.vectord_max_k && k > c->r->o.vectord_max_k ? c->r->o.vectord_max_k : k;
+  s->feedback_weight = c->r->o.feedback_weight;
+  s->feedback_docs = c->r->o.feedback_docs;
   s->include_content = true;
   f->session_ids = c->req->session_ids;
   f->n_session_ids = c->req->n_session_ids;
@@ -402,8 +404,12 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
         *x = (rc_chunk){.chunk = h->chunk, .expansion = expansion, .variants = !expansion};
         eg_map_put(seen, &h->chunk->id, sizeof h->chunk->id, (void *)(uintptr_t)c->n_chunks);
       }
-      if (h->content_sim > x->content) x->content = h->content_sim;
-      if (h->latent_sim > x->latent) x->latent = h->latent_sim;
+      bool fb = r->results[q]->feedback;
+      float cs = fb ? h->feedback_content_sim : h->content_sim, ls = fb ? h->feedback_latent_sim : h->latent_sim;
+      if (cs > x->content) x->content = cs;
+      if (ls > x->latent) x->latent = ls;
+      if (h->content_sim > x->relevance) x->relevance = h->content_sim;
+      if (h->latent_sim > x->relevance) x->relevance = h->latent_sim;
       if (q >= RC_MAX_VARIANTS) continue;
       if (h->bm25 > x->bm25_raw[q]) x->bm25_raw[q] = h->bm25;
       if (h->bm25 > c->bm25_best[q]) c->bm25_best[q] = h->bm25;

@@ -40,6 +40,8 @@ typedef struct eg_recall_opts {
   const char *rerank_url;      /* TEI-compatible ".../rerank"; NULL or "" = none */
   const char *rerank_key;      /* bearer token of the reranker, may be NULL */
   long rerank_timeout_ms;
+  float feedback_weight;       /* vectord's pseudo-relevance feedback for every search (0 = off) */
+  uint32_t feedback_docs;      /* … over this many best candidates (0 = vectord's default) */
 } eg_recall_opts;
 
 typedef struct eg_recall eg_recall;

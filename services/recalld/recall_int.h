@@ -23,7 +23,8 @@ struct eg_recall {
 /* A chunk candidate, its signals and fused score. */
 typedef struct rc_chunk {
   const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
-  float content, latent, bm25, temporal, recency, score;
+  float content, latent, bm25, temporal, recency, score; /* content, latent: as fused (fed back) */
+  float relevance;                 /* the best similarity with a variant as asked (not fed back) */
   float bm25_raw[RC_MAX_VARIANTS]; /* per query variant, as vectord scored it */
   float sentence;                 /* keywords in its best sentence (the head only) */
   float rerank;                   /* the cross-encoder's score, when reranked */
