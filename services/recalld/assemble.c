@@ -188,17 +188,24 @@ static void chunk_item(rc_ctx *c, const rc_chunk *x, Engram__V1__RecallResponse 
   resp->items[resp->n_items++] = it;
 }
 
+/* Close to the question in meaning, or among its strongest word matches. */
+static bool relevant(const rc_ctx *c, const rc_chunk *x) {
+  return x->relevance >= c->r->o.min_relevance || (x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match);
+}
+
 eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   eg_arena *a = c->a;
-  float min_rel = c->r->o.min_relevance;
-  /* chunks too far from the question are not context: neither close in meaning nor among
-   * its strongest word matches */
+  /* Chunks too far from the question are not context. Once the memory is known to hold
+   * something on it (a relevant chunk, a fact), half the similarity will do: a chunk that
+   * answers in other words than the question's is seldom as close to it as one that
+   * restates it. So will it for a chunk inside the question's time range. */
+  bool known = c->n_facts > 0;
+  for (size_t i = 0; i < c->n_chunks && !known; i++) known = relevant(c, &c->chunks[i]);
   size_t keep = 0;
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
-    float rel = x->relevance;
-    bool words = x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match;
-    if (rel >= min_rel || words || (c->temporal && x->temporal > 0 && rel >= min_rel / 2)) c->chunks[keep++] = *x;
+    bool near = (known || (c->temporal && x->temporal > 0)) && x->relevance >= c->r->o.min_relevance / 2;
+    if (relevant(c, x) || near) c->chunks[keep++] = *x;
   }
   c->n_chunks = keep;
   resp->nothing_relevant = !c->n_chunks && !c->n_facts && !c->n_paths;
