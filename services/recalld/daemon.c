@@ -32,9 +32,9 @@ static const eg_cfg_opt recalld_opts[] = {
     {"rerank_url", EG_CFG_STR, "", "TEI-compatible cross-encoder endpoint (…/rerank; key: ENGRAM_RERANK_API_KEY)",
      0, 0, 0},
     {"rerank_timeout_ms", EG_CFG_INT, "2000", "deadline of one rerank call", 0, 50, 600000},
-    {"feedback_weight", EG_CFG_DOUBLE, "0.5",
+    {"feedback_weight", EG_CFG_DOUBLE, "0",
      "pseudo-relevance feedback of the searches: how far each query vector moves toward its first "
-     "ranking's best chunks (0 = off, at most 10)", 0, 0, 0},
+     "ranking's best chunks (0 = off, at most 10; 0.5 is a good start)", 0, 0, 0},
     {"feedback_docs", EG_CFG_INT, "3", "how many of the best chunks feedback averages", 0, 1, 100},
 };
 

@@ -336,6 +336,41 @@ static void test_weak_evidence(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A recalld asking vectord for feedback (feedback_weight 0.5) over the same memory: the
+ * violin lesson still comes first with the luthier among the items, and the nitrogen
+ * question still finds nothing — the gate keeps the similarity with the question as
+ * asked (fed back, it was ~0.5 to the question's own best hits). A weight out of range
+ * is refused at start. */
+static void test_feedback_recall(void) {
+  char dir[600], g[300], v[300];
+  snprintf(dir, sizeof dir, "%s/recalld-fb", cl.dir);
+  snprintf(g, sizeof g, "--graphd-addr=%s", cl.d[EG_GRAPHD].addr);
+  snprintf(v, sizeof v, "--vectord-addr=%s", cl.d[EG_VECTORD].addr);
+  EG_REQUIRE(eg_test_system("mkdir -p %s/bad", dir) == 0);
+  const char *extra[] = {g, v, "--feedback-weight=0.5", NULL}, *bad[] = {g, v, "--feedback-weight=11", NULL};
+  eg_proc p, pb;
+  eg_err e;
+  EG_REQUIRE(eg_harness_start("recalld", dir, extra, &p, &e) == EG_OK);
+  char bad_dir[700];
+  snprintf(bad_dir, sizeof bad_dir, "%s/bad", dir);
+  EG_CHECK(eg_harness_start("recalld", bad_dir, bad, &pb, &e) != EG_OK);
+  eg_rpc_client *saved = rec;
+  EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &rec, &e) == EG_OK);
+  Engram__V1__RecallResponse *r = recall_at("wk", "What instrument am I learning?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(!r->nothing_relevant);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "violin") == 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "luthier") > 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("wk", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(r->nothing_relevant);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  eg_rpc_client_close(rec);
+  rec = saved;
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
+}
+
 static void test_read_your_writes(void) {
   const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant", "Saved."};
   Engram__V1__IngestResponse *ir = NULL;
@@ -471,6 +506,7 @@ int main(void) {
   EG_RUN(test_premise_walk);
   EG_RUN(test_nothing_relevant);
   EG_RUN(test_weak_evidence);
+  EG_RUN(test_feedback_recall);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);
