@@ -198,7 +198,7 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   /* Chunks too far from the question are not context. Once the memory is known to hold
    * something on it (a relevant chunk, a fact), half the similarity will do: a chunk that
    * answers in other words than the question's is seldom as close to it as one that
-   * restates it. So will it for a chunk inside the question's time range. */
+   * restates it. Half will do as well for a chunk inside the question's time range. */
   bool known = c->n_facts > 0;
   for (size_t i = 0; i < c->n_chunks && !known; i++) known = relevant(c, &c->chunks[i]);
   size_t keep = 0;
