@@ -169,38 +169,42 @@ void eg_bm25_prepare(const eg_bm25 *ix, const char *const *terms, size_t n, eg_b
   }
 }
 
-void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const uint32_t *slots,
-                            size_t n_slots, eg_bm25_keep in, void *ctx, double prior, eg_bm25_query *q) {
+void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_bm25_keep in, void *ctx,
+                         eg_bm25_subset *s) {
+  *s = (eg_bm25_subset){slots, n, in, ctx, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    const doc *d = slots[i] < ix->n_docs_cap ? &ix->docs[slots[i]] : NULL;
+    if (!d || !d->live) continue;
+    s->len += d->len;
+    s->terms += d->n_terms;
+  }
+}
+
+void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const eg_bm25_subset *s,
+                            double prior, eg_bm25_query *q) {
   eg_bm25_prepare(ix, terms, n, q);
-  if (!ix->live || (!n_slots && prior <= 0)) return;
+  if (!ix->live || (!s->n && prior <= 0)) return;
   /* the subset's document frequencies: from the postings, or from the subset's documents'
    * forward lists when those are the shorter walk */
   uint32_t df[EG_BM25_MAX_TERMS] = {0};
-  size_t by_postings = 0, by_docs = 0;
-  double len = 0;
+  size_t by_postings = 0;
   for (size_t i = 0; i < q->n; i++) by_postings += q->t[i]->n;
-  for (size_t i = 0; i < n_slots; i++) {
-    const doc *d = slots[i] < ix->n_docs_cap ? &ix->docs[slots[i]] : NULL;
-    if (!d || !d->live) continue;
-    len += d->len;
-    by_docs += d->n_terms;
-  }
-  if (by_postings <= by_docs) {
+  if (by_postings <= s->terms) {
     for (size_t i = 0; i < q->n; i++)
       for (uint32_t j = 0; j < q->t[i]->n; j++) {
-        uint32_t s = q->t[i]->p[j].slot;
-        if (ix->docs[s].live && in(ctx, s)) df[i]++;
+        uint32_t slot = q->t[i]->p[j].slot;
+        if (ix->docs[slot].live && s->in(s->ctx, slot)) df[i]++;
       }
   } else {
-    for (size_t i = 0; i < n_slots; i++) {
-      const doc *d = slots[i] < ix->n_docs_cap ? &ix->docs[slots[i]] : NULL;
+    for (size_t i = 0; i < s->n; i++) {
+      const doc *d = s->slots[i] < ix->n_docs_cap ? &ix->docs[s->slots[i]] : NULL;
       for (uint32_t e = 0; d && d->live && e < d->n_terms; e++)
         for (size_t j = 0; j < q->n; j++) df[j] += d->terms[e] == q->t[j];
     }
   }
-  double N = (double)ix->live, m = (double)n_slots + prior;
+  double N = (double)ix->live, m = (double)s->n + prior;
   if (m <= 0) return;
-  q->avgdl = (len + prior * ix->total_len / N) / m;
+  q->avgdl = (s->len + prior * ix->total_len / N) / m;
   if (q->avgdl <= 0) q->avgdl = 1.0;
   for (size_t i = 0; i < q->n; i++) q->idf[i] = idf(m, (double)df[i] + prior * q->t[i]->df / N);
 }

@@ -46,13 +46,26 @@ typedef struct eg_bm25_query {
 
 /* Prepare with the whole index's statistics (duplicate terms count once). */
 void eg_bm25_prepare(const eg_bm25 *ix, const char *const *terms, size_t n, eg_bm25_query *q);
-/* Prepare with the statistics of a subset — the documents `slots` lists (n_slots of them,
- * all live), which in(slot, ctx) tells apart — smoothed toward the whole index's as if
- * `prior` documents of the whole index were added to the subset: a term's document
- * frequency rate is (df_sub + prior · df/N) / (N_sub + prior), and so is the mean length.
- * prior 0: the subset's own statistics. */
-void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const uint32_t *slots,
-                            size_t n_slots, eg_bm25_keep in, void *ctx, double prior, eg_bm25_query *q);
+/* A subset of the documents (one user's) whose statistics a query may be prepared with:
+ * the documents `slots` lists (n of them, all live), which in(slot, ctx) tells apart, and
+ * what eg_bm25_subset_init sums over them once for all the queries prepared with it. */
+typedef struct eg_bm25_subset {
+  const uint32_t *slots;
+  size_t n;
+  eg_bm25_keep in;
+  void *ctx;
+  double len;   /* their total length */
+  size_t terms; /* their distinct terms, summed: the length of the walk over their lists */
+} eg_bm25_subset;
+
+void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_bm25_keep in, void *ctx,
+                         eg_bm25_subset *s);
+/* Prepare with the statistics of a subset, smoothed toward the whole index's as if `prior`
+ * documents of the whole index were added to it: a term's document frequency rate is
+ * (df_sub + prior · df/N) / (N_sub + prior), and so is the mean length. prior 0: the
+ * subset's own statistics. */
+void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const eg_bm25_subset *s,
+                            double prior, eg_bm25_query *q);
 
 /* Score one document. */
 double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);

@@ -457,6 +457,11 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     }
     if (!pass_slots) passing = EXACT_LIMIT + 1;
   }
+  /* bm25_stats user: the user's documents, summed once for all the queries */
+  user_of uo = {t, f.user_h};
+  eg_bm25_subset user_docs;
+  bool by_user = us && v->o.bm25_per_user;
+  if (by_user) eg_bm25_subset_init(t->bm25, us->v, us->n, of_user, &uo, &user_docs);
   for (size_t i = 0; dims_ok && buf && fbuf && bslots && bscores && tops && maxbms && i < nq; i++) {
     /* A zero query vector (no known word, no vector) carries no dense signal. */
     const float *qvi = qv + i * dim;
@@ -466,9 +471,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     const char *const *terms = (const char *const *)tl[i].v;
-    if (us && v->o.bm25_per_user) {
-      user_of uo = {t, f.user_h};
-      eg_bm25_prepare_within(t->bm25, terms, tl[i].n, us->v, us->n, of_user, &uo, v->o.bm25_user_prior, &q.bq);
+    if (by_user) {
+      eg_bm25_prepare_within(t->bm25, terms, tl[i].n, &user_docs, v->o.bm25_user_prior, &q.bq);
     } else {
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }

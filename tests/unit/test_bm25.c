@@ -94,24 +94,28 @@ static void test_within(void) {
   eg_bm25 *ix = build();
   const char *const dog[] = {"dog"}, *const dog_bird[] = {"dog", "bird"};
   eg_bm25_query q;
+  eg_bm25_subset s;
   /* subset {d1, d2}, no prior: N = 2, df(dog) = 1, avgdl = 1.5 (the postings are the
    * shorter walk: dog has 2, the documents 3 terms) */
   uint32_t sub[] = {1, 2};
-  eg_bm25_prepare_within(ix, dog, 1, sub, 2, not_d0, NULL, 0, &q);
+  eg_bm25_subset_init(ix, sub, 2, not_d0, NULL, &s);
+  EG_CHECK(NEAR(s.len, 3) && s.terms == 3);
+  eg_bm25_prepare_within(ix, dog, 1, &s, 0, &q);
   double want = log(2.0) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.5));
   EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), want));
   /* with the weight of 3 documents of the whole index: df rate (1 + 3·2/3) / (2 + 3) = 3/5,
    * so N' = 5, df' = 3; avgdl (3 + 3·2) / 5 = 1.8 */
-  eg_bm25_prepare_within(ix, dog, 1, sub, 2, not_d0, NULL, 3, &q);
+  eg_bm25_prepare_within(ix, dog, 1, &s, 3, &q);
   want = log(1 + 2.5 / 3.5) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.8));
   EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), want));
   /* subset {d1} for "dog bird": the document's list is the shorter walk (2 terms against
    * 3 postings); N = 1, df = 1 each, avgdl = 2 → 2 · ln(1 + 0.5/1.5) */
   uint32_t one[] = {1};
-  eg_bm25_prepare_within(ix, dog_bird, 2, one, 1, in_d1, NULL, 0, &q);
+  eg_bm25_subset_init(ix, one, 1, in_d1, NULL, &s);
+  eg_bm25_prepare_within(ix, dog_bird, 2, &s, 0, &q);
   EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), 2 * log(4.0 / 3.0)));
   /* and the same from the postings walk, one term at a time */
-  eg_bm25_prepare_within(ix, dog, 1, one, 1, in_d1, NULL, 0, &q);
+  eg_bm25_prepare_within(ix, dog, 1, &s, 0, &q);
   EG_CHECK(NEAR(eg_bm25_score(ix, &q, 1), log(4.0 / 3.0)));
   uint32_t slots[3];
   double scores[3];
