@@ -33,6 +33,14 @@ eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
   return rc ? rc : eg_shard_check(s->tenant, err);
 }
 
+static bool same_str(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : "") == 0; }
+
+bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char *agent, bool item_private) {
+  bool reader_user = reader && reader->user && *reader->user;
+  return eg_scope_visible(reader_user, user && *user, reader_user && same_str(reader->user, user), item_private,
+                          reader && same_str(reader->agent, agent));
+}
+
 /* Where message m keeps its "scope" field; NULL when it has none. */
 static Engram__V1__Scope **scope_slot(const ProtobufCMessage *m) {
   const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");

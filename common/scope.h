@@ -4,6 +4,8 @@
 #ifndef EG_SCOPE_H
 #define EG_SCOPE_H
 
+#include <stdbool.h>
+
 #include "common/err.h"
 #include "proto/engram/v1/common.pb-c.h"
 
@@ -14,6 +16,25 @@
 eg_code eg_scope_fields_check(const Engram__V1__Scope *scope, eg_err *err);
 /* The fields as above, then that this shard serves the tenant (common/shard.h). */
 eg_code eg_scope_check(const Engram__V1__Scope *scope, eg_err *err);
+
+/*
+ * Privacy between the users of a tenant, the one rule every read path applies to an item
+ * (a chunk, an edge) written under some scope:
+ *   - an item written private (scope.private) is seen only by readers naming its agent;
+ *   - a reader whose scope names a user sees that user's items and the tenant's shared
+ *     ones (written without a user), never another user's;
+ *   - a reader without a user sees the whole tenant (the tenant's own tools: audit,
+ *     export, erasure checks).
+ * The caller compares the strings (or their hashes) and passes what it found.
+ */
+static inline bool eg_scope_visible(bool reader_has_user, bool item_has_user, bool same_user, bool item_private,
+                                    bool same_agent) {
+  if (item_private && !same_agent) return false;
+  return !reader_has_user || !item_has_user || same_user;
+}
+
+/* The same rule for an item whose user and agent are strings (NULL = ""). */
+bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char *agent, bool item_private);
 
 /* The tenant of request m's "scope" field: "" when the scope or tenant is unset, NULL
  * when the message has no scope field. */

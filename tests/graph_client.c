@@ -125,7 +125,8 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
   req.max_depth = max_depth;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  if (gc_call(c, "Walk", &req.base, &engram__v1__walk_response__descriptor, &resp, &e)) return -1;
+  eg_code rc = gc_call(c, "Walk", &req.base, &engram__v1__walk_response__descriptor, &resp, &e);
+  if (rc) return -(int)rc;
   Engram__V1__ClaimStatus *cs = ((Engram__V1__WalkResponse *)resp)->statuses[0];
   int st = cs->status;
   if (superseding_id) *superseding_id = cs->superseding ? cs->superseding->id : 0;

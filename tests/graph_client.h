@@ -38,7 +38,8 @@ eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, cons
 const char *gc_value(eg_rpc_client *c, const char *tenant, const char *subject,
                      const char *relation, int64_t valid_at, int64_t known_at);
 
-/* Walk one claim; returns the status and fills *superseding_id / *skipped when non-NULL. */
+/* Walk one claim; returns the status and fills *superseding_id / *skipped when non-NULL;
+ * -code when graphd refused (-EG_ENOTFOUND: no such claim in the reader's view). */
 int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_at,
             int64_t known_at, uint32_t max_depth, uint64_t *superseding_id, uint32_t *skipped,
             size_t *chain_len);

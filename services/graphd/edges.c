@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/scope.h"
 #include "common/text.h"
 #include "common/time.h"
 #include "services/graphd/graph_int.h"
@@ -132,6 +133,28 @@ static eg_code chain_head(eg_kvtxn *txn, uint64_t t, uint64_t s, uint64_t r, uin
   return EG_OK;
 }
 
+/* The edge id an identity key maps to (0: none). */
+static eg_code identity_lookup(eg_kvtxn *txn, const uint8_t *ik, uint64_t *id, eg_err *err) {
+  char *v;
+  size_t vl;
+  *id = 0;
+  eg_code rc = eg_kvtxn_get(txn, CF_DEFAULT, ik, EG_IDENTITY_KEY_LEN, &v, &vl, err);
+  if (rc == EG_ENOTFOUND) return EG_OK;
+  if (rc) return rc;
+  if (vl == 8) *id = key_get64((uint8_t *)v);
+  free(v);
+  return EG_OK;
+}
+
+/* The transaction time of the newest edge this commit wrote (a repeated edge keeps its
+ * own, older one). */
+static int64_t last_written_tc(Engram__V1__Edge **edges, size_t n) {
+  int64_t tc = 0;
+  for (size_t i = 0; i < n; i++)
+    if (edges[i]->t_commit > tc) tc = edges[i]->t_commit;
+  return tc;
+}
+
 eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_arena *a,
                         Engram__V1__CommitResponse *resp, eg_err *err) {
   size_t n = req->n_edges;
@@ -177,6 +200,7 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
   }
   int64_t tc = eg_time_now_us();
   if (tc <= ten->last_tc) tc = ten->last_tc + 1;
+  size_t written = 0;
   if (req->import_mode && n && req->edges[0]->t_commit <= ten->last_tc) {
     rc = eg_err_set(err, EG_EINVAL, "import_mode t_commit must be after the tenant's last commit");
     goto fail;
@@ -232,12 +256,35 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
     e->meta = in->meta;
     e->user = req->scope->user;
     e->agent = req->scope->agent;
+    e->private_ = req->scope->private_;
+    /* The same assertion sent again (a retried request, a file ingested twice) is the
+     * edge already written: its id is the answer and nothing is committed. */
+    uint8_t ik[EG_IDENTITY_KEY_LEN];
+    uint64_t same;
+    if (!eg_edge_identity(T, e, a, ik)) {
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      goto fail;
+    }
+    if ((rc = identity_lookup(txn, ik, &same, err))) goto fail;
+    if (same) {
+      ten->counter[EG_CTR_EDGE]--; /* the id taken above is not used */
+      e->id = same;
+      e->t_commit = 0; /* nothing was committed for it */
+      edges[i] = e;
+      resp->edge_ids[i] = same;
+      resp->subject_ids[i] = sid;
+      continue;
+    }
     if ((rc = chain_head(txn, T, sid, eg_rel_hash(e->relation), &e->parent, err))) goto fail;
     if ((rc = put_edge(txn, T, e, a, err))) goto fail;
+    uint8_t iv[8];
+    key_put64(iv, e->id);
+    eg_kvtxn_put(txn, CF_DEFAULT, ik, sizeof ik, iv, 8, true);
     edges[i] = e;
     resp->edge_ids[i] = e->id;
     resp->subject_ids[i] = sid;
     if (e->t_commit > ten->last_tc) ten->last_tc = e->t_commit;
+    written++;
   }
   resp->n_edge_ids = resp->n_subject_ids = n;
   for (size_t i = 0; i < req->n_mentions; i++) {
@@ -254,12 +301,12 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
       eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, T, m->chunk_id, eid), "", 0, false);
     }
   }
-  if (!n && ten->last_tc < tc) ten->last_tc = tc;
-  resp->t_commit = n ? edges[n - 1]->t_commit : ten->last_tc;
+  if (!written && ten->last_tc < tc) ten->last_tc = tc;
+  resp->t_commit = written ? last_written_tc(edges, n) : ten->last_tc;
   eg_kvtxn_save_tenant(txn, ten);
   if ((rc = eg_kvtxn_commit(txn, err))) return rc;
   eg_series_add(g->m_commits, 1);
-  eg_series_add(g->m_edges, (double)n);
+  eg_series_add(g->m_edges, (double)written);
   return EG_OK;
 fail:
   eg_kvtxn_abort(txn);
@@ -281,7 +328,8 @@ static bool has_object(const Engram__V1__Edge *e) {
 
 /* ONE: walk one subject's chain backwards from valid_at. */
 static eg_code state_one(eg_graph *g, uint64_t t, uint64_t s, const char *rel, int64_t valid_at,
-                         int64_t known_at, eg_arena *a, Engram__V1__Edge **out, eg_err *err) {
+                         int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
+                         Engram__V1__Edge **out, eg_err *err) {
   uint64_t r = eg_rel_hash(rel);
   uint8_t start[EDGE_KEY_LEN], prefix[24];
   KEY6(start, t, s, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
@@ -305,6 +353,7 @@ static eg_code state_one(eg_graph *g, uint64_t t, uint64_t s, const char *rel, i
       break;
     }
     if (strcmp(e->relation, rel) != 0) continue; /* relation hash collision */
+    if (!eg_edge_visible(view, e)) continue;      /* another user's memory */
     if (e->op == RETRACT && has_object(e)) { /* retracts only that object */
       eg_ptrvec_push(&retracts, a, e);
       continue;
@@ -331,7 +380,8 @@ typedef struct group {
 
 /* MANY: each object's latest commit on one subject's chain. */
 static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, int64_t valid_at,
-                          int64_t known_at, eg_arena *a, eg_ptrvec *groups, eg_err *err) {
+                          int64_t known_at, const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *groups,
+                          eg_err *err) {
   uint64_t r = eg_rel_hash(rel);
   uint8_t prefix[24], upper[24];
   KEY3(prefix, t, s, r);
@@ -351,7 +401,7 @@ static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, 
       rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
       break;
     }
-    if (strcmp(e->relation, rel) != 0) continue;
+    if (strcmp(e->relation, rel) != 0 || !eg_edge_visible(view, e)) continue;
     if (e->op == RETRACT && !has_object(e)) { /* retract everything held so far */
       for (size_t i = 0; i < groups->n; i++) {
         group *gr = groups->v[i];
@@ -380,8 +430,8 @@ static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, 
 }
 
 eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *rel,
-                          int64_t valid_at, int64_t known_at, eg_arena *a, Engram__V1__Edge **out,
-                          eg_err *err) {
+                          int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
+                          Engram__V1__Edge **out, eg_err *err) {
   uint8_t prefix[24], upper[24];
   KEY3(prefix, t, object, eg_rel_hash(rel));
   rocksdb_readoptions_t *ro;
@@ -394,7 +444,9 @@ eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *
     if (kl != 40) continue;
     Engram__V1__Edge *e;
     if ((rc = eg_edge_load(g, t, key_get64(k + 32), a, &e, err))) break;
-    if (e->t_commit > known_at || e->valid_from > valid_at || strcmp(e->relation, rel) != 0) continue;
+    if (e->t_commit > known_at || e->valid_from > valid_at || strcmp(e->relation, rel) != 0 ||
+        !eg_edge_visible(view, e))
+      continue;
     if (!best || commit_cmp(best, e) < 0) best = e;
   }
   rocksdb_iter_destroy(it);
@@ -404,7 +456,7 @@ eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *
 }
 
 eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, int64_t valid_at,
-                    int64_t known_at, eg_arena *a, eg_state *out, eg_err *err) {
+                    int64_t known_at, const Engram__V1__Scope *view, eg_arena *a, eg_state *out, eg_err *err) {
   memset(out, 0, sizeof *out);
   uint64_t *subjects;
   size_t ns = eg_subject_set(g, t, subject, a, &subjects);
@@ -414,7 +466,7 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
     Engram__V1__Edge *best = NULL;
     for (size_t i = 0; i < ns; i++) {
       Engram__V1__Edge *c;
-      if ((rc = state_one(g, t, subjects[i], rel, valid_at, known_at, a, &c, err))) return rc;
+      if ((rc = state_one(g, t, subjects[i], rel, valid_at, known_at, view, a, &c, err))) return rc;
       if (c && (!best || commit_cmp(best, c) < 0)) best = c;
     }
     if (!best) return EG_OK;
@@ -430,7 +482,7 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
   }
   eg_ptrvec groups = {0};
   for (size_t i = 0; i < ns; i++)
-    if ((rc = state_many(g, t, subjects[i], rel, valid_at, known_at, a, &groups, err))) return rc;
+    if ((rc = state_many(g, t, subjects[i], rel, valid_at, known_at, view, a, &groups, err))) return rc;
   out->values = eg_arena_alloc(a, (groups.n ? groups.n : 1) * sizeof *out->values);
   if (!out->values) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < groups.n; i++) {
@@ -438,7 +490,7 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
     if (e->op != ASSERT || (e->valid_to && e->valid_to <= valid_at)) continue;
     if (card == INV && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID) {
       Engram__V1__Edge *holder;
-      if ((rc = eg_inverse_holder(g, t, e->object->entity_id, rel, valid_at, known_at, a, &holder, err)))
+      if ((rc = eg_inverse_holder(g, t, e->object->entity_id, rel, valid_at, known_at, view, a, &holder, err)))
         return rc;
       bool ours = false;
       for (size_t j = 0; holder && j < ns; j++) ours |= holder->subject == subjects[j];
@@ -521,7 +573,7 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
     }
     for (size_t i = 0; i < rels.n; i++) {
       eg_state st;
-      if ((rc = eg_state_of(g, t, sid, rels.v[i], valid_at, known_at, a, &st, err))) return rc;
+      if ((rc = eg_state_of(g, t, sid, rels.v[i], valid_at, known_at, req->scope, a, &st, err))) return rc;
       Engram__V1__StateResult *r = eg_arena_calloc(a, 1, sizeof *r);
       if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
       engram__v1__state_result__init(r);
@@ -573,7 +625,7 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
         rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
         break;
       }
-      if (one_rel && strcmp(e->relation, req->relation) != 0) continue;
+      if ((one_rel && strcmp(e->relation, req->relation) != 0) || !eg_edge_visible(req->scope, e)) continue;
       if (eg_ptrvec_push(&all, a, e)) {
         rc = eg_err_set(err, EG_ENOMEM, "out of memory");
         break;
@@ -667,6 +719,7 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
     if (req->session_id && *req->session_id &&
         (!e->meta || !e->meta->source_session_id || strcmp(e->meta->source_session_id, req->session_id)))
       continue;
+    if (!eg_edge_visible(req->scope, e)) continue;
     eg_edge_names(g, t, e, a);
     if (eg_ptrvec_push(&out, a, e)) {
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");

@@ -50,7 +50,7 @@ static eg_code erase_tenant(eg_graph *g, eg_kvtxn *txn, const char *name, uint64
   c->edges = count_prefix(g, CF_EDGES_BY_ID, p, 8);
   c->entities = count_prefix(g, CF_ENTITIES, p, 8);
   for (int cf = CF_ENTITIES; cf < CF_COUNT; cf++) drop_prefix(g, txn, cf, p, 8, c);
-  static const char meta[] = {'C', 'H', 'R', 'M'};
+  static const char meta[] = {'C', 'H', 'R', 'M', 'I'};
   for (size_t i = 0; i < sizeof meta; i++) {
     p[0] = (uint8_t)meta[i];
     key_put64(p + 1, t);
@@ -163,6 +163,12 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
     if (eg_kvtxn_get(txn, CF_DEFAULT, hk, 25, &hv, &hvl, NULL) == EG_OK) {
       if (hvl == 8 && key_get64((uint8_t *)hv) == e->id) eg_kvtxn_delete(txn, CF_DEFAULT, hk, 25);
       free(hv);
+    }
+    uint8_t ik[EG_IDENTITY_KEY_LEN];
+    if (eg_edge_identity(t, e, a, ik) && eg_kvtxn_get(txn, CF_DEFAULT, ik, sizeof ik, &hv, &hvl, NULL) == EG_OK) {
+      if (hvl == 8 && key_get64((uint8_t *)hv) == e->id) eg_kvtxn_delete(txn, CF_DEFAULT, ik, sizeof ik);
+      free(hv);
+      c->keys++;
     }
     eg_ptrvec_push(&gone_edges, a, (void *)(uintptr_t)e->id);
     eg_ptrvec_push(&touched, a, (void *)(uintptr_t)e->subject);

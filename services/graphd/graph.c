@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/map.h"
+#include "common/scope.h"
 #include "common/time.h"
 #include "services/graphd/graph_int.h"
 
@@ -160,6 +162,36 @@ void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *
     if (eg_entity_load(g, NULL, tenant, e->object->entity_id, a, &ent, NULL) == EG_OK)
       e->object_name = ent->name;
   }
+}
+
+bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a, uint8_t out[EG_IDENTITY_KEY_LEN]) {
+  Engram__V1__Edge id = ENGRAM__V1__EDGE__INIT;
+  id.subject = e->subject;
+  id.relation = e->relation;
+  id.object = e->object;
+  id.op = e->op;
+  /* A valid_from left to default took the commit's time: as sent, it was unset. */
+  id.valid_from = e->valid_from == e->t_commit ? 0 : e->valid_from;
+  id.valid_to = e->valid_to;
+  id.t_commit = e->imported ? e->t_commit : 0;
+  id.imported = e->imported;
+  id.derived_from = e->derived_from;
+  id.n_derived_from = e->n_derived_from;
+  id.meta = e->meta;
+  id.user = e->user && *e->user ? e->user : NULL;
+  id.agent = e->agent && *e->agent ? e->agent : NULL;
+  id.private_ = e->private_;
+  size_t n = engram__v1__edge__get_packed_size(&id);
+  uint8_t *buf = eg_arena_alloc(a, n ? n : 1);
+  if (!buf) return false;
+  engram__v1__edge__pack(&id, buf);
+  out[0] = 'I';
+  KEY3(out + 1, tenant, eg_hash64(buf, n, 0x49444e54u), eg_hash64(buf, n, 0x9e3779b97f4a7c15ULL));
+  return true;
+}
+
+bool eg_edge_visible(const Engram__V1__Scope *view, const Engram__V1__Edge *e) {
+  return eg_scope_sees(view, e->user, e->agent, e->private_);
 }
 
 bool eg_value_equal(const Engram__V1__Value *a, const Engram__V1__Value *b) {

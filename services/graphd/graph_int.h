@@ -47,6 +47,17 @@ eg_code eg_entity_ref(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, uint64_t tenan
 /* Fill subject_name / object_name of an edge from the entity store (best effort). */
 void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a);
 
+/*
+ * The identity key of an edge: 'I' | T | 128-bit hash of what makes an assertion the same
+ * one — subject, relation, object, op, valid times as sent (a defaulted valid_from
+ * counts as unset), premises, meta and the writer's scope (user, agent, private), and
+ * for an imported edge its replayed t_commit. The default column family maps it to the
+ * edge's id, so that an identical assertion sent again is found and not committed twice.
+ * false when out of memory.
+ */
+#define EG_IDENTITY_KEY_LEN 25
+bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a, uint8_t out[EG_IDENTITY_KEY_LEN]);
+
 /* Two edge objects are the same value. */
 bool eg_value_equal(const Engram__V1__Value *a, const Engram__V1__Value *b);
 
@@ -55,7 +66,9 @@ size_t eg_subject_set(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, ui
 
 /*
  * Φ(subject, relation, valid_at, known_at): the current value edges of one
- * (subject, relation), exactly as DESIGN.md defines it, for every cardinality:
+ * (subject, relation), exactly as DESIGN.md defines it, for every cardinality, over the
+ * commits in the view of scope `view` (another user's commits on a shared entity's chain
+ * neither answer nor supersede):
  *   ONE          at most one edge (the greatest valid_from ≤ valid_at, ties: later t_commit,
  *                among commits known by known_at), none if that commit retracts it or
  *                its valid_to has passed;
@@ -72,12 +85,18 @@ typedef struct eg_state {
 } eg_state;
 
 eg_code eg_state_of(eg_graph *g, uint64_t tenant, uint64_t subject, const char *relation,
-                    int64_t valid_at, int64_t known_at, eg_arena *a, eg_state *out, eg_err *err);
+                    int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
+                    eg_state *out, eg_err *err);
 
-/* For ONE_INVERSE: the latest holder (edge) of (object, relation) under the bounds, or NULL. */
+/* Is edge e in the view of a reader's scope (common/scope.h: its own user's edges and the
+ * tenant's shared ones)? Every read path asks before an edge counts for anything. */
+bool eg_edge_visible(const Engram__V1__Scope *view, const Engram__V1__Edge *e);
+
+/* For ONE_INVERSE: the latest holder (edge) of (object, relation) under the bounds and in
+ * the view, or NULL. */
 eg_code eg_inverse_holder(eg_graph *g, uint64_t tenant, uint64_t object, const char *relation,
-                          int64_t valid_at, int64_t known_at, eg_arena *a, Engram__V1__Edge **out,
-                          eg_err *err);
+                          int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
+                          Engram__V1__Edge **out, eg_err *err);
 
 /* Default "now" for 0 bounds. */
 int64_t eg_bound_or_now(int64_t t);

@@ -66,7 +66,7 @@ static eg_code out_edges(eg_graph *g, uint64_t t, uint64_t node,
   eg_code rc = eg_subject_relations(g, t, node, keep_relation, (void *)req, a, &rels, err);
   for (size_t i = 0; i < rels.n && !rc; i++) {
     eg_state st;
-    if ((rc = eg_state_of(g, t, node, rels.v[i], va, ka, a, &st, err))) break;
+    if ((rc = eg_state_of(g, t, node, rels.v[i], va, ka, req->scope, a, &st, err))) break;
     for (size_t j = 0; j < st.n; j++)
       if (eg_ptrvec_push(out, a, st.values[j])) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
@@ -88,11 +88,12 @@ static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
     if (kl != 40) continue;
     Engram__V1__Edge *e;
     if ((rc = eg_edge_load(g, t, key_get64(k + 32), a, &e, err))) break;
-    if (e->op != ASSERT || e->t_commit > ka || e->valid_from > va || !relation_allowed(req, e->relation))
-      continue;
+    if (e->op != ASSERT || e->t_commit > ka || e->valid_from > va || !relation_allowed(req, e->relation) ||
+        !eg_edge_visible(req->scope, e))
+      continue; /* a shared entity is no bridge into another user's edges */
     /* Keep it only when it is part of its subject's current state. */
     eg_state st;
-    if ((rc = eg_state_of(g, t, e->subject, e->relation, va, ka, a, &st, err))) break;
+    if ((rc = eg_state_of(g, t, e->subject, e->relation, va, ka, req->scope, a, &st, err))) break;
     for (size_t j = 0; j < st.n; j++) {
       if (st.values[j]->id == e->id) {
         if (eg_ptrvec_push(out, a, e)) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -224,13 +225,13 @@ static int commit_after(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
  * that changed it (NULL when it simply ended by its own valid_to).
  */
 static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *p, int64_t va,
-                               int64_t ka, eg_arena *a, bool *changed,
+                               int64_t ka, const Engram__V1__Scope *view, eg_arena *a, bool *changed,
                                Engram__V1__Edge **superseding, eg_err *err) {
   *changed = false;
   *superseding = NULL;
   if (p->valid_from > va || p->op != ASSERT) return EG_OK; /* not in force at valid_at anyway */
   eg_state st;
-  eg_code rc = eg_state_of(g, t, p->subject, p->relation, va, ka, a, &st, err);
+  eg_code rc = eg_state_of(g, t, p->subject, p->relation, va, ka, view, a, &st, err);
   if (rc) return rc;
   for (size_t i = 0; i < st.n; i++)
     if (st.values[i]->id == p->id || eg_value_equal(st.values[i]->object, p->object)) return EG_OK;
@@ -239,7 +240,7 @@ static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *
   if (card == ONE) {
     *superseding = st.n ? st.values[0] : st.retracted_by;
   } else if (card == INV && p->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID) {
-    rc = eg_inverse_holder(g, t, p->object->entity_id, p->relation, va, ka, a, superseding, err);
+    rc = eg_inverse_holder(g, t, p->object->entity_id, p->relation, va, ka, view, a, superseding, err);
   }
   if (!*superseding && !rc) {
     /* MANY (or an ended ONE_INVERSE): the newest commit on the chain touching this
@@ -255,7 +256,7 @@ static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *
       if (key_untime(key_get64(k + 32)) > ka) continue;
       const char *val = rocksdb_iter_value(it, &vl);
       Engram__V1__Edge *e = eg_edge_decode(a, val, vl);
-      if (!e || e->id == p->id || !commit_after(e, p)) continue;
+      if (!e || e->id == p->id || !commit_after(e, p) || !eg_edge_visible(view, e)) continue;
       bool wildcard = !e->object || e->object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET;
       if (wildcard || eg_value_equal(e->object, p->object)) *superseding = e;
     }
@@ -278,7 +279,8 @@ static bool same_source(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
 
 /* Other current asserts of the same (subject, relation, object) from other sources. */
 static eg_code corroborations(eg_graph *g, uint64_t t, const Engram__V1__Edge *c, int64_t va,
-                              int64_t ka, eg_arena *a, Engram__V1__ClaimStatus *cs, eg_err *err) {
+                              int64_t ka, const Engram__V1__Scope *view, eg_arena *a,
+                              Engram__V1__ClaimStatus *cs, eg_err *err) {
   uint8_t prefix[24], upper[24];
   KEY3(prefix, t, c->subject, eg_rel_hash(c->relation));
   rocksdb_readoptions_t *ro;
@@ -291,7 +293,9 @@ static eg_code corroborations(eg_graph *g, uint64_t t, const Engram__V1__Edge *c
     if (key_untime(key_get64(k + 32)) > ka) continue;
     const char *val = rocksdb_iter_value(it, &vl);
     Engram__V1__Edge *e = eg_edge_decode(a, val, vl);
-    if (!e || e->id == c->id || e->op != ASSERT || !eg_value_equal(e->object, c->object)) continue;
+    if (!e || e->id == c->id || e->op != ASSERT || !eg_value_equal(e->object, c->object) ||
+        !eg_edge_visible(view, e))
+      continue;
     if (e->valid_to && e->valid_to <= va) continue;
     if (!same_source(e, c)) eg_ptrvec_push(&found, a, e);
   }
@@ -313,13 +317,13 @@ typedef struct walk_item {
 } walk_item;
 
 static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int64_t va, int64_t ka,
-                          uint32_t max_depth, uint32_t fanout, eg_arena *a,
+                          const Engram__V1__Scope *view, uint32_t max_depth, uint32_t fanout, eg_arena *a,
                           Engram__V1__ClaimStatus *cs, eg_err *err) {
   cs->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED;
   /* The claim itself replaced inside the bounds? */
   bool changed;
   Engram__V1__Edge *sup;
-  eg_code rc = premise_changed(g, t, claim, va, ka, a, &changed, &sup, err);
+  eg_code rc = premise_changed(g, t, claim, va, ka, view, a, &changed, &sup, err);
   if (rc) return rc;
   if (changed) {
     cs->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED;
@@ -350,7 +354,7 @@ static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int6
       if (idset_add(&visited, a, pid)) return eg_err_set(err, EG_ENOMEM, "out of memory");
       Engram__V1__Edge *p;
       rc = eg_edge_load(g, t, pid, a, &p, err);
-      if (rc == EG_ENOTFOUND) { /* erased premise */
+      if (rc == EG_ENOTFOUND || (!rc && !eg_edge_visible(view, p))) { /* erased, or not the reader's */
         cs->skipped_links++;
         continue;
       }
@@ -364,7 +368,7 @@ static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int6
         continue;
       }
       cs->premises_checked++;
-      if ((rc = premise_changed(g, t, p, va, ka, a, &changed, &sup, err))) return rc;
+      if ((rc = premise_changed(g, t, p, va, ka, view, a, &changed, &sup, err))) return rc;
       if (changed) {
         cs->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
         if (sup) eg_edge_names(g, t, sup, a);
@@ -385,7 +389,7 @@ static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int6
       ni->depth = it->depth + 1;
     }
   }
-  return corroborations(g, t, claim, va, ka, a, cs, err);
+  return corroborations(g, t, claim, va, ka, view, a, cs, err);
 }
 
 eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena *a,
@@ -408,13 +412,15 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
     engram__v1__claim_status__init(cs);
     cs->claim = req->claims[i];
     resp->statuses[resp->n_statuses++] = cs;
-    Engram__V1__Edge *claim;
-    if (!tenant_known) continue;
-    eg_code rc = eg_edge_load(g, t, req->claims[i], a, &claim, err);
-    if (rc == EG_ENOTFOUND) continue; /* unknown (or another tenant's) id: UNSPECIFIED */
+    Engram__V1__Edge *claim = NULL;
+    eg_code rc = tenant_known ? eg_edge_load(g, t, req->claims[i], a, &claim, err) : EG_ENOTFOUND;
+    /* Unknown, another tenant's or another user's: the same answer, so that an id tells
+     * nothing of what exists outside the reader's view. */
+    if (rc == EG_ENOTFOUND || (!rc && !eg_edge_visible(req->scope, claim)))
+      return eg_err_set(err, EG_ENOTFOUND, "claims[%zu]: edge %llu not found", i, (unsigned long long)req->claims[i]);
     if (rc) return rc;
-    if (claim->t_commit > ka) continue; /* not known at known_at */
-    if ((rc = walk_claim(g, t, claim, va, ka, depth, fanout, a, cs, err))) return rc;
+    if (claim->t_commit > ka) continue; /* not known at known_at: no status (UNSPECIFIED) */
+    if ((rc = walk_claim(g, t, claim, va, ka, req->scope, depth, fanout, a, cs, err))) return rc;
     eg_series_add(g->m_walks, 1);
     if (cs->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
       eg_series_add(g->m_stale, 1);

@@ -208,9 +208,9 @@ static void test_premise_walk(void) {
   EG_CHECK_STR(gc_value(cl, t, "Sarah Chen", "CEO_OF", 0, 0), "Apple");
   EG_CHECK_INT(gc_walk(cl, t, ceo, 0, 0, 0, &sup, NULL, NULL), SUPERSEDED);
   EG_CHECK_INT(sup, sarah);
-  /* Unknown and foreign claim ids: unspecified, no data. */
-  EG_CHECK_INT(gc_walk(cl, t, 999999, 0, 0, 0, NULL, NULL, NULL), 0);
-  EG_CHECK_INT(gc_walk(cl, "tenant-that-never-wrote", sig, 0, 0, 0, NULL, NULL, NULL), 0);
+  /* Unknown and foreign claim ids: NOT_FOUND, the same answer for both. */
+  EG_CHECK_INT(gc_walk(cl, t, 999999, 0, 0, 0, NULL, NULL, NULL), -EG_ENOTFOUND);
+  EG_CHECK_INT(gc_walk(cl, "tenant-that-never-wrote", sig, 0, 0, 0, NULL, NULL, NULL), -EG_ENOTFOUND);
 }
 
 /* A chain deeper than the cap: not found, links counted; found with a deeper cap. */
@@ -250,6 +250,84 @@ static void test_corroborated(void) {
   EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Lee", .relation = "LIKES", .literal = "jazz",
                                       .valid_from = T("2024-03-01"), .session = "s2"}));
   EG_CHECK_INT(gc_walk(cl, t, a, 0, 0, 0, NULL, NULL, NULL), CORROBORATED);
+}
+
+/* The number of commits on (subject, relation) in tenant t's history. */
+static size_t history_len(const char *t, const char *subject, const char *relation) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)t;
+  Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
+  ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  ref.name = (char *)subject;
+  Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
+  h.scope = &scope;
+  h.subject = &ref;
+  h.relation = (char *)relation;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  if (gc_call(cl, "History", &h.base, &engram__v1__history_response__descriptor, &resp, &e) != EG_OK) return 0;
+  size_t n = ((Engram__V1__HistoryResponse *)resp)->n_entries;
+  protobuf_c_message_free_unpacked(resp, NULL);
+  return n;
+}
+
+/* An identical assertion sent again is the edge already written; anything that differs
+ * (valid time, meta, the writer's user) is a new commit. */
+static void test_idempotent_facts(void) {
+  const char *t = "idem";
+  eg_edge_spec likes = {.subject = "Ana", .relation = "LIKES", .literal = "tea", .reason = "said so"};
+  uint64_t a = commit(t, likes), b = commit(t, likes), c = commit(t, likes); /* valid_from left unset */
+  EG_REQUIRE(a);
+  EG_CHECK(a == b && b == c);
+  EG_CHECK_INT(history_len(t, "Ana", "LIKES"), 1);
+  eg_edge_spec dated = likes;
+  dated.valid_from = T("2024-01-01");
+  uint64_t d = commit(t, dated);
+  EG_CHECK(d && d != a && commit(t, dated) == d);
+  eg_edge_spec other_meta = dated;
+  other_meta.reason = "said so again";
+  uint64_t m = commit(t, other_meta);
+  EG_CHECK(m && m != d);
+  eg_err e;
+  uint64_t u2 = gc_commit(cl, t, "u2", &dated, &e); /* another user's statement is theirs */
+  EG_CHECK(u2 && u2 != d);
+  EG_CHECK_INT(history_len(t, "Ana", "LIKES"), 4);
+  /* Premises are part of it: the same claim from another premise is another commit. */
+  uint64_t p1 = commit(t, (eg_edge_spec){.subject = "Ana", .relation = "WORKS_AT", .object = "Acme"});
+  eg_edge_spec claim = {.subject = "Ana", .relation = "HAS_BADGE", .literal = "yes", .premises = &p1, .n_premises = 1};
+  uint64_t c1 = commit(t, claim);
+  EG_CHECK(c1 && commit(t, claim) == c1);
+  /* In one batch: the repeat gets the first one's id. */
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)t;
+  scope.user = "u1";
+  Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT;
+  subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  subj.name = "Ana";
+  Engram__V1__EdgeInput in = ENGRAM__V1__EDGE_INPUT__INIT, *ins[] = {&in, &in};
+  in.subject = &subj;
+  in.relation = "DIET";
+  in.object_literal = "vegan";
+  in.valid_from = T("2024-02-01");
+  Engram__V1__CommitRequest cr = ENGRAM__V1__COMMIT_REQUEST__INIT;
+  cr.scope = &scope;
+  cr.edges = ins;
+  cr.n_edges = 2;
+  ProtobufCMessage *resp = NULL;
+  EG_REQUIRE(gc_call(cl, "Commit", &cr.base, &engram__v1__commit_response__descriptor, &resp, &e) == EG_OK);
+  Engram__V1__CommitResponse *r = (void *)resp;
+  EG_CHECK(r->n_edge_ids == 2 && r->edge_ids[0] == r->edge_ids[1]);
+  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_CHECK_INT(history_len(t, "Ana", "DIET"), 1);
+  /* After the user's erasure the same statement is new again (its identity went with it). */
+  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
+  scope.user = "u2";
+  er.scope = &scope;
+  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) == EG_OK);
+  protobuf_c_message_free_unpacked(resp, NULL);
+  uint64_t again = gc_commit(cl, t, "u2", &dated, &e);
+  EG_CHECK(again && again != u2);
+  EG_CHECK_INT(history_len(t, "Ana", "LIKES"), 4);
 }
 
 /* A rejected batch writes nothing: no edge, no entity. */
@@ -551,6 +629,7 @@ int main(void) {
   EG_RUN(test_premise_walk);
   EG_RUN(test_walk_depth_cap);
   EG_RUN(test_corroborated);
+  EG_RUN(test_idempotent_facts);
   EG_RUN(test_all_or_nothing);
   EG_RUN(test_tenant_isolation);
   EG_RUN(test_merge_and_traverse);
