@@ -350,7 +350,11 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   f->n_session_ids = c->req->n_session_ids;
   f->document_ids = c->req->document_ids;
   f->n_document_ids = c->req->n_document_ids;
-  f->user = c->scope.user; /* a user's memory is theirs: recall searches only it */
+  f->user = c->scope.user; /* a user's memory is theirs (and the tenant's shared knowledge) */
+  /* Excerpts are bounded like facts: nothing said after valid_at is context "as of" it,
+   * nothing stored after known_at was known then. */
+  f->valid_at = c->valid_at;
+  f->known_at = c->known_at;
   f->entity_ids = (uint64_t *)entities;
   f->n_entity_ids = n_entities;
   if (in_range) {

@@ -22,6 +22,23 @@
 
 #define LOAD_BATCH 4096
 
+vdoc eg_vdoc_of(const Engram__V1__Chunk *c) {
+  const Engram__V1__Scope *s = c->scope;
+  return (vdoc){.chunk_id = c->id,
+                .time = c->time,
+                .stored_at = c->stored_at,
+                .session_h = eg_str_hash(c->session_id),
+                .document_h = eg_str_hash(c->document_id),
+                .role_h = eg_str_hash(c->role),
+                .user_h = eg_str_hash(s ? s->user : NULL),
+                .agent_h = eg_str_hash(s ? s->agent : NULL),
+                .entities = c->entity_ids,
+                .n_entities = (uint32_t)c->n_entity_ids,
+                .turn = c->turn_index,
+                .private_ = s && s->private_,
+                .live = true};
+}
+
 uint64_t eg_str_hash(const char *s) {
   if (!s || !*s) return 0;
   uint64_t h = eg_hash64(s, strlen(s), 0x5345534953ULL);
@@ -164,6 +181,8 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
     else d->n_entities = 0;
   }
   d->live = true;
+  t->shared += !d->user_h;
+  t->private_ += d->private_;
   if (d->user_h) { /* the user's slot list */
     vslots *us = eg_map_get(t->by_user, &d->user_h, 8);
     if (!us && (us = calloc(1, sizeof *us)) && eg_map_put(t->by_user, &d->user_h, 8, us)) {
@@ -189,6 +208,8 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
   if (slot >= t->n_slots || !t->docs[slot].live) return;
   vdoc *d = &t->docs[slot];
   d->live = false;
+  t->shared -= !d->user_h;
+  t->private_ -= d->private_;
   vslots *us = d->user_h ? eg_map_get(t->by_user, &d->user_h, 8) : NULL;
   for (size_t i = 0; us && i < us->n; i++)
     if (us->v[i] == slot) {
@@ -542,9 +563,7 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
       break;
     }
     if (vec && !t->dim) t->dim = (int)(vvl / sizeof(float) / N_FIELDS);
-    vdoc d = {c->id, c->time, eg_str_hash(c->session_id), eg_str_hash(c->document_id),
-              eg_str_hash(c->role), eg_str_hash(c->scope ? c->scope->user : NULL),
-              c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true};
+    vdoc d = eg_vdoc_of(c);
     /* A snapshot already holds the vectors of the slots below its watermark; the others
      * are added in batches (one FAISS call per field per batch). */
     bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;

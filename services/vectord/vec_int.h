@@ -26,13 +26,20 @@ enum { FIELD_CONTENT = 0, FIELD_LATENT = 1, N_FIELDS = 2 };
 /* What search filters need of a chunk, kept in memory per slot. */
 typedef struct vdoc {
   uint64_t chunk_id;
-  int64_t time;
+  int64_t time;                                  /* valid time: the session's or document's */
+  int64_t stored_at;                             /* transaction time: when vectord stored it */
   uint64_t session_h, document_h, role_h, user_h; /* xxh64 of the strings; 0 = empty */
+  uint64_t agent_h;                              /* the writer's agent (for private chunks) */
   uint64_t *entities;                            /* owned */
   uint32_t n_entities;
   int32_t turn;
+  bool private_;                                 /* visible only to its agent */
   bool live;
 } vdoc;
+
+/* The filter fields of a stored chunk (scope resolved, stored_at set); entities borrowed
+ * from c. */
+vdoc eg_vdoc_of(const Engram__V1__Chunk *c);
 
 /* A list of slots (a user's chunks, for filters narrowed to one user). */
 typedef struct vslots {
@@ -56,6 +63,7 @@ typedef struct vtenant {
   eg_map *by_chunk;         /* chunk id (8 bytes) → slot + 1 */
   eg_map *by_user;          /* user hash (8 bytes) → vslots*: the live slots of a user */
   size_t live, tombstones;  /* tombstones: dead slots still inside an HNSW index */
+  size_t shared, private_;  /* live slots without a user; live private slots */
 } vtenant;
 
 struct eg_vec {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/scope.h"
 #include "common/time.h"
 #include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
@@ -24,9 +25,11 @@
 
 typedef struct vfilter {
   int64_t from, to;
+  int64_t valid_at, known_at;   /* time bounds (0 = none) */
   uint64_t *sessions, *documents, *roles, *entities;
   size_t n_sessions, n_documents, n_roles, n_entities;
-  uint64_t user_h;
+  uint64_t user_h;              /* the reader's user: its own chunks and the shared ones */
+  uint64_t agent_h;             /* the reader's agent: its private chunks */
   bool active;
 } vfilter;
 
@@ -36,16 +39,24 @@ static bool in_list(const uint64_t *v, size_t n, uint64_t x) {
   return false;
 }
 
+/* Is the chunk in the reader's view (common/scope.h) and inside the time bounds? */
+static bool visible(const vfilter *f, const vdoc *d) {
+  if (!eg_scope_visible(f->user_h != 0, d->user_h != 0, d->user_h == f->user_h, d->private_, d->agent_h == f->agent_h))
+    return false;
+  if (f->valid_at && d->time > f->valid_at) return false;
+  return !(f->known_at && d->stored_at > f->known_at);
+}
+
 static bool passes(const vtenant *t, const vfilter *f, uint32_t slot) {
   if (slot >= t->n_slots || !t->docs[slot].live) return false;
   if (!f->active) return true;
   const vdoc *d = &t->docs[slot];
+  if (!visible(f, d)) return false;
   if (f->from && d->time < f->from) return false;
   if (f->to && d->time >= f->to) return false;
   if (f->n_sessions && !in_list(f->sessions, f->n_sessions, d->session_h)) return false;
   if (f->n_documents && !in_list(f->documents, f->n_documents, d->document_h)) return false;
   if (f->n_roles && !in_list(f->roles, f->n_roles, d->role_h)) return false;
-  if (f->user_h && d->user_h != f->user_h) return false;
   if (f->n_entities) {
     bool any = false;
     for (uint32_t i = 0; i < d->n_entities && !any; i++) any = in_list(f->entities, f->n_entities, d->entities[i]);
@@ -75,9 +86,32 @@ static uint64_t *hash_list(eg_arena *a, char **v, size_t n) {
   return h;
 }
 
-static eg_code build_filter(const Engram__V1__SearchFilter *sf, eg_arena *a, vfilter *f, eg_err *err) {
+/* The reader's view: its scope's user (or the filter's, which must then agree) and
+ * agent, and the tenant's own counts: a filter is needed only when the tenant holds
+ * private chunks or the reader names a user. */
+static eg_code build_view(const Engram__V1__Scope *scope, const Engram__V1__SearchFilter *sf, vfilter *f,
+                          eg_err *err) {
+  const char *su = scope && scope->user && *scope->user ? scope->user : NULL;
+  const char *fu = sf && sf->user && *sf->user ? sf->user : NULL;
+  if (su && fu && strcmp(su, fu) != 0)
+    return eg_err_set(err, EG_EPERM, "filter.user must be the scope's user (a user reads only their own memory)");
+  f->user_h = eg_str_hash(su ? su : fu);
+  f->agent_h = eg_str_hash(scope ? scope->agent : NULL);
+  return EG_OK;
+}
+
+static eg_code build_filter(const Engram__V1__Scope *scope, const Engram__V1__SearchFilter *sf, eg_arena *a,
+                            vfilter *f, eg_err *err) {
   memset(f, 0, sizeof *f);
-  if (!sf) return EG_OK;
+  eg_code rc = build_view(scope, sf, f, err);
+  if (rc || !sf) {
+    f->active = f->user_h;
+    return rc;
+  }
+  if (sf->valid_at < 0 || sf->known_at < 0)
+    return eg_err_set(err, EG_EINVAL, "filter.valid_at and filter.known_at must not be negative");
+  f->valid_at = sf->valid_at;
+  f->known_at = sf->known_at;
   if (sf->n_session_ids > 1000 || sf->n_document_ids > 1000 || sf->n_roles > 16 || sf->n_entity_ids > 1000)
     return eg_err_set(err, EG_EINVAL, "filter lists are limited to 1000 entries (16 roles)");
   if (sf->time) {
@@ -90,8 +124,8 @@ static eg_code build_filter(const Engram__V1__SearchFilter *sf, eg_arena *a, vfi
   f->roles = hash_list(a, sf->roles, f->n_roles = sf->n_roles);
   f->entities = sf->entity_ids;
   f->n_entities = sf->n_entity_ids;
-  f->user_h = eg_str_hash(sf->user);
-  f->active = f->from || f->to || f->n_sessions || f->n_documents || f->n_roles || f->n_entities || f->user_h;
+  f->active = f->from || f->to || f->valid_at || f->known_at || f->n_sessions || f->n_documents || f->n_roles ||
+              f->n_entities || f->user_h;
   return EG_OK;
 }
 
@@ -363,7 +397,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     if (!tl && !q->n_vector) return eg_err_set(err, EG_EINVAL, "queries[%zu] has neither text nor vector", i);
   }
   vfilter f;
-  eg_code rc = build_filter(req->filter, a, &f, err);
+  eg_code rc = build_filter(req->scope, req->filter, a, &f, err);
   if (rc) return rc;
   float x = v->o.x, y = v->o.y, al = v->o.alpha;
   if (req->weights && (req->weights->x || req->weights->y || req->weights->alpha)) {
@@ -443,13 +477,15 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   size_t passing = 0;
   uint32_t *pass_slots = NULL;
   const vslots *us = f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
+  f.active |= t->private_ > 0; /* another agent's private chunks are never seen */
   if (f.active) {
     size_t cap = t->n_slots < EXACT_LIMIT ? t->n_slots : EXACT_LIMIT;
     pass_slots = malloc((cap ? cap : 1) * sizeof *pass_slots);
-    /* narrowed to one user: only that user's slots can pass */
-    size_t n = f.user_h ? (us ? us->n : 0) : t->n_slots;
+    /* a user's view of a tenant without shared chunks: only that user's slots can pass */
+    bool own_only = f.user_h && !t->shared;
+    size_t n = own_only ? (us ? us->n : 0) : t->n_slots;
     for (size_t i = 0; pass_slots && i < n && passing <= EXACT_LIMIT; i++) {
-      uint32_t s = f.user_h ? us->v[i] : (uint32_t)i;
+      uint32_t s = own_only ? us->v[i] : (uint32_t)i;
       if (passes(t, &f, s)) {
         if (passing < cap) pass_slots[passing] = s;
         passing++;
@@ -586,17 +622,19 @@ eg_code eg_vec_get(eg_vec *v, const Engram__V1__GetChunksRequest *req, eg_arena 
   size_t cap = req->n_ids * (1 + 2 * (size_t)req->neighbours) + 1, n = 0;
   uint64_t *ids = eg_arena_alloc(a, cap * sizeof *ids);
   if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  vfilter view = {0};
+  if ((rc = build_view(req->scope, NULL, &view, err))) return rc;
   pthread_rwlock_rdlock(&t->lock);
   for (size_t i = 0; i < req->n_ids; i++) {
     uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
-    if (!s) continue;
+    if (!s || !visible(&view, &t->docs[s - 1])) continue; /* another user's: as if absent */
     if (!in_list(ids, n, req->ids[i])) ids[n++] = req->ids[i];
     if (!req->neighbours) continue;
     const vdoc *d = &t->docs[s - 1];
     if (!d->session_h) continue;
     for (size_t o = 0; o < t->n_slots && n < cap; o++) {
       const vdoc *e = &t->docs[o];
-      if (!e->live || e->session_h != d->session_h) continue;
+      if (!e->live || e->session_h != d->session_h || !visible(&view, e)) continue;
       int diff = e->turn - d->turn;
       if (diff < 0) diff = -diff;
       if ((uint32_t)diff <= req->neighbours && !in_list(ids, n, e->chunk_id)) ids[n++] = e->chunk_id;

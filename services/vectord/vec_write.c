@@ -196,26 +196,31 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   eg_tenant *ten;
   uint32_t *slots = eg_arena_alloc(a, n * sizeof *slots);
   uint64_t *ids = eg_arena_alloc(a, n * sizeof *ids);
+  Engram__V1__Chunk *stored = eg_arena_alloc(a, n * sizeof *stored); /* as stored: scope resolved */
+  Engram__V1__Scope *scopes = eg_arena_alloc(a, n * sizeof *scopes);
   int64_t now = eg_time_now_us();
-  if (!txn || !slots || !ids) {
+  if (!txn || !slots || !ids || !stored || !scopes) {
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     goto fail;
   }
   if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err)) || (rc = eg_vt_check_model(v, txn, ten, dim, err)))
     goto fail;
   for (size_t i = 0; i < n; i++) {
-    Engram__V1__Chunk c = *req->chunks[i];
-    ids[i] = c.id ? c.id : (ten->counter[VCTR_SLOT] | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
+    Engram__V1__Chunk *sc = &stored[i], c;
+    *sc = *req->chunks[i];
+    ids[i] = sc->id ? sc->id : (ten->counter[VCTR_SLOT] | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
     slots[i] = (uint32_t)ten->counter[VCTR_SLOT]++;
-    Engram__V1__Scope cs = ENGRAM__V1__SCOPE__INIT;
-    cs.tenant = req->scope->tenant;
-    cs.user = c.scope && c.scope->user && *c.scope->user ? c.scope->user : req->scope->user;
-    cs.agent = c.scope && c.scope->agent && *c.scope->agent ? c.scope->agent : req->scope->agent;
-    cs.private_ = c.scope ? c.scope->private_ : req->scope->private_;
-    c.scope = &cs;
-    c.id = ids[i];
-    c.n_content_vector = c.n_latent_vector = 0;
-    c.stored_at = now;
+    Engram__V1__Scope *cs = &scopes[i];
+    engram__v1__scope__init(cs);
+    cs->tenant = req->scope->tenant;
+    cs->user = sc->scope && sc->scope->user && *sc->scope->user ? sc->scope->user : req->scope->user;
+    cs->agent = sc->scope && sc->scope->agent && *sc->scope->agent ? sc->scope->agent : req->scope->agent;
+    cs->private_ = sc->scope ? sc->scope->private_ : req->scope->private_;
+    sc->scope = cs;
+    sc->id = ids[i];
+    sc->n_content_vector = sc->n_latent_vector = 0;
+    sc->stored_at = now;
+    c = *sc;
     size_t pl = engram__v1__chunk__get_packed_size(&c);
     uint8_t *buf = eg_arena_alloc(a, 8 + pl);
     size_t tl;
@@ -240,12 +245,9 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   pthread_rwlock_wrlock(&t->lock);
   if (!t->dim) t->dim = dim;
   for (size_t i = 0; i < n && !rc; i++) {
-    const Engram__V1__Chunk *c = req->chunks[i];
     uintptr_t old = (uintptr_t)eg_map_get(t->by_chunk, &ids[i], 8);
     if (old) eg_vt_remove(v, t, (uint32_t)(old - 1));
-    vdoc d = {ids[i], c->time, eg_str_hash(c->session_id), eg_str_hash(c->document_id), eg_str_hash(c->role),
-              eg_str_hash(c->scope && c->scope->user && *c->scope->user ? c->scope->user : req->scope->user),
-              c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true};
+    vdoc d = eg_vdoc_of(&stored[i]);
     rc = eg_vt_add(v, t, slots[i], &d, NULL, accs[i].terms, accs[i].n, accs[i].len, err);
   }
   if (!rc) rc = eg_vt_add_vectors(v, t, slots, vecs, n, err);
