@@ -29,6 +29,7 @@
 #include "bench/lme.h"
 #include "bench/load.h"
 #include "bench/perf.h"
+#include "bench/textfacts.h"
 #include "bench/qa.h"
 #include "cli/bulk.h"
 #include "common/cfg.h"
@@ -81,7 +82,8 @@ static void usage(void) {
           "                    [--expansion offline|none|llm]\n"
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
           "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
-          "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n");
+          "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n"
+          "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--ingestd ADDR --recalld ADDR]\n");
 }
 
 enum { MAX_JOBS = 64 }; /* worker threads of one run */
@@ -438,6 +440,7 @@ int main(int argc, char **argv) {
   if (argc < 2) return usage(), 2;
   if (!strcmp(argv[1], "perf")) return eg_bperf_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "load")) return eg_bload_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "textfacts")) return eg_btextfacts_main(argc - 1, argv + 1);
   opts o = {.cmd = argv[1]};
   const char *set = !strcmp(argv[1], "qa") ? "lme" : argv[1];
   if (parse(argc, argv, &o, &set) || (strcmp(o.cmd, "qa") && strcmp(o.cmd, set)) ||

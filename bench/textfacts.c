@@ -1,0 +1,275 @@
+/*
+ * textfacts.c — `engram-bench textfacts` (see textfacts.h).
+ */
+#include "bench/textfacts.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/cfg.h"
+#include "common/log.h"
+#include "common/rpc.h"
+#include "common/time.h"
+#include "proto/engram/v1/recall.pb-c.h"
+#include "tests/harness.h"
+#include "tests/ingest_client.h"
+#include "tests/testlib.h"
+
+#define TF_DEFAULT EG_SOURCE_DIR "/../shared/data/textfacts/dev.json"
+#define TENANT "textfacts"
+#define MAX_GROUPS 32
+
+/* The relations a fact about an attribute may have. */
+static const struct {
+  const char *attribute, *relations[4];
+} attr_relations[] = {
+    {"city", {"LIVES_IN"}},          {"residence", {"LIVES_IN"}},
+    {"employer", {"WORKS_AT"}},      {"diet", {"DIET"}},
+    {"partner", {"PARTNER_OF", "MARRIED_TO", "DATING"}},
+    {"car", {"DRIVES", "OWNS_CAR"}}, {"pet", {"HAS_PET"}},
+    {"instrument", {"PLAYS"}},
+};
+
+enum { R_RIGHT_FACT, R_WRONG_VALID, R_NO_FACT, R_RIGHT_EXCERPT, N_ROWS };
+static const char *const row_names[N_ROWS] = {"right first fact", "wrong fact, presented as valid",
+                                              "no fact about the attribute", "right first excerpt"};
+
+typedef struct group {
+  char name[64];
+  int n, count[N_ROWS];
+} group;
+
+typedef struct tally {
+  group g[MAX_GROUPS];
+  size_t n;
+} tally;
+
+static group *group_of(tally *t, const char *name) {
+  for (size_t i = 0; i < t->n; i++)
+    if (!strcmp(t->g[i].name, name)) return &t->g[i];
+  if (t->n == MAX_GROUPS) return NULL;
+  group *g = &t->g[t->n++];
+  snprintf(g->name, sizeof g->name, "%s", name);
+  return g;
+}
+
+static void count(tally *t, const char *name, const bool *rows) {
+  group *g = group_of(t, name);
+  if (!g) return;
+  g->n++;
+  for (int r = 0; r < N_ROWS; r++) g->count[r] += rows[r];
+}
+
+/* Case-folded: does haystack hold needle? */
+static bool holds(const char *haystack, const char *needle) {
+  return haystack && needle && *needle && strcasestr(haystack, needle) != NULL;
+}
+
+/* The value an edge carries: its literal or its object's name. */
+static const char *edge_value(const Engram__V1__Edge *e) {
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  return e->object_name ? e->object_name : "";
+}
+
+/* Does the edge's value name `value` (either contains the other, at least three bytes)? */
+static bool names_value(const Engram__V1__Edge *e, const char *value) {
+  const char *v = edge_value(e);
+  return strlen(v) >= 3 && strlen(value) >= 3 && (holds(v, value) || holds(value, v));
+}
+
+static bool about(const Engram__V1__Edge *e, const char *attribute, const cJSON *values) {
+  for (size_t i = 0; i < sizeof attr_relations / sizeof *attr_relations; i++)
+    if (!strcmp(attr_relations[i].attribute, attribute))
+      for (int r = 0; r < 4 && attr_relations[i].relations[r]; r++)
+        if (e->relation && !strcmp(e->relation, attr_relations[i].relations[r])) return true;
+  const cJSON *v;
+  cJSON_ArrayForEach(v, values) if (cJSON_IsString(v) && names_value(e, v->valuestring)) return true;
+  return false;
+}
+
+/* Noon UTC of a YYYY-MM-DD date (0 when malformed). */
+static int64_t noon(const char *date) {
+  char iso[40];
+  snprintf(iso, sizeof iso, "%.10sT12:00:00Z", date ? date : "");
+  int64_t t = 0;
+  eg_err e;
+  return eg_time_parse(iso, &t, &e) == EG_OK ? t : 0;
+}
+
+typedef struct ctx {
+  eg_rpc_client *ingestd, *recalld;
+  uint32_t k;
+  bool verbose;
+  tally by_attr, by_kind, all;
+  int failures;
+} ctx;
+
+static void ingest(ctx *c, const char *user, const cJSON *session) {
+  const cJSON *msgs = cJSON_GetObjectItem(session, "messages"), *m;
+  size_t n = (size_t)cJSON_GetArraySize(msgs), i = 0;
+  const char **pairs = calloc(2 * (n ? n : 1), sizeof *pairs);
+  cJSON_ArrayForEach(m, msgs) {
+    pairs[2 * i] = cJSON_GetStringValue(cJSON_GetObjectItem(m, "role"));
+    pairs[2 * i + 1] = cJSON_GetStringValue(cJSON_GetObjectItem(m, "content"));
+    i++;
+  }
+  const char *sid = cJSON_GetStringValue(cJSON_GetObjectItem(session, "id"));
+  eg_err e;
+  if (ic_session(c->ingestd, TENANT, user, sid ? sid : "", noon(cJSON_GetStringValue(cJSON_GetObjectItem(session, "date"))),
+                 pairs, n, false, NULL, &e) != EG_OK) {
+    fprintf(stderr, "textfacts: ingest %s/%s: %s\n", user, sid ? sid : "?", e.msg);
+    c->failures++;
+  }
+  free(pairs);
+}
+
+/* Ask one question; fill the four rows. */
+static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *values, const cJSON *query, bool *rows) {
+  const char *question = cJSON_GetStringValue(cJSON_GetObjectItem(query, "question"));
+  const char *expect = cJSON_GetStringValue(cJSON_GetObjectItem(query, "expect"));
+  int64_t at = noon(cJSON_GetStringValue(cJSON_GetObjectItem(query, "at")));
+  if (!question || !expect || !at) return false;
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = TENANT;
+  scope.user = (char *)user;
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.scope = &scope;
+  req.query = (char *)question;
+  req.query_time = req.valid_at = at;
+  req.k = c->k;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  if (eg_rpc_unary(c->recalld, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
+                   &resp, &e) != EG_OK) {
+    fprintf(stderr, "textfacts: recall %s: %s\n", user, e.msg);
+    c->failures++;
+    return false;
+  }
+  const Engram__V1__RecallResponse *r = (void *)resp;
+  const Engram__V1__RecallItem *fact = NULL, *excerpt = NULL;
+  for (size_t i = 0; i < r->n_items; i++) {
+    const Engram__V1__RecallItem *it = r->items[i];
+    if (!fact && it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && it->fact && about(it->fact, attribute, values))
+      fact = it;
+    if (!excerpt && it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) {
+      const cJSON *v;
+      cJSON_ArrayForEach(v, values) if (cJSON_IsString(v) && holds(it->text, v->valuestring)) excerpt = it;
+    }
+  }
+  memset(rows, 0, N_ROWS * sizeof *rows);
+  rows[R_NO_FACT] = !fact;
+  rows[R_RIGHT_FACT] = fact && names_value(fact->fact, expect);
+  rows[R_WRONG_VALID] = fact && !rows[R_RIGHT_FACT] &&
+                        fact->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+  rows[R_RIGHT_EXCERPT] = excerpt && holds(excerpt->text, expect);
+  if (c->verbose)
+    printf("%-24s %-7s %-40.40s expect %-14s fact %-20.20s excerpt %s\n", user, attribute, question, expect,
+           fact ? edge_value(fact->fact) : "-", excerpt ? (rows[R_RIGHT_EXCERPT] ? "right" : "wrong") : "-");
+  protobuf_c_message_free_unpacked(resp, NULL);
+  return true;
+}
+
+static void run_scenario(ctx *c, const cJSON *s, const char *run_id) {
+  const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(s, "name"));
+  const char *attribute = cJSON_GetStringValue(cJSON_GetObjectItem(s, "attribute"));
+  const cJSON *values = cJSON_GetObjectItem(s, "values"), *x;
+  if (!name || !attribute || !cJSON_IsArray(values)) {
+    fprintf(stderr, "textfacts: a scenario without name, attribute or values\n");
+    c->failures++;
+    return;
+  }
+  char user[160];
+  snprintf(user, sizeof user, "%s-%s", run_id, name); /* a fresh user each run */
+  cJSON_ArrayForEach(x, cJSON_GetObjectItem(s, "sessions")) ingest(c, user, x);
+  cJSON_ArrayForEach(x, cJSON_GetObjectItem(s, "queries")) {
+    bool rows[N_ROWS];
+    if (!ask(c, user, attribute, values, x, rows)) continue;
+    const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind"));
+    count(&c->by_attr, attribute, rows);
+    count(&c->by_kind, kind ? kind : "?", rows);
+    count(&c->all, "all", rows);
+  }
+}
+
+static void print_table(const char *title, const tally *t) {
+  printf("\n| %s | questions |", title);
+  for (int r = 0; r < N_ROWS; r++) printf(" %s |", row_names[r]);
+  printf("\n|---|---:|");
+  for (int r = 0; r < N_ROWS; r++) printf("---:|");
+  printf("\n");
+  for (size_t i = 0; i < t->n; i++) {
+    const group *g = &t->g[i];
+    printf("| %s | %d |", g->name, g->n);
+    for (int r = 0; r < N_ROWS; r++) printf(" %.1f%% |", g->n ? 100.0 * g->count[r] / g->n : 0.0);
+    printf("\n");
+  }
+}
+
+static int usage(void) {
+  fprintf(stderr, "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--verbose]\n"
+                  "                              [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)]\n");
+  return 2;
+}
+
+int eg_btextfacts_main(int argc, char **argv) {
+  const char *data = TF_DEFAULT, *ing = NULL, *rec = NULL;
+  ctx c = {.k = 10};
+  for (int i = 1; i < argc; i++) {
+    int64_t k;
+    if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
+    else if (!strcmp(argv[i], "--ingestd") && i + 1 < argc) ing = argv[++i];
+    else if (!strcmp(argv[i], "--recalld") && i + 1 < argc) rec = argv[++i];
+    else if (!strcmp(argv[i], "--k") && i + 1 < argc && eg_cfg_int_in(argv[i + 1], 1, 100, &k)) c.k = (uint32_t)k, i++;
+    else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
+    else return usage();
+  }
+  if (!ing != !rec) return usage();
+  eg_log_init("engram-bench", EG_LOG_WARN);
+  char *text = eg_test_slurp(data);
+  cJSON *root = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  const cJSON *scenarios = root ? cJSON_GetObjectItem(root, "scenarios") : NULL;
+  if (!cJSON_IsArray(scenarios)) {
+    fprintf(stderr, "textfacts: %s is not a textfacts set (an object with \"scenarios\")\n", data);
+    cJSON_Delete(root);
+    return 1;
+  }
+  eg_cluster cl = {0};
+  if (!ing) {
+    eg_err e;
+    if (eg_cluster_start(&cl, NULL, &e)) {
+      fprintf(stderr, "cluster: %s\n", e.msg);
+      cJSON_Delete(root);
+      return 1;
+    }
+    ing = cl.d[EG_INGESTD].addr, rec = cl.d[EG_RECALLD].addr;
+  }
+  eg_rpc_client_opts co = {.timeout_us = 60 * 1000000LL, .token = cl.dir ? NULL : getenv("ENGRAM_TOKEN")};
+  eg_err e;
+  int rc = 1;
+  if (eg_rpc_client_open(ing, &co, &c.ingestd, &e) || eg_rpc_client_open(rec, &co, &c.recalld, &e)) {
+    fprintf(stderr, "connect: %s\n", e.msg);
+    goto done;
+  }
+  char run_id[32];
+  snprintf(run_id, sizeof run_id, "tf%llx", (unsigned long long)eg_time_now_us());
+  int64_t t0 = eg_time_mono_us();
+  const cJSON *s;
+  cJSON_ArrayForEach(s, scenarios) run_scenario(&c, s, run_id);
+  printf("textfacts: %s — %d scenarios, %d questions, k = %u, %.1f s%s\n", data, cJSON_GetArraySize(scenarios),
+         c.all.n ? c.all.g[0].n : 0, c.k, (double)(eg_time_mono_us() - t0) / 1e6,
+         c.failures ? " (with failures: see stderr)" : "");
+  print_table("all", &c.all);
+  print_table("attribute", &c.by_attr);
+  print_table("query kind", &c.by_kind);
+  rc = c.failures ? 1 : 0;
+done:
+  eg_rpc_client_close(c.ingestd);
+  eg_rpc_client_close(c.recalld);
+  if (cl.dir) eg_cluster_stop(&cl, rc != 0);
+  cJSON_Delete(root);
+  return rc;
+}
