@@ -47,24 +47,27 @@ static void test_start(void) {
   if (rc) fprintf(stderr, "cluster start: %s\n", e.msg);
   EG_REQUIRE(rc == EG_OK);
   snprintf(base, sizeof base,
-           "%s/engram --ingestd-addr %s --graphd-addr %s --vectord-addr %s --recalld-addr %s --tenant clitest "
+           "%s/engram --ingestd-addr %s --graphd-addr %s --vectord-addr %s --recalld-addr %s "
+           "--tenant clitest "
            "--user u1",
-           EG_BINARY_DIR, cl.d[EG_INGESTD].addr, cl.d[EG_GRAPHD].addr, cl.d[EG_VECTORD].addr, cl.d[EG_RECALLD].addr);
+           EG_BINARY_DIR, cl.d[EG_INGESTD].addr, cl.d[EG_GRAPHD].addr, cl.d[EG_VECTORD].addr,
+           cl.d[EG_RECALLD].addr);
   snprintf(out, sizeof out, "%s/cli.out", cl.dir);
   snprintf(err_file, sizeof err_file, "%s/cli.err", cl.dir);
   started = true;
 }
 
-#define SESSION(id, text)                                                                                  \
-  "{\"session_id\":\"" id "\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":[{\"role\":\"user\"," \
+#define SESSION(id, text)                                                          \
+  "{\"session_id\":\"" id                                                          \
+  "\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":[{\"role\":\"user\"," \
   "\"content\":\"" text "\"}]}"
 
 /* Three JSONL lines where one request is expected: refused (exit 2), nothing sent — the
  * first line sent on its own afterwards is new to ingestd. */
 static void test_trailing_data_refused(void) {
   EG_REQUIRE(started);
-  const char *jsonl = SESSION("trail-1", "I keep bees on the roof.") "\n" SESSION("trail-2", "The hives are blue.") "\n"
-      SESSION("trail-3", "Honey comes in August.") "\n";
+  const char *jsonl = SESSION("trail-1", "I keep bees on the roof.") "\n" SESSION(
+      "trail-2", "The hives are blue.") "\n" SESSION("trail-3", "Honey comes in August.") "\n";
   EG_CHECK_INT(cli(jsonl, "ingest session -"), 2);
   EG_CHECK(err_has("more after the JSON value"));
   EG_CHECK(err_has("ingest bulk"));
@@ -83,7 +86,8 @@ static void test_trailing_data_refused(void) {
   EG_CHECK_INT(cli(NULL, "call Graph/State '{} x'"), 2);
   EG_CHECK(err_has("more after the JSON value"));
   /* whitespace after the value is fine; and trail-1 was not sent before */
-  EG_CHECK_INT(cli(SESSION("trail-1", "I keep bees on the roof.") "\n\n  \n", "ingest session -"), 0);
+  EG_CHECK_INT(cli(SESSION("trail-1", "I keep bees on the roof.") "\n\n  \n", "ingest session -"),
+               0);
   EG_CHECK(!out_has("already ingested"));
   EG_CHECK(out_has("chunks,"));
 }

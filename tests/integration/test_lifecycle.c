@@ -18,7 +18,8 @@
 static char *dir;
 
 /* The handled signals as a /proc status mask (bit n-1 for signal n). */
-static const unsigned long long stop_mask = (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1)) | (1ull << (SIGHUP - 1));
+static const unsigned long long stop_mask =
+    (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1)) | (1ull << (SIGHUP - 1));
 
 /* The hex mask on line `field` ("SigCgt:") of a /proc status file; 0 when absent. */
 static unsigned long long status_mask(const char *path, const char *field) {
@@ -121,13 +122,15 @@ static void test_hup_reloads_and_keeps_serving(void) {
 }
 
 /* A second graphd: its exit status, and its log in *log_text (caller frees). */
-static int second_graphd(const char *data_dir, const char *grpc_addr, const char *metrics_addr, char **log_text) {
+static int second_graphd(const char *data_dir, const char *grpc_addr, const char *metrics_addr,
+                         char **log_text) {
   char log[600];
   snprintf(log, sizeof log, "%s/second.log", dir);
   unlink(log);
-  int rc = eg_test_system("%s/graphd --insecure-no-auth --data-dir '%s' --grpc-addr '%s' --metrics-addr '%s' "
-                          ">'%s' 2>&1",
-                          EG_BINARY_DIR, data_dir, grpc_addr, metrics_addr, log);
+  int rc = eg_test_system(
+      "%s/graphd --insecure-no-auth --data-dir '%s' --grpc-addr '%s' --metrics-addr '%s' "
+      ">'%s' 2>&1",
+      EG_BINARY_DIR, data_dir, grpc_addr, metrics_addr, log);
   *log_text = eg_test_slurp(log);
   return rc;
 }
@@ -143,7 +146,8 @@ static void test_second_instance_refused(void) {
 
   /* the same data directory, free ports */
   EG_CHECK(second_graphd(first.data, "127.0.0.1:0", "", &text) != 0);
-  snprintf(want, sizeof want, "data directory %s/graph is locked by another running instance", first.data);
+  snprintf(want, sizeof want, "data directory %s/graph is locked by another running instance",
+           first.data);
   EG_CHECK(strstr(text, want) != NULL);
   if (eg_test_failed()) fprintf(stderr, "%s\n", text);
   free(text);
@@ -180,8 +184,10 @@ int main(void) {
   EG_RUN(test_hup_reloads_and_keeps_serving);
   EG_RUN(test_second_instance_refused);
   int rc = eg_test_finish();
-  if (rc) fprintf(stderr, "logs kept in %s\n", dir);
-  else eg_test_rmtree(dir);
+  if (rc)
+    fprintf(stderr, "logs kept in %s\n", dir);
+  else
+    eg_test_rmtree(dir);
   free(dir);
   return rc;
 }
