@@ -74,7 +74,7 @@ stop() {
   echo
   echo "stopping…"
   for d in "${started[@]}"; do
-    [[ -z ${status_of[$d]:-} ]] && kill -TERM "${pid_of[$d]}" 2>/dev/null || true
+    if [[ -z ${status_of[$d]:-} ]]; then kill -TERM "${pid_of[$d]}" 2>/dev/null || true; fi
   done
   for d in "${started[@]}"; do
     if [[ -z ${status_of[$d]:-} ]]; then
