@@ -163,11 +163,10 @@ eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind
   const char *s = text;
   while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
   if (!*s) return EG_OK;
-  cJSON *j = cJSON_Parse(s);
-  eg_code rc = EG_OK;
-  if (!j || !cJSON_IsObject(j)) {
-    rc = eg_err_set(err, EG_EINVAL, "not a JSON object");
-  } else {
+  cJSON *j = NULL;
+  eg_code rc = eg_pbjson_parse(s, &j, err); /* one request per line: nothing after it */
+  if (!rc && !cJSON_IsObject(j)) rc = eg_err_set(err, EG_EINVAL, "not a JSON object");
+  if (!rc) {
     *kind = cJSON_GetObjectItem(j, "messages") ? &eg_ingest_kinds[EG_INGEST_SESSION]
             : cJSON_GetObjectItem(j, "text")   ? &eg_ingest_kinds[EG_INGEST_DOCUMENT]
             : cJSON_GetObjectItem(j, "facts")  ? &eg_ingest_kinds[EG_INGEST_FACTS]

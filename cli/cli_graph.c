@@ -172,18 +172,34 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.scope = eg_cli_scope(cli, a);
   req.n_claims = (size_t)argc - 1;
   req.claims = eg_arena_alloc(a, req.n_claims * sizeof *req.claims);
-  for (size_t i = 0; i < req.n_claims; i++)
-    req.claims[i] = strtoull(argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1], NULL, 10);
+  for (size_t i = 0; i < req.n_claims; i++) {
+    const char *id = argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1];
+    char *end = NULL;
+    req.claims[i] = strtoull(id, &end, 10);
+    if (!*id || *end || !req.claims[i]) {
+      fprintf(stderr, "engram graph walk: '%s' is not an edge id\n", argv[i + 1]);
+      return 2;
+    }
+  }
   req.max_depth = (uint32_t)eg_cfg_int(cli->cfg, "depth");
   if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
   Engram__V1__WalkResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Walk", &req.base,
                                                     &engram__v1__walk_response__descriptor);
   if (!r) return 1;
+  /* A claim graphd could not evaluate (an unknown edge id: NOT_FOUND from graphd, or an
+   * UNSPECIFIED status from one that answers so) is an error, never a status to show. */
+  int rc = 0;
+  for (size_t i = 0; i < r->n_statuses; i++) {
+    if (r->statuses[i]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNSPECIFIED) continue;
+    fprintf(stderr, "engram graph walk: no such claim #%llu\n", (unsigned long long)r->statuses[i]->claim);
+    rc = 1;
+  }
   if (cli->json) {
     eg_cli_print_json(&r->base);
   } else {
     for (size_t i = 0; i < r->n_statuses; i++) {
       Engram__V1__ClaimStatus *s = r->statuses[i];
+      if (s->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNSPECIFIED) continue;
       const ProtobufCEnumValue *ev =
           protobuf_c_enum_descriptor_get_value(&engram__v1__epistemic_status__descriptor, (int)s->status);
       printf("#%llu %s (premises checked %u, links skipped %u)\n", (unsigned long long)s->claim,
@@ -197,7 +213,7 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     }
   }
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  return 0;
+  return rc;
 }
 
 static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {

@@ -89,13 +89,14 @@ void eg_cli_print_json(const ProtobufCMessage *m) {
 }
 
 ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a) {
-  cJSON *j = cJSON_Parse(text);
-  if (!j) {
-    fprintf(stderr, "engram: input is not valid JSON\n");
+  cJSON *j = NULL;
+  eg_err e;
+  if (eg_pbjson_parse(text, &j, &e)) {
+    fprintf(stderr, "engram: input %s (one JSON %s; several requests, one per line, go to `engram ingest bulk`)\n",
+            e.msg, desc->short_name);
     return NULL;
   }
   ProtobufCMessage *m = NULL;
-  eg_err e;
   if (eg_pbjson_read(desc, j, a, &m, &e)) {
     fprintf(stderr, "engram: %s\n", e.msg);
     m = NULL;

@@ -3,6 +3,7 @@
  *
  *   engram [--addr host:port] [--token T] [--tls-ca FILE] [--json] [--timeout-ms N] <command> [args]
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,9 @@ static const eg_cfg_opt cli_opts[] = {
     {"depth", EG_CFG_INT, "0", "traversal / walk depth (0 = server default)", 0, 0, 16},
     {"relations", EG_CFG_STR, "", "comma-separated relation filter", 0, 0, 0},
     {"limit", EG_CFG_INT, "0", "maximum entries (0 = server default)", 0, 0, 100000},
-    {"k", EG_CFG_INT, "10", "results per query", 0, 1, 100000},
+    /* No upper bound here: the server's max_k is the limit (recalld 100, vectord 1000 by
+     * default, configurable), so its INVALID_ARGUMENT says what it is. */
+    {"k", EG_CFG_INT, "10", "results per query (at most the server's max_k)", 0, 1, UINT32_MAX},
     {"async", EG_CFG_BOOL, "false", "ingest: answer when queued, with a job id and watermark", 0, 0, 0},
     {"document_id", EG_CFG_STR, "", "ingest document of plain text: its id (default: the file name)", 0, 0, 0},
     {"title", EG_CFG_STR, "", "ingest document of plain text: its title", 0, 0, 0},

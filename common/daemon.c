@@ -4,6 +4,7 @@
 #include "common/daemon.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/crypto.h>
 #include <pthread.h>
 #include <signal.h>
@@ -271,6 +272,70 @@ void eg_daemon_close(eg_daemon *d) {
   free(d);
 }
 
+/*
+ * Signals. SIGINT, SIGTERM and SIGHUP are blocked in the main thread before it starts any
+ * thread, so every thread of ours (and of gRPC, RocksDB, OpenMP, created later) inherits
+ * the mask. Threads that a library starts while it is being loaded (OpenBLAS's pool, before
+ * any constructor of the program runs) cannot be reached that way: a process-directed
+ * signal may land on one of them, and with the default action it would kill the process
+ * mid-shutdown. So the signals also get a real handler, which only writes the signal's
+ * number to a pipe (write is async-signal-safe); the main thread reads the pipe and does
+ * the work. Whatever thread a signal lands on, it ends up as one byte on the pipe.
+ * The pipe is a process global because a signal handler has no other way to find it.
+ */
+static const int handled_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static int signal_pipe[2] = {-1, -1};
+
+static void forward_signal(int sig) {
+  int saved = errno;
+  unsigned char b = (unsigned char)sig;
+  /* Non-blocking: if the pipe is full, enough wake-ups are already queued. */
+  ssize_t n = write(signal_pipe[1], &b, 1);
+  (void)n;
+  errno = saved;
+}
+
+static void handled_set(sigset_t *set) {
+  sigemptyset(set);
+  for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++)
+    sigaddset(set, handled_signals[i]);
+}
+
+void eg_daemon_signals_init(void) {
+  if (signal_pipe[0] >= 0) return;
+  sigset_t set;
+  handled_set(&set);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  if (pipe2(signal_pipe, O_CLOEXEC) != 0) {
+    /* Without the pipe the handler has nowhere to forward to: keep the default action. */
+    signal_pipe[0] = signal_pipe[1] = -1;
+    return;
+  }
+  fcntl(signal_pipe[1], F_SETFL, O_NONBLOCK);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = forward_signal;
+  sa.sa_mask = set; /* one at a time */
+  sa.sa_flags = SA_RESTART;
+  for (size_t i = 0; i < sizeof handled_signals / sizeof *handled_signals; i++)
+    sigaction(handled_signals[i], &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+/* The next signal forwarded by the handler. The main thread takes the signals itself only
+ * while it waits here (so a signal never interrupts its start-up or shutdown work). */
+static int next_signal(void) {
+  sigset_t set;
+  handled_set(&set);
+  pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+  unsigned char b = 0;
+  ssize_t n;
+  do n = read(signal_pipe[0], &b, 1);
+  while (n < 0 && errno == EINTR);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  return n == 1 ? b : SIGTERM; /* a broken pipe cannot happen; if it did, stop */
+}
+
 int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   eg_err err;
   eg_err_clear(&err);
@@ -287,14 +352,13 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
     eg_daemon_close(d);
     return 0;
   }
-  /* Signals are blocked in every thread (created below) and taken by sigwait here. */
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGINT);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGHUP);
-  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-  signal(SIGPIPE, SIG_IGN);
+  /* Done already by the daemon's constructor; again for a main() that has none. */
+  eg_daemon_signals_init();
+  if (signal_pipe[0] < 0) {
+    fprintf(stderr, "%s: cannot create the signal pipe (errno %d)\n", spec->name, errno);
+    eg_daemon_close(d);
+    return 1;
+  }
 
   int exit_code = 1;
   eg_rpc_server *server = NULL;
@@ -327,8 +391,7 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   EG_INFO("main", "ready", "grpc_port=%d metrics_port=%d", eg_rpc_server_port(server), mport);
 
   for (;;) {
-    int sig = 0;
-    if (sigwait(&sigs, &sig) != 0) continue;
+    int sig = next_signal();
     if (sig == SIGHUP) {
       EG_INFO("main", "SIGHUP: reloading", NULL);
       eg_err rerr;

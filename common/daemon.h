@@ -5,7 +5,9 @@
  * log the effective config, open the daemon's state, start /metrics and the gRPC
  * server (with health), write the bound ports when asked, then wait for a signal.
  * SIGTERM/SIGINT shut down gracefully: health turns NOT_SERVING, in-flight calls finish
- * (up to shutdown_grace_ms), then state is closed. SIGHUP calls the reload hook.
+ * (up to shutdown_grace_ms), then state is closed and "stopped" is logged (exit 0).
+ * SIGHUP calls the reload hook. Signals are handled on the main thread only, whichever
+ * thread the kernel delivers them to (eg_daemon_signals_init).
  *
  * Common options (flags / ENGRAM_* env / config file):
  *   grpc_addr, metrics_addr, data_dir, cq_threads, workers, queue_max,
@@ -39,6 +41,15 @@ typedef struct eg_daemon_spec {
 
 /* Run the daemon; returns the process exit code. */
 int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv);
+
+/*
+ * Route SIGINT, SIGTERM and SIGHUP to eg_daemon_main's loop: block them in the calling
+ * thread (threads it starts afterwards inherit the mask) and install a handler that
+ * forwards them through a pipe, for the threads libraries started before (OpenBLAS starts
+ * its pool when it is loaded). Call it from the main thread before any thread of the
+ * program starts; a daemon's main calls it from a constructor. Idempotent.
+ */
+void eg_daemon_signals_init(void);
 
 /*
  * The daemon in this process without serving it (tests, fuzzing): configuration from

@@ -160,13 +160,19 @@ eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size
   char *e = NULL;
   s->db = rocksdb_open_column_families(s->opts, dir, n_cfs, s->cf_names, cfo, s->cfs, &e);
   if (e) {
-    EG_ERROR("store", "cannot open rocksdb", "dir=%s error=\"%s\"", dir, e);
+    /* RocksDB's LOCK file is held by another process: most often a second instance started
+     * on the same data directory. Say so plainly, not as a disk error. */
+    bool locked = strstr(e, "While lock file") != NULL;
+    EG_ERROR("store", locked ? "data directory locked by another instance" : "cannot open rocksdb",
+             "dir=%s error=\"%s\"", dir, e);
     free(e);
     rocksdb_options_destroy(s->opts);
     rocksdb_block_based_options_destroy(s->bbto);
     rocksdb_cache_destroy(s->cache);
     free(s);
-    return eg_err_set(err, EG_EIO, "cannot open the graph store (see log)");
+    if (locked)
+      return eg_err_set(err, EG_EPRECOND, "data directory %.160s is locked by another running instance", dir);
+    return eg_err_set(err, EG_EIO, "cannot open the store (see log)");
   }
   s->ro = rocksdb_readoptions_create();
   s->wo_sync = rocksdb_writeoptions_create();
@@ -605,6 +611,6 @@ eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) {
   bool failed = mine >= s->fail_from && mine <= s->fail_to && s->fail_to;
   pthread_mutex_unlock(&s->mu);
   txn_free(t);
-  if (failed) return eg_err_set(err, EG_EIO, "the graph store could not write (disk error?)");
+  if (failed) return eg_err_set(err, EG_EIO, "the store could not write (disk error?)");
   return EG_OK;
 }

@@ -386,6 +386,18 @@ static eg_code read_msg(const ProtobufCMessageDescriptor *d, const cJSON *j, eg_
   return EG_OK;
 }
 
+eg_code eg_pbjson_parse(const char *text, cJSON **out, eg_err *err) {
+  const char *end = NULL;
+  *out = cJSON_ParseWithOpts(text, &end, false);
+  if (!*out) return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu)", end ? (size_t)(end - text) : 0);
+  size_t after = (size_t)(end - text);
+  end += strspn(end, " \t\r\n");
+  if (!*end) return EG_OK;
+  cJSON_Delete(*out);
+  *out = NULL;
+  return eg_err_set(err, EG_EINVAL, "more after the JSON value (at byte %zu): one JSON value expected", after);
+}
+
 eg_code eg_pbjson_read(const ProtobufCMessageDescriptor *desc, const cJSON *json, eg_arena *a,
                        ProtobufCMessage **out, eg_err *err) {
   return read_msg(desc, json, a, out, desc->short_name, err);

@@ -25,6 +25,11 @@
 /* Append the JSON of m to out. */
 eg_code eg_pbjson_write(const ProtobufCMessage *m, unsigned flags, eg_buf *out);
 
+/* Parse text holding exactly one JSON value (whitespace around it allowed). Anything after
+ * the value is EG_EINVAL, not ignored: three JSONL lines given where one request is
+ * expected must not send the first and drop the rest. Caller frees with cJSON_Delete. */
+eg_code eg_pbjson_parse(const char *text, cJSON **out, eg_err *err);
+
 /* Build a message of type desc from JSON, allocated in arena a (freed with it).
  * Unknown fields and wrongly typed values are EG_EINVAL with the field's path. */
 eg_code eg_pbjson_read(const ProtobufCMessageDescriptor *desc, const cJSON *json, eg_arena *a,

@@ -346,7 +346,7 @@ static void test_cli(void) {
   fclose(f);
   EG_CHECK_INT(eg_test_system("%s ingest bulk %s > %s 2>&1", base, jsonl, out), 3);
   text = eg_test_slurp(out);
-  EG_CHECK(strstr(text, "line 2: INVALID_ARGUMENT: not a JSON object") != NULL);
+  EG_CHECK(strstr(text, "line 2: INVALID_ARGUMENT: not valid JSON") != NULL);
   EG_CHECK(strstr(text, "3 lines (0 skipped by resume): 2 ingested, 0 already there, 1 failed") != NULL);
   free(text);
   char state[700];

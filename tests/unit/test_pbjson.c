@@ -1,7 +1,8 @@
 /*
  * test_pbjson.c — the JSON form of messages where it is easy to get wrong: 64-bit
  * integers beyond 2^53 (strings, never rounded), NaN and infinities, the shortest
- * decimal of a float, and times outside ISO-8601's four-digit years.
+ * decimal of a float, times outside ISO-8601's four-digit years, and one value with
+ * nothing after it.
  */
 #include "common/pbjson.h"
 
@@ -101,7 +102,36 @@ static void test_nulls(void) {
   eg_arena_free(a);
 }
 
+/* One JSON value and only whitespace after it: a second value or any other trailing text
+ * is refused (a JSONL file given where one request is expected), with where it starts. */
+static void test_parse_one_value(void) {
+  const char *ok[] = {"{}", "  {\"a\":1}\n", "{\"a\":1}\r\n\t \n", "[1,2]", "3"};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+    cJSON *j = NULL;
+    eg_err e;
+    EG_CHECK_INT(eg_pbjson_parse(ok[i], &j, &e), EG_OK);
+    EG_CHECK(j != NULL);
+    cJSON_Delete(j);
+  }
+  const char *trailing[] = {"{\"a\":1}\n{\"a\":2}\n", "{} {}", "{}x", "{}\n\n]", "1 2"};
+  for (size_t i = 0; i < sizeof trailing / sizeof *trailing; i++) {
+    cJSON *j = (cJSON *)1;
+    eg_err e;
+    EG_CHECK_INT(eg_pbjson_parse(trailing[i], &j, &e), EG_EINVAL);
+    EG_CHECK(j == NULL);
+    EG_CHECK(strstr(e.msg, "more after the JSON value") != NULL);
+  }
+  cJSON *j = NULL;
+  eg_err e;
+  EG_CHECK_INT(eg_pbjson_parse("{\"a\":1}  {\"a\":2}", &j, &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "at byte 7") != NULL);
+  EG_CHECK_INT(eg_pbjson_parse("{\"a\":", &j, &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "not valid JSON") != NULL);
+  EG_CHECK_INT(eg_pbjson_parse("", &j, &e), EG_EINVAL);
+}
+
 int main(void) {
+  EG_RUN(test_parse_one_value);
   EG_RUN(test_big_integers);
   EG_RUN(test_reals);
   EG_RUN(test_times_beyond_iso);
