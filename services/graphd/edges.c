@@ -105,10 +105,11 @@ static eg_code put_edge(eg_kvtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena
   for (size_t j = 0; j < e->n_derived_from; j++)
     eg_kvtxn_put(txn, CF_DERIVATIONS, k, KEY3(k, t, e->derived_from[j], e->id), "", 0, false);
   uint64_t chunk = e->meta ? e->meta->source_chunk_id : 0;
-  if (chunk) {
-    eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->subject), "", 0, false);
+  if (chunk) { /* the value is the writer's user: ChunkEntities answers in the reader's view */
+    const char *u = e->user ? e->user : "";
+    eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->subject), u, strlen(u), false);
     if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
-      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), "", 0, false);
+      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), u, strlen(u), false);
   }
   /* The chain head moves to this commit. */
   uint8_t hk[25], hv[8];
@@ -298,7 +299,8 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
       if ((rc = eg_entity_ref(g, txn, ten, T, m->entities[j], req->scope->user, true, a, &eid, NULL, err)))
         goto fail;
       uint8_t k[24];
-      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, T, m->chunk_id, eid), "", 0, false);
+      const char *u = req->scope->user ? req->scope->user : "";
+      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, T, m->chunk_id, eid), u, strlen(u), false);
     }
   }
   if (!written && ten->last_tc < tc) ten->last_tc = tc;
@@ -758,9 +760,11 @@ eg_code eg_graph_chunk_entities(eg_graph *g, const Engram__V1__ChunkEntitiesRequ
     ce->chunk_id = req->chunk_ids[i];
     ce->entity_ids = ids;
     for (; rocksdb_iter_valid(it) && ce->n_entity_ids < 256; rocksdb_iter_next(it)) {
-      size_t kl;
+      size_t kl, vl;
       const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-      if (kl == 24) ids[ce->n_entity_ids++] = key_get64(k + 16);
+      const char *v = rocksdb_iter_value(it, &vl);
+      char *user = eg_arena_strndup(a, v, vl); /* who wrote the link ("" = shared) */
+      if (kl == 24 && user && eg_scope_sees(req->scope, user, NULL, false)) ids[ce->n_entity_ids++] = key_get64(k + 16);
     }
     rocksdb_iter_destroy(it);
     rocksdb_readoptions_destroy(ro);

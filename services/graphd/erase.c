@@ -180,6 +180,20 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
   uint64_t *gone = eg_arena_alloc(a, (gone_edges.n ? gone_edges.n : 1) * sizeof *gone);
   if (!gone) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < gone_edges.n; i++) gone[i] = (uint64_t)(uintptr_t)gone_edges.v[i];
+  /* The user's chunks' links to entities (their value names the writer). */
+  it = eg_prefix_iter(g, CF_CHUNK_ENTITIES, p, 8, &ro, upper);
+  size_t ul = strlen(user);
+  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t kl, vl;
+    const char *k = rocksdb_iter_key(it, &kl);
+    const char *v = rocksdb_iter_value(it, &vl);
+    if (vl == ul && memcmp(v, user, ul) == 0) {
+      eg_kvtxn_delete(txn, CF_CHUNK_ENTITIES, k, kl);
+      c->keys++;
+    }
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
   /* Entities the user created that nothing else uses any more. Also the user's own
    * entities that no edge touched. */
   it = eg_prefix_iter(g, CF_ENTITIES, p, 8, &ro, upper);

@@ -7,7 +7,7 @@
  * Every word bob said carries the marker "bobzanzibar"; every edge bob wrote carries his
  * user. Then, adversarially, as alice: Recall (its vector, BM25, graph-path, chunk
  * expansion, fact, history and premise-walk streams), Graph State / History / Traverse /
- * Walk / Changes, and Vector Search / GetChunks — nothing of bob's comes back, shared
+ * Walk / Changes / ChunkEntities, and Vector Search / GetChunks — nothing of bob's comes back, shared
  * entities (Lisbon, Maya Patel, an entity merged into Lisbon) are no bridge, and bob's ids
  * find nothing. The shared knowledge is seen by both; a request without a user sees the
  * tenant; an agent's private memory is seen by that agent alone.
@@ -384,9 +384,27 @@ static void test_vector_reads(void) {
   /* GetChunks of bob's ids, with session neighbours (alice has a session of the same id) */
   uint64_t ids[8];
   size_t n = 0;
-  for (size_t j = 0; j < bob->results[0]->n_hits && n < 8; j++) ids[n++] = bob->results[0]->hits[j]->chunk->id;
+  for (size_t j = 0; j < bob->results[0]->n_hits && n < 8; j++)
+    if (bobs_text(bob->results[0]->hits[j]->chunk->content)) ids[n++] = bob->results[0]->hits[j]->chunk->id;
   protobuf_c_message_free_unpacked(&bob->base, NULL);
   Engram__V1__Scope s = scope_of("alice", NULL, false);
+  /* graphd's links from bob's chunks to the entities they mention: his, not hers */
+  for (int as_bob = 0; as_bob < 2; as_bob++) {
+    Engram__V1__Scope who = scope_of(as_bob ? "bob" : "alice", NULL, false);
+    Engram__V1__ChunkEntitiesRequest ce = ENGRAM__V1__CHUNK_ENTITIES_REQUEST__INIT;
+    ce.scope = &who;
+    ce.chunk_ids = ids;
+    ce.n_chunk_ids = n;
+    ProtobufCMessage *o = NULL;
+    eg_err e2;
+    EG_REQUIRE(gc_call(gra, "ChunkEntities", &ce.base, &engram__v1__chunk_entities_response__descriptor, &o, &e2) ==
+               EG_OK);
+    size_t links = 0;
+    for (size_t i = 0; i < ((Engram__V1__ChunkEntitiesResponse *)o)->n_chunks; i++)
+      links += ((Engram__V1__ChunkEntitiesResponse *)o)->chunks[i]->n_entity_ids;
+    if (!EG_CHECK(as_bob ? links > 0 : links == 0)) fprintf(stderr, "  as %s: %zu links of %zu chunks\n", as_bob ? "bob" : "alice", links, n);
+    protobuf_c_message_free_unpacked(o, NULL);
+  }
   Engram__V1__GetChunksRequest g = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
   g.scope = &s;
   g.ids = ids;
