@@ -209,13 +209,13 @@ static void print_table(const char *title, const tally *t) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--verbose]\n"
+  fprintf(stderr, "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--half even|odd] [--verbose]\n"
                   "                              [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)]\n");
   return 2;
 }
 
 int eg_btextfacts_main(int argc, char **argv) {
-  const char *data = TF_DEFAULT, *ing = NULL, *rec = NULL;
+  const char *data = TF_DEFAULT, *ing = NULL, *rec = NULL, *half = NULL;
   ctx c = {.k = 10};
   for (int i = 1; i < argc; i++) {
     int64_t k;
@@ -224,6 +224,8 @@ int eg_btextfacts_main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--recalld") && i + 1 < argc) rec = argv[++i];
     else if (!strcmp(argv[i], "--k") && i + 1 < argc && eg_cfg_int_in(argv[i + 1], 1, 100, &k)) c.k = (uint32_t)k, i++;
     else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
+    else if (!strcmp(argv[i], "--half") && i + 1 < argc && (!strcmp(argv[i + 1], "even") || !strcmp(argv[i + 1], "odd")))
+      half = argv[++i];
     else return usage();
   }
   if (!ing != !rec) return usage();
@@ -258,8 +260,17 @@ int eg_btextfacts_main(int argc, char **argv) {
   snprintf(run_id, sizeof run_id, "tf%llx", (unsigned long long)eg_time_now_us());
   int64_t t0 = eg_time_mono_us();
   const cJSON *s;
-  cJSON_ArrayForEach(s, scenarios) run_scenario(&c, s, run_id);
-  printf("textfacts: %s — %d scenarios, %d questions, k = %u, %.1f s%s\n", data, cJSON_GetArraySize(scenarios),
+  int index = 0, ran = 0;
+  cJSON_ArrayForEach(s, scenarios) {
+    /* one fixed half to tune on (even: scenarios 0, 2, …), the other to confirm */
+    bool take = !half || (index % 2 == 0) == !strcmp(half, "even");
+    index++;
+    if (!take) continue;
+    run_scenario(&c, s, run_id);
+    ran++;
+  }
+  printf("textfacts: %s%s%s — %d scenarios, %d questions, k = %u, %.1f s%s\n", data, half ? ", half " : "",
+         half ? half : "", ran,
          c.all.n ? c.all.g[0].n : 0, c.k, (double)(eg_time_mono_us() - t0) / 1e6,
          c.failures ? " (with failures: see stderr)" : "");
   print_table("all", &c.all);

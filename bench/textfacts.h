@@ -13,7 +13,8 @@
  *                   expected one (over all questions: none naming a value is a miss).
  * A fact is "about the attribute" when its relation is one the attribute maps to
  * (city/residence → LIVES_IN, employer → WORKS_AT, …) or its object is one of the values.
- * argv[0] is "textfacts".
+ * --half even|odd runs every other scenario (0, 2, … or 1, 3, …): tune on one fixed half,
+ * confirm on the other. argv[0] is "textfacts".
  */
 #ifndef EG_BENCH_TEXTFACTS_H
 #define EG_BENCH_TEXTFACTS_H
