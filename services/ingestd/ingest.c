@@ -4,17 +4,14 @@
  */
 #include "services/ingestd/ingest.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/map.h"
-#include "common/pool.h"
 #include "common/scope.h"
 #include "common/stage.h"
 #include "common/text.h"
@@ -23,36 +20,16 @@
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
+#include "services/ingestd/jobs.h"
 
-#define MAX_JOBS 10000
 #define UPSERT_BATCH 500
 #define COMMIT_BATCH 5000
 
-typedef struct job {
-  char id[48];
-  char *tenant;     /* GetJob answers only the tenant that queued it */
-  Engram__V1__JobState state;
-  char watermark[40];
-  uint8_t *report;  /* packed IngestReport when done */
-  size_t report_len;
-  char error[200];
-  /* the request, packed (its arena is gone by the time the job runs) */
-  int kind;         /* 0 session, 1 document, 2 facts */
-  uint8_t *req;
-  size_t req_len;
-  eg_ingest *g;
-} job;
-
 struct eg_ingest {
   eg_ingest_opts o;
-  eg_pool *pool;
-  pthread_mutex_t mu;
-  eg_map *jobs;      /* id → job* */
-  char *job_order[MAX_JOBS];
-  size_t job_head, job_count;
-  uint64_t job_seq;
+  eg_jobs *jobs;     /* the durable async queue */
   eg_llm *llm;       /* NULL when not configured */
-  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_rejected, *m_llm_fallbacks;
+  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks;
   eg_metric *m_stage;
 };
 
@@ -103,6 +80,7 @@ typedef struct writer_in {
   const Engram__V1__WindowOptions *window;
   Engram__V1__KeyValue **metadata;  /* documents */
   size_t n_metadata;
+  eg_job *job;             /* the async job, for progress (NULL when sync) */
 } writer_in;
 
 /* Look for the receipt; *dup when identical content was ingested already, *old_n the
@@ -493,7 +471,7 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
   return n;
 }
 
-static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_arena *a,
+static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_job *job, eg_arena *a,
                           Engram__V1__IngestReport *rep, char *wm, size_t wml, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   int64_t st = r->session_time ? r->session_time : eg_time_now_us();
@@ -501,7 +479,7 @@ static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
   size_t n = session_units(r, st, a, &u);
   if (!u) return eg_err_set(err, EG_ENOMEM, "out of memory");
   stage(g, rep, a, "segment", t0);
-  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0};
+  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0, job};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
@@ -554,7 +532,7 @@ static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_
   return n;
 }
 
-static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_arena *a,
+static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_job *job, eg_arena *a,
                            Engram__V1__IngestReport *rep, char *wm, size_t wml, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   unit *u;
@@ -562,7 +540,7 @@ static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
   if (!u || !n) return eg_err_set(err, EG_EINVAL, "document has no text");
   stage(g, rep, a, "segment", t0);
   uint64_t h = eg_hash64(r->text, strlen(r->text), eg_hash64(r->title ? r->title : "", r->title ? strlen(r->title) : 0, (uint64_t)r->time));
-  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata};
+  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata, job};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
@@ -632,99 +610,39 @@ static eg_code validate_facts(const eg_ingest *g, const Engram__V1__AssertFactsR
   return EG_OK; /* graphd checks relations, objects and premises, all or nothing */
 }
 
-/* ---- jobs ----------------------------------------------------------------------------- */
+/* ---- async jobs (jobs.c keeps them) ------------------------------------------------- */
 
-static void job_run(void *arg) {
-  job *j = arg;
-  eg_ingest *g = j->g;
-  eg_arena *a = eg_arena_new(1 << 16, 0);
-  Engram__V1__IngestReport rep = ENGRAM__V1__INGEST_REPORT__INIT;
+/* Run one durable job: the same path as a sync request, from the packed request. */
+static eg_code run_job(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *req, size_t len, eg_arena *a,
+                       Engram__V1__IngestReport *rep, eg_err *err) {
+  eg_ingest *g = ctx;
   char wm[40] = "";
-  eg_err err;
-  eg_err_clear(&err);
-  eg_code rc = EG_OK;
-  pthread_mutex_lock(&g->mu);
-  j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_RUNNING;
-  pthread_mutex_unlock(&g->mu);
-  if (j->kind == 0) {
-    Engram__V1__IngestSessionRequest *r = engram__v1__ingest_session_request__unpack(NULL, j->req_len, j->req);
-    rc = r ? do_session(g, r, a, &rep, wm, sizeof wm, &err) : eg_err_set(&err, EG_EINTERNAL, "bad job");
+  eg_code rc;
+  if (kind == EG_JOB_SESSION) {
+    Engram__V1__IngestSessionRequest *r = engram__v1__ingest_session_request__unpack(NULL, len, req);
+    rc = r ? do_session(g, r, job, a, rep, wm, sizeof wm, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_session_request__free_unpacked(r, NULL);
-  } else if (j->kind == 1) {
-    Engram__V1__IngestDocumentRequest *r = engram__v1__ingest_document_request__unpack(NULL, j->req_len, j->req);
-    rc = r ? do_document(g, r, a, &rep, wm, sizeof wm, &err) : eg_err_set(&err, EG_EINTERNAL, "bad job");
+  } else if (kind == EG_JOB_DOCUMENT) {
+    Engram__V1__IngestDocumentRequest *r = engram__v1__ingest_document_request__unpack(NULL, len, req);
+    rc = r ? do_document(g, r, job, a, rep, wm, sizeof wm, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_document_request__free_unpacked(r, NULL);
   } else {
-    Engram__V1__AssertFactsRequest *r = engram__v1__assert_facts_request__unpack(NULL, j->req_len, j->req);
+    Engram__V1__AssertFactsRequest *r = engram__v1__assert_facts_request__unpack(NULL, len, req);
     uint64_t *ids;
     size_t nid;
-    rc = r ? do_facts(g, r, a, &rep, &ids, &nid, &err) : eg_err_set(&err, EG_EINTERNAL, "bad job");
+    rc = r ? do_facts(g, r, a, rep, &ids, &nid, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__assert_facts_request__free_unpacked(r, NULL);
   }
-  size_t rl = engram__v1__ingest_report__get_packed_size(&rep);
-  uint8_t *rb = malloc(rl ? rl : 1);
-  if (rb) engram__v1__ingest_report__pack(&rep, rb);
-  pthread_mutex_lock(&g->mu);
-  j->state = rc ? ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED : ENGRAM__V1__JOB_STATE__JOB_STATE_DONE;
-  snprintf(j->error, sizeof j->error, "%.190s", rc ? err.msg : "");
-  free(j->report);
-  j->report = rb;
-  j->report_len = rl;
-  free(j->req);
-  j->req = NULL;
-  pthread_mutex_unlock(&g->mu);
-  if (rc) EG_WARN("ingest", "async job failed", "job=%s code=%s", j->id, eg_code_name(rc));
-  eg_arena_free(a);
+  return rc;
 }
 
-static void job_free(job *j) {
-  if (!j) return;
-  free(j->req);
-  free(j->report);
-  free(j->tenant);
-  free(j);
-}
-
-/* Queue a packed request; fills resp with the job id (and the watermark when known). */
-static eg_code enqueue(eg_ingest *g, int kind, const ProtobufCMessage *req, const char *watermark,
+/* Queue a request durably; fills resp with the job id (and the watermark when known). */
+static eg_code enqueue(eg_ingest *g, eg_job_kind kind, const ProtobufCMessage *req, const char *watermark,
                        eg_arena *a, Engram__V1__IngestResponse *resp, eg_err *err) {
-  job *j = calloc(1, sizeof *j);
-  size_t len = protobuf_c_message_get_packed_size(req);
-  if (!j || !(j->req = malloc(len ? len : 1)) || !(j->tenant = strdup(eg_scope_tenant_of(req)))) {
-    job_free(j);
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  /* Job ids are not guessable: a random part besides the sequence. */
-  unsigned long long nonce = 0;
-  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = (unsigned long long)eg_time_mono_us() * 0x9e3779b97f4a7c15ull;
-  protobuf_c_message_pack(req, j->req);
-  j->req_len = len;
-  j->kind = kind;
-  j->g = g;
-  j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_QUEUED;
-  snprintf(j->watermark, sizeof j->watermark, "%s", watermark);
-  pthread_mutex_lock(&g->mu);
-  snprintf(j->id, sizeof j->id, "job-%llx-%016llx", (unsigned long long)++g->job_seq, nonce);
-  if (g->job_count == MAX_JOBS) { /* forget the oldest finished job */
-    char *old = g->job_order[g->job_head];
-    job_free(eg_map_del(g->jobs, old, strlen(old)));
-    free(old);
-    g->job_head = (g->job_head + 1) % MAX_JOBS;
-    g->job_count--;
-  }
-  g->job_order[(g->job_head + g->job_count++) % MAX_JOBS] = strdup(j->id);
-  eg_map_put(g->jobs, j->id, strlen(j->id), j);
-  pthread_mutex_unlock(&g->mu);
-  eg_code rc = eg_pool_submit(g->pool, job_run, j);
-  if (rc) {
-    pthread_mutex_lock(&g->mu);
-    j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED;
-    snprintf(j->error, sizeof j->error, "ingest queue is full");
-    pthread_mutex_unlock(&g->mu);
-    eg_series_add(g->m_rejected, 1);
-    return eg_err_set(err, EG_EFULL, "ingest queue is full (%d jobs waiting): retry with backoff", g->o.queue_max);
-  }
-  resp->job_id = eg_arena_strdup(a, j->id);
+  char id[48];
+  eg_code rc = eg_jobs_submit(g->jobs, kind, eg_scope_tenant_of(req), req, watermark, id, err);
+  if (rc) return rc;
+  resp->job_id = eg_arena_strdup(a, id);
   resp->watermark = eg_arena_strdup(a, watermark);
   return EG_OK;
 }
@@ -751,10 +669,10 @@ eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
     for (size_t i = 0; i < req->n_messages; i = round_end(req, i)) n++;
     char wm[40];
     format_watermark(chunk_id_of(req->scope, "session", req->session_id, n - 1), wm, sizeof wm);
-    return enqueue(g, 0, &req->base, wm, a, resp, err);
+    return enqueue(g, EG_JOB_SESSION, &req->base, wm, a, resp, err);
   }
   char wm[40];
-  if ((rc = do_session(g, req, a, rep, wm, sizeof wm, err))) return rc;
+  if ((rc = do_session(g, req, NULL, a, rep, wm, sizeof wm, err))) return rc;
   resp->report = rep;
   resp->watermark = eg_arena_strdup(a, wm);
   return EG_OK;
@@ -778,10 +696,10 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
     size_t n = document_units(req, g->o.doc_chunk_words, a, &u);
     char wm[40];
     format_watermark(chunk_id_of(req->scope, "document", req->document_id, n ? n - 1 : 0), wm, sizeof wm);
-    return enqueue(g, 1, &req->base, wm, a, resp, err);
+    return enqueue(g, EG_JOB_DOCUMENT, &req->base, wm, a, resp, err);
   }
   char wm[40];
-  if ((rc = do_document(g, req, a, rep, wm, sizeof wm, err))) return rc;
+  if ((rc = do_document(g, req, NULL, a, rep, wm, sizeof wm, err))) return rc;
   resp->report = rep;
   resp->watermark = eg_arena_strdup(a, wm);
   return EG_OK;
@@ -791,7 +709,7 @@ eg_code eg_ingest_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *req,
                         Engram__V1__IngestResponse *resp, eg_err *err) {
   eg_code rc = validate_facts(g, req, err);
   if (rc) return rc;
-  if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) return enqueue(g, 2, &req->base, "", a, resp, err);
+  if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) return enqueue(g, EG_JOB_FACTS, &req->base, "", a, resp, err);
   Engram__V1__IngestReport *rep = new_report(a);
   if (!rep) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint64_t *ids = NULL;
@@ -806,23 +724,8 @@ eg_code eg_ingest_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *req,
 
 eg_code eg_ingest_get_job(eg_ingest *g, const Engram__V1__GetJobRequest *req, eg_arena *a,
                           Engram__V1__Job *resp, eg_err *err) {
-  if (!req->job_id) return eg_err_set(err, EG_EINVAL, "job_id is required");
-  pthread_mutex_lock(&g->mu);
-  job *j = eg_map_get(g->jobs, req->job_id, strlen(req->job_id));
-  if (j && strcmp(j->tenant, req->scope->tenant) != 0) j = NULL; /* another tenant's: as if absent */
-  if (j) {
-    resp->job_id = eg_arena_strdup(a, j->id);
-    resp->state = j->state;
-    resp->watermark = eg_arena_strdup(a, j->watermark);
-    resp->error = eg_arena_strdup(a, j->error);
-    if (j->report) {
-      ProtobufCAllocator al = eg_rpc_arena_allocator(a);
-      resp->report = engram__v1__ingest_report__unpack(&al, j->report_len, j->report);
-    }
-  }
-  pthread_mutex_unlock(&g->mu);
-  if (!j) return eg_err_set(err, EG_ENOTFOUND, "no such job (jobs are kept by the ingestd that accepted them)");
-  return EG_OK;
+  if (!req->job_id || !*req->job_id) return eg_err_set(err, EG_EINVAL, "job_id is required");
+  return eg_jobs_get(g->jobs, req->scope->tenant, req->job_id, a, resp, err);
 }
 
 eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_arena *a,
@@ -885,22 +788,15 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
 
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
-static double queue_depth(void *arg) { return eg_pool_queued(((eg_ingest *)arg)->pool); }
-static double queue_capacity(void *arg) { return ((eg_ingest *)arg)->o.queue_max; }
-
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **out, eg_err *err) {
   eg_ingest *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   g->o = *opts;
-  pthread_mutex_init(&g->mu, NULL);
-  g->jobs = eg_map_new();
-  eg_code rc = eg_pool_new(opts->async_workers, opts->queue_max, &g->pool, err);
-  if (!rc && opts->llm_url && *opts->llm_url)
+  eg_code rc = EG_OK;
+  if (opts->llm_url && *opts->llm_url)
     rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, "engram_ingestd",
                      &g->llm, err);
   if (rc) {
-    eg_pool_free(g->pool);
-    eg_map_free(g->jobs);
     free(g);
     return rc;
   }
@@ -911,32 +807,24 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
     g->m_entities = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_entities_total", "Entities resolved.", NULL));
     g->m_duplicates = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_duplicates_total",
                                                         "Ingests skipped as identical to one already written.", NULL));
-    g->m_rejected = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_queue_rejected_total",
-                                                      "Async ingests refused because the queue was full.", NULL));
     g->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
         mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
     g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.", "stage", NULL, 0);
-    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_depth", "Async ingest jobs waiting.", queue_depth, g);
-    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_capacity", "Async ingest jobs the queue holds at most.",
-                        queue_capacity, g);
+  }
+  /* Last: opening the queue resumes the jobs of an earlier run, which need the rest. */
+  eg_jobs_opts jo = {opts->jobs_dir, opts->async_workers, opts->queue_max, run_job, g};
+  if ((rc = eg_jobs_open(&jo, mx, &g->jobs, err))) {
+    eg_llm_close(g->llm);
+    free(g);
+    return rc;
   }
   *out = g;
   return EG_OK;
 }
 
-static bool free_job(void *ctx, const void *k, size_t kl, void *v) {
-  (void)ctx, (void)k, (void)kl;
-  job_free(v);
-  return true;
-}
-
 void eg_ingest_close(eg_ingest *g) {
   if (!g) return;
-  eg_pool_free(g->pool); /* runs what is queued */
-  eg_map_each(g->jobs, free_job, NULL);
-  eg_map_free(g->jobs);
-  for (size_t i = 0; i < g->job_count; i++) free(g->job_order[(g->job_head + i) % MAX_JOBS]);
+  eg_jobs_close(g->jobs); /* running jobs finish; waiting ones resume at the next start */
   eg_llm_close(g->llm);
-  pthread_mutex_destroy(&g->mu);
   free(g);
 }
