@@ -413,7 +413,8 @@ static eg_code validate_session(const eg_ingest *g, const Engram__V1__IngestSess
     char what[48];
     snprintf(what, sizeof what, "messages[%zu].content", i);
     if ((rc = check_text(m->content, g->o.max_message_bytes, what, err))) return rc;
-    if (!m->content || !*m->content) return eg_err_set(err, EG_EINVAL, "messages[%zu].content is empty", i);
+    /* white space alone would be stored, embedded near everything and ranked first */
+    if (eg_text_blank(m->content)) return eg_err_set(err, EG_EINVAL, "messages[%zu].content is empty", i);
     const char *role = m->role ? m->role : "";
     if (strcmp(role, "user") && strcmp(role, "assistant") && strcmp(role, "system") && strcmp(role, "tool"))
       return eg_err_set(err, EG_EINVAL, "messages[%zu].role must be user, assistant, system or tool", i);
@@ -686,7 +687,7 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
       (rc = check_text(req->text, g->o.max_document_bytes, "text", err)) ||
       (rc = check_text(req->title, 1024, "title", err)))
     return rc;
-  if (!req->text || !*req->text) return eg_err_set(err, EG_EINVAL, "text is empty");
+  if (eg_text_blank(req->text)) return eg_err_set(err, EG_EINVAL, "text is empty");
   if (!time_ok(req->time)) return eg_err_set(err, EG_EINVAL, "time out of range (1900..2200)");
   if (req->n_metadata > 32) return eg_err_set(err, EG_EINVAL, "more than 32 metadata entries");
   Engram__V1__IngestReport *rep = new_report(a);
