@@ -544,7 +544,7 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     if (vec && !t->dim) t->dim = (int)(vvl / sizeof(float) / N_FIELDS);
     vdoc d = {c->id, c->time, eg_str_hash(c->session_id), eg_str_hash(c->document_id),
               eg_str_hash(c->role), eg_str_hash(c->scope ? c->scope->user : NULL),
-              c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true};
+              c->entity_ids, (uint32_t)c->n_entity_ids, c->turn_index, true, c->staged};
     /* A snapshot already holds the vectors of the slots below its watermark; the others
      * are added in batches (one FAISS call per field per batch). */
     bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;

@@ -32,6 +32,7 @@ typedef struct vdoc {
   uint32_t n_entities;
   int32_t turn;
   bool live;
+  bool staged;    /* stored and indexed, invisible until published (Chunk.staged) */
 } vdoc;
 
 /* A list of slots (a user's chunks, for filters narrowed to one user). */
