@@ -22,8 +22,15 @@
 #include "services/ingestd/enrich_llm.h"
 #include "services/ingestd/jobs.h"
 
-#define UPSERT_BATCH 500
+/* Chunks per Upsert: vectord embeds them within one peer deadline with room to spare
+ * (use-lite: about a second for a batch of full document chunks on a small box). */
+#define UPSERT_BATCH 64
 #define COMMIT_BATCH 5000
+/* Longest chunk text: a longer message, round or passage is cut into consecutive parts
+ * (vectord's max_text_bytes bounds content and latent, and the latent adds to it). */
+#define PART_BYTES 12288
+/* A fact's source utterance is cut to this (graphd bounds every string it stores). */
+#define UTTERANCE_BYTES 2048
 
 struct eg_ingest {
   eg_ingest_opts o;
@@ -56,6 +63,12 @@ static eg_code check_text(const char *s, size_t max, const char *what, eg_err *e
   return EG_OK;
 }
 
+/* s cut to at most max bytes at a character boundary ("" for NULL). */
+static char *bounded(eg_arena *a, const char *s, size_t max) {
+  size_t len = s ? strlen(s) : 0, cut = len ? eg_utf8_cut(s, len, max) : 0;
+  return cut == len ? (char *)(s ? s : "") : eg_arena_strndup(a, s, cut);
+}
+
 static bool time_ok(int64_t t) {
   /* 1900-01-01 .. 2200-01-01 */
   return t == 0 || (t >= INT64_C(-2208988800000000) && t <= INT64_C(7258118400000000));
@@ -83,8 +96,32 @@ typedef struct writer_in {
   eg_job *job;             /* the async job, for progress (NULL when sync) */
 } writer_in;
 
+/* One call to the tenant's vectord whose answer only matters by its status. */
+static eg_code vectord_call(eg_ingest *g, const Engram__V1__Scope *scope, const char *method, const ProtobufCMessage *req,
+                            const ProtobufCMessageDescriptor *resp_desc, eg_err *err) {
+  ProtobufCMessage *resp = NULL;
+  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, scope->tenant), method, req, resp_desc, 0, &resp, err);
+  if (rc) eg_err_prefix(err, "vectord: ");
+  else protobuf_c_message_free_unpacked(resp, NULL);
+  return rc;
+}
+
+/* Delete the chunks of segments [from, to) of this source (absent ones are no-ops). */
+static eg_code delete_segments(eg_ingest *g, const writer_in *in, size_t from, size_t to, eg_arena *a, eg_err *err) {
+  if (to <= from) return EG_OK;
+  Engram__V1__DeleteRequest dreq = ENGRAM__V1__DELETE_REQUEST__INIT;
+  dreq.scope = (Engram__V1__Scope *)in->scope;
+  dreq.n_ids = to - from;
+  dreq.ids = eg_arena_alloc(a, dreq.n_ids * sizeof *dreq.ids);
+  if (!dreq.ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < dreq.n_ids; i++) dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, from + i);
+  return vectord_call(g, in->scope, "/engram.v1.Vector/Delete", &dreq.base, &engram__v1__delete_response__descriptor,
+                      err);
+}
+
 /* Look for the receipt; *dup when identical content was ingested already, *old_n the
- * number of chunks of a previous, different version (0 when none). */
+ * number of chunks of a previous, different version or of an interrupted attempt (0 when
+ * none). */
 static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id, bool *dup, size_t *old_n,
                              eg_err *err) {
   *dup = false;
@@ -96,6 +133,7 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   uint64_t ids[2] = {last_id, chunk_id_of(in->scope, in->kind, in->source_id, 0)};
   req.ids = ids;
   req.n_ids = 2;
+  req.include_staged = true; /* an interrupted attempt's chunks count as a previous version */
   ProtobufCMessage *resp = NULL;
   eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks",
                             &req.base,
@@ -107,8 +145,13 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   for (size_t i = 0; i < r->n_chunks; i++) {
     for (size_t m = 0; m < r->chunks[i]->n_metadata; m++) {
       Engram__V1__KeyValue *kv = r->chunks[i]->metadata[m];
-      if (r->chunks[i]->id == last_id && !strcmp(kv->key, "content_hash") && !strcmp(kv->value, want)) *dup = true;
-      if (!strcmp(kv->key, "segments")) *old_n = (size_t)strtoull(kv->value, NULL, 10);
+      if (r->chunks[i]->id == last_id && !r->chunks[i]->staged && !strcmp(kv->key, "content_hash") &&
+          !strcmp(kv->value, want))
+        *dup = true;
+      if (!strcmp(kv->key, "segments") || !strcmp(kv->key, "previous_segments")) {
+        size_t m_n = (size_t)strtoull(kv->value, NULL, 10);
+        if (m_n > *old_n) *old_n = m_n;
+      }
     }
   }
   protobuf_c_message_free_unpacked(resp, NULL);
@@ -192,6 +235,96 @@ static uint64_t id_of(const name_id *v, size_t n, const char *name) {
 /* The watermark of an ingest: "v1:<hex id>" of the last chunk it stores (eg_watermark_wait). */
 static void format_watermark(uint64_t last_chunk_id, char *buf, size_t len) {
   snprintf(buf, len, "v1:%016llx", (unsigned long long)last_chunk_id);
+}
+
+static Engram__V1__KeyValue *key_value(eg_arena *a, const char *key, char *value) {
+  Engram__V1__KeyValue *kv = eg_arena_calloc(a, 1, sizeof *kv);
+  if (!kv || !value) return NULL;
+  engram__v1__key_value__init(kv);
+  kv->key = (char *)key;
+  kv->value = value;
+  return kv;
+}
+
+/* The chunks of an ingest: chunk 0 records how many there are (and how many a previous
+ * version had, until its tail is deleted), the last carries the receipt (content hash). */
+static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids, const eg_segment *segs,
+                                        const eg_enriched *en, const Engram__V1__ChunkMention *cm, size_t old_n,
+                                        eg_arena *a) {
+  size_t n = in->n;
+  Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
+  Engram__V1__Chunk **cp = eg_arena_alloc(a, n * sizeof *cp);
+  if (!chunks || !cp) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    Engram__V1__Chunk *c = &chunks[i];
+    engram__v1__chunk__init(c);
+    c->id = ids[i];
+    if (!strcmp(in->kind, "session")) c->session_id = (char *)in->source_id;
+    else c->document_id = (char *)in->source_id;
+    c->role = (char *)in->units[i].seg.role;
+    c->turn_index = in->units[i].turn_index;
+    c->turn_end = in->units[i].turn_end;
+    c->time = segs[i].time;
+    c->content = (char *)in->units[i].content;
+    c->latent = en[i].latent;
+    c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
+    for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
+    size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
+    c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
+    if (!c->metadata) return NULL;
+    for (size_t m = 0; m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
+    if (i == 0 && !(c->metadata[c->n_metadata++] = key_value(a, "segments", eg_arena_sprintf(a, "%zu", n)))) return NULL;
+    /* so an attempt interrupted before the tail is deleted still finds the tail (after
+     * that, deleting the absent ids again is a no-op) */
+    if (i == 0 && old_n > n &&
+        !(c->metadata[c->n_metadata++] = key_value(a, "previous_segments", eg_arena_sprintf(a, "%zu", old_n))))
+      return NULL;
+    if (i == n - 1 && !(c->metadata[c->n_metadata++] = key_value(a, "content_hash", eg_arena_sprintf(a, "%016llx", (unsigned long long)in->content_hash))))
+      return NULL;
+    cp[i] = c;
+  }
+  return cp;
+}
+
+/*
+ * Chunks to vectord in batches of UPSERT_BATCH. One batch is atomic by itself. More are
+ * staged (stored, invisible) and published together at the end, so readers see the whole
+ * ingest or nothing of it. When a batch or the publish fails, the chunks are deleted —
+ * with the previous version's, which staging began to overwrite (same ids) — so nothing
+ * of the source stays searchable; a crash leaves only invisible chunks, which the next
+ * attempt overwrites (same ids) or deletes (check_receipt counts them).
+ */
+static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chunk **cp, const uint64_t *ids,
+                             size_t old_n, eg_arena *a, eg_err *err) {
+  size_t n = in->n;
+  bool staged = n > UPSERT_BATCH;
+  eg_code rc = EG_OK;
+  eg_job_progress(in->job, 0, (uint32_t)n);
+  for (size_t off = 0; off < n && !rc; off += UPSERT_BATCH) {
+    Engram__V1__UpsertRequest ureq = ENGRAM__V1__UPSERT_REQUEST__INIT;
+    ureq.scope = (Engram__V1__Scope *)in->scope;
+    ureq.chunks = cp + off;
+    ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
+    for (size_t i = 0; i < ureq.n_chunks; i++) ureq.chunks[i]->staged = staged;
+    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Upsert", &ureq.base, &engram__v1__upsert_response__descriptor,
+                      err);
+    if (!rc) eg_job_progress(in->job, (uint32_t)(off + ureq.n_chunks), (uint32_t)n);
+  }
+  if (!rc && staged) {
+    Engram__V1__PublishRequest preq = ENGRAM__V1__PUBLISH_REQUEST__INIT;
+    preq.scope = (Engram__V1__Scope *)in->scope;
+    preq.ids = (uint64_t *)ids;
+    preq.n_ids = n;
+    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Publish", &preq.base,
+                      &engram__v1__publish_response__descriptor, err);
+  }
+  if (rc && staged) {
+    eg_err derr;
+    if (delete_segments(g, in, 0, n > old_n ? n : old_n, a, &derr))
+      EG_WARN("ingest", "staged chunks of a failed ingest left (invisible) for the next attempt", "error=\"%s\"",
+              derr.msg);
+  }
+  return rc;
 }
 
 static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engram__V1__IngestReport *rep,
@@ -292,7 +425,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       e->valid_from = x->valid_from ? x->valid_from : segs[i].time;
       e->valid_to = x->valid_to > e->valid_from ? x->valid_to : 0;
       engram__v1__edge_meta__init(meta);
-      meta->utterance = x->utterance ? x->utterance : "";
+      meta->utterance = bounded(a, x->utterance, UTTERANCE_BYTES);
       meta->sentiment = x->sentiment;
       meta->intensity = x->intensity;
       meta->reason = x->reason ? x->reason : "";
@@ -328,67 +461,13 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   stage(g, rep, a, "commit", t0);
   /* Chunks to vectord, the receipt last. */
   t0 = eg_time_mono_us();
-  Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
-  Engram__V1__Chunk **cp = eg_arena_alloc(a, n * sizeof *cp);
-  if (!chunks || !cp) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    Engram__V1__Chunk *c = &chunks[i];
-    engram__v1__chunk__init(c);
-    c->id = ids[i];
-    if (!strcmp(in->kind, "session")) c->session_id = (char *)in->source_id;
-    else c->document_id = (char *)in->source_id;
-    c->role = (char *)in->units[i].seg.role;
-    c->turn_index = in->units[i].turn_index;
-    c->turn_end = in->units[i].turn_end;
-    c->time = segs[i].time;
-    c->content = (char *)in->units[i].content;
-    c->latent = en[i].latent;
-    c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
-    for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
-    size_t nmd = (i == 0 ? 1 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
-    c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
-    for (size_t m = 0; c->metadata && m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
-    if (c->metadata && i == 0) {
-      Engram__V1__KeyValue *kv = eg_arena_calloc(a, 1, sizeof *kv);
-      engram__v1__key_value__init(kv);
-      kv->key = "segments";
-      kv->value = eg_arena_sprintf(a, "%zu", n);
-      c->metadata[c->n_metadata++] = kv;
-    }
-    if (c->metadata && i == n - 1) {
-      Engram__V1__KeyValue *kv = eg_arena_calloc(a, 1, sizeof *kv);
-      engram__v1__key_value__init(kv);
-      kv->key = "content_hash";
-      kv->value = eg_arena_sprintf(a, "%016llx", (unsigned long long)in->content_hash);
-      c->metadata[c->n_metadata++] = kv;
-    }
-    cp[i] = c;
-  }
-  for (size_t off = 0; off < n; off += UPSERT_BATCH) {
-    Engram__V1__UpsertRequest ureq = ENGRAM__V1__UPSERT_REQUEST__INIT;
-    ureq.scope = (Engram__V1__Scope *)in->scope;
-    ureq.chunks = cp + off;
-    ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
-    ProtobufCMessage *uresp = NULL;
-    if ((rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/Upsert", &ureq.base,
-                           &engram__v1__upsert_response__descriptor, 0, &uresp, err))) {
-      eg_err_prefix(err, "vectord: ");
-      return rc;
-    }
-    protobuf_c_message_free_unpacked(uresp, NULL);
-  }
+  Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, a);
+  if (!cp) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if ((rc = upsert_chunks(g, in, cp, ids, old_n, a, err))) return rc;
   /* A previous, longer version leaves chunks past the new end: delete them. */
-  if (old_n > n) {
-    Engram__V1__DeleteRequest dreq = ENGRAM__V1__DELETE_REQUEST__INIT;
-    dreq.scope = (Engram__V1__Scope *)in->scope;
-    dreq.n_ids = old_n - n;
-    dreq.ids = eg_arena_alloc(a, dreq.n_ids * sizeof *dreq.ids);
-    for (size_t i = 0; dreq.ids && i < dreq.n_ids; i++) dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, n + i);
-    ProtobufCMessage *dresp = NULL;
-    if (dreq.ids && eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/Delete", &dreq.base,
-                                 &engram__v1__delete_response__descriptor, 0, &dresp, err) == EG_OK)
-      protobuf_c_message_free_unpacked(dresp, NULL);
-  }
+  eg_err derr;
+  if (old_n > n && delete_segments(g, in, n, old_n, a, &derr))
+    EG_WARN("ingest", "chunks of a previous version left behind", "error=\"%s\"", derr.msg);
   rep->chunks = (uint32_t)n;
   stage(g, rep, a, "embed+upsert", t0);
   eg_series_add(g->m_tokens, (double)rep->tokens);
@@ -396,6 +475,60 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   eg_series_add(g->m_facts, (double)k);
   eg_series_add(g->m_entities, (double)nn);
   return EG_OK;
+}
+
+/* ---- segmentation: parts ----------------------------------------------------------------- */
+
+/* Where to end a part of s[0..len) at most max bytes long: after a line break, else a
+ * sentence end, else a space in the second half of the span, else at a character boundary. */
+static size_t part_end(const char *s, size_t len, size_t max) {
+  size_t cut = eg_utf8_cut(s, len, max);
+  if (cut == len) return len;
+  for (int pass = 0; pass < 3; pass++)
+    for (size_t p = cut; p > cut / 2; p--) {
+      char c = s[p - 1];
+      if ((pass == 0 && c == '\n') || (pass == 1 && c == ' ' && p >= 2 && strchr(".!?", s[p - 2])) ||
+          (pass == 2 && c == ' '))
+        return p;
+    }
+  return cut ? cut : len; /* cut is 0 only for max below one character */
+}
+
+/* Units whose content is longer than PART_BYTES become consecutive parts (same turn
+ * index, same speaker and time), so no message is refused for length and every part is a
+ * chunk vectord takes. renumber: documents number their chunks (turn_index = ordinal). */
+static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, unit **out) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(u[i].content), parts = 0;
+    for (size_t off = 0; off < len; parts++) off += part_end(u[i].content + off, len - off, PART_BYTES);
+    total += parts ? parts : 1;
+  }
+  if (total == n && !renumber) {
+    *out = (unit *)u;
+    return n;
+  }
+  unit *v = eg_arena_calloc(a, total ? total : 1, sizeof *v);
+  size_t k = 0;
+  for (size_t i = 0; v && i < n; i++) {
+    size_t len = strlen(u[i].content);
+    if (len <= PART_BYTES) {
+      v[k++] = u[i];
+      continue;
+    }
+    for (size_t off = 0; off < len;) {
+      size_t pl = part_end(u[i].content + off, len - off, PART_BYTES);
+      v[k] = u[i];
+      v[k].content = eg_arena_strndup(a, u[i].content + off, pl);
+      v[k].seg.text = v[k].content; /* enrichment reads the part it writes */
+      if (!v[k].content) return 0;
+      k++;
+      off += pl;
+    }
+  }
+  for (size_t i = 0; v && renumber && i < k; i++) v[i].turn_index = v[i].turn_end = (int32_t)i;
+  *out = v;
+  return v ? k : 0;
 }
 
 /* ---- sessions -------------------------------------------------------------------------- */
@@ -443,7 +576,8 @@ static size_t round_end(const Engram__V1__IngestSessionRequest *r, size_t i) {
   return j;
 }
 
-/* One unit per round (round_end). */
+/* One unit per round (round_end), in parts when long (split_units). *out NULL when out
+ * of memory. */
 static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t session_time, eg_arena *a, unit **out) {
   unit *u = eg_arena_calloc(a, r->n_messages, sizeof *u);
   size_t n = 0;
@@ -468,8 +602,8 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
     x->turn_end = (int32_t)(j - 1);
     i = j;
   }
-  *out = u;
-  return n;
+  *out = NULL;
+  return u ? split_units(u, n, false, a, out) : 0;
 }
 
 static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_job *job, eg_arena *a,
@@ -529,8 +663,8 @@ static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_
     if (j >= ns) break;
     i = j - 1 > i ? j - 1 : j; /* one sentence of overlap */
   }
-  *out = u;
-  return n;
+  *out = NULL;
+  return u ? split_units(u, n, true, a, out) : 0;
 }
 
 static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_job *job, eg_arena *a,
@@ -666,8 +800,9 @@ eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
   stage(g, rep, a, "validate", t0);
   if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) {
     /* The watermark is known now: the receipt chunk's id. */
-    size_t n = 0;
-    for (size_t i = 0; i < req->n_messages; i = round_end(req, i)) n++;
+    unit *u;
+    size_t n = session_units(req, 0, a, &u);
+    if (!u) return eg_err_set(err, EG_ENOMEM, "out of memory");
     char wm[40];
     format_watermark(chunk_id_of(req->scope, "session", req->session_id, n - 1), wm, sizeof wm);
     return enqueue(g, EG_JOB_SESSION, &req->base, wm, a, resp, err);
