@@ -22,8 +22,8 @@
 #include "services/ingestd/enrich_llm.h"
 #include "services/ingestd/jobs.h"
 
-/* Chunks per Upsert: vectord embeds them within one peer deadline with room to spare
- * (use-lite: about a second for a batch of full document chunks on a small box). */
+/* Chunks per Upsert: vectord embeds them well inside one peer deadline (use-lite: about
+ * 2.5 s for 64 full document chunks on a 2-core box, against 10 s by default). */
 #define UPSERT_BATCH 64
 #define COMMIT_BATCH 5000
 /* Longest chunk text: a longer message, round or passage is cut into consecutive parts
@@ -246,8 +246,8 @@ static Engram__V1__KeyValue *key_value(eg_arena *a, const char *key, char *value
   return kv;
 }
 
-/* The chunks of an ingest: chunk 0 records how many there are (and how many a previous
- * version had, until its tail is deleted), the last carries the receipt (content hash). */
+/* The chunks of an ingest: chunk 0 records how many there are (and how many a longer
+ * previous version had), the last carries the receipt (content hash). */
 static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids, const eg_segment *segs,
                                         const eg_enriched *en, const Engram__V1__ChunkMention *cm, size_t old_n,
                                         eg_arena *a) {

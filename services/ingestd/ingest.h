@@ -9,6 +9,10 @@
  * before the chunks are upserted, so a visible receipt means the whole ingest is done:
  * the watermark of an ingest is its receipt chunk, and Wait polls vectord for it.
  *
+ * Whole or nothing: chunks go to vectord in batches; an ingest of more than one batch
+ * stages them (invisible) and publishes them at once at the end, and deletes them when it
+ * fails. Texts longer than a chunk takes are cut into consecutive parts.
+ *
  * Async ingests go through a durable, bounded queue (jobs.h): accepted only once on disk,
  * resumed after a restart; when it is full the request is refused with RESOURCE_EXHAUSTED,
  * never dropped.

@@ -131,9 +131,8 @@ static bool seq_of(const char *id, uint64_t *seq) {
 static eg_code finish(eg_jobs *js, eg_job *j, const job_rec *r, const Engram__V1__Job *old, eg_code outcome,
                       const eg_err *jerr, Engram__V1__IngestReport *rep, eg_err *err) {
   Engram__V1__Job done = ENGRAM__V1__JOB__INIT;
-  char tenant[UINT16_MAX + 1];
-  memcpy(tenant, r->tenant, r->tenant_len);
-  tenant[r->tenant_len] = 0;
+  char *tenant = strndup(r->tenant, r->tenant_len);
+  if (!tenant) return eg_err_set(err, EG_ENOMEM, "out of memory");
   done.job_id = j->id;
   done.state = outcome ? ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED : ENGRAM__V1__JOB_STATE__JOB_STATE_DONE;
   done.watermark = old->watermark;
@@ -145,6 +144,7 @@ static eg_code finish(eg_jobs *js, eg_job *j, const job_rec *r, const Engram__V1
   pthread_mutex_unlock(&js->mu);
   size_t vl;
   uint8_t *v = rec_encode(r->kind, tenant, &done, NULL, &vl);
+  free(tenant);
   if (!v) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_kvtxn *txn = eg_kv_begin(js->kv);
   uint8_t q[9], d[9];
