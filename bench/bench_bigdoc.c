@@ -24,7 +24,9 @@ static char *document_text(size_t bytes) {
   eg_buf b = EG_BUF_INIT;
   eg_buf_printf(&b, "The manual begins with bigdocfirstz. ");
   for (size_t s = 0; b.len + 200 < bytes; s++)
-    eg_buf_printf(&b, "Line %zu of the operations manual says the pump in hall %zu is checked every week by the %s shift. ",
+    eg_buf_printf(&b,
+                  "Line %zu of the operations manual says the pump in hall %zu is checked every "
+                  "week by the %s shift. ",
                   s, s % 97, s % 3 ? "day" : "night");
   eg_buf_printf(&b, "The manual ends with bigdoclastz.");
   eg_buf_append(&b, "", 1);
@@ -36,7 +38,8 @@ static int found(eg_rpc_client *vec, const char *word) {
   eg_err e;
   int n = 0;
   if (ic_search(vec, "bench", NULL, word, 3, &r, &e) != EG_OK) return -1;
-  for (size_t k = 0; k < r->results[0]->n_hits; k++) n += strstr(r->results[0]->hits[k]->chunk->content, word) != NULL;
+  for (size_t k = 0; k < r->results[0]->n_hits; k++)
+    n += strstr(r->results[0]->hits[k]->chunk->content, word) != NULL;
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return n;
 }
@@ -58,7 +61,8 @@ int main(int argc, char **argv) {
     goto cleanup;
   }
   eg_rpc_client_opts o = {.timeout_us = 1800 * EG_US_PER_SEC, .max_attempts = 1};
-  if (eg_rpc_client_open(cl.d[EG_INGESTD].addr, &o, &ing, &e) || eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e))
+  if (eg_rpc_client_open(cl.d[EG_INGESTD].addr, &o, &ing, &e) ||
+      eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e))
     goto cleanup;
   char *text = document_text((size_t)kib * 1024);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
@@ -70,17 +74,21 @@ int main(int argc, char **argv) {
   d.text = text;
   ProtobufCMessage *resp = NULL;
   int64_t t0 = eg_time_mono_us();
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base, &engram__v1__ingest_response__descriptor,
-                            0, &resp, &e);
+  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
+                            &engram__v1__ingest_response__descriptor, 0, &resp, &e);
   double secs = (double)(eg_time_mono_us() - t0) / 1e6;
   if (rc) {
-    printf("document of %zu bytes: %s after %.1f s: %s\n", strlen(text), eg_code_name(rc), secs, e.msg);
+    printf("document of %zu bytes: %s after %.1f s: %s\n", strlen(text), eg_code_name(rc), secs,
+           e.msg);
     free(text);
     goto cleanup;
   }
   Engram__V1__IngestReport *r = ((Engram__V1__IngestResponse *)resp)->report;
-  printf("document of %zu bytes (%llu words), embedder %s: %u chunks, %u facts in %.1f s (%.0f chunks/s)\n",
-         strlen(text), (unsigned long long)r->tokens, embedder, r->chunks, r->facts, secs, r->chunks / secs);
+  printf(
+      "document of %zu bytes (%llu words), embedder %s: %u chunks, %u facts in %.1f s (%.0f "
+      "chunks/s)\n",
+      strlen(text), (unsigned long long)r->tokens, embedder, r->chunks, r->facts, secs,
+      r->chunks / secs);
   for (size_t i = 0; i < r->n_stages; i++)
     printf("  stage %-14s %8.2f s\n", r->stages[i]->stage, (double)r->stages[i]->micros / 1e6);
   int first = found(vec, "bigdocfirstz"), last = found(vec, "bigdoclastz");

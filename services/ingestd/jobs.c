@@ -72,7 +72,8 @@ static uint8_t *rec_encode(eg_job_kind kind, const char *tenant, const Engram__V
   *p++ = (uint8_t)kind;
   p[0] = (uint8_t)(tl >> 8), p[1] = (uint8_t)tl, p += 2;
   memcpy(p, tenant, tl), p += tl;
-  p[0] = (uint8_t)(jl >> 24), p[1] = (uint8_t)(jl >> 16), p[2] = (uint8_t)(jl >> 8), p[3] = (uint8_t)jl, p += 4;
+  p[0] = (uint8_t)(jl >> 24), p[1] = (uint8_t)(jl >> 16), p[2] = (uint8_t)(jl >> 8),
+  p[3] = (uint8_t)jl, p += 4;
   p += engram__v1__job__pack(job, p);
   if (req) p += protobuf_c_message_pack(req, p);
   *len = (size_t)(p - v);
@@ -99,7 +100,8 @@ static bool rec_decode(const char *v, size_t vl, job_rec *r) {
 }
 
 /* Read the record of seq: pending first, then finished. *val malloc'd (caller frees). */
-static eg_code rec_read(eg_jobs *js, uint64_t seq, bool *pending, char **val, job_rec *r, eg_err *err) {
+static eg_code rec_read(eg_jobs *js, uint64_t seq, bool *pending, char **val, job_rec *r,
+                        eg_err *err) {
   uint8_t k[9];
   size_t vl;
   job_key(k, 'Q', seq);
@@ -128,13 +130,15 @@ static bool seq_of(const char *id, uint64_t *seq) {
 /* ---- running ------------------------------------------------------------------------------ */
 
 /* Move the job from Q to D with its outcome, forgetting finished jobs past the retention. */
-static eg_code finish(eg_jobs *js, eg_job *j, const job_rec *r, const Engram__V1__Job *old, eg_code outcome,
-                      const eg_err *jerr, Engram__V1__IngestReport *rep, eg_err *err) {
+static eg_code finish(eg_jobs *js, eg_job *j, const job_rec *r, const Engram__V1__Job *old,
+                      eg_code outcome, const eg_err *jerr, Engram__V1__IngestReport *rep,
+                      eg_err *err) {
   Engram__V1__Job done = ENGRAM__V1__JOB__INIT;
   char *tenant = strndup(r->tenant, r->tenant_len);
   if (!tenant) return eg_err_set(err, EG_ENOMEM, "out of memory");
   done.job_id = j->id;
-  done.state = outcome ? ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED : ENGRAM__V1__JOB_STATE__JOB_STATE_DONE;
+  done.state =
+      outcome ? ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED : ENGRAM__V1__JOB_STATE__JOB_STATE_DONE;
   done.watermark = old->watermark;
   done.report = rep;
   done.error = outcome ? (char *)jerr->msg : "";
@@ -190,13 +194,16 @@ static void job_run(void *arg) {
     EG_ERROR("jobs", "cannot read a queued job", "job=%s error=\"%s\"", j->id, err.msg);
     goto cleanup;
   }
-  if (!a) outcome = eg_err_set(&jerr, EG_ENOMEM, "out of memory");
-  else outcome = js->o.run(js->o.ctx, j, r.kind, r.req ? r.req : (const uint8_t *)"", r.req_len, a, &rep, &jerr);
+  if (!a)
+    outcome = eg_err_set(&jerr, EG_ENOMEM, "out of memory");
+  else
+    outcome = js->o.run(js->o.ctx, j, r.kind, r.req ? r.req : (const uint8_t *)"", r.req_len, a,
+                        &rep, &jerr);
   if (outcome) EG_WARN("jobs", "async job failed", "job=%s code=%s", j->id, eg_code_name(outcome));
   eg_series_add(outcome ? js->m_jobs_failed : js->m_jobs_done, 1);
   if ((rc = finish(js, j, &r, old, outcome, &jerr, &rep, &err)))
-    EG_ERROR("jobs", "cannot record a finished job (it runs again at the next start)", "job=%s error=\"%s\"", j->id,
-             err.msg);
+    EG_ERROR("jobs", "cannot record a finished job (it runs again at the next start)",
+             "job=%s error=\"%s\"", j->id, err.msg);
 cleanup:
   if (old) engram__v1__job__free_unpacked(old, NULL);
   free(val);
@@ -238,20 +245,23 @@ static eg_code schedule(eg_jobs *js, uint64_t seq, const char *id, eg_err *err) 
 
 /* ---- the API ---------------------------------------------------------------------------- */
 
-eg_code eg_jobs_submit(eg_jobs *js, eg_job_kind kind, const char *tenant, const ProtobufCMessage *req,
-                       const char *watermark, char id_out[48], eg_err *err) {
+eg_code eg_jobs_submit(eg_jobs *js, eg_job_kind kind, const char *tenant,
+                       const ProtobufCMessage *req, const char *watermark, char id_out[48],
+                       eg_err *err) {
   pthread_mutex_lock(&js->mu);
   if (js->waiting >= js->o.queue_max) {
     pthread_mutex_unlock(&js->mu);
     eg_series_add(js->m_rejected, 1);
-    return eg_err_set(err, EG_EFULL, "ingest queue is full (%d jobs waiting): retry with backoff", js->o.queue_max);
+    return eg_err_set(err, EG_EFULL, "ingest queue is full (%d jobs waiting): retry with backoff",
+                      js->o.queue_max);
   }
   js->waiting++; /* reserved now, so concurrent accepts never overshoot the bound */
   uint64_t seq = ++js->seq;
   pthread_mutex_unlock(&js->mu);
   /* Job ids are not guessable: a random part besides the sequence. */
   unsigned long long nonce = 0;
-  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = (unsigned long long)eg_time_mono_us() * 0x9e3779b97f4a7c15ull;
+  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce)
+    nonce = (unsigned long long)eg_time_mono_us() * 0x9e3779b97f4a7c15ull;
   char id[48];
   snprintf(id, sizeof id, "job-%llx-%016llx", (unsigned long long)seq, nonce);
   Engram__V1__Job job = ENGRAM__V1__JOB__INIT;
@@ -272,7 +282,8 @@ eg_code eg_jobs_submit(eg_jobs *js, eg_job_kind kind, const char *tenant, const 
     rc = eg_kvtxn_commit(txn, err); /* synced: the answer below promises the job survives a crash */
   }
   /* Durable now; if scheduling fails the next start runs it, so the accept stands. */
-  if (!rc && schedule(js, seq, id, err)) EG_WARN("jobs", "job queued on disk only until the next start", "job=%s", id);
+  if (!rc && schedule(js, seq, id, err))
+    EG_WARN("jobs", "job queued on disk only until the next start", "job=%s", id);
   if (rc) {
     pthread_mutex_lock(&js->mu);
     js->waiting--;
@@ -283,16 +294,17 @@ eg_code eg_jobs_submit(eg_jobs *js, eg_job_kind kind, const char *tenant, const 
   return EG_OK;
 }
 
-eg_code eg_jobs_get(eg_jobs *js, const char *tenant, const char *id, eg_arena *a, Engram__V1__Job *out,
-                    eg_err *err) {
+eg_code eg_jobs_get(eg_jobs *js, const char *tenant, const char *id, eg_arena *a,
+                    Engram__V1__Job *out, eg_err *err) {
   uint64_t seq;
   if (!seq_of(id, &seq)) return eg_err_set(err, EG_ENOTFOUND, "no such job");
   char *val = NULL;
   job_rec r;
   bool pending;
   eg_code rc = rec_read(js, seq, &pending, &val, &r, err);
-  if (rc == EG_ENOTFOUND) return eg_err_set(err, EG_ENOTFOUND, "no such job (finished jobs are kept for the last %d)",
-                                            EG_JOBS_RETAINED);
+  if (rc == EG_ENOTFOUND)
+    return eg_err_set(err, EG_ENOTFOUND, "no such job (finished jobs are kept for the last %d)",
+                      EG_JOBS_RETAINED);
   if (rc) return rc;
   ProtobufCAllocator al = eg_rpc_arena_allocator(a);
   Engram__V1__Job *j = engram__v1__job__unpack(&al, r.job_len, r.job);
@@ -300,7 +312,8 @@ eg_code eg_jobs_get(eg_jobs *js, const char *tenant, const char *id, eg_arena *a
               !memcmp(r.tenant, tenant, r.tenant_len);
   free(val);
   if (!j) return eg_err_set(err, EG_EINTERNAL, "job record damaged");
-  if (!mine) return eg_err_set(err, EG_ENOTFOUND, "no such job"); /* another tenant's: as if absent */
+  if (!mine)
+    return eg_err_set(err, EG_ENOTFOUND, "no such job"); /* another tenant's: as if absent */
   *out = *j;
   if (pending) {
     pthread_mutex_lock(&js->mu);
@@ -335,7 +348,8 @@ typedef struct resume_list {
 } resume_list;
 
 static eg_code scan(eg_jobs *js, resume_list *rl, eg_err *err) {
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(js->kv), eg_kv_ro(js->kv), eg_kv_cf(js->kv, JCF_JOBS));
+  rocksdb_iterator_t *it =
+      rocksdb_create_iterator_cf(eg_kv_db(js->kv), eg_kv_ro(js->kv), eg_kv_cf(js->kv, JCF_JOBS));
   eg_code rc = EG_OK;
   for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
     size_t kl, vl;
@@ -346,7 +360,8 @@ static eg_code scan(eg_jobs *js, resume_list *rl, eg_err *err) {
     if (k[0] != 'Q') continue;
     job_rec r;
     const char *v = rocksdb_iter_value(it, &vl);
-    Engram__V1__Job *j = rec_decode(v, vl, &r) ? engram__v1__job__unpack(NULL, r.job_len, r.job) : NULL;
+    Engram__V1__Job *j =
+        rec_decode(v, vl, &r) ? engram__v1__job__unpack(NULL, r.job_len, r.job) : NULL;
     if (!j || !j->job_id) {
       EG_ERROR("jobs", "skipping a damaged queued job", "seq=%llu", (unsigned long long)seq);
       if (j) engram__v1__job__free_unpacked(j, NULL);
@@ -384,19 +399,25 @@ eg_code eg_jobs_open(const eg_jobs_opts *opts, eg_metrics *mx, eg_jobs **out, eg
   eg_code rc = eg_kv_open(opts->dir, cfs, 2, 0, "engram_ingestd_jobs", mx, &js->kv, err);
   if (!rc) rc = scan(js, &rl, err);
   /* The pool holds every resumed job even when queue_max was lowered since. */
-  if (!rc) rc = eg_pool_new(opts->workers, opts->queue_max > (int)rl.n ? opts->queue_max : (int)rl.n, &js->pool, err);
+  if (!rc)
+    rc = eg_pool_new(opts->workers, opts->queue_max > (int)rl.n ? opts->queue_max : (int)rl.n,
+                     &js->pool, err);
   if (rc) goto cleanup;
   if (mx) {
-    js->m_rejected = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_queue_rejected_total",
-                                                       "Async ingests refused because the queue was full.", NULL));
-    js->m_resumed = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_ingestd_jobs_resumed_total", "Async ingests queued again at start (accepted before a stop).", NULL));
-    js->m_jobs_done = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_jobs_done_total", "Async ingests done.", NULL));
-    js->m_jobs_failed =
-        eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_jobs_failed_total", "Async ingests that failed.", NULL));
-    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_depth", "Async ingest jobs waiting.", waiting_gauge, js);
-    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_capacity", "Async ingest jobs the queue holds at most.",
-                        capacity_gauge, js);
+    js->m_rejected = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_queue_rejected_total",
+                           "Async ingests refused because the queue was full.", NULL));
+    js->m_resumed = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_jobs_resumed_total",
+                           "Async ingests queued again at start (accepted before a stop).", NULL));
+    js->m_jobs_done = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_jobs_done_total", "Async ingests done.", NULL));
+    js->m_jobs_failed = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_jobs_failed_total",
+                                                          "Async ingests that failed.", NULL));
+    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_depth", "Async ingest jobs waiting.",
+                        waiting_gauge, js);
+    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_capacity",
+                        "Async ingest jobs the queue holds at most.", capacity_gauge, js);
   }
   js->waiting = (int)rl.n;
   for (size_t i = 0; i < rl.n && !rc; i++) rc = schedule(js, rl.seqs[i], rl.ids[i], err);

@@ -40,8 +40,9 @@ typedef enum eg_job_kind { EG_JOB_SESSION = 0, EG_JOB_DOCUMENT = 1, EG_JOB_FACTS
 
 /* Runs one job: req is the packed request of `kind` (borrowed for the call). Fills rep;
  * returns EG_OK or the error that fails the job (err->msg is kept as its error text). */
-typedef eg_code (*eg_job_run_fn)(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *req, size_t req_len,
-                                 eg_arena *a, Engram__V1__IngestReport *rep, eg_err *err);
+typedef eg_code (*eg_job_run_fn)(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *req,
+                                 size_t req_len, eg_arena *a, Engram__V1__IngestReport *rep,
+                                 eg_err *err);
 
 typedef struct eg_jobs_opts {
   const char *dir;   /* RocksDB directory (created) */
@@ -59,13 +60,14 @@ void eg_jobs_close(eg_jobs *js);
 
 /* Accept a job: persisted (synced) before it returns. tenant and req are copied. The id
  * ("job-…", not guessable) goes to id_out. EG_EFULL when queue_max jobs wait. */
-eg_code eg_jobs_submit(eg_jobs *js, eg_job_kind kind, const char *tenant, const ProtobufCMessage *req,
-                       const char *watermark, char id_out[48], eg_err *err);
+eg_code eg_jobs_submit(eg_jobs *js, eg_job_kind kind, const char *tenant,
+                       const ProtobufCMessage *req, const char *watermark, char id_out[48],
+                       eg_err *err);
 
 /* The job `id` of tenant into out (strings and report in a). EG_ENOTFOUND when unknown,
  * forgotten, or another tenant's. */
-eg_code eg_jobs_get(eg_jobs *js, const char *tenant, const char *id, eg_arena *a, Engram__V1__Job *out,
-                    eg_err *err);
+eg_code eg_jobs_get(eg_jobs *js, const char *tenant, const char *id, eg_arena *a,
+                    Engram__V1__Job *out, eg_err *err);
 
 /* Record a running job's progress: done of total chunks stored. job may be NULL (a sync
  * ingest), then nothing happens. */

@@ -42,8 +42,10 @@ static char *document_text(char tag, size_t bytes) {
   for (size_t s = 0; s < sentences; s++) {
     char m[16] = "";
     if (s % every == 0 && s / every < MARKERS) marker(tag, (int)(s / every), m, sizeof m);
-    eg_buf_printf(&b, "Line %zu of the operations manual %s says the pump in hall %zu is checked every week. ", s, m,
-                  s % 97);
+    eg_buf_printf(
+        &b,
+        "Line %zu of the operations manual %s says the pump in hall %zu is checked every week. ", s,
+        m, s % 97);
   }
   eg_buf_append(&b, "", 1);
   return b.data;
@@ -57,7 +59,8 @@ static int visible(const char *tenant, char tag, int i) {
   eg_err e;
   int n = 0;
   if (ic_search(vec, tenant, NULL, m, 5, &r, &e) != EG_OK) return -1;
-  for (size_t k = 0; k < r->results[0]->n_hits; k++) n += strstr(r->results[0]->hits[k]->chunk->content, m) != NULL;
+  for (size_t k = 0; k < r->results[0]->n_hits; k++)
+    n += strstr(r->results[0]->hits[k]->chunk->content, m) != NULL;
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return n;
 }
@@ -78,12 +81,15 @@ static eg_code document(const char *tenant, const char *id, const char *text, bo
   d.title = "Operations manual";
   d.time = T("2024-01-01");
   d.text = (char *)text;
-  d.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  d.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC
+                 : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base, &engram__v1__ingest_response__descriptor,
-                            0, &r, e);
-  if (resp) *resp = (void *)r;
-  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
+                            &engram__v1__ingest_response__descriptor, 0, &r, e);
+  if (resp)
+    *resp = (void *)r;
+  else if (r)
+    protobuf_c_message_free_unpacked(r, NULL);
   return rc;
 }
 
@@ -95,8 +101,10 @@ static Engram__V1__Job *get_job(const char *tenant, const char *id) {
   gj.job_id = (char *)id;
   ProtobufCMessage *jr = NULL;
   eg_err e;
-  return eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0, &jr, &e) ? NULL
-                                                                                                          : (void *)jr;
+  return eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0,
+                      &jr, &e)
+             ? NULL
+             : (void *)jr;
 }
 
 /* Restart vectord (same port) and wait until ingestd reaches it again: its channel may be
@@ -104,7 +112,8 @@ static Engram__V1__Job *get_job(const char *tenant, const char *id) {
 static void restart_vectord(const char *const *flags) {
   eg_err e;
   EG_REQUIRE(eg_harness_restart(&cl.d[EG_VECTORD], flags, &e) == EG_OK);
-  for (int i = 0; i < 200 && document("warm", "warm", "The pump is fine.", false, NULL, &e) != EG_OK; i++)
+  for (int i = 0;
+       i < 200 && document("warm", "warm", "The pump is fine.", false, NULL, &e) != EG_OK; i++)
     usleep(50000);
 }
 
@@ -112,7 +121,8 @@ static void test_start(void) {
   eg_err e;
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
   EG_REQUIRE(eg_harness_restart(&cl.d[EG_VECTORD], vectord_flags, &e) == EG_OK);
-  eg_rpc_client_opts o = {.timeout_us = 120 * EG_US_PER_SEC, .max_attempts = 1}; /* a generous client */
+  eg_rpc_client_opts o = {.timeout_us = 120 * EG_US_PER_SEC,
+                          .max_attempts = 1}; /* a generous client */
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, &o, &ing, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
 }
@@ -126,7 +136,8 @@ static void test_megabyte_sync(void) {
   fprintf(stderr, "  1 MB document, sync: %u chunks in %.1f s\n", r->report->chunks,
           (double)(eg_time_mono_us() - t0) / 1e6);
   for (size_t i = 0; i < r->report->n_stages; i++)
-    fprintf(stderr, "    %s %.2f s\n", r->report->stages[i]->stage, (double)r->report->stages[i]->micros / 1e6);
+    fprintf(stderr, "    %s %.2f s\n", r->report->stages[i]->stage,
+            (double)r->report->stages[i]->micros / 1e6);
   EG_CHECK(r->report->chunks > 1000);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK_INT(markers_visible("big", 'a'), MARKERS);
@@ -148,14 +159,18 @@ static void test_megabyte_async_progress(void) {
     if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
     j = get_job("big", id);
     EG_REQUIRE(j != NULL);
-    if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_RUNNING && j->chunks_done > 0 && j->chunks_done < j->chunks_total) {
+    if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_RUNNING && j->chunks_done > 0 &&
+        j->chunks_done < j->chunks_total) {
       if (!partway) { /* part of it stored, none of it visible yet */
         EG_CHECK_INT(markers_visible("big", 'b'), 0);
-        fprintf(stderr, "  async: %u of %u chunks stored, none searchable yet\n", j->chunks_done, j->chunks_total);
+        fprintf(stderr, "  async: %u of %u chunks stored, none searchable yet\n", j->chunks_done,
+                j->chunks_total);
       }
       partway = true;
     }
-    if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE || j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED) break;
+    if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE ||
+        j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED)
+      break;
     usleep(50000);
   }
   EG_CHECK(partway);
@@ -199,7 +214,8 @@ static void test_failure_leaves_nothing(void) {
   EG_CHECK_INT(j->state, ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED);
   EG_CHECK(j->error && strstr(j->error, "vectord") != NULL);
   protobuf_c_message_free_unpacked(&j->base, NULL);
-  EG_CHECK_INT(markers_visible("big", 'c'), 0); /* the staged part survived the restart, invisible */
+  EG_CHECK_INT(markers_visible("big", 'c'),
+               0); /* the staged part survived the restart, invisible */
   EG_REQUIRE(document("big", "manual-c", text, false, NULL, &e) == EG_OK);
   EG_CHECK_INT(markers_visible("big", 'c'), MARKERS);
   free(text);
@@ -234,11 +250,13 @@ static void test_long_messages(void) {
   eg_buf_printf(&m16, "I live in Lisbon and this is what the machine room sounds like ");
   for (int i = 0; m16.len < 16 * 1024 + 100; i++) {
     marker('e', i / 40, mk, sizeof mk);
-    eg_buf_printf(&m16, "%s the pump hums and the fan spins and the disk clicks again and again ", i % 40 ? "" : mk);
+    eg_buf_printf(&m16, "%s the pump hums and the fan spins and the disk clicks again and again ",
+                  i % 40 ? "" : mk);
   }
   for (int i = 0; m60.len < 65000; i++) { /* just under the 64 KiB message limit */
     marker('f', i / 100, mk, sizeof mk);
-    eg_buf_printf(&m60, "%s ts=%d level=debug msg=cache probe key=item:%d hit=false ", i % 100 ? "" : mk, i, i * 7);
+    eg_buf_printf(&m60, "%s ts=%d level=debug msg=cache probe key=item:%d hit=false ",
+                  i % 100 ? "" : mk, i, i * 7);
   }
   eg_buf_append(&m16, "", 1);
   eg_buf_append(&m60, "", 1);
@@ -252,7 +270,8 @@ static void test_long_messages(void) {
   const char *msgs[] = {"user", m16.data, "assistant", "Thanks, looking at it.", "user", m60.data};
   Engram__V1__IngestResponse *r = NULL;
   eg_err e;
-  EG_REQUIRE(ic_session(ing, "big", "u1", "log-session", T("2024-05-01"), msgs, 3, false, &r, &e) == EG_OK);
+  EG_REQUIRE(ic_session(ing, "big", "u1", "log-session", T("2024-05-01"), msgs, 3, false, &r, &e) ==
+             EG_OK);
   EG_CHECK(r->report->chunks >= 2 + 6); /* the first round in 2 parts, the 63 KB message in 6 */
   protobuf_c_message_free_unpacked(&r->base, NULL);
   int f16 = 0, f60 = 0;

@@ -31,7 +31,7 @@ enum { N = 200 };
 static eg_cluster cl;
 static char ingestd_flags[2][80];
 static const char *restart_flags[5];
-static atomic_int accepted;            /* sessions 0 .. accepted-1 have a job id */
+static atomic_int accepted; /* sessions 0 .. accepted-1 have a job id */
 static char job_ids[N][48];
 static pthread_mutex_t restart_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -42,7 +42,9 @@ static void word_of(int i, char *out, size_t n) {
 static void text_of(int i, char *out, size_t n) {
   char word[32];
   word_of(i, word, sizeof word);
-  snprintf(out, n, "Note %s: I live in C%sville, and this sentence is long enough to be a full chunk.", word, word + 1);
+  snprintf(out, n,
+           "Note %s: I live in C%sville, and this sentence is long enough to be a full chunk.",
+           word, word + 1);
 }
 
 /* Sends the N sessions in order, async; each until it is accepted (a client's retry). */
@@ -62,7 +64,8 @@ static void *sender(void *arg) {
       eg_code rc = eg_rpc_client_open(cl.d[EG_INGESTD].addr, &o, &c, &e);
       pthread_mutex_unlock(&restart_mu);
       Engram__V1__IngestResponse *r = NULL;
-      if (!rc) rc = ic_session(c, "dur", user, sid, T("2024-06-01T10:00:00Z") + i, msgs, 1, true, &r, &e);
+      if (!rc)
+        rc = ic_session(c, "dur", user, sid, T("2024-06-01T10:00:00Z") + i, msgs, 1, true, &r, &e);
       eg_rpc_client_close(c);
       if (!rc && r && r->job_id && *r->job_id) {
         snprintf(job_ids[i], sizeof job_ids[i], "%s", r->job_id);
@@ -94,7 +97,8 @@ static Engram__V1__Job *get_job(eg_rpc_client *ing, const char *id, eg_code *rc)
   gj.job_id = (char *)id;
   ProtobufCMessage *jr = NULL;
   eg_err e;
-  *rc = eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0, &jr, &e);
+  *rc = eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0,
+                     &jr, &e);
   return (Engram__V1__Job *)jr;
 }
 
@@ -109,7 +113,8 @@ static int chunks_with(eg_rpc_client *vec, int i) {
   int n = 0;
   for (size_t k = 0; k < r->results[0]->n_hits; k++) {
     const char *content = r->results[0]->hits[k]->chunk->content;
-    if (content && strstr(content, word)) n += strstr(content, text) ? 1 : 100; /* a broken chunk counts as many */
+    if (content && strstr(content, word))
+      n += strstr(content, text) ? 1 : 100; /* a broken chunk counts as many */
   }
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return n;
@@ -150,9 +155,12 @@ static void test_kill_ingestd(void) {
       int state = j ? (int)j->state : -1;
       if (j && state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE) EG_CHECK(j->report != NULL);
       if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
-      if (state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE) done++;
-      else if (state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED) failed++;
-      else if (rc == EG_ENOTFOUND) missing++;
+      if (state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE)
+        done++;
+      else if (state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED)
+        failed++;
+      else if (rc == EG_ENOTFOUND)
+        missing++;
       else if (eg_time_mono_us() < until) {
         usleep(20000);
         continue;
@@ -160,7 +168,8 @@ static void test_kill_ingestd(void) {
       break;
     }
   }
-  fprintf(stderr, "  jobs: %d done, %d failed, %d unknown after the restarts\n", done, failed, missing);
+  fprintf(stderr, "  jobs: %d done, %d failed, %d unknown after the restarts\n", done, failed,
+          missing);
   EG_CHECK_INT(done, N);
   EG_CHECK_INT(missing, 0);
 
@@ -194,7 +203,8 @@ static void test_kill_ingestd(void) {
   gj.scope = &other;
   gj.job_id = job_ids[0];
   ProtobufCMessage *jr = NULL;
-  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0, &jr, &e),
+  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor,
+                            0, &jr, &e),
                EG_ENOTFOUND);
   if (jr) protobuf_c_message_free_unpacked(jr, NULL);
   eg_rpc_client_close(ing);
@@ -216,7 +226,8 @@ static void test_queue_bound(void) {
   char f0[80], f1[80];
   snprintf(f0, sizeof f0, "--graphd-addr=127.0.0.1:%d", ntohs(sa.sin_port));
   snprintf(f1, sizeof f1, "--vectord-addr=127.0.0.1:%d", ntohs(sa.sin_port));
-  const char *flags[] = {f0, f1, "--async-workers=1", "--ingest-queue-max=4", "--peer-timeout-ms=60000", NULL};
+  const char *flags[] = {
+      f0, f1, "--async-workers=1", "--ingest-queue-max=4", "--peer-timeout-ms=60000", NULL};
   char *dir = eg_test_tempdir("jobs");
   eg_proc p;
   EG_REQUIRE(dir && eg_harness_start("ingestd", dir, flags, &p, &e) == EG_OK);
@@ -240,11 +251,14 @@ static void test_queue_bound(void) {
   EG_REQUIRE(eg_harness_restart(&p, flags, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(p.addr, &o, &ing, &e) == EG_OK);
   const char *const msgs[] = {"user", "I live in Braga."};
-  EG_CHECK_INT(ic_session(ing, "dur", "qu", "q9", T("2024-06-01"), msgs, 1, true, NULL, &e), EG_EFULL);
+  EG_CHECK_INT(ic_session(ing, "dur", "qu", "q9", T("2024-06-01"), msgs, 1, true, NULL, &e),
+               EG_EFULL);
   eg_rpc_client_close(ing);
   eg_harness_stop(&p, SIGKILL); /* its worker hangs on the silent peer */
-  if (eg_test_failed()) eg_dump_file(p.log, 3000);
-  else eg_test_rmtree(dir);
+  if (eg_test_failed())
+    eg_dump_file(p.log, 3000);
+  else
+    eg_test_rmtree(dir);
   free(dir);
   close(ls);
 }
