@@ -10,7 +10,7 @@
  *
  * States: QUEUED and the final DONE / FAILED (with report or error) are durable; RUNNING
  * and the chunk progress are kept in memory (after a restart, an interrupted job reads
- * QUEUED until it runs again). Finished jobs are kept for the newest JOBS_RETAINED job
+ * QUEUED until it runs again). Finished jobs are kept for the newest EG_JOBS_RETAINED job
  * ids; older ones are forgotten (GetJob: NOT_FOUND).
  *
  * Backpressure: at most queue_max jobs wait (persisted and not yet running); one more is
