@@ -25,6 +25,33 @@ bool eg_utf8_valid(const char *s, size_t n) {
   return true;
 }
 
+bool eg_text_blank(const char *s) {
+  const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)(s ? s : "");
+  utf8proc_ssize_t left = (utf8proc_ssize_t)strlen((const char *)p);
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t k = utf8proc_iterate(p, left, &cp);
+    if (k <= 0) return false; /* not text at all: the caller's UTF-8 check says so */
+    switch (utf8proc_category(cp)) {
+      case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
+      case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF:
+        break;
+      default:
+        return false;
+    }
+    p += k;
+    left -= k;
+  }
+  return true;
+}
+
+size_t eg_utf8_cut(const char *s, size_t len, size_t max) {
+  if (len <= max) return len;
+  size_t n = max;
+  while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--; /* s[n] continues a character */
+  return n;
+}
+
 static bool is_word_char(utf8proc_int32_t cp) {
   if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
   switch (utf8proc_category(cp)) {

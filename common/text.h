@@ -13,6 +13,14 @@
 /* True when s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
 bool eg_utf8_valid(const char *s, size_t n);
 
+/* The length of the longest prefix of valid UTF-8 s[0..len) that is at most max bytes and
+ * ends on a character boundary (len when it fits): where to cut without splitting one. */
+size_t eg_utf8_cut(const char *s, size_t len, size_t max);
+
+/* True when s (NUL-terminated UTF-8, NULL = "") holds nothing but white space, line and
+ * paragraph separators, control and format characters: no text worth storing. */
+bool eg_text_blank(const char *s);
+
 /*
  * Normalize a name or phrase for matching: NFKC, case-folded, marks stripped
  * ("José" → "jose"), look-alike punctuation lumped, and every run of characters that

@@ -5,6 +5,7 @@
  * daemon.c wires configuration, peers, the pipeline and the service table into the shared
  * daemon lifecycle (common/daemon.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/daemon.h"
@@ -24,7 +25,7 @@ static const eg_cfg_opt ingestd_opts[] = {
     {"max_facts", EG_CFG_INT, "10000", "facts in one AssertFacts", 0, 1, 1000000},
     {"doc_chunk_words", EG_CFG_INT, "120", "target words per document chunk", 0, 10, 10000},
     {"async_workers", EG_CFG_INT, "2", "threads running async ingests", 0, 1, 256},
-    {"ingest_queue_max", EG_CFG_INT, "256", "async ingests waiting before RESOURCE_EXHAUSTED", 0, 1, 1000000},
+    {"ingest_queue_max", EG_CFG_INT, "256", "async ingests waiting (persisted, not yet running) before RESOURCE_EXHAUSTED", 0, 1, 1000000},
     {"llm_url", EG_CFG_STR, "", "OpenAI-compatible base URL for ENRICHER_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
     {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model name for the LLM enricher", 0, 0, 0},
     {"llm_timeout_ms", EG_CFG_INT, "30000", "deadline of one LLM call", 0, 100, 600000},
@@ -34,12 +35,14 @@ typedef struct ingestd {
   eg_peers *peers;
   eg_ingest *ingest;
   eg_rpc_service services[2];
+  char jobs_dir[1100]; /* <data_dir>/jobs: the durable async queue */
 } ingestd;
 
 static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
   ingestd *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  snprintf(s->jobs_dir, sizeof s->jobs_dir, "%s/jobs", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_peers_open(c, &s->peers, err);
   eg_ingest_opts o = {
       .peers = s->peers,
@@ -52,6 +55,7 @@ static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
       .doc_chunk_words = (uint32_t)eg_cfg_int(c, "doc_chunk_words"),
       .async_workers = (int)eg_cfg_int(c, "async_workers"),
       .queue_max = (int)eg_cfg_int(c, "ingest_queue_max"),
+      .jobs_dir = s->jobs_dir,
       .llm_url = eg_cfg_str(c, "llm_url"),
       .llm_model = eg_cfg_str(c, "llm_model"),
       .llm_timeout_ms = eg_cfg_int(c, "llm_timeout_ms"),

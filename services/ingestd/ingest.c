@@ -4,17 +4,14 @@
  */
 #include "services/ingestd/ingest.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "common/auth.h"
 #include "common/log.h"
 #include "common/map.h"
-#include "common/pool.h"
 #include "common/scope.h"
 #include "common/stage.h"
 #include "common/text.h"
@@ -23,36 +20,23 @@
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
+#include "services/ingestd/jobs.h"
 
-#define MAX_JOBS 10000
-#define UPSERT_BATCH 500
+/* Chunks per Upsert: vectord embeds them well inside one peer deadline (use-lite: about
+ * 2.5 s for 64 full document chunks on a 2-core box, against 10 s by default). */
+#define UPSERT_BATCH 64
 #define COMMIT_BATCH 5000
-
-typedef struct job {
-  char id[48];
-  char *tenant;     /* GetJob answers only the tenant that queued it */
-  Engram__V1__JobState state;
-  char watermark[40];
-  uint8_t *report;  /* packed IngestReport when done */
-  size_t report_len;
-  char error[200];
-  /* the request, packed (its arena is gone by the time the job runs) */
-  int kind;         /* 0 session, 1 document, 2 facts */
-  uint8_t *req;
-  size_t req_len;
-  eg_ingest *g;
-} job;
+/* Longest chunk text: a longer message, round or passage is cut into consecutive parts
+ * (vectord's max_text_bytes bounds content and latent, and the latent adds to it). */
+#define PART_BYTES 12288
+/* A fact's source utterance is cut to this (graphd bounds every string it stores). */
+#define UTTERANCE_BYTES 2048
 
 struct eg_ingest {
   eg_ingest_opts o;
-  eg_pool *pool;
-  pthread_mutex_t mu;
-  eg_map *jobs;      /* id → job* */
-  char *job_order[MAX_JOBS];
-  size_t job_head, job_count;
-  uint64_t job_seq;
+  eg_jobs *jobs;     /* the durable async queue */
   eg_llm *llm;       /* NULL when not configured */
-  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_rejected, *m_llm_fallbacks;
+  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks;
   eg_metric *m_stage;
 };
 
@@ -79,6 +63,12 @@ static eg_code check_text(const char *s, size_t max, const char *what, eg_err *e
   return EG_OK;
 }
 
+/* s cut to at most max bytes at a character boundary ("" for NULL). */
+static char *bounded(eg_arena *a, const char *s, size_t max) {
+  size_t len = s ? strlen(s) : 0, cut = len ? eg_utf8_cut(s, len, max) : 0;
+  return cut == len ? (char *)(s ? s : "") : eg_arena_strndup(a, s, cut);
+}
+
 static bool time_ok(int64_t t) {
   /* 1900-01-01 .. 2200-01-01 */
   return t == 0 || (t >= INT64_C(-2208988800000000) && t <= INT64_C(7258118400000000));
@@ -103,10 +93,35 @@ typedef struct writer_in {
   const Engram__V1__WindowOptions *window;
   Engram__V1__KeyValue **metadata;  /* documents */
   size_t n_metadata;
+  eg_job *job;             /* the async job, for progress (NULL when sync) */
 } writer_in;
 
+/* One call to the tenant's vectord whose answer only matters by its status. */
+static eg_code vectord_call(eg_ingest *g, const Engram__V1__Scope *scope, const char *method, const ProtobufCMessage *req,
+                            const ProtobufCMessageDescriptor *resp_desc, eg_err *err) {
+  ProtobufCMessage *resp = NULL;
+  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, scope->tenant), method, req, resp_desc, 0, &resp, err);
+  if (rc) eg_err_prefix(err, "vectord: ");
+  else protobuf_c_message_free_unpacked(resp, NULL);
+  return rc;
+}
+
+/* Delete the chunks of segments [from, to) of this source (absent ones are no-ops). */
+static eg_code delete_segments(eg_ingest *g, const writer_in *in, size_t from, size_t to, eg_arena *a, eg_err *err) {
+  if (to <= from) return EG_OK;
+  Engram__V1__DeleteRequest dreq = ENGRAM__V1__DELETE_REQUEST__INIT;
+  dreq.scope = (Engram__V1__Scope *)in->scope;
+  dreq.n_ids = to - from;
+  dreq.ids = eg_arena_alloc(a, dreq.n_ids * sizeof *dreq.ids);
+  if (!dreq.ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < dreq.n_ids; i++) dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, from + i);
+  return vectord_call(g, in->scope, "/engram.v1.Vector/Delete", &dreq.base, &engram__v1__delete_response__descriptor,
+                      err);
+}
+
 /* Look for the receipt; *dup when identical content was ingested already, *old_n the
- * number of chunks of a previous, different version (0 when none). */
+ * number of chunks of a previous, different version or of an interrupted attempt (0 when
+ * none). */
 static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id, bool *dup, size_t *old_n,
                              eg_err *err) {
   *dup = false;
@@ -118,6 +133,7 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   uint64_t ids[2] = {last_id, chunk_id_of(in->scope, in->kind, in->source_id, 0)};
   req.ids = ids;
   req.n_ids = 2;
+  req.include_staged = true; /* an interrupted attempt's chunks count as a previous version */
   ProtobufCMessage *resp = NULL;
   eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks",
                             &req.base,
@@ -129,8 +145,13 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   for (size_t i = 0; i < r->n_chunks; i++) {
     for (size_t m = 0; m < r->chunks[i]->n_metadata; m++) {
       Engram__V1__KeyValue *kv = r->chunks[i]->metadata[m];
-      if (r->chunks[i]->id == last_id && !strcmp(kv->key, "content_hash") && !strcmp(kv->value, want)) *dup = true;
-      if (!strcmp(kv->key, "segments")) *old_n = (size_t)strtoull(kv->value, NULL, 10);
+      if (r->chunks[i]->id == last_id && !r->chunks[i]->staged && !strcmp(kv->key, "content_hash") &&
+          !strcmp(kv->value, want))
+        *dup = true;
+      if (!strcmp(kv->key, "segments") || !strcmp(kv->key, "previous_segments")) {
+        size_t m_n = (size_t)strtoull(kv->value, NULL, 10);
+        if (m_n > *old_n) *old_n = m_n;
+      }
     }
   }
   protobuf_c_message_free_unpacked(resp, NULL);
@@ -214,6 +235,96 @@ static uint64_t id_of(const name_id *v, size_t n, const char *name) {
 /* The watermark of an ingest: "v1:<hex id>" of the last chunk it stores (eg_watermark_wait). */
 static void format_watermark(uint64_t last_chunk_id, char *buf, size_t len) {
   snprintf(buf, len, "v1:%016llx", (unsigned long long)last_chunk_id);
+}
+
+static Engram__V1__KeyValue *key_value(eg_arena *a, const char *key, char *value) {
+  Engram__V1__KeyValue *kv = eg_arena_calloc(a, 1, sizeof *kv);
+  if (!kv || !value) return NULL;
+  engram__v1__key_value__init(kv);
+  kv->key = (char *)key;
+  kv->value = value;
+  return kv;
+}
+
+/* The chunks of an ingest: chunk 0 records how many there are (and how many a longer
+ * previous version had), the last carries the receipt (content hash). */
+static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids, const eg_segment *segs,
+                                        const eg_enriched *en, const Engram__V1__ChunkMention *cm, size_t old_n,
+                                        eg_arena *a) {
+  size_t n = in->n;
+  Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
+  Engram__V1__Chunk **cp = eg_arena_alloc(a, n * sizeof *cp);
+  if (!chunks || !cp) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    Engram__V1__Chunk *c = &chunks[i];
+    engram__v1__chunk__init(c);
+    c->id = ids[i];
+    if (!strcmp(in->kind, "session")) c->session_id = (char *)in->source_id;
+    else c->document_id = (char *)in->source_id;
+    c->role = (char *)in->units[i].seg.role;
+    c->turn_index = in->units[i].turn_index;
+    c->turn_end = in->units[i].turn_end;
+    c->time = segs[i].time;
+    c->content = (char *)in->units[i].content;
+    c->latent = en[i].latent;
+    c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
+    for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
+    size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
+    c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
+    if (!c->metadata) return NULL;
+    for (size_t m = 0; m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
+    if (i == 0 && !(c->metadata[c->n_metadata++] = key_value(a, "segments", eg_arena_sprintf(a, "%zu", n)))) return NULL;
+    /* so an attempt interrupted before the tail is deleted still finds the tail (after
+     * that, deleting the absent ids again is a no-op) */
+    if (i == 0 && old_n > n &&
+        !(c->metadata[c->n_metadata++] = key_value(a, "previous_segments", eg_arena_sprintf(a, "%zu", old_n))))
+      return NULL;
+    if (i == n - 1 && !(c->metadata[c->n_metadata++] = key_value(a, "content_hash", eg_arena_sprintf(a, "%016llx", (unsigned long long)in->content_hash))))
+      return NULL;
+    cp[i] = c;
+  }
+  return cp;
+}
+
+/*
+ * Chunks to vectord in batches of UPSERT_BATCH. One batch is atomic by itself. More are
+ * staged (stored, invisible) and published together at the end, so readers see the whole
+ * ingest or nothing of it. When a batch or the publish fails, the chunks are deleted —
+ * with the previous version's, which staging began to overwrite (same ids) — so nothing
+ * of the source stays searchable; a crash leaves only invisible chunks, which the next
+ * attempt overwrites (same ids) or deletes (check_receipt counts them).
+ */
+static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chunk **cp, const uint64_t *ids,
+                             size_t old_n, eg_arena *a, eg_err *err) {
+  size_t n = in->n;
+  bool staged = n > UPSERT_BATCH;
+  eg_code rc = EG_OK;
+  eg_job_progress(in->job, 0, (uint32_t)n);
+  for (size_t off = 0; off < n && !rc; off += UPSERT_BATCH) {
+    Engram__V1__UpsertRequest ureq = ENGRAM__V1__UPSERT_REQUEST__INIT;
+    ureq.scope = (Engram__V1__Scope *)in->scope;
+    ureq.chunks = cp + off;
+    ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
+    for (size_t i = 0; i < ureq.n_chunks; i++) ureq.chunks[i]->staged = staged;
+    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Upsert", &ureq.base, &engram__v1__upsert_response__descriptor,
+                      err);
+    if (!rc) eg_job_progress(in->job, (uint32_t)(off + ureq.n_chunks), (uint32_t)n);
+  }
+  if (!rc && staged) {
+    Engram__V1__PublishRequest preq = ENGRAM__V1__PUBLISH_REQUEST__INIT;
+    preq.scope = (Engram__V1__Scope *)in->scope;
+    preq.ids = (uint64_t *)ids;
+    preq.n_ids = n;
+    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Publish", &preq.base,
+                      &engram__v1__publish_response__descriptor, err);
+  }
+  if (rc && staged) {
+    eg_err derr;
+    if (delete_segments(g, in, 0, n > old_n ? n : old_n, a, &derr))
+      EG_WARN("ingest", "staged chunks of a failed ingest left (invisible) for the next attempt", "error=\"%s\"",
+              derr.msg);
+  }
+  return rc;
 }
 
 static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engram__V1__IngestReport *rep,
@@ -314,7 +425,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       e->valid_from = x->valid_from ? x->valid_from : segs[i].time;
       e->valid_to = x->valid_to > e->valid_from ? x->valid_to : 0;
       engram__v1__edge_meta__init(meta);
-      meta->utterance = x->utterance ? x->utterance : "";
+      meta->utterance = bounded(a, x->utterance, UTTERANCE_BYTES);
       meta->sentiment = x->sentiment;
       meta->intensity = x->intensity;
       meta->reason = x->reason ? x->reason : "";
@@ -350,67 +461,13 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   stage(g, rep, a, "commit", t0);
   /* Chunks to vectord, the receipt last. */
   t0 = eg_time_mono_us();
-  Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
-  Engram__V1__Chunk **cp = eg_arena_alloc(a, n * sizeof *cp);
-  if (!chunks || !cp) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    Engram__V1__Chunk *c = &chunks[i];
-    engram__v1__chunk__init(c);
-    c->id = ids[i];
-    if (!strcmp(in->kind, "session")) c->session_id = (char *)in->source_id;
-    else c->document_id = (char *)in->source_id;
-    c->role = (char *)in->units[i].seg.role;
-    c->turn_index = in->units[i].turn_index;
-    c->turn_end = in->units[i].turn_end;
-    c->time = segs[i].time;
-    c->content = (char *)in->units[i].content;
-    c->latent = en[i].latent;
-    c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
-    for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
-    size_t nmd = (i == 0 ? 1 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
-    c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
-    for (size_t m = 0; c->metadata && m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
-    if (c->metadata && i == 0) {
-      Engram__V1__KeyValue *kv = eg_arena_calloc(a, 1, sizeof *kv);
-      engram__v1__key_value__init(kv);
-      kv->key = "segments";
-      kv->value = eg_arena_sprintf(a, "%zu", n);
-      c->metadata[c->n_metadata++] = kv;
-    }
-    if (c->metadata && i == n - 1) {
-      Engram__V1__KeyValue *kv = eg_arena_calloc(a, 1, sizeof *kv);
-      engram__v1__key_value__init(kv);
-      kv->key = "content_hash";
-      kv->value = eg_arena_sprintf(a, "%016llx", (unsigned long long)in->content_hash);
-      c->metadata[c->n_metadata++] = kv;
-    }
-    cp[i] = c;
-  }
-  for (size_t off = 0; off < n; off += UPSERT_BATCH) {
-    Engram__V1__UpsertRequest ureq = ENGRAM__V1__UPSERT_REQUEST__INIT;
-    ureq.scope = (Engram__V1__Scope *)in->scope;
-    ureq.chunks = cp + off;
-    ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
-    ProtobufCMessage *uresp = NULL;
-    if ((rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/Upsert", &ureq.base,
-                           &engram__v1__upsert_response__descriptor, 0, &uresp, err))) {
-      eg_err_prefix(err, "vectord: ");
-      return rc;
-    }
-    protobuf_c_message_free_unpacked(uresp, NULL);
-  }
+  Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, a);
+  if (!cp) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if ((rc = upsert_chunks(g, in, cp, ids, old_n, a, err))) return rc;
   /* A previous, longer version leaves chunks past the new end: delete them. */
-  if (old_n > n) {
-    Engram__V1__DeleteRequest dreq = ENGRAM__V1__DELETE_REQUEST__INIT;
-    dreq.scope = (Engram__V1__Scope *)in->scope;
-    dreq.n_ids = old_n - n;
-    dreq.ids = eg_arena_alloc(a, dreq.n_ids * sizeof *dreq.ids);
-    for (size_t i = 0; dreq.ids && i < dreq.n_ids; i++) dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, n + i);
-    ProtobufCMessage *dresp = NULL;
-    if (dreq.ids && eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/Delete", &dreq.base,
-                                 &engram__v1__delete_response__descriptor, 0, &dresp, err) == EG_OK)
-      protobuf_c_message_free_unpacked(dresp, NULL);
-  }
+  eg_err derr;
+  if (old_n > n && delete_segments(g, in, n, old_n, a, &derr))
+    EG_WARN("ingest", "chunks of a previous version left behind", "error=\"%s\"", derr.msg);
   rep->chunks = (uint32_t)n;
   stage(g, rep, a, "embed+upsert", t0);
   eg_series_add(g->m_tokens, (double)rep->tokens);
@@ -418,6 +475,60 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   eg_series_add(g->m_facts, (double)k);
   eg_series_add(g->m_entities, (double)nn);
   return EG_OK;
+}
+
+/* ---- segmentation: parts ----------------------------------------------------------------- */
+
+/* Where to end a part of s[0..len) at most max bytes long: after a line break, else a
+ * sentence end, else a space in the second half of the span, else at a character boundary. */
+static size_t part_end(const char *s, size_t len, size_t max) {
+  size_t cut = eg_utf8_cut(s, len, max);
+  if (cut == len) return len;
+  for (int pass = 0; pass < 3; pass++)
+    for (size_t p = cut; p > cut / 2; p--) {
+      char c = s[p - 1];
+      if ((pass == 0 && c == '\n') || (pass == 1 && c == ' ' && p >= 2 && strchr(".!?", s[p - 2])) ||
+          (pass == 2 && c == ' '))
+        return p;
+    }
+  return cut ? cut : len; /* cut is 0 only for max below one character */
+}
+
+/* Units whose content is longer than PART_BYTES become consecutive parts (same turn
+ * index, same speaker and time), so no message is refused for length and every part is a
+ * chunk vectord takes. renumber: documents number their chunks (turn_index = ordinal). */
+static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, unit **out) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = strlen(u[i].content), parts = 0;
+    for (size_t off = 0; off < len; parts++) off += part_end(u[i].content + off, len - off, PART_BYTES);
+    total += parts ? parts : 1;
+  }
+  if (total == n && !renumber) {
+    *out = (unit *)u;
+    return n;
+  }
+  unit *v = eg_arena_calloc(a, total ? total : 1, sizeof *v);
+  size_t k = 0;
+  for (size_t i = 0; v && i < n; i++) {
+    size_t len = strlen(u[i].content);
+    if (len <= PART_BYTES) {
+      v[k++] = u[i];
+      continue;
+    }
+    for (size_t off = 0; off < len;) {
+      size_t pl = part_end(u[i].content + off, len - off, PART_BYTES);
+      v[k] = u[i];
+      v[k].content = eg_arena_strndup(a, u[i].content + off, pl);
+      v[k].seg.text = v[k].content; /* enrichment reads the part it writes */
+      if (!v[k].content) return 0;
+      k++;
+      off += pl;
+    }
+  }
+  for (size_t i = 0; v && renumber && i < k; i++) v[i].turn_index = v[i].turn_end = (int32_t)i;
+  *out = v;
+  return v ? k : 0;
 }
 
 /* ---- sessions -------------------------------------------------------------------------- */
@@ -435,7 +546,8 @@ static eg_code validate_session(const eg_ingest *g, const Engram__V1__IngestSess
     char what[48];
     snprintf(what, sizeof what, "messages[%zu].content", i);
     if ((rc = check_text(m->content, g->o.max_message_bytes, what, err))) return rc;
-    if (!m->content || !*m->content) return eg_err_set(err, EG_EINVAL, "messages[%zu].content is empty", i);
+    /* white space alone would be stored, embedded near everything and ranked first */
+    if (eg_text_blank(m->content)) return eg_err_set(err, EG_EINVAL, "messages[%zu].content is empty", i);
     const char *role = m->role ? m->role : "";
     if (strcmp(role, "user") && strcmp(role, "assistant") && strcmp(role, "system") && strcmp(role, "tool"))
       return eg_err_set(err, EG_EINVAL, "messages[%zu].role must be user, assistant, system or tool", i);
@@ -464,7 +576,8 @@ static size_t round_end(const Engram__V1__IngestSessionRequest *r, size_t i) {
   return j;
 }
 
-/* One unit per round (round_end). */
+/* One unit per round (round_end), in parts when long (split_units). *out NULL when out
+ * of memory. */
 static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t session_time, eg_arena *a, unit **out) {
   unit *u = eg_arena_calloc(a, r->n_messages, sizeof *u);
   size_t n = 0;
@@ -489,11 +602,11 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
     x->turn_end = (int32_t)(j - 1);
     i = j;
   }
-  *out = u;
-  return n;
+  *out = NULL;
+  return u ? split_units(u, n, false, a, out) : 0;
 }
 
-static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_arena *a,
+static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_job *job, eg_arena *a,
                           Engram__V1__IngestReport *rep, char *wm, size_t wml, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   int64_t st = r->session_time ? r->session_time : eg_time_now_us();
@@ -501,7 +614,7 @@ static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
   size_t n = session_units(r, st, a, &u);
   if (!u) return eg_err_set(err, EG_ENOMEM, "out of memory");
   stage(g, rep, a, "segment", t0);
-  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0};
+  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0, job};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
@@ -550,11 +663,11 @@ static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_
     if (j >= ns) break;
     i = j - 1 > i ? j - 1 : j; /* one sentence of overlap */
   }
-  *out = u;
-  return n;
+  *out = NULL;
+  return u ? split_units(u, n, true, a, out) : 0;
 }
 
-static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_arena *a,
+static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_job *job, eg_arena *a,
                            Engram__V1__IngestReport *rep, char *wm, size_t wml, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   unit *u;
@@ -562,7 +675,7 @@ static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
   if (!u || !n) return eg_err_set(err, EG_EINVAL, "document has no text");
   stage(g, rep, a, "segment", t0);
   uint64_t h = eg_hash64(r->text, strlen(r->text), eg_hash64(r->title ? r->title : "", r->title ? strlen(r->title) : 0, (uint64_t)r->time));
-  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata};
+  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata, job};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
@@ -632,99 +745,39 @@ static eg_code validate_facts(const eg_ingest *g, const Engram__V1__AssertFactsR
   return EG_OK; /* graphd checks relations, objects and premises, all or nothing */
 }
 
-/* ---- jobs ----------------------------------------------------------------------------- */
+/* ---- async jobs (jobs.c keeps them) ------------------------------------------------- */
 
-static void job_run(void *arg) {
-  job *j = arg;
-  eg_ingest *g = j->g;
-  eg_arena *a = eg_arena_new(1 << 16, 0);
-  Engram__V1__IngestReport rep = ENGRAM__V1__INGEST_REPORT__INIT;
+/* Run one durable job: the same path as a sync request, from the packed request. */
+static eg_code run_job(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *req, size_t len, eg_arena *a,
+                       Engram__V1__IngestReport *rep, eg_err *err) {
+  eg_ingest *g = ctx;
   char wm[40] = "";
-  eg_err err;
-  eg_err_clear(&err);
-  eg_code rc = EG_OK;
-  pthread_mutex_lock(&g->mu);
-  j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_RUNNING;
-  pthread_mutex_unlock(&g->mu);
-  if (j->kind == 0) {
-    Engram__V1__IngestSessionRequest *r = engram__v1__ingest_session_request__unpack(NULL, j->req_len, j->req);
-    rc = r ? do_session(g, r, a, &rep, wm, sizeof wm, &err) : eg_err_set(&err, EG_EINTERNAL, "bad job");
+  eg_code rc;
+  if (kind == EG_JOB_SESSION) {
+    Engram__V1__IngestSessionRequest *r = engram__v1__ingest_session_request__unpack(NULL, len, req);
+    rc = r ? do_session(g, r, job, a, rep, wm, sizeof wm, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_session_request__free_unpacked(r, NULL);
-  } else if (j->kind == 1) {
-    Engram__V1__IngestDocumentRequest *r = engram__v1__ingest_document_request__unpack(NULL, j->req_len, j->req);
-    rc = r ? do_document(g, r, a, &rep, wm, sizeof wm, &err) : eg_err_set(&err, EG_EINTERNAL, "bad job");
+  } else if (kind == EG_JOB_DOCUMENT) {
+    Engram__V1__IngestDocumentRequest *r = engram__v1__ingest_document_request__unpack(NULL, len, req);
+    rc = r ? do_document(g, r, job, a, rep, wm, sizeof wm, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_document_request__free_unpacked(r, NULL);
   } else {
-    Engram__V1__AssertFactsRequest *r = engram__v1__assert_facts_request__unpack(NULL, j->req_len, j->req);
+    Engram__V1__AssertFactsRequest *r = engram__v1__assert_facts_request__unpack(NULL, len, req);
     uint64_t *ids;
     size_t nid;
-    rc = r ? do_facts(g, r, a, &rep, &ids, &nid, &err) : eg_err_set(&err, EG_EINTERNAL, "bad job");
+    rc = r ? do_facts(g, r, a, rep, &ids, &nid, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__assert_facts_request__free_unpacked(r, NULL);
   }
-  size_t rl = engram__v1__ingest_report__get_packed_size(&rep);
-  uint8_t *rb = malloc(rl ? rl : 1);
-  if (rb) engram__v1__ingest_report__pack(&rep, rb);
-  pthread_mutex_lock(&g->mu);
-  j->state = rc ? ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED : ENGRAM__V1__JOB_STATE__JOB_STATE_DONE;
-  snprintf(j->error, sizeof j->error, "%.190s", rc ? err.msg : "");
-  free(j->report);
-  j->report = rb;
-  j->report_len = rl;
-  free(j->req);
-  j->req = NULL;
-  pthread_mutex_unlock(&g->mu);
-  if (rc) EG_WARN("ingest", "async job failed", "job=%s code=%s", j->id, eg_code_name(rc));
-  eg_arena_free(a);
+  return rc;
 }
 
-static void job_free(job *j) {
-  if (!j) return;
-  free(j->req);
-  free(j->report);
-  free(j->tenant);
-  free(j);
-}
-
-/* Queue a packed request; fills resp with the job id (and the watermark when known). */
-static eg_code enqueue(eg_ingest *g, int kind, const ProtobufCMessage *req, const char *watermark,
+/* Queue a request durably; fills resp with the job id (and the watermark when known). */
+static eg_code enqueue(eg_ingest *g, eg_job_kind kind, const ProtobufCMessage *req, const char *watermark,
                        eg_arena *a, Engram__V1__IngestResponse *resp, eg_err *err) {
-  job *j = calloc(1, sizeof *j);
-  size_t len = protobuf_c_message_get_packed_size(req);
-  if (!j || !(j->req = malloc(len ? len : 1)) || !(j->tenant = strdup(eg_scope_tenant_of(req)))) {
-    job_free(j);
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  /* Job ids are not guessable: a random part besides the sequence. */
-  unsigned long long nonce = 0;
-  if (getrandom(&nonce, sizeof nonce, 0) != sizeof nonce) nonce = (unsigned long long)eg_time_mono_us() * 0x9e3779b97f4a7c15ull;
-  protobuf_c_message_pack(req, j->req);
-  j->req_len = len;
-  j->kind = kind;
-  j->g = g;
-  j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_QUEUED;
-  snprintf(j->watermark, sizeof j->watermark, "%s", watermark);
-  pthread_mutex_lock(&g->mu);
-  snprintf(j->id, sizeof j->id, "job-%llx-%016llx", (unsigned long long)++g->job_seq, nonce);
-  if (g->job_count == MAX_JOBS) { /* forget the oldest finished job */
-    char *old = g->job_order[g->job_head];
-    job_free(eg_map_del(g->jobs, old, strlen(old)));
-    free(old);
-    g->job_head = (g->job_head + 1) % MAX_JOBS;
-    g->job_count--;
-  }
-  g->job_order[(g->job_head + g->job_count++) % MAX_JOBS] = strdup(j->id);
-  eg_map_put(g->jobs, j->id, strlen(j->id), j);
-  pthread_mutex_unlock(&g->mu);
-  eg_code rc = eg_pool_submit(g->pool, job_run, j);
-  if (rc) {
-    pthread_mutex_lock(&g->mu);
-    j->state = ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED;
-    snprintf(j->error, sizeof j->error, "ingest queue is full");
-    pthread_mutex_unlock(&g->mu);
-    eg_series_add(g->m_rejected, 1);
-    return eg_err_set(err, EG_EFULL, "ingest queue is full (%d jobs waiting): retry with backoff", g->o.queue_max);
-  }
-  resp->job_id = eg_arena_strdup(a, j->id);
+  char id[48];
+  eg_code rc = eg_jobs_submit(g->jobs, kind, eg_scope_tenant_of(req), req, watermark, id, err);
+  if (rc) return rc;
+  resp->job_id = eg_arena_strdup(a, id);
   resp->watermark = eg_arena_strdup(a, watermark);
   return EG_OK;
 }
@@ -747,14 +800,15 @@ eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
   stage(g, rep, a, "validate", t0);
   if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) {
     /* The watermark is known now: the receipt chunk's id. */
-    size_t n = 0;
-    for (size_t i = 0; i < req->n_messages; i = round_end(req, i)) n++;
+    unit *u;
+    size_t n = session_units(req, 0, a, &u);
+    if (!u) return eg_err_set(err, EG_ENOMEM, "out of memory");
     char wm[40];
     format_watermark(chunk_id_of(req->scope, "session", req->session_id, n - 1), wm, sizeof wm);
-    return enqueue(g, 0, &req->base, wm, a, resp, err);
+    return enqueue(g, EG_JOB_SESSION, &req->base, wm, a, resp, err);
   }
   char wm[40];
-  if ((rc = do_session(g, req, a, rep, wm, sizeof wm, err))) return rc;
+  if ((rc = do_session(g, req, NULL, a, rep, wm, sizeof wm, err))) return rc;
   resp->report = rep;
   resp->watermark = eg_arena_strdup(a, wm);
   return EG_OK;
@@ -768,7 +822,7 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
       (rc = check_text(req->text, g->o.max_document_bytes, "text", err)) ||
       (rc = check_text(req->title, 1024, "title", err)))
     return rc;
-  if (!req->text || !*req->text) return eg_err_set(err, EG_EINVAL, "text is empty");
+  if (eg_text_blank(req->text)) return eg_err_set(err, EG_EINVAL, "text is empty");
   if (!time_ok(req->time)) return eg_err_set(err, EG_EINVAL, "time out of range (1900..2200)");
   if (req->n_metadata > 32) return eg_err_set(err, EG_EINVAL, "more than 32 metadata entries");
   Engram__V1__IngestReport *rep = new_report(a);
@@ -778,10 +832,10 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
     size_t n = document_units(req, g->o.doc_chunk_words, a, &u);
     char wm[40];
     format_watermark(chunk_id_of(req->scope, "document", req->document_id, n ? n - 1 : 0), wm, sizeof wm);
-    return enqueue(g, 1, &req->base, wm, a, resp, err);
+    return enqueue(g, EG_JOB_DOCUMENT, &req->base, wm, a, resp, err);
   }
   char wm[40];
-  if ((rc = do_document(g, req, a, rep, wm, sizeof wm, err))) return rc;
+  if ((rc = do_document(g, req, NULL, a, rep, wm, sizeof wm, err))) return rc;
   resp->report = rep;
   resp->watermark = eg_arena_strdup(a, wm);
   return EG_OK;
@@ -791,7 +845,7 @@ eg_code eg_ingest_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *req,
                         Engram__V1__IngestResponse *resp, eg_err *err) {
   eg_code rc = validate_facts(g, req, err);
   if (rc) return rc;
-  if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) return enqueue(g, 2, &req->base, "", a, resp, err);
+  if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) return enqueue(g, EG_JOB_FACTS, &req->base, "", a, resp, err);
   Engram__V1__IngestReport *rep = new_report(a);
   if (!rep) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint64_t *ids = NULL;
@@ -806,23 +860,8 @@ eg_code eg_ingest_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *req,
 
 eg_code eg_ingest_get_job(eg_ingest *g, const Engram__V1__GetJobRequest *req, eg_arena *a,
                           Engram__V1__Job *resp, eg_err *err) {
-  if (!req->job_id) return eg_err_set(err, EG_EINVAL, "job_id is required");
-  pthread_mutex_lock(&g->mu);
-  job *j = eg_map_get(g->jobs, req->job_id, strlen(req->job_id));
-  if (j && strcmp(j->tenant, req->scope->tenant) != 0) j = NULL; /* another tenant's: as if absent */
-  if (j) {
-    resp->job_id = eg_arena_strdup(a, j->id);
-    resp->state = j->state;
-    resp->watermark = eg_arena_strdup(a, j->watermark);
-    resp->error = eg_arena_strdup(a, j->error);
-    if (j->report) {
-      ProtobufCAllocator al = eg_rpc_arena_allocator(a);
-      resp->report = engram__v1__ingest_report__unpack(&al, j->report_len, j->report);
-    }
-  }
-  pthread_mutex_unlock(&g->mu);
-  if (!j) return eg_err_set(err, EG_ENOTFOUND, "no such job (jobs are kept by the ingestd that accepted them)");
-  return EG_OK;
+  if (!req->job_id || !*req->job_id) return eg_err_set(err, EG_EINVAL, "job_id is required");
+  return eg_jobs_get(g->jobs, req->scope->tenant, req->job_id, a, resp, err);
 }
 
 eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_arena *a,
@@ -885,22 +924,15 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
 
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
-static double queue_depth(void *arg) { return eg_pool_queued(((eg_ingest *)arg)->pool); }
-static double queue_capacity(void *arg) { return ((eg_ingest *)arg)->o.queue_max; }
-
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **out, eg_err *err) {
   eg_ingest *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   g->o = *opts;
-  pthread_mutex_init(&g->mu, NULL);
-  g->jobs = eg_map_new();
-  eg_code rc = eg_pool_new(opts->async_workers, opts->queue_max, &g->pool, err);
-  if (!rc && opts->llm_url && *opts->llm_url)
+  eg_code rc = EG_OK;
+  if (opts->llm_url && *opts->llm_url)
     rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, "engram_ingestd",
                      &g->llm, err);
   if (rc) {
-    eg_pool_free(g->pool);
-    eg_map_free(g->jobs);
     free(g);
     return rc;
   }
@@ -911,32 +943,24 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
     g->m_entities = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_entities_total", "Entities resolved.", NULL));
     g->m_duplicates = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_duplicates_total",
                                                         "Ingests skipped as identical to one already written.", NULL));
-    g->m_rejected = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_queue_rejected_total",
-                                                      "Async ingests refused because the queue was full.", NULL));
     g->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
         mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
     g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.", "stage", NULL, 0);
-    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_depth", "Async ingest jobs waiting.", queue_depth, g);
-    eg_metrics_gauge_fn(mx, "engram_ingestd_queue_capacity", "Async ingest jobs the queue holds at most.",
-                        queue_capacity, g);
+  }
+  /* Last: opening the queue resumes the jobs of an earlier run, which need the rest. */
+  eg_jobs_opts jo = {opts->jobs_dir, opts->async_workers, opts->queue_max, run_job, g};
+  if ((rc = eg_jobs_open(&jo, mx, &g->jobs, err))) {
+    eg_llm_close(g->llm);
+    free(g);
+    return rc;
   }
   *out = g;
   return EG_OK;
 }
 
-static bool free_job(void *ctx, const void *k, size_t kl, void *v) {
-  (void)ctx, (void)k, (void)kl;
-  job_free(v);
-  return true;
-}
-
 void eg_ingest_close(eg_ingest *g) {
   if (!g) return;
-  eg_pool_free(g->pool); /* runs what is queued */
-  eg_map_each(g->jobs, free_job, NULL);
-  eg_map_free(g->jobs);
-  for (size_t i = 0; i < g->job_count; i++) free(g->job_order[(g->job_head + i) % MAX_JOBS]);
+  eg_jobs_close(g->jobs); /* running jobs finish; waiting ones resume at the next start */
   eg_llm_close(g->llm);
-  pthread_mutex_destroy(&g->mu);
   free(g);
 }

@@ -9,8 +9,13 @@
  * before the chunks are upserted, so a visible receipt means the whole ingest is done:
  * the watermark of an ingest is its receipt chunk, and Wait polls vectord for it.
  *
- * Backpressure: async jobs go through a bounded queue; when it is full the request is
- * refused with RESOURCE_EXHAUSTED, never dropped.
+ * Whole or nothing: chunks go to vectord in batches; an ingest of more than one batch
+ * stages them (invisible) and publishes them at once at the end, and deletes them when it
+ * fails. Texts longer than a chunk takes are cut into consecutive parts.
+ *
+ * Async ingests go through a durable, bounded queue (jobs.h): accepted only once on disk,
+ * resumed after a restart; when it is full the request is refused with RESOURCE_EXHAUSTED,
+ * never dropped.
  */
 #ifndef EG_INGESTD_INGEST_H
 #define EG_INGESTD_INGEST_H
@@ -33,13 +38,14 @@ typedef struct eg_ingest_opts {
   uint32_t max_facts;         /* per AssertFacts */
   uint32_t doc_chunk_words;   /* target words per document chunk */
   int async_workers, queue_max;
+  const char *jobs_dir;       /* RocksDB directory of the async queue (borrowed) */
   const char *llm_url;        /* OpenAI-compatible base URL for the LLM enricher ("" = none) */
   const char *llm_model;
   long llm_timeout_ms;
 } eg_ingest_opts;
 
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *metrics, eg_ingest **out, eg_err *err);
-/* Finishes queued jobs, then frees. */
+/* Lets running jobs finish (waiting ones stay queued on disk), then frees. */
 void eg_ingest_close(eg_ingest *g);
 
 eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *req, eg_arena *a,

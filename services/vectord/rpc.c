@@ -18,10 +18,12 @@ VEC_HANDLER(h_delete, Engram__V1__DeleteRequest, Engram__V1__DeleteResponse,
             engram__v1__delete_response__init, eg_vec_delete)
 VEC_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
             engram__v1__erase_response__init, eg_vec_erase)
+VEC_HANDLER(h_publish, Engram__V1__PublishRequest, Engram__V1__PublishResponse,
+            engram__v1__publish_response__init, eg_vec_publish)
 
 static const eg_rpc_handler_entry vec_handlers[] = {
     {"Upsert", h_upsert}, {"Search", h_search}, {"GetChunks", h_get},
-    {"Delete", h_delete}, {"Erase", h_erase},
+    {"Delete", h_delete}, {"Erase", h_erase}, {"Publish", h_publish},
 };
 
 eg_rpc_service eg_vectord_service(eg_vec *v) {

@@ -36,7 +36,8 @@ vdoc eg_vdoc_of(const Engram__V1__Chunk *c) {
                 .n_entities = (uint32_t)c->n_entity_ids,
                 .turn = c->turn_index,
                 .private_ = s && s->private_,
-                .live = true};
+                .live = true,
+                .staged = c->staged};
 }
 
 uint64_t eg_str_hash(const char *s) {

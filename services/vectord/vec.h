@@ -56,6 +56,10 @@ eg_code eg_vec_delete(eg_vec *v, const Engram__V1__DeleteRequest *req, eg_arena 
                       Engram__V1__DeleteResponse *resp, eg_err *err);
 eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a,
                      Engram__V1__EraseResponse *resp, eg_err *err);
+/* Make staged chunks visible (Chunk.staged): one durable write, then the in-memory flags,
+ * so a search sees all of them or none. */
+eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_arena *a,
+                       Engram__V1__PublishResponse *resp, eg_err *err);
 
 /* Wait until no background index build is running (tests, benchmarks). */
 void eg_vec_quiesce(eg_vec *v);

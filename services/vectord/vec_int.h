@@ -35,6 +35,7 @@ typedef struct vdoc {
   int32_t turn;
   bool private_;                                 /* visible only to its agent */
   bool live;
+  bool staged;    /* stored and indexed, invisible until published (Chunk.staged) */
 } vdoc;
 
 /* The filter fields of a stored chunk (scope resolved, stored_at set); entities borrowed

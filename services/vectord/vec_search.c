@@ -48,7 +48,7 @@ static bool visible(const vfilter *f, const vdoc *d) {
 }
 
 static bool passes(const vtenant *t, const vfilter *f, uint32_t slot) {
-  if (slot >= t->n_slots || !t->docs[slot].live) return false;
+  if (slot >= t->n_slots || !t->docs[slot].live || t->docs[slot].staged) return false;
   if (!f->active) return true;
   const vdoc *d = &t->docs[slot];
   if (!visible(f, d)) return false;
@@ -627,14 +627,15 @@ eg_code eg_vec_get(eg_vec *v, const Engram__V1__GetChunksRequest *req, eg_arena 
   pthread_rwlock_rdlock(&t->lock);
   for (size_t i = 0; i < req->n_ids; i++) {
     uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
-    if (!s || !visible(&view, &t->docs[s - 1])) continue; /* another user's: as if absent */
+    if (!s || (t->docs[s - 1].staged && !req->include_staged)) continue;
+    if (!visible(&view, &t->docs[s - 1])) continue; /* another user's: as if absent */
     if (!in_list(ids, n, req->ids[i])) ids[n++] = req->ids[i];
     if (!req->neighbours) continue;
     const vdoc *d = &t->docs[s - 1];
     if (!d->session_h) continue;
     for (size_t o = 0; o < t->n_slots && n < cap; o++) {
       const vdoc *e = &t->docs[o];
-      if (!e->live || e->session_h != d->session_h || !visible(&view, e)) continue;
+      if (!e->live || e->staged || e->session_h != d->session_h || !visible(&view, e)) continue;
       int diff = e->turn - d->turn;
       if (diff < 0) diff = -diff;
       if ((uint32_t)diff <= req->neighbours && !in_list(ids, n, e->chunk_id)) ids[n++] = e->chunk_id;

@@ -1,5 +1,5 @@
 /*
- * vec_write.c — Upsert, Delete and Erase.
+ * vec_write.c — Upsert, Publish, Delete and Erase.
  *
  * A write is validated completely, embedded outside any lock, written to the chunk store
  * in one durable transaction (chunk, vectors, BM25 terms), and only then applied to the
@@ -264,6 +264,62 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   return EG_OK;
 fail:
   if (txn) eg_kvtxn_abort(txn);
+  pthread_mutex_unlock(&t->writer);
+  return rc;
+}
+
+eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_arena *a,
+                       Engram__V1__PublishResponse *resp, eg_err *err) {
+  if (req->n_ids > 1000000) return eg_err_set(err, EG_EINVAL, "more than 1000000 ids");
+  eg_code rc;
+  vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
+  if (!t) return rc; /* no such tenant: nothing staged */
+  uint32_t *slots = eg_arena_alloc(a, (req->n_ids ? req->n_ids : 1) * sizeof *slots);
+  uint64_t *ids = eg_arena_alloc(a, (req->n_ids ? req->n_ids : 1) * sizeof *ids);
+  if (!slots || !ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  pthread_mutex_lock(&t->writer); /* no other writer changes these chunks meanwhile */
+  size_t n = 0;
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < req->n_ids; i++) {
+    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
+    if (s && t->docs[s - 1].staged) ids[n] = req->ids[i], slots[n++] = (uint32_t)(s - 1);
+  }
+  pthread_rwlock_unlock(&t->lock);
+  /* The store first: each record rewritten without the flag, in one durable write. */
+  eg_kvtxn *txn = eg_kv_begin(v->kv);
+  rc = txn ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < n; i++) {
+    uint8_t k[16];
+    KEY2(k, t->T, ids[i]);
+    char *val = NULL;
+    size_t vl;
+    uint64_t slot;
+    if ((rc = eg_kvtxn_get(txn, VCF_CHUNKS, k, 16, &val, &vl, err))) break;
+    Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
+    free(val);
+    if (!c) {
+      rc = eg_err_set(err, EG_ECORRUPT, "stored chunk is corrupt");
+      break;
+    }
+    c->staged = false;
+    size_t pl = engram__v1__chunk__get_packed_size(c);
+    uint8_t *buf = eg_arena_alloc(a, 8 + pl);
+    if (!buf) {
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      break;
+    }
+    key_put64(buf, slot);
+    engram__v1__chunk__pack(c, buf + 8);
+    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, 8 + pl, false);
+  }
+  if (txn && rc) eg_kvtxn_abort(txn);
+  else if (txn) rc = eg_kvtxn_commit(txn, err);
+  if (!rc) { /* then memory, all at once for searches */
+    pthread_rwlock_wrlock(&t->lock);
+    for (size_t i = 0; i < n; i++) t->docs[slots[i]].staged = false;
+    pthread_rwlock_unlock(&t->lock);
+    resp->published = (uint32_t)n;
+  }
   pthread_mutex_unlock(&t->writer);
   return rc;
 }

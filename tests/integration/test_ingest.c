@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "common/rpc.h"
 #include "common/time.h"
@@ -155,6 +156,11 @@ static void test_rejected_writes_nothing(void) {
   EG_CHECK(strstr(e.msg, "messages[1].role") != NULL);
   const char *empty[] = {"user", ""};
   EG_CHECK_INT(session(ing, "clean", "s9", empty, 1, false, NULL, &e), EG_EINVAL);
+  /* white space only (ASCII, no-break and ideographic spaces, line breaks) is empty too */
+  const char *blank[] = {"user", "My unique word is zqxjkwvbn and I live in Oslo.", "user", " \t\r\n\xc2\xa0\xe3\x80\x80 "};
+  EG_CHECK_INT(session(ing, "clean", "s9", blank, 2, false, NULL, &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "messages[1].content is empty") != NULL);
+  EG_CHECK_INT(session(ing, "clean", "s9", blank + 2, 1, true, NULL, &e), EG_EINVAL); /* async alike */
   EG_CHECK_INT(session(ing, "clean", "", conv, 1, false, NULL, &e), EG_EINVAL);
   EG_CHECK_INT(hits("clean", "zqxjkwvbn", "zqxjkwvbn"), 0);
   EG_CHECK_INT(graph_changes("clean"), 0);
@@ -272,7 +278,10 @@ static void test_backpressure(void) {
   const char *extra[] = {"--graphd-addr", ga, "--vectord-addr", va, "--async-workers", "1", "--ingest-queue-max", "1", NULL};
   eg_proc p;
   eg_err e;
-  EG_REQUIRE(eg_harness_start("ingestd", cl.dir, extra, &p, &e) == EG_OK);
+  char dir[600]; /* a data dir of its own: the first ingestd holds its queue's */
+  snprintf(dir, sizeof dir, "%s/bp", cl.dir);
+  EG_REQUIRE(mkdir(dir, 0755) == 0);
+  EG_REQUIRE(eg_harness_start("ingestd", dir, extra, &p, &e) == EG_OK);
   eg_rpc_client *c;
   EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &c, &e) == EG_OK);
   int ok = 0, full = 0;
@@ -287,7 +296,7 @@ static void test_backpressure(void) {
   EG_CHECK(full >= 1);
   EG_CHECK_INT(ok + full, 30);
   eg_rpc_client_close(c);
-  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0); /* finishes the accepted jobs */
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0); /* the running job finishes; waiting ones stay on disk */
 }
 
 static void test_erase_cascade(void) {

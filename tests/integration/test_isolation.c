@@ -170,7 +170,7 @@ static void test_every_rpc_refused(void) {
       if (erase) EG_CHECK_INT(sweep_one(s, m, BETA, "beta"), EG_EPERM);
     }
   }
-  EG_CHECK_INT(methods, 13 + 5 + 5 + 1 + 1);
+  EG_CHECK_INT(methods, 13 + 6 + 5 + 1 + 1);
   /* health needs no token (probes) */
   int status = 0;
   eg_err e;
@@ -295,6 +295,14 @@ static void test_guessed_ids_writes(void) {
   del.n_ids = 1;
   eg_code rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Delete", &del.base, &engram__v1__delete_response__descriptor, &r);
   EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND);
+  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__PublishRequest pub = ENGRAM__V1__PUBLISH_REQUEST__INIT; /* beta's id, alpha's tenant: a no-op */
+  pub.scope = &a;
+  pub.ids = ids;
+  pub.n_ids = 1;
+  rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Publish", &pub.base, &engram__v1__publish_response__descriptor, &r);
+  EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND);
+  EG_CHECK(!r || ((Engram__V1__PublishResponse *)r)->published == 0);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 
   Engram__V1__MergeEntitiesRequest mg = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
