@@ -135,3 +135,21 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
   protobuf_c_message_free_unpacked(resp, NULL);
   return st;
 }
+
+size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
+  ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  ref.name = (char *)subject;
+  Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
+  h.scope = &scope;
+  h.subject = &ref;
+  h.relation = (char *)(relation ? relation : "");
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  if (gc_call(c, "History", &h.base, &engram__v1__history_response__descriptor, &resp, &e) != EG_OK) return 0;
+  size_t n = ((Engram__V1__HistoryResponse *)resp)->n_entries;
+  protobuf_c_message_free_unpacked(resp, NULL);
+  return n;
+}

@@ -44,6 +44,9 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
             int64_t known_at, uint32_t max_depth, uint64_t *superseding_id, uint32_t *skipped,
             size_t *chain_len);
 
+/* How many commits History lists for (subject name, relation) in tenant's whole view. */
+size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation);
+
 /* Generic call of a /engram.v1.Graph/<method>. */
 eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
                 const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, eg_err *err);

@@ -119,32 +119,23 @@ static eg_code put_edge(eg_kvtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena
   return EG_OK;
 }
 
-static eg_code chain_head(eg_kvtxn *txn, uint64_t t, uint64_t s, uint64_t r, uint64_t *head,
-                          eg_err *err) {
-  uint8_t hk[25];
-  size_t hl = head_key(hk, t, s, r);
-  char *v;
-  size_t vl;
-  *head = 0;
-  eg_code rc = eg_kvtxn_get(txn, CF_DEFAULT, hk, hl, &v, &vl, err);
-  if (rc == EG_ENOTFOUND) return EG_OK;
-  if (rc) return rc;
-  if (vl == 8) *head = key_get64((uint8_t *)v);
-  free(v);
-  return EG_OK;
-}
-
-/* The edge id an identity key maps to (0: none). */
-static eg_code identity_lookup(eg_kvtxn *txn, const uint8_t *ik, uint64_t *id, eg_err *err) {
+/* The edge id a default-family key maps to (a chain head, an identity), 0 when none. */
+static eg_code edge_id_at(eg_kvtxn *txn, const uint8_t *key, size_t klen, uint64_t *id, eg_err *err) {
   char *v;
   size_t vl;
   *id = 0;
-  eg_code rc = eg_kvtxn_get(txn, CF_DEFAULT, ik, EG_IDENTITY_KEY_LEN, &v, &vl, err);
+  eg_code rc = eg_kvtxn_get(txn, CF_DEFAULT, key, klen, &v, &vl, err);
   if (rc == EG_ENOTFOUND) return EG_OK;
   if (rc) return rc;
   if (vl == 8) *id = key_get64((uint8_t *)v);
   free(v);
   return EG_OK;
+}
+
+static eg_code chain_head(eg_kvtxn *txn, uint64_t t, uint64_t s, uint64_t r, uint64_t *head,
+                          eg_err *err) {
+  uint8_t hk[25];
+  return edge_id_at(txn, hk, head_key(hk, t, s, r), head, err);
 }
 
 /* The transaction time of the newest edge this commit wrote (a repeated edge keeps its
@@ -266,7 +257,7 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
       goto fail;
     }
-    if ((rc = identity_lookup(txn, ik, &same, err))) goto fail;
+    if ((rc = edge_id_at(txn, ik, sizeof ik, &same, err))) goto fail;
     if (same) {
       ten->counter[EG_CTR_EDGE]--; /* the id taken above is not used */
       e->id = same;

@@ -252,23 +252,8 @@ static void test_corroborated(void) {
   EG_CHECK_INT(gc_walk(cl, t, a, 0, 0, 0, NULL, NULL, NULL), CORROBORATED);
 }
 
-/* The number of commits on (subject, relation) in tenant t's history. */
 static size_t history_len(const char *t, const char *subject, const char *relation) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)t;
-  Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
-  ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
-  ref.name = (char *)subject;
-  Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
-  h.scope = &scope;
-  h.subject = &ref;
-  h.relation = (char *)relation;
-  ProtobufCMessage *resp = NULL;
-  eg_err e;
-  if (gc_call(cl, "History", &h.base, &engram__v1__history_response__descriptor, &resp, &e) != EG_OK) return 0;
-  size_t n = ((Engram__V1__HistoryResponse *)resp)->n_entries;
-  protobuf_c_message_free_unpacked(resp, NULL);
-  return n;
+  return gc_history_len(cl, t, subject, relation);
 }
 
 /* An identical assertion sent again is the edge already written; anything that differs
