@@ -25,7 +25,8 @@
 
 typedef struct vfilter {
   int64_t from, to;
-  int64_t valid_at, known_at;   /* time bounds (0 = none) */
+  int64_t valid_before;         /* valid_at's day ends here: chunks dated before it (0 = none) */
+  int64_t known_at;             /* stored at or before it (0 = none) */
   uint64_t *sessions, *documents, *roles, *entities;
   size_t n_sessions, n_documents, n_roles, n_entities;
   uint64_t user_h;              /* the reader's user: its own chunks and the shared ones */
@@ -43,7 +44,7 @@ static bool in_list(const uint64_t *v, size_t n, uint64_t x) {
 static bool visible(const vfilter *f, const vdoc *d) {
   if (!eg_scope_visible(f->user_h != 0, d->user_h != 0, d->user_h == f->user_h, d->private_, d->agent_h == f->agent_h))
     return false;
-  if (f->valid_at && d->time > f->valid_at) return false;
+  if (f->valid_before && d->time >= f->valid_before) return false;
   return !(f->known_at && d->stored_at > f->known_at);
 }
 
@@ -110,7 +111,9 @@ static eg_code build_filter(const Engram__V1__Scope *scope, const Engram__V1__Se
   }
   if (sf->valid_at < 0 || sf->known_at < 0)
     return eg_err_set(err, EG_EINVAL, "filter.valid_at and filter.known_at must not be negative");
-  f->valid_at = sf->valid_at;
+  /* A chunk is dated by its session's or document's day: a session of the same day as
+   * valid_at, even later that day, is not "after" it (sources stamp the hour loosely). */
+  if (sf->valid_at) f->valid_before = (sf->valid_at / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
   f->known_at = sf->known_at;
   if (sf->n_session_ids > 1000 || sf->n_document_ids > 1000 || sf->n_roles > 16 || sf->n_entity_ids > 1000)
     return eg_err_set(err, EG_EINVAL, "filter lists are limited to 1000 entries (16 roles)");
@@ -124,7 +127,7 @@ static eg_code build_filter(const Engram__V1__Scope *scope, const Engram__V1__Se
   f->roles = hash_list(a, sf->roles, f->n_roles = sf->n_roles);
   f->entities = sf->entity_ids;
   f->n_entities = sf->n_entity_ids;
-  f->active = f->from || f->to || f->valid_at || f->known_at || f->n_sessions || f->n_documents || f->n_roles ||
+  f->active = f->from || f->to || f->valid_before || f->known_at || f->n_sessions || f->n_documents || f->n_roles ||
               f->n_entities || f->user_h;
   return EG_OK;
 }

@@ -459,6 +459,13 @@ static void test_time_bounds(void) {
   Engram__V1__SearchResponse *r = search("tim", NULL, NULL, "adopted shelter", T("2023-06-01"), 0, &code);
   EG_CHECK(code == EG_OK && hits_with(r, "Miso") == 1 && hits_with(r, "Rex") == 0);
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* dated by day: a session later on valid_at's own day is not after it; the day before is */
+  r = search("tim", NULL, NULL, "adopted shelter", T("2024-05-01T08:00:00Z"), 0, &code);
+  EG_CHECK(code == EG_OK && hits_with(r, "Rex") == 1);
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = search("tim", NULL, NULL, "adopted shelter", T("2024-04-30T23:59:00Z"), 0, &code);
+  EG_CHECK(code == EG_OK && hits_with(r, "Rex") == 0);
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   r = search("tim", NULL, NULL, "adopted shelter", 0, between, &code);
   EG_CHECK(code == EG_OK && hits_with(r, "Miso") == 1 && hits_with(r, "Rex") == 0);
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
