@@ -23,6 +23,7 @@
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
+#include "services/ingestd/statefacts.h"
 
 #define MAX_JOBS 10000
 #define UPSERT_BATCH 500
@@ -52,7 +53,10 @@ struct eg_ingest {
   size_t job_head, job_count;
   uint64_t job_seq;
   eg_llm *llm;       /* NULL when not configured */
+  eg_embedder *state_embedder; /* the prototype extractor's model; NULL when off */
+  eg_statefacts *states;       /* NULL when off */
   eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_rejected, *m_llm_fallbacks;
+  eg_series *m_state_clauses, *m_state_embedded, *m_state_doubts;
   eg_metric *m_stage;
 };
 
@@ -254,6 +258,12 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     eg_series_add(g->m_llm_fallbacks, fallbacks);
   } else {
     rc = eg_enrich_rules(&ctx, segs, n, a, en, err);
+    /* the prototypes read the states the rules have no pattern for */
+    eg_statefacts_stats ss = {0};
+    if (!rc && g->states) rc = eg_statefacts_extract(g->states, &ctx, segs, n, a, en, &ss, err);
+    eg_series_add(g->m_state_clauses, (double)ss.clauses);
+    eg_series_add(g->m_state_embedded, (double)ss.embedded);
+    eg_series_add(g->m_state_doubts, (double)ss.doubts);
   }
   if (rc) return rc;
   stage(g, rep, a, "enrich", t0);
@@ -323,7 +333,9 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       if (!strcmp(in->kind, "session")) meta->source_session_id = (char *)in->source_id;
       else meta->source_document_id = (char *)in->source_id;
       meta->source_turn = in->units[i].turn_index;
-      meta->extractor = in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm ? "llm" : "rules";
+      meta->extractor = x->extractor                                                   ? (char *)x->extractor
+                        : in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm ? "llm"
+                                                                                       : "rules";
       e->meta = meta;
       ep[k++] = e;
     }
@@ -888,6 +900,26 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
 static double queue_depth(void *arg) { return eg_pool_queued(((eg_ingest *)arg)->pool); }
 static double queue_capacity(void *arg) { return ((eg_ingest *)arg)->o.queue_max; }
 
+/* The prototype extractor is an improvement, not a dependency: without its model, its
+ * file or WordNet the daemon runs on the rules alone and says so once. */
+static eg_code open_states(eg_ingest *g, eg_err *err) {
+  const eg_ingest_opts *o = &g->o;
+  if (!o->state_embedder || !*o->state_embedder || !o->state_prototypes || !*o->state_prototypes) return EG_OK;
+  eg_err e;
+  eg_code rc = eg_embedder_open(o->state_embedder, &g->state_embedder, &e);
+  if (!rc) {
+    eg_statefacts_opts so = {o->state_prototypes, g->state_embedder, NULL, (float)o->state_floor, (float)o->state_margin};
+    rc = eg_statefacts_open(&so, &g->states, &e);
+  }
+  if (rc == EG_ENOMEM) return eg_err_set(err, rc, "%s", e.msg);
+  if (rc) {
+    EG_WARN("ingest", "prototype extractor off: facts come from the rules only", "reason=\"%s\"", e.msg);
+    eg_embedder_close(g->state_embedder);
+    g->state_embedder = NULL;
+  }
+  return EG_OK;
+}
+
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **out, eg_err *err) {
   eg_ingest *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -898,7 +930,11 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
   if (!rc && opts->llm_url && *opts->llm_url)
     rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, "engram_ingestd",
                      &g->llm, err);
+  if (!rc) rc = open_states(g, err);
   if (rc) {
+    eg_statefacts_close(g->states);
+    eg_embedder_close(g->state_embedder);
+    eg_llm_close(g->llm);
     eg_pool_free(g->pool);
     eg_map_free(g->jobs);
     free(g);
@@ -915,6 +951,12 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
                                                       "Async ingests refused because the queue was full.", NULL));
     g->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
         mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
+    g->m_state_clauses = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_state_clauses_total", "First-person user clauses the prototype extractor read.", NULL));
+    g->m_state_embedded = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_state_clauses_embedded_total", "Of those, clauses embedded (a typed slot or a change).", NULL));
+    g->m_state_doubts = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_state_doubts_total", "Doubts on a state committed (STATE_UNCERTAIN).", NULL));
     g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.", "stage", NULL, 0);
     eg_metrics_gauge_fn(mx, "engram_ingestd_queue_depth", "Async ingest jobs waiting.", queue_depth, g);
     eg_metrics_gauge_fn(mx, "engram_ingestd_queue_capacity", "Async ingest jobs the queue holds at most.",
@@ -937,6 +979,8 @@ void eg_ingest_close(eg_ingest *g) {
   eg_map_free(g->jobs);
   for (size_t i = 0; i < g->job_count; i++) free(g->job_order[(g->job_head + i) % MAX_JOBS]);
   eg_llm_close(g->llm);
+  eg_statefacts_close(g->states);
+  eg_embedder_close(g->state_embedder);
   pthread_mutex_destroy(&g->mu);
   free(g);
 }
