@@ -20,6 +20,7 @@
 #include "services/ingestd/dates.h"
 #include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
+#include "services/ingestd/statefacts.h"
 #include "services/recalld/recall_int.h"
 
 #define DAY EG_US_PER_DAY
@@ -437,9 +438,31 @@ int rc_by_score(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
+/* Best score first; on a tie the value that became true last (of a user's several pets,
+ * the newest is the one a question about "my pet" most likely means). */
 static int by_score_fact(const void *a, const void *b) {
-  float x = ((const rc_fact *)a)->score, y = ((const rc_fact *)b)->score;
+  const rc_fact *p = a, *q = b;
+  if (p->score != q->score) return (p->score < q->score) - (p->score > q->score);
+  int64_t x = p->edge->valid_from, y = q->edge->valid_from;
   return (x < y) - (x > y);
+}
+
+/* A relation's name is terse; a question about the state uses the words of its domain
+ * ("which car", "my pet", "who am I dating"). Matched with the object like the name. */
+static const char *relation_vocabulary(const char *relation) {
+  static const char *const v[][2] = {
+      {"LIVES_IN", "live home city town place address"},
+      {"WORKS_AT", "work job employer company office"},
+      {"DIET", "diet eat food"},
+      {"PARTNER_OF", "partner dating relationship girlfriend boyfriend wife husband spouse"},
+      {"MARRIED_TO", "married spouse wife husband partner"},
+      {"DRIVES", "car drive vehicle"},
+      {"HAS_PET", "pet animal dog cat"},
+      {"PLAYS", "play instrument music"},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+    if (!strcmp(relation, v[i][0])) return v[i][1];
+  return "";
 }
 
 static void fuse_chunks(rc_ctx *c, const weights *w) {
@@ -486,8 +509,9 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
       for (size_t s = 0; s < c->n_seeds; s++) named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
       for (size_t v = 0; v < st->results[i]->n_values; v++) {
         const Engram__V1__Edge *e = st->results[i]->values[v];
-        char text[600];
-        snprintf(text, sizeof text, "%s %s", e->relation, object_text(e));
+        if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: walk_facts reads it */
+        char text[700];
+        snprintf(text, sizeof text, "%s %s %s", e->relation, relation_vocabulary(e->relation), object_text(e));
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
         float m = rc_keyword_match(c, text);
@@ -534,20 +558,40 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
 
 /* ---- the walk and the history of the facts ---------------------------------------------- */
 
+/* The doubt that makes fact f stale within the bounds, or NULL: a STATE_UNCERTAIN marker
+ * on f's subject naming f's relation, said after f became true and no later than valid_at
+ * (History already left out what was committed after known_at). A doubt after valid_at
+ * says nothing about an as-of answer; a value re-asserted after the doubt clears it. */
+static const Engram__V1__Edge *doubt_of(const rc_fact *f, const Engram__V1__HistoryResponse *doubts, int64_t valid_at) {
+  const Engram__V1__Edge *found = NULL;
+  for (size_t i = 0; doubts && i < doubts->n_entries; i++) {
+    const Engram__V1__Edge *d = doubts->entries[i]->edge;
+    if (!d || d->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) continue;
+    if (!d->object || d->object->kind_case != ENGRAM__V1__VALUE__KIND_LITERAL || strcmp(d->object->literal, f->edge->relation))
+      continue;
+    if (d->valid_from <= f->edge->valid_from || (valid_at && d->valid_from > valid_at)) continue;
+    if (!found || d->valid_from > found->valid_from) found = d;
+  }
+  return found;
+}
+
 static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   if (!c->n_facts) return EG_OK;
   size_t n = c->n_facts;
-  eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
+  /* per fact its chain's History; then the Walk; then per distinct subject its doubts */
+  eg_rpc_request *rs = eg_arena_calloc(c->a, 2 * n + 1, sizeof *rs);
   uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
-  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
+  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, 2 * n, sizeof *hs);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
-  if (!rs || !claims || !hs || !refs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  size_t *doubt_req = eg_arena_calloc(c->a, n, sizeof *doubt_req);
+  if (!rs || !claims || !hs || !refs || !doubt_req) return eg_err_set(err, EG_ENOMEM, "out of memory");
   Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
   wr.scope = &c->scope;
   wr.claims = claims;
   wr.n_claims = n;
   wr.valid_at = c->valid_at;
   wr.known_at = c->known_at;
+  size_t nr = n + 1;
   for (size_t i = 0; i < n; i++) {
     claims[i] = c->facts[i].edge->id;
     engram__v1__entity_ref__init(&refs[i]);
@@ -561,13 +605,27 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     hs[i].limit = 16;
     rs[i] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[i].base,
                              &engram__v1__history_response__descriptor, NULL, {0, ""}};
+    doubt_req[i] = 0;
+    for (size_t j = 0; j < i && !doubt_req[i]; j++)
+      if (c->facts[j].edge->subject == c->facts[i].edge->subject) doubt_req[i] = doubt_req[j];
+    if (doubt_req[i]) continue;
+    Engram__V1__HistoryRequest *d = &hs[n + i];
+    engram__v1__history_request__init(d);
+    d->scope = &c->scope;
+    d->subject = &refs[i];
+    d->relation = EG_STATE_UNCERTAIN;
+    d->known_at = c->known_at;
+    d->limit = 32;
+    doubt_req[i] = nr;
+    rs[nr++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &d->base,
+                                &engram__v1__history_response__descriptor, NULL, {0, ""}};
   }
   rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base,
                            &engram__v1__walk_response__descriptor, NULL, {0, ""}};
-  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
-  for (size_t i = 0; i <= n; i++) own(c, rs[i].resp);
+  eg_code rc = eg_rpc_fanout(rs, nr, 0);
+  for (size_t i = 0; i < nr; i++) own(c, rs[i].resp);
   if (rc) {
-    for (size_t i = 0; i <= n; i++)
+    for (size_t i = 0; i < nr; i++)
       if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
   }
   const Engram__V1__WalkResponse *w = (void *)rs[n].resp;
@@ -576,6 +634,11 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     if (w && i < w->n_statuses) {
       f->status = w->statuses[i]->status;
       f->superseding = w->statuses[i]->superseding;
+    }
+    const Engram__V1__Edge *d = doubt_of(f, (void *)rs[doubt_req[i]].resp, c->valid_at);
+    if (d && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) {
+      f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+      f->superseding = d; /* its meta names the chunk that put the value in doubt */
     }
     const Engram__V1__HistoryResponse *h = (void *)rs[i].resp;
     f->history = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *f->history);
