@@ -378,6 +378,45 @@ static void test_feedback_recall(void) {
   EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
 }
 
+/* A state read from the user's own words by the prototype extractor, then put in doubt by
+ * a later statement that gives no new value: asked after the doubt the fact is
+ * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
+ * not; a new value said after the doubt is not stale either. */
+static void test_state_doubt(void) {
+  const char *const s1[] = {"user", "Quick one: I just picked up a Kia Niro, so far so good.", "assistant", "Enjoy it!"};
+  const char *const s2[] = {"user", "I sold my Kia Niro over the weekend.", "assistant", "Noted."};
+  const char *const s3[] = {"user", "These days I am driving a Skoda Octavia.", "assistant", "Nice."};
+  ingest("sd", "car-1", "2024-01-10T10:00:00Z", s1, 2);
+  ingest("sd", "car-2", "2024-04-02T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("sd", "Which car do I drive?", T("2024-05-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "DRIVES Kia Niro");
+  EG_REQUIRE(f >= 0);
+  const Engram__V1__RecallItem *it = r->items[f];
+  EG_CHECK(it->fact->meta && !strcmp(it->fact->meta->extractor, "prototypes"));
+  EG_CHECK(it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_REQUIRE(it->superseding != NULL);
+  EG_CHECK_STR(it->superseding->relation, "STATE_UNCERTAIN");
+  EG_CHECK(it->superseding->meta && !strcmp(it->superseding->meta->source_session_id, "car-2"));
+  EG_CHECK(strstr(r->context, "put in doubt") != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "STATE_UNCERTAIN") < 0); /* a doubt is no fact */
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("sd", "Which car do I drive?", T("2024-03-01"), NULL, NULL); /* as of before the doubt */
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "DRIVES Kia Niro");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  ingest("sd", "car-3", "2024-06-01T10:00:00Z", s3, 2);
+  r = recall_at("sd", "Which car do I drive?", T("2024-07-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "DRIVES");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(strstr(r->items[f]->text, "Skoda Octavia") != NULL);
+  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 static void test_read_your_writes(void) {
   const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant", "Saved."};
   Engram__V1__IngestResponse *ir = NULL;
@@ -514,6 +553,7 @@ int main(void) {
   EG_RUN(test_nothing_relevant);
   EG_RUN(test_weak_evidence);
   EG_RUN(test_feedback_recall);
+  EG_RUN(test_state_doubt);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);
