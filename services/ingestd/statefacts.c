@@ -39,8 +39,9 @@
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
 
-typedef enum marker_kind { MK_PAST, MK_FUTURE, MK_NEGATION, MK_CHANGE, MK_FROM, N_MARKER_KINDS } marker_kind;
-static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change", "@from"};
+typedef enum marker_kind { MK_PAST, MK_FUTURE, MK_NEGATION, MK_CHANGE, MK_FROM, MK_FORMER, MK_ENDED, N_MARKER_KINDS } marker_kind;
+static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
+                                                         "@from", "@former", "@ended"};
 
 /* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
 typedef struct marker {
@@ -68,6 +69,9 @@ struct eg_statefacts {
   int n_types;
   unsigned name_types;          /* what an unknown capitalised name may be */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
+  eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
+  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
+  size_t n_words;
   marker markers[N_MARKER_KINDS][MAX_MARKERS];
   int n_markers[N_MARKER_KINDS];
   relation rels[MAX_RELS];
@@ -109,10 +113,15 @@ static unsigned bits_of(const eg_map *m, const char *key) {
 typedef struct closure_ctx {
   eg_statefacts *sf;
   unsigned bits;
+  bool people; /* into sf->people (common nouns only) */
 } closure_ctx;
 
 static bool on_lemma(void *ctx, const char *lemma, bool proper) {
   closure_ctx *c = ctx;
+  if (c->people) {
+    if (!proper) add_bits(c->sf->people, lemma, 1);
+    return true;
+  }
   add_bits(proper ? c->sf->proper : c->sf->common, lemma, c->bits);
   return true;
 }
@@ -164,6 +173,15 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) add_bits(sf->generic, w, 1);
     return EG_OK;
   }
+  if (!strcmp(word, "@people")) { /* WordNet roots */
+    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      closure_ctx c = {sf, 1, true};
+      eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
+      if (rc == EG_ENOTFOUND) return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, w);
+      if (rc) return rc;
+    }
+    return EG_OK;
+  }
   if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
@@ -178,7 +196,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         add_bits(cue ? sf->cue : suffix ? sf->suffix : sf->common, w, bits);
         continue;
       }
-      closure_ctx c = {sf, bits};
+      closure_ctx c = {sf, bits, false};
       eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
       if (rc == EG_ENOTFOUND) return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, w);
       if (rc) return rc;
@@ -274,9 +292,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->generic = eg_map_new();
   sf->cue = eg_map_new();
   sf->suffix = eg_map_new();
+  sf->people = eg_map_new();
   char **texts = NULL;
-  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ? eg_err_set(err, EG_ENOMEM, "out of memory")
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people ? eg_err_set(err, EG_ENOMEM, "out of memory")
                                                                          : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
+  if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
   if (!rc && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   if (!rc) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
@@ -297,6 +317,8 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->generic);
   eg_map_free(sf->cue);
   eg_map_free(sf->suffix);
+  eg_map_free(sf->people);
+  free(sf->words);
   free(sf->protos);
   free(sf->pvec);
   free(sf);
@@ -310,7 +332,8 @@ typedef struct token {
   bool cap;     /* starts with an upper-case letter */
   bool digit;   /* holds a digit ("CX-5", "3") */
   bool start;   /* first word of a sentence */
-  bool cut;     /* a clause ends after it */
+  bool cut;     /* a clause (sentence) ends after it */
+  bool comma;   /* a sub-clause ends after it (markers do not reach past it) */
   bool ask;     /* … with a question mark */
 } token;
 
@@ -325,9 +348,12 @@ static size_t tokenize(const char *text, token *t, size_t max) {
     unsigned char c = (unsigned char)text[p];
     bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p));
     if (!word_char) {
+      /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
+       * commas only bound the reach of tense and negation markers */
       bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
-      bool clause = sentence || c == ';' || c == ',' || c == '(' || c == ')' || c == '"';
+      bool clause = sentence || c == ';';
       if (clause && n) t[n - 1].cut = true;
+      if ((c == ',' || c == '(' || c == ')' || c == '"') && n) t[n - 1].comma = true;
       if (c == '?' && n) t[n - 1].ask = true;
       if (sentence) start = true;
       p += c >= 0x80 ? 3 : 1; /* the only non-word multi-byte here is ’ (3 bytes) */
@@ -455,17 +481,26 @@ static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, s
       char key[128];
       span_key(t, i, j, key, sizeof key);
       unsigned known = bits_of(sf->proper, key);
+      /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
+      if (!known && t[i].start && j - i > 1 && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
+        i++;
+        span_key(t, i, j, key, sizeof key);
+        known = bits_of(sf->proper, key);
+      }
       if (!known && j - i > 1) known = bits_of(sf->proper, t[j - 1].w);
       if (!known && j - i > 1) known = bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
-      /* a lone capitalised sentence opener is a name only when WordNet knows it as one */
-      if (t[i].start && j - i == 1 && !known) continue;
-      slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
-      const char *prev = i > from ? t[i - 1].w : "";
-      unsigned cue = bits_of(sf->cue, prev);
-      if (cue) s.bits = cue, s.cued = true;
-      out[n++] = s;
-      i = j - 1;
-      continue;
+      /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
+       * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
+      bool opener = t[i].start && j - i == 1 && !known;
+      if (!opener || !eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
+        slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
+        const char *prev = i > from ? t[i - 1].w : "";
+        unsigned cue = bits_of(sf->cue, prev);
+        if (cue) s.bits = cue, s.cued = true;
+        out[n++] = s;
+        i = j - 1;
+        continue;
+      }
     }
     if (t[i].cap && !t[i].start) continue;
     unsigned b = 0;
@@ -493,25 +528,61 @@ static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, s
   return n;
 }
 
+/* The sub-clause (between commas) around token i, within the clause [from, to). */
+static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_) {
+  size_t a = i, b = i;
+  while (a > from && !t[a - 1].comma) a--;
+  while (b + 1 < to && !t[b].comma) b++;
+  *sf_ = a;
+  *st_ = b + 1;
+}
+
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
-  /* "moved from X", "quit my job at X", "sold my old X": a former value. The look-back
-   * stops where a new goal starts ("from Madrid to X" is about X). */
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
   static const char *const stop[] = {"to", "into", "for", "and", "now", "then"};
-  for (size_t p = s->ts, k = 0; p > from && k < 5; p--, k++) {
-    if (in_list(t[p - 1].w, stop, sizeof stop / sizeof *stop)) break;
-    if (has_marker(sf, MK_FROM, t, p - 1, p)) return ST_FORMER;
+  size_t p = s->ts;
+  while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
+  /* right before the slot: "from X", "my old X", "my ex X" */
+  if (p > from && (has_marker(sf, MK_FROM, t, p - 1, p) || has_marker(sf, MK_FORMER, t, p - 1, p))) return ST_FORMER;
+  if (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)) return ST_FORMER;
+  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X";
+   * the look-back stops where a new goal starts ("left Boston for X" is about X) */
+  for (size_t q = s->ts, k = 0; q > from && k < 6; q--, k++) {
+    if (in_list(t[q - 1].w, stop, sizeof stop / sizeof *stop)) break;
+    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
   }
-  if (has_marker(sf, MK_PAST, t, from, s->ts) || has_marker(sf, MK_FUTURE, t, from, s->ts) ||
-      has_marker(sf, MK_NEGATION, t, from, to))
+  size_t a, b;
+  sub_clause(t, from, to, s->ts, &a, &b);
+  /* the slot as subject: "X and I split up" */
+  if (!first_person(t, a, s->ts) && has_marker(sf, MK_ENDED, t, s->te, b)) return ST_FORMER;
+  if (has_marker(sf, MK_PAST, t, a, s->ts) || has_marker(sf, MK_FUTURE, t, a, s->ts) ||
+      has_marker(sf, MK_NEGATION, t, a, b))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
+}
+
+/* "My sister lives in X", "my neighbour's dog X": a clause whose subject is someone else
+ * (my/our + a noun for a person, no I or we after it) is about them, unless the slot is
+ * that person's name ("my wife X …"). */
+static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
+  if (to - from < 2 || (strcmp(t[from].w, "my") != 0 && strcmp(t[from].w, "our") != 0)) return false;
+  char noun[32];
+  snprintf(noun, sizeof noun, "%s", t[from + 1].w);
+  size_t l = strlen(noun);
+  if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
+  if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
+  static const char *const self[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "us"};
+  for (size_t i = from + 2; i < to; i++)
+    if (in_list(t[i].w, self, sizeof self / sizeof *self)) return false;
+  return true;
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */
 
 typedef struct item {
   size_t seg;      /* the segment */
-  size_t from, to; /* the clause's token range (in the segment's tokens) */
+  size_t from, to; /* the embedded token range (in the segment's tokens) */
   slot s;          /* the slot; s.te == 0: a change clause without one */
   char *text;      /* masked clause (arena) */
 } item;
@@ -601,6 +672,25 @@ static char *masked(eg_arena *a, const char *text, const token *t, const item *i
   return eg_arena_sprintf(a, "%.*sX%.*s", (int)(ss - cs), text + cs, (int)(ce - se), text + se);
 }
 
+/* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of
+ * "…, we met at a concert": the rest would pull it elsewhere), widened by short appositions
+ * ("I take X, my dog, to …"); the whole sentence when the sub-clause has no I or we
+ * ("Bruno, our new beagle, is settling in"). */
+static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a, size_t *b) {
+  sub_clause(t, from, to, s->ts, a, b);
+  if (!first_person(t, *a, *b)) {
+    *a = from, *b = to;
+    return;
+  }
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
+  while (*b < to) { /* an apposition: at most four words opening with a determiner */
+    size_t e = *b;
+    while (e + 1 < to && !t[e].comma) e++;
+    if (e + 1 - *b > 4 || !in_list(t[*b].w, det, sizeof det / sizeof *det)) break;
+    *b = e + 1;
+  }
+}
+
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, size_t seg, const char *text, eg_arena *a, item *items, size_t *n,
                        eg_statefacts_stats *st, eg_err *err) {
@@ -617,9 +707,12 @@ static eg_code collect(const eg_statefacts *sf, size_t seg, const char *text, eg
       slot slots[MAX_CANDS];
       size_t ns = find_slots(sf, t, from, to, slots, MAX_CANDS);
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
+        if (about_someone_else(sf, t, from, to, &slots[k])) continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
+        size_t span_from, span_to;
+        embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         item *it = &items[*n];
-        *it = (item){seg, from, to, slots[k], NULL};
+        *it = (item){seg, span_from, span_to, slots[k], NULL};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
       }
@@ -655,7 +748,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     for (size_t i = 0; i < np; i++) {
       if (p[i].v.rel != r) continue;
       const pick **slotp = p[i].v.ended ? &doubt : &fact;
-      if (!*slotp || p[i].v.cosine > (*slotp)->v.cosine) *slotp = &p[i];
+      /* a name is more specific than a kind word ("a Nissan Leaf" over "electric") */
+      const pick *cur = *slotp;
+      bool better = !cur || (p[i].it->s.proper && !cur->it->s.proper) ||
+                    (p[i].it->s.proper == cur->it->s.proper && p[i].v.cosine > cur->v.cosine);
+      if (better) *slotp = &p[i];
     }
     const char *rel = sf->rels[r].name;
     bool by_rules = false;

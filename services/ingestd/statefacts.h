@@ -43,7 +43,7 @@ typedef struct eg_statefacts_opts {
 /* Defaults of floor and margin, set on one half of the development set and confirmed
  * on the other (see the commit that set them). */
 #define EG_STATEFACTS_FLOOR 0.55f
-#define EG_STATEFACTS_MARGIN 0.03f
+#define EG_STATEFACTS_MARGIN 0.05f
 
 /* Load the prototypes and WordNet types, embed the prototypes. *out is freed with
  * eg_statefacts_close. EG_ENOTFOUND when the file is missing, EG_EINVAL when it is

@@ -89,3 +89,77 @@ cleanup:
   eg_map_free(seen);
   return rc;
 }
+
+/* ---- the common-word set ---------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id …": the words. */
+static eg_code read_data_file(const char *path, uint64_t **set, size_t *n, size_t *cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) return EG_EUNAVAIL;
+  char line[16384];
+  eg_code rc = EG_OK;
+  while (!rc && fgets(line, sizeof line, f)) {
+    if (line[0] == ' ') continue; /* the licence header */
+    char *save = NULL;
+    strtok_r(line, " ", &save);
+    strtok_r(NULL, " ", &save);
+    strtok_r(NULL, " ", &save);
+    char *cnt = strtok_r(NULL, " ", &save);
+    long words = cnt ? strtol(cnt, NULL, 16) : 0;
+    for (long i = 0; i < words; i++) {
+      char *w = strtok_r(NULL, " ", &save);
+      strtok_r(NULL, " ", &save); /* lex_id */
+      if (!w || !(*w >= 'a' && *w <= 'z')) continue;
+      char *paren = strchr(w, '('); /* adjectives: "big(a)" */
+      if (paren) *paren = '\0';
+      if (strchr(w, '_')) continue; /* one-word openers only */
+      if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 65536;
+        uint64_t *ns = realloc(*set, nc * sizeof *ns);
+        if (!ns) {
+          rc = EG_ENOMEM;
+          break;
+        }
+        *set = ns;
+        *cap = nc;
+      }
+      (*set)[(*n)++] = eg_hash64(w, strlen(w), 0);
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
+  const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
+  if (!dir || !*dir) dir = "/usr/share/wordnet";
+  static const char *const pos[] = {"noun", "verb", "adj", "adv"};
+  uint64_t *set = NULL;
+  size_t count = 0, cap = 0;
+  for (size_t p = 0; p < sizeof pos / sizeof *pos; p++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
+    eg_code rc = read_data_file(path, &set, &count, &cap);
+    if (rc) {
+      free(set);
+      return eg_err_set(err, rc, rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
+    }
+  }
+  qsort(set, count, sizeof *set, cmp_u64);
+  size_t m = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!m || set[m - 1] != set[i]) set[m++] = set[i];
+  *out = set;
+  *n = m;
+  return EG_OK;
+}
+
+bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
+  uint64_t h = eg_hash64(w, strlen(w), 0);
+  return set && bsearch(&h, set, n, sizeof *set, cmp_u64) != NULL;
+}

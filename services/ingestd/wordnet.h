@@ -11,6 +11,8 @@
 #define EG_INGESTD_WORDNET_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "common/err.h"
 
@@ -26,5 +28,17 @@ typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper);
  * noun of WordNet. Serialised by an internal lock; meant for start-up.
  */
 eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit, void *ctx, eg_err *err);
+
+/*
+ * Every word WordNet spells in lower case somewhere (any part of speech), as a sorted
+ * array of 64-bit hashes (eg_hash64 of the lower-case word, seed 0): "harp", "kiwi" and
+ * "march" are words; "Jonas" and "Cyberdyne" are not, so a capitalised sentence opener
+ * that is no word is likely a name. *out is freed with free(); EG_EUNAVAIL without the
+ * database files.
+ */
+eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
+
+/* Is the lower-case word w in the set from eg_wordnet_common_words? */
+bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
 
 #endif
