@@ -492,7 +492,7 @@ static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, s
       /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
        * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
       bool opener = t[i].start && j - i == 1 && !known;
-      if (!opener || !eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
+      if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
         slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = bits_of(sf->cue, prev);
@@ -612,7 +612,9 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   bool arg_ended = false;
   for (int r = 0; r < sf->n_rels; r++) {
     /* with a slot: the relations its type allows; without: only the "ended" prototypes */
-    float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? best_assert[r] : -1) : best_ended[r];
+    /* a former or unasserted value may read like a state that ended ("I resigned from X") */
+    float as_state = it->s.status != ST_CURRENT && best_ended[r] > best_assert[r] ? best_ended[r] : best_assert[r];
+    float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : best_ended[r];
     float other = it->s.te ? -1 : best_assert[r];
     if (other > second) second = other;
     if (c > first) {

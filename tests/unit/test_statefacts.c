@@ -76,6 +76,9 @@ static void test_each_relation_in_other_words(void) {
       {"We brought home a kitten called Mochi.", "HAS_PET", "Mochi"},
       {"I have taken up the ukulele.", "PLAYS", "ukulele"},
       {"I practise the piano every evening.", "PLAYS", "piano"},
+      {"Jonas and I just celebrated six months together.", "PARTNER_OF", "Jonas"}, /* a name opens it */
+      {"Bruno, our new beagle, is settling in.", "HAS_PET", "Bruno"},               /* an apposition */
+      {"Cyberdyne hired me as a data scientist.", "WORKS_AT", "Cyberdyne"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -91,6 +94,9 @@ static void test_tense_and_negation(void) {
       {"I sold my Jeep Wrangler.", EG_STATE_UNCERTAIN, "DRIVES"},
       {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
       {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      {"I resigned from Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
       {"Should I move to Lyon?", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
@@ -103,6 +109,8 @@ static void test_no_false_states(void) {
       {"I visited Prague last spring.", NULL, NULL},
       {"I read a great article about Berlin.", NULL, NULL},
       {"My brother works at Stark Industries.", NULL, NULL},
+      {"My dad drives a Volvo.", NULL, NULL},                   /* someone else's state */
+      {"My neighbour's dog Max barks all night.", NULL, NULL},
       {"I listened to a cello concerto last night.", NULL, NULL},
       {"The weather is lovely today.", NULL, NULL},
       {"Can you recommend a book?", NULL, NULL},
