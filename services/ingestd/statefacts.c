@@ -607,7 +607,11 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     if (c > *slotp) *slotp = c;
   }
   verdict out = {-1, false, 0, 0};
-  float first = -1, second = none;
+  /* A former value (sold my X, moved from X) is a weaker claim than a fact: it only marks
+   * the state for checking, so it needs the margin over the other relations but only to
+   * beat NONE. (Tense markers are weaker evidence: they keep the full bar.) */
+  bool doubt = it->s.te && it->s.status == ST_FORMER;
+  float first = -1, second = doubt ? -1 : none;
   int arg = -1;
   bool arg_ended = false;
   for (int r = 0; r < sf->n_rels; r++) {
@@ -627,7 +631,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   /* numbers only: the clause is the user's text */
   EG_DEBUG("statefacts", "clause judged", "relation=%s cosine=%.3f second=%.3f none=%.3f status=%d",
            arg >= 0 ? sf->rels[arg].name : "-", first, second, none, (int)it->s.status);
-  if (arg < 0 || first < sf->floor || first - second < sf->margin) return out;
+  if (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none) return out;
   out.rel = arg;
   out.ended = arg_ended || it->s.status != ST_CURRENT;
   out.cosine = first;
