@@ -650,6 +650,73 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   return EG_OK;
 }
 
+/* For a question about a state, the statement its current value was read from (or, when
+ * a later statement put it in doubt, that one first) is the excerpt to read first — not an
+ * older statement that happens to be closer to the question's words. Such a chunk is
+ * fetched when the search did not return it. Only facts that match the question count. */
+enum { STATE_EXCERPTS = 3 };
+
+static eg_code state_excerpts_first(rc_ctx *c, size_t k1, eg_err *err) {
+  uint64_t want[2 * STATE_EXCERPTS];
+  size_t nw = 0;
+  for (size_t i = 0; i < c->n_facts && nw + 2 <= 2 * STATE_EXCERPTS; i++) {
+    const rc_fact *f = &c->facts[i];
+    if (f->match <= 0) continue;
+    const Engram__V1__Edge *d = f->superseding;
+    if (d && d->meta && d->meta->source_chunk_id && !strcmp(d->relation, EG_STATE_UNCERTAIN))
+      want[nw++] = d->meta->source_chunk_id;
+    if (f->edge->meta && f->edge->meta->source_chunk_id) want[nw++] = f->edge->meta->source_chunk_id;
+  }
+  if (!nw) return EG_OK;
+  uint64_t missing[2 * STATE_EXCERPTS];
+  size_t nm = 0;
+  for (size_t w = 0; w < nw; w++) {
+    bool have = false;
+    for (size_t i = 0; i < c->n_chunks && !have; i++) have = c->chunks[i].chunk->id == want[w];
+    if (!have) missing[nm++] = want[w];
+  }
+  const Engram__V1__GetChunksResponse *got = NULL;
+  if (nm) {
+    Engram__V1__GetChunksRequest gr = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
+    gr.scope = &c->scope;
+    gr.ids = missing;
+    gr.n_ids = nm;
+    ProtobufCMessage *resp = NULL;
+    eg_code rc = eg_rpc_unary(c->vectord, "/engram.v1.Vector/GetChunks", &gr.base,
+                              &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
+    if (rc) return rc;
+    own(c, resp);
+    got = (const void *)resp;
+  }
+  size_t front = 0; /* chunks [0, front) are in place */
+  for (size_t w = 0; w < nw && front < k1; w++) {
+    size_t at = c->n_chunks;
+    for (size_t i = front; i < c->n_chunks && at == c->n_chunks; i++)
+      if (c->chunks[i].chunk->id == want[w]) at = i;
+    rc_chunk x;
+    if (at < c->n_chunks) {
+      x = c->chunks[at];
+      /* on the question's topic by construction (its fact matched the question), however
+       * far its words are from it */
+      if (x.relevance < c->r->o.min_relevance) x.relevance = c->r->o.min_relevance;
+      memmove(&c->chunks[front + 1], &c->chunks[front], (at - front) * sizeof *c->chunks);
+    } else {
+      const Engram__V1__Chunk *ch = NULL;
+      for (size_t g = 0; got && g < got->n_chunks && !ch; g++)
+        if (got->chunks[g]->id == want[w]) ch = got->chunks[g];
+      bool placed_before = false;
+      for (size_t i = 0; i < front; i++) placed_before |= c->chunks[i].chunk->id == want[w];
+      if (!ch || placed_before) continue;
+      x = (rc_chunk){.chunk = ch, .relevance = c->r->o.min_relevance};
+      size_t n = c->n_chunks < k1 ? c->n_chunks + 1 : c->n_chunks; /* the last one gives way */
+      memmove(&c->chunks[front + 1], &c->chunks[front], (n - 1 - front) * sizeof *c->chunks);
+      c->n_chunks = n;
+    }
+    c->chunks[front++] = x;
+  }
+  return EG_OK;
+}
+
 /* ---- one Recall ----------------------------------------------------------------------- */
 
 static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
@@ -778,6 +845,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   }
   if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
+  if ((rc = state_excerpts_first(&c, k1, err))) goto done;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
   if (resp->variants) {
