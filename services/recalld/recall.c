@@ -451,14 +451,14 @@ static int by_score_fact(const void *a, const void *b) {
  * ("which car", "my pet", "who am I dating"). Matched with the object like the name. */
 static const char *relation_vocabulary(const char *relation) {
   static const char *const v[][2] = {
-      {"LIVES_IN", "live home city town place address"},
-      {"WORKS_AT", "work job employer company office"},
-      {"DIET", "diet eat food"},
-      {"PARTNER_OF", "partner dating relationship girlfriend boyfriend wife husband spouse"},
+      {"LIVES_IN", "live home city town place address reside based neighbourhood neighborhood"},
+      {"WORKS_AT", "work job employer company office employ career"},
+      {"DIET", "diet eat food meal"},
+      {"PARTNER_OF", "partner dating date relationship girlfriend boyfriend wife husband spouse together"},
       {"MARRIED_TO", "married spouse wife husband partner"},
-      {"DRIVES", "car drive vehicle"},
-      {"HAS_PET", "pet animal dog cat"},
-      {"PLAYS", "play instrument music"},
+      {"DRIVES", "car drive vehicle ride"},
+      {"HAS_PET", "pet animal dog cat puppy kitten"},
+      {"PLAYS", "play instrument music learn lesson practice"},
   };
   for (size_t i = 0; i < sizeof v / sizeof *v; i++)
     if (!strcmp(relation, v[i][0])) return v[i][1];
@@ -495,6 +495,24 @@ static void fuse_sentences(rc_ctx *c, const weights *w) {
   qsort(c->chunks, head, sizeof *c->chunks, rc_by_score);
 }
 
+/* Does one of the best excerpts, if close enough to the question to be context, use a word
+ * of the vocabulary (at a word start, any case)? */
+enum { TOPIC_EXCERPTS = 3 };
+
+static bool excerpts_speak_of(const rc_ctx *c, const char *vocabulary) {
+  char words[256];
+  snprintf(words, sizeof words, "%s", vocabulary);
+  char *save = NULL;
+  for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
+    for (size_t i = 0; i < c->n_chunks && i < TOPIC_EXCERPTS; i++) {
+      if (c->chunks[i].relevance < c->r->o.min_relevance) continue;
+      const char *text = c->chunks[i].chunk->content;
+      for (const char *p = text; p && (p = strcasestr(p, w)) != NULL; p++)
+        if (word_start(text, p)) return true;
+    }
+  return false;
+}
+
 /* The current facts of the seeds that match the question (all of them for an entity the
  * question names when none matches), at most k2, best first. */
 static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w, uint32_t k2) {
@@ -503,7 +521,10 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
   for (size_t i = 0; i < st->n_results; i++) total += st->results[i]->n_values;
   c->facts = eg_arena_calloc(c->a, total ? total : 1, sizeof *c->facts);
   if (!c->facts) return;
-  for (int pass = 0; pass < 2 && c->n_facts == 0; pass++)
+  /* pass 0: the question's words; 1: a named entity's facts; 2: the relations its best
+   * excerpts speak of — a question in words no vocabulary has ("what am I practising?")
+   * still finds those excerpts by meaning */
+  for (int pass = 0; pass < 3 && c->n_facts == 0; pass++)
     for (size_t i = 0; i < st->n_results; i++) {
       bool named = false;
       for (size_t s = 0; s < c->n_seeds; s++) named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
@@ -517,7 +538,9 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         float m = rc_keyword_match(c, text);
         if (pass == 0 && m <= 0) continue;
         if (pass == 1 && !named) continue;
-        c->facts[c->n_facts++] = (rc_fact){.edge = e, .match = m, .score = w->graph * (0.5f + 0.5f * m)};
+        if (pass == 2 && !excerpts_speak_of(c, relation_vocabulary(e->relation))) continue;
+        c->facts[c->n_facts++] =
+            (rc_fact){.edge = e, .match = m, .on_topic = pass != 1, .score = w->graph * (0.5f + 0.5f * m)};
       }
     }
   qsort(c->facts, c->n_facts, sizeof *c->facts, by_score_fact);
@@ -653,7 +676,7 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
 /* For a question about a state, the statement its current value was read from (or, when
  * a later statement put it in doubt, that one first) is the excerpt to read first — not an
  * older statement that happens to be closer to the question's words. Such a chunk is
- * fetched when the search did not return it. Only facts that match the question count. */
+ * fetched when the search did not return it. Only facts on the question's topic count. */
 enum { STATE_EXCERPTS = 3 };
 
 static eg_code state_excerpts_first(rc_ctx *c, size_t k1, eg_err *err) {
@@ -661,7 +684,7 @@ static eg_code state_excerpts_first(rc_ctx *c, size_t k1, eg_err *err) {
   size_t nw = 0;
   for (size_t i = 0; i < c->n_facts && nw + 2 <= 2 * STATE_EXCERPTS; i++) {
     const rc_fact *f = &c->facts[i];
-    if (f->match <= 0) continue;
+    if (!f->on_topic) continue;
     const Engram__V1__Edge *d = f->superseding;
     if (d && d->meta && d->meta->source_chunk_id && !strcmp(d->relation, EG_STATE_UNCERTAIN))
       want[nw++] = d->meta->source_chunk_id;
