@@ -39,7 +39,16 @@
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
 
-typedef enum marker_kind { MK_PAST, MK_FUTURE, MK_NEGATION, MK_CHANGE, MK_FROM, MK_FORMER, MK_ENDED, N_MARKER_KINDS } marker_kind;
+typedef enum marker_kind {
+  MK_PAST,
+  MK_FUTURE,
+  MK_NEGATION,
+  MK_CHANGE,
+  MK_FROM,
+  MK_FORMER,
+  MK_ENDED,
+  N_MARKER_KINDS
+} marker_kind;
 static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
                                                          "@from", "@former", "@ended"};
 
@@ -57,7 +66,7 @@ typedef struct relation {
 } relation;
 
 typedef struct proto {
-  int rel;        /* index into rels (-1 for NONE) */
+  int rel; /* index into rels (-1 for NONE) */
   proto_kind kind;
   unsigned types; /* NONE: the slot types it competes with */
 } proto;
@@ -67,7 +76,7 @@ struct eg_statefacts {
   int dim;
   char type_names[MAX_TYPES][24];
   int n_types;
-  unsigned name_types;          /* what an unknown capitalised name may be */
+  unsigned name_types;                              /* what an unknown capitalised name may be */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
@@ -158,7 +167,8 @@ static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
   return bits;
 }
 
-static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno, eg_err *err) {
+static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
+                               eg_err *err) {
   char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
   for (int k = 0; k < N_MARKER_KINDS; k++)
     if (!strcmp(word, marker_names[k])) {
@@ -170,14 +180,17 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     return EG_OK;
   }
   if (!strcmp(word, "@generic")) {
-    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) add_bits(sf->generic, w, 1);
+    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+      add_bits(sf->generic, w, 1);
     return EG_OK;
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
       closure_ctx c = {sf, 1, true};
       eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
-      if (rc == EG_ENOTFOUND) return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, w);
+      if (rc == EG_ENOTFOUND)
+        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno,
+                          w);
       if (rc) return rc;
     }
     return EG_OK;
@@ -185,7 +198,9 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
-    if (ti < 0) return eg_err_set(err, EG_EINVAL, "prototypes line %d: a type name is missing (or too many types)", lineno);
+    if (ti < 0)
+      return eg_err_set(err, EG_EINVAL,
+                        "prototypes line %d: a type name is missing (or too many types)", lineno);
     unsigned bits = 1u << ti;
     bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix");
     char *how = cue || suffix ? "words" : strtok_r(NULL, " \t", &save);
@@ -198,7 +213,9 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       }
       closure_ctx c = {sf, bits, false};
       eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
-      if (rc == EG_ENOTFOUND) return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, w);
+      if (rc == EG_ENOTFOUND)
+        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno,
+                          w);
       if (rc) return rc;
     }
     return EG_OK;
@@ -208,13 +225,14 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
 
 /* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]": sets *rel, *kind and (NONE) *types for the
  * lines after it. */
-static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind, unsigned *types,
-                            eg_err *err) {
+static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind,
+                            unsigned *types, eg_err *err) {
   char *end = strchr(line, ']');
   if (!end) return eg_err_set(err, EG_EINVAL, "prototypes line %d: ']' missing", lineno);
   *end = '\0';
   char *save = NULL, *name = strtok_r(line + 1, " \t", &save);
-  if (!name) return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
+  if (!name)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
   if (!strcmp(name, "NONE")) {
     *rel = -1;
     *kind = PK_NONE;
@@ -226,7 +244,8 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
   int r = 0;
   while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
   if (r == sf->n_rels) {
-    if (sf->n_rels == MAX_RELS) return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
+    if (sf->n_rels == MAX_RELS)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
     snprintf(sf->rels[r].name, sizeof sf->rels[r].name, "%s", name);
     sf->n_rels++;
   }
@@ -235,7 +254,8 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
   return EG_OK;
 }
 
-static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, char ***texts, eg_err *err) {
+static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, char ***texts,
+                    eg_err *err) {
   FILE *f = fopen(path, "r");
   if (!f) return eg_err_set(err, EG_ENOTFOUND, "cannot open the prototypes file");
   char line[1024];
@@ -250,7 +270,9 @@ static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, cha
     for (char *p = line; *p; p++)
       if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) *p = '\0';
     size_t l = strlen(line);
-    while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' ' || line[l - 1] == '\t')) line[--l] = '\0';
+    while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' ' ||
+                 line[l - 1] == '\t'))
+      line[--l] = '\0';
     char *s = line;
     while (*s == ' ' || *s == '\t') s++;
     if (!*s) continue;
@@ -259,7 +281,8 @@ static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, cha
     } else if (*s == '[') {
       rc = parse_header(sf, s, lineno, &rel, &kind, &none_types, err);
     } else if (rel == -2) {
-      rc = eg_err_set(err, EG_EINVAL, "prototypes line %d: a prototype before any [RELATION]", lineno);
+      rc = eg_err_set(err, EG_EINVAL, "prototypes line %d: a prototype before any [RELATION]",
+                      lineno);
     } else {
       if (sf->n_protos == cap) {
         cap = cap ? cap * 2 : 128;
@@ -269,12 +292,14 @@ static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, cha
         if (nt) *texts = nt;
         if (!np || !nt) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
       }
-      if (!rc && !((*texts)[sf->n_protos] = strdup(s))) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      if (!rc && !((*texts)[sf->n_protos] = strdup(s)))
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
       if (!rc) sf->protos[sf->n_protos++] = (proto){rel, kind, none_types};
     }
   }
   fclose(f);
-  if (!rc && !sf->n_protos) rc = eg_err_set(err, EG_EINVAL, "the prototypes file has no prototypes");
+  if (!rc && !sf->n_protos)
+    rc = eg_err_set(err, EG_EINVAL, "the prototypes file has no prototypes");
   return rc;
 }
 
@@ -294,8 +319,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->suffix = eg_map_new();
   sf->people = eg_map_new();
   char **texts = NULL;
-  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people ? eg_err_set(err, EG_ENOMEM, "out of memory")
-                                                                         : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people
+                   ? eg_err_set(err, EG_ENOMEM, "out of memory")
+                   : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
   if (!rc && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -327,18 +353,19 @@ void eg_statefacts_close(eg_statefacts *sf) {
 /* ---- words and clauses ------------------------------------------------------------------- */
 
 typedef struct token {
-  size_t s, e;  /* byte span */
-  char w[32];   /* lower case, ’ as ' */
-  bool cap;     /* starts with an upper-case letter */
-  bool digit;   /* holds a digit ("CX-5", "3") */
-  bool start;   /* first word of a sentence */
-  bool cut;     /* a clause (sentence) ends after it */
-  bool comma;   /* a sub-clause ends after it (markers do not reach past it) */
-  bool ask;     /* … with a question mark */
+  size_t s, e; /* byte span */
+  char w[32];  /* lower case, ’ as ' */
+  bool cap;    /* starts with an upper-case letter */
+  bool digit;  /* holds a digit ("CX-5", "3") */
+  bool start;  /* first word of a sentence */
+  bool cut;    /* a clause (sentence) ends after it */
+  bool comma;  /* a sub-clause ends after it (markers do not reach past it) */
+  bool ask;    /* … with a question mark */
 } token;
 
 static bool is_apostrophe(const char *p) {
-  return *p == '\'' || ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 && (unsigned char)p[2] == 0x99);
+  return *p == '\'' || ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+                        (unsigned char)p[2] == 0x99);
 }
 
 static size_t tokenize(const char *text, token *t, size_t max) {
@@ -374,7 +401,8 @@ static size_t tokenize(const char *text, token *t, size_t max) {
         p += d == '\'' ? 1 : 3;
         continue;
       }
-      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p)) || (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
+      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p)) ||
+            (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
         break;
       if (isdigit(d)) k->digit = true;
       if (l < sizeof k->w - 1) k->w[l++] = (char)tolower(d);
@@ -397,8 +425,9 @@ static bool in_list(const char *w, const char *const *list, size_t n) {
 }
 
 static bool first_person(const token *t, size_t from, size_t to) {
-  static const char *const fp[] = {"i", "i'm", "i've", "i'd", "i'll", "me", "my", "mine", "myself",
-                                   "we", "we're", "we've", "we'd", "we'll", "our", "ours", "us"};
+  static const char *const fp[] = {"i",    "i'm",   "i've",   "i'd",  "i'll",  "me",
+                                   "my",   "mine",  "myself", "we",   "we're", "we've",
+                                   "we'd", "we'll", "our",    "ours", "us"};
   for (size_t i = from; i < to; i++)
     if (in_list(t[i].w, fp, sizeof fp / sizeof *fp)) return true;
   return false;
@@ -407,13 +436,19 @@ static bool first_person(const token *t, size_t from, size_t to) {
 /* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
 static bool not_a_name(const char *w) {
   static const char *const s[] = {
-      "i", "i'm", "i've", "i'd", "i'll", "the", "a", "an", "my", "we", "our", "it", "this", "that", "by", "so", "but",
-      "and", "also", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "ok", "okay", "oh", "well", "now", "today",
-      "yesterday", "tomorrow", "can", "could", "what", "how", "why", "when", "where", "who", "which", "do", "does",
-      "did", "is", "are", "just", "last", "next", "please", "sure", "btw", "anyway", "since", "after", "before", "in",
-      "on", "at", "for", "to", "of", "with", "from", "january", "february", "march", "april", "may", "june", "july",
-      "august", "september", "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
-      "friday", "saturday", "sunday", "christmas", "easter", "mr", "mrs", "ms", "dr"};
+      "i",        "i'm",       "i've",    "i'd",       "i'll",      "the",      "a",
+      "an",       "my",        "we",      "our",       "it",        "this",     "that",
+      "by",       "so",        "but",     "and",       "also",      "hi",       "hello",
+      "hey",      "thanks",    "thank",   "yes",       "no",        "ok",       "okay",
+      "oh",       "well",      "now",     "today",     "yesterday", "tomorrow", "can",
+      "could",    "what",      "how",     "why",       "when",      "where",    "who",
+      "which",    "do",        "does",    "did",       "is",        "are",      "just",
+      "last",     "next",      "please",  "sure",      "btw",       "anyway",   "since",
+      "after",    "before",    "in",      "on",        "at",        "for",      "to",
+      "of",       "with",      "from",    "january",   "february",  "march",    "april",
+      "may",      "june",      "july",    "august",    "september", "october",  "november",
+      "december", "monday",    "tuesday", "wednesday", "thursday",  "friday",   "saturday",
+      "sunday",   "christmas", "easter",  "mr",        "mrs",       "ms",       "dr"};
   return in_list(w, s, sizeof s / sizeof *s);
 }
 
@@ -434,7 +469,8 @@ static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
   return true;
 }
 
-static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from, size_t to) {
+static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                       size_t to) {
   for (size_t i = from; i < to; i++)
     for (int m = 0; m < sf->n_markers[k]; m++)
       if (marker_at(&sf->markers[k][m], t, i, to)) return true;
@@ -446,10 +482,10 @@ static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, s
 typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
 
 typedef struct slot {
-  size_t ts, te;  /* token range */
-  unsigned bits;  /* possible types */
-  bool proper;    /* a name: the object is an entity */
-  bool cued;      /* its type came from a cue word */
+  size_t ts, te; /* token range */
+  unsigned bits; /* possible types */
+  bool proper;   /* a name: the object is an entity */
+  bool cued;     /* its type came from a cue word */
   slot_status status;
 } slot;
 
@@ -469,10 +505,12 @@ static unsigned lookup_common(const eg_statefacts *sf, const char *w) {
 static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
   size_t at = 0;
   out[0] = '\0';
-  for (size_t k = i; k < j && at < len; k++) at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
+  for (size_t k = i; k < j && at < len; k++)
+    at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
 }
 
-static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *out, size_t max) {
+static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *out,
+                         size_t max) {
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
     if (t[i].cap && !not_a_name(t[i].w)) {
@@ -482,7 +520,8 @@ static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, s
       span_key(t, i, j, key, sizeof key);
       unsigned known = bits_of(sf->proper, key);
       /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
-      if (!known && t[i].start && j - i > 1 && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
+      if (!known && t[i].start && j - i > 1 &&
+          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
         i++;
         span_key(t, i, j, key, sizeof key);
         known = bits_of(sf->proper, key);
@@ -492,7 +531,8 @@ static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, s
       /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
        * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
       bool opener = t[i].start && j - i == 1 && !known;
-      if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
+      if (!opener ||
+          !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
         slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = bits_of(sf->cue, prev);
@@ -537,13 +577,15 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
   *st_ = b + 1;
 }
 
-static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
+static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                             const slot *s) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
   static const char *const stop[] = {"to", "into", "for", "and", "now", "then"};
   size_t p = s->ts;
   while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
   /* right before the slot: "from X", "my old X", "my ex X" */
-  if (p > from && (has_marker(sf, MK_FROM, t, p - 1, p) || has_marker(sf, MK_FORMER, t, p - 1, p))) return ST_FORMER;
+  if (p > from && (has_marker(sf, MK_FROM, t, p - 1, p) || has_marker(sf, MK_FORMER, t, p - 1, p)))
+    return ST_FORMER;
   if (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)) return ST_FORMER;
   /* a verb that ends the state a few words before it: "quit my job at X", "sold the X";
    * the look-back stops where a new goal starts ("left Boston for X" is about X) */
@@ -565,14 +607,17 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
 /* "My sister lives in X", "my neighbour's dog X": a clause whose subject is someone else
  * (my/our + a noun for a person, no I or we after it) is about them, unless the slot is
  * that person's name ("my wife X …"). */
-static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
-  if (to - from < 2 || (strcmp(t[from].w, "my") != 0 && strcmp(t[from].w, "our") != 0)) return false;
+static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                               const slot *s) {
+  if (to - from < 2 || (strcmp(t[from].w, "my") != 0 && strcmp(t[from].w, "our") != 0))
+    return false;
   char noun[32];
   snprintf(noun, sizeof noun, "%s", t[from + 1].w);
   size_t l = strlen(noun);
   if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
   if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
-  static const char *const self[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "me", "us"};
+  static const char *const self[] = {"i",  "i'm",   "i've",  "i'd", "i'll",
+                                     "we", "we're", "we've", "me",  "us"};
   for (size_t i = from + 2; i < to; i++)
     if (in_list(t[i].w, self, sizeof self / sizeof *self)) return false;
   return true;
@@ -588,8 +633,8 @@ typedef struct item {
 } item;
 
 typedef struct verdict {
-  int rel;       /* -1: nothing */
-  bool ended;    /* a doubt rather than a fact */
+  int rel;    /* -1: nothing */
+  bool ended; /* a doubt rather than a fact */
   float cosine, margin;
 } verdict;
 
@@ -603,7 +648,9 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     const proto *pr = &sf->protos[p];
     /* a NONE prototype competes with slots of its types (a change clause: with all) */
     if (pr->kind == PK_NONE && it->s.te && !(pr->types & it->s.bits)) continue;
-    float *slotp = pr->kind == PK_NONE ? &none : pr->kind == PK_ENDED ? &best_ended[pr->rel] : &best_assert[pr->rel];
+    float *slotp = pr->kind == PK_NONE    ? &none
+                   : pr->kind == PK_ENDED ? &best_ended[pr->rel]
+                                          : &best_assert[pr->rel];
     if (c > *slotp) *slotp = c;
   }
   verdict out = {-1, false, 0, 0};
@@ -617,7 +664,8 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   for (int r = 0; r < sf->n_rels; r++) {
     /* with a slot: the relations its type allows; without: only the "ended" prototypes */
     /* a former or unasserted value may read like a state that ended ("I resigned from X") */
-    float as_state = it->s.status != ST_CURRENT && best_ended[r] > best_assert[r] ? best_ended[r] : best_assert[r];
+    float as_state = it->s.status != ST_CURRENT && best_ended[r] > best_assert[r] ? best_ended[r]
+                                                                                  : best_assert[r];
     float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : best_ended[r];
     float other = it->s.te ? -1 : best_assert[r];
     if (other > second) second = other;
@@ -682,7 +730,8 @@ static char *masked(eg_arena *a, const char *text, const token *t, const item *i
  * "…, we met at a concert": the rest would pull it elsewhere), widened by short appositions
  * ("I take X, my dog, to …"); the whole sentence when the sub-clause has no I or we
  * ("Bruno, our new beagle, is settling in"). */
-static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a, size_t *b) {
+static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a,
+                          size_t *b) {
   sub_clause(t, from, to, s->ts, a, b);
   if (!first_person(t, *a, *b)) {
     *a = from, *b = to;
@@ -698,8 +747,8 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
-static eg_code collect(const eg_statefacts *sf, size_t seg, const char *text, eg_arena *a, item *items, size_t *n,
-                       eg_statefacts_stats *st, eg_err *err) {
+static eg_code collect(const eg_statefacts *sf, size_t seg, const char *text, eg_arena *a,
+                       item *items, size_t *n, eg_statefacts_stats *st, eg_err *err) {
   static __thread token t[MAX_TOKENS]; /* per thread: one segment at a time */
   size_t nt = tokenize(text, t, MAX_TOKENS);
   for (size_t from = 0; from < nt;) {
@@ -741,8 +790,9 @@ typedef struct pick {
 } pick;
 
 /* Facts and doubts of one segment from its judged items. */
-static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg, const pick *p, size_t np,
-                    eg_arena *a, eg_enriched *o, eg_statefacts_stats *st, eg_err *err) {
+static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
+                    const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
+                    eg_err *err) {
   static __thread token t[MAX_TOKENS];
   const char *text = sg->text ? sg->text : "";
   tokenize(text, t, MAX_TOKENS);
@@ -767,8 +817,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     const pick *use = fact ? fact : doubt;
     const item *it = use->it;
     size_t cs = t[it->from].s, ce = t[it->to - 1].e;
-    eg_fact f = {.subject = (char *)ctx->user_entity, .subject_type = "user", .confidence = use->v.cosine,
-                 .reason = "", .extractor = "prototypes"};
+    eg_fact f = {.subject = (char *)ctx->user_entity,
+                 .subject_type = "user",
+                 .confidence = use->v.cosine,
+                 .reason = "",
+                 .extractor = "prototypes"};
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     if (fact) {
       size_t ss = t[it->s.ts].s, se = t[it->s.te - 1].e;
@@ -798,8 +851,9 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
   return EG_OK;
 }
 
-eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n,
-                              eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats, eg_err *err) {
+eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,
+                              size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
+                              eg_err *err) {
   eg_statefacts_stats local = {0};
   eg_statefacts_stats *st = stats ? stats : &local;
   item *items = NULL;

@@ -63,7 +63,8 @@ typedef struct eg_statefacts_stats {
  * A relation the rules already gave for a segment is left to them. One embedding call
  * for the whole batch. stats may be NULL; it is added to, not reset.
  */
-eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n,
-                              eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats, eg_err *err);
+eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,
+                              size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
+                              eg_err *err);
 
 #endif

@@ -38,7 +38,8 @@ static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
   return true;
 }
 
-eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit, void *ctx, eg_err *err) {
+eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
+                           void *ctx, eg_err *err) {
   char word[128];
   int sense = 1;
   snprintf(word, sizeof word, "%s", root);
@@ -147,7 +148,8 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
     eg_code rc = read_data_file(path, &set, &count, &cap);
     if (rc) {
       free(set);
-      return eg_err_set(err, rc, rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
+      return eg_err_set(
+          err, rc, rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
     }
   }
   qsort(set, count, sizeof *set, cmp_u64);

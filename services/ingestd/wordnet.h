@@ -27,7 +27,8 @@ typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper);
  * NULL = WordNet's default, /usr/share/wordnet); EG_ENOTFOUND when the root is not a
  * noun of WordNet. Serialised by an internal lock; meant for start-up.
  */
-eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit, void *ctx, eg_err *err);
+eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
+                           void *ctx, eg_err *err);
 
 /*
  * Every word WordNet spells in lower case somewhere (any part of speech), as a sorted

@@ -46,10 +46,13 @@ static void check_all(const expect *x, size_t n) {
   for (size_t i = 0; i < n; i++) {
     eg_enriched out;
     const eg_fact *f = read_one(a, x[i].text, &out);
-    bool ok = x[i].relation ? f && !strcmp(f->relation, x[i].relation) && !strcmp(f->object, x[i].object) : !f;
+    bool ok = x[i].relation
+                  ? f && !strcmp(f->relation, x[i].relation) && !strcmp(f->object, x[i].object)
+                  : !f;
     if (!ok)
-      fprintf(stderr, "  \"%s\": expected %s %s, got %s %s\n", x[i].text, x[i].relation ? x[i].relation : "nothing",
-              x[i].object ? x[i].object : "", f ? f->relation : "nothing", f ? f->object : "");
+      fprintf(stderr, "  \"%s\": expected %s %s, got %s %s\n", x[i].text,
+              x[i].relation ? x[i].relation : "nothing", x[i].object ? x[i].object : "",
+              f ? f->relation : "nothing", f ? f->object : "");
     EG_CHECK(ok);
     if (f && strcmp(f->relation, EG_STATE_UNCERTAIN) != 0) {
       EG_CHECK_STR(f->extractor, "prototypes");
@@ -76,8 +79,9 @@ static void test_each_relation_in_other_words(void) {
       {"We brought home a kitten called Mochi.", "HAS_PET", "Mochi"},
       {"I have taken up the ukulele.", "PLAYS", "ukulele"},
       {"I practise the piano every evening.", "PLAYS", "piano"},
-      {"Jonas and I just celebrated six months together.", "PARTNER_OF", "Jonas"}, /* a name opens it */
-      {"Bruno, our new beagle, is settling in.", "HAS_PET", "Bruno"},               /* an apposition */
+      {"Jonas and I just celebrated six months together.", "PARTNER_OF",
+       "Jonas"},                                                      /* a name opens it */
+      {"Bruno, our new beagle, is settling in.", "HAS_PET", "Bruno"}, /* an apposition */
       {"Cyberdyne hired me as a data scientist.", "WORKS_AT", "Cyberdyne"},
   };
   check_all(x, sizeof x / sizeof *x);
@@ -109,7 +113,7 @@ static void test_no_false_states(void) {
       {"I visited Prague last spring.", NULL, NULL},
       {"I read a great article about Berlin.", NULL, NULL},
       {"My brother works at Stark Industries.", NULL, NULL},
-      {"My dad drives a Volvo.", NULL, NULL},                   /* someone else's state */
+      {"My dad drives a Volvo.", NULL, NULL}, /* someone else's state */
       {"My neighbour's dog Max barks all night.", NULL, NULL},
       {"I listened to a cello concerto last night.", NULL, NULL},
       {"The weather is lovely today.", NULL, NULL},
@@ -142,11 +146,13 @@ static void test_typed_slots_and_valid_time(void) {
  * count only what was embedded. */
 static void test_rules_first_and_user_only(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[2] = {{"You could move to Vienna, it is lovely.", "assistant", "", T("2025-06-10T12:00:00Z")},
-                     {"I live in Vienna now. The tram is great.", "user", "", T("2025-06-10T12:00:00Z")}};
+  eg_segment s[2] = {
+      {"You could move to Vienna, it is lovely.", "assistant", "", T("2025-06-10T12:00:00Z")},
+      {"I live in Vienna now. The tram is great.", "user", "", T("2025-06-10T12:00:00Z")}};
   eg_enriched out[2];
   memset(out, 0, sizeof out);
-  eg_fact rule = {.subject = "user:u1", .relation = "LIVES_IN", .object = "Vienna", .object_entity = true};
+  eg_fact rule = {
+      .subject = "user:u1", .relation = "LIVES_IN", .object = "Vienna", .object_entity = true};
   out[1].facts = &rule;
   out[1].n_facts = 1;
   eg_statefacts_stats st = {0};
