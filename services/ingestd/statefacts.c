@@ -509,8 +509,32 @@ static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) 
     at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
 }
 
-static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *out,
-                         size_t max) {
+/* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
+ * sentence is then the dog, not the spice. */
+#define SESSION_NAMES 64
+
+typedef struct session_names {
+  char w[SESSION_NAMES][32];
+  size_t n;
+} session_names;
+
+static bool is_session_name(const session_names *sn, const char *w) {
+  for (size_t i = 0; sn && i < sn->n; i++)
+    if (!strcmp(sn->w[i], w)) return true;
+  return false;
+}
+
+static void learn_names(const char *text, session_names *sn) {
+  static __thread token t[MAX_TOKENS];
+  size_t nt = tokenize(text, t, MAX_TOKENS);
+  for (size_t i = 0; i < nt && sn->n < SESSION_NAMES; i++)
+    if (t[i].cap && !t[i].start && !t[i].digit && !not_a_name(t[i].w) &&
+        !is_session_name(sn, t[i].w))
+      snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
+}
+
+static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                         size_t from, size_t to, slot *out, size_t max) {
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
     if (t[i].cap && !not_a_name(t[i].w)) {
@@ -530,7 +554,7 @@ static size_t find_slots(const eg_statefacts *sf, const token *t, size_t from, s
       if (!known && j - i > 1) known = bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
       /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
        * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
-      bool opener = t[i].start && j - i == 1 && !known;
+      bool opener = t[i].start && j - i == 1 && !known && !is_session_name(sn, t[i].w);
       if (!opener ||
           !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
         slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
@@ -747,8 +771,9 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
-static eg_code collect(const eg_statefacts *sf, size_t seg, const char *text, eg_arena *a,
-                       item *items, size_t *n, eg_statefacts_stats *st, eg_err *err) {
+static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
+                       const char *text, eg_arena *a, item *items, size_t *n,
+                       eg_statefacts_stats *st, eg_err *err) {
   static __thread token t[MAX_TOKENS]; /* per thread: one segment at a time */
   size_t nt = tokenize(text, t, MAX_TOKENS);
   for (size_t from = 0; from < nt;) {
@@ -760,7 +785,7 @@ static eg_code collect(const eg_statefacts *sf, size_t seg, const char *text, eg
       st->clauses++;
       size_t before = *n;
       slot slots[MAX_CANDS];
-      size_t ns = find_slots(sf, t, from, to, slots, MAX_CANDS);
+      size_t ns = find_slots(sf, sn, t, from, to, slots, MAX_CANDS);
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         if (about_someone_else(sf, t, from, to, &slots[k])) continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
@@ -864,9 +889,12 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
   eg_code rc = EG_OK;
   items = malloc(MAX_ITEMS * sizeof *items);
   if (!items) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  session_names names = {.n = 0};
+  for (size_t i = 0; i < n; i++)
+    if (segs[i].text) learn_names(segs[i].text, &names);
   for (size_t i = 0; i < n && !rc; i++)
     if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
-      rc = collect(sf, i, segs[i].text, a, items, &ni, st, err);
+      rc = collect(sf, &names, i, segs[i].text, a, items, &ni, st, err);
   if (rc || !ni) goto cleanup;
   vecs = malloc(ni * (size_t)sf->dim * sizeof *vecs);
   texts = malloc(ni * sizeof *texts);

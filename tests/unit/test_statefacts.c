@@ -165,6 +165,23 @@ static void test_rules_first_and_user_only(void) {
   eg_arena_free(a);
 }
 
+/* A name the session used mid-sentence is a name when it opens a sentence, even when it
+ * is also a word ("Pepper"). */
+static void test_session_names(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[2] = {
+      {"How is your dog Pepper doing?", "assistant", "", T("2025-06-10T12:00:00Z")},
+      {"Pepper is my dog now, we adopted her on Sunday.", "user", "", T("2025-06-10T12:00:00Z")}};
+  eg_enriched out[2];
+  memset(out, 0, sizeof out);
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, s, 2, a, out, NULL, &e) == EG_OK);
+  EG_REQUIRE(out[1].n_facts == 1);
+  EG_CHECK_STR(out[1].facts[0].relation, "HAS_PET");
+  EG_CHECK_STR(out[1].facts[0].object, "Pepper");
+  eg_arena_free(a);
+}
+
 static void test_bad_files(void) {
   eg_statefacts *x = NULL;
   eg_err e;
@@ -203,6 +220,7 @@ int main(void) {
   EG_RUN(test_no_false_states);
   EG_RUN(test_typed_slots_and_valid_time);
   EG_RUN(test_rules_first_and_user_only);
+  EG_RUN(test_session_names);
   EG_RUN(test_bad_files);
   eg_statefacts_close(sf);
   eg_embedder_close(emb);
