@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 #include "common/map.h"
@@ -477,6 +478,17 @@ static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, s
   return false;
 }
 
+/* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
+static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
+  for (size_t i = from; i < to; i++)
+    for (int m = 0; m < sf->n_markers[MK_PAST]; m++)
+      if (marker_at(&sf->markers[MK_PAST][m], t, i, to) &&
+          !(i > 0 && in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)))
+        return true;
+  return false;
+}
+
 /* ---- slots --------------------------------------------------------------------------------- */
 
 typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
@@ -601,28 +613,43 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
   *st_ = b + 1;
 }
 
+/* Words that start a new predicate: tense markers before them are not about a slot after
+ * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
+ * also count ("left Boston for Y", "moved from X to Y"). */
+static bool joint(const char *w, bool goal) {
+  static const char *const j[] = {"and",     "but", "before", "after", "then",  "since",
+                                  "because", "so",  "while",  "when",  "until", "now"};
+  static const char *const g[] = {"to", "into", "for"};
+  return in_list(w, j, sizeof j / sizeof *j) || (goal && in_list(w, g, sizeof g / sizeof *g));
+}
+
+/* Where the slot's own predicate starts, looking back from it no further than a. */
+static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal) {
+  for (size_t q = s->ts; q > a; q--)
+    if (joint(t[q - 1].w, goal)) return q;
+  return a;
+}
+
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  static const char *const stop[] = {"to", "into", "for", "and", "now", "then"};
   size_t p = s->ts;
   while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
   /* right before the slot: "from X", "my old X", "my ex X" */
   if (p > from && (has_marker(sf, MK_FROM, t, p - 1, p) || has_marker(sf, MK_FORMER, t, p - 1, p)))
     return ST_FORMER;
   if (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)) return ST_FORMER;
-  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X";
-   * the look-back stops where a new goal starts ("left Boston for X" is about X) */
-  for (size_t q = s->ts, k = 0; q > from && k < 6; q--, k++) {
-    if (in_list(t[q - 1].w, stop, sizeof stop / sizeof *stop)) break;
-    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
-      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
-  }
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
+  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X" */
+  size_t ended_from = predicate_start(t, a, s, true);
+  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++)
+    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
   /* the slot as subject: "X and I split up" */
   if (!first_person(t, a, s->ts) && has_marker(sf, MK_ENDED, t, s->te, b)) return ST_FORMER;
-  if (has_marker(sf, MK_PAST, t, a, s->ts) || has_marker(sf, MK_FUTURE, t, a, s->ts) ||
+  size_t scope = predicate_start(t, a, s, false);
+  if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
       has_marker(sf, MK_NEGATION, t, a, b))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
@@ -836,12 +863,33 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (better) *slotp = &p[i];
     }
     const char *rel = sf->rels[r].name;
-    bool by_rules = false;
-    for (size_t f = 0; f < rules_facts; f++) by_rules |= !strcmp(o->facts[f].relation, rel);
-    if (by_rules || (!fact && !doubt)) continue;
+    if (!fact && !doubt) continue;
     const pick *use = fact ? fact : doubt;
     const item *it = use->it;
     size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+    /* The rules read surface patterns without tense ("I worked at X before joining Y" is a
+     * WORKS_AT X to them): where they read the value this extractor reads as former or
+     * not asserted, or a value other than the current one it reads, this reading wins. */
+    char slot_text[160] = "";
+    if (it->s.te)
+      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(t[it->s.te - 1].e - t[it->s.ts].s),
+               text + t[it->s.ts].s);
+    bool mine_is_fact = fact != NULL, said_by_rules = false;
+    size_t kept = 0, removed = 0;
+    for (size_t k = 0; k < o->n_facts; k++) {
+      const eg_fact *x = &o->facts[k];
+      bool rule_of_rel = k < rules_facts && !strcmp(x->relation, rel);
+      bool same = rule_of_rel && *slot_text && !strcasecmp(x->object, slot_text);
+      said_by_rules |= mine_is_fact && same;
+      if (rule_of_rel && (mine_is_fact ? !same : same)) {
+        removed++;
+        continue;
+      }
+      o->facts[kept++] = *x;
+    }
+    o->n_facts = kept;
+    rules_facts -= removed;
+    if (said_by_rules) continue; /* the rules said it already */
     eg_fact f = {.subject = (char *)ctx->user_entity,
                  .subject_type = "user",
                  .confidence = use->v.cosine,
@@ -863,7 +911,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
         }
       st->facts++;
     } else {
-      if (has_relation(o, rel)) continue;
+      if (has_relation(o, rel)) continue; /* a value of the segment stands */
       f.relation = EG_STATE_UNCERTAIN;
       f.object = (char *)rel;
       f.object_type = "";

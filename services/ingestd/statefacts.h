@@ -60,7 +60,10 @@ typedef struct eg_statefacts_stats {
 /*
  * Read states from the user segments of segs[0..n) and append facts (extractor
  * "prototypes", confidence = the cosine) and doubts to out[i], allocated from a.
- * A relation the rules already gave for a segment is left to them. One embedding call
+ * Where the rules read a value of the same relation in the segment that this extractor
+ * reads as former or not asserted, or one other than the current value it reads, the
+ * rules' fact is taken out (they read no tense); the same value is left to them. One
+ * embedding call
  * for the whole batch. stats may be NULL; it is added to, not reset.
  */
 eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,

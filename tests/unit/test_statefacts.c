@@ -165,6 +165,31 @@ static void test_rules_first_and_user_only(void) {
   eg_arena_free(a);
 }
 
+/* The rules read "worked at X" as a current employer; read with its tense, the later value
+ * is the current one and the former one is no fact. A present perfect is current. */
+static void test_tense_over_rules(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s = {"I worked at Initech for five years before joining Globex.", "user", "",
+                  T("2025-06-10T12:00:00Z")};
+  eg_enriched out;
+  memset(&out, 0, sizeof out);
+  eg_err e;
+  EG_REQUIRE(eg_enrich_rules(&ctx, &s, 1, a, &out, &e) == EG_OK);
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, &s, 1, a, &out, NULL, &e) == EG_OK);
+  int works = 0;
+  for (size_t i = 0; i < out.n_facts; i++)
+    if (!strcmp(out.facts[i].relation, "WORKS_AT")) {
+      works++;
+      EG_CHECK_STR(out.facts[i].object, "Globex");
+    }
+  EG_CHECK_INT(works, 1);
+  eg_enriched one;
+  const eg_fact *f = read_one(a, "I have lived in Valparaíso since 2019.", &one);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "LIVES_IN");
+  eg_arena_free(a);
+}
+
 /* A name the session used mid-sentence is a name when it opens a sentence, even when it
  * is also a word ("Pepper"). */
 static void test_session_names(void) {
@@ -220,6 +245,7 @@ int main(void) {
   EG_RUN(test_no_false_states);
   EG_RUN(test_typed_slots_and_valid_time);
   EG_RUN(test_rules_first_and_user_only);
+  EG_RUN(test_tense_over_rules);
   EG_RUN(test_session_names);
   EG_RUN(test_bad_files);
   eg_statefacts_close(sf);
