@@ -16,13 +16,14 @@ RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
 FROM debian:12-slim
 RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
       ca-certificates libgrpc29 libprotobuf-c1 librocksdb7.8 libopenblas0-openmp libgomp1 libcurl4 \
-      libcjson1 libmicrohttpd12 libutf8proc2 libstemmer0d zlib1g libxxhash0 \
+      libcjson1 libmicrohttpd12 libutf8proc2 libstemmer0d zlib1g libxxhash0 wordnet-base \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd -g 10001 engram && useradd -u 10001 -g 10001 -M -d /nonexistent -s /usr/sbin/nologin engram
 COPY --from=build /src/build/graphd /src/build/vectord /src/build/ingestd /src/build/recalld /src/build/engram \
      /usr/local/bin/
 COPY --from=build /src/var/models/use-lite.bin /src/var/models/glove-100d.bin /opt/engram/models/
-ENV ENGRAM_MODELS_DIR=/opt/engram/models
+COPY --from=build /src/services/ingestd/state_prototypes.txt /opt/engram/
+ENV ENGRAM_MODELS_DIR=/opt/engram/models ENGRAM_STATE_PROTOTYPES=/opt/engram/state_prototypes.txt
 USER 10001:10001
 # The manifests name the daemon to run (command: ["/usr/local/bin/graphd"] …).
 CMD ["/usr/local/bin/engram", "--help"]

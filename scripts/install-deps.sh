@@ -22,6 +22,7 @@ packages=(
   librocksdb-dev libfaiss-dev libopenblas0-openmp libopenblas-dev
   libcurl4-openssl-dev libssl-dev openssl libcjson-dev libmicrohttpd-dev
   libutf8proc-dev libstemmer-dev zlib1g-dev libxxhash-dev libsqlite3-dev sqlite3
+  wordnet-dev wordnet-base
   python3 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml
   prometheus
   clang libclang-rt-14-dev

@@ -24,6 +24,8 @@ static const builtin_rel builtins[] = {
     {"JOB_TITLE", ONE, "a person's job title or role"},
     {"DIET", ONE, "a person's diet (vegan, omnivore …)"},
     {"MARRIED_TO", ONE, "spouse"},
+    {"PARTNER_OF", ONE, "a person's partner (spouse, girlfriend, boyfriend …): one at a time"},
+    {"DRIVES", ONE, "the car a person drives now"},
     {"REPORTS_TO", ONE, "a person's manager"},
     {"RELATIONSHIP_STATUS", ONE, "single, married, engaged …"},
     {"AGE", ONE, "a person's age"},
@@ -39,7 +41,9 @@ static const builtin_rel builtins[] = {
     {"CHIEF_OF_STAFF_OF", INV, "chief of staff of an organization or person"},
     {"LEADS", INV, "leader of a team or project (one per team)"},
     {"OWNS", MANY, "possessions"},
+    /* MANY: a household may have several pets at once; recall shows the newest first */
     {"HAS_PET", MANY, "pets"},
+    {"STATE_UNCERTAIN", MANY, "a doubt on a state: its object names the relation (e.g. LIVES_IN) a statement put in question"},
     {"PREFERS", MANY, "a preference (sentiment and intensity in meta)"},
     {"AVOIDS", MANY, "a constraint or aversion"},
     {"LIKES", MANY, "likes"},

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/daemon.h"
 #include "common/peers.h"
@@ -29,13 +30,21 @@ static const eg_cfg_opt ingestd_opts[] = {
     {"llm_url", EG_CFG_STR, "", "OpenAI-compatible base URL for ENRICHER_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
     {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model name for the LLM enricher", 0, 0, 0},
     {"llm_timeout_ms", EG_CFG_INT, "30000", "deadline of one LLM call", 0, 100, 600000},
+    {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0, 0},
+    {"state_extractor", EG_CFG_STR, "use-lite",
+     "model of the prototype extractor beside the rules: use-lite, glove or none", 0, 0, 0},
+    {"state_prototypes", EG_CFG_STR, "./services/ingestd/state_prototypes.txt",
+     "the prototype extractor's relations, prototypes and slot types", 0, 0, 0},
+    {"state_floor", EG_CFG_DOUBLE, "0", "cosine a relation's prototypes must reach (0: the built-in default)", 0, 0, 0},
+    {"state_margin", EG_CFG_DOUBLE, "-1", "over the next relation or NONE (< 0: the built-in default)", 0, 0, 0},
 };
 
 typedef struct ingestd {
   eg_peers *peers;
   eg_ingest *ingest;
   eg_rpc_service services[2];
-  char jobs_dir[1100]; /* <data_dir>/jobs: the durable async queue */
+  char jobs_dir[1100];   /* <data_dir>/jobs: the durable async queue */
+  char state_spec[1100]; /* the extractor's embedder spec, "" = off */
 } ingestd;
 
 static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
@@ -43,6 +52,9 @@ static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
   ingestd *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
   snprintf(s->jobs_dir, sizeof s->jobs_dir, "%s/jobs", eg_cfg_str(c, "data_dir"));
+  const char *model = eg_cfg_str(c, "state_extractor");
+  if (!strcmp(model, "use-lite")) snprintf(s->state_spec, sizeof s->state_spec, "use:%s/use-lite.bin", eg_cfg_str(c, "models_dir"));
+  else if (!strcmp(model, "glove")) snprintf(s->state_spec, sizeof s->state_spec, "glove:%s/glove-100d.bin", eg_cfg_str(c, "models_dir"));
   eg_code rc = eg_peers_open(c, &s->peers, err);
   eg_ingest_opts o = {
       .peers = s->peers,
@@ -59,6 +71,10 @@ static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
       .llm_url = eg_cfg_str(c, "llm_url"),
       .llm_model = eg_cfg_str(c, "llm_model"),
       .llm_timeout_ms = eg_cfg_int(c, "llm_timeout_ms"),
+      .state_embedder = s->state_spec,
+      .state_prototypes = eg_cfg_str(c, "state_prototypes"),
+      .state_floor = eg_cfg_double(c, "state_floor"),
+      .state_margin = eg_cfg_double(c, "state_margin"),
   };
   if (!rc) rc = eg_ingest_open(&o, eg_daemon_metrics(d), &s->ingest, err);
   if (rc) {

@@ -46,6 +46,7 @@ typedef struct eg_fact {
   float sentiment, intensity, confidence;
   char *reason;            /* stated reason or qualifier, may be "" */
   char *utterance;         /* the sentence it was read from */
+  const char *extractor;   /* who read it (meta.extractor); NULL = the enricher that ran */
 } eg_fact;
 
 typedef struct eg_enriched {

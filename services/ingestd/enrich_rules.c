@@ -428,7 +428,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       ents[j].type = "person";
       eg_fact f = {(char *)ctx->user_entity, "user",
                    !strcmp(k, "friend") ? "FRIEND_OF" : (!strcmp(k, "wife") || !strcmp(k, "husband")) ? "MARRIED_TO" : "FAMILY_OF",
-                   ents[j].name, "person", true, false, 0, 0, 0, 0, 0.8f, (char *)k, NULL};
+                   ents[j].name, "person", true, false, 0, 0, 0, 0, 0.8f, (char *)k, NULL, NULL};
       add_fact(a, o, &fcap, &f);
     }
   }
@@ -466,7 +466,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
         continue;
       }
       eg_fact f = {(char *)ctx->user_entity, "user", (char *)rules[r].relation, NULL, "", false, false, 0, 0,
-                   rules[r].sentiment, rules[r].intensity, 0.7f, "", NULL};
+                   rules[r].sentiment, rules[r].intensity, 0.7f, "", NULL, NULL};
       if (rules[r].object && !strcmp(rules[r].object, "@")) {
         /* the pattern's last word is the object */
         size_t last = i;

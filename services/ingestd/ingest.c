@@ -21,6 +21,7 @@
 #include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
 #include "services/ingestd/jobs.h"
+#include "services/ingestd/statefacts.h"
 
 /* Chunks per Upsert: vectord embeds them well inside one peer deadline (use-lite: about
  * 2.5 s for 64 full document chunks on a 2-core box, against 10 s by default). */
@@ -36,7 +37,10 @@ struct eg_ingest {
   eg_ingest_opts o;
   eg_jobs *jobs;     /* the durable async queue */
   eg_llm *llm;       /* NULL when not configured */
+  eg_embedder *state_embedder; /* the prototype extractor's model; NULL when off */
+  eg_statefacts *states;       /* NULL when off */
   eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks;
+  eg_series *m_state_clauses, *m_state_embedded, *m_state_doubts;
   eg_metric *m_stage;
 };
 
@@ -365,6 +369,12 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     eg_series_add(g->m_llm_fallbacks, fallbacks);
   } else {
     rc = eg_enrich_rules(&ctx, segs, n, a, en, err);
+    /* the prototypes read the states the rules have no pattern for */
+    eg_statefacts_stats ss = {0};
+    if (!rc && g->states) rc = eg_statefacts_extract(g->states, &ctx, segs, n, a, en, &ss, err);
+    eg_series_add(g->m_state_clauses, (double)ss.clauses);
+    eg_series_add(g->m_state_embedded, (double)ss.embedded);
+    eg_series_add(g->m_state_doubts, (double)ss.doubts);
   }
   if (rc) return rc;
   stage(g, rep, a, "enrich", t0);
@@ -434,7 +444,9 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       if (!strcmp(in->kind, "session")) meta->source_session_id = (char *)in->source_id;
       else meta->source_document_id = (char *)in->source_id;
       meta->source_turn = in->units[i].turn_index;
-      meta->extractor = in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm ? "llm" : "rules";
+      meta->extractor = x->extractor                                                   ? (char *)x->extractor
+                        : in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm ? "llm"
+                                                                                       : "rules";
       e->meta = meta;
       ep[k++] = e;
     }
@@ -924,6 +936,34 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
 
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
+/* The prototype extractor is an improvement, not a dependency: without its model, its
+ * file or WordNet the daemon runs on the rules alone and says so once. */
+static eg_code open_states(eg_ingest *g, eg_err *err) {
+  const eg_ingest_opts *o = &g->o;
+  if (!o->state_embedder || !*o->state_embedder || !o->state_prototypes || !*o->state_prototypes) return EG_OK;
+  eg_err e;
+  eg_code rc = eg_embedder_open(o->state_embedder, &g->state_embedder, &e);
+  if (!rc) {
+    eg_statefacts_opts so = {o->state_prototypes, g->state_embedder, NULL, (float)o->state_floor, (float)o->state_margin};
+    rc = eg_statefacts_open(&so, &g->states, &e);
+  }
+  if (rc == EG_ENOMEM) return eg_err_set(err, rc, "%s", e.msg);
+  if (rc) {
+    EG_WARN("ingest", "prototype extractor off: facts come from the rules only", "reason=\"%s\"", e.msg);
+    eg_embedder_close(g->state_embedder);
+    g->state_embedder = NULL;
+  }
+  return EG_OK;
+}
+
+/* What eg_ingest_open opened before the queue (each accepts NULL), and g. */
+static void release(eg_ingest *g) {
+  eg_statefacts_close(g->states);
+  eg_embedder_close(g->state_embedder);
+  eg_llm_close(g->llm);
+  free(g);
+}
+
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **out, eg_err *err) {
   eg_ingest *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -932,8 +972,9 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
   if (opts->llm_url && *opts->llm_url)
     rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, "engram_ingestd",
                      &g->llm, err);
+  if (!rc) rc = open_states(g, err);
   if (rc) {
-    free(g);
+    release(g);
     return rc;
   }
   if (mx) {
@@ -945,13 +986,18 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
                                                         "Ingests skipped as identical to one already written.", NULL));
     g->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
         mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
+    g->m_state_clauses = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_state_clauses_total", "First-person user clauses the prototype extractor read.", NULL));
+    g->m_state_embedded = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_state_clauses_embedded_total", "Of those, clauses embedded (a typed slot or a change).", NULL));
+    g->m_state_doubts = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_state_doubts_total", "Doubts on a state committed (STATE_UNCERTAIN).", NULL));
     g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.", "stage", NULL, 0);
   }
   /* Last: opening the queue resumes the jobs of an earlier run, which need the rest. */
   eg_jobs_opts jo = {opts->jobs_dir, opts->async_workers, opts->queue_max, run_job, g};
   if ((rc = eg_jobs_open(&jo, mx, &g->jobs, err))) {
-    eg_llm_close(g->llm);
-    free(g);
+    release(g);
     return rc;
   }
   *out = g;
@@ -961,6 +1007,5 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
 void eg_ingest_close(eg_ingest *g) {
   if (!g) return;
   eg_jobs_close(g->jobs); /* running jobs finish; waiting ones resume at the next start */
-  eg_llm_close(g->llm);
-  free(g);
+  release(g);
 }

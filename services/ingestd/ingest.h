@@ -42,6 +42,11 @@ typedef struct eg_ingest_opts {
   const char *llm_url;        /* OpenAI-compatible base URL for the LLM enricher ("" = none) */
   const char *llm_model;
   long llm_timeout_ms;
+  /* The prototype extractor (statefacts.h) beside the rules: both empty = off. A missing
+   * model or file only logs a warning and leaves the rules alone. */
+  const char *state_embedder;   /* embedder spec ("use:<path>") */
+  const char *state_prototypes; /* the prototypes file */
+  double state_floor, state_margin;
 } eg_ingest_opts;
 
 eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *metrics, eg_ingest **out, eg_err *err);

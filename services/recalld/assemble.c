@@ -19,6 +19,7 @@
 #include "common/time.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
+#include "services/ingestd/statefacts.h"
 #include "services/recalld/recall_int.h"
 
 static void date_of(int64_t us, char *buf, size_t len) {
@@ -59,8 +60,13 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE && f->superseding) {
     char sd[16];
     date_of(f->superseding->valid_from, sd, sizeof sd);
-    eg_buf_printf(b, ": a premise changed on %s: ", sd);
-    edge_text(c, f->superseding, b);
+    const Engram__V1__EdgeMeta *m = f->superseding->meta;
+    if (!strcmp(f->superseding->relation, EG_STATE_UNCERTAIN)) /* a doubt: the statement is the reason */
+      eg_buf_printf(b, ": put in doubt on %s by \"%s\"", sd, m && m->utterance ? m->utterance : "");
+    else {
+      eg_buf_printf(b, ": a premise changed on %s: ", sd);
+      edge_text(c, f->superseding, b);
+    }
   }
   eg_buf_printf(b, "]");
   if (f->edge->meta && f->edge->meta->reason && *f->edge->meta->reason) eg_buf_printf(b, " why: %s", f->edge->meta->reason);
@@ -221,6 +227,13 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
     for (size_t f = 0; f < c->n_facts; f++) {
       const Engram__V1__Edge *e = c->facts[f].edge;
       if (!placed[f] && e->meta && e->meta->source_chunk_id == c->chunks[i].chunk->id) {
+        /* facts of one relation keep their own order (several pets: the newest first),
+         * whichever of their chunks ranks higher */
+        for (size_t g = 0; g < f; g++)
+          if (!placed[g] && !strcmp(c->facts[g].edge->relation, e->relation)) {
+            placed[g] = true;
+            fact_item(c, &c->facts[g], &line, resp);
+          }
         placed[f] = true;
         fact_item(c, &c->facts[f], &line, resp);
       }

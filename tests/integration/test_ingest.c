@@ -270,6 +270,32 @@ static void test_document_and_facts(void) {
   EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
 }
 
+/* The prototype extractor: a state said in words the rules have no pattern for lands in the
+ * graph with meta.extractor "prototypes"; an ingestd whose prototypes file is missing warns
+ * and still ingests, on the rules alone. */
+static void test_state_prototypes(void) {
+  const char *const said[] = {"user", "These days I call Kraków home.", "assistant", "Lovely city."};
+  eg_err e;
+  EG_REQUIRE(session(ing, "states", "home", said, 2, false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states", "user:u1", "LIVES_IN", 0, 0), "Kraków");
+  char ga[80], va[80];
+  snprintf(ga, sizeof ga, "%s", cl.d[EG_GRAPHD].addr);
+  snprintf(va, sizeof va, "%s", cl.d[EG_VECTORD].addr);
+  const char *extra[] = {"--graphd-addr", ga, "--vectord-addr", va, "--state-prototypes", "/nonexistent/p.txt", NULL};
+  eg_proc p;
+  char dir[600]; /* a data dir of its own: the first ingestd holds its queue's */
+  snprintf(dir, sizeof dir, "%s/rules-only", cl.dir);
+  EG_REQUIRE(mkdir(dir, 0755) == 0);
+  EG_REQUIRE(eg_harness_start("ingestd", dir, extra, &p, &e) == EG_OK);
+  eg_rpc_client *c;
+  EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &c, &e) == EG_OK);
+  const char *const rules[] = {"user", "I live in Gdańsk now.", "assistant", "Nice."};
+  EG_CHECK(session(c, "states-rules", "home", rules, 2, false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-rules", "user:u1", "LIVES_IN", 0, 0), "Gdańsk");
+  eg_rpc_client_close(c);
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
+}
+
 static void test_backpressure(void) {
   /* A second ingestd with one worker and a queue of one: a burst is refused, not dropped. */
   char ga[80], va[80];
@@ -411,6 +437,7 @@ int main(void) {
   EG_RUN(test_rejected_writes_nothing);
   EG_RUN(test_async_and_watermark);
   EG_RUN(test_document_and_facts);
+  EG_RUN(test_state_prototypes);
   EG_RUN(test_backpressure);
   EG_RUN(test_cli);
   EG_RUN(test_metrics);

@@ -1,0 +1,970 @@
+/*
+ * statefacts.c — the prototype extractor (see statefacts.h).
+ *
+ *  1. load: the prototypes file names the slot types (WordNet roots or word lists), the
+ *     tense and negation markers, and per relation its prototypes; the WordNet closures are
+ *     walked once into our own maps, the prototypes embedded once;
+ *  2. clauses: a user segment is cut at sentence and clause punctuation (and "but"); only
+ *     first-person clauses are considered;
+ *  3. slots: capitalised spans (typed by WordNet's instances — Lisbon is a city — by a cue
+ *     word before them — "my wife X", "a dog named X" — else any type a name may have) and
+ *     common nouns of a type (cello, vegan, minivan), kind words like "car" excepted;
+ *  4. status: a slot right after "from"/"left"/"sold" is a former value, a clause with a
+ *     past, future or negation marker before its slot asserts nothing, a question neither;
+ *  5. relation: the clause with its slot masked as X is embedded (one batch per call) and
+ *     compared with the prototypes; the best type-compatible relation must reach the floor
+ *     and beat the others and NONE by the margin;
+ *  6. output: a current assertion is a fact; a matched clause that asserts nothing (or a
+ *     first-person clause with a change marker close to a relation's "ended" prototypes)
+ *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it.
+ */
+#include "services/ingestd/statefacts.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "common/map.h"
+#include "services/ingestd/dates.h"
+#include "services/ingestd/wordnet.h"
+
+#define MAX_TYPES 16
+#define MAX_RELS 32
+#define MAX_MARKERS 96
+#define MAX_TOKENS 512
+#define MAX_CANDS 8
+#define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
+#define CLAUSE_BYTES 300
+
+typedef enum marker_kind {
+  MK_PAST,
+  MK_FUTURE,
+  MK_NEGATION,
+  MK_CHANGE,
+  MK_FROM,
+  MK_FORMER,
+  MK_ENDED,
+  N_MARKER_KINDS
+} marker_kind;
+static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
+                                                         "@from", "@former", "@ended"};
+
+/* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
+typedef struct marker {
+  char w[4][24];
+  int n;
+} marker;
+
+typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED } proto_kind;
+
+typedef struct relation {
+  char name[48];
+  unsigned types; /* type bits its object may have */
+} relation;
+
+typedef struct proto {
+  int rel; /* index into rels (-1 for NONE) */
+  proto_kind kind;
+  unsigned types; /* NONE: the slot types it competes with */
+} proto;
+
+struct eg_statefacts {
+  eg_embedder *emb;
+  int dim;
+  char type_names[MAX_TYPES][24];
+  int n_types;
+  unsigned name_types;                              /* what an unknown capitalised name may be */
+  eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
+  eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
+  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
+  size_t n_words;
+  marker markers[N_MARKER_KINDS][MAX_MARKERS];
+  int n_markers[N_MARKER_KINDS];
+  relation rels[MAX_RELS];
+  int n_rels;
+  proto *protos;
+  float *pvec; /* n_protos × dim */
+  size_t n_protos;
+  float floor, margin;
+};
+
+/* ---- loading ----------------------------------------------------------------------------- */
+
+static void lower(char *s) {
+  for (; *s; s++) *s = (char)tolower((unsigned char)*s);
+}
+
+static int type_index(eg_statefacts *sf, const char *name, bool create) {
+  for (int i = 0; i < sf->n_types; i++)
+    if (!strcmp(sf->type_names[i], name)) return i;
+  if (!create || sf->n_types == MAX_TYPES) return -1;
+  snprintf(sf->type_names[sf->n_types], sizeof sf->type_names[0], "%s", name);
+  return sf->n_types++;
+}
+
+static void add_bits(eg_map *m, const char *lemma, unsigned bits) {
+  char k[128];
+  snprintf(k, sizeof k, "%s", lemma);
+  lower(k);
+  for (char *p = k; *p; p++)
+    if (*p == '_') *p = ' ';
+  uintptr_t old = (uintptr_t)eg_map_get(m, k, strlen(k));
+  eg_map_put(m, k, strlen(k), (void *)(old | bits));
+}
+
+static unsigned bits_of(const eg_map *m, const char *key) {
+  return (unsigned)(uintptr_t)eg_map_get(m, key, strlen(key));
+}
+
+typedef struct closure_ctx {
+  eg_statefacts *sf;
+  unsigned bits;
+  bool people; /* into sf->people (common nouns only) */
+} closure_ctx;
+
+static bool on_lemma(void *ctx, const char *lemma, bool proper) {
+  closure_ctx *c = ctx;
+  if (c->people) {
+    if (!proper) add_bits(c->sf->people, lemma, 1);
+    return true;
+  }
+  add_bits(proper ? c->sf->proper : c->sf->common, lemma, c->bits);
+  return true;
+}
+
+static void parse_marker(const char *phrase, marker *m) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", phrase);
+  lower(buf);
+  m->n = 0;
+  char *save = NULL;
+  for (char *w = strtok_r(buf, " \t", &save); w && m->n < 4; w = strtok_r(NULL, " \t", &save))
+    snprintf(m->w[m->n++], sizeof m->w[0], "%s", w);
+}
+
+/* "@past used to, formerly": comma-separated phrases. */
+static void parse_markers(eg_statefacts *sf, marker_kind k, char *rest) {
+  char *save = NULL;
+  for (char *p = strtok_r(rest, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || sf->n_markers[k] == MAX_MARKERS) continue;
+    marker *m = &sf->markers[k][sf->n_markers[k]];
+    parse_marker(p, m);
+    if (m->n) sf->n_markers[k]++;
+  }
+}
+
+static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
+  unsigned bits = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    int i = type_index(sf, t, create);
+    if (i >= 0) bits |= 1u << i;
+  }
+  return bits;
+}
+
+static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
+                               eg_err *err) {
+  char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
+  for (int k = 0; k < N_MARKER_KINDS; k++)
+    if (!strcmp(word, marker_names[k])) {
+      parse_markers(sf, (marker_kind)k, rest);
+      return EG_OK;
+    }
+  if (!strcmp(word, "@name")) {
+    sf->name_types |= type_bits_of_list(sf, rest, true);
+    return EG_OK;
+  }
+  if (!strcmp(word, "@generic")) {
+    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+      add_bits(sf->generic, w, 1);
+    return EG_OK;
+  }
+  if (!strcmp(word, "@people")) { /* WordNet roots */
+    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      closure_ctx c = {sf, 1, true};
+      eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
+      if (rc == EG_ENOTFOUND)
+        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno,
+                          w);
+      if (rc) return rc;
+    }
+    return EG_OK;
+  }
+  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type")) {
+    char *type = strtok_r(NULL, " \t", &save);
+    int ti = type ? type_index(sf, type, true) : -1;
+    if (ti < 0)
+      return eg_err_set(err, EG_EINVAL,
+                        "prototypes line %d: a type name is missing (or too many types)", lineno);
+    unsigned bits = 1u << ti;
+    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix");
+    char *how = cue || suffix ? "words" : strtok_r(NULL, " \t", &save);
+    if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
+    for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      if (cue || suffix || !strcmp(how, "words")) {
+        add_bits(cue ? sf->cue : suffix ? sf->suffix : sf->common, w, bits);
+        continue;
+      }
+      closure_ctx c = {sf, bits, false};
+      eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
+      if (rc == EG_ENOTFOUND)
+        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno,
+                          w);
+      if (rc) return rc;
+    }
+    return EG_OK;
+  }
+  return eg_err_set(err, EG_EINVAL, "prototypes line %d: unknown directive", lineno);
+}
+
+/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]": sets *rel, *kind and (NONE) *types for the
+ * lines after it. */
+static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind,
+                            unsigned *types, eg_err *err) {
+  char *end = strchr(line, ']');
+  if (!end) return eg_err_set(err, EG_EINVAL, "prototypes line %d: ']' missing", lineno);
+  *end = '\0';
+  char *save = NULL, *name = strtok_r(line + 1, " \t", &save);
+  if (!name)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
+  if (!strcmp(name, "NONE")) {
+    *rel = -1;
+    *kind = PK_NONE;
+    *types = type_bits_of_list(sf, save ? save : "", true);
+    return EG_OK;
+  }
+  *kind = name[0] == '~' ? PK_ENDED : PK_ASSERT;
+  if (name[0] == '~') name++;
+  int r = 0;
+  while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
+  if (r == sf->n_rels) {
+    if (sf->n_rels == MAX_RELS)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
+    snprintf(sf->rels[r].name, sizeof sf->rels[r].name, "%s", name);
+    sf->n_rels++;
+  }
+  if (*kind == PK_ASSERT) sf->rels[r].types |= type_bits_of_list(sf, save ? save : "", true);
+  *rel = r;
+  return EG_OK;
+}
+
+static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, char ***texts,
+                    eg_err *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return eg_err_set(err, EG_ENOTFOUND, "cannot open the prototypes file");
+  char line[1024];
+  int lineno = 0, rel = -2;
+  proto_kind kind = PK_NONE;
+  unsigned none_types = 0;
+  size_t cap = 0;
+  eg_code rc = EG_OK;
+  while (!rc && fgets(line, sizeof line, f)) {
+    lineno++;
+    /* '#' starts a comment at the start of a line or after a blank ("dog#1" is a sense) */
+    for (char *p = line; *p; p++)
+      if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) *p = '\0';
+    size_t l = strlen(line);
+    while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' ' ||
+                 line[l - 1] == '\t'))
+      line[--l] = '\0';
+    char *s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s) continue;
+    if (*s == '@') {
+      rc = parse_directive(sf, wn_dir, s, lineno, err);
+    } else if (*s == '[') {
+      rc = parse_header(sf, s, lineno, &rel, &kind, &none_types, err);
+    } else if (rel == -2) {
+      rc = eg_err_set(err, EG_EINVAL, "prototypes line %d: a prototype before any [RELATION]",
+                      lineno);
+    } else {
+      if (sf->n_protos == cap) {
+        cap = cap ? cap * 2 : 128;
+        proto *np = realloc(sf->protos, cap * sizeof *np);
+        char **nt = realloc(*texts, cap * sizeof *nt);
+        if (np) sf->protos = np;
+        if (nt) *texts = nt;
+        if (!np || !nt) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      }
+      if (!rc && !((*texts)[sf->n_protos] = strdup(s)))
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      if (!rc) sf->protos[sf->n_protos++] = (proto){rel, kind, none_types};
+    }
+  }
+  fclose(f);
+  if (!rc && !sf->n_protos)
+    rc = eg_err_set(err, EG_EINVAL, "the prototypes file has no prototypes");
+  return rc;
+}
+
+eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_err *err) {
+  *out = NULL;
+  if (!o->embedder) return eg_err_set(err, EG_EINVAL, "the prototype extractor needs an embedder");
+  eg_statefacts *sf = calloc(1, sizeof *sf);
+  if (!sf) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  sf->emb = o->embedder;
+  sf->dim = o->embedder->dim;
+  sf->floor = o->floor > 0 ? o->floor : EG_STATEFACTS_FLOOR;
+  sf->margin = o->margin >= 0 ? o->margin : EG_STATEFACTS_MARGIN;
+  sf->common = eg_map_new();
+  sf->proper = eg_map_new();
+  sf->generic = eg_map_new();
+  sf->cue = eg_map_new();
+  sf->suffix = eg_map_new();
+  sf->people = eg_map_new();
+  char **texts = NULL;
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people
+                   ? eg_err_set(err, EG_ENOMEM, "out of memory")
+                   : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
+  if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
+  if (!rc && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!rc) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
+  for (size_t i = 0; texts && i < sf->n_protos; i++) free(texts[i]);
+  free(texts);
+  if (rc) {
+    eg_statefacts_close(sf);
+    return rc;
+  }
+  *out = sf;
+  return EG_OK;
+}
+
+void eg_statefacts_close(eg_statefacts *sf) {
+  if (!sf) return;
+  eg_map_free(sf->common);
+  eg_map_free(sf->proper);
+  eg_map_free(sf->generic);
+  eg_map_free(sf->cue);
+  eg_map_free(sf->suffix);
+  eg_map_free(sf->people);
+  free(sf->words);
+  free(sf->protos);
+  free(sf->pvec);
+  free(sf);
+}
+
+/* ---- words and clauses ------------------------------------------------------------------- */
+
+typedef struct token {
+  size_t s, e; /* byte span */
+  char w[32];  /* lower case, ’ as ' */
+  bool cap;    /* starts with an upper-case letter */
+  bool digit;  /* holds a digit ("CX-5", "3") */
+  bool start;  /* first word of a sentence */
+  bool cut;    /* a clause (sentence) ends after it */
+  bool comma;  /* a sub-clause ends after it (markers do not reach past it) */
+  bool ask;    /* … with a question mark */
+} token;
+
+static bool is_apostrophe(const char *p) {
+  return *p == '\'' || ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+                        (unsigned char)p[2] == 0x99);
+}
+
+static size_t tokenize(const char *text, token *t, size_t max) {
+  size_t n = 0;
+  bool start = true;
+  for (size_t p = 0; text[p];) {
+    unsigned char c = (unsigned char)text[p];
+    bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p));
+    if (!word_char) {
+      /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
+       * commas only bound the reach of tense and negation markers */
+      bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
+      bool clause = sentence || c == ';';
+      if (clause && n) t[n - 1].cut = true;
+      if ((c == ',' || c == '(' || c == ')' || c == '"') && n) t[n - 1].comma = true;
+      if (c == '?' && n) t[n - 1].ask = true;
+      if (sentence) start = true;
+      p += c >= 0x80 ? 3 : 1; /* the only non-word multi-byte here is ’ (3 bytes) */
+      continue;
+    }
+    if (n == max) break;
+    token *k = &t[n];
+    memset(k, 0, sizeof *k);
+    k->s = p;
+    k->cap = isupper(c);
+    k->start = start;
+    start = false;
+    size_t l = 0;
+    while (text[p]) {
+      unsigned char d = (unsigned char)text[p];
+      if (is_apostrophe(text + p) && l && isalpha((unsigned char)text[p + (d == '\'' ? 1 : 3)])) {
+        if (l < sizeof k->w - 1) k->w[l++] = '\'';
+        p += d == '\'' ? 1 : 3;
+        continue;
+      }
+      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p)) ||
+            (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
+        break;
+      if (isdigit(d)) k->digit = true;
+      if (l < sizeof k->w - 1) k->w[l++] = (char)tolower(d);
+      p++;
+    }
+    k->w[l] = '\0';
+    k->e = p;
+    /* "but" opens a new clause: "I used to live in X but now I live in Y" */
+    if (!strcmp(k->w, "but") && n) t[n - 1].cut = true;
+    n++;
+  }
+  if (n) t[n - 1].cut = true;
+  return n;
+}
+
+static bool in_list(const char *w, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(w, list[i])) return true;
+  return false;
+}
+
+static bool first_person(const token *t, size_t from, size_t to) {
+  static const char *const fp[] = {"i",    "i'm",   "i've",   "i'd",  "i'll",  "me",
+                                   "my",   "mine",  "myself", "we",   "we're", "we've",
+                                   "we'd", "we'll", "our",    "ours", "us"};
+  for (size_t i = from; i < to; i++)
+    if (in_list(t[i].w, fp, sizeof fp / sizeof *fp)) return true;
+  return false;
+}
+
+/* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
+static bool not_a_name(const char *w) {
+  static const char *const s[] = {
+      "i",        "i'm",       "i've",    "i'd",       "i'll",      "the",      "a",
+      "an",       "my",        "we",      "our",       "it",        "this",     "that",
+      "by",       "so",        "but",     "and",       "also",      "hi",       "hello",
+      "hey",      "thanks",    "thank",   "yes",       "no",        "ok",       "okay",
+      "oh",       "well",      "now",     "today",     "yesterday", "tomorrow", "can",
+      "could",    "what",      "how",     "why",       "when",      "where",    "who",
+      "which",    "do",        "does",    "did",       "is",        "are",      "just",
+      "last",     "next",      "please",  "sure",      "btw",       "anyway",   "since",
+      "after",    "before",    "in",      "on",        "at",        "for",      "to",
+      "of",       "with",      "from",    "january",   "february",  "march",    "april",
+      "may",      "june",      "july",    "august",    "september", "october",  "november",
+      "december", "monday",    "tuesday", "wednesday", "thursday",  "friday",   "saturday",
+      "sunday",   "christmas", "easter",  "mr",        "mrs",       "ms",       "dr"};
+  return in_list(w, s, sizeof s / sizeof *s);
+}
+
+/* Does marker m match at token i (bounded by to)? */
+static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
+  if (i + (size_t)m->n > to) return false;
+  for (int k = 0; k < m->n; k++) {
+    const char *w = t[i + (size_t)k].w, *p = m->w[k];
+    size_t pl = strlen(p), wl = strlen(w);
+    if (pl > 1 && p[pl - 1] == '-') { /* "ex-": a prefix */
+      if (strncmp(w, p, pl - 1) != 0 || wl < pl) return false;
+    } else if (p[0] == 'n' && p[1] == '\'') { /* "n't": a suffix */
+      if (wl < pl || strcmp(w + wl - pl, p) != 0) return false;
+    } else if (strcmp(w, p) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                       size_t to) {
+  for (size_t i = from; i < to; i++)
+    for (int m = 0; m < sf->n_markers[k]; m++)
+      if (marker_at(&sf->markers[k][m], t, i, to)) return true;
+  return false;
+}
+
+/* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
+static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
+  for (size_t i = from; i < to; i++)
+    for (int m = 0; m < sf->n_markers[MK_PAST]; m++)
+      if (marker_at(&sf->markers[MK_PAST][m], t, i, to) &&
+          !(i > 0 && in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)))
+        return true;
+  return false;
+}
+
+/* ---- slots --------------------------------------------------------------------------------- */
+
+typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
+
+typedef struct slot {
+  size_t ts, te; /* token range */
+  unsigned bits; /* possible types */
+  bool proper;   /* a name: the object is an entity */
+  bool cued;     /* its type came from a cue word */
+  slot_status status;
+} slot;
+
+static unsigned lookup_common(const eg_statefacts *sf, const char *w) {
+  if (bits_of(sf->generic, w)) return 0;
+  unsigned b = bits_of(sf->common, w);
+  size_t l = strlen(w);
+  if (!b && l > 3 && w[l - 1] == 's') { /* plurals: drums, bongos */
+    char sing[32];
+    snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), w);
+    if (!bits_of(sf->generic, sing)) b = bits_of(sf->common, sing);
+  }
+  return b;
+}
+
+/* A capitalised span [i, j): its lower-case text. */
+static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (size_t k = i; k < j && at < len; k++)
+    at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
+}
+
+/* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
+ * sentence is then the dog, not the spice. */
+#define SESSION_NAMES 64
+
+typedef struct session_names {
+  char w[SESSION_NAMES][32];
+  size_t n;
+} session_names;
+
+static bool is_session_name(const session_names *sn, const char *w) {
+  for (size_t i = 0; sn && i < sn->n; i++)
+    if (!strcmp(sn->w[i], w)) return true;
+  return false;
+}
+
+static void learn_names(const char *text, session_names *sn) {
+  static __thread token t[MAX_TOKENS];
+  size_t nt = tokenize(text, t, MAX_TOKENS);
+  for (size_t i = 0; i < nt && sn->n < SESSION_NAMES; i++)
+    if (t[i].cap && !t[i].start && !t[i].digit && !not_a_name(t[i].w) &&
+        !is_session_name(sn, t[i].w))
+      snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
+}
+
+static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                         size_t from, size_t to, slot *out, size_t max) {
+  size_t n = 0;
+  for (size_t i = from; i < to && n < max; i++) {
+    if (t[i].cap && !not_a_name(t[i].w)) {
+      size_t j = i + 1;
+      while (j < to && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
+      char key[128];
+      span_key(t, i, j, key, sizeof key);
+      unsigned known = bits_of(sf->proper, key);
+      /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
+      if (!known && t[i].start && j - i > 1 &&
+          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
+        i++;
+        span_key(t, i, j, key, sizeof key);
+        known = bits_of(sf->proper, key);
+      }
+      if (!known && j - i > 1) known = bits_of(sf->proper, t[j - 1].w);
+      if (!known && j - i > 1) known = bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
+      /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
+       * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
+      bool opener = t[i].start && j - i == 1 && !known && !is_session_name(sn, t[i].w);
+      if (!opener ||
+          !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
+        slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
+        const char *prev = i > from ? t[i - 1].w : "";
+        unsigned cue = bits_of(sf->cue, prev);
+        if (cue) s.bits = cue, s.cued = true;
+        out[n++] = s;
+        i = j - 1;
+        continue;
+      }
+    }
+    if (t[i].cap && !t[i].start) continue;
+    unsigned b = 0;
+    size_t j = i + 1;
+    if (i + 1 < to) { /* two-word lemmas first: "electric guitar", "guinea pig" */
+      char two[80];
+      snprintf(two, sizeof two, "%s %s", t[i].w, t[i + 1].w);
+      if (!bits_of(sf->generic, two) && (b = bits_of(sf->common, two))) j = i + 2;
+    }
+    if (!b) b = lookup_common(sf, t[i].w);
+    if (b) {
+      out[n++] = (slot){i, j, b, false, false, ST_CURRENT};
+      i = j - 1;
+    }
+  }
+  /* a named pet or partner makes the kind word beside it ("a dog named X") no value */
+  bool named_cue = false;
+  for (size_t k = 0; k < n; k++) named_cue |= out[k].cued;
+  if (named_cue) {
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+      if (out[k].proper || !(out[k].bits & bits_of(sf->cue, t[out[k].ts].w))) out[m++] = out[k];
+    n = m;
+  }
+  return n;
+}
+
+/* The sub-clause (between commas) around token i, within the clause [from, to). */
+static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_) {
+  size_t a = i, b = i;
+  while (a > from && !t[a - 1].comma) a--;
+  while (b + 1 < to && !t[b].comma) b++;
+  *sf_ = a;
+  *st_ = b + 1;
+}
+
+/* Words that start a new predicate: tense markers before them are not about a slot after
+ * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
+ * also count ("left Boston for Y", "moved from X to Y"). */
+static bool joint(const char *w, bool goal) {
+  static const char *const j[] = {"and",     "but", "before", "after", "then",  "since",
+                                  "because", "so",  "while",  "when",  "until", "now"};
+  static const char *const g[] = {"to", "into", "for"};
+  return in_list(w, j, sizeof j / sizeof *j) || (goal && in_list(w, g, sizeof g / sizeof *g));
+}
+
+/* Where the slot's own predicate starts, looking back from it no further than a. */
+static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal) {
+  for (size_t q = s->ts; q > a; q--)
+    if (joint(t[q - 1].w, goal)) return q;
+  return a;
+}
+
+static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                             const slot *s) {
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
+  size_t p = s->ts;
+  while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
+  /* right before the slot: "from X", "my old X", "my ex X" */
+  if (p > from && (has_marker(sf, MK_FROM, t, p - 1, p) || has_marker(sf, MK_FORMER, t, p - 1, p)))
+    return ST_FORMER;
+  if (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)) return ST_FORMER;
+  size_t a, b;
+  sub_clause(t, from, to, s->ts, &a, &b);
+  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X" */
+  size_t ended_from = predicate_start(t, a, s, true);
+  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++)
+    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
+  /* the slot as subject: "X and I split up" */
+  if (!first_person(t, a, s->ts) && has_marker(sf, MK_ENDED, t, s->te, b)) return ST_FORMER;
+  size_t scope = predicate_start(t, a, s, false);
+  if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+      has_marker(sf, MK_NEGATION, t, a, b))
+    return ST_NOT_ASSERTED;
+  return ST_CURRENT;
+}
+
+/* "My sister lives in X", "my neighbour's dog X": a clause whose subject is someone else
+ * (my/our + a noun for a person, no I or we after it) is about them, unless the slot is
+ * that person's name ("my wife X …"). */
+static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                               const slot *s) {
+  if (to - from < 2 || (strcmp(t[from].w, "my") != 0 && strcmp(t[from].w, "our") != 0))
+    return false;
+  char noun[32];
+  snprintf(noun, sizeof noun, "%s", t[from + 1].w);
+  size_t l = strlen(noun);
+  if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
+  if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
+  static const char *const self[] = {"i",  "i'm",   "i've",  "i'd", "i'll",
+                                     "we", "we're", "we've", "me",  "us"};
+  for (size_t i = from + 2; i < to; i++)
+    if (in_list(t[i].w, self, sizeof self / sizeof *self)) return false;
+  return true;
+}
+
+/* ---- scoring ------------------------------------------------------------------------------ */
+
+typedef struct item {
+  size_t seg;      /* the segment */
+  size_t from, to; /* the embedded token range (in the segment's tokens) */
+  slot s;          /* the slot; s.te == 0: a change clause without one */
+  char *text;      /* masked clause (arena) */
+} item;
+
+typedef struct verdict {
+  int rel;    /* -1: nothing */
+  bool ended; /* a doubt rather than a fact */
+  float cosine, margin;
+} verdict;
+
+static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
+  float best_assert[MAX_RELS], best_ended[MAX_RELS], none = -1;
+  for (int r = 0; r < sf->n_rels; r++) best_assert[r] = best_ended[r] = -1;
+  for (size_t p = 0; p < sf->n_protos; p++) {
+    const float *q = sf->pvec + p * (size_t)sf->dim;
+    float c = 0;
+    for (int d = 0; d < sf->dim; d++) c += v[d] * q[d];
+    const proto *pr = &sf->protos[p];
+    /* a NONE prototype competes with slots of its types (a change clause: with all) */
+    if (pr->kind == PK_NONE && it->s.te && !(pr->types & it->s.bits)) continue;
+    float *slotp = pr->kind == PK_NONE    ? &none
+                   : pr->kind == PK_ENDED ? &best_ended[pr->rel]
+                                          : &best_assert[pr->rel];
+    if (c > *slotp) *slotp = c;
+  }
+  verdict out = {-1, false, 0, 0};
+  /* A former value (sold my X, moved from X) is a weaker claim than a fact: it only marks
+   * the state for checking, so it needs the margin over the other relations but only to
+   * beat NONE. (Tense markers are weaker evidence: they keep the full bar.) */
+  bool doubt = it->s.te && it->s.status == ST_FORMER;
+  float first = -1, second = doubt ? -1 : none;
+  int arg = -1;
+  bool arg_ended = false;
+  for (int r = 0; r < sf->n_rels; r++) {
+    /* with a slot: the relations its type allows; without: only the "ended" prototypes */
+    /* a former or unasserted value may read like a state that ended ("I resigned from X") */
+    float as_state = it->s.status != ST_CURRENT && best_ended[r] > best_assert[r] ? best_ended[r]
+                                                                                  : best_assert[r];
+    float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : best_ended[r];
+    float other = it->s.te ? -1 : best_assert[r];
+    if (other > second) second = other;
+    if (c > first) {
+      if (first > second) second = first;
+      first = c, arg = r, arg_ended = !it->s.te;
+    } else if (c > second) {
+      second = c;
+    }
+  }
+  /* numbers only: the clause is the user's text */
+  EG_DEBUG("statefacts", "clause judged", "relation=%s cosine=%.3f second=%.3f none=%.3f status=%d",
+           arg >= 0 ? sf->rels[arg].name : "-", first, second, none, (int)it->s.status);
+  if (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none) return out;
+  out.rel = arg;
+  out.ended = arg_ended || it->s.status != ST_CURRENT;
+  out.cosine = first;
+  out.margin = first - second;
+  return out;
+}
+
+/* ---- extraction ---------------------------------------------------------------------------- */
+
+static const char *object_type_name(const eg_statefacts *sf, unsigned bits) {
+  static const char *const names[][2] = {{"org", "organization"}, {"car", "product"}};
+  for (int i = 0; i < sf->n_types; i++) {
+    if (!(bits & (1u << i))) continue;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+      if (!strcmp(sf->type_names[i], names[k][0])) return names[k][1];
+    return sf->type_names[i];
+  }
+  return "";
+}
+
+static bool has_relation(const eg_enriched *o, const char *rel) {
+  for (size_t f = 0; f < o->n_facts; f++)
+    if (!strcmp(o->facts[f].relation, rel)) return true;
+  return false;
+}
+
+static eg_code push_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
+  eg_fact *nf = eg_arena_alloc(a, (o->n_facts + 1) * sizeof *nf);
+  if (!nf) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
+  nf[o->n_facts] = *f;
+  o->facts = nf;
+  o->n_facts++;
+  return EG_OK;
+}
+
+/* The masked clause: the slot's bytes replaced by "X". */
+static char *masked(eg_arena *a, const char *text, const token *t, const item *it) {
+  size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+  if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
+  if (!it->s.te) return eg_arena_strndup(a, text + cs, ce - cs);
+  size_t ss = t[it->s.ts].s, se = t[it->s.te - 1].e;
+  if (se > ce) return NULL;
+  return eg_arena_sprintf(a, "%.*sX%.*s", (int)(ss - cs), text + cs, (int)(ce - se), text + se);
+}
+
+/* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of
+ * "…, we met at a concert": the rest would pull it elsewhere), widened by short appositions
+ * ("I take X, my dog, to …"); the whole sentence when the sub-clause has no I or we
+ * ("Bruno, our new beagle, is settling in"). */
+static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a,
+                          size_t *b) {
+  sub_clause(t, from, to, s->ts, a, b);
+  if (!first_person(t, *a, *b)) {
+    *a = from, *b = to;
+    return;
+  }
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
+  while (*b < to) { /* an apposition: at most four words opening with a determiner */
+    size_t e = *b;
+    while (e + 1 < to && !t[e].comma) e++;
+    if (e + 1 - *b > 4 || !in_list(t[*b].w, det, sizeof det / sizeof *det)) break;
+    *b = e + 1;
+  }
+}
+
+/* The clauses of one segment worth embedding, appended to items. */
+static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
+                       const char *text, eg_arena *a, item *items, size_t *n,
+                       eg_statefacts_stats *st, eg_err *err) {
+  static __thread token t[MAX_TOKENS]; /* per thread: one segment at a time */
+  size_t nt = tokenize(text, t, MAX_TOKENS);
+  for (size_t from = 0; from < nt;) {
+    size_t to = from;
+    while (to < nt && !t[to].cut) to++;
+    to = to < nt ? to + 1 : nt;
+    bool question = t[to - 1].ask;
+    if (!question && first_person(t, from, to)) {
+      st->clauses++;
+      size_t before = *n;
+      slot slots[MAX_CANDS];
+      size_t ns = find_slots(sf, sn, t, from, to, slots, MAX_CANDS);
+      for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
+        if (about_someone_else(sf, t, from, to, &slots[k])) continue;
+        slots[k].status = status_of(sf, t, from, to, &slots[k]);
+        size_t span_from, span_to;
+        embedded_span(t, from, to, &slots[k], &span_from, &span_to);
+        item *it = &items[*n];
+        *it = (item){seg, span_from, span_to, slots[k], NULL};
+        if (!(it->text = masked(a, text, t, it))) continue;
+        (*n)++;
+      }
+      if (!ns && *n < MAX_ITEMS && has_marker(sf, MK_CHANGE, t, from, to)) {
+        item *it = &items[*n];
+        *it = (item){seg, from, to, {0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL};
+        if ((it->text = masked(a, text, t, it))) (*n)++;
+      }
+      if (*n > before) st->embedded++;
+    }
+    from = to;
+  }
+  (void)err;
+  return EG_OK;
+}
+
+typedef struct pick {
+  const item *it;
+  verdict v;
+} pick;
+
+/* Facts and doubts of one segment from its judged items. */
+static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
+                    const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
+                    eg_err *err) {
+  static __thread token t[MAX_TOKENS];
+  const char *text = sg->text ? sg->text : "";
+  tokenize(text, t, MAX_TOKENS);
+  eg_date dates[16];
+  size_t nd = eg_dates_find(text, sg->time, dates, 16);
+  size_t rules_facts = o->n_facts;
+  for (int r = 0; r < sf->n_rels; r++) {
+    const pick *fact = NULL, *doubt = NULL;
+    for (size_t i = 0; i < np; i++) {
+      if (p[i].v.rel != r) continue;
+      const pick **slotp = p[i].v.ended ? &doubt : &fact;
+      /* a name is more specific than a kind word ("a Nissan Leaf" over "electric") */
+      const pick *cur = *slotp;
+      bool better = !cur || (p[i].it->s.proper && !cur->it->s.proper) ||
+                    (p[i].it->s.proper == cur->it->s.proper && p[i].v.cosine > cur->v.cosine);
+      if (better) *slotp = &p[i];
+    }
+    const char *rel = sf->rels[r].name;
+    if (!fact && !doubt) continue;
+    const pick *use = fact ? fact : doubt;
+    const item *it = use->it;
+    size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+    /* The rules read surface patterns without tense ("I worked at X before joining Y" is a
+     * WORKS_AT X to them): where they read the value this extractor reads as former or
+     * not asserted, or a value other than the current one it reads, this reading wins. */
+    char slot_text[160] = "";
+    if (it->s.te)
+      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(t[it->s.te - 1].e - t[it->s.ts].s),
+               text + t[it->s.ts].s);
+    bool mine_is_fact = fact != NULL, said_by_rules = false;
+    size_t kept = 0, removed = 0;
+    for (size_t k = 0; k < o->n_facts; k++) {
+      const eg_fact *x = &o->facts[k];
+      bool rule_of_rel = k < rules_facts && !strcmp(x->relation, rel);
+      bool same = rule_of_rel && *slot_text && !strcasecmp(x->object, slot_text);
+      said_by_rules |= mine_is_fact && same;
+      if (rule_of_rel && (mine_is_fact ? !same : same)) {
+        removed++;
+        continue;
+      }
+      o->facts[kept++] = *x;
+    }
+    o->n_facts = kept;
+    rules_facts -= removed;
+    if (said_by_rules) continue; /* the rules said it already */
+    eg_fact f = {.subject = (char *)ctx->user_entity,
+                 .subject_type = "user",
+                 .confidence = use->v.cosine,
+                 .reason = "",
+                 .extractor = "prototypes"};
+    f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
+    if (fact) {
+      size_t ss = t[it->s.ts].s, se = t[it->s.te - 1].e;
+      f.relation = (char *)rel;
+      f.object = eg_arena_strndup(a, text + ss, se - ss);
+      if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      f.object_entity = it->s.proper;
+      f.object_type = (char *)object_type_name(sf, it->s.bits & sf->rels[r].types);
+      if (!f.object_entity) lower(f.object);
+      for (size_t d = 0; d < nd; d++) /* a date said in the clause is when it became true */
+        if (dates[d].start >= cs && dates[d].start < ce) {
+          f.valid_from = dates[d].from;
+          break;
+        }
+      st->facts++;
+    } else {
+      if (has_relation(o, rel)) continue; /* a value of the segment stands */
+      f.relation = EG_STATE_UNCERTAIN;
+      f.object = (char *)rel;
+      f.object_type = "";
+      f.reason = "a statement about this state from which no current value could be read";
+      st->doubts++;
+    }
+    eg_code rc = push_fact(a, o, &f, err);
+    if (rc) return rc;
+  }
+  return EG_OK;
+}
+
+eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,
+                              size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
+                              eg_err *err) {
+  eg_statefacts_stats local = {0};
+  eg_statefacts_stats *st = stats ? stats : &local;
+  item *items = NULL;
+  float *vecs = NULL;
+  const char **texts = NULL;
+  pick *picks = NULL;
+  size_t ni = 0;
+  eg_code rc = EG_OK;
+  items = malloc(MAX_ITEMS * sizeof *items);
+  if (!items) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  session_names names = {.n = 0};
+  for (size_t i = 0; i < n; i++)
+    if (segs[i].text) learn_names(segs[i].text, &names);
+  for (size_t i = 0; i < n && !rc; i++)
+    if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
+      rc = collect(sf, &names, i, segs[i].text, a, items, &ni, st, err);
+  if (rc || !ni) goto cleanup;
+  vecs = malloc(ni * (size_t)sf->dim * sizeof *vecs);
+  texts = malloc(ni * sizeof *texts);
+  picks = malloc(ni * sizeof *picks);
+  if (!vecs || !texts || !picks) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    goto cleanup;
+  }
+  for (size_t i = 0; i < ni; i++) texts[i] = items[i].text;
+  if ((rc = eg_embed(sf->emb, texts, ni, vecs, err))) goto cleanup;
+  for (size_t i = 0; i < ni;) {
+    size_t seg = items[i].seg, np = 0;
+    for (; i < ni && items[i].seg == seg; i++) {
+      picks[np] = (pick){&items[i], judge(sf, vecs + i * (size_t)sf->dim, &items[i])};
+      if (picks[np].v.rel >= 0) np++;
+    }
+    if (np && (rc = emit(sf, ctx, &segs[seg], picks, np, a, &out[seg], st, err))) goto cleanup;
+  }
+cleanup:
+  free(items);
+  free(vecs);
+  free(texts);
+  free(picks);
+  return rc;
+}

@@ -1,0 +1,167 @@
+/*
+ * wordnet.c — noun closures from WordNet, walked once at start (see wordnet.h).
+ */
+#include "services/ingestd/wordnet.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wn.h>
+
+#include "common/map.h"
+
+/* A closure is walked breadth-first over hyponym and instance-hyponym pointers; the cap
+ * bounds a root chosen too high in the hierarchy (all of "entity" is 82k synsets). */
+#define MAX_SYNSETS 20000
+
+static pthread_mutex_t wn_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool wn_ready;
+
+static eg_code wn_open(const char *dict_dir, eg_err *err) {
+  if (wn_ready) return EG_OK;
+  if (dict_dir && *dict_dir) setenv("WNSEARCHDIR", dict_dir, 1);
+  /* wninit prints to stderr and returns non-zero when the files are missing */
+  if (wninit() != 0) return eg_err_set(err, EG_EUNAVAIL, "the WordNet database cannot be opened");
+  wn_ready = true;
+  return EG_OK;
+}
+
+static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
+  for (int i = 0; i < s->wcount; i++) {
+    char lemma[128];
+    snprintf(lemma, sizeof lemma, "%s", s->words[i]);
+    for (char *p = lemma; *p; p++)
+      if (*p == '_') *p = ' ';
+    if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z')) return false;
+  }
+  return true;
+}
+
+eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
+                           void *ctx, eg_err *err) {
+  char word[128];
+  int sense = 1;
+  snprintf(word, sizeof word, "%s", root);
+  char *hash = strchr(word, '#');
+  if (hash) {
+    *hash = '\0';
+    sense = atoi(hash + 1);
+    if (sense < 1) sense = 1;
+  }
+  pthread_mutex_lock(&wn_lock);
+  eg_code rc = wn_open(dict_dir, err);
+  long *queue = NULL;
+  eg_map *seen = NULL;
+  if (rc) goto cleanup;
+  SynsetPtr head = findtheinfo_ds(word, NOUN, HYPOPTR, sense);
+  if (!head) {
+    rc = eg_err_set(err, EG_ENOTFOUND, "not a WordNet noun: %s", root);
+    goto cleanup;
+  }
+  long start = head->hereiam;
+  free_syns(head);
+  queue = malloc(MAX_SYNSETS * sizeof *queue);
+  seen = eg_map_new();
+  if (!queue || !seen) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    goto cleanup;
+  }
+  size_t qn = 0;
+  queue[qn++] = start;
+  eg_map_put(seen, &start, sizeof start, (void *)1);
+  for (size_t at = 0; at < qn; at++) {
+    SynsetPtr s = read_synset(NOUN, queue[at], "");
+    if (!s) continue;
+    bool go_on = visit_words(s, visit, ctx);
+    for (int p = 0; go_on && p < s->ptrcount; p++) {
+      if (s->ptrtyp[p] != HYPOPTR && s->ptrtyp[p] != INSTANCES) continue;
+      long off = s->ptroff[p];
+      if (qn == MAX_SYNSETS || eg_map_get(seen, &off, sizeof off)) continue;
+      eg_map_put(seen, &off, sizeof off, (void *)1);
+      queue[qn++] = off;
+    }
+    free_synset(s);
+    if (!go_on) break;
+  }
+cleanup:
+  pthread_mutex_unlock(&wn_lock);
+  free(queue);
+  eg_map_free(seen);
+  return rc;
+}
+
+/* ---- the common-word set ---------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id …": the words. */
+static eg_code read_data_file(const char *path, uint64_t **set, size_t *n, size_t *cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) return EG_EUNAVAIL;
+  char line[16384];
+  eg_code rc = EG_OK;
+  while (!rc && fgets(line, sizeof line, f)) {
+    if (line[0] == ' ') continue; /* the licence header */
+    char *save = NULL;
+    strtok_r(line, " ", &save);
+    strtok_r(NULL, " ", &save);
+    strtok_r(NULL, " ", &save);
+    char *cnt = strtok_r(NULL, " ", &save);
+    long words = cnt ? strtol(cnt, NULL, 16) : 0;
+    for (long i = 0; i < words; i++) {
+      char *w = strtok_r(NULL, " ", &save);
+      strtok_r(NULL, " ", &save); /* lex_id */
+      if (!w || !(*w >= 'a' && *w <= 'z')) continue;
+      char *paren = strchr(w, '('); /* adjectives: "big(a)" */
+      if (paren) *paren = '\0';
+      if (strchr(w, '_')) continue; /* one-word openers only */
+      if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 65536;
+        uint64_t *ns = realloc(*set, nc * sizeof *ns);
+        if (!ns) {
+          rc = EG_ENOMEM;
+          break;
+        }
+        *set = ns;
+        *cap = nc;
+      }
+      (*set)[(*n)++] = eg_hash64(w, strlen(w), 0);
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
+  const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
+  if (!dir || !*dir) dir = "/usr/share/wordnet";
+  static const char *const pos[] = {"noun", "verb", "adj", "adv"};
+  uint64_t *set = NULL;
+  size_t count = 0, cap = 0;
+  for (size_t p = 0; p < sizeof pos / sizeof *pos; p++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
+    eg_code rc = read_data_file(path, &set, &count, &cap);
+    if (rc) {
+      free(set);
+      return eg_err_set(
+          err, rc, rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
+    }
+  }
+  qsort(set, count, sizeof *set, cmp_u64);
+  size_t m = 0;
+  for (size_t i = 0; i < count; i++)
+    if (!m || set[m - 1] != set[i]) set[m++] = set[i];
+  *out = set;
+  *n = m;
+  return EG_OK;
+}
+
+bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
+  uint64_t h = eg_hash64(w, strlen(w), 0);
+  return set && bsearch(&h, set, n, sizeof *set, cmp_u64) != NULL;
+}

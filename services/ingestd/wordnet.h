@@ -1,0 +1,45 @@
+/*
+ * wordnet.h — noun closures from WordNet (Princeton WordNet 3.0, Debian wordnet-base).
+ *
+ * The extractor needs to know that "Lisbon" is a city and "cello" a musical instrument.
+ * WordNet's library keeps global state and is not thread-safe, so it is used only here,
+ * once, at start: every lemma below a root synset (hyponyms and instances, transitively)
+ * is handed to a visitor that stores it in the caller's own tables. Nothing of WordNet is
+ * touched after that, so lookups need no lock.
+ */
+#ifndef EG_INGESTD_WORDNET_H
+#define EG_INGESTD_WORDNET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/err.h"
+
+/* Called once per lemma of the closure: lemma in WordNet's spelling with spaces for
+ * underscores (borrowed for the call), proper when WordNet capitalises it (an instance
+ * such as a city's name). Return false to stop. */
+typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper);
+
+/*
+ * Visit the noun closure of root ("musical_instrument", "dog#1": the sense number after
+ * '#', 1 when absent). EG_EUNAVAIL when the WordNet database cannot be opened (dict_dir
+ * NULL = WordNet's default, /usr/share/wordnet); EG_ENOTFOUND when the root is not a
+ * noun of WordNet. Serialised by an internal lock; meant for start-up.
+ */
+eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
+                           void *ctx, eg_err *err);
+
+/*
+ * Every word WordNet spells in lower case somewhere (any part of speech), as a sorted
+ * array of 64-bit hashes (eg_hash64 of the lower-case word, seed 0): "harp", "kiwi" and
+ * "march" are words; "Jonas" and "Cyberdyne" are not, so a capitalised sentence opener
+ * that is no word is likely a name. *out is freed with free(); EG_EUNAVAIL without the
+ * database files.
+ */
+eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
+
+/* Is the lower-case word w in the set from eg_wordnet_common_words? */
+bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
+
+#endif

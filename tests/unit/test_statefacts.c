@@ -1,0 +1,254 @@
+/*
+ * test_statefacts.c — the prototype extractor on sentences written for this test (none is
+ * taken from a benchmark): each relation said in several ways, typed slots, tense and
+ * negation, doubts, and the daemon's fallback when the model is missing.
+ *
+ * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/time.h"
+#include "services/ingestd/statefacts.h"
+#include "tests/testlib.h"
+
+#define MODEL EG_SOURCE_DIR "/var/models/use-lite.bin"
+#define PROTOTYPES EG_SOURCE_DIR "/services/ingestd/state_prototypes.txt"
+
+static eg_embedder *emb;
+static eg_statefacts *sf;
+static const eg_enrich_ctx ctx = {"user:u1", 3, 1};
+
+static int64_t T(const char *s) {
+  int64_t v = 0;
+  eg_time_parse(s, &v, NULL);
+  return v;
+}
+
+/* What the extractor says about one user message: its first fact of the prototypes. */
+static const eg_fact *read_one(eg_arena *a, const char *text, eg_enriched *out) {
+  eg_segment s = {text, "user", "", T("2025-06-10T12:00:00Z")};
+  memset(out, 0, sizeof *out);
+  eg_err e;
+  if (eg_statefacts_extract(sf, &ctx, &s, 1, a, out, NULL, &e) != EG_OK) return NULL;
+  return out->n_facts ? &out->facts[0] : NULL;
+}
+
+typedef struct expect {
+  const char *text;
+  const char *relation; /* NULL: nothing at all */
+  const char *object;   /* the value, or the doubted relation for STATE_UNCERTAIN */
+} expect;
+
+static void check_all(const expect *x, size_t n) {
+  eg_arena *a = eg_arena_new(0, 0);
+  for (size_t i = 0; i < n; i++) {
+    eg_enriched out;
+    const eg_fact *f = read_one(a, x[i].text, &out);
+    bool ok = x[i].relation
+                  ? f && !strcmp(f->relation, x[i].relation) && !strcmp(f->object, x[i].object)
+                  : !f;
+    if (!ok)
+      fprintf(stderr, "  \"%s\": expected %s %s, got %s %s\n", x[i].text,
+              x[i].relation ? x[i].relation : "nothing", x[i].object ? x[i].object : "",
+              f ? f->relation : "nothing", f ? f->object : "");
+    EG_CHECK(ok);
+    if (f && strcmp(f->relation, EG_STATE_UNCERTAIN) != 0) {
+      EG_CHECK_STR(f->extractor, "prototypes");
+      EG_CHECK(f->confidence > 0 && f->confidence <= 1.001f);
+      EG_CHECK_STR(f->subject, "user:u1");
+    }
+  }
+  eg_arena_free(a);
+}
+
+static void test_each_relation_in_other_words(void) {
+  static const expect x[] = {
+      {"Home for me is Porto these days.", "LIVES_IN", "Porto"},
+      {"We finally finished unpacking in Edinburgh.", "LIVES_IN", "Edinburgh"},
+      {"I have been renting a flat in Osaka since March.", "LIVES_IN", "Osaka"},
+      {"These days I am an engineer at Hooli.", "WORKS_AT", "Hooli"},
+      {"I accepted a position at Initech.", "WORKS_AT", "Initech"},
+      {"I cut out meat and dairy completely, I am vegan.", "DIET", "vegan"},
+      {"I have been eating keto for two months.", "DIET", "keto"},
+      {"My boyfriend Luca cooked dinner for us.", "PARTNER_OF", "Luca"},
+      {"I have been seeing Hannah for a few months.", "PARTNER_OF", "Hannah"},
+      {"I am now driving a Subaru Outback.", "DRIVES", "Subaru Outback"},
+      {"Our puppy Biscuit chewed my shoes.", "HAS_PET", "Biscuit"},
+      {"We brought home a kitten called Mochi.", "HAS_PET", "Mochi"},
+      {"I have taken up the ukulele.", "PLAYS", "ukulele"},
+      {"I practise the piano every evening.", "PLAYS", "piano"},
+      {"Jonas and I just celebrated six months together.", "PARTNER_OF",
+       "Jonas"},                                                      /* a name opens it */
+      {"Bruno, our new beagle, is settling in.", "HAS_PET", "Bruno"}, /* an apposition */
+      {"Cyberdyne hired me as a data scientist.", "WORKS_AT", "Cyberdyne"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* Moving *from* X, "used to", plans and negation assert nothing current: they doubt. */
+static void test_tense_and_negation(void) {
+  static const expect x[] = {
+      {"I moved from Madrid to Oslo.", "LIVES_IN", "Oslo"},
+      {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I no longer work at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I quit my job at Globodyne in May.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I sold my Jeep Wrangler.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
+      {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      {"I resigned from Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
+      {"Should I move to Lyon?", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* Slots of the wrong type, other people's states and small talk give nothing. */
+static void test_no_false_states(void) {
+  static const expect x[] = {
+      {"My sister lives in Dublin.", NULL, NULL},
+      {"I visited Prague last spring.", NULL, NULL},
+      {"I read a great article about Berlin.", NULL, NULL},
+      {"My brother works at Stark Industries.", NULL, NULL},
+      {"My dad drives a Volvo.", NULL, NULL}, /* someone else's state */
+      {"My neighbour's dog Max barks all night.", NULL, NULL},
+      {"I listened to a cello concerto last night.", NULL, NULL},
+      {"The weather is lovely today.", NULL, NULL},
+      {"Can you recommend a book?", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* WordNet types the slot: a city's name is a place, a lower-case instrument needs no cue,
+ * a date said in the clause is the valid time. */
+static void test_typed_slots_and_valid_time(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  const eg_fact *f = read_one(a, "We moved to Lisbon last month.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "LIVES_IN");
+  EG_CHECK_STR(f->object_type, "place");
+  EG_CHECK(f->object_entity);
+  EG_CHECK(f->valid_from >= T("2025-05-01T00:00:00Z") && f->valid_from < T("2025-06-01T00:00:00Z"));
+  f = read_one(a, "I started bassoon lessons.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "PLAYS");
+  EG_CHECK_STR(f->object, "bassoon");
+  EG_CHECK(!f->object_entity);
+  EG_CHECK_INT(f->valid_from, 0); /* no date: the segment's time */
+  eg_arena_free(a);
+}
+
+/* The rules keep what they read; assistants' words are not the user's states; the stats
+ * count only what was embedded. */
+static void test_rules_first_and_user_only(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[2] = {
+      {"You could move to Vienna, it is lovely.", "assistant", "", T("2025-06-10T12:00:00Z")},
+      {"I live in Vienna now. The tram is great.", "user", "", T("2025-06-10T12:00:00Z")}};
+  eg_enriched out[2];
+  memset(out, 0, sizeof out);
+  eg_fact rule = {
+      .subject = "user:u1", .relation = "LIVES_IN", .object = "Vienna", .object_entity = true};
+  out[1].facts = &rule;
+  out[1].n_facts = 1;
+  eg_statefacts_stats st = {0};
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, s, 2, a, out, &st, &e) == EG_OK);
+  EG_CHECK_INT(out[0].n_facts, 0);
+  EG_CHECK_INT(out[1].n_facts, 1); /* the rule's, no duplicate */
+  EG_CHECK_INT(st.clauses, 1);     /* "The tram is great" is not first-person */
+  EG_CHECK_INT(st.embedded, 1);
+  eg_arena_free(a);
+}
+
+/* The rules read "worked at X" as a current employer; read with its tense, the later value
+ * is the current one and the former one is no fact. A present perfect is current. */
+static void test_tense_over_rules(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s = {"I worked at Initech for five years before joining Globex.", "user", "",
+                  T("2025-06-10T12:00:00Z")};
+  eg_enriched out;
+  memset(&out, 0, sizeof out);
+  eg_err e;
+  EG_REQUIRE(eg_enrich_rules(&ctx, &s, 1, a, &out, &e) == EG_OK);
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, &s, 1, a, &out, NULL, &e) == EG_OK);
+  int works = 0;
+  for (size_t i = 0; i < out.n_facts; i++)
+    if (!strcmp(out.facts[i].relation, "WORKS_AT")) {
+      works++;
+      EG_CHECK_STR(out.facts[i].object, "Globex");
+    }
+  EG_CHECK_INT(works, 1);
+  eg_enriched one;
+  const eg_fact *f = read_one(a, "I have lived in Valparaíso since 2019.", &one);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "LIVES_IN");
+  eg_arena_free(a);
+}
+
+/* A name the session used mid-sentence is a name when it opens a sentence, even when it
+ * is also a word ("Pepper"). */
+static void test_session_names(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[2] = {
+      {"How is your dog Pepper doing?", "assistant", "", T("2025-06-10T12:00:00Z")},
+      {"Pepper is my dog now, we adopted her on Sunday.", "user", "", T("2025-06-10T12:00:00Z")}};
+  eg_enriched out[2];
+  memset(out, 0, sizeof out);
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, s, 2, a, out, NULL, &e) == EG_OK);
+  EG_REQUIRE(out[1].n_facts == 1);
+  EG_CHECK_STR(out[1].facts[0].relation, "HAS_PET");
+  EG_CHECK_STR(out[1].facts[0].object, "Pepper");
+  eg_arena_free(a);
+}
+
+static void test_bad_files(void) {
+  eg_statefacts *x = NULL;
+  eg_err e;
+  eg_statefacts_opts o = {"/nonexistent/prototypes.txt", emb, NULL, 0, -1};
+  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_ENOTFOUND);
+  char path[] = "/tmp/eg_protoXXXXXX";
+  int fd = mkstemp(path);
+  EG_REQUIRE(fd >= 0);
+  const char *bad = "@type place wordnet notawordatall\n[LIVES_IN place]\nI live in X\n";
+  EG_CHECK(write(fd, bad, strlen(bad)) == (ssize_t)strlen(bad));
+  close(fd);
+  o.prototypes = path;
+  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "line 1") != NULL);
+  unlink(path);
+  EG_CHECK(x == NULL);
+}
+
+int main(void) {
+  if (access(MODEL, R_OK) != 0) {
+    printf("skip: %s missing (scripts/install-deps.sh)\n", MODEL);
+    return 0;
+  }
+  eg_err e;
+  if (eg_embedder_open("use:" MODEL, &emb, &e) != EG_OK) {
+    fprintf(stderr, "model: %s\n", e.msg);
+    return 1;
+  }
+  eg_statefacts_opts o = {PROTOTYPES, emb, NULL, 0, -1};
+  if (eg_statefacts_open(&o, &sf, &e) != EG_OK) {
+    fprintf(stderr, "open: %s\n", e.msg);
+    return 1;
+  }
+  EG_RUN(test_each_relation_in_other_words);
+  EG_RUN(test_tense_and_negation);
+  EG_RUN(test_no_false_states);
+  EG_RUN(test_typed_slots_and_valid_time);
+  EG_RUN(test_rules_first_and_user_only);
+  EG_RUN(test_tense_over_rules);
+  EG_RUN(test_session_names);
+  EG_RUN(test_bad_files);
+  eg_statefacts_close(sf);
+  eg_embedder_close(emb);
+  return eg_test_finish();
+}
