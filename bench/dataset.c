@@ -11,6 +11,7 @@
 
 #include "bench/lme.h"
 #include "common/buf.h"
+#include "common/text.h"
 #include "common/time.h"
 
 static char *dup_json(const cJSON *v) {
@@ -111,7 +112,7 @@ static bool take_lme(const cJSON *rec, void *ctx) {
     bool *ans = calloc((size_t)cJSON_GetArraySize(s) + 1, sizeof *ans);
     for (const cJSON *t = s->child; bs->m && ans && t; t = t->next) {
       const char *role = str_of(t, "role"), *content = str_of(t, "content");
-      if (!role || !content || !*content) continue;
+      if (!role || !content || eg_text_blank(content)) continue; /* ingestd refuses blank text */
       ans[bs->n] = cJSON_IsTrue(cJSON_GetObjectItem(t, "has_answer"));
       bs->m[bs->n++] = (eg_bmsg){strdup(role), NULL, strdup(content)};
     }

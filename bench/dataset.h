@@ -7,7 +7,7 @@
  * turn with the assistant reply that follows (the round ingestd stores as one chunk; its
  * turn index is the user turn's), in LoCoMo one dialog turn (every LoCoMo turn is sent as a
  * "user" message with the speaker's name, so each is its own chunk). Turn indices count the
- * messages as sent, after empty ones are dropped. Turn-level metrics expand a ranking of
+ * messages as sent, after empty (or blank) ones are dropped. Turn-level metrics expand a ranking of
  * units into the ranking of their turns.
  *
  * The data is read from ../shared/data at run time; nothing of it is copied.
