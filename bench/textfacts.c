@@ -33,9 +33,10 @@ static const struct {
     {"instrument", {"PLAYS"}},
 };
 
-enum { R_RIGHT_FACT, R_WRONG_VALID, R_NO_FACT, R_RIGHT_EXCERPT, N_ROWS };
+enum { R_RIGHT_FACT, R_WRONG_VALID, R_NO_FACT, R_RIGHT_EXCERPT, R_RIGHT_DOUBTED, N_ROWS };
 static const char *const row_names[N_ROWS] = {"right first fact", "wrong fact, presented as valid",
-                                              "no fact about the attribute", "right first excerpt"};
+                                              "no fact about the attribute", "right first excerpt",
+                                              "right fact, flagged stale"};
 
 typedef struct group {
   char name[64];
@@ -165,9 +166,13 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   rows[R_WRONG_VALID] = fact && !rows[R_RIGHT_FACT] &&
                         fact->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
   rows[R_RIGHT_EXCERPT] = excerpt && holds(excerpt->text, expect);
+  /* the cost of doubt: a right value an agent is told to check */
+  rows[R_RIGHT_DOUBTED] = rows[R_RIGHT_FACT] && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
   if (c->verbose)
-    printf("%-24s %-7s %-40.40s expect %-14s fact %-20.20s excerpt %s\n", user, attribute, question, expect,
-           fact ? edge_value(fact->fact) : "-", excerpt ? (rows[R_RIGHT_EXCERPT] ? "right" : "wrong") : "-");
+    printf("%-24s %-7s %-40.40s expect %-14s fact %-20.20s%s excerpt %s\n", user, attribute, question, expect,
+           fact ? edge_value(fact->fact) : "-",
+           fact && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ? " (stale)" : "",
+           excerpt ? (rows[R_RIGHT_EXCERPT] ? "right" : "wrong") : "-");
   protobuf_c_message_free_unpacked(resp, NULL);
   return true;
 }

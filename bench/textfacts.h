@@ -10,7 +10,8 @@
  *                   POTENTIALLY_STALE (an agent would act on it);
  *   no fact         no fact about the attribute at all;
  *   right excerpt   the first excerpt naming one of the scenario's values names the
- *                   expected one (over all questions: none naming a value is a miss).
+ *                   expected one (over all questions: none naming a value is a miss);
+ * and the cost of doubt: right fact, flagged stale (the right value, POTENTIALLY_STALE).
  * A fact is "about the attribute" when its relation is one the attribute maps to
  * (city/residence → LIVES_IN, employer → WORKS_AT, …) or its object is one of the values.
  * --half even|odd runs every other scenario (0, 2, … or 1, 3, …): tune on one fixed half,

@@ -540,7 +540,11 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         if (pass == 1 && !named) continue;
         if (pass == 2 && !excerpts_speak_of(c, relation_vocabulary(e->relation))) continue;
         c->facts[c->n_facts++] =
-            (rc_fact){.edge = e, .match = m, .on_topic = pass != 1, .score = w->graph * (0.5f + 0.5f * m)};
+            (rc_fact){.edge = e,
+                      .match = m,
+                      .on_topic = pass != 1,
+                      .one = st->results[i]->cardinality == ENGRAM__V1__CARDINALITY__CARDINALITY_ONE,
+                      .score = w->graph * (0.5f + 0.5f * m)};
       }
     }
   qsort(c->facts, c->n_facts, sizeof *c->facts, by_score_fact);
@@ -671,6 +675,69 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
         f->history[f->n_history++] = h->entries[e]->edge;
   }
   return EG_OK;
+}
+
+/*
+ * A change the graph did not record. For a question about a state, the best excerpts are
+ * what the user said on it; one of the user's own statements, said after the current value
+ * became true, in another conversation, that does not name that value and is as close to
+ * the question as the statement the value was read from, is a later word on the state that
+ * no fact was read from ("we relocated last month", in words no extractor
+ * knew). The value is then not safe to act on: POTENTIALLY_STALE, the statement as the
+ * reason (a STATE_UNCERTAIN edge made for the answer, never stored, like the doubts
+ * ingestd commits). The excerpts already respect valid_at and known_at, so a later word
+ * outside the bounds changes nothing.
+ */
+enum { DOUBT_EXCERPTS = 5 };
+#define DOUBT_NEAR 0.9f /* of the value's own statement's similarity with the question */
+
+static void text_doubts(rc_ctx *c) {
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    if (!f->on_topic || !f->one || f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
+      continue;
+    const char *value = object_text(f->edge);
+    const char *source = f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
+    /* about as close to the question as the statement the value was read from, when that
+     * one is among the excerpts: chatter that merely resembles the question is no word on it */
+    float bar = c->r->o.min_relevance;
+    uint64_t source_chunk = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    for (size_t j = 0; source_chunk && j < c->n_chunks; j++)
+      if (c->chunks[j].chunk->id == source_chunk && DOUBT_NEAR * c->chunks[j].relevance > bar)
+        bar = DOUBT_NEAR * c->chunks[j].relevance;
+    for (size_t j = 0; j < c->n_chunks && j < DOUBT_EXCERPTS; j++) {
+      const rc_chunk *x = &c->chunks[j];
+      const Engram__V1__Chunk *ch = x->chunk;
+      if (x->relevance < bar || ch->time <= f->edge->valid_from) continue;
+      if (strcmp(ch->role ? ch->role : "", "user") != 0 || !strcmp(ch->session_id ? ch->session_id : "", source))
+        continue;
+      if (!*value || !ch->content || strcasestr(ch->content, value)) continue; /* it restates the value */
+      Engram__V1__Edge *d = eg_arena_calloc(c->a, 1, sizeof *d);
+      Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
+      Engram__V1__Value *o = eg_arena_calloc(c->a, 1, sizeof *o);
+      if (!d || !m || !o) return;
+      engram__v1__edge__init(d);
+      engram__v1__edge_meta__init(m);
+      engram__v1__value__init(o);
+      o->kind_case = ENGRAM__V1__VALUE__KIND_LITERAL;
+      o->literal = f->edge->relation;
+      m->source_chunk_id = ch->id;
+      m->source_session_id = ch->session_id;
+      m->utterance = ch->content;
+      m->extractor = "recall";
+      d->subject = f->edge->subject;
+      d->subject_name = f->edge->subject_name;
+      d->relation = EG_STATE_UNCERTAIN;
+      d->object = o;
+      d->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
+      d->valid_from = ch->time;
+      d->meta = m;
+      f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+      f->superseding = d;
+      break;
+    }
+  }
 }
 
 /* For a question about a state, the statement its current value was read from (or, when
@@ -868,6 +935,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   }
   if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
+  text_doubts(&c);
   if ((rc = state_excerpts_first(&c, k1, err))) goto done;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */

@@ -38,6 +38,7 @@ typedef struct rc_fact {
   const Engram__V1__Edge *edge;
   float match, score;
   bool on_topic; /* about what the question asks (its words, or its best excerpts' relation) */
+  bool one;      /* its relation holds one value at a time (CARDINALITY_ONE) */
   Engram__V1__EpistemicStatus status;
   const Engram__V1__Edge *superseding;
   Engram__V1__Edge **history;     /* earlier values of the chain, superseded */

@@ -50,6 +50,7 @@ static int hits(const char *tenant, const char *text, const char *needle) {
 
 static void test_start(void) {
   eg_err e;
+  setenv("ENGRAM_STATE_EXTRACTOR", "use-lite", 1); /* off by default; these tests read states with it */
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);

@@ -65,6 +65,7 @@ static void ingest(const char *tenant, const char *sid, const char *when, const 
 
 static void test_start(void) {
   eg_err e;
+  setenv("ENGRAM_STATE_EXTRACTOR", "use-lite", 1); /* off by default; these tests read states with it */
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_RECALLD].addr, NULL, &rec, &e) == EG_OK);
@@ -382,6 +383,48 @@ static void test_feedback_recall(void) {
  * a later statement that gives no new value: asked after the doubt the fact is
  * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
  * not; a new value said after the doubt is not stale either. */
+/* A change no extractor read: a later statement of the user on the state, as close to the
+ * question as the statement of the value and not naming it, puts the value in doubt —
+ * within the bounds only; small talk after it does not. */
+static void test_unrecorded_change(void) {
+  const char *const s1[] = {"user", "I live in Trondheim.", "assistant", "A lovely city."};
+  const char *const s2[] = {"user", "What's a good recipe for pancakes?", "assistant", "Flour, eggs, milk."};
+  const char *const s3[] = {"user", "I live somewhere new now; the old flat is history.", "assistant", "Exciting!"};
+  ingest("uc", "home-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("uc", "chat-1", "2023-06-01T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("uc", "Where do I live?", T("2023-09-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Trondheim");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE); /* pancakes */
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  ingest("uc", "home-2", "2024-02-01T10:00:00Z", s3, 2);
+  r = recall_at("uc", "Where do I live?", T("2024-03-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Trondheim");
+  EG_REQUIRE(f >= 0);
+  const Engram__V1__RecallItem *it = r->items[f];
+  EG_CHECK(it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(it->superseding && it->superseding->meta && !strcmp(it->superseding->meta->source_session_id, "home-2"));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT; /* as of before it was said: not stale */
+  scope.tenant = "uc";
+  scope.user = "u1";
+  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
+  req.scope = &scope;
+  req.query = "Where do I live?";
+  req.query_time = T("2024-03-01");
+  req.valid_at = T("2023-09-01");
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
+                          &resp, &e) == EG_OK);
+  r = (void *)resp;
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Trondheim");
+  EG_CHECK(f >= 0 && r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(resp, NULL);
+}
+
 static void test_state_doubt(void) {
   const char *const s1[] = {"user", "Quick one: I just picked up a Kia Niro, so far so good.", "assistant", "Enjoy it!"};
   const char *const s2[] = {"user", "I sold my Kia Niro over the weekend.", "assistant", "Noted."};
@@ -561,6 +604,7 @@ int main(void) {
   EG_RUN(test_weak_evidence);
   EG_RUN(test_feedback_recall);
   EG_RUN(test_state_doubt);
+  EG_RUN(test_unrecorded_change);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);
