@@ -136,6 +136,17 @@ static bool on_lemma(void *ctx, const char *lemma, bool proper) {
   return true;
 }
 
+/* The lemmas below WordNet noun `root` ("city#1") into sf's tables: with `bits` into the
+ * type tables, or (people) into the people table. */
+static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *root, unsigned bits, bool people,
+                           int lineno, eg_err *err) {
+  closure_ctx c = {sf, bits, people};
+  eg_code rc = eg_wordnet_closure(wn_dir, root, on_lemma, &c, err);
+  if (rc == EG_ENOTFOUND)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, root);
+  return rc;
+}
+
 static void parse_marker(const char *phrase, marker *m) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", phrase);
@@ -187,11 +198,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      closure_ctx c = {sf, 1, true};
-      eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
-      if (rc == EG_ENOTFOUND)
-        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno,
-                          w);
+      eg_code rc = add_closure(sf, wn_dir, w, 1, true, lineno, err);
       if (rc) return rc;
     }
     return EG_OK;
@@ -212,11 +219,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         add_bits(cue ? sf->cue : suffix ? sf->suffix : sf->common, w, bits);
         continue;
       }
-      closure_ctx c = {sf, bits, false};
-      eg_code rc = eg_wordnet_closure(wn_dir, w, on_lemma, &c, err);
-      if (rc == EG_ENOTFOUND)
-        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno,
-                          w);
+      eg_code rc = add_closure(sf, wn_dir, w, bits, false, lineno, err);
       if (rc) return rc;
     }
     return EG_OK;

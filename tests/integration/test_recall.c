@@ -24,8 +24,9 @@
 static eg_cluster cl;
 static eg_rpc_client *ing, *rec, *gra;
 
-static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, int64_t at, const char *watermark,
-                                             eg_code *code) {
+/* Recall q for tenant's user u1 asked at `at`, as of valid_at (0 = at). */
+static Engram__V1__RecallResponse *recall_as_of(const char *tenant, const char *q, int64_t at, int64_t valid_at,
+                                                const char *watermark, eg_code *code) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = "u1";
@@ -33,6 +34,7 @@ static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, 
   req.scope = &scope;
   req.query = (char *)q;
   req.query_time = at;
+  req.valid_at = valid_at;
   req.k = 6;
   req.watermark = (char *)(watermark ? watermark : "");
   ProtobufCMessage *r = NULL;
@@ -42,6 +44,11 @@ static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, 
   if (code) *code = rc;
   if (rc && !code) fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
   return (void *)r;
+}
+
+static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, int64_t at, const char *watermark,
+                                             eg_code *code) {
+  return recall_as_of(tenant, q, at, 0, watermark, code);
 }
 
 /* Index of the first chunk item whose text holds needle, -1 when none. */
@@ -379,10 +386,6 @@ static void test_feedback_recall(void) {
   EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
 }
 
-/* A state read from the user's own words by the prototype extractor, then put in doubt by
- * a later statement that gives no new value: asked after the doubt the fact is
- * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
- * not; a new value said after the doubt is not stale either. */
 /* A change no extractor read: a later statement of the user on the state, as close to the
  * question as the statement of the value and not naming it, puts the value in doubt —
  * within the bounds only; small talk after it does not. */
@@ -407,24 +410,17 @@ static void test_unrecorded_change(void) {
   EG_CHECK(it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
   EG_CHECK(it->superseding && it->superseding->meta && !strcmp(it->superseding->meta->source_session_id, "home-2"));
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT; /* as of before it was said: not stale */
-  scope.tenant = "uc";
-  scope.user = "u1";
-  Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
-  req.scope = &scope;
-  req.query = "Where do I live?";
-  req.query_time = T("2024-03-01");
-  req.valid_at = T("2023-09-01");
-  ProtobufCMessage *resp = NULL;
-  eg_err e;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
-                          &resp, &e) == EG_OK);
-  r = (void *)resp;
+  r = recall_as_of("uc", "Where do I live?", T("2024-03-01"), T("2023-09-01"), NULL, NULL); /* before it: not stale */
+  EG_REQUIRE(r != NULL);
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Trondheim");
   EG_CHECK(f >= 0 && r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A state read from the user's own words by the prototype extractor, then put in doubt by
+ * a later statement that gives no new value: asked after the doubt the fact is
+ * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
+ * not; a new value said after the doubt is not stale either. */
 static void test_state_doubt(void) {
   const char *const s1[] = {"user", "Quick one: I just picked up a Kia Niro, so far so good.", "assistant", "Enjoy it!"};
   const char *const s2[] = {"user", "I sold my Kia Niro over the weekend.", "assistant", "Noted."};
