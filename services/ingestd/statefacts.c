@@ -452,7 +452,12 @@ static bool not_a_name(const char *w) {
       "of",       "with",      "from",    "january",   "february",  "march",    "april",
       "may",      "june",      "july",    "august",    "september", "october",  "november",
       "december", "monday",    "tuesday", "wednesday", "thursday",  "friday",   "saturday",
-      "sunday",   "christmas", "easter",  "mr",        "mrs",       "ms",       "dr"};
+      "sunday",   "christmas", "easter",  "mr",        "mrs",       "ms",       "dr",
+      /* pronouns are never names (WordNet lists no pronouns, so it cannot say so) */
+      "he",       "she",       "they",    "you",       "his",       "her",      "hers",
+      "their",    "theirs",    "them",    "him",       "me",        "us",       "its",
+      "your",     "yours",     "mine",    "ours",      "someone",   "everyone", "nobody",
+      "there",    "here"};
   return in_list(w, s, sizeof s / sizeof *s);
 }
 

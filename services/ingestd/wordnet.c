@@ -136,6 +136,31 @@ static eg_code read_data_file(const char *path, uint64_t **set, size_t *n, size_
   return rc;
 }
 
+/* One <pos>.exc file: "inflected base …" per line — the irregular forms ("took", "mice"). */
+static eg_code read_exc_file(const char *path, uint64_t **set, size_t *n, size_t *cap) {
+  FILE *f = fopen(path, "r");
+  if (!f) return EG_EUNAVAIL;
+  char line[512];
+  eg_code rc = EG_OK;
+  while (!rc && fgets(line, sizeof line, f)) {
+    char *sp = strchr(line, ' ');
+    if (!sp || !(*line >= 'a' && *line <= 'z') || memchr(line, '_', (size_t)(sp - line))) continue;
+    if (*n == *cap) {
+      size_t nc = *cap ? *cap * 2 : 65536;
+      uint64_t *ns = realloc(*set, nc * sizeof *ns);
+      if (!ns) {
+        rc = EG_ENOMEM;
+        break;
+      }
+      *set = ns;
+      *cap = nc;
+    }
+    (*set)[(*n)++] = eg_hash64(line, (size_t)(sp - line), 0);
+  }
+  fclose(f);
+  return rc;
+}
+
 eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
   const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
   if (!dir || !*dir) dir = "/usr/share/wordnet";
@@ -146,6 +171,8 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
     char path[1024];
     snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
     eg_code rc = read_data_file(path, &set, &count, &cap);
+    snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
+    if (!rc) rc = read_exc_file(path, &set, &count, &cap);
     if (rc) {
       free(set);
       return eg_err_set(
@@ -161,7 +188,27 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
   return EG_OK;
 }
 
-bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
-  uint64_t h = eg_hash64(w, strlen(w), 0);
+static bool in_set(const uint64_t *set, size_t n, const char *w, size_t len) {
+  uint64_t h = eg_hash64(w, len, 0);
   return set && bsearch(&h, set, n, sizeof *set, cmp_u64) != NULL;
+}
+
+bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
+  size_t len = strlen(w);
+  if (in_set(set, n, w, len)) return true;
+  /* the regular inflections, as WordNet's morphy detaches them ("moved", "drives",
+   * "cities", "bigger"); the irregular ones are in the set (the .exc files) */
+  static const char *const rules[][2] = {{"s", ""},    {"ses", "s"},  {"xes", "x"}, {"zes", "z"}, {"ches", "ch"},
+                                         {"shes", "sh"}, {"men", "man"}, {"ies", "y"}, {"es", "e"}, {"es", ""},
+                                         {"ed", "e"},  {"ed", ""},    {"ing", "e"}, {"ing", ""}, {"er", ""},
+                                         {"est", ""},  {"er", "e"},   {"est", "e"}};
+  char base[64];
+  for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
+    size_t sl = strlen(rules[i][0]), rl = strlen(rules[i][1]);
+    if (len <= sl + 1 || len - sl + rl >= sizeof base || strcmp(w + len - sl, rules[i][0]) != 0) continue;
+    memcpy(base, w, len - sl);
+    memcpy(base + len - sl, rules[i][1], rl);
+    if (in_set(set, n, base, len - sl + rl)) return true;
+  }
+  return false;
 }

@@ -31,7 +31,8 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
                            void *ctx, eg_err *err);
 
 /*
- * Every word WordNet spells in lower case somewhere (any part of speech), as a sorted
+ * Every word WordNet spells in lower case somewhere (any part of speech), and the irregular
+ * inflections of its exception lists, as a sorted
  * array of 64-bit hashes (eg_hash64 of the lower-case word, seed 0): "harp", "kiwi" and
  * "march" are words; "Jonas" and "Cyberdyne" are not, so a capitalised sentence opener
  * that is no word is likely a name. *out is freed with free(); EG_EUNAVAIL without the
@@ -39,7 +40,9 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
  */
 eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
 
-/* Is the lower-case word w in the set from eg_wordnet_common_words? */
+/* Is the lower-case word w, or the base form morphy's regular rules detach from it ("moved",
+ * "cities"), in the set from eg_wordnet_common_words (which holds the irregular forms of
+ * WordNet's exception lists: "took", "mice")? */
 bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
 
 #endif

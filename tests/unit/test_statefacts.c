@@ -11,6 +11,7 @@
 
 #include "common/time.h"
 #include "services/ingestd/statefacts.h"
+#include "services/ingestd/wordnet.h"
 #include "tests/testlib.h"
 
 #define MODEL EG_SOURCE_DIR "/var/models/use-lite.bin"
@@ -118,6 +119,27 @@ static void test_no_false_states(void) {
       {"I listened to a cello concerto last night.", NULL, NULL},
       {"The weather is lovely today.", NULL, NULL},
       {"Can you recommend a book?", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A capitalised sentence opener that is an English word is no name: WordNet knows its base
+ * form, irregular ("Took", from the exception lists) or regular ("Moved", "Cities"); a
+ * pronoun is never one. */
+static void test_openers_are_words(void) {
+  uint64_t *words = NULL;
+  size_t n = 0;
+  eg_err e;
+  EG_REQUIRE(eg_wordnet_common_words(NULL, &words, &n, &e) == EG_OK);
+  const char *const common[] = {"took", "moved", "cities", "drives", "bigger", "mice", "harp"};
+  for (size_t i = 0; i < sizeof common / sizeof *common; i++)
+    if (!EG_CHECK(eg_wordnet_is_common(words, n, common[i]))) fprintf(stderr, "  %s\n", common[i]);
+  EG_CHECK(!eg_wordnet_is_common(words, n, "jonas"));
+  EG_CHECK(!eg_wordnet_is_common(words, n, "cyberdyne"));
+  free(words);
+  static const expect x[] = {
+      {"They hired me at the bakery last week.", NULL, NULL},
+      {"Took the Outback to the coast yesterday, what a drive.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -243,6 +265,7 @@ int main(void) {
   EG_RUN(test_each_relation_in_other_words);
   EG_RUN(test_tense_and_negation);
   EG_RUN(test_no_false_states);
+  EG_RUN(test_openers_are_words);
   EG_RUN(test_typed_slots_and_valid_time);
   EG_RUN(test_rules_first_and_user_only);
   EG_RUN(test_tense_over_rules);
