@@ -447,24 +447,6 @@ static int by_score_fact(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* A relation's name is terse; a question about the state uses the words of its domain
- * ("which car", "my pet", "who am I dating"). Matched with the object like the name. */
-static const char *relation_vocabulary(const char *relation) {
-  static const char *const v[][2] = {
-      {"LIVES_IN", "live home city town place address reside based neighbourhood neighborhood"},
-      {"WORKS_AT", "work job employer company office employ career"},
-      {"DIET", "diet eat food meal"},
-      {"PARTNER_OF", "partner dating date relationship girlfriend boyfriend wife husband spouse together"},
-      {"MARRIED_TO", "married spouse wife husband partner"},
-      {"DRIVES", "car drive vehicle ride"},
-      {"HAS_PET", "pet animal dog cat puppy kitten"},
-      {"PLAYS", "play instrument music learn lesson practice"},
-  };
-  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-    if (!strcmp(relation, v[i][0])) return v[i][1];
-  return "";
-}
-
 static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
@@ -495,24 +477,6 @@ static void fuse_sentences(rc_ctx *c, const weights *w) {
   qsort(c->chunks, head, sizeof *c->chunks, rc_by_score);
 }
 
-/* Does one of the best excerpts, if close enough to the question to be context, use a word
- * of the vocabulary (at a word start, any case)? */
-enum { TOPIC_EXCERPTS = 3 };
-
-static bool excerpts_speak_of(const rc_ctx *c, const char *vocabulary) {
-  char words[256];
-  snprintf(words, sizeof words, "%s", vocabulary);
-  char *save = NULL;
-  for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
-    for (size_t i = 0; i < c->n_chunks && i < TOPIC_EXCERPTS; i++) {
-      if (c->chunks[i].relevance < c->r->o.min_relevance) continue;
-      const char *text = c->chunks[i].chunk->content;
-      for (const char *p = text; p && (p = strcasestr(p, w)) != NULL; p++)
-        if (word_start(text, p)) return true;
-    }
-  return false;
-}
-
 /* The current facts of the seeds that match the question (all of them for an entity the
  * question names when none matches), at most k2, best first. */
 static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w, uint32_t k2) {
@@ -521,10 +485,8 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
   for (size_t i = 0; i < st->n_results; i++) total += st->results[i]->n_values;
   c->facts = eg_arena_calloc(c->a, total ? total : 1, sizeof *c->facts);
   if (!c->facts) return;
-  /* pass 0: the question's words; 1: a named entity's facts; 2: the relations its best
-   * excerpts speak of — a question in words no vocabulary has ("what am I practising?")
-   * still finds those excerpts by meaning */
-  for (int pass = 0; pass < 3 && c->n_facts == 0; pass++)
+  /* pass 0: the question's words; 1: a named entity's facts */
+  for (int pass = 0; pass < 2 && c->n_facts == 0; pass++)
     for (size_t i = 0; i < st->n_results; i++) {
       bool named = false;
       for (size_t s = 0; s < c->n_seeds; s++) named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
@@ -532,13 +494,12 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         const Engram__V1__Edge *e = st->results[i]->values[v];
         if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: walk_facts reads it */
         char text[700];
-        snprintf(text, sizeof text, "%s %s %s", e->relation, relation_vocabulary(e->relation), object_text(e));
+        snprintf(text, sizeof text, "%s %s", e->relation, object_text(e));
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
         float m = rc_keyword_match(c, text);
         if (pass == 0 && m <= 0) continue;
         if (pass == 1 && !named) continue;
-        if (pass == 2 && !excerpts_speak_of(c, relation_vocabulary(e->relation))) continue;
         c->facts[c->n_facts++] =
             (rc_fact){.edge = e,
                       .match = m,
@@ -740,73 +701,6 @@ static void text_doubts(rc_ctx *c) {
   }
 }
 
-/* For a question about a state, the statement its current value was read from (or, when
- * a later statement put it in doubt, that one first) is the excerpt to read first — not an
- * older statement that happens to be closer to the question's words. Such a chunk is
- * fetched when the search did not return it. Only facts on the question's topic count. */
-enum { STATE_EXCERPTS = 3 };
-
-static eg_code state_excerpts_first(rc_ctx *c, size_t k1, eg_err *err) {
-  uint64_t want[2 * STATE_EXCERPTS];
-  size_t nw = 0;
-  for (size_t i = 0; i < c->n_facts && nw + 2 <= 2 * STATE_EXCERPTS; i++) {
-    const rc_fact *f = &c->facts[i];
-    if (!f->on_topic) continue;
-    const Engram__V1__Edge *d = f->superseding;
-    if (d && d->meta && d->meta->source_chunk_id && !strcmp(d->relation, EG_STATE_UNCERTAIN))
-      want[nw++] = d->meta->source_chunk_id;
-    if (f->edge->meta && f->edge->meta->source_chunk_id) want[nw++] = f->edge->meta->source_chunk_id;
-  }
-  if (!nw) return EG_OK;
-  uint64_t missing[2 * STATE_EXCERPTS];
-  size_t nm = 0;
-  for (size_t w = 0; w < nw; w++) {
-    bool have = false;
-    for (size_t i = 0; i < c->n_chunks && !have; i++) have = c->chunks[i].chunk->id == want[w];
-    if (!have) missing[nm++] = want[w];
-  }
-  const Engram__V1__GetChunksResponse *got = NULL;
-  if (nm) {
-    Engram__V1__GetChunksRequest gr = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
-    gr.scope = &c->scope;
-    gr.ids = missing;
-    gr.n_ids = nm;
-    ProtobufCMessage *resp = NULL;
-    eg_code rc = eg_rpc_unary(c->vectord, "/engram.v1.Vector/GetChunks", &gr.base,
-                              &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
-    if (rc) return rc;
-    own(c, resp);
-    got = (const void *)resp;
-  }
-  size_t front = 0; /* chunks [0, front) are in place */
-  for (size_t w = 0; w < nw && front < k1; w++) {
-    size_t at = c->n_chunks;
-    for (size_t i = front; i < c->n_chunks && at == c->n_chunks; i++)
-      if (c->chunks[i].chunk->id == want[w]) at = i;
-    rc_chunk x;
-    if (at < c->n_chunks) {
-      x = c->chunks[at];
-      /* on the question's topic by construction (its fact matched the question), however
-       * far its words are from it */
-      if (x.relevance < c->r->o.min_relevance) x.relevance = c->r->o.min_relevance;
-      memmove(&c->chunks[front + 1], &c->chunks[front], (at - front) * sizeof *c->chunks);
-    } else {
-      const Engram__V1__Chunk *ch = NULL;
-      for (size_t g = 0; got && g < got->n_chunks && !ch; g++)
-        if (got->chunks[g]->id == want[w]) ch = got->chunks[g];
-      bool placed_before = false;
-      for (size_t i = 0; i < front; i++) placed_before |= c->chunks[i].chunk->id == want[w];
-      if (!ch || placed_before) continue;
-      x = (rc_chunk){.chunk = ch, .relevance = c->r->o.min_relevance};
-      size_t n = c->n_chunks < k1 ? c->n_chunks + 1 : c->n_chunks; /* the last one gives way */
-      memmove(&c->chunks[front + 1], &c->chunks[front], (n - 1 - front) * sizeof *c->chunks);
-      c->n_chunks = n;
-    }
-    c->chunks[front++] = x;
-  }
-  return EG_OK;
-}
-
 /* ---- one Recall ----------------------------------------------------------------------- */
 
 static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
@@ -936,7 +830,6 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
   text_doubts(&c);
-  if ((rc = state_excerpts_first(&c, k1, err))) goto done;
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
   if (resp->variants) {

@@ -37,7 +37,7 @@ typedef struct rc_chunk {
 typedef struct rc_fact {
   const Engram__V1__Edge *edge;
   float match, score;
-  bool on_topic; /* about what the question asks (its words, or its best excerpts' relation) */
+  bool on_topic; /* about what the question asks (found by its words) */
   bool one;      /* its relation holds one value at a time (CARDINALITY_ONE) */
   Engram__V1__EpistemicStatus status;
   const Engram__V1__Edge *superseding;

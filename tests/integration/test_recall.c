@@ -439,19 +439,13 @@ static void test_state_doubt(void) {
   EG_CHECK(it->superseding->meta && !strcmp(it->superseding->meta->source_session_id, "car-2"));
   EG_CHECK(strstr(r->context, "put in doubt") != NULL);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "STATE_UNCERTAIN") < 0); /* a doubt is no fact */
-  /* the latest statement about the state is the first excerpt: the doubt, then the value */
-  int sold = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "sold"),
-      picked = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "picked up");
-  EG_CHECK(sold >= 0 && picked > sold);
-  EG_CHECK(sold == find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, ""));
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "sold") >= 0); /* the reason is there to read */
   protobuf_c_message_free_unpacked(&r->base, NULL);
   r = recall_at("sd", "Which car do I drive?", T("2024-03-01"), NULL, NULL); /* as of before the doubt */
   EG_REQUIRE(r != NULL);
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "DRIVES Kia Niro");
   EG_REQUIRE(f >= 0);
   EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "picked up") ==
-           find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, ""));
   protobuf_c_message_free_unpacked(&r->base, NULL);
   ingest("sd", "car-3", "2024-06-01T10:00:00Z", s3, 2);
   r = recall_at("sd", "Which car do I drive?", T("2024-07-01"), NULL, NULL);
