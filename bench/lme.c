@@ -70,7 +70,7 @@ static bool write_sessions(const cJSON *rec, void *ctx) {
     cJSON *msgs = cJSON_AddArrayToObject(o, "messages");
     for (const cJSON *t = s->child; t; t = t->next) {
       const cJSON *role = cJSON_GetObjectItem(t, "role"), *content = cJSON_GetObjectItem(t, "content");
-      if (!cJSON_IsString(role) || !cJSON_IsString(content) || !*content->valuestring) continue;
+      if (!cJSON_IsString(role) || !cJSON_IsString(content) || eg_text_blank(content->valuestring)) continue;
       cJSON *m = cJSON_CreateObject();
       cJSON_AddStringToObject(m, "role", role->valuestring);
       cJSON_AddStringToObject(m, "content", content->valuestring);
