@@ -98,8 +98,26 @@ static int cmp_u64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A word set under construction: hashes, sorted and deduplicated at the end. */
+typedef struct word_set {
+  uint64_t *v;
+  size_t n, cap;
+} word_set;
+
+static eg_code word_set_add(word_set *ws, const char *w, size_t len) {
+  if (ws->n == ws->cap) {
+    size_t nc = ws->cap ? ws->cap * 2 : 65536;
+    uint64_t *nv = realloc(ws->v, nc * sizeof *nv);
+    if (!nv) return EG_ENOMEM;
+    ws->v = nv;
+    ws->cap = nc;
+  }
+  ws->v[ws->n++] = eg_hash64(w, len, 0);
+  return EG_OK;
+}
+
 /* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id …": the words. */
-static eg_code read_data_file(const char *path, uint64_t **set, size_t *n, size_t *cap) {
+static eg_code read_data_file(const char *path, word_set *ws) {
   FILE *f = fopen(path, "r");
   if (!f) return EG_EUNAVAIL;
   char line[16384];
@@ -119,17 +137,7 @@ static eg_code read_data_file(const char *path, uint64_t **set, size_t *n, size_
       char *paren = strchr(w, '('); /* adjectives: "big(a)" */
       if (paren) *paren = '\0';
       if (strchr(w, '_')) continue; /* one-word openers only */
-      if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 65536;
-        uint64_t *ns = realloc(*set, nc * sizeof *ns);
-        if (!ns) {
-          rc = EG_ENOMEM;
-          break;
-        }
-        *set = ns;
-        *cap = nc;
-      }
-      (*set)[(*n)++] = eg_hash64(w, strlen(w), 0);
+      if ((rc = word_set_add(ws, w, strlen(w)))) break;
     }
   }
   fclose(f);
@@ -137,7 +145,7 @@ static eg_code read_data_file(const char *path, uint64_t **set, size_t *n, size_
 }
 
 /* One <pos>.exc file: "inflected base …" per line — the irregular forms ("took", "mice"). */
-static eg_code read_exc_file(const char *path, uint64_t **set, size_t *n, size_t *cap) {
+static eg_code read_exc_file(const char *path, word_set *ws) {
   FILE *f = fopen(path, "r");
   if (!f) return EG_EUNAVAIL;
   char line[512];
@@ -145,17 +153,7 @@ static eg_code read_exc_file(const char *path, uint64_t **set, size_t *n, size_t
   while (!rc && fgets(line, sizeof line, f)) {
     char *sp = strchr(line, ' ');
     if (!sp || !(*line >= 'a' && *line <= 'z') || memchr(line, '_', (size_t)(sp - line))) continue;
-    if (*n == *cap) {
-      size_t nc = *cap ? *cap * 2 : 65536;
-      uint64_t *ns = realloc(*set, nc * sizeof *ns);
-      if (!ns) {
-        rc = EG_ENOMEM;
-        break;
-      }
-      *set = ns;
-      *cap = nc;
-    }
-    (*set)[(*n)++] = eg_hash64(line, (size_t)(sp - line), 0);
+    rc = word_set_add(ws, line, (size_t)(sp - line));
   }
   fclose(f);
   return rc;
@@ -165,25 +163,24 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
   const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
   if (!dir || !*dir) dir = "/usr/share/wordnet";
   static const char *const pos[] = {"noun", "verb", "adj", "adv"};
-  uint64_t *set = NULL;
-  size_t count = 0, cap = 0;
+  word_set ws = {NULL, 0, 0};
   for (size_t p = 0; p < sizeof pos / sizeof *pos; p++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
-    eg_code rc = read_data_file(path, &set, &count, &cap);
+    eg_code rc = read_data_file(path, &ws);
     snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
-    if (!rc) rc = read_exc_file(path, &set, &count, &cap);
+    if (!rc) rc = read_exc_file(path, &ws);
     if (rc) {
-      free(set);
+      free(ws.v);
       return eg_err_set(
           err, rc, rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
     }
   }
-  qsort(set, count, sizeof *set, cmp_u64);
+  qsort(ws.v, ws.n, sizeof *ws.v, cmp_u64);
   size_t m = 0;
-  for (size_t i = 0; i < count; i++)
-    if (!m || set[m - 1] != set[i]) set[m++] = set[i];
-  *out = set;
+  for (size_t i = 0; i < ws.n; i++)
+    if (!m || ws.v[m - 1] != ws.v[i]) ws.v[m++] = ws.v[i];
+  *out = ws.v;
   *n = m;
   return EG_OK;
 }
