@@ -98,6 +98,16 @@ size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out
   return n;
 }
 
+uint8_t *eg_chunk_encode(eg_arena *a, const Engram__V1__Chunk *c, uint64_t slot, size_t *len) {
+  size_t pl = engram__v1__chunk__get_packed_size(c);
+  uint8_t *buf = eg_arena_alloc(a, 8 + pl);
+  if (!buf) return NULL;
+  key_put64(buf, slot);
+  engram__v1__chunk__pack(c, buf + 8);
+  *len = 8 + pl;
+  return buf;
+}
+
 Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot) {
   if (vl < 8) return NULL;
   *slot = key_get64((const uint8_t *)v);

@@ -116,7 +116,9 @@ eg_code eg_vt_check_model(eg_vec *v, eg_kvtxn *txn, eg_tenant *ten, int dim, eg_
 /* Term list encoding stored per chunk: u32 doclen | (u8 len, bytes, u16 tf)*. */
 size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out, uint32_t *doclen);
 
-/* Chunk record stored per chunk: u64 slot | packed Chunk (vectors stripped). */
+/* Chunk record stored per chunk: u64 slot | packed Chunk (vectors stripped). Encoded into
+ * a (length in *len; NULL when out of memory), decoded into a (NULL if corrupt). */
+uint8_t *eg_chunk_encode(eg_arena *a, const Engram__V1__Chunk *c, uint64_t slot, size_t *len);
 Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot);
 
 uint64_t eg_str_hash(const char *s);

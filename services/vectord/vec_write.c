@@ -206,7 +206,7 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err)) || (rc = eg_vt_check_model(v, txn, ten, dim, err)))
     goto fail;
   for (size_t i = 0; i < n; i++) {
-    Engram__V1__Chunk *sc = &stored[i], c;
+    Engram__V1__Chunk *sc = &stored[i];
     *sc = *req->chunks[i];
     ids[i] = sc->id ? sc->id : (ten->counter[VCTR_SLOT] | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
     slots[i] = (uint32_t)ten->counter[VCTR_SLOT]++;
@@ -220,20 +220,16 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     sc->id = ids[i];
     sc->n_content_vector = sc->n_latent_vector = 0;
     sc->stored_at = now;
-    c = *sc;
-    size_t pl = engram__v1__chunk__get_packed_size(&c);
-    uint8_t *buf = eg_arena_alloc(a, 8 + pl);
-    size_t tl;
+    size_t bl, tl;
+    uint8_t *buf = eg_chunk_encode(a, sc, slots[i], &bl);
     char *tbuf = encode_terms(a, &accs[i], &tl);
     if (!buf || !tbuf) {
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
       goto fail;
     }
-    key_put64(buf, slots[i]);
-    engram__v1__chunk__pack(&c, buf + 8);
     uint8_t k[16];
     KEY2(k, ten->id, ids[i]);
-    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, 8 + pl, false);
+    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
     eg_kvtxn_put(txn, VCF_VECTORS, k, 16, vecs + i * N_FIELDS * dim, (size_t)N_FIELDS * dim * sizeof(float), false);
     eg_kvtxn_put(txn, VCF_TERMS, k, 16, tbuf, tl, false);
   }
@@ -302,15 +298,13 @@ eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_aren
       break;
     }
     c->staged = false;
-    size_t pl = engram__v1__chunk__get_packed_size(c);
-    uint8_t *buf = eg_arena_alloc(a, 8 + pl);
+    size_t bl;
+    uint8_t *buf = eg_chunk_encode(a, c, slot, &bl);
     if (!buf) {
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
       break;
     }
-    key_put64(buf, slot);
-    engram__v1__chunk__pack(c, buf + 8);
-    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, 8 + pl, false);
+    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
   }
   if (txn && rc) eg_kvtxn_abort(txn);
   else if (txn) rc = eg_kvtxn_commit(txn, err);
