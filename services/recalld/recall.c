@@ -477,6 +477,15 @@ static void fuse_sentences(rc_ctx *c, const weights *w) {
   qsort(c->chunks, head, sizeof *c->chunks, rc_by_score);
 }
 
+/* The doubts on subject's states in the State answer: its STATE_UNCERTAIN values, each the
+ * latest doubt on one relation as of the bounds, in the reader's view (NULL when none). */
+static const Engram__V1__StateResult *doubts_of_subject(const Engram__V1__StateResponse *st, uint64_t subject) {
+  for (size_t i = 0; i < st->n_results; i++)
+    if (st->results[i]->subject == subject && !strcmp(st->results[i]->relation, EG_STATE_UNCERTAIN))
+      return st->results[i];
+  return NULL;
+}
+
 /* The current facts of the seeds that match the question (all of them for an entity the
  * question names when none matches), at most k2, best first. */
 static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w, uint32_t k2) {
@@ -492,8 +501,8 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
       for (size_t s = 0; s < c->n_seeds; s++) named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
       for (size_t v = 0; v < st->results[i]->n_values; v++) {
         const Engram__V1__Edge *e = st->results[i]->values[v];
-        if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: walk_facts reads it */
-        char text[700];
+        if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: doubt_of reads it */
+        char text[600];
         snprintf(text, sizeof text, "%s %s", e->relation, object_text(e));
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
@@ -505,6 +514,7 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
                       .match = m,
                       .on_topic = pass != 1,
                       .one = st->results[i]->cardinality == ENGRAM__V1__CARDINALITY__CARDINALITY_ONE,
+                      .doubts = doubts_of_subject(st, st->results[i]->subject),
                       .score = w->graph * (0.5f + 0.5f * m)};
       }
     }
@@ -546,40 +556,34 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
 
 /* ---- the walk and the history of the facts ---------------------------------------------- */
 
-/* The doubt that makes fact f stale within the bounds, or NULL: a STATE_UNCERTAIN marker
- * on f's subject naming f's relation, said after f became true and no later than valid_at
- * (History already left out what was committed after known_at). A doubt after valid_at
- * says nothing about an as-of answer; a value re-asserted after the doubt clears it. */
-static const Engram__V1__Edge *doubt_of(const rc_fact *f, const Engram__V1__HistoryResponse *doubts, int64_t valid_at) {
-  const Engram__V1__Edge *found = NULL;
-  for (size_t i = 0; doubts && i < doubts->n_entries; i++) {
-    const Engram__V1__Edge *d = doubts->entries[i]->edge;
-    if (!d || d->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) continue;
-    if (!d->object || d->object->kind_case != ENGRAM__V1__VALUE__KIND_LITERAL || strcmp(d->object->literal, f->edge->relation))
-      continue;
-    if (d->valid_from <= f->edge->valid_from || (valid_at && d->valid_from > valid_at)) continue;
-    if (!found || d->valid_from > found->valid_from) found = d;
+/* The doubt that makes fact f stale within the bounds, or NULL: the STATE_UNCERTAIN marker
+ * on f's subject naming f's relation (the State answer holds the latest one as of valid_at
+ * and known_at), said after f became true. A doubt after valid_at says nothing about an
+ * as-of answer; a value re-asserted after the doubt clears it. */
+static const Engram__V1__Edge *doubt_of(const rc_fact *f) {
+  for (size_t i = 0; f->doubts && i < f->doubts->n_values; i++) {
+    const Engram__V1__Edge *d = f->doubts->values[i];
+    if (d->object && d->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL &&
+        !strcmp(d->object->literal, f->edge->relation) && d->valid_from > f->edge->valid_from)
+      return d;
   }
-  return found;
+  return NULL;
 }
 
 static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   if (!c->n_facts) return EG_OK;
   size_t n = c->n_facts;
-  /* per fact its chain's History; then the Walk; then per distinct subject its doubts */
-  eg_rpc_request *rs = eg_arena_calloc(c->a, 2 * n + 1, sizeof *rs);
+  eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
   uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
-  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, 2 * n, sizeof *hs);
+  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
-  size_t *doubt_req = eg_arena_calloc(c->a, n, sizeof *doubt_req);
-  if (!rs || !claims || !hs || !refs || !doubt_req) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!rs || !claims || !hs || !refs) return eg_err_set(err, EG_ENOMEM, "out of memory");
   Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
   wr.scope = &c->scope;
   wr.claims = claims;
   wr.n_claims = n;
   wr.valid_at = c->valid_at;
   wr.known_at = c->known_at;
-  size_t nr = n + 1;
   for (size_t i = 0; i < n; i++) {
     claims[i] = c->facts[i].edge->id;
     engram__v1__entity_ref__init(&refs[i]);
@@ -593,27 +597,13 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     hs[i].limit = 16;
     rs[i] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[i].base,
                              &engram__v1__history_response__descriptor, NULL, {0, ""}};
-    doubt_req[i] = 0;
-    for (size_t j = 0; j < i && !doubt_req[i]; j++)
-      if (c->facts[j].edge->subject == c->facts[i].edge->subject) doubt_req[i] = doubt_req[j];
-    if (doubt_req[i]) continue;
-    Engram__V1__HistoryRequest *d = &hs[n + i];
-    engram__v1__history_request__init(d);
-    d->scope = &c->scope;
-    d->subject = &refs[i];
-    d->relation = EG_STATE_UNCERTAIN;
-    d->known_at = c->known_at;
-    d->limit = 32;
-    doubt_req[i] = nr;
-    rs[nr++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &d->base,
-                                &engram__v1__history_response__descriptor, NULL, {0, ""}};
   }
   rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base,
                            &engram__v1__walk_response__descriptor, NULL, {0, ""}};
-  eg_code rc = eg_rpc_fanout(rs, nr, 0);
-  for (size_t i = 0; i < nr; i++) own(c, rs[i].resp);
+  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
+  for (size_t i = 0; i <= n; i++) own(c, rs[i].resp);
   if (rc) {
-    for (size_t i = 0; i < nr; i++)
+    for (size_t i = 0; i <= n; i++)
       if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
   }
   const Engram__V1__WalkResponse *w = (void *)rs[n].resp;
@@ -623,7 +613,7 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
       f->status = w->statuses[i]->status;
       f->superseding = w->statuses[i]->superseding;
     }
-    const Engram__V1__Edge *d = doubt_of(f, (void *)rs[doubt_req[i]].resp, c->valid_at);
+    const Engram__V1__Edge *d = doubt_of(f);
     if (d && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) {
       f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
       f->superseding = d; /* its meta names the chunk that put the value in doubt */

@@ -39,6 +39,7 @@ typedef struct rc_fact {
   float match, score;
   bool on_topic; /* about what the question asks (found by its words) */
   bool one;      /* its relation holds one value at a time (CARDINALITY_ONE) */
+  const Engram__V1__StateResult *doubts; /* its subject's STATE_UNCERTAIN values, or NULL */
   Engram__V1__EpistemicStatus status;
   const Engram__V1__Edge *superseding;
   Engram__V1__Edge **history;     /* earlier values of the chain, superseded */
