@@ -16,6 +16,12 @@ void eg_l2_normalize(float *v, int d) {
   for (int i = 0; i < d; i++) v[i] *= inv;
 }
 
+void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_t len) {
+  if (!strcmp(name, "use-lite")) snprintf(out, len, "use:%s/use-lite.bin", models_dir);
+  else if (!strcmp(name, "glove")) snprintf(out, len, "glove:%s/glove-100d.bin", models_dir);
+  else snprintf(out, len, "%s", name);
+}
+
 eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
   if (!spec || !*spec) return eg_err_set(err, EG_EINVAL, "empty embedder spec");
   if (strncmp(spec, "glove:", 6) == 0) return eg_embed_glove_open(spec + 6, out, err);

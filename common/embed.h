@@ -42,6 +42,10 @@ struct eg_embedder {
  * *out is freed with eg_embedder_close.
  */
 eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err);
+
+/* The spec of a configured embedder name into out: the built-in models by name ("use-lite",
+ * "glove": their files under models_dir), anything else as given (a spec already). */
+void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_t len);
 void eg_embedder_close(eg_embedder *e); /* accepts NULL */
 
 static inline eg_code eg_embed(eg_embedder *e, const char *const *texts, size_t n, float *out,

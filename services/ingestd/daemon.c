@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/daemon.h"
+#include "common/embed.h"
 #include "common/peers.h"
 #include "services/daemons.h"
 #include "services/ingestd/ingest.h"
@@ -52,9 +53,9 @@ static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
   ingestd *s = calloc(1, sizeof *s);
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
   snprintf(s->jobs_dir, sizeof s->jobs_dir, "%s/jobs", eg_cfg_str(c, "data_dir"));
-  const char *model = eg_cfg_str(c, "state_extractor");
-  if (!strcmp(model, "use-lite")) snprintf(s->state_spec, sizeof s->state_spec, "use:%s/use-lite.bin", eg_cfg_str(c, "models_dir"));
-  else if (!strcmp(model, "glove")) snprintf(s->state_spec, sizeof s->state_spec, "glove:%s/glove-100d.bin", eg_cfg_str(c, "models_dir"));
+  const char *model = eg_cfg_str(c, "state_extractor"); /* "none": off ("" spec) */
+  if (!strcmp(model, "use-lite") || !strcmp(model, "glove"))
+    eg_embedder_spec(model, eg_cfg_str(c, "models_dir"), s->state_spec, sizeof s->state_spec);
   eg_code rc = eg_peers_open(c, &s->peers, err);
   eg_ingest_opts o = {
       .peers = s->peers,

@@ -57,11 +57,8 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
     return eg_err_set(err, EG_EINVAL, "option 'bm25_stats' must be tenant or user, not '%s'", stats);
   vectord *vd = calloc(1, sizeof *vd);
   if (!vd) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  const char *e = eg_cfg_str(c, "embedder");
   char spec[1200];
-  if (strcmp(e, "glove") == 0) snprintf(spec, sizeof spec, "glove:%s/glove-100d.bin", eg_cfg_str(c, "models_dir"));
-  else if (strcmp(e, "use-lite") == 0) snprintf(spec, sizeof spec, "use:%s/use-lite.bin", eg_cfg_str(c, "models_dir"));
-  else snprintf(spec, sizeof spec, "%s", e);
+  eg_embedder_spec(eg_cfg_str(c, "embedder"), eg_cfg_str(c, "models_dir"), spec, sizeof spec);
   eg_code rc = eg_embedder_open(spec, &vd->emb, err);
   if (rc) {
     free(vd);
