@@ -216,7 +216,6 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
       eg_err_prefix(err, p);
       goto fail;
     }
-    e->id = ten->counter[EG_CTR_EDGE]++;
     e->subject = sid;
     e->relation = in->relation;
     if (in->object_entity) {
@@ -259,24 +258,21 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
     }
     if ((rc = edge_id_at(txn, ik, sizeof ik, &same, err))) goto fail;
     if (same) {
-      ten->counter[EG_CTR_EDGE]--; /* the id taken above is not used */
       e->id = same;
       e->t_commit = 0; /* nothing was committed for it */
-      edges[i] = e;
-      resp->edge_ids[i] = same;
-      resp->subject_ids[i] = sid;
-      continue;
+    } else {
+      e->id = ten->counter[EG_CTR_EDGE]++;
+      if ((rc = chain_head(txn, T, sid, eg_rel_hash(e->relation), &e->parent, err))) goto fail;
+      if ((rc = put_edge(txn, T, e, a, err))) goto fail;
+      uint8_t iv[8];
+      key_put64(iv, e->id);
+      eg_kvtxn_put(txn, CF_DEFAULT, ik, sizeof ik, iv, 8, true);
+      if (e->t_commit > ten->last_tc) ten->last_tc = e->t_commit;
+      written++;
     }
-    if ((rc = chain_head(txn, T, sid, eg_rel_hash(e->relation), &e->parent, err))) goto fail;
-    if ((rc = put_edge(txn, T, e, a, err))) goto fail;
-    uint8_t iv[8];
-    key_put64(iv, e->id);
-    eg_kvtxn_put(txn, CF_DEFAULT, ik, sizeof ik, iv, 8, true);
     edges[i] = e;
     resp->edge_ids[i] = e->id;
     resp->subject_ids[i] = sid;
-    if (e->t_commit > ten->last_tc) ten->last_tc = e->t_commit;
-    written++;
   }
   resp->n_edge_ids = resp->n_subject_ids = n;
   for (size_t i = 0; i < req->n_mentions; i++) {
