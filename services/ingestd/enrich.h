@@ -26,6 +26,10 @@ typedef struct eg_segment {
   const char *role;    /* "user", "assistant", "system", "tool", "document" */
   const char *speaker; /* a name when known, else "" */
   int64_t time;        /* µs: relative dates resolve against it */
+  /* The speaker's own words: text[said_from, said_to) (said_to 0: all of it). A round's
+   * text holds the reply too ("user: …\nassistant: …"), context for the enricher; what
+   * the speaker says of themselves is read from their own words only. */
+  size_t said_from, said_to;
 } eg_segment;
 
 /* An entity named by a segment. */

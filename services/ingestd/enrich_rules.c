@@ -412,6 +412,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   eg_date dates[16];
   size_t nd = eg_dates_find(text, sg->time, dates, 16);
   bool from_user = !strcmp(sg->role, "user");
+  size_t said_from = sg->said_to ? sg->said_from : 0, said_to = sg->said_to ? sg->said_to : (size_t)-1;
   /* mentions */
   o->mentions = eg_arena_alloc(a, (ne + 1) * sizeof *o->mentions);
   o->n_mentions = 0;
@@ -421,6 +422,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   /* kinship: "my sister Emma" → a fact, and Emma is a person */
   size_t fcap = 0;
   for (size_t i = 0; from_user && i + 2 < W.n; i++) {
+    if (W.t[i].s < said_from || W.t[i].s >= said_to) continue; /* the reply's "my" */
     const char *k = is_w(&W, i, "my") ? kin_of(W.t[i + 1].w) : NULL;
     if (!k || !W.t[i + 2].cap) continue;
     for (size_t j = 0; j < ne; j++) {
@@ -447,6 +449,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   /* facts from first-person statements */
   for (size_t i = 0; from_user && i < W.n; i++) {
     if (!is_w(&W, i, "i") && !is_w(&W, i, "my")) continue;
+    if (W.t[i].s < said_from || W.t[i].s >= said_to) continue; /* the reply's "I" */
     for (size_t r = 0; r < sizeof rules / sizeof *rules; r++) {
       const char *parts[24];
       char buf[256];

@@ -251,10 +251,11 @@ static Engram__V1__KeyValue *key_value(eg_arena *a, const char *key, char *value
 }
 
 /* The chunks of an ingest: chunk 0 records how many there are (and how many a longer
- * previous version had), the last carries the receipt (content hash). */
+ * previous version had), the last carries the receipt (content hash); a user's chunk the
+ * state extractor read says so (EG_STATES_READ: recalld then leaves doubts to it). */
 static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids, const eg_segment *segs,
                                         const eg_enriched *en, const Engram__V1__ChunkMention *cm, size_t old_n,
-                                        eg_arena *a) {
+                                        bool states_read, eg_arena *a) {
   size_t n = in->n;
   Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
   Engram__V1__Chunk **cp = eg_arena_alloc(a, n * sizeof *cp);
@@ -273,11 +274,13 @@ static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids
     c->latent = en[i].latent;
     c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
     for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
-    size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
+    bool read = states_read && !strcmp(c->role, "user");
+    size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + read + in->n_metadata;
     c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
     if (!c->metadata) return NULL;
     for (size_t m = 0; m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
     if (i == 0 && !(c->metadata[c->n_metadata++] = key_value(a, "segments", eg_arena_sprintf(a, "%zu", n)))) return NULL;
+    if (read && !(c->metadata[c->n_metadata++] = key_value(a, EG_STATES_READ, "read"))) return NULL;
     /* so an attempt interrupted before the tail is deleted still finds the tail (after
      * that, deleting the absent ids again is a no-op) */
     if (i == 0 && old_n > n &&
@@ -371,7 +374,21 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     rc = eg_enrich_rules(&ctx, segs, n, a, en, err);
     /* the prototypes read the states the rules have no pattern for */
     eg_statefacts_stats ss = {0};
-    if (!rc && g->states) rc = eg_statefacts_extract(g->states, &ctx, segs, n, a, en, &ss, err);
+    if (!rc && g->states) {
+      /* a user's states are read from their own words: the assistant's "I" in the reply
+       * of a round is not the user */
+      eg_segment *said = eg_arena_alloc(a, n * sizeof *said);
+      if (!said) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      for (size_t i = 0; i < n; i++) {
+        said[i] = segs[i];
+        if (segs[i].said_to) {
+          said[i].text = eg_arena_strndup(a, segs[i].text + segs[i].said_from, segs[i].said_to - segs[i].said_from);
+          said[i].said_from = said[i].said_to = 0;
+          if (!said[i].text) return eg_err_set(err, EG_ENOMEM, "out of memory");
+        }
+      }
+      rc = eg_statefacts_extract(g->states, &ctx, said, n, a, en, &ss, err);
+    }
     eg_series_add(g->m_state_clauses, (double)ss.clauses);
     eg_series_add(g->m_state_embedded, (double)ss.embedded);
     eg_series_add(g->m_state_doubts, (double)ss.doubts);
@@ -473,7 +490,8 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   stage(g, rep, a, "commit", t0);
   /* Chunks to vectord, the receipt last. */
   t0 = eg_time_mono_us();
-  Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, a);
+  bool states_read = g->states && !(in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm);
+  Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, states_read, a);
   if (!cp) return eg_err_set(err, EG_ENOMEM, "out of memory");
   if ((rc = upsert_chunks(g, in, cp, ids, old_n, a, err))) return rc;
   /* A previous, longer version leaves chunks past the new end: delete them. */
@@ -533,6 +551,7 @@ static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, u
       v[k] = u[i];
       v[k].content = eg_arena_strndup(a, u[i].content + off, pl);
       v[k].seg.text = v[k].content; /* enrichment reads the part it writes */
+      v[k].seg.said_from = v[k].seg.said_to = 0;
       if (!v[k].content) return 0;
       k++;
       off += pl;
@@ -606,7 +625,11 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
     x->content = j == i + 1 && !(m->name && *m->name) ? m->content : eg_arena_strndup(a, b.data, b.len);
     eg_buf_free(&b);
     x->seg.text = m->content; /* enrichment reads the statement; the reply is context */
-    if (j > i + 1) x->seg.text = x->content;
+    if (j > i + 1) { /* "user: <said>\nassistant: …" */
+      x->seg.text = x->content;
+      x->seg.said_from = strlen(m->name && *m->name ? m->name : m->role) + 2;
+      x->seg.said_to = x->seg.said_from + strlen(m->content);
+    }
     x->seg.role = m->role;
     x->seg.speaker = m->name ? m->name : "";
     x->seg.time = m->time ? m->time : session_time;

@@ -298,6 +298,12 @@ static void test_state_prototypes(void) {
   eg_err e;
   EG_REQUIRE(session(ing, "states", "home", said, 2, false, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(gra, "states", "user:u1", "LIVES_IN", 0, 0), "Kraków");
+  /* the user's states come from the user's words: the assistant's "I" in the reply of a
+   * round is not the user (the round is one chunk) */
+  const char *const reply[] = {"user", "Any tips for a quiet café to work from?", "assistant",
+                               "I live in Porto and I'd go to the ones near the river."};
+  EG_REQUIRE(session(ing, "states-reply", "cafe", reply, 2, false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-reply", "user:u1", "LIVES_IN", 0, 0), "");
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = second_ingestd("rules-only", flags, &p);

@@ -22,9 +22,9 @@ static int64_t T(const char *s) {
 
 static void test_that_framework_is_react(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[3] = {{"I've been learning React for a new project at work.", "user", "", T("2024-03-10")},
-                     {"React is popular; its hooks take some getting used to.", "assistant", "", T("2024-03-10")},
-                     {"Honestly, I absolutely hate that framework.", "user", "", T("2024-03-10")}};
+  eg_segment s[3] = {{"I've been learning React for a new project at work.", "user", "", T("2024-03-10"), 0, 0},
+                     {"React is popular; its hooks take some getting used to.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {"Honestly, I absolutely hate that framework.", "user", "", T("2024-03-10"), 0, 0}};
   eg_enriched out[3];
   eg_err e;
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 3, a, out, &e) == EG_OK);
@@ -47,7 +47,7 @@ static void test_that_framework_is_react(void) {
 
 static void test_moved_to_london_last_october(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[1] = {{"I moved to London last October because of a new job.", "user", "", T("2024-03-10T09:00:00Z")}};
+  eg_segment s[1] = {{"I moved to London last October because of a new job.", "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
   eg_enriched out[1];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
   const eg_fact *f = find(&out[0], "LIVES_IN");
@@ -63,11 +63,11 @@ static void test_moved_to_london_last_october(void) {
 
 static void test_intensity_and_relations(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[5] = {{"I'm not a fan of sushi.", "user", "", T("2024-01-01")},
-                     {"My sister Emma lives in Lisbon.", "user", "", T("2024-01-01")},
-                     {"I adopted a dog named Max two weeks ago!", "user", "", T("2024-01-20")},
-                     {"I'm vegan now.", "user", "", T("2024-01-20")},
-                     {"She called me yesterday.", "user", "", T("2024-01-20")}};
+  eg_segment s[5] = {{"I'm not a fan of sushi.", "user", "", T("2024-01-01"), 0, 0},
+                     {"My sister Emma lives in Lisbon.", "user", "", T("2024-01-01"), 0, 0},
+                     {"I adopted a dog named Max two weeks ago!", "user", "", T("2024-01-20"), 0, 0},
+                     {"I'm vegan now.", "user", "", T("2024-01-20"), 0, 0},
+                     {"She called me yesterday.", "user", "", T("2024-01-20"), 0, 0}};
   eg_enriched out[5];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 5, a, out, NULL) == EG_OK);
   const eg_fact *f = find(&out[0], "DISLIKES");
@@ -96,8 +96,8 @@ static void test_intensity_and_relations(void) {
 static void test_non_ascii_names(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[2] = {{"The Shrine of Bahá’u’lláh in Israel is the holiest site of the Bahá'í Faith; the Buddha’s "
-                      "teachings came from Bodh Gaya. José Núñez visited Zürich.", "assistant", "", T("2024-03-10")},
-                     {"I met Zoë at the Café Müller in São Paulo.", "user", "", T("2024-03-10")}};
+                      "teachings came from Bodh Gaya. José Núñez visited Zürich.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {"I met Zoë at the Café Müller in São Paulo.", "user", "", T("2024-03-10"), 0, 0}};
   eg_enriched out[2];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
   size_t names = 0;

@@ -60,7 +60,7 @@ static void test_llm_enricher(void) {
   eg_enrich_ctx ctx = {"user:u1", 3, 1};
   int64_t t;
   eg_time_parse("2024-03-10", &t, NULL);
-  eg_segment s[1] = {{"I moved to London last October, and honestly I hate React.", "user", "", t}};
+  eg_segment s[1] = {{"I moved to London last October, and honestly I hate React.", "user", "", t, 0, 0}};
   eg_enriched out[1];
   uint32_t fb = 9;
   /* a good answer is used as given */
