@@ -173,6 +173,12 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
            fact ? edge_value(fact->fact) : "-",
            fact && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ? " (stale)" : "",
            excerpt ? (rows[R_RIGHT_EXCERPT] ? "right" : "wrong") : "-");
+  if (c->verbose && fact && fact->fact->meta)
+    printf("    fact read by %s from \"%.100s\"\n", fact->fact->meta->extractor ? fact->fact->meta->extractor : "?",
+           fact->fact->meta->utterance ? fact->fact->meta->utterance : "");
+  if (c->verbose && fact && fact->superseding && fact->superseding->meta)
+    printf("    in doubt (%s) by \"%.100s\"\n", fact->superseding->meta->extractor ? fact->superseding->meta->extractor : "?",
+           fact->superseding->meta->utterance ? fact->superseding->meta->utterance : "");
   protobuf_c_message_free_unpacked(resp, NULL);
   return true;
 }

@@ -29,6 +29,7 @@
 
 #include "common/log.h"
 #include "common/map.h"
+#include "common/time.h"
 #include "services/ingestd/dates.h"
 #include "services/ingestd/wordnet.h"
 
@@ -48,10 +49,11 @@ typedef enum marker_kind {
   MK_FROM,
   MK_FORMER,
   MK_ENDED,
+  MK_TOPIC,
   N_MARKER_KINDS
 } marker_kind;
 static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
-                                                         "@from", "@former", "@ended"};
+                                                         "@from", "@former", "@ended", "@topic"};
 
 /* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
 typedef struct marker {
@@ -82,6 +84,7 @@ struct eg_statefacts {
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
+  eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
   marker markers[N_MARKER_KINDS][MAX_MARKERS];
   int n_markers[N_MARKER_KINDS];
   relation rels[MAX_RELS];
@@ -327,6 +330,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
+  if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
   if (!rc && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   if (!rc) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
@@ -349,6 +353,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->suffix);
   eg_map_free(sf->people);
   free(sf->words);
+  eg_wordnet_verbs_free(&sf->verbs);
   free(sf->protos);
   free(sf->pvec);
   free(sf);
@@ -372,19 +377,25 @@ static bool is_apostrophe(const char *p) {
                         (unsigned char)p[2] == 0x99);
 }
 
+/* An en or em dash: "Boxes unpacked — we live in X now" (bounds a sub-clause, like a comma). */
+static bool is_dash(const char *p) {
+  return (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+         ((unsigned char)p[2] == 0x93 || (unsigned char)p[2] == 0x94);
+}
+
 static size_t tokenize(const char *text, token *t, size_t max) {
   size_t n = 0;
   bool start = true;
   for (size_t p = 0; text[p];) {
     unsigned char c = (unsigned char)text[p];
-    bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p));
+    bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p));
     if (!word_char) {
       /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
        * commas only bound the reach of tense and negation markers */
       bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
       bool clause = sentence || c == ';';
       if (clause && n) t[n - 1].cut = true;
-      if ((c == ',' || c == '(' || c == ')' || c == '"') && n) t[n - 1].comma = true;
+      if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n) t[n - 1].comma = true;
       if (c == '?' && n) t[n - 1].ask = true;
       if (sentence) start = true;
       p += c >= 0x80 ? 3 : 1; /* the only non-word multi-byte here is ’ (3 bytes) */
@@ -405,7 +416,7 @@ static size_t tokenize(const char *text, token *t, size_t max) {
         p += d == '\'' ? 1 : 3;
         continue;
       }
-      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p)) ||
+      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p)) ||
             (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
         break;
       if (isdigit(d)) k->digit = true;
@@ -437,6 +448,21 @@ static bool first_person(const token *t, size_t from, size_t to) {
   return false;
 }
 
+/* A sentence that opens with a verb in the past ("Traded in the X for a Y", "Finally
+ * moved to X", "Got my X badge today") has dropped its subject, as chat does: the
+ * speaker's. */
+static bool opens_with_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  size_t i = from;
+  while (i + 1 < to && (strlen(t[i].w) > 4 && !strcmp(t[i].w + strlen(t[i].w) - 2, "ly"))) i++; /* "Finally" */
+  if (i >= to || !t[from].start) return false;
+  return eg_wordnet_is_past(&sf->verbs, t[i].w);
+}
+
+/* Does the sentence [from, to) speak of the speaker? */
+static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  return first_person(t, from, to) || opens_with_past(sf, t, from, to);
+}
+
 /* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
 static bool not_a_name(const char *w) {
   static const char *const s[] = {
@@ -458,7 +484,14 @@ static bool not_a_name(const char *w) {
       "their",    "theirs",    "them",    "him",       "me",        "us",       "its",
       "your",     "yours",     "mine",    "ours",      "someone",   "everyone", "nobody",
       "there",    "here"};
-  return in_list(w, s, sizeof s / sizeof *s);
+  if (in_list(w, s, sizeof s / sizeof *s)) return true;
+  /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
+  const char *ap = strchr(w, '\'');
+  if (!ap || ap == w) return false;
+  static const char *const tails[] = {"'s", "'ve", "'re", "'d", "'ll", "'m"};
+  char base[32];
+  snprintf(base, sizeof base, "%.*s", (int)(ap - w), w);
+  return in_list(ap, tails, sizeof tails / sizeof *tails) && in_list(base, s, sizeof s / sizeof *s);
 }
 
 /* Does marker m match at token i (bounded by to)? */
@@ -675,11 +708,53 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   size_t l = strlen(noun);
   if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
   if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
-  static const char *const self[] = {"i",  "i'm",   "i've",  "i'd", "i'll",
-                                     "we", "we're", "we've", "me",  "us"};
-  for (size_t i = from + 2; i < to; i++)
+  /* "my sister and I moved to X": the user is a subject too. Only before the slot: in "my
+   * dad is X now and keeps lecturing me" the "me" after it is no subject of X. */
+  static const char *const self[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
+  for (size_t i = from + 2; i < s->ts && i < to; i++)
     if (in_list(t[i].w, self, sizeof self / sizeof *self)) return false;
   return true;
+}
+
+/* Is the slot in a predicate of the user's? The predicate is the stretch of the sentence
+ * between the words that start predicates ("and", "but", "since" …) around the slot: in
+ * "I drive a Mazda 3 and the X is blowing warm air" the X is the subject of another
+ * predicate, one that says nothing of the user. */
+static bool opens_clause(const char *w) { /* "and", "but" … not adverbs ("now", "then") */
+  return joint(w, false) && strcmp(w, "now") != 0 && strcmp(w, "then") != 0;
+}
+
+/* Does a predicate opening with w name its own subject (a pronoun, a determiner and its
+ * noun, a name)? One that opens with a verb shares the one before it: "… and picked up
+ * X", "before joining X". */
+static bool own_subject(const token *w) {
+  static const char *const subj[] = {"he",  "she", "it",   "they", "you", "there", "this", "that",
+                                     "the", "a",   "an",   "his",  "her", "their", "its",  "your",
+                                     "i",   "we",  "my",   "our",  "i'm", "we're", "it's", "i've",
+                                     "we've", "they're", "he's", "she's", "there's"};
+  return w->cap || in_list(w->w, subj, sizeof subj / sizeof *subj);
+}
+
+/* The slot's predicate: [a, b) between the words that open clauses; with `shared`, a
+ * predicate without its own subject reaches back to the one whose subject it shares. */
+static void predicate_span(const token *t, size_t from, size_t to, const slot *s, bool shared,
+                           size_t *a, size_t *b) {
+  *a = s->ts;
+  for (;;) {
+    while (*a > from && !opens_clause(t[*a - 1].w)) (*a)--;
+    if (!shared || *a <= from + 1 || *a == s->ts || own_subject(&t[*a])) break;
+    (*a)--; /* past the joint, into the predicate whose subject this one shares */
+  }
+  *b = s->te;
+  while (*b < to && !opens_clause(t[*b].w)) (*b)++;
+}
+
+static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
+  size_t a, b;
+  predicate_span(t, from, to, s, true, &a, &b);
+  /* "X and I split up": the slot and the user share the predicate */
+  bool with_me = s->te + 1 < to && !strcmp(t[s->te].w, "and") && first_person(t, s->te + 1, s->te + 2);
+  return with_me || first_person(t, a, b) || (a == from && opens_with_past(sf, t, from, b));
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */
@@ -725,8 +800,11 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     /* a former or unasserted value may read like a state that ended ("I resigned from X") */
     float as_state = it->s.status != ST_CURRENT && best_ended[r] > best_assert[r] ? best_ended[r]
                                                                                   : best_assert[r];
-    float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : best_ended[r];
-    float other = it->s.te ? -1 : best_assert[r];
+    /* without a slot, a clause that says a state ended or says one without a value we
+     * can read ("I live somewhere new now") is a word on the state: a doubt either way */
+    float said = best_assert[r] > best_ended[r] ? best_assert[r] : best_ended[r];
+    float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : said;
+    float other = -1;
     if (other > second) second = other;
     if (c > first) {
       if (first > second) second = first;
@@ -796,13 +874,35 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
     *a = from, *b = to;
     return;
   }
+  /* within it, the slot's own predicate: "I drive a X" of "I drive a X and the AC is
+   * blowing warm air", "picked up X" of "I quit the orchestra and picked up X" (the rest
+   * is about something else) */
+  size_t pa, pb, end = *b;
+  predicate_span(t, *a, *b, s, false, &pa, &pb);
+  if (pb - pa > s->te - s->ts) *a = pa, *b = pb;
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  while (*b < to) { /* an apposition: at most four words opening with a determiner */
+  while (*b == end && *b < to) { /* an apposition: at most four words opening with a determiner */
     size_t e = *b;
     while (e + 1 < to && !t[e].comma) e++;
     if (e + 1 - *b > 4 || !in_list(t[*b].w, det, sizeof det / sizeof *det)) break;
-    *b = e + 1;
+    *b = end = e + 1;
   }
+}
+
+/* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
+ * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
+ * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
+ * ends the state follows it ("my dog X passed away"). */
+static void possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
+                      size_t *a, size_t *b) {
+  if (!s->cued || s->ts < from + 2) return;
+  const char *own = t[s->ts - 2].w;
+  if (strcmp(own, "my") != 0 && strcmp(own, "our") != 0) return;
+  size_t pa, pb;
+  predicate_span(t, from, to, s, false, &pa, &pb);
+  s->status = has_marker(sf, MK_ENDED, t, s->te, pb) ? ST_FORMER : ST_CURRENT;
+  *a = s->ts - 2;
+  *b = s->te;
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
@@ -816,22 +916,27 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     while (to < nt && !t[to].cut) to++;
     to = to < nt ? to + 1 : nt;
     bool question = t[to - 1].ask;
-    if (!question && first_person(t, from, to)) {
+    if (!question && speaks_of_self(sf, t, from, to)) {
       st->clauses++;
       size_t before = *n;
       slot slots[MAX_CANDS];
       size_t ns = find_slots(sf, sn, t, from, to, slots, MAX_CANDS);
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
-        if (about_someone_else(sf, t, from, to, &slots[k])) continue;
+        /* a name given ("the kids named him X") is the user's when the sentence is */
+        if (about_someone_else(sf, t, from, to, &slots[k]) ||
+            (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k])))
+          continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
+        possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         item *it = &items[*n];
         *it = (item){seg, span_from, span_to, slots[k], NULL};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
       }
-      if (!ns && *n < MAX_ITEMS && has_marker(sf, MK_CHANGE, t, from, to)) {
+      if (!ns && *n < MAX_ITEMS &&
+          (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
         *it = (item){seg, from, to, {0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL};
         if ((it->text = masked(a, text, t, it))) (*n)++;
@@ -848,6 +953,15 @@ typedef struct pick {
   const item *it;
   verdict v;
 } pick;
+
+/* Does the item's clause name a day after the day it was said (day = UTC date)? */
+static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd, int64_t said) {
+  size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
+  for (size_t d = 0; said && d < nd; d++)
+    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
+  return false;
+}
 
 /* Facts and doubts of one segment from its judged items. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
@@ -871,6 +985,12 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (better) *slotp = &p[i];
     }
     const char *rel = sf->rels[r].name;
+    /* a value with a date after the conversation's day is a plan ("I pick up the X this
+     * weekend"), not a state: at most a word on it */
+    if (fact && said_later(t, fact->it, dates, nd, sg->time)) {
+      if (!doubt) doubt = fact;
+      fact = NULL;
+    }
     if (!fact && !doubt) continue;
     const pick *use = fact ? fact : doubt;
     const item *it = use->it;
@@ -900,7 +1020,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     if (said_by_rules) continue; /* the rules said it already */
     eg_fact f = {.subject = (char *)ctx->user_entity,
                  .subject_type = "user",
-                 .confidence = use->v.cosine,
+                 .confidence = use->v.cosine > 1 ? 1 : use->v.cosine, /* a float sum may pass 1 */
                  .reason = "",
                  .extractor = "prototypes"};
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);

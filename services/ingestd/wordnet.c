@@ -159,17 +159,20 @@ static eg_code read_exc_file(const char *path, word_set *ws) {
   return rc;
 }
 
-eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
+/* The words of the data.<pos> and/or <pos>.exc files of the parts of speech pos[0..np),
+ * sorted and deduplicated. */
+static eg_code read_words(const char *dict_dir, const char *const *pos, size_t np, bool data, bool exc,
+                          uint64_t **out, size_t *n, eg_err *err) {
   const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
   if (!dir || !*dir) dir = "/usr/share/wordnet";
-  static const char *const pos[] = {"noun", "verb", "adj", "adv"};
   word_set ws = {NULL, 0, 0};
-  for (size_t p = 0; p < sizeof pos / sizeof *pos; p++) {
+  for (size_t p = 0; p < np; p++) {
     char path[1024];
+    eg_code rc = EG_OK;
     snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
-    eg_code rc = read_data_file(path, &ws);
+    if (data) rc = read_data_file(path, &ws);
     snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
-    if (!rc) rc = read_exc_file(path, &ws);
+    if (!rc && exc) rc = read_exc_file(path, &ws);
     if (rc) {
       free(ws.v);
       return eg_err_set(
@@ -183,6 +186,26 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
   *out = ws.v;
   *n = m;
   return EG_OK;
+}
+
+eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
+  static const char *const pos[] = {"noun", "verb", "adj", "adv"};
+  return read_words(dict_dir, pos, 4, true, true, out, n, err);
+}
+
+eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *err) {
+  static const char *const verb[] = {"verb"};
+  memset(out, 0, sizeof *out);
+  eg_code rc = read_words(dict_dir, verb, 1, true, false, &out->lemmas, &out->n_lemmas, err);
+  if (!rc && (rc = read_words(dict_dir, verb, 1, false, true, &out->irregular, &out->n_irregular, err)))
+    eg_wordnet_verbs_free(out);
+  return rc;
+}
+
+void eg_wordnet_verbs_free(eg_wordnet_verbset *v) {
+  free(v->lemmas);
+  free(v->irregular);
+  memset(v, 0, sizeof *v);
 }
 
 static bool in_set(const uint64_t *set, size_t n, const char *w, size_t len) {
@@ -206,6 +229,25 @@ bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
     memcpy(base, w, len - sl);
     memcpy(base + len - sl, rules[i][1], rl);
     if (in_set(set, n, base, len - sl + rl)) return true;
+  }
+  return false;
+}
+
+bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w) {
+  size_t len = strlen(w);
+  if (in_set(v->irregular, v->n_irregular, w, len)) return true;
+  if (len < 4 || strcmp(w + len - 2, "ed") != 0) return false;
+  char base[64];
+  if (len >= sizeof base) return false;
+  /* "traded" → trade, "started" → start, "stopped" → stop, "carried" → carry */
+  memcpy(base, w, len - 1), base[len - 1] = '\0';
+  if (in_set(v->lemmas, v->n_lemmas, base, len - 1)) return true;
+  base[len - 2] = '\0';
+  if (in_set(v->lemmas, v->n_lemmas, base, len - 2)) return true;
+  if (len >= 5 && base[len - 3] == base[len - 4] && in_set(v->lemmas, v->n_lemmas, base, len - 3)) return true;
+  if (base[len - 3] == 'i') {
+    base[len - 3] = 'y';
+    if (in_set(v->lemmas, v->n_lemmas, base, len - 2)) return true;
   }
   return false;
 }

@@ -29,7 +29,7 @@ static int64_t T(const char *s) {
 
 /* What the extractor says about one user message: its first fact of the prototypes. */
 static const eg_fact *read_one(eg_arena *a, const char *text, eg_enriched *out) {
-  eg_segment s = {text, "user", "", T("2025-06-10T12:00:00Z")};
+  eg_segment s = {text, "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
   memset(out, 0, sizeof *out);
   eg_err e;
   if (eg_statefacts_extract(sf, &ctx, &s, 1, a, out, NULL, &e) != EG_OK) return NULL;
@@ -100,6 +100,19 @@ static void test_tense_and_negation(void) {
       {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
       {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      /* a state said in words with no value to read */
+      {"I live somewhere new now, the old flat is history.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* the predicate the slot is in is not the user's */
+      {"I drive a Mazda 3 and the AC is blowing warm air.", "DRIVES", "Mazda 3"},
+      {"My dad is paleo now and keeps lecturing me about protein.", NULL, NULL},
+      /* a subject dropped, as chat does; a plan dated after the day it was said */
+      {"Traded in the old hatchback for a Subaru Outback last week.", "DRIVES", "Subaru Outback"},
+      {"We move to Lisbon next month.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* possessive and cue: the partner is current whatever the clause plans */
+      {"I am taking my boyfriend Tomas to Rome next week.", "PARTNER_OF", "Tomas"},
+      {"My dog Rex passed away last week.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      /* "we've" is no name, a dash bounds a sub-clause */
+      {"Boxes unpacked — we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
       {"I resigned from Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
       {"Should I move to Lyon?", NULL, NULL},
@@ -169,8 +182,8 @@ static void test_typed_slots_and_valid_time(void) {
 static void test_rules_first_and_user_only(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[2] = {
-      {"You could move to Vienna, it is lovely.", "assistant", "", T("2025-06-10T12:00:00Z")},
-      {"I live in Vienna now. The tram is great.", "user", "", T("2025-06-10T12:00:00Z")}};
+      {"You could move to Vienna, it is lovely.", "assistant", "", T("2025-06-10T12:00:00Z"), 0, 0},
+      {"I live in Vienna now. The tram is great.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0}};
   eg_enriched out[2];
   memset(out, 0, sizeof out);
   eg_fact rule = {
@@ -192,7 +205,7 @@ static void test_rules_first_and_user_only(void) {
 static void test_tense_over_rules(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s = {"I worked at Initech for five years before joining Globex.", "user", "",
-                  T("2025-06-10T12:00:00Z")};
+                  T("2025-06-10T12:00:00Z"), 0, 0};
   eg_enriched out;
   memset(&out, 0, sizeof out);
   eg_err e;
@@ -217,8 +230,8 @@ static void test_tense_over_rules(void) {
 static void test_session_names(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[2] = {
-      {"How is your dog Pepper doing?", "assistant", "", T("2025-06-10T12:00:00Z")},
-      {"Pepper is my dog now, we adopted her on Sunday.", "user", "", T("2025-06-10T12:00:00Z")}};
+      {"How is your dog Pepper doing?", "assistant", "", T("2025-06-10T12:00:00Z"), 0, 0},
+      {"Pepper is my dog now, we adopted her on Sunday.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0}};
   eg_enriched out[2];
   memset(out, 0, sizeof out);
   eg_err e;
