@@ -47,10 +47,10 @@ struct eg_rpc_metrics {
 
 const char *eg_rpc_status_name(int status) {
   static const char *const names[N_STATUS] = {
-      "OK",           "Canceled",          "Unknown",          "InvalidArgument",    "DeadlineExceeded",
-      "NotFound",     "AlreadyExists",     "PermissionDenied", "ResourceExhausted",  "FailedPrecondition",
-      "Aborted",      "OutOfRange",        "Unimplemented",    "Internal",           "Unavailable",
-      "DataLoss",     "Unauthenticated"};
+      "OK",       "Canceled",       "Unknown",          "InvalidArgument",   "DeadlineExceeded",
+      "NotFound", "AlreadyExists",  "PermissionDenied", "ResourceExhausted", "FailedPrecondition",
+      "Aborted",  "OutOfRange",     "Unimplemented",    "Internal",          "Unavailable",
+      "DataLoss", "Unauthenticated"};
   return status >= 0 && status < N_STATUS ? names[status] : "Unknown";
 }
 
@@ -63,8 +63,10 @@ eg_rpc_metrics *eg_rpc_metrics_new(eg_metrics *m, const char *side) {
   char name[64];
   static const char labels[] = "grpc_type,grpc_service,grpc_method";
   snprintf(name, sizeof name, "grpc_%s_started_total", side);
-  rm->started = eg_metrics_counter(m, name, server ? "Total number of RPCs started on the server."
-                                                   : "Total number of RPCs started on the client.", labels);
+  rm->started = eg_metrics_counter(m, name,
+                                   server ? "Total number of RPCs started on the server."
+                                          : "Total number of RPCs started on the client.",
+                                   labels);
   snprintf(name, sizeof name, "grpc_%s_handled_total", side);
   rm->handled = eg_metrics_counter(
       m, name,
@@ -72,18 +74,24 @@ eg_rpc_metrics *eg_rpc_metrics_new(eg_metrics *m, const char *side) {
              : "Total number of RPCs completed by the client, regardless of success or failure.",
       "grpc_type,grpc_service,grpc_method,grpc_code");
   snprintf(name, sizeof name, "grpc_%s_msg_received_total", side);
-  rm->msg_received = eg_metrics_counter(m, name, server ? "Total number of RPC stream messages received on the server."
-                                                        : "Total number of RPC stream messages received by the client.",
-                                        labels);
+  rm->msg_received =
+      eg_metrics_counter(m, name,
+                         server ? "Total number of RPC stream messages received on the server."
+                                : "Total number of RPC stream messages received by the client.",
+                         labels);
   snprintf(name, sizeof name, "grpc_%s_msg_sent_total", side);
-  rm->msg_sent = eg_metrics_counter(m, name, server ? "Total number of gRPC stream messages sent by the server."
-                                                    : "Total number of gRPC stream messages sent by the client.",
-                                    labels);
+  rm->msg_sent =
+      eg_metrics_counter(m, name,
+                         server ? "Total number of gRPC stream messages sent by the server."
+                                : "Total number of gRPC stream messages sent by the client.",
+                         labels);
   snprintf(name, sizeof name, "grpc_%s_handling_seconds", side);
   rm->handling = eg_metrics_histogram(
       m, name,
-      server ? "Histogram of response latency (seconds) of gRPC that had been application-level handled by the server."
-             : "Histogram of response latency (seconds) of the gRPC until it is finished by the application.",
+      server ? "Histogram of response latency (seconds) of gRPC that had been application-level "
+               "handled by the server."
+             : "Histogram of response latency (seconds) of the gRPC until it is finished by the "
+               "application.",
       labels, standard_buckets, sizeof standard_buckets / sizeof *standard_buckets);
   if (!rm->started || !rm->handled || !rm->msg_received || !rm->msg_sent || !rm->handling) {
     /* names taken: a second set in one registry would count every call twice */
@@ -162,7 +170,8 @@ void eg_rpc_metrics_sent(eg_rpc_method_metrics *mm) {
   if (mm) eg_series_add(mm->msg_sent, 1);
 }
 
-void eg_rpc_metrics_handled(eg_rpc_metrics *rm, eg_rpc_method_metrics *mm, int status, double seconds) {
+void eg_rpc_metrics_handled(eg_rpc_metrics *rm, eg_rpc_method_metrics *mm, int status,
+                            double seconds) {
   if (!rm || !mm) return;
   if (status < 0 || status >= N_STATUS) status = 2; /* UNKNOWN */
   eg_series *s = atomic_load(&mm->handled[status]);
