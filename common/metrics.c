@@ -273,10 +273,42 @@ static void put_escaped(eg_buf *out, const char *s, int is_help) {
   }
 }
 
+/* The shortest text that reads back as v, as Prometheus's own clients write numbers:
+ * bucket bounds must be le="0.1", not le="0.10000000000000001", for a query matching
+ * le="0.1" to find them. Plain decimals from 1e-4 up to 1e21, exponent form beyond. */
+void eg_metrics_format_number(double v, char *out, size_t len) {
+  if (isinf(v)) {
+    snprintf(out, len, "%s", v > 0 ? "+Inf" : "-Inf");
+    return;
+  }
+  if (isnan(v)) {
+    snprintf(out, len, "NaN");
+    return;
+  }
+  if (v == 0) {
+    snprintf(out, len, "0");
+    return;
+  }
+  char e[40];
+  int digits = 1;
+  for (; digits < 17; digits++) {
+    snprintf(e, sizeof e, "%.*e", digits - 1, v);
+    if (strtod(e, NULL) == v) break;
+  }
+  snprintf(e, sizeof e, "%.*e", digits - 1, v);
+  int exp = atoi(strchr(e, 'e') + 1);
+  if (exp < -4 || exp >= 21) {
+    snprintf(out, len, "%s", e);
+    return;
+  }
+  int decimals = digits - 1 - exp;
+  snprintf(out, len, "%.*f", decimals > 0 ? decimals : 0, v);
+}
+
 static void put_number(eg_buf *out, double v) {
-  if (isinf(v)) eg_buf_puts(out, v > 0 ? "+Inf" : "-Inf");
-  else if (isnan(v)) eg_buf_puts(out, "NaN");
-  else eg_buf_printf(out, "%.17g", v);
+  char text[48];
+  eg_metrics_format_number(v, text, sizeof text);
+  eg_buf_puts(out, text);
 }
 
 /* name{l1="v1",…,extra_name="extra"} */
@@ -318,10 +350,9 @@ static void render_family(eg_metric *f, eg_buf *out) {
     }
     double cum = 0;
     for (size_t i = 0; i <= f->n_bounds; i++) {
-      char le[32];
+      char le[48];
       cum += s->buckets[i];
-      if (i < f->n_bounds) snprintf(le, sizeof le, "%.17g", f->bounds[i]);
-      else snprintf(le, sizeof le, "+Inf");
+      eg_metrics_format_number(i < f->n_bounds ? f->bounds[i] : INFINITY, le, sizeof le);
       eg_buf_printf(out, "%s_bucket", f->name);
       put_labels(out, f, s, "le", le);
       eg_buf_puts(out, " ");

@@ -3,7 +3,8 @@
  * low-cardinality labels, the text exposition format, and a /metrics HTTP endpoint.
  *
  * Names follow engram_<daemon>_<what>_<unit>; counters end in _total, durations are
- * _seconds. A family is created once (at start-up) and lives as long as the registry;
+ * _seconds. The exception is the per-RPC families of common/rpc (grpc_server_…,
+ * grpc_client_…), which keep the names every gRPC dashboard knows. A family is created once (at start-up) and lives as long as the registry;
  * series are looked up by label values and are stable pointers, so hot paths can keep
  * them. All update functions are thread-safe.
  */
@@ -50,6 +51,11 @@ void eg_series_add(eg_series *s, double v);     /* counter (v >= 0) or gauge */
 void eg_series_set(eg_series *s, double v);     /* gauge */
 void eg_series_observe(eg_series *s, double v); /* histogram */
 double eg_series_value(eg_series *s);           /* counter/gauge value; histogram count */
+
+/* v as exposition text ("0.1", "2.5", "1e-05", "+Inf", "NaN"): the shortest decimal that
+ * reads back as v, which is what Prometheus clients write (so label values such as
+ * le="0.1" match). out is always NUL-terminated; 32 bytes always suffice. */
+void eg_metrics_format_number(double v, char *out, size_t len);
 
 /* Append the whole registry in text exposition format 0.0.4. */
 eg_code eg_metrics_render(eg_metrics *m, eg_buf *out);

@@ -40,15 +40,17 @@ eg_rpc_client *eg_peers_vectord(const eg_peers *p, const char *tenant) {
   return p->vectord[eg_shard_of(tenant, p->n_vectord)];
 }
 
-eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err) {
+eg_code eg_peers_open(const eg_cfg *cfg, eg_metrics *metrics, eg_peers **out, eg_err *err) {
   eg_peers *p = calloc(1, sizeof *p);
   if (!p) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  p->metrics = eg_rpc_client_metrics_new(metrics);
   eg_rpc_client_opts o = {
       .timeout_us = eg_cfg_int(cfg, "peer_timeout_ms") * 1000,
       .token = eg_cfg_str(cfg, "service_token"),
       .tls_server_name = eg_cfg_str(cfg, "tls_server_name"),
       /* with it, peers are called over TLS and must present a certificate it signed */
       .tls_ca_file = eg_cfg_str(cfg, "tls_ca_file"),
+      .metrics = p->metrics,
   };
   eg_code rc = open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
   if (!rc) rc = open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord, &p->n_vectord, err);
@@ -64,6 +66,7 @@ void eg_peers_close(eg_peers *p) {
   if (!p) return;
   for (uint32_t i = 0; i < p->n_graphd; i++) eg_rpc_client_close(p->graphd[i]);
   for (uint32_t i = 0; i < p->n_vectord; i++) eg_rpc_client_close(p->vectord[i]);
+  eg_rpc_metrics_free(p->metrics);
   free(p);
 }
 

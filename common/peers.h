@@ -20,11 +20,14 @@ typedef struct eg_peers {
   eg_rpc_client *graphd[EG_MAX_SHARDS];  /* owned, one per shard */
   eg_rpc_client *vectord[EG_MAX_SHARDS]; /* owned */
   uint32_t n_graphd, n_vectord;
+  eg_rpc_metrics *metrics; /* owned: grpc_client_… of every peer call; NULL = none */
 } eg_peers;
 
 /* Open lazily-connecting channels to every shard of both; *out freed with eg_peers_close.
- * The order of the addresses is the shard order: it must be the same in every daemon. */
-eg_code eg_peers_open(const eg_cfg *cfg, eg_peers **out, eg_err *err);
+ * The order of the addresses is the shard order: it must be the same in every daemon.
+ * With metrics (may be NULL; must outlive the peers) every peer call is counted there as
+ * grpc_client_started_total, grpc_client_handled_total and grpc_client_handling_seconds. */
+eg_code eg_peers_open(const eg_cfg *cfg, eg_metrics *metrics, eg_peers **out, eg_err *err);
 void eg_peers_close(eg_peers *p); /* accepts NULL */
 
 /* The graphd / vectord shard holding tenant (see common/shard.h). */

@@ -10,7 +10,10 @@
  * decodes the request, calls the handler, encodes the response and maps eg_code to a
  * gRPC status. Every server also serves grpc.health.v1.Health/Check, unknown methods get
  * UNIMPLEMENTED, a full pool RESOURCE_EXHAUSTED, an expired deadline DEADLINE_EXCEEDED.
- * Each RPC is counted in the daemon's metrics by method and status, with its latency.
+ * Each RPC is counted in the daemon's metrics under the standard gRPC names
+ * (grpc_server_started_total, grpc_server_handled_total{grpc_code},
+ * grpc_server_handling_seconds …, as go-grpc-prometheus exports them); a client given an
+ * eg_rpc_metrics counts its calls as grpc_client_….
  *
  * Client: unary calls with deadlines, bearer token, retry with backoff on UNAVAILABLE,
  * and fan-out (many calls in flight at once, gathered).
@@ -61,7 +64,7 @@ typedef struct eg_rpc_service {
 
 typedef struct eg_rpc_server_opts {
   const char *addr;        /* "127.0.0.1:7102"; port 0 picks a free port */
-  const char *daemon;      /* "graphd": metric prefix engram_<daemon>_rpc_… */
+  const char *daemon;      /* "graphd": prefix of the framework's own engram_<daemon>_rpc_… */
   int cq_threads;          /* completion-queue threads; 0 = 2 */
   int workers;             /* handler threads; 0 = 4 */
   int queue_max;           /* calls waiting for a worker; 0 = 1024 */
@@ -130,6 +133,18 @@ const char *eg_rpc_method_path(const eg_rpc_call *call);
 
 typedef struct eg_rpc_client eg_rpc_client;
 
+/*
+ * The standard gRPC client metrics in a registry: grpc_client_started_total,
+ * grpc_client_handled_total{grpc_code}, grpc_client_handling_seconds,
+ * grpc_client_msg_sent_total and grpc_client_msg_received_total, labelled grpc_type,
+ * grpc_service and grpc_method. One per registry (NULL when m is NULL or already has
+ * them); shared by every client given it; free with eg_rpc_metrics_free (accepts NULL)
+ * after the last of those clients is closed and before m is freed.
+ */
+typedef struct eg_rpc_metrics eg_rpc_metrics;
+eg_rpc_metrics *eg_rpc_client_metrics_new(eg_metrics *m);
+void eg_rpc_metrics_free(eg_rpc_metrics *rm);
+
 typedef struct eg_rpc_client_opts {
   int64_t timeout_us;      /* per attempt-set deadline; 0 = 10 s */
   int max_attempts;        /* total attempts on UNAVAILABLE; 0 = 4 */
@@ -138,6 +153,7 @@ typedef struct eg_rpc_client_opts {
   int max_message_bytes;   /* 0 = 64 MiB */
   const char *tls_ca_file; /* PEM roots: connect over TLS and verify the server; NULL or "" = plaintext */
   const char *tls_server_name; /* name to verify instead of the target's host (NULL = the host) */
+  eg_rpc_metrics *metrics; /* count calls as grpc_client_… (borrowed; must outlive the client); NULL = none */
 } eg_rpc_client_opts;
 
 /* A channel to target ("127.0.0.1:7102"). Thread-safe: share one per peer. Copies

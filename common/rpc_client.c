@@ -6,6 +6,10 @@
  * UNAVAILABLE (peer down or restarting) are retried together after a backoff that
  * doubles each round, as long as attempts and the overall deadline allow. Other
  * statuses are final: retrying INVALID_ARGUMENT or DEADLINE_EXCEEDED cannot help.
+ *
+ * With metrics, a request is counted once however many attempts it took (as an
+ * interceptor above gRPC's own retries counts it): started and its message sent when
+ * its first attempt starts, handled with its final status and the time until then.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,12 +194,14 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
   if (n == 0) return EG_OK;
   const eg_rpc_client_opts *o = &reqs[0].client->o;
   if (timeout_us <= 0) timeout_us = o->timeout_us;
-  int64_t end = eg_time_mono_us() + timeout_us;
+  int64_t t_start = eg_time_mono_us(), end = t_start + timeout_us;
   attempt *as = calloc(n, sizeof *as);
   bool *pending = calloc(n, sizeof *pending);
-  if (!as || !pending) {
+  int64_t *done_us = calloc(n, sizeof *done_us);
+  if (!as || !pending || !done_us) {
     free(as);
     free(pending);
+    free(done_us);
     for (size_t i = 0; i < n; i++) eg_err_set(&reqs[i].err, EG_ENOMEM, "out of memory");
     return EG_ENOMEM;
   }
@@ -203,6 +209,10 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
     reqs[i].resp = NULL;
     eg_err_clear(&reqs[i].err);
     pending[i] = true;
+    done_us[i] = t_start;
+    eg_rpc_method_metrics *mx = eg_rpc_metrics_method(reqs[i].client->o.metrics, reqs[i].method);
+    eg_rpc_metrics_started(mx);
+    eg_rpc_metrics_sent(mx);
   }
   int64_t backoff = o->backoff_us;
   for (int attempt_no = 1;; attempt_no++) {
@@ -218,12 +228,14 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
       if (attempt_start(&reqs[i], &as[i], cq, deadline, &as[i]) != EG_OK) {
         attempt_cleanup(&as[i]);
         pending[i] = false;
+        done_us[i] = eg_time_mono_us();
       }
     }
     for (size_t i = 0; i < n; i++) {
       if (!pending[i] || !as[i].started) continue;
       grpc_completion_queue_pluck(cq, &as[i], gpr_inf_future(GPR_CLOCK_REALTIME), NULL);
       attempt_finish(&reqs[i], &as[i]);
+      done_us[i] = eg_time_mono_us();
     }
     grpc_completion_queue_shutdown(cq);
     grpc_completion_queue_destroy(cq);
@@ -240,8 +252,16 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
       if (pending[i]) eg_err_clear(&reqs[i].err);
     }
   }
+  for (size_t i = 0; i < n; i++) {
+    eg_rpc_metrics *rm = reqs[i].client->o.metrics;
+    if (!rm) continue;
+    eg_rpc_method_metrics *mx = eg_rpc_metrics_method(rm, reqs[i].method);
+    if (reqs[i].err.code == EG_OK) eg_rpc_metrics_received(mx);
+    eg_rpc_metrics_handled(rm, mx, eg_code_to_grpc(reqs[i].err.code), (double)(done_us[i] - t_start) / 1e6);
+  }
   free(as);
   free(pending);
+  free(done_us);
   for (size_t i = 0; i < n; i++)
     if (reqs[i].err.code) return reqs[i].err.code;
   return EG_OK;

@@ -26,4 +26,23 @@ gpr_timespec eg_rpc_deadline_in(int64_t us);
 /* A gpr_timespec deadline → CLOCK_REALTIME µs (INT64_MAX for infinite). */
 int64_t eg_rpc_timespec_to_us(gpr_timespec t);
 
+/* ---- the standard gRPC metrics (rpc_metrics.c) -------------------------------------- */
+
+/* The series of one method: stable until eg_rpc_metrics_free. */
+typedef struct eg_rpc_method_metrics eg_rpc_method_metrics;
+
+/* The families grpc_<side>_… ("server" or "client") in m. NULL when m is NULL, out of
+ * memory or the names are already taken in m (logged). */
+eg_rpc_metrics *eg_rpc_metrics_new(eg_metrics *m, const char *side);
+/* The series of method path "/pkg.Service/Method", made on first use; NULL for a NULL rm
+ * (every function below accepts NULL and then does nothing). */
+eg_rpc_method_metrics *eg_rpc_metrics_method(eg_rpc_metrics *rm, const char *path);
+void eg_rpc_metrics_started(eg_rpc_method_metrics *mm);
+void eg_rpc_metrics_received(eg_rpc_method_metrics *mm); /* one request/response message */
+void eg_rpc_metrics_sent(eg_rpc_method_metrics *mm);
+/* The call finished with gRPC status number `status` after `seconds`. */
+void eg_rpc_metrics_handled(eg_rpc_metrics *rm, eg_rpc_method_metrics *mm, int status, double seconds);
+/* grpc-go's name of a status: "OK", "InvalidArgument", "NotFound" …; "Unknown" outside 0–16. */
+const char *eg_rpc_status_name(int status);
+
 #endif

@@ -38,7 +38,7 @@ typedef struct method_info {
   void *svc;
   void *handle;      /* grpc registered-method handle */
   bool inline_ok;    /* answered on the CQ thread (health) */
-  eg_series *latency;
+  eg_rpc_method_metrics *mx; /* its grpc_server_… series (NULL without metrics) */
 } method_info;
 
 typedef enum { PHASE_NEW, PHASE_SENDING } call_phase;
@@ -87,8 +87,8 @@ struct eg_rpc_server {
   health_entry *health;
   size_t n_health;
   /* metrics */
-  eg_metric *m_requests;
-  eg_metric *m_latency;
+  eg_rpc_metrics *grpc_mx;         /* grpc_server_… */
+  eg_rpc_method_metrics *unknown_mx; /* calls of methods no service has */
   eg_series *s_inflight;
   eg_series *s_rejected;
 };
@@ -360,10 +360,12 @@ static void on_new_call(eg_rpc_server *s, eg_rpc_call *c) {
   c->t_start = eg_time_mono_us();
   arm(s, c->cq, c->m);
   eg_series_add(s->s_inflight, 1);
+  eg_rpc_metrics_started(c->m ? c->m->mx : s->unknown_mx);
   if (!c->m) {
     finish(c, EG_EUNIMPL, "unknown method");
     return;
   }
+  eg_rpc_metrics_received(c->m->mx); /* a unary call arrives with its request */
   if (c->m->inline_ok || !c->m->fn) {
     run_call(c);
     return;
@@ -379,10 +381,9 @@ static void on_new_call(eg_rpc_server *s, eg_rpc_call *c) {
 
 static void on_call_done(eg_rpc_server *s, eg_rpc_call *c) {
   double secs = (double)(eg_time_mono_us() - c->t_start) / 1e6;
-  const char *label = c->m ? c->m->label : "unknown";
-  const char *vals[2] = {label, eg_code_name(c->code)};
-  eg_series_add(eg_metric_series(s->m_requests, vals, 2), 1);
-  if (c->m) eg_series_observe(c->m->latency, secs);
+  eg_rpc_method_metrics *mx = c->m ? c->m->mx : s->unknown_mx;
+  if (c->code == EG_OK && c->resp) eg_rpc_metrics_sent(mx); /* the response went out */
+  eg_rpc_metrics_handled(s->grpc_mx, mx, eg_code_to_grpc(c->code), secs);
   eg_series_add(s->s_inflight, -1);
   call_free(c);
 }
@@ -444,8 +445,7 @@ static eg_code add_service(eg_rpc_server *s, const eg_rpc_service *svc, size_t *
     m->handle = grpc_server_register_method(s->server, m->path, NULL,
                                             GRPC_SRM_PAYLOAD_READ_INITIAL_BYTE_BUFFER, 0);
     if (!m->handle) return eg_err_set(err, EG_EINTERNAL, "cannot register %s", m->path);
-    const char *v[1] = {m->label};
-    m->latency = eg_metric_series(s->m_latency, v, 1);
+    m->mx = eg_rpc_metrics_method(s->grpc_mx, m->path);
   }
   health_entry *he = &s->health[s->n_health++];
   snprintf(he->name, sizeof he->name, "%s", d->name);
@@ -469,16 +469,13 @@ eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service
   pthread_cond_init(&s->cv, NULL);
   eg_rpc_global_init();
 
-  /* Metrics (a private registry when the daemon passes none, so code paths are equal). */
+  /* Metrics: the standard per-RPC families, and the framework's own (queue, in flight,
+   * refused), which keep the daemon's prefix. Without a registry every update is a no-op. */
   eg_metrics *mx = opts->metrics;
   char name[128];
+  s->grpc_mx = eg_rpc_metrics_new(mx, "server");
+  s->unknown_mx = eg_rpc_metrics_method(s->grpc_mx, "/unknown/unknown");
   if (mx) {
-    snprintf(name, sizeof name, "engram_%s_rpc_requests_total", s->daemon);
-    s->m_requests = eg_metrics_counter(mx, name, "RPCs handled, by method and status code.",
-                                       "method,code");
-    snprintf(name, sizeof name, "engram_%s_rpc_duration_seconds", s->daemon);
-    s->m_latency = eg_metrics_histogram(mx, name, "RPC latency from arrival to status sent.",
-                                        "method", NULL, 0);
     snprintf(name, sizeof name, "engram_%s_rpc_inflight", s->daemon);
     s->s_inflight = eg_metric_solo(eg_metrics_gauge(mx, name, "RPCs in progress.", NULL));
     snprintf(name, sizeof name, "engram_%s_rpc_rejected_total", s->daemon);
@@ -580,6 +577,7 @@ fail:
   if (s->server) grpc_server_destroy(s->server);
   for (int i = 0; i < s->n_cqs; i++) grpc_completion_queue_destroy(s->cqs[i]);
   eg_pool_free(s->pool);
+  eg_rpc_metrics_free(s->grpc_mx);
   free(s->methods);
   free(s->health);
   pthread_cond_destroy(&s->cv);
@@ -639,6 +637,7 @@ void eg_rpc_server_shutdown(eg_rpc_server *s, int64_t grace_us) {
 void eg_rpc_server_free(eg_rpc_server *s) {
   if (!s) return;
   eg_rpc_server_shutdown(s, 0);
+  eg_rpc_metrics_free(s->grpc_mx);
   free(s->methods);
   free(s->health);
   pthread_cond_destroy(&s->cv);

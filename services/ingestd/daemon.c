@@ -56,7 +56,7 @@ static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
   const char *model = eg_cfg_str(c, "state_extractor"); /* "none": off ("" spec) */
   if (!strcmp(model, "use-lite") || !strcmp(model, "glove"))
     eg_embedder_spec(model, eg_cfg_str(c, "models_dir"), s->state_spec, sizeof s->state_spec);
-  eg_code rc = eg_peers_open(c, &s->peers, err);
+  eg_code rc = eg_peers_open(c, eg_daemon_metrics(d), &s->peers, err);
   eg_ingest_opts o = {
       .peers = s->peers,
       .window_prev = (unsigned)eg_cfg_int(c, "window_prev"),

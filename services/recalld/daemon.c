@@ -59,7 +59,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
     free(s);
     return eg_err_set(err, EG_EINVAL, "option 'feedback_weight' must be in [0, 10]");
   }
-  eg_code rc = eg_peers_open(c, &s->peers, err);
+  eg_code rc = eg_peers_open(c, eg_daemon_metrics(d), &s->peers, err);
   if (!rc && *eg_cfg_str(c, "llm_url"))
     rc = eg_llm_open(eg_cfg_str(c, "llm_url"), eg_cfg_str(c, "llm_model"), getenv("ENGRAM_LLM_API_KEY"),
                      eg_cfg_int(c, "llm_timeout_ms"), eg_daemon_metrics(d), "engram_recalld", &s->llm, err);

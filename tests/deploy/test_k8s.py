@@ -17,7 +17,8 @@ the real daemons the way they start.
    ConfigMap says, and runs as the pods' user.
 5. prod: graphd and vectord sharded (replicas = --shard-count = the length of the address
    lists, shard index from the pod ordinal), a ServiceMonitor per daemon, and alert rules
-   that `promtool check rules` accepts.
+   that `promtool check rules` accepts and that are those of the plain rules file
+   deploy/prometheus/engram-rules.yml.
 """
 import argparse
 import hashlib
@@ -110,6 +111,9 @@ def check_prod(by_kind, tmp):
               "prod/%s: a ServiceMonitor on its Service's metrics port" % name)
     path = os.path.join(tmp, "engram-rules.yml")
     check(rules_file(by_kind, path) == 1, "prod: one PrometheusRule")
+    shipped = yaml.safe_load(open(os.path.join(ROOT, "deploy/prometheus/engram-rules.yml")))
+    check(yaml.safe_load(open(path)) == shipped,
+          "prod: the PrometheusRule's groups are deploy/prometheus/engram-rules.yml, rule for rule")
     out = subprocess.run(["promtool", "check", "rules", path], capture_output=True, text=True)
     check(out.returncode == 0, "prod: promtool check rules: %s" % (out.stdout + out.stderr).strip()[-500:])
 

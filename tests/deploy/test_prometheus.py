@@ -1,14 +1,21 @@
 #!/usr/bin/python3
 """test_prometheus.py — a real Prometheus (Debian's package) scrapes the four daemons.
 
-1. The daemons start on loopback with bearer tokens; Prometheus starts with deploy/prometheus/prometheus.yml
-   (targets pointed at the daemons' metrics ports, a 1 s interval) and the alert rules of
-   the prod overlay's PrometheusRule.
-2. Through Prometheus's HTTP API: `up` is 1 for all four jobs; request counters grow after
-   an ingest and a recall, the refused-call counter after a Recall without a token; the
-   rules are loaded and evaluate without error.
-3. Every PromQL expression of the Grafana dashboard and of the rules is valid (Prometheus
-   evaluates it) and names only metrics the daemons really export (a live scrape).
+1. `promtool check config` accepts deploy/prometheus/prometheus.yml as shipped, with the
+   rules file it names (deploy/prometheus/engram-rules.yml).
+2. The daemons start on loopback with bearer tokens; Prometheus starts with that
+   configuration (targets pointed at the daemons' metrics ports, a 1 s interval) and its
+   rules file.
+3. Through Prometheus's HTTP API, after an ingest, a recall and a Recall without a token:
+   `up` is 1 for all four jobs; the standard gRPC series (grpc_server_started_total,
+   grpc_server_handled_total with grpc-go's code names, grpc_server_handling_seconds with
+   the default buckets, grpc_server_msg_*) count the calls, the daemon told apart by the
+   job label; ingestd's and recalld's calls to graphd and vectord show as
+   grpc_client_handled_total and grpc_client_handling_seconds; the rules are loaded and
+   evaluate without error.
+4. Every PromQL expression of the Grafana dashboard and of the rules is valid (Prometheus
+   evaluates it), names only metrics the daemons really export (a live scrape), and every
+   grpc_* selector in it matches live series (label names and values included).
 """
 import argparse
 import hashlib
@@ -30,6 +37,8 @@ import daemons
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DAEMONS = ("graphd", "vectord", "ingestd", "recalld")
+# Prometheus client libraries' default buckets, which go-grpc-prometheus uses
+STANDARD_LE = ["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"]
 failures = []
 
 
@@ -118,7 +127,18 @@ def metric_names(expr):
         alts = g.group(1).split("|") if g else [""]
         out.update(rx[:g.start()] + a + rx[g.end():] if g else rx for a in alts)
     stripped = re.sub(r'\{[^}]*\}', "", expr)  # label matchers are not names
-    out.update(re.findall(r"\b(engram_[a-z0-9_]+|up)\b", stripped))
+    stripped = re.sub(r"\b(by|without)\s*\([^)]*\)", "", stripped)  # nor grouping labels
+    out.update(re.findall(r"\b(engram_[a-z0-9_]+|grpc_[a-z0-9_]+|up)\b", stripped))
+    return out
+
+
+def grpc_selectors(expr):
+    """Each grpc_* selector of an expression, as `count(…)` of it without its grpc_code
+    matcher (error codes may rightly have no series yet)."""
+    out = []
+    for name, matchers in re.findall(r"\b(grpc_[a-z_]+)\{([^}]*)\}", expr):
+        kept = [m.strip() for m in re.split(r",(?=\s*[a-z_]+\s*=)", matchers) if not m.strip().startswith("grpc_code")]
+        out.append("count(%s{%s})" % (name, ", ".join(kept)))
     return out
 
 
@@ -130,6 +150,47 @@ def exprs(rules_path):
     return found
 
 
+def series(base, q):
+    return query(base, q)["data"]["result"]
+
+
+def check_grpc_series(base):
+    """The standard gRPC families as the ingest, the recall and the refused Recall left them."""
+    recall = 'job="recalld",grpc_type="unary",grpc_service="engram.v1.Recall",grpc_method="Recall"'
+    check(sorted(s["metric"]["job"] for s in series(base, "count by (job) (grpc_server_started_total)")) ==
+          sorted(DAEMONS), "grpc_server_started_total from all four daemons, told apart by job")
+    check(scalar(base, 'sum(grpc_server_handled_total{%s,grpc_code="OK"})' % recall) >= 1 and
+          scalar(base, 'sum(grpc_server_handled_total{%s,grpc_code="Unauthenticated"})' % recall) >= 1,
+          "recalld's Recall handled OK once and Unauthenticated once (grpc-go's code names)")
+    check(scalar(base, 'sum(grpc_server_started_total{%s})' % recall) ==
+          scalar(base, 'sum(grpc_server_handled_total{%s})' % recall), "every started Recall was handled")
+    check(scalar(base, 'sum(grpc_server_msg_received_total{%s})' % recall) >= 2 and
+          scalar(base, 'sum(grpc_server_msg_sent_total{%s})' % recall) ==
+          scalar(base, 'sum(grpc_server_handled_total{%s,grpc_code="OK"})' % recall),
+          "messages: every Recall's request received, a response sent for each OK one")
+    check(scalar(base, 'sum(grpc_server_handled_total{job="ingestd",grpc_service="engram.v1.Ingest",'
+                       'grpc_method="IngestSession",grpc_code="OK"})') >= 1, "ingestd's IngestSession handled OK")
+    les = sorted((s["metric"]["le"] for s in series(base, "grpc_server_handling_seconds_bucket{%s}" % recall)),
+                 key=lambda v: float(v))
+    check(les == STANDARD_LE, "grpc_server_handling_seconds has the standard buckets: %s" % ",".join(les))
+    check(scalar(base, "sum(grpc_server_handling_seconds_count{%s})" % recall) ==
+          scalar(base, "sum(grpc_server_handled_total{%s})" % recall), "every handled Recall was timed")
+    for job, svc, method in (("ingestd", "engram.v1.Vector", "Upsert"), ("ingestd", "engram.v1.Graph", "Commit"),
+                             ("recalld", "engram.v1.Vector", "Search")):
+        sel = 'job="%s",grpc_type="unary",grpc_service="%s",grpc_method="%s"' % (job, svc, method)
+        check(scalar(base, 'sum(grpc_client_handled_total{%s,grpc_code="OK"})' % sel) >= 1 and
+              scalar(base, 'sum(grpc_client_handling_seconds_count{%s})' % sel) >= 1 and
+              scalar(base, 'sum(grpc_client_started_total{%s})' % sel) >= 1,
+              "%s's calls to %s/%s counted on the client side" % (job, svc, method))
+    check(scalar(base, 'sum(grpc_server_handled_total{job="vectord",grpc_service="engram.v1.Vector",'
+                       'grpc_method="Search"})') >=
+          scalar(base, 'sum(grpc_client_handled_total{job="recalld",grpc_service="engram.v1.Vector",'
+                       'grpc_method="Search"})') >= 1,
+          "vectord served at least the Searches recalld counts as sent")
+    check(not series(base, '{__name__=~"engram_.*_rpc_(requests_total|duration_seconds_bucket)"}'),
+          "no second set of per-RPC series under the old names")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -137,13 +198,16 @@ def main():
     prom = shutil.which("prometheus")
     if not prom:
         sys.exit("prometheus is missing (Debian package prometheus; scripts/install-deps.sh)")
+    shipped = os.path.join(ROOT, "deploy/prometheus/prometheus.yml")
+    out = subprocess.run(["promtool", "check", "config", shipped], capture_output=True, text=True)
+    check(out.returncode == 0, "promtool check config on the shipped prometheus.yml: %s" %
+          (out.stdout + out.stderr).strip()[-500:])
     tmp = tempfile.mkdtemp(prefix="engram-prom-")
     running = start_daemons(opts.build, tmp)
-    rules = os.path.join(tmp, "engram-rules.yml")
-    r = yaml.safe_load(open(os.path.join(ROOT, "deploy/k8s/components/monitoring/prometheusrule.yaml")))
-    yaml.safe_dump(r["spec"], open(rules, "w"))
-    cfg = yaml.safe_load(open(os.path.join(ROOT, "deploy/prometheus/prometheus.yml")))
+    cfg = yaml.safe_load(open(shipped))
     cfg["global"].update(scrape_interval="1s", evaluation_interval="1s")
+    # the shipped rules file, as the shipped configuration names it (relative to its directory)
+    rules = os.path.join(os.path.dirname(shipped), cfg["rule_files"][0])
     cfg["rule_files"] = [rules]
     for job in cfg["scrape_configs"]:
         job["static_configs"] = [{"targets": ["127.0.0.1:%d" % running[job["job_name"]][2]]}]
@@ -162,7 +226,7 @@ def main():
             sorted((d, "1") for d in DAEMONS))
         check(sorted(s["metric"]["job"] for s in query(base, "up == 1")["data"]["result"]) == sorted(DAEMONS),
               "up == 1 for graphd, vectord, ingestd and recalld")
-        before_i = scalar(base, "sum(engram_ingestd_rpc_requests_total)")
+        before_i = scalar(base, 'sum(grpc_server_handled_total{job="ingestd"})')
         before_r = scalar(base, "sum(engram_recalld_recalls_total)")
         engram = [os.path.join(opts.build, "engram"), "--timeout-ms", "20000"]
         cli_env = dict(os.environ, ENGRAM_TOKEN=TOKEN)
@@ -182,14 +246,21 @@ def main():
                              env=cli_env)
         check(rec.returncode == 0 and "Miso" in rec.stdout, "a recall through the CLI finds it")
         wait("ingestd's request counter grew in Prometheus",
-             lambda: scalar(base, "sum(engram_ingestd_rpc_requests_total)") > before_i)
+             lambda: scalar(base, 'sum(grpc_server_handled_total{job="ingestd"})') > before_i)
         wait("recalld's recall counter grew in Prometheus",
              lambda: scalar(base, "sum(engram_recalld_recalls_total)") >= before_r + 1)
         wait("recalld's refused-call counter counted the tokenless Recall", lambda: scalar(
             base, 'sum(engram_recalld_auth_refused_total{code="UNAUTHENTICATED"})') >= 1)
         wait("the rules are loaded and evaluated without error", lambda: (lambda g: len(g) == 1 and all(
             x["health"] == "ok" and x.get("lastEvaluation", "").startswith("20") for x in g[0]["rules"]) and
-            len(g[0]["rules"]) >= 9)(json.loads(get(base + "/api/v1/rules"))["data"]["groups"]))
+            len(g[0]["rules"]) >= 10)(json.loads(get(base + "/api/v1/rules"))["data"]["groups"]))
+        # the client side of the peer calls and the refused Recall reach Prometheus a scrape later
+        wait("recalld's Searches to vectord reached Prometheus", lambda: scalar(
+            base, 'sum(grpc_client_handled_total{job="recalld",grpc_service="engram.v1.Vector",'
+                  'grpc_method="Search",grpc_code="OK"})') >= 1)
+        wait("the tokenless Recall reached Prometheus as Unauthenticated", lambda: scalar(
+            base, 'sum(grpc_server_handled_total{job="recalld",grpc_code="Unauthenticated"})') >= 1)
+        check_grpc_series(base)
         names = live_names(running)
         for where, e in exprs(rules):
             used = metric_names(e)
@@ -198,6 +269,8 @@ def main():
                                                                            if missing else ""))
             res = query(base, e.replace("$__rate_interval", "1m"))
             check(res.get("status") == "success", "%s is valid PromQL" % where)
+            for sel in grpc_selectors(e):
+                check(scalar(base, sel) > 0, "%s: %s matches live series" % (where, " ".join(sel.split())))
     finally:
         pp.terminate()
         pp.wait(timeout=30)

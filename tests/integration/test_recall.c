@@ -496,6 +496,13 @@ static void test_cli_and_metrics(void) {
   EG_CHECK_INT(eg_promtool_scrape(cl.d[EG_RECALLD].metrics_port, cl.dir, "recalld", &body), 0);
   EG_CHECK(body.data && strstr(body.data, "engram_recalld_stage_seconds_count{stage=\"search+fuse\"}") != NULL);
   EG_CHECK(body.data && strstr(body.data, "\nengram_recalld_nothing_relevant_total 3") != NULL);
+  /* recalld's calls to its peers, from the client side: the searches went through */
+  const char *search = body.data ? strstr(body.data, "\ngrpc_client_handled_total{grpc_type=\"unary\","
+                                                     "grpc_service=\"engram.v1.Vector\",grpc_method=\"Search\","
+                                                     "grpc_code=\"OK\"} ") : NULL;
+  EG_CHECK(search && atof(strchr(search, '}') + 2) >= 1);
+  EG_CHECK(body.data && strstr(body.data, "\ngrpc_client_handling_seconds_count{grpc_type=\"unary\","
+                                          "grpc_service=\"engram.v1.Graph\",grpc_method=\"") != NULL);
   eg_buf_free(&body);
 }
 

@@ -1,6 +1,8 @@
 /* test_metrics.c — exposition text, histogram buckets, escaping, promtool, HTTP. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/metrics.h"
 #include "tests/harness.h"
@@ -19,6 +21,8 @@ static eg_metrics *sample(void) {
   eg_series_add(eg_metric_series(c, v1, 2), 3);
   eg_series_add(eg_metric_series(c, v1, 2), 2);
   eg_series_add(eg_metric_series(c, v2, 2), 1);
+  const char *v3[2] = {"line\none", "\\"};
+  eg_series_add(eg_metric_series(c, v3, 2), 0.1 + 0.2);
   eg_metric *g = eg_metrics_gauge(m, "engram_test_queue_depth", "Queue \"depth\"\nnow.", NULL);
   eg_series_set(eg_metric_solo(g), 12);
   eg_series_add(eg_metric_solo(g), -2);
@@ -48,11 +52,63 @@ static void test_render(void) {
   EG_CHECK(strstr(t, "engram_test_queue_depth 10\n") != NULL);
   EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.001\"} 2\n"));
   EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.01\"} 2\n"));
-  EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.10000000000000001\"} 3\n") ||
-           strstr(t, "le=\"0.1\"} 3\n"));
+  EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.1\"} 3\n"));
   EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"+Inf\"} 4\n"));
   EG_CHECK(strstr(t, "engram_test_duration_seconds_count{method=\"a\\\"b\\\\c\"} 4\n"));
+  EG_CHECK(strstr(t, "engram_test_duration_seconds_sum{method=\"a\\\"b\\\\c\"} 3.0515\n"));
   EG_CHECK(strstr(t, "engram_test_seven 7\n") != NULL);
+  /* a newline and a backslash in a label value are escaped; a sum keeps every digit */
+  EG_CHECK(strstr(t, "engram_test_requests_total{method=\"line\\none\",code=\"\\\\\"} 0.30000000000000004\n"));
+  eg_buf_free(&b);
+  eg_metrics_free(m);
+}
+
+/* Numbers as Prometheus's own clients write them: the shortest text that reads back. */
+static void test_number_format(void) {
+  static const struct {
+    double v;
+    const char *text;
+  } cases[] = {{0, "0"},          {1, "1"},         {10, "10"},       {2.5, "2.5"},
+               {0.005, "0.005"},  {0.1, "0.1"},     {0.025, "0.025"}, {-3, "-3"},
+               {5e-05, "5e-05"},  {0.0001, "0.0001"}, {123456789, "123456789"},
+               {1e21, "1e+21"},   {0.1 + 0.2, "0.30000000000000004"},
+               {1.0 / 3, "0.3333333333333333"}, {4503599627370497, "4503599627370497"}};
+  char text[32];
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    eg_metrics_format_number(cases[i].v, text, sizeof text);
+    EG_CHECK_STR(text, cases[i].text);
+    EG_CHECK(strtod(text, NULL) == cases[i].v);
+  }
+  eg_metrics_format_number(INFINITY, text, sizeof text);
+  EG_CHECK_STR(text, "+Inf");
+  eg_metrics_format_number(-INFINITY, text, sizeof text);
+  EG_CHECK_STR(text, "-Inf");
+  eg_metrics_format_number(NAN, text, sizeof text);
+  EG_CHECK_STR(text, "NaN");
+  eg_metrics_format_number(-1.7976931348623157e308, text, sizeof text); /* the longest */
+  EG_CHECK_STR(text, "-1.7976931348623157e+308");
+}
+
+/* A histogram with the Prometheus default buckets renders each bound as written. */
+static void test_standard_buckets(void) {
+  static const double def[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  static const char *const le[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
+                                   "+Inf"};
+  eg_metrics *m = eg_metrics_new();
+  eg_metric *h = eg_metrics_histogram(m, "x_seconds", "X.", NULL, def, 11);
+  eg_series *s = eg_metric_solo(h);
+  eg_series_observe(s, 0.004); /* first bucket */
+  eg_series_observe(s, 0.1);   /* exactly on a bound: in it */
+  eg_series_observe(s, 11);    /* only +Inf */
+  eg_buf b = EG_BUF_INIT;
+  eg_metrics_render(m, &b);
+  for (size_t i = 0; i < 12; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "x_seconds_bucket{le=\"%s\"} %d\n", le[i], i < 4 ? 1 : i < 11 ? 2 : 3);
+    EG_CHECK(strstr(b.data, want) != NULL);
+  }
+  EG_CHECK(strstr(b.data, "x_seconds_sum 11.104\n") != NULL);
+  EG_CHECK(strstr(b.data, "x_seconds_count 3\n") != NULL);
   eg_buf_free(&b);
   eg_metrics_free(m);
 }
@@ -108,6 +164,8 @@ static void test_http(void) {
 
 int main(void) {
   EG_RUN(test_render);
+  EG_RUN(test_number_format);
+  EG_RUN(test_standard_buckets);
   EG_RUN(test_invalid);
   EG_RUN(test_promtool);
   EG_RUN(test_http);

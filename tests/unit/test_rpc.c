@@ -3,7 +3,8 @@
  *
  * A test server serves engram.v1.Recall with a handler whose behaviour the query picks:
  * "echo:<text>" echoes (and the authorization header), "sleep:<ms>" sleeps, "fail"
- * returns INVALID_ARGUMENT. engram.v1.Vector is served with no handlers.
+ * returns INVALID_ARGUMENT. engram.v1.Vector is served with no handlers. Both ends count
+ * their calls under the standard gRPC metric names, checked here call by call.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -59,15 +60,47 @@ static eg_rpc_server *start_server(const char *addr, int workers, int queue_max,
   return s;
 }
 
-static eg_rpc_client *connect_to(int port, const char *token, int attempts) {
+/* A client whose calls are counted in rm (NULL = not counted). */
+static eg_rpc_client *connect_counted(int port, const char *token, int attempts, eg_rpc_metrics *rm) {
   char addr[64];
   snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
   eg_rpc_client_opts o = {.timeout_us = 5 * EG_US_PER_SEC, .token = token,
-                          .max_attempts = attempts, .backoff_us = 50000};
+                          .max_attempts = attempts, .backoff_us = 50000, .metrics = rm};
   eg_rpc_client *c = NULL;
   eg_err e;
   eg_rpc_client_open(addr, &o, &c, &e);
   return c;
+}
+
+static eg_rpc_client *connect_to(int port, const char *token, int attempts) {
+  return connect_counted(port, token, attempts, NULL);
+}
+
+/* The value of one series of m ("name{labels}" exactly as rendered); -1 when absent. */
+static double sample(eg_metrics *m, const char *series) {
+  eg_buf b = EG_BUF_INIT;
+  eg_metrics_render(m, &b);
+  double v = -1;
+  size_t n = strlen(series);
+  for (const char *p = b.data; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    if (strncmp(p, series, n) == 0 && p[n] == ' ') {
+      v = atof(p + n + 1);
+      break;
+    }
+  }
+  eg_buf_free(&b);
+  return v;
+}
+
+/* The series of the standard families for one unary method of a service. */
+#define RPC_LABELS(svc, method) "{grpc_type=\"unary\",grpc_service=\"" svc "\",grpc_method=\"" method "\""
+#define RECALL RPC_LABELS("engram.v1.Recall", "Recall")
+
+/* Wait until the server has counted n handled calls of a series: a call is counted when
+ * its final batch completes on the server, which may be just after the client has its
+ * answer. */
+static void wait_count(eg_metrics *m, const char *series, double n) {
+  for (int i = 0; i < 200 && sample(m, series) < n; i++) usleep(10000);
 }
 
 /* Call Recall with query q; returns the code, *ctx gets a malloc'd copy of context. */
@@ -102,10 +135,12 @@ static int health(eg_rpc_client *c, const char *service, eg_code *rc_out) {
 }
 
 static void test_round_trip_and_errors(void) {
-  eg_metrics *m = eg_metrics_new();
+  eg_metrics *m = eg_metrics_new(), *cm = eg_metrics_new();
   eg_rpc_server *s = start_server("127.0.0.1:0", 2, 16, 64 * 1024, m);
   EG_REQUIRE(s != NULL);
-  eg_rpc_client *c = connect_to(eg_rpc_server_port(s), "tok-1", 1);
+  eg_rpc_metrics *rm = eg_rpc_client_metrics_new(cm);
+  EG_REQUIRE(rm != NULL);
+  eg_rpc_client *c = connect_counted(eg_rpc_server_port(s), "tok-1", 1, rm);
   char *ctx = NULL;
   eg_err e;
   EG_CHECK_INT(recall(c, "echo:hi", 0, &ctx, &e), EG_OK);
@@ -134,27 +169,42 @@ static void test_round_trip_and_errors(void) {
   /* still fine afterwards */
   EG_CHECK_INT(recall(c, "echo:again", 0, &ctx, &e), EG_OK);
   free(ctx);
-  /* Metrics saw it all. A call is counted when its final batch completes on the server,
-   * which may be just after the client has its answer: wait for the last one. */
-  eg_buf b = EG_BUF_INIT;
-  for (int i = 0; i < 100; i++) {
-    eg_buf_reset(&b);
-    eg_metrics_render(m, &b);
-    if (strstr(b.data, "Recall/Recall\"} 3\n")) break;
-    usleep(10000);
-  }
-  EG_CHECK(strstr(b.data, "engram_test_rpc_requests_total{method=\"engram.v1.Recall/Recall\","
-                          "code=\"OK\"} 2\n") != NULL);
-  EG_CHECK(strstr(b.data, "engram_test_rpc_requests_total{method=\"engram.v1.Recall/Recall\","
-                          "code=\"INVALID_ARGUMENT\"} 1\n") != NULL);
-  EG_CHECK(strstr(b.data, "engram_test_rpc_requests_total{method=\"unknown\","
-                          "code=\"UNIMPLEMENTED\"} 1\n") != NULL);
-  EG_CHECK(strstr(b.data, "engram_test_rpc_duration_seconds_count{method=\"engram.v1.Recall/"
-                          "Recall\"} 3\n") != NULL);
-  eg_buf_free(&b);
+  /* The server saw it all, under the standard names, codes spelt as grpc-go does. The
+   * request over the message limit is refused by gRPC before it is a call of ours. */
+  wait_count(m, "grpc_server_handling_seconds_count" RECALL "}", 3);
+  EG_CHECK(sample(m, "grpc_server_started_total" RECALL "}") == 3);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"OK\"}") == 2);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"InvalidArgument\"}") == 1);
+  EG_CHECK(sample(m, "grpc_server_msg_received_total" RECALL "}") == 3);
+  EG_CHECK(sample(m, "grpc_server_msg_sent_total" RECALL "}") == 2); /* no response to "fail" */
+  EG_CHECK(sample(m, "grpc_server_handling_seconds_count" RECALL "}") == 3);
+  EG_CHECK(sample(m, "grpc_server_handling_seconds_bucket" RECALL ",le=\"0.005\"}") >= 0);
+  EG_CHECK(sample(m, "grpc_server_handling_seconds_bucket" RECALL ",le=\"10\"}") == 3);
+  EG_CHECK(sample(m, "grpc_server_handling_seconds_bucket" RECALL ",le=\"+Inf\"}") == 3);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RPC_LABELS("engram.v1.Vector", "Search")
+                     ",grpc_code=\"Unimplemented\"}") == 1);
+  /* a method no service has: one series for all of them, whatever path a client sends */
+  EG_CHECK(sample(m, "grpc_server_handled_total" RPC_LABELS("unknown", "unknown")
+                     ",grpc_code=\"Unimplemented\"}") == 1);
+  EG_CHECK(sample(m, "grpc_server_started_total" RPC_LABELS("engram.v1.Vector", "Upsert") "}") == 0);
+  /* The client counted its side, the refused big request included. */
+  EG_CHECK(sample(cm, "grpc_client_started_total" RECALL "}") == 4);
+  EG_CHECK(sample(cm, "grpc_client_msg_sent_total" RECALL "}") == 4);
+  EG_CHECK(sample(cm, "grpc_client_msg_received_total" RECALL "}") == 2);
+  EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"OK\"}") == 2);
+  EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"InvalidArgument\"}") == 1);
+  EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"ResourceExhausted\"}") == 1);
+  EG_CHECK(sample(cm, "grpc_client_handled_total" RPC_LABELS("engram.v1.Nope", "Nothing")
+                      ",grpc_code=\"Unimplemented\"}") == 1);
+  EG_CHECK(sample(cm, "grpc_client_handling_seconds_count" RECALL "}") == 4);
+  EG_CHECK(sample(cm, "grpc_server_started_total" RECALL "}") == -1); /* each side its own */
+  /* one set of client families per registry */
+  EG_CHECK(eg_rpc_client_metrics_new(cm) == NULL);
   eg_rpc_client_close(c);
+  eg_rpc_metrics_free(rm);
   eg_rpc_server_free(s);
   eg_metrics_free(m);
+  eg_metrics_free(cm);
 }
 
 static void test_deadline(void) {
@@ -188,7 +238,8 @@ static void test_health(void) {
 }
 
 static void test_queue_full(void) {
-  eg_rpc_server *s = start_server("127.0.0.1:0", 1, 1, 0, NULL);
+  eg_metrics *m = eg_metrics_new();
+  eg_rpc_server *s = start_server("127.0.0.1:0", 1, 1, 0, m);
   EG_REQUIRE(s != NULL);
   eg_rpc_client *c = connect_to(eg_rpc_server_port(s), NULL, 1);
   Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
@@ -209,8 +260,16 @@ static void test_queue_full(void) {
   EG_CHECK(ok >= 1);
   EG_CHECK(full >= 1);
   EG_CHECK_INT(ok + full, 6);
+  /* a refused call is started and handled with RESOURCE_EXHAUSTED, never sent a response */
+  wait_count(m, "grpc_server_handling_seconds_count" RECALL "}", 6);
+  EG_CHECK(sample(m, "grpc_server_started_total" RECALL "}") == 6);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"OK\"}") == ok);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"ResourceExhausted\"}") == full);
+  EG_CHECK(sample(m, "grpc_server_msg_sent_total" RECALL "}") == ok);
+  EG_CHECK(sample(m, "engram_test_rpc_rejected_total") == full);
   eg_rpc_client_close(c);
   eg_rpc_server_free(s);
+  eg_metrics_free(m);
 }
 
 static void test_fanout_parallel(void) {
@@ -267,12 +326,21 @@ static void *start_late(void *arg) {
 
 static void test_retry_unavailable(void) {
   int port = free_port();
-  eg_rpc_client *c = connect_to(port, NULL, 3);
+  eg_metrics *cm = eg_metrics_new();
+  eg_rpc_metrics *rm = eg_rpc_client_metrics_new(cm);
+  eg_rpc_client *c = connect_counted(port, NULL, 3, rm);
   eg_err e;
   int64_t t0 = eg_time_mono_us();
   EG_CHECK_INT(recall(c, "echo:x", 0, NULL, &e), EG_EUNAVAIL);
   EG_CHECK(eg_time_mono_us() - t0 >= 150000); /* backoff 50 + 100 ms */
   eg_rpc_client_close(c);
+  /* three attempts are one call, handled once with its final status, after the backoffs */
+  EG_CHECK(sample(cm, "grpc_client_started_total" RECALL "}") == 1);
+  EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"Unavailable\"}") == 1);
+  EG_CHECK(sample(cm, "grpc_client_handling_seconds_bucket" RECALL ",le=\"0.1\"}") == 0);
+  EG_CHECK(sample(cm, "grpc_client_handling_seconds_count" RECALL "}") == 1);
+  eg_rpc_metrics_free(rm);
+  eg_metrics_free(cm);
   /* The peer comes up while the client is retrying: the call goes through. */
   late_start ls = {port, NULL};
   pthread_t th;
