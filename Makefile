@@ -4,7 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build run test test-asan fuzz bench clean
+.PHONY: all deps build run run-auth test test-asan fuzz bench clean
 
 all: build
 
@@ -19,6 +19,10 @@ build: deps
 # Ctrl-C stops them cleanly.
 run: build
 	@scripts/run.sh $(BUILD)
+
+# The same with bearer tokens: prints an admin token of tenant "default" made for this run.
+run-auth: build
+	@scripts/run.sh $(BUILD) --auth
 
 test: build
 	@scripts/install-test-tools.sh

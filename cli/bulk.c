@@ -240,12 +240,14 @@ static void account(bulk *b, line_result r, const Engram__V1__IngestResponse *re
   for (size_t i = 0; i < rep->n_stages; i++) add_stage(st, rep->stages[i]->stage, rep->stages[i]->micros);
 }
 
+static bool interrupted(const bulk *b) { return b->o->interrupt && *b->o->interrupt; }
+
 static void *worker(void *arg) {
   bulk *b = arg;
   pthread_mutex_lock(&b->mu);
   for (;;) {
-    while (!b->eof && b->next >= b->done + RING) pthread_cond_wait(&b->cv, &b->mu);
-    if (b->eof) break;
+    while (!b->eof && !interrupted(b) && b->next >= b->done + RING) pthread_cond_wait(&b->cv, &b->mu);
+    if (b->eof || interrupted(b)) break;
     ssize_t n = getline(&b->line, &b->cap, b->f);
     if (n < 0) {
       b->eof = true;
@@ -362,6 +364,7 @@ eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err) {
       if (pthread_create(&th[i], NULL, worker, b) == 0) b->running++;
     while (b->running > 0) {
       if (o->progress) draw(b);
+      if (interrupted(b)) pthread_cond_broadcast(&b->cv); /* wake the workers waiting for room */
       struct timespec ts;
       clock_gettime(CLOCK_REALTIME, &ts);
       ts.tv_nsec += BAR_EVERY_US * 1000L;
@@ -377,7 +380,12 @@ eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err) {
     for (int i = 0; i < nw; i++)
       if (th[i]) pthread_join(th[i], NULL);
     stats->seconds = (double)(eg_time_mono_us() - b->t0) / 1e6;
+    stats->done_lines = b->base_lines + b->done;
     if (ferror(b->f)) rc = eg_err_set(err, EG_EIO, "reading %s failed", o->path);
+    else if (interrupted(b) && !b->eof)
+      rc = eg_err_set(err, EG_ECANCELLED, "interrupted: the first %llu lines of %s are done%s",
+                      (unsigned long long)stats->done_lines, o->path,
+                      b->state_path[0] ? "; run again with --resume to go on after them" : "");
     else if (b->gave_up)
       rc = eg_err_set(err, EG_EUNAVAIL, "stopped at line %llu: ingestd stayed unavailable; run again with --resume",
                       (unsigned long long)b->gave_up);

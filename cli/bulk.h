@@ -19,6 +19,7 @@
 #ifndef EG_BULK_H
 #define EG_BULK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -63,6 +64,10 @@ typedef struct eg_bulk_opts {
   int parallel;              /* requests in flight; 0 = 4 */
   bool resume;               /* start after the prefix recorded in the state file */
   bool progress;             /* a progress line on stderr */
+  /* When it becomes non-zero (a signal handler sets it), no further line is sent: the
+   * lines in flight finish, the state file records what is done, and the run returns
+   * EG_ECANCELLED. NULL = never. */
+  const volatile sig_atomic_t *interrupt;
 } eg_bulk_opts;
 
 enum { EG_BULK_MAX_STAGES = 16 };
@@ -72,6 +77,7 @@ typedef struct eg_bulk_stats {
   uint64_t skipped;          /* lines skipped by resume */
   uint64_t ok, duplicates, failed, retries;
   uint64_t chunks, entities, facts, tokens;
+  uint64_t done_lines;       /* the prefix of the file done (resume starts after it) */
   double seconds;            /* wall time of this run */
   size_t n_stages;
   struct {
@@ -81,7 +87,8 @@ typedef struct eg_bulk_stats {
 } eg_bulk_stats;
 
 /* Run it. EG_OK when every line was read (some may have failed: see stats->failed);
- * an error (message in err) when the file or the state file cannot be used. */
+ * EG_ECANCELLED when interrupted; an error (message in err) when the file or the state
+ * file cannot be used. */
 eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err);
 
 #endif

@@ -15,6 +15,7 @@
 #include "common/pbjson.h"
 #include "common/rpc.h"
 #include "proto/engram/v1/common.pb-c.h"
+#include "proto/engram/v1/ingest.pb-c.h"
 
 typedef struct eg_cli {
   const eg_cfg *cfg;
@@ -46,10 +47,24 @@ ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path, const
  * with protobuf_c_message_free_unpacked. */
 ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
                               const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc);
-/* JSON text → a message of desc in arena a; NULL (message printed) on error. */
-ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a);
+/* JSON text read from source (a file name, "stdin" or "argument": named in errors) → a
+ * message of desc in arena a; NULL (message printed) on error. */
+ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text, const ProtobufCMessageDescriptor *desc,
+                                    eg_arena *a);
 /* Pretty JSON with ISO times on stdout. */
 void eg_cli_print_json(const ProtobufCMessage *m);
+/* Each warning of an answer on stderr, as "engram: warning: …". */
+void eg_cli_print_warnings(char *const *warnings, size_t n);
+
+/* The report of an ingest (chunks, entities, facts, tokens, the watermark when not NULL
+ * or empty, stages) on stdout; its warnings on stderr. */
+void eg_cli_print_ingest_report(const Engram__V1__IngestReport *p, const char *watermark);
+/* Follow async job id on ingestd: one GetJob, or with wait until it is DONE or FAILED (a
+ * progress line on stderr with --progress). Prints the job (or its JSON); returns 0 for
+ * DONE, QUEUED or RUNNING, 1 for FAILED or when it cannot be asked. */
+int eg_cli_job_follow(const eg_cli *cli, const char *job_id, bool wait);
+/* Whether --progress (on, off, auto = stderr is a terminal) asks for a progress line. */
+bool eg_cli_progress(const eg_cli *cli);
 
 /* A subcommand of a command: argv[0] is its name; a if an arena freed after the call. */
 typedef struct eg_cli_sub {
@@ -68,5 +83,8 @@ int eg_cli_vector(const eg_cli *cli, int argc, char **argv);
 int eg_cli_ingest(const eg_cli *cli, int argc, char **argv);
 int eg_cli_recall(const eg_cli *cli, int argc, char **argv);
 int eg_cli_token(const eg_cli *cli, int argc, char **argv);
+int eg_cli_relations(const eg_cli *cli, int argc, char **argv);
+int eg_cli_erase(const eg_cli *cli, int argc, char **argv);
+int eg_cli_job(const eg_cli *cli, int argc, char **argv);
 
 #endif

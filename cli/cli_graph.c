@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/scope.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/ingest.pb-c.h"
 #include "proto/engram/v1/recall.pb-c.h"
@@ -106,8 +107,16 @@ static int cmd_history(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   return 0;
 }
 
+/* Changes is a window of transaction time: what Engram learned (t_commit) between --from
+ * and --to, whatever the valid times of those facts. */
 static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
-  (void)argc, (void)argv;
+  (void)argv;
+  if (argc > 1) {
+    fprintf(stderr, "usage: engram graph changes [--from T] [--to T] [--session S] [--limit N]\n"
+                    "  the commits Engram recorded in [--from, --to): a window of transaction time (when a fact\n"
+                    "  was learned), not of valid time (when it is true in the world)\n");
+    return 2;
+  }
   Engram__V1__TimeRange w = ENGRAM__V1__TIME_RANGE__INIT;
   if (eg_cli_time(cli, "from", &w.from) || eg_cli_time(cli, "to", &w.to)) return 2;
   Engram__V1__ChangesRequest req = ENGRAM__V1__CHANGES_REQUEST__INIT;
@@ -121,6 +130,7 @@ static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (cli->json) eg_cli_print_json(&r->base);
   else
     for (size_t i = 0; i < r->n_edges; i++) print_edge(r->edges[i], "");
+  if (!cli->json && !r->n_edges) printf("(nothing committed in this window of transaction time)\n");
   if (!cli->json && r->next_page_token && *r->next_page_token)
     printf("(more: narrow --from/--to or raise --limit)\n");
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -235,6 +245,7 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     for (size_t i = 0; i < r->n_edge_ids; i++) printf(" #%llu", (unsigned long long)r->edge_ids[i]);
     printf("\n");
   }
+  eg_cli_print_warnings(r->warnings, r->n_warnings);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return 0;
 }
@@ -275,8 +286,10 @@ int eg_cli_call_any(const eg_cli *cli, int argc, char **argv) {
     eg_arena *a = eg_arena_new(0, 0);
     int rc = 2;
     char *text = eg_cli_read_input(argv[2], a);
-    ProtobufCMessage *req = text ? eg_cli_parse_json(text, m->input, a) : NULL;
+    const char *source = argv[2][0] == '@' ? argv[2] + 1 : strcmp(argv[2], "-") == 0 ? "stdin" : "argument";
+    ProtobufCMessage *req = text ? eg_cli_parse_json(source, text, m->input, a) : NULL;
     if (req) {
+      eg_scope_default(req, eg_cli_scope(cli, a)); /* a scope, or its empty fields, from --tenant/--user/--agent */
       char path[160];
       snprintf(path, sizeof path, "/%s/%s", d->name, m->name);
       ProtobufCMessage *r = eg_cli_call(cli, services[i].daemon, path, req, m->output);

@@ -6,6 +6,7 @@
  * text of an IngestDocumentRequest with --document-id (default: the file name) and --title.
  */
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,16 @@
 #include "common/scope.h"
 #include "proto/engram/v1/ingest.pb-c.h"
 
-static void print_report(const Engram__V1__IngestResponse *r) {
+void eg_cli_print_ingest_report(const Engram__V1__IngestReport *p, const char *watermark) {
+  printf("%u chunks, %u entities, %u facts, %llu tokens%s%s\n", p->chunks, p->entities, p->facts,
+         (unsigned long long)p->tokens, watermark && *watermark ? "; watermark " : "", watermark ? watermark : "");
+  for (size_t i = 0; i < p->n_stages; i++)
+    printf("  %-14s %8.1f ms\n", p->stages[i]->stage, (double)p->stages[i]->micros / 1000.0);
+  if (p->llm_fallbacks) printf("  LLM answers replaced by the rules: %u\n", p->llm_fallbacks);
+  eg_cli_print_warnings(p->warnings, p->n_warnings);
+}
+
+static void print_response(const Engram__V1__IngestResponse *r) {
   const Engram__V1__IngestReport *p = r->report;
   if (!p) {
     printf("accepted: job %s, watermark %s\n", r->job_id, r->watermark);
@@ -26,11 +36,7 @@ static void print_report(const Engram__V1__IngestResponse *r) {
     printf("already ingested (no change); watermark %s\n", r->watermark);
     return;
   }
-  printf("%u chunks, %u entities, %u facts, %llu tokens; watermark %s\n", p->chunks, p->entities, p->facts,
-         (unsigned long long)p->tokens, r->watermark);
-  for (size_t i = 0; i < p->n_stages; i++)
-    printf("  %-14s %8.1f ms\n", p->stages[i]->stage, (double)p->stages[i]->micros / 1000.0);
-  if (p->llm_fallbacks) printf("  LLM answers replaced by the rules: %u\n", p->llm_fallbacks);
+  eg_cli_print_ingest_report(p, r->watermark);
   for (size_t i = 0; i < r->n_edge_ids; i++) printf("  edge #%llu\n", (unsigned long long)r->edge_ids[i]);
 }
 
@@ -57,18 +63,57 @@ static int cmd_one(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   char *text = eg_cli_read_file(argv[1], a);
   if (!text) return 2;
   const char *s = text + strspn(text, " \t\r\n");
-  ProtobufCMessage *req = k == EG_INGEST_DOCUMENT && *s != '{' ? plain_document(cli, argv[1], text, a)
-                                                               : eg_cli_parse_json(text, kind->desc, a);
+  ProtobufCMessage *req = k == EG_INGEST_DOCUMENT && *s != '{'
+                              ? plain_document(cli, argv[1], text, a)
+                              : eg_cli_parse_json(strcmp(argv[1], "-") == 0 ? "stdin" : argv[1], text, kind->desc, a);
   if (!req) return 2;
   eg_scope_default(req, eg_cli_scope(cli, a));
-  if (eg_cfg_bool(cli->cfg, "async")) eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC);
+  /* --wait: queued like --async, then followed until the job is done */
+  bool wait = eg_cfg_bool(cli->cfg, "wait");
+  if (wait || eg_cfg_bool(cli->cfg, "async")) eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC);
   Engram__V1__IngestResponse *r =
       (void *)eg_cli_call(cli, "ingestd", kind->method, req, &engram__v1__ingest_response__descriptor);
   if (!r) return 1;
-  if (cli->json) eg_cli_print_json(&r->base);
-  else print_report(r);
+  int rc = 0;
+  if (wait && !r->report && r->job_id && *r->job_id) {
+    if (!cli->json) printf("accepted: job %s, watermark %s\n", r->job_id, r->watermark);
+    rc = eg_cli_job_follow(cli, r->job_id, true);
+  } else if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    print_response(r);
+  }
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  return 0;
+  return rc;
+}
+
+static volatile sig_atomic_t bulk_interrupt;
+static void on_interrupt(int sig) { bulk_interrupt = sig; }
+
+/* The summary of a bulk run, in the unit of its progress line (tokens/s). */
+static void print_bulk_summary(const eg_cli *cli, const eg_bulk_stats *st, bool stopped) {
+  double tps = st->seconds > 0 ? (double)st->tokens / st->seconds : 0;
+  if (cli->json) {
+    printf("{\"lines\": %llu, \"skipped\": %llu, \"ok\": %llu, \"duplicates\": %llu, \"failed\": %llu, "
+           "\"retries\": %llu, \"chunks\": %llu, \"entities\": %llu, \"facts\": %llu, \"tokens\": %llu, "
+           "\"seconds\": %.3f, \"tokens_per_second\": %.0f, \"tokens_per_minute\": %.0f, \"done_lines\": %llu, "
+           "\"interrupted\": %s}\n",
+           (unsigned long long)st->lines, (unsigned long long)st->skipped, (unsigned long long)st->ok,
+           (unsigned long long)st->duplicates, (unsigned long long)st->failed, (unsigned long long)st->retries,
+           (unsigned long long)st->chunks, (unsigned long long)st->entities, (unsigned long long)st->facts,
+           (unsigned long long)st->tokens, st->seconds, tps, tps * 60, (unsigned long long)st->done_lines,
+           stopped ? "true" : "false");
+    return;
+  }
+  printf("%llu lines (%llu skipped by resume): %llu ingested, %llu already there, %llu failed, %llu retries%s\n",
+         (unsigned long long)st->lines, (unsigned long long)st->skipped, (unsigned long long)st->ok,
+         (unsigned long long)st->duplicates, (unsigned long long)st->failed, (unsigned long long)st->retries,
+         stopped ? " before the interrupt" : "");
+  printf("%llu chunks, %llu entities, %llu facts, %llu tokens in %.1f s (%.0f tokens/s)\n",
+         (unsigned long long)st->chunks, (unsigned long long)st->entities, (unsigned long long)st->facts,
+         (unsigned long long)st->tokens, st->seconds, tps);
+  for (size_t i = 0; i < st->n_stages; i++)
+    printf("  %-14s %10.1f ms summed\n", st->stages[i].name, (double)st->stages[i].micros / 1000.0);
 }
 
 static int cmd_bulk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
@@ -80,7 +125,6 @@ static int cmd_bulk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   eg_rpc_client *c = eg_cli_connect(cli, eg_cli_daemon_addr(cli, "ingestd"));
   if (!c) return 1;
   const char *state = eg_cfg_str(cli->cfg, "state_file");
-  const char *bar = eg_cfg_str(cli->cfg, "progress");
   eg_bulk_opts o = {.path = argv[1],
                     .state_path = *state ? state : NULL,
                     .client = c,
@@ -89,31 +133,23 @@ static int cmd_bulk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
                     .agent = eg_cfg_str(cli->cfg, "agent"),
                     .parallel = (int)eg_cfg_int(cli->cfg, "parallel"),
                     .resume = eg_cfg_bool(cli->cfg, "resume"),
-                    .progress = strcmp(bar, "on") == 0 || (strcmp(bar, "auto") == 0 && isatty(2))};
+                    .progress = eg_cli_progress(cli),
+                    .interrupt = &bulk_interrupt};
+  /* Ctrl-C (or SIGTERM): finish the lines in flight, record the done prefix, say what was
+   * done; a second one ends the process at once. */
+  struct sigaction sa = {.sa_handler = on_interrupt, .sa_flags = SA_RESETHAND}, old_int, old_term;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
   eg_bulk_stats st;
   eg_err e;
   eg_code rc = eg_bulk_run(&o, &st, &e);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
   eg_rpc_client_close(c);
   if (rc) fprintf(stderr, "engram: %s\n", e.msg);
-  double tpm = st.seconds > 0 ? (double)st.tokens / st.seconds * 60 : 0;
-  if (cli->json) {
-    printf("{\"lines\": %llu, \"skipped\": %llu, \"ok\": %llu, \"duplicates\": %llu, \"failed\": %llu, "
-           "\"retries\": %llu, \"chunks\": %llu, \"entities\": %llu, \"facts\": %llu, \"tokens\": %llu, "
-           "\"seconds\": %.3f, \"tokens_per_minute\": %.0f}\n",
-           (unsigned long long)st.lines, (unsigned long long)st.skipped, (unsigned long long)st.ok,
-           (unsigned long long)st.duplicates, (unsigned long long)st.failed, (unsigned long long)st.retries,
-           (unsigned long long)st.chunks, (unsigned long long)st.entities, (unsigned long long)st.facts,
-           (unsigned long long)st.tokens, st.seconds, tpm);
-  } else {
-    printf("%llu lines (%llu skipped by resume): %llu ingested, %llu already there, %llu failed, %llu retries\n",
-           (unsigned long long)st.lines, (unsigned long long)st.skipped, (unsigned long long)st.ok,
-           (unsigned long long)st.duplicates, (unsigned long long)st.failed, (unsigned long long)st.retries);
-    printf("%llu chunks, %llu entities, %llu facts, %llu tokens in %.1f s (%.0f tokens/min)\n",
-           (unsigned long long)st.chunks, (unsigned long long)st.entities, (unsigned long long)st.facts,
-           (unsigned long long)st.tokens, st.seconds, tpm);
-    for (size_t i = 0; i < st.n_stages; i++)
-      printf("  %-14s %10.1f ms summed\n", st.stages[i].name, (double)st.stages[i].micros / 1000.0);
-  }
+  print_bulk_summary(cli, &st, rc == EG_ECANCELLED);
+  if (rc == EG_ECANCELLED) return 128 + (int)bulk_interrupt;
   return rc ? 1 : st.failed ? 3 : 0;
 }
 

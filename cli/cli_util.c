@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "common/scope.h"
@@ -62,7 +63,7 @@ char *eg_cli_read_file(const char *path, eg_arena *a) {
 ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path, const ProtobufCMessageDescriptor *desc,
                                       eg_arena *a) {
   char *text = eg_cli_read_file(path, a);
-  ProtobufCMessage *m = text ? eg_cli_parse_json(text, desc, a) : NULL;
+  ProtobufCMessage *m = text ? eg_cli_parse_json(strcmp(path, "-") == 0 ? "stdin" : path, text, desc, a) : NULL;
   if (m) eg_scope_default(m, eg_cli_scope(cli, a));
   return m;
 }
@@ -81,6 +82,15 @@ ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char 
   return resp;
 }
 
+void eg_cli_print_warnings(char *const *warnings, size_t n) {
+  for (size_t i = 0; i < n; i++) fprintf(stderr, "engram: warning: %s\n", warnings[i]);
+}
+
+bool eg_cli_progress(const eg_cli *cli) {
+  const char *bar = eg_cfg_str(cli->cfg, "progress");
+  return strcmp(bar, "on") == 0 || (strcmp(bar, "auto") == 0 && isatty(2));
+}
+
 void eg_cli_print_json(const ProtobufCMessage *m) {
   eg_buf b = EG_BUF_INIT;
   eg_pbjson_write(m, EG_PBJSON_ISO_TIMES | EG_PBJSON_PRETTY, &b);
@@ -88,17 +98,18 @@ void eg_cli_print_json(const ProtobufCMessage *m) {
   eg_buf_free(&b);
 }
 
-ProtobufCMessage *eg_cli_parse_json(const char *text, const ProtobufCMessageDescriptor *desc, eg_arena *a) {
+ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text, const ProtobufCMessageDescriptor *desc,
+                                    eg_arena *a) {
   cJSON *j = NULL;
   eg_err e;
   if (eg_pbjson_parse(text, &j, &e)) {
-    fprintf(stderr, "engram: input %s (one JSON %s; several requests, one per line, go to `engram ingest bulk`)\n",
-            e.msg, desc->short_name);
+    fprintf(stderr, "engram: %s: %s (one JSON %s; several requests, one per line, go to `engram ingest bulk`)\n",
+            source, e.msg, desc->short_name);
     return NULL;
   }
   ProtobufCMessage *m = NULL;
   if (eg_pbjson_read(desc, j, a, &m, &e)) {
-    fprintf(stderr, "engram: %s\n", e.msg);
+    fprintf(stderr, "engram: %s: %s\n", source, e.msg);
     m = NULL;
   }
   cJSON_Delete(j);

@@ -40,6 +40,8 @@ static const eg_cfg_opt cli_opts[] = {
      * default, configurable), so its INVALID_ARGUMENT says what it is. */
     {"k", EG_CFG_INT, "10", "results per query (at most the server's max_k)", 0, 1, UINT32_MAX},
     {"async", EG_CFG_BOOL, "false", "ingest: answer when queued, with a job id and watermark", 0, 0, 0},
+    {"wait", EG_CFG_BOOL, "false", "ingest, job: queue (as --async), then wait until the job is done", 0, 0, 0},
+    {"confirm_tenant", EG_CFG_STR, "", "erase: the tenant again, to erase all of it (no --user)", 0, 0, 0},
     {"document_id", EG_CFG_STR, "", "ingest document of plain text: its id (default: the file name)", 0, 0, 0},
     {"title", EG_CFG_STR, "", "ingest document of plain text: its title", 0, 0, 0},
     {"budget", EG_CFG_INT, "0", "recall: token budget of the context block (0 = server default)", 0, 0, 1000000},
@@ -47,7 +49,7 @@ static const eg_cfg_opt cli_opts[] = {
     {"resume", EG_CFG_BOOL, "false", "ingest bulk: continue after the lines recorded as done", 0, 0, 0},
     {"state_file", EG_CFG_STR, "", "ingest bulk: resume state (default FILE.progress)", 0, 0, 0},
     {"role", EG_CFG_STR, "user", "token: user, admin (may erase) or service (daemons)", 0, 0, 0},
-    {"progress", EG_CFG_STR, "auto", "ingest bulk: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
+    {"progress", EG_CFG_STR, "auto", "ingest bulk, --wait: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
 };
 
 typedef struct command {
@@ -64,10 +66,13 @@ static int cmd_version(const eg_cli *cli, int argc, char **argv) {
 
 static const command commands[] = {
     {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
-    {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit on graphd"},
+    {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit on graphd (changes: by transaction time)"},
     {"vector", eg_cli_vector, "upsert|search|delete on vectord"},
     {"recall", eg_cli_recall, "\"question\" [--at T] [--known-at T]: the context recalld assembles"},
-    {"ingest", eg_cli_ingest, "session|document|facts FILE, bulk FILE.jsonl on ingestd"},
+    {"ingest", eg_cli_ingest, "session|document|facts FILE [--async|--wait], bulk FILE.jsonl on ingestd"},
+    {"job", eg_cli_job, "JOB_ID [--wait]: the state of an async ingest (ingestd GetJob)"},
+    {"relations", eg_cli_relations, "built-in and declared relations with their cardinality (graphd)"},
+    {"erase", eg_cli_erase, "--user U | --confirm-tenant T: erase a user's or a tenant's memory (admin)"},
     {"token", eg_cli_token, "new|hash [--tenant T] [--role R]: a bearer token and its tokens-file line"},
     {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},

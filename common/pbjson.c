@@ -237,7 +237,15 @@ static eg_code read_int(const ProtobufCFieldDescriptor *f, const cJSON *v, int64
     errno = 0;
     long long x = strtoll(v->valuestring, &end, 10);
     bool integer = end != v->valuestring && !*end;
-    if (!integer && is_time_field(f)) return eg_time_parse(v->valuestring, out, err);
+    if (!integer && is_time_field(f)) {
+      eg_code rc = eg_time_parse(v->valuestring, out, err);
+      if (rc) {
+        char prefix[EG_ERR_MSG_MAX];
+        snprintf(prefix, sizeof prefix, "%s: ", path);
+        eg_err_prefix(err, prefix);
+      }
+      return rc;
+    }
     if (!integer || errno == ERANGE || x < lo || x > hi)
       return eg_err_set(err, EG_EINVAL, "%s: not an integer in range", path);
     *out = x;
@@ -389,7 +397,14 @@ static eg_code read_msg(const ProtobufCMessageDescriptor *d, const cJSON *j, eg_
 eg_code eg_pbjson_parse(const char *text, cJSON **out, eg_err *err) {
   const char *end = NULL;
   *out = cJSON_ParseWithOpts(text, &end, false);
-  if (!*out) return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu)", end ? (size_t)(end - text) : 0);
+  if (!*out) {
+    /* the byte offset, and the line and column (of bytes) when the text has several lines */
+    size_t at = end ? (size_t)(end - text) : 0, line = 1, col = 1;
+    for (size_t i = 0; i < at; i++, col++)
+      if (text[i] == '\n') line++, col = 0;
+    if (line == 1) return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu)", at);
+    return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu: line %zu, column %zu)", at, line, col);
+  }
   size_t after = (size_t)(end - text);
   end += strspn(end, " \t\r\n");
   if (!*end) return EG_OK;

@@ -50,7 +50,15 @@ static Engram__V1__Scope **scope_slot(const ProtobufCMessage *m) {
 
 void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope) {
   Engram__V1__Scope **slot = scope_slot(m);
-  if (slot && !*slot) *slot = scope;
+  if (!slot) return;
+  if (!*slot) {
+    *slot = scope;
+    return;
+  }
+  Engram__V1__Scope *s = *slot;
+  if (!s->tenant || !*s->tenant) s->tenant = scope->tenant;
+  if (!s->user || !*s->user) s->user = scope->user;
+  if (!s->agent || !*s->agent) s->agent = scope->agent;
 }
 
 const char *eg_scope_tenant_of(const ProtobufCMessage *m) {

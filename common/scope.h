@@ -40,7 +40,8 @@ bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char
  * when the message has no scope field. */
 const char *eg_scope_tenant_of(const ProtobufCMessage *m);
 
-/* When request m has a "scope" field that is unset, point it at scope (borrowed). */
+/* When request m has a "scope" field that is unset, point it at scope (borrowed); when it
+ * is set, complete it: its empty tenant, user and agent are taken from scope (borrowed). */
 void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
 
 /*

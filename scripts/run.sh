@@ -7,13 +7,26 @@
 # The daemons run in their own session, so the terminal's Ctrl-C reaches this script only:
 # each daemon gets exactly one stop signal, from here.
 #
+# With --auth (`make run-auth`) the daemons require bearer tokens: a fresh admin token of
+# tenant ENGRAM_RUN_TENANT (default "default", the CLI's default tenant) and a service token
+# are made for this run; the tokens file holds the admin token's digest only, the service
+# token reaches the daemons through their environment, and the admin token is printed once.
+#
 # Environment (defaults are `make run`'s):
 #   ENGRAM_RUN_DIR           data, logs and ports files      (default: <repo>/var)
 #   ENGRAM_RUN_GRPC_PORT     first gRPC port; ingestd, graphd, vectord, recalld take it
 #                            and the next three                (default: 7101)
 #   ENGRAM_RUN_METRICS_PORT  first /metrics port, likewise     (default: 9101)
+#   ENGRAM_RUN_TENANT        --auth: the admin token's tenant  (default: default)
 set -euo pipefail
-build=${1:-build}
+build=build auth=0
+for arg in "$@"; do
+  case $arg in
+    --auth) auth=1 ;;
+    -*) echo "usage: scripts/run.sh [BUILD_DIR] [--auth]" >&2; exit 2 ;;
+    *) build=$arg ;;
+  esac
+done
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 var=${ENGRAM_RUN_DIR:-var}
@@ -44,6 +57,20 @@ if ((${#taken[@]})); then
 fi
 
 mkdir -p "$var/log" "$var/run"
+
+# --auth: the tokens of this run. `engram token new` prints "token: …" and "line: …".
+auth_flags=(--insecure-no-auth)
+if ((auth)); then
+  tenant=${ENGRAM_RUN_TENANT:-default}
+  admin=$("$build/engram" --tenant "$tenant" --role admin token new)
+  service=$("$build/engram" --role service token new)
+  admin_token=$(sed -n 's/^token: *//p' <<<"$admin")
+  tokens_file="$var/run/tokens"
+  (umask 077 && sed -n 's/^line: *//p' <<<"$admin" >"$tokens_file")
+  export ENGRAM_SERVICE_TOKEN
+  ENGRAM_SERVICE_TOKEN=$(sed -n 's/^token: *//p' <<<"$service")
+  auth_flags=(--auth-tokens-file "$tokens_file")
+fi
 
 declare -A pid_of name_of status_of
 started=()
@@ -107,7 +134,7 @@ for d in graphd vectord ingestd recalld; do
   touch "$var/log/$d.log"
   log_from[$d]=$(stat -c %s "$var/log/$d.log")
   rm -f "$var/run/$d.ports"
-  setsid "$build/$d" --insecure-no-auth --grpc-addr "$(addr "$d")" \
+  setsid "$build/$d" "${auth_flags[@]}" --grpc-addr "$(addr "$d")" \
     --metrics-addr "127.0.0.1:${metrics_port[$d]}" --data-dir "$var/$d" \
     --ports-file "$var/run/$d.ports" "${peers[@]}" >>"$var/log/$d.log" 2>&1 &
   pid_of[$d]=$!
@@ -145,10 +172,20 @@ Engram is running (logs in $var/log/, data in $var/):
   graphd   gRPC $(addr graphd)   metrics http://127.0.0.1:${metrics_port[graphd]}/metrics
   vectord  gRPC $(addr vectord)   metrics http://127.0.0.1:${metrics_port[vectord]}/metrics
   recalld  gRPC $(addr recalld)   metrics http://127.0.0.1:${metrics_port[recalld]}/metrics
-Authentication is off (--insecure-no-auth, loopback only); README.md "Authentication and
-tenants" shows how to run with tokens.
+EOT
+if ((auth)); then
+  cat <<EOT
+Authentication is on (tokens file $tokens_file). The admin token of tenant "$tenant",
+shown once (it may read, write and erase the tenant):
+  export ENGRAM_TOKEN=$admin_token
+Try: ENGRAM_TOKEN=… $build/engram --tenant $tenant relations      Ctrl-C stops all four.
+EOT
+else
+  cat <<EOT
+Authentication is off (--insecure-no-auth, loopback only); \`make run-auth\` runs with tokens.
 Try: $build/engram health      Ctrl-C stops all four.
 EOT
+fi
 
 # Until a signal (the trap stops everything) or a daemon dies on its own.
 dead=

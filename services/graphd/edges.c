@@ -296,6 +296,8 @@ eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_ar
   if ((rc = eg_kvtxn_commit(txn, err))) return rc;
   eg_series_add(g->m_commits, 1);
   eg_series_add(g->m_edges, (double)written);
+  eg_err advice_err; /* the commit is done: advice that cannot be given is left out */
+  (void)eg_graph_relation_warnings(g, T, req, a, resp, &advice_err);
   return EG_OK;
 fail:
   eg_kvtxn_abort(txn);

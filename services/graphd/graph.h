@@ -46,6 +46,14 @@ bool eg_relation_name_valid(const char *relation);
 eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelationRequest *req,
                                   eg_arena *a, Engram__V1__DeclareRelationResponse *resp,
                                   eg_err *err);
+/* The built-in relations the tenant has not redeclared, then its declarations. */
+eg_code eg_graph_list_relations(eg_graph *g, const Engram__V1__ListRelationsRequest *req, eg_arena *a,
+                                Engram__V1__ListRelationsResponse *resp, eg_err *err);
+/* resp->warnings for the relations of req that are neither built in nor declared by the
+ * tenant but close to one that is (same stems, or an edit or two away): a likely typo,
+ * committed as an undeclared MANY relation. */
+eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant_id, const Engram__V1__CommitRequest *req,
+                                   eg_arena *a, Engram__V1__CommitResponse *resp, eg_err *err);
 
 /* ---- entities (entities.c) ---- */
 

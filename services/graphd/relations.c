@@ -96,26 +96,32 @@ static size_t rel_key(uint8_t *k, uint64_t tenant, const char *r) {
   return 9 + n;
 }
 
-Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant, const char *r) {
-  if (tenant) {
-    uint8_t k[80];
-    if (strlen(r) > 64) return MANY;
-    size_t kl = rel_key(k, tenant, r);
-    pthread_mutex_lock(&g->rmu);
-    void *hit = eg_map_get(g->rel_cache, k, kl);
-    pthread_mutex_unlock(&g->rmu);
-    if (hit) return (Engram__V1__Cardinality)(intptr_t)hit;
-    char *v;
-    size_t vl;
-    if (eg_kv_get(g->store, CF_DEFAULT, k, kl, &v, &vl, NULL) == EG_OK) {
-      Engram__V1__Cardinality c = vl ? (Engram__V1__Cardinality)(uint8_t)v[0] : MANY;
-      free(v);
-      pthread_mutex_lock(&g->rmu);
-      eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)c);
-      pthread_mutex_unlock(&g->rmu);
-      return c;
-    }
+/* The tenant's declaration of r: true with its cardinality, false when it has none. */
+static bool declared(eg_graph *g, uint64_t tenant, const char *r, Engram__V1__Cardinality *card) {
+  uint8_t k[80];
+  if (!tenant || strlen(r) > 64) return false;
+  size_t kl = rel_key(k, tenant, r);
+  pthread_mutex_lock(&g->rmu);
+  void *hit = eg_map_get(g->rel_cache, k, kl);
+  pthread_mutex_unlock(&g->rmu);
+  if (hit) {
+    *card = (Engram__V1__Cardinality)(intptr_t)hit;
+    return true;
   }
+  char *v;
+  size_t vl;
+  if (eg_kv_get(g->store, CF_DEFAULT, k, kl, &v, &vl, NULL) != EG_OK) return false;
+  *card = vl ? (Engram__V1__Cardinality)(uint8_t)v[0] : MANY;
+  free(v);
+  pthread_mutex_lock(&g->rmu);
+  eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)*card);
+  pthread_mutex_unlock(&g->rmu);
+  return true;
+}
+
+Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant, const char *r) {
+  Engram__V1__Cardinality c;
+  if (declared(g, tenant, r, &c)) return c;
   const builtin_rel *b = builtin_find(r);
   return b ? b->card : MANY;
 }
@@ -159,5 +165,162 @@ eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelation
   info->description = req->description;
   info->builtin = false;
   resp->relation = info;
+  return EG_OK;
+}
+
+/* ---- the list, and names close to a known one ------------------------------------------ */
+
+static int info_cmp(const void *x, const void *y) {
+  return strcmp((*(Engram__V1__RelationInfo *const *)x)->relation, (*(Engram__V1__RelationInfo *const *)y)->relation);
+}
+
+/* The tenant's declarations (tenant 0: none), sorted by name, in a. */
+static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+  if (!tenant) return EG_OK;
+  uint8_t prefix[9], upper[9];
+  prefix[0] = 'R';
+  key_put64(prefix + 1, tenant);
+  rocksdb_readoptions_t *ro;
+  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_DEFAULT, prefix, sizeof prefix, &ro, upper);
+  eg_code rc = EG_OK;
+  for (; rocksdb_iter_valid(it) && rc == EG_OK; rocksdb_iter_next(it)) {
+    size_t kl, vl;
+    const char *k = rocksdb_iter_key(it, &kl), *v = rocksdb_iter_value(it, &vl);
+    Engram__V1__RelationInfo *info = eg_arena_calloc(a, 1, sizeof *info);
+    if (!info || kl <= 9) {
+      rc = info ? eg_err_set(err, EG_ECORRUPT, "stored relation key is corrupt") : eg_err_set(err, EG_ENOMEM, "out of memory");
+      break;
+    }
+    engram__v1__relation_info__init(info);
+    info->relation = eg_arena_strndup(a, k + 9, kl - 9);
+    info->cardinality = vl ? (Engram__V1__Cardinality)(uint8_t)v[0] : MANY;
+    info->description = vl > 1 ? eg_arena_strndup(a, v + 1, vl - 1) : "";
+    if (!info->relation || !info->description || eg_ptrvec_push(out, a, info))
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  if (rc == EG_OK && out->n) qsort(out->v, out->n, sizeof *out->v, info_cmp);
+  return rc;
+}
+
+/* Built-in relations the tenant has not redeclared, then its declarations; each sorted. */
+static eg_code known_relations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+  eg_ptrvec decl = {0};
+  eg_code rc = declarations(g, tenant, a, &decl, err);
+  if (rc) return rc;
+  size_t first = out->n;
+  for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++) {
+    bool redeclared = false;
+    for (size_t j = 0; j < decl.n && !redeclared; j++)
+      redeclared = !strcmp(((Engram__V1__RelationInfo *)decl.v[j])->relation, builtins[i].name);
+    if (redeclared) continue;
+    Engram__V1__RelationInfo *info = eg_arena_calloc(a, 1, sizeof *info);
+    if (!info) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    engram__v1__relation_info__init(info);
+    info->relation = (char *)builtins[i].name;
+    info->cardinality = builtins[i].card;
+    info->description = (char *)builtins[i].description;
+    info->builtin = true;
+    if (eg_ptrvec_push(out, a, info)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  qsort(out->v + first, out->n - first, sizeof *out->v, info_cmp);
+  for (size_t j = 0; j < decl.n; j++)
+    if (eg_ptrvec_push(out, a, decl.v[j])) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  return EG_OK;
+}
+
+eg_code eg_graph_list_relations(eg_graph *g, const Engram__V1__ListRelationsRequest *req, eg_arena *a,
+                                Engram__V1__ListRelationsResponse *resp, eg_err *err) {
+  uint64_t tenant = 0;
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK) tenant = 0; /* never wrote: built-ins */
+  eg_ptrvec all = {0};
+  eg_code rc = known_relations(g, tenant, a, &all, err);
+  if (rc) return rc;
+  resp->relations = (Engram__V1__RelationInfo **)all.v;
+  resp->n_relations = all.n;
+  return EG_OK;
+}
+
+/* Levenshtein distance of two names of at most 64 bytes. */
+static size_t edit_distance(const char *x, const char *y) {
+  size_t n = strlen(x), m = strlen(y), row[66];
+  if (n > 64 || m > 64) return SIZE_MAX;
+  for (size_t j = 0; j <= m; j++) row[j] = j;
+  for (size_t i = 1; i <= n; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= m; j++) {
+      size_t up = row[j], best = diag + (x[i - 1] != y[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[m];
+}
+
+/* name with each _-separated word cut to its stem (ING, ED, ES, S off words long
+ * enough to keep three letters): LIVING_IN, LIVED_IN and LIVES_IN all give LIV_IN. */
+static void stem(const char *name, char *out, size_t cap) {
+  static const char *const suffixes[] = {"ING", "ED", "ES", "S"};
+  size_t o = 0;
+  while (*name && o + 1 < cap) {
+    size_t w = strcspn(name, "_");
+    size_t keep = w;
+    for (size_t s = 0; s < sizeof suffixes / sizeof *suffixes; s++) {
+      size_t sl = strlen(suffixes[s]);
+      if (w >= sl + 3 && !strncmp(name + w - sl, suffixes[s], sl)) {
+        keep = w - sl;
+        break;
+      }
+    }
+    if (keep > cap - 1 - o) keep = cap - 1 - o;
+    memcpy(out + o, name, keep);
+    o += keep;
+    name += w;
+    if (*name == '_' && o + 1 < cap) out[o++] = *name++;
+  }
+  out[o] = 0;
+}
+
+/* Whether an unknown name is probably a misspelling of a known one: the same stems, or
+ * at most one edit away (two for names of eight bytes or more). */
+static bool close_to(const char *unknown, const char *known) {
+  char a[80], b[80];
+  stem(unknown, a, sizeof a);
+  stem(known, b, sizeof b);
+  if (!strcmp(a, b)) return true;
+  size_t n = strlen(unknown) < strlen(known) ? strlen(unknown) : strlen(known);
+  return edit_distance(unknown, known) <= (n >= 8 ? 2u : 1u);
+}
+
+static const char *card_name(Engram__V1__Cardinality c) {
+  return c == ONE ? "ONE" : c == INV ? "ONE_INVERSE" : "MANY";
+}
+
+eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant, const Engram__V1__CommitRequest *req, eg_arena *a,
+                                   Engram__V1__CommitResponse *resp, eg_err *err) {
+  eg_ptrvec known = {0}, warnings = {0};
+  for (size_t i = 0; i < req->n_edges; i++) {
+    const char *r = req->edges[i]->relation;
+    Engram__V1__Cardinality c;
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) seen = !strcmp(req->edges[j]->relation, r);
+    if (seen || builtin_find(r) || declared(g, tenant, r, &c)) continue;
+    eg_code rc;
+    if (!known.n && (rc = known_relations(g, tenant, a, &known, err))) return rc;
+    for (size_t j = 0; j < known.n; j++) {
+      const Engram__V1__RelationInfo *k = known.v[j];
+      if (!close_to(r, k->relation)) continue;
+      char *w = eg_arena_sprintf(a, "edges[%zu]: relation %s is not declared (committed as MANY); did you mean %s (%s)?",
+                                 i, r, k->relation, card_name(k->cardinality));
+      if (!w || eg_ptrvec_push(&warnings, a, w)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      break;
+    }
+  }
+  resp->warnings = (char **)warnings.v;
+  resp->n_warnings = warnings.n;
   return EG_OK;
 }

@@ -19,6 +19,8 @@ GRAPH_HANDLER(h_merge, Engram__V1__MergeEntitiesRequest, Engram__V1__MergeEntiti
               engram__v1__merge_entities_response__init, eg_graph_merge)
 GRAPH_HANDLER(h_declare, Engram__V1__DeclareRelationRequest, Engram__V1__DeclareRelationResponse,
               engram__v1__declare_relation_response__init, eg_graph_declare_relation)
+GRAPH_HANDLER(h_list_relations, Engram__V1__ListRelationsRequest, Engram__V1__ListRelationsResponse,
+              engram__v1__list_relations_response__init, eg_graph_list_relations)
 GRAPH_HANDLER(h_state, Engram__V1__StateRequest, Engram__V1__StateResponse,
               engram__v1__state_response__init, eg_graph_state)
 GRAPH_HANDLER(h_history, Engram__V1__HistoryRequest, Engram__V1__HistoryResponse,
@@ -51,7 +53,7 @@ static const eg_rpc_handler_entry graph_handlers[] = {
     {"State", h_state},             {"History", h_history},
     {"Changes", h_changes},         {"Traverse", h_traverse},
     {"Walk", h_walk},               {"ChunkEntities", h_chunk_entities},
-    {"Erase", h_erase},
+    {"Erase", h_erase},             {"ListRelations", h_list_relations},
 };
 
 eg_rpc_service eg_graphd_service(eg_graph *g) {

@@ -761,6 +761,11 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
   *n_edge_ids = cr->n_edge_ids;
   *edge_ids = eg_arena_alloc(a, (cr->n_edge_ids ? cr->n_edge_ids : 1) * sizeof **edge_ids);
   if (*edge_ids && cr->n_edge_ids) memcpy(*edge_ids, cr->edge_ids, cr->n_edge_ids * sizeof **edge_ids);
+  rep->warnings = eg_arena_alloc(a, (cr->n_warnings ? cr->n_warnings : 1) * sizeof *rep->warnings);
+  for (size_t i = 0; rep->warnings && i < cr->n_warnings; i++) {
+    rep->warnings[i] = eg_arena_strdup(a, cr->warnings[i]);
+    if (rep->warnings[i]) rep->n_warnings++;
+  }
   protobuf_c_message_free_unpacked(cresp, NULL);
   rep->facts = (uint32_t)n;
   eg_series_add(g->m_facts, (double)n);

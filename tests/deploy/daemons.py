@@ -1,7 +1,11 @@
-"""daemons.py — start one Engram daemon of build/ for the deploy tests and wait for its ports."""
+"""daemons.py — start Engram daemons of build/ for the Python tests and wait for their ports."""
 import os
 import subprocess
+import sys
 import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ORDER = ("graphd", "vectord", "ingestd", "recalld")  # ingestd and recalld call the first two
 
 
 def spawn(binary, args, env, tmp, name, wait_s):
@@ -25,3 +29,37 @@ def spawn(binary, args, env, tmp, name, wait_s):
 
 def log_tail(tmp, name, n=2000):
     return open(os.path.join(tmp, name + ".log")).read()[-n:]
+
+
+def start_all(build, tmp, extra, wait_s=20):
+    """The four daemons on free loopback ports, data and logs under tmp, extra flags given to
+    each, ingestd and recalld pointed at graphd and vectord, the models of the repository's
+    var/models with the GloVe embedder. Returns {name: (process, grpc port, metrics port)};
+    exits the test with the daemon's log when one does not come up."""
+    running = {}
+    for name in ORDER:
+        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name)]
+        args += extra
+        if name in ("ingestd", "recalld"):
+            args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
+                     "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
+        env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
+        p, ports = spawn(os.path.join(build, name), args, env, tmp, name, wait_s)
+        if ports is None:
+            stop_all(running)
+            sys.exit("%s did not start:\n%s" % (name, log_tail(tmp, name)))
+        running[name] = (p, ports["grpc"], ports["metrics"])
+    return running
+
+
+def stop_all(running):
+    """SIGTERM each daemon and wait for it (SIGKILL after 20 s)."""
+    for p, _, _ in running.values():
+        if p.poll() is None:
+            p.terminate()
+    for p, _, _ in running.values():
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()

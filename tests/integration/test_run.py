@@ -9,6 +9,9 @@
 4. Ctrl-C on the first (SIGINT to its process group, as the terminal sends it): each
    daemon gets one stop signal from the script, each is reported "stopped (exit 0)", and
    the script exits 0.
+5. `make run-auth` (run.sh --auth): the daemons require tokens; the admin token printed
+   reads and erases its tenant, a call without it is UNAUTHENTICATED, and the tokens file
+   holds its digest, never the token.
 """
 import argparse
 import os
@@ -54,10 +57,10 @@ def free_range(n, avoid=()):
 class Script:
     """scripts/run.sh in its own process group (the terminal's foreground group)."""
 
-    def __init__(self, build, var, grpc, metrics):
+    def __init__(self, build, var, grpc, metrics, args=()):
         env = dict(os.environ, ENGRAM_RUN_DIR=var, ENGRAM_RUN_GRPC_PORT=str(grpc),
                    ENGRAM_RUN_METRICS_PORT=str(metrics))
-        self.proc = subprocess.Popen([os.path.join(ROOT, "scripts", "run.sh"), build], env=env,
+        self.proc = subprocess.Popen([os.path.join(ROOT, "scripts", "run.sh"), build] + list(args), env=env,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      start_new_session=True)
         self.out = []
@@ -92,12 +95,54 @@ class Script:
         return rc
 
 
-def health(build, grpc):
+def engram(build, grpc, args, token=None):
+    """`engram` against the instance whose first gRPC port is grpc: (exit status, output)."""
     addrs = []
     for i, d in enumerate(DAEMONS):
         addrs += ["--%s-addr" % d, "127.0.0.1:%d" % (grpc + i)]
-    return subprocess.run([os.path.join(build, "engram"), "--timeout-ms", "2000"] + addrs + ["health"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    if token:
+        env["ENGRAM_TOKEN"] = token
+    p = subprocess.run([os.path.join(build, "engram"), "--timeout-ms", "2000"] + addrs + args, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout
+
+
+def health(build, grpc):
+    return engram(build, grpc, ["health"])[0]
+
+
+def test_run_auth(build, tmp):
+    """run.sh --auth: tokens required, the printed admin token works, Ctrl-C stops it."""
+    var = os.path.join(tmp, "var-auth")
+    grpc = free_range(4)
+    metrics = free_range(4, avoid=range(grpc, grpc + 4))
+    run = Script(build, var, grpc, metrics, ["--auth"])
+    try:
+        check(run.wait_for("Ctrl-C stops all four", 15), "run-auth: it starts")
+        out = run.text()
+        token = ""
+        for line in out.splitlines():
+            if line.strip().startswith("export ENGRAM_TOKEN="):
+                token = line.strip()[len("export ENGRAM_TOKEN="):]
+        check(token.startswith("eg_"), "run-auth: it prints the admin token: " + out.strip())
+        check(health(build, grpc) == 0, "run-auth: it serves (health needs no token)")
+        rc, text = engram(build, grpc, ["relations"])
+        check(rc == 1 and "UNAUTHENTICATED" in text, "run-auth: a call without a token is refused: " + text)
+        rc, text = engram(build, grpc, ["relations"], token)
+        check(rc == 0 and "LIVES_IN" in text, "run-auth: the admin token reads tenant default: " + text)
+        rc, text = engram(build, grpc, ["--user", "someone", "erase"], token)
+        check(rc == 0 and "erased user someone of tenant default" in text, "run-auth: the admin token erases: " + text)
+        rc, text = engram(build, grpc, ["--tenant", "other", "relations"], token)
+        check(rc == 1 and "PERMISSION_DENIED" in text, "run-auth: and only its tenant: " + text)
+        tokens = open(os.path.join(var, "run", "tokens")).read()
+        check(token and token not in tokens and tokens.startswith("default sha256:") and tokens.strip().endswith(" admin"),
+              "run-auth: the tokens file holds the digest: " + tokens)
+    finally:
+        if run.proc.poll() is None:
+            os.killpg(run.proc.pid, signal.SIGINT)
+        rc = run.finish(20)
+    check(rc == 0, "run-auth: Ctrl-C stops it cleanly (%d)" % rc)
 
 
 def main():
@@ -150,6 +195,7 @@ def main():
         if first.proc.poll() is None:
             os.killpg(first.proc.pid, signal.SIGTERM)
             first.finish(20)
+    test_run_auth(build, tmp)
     if failures:
         print("output of the first instance:\n" + first.text())
         print("FAILED: %d; kept %s" % (len(failures), tmp))

@@ -130,8 +130,27 @@ static void test_parse_one_value(void) {
   EG_CHECK_INT(eg_pbjson_parse("", &j, &e), EG_EINVAL);
 }
 
+/* Where a syntax error is: the byte offset, and its line and column when the text has
+ * several lines; a time that does not parse names its field. */
+static void test_where_errors_are(void) {
+  cJSON *j = NULL;
+  eg_err e;
+  EG_CHECK_INT(eg_pbjson_parse("{\"a\": tru}", &j, &e), EG_EINVAL);
+  EG_CHECK_STR(e.msg, "not valid JSON (at byte 6)");
+  EG_CHECK_INT(eg_pbjson_parse("{\n  \"a\": 1,\n  \"b\": ]\n}", &j, &e), EG_EINVAL);
+  EG_CHECK_STR(e.msg, "not valid JSON (at byte 19: line 3, column 8)");
+  eg_arena *a = eg_arena_new(0, 0);
+  EG_CHECK(read_json(&engram__v1__commit_request__descriptor,
+                     "{\"edges\":[{\"relation\":\"A\"},{\"relation\":\"B\",\"valid_to\":\"2024-02-30\"}]}", a,
+                     &e) == NULL);
+  EG_CHECK(strncmp(e.msg, "CommitRequest.edges[1].valid_to: ", strlen("CommitRequest.edges[1].valid_to: ")) == 0);
+  EG_CHECK(strstr(e.msg, "'2024-02-30'") != NULL);
+  eg_arena_free(a);
+}
+
 int main(void) {
   EG_RUN(test_parse_one_value);
+  EG_RUN(test_where_errors_are);
   EG_RUN(test_big_integers);
   EG_RUN(test_reals);
   EG_RUN(test_times_beyond_iso);
