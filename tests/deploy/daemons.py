@@ -1,7 +1,11 @@
-"""daemons.py — start one Engram daemon of build/ for the deploy tests and wait for its ports."""
+"""daemons.py — start Engram daemons of build/ for the Python tests (deploy, clients) and wait for their ports."""
 import os
 import subprocess
+import sys
 import time
+
+# In start order: ingestd and recalld are pointed at graphd and vectord.
+CLUSTER = ("graphd", "vectord", "ingestd", "recalld")
 
 
 def spawn(binary, args, env, tmp, name, wait_s):
@@ -25,3 +29,35 @@ def spawn(binary, args, env, tmp, name, wait_s):
 
 def log_tail(tmp, name, n=2000):
     return open(os.path.join(tmp, name + ".log")).read()[-n:]
+
+
+def start_cluster(build, tmp, args, env, wait_s=20):
+    """Start the four daemons of build/ on free loopback ports, data and logs in tmp, each
+    with args (auth, embedder …) and env; ingestd and recalld call the graphd and vectord
+    started here. Returns {name: (process, grpc port, metrics port)}. When one does not come
+    up, stops those started and exits with its log."""
+    running = {}
+    for name in CLUSTER:
+        a = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+             "--data-dir", os.path.join(tmp, name)] + list(args)
+        if name in ("ingestd", "recalld"):
+            a += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
+                  "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
+        p, ports = spawn(os.path.join(build, name), a, env, tmp, name, wait_s)
+        if ports is None:
+            stop_cluster(running)
+            sys.exit("%s did not start:\n%s" % (name, log_tail(tmp, name)))
+        running[name] = (p, ports["grpc"], ports["metrics"])
+    return running
+
+
+def stop_cluster(running):
+    """SIGTERM to every daemon of start_cluster(), then wait for each (at most 30 s)."""
+    for p, _, _ in running.values():
+        p.terminate()
+    for p, _, _ in running.values():
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
