@@ -93,7 +93,8 @@ def _message(m, i: int):
         raise InvalidArgument("messages[%d] must be a Message, a dict or a (role, content) pair" % i)
     return ingest_pb2.Message(role=_text(role, "messages[%d].role" % i),
                               content=_text(content, "messages[%d].content" % i),
-                              time=to_us(t, "messages[%d].time" % i), name=_text(name, "name", False))
+                              time=to_us(t, "messages[%d].time" % i),
+                              name=_text(name, "messages[%d].name" % i, False))
 
 
 def _content_id(prefix: str, content) -> str:

@@ -67,7 +67,7 @@ def _split_host_port(addr: str) -> Tuple[str, Optional[int]]:
     return host, int(port)
 
 
-def addresses(addr: Optional[str], explicit: Dict[str, Optional[str]]) -> Dict[str, str]:
+def resolve_addresses(addr: Optional[str], explicit: Dict[str, Optional[str]]) -> Dict[str, str]:
     """Each daemon's host:port. `addr` is a host (default ports 7101–7104) or host:port, the
     first of four consecutive ports (ingestd, graphd, vectord, recalld, as scripts/run.sh
     lays them out); an explicit address for a daemon wins."""
@@ -133,7 +133,11 @@ class _Connection:
         return channels
 
 
-_KEEP = object()
+_KEEP = object()  # with_options(): "as the client has it"
+
+
+def _pick(new, old):
+    return old if new is _KEEP else new
 
 
 class _Client:
@@ -161,7 +165,7 @@ class _Client:
         timeout: seconds per call. metadata: extra (key, value) pairs sent with every call.
         options: extra gRPC channel options.
         """
-        addrs = addresses(addr, {"ingestd": ingestd, "graphd": graphd, "vectord": vectord, "recalld": recalld})
+        addrs = resolve_addresses(addr, {"ingestd": ingestd, "graphd": graphd, "vectord": vectord, "recalld": recalld})
         opts = list(options or [])
         if tls_server_name:
             opts.append(("grpc.ssl_target_name_override", tls_server_name))
@@ -190,10 +194,9 @@ class _Client:
         the channels (closing the view leaves them open; closing the client closes them)."""
         view = copy.copy(self)
         view._owner = False
-        keep = lambda v, old: old if v is _KEEP else v  # noqa: E731
-        view._token = keep(token, self._token)
-        view._set(keep(tenant, self.tenant), keep(user, self.user), keep(agent, self.agent),
-                  keep(private, self.private), keep(timeout, self.timeout), keep(metadata, self._metadata))
+        view._token = _pick(token, self._token)
+        view._set(_pick(tenant, self.tenant), _pick(user, self.user), _pick(agent, self.agent),
+                  _pick(private, self.private), _pick(timeout, self.timeout), _pick(metadata, self._metadata))
         return view
 
     # ---- plumbing --------------------------------------------------------------------

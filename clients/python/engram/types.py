@@ -17,6 +17,9 @@ class Status(str, Enum):
     POTENTIALLY_STALE = "potentially_stale"
     SUPERSEDED = "superseded"
 
+    def __str__(self):
+        return self.value
+
 
 class ItemKind(str, Enum):
     """What a recall item is."""
@@ -25,6 +28,9 @@ class ItemKind(str, Enum):
     CHUNK = "chunk"  # an excerpt of a conversation or document
     FACT = "fact"  # a current fact, with its history
     PATH = "path"  # a graph path between entities of the question
+
+    def __str__(self):
+        return self.value
 
 
 @dataclass

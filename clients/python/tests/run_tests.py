@@ -45,8 +45,8 @@ def install(tmp):
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     if run([py, "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-index", PACKAGE], env=env):
         return None
-    where = subprocess.run([py, "-c", "import engram, engram.v1.recall_pb2_grpc as s; print(engram.__file__, s.__file__)"],
-                           cwd=tmp, capture_output=True, text=True)
+    probe = "import engram, engram.v1.recall_pb2_grpc as s; print(engram.__file__, s.__file__)"
+    where = subprocess.run([py, "-c", probe], cwd=tmp, capture_output=True, text=True)
     print("installed:", where.stdout.strip() or where.stderr.strip())
     if where.returncode or not all(p.startswith(venv) for p in where.stdout.split()):
         print("FAIL: the package and its generated stubs must be imported from the venv")

@@ -7,7 +7,7 @@ import grpc
 
 from engram import (DeadlineExceeded, Engram, InvalidArgument, ItemKind, NotFound, PermissionDenied,
                     Status, Unauthenticated, Unavailable)
-from engram.client import addresses
+from engram.client import resolve_addresses
 from support import closed_port, connect, utc
 
 LISBON = [("user", "I moved to Lisbon last October for a job at a fintech startup."),
@@ -203,18 +203,19 @@ class Forget(unittest.TestCase):
 
 class Addresses(unittest.TestCase):
     def test_host_ports_and_overrides(self):
-        self.assertEqual(addresses(None, {}), {"ingestd": "127.0.0.1:7101", "graphd": "127.0.0.1:7102",
-                                               "vectord": "127.0.0.1:7103", "recalld": "127.0.0.1:7104"})
-        self.assertEqual(addresses("db.local", {})["recalld"], "db.local:7104")
-        self.assertEqual(addresses("10.1.2.3:8100", {"graphd": "g:9"}),
+        self.assertEqual(resolve_addresses(None, {}),
+                         {"ingestd": "127.0.0.1:7101", "graphd": "127.0.0.1:7102", "vectord": "127.0.0.1:7103",
+                          "recalld": "127.0.0.1:7104"})
+        self.assertEqual(resolve_addresses("db.local", {})["recalld"], "db.local:7104")
+        self.assertEqual(resolve_addresses("10.1.2.3:8100", {"graphd": "g:9"}),
                          {"ingestd": "10.1.2.3:8100", "graphd": "g:9", "vectord": "10.1.2.3:8102",
                           "recalld": "10.1.2.3:8103"})
-        self.assertEqual(addresses("[::1]:8100", {})["vectord"], "[::1]:8102")
+        self.assertEqual(resolve_addresses("[::1]:8100", {})["vectord"], "[::1]:8102")
         for bad in ("host:0", "host:http", "[::1"):
             with self.assertRaises(InvalidArgument):
-                addresses(bad, {})
+                resolve_addresses(bad, {})
         with self.assertRaises(InvalidArgument):
-            addresses(None, {"recalld": "no-port"})
+            resolve_addresses(None, {"recalld": "no-port"})
 
     def test_a_view_shares_channels(self):
         with connect(user="maya") as engram:
