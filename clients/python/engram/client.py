@@ -26,7 +26,6 @@ DEFAULT_PORT = 7101  # ingestd's; the others follow it (graphd 7102, vectord 710
 DEFAULT_TIMEOUT = 10.0
 
 
-
 def _route(daemon: str, stub_class, method: str):
     """(daemon, stub class, method, "/engram.v1.Service/Method") of one RPC."""
     return daemon, stub_class, method, "/engram.v1.%s/%s" % (stub_class.__name__[:-len("Stub")], method)
@@ -47,7 +46,7 @@ _ROUTES = {
 
 
 def _split_host_port(addr: str) -> Tuple[str, Optional[int]]:
-    """"host", "host:port", "[v6]" or "[v6]:port"."""
+    """Host and port of "host", "host:port", "[v6]" or "[v6]:port" (port None when absent)."""
     if addr.startswith("["):
         end = addr.find("]")
         if end < 0:
