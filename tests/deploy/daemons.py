@@ -1,4 +1,4 @@
-"""daemons.py — start Engram daemons of build/ for the Python tests and wait for their ports."""
+"""daemons.py — start Engram daemons of build/ for the Python tests (deploy, clients) and wait for their ports."""
 import os
 import subprocess
 import sys
@@ -31,11 +31,13 @@ def log_tail(tmp, name, n=2000):
     return open(os.path.join(tmp, name + ".log")).read()[-n:]
 
 
-def start_all(build, tmp, extra, wait_s=20):
+def start_all(build, tmp, extra, env=None, wait_s=20):
     """The four daemons on free loopback ports, data and logs under tmp, extra flags given to
-    each, ingestd and recalld pointed at graphd and vectord, the models of the repository's
-    var/models with the GloVe embedder. Returns {name: (process, grpc port, metrics port)};
-    exits the test with the daemon's log when one does not come up."""
+    each, ingestd and recalld pointed at graphd and vectord; env defaults to the models of
+    the repository's var/models with the GloVe embedder. Returns {name: (process, grpc
+    port, metrics port)}; exits the test with the daemon's log when one does not come up."""
+    if env is None:
+        env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
     running = {}
     for name in ORDER:
         args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name)]
@@ -43,7 +45,6 @@ def start_all(build, tmp, extra, wait_s=20):
         if name in ("ingestd", "recalld"):
             args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
                      "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
-        env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
         p, ports = spawn(os.path.join(build, name), args, env, tmp, name, wait_s)
         if ports is None:
             stop_all(running)
