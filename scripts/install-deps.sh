@@ -25,6 +25,7 @@ packages=(
   wordnet-dev wordnet-base
   python3 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml
   prometheus
+  chromium  # headless, for the explorer page test (tests/explorer)
   clang libclang-rt-14-dev
 )
 
