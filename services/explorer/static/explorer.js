@@ -216,7 +216,7 @@ async function loadHistory(edge) {
       if (src) li.append(el("div", { class: "meta" }, "source: " + src));
       list.append(li);
     }
-    box.append(list);
+    box.append(entries.length ? list : el("p", { class: "empty" }, "No commits on this chain as known then."));
   } catch (err) {
     showError(err);
   }
