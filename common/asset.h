@@ -7,9 +7,9 @@
 #include <stddef.h>
 
 typedef struct eg_asset {
-  const char *path;                /* URL path: "/index.html" */
-  const char *content_type;        /* "text/html; charset=utf-8" */
-  const unsigned char *data;       /* static; a NUL follows the last byte */
+  const char *path;          /* URL path: "/index.html" */
+  const char *content_type;  /* "text/html; charset=utf-8" */
+  const unsigned char *data; /* static; a NUL follows the last byte */
   size_t len;
 } eg_asset;
 

@@ -42,7 +42,8 @@ const char *eg_http_req_arg(const eg_http_req *r, const char *name) {
 static enum MHD_Result queue(struct MHD_Connection *conn, eg_http_resp *out) {
   struct MHD_Response *resp;
   if (out->static_body) {
-    resp = MHD_create_response_from_buffer(out->static_len, (void *)out->static_body, MHD_RESPMEM_PERSISTENT);
+    resp = MHD_create_response_from_buffer(out->static_len, (void *)out->static_body,
+                                           MHD_RESPMEM_PERSISTENT);
     eg_buf_free(&out->body);
   } else {
     size_t len = 0;
@@ -52,16 +53,19 @@ static enum MHD_Result queue(struct MHD_Connection *conn, eg_http_resp *out) {
     if (!resp) free(data);
   }
   if (!resp) return MHD_NO;
-  MHD_add_response_header(resp, "Content-Type", out->content_type ? out->content_type : "text/plain; charset=utf-8");
+  MHD_add_response_header(resp, "Content-Type",
+                          out->content_type ? out->content_type : "text/plain; charset=utf-8");
   for (int i = 0; i < EG_HTTP_MAX_HEADERS; i++)
-    if (out->headers[i][0] && out->headers[i][1]) MHD_add_response_header(resp, out->headers[i][0], out->headers[i][1]);
+    if (out->headers[i][0] && out->headers[i][1])
+      MHD_add_response_header(resp, out->headers[i][0], out->headers[i][1]);
   enum MHD_Result ret = MHD_queue_response(conn, (unsigned)out->status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-                                  const char *version, const char *upload, size_t *upload_size, void **con_cls) {
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls) {
   (void)version, (void)upload, (void)upload_size, (void)con_cls;
   eg_httpd *h = cls;
   eg_http_resp out;
@@ -103,7 +107,8 @@ eg_code eg_httpd_start(const eg_httpd_opts *o, eg_httpd **out, eg_err *err) {
   if (strcmp(host, "localhost") == 0) snprintf(host, sizeof host, "127.0.0.1");
   if (!*host) snprintf(host, sizeof host, "0.0.0.0");
   if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-    return eg_err_set(err, EG_EINVAL, "%s address must be an IPv4 literal: '%.64s'", o->name, o->addr);
+    return eg_err_set(err, EG_EINVAL, "%s address must be an IPv4 literal: '%.64s'", o->name,
+                      o->addr);
   eg_httpd *h = calloc(1, sizeof *h);
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->handler = o->handler;
@@ -119,7 +124,8 @@ eg_code eg_httpd_start(const eg_httpd_opts *o, eg_httpd **out, eg_err *err) {
       {MHD_OPTION_END, 0, NULL},
   };
   int n = 3;
-  if (o->threads > 1) ops[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, o->threads, NULL};
+  if (o->threads > 1)
+    ops[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, o->threads, NULL};
   if (tls) {
     h->cert = strdup(o->cert_pem);
     h->key = strdup(o->key_pem);
@@ -131,7 +137,8 @@ eg_code eg_httpd_start(const eg_httpd_opts *o, eg_httpd **out, eg_err *err) {
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert};
     ops[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->key};
   }
-  h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
+  h->mhd =
+      MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
   if (!h->mhd) {
     httpd_free(h);
     return eg_err_set(err, EG_EUNAVAIL, "cannot listen for %s on '%.64s'%s", o->name, o->addr,

@@ -21,10 +21,10 @@ typedef struct eg_http_req eg_http_req; /* one request, valid while the handler 
 enum { EG_HTTP_MAX_HEADERS = 4 };
 
 typedef struct eg_http_resp {
-  int status;                /* 200 unless the handler sets another */
-  const char *content_type;  /* borrowed static string; NULL = text/plain; charset=utf-8 */
-  eg_buf body;               /* the body the handler builds (freed by the server) … */
-  const void *static_body;   /* … or borrowed static data, used when set */
+  int status;               /* 200 unless the handler sets another */
+  const char *content_type; /* borrowed static string; NULL = text/plain; charset=utf-8 */
+  eg_buf body;              /* the body the handler builds (freed by the server) … */
+  const void *static_body;  /* … or borrowed static data, used when set */
   size_t static_len;
   /* Extra header lines: name and value, borrowed static strings; unused slots NULL. */
   const char *headers[EG_HTTP_MAX_HEADERS][2];
@@ -34,14 +34,14 @@ typedef struct eg_http_resp {
 typedef void (*eg_http_handler)(void *ctx, const eg_http_req *req, eg_http_resp *resp);
 
 typedef struct eg_httpd_opts {
-  const char *name;      /* what is served, for errors ("metrics": "cannot listen for metrics on …") */
-  const char *addr;      /* "127.0.0.1:9102"; IPv4 literal or localhost; port 0 = any free port */
-  const char *cert_pem;  /* with key_pem: serve HTTPS (PEM text, copied); NULL = plain HTTP */
+  const char *name; /* what is served, for errors ("metrics": "cannot listen for metrics on …") */
+  const char *addr; /* "127.0.0.1:9102"; IPv4 literal or localhost; port 0 = any free port */
+  const char *cert_pem; /* with key_pem: serve HTTPS (PEM text, copied); NULL = plain HTTP */
   const char *key_pem;
-  int threads;           /* threads serving requests; 0 = one (the polling thread) */
-  int max_connections;   /* 0 = 64 */
+  int threads;         /* threads serving requests; 0 = one (the polling thread) */
+  int max_connections; /* 0 = 64 */
   eg_http_handler handler;
-  void *ctx;             /* passed to handler */
+  void *ctx; /* passed to handler */
 } eg_httpd_opts;
 
 /* Bind and start serving from threads of the server's own. */

@@ -2,12 +2,11 @@
  * api.c — the explorer's JSON API (see explorer.h): HTTP query arguments into requests of
  * the contract, the caller's token forwarded, the answers written as the contract's JSON.
  */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#include <cjson/cJSON.h>
 
 #include "common/arena.h"
 #include "common/cfg.h"
@@ -35,9 +34,9 @@ typedef struct api_call {
   eg_explorer *x;
   const eg_http_req *req;
   eg_http_resp *resp;
-  const char *token;        /* the caller's bearer token, borrowed from the request */
-  Engram__V1__Scope scope;  /* from tenant, user, agent */
-  eg_arena *a;              /* freed when the call is answered */
+  const char *token;       /* the caller's bearer token, borrowed from the request */
+  Engram__V1__Scope scope; /* from tenant, user, agent */
+  eg_arena *a;             /* freed when the call is answered */
   eg_err err;
 } api_call;
 
@@ -45,16 +44,28 @@ typedef struct api_call {
 
 static int http_status_of(eg_code c) {
   switch (c) {
-    case EG_OK: return 200;
-    case EG_EINVAL: case EG_ERANGE: case EG_EPRECOND: return 400;
-    case EG_EUNAUTH: return 401;
-    case EG_EPERM: return 403;
-    case EG_ENOTFOUND: return 404;
-    case EG_EFULL: return 429;
-    case EG_EUNAVAIL: return 503;
-    case EG_ETIMEOUT: return 504;
-    case EG_EUNIMPL: return 501;
-    default: return 500;
+    case EG_OK:
+      return 200;
+    case EG_EINVAL:
+    case EG_ERANGE:
+    case EG_EPRECOND:
+      return 400;
+    case EG_EUNAUTH:
+      return 401;
+    case EG_EPERM:
+      return 403;
+    case EG_ENOTFOUND:
+      return 404;
+    case EG_EFULL:
+      return 429;
+    case EG_EUNAVAIL:
+      return 503;
+    case EG_ETIMEOUT:
+      return 504;
+    case EG_EUNIMPL:
+      return 501;
+    default:
+      return 500;
   }
 }
 
@@ -86,7 +97,8 @@ static const char *bearer_token(api_call *c) {
     while (*h == ' ') h++;
     if (*h) return h;
   }
-  eg_err_set(&c->err, EG_EUNAUTH, "no bearer token: send the tenant's token as 'Authorization: Bearer <token>'");
+  eg_err_set(&c->err, EG_EUNAUTH,
+             "no bearer token: send the tenant's token as 'Authorization: Bearer <token>'");
   return NULL;
 }
 
@@ -123,8 +135,9 @@ static eg_code read_common(api_call *c) {
 /* ---- calls to the daemons --------------------------------------------------------- */
 
 /* One unary call to base with the caller's token; *resp freed by the caller. */
-static eg_code call(api_call *c, eg_rpc_client *base, const char *method, const ProtobufCMessage *req,
-                    const ProtobufCMessageDescriptor *desc, ProtobufCMessage **resp) {
+static eg_code call(api_call *c, eg_rpc_client *base, const char *method,
+                    const ProtobufCMessage *req, const ProtobufCMessageDescriptor *desc,
+                    ProtobufCMessage **resp) {
   eg_rpc_client *as_caller = NULL;
   *resp = NULL;
   eg_code rc = eg_rpc_client_with_token(base, c->token, &as_caller, &c->err);
@@ -147,8 +160,9 @@ static void put_time(eg_buf *out, const char *key, int64_t us) {
 
 /* Every edge the scope sees, known by known_at (0 = now), in t_commit order: up to
  * max_facts, read page by page. The pages stay alive in pages[] (freed by the caller). */
-static eg_code read_changes(api_call *c, int64_t known_at, ProtobufCMessage **pages, size_t max_pages,
-                            Engram__V1__Edge ***edges, size_t *n, bool *truncated) {
+static eg_code read_changes(api_call *c, int64_t known_at, ProtobufCMessage **pages,
+                            size_t max_pages, Engram__V1__Edge ***edges, size_t *n,
+                            bool *truncated) {
   Engram__V1__TimeRange window;
   engram__v1__time_range__init(&window);
   window.to = known_at ? known_at + 1 : 0;
@@ -183,8 +197,9 @@ static eg_code read_changes(api_call *c, int64_t known_at, ProtobufCMessage **pa
 
 /* The premise walk of every edge, as of at / known_at: statuses[i] is edges[i]'s, in
  * walks[] (freed by the caller). */
-static eg_code walk_all(api_call *c, Engram__V1__Edge **edges, size_t n, int64_t at, int64_t known_at,
-                        ProtobufCMessage **walks, Engram__V1__ClaimStatus **statuses) {
+static eg_code walk_all(api_call *c, Engram__V1__Edge **edges, size_t n, int64_t at,
+                        int64_t known_at, ProtobufCMessage **walks,
+                        Engram__V1__ClaimStatus **statuses) {
   for (size_t first = 0, b = 0; first < n; first += WALK_BATCH, b++) {
     size_t m = n - first < WALK_BATCH ? n - first : WALK_BATCH;
     uint64_t *ids = eg_arena_calloc(c->a, m, sizeof *ids);
@@ -197,8 +212,8 @@ static eg_code walk_all(api_call *c, Engram__V1__Edge **edges, size_t n, int64_t
     req.n_claims = m;
     req.valid_at = at;
     req.known_at = known_at;
-    eg_code rc = call(c, graphd_of(c), "/engram.v1.Graph/Walk", &req.base, &engram__v1__walk_response__descriptor,
-                      &walks[b]);
+    eg_code rc = call(c, graphd_of(c), "/engram.v1.Graph/Walk", &req.base,
+                      &engram__v1__walk_response__descriptor, &walks[b]);
     if (rc) return rc;
     Engram__V1__WalkResponse *w = (void *)walks[b];
     for (size_t i = 0; i < m && i < w->n_statuses; i++) statuses[first + i] = w->statuses[i];
@@ -213,7 +228,8 @@ static eg_code api_timeline(api_call *c) {
   size_t max_pages = c->x->o.max_facts / CHANGES_PAGE + 2, n = 0;
   ProtobufCMessage **pages = eg_arena_calloc(c->a, max_pages, sizeof *pages);
   ProtobufCMessage **walks = eg_arena_calloc(c->a, max_pages, sizeof *walks);
-  Engram__V1__ClaimStatus **statuses = eg_arena_calloc(c->a, c->x->o.max_facts + 1, sizeof *statuses);
+  Engram__V1__ClaimStatus **statuses =
+      eg_arena_calloc(c->a, c->x->o.max_facts + 1, sizeof *statuses);
   Engram__V1__Edge **edges = NULL;
   bool truncated = false;
   if (!pages || !walks || !statuses) return eg_err_set(&c->err, EG_ENOMEM, "out of memory");
@@ -252,7 +268,8 @@ static eg_code api_history(api_call *c) {
   engram__v1__entity_ref__init(&subject);
   const char *s = arg(c, "subject");
   int64_t id = 0;
-  if (!*s) return eg_err_set(&c->err, EG_EINVAL, "argument subject is required (an entity name or id)");
+  if (!*s)
+    return eg_err_set(&c->err, EG_EINVAL, "argument subject is required (an entity name or id)");
   if (eg_cfg_int_in(s, 1, INT64_MAX, &id) && strspn(s, "0123456789") == strlen(s)) {
     subject.ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
     subject.id = (uint64_t)id;
@@ -267,8 +284,9 @@ static eg_code api_history(api_call *c) {
   req.relation = (char *)arg(c, "relation");
   eg_code rc = time_arg(c, "known_at", &req.known_at);
   ProtobufCMessage *resp = NULL;
-  if (!rc) rc = call(c, graphd_of(c), "/engram.v1.Graph/History", &req.base,
-                     &engram__v1__history_response__descriptor, &resp);
+  if (!rc)
+    rc = call(c, graphd_of(c), "/engram.v1.Graph/History", &req.base,
+              &engram__v1__history_response__descriptor, &resp);
   if (!rc) eg_pbjson_write(resp, EG_PBJSON_ISO_TIMES, &c->resp->body);
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
   return rc;
@@ -289,9 +307,11 @@ static eg_code api_recall(api_call *c) {
   req.k = (uint32_t)kv;
   /* as the CLI's --at: the question's "now", which valid_at defaults to */
   eg_code rc;
-  if ((rc = time_arg(c, "at", &req.query_time)) || (rc = time_arg(c, "known_at", &req.known_at))) return rc;
+  if ((rc = time_arg(c, "at", &req.query_time)) || (rc = time_arg(c, "known_at", &req.known_at)))
+    return rc;
   ProtobufCMessage *resp = NULL;
-  rc = call(c, c->x->recalld, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, &resp);
+  rc = call(c, c->x->recalld, "/engram.v1.Recall/Recall", &req.base,
+            &engram__v1__recall_response__descriptor, &resp);
   if (!rc) eg_pbjson_write(resp, EG_PBJSON_ISO_TIMES, &c->resp->body);
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
   return rc;
@@ -303,7 +323,8 @@ void eg_explorer_api(eg_explorer *x, const eg_http_req *req, eg_http_resp *resp)
   static const struct {
     const char *path;
     eg_code (*fn)(api_call *c);
-  } routes[] = {{"/api/timeline", api_timeline}, {"/api/history", api_history}, {"/api/recall", api_recall}};
+  } routes[] = {
+      {"/api/timeline", api_timeline}, {"/api/history", api_history}, {"/api/recall", api_recall}};
   api_call c = {.x = x, .req = req, .resp = resp};
   resp->content_type = "application/json";
   resp->headers[0][0] = "Cache-Control";
@@ -312,13 +333,16 @@ void eg_explorer_api(eg_explorer *x, const eg_http_req *req, eg_http_resp *resp)
   for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
     if (strcmp(eg_http_req_path(req), routes[i].path) == 0) fn = routes[i].fn;
   if (!fn) {
-    eg_err_set(&c.err, EG_ENOTFOUND, "no such endpoint: try /api/timeline, /api/history or /api/recall");
+    eg_err_set(&c.err, EG_ENOTFOUND,
+               "no such endpoint: try /api/timeline, /api/history or /api/recall");
     answer_error(&c);
     return;
   }
   c.a = eg_arena_new(0, 0);
-  if (!c.a) eg_err_set(&c.err, EG_ENOMEM, "out of memory");
-  else if (!read_common(&c)) fn(&c);
+  if (!c.a)
+    eg_err_set(&c.err, EG_ENOMEM, "out of memory");
+  else if (!read_common(&c))
+    fn(&c);
   if (c.err.code) answer_error(&c);
   eg_arena_free(c.a);
 }
@@ -330,16 +354,20 @@ eg_code eg_explorer_open(const eg_explorer_opts *o, eg_explorer **out, eg_err *e
   if (!x) return eg_err_set(err, EG_ENOMEM, "out of memory");
   x->o = *o;
   if (!x->o.max_facts) x->o.max_facts = 5000;
-  eg_rpc_client_opts co = {.timeout_us = o->timeout_us, .tls_ca_file = o->tls_ca_file,
+  eg_rpc_client_opts co = {.timeout_us = o->timeout_us,
+                           .tls_ca_file = o->tls_ca_file,
                            .tls_server_name = o->tls_server_name};
-  eg_code rc = eg_peers_open_shards(o->graphd_addr, "graphd_addr", &co, x->graphd, &x->n_graphd, err);
-  if (!rc && (!o->recalld_addr || !*o->recalld_addr)) rc = eg_err_set(err, EG_EINVAL, "recalld_addr is empty");
+  eg_code rc =
+      eg_peers_open_shards(o->graphd_addr, "graphd_addr", &co, x->graphd, &x->n_graphd, err);
+  if (!rc && (!o->recalld_addr || !*o->recalld_addr))
+    rc = eg_err_set(err, EG_EINVAL, "recalld_addr is empty");
   if (!rc) rc = eg_rpc_client_open(o->recalld_addr, &co, &x->recalld, err);
   if (rc) {
     eg_explorer_close(x);
     return rc;
   }
-  x->o.graphd_addr = x->o.recalld_addr = x->o.tls_ca_file = x->o.tls_server_name = NULL; /* not kept */
+  x->o.graphd_addr = x->o.recalld_addr = x->o.tls_ca_file = x->o.tls_server_name =
+      NULL; /* not kept */
   *out = x;
   return EG_OK;
 }

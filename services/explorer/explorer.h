@@ -27,12 +27,12 @@
 typedef struct eg_explorer eg_explorer;
 
 typedef struct eg_explorer_opts {
-  const char *graphd_addr;      /* comma-separated: one per shard, in shard order */
+  const char *graphd_addr; /* comma-separated: one per shard, in shard order */
   const char *recalld_addr;
-  int64_t timeout_us;           /* deadline of one call to a daemon */
-  const char *tls_ca_file;      /* PEM roots to call the daemons over TLS; NULL or "" = plaintext */
-  const char *tls_server_name;  /* name their certificates must carry; NULL or "" = the host */
-  uint32_t max_facts;           /* most edges one timeline reads */
+  int64_t timeout_us;          /* deadline of one call to a daemon */
+  const char *tls_ca_file;     /* PEM roots to call the daemons over TLS; NULL or "" = plaintext */
+  const char *tls_server_name; /* name their certificates must carry; NULL or "" = the host */
+  uint32_t max_facts;          /* most edges one timeline reads */
 } eg_explorer_opts;
 
 /* Channels to the daemons (connected lazily). *out freed with eg_explorer_close. */
