@@ -97,13 +97,13 @@ static eg_code make_dirs(const char *path, eg_err *err) {
   return EG_OK;
 }
 
-/* Write "grpc=P\nmetrics=M\n" atomically (tmp + rename) so a reader never sees half. */
-static eg_code write_ports(const char *path, int grpc, int metrics, eg_err *err) {
+eg_code eg_daemon_write_ports(const char *path, const char *const *names, const int *ports, size_t n, eg_err *err) {
   char tmp[1100];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
   if (!f) return eg_err_set(err, EG_EIO, "cannot write ports_file");
-  fprintf(f, "grpc=%d\nmetrics=%d\npid=%d\n", grpc, metrics, (int)getpid());
+  for (size_t i = 0; i < n; i++) fprintf(f, "%s=%d\n", names[i], ports[i]);
+  fprintf(f, "pid=%d\n", (int)getpid());
   if (fclose(f) != 0 || rename(tmp, path) != 0)
     return eg_err_set(err, EG_EIO, "cannot write ports_file");
   return EG_OK;
@@ -324,7 +324,7 @@ void eg_daemon_signals_init(void) {
 
 /* The next signal forwarded by the handler. The main thread takes the signals itself only
  * while it waits here (so a signal never interrupts its start-up or shutdown work). */
-static int next_signal(void) {
+int eg_daemon_next_signal(void) {
   sigset_t set;
   handled_set(&set);
   pthread_sigmask(SIG_UNBLOCK, &set, NULL);
@@ -387,11 +387,13 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   };
   if (eg_rpc_server_start(&so, services, n_services, &server, &err)) goto done;
   const char *pf = eg_cfg_str(d->cfg, "ports_file");
-  if (*pf && write_ports(pf, eg_rpc_server_port(server), mport, &err)) goto done;
+  const char *port_names[2] = {"grpc", "metrics"};
+  const int ports[2] = {eg_rpc_server_port(server), mport};
+  if (*pf && eg_daemon_write_ports(pf, port_names, ports, 2, &err)) goto done;
   EG_INFO("main", "ready", "grpc_port=%d metrics_port=%d", eg_rpc_server_port(server), mport);
 
   for (;;) {
-    int sig = next_signal();
+    int sig = eg_daemon_next_signal();
     if (sig == SIGHUP) {
       EG_INFO("main", "SIGHUP: reloading", NULL);
       eg_err rerr;

@@ -50,6 +50,9 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv);
  * program starts; a daemon's main calls it from a constructor. Idempotent.
  */
 void eg_daemon_signals_init(void);
+/* Wait for the next SIGINT, SIGTERM or SIGHUP routed by eg_daemon_signals_init and return
+ * its number (main thread only): for a program with a main loop of its own. */
+int eg_daemon_next_signal(void);
 
 /*
  * The daemon in this process without serving it (tests, fuzzing): configuration from
@@ -60,6 +63,10 @@ void eg_daemon_signals_init(void);
 eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err);
 size_t eg_daemon_services(eg_daemon *d, const eg_rpc_service **out);
 void eg_daemon_close(eg_daemon *d); /* accepts NULL */
+
+/* Write "name=port" lines and "pid=<pid>" to path atomically (a temporary file renamed),
+ * so that a reader never sees half of it: the ports_file of a test. */
+eg_code eg_daemon_write_ports(const char *path, const char *const *names, const int *ports, size_t n, eg_err *err);
 
 /* For the hooks: borrowed for the daemon's lifetime. */
 const eg_cfg *eg_daemon_cfg(const eg_daemon *d);

@@ -1,23 +1,20 @@
 /*
- * metrics.c — registry, exposition and the microhttpd endpoint.
+ * metrics.c — registry, exposition and the /metrics endpoint (served by common/httpd.c).
  *
  * Each family has its own mutex guarding its series list and values; scrapes lock one
  * family at a time, so an update never waits for a whole scrape.
  */
 #include "common/metrics.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <math.h>
-#include <microhttpd.h>
-#include <netinet/in.h>
-#include <openssl/crypto.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/httpd.h"
 #include "common/log.h"
 
 #define MAX_LABELS 6
@@ -386,43 +383,21 @@ eg_code eg_metrics_render(eg_metrics *m, eg_buf *out) {
 /* ---- HTTP endpoint ---------------------------------------------------------------- */
 
 struct eg_metrics_http {
-  struct MHD_Daemon *mhd;
+  eg_httpd *httpd;
   eg_metrics *m;
-  int port;
-  char *cert, *key; /* PEM, kept for the daemon's lifetime (HTTPS) */
 };
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version, const char *upload,
-                                  size_t *upload_size, void **con_cls) {
-  (void)version, (void)upload, (void)upload_size, (void)con_cls;
-  eg_metrics_http *h = cls;
-  struct MHD_Response *resp;
-  enum MHD_Result ret;
-  if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-    static const char msg[] = "method not allowed\n";
-    resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-    ret = MHD_queue_response(conn, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
-    MHD_destroy_response(resp);
-    return ret;
-  }
-  if (strcmp(url, "/metrics") != 0) {
+static void on_request(void *ctx, const eg_http_req *req, eg_http_resp *resp) {
+  eg_metrics_http *h = ctx;
+  if (strcmp(eg_http_req_path(req), "/metrics") != 0) {
     static const char msg[] = "not found: try /metrics\n";
-    resp = MHD_create_response_from_buffer(sizeof msg - 1, (void *)msg, MHD_RESPMEM_PERSISTENT);
-    ret = MHD_queue_response(conn, MHD_HTTP_NOT_FOUND, resp);
-    MHD_destroy_response(resp);
-    return ret;
+    resp->status = 404;
+    resp->static_body = msg;
+    resp->static_len = sizeof msg - 1;
+    return;
   }
-  eg_buf b = EG_BUF_INIT;
-  eg_metrics_render(h->m, &b);
-  size_t len;
-  char *data = eg_buf_detach(&b, &len);
-  resp = MHD_create_response_from_buffer(len, data ? data : (void *)"", data ? MHD_RESPMEM_MUST_FREE
-                                                                          : MHD_RESPMEM_PERSISTENT);
-  MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-  ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-  MHD_destroy_response(resp);
-  return ret;
+  eg_metrics_render(h->m, &resp->body);
+  resp->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
 eg_code eg_split_hostport(const char *addr, char *host, size_t host_len, int *port, eg_err *err) {
@@ -456,69 +431,26 @@ eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http *
   return eg_metrics_https_start(m, addr, NULL, NULL, out, err);
 }
 
-static void http_free(eg_metrics_http *h) {
-  if (h->key) OPENSSL_cleanse(h->key, strlen(h->key));
-  free(h->cert);
-  free(h->key);
-  free(h);
-}
-
 eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem, const char *key_pem,
                                eg_metrics_http **out, eg_err *err) {
-  bool tls = cert_pem && key_pem;
-  if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
-    return eg_err_set(err, EG_EPRECOND, "this libmicrohttpd has no TLS: serve metrics without it");
-  char host[128];
-  int port;
-  eg_code rc = eg_split_hostport(addr, host, sizeof host, &port, err);
-  if (rc) return rc;
-  struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons((uint16_t)port);
-  if (strcmp(host, "localhost") == 0) snprintf(host, sizeof host, "127.0.0.1");
-  if (!*host) snprintf(host, sizeof host, "0.0.0.0");
-  if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-    return eg_err_set(err, EG_EINVAL, "metrics address must be an IPv4 literal: '%.64s'", addr);
   eg_metrics_http *h = calloc(1, sizeof *h);
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->m = m;
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
-  struct MHD_OptionItem ops[6] = {
-      {MHD_OPTION_SOCK_ADDR, 0, &sa},
-      {MHD_OPTION_CONNECTION_TIMEOUT, 10, NULL},
-      {MHD_OPTION_CONNECTION_LIMIT, 64, NULL},
-      {MHD_OPTION_END, 0, NULL},
-      {MHD_OPTION_END, 0, NULL},
-      {MHD_OPTION_END, 0, NULL},
-  };
-  if (tls) {
-    h->cert = strdup(cert_pem);
-    h->key = strdup(key_pem);
-    if (!h->cert || !h->key) {
-      http_free(h);
-      return eg_err_set(err, EG_ENOMEM, "out of memory");
-    }
-    flags |= MHD_USE_TLS;
-    ops[3] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert};
-    ops[4] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, h->key};
+  eg_httpd_opts o = {.name = "metrics", .addr = addr, .cert_pem = cert_pem, .key_pem = key_pem,
+                     .handler = on_request, .ctx = h};
+  eg_code rc = eg_httpd_start(&o, &h->httpd, err);
+  if (rc) {
+    free(h);
+    return rc;
   }
-  h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h, MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
-  if (!h->mhd) {
-    http_free(h);
-    return eg_err_set(err, EG_EUNAVAIL, "cannot listen for metrics on '%.64s'%s", addr,
-                      tls ? " (or the TLS certificate and key were refused)" : "");
-  }
-  const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  h->port = info ? info->port : port;
   *out = h;
   return EG_OK;
 }
 
-int eg_metrics_http_port(const eg_metrics_http *h) { return h->port; }
+int eg_metrics_http_port(const eg_metrics_http *h) { return eg_httpd_port(h->httpd); }
 
 void eg_metrics_http_stop(eg_metrics_http *h) {
   if (!h) return;
-  MHD_stop_daemon(h->mhd);
-  http_free(h);
+  eg_httpd_stop(h->httpd);
+  free(h);
 }

@@ -12,9 +12,8 @@
 #include "common/time.h"
 #include "proto/engram/v1/vector.pb-c.h"
 
-/* One client per comma-separated address. */
-static eg_code open_shards(const char *list, const char *what, const eg_rpc_client_opts *o, eg_rpc_client **c,
-                           uint32_t *n, eg_err *err) {
+eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o, eg_rpc_client **c,
+                             uint32_t *n, eg_err *err) {
   char addr[512];
   for (const char *p = list;;) {
     size_t l = strcspn(p, ",");
@@ -52,8 +51,8 @@ eg_code eg_peers_open(const eg_cfg *cfg, eg_metrics *metrics, eg_peers **out, eg
       .tls_ca_file = eg_cfg_str(cfg, "tls_ca_file"),
       .metrics = p->metrics,
   };
-  eg_code rc = open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
-  if (!rc) rc = open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord, &p->n_vectord, err);
+  eg_code rc = eg_peers_open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
+  if (!rc) rc = eg_peers_open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord, &p->n_vectord, err);
   if (rc) {
     eg_peers_close(p);
     return rc;

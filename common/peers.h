@@ -30,6 +30,12 @@ typedef struct eg_peers {
 eg_code eg_peers_open(const eg_cfg *cfg, eg_metrics *metrics, eg_peers **out, eg_err *err);
 void eg_peers_close(eg_peers *p); /* accepts NULL */
 
+/* One client per comma-separated address of list (the shard order), appended to c[*n]
+ * (at most EG_MAX_SHARDS in all); what names the option in errors. The caller closes
+ * the clients, also those opened before an error. */
+eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o, eg_rpc_client **c,
+                             uint32_t *n, eg_err *err);
+
 /* The graphd / vectord shard holding tenant (see common/shard.h). */
 eg_rpc_client *eg_peers_graphd(const eg_peers *p, const char *tenant);
 eg_rpc_client *eg_peers_vectord(const eg_peers *p, const char *tenant);

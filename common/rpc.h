@@ -161,6 +161,10 @@ typedef struct eg_rpc_client_opts {
 eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
                            eg_rpc_client **out, eg_err *err);
 void eg_rpc_client_close(eg_rpc_client *c); /* accepts NULL */
+/* A client on base's channel and options that sends token instead of base's (NULL or ""
+ * = none): for a front end forwarding each caller's own token, without a connection per
+ * caller. base must outlive it; close it with eg_rpc_client_close. */
+eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_client **out, eg_err *err);
 const char *eg_rpc_client_target(const eg_rpc_client *c);
 
 /*

@@ -25,7 +25,17 @@ struct eg_rpc_client {
   char *target;
   char *auth; /* "Bearer <token>" or NULL */
   eg_rpc_client_opts o;
+  eg_rpc_client *base; /* set when the channel is base's (eg_rpc_client_with_token) */
 };
+
+/* "Bearer <token>" in a new string; NULL for no token (or out of memory). */
+static char *auth_value(const char *token) {
+  if (!token || !*token) return NULL;
+  size_t n = strlen(token) + 8;
+  char *v = malloc(n);
+  if (v) snprintf(v, n, "Bearer %s", token);
+  return v;
+}
 
 eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
                            eg_rpc_client **out, eg_err *err) {
@@ -51,11 +61,7 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
   if (c->o.backoff_us <= 0) c->o.backoff_us = 50000;
   if (c->o.max_message_bytes <= 0) c->o.max_message_bytes = 64 << 20;
   c->target = strdup(target);
-  if (c->o.token && *c->o.token) {
-    size_t n = strlen(c->o.token) + 8;
-    c->auth = malloc(n);
-    if (c->auth) snprintf(c->auth, n, "Bearer %s", c->o.token);
-  }
+  c->auth = auth_value(c->o.token);
   c->o.token = NULL; /* not kept: only the header value is */
   c->o.tls_ca_file = NULL;
   eg_rpc_global_init();
@@ -92,9 +98,28 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
   return EG_OK;
 }
 
+eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_client **out, eg_err *err) {
+  eg_rpc_client *c = calloc(1, sizeof *c);
+  if (c) {
+    c->o = base->o;
+    c->ch = base->ch;
+    c->base = base;
+    c->target = strdup(base->target);
+    c->auth = auth_value(token);
+  }
+  if (!c || !c->target || (token && *token && !c->auth)) {
+    if (c) free(c->target);
+    free(c);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  eg_rpc_global_init();
+  *out = c;
+  return EG_OK;
+}
+
 void eg_rpc_client_close(eg_rpc_client *c) {
   if (!c) return;
-  if (c->ch) grpc_channel_destroy(c->ch);
+  if (c->ch && !c->base) grpc_channel_destroy(c->ch);
   free(c->target);
   free(c->auth);
   free(c);

@@ -26,6 +26,7 @@ packages=(
   python3 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml
   python3-venv python3-pip python3-setuptools python3-wheel
   prometheus
+  chromium  # headless, for the explorer page test (tests/explorer)
   clang libclang-rt-14-dev
 )
 

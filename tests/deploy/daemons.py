@@ -1,4 +1,5 @@
 """daemons.py — start Engram daemons of build/ for the Python tests (deploy, clients) and wait for their ports."""
+import hashlib
 import os
 import subprocess
 import sys
@@ -8,10 +9,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ORDER = ("graphd", "vectord", "ingestd", "recalld")  # ingestd and recalld call the first two
 
 
-def spawn(binary, args, env, tmp, name, wait_s):
+def spawn(binary, args, env, tmp, name, wait_s, keys=("grpc", "metrics")):
     """Start binary with args (plus --ports-file) and env, its log in <tmp>/<name>.log; wait up
-    to wait_s for the ports file to name the gRPC and metrics ports. Returns (process, ports
-    dict); the process is killed and the dict is None when it did not come up."""
+    to wait_s for the ports file to name the ports of keys (gRPC and metrics). Returns (process,
+    ports dict); the process is killed and the dict is None when it did not come up."""
     ports = os.path.join(tmp, name + ".ports")
     log = open(os.path.join(tmp, name + ".log"), "w")
     p = subprocess.Popen([binary] + args + ["--ports-file", ports], env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -20,7 +21,7 @@ def spawn(binary, args, env, tmp, name, wait_s):
             break
         if os.path.exists(ports):
             kv = dict(line.split("=", 1) for line in open(ports).read().split())
-            if "grpc" in kv and "metrics" in kv:
+            if all(k in kv for k in keys):
                 return p, {k: int(v) for k, v in kv.items() if v.isdigit()}
         time.sleep(0.05)
     p.kill()
@@ -29,6 +30,16 @@ def spawn(binary, args, env, tmp, name, wait_s):
 
 def log_tail(tmp, name, n=2000):
     return open(os.path.join(tmp, name + ".log")).read()[-n:]
+
+
+def token_line(tenant, token, role="user"):
+    """The tokens-file line of token (stored hashed, as `engram token new` prints it)."""
+    return "%s sha256:%s %s" % (tenant, hashlib.sha256(token.encode()).hexdigest(), role)
+
+
+def auth_flags(token_lines, service_token):
+    """The daemons' flags for the tokens of token_lines (a list) and the service token."""
+    return ["--auth-tokens", ";".join(token_lines), "--service-token", service_token]
 
 
 def start_all(build, tmp, extra, env=None, wait_s=20):

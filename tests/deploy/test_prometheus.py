@@ -18,7 +18,6 @@
    grpc_* selector in it matches live series (label names and values included).
 """
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -36,7 +35,7 @@ import yaml
 import daemons
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DAEMONS = ("graphd", "vectord", "ingestd", "recalld")
+DAEMONS = daemons.ORDER
 # Prometheus client libraries' default buckets, which go-grpc-prometheus uses
 STANDARD_LE = ["0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf"]
 failures = []
@@ -60,8 +59,7 @@ TOKEN = "prom-user-token"
 
 
 def start_daemons(build, tmp):
-    return daemons.start_all(build, tmp, ["--auth-tokens", "prom sha256:%s" % hashlib.sha256(TOKEN.encode()).hexdigest(),
-                                          "--service-token", "prom-service-token"])
+    return daemons.start_all(build, tmp, daemons.auth_flags([daemons.token_line("prom", TOKEN)], "prom-service-token"))
 
 
 def get(url):

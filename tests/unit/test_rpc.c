@@ -207,6 +207,32 @@ static void test_round_trip_and_errors(void) {
   eg_metrics_free(cm);
 }
 
+/* A client on another's channel sends its own token (or none), and the channel outlives it. */
+static void test_client_with_token(void) {
+  eg_rpc_server *s = start_server("127.0.0.1:0", 2, 16, 64 * 1024, NULL);
+  EG_REQUIRE(s != NULL);
+  eg_rpc_client *base = connect_to(eg_rpc_server_port(s), "base-token", 1);
+  eg_rpc_client *alice = NULL, *nobody = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_rpc_client_with_token(base, "alice-token", &alice, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_with_token(base, NULL, &nobody, &e) == EG_OK);
+  EG_CHECK_STR(eg_rpc_client_target(alice), eg_rpc_client_target(base));
+  char *ctx = NULL;
+  EG_CHECK_INT(recall(alice, "who", 0, &ctx, &e), EG_OK);
+  EG_CHECK_STR(ctx, "who|Bearer alice-token");
+  free(ctx);
+  EG_CHECK_INT(recall(nobody, "who", 0, &ctx, &e), EG_OK);
+  EG_CHECK_STR(ctx, "who|-");
+  free(ctx);
+  eg_rpc_client_close(alice);
+  eg_rpc_client_close(nobody);
+  EG_CHECK_INT(recall(base, "who", 0, &ctx, &e), EG_OK);
+  EG_CHECK_STR(ctx, "who|Bearer base-token");
+  free(ctx);
+  eg_rpc_client_close(base);
+  eg_rpc_server_free(s);
+}
+
 static void test_deadline(void) {
   eg_rpc_server *s = start_server("127.0.0.1:0", 2, 16, 0, NULL);
   EG_REQUIRE(s != NULL);
@@ -425,6 +451,7 @@ static void test_bind_conflict(void) {
 int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_round_trip_and_errors);
+  EG_RUN(test_client_with_token);
   EG_RUN(test_deadline);
   EG_RUN(test_health);
   EG_RUN(test_queue_full);
