@@ -176,6 +176,9 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   if (c->verbose && fact && fact->fact->meta)
     printf("    fact read by %s from \"%.100s\"\n", fact->fact->meta->extractor ? fact->fact->meta->extractor : "?",
            fact->fact->meta->utterance ? fact->fact->meta->utterance : "");
+  for (size_t i = 0; c->verbose && !rows[R_RIGHT_EXCERPT] && i < r->n_items && i < 8; i++)
+    if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK)
+      printf("    excerpt %zu: %.90s\n", i, r->items[i]->text ? r->items[i]->text : "");
   if (c->verbose && fact && fact->superseding && fact->superseding->meta)
     printf("    in doubt (%s) by \"%.100s\"\n", fact->superseding->meta->extractor ? fact->superseding->meta->extractor : "?",
            fact->superseding->meta->utterance ? fact->superseding->meta->utterance : "");

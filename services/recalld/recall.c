@@ -718,6 +718,56 @@ static void text_doubts(rc_ctx *c) {
   }
 }
 
+/*
+ * "Current" before "earlier". For a fact the question is about whose chain holds earlier
+ * values, the first excerpt that names the current value goes before the first one that
+ * names only an earlier value: asked where they live, a user who moved reads the statement
+ * of the move before the one of the old address, however close the old one is to the
+ * question's words. Only excerpts already returned move, and only among themselves.
+ */
+static bool names(const char *text, const char *value) {
+  size_t n = strlen(value);
+  if (n < 3 || !text) return false;
+  for (const char *p = text; (p = strcasestr(p, value)) != NULL; p++)
+    if (word_start(text, p) && !isalnum((unsigned char)p[n])) return true;
+  return false;
+}
+
+/* Does text name a value f's own came after: one of its chain, or (a relation holding
+ * several values: pets, instruments) an older value of the same subject and relation? */
+static bool names_earlier(const rc_ctx *c, const rc_fact *f, const char *text) {
+  for (size_t h = 0; h < f->n_history; h++)
+    if (names(text, object_text(f->history[h]))) return true;
+  for (size_t g = 0; g < c->n_facts; g++) {
+    const Engram__V1__Edge *e = c->facts[g].edge;
+    if (e->subject == f->edge->subject && !strcmp(e->relation, f->edge->relation) &&
+        e->valid_from < f->edge->valid_from && names(text, object_text(e)))
+      return true;
+  }
+  return false;
+}
+
+static void current_first(rc_ctx *c) {
+  for (size_t i = 0; i < c->n_facts; i++) {
+    const rc_fact *f = &c->facts[i];
+    if (!f->on_topic) continue;
+    const char *cur = object_text(f->edge);
+    size_t first_cur = c->n_chunks, first_old = c->n_chunks;
+    for (size_t j = 0; j < c->n_chunks; j++) {
+      const char *text = c->chunks[j].chunk->content;
+      if (names(text, cur)) {
+        if (first_cur == c->n_chunks) first_cur = j;
+      } else if (first_old == c->n_chunks && names_earlier(c, f, text)) {
+        first_old = j;
+      }
+    }
+    if (first_cur == c->n_chunks || first_old > first_cur) continue;
+    rc_chunk x = c->chunks[first_cur];
+    memmove(&c->chunks[first_old + 1], &c->chunks[first_old], (first_cur - first_old) * sizeof *c->chunks);
+    c->chunks[first_old] = x;
+  }
+}
+
 /* ---- one Recall ----------------------------------------------------------------------- */
 
 static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
@@ -847,6 +897,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
   text_doubts(&c);
+  current_first(&c);
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
   if (resp->variants) {
