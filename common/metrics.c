@@ -421,6 +421,21 @@ eg_code eg_split_hostport(const char *addr, char *host, size_t host_len, int *po
   return EG_OK;
 }
 
+eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa, eg_err *err) {
+  char host[128];
+  int port;
+  eg_code rc = eg_split_hostport(addr, host, sizeof host, &port, err);
+  if (rc) return rc;
+  memset(sa, 0, sizeof *sa);
+  sa->sin_family = AF_INET;
+  sa->sin_port = htons((uint16_t)port);
+  if (strcmp(host, "localhost") == 0) snprintf(host, sizeof host, "127.0.0.1");
+  if (!*host) snprintf(host, sizeof host, "0.0.0.0");
+  if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+    return eg_err_set(err, EG_EINVAL, "%s must be an IPv4 literal: '%.64s'", what, addr);
+  return EG_OK;
+}
+
 eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http **out, eg_err *err) {
   return eg_metrics_https_start(m, addr, NULL, NULL, out, err);
 }
@@ -437,18 +452,9 @@ eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert
   bool tls = cert_pem && key_pem;
   if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
     return eg_err_set(err, EG_EPRECOND, "this libmicrohttpd has no TLS: serve metrics without it");
-  char host[128];
-  int port;
-  eg_code rc = eg_split_hostport(addr, host, sizeof host, &port, err);
-  if (rc) return rc;
   struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons((uint16_t)port);
-  if (strcmp(host, "localhost") == 0) snprintf(host, sizeof host, "127.0.0.1");
-  if (!*host) snprintf(host, sizeof host, "0.0.0.0");
-  if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-    return eg_err_set(err, EG_EINVAL, "metrics address must be an IPv4 literal: '%.64s'", addr);
+  eg_code rc = eg_ipv4_listen_addr(addr, "metrics address", &sa, err);
+  if (rc) return rc;
   eg_metrics_http *h = calloc(1, sizeof *h);
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->m = m;
@@ -479,7 +485,7 @@ eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert
                       tls ? " (or the TLS certificate and key were refused)" : "");
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  h->port = info ? info->port : port;
+  h->port = info ? info->port : ntohs(sa.sin_port);
   *out = h;
   return EG_OK;
 }

@@ -67,4 +67,9 @@ void eg_metrics_http_stop(eg_metrics_http *h); /* accepts NULL */
 /* Split "host:port" (IPv4 or [IPv6]) into parts; host is written NUL-terminated. */
 eg_code eg_split_hostport(const char *addr, char *host, size_t host_len, int *port, eg_err *err);
 
+struct sockaddr_in;
+/* The IPv4 socket address of "host:port" for an HTTP listener ("localhost" is 127.0.0.1,
+ * an empty host every interface). EG_EINVAL naming `what` ("metrics address") otherwise. */
+eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa, eg_err *err);
+
 #endif
