@@ -51,20 +51,9 @@ TOKEN = "prom-user-token"
 
 
 def start_daemons(build, tmp):
-    running = {}
-    for name in DAEMONS:
-        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name),
-                "--auth-tokens", "prom sha256:%s" % hashlib.sha256(TOKEN.encode()).hexdigest(),
-                "--service-token", "prom-service-token"]
-        if name in ("ingestd", "recalld"):
-            args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
-                     "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
-        env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
-        p, ports = daemons.spawn(os.path.join(build, name), args, env, tmp, name, 20)
-        if ports is None:
-            sys.exit("%s did not start:\n%s" % (name, daemons.log_tail(tmp, name)))
-        running[name] = (p, ports["grpc"], ports["metrics"])
-    return running
+    env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
+    return daemons.start_cluster(build, tmp, ["--auth-tokens", "prom sha256:%s" % hashlib.sha256(TOKEN.encode()).hexdigest(),
+                                              "--service-token", "prom-service-token"], env)
 
 
 def get(url):
@@ -201,10 +190,7 @@ def main():
     finally:
         pp.terminate()
         pp.wait(timeout=30)
-        for p, _, _ in running.values():
-            p.terminate()
-        for p, _, _ in running.values():
-            p.wait(timeout=30)
+        daemons.stop_cluster(running)
     if failures:
         print("logs in", tmp)
         sys.exit("%d check(s) failed" % len(failures))
