@@ -369,7 +369,8 @@ static bool recall(tool_call *c) {
            &engram__v1__recall_response__descriptor, (ProtobufCMessage **)&r))
     return false;
   if (r->nothing_relevant || !r->n_items) eg_buf_puts(&c->text, "Engram remembers nothing relevant to this question.\n");
-  if (r->context && *r->context) eg_buf_printf(&c->text, "%s\n", r->context);
+  if (r->context && *r->context)
+    eg_buf_printf(&c->text, "%s%s", r->context, r->context[strlen(r->context) - 1] == '\n' ? "" : "\n");
   cJSON *items = cJSON_CreateArray();
   if (r->n_items) eg_buf_puts(&c->text, "\nItems (kind, status, date, text):\n");
   for (size_t i = 0; i < r->n_items; i++) {
