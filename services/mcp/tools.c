@@ -5,6 +5,7 @@
  */
 #include "services/mcp/tools.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -104,8 +105,8 @@ static bool arg_uint(tool_call *c, const char *name, uint32_t lo, uint32_t hi, u
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->args, name);
   *out = def;
   if (!v || cJSON_IsNull(v)) return true;
-  if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble || v->valuedouble < lo ||
-      v->valuedouble > hi)
+  if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
+      v->valuedouble != (double)(uint32_t)v->valuedouble) /* range first: the cast is defined inside it */
     return failed(c, "argument `%s` must be a whole number from %u to %u", name, lo, hi);
   *out = (uint32_t)v->valuedouble;
   return true;
@@ -574,13 +575,17 @@ static char *profile_user(eg_arena *a, const char *uri) {
     return NULL;
   char *out = eg_arena_alloc(a, n), *o = out;
   for (const char *p = uri + pre; p < uri + n - suf; p++) {
-    unsigned v;
     if (*p == '/') return NULL;
-    if (*p == '%' && sscanf(p + 1, "%2x", &v) == 1 && v) *o++ = (char)v, p += 2;
-    else *o++ = *p;
+    if (*p == '%' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+      char hex[3] = {p[1], p[2], 0};
+      *o++ = (char)strtol(hex, NULL, 16);
+      p += 2;
+    } else {
+      *o++ = *p;
+    }
   }
   *o = '\0';
-  return out;
+  return *out ? out : NULL; /* "%00" is no user */
 }
 
 static eg_code read_resource(void *ctx, const eg_mcp_session *s, const char *uri, cJSON **result, eg_err *err) {

@@ -175,10 +175,16 @@ static void test_methods_and_params(void) {
     EG_CHECK_INT(error_code(r), EG_JSONRPC_INVALID_PARAMS);
     cJSON_Delete(r);
   }
-  r = send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"file:///etc/passwd\"}}",
-               &out);
-  EG_CHECK_INT(error_code(r), EG_MCP_RESOURCE_NOT_FOUND);
-  cJSON_Delete(r);
+  static const char *const unknown[] = {"file:///etc/passwd", "engram://users//profile", "engram://users/%00/profile",
+                                        "engram://users/a/b/profile", "engram://users/ana/diary"};
+  for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}",
+             unknown[i]);
+    r = send_msg(&s, msg, &out);
+    EG_CHECK_INT(error_code(r), EG_MCP_RESOURCE_NOT_FOUND);
+    cJSON_Delete(r);
+  }
 }
 
 static void test_listings(void) {
