@@ -11,7 +11,7 @@ RUN apt-get update -q && apt-get install -y -q --no-install-recommends ca-certif
  && rm -rf /var/lib/apt/lists/* /tmp/engram-cache
 COPY . .
 RUN cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
- && cmake --build build -j"$(nproc)" --target graphd vectord ingestd recalld engram
+ && cmake --build build -j"$(nproc)" --target graphd vectord ingestd recalld engram engram-mcp
 
 FROM debian:12-slim
 RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
@@ -19,7 +19,7 @@ RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
       libcjson1 libmicrohttpd12 libutf8proc2 libstemmer0d zlib1g libxxhash0 wordnet-base \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd -g 10001 engram && useradd -u 10001 -g 10001 -M -d /nonexistent -s /usr/sbin/nologin engram
-COPY --from=build /src/build/graphd /src/build/vectord /src/build/ingestd /src/build/recalld /src/build/engram \
+COPY --from=build /src/build/graphd /src/build/vectord /src/build/ingestd /src/build/recalld /src/build/engram /src/build/engram-mcp \
      /usr/local/bin/
 COPY --from=build /src/var/models/use-lite.bin /src/var/models/glove-100d.bin /opt/engram/models/
 COPY --from=build /src/services/ingestd/state_prototypes.txt /opt/engram/

@@ -34,8 +34,7 @@ int eg_cli_time(const eg_cli *cli, const char *option, int64_t *out) {
 
 void eg_cli_format_time(int64_t us, char *buf, size_t len) {
   if (!us) snprintf(buf, len, "-");
-  else if (us % EG_US_PER_DAY == 0) eg_time_format_date(us, buf, len);
-  else eg_time_format(us, buf, len);
+  else eg_time_format_auto(us, buf, len);
 }
 
 char *eg_cli_read_input(const char *arg, eg_arena *a) {

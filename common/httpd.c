@@ -92,23 +92,30 @@ static void httpd_free(eg_httpd *h) {
   free(h);
 }
 
+eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa, eg_err *err) {
+  char host[128];
+  int port;
+  eg_code rc = eg_split_hostport(addr, host, sizeof host, &port, err);
+  if (rc) return rc;
+  memset(sa, 0, sizeof *sa);
+  sa->sin_family = AF_INET;
+  sa->sin_port = htons((uint16_t)port);
+  if (strcmp(host, "localhost") == 0) snprintf(host, sizeof host, "127.0.0.1");
+  if (!*host) snprintf(host, sizeof host, "0.0.0.0");
+  if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+    return eg_err_set(err, EG_EINVAL, "%s must be an IPv4 literal: '%.64s'", what, addr);
+  return EG_OK;
+}
+
 eg_code eg_httpd_start(const eg_httpd_opts *o, eg_httpd **out, eg_err *err) {
   bool tls = o->cert_pem && o->key_pem;
   if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES)
     return eg_err_set(err, EG_EPRECOND, "this libmicrohttpd has no TLS: serve HTTP without it");
-  char host[128];
-  int port;
-  eg_code rc = eg_split_hostport(o->addr, host, sizeof host, &port, err);
-  if (rc) return rc;
+  char what[64];
+  snprintf(what, sizeof what, "%s address", o->name);
   struct sockaddr_in sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons((uint16_t)port);
-  if (strcmp(host, "localhost") == 0) snprintf(host, sizeof host, "127.0.0.1");
-  if (!*host) snprintf(host, sizeof host, "0.0.0.0");
-  if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
-    return eg_err_set(err, EG_EINVAL, "%s address must be an IPv4 literal: '%.64s'", o->name,
-                      o->addr);
+  eg_code rc = eg_ipv4_listen_addr(o->addr, what, &sa, err);
+  if (rc) return rc;
   eg_httpd *h = calloc(1, sizeof *h);
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->handler = o->handler;
@@ -145,7 +152,7 @@ eg_code eg_httpd_start(const eg_httpd_opts *o, eg_httpd **out, eg_err *err) {
                       tls ? " (or the TLS certificate and key were refused)" : "");
   }
   const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  h->port = info ? info->port : port;
+  h->port = info ? info->port : ntohs(sa.sin_port);
   *out = h;
   return EG_OK;
 }

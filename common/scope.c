@@ -3,6 +3,7 @@
  */
 #include "common/scope.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "common/shard.h"
@@ -65,4 +66,8 @@ const char *eg_scope_tenant_of(const ProtobufCMessage *m) {
   Engram__V1__Scope **slot = scope_slot(m);
   if (!slot) return NULL;
   return *slot && (*slot)->tenant ? (*slot)->tenant : "";
+}
+
+void eg_scope_user_entity(const char *user, char *out, size_t len) {
+  snprintf(out, len, "user:%s", user && *user ? user : "default");
 }

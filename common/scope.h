@@ -5,6 +5,7 @@
 #define EG_SCOPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/err.h"
 #include "proto/engram/v1/common.pb-c.h"
@@ -39,6 +40,12 @@ bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char
 /* The tenant of request m's "scope" field: "" when the scope or tenant is unset, NULL
  * when the message has no scope field. */
 const char *eg_scope_tenant_of(const ProtobufCMessage *m);
+
+/* The graph entity that stands for a scope's user in the facts read from their words:
+ * "user:<user>", or "user:default" without a user. Written into out (len bytes, cut when
+ * shorter than EG_SCOPE_USER_ENTITY_MAX). */
+#define EG_SCOPE_USER_ENTITY_MAX (EG_SCOPE_FIELD_MAX + 16)
+void eg_scope_user_entity(const char *user, char *out, size_t len);
 
 /* When request m has a "scope" field that is unset, point it at scope (borrowed); when it
  * is set, complete it: its empty tenant, user and agent are taken from scope (borrowed). */

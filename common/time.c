@@ -187,3 +187,7 @@ size_t eg_time_format_date(int64_t us, char *buf, size_t len) {
   int n = snprintf(buf, len, "%04d-%02d-%02d", c.year, c.month, c.day);
   return n < 0 ? 0 : (size_t)n;
 }
+
+size_t eg_time_format_auto(int64_t us, char *buf, size_t len) {
+  return us % EG_US_PER_DAY == 0 ? eg_time_format_date(us, buf, len) : eg_time_format(us, buf, len);
+}

