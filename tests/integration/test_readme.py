@@ -61,17 +61,24 @@ def check(ok, what):
         failures.append(what)
 
 
-def section(text, title):
-    """The text of the ### section named title (up to the next heading of level 2 or 3)."""
-    m = re.search(r"^### %s\n(.*?)(?=^##)" % re.escape(title), text, re.S | re.M)
+def section(text, title, level=3):
+    """The text of the section named title (up to the next heading of level 2 or 3)."""
+    m = re.search(r"^%s %s\n(.*?)(?=^##)" % ("#" * level, re.escape(title)), text, re.S | re.M)
     return m.group(1) if m else ""
 
 
 def commands(text):
-    """The lines of the ```sh blocks of text, without blank lines and comments."""
+    """The commands of the ```sh blocks of text, without blank lines and comments; a line
+    ending with a pipe goes on on the next."""
     out = []
     for block in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M):
-        out += [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+        for line in block.splitlines():
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if out and out[-1].rstrip().endswith("|"):
+                out[-1] += "\n" + line
+            else:
+                out.append(line)
     return out
 
 
@@ -115,6 +122,18 @@ def test_cli_section(readme, build, tmp, addrs):
         check(os.path.exists(os.path.join(ROOT, "examples", name)), "examples/%s exists" % name)
 
 
+def test_three_ways_in(readme, build, tmp, addrs):
+    """The quick CLI of "Three ways in": a statement in, the recall names it."""
+    cmds = commands(section(readme, "Three ways in", 2))
+    check(len(cmds) == 2, "Three ways in has its two CLI commands (%d)" % len(cmds))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    for cmd in cmds:
+        rc, out = run(rewrite(cmd, os.path.join(build, "engram"), addrs), tmp, env)
+        check(rc == 0, "exit 0: %s%s" % (cmd, "" if rc == 0 else " (exit %d)\n%s" % (rc, out)))
+        if "recall" in cmd:
+            check("Lisbon" in out, "the recall names Lisbon:\n" + out)
+
+
 def repo_state():
     """The repository's tracked changes and untracked files (what a stray write would add)."""
     return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT, stdout=subprocess.PIPE,
@@ -144,6 +163,7 @@ def main():
     try:
         addrs = {name: r[1] for name, r in running.items()}
         test_cli_section(readme, build, tmp, addrs)
+        test_three_ways_in(readme, build, tmp, addrs)
         stubs = os.path.join(tmp, "stubs")
         os.makedirs(stubs)
         test_stub_command(readme, stubs)
