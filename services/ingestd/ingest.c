@@ -253,11 +253,10 @@ static Engram__V1__KeyValue *key_value(eg_arena *a, const char *key, char *value
 }
 
 /* The chunks of an ingest: chunk 0 records how many there are (and how many a longer
- * previous version had), the last carries the receipt (content hash); a user's chunk the
- * state extractor read says so (EG_STATES_READ: recalld then leaves doubts to it). */
+ * previous version had), the last carries the receipt (content hash). */
 static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids, const eg_segment *segs,
                                         const eg_enriched *en, const Engram__V1__ChunkMention *cm, size_t old_n,
-                                        bool states_read, eg_arena *a) {
+                                        eg_arena *a) {
   size_t n = in->n;
   Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
   Engram__V1__Chunk **cp = eg_arena_alloc(a, n * sizeof *cp);
@@ -276,13 +275,11 @@ static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids
     c->latent = en[i].latent;
     c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
     for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
-    bool read = states_read && !strcmp(c->role, "user");
-    size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + read + in->n_metadata;
+    size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
     c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
     if (!c->metadata) return NULL;
     for (size_t m = 0; m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
     if (i == 0 && !(c->metadata[c->n_metadata++] = key_value(a, "segments", eg_arena_sprintf(a, "%zu", n)))) return NULL;
-    if (read && !(c->metadata[c->n_metadata++] = key_value(a, EG_STATES_READ, "read"))) return NULL;
     /* so an attempt interrupted before the tail is deleted still finds the tail (after
      * that, deleting the absent ids again is a no-op) */
     if (i == 0 && old_n > n &&
@@ -492,8 +489,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   stage(g, rep, a, "commit", t0);
   /* Chunks to vectord, the receipt last. */
   t0 = eg_time_mono_us();
-  bool states_read = g->states && !(in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm);
-  Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, states_read, a);
+  Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, a);
   if (!cp) return eg_err_set(err, EG_ENOMEM, "out of memory");
   if ((rc = upsert_chunks(g, in, cp, ids, old_n, a, err))) return rc;
   /* A previous, longer version leaves chunks past the new end: delete them. */

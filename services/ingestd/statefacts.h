@@ -30,10 +30,6 @@
 /* The relation of a doubt marker; its object is the doubted relation's name. */
 #define EG_STATE_UNCERTAIN "STATE_UNCERTAIN"
 
-/* The metadata key (value "read") of a user's chunk this extractor read: what it said of
- * the user's states is in the graph, doubts included. */
-#define EG_STATES_READ "states"
-
 typedef struct eg_statefacts eg_statefacts;
 
 typedef struct eg_statefacts_opts {

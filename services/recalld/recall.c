@@ -486,25 +486,6 @@ static const Engram__V1__StateResult *doubts_of_subject(const Engram__V1__StateR
   return NULL;
 }
 
-/* A relation's name is terse; a question about the state uses the words of its domain
- * ("which car", "my employer", "who am I seeing"). Matched with the name and the object;
- * it changes which facts are returned, never the order of the excerpts. */
-static const char *relation_vocabulary(const char *relation) {
-  static const char *const v[][2] = {
-      {"LIVES_IN", "live home city town place address reside based neighbourhood neighborhood"},
-      {"WORKS_AT", "work job employer company office employ career"},
-      {"DIET", "diet eat food meal"},
-      {"PARTNER_OF", "partner dating date relationship girlfriend boyfriend wife husband spouse together seeing"},
-      {"MARRIED_TO", "married spouse wife husband partner"},
-      {"DRIVES", "car drive vehicle"},
-      {"HAS_PET", "pet animal dog cat puppy kitten"},
-      {"PLAYS", "play instrument music"},
-  };
-  for (size_t i = 0; i < sizeof v / sizeof *v; i++)
-    if (!strcmp(relation, v[i][0])) return v[i][1];
-  return "";
-}
-
 /* The current facts of the seeds that match the question (all of them for an entity the
  * question names when none matches), at most k2, best first. */
 static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w, uint32_t k2) {
@@ -521,8 +502,8 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
       for (size_t v = 0; v < st->results[i]->n_values; v++) {
         const Engram__V1__Edge *e = st->results[i]->values[v];
         if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: doubt_of reads it */
-        char text[700];
-        snprintf(text, sizeof text, "%s %s %s", e->relation, relation_vocabulary(e->relation), object_text(e));
+        char text[600];
+        snprintf(text, sizeof text, "%s %s", e->relation, object_text(e));
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
         float m = rc_keyword_match(c, text);
@@ -656,16 +637,12 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
  * knew). The value is then not safe to act on: POTENTIALLY_STALE, the statement as the
  * reason (a STATE_UNCERTAIN edge made for the answer, never stored, like the doubts
  * ingestd commits). The excerpts already respect valid_at and known_at, so a later word
- * outside the bounds changes nothing. A statement the state extractor read (metadata
- * EG_STATES_READ) is left to it: what it found there, a doubt included, is in the graph.
+ * outside the bounds changes nothing. It stays on beside the state extractor: on phrasings
+ * it was not written for, the extractor misses changes that this reads by closeness to the
+ * question.
  */
 enum { DOUBT_EXCERPTS = 5 };
 
-static bool states_read(const Engram__V1__Chunk *ch) {
-  for (size_t i = 0; i < ch->n_metadata; i++)
-    if (ch->metadata[i]->key && !strcmp(ch->metadata[i]->key, EG_STATES_READ)) return true;
-  return false;
-}
 #define DOUBT_NEAR 0.9f /* of the value's own statement's similarity with the question */
 
 static void text_doubts(rc_ctx *c) {
@@ -689,7 +666,6 @@ static void text_doubts(rc_ctx *c) {
       if (x->relevance < bar || ch->time <= f->edge->valid_from) continue;
       if (strcmp(ch->role ? ch->role : "", "user") != 0 || !strcmp(ch->session_id ? ch->session_id : "", source))
         continue;
-      if (states_read(ch)) continue; /* the state extractor read it: its doubts are in the graph */
       if (!*value || !ch->content || strcasestr(ch->content, value)) continue; /* it restates the value */
       Engram__V1__Edge *d = eg_arena_calloc(c->a, 1, sizeof *d);
       Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
