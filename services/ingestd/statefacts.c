@@ -611,6 +611,9 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       if (!opener ||
           !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
         slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
+        /* a capital does not take a word's common sense away: "a Mediterranean diet" */
+        unsigned common = j - i == 1 && !known ? lookup_common(sf, t[i].w) : 0;
+        if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = bits_of(sf->cue, prev);
         if (cue) s.bits = cue, s.cued = true;
@@ -1007,7 +1010,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     for (size_t k = 0; k < o->n_facts; k++) {
       const eg_fact *x = &o->facts[k];
       bool rule_of_rel = k < rules_facts && !strcmp(x->relation, rel);
-      bool same = rule_of_rel && *slot_text && !strcasecmp(x->object, slot_text);
+      /* the rules' capture runs on ("violin my left hand" of "when I played violin my left
+       * hand …"): one that starts with the slot's words speaks of the same value */
+      size_t sl = strlen(slot_text);
+      bool same = rule_of_rel && sl && !strncasecmp(x->object, slot_text, sl) &&
+                  (x->object[sl] == '\0' || x->object[sl] == ' ');
       said_by_rules |= mine_is_fact && same;
       if (rule_of_rel && (mine_is_fact ? !same : same)) {
         removed++;

@@ -111,6 +111,8 @@ static void test_tense_and_negation(void) {
       /* possessive and cue: the partner is current whatever the clause plans */
       {"I am taking my boyfriend Tomas to Rome next week.", "PARTNER_OF", "Tomas"},
       {"My dog Rex passed away last week.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      /* a capital does not take a word's common sense away */
+      {"I've switched from keto to a Mediterranean diet.", "DIET", "mediterranean"},
       /* "we've" is no name, a dash bounds a sub-clause */
       {"Boxes unpacked — we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
       {"I resigned from Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
@@ -218,6 +220,13 @@ static void test_tense_over_rules(void) {
       EG_CHECK_STR(out.facts[i].object, "Globex");
     }
   EG_CHECK_INT(works, 1);
+  /* the rules' capture runs on past the value ("violin my left hand"): still the value this
+   * extractor reads as former, so the rules' fact goes */
+  eg_segment v = {"Back when I played violin my left hand did all the work.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
+  memset(&out, 0, sizeof out);
+  EG_REQUIRE(eg_enrich_rules(&ctx, &v, 1, a, &out, &e) == EG_OK);
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, &v, 1, a, &out, NULL, &e) == EG_OK);
+  for (size_t i = 0; i < out.n_facts; i++) EG_CHECK(strcmp(out.facts[i].relation, "PLAYS") != 0);
   eg_enriched one;
   const eg_fact *f = read_one(a, "I have lived in Valparaíso since 2019.", &one);
   EG_REQUIRE(f != NULL);
