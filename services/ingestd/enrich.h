@@ -26,9 +26,11 @@ typedef struct eg_segment {
   const char *role;    /* "user", "assistant", "system", "tool", "document" */
   const char *speaker; /* a name when known, else "" */
   int64_t time;        /* µs: relative dates resolve against it */
-  /* The speaker's own words: text[said_from, said_to) (said_to 0: all of it). A round's
-   * text holds the reply too ("user: …\nassistant: …"), context for the enricher; what
-   * the speaker says of themselves is read from their own words only. */
+  /* The speaker's own words: text[said_from, said_to) (said_to 0: all of it; from == to:
+   * none, a part of a long round holding only the reply). A round's text holds the reply
+   * too ("user: …\nassistant: …"), context for the enrichers; the rules and the state
+   * extractor read what the speaker says of themselves from their own words only (the LLM
+   * enricher is given the whole round, each line naming its speaker). */
   size_t said_from, said_to;
 } eg_segment;
 

@@ -373,21 +373,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     rc = eg_enrich_rules(&ctx, segs, n, a, en, err);
     /* the prototypes read the states the rules have no pattern for */
     eg_statefacts_stats ss = {0};
-    if (!rc && g->states) {
-      /* a user's states are read from their own words: the assistant's "I" in the reply
-       * of a round is not the user */
-      eg_segment *said = eg_arena_alloc(a, n * sizeof *said);
-      if (!said) return eg_err_set(err, EG_ENOMEM, "out of memory");
-      for (size_t i = 0; i < n; i++) {
-        said[i] = segs[i];
-        if (segs[i].said_to) {
-          said[i].text = eg_arena_strndup(a, segs[i].text + segs[i].said_from, segs[i].said_to - segs[i].said_from);
-          said[i].said_from = said[i].said_to = 0;
-          if (!said[i].text) return eg_err_set(err, EG_ENOMEM, "out of memory");
-        }
-      }
-      rc = eg_statefacts_extract(g->states, &ctx, said, n, a, en, &ss, err);
-    }
+    if (!rc && g->states) rc = eg_statefacts_extract(g->states, &ctx, segs, n, a, en, &ss, err);
     eg_series_add(g->m_state_clauses, (double)ss.clauses);
     eg_series_add(g->m_state_embedded, (double)ss.embedded);
     eg_series_add(g->m_state_doubts, (double)ss.doubts);
@@ -549,7 +535,12 @@ static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, u
       v[k] = u[i];
       v[k].content = eg_arena_strndup(a, u[i].content + off, pl);
       v[k].seg.text = v[k].content; /* enrichment reads the part it writes */
-      v[k].seg.said_from = v[k].seg.said_to = 0;
+      if (u[i].seg.said_to) { /* the speaker's own words in this part (none: an empty span) */
+        size_t sf = u[i].seg.said_from > off ? u[i].seg.said_from : off;
+        size_t st = u[i].seg.said_to < off + pl ? u[i].seg.said_to : off + pl;
+        v[k].seg.said_from = sf < st ? sf - off : pl;
+        v[k].seg.said_to = sf < st ? st - off : pl;
+      }
       if (!v[k].content) return 0;
       k++;
       off += pl;
@@ -615,18 +606,26 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
     size_t j = round_end(r, i);
     /* who said it, by name when known: "Maya: …" finds Maya's words for "what did Maya …" */
     eg_buf b = EG_BUF_INIT;
+    size_t said_from = 0, said_to = 0; /* the first speaker's own words in b */
     for (size_t k = i; k < j; k++) {
       const Engram__V1__Message *mk = r->messages[k];
-      eg_buf_printf(&b, "%s%s: %s", k > i ? "\n" : "", mk->name && *mk->name ? mk->name : mk->role, mk->content);
+      eg_buf_printf(&b, "%s%s: ", k > i ? "\n" : "", mk->name && *mk->name ? mk->name : mk->role);
+      if (k == i) said_from = b.len;
+      eg_buf_printf(&b, "%s", mk->content);
+      if (k == i) said_to = b.len;
     }
     unit *x = &u[n++];
     x->content = j == i + 1 && !(m->name && *m->name) ? m->content : eg_arena_strndup(a, b.data, b.len);
     eg_buf_free(&b);
+    if (!x->content) {
+      *out = NULL;
+      return 0;
+    }
     x->seg.text = m->content; /* enrichment reads the statement; the reply is context */
     if (j > i + 1) { /* "user: <said>\nassistant: …" */
       x->seg.text = x->content;
-      x->seg.said_from = strlen(m->name && *m->name ? m->name : m->role) + 2;
-      x->seg.said_to = x->seg.said_from + strlen(m->content);
+      x->seg.said_from = said_from;
+      x->seg.said_to = said_to; /* > 0: the role's name and ": " come first */
     }
     x->seg.role = m->role;
     x->seg.speaker = m->name ? m->name : "";

@@ -398,7 +398,7 @@ static size_t tokenize(const char *text, token *t, size_t max) {
       if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n) t[n - 1].comma = true;
       if (c == '?' && n) t[n - 1].ask = true;
       if (sentence) start = true;
-      p += c >= 0x80 ? 3 : 1; /* the only non-word multi-byte here is ’ (3 bytes) */
+      p += c >= 0x80 ? 3 : 1; /* the non-word multi-byte characters here (’, –, —) are 3 bytes */
       continue;
     }
     if (n == max) break;
@@ -453,9 +453,13 @@ static bool first_person(const token *t, size_t from, size_t to) {
  * speaker's. */
 static bool opens_with_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = from;
-  while (i + 1 < to && (strlen(t[i].w) > 4 && !strcmp(t[i].w + strlen(t[i].w) - 2, "ly"))) i++; /* "Finally" */
-  if (i >= to || !t[from].start) return false;
-  return eg_wordnet_is_past(&sf->verbs, t[i].w);
+  /* "Finally moved …": an adverb WordNet knows, not a name that ends alike ("Emily") */
+  while (i + 1 < to && strlen(t[i].w) > 4 && !strcmp(t[i].w + strlen(t[i].w) - 2, "ly") &&
+         eg_wordnet_is_common(sf->words, sf->n_words, t[i].w))
+    i++;
+  if (i >= to || !t[from].start || !eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
+  /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
+  return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
 }
 
 /* Does the sentence [from, to) speak of the speaker? */
@@ -713,7 +717,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
   /* "my sister and I moved to X": the user is a subject too. Only before the slot: in "my
    * dad is X now and keeps lecturing me" the "me" after it is no subject of X. */
-  static const char *const self[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
+  static const char *const self[] = {"i",  "i'm",   "i've",  "i'd", "i'll",
+                                     "we", "we're", "we've", "me",  "us"};
   for (size_t i = from + 2; i < s->ts && i < to; i++)
     if (in_list(t[i].w, self, sizeof self / sizeof *self)) return false;
   return true;
@@ -903,23 +908,29 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   if (strcmp(own, "my") != 0 && strcmp(own, "our") != 0) return;
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
-  s->status = has_marker(sf, MK_ENDED, t, s->te, pb) ? ST_FORMER : ST_CURRENT;
+  if (has_marker(sf, MK_ENDED, t, s->te, pb)) s->status = ST_FORMER;
+  /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are */
+  else if (!has_past(sf, t, pa, s->ts) && !has_marker(sf, MK_NEGATION, t, pa, pb)) s->status = ST_CURRENT;
   *a = s->ts - 2;
   *b = s->te;
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
-                       const char *text, eg_arena *a, item *items, size_t *n,
+                       const eg_segment *sg, eg_arena *a, item *items, size_t *n,
                        eg_statefacts_stats *st, eg_err *err) {
   static __thread token t[MAX_TOKENS]; /* per thread: one segment at a time */
+  const char *text = sg->text;
   size_t nt = tokenize(text, t, MAX_TOKENS);
+  /* the speaker's own words only: the reply in the same round is context */
+  size_t said_from = sg->said_to ? sg->said_from : 0, said_to = sg->said_to ? sg->said_to : (size_t)-1;
   for (size_t from = 0; from < nt;) {
     size_t to = from;
     while (to < nt && !t[to].cut) to++;
     to = to < nt ? to + 1 : nt;
     bool question = t[to - 1].ask;
-    if (!question && speaks_of_self(sf, t, from, to)) {
+    bool said = t[from].s >= said_from && t[from].s < said_to;
+    if (said && !question && speaks_of_self(sf, t, from, to)) {
       st->clauses++;
       size_t before = *n;
       slot slots[MAX_CANDS];
@@ -959,7 +970,12 @@ typedef struct pick {
 
 /* Does the item's clause name a day after the day it was said (day = UTC date)? */
 static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd, int64_t said) {
-  size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+  /* the slot's own sub-clause: not "X, our new beagle, is settling in, the vet visit is
+   * next Tuesday" */
+  if (!it->s.te) return false;
+  size_t pa, pb;
+  sub_clause(t, it->from, it->to, it->s.ts, &pa, &pb);
+  size_t cs = t[pa].s, ce = t[pb - 1].e;
   int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
   for (size_t d = 0; said && d < nd; d++)
     if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
@@ -1077,7 +1093,7 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
     if (segs[i].text) learn_names(segs[i].text, &names);
   for (size_t i = 0; i < n && !rc; i++)
     if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
-      rc = collect(sf, &names, i, segs[i].text, a, items, &ni, st, err);
+      rc = collect(sf, &names, i, &segs[i], a, items, &ni, st, err);
   if (rc || !ni) goto cleanup;
   vecs = malloc(ni * (size_t)sf->dim * sizeof *vecs);
   texts = malloc(ni * sizeof *texts);

@@ -235,7 +235,13 @@ bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
 
 bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w) {
   size_t len = strlen(w);
-  if (in_set(v->irregular, v->n_irregular, w, len)) return true;
+  /* verb.exc holds every irregular inflection: not its "-ing" forms nor the present of
+   * be and have */
+  static const char *const present[] = {"is", "are", "am", "has", "does"};
+  bool ing = len > 4 && !strcmp(w + len - 3, "ing");
+  for (size_t i = 0; i < sizeof present / sizeof *present; i++)
+    if (!strcmp(w, present[i])) return false;
+  if (!ing && in_set(v->irregular, v->n_irregular, w, len)) return true;
   if (len < 4 || strcmp(w + len - 2, "ed") != 0) return false;
   char base[64];
   if (len >= sizeof base) return false;

@@ -45,7 +45,8 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
  * WordNet's exception lists: "took", "mice")? */
 bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
 
-/* WordNet's verbs: lemmas (data.verb) and irregular inflections (verb.exc: "took", "sold"). */
+/* WordNet's verbs: lemmas (data.verb) and irregular inflections (verb.exc: "took", "sold",
+ * also "-ing" forms and participles). */
 typedef struct eg_wordnet_verbset {
   uint64_t *lemmas, *irregular;
   size_t n_lemmas, n_irregular;
@@ -55,7 +56,8 @@ typedef struct eg_wordnet_verbset {
 eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *err);
 void eg_wordnet_verbs_free(eg_wordnet_verbset *v);
 
-/* Is the lower-case word a verb's past form: an irregular one, or a lemma + "ed" by the
+/* Is the lower-case word a verb's past form (or participle): an irregular one of verb.exc
+ * other than its "-ing" forms and the present of be/have/do, or a lemma + "ed" by the
  * regular rules ("traded", "stopped", "carried")? */
 bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w);
 

@@ -304,6 +304,14 @@ static void test_state_prototypes(void) {
                                "I live in Porto and I'd go to the ones near the river."};
   EG_REQUIRE(session(ing, "states-reply", "cafe", reply, 2, false, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(gra, "states-reply", "user:u1", "LIVES_IN", 0, 0), "");
+  /* a reply long enough to be cut into parts: no part of it is the user's */
+  eg_buf longer = EG_BUF_INIT;
+  for (int i = 0; i < 400; i++) eg_buf_printf(&longer, "The river walk is lovely in spring. ");
+  eg_buf_printf(&longer, "I live in Porto myself.");
+  const char *const long_reply[] = {"user", "Any tips for a walk?", "assistant", longer.data};
+  EG_REQUIRE(session(ing, "states-long-reply", "walk", long_reply, 2, false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-long-reply", "user:u1", "LIVES_IN", 0, 0), "");
+  eg_buf_free(&longer);
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = second_ingestd("rules-only", flags, &p);

@@ -386,6 +386,27 @@ static void test_feedback_recall(void) {
   EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
 }
 
+/* Current before earlier: the statement of the move goes before the old address, though
+ * the old one says "live" as the question does. */
+static void test_current_first(void) {
+  const char *const s1[] = {"user", "I live in Oslo, near the fjord.", "assistant", "Beautiful."};
+  const char *const s2[] = {"user", "I moved to Bergen last month for a new job.", "assistant", "Congratulations!"};
+  ingest("cf", "cf-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("cf", "cf-2", "2024-05-01T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("cf", "Where do I live?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_REQUIRE(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Bergen") >= 0);
+  int bergen = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Bergen");
+  int oslo = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Oslo");
+  EG_CHECK(bergen >= 0 && oslo >= 0 && bergen < oslo);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("cf", "Where do I live?", T("2023-06-01"), NULL, NULL); /* before the move */
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Bergen") < 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Oslo") >= 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A change no extractor read: a later statement of the user on the state, as close to the
  * question as the statement of the value and not naming it, puts the value in doubt —
  * within the bounds only; small talk after it does not. */
@@ -602,6 +623,7 @@ int main(void) {
   EG_RUN(test_feedback_recall);
   EG_RUN(test_state_doubt);
   EG_RUN(test_unrecorded_change);
+  EG_RUN(test_current_first);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);
