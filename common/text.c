@@ -25,6 +25,26 @@ bool eg_utf8_valid(const char *s, size_t n) {
   return true;
 }
 
+size_t eg_utf8_drop_invalid(char *s) {
+  utf8proc_uint8_t *r = (utf8proc_uint8_t *)s, *w = r;
+  utf8proc_ssize_t left = (utf8proc_ssize_t)strlen(s);
+  while (left > 0) {
+    utf8proc_int32_t cp;
+    utf8proc_ssize_t k = *r < 0x80 ? 1 : utf8proc_iterate(r, left, &cp);
+    if (k <= 0) { /* not a character: drop its first byte and look again */
+      r++;
+      left--;
+      continue;
+    }
+    memmove(w, r, (size_t)k);
+    w += k;
+    r += k;
+    left -= k;
+  }
+  *w = '\0';
+  return (size_t)(w - (utf8proc_uint8_t *)s);
+}
+
 bool eg_text_blank(const char *s) {
   const utf8proc_uint8_t *p = (const utf8proc_uint8_t *)(s ? s : "");
   utf8proc_ssize_t left = (utf8proc_ssize_t)strlen((const char *)p);

@@ -17,6 +17,11 @@ bool eg_utf8_valid(const char *s, size_t n);
  * ends on a character boundary (len when it fits): where to cut without splitting one. */
 size_t eg_utf8_cut(const char *s, size_t len, size_t max);
 
+/* Drops, in place, every byte of s (NUL-terminated) that is not part of a well-formed
+ * character, such as what is left of one cut in half by "%.64s" or a full buffer; returns
+ * the new length. For text that must be UTF-8 on the wire (JSON) but quotes a cut name. */
+size_t eg_utf8_drop_invalid(char *s);
+
 /* True when s (NUL-terminated UTF-8, NULL = "") holds nothing but white space, line and
  * paragraph separators, control and format characters: no text worth storing. */
 bool eg_text_blank(const char *s);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text.h"
+
 /* Newest first. */
 static const char *const versions[] = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
 
@@ -17,13 +19,16 @@ bool eg_mcp_version_supported(const char *v) {
   return false;
 }
 
-/* An error response; id is copied (NULL = a null id). */
+/* An error response; id is copied (NULL = a null id). The message goes out as UTF-8:
+ * what is left of a character cut in half (by "%.64s" or the size of an eg_err
+ * message) is dropped. */
 static cJSON *error_response(const cJSON *id, int code, const char *message) {
   cJSON *r = cJSON_CreateObject(), *e = cJSON_CreateObject();
   cJSON_AddStringToObject(r, "jsonrpc", "2.0");
   cJSON_AddItemToObject(r, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
   cJSON_AddNumberToObject(e, "code", code);
-  cJSON_AddStringToObject(e, "message", message);
+  cJSON *m = cJSON_AddStringToObject(e, "message", message);
+  if (m) eg_utf8_drop_invalid(m->valuestring);
   cJSON_AddItemToObject(r, "error", e);
   return r;
 }

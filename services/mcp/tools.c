@@ -57,6 +57,7 @@ static bool failed(tool_call *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(c->error, sizeof c->error, fmt, ap);
   va_end(ap);
+  eg_utf8_drop_invalid(c->error); /* the text is sent as UTF-8; a quoted name may be cut inside a character */
   return false;
 }
 

@@ -59,6 +59,32 @@ static const char *const configs[] = {
     "acme sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad admin\n",
 };
 
+/* MCP messages as a client sends them (JSON-RPC 2.0), good and bad. */
+#define RPC "{\"jsonrpc\":\"2.0\",\"id\":"
+#define CALL(id, tool, args) RPC #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" tool "\",\"arguments\":" args "}}"
+static const char *const mcp_messages[] = {
+    RPC "1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+        "\"clientInfo\":{\"name\":\"claude-code\",\"version\":\"1.0\"}}}",
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+    RPC "\"a-2\",\"method\":\"tools/list\",\"params\":{}}",
+    CALL(3, "remember", "{\"messages\":[{\"role\":\"user\",\"content\":\"I moved to Lisbon last week.\","
+                        "\"time\":\"2024-05-02T09:00:00Z\"}],\"session_time\":\"2024-05-02\"}"),
+    CALL(4, "remember", "{\"text\":\"Maya Patel is chief of staff since 2023-05-01.\",\"messages\":[]}"),
+    CALL(5, "recall", "{\"question\":\"Where do I live?\",\"at\":\"2024-06-01\",\"k\":5,\"user\":\"bob\"}"),
+    CALL(6, "recall", "{\"question\":\"\",\"k\":1.5,\"colour\":\"red\"}"),
+    CALL(7, "facts", "{\"entity\":\"me\",\"relation\":\"LIVES_IN\",\"known_at\":\"2024-05-01T00:00:00Z\"}"),
+    CALL(8, "history", "{\"entity\":\"Maya Patel\",\"limit\":1001}"),
+    CALL(9, "forget", "{\"user\":\"ana\",\"confirm\":true}"),
+    CALL(10, "forget", "[1,2]"),
+    RPC "11,\"method\":\"resources/read\",\"params\":{\"uri\":\"engram://users/ana%20lee/profile\"}}",
+    RPC "12,\"method\":\"resources/templates/list\"}",
+    "[" RPC "13,\"method\":\"ping\"}," RPC "14,\"method\":\"resources/list\"},"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}},"
+        RPC "15,\"result\":{}},{\"id\":null},7]",
+    RPC "16,\"method\":\"tools/cal\xc3\xa9\",\"params\":[]} {",
+    "{\"jsonrpc\":\"1.0\",\"id\":{\"x\":1},\"method\":5}",
+};
+
 static int n_written;
 
 static void write_seed(const char *dir, const char *target, const void *data, size_t n) {
@@ -128,6 +154,8 @@ int main(int argc, char **argv) {
     if (i == 1) n += 1 + strlen(configs[i] + n + 1); /* the part after the NUL */
     write_seed(dir, "fuzz_config", configs[i], n);
   }
+  for (size_t i = 0; i < sizeof mcp_messages / sizeof *mcp_messages; i++)
+    write_seed(dir, "fuzz_mcp", mcp_messages[i], strlen(mcp_messages[i]));
   printf("%d seeds in %s\n", n_written, dir);
   return 0;
 }

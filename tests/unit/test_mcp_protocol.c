@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/rpc.h"
+#include "common/text.h"
 #include "services/mcp/protocol.h"
 #include "services/mcp/tools.h"
 #include "tests/testlib.h"
@@ -23,6 +24,7 @@ static cJSON *send_msg(eg_mcp_session *s, const char *text, eg_mcp_outcome *out)
   *out = eg_mcp_handle(&srv, s, text, strlen(text), &reply);
   cJSON *r = reply ? cJSON_Parse(reply) : NULL;
   if (reply) EG_CHECK(strchr(reply, '\n') == NULL); /* stdio: one message per line */
+  if (reply && eg_utf8_valid(text, strlen(text))) EG_CHECK(eg_utf8_valid(reply, strlen(reply)));
   free(reply);
   return r;
 }
@@ -54,7 +56,7 @@ static eg_mcp_session initialized(const char *v) {
 
 /* tools/call of name with args (JSON text): the CallToolResult, or NULL. */
 static cJSON *call_tool(eg_mcp_session *s, const char *name, const char *args) {
-  char msg[1024];
+  char msg[2048];
   snprintf(msg, sizeof msg,
            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
            name, args);
@@ -251,6 +253,48 @@ static void test_tool_errors(void) {
   cJSON_Delete(r);
 }
 
+/* Names and values quoted in error messages are cut to a length: never inside a character,
+ * which would make the reply invalid UTF-8 (and so invalid JSON). Each long name here
+ * has a two-byte character across the cut. */
+static void test_utf8_cuts(void) {
+  eg_mcp_session s = initialized("2025-11-25"), fresh = {0};
+  char name[80], uri[260], key[300], msg[1024];
+  snprintf(name, sizeof name, "%.63s\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+  eg_mcp_outcome out;
+  static const char *const shapes[][2] = {
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}", "Method not found: aaa"},
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"}}", "Unknown tool: aaa"},
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":1}}",
+       "arguments of tool aaa"},
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    snprintf(msg, sizeof msg, shapes[i][0], name);
+    cJSON *r = send_msg(&s, msg, &out);
+    EG_CHECK(strstr(error_message(r), shapes[i][1]) != NULL);
+    cJSON_Delete(r);
+  }
+  snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}", name);
+  cJSON *r = send_msg(&fresh, msg, &out);
+  EG_CHECK(strstr(error_message(r), "before initialize") != NULL);
+  cJSON_Delete(r);
+  /* a resource URI quoted up to 200 bytes */
+  snprintf(uri, sizeof uri, "engram://x/%0188d\xc3\xa9", 0);
+  snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}", uri);
+  r = send_msg(&s, msg, &out);
+  EG_CHECK_INT(error_code(r), EG_MCP_RESOURCE_NOT_FOUND);
+  cJSON_Delete(r);
+  /* a tool's unknown argument, and an unknown field deep in its arguments */
+  snprintf(msg, sizeof msg, "{\"%s\": 1}", name);
+  cJSON *result = call_tool(&s, "recall", msg);
+  EG_CHECK(is_error_result(result) && strstr(result_text(result), "no argument `aaa") != NULL);
+  cJSON_Delete(result);
+  snprintf(key, sizeof key, "%0221d\xc3\xa9", 0); /* 256 bytes of "IngestSessionRequest.messages[0].key" */
+  snprintf(msg, sizeof msg, "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\", \"%s\": 1}]}", key);
+  result = call_tool(&s, "remember", msg);
+  EG_CHECK(is_error_result(result) && strstr(result_text(result), "invalid arguments") != NULL);
+  cJSON_Delete(result);
+}
+
 static void test_batches(void) {
   static const char batch[] = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
                               "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
@@ -310,6 +354,7 @@ int main(void) {
   EG_RUN(test_methods_and_params);
   EG_RUN(test_listings);
   EG_RUN(test_tool_errors);
+  EG_RUN(test_utf8_cuts);
   EG_RUN(test_batches);
   eg_mcp_engram_close(e);
   eg_rpc_global_shutdown();
