@@ -102,40 +102,79 @@ static int by_recorded(const void *x, const void *y) {
   return a->edge_id < b->edge_id ? -1 : a->edge_id > b->edge_id;
 }
 
-/* The commits of (subject set, relation, object) known by known_at in view, by t_commit. */
-static eg_code commits_on(eg_graph *g, uint64_t t, const uint64_t *subjects, size_t ns, const char *relation,
-                          const Engram__V1__Value *object, int64_t known_at, const Engram__V1__Scope *view,
-                          eg_arena *a, eg_ptrvec *out, eg_err *err) {
+/* One chain's commits in the reader's view, kept for the rest of the request. */
+typedef struct chain_commits {
+  uint64_t subject;
+  const char *relation;
+  eg_ptrvec commits; /* Engram__V1__Edge *, every object and transaction time */
+} chain_commits;
+
+struct eg_belief_cache {
+  eg_ptrvec chains; /* chain_commits * */
+};
+
+eg_belief_cache *eg_belief_cache_new(eg_arena *a) { return eg_arena_calloc(a, 1, sizeof(eg_belief_cache)); }
+
+/* Every commit of (subject, relation) visible to view, read once per request. */
+static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t subject, const char *relation,
+                        const Engram__V1__Scope *view, eg_arena *a, const eg_ptrvec **out, eg_err *err) {
+  for (size_t i = 0; cache && i < cache->chains.n; i++) {
+    const chain_commits *c = cache->chains.v[i];
+    if (c->subject == subject && strcmp(c->relation, relation) == 0) {
+      *out = &c->commits;
+      return EG_OK;
+    }
+  }
+  chain_commits *c = eg_arena_calloc(a, 1, sizeof *c);
+  if (!c || (cache && eg_ptrvec_push(&cache->chains, a, c))) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  c->subject = subject;
+  c->relation = relation;
+  uint8_t prefix[24], upper[24];
+  KEY3(prefix, t, subject, eg_rel_hash(relation));
+  rocksdb_readoptions_t *ro;
+  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, sizeof prefix, &ro, upper);
   eg_code rc = EG_OK;
-  for (size_t si = 0; si < ns && !rc; si++) {
-    uint8_t prefix[24], upper[24];
-    KEY3(prefix, t, subjects[si], eg_rel_hash(relation));
-    rocksdb_readoptions_t *ro;
-    rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, sizeof prefix, &ro, upper);
-    for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
-      size_t kl, vl;
-      const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-      if (kl != EDGE_KEY_LEN || key_untime(key_get64(k + 32)) > known_at) continue;
-      const char *v = rocksdb_iter_value(it, &vl);
-      Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
-      if (!e) {
-        rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
-        break;
-      }
-      if (strcmp(e->relation, relation) != 0 || !eg_edge_visible(view, e)) continue;
+  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t kl, vl;
+    rocksdb_iter_key(it, &kl);
+    if (kl != EDGE_KEY_LEN) continue;
+    const char *v = rocksdb_iter_value(it, &vl);
+    Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
+    if (!e) {
+      rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
+      break;
+    }
+    if (strcmp(e->relation, relation) != 0 || !eg_edge_visible(view, e)) continue;
+    if (eg_ptrvec_push(&c->commits, a, e)) {
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      break;
+    }
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  *out = &c->commits;
+  return rc;
+}
+
+/* The commits of (subject set, relation, object) known by known_at in view, by t_commit. */
+static eg_code commits_on(eg_graph *g, uint64_t t, eg_belief_cache *cache, const uint64_t *subjects, size_t ns,
+                          const char *relation, const Engram__V1__Value *object, int64_t known_at,
+                          const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+  for (size_t si = 0; si < ns; si++) {
+    const eg_ptrvec *chain = NULL;
+    eg_code rc = chain_of(g, t, cache, subjects[si], relation, view, a, &chain, err);
+    if (rc) return rc;
+    for (size_t i = 0; i < chain->n; i++) {
+      Engram__V1__Edge *e = chain->v[i];
+      if (e->t_commit > known_at) continue;
       /* A RETRACT without an object ends every value of the chain; one with an object ends that value. */
       bool about_object = eg_value_equal(e->object, object) ||
                           (e->op == RETRACT && (!e->object || e->object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET));
-      if (about_object && eg_ptrvec_push(out, a, e)) {
-        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-        break;
-      }
+      if (about_object && eg_ptrvec_push(out, a, e)) return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
-    rocksdb_iter_destroy(it);
-    rocksdb_readoptions_destroy(ro);
   }
-  if (!rc && out->n > 1) qsort(out->v, out->n, sizeof *out->v, by_commit);
-  return rc;
+  if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, by_commit);
+  return EG_OK;
 }
 
 static Engram__V1__Evidence *evidence_new(eg_arena *a, uint64_t edge_id, const char *relation, float weight,
@@ -191,13 +230,16 @@ static eg_code relation_evidence(eg_graph *g, uint64_t t, const eg_ptrvec *commi
   return EG_OK;
 }
 
-eg_code eg_belief_of(eg_graph *g, uint64_t t, uint64_t subject, const char *relation,
+eg_code eg_belief_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t subject, const char *relation,
                      const Engram__V1__Value *object, int64_t known_at, const Engram__V1__Scope *view,
                      eg_arena *a, Engram__V1__Belief **out, eg_err *err) {
   *out = NULL;
   eg_pref_side side = eg_pref_side_of(relation);
   if (side == EG_PREF_NONE || !object || object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET) return EG_OK;
   eg_pref_side opposite = side == EG_PREF_FOR ? EG_PREF_AGAINST : side == EG_PREF_AGAINST ? EG_PREF_FOR : EG_PREF_NONE;
+  /* The subject as it stands now: a merged entity's evidence counts with its survivor's. */
+  Engram__V1__Entity *survivor;
+  if (eg_entity_survivor(g, t, subject, a, &survivor, NULL) == EG_OK) subject = survivor->id;
   uint64_t *subjects;
   size_t ns = eg_subject_set(g, t, subject, a, &subjects);
   eg_ptrvec ev = {0};
@@ -205,7 +247,8 @@ eg_code eg_belief_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rela
     eg_pref_side s = pref_relations[r].side;
     if (s != side && s != opposite) continue;
     eg_ptrvec commits = {0};
-    eg_code rc = commits_on(g, t, subjects, ns, pref_relations[r].relation, object, known_at, view, a, &commits, err);
+    eg_code rc =
+        commits_on(g, t, cache, subjects, ns, pref_relations[r].relation, object, known_at, view, a, &commits, err);
     if (!rc) rc = relation_evidence(g, t, &commits, s != side, known_at, view, a, &ev, err);
     if (rc) return rc;
   }

@@ -537,6 +537,8 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
   uint64_t t;
   bool tenant_known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
   eg_ptrvec results = {0};
+  eg_belief_cache *beliefs = eg_belief_cache_new(a);
+  if (!beliefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t q = 0; q < req->n_queries; q++) {
     const Engram__V1__StateQuery *sq = req->queries[q];
     if (sq->relation && *sq->relation && !eg_relation_name_valid(sq->relation))
@@ -575,7 +577,7 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
       r->n_values = st.n;
       for (size_t j = 0; j < st.n; j++) {
         eg_edge_names(g, t, st.values[j], a);
-        if ((rc = eg_edge_annotate(g, t, st.values[j], known_at, known_at, req->scope, a, err))) return rc;
+        if ((rc = eg_edge_annotate(g, t, beliefs, st.values[j], known_at, known_at, req->scope, a, err))) return rc;
       }
       if (eg_ptrvec_push(&results, a, r)) return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
@@ -662,6 +664,8 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
   resp->entries = eg_arena_calloc(a, (all.n - first) ? all.n - first : 1, sizeof *resp->entries);
   if (!resp->entries) return eg_err_set(err, EG_ENOMEM, "out of memory");
   int64_t now = eg_time_now_us();
+  eg_belief_cache *beliefs = eg_belief_cache_new(a);
+  if (!beliefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = first; i < all.n; i++) {
     Engram__V1__Edge *e = all.v[i];
     Engram__V1__HistoryEntry *h = eg_arena_calloc(a, 1, sizeof *h);
@@ -682,7 +686,8 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
     if (!h->superseded && e->op == RETRACT) h->superseded = true;
     if (!h->superseded && e->valid_to && e->valid_to <= now) h->superseded = true;
     eg_edge_names(g, t, e, a);
-    if ((rc = eg_edge_annotate(g, t, e, known_at, belief_bound(&all, i, known_at), req->scope, a, err))) return rc;
+    if ((rc = eg_edge_annotate(g, t, beliefs, e, known_at, belief_bound(&all, i, known_at), req->scope, a, err)))
+      return rc;
     resp->entries[resp->n_entries++] = h;
   }
   return EG_OK;

@@ -140,10 +140,15 @@ float eg_belief_outcome_weight(Engram__V1__OutcomeKind kind, bool *contrary);
  * Order-independent; every result in [0, 1]. */
 void eg_belief_score(Engram__V1__Belief *b);
 
+/* The chains a request has read, so that the beliefs of many values of one subject
+ * read each chain once. In the request's arena; one reader's view per cache. */
+typedef struct eg_belief_cache eg_belief_cache;
+eg_belief_cache *eg_belief_cache_new(eg_arena *a); /* NULL when out of memory */
+
 /* The belief in (subject, relation, object) from the commits known by known_at and
  * visible to view, and the outcomes recorded on the supporting ones; *out NULL when the
- * relation is not a preference relation. Allocated in a. */
-eg_code eg_belief_of(eg_graph *g, uint64_t tenant, uint64_t subject, const char *relation,
+ * relation is not a preference relation. Allocated in a. cache may be NULL. */
+eg_code eg_belief_of(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, uint64_t subject, const char *relation,
                      const Engram__V1__Value *object, int64_t known_at, const Engram__V1__Scope *view,
                      eg_arena *a, Engram__V1__Belief **out, eg_err *err);
 
@@ -155,9 +160,10 @@ eg_code eg_outcomes_of(eg_graph *g, uint64_t tenant, uint64_t edge_id, int64_t k
                        const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err);
 
 /* Fill the read-only parts of an edge being returned: its outcomes known by known_at and,
- * for a preference relation, its belief as of belief_known_at. */
-eg_code eg_edge_annotate(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, int64_t known_at,
-                         int64_t belief_known_at, const Engram__V1__Scope *view, eg_arena *a, eg_err *err);
+ * for a preference relation, its belief as of belief_known_at (cache may be NULL). */
+eg_code eg_edge_annotate(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, Engram__V1__Edge *e,
+                         int64_t known_at, int64_t belief_known_at, const Engram__V1__Scope *view, eg_arena *a,
+                         eg_err *err);
 
 /* A user's erasure: delete the outcomes recorded by user, and every outcome on the edges
  * in gone (being erased). Returns the number of keys deleted. */

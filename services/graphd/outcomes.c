@@ -62,7 +62,7 @@ eg_code eg_outcomes_of(eg_graph *g, uint64_t t, uint64_t edge_id, int64_t known_
   return rc;
 }
 
-eg_code eg_edge_annotate(eg_graph *g, uint64_t t, Engram__V1__Edge *e, int64_t known_at,
+eg_code eg_edge_annotate(eg_graph *g, uint64_t t, eg_belief_cache *cache, Engram__V1__Edge *e, int64_t known_at,
                          int64_t belief_known_at, const Engram__V1__Scope *view, eg_arena *a, eg_err *err) {
   eg_ptrvec outs = {0};
   eg_code rc = eg_outcomes_of(g, t, e->id, known_at, view, a, &outs, err);
@@ -70,7 +70,7 @@ eg_code eg_edge_annotate(eg_graph *g, uint64_t t, Engram__V1__Edge *e, int64_t k
   e->outcomes = (Engram__V1__Outcome **)outs.v;
   e->n_outcomes = outs.n;
   if (e->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) return EG_OK;
-  return eg_belief_of(g, t, e->subject, e->relation, e->object, belief_known_at, view, a, &e->belief, err);
+  return eg_belief_of(g, t, cache, e->subject, e->relation, e->object, belief_known_at, view, a, &e->belief, err);
 }
 
 static bool kind_valid(Engram__V1__OutcomeKind k) {
@@ -132,7 +132,7 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
   /* The outcome is durable: a belief that cannot be computed now is left out. */
   eg_err belief_err;
   if (e->op == ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT)
-    (void)eg_belief_of(g, t, e->subject, e->relation, e->object, o->recorded_at, req->scope, a, &resp->belief,
+    (void)eg_belief_of(g, t, NULL, e->subject, e->relation, e->object, o->recorded_at, req->scope, a, &resp->belief,
                        &belief_err);
   return EG_OK;
 fail:
