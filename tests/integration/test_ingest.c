@@ -336,7 +336,8 @@ static float pref_confidence(const char *tenant, const char *relation, const cha
 }
 
 /* A preference said in two sessions is one record whose confidence rose; a contrary
- * statement in a third lowers it; a suggestion taken up is ACCEPTED. */
+ * statement in a third lowers it; a client's fact raises it again; a suggestion taken up
+ * is ACCEPTED. */
 static void test_preferences_across_sessions(void) {
   const char *t = "prefs";
   static const char *s1[] = {"user", "I love sushi."};
@@ -359,6 +360,36 @@ static void test_preferences_across_sessions(void) {
   float three = pref_confidence(t, "LIKES", "sushi", &n);
   EG_CHECK_INT(n, 3);
   EG_CHECK(three >= 0 && three < two);
+  /* a client application's fact is one more independent source */
+  Engram__V1__Scope scope = scope_of(t);
+  Engram__V1__EntityRef me = ENGRAM__V1__ENTITY_REF__INIT;
+  me.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  me.name = "user:u1";
+  Engram__V1__FactInput f = ENGRAM__V1__FACT_INPUT__INIT, *fs[1] = {&f};
+  f.subject = &me;
+  f.relation = "LIKES";
+  f.object_literal = "sushi";
+  f.confidence = 0.9f;
+  f.sentiment = 1;
+  f.intensity = 0.8f;
+  f.session_id = "app-orders";
+  Engram__V1__AssertFactsRequest fr = ENGRAM__V1__ASSERT_FACTS_REQUEST__INIT;
+  fr.scope = &scope;
+  fr.facts = fs;
+  fr.n_facts = 1;
+  ProtobufCMessage *r = NULL;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
+                          &r, &e) == EG_OK);
+  protobuf_c_message_free_unpacked(r, NULL);
+  float four = pref_confidence(t, "LIKES", "sushi", &n);
+  EG_CHECK_INT(n, 4);
+  EG_CHECK(four > three);
+  Engram__V1__StateResponse *st = NULL;
+  EG_REQUIRE(gc_state_as(gra, t, "u1", "user:u1", "LIKES", 0, 0, &st, &e) == EG_OK);
+  EG_REQUIRE(st->n_results == 1 && st->results[0]->n_values == 1);
+  EG_CHECK(st->results[0]->values[0]->meta->intensity == 0.8f);
+  EG_CHECK_STR(st->results[0]->values[0]->meta->extractor, "client");
+  protobuf_c_message_free_unpacked(&st->base, NULL);
   EG_REQUIRE(session(ing, t, "p4", s4, 3, false, NULL, &e) == EG_OK);
   float acc = pref_confidence(t, "ACCEPTED", "Sakura Sushi", &n);
   EG_CHECK(acc > 0);
