@@ -270,6 +270,28 @@ static void test_outcome_privacy_and_erasure(void) {
   EG_CHECK_INT(outcomes_seen(t, NULL, "user:u1", "PREFERS"), 0);
 }
 
+/* Another user's statements about a shared entity neither support nor contradict what
+ * this user said: a belief counts only the evidence the reader may see. */
+static void test_belief_privacy(void) {
+  const char *t = "bpriv";
+  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "Book Club", .relation = "PREFERS", .literal = "thrillers",
+                                               .session = "a1", .confidence = 0.5f}));
+  EG_REQUIRE(commit_as(t, "u2", (eg_edge_spec){.subject = "Book Club", .relation = "PREFERS", .literal = "thrillers",
+                                               .session = "b1", .confidence = 0.9f}));
+  EG_REQUIRE(commit_as(t, "u2", (eg_edge_spec){.subject = "Book Club", .relation = "AVOIDS", .literal = "thrillers",
+                                               .session = "b2", .confidence = 0.9f}));
+  Engram__V1__StateResponse *r;
+  Engram__V1__Edge *v = current(t, "u1", "Book Club", "PREFERS", 0, &r);
+  EG_REQUIRE(v && v->belief);
+  EG_CHECK(near(v->belief->confidence, 0.5f));
+  EG_CHECK_INT(v->belief->n_evidence, 1);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  v = current(t, "u2", "Book Club", "PREFERS", 0, &r);
+  EG_REQUIRE(v && v->belief);
+  EG_CHECK(near(v->belief->confidence, 0.9f * 0.1f));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 static void test_cli(void) {
   const char *t = "cli";
   uint64_t p = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "green tea",
@@ -301,6 +323,7 @@ int main(void) {
   EG_RUN(test_outcomes);
   EG_RUN(test_outcome_errors);
   EG_RUN(test_outcome_privacy_and_erasure);
+  EG_RUN(test_belief_privacy);
   EG_RUN(test_cli);
   int rc = eg_test_finish();
   eg_rpc_client_close(cl);
