@@ -36,8 +36,8 @@ static const struct {
   const char *relation;
   eg_pref_side side;
 } pref_relations[] = {
-    {"PREFERS", EG_PREF_FOR},      {"LIKES", EG_PREF_FOR},       {"ACCEPTED", EG_PREF_FOR},
-    {"AVOIDS", EG_PREF_AGAINST},   {"DISLIKES", EG_PREF_AGAINST}, {"REJECTED", EG_PREF_AGAINST},
+    {"PREFERS", EG_PREF_FOR},        {"LIKES", EG_PREF_FOR},        {"ACCEPTED", EG_PREF_FOR},
+    {"AVOIDS", EG_PREF_AGAINST},     {"DISLIKES", EG_PREF_AGAINST}, {"REJECTED", EG_PREF_AGAINST},
     {"OPTIMIZES_FOR", EG_PREF_GOAL},
 };
 #define N_PREF (sizeof pref_relations / sizeof *pref_relations)
@@ -56,11 +56,18 @@ float eg_belief_edge_weight(const Engram__V1__Edge *e) {
 float eg_belief_outcome_weight(Engram__V1__OutcomeKind kind, bool *contrary) {
   *contrary = false;
   switch (kind) {
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON: return 0.3f;
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED: return 0.6f;
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_FAILED: *contrary = true; return 0.6f;
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED: *contrary = true; return 0.8f;
-  default: return 0; /* IGNORED: not taking a suggestion says little about the preference */
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON:
+      return 0.3f;
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED:
+      return 0.6f;
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_FAILED:
+      *contrary = true;
+      return 0.6f;
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED:
+      *contrary = true;
+      return 0.8f;
+    default:
+      return 0; /* IGNORED: not taking a suggestion says little about the preference */
   }
 }
 
@@ -80,8 +87,10 @@ void eg_belief_score(Engram__V1__Belief *b) {
       outweighed = wy > w || (wy == w && j < i);
     }
     if (outweighed) continue;
-    if (x->contrary) keep_against *= 1.0 - w;
-    else keep_for *= 1.0 - w;
+    if (x->contrary)
+      keep_against *= 1.0 - w;
+    else
+      keep_for *= 1.0 - w;
   }
   b->support = clamp01((float)(1.0 - keep_for));
   b->against = clamp01((float)(1.0 - keep_against));
@@ -97,7 +106,8 @@ static int by_commit(const void *x, const void *y) {
 }
 
 static int by_recorded(const void *x, const void *y) {
-  const Engram__V1__Evidence *a = *(Engram__V1__Evidence *const *)x, *b = *(Engram__V1__Evidence *const *)y;
+  const Engram__V1__Evidence *a = *(Engram__V1__Evidence *const *)x,
+                             *b = *(Engram__V1__Evidence *const *)y;
   if (a->recorded_at != b->recorded_at) return a->recorded_at < b->recorded_at ? -1 : 1;
   return a->edge_id < b->edge_id ? -1 : a->edge_id > b->edge_id;
 }
@@ -113,11 +123,14 @@ struct eg_belief_cache {
   eg_ptrvec chains; /* chain_commits * */
 };
 
-eg_belief_cache *eg_belief_cache_new(eg_arena *a) { return eg_arena_calloc(a, 1, sizeof(eg_belief_cache)); }
+eg_belief_cache *eg_belief_cache_new(eg_arena *a) {
+  return eg_arena_calloc(a, 1, sizeof(eg_belief_cache));
+}
 
 /* Every commit of (subject, relation) visible to view, read once per request. */
-static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t subject, const char *relation,
-                        const Engram__V1__Scope *view, eg_arena *a, const eg_ptrvec **out, eg_err *err) {
+static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t subject,
+                        const char *relation, const Engram__V1__Scope *view, eg_arena *a,
+                        const eg_ptrvec **out, eg_err *err) {
   for (size_t i = 0; cache && i < cache->chains.n; i++) {
     const chain_commits *c = cache->chains.v[i];
     if (c->subject == subject && strcmp(c->relation, relation) == 0) {
@@ -126,7 +139,8 @@ static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_
     }
   }
   chain_commits *c = eg_arena_calloc(a, 1, sizeof *c);
-  if (!c || (cache && eg_ptrvec_push(&cache->chains, a, c))) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!c || (cache && eg_ptrvec_push(&cache->chains, a, c)))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   c->subject = subject;
   c->relation = relation;
   uint8_t prefix[24], upper[24];
@@ -157,9 +171,10 @@ static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_
 }
 
 /* The commits of (subject set, relation, object) known by known_at in view, by t_commit. */
-static eg_code commits_on(eg_graph *g, uint64_t t, eg_belief_cache *cache, const uint64_t *subjects, size_t ns,
-                          const char *relation, const Engram__V1__Value *object, int64_t known_at,
-                          const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+static eg_code commits_on(eg_graph *g, uint64_t t, eg_belief_cache *cache, const uint64_t *subjects,
+                          size_t ns, const char *relation, const Engram__V1__Value *object,
+                          int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
+                          eg_ptrvec *out, eg_err *err) {
   for (size_t si = 0; si < ns; si++) {
     const eg_ptrvec *chain = NULL;
     eg_code rc = chain_of(g, t, cache, subjects[si], relation, view, a, &chain, err);
@@ -167,18 +182,22 @@ static eg_code commits_on(eg_graph *g, uint64_t t, eg_belief_cache *cache, const
     for (size_t i = 0; i < chain->n; i++) {
       Engram__V1__Edge *e = chain->v[i];
       if (e->t_commit > known_at) continue;
-      /* A RETRACT without an object ends every value of the chain; one with an object ends that value. */
-      bool about_object = eg_value_equal(e->object, object) ||
-                          (e->op == RETRACT && (!e->object || e->object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET));
-      if (about_object && eg_ptrvec_push(out, a, e)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      /* A RETRACT without an object ends every value of the chain; one with an object ends that
+       * value. */
+      bool about_object =
+          eg_value_equal(e->object, object) ||
+          (e->op == RETRACT &&
+           (!e->object || e->object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET));
+      if (about_object && eg_ptrvec_push(out, a, e))
+        return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
   }
   if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, by_commit);
   return EG_OK;
 }
 
-static Engram__V1__Evidence *evidence_new(eg_arena *a, uint64_t edge_id, const char *relation, float weight,
-                                          bool contrary, int64_t recorded_at) {
+static Engram__V1__Evidence *evidence_new(eg_arena *a, uint64_t edge_id, const char *relation,
+                                          float weight, bool contrary, int64_t recorded_at) {
   Engram__V1__Evidence *x = eg_arena_calloc(a, 1, sizeof *x);
   if (!x) return NULL;
   engram__v1__evidence__init(x);
@@ -193,7 +212,8 @@ static Engram__V1__Evidence *evidence_new(eg_arena *a, uint64_t edge_id, const c
 /* The independent source an edge counts as. */
 static char *edge_source(eg_arena *a, const Engram__V1__Edge *e) {
   const Engram__V1__EdgeMeta *m = e->meta;
-  if (m && m->source_session_id && *m->source_session_id) return eg_arena_sprintf(a, "session:%s", m->source_session_id);
+  if (m && m->source_session_id && *m->source_session_id)
+    return eg_arena_sprintf(a, "session:%s", m->source_session_id);
   if (m && m->source_document_id && *m->source_document_id)
     return eg_arena_sprintf(a, "document:%s", m->source_document_id);
   return eg_arena_sprintf(a, "edge:%llu", (unsigned long long)e->id);
@@ -209,7 +229,8 @@ static eg_code relation_evidence(eg_graph *g, uint64_t t, const eg_ptrvec *commi
     if (((Engram__V1__Edge *)commits->v[i])->op == RETRACT) from = i + 1;
   for (size_t i = from; i < commits->n && ev->n < MAX_EVIDENCE; i++) {
     Engram__V1__Edge *e = commits->v[i];
-    Engram__V1__Evidence *x = evidence_new(a, e->id, e->relation, eg_belief_edge_weight(e), contrary, e->t_commit);
+    Engram__V1__Evidence *x =
+        evidence_new(a, e->id, e->relation, eg_belief_edge_weight(e), contrary, e->t_commit);
     if (!x || !(x->source = edge_source(a, e)) || eg_ptrvec_push(ev, a, x))
       return eg_err_set(err, EG_ENOMEM, "out of memory");
     if (contrary) continue; /* an outcome speaks for or against the edge it is recorded on */
@@ -223,20 +244,26 @@ static eg_code relation_evidence(eg_graph *g, uint64_t t, const eg_ptrvec *commi
       Engram__V1__Evidence *y = evidence_new(a, e->id, e->relation, w, against, o->recorded_at);
       if (!y) return eg_err_set(err, EG_ENOMEM, "out of memory");
       y->outcome = o->kind;
-      y->source = eg_arena_sprintf(a, "outcome:%llu:%lld", (unsigned long long)e->id, (long long)o->recorded_at);
-      if (!y->source || eg_ptrvec_push(ev, a, y)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      y->source = eg_arena_sprintf(a, "outcome:%llu:%lld", (unsigned long long)e->id,
+                                   (long long)o->recorded_at);
+      if (!y->source || eg_ptrvec_push(ev, a, y))
+        return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
   }
   return EG_OK;
 }
 
-eg_code eg_belief_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t subject, const char *relation,
-                     const Engram__V1__Value *object, int64_t known_at, const Engram__V1__Scope *view,
-                     eg_arena *a, Engram__V1__Belief **out, eg_err *err) {
+eg_code eg_belief_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t subject,
+                     const char *relation, const Engram__V1__Value *object, int64_t known_at,
+                     const Engram__V1__Scope *view, eg_arena *a, Engram__V1__Belief **out,
+                     eg_err *err) {
   *out = NULL;
   eg_pref_side side = eg_pref_side_of(relation);
-  if (side == EG_PREF_NONE || !object || object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET) return EG_OK;
-  eg_pref_side opposite = side == EG_PREF_FOR ? EG_PREF_AGAINST : side == EG_PREF_AGAINST ? EG_PREF_FOR : EG_PREF_NONE;
+  if (side == EG_PREF_NONE || !object || object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET)
+    return EG_OK;
+  eg_pref_side opposite = side == EG_PREF_FOR       ? EG_PREF_AGAINST
+                          : side == EG_PREF_AGAINST ? EG_PREF_FOR
+                                                    : EG_PREF_NONE;
   /* The subject as it stands now: a merged entity's evidence counts with its survivor's. */
   Engram__V1__Entity *survivor;
   if (eg_entity_survivor(g, t, subject, a, &survivor, NULL) == EG_OK) subject = survivor->id;
@@ -247,8 +274,8 @@ eg_code eg_belief_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t s
     eg_pref_side s = pref_relations[r].side;
     if (s != side && s != opposite) continue;
     eg_ptrvec commits = {0};
-    eg_code rc =
-        commits_on(g, t, cache, subjects, ns, pref_relations[r].relation, object, known_at, view, a, &commits, err);
+    eg_code rc = commits_on(g, t, cache, subjects, ns, pref_relations[r].relation, object, known_at,
+                            view, a, &commits, err);
     if (!rc) rc = relation_evidence(g, t, &commits, s != side, known_at, view, a, &ev, err);
     if (rc) return rc;
   }

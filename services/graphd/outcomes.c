@@ -62,28 +62,33 @@ eg_code eg_outcomes_of(eg_graph *g, uint64_t t, uint64_t edge_id, int64_t known_
   return rc;
 }
 
-eg_code eg_edge_annotate(eg_graph *g, uint64_t t, eg_belief_cache *cache, Engram__V1__Edge *e, int64_t known_at,
-                         int64_t belief_known_at, const Engram__V1__Scope *view, eg_arena *a, eg_err *err) {
+eg_code eg_edge_annotate(eg_graph *g, uint64_t t, eg_belief_cache *cache, Engram__V1__Edge *e,
+                         int64_t known_at, int64_t belief_known_at, const Engram__V1__Scope *view,
+                         eg_arena *a, eg_err *err) {
   eg_ptrvec outs = {0};
   eg_code rc = eg_outcomes_of(g, t, e->id, known_at, view, a, &outs, err);
   if (rc) return rc;
   e->outcomes = (Engram__V1__Outcome **)outs.v;
   e->n_outcomes = outs.n;
   if (e->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) return EG_OK;
-  return eg_belief_of(g, t, cache, e->subject, e->relation, e->object, belief_known_at, view, a, &e->belief, err);
+  return eg_belief_of(g, t, cache, e->subject, e->relation, e->object, belief_known_at, view, a,
+                      &e->belief, err);
 }
 
 static bool kind_valid(Engram__V1__OutcomeKind k) {
-  return k >= ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON && k <= ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED;
+  return k >= ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON &&
+         k <= ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED;
 }
 
-eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequest *req, eg_arena *a,
-                                Engram__V1__RecordOutcomeResponse *resp, eg_err *err) {
+eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequest *req,
+                                eg_arena *a, Engram__V1__RecordOutcomeResponse *resp, eg_err *err) {
   if (!req->edge_id) return eg_err_set(err, EG_EINVAL, "edge_id is missing");
   if (!kind_valid(req->kind))
-    return eg_err_set(err, EG_EINVAL, "kind must be ACTED_ON, IGNORED, SUCCEEDED, FAILED or REVERSED");
+    return eg_err_set(err, EG_EINVAL,
+                      "kind must be ACTED_ON, IGNORED, SUCCEEDED, FAILED or REVERSED");
   eg_code rc;
-  if ((rc = eg_graph_check_text(g, req->note, "note", err)) || (rc = eg_graph_check_text(g, req->source, "source", err)))
+  if ((rc = eg_graph_check_text(g, req->note, "note", err)) ||
+      (rc = eg_graph_check_text(g, req->source, "source", err)))
     return rc;
   if (req->source && strlen(req->source) > EG_SCOPE_FIELD_MAX)
     return eg_err_set(err, EG_EINVAL, "source longer than %d bytes", EG_SCOPE_FIELD_MAX);
@@ -91,8 +96,9 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
    * as a missing one, so that its existence is not revealed. */
   uint64_t t;
   Engram__V1__Edge *e = NULL;
-  rc = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK ? eg_edge_load(g, t, req->edge_id, a, &e, err)
-                                                                   : EG_ENOTFOUND;
+  rc = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK
+           ? eg_edge_load(g, t, req->edge_id, a, &e, err)
+           : EG_ENOTFOUND;
   if (rc == EG_ENOTFOUND || (!rc && !eg_edge_visible(req->scope, e)))
     return eg_err_set(err, EG_ENOTFOUND, "edge %llu not found", (unsigned long long)req->edge_id);
   if (rc) return rc;
@@ -132,8 +138,8 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
   /* The outcome is durable: a belief that cannot be computed now is left out. */
   eg_err belief_err;
   if (e->op == ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT)
-    (void)eg_belief_of(g, t, NULL, e->subject, e->relation, e->object, o->recorded_at, req->scope, a, &resp->belief,
-                       &belief_err);
+    (void)eg_belief_of(g, t, NULL, e->subject, e->relation, e->object, o->recorded_at, req->scope,
+                       a, &resp->belief, &belief_err);
   return EG_OK;
 fail:
   eg_kvtxn_abort(txn);
@@ -146,8 +152,8 @@ static bool in_set(const uint64_t *v, size_t n, uint64_t x) {
   return false;
 }
 
-uint64_t eg_outcomes_erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *user, const uint64_t *gone,
-                                size_t n_gone, eg_arena *a) {
+uint64_t eg_outcomes_erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *user,
+                                const uint64_t *gone, size_t n_gone, eg_arena *a) {
   uint8_t prefix[9], upper[9];
   prefix[0] = 'O';
   key_put64(prefix + 1, t);

@@ -36,8 +36,9 @@ static bool near(float a, float b) { return fabsf(a - b) < 1e-4f; }
 
 /* The single current value of (subject, relation) in user's view, or NULL; the response
  * is kept in *keep for the caller to free. */
-static Engram__V1__Edge *current(const char *tenant, const char *user, const char *subject, const char *relation,
-                                 int64_t known_at, Engram__V1__StateResponse **keep) {
+static Engram__V1__Edge *current(const char *tenant, const char *user, const char *subject,
+                                 const char *relation, int64_t known_at,
+                                 Engram__V1__StateResponse **keep) {
   eg_err e;
   *keep = NULL;
   if (gc_state_as(cl, tenant, user, subject, relation, 0, known_at, keep, &e) != EG_OK) {
@@ -49,7 +50,8 @@ static Engram__V1__Edge *current(const char *tenant, const char *user, const cha
 }
 
 /* The belief's confidence on the current value, -1 when there is none. */
-static float confidence(const char *tenant, const char *user, const char *subject, const char *relation) {
+static float confidence(const char *tenant, const char *user, const char *subject,
+                        const char *relation) {
   Engram__V1__StateResponse *r;
   Engram__V1__Edge *v = current(tenant, user, subject, relation, 0, &r);
   float c = v && v->belief ? v->belief->confidence : -1;
@@ -68,13 +70,21 @@ static void test_start(void) {
  * commits listed as evidence; the same session again adds nothing; AVOIDS lowers it. */
 static void test_confidence_accumulates(void) {
   const char *t = "acc";
-  uint64_t a = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS",
-                                                  .literal = "window seat", .session = "s1", .confidence = 0.7f});
+  uint64_t a = commit_as(t, "u1",
+                         (eg_edge_spec){.subject = "user:u1",
+                                        .relation = "PREFERS",
+                                        .literal = "window seat",
+                                        .session = "s1",
+                                        .confidence = 0.7f});
   EG_REQUIRE(a);
   EG_CHECK(near(confidence(t, "u1", "user:u1", "PREFERS"), 0.7f));
-  uint64_t b = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS",
-                                                  .literal = "window seat", .session = "s2", .confidence = 0.7f,
-                                                  .reason = "likes the view"});
+  uint64_t b = commit_as(t, "u1",
+                         (eg_edge_spec){.subject = "user:u1",
+                                        .relation = "PREFERS",
+                                        .literal = "window seat",
+                                        .session = "s2",
+                                        .confidence = 0.7f,
+                                        .reason = "likes the view"});
   EG_REQUIRE(b && b != a);
   Engram__V1__StateResponse *r;
   Engram__V1__Edge *v = current(t, "u1", "user:u1", "PREFERS", 0, &r);
@@ -89,16 +99,25 @@ static void test_confidence_accumulates(void) {
   EG_CHECK_INT(v->belief->evidence[1]->edge_id, b);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   /* the same session saying it again is not independent evidence */
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "window seat",
-                                               .session = "s2", .confidence = 0.5f, .reason = "said again"}));
+  EG_REQUIRE(commit_as(t, "u1",
+                       (eg_edge_spec){.subject = "user:u1",
+                                      .relation = "PREFERS",
+                                      .literal = "window seat",
+                                      .session = "s2",
+                                      .confidence = 0.5f,
+                                      .reason = "said again"}));
   EG_CHECK(near(confidence(t, "u1", "user:u1", "PREFERS"), 1 - 0.3f * 0.3f));
   /* before the second session, it was believed less (known_at) */
   v = current(t, "u1", "user:u1", "PREFERS", T("2000-01-01"), &r);
   EG_CHECK(v == NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   /* a contrary statement in a third session lowers it, and explains why */
-  uint64_t c = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "AVOIDS", .literal = "window seat",
-                                                  .session = "s3", .confidence = 0.6f});
+  uint64_t c = commit_as(t, "u1",
+                         (eg_edge_spec){.subject = "user:u1",
+                                        .relation = "AVOIDS",
+                                        .literal = "window seat",
+                                        .session = "s3",
+                                        .confidence = 0.6f});
   EG_REQUIRE(c);
   v = current(t, "u1", "user:u1", "PREFERS", 0, &r);
   EG_REQUIRE(v && v->belief);
@@ -119,24 +138,40 @@ static void test_confidence_accumulates(void) {
   EG_REQUIRE(h->n_entries == 3);
   EG_CHECK(h->entries[0]->edge->belief && near(h->entries[0]->edge->belief->confidence, 0.7f));
   EG_CHECK(h->entries[1]->edge->belief && near(h->entries[1]->edge->belief->confidence, 0.91f));
-  EG_CHECK(h->entries[2]->edge->belief && near(h->entries[2]->edge->belief->confidence, 0.91f * 0.4f));
+  EG_CHECK(h->entries[2]->edge->belief &&
+           near(h->entries[2]->edge->belief->confidence, 0.91f * 0.4f));
   protobuf_c_message_free_unpacked(&h->base, NULL);
   /* a retract of the AVOIDS ends its weight */
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "AVOIDS", .literal = "window seat",
-                                               .retract = true, .session = "s4"}));
+  EG_REQUIRE(commit_as(t, "u1",
+                       (eg_edge_spec){.subject = "user:u1",
+                                      .relation = "AVOIDS",
+                                      .literal = "window seat",
+                                      .retract = true,
+                                      .session = "s4"}));
   EG_CHECK(near(confidence(t, "u1", "user:u1", "PREFERS"), 0.91f));
   /* ACCEPTED after REJECTED, and REJECTED after ACCEPTED, lower each other the same way */
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "ACCEPTED", .literal = "Sakura",
-                                               .session = "s5", .confidence = 0.7f}));
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "REJECTED", .literal = "Sakura",
-                                               .session = "s6", .confidence = 0.7f}));
+  EG_REQUIRE(commit_as(t, "u1",
+                       (eg_edge_spec){.subject = "user:u1",
+                                      .relation = "ACCEPTED",
+                                      .literal = "Sakura",
+                                      .session = "s5",
+                                      .confidence = 0.7f}));
+  EG_REQUIRE(commit_as(t, "u1",
+                       (eg_edge_spec){.subject = "user:u1",
+                                      .relation = "REJECTED",
+                                      .literal = "Sakura",
+                                      .session = "s6",
+                                      .confidence = 0.7f}));
   EG_CHECK(near(confidence(t, "u1", "user:u1", "ACCEPTED"), 0.7f * 0.3f));
   EG_CHECK(near(confidence(t, "u1", "user:u1", "REJECTED"), 0.7f * 0.3f));
   /* OPTIMIZES_FOR is a preference relation too; a non-preference one has no belief */
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "OPTIMIZES_FOR", .literal = "price",
-                                               .session = "s7"}));
+  EG_REQUIRE(commit_as(
+      t, "u1",
+      (eg_edge_spec){
+          .subject = "user:u1", .relation = "OPTIMIZES_FOR", .literal = "price", .session = "s7"}));
   EG_CHECK(near(confidence(t, "u1", "user:u1", "OPTIMIZES_FOR"), 0.6f));
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "LIVES_IN", .object = "Lisbon"}));
+  EG_REQUIRE(commit_as(
+      t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "LIVES_IN", .object = "Lisbon"}));
   EG_CHECK(confidence(t, "u1", "user:u1", "LIVES_IN") == -1);
 }
 
@@ -144,12 +179,17 @@ static void test_confidence_accumulates(void) {
  * confidence (SUCCEEDED up, FAILED down); a known_at before one does not show it. */
 static void test_outcomes(void) {
   const char *t = "out";
-  uint64_t p = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "quiet tables",
-                                                  .session = "s1", .confidence = 0.5f});
+  uint64_t p = commit_as(t, "u1",
+                         (eg_edge_spec){.subject = "user:u1",
+                                        .relation = "PREFERS",
+                                        .literal = "quiet tables",
+                                        .session = "s1",
+                                        .confidence = 0.5f});
   EG_REQUIRE(p);
   Engram__V1__RecordOutcomeResponse *r;
   eg_err e;
-  EG_REQUIRE(gc_outcome(cl, t, "u1", p, SUCCEEDED, "the table by the garden was perfect", &r, &e) == EG_OK);
+  EG_REQUIRE(gc_outcome(cl, t, "u1", p, SUCCEEDED, "the table by the garden was perfect", &r, &e) ==
+             EG_OK);
   EG_REQUIRE(r->outcome && r->belief);
   EG_CHECK_INT(r->outcome->edge_id, p);
   EG_CHECK_INT(r->outcome->kind, SUCCEEDED);
@@ -192,16 +232,19 @@ static void test_outcomes(void) {
   EG_CHECK(h->entries[0]->edge->belief && near(h->entries[0]->edge->belief->confidence, 0.8f));
   protobuf_c_message_free_unpacked(&h->base, NULL);
   /* an outcome on a non-preference edge is kept and shown, with no belief */
-  uint64_t l = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "VISITED", .object = "Porto"});
+  uint64_t l = commit_as(
+      t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "VISITED", .object = "Porto"});
   EG_REQUIRE(gc_outcome(cl, t, "u1", l, SUCCEEDED, "great trip", &r, &e) == EG_OK);
   EG_CHECK(r->belief == NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_REQUIRE(gc_history(cl, t, "u1", "user:u1", "VISITED", 0, &h, &e) == EG_OK);
-  EG_CHECK(h->n_entries == 1 && h->entries[0]->edge->n_outcomes == 1 && !h->entries[0]->edge->belief);
+  EG_CHECK(h->n_entries == 1 && h->entries[0]->edge->n_outcomes == 1 &&
+           !h->entries[0]->edge->belief);
   protobuf_c_message_free_unpacked(&h->base, NULL);
 }
 
-static size_t outcomes_seen(const char *t, const char *user, const char *subject, const char *relation) {
+static size_t outcomes_seen(const char *t, const char *user, const char *subject,
+                            const char *relation) {
   Engram__V1__HistoryResponse *h;
   eg_err e;
   if (gc_history(cl, t, user, subject, relation, 0, &h, &e) != EG_OK) return 999;
@@ -214,13 +257,16 @@ static size_t outcomes_seen(const char *t, const char *user, const char *subject
 /* Bad requests: a clear status, and nothing written. */
 static void test_outcome_errors(void) {
   const char *t = "errs";
-  uint64_t p = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "tea"});
+  uint64_t p = commit_as(
+      t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "tea"});
   EG_REQUIRE(p);
   eg_err e;
   EG_CHECK_INT(gc_outcome(cl, t, "u1", p + 1000, SUCCEEDED, NULL, NULL, &e), EG_ENOTFOUND);
   EG_CHECK(strstr(e.msg, "not found") != NULL);
   EG_CHECK_INT(gc_outcome(cl, t, "u1", 0, SUCCEEDED, NULL, NULL, &e), EG_EINVAL);
-  EG_CHECK_INT(gc_outcome(cl, t, "u1", p, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_UNSPECIFIED, NULL, NULL, &e), EG_EINVAL);
+  EG_CHECK_INT(gc_outcome(cl, t, "u1", p, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_UNSPECIFIED, NULL,
+                          NULL, &e),
+               EG_EINVAL);
   EG_CHECK(strstr(e.msg, "SUCCEEDED") != NULL);
   EG_CHECK_INT(gc_outcome(cl, t, "u1", p, (Engram__V1__OutcomeKind)42, NULL, NULL, &e), EG_EINVAL);
   EG_CHECK_INT(gc_outcome(cl, t, "u1", p, SUCCEEDED, "bad \xff utf-8", NULL, &e), EG_EINVAL);
@@ -234,12 +280,14 @@ static void test_outcome_errors(void) {
  * u1's edges and those u1 recorded elsewhere, and nothing of u2's. */
 static void test_outcome_privacy_and_erasure(void) {
   const char *t = "priv";
-  uint64_t mine = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "aisle"});
-  uint64_t shared = commit_as(t, NULL, (eg_edge_spec){.subject = "Cafe Luz", .relation = "STATUS", .literal = "open"});
+  uint64_t mine = commit_as(
+      t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "aisle"});
+  uint64_t shared = commit_as(
+      t, NULL, (eg_edge_spec){.subject = "Cafe Luz", .relation = "STATUS", .literal = "open"});
   EG_REQUIRE(mine && shared);
   eg_err e;
   EG_CHECK_INT(gc_outcome(cl, t, "u2", mine, SUCCEEDED, "not mine", NULL, &e), EG_ENOTFOUND);
-  EG_CHECK(strstr(e.msg, "not found") != NULL); /* exactly as for a missing edge */
+  EG_CHECK(strstr(e.msg, "not found") != NULL);                  /* exactly as for a missing edge */
   EG_CHECK_INT(outcomes_seen(t, NULL, "user:u1", "PREFERS"), 0); /* nothing written */
   EG_REQUIRE(gc_outcome(cl, t, "u1", mine, ACTED_ON, NULL, NULL, &e) == EG_OK);
   EG_REQUIRE(gc_outcome(cl, t, "u1", shared, SUCCEEDED, "u1 liked it", NULL, &e) == EG_OK);
@@ -248,14 +296,16 @@ static void test_outcome_privacy_and_erasure(void) {
   EG_CHECK_INT(outcomes_seen(t, "u1", "user:u1", "PREFERS"), 1);
   EG_CHECK_INT(outcomes_seen(t, "u1", "Cafe Luz", "STATUS"), 1);
   EG_CHECK_INT(outcomes_seen(t, "u2", "Cafe Luz", "STATUS"), 1);
-  EG_CHECK_INT(outcomes_seen(t, NULL, "Cafe Luz", "STATUS"), 2); /* the tenant's own tools see all */
+  EG_CHECK_INT(outcomes_seen(t, NULL, "Cafe Luz", "STATUS"),
+               2); /* the tenant's own tools see all */
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)t;
   scope.user = "u1";
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope;
   ProtobufCMessage *resp;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
+             EG_OK);
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK_INT(outcomes_seen(t, NULL, "Cafe Luz", "STATUS"), 1);
   Engram__V1__HistoryResponse *h;
@@ -263,9 +313,11 @@ static void test_outcome_privacy_and_erasure(void) {
   EG_REQUIRE(h->n_entries == 1 && h->entries[0]->edge->n_outcomes == 1);
   EG_CHECK_STR(h->entries[0]->edge->outcomes[0]->user, "u2");
   protobuf_c_message_free_unpacked(&h->base, NULL);
-  EG_CHECK_INT(gc_outcome(cl, t, "u1", mine, SUCCEEDED, NULL, NULL, &e), EG_ENOTFOUND); /* the edge is gone */
+  EG_CHECK_INT(gc_outcome(cl, t, "u1", mine, SUCCEEDED, NULL, NULL, &e),
+               EG_ENOTFOUND); /* the edge is gone */
   /* a new edge that reuses nothing of the old: no stale outcome under a fresh chain */
-  uint64_t again = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "aisle"});
+  uint64_t again = commit_as(
+      t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "aisle"});
   EG_REQUIRE(again);
   EG_CHECK_INT(outcomes_seen(t, NULL, "user:u1", "PREFERS"), 0);
 }
@@ -274,12 +326,24 @@ static void test_outcome_privacy_and_erasure(void) {
  * this user said: a belief counts only the evidence the reader may see. */
 static void test_belief_privacy(void) {
   const char *t = "bpriv";
-  EG_REQUIRE(commit_as(t, "u1", (eg_edge_spec){.subject = "Book Club", .relation = "PREFERS", .literal = "thrillers",
-                                               .session = "a1", .confidence = 0.5f}));
-  EG_REQUIRE(commit_as(t, "u2", (eg_edge_spec){.subject = "Book Club", .relation = "PREFERS", .literal = "thrillers",
-                                               .session = "b1", .confidence = 0.9f}));
-  EG_REQUIRE(commit_as(t, "u2", (eg_edge_spec){.subject = "Book Club", .relation = "AVOIDS", .literal = "thrillers",
-                                               .session = "b2", .confidence = 0.9f}));
+  EG_REQUIRE(commit_as(t, "u1",
+                       (eg_edge_spec){.subject = "Book Club",
+                                      .relation = "PREFERS",
+                                      .literal = "thrillers",
+                                      .session = "a1",
+                                      .confidence = 0.5f}));
+  EG_REQUIRE(commit_as(t, "u2",
+                       (eg_edge_spec){.subject = "Book Club",
+                                      .relation = "PREFERS",
+                                      .literal = "thrillers",
+                                      .session = "b1",
+                                      .confidence = 0.9f}));
+  EG_REQUIRE(commit_as(t, "u2",
+                       (eg_edge_spec){.subject = "Book Club",
+                                      .relation = "AVOIDS",
+                                      .literal = "thrillers",
+                                      .session = "b2",
+                                      .confidence = 0.9f}));
   Engram__V1__StateResponse *r;
   Engram__V1__Edge *v = current(t, "u1", "Book Club", "PREFERS", 0, &r);
   EG_REQUIRE(v && v->belief);
@@ -294,17 +358,24 @@ static void test_belief_privacy(void) {
 
 static void test_cli(void) {
   const char *t = "cli";
-  uint64_t p = commit_as(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "green tea",
-                                                  .session = "s1"});
+  uint64_t p = commit_as(
+      t, "u1",
+      (eg_edge_spec){
+          .subject = "user:u1", .relation = "PREFERS", .literal = "green tea", .session = "s1"});
   EG_REQUIRE(p);
   char out[600], base[400];
   snprintf(out, sizeof out, "%s/cli.out", dir);
-  snprintf(base, sizeof base, "%s/engram --graphd-addr %s --tenant %s --user u1", EG_BINARY_DIR, graphd.addr, t);
-  EG_CHECK_INT(eg_test_system("%s graph outcome %llu succeeded --note 'ordered it twice' > %s", base,
-                              (unsigned long long)p, out), 0);
+  snprintf(base, sizeof base, "%s/engram --graphd-addr %s --tenant %s --user u1", EG_BINARY_DIR,
+           graphd.addr, t);
+  EG_CHECK_INT(eg_test_system("%s graph outcome %llu succeeded --note 'ordered it twice' > %s",
+                              base, (unsigned long long)p, out),
+               0);
   EG_CHECK_INT(eg_test_system("%s graph history user:u1 PREFERS >> %s", base, out), 0);
-  EG_CHECK_INT(eg_test_system("%s graph outcome %llu LOVED_IT 2>/dev/null", base, (unsigned long long)p), 2);
-  EG_CHECK_INT(eg_test_system("%s graph outcome %llu FAILED 2>/dev/null", base, (unsigned long long)p + 99), 1);
+  EG_CHECK_INT(
+      eg_test_system("%s graph outcome %llu LOVED_IT 2>/dev/null", base, (unsigned long long)p), 2);
+  EG_CHECK_INT(
+      eg_test_system("%s graph outcome %llu FAILED 2>/dev/null", base, (unsigned long long)p + 99),
+      1);
   char *text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "recorded SUCCEEDED on #") != NULL);
   EG_CHECK(strstr(text, "confidence 0.84 (support 0.84, against 0.00)") != NULL);

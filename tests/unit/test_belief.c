@@ -55,13 +55,16 @@ static void test_empty_and_single(void) {
 /* A second independent source raises it by noisy-OR; the same source again does not. */
 static void test_independent_sources_accumulate(void) {
   float one = score((ev_spec[]){{"session:a", 0.7f, false}}, 1)->confidence;
-  float two = score((ev_spec[]){{"session:a", 0.7f, false}, {"session:b", 0.7f, false}}, 2)->confidence;
+  float two =
+      score((ev_spec[]){{"session:a", 0.7f, false}, {"session:b", 0.7f, false}}, 2)->confidence;
   EG_CHECK(two > one);
   EG_CHECK(near(two, 1 - 0.3f * 0.3f));
-  float same = score((ev_spec[]){{"session:a", 0.7f, false}, {"session:a", 0.7f, false}}, 2)->confidence;
+  float same =
+      score((ev_spec[]){{"session:a", 0.7f, false}, {"session:a", 0.7f, false}}, 2)->confidence;
   EG_CHECK(near(same, one));
   /* the strongest of a source counts, whichever came first */
-  float strongest = score((ev_spec[]){{"session:a", 0.4f, false}, {"session:a", 0.9f, false}}, 2)->confidence;
+  float strongest =
+      score((ev_spec[]){{"session:a", 0.4f, false}, {"session:a", 0.9f, false}}, 2)->confidence;
   EG_CHECK(near(strongest, 0.9f));
 }
 
@@ -72,13 +75,16 @@ static void test_contrary_lowers(void) {
   EG_CHECK(near(b->confidence, (1 - 0.09f) * 0.3f));
   EG_CHECK(b->confidence < score(s, 2)->confidence);
   /* a source saying both counts on both sides */
-  Engram__V1__Belief *both = score((ev_spec[]){{"session:a", 0.6f, false}, {"session:a", 0.6f, true}}, 2);
+  Engram__V1__Belief *both =
+      score((ev_spec[]){{"session:a", 0.6f, false}, {"session:a", 0.6f, true}}, 2);
   EG_CHECK(near(both->confidence, 0.6f * 0.4f));
 }
 
 /* Every permutation of a mixed set gives the same numbers. */
 static void test_order_independent(void) {
-  ev_spec s[4] = {{"session:a", 0.7f, false}, {"document:d", 0.5f, false}, {"session:c", 0.6f, true},
+  ev_spec s[4] = {{"session:a", 0.7f, false},
+                  {"document:d", 0.5f, false},
+                  {"session:c", 0.6f, true},
                   {"session:a", 0.2f, false}};
   Engram__V1__Belief *b = score(s, 4);
   float c0 = b->confidence, s0 = b->support, a0 = b->against;
@@ -134,7 +140,8 @@ static void test_weights(void) {
   EG_CHECK(eg_belief_outcome_weight(REVERSED, &against) > 0 && against);
   EG_CHECK(eg_belief_outcome_weight(IGNORED, &against) == 0);
   EG_CHECK(eg_pref_side_of("PREFERS") == EG_PREF_FOR && eg_pref_side_of("ACCEPTED") == EG_PREF_FOR);
-  EG_CHECK(eg_pref_side_of("AVOIDS") == EG_PREF_AGAINST && eg_pref_side_of("REJECTED") == EG_PREF_AGAINST);
+  EG_CHECK(eg_pref_side_of("AVOIDS") == EG_PREF_AGAINST &&
+           eg_pref_side_of("REJECTED") == EG_PREF_AGAINST);
   EG_CHECK(eg_pref_side_of("OPTIMIZES_FOR") == EG_PREF_GOAL);
   EG_CHECK(eg_pref_side_of("LIVES_IN") == EG_PREF_NONE);
 }
