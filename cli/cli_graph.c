@@ -1,10 +1,11 @@
 /*
- * cli_graph.c — `engram graph state|history|changes|traverse|walk|commit`, and
+ * cli_graph.c — `engram graph state|history|changes|traverse|walk|commit|outcome`, and
  * `engram call Service/Method JSON` for any RPC of the contract.
  *
  * Times are ISO-8601 (--at, --known-at, --from, --to); the scope comes from --tenant,
  * --user, --agent. Output is one line per fact, or the full response with --json.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,30 @@ static void print_edge(const Engram__V1__Edge *e, const char *prefix) {
          e->op == ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT ? " RETRACT" : "", value_text(e), vf,
          e->valid_to ? " to " : "", e->valid_to ? vt : "", tc, (unsigned long long)e->id);
   if (e->meta && e->meta->reason && *e->meta->reason) printf(", why: %s", e->meta->reason);
+  if (e->belief)
+    printf(", confidence %.2f from %zu evidence", (double)e->belief->confidence, e->belief->n_evidence);
   printf("]\n");
+  for (size_t i = 0; i < e->n_outcomes; i++) {
+    const Engram__V1__Outcome *o = e->outcomes[i];
+    const ProtobufCEnumValue *kv = protobuf_c_enum_descriptor_get_value(&engram__v1__outcome_kind__descriptor, (int)o->kind);
+    char at[40];
+    eg_cli_format_time(o->time, at, sizeof at);
+    printf("%*s  outcome %s at %s%s%s\n", (int)strlen(prefix), "", kv ? kv->name + strlen("OUTCOME_KIND_") : "?", at,
+           o->note && *o->note ? ": " : "", o->note ? o->note : "");
+  }
+}
+
+static void print_belief(const Engram__V1__Belief *b) {
+  printf("confidence %.2f (support %.2f, against %.2f)\n", (double)b->confidence, (double)b->support,
+         (double)b->against);
+  for (size_t i = 0; i < b->n_evidence; i++) {
+    const Engram__V1__Evidence *x = b->evidence[i];
+    const ProtobufCEnumValue *kv =
+        x->outcome ? protobuf_c_enum_descriptor_get_value(&engram__v1__outcome_kind__descriptor, (int)x->outcome) : NULL;
+    printf("  %s %s #%llu%s%s weight %.2f (%s)\n", x->contrary ? "against" : "for    ", x->relation,
+           (unsigned long long)x->edge_id, kv ? " outcome " : "", kv ? kv->name + strlen("OUTCOME_KIND_") : "",
+           (double)x->weight, x->source);
+  }
 }
 
 static int cmd_state(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
@@ -250,11 +274,55 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   return 0;
 }
 
+/* What came of an edge: ACTED_ON, IGNORED, SUCCEEDED, FAILED or REVERSED (any case). */
+static int cmd_outcome(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: engram graph outcome EDGE_ID ACTED_ON|IGNORED|SUCCEEDED|FAILED|REVERSED "
+                    "[--note TEXT] [--source S] [--at T]\n");
+    return 2;
+  }
+  Engram__V1__RecordOutcomeRequest req = ENGRAM__V1__RECORD_OUTCOME_REQUEST__INIT;
+  req.scope = eg_cli_scope(cli, a);
+  const char *id = argv[1][0] == '#' ? argv[1] + 1 : argv[1];
+  char *end = NULL;
+  req.edge_id = strtoull(id, &end, 10);
+  if (!*id || *end || !req.edge_id) {
+    fprintf(stderr, "engram graph outcome: '%s' is not an edge id\n", argv[1]);
+    return 2;
+  }
+  char name[64];
+  snprintf(name, sizeof name, "OUTCOME_KIND_%s", argv[2]);
+  for (char *c = name; *c; c++) *c = (char)toupper((unsigned char)*c);
+  const ProtobufCEnumValue *kv = protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, name);
+  if (!kv || !kv->value) {
+    fprintf(stderr, "engram graph outcome: '%s' is not one of ACTED_ON, IGNORED, SUCCEEDED, FAILED, REVERSED\n", argv[2]);
+    return 2;
+  }
+  req.kind = (Engram__V1__OutcomeKind)kv->value;
+  req.note = (char *)eg_cfg_str(cli->cfg, "note");
+  req.source = (char *)eg_cfg_str(cli->cfg, "source");
+  if (eg_cli_time(cli, "at", &req.time)) return 2;
+  Engram__V1__RecordOutcomeResponse *r = (void *)eg_cli_call(
+      cli, "graphd", "/engram.v1.Graph/RecordOutcome", &req.base, &engram__v1__record_outcome_response__descriptor);
+  if (!r) return 1;
+  if (cli->json) {
+    eg_cli_print_json(&r->base);
+  } else {
+    char at[40];
+    eg_cli_format_time(r->outcome ? r->outcome->recorded_at : 0, at, sizeof at);
+    printf("recorded %s on #%llu at %s\n", kv->name + strlen("OUTCOME_KIND_"), (unsigned long long)req.edge_id, at);
+    if (r->belief) print_belief(r->belief);
+  }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return 0;
+}
+
 int eg_cli_graph(const eg_cli *cli, int argc, char **argv) {
   static const eg_cli_sub sub[] = {{"state", cmd_state},       {"history", cmd_history}, {"changes", cmd_changes},
-             {"traverse", cmd_traverse}, {"walk", cmd_walk},       {"commit", cmd_commit}};
+             {"traverse", cmd_traverse}, {"walk", cmd_walk},       {"commit", cmd_commit},
+             {"outcome", cmd_outcome}};
   return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
-                         "engram graph state|history|changes|traverse|walk|commit …");
+                         "engram graph state|history|changes|traverse|walk|commit|outcome …");
 }
 
 /* ---- engram call Service/Method JSON ------------------------------------------------- */

@@ -50,6 +50,8 @@ static const eg_cfg_opt cli_opts[] = {
     {"state_file", EG_CFG_STR, "", "ingest bulk: resume state (default FILE.progress)", 0, 0, 0},
     {"role", EG_CFG_STR, "user", "token: user, admin (may erase) or service (daemons)", 0, 0, 0},
     {"progress", EG_CFG_STR, "auto", "ingest bulk, --wait: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
+    {"note", EG_CFG_STR, "", "graph outcome: a note on what happened", 0, 0, 0},
+    {"source", EG_CFG_STR, "", "graph outcome: where it came from (default client)", 0, 0, 0},
 };
 
 typedef struct command {
@@ -66,7 +68,7 @@ static int cmd_version(const eg_cli *cli, int argc, char **argv) {
 
 static const command commands[] = {
     {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
-    {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit on graphd (changes: by transaction time)"},
+    {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit|outcome on graphd (changes: by transaction time)"},
     {"vector", eg_cli_vector, "upsert|search|delete on vectord"},
     {"recall", eg_cli_recall, "\"question\" [--at T] [--known-at T]: the context recalld assembles"},
     {"ingest", eg_cli_ingest, "session|document|facts FILE [--async|--wait], bulk FILE.jsonl on ingestd"},

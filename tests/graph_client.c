@@ -37,6 +37,7 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
   Engram__V1__EdgeMeta meta = ENGRAM__V1__EDGE_META__INIT;
   meta.reason = (char *)(s->reason ? s->reason : "");
   meta.source_session_id = (char *)(s->session ? s->session : "");
+  meta.confidence = s->confidence;
   Engram__V1__EdgeInput in = ENGRAM__V1__EDGE_INPUT__INIT;
   in.subject = &subj;
   in.relation = (char *)s->relation;
@@ -69,8 +70,15 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
 
 eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
                  int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp, eg_err *err) {
+  return gc_state_as(c, tenant, NULL, subject, relation, valid_at, known_at, resp, err);
+}
+
+eg_code gc_state_as(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
+                    const char *relation, int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp,
+                    eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
+  scope.user = (char *)(user ? user : "");
   Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT;
   subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   subj.name = (char *)subject;
@@ -136,9 +144,11 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
   return st;
 }
 
-size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation) {
+eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
+                   const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
+  scope.user = (char *)(user ? user : "");
   Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
   ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   ref.name = (char *)subject;
@@ -146,10 +156,33 @@ size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
   h.scope = &scope;
   h.subject = &ref;
   h.relation = (char *)(relation ? relation : "");
-  ProtobufCMessage *resp = NULL;
+  h.known_at = known_at;
+  return gc_call(c, "History", &h.base, &engram__v1__history_response__descriptor, (ProtobufCMessage **)resp, err);
+}
+
+size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation) {
+  Engram__V1__HistoryResponse *resp = NULL;
   eg_err e;
-  if (gc_call(c, "History", &h.base, &engram__v1__history_response__descriptor, &resp, &e) != EG_OK) return 0;
-  size_t n = ((Engram__V1__HistoryResponse *)resp)->n_entries;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  if (gc_history(c, tenant, NULL, subject, relation, 0, &resp, &e) != EG_OK) return 0;
+  size_t n = resp->n_entries;
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   return n;
+}
+
+eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint64_t edge_id,
+                   Engram__V1__OutcomeKind kind, const char *note, Engram__V1__RecordOutcomeResponse **resp,
+                   eg_err *err) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  scope.user = (char *)(user ? user : "");
+  Engram__V1__RecordOutcomeRequest req = ENGRAM__V1__RECORD_OUTCOME_REQUEST__INIT;
+  req.scope = &scope;
+  req.edge_id = edge_id;
+  req.kind = kind;
+  req.note = (char *)(note ? note : "");
+  ProtobufCMessage *r = NULL;
+  eg_code rc = gc_call(c, "RecordOutcome", &req.base, &engram__v1__record_outcome_response__descriptor, &r, err);
+  if (resp) *resp = (Engram__V1__RecordOutcomeResponse *)r;
+  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  return rc;
 }

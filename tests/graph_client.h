@@ -23,6 +23,7 @@ typedef struct eg_edge_spec {
   size_t n_premises;
   const char *reason;
   const char *session;      /* meta.source_session_id */
+  float confidence;         /* meta.confidence (0 = unset) */
 } eg_edge_spec;
 
 /* Commit one edge for tenant; returns its id, 0 on failure (err filled). */
@@ -32,6 +33,11 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
 /* State of (subject name, relation) under bounds: caller frees *resp. */
 eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
                  int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp, eg_err *err);
+
+/* The same in the view of user (NULL = the whole tenant). */
+eg_code gc_state_as(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
+                    const char *relation, int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp,
+                    eg_err *err);
 
 /* The literal (or object name) of the single current value, "" when none, "?" when
  * more than one. Static buffer. */
@@ -43,6 +49,16 @@ const char *gc_value(eg_rpc_client *c, const char *tenant, const char *subject,
 int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_at,
             int64_t known_at, uint32_t max_depth, uint64_t *superseding_id, uint32_t *skipped,
             size_t *chain_len);
+
+/* History of (subject name, relation) in user's view (NULL = the whole tenant), known
+ * by known_at (0 = now): caller frees *resp. */
+eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
+                   const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp, eg_err *err);
+
+/* RecordOutcome on edge_id as user; *resp (may be NULL) is freed by the caller. */
+eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint64_t edge_id,
+                   Engram__V1__OutcomeKind kind, const char *note, Engram__V1__RecordOutcomeResponse **resp,
+                   eg_err *err);
 
 /* How many commits History lists for (subject name, relation) in tenant's whole view. */
 size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation);

@@ -24,7 +24,7 @@
 
 /* ---- validation -------------------------------------------------------------------- */
 
-static eg_code check_text(const eg_graph *g, const char *s, const char *what, eg_err *err) {
+eg_code eg_graph_check_text(const eg_graph *g, const char *s, const char *what, eg_err *err) {
   if (!s) return EG_OK;
   size_t n = strlen(s);
   if (n > g->limits.max_string_bytes)
@@ -36,11 +36,11 @@ static eg_code check_text(const eg_graph *g, const char *s, const char *what, eg
 static eg_code check_meta(const eg_graph *g, const Engram__V1__EdgeMeta *m, eg_err *err) {
   if (!m) return EG_OK;
   eg_code rc;
-  if ((rc = check_text(g, m->utterance, "meta.utterance", err)) ||
-      (rc = check_text(g, m->reason, "meta.reason", err)) ||
-      (rc = check_text(g, m->source_session_id, "meta.source_session_id", err)) ||
-      (rc = check_text(g, m->source_document_id, "meta.source_document_id", err)) ||
-      (rc = check_text(g, m->extractor, "meta.extractor", err)))
+  if ((rc = eg_graph_check_text(g, m->utterance, "meta.utterance", err)) ||
+      (rc = eg_graph_check_text(g, m->reason, "meta.reason", err)) ||
+      (rc = eg_graph_check_text(g, m->source_session_id, "meta.source_session_id", err)) ||
+      (rc = eg_graph_check_text(g, m->source_document_id, "meta.source_document_id", err)) ||
+      (rc = eg_graph_check_text(g, m->extractor, "meta.extractor", err)))
     return rc;
   if (m->sentiment < -1 || m->sentiment > 1)
     return eg_err_set(err, EG_EINVAL, "meta.sentiment must be in [-1, 1]");
@@ -64,7 +64,7 @@ static eg_code check_edge(const eg_graph *g, const Engram__V1__CommitRequest *re
     return eg_err_set(err, EG_EINVAL, "an ASSERT needs an object (object_entity or object_literal)");
   if (e->op != ENGRAM__V1__EDGE_OP__EDGE_OP_UNSPECIFIED && e->op != ASSERT && e->op != RETRACT)
     return eg_err_set(err, EG_EINVAL, "op must be ASSERT or RETRACT");
-  eg_code rc = check_text(g, e->object_literal, "object_literal", err);
+  eg_code rc = eg_graph_check_text(g, e->object_literal, "object_literal", err);
   if (rc) return rc;
   if (e->valid_to && e->valid_from && e->valid_to <= e->valid_from)
     return eg_err_set(err, EG_EINVAL, "valid_to must be after valid_from");
@@ -537,6 +537,8 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
   uint64_t t;
   bool tenant_known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
   eg_ptrvec results = {0};
+  eg_belief_cache *beliefs = eg_belief_cache_new(a);
+  if (!beliefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t q = 0; q < req->n_queries; q++) {
     const Engram__V1__StateQuery *sq = req->queries[q];
     if (sq->relation && *sq->relation && !eg_relation_name_valid(sq->relation))
@@ -573,7 +575,10 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
       r->cardinality = eg_graph_cardinality(g, t, rels.v[i]);
       r->values = st.values;
       r->n_values = st.n;
-      for (size_t j = 0; j < st.n; j++) eg_edge_names(g, t, st.values[j], a);
+      for (size_t j = 0; j < st.n; j++) {
+        eg_edge_names(g, t, st.values[j], a);
+        if ((rc = eg_edge_annotate(g, t, beliefs, st.values[j], known_at, known_at, req->scope, a, err))) return rc;
+      }
       if (eg_ptrvec_push(&results, a, r)) return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
   }
@@ -583,6 +588,21 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
 }
 
 /* ---- History ------------------------------------------------------------------------ */
+
+/* The bound of a History entry's belief: what was believed while this commit was the
+ * latest on its (relation, object) — up to the next such commit, else known_at — so the
+ * entries of a preference show its confidence growing or falling commit by commit. */
+static int64_t belief_bound(const eg_ptrvec *all, size_t i, int64_t known_at) {
+  const Engram__V1__Edge *e = all->v[i];
+  int64_t bound = known_at;
+  for (size_t j = 0; j < all->n; j++) {
+    const Engram__V1__Edge *n = all->v[j];
+    if (n->t_commit > e->t_commit && n->t_commit - 1 < bound && strcmp(n->relation, e->relation) == 0 &&
+        eg_value_equal(n->object, e->object))
+      bound = n->t_commit - 1;
+  }
+  return bound;
+}
 
 eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_arena *a,
                          Engram__V1__HistoryResponse *resp, eg_err *err) {
@@ -644,6 +664,8 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
   resp->entries = eg_arena_calloc(a, (all.n - first) ? all.n - first : 1, sizeof *resp->entries);
   if (!resp->entries) return eg_err_set(err, EG_ENOMEM, "out of memory");
   int64_t now = eg_time_now_us();
+  eg_belief_cache *beliefs = eg_belief_cache_new(a);
+  if (!beliefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = first; i < all.n; i++) {
     Engram__V1__Edge *e = all.v[i];
     Engram__V1__HistoryEntry *h = eg_arena_calloc(a, 1, sizeof *h);
@@ -664,6 +686,8 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
     if (!h->superseded && e->op == RETRACT) h->superseded = true;
     if (!h->superseded && e->valid_to && e->valid_to <= now) h->superseded = true;
     eg_edge_names(g, t, e, a);
+    if ((rc = eg_edge_annotate(g, t, beliefs, e, known_at, belief_bound(&all, i, known_at), req->scope, a, err)))
+      return rc;
     resp->entries[resp->n_entries++] = h;
   }
   return EG_OK;

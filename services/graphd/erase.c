@@ -4,7 +4,8 @@
  * no content).
  *
  * A user's erasure removes the edges that user wrote (with every index entry pointing
- * at them) and the entities that user created which no remaining edge still uses.
+ * at them), the outcomes recorded on them or by that user, and the entities that user
+ * created which no remaining edge still uses.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static eg_code erase_tenant(eg_graph *g, eg_kvtxn *txn, const char *name, uint64
   c->edges = count_prefix(g, CF_EDGES_BY_ID, p, 8);
   c->entities = count_prefix(g, CF_ENTITIES, p, 8);
   for (int cf = CF_ENTITIES; cf < CF_COUNT; cf++) drop_prefix(g, txn, cf, p, 8, c);
-  static const char meta[] = {'C', 'H', 'R', 'M', 'I'};
+  static const char meta[] = {'C', 'H', 'R', 'M', 'I', 'O'};
   for (size_t i = 0; i < sizeof meta; i++) {
     p[0] = (uint8_t)meta[i];
     key_put64(p + 1, t);
@@ -180,6 +181,8 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
   uint64_t *gone = eg_arena_alloc(a, (gone_edges.n ? gone_edges.n : 1) * sizeof *gone);
   if (!gone) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < gone_edges.n; i++) gone[i] = (uint64_t)(uintptr_t)gone_edges.v[i];
+  /* Outcomes the user recorded, and every outcome on the user's edges. */
+  c->keys += eg_outcomes_erase_user(g, txn, t, user, gone, gone_edges.n, a);
   /* The user's chunks' links to entities (their value names the writer). */
   it = eg_prefix_iter(g, CF_CHUNK_ENTITIES, p, 8, &ro, upper);
   size_t ul = strlen(user);

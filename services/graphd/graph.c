@@ -37,6 +37,8 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
         metrics, "engram_graphd_walk_claims_total", "Claims checked by the premise walk.", NULL));
     g->m_stale = eg_metric_solo(eg_metrics_counter(
         metrics, "engram_graphd_walk_stale_total", "Claims found POTENTIALLY_STALE.", NULL));
+    g->m_outcomes = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_outcomes_total", "Outcomes recorded on edges.", NULL));
   }
   *out = g;
   return EG_OK;

@@ -91,4 +91,11 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
 eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                        Engram__V1__EraseResponse *resp, eg_err *err);
 
+/* ---- outcomes (outcomes.c) ---- */
+
+/* Append an outcome to an edge visible to the scope; NOT_FOUND for an edge that does not
+ * exist or that the scope cannot see, INVALID_ARGUMENT for a bad kind or text. */
+eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequest *req, eg_arena *a,
+                                Engram__V1__RecordOutcomeResponse *resp, eg_err *err);
+
 #endif

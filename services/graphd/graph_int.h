@@ -17,8 +17,12 @@ struct eg_graph {
   eg_graph_limits limits;
   pthread_mutex_t rmu; /* guards rel_cache */
   eg_map *rel_cache;   /* T|relation → (void*)(intptr_t)cardinality for declared relations */
-  eg_series *m_commits, *m_edges, *m_entities, *m_walks, *m_stale;
+  eg_series *m_commits, *m_edges, *m_entities, *m_walks, *m_stale, *m_outcomes;
 };
+
+/* A client string: at most limits.max_string_bytes of valid UTF-8 (NULL passes);
+ * EG_EINVAL naming `what` otherwise. */
+eg_code eg_graph_check_text(const eg_graph *g, const char *s, const char *what, eg_err *err);
 
 /* The relation's 64-bit key component. */
 uint64_t eg_rel_hash(const char *relation);
@@ -117,5 +121,53 @@ eg_code eg_subject_relations(eg_graph *g, uint64_t tenant, uint64_t subject,
 /* Iterate keys with a given prefix: returns a positioned iterator (caller destroys). */
 rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
                                    rocksdb_readoptions_t **ro_out, uint8_t *upper_buf);
+
+/* ---- the preference subgraph (belief.c) ---- */
+
+/* Which side of a preference a relation states: for (PREFERS, LIKES, ACCEPTED), against
+ * (AVOIDS, DISLIKES, REJECTED), a goal (OPTIMIZES_FOR, which nothing contradicts), or
+ * none (not a preference relation). */
+typedef enum eg_pref_side { EG_PREF_NONE = 0, EG_PREF_FOR, EG_PREF_AGAINST, EG_PREF_GOAL } eg_pref_side;
+eg_pref_side eg_pref_side_of(const char *relation);
+
+/* The weight an edge brings as evidence (its meta.confidence, or a default), and the
+ * weight and direction of an outcome (docs/preferences.md lists them). */
+float eg_belief_edge_weight(const Engram__V1__Edge *e);
+float eg_belief_outcome_weight(Engram__V1__OutcomeKind kind, bool *contrary);
+
+/* The rule, on b->evidence as filled: per (source, contrary) the strongest weight;
+ * support and against the noisy-OR of those; confidence = support · (1 − against).
+ * Order-independent; every result in [0, 1]. */
+void eg_belief_score(Engram__V1__Belief *b);
+
+/* The chains a request has read, so that the beliefs of many values of one subject
+ * read each chain once. In the request's arena; one reader's view per cache. */
+typedef struct eg_belief_cache eg_belief_cache;
+eg_belief_cache *eg_belief_cache_new(eg_arena *a); /* NULL when out of memory */
+
+/* The belief in (subject, relation, object) from the commits known by known_at and
+ * visible to view, and the outcomes recorded on the supporting ones; *out NULL when the
+ * relation is not a preference relation. Allocated in a. cache may be NULL. */
+eg_code eg_belief_of(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, uint64_t subject, const char *relation,
+                     const Engram__V1__Value *object, int64_t known_at, const Engram__V1__Scope *view,
+                     eg_arena *a, Engram__V1__Belief **out, eg_err *err);
+
+/* ---- outcomes (outcomes.c) ---- */
+
+/* The outcomes recorded on edge id by known_at that view may see, oldest first, pushed
+ * onto out (Engram__V1__Outcome *, in a). */
+eg_code eg_outcomes_of(eg_graph *g, uint64_t tenant, uint64_t edge_id, int64_t known_at,
+                       const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err);
+
+/* Fill the read-only parts of an edge being returned: its outcomes known by known_at and,
+ * for a preference relation, its belief as of belief_known_at (cache may be NULL). */
+eg_code eg_edge_annotate(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, Engram__V1__Edge *e,
+                         int64_t known_at, int64_t belief_known_at, const Engram__V1__Scope *view, eg_arena *a,
+                         eg_err *err);
+
+/* A user's erasure: delete the outcomes recorded by user, and every outcome on the edges
+ * in gone (being erased). Returns the number of keys deleted. */
+uint64_t eg_outcomes_erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, const char *user,
+                                const uint64_t *gone, size_t n_gone, eg_arena *a);
 
 #endif

@@ -14,7 +14,8 @@
  *   default         'T' name → T;  'N' → next T;  'C' T → counters;
  *                   'H' T subject rel → chain head edge id;  'R' T name → relation;
  *                   'M' T merge_id → merge record;  'A' time T → erase audit (counts only);
- *                   'I' T h1 h2 → edge id (an assertion's identity, graph_int.h)
+ *                   'I' T h1 h2 → edge id (an assertion's identity, graph_int.h);
+ *                   'O' T edge_id recorded_at → packed Outcome (outcomes.c)
  *
  * T is the tenant's 64-bit number (assigned on first write), rel the 64-bit hash of the
  * relation name, vf and tc times mapped to unsigned so that negative times sort first.

@@ -44,8 +44,12 @@ static const builtin_rel builtins[] = {
     /* MANY: a household may have several pets at once; recall shows the newest first */
     {"HAS_PET", MANY, "pets"},
     {"STATE_UNCERTAIN", MANY, "a doubt on a state: its object names the relation (e.g. LIVES_IN) a statement put in question"},
+    /* the preference subgraph (belief.c: confidence accumulated over evidence) */
     {"PREFERS", MANY, "a preference (sentiment and intensity in meta)"},
     {"AVOIDS", MANY, "a constraint or aversion"},
+    {"ACCEPTED", MANY, "a suggestion the subject accepted"},
+    {"REJECTED", MANY, "a suggestion the subject declined"},
+    {"OPTIMIZES_FOR", MANY, "what the subject cares about most when choosing (price, speed, quiet …)"},
     {"LIKES", MANY, "likes"},
     {"DISLIKES", MANY, "dislikes"},
     {"VISITED", MANY, "places visited"},

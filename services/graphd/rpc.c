@@ -36,6 +36,8 @@ GRAPH_HANDLER(h_chunk_entities, Engram__V1__ChunkEntitiesRequest,
               eg_graph_chunk_entities)
 GRAPH_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
               engram__v1__erase_response__init, eg_graph_erase)
+GRAPH_HANDLER(h_record_outcome, Engram__V1__RecordOutcomeRequest, Engram__V1__RecordOutcomeResponse,
+              engram__v1__record_outcome_response__init, eg_graph_record_outcome)
 
 static eg_code unmerge_adapter(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *req,
                                eg_arena *a, Engram__V1__UnmergeEntitiesResponse *resp,
@@ -54,6 +56,7 @@ static const eg_rpc_handler_entry graph_handlers[] = {
     {"Changes", h_changes},         {"Traverse", h_traverse},
     {"Walk", h_walk},               {"ChunkEntities", h_chunk_entities},
     {"Erase", h_erase},             {"ListRelations", h_list_relations},
+    {"RecordOutcome", h_record_outcome},
 };
 
 eg_rpc_service eg_graphd_service(eg_graph *g) {

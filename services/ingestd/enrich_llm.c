@@ -101,7 +101,8 @@ static const char system_prompt[] =
     "preference or fact it implies. entities: people, places, organizations, products named.\n"
     "facts: only what the user states about themselves or others; subject \"user\" means the user;\n"
     "relation in UPPER_SNAKE (LIVES_IN, WORKS_AT, JOB_TITLE, DIET, HAS_PET, LIKES, DISLIKES, AVOIDS,\n"
-    "PREFERS, VISITED, ATTENDED, BOUGHT, FAMILY_OF, HAS_GOAL, HAS_HABIT …); sentiment in [-1, 1],\n"
+    "PREFERS, OPTIMIZES_FOR (what they care most about), ACCEPTED / REJECTED (a suggestion taken up\n"
+    "or turned down), VISITED, ATTENDED, BOUGHT, FAMILY_OF, HAS_GOAL, HAS_HABIT …); sentiment in [-1, 1],\n"
     "intensity in [0, 1] (\"absolutely hate\" 1, \"not a fan\" 0.3). No text outside the JSON.";
 
 static bool upper_snake(const char *s) {

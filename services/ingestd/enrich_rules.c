@@ -10,7 +10,10 @@
  *    framework"/"the project" in an object slot → the most recent other entity;
  *  - facts: first-person patterns of the user's statements (where they live and work,
  *    job title, diet, pets, family, purchases, visits, events, goals, habits, languages,
- *    preferences with sentiment intensity) with valid time from a date in the sentence;
+ *    preferences with sentiment intensity, what they care most about) with valid time
+ *    from a date in the sentence; a reply that takes up or turns down what the other
+ *    party suggested just before ("How about Sakura?" — "Sounds great") → ACCEPTED or
+ *    REJECTED of the suggestion;
  *  - latent: "<date> <speaker>: <text with resolved mentions> [replying to <speaker>: <the
  *    first words of the segment before>] [dates: …] [facts: …]".
  */
@@ -334,6 +337,11 @@ static const rule rules[] = {
     {"i am into *", "LIKES", 1, 0.6f, NULL, ""},
     {"i prefer *", "PREFERS", 1, 0.6f, NULL, ""},
     {"my favorite|favourite * is", "PREFERS", 1, 0.8f, NULL, ""},
+    /* what the user optimizes for when choosing */
+    {"i care most about *", "OPTIMIZES_FOR", 1, 0.8f, NULL, ""},
+    {"i mostly|mainly|really care about *", "OPTIMIZES_FOR", 1, 0.7f, NULL, ""},
+    {"i always? optimize|optimise for *", "OPTIMIZES_FOR", 1, 0.8f, NULL, ""},
+    {"my top|main|biggest|first priority is *", "OPTIMIZES_FOR", 1, 0.8f, NULL, ""},
 };
 
 typedef struct window_mem {
@@ -383,7 +391,8 @@ static const char *relation_words(const char *rel) {
                                      {"PLAYS", "plays"}, {"HAS_GOAL", "wants to"}, {"HAS_HABIT", "usually"},
                                      {"MARRIED_TO", "is married to"}, {"DISLIKES", "dislikes"}, {"AVOIDS", "avoids"},
                                      {"LIKES", "likes"}, {"PREFERS", "prefers"}, {"FAMILY_OF", "is family of"},
-                                     {"FRIEND_OF", "is a friend of"}};
+                                     {"FRIEND_OF", "is a friend of"}, {"OPTIMIZES_FOR", "cares most about"},
+                                     {"ACCEPTED", "accepted"}, {"REJECTED", "declined"}};
   for (size_t i = 0; i < sizeof m / sizeof *m; i++)
     if (!strcmp(rel, m[i][0])) return m[i][1];
   return rel;
@@ -400,6 +409,108 @@ static void reply_to(const eg_segment *before, eg_buf *b) {
   if (!words) return;
   const char *who = before->speaker && *before->speaker ? before->speaker : before->role;
   eg_buf_printf(b, " [replying to %s: %.*s%s]", who, (int)end, t, t[end] ? " …" : "");
+}
+
+/* ---- accepting or declining a suggestion ------------------------------------------------ */
+
+/* How a suggestion is worded, and how a reply takes it up or turns it down (its first words). */
+static const char *const suggestion_patterns[] = {
+    "i would? recommend|suggest *", "i can recommend *", "how|what about *", "you could|should|might try *",
+    "you might|would like|enjoy|love *", "my recommendation|suggestion is *", "why not try *", "try *",
+};
+static const char *const accept_patterns[] = {
+    "yes", "yeah", "yep", "sure", "deal", "perfect", "sounds good|great|perfect|lovely|nice",
+    "that sounds|looks good|great|perfect", "that works", "let us do|book|try|go", "great idea|choice|suggestion",
+    "good idea|choice|suggestion", "i will take|try|book it|that|them", "book it", "i love that idea",
+};
+static const char *const decline_patterns[] = {
+    "no", "nah", "nope", "not for me", "not really", "i would rather not", "i will pass", "pass",
+    "i do not want|like that|it|them", "i am not interested", "that does not work", "not that one",
+};
+
+/* Does a pattern of the list match at token i? */
+static bool starts_with_any(const words *W, size_t i, const char *const *pats, size_t n) {
+  for (size_t p = 0; p < n; p++) {
+    const char *parts[16];
+    char buf[128];
+    size_t np = split_pattern(pats[p], buf, sizeof buf, parts, 16), obj;
+    if (match_at(W, i, parts, np, &obj)) return true;
+  }
+  return false;
+}
+
+/* The last thing suggested in a segment by the other party (outside the speaker's own
+ * words [said_from, said_to)): an entity named at the object position, else the object
+ * phrase in lower case. NULL when it suggests nothing. */
+static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity) {
+  const char *text = sg->text ? sg->text : "";
+  bool whole = !sg->said_to; /* one message: it is the suggestion's only when the assistant said it */
+  if (whole && strcmp(sg->role, "assistant") != 0) return NULL;
+  words *W = malloc(sizeof *W);
+  if (!W) return NULL;
+  split(text, W);
+  ent ents[64];
+  size_t ne = find_entities(text, W, a, ents, 64);
+  char *found = NULL;
+  for (size_t i = 0; i < W->n; i++) {
+    if (!whole && W->t[i].s >= sg->said_from && W->t[i].s < sg->said_to) continue;
+    bool sentence_start = i == 0 || W->t[i - 1].punct;
+    for (size_t p = 0; p < sizeof suggestion_patterns / sizeof *suggestion_patterns; p++) {
+      const char *parts[16];
+      char buf[128];
+      size_t np = split_pattern(suggestion_patterns[p], buf, sizeof buf, parts, 16), obj = W->n;
+      if (!strcmp(parts[0], "try") && !sentence_start) continue; /* imperative "Try X." only */
+      if (!match_at(W, i, parts, np, &obj)) continue;
+      while (obj < W->n && (is_w(W, obj, "trying") || is_w(W, obj, "visiting") || is_w(W, obj, "going"))) obj++;
+      size_t from, to = object_phrase(W, obj, &from);
+      if (to <= from) continue;
+      /* the entity the object starts (a sentence-initial "Try" may have joined its run) */
+      const ent *hit = NULL;
+      for (size_t j = 0; j < ne && !hit; j++)
+        if (ents[j].tok_from <= from && from < ents[j].tok_to) hit = &ents[j];
+      *is_entity = hit != NULL;
+      if (hit) {
+        found = hit->tok_from == from ? hit->name
+                                      : eg_arena_strndup(a, text + W->t[from].s, W->t[hit->tok_to - 1].e - W->t[from].s);
+      } else {
+        found = eg_arena_strndup(a, text + W->t[from].s, W->t[to - 1].e - W->t[from].s);
+        for (char *c = found; found && *c; c++) *c = (char)tolower((unsigned char)*c);
+      }
+      break;
+    }
+  }
+  free(W);
+  return found;
+}
+
+/* A user's reply that takes up or turns down what the segment before suggested: ACCEPTED
+ * or REJECTED of the suggestion. Only the reply's first words count ("Sounds great, …",
+ * "No thanks, …"), so that a later "no" in a long message is not read as a refusal. */
+static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before,
+                             const words *W, size_t said_from, size_t said_to, eg_arena *a, eg_enriched *o,
+                             size_t *fcap) {
+  if (!before || strcmp(sg->role, "user") != 0) return;
+  size_t i = 0;
+  while (i < W->n && (W->t[i].s < said_from || W->t[i].punct)) i++;
+  if (i >= W->n || W->t[i].s >= said_to) return;
+  if (is_w(W, i, "oh") || is_w(W, i, "well") || is_w(W, i, "hmm") || is_w(W, i, "ok") || is_w(W, i, "okay")) {
+    size_t j = i + 1;
+    while (j < W->n && W->t[j].punct) j++;
+    if (j < W->n && W->t[j].s < said_to) i = j;
+  }
+  bool accept = starts_with_any(W, i, accept_patterns, sizeof accept_patterns / sizeof *accept_patterns);
+  bool decline = !accept && starts_with_any(W, i, decline_patterns, sizeof decline_patterns / sizeof *decline_patterns);
+  if (!accept && !decline) return;
+  bool is_entity = false;
+  char *what = last_suggestion(before, a, &is_entity);
+  if (!what || !*what) return;
+  size_t ss, se;
+  sentence_of(W, i, &ss, &se);
+  const char *text = sg->text ? sg->text : "";
+  size_t us = W->t[ss].s, ue = se < W->n ? W->t[se].e : strlen(text);
+  eg_fact f = {(char *)ctx->user_entity, "user", accept ? "ACCEPTED" : "REJECTED", what, "", is_entity, false, 0, 0,
+               accept ? 1.0f : -1.0f, 0.6f, 0.7f, "", eg_arena_strndup(a, text + us, ue > us ? ue - us : 0), NULL};
+  add_fact(a, o, fcap, &f);
 }
 
 static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before, window_mem *mem,
@@ -525,6 +636,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       break; /* one fact per first-person position: the first (strongest) rule wins */
     }
   }
+  suggestion_reply(ctx, sg, before, &W, said_from, said_to, a, o, &fcap);
   /* latent text: date, speaker, text with resolved mentions and dates, implied facts */
   eg_buf b = EG_BUF_INIT;
   char day[16];

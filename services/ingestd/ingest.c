@@ -738,6 +738,8 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
     e[i].n_derived_from_index = f->n_derived_from_index;
     m->reason = f->reason;
     m->confidence = f->confidence;
+    m->sentiment = f->sentiment;
+    m->intensity = f->intensity;
     m->source_session_id = f->session_id;
     m->extractor = "client";
     e[i].meta = m;

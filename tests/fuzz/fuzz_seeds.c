@@ -41,6 +41,7 @@ static const struct { const char *method, *json; } requests[] = {
     {"Traverse", "{" S ",\"seeds\":[{\"name\":\"user:u1\"}],\"max_depth\":2}"},
     {"Walk", "{" S ",\"claims\":[1],\"max_depth\":3}"},
     {"Changes", "{" S "}"},
+    {"RecordOutcome", "{" S ",\"edge_id\":1,\"kind\":\"OUTCOME_KIND_SUCCEEDED\",\"note\":\"it went well\"}"},
     {"ResolveEntities", "{" S ",\"mentions\":[{\"name\":\"Maya Patel\",\"create\":true}]}"},
     {"Search", "{" S ",\"queries\":[{\"text\":\"Berlin sister\"}],\"k\":5,\"include_content\":true}"},
     {"Upsert", "{" S ",\"chunks\":[{\"id\":7,\"content\":\"I moved to Berlin.\",\"latent\":\"The user moved.\"}]}"},

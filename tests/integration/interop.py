@@ -3,8 +3,8 @@
 
 Generates the stubs from the .proto files into --out, then for each daemon address
 given (ingestd graphd vectord recalld) checks grpc.health.v1 reports SERVING, that an
-unknown health service is NOT_FOUND, and that a business RPC answers with a real gRPC
-status. With --token and --tenant (daemons started with bearer tokens): a Recall without
+unknown health service is NOT_FOUND, that a business RPC answers with a real gRPC
+status, and that Graph.RecordOutcome records, returns and refuses as documented. With --token and --tenant (daemons started with bearer tokens): a Recall without
 the token is UNAUTHENTICATED, with it and the token's tenant OK, with it and another
 tenant PERMISSION_DENIED. Exits non-zero on the first mismatch.
 """
@@ -80,6 +80,9 @@ def main():
             if e.code() not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INVALID_ARGUMENT):
                 print(f"Graph/State: {e.code()} {e.details()}")
                 return 1
+    with grpc.insecure_channel(a.addrs[1]) as ch:
+        if check_outcomes(grpc, graph_pb2, graph_pb2_grpc.GraphStub(ch)):
+            return 1
     with grpc.insecure_channel(a.addrs[3]) as ch:
         try:
             recall_pb2_grpc.RecallStub(ch).Recall(recall_pb2.RecallRequest(), timeout=5)
@@ -88,6 +91,41 @@ def main():
                 print(f"Recall/Recall: {e.code()} {e.details()}")
                 return 1
     print("interop ok")
+    return 0
+
+
+def check_outcomes(grpc, graph_pb2, stub):
+    """Graph.RecordOutcome from a foreign client: a preference committed, an outcome
+    recorded on it and returned with its belief, then listed with the edge by History;
+    a missing edge is NOT_FOUND, an unset kind INVALID_ARGUMENT. Returns 1 on a mismatch."""
+    from engram.v1 import common_pb2
+    scope = common_pb2.Scope(tenant="interop", user="py")
+    user = graph_pb2.EntityRef(name="user:py")
+    edge = graph_pb2.EdgeInput(subject=user, relation="PREFERS", object_literal="oat milk",
+                               meta=graph_pb2.EdgeMeta(source_session_id="py1", confidence=0.5))
+    edge_id = stub.Commit(graph_pb2.CommitRequest(scope=scope, edges=[edge]), timeout=5).edge_ids[0]
+    r = stub.RecordOutcome(graph_pb2.RecordOutcomeRequest(
+        scope=scope, edge_id=edge_id, kind=graph_pb2.OUTCOME_KIND_SUCCEEDED, note="ordered again"), timeout=5)
+    if r.outcome.edge_id != edge_id or r.outcome.kind != graph_pb2.OUTCOME_KIND_SUCCEEDED or \
+            abs(r.belief.confidence - 0.8) > 1e-4 or len(r.belief.evidence) != 2:
+        print(f"Graph/RecordOutcome: unexpected answer {r}")
+        return 1
+    h = stub.History(graph_pb2.HistoryRequest(scope=scope, subject=user, relation="PREFERS"), timeout=5)
+    if [o.note for o in h.entries[0].edge.outcomes] != ["ordered again"]:
+        print(f"Graph/History: outcome not listed with its edge: {h}")
+        return 1
+    for req, code in ((graph_pb2.RecordOutcomeRequest(scope=scope, edge_id=edge_id + 1000,
+                                                      kind=graph_pb2.OUTCOME_KIND_FAILED), grpc.StatusCode.NOT_FOUND),
+                      (graph_pb2.RecordOutcomeRequest(scope=scope, edge_id=edge_id), grpc.StatusCode.INVALID_ARGUMENT)):
+        try:
+            stub.RecordOutcome(req, timeout=5)
+            got = grpc.StatusCode.OK
+        except grpc.RpcError as e:
+            got = e.code()
+        if got != code:
+            print(f"Graph/RecordOutcome {req}: {got}, want {code}")
+            return 1
+    print("outcomes ok")
     return 0
 
 

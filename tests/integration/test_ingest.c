@@ -323,6 +323,87 @@ static void test_state_prototypes(void) {
   EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
 }
 
+/* The current (user:u1, relation, object) record in tenant, as u1 sees it: its confidence
+ * and how many pieces of evidence back it (-1 and 0 when there is no such record). */
+static float pref_confidence(const char *tenant, const char *relation, const char *object, size_t *evidence) {
+  Engram__V1__StateResponse *st = NULL;
+  eg_err e;
+  float c = -1;
+  *evidence = 0;
+  if (gc_state_as(gra, tenant, "u1", "user:u1", relation, 0, 0, &st, &e) != EG_OK) return -1;
+  for (size_t i = 0; st->n_results && i < st->results[0]->n_values; i++) {
+    Engram__V1__Edge *v = st->results[0]->values[i];
+    const char *o = v->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? v->object->literal : v->object_name;
+    if (strcmp(o ? o : "", object) != 0 || !v->belief) continue;
+    EG_CHECK(c == -1); /* one record per (user, relation, object) */
+    c = v->belief->confidence;
+    *evidence = v->belief->n_evidence;
+  }
+  protobuf_c_message_free_unpacked(&st->base, NULL);
+  return c;
+}
+
+/* A preference said in two sessions is one record whose confidence rose; a contrary
+ * statement in a third lowers it; a client's fact raises it again; a suggestion taken up
+ * is ACCEPTED. */
+static void test_preferences_across_sessions(void) {
+  const char *t = "prefs";
+  static const char *s1[] = {"user", "I love sushi."};
+  static const char *s2[] = {"user", "As I told you last week, I love sushi!"};
+  static const char *s3[] = {"user", "Lately I really dislike sushi."};
+  static const char *s4[] = {"user", "Where should we eat tonight?", "assistant", "How about Sakura Sushi near the station?",
+                             "user", "Sounds great, let's go there."};
+  eg_err e;
+  size_t n;
+  EG_REQUIRE(session(ing, t, "p1", s1, 1, false, NULL, &e) == EG_OK);
+  float one = pref_confidence(t, "LIKES", "sushi", &n);
+  EG_CHECK_INT(n, 1);
+  EG_CHECK(one > 0 && one < 1);
+  EG_REQUIRE(session(ing, t, "p2", s2, 1, false, NULL, &e) == EG_OK);
+  float two = pref_confidence(t, "LIKES", "sushi", &n);
+  EG_CHECK_INT(n, 2);
+  EG_CHECK(two > one);
+  EG_CHECK_INT(gc_history_len(gra, t, "user:u1", "LIKES"), 2); /* one chain, two commits */
+  EG_REQUIRE(session(ing, t, "p3", s3, 1, false, NULL, &e) == EG_OK);
+  float three = pref_confidence(t, "LIKES", "sushi", &n);
+  EG_CHECK_INT(n, 3);
+  EG_CHECK(three >= 0 && three < two);
+  /* a client application's fact is one more independent source */
+  Engram__V1__Scope scope = scope_of(t);
+  Engram__V1__EntityRef me = ENGRAM__V1__ENTITY_REF__INIT;
+  me.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  me.name = "user:u1";
+  Engram__V1__FactInput f = ENGRAM__V1__FACT_INPUT__INIT, *fs[1] = {&f};
+  f.subject = &me;
+  f.relation = "LIKES";
+  f.object_literal = "sushi";
+  f.confidence = 0.9f;
+  f.sentiment = 1;
+  f.intensity = 0.8f;
+  f.session_id = "app-orders";
+  Engram__V1__AssertFactsRequest fr = ENGRAM__V1__ASSERT_FACTS_REQUEST__INIT;
+  fr.scope = &scope;
+  fr.facts = fs;
+  fr.n_facts = 1;
+  ProtobufCMessage *r = NULL;
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
+                          &r, &e) == EG_OK);
+  protobuf_c_message_free_unpacked(r, NULL);
+  float four = pref_confidence(t, "LIKES", "sushi", &n);
+  EG_CHECK_INT(n, 4);
+  EG_CHECK(four > three);
+  Engram__V1__StateResponse *st = NULL;
+  EG_REQUIRE(gc_state_as(gra, t, "u1", "user:u1", "LIKES", 0, 0, &st, &e) == EG_OK);
+  EG_REQUIRE(st->n_results == 1 && st->results[0]->n_values == 1);
+  EG_CHECK(st->results[0]->values[0]->meta->intensity == 0.8f);
+  EG_CHECK_STR(st->results[0]->values[0]->meta->extractor, "client");
+  protobuf_c_message_free_unpacked(&st->base, NULL);
+  EG_REQUIRE(session(ing, t, "p4", s4, 3, false, NULL, &e) == EG_OK);
+  float acc = pref_confidence(t, "ACCEPTED", "Sakura Sushi", &n);
+  EG_CHECK(acc > 0);
+  EG_CHECK_INT(n, 1);
+}
+
 static void test_backpressure(void) {
   /* A second ingestd with one worker and a queue of one: a burst is refused, not dropped. */
   eg_proc p;
@@ -458,6 +539,7 @@ int main(void) {
   EG_RUN(test_async_and_watermark);
   EG_RUN(test_document_and_facts);
   EG_RUN(test_state_prototypes);
+  EG_RUN(test_preferences_across_sessions);
   EG_RUN(test_backpressure);
   EG_RUN(test_cli);
   EG_RUN(test_metrics);

@@ -170,7 +170,7 @@ static void test_every_rpc_refused(void) {
       if (erase) EG_CHECK_INT(sweep_one(s, m, BETA, "beta"), EG_EPERM);
     }
   }
-  EG_CHECK_INT(methods, 14 + 6 + 5 + 1 + 1);
+  EG_CHECK_INT(methods, 15 + 6 + 5 + 1 + 1);
   /* health needs no token (probes) */
   int status = 0;
   eg_err e;

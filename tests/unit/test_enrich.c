@@ -112,10 +112,71 @@ static void test_non_ascii_names(void) {
   eg_arena_free(a);
 }
 
+/* "I care most about X" and its kin → OPTIMIZES_FOR. */
+static void test_optimizes_for(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s[2] = {{"When I book flights I care most about legroom.", "user", "", T("2024-03-10"), 0, 0},
+                     {"My top priority is price, always.", "user", "", T("2024-03-10"), 0, 0}};
+  eg_enriched out[2];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[0], "OPTIMIZES_FOR");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "legroom");
+  EG_CHECK(f->sentiment > 0);
+  EG_CHECK(strstr(out[0].latent, "the user cares most about legroom") != NULL);
+  f = find(&out[1], "OPTIMIZES_FOR");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "price");
+  eg_arena_free(a);
+}
+
+/* A suggestion of the assistant, taken up or turned down by the user's next words. */
+static void test_suggestion_accepted_or_declined(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  /* rounds as ingestd builds them: "user: <said>\nassistant: <reply>" */
+  static const char r0[] = "user: Where should we eat tonight?\nassistant: How about Sakura Sushi near the station?";
+  static const char r1[] = "user: Sounds great, book it for eight.\nassistant: Done. Or you could try the ramen bar.";
+  static const char r2[] = "user: No thanks, one dinner is enough.\nassistant: Fair enough.";
+  eg_segment s[3] = {{r0, "user", "", T("2024-03-10"), 6, 6 + strlen("Where should we eat tonight?")},
+                     {r1, "user", "", T("2024-03-10"), 6, 6 + strlen("Sounds great, book it for eight.")},
+                     {r2, "user", "", T("2024-03-10"), 6, 6 + strlen("No thanks, one dinner is enough.")}};
+  eg_enriched out[3];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 3, a, out, NULL) == EG_OK);
+  EG_CHECK(find(&out[0], "ACCEPTED") == NULL && find(&out[0], "REJECTED") == NULL);
+  const eg_fact *f = find(&out[1], "ACCEPTED");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "Sakura Sushi");
+  EG_CHECK(f->object_entity);
+  EG_CHECK(f->sentiment > 0);
+  EG_CHECK_STR(f->utterance, "Sounds great, book it for eight.");
+  EG_CHECK(find(&out[1], "REJECTED") == NULL);
+  f = find(&out[2], "REJECTED");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "the ramen bar" + 4); /* the latest suggestion, article dropped */
+  EG_CHECK(!f->object_entity);
+  EG_CHECK(f->sentiment < 0);
+  /* a "yes" after something that suggests nothing, or the assistant's own "sure", is no acceptance */
+  eg_segment t[3] = {{"I moved to Berlin last year.", "user", "", T("2024-03-10"), 0, 0},
+                     {"Sure, Berlin is a great city. Try Mustafa's Gemuese Kebap.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {"Yes, it really is great.", "user", "", T("2024-03-10"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, t, 3, a, out, NULL) == EG_OK);
+  EG_CHECK(find(&out[1], "ACCEPTED") == NULL);
+  f = find(&out[2], "ACCEPTED"); /* the user says yes to the assistant's "Try …" */
+  EG_REQUIRE(f != NULL);
+  if (!EG_CHECK(strstr(f->object, "Mustafa") == f->object)) fprintf(stderr, "object: %s\n", f->object);
+  eg_segment u[2] = {{"I moved to Berlin last year.", "user", "", T("2024-03-10"), 0, 0},
+                     {"Yes, and I love it.", "user", "", T("2024-03-10"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, u, 2, a, out, NULL) == EG_OK);
+  EG_CHECK(find(&out[1], "ACCEPTED") == NULL);
+  eg_arena_free(a);
+}
+
 int main(void) {
   EG_RUN(test_that_framework_is_react);
   EG_RUN(test_moved_to_london_last_october);
   EG_RUN(test_intensity_and_relations);
   EG_RUN(test_non_ascii_names);
+  EG_RUN(test_optimizes_for);
+  EG_RUN(test_suggestion_accepted_or_declined);
   return eg_test_finish();
 }
