@@ -160,7 +160,7 @@ int main(int argc, char **argv) {
   char dbdir[600];
   snprintf(dbdir, sizeof dbdir, "%s/graphd/graph", dir);
   eg_test_system("mkdir -p %s/graphd", dir);
-  eg_graph_limits lim = {10000, 16384, 8, 64, 1000, 1000, 1000000};
+  eg_graph_limits lim = {10000, 16384, 8, 64, 1000, 1000, 1000000, NULL, 0};
   eg_graph *g;
   eg_err e;
   eg_metrics *mx = eg_metrics_new();

@@ -6,8 +6,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/log.h"
 #include "common/shard.h"
 #include "services/daemons.h"
 #include "services/graphd/graph.h"
@@ -24,6 +26,10 @@ static const eg_cfg_opt graphd_opts[] = {
     {"warm_cache_entries", EG_CFG_INT, "1000000",
      "recently written or read keys the write path keeps in memory (names, heads)", 0, 0,
      100000000},
+    {"derive_rules", EG_CFG_STR, "./services/graphd/derive_rules.txt",
+     "derivation rules file (docs/preferences.md); empty = no derived conclusions", 0, 0, 0},
+    {"derive_max_matches", EG_CFG_INT, "1000", "current edges the derivation rules examine per commit", 0, 1,
+     1000000},
 };
 
 typedef struct graphd {
@@ -45,7 +51,15 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
       .max_paths = (uint32_t)eg_cfg_int(c, "max_paths"),
       .max_history = (uint32_t)eg_cfg_int(c, "max_history"),
       .warm_cache_entries = (uint32_t)eg_cfg_int(c, "warm_cache_entries"),
+      .derive_rules = eg_cfg_str(c, "derive_rules"),
+      .derive_max_matches = (uint32_t)eg_cfg_int(c, "derive_max_matches"),
   };
+  /* The shipped rules at their default place are optional (a binary run from elsewhere
+   * runs without them); a file named by the operator must be there and parse. */
+  if (eg_cfg_source_of(c, "derive_rules") == EG_CFG_FROM_DEFAULT && access(lim.derive_rules, R_OK) != 0) {
+    EG_WARN("graphd", "no derivation rules", "path=%s", lim.derive_rules);
+    lim.derive_rules = NULL;
+  }
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);

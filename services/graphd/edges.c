@@ -40,8 +40,13 @@ static eg_code check_meta(const eg_graph *g, const Engram__V1__EdgeMeta *m, eg_e
       (rc = eg_graph_check_text(g, m->reason, "meta.reason", err)) ||
       (rc = eg_graph_check_text(g, m->source_session_id, "meta.source_session_id", err)) ||
       (rc = eg_graph_check_text(g, m->source_document_id, "meta.source_document_id", err)) ||
-      (rc = eg_graph_check_text(g, m->extractor, "meta.extractor", err)))
+      (rc = eg_graph_check_text(g, m->extractor, "meta.extractor", err)) ||
+      (rc = eg_graph_check_text(g, m->rule, "meta.rule", err)))
     return rc;
+  if (m->provenance != ENGRAM__V1__PROVENANCE__PROVENANCE_UNSPECIFIED &&
+      m->provenance != ENGRAM__V1__PROVENANCE__PROVENANCE_STATED &&
+      m->provenance != ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED)
+    return eg_err_set(err, EG_EINVAL, "meta.provenance must be STATED or DERIVED");
   if (m->sentiment < -1 || m->sentiment > 1)
     return eg_err_set(err, EG_EINVAL, "meta.sentiment must be in [-1, 1]");
   if (m->intensity < 0 || m->intensity > 1)
@@ -149,6 +154,13 @@ static int64_t last_written_tc(Engram__V1__Edge **edges, size_t n) {
 
 eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_arena *a,
                         Engram__V1__CommitResponse *resp, eg_err *err) {
+  eg_code rc = eg_graph_commit_batch(g, req, a, resp, err);
+  if (rc == EG_OK) eg_derive_after_commit(g, req, resp, a);
+  return rc;
+}
+
+eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req, eg_arena *a,
+                              Engram__V1__CommitResponse *resp, eg_err *err) {
   size_t n = req->n_edges;
   if (n == 0 && req->n_mentions == 0) return eg_err_set(err, EG_EINVAL, "nothing to commit");
   if (n > g->limits.max_edges_per_commit)

@@ -24,6 +24,12 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
     free(g);
     return rc;
   }
+  if (limits->derive_rules && *limits->derive_rules &&
+      (rc = eg_drules_load(limits->derive_rules, &g->rules, err))) {
+    eg_kv_close(g->store);
+    free(g);
+    return rc;
+  }
   pthread_mutex_init(&g->rmu, NULL);
   g->rel_cache = eg_map_new();
   if (metrics) {
@@ -39,6 +45,17 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
         metrics, "engram_graphd_walk_stale_total", "Claims found POTENTIALLY_STALE.", NULL));
     g->m_outcomes = eg_metric_solo(eg_metrics_counter(
         metrics, "engram_graphd_outcomes_total", "Outcomes recorded on edges.", NULL));
+    g->m_derived = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_derived_total", "Conclusions asserted by the derivation rules.", NULL));
+    g->m_derive_retracted = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_derive_retracted_total", "Conclusions retracted when their premises no longer held.",
+        NULL));
+    g->m_derive_failures = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_derive_failures_total", "Rule evaluations that failed (logged; the commit stands).",
+        NULL));
+    g->m_derive_capped = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_graphd_derive_capped_total", "Commits whose rule evaluation hit derive_max_matches.",
+        NULL));
   }
   *out = g;
   return EG_OK;
@@ -47,6 +64,7 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
 void eg_graph_close(eg_graph *g) {
   if (!g) return;
   eg_kv_close(g->store);
+  eg_drules_free(g->rules);
   eg_map_free(g->rel_cache);
   pthread_mutex_destroy(&g->rmu);
   free(g);

@@ -29,8 +29,11 @@ typedef struct eg_graph_limits {
   uint32_t max_paths;             /* traversal result cap */
   uint32_t max_history;           /* history entries */
   uint32_t warm_cache_entries;    /* write-path read cache size (0 = off) */
+  const char *derive_rules;       /* derivation rules file (NULL or "" = none) */
+  uint32_t derive_max_matches;    /* current edges the rules may examine per commit */
 } eg_graph_limits;
 
+/* Fails (EG_EINVAL naming the file and line) when limits->derive_rules does not parse. */
 eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics *metrics,
                       eg_graph **out, eg_err *err);
 void eg_graph_close(eg_graph *g); /* accepts NULL */
@@ -68,6 +71,8 @@ eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *
 
 /* ---- edges (edges.c) ---- */
 
+/* Commit a batch; once it is durable, the derivation rules its relations touch are
+ * evaluated (derive.c: their errors are logged and counted, never returned). */
 eg_code eg_graph_commit(eg_graph *g, const Engram__V1__CommitRequest *req, eg_arena *a,
                         Engram__V1__CommitResponse *resp, eg_err *err);
 eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_arena *a,

@@ -9,6 +9,7 @@
 
 #include "common/map.h"
 #include "common/rpc.h"
+#include "services/graphd/derive.h"
 #include "services/graphd/graph.h"
 #include "services/graphd/keys.h"
 
@@ -18,7 +19,18 @@ struct eg_graph {
   pthread_mutex_t rmu; /* guards rel_cache */
   eg_map *rel_cache;   /* T|relation → (void*)(intptr_t)cardinality for declared relations */
   eg_series *m_commits, *m_edges, *m_entities, *m_walks, *m_stale, *m_outcomes;
+  eg_drules *rules; /* the derivation rules (NULL: none) */
+  eg_series *m_derived, *m_derive_retracted, *m_derive_failures, *m_derive_capped;
 };
+
+/* Commit's write path without the derivation that follows it (derive.c writes its
+ * conclusions with it, so that a conclusion does not trigger rules in turn). */
+eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req, eg_arena *a,
+                              Engram__V1__CommitResponse *resp, eg_err *err);
+
+/* Evaluate the rules the committed edges touch (derive.c); never fails the commit. */
+void eg_derive_after_commit(eg_graph *g, const Engram__V1__CommitRequest *req,
+                            const Engram__V1__CommitResponse *resp, eg_arena *a);
 
 /* A client string: at most limits.max_string_bytes of valid UTF-8 (NULL passes);
  * EG_EINVAL naming `what` otherwise. */

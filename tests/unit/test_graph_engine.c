@@ -13,7 +13,7 @@
 static char *dir;
 static eg_graph *g;
 
-static eg_graph_limits limits = {10000, 16384, 8, 64, 1000, 1000, 1000};
+static eg_graph_limits limits = {10000, 16384, 8, 64, 1000, 1000, 1000, NULL, 0};
 
 static void test_open(void) {
   dir = eg_test_tempdir("engine");
