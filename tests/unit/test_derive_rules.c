@@ -1,5 +1,5 @@
 /*
- * test_derive.c — the derivation rules: the parser (the shipped file, every kind of
+ * test_derive_rules.c — the derivation rules: the parser (the shipped file, every kind of
  * mistake named with its line) and the matcher in-process on graphd's engine (when,
  * unless, count, constants matched by normalized name, the per-commit cap, idempotence,
  * a stated edge left alone).
