@@ -49,6 +49,10 @@ static void print_edge(const Engram__V1__Edge *e, const char *prefix) {
          e->op == ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT ? " RETRACT" : "", value_text(e), vf,
          e->valid_to ? " to " : "", e->valid_to ? vt : "", tc, (unsigned long long)e->id);
   if (e->meta && e->meta->reason && *e->meta->reason) printf(", why: %s", e->meta->reason);
+  if (e->meta && e->meta->provenance == ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED) {
+    printf(", derived by %s from", e->meta->rule && *e->meta->rule ? e->meta->rule : "a rule");
+    for (size_t i = 0; i < e->n_derived_from; i++) printf(" #%llu", (unsigned long long)e->derived_from[i]);
+  }
   if (e->belief)
     printf(", confidence %.2f from %zu evidence", (double)e->belief->confidence, e->belief->n_evidence);
   printf("]\n");

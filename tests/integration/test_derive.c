@@ -216,6 +216,26 @@ static void test_metrics(void) {
   eg_buf_free(&b);
 }
 
+/* The CLI says which rule concluded an edge, and from what. */
+static void test_cli(void) {
+  char *dir = eg_test_tempdir("derive-cli"), out[600];
+  snprintf(out, sizeof out, "%s/cli.out", dir);
+  EG_CHECK_INT(eg_test_system("%s/engram --graphd-addr %s --tenant seed --user u1 graph history user:u1 PREFERS > %s",
+                              EG_BINARY_DIR, cl.d[EG_GRAPHD].addr, out),
+               0);
+  char *text = eg_test_slurp(out), want[200];
+  EG_REQUIRE(text != NULL);
+  snprintf(want, sizeof want, "derived by " RULE " from #%llu #%llu #%llu", (unsigned long long)premises[0],
+           (unsigned long long)premises[1], (unsigned long long)premises[2]);
+  EG_CHECK(strstr(text, want) != NULL);
+  snprintf(want, sizeof want, "PREFERS RETRACT = eu-hosting");
+  EG_CHECK(strstr(text, want) != NULL);
+  if (eg_test_failed()) fprintf(stderr, "%s\n", text);
+  free(text);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
 /* A rules file that does not parse stops graphd, naming the file and line. */
 static void test_bad_rules(void) {
   char *dir = eg_test_tempdir("derive-bad");
@@ -238,6 +258,7 @@ static void test_bad_rules(void) {
 }
 
 int main(void) {
+  eg_rpc_global_init();
   EG_RUN(test_start);
   EG_RUN(test_seed_example);
   EG_RUN(test_premise_retracted);
@@ -245,6 +266,7 @@ int main(void) {
   EG_RUN(test_users_apart);
   EG_RUN(test_from_chat);
   EG_RUN(test_metrics);
+  EG_RUN(test_cli);
   EG_RUN(test_bad_rules);
   eg_rpc_client_close(gra);
   eg_rpc_client_close(ing);
