@@ -86,6 +86,15 @@ static const char *const mcp_messages[] = {
     "{\"jsonrpc\":\"1.0\",\"id\":{\"x\":1},\"method\":5}",
 };
 
+/* Derivation rules (fuzz_derive_rules): the shipped file is added by main, these around it. */
+static const char *const rule_texts[] = {
+    "rule r\n when ?u LIKES ?x\n when ?x IS_A \"jazz club\"\n unless ?x HAS_PROPERTY closed\n"
+    " count ?x >= 2\n then ?u PREFERS live-music\nend\n",
+    "rule a\n when ?u FRIEND_OF ?f\n when ?f LIKES ?x\n then ?u MIGHT_LIKE ?x\nend\n# comment\n",
+    "rule a\n when ?u LIKES ?x\n whenn ?u LIKES ?x\nend",
+    "rule a\n when ?u LIKES \"open\n",
+};
+
 static int n_written;
 
 static void write_seed(const char *dir, const char *target, const void *data, size_t n) {
@@ -154,6 +163,15 @@ int main(int argc, char **argv) {
     size_t n = strlen(configs[i]);
     if (i == 1) n += 1 + strlen(configs[i] + n + 1); /* the part after the NUL */
     write_seed(dir, "fuzz_config", configs[i], n);
+  }
+  for (size_t i = 0; i < sizeof rule_texts / sizeof *rule_texts; i++)
+    write_seed(dir, "fuzz_derive_rules", rule_texts[i], strlen(rule_texts[i]));
+  FILE *rf = fopen(EG_SOURCE_DIR "/services/graphd/derive_rules.txt", "rb");
+  if (rf) {
+    char shipped[16384];
+    size_t n = fread(shipped, 1, sizeof shipped, rf);
+    fclose(rf);
+    write_seed(dir, "fuzz_derive_rules", shipped, n);
   }
   for (size_t i = 0; i < sizeof mcp_messages / sizeof *mcp_messages; i++)
     write_seed(dir, "fuzz_mcp", mcp_messages[i], strlen(mcp_messages[i]));
