@@ -305,8 +305,9 @@ static eg_code conclude(dctx *c, const eg_drule *r, const conclusion *k, const E
     *wrote = e->t_commit == resp.t_commit;
     if (*wrote || old) return EG_OK;
     /* The same conclusion was asserted before and has been retracted since: its identity
-     * names that old edge. Assert it anew, from now. */
-    in.valid_from = eg_time_now_us();
+     * names that old edge. Assert it anew, valid from now (set, and before the commit's
+     * own time, so that it counts as sent and makes a new identity). */
+    in.valid_from = eg_time_now_us() - 1;
   }
   return EG_OK;
 }

@@ -15,6 +15,7 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   eg_graph *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   g->limits = *limits;
+  if (!g->limits.derive_max_matches) g->limits.derive_max_matches = 1000;
   static const char *const cfs[CF_COUNT] = {"default", "entities", "names", "edges",
                                             "edges_by_object", "edges_by_id", "txlog",
                                             "derivations", "chunk_entities"};

@@ -30,7 +30,7 @@ typedef struct eg_graph_limits {
   uint32_t max_history;           /* history entries */
   uint32_t warm_cache_entries;    /* write-path read cache size (0 = off) */
   const char *derive_rules;       /* derivation rules file (NULL or "" = none) */
-  uint32_t derive_max_matches;    /* current edges the rules may examine per commit */
+  uint32_t derive_max_matches;    /* current edges the rules may examine per commit (0 = 1000) */
 } eg_graph_limits;
 
 /* Fails (EG_EINVAL naming the file and line) when limits->derive_rules does not parse. */
