@@ -71,7 +71,8 @@ static eg_code current(dctx *c, uint64_t subject, const char *rel, eg_ptrvec *ou
   for (size_t i = 0; i < st.n; i++) {
     const char *u = st.values[i]->user ? st.values[i]->user : "";
     if (*u && strcmp(u, c->at.user) != 0) continue; /* another user's: never a premise */
-    if (eg_ptrvec_push(out, c->a, st.values[i])) return eg_err_set(c->err, EG_ENOMEM, "out of memory");
+    if (eg_ptrvec_push(out, c->a, st.values[i]))
+      return eg_err_set(c->err, EG_ENOMEM, "out of memory");
   }
   return EG_OK;
 }
@@ -100,7 +101,8 @@ static eg_code is_constant(dctx *c, const char *name, const Engram__V1__Value *v
     return rc;
   }
   if (v->kind_case != LITERAL || !v->literal) return EG_OK;
-  char *x = eg_text_normalize(c->a, name, strlen(name)), *y = eg_text_normalize(c->a, v->literal, strlen(v->literal));
+  char *x = eg_text_normalize(c->a, name, strlen(name)),
+       *y = eg_text_normalize(c->a, v->literal, strlen(v->literal));
   *yes = x && y && *x && strcmp(x, y) == 0;
   return EG_OK;
 }
@@ -114,7 +116,8 @@ static eg_code subject_of(dctx *c, const eg_dpattern *p, Engram__V1__Value **b, 
 }
 
 /* Does object term t accept v under b (a bound variable, or a constant)? */
-static eg_code object_ok(dctx *c, const eg_dterm *t, Engram__V1__Value **b, const Engram__V1__Value *v, bool *ok) {
+static eg_code object_ok(dctx *c, const eg_dterm *t, Engram__V1__Value **b,
+                         const Engram__V1__Value *v, bool *ok) {
   if (t->var >= 0) {
     *ok = !b[t->var] || eg_value_equal(b[t->var], v);
     return EG_OK;
@@ -137,8 +140,8 @@ static eg_code exists(dctx *c, const eg_dpattern *p, Engram__V1__Value **b, bool
 
 /* ---- matching -------------------------------------------------------------------------- */
 
-static eg_code record(dctx *c, const eg_drule *r, Engram__V1__Value **b, const uint64_t *prem, bool priv,
-                      eg_ptrvec *out) {
+static eg_code record(dctx *c, const eg_drule *r, Engram__V1__Value **b, const uint64_t *prem,
+                      bool priv, eg_ptrvec *out) {
   for (size_t i = 0; i < r->n_unless; i++) {
     bool found;
     eg_code rc = exists(c, &r->unless[i], b, &found);
@@ -155,8 +158,8 @@ static eg_code record(dctx *c, const eg_drule *r, Engram__V1__Value **b, const u
 }
 
 /* Backtracking join of the when clauses from the i-th, in order. */
-static eg_code join(dctx *c, const eg_drule *r, size_t i, Engram__V1__Value **b, uint64_t *prem, bool priv,
-                    eg_ptrvec *out) {
+static eg_code join(dctx *c, const eg_drule *r, size_t i, Engram__V1__Value **b, uint64_t *prem,
+                    bool priv, eg_ptrvec *out) {
   if (i == r->n_when) return record(c, r, b, prem, priv, out);
   const eg_dpattern *p = &r->when[i];
   uint64_t s;
@@ -222,7 +225,8 @@ static eg_code group(dctx *c, eg_ptrvec *matches, eg_ptrvec *out) {
       if (!have && k->n_premises < MAX_PREMISES) k->premises[k->n_premises++] = m->premises[p];
     }
     bool seen = !m->counted;
-    for (size_t q = 0; q < k->n_counted && !seen; q++) seen = eg_value_equal(k->counted[q], m->counted);
+    for (size_t q = 0; q < k->n_counted && !seen; q++)
+      seen = eg_value_equal(k->counted[q], m->counted);
     if (!seen && k->n_counted < MAX_PREMISES) k->counted[k->n_counted++] = m->counted;
   }
   for (size_t j = 0; j < out->n; j++) {
@@ -233,11 +237,13 @@ static eg_code group(dctx *c, eg_ptrvec *matches, eg_ptrvec *out) {
 }
 
 static bool is_ours(const Engram__V1__Edge *e, const eg_drule *r) {
-  return e->meta && e->meta->provenance == DERIVED && e->meta->rule && strcmp(e->meta->rule, r->name) == 0;
+  return e->meta && e->meta->provenance == DERIVED && e->meta->rule &&
+         strcmp(e->meta->rule, r->name) == 0;
 }
 
 /* Does existing edge e state the conclusion's object? */
-static eg_code same_object(dctx *c, const eg_drule *r, const conclusion *k, const Engram__V1__Edge *e, bool *yes) {
+static eg_code same_object(dctx *c, const eg_drule *r, const conclusion *k,
+                           const Engram__V1__Edge *e, bool *yes) {
   if (k->object) {
     *yes = eg_value_equal(k->object, e->object);
     return EG_OK;
@@ -248,12 +254,14 @@ static eg_code same_object(dctx *c, const eg_drule *r, const conclusion *k, cons
 /* Every premise of the existing conclusion is among the new ones: it still stands. */
 static bool premises_hold(const Engram__V1__Edge *e, const conclusion *k) {
   for (size_t i = 0; i < e->n_derived_from; i++)
-    if (!bsearch(&e->derived_from[i], k->premises, k->n_premises, sizeof *k->premises, cmp_u64)) return false;
+    if (!bsearch(&e->derived_from[i], k->premises, k->n_premises, sizeof *k->premises, cmp_u64))
+      return false;
   return true;
 }
 
 /* Commit one conclusion (ASSERT, or RETRACT of `old`) in the anchor user's scope. */
-static eg_code conclude(dctx *c, const eg_drule *r, const conclusion *k, const Engram__V1__Edge *old, bool *wrote) {
+static eg_code conclude(dctx *c, const eg_drule *r, const conclusion *k,
+                        const Engram__V1__Edge *old, bool *wrote) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)c->tenant;
   scope.user = (char *)c->at.user;
@@ -335,8 +343,10 @@ static eg_code evaluate(dctx *c, const eg_drule *r, uint64_t *asserted, uint64_t
       bool same;
       if ((rc = same_object(c, r, k, e, &same))) return rc;
       if (!same) continue;
-      if (!is_ours(e, r)) blocked = true; /* stated (or another rule's): never overridden */
-      else if (premises_hold(e, k)) keep = true;
+      if (!is_ours(e, r))
+        blocked = true; /* stated (or another rule's): never overridden */
+      else if (premises_hold(e, k))
+        keep = true;
       if (is_ours(e, r)) standing[i] = true; /* kept, or superseded below */
     }
     if (blocked || keep) continue;
@@ -347,7 +357,8 @@ static eg_code evaluate(dctx *c, const eg_drule *r, uint64_t *asserted, uint64_t
   if (c->capped) return EG_OK; /* an incomplete evaluation retracts nothing */
   for (size_t i = 0; i < existing.n; i++) {
     Engram__V1__Edge *e = existing.v[i];
-    if (standing[i] || !is_ours(e, r)) continue;
+    if (standing[i] || !is_ours(e, r) || strcmp(e->user ? e->user : "", c->at.user) != 0)
+      continue; /* the user's own */
     bool wrote;
     if ((rc = conclude(c, r, NULL, e, &wrote))) return rc;
     *retracted += wrote;
@@ -357,7 +368,8 @@ static eg_code evaluate(dctx *c, const eg_drule *r, uint64_t *asserted, uint64_t
 
 /* ---- after a commit ------------------------------------------------------------------ */
 
-static void add_anchor(eg_ptrvec *anchors, eg_arena *a, uint64_t entity, const char *user, const char *agent) {
+static void add_anchor(eg_ptrvec *anchors, eg_arena *a, uint64_t entity, const char *user,
+                       const char *agent) {
   user = user ? user : "";
   agent = agent ? agent : "";
   if (anchors->n >= EG_DERIVE_MAX_ANCHORS) return;
@@ -372,7 +384,8 @@ static void add_anchor(eg_ptrvec *anchors, eg_arena *a, uint64_t entity, const c
 }
 
 /* The subjects of rel edges pointing at entity (one hop back), each with its writer. */
-static void back_anchors(eg_graph *g, uint64_t T, uint64_t entity, const char *rel, eg_arena *a, eg_ptrvec *anchors) {
+static void back_anchors(eg_graph *g, uint64_t T, uint64_t entity, const char *rel, eg_arena *a,
+                         eg_ptrvec *anchors) {
   uint8_t prefix[24], upper[24];
   KEY3(prefix, T, entity, eg_rel_hash(rel));
   rocksdb_readoptions_t *ro;
@@ -409,13 +422,19 @@ void eg_derive_after_commit(eg_graph *g, const Engram__V1__CommitRequest *req,
     for (size_t r = 0; r < rules->n; r++) {
       const eg_drule *rule = &rules->rules[r];
       if (!eg_drule_reads(rule, rel)) continue;
-      for (size_t w = 0; w < rule->n_when; w++) back_anchors(g, T, resp->subject_ids[i], rule->when[w].rel, a, &anchors);
+      for (size_t w = 0; w < rule->n_when; w++)
+        back_anchors(g, T, resp->subject_ids[i], rule->when[w].rel, a, &anchors);
     }
   }
   if (!anchors.n) return;
   eg_err err;
-  dctx c = {.g = g, .T = T, .tenant = req->scope->tenant, .a = a, .now = eg_time_now_us(),
-            .budget = g->limits.derive_max_matches, .err = &err};
+  dctx c = {.g = g,
+            .T = T,
+            .tenant = req->scope->tenant,
+            .a = a,
+            .now = eg_time_now_us(),
+            .budget = g->limits.derive_max_matches,
+            .err = &err};
   uint64_t asserted = 0, retracted = 0, failed = 0;
   for (size_t i = 0; i < anchors.n; i++) {
     c.at = *(anchor *)anchors.v[i];
@@ -426,7 +445,8 @@ void eg_derive_after_commit(eg_graph *g, const Engram__V1__CommitRequest *req,
     for (size_t r = 0; r < rules->n; r++) {
       const eg_drule *rule = &rules->rules[r];
       bool touched = false;
-      for (size_t e = 0; e < req->n_edges && !touched; e++) touched = eg_drule_reads(rule, req->edges[e]->relation);
+      for (size_t e = 0; e < req->n_edges && !touched; e++)
+        touched = eg_drule_reads(rule, req->edges[e]->relation);
       if (!touched) continue;
       if (evaluate(&c, rule, &asserted, &retracted)) {
         failed++;
@@ -440,6 +460,7 @@ void eg_derive_after_commit(eg_graph *g, const Engram__V1__CommitRequest *req,
   eg_series_add(g->m_derive_failures, (double)failed);
   if (c.capped) {
     eg_series_add(g->m_derive_capped, 1);
-    EG_WARN("derive", "evaluation capped", "tenant=%s max_matches=%u", c.tenant, g->limits.derive_max_matches);
+    EG_WARN("derive", "evaluation capped", "tenant=%s max_matches=%u", c.tenant,
+            g->limits.derive_max_matches);
   }
 }

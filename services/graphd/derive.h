@@ -59,7 +59,8 @@ typedef struct eg_drules {
 
 /* Parse rule text; `origin` names it in errors ("derive_rules.txt:12: …"). EG_EINVAL with
  * the line and what is wrong; an empty text (comments only) is an empty rule set. */
-eg_code eg_drules_parse(const char *text, size_t len, const char *origin, eg_drules **out, eg_err *err);
+eg_code eg_drules_parse(const char *text, size_t len, const char *origin, eg_drules **out,
+                        eg_err *err);
 /* Read and parse a file; EG_EIO naming the path when it cannot be read. */
 eg_code eg_drules_load(const char *path, eg_drules **out, eg_err *err);
 void eg_drules_free(eg_drules *r); /* accepts NULL */

@@ -62,7 +62,9 @@ static bool word_valid(const char *w) {
   size_t n = strlen(w);
   if (n == 0 || n > MAX_NAME) return false;
   for (size_t i = 0; i < n; i++)
-    if (!islower((unsigned char)w[i]) && !isdigit((unsigned char)w[i]) && w[i] != '_' && w[i] != '-') return false;
+    if (!islower((unsigned char)w[i]) && !isdigit((unsigned char)w[i]) && w[i] != '_' &&
+        w[i] != '-')
+      return false;
   return true;
 }
 
@@ -76,7 +78,8 @@ static int var_index(eg_drule *r, const char *name, bool add) {
 
 /* A term; bound[] says which variables earlier premises bound. A variable not bound yet
  * is accepted only when may_bind (a premise's object, or its subject in the first one). */
-static eg_code term(parser *p, eg_drule *r, const char *tok, const bool *bound, bool may_bind, eg_dterm *out) {
+static eg_code term(parser *p, eg_drule *r, const char *tok, const bool *bound, bool may_bind,
+                    eg_dterm *out) {
   out->name = tok;
   out->var = -1;
   if (tok[0] != '?') return EG_OK;
@@ -112,10 +115,13 @@ static eg_code pattern(parser *p, eg_drule *r, char **tok, size_t nt, bool premi
 static eg_code finish_rule(parser *p, eg_drule *r, bool has_then) {
   if (!r->n_when) return fail(p, "rule %s has no when clause", r->name);
   if (!has_then) return fail(p, "rule %s has no then clause", r->name);
-  if (r->then.s.var < 0) return fail(p, "rule %s: the then clause's subject must be a variable", r->name);
+  if (r->then.s.var < 0)
+    return fail(p, "rule %s: the then clause's subject must be a variable", r->name);
   /* Only the first premise may bind its subject: evaluation starts from the anchor. */
   if (r->when[0].s.var >= 0 && r->when[0].s.var != r->then.s.var)
-    return fail(p, "rule %s: the first when's subject must be a constant or the then clause's subject", r->name);
+    return fail(p,
+                "rule %s: the first when's subject must be a constant or the then clause's subject",
+                r->name);
   if (eg_drule_reads(r, r->then.rel))
     return fail(p, "rule %s concludes a relation its own premises read", r->name);
   return EG_OK;
@@ -130,7 +136,8 @@ static eg_code parse_count(parser *p, eg_drule *r, char **tok, size_t nt, const 
   if (t.var < 0) return fail(p, "count needs a variable, not '%s'", tok[1]);
   char *end;
   long n = strtol(tok[3], &end, 10);
-  if (*end || n < 1 || n > 1000) return fail(p, "count needs a number from 1 to 1000, not '%s'", tok[3]);
+  if (*end || n < 1 || n > 1000)
+    return fail(p, "count needs a number from 1 to 1000, not '%s'", tok[3]);
   r->count_var = t.var;
   r->count_min = (uint32_t)n;
   return EG_OK;
@@ -156,9 +163,11 @@ static eg_code parse_lines(parser *p, const char *text, size_t len, eg_drules *s
     const char *kw = tok[0];
     if (strcmp(kw, "rule") == 0) {
       if (r) return fail(p, "rule inside rule %s (missing end)", r->name);
-      if (nt != 2 || !word_valid(tok[1])) return fail(p, "rule needs a name (lower-case, digits, - or _)", NULL);
+      if (nt != 2 || !word_valid(tok[1]))
+        return fail(p, "rule needs a name (lower-case, digits, - or _)", NULL);
       for (size_t i = 0; i < set->n; i++)
-        if (strcmp(set->rules[i].name, tok[1]) == 0) return fail(p, "rule %s is defined twice", tok[1]);
+        if (strcmp(set->rules[i].name, tok[1]) == 0)
+          return fail(p, "rule %s is defined twice", tok[1]);
       if (set->n == EG_DERIVE_MAX_RULES) return fail(p, "more than 256 rules", NULL);
       r = &set->rules[set->n];
       memset(r, 0, sizeof *r);
@@ -200,7 +209,8 @@ static eg_code parse_lines(parser *p, const char *text, size_t len, eg_drules *s
   return EG_OK;
 }
 
-eg_code eg_drules_parse(const char *text, size_t len, const char *origin, eg_drules **out, eg_err *err) {
+eg_code eg_drules_parse(const char *text, size_t len, const char *origin, eg_drules **out,
+                        eg_err *err) {
   *out = NULL;
   eg_drules *set = calloc(1, sizeof *set);
   if (!set || !(set->arena = eg_arena_new(4096, 0)) ||

@@ -14,12 +14,15 @@
 static void check_rule(const eg_drule *r) {
   bool bound[EG_DERIVE_MAX_VARS] = {0};
   eg_fuzz_check(r->n_when >= 1 && r->n_when <= EG_DERIVE_MAX_CLAUSES, "1 to 8 when clauses");
-  eg_fuzz_check(r->n_unless <= EG_DERIVE_MAX_CLAUSES && r->n_vars <= EG_DERIVE_MAX_VARS, "clauses and variables capped");
+  eg_fuzz_check(r->n_unless <= EG_DERIVE_MAX_CLAUSES && r->n_vars <= EG_DERIVE_MAX_VARS,
+                "clauses and variables capped");
   eg_fuzz_check(r->then.s.var >= 0, "the anchor is a variable");
-  eg_fuzz_check(r->when[0].s.var < 0 || r->when[0].s.var == r->then.s.var, "the first premise starts at the anchor");
+  eg_fuzz_check(r->when[0].s.var < 0 || r->when[0].s.var == r->then.s.var,
+                "the first premise starts at the anchor");
   for (size_t i = 0; i < r->n_when; i++) {
     const eg_dpattern *p = &r->when[i];
-    eg_fuzz_check(i == 0 || p->s.var < 0 || bound[p->s.var], "a premise's subject is bound before it");
+    eg_fuzz_check(i == 0 || p->s.var < 0 || bound[p->s.var],
+                  "a premise's subject is bound before it");
     if (p->s.var >= 0) bound[p->s.var] = true;
     if (p->o.var >= 0) bound[p->o.var] = true;
   }
@@ -27,8 +30,10 @@ static void check_rule(const eg_drule *r) {
     eg_fuzz_check((r->unless[i].s.var < 0 || bound[r->unless[i].s.var]) &&
                       (r->unless[i].o.var < 0 || bound[r->unless[i].o.var]),
                   "unless variables bound");
-  eg_fuzz_check(bound[r->then.s.var] && (r->then.o.var < 0 || bound[r->then.o.var]), "then variables bound");
-  eg_fuzz_check(r->count_var < 0 || (bound[r->count_var] && r->count_min >= 1), "count variable bound");
+  eg_fuzz_check(bound[r->then.s.var] && (r->then.o.var < 0 || bound[r->then.o.var]),
+                "then variables bound");
+  eg_fuzz_check(r->count_var < 0 || (bound[r->count_var] && r->count_min >= 1),
+                "count variable bound");
   eg_fuzz_check(!eg_drule_reads(r, r->then.rel), "a rule does not read its own conclusion");
 }
 

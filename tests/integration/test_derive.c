@@ -35,7 +35,8 @@ static uint64_t put(const char *tenant, const char *user, eg_edge_spec s) {
 
 static uint64_t rel(const char *tenant, const char *user, const char *subject, const char *relation,
                     const char *object) {
-  return put(tenant, user, (eg_edge_spec){.subject = subject, .relation = relation, .object = object});
+  return put(tenant, user,
+             (eg_edge_spec){.subject = subject, .relation = relation, .object = object});
 }
 
 /* The current values of (subject, relation) in user's view; caller frees *keep. */
@@ -51,7 +52,8 @@ static Engram__V1__StateResult *state(const char *tenant, const char *user, cons
   return (*keep)->n_results == 1 ? (*keep)->results[0] : &none;
 }
 
-static size_t n_values(const char *tenant, const char *user, const char *subject, const char *relation) {
+static size_t n_values(const char *tenant, const char *user, const char *subject,
+                       const char *relation) {
   Engram__V1__StateResponse *r;
   size_t n = state(tenant, user, subject, relation, &r)->n_values;
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -71,8 +73,11 @@ static uint64_t premises[3];
 /* The seed's example: the conclusion, with its provenance, rule and premises. */
 static void test_seed_example(void) {
   const char *t = "seed";
-  premises[0] = put(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "OPTIMIZES_FOR",
-                                            .literal = "data sovereignty", .session = "s1"});
+  premises[0] = put(t, "u1",
+                    (eg_edge_spec){.subject = "user:u1",
+                                   .relation = "OPTIMIZES_FOR",
+                                   .literal = "data sovereignty",
+                                   .session = "s1"});
   premises[1] = rel(t, "u1", "user:u1", "REJECTED", "vendor-A");
   EG_REQUIRE(premises[0] && premises[1]);
   EG_CHECK_INT(n_values(t, "u1", "user:u1", "PREFERS"), 0); /* one rejection is not a pattern */
@@ -104,7 +109,8 @@ static void test_seed_example(void) {
 static Engram__V1__Edge *last_commit(const char *t, const char *subject, const char *relation,
                                      Engram__V1__HistoryResponse **keep) {
   eg_err e;
-  if (gc_history(gra, t, NULL, subject, relation, 0, keep, &e) != EG_OK || !(*keep)->n_entries) return NULL;
+  if (gc_history(gra, t, NULL, subject, relation, 0, keep, &e) != EG_OK || !(*keep)->n_entries)
+    return NULL;
   return (*keep)->entries[(*keep)->n_entries - 1]->edge;
 }
 
@@ -114,7 +120,9 @@ static void test_premise_retracted(void) {
   EG_CHECK_INT(gc_walk(gra, t, conclusion, 0, 0, 0, NULL, NULL, NULL),
                ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED);
   uint64_t retract =
-      put(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "REJECTED", .object = "vendor-A", .retract = true});
+      put(t, "u1",
+          (eg_edge_spec){
+              .subject = "user:u1", .relation = "REJECTED", .object = "vendor-A", .retract = true});
   EG_REQUIRE(retract);
   Engram__V1__HistoryResponse *h;
   Engram__V1__Edge *rj = last_commit(t, "user:u1", "REJECTED", &h);
@@ -143,10 +151,15 @@ static void test_premise_retracted(void) {
 /* A stated PREFERS is never overridden; stated after a derived one, it supersedes it. */
 static void test_stated_wins(void) {
   const char *t = "stated";
-  uint64_t stated = put(t, "u3", (eg_edge_spec){.subject = "user:u3", .relation = "PREFERS", .object = "eu-hosting",
-                                                .session = "s9"});
+  uint64_t stated = put(
+      t, "u3",
+      (eg_edge_spec){
+          .subject = "user:u3", .relation = "PREFERS", .object = "eu-hosting", .session = "s9"});
   EG_REQUIRE(stated);
-  EG_REQUIRE(put(t, "u3", (eg_edge_spec){.subject = "user:u3", .relation = "OPTIMIZES_FOR", .object = "Data Sovereignty"}));
+  EG_REQUIRE(
+      put(t, "u3",
+          (eg_edge_spec){
+              .subject = "user:u3", .relation = "OPTIMIZES_FOR", .object = "Data Sovereignty"}));
   EG_REQUIRE(rel(t, "u3", "user:u3", "REJECTED", "vendor-A"));
   EG_REQUIRE(rel(t, "u3", "user:u3", "REJECTED", "vendor-B"));
   Engram__V1__StateResponse *r;
@@ -158,11 +171,15 @@ static void test_stated_wins(void) {
 
   /* Derived first, then stated: the stated commit is the current one, and the rules
    * leave it alone on the next relevant commit. */
-  EG_REQUIRE(put(t, "u4", (eg_edge_spec){.subject = "user:u4", .relation = "OPTIMIZES_FOR", .literal = "data sovereignty"}));
+  EG_REQUIRE(
+      put(t, "u4",
+          (eg_edge_spec){
+              .subject = "user:u4", .relation = "OPTIMIZES_FOR", .literal = "data sovereignty"}));
   EG_REQUIRE(rel(t, "u4", "user:u4", "REJECTED", "vendor-A"));
   EG_REQUIRE(rel(t, "u4", "user:u4", "REJECTED", "vendor-B"));
   EG_CHECK_INT(gc_history_len(gra, t, "user:u4", "PREFERS"), 1);
-  stated = put(t, "u4", (eg_edge_spec){.subject = "user:u4", .relation = "PREFERS", .object = "eu-hosting"});
+  stated = put(t, "u4",
+               (eg_edge_spec){.subject = "user:u4", .relation = "PREFERS", .object = "eu-hosting"});
   EG_REQUIRE(rel(t, "u4", "user:u4", "REJECTED", "vendor-C"));
   res = state(t, "u4", "user:u4", "PREFERS", &r);
   EG_REQUIRE(res->n_values == 1);
@@ -175,7 +192,10 @@ static void test_stated_wins(void) {
 /* Another user's edges never feed a conclusion, and a conclusion is its user's only. */
 static void test_users_apart(void) {
   const char *t = "users";
-  EG_REQUIRE(put(t, "u1", (eg_edge_spec){.subject = "user:u1", .relation = "OPTIMIZES_FOR", .literal = "data sovereignty"}));
+  EG_REQUIRE(
+      put(t, "u1",
+          (eg_edge_spec){
+              .subject = "user:u1", .relation = "OPTIMIZES_FOR", .literal = "data sovereignty"}));
   EG_REQUIRE(rel(t, "u1", "user:u1", "REJECTED", "vendor-A"));
   /* u2 rejects on the same subject entity (their own edges): they do not count for u1 */
   EG_REQUIRE(rel(t, "u2", "user:u1", "REJECTED", "vendor-B"));
@@ -189,14 +209,16 @@ static void test_users_apart(void) {
 
 /* The same from chat: "I care most about data sovereignty", two suggestions turned down. */
 static void test_from_chat(void) {
-  const char *msgs[] = {"user", "We need a cloud provider. I care most about data sovereignty.",
-                        "assistant", "How about Vendor A?",
-                        "user", "No thanks, not Vendor A.",
-                        "assistant", "You could try Vendor B.",
-                        "user", "No thanks, I'll pass on that one.",
-                        "assistant", "Understood."};
+  const char *msgs[] = {
+      "user",      "We need a cloud provider. I care most about data sovereignty.",
+      "assistant", "How about Vendor A?",
+      "user",      "No thanks, not Vendor A.",
+      "assistant", "You could try Vendor B.",
+      "user",      "No thanks, I'll pass on that one.",
+      "assistant", "Understood."};
   eg_err e;
-  EG_REQUIRE(ic_session(ing, "chat", "u7", "c1", T("2026-11-20T10:00:00Z"), msgs, 6, false, NULL, &e) == EG_OK);
+  EG_REQUIRE(ic_session(ing, "chat", "u7", "c1", T("2026-11-20T10:00:00Z"), msgs, 6, false, NULL,
+                        &e) == EG_OK);
   EG_CHECK_INT(n_values("chat", "u7", "user:u7", "REJECTED"), 2);
   Engram__V1__StateResponse *r;
   Engram__V1__StateResult *res = state("chat", "u7", "user:u7", "PREFERS", &r);
@@ -220,13 +242,16 @@ static void test_metrics(void) {
 static void test_cli(void) {
   char *dir = eg_test_tempdir("derive-cli"), out[600];
   snprintf(out, sizeof out, "%s/cli.out", dir);
-  EG_CHECK_INT(eg_test_system("%s/engram --graphd-addr %s --tenant seed --user u1 graph history user:u1 PREFERS > %s",
-                              EG_BINARY_DIR, cl.d[EG_GRAPHD].addr, out),
-               0);
+  EG_CHECK_INT(
+      eg_test_system(
+          "%s/engram --graphd-addr %s --tenant seed --user u1 graph history user:u1 PREFERS > %s",
+          EG_BINARY_DIR, cl.d[EG_GRAPHD].addr, out),
+      0);
   char *text = eg_test_slurp(out), want[200];
   EG_REQUIRE(text != NULL);
-  snprintf(want, sizeof want, "derived by " RULE " from #%llu #%llu #%llu", (unsigned long long)premises[0],
-           (unsigned long long)premises[1], (unsigned long long)premises[2]);
+  snprintf(want, sizeof want, "derived by " RULE " from #%llu #%llu #%llu",
+           (unsigned long long)premises[0], (unsigned long long)premises[1],
+           (unsigned long long)premises[2]);
   EG_CHECK(strstr(text, want) != NULL);
   snprintf(want, sizeof want, "PREFERS RETRACT = eu-hosting");
   EG_CHECK(strstr(text, want) != NULL);

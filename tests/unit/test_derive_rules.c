@@ -40,7 +40,8 @@ static void test_parse_shipped(void) {
   EG_CHECK_INT(d->when[0].o.var, -1);
   EG_CHECK_STR(d->then.rel, "PREFERS");
   EG_CHECK(d->count_var >= 0 && d->count_min == 2);
-  EG_CHECK(eg_drule_reads(d, "REJECTED") && eg_drule_reads(d, "HAS_PROPERTY") && !eg_drule_reads(d, "PREFERS"));
+  EG_CHECK(eg_drule_reads(d, "REJECTED") && eg_drule_reads(d, "HAS_PROPERTY") &&
+           !eg_drule_reads(d, "PREFERS"));
   eg_drules_free(r);
   EG_CHECK_INT(eg_drules_load("/nonexistent/rules.txt", &r, &e), EG_EIO);
   EG_CHECK(strstr(e.msg, "/nonexistent/rules.txt") != NULL);
@@ -48,31 +49,39 @@ static void test_parse_shipped(void) {
 
 static void test_parse_errors(void) {
   EG_CHECK_STR(parse_error("# nothing but comments\n\n"), "");
-  EG_CHECK_STR(parse_error("rule a\n when ?u likes ?x\n then ?u S ?x\nend\n"), "rules.txt:2: relation 'likes' is not UPPER_SNAKE");
+  EG_CHECK_STR(parse_error("rule a\n when ?u likes ?x\n then ?u S ?x\nend\n"),
+               "rules.txt:2: relation 'likes' is not UPPER_SNAKE");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n whenn ?u LIKES ?x\nend"),
                "rules.txt:3: unknown clause 'whenn' (expected when, unless, count, then or end)");
-  EG_CHECK_STR(parse_error("\n\nwhen ?u LIKES ?x\n"), "rules.txt:3: 'when' outside a rule (expected: rule NAME)");
+  EG_CHECK_STR(parse_error("\n\nwhen ?u LIKES ?x\n"),
+               "rules.txt:3: 'when' outside a rule (expected: rule NAME)");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n then ?u PREFERS ?y\nend"),
                "rules.txt:3: variable ?y is not bound by an earlier when");
-  EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n when ?z LIKES ?x\n then ?u PREFERS ?x\nend"),
-               "rules.txt:3: variable ?z is not bound by an earlier when");
+  EG_CHECK_STR(
+      parse_error("rule a\n when ?u LIKES ?x\n when ?z LIKES ?x\n then ?u PREFERS ?x\nend"),
+      "rules.txt:3: variable ?z is not bound by an earlier when");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n then ?u PREFERS ?x\n"),
                "rules.txt:3: rule a is not closed (missing end)");
-  EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\nend"), "rules.txt:3: rule a has no then clause");
+  EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\nend"),
+               "rules.txt:3: rule a has no then clause");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n then ?u LIKES food\nend"),
                "rules.txt:4: rule a concludes a relation its own premises read");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n count ?x >= 0\n then ?u PREFERS ?x\nend"),
                "rules.txt:3: count needs a number from 1 to 1000, not '0'");
-  EG_CHECK_STR(parse_error("rule a\n when ?u LIKES \"open\n"), "rules.txt:2: unterminated quoted name");
+  EG_CHECK_STR(parse_error("rule a\n when ?u LIKES \"open\n"),
+               "rules.txt:2: unterminated quoted name");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n then ?u PREFERS ?x\nend\nrule a\n"),
                "rules.txt:5: rule a is defined twice");
   EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n then food PREFERS ?x\nend"),
                "rules.txt:4: rule a: the then clause's subject must be a variable");
   EG_CHECK_STR(parse_error("rule a\n when ?v LIKES ?u\n then ?u PREFERS ?v\nend"),
-               "rules.txt:4: rule a: the first when's subject must be a constant or the then clause's subject");
-  EG_CHECK_STR(parse_error("rule a\n when ?u LIKES ?x\n then ?u PREFERS ?x\n when ?u LIKES ?y\nend"),
-               "rules.txt:4: 'when' after then (expected: end)");
-  EG_CHECK_STR(parse_error("rule Bad\n"), "rules.txt:1: rule needs a name (lower-case, digits, - or _)");
+               "rules.txt:4: rule a: the first when's subject must be a constant or the then "
+               "clause's subject");
+  EG_CHECK_STR(
+      parse_error("rule a\n when ?u LIKES ?x\n then ?u PREFERS ?x\n when ?u LIKES ?y\nend"),
+      "rules.txt:4: 'when' after then (expected: end)");
+  EG_CHECK_STR(parse_error("rule Bad\n"),
+               "rules.txt:1: rule needs a name (lower-case, digits, - or _)");
   EG_CHECK_STR(parse_error("rule a\n unless ?u LIKES ?x\n"), "rules.txt:2: unless before any when");
 }
 
@@ -111,8 +120,8 @@ static void open_engine(uint32_t max_matches) {
 }
 
 /* Commit (subject, rel, object entity or literal) as user; returns the edge id. */
-static uint64_t put(const char *user, const char *subject, const char *rel, const char *object, bool literal,
-                    bool retract) {
+static uint64_t put(const char *user, const char *subject, const char *rel, const char *object,
+                    bool literal, bool retract) {
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = "t";
@@ -124,8 +133,10 @@ static uint64_t put(const char *user, const char *subject, const char *rel, cons
   Engram__V1__EdgeInput in = ENGRAM__V1__EDGE_INPUT__INIT, *ins[1] = {&in};
   in.subject = &subj;
   in.relation = (char *)rel;
-  if (literal) in.object_literal = (char *)object;
-  else in.object_entity = &obj;
+  if (literal)
+    in.object_literal = (char *)object;
+  else
+    in.object_entity = &obj;
   in.op = retract ? ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT : ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
   Engram__V1__CommitRequest req = ENGRAM__V1__COMMIT_REQUEST__INIT;
   req.scope = &scope;
@@ -141,8 +152,8 @@ static uint64_t put(const char *user, const char *subject, const char *rel, cons
 
 /* The current values of (subject, rel) in user's view, copied into ids (edge ids) and
  * the number of those DERIVED. Returns how many values there are. */
-static size_t values(const char *user, const char *subject, const char *rel, uint64_t *ids, size_t *derived,
-                     size_t *n_premises) {
+static size_t values(const char *user, const char *subject, const char *rel, uint64_t *ids,
+                     size_t *derived, size_t *n_premises) {
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = "t";
@@ -182,7 +193,8 @@ static void test_match_count_unless(void) {
   EG_REQUIRE(put("u1", "user:u1", "OPTIMIZES_FOR", "data sovereignty", true, false));
   EG_REQUIRE(put("u1", "user:u1", "REJECTED", "vendor-a", false, false));
   size_t derived, np;
-  EG_CHECK_INT(values("u1", "user:u1", "PREFERS", NULL, NULL, NULL), 0); /* one rejection: count not met */
+  EG_CHECK_INT(values("u1", "user:u1", "PREFERS", NULL, NULL, NULL),
+               0); /* one rejection: count not met */
   /* A second vendor that has the property does not count. */
   EG_REQUIRE(put("", "vendor-b", "HAS_PROPERTY", "eu-hosting", false, false));
   EG_REQUIRE(put("u1", "user:u1", "REJECTED", "vendor-b", false, false));
