@@ -88,8 +88,8 @@ static const char *const mcp_messages[] = {
 
 /* Derivation rules (fuzz_derive_rules): the shipped file is added by main, these around it. */
 static const char *const rule_texts[] = {
-    "rule r\n when ?u LIKES ?x\n when ?x IS_A \"jazz club\"\n unless ?x HAS_PROPERTY closed\n"
-    " count ?x >= 2\n then ?u PREFERS live-music\nend\n",
+    ("rule r\n when ?u LIKES ?x\n when ?x IS_A \"jazz club\"\n unless ?x HAS_PROPERTY closed\n"
+     " count ?x >= 2\n then ?u PREFERS live-music\nend\n"),
     "rule a\n when ?u FRIEND_OF ?f\n when ?f LIKES ?x\n then ?u MIGHT_LIKE ?x\nend\n# comment\n",
     "rule a\n when ?u LIKES ?x\n whenn ?u LIKES ?x\nend",
     "rule a\n when ?u LIKES \"open\n",
