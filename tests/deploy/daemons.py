@@ -46,9 +46,11 @@ def start_all(build, tmp, extra, env=None, wait_s=20):
     """The four daemons on free loopback ports, data and logs under tmp, extra flags given to
     each, ingestd and recalld pointed at graphd and vectord; env defaults to the models of
     the repository's var/models with the GloVe embedder. Returns {name: (process, grpc
-    port, metrics port)}; exits the test with the daemon's log when one does not come up."""
+    port, metrics port)}; exits the test with the daemon's log when one does not come up.
+    graphd reads the repository's derivation rules."""
     if env is None:
         env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
+    env.setdefault("ENGRAM_DERIVE_RULES", os.path.join(ROOT, "services/graphd/derive_rules.txt"))
     running = {}
     for name in ORDER:
         args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name)]

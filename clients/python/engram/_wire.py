@@ -225,7 +225,8 @@ def to_fact(e) -> Fact:
                 valid_from=from_us(e.valid_from), valid_to=from_us(e.valid_to), known_at=from_us(e.t_commit),
                 reason=m.reason, utterance=m.utterance, confidence=m.confidence, extractor=m.extractor,
                 source_session_id=m.source_session_id, source_document_id=m.source_document_id,
-                derived_from=list(e.derived_from), user=e.user, agent=e.agent)
+                derived_from=list(e.derived_from), user=e.user, agent=e.agent,
+                rule=m.rule if m.provenance == graph_pb2.PROVENANCE_DERIVED else "")
 
 
 def to_recall_item(it) -> RecallItem:

@@ -63,6 +63,7 @@ class Fact:
     source_session_id: str = ""
     source_document_id: str = ""
     derived_from: List[int] = field(default_factory=list)  # premise fact ids
+    rule: str = ""  # for a conclusion of graphd's derivation rules (provenance DERIVED): the rule
     user: str = ""  # whose memory it is ("" = the tenant's shared knowledge)
     agent: str = ""
 

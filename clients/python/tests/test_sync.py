@@ -113,6 +113,17 @@ class FactsHistory(unittest.TestCase):
             self.assertEqual(facts[0].status, Status.UNVERIFIED)
             self.assertIn("Ravi Shah LIVES_IN Lisbon", got.context)
 
+    def test_a_derived_fact_names_its_rule(self):
+        with connect(user="lena") as engram:
+            goal = engram.assert_fact("user:lena", "OPTIMIZES_FOR", "data sovereignty")
+            a = engram.assert_fact("user:lena", "REJECTED", "Vendor A", entity=True)
+            b = engram.assert_fact("user:lena", "REJECTED", "Vendor B", entity=True)
+            derived = engram.facts("user:lena", relation="PREFERS")
+            self.assertEqual([(f.value, f.rule) for f in derived], [("eu-hosting", "sovereignty-prefers-eu-hosting")])
+            self.assertEqual(derived[0].derived_from, sorted(goal.edge_ids + a.edge_ids + b.edge_ids))
+            self.assertEqual(derived[0].user, "lena")
+            self.assertEqual([f.rule for f in engram.facts("user:lena", relation="REJECTED")], ["", ""])
+
     def test_another_tenant_sees_nothing(self):
         with connect(user="ravi") as engram:
             engram.assert_fact("Tenant Probe", "DIET", "vegan")
