@@ -36,6 +36,9 @@ static const eg_cfg_opt recalld_opts[] = {
      "pseudo-relevance feedback of the searches: how far each query vector moves toward its first "
      "ranking's best chunks (0 = off, at most 10; 0.5 is a good start)", 0, 0, 0},
     {"feedback_docs", EG_CFG_INT, "3", "how many of the best chunks feedback averages", 0, 1, 100},
+    {"current_first", EG_CFG_BOOL, "true",
+     "for a fact the question is about, the excerpt naming its current value before one naming only an earlier value",
+     0, 0, 0},
 };
 
 EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
@@ -77,6 +80,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .rerank_timeout_ms = eg_cfg_int(c, "rerank_timeout_ms"),
       .feedback_weight = (float)fw,
       .feedback_docs = (uint32_t)eg_cfg_int(c, "feedback_docs"),
+      .current_first = eg_cfg_bool(c, "current_first"),
   };
   if (!rc) rc = eg_recall_open(&o, eg_daemon_metrics(d), &s->recall, err);
   if (rc) {

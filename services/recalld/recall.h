@@ -42,6 +42,7 @@ typedef struct eg_recall_opts {
   long rerank_timeout_ms;
   float feedback_weight;       /* vectord's pseudo-relevance feedback for every search (0 = off) */
   uint32_t feedback_docs;      /* … over this many best candidates (0 = vectord's default) */
+  bool current_first;          /* a fact's current value's excerpt before an earlier value's */
 } eg_recall_opts;
 
 typedef struct eg_recall eg_recall;
