@@ -4,8 +4,8 @@
  *
  * The block puts current facts first (with the values they replaced and why, and the
  * premise walk's verdict), then what the user values (the preferences on the question,
- * with their confidence and outcomes: values.c), then the excerpts — chronological when the question is about a
- * time, else by score — then the connections; every line dated. Lines are added while
+ * with their confidence and outcomes: values.c), then the excerpts — chronological when
+ * the question is about a time, else by score — then the connections; every line dated. Lines are added while
  * they fit the token budget (tokens counted as words, the measure used throughout).
  * Everything the response keeps is copied into the call's arena: the peers' answers it
  * was read from are freed after.
@@ -51,6 +51,24 @@ static const char *status_name(Engram__V1__EpistemicStatus s) {
   }
 }
 
+/* Why a POTENTIALLY_STALE value is: the doubt or the changed premise (superseding). */
+static void stale_why(const rc_ctx *c, const Engram__V1__Edge *superseding, eg_buf *b) {
+  if (!superseding) return;
+  char sd[16];
+  date_of(superseding->valid_from, sd, sizeof sd);
+  const Engram__V1__EdgeMeta *m = superseding->meta;
+  if (!strcmp(superseding->relation, EG_STATE_UNCERTAIN)) /* a doubt: the statement is the reason */
+    eg_buf_printf(b, ": put in doubt on %s by \"%s\"", sd, m && m->utterance ? m->utterance : "");
+  else {
+    eg_buf_printf(b, ": a premise changed on %s: ", sd);
+    edge_text(c, superseding, b);
+  }
+}
+
+static void reason_of(const Engram__V1__Edge *e, eg_buf *b) {
+  if (e->meta && e->meta->reason && *e->meta->reason) eg_buf_printf(b, " why: %s", e->meta->reason);
+}
+
 /* One fact as a block line (with its history and status). */
 static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   char d[16];
@@ -58,19 +76,9 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   eg_buf_printf(b, "- ");
   edge_text(c, f->edge, b);
   eg_buf_printf(b, " (since %s) [%s", d, status_name(f->status));
-  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE && f->superseding) {
-    char sd[16];
-    date_of(f->superseding->valid_from, sd, sizeof sd);
-    const Engram__V1__EdgeMeta *m = f->superseding->meta;
-    if (!strcmp(f->superseding->relation, EG_STATE_UNCERTAIN)) /* a doubt: the statement is the reason */
-      eg_buf_printf(b, ": put in doubt on %s by \"%s\"", sd, m && m->utterance ? m->utterance : "");
-    else {
-      eg_buf_printf(b, ": a premise changed on %s: ", sd);
-      edge_text(c, f->superseding, b);
-    }
-  }
+  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) stale_why(c, f->superseding, b);
   eg_buf_printf(b, "]");
-  if (f->edge->meta && f->edge->meta->reason && *f->edge->meta->reason) eg_buf_printf(b, " why: %s", f->edge->meta->reason);
+  reason_of(f->edge, b);
   eg_buf_printf(b, "\n");
   for (size_t i = 0; i < f->n_history; i++) {
     const Engram__V1__Edge *h = f->history[i];
@@ -78,7 +86,7 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
     date_of(h->valid_from, from, sizeof from);
     date_of(h->valid_to ? h->valid_to : f->edge->valid_from, to, sizeof to);
     eg_buf_printf(b, "    earlier: %s (%s to %s, superseded)", value_of(c, h), from, to);
-    if (h->meta && h->meta->reason && *h->meta->reason) eg_buf_printf(b, " why: %s", h->meta->reason);
+    reason_of(h, b);
     eg_buf_printf(b, "\n");
   }
 }
@@ -209,10 +217,6 @@ static size_t stated_sources(const Engram__V1__Belief *b) {
   return n;
 }
 
-static void reason_of(const Engram__V1__Edge *e, eg_buf *b) {
-  if (e->meta && e->meta->reason && *e->meta->reason) eg_buf_printf(b, " why: %s", e->meta->reason);
-}
-
 /* "- prefers thai food (confidence 0.84, 2 sources; last outcome SUCCEEDED 2025-03-02) since …"
  * and, for a question about a change, one line per earlier step of its chain. */
 static void value_line(const rc_ctx *c, const rc_value *v, eg_buf *b) {
@@ -234,12 +238,7 @@ static void value_line(const rc_ctx *c, const rc_value *v, eg_buf *b) {
   eg_buf_printf(b, ") since %s", d);
   if (v->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) {
     eg_buf_printf(b, " [POTENTIALLY_STALE");
-    if (v->superseding) {
-      char sd[16];
-      date_of(v->superseding->valid_from, sd, sizeof sd);
-      eg_buf_printf(b, ": a premise changed on %s: ", sd);
-      edge_text(c, v->superseding, b);
-    }
+    stale_why(c, v->superseding, b);
     eg_buf_printf(b, "]");
   }
   reason_of(e, b);
