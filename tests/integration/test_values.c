@@ -4,7 +4,7 @@
  * a question they bear on, and not for one they do not; an outcome recorded with
  * Graph.RecordOutcome; a switch and an evolution answered from the chain with dates and
  * reasons; a derived preference whose premise changed; the token budget cutting the part
- * between whole lines.
+ * between whole lines; the excerpts' order untouched by a preference on the question.
  */
 #include <math.h>
 #include <stdio.h>
@@ -24,9 +24,9 @@
 static eg_cluster cl;
 static eg_rpc_client *ing, *rec, *gra;
 
-static Engram__V1__RecallResponse *ask(const char *q, uint32_t budget) {
+static Engram__V1__RecallResponse *ask_in(const char *tenant, const char *q, uint32_t budget) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = "t";
+  scope.tenant = (char *)tenant;
   scope.user = "u1";
   Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
   req.scope = &scope;
@@ -43,6 +43,8 @@ static Engram__V1__RecallResponse *ask(const char *q, uint32_t budget) {
   return (void *)r;
 }
 
+static Engram__V1__RecallResponse *ask(const char *q, uint32_t budget) { return ask_in("t", q, budget); }
+
 /* The preference items of r (FACT items marked preference), how many; *first = the first. */
 static size_t prefs(const Engram__V1__RecallResponse *r, const Engram__V1__RecallItem **first) {
   size_t n = 0;
@@ -55,18 +57,24 @@ static size_t prefs(const Engram__V1__RecallResponse *r, const Engram__V1__Recal
   return n;
 }
 
-static void say(const char *sid, const char *when, const char *user_text, const char *reply) {
+static void say_in(const char *tenant, const char *sid, const char *when, const char *user_text, const char *reply) {
   const char *const m[] = {"user", user_text, "assistant", reply};
   eg_err e;
-  EG_REQUIRE(ic_session(ing, "t", "u1", sid, T(when), m, 2, false, NULL, &e) == EG_OK);
+  EG_REQUIRE(ic_session(ing, tenant, "u1", sid, T(when), m, 2, false, NULL, &e) == EG_OK);
 }
 
-static uint64_t commit(eg_edge_spec s) {
+static void say(const char *sid, const char *when, const char *user_text, const char *reply) {
+  say_in("t", sid, when, user_text, reply);
+}
+
+static uint64_t commit_in(const char *tenant, eg_edge_spec s) {
   eg_err e;
-  uint64_t id = gc_commit(gra, "t", "u1", &s, &e);
+  uint64_t id = gc_commit(gra, tenant, "u1", &s, &e);
   if (!id) fprintf(stderr, "commit: %s\n", e.msg);
   return id;
 }
+
+static uint64_t commit(eg_edge_spec s) { return commit_in("t", s); }
 
 static void show(const Engram__V1__RecallResponse *r) {
   if (eg_test_failed()) fprintf(stderr, "--- context:\n%s---\n", r ? r->context : "(none)");
@@ -223,7 +231,7 @@ static void test_derived(void) {
                                    .valid_from = T("2024-02-02"), .premises = premises, .n_premises = 1, .confidence = 0.6f}));
   Engram__V1__RecallResponse *r = ask("Which restaurants do I prefer?", 0);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(strstr(r->context, "- prefers vegetarian restaurants (derived; confidence 0.60") != NULL);
+  EG_CHECK(strstr(r->context, "- prefers vegetarian restaurants (derived; confidence 0.60, 1 source) since 2024-02-02") != NULL);
   EG_CHECK(strstr(r->context, "POTENTIALLY_STALE") == NULL);
   show(r);
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -231,7 +239,7 @@ static void test_derived(void) {
                                    .valid_from = T("2025-03-01")}));
   r = ask("Which restaurants do I prefer?", 0);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(strstr(r->context, "- prefers vegetarian restaurants (derived; confidence 0.60") != NULL);
+  EG_CHECK(strstr(r->context, "- prefers vegetarian restaurants (derived; confidence 0.60, 1 source) since 2024-02-02") != NULL);
   EG_CHECK(strstr(r->context, "[POTENTIALLY_STALE: a premise changed on 2025-03-01: the user DIET omnivore]") !=
            NULL);
   const Engram__V1__RecallItem *it;
@@ -279,6 +287,39 @@ static void test_budget(void) {
   free(unit);
 }
 
+/* The chunk items of r, their ids in order, into ids (at most cap); returns how many. */
+static size_t chunk_order(const Engram__V1__RecallResponse *r, uint64_t *ids, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_items && n < cap; i++)
+    if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) ids[n++] = r->items[i]->chunk_id;
+  return n;
+}
+
+/* A preference that bears on the question adds its part and moves no excerpt. */
+static void test_excerpts_unmoved(void) {
+  say_in("t2", "e1", "2025-01-03T12:00:00Z", "We had lunch at the harbour, the fish market was busy.", "Sounds lovely.");
+  say_in("t2", "e2", "2025-01-20T12:00:00Z", "The japanese place near work opened a second room.", "Good to know.");
+  say_in("t2", "e3", "2025-02-02T12:00:00Z", "My sister recommended a ramen bar in the old town.", "Worth a try.");
+  const char *q = "Where should I go for sushi this weekend?";
+  uint64_t before[16], after[16];
+  Engram__V1__RecallResponse *r = ask_in("t2", q, 0);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(strstr(r->context, HEADING) == NULL);
+  size_t nb = chunk_order(r, before, 16);
+  EG_CHECK(nb >= 2);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  EG_REQUIRE(commit_in("t2", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "sushi",
+                                            .valid_from = T("2025-02-10"), .session = "app", .confidence = 0.7f}));
+  r = ask_in("t2", q, 0);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(strstr(r->context, "- prefers sushi (confidence 0.70, 1 source) since 2025-02-10") != NULL);
+  size_t na = chunk_order(r, after, 16);
+  EG_CHECK_INT(na, nb);
+  EG_CHECK(na == nb && memcmp(before, after, nb * sizeof *before) == 0);
+  show(r);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
@@ -288,6 +329,7 @@ int main(void) {
   EG_RUN(test_switch);
   EG_RUN(test_derived);
   EG_RUN(test_budget);
+  EG_RUN(test_excerpts_unmoved);
   int rc = eg_test_finish();
   eg_rpc_client_close(ing);
   eg_rpc_client_close(rec);
