@@ -5,8 +5,9 @@
  * The block puts current facts first (with the values they replaced and why, and the
  * premise walk's verdict), then what the user values (the preferences on the question,
  * with their confidence and outcomes: values.c), then the excerpts — chronological when
- * the question is about a time, else by score — then the connections; every line dated. Lines are added while
- * they fit the token budget (tokens counted as words, the measure used throughout).
+ * the question is about a time, else by score — then the connections; every line dated.
+ * Lines are added while they fit the token budget (tokens counted as words, the measure
+ * used throughout).
  * Everything the response keeps is copied into the call's arena: the peers' answers it
  * was read from are freed after.
  */

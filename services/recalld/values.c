@@ -19,7 +19,7 @@
 #include "common/text.h"
 #include "services/recalld/recall_int.h"
 
-static const char *const pref_relations[] = {"PREFERS", "LIKES",    "ACCEPTED",     "AVOIDS",
+static const char *const pref_relations[] = {"PREFERS",  "LIKES",    "ACCEPTED",     "AVOIDS",
                                              "DISLIKES", "REJECTED", "OPTIMIZES_FOR"};
 enum { N_PREF = sizeof pref_relations / sizeof *pref_relations };
 
@@ -35,9 +35,12 @@ bool rc_is_preference(const char *relation) {
 }
 
 const char *rc_relation_words(const char *relation) {
-  static const char *const words[][2] = {{"PREFERS", "prefers"},   {"LIKES", "likes"},
-                                         {"ACCEPTED", "accepted"}, {"AVOIDS", "avoids"},
-                                         {"DISLIKES", "dislikes"}, {"REJECTED", "rejected"},
+  static const char *const words[][2] = {{"PREFERS", "prefers"},
+                                         {"LIKES", "likes"},
+                                         {"ACCEPTED", "accepted"},
+                                         {"AVOIDS", "avoids"},
+                                         {"DISLIKES", "dislikes"},
+                                         {"REJECTED", "rejected"},
                                          {"OPTIMIZES_FOR", "optimizes for"}};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (!strcmp(relation, words[i][0])) return words[i][1];
@@ -70,11 +73,13 @@ Engram__V1__StateRequest *rc_values_request(rc_ctx *c) {
 
 /* Words that make a question about how something changed. */
 static bool has_change_cue(const char *q) {
-  static const char *cues[] = {"switch", "chang", "evolv", "used to", "instead", "anymore", "no longer",
-                               "stopped", "over time", "why did i", "why do i no", "went from", "moved from"};
+  static const char *cues[] = {"switch",      "chang",     "evolv",     "used to",   "instead",
+                               "anymore",     "no longer", "stopped",   "over time", "why did i",
+                               "why do i no", "went from", "moved from"};
   for (size_t i = 0; i < sizeof cues / sizeof *cues; i++)
     for (const char *p = q; (p = strcasestr(p, cues[i])) != NULL; p++)
-      if (p == q || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z'))) return true;
+      if (p == q || !((p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z')))
+        return true;
   return false;
 }
 
@@ -128,7 +133,8 @@ static bool same_object(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
 
 static bool picked(const rc_ctx *c, const Engram__V1__Edge *e) {
   for (size_t i = 0; i < c->n_values; i++)
-    if (!strcmp(c->values[i].edge->relation, e->relation) && same_object(c->values[i].edge, e)) return true;
+    if (!strcmp(c->values[i].edge->relation, e->relation) && same_object(c->values[i].edge, e))
+      return true;
   return false;
 }
 
@@ -141,7 +147,8 @@ static void take_steps(rc_ctx *c, rc_value *v, const Engram__V1__HistoryResponse
     Engram__V1__Edge *e = h->entries[i]->edge;
     if (e->id == v->edge->id || strcmp(e->relation, v->edge->relation) != 0) continue;
     bool own = same_object(e, v->edge);
-    bool other = !own && c->change_cue && !lent[i] && !picked(c, e) && rc_keyword_match(c, rc_object_text(e)) > 0;
+    bool other = !own && c->change_cue && !lent[i] && !picked(c, e) &&
+                 rc_keyword_match(c, rc_object_text(e)) > 0;
     if (!own && !other) continue;
     lent[i] |= other; /* another value's step once only */
     v->steps[v->n_steps++] = e;
@@ -174,8 +181,9 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
     hs[nh].relation = e->relation;
     hs[nh].known_at = c->known_at;
     hs[nh].limit = 32;
-    rs[nh] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[nh].base,
-                              &engram__v1__history_response__descriptor, NULL, {0, ""}};
+    rs[nh] = (eg_rpc_request){c->graphd,    "/engram.v1.Graph/History",
+                              &hs[nh].base, &engram__v1__history_response__descriptor,
+                              NULL,         {0, ""}};
     nh++;
   }
   Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
@@ -184,8 +192,9 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
   wr.n_claims = n;
   wr.valid_at = c->valid_at;
   wr.known_at = c->known_at;
-  rs[nh] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base, &engram__v1__walk_response__descriptor,
-                            NULL, {0, ""}};
+  rs[nh] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk",
+                            &wr.base,  &engram__v1__walk_response__descriptor,
+                            NULL,      {0, ""}};
   eg_code rc = eg_rpc_fanout(rs, nh + 1, 0);
   for (size_t i = 0; i <= nh; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i <= nh; i++)
@@ -204,7 +213,8 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
     for (size_t j = 0; j < i; j++)
       if (of[j] == of[i])
         for (size_t s = 0; s < c->values[j].n_steps && h; s++)
-          for (size_t x = 0; x < h->n_entries; x++) lent[x] |= h->entries[x]->edge == c->values[j].steps[s];
+          for (size_t x = 0; x < h->n_entries; x++)
+            lent[x] |= h->entries[x]->edge == c->values[j].steps[s];
     take_steps(c, v, h, lent);
   }
   return EG_OK;

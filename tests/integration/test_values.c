@@ -36,14 +36,17 @@ static Engram__V1__RecallResponse *ask_in(const char *tenant, const char *q, uin
   req.token_budget = budget;
   ProtobufCMessage *r = NULL;
   eg_err e;
-  if (eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0, &r, &e)) {
+  if (eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base,
+                   &engram__v1__recall_response__descriptor, 0, &r, &e)) {
     fprintf(stderr, "recall: %s\n", e.msg);
     return NULL;
   }
   return (void *)r;
 }
 
-static Engram__V1__RecallResponse *ask(const char *q, uint32_t budget) { return ask_in("t", q, budget); }
+static Engram__V1__RecallResponse *ask(const char *q, uint32_t budget) {
+  return ask_in("t", q, budget);
+}
 
 /* The preference items of r (FACT items marked preference), how many; *first = the first. */
 static size_t prefs(const Engram__V1__RecallResponse *r, const Engram__V1__RecallItem **first) {
@@ -57,7 +60,8 @@ static size_t prefs(const Engram__V1__RecallResponse *r, const Engram__V1__Recal
   return n;
 }
 
-static void say_in(const char *tenant, const char *sid, const char *when, const char *user_text, const char *reply) {
+static void say_in(const char *tenant, const char *sid, const char *when, const char *user_text,
+                   const char *reply) {
   const char *const m[] = {"user", user_text, "assistant", reply};
   eg_err e;
   EG_REQUIRE(ic_session(ing, tenant, "u1", sid, T(when), m, 2, false, NULL, &e) == EG_OK);
@@ -87,11 +91,13 @@ static void test_start(void) {
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_RECALLD].addr, NULL, &rec, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_GRAPHD].addr, NULL, &gra, &e) == EG_OK);
   /* food, said in two sessions; a hosting vendor; chatter */
-  say("food-1", "2025-01-10T19:00:00Z", "I love thai food. The green curry place downtown is my go-to.",
+  say("food-1", "2025-01-10T19:00:00Z",
+      "I love thai food. The green curry place downtown is my go-to.",
       "Green curry is a great choice.");
   say("food-2", "2025-02-14T19:00:00Z", "Honestly, I love thai food. Nothing beats it for dinner.",
       "Noted, Thai it is.");
-  say("infra", "2025-02-20T09:00:00Z", "For the company servers I prefer hetzner as our hosting vendor.",
+  say("infra", "2025-02-20T09:00:00Z",
+      "For the company servers I prefer hetzner as our hosting vendor.",
       "Hetzner is solid and affordable.");
   say("movie", "2025-03-01T20:00:00Z", "What's a good sci-fi movie for tonight?",
       "Arrival is a thoughtful pick, and Interstellar if you want something longer.");
@@ -102,7 +108,8 @@ static void test_relevant_preference(void) {
   Engram__V1__RecallResponse *r = ask("What food should I order for dinner tonight?", 0);
   EG_REQUIRE(r != NULL);
   EG_CHECK(strstr(r->context, HEADING) != NULL);
-  EG_CHECK(strstr(r->context, "- likes thai food (confidence 0.91, 2 sources) since 2025-02-14") != NULL);
+  EG_CHECK(strstr(r->context, "- likes thai food (confidence 0.91, 2 sources) since 2025-02-14") !=
+           NULL);
   EG_CHECK(strstr(r->context, "hetzner") == NULL || strstr(r->context, "prefers hetzner") == NULL);
   const Engram__V1__RecallItem *it;
   EG_CHECK_INT(prefs(r, &it), 1);
@@ -154,19 +161,23 @@ static void test_outcome(void) {
   uint64_t id = 0;
   for (size_t i = 0; i < st->n_results; i++)
     for (size_t v = 0; v < st->results[i]->n_values; v++)
-      if (!strcmp(st->results[i]->values[v]->object->literal, "thai food")) id = st->results[i]->values[v]->id;
+      if (!strcmp(st->results[i]->values[v]->object->literal, "thai food"))
+        id = st->results[i]->values[v]->id;
   protobuf_c_message_free_unpacked(&st->base, NULL);
   EG_REQUIRE(id != 0);
-  EG_REQUIRE(gc_outcome(gra, "t", "u1", id, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED, "loved the curry", NULL,
-                        &e) == EG_OK);
+  EG_REQUIRE(gc_outcome(gra, "t", "u1", id, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED,
+                        "loved the curry", NULL, &e) == EG_OK);
   Engram__V1__RecallResponse *r = ask("What food should I order for dinner tonight?", 0);
   EG_REQUIRE(r != NULL);
   /* support 1 − 0.3·0.3·0.4 */
-  EG_CHECK(strstr(r->context, "- likes thai food (confidence 0.96, 2 sources; last outcome SUCCEEDED ") != NULL);
+  EG_CHECK(strstr(r->context,
+                  "- likes thai food (confidence 0.96, 2 sources; last outcome SUCCEEDED ") !=
+           NULL);
   EG_CHECK(strstr(r->context, "\"loved the curry\")") != NULL);
   const Engram__V1__RecallItem *it;
   EG_CHECK_INT(prefs(r, &it), 1);
-  EG_CHECK(it && it->fact->n_outcomes == 1 && it->fact->outcomes[0]->kind == ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED);
+  EG_CHECK(it && it->fact->n_outcomes == 1 &&
+           it->fact->outcomes[0]->kind == ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED);
   show(r);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
@@ -174,30 +185,51 @@ static void test_outcome(void) {
 /* A switch: the earlier value, the dates and the reason, for a state (DRIVES) and for a
  * preference given up for another (PREFERS). */
 static void test_switch(void) {
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "DRIVES", .literal = "honda civic",
-                                   .valid_from = T("2022-01-10"), .session = "car-1"}));
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "DRIVES", .literal = "tesla model 3",
-                                   .valid_from = T("2024-03-01"), .session = "car-2",
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "DRIVES",
+                                   .literal = "honda civic",
+                                   .valid_from = T("2022-01-10"),
+                                   .session = "car-1"}));
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "DRIVES",
+                                   .literal = "tesla model 3",
+                                   .valid_from = T("2024-03-01"),
+                                   .session = "car-2",
                                    .reason = "because the civic kept breaking down"}));
   Engram__V1__RecallResponse *r = ask("Why did I switch from the honda civic to the tesla?", 0);
   EG_REQUIRE(r != NULL);
   EG_CHECK(strstr(r->context, "DRIVES tesla model 3 (since 2024-03-01)") != NULL);
   EG_CHECK(strstr(r->context, "why: because the civic kept breaking down") != NULL);
-  EG_CHECK(strstr(r->context, "earlier: honda civic (2022-01-10 to 2024-03-01, superseded)") != NULL);
+  EG_CHECK(strstr(r->context, "earlier: honda civic (2022-01-10 to 2024-03-01, superseded)") !=
+           NULL);
   show(r);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "window seat",
-                                   .valid_from = T("2024-01-05"), .session = "fly-1", .confidence = 0.7f}));
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "window seat",
-                                   .retract = true, .valid_from = T("2024-06-01"), .session = "fly-2"}));
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "aisle seat",
-                                   .valid_from = T("2024-06-01"), .session = "fly-2", .confidence = 0.8f,
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "PREFERS",
+                                   .literal = "window seat",
+                                   .valid_from = T("2024-01-05"),
+                                   .session = "fly-1",
+                                   .confidence = 0.7f}));
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "PREFERS",
+                                   .literal = "window seat",
+                                   .retract = true,
+                                   .valid_from = T("2024-06-01"),
+                                   .session = "fly-2"}));
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "PREFERS",
+                                   .literal = "aisle seat",
+                                   .valid_from = T("2024-06-01"),
+                                   .session = "fly-2",
+                                   .confidence = 0.8f,
                                    .reason = "because I get up a lot on long flights"}));
   r = ask("Why did I switch from window seats to aisle seats?", 0);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(strstr(r->context, "- prefers aisle seat (confidence 0.80, 1 source) since 2024-06-01 why: because I get "
-                              "up a lot on long flights") != NULL);
+  EG_CHECK(
+      strstr(r->context,
+             "- prefers aisle seat (confidence 0.80, 1 source) since 2024-06-01 why: because I get "
+             "up a lot on long flights") != NULL);
   EG_CHECK(strstr(r->context, "    2024-01-05: prefers window seat (confidence 0.70)") != NULL);
   EG_CHECK(strstr(r->context, "    2024-06-01: no longer prefers window seat") != NULL);
   const Engram__V1__RecallItem *it;
@@ -223,27 +255,42 @@ static void test_switch(void) {
 
 /* A derived preference is marked so, and POTENTIALLY_STALE once its premise changed. */
 static void test_derived(void) {
-  uint64_t diet = commit((eg_edge_spec){.subject = "user:u1", .relation = "DIET", .literal = "vegetarian",
+  uint64_t diet = commit((eg_edge_spec){.subject = "user:u1",
+                                        .relation = "DIET",
+                                        .literal = "vegetarian",
                                         .valid_from = T("2024-02-01")});
   EG_REQUIRE(diet);
   uint64_t premises[] = {diet};
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "vegetarian restaurants",
-                                   .valid_from = T("2024-02-02"), .premises = premises, .n_premises = 1, .confidence = 0.6f}));
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "PREFERS",
+                                   .literal = "vegetarian restaurants",
+                                   .valid_from = T("2024-02-02"),
+                                   .premises = premises,
+                                   .n_premises = 1,
+                                   .confidence = 0.6f}));
   Engram__V1__RecallResponse *r = ask("Which restaurants do I prefer?", 0);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(strstr(r->context, "- prefers vegetarian restaurants (derived; confidence 0.60, 1 source) since 2024-02-02") != NULL);
+  EG_CHECK(strstr(r->context,
+                  "- prefers vegetarian restaurants (derived; confidence 0.60, 1 source) since "
+                  "2024-02-02") != NULL);
   EG_CHECK(strstr(r->context, "POTENTIALLY_STALE") == NULL);
   show(r);
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1", .relation = "DIET", .literal = "omnivore",
+  EG_REQUIRE(commit((eg_edge_spec){.subject = "user:u1",
+                                   .relation = "DIET",
+                                   .literal = "omnivore",
                                    .valid_from = T("2025-03-01")}));
   r = ask("Which restaurants do I prefer?", 0);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(strstr(r->context, "- prefers vegetarian restaurants (derived; confidence 0.60, 1 source) since 2024-02-02") != NULL);
-  EG_CHECK(strstr(r->context, "[POTENTIALLY_STALE: a premise changed on 2025-03-01: the user DIET omnivore]") !=
+  EG_CHECK(strstr(r->context,
+                  "- prefers vegetarian restaurants (derived; confidence 0.60, 1 source) since "
+                  "2024-02-02") != NULL);
+  EG_CHECK(strstr(r->context,
+                  "[POTENTIALLY_STALE: a premise changed on 2025-03-01: the user DIET omnivore]") !=
            NULL);
   const Engram__V1__RecallItem *it;
-  EG_CHECK(prefs(r, &it) >= 1 && it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(prefs(r, &it) >= 1 &&
+           it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
   show(r);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
@@ -291,15 +338,19 @@ static void test_budget(void) {
 static size_t chunk_order(const Engram__V1__RecallResponse *r, uint64_t *ids, size_t cap) {
   size_t n = 0;
   for (size_t i = 0; i < r->n_items && n < cap; i++)
-    if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) ids[n++] = r->items[i]->chunk_id;
+    if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK)
+      ids[n++] = r->items[i]->chunk_id;
   return n;
 }
 
 /* A preference that bears on the question adds its part and moves no excerpt. */
 static void test_excerpts_unmoved(void) {
-  say_in("t2", "e1", "2025-01-03T12:00:00Z", "We had lunch at the harbour, the fish market was busy.", "Sounds lovely.");
-  say_in("t2", "e2", "2025-01-20T12:00:00Z", "The japanese place near work opened a second room.", "Good to know.");
-  say_in("t2", "e3", "2025-02-02T12:00:00Z", "My sister recommended a ramen bar in the old town.", "Worth a try.");
+  say_in("t2", "e1", "2025-01-03T12:00:00Z",
+         "We had lunch at the harbour, the fish market was busy.", "Sounds lovely.");
+  say_in("t2", "e2", "2025-01-20T12:00:00Z", "The japanese place near work opened a second room.",
+         "Good to know.");
+  say_in("t2", "e3", "2025-02-02T12:00:00Z", "My sister recommended a ramen bar in the old town.",
+         "Worth a try.");
   const char *q = "Where should I go for sushi this weekend?";
   uint64_t before[16], after[16];
   Engram__V1__RecallResponse *r = ask_in("t2", q, 0);
@@ -308,11 +359,16 @@ static void test_excerpts_unmoved(void) {
   size_t nb = chunk_order(r, before, 16);
   EG_CHECK(nb >= 2);
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  EG_REQUIRE(commit_in("t2", (eg_edge_spec){.subject = "user:u1", .relation = "PREFERS", .literal = "sushi",
-                                            .valid_from = T("2025-02-10"), .session = "app", .confidence = 0.7f}));
+  EG_REQUIRE(commit_in("t2", (eg_edge_spec){.subject = "user:u1",
+                                            .relation = "PREFERS",
+                                            .literal = "sushi",
+                                            .valid_from = T("2025-02-10"),
+                                            .session = "app",
+                                            .confidence = 0.7f}));
   r = ask_in("t2", q, 0);
   EG_REQUIRE(r != NULL);
-  EG_CHECK(strstr(r->context, "- prefers sushi (confidence 0.70, 1 source) since 2025-02-10") != NULL);
+  EG_CHECK(strstr(r->context, "- prefers sushi (confidence 0.70, 1 source) since 2025-02-10") !=
+           NULL);
   size_t na = chunk_order(r, after, 16);
   EG_CHECK_INT(na, nb);
   EG_CHECK(na == nb && memcmp(before, after, nb * sizeof *before) == 0);
