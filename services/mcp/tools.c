@@ -395,6 +395,10 @@ static bool recall(tool_call *c) {
     if (it->document_id && *it->document_id) cJSON_AddStringToObject(o, "document_id", it->document_id);
     if (it->fact) cJSON_AddItemToObject(o, "fact", edge_json(it->fact));
     if (it->superseding) cJSON_AddItemToObject(o, "superseding", edge_json(it->superseding));
+    if (it->preference) { /* one of the user's preferences on the question, with its confidence */
+      cJSON_AddTrueToObject(o, "preference");
+      if (it->fact && it->fact->belief) cJSON_AddNumberToObject(o, "confidence", it->fact->belief->confidence);
+    }
     cJSON_AddItemToArray(items, o);
   }
   c->structured = cJSON_CreateObject();

@@ -3,9 +3,11 @@
  * context block for a prompt.
  *
  * The block puts current facts first (with the values they replaced and why, and the
- * premise walk's verdict), then the excerpts — chronological when the question is about a
- * time, else by score — then the connections; every line dated. Lines are added while
- * they fit the token budget (tokens counted as words, the measure used throughout).
+ * premise walk's verdict), then what the user values (the preferences on the question,
+ * with their confidence and outcomes: values.c), then the excerpts — chronological when
+ * the question is about a time, else by score — then the connections; every line dated.
+ * Lines are added while they fit the token budget (tokens counted as words, the measure
+ * used throughout).
  * Everything the response keeps is copied into the call's arena: the peers' answers it
  * was read from are freed after.
  */
@@ -50,6 +52,24 @@ static const char *status_name(Engram__V1__EpistemicStatus s) {
   }
 }
 
+/* Why a POTENTIALLY_STALE value is: the doubt or the changed premise (superseding). */
+static void stale_why(const rc_ctx *c, const Engram__V1__Edge *superseding, eg_buf *b) {
+  if (!superseding) return;
+  char sd[16];
+  date_of(superseding->valid_from, sd, sizeof sd);
+  const Engram__V1__EdgeMeta *m = superseding->meta;
+  if (!strcmp(superseding->relation, EG_STATE_UNCERTAIN)) /* a doubt: the statement is the reason */
+    eg_buf_printf(b, ": put in doubt on %s by \"%s\"", sd, m && m->utterance ? m->utterance : "");
+  else {
+    eg_buf_printf(b, ": a premise changed on %s: ", sd);
+    edge_text(c, superseding, b);
+  }
+}
+
+static void reason_of(const Engram__V1__Edge *e, eg_buf *b) {
+  if (e->meta && e->meta->reason && *e->meta->reason) eg_buf_printf(b, " why: %s", e->meta->reason);
+}
+
 /* One fact as a block line (with its history and status). */
 static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   char d[16];
@@ -57,19 +77,9 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   eg_buf_printf(b, "- ");
   edge_text(c, f->edge, b);
   eg_buf_printf(b, " (since %s) [%s", d, status_name(f->status));
-  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE && f->superseding) {
-    char sd[16];
-    date_of(f->superseding->valid_from, sd, sizeof sd);
-    const Engram__V1__EdgeMeta *m = f->superseding->meta;
-    if (!strcmp(f->superseding->relation, EG_STATE_UNCERTAIN)) /* a doubt: the statement is the reason */
-      eg_buf_printf(b, ": put in doubt on %s by \"%s\"", sd, m && m->utterance ? m->utterance : "");
-    else {
-      eg_buf_printf(b, ": a premise changed on %s: ", sd);
-      edge_text(c, f->superseding, b);
-    }
-  }
+  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) stale_why(c, f->superseding, b);
   eg_buf_printf(b, "]");
-  if (f->edge->meta && f->edge->meta->reason && *f->edge->meta->reason) eg_buf_printf(b, " why: %s", f->edge->meta->reason);
+  reason_of(f->edge, b);
   eg_buf_printf(b, "\n");
   for (size_t i = 0; i < f->n_history; i++) {
     const Engram__V1__Edge *h = f->history[i];
@@ -77,7 +87,7 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
     date_of(h->valid_from, from, sizeof from);
     date_of(h->valid_to ? h->valid_to : f->edge->valid_from, to, sizeof to);
     eg_buf_printf(b, "    earlier: %s (%s to %s, superseded)", value_of(c, h), from, to);
-    if (h->meta && h->meta->reason && *h->meta->reason) eg_buf_printf(b, " why: %s", h->meta->reason);
+    reason_of(h, b);
     eg_buf_printf(b, "\n");
   }
 }
@@ -146,32 +156,111 @@ static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t 
   return s;
 }
 
-/* Append a FACT item (line is scratch space). */
-static void fact_item(rc_ctx *c, const rc_fact *f, eg_buf *line, Engram__V1__RecallResponse *resp) {
+/* Append a FACT item for edge e, its status and its chain (line is scratch space). */
+static Engram__V1__RecallItem *edge_item(rc_ctx *c, const Engram__V1__Edge *e, float score,
+                                         Engram__V1__EpistemicStatus status, const Engram__V1__Edge *superseding,
+                                         Engram__V1__Edge *const *history, size_t n_history, eg_buf *line,
+                                         Engram__V1__RecallResponse *resp) {
   eg_arena *a = c->a;
   Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
-  if (!it) return;
+  if (!it) return NULL;
   engram__v1__recall_item__init(it);
   it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT;
   line->len = 0;
-  edge_text(c, f->edge, line);
+  edge_text(c, e, line);
   it->text = eg_arena_strndup(a, line->data, line->len);
-  it->score = f->score;
-  it->time = f->edge->valid_from;
-  it->fact = (void *)eg_rpc_clone(a, &f->edge->base);
-  it->status = f->status;
-  it->superseding = (void *)eg_rpc_clone(a, f->superseding ? &f->superseding->base : NULL);
-  if (f->edge->meta) {
-    it->session_id = eg_arena_strdup(a, f->edge->meta->source_session_id);
-    it->document_id = eg_arena_strdup(a, f->edge->meta->source_document_id);
-    it->turn_index = f->edge->meta->source_turn;
-    it->chunk_id = f->edge->meta->source_chunk_id;
+  it->score = score;
+  it->time = e->valid_from;
+  it->fact = (void *)eg_rpc_clone(a, &e->base);
+  it->status = status;
+  it->superseding = (void *)eg_rpc_clone(a, superseding ? &superseding->base : NULL);
+  if (e->meta) {
+    it->session_id = eg_arena_strdup(a, e->meta->source_session_id);
+    it->document_id = eg_arena_strdup(a, e->meta->source_document_id);
+    it->turn_index = e->meta->source_turn;
+    it->chunk_id = e->meta->source_chunk_id;
   }
-  it->history = eg_arena_calloc(a, f->n_history ? f->n_history : 1, sizeof *it->history);
-  for (size_t h = 0; it->history && h < f->n_history; h++)
-    it->history[it->n_history++] = (void *)eg_rpc_clone(a, &f->history[h]->base);
+  it->history = eg_arena_calloc(a, n_history ? n_history : 1, sizeof *it->history);
+  for (size_t h = 0; it->history && h < n_history; h++)
+    it->history[it->n_history++] = (void *)eg_rpc_clone(a, &history[h]->base);
   resp->items[resp->n_items++] = it;
+  return it;
 }
+
+static void fact_item(rc_ctx *c, const rc_fact *f, eg_buf *line, Engram__V1__RecallResponse *resp) {
+  edge_item(c, f->edge, f->score, f->status, f->superseding, f->history, f->n_history, line, resp);
+}
+
+/* ---- what the user values ---- */
+
+static const char *outcome_name(Engram__V1__OutcomeKind k) {
+  switch (k) {
+  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON: return "ACTED_ON";
+  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_IGNORED: return "IGNORED";
+  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED: return "SUCCEEDED";
+  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_FAILED: return "FAILED";
+  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED: return "REVERSED";
+  default: return "UNSPECIFIED";
+  }
+}
+
+/* The independent sources that stated it (outcomes not counted). */
+static size_t stated_sources(const Engram__V1__Belief *b) {
+  size_t n = 0;
+  for (size_t i = 0; b && i < b->n_evidence; i++) {
+    const Engram__V1__Evidence *x = b->evidence[i];
+    if (x->contrary || x->outcome) continue;
+    bool dup = false;
+    for (size_t j = 0; j < i && !dup; j++)
+      dup = !b->evidence[j]->contrary && !b->evidence[j]->outcome && !strcmp(b->evidence[j]->source, x->source);
+    n += !dup;
+  }
+  return n;
+}
+
+/* "- prefers thai food (confidence 0.84, 2 sources; last outcome SUCCEEDED 2025-03-02) since …"
+ * and, for a question about a change, one line per earlier step of its chain. */
+static void value_line(const rc_ctx *c, const rc_value *v, eg_buf *b) {
+  const Engram__V1__Edge *e = v->edge;
+  const Engram__V1__Belief *bl = e->belief;
+  char d[16];
+  date_of(e->valid_from, d, sizeof d);
+  eg_buf_printf(b, "- %s %s (%sconfidence %.2f, %zu source%s", rc_relation_words(e->relation), value_of(c, e),
+                e->n_derived_from ? "derived; " : "", bl ? bl->confidence : 0.0, stated_sources(bl),
+                stated_sources(bl) == 1 ? "" : "s");
+  if (bl && bl->against > 0) eg_buf_printf(b, ", against %.2f", bl->against);
+  if (e->n_outcomes) {
+    const Engram__V1__Outcome *o = e->outcomes[e->n_outcomes - 1];
+    char od[16];
+    date_of(o->time, od, sizeof od);
+    eg_buf_printf(b, "; last outcome %s %s", outcome_name(o->kind), od);
+    if (o->note && *o->note) eg_buf_printf(b, " \"%s\"", o->note);
+  }
+  eg_buf_printf(b, ") since %s", d);
+  if (v->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) {
+    eg_buf_printf(b, " [POTENTIALLY_STALE");
+    stale_why(c, v->superseding, b);
+    eg_buf_printf(b, "]");
+  }
+  reason_of(e, b);
+  eg_buf_printf(b, "\n");
+  for (size_t i = 0; c->change_cue && i < v->n_steps; i++) {
+    const Engram__V1__Edge *s = v->steps[i];
+    date_of(s->valid_from, d, sizeof d);
+    if (s->op == ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
+      eg_buf_printf(b, "    %s: no longer %s %s", d, rc_relation_words(s->relation), value_of(c, s));
+    else
+      eg_buf_printf(b, "    %s: %s %s (confidence %.2f)", d, rc_relation_words(s->relation), value_of(c, s),
+                    s->belief ? s->belief->confidence : 0.0);
+    reason_of(s, b);
+    eg_buf_printf(b, "\n");
+  }
+}
+
+/* A preference: listed among the values when it bears on the question, not as a fact
+ * (the fact search matches "prefer" in a question with every PREFERS). It stays among the
+ * facts for the order of the excerpts, which it does not change. */
+static bool is_value(const Engram__V1__Edge *e) { return rc_is_preference(e->relation); }
 
 /* Append a CHUNK item. */
 static void chunk_item(rc_ctx *c, const rc_chunk *x, Engram__V1__RecallResponse *resp) {
@@ -214,8 +303,10 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
     if (relevant(c, x) || near) c->chunks[keep++] = *x;
   }
   c->n_chunks = keep;
-  resp->nothing_relevant = !c->n_chunks && !c->n_facts && !c->n_paths;
-  size_t n = c->n_facts + c->n_chunks + c->n_paths;
+  size_t facts = 0; /* those listed as facts */
+  for (size_t i = 0; i < c->n_facts; i++) facts += !is_value(c->facts[i].edge);
+  resp->nothing_relevant = !c->n_chunks && !facts && !c->n_paths && !c->n_values;
+  size_t n = c->n_facts + c->n_chunks + c->n_paths + c->n_values;
   resp->items = eg_arena_calloc(a, n ? n : 1, sizeof *resp->items);
   bool *placed = eg_arena_calloc(a, c->n_facts ? c->n_facts : 1, sizeof *placed);
   if (!resp->items || !placed) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -223,6 +314,7 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
    * facts from chunks not returned after the chunks. (The context block still lists the
    * facts first.) */
   eg_buf line = EG_BUF_INIT;
+  for (size_t f = 0; f < c->n_facts; f++) placed[f] = is_value(c->facts[f].edge); /* listed as a value */
   for (size_t i = 0; i < c->n_chunks; i++) {
     for (size_t f = 0; f < c->n_facts; f++) {
       const Engram__V1__Edge *e = c->facts[f].edge;
@@ -242,6 +334,12 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   }
   for (size_t f = 0; f < c->n_facts; f++)
     if (!placed[f]) fact_item(c, &c->facts[f], &line, resp);
+  for (size_t i = 0; i < c->n_values; i++) {
+    const rc_value *v = &c->values[i];
+    Engram__V1__RecallItem *it = edge_item(c, v->edge, v->score, v->status, v->superseding, v->steps, v->n_steps,
+                                           &line, resp);
+    if (it) it->preference = true;
+  }
   for (size_t i = 0; i < c->n_paths; i++) {
     Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
     if (!it) break;
@@ -263,15 +361,25 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   eg_buf_printf(&line, "Question (asked %s): %s\n", asked, c->req->query);
   emit(&k, &line);
   if (resp->nothing_relevant) emit_text(&k, "Nothing stored is relevant to this question.\n");
-  if (c->n_facts) {
+  if (facts) {
     line.len = 0;
     eg_buf_printf(&line, "Facts as of %s (current value first, earlier values superseded):\n", asked);
     emit(&k, &line);
     for (size_t i = 0; i < c->n_facts; i++) {
+      if (is_value(c->facts[i].edge)) continue;
       line.len = 0;
       fact_line(c, &c->facts[i], &line);
       emit(&k, &line);
     }
+  }
+  /* the heading goes with the first value, so that a cut never leaves it alone */
+  for (size_t i = 0; i < c->n_values; i++) {
+    line.len = 0;
+    if (!i)
+      eg_buf_printf(&line, "What the user values (on this question; confidence from the evidence%s):\n",
+                    c->change_cue ? "; how each came to be" : "");
+    value_line(c, &c->values[i], &line);
+    emit(&k, &line);
   }
   if (c->n_chunks) {
     rc_chunk *order = eg_arena_alloc(a, c->n_chunks * sizeof *order);

@@ -28,7 +28,7 @@
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
-static const char *object_text(const Engram__V1__Edge *e) {
+const char *rc_object_text(const Engram__V1__Edge *e) {
   if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
   return e->object_name ? e->object_name : "";
 }
@@ -57,7 +57,7 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
 
 void eg_recall_close(eg_recall *r) { free(r); }
 
-static void own(rc_ctx *c, ProtobufCMessage *m) {
+void rc_own(rc_ctx *c, ProtobufCMessage *m) {
   if (!m) return;
   ProtobufCMessage **n = eg_arena_alloc(c->a, (c->n_owned + 1) * sizeof *n);
   if (!n) {
@@ -255,7 +255,7 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
   if (eg_rpc_unary(c->graphd, "/engram.v1.Graph/ResolveEntities", &req.base,
                    &engram__v1__resolve_entities_response__descriptor, 0, &resp, err))
     return NULL;
-  own(c, resp);
+  rc_own(c, resp);
   Engram__V1__ResolveEntitiesResponse *r = (void *)resp;
   eg_buf aliases = EG_BUF_INIT;
   for (size_t i = 0; i < r->n_entities && i < n; i++) {
@@ -503,7 +503,7 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         const Engram__V1__Edge *e = st->results[i]->values[v];
         if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: doubt_of reads it */
         char text[600];
-        snprintf(text, sizeof text, "%s %s", e->relation, object_text(e));
+        snprintf(text, sizeof text, "%s %s", e->relation, rc_object_text(e));
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
         float m = rc_keyword_match(c, text);
@@ -535,7 +535,7 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
     int seeds_hit = 0;
     for (size_t e = 0; e < p->n_edges; e++) {
       const Engram__V1__Edge *x = p->edges[e];
-      eg_buf_printf(&b, "%s %s ", x->relation, object_text(x));
+      eg_buf_printf(&b, "%s %s ", x->relation, rc_object_text(x));
       for (size_t s = 0; s < c->n_seeds; s++) seeds_hit += e > 0 && object_is(x, c->seeds[s]);
     }
     for (char *q = b.data; q && *q; q++)
@@ -601,7 +601,7 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base,
                            &engram__v1__walk_response__descriptor, NULL, {0, ""}};
   eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
-  for (size_t i = 0; i <= n; i++) own(c, rs[i].resp);
+  for (size_t i = 0; i <= n; i++) rc_own(c, rs[i].resp);
   if (rc) {
     for (size_t i = 0; i <= n; i++)
       if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
@@ -651,7 +651,7 @@ static void text_doubts(rc_ctx *c) {
     if (!f->on_topic || !f->one || f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
         f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
       continue;
-    const char *value = object_text(f->edge);
+    const char *value = rc_object_text(f->edge);
     const char *source = f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
     /* about as close to the question as the statement the value was read from, when that
      * one is among the excerpts: chatter that merely resembles the question is no word on it */
@@ -713,11 +713,11 @@ static bool names(const char *text, const char *value) {
  * several values: pets, instruments) an older value of the same subject and relation? */
 static bool names_earlier(const rc_ctx *c, const rc_fact *f, const char *text) {
   for (size_t h = 0; h < f->n_history; h++)
-    if (names(text, object_text(f->history[h]))) return true;
+    if (names(text, rc_object_text(f->history[h]))) return true;
   for (size_t g = 0; g < c->n_facts; g++) {
     const Engram__V1__Edge *e = c->facts[g].edge;
     if (e->subject == f->edge->subject && !strcmp(e->relation, f->edge->relation) &&
-        e->valid_from < f->edge->valid_from && names(text, object_text(e)))
+        e->valid_from < f->edge->valid_from && names(text, rc_object_text(e)))
       return true;
   }
   return false;
@@ -727,7 +727,7 @@ static void current_first(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     const rc_fact *f = &c->facts[i];
     if (!f->on_topic) continue;
-    const char *cur = object_text(f->edge);
+    const char *cur = rc_object_text(f->edge);
     size_t first_cur = c->n_chunks, first_old = c->n_chunks;
     for (size_t j = 0; j < c->n_chunks; j++) {
       const char *text = c->chunks[j].chunk->content;
@@ -747,7 +747,7 @@ static void current_first(rc_ctx *c) {
 /* ---- one Recall ----------------------------------------------------------------------- */
 
 static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
-  eg_rpc_request rs[4];
+  eg_rpc_request rs[5];
   size_t n = 0;
   Engram__V1__SearchRequest *all = search_req(c, vs, k1 * 3 > 20 ? k1 * 3 : 20, false, NULL, 0);
   Engram__V1__SearchRequest *ranged = c->temporal ? search_req(c, vs, k1 * 2, true, NULL, 0) : NULL;
@@ -789,8 +789,12 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Traverse", &tr.base,
                                &engram__v1__traverse_response__descriptor, NULL, {0, ""}};
   }
+  Engram__V1__StateRequest *prefs = rc_values_request(c); /* the user's preferences, last */
+  if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/State", &prefs->base,
+                             &engram__v1__state_response__descriptor, NULL, {0, ""}};
   eg_code rc = eg_rpc_fanout(rs, n, 0);
-  for (size_t i = 0; i < n; i++) own(c, rs[i].resp);
+  for (size_t i = 0; i < n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i < n; i++)
     if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
   size_t cap = 0;
@@ -824,7 +828,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     eg_err e2;
     if (ex && eg_rpc_unary(c->vectord, "/engram.v1.Vector/Search", &ex->base,
                            &engram__v1__search_response__descriptor, 0, &er, &e2) == EG_OK) {
-      own(c, er);
+      rc_own(c, er);
       take_hits(c, seen, (void *)er, true, cap);
       fuse_chunks(c, &w);
     }
@@ -832,9 +836,10 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   eg_map_free(seen);
   fuse_sentences(c, &w);
   if (c->n_seeds) {
-    fuse_facts(c, (void *)rs[n - 2].resp, &w, k2);
-    fuse_paths(c, (void *)rs[n - 1].resp, &w, k2);
+    fuse_facts(c, (void *)rs[n - 3].resp, &w, k2);
+    fuse_paths(c, (void *)rs[n - 2].resp, &w, k2);
   }
+  rc_values_pick(c, (void *)rs[n - 1].resp); /* before the cut: every candidate's closeness counts */
   return EG_OK;
 }
 
@@ -872,6 +877,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   }
   if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
+  if ((rc = rc_values_walk(&c, err))) goto done;
   text_doubts(&c);
   if (r->o.current_first) current_first(&c);
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);

@@ -13,7 +13,8 @@
  *   fuse      chunks scored by content, latent, BM25, temporal fit and recency; facts by how
  *             well relation and value match the question; TopK1(chunks) ∪ TopK2(graph)
  *   rerank    optional: a remote cross-encoder reorders the best chunks (remote.c)
- *   walk      premise walk and history of every returned fact
+ *   walk      premise walk and history of every returned fact, and of the user's
+ *             preferences picked for the question (values.c)
  *   assemble  items plus one dated context block within the token budget, and the
  *             nothing-relevant flag
  *

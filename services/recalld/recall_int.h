@@ -46,6 +46,19 @@ typedef struct rc_fact {
   size_t n_history;
 } rc_fact;
 
+/* One of the user's preferences picked for the question (values.c). */
+typedef struct rc_value {
+  const Engram__V1__Edge *edge; /* its current commit, with belief and outcomes */
+  float score;
+  Engram__V1__EpistemicStatus status;
+  const Engram__V1__Edge *superseding;
+  Engram__V1__Edge **steps;     /* the other commits of its chain, oldest first */
+  size_t n_steps;
+} rc_value;
+
+/* At most this many preferences in the "what the user values" part. */
+#define RC_VALUES_MAX 5
+
 /* A multi-hop graph path between entities of the question. */
 typedef struct rc_path {
   const Engram__V1__Path *path;
@@ -79,6 +92,9 @@ typedef struct rc_ctx {
   size_t n_facts;
   rc_path *paths;
   size_t n_paths;
+  rc_value *values;               /* the user's preferences on the question, best first */
+  size_t n_values;
+  bool change_cue;                /* a question about a change ("why did I switch …") */
   ProtobufCMessage **owned;       /* peer responses, freed at the end */
   size_t n_owned;
 } rc_ctx;
@@ -86,6 +102,12 @@ typedef struct rc_ctx {
 /* Do the stemmed words of text hit any keyword of the question? Returns the share of the
  * question's keywords found (0..1). */
 float rc_keyword_match(rc_ctx *c, const char *text);
+
+/* Keep a peer's response until the end of the Recall (freed at once when that fails). */
+void rc_own(rc_ctx *c, ProtobufCMessage *m);
+
+/* The literal of an edge's object, else its entity's name ("" when neither). */
+const char *rc_object_text(const Engram__V1__Edge *e);
 
 /* qsort order of rc_chunk: best score first. */
 int rc_by_score(const void *a, const void *b);
@@ -96,6 +118,18 @@ size_t rc_llm_variants(rc_ctx *c, char **out, size_t max);
 /* Reorder the first n chunks by the remote cross-encoder; false (counted, order kept)
  * when it failed. */
 bool rc_rerank(rc_ctx *c, size_t n);
+
+/* values.c: the State request of the user's preferences (to run with the searches), the
+ * pick of those relevant to the question once the chunks are fused (before any cut), and
+ * their premise walk and chains. */
+Engram__V1__StateRequest *rc_values_request(rc_ctx *c);
+void rc_values_pick(rc_ctx *c, const Engram__V1__StateResponse *st);
+eg_code rc_values_walk(rc_ctx *c, eg_err *err);
+/* One of the preference relations (PREFERS, LIKES …): such a fact is shown, when it
+ * bears on the question, among the values, not among the facts. */
+bool rc_is_preference(const char *relation);
+/* "prefers", "optimizes for" … */
+const char *rc_relation_words(const char *relation);
 
 /* Fill resp->items, context, context_tokens and nothing_relevant from the ranked
  * candidates. */

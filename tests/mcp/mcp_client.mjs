@@ -87,6 +87,17 @@ async function exercise(client, label, user) {
   check(/LIVES_IN: Lisbon/.test(profile.contents?.[0]?.text || ''), `${label}: the profile says Lisbon`,
     profile.contents?.[0]?.text);
 
+  // a liking said in two conversations: what the user values, with its confidence
+  for (const [said, when] of [['I love thai food.', '2024-07-01T19:00:00Z'], ['Honestly, I love thai food.', '2024-08-01T19:00:00Z']]) {
+    const r = await client.callTool({ name: 'remember', arguments: { session_time: when, messages: [{ role: 'user', content: said, time: when }] } });
+    check(!r.isError, `${label}: remember "${said}"`, text(r));
+  }
+  const food = await client.callTool({ name: 'recall', arguments: { question: 'What food should I order tonight?' } });
+  const liked = (food.structuredContent?.items || []).filter((i) => i.preference);
+  check(!food.isError && /What the user values/.test(text(food)) && liked.length === 1 &&
+    liked[0].fact?.value === 'thai food' && Math.abs(liked[0].confidence - 0.91) < 1e-3,
+  `${label}: recall shows the liking for thai food with confidence 0.91`, text(food));
+
   // errors an agent can meet: a tool error it can read, and protocol errors
   const bad = await client.callTool({ name: 'recall', arguments: { question: 'Where do I live?', at: 'last spring' } });
   check(bad.isError === true && /ISO-8601/.test(text(bad)), `${label}: a malformed time is a tool error naming ISO-8601`,

@@ -237,7 +237,9 @@ def to_recall_item(it) -> RecallItem:
                       fact=to_fact(it.fact) if it.HasField("fact") else None,
                       history=[to_fact(h) for h in it.history],
                       superseding=to_fact(it.superseding) if it.HasField("superseding") else None,
-                      path=[to_fact(e) for e in it.path.edges], signals={s.signal: s.value for s in it.signals})
+                      path=[to_fact(e) for e in it.path.edges], signals={s.signal: s.value for s in it.signals},
+                      preference=it.preference,
+                      belief=it.fact.belief.confidence if it.fact.HasField("belief") else None)
 
 
 def to_recall_result(r) -> RecallResult:

@@ -97,6 +97,8 @@ class RecallItem:
     superseding: Optional[Fact] = None  # POTENTIALLY_STALE: the commit that changed a premise
     path: List[Fact] = field(default_factory=list)  # PATH: its edges
     signals: Dict[str, float] = field(default_factory=dict)  # per-signal scores
+    preference: bool = False  # FACT: one of the user's preferences on the question ("what the user values")
+    belief: Optional[float] = None  # a preference's confidence accumulated over its evidence
 
     @property
     def source(self) -> str:

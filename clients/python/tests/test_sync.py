@@ -41,6 +41,20 @@ class RememberRecall(unittest.TestCase):
             self.assertGreater(got.context_tokens, 0)
             self.assertTrue(all(isinstance(s, float) for s in got.timings.values()))
 
+    def test_preferences_in_recall(self):
+        with connect(user="lena") as engram:
+            engram.remember([("user", "I love thai food. The green curry place is my go-to.")], session_id="lena-1",
+                            time="2025-01-10T19:00:00Z")
+            engram.remember([("user", "Honestly, I love thai food.")], session_id="lena-2", time="2025-02-14T19:00:00Z")
+            got = engram.recall("What food should I order tonight?", at=date(2025, 3, 1))
+            self.assertIn("What the user values", got.context)
+            prefs = [i for i in got.items if i.preference]
+            self.assertEqual(len(prefs), 1, got.context)
+            self.assertIs(prefs[0].kind, ItemKind.FACT)
+            self.assertEqual(prefs[0].fact.relation, "LIKES")
+            self.assertAlmostEqual(prefs[0].belief, 0.91, places=3)
+            self.assertTrue(all(i.belief is None for i in got.items if i.kind is ItemKind.CHUNK))
+
     def test_document_round_trip(self):
         with connect() as engram:
             engram.remember(document="The office closes at 6 pm on Fridays; the badge desk is on floor two.",
