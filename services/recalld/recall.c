@@ -570,6 +570,25 @@ static const Engram__V1__Edge *doubt_of(const rc_fact *f) {
   return NULL;
 }
 
+eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__WalkRequest *wr,
+                       uint64_t *claims, size_t n_claims, const Engram__V1__WalkResponse **walk,
+                       eg_err *err) {
+  engram__v1__walk_request__init(wr);
+  wr->scope = &c->scope;
+  wr->claims = claims;
+  wr->n_claims = n_claims;
+  wr->valid_at = c->valid_at;
+  wr->known_at = c->known_at;
+  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr->base,
+                           &engram__v1__walk_response__descriptor, NULL, {0, ""}};
+  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
+  for (size_t i = 0; i <= n; i++) rc_own(c, rs[i].resp);
+  for (size_t i = 0; rc && i <= n; i++)
+    if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
+  *walk = (const void *)rs[n].resp;
+  return EG_OK;
+}
+
 static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   if (!c->n_facts) return EG_OK;
   size_t n = c->n_facts;
@@ -578,12 +597,6 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
   if (!rs || !claims || !hs || !refs) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
-  wr.scope = &c->scope;
-  wr.claims = claims;
-  wr.n_claims = n;
-  wr.valid_at = c->valid_at;
-  wr.known_at = c->known_at;
   for (size_t i = 0; i < n; i++) {
     claims[i] = c->facts[i].edge->id;
     engram__v1__entity_ref__init(&refs[i]);
@@ -598,15 +611,10 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     rs[i] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[i].base,
                              &engram__v1__history_response__descriptor, NULL, {0, ""}};
   }
-  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr.base,
-                           &engram__v1__walk_response__descriptor, NULL, {0, ""}};
-  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
-  for (size_t i = 0; i <= n; i++) rc_own(c, rs[i].resp);
-  if (rc) {
-    for (size_t i = 0; i <= n; i++)
-      if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
-  }
-  const Engram__V1__WalkResponse *w = (void *)rs[n].resp;
+  Engram__V1__WalkRequest wr;
+  const Engram__V1__WalkResponse *w;
+  eg_code rc = rc_fanout_walk(c, rs, n, &wr, claims, n, &w, err);
+  if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
     rc_fact *f = &c->facts[i];
     if (w && i < w->n_statuses) {

@@ -186,20 +186,10 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
                               NULL,         {0, ""}};
     nh++;
   }
-  Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
-  wr.scope = &c->scope;
-  wr.claims = claims;
-  wr.n_claims = n;
-  wr.valid_at = c->valid_at;
-  wr.known_at = c->known_at;
-  rs[nh] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk",
-                            &wr.base,  &engram__v1__walk_response__descriptor,
-                            NULL,      {0, ""}};
-  eg_code rc = eg_rpc_fanout(rs, nh + 1, 0);
-  for (size_t i = 0; i <= nh; i++) rc_own(c, rs[i].resp);
-  for (size_t i = 0; rc && i <= nh; i++)
-    if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
-  const Engram__V1__WalkResponse *w = (void *)rs[nh].resp;
+  Engram__V1__WalkRequest wr;
+  const Engram__V1__WalkResponse *w;
+  eg_code rc = rc_fanout_walk(c, rs, nh, &wr, claims, n, &w, err);
+  if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
     rc_value *v = &c->values[i];
     if (w && i < w->n_statuses) {
