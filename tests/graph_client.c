@@ -68,6 +68,13 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
   return id;
 }
 
+uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s) {
+  eg_err e;
+  uint64_t id = gc_commit(c, tenant, user, s, &e);
+  if (!id) fprintf(stderr, "commit failed: %s\n", e.msg);
+  return id;
+}
+
 eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
                  int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp, eg_err *err) {
   return gc_state_as(c, tenant, NULL, subject, relation, valid_at, known_at, resp, err);

@@ -29,6 +29,8 @@ typedef struct eg_edge_spec {
 /* Commit one edge for tenant; returns its id, 0 on failure (err filled). */
 uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
                    eg_err *err);
+/* The same, the error said on stderr when it fails (for tests that expect it to succeed). */
+uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s);
 
 /* State of (subject name, relation) under bounds: caller frees *resp. */
 eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,

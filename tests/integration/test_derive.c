@@ -27,10 +27,7 @@ static eg_cluster cl;
 static eg_rpc_client *gra, *ing;
 
 static uint64_t put(const char *tenant, const char *user, eg_edge_spec s) {
-  eg_err e;
-  uint64_t id = gc_commit(gra, tenant, user, &s, &e);
-  if (!id) fprintf(stderr, "commit failed: %s\n", e.msg);
-  return id;
+  return gc_commit_said(gra, tenant, user, &s);
 }
 
 static uint64_t rel(const char *tenant, const char *user, const char *subject, const char *relation,

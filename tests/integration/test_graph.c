@@ -21,12 +21,7 @@ static char *dir;
 static eg_proc graphd;
 static eg_rpc_client *cl;
 
-static uint64_t commit(const char *tenant, eg_edge_spec s) {
-  eg_err e;
-  uint64_t id = gc_commit(cl, tenant, "u1", &s, &e);
-  if (!id) fprintf(stderr, "commit failed: %s\n", e.msg);
-  return id;
-}
+static uint64_t commit(const char *tenant, eg_edge_spec s) { return gc_commit_said(cl, tenant, "u1", &s); }
 
 static void test_start(void) {
   dir = eg_test_tempdir("graph");

@@ -26,10 +26,7 @@ static eg_proc graphd;
 static eg_rpc_client *cl;
 
 static uint64_t commit_as(const char *tenant, const char *user, eg_edge_spec s) {
-  eg_err e;
-  uint64_t id = gc_commit(cl, tenant, user, &s, &e);
-  if (!id) fprintf(stderr, "commit failed: %s\n", e.msg);
-  return id;
+  return gc_commit_said(cl, tenant, user, &s);
 }
 
 static bool near(float a, float b) { return fabsf(a - b) < 1e-4f; }
