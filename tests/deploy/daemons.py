@@ -1,6 +1,7 @@
 """daemons.py — start Engram daemons of build/ for the Python tests (deploy, clients) and wait for their ports."""
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -77,3 +78,14 @@ def stop_all(running):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+def finish(tmp, failures):
+    """The end of a test: 1 with the failures counted and tmp kept for its logs, else 0 with
+    tmp removed."""
+    if failures:
+        print("FAILED: %d check(s); logs kept in %s" % (len(failures), tmp))
+        return 1
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("all passed")
+    return 0

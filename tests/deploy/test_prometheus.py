@@ -264,10 +264,7 @@ def main():
             p.terminate()
         for p, _, _ in running.values():
             p.wait(timeout=30)
-    if failures:
-        print("logs in", tmp)
-        sys.exit("%d check(s) failed" % len(failures))
-    shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(daemons.finish(tmp, failures))
 
 
 if __name__ == "__main__":

@@ -173,10 +173,7 @@ def main():
             explorer.terminate()
             check(explorer.wait(timeout=15) == 0, "engram-explorer stops cleanly on SIGTERM")
         daemons.stop_all(running)
-    if failures:
-        print("logs in", tmp)
-        sys.exit("%d check(s) failed" % len(failures))
-    shutil.rmtree(tmp, ignore_errors=True)
+    sys.exit(daemons.finish(tmp, failures))
 
 
 if __name__ == "__main__":

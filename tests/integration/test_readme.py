@@ -169,12 +169,7 @@ def main():
         test_stub_command(readme, stubs)
     finally:
         daemons.stop_all(running)
-    if failures:
-        print("FAILED: %d; kept %s" % (len(failures), tmp))
-        return 1
-    shutil.rmtree(tmp, ignore_errors=True)
-    print("all passed")
-    return 0
+    return daemons.finish(tmp, failures)
 
 
 if __name__ == "__main__":
