@@ -39,6 +39,11 @@ static const eg_cfg_opt vectord_opts[] = {
     {"max_text_bytes", EG_CFG_INT, "65536", "content or latent size", 0, 256, 1 << 24},
     {"max_k", EG_CFG_INT, "1000", "results per query", 0, 1, 100000},
     {"max_queries", EG_CFG_INT, "64", "queries per Search", 0, 1, 4096},
+    {"retention", EG_CFG_STR, "on",
+     "retention of tenants without a policy of their own: on (chunks move between hot, warm and cold "
+     "tiers by their retention score, which is also a small ranking prior) or off (all hot, no prior)", 0, 0, 0},
+    {"retention_sweep_secs", EG_CFG_INT, "300", "seconds between retention sweeps of the loaded tenants (0 = none)",
+     0, 0, 86400 * 7},
     {"query_cache", EG_CFG_INT, "4096", "query texts whose vectors are kept for repeats (0 = none)", 0, 0, 1 << 20},
 };
 
@@ -55,6 +60,9 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const char *stats = eg_cfg_str(c, "bm25_stats");
   if (strcmp(stats, "tenant") != 0 && strcmp(stats, "user") != 0)
     return eg_err_set(err, EG_EINVAL, "option 'bm25_stats' must be tenant or user, not '%s'", stats);
+  const char *ret = eg_cfg_str(c, "retention");
+  if (strcmp(ret, "on") != 0 && strcmp(ret, "off") != 0)
+    return eg_err_set(err, EG_EINVAL, "option 'retention' must be on or off, not '%s'", ret);
   vectord *vd = calloc(1, sizeof *vd);
   if (!vd) return eg_err_set(err, EG_ENOMEM, "out of memory");
   char spec[1200];
@@ -81,6 +89,8 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .max_k = (uint32_t)eg_cfg_int(c, "max_k"),
       .max_queries = (uint32_t)eg_cfg_int(c, "max_queries"),
       .query_cache = (uint32_t)eg_cfg_int(c, "query_cache"),
+      .sweep_secs = (uint32_t)eg_cfg_int(c, "retention_sweep_secs"),
+      .retention_off = strcmp(ret, "off") == 0,
   };
   if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err))) {
     eg_embedder_close(vd->emb);

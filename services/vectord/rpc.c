@@ -21,9 +21,26 @@ VEC_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
 VEC_HANDLER(h_publish, Engram__V1__PublishRequest, Engram__V1__PublishResponse,
             engram__v1__publish_response__init, eg_vec_publish)
 
+VEC_HANDLER(h_access, Engram__V1__RecordAccessRequest, Engram__V1__RecordAccessResponse,
+            engram__v1__record_access_response__init, eg_vec_record_access)
+VEC_HANDLER(h_get_retention, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
+            engram__v1__get_retention_response__init, eg_vec_get_retention)
+VEC_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest, Engram__V1__SetRetentionPolicyResponse,
+            engram__v1__set_retention_policy_response__init, eg_vec_set_retention)
+VEC_HANDLER(h_sweep, Engram__V1__SweepRetentionRequest, Engram__V1__SweepRetentionResponse,
+            engram__v1__sweep_retention_response__init, eg_vec_sweep)
+
 static const eg_rpc_handler_entry vec_handlers[] = {
-    {"Upsert", h_upsert}, {"Search", h_search}, {"GetChunks", h_get},
-    {"Delete", h_delete}, {"Erase", h_erase}, {"Publish", h_publish},
+    {"Upsert", h_upsert},
+    {"Search", h_search},
+    {"GetChunks", h_get},
+    {"Delete", h_delete},
+    {"Erase", h_erase},
+    {"Publish", h_publish},
+    {"RecordAccess", h_access},
+    {"GetRetention", h_get_retention},
+    {"SetRetentionPolicy", h_set_retention},
+    {"SweepRetention", h_sweep},
 };
 
 eg_rpc_service eg_vectord_service(eg_vec *v) {

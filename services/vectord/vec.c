@@ -37,7 +37,10 @@ vdoc eg_vdoc_of(const Engram__V1__Chunk *c) {
                 .turn = c->turn_index,
                 .private_ = s && s->private_,
                 .live = true,
-                .staged = c->staged};
+                .staged = c->staged,
+                .tier = EG_TIER_HOT,
+                .salience = c->salience > 0 ? c->salience : 0.5f,
+                .tier_since = c->stored_at};
 }
 
 uint64_t eg_str_hash(const char *s) {
@@ -118,10 +121,11 @@ Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64
 
 /* ---- dense indexes ------------------------------------------------------------------- */
 
-static FaissIndex *new_index(eg_vec *v, int dim, bool hnsw) {
+FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm) {
   FaissIndex *ix = NULL;
-  if (faiss_index_factory(&ix, dim, hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat",
-                          METRIC_INNER_PRODUCT) != 0) {
+  hnsw = hnsw && !warm;
+  const char *spec = warm ? "IDMap2,SQfp16" : hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat";
+  if (faiss_index_factory(&ix, dim, spec, METRIC_INNER_PRODUCT) != 0) {
     EG_ERROR("vec", "faiss index_factory failed", "error=\"%s\"", faiss_err());
     return NULL;
   }
@@ -137,7 +141,9 @@ static FaissIndex *new_index(eg_vec *v, int dim, bool hnsw) {
 }
 
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out) {
-  return t->dense[field] && faiss_Index_reconstruct(t->dense[field], (idx_t)slot, out) == 0;
+  uint8_t tier = slot < t->n_slots ? t->docs[slot].tier : EG_TIER_HOT;
+  FaissIndex *ix = tier == EG_TIER_HOT ? t->dense[field] : tier == EG_TIER_WARM ? t->warm[field] : NULL;
+  return ix && faiss_Index_reconstruct(ix, (idx_t)slot, out) == 0;
 }
 
 static eg_code ensure_slots(vtenant *t, uint32_t slot) {
@@ -152,26 +158,33 @@ static eg_code ensure_slots(vtenant *t, uint32_t slot) {
   return EG_OK;
 }
 
-eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
-                          eg_err *err) {
+/* Add vectors of n slots to the index pair of a tier (hot: dense, warm: warm). */
+eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *slots, const float *vecs, size_t n,
+                              eg_err *err) {
   if (!n) return EG_OK;
+  FaissIndex **pair = warm ? t->warm : t->dense;
   size_t d = (size_t)t->dim;
   float *field = malloc(n * d * sizeof *field);
   idx_t *ids = malloc(n * sizeof *ids);
   eg_code rc = field && ids ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; !rc && i < n; i++) ids[i] = slots[i];
   for (int f = 0; !rc && f < N_FIELDS; f++) {
-    if (!t->dense[f] && !(t->dense[f] = new_index(v, t->dim, t->hnsw))) {
+    if (!pair[f] && !(pair[f] = eg_vt_new_index(v, t->dim, t->hnsw, warm))) {
       rc = eg_err_set(err, EG_EINTERNAL, "cannot create a dense index");
       break;
     }
     for (size_t i = 0; i < n; i++) memcpy(field + i * d, vecs + (i * N_FIELDS + (size_t)f) * d, d * sizeof *field);
-    if (faiss_Index_add_with_ids(t->dense[f], (idx_t)n, field, ids) != 0)
+    if (faiss_Index_add_with_ids(pair[f], (idx_t)n, field, ids) != 0)
       rc = eg_err_set(err, EG_EINTERNAL, "dense index add failed");
   }
   free(field);
   free(ids);
   return rc;
+}
+
+eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
+                          eg_err *err) {
+  return eg_vt_add_vectors_to(v, t, false, slots, vecs, n, err);
 }
 
 eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
@@ -192,6 +205,7 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
     else d->n_entities = 0;
   }
   d->live = true;
+  t->n_tier[d->tier]++;
   t->shared += !d->user_h;
   t->private_ += d->private_;
   if (d->user_h) { /* the user's slot list */
@@ -233,17 +247,23 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
   eg_map_del(t->by_chunk, &d->chunk_id, 8);
   eg_bm25_remove(t->bm25, slot);
   t->live--;
-  if (t->hnsw) { /* HNSW cannot remove: a tombstone, filtered at search, dropped at rebuild */
+  t->n_tier[d->tier]--;
+  eg_vt_unindex(t, slot, d->tier);
+}
+
+void eg_vt_unindex(vtenant *t, uint32_t slot, uint8_t tier) {
+  if (tier == EG_TIER_HOT && t->hnsw) { /* HNSW cannot remove: a tombstone, skipped at search, dropped at rebuild */
     t->tombstones++;
     return;
   }
+  FaissIndex **pair = tier == EG_TIER_HOT ? t->dense : tier == EG_TIER_WARM ? t->warm : NULL;
   idx_t id = slot;
-  for (int f = 0; f < N_FIELDS; f++) {
-    if (!t->dense[f]) continue;
+  for (int f = 0; pair && f < N_FIELDS; f++) {
+    if (!pair[f]) continue;
     FaissIDSelectorBatch *sel = NULL;
     if (faiss_IDSelectorBatch_new(&sel, 1, &id) == 0) {
       size_t nr = 0;
-      faiss_Index_remove_ids(t->dense[f], (FaissIDSelector *)sel, &nr);
+      faiss_Index_remove_ids(pair[f], (FaissIDSelector *)sel, &nr);
       faiss_IDSelector_free((FaissIDSelector *)sel);
     }
   }
@@ -317,7 +337,7 @@ static bool copy_live(vtenant *t, size_t from, size_t to, idx_t **ids, float *ve
   vecs[1] = malloc(cap * dim * sizeof(float));
   if (!*ids || !vecs[0] || !vecs[1]) return false;
   for (size_t s = from; s < to; s++) {
-    if (!t->docs[s].live) continue;
+    if (!t->docs[s].live || t->docs[s].tier != EG_TIER_HOT) continue;
     if (!eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, vecs[0] + k * dim) ||
         !eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, vecs[1] + k * dim))
       continue;
@@ -344,7 +364,7 @@ static void *build_thread(void *arg) {
   int64_t t0 = eg_time_mono_us();
   FaissIndex *nx[N_FIELDS] = {NULL, NULL};
   bool ok = true;
-  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = new_index(v, t->dim, true)) != NULL;
+  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = eg_vt_new_index(v, t->dim, true, false)) != NULL;
   /* Copy under the read lock, build outside any lock, and repeat for what was written
    * meanwhile until little is left: searches and writes go on against the old index. */
   size_t done = 0, total = 0;
@@ -380,7 +400,8 @@ static void *build_thread(void *arg) {
     }
     t->hnsw = true;
     idx_t nt = faiss_Index_ntotal(t->dense[0]);
-    t->tombstones = (size_t)nt > t->live ? (size_t)nt - t->live : 0;
+    size_t hot = t->n_tier[EG_TIER_HOT];
+    t->tombstones = (size_t)nt > hot ? (size_t)nt - hot : 0;
     snapshot_write(v, t);
   } else {
     EG_ERROR("vec", "HNSW build failed", "error=\"%s\"", faiss_err());
@@ -399,8 +420,9 @@ static void *build_thread(void *arg) {
 
 void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t) {
   if (t->building || !t->dim) return;
-  bool want = (!t->hnsw && t->live > v->o.hnsw_threshold) ||
-              (t->hnsw && t->tombstones > 1024 && t->tombstones * 5 > t->live);
+  size_t hot = t->n_tier[EG_TIER_HOT];
+  bool want = (!t->hnsw && hot > v->o.hnsw_threshold) ||
+              (t->hnsw && t->tombstones > 1024 && t->tombstones * 5 > hot);
   if (!want) return;
   build_job *j = malloc(sizeof *j);
   if (!j) return;
@@ -492,7 +514,7 @@ static bool free_slots(void *ctx, const void *k, size_t kl, void *v) {
 
 static void vt_free(vtenant *t) {
   if (!t) return;
-  for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(t->dense[f]);
+  for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(t->dense[f]), faiss_Index_free(t->warm[f]);
   eg_bm25_free(t->bm25);
   for (size_t s = 0; s < t->n_slots; s++) free(t->docs[s].entities);
   free(t->docs);
@@ -503,6 +525,51 @@ static void vt_free(vtenant *t) {
   pthread_mutex_destroy(&t->writer);
   free(t->name);
   free(t);
+}
+
+/* Move `it` (over a family sharing the chunk family's keys) up to key k; the value when it
+ * has a record at k (NULL otherwise). *skipped counts the records passed over. */
+static const char *in_step(rocksdb_iterator_t *it, const char *k, size_t kl, size_t *vl, size_t *skipped) {
+  while (rocksdb_iter_valid(it)) {
+    size_t ikl;
+    const char *ik = rocksdb_iter_key(it, &ikl);
+    int cmp = memcmp(ik, k, ikl < kl ? ikl : kl);
+    if (cmp > 0 || (cmp == 0 && ikl >= kl)) break;
+    if (skipped) ++*skipped;
+    rocksdb_iter_next(it);
+  }
+  if (!rocksdb_iter_valid(it)) return NULL;
+  size_t ikl;
+  const char *ik = rocksdb_iter_key(it, &ikl);
+  if (ikl != kl || memcmp(ik, k, kl) != 0) return NULL;
+  return rocksdb_iter_value(it, vl);
+}
+
+/* Vectors of slots waiting to be added to a tier's indexes, in batches. */
+typedef struct load_batch {
+  bool warm;
+  float *vecs;
+  uint32_t *slots;
+  size_t n;
+} load_batch;
+
+static eg_code batch_add(eg_vec *v, vtenant *t, load_batch *b, uint32_t slot, const float *vec, size_t row,
+                         eg_err *err) {
+  if (!b->vecs && (!(b->vecs = malloc(LOAD_BATCH * row * sizeof(float))) ||
+                   !(b->slots = malloc(LOAD_BATCH * sizeof *b->slots))))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  memcpy(b->vecs + b->n * row, vec, row * sizeof(float));
+  b->slots[b->n++] = slot;
+  if (b->n < LOAD_BATCH) return EG_OK;
+  b->n = 0;
+  return eg_vt_add_vectors_to(v, t, b->warm, b->slots, b->vecs, LOAD_BATCH, err);
+}
+
+static eg_code batch_flush(eg_vec *v, vtenant *t, load_batch *b, eg_code rc, eg_err *err) {
+  if (!rc && b->n) rc = eg_vt_add_vectors_to(v, t, b->warm, b->slots, b->vecs, b->n, err);
+  free(b->vecs);
+  free(b->slots);
+  return rc;
 }
 
 /* Fill the in-memory index of tenant T from the store (and a snapshot when there is one). */
@@ -521,53 +588,30 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_CHUNKS));
   rocksdb_iterator_t *vit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_VECTORS));
   rocksdb_iterator_t *tit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_TERMS));
+  rocksdb_iterator_t *rit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
   rocksdb_iter_seek(it, (const char *)prefix, 8);
   rocksdb_iter_seek(vit, (const char *)prefix, 8);
   rocksdb_iter_seek(tit, (const char *)prefix, 8);
-  float *vecs = NULL;
-  uint32_t *bslots = malloc(LOAD_BATCH * sizeof *bslots);
-  size_t nbatch = 0;
-  if (!bslots) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  /* The three families share keys (T | chunk id) and are written together, so their
-   * iterators move in step. */
+  rocksdb_iter_seek(rit, (const char *)prefix, 8);
+  load_batch hot = {false, NULL, NULL, 0}, warm = {true, NULL, NULL, 0};
+  size_t evicted = 0;
+  eg_vret_load_policy(v, t);
+  /* The families share keys (T | chunk id) and are written together, so their iterators
+   * move in step; retention records without a chunk are evicted chunks'. */
   for (; !rc && rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
     eg_arena *a = eg_arena_new(8192, 0);
-    size_t kl, vl, vvl = 0, tvl = 0;
+    size_t kl, vl, vvl = 0, tvl = 0, rvl = 0;
     const char *k = rocksdb_iter_key(it, &kl);
     const char *val = rocksdb_iter_value(it, &vl);
     uint64_t slot;
     Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
-    const float *vec = NULL;
-    while (rocksdb_iter_valid(vit)) {
-      size_t vkl;
-      const char *vk = rocksdb_iter_key(vit, &vkl);
-      int cmp = memcmp(vk, k, vkl < kl ? vkl : kl);
-      if (cmp > 0 || (cmp == 0 && vkl >= kl)) break;
-      rocksdb_iter_next(vit);
-    }
-    if (rocksdb_iter_valid(vit)) {
-      size_t vkl;
-      const char *vk = rocksdb_iter_key(vit, &vkl);
-      if (vkl == kl && memcmp(vk, k, kl) == 0) vec = (const float *)rocksdb_iter_value(vit, &vvl);
-    }
+    const float *vec = (const float *)in_step(vit, k, kl, &vvl, NULL);
+    const char *tv = in_step(tit, k, kl, &tvl, NULL);
+    const char *rv = in_step(rit, k, kl, &rvl, &evicted);
     eg_bm25_term *terms = NULL;
     size_t nt = 0;
     uint32_t doclen = 0;
-    while (rocksdb_iter_valid(tit)) {
-      size_t tkl;
-      const char *tk = rocksdb_iter_key(tit, &tkl);
-      int cmp = memcmp(tk, k, tkl < kl ? tkl : kl);
-      if (cmp > 0 || (cmp == 0 && tkl >= kl)) break;
-      rocksdb_iter_next(tit);
-    }
-    if (rocksdb_iter_valid(tit)) {
-      size_t tkl;
-      const char *tk = rocksdb_iter_key(tit, &tkl);
-      if (tkl == kl && memcmp(tk, k, kl) == 0) {
-        const char *tv = rocksdb_iter_value(tit, &tvl);
-        nt = eg_terms_decode(tv, tvl, a, &terms, &doclen);
-      }
-    }
+    if (tv) nt = eg_terms_decode(tv, tvl, a, &terms, &doclen);
     if (!c || slot > UINT32_MAX) {
       eg_arena_free(a);
       rc = eg_err_set(err, EG_ECORRUPT, "stored chunk is corrupt");
@@ -575,38 +619,45 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     }
     if (vec && !t->dim) t->dim = (int)(vvl / sizeof(float) / N_FIELDS);
     vdoc d = eg_vdoc_of(c);
-    /* A snapshot already holds the vectors of the slots below its watermark; the others
-     * are added in batches (one FAISS call per field per batch). */
-    bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;
+    if (rv && !eg_vret_decode(rv, rvl, &d))
+      EG_WARN("vec", "retention record unreadable: chunk kept hot", "slot=%llu", (unsigned long long)slot);
+    if (rv) rocksdb_iter_next(rit); /* past it: what the next chunk skips is evicted chunks' */
+    if (t->pol.disabled) d.tier = EG_TIER_HOT;
+    /* A snapshot already holds the vectors of the hot slots below its watermark (unless
+     * the slot came back to the hot tier after it was written); the others are added in
+     * batches (one FAISS call per field per batch). */
     size_t row = (size_t)t->dim * N_FIELDS;
-    if (vec && t->dim && vvl == row * sizeof(float) && !in_snapshot) {
-      if (!vecs && !(vecs = malloc(LOAD_BATCH * row * sizeof(float)))) {
-        eg_arena_free(a);
-        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-        break;
-      }
-      memcpy(vecs + nbatch * row, vec, vvl);
-      bslots[nbatch++] = (uint32_t)slot;
+    bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;
+    if (in_snapshot && d.tier == EG_TIER_HOT) {
+      float *probe = eg_arena_alloc(a, (size_t)t->dim * sizeof *probe);
+      in_snapshot = probe && faiss_Index_reconstruct(t->dense[0], (idx_t)slot, probe) == 0;
     }
-    if ((rc = eg_vt_add(v, t, (uint32_t)slot, &d, NULL, terms, nt, doclen, err)) ||
-        (nbatch == LOAD_BATCH && (rc = eg_vt_add_vectors(v, t, bslots, vecs, nbatch, err)))) {
+    if ((rc = eg_vt_add(v, t, (uint32_t)slot, &d, NULL, terms, nt, doclen, err))) {
       eg_arena_free(a);
       break;
     }
-    if (nbatch == LOAD_BATCH) nbatch = 0;
+    if (vec && t->dim && vvl == row * sizeof(float) && d.tier <= EG_TIER_WARM &&
+        !(in_snapshot && d.tier == EG_TIER_HOT))
+      rc = batch_add(v, t, d.tier == EG_TIER_HOT ? &hot : &warm, (uint32_t)slot, vec, row, err);
     loaded++;
     eg_arena_free(a);
   }
-  if (!rc && nbatch) rc = eg_vt_add_vectors(v, t, bslots, vecs, nbatch, err);
-  free(vecs);
-  free(bslots);
+  while (rocksdb_iter_valid(rit)) { /* evicted chunks after the last live one */
+    evicted++;
+    rocksdb_iter_next(rit);
+  }
+  t->n_tier[EG_TIER_EVICTED] = evicted;
+  rc = batch_flush(v, t, &hot, rc, err);
+  rc = batch_flush(v, t, &warm, rc, err);
   rocksdb_iter_destroy(it);
   rocksdb_iter_destroy(vit);
   rocksdb_iter_destroy(tit);
+  rocksdb_iter_destroy(rit);
   rocksdb_readoptions_destroy(ro);
   if (snap && t->dense[0]) {
     idx_t total = faiss_Index_ntotal(t->dense[0]);
-    t->tombstones = (size_t)total > t->live ? (size_t)total - t->live : 0;
+    size_t hot_n = t->n_tier[EG_TIER_HOT];
+    t->tombstones = (size_t)total > hot_n ? (size_t)total - hot_n : 0;
   }
   EG_INFO("vec", "tenant index loaded", "tenant_key=%llx chunks=%zu snapshot=%d took_ms=%lld",
           (unsigned long long)t->T, loaded, snap, (long long)((eg_time_mono_us() - t0) / 1000));
@@ -681,6 +732,8 @@ void eg_vt_forget(eg_vec *v, const char *tenant) {
   vtenant *t = eg_map_del(v->tenants, tenant, strlen(tenant));
   pthread_mutex_unlock(&v->tmu);
   if (!t) return;
+  pthread_mutex_lock(&t->writer); /* a sweep that found it before it left the map ends first */
+  pthread_mutex_unlock(&t->writer);
   snapshot_unlink(v, t->T);
   vt_free(t);
 }
@@ -688,7 +741,7 @@ void eg_vt_forget(eg_vec *v, const char *tenant) {
 /* ---- engine ------------------------------------------------------------------------------ */
 
 typedef struct size_sum {
-  double chunks, vectors, terms, tenants;
+  double chunks, vectors, terms, tenants, tiers[5];
 } size_sum;
 
 static bool sum_tenant(void *ctx, const void *k, size_t kl, void *val) {
@@ -698,6 +751,7 @@ static bool sum_tenant(void *ctx, const void *k, size_t kl, void *val) {
   pthread_rwlock_rdlock(&t->lock);
   s->chunks += (double)t->live;
   for (int f = 0; f < N_FIELDS; f++) s->vectors += t->dense[f] ? (double)faiss_Index_ntotal(t->dense[f]) : 0;
+  for (int i = EG_TIER_HOT; i <= EG_TIER_EVICTED; i++) s->tiers[i] += (double)t->n_tier[i];
   s->terms += (double)eg_bm25_terms(t->bm25);
   s->tenants += 1;
   pthread_rwlock_unlock(&t->lock);
@@ -707,7 +761,7 @@ static bool sum_tenant(void *ctx, const void *k, size_t kl, void *val) {
 /* Index sizes at scrape time, over the tenants loaded in memory. */
 static void size_collector(void *arg, eg_buf *out) {
   eg_vec *v = arg;
-  size_sum s = {0, 0, 0, 0};
+  size_sum s = {0, 0, 0, 0, {0}};
   pthread_mutex_lock(&v->tmu);
   eg_map_each(v->tenants, sum_tenant, &s);
   pthread_mutex_unlock(&v->tmu);
@@ -721,6 +775,11 @@ static void size_collector(void *arg, eg_buf *out) {
                 "# HELP engram_vectord_tenants_loaded Tenants whose indexes are in memory.\n"
                 "# TYPE engram_vectord_tenants_loaded gauge\nengram_vectord_tenants_loaded %.0f\n",
                 s.chunks, s.vectors, s.terms, s.tenants);
+  eg_buf_printf(out, "# HELP engram_vectord_tier_chunks Chunks per retention tier in the loaded tenants "
+                     "(evicted: content removed under an eviction policy).\n"
+                     "# TYPE engram_vectord_tier_chunks gauge\n");
+  for (int i = EG_TIER_HOT; i <= EG_TIER_EVICTED; i++)
+    eg_buf_printf(out, "engram_vectord_tier_chunks{tier=\"%s\"} %.0f\n", eg_ret_tier_name((eg_tier)i), s.tiers[i]);
 }
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err) {
@@ -733,7 +792,7 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   mkdir(opts->dir, 0750);
   mkdir(dir, 0750);
   snprintf(dir, sizeof dir, "%s/chunks", opts->dir);
-  static const char *const cfs[VCF_COUNT] = {"default", "chunks", "vectors", "terms"};
+  static const char *const cfs[VCF_COUNT] = {"default", "chunks", "vectors", "terms", "retention"};
   eg_code rc = eg_kv_open(dir, cfs, VCF_COUNT, 65536, "engram_vectord", metrics, &v->kv, err);
   if (rc) {
     free(v);
@@ -743,6 +802,8 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   pthread_mutex_init(&v->tokmu, NULL);
   pthread_mutex_init(&v->bmu, NULL);
   pthread_cond_init(&v->bcv, NULL);
+  pthread_mutex_init(&v->smu, NULL);
+  pthread_cond_init(&v->scv, NULL);
   v->tenants = eg_map_new();
   v->qcache = eg_qcache_new(opts->query_cache, v->emb ? v->emb->dim : 0);
   if (metrics) {
@@ -759,7 +820,14 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
                                            "Time to embed one batch of texts.", "model", NULL, 0);
     v->m_stage_secs = eg_metrics_histogram(metrics, "engram_vectord_search_stage_seconds",
                                            "Time per search stage.", "stage", NULL, 0);
+    v->m_promoted = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_vectord_tier_promotions_total", "Chunks moved to a higher retention tier.", NULL));
+    v->m_demoted = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_vectord_tier_demotions_total", "Chunks moved to a lower retention tier.", NULL));
+    v->m_evicted = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_vectord_evicted_chunks_total", "Chunks evicted under a tenant's eviction policy.", NULL));
   }
+  eg_vret_start(v);
   *out = v;
   return EG_OK;
 }
@@ -776,6 +844,7 @@ static bool close_tenant(void *ctx, const void *k, size_t kl, void *val) {
 
 void eg_vec_close(eg_vec *v) {
   if (!v) return;
+  eg_vret_stop(v);
   eg_vec_quiesce(v);
   eg_map_each(v->tenants, close_tenant, v);
   eg_map_free(v->tenants);
@@ -786,5 +855,7 @@ void eg_vec_close(eg_vec *v) {
   pthread_mutex_destroy(&v->tokmu);
   pthread_mutex_destroy(&v->bmu);
   pthread_cond_destroy(&v->bcv);
+  pthread_mutex_destroy(&v->smu);
+  pthread_cond_destroy(&v->scv);
   free(v);
 }

@@ -40,6 +40,8 @@ typedef struct eg_vec_opts {
   uint32_t max_k;              /* results per query */
   uint32_t max_queries;        /* queries per Search */
   uint32_t query_cache;        /* query texts whose vectors are kept (0 = none) */
+  uint32_t sweep_secs;         /* retention sweeps of the loaded tenants every so often (0 = none) */
+  bool retention_off;          /* default policy of tenants without one: retention disabled */
 } eg_vec_opts;
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err);
@@ -60,6 +62,17 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
  * so a search sees all of them or none. */
 eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_arena *a,
                        Engram__V1__PublishResponse *resp, eg_err *err);
+
+/* Retention (docs/retention.md): accesses, a chunk's score and tier, the tenant's policy,
+ * and a sweep that moves chunks between tiers (and evicts under an evicting policy). */
+eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *req, eg_arena *a,
+                             Engram__V1__RecordAccessResponse *resp, eg_err *err);
+eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
+                             Engram__V1__GetRetentionResponse *resp, eg_err *err);
+eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
+                             Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+eg_code eg_vec_sweep(eg_vec *v, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
+                     Engram__V1__SweepRetentionResponse *resp, eg_err *err);
 
 /* Wait until no background index build is running (tests, benchmarks). */
 void eg_vec_quiesce(eg_vec *v);

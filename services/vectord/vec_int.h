@@ -12,12 +12,14 @@
 #include "common/keybuf.h"
 #include "common/kv.h"
 #include "common/map.h"
+#include "common/retention.h"
 #include "common/tokenize.h"
 #include "services/vectord/bm25.h"
 #include "services/vectord/vec.h"
 
-/* Column families; keys are T | chunk_id (big-endian). */
-enum { VCF_DEFAULT = 0, VCF_CHUNKS, VCF_VECTORS, VCF_TERMS, VCF_COUNT };
+/* Column families; keys are T | chunk_id (big-endian). VCF_RETAIN holds a chunk's tier and
+ * access history (absent: hot, never accessed); it outlives an evicted chunk. */
+enum { VCF_DEFAULT = 0, VCF_CHUNKS, VCF_VECTORS, VCF_TERMS, VCF_RETAIN, VCF_COUNT };
 /* eg_tenant.counter[VCTR_SLOT]: the next slot (FAISS id) of the tenant. */
 enum { VCTR_SLOT = 0 };
 
@@ -36,6 +38,10 @@ typedef struct vdoc {
   bool private_;                                 /* visible only to its agent */
   bool live;
   bool staged;    /* stored and indexed, invisible until published (Chunk.staged) */
+  uint8_t tier;   /* eg_tier: HOT in dense[], WARM in warm[], COLD in neither */
+  float salience; /* Chunk.salience */
+  int64_t tier_since;
+  eg_access acc;  /* when Recall returned it */
 } vdoc;
 
 /* The filter fields of a stored chunk (scope resolved, stored_at set); entities borrowed
@@ -54,7 +60,8 @@ typedef struct vtenant {
   pthread_rwlock_t lock;    /* searches read, in-memory updates write */
   pthread_mutex_t writer;   /* serializes the tenant's writers (store + memory) */
   int dim;                  /* 0 until the first vector */
-  FaissIndex *dense[N_FIELDS];
+  FaissIndex *dense[N_FIELDS]; /* the hot tier */
+  FaissIndex *warm[N_FIELDS];  /* the warm tier: exact over fp16 vectors */
   bool hnsw;                /* dense indexes are HNSW (else exact) */
   bool building;            /* a background HNSW build is running */
   int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
@@ -65,6 +72,8 @@ typedef struct vtenant {
   eg_map *by_user;          /* user hash (8 bytes) → vslots*: the live slots of a user */
   size_t live, tombstones;  /* tombstones: dead slots still inside an HNSW index */
   size_t shared, private_;  /* live slots without a user; live private slots */
+  size_t n_tier[5];         /* live slots per eg_tier; [EG_TIER_EVICTED]: evicted chunks */
+  eg_ret_policy pol;        /* retention policy */
 } vtenant;
 
 struct eg_vec {
@@ -80,6 +89,11 @@ struct eg_vec {
   pthread_cond_t bcv;
   int builds_running;
   eg_series *m_upserts, *m_embed_tokens, *m_searches, *m_qcache_hits;
+  eg_series *m_promoted, *m_demoted, *m_evicted;
+  pthread_t sweeper; /* retention sweeps every o.sweep_secs */
+  bool sweeper_on, stopping;
+  pthread_mutex_t smu;
+  pthread_cond_t scv;
   eg_metric *m_embed_secs, *m_stage_secs;
   struct eg_qcache *qcache; /* query vectors; NULL = off */
 };
@@ -101,12 +115,19 @@ void eg_vt_tokenizer_put(eg_vec *v, eg_tokenizer *t);
 eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
                   const eg_bm25_term *terms, size_t n_terms, uint32_t doclen, eg_err *err);
 void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot);
+/* Take a slot's vectors out of the index of its tier (HNSW: a tombstone). */
+void eg_vt_unindex(vtenant *t, uint32_t slot, uint8_t tier);
 /* Add the vectors of n slots, vecs laid out slot by slot (content then latent, dim each),
  * with one FAISS call per field (HNSW adds run in parallel inside FAISS). */
 eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
                           eg_err *err);
-/* The vector of a slot for a field (from the dense index). */
+/* The same into the indexes of the warm tier (warm) or the hot one. */
+eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *slots, const float *vecs, size_t n,
+                             eg_err *err);
+/* The vector of a slot for a field (from the index of its tier; false when cold). */
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
+/* A new exact or HNSW index for the hot tier, or an fp16 exact one for the warm tier. */
+FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm);
 /* Start a background HNSW (re)build when the tenant needs one. Caller holds t->lock. */
 void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t);
 
@@ -122,5 +143,25 @@ uint8_t *eg_chunk_encode(eg_arena *a, const Engram__V1__Chunk *c, uint64_t slot,
 Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot);
 
 uint64_t eg_str_hash(const char *s);
+
+/* ---- retention (vec_retention.c) ---- */
+/* The stored retention record of a chunk: u8 tier | u8 private | i64 tier_since | u64 user_h
+ * | u64 agent_h | i64 stored_at | f32 salience | eg_access — enough to answer for an evicted
+ * chunk whose record is all that is left. */
+#define VRET_LEN (2 + 8 * 4 + 4 + EG_RET_ENCODED)
+void eg_vret_encode(const vdoc *d, uint8_t out[VRET_LEN]);
+bool eg_vret_decode(const void *in, size_t len, vdoc *d);
+/* The tenant's policy from the store (defaults when none); at load. */
+void eg_vret_load_policy(eg_vec *v, vtenant *t);
+/* R of a slot at time now (µs). */
+double eg_vret_r(const vtenant *t, const vdoc *d, int64_t now);
+/* Move a live slot to another tier in memory (caller holds t->lock for writing; vecs: the
+ * slot's stored vectors, needed when it enters an index). */
+void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs);
+/* Delete the retention records of a user's evicted chunks (erasure); how many. */
+uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h);
+/* Start / stop the background sweeper. */
+void eg_vret_start(eg_vec *v);
+void eg_vret_stop(eg_vec *v);
 
 #endif

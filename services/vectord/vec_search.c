@@ -221,18 +221,21 @@ static void add_cand(qctx *q, uint32_t slot) {
   q->n++;
 }
 
-static void dense_candidates(qctx *q, int field, size_t k) {
+/* Candidates from the index of one tier (its labels of slots now in another tier skipped:
+ * HNSW keeps a moved slot's vector until the next rebuild). */
+static void tier_candidates(qctx *q, FaissIndex *ix, uint8_t tier, int field, size_t k) {
   vtenant *t = q->t;
-  if (!q->qv || !t->dense[field]) return;
-  idx_t total = faiss_Index_ntotal(t->dense[field]);
+  if (!q->qv || !ix) return;
+  idx_t total = faiss_Index_ntotal(ix);
   if (!total) return;
-  size_t kk = k + t->tombstones < (size_t)total ? k + t->tombstones : (size_t)total;
+  size_t extra = tier == EG_TIER_HOT ? t->tombstones : 0;
+  size_t kk = k + extra < (size_t)total ? k + extra : (size_t)total;
   if (kk > 4096) kk = 4096;
   float *d = malloc(kk * sizeof *d);
   idx_t *l = malloc(kk * sizeof *l);
-  if (d && l && faiss_Index_search(t->dense[field], 1, q->qv, (idx_t)kk, d, l) == 0) {
+  if (d && l && faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) == 0) {
     for (size_t i = 0; i < kk; i++) {
-      if (l[i] < 0) continue;
+      if (l[i] < 0 || (size_t)l[i] >= t->n_slots || t->docs[l[i]].tier != tier) continue;
       add_cand(q, (uint32_t)l[i]);
       cand *c = cand_of(q, (uint32_t)l[i]);
       if (c) {
@@ -243,6 +246,11 @@ static void dense_candidates(qctx *q, int field, size_t k) {
   }
   free(d);
   free(l);
+}
+
+static void dense_candidates(qctx *q, int field, size_t k) {
+  tier_candidates(q, q->t->dense[field], EG_TIER_HOT, field, k);
+  tier_candidates(q, q->t->warm[field], EG_TIER_WARM, field, k);
 }
 
 /* Fill the signals a candidate lacks. */
@@ -292,6 +300,13 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
       double bn = maxbm > 0 ? q->c[i].bm / maxbm : 0;
       q->c[i].score = x * q->c[i].cs + y * q->c[i].ls + al * (float)bn;
     }
+  }
+  /* Retention: a small prior by R in weighted fusion (docs/retention.md) */
+  const eg_ret_policy *p = &q->t->pol;
+  if (req->fusion != ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF && !p->disabled && p->prior_weight > 0) {
+    int64_t now = eg_time_now_us();
+    for (size_t i = 0; i < q->n; i++)
+      q->c[i].score += (float)eg_ret_prior(p, eg_vret_r(q->t, &q->t->docs[q->c[i].slot], now));
   }
   if (q->n > 1) qsort(q->c, q->n, sizeof *q->c, by_score);
 }

@@ -48,6 +48,8 @@ static eg_code check_chunk(const eg_vec *v, const Engram__V1__UpsertRequest *req
   if (c->turn_end && c->turn_end < c->turn_index)
     return eg_err_set(err, EG_EINVAL, "chunks[%zu].turn_end is before turn_index", i);
   if (c->n_entity_ids > 256) return eg_err_set(err, EG_EINVAL, "chunks[%zu]: more than 256 entity ids", i);
+  if (!(c->salience >= 0 && c->salience <= 1))
+    return eg_err_set(err, EG_EINVAL, "chunks[%zu].salience must be in [0, 1] (0: rated by the lexicon)", i);
   if (c->n_metadata > 64) return eg_err_set(err, EG_EINVAL, "chunks[%zu]: more than 64 metadata entries", i);
   for (size_t m = 0; m < c->n_metadata; m++) {
     const Engram__V1__KeyValue *kv = c->metadata[m];
@@ -205,6 +207,19 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   }
   if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err)) || (rc = eg_vt_check_model(v, txn, ten, dim, err)))
     goto fail;
+  /* A replaced chunk keeps its access history; it comes back hot with its new vectors. */
+  eg_access *kept = eg_arena_calloc(a, n, sizeof *kept);
+  bool *replaced = eg_arena_calloc(a, n, sizeof *replaced);
+  if (!kept || !replaced) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    goto fail;
+  }
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < n; i++) {
+    uintptr_t old = req->chunks[i]->id ? (uintptr_t)eg_map_get(t->by_chunk, &req->chunks[i]->id, 8) : 0;
+    if (old) kept[i] = t->docs[old - 1].acc, replaced[i] = true;
+  }
+  pthread_rwlock_unlock(&t->lock);
   for (size_t i = 0; i < n; i++) {
     Engram__V1__Chunk *sc = &stored[i];
     *sc = *req->chunks[i];
@@ -220,6 +235,7 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     sc->id = ids[i];
     sc->n_content_vector = sc->n_latent_vector = 0;
     sc->stored_at = now;
+    if (sc->salience <= 0) sc->salience = (float)eg_salience_of(sc->content && *sc->content ? sc->content : sc->latent, NULL);
     size_t bl, tl;
     uint8_t *buf = eg_chunk_encode(a, sc, slots[i], &bl);
     char *tbuf = encode_terms(a, &accs[i], &tl);
@@ -232,6 +248,15 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
     eg_kvtxn_put(txn, VCF_VECTORS, k, 16, vecs + i * N_FIELDS * dim, (size_t)N_FIELDS * dim * sizeof(float), false);
     eg_kvtxn_put(txn, VCF_TERMS, k, 16, tbuf, tl, false);
+    if (replaced[i]) {
+      vdoc d = eg_vdoc_of(sc);
+      d.acc = kept[i];
+      uint8_t rec[VRET_LEN];
+      eg_vret_encode(&d, rec);
+      eg_kvtxn_put(txn, VCF_RETAIN, k, 16, rec, VRET_LEN, false);
+    } else {
+      eg_kvtxn_delete(txn, VCF_RETAIN, k, 16); /* an evicted chunk's record, if the id comes back */
+    }
   }
   eg_kvtxn_save_tenant(txn, ten);
   rc = eg_kvtxn_commit(txn, err);
@@ -244,6 +269,7 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     uintptr_t old = (uintptr_t)eg_map_get(t->by_chunk, &ids[i], 8);
     if (old) eg_vt_remove(v, t, (uint32_t)(old - 1));
     vdoc d = eg_vdoc_of(&stored[i]);
+    d.acc = kept[i];
     rc = eg_vt_add(v, t, slots[i], &d, NULL, accs[i].terms, accs[i].n, accs[i].len, err);
   }
   if (!rc) rc = eg_vt_add_vectors(v, t, slots, vecs, n, err);
@@ -337,6 +363,7 @@ static eg_code delete_ids(eg_vec *v, vtenant *t, const uint64_t *ids, size_t n, 
     eg_kvtxn_delete(txn, VCF_CHUNKS, k, 16);
     eg_kvtxn_delete(txn, VCF_VECTORS, k, 16);
     eg_kvtxn_delete(txn, VCF_TERMS, k, 16);
+    eg_kvtxn_delete(txn, VCF_RETAIN, k, 16);
     slots[found++] = (uint32_t)(s - 1);
   }
   pthread_rwlock_unlock(&t->lock);
@@ -410,6 +437,8 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
       mk[0] = 'M';
       key_put64(mk + 1, t->T);
       eg_kvtxn_delete(txn, VCF_DEFAULT, mk, 9);
+      mk[0] = 'P'; /* the retention policy */
+      eg_kvtxn_delete(txn, VCF_DEFAULT, mk, 9);
       eg_kvtxn_forget_tenant(txn, tenant);
       if ((rc = eg_kvtxn_commit(txn, err))) {
         free(ids);
@@ -427,6 +456,7 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
     free(ids);
     chunks = deleted;
     vectors = 2 * (uint64_t)deleted;
+    if (!whole) chunks += eg_vret_erase_evicted(v, t, uh); /* what eviction left of the user's */
     eg_kv_purge_tenant(v->kv, T); /* the texts leave the files, not only the index */
   }
   /* Query texts are user content too; the cache is keyed by text alone, so all of it goes. */

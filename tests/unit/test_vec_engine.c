@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "common/embed.h"
+#include "common/retention.h"
+#include "common/time.h"
 #include "services/vectord/vec.h"
 #include "tests/testlib.h"
 
@@ -515,6 +517,164 @@ static void test_model_mismatch_refused(void) {
   eg_embedder_close(other);
 }
 
+/* ---- retention: tiers both ways, bounds, eviction and its erasure, restart ---- */
+
+#define DAY_US 86400000000LL
+
+static Engram__V1__Scope ret_scope(const char *tenant, const char *user) {
+  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
+  s.tenant = (char *)tenant;
+  s.user = (char *)user;
+  return s;
+}
+
+/* The tier of chunk id (0 = absent) and its access count; tiers[] gets the tenant's counts. */
+static int ret_tier(eg_vec *v, const char *user, uint64_t id, int64_t at, uint64_t *accesses, uint64_t tiers[5],
+                    char *why, size_t why_len) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ret_scope("ret", user);
+  Engram__V1__GetRetentionRequest req = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
+  req.scope = &scope;
+  req.chunk_ids = &id;
+  req.n_chunk_ids = 1;
+  req.at = at;
+  Engram__V1__GetRetentionResponse resp = ENGRAM__V1__GET_RETENTION_RESPONSE__INIT;
+  eg_err e;
+  int tier = -1;
+  if (eg_vec_get_retention(v, &req, a, &resp, &e) == EG_OK) {
+    tier = resp.n_items ? (int)resp.items[0]->tier : 0;
+    if (accesses && resp.n_items) *accesses = resp.items[0]->access_count;
+    if (why && resp.n_items) snprintf(why, why_len, "%s", resp.items[0]->why);
+    for (size_t i = 0; tiers && i < resp.n_tiers; i++) tiers[resp.tiers[i]->tier] = resp.tiers[i]->count;
+  }
+  eg_arena_free(a);
+  return tier;
+}
+
+static uint64_t sweep_at(eg_vec *v, int64_t at, uint64_t *evicted) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ret_scope("ret", NULL);
+  Engram__V1__SweepRetentionRequest req = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
+  req.scope = &scope;
+  req.at = at;
+  Engram__V1__SweepRetentionResponse resp = ENGRAM__V1__SWEEP_RETENTION_RESPONSE__INIT;
+  eg_err e;
+  uint64_t moved = eg_vec_sweep(v, &req, a, &resp, &e) == EG_OK ? resp.promoted + resp.demoted : UINT64_MAX;
+  if (evicted) *evicted = resp.evicted;
+  eg_arena_free(a);
+  return moved;
+}
+
+static eg_code set_policy(eg_vec *v, const Engram__V1__RetentionPolicy *p, const char *confirm) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ret_scope("ret", NULL);
+  Engram__V1__SetRetentionPolicyRequest req = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
+  req.scope = &scope;
+  req.policy = (Engram__V1__RetentionPolicy *)p;
+  req.confirm_tenant = (char *)confirm;
+  Engram__V1__SetRetentionPolicyResponse resp = ENGRAM__V1__SET_RETENTION_POLICY_RESPONSE__INIT;
+  eg_err e;
+  eg_code rc = eg_vec_set_retention(v, &req, a, &resp, &e);
+  eg_arena_free(a);
+  return rc;
+}
+
+static uint32_t access_at(eg_vec *v, const char *user, uint64_t id, int64_t at) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ret_scope("ret", user);
+  Engram__V1__RecordAccessRequest req = ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT;
+  req.scope = &scope;
+  req.ids = &id;
+  req.n_ids = 1;
+  req.time = at;
+  Engram__V1__RecordAccessResponse resp = ENGRAM__V1__RECORD_ACCESS_RESPONSE__INIT;
+  eg_err e;
+  uint32_t promoted = eg_vec_record_access(v, &req, a, &resp, &e) == EG_OK ? resp.promoted + 100 * resp.recorded : 0;
+  eg_arena_free(a);
+  return promoted;
+}
+
+static bool top_is(eg_vec *v, size_t i) {
+  uint64_t ids[5];
+  return search(v, "ret", vecs[i], NULL, 5, NULL, ids) > 0 && ids[0] == i + 1;
+}
+
+static void test_retention_tiers(void) {
+  eg_vec *v = open_engine(50); /* 200 chunks: HNSW, so moves leave tombstones */
+  EG_REQUIRE(v && upsert(v, "ret", "u1", 0, 200) == EG_OK);
+  eg_vec_quiesce(v);
+  int64_t now = eg_time_now_us();
+  uint64_t tiers[5] = {0}, acc = 0;
+  char why[320];
+  EG_CHECK_INT(ret_tier(v, "u1", 6, 0, &acc, tiers, why, sizeof why), EG_TIER_HOT);
+  EG_CHECK(tiers[EG_TIER_HOT] == 200 && acc == 0 && strstr(why, ">= hot_min"));
+  EG_CHECK_INT(ret_tier(v, "u2", 6, 0, NULL, NULL, NULL, 0), 0); /* another user's chunk: absent */
+  /* 40 days on: R = 0.5·2^(−4/3) ≈ 0.20 → warm; still found by its vector (fp16 index) */
+  EG_CHECK_INT(sweep_at(v, now + 40 * DAY_US, NULL), 200);
+  EG_CHECK_INT(ret_tier(v, "u1", 6, now + 40 * DAY_US, NULL, tiers, NULL, 0), EG_TIER_WARM);
+  EG_CHECK(tiers[EG_TIER_WARM] == 200 && tiers[EG_TIER_HOT] == 0);
+  EG_CHECK(top_is(v, 5) && top_is(v, 150));
+  /* 90 days: cold — off the vector indexes, still found by its words */
+  EG_CHECK_INT(sweep_at(v, now + 90 * DAY_US, NULL), 200);
+  uint64_t ids[10];
+  EG_CHECK_INT(search(v, "ret", vecs[5], NULL, 5, NULL, ids), 0);
+  EG_CHECK(search(v, "ret", NULL, "zyxwvut", 10, NULL, ids) == 10);
+  /* an access brings it back hot at once */
+  EG_CHECK_INT(access_at(v, "u2", 6, 0), 0); /* not another user's to touch */
+  EG_CHECK_INT(access_at(v, "u1", 6, 0), 101);
+  EG_CHECK_INT(ret_tier(v, "u1", 6, 0, &acc, tiers, NULL, 0), EG_TIER_HOT);
+  EG_CHECK(acc == 1 && tiers[EG_TIER_HOT] == 1 && tiers[EG_TIER_COLD] == 199);
+  EG_CHECK(top_is(v, 5));
+  /* a bounded hot tier: the 50 of highest R stay hot (the accessed one among them) */
+  Engram__V1__RetentionPolicy p = ENGRAM__V1__RETENTION_POLICY__INIT;
+  p.hot_max = 50;
+  EG_CHECK(set_policy(v, &p, NULL) == EG_OK);
+  EG_CHECK_INT(sweep_at(v, 0, NULL), 199);
+  EG_CHECK_INT(ret_tier(v, "u1", 6, 0, NULL, tiers, NULL, 0), EG_TIER_HOT);
+  EG_CHECK(tiers[EG_TIER_HOT] == 50 && tiers[EG_TIER_WARM] == 150);
+  int bounded = 0;
+  for (uint64_t id = 1; id <= 200 && !bounded; id++)
+    if (ret_tier(v, "u1", id, 0, NULL, NULL, why, sizeof why) == EG_TIER_WARM) bounded = strstr(why, "tier is full") != NULL;
+  EG_CHECK(bounded);
+  for (size_t i = 0; i < 200; i += 37) EG_CHECK(top_is(v, i)); /* hot or warm, every chunk is found */
+  /* a restart keeps the tiers */
+  eg_vec_close(v);
+  v = open_engine(50);
+  EG_CHECK_INT(ret_tier(v, "u1", 6, 0, &acc, tiers, NULL, 0), EG_TIER_HOT);
+  EG_CHECK(acc == 1 && tiers[EG_TIER_HOT] == 50 && tiers[EG_TIER_WARM] == 150);
+  for (size_t i = 0; i < 200; i += 37) EG_CHECK(top_is(v, i));
+  /* eviction: only under a confirmed policy; what was used lately stays */
+  p.hot_max = 0;
+  p.evict_cold_after_days = 80;
+  EG_CHECK(set_policy(v, &p, NULL) == EG_EINVAL);
+  EG_CHECK(set_policy(v, &p, "other") == EG_EINVAL);
+  EG_CHECK(set_policy(v, &p, "ret") == EG_OK);
+  EG_CHECK_INT(access_at(v, "u1", 6, now + 95 * DAY_US), 100);
+  uint64_t evicted = 0;
+  sweep_at(v, now + 100 * DAY_US, &evicted);
+  EG_CHECK_INT(evicted, 199);
+  EG_CHECK_INT(ret_tier(v, "u1", 6, now + 100 * DAY_US, NULL, tiers, NULL, 0), EG_TIER_WARM);
+  EG_CHECK_INT(ret_tier(v, "u1", 7, 0, NULL, NULL, why, sizeof why), EG_TIER_EVICTED);
+  EG_CHECK(strstr(why, "evicted") != NULL && tiers[EG_TIER_EVICTED] == 199);
+  EG_CHECK_INT(get_count(v, "ret", 64, false), 1);
+  eg_vec_close(v);
+  v = open_engine(50);
+  EG_CHECK_INT(ret_tier(v, "u1", 7, 0, NULL, tiers, NULL, 0), EG_TIER_EVICTED);
+  EG_CHECK(tiers[EG_TIER_EVICTED] == 199 && tiers[EG_TIER_WARM] == 1);
+  EG_CHECK_INT(ret_tier(v, "u2", 7, 0, NULL, NULL, NULL, 0), 0);
+  /* retention off: everything live is hot again at once */
+  Engram__V1__RetentionPolicy off = ENGRAM__V1__RETENTION_POLICY__INIT;
+  off.disabled = true;
+  EG_CHECK(set_policy(v, &off, NULL) == EG_OK);
+  EG_CHECK_INT(ret_tier(v, "u1", 6, 0, NULL, NULL, NULL, 0), EG_TIER_HOT);
+  EG_CHECK(top_is(v, 5));
+  /* erasing the user removes what eviction left too */
+  EG_CHECK_INT(erase_user(v, "ret", "u1"), 200);
+  EG_CHECK_INT(ret_tier(v, NULL, 7, 0, NULL, tiers, NULL, 0), 0);
+  EG_CHECK_INT(tiers[EG_TIER_EVICTED], 0);
+  eg_vec_close(v);
+}
+
 int main(void) {
   dir = eg_test_tempdir("vec");
   eg_err e;
@@ -532,6 +692,7 @@ int main(void) {
   EG_RUN(test_bm25_per_user);
   EG_RUN(test_feedback);
   EG_RUN(test_staged_publish);
+  EG_RUN(test_retention_tiers);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
   if (!rc) eg_test_rmtree(dir);

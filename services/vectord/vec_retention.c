@@ -1,0 +1,556 @@
+/*
+ * vec_retention.c — retention of chunks (docs/retention.md): accesses, tiers, the sweeper
+ * and eviction.
+ *
+ * A chunk is hot (in the dense indexes), warm (in an exact fp16 index: half the memory,
+ * searched beside the hot one) or cold (in neither: BM25, the graph and GetChunks still
+ * find it). Its tier follows R (common/retention.h) at each sweep, within the policy's
+ * bounds on tier sizes; an access promotes a warm or cold chunk to hot at once. Under an
+ * evicting policy a sweep removes the content, vectors and terms of cold chunks not used
+ * for the policy's number of days; the retention record stays (the id answers
+ * GetRetention as evicted), the chunk's facts in the graph stay, and the eviction is
+ * written to the audit log. Every move is written to the store before memory changes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/scope.h"
+#include "common/time.h"
+#include "services/vectord/vec_int.h"
+
+#define US_PER_DAY 86400000000LL
+
+/* ---- records ----------------------------------------------------------------------------------- */
+
+void eg_vret_encode(const vdoc *d, uint8_t o[VRET_LEN]) {
+  o[0] = d->tier;
+  o[1] = d->private_;
+  key_put64(o + 2, (uint64_t)d->tier_since);
+  key_put64(o + 10, d->user_h);
+  key_put64(o + 18, d->agent_h);
+  key_put64(o + 26, (uint64_t)d->stored_at);
+  memcpy(o + 34, &d->salience, 4);
+  eg_access_encode(&d->acc, o + 38);
+}
+
+bool eg_vret_decode(const void *in, size_t len, vdoc *d) {
+  const uint8_t *i = in;
+  if (len != VRET_LEN || i[0] < EG_TIER_HOT || i[0] > EG_TIER_EVICTED) return false;
+  d->tier = i[0];
+  d->private_ = i[1] != 0;
+  d->tier_since = (int64_t)key_get64(i + 2);
+  d->user_h = key_get64(i + 10);
+  d->agent_h = key_get64(i + 18);
+  d->stored_at = (int64_t)key_get64(i + 26);
+  memcpy(&d->salience, i + 34, 4);
+  return eg_access_decode(i + 38, EG_RET_ENCODED, &d->acc);
+}
+
+static void policy_key(uint8_t k[9], uint64_t T) {
+  k[0] = 'P';
+  key_put64(k + 1, T);
+}
+
+void eg_vret_load_policy(eg_vec *v, vtenant *t) {
+  eg_ret_policy_of(NULL, &t->pol, NULL);
+  t->pol.disabled = v->o.retention_off;
+  uint8_t k[9];
+  policy_key(k, t->T);
+  char *val = NULL;
+  size_t vl = 0;
+  if (eg_kv_get(v->kv, VCF_DEFAULT, k, 9, &val, &vl, NULL) == EG_OK && !eg_ret_policy_decode(val, vl, &t->pol))
+    EG_WARN("vec", "stored retention policy unreadable: defaults used", "tenant_key=%llx", (unsigned long long)t->T);
+  free(val);
+}
+
+double eg_vret_r(const vtenant *t, const vdoc *d, int64_t now) {
+  return eg_ret_score_at(&t->pol, d->salience, d->stored_at, &d->acc, now).r;
+}
+
+/* The stored vectors of a chunk (content then latent), malloc'd; NULL when absent. */
+static float *stored_vectors(eg_vec *v, const vtenant *t, uint64_t chunk_id) {
+  uint8_t k[16];
+  KEY2(k, t->T, chunk_id);
+  char *val = NULL;
+  size_t vl = 0;
+  if (eg_kv_get(v->kv, VCF_VECTORS, k, 16, &val, &vl, NULL) != EG_OK) return NULL;
+  if (vl != (size_t)t->dim * N_FIELDS * sizeof(float)) {
+    free(val);
+    return NULL;
+  }
+  return (float *)val;
+}
+
+void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs) {
+  vdoc *d = &t->docs[slot];
+  if (d->tier == to || !d->live) return;
+  eg_vt_unindex(t, slot, d->tier);
+  t->n_tier[d->tier]--;
+  t->n_tier[to]++;
+  d->tier = (uint8_t)to;
+  d->tier_since = eg_time_now_us();
+  eg_err err = {0};
+  if (to <= EG_TIER_WARM && vecs && t->dim && eg_vt_add_vectors_to(v, t, to == EG_TIER_WARM, &slot, vecs, 1, &err))
+    EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err.msg);
+}
+
+/* ---- moves: store first, then memory ------------------------------------------------------------- */
+
+typedef struct vmove {
+  uint32_t slot;
+  uint64_t chunk_id;
+  vdoc after;  /* the doc as it will be (tier, acc) */
+  float *vecs; /* stored vectors, when it enters an index */
+} vmove;
+
+/* Write the moves' records (evictions: the chunk's records go, its retention record stays)
+ * in one transaction, then apply them in memory. Caller holds t->writer. */
+static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *promoted, uint64_t *demoted,
+                           uint64_t *evicted, eg_err *err) {
+  if (!n) return EG_OK;
+  eg_kvtxn *txn = eg_kv_begin(v->kv);
+  if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  int64_t now = eg_time_now_us();
+  for (size_t i = 0; i < n; i++) {
+    uint8_t k[16], rec[VRET_LEN];
+    KEY2(k, t->T, m[i].chunk_id);
+    if (m[i].after.tier != t->docs[m[i].slot].tier) m[i].after.tier_since = now;
+    eg_vret_encode(&m[i].after, rec);
+    eg_kvtxn_put(txn, VCF_RETAIN, k, 16, rec, VRET_LEN, false);
+    if (m[i].after.tier == EG_TIER_EVICTED) {
+      eg_kvtxn_delete(txn, VCF_CHUNKS, k, 16);
+      eg_kvtxn_delete(txn, VCF_VECTORS, k, 16);
+      eg_kvtxn_delete(txn, VCF_TERMS, k, 16);
+    }
+  }
+  eg_code rc = eg_kvtxn_commit(txn, err);
+  if (rc) return rc;
+  pthread_rwlock_wrlock(&t->lock);
+  for (size_t i = 0; i < n; i++) {
+    vdoc *d = &t->docs[m[i].slot];
+    if (!d->live || d->chunk_id != m[i].chunk_id) continue;
+    uint8_t from = d->tier, to = m[i].after.tier;
+    d->acc = m[i].after.acc;
+    if (to == EG_TIER_EVICTED) {
+      eg_vt_remove(v, t, m[i].slot);
+      t->n_tier[EG_TIER_EVICTED]++;
+      ++*evicted;
+    } else if (to != from) {
+      eg_vret_move(v, t, m[i].slot, (eg_tier)to, m[i].vecs);
+      ++*(to < from ? promoted : demoted);
+    }
+  }
+  eg_vt_maybe_rebuild(v, t);
+  pthread_rwlock_unlock(&t->lock);
+  return EG_OK;
+}
+
+static void free_moves(vmove *m, size_t n) {
+  for (size_t i = 0; m && i < n; i++) free(m[i].vecs);
+  free(m);
+}
+
+static void count_moves(eg_vec *v, uint64_t promoted, uint64_t demoted, uint64_t evicted) {
+  eg_series_add(v->m_promoted, (double)promoted);
+  eg_series_add(v->m_demoted, (double)demoted);
+  eg_series_add(v->m_evicted, (double)evicted);
+}
+
+/* ---- sweeps -------------------------------------------------------------------------------------- */
+
+typedef struct rank {
+  uint32_t i; /* index into the sweep's arrays */
+  double r;
+} rank;
+
+static int by_r_desc(const void *a, const void *b) {
+  double x = ((const rank *)a)->r, y = ((const rank *)b)->r;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Tier `from` may hold at most `max` (0 = no bound): the lowest R beyond it go to `to`. */
+static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, eg_tier to, uint64_t max) {
+  if (!max) return;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += want[i] == from;
+  if (k <= max) return;
+  rank *rk = malloc(k * sizeof *rk);
+  if (!rk) return;
+  k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (want[i] == from) rk[k++] = (rank){(uint32_t)i, r[i]};
+  qsort(rk, k, sizeof *rk, by_r_desc);
+  for (size_t j = max; j < k; j++) want[rk[j].i] = (uint8_t)to;
+  free(rk);
+}
+
+typedef struct sweep_out {
+  uint64_t promoted, demoted, evicted;
+} sweep_out;
+
+/* Evaluate every live chunk of t at `at` and move those whose tier changes. Caller holds
+ * t->writer. */
+static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, eg_err *err) {
+  pthread_rwlock_rdlock(&t->lock);
+  size_t n = t->n_slots, m = 0;
+  uint32_t *slot = malloc((n ? n : 1) * sizeof *slot);
+  double *r = malloc((n ? n : 1) * sizeof *r);
+  uint8_t *want = malloc(n ? n : 1);
+  const eg_ret_policy *p = &t->pol;
+  for (size_t s = 0; slot && r && want && s < n; s++) {
+    const vdoc *d = &t->docs[s];
+    if (!d->live) continue;
+    slot[m] = (uint32_t)s;
+    r[m] = eg_vret_r(t, d, at);
+    want[m] = (uint8_t)eg_ret_tier_of(p, r[m]);
+    m++;
+  }
+  pthread_rwlock_unlock(&t->lock);
+  if (!slot || !r || !want) {
+    free(slot), free(r), free(want);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  if (!p->disabled) {
+    bound_tier(want, r, m, EG_TIER_HOT, EG_TIER_WARM, p->hot_max);
+    bound_tier(want, r, m, EG_TIER_WARM, EG_TIER_COLD, p->warm_max);
+  }
+  /* The moves (docs read under the lock again: only this writer changes tiers). */
+  vmove *mv = calloc(m ? m : 1, sizeof *mv);
+  size_t nm = 0;
+  eg_code rc = mv ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; !rc && i < m; i++) {
+    const vdoc *d = &t->docs[slot[i]];
+    uint8_t to = want[i];
+    if (to == EG_TIER_COLD && p->evict_days > 0 && !p->disabled && !d->staged) {
+      int64_t used = eg_access_last(&d->acc) > d->stored_at ? eg_access_last(&d->acc) : d->stored_at;
+      if ((double)(at - used) > p->evict_days * (double)US_PER_DAY) to = EG_TIER_EVICTED;
+    }
+    if (to == d->tier) continue;
+    mv[nm] = (vmove){slot[i], d->chunk_id, *d, NULL};
+    mv[nm].after.tier = to;
+    mv[nm].after.entities = NULL;
+    nm++;
+  }
+  pthread_rwlock_unlock(&t->lock);
+  for (size_t i = 0; !rc && i < nm; i++)
+    if (mv[i].after.tier <= EG_TIER_WARM) mv[i].vecs = stored_vectors(v, t, mv[i].chunk_id);
+  if (!rc) rc = apply_moves(v, t, mv, nm, &out->promoted, &out->demoted, &out->evicted, err);
+  free_moves(mv, nm);
+  free(slot), free(r), free(want);
+  if (!rc && out->evicted)
+    EG_INFO("audit", "evict", "tenant=\"%s\" chunks=%llu policy_evict_cold_after_days=%g at=%lld", t->name,
+            (unsigned long long)out->evicted, p->evict_days, (long long)at);
+  return rc;
+}
+
+static void tier_counts(eg_arena *a, const vtenant *t, Engram__V1__TierCount ***out, size_t *n) {
+  *out = eg_arena_calloc(a, 4, sizeof **out);
+  *n = 0;
+  for (int i = EG_TIER_HOT; *out && i <= EG_TIER_EVICTED; i++) {
+    Engram__V1__TierCount *c = eg_arena_calloc(a, 1, sizeof *c);
+    if (!c) return;
+    engram__v1__tier_count__init(c);
+    c->tier = (eg_tier)i;
+    c->count = t->n_tier[i];
+    (*out)[(*n)++] = c;
+  }
+}
+
+eg_code eg_vec_sweep(eg_vec *v, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
+                     Engram__V1__SweepRetentionResponse *resp, eg_err *err) {
+  if (req->at < 0) return eg_err_set(err, EG_EINVAL, "at must not be negative");
+  eg_code rc;
+  vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
+  if (!t) return rc;
+  sweep_out o = {0, 0, 0};
+  pthread_mutex_lock(&t->writer);
+  rc = sweep_tenant(v, t, req->at ? req->at : eg_time_now_us(), &o, err);
+  pthread_mutex_unlock(&t->writer);
+  if (rc) return rc;
+  count_moves(v, o.promoted, o.demoted, o.evicted);
+  resp->promoted = o.promoted;
+  resp->demoted = o.demoted;
+  resp->evicted = o.evicted;
+  if (o.evicted) resp->evicted_at = eg_time_now_us();
+  pthread_rwlock_rdlock(&t->lock);
+  tier_counts(a, t, &resp->tiers, &resp->n_tiers);
+  pthread_rwlock_unlock(&t->lock);
+  return EG_OK;
+}
+
+typedef struct name_list {
+  char **v;
+  size_t n;
+} name_list;
+
+static bool add_name(void *ctx, const void *k, size_t kl, void *val) {
+  (void)val;
+  name_list *l = ctx;
+  l->v[l->n++] = strndup(k, kl);
+  return true;
+}
+
+/* The background sweeper: every sweep_secs, each loaded tenant whose writer is free. */
+static void *sweeper_main(void *arg) {
+  eg_vec *v = arg;
+  for (;;) {
+    pthread_mutex_lock(&v->smu);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += v->o.sweep_secs;
+    while (!v->stopping && pthread_cond_timedwait(&v->scv, &v->smu, &until) == 0) {
+    }
+    bool stop = v->stopping;
+    pthread_mutex_unlock(&v->smu);
+    if (stop) return NULL;
+    pthread_mutex_lock(&v->tmu);
+    name_list nl = {calloc(eg_map_count(v->tenants) + 1, sizeof(char *)), 0};
+    if (nl.v) eg_map_each(v->tenants, add_name, &nl);
+    pthread_mutex_unlock(&v->tmu);
+    char **names = nl.v;
+    for (size_t i = 0; i < nl.n; i++) {
+      /* The tenant is looked up and its writer taken under tmu, so an erasure that drops it
+       * (eg_vt_forget) waits for this sweep; a busy writer is left for the next round. */
+      pthread_mutex_lock(&v->tmu);
+      vtenant *t = names[i] ? eg_map_get(v->tenants, names[i], strlen(names[i])) : NULL;
+      bool got = t && pthread_mutex_trylock(&t->writer) == 0;
+      pthread_mutex_unlock(&v->tmu);
+      free(names[i]);
+      if (!got) continue;
+      sweep_out o = {0, 0, 0};
+      eg_err err = {0};
+      if (!t->pol.disabled && sweep_tenant(v, t, eg_time_now_us(), &o, &err))
+        EG_WARN("vec", "retention sweep failed", "error=\"%s\"", err.msg);
+      pthread_mutex_unlock(&t->writer);
+      count_moves(v, o.promoted, o.demoted, o.evicted);
+    }
+    free(names);
+  }
+}
+
+void eg_vret_start(eg_vec *v) {
+  if (!v->o.sweep_secs) return;
+  v->sweeper_on = pthread_create(&v->sweeper, NULL, sweeper_main, v) == 0;
+}
+
+void eg_vret_stop(eg_vec *v) {
+  if (!v->sweeper_on) return;
+  pthread_mutex_lock(&v->smu);
+  v->stopping = true;
+  pthread_cond_broadcast(&v->scv);
+  pthread_mutex_unlock(&v->smu);
+  pthread_join(v->sweeper, NULL);
+  v->sweeper_on = false;
+}
+
+/* ---- accesses -------------------------------------------------------------------------------------- */
+
+/* Can the reader of `scope` see a chunk of this user/agent? (common/scope.h) */
+static bool sees(const Engram__V1__Scope *scope, const vdoc *d) {
+  uint64_t uh = eg_str_hash(scope->user), ah = eg_str_hash(scope->agent);
+  return eg_scope_visible(uh != 0, d->user_h != 0, d->user_h == uh, d->private_, d->agent_h == ah);
+}
+
+eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *req, eg_arena *a,
+                             Engram__V1__RecordAccessResponse *resp, eg_err *err) {
+  (void)a;
+  if (req->n_ids > 10000) return eg_err_set(err, EG_EINVAL, "more than 10000 ids");
+  if (req->time < 0) return eg_err_set(err, EG_EINVAL, "time must not be negative");
+  eg_code rc;
+  vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
+  if (!t) return rc;
+  int64_t when = req->time ? req->time : eg_time_now_us();
+  vmove *mv = calloc(req->n_ids ? req->n_ids : 1, sizeof *mv);
+  if (!mv) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  pthread_mutex_lock(&t->writer);
+  size_t n = 0;
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < req->n_ids; i++) {
+    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
+    if (!s || !sees(req->scope, &t->docs[s - 1])) continue;
+    bool dup = false;
+    for (size_t j = 0; j < n && !dup; j++) dup = mv[j].slot == s - 1;
+    if (dup) continue;
+    mv[n] = (vmove){(uint32_t)(s - 1), req->ids[i], t->docs[s - 1], NULL};
+    mv[n].after.entities = NULL;
+    eg_access_add(&mv[n].after.acc, when);
+    if (!t->pol.disabled) mv[n].after.tier = EG_TIER_HOT; /* used again: back to the hot tier */
+    n++;
+  }
+  pthread_rwlock_unlock(&t->lock);
+  for (size_t i = 0; i < n; i++)
+    if (mv[i].after.tier != t->docs[mv[i].slot].tier) mv[i].vecs = stored_vectors(v, t, mv[i].chunk_id);
+  uint64_t promoted = 0, demoted = 0, evicted = 0;
+  rc = apply_moves(v, t, mv, n, &promoted, &demoted, &evicted, err);
+  pthread_mutex_unlock(&t->writer);
+  free_moves(mv, n);
+  if (rc) return rc;
+  count_moves(v, promoted, 0, 0);
+  resp->recorded = (uint32_t)n;
+  resp->promoted = (uint32_t)promoted;
+  return EG_OK;
+}
+
+/* ---- reading -------------------------------------------------------------------------------------- */
+
+static Engram__V1__RetentionInfo *info_of(eg_arena *a, const vtenant *t, const vdoc *d, uint64_t id,
+                                          const char *source, bool bounded, int64_t at) {
+  Engram__V1__RetentionInfo *o = eg_arena_calloc(a, 1, sizeof *o);
+  char *why = eg_arena_alloc(a, 320);
+  if (!o || !why) return NULL;
+  engram__v1__retention_info__init(o);
+  eg_ret_score sc = eg_ret_score_at(&t->pol, d->salience, d->stored_at, &d->acc, at);
+  o->id = id;
+  o->kind = "chunk";
+  o->r = d->tier == EG_TIER_EVICTED ? 0 : sc.r;
+  o->tier = (eg_tier)d->tier;
+  o->salience = d->salience;
+  o->salience_source = (char *)source;
+  o->created_at = d->stored_at;
+  o->access_count = eg_access_count(&d->acc);
+  o->last_access = eg_access_last(&d->acc);
+  o->decay_term = sc.decay;
+  o->access_term = sc.access;
+  o->tier_since = d->tier_since;
+  o->evaluated_at = at;
+  eg_ret_why(&t->pol, &sc, (eg_tier)d->tier, bounded, why, 320);
+  o->why = why;
+  return o;
+}
+
+/* Where a live chunk's salience came from: the lexicon when it gives the stored value. */
+static const char *salience_source(eg_vec *v, const vtenant *t, const vdoc *d, eg_arena *a) {
+  uint8_t k[16];
+  KEY2(k, t->T, d->chunk_id);
+  char *val = NULL;
+  size_t vl = 0;
+  if (eg_kv_get(v->kv, VCF_CHUNKS, k, 16, &val, &vl, NULL) != EG_OK) return "unknown";
+  uint64_t slot;
+  Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
+  free(val);
+  if (!c) return "unknown";
+  const char *src;
+  double lex = eg_salience_of(c->content && *c->content ? c->content : c->latent, &src);
+  return fabs(lex - d->salience) < 1e-6 ? src : "client";
+}
+
+eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
+                             Engram__V1__GetRetentionResponse *resp, eg_err *err) {
+  if (req->n_chunk_ids > 1000) return eg_err_set(err, EG_EINVAL, "more than 1000 chunk ids");
+  if (req->at < 0) return eg_err_set(err, EG_EINVAL, "at must not be negative");
+  eg_code rc;
+  vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
+  if (!t) return rc; /* unknown tenant: nothing */
+  int64_t at = req->at ? req->at : eg_time_now_us();
+  resp->items = eg_arena_calloc(a, req->n_chunk_ids ? req->n_chunk_ids : 1, sizeof *resp->items);
+  resp->policy = eg_arena_calloc(a, 1, sizeof *resp->policy);
+  if (!resp->items || !resp->policy) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < req->n_chunk_ids; i++) {
+    uint64_t id = req->chunk_ids[i];
+    vdoc d;
+    bool found = false, bounded = false;
+    pthread_rwlock_rdlock(&t->lock);
+    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &id, 8);
+    if (s && sees(req->scope, &t->docs[s - 1])) {
+      d = t->docs[s - 1];
+      found = true;
+      bounded = !t->pol.disabled && eg_ret_tier_of(&t->pol, eg_vret_r(t, &d, at)) < d.tier;
+    }
+    pthread_rwlock_unlock(&t->lock);
+    const char *source = found ? salience_source(v, t, &d, a) : "evicted: content removed";
+    if (!found) { /* an evicted chunk: its retention record is all that is left */
+      uint8_t k[16];
+      KEY2(k, t->T, id);
+      char *val = NULL;
+      size_t vl = 0;
+      memset(&d, 0, sizeof d);
+      found = eg_kv_get(v->kv, VCF_RETAIN, k, 16, &val, &vl, NULL) == EG_OK && eg_vret_decode(val, vl, &d) &&
+              d.tier == EG_TIER_EVICTED && sees(req->scope, &d);
+      free(val);
+    }
+    if (!found) continue;
+    Engram__V1__RetentionInfo *o = info_of(a, t, &d, id, source, bounded, at);
+    if (!o) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    resp->items[resp->n_items++] = o;
+  }
+  pthread_rwlock_rdlock(&t->lock);
+  eg_ret_policy_msg(&t->pol, resp->policy);
+  tier_counts(a, t, &resp->tiers, &resp->n_tiers);
+  pthread_rwlock_unlock(&t->lock);
+  return EG_OK;
+}
+
+eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
+                             Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err) {
+  eg_ret_policy p;
+  eg_code rc = eg_ret_policy_of(req->policy, &p, err);
+  if (rc) return rc;
+  if (p.evict_days > 0 && (!req->confirm_tenant || strcmp(req->confirm_tenant, req->scope->tenant) != 0))
+    return eg_err_set(err, EG_EINVAL, "a policy that evicts needs confirm_tenant equal to scope.tenant");
+  vtenant *t = eg_vt_get(v, req->scope->tenant, true, &rc, err);
+  if (!t) return rc;
+  uint8_t k[9], val[EG_RET_POLICY_ENCODED];
+  policy_key(k, t->T);
+  eg_ret_policy_encode(&p, val);
+  pthread_mutex_lock(&t->writer);
+  eg_kvtxn *txn = eg_kv_begin(v->kv);
+  rc = txn ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!rc && eg_kvtxn_put(txn, VCF_DEFAULT, k, 9, val, sizeof val, false))
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (txn && rc) eg_kvtxn_abort(txn);
+  else if (txn) rc = eg_kvtxn_commit(txn, err);
+  if (!rc) {
+    pthread_rwlock_wrlock(&t->lock);
+    t->pol = p;
+    pthread_rwlock_unlock(&t->lock);
+  }
+  /* Retention turned off: every chunk back to the hot tier now, not at the next sweep. */
+  sweep_out o = {0, 0, 0};
+  if (!rc && p.disabled) rc = sweep_tenant(v, t, eg_time_now_us(), &o, err);
+  pthread_mutex_unlock(&t->writer);
+  if (rc) return rc;
+  count_moves(v, o.promoted, o.demoted, o.evicted);
+  resp->policy = eg_arena_calloc(a, 1, sizeof *resp->policy);
+  if (!resp->policy) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_ret_policy_msg(&p, resp->policy);
+  EG_INFO("audit", "retention_policy", "tenant=\"%s\" half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu "
+          "warm_max=%llu evict_cold_after_days=%g disabled=%d", req->scope->tenant, p.half_life_days, p.sigma,
+          p.hot_min, p.warm_min, (unsigned long long)p.hot_max, (unsigned long long)p.warm_max, p.evict_days,
+          p.disabled);
+  return EG_OK;
+}
+
+uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h) {
+  uint8_t from[16], to[16];
+  KEY2(from, t->T, 0);
+  KEY2(to, t->T + 1, 0);
+  rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
+  rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)to, 16);
+  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
+  eg_kvtxn *txn = eg_kv_begin(v->kv);
+  uint64_t n = 0;
+  for (rocksdb_iter_seek(it, (const char *)from, 16); txn && rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t kl, vl;
+    const char *k = rocksdb_iter_key(it, &kl);
+    const char *val = rocksdb_iter_value(it, &vl);
+    vdoc d;
+    memset(&d, 0, sizeof d);
+    if (!eg_vret_decode(val, vl, &d) || d.tier != EG_TIER_EVICTED || d.user_h != user_h) continue;
+    eg_kvtxn_delete(txn, VCF_RETAIN, k, kl);
+    n++;
+  }
+  rocksdb_iter_destroy(it);
+  rocksdb_readoptions_destroy(ro);
+  eg_err err = {0};
+  if (!txn || eg_kvtxn_commit(txn, &err)) {
+    EG_ERROR("erase", "evicted chunks' records not erased", "error=\"%s\"", err.msg);
+    return 0;
+  }
+  pthread_rwlock_wrlock(&t->lock);
+  t->n_tier[EG_TIER_EVICTED] -= n < t->n_tier[EG_TIER_EVICTED] ? n : t->n_tier[EG_TIER_EVICTED];
+  pthread_rwlock_unlock(&t->lock);
+  return n;
+}
