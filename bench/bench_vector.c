@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bench/lme.h"
+#include "bench/turns.h"
 #include "common/embed.h"
 #include "common/log.h"
 #include "common/text.h"
@@ -23,53 +24,13 @@
 #include "services/vectord/vec_int.h"
 #include "tests/testlib.h"
 
-static void report(const char *what, int64_t *lat, size_t n) {
-  eg_sort_i64(lat, n);
-  printf("%-56s p50 %7.1f us  p99 %7.1f us\n", what, (double)lat[n / 2], (double)lat[n * 99 / 100]);
-}
-
-static long rss_kb(void) {
-  FILE *f = fopen("/proc/self/status", "r");
-  char line[256];
-  long kb = 0;
-  while (f && fgets(line, sizeof line, f))
-    if (strncmp(line, "VmRSS:", 6) == 0) kb = atol(line + 6);
-  if (f) fclose(f);
-  return kb;
-}
-
-/* Up to max turn texts from the LongMemEval file (non-empty, under 8000 bytes). */
-typedef struct texts {
-  char **out;
-  size_t max, n;
-} texts;
-
-static bool take_turns(const cJSON *rec, void *ctx) {
-  texts *t = ctx;
-  cJSON *sessions = cJSON_GetObjectItem(rec, "haystack_sessions");
-  for (cJSON *s = sessions ? sessions->child : NULL; s && t->n < t->max; s = s->next)
-    for (cJSON *turn = s->child; turn && t->n < t->max; turn = turn->next) {
-      cJSON *c = cJSON_GetObjectItem(turn, "content");
-      if (cJSON_IsString(c) && strlen(c->valuestring) > 10 && strlen(c->valuestring) < 8000)
-        t->out[t->n++] = strdup(c->valuestring);
-    }
-  return t->n < t->max;
-}
-
-static char **load_texts(const char *path, size_t max, size_t *n) {
-  texts t = {calloc(max, sizeof(char *)), max, 0};
-  if (eg_lme_each(path, take_turns, &t) < 0) return NULL;
-  *n = t.n;
-  return t.out;
-}
-
 int main(int argc, char **argv) {
   size_t N = argc > 1 ? (size_t)atoll(argv[1]) : 100000;
   const char *which = argc > 2 ? argv[2] : "use";
   const char *data = argc > 3 ? argv[3] : EG_LME_DEFAULT;
   eg_log_init("bench", EG_LOG_WARN);
   size_t n = 0;
-  char **texts = load_texts(data, N + 1000, &n);
+  char **texts = eg_bturns_load(data, N + 1000, &n);
   if (!texts || n < N + 1000) {
     fprintf(stderr, "need %zu texts from %s, got %zu\n", N + 1000, data, n);
     return 1;
@@ -109,7 +70,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  long rss0 = rss_kb();
+  long rss0 = eg_brss_kb();
   t0 = eg_time_mono_us();
   for (size_t b = 0; b < N; b += 1000) {
     eg_arena *a = eg_arena_new(1 << 20, 0);
@@ -145,7 +106,7 @@ int main(int argc, char **argv) {
   t0 = eg_time_mono_us();
   eg_vec_quiesce(v);
   printf("%-56s %10.1f s\n", "background HNSW32 build, both fields (after the above)", (double)(eg_time_mono_us() - t0) / 1e6);
-  long rss1 = rss_kb();
+  long rss1 = eg_brss_kb();
   printf("%-56s %10.0f MB\n", "resident memory per 100k chunks (engine, in-process)",
          (double)(rss1 - rss0) / 1024.0 * 100000.0 / (double)N);
 
@@ -168,7 +129,7 @@ int main(int argc, char **argv) {
     faiss_Index_search(t->dense[1], 1, q, (idx_t)kk, d, l);
     lat[i] = eg_time_mono_us() - s;
   }
-  report("raw FAISS, HNSW32 x 2 fields, k=64, same indexes", lat, Q);
+  eg_breport("raw FAISS, HNSW32 x 2 fields, k=64, same indexes", lat, Q);
   int64_t raw_p50 = lat[Q / 2];
   for (int pass = 0; pass < 2; pass++) {
     for (int i = 0; i < Q; i++) {
@@ -193,7 +154,7 @@ int main(int argc, char **argv) {
       lat[i] = eg_time_mono_us() - s;
       eg_arena_free(a);
     }
-    report(pass ? "vectord Search, hybrid (dense x2 + BM25 + fusion), k=10" : "vectord Search, dense only (both fields + fusion), k=10",
+    eg_breport(pass ? "vectord Search, hybrid (dense x2 + BM25 + fusion), k=10" : "vectord Search, dense only (both fields + fusion), k=10",
            lat, Q);
     if (!pass) printf("  ratio vectord/raw FAISS (p50, dense only): %.2fx\n", (double)lat[Q / 2] / (double)raw_p50);
   }

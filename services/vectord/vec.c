@@ -194,7 +194,7 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
     eg_code rc = eg_vt_add_vectors(v, t, &slot, vecs, 1, err);
     if (rc) return rc;
   }
-  if (eg_bm25_add(t->bm25, slot, terms, n_terms, doclen) != EG_OK)
+  if (eg_bm25_add(eg_vt_bm25(t, doc->tier), slot, terms, n_terms, doclen) != EG_OK)
     return eg_err_set(err, EG_ENOMEM, "BM25 add failed");
   vdoc *d = &t->docs[slot];
   *d = *doc;
@@ -245,7 +245,7 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
   d->entities = NULL;
   d->n_entities = 0;
   eg_map_del(t->by_chunk, &d->chunk_id, 8);
-  eg_bm25_remove(t->bm25, slot);
+  eg_bm25_remove(eg_vt_bm25(t, d->tier), slot);
   t->live--;
   t->n_tier[d->tier]--;
   eg_vt_unindex(t, slot, d->tier);
@@ -489,13 +489,15 @@ static vtenant *vt_new(uint64_t T, const char *name, double k1, double b) {
   t->T = T;
   t->name = strdup(name);
   t->bm25 = eg_bm25_new(k1, b);
+  t->bm25_cold = eg_bm25_new(k1, b);
   t->by_chunk = eg_map_new();
   t->by_user = eg_map_new();
   t->snapshot_slot = -1;
   pthread_rwlock_init(&t->lock, NULL);
   pthread_mutex_init(&t->writer, NULL);
-  if (!t->name || !t->bm25 || !t->by_chunk || !t->by_user) {
+  if (!t->name || !t->bm25 || !t->bm25_cold || !t->by_chunk || !t->by_user) {
     eg_bm25_free(t->bm25);
+    eg_bm25_free(t->bm25_cold);
     eg_map_free(t->by_chunk);
     eg_map_free(t->by_user);
     free(t->name);
@@ -516,6 +518,7 @@ static void vt_free(vtenant *t) {
   if (!t) return;
   for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(t->dense[f]), faiss_Index_free(t->warm[f]);
   eg_bm25_free(t->bm25);
+  eg_bm25_free(t->bm25_cold);
   for (size_t s = 0; s < t->n_slots; s++) free(t->docs[s].entities);
   free(t->docs);
   eg_map_free(t->by_chunk);
@@ -752,7 +755,7 @@ static bool sum_tenant(void *ctx, const void *k, size_t kl, void *val) {
   s->chunks += (double)t->live;
   for (int f = 0; f < N_FIELDS; f++) s->vectors += t->dense[f] ? (double)faiss_Index_ntotal(t->dense[f]) : 0;
   for (int i = EG_TIER_HOT; i <= EG_TIER_EVICTED; i++) s->tiers[i] += (double)t->n_tier[i];
-  s->terms += (double)eg_bm25_terms(t->bm25);
+  s->terms += (double)eg_bm25_terms(t->bm25) + (double)eg_bm25_terms(t->bm25_cold);
   s->tenants += 1;
   pthread_rwlock_unlock(&t->lock);
   return true;

@@ -65,7 +65,8 @@ typedef struct vtenant {
   bool hnsw;                /* dense indexes are HNSW (else exact) */
   bool building;            /* a background HNSW build is running */
   int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
-  eg_bm25 *bm25;
+  eg_bm25 *bm25;            /* words of hot and warm chunks */
+  eg_bm25 *bm25_cold;       /* words of cold chunks (their own statistics) */
   vdoc *docs;               /* by slot */
   size_t n_slots, cap_slots;
   eg_map *by_chunk;         /* chunk id (8 bytes) → slot + 1 */
@@ -156,8 +157,14 @@ void eg_vret_load_policy(eg_vec *v, vtenant *t);
 /* R of a slot at time now (µs). */
 double eg_vret_r(const vtenant *t, const vdoc *d, int64_t now);
 /* Move a live slot to another tier in memory (caller holds t->lock for writing; vecs: the
- * slot's stored vectors, needed when it enters an index). */
-void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs);
+ * slot's stored vectors, needed when it enters an index; terms: its stored term list, when
+ * its words change BM25 index). */
+void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs, const char *terms,
+                  size_t terms_len);
+/* The BM25 index that holds a slot's words (by its tier). */
+static inline eg_bm25 *eg_vt_bm25(const vtenant *t, uint8_t tier) {
+  return tier == EG_TIER_COLD ? t->bm25_cold : t->bm25;
+}
 /* Delete the retention records of a user's evicted chunks (erasure); how many. */
 uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h);
 /* Start / stop the background sweeper. */

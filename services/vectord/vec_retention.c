@@ -83,10 +83,21 @@ static float *stored_vectors(eg_vec *v, const vtenant *t, uint64_t chunk_id) {
   return (float *)val;
 }
 
-void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs) {
+void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs, const char *terms,
+                  size_t terms_len) {
   vdoc *d = &t->docs[slot];
   if (d->tier == to || !d->live) return;
   eg_vt_unindex(t, slot, d->tier);
+  if (eg_vt_bm25(t, d->tier) != eg_vt_bm25(t, (uint8_t)to)) { /* its words change index too */
+    eg_bm25_remove(eg_vt_bm25(t, d->tier), slot);
+    eg_arena *a = eg_arena_new(4096, 0);
+    eg_bm25_term *tv = NULL;
+    uint32_t doclen = 0;
+    size_t nt = terms && a ? eg_terms_decode(terms, terms_len, a, &tv, &doclen) : 0;
+    if (a && eg_bm25_add(eg_vt_bm25(t, (uint8_t)to), slot, tv, nt, doclen) != EG_OK)
+      EG_WARN("vec", "tier move: BM25 add failed", "slot=%u", slot);
+    eg_arena_free(a);
+  }
   t->n_tier[d->tier]--;
   t->n_tier[to]++;
   d->tier = (uint8_t)to;
@@ -103,7 +114,22 @@ typedef struct vmove {
   uint64_t chunk_id;
   vdoc after;  /* the doc as it will be (tier, acc) */
   float *vecs; /* stored vectors, when it enters an index */
+  char *terms; /* stored terms, when it enters or leaves the cold tier */
+  size_t terms_len;
 } vmove;
+
+/* What a move needs from the store: the vectors when the chunk enters an index, its
+ * terms when it enters or leaves the cold tier. */
+static void load_for_move(eg_vec *v, const vtenant *t, vmove *m, uint8_t from) {
+  uint8_t to = m->after.tier;
+  if (to == from || to == EG_TIER_EVICTED) return;
+  if (to <= EG_TIER_WARM) m->vecs = stored_vectors(v, t, m->chunk_id);
+  if ((to == EG_TIER_COLD) != (from == EG_TIER_COLD)) {
+    uint8_t k[16];
+    KEY2(k, t->T, m->chunk_id);
+    if (eg_kv_get(v->kv, VCF_TERMS, k, 16, &m->terms, &m->terms_len, NULL) != EG_OK) m->terms = NULL;
+  }
+}
 
 /* Write the moves' records (evictions: the chunk's records go, its retention record stays)
  * in one transaction, then apply them in memory. Caller holds t->writer. */
@@ -138,7 +164,7 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
       t->n_tier[EG_TIER_EVICTED]++;
       ++*evicted;
     } else if (to != from) {
-      eg_vret_move(v, t, m[i].slot, (eg_tier)to, m[i].vecs);
+      eg_vret_move(v, t, m[i].slot, (eg_tier)to, m[i].vecs, m[i].terms, m[i].terms_len);
       ++*(to < from ? promoted : demoted);
     }
   }
@@ -148,7 +174,7 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
 }
 
 static void free_moves(vmove *m, size_t n) {
-  for (size_t i = 0; m && i < n; i++) free(m[i].vecs);
+  for (size_t i = 0; m && i < n; i++) free(m[i].vecs), free(m[i].terms);
   free(m);
 }
 
@@ -229,14 +255,13 @@ static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, e
       if ((double)(at - used) > p->evict_days * (double)US_PER_DAY) to = EG_TIER_EVICTED;
     }
     if (to == d->tier) continue;
-    mv[nm] = (vmove){slot[i], d->chunk_id, *d, NULL};
+    mv[nm] = (vmove){slot[i], d->chunk_id, *d, NULL, NULL, 0};
     mv[nm].after.tier = to;
     mv[nm].after.entities = NULL;
     nm++;
   }
   pthread_rwlock_unlock(&t->lock);
-  for (size_t i = 0; !rc && i < nm; i++)
-    if (mv[i].after.tier <= EG_TIER_WARM) mv[i].vecs = stored_vectors(v, t, mv[i].chunk_id);
+  for (size_t i = 0; !rc && i < nm; i++) load_for_move(v, t, &mv[i], t->docs[mv[i].slot].tier);
   if (!rc) rc = apply_moves(v, t, mv, nm, &out->promoted, &out->demoted, &out->evicted, err);
   free_moves(mv, nm);
   free(slot), free(r), free(want);
@@ -374,15 +399,14 @@ eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *r
     bool dup = false;
     for (size_t j = 0; j < n && !dup; j++) dup = mv[j].slot == s - 1;
     if (dup) continue;
-    mv[n] = (vmove){(uint32_t)(s - 1), req->ids[i], t->docs[s - 1], NULL};
+    mv[n] = (vmove){(uint32_t)(s - 1), req->ids[i], t->docs[s - 1], NULL, NULL, 0};
     mv[n].after.entities = NULL;
     eg_access_add(&mv[n].after.acc, when);
     if (!t->pol.disabled) mv[n].after.tier = EG_TIER_HOT; /* used again: back to the hot tier */
     n++;
   }
   pthread_rwlock_unlock(&t->lock);
-  for (size_t i = 0; i < n; i++)
-    if (mv[i].after.tier != t->docs[mv[i].slot].tier) mv[i].vecs = stored_vectors(v, t, mv[i].chunk_id);
+  for (size_t i = 0; i < n; i++) load_for_move(v, t, &mv[i], t->docs[mv[i].slot].tier);
   uint64_t promoted = 0, demoted = 0, evicted = 0;
   rc = apply_moves(v, t, mv, n, &promoted, &demoted, &evicted, err);
   pthread_mutex_unlock(&t->writer);

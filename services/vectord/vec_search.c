@@ -190,6 +190,7 @@ typedef struct qctx {
   const vfilter *f;
   const float *qv; /* NULL: no dense signal */
   eg_bm25_query bq;
+  eg_bm25_query bqc; /* the same terms under the cold tier's statistics */
   cand *c;
   size_t n, cap;
   slotset seen; /* slot → index into c */
@@ -260,7 +261,10 @@ static void complete(qctx *q, float *buf) {
     cand *c = &q->c[i];
     if (isnan(c->cs)) c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
     if (isnan(c->ls)) c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
-    if (c->bm < 0) c->bm = eg_bm25_score(t->bm25, &q->bq, c->slot);
+    if (c->bm < 0) {
+      bool cold = t->docs[c->slot].tier == EG_TIER_COLD;
+      c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? &q->bqc : &q->bq, c->slot);
+    }
   }
 }
 
@@ -521,7 +525,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
-    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, {0}, NULL, 0, 0, {NULL, NULL, 0, 0}};
+    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, {0}, {0}, NULL, 0, 0, {NULL, NULL, 0, 0}};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     const char *const *terms = (const char *const *)tl[i].v;
@@ -530,6 +534,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     } else {
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }
+    eg_bm25_prepare(t->bm25_cold, terms, tl[i].n, &q.bqc);
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
       for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
@@ -540,11 +545,16 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     int64_t s1 = eg_time_mono_us();
     if (!f.active || passing > EXACT_LIMIT || !q.qv) {
       void *kc[2] = {t, &f};
-      size_t nb = eg_bm25_search(t->bm25, &q.bq, kk, f.active ? keep_cb : NULL, kc, bslots, bscores);
-      for (size_t j = 0; j < nb; j++) {
-        add_cand(&q, bslots[j]);
-        cand *c = cand_of(&q, bslots[j]);
-        if (c) c->bm = bscores[j];
+      /* cold words: on request, or when a filter narrows the search to few chunks */
+      bool with_cold = req->include_cold || (f.active && passing <= EXACT_LIMIT);
+      for (int cold = 0; cold < 1 + with_cold; cold++) {
+        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? &q.bqc : &q.bq, kk, f.active ? keep_cb : NULL,
+                                   kc, bslots, bscores);
+        for (size_t j = 0; j < nb; j++) {
+          add_cand(&q, bslots[j]);
+          cand *c = cand_of(&q, bslots[j]);
+          if (c) c->bm = bscores[j];
+        }
       }
     }
     int64_t s2 = eg_time_mono_us();

@@ -93,6 +93,7 @@ static eg_code upsert(eg_vec *v, const char *tenant, const char *user, size_t fr
  * its last call. */
 static float fb_weight;
 static uint32_t fb_docs;
+static bool with_cold; /* SearchRequest.include_cold */
 static eg_code last_rc;
 
 /* Search one vector (or text); writes up to k ids. */
@@ -113,6 +114,7 @@ static size_t search(eg_vec *v, const char *tenant, const float *q, const char *
   req.filter = (Engram__V1__SearchFilter *)f;
   req.feedback_weight = fb_weight;
   req.feedback_docs = fb_docs;
+  req.include_cold = with_cold;
   Engram__V1__SearchWeights w = ENGRAM__V1__SEARCH_WEIGHTS__INIT;
   if (!q) { /* text only: BM25 decides */
     w.alpha = 1;
@@ -618,7 +620,13 @@ static void test_retention_tiers(void) {
   EG_CHECK_INT(sweep_at(v, now + 90 * DAY_US, NULL), 200);
   uint64_t ids[10];
   EG_CHECK_INT(search(v, "ret", vecs[5], NULL, 5, NULL, ids), 0);
-  EG_CHECK(search(v, "ret", NULL, "zyxwvut", 10, NULL, ids) == 10);
+  EG_CHECK_INT(search(v, "ret", NULL, "zyxwvut", 10, NULL, ids), 0); /* cold words: not in the default traversal */
+  Engram__V1__SearchFilter mine = ENGRAM__V1__SEARCH_FILTER__INIT;
+  mine.user = "u1"; /* a narrow filter reaches them */
+  EG_CHECK_INT(search(v, "ret", NULL, "zyxwvut", 10, &mine, ids), 10);
+  with_cold = true; /* and so does asking for them */
+  EG_CHECK_INT(search(v, "ret", NULL, "zyxwvut", 10, NULL, ids), 10);
+  with_cold = false;
   /* an access brings it back hot at once */
   EG_CHECK_INT(access_at(v, "u2", 6, 0), 0); /* not another user's to touch */
   EG_CHECK_INT(access_at(v, "u1", 6, 0), 101);

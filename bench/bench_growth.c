@@ -1,0 +1,251 @@
+/*
+ * bench_growth.c — a tenant grown to a million chunks under a skewed access pattern, with
+ * retention tiers bounded by policy and without them (retention off), in one run:
+ *   - per 100k-chunk step: chunks stored (LongMemEval-S turn texts, read from ../shared/data,
+ *     each with its GloVe vector plus a little noise, so that no two are the same), then a
+ *     day of use — searches whose queries favour recent material (a geometric choice of
+ *     step, newest likeliest), the top hits reported as accesses — then a retention sweep;
+ *   - at 100k and at the end: Search latency (hybrid: both dense fields + BM25 + fusion,
+ *     k = 10, tenant-wide) over held-out queries (a turn's first 12 words and its vector),
+ *     chunks per tier, resident memory.
+ * vectord's engine runs in-process: Search is the only stage of a Recall whose cost
+ * depends on how many chunks a tenant holds.
+ *
+ *   build/bench_growth [total=1000000] [hot_max=100000] [warm_max=50000] [data=…]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/lme.h"
+#include "bench/turns.h"
+#include "common/embed.h"
+#include "common/log.h"
+#include "common/retention.h"
+#include "common/time.h"
+#include "services/vectord/vec.h"
+#include "tests/testlib.h"
+
+#define STEP 100000
+#define DAY 86400000000LL
+#define NQ 500
+
+static unsigned long long rng = 88172645463325252ULL;
+static double urand(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+typedef struct corpus {
+  char **texts;
+  char **queries; /* the first 12 words of each text: a question's length, not a turn's */
+  float *vecs;
+  size_t n;
+  int dim;
+} corpus;
+
+static const Engram__V1__Scope *scope(void) {
+  static Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
+  s.tenant = "growth";
+  return &s;
+}
+
+/* Chunks [from, to): text of turn i mod n, its vector moved a little off (noise 0.15). */
+static void grow(eg_vec *v, const corpus *c, size_t from, size_t to) {
+  eg_err e;
+  float *buf = malloc(1000 * (size_t)c->dim * sizeof *buf);
+  for (size_t b = from; b < to; b += 1000) {
+    eg_arena *a = eg_arena_new(1 << 20, 0);
+    Engram__V1__Chunk *cs = eg_arena_calloc(a, 1000, sizeof *cs), **ps = eg_arena_alloc(a, 1000 * sizeof *ps);
+    for (size_t i = 0; i < 1000; i++) {
+      size_t id = b + i, src = id % c->n;
+      float *x = buf + i * c->dim;
+      for (int d = 0; d < c->dim; d++) x[d] = c->vecs[src * c->dim + d] + 0.15f * (float)(urand() - 0.5) / sqrtf((float)c->dim);
+      eg_l2_normalize(x, c->dim);
+      engram__v1__chunk__init(&cs[i]);
+      cs[i].id = id + 1;
+      cs[i].content = c->texts[src];
+      cs[i].session_id = eg_arena_sprintf(a, "s%zu", id / 20);
+      cs[i].role = i % 2 ? "assistant" : "user";
+      cs[i].turn_index = (int32_t)(id % 20);
+      cs[i].content_vector = x;
+      cs[i].n_content_vector = (size_t)c->dim;
+      ps[i] = &cs[i];
+    }
+    Engram__V1__UpsertRequest req = ENGRAM__V1__UPSERT_REQUEST__INIT;
+    req.scope = (Engram__V1__Scope *)scope();
+    req.chunks = ps;
+    req.n_chunks = 1000;
+    Engram__V1__UpsertResponse resp = ENGRAM__V1__UPSERT_RESPONSE__INIT;
+    if (eg_vec_upsert(v, &req, a, &resp, &e)) fprintf(stderr, "upsert: %s\n", e.msg), exit(1);
+    eg_arena_free(a);
+  }
+  free(buf);
+}
+
+/* One search of query turn q; the ids of its top hits into ids (up to 10). */
+static size_t search(eg_vec *v, const corpus *c, size_t q, uint64_t *ids) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__SearchQuery sq = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&sq};
+  sq.vector = c->vecs + q * c->dim;
+  sq.n_vector = (size_t)c->dim;
+  sq.text = c->queries[q];
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = (Engram__V1__Scope *)scope();
+  req.queries = qs;
+  req.n_queries = 1;
+  req.k = 10;
+  Engram__V1__SearchResponse resp = ENGRAM__V1__SEARCH_RESPONSE__INIT;
+  eg_err e;
+  size_t n = 0;
+  if (eg_vec_search(v, &req, a, &resp, &e)) fprintf(stderr, "search: %s\n", e.msg), exit(1);
+  for (size_t i = 0; i < resp.results[0]->n_hits && n < 10; i++) ids[n++] = resp.results[0]->hits[i]->chunk->id;
+  eg_arena_free(a);
+  return n;
+}
+
+/* A day of use after step s (chunks [0, upto)): 1000 searches, a query's step drawn
+ * geometrically from the newest, its top 3 hits reported as accessed at `when`. */
+static void use(eg_vec *v, const corpus *c, size_t upto, int64_t when) {
+  size_t steps = upto / STEP;
+  uint64_t ids[10], acc[3000];
+  size_t na = 0;
+  for (int i = 0; i < 1000; i++) {
+    size_t back = 0;
+    while (back + 1 < steps && urand() < 0.5) back++;
+    size_t step = steps - 1 - back;
+    size_t id = step * STEP + (size_t)(urand() * STEP);
+    size_t n = search(v, c, id % c->n, ids);
+    for (size_t j = 0; j < n && j < 3; j++) acc[na++] = ids[j];
+  }
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__RecordAccessRequest req = ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT;
+  req.scope = (Engram__V1__Scope *)scope();
+  req.ids = acc;
+  req.n_ids = na;
+  req.time = when;
+  Engram__V1__RecordAccessResponse resp = ENGRAM__V1__RECORD_ACCESS_RESPONSE__INIT;
+  eg_err e;
+  if (eg_vec_record_access(v, &req, a, &resp, &e)) fprintf(stderr, "access: %s\n", e.msg), exit(1);
+  eg_arena_free(a);
+}
+
+static void sweep(eg_vec *v, int64_t at, uint64_t tiers[5]) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__SweepRetentionRequest req = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
+  req.scope = (Engram__V1__Scope *)scope();
+  req.at = at;
+  Engram__V1__SweepRetentionResponse resp = ENGRAM__V1__SWEEP_RETENTION_RESPONSE__INIT;
+  eg_err e;
+  if (eg_vec_sweep(v, &req, a, &resp, &e)) fprintf(stderr, "sweep: %s\n", e.msg), exit(1);
+  for (size_t i = 0; i < resp.n_tiers; i++) tiers[resp.tiers[i]->tier] = resp.tiers[i]->count;
+  eg_arena_free(a);
+}
+
+static void policy(eg_vec *v, bool on, uint64_t hot_max, uint64_t warm_max) {
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__RetentionPolicy p = ENGRAM__V1__RETENTION_POLICY__INIT;
+  p.disabled = !on;
+  p.hot_max = hot_max;
+  p.warm_max = warm_max;
+  Engram__V1__SetRetentionPolicyRequest req = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
+  req.scope = (Engram__V1__Scope *)scope();
+  req.policy = &p;
+  Engram__V1__SetRetentionPolicyResponse resp = ENGRAM__V1__SET_RETENTION_POLICY_RESPONSE__INIT;
+  eg_err e;
+  if (eg_vec_set_retention(v, &req, a, &resp, &e)) fprintf(stderr, "policy: %s\n", e.msg), exit(1);
+  eg_arena_free(a);
+}
+
+/* p50 of NQ searches of held-out turns (the last NQ of the corpus, never stored as such). */
+static double p50_us(eg_vec *v, const corpus *c) {
+  int64_t lat[NQ];
+  uint64_t ids[10];
+  for (int i = 0; i < NQ; i++) {
+    int64_t s = eg_time_mono_us();
+    search(v, c, c->n + (size_t)i, ids);
+    lat[i] = eg_time_mono_us() - s;
+  }
+  eg_sort_i64(lat, NQ);
+  return (double)lat[NQ / 2];
+}
+
+static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64_t warm_max) {
+  char *dir = eg_test_tempdir("bench-growth");
+  eg_vec_opts o = {.dir = dir, .embedder = NULL, .bm25_k1 = 1.2, .bm25_b = 0.75, .x = 0.4f, .y = 0.4f, .alpha = 0.4f,
+                   .hnsw_threshold = 50000, .hnsw_ef_search = 128, .max_chunks = 1000, .max_text_bytes = 65536,
+                   .max_k = 1000, .max_queries = 64, .retention_off = !on};
+  eg_err e;
+  static eg_embedder *emb;
+  if (!emb && eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e))
+    fprintf(stderr, "%s\n", e.msg), exit(1);
+  o.embedder = emb;
+  eg_vec *v;
+  if (eg_vec_open(&o, NULL, &v, &e)) fprintf(stderr, "%s\n", e.msg), exit(1);
+  long rss0 = eg_brss_kb();
+  int64_t t0 = eg_time_now_us(), b0 = eg_time_mono_us();
+  double p50_first = 0;
+  uint64_t tiers[5] = {0};
+  for (size_t upto = STEP; upto <= total; upto += STEP) {
+    if (upto == STEP) policy(v, on, hot_max, warm_max);
+    grow(v, c, upto - STEP, upto);
+    int64_t day = t0 + (int64_t)(upto / STEP) * DAY;
+    use(v, c, upto, day);
+    sweep(v, day, tiers);
+    eg_vec_quiesce(v);
+    if (upto == STEP || upto == total) {
+      double p = p50_us(v, c);
+      if (upto == STEP) p50_first = p;
+      printf("retention %-3s %8zu chunks: Search p50 %7.1f us  hot %llu warm %llu cold %llu  RSS +%.0f MB  (%.0f s)\n",
+             on ? "on" : "off", upto, p, (unsigned long long)tiers[1], (unsigned long long)tiers[2],
+             (unsigned long long)tiers[3], (double)(eg_brss_kb() - rss0) / 1024.0,
+             (double)(eg_time_mono_us() - b0) / 1e6);
+      if (upto == total) printf("retention %-3s p50 ratio %zu / %d: %.2fx\n", on ? "on" : "off", total, STEP, p / p50_first);
+    } else if (getenv("BENCH_PROGRESS")) {
+      fprintf(stderr, "  %zu chunks: hot %llu (%.0f s)\n", upto, (unsigned long long)tiers[1],
+              (double)(eg_time_mono_us() - b0) / 1e6);
+    }
+    fflush(stdout);
+  }
+  eg_vec_close(v);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+int main(int argc, char **argv) {
+  size_t total = argc > 1 ? (size_t)atoll(argv[1]) : 1000000;
+  uint64_t hot_max = argc > 2 ? (uint64_t)atoll(argv[2]) : 100000;
+  uint64_t warm_max = argc > 3 ? (uint64_t)atoll(argv[3]) : 50000;
+  const char *data = argc > 4 ? argv[4] : EG_LME_DEFAULT;
+  const char *modes = getenv("BENCH_MODES") ? getenv("BENCH_MODES") : "on,off";
+  eg_log_init("bench", EG_LOG_WARN);
+  if (total < STEP || total % STEP) fprintf(stderr, "total must be a multiple of %d\n", STEP), exit(2);
+  corpus c = {0};
+  size_t n = 0;
+  c.texts = eg_bturns_load(data, 150000 + NQ, &n);
+  if (!c.texts || n < 10000 + NQ) fprintf(stderr, "too few turns in %s\n", data), exit(1);
+  c.n = n - NQ; /* the last NQ are the held-out queries */
+  eg_embedder *emb;
+  eg_err e;
+  if (eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e)) fprintf(stderr, "%s\n", e.msg), exit(1);
+  c.dim = emb->dim;
+  c.queries = malloc(n * sizeof *c.queries);
+  for (size_t i = 0; i < n; i++) {
+    const char *p = c.texts[i];
+    for (int w = 0; *p && w < 12; w++) {
+      while (*p == ' ') p++;
+      while (*p && *p != ' ') p++;
+    }
+    c.queries[i] = strndup(c.texts[i], (size_t)(p - c.texts[i]));
+  }
+  c.vecs = malloc(n * (size_t)c.dim * sizeof(float));
+  for (size_t i = 0; i < n; i += 256)
+    eg_embed(emb, (const char *const *)c.texts + i, n - i < 256 ? n - i : 256, c.vecs + i * c.dim, &e);
+  eg_embedder_close(emb);
+  printf("growth benchmark: %zu chunks in steps of %d (%zu distinct turns), policy hot_max %llu warm_max %llu\n", total,
+         STEP, c.n, (unsigned long long)hot_max, (unsigned long long)warm_max);
+  if (strstr(modes, "on")) run(&c, true, total, hot_max, warm_max);
+  if (strstr(modes, "off")) run(&c, false, total, 0, 0);
+  return 0;
+}

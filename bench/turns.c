@@ -1,0 +1,50 @@
+/*
+ * turns.c — the shared corpus and measures of the in-process vectord benchmarks.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/lme.h"
+#include "bench/turns.h"
+#include "tests/testlib.h"
+
+void eg_breport(const char *what, int64_t *lat, size_t n) {
+  eg_sort_i64(lat, n);
+  printf("%-56s p50 %7.1f us  p99 %7.1f us\n", what, (double)lat[n / 2], (double)lat[n * 99 / 100]);
+}
+
+long eg_brss_kb(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (strncmp(line, "VmRSS:", 6) == 0) kb = atol(line + 6);
+  if (f) fclose(f);
+  return kb;
+}
+
+typedef struct texts {
+  char **out;
+  size_t max, n;
+} texts;
+
+static bool take_turns(const cJSON *rec, void *ctx) {
+  texts *t = ctx;
+  cJSON *sessions = cJSON_GetObjectItem(rec, "haystack_sessions");
+  for (cJSON *s = sessions ? sessions->child : NULL; s && t->n < t->max; s = s->next)
+    for (cJSON *turn = s->child; turn && t->n < t->max; turn = turn->next) {
+      cJSON *c = cJSON_GetObjectItem(turn, "content");
+      if (cJSON_IsString(c) && strlen(c->valuestring) > 10 && strlen(c->valuestring) < 8000)
+        t->out[t->n++] = strdup(c->valuestring);
+    }
+  return t->n < t->max;
+}
+
+char **eg_bturns_load(const char *path, size_t max, size_t *n) {
+  texts t = {calloc(max, sizeof(char *)), max, 0};
+  if (!t.out || eg_lme_each(path, take_turns, &t) < 0) return NULL;
+  *n = t.n;
+  return t.out;
+}
