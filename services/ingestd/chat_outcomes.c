@@ -44,9 +44,10 @@ static bool name_fits(const char *target, const char *object) {
 
 /* A category and the words that name a thing of it. */
 static const char *const families[][12] = {
-    {"restaurant", "restaurant", "bistro", "diner", "eatery", "trattoria", "pizzeria", "steakhouse", "brasserie",
-     "tavern", "cafe", "café"},
-    {"place", "place", "spot", "restaurant", "hotel", "bar", "cafe", "museum", "park", "shop", "venue", "place"},
+    {"restaurant", "restaurant", "bistro", "diner", "eatery", "trattoria", "pizzeria", "steakhouse",
+     "brasserie", "tavern", "cafe", "café"},
+    {"place", "place", "spot", "restaurant", "hotel", "bar", "cafe", "museum", "park", "shop",
+     "venue", "place"},
     {"hotel", "hotel", "hostel", "inn", "resort", "motel", "lodge", "guesthouse", "airbnb", NULL},
     {"book", "book", "novel", "memoir", "biography", NULL},
     {"movie", "movie", "film", NULL},
@@ -62,7 +63,8 @@ static bool word_in(const char *word, const char *text) {
   size_t n = words_of(text, w, MAX_WORDS * 4);
   for (size_t i = 0; i < n; i++) {
     size_t l = strlen(w[i]);
-    if (!strcmp(w[i], word) || (l > 3 && w[i][l - 1] == 's' && !strncmp(w[i], word, l - 1) && !word[l - 1]))
+    if (!strcmp(w[i], word) ||
+        (l > 3 && w[i][l - 1] == 's' && !strncmp(w[i], word, l - 1) && !word[l - 1]))
       return true;
   }
   return false;
@@ -79,7 +81,8 @@ static bool category_fits(const char *category, const eg_outcome_edge *e) {
   const char *self[2] = {c[0], NULL};
   if (!family) family = self;
   for (size_t i = 0; i < 11 && family[i]; i++)
-    if (word_in(family[i], e->object_type) || word_in(family[i], e->object) || word_in(family[i], e->suggestion))
+    if (word_in(family[i], e->object_type) || word_in(family[i], e->object) ||
+        word_in(family[i], e->suggestion))
       return true;
   return false;
 }
@@ -95,7 +98,8 @@ long eg_outcome_resolve(const eg_outcome *o, int64_t time, const char *session, 
     if (e->session && session && !strcmp(e->session, session) && e->turn >= turn) continue;
     if (!(named ? name_fits(o->target, e->object) : category_fits(o->category, e))) continue;
     const eg_outcome_edge *b = best < 0 ? NULL : &edges[best];
-    if (!b || e->valid_from > b->valid_from || (e->valid_from == b->valid_from && e->t_commit > b->t_commit))
+    if (!b || e->valid_from > b->valid_from ||
+        (e->valid_from == b->valid_from && e->t_commit > b->t_commit))
       best = (long)i;
   }
   return best;
@@ -105,12 +109,13 @@ long eg_outcome_resolve(const eg_outcome *o, int64_t time, const char *session, 
 
 static const char *object_text(const Engram__V1__Edge *e) {
   if (!e->object) return "";
-  if (e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal ? e->object->literal : "";
+  if (e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
+    return e->object->literal ? e->object->literal : "";
   return e->object_name ? e->object_name : "";
 }
 
-static eg_code history(eg_rpc_client *graphd, const Engram__V1__Scope *scope, const char *user_entity,
-                       Engram__V1__HistoryResponse **out, eg_err *err) {
+static eg_code history(eg_rpc_client *graphd, const Engram__V1__Scope *scope,
+                       const char *user_entity, Engram__V1__HistoryResponse **out, eg_err *err) {
   Engram__V1__EntityRef me = ENGRAM__V1__ENTITY_REF__INIT;
   me.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   me.name = (char *)user_entity;
@@ -119,15 +124,16 @@ static eg_code history(eg_rpc_client *graphd, const Engram__V1__Scope *scope, co
   req.subject = &me;
   req.relation = OUTCOME_RELATION;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(graphd, "/engram.v1.Graph/History", &req.base, &engram__v1__history_response__descriptor,
-                            0, &resp, err);
+  eg_code rc = eg_rpc_unary(graphd, "/engram.v1.Graph/History", &req.base,
+                            &engram__v1__history_response__descriptor, 0, &resp, err);
   *out = (void *)resp;
   return rc;
 }
 
 /* The entity types of the current edges' objects, in edges' order ("" when unknown). */
-static eg_code object_types(eg_rpc_client *graphd, const Engram__V1__Scope *scope, eg_outcome_edge *edges,
-                            Engram__V1__Edge **src, size_t n, eg_arena *a, eg_err *err) {
+static eg_code object_types(eg_rpc_client *graphd, const Engram__V1__Scope *scope,
+                            eg_outcome_edge *edges, Engram__V1__Edge **src, size_t n, eg_arena *a,
+                            eg_err *err) {
   uint64_t *ids = eg_arena_alloc(a, (n ? n : 1) * sizeof *ids);
   if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
   Engram__V1__GetEntitiesRequest req = ENGRAM__V1__GET_ENTITIES_REQUEST__INIT;
@@ -144,7 +150,8 @@ static eg_code object_types(eg_rpc_client *graphd, const Engram__V1__Scope *scop
   Engram__V1__GetEntitiesResponse *r = (void *)resp;
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; src[i]->object && k < r->n_entities; k++)
-      if (src[i]->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID && r->entities[k]->id == src[i]->object->entity_id)
+      if (src[i]->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
+          r->entities[k]->id == src[i]->object->entity_id)
         edges[i].object_type = eg_arena_strdup(a, r->entities[k]->type ? r->entities[k]->type : "");
   protobuf_c_message_free_unpacked(resp, NULL);
   return EG_OK;
@@ -152,14 +159,15 @@ static eg_code object_types(eg_rpc_client *graphd, const Engram__V1__Scope *scop
 
 /* Is an outcome of this kind, note and source on any commit of the chosen edge's
  * (relation, object) already, or recorded earlier in this call? */
-static bool already(const Engram__V1__HistoryResponse *h, const Engram__V1__Edge *chosen, int kind, const char *note,
-                    const char *source) {
+static bool already(const Engram__V1__HistoryResponse *h, const Engram__V1__Edge *chosen, int kind,
+                    const char *note, const char *source) {
   for (size_t i = 0; i < h->n_entries; i++) {
     const Engram__V1__Edge *e = h->entries[i]->edge;
     if (strcmp(object_text(e), object_text(chosen)) != 0) continue;
     for (size_t k = 0; k < e->n_outcomes; k++) {
       const Engram__V1__Outcome *o = e->outcomes[k];
-      if ((int)o->kind == kind && !strcmp(o->source ? o->source : "", source) && !strcmp(o->note ? o->note : "", note))
+      if ((int)o->kind == kind && !strcmp(o->source ? o->source : "", source) &&
+          !strcmp(o->note ? o->note : "", note))
         return true;
     }
   }
@@ -172,9 +180,10 @@ typedef struct recorded_now {
   const char *note;
 } recorded_now;
 
-eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *scope, const char *session_id,
-                                const char *user_entity, const eg_chat_outcome *v, size_t n, size_t note_max,
-                                eg_arena *a, uint32_t *recorded, eg_err *err) {
+eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *scope,
+                                const char *session_id, const char *user_entity,
+                                const eg_chat_outcome *v, size_t n, size_t note_max, eg_arena *a,
+                                uint32_t *recorded, eg_err *err) {
   *recorded = 0;
   if (!n) return EG_OK;
   Engram__V1__HistoryResponse *h = NULL;
@@ -189,8 +198,13 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     Engram__V1__Edge *e = h->entries[i]->edge;
     if (h->entries[i]->superseded || e->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) continue;
     const Engram__V1__EdgeMeta *m = e->meta;
-    edges[nc] = (eg_outcome_edge){e->id, object_text(e), "", m && m->reason ? m->reason : "", e->valid_from,
-                                  e->t_commit, m && m->source_session_id ? m->source_session_id : "",
+    edges[nc] = (eg_outcome_edge){e->id,
+                                  object_text(e),
+                                  "",
+                                  m && m->reason ? m->reason : "",
+                                  e->valid_from,
+                                  e->t_commit,
+                                  m && m->source_session_id ? m->source_session_id : "",
                                   m ? m->source_turn : -1};
     src[nc++] = e;
   }
@@ -205,8 +219,8 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     long k = eg_outcome_resolve(o, v[i].time, session_id, v[i].turn, edges, nc);
     char kind_name[40];
     snprintf(kind_name, sizeof kind_name, "OUTCOME_KIND_%s", o->kind);
-    const ProtobufCEnumValue *kv =
-        protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, kind_name);
+    const ProtobufCEnumValue *kv = protobuf_c_enum_descriptor_get_value_by_name(
+        &engram__v1__outcome_kind__descriptor, kind_name);
     if (k < 0 || !kv) continue; /* nothing fits: no outcome rather than a guess */
     const char *said = o->utterance ? o->utterance : "";
     size_t len = strlen(said), cut = eg_utf8_cut(said, len, note_max);
@@ -218,7 +232,8 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     if (already(h, src[k], kv->value, note, session_id)) continue;
     bool again = false; /* the same outcome said twice in this session is recorded once */
     for (size_t d = 0; d < n_done; d++)
-      again |= done[d].kind == kv->value && !strcmp(done[d].object, object_text(src[k])) && !strcmp(done[d].note, note);
+      again |= done[d].kind == kv->value && !strcmp(done[d].object, object_text(src[k])) &&
+               !strcmp(done[d].note, note);
     if (again) continue;
     Engram__V1__RecordOutcomeRequest req = ENGRAM__V1__RECORD_OUTCOME_REQUEST__INIT;
     req.scope = (Engram__V1__Scope *)scope;

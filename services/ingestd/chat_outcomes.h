@@ -24,8 +24,8 @@
 /* One outcome read from a session: where and when it was said. */
 typedef struct eg_chat_outcome {
   const eg_outcome *o;
-  int64_t time;  /* the turn's time (µs) */
-  int32_t turn;  /* its turn index */
+  int64_t time; /* the turn's time (µs) */
+  int32_t turn; /* its turn index */
 } eg_chat_outcome;
 
 /* An edge an outcome may refer to, as the resolution sees it. */
@@ -35,8 +35,8 @@ typedef struct eg_outcome_edge {
   const char *object_type; /* the object entity's type ("" for a literal or untyped) */
   const char *suggestion;  /* how the suggestion was worded (meta.reason), may be "" */
   int64_t valid_from, t_commit;
-  const char *session;     /* meta.source_session_id, may be "" */
-  int32_t turn;            /* meta.source_turn */
+  const char *session; /* meta.source_session_id, may be "" */
+  int32_t turn;        /* meta.source_turn */
 } eg_outcome_edge;
 
 /*
@@ -53,8 +53,9 @@ long eg_outcome_resolve(const eg_outcome *o, int64_t time, const char *session, 
 /* Resolve and record the n outcomes of session_id said by the user of scope (their
  * entity user_entity) through graphd; notes are cut to note_max bytes. *recorded counts
  * the outcomes recorded now. */
-eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *scope, const char *session_id,
-                                const char *user_entity, const eg_chat_outcome *v, size_t n, size_t note_max,
-                                eg_arena *a, uint32_t *recorded, eg_err *err);
+eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *scope,
+                                const char *session_id, const char *user_entity,
+                                const eg_chat_outcome *v, size_t n, size_t note_max, eg_arena *a,
+                                uint32_t *recorded, eg_err *err);
 
 #endif

@@ -49,7 +49,8 @@ static accepted accepted_of(const char *tenant, const char *object) {
   for (size_t i = 0; i < h->n_entries; i++) {
     const Engram__V1__Edge *x = h->entries[i]->edge;
     r.n_all += x->n_outcomes;
-    const char *o = x->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? x->object->literal : x->object_name;
+    const char *o = x->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? x->object->literal
+                                                                            : x->object_name;
     if (h->entries[i]->superseded || strcmp(o ? o : "", object) != 0) continue;
     r.id = x->id;
     r.confidence = x->belief ? x->belief->confidence : -1;
@@ -68,8 +69,9 @@ static accepted accepted_of(const char *tenant, const char *object) {
 
 static bool near(float a, float b) { return fabsf(a - b) < 1e-4f; }
 
-static eg_code say(eg_rpc_client *c, const char *tenant, const char *sid, const char *when, const char *const *msgs,
-                   size_t n, Engram__V1__Enricher enricher, bool *duplicate) {
+static eg_code say(eg_rpc_client *c, const char *tenant, const char *sid, const char *when,
+                   const char *const *msgs, size_t n, Engram__V1__Enricher enricher,
+                   bool *duplicate) {
   eg_err e;
   Engram__V1__IngestResponse *r = NULL;
   eg_code rc = ic_session_with(c, tenant, "u1", sid, T(when), msgs, n, enricher, false, &r, &e);
@@ -80,9 +82,9 @@ static eg_code say(eg_rpc_client *c, const char *tenant, const char *sid, const 
 }
 
 static const char *const dinner[] = {
-    "user", "Where should we eat tonight?",
+    "user",      "Where should we eat tonight?",
     "assistant", "I recommend Sakura, a lovely sushi restaurant near the station.",
-    "user", "Sounds great, let's go there.",
+    "user",      "Sounds great, let's go there.",
     "assistant", "Enjoy your dinner!",
 };
 
@@ -104,8 +106,8 @@ static void test_succeeded_from_chat(void) {
   EG_REQUIRE(a0.id != 0);
   EG_CHECK(near(a0.confidence, 0.7f));
   EG_CHECK_INT(a0.n_outcomes, 0);
-  static const char *const later[] = {"user", "The restaurant you suggested was great!", "assistant",
-                                      "Glad to hear it."};
+  static const char *const later[] = {"user", "The restaurant you suggested was great!",
+                                      "assistant", "Glad to hear it."};
   EG_REQUIRE(say(ing, t, "s2", "2024-03-08T12:00:00Z", later, 2, 0, NULL) == EG_OK);
   accepted a1 = accepted_of(t, "Sakura");
   EG_CHECK_INT(a1.id, a0.id);
@@ -119,8 +121,10 @@ static void test_succeeded_from_chat(void) {
   bool dup = false;
   EG_REQUIRE(say(ing, t, "s2", "2024-03-08T12:00:00Z", later, 2, 0, &dup) == EG_OK);
   EG_CHECK(dup);
-  static const char *const longer[] = {"user", "The restaurant you suggested was great!", "assistant",
-                                       "Glad to hear it.", "user", "Thanks again.", "assistant", "Any time."};
+  static const char *const longer[] = {"user",      "The restaurant you suggested was great!",
+                                       "assistant", "Glad to hear it.",
+                                       "user",      "Thanks again.",
+                                       "assistant", "Any time."};
   EG_REQUIRE(say(ing, t, "s2", "2024-03-08T12:00:00Z", longer, 4, 0, &dup) == EG_OK);
   EG_CHECK(!dup);
   accepted a2 = accepted_of(t, "Sakura");
@@ -143,8 +147,9 @@ static void test_succeeded_from_chat(void) {
 /* "That hotel you recommended was awful": FAILED, and the confidence falls. */
 static void test_failed_from_chat(void) {
   const char *t = "chat-failed";
-  static const char *const trip[] = {"user", "Any idea where to stay in Lisbon?", "assistant",
-                                     "How about the Hotel Lisboa by the river?", "user", "Yes, book it."};
+  static const char *const trip[] = {"user",      "Any idea where to stay in Lisbon?",
+                                     "assistant", "How about the Hotel Lisboa by the river?",
+                                     "user",      "Yes, book it."};
   EG_REQUIRE(say(ing, t, "trip", "2024-05-01T10:00:00Z", trip, 3, 0, NULL) == EG_OK);
   accepted a0 = accepted_of(t, "Hotel Lisboa");
   EG_REQUIRE(a0.id != 0);
@@ -175,8 +180,8 @@ static eg_stub_reply model(void *ctx, const char *url, const char *auth, const c
   }
   char *content = cJSON_PrintUnformatted(answer);
   cJSON_Delete(answer);
-  cJSON *r = cJSON_CreateObject(), *choices = cJSON_AddArrayToObject(r, "choices"), *c = cJSON_CreateObject(),
-        *m = cJSON_CreateObject();
+  cJSON *r = cJSON_CreateObject(), *choices = cJSON_AddArrayToObject(r, "choices"),
+        *c = cJSON_CreateObject(), *m = cJSON_CreateObject();
   cJSON_AddStringToObject(m, "role", "assistant");
   cJSON_AddStringToObject(m, "content", content);
   cJSON_AddItemToObject(c, "message", m);
@@ -207,7 +212,8 @@ static void test_llm_outcome(void) {
   accepted a0 = accepted_of(t, "Sakura");
   EG_REQUIRE(a0.id != 0);
   static const char *const later[] = {"user", "That sushi place you suggested was great, thanks!"};
-  EG_CHECK(say(c, t, "llm-2", "2024-03-08T12:00:00Z", later, 1, ENGRAM__V1__ENRICHER__ENRICHER_LLM, NULL) == EG_OK);
+  EG_CHECK(say(c, t, "llm-2", "2024-03-08T12:00:00Z", later, 1, ENGRAM__V1__ENRICHER__ENRICHER_LLM,
+               NULL) == EG_OK);
   EG_CHECK(eg_stub_requests(st) >= 1);
   accepted a1 = accepted_of(t, "Sakura");
   EG_CHECK_INT(a1.n_outcomes, 1);
