@@ -7,6 +7,13 @@
 
 eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
                    const char *const *msgs, size_t n, bool async, Engram__V1__IngestResponse **resp, eg_err *e) {
+  return ic_session_with(c, tenant, user, sid, session_time, msgs, n, ENGRAM__V1__ENRICHER__ENRICHER_UNSPECIFIED, async,
+                         resp, e);
+}
+
+eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
+                        const char *const *msgs, size_t n, Engram__V1__Enricher enricher, bool async,
+                        Engram__V1__IngestResponse **resp, eg_err *e) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)user;
@@ -24,6 +31,7 @@ eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const
   req.messages = mp;
   req.n_messages = n;
   req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  req.enricher = enricher;
   ProtobufCMessage *r = NULL;
   eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
                             0, &r, e);

@@ -8,6 +8,7 @@
  *   enrich_rules.c  offline, deterministic (the default)
  *   enrich_llm.c    an OpenAI-compatible /v1/chat/completions endpoint; a failed or
  *                   malformed answer falls back to the rules for that window
+ * Both also report outcomes of earlier suggestions the user speaks of (eg_outcome).
  * Everything is allocated from the caller's arena.
  */
 #ifndef EG_INGESTD_ENRICH_H
@@ -55,12 +56,24 @@ typedef struct eg_fact {
   const char *extractor;   /* who read it (meta.extractor); NULL = the enricher that ran */
 } eg_fact;
 
+/* What the user reports came of something suggested to them before ("the restaurant you
+ * suggested was great", "I ended up going to Sakura", "I never went"): ingestd ties it to
+ * the acceptance edge it refers to (chat_outcomes.h) and records it there. */
+typedef struct eg_outcome {
+  const char *kind; /* "ACTED_ON", "IGNORED", "SUCCEEDED", "FAILED" or "REVERSED" */
+  char *target;     /* the thing named: an entity name or a phrase; "" when only a category */
+  char *category;   /* a category noun ("restaurant", "hotel"); "" when none */
+  char *utterance;  /* the sentence it was read from */
+} eg_outcome;
+
 typedef struct eg_enriched {
   char *latent;
   eg_mention *mentions;
   size_t n_mentions;
   eg_fact *facts;
   size_t n_facts;
+  eg_outcome *outcomes; /* from the user's own words only */
+  size_t n_outcomes;
 } eg_enriched;
 
 typedef struct eg_enrich_ctx {

@@ -95,7 +95,8 @@ static const char system_prompt[] =
     "{\"latent\": string, \"entities\": [{\"name\": string, \"type\": string}],\n"
     " \"facts\": [{\"subject\": string, \"relation\": string, \"object\": string, \"object_is_entity\": bool,\n"
     "            \"valid_from\": \"YYYY-MM-DD\" or \"\", \"sentiment\": number, \"intensity\": number,\n"
-    "            \"reason\": string}]}\n"
+    "            \"reason\": string}],\n"
+    " \"outcomes\": [{\"kind\": string, \"target\": string, \"category\": string}]}\n"
     "latent: the segment rewritten to stand alone: say who speaks, replace pronouns and vague mentions\n"
     "with what they refer to in the context, turn relative dates into absolute ones, state any\n"
     "preference or fact it implies. entities: people, places, organizations, products named.\n"
@@ -103,7 +104,12 @@ static const char system_prompt[] =
     "relation in UPPER_SNAKE (LIVES_IN, WORKS_AT, JOB_TITLE, DIET, HAS_PET, LIKES, DISLIKES, AVOIDS,\n"
     "PREFERS, OPTIMIZES_FOR (what they care most about), ACCEPTED / REJECTED (a suggestion taken up\n"
     "or turned down), VISITED, ATTENDED, BOUGHT, FAMILY_OF, HAS_GOAL, HAS_HABIT …); sentiment in [-1, 1],\n"
-    "intensity in [0, 1] (\"absolutely hate\" 1, \"not a fan\" 0.3). No text outside the JSON.";
+    "intensity in [0, 1] (\"absolutely hate\" 1, \"not a fan\" 0.3); for ACCEPTED / REJECTED the reason is the\n"
+    "suggestion as it was worded. outcomes: only when the user reports what came of something suggested to\n"
+    "them before: kind SUCCEEDED (\"the restaurant you suggested was great\"), FAILED (\"that hotel was awful\"),\n"
+    "ACTED_ON (\"I ended up going\"), IGNORED (\"I never went\") or REVERSED (\"I switched back\", \"I don't go\n"
+    "there anymore\"); target: the thing's name when the segment or its context names it, else \"\"; category:\n"
+    "the kind of thing (\"restaurant\", \"hotel\", \"book\"), else \"\"; else []. No text outside the JSON.";
 
 static bool upper_snake(const char *s) {
   if (!s || !(*s >= 'A' && *s <= 'Z') || strlen(s) > 64) return false;
@@ -115,6 +121,33 @@ static bool upper_snake(const char *s) {
 static const char *str_of(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *outcome_kind(const char *k) {
+  static const char *const kinds[] = {"ACTED_ON", "IGNORED", "SUCCEEDED", "FAILED", "REVERSED"};
+  for (size_t i = 0; k && i < sizeof kinds / sizeof *kinds; i++)
+    if (!strcmp(k, kinds[i])) return kinds[i];
+  return NULL;
+}
+
+/* The answer's "outcomes" (optional): kept for the user's segments, each with a known kind
+ * and a target or a category; false when one is malformed. */
+static bool parse_outcomes(const cJSON *v, const eg_segment *sg, eg_arena *a, eg_enriched *o) {
+  if (!v) return true;
+  if (!cJSON_IsArray(v)) return false;
+  size_t n = (size_t)cJSON_GetArraySize(v);
+  if (!n || strcmp(sg->role, "user") != 0) return true;
+  if (!(o->outcomes = eg_arena_calloc(a, n, sizeof *o->outcomes))) return false;
+  const char *text = sg->text ? sg->text : "";
+  size_t from = sg->said_to ? sg->said_from : 0, to = sg->said_to ? sg->said_to : strlen(text);
+  char *said = eg_arena_strndup(a, text + from, to > from ? to - from : 0);
+  for (const cJSON *x = v->child; x; x = x->next) {
+    const char *kind = outcome_kind(str_of(x, "kind")), *target = str_of(x, "target"), *cat = str_of(x, "category");
+    if (!kind || (!(target && *target) && !(cat && *cat))) return false;
+    o->outcomes[o->n_outcomes++] = (eg_outcome){kind, eg_arena_strdup(a, target ? target : ""),
+                                                eg_arena_strdup(a, cat ? cat : ""), said};
+  }
+  return true;
 }
 
 /* Parse and check an answer; false when anything is off. */
@@ -167,6 +200,7 @@ static bool parse_answer(const char *content, const eg_enrich_ctx *ctx, const eg
       x->utterance = (char *)sg->text;
       if (vf && *vf && eg_time_parse(vf, &x->valid_from, NULL) != EG_OK) ok = false;
     }
+    if (ok) ok = parse_outcomes(cJSON_GetObjectItemCaseSensitive(j, "outcomes"), sg, a, o);
   }
   cJSON_Delete(j);
   return ok;

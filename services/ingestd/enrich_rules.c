@@ -441,8 +441,9 @@ static bool starts_with_any(const words *W, size_t i, const char *const *pats, s
 
 /* The last thing suggested in a segment by the other party (outside the speaker's own
  * words [said_from, said_to)): an entity named at the object position, else the object
- * phrase in lower case. NULL when it suggests nothing. */
-static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity) {
+ * phrase in lower case; *sentence (when not NULL) the sentence that suggests it. NULL when
+ * it suggests nothing. */
+static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity, char **sentence) {
   const char *text = sg->text ? sg->text : "";
   bool whole = !sg->said_to; /* one message: it is the suggestion's only when the assistant said it */
   if (whole && strcmp(sg->role, "assistant") != 0) return NULL;
@@ -476,6 +477,12 @@ static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity)
         found = eg_arena_strndup(a, text + W->t[from].s, W->t[to - 1].e - W->t[from].s);
         for (char *c = found; found && *c; c++) *c = (char)tolower((unsigned char)*c);
       }
+      if (sentence) {
+        size_t ss, se;
+        sentence_of(W, i, &ss, &se);
+        size_t us = W->t[ss].s, ue = se < W->n ? W->t[se].e : strlen(text);
+        *sentence = eg_arena_strndup(a, text + us, ue > us ? ue - us : 0);
+      }
       break;
     }
   }
@@ -502,19 +509,241 @@ static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg, con
   bool decline = !accept && starts_with_any(W, i, decline_patterns, sizeof decline_patterns / sizeof *decline_patterns);
   if (!accept && !decline) return;
   bool is_entity = false;
-  char *what = last_suggestion(before, a, &is_entity);
+  char *suggested = NULL, *what = last_suggestion(before, a, &is_entity, &suggested);
   if (!what || !*what) return;
   size_t ss, se;
   sentence_of(W, i, &ss, &se);
   const char *text = sg->text ? sg->text : "";
   size_t us = W->t[ss].s, ue = se < W->n ? W->t[se].e : strlen(text);
   eg_fact f = {(char *)ctx->user_entity, "user", accept ? "ACCEPTED" : "REJECTED", what, "", is_entity, false, 0, 0,
-               accept ? 1.0f : -1.0f, 0.6f, 0.7f, "", eg_arena_strndup(a, text + us, ue > us ? ue - us : 0), NULL};
+               accept ? 1.0f : -1.0f, 0.6f, 0.7f, suggested ? suggested : "",
+               eg_arena_strndup(a, text + us, ue > us ? ue - us : 0), NULL};
   add_fact(a, o, fcap, &f);
 }
 
-static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before, window_mem *mem,
-                       eg_arena *a, eg_enriched *o) {
+/* ---- outcomes of earlier suggestions ------------------------------------------------------ */
+
+/* What the user did with a suggestion, at a first-person position. "*" is the thing acted
+ * on; without it (or when star_is_target is false: "I switched back to X" names what the
+ * user went back to, not what they gave up) the thing is "the X you suggested" in the
+ * sentence, else the last suggestion of the window. */
+static const struct outcome_rule {
+  const char *pattern, *kind;
+  bool star_is_target;
+  const char *needs; /* a word the sentence must hold too, or NULL */
+} outcome_rules[] = {
+    {"i|we ended up going|eating|staying|booking|trying|buying|reading|watching|ordering|visiting|using|taking "
+     "to|at|in|with? *", "ACTED_ON", true, NULL},
+    {"i|we finally? went to|with *", "ACTED_ON", true, NULL},
+    {"i|we finally? tried|booked|visited|ordered|stayed at|in? *", "ACTED_ON", true, NULL},
+    {"i|we took|followed your advice|suggestion|recommendation|tip", "ACTED_ON", false, NULL},
+    {"i|we never ended up going|trying|booking|reading|watching|visiting to|at|in? *", "IGNORED", true, NULL},
+    {"i|we never went to|with *", "IGNORED", true, NULL},
+    {"i|we never tried|booked|visited|read|watched|used *", "IGNORED", true, NULL},
+    {"i|we never got around to *", "IGNORED", true, NULL},
+    {"i|we did not end up going|trying|booking|reading|watching to|at|in? *", "IGNORED", true, NULL},
+    {"i|we did not go to|with *", "IGNORED", true, NULL},
+    {"i|we never went|go", "IGNORED", false, NULL},
+    {"i|we did not go|make", "IGNORED", false, NULL},
+    {"i|we switched|went|changed|moved back to *", "REVERSED", false, NULL},
+    {"i|we do not use|do|read|watch|drink|take|go|eat to|at? *", "REVERSED", true, "anymore"},
+    {"i|we no longer use|do|read|watch|drink|take|go|eat to|at? *", "REVERSED", true, NULL},
+    {"i|we stopped using|doing|reading|watching|drinking|taking|going|eating to|at? *", "REVERSED", true, NULL},
+    {"i|we gave up on *", "REVERSED", true, NULL},
+    {"i|we cancelled|canceled|quit *", "REVERSED", true, NULL},
+    {"i|we loved|enjoyed|liked|adored *", "SUCCEEDED", true, NULL},
+    {"i|we hated|disliked|regretted *", "FAILED", true, NULL},
+};
+
+/* How it went: "<thing> was|is|turned out <evaluation>". */
+static const char *const went_well[] = {"great", "amazing", "excellent", "fantastic", "wonderful", "awesome",
+                                        "perfect", "delicious", "lovely", "superb", "terrific", "incredible",
+                                        "good", "brilliant", "outstanding", "fabulous", "spectacular", "wonderful",
+                                        "fun", "nice", "beautiful", "worth"};
+static const char *const went_badly[] = {"awful", "terrible", "horrible", "bad", "disappointing", "mediocre",
+                                         "disgusting", "dirty", "overpriced", "noisy", "underwhelming", "rude",
+                                         "dreadful", "a disappointment", "a letdown", "a waste", "a disaster",
+                                         "closed", "overrated", "boring"};
+
+static bool in_list(const words *W, size_t i, const char *const *v, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    const char *parts[4];
+    char buf[64];
+    size_t np = split_pattern(v[k], buf, sizeof buf, parts, 4), obj;
+    if (match_at(W, i, parts, np, &obj)) return true;
+  }
+  return false;
+}
+
+/* The evaluation after a copula at token p ("was really great", "was not good"):
+ * "SUCCEEDED", "FAILED" or NULL. */
+static const char *evaluation_at(const words *W, size_t p) {
+  size_t i = p;
+  if (is_w(W, i, "turned") && is_w(W, i + 1, "out")) i += 2;
+  else if ((is_w(W, i, "has") || is_w(W, i, "had")) && is_w(W, i + 1, "been")) i += 2;
+  else if (is_w(W, i, "was") || is_w(W, i, "is") || is_w(W, i, "were") || is_w(W, i, "are")) i++;
+  else return NULL;
+  bool neg = false;
+  while (i < W->n && (is_w(W, i, "not") || is_w(W, i, "so") || is_w(W, i, "really") || is_w(W, i, "very") ||
+                      is_w(W, i, "absolutely") || is_w(W, i, "just") || is_w(W, i, "pretty") || is_w(W, i, "quite") ||
+                      is_w(W, i, "totally") || is_w(W, i, "truly") || is_w(W, i, "super") || is_w(W, i, "to") ||
+                      is_w(W, i, "be") || is_w(W, i, "incredibly") || is_w(W, i, "too")))
+    neg |= is_w(W, i++, "not");
+  bool good = in_list(W, i, went_well, sizeof went_well / sizeof *went_well);
+  bool bad = in_list(W, i, went_badly, sizeof went_badly / sizeof *went_badly);
+  if (good) return neg ? "FAILED" : "SUCCEEDED";
+  return bad && !neg ? "FAILED" : NULL; /* "not bad" says too little */
+}
+
+/* "the restaurant you suggested": the token range [from, to) holds "you suggested|
+ * recommended|…" (or "your suggestion|tip …"): *category the noun before "you" (empty for
+ * "the one you suggested", "your advice"); true when it refers to a suggestion. */
+static bool suggested_phrase(const words *W, size_t from, size_t to, eg_arena *a, char **category) {
+  *category = "";
+  bool found = false; /* one without a category; one with it wins */
+  for (size_t k = from; k < to && k < W->n && !W->t[k].punct; k++) {
+    if (is_w(W, k, "your") && k + 1 < W->n &&
+        (is_w(W, k + 1, "suggestion") || is_w(W, k + 1, "recommendation") || is_w(W, k + 1, "tip") ||
+         is_w(W, k + 1, "pick") || is_w(W, k + 1, "idea") || is_w(W, k + 1, "advice")))
+      found = true;
+    if (is_w(W, k, "you") && k + 1 < W->n &&
+        (is_w(W, k + 1, "suggested") || is_w(W, k + 1, "recommended") || is_w(W, k + 1, "mentioned") ||
+         is_w(W, k + 1, "picked") || is_w(W, k + 1, "found") || is_w(W, k + 1, "proposed") ||
+         (is_w(W, k + 1, "told") && is_w(W, k + 2, "me")))) {
+      if (k > from && !is_w(W, k - 1, "one") && !is_w(W, k - 1, "the") && !is_w(W, k - 1, "that") &&
+          !is_w(W, k - 1, "thing")) {
+        *category = eg_arena_strdup(a, W->t[k - 1].w);
+        return true;
+      }
+      found = true;
+    }
+  }
+  return found;
+}
+
+/* The last thing suggested in the window before a segment, found when first asked for. */
+typedef struct window_sugg {
+  const eg_segment *segs; /* the window's segments before, oldest first */
+  size_t n;
+  bool looked;
+  char *what;
+} window_sugg;
+
+static char *window_suggestion(window_sugg *w, eg_arena *a) {
+  for (size_t j = w->n; !w->looked && j-- > 0;) {
+    bool is_entity;
+    w->what = last_suggestion(&w->segs[j], a, &is_entity, NULL);
+    w->looked = w->what != NULL;
+  }
+  w->looked = true;
+  return w->what;
+}
+
+/* The thing an outcome is about, from the tokens [from, to): "the X you suggested" (its
+ * category; "your suggestion", "the one you suggested": the window's suggestion), an
+ * entity, a pronoun (the window's suggestion), a capitalized name, else — when
+ * literal_ok — the phrase. false when it names nothing that can be looked for. */
+static bool outcome_target(const words *W, const char *text, size_t from, size_t to, const ent *ents, size_t ne,
+                           window_sugg *win, bool literal_ok, eg_arena *a, eg_outcome *o) {
+  o->target = "";
+  if (suggested_phrase(W, from, to, a, &o->category)) {
+    if (!*o->category && !(o->target = window_suggestion(win, a))) o->target = "";
+    return *o->category || *o->target;
+  }
+  for (size_t j = 0; j < ne; j++)
+    if (ents[j].tok_from >= from && ents[j].tok_from < to) {
+      o->target = ents[j].name;
+      return true;
+    }
+  size_t f, t = object_phrase(W, from, &f);
+  if (t > to) t = to;
+  if (t <= f) return false;
+  if (pronoun_like(W, f, t) || (t == f + 1 && is_w(W, f, "there"))) {
+    o->target = window_suggestion(win, a);
+    if (!o->target) o->target = "";
+    return *o->target;
+  }
+  bool name = W->t[f].cap && !common_word(W->t[f].w); /* one the entity finder left (sentence-initial) */
+  if (!name && !literal_ok) return false;
+  o->target = eg_arena_strndup(a, text + W->t[f].s, W->t[t - 1].e - W->t[f].s);
+  for (char *c = o->target; !name && *c; c++) *c = (char)tolower((unsigned char)*c);
+  return true;
+}
+
+/* A sentence that says what was done without naming the thing ("I took your advice", "I
+ * switched back to X"): "the X you suggested" in it, else the window's suggestion. */
+static bool unnamed_target(const words *W, size_t ss, size_t se, window_sugg *win, eg_arena *a, eg_outcome *o) {
+  o->target = "";
+  if (suggested_phrase(W, ss, se, a, &o->category) && *o->category) return true;
+  o->target = window_suggestion(win, a);
+  if (!o->target) o->target = "";
+  return *o->target;
+}
+
+static bool sentence_has(const words *W, size_t ss, size_t se, const char *w) {
+  for (size_t k = ss; k < se; k++)
+    if (is_w(W, k, w)) return true;
+  return false;
+}
+
+static void add_outcome(eg_arena *a, eg_enriched *o, size_t *cap, const eg_outcome *x) {
+  if (o->n_outcomes == *cap) {
+    size_t nc = *cap ? *cap * 2 : 4;
+    eg_outcome *nv = eg_arena_alloc(a, nc * sizeof *nv);
+    if (!nv) return;
+    if (o->n_outcomes) memcpy(nv, o->outcomes, o->n_outcomes * sizeof *nv);
+    o->outcomes = nv;
+    *cap = nc;
+  }
+  o->outcomes[o->n_outcomes++] = *x;
+}
+
+/* The outcomes the user reports in their own words [said_from, said_to): in a sentence,
+ * the first deed and the first evaluation that name their thing. */
+static void user_outcomes(const eg_segment *sg, const words *W, size_t said_from, size_t said_to, const ent *ents,
+                          size_t ne, window_sugg *win, eg_arena *a, eg_enriched *o) {
+  if (strcmp(sg->role, "user") != 0) return;
+  const char *text = sg->text ? sg->text : "";
+  size_t cap = 0;
+  for (size_t s = 0; s < W->n;) {
+    size_t ss, se;
+    sentence_of(W, s, &ss, &se);
+    s = se + 1;
+    if (ss >= se || W->t[ss].s < said_from || W->t[ss].s >= said_to) continue;
+    /* what the user did (a first-person pattern), and how it went ("<thing> was great") */
+    eg_outcome did = {NULL, "", "", NULL}, went = {NULL, "", "", NULL};
+    for (size_t i = ss; i < se && !(did.kind && went.kind); i++) {
+      for (size_t r = 0; r < sizeof outcome_rules / sizeof *outcome_rules && !did.kind &&
+                         (is_w(W, i, "i") || is_w(W, i, "we")); r++) {
+        const struct outcome_rule *ru = &outcome_rules[r];
+        const char *parts[24];
+        char buf[256];
+        size_t np = split_pattern(ru->pattern, buf, sizeof buf, parts, 24), obj = W->n;
+        if (!match_at(W, i, parts, np, &obj) || (ru->needs && !sentence_has(W, ss, se, ru->needs))) continue;
+        bool star = !strcmp(parts[np - 1], "*") && ru->star_is_target;
+        if (star ? outcome_target(W, text, obj, se, ents, ne, win, true, a, &did) : unnamed_target(W, ss, se, win, a, &did))
+          did.kind = ru->kind;
+      }
+      const char *ev = i > ss && !went.kind ? evaluation_at(W, i) : NULL;
+      if (!ev) continue;
+      size_t from = i; /* the thing: back to a comma or a conjunction */
+      while (from > ss && !W->t[from - 1].punct && !is_w(W, from - 1, "and") && !is_w(W, from - 1, "but") &&
+             !is_w(W, from - 1, "so") && !is_w(W, from - 1, "because") && !is_w(W, from - 1, "though"))
+        from--;
+      if (from < i && !is_w(W, from, "i") && !is_w(W, from, "we") && !is_w(W, from, "you") &&
+          outcome_target(W, text, from, i, ents, ne, win, false, a, &went))
+        went.kind = ev;
+    }
+    size_t us = W->t[ss].s, ue = se < W->n ? W->t[se].e : strlen(text);
+    char *said = did.kind || went.kind ? eg_arena_strndup(a, text + us, ue > us ? ue - us : 0) : NULL;
+    did.utterance = went.utterance = said;
+    if (did.kind) add_outcome(a, o, &cap, &did);
+    if (went.kind) add_outcome(a, o, &cap, &went);
+  }
+}
+
+static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before, window_sugg *win,
+                       window_mem *mem, eg_arena *a, eg_enriched *o) {
   static __thread words W; /* per thread: a worker enriches one segment at a time */
   const char *text = sg->text ? sg->text : "";
   split(text, &W);
@@ -637,6 +866,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
     }
   }
   suggestion_reply(ctx, sg, before, &W, said_from, said_to, a, o, &fcap);
+  user_outcomes(sg, &W, said_from, said_to, ents, ne, win, a, o);
   /* latent text: date, speaker, text with resolved mentions and dates, implied facts */
   eg_buf b = EG_BUF_INIT;
   char day[16];
@@ -727,7 +957,8 @@ eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t
       }
     }
     memset(&out[i], 0, sizeof out[i]);
-    enrich_one(ctx, &segs[i], i > 0 && ctx->prev ? &segs[i - 1] : NULL, &mem, a, &out[i]);
+    window_sugg win = {segs + from, i - from, false, NULL};
+    enrich_one(ctx, &segs[i], i > 0 && ctx->prev ? &segs[i - 1] : NULL, &win, &mem, a, &out[i]);
     if (!out[i].latent) return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   return EG_OK;

@@ -18,6 +18,7 @@
 #include "common/time.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
+#include "services/ingestd/chat_outcomes.h"
 #include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
 #include "services/ingestd/jobs.h"
@@ -39,7 +40,7 @@ struct eg_ingest {
   eg_llm *llm;       /* NULL when not configured */
   eg_embedder *state_embedder; /* the prototype extractor's model; NULL when off */
   eg_statefacts *states;       /* NULL when off */
-  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks;
+  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks, *m_outcomes;
   eg_series *m_state_clauses, *m_state_embedded, *m_state_doubts;
   eg_metric *m_stage;
 };
@@ -333,6 +334,32 @@ static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chun
   return rc;
 }
 
+/* The outcomes the enrichment read from a session, recorded on the edges they refer to
+ * (chat_outcomes.h); after the commit, so an acceptance earlier in the session is there. */
+static eg_code record_outcomes(eg_ingest *g, const writer_in *in, const eg_segment *segs, const eg_enriched *en,
+                               const char *user_entity, Engram__V1__IngestReport *rep, eg_arena *a, eg_err *err) {
+  size_t n = 0;
+  for (size_t i = 0; i < in->n; i++) n += en[i].n_outcomes;
+  if (!n) return EG_OK;
+  int64_t t0 = eg_time_mono_us();
+  eg_chat_outcome *v = eg_arena_alloc(a, n * sizeof *v);
+  if (!v) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  n = 0;
+  for (size_t i = 0; i < in->n; i++)
+    for (size_t k = 0; k < en[i].n_outcomes; k++)
+      v[n++] = (eg_chat_outcome){&en[i].outcomes[k], segs[i].time, in->units[i].turn_index};
+  uint32_t recorded = 0;
+  eg_code rc = eg_chat_outcomes_record(eg_peers_graphd(g->o.peers, in->scope->tenant), in->scope, in->source_id,
+                                       user_entity, v, n, UTTERANCE_BYTES, a, &recorded, err);
+  if (rc) {
+    eg_err_prefix(err, "graphd: ");
+    return rc;
+  }
+  eg_series_add(g->m_outcomes, recorded);
+  stage(g, rep, a, "outcomes", t0);
+  return EG_OK;
+}
+
 static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engram__V1__IngestReport *rep,
                            char *watermark, size_t wm_len, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
@@ -440,7 +467,7 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       meta->utterance = bounded(a, x->utterance, UTTERANCE_BYTES);
       meta->sentiment = x->sentiment;
       meta->intensity = x->intensity;
-      meta->reason = x->reason ? x->reason : "";
+      meta->reason = bounded(a, x->reason, UTTERANCE_BYTES);
       meta->confidence = x->confidence;
       meta->source_chunk_id = ids[i];
       if (!strcmp(in->kind, "session")) meta->source_session_id = (char *)in->source_id;
@@ -473,6 +500,8 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   }
   rep->facts = (uint32_t)k;
   stage(g, rep, a, "commit", t0);
+  /* Outcomes of earlier suggestions the user speaks of, on the edges they are about. */
+  if (!strcmp(in->kind, "session") && (rc = record_outcomes(g, in, segs, en, ctx.user_entity, rep, a, err))) return rc;
   /* Chunks to vectord, the receipt last. */
   t0 = eg_time_mono_us();
   Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, a);
@@ -1013,6 +1042,8 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
                                                         "Ingests skipped as identical to one already written.", NULL));
     g->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
         mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
+    g->m_outcomes = eg_metric_solo(eg_metrics_counter(
+        mx, "engram_ingestd_outcomes_total", "Outcomes read from chat and recorded on the edge they refer to.", NULL));
     g->m_state_clauses = eg_metric_solo(eg_metrics_counter(
         mx, "engram_ingestd_state_clauses_total", "First-person user clauses the prototype extractor read.", NULL));
     g->m_state_embedded = eg_metric_solo(eg_metrics_counter(

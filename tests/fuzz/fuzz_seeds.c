@@ -28,6 +28,10 @@ static const struct { const char *method, *json; } requests[] = {
     {"IngestSession", "{" S ",\"session_id\":\"s1\",\"session_time\":\"2024-03-04T10:00:00Z\",\"messages\":["
                       "{\"role\":\"user\",\"content\":\"Last weekend I moved to Berlin with my sister Ana.\"},"
                       "{\"role\":\"assistant\",\"content\":\"Berlin in March is lovely.\"}]}"},
+    {"IngestSession", "{" S ",\"session_id\":\"s2\",\"session_time\":\"2024-03-11T10:00:00Z\",\"messages\":["
+                      "{\"role\":\"assistant\",\"content\":\"I recommend Sakura, a lovely sushi restaurant.\"},"
+                      "{\"role\":\"user\",\"content\":\"Sounds great. I ended up going to Sakura; the restaurant "
+                      "you suggested was great, but the hotel you recommended was awful. I never went.\"}]}"},
     {"IngestDocument", "{" S ",\"document_id\":\"d1\",\"title\":\"Notes\",\"text\":\"Maya Patel is chief of staff "
                        "since 2023-05-01. She reports to Tim Cook.\"}"},
     {"AssertFacts", "{" S ",\"facts\":[{\"subject\":{\"name\":\"Maya Patel\"},\"relation\":\"WORKS_AT\",\"object_entity\":{\"name\":\"Acme\"}}]}"},

@@ -3,6 +3,7 @@
 
 #include "common/text.h"
 #include "common/time.h"
+#include "services/ingestd/chat_outcomes.h"
 #include "services/ingestd/enrich.h"
 #include "tests/testlib.h"
 
@@ -171,6 +172,126 @@ static void test_suggestion_accepted_or_declined(void) {
   eg_arena_free(a);
 }
 
+/* The one outcome read from a user's message after the segments before (the last given
+ * as the user's), or NULL. */
+static const eg_outcome *outcome_of(eg_arena *a, const char *before, const char *said) {
+  static eg_enriched out[2];
+  eg_segment s[2] = {{before ? before : "Hello.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {said, "user", "", T("2024-03-11"), 0, 0}};
+  if (eg_enrich_rules(&ctx, s, 2, a, out, NULL) != EG_OK) return NULL;
+  EG_CHECK(out[0].n_outcomes == 0); /* the assistant reports none */
+  if (out[1].n_outcomes > 1) fprintf(stderr, "%zu outcomes in \"%s\"\n", out[1].n_outcomes, said);
+  return out[1].n_outcomes == 1 ? &out[1].outcomes[0] : NULL;
+}
+
+/* What the user says came of an earlier suggestion: its kind, and the thing (a name, "the
+ * X you suggested", or what the window suggested). */
+static void test_outcomes_of_suggestions(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  static const struct {
+    const char *before, *said, *kind, *target, *category;
+  } cases[] = {
+      {NULL, "The restaurant you suggested was great!", "SUCCEEDED", "", "restaurant"},
+      {NULL, "Honestly, that hotel you recommended was awful.", "FAILED", "", "hotel"},
+      {NULL, "Sakura was amazing, thanks for the tip.", "SUCCEEDED", "Sakura", ""},
+      {NULL, "We went there on Friday and Sakura Sushi was not good at all.", "FAILED", "Sakura Sushi", ""},
+      {NULL, "I ended up going to Sakura Sushi last night.", "ACTED_ON", "Sakura Sushi", ""},
+      {NULL, "In the end I ended up going to the ramen bar.", "ACTED_ON", "ramen bar", ""},
+      {NULL, "I loved the book you recommended.", "SUCCEEDED", "", "book"},
+      {NULL, "I switched back to my old gym, the one you suggested was too far.", NULL, NULL, NULL},
+      {"How about Sakura Sushi near the station?", "I never went.", "IGNORED", "Sakura Sushi", ""},
+      {"You could try the ramen bar on Main Street.", "It was delicious.", "SUCCEEDED", "ramen bar", ""},
+      {"I recommend the Hotel Lisboa.", "I switched back to the Ritz.", "REVERSED", "Hotel Lisboa", ""},
+      {NULL, "I do not go to the climbing gym you suggested anymore.", "REVERSED", "", "gym"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const eg_outcome *o = outcome_of(a, cases[i].before, cases[i].said);
+    if (!cases[i].kind) {
+      EG_CHECK(o == NULL);
+      continue;
+    }
+    if (!EG_CHECK(o != NULL)) {
+      fprintf(stderr, "no outcome in \"%s\"\n", cases[i].said);
+      continue;
+    }
+    if (!EG_CHECK(!strcmp(o->kind, cases[i].kind) && !strcmp(o->target, cases[i].target) &&
+                  !strcmp(o->category, cases[i].category)))
+      fprintf(stderr, "\"%s\": %s target \"%s\" category \"%s\"\n", cases[i].said, o->kind, o->target, o->category);
+    EG_CHECK_STR(o->utterance, cases[i].said);
+  }
+  /* a deed and how it went, in one sentence */
+  eg_segment two[1] = {{"I took your advice and the hotel you recommended was lovely.", "user", "", T("2024-03-11"), 0, 0}};
+  eg_enriched got[1];
+  EG_REQUIRE(eg_enrich_rules(&ctx, two, 1, a, got, NULL) == EG_OK);
+  EG_REQUIRE(got[0].n_outcomes == 2);
+  EG_CHECK_STR(got[0].outcomes[0].kind, "ACTED_ON");
+  EG_CHECK_STR(got[0].outcomes[0].category, "hotel");
+  EG_CHECK_STR(got[0].outcomes[1].kind, "SUCCEEDED");
+  EG_CHECK_STR(got[0].outcomes[1].category, "hotel");
+  /* nothing that names no earlier suggestion, and no guess without one in the window */
+  static const char *const none[] = {
+      "The weather was great.", "I was happy with it.", "It was great.", "I never went to college.",
+      "You were right about the weather.", "I do not eat meat.", "Not bad at all.",
+  };
+  for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+    const eg_outcome *o = outcome_of(a, NULL, none[i]);
+    if (i == 3) { /* a named thing is reported; with no acceptance of it, ingestd records nothing */
+      EG_CHECK(o && !strcmp(o->target, "college"));
+      continue;
+    }
+    if (!EG_CHECK(o == NULL)) fprintf(stderr, "\"%s\": %s \"%s\"\n", none[i], o->kind, o->target);
+  }
+  /* the acceptance keeps how the suggestion was worded (what "the restaurant" is matched to) */
+  eg_segment s[2] = {{"I recommend Sakura, a lovely sushi restaurant near the station.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {"Sounds great!", "user", "", T("2024-03-10"), 0, 0}};
+  eg_enriched out[2];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[1], "ACCEPTED");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "Sakura");
+  EG_CHECK_STR(f->reason, "I recommend Sakura, a lovely sushi restaurant near the station.");
+  eg_arena_free(a);
+}
+
+/* Which acceptance an outcome refers to: a name wins, else the category; the latest
+ * stated before it; nothing when none fits. */
+static void test_outcome_resolution(void) {
+  const int64_t d1 = T("2024-03-01"), d2 = T("2024-03-05"), d3 = T("2024-03-09"), later = T("2024-04-01");
+  eg_outcome_edge e[] = {
+      {11, "Sakura Sushi", "place", "How about Sakura Sushi near the station?", d1, 100, "s1", 2},
+      {12, "Hotel Lisboa", "", "I recommend the Hotel Lisboa by the river.", d2, 200, "s2", 4},
+      {13, "Kaito", "", "I recommend Kaito, a small ramen restaurant.", d3, 300, "s3", 2},
+      {14, "ramen bar", "", "You could try the ramen bar.", d2, 150, "s2", 6},
+  };
+  size_t n = sizeof e / sizeof *e;
+  eg_outcome o = {"SUCCEEDED", "", "restaurant", "The restaurant you suggested was great."};
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 2); /* Kaito: "restaurant" in the suggestion */
+  EG_CHECK_INT(eg_outcome_resolve(&o, d2, "s9", 0, e, n), -1); /* before Kaito, nothing else is a restaurant */
+  o.category = "hotels";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 1);
+  o.category = "bar";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 3); /* the literal's own word */
+  o.category = "book";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), -1);
+  o.category = "place";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 2); /* the latest place-like one */
+  o.category = "";
+  o.target = "Sakura"; /* the first words of a name */
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 0);
+  o.target = "the Hotel Lisboa";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 1);
+  o.target = "Nobu"; /* a name that fits nothing: no outcome, even with a category */
+  o.category = "restaurant";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), -1);
+  /* in the same session only an earlier turn's acceptance */
+  o.target = "Kaito";
+  EG_CHECK_INT(eg_outcome_resolve(&o, d3, "s3", 2, e, n), -1);
+  EG_CHECK_INT(eg_outcome_resolve(&o, d3, "s3", 5, e, n), 2);
+  o.target = "";
+  o.category = "";
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), -1);
+}
+
 int main(void) {
   EG_RUN(test_that_framework_is_react);
   EG_RUN(test_moved_to_london_last_october);
@@ -178,5 +299,7 @@ int main(void) {
   EG_RUN(test_non_ascii_names);
   EG_RUN(test_optimizes_for);
   EG_RUN(test_suggestion_accepted_or_declined);
+  EG_RUN(test_outcomes_of_suggestions);
+  EG_RUN(test_outcome_resolution);
   return eg_test_finish();
 }

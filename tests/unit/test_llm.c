@@ -36,6 +36,15 @@ static eg_stub_reply chat(void *ctx, const char *url, const char *auth, const ch
   if (m == 1 && atomic_fetch_add(&throttled, 1) == 0) return (eg_stub_reply){429, NULL, 0, "0"};
   if (m == 2) return (eg_stub_reply){200, completion("{}"), 1500, NULL};
   if (m == 3) return (eg_stub_reply){200, completion("Sure! Here is the JSON you asked for"), 0, NULL};
+  if (m == 5) /* an outcome of an earlier suggestion */
+    return (eg_stub_reply){200, completion("{\"latent\":\"The user says the restaurant the assistant suggested "
+                                           "was great.\",\"entities\":[],\"facts\":[],\"outcomes\":[{\"kind\":"
+                                           "\"SUCCEEDED\",\"target\":\"\",\"category\":\"restaurant\"}]}"),
+                           0, NULL};
+  if (m == 6) /* an outcome of no known kind */
+    return (eg_stub_reply){200, completion("{\"latent\":\"x\",\"entities\":[],\"facts\":[],\"outcomes\":"
+                                           "[{\"kind\":\"LOVED\",\"target\":\"Sakura\"}]}"),
+                           0, NULL};
   if (m == 4)
     return (eg_stub_reply){200, completion("{\"latent\":\"x\",\"entities\":[],\"facts\":[{\"subject\":\"user\","
                                            "\"relation\":\"not snake\",\"object\":\"y\"}]}"),
@@ -90,6 +99,21 @@ static void test_llm_enricher(void) {
     EG_CHECK(lives); /* the rules' reading */
     EG_CHECK(strstr(out[0].latent, "\"last October\" = 2023-10") != NULL);
   }
+  /* outcomes: kept for the user's words; one of no known kind is a malformed answer */
+  atomic_store(&mode, 5);
+  eg_segment said[1] = {{"The restaurant you suggested was great!", "user", "", t, 0, 0}};
+  EG_REQUIRE(eg_enrich_llm(l, &ctx, said, 1, a, out, &fb, &e) == EG_OK);
+  EG_CHECK_INT(fb, 0);
+  EG_REQUIRE(out[0].n_outcomes == 1);
+  EG_CHECK_STR(out[0].outcomes[0].kind, "SUCCEEDED");
+  EG_CHECK_STR(out[0].outcomes[0].category, "restaurant");
+  EG_CHECK_STR(out[0].outcomes[0].utterance, "The restaurant you suggested was great!");
+  said[0].role = "assistant";
+  EG_REQUIRE(eg_enrich_llm(l, &ctx, said, 1, a, out, &fb, &e) == EG_OK);
+  EG_CHECK_INT(out[0].n_outcomes, 0);
+  atomic_store(&mode, 6);
+  EG_REQUIRE(eg_enrich_llm(l, &ctx, s, 1, a, out, &fb, &e) == EG_OK);
+  EG_CHECK_INT(fb, 1);
   eg_arena_free(a);
   eg_llm_close(l);
   eg_stub_stop(st);

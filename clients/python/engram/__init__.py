@@ -12,12 +12,12 @@ from .aio import AsyncEngram
 from .client import Engram
 from .errors import (DeadlineExceeded, EngramError, FailedPrecondition, InvalidArgument, NotFound,
                      PermissionDenied, ResourceExhausted, Unauthenticated, Unavailable, Unimplemented)
-from .types import (Fact, ForgetResult, HistoryEntry, IngestResult, ItemKind, Job, Message, RecallItem,
-                    RecallResult, Status)
+from .types import (Fact, ForgetResult, HistoryEntry, IngestResult, ItemKind, Job, Message, Outcome,
+                    RecallItem, RecallResult, Status)
 
 __version__ = "0.1.0"
 
 __all__ = ["Engram", "AsyncEngram", "EngramError", "InvalidArgument", "NotFound", "PermissionDenied",
            "Unauthenticated", "Unavailable", "DeadlineExceeded", "ResourceExhausted", "FailedPrecondition",
            "Unimplemented", "Fact", "ForgetResult", "HistoryEntry", "IngestResult", "ItemKind", "Job", "Message",
-           "RecallItem", "RecallResult", "Status"]
+           "Outcome", "RecallItem", "RecallResult", "Status"]

@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Iterable, List, Optional, Sequence, Union
 
 from .errors import InvalidArgument
-from .types import (Fact, ForgetResult, HistoryEntry, IngestResult, ItemKind, Job, Message, RecallItem,
+from .types import (Fact, ForgetResult, HistoryEntry, IngestResult, ItemKind, Job, Message, Outcome, RecallItem,
                     RecallResult, Status)
 
 try:
@@ -184,6 +184,20 @@ def history_request(sc, subject: str, relation: Optional[str], known_at: TimeLik
                                     known_at=to_us(known_at, "known_at"), limit=_count(limit, "limit"))
 
 
+OUTCOME_KINDS = ("ACTED_ON", "IGNORED", "SUCCEEDED", "FAILED", "REVERSED")
+
+
+def outcome_request(sc, edge_id: int, kind: str, time: TimeLike, note: Optional[str], source: Optional[str]):
+    if not isinstance(edge_id, int) or isinstance(edge_id, bool) or edge_id < 1:
+        raise InvalidArgument("edge_id must be a positive integer, not %r" % (edge_id,))
+    if not isinstance(kind, str) or kind.upper() not in OUTCOME_KINDS:
+        raise InvalidArgument("kind must be one of %s, not %r" % (", ".join(OUTCOME_KINDS), kind))
+    return graph_pb2.RecordOutcomeRequest(scope=sc, edge_id=edge_id,
+                                          kind=graph_pb2.OutcomeKind.Value("OUTCOME_KIND_" + kind.upper()),
+                                          time=to_us(time, "time"), note=_text(note, "note", False),
+                                          source=_text(source, "source", False))
+
+
 def erase_user_request(tenant: str, user: str):
     return common_pb2.EraseRequest(scope=scope(tenant, _text(user, "user"), ""))
 
@@ -270,6 +284,13 @@ def to_facts(r) -> List[Fact]:
 def to_history(r) -> List[HistoryEntry]:
     return [HistoryEntry(fact=to_fact(h.edge), superseded=h.superseded, superseded_by=h.superseded_by or None)
             for h in r.entries]
+
+
+def to_outcome(r) -> Outcome:
+    o = r.outcome
+    return Outcome(edge_id=o.edge_id, kind=graph_pb2.OutcomeKind.Name(o.kind)[len("OUTCOME_KIND_"):],
+                   time=from_us(o.time), recorded_at=from_us(o.recorded_at), note=o.note, source=o.source,
+                   confidence=r.belief.confidence if r.HasField("belief") else None)
 
 
 def to_forget_result(r) -> ForgetResult:

@@ -16,7 +16,7 @@ import grpc
 
 from . import _wire
 from .errors import InvalidArgument, from_rpc_error
-from .types import Fact, ForgetResult, HistoryEntry, IngestResult, Job, RecallResult
+from .types import Fact, ForgetResult, HistoryEntry, IngestResult, Job, Outcome, RecallResult
 from .v1 import (common_pb2, common_pb2_grpc, graph_pb2, graph_pb2_grpc, ingest_pb2, ingest_pb2_grpc, recall_pb2,
                  recall_pb2_grpc)
 
@@ -41,6 +41,7 @@ _ROUTES = {
     common_pb2.EraseRequest: _route("ingestd", common_pb2_grpc.AdminStub, "Erase"),
     graph_pb2.StateRequest: _route("graphd", graph_pb2_grpc.GraphStub, "State"),
     graph_pb2.HistoryRequest: _route("graphd", graph_pb2_grpc.GraphStub, "History"),
+    graph_pb2.RecordOutcomeRequest: _route("graphd", graph_pb2_grpc.GraphStub, "RecordOutcome"),
     recall_pb2.RecallRequest: _route("recalld", recall_pb2_grpc.RecallStub, "Recall"),
 }
 
@@ -276,6 +277,15 @@ class _Client:
         valid time: values, when they held, why they changed, which replaced which."""
         sc = self._scope()
         return self._invoke(lambda: _wire.history_request(sc, subject, relation, known_at, limit), _wire.to_history)
+
+    def record_outcome(self, edge_id: int, kind: str, time=None, note: Optional[str] = None,
+                       source: Optional[str] = None) -> Outcome:
+        """Record what came of acting on fact `edge_id` (a Fact's id): kind "ACTED_ON",
+        "IGNORED", "SUCCEEDED", "FAILED" or "REVERSED"; time: when it happened (default
+        now); source: where it came from (default "client"). For a preference the result's
+        confidence counts the outcome. NotFound when the fact is not the client's to see."""
+        sc = self._scope()
+        return self._invoke(lambda: _wire.outcome_request(sc, edge_id, kind, time, note, source), _wire.to_outcome)
 
     def forget(self, user: str) -> ForgetResult:
         """Erase everything one user of the tenant said or was told, from every store and

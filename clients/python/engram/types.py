@@ -143,6 +143,19 @@ class IngestResult:
 
 
 @dataclass
+class Outcome:
+    """What came of acting on a fact, as record_outcome() stored it."""
+
+    edge_id: int
+    kind: str  # "ACTED_ON", "IGNORED", "SUCCEEDED", "FAILED" or "REVERSED"
+    time: Optional[datetime]  # when it happened
+    recorded_at: Optional[datetime]  # when Engram learned it
+    note: str = ""
+    source: str = ""  # "client" unless given
+    confidence: Optional[float] = None  # for a preference: its confidence with this outcome counted
+
+
+@dataclass
 class Job:
     """The state of a background ingest."""
 

@@ -34,6 +34,14 @@ class AsyncRoundTrip(unittest.IsolatedAsyncioTestCase):
             self.assertEqual([(h.fact.id, h.superseded_by) for h in history],
                              [(first.edge_ids[0], second.edge_ids[0]), (second.edge_ids[0], None)])
 
+    async def test_record_outcome(self):
+        async with connect(AsyncEngram, user="pia") as engram:
+            liked = await engram.assert_fact("user:pia", "PREFERS", "aisle seat", session_id="pia-1")
+            got = await engram.record_outcome(liked.edge_ids[0], "ACTED_ON", note="booked 14C")
+            self.assertEqual((got.edge_id, got.kind, got.note, got.source),
+                             (liked.edge_ids[0], "ACTED_ON", "booked 14C", "client"))
+            self.assertAlmostEqual(got.confidence, 1 - 0.4 * 0.7, places=4)  # the fact 0.6, ACTED_ON 0.3
+
     async def test_errors_are_raised_when_awaited(self):
         async with connect(AsyncEngram) as engram:
             pending = engram.recall("")  # nothing raised, nothing sent yet

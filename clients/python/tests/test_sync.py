@@ -1,11 +1,11 @@
-"""Engram (blocking) against the real daemons: writes, recall, facts, history, errors, auth, forget."""
+"""Engram (blocking) against the real daemons: writes, recall, facts, history, outcomes, errors, auth, forget."""
 import time
 import unittest
 from datetime import date, datetime, timezone
 
 import grpc
 
-from engram import (DeadlineExceeded, Engram, InvalidArgument, ItemKind, NotFound, PermissionDenied,
+from engram import (DeadlineExceeded, Engram, InvalidArgument, ItemKind, NotFound, Outcome, PermissionDenied,
                     Status, Unauthenticated, Unavailable)
 from engram.client import resolve_addresses
 from support import closed_port, connect, utc
@@ -137,6 +137,28 @@ class FactsHistory(unittest.TestCase):
             self.assertEqual(derived[0].derived_from, sorted(goal.edge_ids + a.edge_ids + b.edge_ids))
             self.assertEqual(derived[0].user, "lena")
             self.assertEqual([f.rule for f in engram.facts("user:lena", relation="REJECTED")], ["", ""])
+
+    def test_record_outcome(self):
+        with connect(user="omar") as engram:
+            liked = engram.assert_fact("user:omar", "LIKES", "night trains", confidence=0.7, session_id="omar-1")
+            edge = liked.edge_ids[0]
+            went = engram.record_outcome(edge, "SUCCEEDED", time="2025-04-02T08:00:00Z", note="slept well")
+            self.assertIsInstance(went, Outcome)
+            self.assertEqual((went.edge_id, went.kind, went.time, went.note, went.source),
+                             (edge, "SUCCEEDED", utc(2025, 4, 2, 8), "slept well", "client"))
+            self.assertIsNotNone(went.recorded_at)
+            self.assertAlmostEqual(went.confidence, 1 - 0.3 * 0.4, places=4)  # the fact 0.7, SUCCEEDED 0.6
+            worse = engram.record_outcome(edge, "failed", source="trip-app")
+            self.assertEqual((worse.kind, worse.source), ("FAILED", "trip-app"))
+            self.assertLess(worse.confidence, went.confidence)
+            with self.assertRaises(InvalidArgument) as e:
+                engram.record_outcome(edge, "LOVED")
+            self.assertEqual(e.exception.method, "", "nothing was sent")
+            with self.assertRaises(InvalidArgument):
+                engram.record_outcome(0, "SUCCEEDED")
+            with self.assertRaises(NotFound) as e:
+                engram.record_outcome(edge + 1000000, "SUCCEEDED")
+            self.assertEqual(e.exception.method, "/engram.v1.Graph/RecordOutcome")
 
     def test_another_tenant_sees_nothing(self):
         with connect(user="ravi") as engram:
