@@ -487,7 +487,13 @@ static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls
   cJSON_ArrayForEach(x, expect) {
     const char *is = str(x, "is");
     const listed *h = best(ls, n, x, true), *any = best(ls, n, x, false);
-    if (!strcmp(is, "present") || !strcmp(is, "higher")) { /* a higher's first side must be held too */
+    /* a higher's first side must be held too; counted once when also expected present */
+    bool also_present = false;
+    const cJSON *y;
+    cJSON_ArrayForEach(y, expect) also_present |= y != x && !strcmp(is, "higher") && !strcmp(str(y, "is"), "present") &&
+                                                  side_of(str(y, "relation")) == side_of(str(x, "relation")) &&
+                                                  same_object(str(y, "object"), str(x, "object"));
+    if (!strcmp(is, "present") || (!strcmp(is, "higher") && !also_present)) {
       q->present++;
       q->present_hit += h != NULL;
       if (!h)
