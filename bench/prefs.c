@@ -251,19 +251,23 @@ static eg_stub_reply standin_serve(void *ctx, const char *url, const char *auth,
 
 /* ---- matching a listed preference to an expectation ------------------------------------- */
 
-/* Lower case, letters and digits only, one space between words, no leading "the". */
+/* Lower case, letters and digits only, one space between words, a plural's "s" dropped
+ * ("window seats" = "window seat"; not "-ss", not words of three letters), no leading "the". */
 static void normalize(const char *s, char *out, size_t len) {
-  size_t n = 0;
+  size_t n = 0, word = 0;
   bool space = true;
-  for (; s && *s && n + 2 < len; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (isalnum(c) || c >= 0x80) {
+  for (; n + 2 < len; s++) {
+    unsigned char c = s ? (unsigned char)*s : 0;
+    if (c && (isalnum(c) || c >= 0x80)) {
+      if (space) word = n;
       out[n++] = (char)tolower(c);
       space = false;
-    } else if (!space) {
-      out[n++] = ' ';
-      space = true;
+      continue;
     }
+    if (!space && n - word > 3 && out[n - 1] == 's' && out[n - 2] != 's') n--;
+    if (!c) break;
+    if (!space) out[n++] = ' ';
+    space = true;
   }
   while (n && out[n - 1] == ' ') n--;
   out[n] = 0;
@@ -753,6 +757,9 @@ int eg_bprefs_main(int argc, char **argv) {
       int64_t shift = eg_time_now_us() - last_question(scen[i]);
       cJSON_ArrayForEach(x, arr(scen[i], "sessions")) ingest(&c, user, x, shift);
       read_graph(&c, user);
+      for (size_t g = 0; verbose && g < c.n_graph; g++)
+        printf("%-6s %-10s in the graph: %s %s (%.2f%s)\n", enricher_names[enr], str(scen[i], "name"), c.graph[g].relation,
+               c.graph[g].object ? c.graph[g].object : "", c.graph[g].confidence, c.graph[g].derived ? ", derived" : "");
       cJSON_ArrayForEach(x, arr(scen[i], "questions")) ask(&c, user, scen[i], x, per_q);
       if (c.graph_state) protobuf_c_message_free_unpacked(&c.graph_state->base, NULL);
       c.graph_state = NULL;
