@@ -16,6 +16,7 @@ typedef struct eg_bengine {
   uint32_t k;                       /* items per Recall */
   float weights[7];                 /* RecallWeights content…graph, sentence; all 0 = server defaults */
   int expansion;                    /* ExpansionMode; 0 = server default */
+  int enricher;                     /* Enricher of the ingests; 0 = server default (the rules) */
 } eg_bengine;
 
 /* Ingest one session of g (sync, retrying overload and outages as eg_ingest_send does;

@@ -8,6 +8,7 @@
  *   engram-bench qa     [options]   answer + judge accuracy (needs --llm-url)
  *   engram-bench perf   [questions] [embedder] [clients] [calls] [data]
  *   engram-bench load   [seconds] [clients] [embedder] [groups] [ingest_pct] [data]
+ *   engram-bench prefs  [options]   what the user values, scored (bench/prefs.h)
  *
  * Unless --ingestd/--recalld name running daemons, the four daemons are started on loopback
  * in a temp dir with the offline default embedder (or --embedder). Every question's scores
@@ -29,6 +30,7 @@
 #include "bench/lme.h"
 #include "bench/load.h"
 #include "bench/perf.h"
+#include "bench/prefs.h"
 #include "bench/textfacts.h"
 #include "bench/qa.h"
 #include "cli/bulk.h"
@@ -83,7 +85,8 @@ static void usage(void) {
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
           "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
           "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n"
-          "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--ingestd ADDR --recalld ADDR]\n");
+          "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--ingestd ADDR --recalld ADDR]\n"
+          "       engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b] [--k N] [--json FILE]\n");
 }
 
 enum { MAX_JOBS = 64 }; /* worker threads of one run */
@@ -441,6 +444,7 @@ int main(int argc, char **argv) {
   if (!strcmp(argv[1], "perf")) return eg_bperf_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "load")) return eg_bload_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "textfacts")) return eg_btextfacts_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "prefs")) return eg_bprefs_main(argc - 1, argv + 1);
   opts o = {.cmd = argv[1]};
   const char *set = !strcmp(argv[1], "qa") ? "lme" : argv[1];
   if (parse(argc, argv, &o, &set) || (strcmp(o.cmd, "qa") && strcmp(o.cmd, set)) ||

@@ -111,6 +111,8 @@ static void split(const char *text, words *W) {
     if (r) push(W, mid, p, r, false, false);
     else if (!strcmp(right, "s") && (!strcmp(left, "it") || !strcmp(left, "that") || !strcmp(left, "he") || !strcmp(left, "she") || !strcmp(left, "there") || !strcmp(left, "what")))
       push(W, mid, p, "is", false, false);
+    else if (!strcmp(right, "s") && !strcmp(left, "let")) /* "let's do it" is "let us do it" */
+      push(W, mid, p, "us", false, false);
     /* other "'s": possessive, dropped */
   }
 }

@@ -169,6 +169,14 @@ static void test_suggestion_accepted_or_declined(void) {
                      {"Yes, and I love it.", "user", "", T("2024-03-10"), 0, 0}};
   EG_REQUIRE(eg_enrich_rules(&ctx, u, 2, a, out, NULL) == EG_OK);
   EG_CHECK(find(&out[1], "ACCEPTED") == NULL);
+  /* "let's" is "let us": "Let's do it" takes the suggestion up */
+  static const char v1[] = "user: Let's do it, that sounds lovely.\nassistant: Booked.";
+  eg_segment v[2] = {{"Try the Alfama Lodge, it has a roof terrace.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {v1, "user", "", T("2024-03-10"), 6, 6 + strlen("Let's do it, that sounds lovely.")}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, v, 2, a, out, NULL) == EG_OK);
+  f = find(&out[1], "ACCEPTED");
+  EG_REQUIRE(f != NULL);
+  if (!EG_CHECK(strstr(f->object, "Alfama Lodge") != NULL)) fprintf(stderr, "object: %s\n", f->object);
   eg_arena_free(a);
 }
 
