@@ -52,7 +52,7 @@ static void test_list_flag(void) {
   char *argv[] = {"d", "--id", "1", "--id=2,3", "--workers", "2", "--workers", "3", NULL};
   eg_cfg *c;
   eg_err e;
-  EG_REQUIRE(load(9, argv, env, &c, &e) == EG_OK);
+  EG_REQUIRE(load(8, argv, env, &c, &e) == EG_OK);
   EG_CHECK_STR(eg_cfg_str(c, "id"), "1,2,3");
   EG_CHECK_INT(eg_cfg_int(c, "workers"), 3); /* other flags: the last wins */
   eg_cfg_free(c);
