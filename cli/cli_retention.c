@@ -139,6 +139,8 @@ static int apply_sets(const eg_cli *cli, Engram__V1__RetentionPolicy *p, eg_aren
 static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   (void)argv;
   if (argc != 1) return fprintf(stderr, "usage: %s\n", USAGE), 2;
+  Engram__V1__RetentionPolicy p = ENGRAM__V1__RETENTION_POLICY__INIT;
+  if (apply_sets(cli, &p, a)) return 2; /* bad keys and values before any call */
   /* the policy in force: shown, or the base the keys given change */
   Engram__V1__GetRetentionRequest get = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   get.scope = eg_cli_scope(cli, a);
@@ -152,16 +154,12 @@ static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     print_tiers(cli->json ? NULL : cur->tiers, cur->n_tiers);
     goto out;
   }
-  Engram__V1__RetentionPolicy p = ENGRAM__V1__RETENTION_POLICY__INIT;
   if (cur->policy) {
     p = *cur->policy;
     p.base.unknown_fields = NULL;
     p.base.n_unknown_fields = 0;
   }
-  if (apply_sets(cli, &p, a)) {
-    rc = 2;
-    goto out;
-  }
+  (void)apply_sets(cli, &p, a);
   if (p.prior_weight == 0) p.prior_weight = -1; /* 0 in force means no prior; 0 sent would mean the default */
   Engram__V1__SetRetentionPolicyRequest req = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
   req.scope = get.scope;

@@ -70,7 +70,8 @@ eg_peers *eg_ingest_peers(const eg_ingest *g);
 
 /* ---- Admin retention (retention.c, docs/retention.md) ---- */
 
-/* Chunks from vectord, then facts from graphd; the policy and tier sizes from vectord. */
+/* Chunks from vectord, then facts from graphd; the policy and tier sizes from vectord
+ * (the policy from graphd when vectord keeps none and no chunk was asked). */
 eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
                                 Engram__V1__GetRetentionResponse *resp, eg_err *err);
 /* Validated here (a policy that evicts needs confirm_tenant), then set on vectord and

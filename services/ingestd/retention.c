@@ -58,16 +58,15 @@ eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequ
                                 Engram__V1__GetRetentionResponse *resp, eg_err *err) {
   eg_rpc_request rs[2];
   size_t n;
-  (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/GetRetention",
-                req->n_edge_ids ? "/engram.v1.Graph/GetRetention" : NULL,
+  (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/GetRetention", "/engram.v1.Graph/GetRetention",
                 &engram__v1__get_retention_response__descriptor, rs, &n);
   eg_code rc = EG_OK;
-  /* vectord answers for chunks, the policy and the tiers; without chunks asked, a vectord
-   * without retention leaves only the tiers out */
-  bool vec_missing = rs[VEC].err.code == EG_EUNIMPL && !req->n_chunk_ids && n == 2;
+  /* vectord answers for chunks, the policy and the tiers, graphd for facts (and the policy
+   * it keeps); without chunks asked, a vectord without retention leaves the tiers out */
+  bool vec_missing = rs[VEC].err.code == EG_EUNIMPL && !req->n_chunk_ids;
   if (rs[VEC].err.code && !vec_missing) rc = store_err(rs, VEC, err);
-  else if (n == 2 && rs[GRA].err.code) rc = store_err(rs, GRA, err);
-  const Engram__V1__GetRetentionResponse *v = (void *)rs[VEC].resp, *gr = n == 2 ? (void *)rs[GRA].resp : NULL;
+  else if (rs[GRA].err.code) rc = store_err(rs, GRA, err);
+  const Engram__V1__GetRetentionResponse *v = (void *)rs[VEC].resp, *gr = (void *)rs[GRA].resp;
   if (!rc) {
     size_t total = (v ? v->n_items : 0) + (gr ? gr->n_items : 0);
     resp->items = eg_arena_calloc(a, total ? total : 1, sizeof *resp->items);

@@ -143,7 +143,6 @@ static void test_salience_and_decay(void) {
   EG_CHECK(strstr(p->why, ">= hot_min") != NULL);
   EG_REQUIRE(r->policy != NULL);
   EG_CHECK(r->policy->half_life_days == 30 && r->policy->sigma == 0.25);
-  EG_CHECK_INT(r->n_tiers, 0); /* facts have no tier sizes (vectord's answer carries them) */
   int64_t later = p->created_at + 90 * DAY_US; /* three half-lives */
   protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_REQUIRE(get_ret("u1", ids, 2, NULL, 0, later, &r, &e) == EG_OK);
