@@ -62,7 +62,8 @@ eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequ
                 &engram__v1__get_retention_response__descriptor, rs, &n);
   eg_code rc = EG_OK;
   /* vectord answers for chunks, the policy and the tiers, graphd for facts (and the policy
-   * it keeps); without chunks asked, a vectord without retention leaves the tiers out */
+   * it keeps, answered when vectord has none: a tenant it has not seen); without chunks
+   * asked, a vectord without retention leaves the tiers out */
   bool vec_missing = rs[VEC].err.code == EG_EUNIMPL && !req->n_chunk_ids;
   if (rs[VEC].err.code && !vec_missing) rc = store_err(rs, VEC, err);
   else if (rs[GRA].err.code) rc = store_err(rs, GRA, err);
@@ -70,7 +71,7 @@ eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequ
   if (!rc) {
     size_t total = (v ? v->n_items : 0) + (gr ? gr->n_items : 0);
     resp->items = eg_arena_calloc(a, total ? total : 1, sizeof *resp->items);
-    const Engram__V1__GetRetentionResponse *pol = v ? v : gr;
+    const Engram__V1__GetRetentionResponse *pol = v && v->policy ? v : gr; /* vectord's, else graphd's */
     if (!resp->items) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     else if (!(rc = take_items(resp, v, a, err)) && !(rc = take_items(resp, gr, a, err)) && pol && pol->policy &&
              !(resp->policy = (void *)eg_rpc_clone(a, &pol->policy->base)))
