@@ -441,6 +441,9 @@ static int start(run *r, eg_cluster *cl, const opts *o) {
 
 int main(int argc, char **argv) {
   if (argc < 2) return usage(), 2;
+  /* The daemons it starts do not record the Recalls' accesses: the questions must not
+   * feed back into the retention of what they ask about (unless the environment says so). */
+  setenv("ENGRAM_RECORD_ACCESS", "false", 0);
   if (!strcmp(argv[1], "perf")) return eg_bperf_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "load")) return eg_bload_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "textfacts")) return eg_btextfacts_main(argc - 1, argv + 1);

@@ -86,5 +86,6 @@ int eg_cli_token(const eg_cli *cli, int argc, char **argv);
 int eg_cli_relations(const eg_cli *cli, int argc, char **argv);
 int eg_cli_erase(const eg_cli *cli, int argc, char **argv);
 int eg_cli_job(const eg_cli *cli, int argc, char **argv);
+int eg_cli_retention(const eg_cli *cli, int argc, char **argv);
 
 #endif

@@ -52,6 +52,9 @@ static const eg_cfg_opt cli_opts[] = {
     {"progress", EG_CFG_STR, "auto", "ingest bulk, --wait: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
     {"note", EG_CFG_STR, "", "graph outcome: a note on what happened", 0, 0, 0},
     {"source", EG_CFG_STR, "", "graph outcome: where it came from (default client)", 0, 0, 0},
+    {"chunk", EG_CFG_STR, "", "retention get: a chunk id (repeat, or comma-separated)", EG_CFG_LIST, 0, 0},
+    {"fact", EG_CFG_STR, "", "retention get: a fact's edge id (repeat, or comma-separated)", EG_CFG_LIST, 0, 0},
+    {"set", EG_CFG_STR, "", "retention policy: key=value to change (repeat)", EG_CFG_LIST, 0, 0},
 };
 
 typedef struct command {
@@ -75,6 +78,8 @@ static const command commands[] = {
     {"job", eg_cli_job, "JOB_ID [--wait]: the state of an async ingest (ingestd GetJob)"},
     {"relations", eg_cli_relations, "built-in and declared relations with their cardinality (graphd)"},
     {"erase", eg_cli_erase, "--user U | --confirm-tenant T: erase a user's or a tenant's memory (admin)"},
+    {"retention", eg_cli_retention,
+     "get [--chunk ID]... [--fact ID]... [--at T] | policy [--set k=v]... | sweep [--at T] (admin)"},
     {"token", eg_cli_token, "new|hash [--tenant T] [--role R]: a bearer token and its tokens-file line"},
     {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},

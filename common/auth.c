@@ -232,7 +232,12 @@ int eg_auth_count(eg_auth *a) {
 
 bool eg_auth_admin_method(const char *method) {
   const char *slash = method ? strrchr(method, '/') : NULL;
-  return slash && !strcmp(slash, "/Erase");
+  if (!slash) return false;
+  /* every Admin method; on the stores, the erasures and the retention policy's changes */
+  static const char admin[] = "engram.v1.Admin/";
+  const char *m = method[0] == '/' ? method + 1 : method;
+  return !strncmp(m, admin, sizeof admin - 1) || !strcmp(slash, "/Erase") || !strcmp(slash, "/SetRetentionPolicy") ||
+         !strcmp(slash, "/SweepRetention");
 }
 
 eg_code eg_auth_check(eg_auth *a, const char *authorization, const char *method, const char *tenant,

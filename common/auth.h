@@ -4,7 +4,8 @@
  * Every public RPC carries "authorization: Bearer <token>". A token maps to exactly one
  * tenant, with a role:
  *   user     reads and writes its tenant;
- *   admin    also erases (the Erase methods) inside its tenant;
+ *   admin    also calls the Admin service (erasure, retention) and, on the stores, Erase,
+ *            SetRetentionPolicy and SweepRetention, inside its tenant;
  *   service  daemon-to-daemon calls: any tenant, any method.
  * Tokens are kept only as SHA-256 digests, at rest and in memory. A presented token is
  * hashed and compared against every entry in constant time (no early exit), so neither
@@ -56,7 +57,8 @@ int eg_auth_count(eg_auth *a);
 eg_code eg_auth_check(eg_auth *a, const char *authorization, const char *method, const char *tenant,
                       eg_role *role, eg_err *err);
 
-/* True for methods only admin and service tokens may call (the erasures). */
+/* True for methods only admin and service tokens may call: every engram.v1.Admin method,
+ * and the stores' Erase, SetRetentionPolicy and SweepRetention. */
 bool eg_auth_admin_method(const char *method);
 
 /* "sha256:<hex>" of token into out (72 bytes). */

@@ -105,8 +105,11 @@ static eg_code set_value(cfg_entry *e, const char *v, eg_cfg_source src, const c
                          eg_err *err) {
   eg_code rc = check_value(e->opt, v, where, err);
   if (rc) return rc;
-  char *copy = strdup(v);
+  bool append = (e->opt->flags & EG_CFG_LIST) && src == EG_CFG_FROM_FLAG && e->source == EG_CFG_FROM_FLAG &&
+                e->value && *e->value;
+  char *copy = append ? malloc(strlen(e->value) + strlen(v) + 2) : strdup(v);
   if (!copy) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (append) sprintf(copy, "%s,%s", e->value, v);
   free(e->value);
   e->value = copy;
   e->source = src;

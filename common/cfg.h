@@ -27,6 +27,7 @@ typedef enum eg_cfg_type {
 } eg_cfg_type;
 
 #define EG_CFG_SECRET 1u /* never logged in clear */
+#define EG_CFG_LIST 2u   /* EG_CFG_STR: a flag given more than once keeps every value, joined by ',' */
 
 typedef struct eg_cfg_opt {
   const char *name;  /* snake_case, unique */

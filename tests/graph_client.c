@@ -38,6 +38,7 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
   meta.reason = (char *)(s->reason ? s->reason : "");
   meta.source_session_id = (char *)(s->session ? s->session : "");
   meta.confidence = s->confidence;
+  meta.salience = s->salience;
   Engram__V1__EdgeInput in = ENGRAM__V1__EDGE_INPUT__INIT;
   in.subject = &subj;
   in.relation = (char *)s->relation;

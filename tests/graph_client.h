@@ -24,6 +24,7 @@ typedef struct eg_edge_spec {
   const char *reason;
   const char *session;      /* meta.source_session_id */
   float confidence;         /* meta.confidence (0 = unset) */
+  float salience;           /* meta.salience (0 = unset: the lexicon reads it) */
 } eg_edge_spec;
 
 /* Commit one edge for tenant; returns its id, 0 on failure (err filled). */

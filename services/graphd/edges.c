@@ -53,6 +53,7 @@ static eg_code check_meta(const eg_graph *g, const Engram__V1__EdgeMeta *m, eg_e
     return eg_err_set(err, EG_EINVAL, "meta.intensity must be in [0, 1]");
   if (m->confidence < 0 || m->confidence > 1)
     return eg_err_set(err, EG_EINVAL, "meta.confidence must be in [0, 1]");
+  if (!(m->salience >= 0 && m->salience <= 1)) return eg_err_set(err, EG_EINVAL, "meta.salience must be in [0, 1]");
   return EG_OK;
 }
 

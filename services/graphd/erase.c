@@ -4,8 +4,9 @@
  * no content).
  *
  * A user's erasure removes the edges that user wrote (with every index entry pointing
- * at them), the outcomes recorded on them or by that user, and the entities that user
- * created which no remaining edge still uses.
+ * at them), the outcomes recorded on them or by that user, their access histories
+ * (retention.c), and the entities that user created which no remaining edge still uses.
+ * A tenant's erasure also removes its retention policy.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@
 #include "services/graphd/graph_int.h"
 
 typedef struct erase_counts {
-  uint64_t edges, entities, keys;
+  uint64_t edges, entities, accesses, keys;
 } erase_counts;
 
 static uint64_t count_prefix(eg_graph *g, int cf, const uint8_t *prefix, size_t plen) {
@@ -51,7 +52,10 @@ static eg_code erase_tenant(eg_graph *g, eg_kvtxn *txn, const char *name, uint64
   c->edges = count_prefix(g, CF_EDGES_BY_ID, p, 8);
   c->entities = count_prefix(g, CF_ENTITIES, p, 8);
   for (int cf = CF_ENTITIES; cf < CF_COUNT; cf++) drop_prefix(g, txn, cf, p, 8, c);
-  static const char meta[] = {'C', 'H', 'R', 'M', 'I', 'O'};
+  uint8_t xp[9] = {'X'};
+  key_put64(xp + 1, t);
+  c->accesses = count_prefix(g, CF_DEFAULT, xp, sizeof xp);
+  static const char meta[] = {'C', 'H', 'R', 'M', 'I', 'O', 'X', 'P'};
   for (size_t i = 0; i < sizeof meta; i++) {
     p[0] = (uint8_t)meta[i];
     key_put64(p + 1, t);
@@ -183,6 +187,8 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
   for (size_t i = 0; i < gone_edges.n; i++) gone[i] = (uint64_t)(uintptr_t)gone_edges.v[i];
   /* Outcomes the user recorded, and every outcome on the user's edges. */
   c->keys += eg_outcomes_erase_user(g, txn, t, user, gone, gone_edges.n, a);
+  c->accesses = eg_retention_erase_edges(txn, t, gone, gone_edges.n);
+  c->keys += c->accesses;
   /* The user's chunks' links to entities (their value names the writer). */
   it = eg_prefix_iter(g, CF_CHUNK_ENTITIES, p, 8, &ro, upper);
   size_t ul = strlen(user);
@@ -227,7 +233,7 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
   bool whole = !user || !*user;
   if (whole && (!req->confirm_tenant || strcmp(req->confirm_tenant, tenant) != 0))
     return eg_err_set(err, EG_EINVAL, "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
-  erase_counts c = {0, 0, 0};
+  erase_counts c = {0};
   uint64_t t;
   eg_code rc = EG_OK;
   int64_t now = eg_time_now_us();
@@ -244,22 +250,22 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
     ak[0] = 'A';
     key_put64(ak + 1, key_time(now));
     key_put64(ak + 9, t);
-    char av[160];
-    int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu keys=%llu",
-                      whole ? "tenant" : "user", (unsigned long long)c.edges,
-                      (unsigned long long)c.entities, (unsigned long long)c.keys);
+    char av[200];
+    int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",
+                      whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,
+                      (unsigned long long)c.accesses, (unsigned long long)c.keys);
     eg_kvtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
     if ((rc = eg_kvtxn_commit(txn, err))) return rc;
     eg_kv_purge_tenant(g->store, t); /* the values leave the files, not only the index */
   }
-  EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu keys=%llu",
+  EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",
           whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,
-          (unsigned long long)c.keys);
-  static const char *kinds[3] = {"edges", "entities", "keys"};
-  uint64_t vals[3] = {c.edges, c.entities, c.keys};
-  resp->counts = eg_arena_calloc(a, 3, sizeof *resp->counts);
+          (unsigned long long)c.accesses, (unsigned long long)c.keys);
+  static const char *kinds[4] = {"edges", "entities", "access_records", "keys"};
+  uint64_t vals[4] = {c.edges, c.entities, c.accesses, c.keys};
+  resp->counts = eg_arena_calloc(a, 4, sizeof *resp->counts);
   if (!resp->counts) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     Engram__V1__EraseCount *ec = eg_arena_calloc(a, 1, sizeof *ec);
     if (!ec) return eg_err_set(err, EG_ENOMEM, "out of memory");
     engram__v1__erase_count__init(ec);

@@ -103,4 +103,18 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
 eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequest *req, eg_arena *a,
                                 Engram__V1__RecordOutcomeResponse *resp, eg_err *err);
 
+/* ---- retention of facts (retention.c, docs/retention.md) ---- */
+
+/* Recall returned these edges: an access at req->time (0 = now) on each one visible to
+ * the scope, in one write batch; other ids are ignored (resp->recorded counts the rest). */
+eg_code eg_graph_record_access(eg_graph *g, const Engram__V1__RecordAccessRequest *req, eg_arena *a,
+                               Engram__V1__RecordAccessResponse *resp, eg_err *err);
+/* R, tier, salience, accesses and why of req->edge_ids visible to the scope (the others
+ * absent), evaluated at req->at (0 = now); the tenant's policy. */
+eg_code eg_graph_get_retention(eg_graph *g, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
+                               Engram__V1__GetRetentionResponse *resp, eg_err *err);
+/* Validate and store the tenant's policy; the response holds it with defaults filled. */
+eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
+                                      Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+
 #endif

@@ -182,4 +182,9 @@ eg_code eg_edge_annotate(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, E
 uint64_t eg_outcomes_erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, const char *user,
                                 const uint64_t *gone, size_t n_gone, eg_arena *a);
 
+/* ---- retention (retention.c) ---- */
+
+/* A user's erasure: delete the access histories of the edges in gone. Returns how many. */
+uint64_t eg_retention_erase_edges(eg_kvtxn *txn, uint64_t tenant, const uint64_t *gone, size_t n_gone);
+
 #endif

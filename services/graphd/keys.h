@@ -16,6 +16,7 @@
  *                   'M' T merge_id → merge record;  'A' time T → erase audit (counts only);
  *                   'I' T h1 h2 → edge id (an assertion's identity, graph_int.h);
  *                   'O' T edge_id recorded_at → packed Outcome (outcomes.c)
+ *                   'X' T edge_id → access history;  'P' T → retention policy (retention.c)
  *
  * T is the tenant's 64-bit number (assigned on first write), rel the 64-bit hash of the
  * relation name, vf and tc times mapped to unsigned so that negative times sort first.

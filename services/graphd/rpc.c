@@ -38,6 +38,12 @@ GRAPH_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
               engram__v1__erase_response__init, eg_graph_erase)
 GRAPH_HANDLER(h_record_outcome, Engram__V1__RecordOutcomeRequest, Engram__V1__RecordOutcomeResponse,
               engram__v1__record_outcome_response__init, eg_graph_record_outcome)
+GRAPH_HANDLER(h_record_access, Engram__V1__RecordAccessRequest, Engram__V1__RecordAccessResponse,
+              engram__v1__record_access_response__init, eg_graph_record_access)
+GRAPH_HANDLER(h_get_retention, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
+              engram__v1__get_retention_response__init, eg_graph_get_retention)
+GRAPH_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest, Engram__V1__SetRetentionPolicyResponse,
+              engram__v1__set_retention_policy_response__init, eg_graph_set_retention_policy)
 
 static eg_code unmerge_adapter(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *req,
                                eg_arena *a, Engram__V1__UnmergeEntitiesResponse *resp,
@@ -56,7 +62,8 @@ static const eg_rpc_handler_entry graph_handlers[] = {
     {"Changes", h_changes},         {"Traverse", h_traverse},
     {"Walk", h_walk},               {"ChunkEntities", h_chunk_entities},
     {"Erase", h_erase},             {"ListRelations", h_list_relations},
-    {"RecordOutcome", h_record_outcome},
+    {"RecordOutcome", h_record_outcome}, {"RecordAccess", h_record_access},
+    {"GetRetention", h_get_retention},   {"SetRetentionPolicy", h_set_retention},
 };
 
 eg_rpc_service eg_graphd_service(eg_graph *g) {

@@ -943,6 +943,8 @@ eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_aren
   return rc;
 }
 
+eg_peers *eg_ingest_peers(const eg_ingest *g) { return g->o.peers; }
+
 /* The audit line of an erasure: who was erased as a digest (never the user id itself),
  * the outcome and the counts per store; no content. */
 static void audit_erase(const Engram__V1__EraseRequest *req, const Engram__V1__EraseResponse *resp, eg_code rc) {

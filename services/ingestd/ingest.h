@@ -65,5 +65,21 @@ eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_aren
                        Engram__V1__WaitResponse *resp, eg_err *err);
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                         Engram__V1__EraseResponse *resp, eg_err *err);
+/* The peers the pipeline writes to (borrowed). */
+eg_peers *eg_ingest_peers(const eg_ingest *g);
+
+/* ---- Admin retention (retention.c, docs/retention.md) ---- */
+
+/* Chunks from vectord, then facts from graphd; the policy and tier sizes from vectord
+ * (the policy from graphd when vectord keeps none and no chunk was asked). */
+eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
+                                Engram__V1__GetRetentionResponse *resp, eg_err *err);
+/* Validated here (a policy that evicts needs confirm_tenant), then set on vectord and
+ * graphd; audited with the policy's values. */
+eg_code eg_ingest_set_retention_policy(eg_ingest *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
+                                       Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+/* vectord's sweep; audited with its counts. */
+eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
+                                  Engram__V1__SweepRetentionResponse *resp, eg_err *err);
 
 #endif

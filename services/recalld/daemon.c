@@ -39,6 +39,13 @@ static const eg_cfg_opt recalld_opts[] = {
     {"current_first", EG_CFG_BOOL, "true",
      "for a fact the question is about, the excerpt naming its current value before one naming only an earlier value",
      0, 0, 0},
+    {"record_access", EG_CFG_BOOL, "true",
+     "record the chunks and facts each Recall returns as accesses (their retention); off for benchmarks that must not "
+     "feed back", 0, 0, 0},
+    {"access_flush_ms", EG_CFG_INT, "250", "how often recorded accesses are sent to vectord and graphd", 0, 10, 60000},
+    {"access_batch", EG_CFG_INT, "512", "accesses waiting that send a batch at once", 0, 1, 1000000},
+    {"access_queue_max", EG_CFG_INT, "65536", "accesses waiting beyond which a Recall's are dropped (counted)", 0, 1,
+     100000000},
 };
 
 EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
@@ -81,6 +88,10 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .feedback_weight = (float)fw,
       .feedback_docs = (uint32_t)eg_cfg_int(c, "feedback_docs"),
       .current_first = eg_cfg_bool(c, "current_first"),
+      .record_access = eg_cfg_bool(c, "record_access"),
+      .access_flush_ms = (uint32_t)eg_cfg_int(c, "access_flush_ms"),
+      .access_batch = (uint32_t)eg_cfg_int(c, "access_batch"),
+      .access_queue_max = (uint32_t)eg_cfg_int(c, "access_queue_max"),
   };
   if (!rc) rc = eg_recall_open(&o, eg_daemon_metrics(d), &s->recall, err);
   if (rc) {

@@ -51,11 +51,23 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
     r->m_rerank_failures = eg_metric_solo(eg_metrics_counter(
         mx, "engram_recalld_rerank_failures_total", "Reranker calls that failed: the fused order kept.", NULL));
   }
+  if (o->record_access) {
+    eg_code rc = rc_access_open(o->peers, (int64_t)o->access_flush_ms * 1000, o->access_batch, o->access_queue_max,
+                                mx, &r->access, err);
+    if (rc) {
+      free(r);
+      return rc;
+    }
+  }
   *out = r;
   return EG_OK;
 }
 
-void eg_recall_close(eg_recall *r) { free(r); }
+void eg_recall_close(eg_recall *r) {
+  if (!r) return;
+  rc_access_close(r->access);
+  free(r);
+}
 
 void rc_own(rc_ctx *c, ProtobufCMessage *m) {
   if (!m) return;
@@ -904,6 +916,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   }
   rc = rc_assemble(&c, resp, err);
   eg_stage_done(a, &resp->timings, &resp->n_timings, "assemble", t, r->m_stage);
+  if (!rc) rc_access_note(r->access, req->scope, resp); /* what it returned: their access term */
   eg_series_add(r->m_calls, 1);
   if (resp->nothing_relevant) eg_series_add(r->m_nothing, 1);
 done:

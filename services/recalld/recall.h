@@ -44,6 +44,12 @@ typedef struct eg_recall_opts {
   float feedback_weight;       /* vectord's pseudo-relevance feedback for every search (0 = off) */
   uint32_t feedback_docs;      /* … over this many best candidates (0 = vectord's default) */
   bool current_first;          /* a fact's current value's excerpt before an earlier value's */
+  /* Access recording (access.c): the ids a Recall returned go, batched, to vectord's and
+   * graphd's RecordAccess. Off (false) for benchmarks that must not feed back. */
+  bool record_access;
+  uint32_t access_flush_ms;    /* flush at least this often (0 = 250) */
+  uint32_t access_batch;       /* … or as soon as this many ids wait (0 = 512) */
+  uint32_t access_queue_max;   /* ids waiting beyond which a Recall's are dropped (0 = 65536) */
 } eg_recall_opts;
 
 typedef struct eg_recall eg_recall;

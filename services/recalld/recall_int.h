@@ -12,8 +12,19 @@
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/recalld/recall.h"
 
+/* Access recording (access.c): a background flusher of the ids Recalls returned. */
+typedef struct rc_access rc_access;
+eg_code rc_access_open(eg_peers *peers, int64_t flush_us, size_t batch, size_t queue_max, eg_metrics *mx,
+                       rc_access **out, eg_err *err);
+/* Queue the chunk ids and fact edge ids of resp's items for scope; never blocks on the
+ * peers, drops (counted) when the queue is full. q may be NULL (off). */
+void rc_access_note(rc_access *q, const Engram__V1__Scope *scope, const Engram__V1__RecallResponse *resp);
+/* Flush what is queued, stop the flusher, free (accepts NULL). */
+void rc_access_close(rc_access *q);
+
 struct eg_recall {
   eg_recall_opts o;
+  rc_access *access; /* NULL when access recording is off */
   eg_metric *m_stage;
   eg_series *m_calls, *m_nothing, *m_llm_fallbacks, *m_rerank_failures;
 };

@@ -4,7 +4,9 @@
 Generates the stubs from the .proto files into --out, then for each daemon address
 given (ingestd graphd vectord recalld) checks grpc.health.v1 reports SERVING, that an
 unknown health service is NOT_FOUND, that a business RPC answers with a real gRPC
-status, and that Graph.RecordOutcome records, returns and refuses as documented. With --token and --tenant (daemons started with bearer tokens): a Recall without
+status, that Graph.RecordOutcome records, returns and refuses as documented, and that
+Admin.GetRetention and Admin.SetRetentionPolicy answer for a fact as documented. With
+--token and --tenant (daemons started with bearer tokens): a Recall without
 the token is UNAUTHENTICATED, with it and the token's tenant OK, with it and another
 tenant PERMISSION_DENIED. Exits non-zero on the first mismatch.
 """
@@ -83,6 +85,9 @@ def main():
     with grpc.insecure_channel(a.addrs[1]) as ch:
         if check_outcomes(grpc, graph_pb2, graph_pb2_grpc.GraphStub(ch)):
             return 1
+    with grpc.insecure_channel(a.addrs[1]) as gch, grpc.insecure_channel(a.addrs[0]) as ich:
+        if check_retention(grpc, graph_pb2, graph_pb2_grpc.GraphStub(gch), ich):
+            return 1
     with grpc.insecure_channel(a.addrs[3]) as ch:
         try:
             recall_pb2_grpc.RecallStub(ch).Recall(recall_pb2.RecallRequest(), timeout=5)
@@ -126,6 +131,34 @@ def check_outcomes(grpc, graph_pb2, stub):
             print(f"Graph/RecordOutcome {req}: {got}, want {code}")
             return 1
     print("outcomes ok")
+    return 0
+
+
+def check_retention(grpc, graph_pb2, graph, ingest_channel):
+    """Admin.GetRetention (ingestd) of a fact committed on graphd: its salience from the
+    lexicon and an R; Admin.SetRetentionPolicy refuses a policy that evicts without
+    confirm_tenant. Returns 1 on a mismatch."""
+    from engram.v1 import common_pb2, common_pb2_grpc
+    scope = common_pb2.Scope(tenant="interop", user="py")
+    edge = graph_pb2.EdgeInput(subject=graph_pb2.EntityRef(name="user:py"), relation="ALLERGIC_TO",
+                               object_literal="peanuts")
+    edge_id = graph.Commit(graph_pb2.CommitRequest(scope=scope, edges=[edge]), timeout=5).edge_ids[0]
+    admin = common_pb2_grpc.AdminStub(ingest_channel)
+    r = admin.GetRetention(common_pb2.GetRetentionRequest(scope=scope, edge_ids=[edge_id]), timeout=5)
+    if len(r.items) != 1 or r.items[0].kind != "fact" or abs(r.items[0].salience - 0.9) > 1e-6 or \
+            r.items[0].salience_source != "lexicon: health" or not r.items[0].r > 0 or r.policy.half_life_days != 30:
+        print(f"Admin/GetRetention: unexpected answer {r}")
+        return 1
+    try:
+        admin.SetRetentionPolicy(common_pb2.SetRetentionPolicyRequest(
+            scope=scope, policy=common_pb2.RetentionPolicy(evict_cold_after_days=30)), timeout=5)
+        got = grpc.StatusCode.OK
+    except grpc.RpcError as e:
+        got = e.code()
+    if got != grpc.StatusCode.INVALID_ARGUMENT:
+        print(f"Admin/SetRetentionPolicy evicting without confirm_tenant: {got}, want INVALID_ARGUMENT")
+        return 1
+    print("retention ok")
     return 0
 
 

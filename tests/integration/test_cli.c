@@ -4,8 +4,8 @@
  * where one request is expected), a k above the server's limit, and a premise walk of an
  * edge that does not exist; and where a new user tripped: relations and the warning on a
  * near-miss relation name, async jobs, erasure, which daemon answers health, changes by
- * transaction time, bulk's units, scope completion and Ctrl-C, and where bad JSON or a bad
- * date is.
+ * transaction time, bulk's units, scope completion and Ctrl-C, where bad JSON or a bad
+ * date is, and retention.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -252,6 +252,34 @@ static void test_erase(void) {
   EG_CHECK(out_has("DIET = keto"));
 }
 
+/* engram retention: a fact's R, tier, salience and its source; the policy shown, a key
+ * changed (the others kept), a bad key or value refused before any call, a policy that
+ * evicts refused without --confirm-tenant. */
+static void test_retention(void) {
+  EG_REQUIRE(started);
+  const char *fact = "{\"edges\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"ALLERGIC_TO\","
+                     "\"object_literal\":\"shellfish\"}]}";
+  EG_REQUIRE(cli(fact, "graph commit -") == 0);
+  char args[200];
+  snprintf(args, sizeof args, "retention get --fact 999999 --fact %s", out_after("#", "\n"));
+  EG_CHECK_INT(cli(NULL, args), 0);
+  EG_CHECK(out_has("fact") && out_has("lexicon: health") && out_has("HOT") && out_has("why: R 0.9"));
+  EG_CHECK(out_has("(1 of 2 ids unknown or not visible to the scope)"));
+  EG_CHECK(out_has("policy: half_life_days=30 sigma=0.25"));
+  EG_CHECK_INT(cli(NULL, "retention get --fact 12x"), 2);
+  EG_CHECK(err_has("--fact wants ids"));
+  EG_CHECK_INT(cli(NULL, "retention policy --set sigma=lots"), 2);
+  EG_CHECK(err_has("'lots' is not a number"));
+  EG_CHECK_INT(cli(NULL, "retention policy --set colour=red"), 2);
+  EG_CHECK(err_has("a key of the policy"));
+  EG_CHECK_INT(cli(NULL, "retention policy --set half_life_days=12 --set sigma=0.5"), 0);
+  EG_CHECK(out_has("half_life_days=12 sigma=0.5 hot_min=0.25"));
+  EG_CHECK_INT(cli(NULL, "retention policy --set evict_cold_after_days=60"), 1);
+  EG_CHECK(err_has("INVALID_ARGUMENT") && err_has("confirm_tenant"));
+  EG_CHECK_INT(cli(NULL, "retention policy --set evict_cold_after_days=60 --confirm-tenant clitest"), 0);
+  EG_CHECK(out_has("half_life_days=12 sigma=0.5") && out_has("evict_cold_after_days=60"));
+}
+
 /* --addr health names the daemon that answered; an address of the four that reaches
  * another daemon is an error. */
 static void test_health_names_daemon(void) {
@@ -392,6 +420,7 @@ int main(void) {
   EG_RUN(test_relations_and_warnings);
   EG_RUN(test_jobs);
   EG_RUN(test_erase);
+  EG_RUN(test_retention);
   EG_RUN(test_health_names_daemon);
   EG_RUN(test_changes_transaction_time);
   EG_RUN(test_bulk_scope_and_units);

@@ -2,7 +2,8 @@
  * test_erasure.c — after Erase(user), that user's unique word, entity and vector are
  * found nowhere: not through any RPC, not in any file the daemons keep (RocksDB tables
  * and logs, write-ahead logs, daemon logs), not after a restart; the other user's
- * memory stays; the erasure is audited by counts and a digest, without content.
+ * memory stays; the erasure is audited by counts and a digest, without content. The access
+ * records of the user's facts (their retention) leave with them.
  *
  * The user's first session is made to reach RocksDB's table files (a restart flushes
  * the recovered log into a level-0 table) and the second stays in the write-ahead log,
@@ -150,17 +151,34 @@ static void test_erase_leaves_no_trace(void) {
   EG_CHECK(scan(cl.d[EG_VECTORD].data, WORD, &files) >= 2);
   EG_CHECK(files >= 2);
 
+  /* an access recorded on the user's fact (as recalld records what a Recall returned) */
+  Engram__V1__StateResponse *st = NULL;
+  EG_REQUIRE(gc_state_as(gra, "er", "u9", "user:u9", "WORKS_AT", 0, 0, &st, &e) == EG_OK);
+  EG_REQUIRE(st->n_results == 1 && st->results[0]->n_values == 1);
+  uint64_t works_at = st->results[0]->values[0]->id;
+  protobuf_c_message_free_unpacked(&st->base, NULL);
+  Engram__V1__RecordAccessRequest ra = ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT;
+  ra.scope = &scope;
+  ra.ids = &works_at;
+  ra.n_ids = 1;
+  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor, &r, &e) == EG_OK);
+  EG_CHECK_INT(((Engram__V1__RecordAccessResponse *)r)->recorded, 1);
+  protobuf_c_message_free_unpacked(r, NULL);
+
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope;
   EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, 0, &r,
                           &e) == EG_OK);
   Engram__V1__EraseResponse *x = (void *)r;
-  uint64_t chunks = 0, edges = 0, cached = 0;
+  uint64_t chunks = 0, edges = 0, cached = 0, accesses = 0;
   for (size_t i = 0; i < x->n_counts; i++) {
     if (!strcmp(x->counts[i]->kind, "chunks")) chunks = x->counts[i]->count;
     if (!strcmp(x->counts[i]->kind, "edges")) edges = x->counts[i]->count;
     if (!strcmp(x->counts[i]->kind, "cached_queries")) cached = x->counts[i]->count;
+    if (!strcmp(x->counts[i]->store, "graph") && !strcmp(x->counts[i]->kind, "access_records"))
+      accesses = x->counts[i]->count;
   }
+  EG_CHECK(accesses >= 1);
   EG_CHECK(chunks >= 2);
   EG_CHECK(edges >= 1);
   EG_CHECK(cached >= 1);
@@ -170,6 +188,9 @@ static void test_erase_leaves_no_trace(void) {
   EG_CHECK_INT(search_hits(NULL, WORD, WORD), 0);
   EG_CHECK_INT(search_hits(NULL, "My locker code is " WORD " and I work at " ENTITY " Industries.", ENTITY), 0);
   EG_CHECK_STR(gc_value(gra, "er", "user:u9", "WORKS_AT", 0, 0), "");
+  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor, &r, &e) == EG_OK);
+  EG_CHECK_INT(((Engram__V1__RecordAccessResponse *)r)->recorded, 0); /* gone with its edge */
+  protobuf_c_message_free_unpacked(r, NULL);
   Engram__V1__ChangesRequest ch = ENGRAM__V1__CHANGES_REQUEST__INIT;
   Engram__V1__Scope tenant_only = ENGRAM__V1__SCOPE__INIT;
   tenant_only.tenant = "er";
@@ -206,7 +227,8 @@ static void test_erase_leaves_no_trace(void) {
     size_t len = end ? (size_t)(end - line) : strlen(line);
     char buf[1024];
     snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
-    EG_CHECK(strstr(buf, "kind=user") && strstr(buf, "subject=sha256:") && strstr(buf, "graph.edges="));
+    EG_CHECK(strstr(buf, "kind=user") && strstr(buf, "subject=sha256:") && strstr(buf, "graph.edges=") &&
+             strstr(buf, "graph.access_records="));
     EG_CHECK(strstr(buf, "u9") == NULL);
   }
   free(log);

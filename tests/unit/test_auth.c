@@ -53,6 +53,12 @@ static void test_check(void) {
   EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Vector/Erase", "globex", NULL, &e), EG_EPERM);
   EG_CHECK_INT(eg_auth_check(a, "Bearer svc", "engram.v1.Graph/Erase", "globex", &role, &e), EG_OK);
   EG_CHECK_INT(role, EG_ROLE_SERVICE);
+  /* retention: Admin's methods and the stores' policy changes are admin's; reads are not */
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Admin/GetRetention", "acme", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/SetRetentionPolicy", "acme", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Vector/SweepRetention", "acme", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/GetRetention", "acme", NULL, &e), EG_OK);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Admin/SetRetentionPolicy", "acme", NULL, &e), EG_OK);
   /* an unset tenant passes to the handler, which refuses it */
   EG_CHECK_INT(eg_auth_check(a, "Bearer tok-b", "engram.v1.Graph/State", "", NULL, &e), EG_OK);
   /* header forms */

@@ -13,6 +13,7 @@ static const eg_cfg_opt opts[] = {
     {"verbose", EG_CFG_BOOL, "false", "bool", 0, 0, 0},
     {"ratio", EG_CFG_DOUBLE, "0.5", "double", 0, 0, 0},
     {"token", EG_CFG_STR, "", "secret", EG_CFG_SECRET, 0, 0},
+    {"id", EG_CFG_STR, "", "list", EG_CFG_LIST, 0, 0},
 };
 
 static eg_code load(int argc, char **argv, char **envp, eg_cfg **out, eg_err *err) {
@@ -42,6 +43,22 @@ static void test_defaults(void) {
   EG_CHECK(!eg_cfg_bool(c, "verbose"));
   EG_CHECK(eg_cfg_double(c, "ratio") == 0.5);
   EG_CHECK_INT(eg_cfg_source_of(c, "workers"), EG_CFG_FROM_DEFAULT);
+  eg_cfg_free(c);
+}
+
+/* A list flag keeps every value given on the command line, replacing the env's. */
+static void test_list_flag(void) {
+  char *env[] = {"ENGRAM_ID=9", NULL};
+  char *argv[] = {"d", "--id", "1", "--id=2,3", "--workers", "2", "--workers", "3", NULL};
+  eg_cfg *c;
+  eg_err e;
+  EG_REQUIRE(load(8, argv, env, &c, &e) == EG_OK);
+  EG_CHECK_STR(eg_cfg_str(c, "id"), "1,2,3");
+  EG_CHECK_INT(eg_cfg_int(c, "workers"), 3); /* other flags: the last wins */
+  eg_cfg_free(c);
+  char *argv1[] = {"d", NULL};
+  EG_REQUIRE(load(1, argv1, env, &c, &e) == EG_OK);
+  EG_CHECK_STR(eg_cfg_str(c, "id"), "9");
   eg_cfg_free(c);
 }
 
@@ -161,6 +178,7 @@ static void test_help_and_secret(void) {
 
 int main(void) {
   EG_RUN(test_defaults);
+  EG_RUN(test_list_flag);
   EG_RUN(test_precedence);
   EG_RUN(test_errors);
   EG_RUN(test_help_and_secret);
