@@ -160,7 +160,6 @@ static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     p.base.n_unknown_fields = 0;
   }
   (void)apply_sets(cli, &p, a);
-  if (p.prior_weight == 0) p.prior_weight = -1; /* 0 in force means no prior; 0 sent would mean the default */
   Engram__V1__SetRetentionPolicyRequest req = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
   req.scope = get.scope;
   req.policy = &p;

@@ -58,7 +58,7 @@ void eg_ret_policy_msg(const eg_ret_policy *p, Engram__V1__RetentionPolicy *m) {
   m->hot_max = p->hot_max;
   m->warm_max = p->warm_max;
   m->evict_cold_after_days = p->evict_days;
-  m->prior_weight = p->prior_weight;
+  m->prior_weight = p->prior_weight > 0 ? p->prior_weight : -1; /* no prior: -1, since 0 asks for the default */
   m->disabled = p->disabled;
 }
 

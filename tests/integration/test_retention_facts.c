@@ -264,6 +264,38 @@ static void test_chunks_forwarded(void) {
     EG_CHECK(((Engram__V1__SweepRetentionResponse *)m)->n_tiers >= 1);
     protobuf_c_message_free_unpacked(m, NULL);
   }
+  /* both ways: a sweep as of 400 days on leaves the chunk cold (off the vector indexes);
+   * a Recall still finds it among the user's own chunks, and that access brings it back hot */
+  sw.at = eg_time_now_us() + 400 * DAY_US;
+  m = NULL;
+  EG_CHECK(eg_rpc_unary(ing, "/engram.v1.Admin/SweepRetention", &sw.base,
+                        &engram__v1__sweep_retention_response__descriptor, 0, &m, &e) == EG_OK);
+  if (m) protobuf_c_message_free_unpacked(m, NULL);
+  EG_REQUIRE(get_ret("u1", NULL, 0, &chunk, 1, 0, &r, &e) == EG_OK);
+  EG_CHECK(r->n_items == 1 && r->items[0]->tier == ENGRAM__V1__RETENTION_TIER__RETENTION_TIER_COLD);
+  uint64_t seen = r->n_items ? r->items[0]->access_count : 0;
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  Engram__V1__Scope u1 = scope_of("u1");
+  Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
+  rq.scope = &u1;
+  rq.query = "Do I need to carry an EpiPen?";
+  m = NULL;
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, 0, &m,
+                          &e) == EG_OK);
+  bool found = false;
+  for (size_t i = 0; i < ((Engram__V1__RecallResponse *)m)->n_items; i++)
+    found |= ((Engram__V1__RecallResponse *)m)->items[i]->chunk_id == chunk;
+  protobuf_c_message_free_unpacked(m, NULL);
+  EG_CHECK(found);
+  int tier = 0;
+  for (int i = 0; i < 50 && tier != ENGRAM__V1__RETENTION_TIER__RETENTION_TIER_HOT; i++) {
+    usleep(100000);
+    EG_REQUIRE(get_ret("u1", NULL, 0, &chunk, 1, 0, &r, &e) == EG_OK);
+    tier = r->n_items ? (int)r->items[0]->tier : 0;
+    if (r->n_items) EG_CHECK(r->items[0]->access_count >= seen);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+  }
+  EG_CHECK_INT(tier, ENGRAM__V1__RETENTION_TIER__RETENTION_TIER_HOT);
 }
 
 /* Bad values are refused naming the field; a policy that evicts needs the tenant's

@@ -102,6 +102,8 @@ static void test_policy(void) {
   EG_CHECK(eg_ret_policy_of(&m, &p, &e) == EG_EINVAL);
   m.prior_weight = -1; /* no prior */
   EG_CHECK(eg_ret_policy_of(&m, &p, &e) == EG_OK && eg_ret_prior(&p, 1) == 0);
+  eg_ret_policy_msg(&p, &back); /* read back and sent again, it stays without a prior */
+  EG_CHECK(back.prior_weight == -1 && eg_ret_policy_of(&back, &p, &e) == EG_OK && p.prior_weight == 0);
   p = policy();
   EG_CHECK(fabs(eg_ret_prior(&p, 0.9) - 0.02 * 0.4) < 1e-12 && fabs(eg_ret_prior(&p, 5) - 0.01) < 1e-12);
   char why[256];
