@@ -11,6 +11,8 @@ eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const
                          resp, e);
 }
 
+float ic_salience;
+
 eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
                         const char *const *msgs, size_t n, Engram__V1__Enricher enricher, bool async,
                         Engram__V1__IngestResponse **resp, eg_err *e) {
@@ -32,6 +34,7 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
   req.n_messages = n;
   req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   req.enricher = enricher;
+  req.salience = ic_salience;
   ProtobufCMessage *r = NULL;
   eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
                             0, &r, e);

@@ -17,6 +17,9 @@
 eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
                    const char *const *msgs, size_t n, bool async, Engram__V1__IngestResponse **resp, eg_err *e);
 
+/* IngestSessionRequest.salience the session calls send (0: none, the lexicon rates). */
+extern float ic_salience;
+
 /* The same with the enricher chosen (ENRICHER_LLM: ingestd's LLM, started with --llm-url). */
 eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
                         const char *const *msgs, size_t n, Engram__V1__Enricher enricher, bool async,

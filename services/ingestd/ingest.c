@@ -101,6 +101,7 @@ typedef struct writer_in {
   Engram__V1__KeyValue **metadata;  /* documents */
   size_t n_metadata;
   eg_job *job;             /* the async job, for progress (NULL when sync) */
+  float salience;          /* the client's, for every chunk (0: vectord's lexicon) */
 } writer_in;
 
 /* One call to the tenant's vectord whose answer only matters by its status. */
@@ -274,6 +275,7 @@ static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids
     c->time = segs[i].time;
     c->content = (char *)in->units[i].content;
     c->latent = en[i].latent;
+    c->salience = in->salience;
     c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
     for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
     size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
@@ -590,6 +592,8 @@ static eg_code validate_session(const eg_ingest *g, const Engram__V1__IngestSess
   if (r->n_messages > g->o.max_messages)
     return eg_err_set(err, EG_EINVAL, "more than %u messages in one session", g->o.max_messages);
   if (!time_ok(r->session_time)) return eg_err_set(err, EG_EINVAL, "session_time out of range (1900..2200)");
+  if (!(r->salience >= 0 && r->salience <= 1))
+    return eg_err_set(err, EG_EINVAL, "salience must be in [0, 1] (0: each chunk rated by the lexicon)");
   for (size_t i = 0; i < r->n_messages; i++) {
     const Engram__V1__Message *m = r->messages[i];
     char what[48];
@@ -613,6 +617,7 @@ static uint64_t session_hash(const Engram__V1__IngestSessionRequest *r) {
     h = eg_hash64(m->content, strlen(m->content), h ^ eg_hash64(m->role, strlen(m->role), (uint64_t)m->time));
     if (m->name) h = eg_hash64(m->name, strlen(m->name), h);
   }
+  if (r->salience) h = eg_hash64(&r->salience, sizeof r->salience, h); /* a new salience is a new version */
   return h;
 }
 
@@ -675,7 +680,8 @@ static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
   size_t n = session_units(r, st, a, &u);
   if (!u) return eg_err_set(err, EG_ENOMEM, "out of memory");
   stage(g, rep, a, "segment", t0);
-  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0, job};
+  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0, job,
+                  r->salience};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
@@ -736,7 +742,9 @@ static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
   if (!u || !n) return eg_err_set(err, EG_EINVAL, "document has no text");
   stage(g, rep, a, "segment", t0);
   uint64_t h = eg_hash64(r->text, strlen(r->text), eg_hash64(r->title ? r->title : "", r->title ? strlen(r->title) : 0, (uint64_t)r->time));
-  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata, job};
+  if (r->salience) h = eg_hash64(&r->salience, sizeof r->salience, h);
+  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata, job,
+                  r->salience};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
@@ -893,6 +901,8 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
   if (eg_text_blank(req->text)) return eg_err_set(err, EG_EINVAL, "text is empty");
   if (!time_ok(req->time)) return eg_err_set(err, EG_EINVAL, "time out of range (1900..2200)");
   if (req->n_metadata > 32) return eg_err_set(err, EG_EINVAL, "more than 32 metadata entries");
+  if (!(req->salience >= 0 && req->salience <= 1))
+    return eg_err_set(err, EG_EINVAL, "salience must be in [0, 1] (0: rated by the lexicon)");
   Engram__V1__IngestReport *rep = new_report(a);
   if (!rep) return eg_err_set(err, EG_ENOMEM, "out of memory");
   if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) {

@@ -126,6 +126,27 @@ static void test_start(void) {
   if (sr) protobuf_c_message_free_unpacked(&sr->base, NULL);
   eg_rpc_client_close(vec);
   EG_REQUIRE(chunk != 0);
+  /* a client's salience for a whole conversation; out of [0, 1] refused */
+  const char *const chat[] = {"user", "We talked about the weather on the ferry to Lindau."};
+  ic_salience = 1.5f;
+  EG_CHECK(ic_session(ing, TEN, "u1", "s-sal", T("2026-01-06T10:00:00Z"), chat, 1, false, NULL, &e) == EG_EINVAL &&
+           strstr(e.msg, "salience"));
+  ic_salience = 0.35f;
+  EG_CHECK(ic_session(ing, TEN, "u1", "s-sal", T("2026-01-06T10:00:00Z"), chat, 1, false, NULL, &e) == EG_OK);
+  ic_salience = 0;
+  EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
+  sr = NULL;
+  uint64_t ferry = 0;
+  if (ic_search(vec, TEN, "u1", "weather ferry Lindau", 1, &sr, &e) == EG_OK && sr->n_results == 1 &&
+      sr->results[0]->n_hits >= 1)
+    ferry = sr->results[0]->hits[0]->chunk->id;
+  if (sr) protobuf_c_message_free_unpacked(&sr->base, NULL);
+  eg_rpc_client_close(vec);
+  Engram__V1__GetRetentionResponse *gr = NULL;
+  EG_REQUIRE(ferry && get_ret("u1", NULL, 0, &ferry, 1, 0, &gr, &e) == EG_OK);
+  EG_CHECK(gr->n_items == 1 && fabs(gr->items[0]->salience - 0.35) < 1e-6 &&
+           !strcmp(gr->items[0]->salience_source, "client"));
+  protobuf_c_message_free_unpacked(&gr->base, NULL);
   /* a salience out of [0, 1] is refused, named */
   EG_CHECK(gc_commit(gra, TEN, "u1", &(eg_edge_spec){.subject = "user:u1", .relation = "OWNS", .literal = "a car",
                                                     .salience = 1.5f},
