@@ -228,7 +228,7 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
   return EG_OK;
 }
 
-void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
+void eg_vt_remove_doc(eg_vec *v, vtenant *t, uint32_t slot, bool keep_vectors) {
   (void)v;
   if (slot >= t->n_slots || !t->docs[slot].live) return;
   vdoc *d = &t->docs[slot];
@@ -248,25 +248,31 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) {
   eg_bm25_remove(eg_vt_bm25(t, d->tier), slot);
   t->live--;
   t->n_tier[d->tier]--;
-  eg_vt_unindex(t, slot, d->tier);
+  if (!keep_vectors) eg_vt_unindex(t, &slot, 1, d->tier);
 }
 
-void eg_vt_unindex(vtenant *t, uint32_t slot, uint8_t tier) {
-  if (tier == EG_TIER_HOT && t->hnsw) { /* HNSW cannot remove: a tombstone, skipped at search, dropped at rebuild */
-    t->tombstones++;
+void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) { eg_vt_remove_doc(v, t, slot, false); }
+
+void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n, uint8_t tier) {
+  if (!n) return;
+  if (tier == EG_TIER_HOT && t->hnsw) { /* HNSW cannot remove: tombstones, skipped at search, dropped at rebuild */
+    t->tombstones += n;
     return;
   }
   FaissIndex **pair = tier == EG_TIER_HOT ? t->dense : tier == EG_TIER_WARM ? t->warm : NULL;
-  idx_t id = slot;
-  for (int f = 0; pair && f < N_FIELDS; f++) {
+  idx_t *ids = pair ? malloc(n * sizeof *ids) : NULL;
+  for (size_t i = 0; ids && i < n; i++) ids[i] = slots[i];
+  /* one pass over the index for all of them (a removal compacts the whole index) */
+  for (int f = 0; ids && f < N_FIELDS; f++) {
     if (!pair[f]) continue;
     FaissIDSelectorBatch *sel = NULL;
-    if (faiss_IDSelectorBatch_new(&sel, 1, &id) == 0) {
+    if (faiss_IDSelectorBatch_new(&sel, n, ids) == 0) {
       size_t nr = 0;
       faiss_Index_remove_ids(pair[f], (FaissIDSelector *)sel, &nr);
       faiss_IDSelector_free((FaissIDSelector *)sel);
     }
   }
+  free(ids);
 }
 
 /* ---- model check ---------------------------------------------------------------------- */

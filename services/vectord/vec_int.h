@@ -116,8 +116,11 @@ void eg_vt_tokenizer_put(eg_vec *v, eg_tokenizer *t);
 eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
                   const eg_bm25_term *terms, size_t n_terms, uint32_t doclen, eg_err *err);
 void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot);
-/* Take a slot's vectors out of the index of its tier (HNSW: a tombstone). */
-void eg_vt_unindex(vtenant *t, uint32_t slot, uint8_t tier);
+/* The same, leaving its vectors to the caller (keep_vectors: eg_vt_unindex of many at once). */
+void eg_vt_remove_doc(eg_vec *v, vtenant *t, uint32_t slot, bool keep_vectors);
+/* Take the vectors of n slots out of the index of their tier `tier`, in one pass over it
+ * (HNSW: tombstones). */
+void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n, uint8_t tier);
 /* Add the vectors of n slots, vecs laid out slot by slot (content then latent, dim each),
  * with one FAISS call per field (HNSW adds run in parallel inside FAISS). */
 eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
@@ -156,11 +159,6 @@ bool eg_vret_decode(const void *in, size_t len, vdoc *d);
 void eg_vret_load_policy(eg_vec *v, vtenant *t);
 /* R of a slot at time now (µs). */
 double eg_vret_r(const vtenant *t, const vdoc *d, int64_t now);
-/* Move a live slot to another tier in memory (caller holds t->lock for writing; vecs: the
- * slot's stored vectors, needed when it enters an index; terms: its stored term list, when
- * its words change BM25 index). */
-void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs, const char *terms,
-                  size_t terms_len);
 /* The BM25 index that holds a slot's words (by its tier). */
 static inline eg_bm25 *eg_vt_bm25(const vtenant *t, uint8_t tier) {
   return tier == EG_TIER_COLD ? t->bm25_cold : t->bm25;

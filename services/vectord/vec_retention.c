@@ -83,11 +83,10 @@ static float *stored_vectors(eg_vec *v, const vtenant *t, uint64_t chunk_id) {
   return (float *)val;
 }
 
-void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float *vecs, const char *terms,
-                  size_t terms_len) {
+/* A live slot's new tier in memory, its words moved when they change BM25 index; its
+ * vectors are the caller's (taken out and added in batches). */
+static void set_tier(vtenant *t, uint32_t slot, uint8_t to, const char *terms, size_t terms_len) {
   vdoc *d = &t->docs[slot];
-  if (d->tier == to || !d->live) return;
-  eg_vt_unindex(t, slot, d->tier);
   if (eg_vt_bm25(t, d->tier) != eg_vt_bm25(t, (uint8_t)to)) { /* its words change index too */
     eg_bm25_remove(eg_vt_bm25(t, d->tier), slot);
     eg_arena *a = eg_arena_new(4096, 0);
@@ -100,12 +99,16 @@ void eg_vret_move(eg_vec *v, vtenant *t, uint32_t slot, eg_tier to, const float 
   }
   t->n_tier[d->tier]--;
   t->n_tier[to]++;
-  d->tier = (uint8_t)to;
+  d->tier = to;
   d->tier_since = eg_time_now_us();
-  eg_err err = {0};
-  if (to <= EG_TIER_WARM && vecs && t->dim && eg_vt_add_vectors_to(v, t, to == EG_TIER_WARM, &slot, vecs, 1, &err))
-    EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err.msg);
 }
+
+/* Slots (and their vectors) on their way into or out of an index. */
+typedef struct slot_batch {
+  uint32_t *slots;
+  float *vecs; /* row by row, when entering */
+  size_t n;
+} slot_batch;
 
 /* ---- moves: store first, then memory ------------------------------------------------------------- */
 
@@ -153,24 +156,59 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
   }
   eg_code rc = eg_kvtxn_commit(txn, err);
   if (rc) return rc;
+  /* Memory: out of the indexes they leave (one pass per index: a removal compacts the
+   * whole index), the docs and words, then into the indexes they enter (one call each). */
+  size_t row = (size_t)t->dim * N_FIELDS;
+  slot_batch out[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}}, in[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}};
+  bool *act = calloc(n, sizeof *act);
+  for (int k = 0; k < 2; k++) {
+    out[k].slots = malloc(n * sizeof(uint32_t));
+    in[k].slots = malloc(n * sizeof(uint32_t));
+    in[k].vecs = malloc(n * (row ? row : 1) * sizeof(float));
+  }
+  if (!act || !out[0].slots || !out[1].slots || !in[0].slots || !in[1].slots || !in[0].vecs || !in[1].vecs) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory (the moves are stored; a restart applies them)");
+    goto done;
+  }
   pthread_rwlock_wrlock(&t->lock);
   for (size_t i = 0; i < n; i++) {
     vdoc *d = &t->docs[m[i].slot];
     if (!d->live || d->chunk_id != m[i].chunk_id) continue;
-    uint8_t from = d->tier, to = m[i].after.tier;
     d->acc = m[i].after.acc;
-    if (to == EG_TIER_EVICTED) {
-      eg_vt_remove(v, t, m[i].slot);
-      t->n_tier[EG_TIER_EVICTED]++;
-      ++*evicted;
-    } else if (to != from) {
-      eg_vret_move(v, t, m[i].slot, (eg_tier)to, m[i].vecs, m[i].terms, m[i].terms_len);
-      ++*(to < from ? promoted : demoted);
+    uint8_t from = d->tier;
+    if ((act[i] = m[i].after.tier != from) && from <= EG_TIER_WARM) {
+      slot_batch *o = &out[from == EG_TIER_WARM];
+      o->slots[o->n++] = m[i].slot;
     }
   }
+  eg_vt_unindex(t, out[0].slots, out[0].n, EG_TIER_HOT);
+  eg_vt_unindex(t, out[1].slots, out[1].n, EG_TIER_WARM);
+  for (size_t i = 0; i < n; i++) {
+    if (!act[i]) continue;
+    uint8_t from = t->docs[m[i].slot].tier, to = m[i].after.tier;
+    if (to == EG_TIER_EVICTED) {
+      eg_vt_remove_doc(v, t, m[i].slot, true);
+      t->n_tier[EG_TIER_EVICTED]++;
+      ++*evicted;
+      continue;
+    }
+    set_tier(t, m[i].slot, to, m[i].terms, m[i].terms_len);
+    ++*(to < from ? promoted : demoted);
+    if (to <= EG_TIER_WARM && m[i].vecs && row) {
+      slot_batch *b = &in[to == EG_TIER_WARM];
+      memcpy(b->vecs + b->n * row, m[i].vecs, row * sizeof(float));
+      b->slots[b->n++] = m[i].slot;
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    if (eg_vt_add_vectors_to(v, t, k == 1, in[k].slots, in[k].vecs, in[k].n, err))
+      EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err->msg);
   eg_vt_maybe_rebuild(v, t);
   pthread_rwlock_unlock(&t->lock);
-  return EG_OK;
+done:
+  for (int k = 0; k < 2; k++) free(out[k].slots), free(in[k].slots), free(in[k].vecs);
+  free(act);
+  return rc;
 }
 
 static void free_moves(vmove *m, size_t n) {
