@@ -641,7 +641,7 @@ static void report(ctx *c, const standin *s, int windows0, int answered0) {
   }
   cJSON_AddItemToObject(c->json, "all", tally_json(&c->all));
   printf("\noutcomes: %d recorded by the client, %d a client could not record (no edge read from the chat), "
-         "%d said only in chat (not read: docs/preferences.md, Not done yet)\n",
+         "%d said only in chat (no client call: the enricher reads them or nothing does)\n",
          c->outcomes_recorded, c->outcomes_no_edge, c->outcomes_chat);
   cJSON_AddNumberToObject(c->json, "outcomes_recorded", c->outcomes_recorded);
   cJSON_AddNumberToObject(c->json, "outcomes_no_edge", c->outcomes_no_edge);
