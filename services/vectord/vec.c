@@ -124,7 +124,7 @@ Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64
 FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm) {
   FaissIndex *ix = NULL;
   hnsw = hnsw && !warm;
-  const char *spec = warm ? "IDMap2,SQfp16" : hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat";
+  const char *spec = warm ? "IDMap2,Flat" : hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat";
   if (faiss_index_factory(&ix, dim, spec, METRIC_INNER_PRODUCT) != 0) {
     EG_ERROR("vec", "faiss index_factory failed", "error=\"%s\"", faiss_err());
     return NULL;

@@ -61,7 +61,7 @@ typedef struct vtenant {
   pthread_mutex_t writer;   /* serializes the tenant's writers (store + memory) */
   int dim;                  /* 0 until the first vector */
   FaissIndex *dense[N_FIELDS]; /* the hot tier */
-  FaissIndex *warm[N_FIELDS];  /* the warm tier: exact over fp16 vectors */
+  FaissIndex *warm[N_FIELDS];  /* the warm tier: exact, no HNSW graph */
   bool hnsw;                /* dense indexes are HNSW (else exact) */
   bool building;            /* a background HNSW build is running */
   int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
@@ -130,7 +130,8 @@ eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *s
                              eg_err *err);
 /* The vector of a slot for a field (from the index of its tier; false when cold). */
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
-/* A new exact or HNSW index for the hot tier, or an fp16 exact one for the warm tier. */
+/* A new exact or HNSW index for the hot tier, or an exact one for the warm tier (an exact
+ * scan of float vectors measured faster than one of fp16 vectors: bench/RESULTS.md). */
 FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm);
 /* Start a background HNSW (re)build when the tenant needs one. Caller holds t->lock. */
 void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t);

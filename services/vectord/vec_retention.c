@@ -2,7 +2,7 @@
  * vec_retention.c — retention of chunks (docs/retention.md): accesses, tiers, the sweeper
  * and eviction.
  *
- * A chunk is hot (in the dense indexes), warm (in an exact fp16 index: half the memory,
+ * A chunk is hot (in the dense indexes), warm (in an exact index without a graph,
  * searched beside the hot one) or cold (in neither: BM25, the graph and GetChunks still
  * find it). Its tier follows R (common/retention.h) at each sweep, within the policy's
  * bounds on tier sizes; an access promotes a warm or cold chunk to hot at once. Under an
