@@ -255,6 +255,10 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) { eg_vt_remove_doc(v, t,
 
 void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n, uint8_t tier) {
   if (!n) return;
+  if (tier == EG_TIER_WARM && t->warm_hnsw) { /* skipped at search, dropped at the next sweep's rebuild */
+    t->warm_stale += n;
+    return;
+  }
   if (tier == EG_TIER_HOT && t->hnsw) { /* HNSW cannot remove: tombstones, skipped at search, dropped at rebuild */
     t->tombstones += n;
     return;

@@ -74,6 +74,8 @@ typedef struct vtenant {
   size_t live, tombstones;  /* tombstones: dead slots still inside an HNSW index */
   size_t shared, private_;  /* live slots without a user; live private slots */
   size_t n_tier[5];         /* live slots per eg_tier; [EG_TIER_EVICTED]: evicted chunks */
+  bool warm_hnsw;           /* the warm indexes are HNSW (rebuilt by sweeps), else exact */
+  size_t warm_stale;        /* slots gone from the warm tier still in its HNSW indexes */
   eg_ret_policy pol;        /* retention policy */
 } vtenant;
 

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <faiss/c_api/Index_c.h>
+
 #include "common/log.h"
 #include "common/scope.h"
 #include "common/time.h"
@@ -250,6 +252,56 @@ static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, e
   free(rk);
 }
 
+/* Past this many warm chunks a sweep rebuilds the warm tier as HNSW: an exact scan of more
+ * costs a Search more than the hot tier's HNSW does (bench/RESULTS.md, "Growth"). */
+#define WARM_EXACT_MAX 4096
+
+/* Rebuild the warm indexes as HNSW from the warm slots' vectors when the tier has outgrown
+ * an exact scan, or when a fifth of its HNSW entries are stale. Caller holds t->writer, so
+ * no tier changes meanwhile; searches go on against the old indexes until the swap. */
+static void rebuild_warm(eg_vec *v, vtenant *t) {
+  pthread_rwlock_rdlock(&t->lock);
+  size_t n = t->n_tier[EG_TIER_WARM], dim = (size_t)t->dim, k = 0;
+  bool want = dim && n > WARM_EXACT_MAX && (!t->warm_hnsw || t->warm_stale * 5 > n);
+  uint32_t *slots = want ? malloc(n * sizeof *slots) : NULL;
+  float *vecs = slots ? malloc(n * dim * N_FIELDS * sizeof *vecs) : NULL;
+  for (size_t s = 0; vecs && s < t->n_slots && k < n; s++) {
+    if (!t->docs[s].live || t->docs[s].tier != EG_TIER_WARM) continue;
+    float *row = vecs + k * dim * N_FIELDS;
+    if (eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, row) && eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, row + dim))
+      slots[k++] = (uint32_t)s;
+  }
+  pthread_rwlock_unlock(&t->lock);
+  if (!vecs) {
+    free(slots);
+    return;
+  }
+  /* built outside the lock, in a scratch tenant that only holds the two indexes */
+  vtenant scratch;
+  memset(&scratch, 0, sizeof scratch);
+  scratch.dim = t->dim;
+  scratch.hnsw = true;
+  eg_err err = {0};
+  int64_t t0 = eg_time_mono_us();
+  eg_code rc = eg_vt_add_vectors_to(v, &scratch, false, slots, vecs, k, &err);
+  free(slots);
+  free(vecs);
+  if (rc) {
+    EG_WARN("vec", "warm tier rebuild failed", "error=\"%s\"", err.msg);
+    for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(scratch.dense[f]);
+    return;
+  }
+  pthread_rwlock_wrlock(&t->lock);
+  for (int f = 0; f < N_FIELDS; f++) {
+    faiss_Index_free(t->warm[f]);
+    t->warm[f] = scratch.dense[f];
+  }
+  t->warm_hnsw = true;
+  t->warm_stale = 0;
+  pthread_rwlock_unlock(&t->lock);
+  EG_INFO("vec", "warm tier rebuilt as HNSW", "vectors=%zu took_ms=%lld", k, (long long)((eg_time_mono_us() - t0) / 1000));
+}
+
 typedef struct sweep_out {
   uint64_t promoted, demoted, evicted;
 } sweep_out;
@@ -302,6 +354,7 @@ static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, e
   for (size_t i = 0; !rc && i < nm; i++) load_for_move(v, t, &mv[i], t->docs[mv[i].slot].tier);
   if (!rc) rc = apply_moves(v, t, mv, nm, &out->promoted, &out->demoted, &out->evicted, err);
   free_moves(mv, nm);
+  if (!rc) rebuild_warm(v, t);
   free(slot), free(r), free(want);
   if (!rc && out->evicted)
     EG_INFO("audit", "evict", "tenant=\"%s\" chunks=%llu policy_evict_cold_after_days=%g at=%lld", t->name,

@@ -229,7 +229,7 @@ static void tier_candidates(qctx *q, FaissIndex *ix, uint8_t tier, int field, si
   if (!q->qv || !ix) return;
   idx_t total = faiss_Index_ntotal(ix);
   if (!total) return;
-  size_t extra = tier == EG_TIER_HOT ? t->tombstones : 0;
+  size_t extra = tier == EG_TIER_HOT ? t->tombstones : t->warm_stale;
   size_t kk = k + extra < (size_t)total ? k + extra : (size_t)total;
   if (kk > 4096) kk = 4096;
   float *d = malloc(kk * sizeof *d);

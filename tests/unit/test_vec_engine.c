@@ -683,6 +683,31 @@ static void test_retention_tiers(void) {
   eg_vec_close(v);
 }
 
+/* A warm tier too large for an exact scan is rebuilt as HNSW by the sweep; a chunk that
+ * leaves it (an access) is skipped there until the next rebuild. */
+static void test_warm_hnsw(void) {
+  eg_vec *v = open_engine(50000);
+  Engram__V1__RetentionPolicy defaults = ENGRAM__V1__RETENTION_POLICY__INIT; /* test_retention_tiers left it off */
+  EG_REQUIRE(v && set_policy(v, &defaults, NULL) == EG_OK);
+  EG_REQUIRE(upsert(v, "ret", "u1", 0, 5000) == EG_OK);
+  int64_t now = eg_time_now_us();
+  uint64_t tiers[5] = {0};
+  EG_CHECK_INT(sweep_at(v, now + 40 * DAY_US, NULL), 5000);
+  EG_CHECK_INT(ret_tier(v, "u1", 1, now + 40 * DAY_US, NULL, tiers, NULL, 0), EG_TIER_WARM);
+  EG_CHECK_INT(tiers[EG_TIER_WARM], 5000);
+  int found = 0;
+  for (size_t i = 0; i < 5000; i += 250) found += top_is(v, i);
+  EG_CHECK(found >= 19); /* HNSW recall on 20 exact-match queries */
+  EG_CHECK_INT(access_at(v, "u1", 251, 0), 101); /* chunk 250 back to hot, stale in the warm HNSW */
+  EG_CHECK(top_is(v, 250) && top_is(v, 500));
+  eg_vec_close(v);
+  v = open_engine(50000); /* a restart: the warm tier exact again until the next sweep */
+  EG_CHECK(top_is(v, 250) && top_is(v, 500));
+  EG_CHECK_INT(sweep_at(v, now + 40 * DAY_US, NULL), 1);
+  EG_CHECK(top_is(v, 250) && top_is(v, 750));
+  eg_vec_close(v);
+}
+
 int main(void) {
   dir = eg_test_tempdir("vec");
   eg_err e;
@@ -701,6 +726,7 @@ int main(void) {
   EG_RUN(test_feedback);
   EG_RUN(test_staged_publish);
   EG_RUN(test_retention_tiers);
+  EG_RUN(test_warm_hnsw);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
   if (!rc) eg_test_rmtree(dir);
