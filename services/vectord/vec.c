@@ -339,15 +339,16 @@ typedef struct build_job {
   vtenant *t;
 } build_job;
 
-/* Copy the vectors of live slots in [from, to) (caller holds t->lock); *n gets the count. */
-static bool copy_live(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS], size_t *n) {
+bool eg_vt_copy_tier(vtenant *t, size_t from, size_t to, uint8_t tier, idx_t **ids, float *vecs[N_FIELDS],
+                     size_t *n) {
   size_t dim = (size_t)t->dim, cap = to > from ? to - from : 1, k = 0;
+  if (cap > t->n_tier[tier]) cap = t->n_tier[tier] ? t->n_tier[tier] : 1; /* no more can be in it */
   *ids = malloc(cap * sizeof **ids);
   vecs[0] = malloc(cap * dim * sizeof(float));
   vecs[1] = malloc(cap * dim * sizeof(float));
   if (!*ids || !vecs[0] || !vecs[1]) return false;
-  for (size_t s = from; s < to; s++) {
-    if (!t->docs[s].live || t->docs[s].tier != EG_TIER_HOT) continue;
+  for (size_t s = from; s < to && k < cap; s++) {
+    if (!t->docs[s].live || t->docs[s].tier != tier) continue;
     if (!eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, vecs[0] + k * dim) ||
         !eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, vecs[1] + k * dim))
       continue;
@@ -357,8 +358,7 @@ static bool copy_live(vtenant *t, size_t from, size_t to, idx_t **ids, float *ve
   return true;
 }
 
-/* Add copied vectors to the new indexes and free the copies. */
-static bool add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok) {
+bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok) {
   for (int f = 0; ok && n && f < N_FIELDS; f++) ok = faiss_Index_add_with_ids(nx[f], (idx_t)n, vecs[f], ids) == 0;
   free(ids);
   free(vecs[0]);
@@ -383,9 +383,9 @@ static void *build_thread(void *arg) {
     size_t upto = t->n_slots, n = 0;
     idx_t *ids = NULL;
     float *vecs[N_FIELDS] = {NULL, NULL};
-    ok = copy_live(t, done, upto, &ids, vecs, &n);
+    ok = eg_vt_copy_tier(t, done, upto, EG_TIER_HOT, &ids, vecs, &n);
     pthread_rwlock_unlock(&t->lock);
-    ok = add_copied(nx, ids, vecs, n, ok);
+    ok = eg_vt_add_copied(nx, ids, vecs, n, ok);
     total += n;
     done = upto;
     pthread_rwlock_rdlock(&t->lock);
@@ -399,8 +399,8 @@ static void *build_thread(void *arg) {
     size_t n = 0;
     idx_t *ids = NULL;
     float *vecs[N_FIELDS] = {NULL, NULL};
-    ok = copy_live(t, done, t->n_slots, &ids, vecs, &n);
-    ok = add_copied(nx, ids, vecs, n, ok);
+    ok = eg_vt_copy_tier(t, done, t->n_slots, EG_TIER_HOT, &ids, vecs, &n);
+    ok = eg_vt_add_copied(nx, ids, vecs, n, ok);
     total += n;
   }
   if (ok) {

@@ -130,6 +130,13 @@ eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const fl
 /* The same into the indexes of the warm tier (warm) or the hot one. */
 eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *slots, const float *vecs, size_t n,
                              eg_err *err);
+/* Copy the vectors of the live slots of a tier in [from, to), field by field (caller holds
+ * t->lock); *n gets the count. False when out of memory (the copies are still the caller's). */
+bool eg_vt_copy_tier(vtenant *t, size_t from, size_t to, uint8_t tier, idx_t **ids, float *vecs[N_FIELDS],
+                     size_t *n);
+/* Add copied vectors to new indexes (one call per field) and free the copies; ok passes
+ * through (false: nothing added). */
+bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok);
 /* The vector of a slot for a field (from the index of its tier; false when cold). */
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
 /* A new exact or HNSW index for the hot tier, or an exact one for the warm tier (an exact
@@ -150,6 +157,10 @@ uint8_t *eg_chunk_encode(eg_arena *a, const Engram__V1__Chunk *c, uint64_t slot,
 Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64_t *slot);
 
 uint64_t eg_str_hash(const char *s);
+
+/* The stored chunk of tenant key T (content and latent emptied unless `content`), in a;
+ * NULL when absent. */
+Engram__V1__Chunk *eg_vt_load_chunk(eg_vec *v, uint64_t T, uint64_t id, bool content, eg_arena *a);
 
 /* ---- retention (vec_retention.c) ---- */
 /* The stored retention record of a chunk: u8 tier | u8 private | i64 tier_since | u64 user_h

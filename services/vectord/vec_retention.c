@@ -261,40 +261,26 @@ static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, e
  * no tier changes meanwhile; searches go on against the old indexes until the swap. */
 static void rebuild_warm(eg_vec *v, vtenant *t) {
   pthread_rwlock_rdlock(&t->lock);
-  size_t n = t->n_tier[EG_TIER_WARM], dim = (size_t)t->dim, k = 0;
-  bool want = dim && n > WARM_EXACT_MAX && (!t->warm_hnsw || t->warm_stale * 5 > n);
-  uint32_t *slots = want ? malloc(n * sizeof *slots) : NULL;
-  float *vecs = slots ? malloc(n * dim * N_FIELDS * sizeof *vecs) : NULL;
-  for (size_t s = 0; vecs && s < t->n_slots && k < n; s++) {
-    if (!t->docs[s].live || t->docs[s].tier != EG_TIER_WARM) continue;
-    float *row = vecs + k * dim * N_FIELDS;
-    if (eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, row) && eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, row + dim))
-      slots[k++] = (uint32_t)s;
-  }
+  size_t n = t->n_tier[EG_TIER_WARM], k = 0;
+  bool want = t->dim && n > WARM_EXACT_MAX && (!t->warm_hnsw || t->warm_stale * 5 > n);
+  idx_t *ids = NULL;
+  float *vecs[N_FIELDS] = {NULL, NULL};
+  bool ok = want && eg_vt_copy_tier(t, 0, t->n_slots, EG_TIER_WARM, &ids, vecs, &k);
   pthread_rwlock_unlock(&t->lock);
-  if (!vecs) {
-    free(slots);
-    return;
-  }
-  /* built outside the lock, in a scratch tenant that only holds the two indexes */
-  vtenant scratch;
-  memset(&scratch, 0, sizeof scratch);
-  scratch.dim = t->dim;
-  scratch.hnsw = true;
-  eg_err err = {0};
+  if (!want) return;
+  /* built outside the lock */
   int64_t t0 = eg_time_mono_us();
-  eg_code rc = eg_vt_add_vectors_to(v, &scratch, false, slots, vecs, k, &err);
-  free(slots);
-  free(vecs);
-  if (rc) {
-    EG_WARN("vec", "warm tier rebuild failed", "error=\"%s\"", err.msg);
-    for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(scratch.dense[f]);
+  FaissIndex *nx[N_FIELDS] = {NULL, NULL};
+  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = eg_vt_new_index(v, t->dim, true, false)) != NULL;
+  if (!eg_vt_add_copied(nx, ids, vecs, k, ok)) {
+    EG_WARN("vec", "warm tier rebuild failed", "warm=%zu", n);
+    for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(nx[f]);
     return;
   }
   pthread_rwlock_wrlock(&t->lock);
   for (int f = 0; f < N_FIELDS; f++) {
     faiss_Index_free(t->warm[f]);
-    t->warm[f] = scratch.dense[f];
+    t->warm[f] = nx[f];
   }
   t->warm_hnsw = true;
   t->warm_stale = 0;
@@ -538,14 +524,7 @@ static Engram__V1__RetentionInfo *info_of(eg_arena *a, const vtenant *t, const v
 
 /* Where a live chunk's salience came from: the lexicon when it gives the stored value. */
 static const char *salience_source(eg_vec *v, const vtenant *t, const vdoc *d, eg_arena *a) {
-  uint8_t k[16];
-  KEY2(k, t->T, d->chunk_id);
-  char *val = NULL;
-  size_t vl = 0;
-  if (eg_kv_get(v->kv, VCF_CHUNKS, k, 16, &val, &vl, NULL) != EG_OK) return "unknown";
-  uint64_t slot;
-  Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
-  free(val);
+  Engram__V1__Chunk *c = eg_vt_load_chunk(v, t->T, d->chunk_id, true, a);
   if (!c) return "unknown";
   const char *src;
   double lex = eg_salience_of(c->content && *c->content ? c->content : c->latent, &src);

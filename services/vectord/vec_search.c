@@ -375,7 +375,7 @@ static void push_tok(void *ctx, const char *tok, size_t len) {
   l->v[l->n++] = eg_arena_strndup(l->a, tok, len);
 }
 
-static Engram__V1__Chunk *load_chunk(eg_vec *v, uint64_t T, uint64_t id, bool content, eg_arena *a) {
+Engram__V1__Chunk *eg_vt_load_chunk(eg_vec *v, uint64_t T, uint64_t id, bool content, eg_arena *a) {
   uint8_t k[16];
   KEY2(k, T, id);
   char *val;
@@ -534,7 +534,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     } else {
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }
-    eg_bm25_prepare(t->bm25_cold, terms, tl[i].n, &q.bqc);
+    if (t->n_tier[EG_TIER_COLD]) eg_bm25_prepare(t->bm25_cold, terms, tl[i].n, &q.bqc); /* only cold slots use it */
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
       for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
@@ -674,7 +674,7 @@ eg_code eg_vec_get(eg_vec *v, const Engram__V1__GetChunksRequest *req, eg_arena 
   resp->chunks = eg_arena_calloc(a, n ? n : 1, sizeof *resp->chunks);
   if (!resp->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
-    Engram__V1__Chunk *c = load_chunk(v, T, ids[i], true, a);
+    Engram__V1__Chunk *c = eg_vt_load_chunk(v, T, ids[i], true, a);
     if (c) resp->chunks[resp->n_chunks++] = c;
   }
   return EG_OK;
