@@ -450,10 +450,18 @@ void eg_vret_stop(eg_vec *v) {
 
 /* ---- accesses -------------------------------------------------------------------------------------- */
 
-/* Can the reader of `scope` see a chunk of this user/agent? (common/scope.h) */
-static bool sees(const Engram__V1__Scope *scope, const vdoc *d) {
-  uint64_t uh = eg_str_hash(scope->user), ah = eg_str_hash(scope->agent);
-  return eg_scope_visible(uh != 0, d->user_h != 0, d->user_h == uh, d->private_, d->agent_h == ah);
+/* A request's reader: its user's and agent's hashes, taken once. */
+typedef struct reader {
+  uint64_t user_h, agent_h;
+} reader;
+
+static reader reader_of(const Engram__V1__Scope *scope) {
+  return (reader){eg_str_hash(scope->user), eg_str_hash(scope->agent)};
+}
+
+/* Can the reader see a chunk of this user/agent? (common/scope.h) */
+static bool sees(reader r, const vdoc *d) {
+  return eg_scope_visible(r.user_h != 0, d->user_h != 0, d->user_h == r.user_h, d->private_, d->agent_h == r.agent_h);
 }
 
 eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *req, eg_arena *a,
@@ -465,6 +473,7 @@ eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *r
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc;
   int64_t when = req->time ? req->time : eg_time_now_us();
+  reader who = reader_of(req->scope);
   vmove *mv = calloc(req->n_ids ? req->n_ids : 1, sizeof *mv);
   if (!mv) return eg_err_set(err, EG_ENOMEM, "out of memory");
   pthread_mutex_lock(&t->writer);
@@ -472,7 +481,7 @@ eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *r
   pthread_rwlock_rdlock(&t->lock);
   for (size_t i = 0; i < req->n_ids; i++) {
     uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
-    if (!s || !sees(req->scope, &t->docs[s - 1])) continue;
+    if (!s || !sees(who, &t->docs[s - 1])) continue;
     bool dup = false;
     for (size_t j = 0; j < n && !dup; j++) dup = mv[j].slot == s - 1;
     if (dup) continue;
@@ -539,6 +548,7 @@ eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *r
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc; /* unknown tenant: nothing */
   int64_t at = req->at ? req->at : eg_time_now_us();
+  reader who = reader_of(req->scope);
   resp->items = eg_arena_calloc(a, req->n_chunk_ids ? req->n_chunk_ids : 1, sizeof *resp->items);
   resp->policy = eg_arena_calloc(a, 1, sizeof *resp->policy);
   if (!resp->items || !resp->policy) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -548,7 +558,7 @@ eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *r
     bool found = false, bounded = false;
     pthread_rwlock_rdlock(&t->lock);
     uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &id, 8);
-    if (s && sees(req->scope, &t->docs[s - 1])) {
+    if (s && sees(who, &t->docs[s - 1])) {
       d = t->docs[s - 1];
       found = true;
       bounded = !t->pol.disabled && eg_ret_tier_of(&t->pol, eg_vret_r(t, &d, at)) < d.tier;
@@ -562,7 +572,7 @@ eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *r
       size_t vl = 0;
       memset(&d, 0, sizeof d);
       found = eg_kv_get(v->kv, VCF_RETAIN, k, 16, &val, &vl, NULL) == EG_OK && eg_vret_decode(val, vl, &d) &&
-              d.tier == EG_TIER_EVICTED && sees(req->scope, &d);
+              d.tier == EG_TIER_EVICTED && sees(who, &d);
       free(val);
     }
     if (!found) continue;
