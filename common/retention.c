@@ -198,6 +198,24 @@ void eg_ret_why(const eg_ret_policy *p, const eg_ret_score *s, eg_tier tier, boo
   }
 }
 
+eg_tier eg_ret_info_fill(Engram__V1__RetentionInfo *o, const eg_ret_policy *p, double salience, int64_t created,
+                         const eg_access *acc, int64_t at, eg_tier tier, bool bounded, char *why, size_t why_len) {
+  eg_ret_score s = eg_ret_score_at(p, salience, created, acc, at);
+  if (tier <= 0) tier = eg_ret_tier_of(p, s.r);
+  o->salience = salience;
+  o->created_at = created;
+  o->r = s.r;
+  o->decay_term = s.decay;
+  o->access_term = s.access;
+  o->tier = tier;
+  o->access_count = eg_access_count(acc);
+  o->last_access = eg_access_last(acc);
+  o->evaluated_at = at;
+  eg_ret_why(p, &s, tier, bounded, why, why_len);
+  o->why = why;
+  return tier;
+}
+
 double eg_ret_prior(const eg_ret_policy *p, double r) {
   if (p->disabled || p->prior_weight <= 0) return 0;
   return p->prior_weight * ((r < 1 ? r : 1) - 0.5);

@@ -74,6 +74,13 @@ const char *eg_ret_tier_name(eg_tier t);
 /* A sentence saying why a record with score s is in tier `tier` (into buf). */
 void eg_ret_why(const eg_ret_policy *p, const eg_ret_score *s, eg_tier tier, bool bounded, char *buf, size_t len);
 
+/* Fill what o says of a record's score at `at`: salience, created_at, R and its two terms,
+ * access count and last access, evaluated_at, and the sentence of eg_ret_why (written to
+ * why, which o->why then points to) for the record's tier (tier <= 0: the tier R asks for).
+ * The returned tier is the one used. */
+eg_tier eg_ret_info_fill(Engram__V1__RetentionInfo *o, const eg_ret_policy *p, double salience, int64_t created,
+                         const eg_access *acc, int64_t at, eg_tier tier, bool bounded, char *why, size_t why_len);
+
 /* The prior added to a fused score: prior_weight · (min(R, 1) − 0.5); 0 when disabled. */
 double eg_ret_prior(const eg_ret_policy *p, double r);
 

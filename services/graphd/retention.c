@@ -123,15 +123,15 @@ static Engram__V1__RetentionInfo *fact_info(eg_graph *g, uint64_t t, Engram__V1_
   engram__v1__retention_info__init(ri);
   ri->id = e->id;
   ri->kind = "fact";
-  ri->created_at = e->t_commit;
+  double salience = 0;
   if (e->meta && e->meta->salience > 0) {
-    ri->salience = e->meta->salience;
+    salience = e->meta->salience;
     ri->salience_source = "client";
   } else {
     const char *src;
     char *words = fact_words(g, t, e, a);
     if (!words) return NULL;
-    ri->salience = eg_salience_of(words, &src);
+    salience = eg_salience_of(words, &src);
     ri->salience_source = (char *)src;
   }
   uint8_t k[ACCESS_KEY_LEN];
@@ -144,17 +144,7 @@ static Engram__V1__RetentionInfo *fact_info(eg_graph *g, uint64_t t, Engram__V1_
     if (!eg_access_decode(v, vl, &acc)) memset(&acc, 0, sizeof acc);
     free(v);
   }
-  eg_ret_score s = eg_ret_score_at(p, ri->salience, e->t_commit, &acc, at);
-  eg_tier tier = eg_ret_tier_of(p, s.r);
-  eg_ret_why(p, &s, tier, false, why, 256);
-  ri->r = s.r;
-  ri->decay_term = s.decay;
-  ri->access_term = s.access;
-  ri->tier = tier;
-  ri->access_count = eg_access_count(&acc);
-  ri->last_access = eg_access_last(&acc);
-  ri->evaluated_at = at;
-  ri->why = why;
+  eg_ret_info_fill(ri, p, salience, e->t_commit, &acc, at, 0, false, why, 256); /* facts: the tier R asks for */
   return ri;
 }
 

@@ -512,22 +512,12 @@ static Engram__V1__RetentionInfo *info_of(eg_arena *a, const vtenant *t, const v
   char *why = eg_arena_alloc(a, 320);
   if (!o || !why) return NULL;
   engram__v1__retention_info__init(o);
-  eg_ret_score sc = eg_ret_score_at(&t->pol, d->salience, d->stored_at, &d->acc, at);
   o->id = id;
   o->kind = "chunk";
-  o->r = d->tier == EG_TIER_EVICTED ? 0 : sc.r;
-  o->tier = (eg_tier)d->tier;
-  o->salience = d->salience;
   o->salience_source = (char *)source;
-  o->created_at = d->stored_at;
-  o->access_count = eg_access_count(&d->acc);
-  o->last_access = eg_access_last(&d->acc);
-  o->decay_term = sc.decay;
-  o->access_term = sc.access;
   o->tier_since = d->tier_since;
-  o->evaluated_at = at;
-  eg_ret_why(&t->pol, &sc, (eg_tier)d->tier, bounded, why, 320);
-  o->why = why;
+  eg_ret_info_fill(o, &t->pol, d->salience, d->stored_at, &d->acc, at, (eg_tier)d->tier, bounded, why, 320);
+  if (d->tier == EG_TIER_EVICTED) o->r = 0;
   return o;
 }
 
