@@ -80,8 +80,10 @@ struct eg_statefacts {
   char type_names[MAX_TYPES][24];
   int n_types;
   unsigned name_types;                              /* what an unknown capitalised name may be */
+  unsigned person_bit;                              /* the type "person", 0 when none */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
+  eg_map *ask;     /* a question's words → the types it asks about (@ask) */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
   eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
@@ -206,20 +208,20 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return EG_OK;
   }
-  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type")) {
+  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") || !strcmp(word, "@ask")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
       return eg_err_set(err, EG_EINVAL,
                         "prototypes line %d: a type name is missing (or too many types)", lineno);
     unsigned bits = 1u << ti;
-    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix");
-    char *how = cue || suffix ? "words" : strtok_r(NULL, " \t", &save);
+    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"), ask = !strcmp(word, "@ask");
+    char *how = cue || suffix || ask ? "words" : strtok_r(NULL, " \t", &save);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      if (cue || suffix || !strcmp(how, "words")) {
-        add_bits(cue ? sf->cue : suffix ? sf->suffix : sf->common, w, bits);
+      if (cue || suffix || ask || !strcmp(how, "words")) {
+        add_bits(cue ? sf->cue : suffix ? sf->suffix : ask ? sf->ask : sf->common, w, bits);
         continue;
       }
       eg_code rc = add_closure(sf, wn_dir, w, bits, false, lineno, err);
@@ -312,11 +314,10 @@ static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, cha
 
 eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_err *err) {
   *out = NULL;
-  if (!o->embedder) return eg_err_set(err, EG_EINVAL, "the prototype extractor needs an embedder");
   eg_statefacts *sf = calloc(1, sizeof *sf);
   if (!sf) return eg_err_set(err, EG_ENOMEM, "out of memory");
   sf->emb = o->embedder;
-  sf->dim = o->embedder->dim;
+  sf->dim = o->embedder ? o->embedder->dim : 0;
   sf->floor = o->floor > 0 ? o->floor : EG_STATEFACTS_FLOOR;
   sf->margin = o->margin >= 0 ? o->margin : EG_STATEFACTS_MARGIN;
   sf->common = eg_map_new();
@@ -325,15 +326,19 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->cue = eg_map_new();
   sf->suffix = eg_map_new();
   sf->people = eg_map_new();
+  sf->ask = eg_map_new();
   char **texts = NULL;
-  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people || !sf->ask
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
+  int person = rc ? -1 : type_index(sf, "person", false);
+  sf->person_bit = person >= 0 ? 1u << person : 0;
   if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
   if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
-  if (!rc && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
+  /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
+  if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (!rc) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
+  if (!rc && sf->emb) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
   for (size_t i = 0; texts && i < sf->n_protos; i++) free(texts[i]);
   free(texts);
   if (rc) {
@@ -352,6 +357,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->cue);
   eg_map_free(sf->suffix);
   eg_map_free(sf->people);
+  eg_map_free(sf->ask);
   free(sf->words);
   eg_wordnet_verbs_free(&sf->verbs);
   free(sf->protos);
@@ -487,7 +493,10 @@ static bool not_a_name(const char *w) {
       "he",       "she",       "they",    "you",       "his",       "her",      "hers",
       "their",    "theirs",    "them",    "him",       "me",        "us",       "its",
       "your",     "yours",     "mine",    "ours",      "someone",   "everyone", "nobody",
-      "there",    "here"};
+      "there",    "here",
+      /* interjections: "Nope, not my problem anymore" names nothing */
+      "nope",     "yep",       "yeah",    "yup",       "nah",       "wow",      "hmm",
+      "ugh",      "haha",      "lol",     "omg",       "congrats",  "cheers",   "phew"};
   if (in_list(w, s, sizeof s / sizeof *s)) return true;
   /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
   const char *ap = strchr(w, '\'');
@@ -621,6 +630,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = bits_of(sf->cue, prev);
         if (cue) s.bits = cue, s.cued = true;
+        /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
+        else if (!known && sf->person_bit && bits_of(sf->people, prev)) s.bits = sf->person_bit;
         out[n++] = s;
         i = j - 1;
         continue;
@@ -1078,6 +1089,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
 eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,
                               size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
                               eg_err *err) {
+  if (!sf->emb) return eg_err_set(err, EG_EINVAL, "the prototype extractor was opened without an embedder");
   eg_statefacts_stats local = {0};
   eg_statefacts_stats *st = stats ? stats : &local;
   item *items = NULL;
@@ -1118,4 +1130,56 @@ cleanup:
   free(texts);
   free(picks);
   return rc;
+}
+
+/* ---- the lexical reading: what a question asks, what a statement says --------------------- */
+
+unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
+  static __thread token t[MAX_TOKENS];
+  size_t nt = tokenize(question ? question : "", t, MAX_TOKENS);
+  unsigned bits = 0;
+  for (size_t i = 0; i < nt; i++) {
+    unsigned b = bits_of(sf->ask, t[i].w);
+    size_t l = strlen(t[i].w);
+    if (!b && l > 3 && t[i].w[l - 1] == 's') { /* "dogs", "cars" */
+      char sing[32];
+      snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), t[i].w);
+      b = bits_of(sf->ask, sing);
+    }
+    bits |= b;
+  }
+  return bits;
+}
+
+eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
+                               unsigned types) {
+  static __thread token t[MAX_TOKENS];
+  static __thread session_names names;
+  names.n = 0;
+  learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
+  size_t nt = tokenize(text ? text : "", t, MAX_TOKENS);
+  eg_stated out = EG_STATED_NONE;
+  for (size_t from = 0; from < nt;) {
+    size_t to = from;
+    while (to < nt && !t[to].cut) to++;
+    to = to < nt ? to + 1 : nt;
+    bool said = t[from].s >= said_from && t[from].s < said_to;
+    bool own = said && !t[to - 1].ask && speaks_of_self(sf, t, from, to);
+    slot slots[MAX_CANDS];
+    size_t ns = said ? find_slots(sf, &names, t, from, to, slots, MAX_CANDS) : 0;
+    for (size_t k = 0; k < ns; k++) {
+      slot *s = &slots[k];
+      if (!(s->bits & types)) continue;
+      if (out < EG_STATED_MENTIONED) out = EG_STATED_MENTIONED;
+      if (!own || about_someone_else(sf, t, from, to, s) || (!s->cued && !users_predicate(sf, t, from, to, s)))
+        continue;
+      s->status = status_of(sf, t, from, to, s);
+      size_t a, b;
+      possessed(sf, t, from, to, s, &a, &b);
+      if (s->status == ST_CURRENT) return EG_STATED_CURRENT;
+      out = EG_STATED_FORMER;
+    }
+    from = to;
+  }
+  return out;
 }

@@ -70,4 +70,26 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
                               size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
                               eg_err *err);
 
+/*
+ * The lexical reading, for Recall: no embedding, so an extractor opened with embedder NULL
+ * (its types, markers and WordNet tables only; extract then answers EG_EINVAL) serves it.
+ */
+
+/* The slot types (opaque bits) a question asks about, read from its words through the
+ * prototypes file's @ask lines ("live" → place, "employer" → org, "dog" → pet); 0 when it
+ * names no state. */
+unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
+
+typedef enum eg_stated {
+  EG_STATED_NONE,      /* no value of the types in the speaker's own words */
+  EG_STATED_MENTIONED, /* one is named, in no predicate of the speaker's ("the X flat was small") */
+  EG_STATED_FORMER,    /* only as former, planned, negated or someone else's */
+  EG_STATED_CURRENT, /* a value the speaker holds now, in a predicate of theirs */
+} eg_stated;
+
+/* How the speaker's words, the bytes [said_from, said_to) of text (a round's user part),
+ * speak of a value of one of `types`. Thread-safe. */
+eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
+                               unsigned types);
+
 #endif

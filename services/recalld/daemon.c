@@ -39,6 +39,9 @@ static const eg_cfg_opt recalld_opts[] = {
     {"current_first", EG_CFG_BOOL, "true",
      "for a fact the question is about, the excerpt naming its current value before one naming only an earlier value",
      0, 0, 0},
+    {"state_prototypes", EG_CFG_STR, "./services/ingestd/state_prototypes.txt",
+     "the state types and markers (ingestd's prototypes file) by which the latest statement of a state the question "
+     "asks about goes first (\"\": off; a missing file: off, with a warning)", 0, 0, 0},
     {"record_access", EG_CFG_BOOL, "true",
      "record the chunks and facts each Recall returns as accesses (their retention); off for benchmarks that must not "
      "feed back", 0, 0, 0},
@@ -88,6 +91,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .feedback_weight = (float)fw,
       .feedback_docs = (uint32_t)eg_cfg_int(c, "feedback_docs"),
       .current_first = eg_cfg_bool(c, "current_first"),
+      .state_prototypes = eg_cfg_str(c, "state_prototypes"),
       .record_access = eg_cfg_bool(c, "record_access"),
       .access_flush_ms = (uint32_t)eg_cfg_int(c, "access_flush_ms"),
       .access_batch = (uint32_t)eg_cfg_int(c, "access_batch"),

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/map.h"
 #include "common/scope.h"
 #include "common/stage.h"
@@ -51,10 +52,23 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
     r->m_rerank_failures = eg_metric_solo(eg_metrics_counter(
         mx, "engram_recalld_rerank_failures_total", "Reranker calls that failed: the fused order kept.", NULL));
   }
+  if (o->state_prototypes && *o->state_prototypes) {
+    eg_statefacts_opts so = {o->state_prototypes, NULL, NULL, 0, -1};
+    eg_code rc = eg_statefacts_open(&so, &r->states, err);
+    if (rc == EG_ENOTFOUND) { /* not shipped beside this binary: Recall runs without it */
+      EG_WARN("recalld", "no state prototypes: the latest statement of a state is not put first", "path=%s",
+              o->state_prototypes);
+    } else if (rc) {
+      eg_err_prefix(err, "state_prototypes: ");
+      free(r);
+      return rc;
+    }
+  }
   if (o->record_access) {
     eg_code rc = rc_access_open(o->peers, (int64_t)o->access_flush_ms * 1000, o->access_batch, o->access_queue_max,
                                 mx, &r->access, err);
     if (rc) {
+      eg_statefacts_close(r->states);
       free(r);
       return rc;
     }
@@ -66,6 +80,7 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
 void eg_recall_close(eg_recall *r) {
   if (!r) return;
   rc_access_close(r->access);
+  eg_statefacts_close(r->states);
   free(r);
 }
 
@@ -665,6 +680,34 @@ enum { DOUBT_EXCERPTS = 5 };
 
 #define DOUBT_NEAR 0.9f /* of the value's own statement's similarity with the question */
 
+/* f is POTENTIALLY_STALE for chunk ch, a later word on its state that no fact was read
+ * from: the reason is a STATE_UNCERTAIN edge made for the answer (never stored, like the
+ * doubts ingestd commits), its meta naming the chunk. */
+static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
+  Engram__V1__Edge *d = eg_arena_calloc(c->a, 1, sizeof *d);
+  Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
+  Engram__V1__Value *o = eg_arena_calloc(c->a, 1, sizeof *o);
+  if (!d || !m || !o) return;
+  engram__v1__edge__init(d);
+  engram__v1__edge_meta__init(m);
+  engram__v1__value__init(o);
+  o->kind_case = ENGRAM__V1__VALUE__KIND_LITERAL;
+  o->literal = f->edge->relation;
+  m->source_chunk_id = ch->id;
+  m->source_session_id = ch->session_id;
+  m->utterance = ch->content;
+  m->extractor = "recall";
+  d->subject = f->edge->subject;
+  d->subject_name = f->edge->subject_name;
+  d->relation = EG_STATE_UNCERTAIN;
+  d->object = o;
+  d->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
+  d->valid_from = ch->time;
+  d->meta = m;
+  f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+  f->superseding = d;
+}
+
 static void text_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
@@ -687,28 +730,7 @@ static void text_doubts(rc_ctx *c) {
       if (strcmp(ch->role ? ch->role : "", "user") != 0 || !strcmp(ch->session_id ? ch->session_id : "", source))
         continue;
       if (!*value || !ch->content || strcasestr(ch->content, value)) continue; /* it restates the value */
-      Engram__V1__Edge *d = eg_arena_calloc(c->a, 1, sizeof *d);
-      Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
-      Engram__V1__Value *o = eg_arena_calloc(c->a, 1, sizeof *o);
-      if (!d || !m || !o) return;
-      engram__v1__edge__init(d);
-      engram__v1__edge_meta__init(m);
-      engram__v1__value__init(o);
-      o->kind_case = ENGRAM__V1__VALUE__KIND_LITERAL;
-      o->literal = f->edge->relation;
-      m->source_chunk_id = ch->id;
-      m->source_session_id = ch->session_id;
-      m->utterance = ch->content;
-      m->extractor = "recall";
-      d->subject = f->edge->subject;
-      d->subject_name = f->edge->subject_name;
-      d->relation = EG_STATE_UNCERTAIN;
-      d->object = o;
-      d->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
-      d->valid_from = ch->time;
-      d->meta = m;
-      f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
-      f->superseding = d;
+      doubt_by(c, f, ch);
       break;
     }
   }
@@ -762,6 +784,85 @@ static void current_first(rc_ctx *c) {
     memmove(&c->chunks[first_old + 1], &c->chunks[first_old], (first_cur - first_old) * sizeof *c->chunks);
     c->chunks[first_old] = x;
   }
+}
+
+/*
+ * The latest statement first. For a question about one of the user's states (its words ask
+ * for a kind of value: "live" a place, "employer" an organisation, "dog" a pet; the
+ * prototypes file's @ask lines), an excerpt in which the user speaks of a value of that kind
+ * as theirs now is a statement of the state. The latest one, as of the question's bounds
+ * (the excerpts respect them), goes before every other excerpt that speaks of a value of
+ * the kind, stated or only named: a user who moved reads where they live now before where they used to, in
+ * whatever words the move was told, with no fact read from it. A question about an order or
+ * a span ("which came first", "before", "how long") is about more than the latest: it is
+ * left as ranked. Only excerpts already returned move (assembly's relevance gate applies
+ * after: a statement too far from the question is still no context).
+ */
+static bool asks_order(const char *q) {
+  static const char *const w[] = {"first",  "earliest", "initially", "originally", "before",   "after",
+                                  "order",  "previous", "previously", "used to",   "how long", "how many",
+                                  "how often", "how much", "since when", "until"};
+  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+    for (const char *p = q; (p = strcasestr(p, w[i])) != NULL; p++)
+      if (word_start(q, p) && !isalnum((unsigned char)p[strlen(w[i])])) return true;
+  return false;
+}
+
+/* The speaker's own words in a chunk: a round is "user: <said>\nassistant: <reply>". */
+static void said_span(const Engram__V1__Chunk *ch, size_t *from, size_t *to) {
+  const char *t = ch->content;
+  *from = 0;
+  *to = strlen(t);
+  if (ch->turn_end <= ch->turn_index) return; /* one message: all of it is said */
+  const char *colon = strstr(t, ": ");
+  if (colon && colon - t < 64) *from = (size_t)(colon + 2 - t);
+  for (const char *p = t + *from; (p = strchr(p, '\n')) != NULL; p++) {
+    size_t k = 0; /* the next speaker: "name: " opening a line */
+    while (k < 40 && p[1 + k] && !strchr(": \n", p[1 + k])) k++;
+    if (k && p[1 + k] == ':' && p[2 + k] == ' ') {
+      *to = (size_t)(p - t);
+      return;
+    }
+  }
+}
+
+static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
+  if (a->time != b->time) return a->time > b->time;
+  return !strcmp(a->session_id ? a->session_id : "", b->session_id ? b->session_id : "") &&
+         a->turn_index > b->turn_index;
+}
+
+static void latest_first(rc_ctx *c) {
+  const eg_statefacts *sf = c->r->states;
+  unsigned types = sf ? eg_statefacts_asked(sf, c->req->query) : 0;
+  if (!types || asks_order(c->req->query)) return;
+  size_t first = c->n_chunks, latest = c->n_chunks;
+  for (size_t j = 0; j < c->n_chunks; j++) {
+    const Engram__V1__Chunk *ch = c->chunks[j].chunk;
+    if (!ch->content || strcmp(ch->role ? ch->role : "", "user") != 0) continue;
+    size_t a, b;
+    said_span(ch, &a, &b);
+    eg_stated s = eg_statefacts_stated(sf, ch->content, a, b, types);
+    if (s == EG_STATED_NONE) continue; /* it names no value of the kind: not about the state */
+    if (first == c->n_chunks) first = j;
+    if (s == EG_STATED_CURRENT && (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk))) latest = j;
+  }
+  if (latest == c->n_chunks) return;
+  /* the value a fact holds is in doubt when the latest statement, said after it became
+   * true, does not name it: the user said something newer on it that no fact was read from */
+  const Engram__V1__Chunk *st = c->chunks[latest].chunk;
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    if (f->on_topic && f->one && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED && st->time > f->edge->valid_from &&
+        st->id != source && !names(st->content, rc_object_text(f->edge)))
+      doubt_by(c, f, st);
+  }
+  if (latest <= first) return;
+  rc_chunk x = c->chunks[latest];
+  memmove(&c->chunks[first + 1], &c->chunks[first], (latest - first) * sizeof *c->chunks);
+  c->chunks[first] = x;
 }
 
 /* ---- one Recall ----------------------------------------------------------------------- */
@@ -900,6 +1001,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   if ((rc = rc_values_walk(&c, err))) goto done;
   text_doubts(&c);
   if (r->o.current_first) current_first(&c);
+  latest_first(&c);
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
   if (resp->variants) {

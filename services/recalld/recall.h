@@ -44,6 +44,10 @@ typedef struct eg_recall_opts {
   float feedback_weight;       /* vectord's pseudo-relevance feedback for every search (0 = off) */
   uint32_t feedback_docs;      /* … over this many best candidates (0 = vectord's default) */
   bool current_first;          /* a fact's current value's excerpt before an earlier value's */
+  /* For a question about a state of the user's ("where do I live"), the latest excerpt in
+   * which the user states a value of it goes first (latest_first, read lexically with the
+   * prototypes file's types and markers; NULL or "": off). */
+  const char *state_prototypes;
   /* Access recording (access.c): the ids a Recall returned go, batched, to vectord's and
    * graphd's RecordAccess. Off (false) for benchmarks that must not feed back. */
   bool record_access;

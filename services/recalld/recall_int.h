@@ -25,6 +25,7 @@ void rc_access_close(rc_access *q);
 struct eg_recall {
   eg_recall_opts o;
   rc_access *access; /* NULL when access recording is off */
+  struct eg_statefacts *states; /* the lexical state reading; NULL when off */
   eg_metric *m_stage;
   eg_series *m_calls, *m_nothing, *m_llm_fallbacks, *m_rerank_failures;
 };
