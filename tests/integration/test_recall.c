@@ -478,6 +478,42 @@ static void test_state_doubt(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The latest statement first: the user's later word on where they live, in words no
+ * rule reads and less like the question than the old one, goes before it, and puts the
+ * value read from the old one in doubt; as of a date before it, the old one stands. */
+static void test_latest_statement(void) {
+  const char *const s1[] = {"user", "I live in Zagreb. Living in Zagreb is great, I love where I live.", "assistant",
+                            "Zagreb is lovely."};
+  const char *const s2[] = {"user", "We spent the whole weekend unpacking boxes in Lisbon.", "assistant",
+                            "Enjoy the view!"};
+  ingest("ls", "ls-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("ls", "ls-2", "2024-05-01T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("ls", "Where do I live now?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
+  int zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
+  EG_CHECK(lisbon >= 0 && zagreb >= 0 && lisbon < zagreb);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Zagreb");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(r->items[f]->superseding && r->items[f]->superseding->meta &&
+           !strcmp(r->items[f]->superseding->meta->source_session_id, "ls-2"));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* a question about an order is about more than the latest: left as ranked */
+  r = recall_at("ls", "Where did I live before?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
+  zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
+  EG_CHECK(zagreb >= 0 && (lisbon < 0 || zagreb < lisbon));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_as_of("ls", "Where do I live now?", T("2024-06-01"), T("2023-09-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon") < 0);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Zagreb");
+  EG_CHECK(f >= 0 && r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 static void test_read_your_writes(void) {
   const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant", "Saved."};
   Engram__V1__IngestResponse *ir = NULL;
@@ -624,6 +660,7 @@ int main(void) {
   EG_RUN(test_state_doubt);
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
+  EG_RUN(test_latest_statement);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);

@@ -263,6 +263,51 @@ static void test_session_names(void) {
   eg_arena_free(a);
 }
 
+/* The lexical reading Recall uses, without an embedder: what a question asks about, and
+ * how a user's words speak of a value of it. */
+static void test_lexical_reading(void) {
+  eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
+  eg_statefacts *lx = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
+  unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
+  EG_CHECK(place != 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != place);
+  EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
+  static const struct {
+    const char *text;
+    eg_stated want;
+  } x[] = {
+      {"We finally settled in Lyon last spring.", EG_STATED_CURRENT},
+      {"Writing this from my balcony in Lyon, what a view.", EG_STATED_CURRENT},
+      {"I used to live in Porto.", EG_STATED_FORMER},
+      {"We're looking at flats in Bergen, nothing decided.", EG_STATED_FORMER},
+      {"My brother lives in Oslo.", EG_STATED_MENTIONED},
+      {"My cousin Dana is living in Oslo now.", EG_STATED_MENTIONED},
+      {"The Oslo flat was tiny.", EG_STATED_MENTIONED},
+      {"Is Oslo nice in winter?", EG_STATED_MENTIONED},
+      {"Nope, not my problem anymore.", EG_STATED_NONE},
+      {"I had pancakes for breakfast.", EG_STATED_NONE},
+  };
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    eg_stated got = eg_statefacts_stated(lx, x[i].text, 0, strlen(x[i].text), place);
+    if (got != x[i].want) fprintf(stderr, "  \"%s\": expected %d, got %d\n", x[i].text, x[i].want, got);
+    EG_CHECK(got == x[i].want);
+  }
+  /* only the speaker's words count: the reply of a round is context */
+  const char *round = "user: I had pancakes.\nassistant: I live in Lyon myself.";
+  EG_CHECK(eg_statefacts_stated(lx, round, 6, 21, place) == EG_STATED_NONE);
+  EG_CHECK(eg_statefacts_stated(lx, round, 0, strlen(round), place) == EG_STATED_CURRENT);
+  /* without an embedder it cannot extract */
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment sg = {"I live in Lyon.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
+  eg_enriched out = {0};
+  EG_CHECK(eg_statefacts_extract(lx, &ctx, &sg, 1, a, &out, NULL, &e) == EG_EINVAL);
+  eg_arena_free(a);
+  eg_statefacts_close(lx);
+}
+
 static void test_bad_files(void) {
   eg_statefacts *x = NULL;
   eg_err e;
@@ -304,6 +349,7 @@ int main(void) {
   EG_RUN(test_rules_first_and_user_only);
   EG_RUN(test_tense_over_rules);
   EG_RUN(test_session_names);
+  EG_RUN(test_lexical_reading);
   EG_RUN(test_bad_files);
   eg_statefacts_close(sf);
   eg_embedder_close(emb);
