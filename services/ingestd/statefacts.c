@@ -725,6 +725,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   snprintf(noun, sizeof noun, "%s", t[from + 1].w);
   size_t l = strlen(noun);
   if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
+  l = strlen(noun);
+  if (!bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's') noun[l - 1] = '\0'; /* "my parents" */
   if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
   /* "my sister and I moved to X": the user is a subject too. Only before the slot: in "my
    * dad is X now and keeps lecturing me" the "me" after it is no subject of X. */
@@ -1134,21 +1136,80 @@ cleanup:
 
 /* ---- the lexical reading: what a question asks, what a statement says --------------------- */
 
-unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
-  static __thread token t[MAX_TOKENS];
-  size_t nt = tokenize(question ? question : "", t, MAX_TOKENS);
-  unsigned bits = 0;
-  for (size_t i = 0; i < nt; i++) {
-    unsigned b = bits_of(sf->ask, t[i].w);
-    size_t l = strlen(t[i].w);
-    if (!b && l > 3 && t[i].w[l - 1] == 's') { /* "dogs", "cars" */
-      char sing[32];
-      snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), t[i].w);
-      b = bits_of(sf->ask, sing);
-    }
-    bits |= b;
+static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
+  unsigned b = bits_of(sf->ask, w);
+  size_t l = strlen(w);
+  if (!b && l > 3 && w[l - 1] == 's') { /* "dogs", "cars", "cat's" */
+    char sing[32];
+    snprintf(sing, sizeof sing, "%.*s", (int)(l - (w[l - 2] == '\'' ? 2 : 1)), w);
+    b = bits_of(sf->ask, sing);
   }
-  return bits;
+  return b;
+}
+
+static unsigned type_bit(const eg_statefacts *sf, const char *name) {
+  for (int i = 0; i < sf->n_types; i++)
+    if (!strcmp(sf->type_names[i], name)) return 1u << i;
+  return 0;
+}
+
+/* What the question asks for is the value its wh-word stands for, not every state it names
+ * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
+ * the user's diet):
+ *   where … + a state word     "Where do I live?", "Where did I work in 2021?" (a place, an org)
+ *   who … + a state word       "Who is my employer?", "Who am I dating?" (a person, an org)
+ *   what/which N               "Which city …", "What type of car …" (N's head; "eating plan")
+ *   what is my N               "What's my cat called?", "What's the name of my dog?"
+ *   what do I V                "What do I play now?", "What was I driving in 2020?" */
+unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
+  static const char *const aux[] = {"is", "was", "are", "were", "do", "does", "did", "am", "have", "has", "had",
+                                    "will", "would", "can", "could", "'s"};
+  static const char *const subj[] = {"i", "we"};
+  static const char *const pron[] = {"me", "you", "us", "him", "her", "them", "it", "my", "our", "the", "your"};
+  static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
+  static __thread token t[MAX_TOKENS];
+  size_t nt = tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
+  while (i < nt && strncmp(t[i].w, "what", 4) != 0 && strncmp(t[i].w, "which", 5) != 0 &&
+         strncmp(t[i].w, "who", 3) != 0 && strncmp(t[i].w, "where", 5) != 0)
+    i++;
+  if (i == nt) return 0;
+  const char *wh = t[i].w;
+  bool is = strchr(wh, '\'') != NULL; /* "what's" */
+  if (!strncmp(wh, "where", 5) || !strncmp(wh, "who", 3)) {
+    unsigned allowed = wh[2] == 'e' ? type_bit(sf, "place") | type_bit(sf, "org") /* where */
+                                    : type_bit(sf, "person") | type_bit(sf, "org"); /* who */
+    unsigned b = 0;
+    for (size_t k = i + 1; k < nt; k++) b |= ask_bits(sf, t[k].w);
+    return b & allowed;
+  }
+  size_t j = i + 1;
+  if (j + 1 < nt && (!strcmp(t[j].w, "kind") || !strcmp(t[j].w, "type") || !strcmp(t[j].w, "sort")) &&
+      !strcmp(t[j + 1].w, "of"))
+    j += 2;
+  size_t p = j; /* the noun phrase after the wh-word: up to an auxiliary or a pronoun */
+  while (p < nt && p < j + 3 && !in_list(t[p].w, aux, sizeof aux / sizeof *aux) &&
+         !in_list(t[p].w, subj, sizeof subj / sizeof *subj) && !in_list(t[p].w, pron, sizeof pron / sizeof *pron) &&
+         !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit)
+    p++;
+  if (p > j) { /* its head, or an activity before it ("eating plan") */
+    unsigned b = ask_bits(sf, t[p - 1].w);
+    size_t l = strlen(t[j].w);
+    if (!b && p - j > 1 && l > 4 && !strcmp(t[j].w + l - 3, "ing")) b = ask_bits(sf, t[j].w);
+    return b;
+  }
+  if (j < nt && in_list(t[j].w, aux, sizeof aux / sizeof *aux)) {
+    is |= !strcmp(t[j].w, "is") || !strcmp(t[j].w, "was") || !strcmp(t[j].w, "are") || !strcmp(t[j].w, "were");
+    if (j + 1 < nt && in_list(t[j + 1].w, subj, sizeof subj / sizeof *subj)) { /* what do I V */
+      size_t v = j + 2;
+      while (v < nt && in_list(t[v].w, adv, sizeof adv / sizeof *adv)) v++;
+      return v < nt ? ask_bits(sf, t[v].w) : 0;
+    }
+    j++;
+  }
+  if (!is) return 0;
+  if (j + 2 < nt && !strcmp(t[j].w, "the") && !strcmp(t[j + 1].w, "name") && !strcmp(t[j + 2].w, "of")) j += 3;
+  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our"))) return ask_bits(sf, t[j + 1].w);
+  return 0;
 }
 
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
