@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/buf.h"
 #include "common/log.h"
 #include "common/map.h"
 #include "common/time.h"
@@ -40,6 +41,7 @@
 #define MAX_CANDS 8
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
+#define STATEMENT_PROTOS 6 /* prototypes per relation in eg_statefacts_statement */
 
 typedef enum marker_kind {
   MK_PAST,
@@ -92,7 +94,8 @@ struct eg_statefacts {
   relation rels[MAX_RELS];
   int n_rels;
   proto *protos;
-  float *pvec; /* n_protos × dim */
+  char **ptexts; /* their texts */
+  float *pvec;   /* n_protos × dim */
   size_t n_protos;
   float floor, margin;
 };
@@ -339,8 +342,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   if (!rc && sf->emb) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
-  for (size_t i = 0; texts && i < sf->n_protos; i++) free(texts[i]);
-  free(texts);
+  sf->ptexts = texts; /* kept: eg_statefacts_statement reads them */
   if (rc) {
     eg_statefacts_close(sf);
     return rc;
@@ -360,6 +362,8 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->ask);
   free(sf->words);
   eg_wordnet_verbs_free(&sf->verbs);
+  for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);
+  free(sf->ptexts);
   free(sf->protos);
   free(sf->pvec);
   free(sf);
@@ -1242,5 +1246,21 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
     }
     from = to;
   }
+  return out;
+}
+
+char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena *a) {
+  eg_buf b = EG_BUF_INIT;
+  int per_rel[MAX_RELS] = {0};
+  for (size_t p = 0; p < sf->n_protos; p++) {
+    const proto *pr = &sf->protos[p];
+    if (pr->kind != PK_ASSERT || !(sf->rels[pr->rel].types & types) || per_rel[pr->rel]++ >= STATEMENT_PROTOS) continue;
+    for (const char *q = sf->ptexts[p]; *q; q++) /* the slot's "X" is no word of it */
+      if (!(*q == 'X' && (q == sf->ptexts[p] || q[-1] == ' ') && (!q[1] || q[1] == ' ')))
+        eg_buf_printf(&b, "%c", *q);
+    eg_buf_printf(&b, ". ");
+  }
+  char *out = b.len ? eg_arena_strndup(a, b.data, b.len) : NULL;
+  eg_buf_free(&b);
   return out;
 }

@@ -92,4 +92,9 @@ typedef enum eg_stated {
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
                                unsigned types);
 
+/* How a user states a value of `types`, as a search text: the first prototypes of the
+ * relations whose objects have one of the types, their slots left out ("I live in. I moved
+ * to. Home is now. …"), from a (NULL when no relation has them). */
+char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena *a);
+
 #endif

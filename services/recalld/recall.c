@@ -305,6 +305,17 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
 }
 
 /* Φ(q): the variants to search, the time range, the keywords and the seeds. */
+/* A question about an order or a span ("which came first", "before", "how long"). */
+static bool asks_order(const char *q) {
+  static const char *const w[] = {"first",  "earliest", "initially", "originally", "before",   "after",
+                                  "order",  "previous", "previously", "used to",   "how long", "how many",
+                                  "how often", "how much", "since when", "until"};
+  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+    for (const char *p = q; (p = strcasestr(p, w[i])) != NULL; p++)
+      if (word_start(q, p) && !isalnum((unsigned char)p[strlen(w[i])])) return true;
+  return false;
+}
+
 static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const char *q = c->req->query;
   add_variant(vs, (char *)q);
@@ -343,6 +354,11 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   char *aliases = resolve_seeds(c, &e, err);
   if (err->code) return err->code;
   if (expand && aliases) add_variant(vs, eg_arena_sprintf(c->a, "%s %s", keywords ? keywords : q, aliases));
+  /* a question about a state also looks for the user's statements of one, in the words
+   * people state it with: "we relocated last month" answers "where do I live?" */
+  const eg_statefacts *sf = c->r->states;
+  c->asked = sf && !asks_order(q) ? eg_statefacts_asked(sf, q) : 0;
+  if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
   if (c->req->expansion == ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_LLM) {
     char *llm[3];
     size_t n = rc_llm_variants(c, llm, 3);
@@ -798,15 +814,6 @@ static void current_first(rc_ctx *c) {
  * left as ranked. Only excerpts already returned move (assembly's relevance gate applies
  * after: a statement too far from the question is still no context).
  */
-static bool asks_order(const char *q) {
-  static const char *const w[] = {"first",  "earliest", "initially", "originally", "before",   "after",
-                                  "order",  "previous", "previously", "used to",   "how long", "how many",
-                                  "how often", "how much", "since when", "until"};
-  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
-    for (const char *p = q; (p = strcasestr(p, w[i])) != NULL; p++)
-      if (word_start(q, p) && !isalnum((unsigned char)p[strlen(w[i])])) return true;
-  return false;
-}
 
 /* The speaker's own words in a chunk: a round is "user: <said>\nassistant: <reply>". */
 static void said_span(const Engram__V1__Chunk *ch, size_t *from, size_t *to) {
@@ -834,8 +841,8 @@ static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
 
 static void latest_first(rc_ctx *c) {
   const eg_statefacts *sf = c->r->states;
-  unsigned types = sf ? eg_statefacts_asked(sf, c->req->query) : 0;
-  if (!types || asks_order(c->req->query)) return;
+  unsigned types = c->asked;
+  if (!types) return;
   size_t first = c->n_chunks, latest = c->n_chunks;
   for (size_t j = 0; j < c->n_chunks; j++) {
     const Engram__V1__Chunk *ch = c->chunks[j].chunk;

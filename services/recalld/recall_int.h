@@ -86,6 +86,7 @@ typedef struct rc_ctx {
   int64_t tq, valid_at, known_at; /* the question's now and the bounds */
   int64_t from, to;               /* its time range; temporal when to > 0 */
   bool temporal, update_cue;
+  unsigned asked; /* the kinds of state value the question asks for (statefacts), 0: none */
   size_t dated_variant;           /* 1 + the index of the dated (latent-form) variant; 0: none.
                                    * Dense only: its words beyond the question's are the
                                    * latent template's ("the user", the date), and BM25 over
