@@ -493,6 +493,9 @@ static void test_latest_statement(void) {
   int lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
   int zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
   EG_CHECK(lisbon >= 0 && zagreb >= 0 && lisbon < zagreb);
+  bool stated = false; /* it also searched for statements of where one lives */
+  for (size_t i = 0; i < r->n_variants; i++) stated |= strstr(r->variants[i], "I live in") != NULL;
+  EG_CHECK(stated);
   int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Zagreb");
   EG_REQUIRE(f >= 0);
   EG_CHECK(r->items[f]->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
@@ -505,6 +508,7 @@ static void test_latest_statement(void) {
   lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
   zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
   EG_CHECK(zagreb >= 0 && (lisbon < 0 || zagreb < lisbon));
+  for (size_t i = 0; i < r->n_variants; i++) EG_CHECK(strstr(r->variants[i], "I live in") == NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   r = recall_as_of("ls", "Where do I live now?", T("2024-06-01"), T("2023-09-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);

@@ -275,6 +275,20 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != 0);
   EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != place);
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
+  /* the value the wh-word stands for, not every state named */
+  EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
+  EG_CHECK(eg_statefacts_asked(lx, "Where did I work in 2021?") == eg_statefacts_asked(lx, "Who is my employer?"));
+  unsigned pet = eg_statefacts_asked(lx, "What's the name of my cat?");
+  EG_CHECK(pet != 0 && pet == eg_statefacts_asked(lx, "What pet did I have in May?"));
+  EG_CHECK(eg_statefacts_asked(lx, "What do I play these days?") != 0);
+  EG_CHECK(eg_statefacts_asked(lx, "What breed is my dog?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Remind me of that vegan cafe you recommended.") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "How many views did my Live session get?") == 0);
+  eg_arena *sa = eg_arena_new(0, 0);
+  const char *said = eg_statefacts_statement(lx, place, sa); /* how one states it, slots left out */
+  EG_CHECK(said && strstr(said, "I live in") && !strstr(said, " X"));
+  EG_CHECK(eg_statefacts_statement(lx, 0, sa) == NULL);
+  eg_arena_free(sa);
   static const struct {
     const char *text;
     eg_stated want;
