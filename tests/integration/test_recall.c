@@ -485,7 +485,7 @@ static void test_latest_statement(void) {
   const char *const s1[] = {"user", "I live in Zagreb. Living in Zagreb is great, I love where I live.", "assistant",
                             "Zagreb is lovely."};
   const char *const s2[] = {"user", "We spent the whole weekend unpacking boxes in Lisbon.", "assistant",
-                            "Enjoy the view!"};
+                            "Sounds tiring!"};
   ingest("ls", "ls-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("ls", "ls-2", "2024-05-01T10:00:00Z", s2, 2);
   Engram__V1__RecallResponse *r = recall_at("ls", "Where do I live now?", T("2024-06-01"), NULL, NULL);
