@@ -409,6 +409,7 @@ static void *build_thread(void *arg) {
       t->dense[f] = nx[f];
     }
     t->hnsw = true;
+    t->holds_erased = false; /* built from the live slots only */
     idx_t nt = faiss_Index_ntotal(t->dense[0]);
     size_t hot = t->n_tier[EG_TIER_HOT];
     t->tombstones = (size_t)nt > hot ? (size_t)nt - hot : 0;
@@ -736,6 +737,7 @@ void eg_vt_drop_snapshot(eg_vec *v, vtenant *t) {
   pthread_rwlock_wrlock(&t->lock);
   snapshot_unlink(v, t->T);
   t->snapshot_slot = -1;
+  t->holds_erased = t->hnsw;
   pthread_rwlock_unlock(&t->lock);
 }
 
@@ -849,8 +851,9 @@ static bool close_tenant(void *ctx, const void *k, size_t kl, void *val) {
   (void)k, (void)kl;
   eg_vec *v = ctx;
   vtenant *t = val;
-  /* Save what the snapshot lacks, so the next start replays less. */
-  if (t->hnsw && t->snapshot_slot < (int64_t)t->n_slots) snapshot_write(v, t);
+  /* Save what the snapshot lacks, so the next start replays less (never erased vectors:
+   * the next start rebuilds from the store instead). */
+  if (t->hnsw && !t->holds_erased && t->snapshot_slot < (int64_t)t->n_slots) snapshot_write(v, t);
   vt_free(t);
   return true;
 }

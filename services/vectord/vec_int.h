@@ -65,6 +65,7 @@ typedef struct vtenant {
   bool hnsw;                /* dense indexes are HNSW (else exact) */
   bool building;            /* a background HNSW build is running */
   int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
+  bool holds_erased;        /* the HNSW indexes still hold erased vectors (tombstones): no snapshot until a rebuild */
   eg_bm25 *bm25;            /* words of hot and warm chunks */
   eg_bm25 *bm25_cold;       /* words of cold chunks (their own statistics) */
   vdoc *docs;               /* by slot */
