@@ -222,21 +222,21 @@ static void add_cand(qctx *q, uint32_t slot) {
   q->n++;
 }
 
-/* Candidates from the index of one tier (its labels of slots now in another tier skipped:
- * HNSW keeps a moved slot's vector until the next rebuild). */
-static void tier_candidates(qctx *q, FaissIndex *ix, uint8_t tier, int field, size_t k) {
+/* Candidates from the dense index of a field: hot and warm chunks (the labels of slots gone
+ * cold or dead are skipped: HNSW keeps their vectors until the next rebuild). */
+static void dense_candidates(qctx *q, int field, size_t k) {
   vtenant *t = q->t;
+  FaissIndex *ix = t->dense[field];
   if (!q->qv || !ix) return;
   idx_t total = faiss_Index_ntotal(ix);
   if (!total) return;
-  size_t extra = tier == EG_TIER_HOT ? t->tombstones : t->warm_stale;
-  size_t kk = k + extra < (size_t)total ? k + extra : (size_t)total;
+  size_t kk = k + t->tombstones < (size_t)total ? k + t->tombstones : (size_t)total;
   if (kk > 4096) kk = 4096;
   float *d = malloc(kk * sizeof *d);
   idx_t *l = malloc(kk * sizeof *l);
   if (d && l && faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) == 0) {
     for (size_t i = 0; i < kk; i++) {
-      if (l[i] < 0 || (size_t)l[i] >= t->n_slots || t->docs[l[i]].tier != tier) continue;
+      if (l[i] < 0 || (size_t)l[i] >= t->n_slots || !eg_vt_indexed(t->docs[l[i]].tier)) continue;
       add_cand(q, (uint32_t)l[i]);
       cand *c = cand_of(q, (uint32_t)l[i]);
       if (c) {
@@ -247,11 +247,6 @@ static void tier_candidates(qctx *q, FaissIndex *ix, uint8_t tier, int field, si
   }
   free(d);
   free(l);
-}
-
-static void dense_candidates(qctx *q, int field, size_t k) {
-  tier_candidates(q, q->t->dense[field], EG_TIER_HOT, field, k);
-  tier_candidates(q, q->t->warm[field], EG_TIER_WARM, field, k);
 }
 
 /* Fill the signals a candidate lacks. */
