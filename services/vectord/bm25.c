@@ -175,8 +175,8 @@ eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_
   return EG_OK;
 }
 
-/* Drop postings of dead documents once they are a quarter of the list; the bounds are
- * made tight again. */
+/* Drop postings of dead documents once they are an eighth of the list (a search steps
+ * over them); the bounds are made tight again. */
 static void compact(eg_bm25 *ix, term_entry *t) {
   uint32_t o = 0;
   t->max_tf = 0;
@@ -202,7 +202,7 @@ void eg_bm25_remove(eg_bm25 *ix, uint32_t slot) {
   for (uint32_t i = 0; i < d->n_terms; i++) {
     term_entry *t = d->terms[i];
     t->df--;
-    if (++t->dead * 4 > t->n) compact(ix, t);
+    if (++t->dead * 8 > t->n) compact(ix, t);
   }
   free(d->terms);
   d->terms = NULL;
@@ -211,9 +211,18 @@ void eg_bm25_remove(eg_bm25 *ix, uint32_t slot) {
 
 static double idf(double N, double df) { return log(1.0 + (N - df + 0.5) / (df + 0.5)); }
 
-static double term_score(const eg_bm25 *ix, double avgdl, double idf_t, uint32_t tf, uint32_t len) {
-  double norm = ix->k1 * (1.0 - ix->b + ix->b * (double)len / avgdl);
-  return idf_t * (double)tf * (ix->k1 + 1.0) / ((double)tf + norm);
+/* A term's score in a document is w·tf / (tf + c0 + c1·len): w = idf·(k1 + 1),
+ * c0 = k1·(1 − b), c1 = k1·b / avgdl (one division per posting). */
+typedef struct term_w {
+  double w, c0, c1;
+} term_w;
+
+static term_w term_weights(const eg_bm25 *ix, double avgdl, double idf_t) {
+  return (term_w){idf_t * (ix->k1 + 1.0), ix->k1 * (1.0 - ix->b), ix->k1 * ix->b / avgdl};
+}
+
+static double term_score(term_w w, uint32_t tf, uint32_t len) {
+  return w.w * (double)tf / ((double)tf + w.c0 + w.c1 * (double)len);
 }
 
 /* The distinct query terms present in the index, with the whole index's idf. */
@@ -277,7 +286,8 @@ double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot) {
   for (size_t i = 0; i < q->n; i++) {
     const term_entry *t = q->t[i];
     uint32_t lo = lower_bound(t, slot); /* postings are sorted by slot */
-    if (lo < t->n && t->p[lo].slot == slot) s += term_score(ix, q->avgdl, q->idf[i], t->p[lo].tf, ix->docs[slot].len);
+    if (lo < t->n && t->p[lo].slot == slot)
+      s += term_score(term_weights(ix, q->avgdl, q->idf[i]), t->p[lo].tf, ix->docs[slot].len);
   }
   return s;
 }
@@ -319,11 +329,12 @@ static void sift_up(scored *h, size_t i) {
 
 /* A query term's cursor in its postings, with the most it can add to a score. */
 typedef struct cursor {
-  const term_entry *t;
-  uint32_t at;  /* current posting */
-  uint32_t qi;  /* the term's index in the query (scores are summed in that order) */
-  double idf;
-  double ub;    /* upper bound of one posting's term score */
+  const posting *p;
+  uint32_t n, at; /* postings, current one */
+  uint32_t slot;  /* p[at].slot, UINT32_MAX past the end */
+  uint32_t qi;    /* the term's index in the query (scores are summed in that order) */
+  term_w w;
+  double ub;      /* upper bound of one posting's term score */
 } cursor;
 
 static int by_ub(const void *a, const void *b) {
@@ -331,14 +342,15 @@ static int by_ub(const void *a, const void *b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-static uint32_t cur_slot(const cursor *c) { return c->at < c->t->n ? c->t->p[c->at].slot : UINT32_MAX; }
+static void step(cursor *c) {
+  c->slot = ++c->at < c->n ? c->p[c->at].slot : UINT32_MAX;
+}
 
 /* Move c to its first posting at or after slot (galloping, then binary search). */
 static void seek(cursor *c, uint32_t slot) {
-  const posting *p = c->t->p;
-  uint32_t n = c->t->n, lo = c->at, step = 1;
-  if (lo >= n || p[lo].slot >= slot) return;
-  uint32_t hi = lo + 1;
+  if (c->slot >= slot) return;
+  const posting *p = c->p;
+  uint32_t n = c->n, lo = c->at, step = 1, hi = lo + 1;
   while (hi < n && p[hi].slot < slot) {
     lo = hi;
     step *= 2;
@@ -350,6 +362,7 @@ static void seek(cursor *c, uint32_t slot) {
     else hi = mid;
   }
   c->at = hi;
+  c->slot = hi < n ? p[hi].slot : UINT32_MAX;
 }
 
 size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep, void *ctx,
@@ -364,8 +377,9 @@ size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm
   double bound[EG_BM25_MAX_TERMS], part[EG_BM25_MAX_TERMS];
   for (size_t i = 0; i < n; i++) {
     const term_entry *t = q->t[i];
-    double ub = t->n ? term_score(ix, q->avgdl, q->idf[i], t->max_tf, t->min_len) * (1 + 1e-9) : 0;
-    cur[i] = (cursor){t, 0, (uint32_t)i, q->idf[i], ub};
+    term_w w = term_weights(ix, q->avgdl, q->idf[i]);
+    double ub = t->n ? term_score(w, t->max_tf, t->min_len) * (1 + 1e-9) : 0;
+    cur[i] = (cursor){t->p, t->n, 0, t->n ? t->p[0].slot : UINT32_MAX, (uint32_t)i, w, ub};
   }
   qsort(cur, n, sizeof *cur, by_ub);
   for (size_t j = 0; j < n; j++) bound[j] = cur[j].ub + (j ? bound[j - 1] : 0);
@@ -373,28 +387,29 @@ size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm
   if (!heap) return 0;
   size_t hn = 0, ne = 0;
   double theta = 0;
-  bool have[EG_BM25_MAX_TERMS] = {false};
   for (;;) {
     /* The next document: the smallest slot under an essential cursor. */
     uint32_t s = UINT32_MAX;
-    for (size_t j = ne; j < n; j++) {
-      uint32_t cs = cur_slot(&cur[j]);
-      if (cs < s) s = cs;
-    }
+    for (size_t j = ne; j < n; j++)
+      if (cur[j].slot < s) s = cur[j].slot;
     if (s == UINT32_MAX) break;
-    bool live = is_live(ix, s);
+    if (!is_live(ix, s)) {
+      for (size_t j = ne; j < n; j++)
+        if (cur[j].slot == s) step(&cur[j]);
+      continue;
+    }
+    /* Its terms among the essential ones, then the others, most promising first, while
+     * it can still beat theta (a tie loses: every document in the heap has a smaller
+     * slot). which[] lists the query indexes of its terms. */
+    uint32_t which[EG_BM25_MAX_TERMS], m = 0;
     double sum = 0;
     for (size_t j = ne; j < n; j++) {
-      if (cur_slot(&cur[j]) != s) continue;
-      const posting *p = &cur[j].t->p[cur[j].at++];
-      if (!live) continue;
-      part[cur[j].qi] = term_score(ix, q->avgdl, cur[j].idf, p->tf, posting_len(ix, p));
-      have[cur[j].qi] = true;
-      sum += part[cur[j].qi];
+      if (cur[j].slot != s) continue;
+      const posting *p = &cur[j].p[cur[j].at];
+      sum += part[cur[j].qi] = term_score(cur[j].w, p->tf, posting_len(ix, p));
+      which[m++] = cur[j].qi;
+      step(&cur[j]);
     }
-    if (!live) continue;
-    /* Then the non-essential terms, most promising first, while the document can still
-     * beat theta (a tie loses: every document in the heap has a smaller slot). */
     bool out = false;
     for (size_t j = ne; j-- > 0;) {
       if (hn == k && sum + bound[j] <= theta) {
@@ -402,19 +417,22 @@ size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm
         break;
       }
       seek(&cur[j], s);
-      if (cur_slot(&cur[j]) != s) continue;
-      const posting *p = &cur[j].t->p[cur[j].at];
-      part[cur[j].qi] = term_score(ix, q->avgdl, cur[j].idf, p->tf, posting_len(ix, p));
-      have[cur[j].qi] = true;
-      sum += part[cur[j].qi];
+      if (cur[j].slot != s) continue;
+      const posting *p = &cur[j].p[cur[j].at];
+      sum += part[cur[j].qi] = term_score(cur[j].w, p->tf, posting_len(ix, p));
+      which[m++] = cur[j].qi;
     }
+    if (out || (hn == k && sum * (1 + 1e-9) <= theta)) continue;
     /* The score summed in query order, as eg_bm25_score does. */
+    for (uint32_t a = 1; a < m; a++)
+      for (uint32_t b = a; b > 0 && which[b - 1] > which[b]; b--) {
+        uint32_t x = which[b];
+        which[b] = which[b - 1];
+        which[b - 1] = x;
+      }
     double score = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (have[i]) score += part[i];
-      have[i] = false;
-    }
-    if (out || score <= 0 || (hn == k && score <= theta)) continue;
+    for (uint32_t a = 0; a < m; a++) score += part[which[a]];
+    if (score <= 0 || (hn == k && score <= theta)) continue;
     if (keep && !keep(ctx, s)) continue;
     scored c = {s, score};
     if (hn < k) {
