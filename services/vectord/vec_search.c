@@ -222,27 +222,42 @@ static void add_cand(qctx *q, uint32_t slot) {
   q->n++;
 }
 
-/* Candidates from the dense index of a field: hot and warm chunks (the labels of slots gone
- * cold or dead are skipped: HNSW keeps their vectors until the next rebuild). */
+/* Candidates from the dense index of a field: its k best hot and warm chunks. An HNSW
+ * index keeps the vectors of chunks gone cold or dead (tombstones) until its next rebuild:
+ * the search asks for as many more as their share of the index suggests, and again for
+ * twice as many while fewer than k of the answers are live (at most 4096). */
 static void dense_candidates(qctx *q, int field, size_t k) {
   vtenant *t = q->t;
   FaissIndex *ix = t->dense[field];
   if (!q->qv || !ix) return;
-  idx_t total = faiss_Index_ntotal(ix);
+  size_t total = (size_t)faiss_Index_ntotal(ix);
   if (!total) return;
-  size_t kk = k + t->tombstones < (size_t)total ? k + t->tombstones : (size_t)total;
-  if (kk > 4096) kk = 4096;
-  float *d = malloc(kk * sizeof *d);
-  idx_t *l = malloc(kk * sizeof *l);
-  if (d && l && faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) == 0) {
-    for (size_t i = 0; i < kk; i++) {
-      if (l[i] < 0 || (size_t)l[i] >= t->n_slots || !eg_vt_indexed(t->docs[l[i]].tier)) continue;
-      add_cand(q, (uint32_t)l[i]);
-      cand *c = cand_of(q, (uint32_t)l[i]);
-      if (c) {
-        if (field == FIELD_CONTENT) c->cs = d[i];
-        else c->ls = d[i];
-      }
+  size_t kk = t->tombstones ? k + k * t->tombstones / total + 16 : k, n = 0;
+  float *d = NULL;
+  idx_t *l = NULL;
+  for (;;) {
+    if (kk > total) kk = total;
+    if (kk > 4096) kk = 4096;
+    free(d);
+    free(l);
+    d = malloc(kk * sizeof *d);
+    l = malloc(kk * sizeof *l);
+    n = 0;
+    if (!d || !l || faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) != 0) break;
+    size_t live = 0;
+    for (size_t i = 0; i < kk; i++)
+      live += l[i] >= 0 && (size_t)l[i] < t->n_slots && t->docs[l[i]].live && eg_vt_indexed(t->docs[l[i]].tier);
+    n = kk;
+    if (live >= k || kk == total || kk == 4096) break;
+    kk *= 2;
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (l[i] < 0 || (size_t)l[i] >= t->n_slots || !eg_vt_indexed(t->docs[l[i]].tier)) continue;
+    add_cand(q, (uint32_t)l[i]);
+    cand *c = cand_of(q, (uint32_t)l[i]);
+    if (c) {
+      if (field == FIELD_CONTENT) c->cs = d[i];
+      else c->ls = d[i];
     }
   }
   free(d);

@@ -748,6 +748,40 @@ static void test_warm_shares_index(void) {
   engine_metrics = NULL;
 }
 
+/* Nearly all of an HNSW index gone cold, too few to rebuild it (1000 tombstones): a search
+ * still answers k live chunks, the nearest of them (the index is asked again for more). */
+static void test_tombstones_skipped(void) {
+  eg_vec *v = open_engine(1000);
+  EG_REQUIRE(v && erase_user(v, "ret", "u1") >= 0); /* what the tests before left */
+  EG_REQUIRE(upsert(v, "ret", "u1", 0, 1050) == EG_OK);
+  eg_vec_quiesce(v); /* HNSW */
+  int64_t later = eg_time_now_us() + 90 * DAY_US;
+  for (uint64_t id = 1; id <= 1050; id += 21) access_at(v, "u1", id, later); /* 50 used, the rest not */
+  EG_CHECK_INT(sweep_at(v, later, NULL), 1000); /* under the rebuild threshold (1024 tombstones) */
+  int full = 0, hot_only = 0, overlap = 0;
+  for (size_t i = 1; i < 1050; i += 52) { /* the vectors of cold chunks: their own is the nearest tombstone */
+    uint64_t ids[10];
+    size_t n = search(v, "ret", vecs[i], NULL, 10, NULL, ids);
+    full += n == 10;
+    bool hot = true;
+    for (size_t j = 0; j < n; j++) hot = hot && (ids[j] - 1) % 21 == 0;
+    hot_only += hot;
+    idsc used[50]; /* the 10 nearest among the used chunks */
+    for (size_t c = 0; c < 50; c++) {
+      float sc = 0;
+      for (int d = 0; d < DIM; d++) sc += vecs[i][d] * vecs[21 * c][d];
+      used[c] = (idsc){21 * c + 1, sc};
+    }
+    qsort(used, 50, sizeof *used, by_s);
+    for (size_t j = 0; j < n; j++)
+      for (size_t w = 0; w < 10; w++) overlap += ids[j] == used[w].id;
+  }
+  EG_CHECK_INT(full, 21);
+  EG_CHECK_INT(hot_only, 21);
+  EG_CHECK(overlap >= 200); /* recall@10 ≥ 0.95 */
+  eg_vec_close(v);
+}
+
 int main(void) {
   dir = eg_test_tempdir("vec");
   eg_err e;
@@ -767,6 +801,7 @@ int main(void) {
   EG_RUN(test_staged_publish);
   EG_RUN(test_retention_tiers);
   EG_RUN(test_warm_shares_index);
+  EG_RUN(test_tombstones_skipped);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
   if (!rc) eg_test_rmtree(dir);
