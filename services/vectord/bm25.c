@@ -365,6 +365,36 @@ static void seek(cursor *c, uint32_t slot) {
   c->slot = hi < n ? p[hi].slot : UINT32_MAX;
 }
 
+static int by_slot_of(const void *a, const void *b, void *ctx) {
+  const uint32_t *slots = ctx;
+  uint32_t x = slots[*(const uint32_t *)a], y = slots[*(const uint32_t *)b];
+  return x < y ? -1 : x > y;
+}
+
+void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n, double *out) {
+  uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
+  if (!ord) {
+    for (size_t j = 0; j < n; j++) out[j] = eg_bm25_score(ix, q, slots[j]);
+    return;
+  }
+  for (size_t j = 0; j < n; j++) {
+    ord[j] = (uint32_t)j;
+    out[j] = 0;
+  }
+  qsort_r(ord, n, sizeof *ord, by_slot_of, (void *)slots);
+  for (size_t i = 0; i < q->n; i++) { /* term by term, as eg_bm25_score sums */
+    const term_entry *t = q->t[i];
+    term_w w = term_weights(ix, q->avgdl, q->idf[i]);
+    cursor c = {t->p, t->n, 0, t->n ? t->p[0].slot : UINT32_MAX, (uint32_t)i, w, 0};
+    for (size_t j = 0; j < n && c.slot != UINT32_MAX; j++) {
+      uint32_t s = slots[ord[j]];
+      seek(&c, s);
+      if (c.slot == s && is_live(ix, s)) out[ord[j]] += term_score(w, c.p[c.at].tf, ix->docs[s].len);
+    }
+  }
+  free(ord);
+}
+
 size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep, void *ctx,
                       uint32_t *slots, double *scores) {
   if (!k || !ix->live || !q->n) return 0;

@@ -71,6 +71,9 @@ void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t 
 
 /* Score one document. */
 double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
+/* Score n documents (in any order) into out[]: eg_bm25_score's scores, with one walk of
+ * each query term's postings instead of a search per document and term. */
+void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n, double *out);
 
 /* The top k documents for the query, best first (ties: the smaller slot first); keep(slot,
  * ctx) may filter (NULL = all), and is asked only of documents that would enter the top k.

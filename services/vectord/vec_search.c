@@ -189,12 +189,23 @@ typedef struct qctx {
   vtenant *t;
   const vfilter *f;
   const float *qv; /* NULL: no dense signal */
+  const char *const *terms;
+  size_t n_terms;
   eg_bm25_query bq;
-  eg_bm25_query bqc; /* the same terms under the cold tier's statistics */
+  eg_bm25_query bqc; /* the same terms under the cold tier's statistics (cold_query) */
+  bool bqc_ready;
   cand *c;
   size_t n, cap;
   slotset seen; /* slot → index into c */
 } qctx;
+
+/* The query under the cold tier's statistics, prepared when a cold chunk first needs it: a
+ * search that meets no cold chunk spends nothing on the cold tier. */
+static const eg_bm25_query *cold_query(qctx *q) {
+  if (!q->bqc_ready) eg_bm25_prepare(q->t->bm25_cold, q->terms, q->n_terms, &q->bqc);
+  q->bqc_ready = true;
+  return &q->bqc;
+}
 
 static float dot(const float *a, const float *b, int d) {
   float s = 0;
@@ -264,18 +275,35 @@ static void dense_candidates(qctx *q, int field, size_t k) {
   free(l);
 }
 
-/* Fill the signals a candidate lacks. */
+/* Fill the signals a candidate lacks: vectors one by one, BM25 for all of them at once
+ * per index (one walk of each query term's postings). */
 static void complete(qctx *q, float *buf) {
   vtenant *t = q->t;
   for (size_t i = 0; i < q->n; i++) {
     cand *c = &q->c[i];
     if (isnan(c->cs)) c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
     if (isnan(c->ls)) c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
-    if (c->bm < 0) {
-      bool cold = t->docs[c->slot].tier == EG_TIER_COLD;
-      c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? &q->bqc : &q->bq, c->slot);
-    }
   }
+  size_t cap = q->n ? q->n : 1;
+  uint32_t *slots = malloc(cap * sizeof *slots), *at = malloc(cap * sizeof *at);
+  double *bm = malloc(cap * sizeof *bm);
+  for (int cold = 0; cold < 2; cold++) {
+    size_t m = 0;
+    for (size_t i = 0; i < q->n; i++) {
+      cand *c = &q->c[i];
+      if (c->bm >= 0 || (t->docs[c->slot].tier == EG_TIER_COLD) != cold) continue;
+      if (!slots || !at || !bm) /* out of memory: one by one */
+        c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? cold_query(q) : &q->bq, c->slot);
+      else
+        slots[m] = c->slot, at[m++] = (uint32_t)i;
+    }
+    if (!m) continue;
+    eg_bm25_score_many(cold ? t->bm25_cold : t->bm25, cold ? cold_query(q) : &q->bq, slots, m, bm);
+    for (size_t j = 0; j < m; j++) q->c[at[j]].bm = bm[j];
+  }
+  free(slots);
+  free(at);
+  free(bm);
 }
 
 static int by_score(const void *a, const void *b) {
@@ -535,16 +563,15 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
-    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, {0}, {0}, NULL, 0, 0, {NULL, NULL, 0, 0}};
+    const char *const *terms = (const char *const *)tl[i].v;
+    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, terms, tl[i].n, {0}, {0}, false, NULL, 0, 0, {NULL, NULL, 0, 0}};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
-    const char *const *terms = (const char *const *)tl[i].v;
     if (by_user) {
       eg_bm25_prepare_within(t->bm25, terms, tl[i].n, &user_docs, v->o.bm25_user_prior, &q.bq);
     } else {
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }
-    if (t->n_tier[EG_TIER_COLD]) eg_bm25_prepare(t->bm25_cold, terms, tl[i].n, &q.bqc); /* only cold slots use it */
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
       for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
@@ -558,8 +585,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       /* cold words: on request, or when a filter narrows the search to few chunks */
       bool with_cold = req->include_cold || (f.active && passing <= EXACT_LIMIT);
       for (int cold = 0; cold < 1 + with_cold; cold++) {
-        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? &q.bqc : &q.bq, kk, f.active ? keep_cb : NULL,
-                                   kc, bslots, bscores);
+        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? cold_query(&q) : &q.bq, kk,
+                                   f.active ? keep_cb : NULL, kc, bslots, bscores);
         for (size_t j = 0; j < nb; j++) {
           add_cand(&q, bslots[j]);
           cand *c = cand_of(&q, bslots[j]);
