@@ -86,9 +86,9 @@ static void grow(eg_vec *v, const corpus *c, size_t from, size_t to) {
   free(buf);
 }
 
-/* Time per stage of the searches timed (embed, dense, bm25, fuse: SearchResponse.timings),
- * then the whole call. */
-#define N_STAGES 5
+/* Time per stage of the searches timed (embed, dense, bm25, fuse, load:
+ * SearchResponse.timings), then the whole call. */
+#define N_STAGES 6
 static int64_t stage_us[N_STAGES];
 
 /* One search of query turn q; the ids of its top hits into ids (up to 10). */
@@ -243,8 +243,8 @@ static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64
              (double)(eg_time_mono_us() - b0) / 1e6);
       printf("    p50 per round:");
       for (int r = 0; r < ROUNDS; r++) printf(" %.0f us", rounds[r]);
-      printf("; mean: embed %.0f us, dense %.0f us, bm25 %.0f us, fuse %.0f us, whole Search %.0f us\n", st[0], st[1],
-             st[2], st[3], st[4]);
+      printf("; mean: embed %.0f us, dense %.0f us, bm25 %.0f us, fuse %.0f us, load %.0f us, whole Search %.0f us\n",
+             st[0], st[1], st[2], st[3], st[4], st[5]);
       if (upto == total) printf("retention %-3s p50 ratio %zu / %d: %.2fx\n", on ? "on" : "off", total, STEP, p / p50_first);
     } else if (getenv("BENCH_PROGRESS")) {
       fprintf(stderr, "  %zu chunks: hot %llu (%.0f s)\n", upto, (unsigned long long)tiers[1],
