@@ -6,8 +6,9 @@
  *     day of use — searches whose queries favour recent material (a geometric choice of
  *     step, newest likeliest), the top hits reported as accesses — then a retention sweep;
  *   - at 100k and at the end: Search latency (hybrid: both dense fields + BM25 + fusion,
- *     k = 10, tenant-wide) over held-out queries (a turn's first 12 words and its vector),
- *     chunks per tier, resident memory.
+ *     k = 10, tenant-wide) over held-out queries (a turn's first 12 words and its vector):
+ *     the median of three rounds' p50, chunks per tier, resident memory, and the mean time
+ *     of each stage of Search.
  * vectord's engine runs in-process: Search is the only stage of a Recall whose cost
  * depends on how many chunks a tenant holds.
  *
@@ -30,6 +31,7 @@
 #define STEP 100000
 #define DAY 86400000000LL
 #define NQ 500
+#define ROUNDS 3
 
 static unsigned long long rng = 88172645463325252ULL;
 static double urand(void) {
@@ -84,6 +86,11 @@ static void grow(eg_vec *v, const corpus *c, size_t from, size_t to) {
   free(buf);
 }
 
+/* Time per stage of the searches timed (embed, dense, bm25, fuse, load:
+ * SearchResponse.timings), then the whole call. */
+#define N_STAGES 6
+static int64_t stage_us[N_STAGES];
+
 /* One search of query turn q; the ids of its top hits into ids (up to 10). */
 static size_t search(eg_vec *v, const corpus *c, size_t q, uint64_t *ids) {
   eg_arena *a = eg_arena_new(0, 0);
@@ -101,6 +108,7 @@ static size_t search(eg_vec *v, const corpus *c, size_t q, uint64_t *ids) {
   size_t n = 0;
   if (eg_vec_search(v, &req, a, &resp, &e)) fprintf(stderr, "search: %s\n", e.msg), exit(1);
   for (size_t i = 0; i < resp.results[0]->n_hits && n < 10; i++) ids[n++] = resp.results[0]->hits[i]->chunk->id;
+  for (size_t i = 0; i < resp.n_timings && i < N_STAGES - 1; i++) stage_us[i] += resp.timings[i]->micros;
   eg_arena_free(a);
   return n;
 }
@@ -158,17 +166,48 @@ static void policy(eg_vec *v, bool on, uint64_t hot_max, uint64_t warm_max) {
   eg_arena_free(a);
 }
 
-/* p50 of NQ searches of held-out turns (the last NQ of the corpus, never stored as such). */
-static double p50_us(eg_vec *v, const corpus *c) {
+/* BENCH_PERF_CTL=ctl,ack: the control and acknowledgement FIFOs of a `perf record
+ * --control fifo:ctl,ack -D -1` around this process, so that only the timed searches at
+ * the end are recorded. */
+static void perf_ctl(const char *cmd) {
+  const char *env = getenv("BENCH_PERF_CTL");
+  const char *comma = env ? strchr(env, ',') : NULL;
+  if (!comma) return;
+  char ctl[512], ack[8];
+  snprintf(ctl, sizeof ctl, "%.*s", (int)(comma - env), env);
+  FILE *f = fopen(ctl, "w"), *g = NULL;
+  if (f) fprintf(f, "%s\n", cmd), fclose(f);
+  if (f && (g = fopen(comma + 1, "r"))) {
+    if (!fgets(ack, sizeof ack, g)) ack[0] = 0;
+    fclose(g);
+  }
+}
+
+/* p50 of NQ searches of held-out turns (the last NQ of the corpus, never stored as such),
+ * in ROUNDS rounds: each round's p50 into round[], the median of those returned (the box
+ * is shared: one round slowed by other work moves the figure less); the mean time per
+ * stage over all of them into mean[]; profile: the searches perf records. */
+static double p50_us(eg_vec *v, const corpus *c, bool profile, double round[ROUNDS], double mean[N_STAGES]) {
   int64_t lat[NQ];
   uint64_t ids[10];
-  for (int i = 0; i < NQ; i++) {
-    int64_t s = eg_time_mono_us();
-    search(v, c, c->n + (size_t)i, ids);
-    lat[i] = eg_time_mono_us() - s;
+  memset(stage_us, 0, sizeof stage_us);
+  if (profile) perf_ctl("enable");
+  for (int r = 0; r < ROUNDS; r++) {
+    for (int i = 0; i < NQ; i++) {
+      int64_t s = eg_time_mono_us();
+      search(v, c, c->n + (size_t)i, ids);
+      lat[i] = eg_time_mono_us() - s;
+      stage_us[N_STAGES - 1] += lat[i];
+    }
+    eg_sort_i64(lat, NQ);
+    round[r] = (double)lat[NQ / 2];
   }
-  eg_sort_i64(lat, NQ);
-  return (double)lat[NQ / 2];
+  if (profile) perf_ctl("disable");
+  for (int i = 0; i < N_STAGES; i++) mean[i] = (double)stage_us[i] / (NQ * ROUNDS);
+  int64_t med[ROUNDS];
+  for (int r = 0; r < ROUNDS; r++) med[r] = (int64_t)round[r];
+  eg_sort_i64(med, ROUNDS);
+  return (double)med[ROUNDS / 2];
 }
 
 static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64_t warm_max) {
@@ -195,12 +234,17 @@ static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64
     sweep(v, day, tiers);
     eg_vec_quiesce(v);
     if (upto == STEP || upto == total) {
-      double p = p50_us(v, c);
+      double st[N_STAGES], rounds[ROUNDS];
+      double p = p50_us(v, c, upto == total, rounds, st);
       if (upto == STEP) p50_first = p;
       printf("retention %-3s %8zu chunks: Search p50 %7.1f us  hot %llu warm %llu cold %llu  RSS +%.0f MB  (%.0f s)\n",
              on ? "on" : "off", upto, p, (unsigned long long)tiers[1], (unsigned long long)tiers[2],
              (unsigned long long)tiers[3], (double)(eg_brss_kb() - rss0) / 1024.0,
              (double)(eg_time_mono_us() - b0) / 1e6);
+      printf("    p50 per round:");
+      for (int r = 0; r < ROUNDS; r++) printf(" %.0f us", rounds[r]);
+      printf("; mean: embed %.0f us, dense %.0f us, bm25 %.0f us, fuse %.0f us, load %.0f us, whole Search %.0f us\n",
+             st[0], st[1], st[2], st[3], st[4], st[5]);
       if (upto == total) printf("retention %-3s p50 ratio %zu / %d: %.2fx\n", on ? "on" : "off", total, STEP, p / p50_first);
     } else if (getenv("BENCH_PROGRESS")) {
       fprintf(stderr, "  %zu chunks: hot %llu (%.0f s)\n", upto, (unsigned long long)tiers[1],

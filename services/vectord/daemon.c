@@ -33,7 +33,7 @@ static const eg_cfg_opt vectord_opts[] = {
     {"weight_content", EG_CFG_DOUBLE, "0.4", "default weight x of sim(content)", 0, 0, 0},
     {"weight_latent", EG_CFG_DOUBLE, "0.4", "default weight y of sim(latent)", 0, 0, 0},
     {"weight_bm25", EG_CFG_DOUBLE, "0.4", "default weight alpha of normalized BM25", 0, 0, 0},
-    {"hnsw_threshold", EG_CFG_INT, "50000", "hot chunks of a tenant above which its hot tier uses HNSW", 0, 1, 1 << 30},
+    {"hnsw_threshold", EG_CFG_INT, "50000", "hot and warm chunks of a tenant above which its dense indexes use HNSW", 0, 1, 1 << 30},
     {"hnsw_ef_search", EG_CFG_INT, "128", "HNSW search breadth", 0, 8, 4096},
     {"max_chunks", EG_CFG_INT, "1000", "chunks per Upsert", 0, 1, 100000},
     {"max_text_bytes", EG_CFG_INT, "65536", "content or latent size", 0, 256, 1 << 24},

@@ -121,10 +121,9 @@ Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64
 
 /* ---- dense indexes ------------------------------------------------------------------- */
 
-FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm) {
+FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw) {
   FaissIndex *ix = NULL;
-  hnsw = hnsw && !warm;
-  const char *spec = warm ? "IDMap2,Flat" : hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat";
+  const char *spec = hnsw ? "IDMap2,HNSW32,Flat" : "IDMap2,Flat";
   if (faiss_index_factory(&ix, dim, spec, METRIC_INNER_PRODUCT) != 0) {
     EG_ERROR("vec", "faiss index_factory failed", "error=\"%s\"", faiss_err());
     return NULL;
@@ -142,7 +141,7 @@ FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm) {
 
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out) {
   uint8_t tier = slot < t->n_slots ? t->docs[slot].tier : EG_TIER_HOT;
-  FaissIndex *ix = tier == EG_TIER_HOT ? t->dense[field] : tier == EG_TIER_WARM ? t->warm[field] : NULL;
+  FaissIndex *ix = eg_vt_indexed(tier) ? t->dense[field] : NULL;
   return ix && faiss_Index_reconstruct(ix, (idx_t)slot, out) == 0;
 }
 
@@ -158,18 +157,17 @@ static eg_code ensure_slots(vtenant *t, uint32_t slot) {
   return EG_OK;
 }
 
-/* Add vectors of n slots to the index pair of a tier (hot: dense, warm: warm). */
-eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *slots, const float *vecs, size_t n,
-                              eg_err *err) {
+eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
+                          eg_err *err) {
   if (!n) return EG_OK;
-  FaissIndex **pair = warm ? t->warm : t->dense;
+  FaissIndex **pair = t->dense;
   size_t d = (size_t)t->dim;
   float *field = malloc(n * d * sizeof *field);
   idx_t *ids = malloc(n * sizeof *ids);
   eg_code rc = field && ids ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; !rc && i < n; i++) ids[i] = slots[i];
   for (int f = 0; !rc && f < N_FIELDS; f++) {
-    if (!pair[f] && !(pair[f] = eg_vt_new_index(v, t->dim, t->hnsw, warm))) {
+    if (!pair[f] && !(pair[f] = eg_vt_new_index(v, t->dim, t->hnsw))) {
       rc = eg_err_set(err, EG_EINTERNAL, "cannot create a dense index");
       break;
     }
@@ -180,11 +178,6 @@ eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *s
   free(field);
   free(ids);
   return rc;
-}
-
-eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
-                          eg_err *err) {
-  return eg_vt_add_vectors_to(v, t, false, slots, vecs, n, err);
 }
 
 eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const float *vecs,
@@ -248,23 +241,19 @@ void eg_vt_remove_doc(eg_vec *v, vtenant *t, uint32_t slot, bool keep_vectors) {
   eg_bm25_remove(eg_vt_bm25(t, d->tier), slot);
   t->live--;
   t->n_tier[d->tier]--;
-  if (!keep_vectors) eg_vt_unindex(t, &slot, 1, d->tier);
+  if (!keep_vectors && eg_vt_indexed(d->tier)) eg_vt_unindex(t, &slot, 1);
 }
 
 void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot) { eg_vt_remove_doc(v, t, slot, false); }
 
-void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n, uint8_t tier) {
+void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n) {
   if (!n) return;
-  if (tier == EG_TIER_WARM && t->warm_hnsw) { /* skipped at search, dropped at the next sweep's rebuild */
-    t->warm_stale += n;
-    return;
-  }
-  if (tier == EG_TIER_HOT && t->hnsw) { /* HNSW cannot remove: tombstones, skipped at search, dropped at rebuild */
+  if (t->hnsw) { /* HNSW cannot remove: tombstones, skipped at search, dropped at rebuild */
     t->tombstones += n;
     return;
   }
-  FaissIndex **pair = tier == EG_TIER_HOT ? t->dense : tier == EG_TIER_WARM ? t->warm : NULL;
-  idx_t *ids = pair ? malloc(n * sizeof *ids) : NULL;
+  FaissIndex **pair = t->dense;
+  idx_t *ids = malloc(n * sizeof *ids);
   for (size_t i = 0; ids && i < n; i++) ids[i] = slots[i];
   /* one pass over the index for all of them (a removal compacts the whole index) */
   for (int f = 0; ids && f < N_FIELDS; f++) {
@@ -339,16 +328,15 @@ typedef struct build_job {
   vtenant *t;
 } build_job;
 
-bool eg_vt_copy_tier(vtenant *t, size_t from, size_t to, uint8_t tier, idx_t **ids, float *vecs[N_FIELDS],
-                     size_t *n) {
-  size_t dim = (size_t)t->dim, cap = to > from ? to - from : 1, k = 0;
-  if (cap > t->n_tier[tier]) cap = t->n_tier[tier] ? t->n_tier[tier] : 1; /* no more can be in it */
+bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS], size_t *n) {
+  size_t dim = (size_t)t->dim, cap = to > from ? to - from : 1, k = 0, indexed = eg_vt_n_indexed(t);
+  if (cap > indexed) cap = indexed ? indexed : 1; /* no more can be in it */
   *ids = malloc(cap * sizeof **ids);
   vecs[0] = malloc(cap * dim * sizeof(float));
   vecs[1] = malloc(cap * dim * sizeof(float));
   if (!*ids || !vecs[0] || !vecs[1]) return false;
   for (size_t s = from; s < to && k < cap; s++) {
-    if (!t->docs[s].live || t->docs[s].tier != tier) continue;
+    if (!t->docs[s].live || !eg_vt_indexed(t->docs[s].tier)) continue;
     if (!eg_vt_vector(t, FIELD_CONTENT, (uint32_t)s, vecs[0] + k * dim) ||
         !eg_vt_vector(t, FIELD_LATENT, (uint32_t)s, vecs[1] + k * dim))
       continue;
@@ -374,7 +362,7 @@ static void *build_thread(void *arg) {
   int64_t t0 = eg_time_mono_us();
   FaissIndex *nx[N_FIELDS] = {NULL, NULL};
   bool ok = true;
-  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = eg_vt_new_index(v, t->dim, true, false)) != NULL;
+  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = eg_vt_new_index(v, t->dim, true)) != NULL;
   /* Copy under the read lock, build outside any lock, and repeat for what was written
    * meanwhile until little is left: searches and writes go on against the old index. */
   size_t done = 0, total = 0;
@@ -383,7 +371,7 @@ static void *build_thread(void *arg) {
     size_t upto = t->n_slots, n = 0;
     idx_t *ids = NULL;
     float *vecs[N_FIELDS] = {NULL, NULL};
-    ok = eg_vt_copy_tier(t, done, upto, EG_TIER_HOT, &ids, vecs, &n);
+    ok = eg_vt_copy_indexed(t, done, upto, &ids, vecs, &n);
     pthread_rwlock_unlock(&t->lock);
     ok = eg_vt_add_copied(nx, ids, vecs, n, ok);
     total += n;
@@ -399,7 +387,7 @@ static void *build_thread(void *arg) {
     size_t n = 0;
     idx_t *ids = NULL;
     float *vecs[N_FIELDS] = {NULL, NULL};
-    ok = eg_vt_copy_tier(t, done, t->n_slots, EG_TIER_HOT, &ids, vecs, &n);
+    ok = eg_vt_copy_indexed(t, done, t->n_slots, &ids, vecs, &n);
     ok = eg_vt_add_copied(nx, ids, vecs, n, ok);
     total += n;
   }
@@ -409,9 +397,10 @@ static void *build_thread(void *arg) {
       t->dense[f] = nx[f];
     }
     t->hnsw = true;
+    t->holds_erased = false; /* built from the live slots only */
     idx_t nt = faiss_Index_ntotal(t->dense[0]);
-    size_t hot = t->n_tier[EG_TIER_HOT];
-    t->tombstones = (size_t)nt > hot ? (size_t)nt - hot : 0;
+    size_t indexed = eg_vt_n_indexed(t);
+    t->tombstones = (size_t)nt > indexed ? (size_t)nt - indexed : 0;
     snapshot_write(v, t);
   } else {
     EG_ERROR("vec", "HNSW build failed", "error=\"%s\"", faiss_err());
@@ -430,9 +419,9 @@ static void *build_thread(void *arg) {
 
 void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t) {
   if (t->building || !t->dim) return;
-  size_t hot = t->n_tier[EG_TIER_HOT];
-  bool want = (!t->hnsw && hot > v->o.hnsw_threshold) ||
-              (t->hnsw && t->tombstones > 1024 && t->tombstones * 5 > hot);
+  size_t indexed = eg_vt_n_indexed(t);
+  bool want = (!t->hnsw && indexed > v->o.hnsw_threshold) ||
+              (t->hnsw && t->tombstones > 1024 && t->tombstones * 5 > indexed);
   if (!want) return;
   build_job *j = malloc(sizeof *j);
   if (!j) return;
@@ -526,7 +515,7 @@ static bool free_slots(void *ctx, const void *k, size_t kl, void *v) {
 
 static void vt_free(vtenant *t) {
   if (!t) return;
-  for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(t->dense[f]), faiss_Index_free(t->warm[f]);
+  for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(t->dense[f]);
   eg_bm25_free(t->bm25);
   eg_bm25_free(t->bm25_cold);
   for (size_t s = 0; s < t->n_slots; s++) free(t->docs[s].entities);
@@ -558,9 +547,8 @@ static const char *in_step(rocksdb_iterator_t *it, const char *k, size_t kl, siz
   return rocksdb_iter_value(it, vl);
 }
 
-/* Vectors of slots waiting to be added to a tier's indexes, in batches. */
+/* Vectors of slots waiting to be added to the dense indexes, in batches. */
 typedef struct load_batch {
-  bool warm;
   float *vecs;
   uint32_t *slots;
   size_t n;
@@ -575,11 +563,11 @@ static eg_code batch_add(eg_vec *v, vtenant *t, load_batch *b, uint32_t slot, co
   b->slots[b->n++] = slot;
   if (b->n < LOAD_BATCH) return EG_OK;
   b->n = 0;
-  return eg_vt_add_vectors_to(v, t, b->warm, b->slots, b->vecs, LOAD_BATCH, err);
+  return eg_vt_add_vectors(v, t, b->slots, b->vecs, LOAD_BATCH, err);
 }
 
 static eg_code batch_flush(eg_vec *v, vtenant *t, load_batch *b, eg_code rc, eg_err *err) {
-  if (!rc && b->n) rc = eg_vt_add_vectors_to(v, t, b->warm, b->slots, b->vecs, b->n, err);
+  if (!rc && b->n) rc = eg_vt_add_vectors(v, t, b->slots, b->vecs, b->n, err);
   free(b->vecs);
   free(b->slots);
   return rc;
@@ -606,7 +594,7 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   rocksdb_iter_seek(vit, (const char *)prefix, 8);
   rocksdb_iter_seek(tit, (const char *)prefix, 8);
   rocksdb_iter_seek(rit, (const char *)prefix, 8);
-  load_batch hot = {false, NULL, NULL, 0}, warm = {true, NULL, NULL, 0};
+  load_batch batch = {NULL, NULL, 0};
   size_t evicted = 0;
   eg_vret_load_policy(v, t);
   /* The families share keys (T | chunk id) and are written together, so their iterators
@@ -636,12 +624,12 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
       EG_WARN("vec", "retention record unreadable: chunk kept hot", "slot=%llu", (unsigned long long)slot);
     if (rv) rocksdb_iter_next(rit); /* past it: what the next chunk skips is evicted chunks' */
     if (t->pol.disabled) d.tier = EG_TIER_HOT;
-    /* A snapshot already holds the vectors of the hot slots below its watermark (unless
-     * the slot came back to the hot tier after it was written); the others are added in
-     * batches (one FAISS call per field per batch). */
+    /* A snapshot already holds the vectors of the hot and warm slots below its watermark
+     * (unless the slot came back from the cold tier after it was written); the others are
+     * added in batches (one FAISS call per field per batch). */
     size_t row = (size_t)t->dim * N_FIELDS;
-    bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot;
-    if (in_snapshot && d.tier == EG_TIER_HOT) {
+    bool in_snapshot = snap && (int64_t)slot < t->snapshot_slot && eg_vt_indexed(d.tier);
+    if (in_snapshot) {
       float *probe = eg_arena_alloc(a, (size_t)t->dim * sizeof *probe);
       in_snapshot = probe && faiss_Index_reconstruct(t->dense[0], (idx_t)slot, probe) == 0;
     }
@@ -649,9 +637,8 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
       eg_arena_free(a);
       break;
     }
-    if (vec && t->dim && vvl == row * sizeof(float) && d.tier <= EG_TIER_WARM &&
-        !(in_snapshot && d.tier == EG_TIER_HOT))
-      rc = batch_add(v, t, d.tier == EG_TIER_HOT ? &hot : &warm, (uint32_t)slot, vec, row, err);
+    if (vec && t->dim && vvl == row * sizeof(float) && eg_vt_indexed(d.tier) && !in_snapshot)
+      rc = batch_add(v, t, &batch, (uint32_t)slot, vec, row, err);
     loaded++;
     eg_arena_free(a);
   }
@@ -660,8 +647,7 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     rocksdb_iter_next(rit);
   }
   t->n_tier[EG_TIER_EVICTED] = evicted;
-  rc = batch_flush(v, t, &hot, rc, err);
-  rc = batch_flush(v, t, &warm, rc, err);
+  rc = batch_flush(v, t, &batch, rc, err);
   rocksdb_iter_destroy(it);
   rocksdb_iter_destroy(vit);
   rocksdb_iter_destroy(tit);
@@ -669,8 +655,8 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   rocksdb_readoptions_destroy(ro);
   if (snap && t->dense[0]) {
     idx_t total = faiss_Index_ntotal(t->dense[0]);
-    size_t hot_n = t->n_tier[EG_TIER_HOT];
-    t->tombstones = (size_t)total > hot_n ? (size_t)total - hot_n : 0;
+    size_t indexed = eg_vt_n_indexed(t);
+    t->tombstones = (size_t)total > indexed ? (size_t)total - indexed : 0;
   }
   EG_INFO("vec", "tenant index loaded", "tenant_key=%llx chunks=%zu snapshot=%d took_ms=%lld",
           (unsigned long long)t->T, loaded, snap, (long long)((eg_time_mono_us() - t0) / 1000));
@@ -736,6 +722,7 @@ void eg_vt_drop_snapshot(eg_vec *v, vtenant *t) {
   pthread_rwlock_wrlock(&t->lock);
   snapshot_unlink(v, t->T);
   t->snapshot_slot = -1;
+  t->holds_erased = t->hnsw;
   pthread_rwlock_unlock(&t->lock);
 }
 
@@ -849,8 +836,9 @@ static bool close_tenant(void *ctx, const void *k, size_t kl, void *val) {
   (void)k, (void)kl;
   eg_vec *v = ctx;
   vtenant *t = val;
-  /* Save what the snapshot lacks, so the next start replays less. */
-  if (t->hnsw && t->snapshot_slot < (int64_t)t->n_slots) snapshot_write(v, t);
+  /* Save what the snapshot lacks, so the next start replays less (never erased vectors:
+   * the next start rebuilds from the store instead). */
+  if (t->hnsw && !t->holds_erased && t->snapshot_slot < (int64_t)t->n_slots) snapshot_write(v, t);
   vt_free(t);
   return true;
 }

@@ -33,7 +33,7 @@ typedef struct eg_vec_opts {
   bool bm25_per_user;          /* BM25 statistics of the user searched, not the whole tenant's, */
   double bm25_user_prior;      /* smoothed toward the tenant's as if this many of its chunks were the user's */
   float x, y, alpha;           /* default fusion weights */
-  uint32_t hnsw_threshold;     /* live chunks above which a tenant switches to HNSW */
+  uint32_t hnsw_threshold;     /* hot and warm chunks above which a tenant switches to HNSW */
   uint32_t hnsw_ef_search;     /* HNSW search breadth */
   uint32_t max_chunks;         /* chunks per Upsert */
   uint32_t max_text_bytes;     /* content / latent size */

@@ -38,7 +38,7 @@ typedef struct vdoc {
   bool private_;                                 /* visible only to its agent */
   bool live;
   bool staged;    /* stored and indexed, invisible until published (Chunk.staged) */
-  uint8_t tier;   /* eg_tier: HOT in dense[], WARM in warm[], COLD in neither */
+  uint8_t tier;   /* eg_tier: HOT and WARM in dense[], COLD (and EVICTED) not */
   float salience; /* Chunk.salience */
   int64_t tier_since;
   eg_access acc;  /* when Recall returned it */
@@ -60,22 +60,20 @@ typedef struct vtenant {
   pthread_rwlock_t lock;    /* searches read, in-memory updates write */
   pthread_mutex_t writer;   /* serializes the tenant's writers (store + memory) */
   int dim;                  /* 0 until the first vector */
-  FaissIndex *dense[N_FIELDS]; /* the hot tier */
-  FaissIndex *warm[N_FIELDS];  /* the warm tier: exact, no HNSW graph */
+  FaissIndex *dense[N_FIELDS]; /* the hot and warm tiers: one index per field */
   bool hnsw;                /* dense indexes are HNSW (else exact) */
   bool building;            /* a background HNSW build is running */
   int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
+  bool holds_erased;        /* the HNSW indexes still hold erased vectors (tombstones): no snapshot until a rebuild */
   eg_bm25 *bm25;            /* words of hot and warm chunks */
   eg_bm25 *bm25_cold;       /* words of cold chunks (their own statistics) */
   vdoc *docs;               /* by slot */
   size_t n_slots, cap_slots;
   eg_map *by_chunk;         /* chunk id (8 bytes) → slot + 1 */
   eg_map *by_user;          /* user hash (8 bytes) → vslots*: the live slots of a user */
-  size_t live, tombstones;  /* tombstones: dead slots still inside an HNSW index */
+  size_t live, tombstones;  /* tombstones: slots dead or cold still inside an HNSW index */
   size_t shared, private_;  /* live slots without a user; live private slots */
   size_t n_tier[5];         /* live slots per eg_tier; [EG_TIER_EVICTED]: evicted chunks */
-  bool warm_hnsw;           /* the warm indexes are HNSW (rebuilt by sweeps), else exact */
-  size_t warm_stale;        /* slots gone from the warm tier still in its HNSW indexes */
   eg_ret_policy pol;        /* retention policy */
 } vtenant;
 
@@ -120,28 +118,28 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
 void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot);
 /* The same, leaving its vectors to the caller (keep_vectors: eg_vt_unindex of many at once). */
 void eg_vt_remove_doc(eg_vec *v, vtenant *t, uint32_t slot, bool keep_vectors);
-/* Take the vectors of n slots out of the index of their tier `tier`, in one pass over it
- * (HNSW: tombstones). */
-void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n, uint8_t tier);
+/* Does a chunk of this tier have its vectors in the dense indexes? (hot and warm) */
+static inline bool eg_vt_indexed(uint8_t tier) { return tier == EG_TIER_HOT || tier == EG_TIER_WARM; }
+/* Live slots whose vectors are in the dense indexes. */
+static inline size_t eg_vt_n_indexed(const vtenant *t) { return t->n_tier[EG_TIER_HOT] + t->n_tier[EG_TIER_WARM]; }
+
+/* Take the vectors of n slots out of the dense indexes, in one pass over them (HNSW:
+ * tombstones). */
+void eg_vt_unindex(vtenant *t, const uint32_t *slots, size_t n);
 /* Add the vectors of n slots, vecs laid out slot by slot (content then latent, dim each),
  * with one FAISS call per field (HNSW adds run in parallel inside FAISS). */
 eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const float *vecs, size_t n,
                           eg_err *err);
-/* The same into the indexes of the warm tier (warm) or the hot one. */
-eg_code eg_vt_add_vectors_to(eg_vec *v, vtenant *t, bool warm, const uint32_t *slots, const float *vecs, size_t n,
-                             eg_err *err);
-/* Copy the vectors of the live slots of a tier in [from, to), field by field (caller holds
+/* Copy the vectors of the live indexed slots in [from, to), field by field (caller holds
  * t->lock); *n gets the count. False when out of memory (the copies are still the caller's). */
-bool eg_vt_copy_tier(vtenant *t, size_t from, size_t to, uint8_t tier, idx_t **ids, float *vecs[N_FIELDS],
-                     size_t *n);
+bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS], size_t *n);
 /* Add copied vectors to new indexes (one call per field) and free the copies; ok passes
  * through (false: nothing added). */
 bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok);
-/* The vector of a slot for a field (from the index of its tier; false when cold). */
+/* The vector of a slot for a field (from the dense index; false when cold). */
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
-/* A new exact or HNSW index for the hot tier, or an exact one for the warm tier (an exact
- * scan of float vectors measured faster than one of fp16 vectors: bench/RESULTS.md). */
-FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw, bool warm);
+/* A new exact or HNSW dense index. */
+FaissIndex *eg_vt_new_index(eg_vec *v, int dim, bool hnsw);
 /* Start a background HNSW (re)build when the tenant needs one. Caller holds t->lock. */
 void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t);
 

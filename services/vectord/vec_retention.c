@@ -2,20 +2,19 @@
  * vec_retention.c — retention of chunks (docs/retention.md): accesses, tiers, the sweeper
  * and eviction.
  *
- * A chunk is hot (in the dense indexes), warm (in an exact index without a graph,
- * searched beside the hot one) or cold (in neither: BM25, the graph and GetChunks still
- * find it). Its tier follows R (common/retention.h) at each sweep, within the policy's
- * bounds on tier sizes; an access promotes a warm or cold chunk to hot at once. Under an
- * evicting policy a sweep removes the content, vectors and terms of cold chunks not used
- * for the policy's number of days; the retention record stays (the id answers
- * GetRetention as evicted), the chunk's facts in the graph stay, and the eviction is
- * written to the audit log. Every move is written to the store before memory changes.
+ * A chunk is hot or warm (in the dense indexes: one per field for both tiers, so that a
+ * search walks one graph whatever the split, and a move between the two changes no index)
+ * or cold (in none: BM25, the graph and GetChunks still find it). Its tier follows R
+ * (common/retention.h) at each sweep, within the policy's bounds on tier sizes; an access
+ * promotes a warm or cold chunk to hot at once. Under an evicting policy a sweep removes
+ * the content, vectors and terms of cold chunks not used for the policy's number of days;
+ * the retention record stays (the id answers GetRetention as evicted), the chunk's facts
+ * in the graph stay, and the eviction is written to the audit log. Every move is written
+ * to the store before memory changes.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <faiss/c_api/Index_c.h>
 
 #include "common/log.h"
 #include "common/scope.h"
@@ -123,12 +122,12 @@ typedef struct vmove {
   size_t terms_len;
 } vmove;
 
-/* What a move needs from the store: the vectors when the chunk enters an index, its
- * terms when it enters or leaves the cold tier. */
+/* What a move needs from the store: the vectors when the chunk enters the dense indexes,
+ * its terms when it enters or leaves the cold tier. */
 static void load_for_move(eg_vec *v, const vtenant *t, vmove *m, uint8_t from) {
   uint8_t to = m->after.tier;
   if (to == from || to == EG_TIER_EVICTED) return;
-  if (to <= EG_TIER_WARM) m->vecs = stored_vectors(v, t, m->chunk_id);
+  if (eg_vt_indexed(to) && !eg_vt_indexed(from)) m->vecs = stored_vectors(v, t, m->chunk_id);
   if ((to == EG_TIER_COLD) != (from == EG_TIER_COLD)) {
     uint8_t k[16];
     KEY2(k, t->T, m->chunk_id);
@@ -158,17 +157,14 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
   }
   eg_code rc = eg_kvtxn_commit(txn, err);
   if (rc) return rc;
-  /* Memory: out of the indexes they leave (one pass per index: a removal compacts the
-   * whole index), the docs and words, then into the indexes they enter (one call each). */
+  /* Memory: out of the dense indexes for those that leave them (one pass: a removal
+   * compacts the whole index), the docs and words, then into them for those that enter
+   * (one call per field). A move between hot and warm changes no index. */
   size_t row = (size_t)t->dim * N_FIELDS;
-  slot_batch out[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}}, in[2] = {{NULL, NULL, 0}, {NULL, NULL, 0}};
+  slot_batch out = {malloc(n * sizeof(uint32_t)), NULL, 0};
+  slot_batch in = {malloc(n * sizeof(uint32_t)), malloc(n * (row ? row : 1) * sizeof(float)), 0};
   bool *act = calloc(n, sizeof *act);
-  for (int k = 0; k < 2; k++) {
-    out[k].slots = malloc(n * sizeof(uint32_t));
-    in[k].slots = malloc(n * sizeof(uint32_t));
-    in[k].vecs = malloc(n * (row ? row : 1) * sizeof(float));
-  }
-  if (!act || !out[0].slots || !out[1].slots || !in[0].slots || !in[1].slots || !in[0].vecs || !in[1].vecs) {
+  if (!act || !out.slots || !in.slots || !in.vecs) {
     rc = eg_err_set(err, EG_ENOMEM, "out of memory (the moves are stored; a restart applies them)");
     goto done;
   }
@@ -178,13 +174,10 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
     if (!d->live || d->chunk_id != m[i].chunk_id) continue;
     d->acc = m[i].after.acc;
     uint8_t from = d->tier;
-    if ((act[i] = m[i].after.tier != from) && from <= EG_TIER_WARM) {
-      slot_batch *o = &out[from == EG_TIER_WARM];
-      o->slots[o->n++] = m[i].slot;
-    }
+    if ((act[i] = m[i].after.tier != from) && eg_vt_indexed(from) && !eg_vt_indexed(m[i].after.tier))
+      out.slots[out.n++] = m[i].slot;
   }
-  eg_vt_unindex(t, out[0].slots, out[0].n, EG_TIER_HOT);
-  eg_vt_unindex(t, out[1].slots, out[1].n, EG_TIER_WARM);
+  eg_vt_unindex(t, out.slots, out.n);
   for (size_t i = 0; i < n; i++) {
     if (!act[i]) continue;
     uint8_t from = t->docs[m[i].slot].tier, to = m[i].after.tier;
@@ -196,19 +189,17 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
     }
     set_tier(t, m[i].slot, to, m[i].terms, m[i].terms_len);
     ++*(to < from ? promoted : demoted);
-    if (to <= EG_TIER_WARM && m[i].vecs && row) {
-      slot_batch *b = &in[to == EG_TIER_WARM];
-      memcpy(b->vecs + b->n * row, m[i].vecs, row * sizeof(float));
-      b->slots[b->n++] = m[i].slot;
+    if (eg_vt_indexed(to) && !eg_vt_indexed(from) && m[i].vecs && row) {
+      memcpy(in.vecs + in.n * row, m[i].vecs, row * sizeof(float));
+      in.slots[in.n++] = m[i].slot;
     }
   }
-  for (int k = 0; k < 2; k++)
-    if (eg_vt_add_vectors_to(v, t, k == 1, in[k].slots, in[k].vecs, in[k].n, err))
-      EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err->msg);
+  if (eg_vt_add_vectors(v, t, in.slots, in.vecs, in.n, err))
+    EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err->msg);
   eg_vt_maybe_rebuild(v, t);
   pthread_rwlock_unlock(&t->lock);
 done:
-  for (int k = 0; k < 2; k++) free(out[k].slots), free(in[k].slots), free(in[k].vecs);
+  free(out.slots), free(in.slots), free(in.vecs);
   free(act);
   return rc;
 }
@@ -250,42 +241,6 @@ static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, e
   qsort(rk, k, sizeof *rk, by_r_desc);
   for (size_t j = max; j < k; j++) want[rk[j].i] = (uint8_t)to;
   free(rk);
-}
-
-/* Past this many warm chunks a sweep rebuilds the warm tier as HNSW: an exact scan of more
- * costs a Search more than the hot tier's HNSW does (bench/RESULTS.md, "Growth"). */
-#define WARM_EXACT_MAX 4096
-
-/* Rebuild the warm indexes as HNSW from the warm slots' vectors when the tier has outgrown
- * an exact scan, or when a fifth of its HNSW entries are stale. Caller holds t->writer, so
- * no tier changes meanwhile; searches go on against the old indexes until the swap. */
-static void rebuild_warm(eg_vec *v, vtenant *t) {
-  pthread_rwlock_rdlock(&t->lock);
-  size_t n = t->n_tier[EG_TIER_WARM], k = 0;
-  bool want = t->dim && n > WARM_EXACT_MAX && (!t->warm_hnsw || t->warm_stale * 5 > n);
-  idx_t *ids = NULL;
-  float *vecs[N_FIELDS] = {NULL, NULL};
-  bool ok = want && eg_vt_copy_tier(t, 0, t->n_slots, EG_TIER_WARM, &ids, vecs, &k);
-  pthread_rwlock_unlock(&t->lock);
-  if (!want) return;
-  /* built outside the lock */
-  int64_t t0 = eg_time_mono_us();
-  FaissIndex *nx[N_FIELDS] = {NULL, NULL};
-  for (int f = 0; ok && f < N_FIELDS; f++) ok = (nx[f] = eg_vt_new_index(v, t->dim, true, false)) != NULL;
-  if (!eg_vt_add_copied(nx, ids, vecs, k, ok)) {
-    EG_WARN("vec", "warm tier rebuild failed", "warm=%zu", n);
-    for (int f = 0; f < N_FIELDS; f++) faiss_Index_free(nx[f]);
-    return;
-  }
-  pthread_rwlock_wrlock(&t->lock);
-  for (int f = 0; f < N_FIELDS; f++) {
-    faiss_Index_free(t->warm[f]);
-    t->warm[f] = nx[f];
-  }
-  t->warm_hnsw = true;
-  t->warm_stale = 0;
-  pthread_rwlock_unlock(&t->lock);
-  EG_INFO("vec", "warm tier rebuilt as HNSW", "vectors=%zu took_ms=%lld", k, (long long)((eg_time_mono_us() - t0) / 1000));
 }
 
 typedef struct sweep_out {
@@ -340,7 +295,6 @@ static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, e
   for (size_t i = 0; !rc && i < nm; i++) load_for_move(v, t, &mv[i], t->docs[mv[i].slot].tier);
   if (!rc) rc = apply_moves(v, t, mv, nm, &out->promoted, &out->demoted, &out->evicted, err);
   free_moves(mv, nm);
-  if (!rc) rebuild_warm(v, t);
   free(slot), free(r), free(want);
   if (!rc && out->evicted)
     EG_INFO("audit", "evict", "tenant=\"%s\" chunks=%llu policy_evict_cold_after_days=%g at=%lld", t->name,

@@ -13,6 +13,7 @@
  * never returns fewer hits than exist.
  */
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,12 +190,23 @@ typedef struct qctx {
   vtenant *t;
   const vfilter *f;
   const float *qv; /* NULL: no dense signal */
+  const char *const *terms;
+  size_t n_terms;
   eg_bm25_query bq;
-  eg_bm25_query bqc; /* the same terms under the cold tier's statistics */
+  eg_bm25_query bqc; /* the same terms under the cold tier's statistics (cold_query) */
+  bool bqc_ready;
   cand *c;
   size_t n, cap;
   slotset seen; /* slot → index into c */
 } qctx;
+
+/* The query under the cold tier's statistics, prepared when a cold chunk first needs it: a
+ * search that meets no cold chunk spends nothing on the cold tier. */
+static const eg_bm25_query *cold_query(qctx *q) {
+  if (!q->bqc_ready) eg_bm25_prepare(q->t->bm25_cold, q->terms, q->n_terms, &q->bqc);
+  q->bqc_ready = true;
+  return &q->bqc;
+}
 
 static float dot(const float *a, const float *b, int d) {
   float s = 0;
@@ -222,50 +234,82 @@ static void add_cand(qctx *q, uint32_t slot) {
   q->n++;
 }
 
-/* Candidates from the index of one tier (its labels of slots now in another tier skipped:
- * HNSW keeps a moved slot's vector until the next rebuild). */
-static void tier_candidates(qctx *q, FaissIndex *ix, uint8_t tier, int field, size_t k) {
+/* Candidates from the dense index of a field: its k best hot and warm chunks. An HNSW
+ * index keeps the vectors of chunks gone cold or dead (tombstones) until its next rebuild:
+ * the search asks for as many more as their share of the index suggests, and again for
+ * twice as many while fewer than k of the answers are live (at most 4096). */
+static void dense_candidates(qctx *q, int field, size_t k) {
   vtenant *t = q->t;
+  FaissIndex *ix = t->dense[field];
   if (!q->qv || !ix) return;
-  idx_t total = faiss_Index_ntotal(ix);
+  size_t total = (size_t)faiss_Index_ntotal(ix);
   if (!total) return;
-  size_t extra = tier == EG_TIER_HOT ? t->tombstones : t->warm_stale;
-  size_t kk = k + extra < (size_t)total ? k + extra : (size_t)total;
-  if (kk > 4096) kk = 4096;
-  float *d = malloc(kk * sizeof *d);
-  idx_t *l = malloc(kk * sizeof *l);
-  if (d && l && faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) == 0) {
-    for (size_t i = 0; i < kk; i++) {
-      if (l[i] < 0 || (size_t)l[i] >= t->n_slots || t->docs[l[i]].tier != tier) continue;
-      add_cand(q, (uint32_t)l[i]);
-      cand *c = cand_of(q, (uint32_t)l[i]);
-      if (c) {
-        if (field == FIELD_CONTENT) c->cs = d[i];
-        else c->ls = d[i];
-      }
+  size_t kk = t->tombstones ? k + k * t->tombstones / total + 16 : k, n = 0;
+  float *d = NULL;
+  idx_t *l = NULL;
+  /* One query: FAISS's parallel region would wake threads with nothing to do (each then
+   * clearing a visited table the size of the index, and spinning after it). */
+  int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  for (;;) {
+    if (kk > total) kk = total;
+    if (kk > 4096) kk = 4096;
+    free(d);
+    free(l);
+    d = malloc(kk * sizeof *d);
+    l = malloc(kk * sizeof *l);
+    n = 0;
+    if (!d || !l || faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) != 0) break;
+    size_t live = 0;
+    for (size_t i = 0; i < kk; i++)
+      live += l[i] >= 0 && (size_t)l[i] < t->n_slots && t->docs[l[i]].live && eg_vt_indexed(t->docs[l[i]].tier);
+    n = kk;
+    if (live >= k || kk == total || kk == 4096) break;
+    kk *= 2;
+  }
+  omp_set_num_threads(threads);
+  for (size_t i = 0; i < n; i++) {
+    if (l[i] < 0 || (size_t)l[i] >= t->n_slots || !eg_vt_indexed(t->docs[l[i]].tier)) continue;
+    add_cand(q, (uint32_t)l[i]);
+    cand *c = cand_of(q, (uint32_t)l[i]);
+    if (c) {
+      if (field == FIELD_CONTENT) c->cs = d[i];
+      else c->ls = d[i];
     }
   }
   free(d);
   free(l);
 }
 
-static void dense_candidates(qctx *q, int field, size_t k) {
-  tier_candidates(q, q->t->dense[field], EG_TIER_HOT, field, k);
-  tier_candidates(q, q->t->warm[field], EG_TIER_WARM, field, k);
-}
-
-/* Fill the signals a candidate lacks. */
+/* Fill the signals a candidate lacks: vectors one by one, BM25 for all of them at once
+ * per index (one walk of each query term's postings). */
 static void complete(qctx *q, float *buf) {
   vtenant *t = q->t;
   for (size_t i = 0; i < q->n; i++) {
     cand *c = &q->c[i];
     if (isnan(c->cs)) c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
     if (isnan(c->ls)) c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
-    if (c->bm < 0) {
-      bool cold = t->docs[c->slot].tier == EG_TIER_COLD;
-      c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? &q->bqc : &q->bq, c->slot);
-    }
   }
+  size_t cap = q->n ? q->n : 1;
+  uint32_t *slots = malloc(cap * sizeof *slots), *at = malloc(cap * sizeof *at);
+  double *bm = malloc(cap * sizeof *bm);
+  for (int cold = 0; cold < 2; cold++) {
+    size_t m = 0;
+    for (size_t i = 0; i < q->n; i++) {
+      cand *c = &q->c[i];
+      if (c->bm >= 0 || (t->docs[c->slot].tier == EG_TIER_COLD) != cold) continue;
+      if (!slots || !at || !bm) /* out of memory: one by one */
+        c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? cold_query(q) : &q->bq, c->slot);
+      else
+        slots[m] = c->slot, at[m++] = (uint32_t)i;
+    }
+    if (!m) continue;
+    eg_bm25_score_many(cold ? t->bm25_cold : t->bm25, cold ? cold_query(q) : &q->bq, slots, m, bm);
+    for (size_t j = 0; j < m; j++) q->c[at[j]].bm = bm[j];
+  }
+  free(slots);
+  free(at);
+  free(bm);
 }
 
 static int by_score(const void *a, const void *b) {
@@ -428,7 +472,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     al = req->weights->alpha;
   }
   resp->results = eg_arena_calloc(a, nq, sizeof *resp->results);
-  resp->timings = eg_arena_calloc(a, 4, sizeof *resp->timings);
+  resp->timings = eg_arena_calloc(a, 5, sizeof *resp->timings);
   if (!resp->results || !resp->timings) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < nq; i++) {
     resp->results[i] = eg_arena_calloc(a, 1, sizeof **resp->results);
@@ -525,16 +569,15 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
-    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, {0}, {0}, NULL, 0, 0, {NULL, NULL, 0, 0}};
+    const char *const *terms = (const char *const *)tl[i].v;
+    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, terms, tl[i].n, {0}, {0}, false, NULL, 0, 0, {NULL, NULL, 0, 0}};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
-    const char *const *terms = (const char *const *)tl[i].v;
     if (by_user) {
       eg_bm25_prepare_within(t->bm25, terms, tl[i].n, &user_docs, v->o.bm25_user_prior, &q.bq);
     } else {
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }
-    if (t->n_tier[EG_TIER_COLD]) eg_bm25_prepare(t->bm25_cold, terms, tl[i].n, &q.bqc); /* only cold slots use it */
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
       for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
@@ -548,8 +591,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       /* cold words: on request, or when a filter narrows the search to few chunks */
       bool with_cold = req->include_cold || (f.active && passing <= EXACT_LIMIT);
       for (int cold = 0; cold < 1 + with_cold; cold++) {
-        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? &q.bqc : &q.bq, kk, f.active ? keep_cb : NULL,
-                                   kc, bslots, bscores);
+        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? cold_query(&q) : &q.bq, kk,
+                                   f.active ? keep_cb : NULL, kc, bslots, bscores);
         for (size_t j = 0; j < nb; j++) {
           add_cand(&q, bslots[j]);
           cand *c = cand_of(&q, bslots[j]);
@@ -588,6 +631,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   if (!dims_ok)
     return eg_err_set(err, EG_EPRECOND, "this tenant's index has another dimension than the embedder (%s)", v->emb->model_id);
   /* Hits with their chunk records, read with one multi-get per query. */
+  int64_t l0 = eg_time_mono_us();
   for (size_t i = 0; i < nq; i++) {
     Engram__V1__QueryHits *qh = resp->results[i];
     size_t m = ntops[i];
@@ -635,7 +679,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   add_timing(a, v, &resp->timings[1], "dense", t_dense);
   add_timing(a, v, &resp->timings[2], "bm25", t_bm25);
   add_timing(a, v, &resp->timings[3], "fuse", t_fuse);
-  resp->n_timings = 4;
+  add_timing(a, v, &resp->timings[4], "load", eg_time_mono_us() - l0);
+  resp->n_timings = 5;
   return EG_OK;
 }
 

@@ -19,6 +19,7 @@
 
 static char *dir;
 static eg_embedder *emb;
+static eg_metrics *engine_metrics; /* the metrics the next engine opened reports to (NULL: none) */
 
 static eg_vec *open_engine_bm25(uint32_t hnsw_threshold, bool bm25_per_user) {
   eg_vec_opts o = {.dir = dir, .embedder = emb, .bm25_k1 = 1.2, .bm25_b = 0.75, .bm25_per_user = bm25_per_user,
@@ -26,7 +27,7 @@ static eg_vec *open_engine_bm25(uint32_t hnsw_threshold, bool bm25_per_user) {
                    .max_chunks = 10000, .max_text_bytes = 65536, .max_k = 1000, .max_queries = 64};
   eg_vec *v = NULL;
   eg_err e;
-  if (eg_vec_open(&o, NULL, &v, &e)) fprintf(stderr, "open: %s\n", e.msg);
+  if (eg_vec_open(&o, engine_metrics, &v, &e)) fprintf(stderr, "open: %s\n", e.msg);
   return v;
 }
 
@@ -338,6 +339,18 @@ static void test_erase_drops_snapshot(void) {
   }
   EG_CHECK_INT(ann, 0);
   EG_CHECK_INT(ben, bens);
+  /* an erasure too small to rebuild the index leaves its vectors there as tombstones:
+   * closing must not write them back into a snapshot */
+  EG_REQUIRE(upsert(v, "snap", "cat", 1200, 2400) == EG_OK);
+  eg_vec_quiesce(v); /* rebuilt and snapshotted */
+  before = snapshot_files();
+  EG_CHECK_INT(erase_user(v, "snap", "ben"), 100);
+  EG_CHECK_INT(snapshot_files(), before - 2);
+  eg_vec_close(v);
+  EG_CHECK_INT(snapshot_files(), before - 2);
+  v = open_engine(1000);
+  EG_CHECK_INT(search(v, "snap", vecs[1150], NULL, 5, NULL, got), 5);
+  EG_CHECK(got[0] != 1151);
   eg_vec_close(v);
 }
 
@@ -611,7 +624,7 @@ static void test_retention_tiers(void) {
   EG_CHECK_INT(ret_tier(v, "u1", 6, 0, &acc, tiers, why, sizeof why), EG_TIER_HOT);
   EG_CHECK(tiers[EG_TIER_HOT] == 200 && acc == 0 && strstr(why, ">= hot_min"));
   EG_CHECK_INT(ret_tier(v, "u2", 6, 0, NULL, NULL, NULL, 0), 0); /* another user's chunk: absent */
-  /* 40 days on: R = 0.5·2^(−4/3) ≈ 0.20 → warm; still found by its vector (fp16 index) */
+  /* 40 days on: R = 0.5·2^(−4/3) ≈ 0.20 → warm; still found by its vector */
   EG_CHECK_INT(sweep_at(v, now + 40 * DAY_US, NULL), 200);
   EG_CHECK_INT(ret_tier(v, "u1", 6, now + 40 * DAY_US, NULL, tiers, NULL, 0), EG_TIER_WARM);
   EG_CHECK(tiers[EG_TIER_WARM] == 200 && tiers[EG_TIER_HOT] == 0);
@@ -683,28 +696,89 @@ static void test_retention_tiers(void) {
   eg_vec_close(v);
 }
 
-/* A warm tier too large for an exact scan is rebuilt as HNSW by the sweep; a chunk that
- * leaves it (an access) is skipped there until the next rebuild. */
-static void test_warm_hnsw(void) {
-  eg_vec *v = open_engine(50000);
+/* engram_vectord_index_vectors: the vectors in the tenants' dense indexes (both fields,
+ * tombstones included). */
+static double index_vectors(eg_metrics *m) {
+  eg_buf b = {0};
+  eg_metrics_render(m, &b);
+  const char *name = "\nengram_vectord_index_vectors ", *at = b.data ? strstr(b.data, name) : NULL;
+  double n = at ? atof(at + strlen(name)) : -1;
+  eg_buf_free(&b);
+  return n;
+}
+
+/* Warm chunks stay in the dense (HNSW) indexes beside the hot ones: a sweep that makes
+ * them warm, or an access that makes one hot again, changes no index, and a restart finds
+ * them in the snapshot; only the cold tier leaves the indexes. */
+static void test_warm_shares_index(void) {
+  eg_metrics *m = engine_metrics = eg_metrics_new();
+  eg_vec *v = open_engine(1000);
   Engram__V1__RetentionPolicy defaults = ENGRAM__V1__RETENTION_POLICY__INIT; /* test_retention_tiers left it off */
   EG_REQUIRE(v && set_policy(v, &defaults, NULL) == EG_OK);
   EG_REQUIRE(upsert(v, "ret", "u1", 0, 5000) == EG_OK);
+  eg_vec_quiesce(v); /* HNSW past 1000 */
+  EG_CHECK_INT(index_vectors(m), 10000);
   int64_t now = eg_time_now_us();
   uint64_t tiers[5] = {0};
   EG_CHECK_INT(sweep_at(v, now + 40 * DAY_US, NULL), 5000);
+  eg_vec_quiesce(v);
   EG_CHECK_INT(ret_tier(v, "u1", 1, now + 40 * DAY_US, NULL, tiers, NULL, 0), EG_TIER_WARM);
   EG_CHECK_INT(tiers[EG_TIER_WARM], 5000);
+  EG_CHECK_INT(index_vectors(m), 10000); /* the same vectors: no second index, no tombstones, no rebuild */
   int found = 0;
   for (size_t i = 0; i < 5000; i += 250) found += top_is(v, i);
   EG_CHECK(found >= 19); /* HNSW recall on 20 exact-match queries */
-  EG_CHECK_INT(access_at(v, "u1", 251, 0), 101); /* chunk 250 back to hot, stale in the warm HNSW */
+  EG_CHECK_INT(access_at(v, "u1", 251, 0), 101); /* chunk 250 back to hot: nothing added */
+  EG_CHECK_INT(index_vectors(m), 10000);
   EG_CHECK(top_is(v, 250) && top_is(v, 500));
   eg_vec_close(v);
-  v = open_engine(50000); /* a restart: the warm tier exact again until the next sweep */
-  EG_CHECK(top_is(v, 250) && top_is(v, 500));
-  EG_CHECK_INT(sweep_at(v, now + 40 * DAY_US, NULL), 1);
-  EG_CHECK(top_is(v, 250) && top_is(v, 750));
+  eg_metrics_free(m);
+  m = engine_metrics = eg_metrics_new();
+  v = open_engine(1000); /* a restart: the snapshot holds the warm vectors too, none added twice */
+  EG_CHECK(top_is(v, 250) && top_is(v, 500) && top_is(v, 4750));
+  EG_CHECK_INT(index_vectors(m), 10000);
+  /* 90 days: all cold, out of the indexes (tombstones, then a rebuild drops them) */
+  EG_CHECK_INT(sweep_at(v, now + 90 * DAY_US, NULL), 5000);
+  uint64_t ids[5];
+  EG_CHECK_INT(search(v, "ret", vecs[250], NULL, 5, NULL, ids), 0);
+  eg_vec_quiesce(v);
+  EG_CHECK_INT(index_vectors(m), 0);
+  eg_vec_close(v);
+  eg_metrics_free(m);
+  engine_metrics = NULL;
+}
+
+/* Nearly all of an HNSW index gone cold, too few to rebuild it (1000 tombstones): a search
+ * still answers k live chunks, the nearest of them (the index is asked again for more). */
+static void test_tombstones_skipped(void) {
+  eg_vec *v = open_engine(1000);
+  EG_REQUIRE(v && erase_user(v, "ret", "u1") >= 0); /* what the tests before left */
+  EG_REQUIRE(upsert(v, "ret", "u1", 0, 1050) == EG_OK);
+  eg_vec_quiesce(v); /* HNSW */
+  int64_t later = eg_time_now_us() + 90 * DAY_US;
+  for (uint64_t id = 1; id <= 1050; id += 21) access_at(v, "u1", id, later); /* 50 used, the rest not */
+  EG_CHECK_INT(sweep_at(v, later, NULL), 1000); /* under the rebuild threshold (1024 tombstones) */
+  int full = 0, hot_only = 0, overlap = 0;
+  for (size_t i = 1; i < 1050; i += 52) { /* the vectors of cold chunks: their own is the nearest tombstone */
+    uint64_t ids[10];
+    size_t n = search(v, "ret", vecs[i], NULL, 10, NULL, ids);
+    full += n == 10;
+    bool hot = true;
+    for (size_t j = 0; j < n; j++) hot = hot && (ids[j] - 1) % 21 == 0;
+    hot_only += hot;
+    idsc used[50]; /* the 10 nearest among the used chunks */
+    for (size_t c = 0; c < 50; c++) {
+      float sc = 0;
+      for (int d = 0; d < DIM; d++) sc += vecs[i][d] * vecs[21 * c][d];
+      used[c] = (idsc){21 * c + 1, sc};
+    }
+    qsort(used, 50, sizeof *used, by_s);
+    for (size_t j = 0; j < n; j++)
+      for (size_t w = 0; w < 10; w++) overlap += ids[j] == used[w].id;
+  }
+  EG_CHECK_INT(full, 21);
+  EG_CHECK_INT(hot_only, 21);
+  EG_CHECK(overlap >= 200); /* recall@10 ≥ 0.95 */
   eg_vec_close(v);
 }
 
@@ -726,7 +800,8 @@ int main(void) {
   EG_RUN(test_feedback);
   EG_RUN(test_staged_publish);
   EG_RUN(test_retention_tiers);
-  EG_RUN(test_warm_hnsw);
+  EG_RUN(test_warm_shares_index);
+  EG_RUN(test_tombstones_skipped);
   eg_embedder_close(emb);
   int rc = eg_test_finish();
   if (!rc) eg_test_rmtree(dir);
