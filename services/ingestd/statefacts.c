@@ -536,6 +536,15 @@ static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, s
   return false;
 }
 
+/* Does a marker of kind k end right before token `end` (not before `from`)? */
+static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from, size_t end) {
+  for (int m = 0; m < sf->n_markers[k]; m++) {
+    size_t n = (size_t)sf->markers[k][m].n;
+    if (end >= from + n && marker_at(&sf->markers[k][m], t, end - n, end)) return true;
+  }
+  return false;
+}
+
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
 static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
@@ -696,12 +705,17 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
+  static const char *const prep[] = {"at", "in", "of", "from", "with", "for"};
   size_t p = s->ts;
   while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
-  /* right before the slot: "from X", "my old X", "my ex X" */
-  if (p > from && (has_marker(sf, MK_FROM, t, p - 1, p) || has_marker(sf, MK_FORMER, t, p - 1, p)))
+  /* right before the slot: "from X", "instead of X", "my old X", "my ex X" */
+  if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p) ||
+      (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)))
     return ST_FORMER;
-  if (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)) return ST_FORMER;
+  /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
+  if (p > from && in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
+    for (size_t q = p - 1; q > from && p - q < 4 && !t[q - 1].comma && !joint(t[q - 1].w, false); q--)
+      if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
   /* a verb that ends the state a few words before it: "quit my job at X", "sold the X" */
@@ -723,8 +737,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
  * that person's name ("my wife X …"). */
 static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                                const slot *s) {
-  if (to - from < 2 || (strcmp(t[from].w, "my") != 0 && strcmp(t[from].w, "our") != 0))
-    return false;
+  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …" */
+  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
+  if (to - from < 2 || !in_list(t[from].w, whose, sizeof whose / sizeof *whose)) return false;
   char noun[32];
   snprintf(noun, sizeof noun, "%s", t[from + 1].w);
   size_t l = strlen(noun);
@@ -932,6 +947,17 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   *b = s->te;
 }
 
+/* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?",
+ * "As a X, what …?" — the user's own, asked about or not. */
+static bool presupposed(const token *t, size_t from, const slot *s) {
+  static const char *const own[] = {"my", "our"};
+  static const char *const indef[] = {"a", "an"};
+  size_t i = s->ts;
+  if (s->cued && i >= from + 2) return in_list(t[i - 2].w, own, 2);
+  if (s->proper && i >= from + 1 && in_list(t[i - 1].w, own, 2)) return true;
+  return i >= from + 2 && !strcmp(t[i - 2].w, "as") && in_list(t[i - 1].w, indef, 2);
+}
+
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
@@ -947,14 +973,14 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     to = to < nt ? to + 1 : nt;
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
-    if (said && !question && speaks_of_self(sf, t, from, to)) {
+    if (said && speaks_of_self(sf, t, from, to)) {
       st->clauses++;
       size_t before = *n;
       slot slots[MAX_CANDS];
       size_t ns = find_slots(sf, sn, t, from, to, slots, MAX_CANDS);
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         /* a name given ("the kids named him X") is the user's when the sentence is */
-        if (about_someone_else(sf, t, from, to, &slots[k]) ||
+        if ((question && !presupposed(t, from, &slots[k])) || about_someone_else(sf, t, from, to, &slots[k]) ||
             (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k])))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
@@ -966,7 +992,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
       }
-      if (!ns && *n < MAX_ITEMS &&
+      if (!ns && !question && *n < MAX_ITEMS &&
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
         *it = (item){seg, from, to, {0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL};
@@ -1229,14 +1255,15 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
     while (to < nt && !t[to].cut) to++;
     to = to < nt ? to + 1 : nt;
     bool said = t[from].s >= said_from && t[from].s < said_to;
-    bool own = said && !t[to - 1].ask && speaks_of_self(sf, t, from, to);
+    bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to);
     slot slots[MAX_CANDS];
     size_t ns = said ? find_slots(sf, &names, t, from, to, slots, MAX_CANDS) : 0;
     for (size_t k = 0; k < ns; k++) {
       slot *s = &slots[k];
       if (!(s->bits & types)) continue;
       if (out < EG_STATED_MENTIONED) out = EG_STATED_MENTIONED;
-      if (!own || about_someone_else(sf, t, from, to, s) || (!s->cued && !users_predicate(sf, t, from, to, s)))
+      if (!own || (question && !presupposed(t, from, s)) || about_someone_else(sf, t, from, to, s) ||
+          (!s->cued && !users_predicate(sf, t, from, to, s)))
         continue;
       s->status = status_of(sf, t, from, to, s);
       size_t a, b;
@@ -1247,6 +1274,12 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
     from = to;
   }
   return out;
+}
+
+unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {
+  for (int r = 0; relation && r < sf->n_rels; r++)
+    if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
+  return 0;
 }
 
 char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena *a) {

@@ -92,6 +92,10 @@ typedef enum eg_stated {
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
                                unsigned types);
 
+/* The slot types of a relation's objects ("LIVES_IN" → place), 0 for a relation the
+ * prototypes do not know. */
+unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);
+
 /* How a user states a value of `types`, as a search text: the first prototypes of the
  * relations whose objects have one of the types, their slots left out ("I live in. I moved
  * to. Home is now. …"), from a (NULL when no relation has them). */
