@@ -27,6 +27,7 @@
 #define DAY EG_US_PER_DAY
 #define MAX_SEEDS 16
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
+#define ASKED_MATCH 0.5f /* the match of a fact whose relation holds the kind of value asked for */
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
 const char *rc_object_text(const Engram__V1__Edge *e) {
@@ -550,6 +551,10 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
         float m = rc_keyword_match(c, text);
+        /* a value of the kind the question asks for ("Which company employed me?" asks
+         * for an organisation: the user's WORKS_AT) is on the question's topic */
+        if (m <= 0 && !named && c->asked && (c->asked & eg_statefacts_relation_types(c->r->states, e->relation)))
+          m = ASKED_MATCH;
         if (pass == 0 && m <= 0) continue;
         if (pass == 1 && !named) continue;
         c->facts[c->n_facts++] =
@@ -861,7 +866,7 @@ static void latest_first(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
-    if (f->on_topic && f->one && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+    if (f->on_topic && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
         f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED && st->time > f->edge->valid_from &&
         st->id != source && !names(st->content, rc_object_text(f->edge)))
       doubt_by(c, f, st);
