@@ -705,7 +705,7 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  static const char *const prep[] = {"at", "in", "of", "from", "with", "for"};
+  static const char *const prep[] = {"at", "in", "of", "with"}; /* not "for": "traded my old X for Y" */
   size_t p = s->ts;
   while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" */

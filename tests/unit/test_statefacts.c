@@ -309,6 +309,33 @@ static void test_lexical_reading(void) {
     if (got != x[i].want) fprintf(stderr, "  \"%s\": expected %d, got %d\n", x[i].text, x[i].want, got);
     EG_CHECK(got == x[i].want);
   }
+  /* a question takes the user's own values for granted ("… for my girlfriend X?"); a value
+   * instead of which another was chosen, the former colleagues' employer and a friend's are
+   * no state of the user's */
+  unsigned person = eg_statefacts_asked(lx, "Who is my girlfriend?");
+  unsigned org = eg_statefacts_asked(lx, "Which company employs me?");
+  unsigned diet = eg_statefacts_asked(lx, "What diet am I on?");
+  EG_REQUIRE(person && org && diet);
+  const struct {
+    const char *text;
+    unsigned *types;
+    eg_stated want;
+  } y[] = {
+      {"Any gift ideas for my girlfriend Rosa? She loves ceramics.", &person, EG_STATED_CURRENT},
+      {"As a vegetarian, what should I pack for a long hike?", &diet, EG_STATED_CURRENT},
+      {"Do vegetarian hikers need more protein?", &diet, EG_STATED_MENTIONED},
+      {"We ended up in a cabin instead of Lisbon.", &place, EG_STATED_FORMER},
+      {"My old colleagues at Acme Labs threw me a party.", &org, EG_STATED_FORMER},
+      {"A friend of mine works at Acme Labs.", &org, EG_STATED_MENTIONED},
+      {"I work at Acme Labs.", &org, EG_STATED_CURRENT},
+  };
+  for (size_t i = 0; i < sizeof y / sizeof *y; i++) {
+    eg_stated got = eg_statefacts_stated(lx, y[i].text, 0, strlen(y[i].text), *y[i].types);
+    if (got != y[i].want) fprintf(stderr, "  \"%s\": expected %d, got %d\n", y[i].text, y[i].want, got);
+    EG_CHECK(got == y[i].want);
+  }
+  EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);
+  EG_CHECK(eg_statefacts_relation_types(lx, "NO_SUCH_RELATION") == 0);
   /* only the speaker's words count: the reply of a round is context */
   const char *round = "user: I had pancakes.\nassistant: I live in Lyon myself.";
   EG_CHECK(eg_statefacts_stated(lx, round, 6, 21, place) == EG_STATED_NONE);
