@@ -516,6 +516,24 @@ static void test_latest_statement(void) {
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Zagreb");
   EG_CHECK(f >= 0 && r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* a fact of the kind asked for is on the question's topic without sharing a word with it
+   * ("employed" / WORKS_AT), and a value of a relation holding several (instruments) is
+   * doubted by a later statement of another */
+  const char *const s3[] = {"user", "I work at Globex Corp and I play the violin.", "assistant", "Nice."};
+  const char *const s4[] = {"user", "These days I'm learning the cello, lessons every Tuesday.", "assistant",
+                            "Lovely instrument."};
+  ingest("ls2", "ls2-1", "2023-03-01T10:00:00Z", s3, 2);
+  ingest("ls2", "ls2-2", "2024-05-01T10:00:00Z", s4, 2);
+  r = recall_at("ls2", "Which company employed me?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "WORKS_AT Globex") >= 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("ls2", "What instrument do I play now?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 static void test_read_your_writes(void) {
