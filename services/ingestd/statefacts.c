@@ -84,6 +84,7 @@ struct eg_statefacts {
   unsigned name_types;                              /* what an unknown capitalised name may be */
   unsigned person_bit;                              /* the type "person", 0 when none */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
+  eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   eg_map *ask;     /* a question's words → the types it asks about (@ask) */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
@@ -211,20 +212,22 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return EG_OK;
   }
-  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") || !strcmp(word, "@ask")) {
+  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") || !strcmp(word, "@ask") ||
+      !strcmp(word, "@prefix")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
       return eg_err_set(err, EG_EINVAL,
                         "prototypes line %d: a type name is missing (or too many types)", lineno);
     unsigned bits = 1u << ti;
-    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"), ask = !strcmp(word, "@ask");
-    char *how = cue || suffix || ask ? "words" : strtok_r(NULL, " \t", &save);
+    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"), ask = !strcmp(word, "@ask"),
+         prefix = !strcmp(word, "@prefix");
+    char *how = cue || suffix || ask || prefix ? "words" : strtok_r(NULL, " \t", &save);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      if (cue || suffix || ask || !strcmp(how, "words")) {
-        add_bits(cue ? sf->cue : suffix ? sf->suffix : ask ? sf->ask : sf->common, w, bits);
+      if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
+        add_bits(cue ? sf->cue : suffix ? sf->suffix : ask ? sf->ask : prefix ? sf->prefix : sf->common, w, bits);
         continue;
       }
       eg_code rc = add_closure(sf, wn_dir, w, bits, false, lineno, err);
@@ -330,8 +333,10 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->suffix = eg_map_new();
   sf->people = eg_map_new();
   sf->ask = eg_map_new();
+  sf->prefix = eg_map_new();
   char **texts = NULL;
-  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people || !sf->ask
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people || !sf->ask ||
+                       !sf->prefix
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -358,6 +363,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->generic);
   eg_map_free(sf->cue);
   eg_map_free(sf->suffix);
+  eg_map_free(sf->prefix);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);
   free(sf->words);
@@ -631,6 +637,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       }
       if (!known && j - i > 1) known = bits_of(sf->proper, t[j - 1].w);
       if (!known && j - i > 1) known = bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
+      if (!known && j - i > 1) known = bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
       /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
        * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
       bool opener = t[i].start && j - i == 1 && !known && !is_session_name(sn, t[i].w);
@@ -935,15 +942,17 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
  * ends the state follows it ("my dog X passed away"). */
 static void possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
                       size_t *a, size_t *b) {
-  if (!s->cued || s->ts < from + 2) return;
-  const char *own = t[s->ts - 2].w;
+  /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic") */
+  size_t own_at = s->cued ? 2 : s->proper && s->bits != sf->name_types ? 1 : 0;
+  if (!own_at || s->ts < from + own_at) return;
+  const char *own = t[s->ts - own_at].w;
   if (strcmp(own, "my") != 0 && strcmp(own, "our") != 0) return;
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
   if (has_marker(sf, MK_ENDED, t, s->te, pb)) s->status = ST_FORMER;
   /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are */
   else if (!has_past(sf, t, pa, s->ts) && !has_marker(sf, MK_NEGATION, t, pa, pb)) s->status = ST_CURRENT;
-  *a = s->ts - 2;
+  *a = s->ts - own_at;
   *b = s->te;
 }
 
