@@ -349,8 +349,9 @@ static size_t ov_key(char *buf, int cf, const void *key, size_t klen) {
 
 /* Keep a durable value (or a miss: len SIZE_MAX) in the warm cache. Caller holds mu.
  * Two generations approximate LRU: when the young one is full it becomes the old one
- * (the previous old one is dropped); a hit in the old generation moves to the young. */
-static void warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
+ * (the previous old one is dropped); a hit in the old generation moves to the young.
+ * Takes ownership of v; false when it could not be kept (then v is freed). */
+static bool warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
   if (eg_map_count(s->warm) >= s->warm_max) {
     eg_map_each(s->warm_old, free_ov, NULL);
     eg_map_free(s->warm_old);
@@ -361,17 +362,18 @@ static void warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
   ov_val *old = eg_map_get(s->warm, mk, ml);
   if (eg_map_put(s->warm, mk, ml, v) != EG_OK) {
     free(v);
-    return;
+    return false;
   }
   if (old && old != v) free(old);
+  return true;
 }
 
 static ov_val *warm_get(eg_kv *s, const char *mk, size_t ml) {
   ov_val *o = eg_map_get(s->warm, mk, ml);
   if (o) return o;
   o = eg_map_del(s->warm_old, mk, ml);
-  if (o) warm_put(s, mk, ml, o);
-  return o;
+  /* moved to the young generation; if that fails (out of memory) o is gone: a miss */
+  return o && warm_put(s, mk, ml, o) ? o : NULL;
 }
 
 static void warm_clear(eg_kv *s) {
