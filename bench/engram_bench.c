@@ -95,9 +95,18 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define STR(flag, field) if (!strcmp(a, flag) && v) { o->field = v; i++; continue; }
-    STR("--data", data) STR("--types", types) STR("--out", out) STR("--baseline", baseline)
-    STR("--embedder", embedder) STR("--ingestd", ingestd) STR("--recalld", recalld) STR("--llm-url", llm_url)
-    STR("--llm-model", llm_model) STR("--prompts", prompts) STR("--weights", weights) STR("--expansion", expansion)
+    STR("--data", data);
+    STR("--types", types);
+    STR("--out", out);
+    STR("--baseline", baseline);
+    STR("--embedder", embedder);
+    STR("--ingestd", ingestd);
+    STR("--recalld", recalld);
+    STR("--llm-url", llm_url);
+    STR("--llm-model", llm_model);
+    STR("--prompts", prompts);
+    STR("--weights", weights);
+    STR("--expansion", expansion);
 #undef STR
     if (!strcmp(a, "--set") && v) { *set = v; i++; continue; }
     int64_t n;
@@ -112,7 +121,9 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
     i++;                                                                                   \
     continue;                                                                              \
   }
-    COUNT("--limit", limit, 1, 1000000) COUNT("--jobs", jobs, 1, MAX_JOBS) COUNT("--k", k, 1, 1000)
+    COUNT("--limit", limit, 1, 1000000);
+    COUNT("--jobs", jobs, 1, MAX_JOBS);
+    COUNT("--k", k, 1, 1000);
 #undef COUNT
     if (!strcmp(a, "--resume")) { o->resume = true; continue; }
     fprintf(stderr, "engram-bench: unknown or incomplete option %s\n", a);

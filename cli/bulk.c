@@ -128,7 +128,7 @@ static uint64_t count_lines(FILE *f) {
   int last = '\n';
   while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
     for (size_t i = 0; i < got; i++) n += buf[i] == '\n';
-    last = buf[got - 1];
+    last = (unsigned char)buf[got - 1];
   }
   fseeko(f, at, SEEK_SET);
   return n + (last != '\n');

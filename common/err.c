@@ -59,7 +59,7 @@ int eg_code_to_grpc(eg_code code) {
 
 eg_code eg_code_from_grpc(int grpc_status) {
 #define EG_ERR_FROM(c, v, n, g) \
-  if (g == grpc_status) return c;
+  if ((g) == grpc_status) return c;
   EG_ERR_TABLE(EG_ERR_FROM)
 #undef EG_ERR_FROM
   return EG_EUNKNOWN;

@@ -36,7 +36,7 @@
   X(EG_EUNKNOWN, 18, "UNKNOWN", 2)
 
 typedef enum eg_code {
-#define EG_ERR_ENUM(c, v, n, g) c = v,
+#define EG_ERR_ENUM(c, v, n, g) c = (v),
   EG_ERR_TABLE(EG_ERR_ENUM)
 #undef EG_ERR_ENUM
 } eg_code;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "common/map.h"
@@ -36,6 +37,7 @@ struct eg_kvtxn {
   size_t n_undo, cap_undo;
   char **new_tenants; /* names created by this transaction (for abort) */
   size_t n_new_tenants;
+  size_t stale_mark; /* s->stale.len when it began (abort cuts back to it) */
 };
 
 struct eg_kv {
@@ -57,6 +59,8 @@ struct eg_kv {
   eg_map *warm;        /* durable values (and misses) seen by writers: a read cache … */
   eg_map *warm_old;    /* … in two generations: when warm fills up it becomes warm_old */
   size_t warm_max;     /* entries per generation */
+  eg_buf stale;        /* keys of pending write-only changes: (u16 length, overlay key)… */
+  bool stale_all;      /* a pending change the list cannot name (a range delete) */
   uint64_t enqueued, durable;
   uint64_t fail_from, fail_to; /* sequence range of a failed group write */
   bool writing;
@@ -252,6 +256,7 @@ void eg_kv_close(eg_kv *s) {
   rocksdb_block_based_options_destroy(s->bbto);
   rocksdb_cache_destroy(s->cache);
   rocksdb_writebatch_destroy(s->pending);
+  eg_buf_free(&s->stale);
   eg_map_each(s->ov, free_ov, NULL);
   eg_map_free(s->ov);
   eg_map_each(s->warm, free_ov, NULL);
@@ -332,6 +337,7 @@ eg_kvtxn *eg_kv_begin(eg_kv *s) {
   t->s = s;
   pthread_mutex_lock(&s->mu);
   rocksdb_writebatch_set_save_point(s->pending);
+  t->stale_mark = s->stale.len;
   return t;
 }
 
@@ -343,8 +349,9 @@ static size_t ov_key(char *buf, int cf, const void *key, size_t klen) {
 
 /* Keep a durable value (or a miss: len SIZE_MAX) in the warm cache. Caller holds mu.
  * Two generations approximate LRU: when the young one is full it becomes the old one
- * (the previous old one is dropped); a hit in the old generation moves to the young. */
-static void warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
+ * (the previous old one is dropped); a hit in the old generation moves to the young.
+ * Takes ownership of v; false when it could not be kept (then v is freed). */
+static bool warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
   if (eg_map_count(s->warm) >= s->warm_max) {
     eg_map_each(s->warm_old, free_ov, NULL);
     eg_map_free(s->warm_old);
@@ -355,17 +362,18 @@ static void warm_put(eg_kv *s, const char *mk, size_t ml, ov_val *v) {
   ov_val *old = eg_map_get(s->warm, mk, ml);
   if (eg_map_put(s->warm, mk, ml, v) != EG_OK) {
     free(v);
-    return;
+    return false;
   }
   if (old && old != v) free(old);
+  return true;
 }
 
 static ov_val *warm_get(eg_kv *s, const char *mk, size_t ml) {
   ov_val *o = eg_map_get(s->warm, mk, ml);
   if (o) return o;
   o = eg_map_del(s->warm_old, mk, ml);
-  if (o) warm_put(s, mk, ml, o);
-  return o;
+  /* moved to the young generation; if that fails (out of memory) o is gone: a miss */
+  return o && warm_put(s, mk, ml, o) ? o : NULL;
 }
 
 static void warm_clear(eg_kv *s) {
@@ -378,6 +386,29 @@ static void warm_clear(eg_kv *s) {
 static bool warm_move(void *ctx, const void *k, size_t kl, void *v) {
   warm_put(ctx, k, kl, v);
   return true;
+}
+
+/*
+ * A write-only change is not in the overlay, so a read of its key before it is durable
+ * goes to RocksDB and keeps the old value (or the miss) warm. Its key is noted here, and
+ * leaves the warm cache when the change is durable (warm_evict_stale). Caller holds mu.
+ */
+static void note_stale(eg_kv *s, int cf, const void *key, size_t klen) {
+  char rec[2 + 600];
+  if (klen + 1 > 600) return; /* too long to overlay: never warm either */
+  uint16_t ml = (uint16_t)ov_key(rec + 2, cf, key, klen);
+  memcpy(rec, &ml, 2);
+  if (eg_buf_append(&s->stale, rec, 2 + (size_t)ml) != EG_OK) s->stale_all = true;
+}
+
+static void warm_evict_stale(eg_kv *s, const eg_buf *keys) {
+  for (size_t at = 0; at + 2 <= keys->len;) {
+    uint16_t ml;
+    memcpy(&ml, keys->data + at, 2);
+    free(eg_map_del(s->warm, keys->data + at + 2, ml));
+    free(eg_map_del(s->warm_old, keys->data + at + 2, ml));
+    at += 2 + (size_t)ml;
+  }
 }
 
 eg_code eg_kvtxn_get(eg_kvtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
@@ -456,7 +487,9 @@ static eg_code overlay_set(eg_kvtxn *t, int cf, const void *key, size_t klen, co
 eg_code eg_kvtxn_put(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
                     size_t vlen, bool visible) {
   rocksdb_writebatch_put_cf(t->s->pending, t->s->cfs[cf], key, klen, val, vlen);
-  return visible ? overlay_set(t, cf, key, klen, val, vlen) : EG_OK;
+  if (visible) return overlay_set(t, cf, key, klen, val, vlen);
+  note_stale(t->s, cf, key, klen);
+  return EG_OK;
 }
 
 void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen) {
@@ -467,7 +500,10 @@ void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen) {
 void eg_kvtxn_delete_range(eg_kvtxn *t, int cf, const void *from, size_t flen, const void *to,
                           size_t tlen) {
   rocksdb_writebatch_delete_range_cf(t->s->pending, t->s->cfs[cf], from, flen, to, tlen);
-  warm_clear(t->s); /* cached keys inside the range would outlive it */
+  /* cached keys inside the range would outlive it: now, and again once it is durable
+   * (reads meanwhile still find them in RocksDB) */
+  warm_clear(t->s);
+  t->s->stale_all = true;
 }
 
 eg_code eg_kvtxn_tenant(eg_kvtxn *t, const char *name, eg_tenant **out, eg_err *err) {
@@ -535,6 +571,8 @@ void eg_kvtxn_abort(eg_kvtxn *t) {
     EG_ERROR("store", "rollback failed", "error=\"%s\"", e);
     free(e);
   }
+  s->stale.len = t->stale_mark; /* its write-only keys: never written, nothing stale */
+  if (s->stale.data) s->stale.data[s->stale.len] = '\0';
   for (size_t i = t->n_undo; i-- > 0;) {
     undo *u = &t->undos[i];
     ov_val *cur = u->prev ? eg_map_get(s->ov, u->mkey, u->mklen) : eg_map_del(s->ov, u->mkey, u->mklen);
@@ -578,6 +616,10 @@ eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) {
     s->pending = rocksdb_writebatch_create();
     s->ov_flushing = s->ov;
     s->ov = eg_map_new();
+    eg_buf stale = s->stale;
+    bool stale_all = s->stale_all;
+    s->stale = (eg_buf)EG_BUF_INIT;
+    s->stale_all = false;
     uint64_t from = s->durable + 1, upto = s->enqueued;
     pthread_mutex_unlock(&s->mu);
     char *e = NULL;
@@ -601,7 +643,12 @@ eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) {
       warm_clear(s);
     } else {
       eg_map_each(s->ov_flushing, warm_move, s); /* durable now: keep them warm */
+      if (stale_all) /* after the move: a later write-only put outranks a visible one */
+        warm_clear(s);
+      else
+        warm_evict_stale(s, &stale);
     }
+    eg_buf_free(&stale);
     eg_map_free(s->ov_flushing);
     s->ov_flushing = NULL;
     s->durable = upto;

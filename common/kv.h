@@ -68,7 +68,8 @@ void eg_kvtxn_save_tenant(eg_kvtxn *t, const eg_tenant *ten);
 eg_code eg_kvtxn_get(eg_kvtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
                     eg_err *err);
 /* Put. With visible = true the value can be read back by later transactions before it
- * is durable (names, heads, entities); other puts are write-only. */
+ * is durable (names, heads, entities). Other puts are write-only: until durable, a read
+ * through a transaction returns the previous value; once durable, the new one. */
 eg_code eg_kvtxn_put(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
                     size_t vlen, bool visible);
 void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen);

@@ -113,12 +113,14 @@ ProtobufCMessage *eg_rpc_clone(eg_arena *a, const ProtobufCMessage *m);
 /* Allocate from the call's arena (freed when the call completes). NULL past the cap. */
 void *eg_rpc_alloc(eg_rpc_call *call, size_t n);
 eg_arena *eg_rpc_arena(eg_rpc_call *call);
+/* NOLINTBEGIN(bugprone-macro-parentheses): `type` is a type name, which cannot be parenthesized */
 #define EG_RPC_NEW(call, type, init_fn)                  \
   ({                                                     \
     type *eg__m = eg_rpc_alloc((call), sizeof(type));    \
     if (eg__m) init_fn(eg__m);                           \
     eg__m;                                               \
   })
+/* NOLINTEND(bugprone-macro-parentheses) */
 /* Request metadata value (keys arrive lowercase: "authorization"); NULL if absent.
  * Borrowed until the handler returns. */
 const char *eg_rpc_metadata(eg_rpc_call *call, const char *key);

@@ -70,8 +70,13 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
   const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
                          GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
                          GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, GRPC_ARG_ENABLE_RETRIES};
-  /* Short reconnect backoff so a restarted peer is reached by our own retries. */
-  int ivals[] = {c->o.max_message_bytes, c->o.max_message_bytes, 100, 100, 1000, 0};
+  /* Short reconnect backoff so a restarted peer is reached by our own retries. Despite
+   * its name, gRPC core reads MIN_RECONNECT_BACKOFF_MS as the least time one connection
+   * attempt gets to finish (TCP connect, then the server's HTTP/2 SETTINGS frame: the
+   * MIN_CONNECT_TIMEOUT of gRPC's connection-backoff.md). At 100 ms a server that was
+   * not scheduled for 100 ms (a loaded machine) lost the attempt, and the call failed
+   * UNAVAILABLE at once; so it keeps gRPC's 20 s, and each call's deadline bounds the wait. */
+  int ivals[] = {c->o.max_message_bytes, c->o.max_message_bytes, 100, 20000, 1000, 0};
   for (int i = 0; i < 6; i++) {
     args[i].type = GRPC_ARG_INTEGER;
     args[i].key = (char *)ikeys[i];

@@ -56,6 +56,7 @@ void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
  * the call's arena, call engine_fn(engine, req, arena, resp, err). Expands to a static
  * eg_rpc_handler named hname (include common/rpc.h first).
  */
+/* NOLINTBEGIN(bugprone-macro-parentheses): Engine, Req and Resp are type names */
 #define EG_SCOPED_HANDLER(hname, Engine, Req, Resp, resp_init, engine_fn)                 \
   static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,        \
                        ProtobufCMessage **resp, eg_err *err) {                           \
@@ -68,5 +69,6 @@ void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
     *resp = &r->base;                                                                     \
     return rc;                                                                            \
   }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 #endif

@@ -28,6 +28,7 @@ packages=(
   prometheus
   chromium  # headless, for the explorer page test (tests/explorer)
   clang libclang-rt-14-dev
+  clang-format clang-tidy  # the style test (scripts/check-style.sh)
 )
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }

@@ -34,10 +34,14 @@ static const struct { const char *method, *json; } requests[] = {
                       "you suggested was great, but the hotel you recommended was awful. I never went.\"}]}"},
     {"IngestDocument", "{" S ",\"document_id\":\"d1\",\"title\":\"Notes\",\"text\":\"Maya Patel is chief of staff "
                        "since 2023-05-01. She reports to Tim Cook.\"}"},
-    {"AssertFacts", "{" S ",\"facts\":[{\"subject\":{\"name\":\"Maya Patel\"},\"relation\":\"WORKS_AT\",\"object_entity\":{\"name\":\"Acme\"}}]}"},
+    {"AssertFacts",
+     "{" S ",\"facts\":[{\"subject\":{\"name\":\"Maya Patel\"},\"relation\":\"WORKS_AT\","
+     "\"object_entity\":{\"name\":\"Acme\"}}]}"},
     {"GetJob", "{" S ",\"job_id\":\"job-1-00\"}"},
     {"Wait", "{" S ",\"watermark\":\"v1:0000000000000001\",\"timeout_us\":100}"},
-    {"Recall", "{" S ",\"query\":\"Where did I move last weekend?\",\"query_time\":\"2024-03-06T10:00:00Z\",\"k\":5}"},
+    {"Recall",
+     "{" S ",\"query\":\"Where did I move last weekend?\","
+     "\"query_time\":\"2024-03-06T10:00:00Z\",\"k\":5}"},
     {"Commit", "{" S ",\"edges\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\","
                "\"object_entity\":{\"name\":\"Berlin\"}}]}"},
     {"State", "{" S ",\"queries\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\"}]}"},

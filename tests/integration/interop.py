@@ -3,8 +3,11 @@
 
 Generates the stubs from the .proto files into --out, then for each daemon address
 given (ingestd graphd vectord recalld) checks grpc.health.v1 reports SERVING, that an
-unknown health service is NOT_FOUND, that a business RPC answers with a real gRPC
-status, that Graph.RecordOutcome records, returns and refuses as documented, and that
+unknown health service is NOT_FOUND, that empty Graph.State and Recall requests are
+INVALID_ARGUMENT, that data makes the round trip (a conversation ingested, its fact in
+Graph.State and in Recall's items and context; a fact committed and read back by
+Graph.State; a chunk upserted, then found by Vector.Search and GetChunks), that
+Graph.RecordOutcome records, returns and refuses as documented, and that
 Admin.GetRetention and Admin.SetRetentionPolicy answer for a fact as documented. With
 --token and --tenant (daemons started with bearer tokens): a Recall without
 the token is UNAUTHENTICATED, with it and the token's tenant OK, with it and another
@@ -73,29 +76,104 @@ def main():
             print(f"{addr} {svc}: SERVING")
     if a.token:
         return check_tokens(a, grpc, recall_pb2, recall_pb2_grpc)
-    # A business RPC answers with a proper status (UNIMPLEMENTED until its issue lands,
-    # then OK or INVALID_ARGUMENT for this empty request) — never a transport error.
-    with grpc.insecure_channel(a.addrs[1]) as ch:
-        try:
-            graph_pb2_grpc.GraphStub(ch).State(graph_pb2.StateRequest(), timeout=5)
-        except grpc.RpcError as e:
-            if e.code() not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INVALID_ARGUMENT):
-                print(f"Graph/State: {e.code()} {e.details()}")
+    # An empty request (no scope) is refused with INVALID_ARGUMENT and a message.
+    with grpc.insecure_channel(a.addrs[1]) as gch, grpc.insecure_channel(a.addrs[3]) as rch:
+        for name, call, req in (("Graph/State", graph_pb2_grpc.GraphStub(gch).State, graph_pb2.StateRequest()),
+                                ("Recall/Recall", recall_pb2_grpc.RecallStub(rch).Recall,
+                                 recall_pb2.RecallRequest())):
+            got, details = status_of(grpc, call, req)
+            if got != grpc.StatusCode.INVALID_ARGUMENT or not details:
+                print(f"{name} with an empty request: {got} {details!r}, want INVALID_ARGUMENT with a message")
                 return 1
+    if check_round_trip(grpc, a.addrs):
+        return 1
     with grpc.insecure_channel(a.addrs[1]) as ch:
         if check_outcomes(grpc, graph_pb2, graph_pb2_grpc.GraphStub(ch)):
             return 1
     with grpc.insecure_channel(a.addrs[1]) as gch, grpc.insecure_channel(a.addrs[0]) as ich:
         if check_retention(grpc, graph_pb2, graph_pb2_grpc.GraphStub(gch), ich):
             return 1
-    with grpc.insecure_channel(a.addrs[3]) as ch:
-        try:
-            recall_pb2_grpc.RecallStub(ch).Recall(recall_pb2.RecallRequest(), timeout=5)
-        except grpc.RpcError as e:
-            if e.code() not in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.INVALID_ARGUMENT):
-                print(f"Recall/Recall: {e.code()} {e.details()}")
-                return 1
     print("interop ok")
+    return 0
+
+
+def status_of(grpc, call, req):
+    """The status code and details of one call (OK and "" when it succeeds)."""
+    try:
+        call(req, timeout=10)
+        return grpc.StatusCode.OK, ""
+    except grpc.RpcError as e:
+        return e.code(), e.details()
+
+
+def check_round_trip(grpc, addrs):
+    """Data written through one daemon and read back through the others, all from this
+    foreign client: a conversation ingested (ingestd) shows up as a fact in Graph.State
+    (graphd) and in Recall's items and context (recalld); a fact committed to graphd is
+    read back by Graph.State; a chunk upserted to vectord is found by Search and returned
+    by GetChunks, text intact. Returns 1 on a mismatch."""
+    from engram.v1 import (common_pb2, graph_pb2, graph_pb2_grpc, ingest_pb2, ingest_pb2_grpc, recall_pb2,
+                           recall_pb2_grpc, vector_pb2, vector_pb2_grpc)
+    scope = common_pb2.Scope(tenant="interop-rt", user="py")
+    user = graph_pb2.EntityRef(name="user:py")
+    with grpc.insecure_channel(addrs[0]) as ich, grpc.insecure_channel(addrs[1]) as gch, \
+            grpc.insecure_channel(addrs[2]) as vch, grpc.insecure_channel(addrs[3]) as rch:
+        ingest, graph = ingest_pb2_grpc.IngestStub(ich), graph_pb2_grpc.GraphStub(gch)
+        vector, recall = vector_pb2_grpc.VectorStub(vch), recall_pb2_grpc.RecallStub(rch)
+        msgs = [ingest_pb2.Message(role="user", content="I live in Reykjavik, right by the old harbour."),
+                ingest_pb2.Message(role="assistant", content="Reykjavik sounds lovely in the summer.")]
+        r = ingest.IngestSession(ingest_pb2.IngestSessionRequest(
+            scope=scope, session_id="py-s1", messages=msgs, mode=ingest_pb2.INGEST_MODE_SYNC), timeout=30)
+        if r.report.chunks != 1 or r.report.facts < 1 or not r.watermark.startswith("v1:"):
+            print(f"Ingest/IngestSession: unexpected answer {r}")
+            return 1
+        watermark = r.watermark
+
+        st = graph.State(graph_pb2.StateRequest(
+            scope=scope, queries=[graph_pb2.StateQuery(subject=user, relation="LIVES_IN")]), timeout=10)
+        values = [(v.object_name or v.object.literal, v.meta.source_session_id)
+                  for res in st.results for v in res.values]
+        if values != [("Reykjavik", "py-s1")]:
+            print(f"Graph/State LIVES_IN after the ingest: {values}, want [('Reykjavik', 'py-s1')]")
+            return 1
+
+        rr = recall.Recall(recall_pb2.RecallRequest(scope=scope, query="Where do I live?", k=5,
+                                                    watermark=watermark), timeout=30)
+        facts = [it.text for it in rr.items if it.kind == recall_pb2.ITEM_KIND_FACT]
+        chunks = [it for it in rr.items if it.kind == recall_pb2.ITEM_KIND_CHUNK]
+        if rr.nothing_relevant or not any("Reykjavik" in f for f in facts) or "Reykjavik" not in rr.context or \
+                not any(c.session_id == "py-s1" and "old harbour" in c.text for c in chunks):
+            print(f"Recall 'Where do I live?': facts {facts}, chunks {[(c.session_id, c.text) for c in chunks]}, "
+                  f"context {rr.context!r}")
+            return 1
+
+        edge = graph_pb2.EdgeInput(subject=user, relation="WORKS_AT", object_literal="Harbour Glassworks")
+        cr = graph.Commit(graph_pb2.CommitRequest(scope=scope, edges=[edge]), timeout=10)
+        st = graph.State(graph_pb2.StateRequest(
+            scope=scope, queries=[graph_pb2.StateQuery(subject=user, relation="WORKS_AT")]), timeout=10)
+        got = [(v.id, v.object.literal) for res in st.results for v in res.values]
+        if len(cr.edge_ids) != 1 or got != [(cr.edge_ids[0], "Harbour Glassworks")]:
+            print(f"Graph/State WORKS_AT after Commit {list(cr.edge_ids)}: {got}")
+            return 1
+
+        text = "The lighthouse keeper's parrot is called Captain Biscuit."
+        up = vector.Upsert(vector_pb2.UpsertRequest(scope=scope, chunks=[vector_pb2.Chunk(
+            scope=scope, document_id="py-d1", role="document", content=text)]), timeout=30)
+        if len(up.ids) != 1 or not up.ids[0] or up.embedded != 1 or not up.model_id or not up.dim:
+            print(f"Vector/Upsert: unexpected answer {up}")
+            return 1
+        sr = vector.Search(vector_pb2.SearchRequest(
+            scope=scope, queries=[vector_pb2.SearchQuery(text="what is the parrot called")], k=3,
+            include_content=True), timeout=30)
+        hits = [(h.chunk.id, h.chunk.content) for h in sr.results[0].hits] if len(sr.results) == 1 else []
+        if not hits or hits[0] != (up.ids[0], text):
+            print(f"Vector/Search for the parrot: {hits}, want ({up.ids[0]}, {text!r}) first")
+            return 1
+        gr = vector.GetChunks(vector_pb2.GetChunksRequest(scope=scope, ids=[up.ids[0]]), timeout=10)
+        if [(c.id, c.content, c.document_id) for c in gr.chunks] != [(up.ids[0], text, "py-d1")]:
+            print(f"Vector/GetChunks: unexpected answer {gr}")
+            return 1
+    print("round trip ok")
     return 0
 
 

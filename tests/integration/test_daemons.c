@@ -4,9 +4,11 @@
  * UNIMPLEMENTED, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED above the message limit, the CLI,
  * and a clean exit on SIGTERM.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "common/rpc.h"
 #include "common/time.h"
@@ -43,6 +45,30 @@ static void test_health_c_client(void) {
   int st = 0;
   eg_err e;
   EG_CHECK_INT(eg_health_check(cluster.d[EG_INGESTD].addr, "engram.v1.Admin", &st, &e), EG_OK);
+}
+
+static void *resume_after_300ms(void *pid) {
+  usleep(300 * 1000);
+  kill(*(pid_t *)pid, SIGCONT);
+  return NULL;
+}
+
+/* A server that is slow to answer a new connection (stopped for 300 ms here; on a loaded
+ * machine, not scheduled) still answers within the call's deadline. Our clients gave a
+ * connection attempt only 100 ms to receive the server's HTTP/2 SETTINGS, so such a call
+ * failed UNAVAILABLE at once: the health check of an unknown service answered UNAVAILABLE
+ * instead of NOT_FOUND. */
+static void test_health_slow_server(void) {
+  EG_REQUIRE(started);
+  pid_t pid = cluster.d[EG_GRAPHD].pid;
+  EG_REQUIRE(kill(pid, SIGSTOP) == 0);
+  pthread_t t;
+  EG_REQUIRE(pthread_create(&t, NULL, resume_after_300ms, &pid) == 0);
+  int st = 0;
+  eg_err e;
+  eg_code rc = eg_health_check(cluster.d[EG_GRAPHD].addr, "engram.v1.Nope", &st, &e);
+  pthread_join(t, NULL);
+  if (!EG_CHECK(rc == EG_ENOTFOUND)) fprintf(stderr, "  %s: %s\n", eg_code_name(rc), e.msg);
 }
 
 static void test_health_python_interop(void) {
@@ -231,6 +257,7 @@ int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
   EG_RUN(test_health_c_client);
+  EG_RUN(test_health_slow_server);
   EG_RUN(test_health_python_interop);
   EG_RUN(test_unimplemented);
   EG_RUN(test_deadline);

@@ -185,8 +185,9 @@ static int bobs_in_recall(const Engram__V1__RecallResponse *r) {
 }
 
 static void test_recall_streams(void) {
+  static const char bob_words[] = BOB_MARK " Acme Okafor river";
   const char *qs[] = {"Where do I live?", "Who is my doctor in Lisbon?", "Where does Maya Patel work?",
-                      "What do I know about Lisbon and Maya Patel?", BOB_MARK " Acme Okafor river",
+                      "What do I know about Lisbon and Maya Patel?", bob_words,
                       "Where does Maya Patel live?"};
   for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
     Engram__V1__RecallResponse *r = recall("alice", qs[i], 0, 0);

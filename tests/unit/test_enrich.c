@@ -153,7 +153,7 @@ static void test_suggestion_accepted_or_declined(void) {
   EG_CHECK(find(&out[1], "REJECTED") == NULL);
   f = find(&out[2], "REJECTED");
   EG_REQUIRE(f != NULL);
-  EG_CHECK_STR(f->object, "the ramen bar" + 4); /* the latest suggestion, article dropped */
+  EG_CHECK_STR(f->object, "ramen bar"); /* the latest suggestion ("the ramen bar"), article dropped */
   EG_CHECK(!f->object_entity);
   EG_CHECK(f->sentiment < 0);
   /* a "yes" after something that suggests nothing, or the assistant's own "sure", is no acceptance */

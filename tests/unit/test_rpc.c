@@ -329,7 +329,7 @@ static int free_port(void) {
   struct sockaddr_in sa = {0};
   sa.sin_family = AF_INET;
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, (struct sockaddr *)&sa, sizeof sa);
+  EG_CHECK(bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
   socklen_t len = sizeof sa;
   getsockname(fd, (struct sockaddr *)&sa, &len);
   close(fd);

@@ -1,0 +1,633 @@
+/*
+ * test_kv.c — common/kv on its own: point reads and writes per column family, a
+ * transaction's puts, deletes and range deletes landing together, reads through pending
+ * writes, rollback, group commit under concurrent writers (nothing lost, commits
+ * grouped), a write the disk refuses (nothing of it survives), reopening, tenants, the
+ * key order callers iterate in, and the errors of a bad path, a bad column family list
+ * and a directory locked by another process.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/buf.h"
+#include "common/keybuf.h"
+#include "common/kv.h"
+#include "tests/testlib.h"
+
+enum { CF_DEF = 0, CF_ONE = 1, CF_TWO = 2, N_CFS = 3 };
+static const char *const cf_names[N_CFS] = {"default", "one", "two"};
+
+static eg_kv *open_store(const char *dir, eg_metrics *m) {
+  eg_kv *kv = NULL;
+  eg_err e;
+  eg_code rc = eg_kv_open(dir, cf_names, N_CFS, 1000, "kvtest", m, &kv, &e);
+  if (rc) fprintf(stderr, "  open %s: %s\n", dir, e.msg);
+  return rc ? NULL : kv;
+}
+
+/* One transaction holding one put (or a delete when val is NULL). */
+static eg_code write1(eg_kv *kv, int cf, const char *key, const char *val) {
+  eg_kvtxn *t = eg_kv_begin(kv);
+  if (val)
+    eg_kvtxn_put(t, cf, key, strlen(key), val, strlen(val), false);
+  else
+    eg_kvtxn_delete(t, cf, key, strlen(key));
+  eg_err e;
+  return eg_kvtxn_commit(t, &e);
+}
+
+/* The durable value as a string (caller frees), NULL when absent. */
+static char *read1(eg_kv *kv, int cf, const char *key) {
+  char *v = NULL;
+  size_t vl = 0;
+  eg_err e;
+  if (eg_kv_get(kv, cf, key, strlen(key), &v, &vl, &e) != EG_OK) return NULL;
+  char *s = malloc(vl + 1);
+  memcpy(s, v, vl);
+  s[vl] = '\0';
+  free(v);
+  return s;
+}
+
+/* The same through a transaction (pending writes first). */
+static char *txn_read1(eg_kvtxn *t, int cf, const char *key) {
+  char *v = NULL;
+  size_t vl = 0;
+  eg_err e;
+  if (eg_kvtxn_get(t, cf, key, strlen(key), &v, &vl, &e) != EG_OK) return NULL;
+  char *s = malloc(vl + 1);
+  memcpy(s, v, vl);
+  s[vl] = '\0';
+  free(v);
+  return s;
+}
+
+/* got (freed here) equals want; want NULL: absent. */
+static void check_value_at(const char *file, int line, char *got, const char *want, const char *what) {
+  if (want && (!got || strcmp(got, want) != 0))
+    eg_test_fail(file, line, "%s: \"%s\", want \"%s\"", what, got ? got : "(absent)", want);
+  else if (!want && got)
+    eg_test_fail(file, line, "%s: \"%s\", want absent", what, got);
+  else
+    eg_test_check(true, file, line, what);
+  free(got);
+}
+#define CHECK_VALUE(got, want, what) check_value_at(__FILE__, __LINE__, (got), (want), (what))
+
+/* A counter of the store's registry, read from the exposition text. */
+static double metric_value(eg_metrics *m, const char *name) {
+  eg_buf out = EG_BUF_INIT;
+  eg_metrics_render(m, &out);
+  double v = -1;
+  char want[128];
+  snprintf(want, sizeof want, "\n%s ", name);
+  const char *p = out.data ? strstr(out.data, want) : NULL;
+  if (p) v = strtod(p + strlen(want), NULL);
+  eg_buf_free(&out);
+  return v;
+}
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+/* Another process holds the directory: the error says so (not a disk error). Runs first,
+ * before this process has started any RocksDB thread, so the child may fork safely. */
+static void test_locked_by_other_process(void) {
+  char *dir = eg_test_tempdir("kvlock");
+  EG_REQUIRE(dir != NULL);
+  int ready[2], done[2];
+  EG_REQUIRE(pipe(ready) == 0 && pipe(done) == 0);
+  pid_t pid = fork();
+  EG_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    eg_kv *kv = open_store(dir, NULL);
+    char b = kv ? '1' : '0';
+    if (write(ready[1], &b, 1) != 1) _exit(1);
+    if (read(done[0], &b, 1) < 0) _exit(1); /* until the parent has tried */
+    eg_kv_close(kv);
+    _exit(0);
+  }
+  char b = 0;
+  EG_CHECK(read(ready[0], &b, 1) == 1 && b == '1');
+  eg_kv *kv = NULL;
+  eg_err e;
+  eg_err_clear(&e);
+  EG_CHECK_INT(eg_kv_open(dir, cf_names, N_CFS, 0, "kvtest", NULL, &kv, &e), EG_EPRECOND);
+  EG_CHECK(strstr(e.msg, "locked by another running instance") != NULL);
+  EG_CHECK(kv == NULL);
+  EG_CHECK(write(done[1], "x", 1) == 1);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  EG_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  /* the child has let go: now it opens */
+  kv = open_store(dir, NULL);
+  EG_CHECK(kv != NULL);
+  eg_kv_close(kv);
+  for (int i = 0; i < 2; i++) close(ready[i]), close(done[i]);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+static void test_open_errors(void) {
+  char *dir = eg_test_tempdir("kverr");
+  EG_REQUIRE(dir != NULL);
+  char file[600], below[700];
+  snprintf(file, sizeof file, "%s/plain-file", dir);
+  FILE *f = fopen(file, "w");
+  EG_REQUIRE(f != NULL);
+  fclose(f);
+  /* a path through a regular file cannot hold a database */
+  snprintf(below, sizeof below, "%s/db", file);
+  eg_kv *kv = NULL;
+  eg_err e;
+  eg_err_clear(&e);
+  EG_CHECK_INT(eg_kv_open(below, cf_names, N_CFS, 0, "kvtest", NULL, &kv, &e), EG_EIO);
+  EG_CHECK_STR(e.msg, "cannot open the store (see log)");
+  EG_CHECK(kv == NULL);
+  /* the column family list must start with "default" and fit */
+  static const char *const no_default[] = {"one", "default"};
+  EG_CHECK_INT(eg_kv_open(dir, no_default, 2, 0, "kvtest", NULL, &kv, &e), EG_EINTERNAL);
+  EG_CHECK_STR(e.msg, "bad column family list");
+  EG_CHECK_INT(eg_kv_open(dir, cf_names, 0, 0, "kvtest", NULL, &kv, &e), EG_EINTERNAL);
+  EG_CHECK(kv == NULL);
+  eg_kv_close(NULL); /* accepts NULL */
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* ---- reads and writes -------------------------------------------------------------- */
+
+static void test_round_trip(void) {
+  char *dir = eg_test_tempdir("kvrt");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  CHECK_VALUE(read1(kv, CF_ONE, "k"), NULL, "absent before any write");
+  EG_CHECK_INT(write1(kv, CF_ONE, "k", "v1"), EG_OK);
+  CHECK_VALUE(read1(kv, CF_ONE, "k"), "v1", "put then get");
+  CHECK_VALUE(read1(kv, CF_TWO, "k"), NULL, "another column family does not see it");
+  CHECK_VALUE(read1(kv, CF_DEF, "k"), NULL, "nor does default");
+  EG_CHECK_INT(write1(kv, CF_ONE, "k", "v2"), EG_OK);
+  CHECK_VALUE(read1(kv, CF_ONE, "k"), "v2", "overwritten");
+  EG_CHECK_INT(write1(kv, CF_ONE, "k", ""), EG_OK);
+  CHECK_VALUE(read1(kv, CF_ONE, "k"), "", "an empty value is a value");
+  EG_CHECK_INT(write1(kv, CF_ONE, "k", NULL), EG_OK);
+  CHECK_VALUE(read1(kv, CF_ONE, "k"), NULL, "deleted");
+  /* binary keys and values, NULs included */
+  const char key[] = {'b', 0, 'k'}, val[] = {0, 1, 2, 0};
+  eg_kvtxn *t = eg_kv_begin(kv);
+  eg_kvtxn_put(t, CF_TWO, key, sizeof key, val, sizeof val, false);
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  char *v = NULL;
+  size_t vl = 0;
+  EG_REQUIRE(eg_kv_get(kv, CF_TWO, key, sizeof key, &v, &vl, &e) == EG_OK);
+  EG_CHECK(vl == sizeof val && memcmp(v, val, vl) == 0);
+  free(v);
+  EG_CHECK_INT(eg_kv_get(kv, CF_TWO, key, 1, &v, &vl, &e), EG_ENOTFOUND); /* "b" alone */
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* A transaction reads its own visible writes; plain reads see only committed ones. */
+static void test_reads_through_pending(void) {
+  char *dir = eg_test_tempdir("kvpend");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  EG_REQUIRE(write1(kv, CF_ONE, "name", "old") == EG_OK);
+  eg_kvtxn *t = eg_kv_begin(kv);
+  eg_kvtxn_put(t, CF_ONE, "name", 4, "new", 3, true);
+  eg_kvtxn_put(t, CF_ONE, "log", 3, "entry", 5, false);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "name"), "new", "own visible put");
+  CHECK_VALUE(read1(kv, CF_ONE, "name"), "old", "plain read before commit");
+  CHECK_VALUE(txn_read1(t, CF_ONE, "log"), NULL, "a write-only put is not read back");
+  CHECK_VALUE(txn_read1(t, CF_TWO, "name"), NULL, "the other family");
+  eg_kvtxn_delete(t, CF_ONE, "name", 4);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "name"), NULL, "own delete");
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  CHECK_VALUE(read1(kv, CF_ONE, "name"), NULL, "deleted at commit");
+  CHECK_VALUE(read1(kv, CF_ONE, "log"), "entry", "write-only put committed");
+  /* the next transaction reads what is durable (from its warm cache or the disk) */
+  t = eg_kv_begin(kv);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "name"), NULL, "next txn: deleted");
+  CHECK_VALUE(txn_read1(t, CF_ONE, "log"), "entry", "next txn: committed value");
+  /* read, changed, written back write-only (a record updated in place): the next
+   * transaction reads the new value, not the copy the first read kept warm */
+  eg_kvtxn_put(t, CF_ONE, "log", 3, "entry 2", 7, false);
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  t = eg_kv_begin(kv);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "log"), "entry 2", "rewritten write-only");
+  eg_kvtxn_abort(t);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* Many puts, deletes and a range delete in one transaction land together. */
+static void test_write_batch(void) {
+  char *dir = eg_test_tempdir("kvbatch");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  enum { N = 1000 };
+  uint8_t k[8];
+  char val[32];
+  eg_kvtxn *t = eg_kv_begin(kv);
+  for (uint64_t i = 0; i < N; i++) {
+    key_put64(k, i);
+    int n = snprintf(val, sizeof val, "value %llu", (unsigned long long)i);
+    eg_kvtxn_put(t, (i & 1) ? CF_TWO : CF_ONE, k, 8, val, (size_t)n, false);
+  }
+  CHECK_VALUE(read1(kv, CF_ONE, "x"), NULL, "nothing durable before commit");
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  int found = 0;
+  for (uint64_t i = 0; i < N; i++) {
+    key_put64(k, i);
+    char *v = NULL;
+    size_t vl = 0;
+    if (eg_kv_get(kv, (i & 1) ? CF_TWO : CF_ONE, k, 8, &v, &vl, &e) != EG_OK) continue;
+    snprintf(val, sizeof val, "value %llu", (unsigned long long)i);
+    found += vl == strlen(val) && memcmp(v, val, vl) == 0;
+    free(v);
+  }
+  EG_CHECK_INT(found, N);
+  /* a reader warms keys 100..109 of CF_ONE, then [100, 200) is range-deleted: the warm
+   * copies must not outlive the range */
+  t = eg_kv_begin(kv);
+  for (uint64_t i = 100; i < 110; i++) {
+    char *v = NULL;
+    size_t vl = 0;
+    key_put64(k, i);
+    if (eg_kvtxn_get(t, CF_ONE, k, 8, &v, &vl, &e) == EG_OK) free(v);
+  }
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  uint8_t from[8], to[8];
+  key_put64(from, 100);
+  key_put64(to, 200);
+  t = eg_kv_begin(kv);
+  eg_kvtxn_delete_range(t, CF_ONE, from, 8, to, 8);
+  key_put64(k, 7); /* and a point delete in the other family, same transaction */
+  eg_kvtxn_delete(t, CF_TWO, k, 8);
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  int left_one = 0, left_two = 0, warm_left = 0;
+  t = eg_kv_begin(kv);
+  for (uint64_t i = 0; i < N; i++) {
+    char *v = NULL;
+    size_t vl = 0;
+    key_put64(k, i);
+    if (eg_kv_get(kv, CF_ONE, k, 8, &v, &vl, &e) == EG_OK) left_one++, free(v);
+    if (eg_kv_get(kv, CF_TWO, k, 8, &v, &vl, &e) == EG_OK) left_two++, free(v);
+    if (i >= 100 && i < 110 && eg_kvtxn_get(t, CF_ONE, k, 8, &v, &vl, &e) == EG_OK) warm_left++, free(v);
+  }
+  eg_kvtxn_abort(t);
+  EG_CHECK_INT(left_one, N / 2 - 50); /* the even keys of [100, 200) are gone */
+  EG_CHECK_INT(left_two, N / 2 - 1);  /* key 7 */
+  EG_CHECK_INT(warm_left, 0);
+  key_put64(k, 99);
+  char *v = NULL;
+  size_t vl = 0;
+  EG_CHECK_INT(eg_kv_get(kv, CF_TWO, k, 8, &v, &vl, &e), EG_OK); /* odd keys: other family */
+  free(v);
+  key_put64(k, 200);
+  EG_CHECK_INT(eg_kv_get(kv, CF_ONE, k, 8, &v, &vl, &e), EG_OK); /* the end is exclusive */
+  free(v);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* An aborted transaction leaves nothing: puts, deletes, overwrites, a new tenant. */
+static void test_rollback(void) {
+  char *dir = eg_test_tempdir("kvabort");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  EG_REQUIRE(write1(kv, CF_ONE, "keep", "1") == EG_OK);
+  eg_tenant *ten = NULL;
+  eg_err e;
+  eg_kvtxn *t = eg_kv_begin(kv);
+  EG_REQUIRE(eg_kvtxn_tenant(t, "alpha", &ten, &e) == EG_OK);
+  uint64_t alpha_id = ten->id;
+  eg_kvtxn_put(t, CF_ONE, "a", 1, "x", 1, true);
+  eg_kvtxn_put(t, CF_ONE, "a", 1, "y", 1, true); /* overwritten within the transaction */
+  eg_kvtxn_put(t, CF_TWO, "b", 1, "z", 1, false);
+  eg_kvtxn_put(t, CF_ONE, "keep", 4, "2", 1, true);
+  eg_kvtxn_delete(t, CF_ONE, "keep", 4);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "a"), "y", "visible inside before abort");
+  eg_kvtxn_abort(t);
+  CHECK_VALUE(read1(kv, CF_ONE, "a"), NULL, "aborted put");
+  CHECK_VALUE(read1(kv, CF_TWO, "b"), NULL, "aborted write-only put");
+  CHECK_VALUE(read1(kv, CF_ONE, "keep"), "1", "aborted overwrite and delete");
+  uint64_t id = 0;
+  EG_CHECK_INT(eg_kv_tenant_id(kv, "alpha", &id), EG_ENOTFOUND);
+  /* the rollback reached the pending overlay and the tenant counter too */
+  t = eg_kv_begin(kv);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "a"), NULL, "next txn does not see the aborted put");
+  CHECK_VALUE(txn_read1(t, CF_ONE, "keep"), "1", "next txn sees the committed value");
+  EG_REQUIRE(eg_kvtxn_tenant(t, "beta", &ten, &e) == EG_OK);
+  EG_CHECK_INT(ten->id, alpha_id); /* the aborted tenant's number is free again */
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  /* and a commit after the abort writes only its own */
+  CHECK_VALUE(read1(kv, CF_ONE, "a"), NULL, "still absent after a later commit");
+  CHECK_VALUE(read1(kv, CF_TWO, "b"), NULL, "still absent after a later commit");
+  EG_CHECK_INT(eg_kv_tenant_id(kv, "beta", &id), EG_OK);
+  EG_CHECK_INT(id, alpha_id);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* ---- group commit ------------------------------------------------------------------ */
+
+enum { WRITERS = 8, TXNS = 150 };
+
+typedef struct writer {
+  eg_kv *kv;
+  int no;
+  int failed; /* commits that did not return EG_OK */
+} writer;
+
+/* Each writer commits TXNS transactions of its own tenant (a counter bump and one key),
+ * and between them aborts one that writes a key that must never appear. */
+static void *writer_main(void *arg) {
+  writer *w = arg;
+  char name[16], key[32], val[32];
+  snprintf(name, sizeof name, "w%d", w->no);
+  for (int i = 0; i < TXNS; i++) {
+    eg_err e;
+    eg_tenant *ten = NULL;
+    eg_kvtxn *t = eg_kv_begin(w->kv);
+    if (eg_kvtxn_tenant(t, name, &ten, &e) != EG_OK) {
+      eg_kvtxn_abort(t);
+      w->failed++;
+      continue;
+    }
+    ten->counter[0]++;
+    eg_kvtxn_save_tenant(t, ten);
+    snprintf(key, sizeof key, "g%d:%03d", w->no, i);
+    snprintf(val, sizeof val, "%d*%d", w->no, i);
+    eg_kvtxn_put(t, CF_ONE, key, strlen(key), val, strlen(val), i % 2 == 0);
+    if (eg_kvtxn_commit(t, &e) != EG_OK) w->failed++;
+    if (i % 3 == 0) {
+      t = eg_kv_begin(w->kv);
+      snprintf(key, sizeof key, "x%d:%03d", w->no, i);
+      eg_kvtxn_put(t, CF_ONE, key, strlen(key), "aborted", 7, true);
+      eg_kvtxn_abort(t);
+    }
+  }
+  return NULL;
+}
+
+static void test_group_commit(void) {
+  char *dir = eg_test_tempdir("kvgroup");
+  eg_metrics *m = eg_metrics_new();
+  eg_kv *kv = open_store(dir, m);
+  EG_REQUIRE(kv != NULL);
+  writer w[WRITERS];
+  pthread_t th[WRITERS];
+  for (int i = 0; i < WRITERS; i++) {
+    w[i] = (writer){kv, i, 0};
+    EG_REQUIRE(pthread_create(&th[i], NULL, writer_main, &w[i]) == 0);
+  }
+  int failed = 0;
+  for (int i = 0; i < WRITERS; i++) {
+    pthread_join(th[i], NULL);
+    failed += w[i].failed;
+  }
+  EG_CHECK_INT(failed, 0);
+  /* every acknowledged write is there, with its value, and nothing aborted is */
+  int ok = 0;
+  for (int n = 0; n < WRITERS; n++)
+    for (int i = 0; i < TXNS; i++) {
+      char key[32], val[32];
+      snprintf(key, sizeof key, "g%d:%03d", n, i);
+      snprintf(val, sizeof val, "%d*%d", n, i);
+      char *v = read1(kv, CF_ONE, key);
+      ok += v && strcmp(v, val) == 0;
+      free(v);
+    }
+  EG_CHECK_INT(ok, WRITERS * TXNS);
+  int keys = 0, aborted = 0;
+  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
+  for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    size_t kl;
+    const char *k = rocksdb_iter_key(it, &kl);
+    keys++;
+    aborted += k[0] == 'x';
+  }
+  rocksdb_iter_destroy(it);
+  EG_CHECK_INT(keys, WRITERS * TXNS);
+  EG_CHECK_INT(aborted, 0);
+  /* every tenant got its own number and every counter bump */
+  uint64_t seen = 0;
+  for (int n = 0; n < WRITERS; n++) {
+    char name[16];
+    snprintf(name, sizeof name, "w%d", n);
+    uint64_t id = 0;
+    EG_CHECK_INT(eg_kv_tenant_id(kv, name, &id), EG_OK);
+    EG_CHECK(id >= 1 && id <= WRITERS && !(seen & (1ull << id)));
+    seen |= 1ull << id;
+  }
+  /* commits were grouped: fewer synced writes than transactions, every one counted */
+  double writes = metric_value(m, "kvtest_group_commits_total");
+  double txns = metric_value(m, "kvtest_group_commit_txns_total");
+  EG_CHECK_INT((long long)txns, WRITERS * TXNS);
+  EG_CHECK(writes >= 1 && writes < txns);
+  fprintf(stderr, "  %d transactions in %.0f synced writes\n", WRITERS * TXNS, writes);
+  eg_kv_close(kv);
+  /* the tenants' counters were saved with their transactions */
+  kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  eg_kvtxn *t = eg_kv_begin(kv);
+  int counters_ok = 0;
+  for (int n = 0; n < WRITERS; n++) {
+    char name[16];
+    snprintf(name, sizeof name, "w%d", n);
+    eg_tenant *ten = NULL;
+    eg_err e;
+    if (eg_kvtxn_tenant(t, name, &ten, &e) == EG_OK) counters_ok += ten->counter[0] == 1 + TXNS;
+  }
+  eg_kvtxn_abort(t);
+  EG_CHECK_INT(counters_ok, WRITERS);
+  eg_kv_close(kv);
+  eg_metrics_free(m);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* ---- a write the disk refuses -------------------------------------------------------- */
+
+/* The size of the newest write-ahead log in dir (RocksDB's NNNNNN.log). */
+static off_t newest_wal_size(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  struct dirent *de;
+  char best[300] = "";
+  while ((de = readdir(d))) {
+    size_t n = strlen(de->d_name);
+    if (n > 4 && strcmp(de->d_name + n - 4, ".log") == 0 && strcmp(de->d_name, best) > 0)
+      snprintf(best, sizeof best, "%s", de->d_name);
+  }
+  closedir(d);
+  if (!best[0]) return -1;
+  char path[900];
+  snprintf(path, sizeof path, "%s/%s", dir, best);
+  struct stat st;
+  return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The write-ahead log cannot grow (a file size limit, as a full disk would): the commit
+ * reports EG_EIO, and neither the store nor a reopened one holds any of it. */
+static void test_failed_write(void) {
+  char *dir = eg_test_tempdir("kvfail");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  EG_REQUIRE(write1(kv, CF_ONE, "before", "1") == EG_OK);
+  /* A megabyte committed first makes the log longer than RocksDB's info LOG, so that the
+   * limit below stops the log alone (a failed LOG write trips RocksDB's own assertions). */
+  size_t big = 1 << 20;
+  char *blob = malloc(big);
+  EG_REQUIRE(blob != NULL);
+  memset(blob, 'q', big);
+  eg_kvtxn *t = eg_kv_begin(kv);
+  eg_kvtxn_put(t, CF_TWO, "ballast", 7, blob, big, false);
+  eg_err e;
+  EG_REQUIRE(eg_kvtxn_commit(t, &e) == EG_OK);
+  off_t wal = newest_wal_size(dir);
+  EG_REQUIRE(wal > (off_t)big);
+  struct rlimit old;
+  EG_REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+  void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG, not a killed process */
+  struct rlimit lim = {(rlim_t)wal + 1024, old.rlim_max};
+  EG_REQUIRE(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+  t = eg_kv_begin(kv);
+  eg_kvtxn_put(t, CF_ONE, "lost", 4, blob, 64 * 1024, true);
+  eg_kvtxn_put(t, CF_TWO, "lost-too", 8, "1", 1, false);
+  eg_err_clear(&e);
+  eg_code rc = eg_kvtxn_commit(t, &e); /* the store logs the failure (expected here) */
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, old_handler);
+  free(blob);
+  EG_CHECK_INT(rc, EG_EIO);
+  EG_CHECK_STR(e.msg, "the store could not write (disk error?)");
+  CHECK_VALUE(read1(kv, CF_ONE, "lost"), NULL, "failed put, plain read");
+  CHECK_VALUE(read1(kv, CF_TWO, "lost-too"), NULL, "failed write-only put");
+  t = eg_kv_begin(kv);
+  CHECK_VALUE(txn_read1(t, CF_ONE, "lost"), NULL, "failed put, read by the next transaction");
+  eg_kvtxn_abort(t);
+  eg_kv_close(kv);
+  kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  CHECK_VALUE(read1(kv, CF_ONE, "before"), "1", "reopened: the earlier commit");
+  CHECK_VALUE(read1(kv, CF_ONE, "lost"), NULL, "reopened: the failed one");
+  CHECK_VALUE(read1(kv, CF_TWO, "lost-too"), NULL, "reopened: the failed one");
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* ---- reopening, tenants, order ------------------------------------------------------ */
+
+static void test_reopen(void) {
+  char *dir = eg_test_tempdir("kvreopen");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  eg_tenant *ten = NULL;
+  eg_err e;
+  eg_kvtxn *t = eg_kv_begin(kv);
+  EG_REQUIRE(eg_kvtxn_tenant(t, "acme", &ten, &e) == EG_OK);
+  uint64_t acme = ten->id;
+  ten->counter[1] = 42;
+  ten->last_tc = -12345; /* negative times keep their order and sign */
+  eg_kvtxn_save_tenant(t, ten);
+  eg_kvtxn_put(t, CF_TWO, "durable", 7, "yes", 3, true);
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  EG_CHECK_INT(write1(kv, CF_ONE, "gone", "soon"), EG_OK);
+  EG_CHECK_INT(write1(kv, CF_ONE, "gone", NULL), EG_OK);
+  eg_kv_flush(kv); /* part on disk in SST files, part only in the log below */
+  EG_CHECK_INT(write1(kv, CF_ONE, "late", "wal"), EG_OK);
+  eg_kv_close(kv);
+
+  kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  CHECK_VALUE(read1(kv, CF_TWO, "durable"), "yes", "flushed value");
+  CHECK_VALUE(read1(kv, CF_ONE, "late"), "wal", "value only in the write-ahead log");
+  CHECK_VALUE(read1(kv, CF_ONE, "gone"), NULL, "deleted value");
+  uint64_t id = 0;
+  EG_CHECK_INT(eg_kv_tenant_id(kv, "acme", &id), EG_OK);
+  EG_CHECK_INT(id, acme);
+  EG_CHECK_INT(eg_kv_tenant_id(kv, "nobody", &id), EG_ENOTFOUND);
+  t = eg_kv_begin(kv);
+  EG_REQUIRE(eg_kvtxn_tenant(t, "acme", &ten, &e) == EG_OK);
+  EG_CHECK_INT(ten->id, acme);
+  EG_CHECK_INT(ten->counter[1], 42);
+  EG_CHECK_INT(ten->counter[0], 1);
+  EG_CHECK_INT(ten->last_tc, -12345);
+  EG_REQUIRE(eg_kvtxn_tenant(t, "second", &ten, &e) == EG_OK);
+  EG_CHECK(ten->id != acme); /* numbers are not reused after a restart */
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* kv.h has no iterator of its own: callers walk a family with RocksDB's, through
+ * eg_kv_db/eg_kv_cf/eg_kv_ro, over keys that start with the tenant's 8 big-endian bytes.
+ * Keys come back in numeric order within the tenant, and a prefix scan stops at its end. */
+static void test_scan_order(void) {
+  char *dir = eg_test_tempdir("kvscan");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const uint64_t ids[] = {300, 7, 65536, 1, 256, 42, 1ull << 40, 8};
+  enum { N = sizeof ids / sizeof *ids };
+  uint8_t k[16];
+  eg_kvtxn *t = eg_kv_begin(kv);
+  for (int i = 0; i < N; i++) {
+    for (uint64_t T = 1; T <= 3; T++) { /* tenants 1 and 3 around the one scanned */
+      KEY2(k, T, ids[i]);
+      eg_kvtxn_put(t, CF_ONE, k, 16, "v", 1, false);
+    }
+  }
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  uint8_t prefix[8];
+  key_put64(prefix, 2);
+  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
+  uint64_t got[N + 8];
+  int n = 0;
+  for (rocksdb_iter_seek(it, (const char *)prefix, 8); rocksdb_iter_valid(it) && n < N + 8;
+       rocksdb_iter_next(it)) {
+    size_t kl;
+    const uint8_t *key = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    if (kl != 16 || memcmp(key, prefix, 8) != 0) break;
+    got[n++] = key_get64(key + 8);
+  }
+  rocksdb_iter_destroy(it);
+  EG_CHECK_INT(n, N);
+  static const uint64_t want[] = {1, 7, 8, 42, 256, 300, 65536, 1ull << 40};
+  for (int i = 0; i < n && i < N; i++) EG_CHECK_INT(got[i], want[i]);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+int main(void) {
+  EG_RUN(test_locked_by_other_process); /* first: it forks */
+  EG_RUN(test_open_errors);
+  EG_RUN(test_round_trip);
+  EG_RUN(test_reads_through_pending);
+  EG_RUN(test_write_batch);
+  EG_RUN(test_rollback);
+  EG_RUN(test_group_commit);
+  EG_RUN(test_failed_write);
+  EG_RUN(test_reopen);
+  EG_RUN(test_scan_order);
+  return eg_test_finish();
+}
