@@ -950,8 +950,10 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
   if (has_marker(sf, MK_ENDED, t, s->te, pb)) s->status = ST_FORMER;
-  /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are */
-  else if (!has_past(sf, t, pa, s->ts) && !has_marker(sf, MK_NEGATION, t, pa, pb)) s->status = ST_CURRENT;
+  /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
+   * and so is a verb that ended it before ("I sold my X") */
+  else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) && !has_marker(sf, MK_NEGATION, t, pa, pb))
+    s->status = ST_CURRENT;
   *a = s->ts - own_at;
   *b = s->te;
 }

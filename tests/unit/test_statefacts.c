@@ -84,6 +84,10 @@ static void test_each_relation_in_other_words(void) {
        "Jonas"},                                                      /* a name opens it */
       {"Bruno, our new beagle, is settling in.", "HAS_PET", "Bruno"}, /* an apposition */
       {"Cyberdyne hired me as a data scientist.", "WORKS_AT", "Cyberdyne"},
+      /* a car by its make, "my X" of a known type, a value a question takes for granted */
+      {"My Ford Focus makes a grinding noise when I brake.", "DRIVES", "Ford Focus"},
+      {"How often should I change the oil on my Honda Civic?", "DRIVES", "Honda Civic"},
+      {"Any gift ideas for my girlfriend Rosa?", "PARTNER_OF", "Rosa"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -130,6 +134,8 @@ static void test_tense_and_negation(void) {
       {"I resigned from Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
       {"Should I move to Lyon?", NULL, NULL},
+      /* the noun the slot qualifies is former */
+      {"My old colleagues at Initech threw me a party.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -146,6 +152,11 @@ static void test_no_false_states(void) {
       {"I listened to a cello concerto last night.", NULL, NULL},
       {"The weather is lovely today.", NULL, NULL},
       {"Can you recommend a book?", NULL, NULL},
+      /* things used, tried or wanted: a product's name is no car, "I'll" is a plan */
+      {"I've been using Netflix for a while.", NULL, NULL},
+      {"I think I'll try the Roasted Sweet Potato Fries.", NULL, NULL},
+      {"I'm particularly interested in the Kalamazoo Greek Fest.", NULL, NULL},
+      {"A friend of mine works at Stark Industries.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
