@@ -184,30 +184,34 @@ static bool word_start(const char *text, const char *p) {
 static float best_sentence_match(rc_ctx *c, const char *text) {
   size_t nk = c->n_keywords < 64 ? c->n_keywords : 64;
   if (!nk || !text || !*text) return 0;
-  /* sentence ends, as offsets */
-  size_t ends[SENTENCE_MAX], ns = 0, len = strlen(text);
-  for (size_t i = 0; i < len && ns < SENTENCE_MAX - 1; i++)
-    if (text[i] == '\n' || ((text[i] == '.' || text[i] == '!' || text[i] == '?') && (text[i + 1] == ' ' || !text[i + 1])))
-      ends[ns++] = i + 1;
-  ends[ns++] = len;
-  uint64_t hit[SENTENCE_MAX] = {0}; /* per sentence: a bit per keyword */
+  /* the keywords by their first byte (ASCII case folded), as bits */
+  uint64_t by_first[256] = {0};
+  size_t kl[64];
   for (size_t k = 0; k < nk; k++) {
-    const char *kw = c->keywords[k];
-    size_t kl = strlen(kw);
-    if (kl < 2) continue;
-    size_t s = 0;
-    for (const char *p = text; (p = strcasestr(p, kw)) != NULL; p += kl) {
-      if (!word_start(text, p)) continue;
-      size_t at = (size_t)(p - text);
-      while (s < ns - 1 && ends[s] <= at) s++;
-      hit[s] |= UINT64_C(1) << k;
+    kl[k] = strlen(c->keywords[k]);
+    if (kl[k] >= 2) by_first[(unsigned char)tolower((unsigned char)c->keywords[k][0])] |= UINT64_C(1) << k;
+  }
+  /* one pass: at each word start, the keywords that start there; a sentence ends at a line
+   * break or at '.', '!', '?' before a space or the end */
+  uint64_t hit = 0; /* the current sentence's keywords */
+  int best = 0, sentences = 1;
+  for (size_t i = 0; text[i]; i++) {
+    unsigned char ch = (unsigned char)text[i];
+    if (i == 0 || !isalnum((unsigned char)text[i - 1]))
+      for (uint64_t m = by_first[tolower(ch)]; m; m &= m - 1) {
+        int k = __builtin_ctzll(m);
+        if (!strncasecmp(text + i, c->keywords[k], kl[k])) hit |= UINT64_C(1) << k;
+      }
+    bool end = ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (text[i + 1] == ' ' || !text[i + 1]));
+    if (end && sentences < SENTENCE_MAX) {
+      int n = __builtin_popcountll(hit);
+      if (n > best) best = n;
+      hit = 0;
+      sentences++;
     }
   }
-  int best = 0;
-  for (size_t s = 0; s < ns; s++) {
-    int n = __builtin_popcountll(hit[s]);
-    if (n > best) best = n;
-  }
+  int n = __builtin_popcountll(hit);
+  if (n > best) best = n;
   return (float)best / (float)c->n_keywords;
 }
 
