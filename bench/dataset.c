@@ -103,6 +103,7 @@ static bool take_lme(const cJSON *rec, void *ctx) {
   q->at = qd ? eg_lme_time(qd) : 0;
   size_t l = strlen(qid);
   q->excluded = l > 4 && strcmp(qid + l - 4, "_abs") == 0;
+  q->split = eg_bsplit_of(qid);
   const cJSON *id = ids ? ids->child : NULL, *date = dates ? dates->child : NULL;
   for (const cJSON *s = sess ? sess->child : NULL; s && id && date; s = s->next, id = id->next, date = date->next) {
     eg_bsession *bs = &g->s[g->ns++];
@@ -274,6 +275,7 @@ int eg_bdata_load_locomo(const char *path, long limit, eg_bdata *d) {
       q->at = last;
       locomo_evidence(q, cJSON_GetObjectItem(x, "evidence"), dias, nd);
       q->excluded = q->n_units == 0;
+      q->split = eg_bsplit_of_locomo(sid, q->query);
     }
     free(dias);
   }
@@ -281,26 +283,50 @@ int eg_bdata_load_locomo(const char *path, long limit, eg_bdata *d) {
   return 0;
 }
 
-void eg_bdata_free(eg_bdata *d) {
-  for (size_t i = 0; i < d->n; i++) {
-    eg_bgroup *g = &d->g[i];
-    for (size_t s = 0; s < g->ns; s++) {
-      for (size_t m = 0; m < g->s[s].n; m++) {
-        free(g->s[s].m[m].role);
-        free(g->s[s].m[m].name);
-        free(g->s[s].m[m].content);
-      }
-      free(g->s[s].m);
-      free(g->s[s].id);
+static void free_question(eg_bquestion *q) {
+  free(q->id), free(q->category), free(q->query), free(q->answer), free(q->units);
+  for (size_t s = 0; s < q->n_sessions; s++) free(q->sessions[s]);
+  free(q->sessions);
+}
+
+static void free_group(eg_bgroup *g) {
+  for (size_t s = 0; s < g->ns; s++) {
+    for (size_t m = 0; m < g->s[s].n; m++) {
+      free(g->s[s].m[m].role);
+      free(g->s[s].m[m].name);
+      free(g->s[s].m[m].content);
     }
-    for (size_t k = 0; k < g->nq; k++) {
-      eg_bquestion *q = &g->q[k];
-      free(q->id), free(q->category), free(q->query), free(q->answer), free(q->units);
-      for (size_t s = 0; s < q->n_sessions; s++) free(q->sessions[s]);
-      free(q->sessions);
-    }
-    free(g->s), free(g->q), free(g->user);
+    free(g->s[s].m);
+    free(g->s[s].id);
   }
+  for (size_t k = 0; k < g->nq; k++) free_question(&g->q[k]);
+  free(g->s), free(g->q), free(g->user);
+}
+
+void eg_bdata_free(eg_bdata *d) {
+  for (size_t i = 0; i < d->n; i++) free_group(&d->g[i]);
   free(d->g);
   memset(d, 0, sizeof *d);
+}
+
+void eg_bdata_split(eg_bdata *d, eg_bsplit want, eg_bsplit_count *count) {
+  eg_bsplit_count c = {0};
+  size_t kept_groups = 0;
+  for (size_t i = 0; i < d->n; i++) {
+    eg_bgroup *g = &d->g[i];
+    size_t kept = 0;
+    for (size_t k = 0; k < g->nq; k++) {
+      eg_bquestion *q = &g->q[k];
+      bool take = eg_bsplit_takes(want, q->split);
+      c.total++, c.total_scored += !q->excluded;
+      c.kept += take, c.kept_scored += take && !q->excluded;
+      if (take) g->q[kept++] = *q;
+      else free_question(q);
+    }
+    g->nq = kept;
+    if (kept) d->g[kept_groups++] = *g;
+    else free_group(g);
+  }
+  d->n = kept_groups;
+  if (count) *count = c;
 }

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/split.h"
+
 #define EG_LOCOMO_DEFAULT EG_SOURCE_DIR "/../shared/data/locomo/locomo_dev.json"
 
 typedef struct eg_bmsg {
@@ -42,6 +44,7 @@ typedef struct eg_bquestion {
   char *id, *category, *query, *answer;
   int64_t at;               /* the question's "now", µs; 0 = none */
   bool excluded;            /* abstention: not scored (LongMemEval _abs) */
+  eg_bsplit split;          /* its half: tune or confirm (bench/split.h) */
   char **sessions;          /* evidence sessions */
   size_t n_sessions;
   eg_bunit *units;          /* evidence turns (len 1): LongMemEval has_answer, LoCoMo evidence */
@@ -70,6 +73,16 @@ typedef struct eg_bdata {
 int eg_bdata_load_lme(const char *path, long limit, const char *types, eg_bdata *d);
 int eg_bdata_load_locomo(const char *path, long limit, eg_bdata *d);
 void eg_bdata_free(eg_bdata *d);
+
+/* The questions a split keeps, and all of them; "scored" counts those not excluded. */
+typedef struct eg_bsplit_count {
+  size_t kept, total, kept_scored, total_scored;
+} eg_bsplit_count;
+
+/* Keep only the questions of half `want` (EG_BSPLIT_ALL keeps all), in order; a group left
+ * without questions is dropped (nothing to ingest it for), a group with some keeps all its
+ * sessions. *count (may be NULL) gets what was kept of what was loaded. */
+void eg_bdata_split(eg_bdata *d, eg_bsplit want, eg_bsplit_count *count);
 
 /* The unit a message belongs to: the index of its round's first message. In a session,
  * a round is a user message with the assistant messages that follow it; any other message

@@ -10,6 +10,9 @@
  *   engram-bench load   [seconds] [clients] [embedder] [groups] [ingest_pct] [data]
  *   engram-bench prefs  [options]   what the user values, scored (bench/prefs.h)
  *
+ * --split tune|confirm asks only one fixed half of the questions (bench/split.h,
+ * docs/tuning.md); every line of <out>.jsonl names its question's half either way.
+ *
  * Unless --ingestd/--recalld name running daemons, the four daemons are started on loopback
  * in a temp dir with the offline default embedder (or --embedder). Every question's scores
  * are appended to <out>.jsonl as they come, so --resume carries on after an interruption;
@@ -31,6 +34,7 @@
 #include "bench/load.h"
 #include "bench/perf.h"
 #include "bench/prefs.h"
+#include "bench/split.h"
 #include "bench/textfacts.h"
 #include "bench/qa.h"
 #include "cli/bulk.h"
@@ -51,6 +55,7 @@ typedef struct opts {
   int jobs;
   uint32_t k;
   bool resume;
+  eg_bsplit split;            /* the half asked; EG_BSPLIT_ALL = every question */
 } opts;
 
 typedef struct run {
@@ -63,6 +68,7 @@ typedef struct run {
   bool *done[N_SYS];          /* per question, flattened over groups */
   size_t *first_q;            /* index of each group's first question in done[] */
   size_t n_questions;
+  eg_bsplit_count split;      /* what the split kept of the questions loaded */
   FILE *log;                  /* <out>.jsonl */
   pthread_mutex_t mu;
   atomic_size_t next;
@@ -81,7 +87,7 @@ static void usage(void) {
           "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder glove|use-lite]\n"
           "                    [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)] [--set lme|locomo (qa)]\n"
           "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
-          "                    [--expansion offline|none|llm]\n"
+          "                    [--expansion offline|none|llm] [--split tune|confirm]\n"
           "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
           "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
           "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n"
@@ -109,6 +115,14 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
     STR("--expansion", expansion);
 #undef STR
     if (!strcmp(a, "--set") && v) { *set = v; i++; continue; }
+    if (!strcmp(a, "--split") && v) {
+      if (!eg_bsplit_parse(v, &o->split)) {
+        fprintf(stderr, "engram-bench: --split is tune or confirm, not %s\n", v);
+        return -1;
+      }
+      i++;
+      continue;
+    }
     int64_t n;
 #define COUNT(flag, field, lo, hi)                                                         \
   if (!strcmp(a, flag) && v) {                                                             \
@@ -163,6 +177,7 @@ static void record(run *r, int sys, size_t qi, const eg_bscore *s, const char *r
   cJSON_AddStringToObject(o, "id", q->id);
   cJSON_AddStringToObject(o, "system", sys_names[sys]);
   cJSON_AddStringToObject(o, "category", q->category);
+  cJSON_AddStringToObject(o, "split", eg_bsplit_name(q->split));
   for (size_t m = 0; m < r->t[sys].n_names; m++)
     if (s->has[m]) cJSON_AddNumberToObject(sc, r->t[sys].names[m], s->v[m]);
   if (response) cJSON_AddStringToObject(o, "response", response);
@@ -326,6 +341,16 @@ static void machine(char *buf, size_t len) {
            (double)mem_kb / 1048576.0);
 }
 
+/* Which half the tables cover: "split: tune (141 of 282 scored questions)"; nothing when
+ * every question was asked. */
+static void split_line(const run *r, FILE *f) {
+  const eg_bsplit_count *c = &r->split;
+  if (r->o->split == EG_BSPLIT_ALL) return;
+  fprintf(f, "split: %s (%zu of %zu scored questions", eg_bsplit_name(r->o->split), c->kept_scored, c->total_scored);
+  if (r->on[SYS_QA]) fprintf(f, "; %zu of %zu judged", c->kept, c->total);
+  fprintf(f, ")\n\n");
+}
+
 /* The source's commit, "-dirty" when it has uncommitted changes. */
 static void commit_of(char *buf, size_t len) {
   snprintf(buf, len, "unknown");
@@ -353,6 +378,12 @@ static int report(run *r, int argc, char **argv) {
   cJSON_AddStringToObject(o, "data", r->o->data);
   cJSON_AddNumberToObject(o, "k", r->o->k);
   cJSON_AddNumberToObject(o, "groups", (double)r->d.n);
+  cJSON *split = cJSON_AddObjectToObject(o, "split");
+  cJSON_AddStringToObject(split, "half", eg_bsplit_name(r->o->split));
+  cJSON_AddNumberToObject(split, "scored", (double)r->split.kept_scored);
+  cJSON_AddNumberToObject(split, "of_scored", (double)r->split.total_scored);
+  cJSON_AddNumberToObject(split, "questions", (double)r->split.kept);
+  cJSON_AddNumberToObject(split, "of", (double)r->split.total);
   cJSON_AddNumberToObject(o, "failures", (double)r->failures);
   cJSON_AddNumberToObject(o, "sessions_refused", (double)r->refused);
   if (r->ingest_s > 0) cJSON_AddNumberToObject(o, "ingest_tokens_per_min_per_job", (double)r->tokens / r->ingest_s * 60);
@@ -386,6 +417,7 @@ static int report(run *r, int argc, char **argv) {
     if (!outs[i]) continue;
     fprintf(outs[i], "%s — %s, commit %s, %s\n`%s`\n\n", r->d.set == EG_BSET_LME ? "LongMemEval-S" : "LoCoMo", date,
             commit, host, cmd);
+    split_line(r, outs[i]);
     if (nt) eg_btable_markdown(outs[i], tabs, names, nt);
     if (r->on[SYS_QA]) {
       const eg_btable *q = &r->t[SYS_QA];
@@ -478,6 +510,7 @@ int main(int argc, char **argv) {
   commit_of(r.commit, sizeof r.commit);
   pthread_mutex_init(&r.mu, NULL);
   if (lme ? eg_bdata_load_lme(o.data, o.limit, o.types, &r.d) : eg_bdata_load_locomo(o.data, o.limit, &r.d)) return 1;
+  eg_bdata_split(&r.d, o.split, &r.split); /* after --limit: a half of the questions loaded */
   r.on[SYS_ENGRAM] = true;
   r.on[SYS_FTS5] = o.baseline != NULL;
   r.on[SYS_QA] = !strcmp(o.cmd, "qa");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/engine.h"
+#include "bench/split.h"
 #include "common/buf.h"
 #include "common/cfg.h"
 #include "common/log.h"
@@ -580,6 +581,7 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
   if (!any) add_tally(&c->need[N_NEEDS - 1], &q);
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "scenario", str(scen, "name"));
+  cJSON_AddStringToObject(o, "split", eg_bsplit_name(eg_bsplit_of(str(scen, "name"))));
   cJSON_AddStringToObject(o, "id", str(qj, "id"));
   cJSON_AddBoolToObject(o, "correct", q.correct);
   cJSON *items = cJSON_AddArrayToObject(o, "values");
@@ -661,7 +663,7 @@ static void report(ctx *c, const standin *s, int windows0, int answered0) {
 
 static int usage(void) {
   fprintf(stderr, "usage: engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b,…] [--k 1..100]\n"
-                  "                          [--json FILE] [--verbose]\n");
+                  "                          [--split tune|confirm] [--json FILE] [--verbose]\n");
   return 2;
 }
 
@@ -678,6 +680,7 @@ int eg_bprefs_main(int argc, char **argv) {
   const char *data = PREFS_DEFAULT, *which = "rules", *only = NULL, *json_out = NULL;
   int64_t k = 10;
   bool verbose = false;
+  eg_bsplit split = EG_BSPLIT_ALL; /* of the scenarios, by name */
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(argv[i], "--data") && v) data = argv[++i];
@@ -687,7 +690,12 @@ int eg_bprefs_main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--json") && v) json_out = argv[++i];
     else if (!strcmp(argv[i], "--k") && v && eg_cfg_int_in(v, 1, 100, &k)) i++;
     else if (!strcmp(argv[i], "--verbose")) verbose = true;
-    else return usage();
+    else if (!strcmp(argv[i], "--split") && v) {
+      if (!eg_bsplit_parse(argv[++i], &split)) {
+        fprintf(stderr, "prefs: --split is tune or confirm, not %s\n", argv[i]);
+        return usage();
+      }
+    } else return usage();
   }
   eg_log_init("engram-bench", EG_LOG_WARN);
   char *text = eg_test_slurp(data), why[300];
@@ -700,11 +708,16 @@ int eg_bprefs_main(int argc, char **argv) {
     cJSON_Delete(root);
     return 1;
   }
-  size_t ns = 0;
+  size_t ns = 0, named = 0;
   const cJSON **scen = calloc((size_t)cJSON_GetArraySize(scenarios) + 1, sizeof *scen), *x;
-  cJSON_ArrayForEach(x, scenarios) if (selected(only, str(x, "name"))) scen[ns++] = x;
+  cJSON_ArrayForEach(x, scenarios) {
+    if (!selected(only, str(x, "name"))) continue;
+    named++;
+    if (eg_bsplit_takes(split, eg_bsplit_of(str(x, "name")))) scen[ns++] = x;
+  }
   if (!ns) {
-    fprintf(stderr, "prefs: no scenario of %s is named in --scenarios %s\n", data, only);
+    fprintf(stderr, "prefs: no scenario of %s is named in --scenarios %s%s%s\n", data, only ? only : "(all)",
+            split != EG_BSPLIT_ALL ? " and in the split " : "", split != EG_BSPLIT_ALL ? eg_bsplit_name(split) : "");
     free(scen);
     cJSON_Delete(root);
     return 1;
@@ -739,10 +752,12 @@ int eg_bprefs_main(int argc, char **argv) {
   cJSON *out = cJSON_CreateObject();
   cJSON_AddStringToObject(out, "data", data);
   cJSON_AddNumberToObject(out, "scenarios", (double)ns);
+  cJSON_AddStringToObject(out, "split", eg_bsplit_name(split));
   cJSON *runs = cJSON_AddArrayToObject(out, "runs");
   int failures = 0;
   printf("prefs: %s — %zu scenarios, k = %d, a preference held at confidence >= %.1f, not stale\n", data, ns, (int)k,
          HELD_CONFIDENCE);
+  if (split != EG_BSPLIT_ALL) printf("split: %s (%zu of %zu scenarios)\n", eg_bsplit_name(split), ns, named);
   for (int enr = 0; enr < N_ENR; enr++) {
     if (strcmp(which, "both") && strcmp(which, enricher_names[enr])) continue;
     ctx c = {.eng = {.ingestd = ing, .recalld = rec, .tenant = TENANT, .k = (uint32_t)k, .enricher = enricher_values[enr]},

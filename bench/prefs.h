@@ -16,6 +16,8 @@
  * bench itself, which answers each window with the annotations the data file gives for
  * that round — the LLM path's upper bound, when the model extracts exactly what an
  * annotator wrote. `both` runs the two on one set of daemons, each with its own users.
+ * --split tune|confirm runs one fixed half of the scenarios, by the hash of the name
+ * (bench/split.h); each question in --json names its scenario's half either way.
  * argv[0] is "prefs".
  */
 #ifndef EG_BENCH_PREFS_H

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bench/split.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/rpc.h"
@@ -223,7 +224,8 @@ static void print_table(const char *title, const tally *t) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--half even|odd] [--verbose]\n"
+  fprintf(stderr, "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--half even|odd | --split tune|confirm]\n"
+                  "                              [--verbose]\n"
                   "                              [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)]\n");
   return 2;
 }
@@ -231,6 +233,7 @@ static int usage(void) {
 int eg_btextfacts_main(int argc, char **argv) {
   const char *data = TF_DEFAULT, *ing = NULL, *rec = NULL, *half = NULL;
   ctx c = {.k = 10};
+  eg_bsplit split = EG_BSPLIT_ALL;
   for (int i = 1; i < argc; i++) {
     int64_t k;
     if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
@@ -240,7 +243,16 @@ int eg_btextfacts_main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
     else if (!strcmp(argv[i], "--half") && i + 1 < argc && (!strcmp(argv[i + 1], "even") || !strcmp(argv[i + 1], "odd")))
       half = argv[++i];
-    else return usage();
+    else if (!strcmp(argv[i], "--split") && i + 1 < argc) {
+      if (!eg_bsplit_parse(argv[++i], &split)) {
+        fprintf(stderr, "textfacts: --split is tune or confirm, not %s\n", argv[i]);
+        return usage();
+      }
+    } else return usage();
+  }
+  if (half && split != EG_BSPLIT_ALL) {
+    fprintf(stderr, "textfacts: --half and --split each choose a half; give one of them\n");
+    return usage();
   }
   if (!ing != !rec) return usage();
   eg_log_init("engram-bench", EG_LOG_WARN);
@@ -276,15 +288,20 @@ int eg_btextfacts_main(int argc, char **argv) {
   const cJSON *s;
   int index = 0, ran = 0;
   cJSON_ArrayForEach(s, scenarios) {
-    /* one fixed half to tune on (even: scenarios 0, 2, …), the other to confirm */
-    bool take = !half || (index % 2 == 0) == !strcmp(half, "even");
+    /* one fixed half to tune on (even: scenarios 0, 2, …; or tune: the name's hash even),
+     * the other to confirm */
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(s, "name"));
+    bool take = half ? (index % 2 == 0) == !strcmp(half, "even")
+                     : eg_bsplit_takes(split, eg_bsplit_of(name));
     index++;
     if (!take) continue;
     run_scenario(&c, s, run_id);
     ran++;
   }
-  printf("textfacts: %s%s%s — %d scenarios, %d questions, k = %u, %.1f s%s\n", data, half ? ", half " : "",
-         half ? half : "", ran,
+  char which[96] = "";
+  if (half) snprintf(which, sizeof which, ", half %s", half);
+  if (split != EG_BSPLIT_ALL) snprintf(which, sizeof which, ", split %s (%d of %d scenarios)", eg_bsplit_name(split), ran, index);
+  printf("textfacts: %s%s — %d scenarios, %d questions, k = %u, %.1f s%s\n", data, which, ran,
          c.all.n ? c.all.g[0].n : 0, c.k, (double)(eg_time_mono_us() - t0) / 1e6,
          c.failures ? " (with failures: see stderr)" : "");
   print_table("all", &c.all);

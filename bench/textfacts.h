@@ -15,7 +15,8 @@
  * A fact is "about the attribute" when its relation is one the attribute maps to
  * (city/residence → LIVES_IN, employer → WORKS_AT, …) or its object is one of the values.
  * --half even|odd runs every other scenario (0, 2, … or 1, 3, …): tune on one fixed half,
- * confirm on the other. argv[0] is "textfacts".
+ * confirm on the other (kept as it was: published figures use it); --split tune|confirm
+ * halves them by the hash of the scenario name instead (bench/split.h). argv[0] is "textfacts".
  */
 #ifndef EG_BENCH_TEXTFACTS_H
 #define EG_BENCH_TEXTFACTS_H

@@ -1,11 +1,13 @@
 /*
  * test_bench.c — engram-bench end to end on tiny hand-made LongMemEval- and LoCoMo-shaped
  * files (written here, with known answers): both systems' metrics, abstention questions
- * left out, resume, and `qa` against a local stand-in for the chat model.
+ * left out, resume, the tune and confirm halves (--split), and `qa` against a local
+ * stand-in for the chat model.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/stub_http.h"
 #include "tests/testlib.h"
@@ -72,7 +74,8 @@ static void write_lme(const char *path) {
   lme_record(f, "tiny_dog", "single-session-user", "What is the name of my dog?", "Biscuit", dog, (int[]){4}, 1);
   const char *bikes[] = {"I bought a red road bicycle last week to commute to the office.",
                          "I also bought a second bicycle, a mountain bike for the forest trails."};
-  lme_record(f, "tiny_bikes", "multi-session", "How many bicycles did I buy?", "2", bikes, (int[]){2, 9}, 2);
+  /* tiny_dog and tiny_cat_abs are of the tune half, tiny_bicycles of the confirm half */
+  lme_record(f, "tiny_bicycles", "multi-session", "How many bicycles did I buy?", "2", bikes, (int[]){2, 9}, 2);
   const char *none[] = {"I visited my aunt in Lisbon over the holidays."};
   lme_record(f, "tiny_cat_abs", "single-session-user", "What is the name of my cat?", "You never mentioned a cat",
              none, (int[]){6}, 1);
@@ -171,6 +174,19 @@ static double logged(const char *path, const char *id, const char *sys, const ch
   return v;
 }
 
+/* The half a results log gives question id (of its first line); "" when absent. */
+static char *logged_split(const char *path, const char *id) {
+  char *s = eg_test_slurp(path), *half = strdup("");
+  for (char *line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+    cJSON *j = cJSON_Parse(line);
+    const char *split = cJSON_GetStringValue(cJSON_GetObjectItem(j, "split"));
+    if (!*half && !strcmp(cJSON_GetObjectItem(j, "id")->valuestring, id) && split) free(half), half = strdup(split);
+    cJSON_Delete(j);
+  }
+  free(s);
+  return half;
+}
+
 /* A count that is not one (or out of range) gets the usage, not a run: perf and load take
  * them positionally, lme/locomo/qa as options. */
 static void test_bad_counts(void) {
@@ -181,6 +197,21 @@ static void test_bad_counts(void) {
   EG_CHECK(eg_test_system("%s/engram-bench lme --limit 1O 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench lme --jobs 0 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench locomo --k many 2>/dev/null", EG_BINARY_DIR) == 2);
+}
+
+/* A --split that is not a half is refused before anything runs, with the reason. */
+static void test_bad_split(void) {
+  EG_CHECK(eg_test_system("%s/engram-bench lme --split half 2>%s/split.err", EG_BINARY_DIR, dir) == 2);
+  char path[512];
+  snprintf(path, sizeof path, "%s/split.err", dir);
+  char *err = eg_test_slurp(path);
+  EG_CHECK(strstr(err, "--split is tune or confirm, not half") != NULL);
+  free(err);
+  EG_CHECK(eg_test_system("%s/engram-bench locomo --split 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench qa --split Tune 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench textfacts --split even 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench textfacts --half even --split tune 2>/dev/null", EG_BINARY_DIR) == 2);
+  EG_CHECK(eg_test_system("%s/engram-bench prefs --split odd 2>/dev/null", EG_BINARY_DIR) == 2);
 }
 
 static void test_lme(void) {
@@ -208,6 +239,13 @@ static void test_lme(void) {
   EG_CHECK_INT(lines(path), 4);
   EG_CHECK(logged(path, "tiny_dog", "engram", "ndcg@10") == 1);
   EG_CHECK(logged(path, "tiny_cat_abs", "engram", "ndcg@10") == -1);
+  /* every line names its question's half, so two runs compare per half */
+  char *half = logged_split(path, "tiny_dog");
+  EG_CHECK_STR(half, "tune");
+  free(half);
+  half = logged_split(path, "tiny_bicycles");
+  EG_CHECK_STR(half, "confirm");
+  free(half);
   snprintf(path, sizeof path, "%s/lme.md", dir);
   char *md = eg_test_slurp(path);
   EG_CHECK(strstr(md, "| overall | 2 | 1.000 | 1.000 |") != NULL);
@@ -224,6 +262,67 @@ static void test_lme(void) {
   char *out = eg_test_slurp(path);
   EG_CHECK(strstr(out, "resuming: 4 results") != NULL);
   free(out);
+}
+
+/* --split tune then confirm: each run asks only its half, says so, and the two add up to the
+ * whole run of test_lme (2 scored questions, 1 in each half). */
+static void test_split(void) {
+  static const char *const halves[2] = {"tune", "confirm"};
+  static const char *const ids[2] = {"tiny_dog", "tiny_bicycles"};
+  static const char *const cats[2] = {"single-session-user", "multi-session"};
+  double scored = 0;
+  for (int h = 0; h < 2; h++) {
+    EG_REQUIRE(eg_test_system("%s/engram-bench lme --data %s/tiny-lme.jsonl --baseline fts5 --split %s --out %s/lme-%s "
+                              ">%s/lme-%s.out",
+                              EG_BINARY_DIR, dir, halves[h], dir, halves[h], dir, halves[h]) == 0);
+    char name[32], path[512];
+    snprintf(name, sizeof name, "lme-%s", halves[h]);
+    cJSON *r = load_report(name);
+    EG_REQUIRE(r != NULL);
+    const cJSON *split = cJSON_GetObjectItem(r, "split");
+    EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(split, "half")), halves[h]);
+    EG_CHECK_INT(cJSON_GetObjectItem(split, "scored")->valueint, 1);
+    EG_CHECK_INT(cJSON_GetObjectItem(split, "of_scored")->valueint, 2);
+    EG_CHECK_INT(cJSON_GetObjectItem(split, "questions")->valueint, h ? 1 : 2); /* tiny_cat_abs: tune, unscored */
+    EG_CHECK_INT(cJSON_GetObjectItem(split, "of")->valueint, 3);
+    EG_CHECK_INT(cJSON_GetObjectItem(r, "groups")->valueint, h ? 1 : 2);
+    for (int s = 0; s < 2; s++) {
+      const char *sys = s ? "fts5" : "engram";
+      EG_CHECK(metric(r, sys, "overall", "questions") == 1);
+      EG_CHECK(metric(r, sys, cats[h], "questions") == 1); /* the half's own question */
+      EG_CHECK(metric(r, sys, cats[1 - h], "questions") == -1); /* not the other half's */
+      EG_CHECK(metric(r, sys, "overall", "recall_all@10") == 1);
+    }
+    scored += metric(r, "engram", "overall", "questions");
+    cJSON_Delete(r);
+    snprintf(path, sizeof path, "%s/lme-%s.jsonl", dir, halves[h]);
+    EG_CHECK_INT(lines(path), 2); /* engram and fts5 on the one question */
+    EG_CHECK(logged(path, ids[h], "engram", "ndcg@10") == 1);
+    EG_CHECK(logged(path, ids[1 - h], "engram", "ndcg@10") == -1);
+    char *half = logged_split(path, ids[h]);
+    EG_CHECK_STR(half, halves[h]);
+    free(half);
+    /* the table says which half it covers */
+    char want[96];
+    snprintf(want, sizeof want, "split: %s (1 of 2 scored questions)\n", halves[h]);
+    for (int f = 0; f < 2; f++) {
+      snprintf(path, sizeof path, f ? "%s/lme-%s.md" : "%s/lme-%s.out", dir, halves[h]);
+      char *text = eg_test_slurp(path);
+      EG_CHECK(strstr(text, want) != NULL);
+      EG_CHECK(strstr(text, "| overall | 1 |") != NULL);
+      free(text);
+    }
+  }
+  cJSON *whole = load_report("lme"); /* test_lme's run of both halves */
+  EG_REQUIRE(whole != NULL);
+  EG_CHECK(scored == metric(whole, "engram", "overall", "questions"));
+  EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(whole, "split"), "half")), "all");
+  cJSON_Delete(whole);
+  char path[512];
+  snprintf(path, sizeof path, "%s/lme.md", dir);
+  char *md = eg_test_slurp(path);
+  EG_CHECK(strstr(md, "split:") == NULL); /* no split, no line */
+  free(md);
 }
 
 static void test_locomo(void) {
@@ -284,7 +383,9 @@ int main(void) {
   snprintf(path, sizeof path, "%s/tiny-locomo.json", dir);
   write_locomo(path);
   EG_RUN(test_bad_counts);
+  EG_RUN(test_bad_split);
   EG_RUN(test_lme);
+  EG_RUN(test_split);
   EG_RUN(test_locomo);
   EG_RUN(test_qa);
   int rc = eg_test_finish();

@@ -1,14 +1,15 @@
 /*
  * test_bench_prefs.c — `engram-bench prefs` on two scenarios of bench/data/prefs.json, with
  * both enrichers on one set of daemons: it runs, reports numbers in range, the stand-in for
- * the chat model answers every annotated round, and the perfectly annotated plain scenario
- * and the outcome-weighted one are fully right on the LLM path (the outcome recorded by the
- * client puts the dinner that went badly below the held confidence). A set that is not
- * one is refused with the reason.
+ * the chat model answers every annotated round, each question names its half (--split), and
+ * the perfectly annotated plain scenario and the outcome-weighted one are fully right on the
+ * LLM path (the outcome recorded by the client puts the dinner that went badly below the
+ * held confidence). A set that is not one is refused with the reason.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tests/testlib.h"
 
@@ -75,6 +76,15 @@ static void test_smoke(void) {
   EG_CHECK(num(cJSON_GetObjectItem(llm, "all"), "accuracy") == 1);
   /* the trivial scenario is said in the rules' own words */
   EG_CHECK(scenario_right(rules, "sushi-trivial"));
+  /* every question names its scenario's half (both of these are of the confirm half) */
+  EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(report, "split")), "all");
+  const cJSON *q;
+  int confirm = 0;
+  cJSON_ArrayForEach(q, cJSON_GetObjectItem(rules, "questions")) {
+    const char *half = cJSON_GetStringValue(cJSON_GetObjectItem(q, "split"));
+    confirm += half && !strcmp(half, "confirm");
+  }
+  EG_CHECK_INT(confirm, 4);
   snprintf(path, sizeof path, "%s/prefs.out", dir);
   text = eg_test_slurp(path);
   EG_CHECK(strstr(text, "### enricher: rules") && strstr(text, "### enricher: llm"));
@@ -99,6 +109,9 @@ static void test_bad_input(void) {
   free(err);
   EG_CHECK(eg_test_system("%s/engram-bench prefs --enricher gpt 2>/dev/null", EG_BINARY_DIR) == 2);
   EG_CHECK(eg_test_system("%s/engram-bench prefs --scenarios nosuch 2>/dev/null", EG_BINARY_DIR) == 1);
+  /* neither scenario is of the tune half: nothing to run */
+  EG_CHECK(eg_test_system("%s/engram-bench prefs --scenarios sushi-trivial,restaurant-outcomes --split tune "
+                          "2>/dev/null", EG_BINARY_DIR) == 1);
 }
 
 int main(void) {
