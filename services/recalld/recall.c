@@ -27,6 +27,7 @@
 #define DAY EG_US_PER_DAY
 #define MAX_SEEDS 16
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
+#define CONTENT_FREE 0.1f /* the score of a chunk of greetings only, asked about a time */
 #define ASKED_MATCH 0.5f /* the match of a fact whose relation holds the kind of value asked for */
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
@@ -325,7 +326,9 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const char *q = c->req->query;
   add_variant(vs, (char *)q);
   const char *undated = concretize(c, q);
-  c->update_cue = has_update_cue(q);
+  /* recency is for a question about the current state, not about a span ("How long have I
+   * been … now?" asks since when: the last days' chunks are no answer for being recent) */
+  c->update_cue = has_update_cue(q) && !strcasestr(q, "how long") && !strcasestr(q, "since when");
   /* stemmed keywords (for fact matching) and plain keywords (a BM25-friendly variant) */
   c->keywords = eg_arena_calloc(c->a, 64, sizeof *c->keywords);
   words stems = {.c = c, .list = c->keywords, .cap = 64};
@@ -495,6 +498,31 @@ static int by_score_fact(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
+/* A chunk that says nothing but greetings and thanks ("user: Hi!\nassistant: Hello, how can I
+ * help you today?") is no evidence of anything on its day: asked about a time, the time signals
+ * do not lift it and its score is discounted (what it shares with "what did I ask you on …" is
+ * small talk). A content word is one of three letters or more, neither a stop word nor phatic. */
+static bool content_free(const char *text) {
+  static const char *const phatic[] = {"user", "assistant", "hi", "hello", "hey", "thanks", "thank", "okay", "ok",
+                                       "great", "good", "morning", "afternoon", "evening", "night", "today", "yes",
+                                       "sure", "cool", "nice", "bye", "goodbye", "please", "awesome", "perfect",
+                                       "help", "glad", "welcome", "much", "lot", "there", "again", "see", "soon"};
+  int content = 0;
+  for (const char *p = text ? text : ""; *p && content < 2;) {
+    while (*p && !isalpha((unsigned char)*p)) p++;
+    char w[24];
+    size_t n = 0;
+    for (; isalpha((unsigned char)*p) || *p == '\''; p++)
+      if (n < sizeof w - 1) w[n++] = (char)tolower((unsigned char)*p);
+    w[n] = '\0';
+    if (n < 3 || eg_is_stopword(w, n)) continue;
+    bool ph = false;
+    for (size_t i = 0; i < sizeof phatic / sizeof *phatic && !ph; i++) ph = !strcmp(w, phatic[i]);
+    content += !ph;
+  }
+  return content < 2;
+}
+
 static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
@@ -502,13 +530,15 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     for (size_t q = 0; q < RC_MAX_VARIANTS; q++)
       if (c->bm25_best[q] > 0 && q + 1 != c->dated_variant && x->bm25_raw[q] / c->bm25_best[q] > x->bm25)
         x->bm25 = x->bm25_raw[q] / c->bm25_best[q];
-    x->temporal = temporal_fit(c, x->chunk);
+    bool said_nothing = (c->temporal || c->update_cue) && content_free(x->chunk->content);
+    x->temporal = said_nothing ? 0 : temporal_fit(c, x->chunk);
     x->sentence = 0;
     double age = (double)(c->tq - x->chunk->time) / (double)DAY;
-    x->recency = c->update_cue && x->chunk->time ? (float)exp(-(age > 0 ? age : 0) / 90.0) : 0;
+    x->recency = c->update_cue && x->chunk->time && !said_nothing ? (float)exp(-(age > 0 ? age : 0) / 90.0) : 0;
     x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 + w->temporal * x->temporal +
                w->recency * x->recency + 0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
     if (x->expansion) x->score *= 0.85f;
+    if (said_nothing) x->score *= CONTENT_FREE; /* what it resembles in a question is its small talk */
   }
   qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);
 }

@@ -117,7 +117,8 @@ static void test_knowledge_update(void) {
     bool recency;
   } cues[] = {{"Which is the latest city I moved to?", true},
               {"Is the snowstorm over, and where do I live now?", true}, /* "now" after "snowstorm" */
-              {"List the cities I lived in, from earliest to latest.", false}};
+              {"List the cities I lived in, from earliest to latest.", false},
+              {"How long have I lived in London now?", false}}; /* a span, not the current state */
   for (size_t k = 0; k < sizeof cues / sizeof *cues; k++) {
     r = recall_at("t", cues[k].q, T("2024-07-01"), NULL, NULL);
     EG_REQUIRE(r != NULL);
@@ -536,6 +537,22 @@ static void test_latest_statement(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A greeting is no evidence of what happened on its day: asked about the day, the round
+ * that says something comes before the one that only says hello. */
+static void test_greeting_no_evidence(void) {
+  const char *const hello[] = {"user", "Hi there, good morning!", "assistant", "Good morning! How can I help you today?"};
+  const char *const other[] = {"user", "Can you suggest a stretching routine after long bike rides?", "assistant",
+                               "Try hamstring and hip flexor stretches, thirty seconds each."};
+  ingest("gr", "gr-1", "2024-03-12T08:00:00Z", hello, 2);
+  ingest("gr", "gr-2", "2024-03-12T09:00:00Z", other, 2);
+  Engram__V1__RecallResponse *r = recall_at("gr", "What did I ask you about on March 12, 2024?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int greeting = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "good morning");
+  int stretch = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "stretching");
+  EG_CHECK(stretch >= 0 && (greeting < 0 || stretch < greeting));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 static void test_read_your_writes(void) {
   const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant", "Saved."};
   Engram__V1__IngestResponse *ir = NULL;
@@ -683,6 +700,7 @@ int main(void) {
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
+  EG_RUN(test_greeting_no_evidence);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);
