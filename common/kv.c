@@ -66,6 +66,8 @@ struct eg_kv {
   size_t warm_max;     /* entries per generation */
   eg_kvtxn **group;   /* committed transactions waiting for the next group write, in order */
   size_t n_group, cap_group;
+  eg_kvtxn **spare;   /* the array of the group written last, reused for the next one */
+  size_t cap_spare;
   bool writing;        /* a leader is writing a group (mu released meanwhile) */
   /* log positions (kv.h): assigned under mu; durable also read without it */
   uint64_t pos_assigned;
@@ -145,6 +147,16 @@ static void rocksdb_collector(void *arg, eg_buf *out) {
   }
 }
 
+/* An 8-byte value of the default family, or dflt when absent or malformed. */
+static uint64_t key_get64_or(eg_kv *s, const char *key, uint64_t dflt) {
+  char *v;
+  size_t vl;
+  if (eg_kv_get(s, CF_DEFAULT, key, strlen(key), &v, &vl, NULL) != EG_OK) return dflt;
+  uint64_t x = vl == 8 ? key_get64((uint8_t *)v) : dflt;
+  free(v);
+  return x;
+}
+
 eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size_t warm_entries,
                    const char *metric_prefix, eg_metrics *metrics, eg_kv **out, eg_err *err) {
   if (n_cfs < 1 || n_cfs > MAX_CFS || strcmp(cf_names[0], "default") != 0)
@@ -201,17 +213,8 @@ eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size
   s->warm_max = warm_entries ? warm_entries / 2 : 1;
   s->tenants = eg_map_new();
   rocksdb_set_perf_level(rocksdb_disable); /* no per-operation thread-local counters */
-  char *v;
-  size_t vl;
-  s->next_tenant = 1;
-  if (eg_kv_get(s, CF_DEFAULT, "N", 1, &v, &vl, NULL) == EG_OK) {
-    if (vl == 8) s->next_tenant = key_get64((uint8_t *)v);
-    free(v);
-  }
-  if (eg_kv_get(s, CF_DEFAULT, POSITION_KEY, 1, &v, &vl, NULL) == EG_OK) {
-    if (vl == 8) s->pos_assigned = key_get64((uint8_t *)v);
-    free(v);
-  }
+  s->next_tenant = key_get64_or(s, "N", 1);
+  s->pos_assigned = key_get64_or(s, POSITION_KEY, 0);
   atomic_store(&s->pos_durable, s->pos_assigned);
   if (metrics) {
     char name[128];
@@ -280,6 +283,7 @@ void eg_kv_close(eg_kv *s) {
   eg_map_each(s->tenants, free_tenant, NULL);
   eg_map_free(s->tenants);
   free(s->group);
+  free(s->spare);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->cv);
   pthread_mutex_destroy(&s->tmu);
@@ -589,9 +593,12 @@ static void write_group(eg_kv *s) {
   s->ov_flushing = s->ov;
   s->ov = eg_map_new();
   eg_kvtxn **group = s->group;
-  size_t n = s->n_group;
-  s->group = NULL;
-  s->n_group = s->cap_group = 0;
+  size_t n = s->n_group, cap = s->cap_group;
+  s->group = s->spare; /* no allocation per group: the two arrays take turns */
+  s->cap_group = s->cap_spare;
+  s->n_group = 0;
+  s->spare = NULL;
+  s->cap_spare = 0;
   uint64_t last_pos = 0, first_rec = 0;
   size_t n_recs = 0;
   for (size_t i = 0; i < n; i++) {
@@ -644,7 +651,12 @@ static void write_group(eg_kv *s) {
     group[i]->result = result;
     group[i]->done = true;
   }
-  free(group);
+  if (!s->spare) {
+    s->spare = group;
+    s->cap_spare = cap;
+  } else {
+    free(group);
+  }
   s->writing = false;
   pthread_cond_broadcast(&s->cv);
 }
@@ -764,13 +776,7 @@ void eg_kv_recover(eg_kv *s) {
   pthread_mutex_lock(&s->tmu);
   eg_map_each(s->tenants, free_tenant, NULL);
   eg_map_clear(s->tenants);
-  char *v;
-  size_t vl;
-  s->next_tenant = 1;
-  if (eg_kv_get(s, CF_DEFAULT, "N", 1, &v, &vl, NULL) == EG_OK) {
-    if (vl == 8) s->next_tenant = key_get64((uint8_t *)v);
-    free(v);
-  }
+  s->next_tenant = key_get64_or(s, "N", 1);
   pthread_mutex_unlock(&s->tmu);
   s->pos_assigned = atomic_load(&s->pos_durable);
   eg_err_clear(&s->broken);
