@@ -106,7 +106,8 @@ typedef enum eg_kv_mode { EG_KV_LOCAL = 0, EG_KV_LEADER, EG_KV_FOLLOWER } eg_kv_
 
 /* Change the mode (append and ctx are used in EG_KV_LEADER mode only; ctx borrowed). */
 void eg_kv_set_mode(eg_kv *s, eg_kv_mode mode, eg_kv_append_fn append, void *ctx);
-/* True in EG_KV_LEADER mode: logged commits need their record's bytes. */
+/* True in EG_KV_LEADER mode: logged commits need their record's bytes. Constant while a
+ * transaction is open (the mode changes under the write lock). */
 bool eg_kv_wants_records(eg_kv *s);
 /* The last position made durable (0 = none). Lock-free. */
 uint64_t eg_kv_position(eg_kv *s);

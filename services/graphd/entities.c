@@ -123,10 +123,12 @@ eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity 
 
 /* ---- the writer's steps ---- */
 
-/* The entity as it is now (a copy: the caller may change e further in this write). */
+/* The entity as it is now. The record needs a copy (the caller may change e further in
+ * this write); without a log nothing reads the step after it is applied, so no copy. */
 static eg_code step_entity(eg_gwrite *w, const Engram__V1__Entity *e, eg_err *err) {
   Engram__V1__GraphStep *s = eg_step_new(w->a, ENGRAM__V1__GRAPH_STEP__STEP_ENTITY);
-  if (s) s->entity = (Engram__V1__Entity *)eg_rpc_clone(w->a, &e->base);
+  if (s) s->entity = eg_kv_wants_records(w->g->store) ? (Engram__V1__Entity *)eg_rpc_clone(w->a, &e->base)
+                                                      : (Engram__V1__Entity *)e;
   if (!s || !s->entity) return eg_err_set(err, EG_ENOMEM, "out of memory");
   return eg_gwrite_step(w, s, err);
 }
