@@ -76,6 +76,7 @@ struct eg_kv {
   eg_kv_append_fn append;
   void *append_ctx;
   eg_err broken; /* code != EG_OK: a logged group failed; logged commits fail until eg_kv_recover */
+  _Atomic bool failed; /* broken.code != EG_OK, for readers without mu */
   pthread_mutex_t tmu; /* guards tenants */
   eg_map *tenants;     /* name → eg_tenant* */
   uint64_t next_tenant;
@@ -640,7 +641,10 @@ static void write_group(eg_kv *s) {
   if (result.code) { /* nothing of it is in the store: forget it, and what we cached */
     eg_map_each(s->ov_flushing, free_ov, NULL);
     warm_clear(s);
-    if (n_recs && !s->broken.code) s->broken = result;
+    if (n_recs && !s->broken.code) {
+      s->broken = result;
+      atomic_store(&s->failed, true);
+    }
   } else {
     eg_map_each(s->ov_flushing, warm_move, s); /* durable now: keep them warm */
     if (last_pos > atomic_load(&s->pos_durable)) atomic_store(&s->pos_durable, last_pos);
@@ -736,6 +740,8 @@ void eg_kv_set_mode(eg_kv *s, eg_kv_mode mode, eg_kv_append_fn append, void *ctx
 
 bool eg_kv_wants_records(eg_kv *s) { return s->mode == EG_KV_LEADER; }
 
+bool eg_kv_failed(eg_kv *s) { return atomic_load(&s->failed); }
+
 uint64_t eg_kv_position(eg_kv *s) { return atomic_load(&s->pos_durable); }
 
 eg_code eg_kv_wait_position(eg_kv *s, uint64_t pos, int64_t deadline_us, eg_err *err) {
@@ -780,5 +786,6 @@ void eg_kv_recover(eg_kv *s) {
   pthread_mutex_unlock(&s->tmu);
   s->pos_assigned = atomic_load(&s->pos_durable);
   eg_err_clear(&s->broken);
+  atomic_store(&s->failed, false);
   pthread_mutex_unlock(&s->mu);
 }

@@ -109,6 +109,9 @@ void eg_kv_set_mode(eg_kv *s, eg_kv_mode mode, eg_kv_append_fn append, void *ctx
 /* True in EG_KV_LEADER mode: logged commits need their record's bytes. Constant while a
  * transaction is open (the mode changes under the write lock). */
 bool eg_kv_wants_records(eg_kv *s);
+/* True after a failed logged group (EG_KV_LEADER) until eg_kv_recover: the store takes
+ * no logged commit meanwhile, so its owner must stop writes and recover. Lock-free. */
+bool eg_kv_failed(eg_kv *s);
 /* The last position made durable (0 = none). Lock-free. */
 uint64_t eg_kv_position(eg_kv *s);
 /*

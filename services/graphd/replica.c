@@ -211,6 +211,12 @@ static void *role_main(void *arg) {
         next_ping = eg_time_mono_us() + EG_US_PER_SEC;
         if (eg_replog_ping(r->log, &e) != EG_OK) atomic_store(&r->fenced, true);
       }
+      /* a group in the log that the store could not write: the store takes no write
+       * until recovered, which only stepping down does (and the log has the group) */
+      if (!atomic_load(&r->fenced) && eg_kv_failed(r->store)) {
+        EG_WARN("replica", "the store failed a write: stepping down", "shard=%s", r->shard);
+        atomic_store(&r->fenced, true);
+      }
       if (atomic_load(&r->fenced)) step_down(r);
       else nap(r, 100);
       continue;
