@@ -129,14 +129,17 @@ static void drop_session(eg_replica *r) {
 }
 
 /* Apply the log after our position, batch by batch. *at_end: the last batch was short
- * (we were at the log's end when it was read). */
+ * (we were at the log's end when it was read). A read the log refused (EG_EIO: a
+ * statement cancelled or timed out …) says nothing about the records: it answers
+ * EG_EUNAVAIL like a lost session, and the session is opened anew. */
 static eg_code catch_up(eg_replica *r, bool *at_end, eg_err *err) {
   *at_end = false;
   for (int round = 0; round < 64 && !atomic_load(&r->stop); round++) {
     eg_replog_batch b;
     uint64_t pos = eg_graph_position(r->g);
     eg_code rc = eg_replog_read(r->log, pos, (size_t)r->batch, &b, err);
-    if (rc) return rc;
+    if (rc == EG_EIO && err) err->code = EG_EUNAVAIL;
+    if (rc) return rc == EG_EIO ? EG_EUNAVAIL : rc;
     if (b.n) {
       atomic_store(&r->oldest_unapplied, b.records[0].at_us);
       uint64_t last = b.records[b.n - 1].seq;
@@ -244,6 +247,7 @@ static void *role_main(void *arg) {
     eg_code rc = catch_up(r, &at_end, &e);
     if (rc == EG_EUNAVAIL) {
       drop_session(r);
+      nap(r, 200); /* the log is there but failing: do not hammer it */
       continue;
     }
     if (rc) {

@@ -284,6 +284,30 @@ static void test_roles(void) {
   EG_CHECK(eg_promtool_scrape(rs.r[f].metrics_port, rs.dir, "graphd-follower", NULL) == 0);
 }
 
+/* A read the log refuses (here: cancelled while it waited for a lock) is not a broken
+ * log: the followers read again, and still answer a later write's watermark. */
+static void test_followers_survive_a_refused_read(void) {
+  int w = eg_replicas_writer(&rs, 0);
+  EG_REQUIRE(w >= 0);
+  /* hold the log's table while the followers come to read it, then cancel the reads
+   * waiting for it: fails unless both followers were caught waiting */
+  EG_CHECK(eg_test_system("psql '%s' -qAtc \"BEGIN; LOCK TABLE engram_replog IN ACCESS EXCLUSIVE MODE;"
+                          " SELECT pg_sleep(1); DO \\$\\$ BEGIN IF (SELECT count(pg_cancel_backend(pid))"
+                          " FROM pg_stat_activity WHERE application_name = 'engram' AND wait_event_type = 'Lock')"
+                          " < %d THEN RAISE EXCEPTION 'followers not waiting'; END IF; END \\$\\$; COMMIT;\""
+                          " >/dev/null",
+                          rs.pg.dsn, rs.n - 1) == 0);
+  EG_REQUIRE(commit(w, NULL, (eg_edge_spec){.subject = "Ines", .relation = "LIVES_IN", .literal = "Braga"}) > 0);
+  for (int f = 0; f < rs.n; f++) {
+    char *ines[1] = {"Ines"};
+    Engram__V1__StateResponse *st = NULL;
+    eg_err e;
+    EG_CHECK(state_of(f, NULL, ines, 1, 0, watermark, &st, &e) == EG_OK && st->n_results == 1 &&
+             st->results[0]->n_values == 1 && !strcmp(st->results[0]->values[0]->object->literal, "Braga"));
+    if (st) protobuf_c_message_free_unpacked(&st->base, NULL);
+  }
+}
+
 static void test_failover_under_load(void) {
   int w = eg_replicas_writer(&rs, 0);
   EG_REQUIRE(w >= 0);
@@ -432,6 +456,7 @@ int main(void) {
   eg_rpc_client_opts o = {.timeout_us = 10 * EG_US_PER_SEC, .max_attempts = 1};
   for (int i = 0; i < rs.n; i++) eg_rpc_client_open(rs.r[i].addr, &o, &cl[i], &e);
   EG_RUN(test_roles);
+  EG_RUN(test_followers_survive_a_refused_read);
   EG_RUN(test_failover_under_load);
   EG_RUN(test_followers_answer_as_the_writer);
   for (int i = 0; i < rs.n; i++) eg_rpc_client_close(cl[i]);
