@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/buf.h"
 #include "common/time.h"
 #include "tests/testlib.h"
 
@@ -49,19 +48,6 @@ void eg_replicas_stop(eg_replicas *rs, bool keep) {
   if (rs->dir && !keep) eg_test_rmtree(rs->dir);
   free(rs->dir);
   rs->dir = NULL;
-}
-
-double eg_metric_value(int port, const char *series) {
-  eg_buf b = EG_BUF_INIT;
-  double v = -1;
-  if (eg_http_get(port, "/metrics", &b) == 200 && eg_buf_append(&b, "", 1) == EG_OK) {
-    char key[256];
-    snprintf(key, sizeof key, "\n%s ", series);
-    const char *p = strstr(b.data, key);
-    if (p) v = strtod(p + strlen(key), NULL);
-  }
-  eg_buf_free(&b);
-  return v;
 }
 
 int eg_replicas_writer(eg_replicas *rs, int64_t timeout_us) {

@@ -32,9 +32,6 @@ void eg_replicas_stop(eg_replicas *rs, bool keep);
 /* The index of the replica that says it is the writer, waiting up to timeout_us; -1. */
 int eg_replicas_writer(eg_replicas *rs, int64_t timeout_us);
 
-/* The value of a series ("name" or "name{labels}") on a daemon's /metrics; -1 if absent. */
-double eg_metric_value(int metrics_port, const char *series);
-
 /* A client of every replica that sends writes to the writer. */
 typedef struct eg_writer_client {
   eg_replicas *rs;
