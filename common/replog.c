@@ -120,9 +120,12 @@ eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_e
   if (!l) return eg_err_set(err, EG_ENOMEM, "out of memory");
   memcpy(l->shard, shard, sl + 1);
   pthread_mutex_init(&l->mu, NULL);
-  /* dsn last: what it says overrides these defaults */
-  const char *const keys[] = {"application_name", "connect_timeout", "dbname", NULL};
-  const char *const vals[] = {"engram", "5", dsn, NULL};
+  /* dsn last: what it says overrides these defaults. Without keepalives and a TCP user
+   * timeout a server whose host vanished (no RST) leaves a statement waiting for hours:
+   * a writer's appends would hang instead of failing it over, a follower would stop. */
+  const char *const keys[] = {"application_name", "connect_timeout", "keepalives_idle", "keepalives_interval",
+                              "keepalives_count", "tcp_user_timeout", "dbname", NULL};
+  const char *const vals[] = {"engram", "5", "10", "5", "3", "30000", dsn, NULL};
   l->conn = PQconnectdbParams(keys, vals, 1);
   eg_code rc = EG_OK;
   if (!l->conn || PQstatus(l->conn) != CONNECTION_OK) {

@@ -57,8 +57,9 @@ typedef struct eg_replog_payload {
 
 /*
  * Connect with dsn (a libpq connection string or URI; application_name and
- * connect_timeout default to "engram" and 5 s), create the tables and trigger when
- * missing, and LISTEN. shard: 1..100 bytes naming the log. EG_EUNAVAIL when PostgreSQL
+ * connect_timeout default to "engram" and 5 s, keepalives to idle 10 s / interval 5 s /
+ * count 3 and tcp_user_timeout to 30 s, so that a server that vanished fails the session
+ * in well under a minute), create the tables and trigger when missing, and LISTEN. shard: 1..100 bytes naming the log. EG_EUNAVAIL when PostgreSQL
  * cannot be reached, EG_EINVAL for a bad shard name.
  */
 eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_err *err);
