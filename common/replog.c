@@ -194,6 +194,13 @@ eg_code eg_replog_try_lead(eg_replog *l, const char *addr, bool *leader, eg_err 
     if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) rc = r ? stmt_failed(l, r, "the writer's address", err) : conn_lost(l, err);
     PQclear(r);
   }
+  if (!rc && *leader) { /* a writer does not tail: its appends' notifications would pile up in libpq */
+    r = PQexec(l->conn, "UNLISTEN engram_replog");
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) rc = stmt_failed(l, r, "UNLISTEN", err);
+    PQclear(r);
+    PGnotify *nt;
+    while ((nt = PQnotifies(l->conn))) PQfreemem(nt);
+  }
   pthread_mutex_unlock(&l->mu);
   return rc;
 }

@@ -68,7 +68,8 @@ const char *eg_replog_shard(const eg_replog *l);
 
 /*
  * Try to become the shard's writer (never blocks). On success the lock is held by this
- * session until it ends, and addr (the gRPC address writes should go to) is published.
+ * session until it ends, addr (the gRPC address writes should go to) is published, and
+ * the session stops listening (a writer does not tail; eg_replog_wait only times out).
  */
 eg_code eg_replog_try_lead(eg_replog *l, const char *addr, bool *leader, eg_err *err);
 

@@ -45,6 +45,12 @@ static void test_one_writer_and_tail_order(void) {
   eg_replog_payload p = {bin, 22};
   EG_CHECK(eg_replog_append(a, 4, &p, 1, &e) == EG_OK);
 
+  /* the writer does not tail: its own appends queue no notification in its session
+   * (they would pile up in libpq for as long as it leads) */
+  uint64_t own = 0;
+  EG_CHECK(eg_replog_wait(a, 200, &own, &e) == EG_OK);
+  EG_CHECK_INT(own, 0);
+
   /* the follower is woken, and reads everything in order, in batches */
   uint64_t notified = 0;
   for (int i = 0; i < 20 && notified < 4; i++) EG_CHECK(eg_replog_wait(b, 100, &notified, &e) == EG_OK);
