@@ -69,6 +69,7 @@ struct eg_kv {
   eg_kvtxn **spare;   /* the array of the group written last, reused for the next one */
   size_t cap_spare;
   bool writing;        /* a leader is writing a group (mu released meanwhile) */
+  int settling;        /* threads in settle(): new transactions wait, so that it ends */
   /* log positions (kv.h): assigned under mu; durable also read without it */
   uint64_t pos_assigned;
   _Atomic uint64_t pos_durable;
@@ -356,6 +357,7 @@ eg_kvtxn *eg_kv_begin(eg_kv *s) {
   if (!t) return NULL;
   t->s = s;
   pthread_mutex_lock(&s->mu);
+  while (s->settling) pthread_cond_wait(&s->cv, &s->mu);
   rocksdb_writebatch_set_save_point(s->pending);
   return t;
 }
@@ -757,9 +759,15 @@ eg_code eg_kv_wait_position(eg_kv *s, uint64_t pos, int64_t deadline_us, eg_err 
                     (unsigned long long)have, (unsigned long long)pos);
 }
 
-/* Wait until no transaction is being written or waiting to be; caller holds mu. */
+/* Wait until no transaction is being written or waiting to be; caller holds mu. New
+ * transactions wait meanwhile: under a steady stream of commits a new group would
+ * almost always be pending, and an erasure would wait for a lull that may never come.
+ * They are woken when it ends, and then wait for mu, which the caller keeps. */
 static void settle(eg_kv *s) {
+  s->settling++;
   while (s->writing || s->n_group) pthread_cond_wait(&s->cv, &s->mu);
+  s->settling--;
+  pthread_cond_broadcast(&s->cv);
 }
 
 eg_kvtxn *eg_kv_begin_settled(eg_kv *s) {

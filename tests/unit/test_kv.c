@@ -3,14 +3,18 @@
  * and kept with the data across a reopen; a leader's records handed to the log in order
  * before the store is written; a failed append failing its group and every logged
  * commit after it until eg_kv_recover, with nothing of them in the store; a follower
- * refusing logged commits and applying positions only forward.
+ * refusing logged commits and applying positions only forward; a settled transaction
+ * not starved by a stream of commits.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/kv.h"
+#include "common/time.h"
 #include "tests/testlib.h"
 
 static const char *const cfs[] = {"default"};
@@ -147,7 +151,63 @@ static void test_positions(void) {
   free(dir);
 }
 
+/* ---- a settled transaction under a steady stream of commits ---- */
+
+typedef struct stream {
+  eg_kv *s;
+  int id;
+  _Atomic bool *stop;
+} stream;
+
+static void *commit_stream(void *arg) {
+  stream *st = arg;
+  for (int i = 0; !atomic_load(st->stop); i++) {
+    char key[32];
+    snprintf(key, sizeof key, "s%d-%d", st->id, i);
+    eg_kvtxn *t = eg_kv_begin(st->s);
+    eg_kvtxn_put(t, 0, key, strlen(key), "v", 1, true);
+    eg_err e;
+    (void)eg_kvtxn_commit(t, &e);
+  }
+  return NULL;
+}
+
+/* eg_kv_begin_settled (an erasure) waits for the groups in flight, not for a moment with
+ * no commit pending, which a steady stream of writers may never leave it. */
+static void test_settled_under_load(void) {
+  enum { WRITERS = 8, TRIES = 5 };
+  char *dir = eg_test_tempdir("kv");
+  eg_kv *s = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_kv_open(dir, cfs, 1, 100, "test", NULL, &s, &e) == EG_OK);
+  _Atomic bool stop = false;
+  stream sts[WRITERS];
+  pthread_t th[WRITERS];
+  for (int i = 0; i < WRITERS; i++) {
+    sts[i] = (stream){s, i, &stop};
+    pthread_create(&th[i], NULL, commit_stream, &sts[i]);
+  }
+  usleep(200000);
+  int64_t waited = 0;
+  for (int i = 0; i < TRIES; i++) {
+    int64_t t0 = eg_time_mono_us();
+    eg_kvtxn *t = eg_kv_begin_settled(s);
+    waited += eg_time_mono_us() - t0;
+    eg_kvtxn_put(t, 0, "settled", 7, "x", 1, true);
+    EG_CHECK(eg_kvtxn_commit(t, &e) == EG_OK);
+    usleep(50000);
+  }
+  atomic_store(&stop, true);
+  for (int i = 0; i < WRITERS; i++) pthread_join(th[i], NULL);
+  fprintf(stderr, "  %d settled transactions waited %.1f ms in all\n", TRIES, (double)waited / 1000);
+  EG_CHECK(waited < 2 * EG_US_PER_SEC);
+  eg_kv_close(s);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
 int main(void) {
   EG_RUN(test_positions);
+  EG_RUN(test_settled_under_load);
   return eg_test_finish();
 }
