@@ -68,6 +68,7 @@ static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind, c
   return rc;
 }
 
+/* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
 #define GRAPH_HANDLER(hname, kind, Req, Resp, resp_init, engine)                                      \
   static eg_code hname##_engine(eg_graph *g, const ProtobufCMessage *req, eg_arena *a, ProtobufCMessage *resp, \
                                 eg_err *err) {                                                       \
@@ -83,6 +84,7 @@ static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind, c
     *resp = &r->base;                                                                                \
     return graph_call(svc, call, kind, reqm, &r->base, hname##_engine, err);                         \
   }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 GRAPH_HANDLER(h_commit, WRITE, Engram__V1__CommitRequest, Engram__V1__CommitResponse,
               engram__v1__commit_response__init, eg_graph_commit)
