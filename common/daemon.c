@@ -386,6 +386,7 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
       .authorize_ctx = d,
   };
   if (eg_rpc_server_start(&so, services, n_services, &server, &err)) goto done;
+  if (spec->started && spec->started(d->state, eg_rpc_server_port(server), &err)) goto done;
   const char *pf = eg_cfg_str(d->cfg, "ports_file");
   const char *port_names[2] = {"grpc", "metrics"};
   const int ports[2] = {eg_rpc_server_port(server), mport};

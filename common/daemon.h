@@ -33,6 +33,9 @@ typedef struct eg_daemon_spec {
   eg_code (*open)(eg_daemon *d, void **state, eg_err *err);
   /* The services to serve (besides health); the array is borrowed from state. */
   size_t (*services)(void *state, const eg_rpc_service **out);
+  /* The gRPC server is up on grpc_port, not yet announced in ports_file (may be NULL):
+   * for state that needs the address it serves on. A failure stops the daemon. */
+  eg_code (*started)(void *state, int grpc_port, eg_err *err);
   /* SIGHUP (may be NULL). */
   void (*reload)(void *state);
   /* Close state after the server stopped (may be NULL). */

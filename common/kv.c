@@ -5,6 +5,7 @@
 #include "common/kv.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #define CF_DEFAULT 0
 #define MAX_CFS 16
+#define POSITION_KEY "L" /* default family: the last log position made durable */
 
 
 /* A value kept visible for reads until its batch is durable; len = SIZE_MAX: deleted. */
@@ -38,6 +40,11 @@ struct eg_kvtxn {
   char **new_tenants; /* names created by this transaction (for abort) */
   size_t n_new_tenants;
   size_t stale_mark; /* s->stale.len when it began (abort cuts back to it) */
+  /* set by its commit, under mu */
+  eg_kv_record rec;   /* the log record (borrowed: the committer waits until done) */
+  uint64_t pos;       /* its log position; 0 = none */
+  bool done;          /* its group was written (or failed) */
+  eg_err result;      /* the group's outcome */
 };
 
 struct eg_kv {
@@ -61,9 +68,20 @@ struct eg_kv {
   size_t warm_max;     /* entries per generation */
   eg_buf stale;        /* keys of pending write-only changes: (u16 length, overlay key)… */
   bool stale_all;      /* a pending change the list cannot name (a range delete) */
-  uint64_t enqueued, durable;
-  uint64_t fail_from, fail_to; /* sequence range of a failed group write */
-  bool writing;
+  eg_kvtxn **group;   /* committed transactions waiting for the next group write, in order */
+  size_t n_group, cap_group;
+  eg_kvtxn **spare;   /* the array of the group written last, reused for the next one */
+  size_t cap_spare;
+  bool writing;        /* a leader is writing a group (mu released meanwhile) */
+  int settling;        /* threads in settle(): new transactions wait, so that it ends */
+  /* log positions (kv.h): assigned under mu; durable also read without it */
+  uint64_t pos_assigned;
+  _Atomic uint64_t pos_durable;
+  eg_kv_mode mode;
+  eg_kv_append_fn append;
+  void *append_ctx;
+  eg_err broken; /* code != EG_OK: a logged group failed; logged commits fail until eg_kv_recover */
+  _Atomic bool failed; /* broken.code != EG_OK, for readers without mu */
   pthread_mutex_t tmu; /* guards tenants */
   eg_map *tenants;     /* name → eg_tenant* */
   uint64_t next_tenant;
@@ -135,6 +153,16 @@ static void rocksdb_collector(void *arg, eg_buf *out) {
   }
 }
 
+/* An 8-byte value of the default family, or dflt when absent or malformed. */
+static uint64_t key_get64_or(eg_kv *s, const char *key, uint64_t dflt) {
+  char *v;
+  size_t vl;
+  if (eg_kv_get(s, CF_DEFAULT, key, strlen(key), &v, &vl, NULL) != EG_OK) return dflt;
+  uint64_t x = vl == 8 ? key_get64((uint8_t *)v) : dflt;
+  free(v);
+  return x;
+}
+
 eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size_t warm_entries,
                    const char *metric_prefix, eg_metrics *metrics, eg_kv **out, eg_err *err) {
   if (n_cfs < 1 || n_cfs > MAX_CFS || strcmp(cf_names[0], "default") != 0)
@@ -191,13 +219,9 @@ eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size
   s->warm_max = warm_entries ? warm_entries / 2 : 1;
   s->tenants = eg_map_new();
   rocksdb_set_perf_level(rocksdb_disable); /* no per-operation thread-local counters */
-  char *v;
-  size_t vl;
-  s->next_tenant = 1;
-  if (eg_kv_get(s, CF_DEFAULT, "N", 1, &v, &vl, NULL) == EG_OK) {
-    if (vl == 8) s->next_tenant = key_get64((uint8_t *)v);
-    free(v);
-  }
+  s->next_tenant = key_get64_or(s, "N", 1);
+  s->pos_assigned = key_get64_or(s, POSITION_KEY, 0);
+  atomic_store(&s->pos_durable, s->pos_assigned);
   if (metrics) {
     char name[128];
     snprintf(name, sizeof name, "%s_group_commits_total", s->prefix);
@@ -265,6 +289,8 @@ void eg_kv_close(eg_kv *s) {
   eg_map_free(s->warm_old);
   eg_map_each(s->tenants, free_tenant, NULL);
   eg_map_free(s->tenants);
+  free(s->group);
+  free(s->spare);
   pthread_mutex_destroy(&s->mu);
   pthread_cond_destroy(&s->cv);
   pthread_mutex_destroy(&s->tmu);
@@ -336,6 +362,7 @@ eg_kvtxn *eg_kv_begin(eg_kv *s) {
   if (!t) return NULL;
   t->s = s;
   pthread_mutex_lock(&s->mu);
+  while (s->settling) pthread_cond_wait(&s->cv, &s->mu);
   rocksdb_writebatch_set_save_point(s->pending);
   t->stale_mark = s->stale.len;
   return t;
@@ -595,7 +622,101 @@ void eg_kvtxn_abort(eg_kvtxn *t) {
   txn_free(t);
 }
 
-eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) {
+/* Write the group of transactions enqueued so far as the leader: caller holds mu and
+ * s->writing is false; returns with mu held, every transaction of the group done. In
+ * EG_KV_LEADER mode the group's records go to the log first: nothing reaches RocksDB that
+ * the log does not hold, and a failure of either breaks the store until eg_kv_recover
+ * (its later transactions read what this group wrote). */
+static void write_group(eg_kv *s) {
+  s->writing = true;
+  rocksdb_writebatch_t *wb = s->pending;
+  s->pending = rocksdb_writebatch_create();
+  s->ov_flushing = s->ov;
+  s->ov = eg_map_new();
+  eg_buf stale = s->stale; /* the group's write-only keys (warm_evict_stale) */
+  bool stale_all = s->stale_all;
+  s->stale = (eg_buf)EG_BUF_INIT;
+  s->stale_all = false;
+  eg_kvtxn **group = s->group;
+  size_t n = s->n_group, cap = s->cap_group;
+  s->group = s->spare; /* no allocation per group: the two arrays take turns */
+  s->cap_group = s->cap_spare;
+  s->n_group = 0;
+  s->spare = NULL;
+  s->cap_spare = 0;
+  uint64_t last_pos = 0, first_rec = 0;
+  size_t n_recs = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (group[i]->pos > last_pos) last_pos = group[i]->pos;
+    if (group[i]->rec.data && !n_recs++) first_rec = group[i]->pos;
+  }
+  eg_kv_record *recs = n_recs ? malloc(n_recs * sizeof *recs) : NULL;
+  for (size_t i = 0, j = 0; recs && i < n; i++)
+    if (group[i]->rec.data) recs[j++] = group[i]->rec;
+  if (last_pos) {
+    uint8_t pv[8];
+    key_put64(pv, last_pos);
+    rocksdb_writebatch_put_cf(wb, s->cfs[CF_DEFAULT], POSITION_KEY, 1, (const char *)pv, 8);
+  }
+  eg_err result = s->broken;
+  eg_kv_append_fn append = s->append;
+  void *actx = s->append_ctx;
+  pthread_mutex_unlock(&s->mu);
+
+  if (n_recs && !recs) eg_err_set(&result, EG_ENOMEM, "out of memory");
+  if (!result.code && n_recs && append) (void)append(actx, first_rec, recs, n_recs, &result);
+  if (!result.code) {
+    char *e = NULL;
+    int64_t t0 = eg_time_mono_us();
+    rocksdb_write(s->db, s->wo_sync, wb, &e);
+    eg_series_observe(s->m_group_secs, (double)(eg_time_mono_us() - t0) / 1e6);
+    if (e) {
+      EG_ERROR("store", "group commit failed", "error=\"%s\" txns=%zu", e, n);
+      free(e);
+      eg_err_set(&result, EG_EIO, "the store could not write (disk error?)");
+    }
+  }
+  rocksdb_writebatch_destroy(wb);
+  free(recs);
+
+  pthread_mutex_lock(&s->mu);
+  eg_series_add(s->m_group_writes, 1);
+  eg_series_add(s->m_group_txns, (double)n);
+  if (result.code) { /* nothing of it is in the store: forget it, and what we cached */
+    eg_map_each(s->ov_flushing, free_ov, NULL);
+    warm_clear(s);
+    if (n_recs && !s->broken.code) {
+      s->broken = result;
+      atomic_store(&s->failed, true);
+    }
+  } else {
+    eg_map_each(s->ov_flushing, warm_move, s); /* durable now: keep them warm */
+    if (stale_all) /* after the move: a later write-only put outranks a visible one */
+      warm_clear(s);
+    else
+      warm_evict_stale(s, &stale);
+    if (last_pos > atomic_load(&s->pos_durable)) atomic_store(&s->pos_durable, last_pos);
+  }
+  eg_buf_free(&stale);
+  eg_map_free(s->ov_flushing);
+  s->ov_flushing = NULL;
+  for (size_t i = 0; i < n; i++) {
+    group[i]->result = result;
+    group[i]->done = true;
+  }
+  if (!s->spare) {
+    s->spare = group;
+    s->cap_spare = cap;
+  } else {
+    free(group);
+  }
+  s->writing = false;
+  pthread_cond_broadcast(&s->cv);
+}
+
+/* Enqueue t (caller holds mu since eg_kv_begin) and wait until its group is written,
+ * leading the write when no one else is. Releases mu and frees t. */
+static eg_code commit_enqueued(eg_kvtxn *t, eg_err *err) {
   eg_kv *s = t->s;
   char *pe = NULL;
   rocksdb_writebatch_pop_save_point(s->pending, &pe);
@@ -604,60 +725,125 @@ eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) {
     free(t->undos[i].prev);
     free(t->undos[i].mkey);
   }
-  uint64_t mine = ++s->enqueued;
-  while (s->durable < mine) {
-    if (s->writing) {
-      pthread_cond_wait(&s->cv, &s->mu);
-      continue;
+  t->n_undo = 0;
+  if (s->n_group == s->cap_group) {
+    size_t nc = s->cap_group ? s->cap_group * 2 : 16;
+    eg_kvtxn **ng = realloc(s->group, nc * sizeof *ng);
+    if (!ng) { /* cannot happen in practice; fail the whole pending batch with it */
+      ng = s->group;
+      nc = s->cap_group;
     }
-    /* Become the leader: write everything enqueued so far in one synced write. */
-    s->writing = true;
-    rocksdb_writebatch_t *wb = s->pending;
-    s->pending = rocksdb_writebatch_create();
-    s->ov_flushing = s->ov;
-    s->ov = eg_map_new();
-    eg_buf stale = s->stale;
-    bool stale_all = s->stale_all;
-    s->stale = (eg_buf)EG_BUF_INIT;
-    s->stale_all = false;
-    uint64_t from = s->durable + 1, upto = s->enqueued;
-    pthread_mutex_unlock(&s->mu);
-    char *e = NULL;
-    int64_t t0 = eg_time_mono_us();
-    rocksdb_write(s->db, s->wo_sync, wb, &e);
-    eg_series_observe(s->m_group_secs, (double)(eg_time_mono_us() - t0) / 1e6);
-    rocksdb_writebatch_destroy(wb);
-    pthread_mutex_lock(&s->mu);
-    bool e_failed = e != NULL;
-    if (e) {
-      EG_ERROR("store", "group commit failed", "error=\"%s\" txns=%llu", e,
-               (unsigned long long)(upto - from + 1));
-      free(e);
-      s->fail_from = from;
-      s->fail_to = upto;
-    }
-    eg_series_add(s->m_group_writes, 1);
-    eg_series_add(s->m_group_txns, (double)(upto - from + 1));
-    if (e_failed) { /* nothing of it is durable: forget it, and what we cached */
-      eg_map_each(s->ov_flushing, free_ov, NULL);
-      warm_clear(s);
-    } else {
-      eg_map_each(s->ov_flushing, warm_move, s); /* durable now: keep them warm */
-      if (stale_all) /* after the move: a later write-only put outranks a visible one */
-        warm_clear(s);
-      else
-        warm_evict_stale(s, &stale);
-    }
-    eg_buf_free(&stale);
-    eg_map_free(s->ov_flushing);
-    s->ov_flushing = NULL;
-    s->durable = upto;
-    s->writing = false;
-    pthread_cond_broadcast(&s->cv);
+    s->group = ng;
+    s->cap_group = nc;
   }
-  bool failed = mine >= s->fail_from && mine <= s->fail_to && s->fail_to;
+  if (s->n_group < s->cap_group) s->group[s->n_group++] = t;
+  else eg_err_set(&t->result, EG_ENOMEM, "out of memory"), t->done = true;
+  while (!t->done) {
+    if (s->writing) pthread_cond_wait(&s->cv, &s->mu);
+    else write_group(s);
+  }
+  eg_err result = t->result;
   pthread_mutex_unlock(&s->mu);
   txn_free(t);
-  if (failed) return eg_err_set(err, EG_EIO, "the store could not write (disk error?)");
-  return EG_OK;
+  if (!result.code) return EG_OK;
+  if (err) *err = result;
+  return result.code;
+}
+
+eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) { return commit_enqueued(t, err); }
+
+eg_code eg_kvtxn_commit_logged(eg_kvtxn *t, const void *rec, size_t len, uint64_t *pos, eg_err *err) {
+  eg_kv *s = t->s;
+  if (s->mode == EG_KV_FOLLOWER || s->broken.code) {
+    eg_err why = s->broken;
+    if (!why.code) eg_err_set(&why, EG_EUNAVAIL, "this replica follows the log: it does not take writes");
+    eg_kvtxn_abort(t);
+    if (err) *err = why;
+    return why.code;
+  }
+  t->pos = ++s->pos_assigned;
+  if (s->mode == EG_KV_LEADER) t->rec = (eg_kv_record){rec ? rec : "", len};
+  if (pos) *pos = t->pos;
+  return commit_enqueued(t, err);
+}
+
+eg_code eg_kvtxn_commit_applied(eg_kvtxn *t, uint64_t pos, eg_err *err) {
+  eg_kv *s = t->s;
+  if (pos <= s->pos_assigned) {
+    eg_kvtxn_abort(t);
+    return eg_err_set(err, EG_EPRECOND, "log position %llu is already applied", (unsigned long long)pos);
+  }
+  t->pos = s->pos_assigned = pos;
+  return commit_enqueued(t, err);
+}
+
+/* ---- log positions -------------------------------------------------------------------- */
+
+void eg_kv_set_mode(eg_kv *s, eg_kv_mode mode, eg_kv_append_fn append, void *ctx) {
+  pthread_mutex_lock(&s->mu);
+  s->mode = mode;
+  s->append = mode == EG_KV_LEADER ? append : NULL;
+  s->append_ctx = mode == EG_KV_LEADER ? ctx : NULL;
+  pthread_mutex_unlock(&s->mu);
+}
+
+bool eg_kv_wants_records(eg_kv *s) { return s->mode == EG_KV_LEADER; }
+
+bool eg_kv_failed(eg_kv *s) { return atomic_load(&s->failed); }
+
+uint64_t eg_kv_position(eg_kv *s) { return atomic_load(&s->pos_durable); }
+
+eg_code eg_kv_wait_position(eg_kv *s, uint64_t pos, int64_t deadline_us, eg_err *err) {
+  if (atomic_load(&s->pos_durable) >= pos) return EG_OK;
+  struct timespec ts = {(time_t)(deadline_us / EG_US_PER_SEC), (long)(deadline_us % EG_US_PER_SEC) * 1000};
+  pthread_mutex_lock(&s->mu);
+  int w = 0;
+  while (atomic_load(&s->pos_durable) < pos && w == 0) w = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+  uint64_t have = atomic_load(&s->pos_durable);
+  pthread_mutex_unlock(&s->mu);
+  if (have >= pos) return EG_OK;
+  return eg_err_set(err, EG_ETIMEOUT, "this replica has applied the log up to position %llu, not yet %llu",
+                    (unsigned long long)have, (unsigned long long)pos);
+}
+
+/* Wait until no transaction is being written or waiting to be; caller holds mu. New
+ * transactions wait meanwhile: under a steady stream of commits a new group would
+ * almost always be pending, and an erasure would wait for a lull that may never come.
+ * They are woken when it ends, and then wait for mu, which the caller keeps. */
+static void settle(eg_kv *s) {
+  s->settling++;
+  while (s->writing || s->n_group) pthread_cond_wait(&s->cv, &s->mu);
+  s->settling--;
+  pthread_cond_broadcast(&s->cv);
+}
+
+eg_kvtxn *eg_kv_begin_settled(eg_kv *s) {
+  eg_kvtxn *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->s = s;
+  pthread_mutex_lock(&s->mu);
+  settle(s);
+  rocksdb_writebatch_set_save_point(s->pending);
+  t->stale_mark = s->stale.len;
+  return t;
+}
+
+void eg_kv_recover(eg_kv *s) {
+  pthread_mutex_lock(&s->mu);
+  settle(s);
+  eg_map_each(s->ov, free_ov, NULL);
+  eg_map_clear(s->ov);
+  warm_clear(s);
+  rocksdb_writebatch_clear(s->pending);
+  eg_buf_free(&s->stale);
+  s->stale_all = false;
+  pthread_mutex_lock(&s->tmu);
+  eg_map_each(s->tenants, free_tenant, NULL);
+  eg_map_clear(s->tenants);
+  s->next_tenant = key_get64_or(s, "N", 1);
+  pthread_mutex_unlock(&s->tmu);
+  s->pos_assigned = atomic_load(&s->pos_durable);
+  eg_err_clear(&s->broken);
+  atomic_store(&s->failed, false);
+  pthread_mutex_unlock(&s->mu);
 }

@@ -82,6 +82,59 @@ eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err);
 /* Roll back everything this transaction wrote and release the lock. Frees it. */
 void eg_kvtxn_abort(eg_kvtxn *t);
 
+/* ---- log positions (graphd's replicated log, deploy/REPLICATION.md) ---- */
+
+/*
+ * A write transaction committed with eg_kvtxn_commit_logged is one record of a log and
+ * gets the next position (1, 2, 3 …); one committed with eg_kvtxn_commit_applied applies
+ * the record at a position read from the log. Either way the store keeps the last
+ * position it made durable (key "L" of the default family) in the same synced RocksDB
+ * write as the data: after a crash, the store and its position agree. The mode says
+ * where logged records go:
+ *   EG_KV_LOCAL     nowhere: positions are this store's own (the single-node default);
+ *   EG_KV_LEADER    append(ctx, first, records, n) puts a group's records in the log, in
+ *                   position order, before the group's batch is written. If the append or
+ *                   the write fails, the group fails, and so does every logged commit
+ *                   after it (they read what it wrote) until eg_kv_recover;
+ *   EG_KV_FOLLOWER  logged commits fail with EG_EUNAVAIL: only applied ones write.
+ */
+typedef struct eg_kv_record {
+  const void *data; /* borrowed for the append */
+  size_t len;
+} eg_kv_record;
+typedef eg_code (*eg_kv_append_fn)(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n, eg_err *err);
+typedef enum eg_kv_mode { EG_KV_LOCAL = 0, EG_KV_LEADER, EG_KV_FOLLOWER } eg_kv_mode;
+
+/* Change the mode (append and ctx are used in EG_KV_LEADER mode only; ctx borrowed). */
+void eg_kv_set_mode(eg_kv *s, eg_kv_mode mode, eg_kv_append_fn append, void *ctx);
+/* True in EG_KV_LEADER mode: logged commits need their record's bytes. Constant while a
+ * transaction is open (the mode changes under the write lock). */
+bool eg_kv_wants_records(eg_kv *s);
+/* True after a failed logged group (EG_KV_LEADER) until eg_kv_recover: the store takes
+ * no logged commit meanwhile, so its owner must stop writes and recover. Lock-free. */
+bool eg_kv_failed(eg_kv *s);
+/* The last position made durable (0 = none). Lock-free. */
+uint64_t eg_kv_position(eg_kv *s);
+/*
+ * Commit t as the next position (*pos receives it; may be NULL). rec/len: the record
+ * (borrowed until this returns; ignored unless in EG_KV_LEADER mode). Durable — in the log
+ * and in the store — when it returns EG_OK.
+ */
+eg_code eg_kvtxn_commit_logged(eg_kvtxn *t, const void *rec, size_t len, uint64_t *pos, eg_err *err);
+/* Commit t as the application of the log up to position pos (> every position so far). */
+eg_code eg_kvtxn_commit_applied(eg_kvtxn *t, uint64_t pos, eg_err *err);
+/* Wait until position pos is durable, up to deadline_us (CLOCK_REALTIME µs); EG_ETIMEOUT
+ * then, naming the position reached. */
+eg_code eg_kv_wait_position(eg_kv *s, uint64_t pos, int64_t deadline_us, eg_err *err);
+/* eg_kv_begin once every earlier transaction is durable, so that plain reads of RocksDB
+ * (iterators) see everything before this transaction (an erasure decides from them). */
+eg_kvtxn *eg_kv_begin_settled(eg_kv *s);
+/* After a failed group: wait for the transactions in flight to finish (they fail), then
+ * forget everything held in memory that was not durable (pending values, the warm cache,
+ * tenants and their counters, positions assigned) so that the store is exactly what
+ * RocksDB holds, and clear the failure. The caller stops new writes first. */
+void eg_kv_recover(eg_kv *s);
+
 /* Flush memtables (tests and benchmarks). */
 void eg_kv_flush(eg_kv *s);
 

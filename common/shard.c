@@ -43,6 +43,8 @@ eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err) {
   return EG_OK;
 }
 
+uint32_t eg_shard_index(void) { return atomic_load(&shard_index); }
+
 eg_code eg_shard_configure(const eg_cfg *cfg, eg_err *err) {
   return eg_shard_set(eg_cfg_int(cfg, "shard_index"), (uint32_t)eg_cfg_int(cfg, "shard_count"), err);
 }

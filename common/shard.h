@@ -29,6 +29,8 @@ uint32_t eg_shard_of(const char *tenant, uint32_t n);
  * index is taken from the trailing "-<n>" of the host name (a StatefulSet pod's ordinal);
  * EG_EINVAL when there is none or the index is out of range. */
 eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err);
+/* This process's shard index (0 unless eg_shard_set said otherwise). */
+uint32_t eg_shard_index(void);
 /* eg_shard_set from the EG_SHARD_OPTS of cfg. */
 eg_code eg_shard_configure(const eg_cfg *cfg, eg_err *err);
 /* EG_EPRECOND with a message naming both shards when tenant is not this process's. */

@@ -23,6 +23,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev openssl libcjson-dev libmicrohttpd-dev
   libutf8proc-dev libstemmer-dev zlib1g-dev libxxhash-dev libsqlite3-dev sqlite3
   wordnet-dev wordnet-base
+  libpq-dev postgresql-15  # graphd's replicated log (common/replog.c) and its tests
   python3 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml
   python3-venv python3-pip python3-setuptools python3-wheel
   prometheus

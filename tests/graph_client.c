@@ -26,8 +26,8 @@ eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *re
   return eg_rpc_unary(c, path, req, resp_desc, 0, resp, err);
 }
 
-uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
-                   eg_err *err) {
+eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
+                       Engram__V1__CommitResponse **out, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)(user ? user : "");
@@ -62,10 +62,17 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
   req.n_edges = 1;
   req.import_mode = s->t_commit > 0;
   ProtobufCMessage *resp = NULL;
-  if (gc_call(c, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, err))
-    return 0;
-  uint64_t id = ((Engram__V1__CommitResponse *)resp)->edge_ids[0];
-  protobuf_c_message_free_unpacked(resp, NULL);
+  eg_code rc = gc_call(c, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, err);
+  *out = rc ? NULL : (Engram__V1__CommitResponse *)resp;
+  return rc;
+}
+
+uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
+                   eg_err *err) {
+  Engram__V1__CommitResponse *resp;
+  if (gc_commit_resp(c, tenant, user, s, &resp, err)) return 0;
+  uint64_t id = resp->edge_ids[0];
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   return id;
 }
 

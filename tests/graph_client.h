@@ -30,6 +30,9 @@ typedef struct eg_edge_spec {
 /* Commit one edge for tenant; returns its id, 0 on failure (err filled). */
 uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
                    eg_err *err);
+/* The same, the whole response in *resp (caller frees). */
+eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
+                       Engram__V1__CommitResponse **resp, eg_err *err);
 /* The same, the error said on stderr when it fails (for tests that expect it to succeed). */
 uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s);
 

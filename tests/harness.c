@@ -245,6 +245,19 @@ int eg_http_get(int port, const char *path, eg_buf *out) {
   return status;
 }
 
+double eg_metric_value(int port, const char *series) {
+  eg_buf b = EG_BUF_INIT;
+  double v = -1;
+  if (eg_http_get(port, "/metrics", &b) == 200 && eg_buf_append(&b, "", 1) == EG_OK) {
+    char key[256];
+    snprintf(key, sizeof key, "\n%s ", series);
+    const char *p = strstr(b.data, key);
+    if (p) v = strtod(p + strlen(key), NULL);
+  }
+  eg_buf_free(&b);
+  return v;
+}
+
 int eg_promtool_scrape(int metrics_port, const char *dir, const char *name, eg_buf *body) {
   eg_buf local = EG_BUF_INIT, *b = body ? body : &local;
   int rc = -1;

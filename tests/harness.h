@@ -62,6 +62,8 @@ eg_code eg_health_check_tls(const char *addr, const char *service, const char *c
 
 /* GET http://127.0.0.1:port/path into out (body only); returns the HTTP status or -1. */
 int eg_http_get(int port, const char *path, eg_buf *out);
+/* The value of a series ("name" or "name{labels}") on a daemon's /metrics; -1 if absent. */
+double eg_metric_value(int metrics_port, const char *series);
 
 /* GET /metrics of a daemon, write it to <dir>/<name>.metrics and run `promtool check
  * metrics` on it. Returns promtool's exit status (-1 when the scrape failed); the body is

@@ -6,10 +6,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
 #include "common/log.h"
+#include "common/metrics.h"
 #include "common/shard.h"
 #include "services/daemons.h"
 #include "services/graphd/graph.h"
@@ -30,12 +32,56 @@ static const eg_cfg_opt graphd_opts[] = {
      "derivation rules file (docs/preferences.md); empty = no derived conclusions", 0, 0, 0},
     {"derive_max_matches", EG_CFG_INT, "1000", "current edges the derivation rules examine per commit", 0, 1,
      1000000},
+    {"replog_dsn", EG_CFG_STR, "",
+     "PostgreSQL connection string of the shard's replicated log (deploy/REPLICATION.md); empty = a single node",
+     EG_CFG_SECRET, 0, 0},
+    {"replog_shard", EG_CFG_STR, "", "the log's name for this shard; empty = graph-<shard_index>", 0, 0, 0},
+    {"replog_advertise", EG_CFG_STR, "",
+     "host:port clients send writes to while this replica is the writer; empty = grpc_addr's host, the bound port", 0,
+     0, 0},
+    {"replog_batch", EG_CFG_INT, "512", "log records a follower reads and applies at a time", 0, 1, 100000},
 };
 
 typedef struct graphd {
   eg_graph *graph;
+  eg_replica *replica; /* NULL: a single node */
+  char grpc_host[256]; /* for the advertised address */
+  char advertise[256]; /* replog_advertise as configured ("" = derive it) */
+  eg_graphd_svc svc;
   eg_rpc_service service;
 } graphd;
+
+/* A replica of the shard's log when replog_dsn is set. */
+static eg_code replica_open(graphd *g, const eg_cfg *c, eg_metrics *m, eg_err *err) {
+  const char *dsn = eg_cfg_str(c, "replog_dsn");
+  if (!*dsn) return EG_OK;
+  char shard[128];
+  const char *name = eg_cfg_str(c, "replog_shard");
+  if (*name) snprintf(shard, sizeof shard, "%s", name);
+  else snprintf(shard, sizeof shard, "graph-%u", eg_shard_index());
+  eg_replica_opts o = {.dsn = dsn, .shard = shard, .batch = (int)eg_cfg_int(c, "replog_batch")};
+  snprintf(g->advertise, sizeof g->advertise, "%s", eg_cfg_str(c, "replog_advertise"));
+  int port;
+  eg_code rc = eg_split_hostport(eg_cfg_str(c, "grpc_addr"), g->grpc_host, sizeof g->grpc_host, &port, err);
+  if (rc) return rc;
+  return eg_replica_new(g->graph, &o, m, &g->replica, err);
+}
+
+static eg_code graphd_started(void *state, int grpc_port, eg_err *err) {
+  graphd *g = state;
+  if (!g->replica) return EG_OK;
+  char addr[300];
+  if (*g->advertise) {
+    snprintf(addr, sizeof addr, "%s", g->advertise);
+  } else {
+    char host[256];
+    snprintf(host, sizeof host, "%s", g->grpc_host);
+    /* listening on every interface: name this host */
+    if (!*host || !strcmp(host, "0.0.0.0") || !strcmp(host, "::")) gethostname(host, sizeof host - 1);
+    snprintf(addr, sizeof addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, grpc_port);
+  }
+  return eg_replica_start(g->replica, addr, err);
+}
 
 static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
@@ -63,11 +109,13 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);
+  if (!rc && (rc = replica_open(g, c, eg_daemon_metrics(d), err))) eg_graph_close(g->graph);
   if (rc) {
     free(g);
     return rc;
   }
-  g->service = eg_graphd_service(g->graph);
+  g->svc = (eg_graphd_svc){g->graph, g->replica};
+  g->service = eg_graphd_service(&g->svc);
   *state = g;
   return EG_OK;
 }
@@ -79,6 +127,7 @@ static size_t graphd_services(void *state, const eg_rpc_service **out) {
 
 static void graphd_close(void *state) {
   graphd *g = state;
+  eg_replica_free(g->replica);
   eg_graph_close(g->graph);
   free(g);
 }
@@ -92,5 +141,6 @@ const eg_daemon_spec eg_graphd_daemon = {
     .n_opts = sizeof graphd_opts / sizeof *graphd_opts,
     .open = graphd_open,
     .services = graphd_services,
+    .started = graphd_started,
     .close = graphd_close,
 };

@@ -82,7 +82,7 @@ static eg_code constant_entity(dctx *c, const char *name, uint64_t *id) {
   Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
   ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   ref.name = (char *)name;
-  eg_code rc = eg_entity_ref(c->g, NULL, NULL, c->T, &ref, NULL, false, c->a, id, NULL, c->err);
+  eg_code rc = eg_entity_ref(c->g, NULL, c->T, &ref, NULL, false, c->a, id, NULL, c->err);
   if (rc == EG_ENOTFOUND) {
     *id = 0;
     return EG_OK;

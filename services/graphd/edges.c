@@ -93,8 +93,12 @@ static size_t head_key(uint8_t *k, uint64_t t, uint64_t s, uint64_t r) {
   return 1 + KEY3(k + 1, t, s, r);
 }
 
-static eg_code put_edge(eg_kvtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena *a,
-                        eg_err *err) {
+/* An edge commit: the edge and its index entries, its identity, the chain head; the
+ * tenant's edge counter and clock move past it. */
+eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, eg_arena *a, eg_err *err) {
+  if (!e->id || !e->relation || !eg_relation_name_valid(e->relation))
+    return eg_err_set(err, EG_ECORRUPT, "edge step without an id or a valid relation");
+  uint64_t t = ten->id;
   uint64_t r = eg_rel_hash(e->relation);
   size_t n = engram__v1__edge__get_packed_size(e);
   uint8_t *buf = eg_arena_alloc(a, n ? n : 1);
@@ -117,11 +121,23 @@ static eg_code put_edge(eg_kvtxn *txn, uint64_t t, Engram__V1__Edge *e, eg_arena
     if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
       eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), u, strlen(u), false);
   }
-  /* The chain head moves to this commit. */
-  uint8_t hk[25], hv[8];
+  /* The chain head moves to this commit; an identical assertion sent again finds it. */
+  uint8_t hk[25], hv[8], ik[EG_IDENTITY_KEY_LEN];
   size_t hl = head_key(hk, t, e->subject, r);
   key_put64(hv, e->id);
-  if (eg_kvtxn_put(txn, CF_DEFAULT, hk, hl, hv, 8, true)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!eg_edge_identity(t, e, a, ik) || eg_kvtxn_put(txn, CF_DEFAULT, hk, hl, hv, 8, true) ||
+      eg_kvtxn_put(txn, CF_DEFAULT, ik, sizeof ik, hv, 8, true))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (e->id >= ten->counter[EG_CTR_EDGE]) ten->counter[EG_CTR_EDGE] = e->id + 1;
+  if (e->t_commit > ten->last_tc) ten->last_tc = e->t_commit;
+  return EG_OK;
+}
+
+eg_code eg_apply_chunk_link(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__ChunkLink *l, eg_err *err) {
+  uint8_t k[24];
+  const char *u = l->user ? l->user : "";
+  if (eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, ten->id, l->chunk_id, l->entity_id), u, strlen(u), false))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   return EG_OK;
 }
 
@@ -187,11 +203,11 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
   Engram__V1__Edge **edges = eg_arena_calloc(a, n ? n : 1, sizeof *edges);
   if (!resp->edge_ids || !resp->subject_ids || !edges) return eg_err_set(err, EG_ENOMEM, "out of memory");
 
-  eg_kvtxn *txn = eg_kv_begin(g->store);
-  if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_tenant *ten;
-  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
-  uint64_t T = ten->id;
+  eg_gwrite w;
+  if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err))) return rc;
+  eg_kvtxn *txn = w.txn;
+  eg_tenant *ten = w.ten;
+  uint64_t T = w.T;
   /* Premises must exist in this tenant (acknowledged commits are durable). */
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < req->edges[i]->n_derived_from; j++) {
@@ -221,9 +237,9 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
     engram__v1__edge__init(e);
     engram__v1__value__init(obj);
     uint64_t sid, oid = 0;
-    if ((rc = eg_entity_ref(g, txn, ten, T, in->subject, req->scope->user, true, a, &sid, NULL, err)) ||
+    if ((rc = eg_entity_ref(g, &w, T, in->subject, req->scope->user, true, a, &sid, NULL, err)) ||
         (in->object_entity &&
-         (rc = eg_entity_ref(g, txn, ten, T, in->object_entity, req->scope->user, true, a, &oid, NULL, err)))) {
+         (rc = eg_entity_ref(g, &w, T, in->object_entity, req->scope->user, true, a, &oid, NULL, err)))) {
       char p[40];
       snprintf(p, sizeof p, "edges[%zu]: ", i);
       eg_err_prefix(err, p);
@@ -274,13 +290,15 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
       e->id = same;
       e->t_commit = 0; /* nothing was committed for it */
     } else {
-      e->id = ten->counter[EG_CTR_EDGE]++;
+      e->id = ten->counter[EG_CTR_EDGE]; /* the next id: applying the step takes it */
       if ((rc = chain_head(txn, T, sid, eg_rel_hash(e->relation), &e->parent, err))) goto fail;
-      if ((rc = put_edge(txn, T, e, a, err))) goto fail;
-      uint8_t iv[8];
-      key_put64(iv, e->id);
-      eg_kvtxn_put(txn, CF_DEFAULT, ik, sizeof ik, iv, 8, true);
-      if (e->t_commit > ten->last_tc) ten->last_tc = e->t_commit;
+      Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_EDGE);
+      if (!st) {
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+        goto fail;
+      }
+      st->edge = e;
+      if ((rc = eg_gwrite_step(&w, st, err))) goto fail;
       written++;
     }
     edges[i] = e;
@@ -296,24 +314,33 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
     }
     for (size_t j = 0; j < m->n_entities && j < 256; j++) {
       uint64_t eid;
-      if ((rc = eg_entity_ref(g, txn, ten, T, m->entities[j], req->scope->user, true, a, &eid, NULL, err)))
+      if ((rc = eg_entity_ref(g, &w, T, m->entities[j], req->scope->user, true, a, &eid, NULL, err)))
         goto fail;
-      uint8_t k[24];
-      const char *u = req->scope->user ? req->scope->user : "";
-      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, T, m->chunk_id, eid), u, strlen(u), false);
+      Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_CHUNK_LINK);
+      Engram__V1__ChunkLink *l = eg_arena_calloc(a, 1, sizeof *l);
+      if (!st || !l) {
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+        goto fail;
+      }
+      engram__v1__chunk_link__init(l);
+      l->chunk_id = m->chunk_id;
+      l->entity_id = eid;
+      l->user = (char *)(req->scope->user ? req->scope->user : "");
+      st->chunk_link = l;
+      if ((rc = eg_gwrite_step(&w, st, err))) goto fail;
     }
   }
-  if (!written && ten->last_tc < tc) ten->last_tc = tc;
-  resp->t_commit = written ? last_written_tc(edges, n) : ten->last_tc;
-  eg_kvtxn_save_tenant(txn, ten);
-  if ((rc = eg_kvtxn_commit(txn, err))) return rc;
+  /* Nothing new: the tenant's clock still moves to this commit's time. */
+  if (!written) w.last_tc = tc;
+  resp->t_commit = written ? last_written_tc(edges, n) : (ten->last_tc > tc ? ten->last_tc : tc);
+  if ((rc = eg_gwrite_commit(&w, err))) return rc;
   eg_series_add(g->m_commits, 1);
   eg_series_add(g->m_edges, (double)written);
   eg_err advice_err; /* the commit is done: advice that cannot be given is left out */
   (void)eg_graph_relation_warnings(g, T, req, a, resp, &advice_err);
   return EG_OK;
 fail:
-  eg_kvtxn_abort(txn);
+  eg_gwrite_abort(&w);
   return rc;
 }
 
@@ -559,7 +586,7 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
     uint64_t sid = 0;
     eg_code rc;
     if (tenant_known) {
-      rc = eg_entity_ref(g, NULL, NULL, t, sq->subject, NULL, false, a, &sid, NULL, err);
+      rc = eg_entity_ref(g, NULL, t, sq->subject, NULL, false, a, &sid, NULL, err);
       if (rc == EG_ENOTFOUND) sid = 0;
       else if (rc) return rc;
     } else if (!sq->subject) {
@@ -626,7 +653,7 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
   int64_t known_at = eg_bound_or_now(req->known_at);
   uint64_t t, sid;
   if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
-  eg_code rc = eg_entity_ref(g, NULL, NULL, t, req->subject, NULL, false, a, &sid, NULL, err);
+  eg_code rc = eg_entity_ref(g, NULL, t, req->subject, NULL, false, a, &sid, NULL, err);
   if (rc == EG_ENOTFOUND || (!rc && !sid)) return EG_OK;
   if (rc) return rc;
   uint64_t *subjects;

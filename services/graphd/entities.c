@@ -33,10 +33,12 @@ static eg_code names_get(eg_graph *g, eg_kvtxn *txn, const uint8_t *k, size_t kl
 }
 
 /* Add (id, kind) to the names list of norm, unless present. */
-static eg_code names_add(eg_kvtxn *txn, uint64_t tenant, const char *norm, uint64_t id, int kind,
-                         eg_err *err) {
+eg_code eg_apply_name(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__NameLink *n, eg_err *err) {
+  const char *norm = n->norm ? n->norm : "";
+  uint64_t id = n->entity_id;
+  int kind = (int)n->kind;
   uint8_t k[1100];
-  size_t kl = name_key(k, sizeof k, tenant, norm);
+  size_t kl = name_key(k, sizeof k, ten->id, norm);
   if (!kl) return eg_err_set(err, EG_EINVAL, "name too long");
   char *v = NULL;
   size_t vl = 0;
@@ -106,16 +108,41 @@ static eg_code lookup_name(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, const ch
   return EG_OK;
 }
 
-static eg_code entity_store(eg_kvtxn *txn, uint64_t tenant, const Engram__V1__Entity *e,
-                            eg_arena *a, eg_err *err) {
+eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity *e, eg_arena *a, eg_err *err) {
+  if (!e->id) return eg_err_set(err, EG_ECORRUPT, "entity without an id");
   size_t n = engram__v1__entity__get_packed_size(e);
   uint8_t *buf = eg_arena_alloc(a, n ? n : 1);
   if (!buf) return eg_err_set(err, EG_ENOMEM, "out of memory");
   engram__v1__entity__pack(e, buf);
   uint8_t k[16];
-  KEY2(k, tenant, e->id);
+  KEY2(k, ten->id, e->id);
+  if (e->id >= ten->counter[EG_CTR_ENTITY]) ten->counter[EG_CTR_ENTITY] = e->id + 1;
   return eg_kvtxn_put(txn, CF_ENTITIES, k, 16, buf, n, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
                                                              : EG_OK;
+}
+
+/* ---- the writer's steps ---- */
+
+/* The entity as it is now. The record needs a copy (the caller may change e further in
+ * this write); without a log nothing reads the step after it is applied, so no copy. */
+static eg_code step_entity(eg_gwrite *w, const Engram__V1__Entity *e, eg_err *err) {
+  Engram__V1__GraphStep *s = eg_step_new(w->a, ENGRAM__V1__GRAPH_STEP__STEP_ENTITY);
+  if (s) s->entity = eg_kv_wants_records(w->g->store) ? (Engram__V1__Entity *)eg_rpc_clone(w->a, &e->base)
+                                                      : (Engram__V1__Entity *)e;
+  if (!s || !s->entity) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  return eg_gwrite_step(w, s, err);
+}
+
+static eg_code step_name(eg_gwrite *w, char *norm, uint64_t id, int kind, eg_err *err) {
+  Engram__V1__GraphStep *s = eg_step_new(w->a, ENGRAM__V1__GRAPH_STEP__STEP_NAME);
+  Engram__V1__NameLink *n = eg_arena_calloc(w->a, 1, sizeof *n);
+  if (!s || !n) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__name_link__init(n);
+  n->norm = norm;
+  n->entity_id = id;
+  n->kind = (uint32_t)kind;
+  s->name = n;
+  return eg_gwrite_step(w, s, err);
 }
 
 static eg_code check_name(const eg_graph *g, const char *name, const char *what, eg_err *err) {
@@ -128,8 +155,9 @@ static eg_code check_name(const eg_graph *g, const char *name, const char *what,
 }
 
 /* Attach aliases to an existing entity (names + the entity's alias list). */
-static eg_code add_aliases(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, Engram__V1__Entity *e,
-                           char **aliases, size_t n, eg_arena *a, eg_err *err) {
+static eg_code add_aliases(eg_gwrite *w, Engram__V1__Entity *e, char **aliases, size_t n, eg_err *err) {
+  eg_graph *g = w->g;
+  eg_arena *a = w->a;
   bool changed = false;
   for (size_t i = 0; i < n; i++) {
     eg_code rc = check_name(g, aliases[i], "alias", err);
@@ -148,35 +176,33 @@ static eg_code add_aliases(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, Engram__
     if (e->n_aliases) memcpy(na, e->aliases, e->n_aliases * sizeof *na);
     na[e->n_aliases++] = aliases[i];
     e->aliases = na;
-    if ((rc = names_add(txn, tenant, norm, e->id, 1, err))) return rc;
+    if ((rc = step_name(w, norm, e->id, 1, err))) return rc;
     changed = true;
   }
-  return changed ? entity_store(txn, tenant, e, a, err) : EG_OK;
+  return changed ? step_entity(w, e, err) : EG_OK;
 }
 
-static eg_code entity_create(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, const char *name,
-                             const char *norm, const char *type, const char *user, eg_arena *a,
+static eg_code entity_create(eg_gwrite *w, const char *name, char *norm, const char *type, const char *user,
                              uint64_t *id, eg_err *err) {
-  Engram__V1__Entity *e = eg_arena_calloc(a, 1, sizeof *e);
+  Engram__V1__Entity *e = eg_arena_calloc(w->a, 1, sizeof *e);
   if (!e) return eg_err_set(err, EG_ENOMEM, "out of memory");
   engram__v1__entity__init(e);
-  e->id = ten->counter[EG_CTR_ENTITY]++;
+  e->id = w->ten->counter[EG_CTR_ENTITY]; /* the next id: applying the step takes it */
   e->name = (char *)name;
   e->type = (char *)empty_if_null(type);
   e->created_at = eg_time_now_us();
   e->created_by = (char *)empty_if_null(user);
-  eg_code rc = entity_store(txn, ten->id, e, a, err);
-  if (!rc) rc = names_add(txn, ten->id, norm, e->id, 0, err);
+  eg_code rc = step_entity(w, e, err);
+  if (!rc) rc = step_name(w, norm, e->id, 0, err);
   if (rc) return rc;
-  eg_kvtxn_save_tenant(txn, ten);
-  eg_series_add(g->m_entities, 1);
+  eg_series_add(w->g->m_entities, 1);
   *id = e->id;
   return EG_OK;
 }
 
-eg_code eg_entity_ref(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, uint64_t tenant_id,
-                      const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
-                      uint64_t *id, bool *created, eg_err *err) {
+eg_code eg_entity_ref(eg_graph *g, eg_gwrite *w, uint64_t tenant_id, const Engram__V1__EntityRef *ref,
+                      const char *user, bool create, eg_arena *a, uint64_t *id, bool *created, eg_err *err) {
+  eg_kvtxn *txn = w ? w->txn : NULL;
   if (created) *created = false;
   *id = 0;
   if (!ref) return eg_err_set(err, EG_EINVAL, "entity reference is missing");
@@ -205,8 +231,8 @@ eg_code eg_entity_ref(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, uint64_t tenan
   if (!*norm) return eg_err_set(err, EG_EINVAL, "entity name has no letters or digits");
   int kind = 0;
   if ((rc = lookup_name(g, txn, tenant_id, norm, ref->type, a, id, &kind, err))) return rc;
-  if (*id || !create || !txn) return EG_OK;
-  if ((rc = entity_create(g, txn, ten, ref->name, norm, ref->type, user, a, id, err))) return rc;
+  if (*id || !create || !w) return EG_OK;
+  if ((rc = entity_create(w, ref->name, norm, ref->type, user, id, err))) return rc;
   if (created) *created = true;
   return EG_OK;
 }
@@ -219,13 +245,13 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
   resp->entities = eg_arena_calloc(a, req->n_mentions ? req->n_mentions : 1, sizeof *resp->entities);
   if (!resp->entities) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint64_t tenant_id = 0;
-  eg_tenant *ten = NULL;
+  eg_gwrite gw, *w = writes ? &gw : NULL;
   eg_kvtxn *txn = NULL;
   eg_code rc = EG_OK;
   if (writes) {
-    if (!(txn = eg_kv_begin(g->store))) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
-    tenant_id = ten->id;
+    if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, w, err))) return rc;
+    tenant_id = w->T;
+    txn = w->txn;
   } else if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant_id) != EG_OK) {
     tenant_id = 0; /* unknown tenant: nothing resolves */
   }
@@ -245,8 +271,7 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
     uint64_t id = 0;
     bool created = false;
     if (tenant_id) {
-      rc = eg_entity_ref(g, txn, ten, tenant_id, &ref, req->scope->user, m->create, a, &id,
-                         &created, err);
+      rc = eg_entity_ref(g, w, tenant_id, &ref, req->scope->user, m->create, a, &id, &created, err);
       if (rc) {
         eg_err_prefix(err, "mention: ");
         goto fail;
@@ -258,9 +283,7 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
     r->matched_by = created ? "created" : id ? "name" : "none";
     Engram__V1__Entity *e = NULL;
     if (id && (rc = eg_entity_load(g, txn, tenant_id, id, a, &e, err))) goto fail;
-    if (e && txn && m->n_aliases &&
-        (rc = add_aliases(g, txn, tenant_id, e, m->aliases, m->n_aliases, a, err)))
-      goto fail;
+    if (e && w && m->n_aliases && (rc = add_aliases(w, e, m->aliases, m->n_aliases, err))) goto fail;
     if (!e) {
       e = eg_arena_calloc(a, 1, sizeof *e);
       if (!e) {
@@ -271,9 +294,9 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
     }
     r->entity = e;
   }
-  return txn ? eg_kvtxn_commit(txn, err) : EG_OK;
+  return w ? eg_gwrite_commit(w, err) : EG_OK;
 fail:
-  if (txn) eg_kvtxn_abort(txn);
+  if (w) eg_gwrite_abort(w);
   return rc;
 }
 
@@ -303,18 +326,77 @@ static size_t merge_key(uint8_t *k, uint64_t tenant, uint64_t merge_id) {
   return 17;
 }
 
+/*
+ * The stored merge record: into and from (8 bytes each, big-endian), undone (1 byte), the
+ * number of aliases the merge added to `into` (4 bytes, host order), each as its length
+ * (4 bytes) and bytes, then the reason.
+ */
+eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRecord *m, eg_err *err) {
+  eg_buf rec = EG_BUF_INIT;
+  uint8_t w[17];
+  key_put64(w, m->into);
+  key_put64(w + 8, m->from);
+  w[16] = m->undone ? 1 : 0;
+  eg_buf_append(&rec, w, 17);
+  uint32_t added = (uint32_t)m->n_added_aliases;
+  eg_buf_append(&rec, &added, 4);
+  for (size_t i = 0; i < m->n_added_aliases; i++) {
+    uint32_t l = (uint32_t)strlen(m->added_aliases[i]);
+    eg_buf_append(&rec, &l, 4);
+    eg_buf_append(&rec, m->added_aliases[i], l);
+  }
+  eg_buf_puts(&rec, m->reason ? m->reason : "");
+  uint8_t k[17];
+  merge_key(k, ten->id, m->merge_id);
+  if (m->merge_id >= ten->counter[EG_CTR_MERGE]) ten->counter[EG_CTR_MERGE] = m->merge_id + 1;
+  eg_code rc = eg_kvtxn_put(txn, CF_DEFAULT, k, 17, rec.data, rec.len, true);
+  eg_buf_free(&rec);
+  return rc ? eg_err_set(err, EG_ENOMEM, "out of memory") : EG_OK;
+}
+
+/* A stored merge record back into its message (in a). */
+static eg_code merge_decode(eg_arena *a, uint64_t merge_id, const char *v, size_t vl, Engram__V1__MergeRecord *m,
+                            eg_err *err) {
+  engram__v1__merge_record__init(m);
+  if (vl < 21) return eg_err_set(err, EG_ECORRUPT, "merge record is corrupt");
+  m->merge_id = merge_id;
+  m->into = key_get64((const uint8_t *)v);
+  m->from = key_get64((const uint8_t *)v + 8);
+  m->undone = v[16] != 0;
+  uint32_t added;
+  memcpy(&added, v + 17, 4);
+  m->added_aliases = eg_arena_calloc(a, added ? added : 1, sizeof(char *));
+  if (!m->added_aliases) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  size_t off = 21;
+  for (uint32_t i = 0; i < added && off + 4 <= vl; i++) {
+    uint32_t l;
+    memcpy(&l, v + off, 4);
+    off += 4;
+    if (off + l > vl) break;
+    m->added_aliases[m->n_added_aliases++] = eg_arena_strndup(a, v + off, l);
+    off += l;
+  }
+  m->reason = eg_arena_strndup(a, v + off, off <= vl ? vl - off : 0);
+  return m->reason ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+}
+
+static eg_code step_merge(eg_gwrite *w, Engram__V1__MergeRecord *m, eg_err *err) {
+  Engram__V1__GraphStep *s = eg_step_new(w->a, ENGRAM__V1__GRAPH_STEP__STEP_MERGE);
+  if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  s->merge = m;
+  return eg_gwrite_step(w, s, err);
+}
+
 eg_code eg_graph_merge(eg_graph *g, const Engram__V1__MergeEntitiesRequest *req, eg_arena *a,
                        Engram__V1__MergeEntitiesResponse *resp, eg_err *err) {
   if (req->into == req->from) return eg_err_set(err, EG_EINVAL, "cannot merge an entity into itself");
   if (req->reason && strlen(req->reason) > 1024) return eg_err_set(err, EG_EINVAL, "reason too long");
-  eg_kvtxn *t = eg_kv_begin(g->store);
-  if (!t) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_tenant *ten;
+  eg_gwrite w;
+  eg_code rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err);
+  if (rc) return rc;
   Engram__V1__Entity *into, *from;
-  eg_code rc = eg_kvtxn_tenant(t, req->scope->tenant, &ten, err);
-  if (rc) goto fail;
-  if ((rc = eg_entity_load(g, t, ten->id, req->into, a, &into, err)) ||
-      (rc = eg_entity_load(g, t, ten->id, req->from, a, &from, err))) {
+  if ((rc = eg_entity_load(g, w.txn, w.T, req->into, a, &into, err)) ||
+      (rc = eg_entity_load(g, w.txn, w.T, req->from, a, &from, err))) {
     if (rc == EG_ENOTFOUND) eg_err_set(err, EG_ENOTFOUND, "entity not found");
     goto fail;
   }
@@ -326,53 +408,32 @@ eg_code eg_graph_merge(eg_graph *g, const Engram__V1__MergeEntitiesRequest *req,
    * from.merged_into, so undoing needs no name rewrite. */
   size_t before = into->n_aliases;
   char **names = eg_arena_alloc(a, (from->n_aliases + 1) * sizeof *names);
-  if (!names) {
+  uint64_t *mf = eg_arena_alloc(a, (into->n_merged_from + 1) * sizeof *mf);
+  Engram__V1__MergeRecord *m = eg_arena_calloc(a, 1, sizeof *m);
+  if (!names || !mf || !m) {
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     goto fail;
   }
   names[0] = from->name;
   if (from->n_aliases) memcpy(names + 1, from->aliases, from->n_aliases * sizeof *names);
-  if ((rc = add_aliases(g, t, ten->id, into, names, from->n_aliases + 1, a, err))) goto fail;
-  uint64_t *mf = eg_arena_alloc(a, (into->n_merged_from + 1) * sizeof *mf);
-  if (!mf) {
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    goto fail;
-  }
+  if ((rc = add_aliases(&w, into, names, from->n_aliases + 1, err))) goto fail;
   if (into->n_merged_from) memcpy(mf, into->merged_from, into->n_merged_from * sizeof *mf);
   mf[into->n_merged_from++] = from->id;
   into->merged_from = mf;
   from->merged_into = into->id;
-  if ((rc = entity_store(t, ten->id, into, a, err)) || (rc = entity_store(t, ten->id, from, a, err)))
-    goto fail;
-  /* Merge record: into, from, undone flag, added aliases (to remove on undo), reason. */
-  eg_buf rec = EG_BUF_INIT;
-  uint8_t w[17];
-  key_put64(w, into->id);
-  key_put64(w + 8, from->id);
-  w[16] = 0;
-  eg_buf_append(&rec, w, 17);
-  uint32_t added = (uint32_t)(into->n_aliases - before);
-  eg_buf_append(&rec, &added, 4);
-  for (size_t i = before; i < into->n_aliases; i++) {
-    uint32_t l = (uint32_t)strlen(into->aliases[i]);
-    eg_buf_append(&rec, &l, 4);
-    eg_buf_append(&rec, into->aliases[i], l);
-  }
-  eg_buf_puts(&rec, req->reason ? req->reason : "");
-  uint64_t merge_id = ten->counter[EG_CTR_MERGE]++;
-  uint8_t k[17];
-  merge_key(k, ten->id, merge_id);
-  rc = eg_kvtxn_put(t, CF_DEFAULT, k, 17, rec.data, rec.len, true);
-  eg_buf_free(&rec);
-  if (rc) {
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    goto fail;
-  }
-  eg_kvtxn_save_tenant(t, ten);
-  resp->merge_id = merge_id;
-  return eg_kvtxn_commit(t, err);
+  if ((rc = step_entity(&w, into, err)) || (rc = step_entity(&w, from, err))) goto fail;
+  engram__v1__merge_record__init(m);
+  m->merge_id = w.ten->counter[EG_CTR_MERGE]; /* the next id: applying the step takes it */
+  m->into = into->id;
+  m->from = from->id;
+  m->added_aliases = into->aliases + before;
+  m->n_added_aliases = into->n_aliases - before;
+  m->reason = (char *)(req->reason ? req->reason : "");
+  if ((rc = step_merge(&w, m, err))) goto fail;
+  resp->merge_id = m->merge_id;
+  return eg_gwrite_commit(&w, err);
 fail:
-  eg_kvtxn_abort(t);
+  eg_gwrite_abort(&w);
   return rc;
 }
 
@@ -381,48 +442,44 @@ eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *
   uint64_t tenant;
   if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK)
     return eg_err_set(err, EG_ENOTFOUND, "merge record not found");
-  eg_kvtxn *t = eg_kv_begin(g->store);
-  if (!t) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_gwrite w;
+  eg_code rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err);
+  if (rc) return rc;
   uint8_t k[17];
-  merge_key(k, tenant, req->merge_id);
+  merge_key(k, w.T, req->merge_id);
   char *v = NULL;
   size_t vl;
   Engram__V1__Entity *into, *from;
-  eg_code rc = eg_kvtxn_get(t, CF_DEFAULT, k, 17, &v, &vl, err);
-  if (rc == EG_ENOTFOUND) eg_err_set(err, EG_ENOTFOUND, "merge record not found");
-  if (rc) goto fail;
-  if (vl < 21 || v[16]) {
-    rc = vl < 21 ? eg_err_set(err, EG_ECORRUPT, "merge record is corrupt")
-                 : eg_err_set(err, EG_EPRECOND, "merge already undone");
+  Engram__V1__MergeRecord *m = eg_arena_calloc(a, 1, sizeof *m);
+  if (!m) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     goto fail;
   }
-  uint64_t into_id = key_get64((uint8_t *)v), from_id = key_get64((uint8_t *)v + 8);
-  if ((rc = eg_entity_load(g, t, tenant, into_id, a, &into, err)) ||
-      (rc = eg_entity_load(g, t, tenant, from_id, a, &from, err)))
+  rc = eg_kvtxn_get(w.txn, CF_DEFAULT, k, 17, &v, &vl, err);
+  if (rc == EG_ENOTFOUND) eg_err_set(err, EG_ENOTFOUND, "merge record not found");
+  if (rc || (rc = merge_decode(a, req->merge_id, v, vl, m, err))) goto fail;
+  if (m->undone) {
+    rc = eg_err_set(err, EG_EPRECOND, "merge already undone");
     goto fail;
-  if (from->merged_into != into_id) {
+  }
+  if ((rc = eg_entity_load(g, w.txn, w.T, m->into, a, &into, err)) ||
+      (rc = eg_entity_load(g, w.txn, w.T, m->from, a, &from, err)))
+    goto fail;
+  if (from->merged_into != m->into) {
     rc = eg_err_set(err, EG_EPRECOND, "entity was merged again since; undo that first");
     goto fail;
   }
-  uint32_t added;
-  memcpy(&added, v + 17, 4);
-  size_t off = 21;
-  for (uint32_t i = 0; i < added && off + 4 <= vl; i++) {
-    uint32_t l;
-    memcpy(&l, v + off, 4);
-    off += 4;
-    if (off + l > vl) break;
+  for (size_t i = 0; i < m->n_added_aliases; i++) {
     for (size_t j = 0; j < into->n_aliases; j++) {
-      if (strlen(into->aliases[j]) == l && memcmp(into->aliases[j], v + off, l) == 0) {
+      if (strcmp(into->aliases[j], m->added_aliases[i]) == 0) {
         memmove(&into->aliases[j], &into->aliases[j + 1], (into->n_aliases - j - 1) * sizeof(char *));
         into->n_aliases--;
         break;
       }
     }
-    off += l;
   }
   for (size_t j = 0; j < into->n_merged_from; j++) {
-    if (into->merged_from[j] == from_id) {
+    if (into->merged_from[j] == m->from) {
       memmove(&into->merged_from[j], &into->merged_from[j + 1],
               (into->n_merged_from - j - 1) * sizeof(uint64_t));
       into->n_merged_from--;
@@ -430,14 +487,13 @@ eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *
     }
   }
   from->merged_into = 0;
-  if ((rc = entity_store(t, tenant, into, a, err)) || (rc = entity_store(t, tenant, from, a, err)))
+  m->undone = true;
+  if ((rc = step_entity(&w, into, err)) || (rc = step_entity(&w, from, err)) || (rc = step_merge(&w, m, err)))
     goto fail;
-  v[16] = 1;
-  eg_kvtxn_put(t, CF_DEFAULT, k, 17, v, vl, true);
   free(v);
-  return eg_kvtxn_commit(t, err);
+  return eg_gwrite_commit(&w, err);
 fail:
   free(v);
-  eg_kvtxn_abort(t);
+  eg_gwrite_abort(&w);
   return rc;
 }

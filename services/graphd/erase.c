@@ -17,9 +17,7 @@
 #include "common/time.h"
 #include "services/graphd/graph_int.h"
 
-typedef struct erase_counts {
-  uint64_t edges, entities, accesses, keys;
-} erase_counts;
+typedef eg_erase_counts erase_counts;
 
 static uint64_t count_prefix(eg_graph *g, int cf, const uint8_t *prefix, size_t plen) {
   uint8_t upper[32];
@@ -63,9 +61,7 @@ static eg_code erase_tenant(eg_graph *g, eg_kvtxn *txn, const char *name, uint64
   }
   eg_kvtxn_forget_tenant(txn, name);
   c->keys++;
-  pthread_mutex_lock(&g->rmu);
-  eg_map_clear(g->rel_cache);
-  pthread_mutex_unlock(&g->rmu);
+  c->tenant_gone = true;
   return EG_OK;
 }
 
@@ -227,6 +223,35 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
   return rc;
 }
 
+/* Remove what the erasure names, as decided from the durable state (the transaction is
+ * settled), and write its audit entry: when, what kind, counts — no tenant or user name,
+ * no content. */
+eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tenant *ten,
+                         const Engram__V1__Erasure *er, eg_arena *a, erase_counts *c, eg_err *err) {
+  uint64_t t = ten->id;
+  bool whole = !er->user || !*er->user;
+  memset(c, 0, sizeof *c);
+  eg_code rc = whole ? erase_tenant(g, txn, tenant, t, c) : erase_user(g, txn, t, er->user, a, c, err);
+  if (rc) return rc;
+  uint8_t ak[17];
+  ak[0] = 'A';
+  key_put64(ak + 1, key_time(er->at));
+  key_put64(ak + 9, t);
+  char av[200];
+  int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",
+                    whole ? "tenant" : "user", (unsigned long long)c->edges, (unsigned long long)c->entities,
+                    (unsigned long long)c->accesses, (unsigned long long)c->keys);
+  eg_kvtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
+  return EG_OK;
+}
+
+void eg_erasure_done(eg_graph *g, uint64_t tenant) {
+  pthread_mutex_lock(&g->rmu);
+  eg_map_clear(g->rel_cache);
+  pthread_mutex_unlock(&g->rmu);
+  eg_kv_purge_tenant(g->store, tenant); /* the values leave the files, not only the index */
+}
+
 eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                        Engram__V1__EraseResponse *resp, eg_err *err) {
   const char *tenant = req->scope->tenant, *user = req->scope->user;
@@ -238,25 +263,17 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
   eg_code rc = EG_OK;
   int64_t now = eg_time_now_us();
   if (eg_kv_tenant_id(g->store, tenant, &t) == EG_OK) {
-    eg_kvtxn *txn = eg_kv_begin(g->store);
-    if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    rc = whole ? erase_tenant(g, txn, tenant, t, &c) : erase_user(g, txn, t, user, a, &c, err);
-    if (rc) {
-      eg_kvtxn_abort(txn);
-      return rc;
-    }
-    /* Audit: when, what kind, counts. No tenant or user name, no content. */
-    uint8_t ak[17];
-    ak[0] = 'A';
-    key_put64(ak + 1, key_time(now));
-    key_put64(ak + 9, t);
-    char av[200];
-    int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",
-                      whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,
-                      (unsigned long long)c.accesses, (unsigned long long)c.keys);
-    eg_kvtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
-    if ((rc = eg_kvtxn_commit(txn, err))) return rc;
-    eg_kv_purge_tenant(g->store, t); /* the values leave the files, not only the index */
+    Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_ERASURE);
+    Engram__V1__Erasure *er = eg_arena_calloc(a, 1, sizeof *er);
+    if (!st || !er) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    engram__v1__erasure__init(er);
+    er->user = (char *)(whole ? "" : user);
+    er->at = now;
+    st->erasure = er;
+    /* settled: the erasure decides what to remove from everything written before it */
+    eg_gwrite w;
+    if ((rc = eg_gwrite_begin(g, tenant, user, true, a, &w, err)) || (rc = eg_gwrite_last(&w, st, err))) return rc;
+    c = w.erased;
   }
   EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",
           whole ? "tenant" : "user", (unsigned long long)c.edges, (unsigned long long)c.entities,

@@ -18,6 +18,7 @@
 #include "common/metrics.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "common/kv.h"
+#include "common/replog.h"
 
 typedef struct eg_graph eg_graph;
 
@@ -116,5 +117,22 @@ eg_code eg_graph_get_retention(eg_graph *g, const Engram__V1__GetRetentionReques
 /* Validate and store the tenant's policy; the response holds it with defaults filled. */
 eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
                                       Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+
+/* ---- replication (apply.c, deploy/REPLICATION.md) ---- */
+
+/* The last log position this store made durable (its own in single-node mode). */
+uint64_t eg_graph_position(eg_graph *g);
+/* The watermark text of a position ("g1:<hex>"), into buf. */
+void eg_graph_watermark(uint64_t pos, char *buf, size_t len);
+/* Parse a watermark; EG_EINVAL naming the expected form. */
+eg_code eg_graph_watermark_parse(const char *w, uint64_t *pos, eg_err *err);
+
+/*
+ * A follower's application of records read from the log, in order, each at its position
+ * (> eg_graph_position). Applied in store transactions that also persist the position;
+ * stops at the first record that cannot be applied (EG_ECORRUPT: not a graph record, or
+ * this replica's state disagrees with the writer's) with the ones before it durable.
+ */
+eg_code eg_graph_apply(eg_graph *g, const eg_replog_record *recs, size_t n, eg_err *err);
 
 #endif

@@ -9,9 +9,12 @@
 
 #include "common/map.h"
 #include "common/rpc.h"
+#include "proto/engram/v1/graph_log.pb-c.h"
 #include "services/graphd/derive.h"
 #include "services/graphd/graph.h"
 #include "services/graphd/keys.h"
+
+typedef struct eg_gwrite eg_gwrite; /* a write in progress (below) */
 
 struct eg_graph {
   eg_kv *store;
@@ -22,6 +25,77 @@ struct eg_graph {
   eg_drules *rules; /* the derivation rules (NULL: none) */
   eg_series *m_derived, *m_derive_retracted, *m_derive_failures, *m_derive_capped;
 };
+
+/* Arena-backed growable pointer array. */
+typedef struct eg_ptrvec {
+  void **v;
+  size_t n, cap;
+} eg_ptrvec;
+eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p);
+
+/*
+ * ---- the write path (apply.c) ------------------------------------------------------------
+ *
+ * Every write goes validate → resolve → record → apply. A write opens an eg_gwrite (the
+ * store's write transaction and the tenant), resolves its steps one at a time — ids and
+ * times assigned, each step resolved against the state the earlier ones leave, as a
+ * replica applying them in order will see it — and hands each to eg_gwrite_step, which
+ * adds it to the write's record and applies it. eg_apply_step, which dispatches to the
+ * eg_apply_* functions below, is the only code that changes the store. eg_gwrite_commit
+ * makes the record one log position: appended to the shared log before the store is
+ * written when this replica leads one (common/kv.h, deploy/REPLICATION.md). A follower
+ * applies records read from the log (eg_graph_apply) through the same steps.
+ */
+typedef struct eg_erase_counts {
+  uint64_t edges, entities, accesses, keys;
+  bool tenant_gone; /* the whole tenant was erased: it has no counters left to save */
+} eg_erase_counts;
+
+struct eg_gwrite {
+  eg_graph *g;
+  eg_kvtxn *txn;
+  eg_tenant *ten;
+  uint64_t T;                /* ten->id (ten is gone after the tenant's erasure) */
+  eg_arena *a;
+  const char *tenant, *user; /* borrowed: the request's scope */
+  eg_ptrvec steps;           /* Engram__V1__GraphStep *, in order */
+  int64_t last_tc;           /* the tenant's clock after the write (0 = unchanged) */
+  eg_erase_counts erased;    /* what an erasure step removed */
+  uint64_t pos;              /* after eg_gwrite_commit: the write's log position */
+};
+
+/* Start a write for tenant (created when new) as user. settled: once every earlier write
+ * is durable (an erasure decides from iterators over RocksDB). */
+eg_code eg_gwrite_begin(eg_graph *g, const char *tenant, const char *user, bool settled, eg_arena *a,
+                        eg_gwrite *w, eg_err *err);
+/* Record step (borrowed until commit) and apply it to the transaction. */
+eg_code eg_gwrite_step(eg_gwrite *w, Engram__V1__GraphStep *step, eg_err *err);
+/* A step of that kind, in arena a (NULL when out of memory). */
+Engram__V1__GraphStep *eg_step_new(eg_arena *a, Engram__V1__GraphStep__StepCase kind);
+/* Make the write durable (and its post-commit effects); frees the transaction either way. */
+eg_code eg_gwrite_commit(eg_gwrite *w, eg_err *err);
+/* The write's last step, then its commit (aborted if the step fails). */
+eg_code eg_gwrite_last(eg_gwrite *w, Engram__V1__GraphStep *step, eg_err *err);
+void eg_gwrite_abort(eg_gwrite *w);
+
+/* The applications of each step kind (entities.c, edges.c, relations.c, outcomes.c,
+ * retention.c, erase.c). ten is the record's tenant, in the transaction. */
+eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity *e, eg_arena *a, eg_err *err);
+eg_code eg_apply_name(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__NameLink *n, eg_err *err);
+eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRecord *m, eg_err *err);
+eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, eg_arena *a, eg_err *err);
+eg_code eg_apply_chunk_link(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__ChunkLink *l, eg_err *err);
+eg_code eg_apply_relation(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RelationDeclaration *r, eg_err *err);
+eg_code eg_apply_outcome(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Outcome *o, eg_arena *a, eg_err *err);
+eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessRecord *r, eg_err *err);
+eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RetentionPolicy *p,
+                                  eg_err *err);
+eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tenant *ten,
+                         const Engram__V1__Erasure *er, eg_arena *a, eg_erase_counts *c, eg_err *err);
+/* After a relation declaration is durable: its cardinality in the cache. */
+void eg_relation_declared(eg_graph *g, uint64_t tenant, const Engram__V1__RelationDeclaration *r);
+/* After an erasure is durable: caches dropped, the values purged from the files. */
+void eg_erasure_done(eg_graph *g, uint64_t tenant);
 
 /* Commit's write path without the derivation that follows it (derive.c writes its
  * conclusions with it, so that a conclusion does not trigger rules in turn). */
@@ -53,12 +127,11 @@ eg_code eg_entity_survivor(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *
 
 /*
  * Resolve an EntityRef: by id (must exist), or by name (normalized; created with `type`
- * when create and txn are given). Fills *id with the survivor's id (0 when not found and
+ * as a step of write w when create and w are given; w NULL = a read). Fills *id with the survivor's id (0 when not found and
  * not created). *created tells whether this call created it.
  */
-eg_code eg_entity_ref(eg_graph *g, eg_kvtxn *txn, eg_tenant *ten, uint64_t tenant_id,
-                      const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
-                      uint64_t *id, bool *created, eg_err *err);
+eg_code eg_entity_ref(eg_graph *g, struct eg_gwrite *w, uint64_t tenant_id, const Engram__V1__EntityRef *ref,
+                      const char *user, bool create, eg_arena *a, uint64_t *id, bool *created, eg_err *err);
 
 /* Fill subject_name / object_name of an edge from the entity store (best effort). */
 void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a);
@@ -117,12 +190,6 @@ eg_code eg_inverse_holder(eg_graph *g, uint64_t tenant, uint64_t object, const c
 /* Default "now" for 0 bounds. */
 int64_t eg_bound_or_now(int64_t t);
 
-/* Arena-backed growable pointer array. */
-typedef struct eg_ptrvec {
-  void **v;
-  size_t n, cap;
-} eg_ptrvec;
-eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p);
 
 /* The distinct relations of a subject (one seek per relation, at most 256), keeping those
  * keep(ctx, relation) accepts (NULL = all). */

@@ -113,26 +113,15 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
   o->user = req->scope->user ? req->scope->user : "";
   o->agent = req->scope->agent ? req->scope->agent : "";
   o->private_ = req->scope->private_;
-  eg_kvtxn *txn = eg_kv_begin(g->store);
-  if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_tenant *ten;
-  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err))) goto fail;
+  Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_OUTCOME);
+  if (!st) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  st->outcome = o;
+  eg_gwrite w;
+  if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err))) return rc;
   int64_t now = eg_time_now_us();
-  o->recorded_at = now > ten->last_tc ? now : ten->last_tc + 1;
+  o->recorded_at = now > w.ten->last_tc ? now : w.ten->last_tc + 1;
   o->time = req->time ? req->time : o->recorded_at;
-  ten->last_tc = o->recorded_at;
-  size_t n = engram__v1__outcome__get_packed_size(o);
-  uint8_t *buf = eg_arena_alloc(a, n ? n : 1), k[OUTCOME_KEY_LEN];
-  if (!buf) {
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    goto fail;
-  }
-  engram__v1__outcome__pack(o, buf);
-  outcome_prefix(k, t, o->edge_id);
-  key_put64(k + 17, key_time(o->recorded_at));
-  eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, buf, n, false);
-  eg_kvtxn_save_tenant(txn, ten);
-  if ((rc = eg_kvtxn_commit(txn, err))) return rc;
+  if ((rc = eg_gwrite_last(&w, st, err))) return rc;
   eg_series_add(g->m_outcomes, 1);
   resp->outcome = o;
   /* The outcome is durable: a belief that cannot be computed now is left out. */
@@ -141,9 +130,19 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
     (void)eg_belief_of(g, t, NULL, e->subject, e->relation, e->object, o->recorded_at, req->scope,
                        a, &resp->belief, &belief_err);
   return EG_OK;
-fail:
-  eg_kvtxn_abort(txn);
-  return rc;
+}
+
+/* The outcome under 'O' T edge_id recorded_at; the tenant's clock moves past it. */
+eg_code eg_apply_outcome(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Outcome *o, eg_arena *a, eg_err *err) {
+  size_t n = engram__v1__outcome__get_packed_size(o);
+  uint8_t *buf = eg_arena_alloc(a, n ? n : 1), k[OUTCOME_KEY_LEN];
+  if (!buf) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__outcome__pack(o, buf);
+  outcome_prefix(k, ten->id, o->edge_id);
+  key_put64(k + 17, key_time(o->recorded_at));
+  if (eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, buf, n, false)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (o->recorded_at > ten->last_tc) ten->last_tc = o->recorded_at;
+  return EG_OK;
 }
 
 static bool in_set(const uint64_t *v, size_t n, uint64_t x) {

@@ -130,6 +130,28 @@ Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant, const
   return b ? b->card : MANY;
 }
 
+eg_code eg_apply_relation(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RelationDeclaration *r, eg_err *err) {
+  if (!eg_relation_name_valid(r->relation)) return eg_err_set(err, EG_ECORRUPT, "relation step with a bad name");
+  size_t dl = r->description ? strlen(r->description) : 0;
+  uint8_t k[80];
+  size_t kl = rel_key(k, ten->id, r->relation);
+  char *v = malloc(dl + 1);
+  if (!v) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  v[0] = (char)r->cardinality;
+  if (dl) memcpy(v + 1, r->description, dl);
+  eg_code rc = eg_kvtxn_put(txn, CF_DEFAULT, k, kl, v, dl + 1, true);
+  free(v);
+  return rc ? eg_err_set(err, EG_ENOMEM, "out of memory") : EG_OK;
+}
+
+void eg_relation_declared(eg_graph *g, uint64_t tenant, const Engram__V1__RelationDeclaration *r) {
+  uint8_t k[80];
+  size_t kl = rel_key(k, tenant, r->relation);
+  pthread_mutex_lock(&g->rmu);
+  eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)r->cardinality);
+  pthread_mutex_unlock(&g->rmu);
+}
+
 eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelationRequest *req,
                                   eg_arena *a, Engram__V1__DeclareRelationResponse *resp,
                                   eg_err *err) {
@@ -139,28 +161,17 @@ eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelation
     return eg_err_set(err, EG_EINVAL, "cardinality must be ONE, MANY or ONE_INVERSE");
   size_t dl = req->description ? strlen(req->description) : 0;
   if (dl > 1024) return eg_err_set(err, EG_EINVAL, "description longer than 1024 bytes");
-  eg_kvtxn *t = eg_kv_begin(g->store);
-  if (!t) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_tenant *ten;
-  eg_code rc = eg_kvtxn_tenant(t, req->scope->tenant, &ten, err);
-  if (rc) {
-    eg_kvtxn_abort(t);
-    return rc;
-  }
-  uint8_t k[80];
-  size_t kl = rel_key(k, ten->id, req->relation);
-  char *v = eg_arena_alloc(a, dl + 1);
-  if (!v) {
-    eg_kvtxn_abort(t);
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  v[0] = (char)req->cardinality;
-  if (dl) memcpy(v + 1, req->description, dl);
-  eg_kvtxn_put(t, CF_DEFAULT, k, kl, v, dl + 1, true);
-  if ((rc = eg_kvtxn_commit(t, err))) return rc;
-  pthread_mutex_lock(&g->rmu);
-  eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)req->cardinality);
-  pthread_mutex_unlock(&g->rmu);
+  Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_RELATION);
+  Engram__V1__RelationDeclaration *d = eg_arena_calloc(a, 1, sizeof *d);
+  if (!st || !d) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__relation_declaration__init(d);
+  d->relation = req->relation;
+  d->cardinality = req->cardinality;
+  d->description = (char *)(req->description ? req->description : "");
+  st->relation = d;
+  eg_gwrite w;
+  eg_code rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err);
+  if (rc || (rc = eg_gwrite_last(&w, st, err))) return rc;
   Engram__V1__RelationInfo *info = eg_arena_calloc(a, 1, sizeof *info);
   if (!info) return eg_err_set(err, EG_ENOMEM, "out of memory");
   engram__v1__relation_info__init(info);

@@ -75,12 +75,29 @@ eg_code eg_graph_record_access(eg_graph *g, const Engram__V1__RecordAccessReques
   size_t n = 0;
   for (size_t i = 0; i < req->n_ids; i++) n += keep[i] = visible_edge(g, t, req->ids[i], req->scope, a) != NULL;
   if (!n) return EG_OK;
-  eg_kvtxn *txn = eg_kv_begin(g->store);
-  if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < req->n_ids; i++) {
-    if (!keep[i]) continue;
+  Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_ACCESS);
+  Engram__V1__AccessRecord *ar = eg_arena_calloc(a, 1, sizeof *ar);
+  uint64_t *ids = eg_arena_alloc(a, n * sizeof *ids);
+  if (!st || !ar || !ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__access_record__init(ar);
+  for (size_t i = 0; i < req->n_ids; i++)
+    if (keep[i]) ids[ar->n_edge_ids++] = req->ids[i];
+  ar->edge_ids = ids;
+  ar->time = when;
+  st->access = ar;
+  eg_gwrite w;
+  if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err)) ||
+      (rc = eg_gwrite_last(&w, st, err)))
+    return rc;
+  resp->recorded = (uint32_t)n;
+  return EG_OK;
+}
+
+/* Each edge's access history gains one access (a repeated id, one per time it is named). */
+eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessRecord *r, eg_err *err) {
+  for (size_t i = 0; i < r->n_edge_ids; i++) {
     uint8_t k[ACCESS_KEY_LEN], v[EG_RET_ENCODED];
-    access_key(k, t, req->ids[i]);
+    access_key(k, ten->id, r->edge_ids[i]);
     eg_access acc;
     char *old;
     size_t ol;
@@ -89,17 +106,24 @@ eg_code eg_graph_record_access(eg_graph *g, const Engram__V1__RecordAccessReques
       if (!eg_access_decode(old, ol, &acc)) memset(&acc, 0, sizeof acc); /* unreadable: start again */
       free(old);
     }
-    eg_access_add(&acc, when);
+    eg_access_add(&acc, r->time);
     eg_access_encode(&acc, v);
     /* visible: a repeated id in this batch, or the next batch, reads it back */
-    if ((rc = eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true))) {
-      eg_kvtxn_abort(txn);
-      return eg_err_set(err, rc, "out of memory");
-    }
+    if (eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true)) return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
-  if ((rc = eg_kvtxn_commit(txn, err))) return rc;
-  resp->recorded = (uint32_t)n;
   return EG_OK;
+}
+
+eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RetentionPolicy *p,
+                                  eg_err *err) {
+  eg_ret_policy pol;
+  eg_code rc = eg_ret_policy_of(p, &pol, err);
+  if (rc) return rc;
+  uint8_t k[POLICY_KEY_LEN], v[EG_RET_POLICY_ENCODED];
+  eg_ret_policy_encode(&pol, v);
+  policy_key(k, ten->id);
+  return eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
+                                                                       : EG_OK;
 }
 
 /* The words the salience lexicon reads for a fact: the relation with spaces, and the
@@ -186,21 +210,15 @@ eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentio
   eg_ret_policy p;
   eg_code rc = eg_ret_policy_of(req->policy, &p, err);
   if (rc) return rc;
-  uint8_t k[POLICY_KEY_LEN], v[EG_RET_POLICY_ENCODED];
-  eg_ret_policy_encode(&p, v);
-  eg_kvtxn *txn = eg_kv_begin(g->store);
-  if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_tenant *ten;
-  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err))) {
-    eg_kvtxn_abort(txn);
+  /* recorded with its defaults filled, so that a later change of a default does not
+   * change what a replica applies */
+  Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_RETENTION_POLICY);
+  if (!st) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if ((rc = policy_out(&p, a, &st->retention_policy, err))) return rc;
+  eg_gwrite w;
+  if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err)) ||
+      (rc = eg_gwrite_last(&w, st, err)))
     return rc;
-  }
-  policy_key(k, ten->id);
-  if ((rc = eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true))) {
-    eg_kvtxn_abort(txn);
-    return eg_err_set(err, rc, "out of memory");
-  }
-  if ((rc = eg_kvtxn_commit(txn, err))) return rc;
   return policy_out(&p, a, &resp->policy, err);
 }
 

@@ -1,49 +1,126 @@
 /*
- * rpc.c — graphd's handlers: check the scope, call the engine, hand back the response.
- * Decoding and encoding are done by the RPC framework.
+ * rpc.c — graphd's handlers: check the scope, then for a write pass the replica's write
+ * gate and hand back the write's watermark, for a read wait for the request's watermark;
+ * call the engine; hand back the response. Decoding and encoding are done by the RPC
+ * framework.
+ *
+ * Every write response and read request of engram.v1.Graph has a `watermark` string
+ * field (graph.proto): the handlers reach it through the message descriptor, so one
+ * place serves every method.
  */
 #include "services/graphd/rpc.h"
 
 #include "common/scope.h"
+#include "common/time.h"
 
-#define GRAPH_HANDLER(hname, Req, Resp, resp_init, engine_fn) \
-  EG_SCOPED_HANDLER(hname, eg_graph, Req, Resp, resp_init, engine_fn)
+#define WATERMARK_WAIT_DEFAULT_US (10 * EG_US_PER_SEC) /* a read without a deadline */
 
-GRAPH_HANDLER(h_commit, Engram__V1__CommitRequest, Engram__V1__CommitResponse,
+typedef enum call_kind { READ, WRITE, RESOLVE } call_kind;
+
+typedef eg_code (*engine_fn)(eg_graph *g, const ProtobufCMessage *req, eg_arena *a, ProtobufCMessage *resp,
+                             eg_err *err);
+
+/* The message's `watermark` string field, or NULL when it has none. */
+static char **watermark_field(const ProtobufCMessage *m) {
+  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "watermark");
+  if (!f || f->type != PROTOBUF_C_TYPE_STRING) return NULL;
+  return (char **)((char *)m + f->offset);
+}
+
+/* ResolveEntities writes only when a mention asks to create. */
+static bool resolve_writes(const ProtobufCMessage *m) {
+  const Engram__V1__ResolveEntitiesRequest *req = (const Engram__V1__ResolveEntitiesRequest *)m;
+  for (size_t i = 0; i < req->n_mentions; i++)
+    if (req->mentions[i]->create) return true;
+  return false;
+}
+
+static eg_code wait_for_watermark(eg_graphd_svc *s, eg_rpc_call *call, const ProtobufCMessage *req, eg_err *err) {
+  char **w = watermark_field(req);
+  if (!w || !*w || !**w) return EG_OK;
+  uint64_t pos;
+  eg_code rc = eg_graph_watermark_parse(*w, &pos, err);
+  if (rc) return rc;
+  int64_t deadline = eg_rpc_deadline_us(call);
+  if (deadline == INT64_MAX) deadline = eg_time_now_us() + WATERMARK_WAIT_DEFAULT_US;
+  return eg_kv_wait_position(eg_graph_store(s->graph), pos, deadline, err);
+}
+
+static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind, const ProtobufCMessage *req,
+                          ProtobufCMessage *resp, engine_fn fn, eg_err *err) {
+  eg_arena *a = eg_rpc_arena(call);
+  if (kind == READ || (kind == RESOLVE && !resolve_writes(req))) {
+    eg_code rc = wait_for_watermark(s, call, req, err);
+    return rc ? rc : fn(s->graph, req, a, resp, err);
+  }
+  eg_code rc = eg_replica_write_begin(s->replica, err);
+  if (rc) return rc;
+  rc = fn(s->graph, req, a, resp, err);
+  eg_replica_write_end(s->replica);
+  char **w = watermark_field(resp);
+  if (!rc && w) {
+    /* The position durable now: this write's, or a later one (waiting for it is as good). */
+    char buf[32];
+    eg_graph_watermark(eg_graph_position(s->graph), buf, sizeof buf);
+    *w = eg_arena_strdup(a, buf);
+    if (!*w) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  return rc;
+}
+
+/* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
+#define GRAPH_HANDLER(hname, kind, Req, Resp, resp_init, engine)                                      \
+  static eg_code hname##_engine(eg_graph *g, const ProtobufCMessage *req, eg_arena *a, ProtobufCMessage *resp, \
+                                eg_err *err) {                                                       \
+    return engine(g, (const Req *)req, a, (Resp *)resp, err);                                         \
+  }                                                                                                  \
+  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm, ProtobufCMessage **resp, \
+                       eg_err *err) {                                                                \
+    const Req *req = (const Req *)reqm;                                                              \
+    eg_code rc = eg_scope_check(req->scope, err);                                                    \
+    if (rc) return rc;                                                                               \
+    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                                     \
+    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                                      \
+    *resp = &r->base;                                                                                \
+    return graph_call(svc, call, kind, reqm, &r->base, hname##_engine, err);                         \
+  }
+/* NOLINTEND(bugprone-macro-parentheses) */
+
+GRAPH_HANDLER(h_commit, WRITE, Engram__V1__CommitRequest, Engram__V1__CommitResponse,
               engram__v1__commit_response__init, eg_graph_commit)
-GRAPH_HANDLER(h_resolve, Engram__V1__ResolveEntitiesRequest, Engram__V1__ResolveEntitiesResponse,
+GRAPH_HANDLER(h_resolve, RESOLVE, Engram__V1__ResolveEntitiesRequest, Engram__V1__ResolveEntitiesResponse,
               engram__v1__resolve_entities_response__init, eg_graph_resolve)
-GRAPH_HANDLER(h_get_entities, Engram__V1__GetEntitiesRequest, Engram__V1__GetEntitiesResponse,
+GRAPH_HANDLER(h_get_entities, READ, Engram__V1__GetEntitiesRequest, Engram__V1__GetEntitiesResponse,
               engram__v1__get_entities_response__init, eg_graph_get_entities)
-GRAPH_HANDLER(h_merge, Engram__V1__MergeEntitiesRequest, Engram__V1__MergeEntitiesResponse,
+GRAPH_HANDLER(h_merge, WRITE, Engram__V1__MergeEntitiesRequest, Engram__V1__MergeEntitiesResponse,
               engram__v1__merge_entities_response__init, eg_graph_merge)
-GRAPH_HANDLER(h_declare, Engram__V1__DeclareRelationRequest, Engram__V1__DeclareRelationResponse,
+GRAPH_HANDLER(h_declare, WRITE, Engram__V1__DeclareRelationRequest, Engram__V1__DeclareRelationResponse,
               engram__v1__declare_relation_response__init, eg_graph_declare_relation)
-GRAPH_HANDLER(h_list_relations, Engram__V1__ListRelationsRequest, Engram__V1__ListRelationsResponse,
+GRAPH_HANDLER(h_list_relations, READ, Engram__V1__ListRelationsRequest, Engram__V1__ListRelationsResponse,
               engram__v1__list_relations_response__init, eg_graph_list_relations)
-GRAPH_HANDLER(h_state, Engram__V1__StateRequest, Engram__V1__StateResponse,
+GRAPH_HANDLER(h_state, READ, Engram__V1__StateRequest, Engram__V1__StateResponse,
               engram__v1__state_response__init, eg_graph_state)
-GRAPH_HANDLER(h_history, Engram__V1__HistoryRequest, Engram__V1__HistoryResponse,
+GRAPH_HANDLER(h_history, READ, Engram__V1__HistoryRequest, Engram__V1__HistoryResponse,
               engram__v1__history_response__init, eg_graph_history)
-GRAPH_HANDLER(h_changes, Engram__V1__ChangesRequest, Engram__V1__ChangesResponse,
+GRAPH_HANDLER(h_changes, READ, Engram__V1__ChangesRequest, Engram__V1__ChangesResponse,
               engram__v1__changes_response__init, eg_graph_changes)
-GRAPH_HANDLER(h_traverse, Engram__V1__TraverseRequest, Engram__V1__TraverseResponse,
+GRAPH_HANDLER(h_traverse, READ, Engram__V1__TraverseRequest, Engram__V1__TraverseResponse,
               engram__v1__traverse_response__init, eg_graph_traverse)
-GRAPH_HANDLER(h_walk, Engram__V1__WalkRequest, Engram__V1__WalkResponse,
+GRAPH_HANDLER(h_walk, READ, Engram__V1__WalkRequest, Engram__V1__WalkResponse,
               engram__v1__walk_response__init, eg_graph_walk)
-GRAPH_HANDLER(h_chunk_entities, Engram__V1__ChunkEntitiesRequest,
-              Engram__V1__ChunkEntitiesResponse, engram__v1__chunk_entities_response__init,
-              eg_graph_chunk_entities)
-GRAPH_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
+GRAPH_HANDLER(h_chunk_entities, READ, Engram__V1__ChunkEntitiesRequest, Engram__V1__ChunkEntitiesResponse,
+              engram__v1__chunk_entities_response__init, eg_graph_chunk_entities)
+GRAPH_HANDLER(h_erase, WRITE, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
               engram__v1__erase_response__init, eg_graph_erase)
-GRAPH_HANDLER(h_record_outcome, Engram__V1__RecordOutcomeRequest, Engram__V1__RecordOutcomeResponse,
+GRAPH_HANDLER(h_record_outcome, WRITE, Engram__V1__RecordOutcomeRequest, Engram__V1__RecordOutcomeResponse,
               engram__v1__record_outcome_response__init, eg_graph_record_outcome)
-GRAPH_HANDLER(h_record_access, Engram__V1__RecordAccessRequest, Engram__V1__RecordAccessResponse,
+GRAPH_HANDLER(h_record_access, WRITE, Engram__V1__RecordAccessRequest, Engram__V1__RecordAccessResponse,
               engram__v1__record_access_response__init, eg_graph_record_access)
-GRAPH_HANDLER(h_get_retention, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
+GRAPH_HANDLER(h_get_retention, READ, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
               engram__v1__get_retention_response__init, eg_graph_get_retention)
-GRAPH_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest, Engram__V1__SetRetentionPolicyResponse,
-              engram__v1__set_retention_policy_response__init, eg_graph_set_retention_policy)
+GRAPH_HANDLER(h_set_retention, WRITE, Engram__V1__SetRetentionPolicyRequest,
+              Engram__V1__SetRetentionPolicyResponse, engram__v1__set_retention_policy_response__init,
+              eg_graph_set_retention_policy)
 
 static eg_code unmerge_adapter(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *req,
                                eg_arena *a, Engram__V1__UnmergeEntitiesResponse *resp,
@@ -51,7 +128,7 @@ static eg_code unmerge_adapter(eg_graph *g, const Engram__V1__UnmergeEntitiesReq
   (void)resp;
   return eg_graph_unmerge(g, req, a, err);
 }
-GRAPH_HANDLER(h_unmerge, Engram__V1__UnmergeEntitiesRequest, Engram__V1__UnmergeEntitiesResponse,
+GRAPH_HANDLER(h_unmerge, WRITE, Engram__V1__UnmergeEntitiesRequest, Engram__V1__UnmergeEntitiesResponse,
               engram__v1__unmerge_entities_response__init, unmerge_adapter)
 
 static const eg_rpc_handler_entry graph_handlers[] = {
@@ -66,8 +143,8 @@ static const eg_rpc_handler_entry graph_handlers[] = {
     {"GetRetention", h_get_retention},   {"SetRetentionPolicy", h_set_retention},
 };
 
-eg_rpc_service eg_graphd_service(eg_graph *g) {
+eg_rpc_service eg_graphd_service(eg_graphd_svc *svc) {
   eg_rpc_service s = {&engram__v1__graph__descriptor, graph_handlers,
-                      sizeof graph_handlers / sizeof *graph_handlers, g};
+                      sizeof graph_handlers / sizeof *graph_handlers, svc};
   return s;
 }

@@ -135,7 +135,7 @@ eg_code eg_graph_traverse(eg_graph *g, const Engram__V1__TraverseRequest *req, e
   eg_code rc = EG_OK;
   for (size_t i = 0; i < req->n_seeds; i++) {
     uint64_t id;
-    rc = eg_entity_ref(g, NULL, NULL, t, req->seeds[i], NULL, false, a, &id, NULL, err);
+    rc = eg_entity_ref(g, NULL, t, req->seeds[i], NULL, false, a, &id, NULL, err);
     if (rc == EG_ENOTFOUND || (!rc && !id)) {
       rc = EG_OK;
       continue;

@@ -95,19 +95,6 @@ static int chunks_with(eg_rpc_client *vec, int w, int i, bool *intact) {
   return n;
 }
 
-static double metric(int port, const char *name) {
-  eg_buf b = EG_BUF_INIT;
-  double v = -1;
-  if (eg_http_get(port, "/metrics", &b) == 200 && eg_buf_append(&b, "", 1) == EG_OK) {
-    char key[128];
-    snprintf(key, sizeof key, "\n%s ", name);
-    const char *p = strstr(b.data, key);
-    if (p) v = strtod(p + strlen(key), NULL);
-  }
-  eg_buf_free(&b);
-  return v;
-}
-
 static void test_kill_under_load(void) {
   eg_err e;
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
@@ -181,8 +168,8 @@ static void test_kill_under_load(void) {
   EG_CHECK_INT(broken, 0);
   EG_CHECK_INT(facts_missing, 0);
   /* vectord's indexes, rebuilt at the cold start, agree with its chunk store */
-  double chunks = metric(cl.d[EG_VECTORD].metrics_port, "engram_vectord_chunks");
-  double vectors = metric(cl.d[EG_VECTORD].metrics_port, "engram_vectord_index_vectors");
+  double chunks = eg_metric_value(cl.d[EG_VECTORD].metrics_port, "engram_vectord_chunks");
+  double vectors = eg_metric_value(cl.d[EG_VECTORD].metrics_port, "engram_vectord_index_vectors");
   EG_CHECK(chunks >= acked);
   EG_CHECK_INT((long long)vectors, 2 * (long long)chunks);
   eg_rpc_client_close(vec);

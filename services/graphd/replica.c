@@ -1,0 +1,353 @@
+/*
+ * replica.c — the writer/follower roles of a graphd replica over the shard's log (see
+ * replica.h). One thread runs the role:
+ *
+ *   follower  read the log after our position in batches, apply, repeat while full
+ *             batches come; once caught up, try the lock; else wait for a notification
+ *             (or 200 ms, the lock retry tick). With the lock: read to the log's end, apply,
+ *             then the store turns leader and writes are let in.
+ *   writer    ping the session every second; a failed append (kv's append hook) or a lost
+ *             session makes it step down: writes are shut out, the gate is taken
+ *             exclusively (in-flight writes finish — failing), the store forgets what was
+ *             not durable, the session is closed (releasing the lock) and it follows.
+ */
+#include "services/graphd/replica.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/kv.h"
+#include "common/log.h"
+#include "common/replog.h"
+#include "common/time.h"
+
+enum { FOLLOWER = 0, WRITER = 1 };
+
+struct eg_replica {
+  eg_graph *g;
+  eg_kv *store;
+  char *dsn, shard[104], advertise[256];
+  int batch;
+  eg_replog *log;          /* the session; only the role thread opens and closes it */
+  pthread_rwlock_t gate;   /* writes hold it shared; role changes exclusively */
+  _Atomic int role;
+  _Atomic bool fenced;     /* the writer's append was refused or its session lost */
+  _Atomic bool stalled;    /* the log cannot be applied here: never lead */
+  _Atomic bool stop;
+  _Atomic uint64_t log_end;          /* the highest position known to be in the log */
+  _Atomic int64_t oldest_unapplied;  /* when the first record not applied yet was logged (µs) */
+  pthread_mutex_t mu;      /* guards writer_addr; with cv, the role thread's sleeps */
+  pthread_cond_t cv;
+  char writer_addr[256];   /* the writer as last read from the log ("" = unknown) */
+  pthread_t thread;
+  bool started;
+  eg_series *m_role[2];
+};
+
+/* ---- metrics ------------------------------------------------------------------------ */
+
+static double applied_seq(void *arg) { return (double)eg_graph_position(((eg_replica *)arg)->g); }
+
+static uint64_t lag_records_of(eg_replica *r) {
+  uint64_t end = atomic_load(&r->log_end), at = eg_graph_position(r->g);
+  return end > at ? end - at : 0;
+}
+
+static double lag_records(void *arg) { return (double)lag_records_of(arg); }
+
+static double lag_seconds(void *arg) {
+  eg_replica *r = arg;
+  int64_t since = atomic_load(&r->oldest_unapplied);
+  if (!lag_records_of(r) || !since) return 0;
+  int64_t d = eg_time_now_us() - since;
+  return d > 0 ? (double)d / 1e6 : 0;
+}
+
+static void set_role(eg_replica *r, int role) {
+  atomic_store(&r->role, role);
+  eg_series_set(r->m_role[WRITER], role == WRITER);
+  eg_series_set(r->m_role[FOLLOWER], role == FOLLOWER);
+}
+
+/* ---- the write gate ------------------------------------------------------------------- */
+
+eg_code eg_replica_write_begin(eg_replica *r, eg_err *err) {
+  if (!r) return EG_OK;
+  pthread_rwlock_rdlock(&r->gate);
+  if (atomic_load(&r->role) == WRITER && !atomic_load(&r->fenced)) return EG_OK;
+  pthread_rwlock_unlock(&r->gate);
+  pthread_mutex_lock(&r->mu);
+  eg_err_set(err, EG_EUNAVAIL, "not the writer of shard %s; writer=%s", r->shard,
+             r->writer_addr[0] && strcmp(r->writer_addr, r->advertise) != 0 ? r->writer_addr : "unknown");
+  pthread_mutex_unlock(&r->mu);
+  return EG_EUNAVAIL;
+}
+
+void eg_replica_write_end(eg_replica *r) {
+  if (r) pthread_rwlock_unlock(&r->gate);
+}
+
+/* kv's append hook, on the thread leading a group write (it holds the gate shared). */
+static eg_code append_records(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n, eg_err *err) {
+  eg_replica *r = ctx;
+  eg_replog_payload *p = malloc(n * sizeof *p);
+  if (!p) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) p[i] = (eg_replog_payload){recs[i].data, recs[i].len};
+  eg_err e;
+  eg_code rc = eg_replog_append(r->log, first, p, n, &e);
+  free(p);
+  if (rc == EG_OK) {
+    atomic_store(&r->log_end, first + n - 1);
+    return EG_OK;
+  }
+  atomic_store(&r->fenced, true);
+  EG_WARN("replica", "append refused: stepping down", "shard=%s position=%llu error=\"%s\"", r->shard,
+          (unsigned long long)first, e.msg);
+  pthread_mutex_lock(&r->mu);
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  return eg_err_set(err, EG_EUNAVAIL, "this replica is no longer the writer of shard %s (%s); send the write again",
+                    r->shard, rc == EG_EABORTED ? "fenced by the log" : "its log session was lost");
+}
+
+/* ---- the role thread ------------------------------------------------------------------ */
+
+static void nap(eg_replica *r, int ms) {
+  int64_t until = eg_time_now_us() + (int64_t)ms * 1000;
+  struct timespec ts = {(time_t)(until / EG_US_PER_SEC), (long)(until % EG_US_PER_SEC) * 1000};
+  pthread_mutex_lock(&r->mu);
+  if (!atomic_load(&r->stop) && !atomic_load(&r->fenced)) pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+  pthread_mutex_unlock(&r->mu);
+}
+
+static void drop_session(eg_replica *r) {
+  eg_replog_close(r->log);
+  r->log = NULL;
+}
+
+/* Apply the log after our position, batch by batch. *at_end: the last batch was short
+ * (we were at the log's end when it was read). A read the log refused (EG_EIO: a
+ * statement cancelled or timed out …) says nothing about the records: it answers
+ * EG_EUNAVAIL like a lost session, and the session is opened anew. */
+static eg_code catch_up(eg_replica *r, bool *at_end, eg_err *err) {
+  *at_end = false;
+  for (int round = 0; round < 64 && !atomic_load(&r->stop); round++) {
+    eg_replog_batch b;
+    uint64_t pos = eg_graph_position(r->g);
+    eg_code rc = eg_replog_read(r->log, pos, (size_t)r->batch, &b, err);
+    if (rc == EG_EIO && err) err->code = EG_EUNAVAIL;
+    if (rc) return rc == EG_EIO ? EG_EUNAVAIL : rc;
+    if (b.n) {
+      atomic_store(&r->oldest_unapplied, b.records[0].at_us);
+      uint64_t last = b.records[b.n - 1].seq;
+      if (last > atomic_load(&r->log_end)) atomic_store(&r->log_end, last);
+      rc = eg_graph_apply(r->g, b.records, b.n, err);
+    }
+    *at_end = b.n < (size_t)r->batch;
+    eg_replog_batch_free(&b);
+    if (rc || *at_end) return rc;
+  }
+  return EG_OK;
+}
+
+static void refresh_writer(eg_replica *r) {
+  char addr[256];
+  eg_err e;
+  if (eg_replog_writer(r->log, addr, sizeof addr, &e) != EG_OK) return;
+  pthread_mutex_lock(&r->mu);
+  snprintf(r->writer_addr, sizeof r->writer_addr, "%s", addr);
+  pthread_mutex_unlock(&r->mu);
+}
+
+/* We hold the lock: apply the log to its end, then let writes in. */
+static void become_writer(eg_replica *r) {
+  int64_t t0 = eg_time_mono_us();
+  eg_err e;
+  bool at_end = false;
+  eg_code rc = EG_OK;
+  while (!rc && !at_end && !atomic_load(&r->stop)) rc = catch_up(r, &at_end, &e);
+  uint64_t end = 0;
+  if (!rc) rc = eg_replog_end(r->log, &end, NULL, &e);
+  if (!rc && end != eg_graph_position(r->g))
+    rc = eg_err_set(&e, EG_EINTERNAL, "the log ends at %llu but this replica is at %llu", (unsigned long long)end,
+                    (unsigned long long)eg_graph_position(r->g));
+  if (rc) { /* give the lock back: another replica may do better */
+    EG_WARN("replica", "cannot take over as writer", "shard=%s error=\"%s\"", r->shard, e.msg);
+    drop_session(r);
+    return;
+  }
+  pthread_rwlock_wrlock(&r->gate);
+  atomic_store(&r->fenced, false);
+  eg_kv_set_mode(r->store, EG_KV_LEADER, append_records, r);
+  atomic_store(&r->log_end, end);
+  set_role(r, WRITER);
+  pthread_mutex_lock(&r->mu);
+  snprintf(r->writer_addr, sizeof r->writer_addr, "%s", r->advertise);
+  pthread_mutex_unlock(&r->mu);
+  pthread_rwlock_unlock(&r->gate);
+  EG_INFO("replica", "writer", "shard=%s position=%llu caught_up_ms=%lld", r->shard, (unsigned long long)end,
+          (long long)((eg_time_mono_us() - t0) / 1000));
+}
+
+static void step_down(eg_replica *r) {
+  set_role(r, FOLLOWER); /* new writes are refused from here on */
+  pthread_rwlock_wrlock(&r->gate);
+  eg_kv_set_mode(r->store, EG_KV_FOLLOWER, NULL, NULL);
+  eg_kv_recover(r->store);
+  atomic_store(&r->fenced, false);
+  drop_session(r); /* releases the lock, if it is still ours */
+  pthread_rwlock_unlock(&r->gate);
+  EG_WARN("replica", "stepped down: following", "shard=%s position=%llu", r->shard,
+          (unsigned long long)eg_graph_position(r->g));
+}
+
+static void *role_main(void *arg) {
+  eg_replica *r = arg;
+  int64_t next_ping = 0, next_writer_read = 0;
+  while (!atomic_load(&r->stop)) {
+    eg_err e;
+    if (atomic_load(&r->role) == WRITER) {
+      if (!atomic_load(&r->fenced) && eg_time_mono_us() >= next_ping) {
+        next_ping = eg_time_mono_us() + EG_US_PER_SEC;
+        if (eg_replog_ping(r->log, &e) != EG_OK) atomic_store(&r->fenced, true);
+      }
+      /* a group in the log that the store could not write: the store takes no write
+       * until recovered, which only stepping down does (and the log has the group) */
+      if (!atomic_load(&r->fenced) && eg_kv_failed(r->store)) {
+        EG_WARN("replica", "the store failed a write: stepping down", "shard=%s", r->shard);
+        atomic_store(&r->fenced, true);
+      }
+      if (atomic_load(&r->fenced)) step_down(r);
+      else nap(r, 100);
+      continue;
+    }
+    if (!r->log) {
+      if (eg_replog_open(r->dsn, r->shard, &r->log, &e) != EG_OK) {
+        r->log = NULL;
+        nap(r, 1000);
+        continue;
+      }
+      uint64_t end = 0;
+      if (eg_replog_end(r->log, &end, NULL, &e) == EG_OK && end < eg_graph_position(r->g)) {
+        EG_ERROR("replica", "this replica is ahead of the log: it neither applies nor leads",
+                 "shard=%s position=%llu log_end=%llu", r->shard, (unsigned long long)eg_graph_position(r->g),
+                 (unsigned long long)end);
+        atomic_store(&r->stalled, true);
+      }
+      if (end > atomic_load(&r->log_end)) atomic_store(&r->log_end, end);
+    }
+    if (atomic_load(&r->stalled)) {
+      nap(r, 1000);
+      continue;
+    }
+    bool at_end = false;
+    eg_code rc = catch_up(r, &at_end, &e);
+    if (rc == EG_EUNAVAIL) {
+      drop_session(r);
+      nap(r, 200); /* the log is there but failing: do not hammer it */
+      continue;
+    }
+    if (rc) {
+      EG_ERROR("replica", "cannot apply the log: stalled", "shard=%s position=%llu error=\"%s\"", r->shard,
+               (unsigned long long)eg_graph_position(r->g), e.msg);
+      atomic_store(&r->stalled, true);
+      continue;
+    }
+    if (!at_end) continue;
+    bool lead = false;
+    if (eg_replog_try_lead(r->log, r->advertise, &lead, &e) != EG_OK) {
+      drop_session(r);
+      continue;
+    }
+    if (lead) {
+      become_writer(r);
+      continue;
+    }
+    if (eg_time_mono_us() >= next_writer_read) {
+      next_writer_read = eg_time_mono_us() + EG_US_PER_SEC;
+      refresh_writer(r);
+    }
+    uint64_t end = atomic_load(&r->log_end);
+    if (eg_replog_wait(r->log, 200, &end, &e) != EG_OK) {
+      drop_session(r);
+      continue;
+    }
+    if (end > atomic_load(&r->log_end)) {
+      if (!lag_records_of(r)) atomic_store(&r->oldest_unapplied, eg_time_now_us());
+      atomic_store(&r->log_end, end);
+    }
+  }
+  return NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------------- */
+
+eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_replica **out, eg_err *err) {
+  if (!o->dsn || !*o->dsn) return eg_err_set(err, EG_EINVAL, "replog_dsn is empty");
+  size_t sl = o->shard ? strlen(o->shard) : 0;
+  if (sl < 1 || sl > 100) return eg_err_set(err, EG_EINVAL, "replog_shard must be 1 to 100 bytes");
+  eg_replica *r = calloc(1, sizeof *r);
+  if (!r || !(r->dsn = strdup(o->dsn))) {
+    free(r);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  r->g = g;
+  r->store = eg_graph_store(g);
+  memcpy(r->shard, o->shard, sl + 1);
+  r->batch = o->batch > 0 ? o->batch : 512;
+  pthread_rwlockattr_t ra;
+  pthread_rwlockattr_init(&ra);
+  /* a role change must not wait behind a stream of writes */
+  pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init(&r->gate, &ra);
+  pthread_rwlockattr_destroy(&ra);
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_cond_init(&r->cv, NULL);
+  atomic_store(&r->log_end, eg_graph_position(g));
+  if (m) {
+    eg_metric *role = eg_metrics_gauge(m, "engram_graphd_replication_role",
+                                       "1 for this replica's role in its shard's log (writer or follower).", "role");
+    const char *w[1] = {"writer"}, *f[1] = {"follower"};
+    r->m_role[WRITER] = eg_metric_series(role, w, 1);
+    r->m_role[FOLLOWER] = eg_metric_series(role, f, 1);
+    eg_metrics_gauge_fn(m, "engram_graphd_replication_applied_seq",
+                        "The last log position this replica has applied (and made durable).", applied_seq, r);
+    eg_metrics_gauge_fn(m, "engram_graphd_replication_lag_records",
+                        "Log records not yet applied by this replica.", lag_records, r);
+    eg_metrics_gauge_fn(m, "engram_graphd_replication_lag_seconds",
+                        "How long the oldest record not yet applied has been in the log (0 when caught up).",
+                        lag_seconds, r);
+  }
+  set_role(r, FOLLOWER);
+  eg_kv_set_mode(r->store, EG_KV_FOLLOWER, NULL, NULL);
+  *out = r;
+  return EG_OK;
+}
+
+eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err) {
+  snprintf(r->advertise, sizeof r->advertise, "%s", advertise ? advertise : "");
+  if (pthread_create(&r->thread, NULL, role_main, r) != 0) return eg_err_set(err, EG_EINTERNAL, "cannot start a thread");
+  r->started = true;
+  EG_INFO("replica", "following the log", "shard=%s position=%llu advertise=%s", r->shard,
+          (unsigned long long)eg_graph_position(r->g), r->advertise);
+  return EG_OK;
+}
+
+void eg_replica_free(eg_replica *r) {
+  if (!r) return;
+  atomic_store(&r->stop, true);
+  pthread_mutex_lock(&r->mu);
+  pthread_cond_broadcast(&r->cv);
+  pthread_mutex_unlock(&r->mu);
+  if (r->started) pthread_join(r->thread, NULL);
+  drop_session(r);
+  eg_kv_set_mode(r->store, EG_KV_FOLLOWER, NULL, NULL);
+  pthread_rwlock_destroy(&r->gate);
+  pthread_mutex_destroy(&r->mu);
+  pthread_cond_destroy(&r->cv);
+  free(r->dsn);
+  free(r);
+}

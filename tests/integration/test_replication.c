@@ -1,0 +1,467 @@
+/*
+ * test_replication.c — graphd replicas of one shard over a real PostgreSQL log
+ * (deploy/REPLICATION.md): three replicas, one writer.
+ *
+ *   roles          the writer takes writes; a follower answers UNAVAILABLE naming the
+ *                  writer; read-your-writes on a follower with the write's watermark, and
+ *                  DEADLINE_EXCEEDED for a watermark it cannot reach; the metrics.
+ *   failover (a)   kill -9 of the writer under continuous commits from a client: a
+ *                  follower writes within 10 s, and every acknowledged commit is on the new
+ *                  writer exactly once (none lost, none duplicated).
+ *   same answers (c) after catch-up every follower — the killed writer too, restarted —
+ *                  answers State, History and GetEntities exactly as the writer does, over
+ *                  every kind of write (relations, merges, outcomes, accesses, policy,
+ *                  an erasure, derived edges).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/time.h"
+#include "tests/graph_client.h"
+#include "tests/replicas.h"
+#include "tests/testlib.h"
+
+#define TENANT "rep"
+#define MAX_COMMITS 20000
+
+static eg_replicas rs;
+static eg_rpc_client *cl[EG_MAX_REPLICAS]; /* one per replica, no retries */
+
+/* ---- the client under failover ---------------------------------------------------------- */
+
+typedef struct load {
+  _Atomic bool stop;
+  _Atomic int sent;               /* commits tried (each until acknowledged or given up) */
+  bool acked[MAX_COMMITS];
+  int64_t acked_at[MAX_COMMITS];  /* monotonic µs */
+  int failures;                   /* attempts that failed and were retried */
+  int redirects;
+} load;
+
+static load ld;
+
+static void subject_of(int i, char *buf, size_t n) { snprintf(buf, n, "person %d", i); }
+static void city_of(int i, char *buf, size_t n) { snprintf(buf, n, "city-%d", i); }
+
+static void *load_main(void *arg) {
+  (void)arg;
+  eg_writer_client wc;
+  eg_err e;
+  if (eg_writer_client_open(&wc, &rs, 2 * EG_US_PER_SEC, &e)) return NULL;
+  for (int i = 0; i < MAX_COMMITS && !atomic_load(&ld.stop); i++) {
+    char subj[32], city[32];
+    subject_of(i, subj, sizeof subj);
+    city_of(i, city, sizeof city);
+    eg_edge_spec s = {.subject = subj, .relation = "LIVES_IN", .literal = city};
+    atomic_store(&ld.sent, i + 1);
+    int redirects = wc.redirects;
+    Engram__V1__CommitResponse *r = NULL;
+    int64_t t0 = eg_time_mono_us();
+    if (eg_writer_commit(&wc, TENANT, NULL, &s, t0 + 30 * EG_US_PER_SEC, &r, &e) == EG_OK) {
+      ld.acked[i] = true;
+      ld.acked_at[i] = eg_time_mono_us();
+      protobuf_c_message_free_unpacked(&r->base, NULL);
+    }
+    if (wc.redirects != redirects || !ld.acked[i]) ld.failures++;
+  }
+  ld.redirects = wc.redirects;
+  eg_writer_client_close(&wc);
+  return NULL;
+}
+
+/* ---- reads ------------------------------------------------------------------------------ */
+
+static eg_code state_of(int replica, const char *user, char **subjects, size_t n, int64_t at, const char *watermark,
+                        Engram__V1__StateResponse **out, eg_err *err) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = TENANT;
+  scope.user = (char *)(user ? user : "");
+  Engram__V1__StateQuery *qs = calloc(n, sizeof *qs);
+  Engram__V1__StateQuery **qp = calloc(n, sizeof *qp);
+  Engram__V1__EntityRef *refs = calloc(n, sizeof *refs);
+  for (size_t i = 0; i < n; i++) {
+    engram__v1__entity_ref__init(&refs[i]);
+    refs[i].ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+    refs[i].name = subjects[i];
+    engram__v1__state_query__init(&qs[i]);
+    qs[i].subject = &refs[i];
+    qp[i] = &qs[i];
+  }
+  Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qp;
+  req.n_queries = n;
+  req.valid_at = req.known_at = at;
+  req.watermark = (char *)(watermark ? watermark : "");
+  ProtobufCMessage *resp = NULL;
+  eg_code rc = gc_call(cl[replica], "State", &req.base, &engram__v1__state_response__descriptor, &resp, err);
+  *out = (Engram__V1__StateResponse *)resp;
+  free(qs);
+  free(qp);
+  free(refs);
+  return rc;
+}
+
+/* The packed bytes of a response (caller frees), for exact comparison. */
+static uint8_t *packed(const ProtobufCMessage *m, size_t *len) {
+  *len = protobuf_c_message_get_packed_size(m);
+  uint8_t *b = malloc(*len ? *len : 1);
+  protobuf_c_message_pack(m, b);
+  return b;
+}
+
+static bool same_message(const ProtobufCMessage *a, const ProtobufCMessage *b) {
+  size_t la, lb;
+  uint8_t *pa = packed(a, &la), *pb = packed(b, &lb);
+  bool same = la == lb && memcmp(pa, pb, la) == 0;
+  free(pa);
+  free(pb);
+  return same;
+}
+
+/* ---- the varied writes ----------------------------------------------------------------------- */
+
+static char watermark[64]; /* of the last write */
+
+static uint64_t commit(int w, const char *user, eg_edge_spec s) {
+  Engram__V1__CommitResponse *r = NULL;
+  eg_err e;
+  if (gc_commit_resp(cl[w], TENANT, user, &s, &r, &e)) {
+    fprintf(stderr, "commit failed: %s\n", e.msg);
+    return 0;
+  }
+  uint64_t id = r->edge_ids[0];
+  snprintf(watermark, sizeof watermark, "%s", r->watermark);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return id;
+}
+
+static eg_code call(int w, const char *method, const ProtobufCMessage *req, const ProtobufCMessageDescriptor *d) {
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  eg_code rc = gc_call(cl[w], method, req, d, &resp, &e);
+  if (rc) fprintf(stderr, "%s failed: %s\n", method, e.msg);
+  else protobuf_c_message_free_unpacked(resp, NULL);
+  return rc;
+}
+
+/* Every kind of write, on the writer w. */
+static void varied_writes(int w) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT, u1 = ENGRAM__V1__SCOPE__INIT, gone = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = u1.tenant = gone.tenant = TENANT;
+  u1.user = "u1";
+  gone.user = "gone";
+  Engram__V1__DeclareRelationRequest dr = ENGRAM__V1__DECLARE_RELATION_REQUEST__INIT;
+  dr.scope = &scope;
+  dr.relation = "FAVORITE_TEA";
+  dr.cardinality = ENGRAM__V1__CARDINALITY__CARDINALITY_ONE;
+  dr.description = "the tea one drinks";
+  EG_CHECK(call(w, "DeclareRelation", &dr.base, &engram__v1__declare_relation_response__descriptor) == EG_OK);
+  uint64_t lives = commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "LIVES_IN", .object = "Lisbon"});
+  uint64_t works = commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "WORKS_AT", .object = "Acme",
+                                                   .valid_from = T("2024-01-01T00:00:00Z")});
+  EG_CHECK(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "FAVORITE_TEA", .literal = "green"}) > 0);
+  EG_CHECK(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "FAVORITE_TEA", .literal = "black"}) > 0);
+  uint64_t prem[2] = {lives, works};
+  EG_CHECK(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "HAS_AUTHORITY", .literal = "signing",
+                                          .premises = prem, .n_premises = 2, .reason = "chief of staff"}) > 0);
+  uint64_t pref = commit(w, "u1", (eg_edge_spec){.subject = "Maya", .relation = "PREFERS", .literal = "quiet tables",
+                                                  .confidence = 0.7f});
+  EG_CHECK(commit(w, "u1", (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "jazz"}) > 0);
+  EG_CHECK(commit(w, "u1", (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "jazz", .retract = true}) > 0);
+  EG_CHECK(commit(w, "gone", (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "opera"}) > 0);
+  EG_CHECK(commit(w, "gone", (eg_edge_spec){.subject = "Gone's friend", .relation = "KNOWS", .object = "Maya"}) > 0);
+  /* an entity created with an alias, then merged into another */
+  Engram__V1__EntityMention m = ENGRAM__V1__ENTITY_MENTION__INIT, *mp = &m;
+  m.name = "Lisboa";
+  m.create = true;
+  char *aliases[1] = {"Lisbon city"};
+  m.aliases = aliases;
+  m.n_aliases = 1;
+  Engram__V1__ResolveEntitiesRequest rr = ENGRAM__V1__RESOLVE_ENTITIES_REQUEST__INIT;
+  rr.scope = &scope;
+  rr.mentions = &mp;
+  rr.n_mentions = 1;
+  ProtobufCMessage *resp = NULL;
+  eg_err e;
+  EG_REQUIRE(gc_call(cl[w], "ResolveEntities", &rr.base, &engram__v1__resolve_entities_response__descriptor, &resp,
+                     &e) == EG_OK);
+  uint64_t lisboa = ((Engram__V1__ResolveEntitiesResponse *)resp)->entities[0]->entity->id;
+  protobuf_c_message_free_unpacked(resp, NULL);
+  Engram__V1__StateResponse *st = NULL;
+  char *maya[1] = {"Maya"};
+  EG_REQUIRE(state_of(w, NULL, maya, 1, 0, NULL, &st, &e) == EG_OK);
+  uint64_t lisbon = 0;
+  for (size_t i = 0; i < st->n_results; i++)
+    if (!strcmp(st->results[i]->relation, "LIVES_IN") && st->results[i]->n_values)
+      lisbon = st->results[i]->values[0]->object->entity_id;
+  protobuf_c_message_free_unpacked(&st->base, NULL);
+  Engram__V1__MergeEntitiesRequest mr = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
+  mr.scope = &scope;
+  mr.into = lisbon;
+  mr.from = lisboa;
+  mr.reason = "same city";
+  EG_CHECK(lisbon && call(w, "MergeEntities", &mr.base, &engram__v1__merge_entities_response__descriptor) == EG_OK);
+  /* an outcome, accesses, a policy */
+  EG_CHECK(gc_outcome(cl[w], TENANT, "u1", pref, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED, "liked it", NULL,
+                      &e) == EG_OK);
+  uint64_t ids[3] = {lives, works, lives};
+  Engram__V1__RecordAccessRequest ar = ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT;
+  ar.scope = &scope;
+  ar.ids = ids;
+  ar.n_ids = 3;
+  EG_CHECK(call(w, "RecordAccess", &ar.base, &engram__v1__record_access_response__descriptor) == EG_OK);
+  Engram__V1__RetentionPolicy pol = ENGRAM__V1__RETENTION_POLICY__INIT;
+  pol.half_life_days = 12;
+  Engram__V1__SetRetentionPolicyRequest pr = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
+  pr.scope = &scope;
+  pr.policy = &pol;
+  EG_CHECK(call(w, "SetRetentionPolicy", &pr.base, &engram__v1__set_retention_policy_response__descriptor) == EG_OK);
+  /* a user's erasure */
+  Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
+  er.scope = &gone;
+  EG_CHECK(call(w, "Erase", &er.base, &engram__v1__erase_response__descriptor) == EG_OK);
+}
+
+/* ---- the tests ------------------------------------------------------------------------------ */
+
+static void test_roles(void) {
+  int w = eg_replicas_writer(&rs, 0), f = (w + 1) % rs.n;
+  EG_REQUIRE(w >= 0);
+  /* a write reaching a follower is refused, naming the writer */
+  eg_err e;
+  eg_edge_spec s = {.subject = "Ana", .relation = "LIVES_IN", .literal = "Porto"};
+  EG_CHECK_INT(gc_commit(cl[f], TENANT, NULL, &s, &e), 0);
+  EG_CHECK_INT(e.code, EG_EUNAVAIL);
+  char want[96];
+  snprintf(want, sizeof want, "writer=%s", rs.r[w].addr);
+  EG_CHECK(strstr(e.msg, want) != NULL);
+  /* read-your-writes on a follower, with the write's watermark */
+  EG_REQUIRE(commit(w, NULL, s) > 0);
+  EG_CHECK(strncmp(watermark, "g1:", 3) == 0);
+  for (int i = 0; i < rs.n; i++) {
+    char *ana[1] = {"Ana"};
+    Engram__V1__StateResponse *st = NULL;
+    EG_REQUIRE(state_of(i, NULL, ana, 1, 0, watermark, &st, &e) == EG_OK);
+    EG_CHECK(st->n_results == 1 && st->results[0]->n_values == 1 &&
+             !strcmp(st->results[0]->values[0]->object->literal, "Porto"));
+    protobuf_c_message_free_unpacked(&st->base, NULL);
+  }
+  /* a watermark no replica has reached: DEADLINE_EXCEEDED by the call's deadline */
+  eg_rpc_client *quick = NULL;
+  eg_rpc_client_opts o = {.timeout_us = EG_US_PER_SEC, .max_attempts = 1};
+  EG_REQUIRE(eg_rpc_client_open(rs.r[f].addr, &o, &quick, &e) == EG_OK);
+  char *ana[1] = {"Ana"};
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = TENANT;
+  Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
+  ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  ref.name = ana[0];
+  Engram__V1__HistoryRequest hr = ENGRAM__V1__HISTORY_REQUEST__INIT;
+  hr.scope = &scope;
+  hr.subject = &ref;
+  hr.watermark = "g1:ffffffff";
+  ProtobufCMessage *resp = NULL;
+  int64_t t0 = eg_time_mono_us();
+  EG_CHECK_INT(gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e),
+               EG_ETIMEOUT);
+  EG_CHECK(eg_time_mono_us() - t0 < 3 * EG_US_PER_SEC);
+  hr.watermark = "v1:12";
+  EG_CHECK_INT(gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e), EG_EINVAL);
+  eg_rpc_client_close(quick);
+  /* the metrics of each role */
+  EG_CHECK(eg_metric_value(rs.r[w].metrics_port, "engram_graphd_replication_role{role=\"writer\"}") == 1);
+  EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_role{role=\"follower\"}") == 1);
+  EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_applied_seq") ==
+           eg_metric_value(rs.r[w].metrics_port, "engram_graphd_replication_applied_seq"));
+  EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_lag_records") == 0);
+  EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_lag_seconds") == 0);
+  EG_CHECK(eg_promtool_scrape(rs.r[f].metrics_port, rs.dir, "graphd-follower", NULL) == 0);
+}
+
+/* A read the log refuses (here: cancelled while it waited for a lock) is not a broken
+ * log: the followers read again, and still answer a later write's watermark. */
+static void test_followers_survive_a_refused_read(void) {
+  int w = eg_replicas_writer(&rs, 0);
+  EG_REQUIRE(w >= 0);
+  /* hold the log's table while the followers come to read it, then cancel the reads
+   * waiting for it: fails unless both followers were caught waiting */
+  EG_CHECK(eg_test_system("psql '%s' -qAtc \"BEGIN; LOCK TABLE engram_replog IN ACCESS EXCLUSIVE MODE;"
+                          " SELECT pg_sleep(1); DO \\$\\$ BEGIN IF (SELECT count(pg_cancel_backend(pid))"
+                          " FROM pg_stat_activity WHERE application_name = 'engram' AND wait_event_type = 'Lock')"
+                          " < %d THEN RAISE EXCEPTION 'followers not waiting'; END IF; END \\$\\$; COMMIT;\""
+                          " >/dev/null",
+                          rs.pg.dsn, rs.n - 1) == 0);
+  EG_REQUIRE(commit(w, NULL, (eg_edge_spec){.subject = "Ines", .relation = "LIVES_IN", .literal = "Braga"}) > 0);
+  for (int f = 0; f < rs.n; f++) {
+    char *ines[1] = {"Ines"};
+    Engram__V1__StateResponse *st = NULL;
+    eg_err e;
+    EG_CHECK(state_of(f, NULL, ines, 1, 0, watermark, &st, &e) == EG_OK && st->n_results == 1 &&
+             st->results[0]->n_values == 1 && !strcmp(st->results[0]->values[0]->object->literal, "Braga"));
+    if (st) protobuf_c_message_free_unpacked(&st->base, NULL);
+  }
+}
+
+static void test_failover_under_load(void) {
+  int w = eg_replicas_writer(&rs, 0);
+  EG_REQUIRE(w >= 0);
+  varied_writes(w);
+  pthread_t th;
+  pthread_create(&th, NULL, load_main, NULL);
+  usleep(1500000);
+  int before = atomic_load(&ld.sent);
+  int64_t killed_at = eg_time_mono_us();
+  EG_CHECK_INT(eg_harness_stop(&rs.r[w], SIGKILL), 128 + SIGKILL);
+  /* the first commit acknowledged after the kill */
+  int64_t first_after = 0;
+  while (!first_after && eg_time_mono_us() - killed_at < 20 * EG_US_PER_SEC) {
+    usleep(10000);
+    int sent = atomic_load(&ld.sent);
+    for (int i = 0; i < sent && !first_after; i++)
+      if (ld.acked_at[i] > killed_at) first_after = ld.acked_at[i];
+  }
+  usleep(1500000); /* writes go on on the new writer */
+  atomic_store(&ld.stop, true);
+  pthread_join(th, NULL);
+  double failover_s = first_after ? (double)(first_after - killed_at) / 1e6 : -1;
+  int nw = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC);
+  EG_REQUIRE(nw >= 0 && nw != w);
+  int sent = atomic_load(&ld.sent), acked = 0;
+  for (int i = 0; i < sent; i++) acked += ld.acked[i];
+  fprintf(stderr, "  %d commits before the kill, %d tried, %d acknowledged, %d retried, %d redirects; "
+          "failover %.2f s (replica %d → %d)\n", before, sent, acked, ld.failures, ld.redirects, failover_s, w, nw);
+  EG_CHECK(first_after > 0);
+  EG_CHECK(failover_s >= 0 && failover_s <= 10.0);
+  EG_CHECK(acked > before); /* writes went on after the failover */
+
+  /* every acknowledged commit is on the new writer, exactly once; nothing twice at all */
+  int *count = calloc((size_t)sent + 1, sizeof *count);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = TENANT;
+  Engram__V1__ChangesRequest cr = ENGRAM__V1__CHANGES_REQUEST__INIT;
+  cr.scope = &scope;
+  cr.limit = 1000;
+  char token[64] = "";
+  int other = 0;
+  for (int page = 0; page < 1000; page++) {
+    cr.page_token = token;
+    ProtobufCMessage *resp = NULL;
+    eg_err e;
+    EG_REQUIRE(gc_call(cl[nw], "Changes", &cr.base, &engram__v1__changes_response__descriptor, &resp, &e) == EG_OK);
+    Engram__V1__ChangesResponse *ch = (Engram__V1__ChangesResponse *)resp;
+    for (size_t k = 0; k < ch->n_edges; k++) {
+      const Engram__V1__Edge *ed = ch->edges[k];
+      int i;
+      if (ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL &&
+          sscanf(ed->object->literal, "city-%d", &i) == 1 && i >= 0 && i < sent)
+        count[i]++;
+      else
+        other++;
+    }
+    snprintf(token, sizeof token, "%s", ch->next_page_token ? ch->next_page_token : "");
+    protobuf_c_message_free_unpacked(resp, NULL);
+    if (!token[0]) break;
+  }
+  int lost = 0, dup = 0;
+  for (int i = 0; i < sent; i++) {
+    lost += ld.acked[i] && count[i] == 0;
+    dup += count[i] > 1;
+  }
+  fprintf(stderr, "  on the new writer: %d lost, %d duplicated (%d other edges)\n", lost, dup, other);
+  EG_CHECK_INT(lost, 0);
+  EG_CHECK_INT(dup, 0);
+  free(count);
+
+  /* the killed writer comes back as a follower and catches up */
+  eg_err e;
+  EG_REQUIRE(eg_replicas_restart(&rs, w, &e) == EG_OK);
+  EG_CHECK_INT(eg_replicas_writer(&rs, 0), nw);
+}
+
+static void test_followers_answer_as_the_writer(void) {
+  int w = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC);
+  EG_REQUIRE(w >= 0);
+  EG_REQUIRE(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "FAVORITE_TEA", .literal = "oolong"}) > 0);
+  int sent = atomic_load(&ld.sent);
+  size_t n = (size_t)sent + 3;
+  char **subjects = calloc(n, sizeof *subjects);
+  for (int i = 0; i < sent; i++) {
+    subjects[i] = malloc(32);
+    subject_of(i, subjects[i], 32);
+  }
+  subjects[sent] = strdup("Maya");
+  subjects[sent + 1] = strdup("Lisbon");
+  subjects[sent + 2] = strdup("Gone's friend");
+  int64_t at = eg_time_now_us();
+  int compared = 0, differ = 0;
+  for (int f = 0; f < rs.n; f++) {
+    if (f == w) continue;
+    for (const char *user = NULL;; user = "u1") {
+      for (size_t from = 0; from < n; from += 500) {
+        size_t k = n - from < 500 ? n - from : 500;
+        Engram__V1__StateResponse *a = NULL, *b = NULL;
+        eg_err e;
+        /* the follower answers once it has applied the writer's last write */
+        EG_REQUIRE(state_of(f, user, subjects + from, k, at, watermark, &b, &e) == EG_OK);
+        EG_REQUIRE(state_of(w, user, subjects + from, k, at, NULL, &a, &e) == EG_OK);
+        compared++;
+        differ += !same_message(&a->base, &b->base);
+        protobuf_c_message_free_unpacked(&a->base, NULL);
+        protobuf_c_message_free_unpacked(&b->base, NULL);
+      }
+      for (size_t i = 0; i < n; i++) {
+        Engram__V1__HistoryResponse *a = NULL, *b = NULL;
+        eg_err e;
+        EG_REQUIRE(gc_history(cl[w], TENANT, user, subjects[i], NULL, at, &a, &e) == EG_OK);
+        EG_REQUIRE(gc_history(cl[f], TENANT, user, subjects[i], NULL, at, &b, &e) == EG_OK);
+        compared++;
+        if (!same_message(&a->base, &b->base)) {
+          differ++;
+          fprintf(stderr, "  History of %s differs on replica %d\n", subjects[i], f);
+        }
+        protobuf_c_message_free_unpacked(&a->base, NULL);
+        protobuf_c_message_free_unpacked(&b->base, NULL);
+      }
+      if (user) break;
+    }
+    EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_applied_seq") ==
+             eg_metric_value(rs.r[w].metrics_port, "engram_graphd_replication_applied_seq"));
+  }
+  fprintf(stderr, "  %d State/History answers compared with the writer's, %d differ\n", compared, differ);
+  EG_CHECK(compared > 2 * sent);
+  EG_CHECK_INT(differ, 0);
+  /* the erased user's facts are gone everywhere; Maya's current tea is the last one */
+  for (int f = 0; f < rs.n; f++) {
+    EG_CHECK_INT(gc_history_len(cl[f], TENANT, "Gone's friend", NULL), 0);
+    EG_CHECK_STR(gc_value(cl[f], TENANT, "Maya", "FAVORITE_TEA", 0, 0), "oolong");
+  }
+  for (size_t i = 0; i < n; i++) free(subjects[i]);
+  free(subjects);
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  eg_err e;
+  if (eg_replicas_start(&rs, 3, false, &e) != EG_OK) {
+    fprintf(stderr, "cannot start the replicas: %s\n", e.msg);
+    eg_replicas_stop(&rs, true);
+    return 1;
+  }
+  eg_rpc_client_opts o = {.timeout_us = 10 * EG_US_PER_SEC, .max_attempts = 1};
+  for (int i = 0; i < rs.n; i++) eg_rpc_client_open(rs.r[i].addr, &o, &cl[i], &e);
+  EG_RUN(test_roles);
+  EG_RUN(test_followers_survive_a_refused_read);
+  EG_RUN(test_failover_under_load);
+  EG_RUN(test_followers_answer_as_the_writer);
+  for (int i = 0; i < rs.n; i++) eg_rpc_client_close(cl[i]);
+  int rc = eg_test_finish();
+  eg_replicas_stop(&rs, rc != 0);
+  eg_rpc_global_shutdown();
+  return rc;
+}

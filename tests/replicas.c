@@ -1,0 +1,110 @@
+/*
+ * replicas.c — graphd replicas over a PostgreSQL log for tests and benchmarks (replicas.h).
+ */
+#include "tests/replicas.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/time.h"
+#include "tests/testlib.h"
+
+static eg_code start_one(eg_replicas *rs, int i, eg_err *err) {
+  const char *extra[] = {rs->dsn_flag, "--replog-batch=256", NULL};
+  if (rs->r[i].name[0]) return eg_harness_restart(&rs->r[i], extra, err);
+  char dir[600];
+  snprintf(dir, sizeof dir, "%s/r%d", rs->dir, i);
+  mkdir(dir, 0755);
+  return eg_harness_start("graphd", dir, extra, &rs->r[i], err);
+}
+
+eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err) {
+  memset(rs, 0, sizeof *rs);
+  if (n < 1 || n > EG_MAX_REPLICAS) return eg_err_set(err, EG_EINVAL, "1 to %d replicas", EG_MAX_REPLICAS);
+  rs->n = n;
+  eg_code rc = eg_pg_start(&rs->pg, durable, err);
+  if (rc) return rc;
+  snprintf(rs->dsn_flag, sizeof rs->dsn_flag, "--replog-dsn=%s", rs->pg.dsn);
+  rs->dir = eg_test_tempdir("replicas");
+  if (!rs->dir) return eg_err_set(err, EG_EIO, "cannot make a temp dir");
+  for (int i = 0; i < n; i++)
+    if ((rc = start_one(rs, i, err))) return rc;
+  if (eg_replicas_writer(rs, 15 * EG_US_PER_SEC) < 0) return eg_err_set(err, EG_ETIMEOUT, "no replica became the writer");
+  return EG_OK;
+}
+
+eg_code eg_replicas_restart(eg_replicas *rs, int i, eg_err *err) { return start_one(rs, i, err); }
+
+void eg_replicas_stop(eg_replicas *rs, bool keep) {
+  for (int i = 0; i < rs->n; i++) {
+    if (rs->r[i].pid) eg_harness_stop(&rs->r[i], SIGTERM);
+    if (keep && rs->r[i].name[0]) fprintf(stderr, "replica %d's log: %s\n", i, rs->r[i].log);
+  }
+  eg_pg_stop(&rs->pg, keep);
+  if (rs->dir && !keep) eg_test_rmtree(rs->dir);
+  free(rs->dir);
+  rs->dir = NULL;
+}
+
+int eg_replicas_writer(eg_replicas *rs, int64_t timeout_us) {
+  int64_t until = eg_time_mono_us() + timeout_us;
+  do {
+    for (int i = 0; i < rs->n; i++)
+      if (rs->r[i].pid && eg_metric_value(rs->r[i].metrics_port, "engram_graphd_replication_role{role=\"writer\"}") == 1)
+        return i;
+    usleep(20000);
+  } while (eg_time_mono_us() < until);
+  return -1;
+}
+
+eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us, eg_err *err) {
+  memset(wc, 0, sizeof *wc);
+  wc->rs = rs;
+  eg_rpc_client_opts o = {.timeout_us = timeout_us, .max_attempts = 1};
+  for (int i = 0; i < rs->n; i++) {
+    eg_code rc = eg_rpc_client_open(rs->r[i].addr, &o, &wc->c[i], err);
+    if (rc) return rc;
+  }
+  int w = eg_replicas_writer(rs, 0);
+  wc->target = w < 0 ? 0 : w;
+  return EG_OK;
+}
+
+void eg_writer_client_close(eg_writer_client *wc) {
+  for (int i = 0; i < EG_MAX_REPLICAS; i++) eg_rpc_client_close(wc->c[i]);
+  memset(wc, 0, sizeof *wc);
+}
+
+/* The replica a refusal names ("… writer=127.0.0.1:1234"), or -1. */
+static int named_writer(const eg_writer_client *wc, const char *msg) {
+  const char *p = strstr(msg, "writer=");
+  if (!p) return -1;
+  p += 7;
+  for (int i = 0; i < wc->rs->n; i++) {
+    size_t l = strlen(wc->rs->r[i].addr);
+    if (l && strncmp(p, wc->rs->r[i].addr, l) == 0 && (p[l] == '\0' || p[l] == ' ' || p[l] == ';')) return i;
+  }
+  return -1;
+}
+
+eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user, const eg_edge_spec *s,
+                         int64_t give_up_us, Engram__V1__CommitResponse **resp, eg_err *err) {
+  for (;;) {
+    eg_code rc = gc_commit_resp(wc->c[wc->target], tenant, user, s, resp, err);
+    if (rc == EG_OK) return EG_OK;
+    if (rc != EG_EUNAVAIL && rc != EG_ETIMEOUT) return rc; /* a real refusal */
+    if (eg_time_mono_us() >= give_up_us) return rc;
+    int named = named_writer(wc, err->msg);
+    if (named >= 0 && named != wc->target) {
+      wc->target = named;
+      wc->redirects++;
+      continue;
+    }
+    wc->target = (wc->target + 1) % wc->rs->n; /* down, or no writer known yet */
+    usleep(20000);
+  }
+}
