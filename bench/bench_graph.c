@@ -105,7 +105,8 @@ static void *commit_batches(void *arg) {
   return NULL;
 }
 
-static Engram__V1__StateRequest *state_req(eg_arena *a, size_t person, const char *rel, char *name) {
+static Engram__V1__StateRequest *state_req(eg_arena *a, size_t person, const char *rel,
+                                           char *name) {
   Engram__V1__Scope *s = eg_arena_calloc(a, 1, sizeof *s);
   engram__v1__scope__init(s);
   s->tenant = "bench";
@@ -143,7 +144,8 @@ static void *single_commits(void *arg) {
   char subj[32];
   for (int i = 0; i < pc->n; i++) {
     snprintf(subj, sizeof subj, "solo %d-%d", pc->tid, i);
-    if (gc_commit(c, "bench-solo", NULL, &(eg_edge_spec){.subject = subj, .relation = "LIKES", .literal = "x"}, &e))
+    if (gc_commit(c, "bench-solo", NULL,
+                  &(eg_edge_spec){.subject = subj, .relation = "LIKES", .literal = "x"}, &e))
       pc->ok++;
   }
   eg_rpc_client_close(c);
@@ -195,7 +197,8 @@ int main(int argc, char **argv) {
     if (bad) return 1;
     double s = (double)(eg_time_mono_us() - ts) / 1e6;
     char what[80];
-    snprintf(what, sizeof what, "commit, in-process, batched, %d writer%s", writers, writers > 1 ? "s" : "");
+    snprintf(what, sizeof what, "commit, in-process, batched, %d writer%s", writers,
+             writers > 1 ? "s" : "");
     printf("%-58s %8.0f edges/s (%.1f s)\n", what, (double)((to - from) * B) / s, s);
     secs += s;
   }
@@ -234,7 +237,8 @@ int main(int argc, char **argv) {
     Engram__V1__StateRequest *req = state_req(a, (size_t)rand() % P, rels[i % 3], name);
     ProtobufCMessage *resp;
     int64_t s = eg_time_mono_us();
-    if (eg_rpc_unary(c, "/engram.v1.Graph/State", &req->base, &engram__v1__state_response__descriptor, 0, &resp, &e)) {
+    if (eg_rpc_unary(c, "/engram.v1.Graph/State", &req->base,
+                     &engram__v1__state_response__descriptor, 0, &resp, &e)) {
       fprintf(stderr, "state rpc: %s\n", e.msg);
       return 1;
     }
@@ -250,7 +254,8 @@ int main(int argc, char **argv) {
   for (size_t b = 0; b < NG / B; b++) {
     batch_fill(&bb, N / B + b, B, P, base);
     ProtobufCMessage *resp;
-    if (eg_rpc_unary(c, "/engram.v1.Graph/Commit", &bb.req.base, &engram__v1__commit_response__descriptor, 0, &resp, &e)) {
+    if (eg_rpc_unary(c, "/engram.v1.Graph/Commit", &bb.req.base,
+                     &engram__v1__commit_response__descriptor, 0, &resp, &e)) {
       fprintf(stderr, "commit rpc: %s\n", e.msg);
       return 1;
     }
@@ -283,7 +288,8 @@ int main(int argc, char **argv) {
   if (tp) txns = atof(tp + strlen("\nengram_graphd_group_commit_txns_total "));
   eg_buf_free(&mb);
   printf("%-58s %8.0f commits/s (%d ok; %.2f txns per fsync overall)\n",
-         "commit, over gRPC, 8 clients x single-edge", ok / secs, ok, groups > 0 ? txns / groups : 0);
+         "commit, over gRPC, 8 clients x single-edge", ok / secs, ok,
+         groups > 0 ? txns / groups : 0);
 
   /* 5. Walk at depth 3: base ← a ← b ← claim; every other base superseded */
   enum { W = 1000 };
@@ -294,11 +300,33 @@ int main(int argc, char **argv) {
     snprintf(s1, sizeof s1, "lead %d", i);
     snprintf(s2, sizeof s2, "deputy %d", i);
     snprintf(s3, sizeof s3, "signer %d", i);
-    uint64_t e0 = gc_commit(c, "bench-walk", NULL, &(eg_edge_spec){.subject = s0, .relation = "STATUS", .literal = "open"}, &e);
-    uint64_t e1 = gc_commit(c, "bench-walk", NULL, &(eg_edge_spec){.subject = s1, .relation = "JOB_TITLE", .literal = "lead", .premises = &e0, .n_premises = 1}, &e);
-    uint64_t e2 = gc_commit(c, "bench-walk", NULL, &(eg_edge_spec){.subject = s2, .relation = "JOB_TITLE", .literal = "deputy", .premises = &e1, .n_premises = 1}, &e);
-    claims[i] = gc_commit(c, "bench-walk", NULL, &(eg_edge_spec){.subject = s3, .relation = "HAS_AUTHORITY", .literal = "sign", .premises = &e2, .n_premises = 1}, &e);
-    if (i % 2) gc_commit(c, "bench-walk", NULL, &(eg_edge_spec){.subject = s0, .relation = "STATUS", .literal = "closed"}, &e);
+    uint64_t e0 =
+        gc_commit(c, "bench-walk", NULL,
+                  &(eg_edge_spec){.subject = s0, .relation = "STATUS", .literal = "open"}, &e);
+    uint64_t e1 = gc_commit(c, "bench-walk", NULL,
+                            &(eg_edge_spec){.subject = s1,
+                                            .relation = "JOB_TITLE",
+                                            .literal = "lead",
+                                            .premises = &e0,
+                                            .n_premises = 1},
+                            &e);
+    uint64_t e2 = gc_commit(c, "bench-walk", NULL,
+                            &(eg_edge_spec){.subject = s2,
+                                            .relation = "JOB_TITLE",
+                                            .literal = "deputy",
+                                            .premises = &e1,
+                                            .n_premises = 1},
+                            &e);
+    claims[i] = gc_commit(c, "bench-walk", NULL,
+                          &(eg_edge_spec){.subject = s3,
+                                          .relation = "HAS_AUTHORITY",
+                                          .literal = "sign",
+                                          .premises = &e2,
+                                          .n_premises = 1},
+                          &e);
+    if (i % 2)
+      gc_commit(c, "bench-walk", NULL,
+                &(eg_edge_spec){.subject = s0, .relation = "STATUS", .literal = "closed"}, &e);
   }
   int stale = 0;
   for (int i = 0; i < W; i++) {

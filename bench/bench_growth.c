@@ -59,11 +59,13 @@ static void grow(eg_vec *v, const corpus *c, size_t from, size_t to) {
   float *buf = malloc(1000 * (size_t)c->dim * sizeof *buf);
   for (size_t b = from; b < to; b += 1000) {
     eg_arena *a = eg_arena_new(1 << 20, 0);
-    Engram__V1__Chunk *cs = eg_arena_calloc(a, 1000, sizeof *cs), **ps = eg_arena_alloc(a, 1000 * sizeof *ps);
+    Engram__V1__Chunk *cs = eg_arena_calloc(a, 1000, sizeof *cs),
+                      **ps = eg_arena_alloc(a, 1000 * sizeof *ps);
     for (size_t i = 0; i < 1000; i++) {
       size_t id = b + i, src = id % c->n;
       float *x = buf + i * c->dim;
-      for (int d = 0; d < c->dim; d++) x[d] = c->vecs[src * c->dim + d] + 0.15f * (float)(urand() - 0.5) / sqrtf((float)c->dim);
+      for (int d = 0; d < c->dim; d++)
+        x[d] = c->vecs[src * c->dim + d] + 0.15f * (float)(urand() - 0.5) / sqrtf((float)c->dim);
       eg_l2_normalize(x, c->dim);
       engram__v1__chunk__init(&cs[i]);
       cs[i].id = id + 1;
@@ -107,8 +109,10 @@ static size_t search(eg_vec *v, const corpus *c, size_t q, uint64_t *ids) {
   eg_err e;
   size_t n = 0;
   if (eg_vec_search(v, &req, a, &resp, &e)) fprintf(stderr, "search: %s\n", e.msg), exit(1);
-  for (size_t i = 0; i < resp.results[0]->n_hits && n < 10; i++) ids[n++] = resp.results[0]->hits[i]->chunk->id;
-  for (size_t i = 0; i < resp.n_timings && i < N_STAGES - 1; i++) stage_us[i] += resp.timings[i]->micros;
+  for (size_t i = 0; i < resp.results[0]->n_hits && n < 10; i++)
+    ids[n++] = resp.results[0]->hits[i]->chunk->id;
+  for (size_t i = 0; i < resp.n_timings && i < N_STAGES - 1; i++)
+    stage_us[i] += resp.timings[i]->micros;
   eg_arena_free(a);
   return n;
 }
@@ -187,7 +191,8 @@ static void perf_ctl(const char *cmd) {
  * in ROUNDS rounds: each round's p50 into round[], the median of those returned (the box
  * is shared: one round slowed by other work moves the figure less); the mean time per
  * stage over all of them into mean[]; profile: the searches perf records. */
-static double p50_us(eg_vec *v, const corpus *c, bool profile, double round[ROUNDS], double mean[N_STAGES]) {
+static double p50_us(eg_vec *v, const corpus *c, bool profile, double round[ROUNDS],
+                     double mean[N_STAGES]) {
   int64_t lat[NQ];
   uint64_t ids[10];
   memset(stage_us, 0, sizeof stage_us);
@@ -212,9 +217,20 @@ static double p50_us(eg_vec *v, const corpus *c, bool profile, double round[ROUN
 
 static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64_t warm_max) {
   char *dir = eg_test_tempdir("bench-growth");
-  eg_vec_opts o = {.dir = dir, .embedder = NULL, .bm25_k1 = 1.2, .bm25_b = 0.75, .x = 0.4f, .y = 0.4f, .alpha = 0.4f,
-                   .hnsw_threshold = 50000, .hnsw_ef_search = 128, .max_chunks = 1000, .max_text_bytes = 65536,
-                   .max_k = 1000, .max_queries = 64, .retention_off = !on};
+  eg_vec_opts o = {.dir = dir,
+                   .embedder = NULL,
+                   .bm25_k1 = 1.2,
+                   .bm25_b = 0.75,
+                   .x = 0.4f,
+                   .y = 0.4f,
+                   .alpha = 0.4f,
+                   .hnsw_threshold = 50000,
+                   .hnsw_ef_search = 128,
+                   .max_chunks = 1000,
+                   .max_text_bytes = 65536,
+                   .max_k = 1000,
+                   .max_queries = 64,
+                   .retention_off = !on};
   eg_err e;
   static eg_embedder *emb;
   if (!emb && eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e))
@@ -237,15 +253,21 @@ static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64
       double st[N_STAGES], rounds[ROUNDS];
       double p = p50_us(v, c, upto == total, rounds, st);
       if (upto == STEP) p50_first = p;
-      printf("retention %-3s %8zu chunks: Search p50 %7.1f us  hot %llu warm %llu cold %llu  RSS +%.0f MB  (%.0f s)\n",
-             on ? "on" : "off", upto, p, (unsigned long long)tiers[1], (unsigned long long)tiers[2],
-             (unsigned long long)tiers[3], (double)(eg_brss_kb() - rss0) / 1024.0,
-             (double)(eg_time_mono_us() - b0) / 1e6);
+      printf(
+          "retention %-3s %8zu chunks: Search p50 %7.1f us  hot %llu warm %llu cold %llu  RSS "
+          "+%.0f MB  (%.0f s)\n",
+          on ? "on" : "off", upto, p, (unsigned long long)tiers[1], (unsigned long long)tiers[2],
+          (unsigned long long)tiers[3], (double)(eg_brss_kb() - rss0) / 1024.0,
+          (double)(eg_time_mono_us() - b0) / 1e6);
       printf("    p50 per round:");
       for (int r = 0; r < ROUNDS; r++) printf(" %.0f us", rounds[r]);
-      printf("; mean: embed %.0f us, dense %.0f us, bm25 %.0f us, fuse %.0f us, load %.0f us, whole Search %.0f us\n",
-             st[0], st[1], st[2], st[3], st[4], st[5]);
-      if (upto == total) printf("retention %-3s p50 ratio %zu / %d: %.2fx\n", on ? "on" : "off", total, STEP, p / p50_first);
+      printf(
+          "; mean: embed %.0f us, dense %.0f us, bm25 %.0f us, fuse %.0f us, load %.0f us, whole "
+          "Search %.0f us\n",
+          st[0], st[1], st[2], st[3], st[4], st[5]);
+      if (upto == total)
+        printf("retention %-3s p50 ratio %zu / %d: %.2fx\n", on ? "on" : "off", total, STEP,
+               p / p50_first);
     } else if (getenv("BENCH_PROGRESS")) {
       fprintf(stderr, "  %zu chunks: hot %llu (%.0f s)\n", upto, (unsigned long long)tiers[1],
               (double)(eg_time_mono_us() - b0) / 1e6);
@@ -264,7 +286,8 @@ int main(int argc, char **argv) {
   const char *data = argc > 4 ? argv[4] : EG_LME_DEFAULT;
   const char *modes = getenv("BENCH_MODES") ? getenv("BENCH_MODES") : "on,off";
   eg_log_init("bench", EG_LOG_WARN);
-  if (total < STEP || total % STEP) fprintf(stderr, "total must be a multiple of %d\n", STEP), exit(2);
+  if (total < STEP || total % STEP)
+    fprintf(stderr, "total must be a multiple of %d\n", STEP), exit(2);
   corpus c = {0};
   size_t n = 0;
   c.texts = eg_bturns_load(data, 150000 + NQ, &n);
@@ -272,7 +295,8 @@ int main(int argc, char **argv) {
   c.n = n - NQ; /* the last NQ are the held-out queries */
   eg_embedder *emb;
   eg_err e;
-  if (eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e)) fprintf(stderr, "%s\n", e.msg), exit(1);
+  if (eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e))
+    fprintf(stderr, "%s\n", e.msg), exit(1);
   c.dim = emb->dim;
   c.queries = malloc(n * sizeof *c.queries);
   for (size_t i = 0; i < n; i++) {
@@ -285,10 +309,13 @@ int main(int argc, char **argv) {
   }
   c.vecs = malloc(n * (size_t)c.dim * sizeof(float));
   for (size_t i = 0; i < n; i += 256)
-    eg_embed(emb, (const char *const *)c.texts + i, n - i < 256 ? n - i : 256, c.vecs + i * c.dim, &e);
+    eg_embed(emb, (const char *const *)c.texts + i, n - i < 256 ? n - i : 256, c.vecs + i * c.dim,
+             &e);
   eg_embedder_close(emb);
-  printf("growth benchmark: %zu chunks in steps of %d (%zu distinct turns), policy hot_max %llu warm_max %llu\n", total,
-         STEP, c.n, (unsigned long long)hot_max, (unsigned long long)warm_max);
+  printf(
+      "growth benchmark: %zu chunks in steps of %d (%zu distinct turns), policy hot_max %llu "
+      "warm_max %llu\n",
+      total, STEP, c.n, (unsigned long long)hot_max, (unsigned long long)warm_max);
   if (strstr(modes, "on")) run(&c, true, total, hot_max, warm_max);
   if (strstr(modes, "off")) run(&c, false, total, 0, 0);
   return 0;

@@ -25,18 +25,22 @@ int main(int argc, char **argv) {
   eg_haystack h;
   if (eg_haystack_load(data, questions, embedder, parallel, 0, &h)) return 1;
   const eg_bulk_stats st = h.ingest;
-  printf("ingest benchmark: %ld LongMemEval-S questions, %ld sessions, %zu words; embedder %s; %d in flight\n",
-         h.written.questions, h.written.sessions, h.written.words, embedder, parallel);
-  printf("%-44s %llu sessions, %llu chunks, %llu entities, %llu facts\n", "written", (unsigned long long)st.ok,
-         (unsigned long long)st.chunks, (unsigned long long)st.entities, (unsigned long long)st.facts);
-  printf("%-44s %llu tokens in %.1f s\n", "ingested (words of the messages)", (unsigned long long)st.tokens,
-         st.seconds);
+  printf(
+      "ingest benchmark: %ld LongMemEval-S questions, %ld sessions, %zu words; embedder %s; %d in "
+      "flight\n",
+      h.written.questions, h.written.sessions, h.written.words, embedder, parallel);
+  printf("%-44s %llu sessions, %llu chunks, %llu entities, %llu facts\n", "written",
+         (unsigned long long)st.ok, (unsigned long long)st.chunks, (unsigned long long)st.entities,
+         (unsigned long long)st.facts);
+  printf("%-44s %llu tokens in %.1f s\n", "ingested (words of the messages)",
+         (unsigned long long)st.tokens, st.seconds);
   printf("%-44s %.0f tokens/min\n", "throughput, end to end", (double)st.tokens / st.seconds * 60);
   int64_t total = 0;
   for (size_t i = 0; i < st.n_stages; i++) total += st.stages[i].micros;
   for (size_t i = 0; i < st.n_stages; i++)
     printf("  stage %-14s %8.2f ms per session  %5.1f%%\n", st.stages[i].name,
-           (double)st.stages[i].micros / 1000.0 / (double)st.ok, 100.0 * (double)st.stages[i].micros / (double)total);
+           (double)st.stages[i].micros / 1000.0 / (double)st.ok,
+           100.0 * (double)st.stages[i].micros / (double)total);
   eg_cluster_stop(&h.cl, false);
   return 0;
 }

@@ -72,9 +72,9 @@ static void run_phase(const char *name, const char *addr, int seconds, int threa
   long n = atomic_load(&p.n_lat);
   if (n > MAX_SAMPLES) n = MAX_SAMPLES;
   eg_sort_i64(p.lat, (size_t)n);
-  printf("%-12s %d clients %5.1f s: %8.0f commits/s  p50 %6.2f ms  p99 %6.2f ms  errors %ld\n", name, threads, secs,
-         (double)n / secs, n ? (double)p.lat[n / 2] / 1000 : 0, n ? (double)p.lat[(size_t)((double)n * 0.99)] / 1000 : 0,
-         atomic_load(&p.errors));
+  printf("%-12s %d clients %5.1f s: %8.0f commits/s  p50 %6.2f ms  p99 %6.2f ms  errors %ld\n",
+         name, threads, secs, (double)n / secs, n ? (double)p.lat[n / 2] / 1000 : 0,
+         n ? (double)p.lat[(size_t)((double)n * 0.99)] / 1000 : 0, atomic_load(&p.errors));
   fflush(stdout);
   free(p.lat);
 }
@@ -95,7 +95,8 @@ static void *load_main(void *arg) {
     snprintf(lit, sizeof lit, "value %ld", i);
     eg_edge_spec s = {.subject = "failover", .relation = "LIKES", .literal = lit};
     Engram__V1__CommitResponse *r = NULL;
-    if (eg_writer_commit(&wc, "bench", NULL, &s, eg_time_mono_us() + 30 * EG_US_PER_SEC, &r, &e) == EG_OK) {
+    if (eg_writer_commit(&wc, "bench", NULL, &s, eg_time_mono_us() + 30 * EG_US_PER_SEC, &r, &e) ==
+        EG_OK) {
       atomic_store(&last_ack, eg_time_mono_us());
       protobuf_c_message_free_unpacked(&r->base, NULL);
     }
@@ -121,7 +122,8 @@ static void run_failover(int kills) {
     if (w < 0) break;
     int64_t killed = eg_time_mono_us();
     eg_harness_stop(&rs.r[w], SIGKILL);
-    while (atomic_load(&last_ack) <= killed && eg_time_mono_us() - killed < 30 * EG_US_PER_SEC) usleep(1000);
+    while (atomic_load(&last_ack) <= killed && eg_time_mono_us() - killed < 30 * EG_US_PER_SEC)
+      usleep(1000);
     if (atomic_load(&last_ack) <= killed) break;
     times[done++] = atomic_load(&last_ack) - killed;
     printf("failover %d: %.3f s\n", k + 1, (double)times[done - 1] / 1e6);

@@ -52,9 +52,10 @@ int main(int argc, char **argv) {
          calls, (long long)lat[calls / 2], (long long)lat[calls * 99 / 100], calls / total);
   fflush(stdout);
   eg_rpc_client_close(c);
-  int rc = eg_test_system("/usr/bin/python3 %s/bench/bench_rpc.py --proto %s/proto --out %s/py "
-                          "--calls %d %s",
-                          EG_SOURCE_DIR, EG_SOURCE_DIR, dir, calls / 4, p.addr);
+  int rc = eg_test_system(
+      "/usr/bin/python3 %s/bench/bench_rpc.py --proto %s/proto --out %s/py "
+      "--calls %d %s",
+      EG_SOURCE_DIR, EG_SOURCE_DIR, dir, calls / 4, p.addr);
   eg_harness_stop(&p, SIGTERM);
   eg_test_rmtree(dir);
   free(dir);

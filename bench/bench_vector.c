@@ -37,7 +37,8 @@ int main(int argc, char **argv) {
   }
   eg_embedder *emb;
   eg_err e;
-  const char *spec = strcmp(which, "glove") == 0 ? "glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin"
+  const char *spec = strcmp(which, "glove") == 0 ? "glove:" EG_SOURCE_DIR
+                                                   "/var/models/glove-100d.bin"
                                                  : "use:" EG_SOURCE_DIR "/var/models/use-lite.bin";
   if (eg_embedder_open(spec, &emb, &e)) {
     fprintf(stderr, "%s\n", e.msg);
@@ -62,9 +63,19 @@ int main(int argc, char **argv) {
 
   /* 2. build */
   char *dir = eg_test_tempdir("bench-vec");
-  eg_vec_opts o = {.dir = dir, .embedder = emb, .bm25_k1 = 1.2, .bm25_b = 0.75, .x = 0.4f, .y = 0.4f, .alpha = 0.4f,
-                   .hnsw_threshold = N / 2 < 50000 ? (uint32_t)(N / 2) : 50000, .hnsw_ef_search = 128, .max_chunks = 1000,
-                   .max_text_bytes = 65536, .max_k = 1000, .max_queries = 64};
+  eg_vec_opts o = {.dir = dir,
+                   .embedder = emb,
+                   .bm25_k1 = 1.2,
+                   .bm25_b = 0.75,
+                   .x = 0.4f,
+                   .y = 0.4f,
+                   .alpha = 0.4f,
+                   .hnsw_threshold = N / 2 < 50000 ? (uint32_t)(N / 2) : 50000,
+                   .hnsw_ef_search = 128,
+                   .max_chunks = 1000,
+                   .max_text_bytes = 65536,
+                   .max_k = 1000,
+                   .max_queries = 64};
   eg_vec *v;
   if (eg_vec_open(&o, NULL, &v, &e)) {
     fprintf(stderr, "%s\n", e.msg);
@@ -76,7 +87,8 @@ int main(int argc, char **argv) {
     eg_arena *a = eg_arena_new(1 << 20, 0);
     Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
     scope.tenant = "bench";
-    Engram__V1__Chunk *cs = eg_arena_calloc(a, 1000, sizeof *cs), **ps = eg_arena_alloc(a, 1000 * sizeof *ps);
+    Engram__V1__Chunk *cs = eg_arena_calloc(a, 1000, sizeof *cs),
+                      **ps = eg_arena_alloc(a, 1000 * sizeof *ps);
     for (size_t i = 0; i < 1000; i++) {
       engram__v1__chunk__init(&cs[i]);
       cs[i].id = b + i + 1;
@@ -102,10 +114,12 @@ int main(int argc, char **argv) {
       fprintf(stderr, "  %zu chunks: %.1f s\n", b + 1000, (double)(eg_time_mono_us() - t0) / 1e6);
   }
   secs = (double)(eg_time_mono_us() - t0) / 1e6;
-  printf("%-56s %10.1f s  (%.0f chunks/s)\n", "index build: store + exact dense + BM25, batches of 1000", secs, N / secs);
+  printf("%-56s %10.1f s  (%.0f chunks/s)\n",
+         "index build: store + exact dense + BM25, batches of 1000", secs, N / secs);
   t0 = eg_time_mono_us();
   eg_vec_quiesce(v);
-  printf("%-56s %10.1f s\n", "background HNSW32 build, both fields (after the above)", (double)(eg_time_mono_us() - t0) / 1e6);
+  printf("%-56s %10.1f s\n", "background HNSW32 build, both fields (after the above)",
+         (double)(eg_time_mono_us() - t0) / 1e6);
   long rss1 = eg_brss_kb();
   printf("%-56s %10.0f MB\n", "resident memory per 100k chunks (engine, in-process)",
          (double)(rss1 - rss0) / 1024.0 * 100000.0 / (double)N);
@@ -154,9 +168,12 @@ int main(int argc, char **argv) {
       lat[i] = eg_time_mono_us() - s;
       eg_arena_free(a);
     }
-    eg_breport(pass ? "vectord Search, hybrid (dense x2 + BM25 + fusion), k=10" : "vectord Search, dense only (both fields + fusion), k=10",
-           lat, Q);
-    if (!pass) printf("  ratio vectord/raw FAISS (p50, dense only): %.2fx\n", (double)lat[Q / 2] / (double)raw_p50);
+    eg_breport(pass ? "vectord Search, hybrid (dense x2 + BM25 + fusion), k=10"
+                    : "vectord Search, dense only (both fields + fusion), k=10",
+               lat, Q);
+    if (!pass)
+      printf("  ratio vectord/raw FAISS (p50, dense only): %.2fx\n",
+             (double)lat[Q / 2] / (double)raw_p50);
   }
   eg_vec_close(v);
   eg_embedder_close(emb);

@@ -105,7 +105,8 @@ static bool take_lme(const cJSON *rec, void *ctx) {
   q->excluded = l > 4 && strcmp(qid + l - 4, "_abs") == 0;
   q->split = eg_bsplit_of(qid);
   const cJSON *id = ids ? ids->child : NULL, *date = dates ? dates->child : NULL;
-  for (const cJSON *s = sess ? sess->child : NULL; s && id && date; s = s->next, id = id->next, date = date->next) {
+  for (const cJSON *s = sess ? sess->child : NULL; s && id && date;
+       s = s->next, id = id->next, date = date->next) {
     eg_bsession *bs = &g->s[g->ns++];
     bs->id = strdup(cJSON_IsString(id) ? id->valuestring : "");
     bs->time = cJSON_IsString(date) ? eg_lme_time(date->valuestring) : 0;
@@ -141,8 +142,9 @@ int eg_bdata_load_lme(const char *path, long limit, const char *types, eg_bdata 
 /* ---- LoCoMo ------------------------------------------------------------------------------ */
 
 int64_t eg_locomo_time(const char *s) {
-  static const char *const months[] = {"january", "february", "march",     "april",   "may",      "june",
-                                       "july",    "august",   "september", "october", "november", "december"};
+  static const char *const months[] = {"january",   "february", "march",    "april",
+                                       "may",       "june",     "july",     "august",
+                                       "september", "october",  "november", "december"};
   int h = 0, mi = 0, day = 0, year = 0;
   char ampm[3] = "", mon[16] = "";
   if (sscanf(s, "%d:%d %2s on %d %15[A-Za-z], %d", &h, &mi, ampm, &day, mon, &year) != 6) return 0;
@@ -151,10 +153,12 @@ int64_t eg_locomo_time(const char *s) {
   while (m < 12 && strcmp(mon, months[m]) != 0) m++;
   if (m == 12 || h < 1 || h > 12 || mi < 0 || mi > 59) return 0;
   h = h % 12 + (tolower((unsigned char)ampm[0]) == 'p' ? 12 : 0);
-  return eg_days_from_civil(year, m + 1, day) * EG_US_PER_DAY + ((int64_t)h * 60 + mi) * 60 * EG_US_PER_SEC;
+  return eg_days_from_civil(year, m + 1, day) * EG_US_PER_DAY +
+         ((int64_t)h * 60 + mi) * 60 * EG_US_PER_SEC;
 }
 
-static const char *const locomo_categories[] = {"", "multi-hop", "temporal", "open-domain", "single-hop", "adversarial"};
+static const char *const locomo_categories[] = {
+    "", "multi-hop", "temporal", "open-domain", "single-hop", "adversarial"};
 
 typedef struct dia {
   char id[32];
@@ -267,7 +271,8 @@ int eg_bdata_load_locomo(const char *path, long limit, eg_bdata *d) {
       char id[96];
       snprintf(id, sizeof id, "%s#%d", sid, idx);
       q->id = strdup(id);
-      int cat = cJSON_GetObjectItem(x, "category") ? cJSON_GetObjectItem(x, "category")->valueint : 0;
+      int cat =
+          cJSON_GetObjectItem(x, "category") ? cJSON_GetObjectItem(x, "category")->valueint : 0;
       q->category = strdup(cat >= 1 && cat <= 5 ? locomo_categories[cat] : "other");
       q->query = dup_json(cJSON_GetObjectItem(x, "question"));
       const cJSON *ans = cJSON_GetObjectItem(x, "answer");
@@ -320,12 +325,16 @@ void eg_bdata_split(eg_bdata *d, eg_bsplit want, eg_bsplit_count *count) {
       bool take = eg_bsplit_takes(want, q->split);
       c.total++, c.total_scored += !q->excluded;
       c.kept += take, c.kept_scored += take && !q->excluded;
-      if (take) g->q[kept++] = *q;
-      else free_question(q);
+      if (take)
+        g->q[kept++] = *q;
+      else
+        free_question(q);
     }
     g->nq = kept;
-    if (kept) d->g[kept_groups++] = *g;
-    else free_group(g);
+    if (kept)
+      d->g[kept_groups++] = *g;
+    else
+      free_group(g);
   }
   d->n = kept_groups;
   if (count) *count = c;

@@ -29,30 +29,30 @@ typedef struct eg_bmsg {
 
 typedef struct eg_bsession {
   char *id;
-  int64_t time;     /* µs */
+  int64_t time; /* µs */
   eg_bmsg *m;
   size_t n;
 } eg_bsession;
 
 typedef struct eg_bunit {
-  const char *session;  /* session id (points into the group) */
-  int32_t turn;         /* first message of the unit */
-  int32_t len;          /* messages in it */
+  const char *session; /* session id (points into the group) */
+  int32_t turn;        /* first message of the unit */
+  int32_t len;         /* messages in it */
 } eg_bunit;
 
 typedef struct eg_bquestion {
   char *id, *category, *query, *answer;
-  int64_t at;               /* the question's "now", µs; 0 = none */
-  bool excluded;            /* abstention: not scored (LongMemEval _abs) */
-  eg_bsplit split;          /* its half: tune or confirm (bench/split.h) */
-  char **sessions;          /* evidence sessions */
+  int64_t at;      /* the question's "now", µs; 0 = none */
+  bool excluded;   /* abstention: not scored (LongMemEval _abs) */
+  eg_bsplit split; /* its half: tune or confirm (bench/split.h) */
+  char **sessions; /* evidence sessions */
   size_t n_sessions;
-  eg_bunit *units;          /* evidence turns (len 1): LongMemEval has_answer, LoCoMo evidence */
+  eg_bunit *units; /* evidence turns (len 1): LongMemEval has_answer, LoCoMo evidence */
   size_t n_units;
 } eg_bquestion;
 
 typedef struct eg_bgroup {
-  char *user;               /* the scope's user: the question id or the conversation id */
+  char *user; /* the scope's user: the question id or the conversation id */
   eg_bsession *s;
   size_t ns;
   eg_bquestion *q;

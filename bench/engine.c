@@ -10,8 +10,8 @@
 #include "cli/bulk.h"
 #include "proto/engram/v1/recall.pb-c.h"
 
-eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const eg_bsession *bs, uint64_t *tokens,
-                                  uint64_t *retries, eg_err *err) {
+eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const eg_bsession *bs,
+                                  uint64_t *tokens, uint64_t *retries, eg_err *err) {
   if (!bs->n) return EG_OK;
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)e->tenant;
@@ -37,7 +37,8 @@ eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const
   req.mode = ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   req.enricher = (Engram__V1__Enricher)e->enricher;
   Engram__V1__IngestResponse *resp = NULL;
-  eg_code rc = eg_ingest_send(e->ingestd, &eg_ingest_kinds[EG_INGEST_SESSION], &req.base, &resp, retries, err);
+  eg_code rc = eg_ingest_send(e->ingestd, &eg_ingest_kinds[EG_INGEST_SESSION], &req.base, &resp,
+                              retries, err);
   free(m), free(mp);
   if (rc) return rc;
   if (resp->report && tokens) *tokens += resp->report->tokens;
@@ -45,7 +46,8 @@ eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const
   return EG_OK;
 }
 
-eg_code eg_bengine_ingest(const eg_bengine *e, const eg_bgroup *g, uint64_t *refused, uint64_t *tokens, eg_err *err) {
+eg_code eg_bengine_ingest(const eg_bengine *e, const eg_bgroup *g, uint64_t *refused,
+                          uint64_t *tokens, eg_err *err) {
   for (size_t s = 0; s < g->ns; s++) {
     eg_code rc = eg_bengine_ingest_session(e, g, &g->s[s], tokens, NULL, err);
     if (rc == EG_EINVAL) {
@@ -58,8 +60,8 @@ eg_code eg_bengine_ingest(const eg_bengine *e, const eg_bgroup *g, uint64_t *ref
   return EG_OK;
 }
 
-eg_code eg_bengine_recall(const eg_bengine *e, const eg_bgroup *g, const eg_bquestion *q, eg_brank *out,
-                          char **context, eg_err *err) {
+eg_code eg_bengine_recall(const eg_bengine *e, const eg_bgroup *g, const eg_bquestion *q,
+                          eg_brank *out, char **context, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)e->tenant;
   scope.user = g->user;
@@ -72,13 +74,14 @@ eg_code eg_bengine_recall(const eg_bengine *e, const eg_bgroup *g, const eg_bque
   Engram__V1__RecallWeights w = ENGRAM__V1__RECALL_WEIGHTS__INIT;
   const float *x = e->weights;
   if (x[0] || x[1] || x[2] || x[3] || x[4] || x[5] || x[6]) {
-    w.content = x[0], w.latent = x[1], w.bm25 = x[2], w.temporal = x[3], w.recency = x[4], w.graph = x[5];
+    w.content = x[0], w.latent = x[1], w.bm25 = x[2], w.temporal = x[3], w.recency = x[4],
+    w.graph = x[5];
     w.sentence = x[6];
     req.weights = &w;
   }
   ProtobufCMessage *m = NULL;
-  eg_code rc = eg_rpc_unary(e->recalld, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor,
-                            0, &m, err);
+  eg_code rc = eg_rpc_unary(e->recalld, "/engram.v1.Recall/Recall", &req.base,
+                            &engram__v1__recall_response__descriptor, 0, &m, err);
   if (rc) return rc;
   const Engram__V1__RecallResponse *r = (const void *)m;
   for (size_t i = 0; i < r->n_items; i++)

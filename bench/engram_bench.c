@@ -34,9 +34,9 @@
 #include "bench/load.h"
 #include "bench/perf.h"
 #include "bench/prefs.h"
+#include "bench/qa.h"
 #include "bench/split.h"
 #include "bench/textfacts.h"
-#include "bench/qa.h"
 #include "cli/bulk.h"
 #include "common/cfg.h"
 #include "common/log.h"
@@ -55,7 +55,7 @@ typedef struct opts {
   int jobs;
   uint32_t k;
   bool resume;
-  eg_bsplit split;            /* the half asked; EG_BSPLIT_ALL = every question */
+  eg_bsplit split; /* the half asked; EG_BSPLIT_ALL = every question */
 } opts;
 
 typedef struct run {
@@ -65,34 +65,40 @@ typedef struct run {
   eg_bengine eng;
   eg_bqa *qa;
   eg_btable t[N_SYS];
-  bool *done[N_SYS];          /* per question, flattened over groups */
-  size_t *first_q;            /* index of each group's first question in done[] */
+  bool *done[N_SYS]; /* per question, flattened over groups */
+  size_t *first_q;   /* index of each group's first question in done[] */
   size_t n_questions;
-  eg_bsplit_count split;      /* what the split kept of the questions loaded */
-  FILE *log;                  /* <out>.jsonl */
+  eg_bsplit_count split; /* what the split kept of the questions loaded */
+  FILE *log;             /* <out>.jsonl */
   pthread_mutex_t mu;
   atomic_size_t next;
   size_t groups_done;
   uint64_t refused, tokens, failures;
   double ingest_s;
-  int64_t *recall_us;         /* client-side Recall latencies */
+  int64_t *recall_us; /* client-side Recall latencies */
   size_t n_recall;
   int64_t t0;
-  char commit[64];            /* of the source, read at the start */
+  char commit[64]; /* of the source, read at the start */
 } run;
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] [--k N]\n"
-          "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder glove|use-lite]\n"
-          "                    [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)] [--set lme|locomo (qa)]\n"
+          "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] "
+          "[--k N]\n"
+          "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder "
+          "glove|use-lite]\n"
+          "                    [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)] [--set "
+          "lme|locomo (qa)]\n"
           "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
           "                    [--expansion offline|none|llm] [--split tune|confirm]\n"
-          "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] [--prompts DIR]\n"
+          "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] "
+          "[--prompts DIR]\n"
           "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
           "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n"
-          "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--ingestd ADDR --recalld ADDR]\n"
-          "       engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b] [--k N] [--json FILE]\n");
+          "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--ingestd ADDR "
+          "--recalld ADDR]\n"
+          "       engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b] "
+          "[--k N] [--json FILE]\n");
 }
 
 enum { MAX_JOBS = 64 }; /* worker threads of one run */
@@ -100,7 +106,12 @@ enum { MAX_JOBS = 64 }; /* worker threads of one run */
 static int parse(int argc, char **argv, opts *o, const char **set) {
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define STR(flag, field) if (!strcmp(a, flag) && v) { o->field = v; i++; continue; }
+#define STR(flag, field)       \
+  if (!strcmp(a, flag) && v) { \
+    o->field = v;              \
+    i++;                       \
+    continue;                  \
+  }
     STR("--data", data);
     STR("--types", types);
     STR("--out", out);
@@ -114,7 +125,11 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
     STR("--weights", weights);
     STR("--expansion", expansion);
 #undef STR
-    if (!strcmp(a, "--set") && v) { *set = v; i++; continue; }
+    if (!strcmp(a, "--set") && v) {
+      *set = v;
+      i++;
+      continue;
+    }
     if (!strcmp(a, "--split") && v) {
       if (!eg_bsplit_parse(v, &o->split)) {
         fprintf(stderr, "engram-bench: --split is tune or confirm, not %s\n", v);
@@ -124,22 +139,25 @@ static int parse(int argc, char **argv, opts *o, const char **set) {
       continue;
     }
     int64_t n;
-#define COUNT(flag, field, lo, hi)                                                         \
-  if (!strcmp(a, flag) && v) {                                                             \
-    if (!eg_cfg_int_in(v, lo, hi, &n)) {                                                   \
-      fprintf(stderr, "engram-bench: %s wants a whole number in %d..%d, not %s\n", flag, lo, \
-              hi, v);                                                                      \
-      return -1;                                                                           \
-    }                                                                                      \
-    o->field = n;                                                                          \
-    i++;                                                                                   \
-    continue;                                                                              \
+#define COUNT(flag, field, lo, hi)                                                               \
+  if (!strcmp(a, flag) && v) {                                                                   \
+    if (!eg_cfg_int_in(v, lo, hi, &n)) {                                                         \
+      fprintf(stderr, "engram-bench: %s wants a whole number in %d..%d, not %s\n", flag, lo, hi, \
+              v);                                                                                \
+      return -1;                                                                                 \
+    }                                                                                            \
+    o->field = n;                                                                                \
+    i++;                                                                                         \
+    continue;                                                                                    \
   }
     COUNT("--limit", limit, 1, 1000000);
     COUNT("--jobs", jobs, 1, MAX_JOBS);
     COUNT("--k", k, 1, 1000);
 #undef COUNT
-    if (!strcmp(a, "--resume")) { o->resume = true; continue; }
+    if (!strcmp(a, "--resume")) {
+      o->resume = true;
+      continue;
+    }
     fprintf(stderr, "engram-bench: unknown or incomplete option %s\n", a);
     return -1;
   }
@@ -168,7 +186,8 @@ static const eg_bquestion *question_at(const run *r, size_t qi) {
 }
 
 /* Record one result: the table, the done flag and a line of <out>.jsonl. Under r->mu. */
-static void record(run *r, int sys, size_t qi, const eg_bscore *s, const char *response, bool write) {
+static void record(run *r, int sys, size_t qi, const eg_bscore *s, const char *response,
+                   bool write) {
   const eg_bquestion *q = question_at(r, qi);
   r->done[sys][qi] = true;
   eg_btable_add(&r->t[sys], q->category, s);
@@ -226,7 +245,8 @@ static bool wanted(const run *r, int sys, const eg_bquestion *q, size_t qi) {
 
 static void fail(run *r, const char *what, const eg_err *e) {
   pthread_mutex_lock(&r->mu);
-  if (r->failures++ < 5) fprintf(stderr, "\r\033[K%s: %s: %s\n", what, eg_code_name(e->code), e->msg);
+  if (r->failures++ < 5)
+    fprintf(stderr, "\r\033[K%s: %s: %s\n", what, eg_code_name(e->code), e->msg);
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -234,7 +254,8 @@ static void engram_group(run *r, size_t gi) {
   const eg_bgroup *g = &r->d.g[gi];
   bool need = false;
   for (size_t k = 0; k < g->nq; k++)
-    need |= wanted(r, SYS_ENGRAM, &g->q[k], r->first_q[gi] + k) || wanted(r, SYS_QA, &g->q[k], r->first_q[gi] + k);
+    need |= wanted(r, SYS_ENGRAM, &g->q[k], r->first_q[gi] + k) ||
+            wanted(r, SYS_QA, &g->q[k], r->first_q[gi] + k);
   if (!need) return;
   uint64_t refused = 0, tokens = 0;
   eg_err e;
@@ -268,8 +289,10 @@ static void engram_group(run *r, size_t gi) {
     bool ok_qa = false;
     if (qa) {
       bool correct = false;
-      if (eg_bqa_run(r->qa, q, context, &correct, &response, &e)) fail(r, q->id, &e);
-      else ok_qa = true, as.v[0] = correct ? 100.0 : 0.0, as.has[0] = true;
+      if (eg_bqa_run(r->qa, q, context, &correct, &response, &e))
+        fail(r, q->id, &e);
+      else
+        ok_qa = true, as.v[0] = correct ? 100.0 : 0.0, as.has[0] = true;
     }
     pthread_mutex_lock(&r->mu);
     r->recall_us[r->n_recall++] = us;
@@ -308,9 +331,11 @@ static void progress(run *r) {
   int n = snprintf(extra, sizeof extra, "%.0f s", (double)(eg_time_mono_us() - r->t0) / 1e6);
   for (int s = 0; s < N_SYS; s++)
     if (r->on[s] && n < (int)sizeof extra)
-      n += snprintf(extra + n, sizeof extra - (size_t)n, "  %s %s %.3f", sys_names[s], r->t[s].names[s == SYS_QA ? 0 : 1],
+      n += snprintf(extra + n, sizeof extra - (size_t)n, "  %s %s %.3f", sys_names[s],
+                    r->t[s].names[s == SYS_QA ? 0 : 1],
                     eg_btable_mean(&r->t[s], 0, s == SYS_QA ? 0 : 1));
-  eg_progress_draw(r->groups_done, r->d.n, "groups", (double)(eg_time_mono_us() - r->t0) / 1e6, extra);
+  eg_progress_draw(r->groups_done, r->d.n, "groups", (double)(eg_time_mono_us() - r->t0) / 1e6,
+                   extra);
 }
 
 static void *worker(void *arg) {
@@ -337,8 +362,8 @@ static void machine(char *buf, size_t len) {
     fclose(f);
   }
   uname(&u);
-  snprintf(buf, len, "%s %s %s, %ld cores, %.0f GiB", u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN),
-           (double)mem_kb / 1048576.0);
+  snprintf(buf, len, "%s %s %s, %ld cores, %.0f GiB", u.sysname, u.release, u.machine,
+           sysconf(_SC_NPROCESSORS_ONLN), (double)mem_kb / 1048576.0);
 }
 
 /* Which half the tables cover: "split: tune (141 of 282 scored questions)"; nothing when
@@ -346,7 +371,8 @@ static void machine(char *buf, size_t len) {
 static void split_line(const run *r, FILE *f) {
   const eg_bsplit_count *c = &r->split;
   if (r->o->split == EG_BSPLIT_ALL) return;
-  fprintf(f, "split: %s (%zu of %zu scored questions", eg_bsplit_name(r->o->split), c->kept_scored, c->total_scored);
+  fprintf(f, "split: %s (%zu of %zu scored questions", eg_bsplit_name(r->o->split), c->kept_scored,
+          c->total_scored);
   if (r->on[SYS_QA]) fprintf(f, "; %zu of %zu judged", c->kept, c->total);
   fprintf(f, ")\n\n");
 }
@@ -386,11 +412,14 @@ static int report(run *r, int argc, char **argv) {
   cJSON_AddNumberToObject(split, "of", (double)r->split.total);
   cJSON_AddNumberToObject(o, "failures", (double)r->failures);
   cJSON_AddNumberToObject(o, "sessions_refused", (double)r->refused);
-  if (r->ingest_s > 0) cJSON_AddNumberToObject(o, "ingest_tokens_per_min_per_job", (double)r->tokens / r->ingest_s * 60);
+  if (r->ingest_s > 0)
+    cJSON_AddNumberToObject(o, "ingest_tokens_per_min_per_job",
+                            (double)r->tokens / r->ingest_s * 60);
   if (r->n_recall) {
     eg_sort_i64(r->recall_us, r->n_recall);
     cJSON_AddNumberToObject(o, "recall_p50_ms", (double)r->recall_us[r->n_recall / 2] / 1000.0);
-    cJSON_AddNumberToObject(o, "recall_p99_ms", (double)r->recall_us[r->n_recall * 99 / 100] / 1000.0);
+    cJSON_AddNumberToObject(o, "recall_p99_ms",
+                            (double)r->recall_us[r->n_recall * 99 / 100] / 1000.0);
   }
   cJSON *sy = cJSON_AddObjectToObject(o, "systems");
   const eg_btable *tabs[N_SYS];
@@ -415,8 +444,8 @@ static int report(run *r, int argc, char **argv) {
   FILE *outs[2] = {stdout, md};
   for (int i = 0; i < 2; i++) {
     if (!outs[i]) continue;
-    fprintf(outs[i], "%s — %s, commit %s, %s\n`%s`\n\n", r->d.set == EG_BSET_LME ? "LongMemEval-S" : "LoCoMo", date,
-            commit, host, cmd);
+    fprintf(outs[i], "%s — %s, commit %s, %s\n`%s`\n\n",
+            r->d.set == EG_BSET_LME ? "LongMemEval-S" : "LoCoMo", date, commit, host, cmd);
     split_line(r, outs[i]);
     if (nt) eg_btable_markdown(outs[i], tabs, names, nt);
     if (r->on[SYS_QA]) {
@@ -457,19 +486,25 @@ static int start(run *r, eg_cluster *cl, const opts *o) {
     ing = cl->d[EG_INGESTD].addr, rec = cl->d[EG_RECALLD].addr;
   }
   /* daemons started elsewhere may want a token: ENGRAM_TOKEN, as for the CLI (tenant "bench") */
-  eg_rpc_client_opts co = {.timeout_us = 600 * 1000000LL, .token = o->ingestd ? getenv("ENGRAM_TOKEN") : NULL};
+  eg_rpc_client_opts co = {.timeout_us = 600 * 1000000LL,
+                           .token = o->ingestd ? getenv("ENGRAM_TOKEN") : NULL};
   eg_err e;
-  if (eg_rpc_client_open(ing, &co, &r->eng.ingestd, &e) || eg_rpc_client_open(rec, &co, &r->eng.recalld, &e)) {
+  if (eg_rpc_client_open(ing, &co, &r->eng.ingestd, &e) ||
+      eg_rpc_client_open(rec, &co, &r->eng.recalld, &e)) {
     fprintf(stderr, "connect: %s\n", e.msg);
     return -1;
   }
   r->eng.tenant = "bench";
   r->eng.k = o->k;
   float *w = r->eng.weights;
-  int nw = o->weights ? sscanf(o->weights, "%f,%f,%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3], &w[4], &w[5], &w[6]) : 0;
+  int nw = o->weights ? sscanf(o->weights, "%f,%f,%f,%f,%f,%f,%f", &w[0], &w[1], &w[2], &w[3],
+                               &w[4], &w[5], &w[6])
+                      : 0;
   if (o->weights && nw != 6 && nw != 7) {
-    fprintf(stderr, "engram-bench: --weights wants six or seven numbers: content,latent,bm25,temporal,recency,graph"
-                    "[,sentence]\n");
+    fprintf(stderr,
+            "engram-bench: --weights wants six or seven numbers: "
+            "content,latent,bm25,temporal,recency,graph"
+            "[,sentence]\n");
     return -1;
   }
   static const char *const modes[] = {"", "offline", "llm", "none"};
@@ -509,7 +544,9 @@ int main(int argc, char **argv) {
   r.o = &o;
   commit_of(r.commit, sizeof r.commit);
   pthread_mutex_init(&r.mu, NULL);
-  if (lme ? eg_bdata_load_lme(o.data, o.limit, o.types, &r.d) : eg_bdata_load_locomo(o.data, o.limit, &r.d)) return 1;
+  if (lme ? eg_bdata_load_lme(o.data, o.limit, o.types, &r.d)
+          : eg_bdata_load_locomo(o.data, o.limit, &r.d))
+    return 1;
   eg_bdata_split(&r.d, o.split, &r.split); /* after --limit: a half of the questions loaded */
   r.on[SYS_ENGRAM] = true;
   r.on[SYS_FTS5] = o.baseline != NULL;
@@ -517,14 +554,16 @@ int main(int argc, char **argv) {
   if (r.on[SYS_QA]) {
     const char *url = o.llm_url ? o.llm_url : getenv("ENGRAM_BENCH_LLM_URL");
     if (!url || !*url) {
-      fprintf(stderr, "engram-bench qa: no LLM endpoint (--llm-url or ENGRAM_BENCH_LLM_URL); nothing to do\n");
+      fprintf(
+          stderr,
+          "engram-bench qa: no LLM endpoint (--llm-url or ENGRAM_BENCH_LLM_URL); nothing to do\n");
       return 2;
     }
     eg_err e;
     char dir[1100];
     snprintf(dir, sizeof dir, "%s", o.prompts ? o.prompts : EG_SOURCE_DIR "/bench/prompts");
-    if (eg_bqa_open(url, o.llm_model ? o.llm_model : "gpt-4o-mini", getenv("ENGRAM_BENCH_LLM_API_KEY"), dir, &r.qa,
-                    &e)) {
+    if (eg_bqa_open(url, o.llm_model ? o.llm_model : "gpt-4o-mini",
+                    getenv("ENGRAM_BENCH_LLM_API_KEY"), dir, &r.qa, &e)) {
       fprintf(stderr, "engram-bench qa: %s\n", e.msg);
       return 2;
     }
@@ -536,8 +575,10 @@ int main(int argc, char **argv) {
   r.n_questions = r.first_q[r.d.n];
   r.recall_us = calloc(r.n_questions + 1, sizeof *r.recall_us);
   for (int s = 0; s < N_SYS; s++) {
-    if (s == SYS_QA) eg_btable_init(&r.t[s], qa_names, 1, true);
-    else eg_btable_init(&r.t[s], names, nn, !lme);
+    if (s == SYS_QA)
+      eg_btable_init(&r.t[s], qa_names, 1, true);
+    else
+      eg_btable_init(&r.t[s], names, nn, !lme);
     r.done[s] = calloc(r.n_questions + 1, sizeof(bool));
   }
   char log_path[1100];

@@ -27,7 +27,8 @@ static int fail(eg_fts5 *f, const char *what) {
 static void unit_text(const eg_bsession *s, size_t i, eg_buf *b) {
   b->len = 0;
   for (size_t k = i; k < s->n && (k == i || eg_bunit_start(s, k) == (int32_t)i); k++)
-    eg_buf_printf(b, "%s%s: %s", k > i ? "\n" : "", s->m[k].name ? s->m[k].name : s->m[k].role, s->m[k].content);
+    eg_buf_printf(b, "%s%s: %s", k > i ? "\n" : "", s->m[k].name ? s->m[k].name : s->m[k].role,
+                  s->m[k].content);
 }
 
 static int fill(eg_fts5 *f) {
@@ -36,8 +37,11 @@ static int fill(eg_fts5 *f) {
   for (size_t s = 0; s < g->ns; s++) cap += g->s[s].n;
   f->units = calloc(cap ? cap : 1, sizeof *f->units);
   sqlite3_stmt *ins = NULL;
-  if (!f->units || sqlite3_exec(f->db, "CREATE VIRTUAL TABLE u USING fts5(text, tokenize='porter unicode61');"
-                                       "BEGIN;", NULL, NULL, NULL) ||
+  if (!f->units ||
+      sqlite3_exec(f->db,
+                   "CREATE VIRTUAL TABLE u USING fts5(text, tokenize='porter unicode61');"
+                   "BEGIN;",
+                   NULL, NULL, NULL) ||
       sqlite3_prepare_v2(f->db, "INSERT INTO u(rowid, text) VALUES (?, ?)", -1, &ins, NULL))
     return fail(f, "create");
   eg_buf b = EG_BUF_INIT;
@@ -55,7 +59,8 @@ static int fill(eg_fts5 *f) {
   eg_buf_free(&b);
   sqlite3_finalize(ins);
   if (rc || sqlite3_exec(f->db, "COMMIT;", NULL, NULL, NULL)) return fail(f, "insert");
-  if (sqlite3_prepare_v2(f->db, "SELECT rowid FROM u WHERE u MATCH ? ORDER BY rank LIMIT ?", -1, &f->q, NULL))
+  if (sqlite3_prepare_v2(f->db, "SELECT rowid FROM u WHERE u MATCH ? ORDER BY rank LIMIT ?", -1,
+                         &f->q, NULL))
     return fail(f, "prepare");
   return 0;
 }
@@ -76,9 +81,12 @@ eg_fts5 *eg_fts5_open(const eg_bgroup *g) {
 static void match_expr(const char *q, eg_buf *b) {
   b->len = 0;
   for (const unsigned char *p = (const unsigned char *)q; *p;) {
-    while (*p && !(*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))) p++;
+    while (*p &&
+           !(*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')))
+      p++;
     const unsigned char *s = p;
-    while (*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z')) p++;
+    while (*p >= 0x80 || (*p >= '0' && *p <= '9') || ((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z'))
+      p++;
     if (p > s) eg_buf_printf(b, "%s\"%.*s\"", b->len ? " OR " : "", (int)(p - s), (const char *)s);
   }
 }
@@ -93,7 +101,8 @@ int eg_fts5_rank(eg_fts5 *f, const char *query, size_t limit, eg_brank *out) {
     int st;
     while ((st = sqlite3_step(f->q)) == SQLITE_ROW) {
       sqlite3_int64 id = sqlite3_column_int64(f->q, 0);
-      if (id >= 1 && (size_t)id <= f->n) eg_brank_add(out, f->g, f->units[id - 1].session, f->units[id - 1].turn);
+      if (id >= 1 && (size_t)id <= f->n)
+        eg_brank_add(out, f->g, f->units[id - 1].session, f->units[id - 1].turn);
     }
     if (st != SQLITE_DONE) rc = fail(f, "query");
     sqlite3_reset(f->q);

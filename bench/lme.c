@@ -1,12 +1,13 @@
 /*
  * lme.c — the LongMemEval reader of the benchmarks (see lme.h).
  */
+#include "bench/lme.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
-#include "bench/lme.h"
 #include "common/text.h"
 #include "common/time.h"
 
@@ -43,7 +44,8 @@ int64_t eg_lme_time(const char *d) {
   int y = 0, mo = 0, da = 0, h = 0, mi = 0;
   char wd[8];
   if (sscanf(d, "%d/%d/%d (%7[^)]) %d:%d", &y, &mo, &da, wd, &h, &mi) != 6) return 0;
-  return eg_days_from_civil(y, mo, da) * EG_US_PER_DAY + ((int64_t)h * 60 + mi) * 60 * EG_US_PER_SEC;
+  return eg_days_from_civil(y, mo, da) * EG_US_PER_DAY +
+         ((int64_t)h * 60 + mi) * 60 * EG_US_PER_SEC;
 }
 
 typedef struct writer {
@@ -59,7 +61,8 @@ static bool write_sessions(const cJSON *rec, void *ctx) {
   const cJSON *dates = cJSON_GetObjectItem(rec, "haystack_dates");
   const cJSON *sess = cJSON_GetObjectItem(rec, "haystack_sessions");
   const cJSON *id = ids ? ids->child : NULL, *date = dates ? dates->child : NULL;
-  for (const cJSON *s = sess ? sess->child : NULL; s && id && date; s = s->next, id = id->next, date = date->next) {
+  for (const cJSON *s = sess ? sess->child : NULL; s && id && date;
+       s = s->next, id = id->next, date = date->next) {
     cJSON *o = cJSON_CreateObject(), *scope = cJSON_AddObjectToObject(o, "scope");
     cJSON_AddStringToObject(scope, "tenant", "bench");
     cJSON_AddStringToObject(scope, "user", qid->valuestring);
@@ -69,8 +72,10 @@ static bool write_sessions(const cJSON *rec, void *ctx) {
     cJSON_AddStringToObject(o, "session_time", iso);
     cJSON *msgs = cJSON_AddArrayToObject(o, "messages");
     for (const cJSON *t = s->child; t; t = t->next) {
-      const cJSON *role = cJSON_GetObjectItem(t, "role"), *content = cJSON_GetObjectItem(t, "content");
-      if (!cJSON_IsString(role) || !cJSON_IsString(content) || eg_text_blank(content->valuestring)) continue;
+      const cJSON *role = cJSON_GetObjectItem(t, "role"),
+                  *content = cJSON_GetObjectItem(t, "content");
+      if (!cJSON_IsString(role) || !cJSON_IsString(content) || eg_text_blank(content->valuestring))
+        continue;
       cJSON *m = cJSON_CreateObject();
       cJSON_AddStringToObject(m, "role", role->valuestring);
       cJSON_AddStringToObject(m, "content", content->valuestring);
@@ -86,7 +91,8 @@ static bool write_sessions(const cJSON *rec, void *ctx) {
   return ++w->st->questions < w->max;
 }
 
-int eg_lme_write_sessions(const char *data, long max_questions, const char *out_path, eg_lme_sessions *st) {
+int eg_lme_write_sessions(const char *data, long max_questions, const char *out_path,
+                          eg_lme_sessions *st) {
   memset(st, 0, sizeof *st);
   writer w = {fopen(out_path, "w"), max_questions, st};
   if (!w.out) return -1;

@@ -25,7 +25,8 @@ typedef struct eg_lme_sessions {
 /* Write the haystack sessions of the first max_questions questions as JSONL
  * IngestSessionRequests (tenant "bench", user = the question id, session_time from the
  * haystack date) to out_path. 0 on success, -1 when data or out_path cannot be used. */
-int eg_lme_write_sessions(const char *data, long max_questions, const char *out_path, eg_lme_sessions *st);
+int eg_lme_write_sessions(const char *data, long max_questions, const char *out_path,
+                          eg_lme_sessions *st);
 
 /* "2023/05/20 (Sat) 15:08" → µs (0 when malformed). */
 int64_t eg_lme_time(const char *d);

@@ -15,6 +15,8 @@
  *   build/engram-bench load [seconds=60] [clients=64] [embedder=use-lite] [groups=24]
  *                           [ingest_pct=30] [data=…]
  */
+#include "bench/load.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -25,7 +27,6 @@
 #include "bench/dataset.h"
 #include "bench/engine.h"
 #include "bench/lme.h"
-#include "bench/load.h"
 #include "common/auth.h"
 #include "common/cfg.h"
 #include "common/log.h"
@@ -60,7 +61,8 @@ typedef struct load {
   pthread_mutex_t mu;
 } load;
 
-static void record(load *L, op_stats *s, int64_t us, eg_code rc, uint64_t retries, const eg_err *e) {
+static void record(load *L, op_stats *s, int64_t us, eg_code rc, uint64_t retries,
+                   const eg_err *e) {
   pthread_mutex_lock(&s->mu);
   if (s->n == s->cap) {
     s->cap = s->cap ? 2 * s->cap : 4096;
@@ -71,7 +73,8 @@ static void record(load *L, op_stats *s, int64_t us, eg_code rc, uint64_t retrie
   if (rc) {
     s->errors++;
     pthread_mutex_lock(&L->mu);
-    if (!L->first_error[0]) snprintf(L->first_error, sizeof L->first_error, "%s: %s", eg_code_name(rc), e->msg);
+    if (!L->first_error[0])
+      snprintf(L->first_error, sizeof L->first_error, "%s: %s", eg_code_name(rc), e->msg);
     pthread_mutex_unlock(&L->mu);
   }
   pthread_mutex_unlock(&s->mu);
@@ -79,7 +82,8 @@ static void record(load *L, op_stats *s, int64_t us, eg_code rc, uint64_t retrie
 
 static eg_bengine engine_of(load *L, size_t group) {
   int t = (int)(group % TENANTS);
-  return (eg_bengine){.ingestd = L->ingestd[t], .recalld = L->recalld[t], .tenant = L->tenant[t], .k = 10};
+  return (eg_bengine){
+      .ingestd = L->ingestd[t], .recalld = L->recalld[t], .tenant = L->tenant[t], .k = 10};
 }
 
 /* The next session of group g, ingested and timed; false when the group is complete. */
@@ -91,7 +95,8 @@ static bool ingest_next(load *L, size_t g) {
   eg_err err;
   int64_t t0 = eg_time_mono_us();
   eg_code rc = eg_bengine_ingest_session(&e, &L->d.g[g], &L->d.g[g].s[s], NULL, &retries, &err);
-  if (rc == EG_EINVAL) rc = EG_OK; /* a message over the size limit: the refusal is the right answer */
+  if (rc == EG_EINVAL)
+    rc = EG_OK; /* a message over the size limit: the refusal is the right answer */
   record(L, &L->ingest, eg_time_mono_us() - t0, rc, retries, &err);
   return true;
 }
@@ -107,7 +112,8 @@ static void *preload(void *arg) {
 /* Half the Recalls ask with the opening of a user message from one of the group's
  * ingested sessions (up to ~300 bytes, cut at a space), so queries vary as real traffic
  * does and vectord's query cache does not answer them all. */
-static void ask_about_a_session(load *L, size_t g, unsigned *seed, char *buf, size_t len, eg_bquestion *q) {
+static void ask_about_a_session(load *L, size_t g, unsigned *seed, char *buf, size_t len,
+                                eg_bquestion *q) {
   const eg_bgroup *grp = &L->d.g[g];
   size_t done = atomic_load(&L->next_session[g]);
   if (done > grp->ns) done = grp->ns;
@@ -175,9 +181,10 @@ static void *sampler(void *arg) {
 
 static void report_op(const char *what, op_stats *s, double secs) {
   eg_sort_i64(s->lat, (size_t)s->n);
-  double p50 = s->n ? (double)s->lat[s->n / 2] / 1000 : 0, p99 = s->n ? (double)s->lat[s->n * 99 / 100] / 1000 : 0;
-  printf("| %-7s | %7ld | %6.1f | %8.1f | %8.1f | %6ld | %7llu |\n", what, s->n, (double)s->n / secs, p50, p99,
-         s->errors, (unsigned long long)s->retries);
+  double p50 = s->n ? (double)s->lat[s->n / 2] / 1000 : 0,
+         p99 = s->n ? (double)s->lat[s->n * 99 / 100] / 1000 : 0;
+  printf("| %-7s | %7ld | %6.1f | %8.1f | %8.1f | %6ld | %7llu |\n", what, s->n,
+         (double)s->n / secs, p50, p99, s->errors, (unsigned long long)s->retries);
 }
 
 /* Start the daemons with four tenants' tokens and a service token; clients per tenant. */
@@ -224,7 +231,8 @@ int eg_bload_main(int argc, char **argv) {
       (argc > 4 && !eg_cfg_int_in(argv[4], PRELOAD + 1, 100000, &groups)) ||
       (argc > 5 && !eg_cfg_int_in(argv[5], 0, 100, &ingest_pct))) {
     fprintf(stderr,
-            "usage: engram-bench load [seconds 5..86400] [clients 1..1024] [embedder] [groups %d..100000] "
+            "usage: engram-bench load [seconds 5..86400] [clients 1..1024] [embedder] [groups "
+            "%d..100000] "
             "[ingest_pct 0..100] [data]\n",
             PRELOAD + 1);
     return 2;
@@ -245,10 +253,11 @@ int eg_bload_main(int argc, char **argv) {
   for (int i = 0; i < PRELOAD; i++) pthread_join(pre[i], NULL);
   long preloaded = L.ingest.n;
   double pre_s = (double)(eg_time_mono_us() - t0) / 1e6;
-  printf("load: %d clients for %d s, %d%% ingest / %d%% Recall, embedder %s, %d tenants with tokens; "
-         "preload: %ld sessions of %d groups in %.0f s (%ld errors)\n",
-         (int)clients, (int)seconds, (int)ingest_pct, 100 - (int)ingest_pct, embedder, TENANTS, preloaded, PRELOAD,
-         pre_s, L.ingest.errors);
+  printf(
+      "load: %d clients for %d s, %d%% ingest / %d%% Recall, embedder %s, %d tenants with tokens; "
+      "preload: %ld sessions of %d groups in %.0f s (%ld errors)\n",
+      (int)clients, (int)seconds, (int)ingest_pct, 100 - (int)ingest_pct, embedder, TENANTS,
+      preloaded, PRELOAD, pre_s, L.ingest.errors);
   free(L.ingest.lat); /* the measured run starts afresh */
   L.ingest.lat = NULL;
   L.ingest.n = L.ingest.cap = L.ingest.errors = 0;
@@ -264,19 +273,23 @@ int eg_bload_main(int argc, char **argv) {
   atomic_store(&L.done, true);
   pthread_join(samp, NULL);
 
-  printf("\n| call    |   calls |  per s | p50 (ms) | p99 (ms) | errors | retries |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  printf(
+      "\n| call    |   calls |  per s | p50 (ms) | p99 (ms) | errors | retries "
+      "|\n|---|---:|---:|---:|---:|---:|---:|\n");
   report_op("ingest", &L.ingest, secs);
   report_op("Recall", &L.recall, secs);
   if (L.first_error[0]) printf("\nfirst error: %s\n", L.first_error);
-  printf("\n| daemon  | peak RSS (MiB) | at 25%% | at 50%% | at 75%% | at end | end − 50%% |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  printf(
+      "\n| daemon  | peak RSS (MiB) | at 25%% | at 50%% | at 75%% | at end | end − 50%% "
+      "|\n|---|---:|---:|---:|---:|---:|---:|\n");
   int n = L.n_samples;
   for (int d = 0; d < EG_N_DAEMONS; d++) {
     int64_t peak = 0;
     for (int i = 0; i < n; i++) peak = L.rss[d][i] > peak ? L.rss[d][i] : peak;
     double q1 = (double)L.rss[d][n / 4] / 1024, q2 = (double)L.rss[d][n / 2] / 1024,
            q3 = (double)L.rss[d][3 * n / 4] / 1024, end = (double)L.rss[d][n - 1] / 1024;
-    printf("| %-7s | %14.0f | %6.0f | %6.0f | %6.0f | %6.0f | %+9.0f |\n", eg_daemon_names[d], (double)peak / 1024, q1,
-           q2, q3, end, end - q2);
+    printf("| %-7s | %14.0f | %6.0f | %6.0f | %6.0f | %6.0f | %+9.0f |\n", eg_daemon_names[d],
+           (double)peak / 1024, q1, q2, q3, end, end - q2);
   }
   size_t ingested = 0;
   for (size_t g = 0; g < L.d.n; g++) {

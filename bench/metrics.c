@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const lme_names[] = {"recall_all@5", "recall_all@10", "recall_any@5",
-                                        "recall_any@10", "ndcg@10",      "turn_recall_any@10"};
+static const char *const lme_names[] = {"recall_all@5",  "recall_all@10", "recall_any@5",
+                                        "recall_any@10", "ndcg@10",       "turn_recall_any@10"};
 enum { LME_ALL5, LME_ALL10, LME_ANY5, LME_ANY10, LME_NDCG10, LME_TURN10, LME_N };
 static const char *const locomo_names[] = {"recall@5", "recall@10", "recall@25"};
 static const int locomo_k[] = {5, 10, 25};
@@ -108,8 +108,10 @@ static void score_locomo(const eg_bquestion *q, const eg_brank *r, eg_bscore *o)
 
 void eg_bscore_question(eg_bset set, const eg_bquestion *q, const eg_brank *r, eg_bscore *out) {
   memset(out, 0, sizeof *out);
-  if (set == EG_BSET_LME) score_lme(q, r, out);
-  else score_locomo(q, r, out);
+  if (set == EG_BSET_LME)
+    score_lme(q, r, out);
+  else
+    score_locomo(q, r, out);
 }
 
 /* ---- tables ------------------------------------------------------------------------------ */
@@ -162,12 +164,16 @@ void eg_btable_free(eg_btable *t) {
 }
 
 static void cell(FILE *f, bool percent, double v) {
-  if (isnan(v)) fprintf(f, " – |");
-  else if (percent) fprintf(f, " %.1f |", v);
-  else fprintf(f, " %.3f |", v);
+  if (isnan(v))
+    fprintf(f, " – |");
+  else if (percent)
+    fprintf(f, " %.1f |", v);
+  else
+    fprintf(f, " %.3f |", v);
 }
 
-void eg_btable_markdown(FILE *f, const eg_btable *const *sys, const char *const *names, size_t n_sys) {
+void eg_btable_markdown(FILE *f, const eg_btable *const *sys, const char *const *names,
+                        size_t n_sys) {
   const char *const *mn = sys[0]->names;
   size_t nm = sys[0]->n_names;
   bool percent = sys[0]->percent;
@@ -197,8 +203,10 @@ char *eg_btable_json(const eg_btable *t) {
     cJSON_AddNumberToObject(x, "questions", (double)t->c[c].questions);
     for (size_t m = 0; m < nm; m++) {
       double v = eg_btable_mean(t, c, m);
-      if (isnan(v)) cJSON_AddNullToObject(x, mn[m]);
-      else cJSON_AddNumberToObject(x, mn[m], v);
+      if (isnan(v))
+        cJSON_AddNullToObject(x, mn[m]);
+      else
+        cJSON_AddNumberToObject(x, mn[m], v);
     }
     if (c == 0) {
       cJSON_AddItemToObject(o, "overall", x);

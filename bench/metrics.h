@@ -48,10 +48,10 @@ typedef struct eg_bcat {
 } eg_bcat;
 
 typedef struct eg_btable {
-  const char *const *names;  /* the metrics (borrowed) */
+  const char *const *names; /* the metrics (borrowed) */
   size_t n_names;
-  bool percent;              /* values are percentages (else fractions) */
-  eg_bcat *c;                /* c[0] is "overall" */
+  bool percent; /* values are percentages (else fractions) */
+  eg_bcat *c;   /* c[0] is "overall" */
   size_t n;
 } eg_btable;
 
@@ -62,7 +62,8 @@ double eg_btable_mean(const eg_btable *t, size_t c, size_t m);
 void eg_btable_free(eg_btable *t);
 
 /* Markdown: one row per category, each metric of each system side by side. */
-void eg_btable_markdown(FILE *f, const eg_btable *const *systems, const char *const *names, size_t n_systems);
+void eg_btable_markdown(FILE *f, const eg_btable *const *systems, const char *const *names,
+                        size_t n_systems);
 /* {"overall": {"questions": n, "recall_all@5": …}, "by_category": {…}} as cJSON text. */
 char *eg_btable_json(const eg_btable *t);
 

@@ -1,6 +1,6 @@
 /*
- * perf.c — `engram-bench perf`: ingest throughput and Recall latency through all four daemons on loopback, for
- * bench/RESULTS.md: the haystack sessions of the first N LongMemEval-S questions are
+ * perf.c — `engram-bench perf`: ingest throughput and Recall latency through all four daemons on
+ * loopback, for bench/RESULTS.md: the haystack sessions of the first N LongMemEval-S questions are
  * ingested into one tenant (one user per question) through ingestd, then `clients`
  * threads ask the questions (each as its user, at its question date) for `calls` Recalls
  * in all. Prints p50/p99 of the whole call and of each stage, and — as a sanity figure, not
@@ -8,8 +8,11 @@
  * calls defaults to one pass over the questions: a second pass would find every query
  * vector in vectord's cache, which real traffic does not.
  *
- *   build/engram-bench perf [questions=301] [embedder=glove] [clients=16] [calls=questions] [data=…]
+ *   build/engram-bench perf [questions=301] [embedder=glove] [clients=16] [calls=questions]
+ * [data=…]
  */
+#include "bench/perf.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,7 +20,6 @@
 #include <string.h>
 
 #include "bench/haystack.h"
-#include "bench/perf.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/time.h"
@@ -39,8 +41,8 @@ typedef struct run {
   eg_rpc_client *c;
   atomic_long next;
   long calls;
-  int64_t *lat;                      /* per call, µs */
-  int64_t *stage_lat[MAX_STAGES];    /* per call and stage */
+  int64_t *lat;                   /* per call, µs */
+  int64_t *stage_lat[MAX_STAGES]; /* per call and stage */
   char stage_names[MAX_STAGES][24];
   atomic_int n_stages;
   atomic_long hits, failed, nothing, tokens;
@@ -57,7 +59,8 @@ static bool take_question(const cJSON *rec, void *ctx) {
   q->n_answers = (size_t)cJSON_GetArraySize(ans);
   q->answers = calloc(q->n_answers ? q->n_answers : 1, sizeof *q->answers);
   size_t i = 0;
-  for (const cJSON *a = ans ? ans->child : NULL; a; a = a->next) q->answers[i++] = strdup(a->valuestring);
+  for (const cJSON *a = ans ? ans->child : NULL; a; a = a->next)
+    q->answers[i++] = strdup(a->valuestring);
   return ++r->n_q < r->max_q;
 }
 
@@ -88,11 +91,12 @@ static void *client(void *arg) {
     ProtobufCMessage *m = NULL;
     eg_err e;
     int64_t t0 = eg_time_mono_us();
-    eg_code rc = eg_rpc_unary(r->c, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
-                              &m, &e);
+    eg_code rc = eg_rpc_unary(r->c, "/engram.v1.Recall/Recall", &req.base,
+                              &engram__v1__recall_response__descriptor, 0, &m, &e);
     r->lat[i] = eg_time_mono_us() - t0;
     if (rc) {
-      if (atomic_fetch_add(&r->failed, 1) == 0) fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
+      if (atomic_fetch_add(&r->failed, 1) == 0)
+        fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
       continue;
     }
     Engram__V1__RecallResponse *resp = (void *)m;
@@ -103,7 +107,8 @@ static void *client(void *arg) {
     bool hit = false;
     for (size_t it = 0; it < resp->n_items && !hit; it++)
       for (size_t a = 0; a < q->n_answers && !hit; a++)
-        hit = resp->items[it]->session_id && strcmp(resp->items[it]->session_id, q->answers[a]) == 0;
+        hit =
+            resp->items[it]->session_id && strcmp(resp->items[it]->session_id, q->answers[a]) == 0;
     atomic_fetch_add(&r->hits, hit);
     atomic_fetch_add(&r->nothing, resp->nothing_relevant);
     atomic_fetch_add(&r->tokens, resp->context_tokens);
@@ -114,7 +119,8 @@ static void *client(void *arg) {
 
 static void pct(const char *what, int64_t *v, long n) {
   eg_sort_i64(v, (size_t)n);
-  printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0, (double)v[n * 99 / 100] / 1000.0);
+  printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0,
+         (double)v[n * 99 / 100] / 1000.0);
 }
 
 int eg_bperf_main(int argc, char **argv) {
@@ -124,7 +130,9 @@ int eg_bperf_main(int argc, char **argv) {
   if ((argc > 1 && !eg_cfg_int_in(argv[1], 1, 100000, &questions)) ||
       (argc > 3 && !eg_cfg_int_in(argv[3], 1, 256, &clients)) ||
       (argc > 4 && !eg_cfg_int_in(argv[4], 1, 10000000, &calls))) {
-    fprintf(stderr, "usage: engram-bench perf [questions 1..100000] [embedder] [clients 1..256] [calls 1..10000000] [data]\n");
+    fprintf(stderr,
+            "usage: engram-bench perf [questions 1..100000] [embedder] [clients 1..256] [calls "
+            "1..10000000] [data]\n");
     return 2;
   }
   if (!calls) calls = questions;
@@ -144,10 +152,13 @@ int eg_bperf_main(int argc, char **argv) {
     fprintf(stderr, "%s\n", e.msg);
     return 1;
   }
-  printf("recall benchmark: tenant of %llu chunks (%zu questions' haystacks, %ld sessions, one user each), "
-         "embedder %s, ingested in %.1f s (%llu sessions refused as too large); %d clients, %ld Recalls (k=10)\n",
-         (unsigned long long)h.ingest.chunks, r.n_q, h.written.sessions, embedder, h.ingest.seconds,
-         (unsigned long long)h.ingest.failed, (int)clients, (long)calls);
+  printf(
+      "recall benchmark: tenant of %llu chunks (%zu questions' haystacks, %ld sessions, one user "
+      "each), "
+      "embedder %s, ingested in %.1f s (%llu sessions refused as too large); %d clients, %ld "
+      "Recalls (k=10)\n",
+      (unsigned long long)h.ingest.chunks, r.n_q, h.written.sessions, embedder, h.ingest.seconds,
+      (unsigned long long)h.ingest.failed, (int)clients, (long)calls);
   printf("%-44s %.2fM tokens/min (%llu tokens, 4 in flight)\n", "ingest through ingestd",
          h.ingest.seconds > 0 ? (double)h.ingest.tokens / h.ingest.seconds * 60 / 1e6 : 0,
          (unsigned long long)h.ingest.tokens);
@@ -159,16 +170,20 @@ int eg_bperf_main(int argc, char **argv) {
   for (int i = 0; i < clients; i++) pthread_create(&th[i], NULL, client, &r);
   for (int i = 0; i < clients; i++) pthread_join(th[i], NULL);
   double secs = (double)(eg_time_mono_us() - t0) / 1e6;
-  printf("%-44s %.0f Recalls/s, %ld failed\n", "throughput", (double)calls / secs, atomic_load(&r.failed));
+  printf("%-44s %.0f Recalls/s, %ld failed\n", "throughput", (double)calls / secs,
+         atomic_load(&r.failed));
   pct("Recall, end to end (client-side)", r.lat, calls);
   for (int s = 0; s < atomic_load(&r.n_stages); s++) {
     char what[64];
     snprintf(what, sizeof what, "  stage %s (server-side)", r.stage_names[s]);
     pct(what, r.stage_lat[s], calls);
   }
-  printf("%-44s %.1f%%\n", "an answer session among the items", 100.0 * (double)atomic_load(&r.hits) / (double)calls);
-  printf("%-44s %.1f%%\n", "nothing relevant flagged", 100.0 * (double)atomic_load(&r.nothing) / (double)calls);
-  printf("%-44s %.0f\n", "context tokens per Recall (mean)", (double)atomic_load(&r.tokens) / (double)calls);
+  printf("%-44s %.1f%%\n", "an answer session among the items",
+         100.0 * (double)atomic_load(&r.hits) / (double)calls);
+  printf("%-44s %.1f%%\n", "nothing relevant flagged",
+         100.0 * (double)atomic_load(&r.nothing) / (double)calls);
+  printf("%-44s %.0f\n", "context tokens per Recall (mean)",
+         (double)atomic_load(&r.tokens) / (double)calls);
   eg_rpc_client_close(r.c);
   eg_cluster_stop(&h.cl, false);
   return 0;

@@ -25,15 +25,19 @@
 
 #define PREFS_DEFAULT EG_SOURCE_DIR "/bench/data/prefs.json"
 #define TENANT "prefs"
-#define HELD_CONFIDENCE 0.5f /* below it a listed preference is not held: less likely held than not */
+#define HELD_CONFIDENCE \
+  0.5f /* below it a listed preference is not held: less likely held than not */
 
 enum { ENR_RULES, ENR_LLM, N_ENR };
 static const char *const enricher_names[N_ENR] = {"rules", "llm"};
-static const int enricher_values[N_ENR] = {ENGRAM__V1__ENRICHER__ENRICHER_RULES, ENGRAM__V1__ENRICHER__ENRICHER_LLM};
+static const int enricher_values[N_ENR] = {ENGRAM__V1__ENRICHER__ENRICHER_RULES,
+                                           ENGRAM__V1__ENRICHER__ENRICHER_LLM};
 
 /* ---- the data ---------------------------------------------------------------------------- */
 
-static const char *str(const cJSON *o, const char *k) { return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k)); }
+static const char *str(const cJSON *o, const char *k) {
+  return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
 static const cJSON *arr(const cJSON *o, const char *k) {
   const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsArray(a) ? a : NULL;
@@ -51,7 +55,9 @@ static int64_t day_time(const char *date) {
 enum side { SIDE_FOR, SIDE_AGAINST, SIDE_GOAL, SIDE_NONE };
 
 static enum side side_of(const char *rel) {
-  static const char *const f[] = {"PREFERS", "LIKES", "ACCEPTED"}, *const a[] = {"AVOIDS", "DISLIKES", "REJECTED"};
+  static const char *const f[] = {"PREFERS", "LIKES", "ACCEPTED"}, *const a[] = {"AVOIDS",
+                                                                                 "DISLIKES",
+                                                                                 "REJECTED"};
   for (int i = 0; rel && i < 3; i++) {
     if (!strcmp(rel, f[i])) return SIDE_FOR;
     if (!strcmp(rel, a[i])) return SIDE_AGAINST;
@@ -60,7 +66,9 @@ static enum side side_of(const char *rel) {
 }
 
 /* An expectation's (relation, object), checked when the set is read. */
-static bool pref_ok(const cJSON *p) { return p && side_of(str(p, "relation")) != SIDE_NONE && str(p, "object") && *str(p, "object"); }
+static bool pref_ok(const cJSON *p) {
+  return p && side_of(str(p, "relation")) != SIDE_NONE && str(p, "object") && *str(p, "object");
+}
 
 /* A clear word on what is wrong with the set, or NULL when it is usable. */
 static const char *check_set(const cJSON *scenarios, char *why, size_t len) {
@@ -82,7 +90,8 @@ static const char *check_set(const cJSON *scenarios, char *why, size_t len) {
           return why;
         }
         cJSON_ArrayForEach(a, arr(m, "annotate")) if (!pref_ok(a)) {
-          snprintf(why, len, "%s/%s: an annotation without a preference relation or object", name, str(x, "id"));
+          snprintf(why, len, "%s/%s: an annotation without a preference relation or object", name,
+                   str(x, "id"));
           return why;
         }
       }
@@ -91,8 +100,11 @@ static const char *check_set(const cJSON *scenarios, char *why, size_t len) {
         char full[64];
         snprintf(full, sizeof full, "OUTCOME_KIND_%s", kind ? kind : "");
         if (!pref_ok(a) || !via || (strcmp(via, "client") && strcmp(via, "chat")) ||
-            !protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, full)) {
-          snprintf(why, len, "%s/%s: an outcome needs via client|chat, kind ACTED_ON|…|REVERSED, relation and object",
+            !protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor,
+                                                          full)) {
+          snprintf(why, len,
+                   "%s/%s: an outcome needs via client|chat, kind ACTED_ON|…|REVERSED, relation "
+                   "and object",
                    name, str(x, "id"));
           return why;
         }
@@ -109,7 +121,9 @@ static const char *check_set(const cJSON *scenarios, char *why, size_t len) {
                   (!strcmp(is, "present") || !strcmp(is, "absent") ||
                    (!strcmp(is, "higher") && pref_ok(cJSON_GetObjectItemCaseSensitive(a, "than"))));
         if (!ok) {
-          snprintf(why, len, "%s/%s: an expectation needs relation, object and is present|absent|higher (with than)",
+          snprintf(why, len,
+                   "%s/%s: an expectation needs relation, object and is present|absent|higher "
+                   "(with than)",
                    name, str(x, "id"));
           return why;
         }
@@ -129,7 +143,7 @@ static const char *check_set(const cJSON *scenarios, char *why, size_t len) {
  * fact. It is not a model: it never reads the words. */
 
 typedef struct round {
-  char *text;           /* the segment text ingestd sends for the round */
+  char *text; /* the segment text ingestd sends for the round */
   const cJSON *annotate;
 } round;
 
@@ -171,7 +185,10 @@ static bool standin_index(standin *s, const cJSON *const *scen, size_t ns) {
         }
         for (size_t k2 = 0; k2 < s->n; k2++)
           if (!strcmp(s->r[k2].text, text)) {
-            fprintf(stderr, "prefs: two annotated rounds read \"%.60s\": the stand-in cannot tell them apart\n", text);
+            fprintf(
+                stderr,
+                "prefs: two annotated rounds read \"%.60s\": the stand-in cannot tell them apart\n",
+                text);
             free(text);
             return false;
           }
@@ -203,16 +220,22 @@ static char *standin_answer(const round *r, const char *segment) {
     cJSON_AddStringToObject(f, "subject", "user");
     cJSON_AddStringToObject(f, "relation", str(a, "relation"));
     cJSON_AddStringToObject(f, "object", str(a, "object"));
-    cJSON_AddBoolToObject(f, "object_is_entity", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "entity")));
+    cJSON_AddBoolToObject(f, "object_is_entity",
+                          cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "entity")));
     cJSON_AddStringToObject(f, "valid_from", "");
-    cJSON_AddNumberToObject(f, "sentiment", num_or(a, "sentiment", sd == SIDE_AGAINST ? -0.8 : sd == SIDE_FOR ? 0.8 : 0.5));
+    cJSON_AddNumberToObject(f, "sentiment",
+                            num_or(a, "sentiment",
+                                   sd == SIDE_AGAINST ? -0.8
+                                   : sd == SIDE_FOR   ? 0.8
+                                                      : 0.5));
     cJSON_AddNumberToObject(f, "intensity", num_or(a, "intensity", 0.7));
     cJSON_AddStringToObject(f, "reason", "");
     cJSON_AddItemToArray(facts, f);
   }
   char *content = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
-  cJSON *resp = cJSON_CreateObject(), *choices = cJSON_AddArrayToObject(resp, "choices"), *c0 = cJSON_CreateObject();
+  cJSON *resp = cJSON_CreateObject(), *choices = cJSON_AddArrayToObject(resp, "choices"),
+        *c0 = cJSON_CreateObject();
   cJSON *msg = cJSON_AddObjectToObject(c0, "message");
   cJSON_AddStringToObject(msg, "role", "assistant");
   cJSON_AddStringToObject(msg, "content", content ? content : "{}");
@@ -228,14 +251,16 @@ static eg_stub_reply standin_serve(void *ctx, const char *url, const char *auth,
   standin *s = ctx;
   cJSON *req = strstr(url, "/chat/completions") ? cJSON_Parse(body) : NULL;
   const cJSON *msgs = req ? arr(req, "messages") : NULL;
-  const char *prompt = msgs ? str(cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1), "content") : NULL;
+  const char *prompt =
+      msgs ? str(cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1), "content") : NULL;
   const char *date = prompt ? strstr(prompt, "Date of the segment: ") : NULL;
   const char *seg = prompt ? strstr(prompt, "\nSegment (") : NULL;
   seg = seg ? strstr(seg, "): ") : NULL;
   const char *seg_end = seg ? strstr(seg, "\nContext after:") : NULL;
   if (!date || !seg || !seg_end) {
     cJSON_Delete(req);
-    return (eg_stub_reply){400, strdup("{\"error\":{\"message\":\"not an enrichment request\"}}"), 0, NULL};
+    return (eg_stub_reply){400, strdup("{\"error\":{\"message\":\"not an enrichment request\"}}"),
+                           0, NULL};
   }
   atomic_fetch_add(&s->windows, 1);
   seg += 3;
@@ -294,30 +319,37 @@ typedef struct listed {
 } listed;
 
 static bool held(const listed *l) {
-  return l->confidence >= HELD_CONFIDENCE && l->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+  return l->confidence >= HELD_CONFIDENCE &&
+         l->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
          l->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED;
 }
 
 static bool matches(const listed *l, const cJSON *p) {
-  return side_of(l->relation) == side_of(str(p, "relation")) && same_object(l->object, str(p, "object"));
+  return side_of(l->relation) == side_of(str(p, "relation")) &&
+         same_object(l->object, str(p, "object"));
 }
 
-/* The most confident listed preference matching p (held ones only when want_held); NULL when none. */
+/* The most confident listed preference matching p (held ones only when want_held); NULL when none.
+ */
 static const listed *best(const listed *ls, size_t n, const cJSON *p, bool want_held) {
   const listed *b = NULL;
   for (size_t i = 0; i < n; i++)
-    if (matches(&ls[i], p) && (!want_held || held(&ls[i])) && (!b || ls[i].confidence > b->confidence)) b = &ls[i];
+    if (matches(&ls[i], p) && (!want_held || held(&ls[i])) &&
+        (!b || ls[i].confidence > b->confidence))
+      b = &ls[i];
   return b;
 }
 
 /* ---- the run --------------------------------------------------------------------------------- */
 
 enum { N_NEEDS = 8 };
-static const char *const need_names[N_NEEDS] = {"stated",         "accumulated",  "accepted", "outcome-client",
-                                                "outcome-chat",   "reversed",     "derived",  "other"};
+static const char *const need_names[N_NEEDS] = {"stated",         "accumulated",  "accepted",
+                                                "outcome-client", "outcome-chat", "reversed",
+                                                "derived",        "other"};
 
 typedef struct tally {
-  int questions, correct, present, present_hit, absent, absent_ok, higher, higher_ok, items, items_right;
+  int questions, correct, present, present_hit, absent, absent_ok, higher, higher_ok, items,
+      items_right;
 } tally;
 
 typedef struct ctx {
@@ -328,11 +360,12 @@ typedef struct ctx {
   const char *run_id;
   tally all, need[N_NEEDS];
   int outcomes_recorded, outcomes_no_edge, outcomes_chat, failures;
-  listed graph[128]; /* the scenario user's current preferences in graphd (State), after the ingest */
+  listed
+      graph[128]; /* the scenario user's current preferences in graphd (State), after the ingest */
   size_t n_graph;
   Engram__V1__StateResponse *graph_state; /* holds graph[]'s strings */
-  cJSON *json;    /* this enricher's summary */
-  eg_buf misses;  /* one line per question not fully right */
+  cJSON *json;                            /* this enricher's summary */
+  eg_buf misses;                          /* one line per question not fully right */
 } ctx;
 
 /* A scenario's timeline is moved so that its last question is asked now: its sessions
@@ -341,7 +374,8 @@ typedef struct ctx {
 static int64_t last_question(const cJSON *scen) {
   int64_t t = 0;
   const cJSON *q;
-  cJSON_ArrayForEach(q, arr(scen, "questions")) if (day_time(str(q, "at")) > t) t = day_time(str(q, "at"));
+  cJSON_ArrayForEach(q, arr(scen, "questions")) if (day_time(str(q, "at")) > t) t =
+      day_time(str(q, "at"));
   return t;
 }
 
@@ -355,9 +389,10 @@ static void record_outcome(ctx *c, const char *user, const cJSON *o) {
   char subject[220], full[64];
   snprintf(subject, sizeof subject, "user:%s", user);
   snprintf(full, sizeof full, "OUTCOME_KIND_%s", str(o, "kind"));
-  const ProtobufCEnumValue *kind = protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, full);
-  static const char *const by_side[3][3] = {{"PREFERS", "LIKES", "ACCEPTED"}, {"AVOIDS", "DISLIKES", "REJECTED"},
-                                            {"OPTIMIZES_FOR"}};
+  const ProtobufCEnumValue *kind =
+      protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, full);
+  static const char *const by_side[3][3] = {
+      {"PREFERS", "LIKES", "ACCEPTED"}, {"AVOIDS", "DISLIKES", "REJECTED"}, {"OPTIMIZES_FOR"}};
   const char *rels[4] = {str(o, "relation")};
   enum side sd = side_of(rels[0]);
   for (int i = 0, k = 1; i < 3; i++)
@@ -374,20 +409,23 @@ static void record_outcome(ctx *c, const char *user, const cJSON *o) {
     for (size_t i = 0; i < st->n_results && !id; i++)
       for (size_t v = 0; v < st->results[i]->n_values && !id; v++) {
         const Engram__V1__Edge *ed = st->results[i]->values[v];
-        const char *obj = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? ed->object->literal
-                                                                                                 : ed->object_name;
-        if (ed->op == ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT && same_object(obj, str(o, "object"))) id = ed->id;
+        const char *obj = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
+                              ? ed->object->literal
+                              : ed->object_name;
+        if (ed->op == ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT && same_object(obj, str(o, "object")))
+          id = ed->id;
       }
     protobuf_c_message_free_unpacked(&st->base, NULL);
   }
   if (!id) { /* nothing was read from the chat that the application could report on */
     c->outcomes_no_edge++;
-    eg_buf_printf(&c->misses, "- %s: outcome %s on %s %s not recorded: no such edge\n", user, str(o, "kind"),
-                  str(o, "relation"), str(o, "object"));
+    eg_buf_printf(&c->misses, "- %s: outcome %s on %s %s not recorded: no such edge\n", user,
+                  str(o, "kind"), str(o, "relation"), str(o, "object"));
     return;
   }
   eg_err e;
-  if (gc_outcome(c->graphd, TENANT, user, id, (Engram__V1__OutcomeKind)kind->value, str(o, "note"), NULL, &e) != EG_OK) {
+  if (gc_outcome(c->graphd, TENANT, user, id, (Engram__V1__OutcomeKind)kind->value, str(o, "note"),
+                 NULL, &e) != EG_OK) {
     fprintf(stderr, "prefs: outcome on #%llu: %s\n", (unsigned long long)id, e.msg);
     c->failures++;
     return;
@@ -399,7 +437,8 @@ static void ingest(ctx *c, const char *user, const cJSON *x, int64_t shift) {
   const cJSON *msgs = arr(x, "messages"), *m;
   size_t n = (size_t)cJSON_GetArraySize(msgs), i = 0;
   eg_bmsg *bm = calloc(n ? n : 1, sizeof *bm);
-  cJSON_ArrayForEach(m, msgs) bm[i++] = (eg_bmsg){(char *)str(m, "role"), NULL, (char *)str(m, "content")};
+  cJSON_ArrayForEach(m, msgs) bm[i++] =
+      (eg_bmsg){(char *)str(m, "role"), NULL, (char *)str(m, "content")};
   eg_bsession s = {(char *)str(x, "id"), day_time(str(x, "date")) + shift, bm, n};
   eg_bgroup g = {(char *)user, &s, 1, NULL, 0};
   eg_err e;
@@ -410,19 +449,23 @@ static void ingest(ctx *c, const char *user, const cJSON *x, int64_t shift) {
   free(bm);
   const cJSON *o;
   cJSON_ArrayForEach(o, arr(x, "outcomes")) {
-    if (!strcmp(str(o, "via"), "client")) record_outcome(c, user, o);
-    else c->outcomes_chat++;
+    if (!strcmp(str(o, "via"), "client"))
+      record_outcome(c, user, o);
+    else
+      c->outcomes_chat++;
   }
 }
 
 static const char *object_of(const Engram__V1__Edge *e) {
-  return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? e->object->literal : e->object_name;
+  return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? e->object->literal
+                                                                              : e->object_name;
 }
 
 /* What graphd holds for the user (State of the seven relations): a miss is told apart as
  * "not in the graph" (not extracted) or "in the graph, not listed" (not picked by Recall). */
 static void read_graph(ctx *c, const char *user) {
-  static const char *const rels[] = {"PREFERS", "LIKES", "ACCEPTED", "AVOIDS", "DISLIKES", "REJECTED", "OPTIMIZES_FOR"};
+  static const char *const rels[] = {"PREFERS",  "LIKES",    "ACCEPTED",     "AVOIDS",
+                                     "DISLIKES", "REJECTED", "OPTIMIZES_FOR"};
   char subject[220];
   snprintf(subject, sizeof subject, "user:%s", user);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
@@ -445,7 +488,8 @@ static void read_graph(ctx *c, const char *user) {
   c->n_graph = 0;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  if (gc_call(c->graphd, "State", &req.base, &engram__v1__state_response__descriptor, &resp, &e) != EG_OK) {
+  if (gc_call(c->graphd, "State", &req.base, &engram__v1__state_response__descriptor, &resp, &e) !=
+      EG_OK) {
     fprintf(stderr, "prefs: state of %s: %s\n", subject, e.msg);
     c->failures++;
     return;
@@ -455,9 +499,12 @@ static void read_graph(ctx *c, const char *user) {
     for (size_t v = 0; v < c->graph_state->results[i]->n_values && c->n_graph < 128; v++) {
       const Engram__V1__Edge *ed = c->graph_state->results[i]->values[v];
       if (ed->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) continue;
-      c->graph[c->n_graph++] = (listed){.relation = ed->relation, .object = object_of(ed),
-                                        .confidence = ed->belief ? ed->belief->confidence : 0,
-                                        .derived = ed->meta && ed->meta->provenance == ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED};
+      c->graph[c->n_graph++] =
+          (listed){.relation = ed->relation,
+                   .object = object_of(ed),
+                   .confidence = ed->belief ? ed->belief->confidence : 0,
+                   .derived = ed->meta &&
+                              ed->meta->provenance == ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED};
     }
 }
 
@@ -480,13 +527,16 @@ static size_t list_values(const Engram__V1__RecallResponse *r, listed *out, size
 }
 
 static void add_tally(tally *t, const tally *q) {
-  t->questions += q->questions, t->correct += q->correct, t->present += q->present, t->present_hit += q->present_hit;
-  t->absent += q->absent, t->absent_ok += q->absent_ok, t->higher += q->higher, t->higher_ok += q->higher_ok;
+  t->questions += q->questions, t->correct += q->correct, t->present += q->present,
+      t->present_hit += q->present_hit;
+  t->absent += q->absent, t->absent_ok += q->absent_ok, t->higher += q->higher,
+      t->higher_ok += q->higher_ok;
   t->items += q->items, t->items_right += q->items_right;
 }
 
 /* Score one question's listed preferences; a line per failed check goes to c->misses. */
-static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls, size_t n, tally *q) {
+static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls, size_t n,
+                  tally *q) {
   eg_buf why = EG_BUF_INIT;
   const cJSON *x;
   cJSON_ArrayForEach(x, expect) {
@@ -495,16 +545,17 @@ static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls
     /* a higher's first side must be held too; counted once when also expected present */
     bool also_present = false;
     const cJSON *y;
-    cJSON_ArrayForEach(y, expect) also_present |= y != x && !strcmp(is, "higher") && !strcmp(str(y, "is"), "present") &&
-                                                  side_of(str(y, "relation")) == side_of(str(x, "relation")) &&
-                                                  same_object(str(y, "object"), str(x, "object"));
+    cJSON_ArrayForEach(y, expect) also_present |=
+        y != x && !strcmp(is, "higher") && !strcmp(str(y, "is"), "present") &&
+        side_of(str(y, "relation")) == side_of(str(x, "relation")) &&
+        same_object(str(y, "object"), str(x, "object"));
     if (!strcmp(is, "present") || (!strcmp(is, "higher") && !also_present)) {
       q->present++;
       q->present_hit += h != NULL;
       if (!h)
         eg_buf_printf(&why, "; %s %s: %s", str(x, "relation"), str(x, "object"),
                       !any && best(c->graph, c->n_graph, x, false) ? "in the graph, not listed"
-                      : !any                                          ? "not in the graph"
+                      : !any                                       ? "not in the graph"
                       : any->confidence < HELD_CONFIDENCE ? "listed below the held confidence"
                                                           : "listed as stale");
       const listed *g = any ? any : best(c->graph, c->n_graph, x, false);
@@ -513,8 +564,9 @@ static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls
     if (!strcmp(is, "absent")) {
       q->absent++;
       q->absent_ok += !h;
-      if (h) eg_buf_printf(&why, "; %s %s: held (%s %.2f), expected absent", str(x, "relation"), str(x, "object"),
-                           h->relation, h->confidence);
+      if (h)
+        eg_buf_printf(&why, "; %s %s: held (%s %.2f), expected absent", str(x, "relation"),
+                      str(x, "object"), h->relation, h->confidence);
     }
     if (!strcmp(is, "higher")) {
       const cJSON *than = cJSON_GetObjectItemCaseSensitive(x, "than");
@@ -523,8 +575,9 @@ static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls
       q->higher++;
       q->higher_ok += ok;
       if (!ok)
-        eg_buf_printf(&why, "; %s %s (%.2f) not above %s %s (%.2f)", str(x, "relation"), str(x, "object"),
-                      h ? h->confidence : 0, str(than, "relation"), str(than, "object"), b ? b->confidence : 0);
+        eg_buf_printf(&why, "; %s %s (%.2f) not above %s %s (%.2f)", str(x, "relation"),
+                      str(x, "object"), h ? h->confidence : 0, str(than, "relation"),
+                      str(than, "object"), b ? b->confidence : 0);
     }
   }
   /* precision: a held item is right when the question names it as held (present, or
@@ -534,16 +587,22 @@ static void score(ctx *c, const char *qid, const cJSON *expect, const listed *ls
     bool right = false, wrong = false;
     cJSON_ArrayForEach(x, expect) {
       const char *is = str(x, "is");
-      if (matches(&ls[i], x) && !strcmp(is, "absent")) wrong = true;
-      else if (matches(&ls[i], x)) right = true;
-      if (!strcmp(is, "higher") && matches(&ls[i], cJSON_GetObjectItemCaseSensitive(x, "than"))) right = true;
+      if (matches(&ls[i], x) && !strcmp(is, "absent"))
+        wrong = true;
+      else if (matches(&ls[i], x))
+        right = true;
+      if (!strcmp(is, "higher") && matches(&ls[i], cJSON_GetObjectItemCaseSensitive(x, "than")))
+        right = true;
     }
     q->items++;
     q->items_right += right && !wrong;
   }
   q->questions = 1;
-  q->correct = q->present_hit == q->present && q->absent_ok == q->absent && q->higher_ok == q->higher;
-  if (!q->correct) eg_buf_printf(&c->misses, "- %s [%s]%s\n", qid, enricher_names[c->enr], why.data ? why.data : "");
+  q->correct =
+      q->present_hit == q->present && q->absent_ok == q->absent && q->higher_ok == q->higher;
+  if (!q->correct)
+    eg_buf_printf(&c->misses, "- %s [%s]%s\n", qid, enricher_names[c->enr],
+                  why.data ? why.data : "");
   eg_buf_free(&why);
 }
 
@@ -558,8 +617,8 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
   req.k = c->eng.k;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  if (eg_rpc_unary(c->eng.recalld, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
-                   &resp, &e) != EG_OK) {
+  if (eg_rpc_unary(c->eng.recalld, "/engram.v1.Recall/Recall", &req.base,
+                   &engram__v1__recall_response__descriptor, 0, &resp, &e) != EG_OK) {
     fprintf(stderr, "prefs: recall %s: %s\n", user, e.msg);
     c->failures++;
     return;
@@ -574,7 +633,9 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
   bool any = false;
   cJSON_ArrayForEach(need, arr(qj, "needs")) {
     int k = 0;
-    while (k < N_NEEDS - 1 && strcmp(need_names[k], cJSON_GetStringValue(need) ? need->valuestring : "")) k++;
+    while (k < N_NEEDS - 1 &&
+           strcmp(need_names[k], cJSON_GetStringValue(need) ? need->valuestring : ""))
+      k++;
     add_tally(&c->need[k], &q);
     any = true;
   }
@@ -596,11 +657,14 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
   }
   cJSON_AddItemToArray(per_q, o);
   if (c->verbose) {
-    printf("%-6s %-10s %s %s\n", enricher_names[c->enr], str(qj, "id"), q.correct ? "right" : "WRONG", str(qj, "question"));
+    printf("%-6s %-10s %s %s\n", enricher_names[c->enr], str(qj, "id"),
+           q.correct ? "right" : "WRONG", str(qj, "question"));
     for (size_t i = 0; i < n; i++)
-      printf("         %s %s %s (%.2f%s%s)\n", held(&ls[i]) ? "held" : "    ", ls[i].relation, ls[i].object ? ls[i].object : "",
-             ls[i].confidence, ls[i].derived ? ", derived" : "",
-             ls[i].status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ? ", stale" : "");
+      printf("         %s %s %s (%.2f%s%s)\n", held(&ls[i]) ? "held" : "    ", ls[i].relation,
+             ls[i].object ? ls[i].object : "", ls[i].confidence, ls[i].derived ? ", derived" : "",
+             ls[i].status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE
+                 ? ", stale"
+                 : "");
   }
   protobuf_c_message_free_unpacked(resp, NULL);
 }
@@ -610,9 +674,9 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
 static double pct(int a, int b) { return b ? 100.0 * a / b : 0; }
 
 static void row(const char *name, const tally *t) {
-  printf("| %s | %d | %.1f%% (%d) | %.1f%% | %.1f%% | %d/%d | %d/%d |\n", name, t->questions, pct(t->correct, t->questions),
-         t->correct, pct(t->items_right, t->items), pct(t->present_hit, t->present), t->absent_ok, t->absent,
-         t->higher_ok, t->higher);
+  printf("| %s | %d | %.1f%% (%d) | %.1f%% | %.1f%% | %d/%d | %d/%d |\n", name, t->questions,
+         pct(t->correct, t->questions), t->correct, pct(t->items_right, t->items),
+         pct(t->present_hit, t->present), t->absent_ok, t->absent, t->higher_ok, t->higher);
 }
 
 static cJSON *tally_json(const tally *t) {
@@ -632,8 +696,10 @@ static cJSON *tally_json(const tally *t) {
 
 static void report(ctx *c, const standin *s, int windows0, int answered0) {
   printf("\n### enricher: %s\n\n", enricher_names[c->enr]);
-  printf("| questions needing | questions | accuracy | item precision | item recall | absent kept out | stronger first |\n"
-         "|---|---:|---:|---:|---:|---:|---:|\n");
+  printf(
+      "| questions needing | questions | accuracy | item precision | item recall | absent kept out "
+      "| stronger first |\n"
+      "|---|---:|---:|---:|---:|---:|---:|\n");
   row("all", &c->all);
   cJSON *needs = cJSON_AddObjectToObject(c->json, "needs");
   for (int k = 0; k < N_NEEDS; k++) {
@@ -642,16 +708,20 @@ static void report(ctx *c, const standin *s, int windows0, int answered0) {
     cJSON_AddItemToObject(needs, need_names[k], tally_json(&c->need[k]));
   }
   cJSON_AddItemToObject(c->json, "all", tally_json(&c->all));
-  printf("\noutcomes: %d recorded by the client, %d a client could not record (no edge read from the chat), "
-         "%d said only in chat (no client call: the enricher reads them or nothing does)\n",
-         c->outcomes_recorded, c->outcomes_no_edge, c->outcomes_chat);
+  printf(
+      "\noutcomes: %d recorded by the client, %d a client could not record (no edge read from the "
+      "chat), "
+      "%d said only in chat (no client call: the enricher reads them or nothing does)\n",
+      c->outcomes_recorded, c->outcomes_no_edge, c->outcomes_chat);
   cJSON_AddNumberToObject(c->json, "outcomes_recorded", c->outcomes_recorded);
   cJSON_AddNumberToObject(c->json, "outcomes_no_edge", c->outcomes_no_edge);
   cJSON_AddNumberToObject(c->json, "outcomes_chat", c->outcomes_chat);
   if (c->enr == ENR_LLM) {
     int w = atomic_load(&s->windows) - windows0, a = atomic_load(&s->answered) - answered0;
-    printf("stand-in: %d segments asked, %d answered with the annotations of their round (%zu annotated rounds)\n", w,
-           a, s->n);
+    printf(
+        "stand-in: %d segments asked, %d answered with the annotations of their round (%zu "
+        "annotated rounds)\n",
+        w, a, s->n);
     cJSON_AddNumberToObject(c->json, "standin_segments", w);
     cJSON_AddNumberToObject(c->json, "standin_annotated", a);
     cJSON_AddNumberToObject(c->json, "annotated_rounds", (double)s->n);
@@ -662,8 +732,10 @@ static void report(ctx *c, const standin *s, int windows0, int answered0) {
 /* ---- main ---------------------------------------------------------------------------------- */
 
 static int usage(void) {
-  fprintf(stderr, "usage: engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b,…] [--k 1..100]\n"
-                  "                          [--split tune|confirm] [--json FILE] [--verbose]\n");
+  fprintf(stderr,
+          "usage: engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b,…] "
+          "[--k 1..100]\n"
+          "                          [--split tune|confirm] [--json FILE] [--verbose]\n");
   return 2;
 }
 
@@ -683,26 +755,34 @@ int eg_bprefs_main(int argc, char **argv) {
   eg_bsplit split = EG_BSPLIT_ALL; /* of the scenarios, by name */
   for (int i = 1; i < argc; i++) {
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(argv[i], "--data") && v) data = argv[++i];
-    else if (!strcmp(argv[i], "--enricher") && v && (!strcmp(v, "rules") || !strcmp(v, "llm") || !strcmp(v, "both")))
+    if (!strcmp(argv[i], "--data") && v)
+      data = argv[++i];
+    else if (!strcmp(argv[i], "--enricher") && v &&
+             (!strcmp(v, "rules") || !strcmp(v, "llm") || !strcmp(v, "both")))
       which = argv[++i];
-    else if (!strcmp(argv[i], "--scenarios") && v) only = argv[++i];
-    else if (!strcmp(argv[i], "--json") && v) json_out = argv[++i];
-    else if (!strcmp(argv[i], "--k") && v && eg_cfg_int_in(v, 1, 100, &k)) i++;
-    else if (!strcmp(argv[i], "--verbose")) verbose = true;
+    else if (!strcmp(argv[i], "--scenarios") && v)
+      only = argv[++i];
+    else if (!strcmp(argv[i], "--json") && v)
+      json_out = argv[++i];
+    else if (!strcmp(argv[i], "--k") && v && eg_cfg_int_in(v, 1, 100, &k))
+      i++;
+    else if (!strcmp(argv[i], "--verbose"))
+      verbose = true;
     else if (!strcmp(argv[i], "--split") && v) {
       if (!eg_bsplit_parse(argv[++i], &split)) {
         fprintf(stderr, "prefs: --split is tune or confirm, not %s\n", argv[i]);
         return usage();
       }
-    } else return usage();
+    } else
+      return usage();
   }
   eg_log_init("engram-bench", EG_LOG_WARN);
   char *text = eg_test_slurp(data), why[300];
   cJSON *root = text ? cJSON_Parse(text) : NULL;
   free(text);
   const cJSON *scenarios = root ? arr(root, "scenarios") : NULL;
-  const char *bad = scenarios ? check_set(scenarios, why, sizeof why) : "not an object with \"scenarios\"";
+  const char *bad =
+      scenarios ? check_set(scenarios, why, sizeof why) : "not an object with \"scenarios\"";
   if (bad) {
     fprintf(stderr, "prefs: %s: %s\n", data, bad);
     cJSON_Delete(root);
@@ -716,8 +796,9 @@ int eg_bprefs_main(int argc, char **argv) {
     if (eg_bsplit_takes(split, eg_bsplit_of(str(x, "name")))) scen[ns++] = x;
   }
   if (!ns) {
-    fprintf(stderr, "prefs: no scenario of %s is named in --scenarios %s%s%s\n", data, only ? only : "(all)",
-            split != EG_BSPLIT_ALL ? " and in the split " : "", split != EG_BSPLIT_ALL ? eg_bsplit_name(split) : "");
+    fprintf(stderr, "prefs: no scenario of %s is named in --scenarios %s%s%s\n", data,
+            only ? only : "(all)", split != EG_BSPLIT_ALL ? " and in the split " : "",
+            split != EG_BSPLIT_ALL ? eg_bsplit_name(split) : "");
     free(scen);
     cJSON_Delete(root);
     return 1;
@@ -742,7 +823,8 @@ int eg_bprefs_main(int argc, char **argv) {
     goto done;
   }
   eg_rpc_client_opts co = {.timeout_us = 120 * EG_US_PER_SEC};
-  if (eg_rpc_client_open(cl.d[EG_INGESTD].addr, &co, &ing, &e) || eg_rpc_client_open(cl.d[EG_RECALLD].addr, &co, &rec, &e) ||
+  if (eg_rpc_client_open(cl.d[EG_INGESTD].addr, &co, &ing, &e) ||
+      eg_rpc_client_open(cl.d[EG_RECALLD].addr, &co, &rec, &e) ||
       eg_rpc_client_open(cl.d[EG_GRAPHD].addr, &co, &gra, &e)) {
     fprintf(stderr, "prefs: connect: %s\n", e.msg);
     goto done;
@@ -755,13 +837,22 @@ int eg_bprefs_main(int argc, char **argv) {
   cJSON_AddStringToObject(out, "split", eg_bsplit_name(split));
   cJSON *runs = cJSON_AddArrayToObject(out, "runs");
   int failures = 0;
-  printf("prefs: %s — %zu scenarios, k = %d, a preference held at confidence >= %.1f, not stale\n", data, ns, (int)k,
-         HELD_CONFIDENCE);
-  if (split != EG_BSPLIT_ALL) printf("split: %s (%zu of %zu scenarios)\n", eg_bsplit_name(split), ns, named);
+  printf("prefs: %s — %zu scenarios, k = %d, a preference held at confidence >= %.1f, not stale\n",
+         data, ns, (int)k, HELD_CONFIDENCE);
+  if (split != EG_BSPLIT_ALL)
+    printf("split: %s (%zu of %zu scenarios)\n", eg_bsplit_name(split), ns, named);
   for (int enr = 0; enr < N_ENR; enr++) {
     if (strcmp(which, "both") && strcmp(which, enricher_names[enr])) continue;
-    ctx c = {.eng = {.ingestd = ing, .recalld = rec, .tenant = TENANT, .k = (uint32_t)k, .enricher = enricher_values[enr]},
-             .graphd = gra, .enr = enr, .verbose = verbose, .run_id = run_id, .json = cJSON_CreateObject()};
+    ctx c = {.eng = {.ingestd = ing,
+                     .recalld = rec,
+                     .tenant = TENANT,
+                     .k = (uint32_t)k,
+                     .enricher = enricher_values[enr]},
+             .graphd = gra,
+             .enr = enr,
+             .verbose = verbose,
+             .run_id = run_id,
+             .json = cJSON_CreateObject()};
     cJSON_AddStringToObject(c.json, "enricher", enricher_names[enr]);
     cJSON *per_q = cJSON_AddArrayToObject(c.json, "questions");
     int w0 = atomic_load(&s.windows), a0 = atomic_load(&s.answered);
@@ -773,8 +864,10 @@ int eg_bprefs_main(int argc, char **argv) {
       cJSON_ArrayForEach(x, arr(scen[i], "sessions")) ingest(&c, user, x, shift);
       read_graph(&c, user);
       for (size_t g = 0; verbose && g < c.n_graph; g++)
-        printf("%-6s %-10s in the graph: %s %s (%.2f%s)\n", enricher_names[enr], str(scen[i], "name"), c.graph[g].relation,
-               c.graph[g].object ? c.graph[g].object : "", c.graph[g].confidence, c.graph[g].derived ? ", derived" : "");
+        printf("%-6s %-10s in the graph: %s %s (%.2f%s)\n", enricher_names[enr],
+               str(scen[i], "name"), c.graph[g].relation,
+               c.graph[g].object ? c.graph[g].object : "", c.graph[g].confidence,
+               c.graph[g].derived ? ", derived" : "");
       cJSON_ArrayForEach(x, arr(scen[i], "questions")) ask(&c, user, scen[i], x, per_q);
       if (c.graph_state) protobuf_c_message_free_unpacked(&c.graph_state->base, NULL);
       c.graph_state = NULL;
@@ -788,7 +881,8 @@ int eg_bprefs_main(int argc, char **argv) {
   if (json_out) {
     char *j = cJSON_Print(out);
     FILE *f = fopen(json_out, "w");
-    if (!f || !j || fputs(j, f) < 0) fprintf(stderr, "prefs: cannot write %s\n", json_out), failures++;
+    if (!f || !j || fputs(j, f) < 0)
+      fprintf(stderr, "prefs: cannot write %s\n", json_out), failures++;
     if (f) fclose(f);
     free(j);
   }

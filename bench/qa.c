@@ -19,8 +19,8 @@ struct eg_bqa {
   char dir[1024];
 };
 
-eg_code eg_bqa_open(const char *url, const char *model, const char *api_key, const char *prompts_dir, eg_bqa **out,
-                    eg_err *err) {
+eg_code eg_bqa_open(const char *url, const char *model, const char *api_key,
+                    const char *prompts_dir, eg_bqa **out, eg_err *err) {
   eg_bqa *qa = calloc(1, sizeof *qa);
   if (!qa) return eg_err_set(err, EG_ENOMEM, "out of memory");
   snprintf(qa->dir, sizeof qa->dir, "%s", prompts_dir);
@@ -39,7 +39,9 @@ void eg_bqa_close(eg_bqa *qa) {
   free(qa);
 }
 
-bool eg_bqa_abstain(const eg_bquestion *q) { return q->excluded || strcmp(q->category, "adversarial") == 0; }
+bool eg_bqa_abstain(const eg_bquestion *q) {
+  return q->excluded || strcmp(q->category, "adversarial") == 0;
+}
 
 /* The template kind_<name>.txt, else kind_default.txt. */
 static char *load_prompt(const eg_bqa *qa, const char *kind, const char *name) {
@@ -70,7 +72,9 @@ static char *fill(const char *tmpl, const char *const *kv, size_t n) {
     eg_buf_append(&b, p, (size_t)(o - p));
     const char *c = strstr(o, "}}");
     size_t i = 0;
-    while (c && i < n && !(strlen(kv[2 * i]) == (size_t)(c - o - 2) && !strncmp(o + 2, kv[2 * i], (size_t)(c - o - 2))))
+    while (c && i < n &&
+           !(strlen(kv[2 * i]) == (size_t)(c - o - 2) &&
+             !strncmp(o + 2, kv[2 * i], (size_t)(c - o - 2))))
       i++;
     if (!c || i == n) { /* not a placeholder of ours: keep it */
       eg_buf_append(&b, o, 2);
@@ -84,25 +88,27 @@ static char *fill(const char *tmpl, const char *const *kv, size_t n) {
   return b.data;
 }
 
-eg_code eg_bqa_run(eg_bqa *qa, const eg_bquestion *q, const char *context, bool *correct, char **response,
-                   eg_err *err) {
+eg_code eg_bqa_run(eg_bqa *qa, const eg_bquestion *q, const char *context, bool *correct,
+                   char **response, eg_err *err) {
   char date[40] = "unknown";
   if (q->at) eg_time_format_date(q->at, date, sizeof date);
   bool abstain = eg_bqa_abstain(q);
   const char *explanation = abstain && strcmp(q->category, "adversarial") == 0
-                                ? "The conversation never says this." : q->answer;
+                                ? "The conversation never says this."
+                                : q->answer;
   char *ta = load_prompt(qa, "answer", q->category);
   char *tj = load_prompt(qa, "judge", abstain ? "abstention" : q->category);
   eg_arena *a = eg_arena_new(0, 0);
   char *answer = NULL, *verdict = NULL, *pa = NULL, *pj = NULL;
   eg_code rc = EG_OK;
   if (!ta || !tj || !a) {
-    rc = eg_err_set(err, EG_EINVAL, "prompts missing in %s (answer_default.txt and judge_default.txt are required)",
+    rc = eg_err_set(err, EG_EINVAL,
+                    "prompts missing in %s (answer_default.txt and judge_default.txt are required)",
                     qa->dir);
     goto out;
   }
-  const char *kv[] = {"question", q->query, "question_date", date, "context", context, "answer", explanation,
-                      "response", ""};
+  const char *kv[] = {"question", q->query, "question_date", date,       "context",
+                      context,    "answer", explanation,     "response", ""};
   pa = fill(ta, kv, 5);
   if ((rc = eg_llm_chat(qa->llm, NULL, pa, false, a, &answer, err))) goto out;
   kv[9] = answer;

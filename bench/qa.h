@@ -17,14 +17,14 @@
 
 typedef struct eg_bqa eg_bqa;
 
-eg_code eg_bqa_open(const char *url, const char *model, const char *api_key, const char *prompts_dir, eg_bqa **out,
-                    eg_err *err);
+eg_code eg_bqa_open(const char *url, const char *model, const char *api_key,
+                    const char *prompts_dir, eg_bqa **out, eg_err *err);
 void eg_bqa_close(eg_bqa *qa);
 
 /* Whether q is one the model should decline. */
 bool eg_bqa_abstain(const eg_bquestion *q);
 /* Answer q from context and judge it; *response (malloc'd, may be NULL) gets the answer. */
-eg_code eg_bqa_run(eg_bqa *qa, const eg_bquestion *q, const char *context, bool *correct, char **response,
-                   eg_err *err);
+eg_code eg_bqa_run(eg_bqa *qa, const eg_bquestion *q, const char *context, bool *correct,
+                   char **response, eg_err *err);
 
 #endif

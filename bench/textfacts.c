@@ -27,10 +27,13 @@
 static const struct {
   const char *attribute, *relations[4];
 } attr_relations[] = {
-    {"city", {"LIVES_IN"}},          {"residence", {"LIVES_IN"}},
-    {"employer", {"WORKS_AT"}},      {"diet", {"DIET"}},
+    {"city", {"LIVES_IN"}},
+    {"residence", {"LIVES_IN"}},
+    {"employer", {"WORKS_AT"}},
+    {"diet", {"DIET"}},
     {"partner", {"PARTNER_OF", "MARRIED_TO", "DATING"}},
-    {"car", {"DRIVES", "OWNS_CAR"}}, {"pet", {"HAS_PET"}},
+    {"car", {"DRIVES", "OWNS_CAR"}},
+    {"pet", {"HAS_PET"}},
     {"instrument", {"PLAYS"}},
 };
 
@@ -72,7 +75,8 @@ static bool holds(const char *haystack, const char *needle) {
 
 /* The value an edge carries: its literal or its object's name. */
 static const char *edge_value(const Engram__V1__Edge *e) {
-  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
+    return e->object->literal;
   return e->object_name ? e->object_name : "";
 }
 
@@ -88,7 +92,8 @@ static bool about(const Engram__V1__Edge *e, const char *attribute, const cJSON 
       for (int r = 0; r < 4 && attr_relations[i].relations[r]; r++)
         if (e->relation && !strcmp(e->relation, attr_relations[i].relations[r])) return true;
   const cJSON *v;
-  cJSON_ArrayForEach(v, values) if (cJSON_IsString(v) && names_value(e, v->valuestring)) return true;
+  cJSON_ArrayForEach(v,
+                     values) if (cJSON_IsString(v) && names_value(e, v->valuestring)) return true;
   return false;
 }
 
@@ -120,8 +125,9 @@ static void ingest(ctx *c, const char *user, const cJSON *session) {
   }
   const char *sid = cJSON_GetStringValue(cJSON_GetObjectItem(session, "id"));
   eg_err e;
-  if (ic_session(c->ingestd, TENANT, user, sid ? sid : "", noon(cJSON_GetStringValue(cJSON_GetObjectItem(session, "date"))),
-                 pairs, n, false, NULL, &e) != EG_OK) {
+  if (ic_session(c->ingestd, TENANT, user, sid ? sid : "",
+                 noon(cJSON_GetStringValue(cJSON_GetObjectItem(session, "date"))), pairs, n, false,
+                 NULL, &e) != EG_OK) {
     fprintf(stderr, "textfacts: ingest %s/%s: %s\n", user, sid ? sid : "?", e.msg);
     c->failures++;
   }
@@ -129,7 +135,8 @@ static void ingest(ctx *c, const char *user, const cJSON *session) {
 }
 
 /* Ask one question; fill the four rows. */
-static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *values, const cJSON *query, bool *rows) {
+static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *values,
+                const cJSON *query, bool *rows) {
   const char *question = cJSON_GetStringValue(cJSON_GetObjectItem(query, "question"));
   const char *expect = cJSON_GetStringValue(cJSON_GetObjectItem(query, "expect"));
   int64_t at = noon(cJSON_GetStringValue(cJSON_GetObjectItem(query, "at")));
@@ -144,8 +151,8 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   req.k = c->k;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  if (eg_rpc_unary(c->recalld, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
-                   &resp, &e) != EG_OK) {
+  if (eg_rpc_unary(c->recalld, "/engram.v1.Recall/Recall", &req.base,
+                   &engram__v1__recall_response__descriptor, 0, &resp, &e) != EG_OK) {
     fprintf(stderr, "textfacts: recall %s: %s\n", user, e.msg);
     c->failures++;
     return false;
@@ -154,34 +161,43 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   const Engram__V1__RecallItem *fact = NULL, *excerpt = NULL;
   for (size_t i = 0; i < r->n_items; i++) {
     const Engram__V1__RecallItem *it = r->items[i];
-    if (!fact && it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && it->fact && about(it->fact, attribute, values))
+    if (!fact && it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && it->fact &&
+        about(it->fact, attribute, values))
       fact = it;
     if (!excerpt && it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) {
       const cJSON *v;
-      cJSON_ArrayForEach(v, values) if (cJSON_IsString(v) && holds(it->text, v->valuestring)) excerpt = it;
+      cJSON_ArrayForEach(v, values) if (cJSON_IsString(v) && holds(it->text, v->valuestring))
+          excerpt = it;
     }
   }
   memset(rows, 0, N_ROWS * sizeof *rows);
   rows[R_NO_FACT] = !fact;
   rows[R_RIGHT_FACT] = fact && names_value(fact->fact, expect);
-  rows[R_WRONG_VALID] = fact && !rows[R_RIGHT_FACT] &&
-                        fact->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+  rows[R_WRONG_VALID] =
+      fact && !rows[R_RIGHT_FACT] &&
+      fact->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
   rows[R_RIGHT_EXCERPT] = excerpt && holds(excerpt->text, expect);
   /* the cost of doubt: a right value an agent is told to check */
-  rows[R_RIGHT_DOUBTED] = rows[R_RIGHT_FACT] && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+  rows[R_RIGHT_DOUBTED] =
+      rows[R_RIGHT_FACT] &&
+      fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
   if (c->verbose)
-    printf("%-24s %-7s %-40.40s expect %-14s fact %-20.20s%s excerpt %s\n", user, attribute, question, expect,
-           fact ? edge_value(fact->fact) : "-",
-           fact && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ? " (stale)" : "",
+    printf("%-24s %-7s %-40.40s expect %-14s fact %-20.20s%s excerpt %s\n", user, attribute,
+           question, expect, fact ? edge_value(fact->fact) : "-",
+           fact && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE
+               ? " (stale)"
+               : "",
            excerpt ? (rows[R_RIGHT_EXCERPT] ? "right" : "wrong") : "-");
   if (c->verbose && fact && fact->fact->meta)
-    printf("    fact read by %s from \"%.100s\"\n", fact->fact->meta->extractor ? fact->fact->meta->extractor : "?",
+    printf("    fact read by %s from \"%.100s\"\n",
+           fact->fact->meta->extractor ? fact->fact->meta->extractor : "?",
            fact->fact->meta->utterance ? fact->fact->meta->utterance : "");
   for (size_t i = 0; c->verbose && !rows[R_RIGHT_EXCERPT] && i < r->n_items && i < 8; i++)
     if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK)
       printf("    excerpt %zu: %.90s\n", i, r->items[i]->text ? r->items[i]->text : "");
   if (c->verbose && fact && fact->superseding && fact->superseding->meta)
-    printf("    in doubt (%s) by \"%.100s\"\n", fact->superseding->meta->extractor ? fact->superseding->meta->extractor : "?",
+    printf("    in doubt (%s) by \"%.100s\"\n",
+           fact->superseding->meta->extractor ? fact->superseding->meta->extractor : "?",
            fact->superseding->meta->utterance ? fact->superseding->meta->utterance : "");
   protobuf_c_message_free_unpacked(resp, NULL);
   return true;
@@ -224,9 +240,11 @@ static void print_table(const char *title, const tally *t) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--half even|odd | --split tune|confirm]\n"
-                  "                              [--verbose]\n"
-                  "                              [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)]\n");
+  fprintf(stderr,
+          "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--half even|odd | --split "
+          "tune|confirm]\n"
+          "                              [--verbose]\n"
+          "                              [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)]\n");
   return 2;
 }
 
@@ -236,19 +254,26 @@ int eg_btextfacts_main(int argc, char **argv) {
   eg_bsplit split = EG_BSPLIT_ALL;
   for (int i = 1; i < argc; i++) {
     int64_t k;
-    if (!strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
-    else if (!strcmp(argv[i], "--ingestd") && i + 1 < argc) ing = argv[++i];
-    else if (!strcmp(argv[i], "--recalld") && i + 1 < argc) rec = argv[++i];
-    else if (!strcmp(argv[i], "--k") && i + 1 < argc && eg_cfg_int_in(argv[i + 1], 1, 100, &k)) c.k = (uint32_t)k, i++;
-    else if (!strcmp(argv[i], "--verbose")) c.verbose = true;
-    else if (!strcmp(argv[i], "--half") && i + 1 < argc && (!strcmp(argv[i + 1], "even") || !strcmp(argv[i + 1], "odd")))
+    if (!strcmp(argv[i], "--data") && i + 1 < argc)
+      data = argv[++i];
+    else if (!strcmp(argv[i], "--ingestd") && i + 1 < argc)
+      ing = argv[++i];
+    else if (!strcmp(argv[i], "--recalld") && i + 1 < argc)
+      rec = argv[++i];
+    else if (!strcmp(argv[i], "--k") && i + 1 < argc && eg_cfg_int_in(argv[i + 1], 1, 100, &k))
+      c.k = (uint32_t)k, i++;
+    else if (!strcmp(argv[i], "--verbose"))
+      c.verbose = true;
+    else if (!strcmp(argv[i], "--half") && i + 1 < argc &&
+             (!strcmp(argv[i + 1], "even") || !strcmp(argv[i + 1], "odd")))
       half = argv[++i];
     else if (!strcmp(argv[i], "--split") && i + 1 < argc) {
       if (!eg_bsplit_parse(argv[++i], &split)) {
         fprintf(stderr, "textfacts: --split is tune or confirm, not %s\n", argv[i]);
         return usage();
       }
-    } else return usage();
+    } else
+      return usage();
   }
   if (half && split != EG_BSPLIT_ALL) {
     fprintf(stderr, "textfacts: --half and --split each choose a half; give one of them\n");
@@ -275,10 +300,12 @@ int eg_btextfacts_main(int argc, char **argv) {
     }
     ing = cl.d[EG_INGESTD].addr, rec = cl.d[EG_RECALLD].addr;
   }
-  eg_rpc_client_opts co = {.timeout_us = 60 * 1000000LL, .token = cl.dir ? NULL : getenv("ENGRAM_TOKEN")};
+  eg_rpc_client_opts co = {.timeout_us = 60 * 1000000LL,
+                           .token = cl.dir ? NULL : getenv("ENGRAM_TOKEN")};
   eg_err e;
   int rc = 1;
-  if (eg_rpc_client_open(ing, &co, &c.ingestd, &e) || eg_rpc_client_open(rec, &co, &c.recalld, &e)) {
+  if (eg_rpc_client_open(ing, &co, &c.ingestd, &e) ||
+      eg_rpc_client_open(rec, &co, &c.recalld, &e)) {
     fprintf(stderr, "connect: %s\n", e.msg);
     goto done;
   }
@@ -300,7 +327,9 @@ int eg_btextfacts_main(int argc, char **argv) {
   }
   char which[96] = "";
   if (half) snprintf(which, sizeof which, ", half %s", half);
-  if (split != EG_BSPLIT_ALL) snprintf(which, sizeof which, ", split %s (%d of %d scenarios)", eg_bsplit_name(split), ran, index);
+  if (split != EG_BSPLIT_ALL)
+    snprintf(which, sizeof which, ", split %s (%d of %d scenarios)", eg_bsplit_name(split), ran,
+             index);
   printf("textfacts: %s%s — %d scenarios, %d questions, k = %u, %.1f s%s\n", data, which, ran,
          c.all.n ? c.all.g[0].n : 0, c.k, (double)(eg_time_mono_us() - t0) / 1e6,
          c.failures ? " (with failures: see stderr)" : "");

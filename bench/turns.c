@@ -1,13 +1,14 @@
 /*
  * turns.c — the shared corpus and measures of the in-process vectord benchmarks.
  */
+#include "bench/turns.h"
+
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/lme.h"
-#include "bench/turns.h"
 #include "tests/testlib.h"
 
 void eg_breport(const char *what, int64_t *lat, size_t n) {

@@ -6,6 +6,8 @@
  * that finished out of order; a worker never takes a line more than RING ahead of that
  * prefix. The state file records the prefix only, which is what makes resuming exact.
  */
+#include "cli/bulk.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/bulk.h"
 #include "common/arena.h"
 #include "common/pbjson.h"
 #include "common/scope.h"
@@ -29,47 +30,52 @@ typedef struct bulk {
   const eg_bulk_opts *o;
   eg_bulk_stats *st;
   FILE *f;
-  char state_path[4096];      /* "" = no state file */
+  char state_path[4096]; /* "" = no state file */
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  char *line;                 /* the reader's buffer (under mu) */
+  char *line; /* the reader's buffer (under mu) */
   size_t cap;
-  uint64_t next;              /* lines handed out in this run */
-  uint64_t offset;            /* file offset after the last line handed out */
-  uint64_t done;              /* lines of this run done in order (the prefix) */
-  uint64_t done_offset;       /* file offset after that prefix */
-  uint64_t base_lines;        /* lines done before this run (resume) */
-  uint64_t total;             /* lines this run will read; 0 = unknown */
+  uint64_t next;        /* lines handed out in this run */
+  uint64_t offset;      /* file offset after the last line handed out */
+  uint64_t done;        /* lines of this run done in order (the prefix) */
+  uint64_t done_offset; /* file offset after that prefix */
+  uint64_t base_lines;  /* lines done before this run (resume) */
+  uint64_t total;       /* lines this run will read; 0 = unknown */
   bool ring_done[RING];
   uint64_t ring_end[RING];
   bool eof;
-  int running;                /* workers still running */
+  int running; /* workers still running */
   int64_t t0, last_state;
-  eg_err state_err;           /* first failure to write the state file */
-  uint64_t gave_up;           /* the line number the run stopped at; 0 = none */
+  eg_err state_err; /* first failure to write the state file */
+  uint64_t gave_up; /* the line number the run stopped at; 0 = none */
 } bulk;
 
 const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS] = {
     {"session", "/engram.v1.Ingest/IngestSession", &engram__v1__ingest_session_request__descriptor},
-    {"document", "/engram.v1.Ingest/IngestDocument", &engram__v1__ingest_document_request__descriptor},
+    {"document", "/engram.v1.Ingest/IngestDocument",
+     &engram__v1__ingest_document_request__descriptor},
     {"facts", "/engram.v1.Ingest/AssertFacts", &engram__v1__assert_facts_request__descriptor},
 };
 
 void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode) {
-  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(req->descriptor, "mode");
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(req->descriptor, "mode");
   if (f) *(int *)((char *)req + f->offset) = (int)mode;
 }
 
 /* ---- the state file ------------------------------------------------------------------ */
 
-bool eg_ingest_retryable(eg_code rc) { return rc == EG_EFULL || rc == EG_EUNAVAIL || rc == EG_ETIMEOUT; }
+bool eg_ingest_retryable(eg_code rc) {
+  return rc == EG_EFULL || rc == EG_EUNAVAIL || rc == EG_ETIMEOUT;
+}
 
 eg_code eg_ingest_send(eg_rpc_client *c, const eg_ingest_kind *kind, const ProtobufCMessage *req,
                        Engram__V1__IngestResponse **resp, uint64_t *retries, eg_err *e) {
   int64_t backoff = 50000;
   for (int attempt = 1;; attempt++) {
     ProtobufCMessage *out = NULL;
-    eg_code rc = eg_rpc_unary(c, kind->method, req, &engram__v1__ingest_response__descriptor, 0, &out, e);
+    eg_code rc =
+        eg_rpc_unary(c, kind->method, req, &engram__v1__ingest_response__descriptor, 0, &out, e);
     if (rc == EG_OK) {
       *resp = (void *)out;
       return EG_OK;
@@ -86,8 +92,9 @@ static void save_state(bulk *b) {
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", b->state_path);
   FILE *f = fopen(tmp, "w");
-  bool ok = f && fprintf(f, "engram-bulk 1 %llu %llu\n", (unsigned long long)(b->base_lines + b->done),
-                         (unsigned long long)b->done_offset) > 0;
+  bool ok =
+      f && fprintf(f, "engram-bulk 1 %llu %llu\n", (unsigned long long)(b->base_lines + b->done),
+                   (unsigned long long)b->done_offset) > 0;
   ok = f && fflush(f) == 0 && fsync(fileno(f)) == 0 && ok;
   if (f && fclose(f) != 0) ok = false;
   if (ok && rename(tmp, b->state_path) == 0) return;
@@ -99,20 +106,28 @@ static void save_state(bulk *b) {
  * this file. */
 static eg_code load_state(bulk *b, eg_err *err) {
   FILE *f = fopen(b->state_path, "r");
-  if (!f) return errno == ENOENT ? EG_OK : eg_err_set(err, EG_EIO, "%s: %s", b->state_path, strerror(errno));
+  if (!f)
+    return errno == ENOENT ? EG_OK
+                           : eg_err_set(err, EG_EIO, "%s: %s", b->state_path, strerror(errno));
   unsigned long long lines = 0, off = 0;
   int n = fscanf(f, "engram-bulk 1 %llu %llu", &lines, &off);
   fclose(f);
-  if (n != 2) return eg_err_set(err, EG_EINVAL, "%s is not an engram bulk state file", b->state_path);
+  if (n != 2)
+    return eg_err_set(err, EG_EINVAL, "%s is not an engram bulk state file", b->state_path);
   int prev = '\n';
   if (off > 0) {
-    if (fseeko(b->f, (off_t)off - 1, SEEK_SET) != 0) prev = EOF;
-    else prev = fgetc(b->f);
+    if (fseeko(b->f, (off_t)off - 1, SEEK_SET) != 0)
+      prev = EOF;
+    else
+      prev = fgetc(b->f);
   }
   if (prev != '\n')
-    return eg_err_set(err, EG_EPRECOND, "%s does not match %s (offset %llu is not the end of a line): remove it to "
-                      "start over", b->state_path, b->o->path, off);
-  if (fseeko(b->f, (off_t)off, SEEK_SET) != 0) return eg_err_set(err, EG_EIO, "seek: %s", strerror(errno));
+    return eg_err_set(err, EG_EPRECOND,
+                      "%s does not match %s (offset %llu is not the end of a line): remove it to "
+                      "start over",
+                      b->state_path, b->o->path, off);
+  if (fseeko(b->f, (off_t)off, SEEK_SET) != 0)
+    return eg_err_set(err, EG_EIO, "seek: %s", strerror(errno));
   b->base_lines = lines;
   b->offset = b->done_offset = off;
   b->st->skipped = lines;
@@ -153,11 +168,12 @@ static void add_stage(eg_bulk_stats *st, const char *name, int64_t us) {
 }
 
 static void report_failure(bulk *b, uint64_t lineno, const char *what, const char *msg) {
-  fprintf(stderr, "%sline %llu: %s: %s\n", b->o->progress ? "\r\033[K" : "", (unsigned long long)lineno, what, msg);
+  fprintf(stderr, "%sline %llu: %s: %s\n", b->o->progress ? "\r\033[K" : "",
+          (unsigned long long)lineno, what, msg);
 }
 
-eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind **kind, ProtobufCMessage **req,
-                             eg_err *err) {
+eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind **kind,
+                             ProtobufCMessage **req, eg_err *err) {
   *kind = NULL;
   *req = NULL;
   const char *s = text;
@@ -172,7 +188,8 @@ eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind
             : cJSON_GetObjectItem(j, "facts")  ? &eg_ingest_kinds[EG_INGEST_FACTS]
                                                : NULL;
     if (!*kind)
-      rc = eg_err_set(err, EG_EINVAL, "expected a session (\"messages\"), a document (\"text\") or \"facts\"");
+      rc = eg_err_set(err, EG_EINVAL,
+                      "expected a session (\"messages\"), a document (\"text\") or \"facts\"");
     else
       rc = eg_pbjson_read((*kind)->desc, j, a, req, err);
   }
@@ -181,8 +198,8 @@ eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind
 }
 
 /* Send one line; stats are added under b->mu by the caller from *resp. */
-static line_result send_line(bulk *b, char *text, uint64_t lineno, Engram__V1__IngestResponse **resp,
-                             uint64_t *retries) {
+static line_result send_line(bulk *b, char *text, uint64_t lineno,
+                             Engram__V1__IngestResponse **resp, uint64_t *retries) {
   eg_arena *a = eg_arena_new(0, 0);
   const eg_ingest_kind *kind = NULL;
   ProtobufCMessage *req = NULL;
@@ -220,7 +237,8 @@ done:
 
 /* ---- workers and progress -------------------------------------------------------------- */
 
-static void account(bulk *b, line_result r, const Engram__V1__IngestResponse *resp, uint64_t retries) {
+static void account(bulk *b, line_result r, const Engram__V1__IngestResponse *resp,
+                    uint64_t retries) {
   eg_bulk_stats *st = b->st;
   st->retries += retries;
   if (r == LINE_BLANK) return;
@@ -229,15 +247,18 @@ static void account(bulk *b, line_result r, const Engram__V1__IngestResponse *re
     st->failed++;
     return;
   }
-  if (r == LINE_DUPLICATE) st->duplicates++;
-  else st->ok++;
+  if (r == LINE_DUPLICATE)
+    st->duplicates++;
+  else
+    st->ok++;
   const Engram__V1__IngestReport *rep = resp ? resp->report : NULL;
   if (!rep) return;
   st->chunks += rep->chunks;
   st->entities += rep->entities;
   st->facts += rep->facts;
   st->tokens += rep->tokens;
-  for (size_t i = 0; i < rep->n_stages; i++) add_stage(st, rep->stages[i]->stage, rep->stages[i]->micros);
+  for (size_t i = 0; i < rep->n_stages; i++)
+    add_stage(st, rep->stages[i]->stage, rep->stages[i]->micros);
 }
 
 static bool interrupted(const bulk *b) { return b->o->interrupt && *b->o->interrupt; }
@@ -246,7 +267,8 @@ static void *worker(void *arg) {
   bulk *b = arg;
   pthread_mutex_lock(&b->mu);
   for (;;) {
-    while (!b->eof && !interrupted(b) && b->next >= b->done + RING) pthread_cond_wait(&b->cv, &b->mu);
+    while (!b->eof && !interrupted(b) && b->next >= b->done + RING)
+      pthread_cond_wait(&b->cv, &b->mu);
     if (b->eof || interrupted(b)) break;
     ssize_t n = getline(&b->line, &b->cap, b->f);
     if (n < 0) {
@@ -262,7 +284,8 @@ static void *worker(void *arg) {
 
     Engram__V1__IngestResponse *resp = NULL;
     uint64_t retries = 0;
-    line_result r = text ? send_line(b, text, b->base_lines + idx + 1, &resp, &retries) : LINE_FAILED;
+    line_result r =
+        text ? send_line(b, text, b->base_lines + idx + 1, &resp, &retries) : LINE_FAILED;
     free(text);
 
     pthread_mutex_lock(&b->mu);
@@ -297,11 +320,14 @@ static void *worker(void *arg) {
 
 static void fmt_duration(double s, char *buf, size_t len) {
   long t = (long)(s + 0.5);
-  if (t >= 3600) snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
-  else snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+  if (t >= 3600)
+    snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+  else
+    snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
 }
 
-void eg_progress_draw(uint64_t done, uint64_t total, const char *what, double elapsed_s, const char *extra) {
+void eg_progress_draw(uint64_t done, uint64_t total, const char *what, double elapsed_s,
+                      const char *extra) {
   if (!total) {
     fprintf(stderr, "\r\033[K%llu %s  %s", (unsigned long long)done, what, extra);
     fflush(stderr);
@@ -343,14 +369,17 @@ eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err) {
     free(b);
     return err->code;
   }
-  if (!is_stdin) snprintf(b->state_path, sizeof b->state_path, "%s", o->state_path ? o->state_path : "");
-  if (!is_stdin && !o->state_path) snprintf(b->state_path, sizeof b->state_path, "%s.progress", o->path);
+  if (!is_stdin)
+    snprintf(b->state_path, sizeof b->state_path, "%s", o->state_path ? o->state_path : "");
+  if (!is_stdin && !o->state_path)
+    snprintf(b->state_path, sizeof b->state_path, "%s.progress", o->path);
   eg_code rc = EG_OK;
   if (o->resume && is_stdin) rc = eg_err_set(err, EG_EINVAL, "cannot resume reading from stdin");
   if (rc == EG_OK && o->resume) rc = load_state(b, err);
   struct stat sb;
   /* the total is for the progress line only: no extra pass over the file without one */
-  if (rc == EG_OK && o->progress && !is_stdin && fstat(fileno(b->f), &sb) == 0 && S_ISREG(sb.st_mode))
+  if (rc == EG_OK && o->progress && !is_stdin && fstat(fileno(b->f), &sb) == 0 &&
+      S_ISREG(sb.st_mode))
     b->total = count_lines(b->f);
   int nw = o->parallel > 0 ? o->parallel : 4;
   pthread_t *th = calloc((size_t)nw, sizeof *th);
@@ -381,15 +410,18 @@ eg_code eg_bulk_run(const eg_bulk_opts *o, eg_bulk_stats *stats, eg_err *err) {
       if (th[i]) pthread_join(th[i], NULL);
     stats->seconds = (double)(eg_time_mono_us() - b->t0) / 1e6;
     stats->done_lines = b->base_lines + b->done;
-    if (ferror(b->f)) rc = eg_err_set(err, EG_EIO, "reading %s failed", o->path);
+    if (ferror(b->f))
+      rc = eg_err_set(err, EG_EIO, "reading %s failed", o->path);
     else if (interrupted(b) && !b->eof)
       rc = eg_err_set(err, EG_ECANCELLED, "interrupted: the first %llu lines of %s are done%s",
                       (unsigned long long)stats->done_lines, o->path,
                       b->state_path[0] ? "; run again with --resume to go on after them" : "");
     else if (b->gave_up)
-      rc = eg_err_set(err, EG_EUNAVAIL, "stopped at line %llu: ingestd stayed unavailable; run again with --resume",
+      rc = eg_err_set(err, EG_EUNAVAIL,
+                      "stopped at line %llu: ingestd stayed unavailable; run again with --resume",
                       (unsigned long long)b->gave_up);
-    else if (b->state_err.code) *err = b->state_err, rc = err->code;
+    else if (b->state_err.code)
+      *err = b->state_err, rc = err->code;
     pthread_cond_destroy(&b->cv);
     pthread_mutex_destroy(&b->mu);
   }

@@ -39,8 +39,8 @@ extern const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS];
 /* One JSONL line → the ingest request it holds (its kind told by "messages", "text" or
  * "facts"), allocated in a. A blank line gives EG_OK with *req NULL; anything else that
  * is not such a request is EG_EINVAL with a message. */
-eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind **kind, ProtobufCMessage **req,
-                             eg_err *err);
+eg_code eg_ingest_parse_line(const char *text, eg_arena *a, const eg_ingest_kind **kind,
+                             ProtobufCMessage **req, eg_err *err);
 
 /* Set the mode field of an ingest request (all three have one). */
 void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode);
@@ -54,16 +54,17 @@ eg_code eg_ingest_send(eg_rpc_client *c, const eg_ingest_kind *kind, const Proto
 
 /* A progress line on stderr: "[####....] done/total what pct%  extra  ETA …" (no bar and no
  * ETA when total is 0). */
-void eg_progress_draw(uint64_t done, uint64_t total, const char *what, double elapsed_s, const char *extra);
+void eg_progress_draw(uint64_t done, uint64_t total, const char *what, double elapsed_s,
+                      const char *extra);
 
 typedef struct eg_bulk_opts {
-  const char *path;          /* the JSONL file; "-" = stdin (no resume, no ETA) */
-  const char *state_path;    /* NULL = "<path>.progress" */
-  eg_rpc_client *client;     /* to ingestd; borrowed, shared by the workers */
+  const char *path;                  /* the JSONL file; "-" = stdin (no resume, no ETA) */
+  const char *state_path;            /* NULL = "<path>.progress" */
+  eg_rpc_client *client;             /* to ingestd; borrowed, shared by the workers */
   const char *tenant, *user, *agent; /* the scope of lines that have none */
-  int parallel;              /* requests in flight; 0 = 4 */
-  bool resume;               /* start after the prefix recorded in the state file */
-  bool progress;             /* a progress line on stderr */
+  int parallel;                      /* requests in flight; 0 = 4 */
+  bool resume;                       /* start after the prefix recorded in the state file */
+  bool progress;                     /* a progress line on stderr */
   /* When it becomes non-zero (a signal handler sets it), no further line is sent: the
    * lines in flight finish, the state file records what is done, and the run returns
    * EG_ECANCELLED. NULL = never. */
@@ -73,16 +74,16 @@ typedef struct eg_bulk_opts {
 enum { EG_BULK_MAX_STAGES = 16 };
 
 typedef struct eg_bulk_stats {
-  uint64_t lines;            /* lines read in this run (blank ones not counted) */
-  uint64_t skipped;          /* lines skipped by resume */
+  uint64_t lines;   /* lines read in this run (blank ones not counted) */
+  uint64_t skipped; /* lines skipped by resume */
   uint64_t ok, duplicates, failed, retries;
   uint64_t chunks, entities, facts, tokens;
-  uint64_t done_lines;       /* the prefix of the file done (resume starts after it) */
-  double seconds;            /* wall time of this run */
+  uint64_t done_lines; /* the prefix of the file done (resume starts after it) */
+  double seconds;      /* wall time of this run */
   size_t n_stages;
   struct {
     char name[24];
-    int64_t micros;          /* summed over the lines */
+    int64_t micros; /* summed over the lines */
   } stages[EG_BULK_MAX_STAGES];
 } eg_bulk_stats;
 

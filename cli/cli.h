@@ -19,7 +19,7 @@
 
 typedef struct eg_cli {
   const eg_cfg *cfg;
-  bool json;      /* --json: machine-readable output on stdout */
+  bool json;        /* --json: machine-readable output on stdout */
   const char *addr; /* --addr: overrides the daemon address of a single-service command */
   int64_t timeout_us;
 } eg_cli;
@@ -41,16 +41,17 @@ char *eg_cli_read_input(const char *arg, eg_arena *a);
 char *eg_cli_read_file(const char *path, eg_arena *a);
 /* A JSON request of desc read from a file argument ("-" = stdin), its scope from
  * --tenant/--user/--agent when it has none. NULL (message printed) on error. */
-ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path, const ProtobufCMessageDescriptor *desc,
-                                      eg_arena *a);
+ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path,
+                                      const ProtobufCMessageDescriptor *desc, eg_arena *a);
 /* Call method on daemon; NULL (message printed) on failure. Caller frees the response
  * with protobuf_c_message_free_unpacked. */
 ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
-                              const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc);
+                              const ProtobufCMessage *req,
+                              const ProtobufCMessageDescriptor *resp_desc);
 /* JSON text read from source (a file name, "stdin" or "argument": named in errors) → a
  * message of desc in arena a; NULL (message printed) on error. */
-ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text, const ProtobufCMessageDescriptor *desc,
-                                    eg_arena *a);
+ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text,
+                                    const ProtobufCMessageDescriptor *desc, eg_arena *a);
 /* Pretty JSON with ISO times on stdout. */
 void eg_cli_print_json(const ProtobufCMessage *m);
 /* Each warning of an answer on stderr, as "engram: warning: …". */
@@ -73,7 +74,8 @@ typedef struct eg_cli_sub {
 } eg_cli_sub;
 /* Run the entry of sub named argv[1] with argv + 1; usage on stderr (exit code 2) when
  * there is none. */
-int eg_cli_dispatch(const eg_cli *cli, int argc, char **argv, const eg_cli_sub *sub, size_t n, const char *usage);
+int eg_cli_dispatch(const eg_cli *cli, int argc, char **argv, const eg_cli_sub *sub, size_t n,
+                    const char *usage);
 
 /* Subcommands: argv[0] is the subcommand name. Return the process exit code. */
 int eg_cli_health(const eg_cli *cli, int argc, char **argv);

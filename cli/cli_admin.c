@@ -17,22 +17,27 @@
 #define POLL_US 200000
 
 static const char *job_state_name(Engram__V1__JobState s) {
-  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(&engram__v1__job_state__descriptor, (int)s);
+  const ProtobufCEnumValue *v =
+      protobuf_c_enum_descriptor_get_value(&engram__v1__job_state__descriptor, (int)s);
   return v ? v->name + strlen("JOB_STATE_") : "UNSPECIFIED";
 }
 
 static bool job_final(const Engram__V1__Job *j) {
-  return j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE || j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED;
+  return j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE ||
+         j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED;
 }
 
 static void print_job(const Engram__V1__Job *j) {
   printf("job %s %s", j->job_id, job_state_name(j->state));
   if (j->chunks_total) printf(" (%u of %u chunks)", j->chunks_done, j->chunks_total);
   printf("; watermark %s\n", j->watermark && *j->watermark ? j->watermark : "-");
-  if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED) fprintf(stderr, "engram: job %s failed: %s\n", j->job_id, j->error);
+  if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED)
+    fprintf(stderr, "engram: job %s failed: %s\n", j->job_id, j->error);
   if (j->state != ENGRAM__V1__JOB_STATE__JOB_STATE_DONE || !j->report) return;
-  if (j->report->duplicate) printf("already ingested (no change)\n");
-  else eg_cli_print_ingest_report(j->report, NULL);
+  if (j->report->duplicate)
+    printf("already ingested (no change)\n");
+  else
+    eg_cli_print_ingest_report(j->report, NULL);
 }
 
 int eg_cli_job_follow(const eg_cli *cli, const char *job_id, bool wait) {
@@ -49,7 +54,8 @@ int eg_cli_job_follow(const eg_cli *cli, const char *job_id, bool wait) {
   for (;;) {
     ProtobufCMessage *out = NULL;
     eg_err e;
-    eg_code code = eg_rpc_unary(c, "/engram.v1.Ingest/GetJob", &req.base, &engram__v1__job__descriptor, 0, &out, &e);
+    eg_code code = eg_rpc_unary(c, "/engram.v1.Ingest/GetJob", &req.base,
+                                &engram__v1__job__descriptor, 0, &out, &e);
     if (code != EG_OK) {
       if (bar) fputc('\n', stderr);
       fprintf(stderr, "engram: GetJob %s: %s: %s\n", job_id, eg_code_name(code), e.msg);
@@ -60,15 +66,18 @@ int eg_cli_job_follow(const eg_cli *cli, const char *job_id, bool wait) {
     if (bar) {
       char extra[64];
       snprintf(extra, sizeof extra, "job %s", job_state_name(j->state));
-      eg_progress_draw(j->chunks_done, j->chunks_total, "chunks", (double)(eg_time_mono_us() - t0) / 1e6, extra);
+      eg_progress_draw(j->chunks_done, j->chunks_total, "chunks",
+                       (double)(eg_time_mono_us() - t0) / 1e6, extra);
     }
     protobuf_c_message_free_unpacked(&j->base, NULL);
     j = NULL;
     usleep(POLL_US);
   }
   if (bar) fputs("\r\033[K", stderr);
-  if (cli->json) eg_cli_print_json(&j->base);
-  else print_job(j);
+  if (cli->json)
+    eg_cli_print_json(&j->base);
+  else
+    print_job(j);
   rc = j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED ? 1 : 0;
   if (cli->json && rc) fprintf(stderr, "engram: job %s failed: %s\n", j->job_id, j->error);
   protobuf_c_message_free_unpacked(&j->base, NULL);
@@ -91,14 +100,17 @@ int eg_cli_job(const eg_cli *cli, int argc, char **argv) {
 int eg_cli_relations(const eg_cli *cli, int argc, char **argv) {
   (void)argv;
   if (argc != 1) {
-    fprintf(stderr, "usage: engram relations   (built-in and --tenant's declared relations, with cardinality)\n");
+    fprintf(stderr,
+            "usage: engram relations   (built-in and --tenant's declared relations, with "
+            "cardinality)\n");
     return 2;
   }
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__ListRelationsRequest req = ENGRAM__V1__LIST_RELATIONS_REQUEST__INIT;
   req.scope = eg_cli_scope(cli, a);
-  Engram__V1__ListRelationsResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/ListRelations", &req.base, &engram__v1__list_relations_response__descriptor);
+  Engram__V1__ListRelationsResponse *r =
+      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/ListRelations", &req.base,
+                          &engram__v1__list_relations_response__descriptor);
   eg_arena_free(a);
   if (!r) return 1;
   if (cli->json) {
@@ -107,8 +119,8 @@ int eg_cli_relations(const eg_cli *cli, int argc, char **argv) {
     printf("%-20s %-12s %-9s %s\n", "RELATION", "CARDINALITY", "", "DESCRIPTION");
     for (size_t i = 0; i < r->n_relations; i++) {
       const Engram__V1__RelationInfo *ri = r->relations[i];
-      const ProtobufCEnumValue *v =
-          protobuf_c_enum_descriptor_get_value(&engram__v1__cardinality__descriptor, (int)ri->cardinality);
+      const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(
+          &engram__v1__cardinality__descriptor, (int)ri->cardinality);
       printf("%-20s %-12s %-9s %s\n", ri->relation, v ? v->name + strlen("CARDINALITY_") : "?",
              ri->builtin ? "built-in" : "declared", ri->description);
     }
@@ -122,19 +134,22 @@ int eg_cli_relations(const eg_cli *cli, int argc, char **argv) {
 
 int eg_cli_erase(const eg_cli *cli, int argc, char **argv) {
   (void)argv;
-  const char *user = eg_cfg_str(cli->cfg, "user"), *confirm = eg_cfg_str(cli->cfg, "confirm_tenant");
+  const char *user = eg_cfg_str(cli->cfg, "user"),
+             *confirm = eg_cfg_str(cli->cfg, "confirm_tenant");
   if (argc != 1 || (!*user && !*confirm)) {
-    fprintf(stderr, "usage: engram --tenant T --user U erase          (one user's memory)\n"
-                    "       engram --tenant T erase --confirm-tenant T (the whole tenant)\n"
-                    "  needs an admin token of the tenant; removes the data from every store and from disk\n");
+    fprintf(
+        stderr,
+        "usage: engram --tenant T --user U erase          (one user's memory)\n"
+        "       engram --tenant T erase --confirm-tenant T (the whole tenant)\n"
+        "  needs an admin token of the tenant; removes the data from every store and from disk\n");
     return 2;
   }
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__EraseRequest req = ENGRAM__V1__ERASE_REQUEST__INIT;
   req.scope = eg_cli_scope(cli, a);
   req.confirm_tenant = (char *)confirm;
-  Engram__V1__EraseResponse *r = (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/Erase", &req.base,
-                                                     &engram__v1__erase_response__descriptor);
+  Engram__V1__EraseResponse *r = (void *)eg_cli_call(
+      cli, "ingestd", "/engram.v1.Admin/Erase", &req.base, &engram__v1__erase_response__descriptor);
   eg_arena_free(a);
   if (!r) return 1;
   if (cli->json) {
@@ -142,10 +157,13 @@ int eg_cli_erase(const eg_cli *cli, int argc, char **argv) {
   } else {
     char at[40];
     eg_cli_format_time(r->erased_at, at, sizeof at);
-    if (*user) printf("erased user %s of tenant %s at %s\n", user, eg_cfg_str(cli->cfg, "tenant"), at);
-    else printf("erased tenant %s at %s\n", eg_cfg_str(cli->cfg, "tenant"), at);
+    if (*user)
+      printf("erased user %s of tenant %s at %s\n", user, eg_cfg_str(cli->cfg, "tenant"), at);
+    else
+      printf("erased tenant %s at %s\n", eg_cfg_str(cli->cfg, "tenant"), at);
     for (size_t i = 0; i < r->n_counts; i++)
-      printf("  %-8s %-15s %llu\n", r->counts[i]->store, r->counts[i]->kind, (unsigned long long)r->counts[i]->count);
+      printf("  %-8s %-15s %llu\n", r->counts[i]->store, r->counts[i]->kind,
+             (unsigned long long)r->counts[i]->count);
   }
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return 0;

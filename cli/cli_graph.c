@@ -51,31 +51,37 @@ static void print_edge(const Engram__V1__Edge *e, const char *prefix) {
   if (e->meta && e->meta->reason && *e->meta->reason) printf(", why: %s", e->meta->reason);
   if (e->meta && e->meta->provenance == ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED) {
     printf(", derived by %s from", e->meta->rule && *e->meta->rule ? e->meta->rule : "a rule");
-    for (size_t i = 0; i < e->n_derived_from; i++) printf(" #%llu", (unsigned long long)e->derived_from[i]);
+    for (size_t i = 0; i < e->n_derived_from; i++)
+      printf(" #%llu", (unsigned long long)e->derived_from[i]);
   }
   if (e->belief)
-    printf(", confidence %.2f from %zu evidence", (double)e->belief->confidence, e->belief->n_evidence);
+    printf(", confidence %.2f from %zu evidence", (double)e->belief->confidence,
+           e->belief->n_evidence);
   printf("]\n");
   for (size_t i = 0; i < e->n_outcomes; i++) {
     const Engram__V1__Outcome *o = e->outcomes[i];
-    const ProtobufCEnumValue *kv = protobuf_c_enum_descriptor_get_value(&engram__v1__outcome_kind__descriptor, (int)o->kind);
+    const ProtobufCEnumValue *kv =
+        protobuf_c_enum_descriptor_get_value(&engram__v1__outcome_kind__descriptor, (int)o->kind);
     char at[40];
     eg_cli_format_time(o->time, at, sizeof at);
-    printf("%*s  outcome %s at %s%s%s\n", (int)strlen(prefix), "", kv ? kv->name + strlen("OUTCOME_KIND_") : "?", at,
-           o->note && *o->note ? ": " : "", o->note ? o->note : "");
+    printf("%*s  outcome %s at %s%s%s\n", (int)strlen(prefix), "",
+           kv ? kv->name + strlen("OUTCOME_KIND_") : "?", at, o->note && *o->note ? ": " : "",
+           o->note ? o->note : "");
   }
 }
 
 static void print_belief(const Engram__V1__Belief *b) {
-  printf("confidence %.2f (support %.2f, against %.2f)\n", (double)b->confidence, (double)b->support,
-         (double)b->against);
+  printf("confidence %.2f (support %.2f, against %.2f)\n", (double)b->confidence,
+         (double)b->support, (double)b->against);
   for (size_t i = 0; i < b->n_evidence; i++) {
     const Engram__V1__Evidence *x = b->evidence[i];
-    const ProtobufCEnumValue *kv =
-        x->outcome ? protobuf_c_enum_descriptor_get_value(&engram__v1__outcome_kind__descriptor, (int)x->outcome) : NULL;
+    const ProtobufCEnumValue *kv = x->outcome
+                                       ? protobuf_c_enum_descriptor_get_value(
+                                             &engram__v1__outcome_kind__descriptor, (int)x->outcome)
+                                       : NULL;
     printf("  %s %s #%llu%s%s weight %.2f (%s)\n", x->contrary ? "against" : "for    ", x->relation,
-           (unsigned long long)x->edge_id, kv ? " outcome " : "", kv ? kv->name + strlen("OUTCOME_KIND_") : "",
-           (double)x->weight, x->source);
+           (unsigned long long)x->edge_id, kv ? " outcome " : "",
+           kv ? kv->name + strlen("OUTCOME_KIND_") : "", (double)x->weight, x->source);
   }
 }
 
@@ -91,16 +97,18 @@ static int cmd_state(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.scope = eg_cli_scope(cli, a);
   req.queries = qs;
   req.n_queries = 1;
-  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
-  Engram__V1__StateResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/State",
-                                                     &req.base, &engram__v1__state_response__descriptor);
+  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at))
+    return 2;
+  Engram__V1__StateResponse *r = (void *)eg_cli_call(
+      cli, "graphd", "/engram.v1.Graph/State", &req.base, &engram__v1__state_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
   } else {
     size_t shown = 0;
     for (size_t i = 0; i < r->n_results; i++)
-      for (size_t j = 0; j < r->results[i]->n_values; j++, shown++) print_edge(r->results[i]->values[j], "");
+      for (size_t j = 0; j < r->results[i]->n_values; j++, shown++)
+        print_edge(r->results[i]->values[j], "");
     if (!shown) printf("(no current value)\n");
   }
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -118,16 +126,19 @@ static int cmd_history(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.relation = argc > 2 ? argv[2] : "";
   req.limit = (uint32_t)eg_cfg_int(cli->cfg, "limit");
   if (eg_cli_time(cli, "known_at", &req.known_at)) return 2;
-  Engram__V1__HistoryResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/History", &req.base, &engram__v1__history_response__descriptor);
+  Engram__V1__HistoryResponse *r =
+      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/History", &req.base,
+                          &engram__v1__history_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
   } else {
     for (size_t i = 0; i < r->n_entries; i++) {
-      print_edge(r->entries[i]->edge, r->entries[i]->superseded ? "  superseded  " : "  current     ");
+      print_edge(r->entries[i]->edge,
+                 r->entries[i]->superseded ? "  superseded  " : "  current     ");
       if (r->entries[i]->superseded_by)
-        printf("              replaced by #%llu\n", (unsigned long long)r->entries[i]->superseded_by);
+        printf("              replaced by #%llu\n",
+               (unsigned long long)r->entries[i]->superseded_by);
     }
     if (!r->n_entries) printf("(no history)\n");
   }
@@ -140,9 +151,11 @@ static int cmd_history(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   (void)argv;
   if (argc > 1) {
-    fprintf(stderr, "usage: engram graph changes [--from T] [--to T] [--session S] [--limit N]\n"
-                    "  the commits Engram recorded in [--from, --to): a window of transaction time (when a fact\n"
-                    "  was learned), not of valid time (when it is true in the world)\n");
+    fprintf(stderr,
+            "usage: engram graph changes [--from T] [--to T] [--session S] [--limit N]\n"
+            "  the commits Engram recorded in [--from, --to): a window of transaction time (when a "
+            "fact\n"
+            "  was learned), not of valid time (when it is true in the world)\n");
     return 2;
   }
   Engram__V1__TimeRange w = ENGRAM__V1__TIME_RANGE__INIT;
@@ -152,10 +165,12 @@ static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.window = &w;
   req.session_id = (char *)eg_cfg_str(cli->cfg, "session");
   req.limit = (uint32_t)eg_cfg_int(cli->cfg, "limit");
-  Engram__V1__ChangesResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/Changes", &req.base, &engram__v1__changes_response__descriptor);
+  Engram__V1__ChangesResponse *r =
+      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Changes", &req.base,
+                          &engram__v1__changes_response__descriptor);
   if (!r) return 1;
-  if (cli->json) eg_cli_print_json(&r->base);
+  if (cli->json)
+    eg_cli_print_json(&r->base);
   else
     for (size_t i = 0; i < r->n_edges; i++) print_edge(r->edges[i], "");
   if (!cli->json && !r->n_edges) printf("(nothing committed in this window of transaction time)\n");
@@ -167,7 +182,8 @@ static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 
 static int cmd_traverse(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc < 2) {
-    fprintf(stderr, "usage: engram graph traverse SEED... [--depth N] [--relations A,B] [--at T]\n");
+    fprintf(stderr,
+            "usage: engram graph traverse SEED... [--depth N] [--relations A,B] [--at T]\n");
     return 2;
   }
   Engram__V1__TraverseRequest req = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
@@ -179,11 +195,14 @@ static int cmd_traverse(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   char *rels = eg_arena_strdup(a, eg_cfg_str(cli->cfg, "relations"));
   req.relations = eg_arena_alloc(a, 64 * sizeof *req.relations);
   char *save = NULL;
-  for (char *t = strtok_r(rels, ",", &save); t && req.n_relations < 64; t = strtok_r(NULL, ",", &save))
+  for (char *t = strtok_r(rels, ",", &save); t && req.n_relations < 64;
+       t = strtok_r(NULL, ",", &save))
     req.relations[req.n_relations++] = t;
-  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
-  Engram__V1__TraverseResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/Traverse", &req.base, &engram__v1__traverse_response__descriptor);
+  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at))
+    return 2;
+  Engram__V1__TraverseResponse *r =
+      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Traverse", &req.base,
+                          &engram__v1__traverse_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -191,7 +210,8 @@ static int cmd_traverse(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     for (size_t i = 0; i < r->n_paths; i++) {
       Engram__V1__Path *p = r->paths[i];
       printf("%s", p->n_edges ? p->edges[0]->subject_name : "");
-      for (size_t j = 0; j < p->n_edges; j++) printf(" -%s-> %s", p->edges[j]->relation, value_text(p->edges[j]));
+      for (size_t j = 0; j < p->n_edges; j++)
+        printf(" -%s-> %s", p->edges[j]->relation, value_text(p->edges[j]));
       printf("\n");
     }
     if (r->truncated || r->skipped_by_fanout)
@@ -220,16 +240,19 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     }
   }
   req.max_depth = (uint32_t)eg_cfg_int(cli->cfg, "depth");
-  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at)) return 2;
-  Engram__V1__WalkResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Walk", &req.base,
-                                                    &engram__v1__walk_response__descriptor);
+  if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at))
+    return 2;
+  Engram__V1__WalkResponse *r = (void *)eg_cli_call(
+      cli, "graphd", "/engram.v1.Graph/Walk", &req.base, &engram__v1__walk_response__descriptor);
   if (!r) return 1;
   /* A claim graphd could not evaluate (an unknown edge id: NOT_FOUND from graphd, or an
    * UNSPECIFIED status from one that answers so) is an error, never a status to show. */
   int rc = 0;
   for (size_t i = 0; i < r->n_statuses; i++) {
-    if (r->statuses[i]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNSPECIFIED) continue;
-    fprintf(stderr, "engram graph walk: no such claim #%llu\n", (unsigned long long)r->statuses[i]->claim);
+    if (r->statuses[i]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNSPECIFIED)
+      continue;
+    fprintf(stderr, "engram graph walk: no such claim #%llu\n",
+            (unsigned long long)r->statuses[i]->claim);
     rc = 1;
   }
   if (cli->json) {
@@ -238,10 +261,11 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     for (size_t i = 0; i < r->n_statuses; i++) {
       Engram__V1__ClaimStatus *s = r->statuses[i];
       if (s->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNSPECIFIED) continue;
-      const ProtobufCEnumValue *ev =
-          protobuf_c_enum_descriptor_get_value(&engram__v1__epistemic_status__descriptor, (int)s->status);
+      const ProtobufCEnumValue *ev = protobuf_c_enum_descriptor_get_value(
+          &engram__v1__epistemic_status__descriptor, (int)s->status);
       printf("#%llu %s (premises checked %u, links skipped %u)\n", (unsigned long long)s->claim,
-             ev ? ev->name + strlen("EPISTEMIC_STATUS_") : "?", s->premises_checked, s->skipped_links);
+             ev ? ev->name + strlen("EPISTEMIC_STATUS_") : "?", s->premises_checked,
+             s->skipped_links);
       if (s->superseding) print_edge(s->superseding, "  because: ");
       if (s->n_chain) {
         printf("  chain:");
@@ -256,13 +280,16 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 
 static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc != 2) {
-    fprintf(stderr, "usage: engram graph commit FILE|-   (JSON CommitRequest; scope from --tenant)\n");
+    fprintf(stderr,
+            "usage: engram graph commit FILE|-   (JSON CommitRequest; scope from --tenant)\n");
     return 2;
   }
-  Engram__V1__CommitRequest *req = (void *)eg_cli_read_request(cli, argv[1], &engram__v1__commit_request__descriptor, a);
+  Engram__V1__CommitRequest *req =
+      (void *)eg_cli_read_request(cli, argv[1], &engram__v1__commit_request__descriptor, a);
   if (!req) return 2;
-  Engram__V1__CommitResponse *r = (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Commit", &req->base,
-                                                      &engram__v1__commit_response__descriptor);
+  Engram__V1__CommitResponse *r =
+      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Commit", &req->base,
+                          &engram__v1__commit_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -281,8 +308,9 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 /* What came of an edge: ACTED_ON, IGNORED, SUCCEEDED, FAILED or REVERSED (any case). */
 static int cmd_outcome(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc != 3) {
-    fprintf(stderr, "usage: engram graph outcome EDGE_ID ACTED_ON|IGNORED|SUCCEEDED|FAILED|REVERSED "
-                    "[--note TEXT] [--source S] [--at T]\n");
+    fprintf(stderr,
+            "usage: engram graph outcome EDGE_ID ACTED_ON|IGNORED|SUCCEEDED|FAILED|REVERSED "
+            "[--note TEXT] [--source S] [--at T]\n");
     return 2;
   }
   Engram__V1__RecordOutcomeRequest req = ENGRAM__V1__RECORD_OUTCOME_REQUEST__INIT;
@@ -297,24 +325,30 @@ static int cmd_outcome(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   char name[64];
   snprintf(name, sizeof name, "OUTCOME_KIND_%s", argv[2]);
   for (char *c = name; *c; c++) *c = (char)toupper((unsigned char)*c);
-  const ProtobufCEnumValue *kv = protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, name);
+  const ProtobufCEnumValue *kv =
+      protobuf_c_enum_descriptor_get_value_by_name(&engram__v1__outcome_kind__descriptor, name);
   if (!kv || !kv->value) {
-    fprintf(stderr, "engram graph outcome: '%s' is not one of ACTED_ON, IGNORED, SUCCEEDED, FAILED, REVERSED\n", argv[2]);
+    fprintf(
+        stderr,
+        "engram graph outcome: '%s' is not one of ACTED_ON, IGNORED, SUCCEEDED, FAILED, REVERSED\n",
+        argv[2]);
     return 2;
   }
   req.kind = (Engram__V1__OutcomeKind)kv->value;
   req.note = (char *)eg_cfg_str(cli->cfg, "note");
   req.source = (char *)eg_cfg_str(cli->cfg, "source");
   if (eg_cli_time(cli, "at", &req.time)) return 2;
-  Engram__V1__RecordOutcomeResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/RecordOutcome", &req.base, &engram__v1__record_outcome_response__descriptor);
+  Engram__V1__RecordOutcomeResponse *r =
+      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/RecordOutcome", &req.base,
+                          &engram__v1__record_outcome_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
   } else {
     char at[40];
     eg_cli_format_time(r->outcome ? r->outcome->recorded_at : 0, at, sizeof at);
-    printf("recorded %s on #%llu at %s\n", kv->name + strlen("OUTCOME_KIND_"), (unsigned long long)req.edge_id, at);
+    printf("recorded %s on #%llu at %s\n", kv->name + strlen("OUTCOME_KIND_"),
+           (unsigned long long)req.edge_id, at);
     if (r->belief) print_belief(r->belief);
   }
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -322,9 +356,10 @@ static int cmd_outcome(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 }
 
 int eg_cli_graph(const eg_cli *cli, int argc, char **argv) {
-  static const eg_cli_sub sub[] = {{"state", cmd_state},       {"history", cmd_history}, {"changes", cmd_changes},
-             {"traverse", cmd_traverse}, {"walk", cmd_walk},       {"commit", cmd_commit},
-             {"outcome", cmd_outcome}};
+  static const eg_cli_sub sub[] = {{"state", cmd_state},     {"history", cmd_history},
+                                   {"changes", cmd_changes}, {"traverse", cmd_traverse},
+                                   {"walk", cmd_walk},       {"commit", cmd_commit},
+                                   {"outcome", cmd_outcome}};
   return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
                          "engram graph state|history|changes|traverse|walk|commit|outcome …");
 }
@@ -353,15 +388,20 @@ int eg_cli_call_any(const eg_cli *cli, int argc, char **argv) {
   for (size_t i = 0; i < sizeof services / sizeof *services; i++) {
     const ProtobufCServiceDescriptor *d = services[i].desc;
     if (strlen(d->short_name) != sl || strncmp(d->short_name, argv[1], sl) != 0) continue;
-    const ProtobufCMethodDescriptor *m = protobuf_c_service_descriptor_get_method_by_name(d, slash + 1);
+    const ProtobufCMethodDescriptor *m =
+        protobuf_c_service_descriptor_get_method_by_name(d, slash + 1);
     if (!m) break;
     eg_arena *a = eg_arena_new(0, 0);
     int rc = 2;
     char *text = eg_cli_read_input(argv[2], a);
-    const char *source = argv[2][0] == '@' ? argv[2] + 1 : strcmp(argv[2], "-") == 0 ? "stdin" : "argument";
+    const char *source = argv[2][0] == '@'           ? argv[2] + 1
+                         : strcmp(argv[2], "-") == 0 ? "stdin"
+                                                     : "argument";
     ProtobufCMessage *req = text ? eg_cli_parse_json(source, text, m->input, a) : NULL;
     if (req) {
-      eg_scope_default(req, eg_cli_scope(cli, a)); /* a scope, or its empty fields, from --tenant/--user/--agent */
+      eg_scope_default(
+          req,
+          eg_cli_scope(cli, a)); /* a scope, or its empty fields, from --tenant/--user/--agent */
       char path[160];
       snprintf(path, sizeof path, "/%s/%s", d->name, m->name);
       ProtobufCMessage *r = eg_cli_call(cli, services[i].daemon, path, req, m->output);

@@ -82,7 +82,8 @@ int eg_cli_health(const eg_cli *cli, int argc, char **argv) {
       if (rc == EG_OK) {
         status = status_name(st);
         found = identify(c, one ? -1 : (int)i);
-        if (one) name = found;
+        if (one)
+          name = found;
         else if (strcmp(found, who[i].daemon) != 0)
           snprintf(detail, sizeof detail, "this address serves %s, not %s", found, who[i].daemon);
       } else {
@@ -93,10 +94,11 @@ int eg_cli_health(const eg_cli *cli, int argc, char **argv) {
     }
     bad += status[0] != 'S' || (!one && *found && strcmp(found, who[i].daemon) != 0);
     if (cli->json) {
-      printf("%s\"%s\":{\"addr\":\"%s\",\"status\":\"%s\",\"daemon\":\"%s\",\"latency_ms\":%.3f}", i ? "," : "", name,
-             addr, status, found, ms);
+      printf("%s\"%s\":{\"addr\":\"%s\",\"status\":\"%s\",\"daemon\":\"%s\",\"latency_ms\":%.3f}",
+             i ? "," : "", name, addr, status, found, ms);
     } else {
-      printf("%-8s %-22s %-12s %7.2f ms%s%s\n", name, addr, status, ms, detail[0] ? "  " : "", detail);
+      printf("%-8s %-22s %-12s %7.2f ms%s%s\n", name, addr, status, ms, detail[0] ? "  " : "",
+             detail);
     }
   }
   if (cli->json) printf("}\n");

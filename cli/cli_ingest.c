@@ -19,7 +19,8 @@
 
 void eg_cli_print_ingest_report(const Engram__V1__IngestReport *p, const char *watermark) {
   printf("%u chunks, %u entities, %u facts, %llu tokens%s%s\n", p->chunks, p->entities, p->facts,
-         (unsigned long long)p->tokens, watermark && *watermark ? "; watermark " : "", watermark ? watermark : "");
+         (unsigned long long)p->tokens, watermark && *watermark ? "; watermark " : "",
+         watermark ? watermark : "");
   for (size_t i = 0; i < p->n_stages; i++)
     printf("  %-14s %8.1f ms\n", p->stages[i]->stage, (double)p->stages[i]->micros / 1000.0);
   if (p->llm_fallbacks) printf("  LLM answers replaced by the rules: %u\n", p->llm_fallbacks);
@@ -37,15 +38,19 @@ static void print_response(const Engram__V1__IngestResponse *r) {
     return;
   }
   eg_cli_print_ingest_report(p, r->watermark);
-  for (size_t i = 0; i < r->n_edge_ids; i++) printf("  edge #%llu\n", (unsigned long long)r->edge_ids[i]);
+  for (size_t i = 0; i < r->n_edge_ids; i++)
+    printf("  edge #%llu\n", (unsigned long long)r->edge_ids[i]);
 }
 
 /* A document from plain text: the whole input is the text. */
-static ProtobufCMessage *plain_document(const eg_cli *cli, const char *file, char *text, eg_arena *a) {
+static ProtobufCMessage *plain_document(const eg_cli *cli, const char *file, char *text,
+                                        eg_arena *a) {
   Engram__V1__IngestDocumentRequest *d = eg_arena_calloc(a, 1, sizeof *d);
   engram__v1__ingest_document_request__init(d);
   const char *id = eg_cfg_str(cli->cfg, "document_id");
-  d->document_id = *id ? (char *)id : strcmp(file, "-") == 0 ? "stdin" : basename(eg_arena_strdup(a, file));
+  d->document_id = *id                      ? (char *)id
+                   : strcmp(file, "-") == 0 ? "stdin"
+                                            : basename(eg_arena_strdup(a, file));
   d->title = (char *)eg_cfg_str(cli->cfg, "title");
   d->text = text;
   return &d->base;
@@ -56,23 +61,26 @@ static int cmd_one(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   while (strcmp(eg_ingest_kinds[k].name, argv[0]) != 0) k++;
   const eg_ingest_kind *kind = &eg_ingest_kinds[k];
   if (argc != 2) {
-    fprintf(stderr, "usage: engram ingest %s FILE|-   (JSON %s%s)\n", argv[0], kind->desc->short_name,
+    fprintf(stderr, "usage: engram ingest %s FILE|-   (JSON %s%s)\n", argv[0],
+            kind->desc->short_name,
             k == EG_INGEST_DOCUMENT ? ", or plain text with --document-id and --title" : "");
     return 2;
   }
   char *text = eg_cli_read_file(argv[1], a);
   if (!text) return 2;
   const char *s = text + strspn(text, " \t\r\n");
-  ProtobufCMessage *req = k == EG_INGEST_DOCUMENT && *s != '{'
-                              ? plain_document(cli, argv[1], text, a)
-                              : eg_cli_parse_json(strcmp(argv[1], "-") == 0 ? "stdin" : argv[1], text, kind->desc, a);
+  ProtobufCMessage *req =
+      k == EG_INGEST_DOCUMENT && *s != '{'
+          ? plain_document(cli, argv[1], text, a)
+          : eg_cli_parse_json(strcmp(argv[1], "-") == 0 ? "stdin" : argv[1], text, kind->desc, a);
   if (!req) return 2;
   eg_scope_default(req, eg_cli_scope(cli, a));
   /* --wait: queued like --async, then followed until the job is done */
   bool wait = eg_cfg_bool(cli->cfg, "wait");
-  if (wait || eg_cfg_bool(cli->cfg, "async")) eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC);
-  Engram__V1__IngestResponse *r =
-      (void *)eg_cli_call(cli, "ingestd", kind->method, req, &engram__v1__ingest_response__descriptor);
+  if (wait || eg_cfg_bool(cli->cfg, "async"))
+    eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC);
+  Engram__V1__IngestResponse *r = (void *)eg_cli_call(cli, "ingestd", kind->method, req,
+                                                      &engram__v1__ingest_response__descriptor);
   if (!r) return 1;
   int rc = 0;
   if (wait && !r->report && r->job_id && *r->job_id) {
@@ -94,24 +102,31 @@ static void on_interrupt(int sig) { bulk_interrupt = sig; }
 static void print_bulk_summary(const eg_cli *cli, const eg_bulk_stats *st, bool stopped) {
   double tps = st->seconds > 0 ? (double)st->tokens / st->seconds : 0;
   if (cli->json) {
-    printf("{\"lines\": %llu, \"skipped\": %llu, \"ok\": %llu, \"duplicates\": %llu, \"failed\": %llu, "
-           "\"retries\": %llu, \"chunks\": %llu, \"entities\": %llu, \"facts\": %llu, \"tokens\": %llu, "
-           "\"seconds\": %.3f, \"tokens_per_second\": %.0f, \"tokens_per_minute\": %.0f, \"done_lines\": %llu, "
-           "\"interrupted\": %s}\n",
-           (unsigned long long)st->lines, (unsigned long long)st->skipped, (unsigned long long)st->ok,
-           (unsigned long long)st->duplicates, (unsigned long long)st->failed, (unsigned long long)st->retries,
-           (unsigned long long)st->chunks, (unsigned long long)st->entities, (unsigned long long)st->facts,
-           (unsigned long long)st->tokens, st->seconds, tps, tps * 60, (unsigned long long)st->done_lines,
-           stopped ? "true" : "false");
+    printf(
+        "{\"lines\": %llu, \"skipped\": %llu, \"ok\": %llu, \"duplicates\": %llu, \"failed\": "
+        "%llu, "
+        "\"retries\": %llu, \"chunks\": %llu, \"entities\": %llu, \"facts\": %llu, \"tokens\": "
+        "%llu, "
+        "\"seconds\": %.3f, \"tokens_per_second\": %.0f, \"tokens_per_minute\": %.0f, "
+        "\"done_lines\": %llu, "
+        "\"interrupted\": %s}\n",
+        (unsigned long long)st->lines, (unsigned long long)st->skipped, (unsigned long long)st->ok,
+        (unsigned long long)st->duplicates, (unsigned long long)st->failed,
+        (unsigned long long)st->retries, (unsigned long long)st->chunks,
+        (unsigned long long)st->entities, (unsigned long long)st->facts,
+        (unsigned long long)st->tokens, st->seconds, tps, tps * 60,
+        (unsigned long long)st->done_lines, stopped ? "true" : "false");
     return;
   }
-  printf("%llu lines (%llu skipped by resume): %llu ingested, %llu already there, %llu failed, %llu retries%s\n",
-         (unsigned long long)st->lines, (unsigned long long)st->skipped, (unsigned long long)st->ok,
-         (unsigned long long)st->duplicates, (unsigned long long)st->failed, (unsigned long long)st->retries,
-         stopped ? " before the interrupt" : "");
+  printf(
+      "%llu lines (%llu skipped by resume): %llu ingested, %llu already there, %llu failed, %llu "
+      "retries%s\n",
+      (unsigned long long)st->lines, (unsigned long long)st->skipped, (unsigned long long)st->ok,
+      (unsigned long long)st->duplicates, (unsigned long long)st->failed,
+      (unsigned long long)st->retries, stopped ? " before the interrupt" : "");
   printf("%llu chunks, %llu entities, %llu facts, %llu tokens in %.1f s (%.0f tokens/s)\n",
-         (unsigned long long)st->chunks, (unsigned long long)st->entities, (unsigned long long)st->facts,
-         (unsigned long long)st->tokens, st->seconds, tps);
+         (unsigned long long)st->chunks, (unsigned long long)st->entities,
+         (unsigned long long)st->facts, (unsigned long long)st->tokens, st->seconds, tps);
   for (size_t i = 0; i < st->n_stages; i++)
     printf("  %-14s %10.1f ms summed\n", st->stages[i].name, (double)st->stages[i].micros / 1000.0);
 }
@@ -119,7 +134,9 @@ static void print_bulk_summary(const eg_cli *cli, const eg_bulk_stats *st, bool 
 static int cmd_bulk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   (void)a;
   if (argc != 2) {
-    fprintf(stderr, "usage: engram ingest bulk FILE.jsonl|- [--parallel N] [--resume] [--state-file F] [--progress]\n");
+    fprintf(stderr,
+            "usage: engram ingest bulk FILE.jsonl|- [--parallel N] [--resume] [--state-file F] "
+            "[--progress]\n");
     return 2;
   }
   eg_rpc_client *c = eg_cli_connect(cli, eg_cli_daemon_addr(cli, "ingestd"));
@@ -154,7 +171,9 @@ static int cmd_bulk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
 }
 
 int eg_cli_ingest(const eg_cli *cli, int argc, char **argv) {
-  static const eg_cli_sub sub[] = {{"session", cmd_one}, {"document", cmd_one}, {"facts", cmd_one}, {"bulk", cmd_bulk}};
-  return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
-                         "engram ingest session|document|facts FILE|-  or  engram ingest bulk FILE.jsonl|-");
+  static const eg_cli_sub sub[] = {
+      {"session", cmd_one}, {"document", cmd_one}, {"facts", cmd_one}, {"bulk", cmd_bulk}};
+  return eg_cli_dispatch(
+      cli, argc, argv, sub, sizeof sub / sizeof *sub,
+      "engram ingest session|document|facts FILE|-  or  engram ingest bulk FILE.jsonl|-");
 }

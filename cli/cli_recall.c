@@ -11,7 +11,9 @@
 
 int eg_cli_recall(const eg_cli *cli, int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: engram recall \"QUESTION\" [--at T] [--known-at T] [--k N] [--budget N] [--session S]\n");
+    fprintf(stderr,
+            "usage: engram recall \"QUESTION\" [--at T] [--known-at T] [--k N] [--budget N] "
+            "[--session S]\n");
     return 2;
   }
   eg_arena *a = eg_arena_new(0, 0);
@@ -26,9 +28,11 @@ int eg_cli_recall(const eg_cli *cli, int argc, char **argv) {
     req.n_session_ids = 1;
   }
   int rc = 2;
-  if (eg_cli_time(cli, "at", &req.query_time) || eg_cli_time(cli, "known_at", &req.known_at)) goto out;
-  Engram__V1__RecallResponse *r = (void *)eg_cli_call(cli, "recalld", "/engram.v1.Recall/Recall", &req.base,
-                                                      &engram__v1__recall_response__descriptor);
+  if (eg_cli_time(cli, "at", &req.query_time) || eg_cli_time(cli, "known_at", &req.known_at))
+    goto out;
+  Engram__V1__RecallResponse *r =
+      (void *)eg_cli_call(cli, "recalld", "/engram.v1.Recall/Recall", &req.base,
+                          &engram__v1__recall_response__descriptor);
   rc = 1;
   if (!r) goto out;
   rc = 0;
@@ -40,10 +44,11 @@ int eg_cli_recall(const eg_cli *cli, int argc, char **argv) {
     static const char *status[] = {"-", "unverified", "corroborated", "POTENTIALLY_STALE"};
     for (size_t i = 0; i < r->n_items; i++) {
       const Engram__V1__RecallItem *it = r->items[i];
-      printf("%2zu. %-5s %.3f %-17s %.100s\n", i + 1, kinds[it->kind <= 3 ? it->kind : 0], it->score,
-             status[it->status <= 3 ? it->status : 0], it->text);
+      printf("%2zu. %-5s %.3f %-17s %.100s\n", i + 1, kinds[it->kind <= 3 ? it->kind : 0],
+             it->score, status[it->status <= 3 ? it->status : 0], it->text);
     }
-    printf("%u context tokens%s;", r->context_tokens, r->nothing_relevant ? ", nothing relevant" : "");
+    printf("%u context tokens%s;", r->context_tokens,
+           r->nothing_relevant ? ", nothing relevant" : "");
     for (size_t i = 0; i < r->n_timings; i++)
       printf(" %s %.1f ms", r->timings[i]->stage, (double)r->timings[i]->micros / 1000.0);
     printf("\n");

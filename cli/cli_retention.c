@@ -16,16 +16,19 @@
 
 #include "cli/cli.h"
 
-#define USAGE                                                                                                 \
-  "engram retention get [--chunk ID]... [--fact ID]... [--at TIME]\n"                                          \
-  "       engram retention policy [--set key=value]... [--confirm-tenant T]\n"                                 \
-  "       engram retention sweep [--at TIME]\n"                                                                \
-  "  keys: half_life_days sigma hot_min warm_min hot_max warm_max evict_cold_after_days prior_weight disabled\n" \
-  "  needs an admin token of the tenant; a policy that evicts needs --confirm-tenant equal to --tenant"
+#define USAGE                                                                                   \
+  "engram retention get [--chunk ID]... [--fact ID]... [--at TIME]\n"                           \
+  "       engram retention policy [--set key=value]... [--confirm-tenant T]\n"                  \
+  "       engram retention sweep [--at TIME]\n"                                                 \
+  "  keys: half_life_days sigma hot_min warm_min hot_max warm_max evict_cold_after_days "       \
+  "prior_weight disabled\n"                                                                     \
+  "  needs an admin token of the tenant; a policy that evicts needs --confirm-tenant equal to " \
+  "--tenant"
 
 /* The ids of a list option ("1,2,3"): appended to *ids (arena); -1 (message printed) when
  * one is not a positive integer. */
-static int parse_ids(const eg_cli *cli, const char *option, eg_arena *a, uint64_t **ids, size_t *n) {
+static int parse_ids(const eg_cli *cli, const char *option, eg_arena *a, uint64_t **ids,
+                     size_t *n) {
   const char *s = eg_cfg_str(cli->cfg, option);
   size_t cap = 1;
   for (const char *p = s; *p; p++) cap += *p == ',';
@@ -47,22 +50,26 @@ static int parse_ids(const eg_cli *cli, const char *option, eg_arena *a, uint64_
 }
 
 static const char *tier_name(Engram__V1__RetentionTier t) {
-  const ProtobufCEnumValue *v = protobuf_c_enum_descriptor_get_value(&engram__v1__retention_tier__descriptor, (int)t);
+  const ProtobufCEnumValue *v =
+      protobuf_c_enum_descriptor_get_value(&engram__v1__retention_tier__descriptor, (int)t);
   return v ? v->name + strlen("RETENTION_TIER_") : "?";
 }
 
 static void print_policy(const Engram__V1__RetentionPolicy *p) {
   if (!p) return;
-  printf("policy: half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu warm_max=%llu "
-         "evict_cold_after_days=%g prior_weight=%g disabled=%s\n",
-         p->half_life_days, p->sigma, p->hot_min, p->warm_min, (unsigned long long)p->hot_max,
-         (unsigned long long)p->warm_max, p->evict_cold_after_days, p->prior_weight, p->disabled ? "true" : "false");
+  printf(
+      "policy: half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu warm_max=%llu "
+      "evict_cold_after_days=%g prior_weight=%g disabled=%s\n",
+      p->half_life_days, p->sigma, p->hot_min, p->warm_min, (unsigned long long)p->hot_max,
+      (unsigned long long)p->warm_max, p->evict_cold_after_days, p->prior_weight,
+      p->disabled ? "true" : "false");
 }
 
 static void print_tiers(Engram__V1__TierCount *const *t, size_t n) {
   if (!n) return;
   printf("tiers:");
-  for (size_t i = 0; i < n; i++) printf("%s %s %llu", i ? "," : "", tier_name(t[i]->tier), (unsigned long long)t[i]->count);
+  for (size_t i = 0; i < n; i++)
+    printf("%s %s %llu", i ? "," : "", tier_name(t[i]->tier), (unsigned long long)t[i]->count);
   printf("\n");
 }
 
@@ -74,20 +81,23 @@ static int cmd_get(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (parse_ids(cli, "chunk", a, &req.chunk_ids, &req.n_chunk_ids) ||
       parse_ids(cli, "fact", a, &req.edge_ids, &req.n_edge_ids) || eg_cli_time(cli, "at", &req.at))
     return 2;
-  Engram__V1__GetRetentionResponse *r = (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/GetRetention", &req.base,
-                                                            &engram__v1__get_retention_response__descriptor);
+  Engram__V1__GetRetentionResponse *r =
+      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/GetRetention", &req.base,
+                          &engram__v1__get_retention_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
   } else {
-    if (r->n_items) printf("%-5s %-20s %8s %-7s %-8s %-16s %8s %s\n", "KIND", "ID", "R", "TIER", "SALIENCE", "SOURCE",
-                           "ACCESSES", "LAST ACCESS");
+    if (r->n_items)
+      printf("%-5s %-20s %8s %-7s %-8s %-16s %8s %s\n", "KIND", "ID", "R", "TIER", "SALIENCE",
+             "SOURCE", "ACCESSES", "LAST ACCESS");
     for (size_t i = 0; i < r->n_items; i++) {
       const Engram__V1__RetentionInfo *it = r->items[i];
       char last[40];
       eg_cli_format_time(it->last_access, last, sizeof last);
-      printf("%-5s %-20llu %8.4f %-7s %-8.2f %-16s %8llu %s\n", it->kind, (unsigned long long)it->id, it->r,
-             tier_name(it->tier), it->salience, it->salience_source, (unsigned long long)it->access_count, last);
+      printf("%-5s %-20llu %8.4f %-7s %-8.2f %-16s %8llu %s\n", it->kind,
+             (unsigned long long)it->id, it->r, tier_name(it->tier), it->salience,
+             it->salience_source, (unsigned long long)it->access_count, last);
       printf("      why: %s\n", it->why);
     }
     size_t asked = req.n_chunk_ids + req.n_edge_ids;
@@ -104,13 +114,17 @@ static int cmd_get(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
  * of the wrong kind. */
 static int apply_sets(const eg_cli *cli, Engram__V1__RetentionPolicy *p, eg_arena *a) {
   char *sets = eg_arena_strdup(a, eg_cfg_str(cli->cfg, "set"));
-  for (char *save = NULL, *kv = sets ? strtok_r(sets, ",", &save) : NULL; kv; kv = strtok_r(NULL, ",", &save)) {
+  for (char *save = NULL, *kv = sets ? strtok_r(sets, ",", &save) : NULL; kv;
+       kv = strtok_r(NULL, ",", &save)) {
     char *eq = strchr(kv, '=');
     if (eq) *eq = '\0';
-    const ProtobufCFieldDescriptor *f =
-        eq ? protobuf_c_message_descriptor_get_field_by_name(&engram__v1__retention_policy__descriptor, kv) : NULL;
+    const ProtobufCFieldDescriptor *f = eq ? protobuf_c_message_descriptor_get_field_by_name(
+                                                 &engram__v1__retention_policy__descriptor, kv)
+                                           : NULL;
     if (!f) {
-      fprintf(stderr, "engram: --set wants key=value with a key of the policy (see engram retention --help): '%s'\n",
+      fprintf(stderr,
+              "engram: --set wants key=value with a key of the policy (see engram retention "
+              "--help): '%s'\n",
               kv);
       return -1;
     }
@@ -144,13 +158,16 @@ static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   /* the policy in force: shown, or the base the keys given change */
   Engram__V1__GetRetentionRequest get = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   get.scope = eg_cli_scope(cli, a);
-  Engram__V1__GetRetentionResponse *cur = (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/GetRetention",
-                                                              &get.base, &engram__v1__get_retention_response__descriptor);
+  Engram__V1__GetRetentionResponse *cur =
+      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/GetRetention", &get.base,
+                          &engram__v1__get_retention_response__descriptor);
   if (!cur) return 1;
   int rc = 0;
   if (!*eg_cfg_str(cli->cfg, "set")) {
-    if (cli->json && cur->policy) eg_cli_print_json(&cur->policy->base);
-    else print_policy(cur->policy);
+    if (cli->json && cur->policy)
+      eg_cli_print_json(&cur->policy->base);
+    else
+      print_policy(cur->policy);
     print_tiers(cli->json ? NULL : cur->tiers, cur->n_tiers);
     goto out;
   }
@@ -164,14 +181,17 @@ static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.scope = get.scope;
   req.policy = &p;
   req.confirm_tenant = (char *)eg_cfg_str(cli->cfg, "confirm_tenant");
-  Engram__V1__SetRetentionPolicyResponse *r = (void *)eg_cli_call(
-      cli, "ingestd", "/engram.v1.Admin/SetRetentionPolicy", &req.base, &engram__v1__set_retention_policy_response__descriptor);
+  Engram__V1__SetRetentionPolicyResponse *r =
+      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/SetRetentionPolicy", &req.base,
+                          &engram__v1__set_retention_policy_response__descriptor);
   if (!r) {
     rc = 1;
     goto out;
   }
-  if (cli->json) eg_cli_print_json(&r->base);
-  else print_policy(r->policy);
+  if (cli->json)
+    eg_cli_print_json(&r->base);
+  else
+    print_policy(r->policy);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 out:
   protobuf_c_message_free_unpacked(&cur->base, NULL);
@@ -184,8 +204,9 @@ static int cmd_sweep(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   Engram__V1__SweepRetentionRequest req = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
   req.scope = eg_cli_scope(cli, a);
   if (eg_cli_time(cli, "at", &req.at)) return 2;
-  Engram__V1__SweepRetentionResponse *r = (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/SweepRetention",
-                                                              &req.base, &engram__v1__sweep_retention_response__descriptor);
+  Engram__V1__SweepRetentionResponse *r =
+      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/SweepRetention", &req.base,
+                          &engram__v1__sweep_retention_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);

@@ -25,7 +25,8 @@ static int print_line(const eg_cli *cli, const char *token, bool show_token) {
     fprintf(stderr, "engram: --tenant: %s\n", err.msg);
     return 2;
   }
-  eg_auth_tenant_field(service ? "" : tenant, field, sizeof field); /* fits: at most 3 bytes a byte */
+  eg_auth_tenant_field(service ? "" : tenant, field,
+                       sizeof field); /* fits: at most 3 bytes a byte */
   eg_auth_digest_line(token, digest);
   snprintf(line, sizeof line, "%s %s %s", service ? "*" : field, digest, role);
   if (cli->json)

@@ -33,8 +33,10 @@ int eg_cli_time(const eg_cli *cli, const char *option, int64_t *out) {
 }
 
 void eg_cli_format_time(int64_t us, char *buf, size_t len) {
-  if (!us) snprintf(buf, len, "-");
-  else eg_time_format_auto(us, buf, len);
+  if (!us)
+    snprintf(buf, len, "-");
+  else
+    eg_time_format_auto(us, buf, len);
 }
 
 char *eg_cli_read_input(const char *arg, eg_arena *a) {
@@ -59,16 +61,18 @@ char *eg_cli_read_file(const char *path, eg_arena *a) {
   return eg_cli_read_input(strcmp(path, "-") == 0 ? "-" : eg_arena_sprintf(a, "@%s", path), a);
 }
 
-ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path, const ProtobufCMessageDescriptor *desc,
-                                      eg_arena *a) {
+ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path,
+                                      const ProtobufCMessageDescriptor *desc, eg_arena *a) {
   char *text = eg_cli_read_file(path, a);
-  ProtobufCMessage *m = text ? eg_cli_parse_json(strcmp(path, "-") == 0 ? "stdin" : path, text, desc, a) : NULL;
+  ProtobufCMessage *m =
+      text ? eg_cli_parse_json(strcmp(path, "-") == 0 ? "stdin" : path, text, desc, a) : NULL;
   if (m) eg_scope_default(m, eg_cli_scope(cli, a));
   return m;
 }
 
 ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
-                              const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc) {
+                              const ProtobufCMessage *req,
+                              const ProtobufCMessageDescriptor *resp_desc) {
   eg_rpc_client *c = eg_cli_connect(cli, eg_cli_daemon_addr(cli, daemon));
   if (!c) return NULL;
   ProtobufCMessage *resp = NULL;
@@ -97,12 +101,14 @@ void eg_cli_print_json(const ProtobufCMessage *m) {
   eg_buf_free(&b);
 }
 
-ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text, const ProtobufCMessageDescriptor *desc,
-                                    eg_arena *a) {
+ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text,
+                                    const ProtobufCMessageDescriptor *desc, eg_arena *a) {
   cJSON *j = NULL;
   eg_err e;
   if (eg_pbjson_parse(text, &j, &e)) {
-    fprintf(stderr, "engram: %s: %s (one JSON %s; several requests, one per line, go to `engram ingest bulk`)\n",
+    fprintf(stderr,
+            "engram: %s: %s (one JSON %s; several requests, one per line, go to `engram ingest "
+            "bulk`)\n",
             source, e.msg, desc->short_name);
     return NULL;
   }
@@ -115,7 +121,8 @@ ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text, const 
   return m;
 }
 
-int eg_cli_dispatch(const eg_cli *cli, int argc, char **argv, const eg_cli_sub *sub, size_t n, const char *usage) {
+int eg_cli_dispatch(const eg_cli *cli, int argc, char **argv, const eg_cli_sub *sub, size_t n,
+                    const char *usage) {
   for (size_t i = 0; argc >= 2 && i < n; i++) {
     if (strcmp(argv[1], sub[i].name) != 0) continue;
     eg_arena *a = eg_arena_new(0, 0);

@@ -11,23 +11,29 @@
 
 static int cmd_upsert(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc != 2) {
-    fprintf(stderr, "usage: engram vector upsert FILE|-   (JSON UpsertRequest; scope from --tenant)\n");
+    fprintf(stderr,
+            "usage: engram vector upsert FILE|-   (JSON UpsertRequest; scope from --tenant)\n");
     return 2;
   }
-  Engram__V1__UpsertRequest *req = (void *)eg_cli_read_request(cli, argv[1], &engram__v1__upsert_request__descriptor, a);
+  Engram__V1__UpsertRequest *req =
+      (void *)eg_cli_read_request(cli, argv[1], &engram__v1__upsert_request__descriptor, a);
   if (!req) return 2;
-  Engram__V1__UpsertResponse *r = (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Upsert", &req->base,
-                                                      &engram__v1__upsert_response__descriptor);
+  Engram__V1__UpsertResponse *r =
+      (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Upsert", &req->base,
+                          &engram__v1__upsert_response__descriptor);
   if (!r) return 1;
-  if (cli->json) eg_cli_print_json(&r->base);
-  else printf("upserted %zu chunks (%s, %u dims)\n", r->n_ids, r->model_id, r->dim);
+  if (cli->json)
+    eg_cli_print_json(&r->base);
+  else
+    printf("upserted %zu chunks (%s, %u dims)\n", r->n_ids, r->model_id, r->dim);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return 0;
 }
 
 static int cmd_search(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc < 2) {
-    fprintf(stderr, "usage: engram vector search TEXT… [--k N] [--session S] [--from T] [--to T]\n");
+    fprintf(stderr,
+            "usage: engram vector search TEXT… [--k N] [--session S] [--from T] [--to T]\n");
     return 2;
   }
   Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
@@ -51,8 +57,9 @@ static int cmd_search(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     f.n_session_ids = 1;
   }
   req.filter = &f;
-  Engram__V1__SearchResponse *r = (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Search", &req.base,
-                                                      &engram__v1__search_response__descriptor);
+  Engram__V1__SearchResponse *r =
+      (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Search", &req.base,
+                          &engram__v1__search_response__descriptor);
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -65,8 +72,10 @@ static int cmd_search(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
         char t[40];
         eg_cli_format_time(h->chunk->time, t, sizeof t);
         printf("#%llu %.3f (content %.2f latent %.2f bm25 %.2f) [%s %s %s] %s\n",
-               (unsigned long long)h->chunk->id, h->score, h->content_sim, h->latent_sim, h->bm25_norm, t,
-               h->chunk->session_id && *h->chunk->session_id ? h->chunk->session_id : h->chunk->document_id,
+               (unsigned long long)h->chunk->id, h->score, h->content_sim, h->latent_sim,
+               h->bm25_norm, t,
+               h->chunk->session_id && *h->chunk->session_id ? h->chunk->session_id
+                                                             : h->chunk->document_id,
                h->chunk->role, h->chunk->content);
       }
     }
@@ -84,18 +93,23 @@ static int cmd_delete(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.scope = eg_cli_scope(cli, a);
   req.n_ids = (size_t)argc - 1;
   req.ids = eg_arena_alloc(a, req.n_ids * sizeof *req.ids);
-  for (size_t i = 0; i < req.n_ids; i++) req.ids[i] = strtoull(argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1], NULL, 10);
-  Engram__V1__DeleteResponse *r = (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Delete", &req.base,
-                                                      &engram__v1__delete_response__descriptor);
+  for (size_t i = 0; i < req.n_ids; i++)
+    req.ids[i] = strtoull(argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1], NULL, 10);
+  Engram__V1__DeleteResponse *r =
+      (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Delete", &req.base,
+                          &engram__v1__delete_response__descriptor);
   if (!r) return 1;
-  if (cli->json) eg_cli_print_json(&r->base);
-  else printf("deleted %u\n", r->deleted);
+  if (cli->json)
+    eg_cli_print_json(&r->base);
+  else
+    printf("deleted %u\n", r->deleted);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return 0;
 }
 
 int eg_cli_vector(const eg_cli *cli, int argc, char **argv) {
-  static const eg_cli_sub sub[] = {{"upsert", cmd_upsert}, {"search", cmd_search}, {"delete", cmd_delete}};
+  static const eg_cli_sub sub[] = {
+      {"upsert", cmd_upsert}, {"search", cmd_search}, {"delete", cmd_delete}};
   return eg_cli_dispatch(cli, argc, argv, sub, sizeof sub / sizeof *sub,
                          "engram vector upsert|search|delete …");
 }

@@ -1,7 +1,8 @@
 /*
  * engram — the command-line client: one subcommand per RPC.
  *
- *   engram [--addr host:port] [--token T] [--tls-ca FILE] [--json] [--timeout-ms N] <command> [args]
+ *   engram [--addr host:port] [--token T] [--tls-ca FILE] [--json] [--timeout-ms N] <command>
+ * [args]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,8 +19,10 @@ static const eg_cfg_opt cli_opts[] = {
     {"addr", EG_CFG_STR, "", "address of the daemon for single-service commands", 0, 0, 0},
     {"token", EG_CFG_STR, "", "bearer token (or ENGRAM_TOKEN)", EG_CFG_SECRET, 0, 0},
     {"json", EG_CFG_BOOL, "false", "print JSON", 0, 0, 0},
-    {"tls_ca", EG_CFG_STR, "", "PEM roots: connect over TLS and verify the daemons' certificates", 0, 0, 0},
-    {"tls_server_name", EG_CFG_STR, "", "name the certificates must carry (default: the address's host)", 0, 0, 0},
+    {"tls_ca", EG_CFG_STR, "", "PEM roots: connect over TLS and verify the daemons' certificates",
+     0, 0, 0},
+    {"tls_server_name", EG_CFG_STR, "",
+     "name the certificates must carry (default: the address's host)", 0, 0, 0},
     {"timeout_ms", EG_CFG_INT, "10000", "deadline per call", 0, 1, 3600000},
     {"ingestd_addr", EG_CFG_STR, "127.0.0.1:7101", "ingestd address", 0, 0, 0},
     {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd address", 0, 0, 0},
@@ -39,21 +42,30 @@ static const eg_cfg_opt cli_opts[] = {
     /* No upper bound here: the server's max_k is the limit (recalld 100, vectord 1000 by
      * default, configurable), so its INVALID_ARGUMENT says what it is. */
     {"k", EG_CFG_INT, "10", "results per query (at most the server's max_k)", 0, 1, UINT32_MAX},
-    {"async", EG_CFG_BOOL, "false", "ingest: answer when queued, with a job id and watermark", 0, 0, 0},
-    {"wait", EG_CFG_BOOL, "false", "ingest, job: queue (as --async), then wait until the job is done", 0, 0, 0},
-    {"confirm_tenant", EG_CFG_STR, "", "erase: the tenant again, to erase all of it (no --user)", 0, 0, 0},
-    {"document_id", EG_CFG_STR, "", "ingest document of plain text: its id (default: the file name)", 0, 0, 0},
+    {"async", EG_CFG_BOOL, "false", "ingest: answer when queued, with a job id and watermark", 0, 0,
+     0},
+    {"wait", EG_CFG_BOOL, "false",
+     "ingest, job: queue (as --async), then wait until the job is done", 0, 0, 0},
+    {"confirm_tenant", EG_CFG_STR, "", "erase: the tenant again, to erase all of it (no --user)", 0,
+     0, 0},
+    {"document_id", EG_CFG_STR, "",
+     "ingest document of plain text: its id (default: the file name)", 0, 0, 0},
     {"title", EG_CFG_STR, "", "ingest document of plain text: its title", 0, 0, 0},
-    {"budget", EG_CFG_INT, "0", "recall: token budget of the context block (0 = server default)", 0, 0, 1000000},
+    {"budget", EG_CFG_INT, "0", "recall: token budget of the context block (0 = server default)", 0,
+     0, 1000000},
     {"parallel", EG_CFG_INT, "4", "ingest bulk: requests in flight", 0, 1, 256},
-    {"resume", EG_CFG_BOOL, "false", "ingest bulk: continue after the lines recorded as done", 0, 0, 0},
+    {"resume", EG_CFG_BOOL, "false", "ingest bulk: continue after the lines recorded as done", 0, 0,
+     0},
     {"state_file", EG_CFG_STR, "", "ingest bulk: resume state (default FILE.progress)", 0, 0, 0},
     {"role", EG_CFG_STR, "user", "token: user, admin (may erase) or service (daemons)", 0, 0, 0},
-    {"progress", EG_CFG_STR, "auto", "ingest bulk, --wait: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
+    {"progress", EG_CFG_STR, "auto",
+     "ingest bulk, --wait: progress line on stderr: auto (a terminal), on, off", 0, 0, 0},
     {"note", EG_CFG_STR, "", "graph outcome: a note on what happened", 0, 0, 0},
     {"source", EG_CFG_STR, "", "graph outcome: where it came from (default client)", 0, 0, 0},
-    {"chunk", EG_CFG_STR, "", "retention get: a chunk id (repeat, or comma-separated)", EG_CFG_LIST, 0, 0},
-    {"fact", EG_CFG_STR, "", "retention get: a fact's edge id (repeat, or comma-separated)", EG_CFG_LIST, 0, 0},
+    {"chunk", EG_CFG_STR, "", "retention get: a chunk id (repeat, or comma-separated)", EG_CFG_LIST,
+     0, 0},
+    {"fact", EG_CFG_STR, "", "retention get: a fact's edge id (repeat, or comma-separated)",
+     EG_CFG_LIST, 0, 0},
     {"set", EG_CFG_STR, "", "retention policy: key=value to change (repeat)", EG_CFG_LIST, 0, 0},
 };
 
@@ -71,16 +83,23 @@ static int cmd_version(const eg_cli *cli, int argc, char **argv) {
 
 static const command commands[] = {
     {"health", eg_cli_health, "check grpc.health.v1 on all four daemons (or --addr)"},
-    {"graph", eg_cli_graph, "state|history|changes|traverse|walk|commit|outcome on graphd (changes: by transaction time)"},
+    {"graph", eg_cli_graph,
+     "state|history|changes|traverse|walk|commit|outcome on graphd (changes: by transaction time)"},
     {"vector", eg_cli_vector, "upsert|search|delete on vectord"},
-    {"recall", eg_cli_recall, "\"question\" [--at T] [--known-at T]: the context recalld assembles"},
-    {"ingest", eg_cli_ingest, "session|document|facts FILE [--async|--wait], bulk FILE.jsonl on ingestd"},
+    {"recall", eg_cli_recall,
+     "\"question\" [--at T] [--known-at T]: the context recalld assembles"},
+    {"ingest", eg_cli_ingest,
+     "session|document|facts FILE [--async|--wait], bulk FILE.jsonl on ingestd"},
     {"job", eg_cli_job, "JOB_ID [--wait]: the state of an async ingest (ingestd GetJob)"},
-    {"relations", eg_cli_relations, "built-in and declared relations with their cardinality (graphd)"},
-    {"erase", eg_cli_erase, "--user U | --confirm-tenant T: erase a user's or a tenant's memory (admin)"},
+    {"relations", eg_cli_relations,
+     "built-in and declared relations with their cardinality (graphd)"},
+    {"erase", eg_cli_erase,
+     "--user U | --confirm-tenant T: erase a user's or a tenant's memory (admin)"},
     {"retention", eg_cli_retention,
-     "get [--chunk ID]... [--fact ID]... [--at T] | policy [--set k=v]... | sweep [--at T] (admin)"},
-    {"token", eg_cli_token, "new|hash [--tenant T] [--role R]: a bearer token and its tokens-file line"},
+     "get [--chunk ID]... [--fact ID]... [--at T] | policy [--set k=v]... | sweep [--at T] "
+     "(admin)"},
+    {"token", eg_cli_token,
+     "new|hash [--tenant T] [--role R]: a bearer token and its tokens-file line"},
     {"call", eg_cli_call_any, "any RPC: engram call Graph/State '{\"scope\":…}'"},
     {"version", cmd_version, "print the version"},
 };

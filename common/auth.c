@@ -62,8 +62,10 @@ bool eg_auth_tenant_field(const char *tenant, char *out, size_t len) {
   size_t o = 0;
   for (const unsigned char *p = (const unsigned char *)tenant; *p; p++) {
     if (o + 4 > len) return false;
-    if (escaped_in_field(*p)) o += (size_t)snprintf(out + o, 4, "%%%02X", *p);
-    else out[o++] = (char)*p;
+    if (escaped_in_field(*p))
+      o += (size_t)snprintf(out + o, 4, "%%%02X", *p);
+    else
+      out[o++] = (char)*p;
   }
   if (o + 1 > len) return false;
   out[o] = 0;
@@ -102,33 +104,48 @@ static eg_code parse_line(table *t, char *line, const char *where, int lineno, e
   if (hash) *hash = 0;
   char *f[4] = {0};
   int nf = 0;
-  for (char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
-    if (nf == 3) return eg_err_set(err, EG_EINVAL, "%s line %d: more than three fields", where, lineno);
+  for (char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save); tok;
+       tok = strtok_r(NULL, " \t\r\n", &save)) {
+    if (nf == 3)
+      return eg_err_set(err, EG_EINVAL, "%s line %d: more than three fields", where, lineno);
     f[nf++] = tok;
   }
   if (nf == 0) return EG_OK;
-  if (nf < 2) return eg_err_set(err, EG_EINVAL, "%s line %d: want '<tenant> sha256:<hex> [role]'", where, lineno);
+  if (nf < 2)
+    return eg_err_set(err, EG_EINVAL, "%s line %d: want '<tenant> sha256:<hex> [role]'", where,
+                      lineno);
   entry e = {{0}, "", EG_ROLE_USER};
   if (strncmp(f[1], "sha256:", 7) != 0 || strlen(f[1]) != 7 + 64)
-    return eg_err_set(err, EG_EINVAL,
-                      "%s line %d: the token must be stored as sha256:<64 hex digits> (never in clear; "
-                      "`engram token new` prints one)", where, lineno);
+    return eg_err_set(
+        err, EG_EINVAL,
+        "%s line %d: the token must be stored as sha256:<64 hex digits> (never in clear; "
+        "`engram token new` prints one)",
+        where, lineno);
   for (int i = 0; i < 32; i++) {
     int hi = hexval(f[1][7 + 2 * i]), lo = hexval(f[1][8 + 2 * i]);
-    if (hi < 0 || lo < 0) return eg_err_set(err, EG_EINVAL, "%s line %d: bad hex digit in the digest", where, lineno);
+    if (hi < 0 || lo < 0)
+      return eg_err_set(err, EG_EINVAL, "%s line %d: bad hex digit in the digest", where, lineno);
     e.digest[i] = (unsigned char)(hi << 4 | lo);
   }
   if (nf == 3) {
-    if (!strcmp(f[2], "user")) e.role = EG_ROLE_USER;
-    else if (!strcmp(f[2], "admin")) e.role = EG_ROLE_ADMIN;
-    else if (!strcmp(f[2], "service")) e.role = EG_ROLE_SERVICE;
-    else return eg_err_set(err, EG_EINVAL, "%s line %d: role must be user, admin or service", where, lineno);
+    if (!strcmp(f[2], "user"))
+      e.role = EG_ROLE_USER;
+    else if (!strcmp(f[2], "admin"))
+      e.role = EG_ROLE_ADMIN;
+    else if (!strcmp(f[2], "service"))
+      e.role = EG_ROLE_SERVICE;
+    else
+      return eg_err_set(err, EG_EINVAL, "%s line %d: role must be user, admin or service", where,
+                        lineno);
   }
   bool any = !strcmp(f[0], "*"); /* "%2A" is a tenant named "*" */
   if (any != (e.role == EG_ROLE_SERVICE))
-    return eg_err_set(err, EG_EINVAL, "%s line %d: tenant '*' goes with role service, and only it", where, lineno);
+    return eg_err_set(err, EG_EINVAL, "%s line %d: tenant '*' goes with role service, and only it",
+                      where, lineno);
   if (!unescape_field(f[0]))
-    return eg_err_set(err, EG_EINVAL, "%s line %d: '%%' in the tenant must start an escape like %%20", where, lineno);
+    return eg_err_set(err, EG_EINVAL,
+                      "%s line %d: '%%' in the tenant must start an escape like %%20", where,
+                      lineno);
   Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
   s.tenant = f[0];
   eg_err serr;
@@ -140,7 +157,8 @@ static eg_code parse_line(table *t, char *line, const char *where, int lineno, e
 
 static eg_code parse_text(table *t, char *text, const char *where, eg_err *err) {
   int lineno = 0;
-  for (char *save = NULL, *line = strtok_r(text, "\n;", &save); line; line = strtok_r(NULL, "\n;", &save)) {
+  for (char *save = NULL, *line = strtok_r(text, "\n;", &save); line;
+       line = strtok_r(NULL, "\n;", &save)) {
     lineno++;
     eg_code rc = parse_line(t, line, where, lineno, err);
     if (rc) return rc;
@@ -186,8 +204,9 @@ eg_code eg_auth_open(const eg_auth_opts *o, eg_auth **out, eg_err *err) {
   a->tokens = strdup(o->tokens ? o->tokens : "");
   a->service_token = strdup(o->service_token ? o->service_token : "");
   pthread_rwlock_init(&a->lock, NULL);
-  eg_code rc = !a->tokens_file || !a->tokens || !a->service_token ? eg_err_set(err, EG_ENOMEM, "out of memory")
-                                                                  : load(a, &a->t, err);
+  eg_code rc = !a->tokens_file || !a->tokens || !a->service_token
+                   ? eg_err_set(err, EG_ENOMEM, "out of memory")
+                   : load(a, &a->t, err);
   if (rc) {
     eg_auth_free(a);
     return rc;
@@ -236,8 +255,8 @@ bool eg_auth_admin_method(const char *method) {
   /* every Admin method; on the stores, the erasures and the retention policy's changes */
   static const char admin[] = "engram.v1.Admin/";
   const char *m = method[0] == '/' ? method + 1 : method;
-  return !strncmp(m, admin, sizeof admin - 1) || !strcmp(slash, "/Erase") || !strcmp(slash, "/SetRetentionPolicy") ||
-         !strcmp(slash, "/SweepRetention");
+  return !strncmp(m, admin, sizeof admin - 1) || !strcmp(slash, "/Erase") ||
+         !strcmp(slash, "/SetRetentionPolicy") || !strcmp(slash, "/SweepRetention");
 }
 
 eg_code eg_auth_check(eg_auth *a, const char *authorization, const char *method, const char *tenant,

@@ -12,13 +12,14 @@
 #include "common/err.h"
 
 typedef struct eg_buf {
-  char *data;  /* owned; NULL until the first append */
-  size_t len;  /* bytes used, excluding the trailing NUL */
-  size_t cap;  /* bytes allocated */
-  size_t max;  /* hard cap on len; 0 = 64 MiB */
+  char *data; /* owned; NULL until the first append */
+  size_t len; /* bytes used, excluding the trailing NUL */
+  size_t cap; /* bytes allocated */
+  size_t max; /* hard cap on len; 0 = 64 MiB */
 } eg_buf;
 
-#define EG_BUF_INIT {NULL, 0, 0, 0}
+#define EG_BUF_INIT \
+  { NULL, 0, 0, 0 }
 
 eg_code eg_buf_append(eg_buf *b, const void *p, size_t n);
 eg_code eg_buf_puts(eg_buf *b, const char *s);

@@ -14,7 +14,7 @@
 
 typedef struct cfg_entry {
   const eg_cfg_opt *opt;
-  char *value;          /* owned text value */
+  char *value; /* owned text value */
   eg_cfg_source source;
 } cfg_entry;
 
@@ -48,9 +48,12 @@ static bool parse_int(const char *s, int64_t *out) {
   long long v = strtoll(s, &end, 10);
   if (end == s || errno) return false;
   int64_t mul = 1;
-  if (*end == 'k' || *end == 'K') mul = 1024, end++;
-  else if (*end == 'm' || *end == 'M') mul = 1024 * 1024, end++;
-  else if (*end == 'g' || *end == 'G') mul = 1024 * 1024 * 1024, end++;
+  if (*end == 'k' || *end == 'K')
+    mul = 1024, end++;
+  else if (*end == 'm' || *end == 'M')
+    mul = 1024 * 1024, end++;
+  else if (*end == 'g' || *end == 'G')
+    mul = 1024 * 1024 * 1024, end++;
   if (*end) return false;
   if (v > INT64_MAX / mul || v < INT64_MIN / mul) return false;
   *out = v * mul;
@@ -84,8 +87,8 @@ static eg_code check_value(const eg_cfg_opt *o, const char *v, const char *where
       if (!parse_int(v, &i))
         return eg_err_set(err, EG_EINVAL, "%s: option '%s' wants an integer", where, o->name);
       if (o->min < o->max && (i < o->min || i > o->max))
-        return eg_err_set(err, EG_EINVAL, "%s: option '%s' must be in [%lld, %lld]", where,
-                          o->name, (long long)o->min, (long long)o->max);
+        return eg_err_set(err, EG_EINVAL, "%s: option '%s' must be in [%lld, %lld]", where, o->name,
+                          (long long)o->min, (long long)o->max);
       return EG_OK;
     case EG_CFG_BOOL:
       if (!parse_bool(v, &b))
@@ -105,8 +108,8 @@ static eg_code set_value(cfg_entry *e, const char *v, eg_cfg_source src, const c
                          eg_err *err) {
   eg_code rc = check_value(e->opt, v, where, err);
   if (rc) return rc;
-  bool append = (e->opt->flags & EG_CFG_LIST) && src == EG_CFG_FROM_FLAG && e->source == EG_CFG_FROM_FLAG &&
-                e->value && *e->value;
+  bool append = (e->opt->flags & EG_CFG_LIST) && src == EG_CFG_FROM_FLAG &&
+                e->source == EG_CFG_FROM_FLAG && e->value && *e->value;
   char *copy = append ? malloc(strlen(e->value) + strlen(v) + 2) : strdup(v);
   if (!copy) return eg_err_set(err, EG_ENOMEM, "out of memory");
   if (append) sprintf(copy, "%s,%s", e->value, v);
@@ -213,8 +216,10 @@ eg_code eg_cfg_load(const eg_cfg_opt *const *tables, const size_t *table_sizes, 
   for (char **ep = envp; ep && *ep; ep++)
     if (strncmp(*ep, "ENGRAM_CONFIG=", 14) == 0) file = *ep + 14;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) file = argv[i + 1];
-    else if (strncmp(argv[i], "--config=", 9) == 0) file = argv[i] + 9;
+    if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+      file = argv[i + 1];
+    else if (strncmp(argv[i], "--config=", 9) == 0)
+      file = argv[i] + 9;
   }
   if (file && *file && (rc = load_file(cfg, file, err))) goto cleanup;
   /* 3. environment */
@@ -255,12 +260,14 @@ eg_code eg_cfg_load(const eg_cfg_opt *const *tables, const size_t *table_sizes, 
     if (!e && !eq && len > 3 && strncmp(name, "no-", 3) == 0) {
       /* --no-foo for booleans */
       e = find_flag(cfg, name + 3, len - 3);
-      if (e && e->opt->type == EG_CFG_BOOL) val = "false";
-      else e = NULL;
+      if (e && e->opt->type == EG_CFG_BOOL)
+        val = "false";
+      else
+        e = NULL;
     }
     if (!e) {
-      rc = eg_err_set(err, EG_EINVAL, "unknown flag '--%.*s' (see --help)", (int)(len > 64 ? 64 : len),
-                      name);
+      rc = eg_err_set(err, EG_EINVAL, "unknown flag '--%.*s' (see --help)",
+                      (int)(len > 64 ? 64 : len), name);
       goto cleanup;
     }
     if (!val) {

@@ -21,21 +21,22 @@
 
 typedef enum eg_cfg_type {
   EG_CFG_STR = 0,
-  EG_CFG_INT = 1,    /* int64, decimal; accepts k/m/g suffixes (×1024) for sizes */
-  EG_CFG_BOOL = 2,   /* true/false/1/0/yes/no/on/off */
+  EG_CFG_INT = 1,  /* int64, decimal; accepts k/m/g suffixes (×1024) for sizes */
+  EG_CFG_BOOL = 2, /* true/false/1/0/yes/no/on/off */
   EG_CFG_DOUBLE = 3,
 } eg_cfg_type;
 
 #define EG_CFG_SECRET 1u /* never logged in clear */
-#define EG_CFG_LIST 2u   /* EG_CFG_STR: a flag given more than once keeps every value, joined by ',' */
+#define EG_CFG_LIST \
+  2u /* EG_CFG_STR: a flag given more than once keeps every value, joined by ',' */
 
 typedef struct eg_cfg_opt {
-  const char *name;  /* snake_case, unique */
+  const char *name; /* snake_case, unique */
   eg_cfg_type type;
-  const char *def;   /* default as text; NULL = empty string */
-  const char *help;  /* one line */
-  unsigned flags;    /* EG_CFG_SECRET … */
-  int64_t min, max;  /* for EG_CFG_INT when min < max */
+  const char *def;  /* default as text; NULL = empty string */
+  const char *help; /* one line */
+  unsigned flags;   /* EG_CFG_SECRET … */
+  int64_t min, max; /* for EG_CFG_INT when min < max */
 } eg_cfg_opt;
 
 typedef enum eg_cfg_source {

@@ -36,10 +36,10 @@ struct eg_daemon {
   const eg_daemon_spec *spec;
   eg_cfg *cfg;
   eg_metrics *metrics;
-  eg_auth *auth;               /* NULL with insecure_no_auth */
-  eg_series *auth_refused[2];  /* UNAUTHENTICATED, PERMISSION_DENIED */
-  void *state;                 /* the daemon's own (spec->open) */
-  eg_buf tls_cert, tls_key;    /* PEM when serving TLS */
+  eg_auth *auth;              /* NULL with insecure_no_auth */
+  eg_series *auth_refused[2]; /* UNAUTHENTICATED, PERMISSION_DENIED */
+  void *state;                /* the daemon's own (spec->open) */
+  eg_buf tls_cert, tls_key;   /* PEM when serving TLS */
   bool opened;
   eg_cfg_opt common[MAX_COMMON]; /* the common options (the configuration points into it) */
   size_t n_common;
@@ -97,7 +97,8 @@ static eg_code make_dirs(const char *path, eg_err *err) {
   return EG_OK;
 }
 
-eg_code eg_daemon_write_ports(const char *path, const char *const *names, const int *ports, size_t n, eg_err *err) {
+eg_code eg_daemon_write_ports(const char *path, const char *const *names, const int *ports,
+                              size_t n, eg_err *err) {
   char tmp[1100];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   FILE *f = fopen(tmp, "w");
@@ -114,10 +115,12 @@ static eg_code authorize(void *ctx, eg_rpc_call *call, const ProtobufCMessage *r
   eg_daemon *d = ctx;
   const char *tenant = eg_scope_tenant_of(req);
   const char *method = eg_rpc_method_path(call) + 1;
-  eg_code rc = eg_auth_check(d->auth, eg_rpc_metadata(call, "authorization"), method, tenant ? tenant : "", NULL, err);
+  eg_code rc = eg_auth_check(d->auth, eg_rpc_metadata(call, "authorization"), method,
+                             tenant ? tenant : "", NULL, err);
   if (rc) {
     eg_series_add(d->auth_refused[rc == EG_EPERM], 1);
-    EG_DEBUG("auth", "refused", "method=%s code=%s error=\"%s\"", method, eg_code_name(rc), err->msg);
+    EG_DEBUG("auth", "refused", "method=%s code=%s error=\"%s\"", method, eg_code_name(rc),
+             err->msg);
   }
   return rc;
 }
@@ -128,9 +131,12 @@ static eg_code auth_open(eg_daemon *d, eg_err *err) {
   const char *file = eg_cfg_str(c, "auth_tokens_file"), *inl = eg_cfg_str(c, "auth_tokens");
   if (eg_cfg_bool(c, "insecure_no_auth")) {
     if (*file || *inl)
-      return eg_err_set(err, EG_EINVAL, "insecure_no_auth and auth tokens are both set: choose one");
-    EG_WARN("auth", "AUTHENTICATION IS OFF (insecure_no_auth): any caller can read, write and erase every "
-            "tenant. For local development on loopback only; never expose this port", NULL);
+      return eg_err_set(err, EG_EINVAL,
+                        "insecure_no_auth and auth tokens are both set: choose one");
+    EG_WARN("auth",
+            "AUTHENTICATION IS OFF (insecure_no_auth): any caller can read, write and erase every "
+            "tenant. For local development on loopback only; never expose this port",
+            NULL);
     return EG_OK;
   }
   eg_auth_opts ao = {file, inl, eg_cfg_str(c, "service_token")};
@@ -138,7 +144,8 @@ static eg_code auth_open(eg_daemon *d, eg_err *err) {
   if (rc) return rc;
   char name[128];
   snprintf(name, sizeof name, "engram_%s_auth_refused_total", d->spec->name);
-  eg_metric *m = eg_metrics_counter(d->metrics, name, "Calls refused by authentication or authorization.", "code");
+  eg_metric *m = eg_metrics_counter(d->metrics, name,
+                                    "Calls refused by authentication or authorization.", "code");
   const char *codes[2] = {"UNAUTHENTICATED", "PERMISSION_DENIED"};
   for (int i = 0; i < 2; i++) d->auth_refused[i] = eg_metric_series(m, &codes[i], 1);
   EG_INFO("auth", "bearer tokens required", "tokens=%d", eg_auth_count(d->auth));
@@ -148,7 +155,8 @@ static eg_code auth_open(eg_daemon *d, eg_err *err) {
 /* The certificate and key to serve with, both or neither. */
 static eg_code tls_open(eg_daemon *d, eg_err *err) {
   const char *cert = eg_cfg_str(d->cfg, "tls_cert_file"), *key = eg_cfg_str(d->cfg, "tls_key_file");
-  if (!*cert != !*key) return eg_err_set(err, EG_EINVAL, "tls_cert_file and tls_key_file go together");
+  if (!*cert != !*key)
+    return eg_err_set(err, EG_EINVAL, "tls_cert_file and tls_key_file go together");
   if (!*cert) return EG_OK;
   eg_code rc = eg_buf_read_file(&d->tls_cert, cert, err);
   if (!rc) rc = eg_buf_read_file(&d->tls_key, key, err);
@@ -159,7 +167,8 @@ static eg_code tls_open(eg_daemon *d, eg_err *err) {
 }
 
 /* Configuration only (so --help needs no state). */
-static eg_code daemon_new(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err) {
+static eg_code daemon_new(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out,
+                          eg_err *err) {
   eg_daemon *d = calloc(1, sizeof *d);
   if (!d) return eg_err_set(err, EG_ENOMEM, "out of memory");
   d->spec = spec;
@@ -179,22 +188,24 @@ static eg_code daemon_new(const eg_daemon_spec *spec, int argc, char **argv, eg_
       {"max_message_bytes", EG_CFG_INT, "4m", "largest request or response message", 0, 1024,
        1 << 30},
       {"shutdown_grace_ms", EG_CFG_INT, "10000",
-       "how long in-flight calls may finish on SIGTERM before they are cancelled", 0, 0,
-       3600000},
+       "how long in-flight calls may finish on SIGTERM before they are cancelled", 0, 0, 3600000},
       {"log_level", EG_CFG_STR, "info", "debug, info, warn or error", 0, 0, 0},
-      {"ports_file", EG_CFG_STR, "", "write the bound ports here after start (for tests)", 0, 0,
-       0},
-      {"auth_tokens_file", EG_CFG_STR, "", "token lines '<tenant> sha256:<hex> [user|admin]' (reloaded on SIGHUP)",
-       0, 0, 0},
-      {"auth_tokens", EG_CFG_STR, "", "token lines as in the file, separated by ';'", EG_CFG_SECRET, 0, 0},
-      {"service_token", EG_CFG_STR, "", "daemon-to-daemon token: sent to peers, accepted for any tenant",
-       EG_CFG_SECRET, 0, 0},
-      {"insecure_no_auth", EG_CFG_BOOL, "false", "serve without authentication (local development only)", 0, 0, 0},
-      {"tls_cert_file", EG_CFG_STR, "", "PEM certificate (chain): serve gRPC and /metrics over TLS", 0, 0, 0},
-      {"tls_key_file", EG_CFG_STR, "", "PEM private key of tls_cert_file", 0, 0, 0},
-      {"tls_ca_file", EG_CFG_STR, "", "PEM roots: call peers over TLS and verify their certificates", 0, 0, 0},
-      {"tls_server_name", EG_CFG_STR, "", "name peers' certificates must carry (default: the address's host)", 0,
+      {"ports_file", EG_CFG_STR, "", "write the bound ports here after start (for tests)", 0, 0, 0},
+      {"auth_tokens_file", EG_CFG_STR, "",
+       "token lines '<tenant> sha256:<hex> [user|admin]' (reloaded on SIGHUP)", 0, 0, 0},
+      {"auth_tokens", EG_CFG_STR, "", "token lines as in the file, separated by ';'", EG_CFG_SECRET,
        0, 0},
+      {"service_token", EG_CFG_STR, "",
+       "daemon-to-daemon token: sent to peers, accepted for any tenant", EG_CFG_SECRET, 0, 0},
+      {"insecure_no_auth", EG_CFG_BOOL, "false",
+       "serve without authentication (local development only)", 0, 0, 0},
+      {"tls_cert_file", EG_CFG_STR, "", "PEM certificate (chain): serve gRPC and /metrics over TLS",
+       0, 0, 0},
+      {"tls_key_file", EG_CFG_STR, "", "PEM private key of tls_cert_file", 0, 0, 0},
+      {"tls_ca_file", EG_CFG_STR, "",
+       "PEM roots: call peers over TLS and verify their certificates", 0, 0, 0},
+      {"tls_server_name", EG_CFG_STR, "",
+       "name peers' certificates must carry (default: the address's host)", 0, 0, 0},
   };
   _Static_assert(sizeof common / sizeof *common <= MAX_COMMON, "MAX_COMMON too small");
   memcpy(d->common, common, sizeof common);
@@ -226,7 +237,8 @@ static eg_code daemon_start(eg_daemon *d, eg_err *err) {
   snprintf(name, sizeof name, "engram_%s_process_resident_memory_bytes", spec->name);
   eg_metrics_gauge_fn(d->metrics, name, "Resident set size of the daemon.", resident_bytes, NULL);
   snprintf(name, sizeof name, "engram_%s_data_disk_free_bytes", spec->name);
-  eg_metrics_gauge_fn(d->metrics, name, "Bytes available to the daemon on the file system of its data_dir.",
+  eg_metrics_gauge_fn(d->metrics, name,
+                      "Bytes available to the daemon on the file system of its data_dir.",
                       disk_free_bytes, (void *)eg_cfg_str(d->cfg, "data_dir"));
   snprintf(name, sizeof name, "engram_%s_data_disk_size_bytes", spec->name);
   eg_metrics_gauge_fn(d->metrics, name, "Size of the file system of its data_dir.", disk_size_bytes,
@@ -234,17 +246,19 @@ static eg_code daemon_start(eg_daemon *d, eg_err *err) {
   snprintf(name, sizeof name, "engram_%s_start_time_seconds", spec->name);
   eg_metrics_gauge_fn(d->metrics, name, "Start time since the Unix epoch.", start_time, NULL);
   const char *bi[3] = {spec->name, eg_version(), eg_build_commit()};
-  eg_series_set(eg_metric_series(eg_metrics_gauge(d->metrics, "engram_build_info", "Build information (always 1).",
-                                                  "daemon,version,commit"),
-                                 bi, 3),
-                1);
+  eg_series_set(
+      eg_metric_series(eg_metrics_gauge(d->metrics, "engram_build_info",
+                                        "Build information (always 1).", "daemon,version,commit"),
+                       bi, 3),
+      1);
   if ((rc = auth_open(d, err)) || (rc = tls_open(d, err))) return rc;
   if (spec->open && (rc = spec->open(d, &d->state, err))) return rc;
   d->opened = true;
   return EG_OK;
 }
 
-eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err) {
+eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out,
+                       eg_err *err) {
   eg_daemon *d = NULL;
   eg_code rc = daemon_new(spec, argc, argv, &d, err);
   if (!rc && (rc = daemon_start(d, err))) {
@@ -369,7 +383,8 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
   const char *maddr = eg_cfg_str(d->cfg, "metrics_addr");
   int mport = 0;
   if (*maddr) {
-    if (eg_metrics_https_start(d->metrics, maddr, d->tls_cert.data, d->tls_key.data, &http, &err)) goto done;
+    if (eg_metrics_https_start(d->metrics, maddr, d->tls_cert.data, d->tls_key.data, &http, &err))
+      goto done;
     mport = eg_metrics_http_port(http);
   }
   eg_rpc_server_opts so = {
@@ -399,7 +414,8 @@ int eg_daemon_main(const eg_daemon_spec *spec, int argc, char **argv) {
       EG_INFO("main", "SIGHUP: reloading", NULL);
       eg_err rerr;
       if (d->auth && eg_auth_reload(d->auth, &rerr))
-        EG_ERROR("auth", "reload failed; the previous tokens stay in force", "error=\"%s\"", rerr.msg);
+        EG_ERROR("auth", "reload failed; the previous tokens stay in force", "error=\"%s\"",
+                 rerr.msg);
       else if (d->auth)
         EG_INFO("auth", "tokens reloaded", "tokens=%d", eg_auth_count(d->auth));
       if (spec->reload) spec->reload(d->state);

@@ -23,11 +23,11 @@
 typedef struct eg_daemon eg_daemon;
 
 typedef struct eg_daemon_spec {
-  const char *name;        /* "graphd" */
-  const char *summary;     /* one line for --help */
-  int grpc_port;           /* default gRPC port (7101…) */
-  int metrics_port;        /* default metrics port (9101…) */
-  const eg_cfg_opt *opts;  /* the daemon's own options (may be NULL) */
+  const char *name;       /* "graphd" */
+  const char *summary;    /* one line for --help */
+  int grpc_port;          /* default gRPC port (7101…) */
+  int metrics_port;       /* default metrics port (9101…) */
+  const eg_cfg_opt *opts; /* the daemon's own options (may be NULL) */
   size_t n_opts;
   /* Open state (storage, peers, models). *state is passed to the other hooks. */
   eg_code (*open)(eg_daemon *d, void **state, eg_err *err);
@@ -63,13 +63,15 @@ int eg_daemon_next_signal(void);
  * exactly as eg_daemon_main opens them. Its services are then called in-process
  * (eg_rpc_invoke) or served by the caller.
  */
-eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out, eg_err *err);
+eg_code eg_daemon_open(const eg_daemon_spec *spec, int argc, char **argv, eg_daemon **out,
+                       eg_err *err);
 size_t eg_daemon_services(eg_daemon *d, const eg_rpc_service **out);
 void eg_daemon_close(eg_daemon *d); /* accepts NULL */
 
 /* Write "name=port" lines and "pid=<pid>" to path atomically (a temporary file renamed),
  * so that a reader never sees half of it: the ports_file of a test. */
-eg_code eg_daemon_write_ports(const char *path, const char *const *names, const int *ports, size_t n, eg_err *err);
+eg_code eg_daemon_write_ports(const char *path, const char *const *names, const int *ports,
+                              size_t n, eg_err *err);
 
 /* For the hooks: borrowed for the daemon's lifetime. */
 const eg_cfg *eg_daemon_cfg(const eg_daemon *d);

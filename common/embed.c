@@ -17,9 +17,12 @@ void eg_l2_normalize(float *v, int d) {
 }
 
 void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_t len) {
-  if (!strcmp(name, "use-lite")) snprintf(out, len, "use:%s/use-lite.bin", models_dir);
-  else if (!strcmp(name, "glove")) snprintf(out, len, "glove:%s/glove-100d.bin", models_dir);
-  else snprintf(out, len, "%s", name);
+  if (!strcmp(name, "use-lite"))
+    snprintf(out, len, "use:%s/use-lite.bin", models_dir);
+  else if (!strcmp(name, "glove"))
+    snprintf(out, len, "glove:%s/glove-100d.bin", models_dir);
+  else
+    snprintf(out, len, "%s", name);
 }
 
 eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
@@ -31,11 +34,13 @@ eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
     snprintf(buf, sizeof buf, "%s", spec + 5);
     char *model = strchr(buf, '|');
     char *dim = model ? strchr(model + 1, '|') : NULL;
-    if (!model || !dim) return eg_err_set(err, EG_EINVAL, "http embedder spec is http:<url>|<model>|<dim>");
+    if (!model || !dim)
+      return eg_err_set(err, EG_EINVAL, "http embedder spec is http:<url>|<model>|<dim>");
     *model++ = '\0';
     *dim++ = '\0';
     int d = atoi(dim);
-    if (d <= 0 || d > 8192) return eg_err_set(err, EG_EINVAL, "http embedder dimension must be 1..8192");
+    if (d <= 0 || d > 8192)
+      return eg_err_set(err, EG_EINVAL, "http embedder dimension must be 1..8192");
     return eg_embed_http_open(buf, model, d, getenv("ENGRAM_EMBED_API_KEY"), 30000, out, err);
   }
   return eg_err_set(err, EG_EINVAL, "unknown embedder '%.40s' (use:…, glove:…, http:…)", spec);

@@ -56,7 +56,8 @@ static void add_word(void *ctx, const char *tok, size_t len) {
   a->hits++;
 }
 
-static eg_code glove_embed(void *self, const char *const *texts, size_t n, float *out, eg_err *err) {
+static eg_code glove_embed(void *self, const char *const *texts, size_t n, float *out,
+                           eg_err *err) {
   glove *g = self;
   eg_tokenizer *tk = eg_tokenizer_new(EG_TOK_STOPWORDS);
   double *sum = malloc(g->dim * sizeof *sum);
@@ -135,7 +136,9 @@ static eg_code common_component(glove *g, eg_err *err) {
 
 eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err) {
   int fd = open(path, O_RDONLY);
-  if (fd < 0) return eg_err_set(err, EG_ENOTFOUND, "GloVe model file not found (run scripts/install-deps.sh)");
+  if (fd < 0)
+    return eg_err_set(err, EG_ENOTFOUND,
+                      "GloVe model file not found (run scripts/install-deps.sh)");
   struct stat st;
   if (fstat(fd, &st) != 0 || st.st_size < 16) {
     close(fd);

@@ -25,7 +25,8 @@ static eg_code embed_batch(http_embedder *h, const char *const *texts, size_t n,
   cJSON *req = cJSON_CreateObject();
   cJSON_AddStringToObject(req, "model", h->model);
   cJSON *input = cJSON_AddArrayToObject(req, "input");
-  for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(input, cJSON_CreateString(texts[i] ? texts[i] : ""));
+  for (size_t i = 0; i < n; i++)
+    cJSON_AddItemToArray(input, cJSON_CreateString(texts[i] ? texts[i] : ""));
   char *body = cJSON_PrintUnformatted(req);
   cJSON_Delete(req);
   if (!body) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -51,12 +52,14 @@ static eg_code embed_batch(http_embedder *h, const char *const *texts, size_t n,
     cJSON *emb = cJSON_GetObjectItemCaseSensitive(item, "embedding");
     size_t at = cJSON_IsNumber(idx) ? (size_t)idx->valuedouble : k;
     if (at >= n || !cJSON_IsArray(emb) || cJSON_GetArraySize(emb) != h->dim) {
-      rc = eg_err_set(err, EG_EUNAVAIL, "%s: embedding %zu has the wrong shape (want %d dims)", h->url, k, h->dim);
+      rc = eg_err_set(err, EG_EUNAVAIL, "%s: embedding %zu has the wrong shape (want %d dims)",
+                      h->url, k, h->dim);
       goto done;
     }
     float *o = out + at * (size_t)h->dim;
     int d = 0;
-    for (cJSON *x = emb->child; x; x = x->next) o[d++] = cJSON_IsNumber(x) ? (float)x->valuedouble : 0.f;
+    for (cJSON *x = emb->child; x; x = x->next)
+      o[d++] = cJSON_IsNumber(x) ? (float)x->valuedouble : 0.f;
     eg_l2_normalize(o, h->dim);
   }
 done:

@@ -34,17 +34,46 @@
 #include "common/embed.h"
 #include "common/map.h"
 
-enum { T_EMB, T_TIMING,
-       L0_LN1S, L0_LN1B, L0_QKVW, L0_QKVB, L0_OW, L0_OB, L0_ADJW, L0_ADJB, L0_LN2S, L0_LN2B, L0_F1W, L0_F1B, L0_F2W, L0_F2B,
-       L1_LN1S, L1_LN1B, L1_QKVW, L1_QKVB, L1_OW, L1_OB, L1_LN2S, L1_LN2B, L1_F1W, L1_F1B, L1_F2W, L1_F2B,
-       T_TANHW, T_TANHB, T_SCALARS, N_TENSORS };
+enum {
+  T_EMB,
+  T_TIMING,
+  L0_LN1S,
+  L0_LN1B,
+  L0_QKVW,
+  L0_QKVB,
+  L0_OW,
+  L0_OB,
+  L0_ADJW,
+  L0_ADJB,
+  L0_LN2S,
+  L0_LN2B,
+  L0_F1W,
+  L0_F1B,
+  L0_F2W,
+  L0_F2B,
+  L1_LN1S,
+  L1_LN1B,
+  L1_QKVW,
+  L1_QKVB,
+  L1_OW,
+  L1_OB,
+  L1_LN2S,
+  L1_LN2B,
+  L1_F1W,
+  L1_F1B,
+  L1_F2W,
+  L1_F2B,
+  T_TANHW,
+  T_TANHB,
+  T_SCALARS,
+  N_TENSORS
+};
 
 /* Expected sizes, to refuse a file that does not match this code. */
 static const size_t tensor_size[N_TENSORS] = {
-    8002 * 256, 128,
-    256, 256, 256 * 768, 768, 256 * 512, 512, 256 * 512, 512, 512, 512, 512 * 1536, 1536, 1536 * 512, 512,
-    512, 512, 512 * 1536, 1536, 512 * 512, 512, 512, 512, 512 * 1536, 1536, 1536 * 512, 512,
-    512 * 512, 512, 4};
+    8002 * 256, 128,  256,        256, 256 * 768, 768, 256 * 512,  512,  256 * 512, 512, 512, 512,
+    512 * 1536, 1536, 1536 * 512, 512, 512,       512, 512 * 1536, 1536, 512 * 512, 512, 512, 512,
+    512 * 1536, 1536, 1536 * 512, 512, 512 * 512, 512, 4};
 
 #define D0 256
 #define D1 512
@@ -61,7 +90,7 @@ typedef struct use {
   size_t map_len;
   const float *t[N_TENSORS];
   uint32_t n_pieces;
-  eg_map *pieces;      /* piece bytes → piece* */
+  eg_map *pieces; /* piece bytes → piece* */
   piece *piece_info;
   uint32_t *utf16_len; /* per id: the piece's length in UTF-16 units (backtracking) */
   int max_symbols;     /* longest piece in code points */
@@ -75,8 +104,8 @@ typedef struct use {
 static uint32_t *use_tokenize(const use *u, const char *text, size_t *n) {
   *n = 0;
   utf8proc_uint8_t *norm = NULL;
-  utf8proc_ssize_t nl = utf8proc_map((const utf8proc_uint8_t *)text, (utf8proc_ssize_t)strlen(text), &norm,
-                                     UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
+  utf8proc_ssize_t nl = utf8proc_map((const utf8proc_uint8_t *)text, (utf8proc_ssize_t)strlen(text),
+                                     &norm, UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
   if (nl < 0) return NULL;
   if (nl == 0) {
     free(norm);
@@ -187,16 +216,19 @@ oom:
 /* ---- forward pass ------------------------------------------------------------------------ */
 
 /* out[n×m] = x[n×k] · W[k×m] + b (b may be NULL); beta=1 accumulates into out. */
-static void dense(const float *x, int n, int k, const float *w, int m, const float *b, float *out, float beta) {
+static void dense(const float *x, int n, int k, const float *w, int m, const float *b, float *out,
+                  float beta) {
   if (b && beta == 0)
     for (int i = 0; i < n; i++) memcpy(out + (size_t)i * m, b, (size_t)m * sizeof *out);
   else if (b)
     for (int i = 0; i < n; i++)
       for (int j = 0; j < m; j++) out[(size_t)i * m + j] += b[j];
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, w, m, b ? 1.0f : beta, out, m);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, w, m, b ? 1.0f : beta,
+              out, m);
 }
 
-static void layer_norm(const float *x, int n, int d, const float *s, const float *b, float eps, float *out) {
+static void layer_norm(const float *x, int n, int d, const float *s, const float *b, float eps,
+                       float *out) {
   for (int i = 0; i < n; i++) {
     const float *r = x + (size_t)i * d;
     double mean = 0, var = 0;
@@ -217,7 +249,8 @@ static void attention(const float *qkv, int L, int d, float scale, float *out, f
   int dh = d / HEADS;
   for (int h = 0; h < HEADS; h++) {
     const float *q = qkv + h * dh, *k = qkv + d + h * dh, *v = qkv + 2 * d + h * dh;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, q, 3 * d, k, 3 * d, 0.0f, scores, L);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, q, 3 * d, k, 3 * d, 0.0f,
+                scores, L);
     for (int i = 0; i < L; i++) {
       float *row = scores + (size_t)i * L, mx = -INFINITY;
       for (int j = 0; j < L; j++) mx = row[j] > mx ? row[j] : mx;
@@ -226,7 +259,8 @@ static void attention(const float *qkv, int L, int d, float scale, float *out, f
       float inv = (float)(1.0 / sum);
       for (int j = 0; j < L; j++) row[j] *= inv;
     }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, scores, L, v, 3 * d, 0.0f, out + h * dh, d);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, scores, L, v, 3 * d,
+                0.0f, out + h * dh, d);
   }
 }
 
@@ -266,7 +300,8 @@ static eg_code use_embed(void *self, const char *const *texts, size_t n, float *
     att = malloc((size_t)T * D1 * sizeof *att);
     mid = malloc((size_t)T * DFF * sizeof *mid);
     scores = malloc((size_t)maxL * (size_t)maxL * sizeof *scores);
-    if (!x0 || !h || !qkv || !x || !att || !mid || !scores) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    if (!x0 || !h || !qkv || !x || !att || !mid || !scores)
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   if (!rc && T) {
     /* input: twice the embedding + timing signal */
@@ -285,15 +320,17 @@ static eg_code use_embed(void *self, const char *const *texts, size_t n, float *
     layer_norm(x0, T, D0, t[L0_LN1S], t[L0_LN1B], u->eps, h);
     dense(h, T, D0, t[L0_QKVW], 3 * D0, t[L0_QKVB], qkv, 0);
     for (size_t i = 0; i < n; i++)
-      if (len[i]) attention(qkv + off[i] * 3 * D0, (int)len[i], D0, u->scale0, att + off[i] * D0, scores);
-    dense(x0, T, D0, t[L0_ADJW], D1, t[L0_ADJB], x, 0);   /* residual, projected */
-    dense(att, T, D0, t[L0_OW], D1, t[L0_OB], x, 1);      /* + attention output */
+      if (len[i])
+        attention(qkv + off[i] * 3 * D0, (int)len[i], D0, u->scale0, att + off[i] * D0, scores);
+    dense(x0, T, D0, t[L0_ADJW], D1, t[L0_ADJB], x, 0); /* residual, projected */
+    dense(att, T, D0, t[L0_OW], D1, t[L0_OB], x, 1);    /* + attention output */
     ffn(u, x, T, L0_LN2S, h, mid);
     /* layer 1 */
     layer_norm(x, T, D1, t[L1_LN1S], t[L1_LN1B], u->eps, h);
     dense(h, T, D1, t[L1_QKVW], 3 * D1, t[L1_QKVB], qkv, 0);
     for (size_t i = 0; i < n; i++)
-      if (len[i]) attention(qkv + off[i] * 3 * D1, (int)len[i], D1, u->scale1, att + off[i] * D1, scores);
+      if (len[i])
+        attention(qkv + off[i] * 3 * D1, (int)len[i], D1, u->scale1, att + off[i] * D1, scores);
     dense(att, T, D1, t[L1_OW], D1, t[L1_OB], x, 1);
     ffn(u, x, T, L1_LN2S, h, mid);
   }
@@ -347,7 +384,9 @@ static size_t utf16_units(const uint8_t *p, size_t n) {
 
 eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
   int fd = open(path, O_RDONLY);
-  if (fd < 0) return eg_err_set(err, EG_ENOTFOUND, "USE-lite model file not found (run scripts/install-deps.sh)");
+  if (fd < 0)
+    return eg_err_set(err, EG_ENOTFOUND,
+                      "USE-lite model file not found (run scripts/install-deps.sh)");
   struct stat st;
   if (fstat(fd, &st) != 0 || st.st_size < 16) {
     close(fd);
@@ -414,7 +453,8 @@ eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
     memcpy(&cnt, p, 4);
     p += 4;
     if (cnt != tensor_size[i] || p + (size_t)cnt * 4 > end) {
-      rc = eg_err_set(err, EG_ECORRUPT, "USE-lite tensor %d has %u values, want %zu", i, cnt, tensor_size[i]);
+      rc = eg_err_set(err, EG_ECORRUPT, "USE-lite tensor %d has %u values, want %zu", i, cnt,
+                      tensor_size[i]);
       goto fail;
     }
     u->t[i] = (const float *)p; /* 4-byte aligned: mmap is page-aligned, sections are whole words */

@@ -41,8 +41,8 @@ static void sleep_ms(long ms) {
   nanosleep(&ts, NULL);
 }
 
-eg_code eg_http_post_json(const char *url, const char *body, size_t body_len,
-                          const eg_http_opts *o, long *status, eg_buf *out, eg_err *err) {
+eg_code eg_http_post_json(const char *url, const char *body, size_t body_len, const eg_http_opts *o,
+                          long *status, eg_buf *out, eg_err *err) {
   eg_http_global_init();
   long timeout = o && o->timeout_ms > 0 ? o->timeout_ms : 30000;
   int attempts = o && o->max_attempts > 0 ? o->max_attempts : 4;
@@ -89,7 +89,9 @@ eg_code eg_http_post_json(const char *url, const char *body, size_t body_len,
       rc = eg_err_set(err, EG_EUNAVAIL, "%s: HTTP %ld", url, code);
       retry = true;
     } else {
-      eg_code k = (code == 401 || code == 403) ? EG_EUNAUTH : code == 404 ? EG_ENOTFOUND : EG_EINVAL;
+      eg_code k = (code == 401 || code == 403) ? EG_EUNAUTH
+                  : code == 404                ? EG_ENOTFOUND
+                                               : EG_EINVAL;
       rc = eg_err_set(err, k, "%s: HTTP %ld", url, code);
       retry = false;
     }

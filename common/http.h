@@ -14,10 +14,10 @@
 #include "common/err.h"
 
 typedef struct eg_http_opts {
-  const char *api_key;  /* sent as "Authorization: Bearer <key>" when non-empty */
-  long timeout_ms;      /* per attempt; 0 = 30000 */
-  int max_attempts;     /* 0 = 4 */
-  long backoff_ms;      /* first retry delay, doubled each time; 0 = 200 */
+  const char *api_key; /* sent as "Authorization: Bearer <key>" when non-empty */
+  long timeout_ms;     /* per attempt; 0 = 30000 */
+  int max_attempts;    /* 0 = 4 */
+  long backoff_ms;     /* first retry delay, doubled each time; 0 = 200 */
 } eg_http_opts;
 
 /* POST body (JSON) to url; on success (2xx) *status is set and out holds the response

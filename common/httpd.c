@@ -92,7 +92,8 @@ static void httpd_free(eg_httpd *h) {
   free(h);
 }
 
-eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa, eg_err *err) {
+eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa,
+                            eg_err *err) {
   char host[128];
   int port;
   eg_code rc = eg_split_hostport(addr, host, sizeof host, &port, err);

@@ -60,6 +60,7 @@ const char *eg_http_req_arg(const eg_http_req *r, const char *name);
 struct sockaddr_in;
 /* The IPv4 socket address of "host:port" for an HTTP listener ("localhost" is 127.0.0.1,
  * an empty host every interface). EG_EINVAL naming `what` ("metrics address") otherwise. */
-eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa, eg_err *err);
+eg_code eg_ipv4_listen_addr(const char *addr, const char *what, struct sockaddr_in *sa,
+                            eg_err *err);
 
 #endif

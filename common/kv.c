@@ -11,15 +11,14 @@
 #include <string.h>
 
 #include "common/buf.h"
-#include "common/log.h"
-#include "common/time.h"
-#include "common/map.h"
 #include "common/keybuf.h"
+#include "common/log.h"
+#include "common/map.h"
+#include "common/time.h"
 
 #define CF_DEFAULT 0
 #define MAX_CFS 16
 #define POSITION_KEY "L" /* default family: the last log position made durable */
-
 
 /* A value kept visible for reads until its batch is durable; len = SIZE_MAX: deleted. */
 typedef struct ov_val {
@@ -41,10 +40,10 @@ struct eg_kvtxn {
   size_t n_new_tenants;
   size_t stale_mark; /* s->stale.len when it began (abort cuts back to it) */
   /* set by its commit, under mu */
-  eg_kv_record rec;   /* the log record (borrowed: the committer waits until done) */
-  uint64_t pos;       /* its log position; 0 = none */
-  bool done;          /* its group was written (or failed) */
-  eg_err result;      /* the group's outcome */
+  eg_kv_record rec; /* the log record (borrowed: the committer waits until done) */
+  uint64_t pos;     /* its log position; 0 = none */
+  bool done;        /* its group was written (or failed) */
+  eg_err result;    /* the group's outcome */
 };
 
 struct eg_kv {
@@ -68,12 +67,12 @@ struct eg_kv {
   size_t warm_max;     /* entries per generation */
   eg_buf stale;        /* keys of pending write-only changes: (u16 length, overlay key)… */
   bool stale_all;      /* a pending change the list cannot name (a range delete) */
-  eg_kvtxn **group;   /* committed transactions waiting for the next group write, in order */
+  eg_kvtxn **group;    /* committed transactions waiting for the next group write, in order */
   size_t n_group, cap_group;
-  eg_kvtxn **spare;   /* the array of the group written last, reused for the next one */
+  eg_kvtxn **spare; /* the array of the group written last, reused for the next one */
   size_t cap_spare;
-  bool writing;        /* a leader is writing a group (mu released meanwhile) */
-  int settling;        /* threads in settle(): new transactions wait, so that it ends */
+  bool writing; /* a leader is writing a group (mu released meanwhile) */
+  int settling; /* threads in settle(): new transactions wait, so that it ends */
   /* log positions (kv.h): assigned under mu; durable also read without it */
   uint64_t pos_assigned;
   _Atomic uint64_t pos_durable;
@@ -104,8 +103,8 @@ static bool free_tenant(void *ctx, const void *k, size_t kl, void *v) {
   return true;
 }
 
-eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val,
-                      size_t *vlen, eg_err *err) {
+eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val, size_t *vlen,
+                  eg_err *err) {
   char *e = NULL;
   size_t n = 0;
   char *v = rocksdb_get_cf(s->db, s->ro, s->cfs[cf], key, klen, &n, &e);
@@ -133,10 +132,14 @@ static void rocksdb_collector(void *arg, eg_buf *out) {
     const char *metric, *prop, *help;
     bool per_cf;
   } props[] = {
-      {"rocksdb_sst_bytes", "rocksdb.total-sst-files-size", "Size of the SST files of each column family.", true},
-      {"rocksdb_memtable_bytes", "rocksdb.cur-size-all-mem-tables", "Size of the memtables of each column family.", true},
-      {"rocksdb_estimated_keys", "rocksdb.estimate-num-keys", "Estimated number of keys of each column family.", true},
-      {"rocksdb_running_compactions", "rocksdb.num-running-compactions", "Compactions running now.", false},
+      {"rocksdb_sst_bytes", "rocksdb.total-sst-files-size",
+       "Size of the SST files of each column family.", true},
+      {"rocksdb_memtable_bytes", "rocksdb.cur-size-all-mem-tables",
+       "Size of the memtables of each column family.", true},
+      {"rocksdb_estimated_keys", "rocksdb.estimate-num-keys",
+       "Estimated number of keys of each column family.", true},
+      {"rocksdb_running_compactions", "rocksdb.num-running-compactions", "Compactions running now.",
+       false},
       {"rocksdb_pending_compaction_bytes", "rocksdb.estimate-pending-compaction-bytes",
        "Bytes compaction still has to rewrite.", false},
   };
@@ -144,7 +147,8 @@ static void rocksdb_collector(void *arg, eg_buf *out) {
     eg_buf_printf(out, "# HELP %s_%s %s\n# TYPE %s_%s gauge\n", s->prefix, props[i].metric,
                   props[i].help, s->prefix, props[i].metric);
     if (!props[i].per_cf) {
-      eg_buf_printf(out, "%s_%s %.0f\n", s->prefix, props[i].metric, db_prop(s, CF_DEFAULT, props[i].prop));
+      eg_buf_printf(out, "%s_%s %.0f\n", s->prefix, props[i].metric,
+                    db_prop(s, CF_DEFAULT, props[i].prop));
       continue;
     }
     for (int cf = 0; cf < s->n_cfs; cf++)
@@ -203,7 +207,8 @@ eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size
     rocksdb_cache_destroy(s->cache);
     free(s);
     if (locked)
-      return eg_err_set(err, EG_EPRECOND, "data directory %.160s is locked by another running instance", dir);
+      return eg_err_set(err, EG_EPRECOND,
+                        "data directory %.160s is locked by another running instance", dir);
     return eg_err_set(err, EG_EIO, "cannot open the store (see log)");
   }
   s->ro = rocksdb_readoptions_create();
@@ -257,7 +262,8 @@ void eg_kv_flush(eg_kv *s) {
 void eg_kv_purge_tenant(eg_kv *s, uint64_t T) {
   eg_kv_flush(s);
   rocksdb_compactoptions_t *co = rocksdb_compactoptions_create();
-  rocksdb_compactoptions_set_bottommost_level_compaction(co, 2 /* kForce: rewrite the last level too */);
+  rocksdb_compactoptions_set_bottommost_level_compaction(
+      co, 2 /* kForce: rewrite the last level too */);
   uint8_t from[8], to[8];
   key_put64(from, T);
   key_put64(to, T + 1);
@@ -265,7 +271,8 @@ void eg_kv_purge_tenant(eg_kv *s, uint64_t T) {
     if (i == 0)
       rocksdb_compact_range_cf_opt(s->db, s->cfs[i], co, NULL, 0, NULL, 0);
     else
-      rocksdb_compact_range_cf_opt(s->db, s->cfs[i], co, (const char *)from, 8, (const char *)to, 8);
+      rocksdb_compact_range_cf_opt(s->db, s->cfs[i], co, (const char *)from, 8, (const char *)to,
+                                   8);
   }
   rocksdb_compactoptions_destroy(co);
 }
@@ -439,7 +446,7 @@ static void warm_evict_stale(eg_kv *s, const eg_buf *keys) {
 }
 
 eg_code eg_kvtxn_get(eg_kvtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
-                    eg_err *err) {
+                     eg_err *err) {
   eg_kv *s = t->s;
   char mk[600];
   if (klen + 1 > sizeof mk) return eg_kv_get(s, cf, key, klen, val, vlen, err);
@@ -512,7 +519,7 @@ static eg_code overlay_set(eg_kvtxn *t, int cf, const void *key, size_t klen, co
 }
 
 eg_code eg_kvtxn_put(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
-                    size_t vlen, bool visible) {
+                     size_t vlen, bool visible) {
   rocksdb_writebatch_put_cf(t->s->pending, t->s->cfs[cf], key, klen, val, vlen);
   if (visible) return overlay_set(t, cf, key, klen, val, vlen);
   note_stale(t->s, cf, key, klen);
@@ -525,7 +532,7 @@ void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen) {
 }
 
 void eg_kvtxn_delete_range(eg_kvtxn *t, int cf, const void *from, size_t flen, const void *to,
-                          size_t tlen) {
+                           size_t tlen) {
   rocksdb_writebatch_delete_range_cf(t->s->pending, t->s->cfs[cf], from, flen, to, tlen);
   /* cached keys inside the range would outlive it: now, and again once it is durable
    * (reads meanwhile still find them in RocksDB) */
@@ -602,7 +609,8 @@ void eg_kvtxn_abort(eg_kvtxn *t) {
   if (s->stale.data) s->stale.data[s->stale.len] = '\0';
   for (size_t i = t->n_undo; i-- > 0;) {
     undo *u = &t->undos[i];
-    ov_val *cur = u->prev ? eg_map_get(s->ov, u->mkey, u->mklen) : eg_map_del(s->ov, u->mkey, u->mklen);
+    ov_val *cur =
+        u->prev ? eg_map_get(s->ov, u->mkey, u->mklen) : eg_map_del(s->ov, u->mkey, u->mklen);
     if (u->prev) {
       eg_map_put(s->ov, u->mkey, u->mklen, u->prev);
     }
@@ -736,11 +744,15 @@ static eg_code commit_enqueued(eg_kvtxn *t, eg_err *err) {
     s->group = ng;
     s->cap_group = nc;
   }
-  if (s->n_group < s->cap_group) s->group[s->n_group++] = t;
-  else eg_err_set(&t->result, EG_ENOMEM, "out of memory"), t->done = true;
+  if (s->n_group < s->cap_group)
+    s->group[s->n_group++] = t;
+  else
+    eg_err_set(&t->result, EG_ENOMEM, "out of memory"), t->done = true;
   while (!t->done) {
-    if (s->writing) pthread_cond_wait(&s->cv, &s->mu);
-    else write_group(s);
+    if (s->writing)
+      pthread_cond_wait(&s->cv, &s->mu);
+    else
+      write_group(s);
   }
   eg_err result = t->result;
   pthread_mutex_unlock(&s->mu);
@@ -752,11 +764,13 @@ static eg_code commit_enqueued(eg_kvtxn *t, eg_err *err) {
 
 eg_code eg_kvtxn_commit(eg_kvtxn *t, eg_err *err) { return commit_enqueued(t, err); }
 
-eg_code eg_kvtxn_commit_logged(eg_kvtxn *t, const void *rec, size_t len, uint64_t *pos, eg_err *err) {
+eg_code eg_kvtxn_commit_logged(eg_kvtxn *t, const void *rec, size_t len, uint64_t *pos,
+                               eg_err *err) {
   eg_kv *s = t->s;
   if (s->mode == EG_KV_FOLLOWER || s->broken.code) {
     eg_err why = s->broken;
-    if (!why.code) eg_err_set(&why, EG_EUNAVAIL, "this replica follows the log: it does not take writes");
+    if (!why.code)
+      eg_err_set(&why, EG_EUNAVAIL, "this replica follows the log: it does not take writes");
     eg_kvtxn_abort(t);
     if (err) *err = why;
     return why.code;
@@ -771,7 +785,8 @@ eg_code eg_kvtxn_commit_applied(eg_kvtxn *t, uint64_t pos, eg_err *err) {
   eg_kv *s = t->s;
   if (pos <= s->pos_assigned) {
     eg_kvtxn_abort(t);
-    return eg_err_set(err, EG_EPRECOND, "log position %llu is already applied", (unsigned long long)pos);
+    return eg_err_set(err, EG_EPRECOND, "log position %llu is already applied",
+                      (unsigned long long)pos);
   }
   t->pos = s->pos_assigned = pos;
   return commit_enqueued(t, err);
@@ -795,14 +810,17 @@ uint64_t eg_kv_position(eg_kv *s) { return atomic_load(&s->pos_durable); }
 
 eg_code eg_kv_wait_position(eg_kv *s, uint64_t pos, int64_t deadline_us, eg_err *err) {
   if (atomic_load(&s->pos_durable) >= pos) return EG_OK;
-  struct timespec ts = {(time_t)(deadline_us / EG_US_PER_SEC), (long)(deadline_us % EG_US_PER_SEC) * 1000};
+  struct timespec ts = {(time_t)(deadline_us / EG_US_PER_SEC),
+                        (long)(deadline_us % EG_US_PER_SEC) * 1000};
   pthread_mutex_lock(&s->mu);
   int w = 0;
-  while (atomic_load(&s->pos_durable) < pos && w == 0) w = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+  while (atomic_load(&s->pos_durable) < pos && w == 0)
+    w = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
   uint64_t have = atomic_load(&s->pos_durable);
   pthread_mutex_unlock(&s->mu);
   if (have >= pos) return EG_OK;
-  return eg_err_set(err, EG_ETIMEOUT, "this replica has applied the log up to position %llu, not yet %llu",
+  return eg_err_set(err, EG_ETIMEOUT,
+                    "this replica has applied the log up to position %llu, not yet %llu",
                     (unsigned long long)have, (unsigned long long)pos);
 }
 

@@ -53,8 +53,8 @@ const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s);
 eg_code eg_kv_tenant_id(eg_kv *s, const char *name, uint64_t *id);
 
 /* Point read: *val malloc'd (caller frees), EG_ENOTFOUND when absent. */
-eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val,
-                      size_t *vlen, eg_err *err);
+eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val, size_t *vlen,
+                  eg_err *err);
 
 /* ---- write transactions ---- */
 
@@ -66,15 +66,15 @@ eg_code eg_kvtxn_tenant(eg_kvtxn *t, const char *name, eg_tenant **out, eg_err *
 void eg_kvtxn_save_tenant(eg_kvtxn *t, const eg_tenant *ten);
 /* Read through pending writes, then RocksDB. *val malloc'd; EG_ENOTFOUND when absent. */
 eg_code eg_kvtxn_get(eg_kvtxn *t, int cf, const void *key, size_t klen, char **val, size_t *vlen,
-                    eg_err *err);
+                     eg_err *err);
 /* Put. With visible = true the value can be read back by later transactions before it
  * is durable (names, heads, entities). Other puts are write-only: until durable, a read
  * through a transaction returns the previous value; once durable, the new one. */
 eg_code eg_kvtxn_put(eg_kvtxn *t, int cf, const void *key, size_t klen, const void *val,
-                    size_t vlen, bool visible);
+                     size_t vlen, bool visible);
 void eg_kvtxn_delete(eg_kvtxn *t, int cf, const void *key, size_t klen);
 void eg_kvtxn_delete_range(eg_kvtxn *t, int cf, const void *from, size_t flen, const void *to,
-                          size_t tlen);
+                           size_t tlen);
 /* Forget a tenant (after erasing it): the name may be created afresh later. */
 void eg_kvtxn_forget_tenant(eg_kvtxn *t, const char *name);
 /* Make durable (group commit) and release the lock. The transaction is freed. */
@@ -102,7 +102,8 @@ typedef struct eg_kv_record {
   const void *data; /* borrowed for the append */
   size_t len;
 } eg_kv_record;
-typedef eg_code (*eg_kv_append_fn)(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n, eg_err *err);
+typedef eg_code (*eg_kv_append_fn)(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n,
+                                   eg_err *err);
 typedef enum eg_kv_mode { EG_KV_LOCAL = 0, EG_KV_LEADER, EG_KV_FOLLOWER } eg_kv_mode;
 
 /* Change the mode (append and ctx are used in EG_KV_LEADER mode only; ctx borrowed). */
@@ -120,7 +121,8 @@ uint64_t eg_kv_position(eg_kv *s);
  * (borrowed until this returns; ignored unless in EG_KV_LEADER mode). Durable — in the log
  * and in the store — when it returns EG_OK.
  */
-eg_code eg_kvtxn_commit_logged(eg_kvtxn *t, const void *rec, size_t len, uint64_t *pos, eg_err *err);
+eg_code eg_kvtxn_commit_logged(eg_kvtxn *t, const void *rec, size_t len, uint64_t *pos,
+                               eg_err *err);
 /* Commit t as the application of the log up to position pos (> every position so far). */
 eg_code eg_kvtxn_commit_applied(eg_kvtxn *t, uint64_t pos, eg_err *err);
 /* Wait until position pos is durable, up to deadline_us (CLOCK_REALTIME µs); EG_ETIMEOUT

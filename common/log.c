@@ -29,8 +29,7 @@ int eg_log_level_parse(const char *s) {
 
 int eg_log_enabled(eg_log_level level) { return (int)level >= atomic_load(&log_min_level); }
 
-void eg_log_write(eg_log_level level, const char *module, const char *msg, const char *kvfmt,
-                  ...) {
+void eg_log_write(eg_log_level level, const char *module, const char *msg, const char *kvfmt, ...) {
   static const char *names[] = {"DEBUG", "INFO", "WARN", "ERROR"};
   char line[2048], ts[EG_TIME_ISO_MAX];
   eg_time_format(eg_time_now_us(), ts, sizeof ts);

@@ -25,8 +25,8 @@ int eg_log_enabled(eg_log_level level);
 void eg_log_write(eg_log_level level, const char *module, const char *msg, const char *kvfmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-#define EG_LOG(level, module, msg, ...)                                   \
-  do {                                                                    \
+#define EG_LOG(level, module, msg, ...)                                       \
+  do {                                                                        \
     if (eg_log_enabled(level)) eg_log_write(level, module, msg, __VA_ARGS__); \
   } while (0)
 #define EG_DEBUG(module, msg, ...) EG_LOG(EG_LOG_DEBUG, module, msg, __VA_ARGS__)

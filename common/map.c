@@ -16,7 +16,7 @@ typedef struct slot {
 
 struct eg_map {
   slot *slots;
-  size_t cap; /* power of two */
+  size_t cap;         /* power of two */
   size_t count, used; /* used = count + tombstones */
 };
 

@@ -157,7 +157,8 @@ fail:
   return NULL;
 }
 
-eg_metric *eg_metrics_counter(eg_metrics *m, const char *name, const char *help, const char *labels) {
+eg_metric *eg_metrics_counter(eg_metrics *m, const char *name, const char *help,
+                              const char *labels) {
   return family_new(m, M_COUNTER, name, help, labels);
 }
 
@@ -263,10 +264,14 @@ double eg_series_value(eg_series *s) {
 
 static void put_escaped(eg_buf *out, const char *s, int is_help) {
   for (; *s; s++) {
-    if (*s == '\\') eg_buf_puts(out, "\\\\");
-    else if (*s == '\n') eg_buf_puts(out, "\\n");
-    else if (*s == '"' && !is_help) eg_buf_puts(out, "\\\"");
-    else eg_buf_append(out, s, 1);
+    if (*s == '\\')
+      eg_buf_puts(out, "\\\\");
+    else if (*s == '\n')
+      eg_buf_puts(out, "\\n");
+    else if (*s == '"' && !is_help)
+      eg_buf_puts(out, "\\\"");
+    else
+      eg_buf_append(out, s, 1);
   }
 }
 
@@ -431,13 +436,17 @@ eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http *
   return eg_metrics_https_start(m, addr, NULL, NULL, out, err);
 }
 
-eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem, const char *key_pem,
-                               eg_metrics_http **out, eg_err *err) {
+eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem,
+                               const char *key_pem, eg_metrics_http **out, eg_err *err) {
   eg_metrics_http *h = calloc(1, sizeof *h);
   if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
   h->m = m;
-  eg_httpd_opts o = {.name = "metrics", .addr = addr, .cert_pem = cert_pem, .key_pem = key_pem,
-                     .handler = on_request, .ctx = h};
+  eg_httpd_opts o = {.name = "metrics",
+                     .addr = addr,
+                     .cert_pem = cert_pem,
+                     .key_pem = key_pem,
+                     .handler = on_request,
+                     .ctx = h};
   eg_code rc = eg_httpd_start(&o, &h->httpd, err);
   if (rc) {
     free(h);

@@ -4,9 +4,9 @@
  *
  * Names follow engram_<daemon>_<what>_<unit>; counters end in _total, durations are
  * _seconds. The exception is the per-RPC families of common/rpc (grpc_server_…,
- * grpc_client_…), which keep the names every gRPC dashboard knows. A family is created once (at start-up) and lives as long as the registry;
- * series are looked up by label values and are stable pointers, so hot paths can keep
- * them. All update functions are thread-safe.
+ * grpc_client_…), which keep the names every gRPC dashboard knows. A family is created once (at
+ * start-up) and lives as long as the registry; series are looked up by label values and are stable
+ * pointers, so hot paths can keep them. All update functions are thread-safe.
  */
 #ifndef EG_METRICS_H
 #define EG_METRICS_H
@@ -27,7 +27,8 @@ void eg_metrics_free(eg_metrics *m); /* accepts NULL; stop the HTTP server first
 /* labels: comma-separated label names ("method,code"), or NULL for none. Returns NULL
  * (and logs) when the name or labels are invalid or the name is taken: a programmer
  * error caught by the unit tests. Families are owned by the registry. */
-eg_metric *eg_metrics_counter(eg_metrics *m, const char *name, const char *help, const char *labels);
+eg_metric *eg_metrics_counter(eg_metrics *m, const char *name, const char *help,
+                              const char *labels);
 eg_metric *eg_metrics_gauge(eg_metrics *m, const char *name, const char *help, const char *labels);
 /* bounds: ascending bucket upper bounds (seconds for latency); NULL = latency defaults
  * from 50 µs to 10 s. The +Inf bucket is implicit. */
@@ -65,8 +66,8 @@ eg_code eg_metrics_render(eg_metrics *m, eg_buf *out);
 eg_code eg_metrics_http_start(eg_metrics *m, const char *addr, eg_metrics_http **out, eg_err *err);
 /* The same over HTTPS with a PEM certificate (chain) and key (copied); plain HTTP when
  * either is NULL. */
-eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem, const char *key_pem,
-                               eg_metrics_http **out, eg_err *err);
+eg_code eg_metrics_https_start(eg_metrics *m, const char *addr, const char *cert_pem,
+                               const char *key_pem, eg_metrics_http **out, eg_err *err);
 int eg_metrics_http_port(const eg_metrics_http *h);
 void eg_metrics_http_stop(eg_metrics_http *h); /* accepts NULL */
 

@@ -27,14 +27,26 @@ static void put_string(eg_buf *out, const char *s) {
   eg_buf_puts(out, "\"");
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     switch (*p) {
-      case '"': eg_buf_puts(out, "\\\""); break;
-      case '\\': eg_buf_puts(out, "\\\\"); break;
-      case '\n': eg_buf_puts(out, "\\n"); break;
-      case '\r': eg_buf_puts(out, "\\r"); break;
-      case '\t': eg_buf_puts(out, "\\t"); break;
+      case '"':
+        eg_buf_puts(out, "\\\"");
+        break;
+      case '\\':
+        eg_buf_puts(out, "\\\\");
+        break;
+      case '\n':
+        eg_buf_puts(out, "\\n");
+        break;
+      case '\r':
+        eg_buf_puts(out, "\\r");
+        break;
+      case '\t':
+        eg_buf_puts(out, "\\t");
+        break;
       default:
-        if (*p < 0x20) eg_buf_printf(out, "\\u%04x", *p);
-        else eg_buf_append(out, p, 1);
+        if (*p < 0x20)
+          eg_buf_printf(out, "\\u%04x", *p);
+        else
+          eg_buf_append(out, p, 1);
     }
   }
   eg_buf_puts(out, "\"");
@@ -76,10 +88,14 @@ static void put_real(eg_buf *out, double v, bool single) {
 static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsigned flags,
                         eg_buf *out, int depth) {
   switch (f->type) {
-    case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_SINT32:
+    case PROTOBUF_C_TYPE_SFIXED32:
       eg_buf_printf(out, "%" PRId32, *(const int32_t *)p);
       break;
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64: {
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64: {
       int64_t v = *(const int64_t *)p;
       if ((flags & EG_PBJSON_ISO_TIMES) && is_time_field(f) && eg_time_iso_range(v)) {
         char ts[EG_TIME_ISO_MAX];
@@ -92,10 +108,12 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
       }
       break;
     }
-    case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_FIXED32:
       eg_buf_printf(out, "%" PRIu32, *(const uint32_t *)p);
       break;
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: {
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64: {
       uint64_t v = *(const uint64_t *)p;
       eg_buf_printf(out, v > EXACT_MAX ? "\"%" PRIu64 "\"" : "%" PRIu64, v);
       break;
@@ -113,8 +131,10 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
       int v = *(const int *)p;
       const ProtobufCEnumValue *ev =
           protobuf_c_enum_descriptor_get_value((const ProtobufCEnumDescriptor *)f->descriptor, v);
-      if (ev) put_string(out, ev->name);
-      else eg_buf_printf(out, "%d", v);
+      if (ev)
+        put_string(out, ev->name);
+      else
+        eg_buf_printf(out, "%d", v);
       break;
     }
     case PROTOBUF_C_TYPE_STRING:
@@ -129,8 +149,10 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
     }
     case PROTOBUF_C_TYPE_MESSAGE: {
       const ProtobufCMessage *sub = *(const ProtobufCMessage *const *)p;
-      if (sub) write_msg(sub, flags, out, depth);
-      else eg_buf_puts(out, "null");
+      if (sub)
+        write_msg(sub, flags, out, depth);
+      else
+        eg_buf_puts(out, "null");
       break;
     }
   }
@@ -138,16 +160,25 @@ static void write_value(const ProtobufCFieldDescriptor *f, const void *p, unsign
 
 static size_t value_size(const ProtobufCFieldDescriptor *f) {
   switch (f->type) {
-    case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
-    case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_SINT32:
+    case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_FLOAT:
     case PROTOBUF_C_TYPE_ENUM:
       return 4;
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
       return 8;
     case PROTOBUF_C_TYPE_BOOL:
       return sizeof(protobuf_c_boolean);
-    case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE:
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE:
       return sizeof(void *);
     case PROTOBUF_C_TYPE_BYTES:
       return sizeof(ProtobufCBinaryData);
@@ -228,7 +259,8 @@ static eg_code read_int(const ProtobufCFieldDescriptor *f, const cJSON *v, int64
     if (d != floor(d) || d < (double)lo || d > (double)hi)
       return eg_err_set(err, EG_EINVAL, "%s: integer out of range", path);
     if (d > (double)EXACT_MAX || d < -(double)EXACT_MAX)
-      return eg_err_set(err, EG_EINVAL, "%s: integers beyond 2^53 must be written as strings (\"123…\")", path);
+      return eg_err_set(err, EG_EINVAL,
+                        "%s: integers beyond 2^53 must be written as strings (\"123…\")", path);
     *out = (int64_t)d;
     return EG_OK;
   }
@@ -261,10 +293,14 @@ static eg_code read_real(const cJSON *v, double *out, const char *path, eg_err *
     return EG_OK;
   }
   if (cJSON_IsString(v)) {
-    if (!strcmp(v->valuestring, "NaN")) *out = NAN;
-    else if (!strcmp(v->valuestring, "Infinity")) *out = INFINITY;
-    else if (!strcmp(v->valuestring, "-Infinity")) *out = -INFINITY;
-    else return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
+    if (!strcmp(v->valuestring, "NaN"))
+      *out = NAN;
+    else if (!strcmp(v->valuestring, "Infinity"))
+      *out = INFINITY;
+    else if (!strcmp(v->valuestring, "-Infinity"))
+      *out = -INFINITY;
+    else
+      return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
     return EG_OK;
   }
   return eg_err_set(err, EG_EINVAL, "%s: expected a number", path);
@@ -275,19 +311,25 @@ static eg_code read_value(const ProtobufCFieldDescriptor *f, const cJSON *v, eg_
   int64_t i;
   eg_code rc;
   switch (f->type) {
-    case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_SINT32:
+    case PROTOBUF_C_TYPE_SFIXED32:
       if ((rc = read_int(f, v, INT32_MIN, INT32_MAX, &i, path, err))) return rc;
       *(int32_t *)p = (int32_t)i;
       return EG_OK;
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
       if ((rc = read_int(f, v, INT64_MIN, INT64_MAX, &i, path, err))) return rc;
       *(int64_t *)p = i;
       return EG_OK;
-    case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_FIXED32:
       if ((rc = read_int(f, v, 0, UINT32_MAX, &i, path, err))) return rc;
       *(uint32_t *)p = (uint32_t)i;
       return EG_OK;
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
       if (cJSON_IsString(v)) {
         char *end;
         errno = 0;
@@ -300,11 +342,14 @@ static eg_code read_value(const ProtobufCFieldDescriptor *f, const cJSON *v, eg_
       if ((rc = read_int(f, v, 0, INT64_MAX, &i, path, err))) return rc;
       *(uint64_t *)p = (uint64_t)i;
       return EG_OK;
-    case PROTOBUF_C_TYPE_FLOAT: case PROTOBUF_C_TYPE_DOUBLE: {
+    case PROTOBUF_C_TYPE_FLOAT:
+    case PROTOBUF_C_TYPE_DOUBLE: {
       double d = 0;
       if ((rc = read_real(v, &d, path, err))) return rc;
-      if (f->type == PROTOBUF_C_TYPE_FLOAT) *(float *)p = (float)d;
-      else *(double *)p = d;
+      if (f->type == PROTOBUF_C_TYPE_FLOAT)
+        *(float *)p = (float)d;
+      else
+        *(double *)p = d;
       return EG_OK;
     }
     case PROTOBUF_C_TYPE_BOOL:
@@ -323,7 +368,8 @@ static eg_code read_value(const ProtobufCFieldDescriptor *f, const cJSON *v, eg_
       for (unsigned k = 0; k < ed->n_values; k++) {
         const char *n = ed->values[k].name;
         size_t nl = strlen(n);
-        if (strcmp(n, s) == 0 || (nl > sl && n[nl - sl - 1] == '_' && strcmp(n + nl - sl, s) == 0)) {
+        if (strcmp(n, s) == 0 ||
+            (nl > sl && n[nl - sl - 1] == '_' && strcmp(n + nl - sl, s) == 0)) {
           *(int *)p = ed->values[k].value;
           return EG_OK;
         }
@@ -365,7 +411,8 @@ static eg_code read_msg(const ProtobufCMessageDescriptor *d, const cJSON *j, eg_
   d->message_init(m);
   char *base = (char *)m;
   for (const cJSON *v = j->child; v; v = v->next) {
-    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(d, v->string);
+    const ProtobufCFieldDescriptor *f =
+        protobuf_c_message_descriptor_get_field_by_name(d, v->string);
     char sub[256];
     snprintf(sub, sizeof sub, "%s.%s", path, v->string ? v->string : "?");
     if (!f) return eg_err_set(err, EG_EINVAL, "%s: unknown field", sub);
@@ -403,14 +450,16 @@ eg_code eg_pbjson_parse(const char *text, cJSON **out, eg_err *err) {
     for (size_t i = 0; i < at; i++, col++)
       if (text[i] == '\n') line++, col = 0;
     if (line == 1) return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu)", at);
-    return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu: line %zu, column %zu)", at, line, col);
+    return eg_err_set(err, EG_EINVAL, "not valid JSON (at byte %zu: line %zu, column %zu)", at,
+                      line, col);
   }
   size_t after = (size_t)(end - text);
   end += strspn(end, " \t\r\n");
   if (!*end) return EG_OK;
   cJSON_Delete(*out);
   *out = NULL;
-  return eg_err_set(err, EG_EINVAL, "more after the JSON value (at byte %zu): one JSON value expected", after);
+  return eg_err_set(err, EG_EINVAL,
+                    "more after the JSON value (at byte %zu): one JSON value expected", after);
 }
 
 eg_code eg_pbjson_read(const ProtobufCMessageDescriptor *desc, const cJSON *json, eg_arena *a,

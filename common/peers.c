@@ -12,14 +12,16 @@
 #include "common/time.h"
 #include "proto/engram/v1/vector.pb-c.h"
 
-eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o, eg_rpc_client **c,
-                             uint32_t *n, eg_err *err) {
+eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o,
+                             eg_rpc_client **c, uint32_t *n, eg_err *err) {
   char addr[512];
   for (const char *p = list;;) {
     size_t l = strcspn(p, ",");
     while (l && p[l - 1] == ' ') l--;
-    if (!l || l >= sizeof addr) return eg_err_set(err, EG_EINVAL, "%s: an empty or over-long address in \"%s\"", what, list);
-    if (*n == EG_MAX_SHARDS) return eg_err_set(err, EG_EINVAL, "%s: more than %d shards", what, EG_MAX_SHARDS);
+    if (!l || l >= sizeof addr)
+      return eg_err_set(err, EG_EINVAL, "%s: an empty or over-long address in \"%s\"", what, list);
+    if (*n == EG_MAX_SHARDS)
+      return eg_err_set(err, EG_EINVAL, "%s: more than %d shards", what, EG_MAX_SHARDS);
     memcpy(addr, p, l);
     addr[l] = 0;
     eg_code rc = eg_rpc_client_open(addr, o, &c[*n], err);
@@ -51,8 +53,11 @@ eg_code eg_peers_open(const eg_cfg *cfg, eg_metrics *metrics, eg_peers **out, eg
       .tls_ca_file = eg_cfg_str(cfg, "tls_ca_file"),
       .metrics = p->metrics,
   };
-  eg_code rc = eg_peers_open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd, &p->n_graphd, err);
-  if (!rc) rc = eg_peers_open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord, &p->n_vectord, err);
+  eg_code rc = eg_peers_open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd,
+                                    &p->n_graphd, err);
+  if (!rc)
+    rc = eg_peers_open_shards(eg_cfg_str(cfg, "vectord_addr"), "vectord_addr", &o, p->vectord,
+                              &p->n_vectord, err);
   if (rc) {
     eg_peers_close(p);
     return rc;
@@ -69,7 +74,8 @@ void eg_peers_close(eg_peers *p) {
   free(p);
 }
 
-static eg_code watermark_reached(eg_peers *p, const char *tenant, uint64_t id, bool *reached, eg_err *err) {
+static eg_code watermark_reached(eg_peers *p, const char *tenant, uint64_t id, bool *reached,
+                                 eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   Engram__V1__GetChunksRequest req = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
@@ -85,8 +91,8 @@ static eg_code watermark_reached(eg_peers *p, const char *tenant, uint64_t id, b
   return EG_OK;
 }
 
-eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark, int64_t timeout_us, bool *reached,
-                          eg_err *err) {
+eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark,
+                          int64_t timeout_us, bool *reached, eg_err *err) {
   *reached = false;
   if (!watermark || !*watermark) {
     *reached = true;

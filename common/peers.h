@@ -9,10 +9,24 @@
 #include "common/rpc.h"
 
 /* Options to include in a daemon's table. */
-#define EG_PEER_OPTS                                                                         \
-  {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd gRPC address; comma-separated: one per shard", 0, 0, 0},   \
-  {"vectord_addr", EG_CFG_STR, "127.0.0.1:7103", "vectord gRPC address; comma-separated: one per shard", 0, 0, 0}, \
-  {"peer_timeout_ms", EG_CFG_INT, "10000", "deadline of one call to a peer", 0, 1, 3600000}
+#define EG_PEER_OPTS                                                                        \
+  {"graphd_addr",                                                                           \
+   EG_CFG_STR,                                                                              \
+   "127.0.0.1:7102",                                                                        \
+   "graphd gRPC address; comma-separated: one per shard",                                   \
+   0,                                                                                       \
+   0,                                                                                       \
+   0},                                                                                      \
+      {"vectord_addr",                                                                      \
+       EG_CFG_STR,                                                                          \
+       "127.0.0.1:7103",                                                                    \
+       "vectord gRPC address; comma-separated: one per shard",                              \
+       0,                                                                                   \
+       0,                                                                                   \
+       0},                                                                                  \
+  {                                                                                         \
+    "peer_timeout_ms", EG_CFG_INT, "10000", "deadline of one call to a peer", 0, 1, 3600000 \
+  }
 
 enum { EG_MAX_SHARDS = 256 };
 
@@ -33,8 +47,8 @@ void eg_peers_close(eg_peers *p); /* accepts NULL */
 /* One client per comma-separated address of list (the shard order), appended to c[*n]
  * (at most EG_MAX_SHARDS in all); what names the option in errors. The caller closes
  * the clients, also those opened before an error. */
-eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o, eg_rpc_client **c,
-                             uint32_t *n, eg_err *err);
+eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o,
+                             eg_rpc_client **c, uint32_t *n, eg_err *err);
 
 /* The graphd / vectord shard holding tenant (see common/shard.h). */
 eg_rpc_client *eg_peers_graphd(const eg_peers *p, const char *tenant);
@@ -46,7 +60,7 @@ eg_rpc_client *eg_peers_vectord(const eg_peers *p, const char *tenant);
  * (polling with backoff) for the watermark of tenant; *reached says whether it came.
  * An empty watermark is reached at once; a malformed one is EG_EINVAL.
  */
-eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark, int64_t timeout_us, bool *reached,
-                          eg_err *err);
+eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark,
+                          int64_t timeout_us, bool *reached, eg_err *err);
 
 #endif

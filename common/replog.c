@@ -46,7 +46,8 @@ static const char schema_sql[] =
     "  RETURN NULL;"
     " END $f$;"
     "CREATE OR REPLACE TRIGGER engram_replog_notify AFTER INSERT ON engram_replog"
-    "  REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION engram_replog_notify();"
+    "  REFERENCING NEW TABLE AS appended FOR EACH STATEMENT EXECUTE FUNCTION "
+    "engram_replog_notify();"
     "COMMIT;"
     "LISTEN engram_replog;";
 
@@ -98,8 +99,9 @@ static void ignore_notice(void *arg, const char *msg) { (void)arg, (void)msg; }
 /* The session is gone: say so once, remember it. Caller holds mu. */
 static eg_code conn_lost(eg_replog *l, eg_err *err) {
   char b[256];
-  if (!l->broken) EG_WARN("replog", "connection to the log lost", "shard=%s error=\"%s\"", l->shard,
-                          one_line(PQerrorMessage(l->conn), b, sizeof b));
+  if (!l->broken)
+    EG_WARN("replog", "connection to the log lost", "shard=%s error=\"%s\"", l->shard,
+            one_line(PQerrorMessage(l->conn), b, sizeof b));
   l->broken = true;
   return eg_err_set(err, EG_EUNAVAIL, "the log's PostgreSQL session is gone");
 }
@@ -115,7 +117,8 @@ static eg_code stmt_failed(eg_replog *l, PGresult *r, const char *what, eg_err *
 
 eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_err *err) {
   size_t sl = shard ? strlen(shard) : 0;
-  if (sl < 1 || sl > 100) return eg_err_set(err, EG_EINVAL, "the log's shard name must be 1 to 100 bytes");
+  if (sl < 1 || sl > 100)
+    return eg_err_set(err, EG_EINVAL, "the log's shard name must be 1 to 100 bytes");
   eg_replog *l = calloc(1, sizeof *l);
   if (!l) return eg_err_set(err, EG_ENOMEM, "out of memory");
   memcpy(l->shard, shard, sl + 1);
@@ -123,8 +126,9 @@ eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_e
   /* dsn last: what it says overrides these defaults. Without keepalives and a TCP user
    * timeout a server whose host vanished (no RST) leaves a statement waiting for hours:
    * a writer's appends would hang instead of failing it over, a follower would stop. */
-  const char *const keys[] = {"application_name", "connect_timeout", "keepalives_idle", "keepalives_interval",
-                              "keepalives_count", "tcp_user_timeout", "dbname", NULL};
+  const char *const keys[] = {
+      "application_name", "connect_timeout",  "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "tcp_user_timeout", "dbname",          NULL};
   const char *const vals[] = {"engram", "5", "10", "5", "3", "30000", dsn, NULL};
   l->conn = PQconnectdbParams(keys, vals, 1);
   eg_code rc = EG_OK;
@@ -166,8 +170,8 @@ const char *eg_replog_shard(const eg_replog *l) { return l->shard; }
 
 /* Run a prepared statement with text parameters (and the formats given), results in
  * binary. Caller holds mu and clears the result. NULL when the handle is broken. */
-static PGresult *run(eg_replog *l, const char *name, int n, const char *const *vals, const int *lens,
-                     const int *formats) {
+static PGresult *run(eg_replog *l, const char *name, int n, const char *const *vals,
+                     const int *lens, const int *formats) {
   if (l->broken) return NULL;
   return PQexecPrepared(l->conn, name, n, vals, lens, formats, 1);
 }
@@ -191,10 +195,12 @@ eg_code eg_replog_try_lead(eg_replog *l, const char *addr, bool *leader, eg_err 
   PQclear(r);
   if (!rc && *leader) {
     r = run(l, "eg_publish", 2, p, NULL, NULL);
-    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK) rc = r ? stmt_failed(l, r, "the writer's address", err) : conn_lost(l, err);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+      rc = r ? stmt_failed(l, r, "the writer's address", err) : conn_lost(l, err);
     PQclear(r);
   }
-  if (!rc && *leader) { /* a writer does not tail: its appends' notifications would pile up in libpq */
+  if (!rc &&
+      *leader) { /* a writer does not tail: its appends' notifications would pile up in libpq */
     r = PQexec(l->conn, "UNLISTEN engram_replog");
     if (PQresultStatus(r) != PGRES_COMMAND_OK) rc = stmt_failed(l, r, "UNLISTEN", err);
     PQclear(r);
@@ -221,7 +227,8 @@ eg_code eg_replog_end(eg_replog *l, uint64_t *seq, int64_t *at_us, eg_err *err) 
   return rc;
 }
 
-eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *p, size_t n, eg_err *err) {
+eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *p, size_t n,
+                         eg_err *err) {
   if (!n) return EG_OK;
   if (first < 1 || n > INT32_MAX / 2) return eg_err_set(err, EG_EINVAL, "bad append range");
   /* A one-dimensional bytea[] in PostgreSQL's binary array format: ndim, has-null flag,
@@ -250,13 +257,15 @@ eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *
     rc = conn_lost(l, err);
   } else if (PQresultStatus(r) == PGRES_COMMAND_OK) {
     if ((size_t)strtoull(PQcmdTuples(r), NULL, 10) != n)
-      rc = eg_err_set(err, EG_EABORTED, "fenced: this session does not hold the lock of shard %s, or the log "
-                      "has moved past position %llu", l->shard, (unsigned long long)(first - 1));
+      rc = eg_err_set(err, EG_EABORTED,
+                      "fenced: this session does not hold the lock of shard %s, or the log "
+                      "has moved past position %llu",
+                      l->shard, (unsigned long long)(first - 1));
   } else {
     const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
     if (state && strcmp(state, "23505") == 0) /* unique_violation: another writer's record */
-      rc = eg_err_set(err, EG_EABORTED, "fenced: position %llu of shard %s is taken", (unsigned long long)first,
-                      l->shard);
+      rc = eg_err_set(err, EG_EABORTED, "fenced: position %llu of shard %s is taken",
+                      (unsigned long long)first, l->shard);
     else
       rc = stmt_failed(l, r, "the append", err);
   }
@@ -266,7 +275,8 @@ eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *
   return rc;
 }
 
-eg_code eg_replog_read(eg_replog *l, uint64_t after, size_t max, eg_replog_batch *out, eg_err *err) {
+eg_code eg_replog_read(eg_replog *l, uint64_t after, size_t max, eg_replog_batch *out,
+                       eg_err *err) {
   memset(out, 0, sizeof *out);
   if (max < 1) max = 1;
   if (max > 100000) max = 100000;
@@ -301,8 +311,8 @@ eg_code eg_replog_read(eg_replog *l, uint64_t after, size_t max, eg_replog_batch
       EG_ERROR("replog", "gap in the log", "shard=%s after=%llu seq=%llu", l->shard,
                (unsigned long long)(after + 1 + (uint64_t)i), (unsigned long long)rec->seq);
       eg_replog_batch_free(out);
-      return eg_err_set(err, EG_ECORRUPT, "the log of shard %s has a gap after position %llu", l->shard,
-                        (unsigned long long)(after + (uint64_t)i));
+      return eg_err_set(err, EG_ECORRUPT, "the log of shard %s has a gap after position %llu",
+                        l->shard, (unsigned long long)(after + (uint64_t)i));
     }
   }
   out->n = (size_t)n;
@@ -361,8 +371,10 @@ eg_code eg_replog_writer(eg_replog *l, char *addr, size_t len, eg_err *err) {
   const char *p[1] = {l->shard};
   eg_code rc = EG_OK;
   PGresult *r = run(l, "eg_writer", 1, p, NULL, NULL);
-  if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) rc = r ? stmt_failed(l, r, "reading the writer", err) : conn_lost(l, err);
-  else if (PQntuples(r) == 1 && len) snprintf(addr, len, "%.*s", PQgetlength(r, 0, 0), PQgetvalue(r, 0, 0));
+  if (!r || PQresultStatus(r) != PGRES_TUPLES_OK)
+    rc = r ? stmt_failed(l, r, "reading the writer", err) : conn_lost(l, err);
+  else if (PQntuples(r) == 1 && len)
+    snprintf(addr, len, "%.*s", PQgetlength(r, 0, 0), PQgetvalue(r, 0, 0));
   PQclear(r);
   pthread_mutex_unlock(&l->mu);
   return rc;

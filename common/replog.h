@@ -59,8 +59,9 @@ typedef struct eg_replog_payload {
  * Connect with dsn (a libpq connection string or URI; application_name and
  * connect_timeout default to "engram" and 5 s, keepalives to idle 10 s / interval 5 s /
  * count 3 and tcp_user_timeout to 30 s, so that a server that vanished fails the session
- * in well under a minute), create the tables and trigger when missing, and LISTEN. shard: 1..100 bytes naming the log. EG_EUNAVAIL when PostgreSQL
- * cannot be reached, EG_EINVAL for a bad shard name.
+ * in well under a minute), create the tables and trigger when missing, and LISTEN. shard: 1..100
+ * bytes naming the log. EG_EUNAVAIL when PostgreSQL cannot be reached, EG_EINVAL for a bad shard
+ * name.
  */
 eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_err *err);
 void eg_replog_close(eg_replog *l); /* accepts NULL; ends the session (and its lock) */
@@ -82,7 +83,8 @@ eg_code eg_replog_end(eg_replog *l, uint64_t *seq, int64_t *at_us, eg_err *err);
  * not end at first - 1 (another writer appended); EG_EUNAVAIL when the connection broke
  * (the outcome is then unknown: the records may or may not be in the log).
  */
-eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *p, size_t n, eg_err *err);
+eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *p, size_t n,
+                         eg_err *err);
 
 /* Up to max records after position `after`, in order; free with eg_replog_batch_free. */
 eg_code eg_replog_read(eg_replog *l, uint64_t after, size_t max, eg_replog_batch *out, eg_err *err);

@@ -2,13 +2,14 @@
  * retention.c — the retention score, tiers, the bounded access history and the salience
  * lexicon (common/retention.h).
  */
+#include "common/retention.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/keybuf.h"
-#include "common/retention.h"
 
 #define US_PER_DAY 86400000000.0
 #define MIN_GAP_DAYS (1.0 / 24) /* an access is never counted closer than an hour */
@@ -21,13 +22,14 @@ static const eg_ret_policy defaults = {
 eg_code eg_ret_policy_of(const Engram__V1__RetentionPolicy *m, eg_ret_policy *p, eg_err *err) {
   *p = defaults;
   if (m) {
-#define KNOB(field, dst, lo, hi)                                                                      \
-  do {                                                                                                \
-    if (m->field != 0) {                                                                              \
-      if (!(m->field >= (lo) && m->field <= (hi)))                                                    \
-        return eg_err_set(err, EG_EINVAL, "policy." #field " must be in [%g, %g]", (double)(lo), (double)(hi)); \
-      p->dst = m->field;                                                                              \
-    }                                                                                                 \
+#define KNOB(field, dst, lo, hi)                                                                 \
+  do {                                                                                           \
+    if (m->field != 0) {                                                                         \
+      if (!(m->field >= (lo) && m->field <= (hi)))                                               \
+        return eg_err_set(err, EG_EINVAL, "policy." #field " must be in [%g, %g]", (double)(lo), \
+                          (double)(hi));                                                         \
+      p->dst = m->field;                                                                         \
+    }                                                                                            \
   } while (0)
     KNOB(half_life_days, half_life_days, 0.001, 36500);
     KNOB(sigma, sigma, 0, 100);
@@ -44,7 +46,8 @@ eg_code eg_ret_policy_of(const Engram__V1__RetentionPolicy *m, eg_ret_policy *p,
     p->warm_max = m->warm_max;
     p->disabled = m->disabled;
   }
-  if (p->warm_min > p->hot_min) return eg_err_set(err, EG_EINVAL, "policy.warm_min must not exceed hot_min");
+  if (p->warm_min > p->hot_min)
+    return eg_err_set(err, EG_EINVAL, "policy.warm_min must not exceed hot_min");
   p->lambda = log(2.0) / p->half_life_days;
   return EG_OK;
 }
@@ -58,7 +61,8 @@ void eg_ret_policy_msg(const eg_ret_policy *p, Engram__V1__RetentionPolicy *m) {
   m->hot_max = p->hot_max;
   m->warm_max = p->warm_max;
   m->evict_cold_after_days = p->evict_days;
-  m->prior_weight = p->prior_weight > 0 ? p->prior_weight : -1; /* no prior: -1, since 0 asks for the default */
+  m->prior_weight =
+      p->prior_weight > 0 ? p->prior_weight : -1; /* no prior: -1, since 0 asks for the default */
   m->disabled = p->disabled;
 }
 
@@ -77,7 +81,8 @@ static double get_f64(const uint8_t *i) {
 
 void eg_ret_policy_encode(const eg_ret_policy *p, uint8_t o[EG_RET_POLICY_ENCODED]) {
   memset(o, 0, EG_RET_POLICY_ENCODED);
-  const double f[6] = {p->half_life_days, p->sigma, p->hot_min, p->warm_min, p->evict_days, p->prior_weight};
+  const double f[6] = {p->half_life_days, p->sigma,      p->hot_min,
+                       p->warm_min,       p->evict_days, p->prior_weight};
   for (int i = 0; i < 6; i++) put_f64(o + 8 * i, f[i]);
   key_put64(o + 48, p->hot_max);
   key_put64(o + 56, p->warm_max);
@@ -154,7 +159,8 @@ static double gap_days(int64_t t, int64_t then) {
   return d < MIN_GAP_DAYS ? MIN_GAP_DAYS : d;
 }
 
-eg_ret_score eg_ret_score_at(const eg_ret_policy *p, double salience, int64_t created, const eg_access *a, int64_t t) {
+eg_ret_score eg_ret_score_at(const eg_ret_policy *p, double salience, int64_t created,
+                             const eg_access *a, int64_t t) {
   eg_ret_score s = {0, 0, 0};
   double age = (double)(t - created) / US_PER_DAY;
   s.decay = salience * exp(-p->lambda * (age > 0 ? age : 0));
@@ -174,32 +180,45 @@ eg_tier eg_ret_tier_of(const eg_ret_policy *p, double r) {
 
 const char *eg_ret_tier_name(eg_tier t) {
   switch (t) {
-  case EG_TIER_HOT: return "hot";
-  case EG_TIER_WARM: return "warm";
-  case EG_TIER_COLD: return "cold";
-  case EG_TIER_EVICTED: return "evicted";
-  default: return "unknown";
+    case EG_TIER_HOT:
+      return "hot";
+    case EG_TIER_WARM:
+      return "warm";
+    case EG_TIER_COLD:
+      return "cold";
+    case EG_TIER_EVICTED:
+      return "evicted";
+    default:
+      return "unknown";
   }
 }
 
-void eg_ret_why(const eg_ret_policy *p, const eg_ret_score *s, eg_tier tier, bool bounded, char *buf, size_t len) {
+void eg_ret_why(const eg_ret_policy *p, const eg_ret_score *s, eg_tier tier, bool bounded,
+                char *buf, size_t len) {
   if (p->disabled) {
     snprintf(buf, len, "retention is off for this tenant: every chunk is hot");
   } else if (tier == EG_TIER_EVICTED) {
-    snprintf(buf, len, "evicted under the tenant's policy (cold and not accessed for %g days)", p->evict_days);
+    snprintf(buf, len, "evicted under the tenant's policy (cold and not accessed for %g days)",
+             p->evict_days);
   } else if (bounded) {
-    snprintf(buf, len, "R %.3f (decay %.3f + access %.3f) qualifies for a higher tier, but the tier is full "
-                       "(hot_max %llu, warm_max %llu) and holds records of higher R",
-             s->r, s->decay, s->access, (unsigned long long)p->hot_max, (unsigned long long)p->warm_max);
+    snprintf(buf, len,
+             "R %.3f (decay %.3f + access %.3f) qualifies for a higher tier, but the tier is full "
+             "(hot_max %llu, warm_max %llu) and holds records of higher R",
+             s->r, s->decay, s->access, (unsigned long long)p->hot_max,
+             (unsigned long long)p->warm_max);
   } else {
-    const char *cmp = tier == EG_TIER_HOT ? ">= hot_min" : tier == EG_TIER_WARM ? ">= warm_min" : "< warm_min";
+    const char *cmp = tier == EG_TIER_HOT    ? ">= hot_min"
+                      : tier == EG_TIER_WARM ? ">= warm_min"
+                                             : "< warm_min";
     double th = tier == EG_TIER_COLD || tier == EG_TIER_WARM ? p->warm_min : p->hot_min;
-    snprintf(buf, len, "R %.3f (decay %.3f + access %.3f) %s %.3f", s->r, s->decay, s->access, cmp, th);
+    snprintf(buf, len, "R %.3f (decay %.3f + access %.3f) %s %.3f", s->r, s->decay, s->access, cmp,
+             th);
   }
 }
 
-eg_tier eg_ret_info_fill(Engram__V1__RetentionInfo *o, const eg_ret_policy *p, double salience, int64_t created,
-                         const eg_access *acc, int64_t at, eg_tier tier, bool bounded, char *why, size_t why_len) {
+eg_tier eg_ret_info_fill(Engram__V1__RetentionInfo *o, const eg_ret_policy *p, double salience,
+                         int64_t created, const eg_access *acc, int64_t at, eg_tier tier,
+                         bool bounded, char *why, size_t why_len) {
   eg_ret_score s = eg_ret_score_at(p, salience, created, acc, at);
   if (tier <= 0) tier = eg_ret_tier_of(p, s.r);
   o->salience = salience;
@@ -231,31 +250,39 @@ typedef struct lex_cat {
 } lex_cat;
 
 static const char *const health[] = {
-    "allerg",  "anaphyla",   "asthma",    "diabet",    "doctor",   "dentist",  "hospital", "clinic",  "surgery",
-    "surgeon", "medicat",    "medicine",  "prescri",   "diagnos",  "symptom",  "pregnan",  "therap",  "insulin",
-    "epipen",  "cancer",     "chemo",     "injur",     "blood",    "seizure",  "migraine", "vaccin",  "illness",
-    "disease", "gluten",     "celiac",    "lactose",   "intoleran", "pain=",   "sick=",    "fever",   "nurse",
-    NULL};
-static const char *const safety[] = {"emergenc", "danger", "unsafe", "accident", "police", "fire=", "evacuat",
-                                     "threat",   "abuse",  "stalk",  "crash",    "poison", NULL};
-static const char *const money[] = {"salary",  "mortgage", "debt",    "loan=",  "loans", "bank",     "rent=",
-                                    "invoice", "tax=",     "taxes",   "payment", "budget", "savings", "pension",
-                                    "insuranc", "credit",  "paycheck", "bill=",  "bills", "owe=",    "owed", NULL};
-static const char *const legal[] = {"contract", "lawsuit", "lawyer", "attorney", "court", "visa=",   "visas",
-                                    "passport", "custody", "divorce", "legal",   "lease", "will=",   "subpoena",
-                                    "immigrat", NULL};
-static const char *const family[] = {"wife",    "husband",  "son=",    "sons",   "daughter", "mother",  "father",
-                                     "mom=",    "dad=",     "parent",  "child",  "kids",     "baby",    "babies",
-                                     "brother", "sister",   "grandm",  "grandp", "wedding",  "funeral", "fiance",
-                                     "partner", "family",   "newborn", NULL};
-static const lex_cat cats[] = {{"lexicon: health", health}, {"lexicon: safety", safety}, {"lexicon: money", money},
-                               {"lexicon: legal", legal},   {"lexicon: family", family}};
+    "allerg",   "anaphyla", "asthma",  "diabet",   "doctor",  "dentist", "hospital", "clinic",
+    "surgery",  "surgeon",  "medicat", "medicine", "prescri", "diagnos", "symptom",  "pregnan",
+    "therap",   "insulin",  "epipen",  "cancer",   "chemo",   "injur",   "blood",    "seizure",
+    "migraine", "vaccin",   "illness", "disease",  "gluten",  "celiac",  "lactose",  "intoleran",
+    "pain=",    "sick=",    "fever",   "nurse",    NULL};
+static const char *const safety[] = {"emergenc", "danger",  "unsafe", "accident", "police",
+                                     "fire=",    "evacuat", "threat", "abuse",    "stalk",
+                                     "crash",    "poison",  NULL};
+static const char *const money[] = {
+    "salary",   "mortgage", "debt",    "loan=",  "loans",   "bank",    "rent=",    "invoice",
+    "tax=",     "taxes",    "payment", "budget", "savings", "pension", "insuranc", "credit",
+    "paycheck", "bill=",    "bills",   "owe=",   "owed",    NULL};
+static const char *const legal[] = {
+    "contract", "lawsuit", "lawyer", "attorney", "court", "visa=",    "visas",    "passport",
+    "custody",  "divorce", "legal",  "lease",    "will=", "subpoena", "immigrat", NULL};
+static const char *const family[] = {"wife",   "husband", "son=",   "sons",    "daughter",
+                                     "mother", "father",  "mom=",   "dad=",    "parent",
+                                     "child",  "kids",    "baby",   "babies",  "brother",
+                                     "sister", "grandm",  "grandp", "wedding", "funeral",
+                                     "fiance", "partner", "family", "newborn", NULL};
+static const lex_cat cats[] = {{"lexicon: health", health},
+                               {"lexicon: safety", safety},
+                               {"lexicon: money", money},
+                               {"lexicon: legal", legal},
+                               {"lexicon: family", family}};
 
 /* Words that make small talk when a text has nothing else. */
 static const char *const chatter[] = {
-    "hi",   "hello", "hey",  "thanks", "thank", "you",  "ok",  "okay", "cool", "great", "bye", "goodbye", "lol",
-    "haha", "nice",  "good", "morning", "night", "see",  "ya",  "yes",  "no",   "sure",  "awesome", "np", "welcome",
-    "cheers", "sounds", "perfect", "alright", "yeah", "yep", "wow", "much", "so", "a", "lot", "later", NULL};
+    "hi",      "hello",   "hey",    "thanks",  "thank",   "you",     "ok",   "okay",
+    "cool",    "great",   "bye",    "goodbye", "lol",     "haha",    "nice", "good",
+    "morning", "night",   "see",    "ya",      "yes",     "no",      "sure", "awesome",
+    "np",      "welcome", "cheers", "sounds",  "perfect", "alright", "yeah", "yep",
+    "wow",     "much",    "so",     "a",       "lot",     "later",   NULL};
 
 static bool word_matches(const char *w, size_t n, const char *pat) {
   size_t pl = strlen(pat);

@@ -41,7 +41,7 @@ typedef struct eg_access {
 
 /* A tenant's knobs, defaults filled in (eg_ret_policy_of). */
 typedef struct eg_ret_policy {
-  double lambda;      /* per day */
+  double lambda; /* per day */
   double half_life_days, sigma, hot_min, warm_min, evict_days, prior_weight;
   uint64_t hot_max, warm_max;
   bool disabled;
@@ -66,20 +66,23 @@ int64_t eg_access_last(const eg_access *a);
 typedef struct eg_ret_score {
   double decay, access, r;
 } eg_ret_score;
-eg_ret_score eg_ret_score_at(const eg_ret_policy *p, double salience, int64_t created, const eg_access *a, int64_t t);
+eg_ret_score eg_ret_score_at(const eg_ret_policy *p, double salience, int64_t created,
+                             const eg_access *a, int64_t t);
 
 /* The tier R asks for by the thresholds alone (bounds on tier sizes are the caller's). */
 eg_tier eg_ret_tier_of(const eg_ret_policy *p, double r);
 const char *eg_ret_tier_name(eg_tier t);
 /* A sentence saying why a record with score s is in tier `tier` (into buf). */
-void eg_ret_why(const eg_ret_policy *p, const eg_ret_score *s, eg_tier tier, bool bounded, char *buf, size_t len);
+void eg_ret_why(const eg_ret_policy *p, const eg_ret_score *s, eg_tier tier, bool bounded,
+                char *buf, size_t len);
 
 /* Fill what o says of a record's score at `at`: salience, created_at, R and its two terms,
  * access count and last access, evaluated_at, and the sentence of eg_ret_why (written to
  * why, which o->why then points to) for the record's tier (tier <= 0: the tier R asks for).
  * The returned tier is the one used. */
-eg_tier eg_ret_info_fill(Engram__V1__RetentionInfo *o, const eg_ret_policy *p, double salience, int64_t created,
-                         const eg_access *acc, int64_t at, eg_tier tier, bool bounded, char *why, size_t why_len);
+eg_tier eg_ret_info_fill(Engram__V1__RetentionInfo *o, const eg_ret_policy *p, double salience,
+                         int64_t created, const eg_access *acc, int64_t at, eg_tier tier,
+                         bool bounded, char *why, size_t why_len);
 
 /* The prior added to a fused score: prior_weight · (min(R, 1) − 0.5); 0 when disabled. */
 double eg_ret_prior(const eg_ret_policy *p, double r);

@@ -56,21 +56,21 @@ typedef struct eg_rpc_handler_entry {
  * Methods without a handler answer UNIMPLEMENTED ("… is not implemented yet").
  */
 typedef struct eg_rpc_service {
-  const ProtobufCServiceDescriptor *desc;  /* borrowed (static generated data) */
-  const eg_rpc_handler_entry *handlers;    /* borrowed; must outlive the server */
+  const ProtobufCServiceDescriptor *desc; /* borrowed (static generated data) */
+  const eg_rpc_handler_entry *handlers;   /* borrowed; must outlive the server */
   size_t n_handlers;
   void *svc; /* passed to every handler */
 } eg_rpc_service;
 
 typedef struct eg_rpc_server_opts {
-  const char *addr;        /* "127.0.0.1:7102"; port 0 picks a free port */
-  const char *daemon;      /* "graphd": prefix of the framework's own engram_<daemon>_rpc_… */
-  int cq_threads;          /* completion-queue threads; 0 = 2 */
-  int workers;             /* handler threads; 0 = 4 */
-  int queue_max;           /* calls waiting for a worker; 0 = 1024 */
-  int max_message_bytes;   /* receive and send limit; 0 = 4 MiB */
-  size_t arena_cap;        /* per-call memory cap; 0 = 256 MiB */
-  eg_metrics *metrics;     /* may be NULL */
+  const char *addr;         /* "127.0.0.1:7102"; port 0 picks a free port */
+  const char *daemon;       /* "graphd": prefix of the framework's own engram_<daemon>_rpc_… */
+  int cq_threads;           /* completion-queue threads; 0 = 2 */
+  int workers;              /* handler threads; 0 = 4 */
+  int queue_max;            /* calls waiting for a worker; 0 = 1024 */
+  int max_message_bytes;    /* receive and send limit; 0 = 4 MiB */
+  size_t arena_cap;         /* per-call memory cap; 0 = 256 MiB */
+  eg_metrics *metrics;      /* may be NULL */
   const char *tls_cert_pem; /* with tls_key_pem: serve TLS (PEM text, copied); NULL = plaintext */
   const char *tls_key_pem;
   /* Called for every call but health checks, after the request is decoded and before
@@ -100,8 +100,8 @@ void eg_rpc_server_free(eg_rpc_server *s);
  * and fuzz targets. The response is allocated from arena a. EG_EUNIMPL when svc has no
  * handler of that name.
  */
-eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const ProtobufCMessage *req, eg_arena *a,
-                      ProtobufCMessage **resp, eg_err *err);
+eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const ProtobufCMessage *req,
+                      eg_arena *a, ProtobufCMessage **resp, eg_err *err);
 
 /* --- for handlers (valid until the handler returns, unless said otherwise) --- */
 
@@ -114,11 +114,11 @@ ProtobufCMessage *eg_rpc_clone(eg_arena *a, const ProtobufCMessage *m);
 void *eg_rpc_alloc(eg_rpc_call *call, size_t n);
 eg_arena *eg_rpc_arena(eg_rpc_call *call);
 /* NOLINTBEGIN(bugprone-macro-parentheses): `type` is a type name, which cannot be parenthesized */
-#define EG_RPC_NEW(call, type, init_fn)                  \
-  ({                                                     \
-    type *eg__m = eg_rpc_alloc((call), sizeof(type));    \
-    if (eg__m) init_fn(eg__m);                           \
-    eg__m;                                               \
+#define EG_RPC_NEW(call, type, init_fn)               \
+  ({                                                  \
+    type *eg__m = eg_rpc_alloc((call), sizeof(type)); \
+    if (eg__m) init_fn(eg__m);                        \
+    eg__m;                                            \
   })
 /* NOLINTEND(bugprone-macro-parentheses) */
 /* Request metadata value (keys arrive lowercase: "authorization"); NULL if absent.
@@ -148,25 +148,28 @@ eg_rpc_metrics *eg_rpc_client_metrics_new(eg_metrics *m);
 void eg_rpc_metrics_free(eg_rpc_metrics *rm);
 
 typedef struct eg_rpc_client_opts {
-  int64_t timeout_us;      /* per attempt-set deadline; 0 = 10 s */
-  int max_attempts;        /* total attempts on UNAVAILABLE; 0 = 4 */
-  int64_t backoff_us;      /* first retry delay, doubled each time; 0 = 50 ms */
-  const char *token;       /* sent as "authorization: Bearer <token>"; NULL = none */
-  int max_message_bytes;   /* 0 = 64 MiB */
-  const char *tls_ca_file; /* PEM roots: connect over TLS and verify the server; NULL or "" = plaintext */
+  int64_t timeout_us;    /* per attempt-set deadline; 0 = 10 s */
+  int max_attempts;      /* total attempts on UNAVAILABLE; 0 = 4 */
+  int64_t backoff_us;    /* first retry delay, doubled each time; 0 = 50 ms */
+  const char *token;     /* sent as "authorization: Bearer <token>"; NULL = none */
+  int max_message_bytes; /* 0 = 64 MiB */
+  const char
+      *tls_ca_file; /* PEM roots: connect over TLS and verify the server; NULL or "" = plaintext */
   const char *tls_server_name; /* name to verify instead of the target's host (NULL = the host) */
-  eg_rpc_metrics *metrics; /* count calls as grpc_client_… (borrowed; must outlive the client); NULL = none */
+  eg_rpc_metrics
+      *metrics; /* count calls as grpc_client_… (borrowed; must outlive the client); NULL = none */
 } eg_rpc_client_opts;
 
 /* A channel to target ("127.0.0.1:7102"). Thread-safe: share one per peer. Copies
  * opts (and the token). Connecting is lazy, so this succeeds for a down peer. */
-eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
-                           eg_rpc_client **out, eg_err *err);
+eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts, eg_rpc_client **out,
+                           eg_err *err);
 void eg_rpc_client_close(eg_rpc_client *c); /* accepts NULL */
 /* A client on base's channel and options that sends token instead of base's (NULL or ""
  * = none): for a front end forwarding each caller's own token, without a connection per
  * caller. base must outlive it; close it with eg_rpc_client_close. */
-eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_client **out, eg_err *err);
+eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_client **out,
+                                 eg_err *err);
 const char *eg_rpc_client_target(const eg_rpc_client *c);
 
 /*

@@ -37,14 +37,15 @@ static char *auth_value(const char *token) {
   return v;
 }
 
-eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
-                           eg_rpc_client **out, eg_err *err) {
+eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts, eg_rpc_client **out,
+                           eg_err *err) {
   if (!target || !*target) return eg_err_set(err, EG_EINVAL, "empty target address");
   /* TLS roots: read once here, handed to gRPC (which copies them), not kept */
   eg_buf ca = EG_BUF_INIT;
   if (opts && opts->tls_ca_file && *opts->tls_ca_file) {
     eg_code rc = eg_buf_read_file(&ca, opts->tls_ca_file, err);
-    if (!rc && !ca.len) rc = eg_err_set(err, EG_EINVAL, "tls_ca_file %.200s is empty", opts->tls_ca_file);
+    if (!rc && !ca.len)
+      rc = eg_err_set(err, EG_EINVAL, "tls_ca_file %.200s is empty", opts->tls_ca_file);
     if (rc) {
       eg_buf_free(&ca);
       return rc;
@@ -67,9 +68,9 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
   eg_rpc_global_init();
   grpc_arg args[7];
   memset(args, 0, sizeof args);
-  const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
+  const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,   GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
                          GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
-                         GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, GRPC_ARG_ENABLE_RETRIES};
+                         GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,     GRPC_ARG_ENABLE_RETRIES};
   /* Short reconnect backoff so a restarted peer is reached by our own retries. Despite
    * its name, gRPC core reads MIN_RECONNECT_BACKOFF_MS as the least time one connection
    * attempt gets to finish (TCP connect, then the server's HTTP/2 SETTINGS frame: the
@@ -103,7 +104,8 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts,
   return EG_OK;
 }
 
-eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_client **out, eg_err *err) {
+eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_client **out,
+                                 eg_err *err) {
   eg_rpc_client *c = calloc(1, sizeof *c);
   if (c) {
     c->o = base->o;
@@ -287,7 +289,8 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
     if (!rm) continue;
     eg_rpc_method_metrics *mx = eg_rpc_metrics_method(rm, reqs[i].method);
     if (reqs[i].err.code == EG_OK) eg_rpc_metrics_received(mx);
-    eg_rpc_metrics_handled(rm, mx, eg_code_to_grpc(reqs[i].err.code), (double)(done_us[i] - t_start) / 1e6);
+    eg_rpc_metrics_handled(rm, mx, eg_code_to_grpc(reqs[i].err.code),
+                           (double)(done_us[i] - t_start) / 1e6);
   }
   free(as);
   free(pending);

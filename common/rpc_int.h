@@ -41,7 +41,8 @@ void eg_rpc_metrics_started(eg_rpc_method_metrics *mm);
 void eg_rpc_metrics_received(eg_rpc_method_metrics *mm); /* one request/response message */
 void eg_rpc_metrics_sent(eg_rpc_method_metrics *mm);
 /* The call finished with gRPC status number `status` after `seconds`. */
-void eg_rpc_metrics_handled(eg_rpc_metrics *rm, eg_rpc_method_metrics *mm, int status, double seconds);
+void eg_rpc_metrics_handled(eg_rpc_metrics *rm, eg_rpc_method_metrics *mm, int status,
+                            double seconds);
 /* grpc-go's name of a status: "OK", "InvalidArgument", "NotFound" …; "Unknown" outside 0–16. */
 const char *eg_rpc_status_name(int status);
 

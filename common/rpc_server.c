@@ -31,13 +31,13 @@
 #define MAX_CQS 16
 
 typedef struct method_info {
-  char path[192];  /* "/engram.v1.Graph/Commit" */
+  char path[192];    /* "/engram.v1.Graph/Commit" */
   const char *label; /* path + 1: "engram.v1.Graph/Commit" */
   const ProtobufCMethodDescriptor *md;
   eg_rpc_handler fn; /* NULL: UNIMPLEMENTED */
   void *svc;
-  void *handle;      /* grpc registered-method handle */
-  bool inline_ok;    /* answered on the CQ thread (health) */
+  void *handle;              /* grpc registered-method handle */
+  bool inline_ok;            /* answered on the CQ thread (health) */
   eg_rpc_method_metrics *mx; /* its grpc_server_… series (NULL without metrics) */
 } method_info;
 
@@ -87,7 +87,7 @@ struct eg_rpc_server {
   health_entry *health;
   size_t n_health;
   /* metrics */
-  eg_rpc_metrics *grpc_mx;         /* grpc_server_… */
+  eg_rpc_metrics *grpc_mx;           /* grpc_server_… */
   eg_rpc_method_metrics *unknown_mx; /* calls of methods no service has */
   eg_series *s_inflight;
   eg_series *s_rejected;
@@ -181,8 +181,8 @@ bool eg_rpc_expired(const eg_rpc_call *c) {
 
 const char *eg_rpc_method_path(const eg_rpc_call *c) { return c->m ? c->m->path : "unknown"; }
 
-eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const ProtobufCMessage *req, eg_arena *a,
-                      ProtobufCMessage **resp, eg_err *err) {
+eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const ProtobufCMessage *req,
+                      eg_arena *a, ProtobufCMessage **resp, eg_err *err) {
   *resp = NULL;
   for (size_t i = 0; i < svc->n_handlers; i++) {
     if (strcmp(svc->handlers[i].method, method) != 0) continue;
@@ -192,7 +192,8 @@ eg_code eg_rpc_invoke(const eg_rpc_service *svc, const char *method, const Proto
     c.deadline = gpr_inf_future(GPR_CLOCK_REALTIME);
     grpc_metadata_array_init(&c.md);
     eg_code rc = svc->handlers[i].fn(svc->svc, &c, req, resp, err);
-    const ProtobufCMethodDescriptor *md = protobuf_c_service_descriptor_get_method_by_name(svc->desc, method);
+    const ProtobufCMethodDescriptor *md =
+        protobuf_c_service_descriptor_get_method_by_name(svc->desc, method);
     if (rc == EG_OK && (!*resp || !md || (*resp)->descriptor != md->output))
       rc = eg_err_set(err, EG_EINTERNAL, "%s returned no or a wrongly typed response", method);
     return rc;
@@ -219,9 +220,8 @@ static eg_code health_check(void *svc, eg_rpc_call *call, const ProtobufCMessage
                             ProtobufCMessage **resp, eg_err *err) {
   eg_rpc_server *s = svc;
   const Grpc__Health__V1__HealthCheckRequest *req = (const void *)reqm;
-  Grpc__Health__V1__HealthCheckResponse *r =
-      EG_RPC_NEW(call, Grpc__Health__V1__HealthCheckResponse,
-                 grpc__health__v1__health_check_response__init);
+  Grpc__Health__V1__HealthCheckResponse *r = EG_RPC_NEW(
+      call, Grpc__Health__V1__HealthCheckResponse, grpc__health__v1__health_check_response__init);
   if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
   pthread_mutex_lock(&s->mu);
   health_entry *h = health_find(s, req->service ? req->service : "");
@@ -333,7 +333,9 @@ static void run_call(eg_rpc_call *c) {
   ProtobufCAllocator alloc = eg_rpc_arena_allocator(c->arena);
   ProtobufCMessage *req = NULL, *resp = NULL;
   if ((rc = eg_rpc_unpack(c->payload, m->md->input, &alloc, &req, &err))) goto done;
-  if (s->opts.authorize && !m->inline_ok && (rc = s->opts.authorize(s->opts.authorize_ctx, c, req, &err))) goto done;
+  if (s->opts.authorize && !m->inline_ok &&
+      (rc = s->opts.authorize(s->opts.authorize_ctx, c, req, &err)))
+    goto done;
   rc = m->fn(m->svc, c, req, &resp, &err);
   if (rc == EG_OK) {
     if (!resp || resp->descriptor != m->md->output) {
@@ -527,7 +529,8 @@ eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service
   grpc_server_credentials *creds;
   if (opts->tls_cert_pem && opts->tls_key_pem) {
     grpc_ssl_pem_key_cert_pair pair = {opts->tls_key_pem, opts->tls_cert_pem};
-    creds = grpc_ssl_server_credentials_create_ex(NULL, &pair, 1, GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
+    creds = grpc_ssl_server_credentials_create_ex(NULL, &pair, 1,
+                                                  GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE, NULL);
   } else {
     creds = grpc_insecure_server_credentials_create();
   }
@@ -549,9 +552,11 @@ eg_code eg_rpc_server_start(const eg_rpc_server_opts *opts, const eg_rpc_service
     targ[1] = (void *)(intptr_t)i;
     pthread_create(&s->threads[i], NULL, cq_thread, targ);
   }
-  EG_INFO("rpc", "grpc server started", "port=%d tls=%s cq_threads=%d workers=%d queue_max=%d "
-          "max_message_bytes=%d methods=%zu", s->port, opts->tls_cert_pem ? "on" : "off", s->n_cqs, s->opts.workers,
-          s->opts.queue_max, s->opts.max_message_bytes, s->n_methods);
+  EG_INFO("rpc", "grpc server started",
+          "port=%d tls=%s cq_threads=%d workers=%d queue_max=%d "
+          "max_message_bytes=%d methods=%zu",
+          s->port, opts->tls_cert_pem ? "on" : "off", s->n_cqs, s->opts.workers, s->opts.queue_max,
+          s->opts.max_message_bytes, s->n_methods);
   *out = s;
   return EG_OK;
 
@@ -619,7 +624,7 @@ void eg_rpc_server_shutdown(eg_rpc_server *s, int64_t grace_us) {
   if (!wait_notified(s, grace_us)) {
     if (grace_us > 0)
       EG_WARN("rpc", "grace period over, cancelling calls", "grace_ms=%lld",
-            (long long)(grace_us / 1000));
+              (long long)(grace_us / 1000));
     grpc_server_cancel_all_calls(s->server);
     wait_notified(s, -1);
   }

@@ -14,7 +14,8 @@ static eg_code check_field(const char *v, const char *name, bool required, eg_er
   if (required && n == 0) return eg_err_set(err, EG_EINVAL, "scope.%s is required", name);
   if (n > EG_SCOPE_FIELD_MAX)
     return eg_err_set(err, EG_EINVAL, "scope.%s longer than %d bytes", name, EG_SCOPE_FIELD_MAX);
-  if (n && !eg_utf8_valid(v, n)) return eg_err_set(err, EG_EINVAL, "scope.%s is not valid UTF-8", name);
+  if (n && !eg_utf8_valid(v, n))
+    return eg_err_set(err, EG_EINVAL, "scope.%s is not valid UTF-8", name);
   for (size_t i = 0; i < n; i++)
     if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
       return eg_err_set(err, EG_EINVAL, "scope.%s contains a control character", name);
@@ -36,16 +37,19 @@ eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
 
 static bool same_str(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : "") == 0; }
 
-bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char *agent, bool item_private) {
+bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char *agent,
+                   bool item_private) {
   bool reader_user = reader && reader->user && *reader->user;
-  return eg_scope_visible(reader_user, user && *user, reader_user && same_str(reader->user, user), item_private,
-                          reader && same_str(reader->agent, agent));
+  return eg_scope_visible(reader_user, user && *user, reader_user && same_str(reader->user, user),
+                          item_private, reader && same_str(reader->agent, agent));
 }
 
 /* Where message m keeps its "scope" field; NULL when it has none. */
 static Engram__V1__Scope **scope_slot(const ProtobufCMessage *m) {
-  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");
-  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED) return NULL;
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "scope");
+  if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE || f->label == PROTOBUF_C_LABEL_REPEATED)
+    return NULL;
   return (Engram__V1__Scope **)((char *)m + f->offset);
 }
 

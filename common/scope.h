@@ -28,14 +28,15 @@ eg_code eg_scope_check(const Engram__V1__Scope *scope, eg_err *err);
  *     export, erasure checks).
  * The caller compares the strings (or their hashes) and passes what it found.
  */
-static inline bool eg_scope_visible(bool reader_has_user, bool item_has_user, bool same_user, bool item_private,
-                                    bool same_agent) {
+static inline bool eg_scope_visible(bool reader_has_user, bool item_has_user, bool same_user,
+                                    bool item_private, bool same_agent) {
   if (item_private && !same_agent) return false;
   return !reader_has_user || !item_has_user || same_user;
 }
 
 /* The same rule for an item whose user and agent are strings (NULL = ""). */
-bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char *agent, bool item_private);
+bool eg_scope_sees(const Engram__V1__Scope *reader, const char *user, const char *agent,
+                   bool item_private);
 
 /* The tenant of request m's "scope" field: "" when the scope or tenant is unset, NULL
  * when the message has no scope field. */
@@ -57,17 +58,17 @@ void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
  * eg_rpc_handler named hname (include common/rpc.h first).
  */
 /* NOLINTBEGIN(bugprone-macro-parentheses): Engine, Req and Resp are type names */
-#define EG_SCOPED_HANDLER(hname, Engine, Req, Resp, resp_init, engine_fn)                 \
-  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,        \
-                       ProtobufCMessage **resp, eg_err *err) {                           \
-    const Req *req = (const Req *)reqm;                                                   \
-    eg_code rc = eg_scope_check(req->scope, err);                                         \
-    if (rc) return rc;                                                                    \
-    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                          \
-    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                           \
-    rc = engine_fn((Engine *)svc, req, eg_rpc_arena(call), r, err);                       \
-    *resp = &r->base;                                                                     \
-    return rc;                                                                            \
+#define EG_SCOPED_HANDLER(hname, Engine, Req, Resp, resp_init, engine_fn)          \
+  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm, \
+                       ProtobufCMessage **resp, eg_err *err) {                     \
+    const Req *req = (const Req *)reqm;                                            \
+    eg_code rc = eg_scope_check(req->scope, err);                                  \
+    if (rc) return rc;                                                             \
+    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                   \
+    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                    \
+    rc = engine_fn((Engine *)svc, req, eg_rpc_arena(call), r, err);                \
+    *resp = &r->base;                                                              \
+    return rc;                                                                     \
   }
 /* NOLINTEND(bugprone-macro-parentheses) */
 

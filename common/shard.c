@@ -35,9 +35,13 @@ eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err) {
     char *end = NULL;
     index = dash && dash[1] ? strtol(dash + 1, &end, 10) : -1;
     if (!end || *end || index < 0)
-      return eg_err_set(err, EG_EINVAL, "shard_index is 'from the host name' but \"%s\" does not end in -<n>", host);
+      return eg_err_set(err, EG_EINVAL,
+                        "shard_index is 'from the host name' but \"%s\" does not end in -<n>",
+                        host);
   }
-  if (index >= count) return eg_err_set(err, EG_EINVAL, "shard_index %lld is not below shard_count %u", (long long)index, count);
+  if (index >= count)
+    return eg_err_set(err, EG_EINVAL, "shard_index %lld is not below shard_count %u",
+                      (long long)index, count);
   atomic_store(&shard_index, (uint32_t)index);
   atomic_store(&shard_count, count);
   return EG_OK;
@@ -46,7 +50,8 @@ eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err) {
 uint32_t eg_shard_index(void) { return atomic_load(&shard_index); }
 
 eg_code eg_shard_configure(const eg_cfg *cfg, eg_err *err) {
-  return eg_shard_set(eg_cfg_int(cfg, "shard_index"), (uint32_t)eg_cfg_int(cfg, "shard_count"), err);
+  return eg_shard_set(eg_cfg_int(cfg, "shard_index"), (uint32_t)eg_cfg_int(cfg, "shard_count"),
+                      err);
 }
 
 eg_code eg_shard_check(const char *tenant, eg_err *err) {
@@ -54,6 +59,7 @@ eg_code eg_shard_check(const char *tenant, eg_err *err) {
   if (n <= 1) return EG_OK;
   uint32_t s = eg_shard_of(tenant, n);
   if (s == me) return EG_OK;
-  return eg_err_set(err, EG_EPRECOND, "tenant \"%s\" lives on shard %u of %u; this is shard %u; send it there",
+  return eg_err_set(err, EG_EPRECOND,
+                    "tenant \"%s\" lives on shard %u of %u; this is shard %u; send it there",
                     tenant, s, n, me);
 }

@@ -16,9 +16,18 @@
 #include "common/err.h"
 
 /* Options of a sharded daemon (graphd, vectord). */
-#define EG_SHARD_OPTS                                                                            \
-  {"shard_index", EG_CFG_INT, "0", "this replica's shard; -1 = the host name's trailing -<n>", 0, -1, 255}, \
-  {"shard_count", EG_CFG_INT, "1", "shards of this service (tenants by jump consistent hash)", 0, 1, 256}
+#define EG_SHARD_OPTS                                                                              \
+  {"shard_index",                                                                                  \
+   EG_CFG_INT,                                                                                     \
+   "0",                                                                                            \
+   "this replica's shard; -1 = the host name's trailing -<n>",                                     \
+   0,                                                                                              \
+   -1,                                                                                             \
+   255},                                                                                           \
+  {                                                                                                \
+    "shard_count", EG_CFG_INT, "1", "shards of this service (tenants by jump consistent hash)", 0, \
+        1, 256                                                                                     \
+  }
 
 /* The bucket of key among n (n ≥ 1): 0 … n-1. */
 uint32_t eg_jump_hash(uint64_t key, uint32_t n);

@@ -7,8 +7,8 @@
 
 #include "common/time.h"
 
-int64_t eg_stage_done(eg_arena *a, Engram__V1__StageTiming ***stages, size_t *n, const char *name, int64_t t0,
-                      eg_metric *hist) {
+int64_t eg_stage_done(eg_arena *a, Engram__V1__StageTiming ***stages, size_t *n, const char *name,
+                      int64_t t0, eg_metric *hist) {
   int64_t now = eg_time_mono_us(), us = now - t0;
   Engram__V1__StageTiming **ns = eg_arena_alloc(a, (*n + 1) * sizeof *ns);
   Engram__V1__StageTiming *st = eg_arena_calloc(a, 1, sizeof *st);

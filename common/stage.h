@@ -14,7 +14,7 @@
 
 /* Append (name, now − t0 µs) to *stages (n of them, arena-grown); observe it in hist
  * (a histogram with one label, "stage"; may be NULL). Returns now. name is borrowed. */
-int64_t eg_stage_done(eg_arena *a, Engram__V1__StageTiming ***stages, size_t *n, const char *name, int64_t t0,
-                      eg_metric *hist);
+int64_t eg_stage_done(eg_arena *a, Engram__V1__StageTiming ***stages, size_t *n, const char *name,
+                      int64_t t0, eg_metric *hist);
 
 #endif

@@ -53,8 +53,11 @@ bool eg_text_blank(const char *s) {
     utf8proc_ssize_t k = utf8proc_iterate(p, left, &cp);
     if (k <= 0) return false; /* not text at all: the caller's UTF-8 check says so */
     switch (utf8proc_category(cp)) {
-      case UTF8PROC_CATEGORY_ZS: case UTF8PROC_CATEGORY_ZL: case UTF8PROC_CATEGORY_ZP:
-      case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CF:
+      case UTF8PROC_CATEGORY_ZS:
+      case UTF8PROC_CATEGORY_ZL:
+      case UTF8PROC_CATEGORY_ZP:
+      case UTF8PROC_CATEGORY_CC:
+      case UTF8PROC_CATEGORY_CF:
         break;
       default:
         return false;
@@ -73,11 +76,18 @@ size_t eg_utf8_cut(const char *s, size_t len, size_t max) {
 }
 
 static bool is_word_char(utf8proc_int32_t cp) {
-  if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
+  if (cp < 0x80)
+    return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || (cp >= '0' && cp <= '9');
   switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_MN:
     case UTF8PROC_CATEGORY_MC:
       return true;
     default:
@@ -88,10 +98,10 @@ static bool is_word_char(utf8proc_int32_t cp) {
 char *eg_text_normalize(eg_arena *a, const char *s, size_t n) {
   if (!eg_utf8_valid(s, n)) return NULL;
   utf8proc_uint8_t *m = NULL;
-  utf8proc_ssize_t len = utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &m,
-                                      UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
-                                          UTF8PROC_CASEFOLD | UTF8PROC_STRIPMARK |
-                                          UTF8PROC_LUMP | UTF8PROC_IGNORE | UTF8PROC_STRIPCC);
+  utf8proc_ssize_t len =
+      utf8proc_map((const utf8proc_uint8_t *)s, (utf8proc_ssize_t)n, &m,
+                   UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
+                       UTF8PROC_STRIPMARK | UTF8PROC_LUMP | UTF8PROC_IGNORE | UTF8PROC_STRIPCC);
   if (len < 0) return NULL;
   char *out = eg_arena_alloc(a, (size_t)len + 1);
   if (!out) {

@@ -8,8 +8,8 @@
 #ifndef EG_TIME_H
 #define EG_TIME_H
 
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"

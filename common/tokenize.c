@@ -16,18 +16,23 @@ struct eg_tokenizer {
 };
 
 static const char *const stopwords[] = {
-    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
-    "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
-    "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for",
-    "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
-    "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just",
-    "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on", "once",
-    "only", "or", "other", "our", "ours", "ourselves", "out", "over", "own", "same", "she",
-    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
-    "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too",
-    "under", "until", "up", "very", "was", "we", "were", "what", "when", "where", "which",
-    "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself",
-    "yourselves", "s", "t", "don", "ll", "re", "ve", "d", "m"};
+    "a",      "about",  "above", "after",  "again",    "against",    "all",  "am",
+    "an",     "and",    "any",   "are",    "as",       "at",         "be",   "because",
+    "been",   "before", "being", "below",  "between",  "both",       "but",  "by",
+    "can",    "could",  "did",   "do",     "does",     "doing",      "down", "during",
+    "each",   "few",    "for",   "from",   "further",  "had",        "has",  "have",
+    "having", "he",     "her",   "here",   "hers",     "herself",    "him",  "himself",
+    "his",    "how",    "i",     "if",     "in",       "into",       "is",   "it",
+    "its",    "itself", "just",  "me",     "more",     "most",       "my",   "myself",
+    "no",     "nor",    "not",   "now",    "of",       "off",        "on",   "once",
+    "only",   "or",     "other", "our",    "ours",     "ourselves",  "out",  "over",
+    "own",    "same",   "she",   "should", "so",       "some",       "such", "than",
+    "that",   "the",    "their", "theirs", "them",     "themselves", "then", "there",
+    "these",  "they",   "this",  "those",  "through",  "to",         "too",  "under",
+    "until",  "up",     "very",  "was",    "we",       "were",       "what", "when",
+    "where",  "which",  "while", "who",    "whom",     "why",        "will", "with",
+    "would",  "you",    "your",  "yours",  "yourself", "yourselves", "s",    "t",
+    "don",    "ll",     "re",    "ve",     "d",        "m"};
 
 bool eg_is_stopword(const char *w, size_t n) {
   /* Linear over ~130 short words: cheap next to stemming. */
@@ -57,7 +62,8 @@ void eg_tokenizer_free(eg_tokenizer *t) {
 }
 
 static bool is_word(utf8proc_int32_t cp) {
-  if (cp < 0x80) return (cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z');
+  if (cp < 0x80)
+    return (cp >= 'a' && cp <= 'z') || (cp >= '0' && cp <= '9') || (cp >= 'A' && cp <= 'Z');
   utf8proc_category_t c = utf8proc_category(cp);
   return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_LO) || c == UTF8PROC_CATEGORY_ND ||
          c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
@@ -93,10 +99,10 @@ static void emit(eg_tokenizer *t, char *tok, size_t len, bool has_digit, bool ha
 eg_code eg_tokenize(eg_tokenizer *t, const char *text, size_t n, eg_token_fn fn, void *ctx) {
   if (!eg_utf8_valid(text, n)) return EG_EINVAL;
   utf8proc_uint8_t *m = NULL;
-  utf8proc_ssize_t len = utf8proc_map((const utf8proc_uint8_t *)text, (utf8proc_ssize_t)n, &m,
-                                      UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
-                                          UTF8PROC_CASEFOLD | UTF8PROC_STRIPMARK | UTF8PROC_LUMP |
-                                          UTF8PROC_IGNORE | UTF8PROC_STRIPCC);
+  utf8proc_ssize_t len =
+      utf8proc_map((const utf8proc_uint8_t *)text, (utf8proc_ssize_t)n, &m,
+                   UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
+                       UTF8PROC_STRIPMARK | UTF8PROC_LUMP | UTF8PROC_IGNORE | UTF8PROC_STRIPCC);
   if (len < 0) return EG_EINVAL;
   char tok[4 * EG_TOKEN_MAX + 8];
   size_t tl = 0, word_start = 0;

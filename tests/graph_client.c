@@ -26,8 +26,8 @@ eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *re
   return eg_rpc_unary(c, path, req, resp_desc, 0, resp, err);
 }
 
-eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
-                       Engram__V1__CommitResponse **out, eg_err *err) {
+eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user,
+                       const eg_edge_spec *s, Engram__V1__CommitResponse **out, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)(user ? user : "");
@@ -62,7 +62,8 @@ eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user, c
   req.n_edges = 1;
   req.import_mode = s->t_commit > 0;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = gc_call(c, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, err);
+  eg_code rc =
+      gc_call(c, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, err);
   *out = rc ? NULL : (Engram__V1__CommitResponse *)resp;
   return rc;
 }
@@ -76,7 +77,8 @@ uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const
   return id;
 }
 
-uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s) {
+uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user,
+                        const eg_edge_spec *s) {
   eg_err e;
   uint64_t id = gc_commit(c, tenant, user, s, &e);
   if (!id) fprintf(stderr, "commit failed: %s\n", e.msg);
@@ -84,13 +86,14 @@ uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user, 
 }
 
 eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
-                 int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp, eg_err *err) {
+                 int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp,
+                 eg_err *err) {
   return gc_state_as(c, tenant, NULL, subject, relation, valid_at, known_at, resp, err);
 }
 
 eg_code gc_state_as(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
-                    const char *relation, int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp,
-                    eg_err *err) {
+                    const char *relation, int64_t valid_at, int64_t known_at,
+                    Engram__V1__StateResponse **resp, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)(user ? user : "");
@@ -160,7 +163,8 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
 }
 
 eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
-                   const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp, eg_err *err) {
+                   const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp,
+                   eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)(user ? user : "");
@@ -172,10 +176,12 @@ eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const
   h.subject = &ref;
   h.relation = (char *)(relation ? relation : "");
   h.known_at = known_at;
-  return gc_call(c, "History", &h.base, &engram__v1__history_response__descriptor, (ProtobufCMessage **)resp, err);
+  return gc_call(c, "History", &h.base, &engram__v1__history_response__descriptor,
+                 (ProtobufCMessage **)resp, err);
 }
 
-size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation) {
+size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
+                      const char *relation) {
   Engram__V1__HistoryResponse *resp = NULL;
   eg_err e;
   if (gc_history(c, tenant, NULL, subject, relation, 0, &resp, &e) != EG_OK) return 0;
@@ -185,8 +191,8 @@ size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
 }
 
 eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint64_t edge_id,
-                   Engram__V1__OutcomeKind kind, const char *note, Engram__V1__RecordOutcomeResponse **resp,
-                   eg_err *err) {
+                   Engram__V1__OutcomeKind kind, const char *note,
+                   Engram__V1__RecordOutcomeResponse **resp, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)(user ? user : "");
@@ -196,8 +202,11 @@ eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint6
   req.kind = kind;
   req.note = (char *)(note ? note : "");
   ProtobufCMessage *r = NULL;
-  eg_code rc = gc_call(c, "RecordOutcome", &req.base, &engram__v1__record_outcome_response__descriptor, &r, err);
-  if (resp) *resp = (Engram__V1__RecordOutcomeResponse *)r;
-  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  eg_code rc = gc_call(c, "RecordOutcome", &req.base,
+                       &engram__v1__record_outcome_response__descriptor, &r, err);
+  if (resp)
+    *resp = (Engram__V1__RecordOutcomeResponse *)r;
+  else if (r)
+    protobuf_c_message_free_unpacked(r, NULL);
   return rc;
 }

@@ -11,30 +11,31 @@
 int64_t T(const char *iso);
 
 typedef struct eg_edge_spec {
-  const char *subject;      /* entity name */
+  const char *subject; /* entity name */
   const char *relation;
-  const char *object;       /* entity name, or NULL */
-  const char *literal;      /* literal, or NULL */
+  const char *object;  /* entity name, or NULL */
+  const char *literal; /* literal, or NULL */
   bool retract;
-  int64_t valid_from;       /* 0 = commit time */
+  int64_t valid_from; /* 0 = commit time */
   int64_t valid_to;
   int64_t t_commit;         /* > 0: import mode */
   const uint64_t *premises; /* derived_from ids */
   size_t n_premises;
   const char *reason;
-  const char *session;      /* meta.source_session_id */
-  float confidence;         /* meta.confidence (0 = unset) */
-  float salience;           /* meta.salience (0 = unset: the lexicon reads it) */
+  const char *session; /* meta.source_session_id */
+  float confidence;    /* meta.confidence (0 = unset) */
+  float salience;      /* meta.salience (0 = unset: the lexicon reads it) */
 } eg_edge_spec;
 
 /* Commit one edge for tenant; returns its id, 0 on failure (err filled). */
 uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
                    eg_err *err);
 /* The same, the whole response in *resp (caller frees). */
-eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
-                       Engram__V1__CommitResponse **resp, eg_err *err);
+eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user,
+                       const eg_edge_spec *s, Engram__V1__CommitResponse **resp, eg_err *err);
 /* The same, the error said on stderr when it fails (for tests that expect it to succeed). */
-uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s);
+uint64_t gc_commit_said(eg_rpc_client *c, const char *tenant, const char *user,
+                        const eg_edge_spec *s);
 
 /* State of (subject name, relation) under bounds: caller frees *resp. */
 eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation,
@@ -42,8 +43,8 @@ eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, cons
 
 /* The same in the view of user (NULL = the whole tenant). */
 eg_code gc_state_as(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
-                    const char *relation, int64_t valid_at, int64_t known_at, Engram__V1__StateResponse **resp,
-                    eg_err *err);
+                    const char *relation, int64_t valid_at, int64_t known_at,
+                    Engram__V1__StateResponse **resp, eg_err *err);
 
 /* The literal (or object name) of the single current value, "" when none, "?" when
  * more than one. Static buffer. */
@@ -59,15 +60,17 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
 /* History of (subject name, relation) in user's view (NULL = the whole tenant), known
  * by known_at (0 = now): caller frees *resp. */
 eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
-                   const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp, eg_err *err);
+                   const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp,
+                   eg_err *err);
 
 /* RecordOutcome on edge_id as user; *resp (may be NULL) is freed by the caller. */
 eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint64_t edge_id,
-                   Engram__V1__OutcomeKind kind, const char *note, Engram__V1__RecordOutcomeResponse **resp,
-                   eg_err *err);
+                   Engram__V1__OutcomeKind kind, const char *note,
+                   Engram__V1__RecordOutcomeResponse **resp, eg_err *err);
 
 /* How many commits History lists for (subject name, relation) in tenant's whole view. */
-size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject, const char *relation);
+size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
+                      const char *relation);
 
 /* Generic call of a /engram.v1.Graph/<method>. */
 eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,

@@ -34,8 +34,10 @@ void eg_dump_file(const char *path, size_t max_bytes) {
   if (!f) return;
   fseek(f, 0, SEEK_END);
   long size = ftell(f);
-  if (size > (long)max_bytes) fseek(f, size - (long)max_bytes, SEEK_SET);
-  else fseek(f, 0, SEEK_SET);
+  if (size > (long)max_bytes)
+    fseek(f, size - (long)max_bytes, SEEK_SET);
+  else
+    fseek(f, 0, SEEK_SET);
   fprintf(stderr, "---- %s ----\n", path);
   char buf[4096];
   size_t n;
@@ -56,9 +58,11 @@ eg_code eg_health_check(const char *addr, const char *service, int *status, eg_e
   return eg_health_check_tls(addr, service, NULL, status, err);
 }
 
-eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status, eg_err *err) {
+eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status,
+                            eg_err *err) {
   eg_rpc_client *c = NULL;
-  eg_rpc_client_opts o = {.timeout_us = 2 * EG_US_PER_SEC, .max_attempts = 1, .tls_ca_file = ca_file};
+  eg_rpc_client_opts o = {
+      .timeout_us = 2 * EG_US_PER_SEC, .max_attempts = 1, .tls_ca_file = ca_file};
   eg_code rc = eg_rpc_client_open(addr, &o, &c, err);
   if (rc) return rc;
   Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
@@ -142,8 +146,8 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
   return eg_err_set(err, EG_ETIMEOUT, "%s did not become SERVING in 20 s", p->name);
 }
 
-eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra,
-                         eg_proc *out, eg_err *err) {
+eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra, eg_proc *out,
+                         eg_err *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", name);
   snprintf(out->data, sizeof out->data, "%s/%s", dir, name);

@@ -15,20 +15,20 @@
 #include "common/err.h"
 
 typedef struct eg_proc {
-  char name[16];    /* "graphd" */
-  pid_t pid;        /* 0 when not running */
+  char name[16]; /* "graphd" */
+  pid_t pid;     /* 0 when not running */
   int grpc_port;
   int metrics_port;
-  char addr[64];    /* "127.0.0.1:<grpc_port>" */
-  char log[512];    /* path of its stderr log */
-  char data[512];   /* its data_dir */
+  char addr[64];  /* "127.0.0.1:<grpc_port>" */
+  char log[512];  /* path of its stderr log */
+  char data[512]; /* its data_dir */
 } eg_proc;
 
 enum { EG_INGESTD = 0, EG_GRAPHD = 1, EG_VECTORD = 2, EG_RECALLD = 3, EG_N_DAEMONS = 4 };
 
 typedef struct eg_cluster {
-  char *dir;                  /* temp dir holding data and logs (owned) */
-  eg_proc d[EG_N_DAEMONS];    /* indexed by EG_INGESTD … */
+  char *dir;               /* temp dir holding data and logs (owned) */
+  eg_proc d[EG_N_DAEMONS]; /* indexed by EG_INGESTD … */
 } eg_cluster;
 
 /* Daemon names, indexed as above. */
@@ -37,11 +37,12 @@ extern const char *const eg_daemon_names[EG_N_DAEMONS];
 /*
  * Start one daemon `name` with data under dir, extra flags appended (NULL-terminated,
  * may be NULL). Without an --auth-tokens… flag in extra it runs with --insecure-no-auth;
- * with --tls-ca-file=F the health check that waits for it goes over TLS, trusting F. Waits until its ports file appears and Health/Check says SERVING
- * (up to 20 s). On failure the process is killed and its log printed.
+ * with --tls-ca-file=F the health check that waits for it goes over TLS, trusting F. Waits until
+ * its ports file appears and Health/Check says SERVING (up to 20 s). On failure the process is
+ * killed and its log printed.
  */
-eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra,
-                         eg_proc *out, eg_err *err);
+eg_code eg_harness_start(const char *name, const char *dir, const char *const *extra, eg_proc *out,
+                         eg_err *err);
 /* Restart a stopped daemon with the same data dir and ports (so the daemons calling it
  * reconnect), the flags given again. */
 eg_code eg_harness_restart(eg_proc *p, const char *const *extra, eg_err *err);
@@ -58,7 +59,8 @@ void eg_cluster_stop(eg_cluster *c, bool keep);
 /* Health/Check of `service` ("" = server) at addr; *status is the ServingStatus. */
 eg_code eg_health_check(const char *addr, const char *service, int *status, eg_err *err);
 /* The same over TLS, verifying the server with the PEM roots in ca_file (NULL = plaintext). */
-eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status, eg_err *err);
+eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status,
+                            eg_err *err);
 
 /* GET http://127.0.0.1:port/path into out (body only); returns the HTTP status or -1. */
 int eg_http_get(int port, const char *path, eg_buf *out);

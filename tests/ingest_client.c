@@ -5,16 +5,18 @@
 
 #include <stdlib.h>
 
-eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
-                   const char *const *msgs, size_t n, bool async, Engram__V1__IngestResponse **resp, eg_err *e) {
-  return ic_session_with(c, tenant, user, sid, session_time, msgs, n, ENGRAM__V1__ENRICHER__ENRICHER_UNSPECIFIED, async,
-                         resp, e);
+eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid,
+                   int64_t session_time, const char *const *msgs, size_t n, bool async,
+                   Engram__V1__IngestResponse **resp, eg_err *e) {
+  return ic_session_with(c, tenant, user, sid, session_time, msgs, n,
+                         ENGRAM__V1__ENRICHER__ENRICHER_UNSPECIFIED, async, resp, e);
 }
 
 float ic_salience;
 
-eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, const char *sid, int64_t session_time,
-                        const char *const *msgs, size_t n, Engram__V1__Enricher enricher, bool async,
+eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, const char *sid,
+                        int64_t session_time, const char *const *msgs, size_t n,
+                        Engram__V1__Enricher enricher, bool async,
                         Engram__V1__IngestResponse **resp, eg_err *e) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
@@ -32,21 +34,24 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
   req.session_time = session_time;
   req.messages = mp;
   req.n_messages = n;
-  req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
+  req.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC
+                   : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   req.enricher = enricher;
   req.salience = ic_salience;
   ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
-                            0, &r, e);
+  eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base,
+                            &engram__v1__ingest_response__descriptor, 0, &r, e);
   free(m);
   free(mp);
-  if (resp) *resp = (void *)r;
-  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  if (resp)
+    *resp = (void *)r;
+  else if (r)
+    protobuf_c_message_free_unpacked(r, NULL);
   return rc;
 }
 
-eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text, uint32_t k,
-                  Engram__V1__SearchResponse **resp, eg_err *e) {
+eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text,
+                  uint32_t k, Engram__V1__SearchResponse **resp, eg_err *e) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)user;
@@ -59,8 +64,8 @@ eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, 
   req.k = k;
   req.include_content = true;
   ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(vectord, "/engram.v1.Vector/Search", &req.base, &engram__v1__search_response__descriptor,
-                            0, &r, e);
+  eg_code rc = eg_rpc_unary(vectord, "/engram.v1.Vector/Search", &req.base,
+                            &engram__v1__search_response__descriptor, 0, &r, e);
   *resp = (void *)r;
   return rc;
 }

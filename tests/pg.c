@@ -18,7 +18,8 @@
 static const char *bindir(void) {
   const char *env = getenv("ENGRAM_PG_BINDIR");
   if (env && *env) return env;
-  return access("/usr/lib/postgresql/15/bin/initdb", X_OK) == 0 ? "/usr/lib/postgresql/15/bin" : "/usr/bin";
+  return access("/usr/lib/postgresql/15/bin/initdb", X_OK) == 0 ? "/usr/lib/postgresql/15/bin"
+                                                                : "/usr/bin";
 }
 
 /* A port nobody listens on now (the server binds it right after; a clash fails start). */
@@ -28,7 +29,8 @@ static int free_port(void) {
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   socklen_t l = sizeof a;
   int port = -1;
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &l) == 0)
+  if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+      getsockname(fd, (struct sockaddr *)&a, &l) == 0)
     port = ntohs(a.sin_port);
   close(fd);
   return port;
@@ -48,13 +50,17 @@ eg_code eg_pg_start(eg_pg *pg, bool durable, eg_err *err) {
   if (mkdir(owned, 0700) != 0) return eg_err_set(err, EG_EIO, "cannot make %s", owned);
   if (geteuid() == 0) {
     struct passwd *pw = getpwnam("postgres");
-    if (!pw) return eg_err_set(err, EG_EPRECOND, "running as root needs the 'postgres' account (postgresql-15)");
+    if (!pw)
+      return eg_err_set(err, EG_EPRECOND,
+                        "running as root needs the 'postgres' account (postgresql-15)");
     chmod(pg->dir, 0711); /* the server's user must reach its own directory below */
-    if (chown(owned, pw->pw_uid, pw->pw_gid) != 0) return eg_err_set(err, EG_EIO, "cannot chown %s", owned);
+    if (chown(owned, pw->pw_uid, pw->pw_gid) != 0)
+      return eg_err_set(err, EG_EIO, "cannot chown %s", owned);
   }
   const char *bin = bindir(), *su = as_server_user();
-  if (eg_test_system("%s%s/initdb -D '%s' -A trust -U engram -E UTF8 --no-sync >'%s/initdb.log' 2>&1", su, bin,
-                     pg->data, pg->dir) != 0) {
+  if (eg_test_system(
+          "%s%s/initdb -D '%s' -A trust -U engram -E UTF8 --no-sync >'%s/initdb.log' 2>&1", su, bin,
+          pg->data, pg->dir) != 0) {
     char p[700];
     snprintf(p, sizeof p, "%s/initdb.log", pg->dir);
     eg_dump_file(p, 4000);
@@ -63,13 +69,15 @@ eg_code eg_pg_start(eg_pg *pg, bool durable, eg_err *err) {
   for (int attempt = 0; attempt < 5; attempt++) {
     pg->port = free_port();
     if (pg->port <= 0) continue;
-    int rc = eg_test_system("%s%s/pg_ctl -D '%s' -l '%s' -w -t 30 -o \"-p %d -c listen_addresses=127.0.0.1 "
-                            "-c unix_socket_directories= -c fsync=%s -c max_connections=64 "
-                            "-c shared_buffers=32MB\" start >/dev/null 2>&1",
-                            su, bin, pg->data, pg->log, pg->port, durable ? "on" : "off");
+    int rc = eg_test_system(
+        "%s%s/pg_ctl -D '%s' -l '%s' -w -t 30 -o \"-p %d -c listen_addresses=127.0.0.1 "
+        "-c unix_socket_directories= -c fsync=%s -c max_connections=64 "
+        "-c shared_buffers=32MB\" start >/dev/null 2>&1",
+        su, bin, pg->data, pg->log, pg->port, durable ? "on" : "off");
     if (rc == 0) {
       pg->running = true;
-      snprintf(pg->dsn, sizeof pg->dsn, "host=127.0.0.1 port=%d user=engram dbname=postgres", pg->port);
+      snprintf(pg->dsn, sizeof pg->dsn, "host=127.0.0.1 port=%d user=engram dbname=postgres",
+               pg->port);
       return EG_OK;
     }
   }
@@ -79,11 +87,14 @@ eg_code eg_pg_start(eg_pg *pg, bool durable, eg_err *err) {
 
 void eg_pg_stop(eg_pg *pg, bool keep) {
   if (pg->running)
-    eg_test_system("%s%s/pg_ctl -D '%s' -m immediate -w stop >/dev/null 2>&1", as_server_user(), bindir(), pg->data);
+    eg_test_system("%s%s/pg_ctl -D '%s' -m immediate -w stop >/dev/null 2>&1", as_server_user(),
+                   bindir(), pg->data);
   pg->running = false;
   if (!pg->dir) return;
-  if (keep) fprintf(stderr, "PostgreSQL's log kept in %s\n", pg->log);
-  else eg_test_rmtree(pg->dir);
+  if (keep)
+    fprintf(stderr, "PostgreSQL's log kept in %s\n", pg->log);
+  else
+    eg_test_rmtree(pg->dir);
   free(pg->dir);
   pg->dir = NULL;
 }

@@ -19,7 +19,7 @@ typedef struct eg_pg {
   char data[600]; /* the cluster's data directory */
   char log[600];  /* the server's log */
   int port;
-  char dsn[160];  /* "host=127.0.0.1 port=… user=engram dbname=postgres" */
+  char dsn[160]; /* "host=127.0.0.1 port=… user=engram dbname=postgres" */
   bool running;
 } eg_pg;
 

@@ -24,7 +24,8 @@ static eg_code start_one(eg_replicas *rs, int i, eg_err *err) {
 
 eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err) {
   memset(rs, 0, sizeof *rs);
-  if (n < 1 || n > EG_MAX_REPLICAS) return eg_err_set(err, EG_EINVAL, "1 to %d replicas", EG_MAX_REPLICAS);
+  if (n < 1 || n > EG_MAX_REPLICAS)
+    return eg_err_set(err, EG_EINVAL, "1 to %d replicas", EG_MAX_REPLICAS);
   rs->n = n;
   eg_code rc = eg_pg_start(&rs->pg, durable, err);
   if (rc) return rc;
@@ -33,7 +34,8 @@ eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err) {
   if (!rs->dir) return eg_err_set(err, EG_EIO, "cannot make a temp dir");
   for (int i = 0; i < n; i++)
     if ((rc = start_one(rs, i, err))) return rc;
-  if (eg_replicas_writer(rs, 15 * EG_US_PER_SEC) < 0) return eg_err_set(err, EG_ETIMEOUT, "no replica became the writer");
+  if (eg_replicas_writer(rs, 15 * EG_US_PER_SEC) < 0)
+    return eg_err_set(err, EG_ETIMEOUT, "no replica became the writer");
   return EG_OK;
 }
 
@@ -54,14 +56,16 @@ int eg_replicas_writer(eg_replicas *rs, int64_t timeout_us) {
   int64_t until = eg_time_mono_us() + timeout_us;
   do {
     for (int i = 0; i < rs->n; i++)
-      if (rs->r[i].pid && eg_metric_value(rs->r[i].metrics_port, "engram_graphd_replication_role{role=\"writer\"}") == 1)
+      if (rs->r[i].pid && eg_metric_value(rs->r[i].metrics_port,
+                                          "engram_graphd_replication_role{role=\"writer\"}") == 1)
         return i;
     usleep(20000);
   } while (eg_time_mono_us() < until);
   return -1;
 }
 
-eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us, eg_err *err) {
+eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us,
+                              eg_err *err) {
   memset(wc, 0, sizeof *wc);
   wc->rs = rs;
   eg_rpc_client_opts o = {.timeout_us = timeout_us, .max_attempts = 1};
@@ -86,13 +90,15 @@ static int named_writer(const eg_writer_client *wc, const char *msg) {
   p += 7;
   for (int i = 0; i < wc->rs->n; i++) {
     size_t l = strlen(wc->rs->r[i].addr);
-    if (l && strncmp(p, wc->rs->r[i].addr, l) == 0 && (p[l] == '\0' || p[l] == ' ' || p[l] == ';')) return i;
+    if (l && strncmp(p, wc->rs->r[i].addr, l) == 0 && (p[l] == '\0' || p[l] == ' ' || p[l] == ';'))
+      return i;
   }
   return -1;
 }
 
-eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user, const eg_edge_spec *s,
-                         int64_t give_up_us, Engram__V1__CommitResponse **resp, eg_err *err) {
+eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,
+                         const eg_edge_spec *s, int64_t give_up_us,
+                         Engram__V1__CommitResponse **resp, eg_err *err) {
   for (;;) {
     eg_code rc = gc_commit_resp(wc->c[wc->target], tenant, user, s, resp, err);
     if (rc == EG_OK) return EG_OK;

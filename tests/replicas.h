@@ -40,11 +40,13 @@ typedef struct eg_writer_client {
   int redirects; /* UNAVAILABLE answers that named the writer */
 } eg_writer_client;
 
-eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us, eg_err *err);
+eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us,
+                              eg_err *err);
 void eg_writer_client_close(eg_writer_client *wc);
 /* Commit s (an identical retry is the same edge: graphd's identity), following the writer
  * on UNAVAILABLE, retrying until give_up_us (monotonic). *resp as gc_commit_resp. */
-eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user, const eg_edge_spec *s,
-                         int64_t give_up_us, Engram__V1__CommitResponse **resp, eg_err *err);
+eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,
+                         const eg_edge_spec *s, int64_t give_up_us,
+                         Engram__V1__CommitResponse **resp, eg_err *err);
 
 #endif

@@ -18,8 +18,9 @@ struct eg_stub {
   atomic_int requests;
 };
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                               const char *version, const char *data, size_t *size, void **state) {
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *data,
+                               size_t *size, void **state) {
   (void)method, (void)version;
   eg_stub *s = cls;
   if (!*state) {
@@ -36,8 +37,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
   eg_stub_reply r = s->fn(s->ctx, url, auth, body->data ? body->data : "");
   if (r.delay_ms) usleep((useconds_t)r.delay_ms * 1000);
-  struct MHD_Response *resp = MHD_create_response_from_buffer(r.body ? strlen(r.body) : 0, r.body ? r.body : "",
-                                                              r.body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+  struct MHD_Response *resp =
+      MHD_create_response_from_buffer(r.body ? strlen(r.body) : 0, r.body ? r.body : "",
+                                      r.body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
   if (r.retry_after) MHD_add_response_header(resp, "Retry-After", r.retry_after);
   MHD_add_response_header(resp, "Content-Type", "application/json");
   enum MHD_Result ret = MHD_queue_response(c, (unsigned)r.status, resp);
@@ -45,7 +47,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
   return ret;
 }
 
-static void completed(void *cls, struct MHD_Connection *c, void **state, enum MHD_RequestTerminationCode t) {
+static void completed(void *cls, struct MHD_Connection *c, void **state,
+                      enum MHD_RequestTerminationCode t) {
   (void)cls, (void)c, (void)t;
   eg_buf *b = *state;
   if (b) eg_buf_free(b);
@@ -57,8 +60,9 @@ eg_stub *eg_stub_start(eg_stub_fn fn, void *ctx) {
   if (!s) return NULL;
   s->fn = fn;
   s->ctx = ctx;
-  s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL, handler, s,
-                          MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+  s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,
+                          NULL, handler, s, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+                          MHD_OPTION_END);
   if (!s->d) {
     free(s);
     return NULL;
@@ -66,7 +70,9 @@ eg_stub *eg_stub_start(eg_stub_fn fn, void *ctx) {
   return s;
 }
 
-int eg_stub_port(const eg_stub *s) { return MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT)->port; }
+int eg_stub_port(const eg_stub *s) {
+  return MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT)->port;
+}
 int eg_stub_requests(eg_stub *s) { return atomic_load(&s->requests); }
 
 void eg_stub_stop(eg_stub *s) {

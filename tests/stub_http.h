@@ -11,9 +11,9 @@ typedef struct eg_stub eg_stub;
 
 /* The answer to one request. body is malloc'd by the handler (the stub frees it). */
 typedef struct eg_stub_reply {
-  int status;           /* HTTP status */
-  char *body;           /* response body (JSON) */
-  long delay_ms;        /* sleep before answering */
+  int status;              /* HTTP status */
+  char *body;              /* response body (JSON) */
+  long delay_ms;           /* sleep before answering */
   const char *retry_after; /* optional Retry-After header */
 } eg_stub_reply;
 

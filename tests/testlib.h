@@ -26,20 +26,22 @@ bool eg_test_failed(void);
   do {                                                             \
     if (!eg_test_check((cond), __FILE__, __LINE__, #cond)) return; \
   } while (0)
-#define EG_CHECK_INT(a, b)                                                                   \
-  do {                                                                                       \
-    long long eg__a = (long long)(a), eg__b = (long long)(b);                                \
-    if (eg__a != eg__b) eg_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, eg__a, \
-                                     eg__b);                                                 \
-    else eg_test_check(true, __FILE__, __LINE__, #a);                                        \
+#define EG_CHECK_INT(a, b)                                                              \
+  do {                                                                                  \
+    long long eg__a = (long long)(a), eg__b = (long long)(b);                           \
+    if (eg__a != eg__b)                                                                 \
+      eg_test_fail(__FILE__, __LINE__, "%s == %s: %lld != %lld", #a, #b, eg__a, eg__b); \
+    else                                                                                \
+      eg_test_check(true, __FILE__, __LINE__, #a);                                      \
   } while (0)
-#define EG_CHECK_STR(a, b)                                                                    \
-  do {                                                                                        \
-    const char *eg__a = (a), *eg__b = (b);                                                    \
-    if (!eg__a || !eg__b || strcmp(eg__a, eg__b) != 0)                                        \
-      eg_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b,                  \
-                   eg__a ? eg__a : "(null)", eg__b ? eg__b : "(null)");                       \
-    else eg_test_check(true, __FILE__, __LINE__, #a);                                         \
+#define EG_CHECK_STR(a, b)                                                   \
+  do {                                                                       \
+    const char *eg__a = (a), *eg__b = (b);                                   \
+    if (!eg__a || !eg__b || strcmp(eg__a, eg__b) != 0)                       \
+      eg_test_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", #a, #b, \
+                   eg__a ? eg__a : "(null)", eg__b ? eg__b : "(null)");      \
+    else                                                                     \
+      eg_test_check(true, __FILE__, __LINE__, #a);                           \
   } while (0)
 #define EG_RUN(fn) eg_test_run(#fn, fn)
 

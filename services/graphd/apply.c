@@ -29,41 +29,54 @@ typedef struct apply_ctx {
 
 static eg_code apply_step(const apply_ctx *c, const Engram__V1__GraphStep *s, eg_err *err) {
   switch (s->step_case) {
-  case ENGRAM__V1__GRAPH_STEP__STEP_ENTITY: return eg_apply_entity(c->txn, c->ten, s->entity, c->a, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_NAME: return eg_apply_name(c->txn, c->ten, s->name, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_EDGE: return eg_apply_edge(c->txn, c->ten, s->edge, c->a, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_CHUNK_LINK: return eg_apply_chunk_link(c->txn, c->ten, s->chunk_link, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_MERGE: return eg_apply_merge(c->txn, c->ten, s->merge, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_RELATION: return eg_apply_relation(c->txn, c->ten, s->relation, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_OUTCOME: return eg_apply_outcome(c->txn, c->ten, s->outcome, c->a, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_ACCESS: return eg_apply_access(c->txn, c->ten, s->access, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_RETENTION_POLICY:
-    return eg_apply_retention_policy(c->txn, c->ten, s->retention_policy, err);
-  case ENGRAM__V1__GRAPH_STEP__STEP_ERASURE:
-    return eg_apply_erasure(c->g, c->txn, c->tenant, c->ten, s->erasure, c->a, c->erased, err);
-  default: return eg_err_set(err, EG_ECORRUPT, "log record has a step of unknown kind %d", (int)s->step_case);
+    case ENGRAM__V1__GRAPH_STEP__STEP_ENTITY:
+      return eg_apply_entity(c->txn, c->ten, s->entity, c->a, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_NAME:
+      return eg_apply_name(c->txn, c->ten, s->name, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_EDGE:
+      return eg_apply_edge(c->txn, c->ten, s->edge, c->a, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_CHUNK_LINK:
+      return eg_apply_chunk_link(c->txn, c->ten, s->chunk_link, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_MERGE:
+      return eg_apply_merge(c->txn, c->ten, s->merge, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_RELATION:
+      return eg_apply_relation(c->txn, c->ten, s->relation, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_OUTCOME:
+      return eg_apply_outcome(c->txn, c->ten, s->outcome, c->a, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_ACCESS:
+      return eg_apply_access(c->txn, c->ten, s->access, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_RETENTION_POLICY:
+      return eg_apply_retention_policy(c->txn, c->ten, s->retention_policy, err);
+    case ENGRAM__V1__GRAPH_STEP__STEP_ERASURE:
+      return eg_apply_erasure(c->g, c->txn, c->tenant, c->ten, s->erasure, c->a, c->erased, err);
+    default:
+      return eg_err_set(err, EG_ECORRUPT, "log record has a step of unknown kind %d",
+                        (int)s->step_case);
   }
 }
 
 /* The tenant's clock moves to last_tc (never back), and its counters are saved. */
-static void apply_finish(eg_kvtxn *txn, eg_tenant *ten, int64_t last_tc, const eg_erase_counts *erased) {
+static void apply_finish(eg_kvtxn *txn, eg_tenant *ten, int64_t last_tc,
+                         const eg_erase_counts *erased) {
   if (erased->tenant_gone) return;
   if (last_tc > ten->last_tc) ten->last_tc = last_tc;
   eg_kvtxn_save_tenant(txn, ten);
 }
 
 /* What a write does once durable, besides the store: caches, purges. */
-static void after_commit(eg_graph *g, uint64_t tenant, Engram__V1__GraphStep *const *steps, size_t n) {
+static void after_commit(eg_graph *g, uint64_t tenant, Engram__V1__GraphStep *const *steps,
+                         size_t n) {
   for (size_t i = 0; i < n; i++) {
-    if (steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_RELATION) eg_relation_declared(g, tenant, steps[i]->relation);
+    if (steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_RELATION)
+      eg_relation_declared(g, tenant, steps[i]->relation);
     if (steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE) eg_erasure_done(g, tenant);
   }
 }
 
 /* ---- the writer ---------------------------------------------------------------------- */
 
-eg_code eg_gwrite_begin(eg_graph *g, const char *tenant, const char *user, bool settled, eg_arena *a,
-                        eg_gwrite *w, eg_err *err) {
+eg_code eg_gwrite_begin(eg_graph *g, const char *tenant, const char *user, bool settled,
+                        eg_arena *a, eg_gwrite *w, eg_err *err) {
   memset(w, 0, sizeof *w);
   w->g = g;
   w->a = a;
@@ -89,7 +102,8 @@ Engram__V1__GraphStep *eg_step_new(eg_arena *a, Engram__V1__GraphStep__StepCase 
 }
 
 eg_code eg_gwrite_step(eg_gwrite *w, Engram__V1__GraphStep *step, eg_err *err) {
-  if (!step || eg_ptrvec_push(&w->steps, w->a, step)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!step || eg_ptrvec_push(&w->steps, w->a, step))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   apply_ctx c = {w->g, w->txn, w->ten, w->tenant, w->a, &w->erased};
   return apply_step(&c, step, err);
 }
@@ -158,13 +172,17 @@ typedef struct decoded {
 static eg_code decode(eg_arena *a, const eg_replog_record *r, decoded *d, eg_err *err) {
   ProtobufCAllocator al = eg_rpc_arena_allocator(a);
   d->rec = engram__v1__graph_log_record__unpack(&al, r->len, r->payload);
-  if (!d->rec) return eg_err_set(err, EG_ECORRUPT, "log position %llu is not a graph record", (unsigned long long)r->seq);
+  if (!d->rec)
+    return eg_err_set(err, EG_ECORRUPT, "log position %llu is not a graph record",
+                      (unsigned long long)r->seq);
   if (d->rec->format != RECORD_FORMAT)
-    return eg_err_set(err, EG_ECORRUPT, "log position %llu has record format %u, this graphd reads %d",
+    return eg_err_set(err, EG_ECORRUPT,
+                      "log position %llu has record format %u, this graphd reads %d",
                       (unsigned long long)r->seq, d->rec->format, RECORD_FORMAT);
   d->body = engram__v1__graph_write__unpack(&al, d->rec->body.len, d->rec->body.data);
   if (!d->body || !d->rec->tenant || !*d->rec->tenant)
-    return eg_err_set(err, EG_ECORRUPT, "log position %llu has a malformed body", (unsigned long long)r->seq);
+    return eg_err_set(err, EG_ECORRUPT, "log position %llu has a malformed body",
+                      (unsigned long long)r->seq);
   d->settled = false;
   for (size_t i = 0; i < d->body->n_steps; i++)
     d->settled |= d->body->steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE;
@@ -172,14 +190,17 @@ static eg_code decode(eg_arena *a, const eg_replog_record *r, decoded *d, eg_err
 }
 
 /* Apply one decoded record inside txn. */
-static eg_code apply_record(eg_graph *g, eg_kvtxn *txn, const decoded *d, uint64_t pos, eg_arena *a, eg_err *err) {
+static eg_code apply_record(eg_graph *g, eg_kvtxn *txn, const decoded *d, uint64_t pos, eg_arena *a,
+                            eg_err *err) {
   eg_tenant *ten;
   eg_code rc = eg_kvtxn_tenant(txn, d->rec->tenant, &ten, err);
   if (rc) return rc;
   if (ten->id != d->rec->tenant_id)
-    return eg_err_set(err, EG_ECORRUPT, "log position %llu: tenant number %llu here, %llu on the writer — "
-                      "this replica's store did not come from this log", (unsigned long long)pos,
-                      (unsigned long long)ten->id, (unsigned long long)d->rec->tenant_id);
+    return eg_err_set(err, EG_ECORRUPT,
+                      "log position %llu: tenant number %llu here, %llu on the writer — "
+                      "this replica's store did not come from this log",
+                      (unsigned long long)pos, (unsigned long long)ten->id,
+                      (unsigned long long)d->rec->tenant_id);
   eg_erase_counts erased = {0};
   apply_ctx c = {g, txn, ten, d->rec->tenant, a, &erased};
   for (size_t i = 0; i < d->body->n_steps; i++) {
@@ -195,7 +216,8 @@ static eg_code apply_record(eg_graph *g, eg_kvtxn *txn, const decoded *d, uint64
 }
 
 static void after_records(eg_graph *g, decoded *ds, size_t n) {
-  for (size_t i = 0; i < n; i++) after_commit(g, ds[i].rec->tenant_id, ds[i].body->steps, ds[i].body->n_steps);
+  for (size_t i = 0; i < n; i++)
+    after_commit(g, ds[i].rec->tenant_id, ds[i].body->steps, ds[i].body->n_steps);
 }
 
 eg_code eg_graph_apply(eg_graph *g, const eg_replog_record *recs, size_t n, eg_err *err) {
@@ -209,7 +231,8 @@ eg_code eg_graph_apply(eg_graph *g, const eg_replog_record *recs, size_t n, eg_e
   eg_code rc = EG_OK;
   for (size_t i = 0; i < n && !rc;) {
     if (recs[i].seq <= eg_graph_position(g)) {
-      rc = eg_err_set(err, EG_EPRECOND, "log position %llu is already applied", (unsigned long long)recs[i].seq);
+      rc = eg_err_set(err, EG_EPRECOND, "log position %llu is already applied",
+                      (unsigned long long)recs[i].seq);
       break;
     }
     /* One transaction for a run of records (one synced write for the lot); an erasure
@@ -237,8 +260,9 @@ eg_code eg_graph_apply(eg_graph *g, const eg_replog_record *recs, size_t n, eg_e
     after_records(g, ds + i, j - i);
     i = j;
   }
-  if (rc) EG_ERROR("apply", "cannot apply the log", "applied=%llu error=\"%s\"",
-                   (unsigned long long)eg_graph_position(g), err ? err->msg : "");
+  if (rc)
+    EG_ERROR("apply", "cannot apply the log", "applied=%llu error=\"%s\"",
+             (unsigned long long)eg_graph_position(g), err ? err->msg : "");
   free(ds);
   eg_arena_free(a);
   return rc;
@@ -256,8 +280,10 @@ eg_code eg_graph_watermark_parse(const char *w, uint64_t *pos, eg_err *err) {
   unsigned long long v;
   int used = 0;
   if (!w || sscanf(w, "g1:%16llx%n", &v, &used) != 1 || w[used])
-    return eg_err_set(err, EG_EINVAL, "malformed watermark '%.40s' (expected g1:<hex>, from a graph write's response)",
-                      w ? w : "");
+    return eg_err_set(
+        err, EG_EINVAL,
+        "malformed watermark '%.40s' (expected g1:<hex>, from a graph write's response)",
+        w ? w : "");
   *pos = v;
   return EG_OK;
 }

@@ -4,12 +4,13 @@
  * daemon.c wires configuration, the engine and the service table into the shared daemon
  * lifecycle (common/daemon.c).
  */
+#include "common/daemon.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common/daemon.h"
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/shard.h"
@@ -30,16 +31,20 @@ static const eg_cfg_opt graphd_opts[] = {
      100000000},
     {"derive_rules", EG_CFG_STR, "./services/graphd/derive_rules.txt",
      "derivation rules file (docs/preferences.md); empty = no derived conclusions", 0, 0, 0},
-    {"derive_max_matches", EG_CFG_INT, "1000", "current edges the derivation rules examine per commit", 0, 1,
-     1000000},
+    {"derive_max_matches", EG_CFG_INT, "1000",
+     "current edges the derivation rules examine per commit", 0, 1, 1000000},
     {"replog_dsn", EG_CFG_STR, "",
-     "PostgreSQL connection string of the shard's replicated log (deploy/REPLICATION.md); empty = a single node",
+     "PostgreSQL connection string of the shard's replicated log (deploy/REPLICATION.md); empty = "
+     "a single node",
      EG_CFG_SECRET, 0, 0},
-    {"replog_shard", EG_CFG_STR, "", "the log's name for this shard; empty = graph-<shard_index>", 0, 0, 0},
+    {"replog_shard", EG_CFG_STR, "", "the log's name for this shard; empty = graph-<shard_index>",
+     0, 0, 0},
     {"replog_advertise", EG_CFG_STR, "",
-     "host:port clients send writes to while this replica is the writer; empty = grpc_addr's host, the bound port", 0,
-     0, 0},
-    {"replog_batch", EG_CFG_INT, "512", "log records a follower reads and applies at a time", 0, 1, 100000},
+     "host:port clients send writes to while this replica is the writer; empty = grpc_addr's host, "
+     "the bound port",
+     0, 0, 0},
+    {"replog_batch", EG_CFG_INT, "512", "log records a follower reads and applies at a time", 0, 1,
+     100000},
 };
 
 typedef struct graphd {
@@ -57,12 +62,15 @@ static eg_code replica_open(graphd *g, const eg_cfg *c, eg_metrics *m, eg_err *e
   if (!*dsn) return EG_OK;
   char shard[128];
   const char *name = eg_cfg_str(c, "replog_shard");
-  if (*name) snprintf(shard, sizeof shard, "%s", name);
-  else snprintf(shard, sizeof shard, "graph-%u", eg_shard_index());
+  if (*name)
+    snprintf(shard, sizeof shard, "%s", name);
+  else
+    snprintf(shard, sizeof shard, "graph-%u", eg_shard_index());
   eg_replica_opts o = {.dsn = dsn, .shard = shard, .batch = (int)eg_cfg_int(c, "replog_batch")};
   snprintf(g->advertise, sizeof g->advertise, "%s", eg_cfg_str(c, "replog_advertise"));
   int port;
-  eg_code rc = eg_split_hostport(eg_cfg_str(c, "grpc_addr"), g->grpc_host, sizeof g->grpc_host, &port, err);
+  eg_code rc =
+      eg_split_hostport(eg_cfg_str(c, "grpc_addr"), g->grpc_host, sizeof g->grpc_host, &port, err);
   if (rc) return rc;
   return eg_replica_new(g->graph, &o, m, &g->replica, err);
 }
@@ -77,7 +85,8 @@ static eg_code graphd_started(void *state, int grpc_port, eg_err *err) {
     char host[256];
     snprintf(host, sizeof host, "%s", g->grpc_host);
     /* listening on every interface: name this host */
-    if (!*host || !strcmp(host, "0.0.0.0") || !strcmp(host, "::")) gethostname(host, sizeof host - 1);
+    if (!*host || !strcmp(host, "0.0.0.0") || !strcmp(host, "::"))
+      gethostname(host, sizeof host - 1);
     snprintf(addr, sizeof addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, grpc_port);
   }
   return eg_replica_start(g->replica, addr, err);
@@ -102,7 +111,8 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   };
   /* The shipped rules at their default place are optional (a binary run from elsewhere
    * runs without them); a file named by the operator must be there and parse. */
-  if (eg_cfg_source_of(c, "derive_rules") == EG_CFG_FROM_DEFAULT && access(lim.derive_rules, R_OK) != 0) {
+  if (eg_cfg_source_of(c, "derive_rules") == EG_CFG_FROM_DEFAULT &&
+      access(lim.derive_rules, R_OK) != 0) {
     EG_WARN("graphd", "no derivation rules", "path=%s", lim.derive_rules);
     lim.derive_rules = NULL;
   }

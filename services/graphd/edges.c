@@ -53,7 +53,8 @@ static eg_code check_meta(const eg_graph *g, const Engram__V1__EdgeMeta *m, eg_e
     return eg_err_set(err, EG_EINVAL, "meta.intensity must be in [0, 1]");
   if (m->confidence < 0 || m->confidence > 1)
     return eg_err_set(err, EG_EINVAL, "meta.confidence must be in [0, 1]");
-  if (!(m->salience >= 0 && m->salience <= 1)) return eg_err_set(err, EG_EINVAL, "meta.salience must be in [0, 1]");
+  if (!(m->salience >= 0 && m->salience <= 1))
+    return eg_err_set(err, EG_EINVAL, "meta.salience must be in [0, 1]");
   return EG_OK;
 }
 
@@ -67,7 +68,8 @@ static eg_code check_edge(const eg_graph *g, const Engram__V1__CommitRequest *re
   if (has_ent && has_lit)
     return eg_err_set(err, EG_EINVAL, "set object_entity or object_literal, not both");
   if (!has_ent && !has_lit && e->op != RETRACT)
-    return eg_err_set(err, EG_EINVAL, "an ASSERT needs an object (object_entity or object_literal)");
+    return eg_err_set(err, EG_EINVAL,
+                      "an ASSERT needs an object (object_entity or object_literal)");
   if (e->op != ENGRAM__V1__EDGE_OP__EDGE_OP_UNSPECIFIED && e->op != ASSERT && e->op != RETRACT)
     return eg_err_set(err, EG_EINVAL, "op must be ASSERT or RETRACT");
   eg_code rc = eg_graph_check_text(g, e->object_literal, "object_literal", err);
@@ -95,7 +97,8 @@ static size_t head_key(uint8_t *k, uint64_t t, uint64_t s, uint64_t r) {
 
 /* An edge commit: the edge and its index entries, its identity, the chain head; the
  * tenant's edge counter and clock move past it. */
-eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, eg_arena *a, eg_err *err) {
+eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, eg_arena *a,
+                      eg_err *err) {
   if (!e->id || !e->relation || !eg_relation_name_valid(e->relation))
     return eg_err_set(err, EG_ECORRUPT, "edge step without an id or a valid relation");
   uint64_t t = ten->id;
@@ -110,7 +113,7 @@ eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, 
   eg_kvtxn_put(txn, CF_EDGES_BY_ID, k, KEY2(k, t, e->id), ek, EDGE_KEY_LEN, false);
   if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
     eg_kvtxn_put(txn, CF_EDGES_BY_OBJECT, k, KEY5(k, t, e->object->entity_id, r, e->subject, e->id),
-                "", 0, false);
+                 "", 0, false);
   eg_kvtxn_put(txn, CF_TXLOG, k, KEY3(k, t, key_time(e->t_commit), e->id), "", 0, false);
   for (size_t j = 0; j < e->n_derived_from; j++)
     eg_kvtxn_put(txn, CF_DERIVATIONS, k, KEY3(k, t, e->derived_from[j], e->id), "", 0, false);
@@ -119,7 +122,8 @@ eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, 
     const char *u = e->user ? e->user : "";
     eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->subject), u, strlen(u), false);
     if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
-      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), u, strlen(u), false);
+      eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, t, chunk, e->object->entity_id), u, strlen(u),
+                   false);
   }
   /* The chain head moves to this commit; an identical assertion sent again finds it. */
   uint8_t hk[25], hv[8], ik[EG_IDENTITY_KEY_LEN];
@@ -133,16 +137,19 @@ eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, 
   return EG_OK;
 }
 
-eg_code eg_apply_chunk_link(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__ChunkLink *l, eg_err *err) {
+eg_code eg_apply_chunk_link(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__ChunkLink *l,
+                            eg_err *err) {
   uint8_t k[24];
   const char *u = l->user ? l->user : "";
-  if (eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, ten->id, l->chunk_id, l->entity_id), u, strlen(u), false))
+  if (eg_kvtxn_put(txn, CF_CHUNK_ENTITIES, k, KEY3(k, ten->id, l->chunk_id, l->entity_id), u,
+                   strlen(u), false))
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   return EG_OK;
 }
 
 /* The edge id a default-family key maps to (a chain head, an identity), 0 when none. */
-static eg_code edge_id_at(eg_kvtxn *txn, const uint8_t *key, size_t klen, uint64_t *id, eg_err *err) {
+static eg_code edge_id_at(eg_kvtxn *txn, const uint8_t *key, size_t klen, uint64_t *id,
+                          eg_err *err) {
   char *v;
   size_t vl;
   *id = 0;
@@ -181,9 +188,11 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
   size_t n = req->n_edges;
   if (n == 0 && req->n_mentions == 0) return eg_err_set(err, EG_EINVAL, "nothing to commit");
   if (n > g->limits.max_edges_per_commit)
-    return eg_err_set(err, EG_EINVAL, "more than %u edges in one commit", g->limits.max_edges_per_commit);
+    return eg_err_set(err, EG_EINVAL, "more than %u edges in one commit",
+                      g->limits.max_edges_per_commit);
   if (req->n_mentions > g->limits.max_edges_per_commit)
-    return eg_err_set(err, EG_EINVAL, "more than %u chunk mentions", g->limits.max_edges_per_commit);
+    return eg_err_set(err, EG_EINVAL, "more than %u chunk mentions",
+                      g->limits.max_edges_per_commit);
   eg_code rc;
   for (size_t i = 0; i < n; i++) {
     if ((rc = check_edge(g, req, i, err))) {
@@ -201,7 +210,8 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
   resp->edge_ids = eg_arena_calloc(a, n ? n : 1, sizeof(uint64_t));
   resp->subject_ids = eg_arena_calloc(a, n ? n : 1, sizeof(uint64_t));
   Engram__V1__Edge **edges = eg_arena_calloc(a, n ? n : 1, sizeof *edges);
-  if (!resp->edge_ids || !resp->subject_ids || !edges) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!resp->edge_ids || !resp->subject_ids || !edges)
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
 
   eg_gwrite w;
   if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err))) return rc;
@@ -238,8 +248,8 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
     engram__v1__value__init(obj);
     uint64_t sid, oid = 0;
     if ((rc = eg_entity_ref(g, &w, T, in->subject, req->scope->user, true, a, &sid, NULL, err)) ||
-        (in->object_entity &&
-         (rc = eg_entity_ref(g, &w, T, in->object_entity, req->scope->user, true, a, &oid, NULL, err)))) {
+        (in->object_entity && (rc = eg_entity_ref(g, &w, T, in->object_entity, req->scope->user,
+                                                  true, a, &oid, NULL, err)))) {
       char p[40];
       snprintf(p, sizeof p, "edges[%zu]: ", i);
       eg_err_prefix(err, p);
@@ -270,7 +280,8 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
       goto fail;
     }
-    for (size_t j = 0; j < in->n_derived_from; j++) e->derived_from[e->n_derived_from++] = in->derived_from[j];
+    for (size_t j = 0; j < in->n_derived_from; j++)
+      e->derived_from[e->n_derived_from++] = in->derived_from[j];
     for (size_t j = 0; j < in->n_derived_from_index; j++)
       e->derived_from[e->n_derived_from++] = edges[in->derived_from_index[j]]->id;
     e->meta = in->meta;
@@ -314,7 +325,8 @@ eg_code eg_graph_commit_batch(eg_graph *g, const Engram__V1__CommitRequest *req,
     }
     for (size_t j = 0; j < m->n_entities && j < 256; j++) {
       uint64_t eid;
-      if ((rc = eg_entity_ref(g, &w, T, m->entities[j], req->scope->user, true, a, &eid, NULL, err)))
+      if ((rc =
+               eg_entity_ref(g, &w, T, m->entities[j], req->scope->user, true, a, &eid, NULL, err)))
         goto fail;
       Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_CHUNK_LINK);
       Engram__V1__ChunkLink *l = eg_arena_calloc(a, 1, sizeof *l);
@@ -384,8 +396,8 @@ static eg_code state_one(eg_graph *g, uint64_t t, uint64_t s, const char *rel, i
       break;
     }
     if (strcmp(e->relation, rel) != 0) continue; /* relation hash collision */
-    if (!eg_edge_visible(view, e)) continue;      /* another user's memory */
-    if (e->op == RETRACT && has_object(e)) { /* retracts only that object */
+    if (!eg_edge_visible(view, e)) continue;     /* another user's memory */
+    if (e->op == RETRACT && has_object(e)) {     /* retracts only that object */
       eg_ptrvec_push(&retracts, a, e);
       continue;
     }
@@ -411,8 +423,8 @@ typedef struct group {
 
 /* MANY: each object's latest commit on one subject's chain. */
 static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, int64_t valid_at,
-                          int64_t known_at, const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *groups,
-                          eg_err *err) {
+                          int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
+                          eg_ptrvec *groups, eg_err *err) {
   uint64_t r = eg_rel_hash(rel);
   uint8_t prefix[24], upper[24];
   KEY3(prefix, t, s, r);
@@ -461,8 +473,8 @@ static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, 
 }
 
 eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *rel,
-                          int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
-                          Engram__V1__Edge **out, eg_err *err) {
+                          int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view,
+                          eg_arena *a, Engram__V1__Edge **out, eg_err *err) {
   uint8_t prefix[24], upper[24];
   KEY3(prefix, t, object, eg_rel_hash(rel));
   rocksdb_readoptions_t *ro;
@@ -482,12 +494,14 @@ eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *
   }
   rocksdb_iter_destroy(it);
   rocksdb_readoptions_destroy(ro);
-  *out = best && best->op == ASSERT && !(best->valid_to && best->valid_to <= valid_at) ? best : NULL;
+  *out =
+      best && best->op == ASSERT && !(best->valid_to && best->valid_to <= valid_at) ? best : NULL;
   return rc;
 }
 
 eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, int64_t valid_at,
-                    int64_t known_at, const Engram__V1__Scope *view, eg_arena *a, eg_state *out, eg_err *err) {
+                    int64_t known_at, const Engram__V1__Scope *view, eg_arena *a, eg_state *out,
+                    eg_err *err) {
   memset(out, 0, sizeof *out);
   uint64_t *subjects;
   size_t ns = eg_subject_set(g, t, subject, a, &subjects);
@@ -513,7 +527,8 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
   }
   eg_ptrvec groups = {0};
   for (size_t i = 0; i < ns; i++)
-    if ((rc = state_many(g, t, subjects[i], rel, valid_at, known_at, view, a, &groups, err))) return rc;
+    if ((rc = state_many(g, t, subjects[i], rel, valid_at, known_at, view, a, &groups, err)))
+      return rc;
   out->values = eg_arena_alloc(a, (groups.n ? groups.n : 1) * sizeof *out->values);
   if (!out->values) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < groups.n; i++) {
@@ -521,7 +536,8 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
     if (e->op != ASSERT || (e->valid_to && e->valid_to <= valid_at)) continue;
     if (card == INV && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID) {
       Engram__V1__Edge *holder;
-      if ((rc = eg_inverse_holder(g, t, e->object->entity_id, rel, valid_at, known_at, view, a, &holder, err)))
+      if ((rc = eg_inverse_holder(g, t, e->object->entity_id, rel, valid_at, known_at, view, a,
+                                  &holder, err)))
         return rc;
       bool ours = false;
       for (size_t j = 0; holder && j < ns; j++) ours |= holder->subject == subjects[j];
@@ -532,8 +548,9 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
   return EG_OK;
 }
 
-eg_code eg_subject_relations(eg_graph *g, uint64_t t, uint64_t s, bool (*keep)(void *, const char *),
-                             void *ctx, eg_arena *a, eg_ptrvec *rels, eg_err *err) {
+eg_code eg_subject_relations(eg_graph *g, uint64_t t, uint64_t s,
+                             bool (*keep)(void *, const char *), void *ctx, eg_arena *a,
+                             eg_ptrvec *rels, eg_err *err) {
   uint8_t prefix[16], upper[16];
   KEY2(prefix, t, s);
   rocksdb_readoptions_t *ro;
@@ -587,14 +604,18 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
     eg_code rc;
     if (tenant_known) {
       rc = eg_entity_ref(g, NULL, t, sq->subject, NULL, false, a, &sid, NULL, err);
-      if (rc == EG_ENOTFOUND) sid = 0;
-      else if (rc) return rc;
+      if (rc == EG_ENOTFOUND)
+        sid = 0;
+      else if (rc)
+        return rc;
     } else if (!sq->subject) {
       return eg_err_set(err, EG_EINVAL, "queries[%zu]: subject is missing", q);
     }
     eg_ptrvec rels = {0};
-    if (sq->relation && *sq->relation) eg_ptrvec_push(&rels, a, sq->relation);
-    else if (sid && (rc = eg_subject_relations(g, t, sid, NULL, NULL, a, &rels, err))) return rc;
+    if (sq->relation && *sq->relation)
+      eg_ptrvec_push(&rels, a, sq->relation);
+    else if (sid && (rc = eg_subject_relations(g, t, sid, NULL, NULL, a, &rels, err)))
+      return rc;
     if (!rels.n) { /* unknown subject or no edges: one empty result */
       Engram__V1__StateResult *r = eg_arena_calloc(a, 1, sizeof *r);
       if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -606,7 +627,8 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
     }
     for (size_t i = 0; i < rels.n; i++) {
       eg_state st;
-      if ((rc = eg_state_of(g, t, sid, rels.v[i], valid_at, known_at, req->scope, a, &st, err))) return rc;
+      if ((rc = eg_state_of(g, t, sid, rels.v[i], valid_at, known_at, req->scope, a, &st, err)))
+        return rc;
       Engram__V1__StateResult *r = eg_arena_calloc(a, 1, sizeof *r);
       if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
       engram__v1__state_result__init(r);
@@ -617,7 +639,9 @@ eg_code eg_graph_state(eg_graph *g, const Engram__V1__StateRequest *req, eg_aren
       r->n_values = st.n;
       for (size_t j = 0; j < st.n; j++) {
         eg_edge_names(g, t, st.values[j], a);
-        if ((rc = eg_edge_annotate(g, t, beliefs, st.values[j], known_at, known_at, req->scope, a, err))) return rc;
+        if ((rc = eg_edge_annotate(g, t, beliefs, st.values[j], known_at, known_at, req->scope, a,
+                                   err)))
+          return rc;
       }
       if (eg_ptrvec_push(&results, a, r)) return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
@@ -637,8 +661,8 @@ static int64_t belief_bound(const eg_ptrvec *all, size_t i, int64_t known_at) {
   int64_t bound = known_at;
   for (size_t j = 0; j < all->n; j++) {
     const Engram__V1__Edge *n = all->v[j];
-    if (n->t_commit > e->t_commit && n->t_commit - 1 < bound && strcmp(n->relation, e->relation) == 0 &&
-        eg_value_equal(n->object, e->object))
+    if (n->t_commit > e->t_commit && n->t_commit - 1 < bound &&
+        strcmp(n->relation, e->relation) == 0 && eg_value_equal(n->object, e->object))
       bound = n->t_commit - 1;
   }
   return bound;
@@ -676,7 +700,8 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
         rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
         break;
       }
-      if ((one_rel && strcmp(e->relation, req->relation) != 0) || !eg_edge_visible(req->scope, e)) continue;
+      if ((one_rel && strcmp(e->relation, req->relation) != 0) || !eg_edge_visible(req->scope, e))
+        continue;
       if (eg_ptrvec_push(&all, a, e)) {
         rc = eg_err_set(err, EG_ENOMEM, "out of memory");
         break;
@@ -726,7 +751,8 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
     if (!h->superseded && e->op == RETRACT) h->superseded = true;
     if (!h->superseded && e->valid_to && e->valid_to <= now) h->superseded = true;
     eg_edge_names(g, t, e, a);
-    if ((rc = eg_edge_annotate(g, t, beliefs, e, known_at, belief_bound(&all, i, known_at), req->scope, a, err)))
+    if ((rc = eg_edge_annotate(g, t, beliefs, e, known_at, belief_bound(&all, i, known_at),
+                               req->scope, a, err)))
       return rc;
     resp->entries[resp->n_entries++] = h;
   }
@@ -740,7 +766,8 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
   uint32_t limit = req->limit ? req->limit : 100;
   if (limit > 1000) limit = 1000;
   int64_t from = req->window ? req->window->from : 0, to = req->window ? req->window->to : 0;
-  if (from && to && to <= from) return eg_err_set(err, EG_EINVAL, "window.to must be after window.from");
+  if (from && to && to <= from)
+    return eg_err_set(err, EG_EINVAL, "window.to must be after window.from");
   uint64_t t;
   if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
   uint8_t start[24], prefix[8], upper[8];
@@ -772,7 +799,8 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
     Engram__V1__Edge *e;
     if ((rc = eg_edge_load(g, t, key_get64(k + 16), a, &e, err))) break;
     if (req->session_id && *req->session_id &&
-        (!e->meta || !e->meta->source_session_id || strcmp(e->meta->source_session_id, req->session_id)))
+        (!e->meta || !e->meta->source_session_id ||
+         strcmp(e->meta->source_session_id, req->session_id)))
       continue;
     if (!eg_edge_visible(req->scope, e)) continue;
     eg_edge_names(g, t, e, a);
@@ -817,7 +845,8 @@ eg_code eg_graph_chunk_entities(eg_graph *g, const Engram__V1__ChunkEntitiesRequ
       const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
       const char *v = rocksdb_iter_value(it, &vl);
       char *user = eg_arena_strndup(a, v, vl); /* who wrote the link ("" = shared) */
-      if (kl == 24 && user && eg_scope_sees(req->scope, user, NULL, false)) ids[ce->n_entity_ids++] = key_get64(k + 16);
+      if (kl == 24 && user && eg_scope_sees(req->scope, user, NULL, false))
+        ids[ce->n_entity_ids++] = key_get64(k + 16);
     }
     rocksdb_iter_destroy(it);
     rocksdb_readoptions_destroy(ro);

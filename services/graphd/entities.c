@@ -96,7 +96,8 @@ static eg_code lookup_name(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, const ch
       cur = e->merged_into;
     }
     if (!e || !type_matches(type, e->type)) continue;
-    int score = (ckind == 0 ? 2 : 0) + ((type && *type && e->type && strcmp(type, e->type) == 0) ? 1 : 0);
+    int score =
+        (ckind == 0 ? 2 : 0) + ((type && *type && e->type && strcmp(type, e->type) == 0) ? 1 : 0);
     if (score > best) {
       best = score;
       best_id = e->id;
@@ -108,7 +109,8 @@ static eg_code lookup_name(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, const ch
   return EG_OK;
 }
 
-eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity *e, eg_arena *a, eg_err *err) {
+eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity *e, eg_arena *a,
+                        eg_err *err) {
   if (!e->id) return eg_err_set(err, EG_ECORRUPT, "entity without an id");
   size_t n = engram__v1__entity__get_packed_size(e);
   uint8_t *buf = eg_arena_alloc(a, n ? n : 1);
@@ -117,8 +119,9 @@ eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity 
   uint8_t k[16];
   KEY2(k, ten->id, e->id);
   if (e->id >= ten->counter[EG_CTR_ENTITY]) ten->counter[EG_CTR_ENTITY] = e->id + 1;
-  return eg_kvtxn_put(txn, CF_ENTITIES, k, 16, buf, n, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
-                                                             : EG_OK;
+  return eg_kvtxn_put(txn, CF_ENTITIES, k, 16, buf, n, true)
+             ? eg_err_set(err, EG_ENOMEM, "out of memory")
+             : EG_OK;
 }
 
 /* ---- the writer's steps ---- */
@@ -127,8 +130,10 @@ eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity 
  * this write); without a log nothing reads the step after it is applied, so no copy. */
 static eg_code step_entity(eg_gwrite *w, const Engram__V1__Entity *e, eg_err *err) {
   Engram__V1__GraphStep *s = eg_step_new(w->a, ENGRAM__V1__GRAPH_STEP__STEP_ENTITY);
-  if (s) s->entity = eg_kv_wants_records(w->g->store) ? (Engram__V1__Entity *)eg_rpc_clone(w->a, &e->base)
-                                                      : (Engram__V1__Entity *)e;
+  if (s)
+    s->entity = eg_kv_wants_records(w->g->store)
+                    ? (Engram__V1__Entity *)eg_rpc_clone(w->a, &e->base)
+                    : (Engram__V1__Entity *)e;
   if (!s || !s->entity) return eg_err_set(err, EG_ENOMEM, "out of memory");
   return eg_gwrite_step(w, s, err);
 }
@@ -155,7 +160,8 @@ static eg_code check_name(const eg_graph *g, const char *name, const char *what,
 }
 
 /* Attach aliases to an existing entity (names + the entity's alias list). */
-static eg_code add_aliases(eg_gwrite *w, Engram__V1__Entity *e, char **aliases, size_t n, eg_err *err) {
+static eg_code add_aliases(eg_gwrite *w, Engram__V1__Entity *e, char **aliases, size_t n,
+                           eg_err *err) {
   eg_graph *g = w->g;
   eg_arena *a = w->a;
   bool changed = false;
@@ -182,8 +188,8 @@ static eg_code add_aliases(eg_gwrite *w, Engram__V1__Entity *e, char **aliases, 
   return changed ? step_entity(w, e, err) : EG_OK;
 }
 
-static eg_code entity_create(eg_gwrite *w, const char *name, char *norm, const char *type, const char *user,
-                             uint64_t *id, eg_err *err) {
+static eg_code entity_create(eg_gwrite *w, const char *name, char *norm, const char *type,
+                             const char *user, uint64_t *id, eg_err *err) {
   Engram__V1__Entity *e = eg_arena_calloc(w->a, 1, sizeof *e);
   if (!e) return eg_err_set(err, EG_ENOMEM, "out of memory");
   engram__v1__entity__init(e);
@@ -200,8 +206,9 @@ static eg_code entity_create(eg_gwrite *w, const char *name, char *norm, const c
   return EG_OK;
 }
 
-eg_code eg_entity_ref(eg_graph *g, eg_gwrite *w, uint64_t tenant_id, const Engram__V1__EntityRef *ref,
-                      const char *user, bool create, eg_arena *a, uint64_t *id, bool *created, eg_err *err) {
+eg_code eg_entity_ref(eg_graph *g, eg_gwrite *w, uint64_t tenant_id,
+                      const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
+                      uint64_t *id, bool *created, eg_err *err) {
   eg_kvtxn *txn = w ? w->txn : NULL;
   if (created) *created = false;
   *id = 0;
@@ -242,14 +249,16 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
   bool writes = false;
   for (size_t i = 0; i < req->n_mentions; i++) writes |= req->mentions[i]->create;
   if (req->n_mentions > 10000) return eg_err_set(err, EG_EINVAL, "more than 10000 mentions");
-  resp->entities = eg_arena_calloc(a, req->n_mentions ? req->n_mentions : 1, sizeof *resp->entities);
+  resp->entities =
+      eg_arena_calloc(a, req->n_mentions ? req->n_mentions : 1, sizeof *resp->entities);
   if (!resp->entities) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint64_t tenant_id = 0;
   eg_gwrite gw, *w = writes ? &gw : NULL;
   eg_kvtxn *txn = NULL;
   eg_code rc = EG_OK;
   if (writes) {
-    if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, w, err))) return rc;
+    if ((rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, w, err)))
+      return rc;
     tenant_id = w->T;
     txn = w->txn;
   } else if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant_id) != EG_OK) {
@@ -283,7 +292,8 @@ eg_code eg_graph_resolve(eg_graph *g, const Engram__V1__ResolveEntitiesRequest *
     r->matched_by = created ? "created" : id ? "name" : "none";
     Engram__V1__Entity *e = NULL;
     if (id && (rc = eg_entity_load(g, txn, tenant_id, id, a, &e, err))) goto fail;
-    if (e && w && m->n_aliases && (rc = add_aliases(w, e, m->aliases, m->n_aliases, err))) goto fail;
+    if (e && w && m->n_aliases && (rc = add_aliases(w, e, m->aliases, m->n_aliases, err)))
+      goto fail;
     if (!e) {
       e = eg_arena_calloc(a, 1, sizeof *e);
       if (!e) {
@@ -331,7 +341,8 @@ static size_t merge_key(uint8_t *k, uint64_t tenant, uint64_t merge_id) {
  * number of aliases the merge added to `into` (4 bytes, host order), each as its length
  * (4 bytes) and bytes, then the reason.
  */
-eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRecord *m, eg_err *err) {
+eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRecord *m,
+                       eg_err *err) {
   eg_buf rec = EG_BUF_INIT;
   uint8_t w[17];
   key_put64(w, m->into);
@@ -355,8 +366,8 @@ eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRec
 }
 
 /* A stored merge record back into its message (in a). */
-static eg_code merge_decode(eg_arena *a, uint64_t merge_id, const char *v, size_t vl, Engram__V1__MergeRecord *m,
-                            eg_err *err) {
+static eg_code merge_decode(eg_arena *a, uint64_t merge_id, const char *v, size_t vl,
+                            Engram__V1__MergeRecord *m, eg_err *err) {
   engram__v1__merge_record__init(m);
   if (vl < 21) return eg_err_set(err, EG_ECORRUPT, "merge record is corrupt");
   m->merge_id = merge_id;
@@ -389,8 +400,10 @@ static eg_code step_merge(eg_gwrite *w, Engram__V1__MergeRecord *m, eg_err *err)
 
 eg_code eg_graph_merge(eg_graph *g, const Engram__V1__MergeEntitiesRequest *req, eg_arena *a,
                        Engram__V1__MergeEntitiesResponse *resp, eg_err *err) {
-  if (req->into == req->from) return eg_err_set(err, EG_EINVAL, "cannot merge an entity into itself");
-  if (req->reason && strlen(req->reason) > 1024) return eg_err_set(err, EG_EINVAL, "reason too long");
+  if (req->into == req->from)
+    return eg_err_set(err, EG_EINVAL, "cannot merge an entity into itself");
+  if (req->reason && strlen(req->reason) > 1024)
+    return eg_err_set(err, EG_EINVAL, "reason too long");
   eg_gwrite w;
   eg_code rc = eg_gwrite_begin(g, req->scope->tenant, req->scope->user, false, a, &w, err);
   if (rc) return rc;
@@ -472,7 +485,8 @@ eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *
   for (size_t i = 0; i < m->n_added_aliases; i++) {
     for (size_t j = 0; j < into->n_aliases; j++) {
       if (strcmp(into->aliases[j], m->added_aliases[i]) == 0) {
-        memmove(&into->aliases[j], &into->aliases[j + 1], (into->n_aliases - j - 1) * sizeof(char *));
+        memmove(&into->aliases[j], &into->aliases[j + 1],
+                (into->n_aliases - j - 1) * sizeof(char *));
         into->n_aliases--;
         break;
       }
@@ -488,7 +502,8 @@ eg_code eg_graph_unmerge(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *
   }
   from->merged_into = 0;
   m->undone = true;
-  if ((rc = step_entity(&w, into, err)) || (rc = step_entity(&w, from, err)) || (rc = step_merge(&w, m, err)))
+  if ((rc = step_entity(&w, into, err)) || (rc = step_entity(&w, from, err)) ||
+      (rc = step_merge(&w, m, err)))
     goto fail;
   free(v);
   return eg_gwrite_commit(&w, err);

@@ -111,8 +111,10 @@ static void unname(eg_kvtxn *txn, uint64_t t, const char *name, uint64_t id, eg_
   size_t o = 0;
   for (size_t i = 0; i + 9 <= vl; i += 9)
     if (key_get64((uint8_t *)v + i) != id) memmove(v + o, v + i, 9), o += 9;
-  if (o) eg_kvtxn_put(txn, CF_NAMES, k, kl, v, o, true);
-  else eg_kvtxn_delete(txn, CF_NAMES, k, kl);
+  if (o)
+    eg_kvtxn_put(txn, CF_NAMES, k, kl, v, o, true);
+  else
+    eg_kvtxn_delete(txn, CF_NAMES, k, kl);
   c->keys++;
   free(v);
 }
@@ -143,7 +145,8 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
     c->keys += 3;
     bool obj_ent = e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID;
     if (obj_ent) {
-      eg_kvtxn_delete(txn, CF_EDGES_BY_OBJECT, key, KEY5(key, t, e->object->entity_id, r, e->subject, e->id));
+      eg_kvtxn_delete(txn, CF_EDGES_BY_OBJECT, key,
+                      KEY5(key, t, e->object->entity_id, r, e->subject, e->id));
       c->keys++;
     }
     for (size_t j = 0; j < e->n_derived_from; j++, c->keys++)
@@ -166,8 +169,10 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
       free(hv);
     }
     uint8_t ik[EG_IDENTITY_KEY_LEN];
-    if (eg_edge_identity(t, e, a, ik) && eg_kvtxn_get(txn, CF_DEFAULT, ik, sizeof ik, &hv, &hvl, NULL) == EG_OK) {
-      if (hvl == 8 && key_get64((uint8_t *)hv) == e->id) eg_kvtxn_delete(txn, CF_DEFAULT, ik, sizeof ik);
+    if (eg_edge_identity(t, e, a, ik) &&
+        eg_kvtxn_get(txn, CF_DEFAULT, ik, sizeof ik, &hv, &hvl, NULL) == EG_OK) {
+      if (hvl == 8 && key_get64((uint8_t *)hv) == e->id)
+        eg_kvtxn_delete(txn, CF_DEFAULT, ik, sizeof ik);
       free(hv);
       c->keys++;
     }
@@ -231,7 +236,8 @@ eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tena
   uint64_t t = ten->id;
   bool whole = !er->user || !*er->user;
   memset(c, 0, sizeof *c);
-  eg_code rc = whole ? erase_tenant(g, txn, tenant, t, c) : erase_user(g, txn, t, er->user, a, c, err);
+  eg_code rc =
+      whole ? erase_tenant(g, txn, tenant, t, c) : erase_user(g, txn, t, er->user, a, c, err);
   if (rc) return rc;
   uint8_t ak[17];
   ak[0] = 'A';
@@ -239,8 +245,9 @@ eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tena
   key_put64(ak + 9, t);
   char av[200];
   int al = snprintf(av, sizeof av, "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",
-                    whole ? "tenant" : "user", (unsigned long long)c->edges, (unsigned long long)c->entities,
-                    (unsigned long long)c->accesses, (unsigned long long)c->keys);
+                    whole ? "tenant" : "user", (unsigned long long)c->edges,
+                    (unsigned long long)c->entities, (unsigned long long)c->accesses,
+                    (unsigned long long)c->keys);
   eg_kvtxn_put(txn, CF_DEFAULT, ak, 17, av, (size_t)al, false);
   return EG_OK;
 }
@@ -257,7 +264,8 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
   const char *tenant = req->scope->tenant, *user = req->scope->user;
   bool whole = !user || !*user;
   if (whole && (!req->confirm_tenant || strcmp(req->confirm_tenant, tenant) != 0))
-    return eg_err_set(err, EG_EINVAL, "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
+    return eg_err_set(err, EG_EINVAL,
+                      "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
   erase_counts c = {0};
   uint64_t t;
   eg_code rc = EG_OK;
@@ -272,7 +280,9 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
     st->erasure = er;
     /* settled: the erasure decides what to remove from everything written before it */
     eg_gwrite w;
-    if ((rc = eg_gwrite_begin(g, tenant, user, true, a, &w, err)) || (rc = eg_gwrite_last(&w, st, err))) return rc;
+    if ((rc = eg_gwrite_begin(g, tenant, user, true, a, &w, err)) ||
+        (rc = eg_gwrite_last(&w, st, err)))
+      return rc;
     c = w.erased;
   }
   EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",

@@ -16,9 +16,9 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
   g->limits = *limits;
   if (!g->limits.derive_max_matches) g->limits.derive_max_matches = 1000;
-  static const char *const cfs[CF_COUNT] = {"default", "entities", "names", "edges",
-                                            "edges_by_object", "edges_by_id", "txlog",
-                                            "derivations", "chunk_entities"};
+  static const char *const cfs[CF_COUNT] = {"default", "entities",        "names",
+                                            "edges",   "edges_by_object", "edges_by_id",
+                                            "txlog",   "derivations",     "chunk_entities"};
   eg_code rc = eg_kv_open(dir, cfs, CF_COUNT, limits->warm_cache_entries, "engram_graphd", metrics,
                           &g->store, err);
   if (rc) {
@@ -34,29 +34,30 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   pthread_mutex_init(&g->rmu, NULL);
   g->rel_cache = eg_map_new();
   if (metrics) {
-    g->m_commits = eg_metric_solo(
-        eg_metrics_counter(metrics, "engram_graphd_commits_total", "Commit batches written.", NULL));
+    g->m_commits = eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_commits_total",
+                                                     "Commit batches written.", NULL));
     g->m_edges = eg_metric_solo(
         eg_metrics_counter(metrics, "engram_graphd_edges_total", "Edge commits written.", NULL));
     g->m_entities = eg_metric_solo(
         eg_metrics_counter(metrics, "engram_graphd_entities_total", "Entities created.", NULL));
-    g->m_walks = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_walk_claims_total", "Claims checked by the premise walk.", NULL));
-    g->m_stale = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_walk_stale_total", "Claims found POTENTIALLY_STALE.", NULL));
-    g->m_outcomes = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_outcomes_total", "Outcomes recorded on edges.", NULL));
-    g->m_derived = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_derived_total", "Conclusions asserted by the derivation rules.", NULL));
-    g->m_derive_retracted = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_derive_retracted_total", "Conclusions retracted when their premises no longer held.",
-        NULL));
-    g->m_derive_failures = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_derive_failures_total", "Rule evaluations that failed (logged; the commit stands).",
-        NULL));
-    g->m_derive_capped = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_graphd_derive_capped_total", "Commits whose rule evaluation hit derive_max_matches.",
-        NULL));
+    g->m_walks = eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_walk_claims_total",
+                                                   "Claims checked by the premise walk.", NULL));
+    g->m_stale = eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_walk_stale_total",
+                                                   "Claims found POTENTIALLY_STALE.", NULL));
+    g->m_outcomes = eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_outcomes_total",
+                                                      "Outcomes recorded on edges.", NULL));
+    g->m_derived =
+        eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_derived_total",
+                                          "Conclusions asserted by the derivation rules.", NULL));
+    g->m_derive_retracted = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_graphd_derive_retracted_total",
+                           "Conclusions retracted when their premises no longer held.", NULL));
+    g->m_derive_failures = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_graphd_derive_failures_total",
+                           "Rule evaluations that failed (logged; the commit stands).", NULL));
+    g->m_derive_capped = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_graphd_derive_capped_total",
+                           "Commits whose rule evaluation hit derive_max_matches.", NULL));
   }
   *out = g;
   return EG_OK;
@@ -115,8 +116,8 @@ rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, s
   return it;
 }
 
-eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
-                     Engram__V1__Edge **out, eg_err *err) {
+eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, Engram__V1__Edge **out,
+                     eg_err *err) {
   uint8_t k[16];
   KEY2(k, tenant, id);
   char *ek;
@@ -176,7 +177,8 @@ size_t eg_subject_set(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, ui
 void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a) {
   Engram__V1__Entity *ent;
   if (!e->subject_name || !*e->subject_name) {
-    if (eg_entity_load(g, NULL, tenant, e->subject, a, &ent, NULL) == EG_OK) e->subject_name = ent->name;
+    if (eg_entity_load(g, NULL, tenant, e->subject, a, &ent, NULL) == EG_OK)
+      e->subject_name = ent->name;
   }
   if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
       (!e->object_name || !*e->object_name)) {
@@ -185,7 +187,8 @@ void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *
   }
 }
 
-bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a, uint8_t out[EG_IDENTITY_KEY_LEN]) {
+bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a,
+                      uint8_t out[EG_IDENTITY_KEY_LEN]) {
   Engram__V1__Edge id = ENGRAM__V1__EDGE__INIT;
   id.subject = e->subject;
   id.relation = e->relation;

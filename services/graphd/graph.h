@@ -15,23 +15,23 @@
 
 #include "common/arena.h"
 #include "common/err.h"
-#include "common/metrics.h"
-#include "proto/engram/v1/graph.pb-c.h"
 #include "common/kv.h"
+#include "common/metrics.h"
 #include "common/replog.h"
+#include "proto/engram/v1/graph.pb-c.h"
 
 typedef struct eg_graph eg_graph;
 
 typedef struct eg_graph_limits {
-  uint32_t max_edges_per_commit;  /* edges in one Commit */
-  uint32_t max_string_bytes;      /* names, literals, utterances */
-  uint32_t max_depth;             /* traversal and walk depth cap */
-  uint32_t max_fanout;            /* per-node cap */
-  uint32_t max_paths;             /* traversal result cap */
-  uint32_t max_history;           /* history entries */
-  uint32_t warm_cache_entries;    /* write-path read cache size (0 = off) */
-  const char *derive_rules;       /* derivation rules file (NULL or "" = none) */
-  uint32_t derive_max_matches;    /* current edges the rules may examine per commit (0 = 1000) */
+  uint32_t max_edges_per_commit; /* edges in one Commit */
+  uint32_t max_string_bytes;     /* names, literals, utterances */
+  uint32_t max_depth;            /* traversal and walk depth cap */
+  uint32_t max_fanout;           /* per-node cap */
+  uint32_t max_paths;            /* traversal result cap */
+  uint32_t max_history;          /* history entries */
+  uint32_t warm_cache_entries;   /* write-path read cache size (0 = off) */
+  const char *derive_rules;      /* derivation rules file (NULL or "" = none) */
+  uint32_t derive_max_matches;   /* current edges the rules may examine per commit (0 = 1000) */
 } eg_graph_limits;
 
 /* Fails (EG_EINVAL naming the file and line) when limits->derive_rules does not parse. */
@@ -51,13 +51,14 @@ eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelation
                                   eg_arena *a, Engram__V1__DeclareRelationResponse *resp,
                                   eg_err *err);
 /* The built-in relations the tenant has not redeclared, then its declarations. */
-eg_code eg_graph_list_relations(eg_graph *g, const Engram__V1__ListRelationsRequest *req, eg_arena *a,
-                                Engram__V1__ListRelationsResponse *resp, eg_err *err);
+eg_code eg_graph_list_relations(eg_graph *g, const Engram__V1__ListRelationsRequest *req,
+                                eg_arena *a, Engram__V1__ListRelationsResponse *resp, eg_err *err);
 /* resp->warnings for the relations of req that are neither built in nor declared by the
  * tenant but close to one that is (same stems, or an edit or two away): a likely typo,
  * committed as an undeclared MANY relation. */
-eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant_id, const Engram__V1__CommitRequest *req,
-                                   eg_arena *a, Engram__V1__CommitResponse *resp, eg_err *err);
+eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant_id,
+                                   const Engram__V1__CommitRequest *req, eg_arena *a,
+                                   Engram__V1__CommitResponse *resp, eg_err *err);
 
 /* ---- entities (entities.c) ---- */
 
@@ -101,8 +102,8 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
 
 /* Append an outcome to an edge visible to the scope; NOT_FOUND for an edge that does not
  * exist or that the scope cannot see, INVALID_ARGUMENT for a bad kind or text. */
-eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequest *req, eg_arena *a,
-                                Engram__V1__RecordOutcomeResponse *resp, eg_err *err);
+eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequest *req,
+                                eg_arena *a, Engram__V1__RecordOutcomeResponse *resp, eg_err *err);
 
 /* ---- retention of facts (retention.c, docs/retention.md) ---- */
 
@@ -115,8 +116,9 @@ eg_code eg_graph_record_access(eg_graph *g, const Engram__V1__RecordAccessReques
 eg_code eg_graph_get_retention(eg_graph *g, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
                                Engram__V1__GetRetentionResponse *resp, eg_err *err);
 /* Validate and store the tenant's policy; the response holds it with defaults filled. */
-eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
-                                      Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentionPolicyRequest *req,
+                                      eg_arena *a, Engram__V1__SetRetentionPolicyResponse *resp,
+                                      eg_err *err);
 
 /* ---- replication (apply.c, deploy/REPLICATION.md) ---- */
 

@@ -55,7 +55,7 @@ struct eg_gwrite {
   eg_graph *g;
   eg_kvtxn *txn;
   eg_tenant *ten;
-  uint64_t T;                /* ten->id (ten is gone after the tenant's erasure) */
+  uint64_t T; /* ten->id (ten is gone after the tenant's erasure) */
   eg_arena *a;
   const char *tenant, *user; /* borrowed: the request's scope */
   eg_ptrvec steps;           /* Engram__V1__GraphStep *, in order */
@@ -66,8 +66,8 @@ struct eg_gwrite {
 
 /* Start a write for tenant (created when new) as user. settled: once every earlier write
  * is durable (an erasure decides from iterators over RocksDB). */
-eg_code eg_gwrite_begin(eg_graph *g, const char *tenant, const char *user, bool settled, eg_arena *a,
-                        eg_gwrite *w, eg_err *err);
+eg_code eg_gwrite_begin(eg_graph *g, const char *tenant, const char *user, bool settled,
+                        eg_arena *a, eg_gwrite *w, eg_err *err);
 /* Record step (borrowed until commit) and apply it to the transaction. */
 eg_code eg_gwrite_step(eg_gwrite *w, Engram__V1__GraphStep *step, eg_err *err);
 /* A step of that kind, in arena a (NULL when out of memory). */
@@ -80,18 +80,26 @@ void eg_gwrite_abort(eg_gwrite *w);
 
 /* The applications of each step kind (entities.c, edges.c, relations.c, outcomes.c,
  * retention.c, erase.c). ten is the record's tenant, in the transaction. */
-eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity *e, eg_arena *a, eg_err *err);
+eg_code eg_apply_entity(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Entity *e, eg_arena *a,
+                        eg_err *err);
 eg_code eg_apply_name(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__NameLink *n, eg_err *err);
-eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRecord *m, eg_err *err);
-eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, eg_arena *a, eg_err *err);
-eg_code eg_apply_chunk_link(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__ChunkLink *l, eg_err *err);
-eg_code eg_apply_relation(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RelationDeclaration *r, eg_err *err);
-eg_code eg_apply_outcome(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Outcome *o, eg_arena *a, eg_err *err);
-eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessRecord *r, eg_err *err);
-eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RetentionPolicy *p,
-                                  eg_err *err);
+eg_code eg_apply_merge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__MergeRecord *m,
+                       eg_err *err);
+eg_code eg_apply_edge(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Edge *e, eg_arena *a,
+                      eg_err *err);
+eg_code eg_apply_chunk_link(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__ChunkLink *l,
+                            eg_err *err);
+eg_code eg_apply_relation(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RelationDeclaration *r,
+                          eg_err *err);
+eg_code eg_apply_outcome(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Outcome *o, eg_arena *a,
+                         eg_err *err);
+eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessRecord *r,
+                        eg_err *err);
+eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten,
+                                  const Engram__V1__RetentionPolicy *p, eg_err *err);
 eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tenant *ten,
-                         const Engram__V1__Erasure *er, eg_arena *a, eg_erase_counts *c, eg_err *err);
+                         const Engram__V1__Erasure *er, eg_arena *a, eg_erase_counts *c,
+                         eg_err *err);
 /* After a relation declaration is durable: its cardinality in the cache. */
 void eg_relation_declared(eg_graph *g, uint64_t tenant, const Engram__V1__RelationDeclaration *r);
 /* After an erasure is durable: caches dropped, the values purged from the files. */
@@ -116,8 +124,8 @@ uint64_t eg_rel_hash(const char *relation);
 /* Decode a stored edge into the arena; NULL if corrupt. */
 Engram__V1__Edge *eg_edge_decode(eg_arena *a, const void *v, size_t vl);
 /* Load an edge by id (durable data only); EG_ENOTFOUND if absent. */
-eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a,
-                     Engram__V1__Edge **out, eg_err *err);
+eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, Engram__V1__Edge **out,
+                     eg_err *err);
 /* Load an entity by id, following nothing; EG_ENOTFOUND if absent. txn may be NULL. */
 eg_code eg_entity_load(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, uint64_t id, eg_arena *a,
                        Engram__V1__Entity **out, eg_err *err);
@@ -127,11 +135,12 @@ eg_code eg_entity_survivor(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *
 
 /*
  * Resolve an EntityRef: by id (must exist), or by name (normalized; created with `type`
- * as a step of write w when create and w are given; w NULL = a read). Fills *id with the survivor's id (0 when not found and
- * not created). *created tells whether this call created it.
+ * as a step of write w when create and w are given; w NULL = a read). Fills *id with the survivor's
+ * id (0 when not found and not created). *created tells whether this call created it.
  */
-eg_code eg_entity_ref(eg_graph *g, struct eg_gwrite *w, uint64_t tenant_id, const Engram__V1__EntityRef *ref,
-                      const char *user, bool create, eg_arena *a, uint64_t *id, bool *created, eg_err *err);
+eg_code eg_entity_ref(eg_graph *g, struct eg_gwrite *w, uint64_t tenant_id,
+                      const Engram__V1__EntityRef *ref, const char *user, bool create, eg_arena *a,
+                      uint64_t *id, bool *created, eg_err *err);
 
 /* Fill subject_name / object_name of an edge from the entity store (best effort). */
 void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a);
@@ -145,7 +154,8 @@ void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *
  * false when out of memory.
  */
 #define EG_IDENTITY_KEY_LEN 25
-bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a, uint8_t out[EG_IDENTITY_KEY_LEN]);
+bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a,
+                      uint8_t out[EG_IDENTITY_KEY_LEN]);
 
 /* Two edge objects are the same value. */
 bool eg_value_equal(const Engram__V1__Value *a, const Engram__V1__Value *b);
@@ -184,12 +194,11 @@ bool eg_edge_visible(const Engram__V1__Scope *view, const Engram__V1__Edge *e);
 /* For ONE_INVERSE: the latest holder (edge) of (object, relation) under the bounds and in
  * the view, or NULL. */
 eg_code eg_inverse_holder(eg_graph *g, uint64_t tenant, uint64_t object, const char *relation,
-                          int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
-                          Engram__V1__Edge **out, eg_err *err);
+                          int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view,
+                          eg_arena *a, Engram__V1__Edge **out, eg_err *err);
 
 /* Default "now" for 0 bounds. */
 int64_t eg_bound_or_now(int64_t t);
-
 
 /* The distinct relations of a subject (one seek per relation, at most 256), keeping those
  * keep(ctx, relation) accepts (NULL = all). */
@@ -206,7 +215,12 @@ rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, s
 /* Which side of a preference a relation states: for (PREFERS, LIKES, ACCEPTED), against
  * (AVOIDS, DISLIKES, REJECTED), a goal (OPTIMIZES_FOR, which nothing contradicts), or
  * none (not a preference relation). */
-typedef enum eg_pref_side { EG_PREF_NONE = 0, EG_PREF_FOR, EG_PREF_AGAINST, EG_PREF_GOAL } eg_pref_side;
+typedef enum eg_pref_side {
+  EG_PREF_NONE = 0,
+  EG_PREF_FOR,
+  EG_PREF_AGAINST,
+  EG_PREF_GOAL
+} eg_pref_side;
 eg_pref_side eg_pref_side_of(const char *relation);
 
 /* The weight an edge brings as evidence (its meta.confidence, or a default), and the
@@ -227,9 +241,10 @@ eg_belief_cache *eg_belief_cache_new(eg_arena *a); /* NULL when out of memory */
 /* The belief in (subject, relation, object) from the commits known by known_at and
  * visible to view, and the outcomes recorded on the supporting ones; *out NULL when the
  * relation is not a preference relation. Allocated in a. cache may be NULL. */
-eg_code eg_belief_of(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, uint64_t subject, const char *relation,
-                     const Engram__V1__Value *object, int64_t known_at, const Engram__V1__Scope *view,
-                     eg_arena *a, Engram__V1__Belief **out, eg_err *err);
+eg_code eg_belief_of(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, uint64_t subject,
+                     const char *relation, const Engram__V1__Value *object, int64_t known_at,
+                     const Engram__V1__Scope *view, eg_arena *a, Engram__V1__Belief **out,
+                     eg_err *err);
 
 /* ---- outcomes (outcomes.c) ---- */
 
@@ -241,8 +256,8 @@ eg_code eg_outcomes_of(eg_graph *g, uint64_t tenant, uint64_t edge_id, int64_t k
 /* Fill the read-only parts of an edge being returned: its outcomes known by known_at and,
  * for a preference relation, its belief as of belief_known_at (cache may be NULL). */
 eg_code eg_edge_annotate(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, Engram__V1__Edge *e,
-                         int64_t known_at, int64_t belief_known_at, const Engram__V1__Scope *view, eg_arena *a,
-                         eg_err *err);
+                         int64_t known_at, int64_t belief_known_at, const Engram__V1__Scope *view,
+                         eg_arena *a, eg_err *err);
 
 /* A user's erasure: delete the outcomes recorded by user, and every outcome on the edges
  * in gone (being erased). Returns the number of keys deleted. */
@@ -252,6 +267,7 @@ uint64_t eg_outcomes_erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t tenant, con
 /* ---- retention (retention.c) ---- */
 
 /* A user's erasure: delete the access histories of the edges in gone. Returns how many. */
-uint64_t eg_retention_erase_edges(eg_kvtxn *txn, uint64_t tenant, const uint64_t *gone, size_t n_gone);
+uint64_t eg_retention_erase_edges(eg_kvtxn *txn, uint64_t tenant, const uint64_t *gone,
+                                  size_t n_gone);
 
 #endif

@@ -133,14 +133,16 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
 }
 
 /* The outcome under 'O' T edge_id recorded_at; the tenant's clock moves past it. */
-eg_code eg_apply_outcome(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Outcome *o, eg_arena *a, eg_err *err) {
+eg_code eg_apply_outcome(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__Outcome *o, eg_arena *a,
+                         eg_err *err) {
   size_t n = engram__v1__outcome__get_packed_size(o);
   uint8_t *buf = eg_arena_alloc(a, n ? n : 1), k[OUTCOME_KEY_LEN];
   if (!buf) return eg_err_set(err, EG_ENOMEM, "out of memory");
   engram__v1__outcome__pack(o, buf);
   outcome_prefix(k, ten->id, o->edge_id);
   key_put64(k + 17, key_time(o->recorded_at));
-  if (eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, buf, n, false)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, buf, n, false))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   if (o->recorded_at > ten->last_tc) ten->last_tc = o->recorded_at;
   return EG_OK;
 }

@@ -43,13 +43,16 @@ static const builtin_rel builtins[] = {
     {"OWNS", MANY, "possessions"},
     /* MANY: a household may have several pets at once; recall shows the newest first */
     {"HAS_PET", MANY, "pets"},
-    {"STATE_UNCERTAIN", MANY, "a doubt on a state: its object names the relation (e.g. LIVES_IN) a statement put in question"},
+    {"STATE_UNCERTAIN", MANY,
+     "a doubt on a state: its object names the relation (e.g. LIVES_IN) a statement put in "
+     "question"},
     /* the preference subgraph (belief.c: confidence accumulated over evidence) */
     {"PREFERS", MANY, "a preference (sentiment and intensity in meta)"},
     {"AVOIDS", MANY, "a constraint or aversion"},
     {"ACCEPTED", MANY, "a suggestion the subject accepted"},
     {"REJECTED", MANY, "a suggestion the subject declined"},
-    {"OPTIMIZES_FOR", MANY, "what the subject cares about most when choosing (price, speed, quiet …)"},
+    {"OPTIMIZES_FOR", MANY,
+     "what the subject cares about most when choosing (price, speed, quiet …)"},
     {"LIKES", MANY, "likes"},
     {"DISLIKES", MANY, "dislikes"},
     {"VISITED", MANY, "places visited"},
@@ -130,8 +133,10 @@ Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant, const
   return b ? b->card : MANY;
 }
 
-eg_code eg_apply_relation(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RelationDeclaration *r, eg_err *err) {
-  if (!eg_relation_name_valid(r->relation)) return eg_err_set(err, EG_ECORRUPT, "relation step with a bad name");
+eg_code eg_apply_relation(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RelationDeclaration *r,
+                          eg_err *err) {
+  if (!eg_relation_name_valid(r->relation))
+    return eg_err_set(err, EG_ECORRUPT, "relation step with a bad name");
   size_t dl = r->description ? strlen(r->description) : 0;
   uint8_t k[80];
   size_t kl = rel_key(k, ten->id, r->relation);
@@ -186,11 +191,13 @@ eg_code eg_graph_declare_relation(eg_graph *g, const Engram__V1__DeclareRelation
 /* ---- the list, and names close to a known one ------------------------------------------ */
 
 static int info_cmp(const void *x, const void *y) {
-  return strcmp((*(Engram__V1__RelationInfo *const *)x)->relation, (*(Engram__V1__RelationInfo *const *)y)->relation);
+  return strcmp((*(Engram__V1__RelationInfo *const *)x)->relation,
+                (*(Engram__V1__RelationInfo *const *)y)->relation);
 }
 
 /* The tenant's declarations (tenant 0: none), sorted by name, in a. */
-static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out,
+                            eg_err *err) {
   if (!tenant) return EG_OK;
   uint8_t prefix[9], upper[9];
   prefix[0] = 'R';
@@ -203,7 +210,8 @@ static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec
     const char *k = rocksdb_iter_key(it, &kl), *v = rocksdb_iter_value(it, &vl);
     Engram__V1__RelationInfo *info = eg_arena_calloc(a, 1, sizeof *info);
     if (!info || kl <= 9) {
-      rc = info ? eg_err_set(err, EG_ECORRUPT, "stored relation key is corrupt") : eg_err_set(err, EG_ENOMEM, "out of memory");
+      rc = info ? eg_err_set(err, EG_ECORRUPT, "stored relation key is corrupt")
+                : eg_err_set(err, EG_ENOMEM, "out of memory");
       break;
     }
     engram__v1__relation_info__init(info);
@@ -220,7 +228,8 @@ static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec
 }
 
 /* Built-in relations the tenant has not redeclared, then its declarations; each sorted. */
-static eg_code known_relations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+static eg_code known_relations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out,
+                               eg_err *err) {
   eg_ptrvec decl = {0};
   eg_code rc = declarations(g, tenant, a, &decl, err);
   if (rc) return rc;
@@ -245,10 +254,11 @@ static eg_code known_relations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptr
   return EG_OK;
 }
 
-eg_code eg_graph_list_relations(eg_graph *g, const Engram__V1__ListRelationsRequest *req, eg_arena *a,
-                                Engram__V1__ListRelationsResponse *resp, eg_err *err) {
+eg_code eg_graph_list_relations(eg_graph *g, const Engram__V1__ListRelationsRequest *req,
+                                eg_arena *a, Engram__V1__ListRelationsResponse *resp, eg_err *err) {
   uint64_t tenant = 0;
-  if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK) tenant = 0; /* never wrote: built-ins */
+  if (eg_kv_tenant_id(g->store, req->scope->tenant, &tenant) != EG_OK)
+    tenant = 0; /* never wrote: built-ins */
   eg_ptrvec all = {0};
   eg_code rc = known_relations(g, tenant, a, &all, err);
   if (rc) return rc;
@@ -315,7 +325,8 @@ static const char *card_name(Engram__V1__Cardinality c) {
   return c == ONE ? "ONE" : c == INV ? "ONE_INVERSE" : "MANY";
 }
 
-eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant, const Engram__V1__CommitRequest *req, eg_arena *a,
+eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant,
+                                   const Engram__V1__CommitRequest *req, eg_arena *a,
                                    Engram__V1__CommitResponse *resp, eg_err *err) {
   eg_ptrvec known = {0}, warnings = {0};
   for (size_t i = 0; i < req->n_edges; i++) {
@@ -329,8 +340,9 @@ eg_code eg_graph_relation_warnings(eg_graph *g, uint64_t tenant, const Engram__V
     for (size_t j = 0; j < known.n; j++) {
       const Engram__V1__RelationInfo *k = known.v[j];
       if (!close_to(r, k->relation)) continue;
-      char *w = eg_arena_sprintf(a, "edges[%zu]: relation %s is not declared (committed as MANY); did you mean %s (%s)?",
-                                 i, r, k->relation, card_name(k->cardinality));
+      char *w = eg_arena_sprintf(
+          a, "edges[%zu]: relation %s is not declared (committed as MANY); did you mean %s (%s)?",
+          i, r, k->relation, card_name(k->cardinality));
       if (!w || eg_ptrvec_push(&warnings, a, w)) return eg_err_set(err, EG_ENOMEM, "out of memory");
       break;
     }

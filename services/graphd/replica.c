@@ -31,17 +31,17 @@ struct eg_replica {
   eg_kv *store;
   char *dsn, shard[104], advertise[256];
   int batch;
-  eg_replog *log;          /* the session; only the role thread opens and closes it */
-  pthread_rwlock_t gate;   /* writes hold it shared; role changes exclusively */
+  eg_replog *log;        /* the session; only the role thread opens and closes it */
+  pthread_rwlock_t gate; /* writes hold it shared; role changes exclusively */
   _Atomic int role;
-  _Atomic bool fenced;     /* the writer's append was refused or its session lost */
-  _Atomic bool stalled;    /* the log cannot be applied here: never lead */
+  _Atomic bool fenced;  /* the writer's append was refused or its session lost */
+  _Atomic bool stalled; /* the log cannot be applied here: never lead */
   _Atomic bool stop;
-  _Atomic uint64_t log_end;          /* the highest position known to be in the log */
-  _Atomic int64_t oldest_unapplied;  /* when the first record not applied yet was logged (µs) */
-  pthread_mutex_t mu;      /* guards writer_addr; with cv, the role thread's sleeps */
+  _Atomic uint64_t log_end;         /* the highest position known to be in the log */
+  _Atomic int64_t oldest_unapplied; /* when the first record not applied yet was logged (µs) */
+  pthread_mutex_t mu;               /* guards writer_addr; with cv, the role thread's sleeps */
   pthread_cond_t cv;
-  char writer_addr[256];   /* the writer as last read from the log ("" = unknown) */
+  char writer_addr[256]; /* the writer as last read from the log ("" = unknown) */
   pthread_t thread;
   bool started;
   eg_series *m_role[2];
@@ -80,8 +80,9 @@ eg_code eg_replica_write_begin(eg_replica *r, eg_err *err) {
   if (atomic_load(&r->role) == WRITER && !atomic_load(&r->fenced)) return EG_OK;
   pthread_rwlock_unlock(&r->gate);
   pthread_mutex_lock(&r->mu);
-  eg_err_set(err, EG_EUNAVAIL, "not the writer of shard %s; writer=%s", r->shard,
-             r->writer_addr[0] && strcmp(r->writer_addr, r->advertise) != 0 ? r->writer_addr : "unknown");
+  eg_err_set(
+      err, EG_EUNAVAIL, "not the writer of shard %s; writer=%s", r->shard,
+      r->writer_addr[0] && strcmp(r->writer_addr, r->advertise) != 0 ? r->writer_addr : "unknown");
   pthread_mutex_unlock(&r->mu);
   return EG_EUNAVAIL;
 }
@@ -91,7 +92,8 @@ void eg_replica_write_end(eg_replica *r) {
 }
 
 /* kv's append hook, on the thread leading a group write (it holds the gate shared). */
-static eg_code append_records(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n, eg_err *err) {
+static eg_code append_records(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n,
+                              eg_err *err) {
   eg_replica *r = ctx;
   eg_replog_payload *p = malloc(n * sizeof *p);
   if (!p) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -104,12 +106,13 @@ static eg_code append_records(void *ctx, uint64_t first, const eg_kv_record *rec
     return EG_OK;
   }
   atomic_store(&r->fenced, true);
-  EG_WARN("replica", "append refused: stepping down", "shard=%s position=%llu error=\"%s\"", r->shard,
-          (unsigned long long)first, e.msg);
+  EG_WARN("replica", "append refused: stepping down", "shard=%s position=%llu error=\"%s\"",
+          r->shard, (unsigned long long)first, e.msg);
   pthread_mutex_lock(&r->mu);
   pthread_cond_broadcast(&r->cv);
   pthread_mutex_unlock(&r->mu);
-  return eg_err_set(err, EG_EUNAVAIL, "this replica is no longer the writer of shard %s (%s); send the write again",
+  return eg_err_set(err, EG_EUNAVAIL,
+                    "this replica is no longer the writer of shard %s (%s); send the write again",
                     r->shard, rc == EG_EABORTED ? "fenced by the log" : "its log session was lost");
 }
 
@@ -119,7 +122,8 @@ static void nap(eg_replica *r, int ms) {
   int64_t until = eg_time_now_us() + (int64_t)ms * 1000;
   struct timespec ts = {(time_t)(until / EG_US_PER_SEC), (long)(until % EG_US_PER_SEC) * 1000};
   pthread_mutex_lock(&r->mu);
-  if (!atomic_load(&r->stop) && !atomic_load(&r->fenced)) pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+  if (!atomic_load(&r->stop) && !atomic_load(&r->fenced))
+    pthread_cond_timedwait(&r->cv, &r->mu, &ts);
   pthread_mutex_unlock(&r->mu);
 }
 
@@ -172,8 +176,8 @@ static void become_writer(eg_replica *r) {
   uint64_t end = 0;
   if (!rc) rc = eg_replog_end(r->log, &end, NULL, &e);
   if (!rc && end != eg_graph_position(r->g))
-    rc = eg_err_set(&e, EG_EINTERNAL, "the log ends at %llu but this replica is at %llu", (unsigned long long)end,
-                    (unsigned long long)eg_graph_position(r->g));
+    rc = eg_err_set(&e, EG_EINTERNAL, "the log ends at %llu but this replica is at %llu",
+                    (unsigned long long)end, (unsigned long long)eg_graph_position(r->g));
   if (rc) { /* give the lock back: another replica may do better */
     EG_WARN("replica", "cannot take over as writer", "shard=%s error=\"%s\"", r->shard, e.msg);
     drop_session(r);
@@ -188,8 +192,8 @@ static void become_writer(eg_replica *r) {
   snprintf(r->writer_addr, sizeof r->writer_addr, "%s", r->advertise);
   pthread_mutex_unlock(&r->mu);
   pthread_rwlock_unlock(&r->gate);
-  EG_INFO("replica", "writer", "shard=%s position=%llu caught_up_ms=%lld", r->shard, (unsigned long long)end,
-          (long long)((eg_time_mono_us() - t0) / 1000));
+  EG_INFO("replica", "writer", "shard=%s position=%llu caught_up_ms=%lld", r->shard,
+          (unsigned long long)end, (long long)((eg_time_mono_us() - t0) / 1000));
 }
 
 static void step_down(eg_replica *r) {
@@ -220,8 +224,10 @@ static void *role_main(void *arg) {
         EG_WARN("replica", "the store failed a write: stepping down", "shard=%s", r->shard);
         atomic_store(&r->fenced, true);
       }
-      if (atomic_load(&r->fenced)) step_down(r);
-      else nap(r, 100);
+      if (atomic_load(&r->fenced))
+        step_down(r);
+      else
+        nap(r, 100);
       continue;
     }
     if (!r->log) {
@@ -233,8 +239,8 @@ static void *role_main(void *arg) {
       uint64_t end = 0;
       if (eg_replog_end(r->log, &end, NULL, &e) == EG_OK && end < eg_graph_position(r->g)) {
         EG_ERROR("replica", "this replica is ahead of the log: it neither applies nor leads",
-                 "shard=%s position=%llu log_end=%llu", r->shard, (unsigned long long)eg_graph_position(r->g),
-                 (unsigned long long)end);
+                 "shard=%s position=%llu log_end=%llu", r->shard,
+                 (unsigned long long)eg_graph_position(r->g), (unsigned long long)end);
         atomic_store(&r->stalled, true);
       }
       if (end > atomic_load(&r->log_end)) atomic_store(&r->log_end, end);
@@ -251,8 +257,8 @@ static void *role_main(void *arg) {
       continue;
     }
     if (rc) {
-      EG_ERROR("replica", "cannot apply the log: stalled", "shard=%s position=%llu error=\"%s\"", r->shard,
-               (unsigned long long)eg_graph_position(r->g), e.msg);
+      EG_ERROR("replica", "cannot apply the log: stalled", "shard=%s position=%llu error=\"%s\"",
+               r->shard, (unsigned long long)eg_graph_position(r->g), e.msg);
       atomic_store(&r->stalled, true);
       continue;
     }
@@ -285,7 +291,8 @@ static void *role_main(void *arg) {
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
 
-eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_replica **out, eg_err *err) {
+eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_replica **out,
+                       eg_err *err) {
   if (!o->dsn || !*o->dsn) return eg_err_set(err, EG_EINVAL, "replog_dsn is empty");
   size_t sl = o->shard ? strlen(o->shard) : 0;
   if (sl < 1 || sl > 100) return eg_err_set(err, EG_EINVAL, "replog_shard must be 1 to 100 bytes");
@@ -308,18 +315,21 @@ eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_
   pthread_cond_init(&r->cv, NULL);
   atomic_store(&r->log_end, eg_graph_position(g));
   if (m) {
-    eg_metric *role = eg_metrics_gauge(m, "engram_graphd_replication_role",
-                                       "1 for this replica's role in its shard's log (writer or follower).", "role");
+    eg_metric *role = eg_metrics_gauge(
+        m, "engram_graphd_replication_role",
+        "1 for this replica's role in its shard's log (writer or follower).", "role");
     const char *w[1] = {"writer"}, *f[1] = {"follower"};
     r->m_role[WRITER] = eg_metric_series(role, w, 1);
     r->m_role[FOLLOWER] = eg_metric_series(role, f, 1);
     eg_metrics_gauge_fn(m, "engram_graphd_replication_applied_seq",
-                        "The last log position this replica has applied (and made durable).", applied_seq, r);
+                        "The last log position this replica has applied (and made durable).",
+                        applied_seq, r);
     eg_metrics_gauge_fn(m, "engram_graphd_replication_lag_records",
                         "Log records not yet applied by this replica.", lag_records, r);
-    eg_metrics_gauge_fn(m, "engram_graphd_replication_lag_seconds",
-                        "How long the oldest record not yet applied has been in the log (0 when caught up).",
-                        lag_seconds, r);
+    eg_metrics_gauge_fn(
+        m, "engram_graphd_replication_lag_seconds",
+        "How long the oldest record not yet applied has been in the log (0 when caught up).",
+        lag_seconds, r);
   }
   set_role(r, FOLLOWER);
   eg_kv_set_mode(r->store, EG_KV_FOLLOWER, NULL, NULL);
@@ -329,7 +339,8 @@ eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_
 
 eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err) {
   snprintf(r->advertise, sizeof r->advertise, "%s", advertise ? advertise : "");
-  if (pthread_create(&r->thread, NULL, role_main, r) != 0) return eg_err_set(err, EG_EINTERNAL, "cannot start a thread");
+  if (pthread_create(&r->thread, NULL, role_main, r) != 0)
+    return eg_err_set(err, EG_EINTERNAL, "cannot start a thread");
   r->started = true;
   EG_INFO("replica", "following the log", "shard=%s position=%llu advertise=%s", r->shard,
           (unsigned long long)eg_graph_position(r->g), r->advertise);

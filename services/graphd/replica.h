@@ -35,7 +35,8 @@ typedef struct eg_replica_opts {
  * store refuses writes from now on. Metrics (may be NULL):
  * engram_graphd_replication_{role{role},applied_seq,lag_records,lag_seconds}.
  */
-eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_replica **out, eg_err *err);
+eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_replica **out,
+                       eg_err *err);
 /* Start following (and leading when the lock is free); advertise: the address clients
  * send writes to when this replica is the writer (copied). */
 eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err);

@@ -11,11 +11,12 @@
  * Facts are never evicted nor bounded: their tier is a label computed from R when asked,
  * saying how much the fact is in use.
  */
+#include "common/retention.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/retention.h"
 #include "common/time.h"
 #include "services/graphd/graph_int.h"
 
@@ -48,8 +49,8 @@ static void policy_load(eg_graph *g, uint64_t t, eg_ret_policy *p) {
 }
 
 /* An edge of tenant t the scope may see, or NULL (unknown, erased or another user's). */
-static Engram__V1__Edge *visible_edge(eg_graph *g, uint64_t t, uint64_t id, const Engram__V1__Scope *view,
-                                      eg_arena *a) {
+static Engram__V1__Edge *visible_edge(eg_graph *g, uint64_t t, uint64_t id,
+                                      const Engram__V1__Scope *view, eg_arena *a) {
   Engram__V1__Edge *e = NULL;
   eg_err ignored;
   if (!id || eg_edge_load(g, t, id, a, &e, &ignored) != EG_OK) return NULL;
@@ -57,7 +58,8 @@ static Engram__V1__Edge *visible_edge(eg_graph *g, uint64_t t, uint64_t id, cons
 }
 
 static eg_code check_ids(size_t n, const char *what, eg_err *err) {
-  if (n > MAX_IDS) return eg_err_set(err, EG_EINVAL, "%s: at most %d ids in one call", what, MAX_IDS);
+  if (n > MAX_IDS)
+    return eg_err_set(err, EG_EINVAL, "%s: at most %d ids in one call", what, MAX_IDS);
   return EG_OK;
 }
 
@@ -73,7 +75,8 @@ eg_code eg_graph_record_access(eg_graph *g, const Engram__V1__RecordAccessReques
   bool *keep = eg_arena_calloc(a, req->n_ids, sizeof *keep);
   if (!keep) return eg_err_set(err, EG_ENOMEM, "out of memory");
   size_t n = 0;
-  for (size_t i = 0; i < req->n_ids; i++) n += keep[i] = visible_edge(g, t, req->ids[i], req->scope, a) != NULL;
+  for (size_t i = 0; i < req->n_ids; i++)
+    n += keep[i] = visible_edge(g, t, req->ids[i], req->scope, a) != NULL;
   if (!n) return EG_OK;
   Engram__V1__GraphStep *st = eg_step_new(a, ENGRAM__V1__GRAPH_STEP__STEP_ACCESS);
   Engram__V1__AccessRecord *ar = eg_arena_calloc(a, 1, sizeof *ar);
@@ -94,7 +97,8 @@ eg_code eg_graph_record_access(eg_graph *g, const Engram__V1__RecordAccessReques
 }
 
 /* Each edge's access history gains one access (a repeated id, one per time it is named). */
-eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessRecord *r, eg_err *err) {
+eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessRecord *r,
+                        eg_err *err) {
   for (size_t i = 0; i < r->n_edge_ids; i++) {
     uint8_t k[ACCESS_KEY_LEN], v[EG_RET_ENCODED];
     access_key(k, ten->id, r->edge_ids[i]);
@@ -103,44 +107,48 @@ eg_code eg_apply_access(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__AccessR
     size_t ol;
     memset(&acc, 0, sizeof acc);
     if (eg_kvtxn_get(txn, CF_DEFAULT, k, sizeof k, &old, &ol, NULL) == EG_OK) {
-      if (!eg_access_decode(old, ol, &acc)) memset(&acc, 0, sizeof acc); /* unreadable: start again */
+      if (!eg_access_decode(old, ol, &acc))
+        memset(&acc, 0, sizeof acc); /* unreadable: start again */
       free(old);
     }
     eg_access_add(&acc, r->time);
     eg_access_encode(&acc, v);
     /* visible: a repeated id in this batch, or the next batch, reads it back */
-    if (eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if (eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true))
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   return EG_OK;
 }
 
-eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten, const Engram__V1__RetentionPolicy *p,
-                                  eg_err *err) {
+eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten,
+                                  const Engram__V1__RetentionPolicy *p, eg_err *err) {
   eg_ret_policy pol;
   eg_code rc = eg_ret_policy_of(p, &pol, err);
   if (rc) return rc;
   uint8_t k[POLICY_KEY_LEN], v[EG_RET_POLICY_ENCODED];
   eg_ret_policy_encode(&pol, v);
   policy_key(k, ten->id);
-  return eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
-                                                                       : EG_OK;
+  return eg_kvtxn_put(txn, CF_DEFAULT, k, sizeof k, v, sizeof v, true)
+             ? eg_err_set(err, EG_ENOMEM, "out of memory")
+             : EG_OK;
 }
 
 /* The words the salience lexicon reads for a fact: the relation with spaces, and the
  * object ("ALLERGIC_TO" peanuts → "ALLERGIC TO peanuts"). */
 static char *fact_words(eg_graph *g, uint64_t t, Engram__V1__Edge *e, eg_arena *a) {
   eg_edge_names(g, t, e, a);
-  const char *obj = e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? e->object->literal
-                    : e->object_name                                                   ? e->object_name
-                                                                                       : "";
+  const char *obj = e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
+                        ? e->object->literal
+                    : e->object_name ? e->object_name
+                                     : "";
   char *s = eg_arena_sprintf(a, "%s %s", e->relation ? e->relation : "", obj);
   for (char *p = s; p && *p; p++)
     if (*p == '_') *p = ' ';
   return s;
 }
 
-static Engram__V1__RetentionInfo *fact_info(eg_graph *g, uint64_t t, Engram__V1__Edge *e, const eg_ret_policy *p,
-                                            int64_t at, eg_arena *a) {
+static Engram__V1__RetentionInfo *fact_info(eg_graph *g, uint64_t t, Engram__V1__Edge *e,
+                                            const eg_ret_policy *p, int64_t at, eg_arena *a) {
   Engram__V1__RetentionInfo *ri = eg_arena_calloc(a, 1, sizeof *ri);
   char *why = eg_arena_alloc(a, 256);
   if (!ri || !why) return NULL;
@@ -168,11 +176,13 @@ static Engram__V1__RetentionInfo *fact_info(eg_graph *g, uint64_t t, Engram__V1_
     if (!eg_access_decode(v, vl, &acc)) memset(&acc, 0, sizeof acc);
     free(v);
   }
-  eg_ret_info_fill(ri, p, salience, e->t_commit, &acc, at, 0, false, why, 256); /* facts: the tier R asks for */
+  eg_ret_info_fill(ri, p, salience, e->t_commit, &acc, at, 0, false, why,
+                   256); /* facts: the tier R asks for */
   return ri;
 }
 
-static eg_code policy_out(const eg_ret_policy *p, eg_arena *a, Engram__V1__RetentionPolicy **out, eg_err *err) {
+static eg_code policy_out(const eg_ret_policy *p, eg_arena *a, Engram__V1__RetentionPolicy **out,
+                          eg_err *err) {
   *out = eg_arena_calloc(a, 1, sizeof **out);
   if (!*out) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_ret_policy_msg(p, *out);
@@ -188,8 +198,10 @@ eg_code eg_graph_get_retention(eg_graph *g, const Engram__V1__GetRetentionReques
   eg_ret_policy p;
   uint64_t t;
   bool known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
-  if (known) policy_load(g, t, &p);
-  else (void)eg_ret_policy_of(NULL, &p, NULL);
+  if (known)
+    policy_load(g, t, &p);
+  else
+    (void)eg_ret_policy_of(NULL, &p, NULL);
   if ((rc = policy_out(&p, a, &resp->policy, err))) return rc;
   if (!known || !req->n_edge_ids) return EG_OK;
   resp->items = eg_arena_calloc(a, req->n_edge_ids, sizeof *resp->items);
@@ -204,8 +216,9 @@ eg_code eg_graph_get_retention(eg_graph *g, const Engram__V1__GetRetentionReques
   return EG_OK;
 }
 
-eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
-                                      Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err) {
+eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentionPolicyRequest *req,
+                                      eg_arena *a, Engram__V1__SetRetentionPolicyResponse *resp,
+                                      eg_err *err) {
   if (!req->policy) return eg_err_set(err, EG_EINVAL, "policy is missing");
   eg_ret_policy p;
   eg_code rc = eg_ret_policy_of(req->policy, &p, err);

@@ -17,12 +17,13 @@
 
 typedef enum call_kind { READ, WRITE, RESOLVE } call_kind;
 
-typedef eg_code (*engine_fn)(eg_graph *g, const ProtobufCMessage *req, eg_arena *a, ProtobufCMessage *resp,
-                             eg_err *err);
+typedef eg_code (*engine_fn)(eg_graph *g, const ProtobufCMessage *req, eg_arena *a,
+                             ProtobufCMessage *resp, eg_err *err);
 
 /* The message's `watermark` string field, or NULL when it has none. */
 static char **watermark_field(const ProtobufCMessage *m) {
-  const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "watermark");
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "watermark");
   if (!f || f->type != PROTOBUF_C_TYPE_STRING) return NULL;
   return (char **)((char *)m + f->offset);
 }
@@ -35,7 +36,8 @@ static bool resolve_writes(const ProtobufCMessage *m) {
   return false;
 }
 
-static eg_code wait_for_watermark(eg_graphd_svc *s, eg_rpc_call *call, const ProtobufCMessage *req, eg_err *err) {
+static eg_code wait_for_watermark(eg_graphd_svc *s, eg_rpc_call *call, const ProtobufCMessage *req,
+                                  eg_err *err) {
   char **w = watermark_field(req);
   if (!w || !*w || !**w) return EG_OK;
   uint64_t pos;
@@ -46,8 +48,9 @@ static eg_code wait_for_watermark(eg_graphd_svc *s, eg_rpc_call *call, const Pro
   return eg_kv_wait_position(eg_graph_store(s->graph), pos, deadline, err);
 }
 
-static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind, const ProtobufCMessage *req,
-                          ProtobufCMessage *resp, engine_fn fn, eg_err *err) {
+static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind,
+                          const ProtobufCMessage *req, ProtobufCMessage *resp, engine_fn fn,
+                          eg_err *err) {
   eg_arena *a = eg_rpc_arena(call);
   if (kind == READ || (kind == RESOLVE && !resolve_writes(req))) {
     eg_code rc = wait_for_watermark(s, call, req, err);
@@ -69,35 +72,38 @@ static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind, c
 }
 
 /* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
-#define GRAPH_HANDLER(hname, kind, Req, Resp, resp_init, engine)                                      \
-  static eg_code hname##_engine(eg_graph *g, const ProtobufCMessage *req, eg_arena *a, ProtobufCMessage *resp, \
-                                eg_err *err) {                                                       \
-    return engine(g, (const Req *)req, a, (Resp *)resp, err);                                         \
-  }                                                                                                  \
-  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm, ProtobufCMessage **resp, \
-                       eg_err *err) {                                                                \
-    const Req *req = (const Req *)reqm;                                                              \
-    eg_code rc = eg_scope_check(req->scope, err);                                                    \
-    if (rc) return rc;                                                                               \
-    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                                     \
-    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                                      \
-    *resp = &r->base;                                                                                \
-    return graph_call(svc, call, kind, reqm, &r->base, hname##_engine, err);                         \
+#define GRAPH_HANDLER(hname, kind, Req, Resp, resp_init, engine)                       \
+  static eg_code hname##_engine(eg_graph *g, const ProtobufCMessage *req, eg_arena *a, \
+                                ProtobufCMessage *resp, eg_err *err) {                 \
+    return engine(g, (const Req *)req, a, (Resp *)resp, err);                          \
+  }                                                                                    \
+  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,     \
+                       ProtobufCMessage **resp, eg_err *err) {                         \
+    const Req *req = (const Req *)reqm;                                                \
+    eg_code rc = eg_scope_check(req->scope, err);                                      \
+    if (rc) return rc;                                                                 \
+    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                       \
+    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                        \
+    *resp = &r->base;                                                                  \
+    return graph_call(svc, call, kind, reqm, &r->base, hname##_engine, err);           \
   }
 /* NOLINTEND(bugprone-macro-parentheses) */
 
 GRAPH_HANDLER(h_commit, WRITE, Engram__V1__CommitRequest, Engram__V1__CommitResponse,
               engram__v1__commit_response__init, eg_graph_commit)
-GRAPH_HANDLER(h_resolve, RESOLVE, Engram__V1__ResolveEntitiesRequest, Engram__V1__ResolveEntitiesResponse,
-              engram__v1__resolve_entities_response__init, eg_graph_resolve)
+GRAPH_HANDLER(h_resolve, RESOLVE, Engram__V1__ResolveEntitiesRequest,
+              Engram__V1__ResolveEntitiesResponse, engram__v1__resolve_entities_response__init,
+              eg_graph_resolve)
 GRAPH_HANDLER(h_get_entities, READ, Engram__V1__GetEntitiesRequest, Engram__V1__GetEntitiesResponse,
               engram__v1__get_entities_response__init, eg_graph_get_entities)
 GRAPH_HANDLER(h_merge, WRITE, Engram__V1__MergeEntitiesRequest, Engram__V1__MergeEntitiesResponse,
               engram__v1__merge_entities_response__init, eg_graph_merge)
-GRAPH_HANDLER(h_declare, WRITE, Engram__V1__DeclareRelationRequest, Engram__V1__DeclareRelationResponse,
-              engram__v1__declare_relation_response__init, eg_graph_declare_relation)
-GRAPH_HANDLER(h_list_relations, READ, Engram__V1__ListRelationsRequest, Engram__V1__ListRelationsResponse,
-              engram__v1__list_relations_response__init, eg_graph_list_relations)
+GRAPH_HANDLER(h_declare, WRITE, Engram__V1__DeclareRelationRequest,
+              Engram__V1__DeclareRelationResponse, engram__v1__declare_relation_response__init,
+              eg_graph_declare_relation)
+GRAPH_HANDLER(h_list_relations, READ, Engram__V1__ListRelationsRequest,
+              Engram__V1__ListRelationsResponse, engram__v1__list_relations_response__init,
+              eg_graph_list_relations)
 GRAPH_HANDLER(h_state, READ, Engram__V1__StateRequest, Engram__V1__StateResponse,
               engram__v1__state_response__init, eg_graph_state)
 GRAPH_HANDLER(h_history, READ, Engram__V1__HistoryRequest, Engram__V1__HistoryResponse,
@@ -108,19 +114,23 @@ GRAPH_HANDLER(h_traverse, READ, Engram__V1__TraverseRequest, Engram__V1__Travers
               engram__v1__traverse_response__init, eg_graph_traverse)
 GRAPH_HANDLER(h_walk, READ, Engram__V1__WalkRequest, Engram__V1__WalkResponse,
               engram__v1__walk_response__init, eg_graph_walk)
-GRAPH_HANDLER(h_chunk_entities, READ, Engram__V1__ChunkEntitiesRequest, Engram__V1__ChunkEntitiesResponse,
-              engram__v1__chunk_entities_response__init, eg_graph_chunk_entities)
+GRAPH_HANDLER(h_chunk_entities, READ, Engram__V1__ChunkEntitiesRequest,
+              Engram__V1__ChunkEntitiesResponse, engram__v1__chunk_entities_response__init,
+              eg_graph_chunk_entities)
 GRAPH_HANDLER(h_erase, WRITE, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
               engram__v1__erase_response__init, eg_graph_erase)
-GRAPH_HANDLER(h_record_outcome, WRITE, Engram__V1__RecordOutcomeRequest, Engram__V1__RecordOutcomeResponse,
-              engram__v1__record_outcome_response__init, eg_graph_record_outcome)
-GRAPH_HANDLER(h_record_access, WRITE, Engram__V1__RecordAccessRequest, Engram__V1__RecordAccessResponse,
-              engram__v1__record_access_response__init, eg_graph_record_access)
-GRAPH_HANDLER(h_get_retention, READ, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
-              engram__v1__get_retention_response__init, eg_graph_get_retention)
+GRAPH_HANDLER(h_record_outcome, WRITE, Engram__V1__RecordOutcomeRequest,
+              Engram__V1__RecordOutcomeResponse, engram__v1__record_outcome_response__init,
+              eg_graph_record_outcome)
+GRAPH_HANDLER(h_record_access, WRITE, Engram__V1__RecordAccessRequest,
+              Engram__V1__RecordAccessResponse, engram__v1__record_access_response__init,
+              eg_graph_record_access)
+GRAPH_HANDLER(h_get_retention, READ, Engram__V1__GetRetentionRequest,
+              Engram__V1__GetRetentionResponse, engram__v1__get_retention_response__init,
+              eg_graph_get_retention)
 GRAPH_HANDLER(h_set_retention, WRITE, Engram__V1__SetRetentionPolicyRequest,
-              Engram__V1__SetRetentionPolicyResponse, engram__v1__set_retention_policy_response__init,
-              eg_graph_set_retention_policy)
+              Engram__V1__SetRetentionPolicyResponse,
+              engram__v1__set_retention_policy_response__init, eg_graph_set_retention_policy)
 
 static eg_code unmerge_adapter(eg_graph *g, const Engram__V1__UnmergeEntitiesRequest *req,
                                eg_arena *a, Engram__V1__UnmergeEntitiesResponse *resp,
@@ -128,19 +138,29 @@ static eg_code unmerge_adapter(eg_graph *g, const Engram__V1__UnmergeEntitiesReq
   (void)resp;
   return eg_graph_unmerge(g, req, a, err);
 }
-GRAPH_HANDLER(h_unmerge, WRITE, Engram__V1__UnmergeEntitiesRequest, Engram__V1__UnmergeEntitiesResponse,
-              engram__v1__unmerge_entities_response__init, unmerge_adapter)
+GRAPH_HANDLER(h_unmerge, WRITE, Engram__V1__UnmergeEntitiesRequest,
+              Engram__V1__UnmergeEntitiesResponse, engram__v1__unmerge_entities_response__init,
+              unmerge_adapter)
 
 static const eg_rpc_handler_entry graph_handlers[] = {
-    {"Commit", h_commit},           {"ResolveEntities", h_resolve},
-    {"GetEntities", h_get_entities}, {"MergeEntities", h_merge},
-    {"UnmergeEntities", h_unmerge}, {"DeclareRelation", h_declare},
-    {"State", h_state},             {"History", h_history},
-    {"Changes", h_changes},         {"Traverse", h_traverse},
-    {"Walk", h_walk},               {"ChunkEntities", h_chunk_entities},
-    {"Erase", h_erase},             {"ListRelations", h_list_relations},
-    {"RecordOutcome", h_record_outcome}, {"RecordAccess", h_record_access},
-    {"GetRetention", h_get_retention},   {"SetRetentionPolicy", h_set_retention},
+    {"Commit", h_commit},
+    {"ResolveEntities", h_resolve},
+    {"GetEntities", h_get_entities},
+    {"MergeEntities", h_merge},
+    {"UnmergeEntities", h_unmerge},
+    {"DeclareRelation", h_declare},
+    {"State", h_state},
+    {"History", h_history},
+    {"Changes", h_changes},
+    {"Traverse", h_traverse},
+    {"Walk", h_walk},
+    {"ChunkEntities", h_chunk_entities},
+    {"Erase", h_erase},
+    {"ListRelations", h_list_relations},
+    {"RecordOutcome", h_record_outcome},
+    {"RecordAccess", h_record_access},
+    {"GetRetention", h_get_retention},
+    {"SetRetentionPolicy", h_set_retention},
 };
 
 eg_rpc_service eg_graphd_service(eg_graphd_svc *svc) {

@@ -75,8 +75,8 @@ static eg_code out_edges(eg_graph *g, uint64_t t, uint64_t node,
 
 /* Current edges arriving at `node` (IN: node is the object) under the bounds. */
 static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
-                        const Engram__V1__TraverseRequest *req, int64_t va, int64_t ka,
-                        eg_arena *a, eg_ptrvec *out, eg_err *err) {
+                        const Engram__V1__TraverseRequest *req, int64_t va, int64_t ka, eg_arena *a,
+                        eg_ptrvec *out, eg_err *err) {
   uint8_t prefix[16], upper[16];
   KEY2(prefix, t, node);
   rocksdb_readoptions_t *ro;
@@ -88,8 +88,8 @@ static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
     if (kl != 40) continue;
     Engram__V1__Edge *e;
     if ((rc = eg_edge_load(g, t, key_get64(k + 32), a, &e, err))) break;
-    if (e->op != ASSERT || e->t_commit > ka || e->valid_from > va || !relation_allowed(req, e->relation) ||
-        !eg_edge_visible(req->scope, e))
+    if (e->op != ASSERT || e->t_commit > ka || e->valid_from > va ||
+        !relation_allowed(req, e->relation) || !eg_edge_visible(req->scope, e))
       continue; /* a shared entity is no bridge into another user's edges */
     /* Keep it only when it is part of its subject's current state. */
     eg_state st;
@@ -126,7 +126,8 @@ eg_code eg_graph_traverse(eg_graph *g, const Engram__V1__TraverseRequest *req, e
   uint32_t fanout = cap(req->max_fanout, 16, g->limits.max_fanout);
   uint32_t max_paths = cap(req->max_paths, 64, g->limits.max_paths);
   int64_t va = eg_bound_or_now(req->valid_at), ka = eg_bound_or_now(req->known_at);
-  Engram__V1__Direction dir = req->direction ? req->direction : ENGRAM__V1__DIRECTION__DIRECTION_OUT;
+  Engram__V1__Direction dir =
+      req->direction ? req->direction : ENGRAM__V1__DIRECTION__DIRECTION_OUT;
   uint64_t t;
   if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
 
@@ -165,10 +166,11 @@ eg_code eg_graph_traverse(eg_graph *g, const Engram__V1__TraverseRequest *req, e
       }
       for (size_t i = 0; i < edges.n; i++) {
         Engram__V1__Edge *e = edges.v[i];
-        uint64_t other = e->subject == node->entity &&
-                                 e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID
-                             ? e->object->entity_id
-                             : e->subject == node->entity ? 0 : e->subject;
+        uint64_t other =
+            e->subject == node->entity && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID
+                ? e->object->entity_id
+            : e->subject == node->entity ? 0
+                                         : e->subject;
         if (other && idset_has(&visited, other) && other != node->entity) {
           /* Already reached by a path at most this long: a path to it exists. */
           continue;
@@ -225,8 +227,8 @@ static int commit_after(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
  * that changed it (NULL when it simply ended by its own valid_to).
  */
 static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *p, int64_t va,
-                               int64_t ka, const Engram__V1__Scope *view, eg_arena *a, bool *changed,
-                               Engram__V1__Edge **superseding, eg_err *err) {
+                               int64_t ka, const Engram__V1__Scope *view, eg_arena *a,
+                               bool *changed, Engram__V1__Edge **superseding, eg_err *err) {
   *changed = false;
   *superseding = NULL;
   if (p->valid_from > va || p->op != ASSERT) return EG_OK; /* not in force at valid_at anyway */
@@ -240,7 +242,8 @@ static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *
   if (card == ONE) {
     *superseding = st.n ? st.values[0] : st.retracted_by;
   } else if (card == INV && p->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID) {
-    rc = eg_inverse_holder(g, t, p->object->entity_id, p->relation, va, ka, view, a, superseding, err);
+    rc = eg_inverse_holder(g, t, p->object->entity_id, p->relation, va, ka, view, a, superseding,
+                           err);
   }
   if (!*superseding && !rc) {
     /* MANY (or an ended ONE_INVERSE): the newest commit on the chain touching this
@@ -269,9 +272,11 @@ static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *
 static bool same_source(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
   const Engram__V1__EdgeMeta *ma = a->meta, *mb = b->meta;
   const char *sa = ma && ma->source_session_id && *ma->source_session_id ? ma->source_session_id
-                   : ma && ma->source_document_id ? ma->source_document_id : "";
+                   : ma && ma->source_document_id                        ? ma->source_document_id
+                                                                         : "";
   const char *sb = mb && mb->source_session_id && *mb->source_session_id ? mb->source_session_id
-                   : mb && mb->source_document_id ? mb->source_document_id : "";
+                   : mb && mb->source_document_id                        ? mb->source_document_id
+                                                                         : "";
   if (*sa || *sb) return strcmp(sa, sb) == 0;
   return strcmp(a->agent ? a->agent : "", b->agent ? b->agent : "") == 0 &&
          strcmp(a->user ? a->user : "", b->user ? b->user : "") == 0;
@@ -317,8 +322,8 @@ typedef struct walk_item {
 } walk_item;
 
 static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int64_t va, int64_t ka,
-                          const Engram__V1__Scope *view, uint32_t max_depth, uint32_t fanout, eg_arena *a,
-                          Engram__V1__ClaimStatus *cs, eg_err *err) {
+                          const Engram__V1__Scope *view, uint32_t max_depth, uint32_t fanout,
+                          eg_arena *a, Engram__V1__ClaimStatus *cs, eg_err *err) {
   cs->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED;
   /* The claim itself replaced inside the bounds? */
   bool changed;
@@ -354,7 +359,8 @@ static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int6
       if (idset_add(&visited, a, pid)) return eg_err_set(err, EG_ENOMEM, "out of memory");
       Engram__V1__Edge *p;
       rc = eg_edge_load(g, t, pid, a, &p, err);
-      if (rc == EG_ENOTFOUND || (!rc && !eg_edge_visible(view, p))) { /* erased, or not the reader's */
+      if (rc == EG_ENOTFOUND ||
+          (!rc && !eg_edge_visible(view, p))) { /* erased, or not the reader's */
         cs->skipped_links++;
         continue;
       }
@@ -417,7 +423,8 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
     /* Unknown, another tenant's or another user's: the same answer, so that an id tells
      * nothing of what exists outside the reader's view. */
     if (rc == EG_ENOTFOUND || (!rc && !eg_edge_visible(req->scope, claim)))
-      return eg_err_set(err, EG_ENOTFOUND, "claims[%zu]: edge %llu not found", i, (unsigned long long)req->claims[i]);
+      return eg_err_set(err, EG_ENOTFOUND, "claims[%zu]: edge %llu not found", i,
+                        (unsigned long long)req->claims[i]);
     if (rc) return rc;
     if (claim->t_commit > ka) continue; /* not known at known_at: no status (UNSPECIFIED) */
     if ((rc = walk_claim(g, t, claim, va, ka, req->scope, depth, fanout, a, cs, err))) return rc;

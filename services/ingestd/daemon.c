@@ -5,11 +5,12 @@
  * daemon.c wires configuration, peers, the pipeline and the service table into the shared
  * daemon lifecycle (common/daemon.c).
  */
+#include "common/daemon.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/daemon.h"
 #include "common/embed.h"
 #include "common/peers.h"
 #include "services/daemons.h"
@@ -19,25 +20,32 @@ size_t eg_ingestd_services(eg_ingest *g, eg_rpc_service out[2]);
 
 static const eg_cfg_opt ingestd_opts[] = {
     EG_PEER_OPTS,
-    {"window_prev", EG_CFG_INT, "3", "segments before each segment in its enrichment window", 0, 0, 64},
-    {"window_next", EG_CFG_INT, "1", "segments after each segment in its enrichment window", 0, 0, 64},
+    {"window_prev", EG_CFG_INT, "3", "segments before each segment in its enrichment window", 0, 0,
+     64},
+    {"window_next", EG_CFG_INT, "1", "segments after each segment in its enrichment window", 0, 0,
+     64},
     {"max_messages", EG_CFG_INT, "10000", "messages in one session", 0, 1, 1000000},
     {"max_text_bytes", EG_CFG_INT, "65536", "bytes of one message text", 0, 16, 1 << 24},
     {"max_document_bytes", EG_CFG_INT, "4m", "bytes of one document", 0, 16, 1 << 30},
     {"max_facts", EG_CFG_INT, "10000", "facts in one AssertFacts", 0, 1, 1000000},
     {"doc_chunk_words", EG_CFG_INT, "120", "target words per document chunk", 0, 10, 10000},
     {"async_workers", EG_CFG_INT, "2", "threads running async ingests", 0, 1, 256},
-    {"ingest_queue_max", EG_CFG_INT, "256", "async ingests waiting (persisted, not yet running) before RESOURCE_EXHAUSTED", 0, 1, 1000000},
-    {"llm_url", EG_CFG_STR, "", "OpenAI-compatible base URL for ENRICHER_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
+    {"ingest_queue_max", EG_CFG_INT, "256",
+     "async ingests waiting (persisted, not yet running) before RESOURCE_EXHAUSTED", 0, 1, 1000000},
+    {"llm_url", EG_CFG_STR, "",
+     "OpenAI-compatible base URL for ENRICHER_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
     {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model name for the LLM enricher", 0, 0, 0},
     {"llm_timeout_ms", EG_CFG_INT, "30000", "deadline of one LLM call", 0, 100, 600000},
-    {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0, 0},
+    {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0,
+     0},
     {"state_extractor", EG_CFG_STR, "none",
      "model of the prototype extractor beside the rules: none (off), use-lite or glove", 0, 0, 0},
     {"state_prototypes", EG_CFG_STR, "./services/ingestd/state_prototypes.txt",
      "the prototype extractor's relations, prototypes and slot types", 0, 0, 0},
-    {"state_floor", EG_CFG_DOUBLE, "0", "cosine a relation's prototypes must reach (0: the built-in default)", 0, 0, 0},
-    {"state_margin", EG_CFG_DOUBLE, "-1", "over the next relation or NONE (< 0: the built-in default)", 0, 0, 0},
+    {"state_floor", EG_CFG_DOUBLE, "0",
+     "cosine a relation's prototypes must reach (0: the built-in default)", 0, 0, 0},
+    {"state_margin", EG_CFG_DOUBLE, "-1",
+     "over the next relation or NONE (< 0: the built-in default)", 0, 0, 0},
 };
 
 typedef struct ingestd {

@@ -22,15 +22,19 @@ typedef struct word {
   char w[24];
 } word;
 
-static const char *const months[12] = {"january", "february", "march",     "april",   "may",      "june",
-                                       "july",    "august",   "september", "october", "november", "december"};
-static const char *const wdays[7] = {"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"};
+static const char *const months[12] = {"january",   "february", "march",    "april",
+                                       "may",       "june",     "july",     "august",
+                                       "september", "october",  "november", "december"};
+static const char *const wdays[7] = {"sunday",   "monday", "tuesday", "wednesday",
+                                     "thursday", "friday", "saturday"};
 
 static int month_of(const char *w) {
   for (int i = 0; i < 12; i++) {
     if (strcmp(w, months[i]) == 0) return i + 1;
     /* three-letter abbreviations and "sept" */
-    if (strlen(w) >= 3 && strlen(w) <= 4 && strncmp(w, months[i], strlen(w)) == 0 && (i != 4 || strlen(w) == 3)) return i + 1;
+    if (strlen(w) >= 3 && strlen(w) <= 4 && strncmp(w, months[i], strlen(w)) == 0 &&
+        (i != 4 || strlen(w) == 3))
+      return i + 1;
   }
   return 0;
 }
@@ -43,9 +47,10 @@ static int wday_of(const char *w) {
 
 /* A small count: digits, number words, "a"/"an". 0 when not a count. */
 static int count_of(const char *w) {
-  static const char *const n[] = {"zero", "one", "two",    "three",  "four",  "five",  "six",
-                                  "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
-                                  "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
+  static const char *const n[] = {
+      "zero",     "one",     "two",     "three",     "four",     "five",     "six",
+      "seven",    "eight",   "nine",    "ten",       "eleven",   "twelve",   "thirteen",
+      "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"};
   if (isdigit((unsigned char)w[0])) {
     char *end;
     long v = strtol(w, &end, 10);
@@ -97,9 +102,12 @@ static void set_range(eg_date *o, int64_t from_day, int64_t to_day, const char *
   o->to = us_of_day(to_day);
   char d[16];
   eg_time_format_date(o->from, d, sizeof d);
-  if (!strcmp(what, "month")) snprintf(o->label, sizeof o->label, "%.7s", d);
-  else if (!strcmp(what, "year")) snprintf(o->label, sizeof o->label, "%.4s", d);
-  else snprintf(o->label, sizeof o->label, "%s of %s", what, d);
+  if (!strcmp(what, "month"))
+    snprintf(o->label, sizeof o->label, "%.7s", d);
+  else if (!strcmp(what, "year"))
+    snprintf(o->label, sizeof o->label, "%.4s", d);
+  else
+    snprintf(o->label, sizeof o->label, "%s of %s", what, d);
 }
 
 static void set_month(eg_date *o, int y, int m) {
@@ -107,7 +115,9 @@ static void set_month(eg_date *o, int y, int m) {
   set_range(o, a, add_months(a, 1), "month");
 }
 
-static void set_year(eg_date *o, int y) { set_range(o, day_of(y, 1, 1), day_of(y + 1, 1, 1), "year"); }
+static void set_year(eg_date *o, int y) {
+  set_range(o, day_of(y, 1, 1), day_of(y + 1, 1, 1), "year");
+}
 
 /* The reference's calendar fields. */
 typedef struct refd {
@@ -115,19 +125,22 @@ typedef struct refd {
   int y, m, d, wday; /* wday: 0 = Sunday */
 } refd;
 
-static bool is(const word *w, size_t n, size_t i, const char *s) { return i < n && strcmp(w[i].w, s) == 0; }
+static bool is(const word *w, size_t n, size_t i, const char *s) {
+  return i < n && strcmp(w[i].w, s) == 0;
+}
 
 static int day_number(const char *w) { /* "15", "15th", "1st", "22nd", "3rd" */
   if (!isdigit((unsigned char)w[0])) {
-    static const char *const ord[] = {"", "first", "second", "third", "fourth", "fifth", "sixth", "seventh",
-                                      "eighth", "ninth", "tenth"};
+    static const char *const ord[] = {"",      "first",   "second", "third", "fourth", "fifth",
+                                      "sixth", "seventh", "eighth", "ninth", "tenth"};
     for (int i = 1; i <= 10; i++)
       if (strcmp(w, ord[i]) == 0) return i;
     return 0;
   }
   char *end;
   long v = strtol(w, &end, 10);
-  if (*end && strcmp(end, "st") && strcmp(end, "nd") && strcmp(end, "rd") && strcmp(end, "th")) return 0;
+  if (*end && strcmp(end, "st") && strcmp(end, "nd") && strcmp(end, "rd") && strcmp(end, "th"))
+    return 0;
   return v >= 1 && v <= 31 ? (int)v : 0;
 }
 
@@ -151,20 +164,25 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
   if (!strcmp(a, "yesterday")) return set_day(o, r->day - 1), 1;
   if (!strcmp(a, "tomorrow")) return set_day(o, r->day + 1), 1;
   if (is(w, n, i, "last") && is(w, n, i + 1, "night")) return set_day(o, r->day - 1), 2;
-  if (is(w, n, i, "the") && is(w, n, i + 1, "day") && is(w, n, i + 2, "before") && is(w, n, i + 3, "yesterday"))
+  if (is(w, n, i, "the") && is(w, n, i + 1, "day") && is(w, n, i + 2, "before") &&
+      is(w, n, i + 3, "yesterday"))
     return set_day(o, r->day - 2), 4;
-  if (is(w, n, i, "day") && is(w, n, i + 1, "after") && is(w, n, i + 2, "tomorrow")) return set_day(o, r->day + 2), 3;
-  if (is(w, n, i, "this") && (is(w, n, i + 1, "morning") || is(w, n, i + 1, "afternoon") || is(w, n, i + 1, "evening")))
+  if (is(w, n, i, "day") && is(w, n, i + 1, "after") && is(w, n, i + 2, "tomorrow"))
+    return set_day(o, r->day + 2), 3;
+  if (is(w, n, i, "this") &&
+      (is(w, n, i + 1, "morning") || is(w, n, i + 1, "afternoon") || is(w, n, i + 1, "evening")))
     return set_day(o, r->day), 2;
   /* ISO and slash dates: the words split at punctuation, so look at the raw spans */
   {
     int y, m, d;
-    if (i + 2 < n && (y = year_number(a)) && (m = atoi(w[i + 1].w)) >= 1 && m <= 12 && (d = atoi(w[i + 2].w)) >= 1 &&
-        d <= eg_days_in_month(y, m) && isdigit((unsigned char)w[i + 1].w[0]) && isdigit((unsigned char)w[i + 2].w[0]) &&
+    if (i + 2 < n && (y = year_number(a)) && (m = atoi(w[i + 1].w)) >= 1 && m <= 12 &&
+        (d = atoi(w[i + 2].w)) >= 1 && d <= eg_days_in_month(y, m) &&
+        isdigit((unsigned char)w[i + 1].w[0]) && isdigit((unsigned char)w[i + 2].w[0]) &&
         w[i + 1].start == w[i].end + 1 && w[i + 2].start == w[i + 1].end + 1)
       return set_day(o, day_of(y, m, d)), 3;
-    if (i + 2 < n && isdigit((unsigned char)a[0]) && (m = atoi(a)) >= 1 && m <= 12 && (d = atoi(w[i + 1].w)) >= 1 &&
-        d <= 31 && (y = year_number(w[i + 2].w)) && w[i + 1].start == w[i].end + 1 && w[i + 2].start == w[i + 1].end + 1 &&
+    if (i + 2 < n && isdigit((unsigned char)a[0]) && (m = atoi(a)) >= 1 && m <= 12 &&
+        (d = atoi(w[i + 1].w)) >= 1 && d <= 31 && (y = year_number(w[i + 2].w)) &&
+        w[i + 1].start == w[i].end + 1 && w[i + 2].start == w[i + 1].end + 1 &&
         d <= eg_days_in_month(y, m))
       return set_day(o, day_of(y, m, d)), 3;
   }
@@ -172,20 +190,28 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
   {
     size_t j = i;
     int cnt = 0;
-    if (is(w, n, j, "a") && is(w, n, j + 1, "couple") && is(w, n, j + 2, "of")) cnt = 2, j += 3;
-    else if (is(w, n, j, "a") && is(w, n, j + 1, "few")) cnt = 3, j += 2;
-    else if ((cnt = count_of(a))) j += 1;
+    if (is(w, n, j, "a") && is(w, n, j + 1, "couple") && is(w, n, j + 2, "of"))
+      cnt = 2, j += 3;
+    else if (is(w, n, j, "a") && is(w, n, j + 1, "few"))
+      cnt = 3, j += 2;
+    else if ((cnt = count_of(a)))
+      j += 1;
     unit u = j < n ? unit_of(w[j].w) : U_NONE;
     if (cnt && u != U_NONE && is(w, n, j + 1, "ago")) {
-      int64_t day = u == U_DAY ? r->day - cnt : u == U_WEEK ? r->day - 7 * cnt
-                    : u == U_MONTH ? add_months(r->day, -cnt) : add_months(r->day, -12 * cnt);
+      int64_t day = u == U_DAY     ? r->day - cnt
+                    : u == U_WEEK  ? r->day - 7 * cnt
+                    : u == U_MONTH ? add_months(r->day, -cnt)
+                                   : add_months(r->day, -12 * cnt);
       set_day(o, day);
       return j + 2 - i;
     }
     /* for N units (a duration up to the reference) */
-    if (cnt && u != U_NONE && i > 0 && (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") || is(w, n, i - 1, "last"))) {
-      int64_t from = u == U_DAY ? r->day - cnt : u == U_WEEK ? r->day - 7 * cnt
-                     : u == U_MONTH ? add_months(r->day, -cnt) : add_months(r->day, -12 * cnt);
+    if (cnt && u != U_NONE && i > 0 &&
+        (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") || is(w, n, i - 1, "last"))) {
+      int64_t from = u == U_DAY     ? r->day - cnt
+                     : u == U_WEEK  ? r->day - 7 * cnt
+                     : u == U_MONTH ? add_months(r->day, -cnt)
+                                    : add_months(r->day, -12 * cnt);
       o->kind = EG_DATE_SPAN;
       o->from = us_of_day(from);
       o->to = us_of_day(r->day + 1);
@@ -194,7 +220,10 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
     }
   }
   /* last/this/next week|weekend|month|year|<weekday>|<month> */
-  int rel = !strcmp(a, "last") || !strcmp(a, "past") ? -1 : !strcmp(a, "this") ? 0 : !strcmp(a, "next") ? 1 : 2;
+  int rel = !strcmp(a, "last") || !strcmp(a, "past") ? -1
+            : !strcmp(a, "this")                     ? 0
+            : !strcmp(a, "next")                     ? 1
+                                                     : 2;
   if (rel != 2 && i + 1 < n) {
     const char *b = w[i + 1].w;
     int64_t monday = r->day - ((r->wday + 6) % 7);
@@ -214,7 +243,8 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
     if (wd >= 0) {
       int back = (r->wday - wd + 7) % 7;
       if (rel == -1) back = back ? back : 7; /* "last Monday" said on a Monday: a week ago */
-      if (rel == 1) return set_day(o, r->day + ((wd - r->wday + 7) % 7 ? (wd - r->wday + 7) % 7 : 7)), 2;
+      if (rel == 1)
+        return set_day(o, r->day + ((wd - r->wday + 7) % 7 ? (wd - r->wday + 7) % 7 : 7)), 2;
       return set_day(o, r->day - back), 2;
     }
     int m = month_of(b);
@@ -266,8 +296,10 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
     if (is(w, n, j, "in") || is(w, n, j, "during")) j++;
     int m = j < n ? month_of(w[j].w) : 0;
     /* "may" is also a verb: only as a month before a day or year, or after "in" */
-    if (m == 5 && j == i && !(j + 1 < n && (day_number(w[j + 1].w) || year_number(w[j + 1].w)))) m = 0;
-    if (m && j < n && strlen(w[j].w) == 3 && j == i && !(j + 1 < n && (day_number(w[j + 1].w) || year_number(w[j + 1].w))))
+    if (m == 5 && j == i && !(j + 1 < n && (day_number(w[j + 1].w) || year_number(w[j + 1].w))))
+      m = 0;
+    if (m && j < n && strlen(w[j].w) == 3 && j == i &&
+        !(j + 1 < n && (day_number(w[j + 1].w) || year_number(w[j + 1].w))))
       m = 0; /* "mar", "jun" alone are too ambiguous */
     if (m) {
       int d = j + 1 < n ? day_number(w[j + 1].w) : 0;
@@ -281,13 +313,15 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       }
       y = j + 1 < n ? year_number(w[j + 1].w) : 0;
       if (y) return set_month(o, y, m), j + 2 - i;
-      bool after_prep = i > 0 && (is(w, n, i - 1, "since") || is(w, n, i - 1, "until") || is(w, n, i - 1, "before") ||
-                                  is(w, n, i - 1, "after") || is(w, n, i - 1, "of") || is(w, n, i - 1, "by"));
+      bool after_prep = i > 0 && (is(w, n, i - 1, "since") || is(w, n, i - 1, "until") ||
+                                  is(w, n, i - 1, "before") || is(w, n, i - 1, "after") ||
+                                  is(w, n, i - 1, "of") || is(w, n, i - 1, "by"));
       if (j > i || after_prep) return set_month(o, past_year(r, m, 0), m), j + 1 - i;
     }
     /* in <year> */
     int y;
-    if ((is(w, n, i, "in") || is(w, n, i, "during")) && i + 1 < n && (y = year_number(w[i + 1].w))) return set_year(o, y), 2;
+    if ((is(w, n, i, "in") || is(w, n, i, "during")) && i + 1 < n && (y = year_number(w[i + 1].w)))
+      return set_year(o, y), 2;
   }
   return 0;
 }

@@ -28,8 +28,8 @@ typedef enum eg_date_kind {
 typedef struct eg_date {
   size_t start, end; /* byte span in the text */
   eg_date_kind kind;
-  int64_t from, to;  /* µs, UTC; to = 0 for SINCE */
-  char label[48];    /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
+  int64_t from, to; /* µs, UTC; to = 0 for SINCE */
+  char label[48];   /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
 } eg_date;
 
 /* Find up to max date expressions in text, resolved against ref (µs). Returns how many. */

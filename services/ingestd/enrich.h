@@ -44,16 +44,16 @@ typedef struct eg_mention {
 /* A fact: subject —relation→ object, valid from/to. */
 typedef struct eg_fact {
   char *subject, *subject_type;
-  char *relation;          /* UPPER_SNAKE */
-  char *object;            /* an entity name (object_entity) or a literal */
+  char *relation; /* UPPER_SNAKE */
+  char *object;   /* an entity name (object_entity) or a literal */
   char *object_type;
   bool object_entity;
   bool retract;
   int64_t valid_from, valid_to; /* 0 = the segment time / open */
   float sentiment, intensity, confidence;
-  char *reason;            /* stated reason or qualifier, may be "" */
-  char *utterance;         /* the sentence it was read from */
-  const char *extractor;   /* who read it (meta.extractor); NULL = the enricher that ran */
+  char *reason;          /* stated reason or qualifier, may be "" */
+  char *utterance;       /* the sentence it was read from */
+  const char *extractor; /* who read it (meta.extractor); NULL = the enricher that ran */
 } eg_fact;
 
 /* What the user reports came of something suggested to them before ("the restaurant you

@@ -27,8 +27,10 @@ eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key
   if (!l) return eg_err_set(err, EG_ENOMEM, "out of memory");
   size_t bl = strlen(base_url);
   while (bl && base_url[bl - 1] == '/') bl--;
-  if (bl >= 3 && !strncmp(base_url + bl - 3, "/v1", 3)) snprintf(l->url, sizeof l->url, "%.*s/chat/completions", (int)bl, base_url);
-  else snprintf(l->url, sizeof l->url, "%.*s/v1/chat/completions", (int)bl, base_url);
+  if (bl >= 3 && !strncmp(base_url + bl - 3, "/v1", 3))
+    snprintf(l->url, sizeof l->url, "%.*s/chat/completions", (int)bl, base_url);
+  else
+    snprintf(l->url, sizeof l->url, "%.*s/v1/chat/completions", (int)bl, base_url);
   snprintf(l->model, sizeof l->model, "%s", model && *model ? model : "gpt-4o-mini");
   l->key = api_key && *api_key ? strdup(api_key) : NULL;
   l->timeout_ms = timeout_ms > 0 ? timeout_ms : 30000;
@@ -37,8 +39,8 @@ eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key
     snprintf(name, sizeof name, "%s_llm_calls_total", prefix);
     l->calls = eg_metric_solo(eg_metrics_counter(metrics, name, "LLM calls made.", NULL));
     snprintf(name, sizeof name, "%s_llm_failures_total", prefix);
-    l->failures =
-        eg_metric_solo(eg_metrics_counter(metrics, name, "LLM calls that failed or answered malformed JSON.", NULL));
+    l->failures = eg_metric_solo(eg_metrics_counter(
+        metrics, name, "LLM calls that failed or answered malformed JSON.", NULL));
   }
   *out = l;
   return EG_OK;
@@ -50,12 +52,13 @@ void eg_llm_close(eg_llm *l) {
   free(l);
 }
 
-eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, eg_arena *a, char **content,
-                    eg_err *err) {
+eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, eg_arena *a,
+                    char **content, eg_err *err) {
   cJSON *req = cJSON_CreateObject();
   cJSON_AddStringToObject(req, "model", l->model);
   cJSON_AddNumberToObject(req, "temperature", 0);
-  if (json) cJSON_AddItemToObject(req, "response_format", cJSON_Parse("{\"type\":\"json_object\"}"));
+  if (json)
+    cJSON_AddItemToObject(req, "response_format", cJSON_Parse("{\"type\":\"json_object\"}"));
   cJSON *msgs = cJSON_AddArrayToObject(req, "messages");
   if (system) {
     cJSON *m1 = cJSON_CreateObject();
@@ -71,7 +74,8 @@ eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, 
   cJSON_Delete(req);
   if (!body) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_buf resp = EG_BUF_INIT;
-  eg_http_opts o = {.api_key = l->key, .timeout_ms = l->timeout_ms, .max_attempts = 3, .backoff_ms = 100};
+  eg_http_opts o = {
+      .api_key = l->key, .timeout_ms = l->timeout_ms, .max_attempts = 3, .backoff_ms = 100};
   eg_series_add(l->calls, 1);
   eg_code rc = eg_http_post_json(l->url, body, strlen(body), &o, NULL, &resp, err);
   free(body);
@@ -81,8 +85,10 @@ eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, 
     cJSON *c0 = cJSON_IsArray(ch) ? cJSON_GetArrayItem(ch, 0) : NULL;
     cJSON *msg = c0 ? cJSON_GetObjectItemCaseSensitive(c0, "message") : NULL;
     cJSON *txt = msg ? cJSON_GetObjectItemCaseSensitive(msg, "content") : NULL;
-    if (cJSON_IsString(txt)) *content = eg_arena_strdup(a, txt->valuestring);
-    else rc = eg_err_set(err, EG_EUNAVAIL, "%s: answer has no choices[0].message.content", l->url);
+    if (cJSON_IsString(txt))
+      *content = eg_arena_strdup(a, txt->valuestring);
+    else
+      rc = eg_err_set(err, EG_EUNAVAIL, "%s: answer has no choices[0].message.content", l->url);
     cJSON_Delete(j);
   }
   eg_buf_free(&resp);
@@ -93,23 +99,36 @@ eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, 
 static const char system_prompt[] =
     "You enrich one segment of a conversation for a memory system. Answer with one JSON object:\n"
     "{\"latent\": string, \"entities\": [{\"name\": string, \"type\": string}],\n"
-    " \"facts\": [{\"subject\": string, \"relation\": string, \"object\": string, \"object_is_entity\": bool,\n"
-    "            \"valid_from\": \"YYYY-MM-DD\" or \"\", \"sentiment\": number, \"intensity\": number,\n"
+    " \"facts\": [{\"subject\": string, \"relation\": string, \"object\": string, "
+    "\"object_is_entity\": bool,\n"
+    "            \"valid_from\": \"YYYY-MM-DD\" or \"\", \"sentiment\": number, \"intensity\": "
+    "number,\n"
     "            \"reason\": string}],\n"
     " \"outcomes\": [{\"kind\": string, \"target\": string, \"category\": string}]}\n"
-    "latent: the segment rewritten to stand alone: say who speaks, replace pronouns and vague mentions\n"
+    "latent: the segment rewritten to stand alone: say who speaks, replace pronouns and vague "
+    "mentions\n"
     "with what they refer to in the context, turn relative dates into absolute ones, state any\n"
     "preference or fact it implies. entities: people, places, organizations, products named.\n"
-    "facts: only what the user states about themselves or others; subject \"user\" means the user;\n"
-    "relation in UPPER_SNAKE (LIVES_IN, WORKS_AT, JOB_TITLE, DIET, HAS_PET, LIKES, DISLIKES, AVOIDS,\n"
-    "PREFERS, OPTIMIZES_FOR (what they care most about), ACCEPTED / REJECTED (a suggestion taken up\n"
-    "or turned down), VISITED, ATTENDED, BOUGHT, FAMILY_OF, HAS_GOAL, HAS_HABIT …); sentiment in [-1, 1],\n"
-    "intensity in [0, 1] (\"absolutely hate\" 1, \"not a fan\" 0.3); for ACCEPTED / REJECTED the reason is the\n"
-    "suggestion as it was worded. outcomes: only when the user reports what came of something suggested to\n"
-    "them before: kind SUCCEEDED (\"the restaurant you suggested was great\"), FAILED (\"that hotel was awful\"),\n"
-    "ACTED_ON (\"I ended up going\"), IGNORED (\"I never went\") or REVERSED (\"I switched back\", \"I don't go\n"
-    "there anymore\"); target: the thing's name when the segment or its context names it, else \"\"; category:\n"
-    "the kind of thing (\"restaurant\", \"hotel\", \"book\"), else \"\"; else []. No text outside the JSON.";
+    "facts: only what the user states about themselves or others; subject \"user\" means the "
+    "user;\n"
+    "relation in UPPER_SNAKE (LIVES_IN, WORKS_AT, JOB_TITLE, DIET, HAS_PET, LIKES, DISLIKES, "
+    "AVOIDS,\n"
+    "PREFERS, OPTIMIZES_FOR (what they care most about), ACCEPTED / REJECTED (a suggestion taken "
+    "up\n"
+    "or turned down), VISITED, ATTENDED, BOUGHT, FAMILY_OF, HAS_GOAL, HAS_HABIT …); sentiment in "
+    "[-1, 1],\n"
+    "intensity in [0, 1] (\"absolutely hate\" 1, \"not a fan\" 0.3); for ACCEPTED / REJECTED the "
+    "reason is the\n"
+    "suggestion as it was worded. outcomes: only when the user reports what came of something "
+    "suggested to\n"
+    "them before: kind SUCCEEDED (\"the restaurant you suggested was great\"), FAILED (\"that "
+    "hotel was awful\"),\n"
+    "ACTED_ON (\"I ended up going\"), IGNORED (\"I never went\") or REVERSED (\"I switched back\", "
+    "\"I don't go\n"
+    "there anymore\"); target: the thing's name when the segment or its context names it, else "
+    "\"\"; category:\n"
+    "the kind of thing (\"restaurant\", \"hotel\", \"book\"), else \"\"; else []. No text outside "
+    "the JSON.";
 
 static bool upper_snake(const char *s) {
   if (!s || !(*s >= 'A' && *s <= 'Z') || strlen(s) > 64) return false;
@@ -142,7 +161,8 @@ static bool parse_outcomes(const cJSON *v, const eg_segment *sg, eg_arena *a, eg
   size_t from = sg->said_to ? sg->said_from : 0, to = sg->said_to ? sg->said_to : strlen(text);
   char *said = eg_arena_strndup(a, text + from, to > from ? to - from : 0);
   for (const cJSON *x = v->child; x; x = x->next) {
-    const char *kind = outcome_kind(str_of(x, "kind")), *target = str_of(x, "target"), *cat = str_of(x, "category");
+    const char *kind = outcome_kind(str_of(x, "kind")), *target = str_of(x, "target"),
+               *cat = str_of(x, "category");
     if (!kind || (!(target && *target) && !(cat && *cat))) return false;
     o->outcomes[o->n_outcomes++] = (eg_outcome){kind, eg_arena_strdup(a, target ? target : ""),
                                                 eg_arena_strdup(a, cat ? cat : ""), said};
@@ -151,8 +171,8 @@ static bool parse_outcomes(const cJSON *v, const eg_segment *sg, eg_arena *a, eg
 }
 
 /* Parse and check an answer; false when anything is off. */
-static bool parse_answer(const char *content, const eg_enrich_ctx *ctx, const eg_segment *sg, eg_arena *a,
-                         eg_enriched *o) {
+static bool parse_answer(const char *content, const eg_enrich_ctx *ctx, const eg_segment *sg,
+                         eg_arena *a, eg_enriched *o) {
   cJSON *j = cJSON_Parse(content);
   if (!cJSON_IsObject(j)) {
     cJSON_Delete(j);
@@ -160,7 +180,8 @@ static bool parse_answer(const char *content, const eg_enrich_ctx *ctx, const eg
   }
   bool ok = true;
   const char *latent = str_of(j, "latent");
-  cJSON *ents = cJSON_GetObjectItemCaseSensitive(j, "entities"), *facts = cJSON_GetObjectItemCaseSensitive(j, "facts");
+  cJSON *ents = cJSON_GetObjectItemCaseSensitive(j, "entities"),
+        *facts = cJSON_GetObjectItemCaseSensitive(j, "facts");
   if (!latent || !*latent || !cJSON_IsArray(ents) || !cJSON_IsArray(facts)) ok = false;
   if (ok) {
     o->latent = eg_arena_strdup(a, latent);
@@ -168,20 +189,24 @@ static bool parse_answer(const char *content, const eg_enrich_ctx *ctx, const eg
     o->mentions = eg_arena_calloc(a, ne + 1, sizeof *o->mentions);
     o->facts = eg_arena_calloc(a, nf ? nf : 1, sizeof *o->facts);
     if (!o->mentions || !o->facts) ok = false;
-    if (ok && !strcmp(sg->role, "user")) o->mentions[o->n_mentions++] = (eg_mention){(char *)ctx->user_entity, "user"};
+    if (ok && !strcmp(sg->role, "user"))
+      o->mentions[o->n_mentions++] = (eg_mention){(char *)ctx->user_entity, "user"};
     for (cJSON *e = ents->child; ok && e; e = e->next) {
       const char *nm = str_of(e, "name"), *ty = str_of(e, "type");
       if (!nm || !*nm) continue;
-      o->mentions[o->n_mentions++] = (eg_mention){eg_arena_strdup(a, nm), eg_arena_strdup(a, ty ? ty : "")};
+      o->mentions[o->n_mentions++] =
+          (eg_mention){eg_arena_strdup(a, nm), eg_arena_strdup(a, ty ? ty : "")};
     }
     for (cJSON *f = facts->child; ok && f; f = f->next) {
-      const char *subj = str_of(f, "subject"), *rel = str_of(f, "relation"), *obj = str_of(f, "object");
+      const char *subj = str_of(f, "subject"), *rel = str_of(f, "relation"),
+                 *obj = str_of(f, "object");
       if (!subj || !*subj || !upper_snake(rel) || !obj || !*obj) {
         ok = false;
         break;
       }
       cJSON *oe = cJSON_GetObjectItemCaseSensitive(f, "object_is_entity");
-      cJSON *se = cJSON_GetObjectItemCaseSensitive(f, "sentiment"), *in = cJSON_GetObjectItemCaseSensitive(f, "intensity");
+      cJSON *se = cJSON_GetObjectItemCaseSensitive(f, "sentiment"),
+            *in = cJSON_GetObjectItemCaseSensitive(f, "intensity");
       const char *vf = str_of(f, "valid_from"), *reason = str_of(f, "reason");
       eg_fact *x = &o->facts[o->n_facts++];
       memset(x, 0, sizeof *x);
@@ -206,8 +231,8 @@ static bool parse_answer(const char *content, const eg_enrich_ctx *ctx, const eg
   return ok;
 }
 
-eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n, eg_arena *a,
-                      eg_enriched *out, uint32_t *fallbacks, eg_err *err) {
+eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n,
+                      eg_arena *a, eg_enriched *out, uint32_t *fallbacks, eg_err *err) {
   *fallbacks = 0;
   for (size_t i = 0; i < n; i++) {
     eg_buf b = EG_BUF_INIT;
@@ -217,7 +242,8 @@ eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *seg
     size_t from = i > ctx->prev ? i - ctx->prev : 0;
     for (size_t k = from; k < i; k++) eg_buf_printf(&b, "- %s: %s\n", segs[k].role, segs[k].text);
     eg_buf_printf(&b, "Segment (%s): %s\nContext after:\n", segs[i].role, segs[i].text);
-    for (size_t k = i + 1; k < n && k <= i + ctx->next; k++) eg_buf_printf(&b, "- %s: %s\n", segs[k].role, segs[k].text);
+    for (size_t k = i + 1; k < n && k <= i + ctx->next; k++)
+      eg_buf_printf(&b, "- %s: %s\n", segs[k].role, segs[k].text);
     char *content = NULL;
     eg_err e;
     memset(&out[i], 0, sizeof out[i]);
@@ -230,7 +256,8 @@ eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *seg
       /* Enrich the window with the rules and keep the segment's own result. */
       size_t wn = i - from + 1;
       eg_enriched *tmp = eg_arena_calloc(a, wn, sizeof *tmp);
-      if (!tmp || eg_enrich_rules(ctx, segs + from, wn, a, tmp, err)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      if (!tmp || eg_enrich_rules(ctx, segs + from, wn, a, tmp, err))
+        return eg_err_set(err, EG_ENOMEM, "out of memory");
       out[i] = tmp[wn - 1];
       (*fallbacks)++;
     }

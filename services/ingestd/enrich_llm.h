@@ -21,11 +21,11 @@ eg_code eg_llm_open(const char *base_url, const char *model, const char *api_key
 void eg_llm_close(eg_llm *l); /* accepts NULL */
 
 /* One chat completion (system may be NULL); *content is the assistant message text (arena). */
-eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, eg_arena *a, char **content,
-                    eg_err *err);
+eg_code eg_llm_chat(eg_llm *l, const char *system, const char *user, bool json, eg_arena *a,
+                    char **content, eg_err *err);
 
 /* Enrich n segments; *fallbacks counts the segments the rules had to take over. */
-eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n, eg_arena *a,
-                      eg_enriched *out, uint32_t *fallbacks, eg_err *err);
+eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n,
+                      eg_arena *a, eg_enriched *out, uint32_t *fallbacks, eg_err *err);
 
 #endif

@@ -30,11 +30,11 @@
 #define MAXT 2048
 
 typedef struct tok {
-  size_t s, e;  /* byte span in the segment */
-  char w[32];   /* lower case */
-  bool cap;     /* starts with an upper-case letter */
-  bool punct;   /* sentence or clause punctuation */
-  bool start;   /* first word of a sentence */
+  size_t s, e; /* byte span in the segment */
+  char w[32];  /* lower case */
+  bool cap;    /* starts with an upper-case letter */
+  bool punct;  /* sentence or clause punctuation */
+  bool start;  /* first word of a sentence */
 } tok;
 
 typedef struct words {
@@ -58,7 +58,8 @@ static void split(const char *text, words *W) {
   W->n = 0;
   for (size_t p = 0; text[p];) {
     unsigned char c = (unsigned char)text[p];
-    if (c == '.' || c == '!' || c == '?' || c == ';' || c == ':' || c == ',' || c == '\n' || c == '(' || c == ')') {
+    if (c == '.' || c == '!' || c == '?' || c == ';' || c == ':' || c == ',' || c == '\n' ||
+        c == '(' || c == ')') {
       char pw[2] = {c == '\n' ? '.' : (char)c, 0};
       push(W, p, p + 1, pw, false, true);
       p++;
@@ -73,7 +74,8 @@ static void split(const char *text, words *W) {
     size_t k = 0, apos = 0, apos_at = 0; /* the last apostrophe: in w, and in text */
     while (text[p]) {
       unsigned char d = (unsigned char)text[p];
-      bool is_apos = d == '\'' || (d == 0xE2 && (unsigned char)text[p + 1] == 0x80 && (unsigned char)text[p + 2] == 0x99);
+      bool is_apos = d == '\'' || (d == 0xE2 && (unsigned char)text[p + 1] == 0x80 &&
+                                   (unsigned char)text[p + 2] == 0x99);
       if (is_apos && k && isalpha((unsigned char)text[p + (d == '\'' ? 1 : 3)])) {
         apos = k;
         apos_at = p;
@@ -103,13 +105,17 @@ static void split(const char *text, words *W) {
       push(W, mid, p, "not", false, false);
       continue;
     }
-    static const char *const exp[][2] = {{"m", "am"}, {"ve", "have"}, {"d", "would"}, {"ll", "will"}, {"re", "are"}};
+    static const char *const exp[][2] = {
+        {"m", "am"}, {"ve", "have"}, {"d", "would"}, {"ll", "will"}, {"re", "are"}};
     const char *r = NULL;
     for (size_t i = 0; i < sizeof exp / sizeof *exp; i++)
       if (!strcmp(right, exp[i][0])) r = exp[i][1];
     push(W, s, mid, left, cap, false);
-    if (r) push(W, mid, p, r, false, false);
-    else if (!strcmp(right, "s") && (!strcmp(left, "it") || !strcmp(left, "that") || !strcmp(left, "he") || !strcmp(left, "she") || !strcmp(left, "there") || !strcmp(left, "what")))
+    if (r)
+      push(W, mid, p, r, false, false);
+    else if (!strcmp(right, "s") &&
+             (!strcmp(left, "it") || !strcmp(left, "that") || !strcmp(left, "he") ||
+              !strcmp(left, "she") || !strcmp(left, "there") || !strcmp(left, "what")))
       push(W, mid, p, "is", false, false);
     else if (!strcmp(right, "s") && !strcmp(left, "let")) /* "let's do it" is "let us do it" */
       push(W, mid, p, "us", false, false);
@@ -117,19 +123,30 @@ static void split(const char *text, words *W) {
   }
 }
 
-static bool is_w(const words *W, size_t i, const char *s) { return i < W->n && !strcmp(W->t[i].w, s); }
+static bool is_w(const words *W, size_t i, const char *s) {
+  return i < W->n && !strcmp(W->t[i].w, s);
+}
 
 /* ---- entities -------------------------------------------------------------------------- */
 
 static const char *const not_names[] = {
-    "i", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "sure", "ok", "okay", "also", "great", "well", "oh",
-    "so", "but", "and", "the", "a", "an", "my", "it", "this", "that", "these", "those", "what", "when", "where", "why",
-    "how", "who", "which", "if", "then", "there", "here", "we", "you", "he", "she", "they", "our", "your", "his",
-    "her", "their", "do", "does", "did", "can", "could", "would", "should", "will", "is", "are", "was", "were", "be",
-    "have", "has", "had", "as", "for", "in", "on", "at", "to", "of", "with", "by", "from", "just", "maybe", "please",
-    "yeah", "wow", "absolutely", "definitely", "certainly", "however", "also", "now", "today", "yesterday", "tomorrow",
-    "let", "lets", "let's", "good", "nice", "cool", "awesome", "perfect", "right", "first", "second", "finally",
-    "additionally", "here's", "i'm", "im", "not", "all", "any", "some", "every", "each", "one", "two", "it's", "its"};
+    "i",      "hi",      "hello",        "hey",        "thanks",    "thank",   "yes",
+    "no",     "sure",    "ok",           "okay",       "also",      "great",   "well",
+    "oh",     "so",      "but",          "and",        "the",       "a",       "an",
+    "my",     "it",      "this",         "that",       "these",     "those",   "what",
+    "when",   "where",   "why",          "how",        "who",       "which",   "if",
+    "then",   "there",   "here",         "we",         "you",       "he",      "she",
+    "they",   "our",     "your",         "his",        "her",       "their",   "do",
+    "does",   "did",     "can",          "could",      "would",     "should",  "will",
+    "is",     "are",     "was",          "were",       "be",        "have",    "has",
+    "had",    "as",      "for",          "in",         "on",        "at",      "to",
+    "of",     "with",    "by",           "from",       "just",      "maybe",   "please",
+    "yeah",   "wow",     "absolutely",   "definitely", "certainly", "however", "also",
+    "now",    "today",   "yesterday",    "tomorrow",   "let",       "lets",    "let's",
+    "good",   "nice",    "cool",         "awesome",    "perfect",   "right",   "first",
+    "second", "finally", "additionally", "here's",     "i'm",       "im",      "not",
+    "all",    "any",     "some",         "every",      "each",      "one",     "two",
+    "it's",   "its"};
 
 static bool common_word(const char *w) {
   for (size_t i = 0; i < sizeof not_names / sizeof *not_names; i++)
@@ -138,22 +155,46 @@ static bool common_word(const char *w) {
 }
 
 static bool date_word(const char *w) {
-  static const char *const d[] = {"january", "february", "march", "april", "june", "july", "august", "september",
-                                  "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
-                                  "friday", "saturday", "sunday", "christmas", "easter"};
+  static const char *const d[] = {"january",  "february", "march",     "april",     "june",
+                                  "july",     "august",   "september", "october",   "november",
+                                  "december", "monday",   "tuesday",   "wednesday", "thursday",
+                                  "friday",   "saturday", "sunday",    "christmas", "easter"};
   for (size_t i = 0; i < sizeof d / sizeof *d; i++)
     if (!strcmp(w, d[i])) return true;
   return false;
 }
 
-static const char *const kin[][2] = {
-    {"sister", "sister"}, {"brother", "brother"}, {"mom", "mother"}, {"mother", "mother"}, {"dad", "father"},
-    {"father", "father"}, {"son", "son"}, {"daughter", "daughter"}, {"wife", "wife"}, {"husband", "husband"},
-    {"partner", "partner"}, {"cousin", "cousin"}, {"aunt", "aunt"}, {"uncle", "uncle"}, {"grandma", "grandmother"},
-    {"grandmother", "grandmother"}, {"grandpa", "grandfather"}, {"grandfather", "grandfather"}, {"niece", "niece"},
-    {"nephew", "nephew"}, {"girlfriend", "girlfriend"}, {"boyfriend", "boyfriend"}, {"fiance", "fiance"}, {"fiancee", "fiancee"},
-    {"friend", "friend"}, {"colleague", "colleague"}, {"coworker", "coworker"}, {"boss", "boss"}, {"manager", "manager"},
-    {"roommate", "roommate"}, {"neighbor", "neighbor"}};
+static const char *const kin[][2] = {{"sister", "sister"},
+                                     {"brother", "brother"},
+                                     {"mom", "mother"},
+                                     {"mother", "mother"},
+                                     {"dad", "father"},
+                                     {"father", "father"},
+                                     {"son", "son"},
+                                     {"daughter", "daughter"},
+                                     {"wife", "wife"},
+                                     {"husband", "husband"},
+                                     {"partner", "partner"},
+                                     {"cousin", "cousin"},
+                                     {"aunt", "aunt"},
+                                     {"uncle", "uncle"},
+                                     {"grandma", "grandmother"},
+                                     {"grandmother", "grandmother"},
+                                     {"grandpa", "grandfather"},
+                                     {"grandfather", "grandfather"},
+                                     {"niece", "niece"},
+                                     {"nephew", "nephew"},
+                                     {"girlfriend", "girlfriend"},
+                                     {"boyfriend", "boyfriend"},
+                                     {"fiance", "fiance"},
+                                     {"fiancee", "fiancee"},
+                                     {"friend", "friend"},
+                                     {"colleague", "colleague"},
+                                     {"coworker", "coworker"},
+                                     {"boss", "boss"},
+                                     {"manager", "manager"},
+                                     {"roommate", "roommate"},
+                                     {"neighbor", "neighbor"}};
 
 static const char *kin_of(const char *w) {
   for (size_t i = 0; i < sizeof kin / sizeof *kin; i++)
@@ -162,8 +203,9 @@ static const char *kin_of(const char *w) {
 }
 
 static bool pet_word(const char *w) {
-  static const char *const p[] = {"dog", "cat", "puppy", "kitten", "parrot", "hamster", "rabbit", "bunny", "fish",
-                                  "turtle", "horse", "bird", "lizard", "snake", "guinea"};
+  static const char *const p[] = {"dog",     "cat",    "puppy",  "kitten", "parrot",
+                                  "hamster", "rabbit", "bunny",  "fish",   "turtle",
+                                  "horse",   "bird",   "lizard", "snake",  "guinea"};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++)
     if (!strcmp(w, p[i])) return true;
   return false;
@@ -203,12 +245,12 @@ static size_t find_entities(const char *text, const words *W, eg_arena *a, ent *
         !strcmp(prev, "mrs") || !strcmp(prev, "ms") || !strcmp(prev, "dr"))
       e->type = "person";
     if ((!strcmp(prev, "named") || !strcmp(prev, "called")) && pet_word(prev2)) e->type = "pet";
-    if (!strcmp(prev, "in") || !strcmp(prev, "to") || !strcmp(prev, "from") || !strcmp(prev, "near") ||
-        !strcmp(prev, "visited") || !strcmp(prev, "visiting"))
+    if (!strcmp(prev, "in") || !strcmp(prev, "to") || !strcmp(prev, "from") ||
+        !strcmp(prev, "near") || !strcmp(prev, "visited") || !strcmp(prev, "visiting"))
       e->type = "place";
     if ((!strcmp(prev, "at") || !strcmp(prev, "for") || !strcmp(prev, "joined")) &&
-        (!strcmp(prev2, "work") || !strcmp(prev2, "works") || !strcmp(prev2, "working") || !strcmp(prev2, "job") ||
-         !strcmp(prev2, "i") || !strcmp(prev2, "intern")))
+        (!strcmp(prev2, "work") || !strcmp(prev2, "works") || !strcmp(prev2, "working") ||
+         !strcmp(prev2, "job") || !strcmp(prev2, "i") || !strcmp(prev2, "intern")))
       e->type = "organization";
     i = j - 1;
   }
@@ -222,7 +264,8 @@ static size_t find_entities(const char *text, const words *W, eg_arena *a, ent *
  * word optional, "*" captures the object phrase (it must be last). On a match, *obj_from
  * is the first token of the object.
  */
-static bool match_at(const words *W, size_t i, const char *const *pat, size_t np, size_t *obj_from) {
+static bool match_at(const words *W, size_t i, const char *const *pat, size_t np,
+                     size_t *obj_from) {
   if (!np) return true;
   const char *p = pat[0];
   if (!strcmp(p, "*")) {
@@ -243,20 +286,24 @@ static bool match_at(const words *W, size_t i, const char *const *pat, size_t np
   return opt && match_at(W, i, pat + 1, np - 1, obj_from);
 }
 
-static size_t split_pattern(const char *pattern, char *buf, size_t len, const char **parts, size_t max) {
+static size_t split_pattern(const char *pattern, char *buf, size_t len, const char **parts,
+                            size_t max) {
   snprintf(buf, len, "%s", pattern);
   size_t n = 0;
   char *save = NULL;
-  for (char *x = strtok_r(buf, " ", &save); x && n < max; x = strtok_r(NULL, " ", &save)) parts[n++] = x;
+  for (char *x = strtok_r(buf, " ", &save); x && n < max; x = strtok_r(NULL, " ", &save))
+    parts[n++] = x;
   return n;
 }
 
 static bool boundary(const char *w) {
-  static const char *const b[] = {"and", "but", "because", "so", "since", "when", "while", "which", "who", "with",
-                                  "for", "from", "as", "if", "or", "at", "in", "on", "last", "this", "next",
-                                  "yesterday", "today", "tomorrow", "ago", "now", "lately", "recently", "anymore",
-                                  "though", "too", "that", "until", "after", "before", "during", "every", "than",
-                                  "these", "days", "very", "much", "really", "a lot", "to", "by", "about"};
+  static const char *const b[] = {
+      "and",   "but",   "because", "so",       "since",   "when",      "while", "which",
+      "who",   "with",  "for",     "from",     "as",      "if",        "or",    "at",
+      "in",    "on",    "last",    "this",     "next",    "yesterday", "today", "tomorrow",
+      "ago",   "now",   "lately",  "recently", "anymore", "though",    "too",   "that",
+      "until", "after", "before",  "during",   "every",   "than",      "these", "days",
+      "very",  "much",  "really",  "a lot",    "to",      "by",        "about"};
   for (size_t i = 0; i < sizeof b / sizeof *b; i++)
     if (!strcmp(w, b[i])) return true;
   return false;
@@ -264,23 +311,25 @@ static bool boundary(const char *w) {
 
 /* The object phrase starting at token i: up to 5 words, articles dropped. */
 static size_t object_phrase(const words *W, size_t i, size_t *from) {
-  while (i < W->n && (is_w(W, i, "a") || is_w(W, i, "an") || is_w(W, i, "the") || is_w(W, i, "my") ||
-                      is_w(W, i, "some") || is_w(W, i, "our")))
+  while (i < W->n && (is_w(W, i, "a") || is_w(W, i, "an") || is_w(W, i, "the") ||
+                      is_w(W, i, "my") || is_w(W, i, "some") || is_w(W, i, "our")))
     i++;
   *from = i;
   size_t j = i;
-  while (j < W->n && !W->t[j].punct && j - i < 5 && !(j > i && boundary(W->t[j].w)) && !date_word(W->t[j].w)) j++;
+  while (j < W->n && !W->t[j].punct && j - i < 5 && !(j > i && boundary(W->t[j].w)) &&
+         !date_word(W->t[j].w))
+    j++;
   return j;
 }
 
 /* ---- facts ---------------------------------------------------------------------------------- */
 
 typedef struct rule {
-  const char *pattern;  /* matched at a first-person position */
+  const char *pattern; /* matched at a first-person position */
   const char *relation;
   float sentiment, intensity;
-  const char *object;   /* fixed literal object (NULL = the captured phrase) */
-  const char *otype;    /* expected object entity type, "" = any */
+  const char *object; /* fixed literal object (NULL = the captured phrase) */
+  const char *otype;  /* expected object entity type, "" = any */
 } rule;
 
 static const rule rules[] = {
@@ -306,8 +355,11 @@ static const rule rules[] = {
     {"i am reducing|cutting red meat", "DIET", 0, 0, "reducing red meat", ""},
     {"i am cutting back on red meat", "DIET", 0, 0, "reducing red meat", ""},
     /* pets */
-    {"i have|got|adopted a|an|two|three? dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|turtle named|called *", "HAS_PET", 0, 0, NULL, "pet"},
-    {"i have|got|adopted a|an dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|turtle|fish", "HAS_PET", 0, 0, "@", ""},
+    {"i have|got|adopted a|an|two|three? dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|turtle "
+     "named|called *",
+     "HAS_PET", 0, 0, NULL, "pet"},
+    {"i have|got|adopted a|an dog|cat|puppy|kitten|parrot|hamster|rabbit|bunny|turtle|fish",
+     "HAS_PET", 0, 0, "@", ""},
     /* purchases, visits, events */
     {"i just? bought|purchased|ordered *", "BOUGHT", 0, 0, NULL, ""},
     {"i just? got a|an|my new *", "BOUGHT", 0, 0, NULL, ""},
@@ -361,7 +413,8 @@ static const ent *recent(const window_mem *m, bool person) {
 
 static bool pronoun_like(const words *W, size_t from, size_t to) {
   if (to == from + 1)
-    return is_w(W, from, "it") || is_w(W, from, "this") || is_w(W, from, "that") || is_w(W, from, "them");
+    return is_w(W, from, "it") || is_w(W, from, "this") || is_w(W, from, "that") ||
+           is_w(W, from, "them");
   return to == from + 2 && (is_w(W, from, "that") || is_w(W, from, "this") || is_w(W, from, "the"));
 }
 
@@ -387,14 +440,28 @@ static void add_fact(eg_arena *a, eg_enriched *o, size_t *cap, const eg_fact *f)
 }
 
 static const char *relation_words(const char *rel) {
-  static const char *const m[][2] = {{"LIVES_IN", "lives in"}, {"WORKS_AT", "works at"}, {"JOB_TITLE", "works as"},
-                                     {"DIET", "diet is"}, {"HAS_PET", "has a pet"}, {"BOUGHT", "bought"},
-                                     {"VISITED", "visited"}, {"ATTENDED", "attended"}, {"SPEAKS", "speaks"},
-                                     {"PLAYS", "plays"}, {"HAS_GOAL", "wants to"}, {"HAS_HABIT", "usually"},
-                                     {"MARRIED_TO", "is married to"}, {"DISLIKES", "dislikes"}, {"AVOIDS", "avoids"},
-                                     {"LIKES", "likes"}, {"PREFERS", "prefers"}, {"FAMILY_OF", "is family of"},
-                                     {"FRIEND_OF", "is a friend of"}, {"OPTIMIZES_FOR", "cares most about"},
-                                     {"ACCEPTED", "accepted"}, {"REJECTED", "declined"}};
+  static const char *const m[][2] = {{"LIVES_IN", "lives in"},
+                                     {"WORKS_AT", "works at"},
+                                     {"JOB_TITLE", "works as"},
+                                     {"DIET", "diet is"},
+                                     {"HAS_PET", "has a pet"},
+                                     {"BOUGHT", "bought"},
+                                     {"VISITED", "visited"},
+                                     {"ATTENDED", "attended"},
+                                     {"SPEAKS", "speaks"},
+                                     {"PLAYS", "plays"},
+                                     {"HAS_GOAL", "wants to"},
+                                     {"HAS_HABIT", "usually"},
+                                     {"MARRIED_TO", "is married to"},
+                                     {"DISLIKES", "dislikes"},
+                                     {"AVOIDS", "avoids"},
+                                     {"LIKES", "likes"},
+                                     {"PREFERS", "prefers"},
+                                     {"FAMILY_OF", "is family of"},
+                                     {"FRIEND_OF", "is a friend of"},
+                                     {"OPTIMIZES_FOR", "cares most about"},
+                                     {"ACCEPTED", "accepted"},
+                                     {"REJECTED", "declined"}};
   for (size_t i = 0; i < sizeof m / sizeof *m; i++)
     if (!strcmp(rel, m[i][0])) return m[i][1];
   return rel;
@@ -407,7 +474,8 @@ static void reply_to(const eg_segment *before, eg_buf *b) {
   const char *t = before && before->text ? before->text : "";
   size_t end = 0, words = 0;
   for (size_t i = 0; t[i] && words < MAX_WORDS; i++)
-    if ((t[i] != ' ' && t[i] != '\n') && (t[i + 1] == ' ' || t[i + 1] == '\n' || !t[i + 1])) end = i + 1, words++;
+    if ((t[i] != ' ' && t[i] != '\n') && (t[i + 1] == ' ' || t[i + 1] == '\n' || !t[i + 1]))
+      end = i + 1, words++;
   if (!words) return;
   const char *who = before->speaker && *before->speaker ? before->speaker : before->role;
   eg_buf_printf(b, " [replying to %s: %.*s%s]", who, (int)end, t, t[end] ? " …" : "");
@@ -417,17 +485,45 @@ static void reply_to(const eg_segment *before, eg_buf *b) {
 
 /* How a suggestion is worded, and how a reply takes it up or turns it down (its first words). */
 static const char *const suggestion_patterns[] = {
-    "i would? recommend|suggest *", "i can recommend *", "how|what about *", "you could|should|might try *",
-    "you might|would like|enjoy|love *", "my recommendation|suggestion is *", "why not try *", "try *",
+    "i would? recommend|suggest *",
+    "i can recommend *",
+    "how|what about *",
+    "you could|should|might try *",
+    "you might|would like|enjoy|love *",
+    "my recommendation|suggestion is *",
+    "why not try *",
+    "try *",
 };
 static const char *const accept_patterns[] = {
-    "yes", "yeah", "yep", "sure", "deal", "perfect", "sounds good|great|perfect|lovely|nice",
-    "that sounds|looks good|great|perfect", "that works", "let us do|book|try|go", "great idea|choice|suggestion",
-    "good idea|choice|suggestion", "i will take|try|book it|that|them", "book it", "i love that idea",
+    "yes",
+    "yeah",
+    "yep",
+    "sure",
+    "deal",
+    "perfect",
+    "sounds good|great|perfect|lovely|nice",
+    "that sounds|looks good|great|perfect",
+    "that works",
+    "let us do|book|try|go",
+    "great idea|choice|suggestion",
+    "good idea|choice|suggestion",
+    "i will take|try|book it|that|them",
+    "book it",
+    "i love that idea",
 };
 static const char *const decline_patterns[] = {
-    "no", "nah", "nope", "not for me", "not really", "i would rather not", "i will pass", "pass",
-    "i do not want|like that|it|them", "i am not interested", "that does not work", "not that one",
+    "no",
+    "nah",
+    "nope",
+    "not for me",
+    "not really",
+    "i would rather not",
+    "i will pass",
+    "pass",
+    "i do not want|like that|it|them",
+    "i am not interested",
+    "that does not work",
+    "not that one",
 };
 
 /* Does a pattern of the list match at token i? */
@@ -447,7 +543,8 @@ static bool starts_with_any(const words *W, size_t i, const char *const *pats, s
  * it suggests nothing. */
 static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity, char **sentence) {
   const char *text = sg->text ? sg->text : "";
-  bool whole = !sg->said_to; /* one message: it is the suggestion's only when the assistant said it */
+  bool whole =
+      !sg->said_to; /* one message: it is the suggestion's only when the assistant said it */
   if (whole && strcmp(sg->role, "assistant") != 0) return NULL;
   words *W = malloc(sizeof *W);
   if (!W) return NULL;
@@ -464,7 +561,9 @@ static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity,
       size_t np = split_pattern(suggestion_patterns[p], buf, sizeof buf, parts, 16), obj = W->n;
       if (!strcmp(parts[0], "try") && !sentence_start) continue; /* imperative "Try X." only */
       if (!match_at(W, i, parts, np, &obj)) continue;
-      while (obj < W->n && (is_w(W, obj, "trying") || is_w(W, obj, "visiting") || is_w(W, obj, "going"))) obj++;
+      while (obj < W->n &&
+             (is_w(W, obj, "trying") || is_w(W, obj, "visiting") || is_w(W, obj, "going")))
+        obj++;
       size_t from, to = object_phrase(W, obj, &from);
       if (to <= from) continue;
       /* the entity the object starts (a sentence-initial "Try" may have joined its run) */
@@ -474,7 +573,8 @@ static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity,
       *is_entity = hit != NULL;
       if (hit) {
         found = hit->tok_from == from ? hit->name
-                                      : eg_arena_strndup(a, text + W->t[from].s, W->t[hit->tok_to - 1].e - W->t[from].s);
+                                      : eg_arena_strndup(a, text + W->t[from].s,
+                                                         W->t[hit->tok_to - 1].e - W->t[from].s);
       } else {
         found = eg_arena_strndup(a, text + W->t[from].s, W->t[to - 1].e - W->t[from].s);
         for (char *c = found; found && *c; c++) *c = (char)tolower((unsigned char)*c);
@@ -495,20 +595,23 @@ static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity,
 /* A user's reply that takes up or turns down what the segment before suggested: ACCEPTED
  * or REJECTED of the suggestion. Only the reply's first words count ("Sounds great, …",
  * "No thanks, …"), so that a later "no" in a long message is not read as a refusal. */
-static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before,
-                             const words *W, size_t said_from, size_t said_to, eg_arena *a, eg_enriched *o,
-                             size_t *fcap) {
+static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg,
+                             const eg_segment *before, const words *W, size_t said_from,
+                             size_t said_to, eg_arena *a, eg_enriched *o, size_t *fcap) {
   if (!before || strcmp(sg->role, "user") != 0) return;
   size_t i = 0;
   while (i < W->n && (W->t[i].s < said_from || W->t[i].punct)) i++;
   if (i >= W->n || W->t[i].s >= said_to) return;
-  if (is_w(W, i, "oh") || is_w(W, i, "well") || is_w(W, i, "hmm") || is_w(W, i, "ok") || is_w(W, i, "okay")) {
+  if (is_w(W, i, "oh") || is_w(W, i, "well") || is_w(W, i, "hmm") || is_w(W, i, "ok") ||
+      is_w(W, i, "okay")) {
     size_t j = i + 1;
     while (j < W->n && W->t[j].punct) j++;
     if (j < W->n && W->t[j].s < said_to) i = j;
   }
-  bool accept = starts_with_any(W, i, accept_patterns, sizeof accept_patterns / sizeof *accept_patterns);
-  bool decline = !accept && starts_with_any(W, i, decline_patterns, sizeof decline_patterns / sizeof *decline_patterns);
+  bool accept =
+      starts_with_any(W, i, accept_patterns, sizeof accept_patterns / sizeof *accept_patterns);
+  bool decline = !accept && starts_with_any(W, i, decline_patterns,
+                                            sizeof decline_patterns / sizeof *decline_patterns);
   if (!accept && !decline) return;
   bool is_entity = false;
   char *suggested = NULL, *what = last_suggestion(before, a, &is_entity, &suggested);
@@ -517,9 +620,21 @@ static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg, con
   sentence_of(W, i, &ss, &se);
   const char *text = sg->text ? sg->text : "";
   size_t us = W->t[ss].s, ue = se < W->n ? W->t[se].e : strlen(text);
-  eg_fact f = {(char *)ctx->user_entity, "user", accept ? "ACCEPTED" : "REJECTED", what, "", is_entity, false, 0, 0,
-               accept ? 1.0f : -1.0f, 0.6f, 0.7f, suggested ? suggested : "",
-               eg_arena_strndup(a, text + us, ue > us ? ue - us : 0), NULL};
+  eg_fact f = {(char *)ctx->user_entity,
+               "user",
+               accept ? "ACCEPTED" : "REJECTED",
+               what,
+               "",
+               is_entity,
+               false,
+               0,
+               0,
+               accept ? 1.0f : -1.0f,
+               0.6f,
+               0.7f,
+               suggested ? suggested : "",
+               eg_arena_strndup(a, text + us, ue > us ? ue - us : 0),
+               NULL};
   add_fact(a, o, fcap, &f);
 }
 
@@ -534,23 +649,28 @@ static const struct outcome_rule {
   bool star_is_target;
   const char *needs; /* a word the sentence must hold too, or NULL */
 } outcome_rules[] = {
-    {"i|we ended up going|eating|staying|booking|trying|buying|reading|watching|ordering|visiting|using|taking "
-     "to|at|in|with? *", "ACTED_ON", true, NULL},
+    {"i|we ended up "
+     "going|eating|staying|booking|trying|buying|reading|watching|ordering|visiting|using|taking "
+     "to|at|in|with? *",
+     "ACTED_ON", true, NULL},
     {"i|we finally? went to|with *", "ACTED_ON", true, NULL},
     {"i|we finally? tried|booked|visited|ordered|stayed at|in? *", "ACTED_ON", true, NULL},
     {"i|we took|followed your advice|suggestion|recommendation|tip", "ACTED_ON", false, NULL},
-    {"i|we never ended up going|trying|booking|reading|watching|visiting to|at|in? *", "IGNORED", true, NULL},
+    {"i|we never ended up going|trying|booking|reading|watching|visiting to|at|in? *", "IGNORED",
+     true, NULL},
     {"i|we never went to|with *", "IGNORED", true, NULL},
     {"i|we never tried|booked|visited|read|watched|used *", "IGNORED", true, NULL},
     {"i|we never got around to *", "IGNORED", true, NULL},
-    {"i|we did not end up going|trying|booking|reading|watching to|at|in? *", "IGNORED", true, NULL},
+    {"i|we did not end up going|trying|booking|reading|watching to|at|in? *", "IGNORED", true,
+     NULL},
     {"i|we did not go to|with *", "IGNORED", true, NULL},
     {"i|we never went|go", "IGNORED", false, NULL},
     {"i|we did not go|make", "IGNORED", false, NULL},
     {"i|we switched|went|changed|moved back to *", "REVERSED", false, NULL},
     {"i|we do not use|do|read|watch|drink|take|go|eat to|at? *", "REVERSED", true, "anymore"},
     {"i|we no longer use|do|read|watch|drink|take|go|eat to|at? *", "REVERSED", true, NULL},
-    {"i|we stopped using|doing|reading|watching|drinking|taking|going|eating to|at? *", "REVERSED", true, NULL},
+    {"i|we stopped using|doing|reading|watching|drinking|taking|going|eating to|at? *", "REVERSED",
+     true, NULL},
     {"i|we gave up on *", "REVERSED", true, NULL},
     {"i|we cancelled|canceled|quit *", "REVERSED", true, NULL},
     {"i|we loved|enjoyed|liked|adored *", "SUCCEEDED", true, NULL},
@@ -558,14 +678,21 @@ static const struct outcome_rule {
 };
 
 /* How it went: "<thing> was|is|turned out <evaluation>". */
-static const char *const went_well[] = {"great", "amazing", "excellent", "fantastic", "wonderful", "awesome",
-                                        "perfect", "delicious", "lovely", "superb", "terrific", "incredible",
-                                        "good", "brilliant", "outstanding", "fabulous", "spectacular", "wonderful",
-                                        "fun", "nice", "beautiful", "worth"};
-static const char *const went_badly[] = {"awful", "terrible", "horrible", "bad", "disappointing", "mediocre",
-                                         "disgusting", "dirty", "overpriced", "noisy", "underwhelming", "rude",
-                                         "dreadful", "a disappointment", "a letdown", "a waste", "a disaster",
-                                         "closed", "overrated", "boring"};
+static const char *const went_well[] = {
+    "great",   "amazing",   "excellent",   "fantastic", "wonderful",   "awesome",
+    "perfect", "delicious", "lovely",      "superb",    "terrific",    "incredible",
+    "good",    "brilliant", "outstanding", "fabulous",  "spectacular", "wonderful",
+    "fun",     "nice",      "beautiful",   "worth"};
+static const char *const went_badly[] = {"awful",         "terrible",
+                                         "horrible",      "bad",
+                                         "disappointing", "mediocre",
+                                         "disgusting",    "dirty",
+                                         "overpriced",    "noisy",
+                                         "underwhelming", "rude",
+                                         "dreadful",      "a disappointment",
+                                         "a letdown",     "a waste",
+                                         "a disaster",    "closed",
+                                         "overrated",     "boring"};
 
 static bool in_list(const words *W, size_t i, const char *const *v, size_t n) {
   for (size_t k = 0; k < n; k++) {
@@ -581,14 +708,19 @@ static bool in_list(const words *W, size_t i, const char *const *v, size_t n) {
  * "SUCCEEDED", "FAILED" or NULL. */
 static const char *evaluation_at(const words *W, size_t p) {
   size_t i = p;
-  if (is_w(W, i, "turned") && is_w(W, i + 1, "out")) i += 2;
-  else if ((is_w(W, i, "has") || is_w(W, i, "had")) && is_w(W, i + 1, "been")) i += 2;
-  else if (is_w(W, i, "was") || is_w(W, i, "is") || is_w(W, i, "were") || is_w(W, i, "are")) i++;
-  else return NULL;
+  if (is_w(W, i, "turned") && is_w(W, i + 1, "out"))
+    i += 2;
+  else if ((is_w(W, i, "has") || is_w(W, i, "had")) && is_w(W, i + 1, "been"))
+    i += 2;
+  else if (is_w(W, i, "was") || is_w(W, i, "is") || is_w(W, i, "were") || is_w(W, i, "are"))
+    i++;
+  else
+    return NULL;
   bool neg = false;
-  while (i < W->n && (is_w(W, i, "not") || is_w(W, i, "so") || is_w(W, i, "really") || is_w(W, i, "very") ||
-                      is_w(W, i, "absolutely") || is_w(W, i, "just") || is_w(W, i, "pretty") || is_w(W, i, "quite") ||
-                      is_w(W, i, "totally") || is_w(W, i, "truly") || is_w(W, i, "super") || is_w(W, i, "to") ||
+  while (i < W->n && (is_w(W, i, "not") || is_w(W, i, "so") || is_w(W, i, "really") ||
+                      is_w(W, i, "very") || is_w(W, i, "absolutely") || is_w(W, i, "just") ||
+                      is_w(W, i, "pretty") || is_w(W, i, "quite") || is_w(W, i, "totally") ||
+                      is_w(W, i, "truly") || is_w(W, i, "super") || is_w(W, i, "to") ||
                       is_w(W, i, "be") || is_w(W, i, "incredibly") || is_w(W, i, "too")))
     neg |= is_w(W, i++, "not");
   bool good = in_list(W, i, went_well, sizeof went_well / sizeof *went_well);
@@ -605,13 +737,14 @@ static bool suggested_phrase(const words *W, size_t from, size_t to, eg_arena *a
   bool found = false; /* one without a category; one with it wins */
   for (size_t k = from; k < to && k < W->n && !W->t[k].punct; k++) {
     if (is_w(W, k, "your") && k + 1 < W->n &&
-        (is_w(W, k + 1, "suggestion") || is_w(W, k + 1, "recommendation") || is_w(W, k + 1, "tip") ||
-         is_w(W, k + 1, "pick") || is_w(W, k + 1, "idea") || is_w(W, k + 1, "advice")))
+        (is_w(W, k + 1, "suggestion") || is_w(W, k + 1, "recommendation") ||
+         is_w(W, k + 1, "tip") || is_w(W, k + 1, "pick") || is_w(W, k + 1, "idea") ||
+         is_w(W, k + 1, "advice")))
       found = true;
     if (is_w(W, k, "you") && k + 1 < W->n &&
-        (is_w(W, k + 1, "suggested") || is_w(W, k + 1, "recommended") || is_w(W, k + 1, "mentioned") ||
-         is_w(W, k + 1, "picked") || is_w(W, k + 1, "found") || is_w(W, k + 1, "proposed") ||
-         (is_w(W, k + 1, "told") && is_w(W, k + 2, "me")))) {
+        (is_w(W, k + 1, "suggested") || is_w(W, k + 1, "recommended") ||
+         is_w(W, k + 1, "mentioned") || is_w(W, k + 1, "picked") || is_w(W, k + 1, "found") ||
+         is_w(W, k + 1, "proposed") || (is_w(W, k + 1, "told") && is_w(W, k + 2, "me")))) {
       if (k > from && !is_w(W, k - 1, "one") && !is_w(W, k - 1, "the") && !is_w(W, k - 1, "that") &&
           !is_w(W, k - 1, "thing")) {
         *category = eg_arena_strdup(a, W->t[k - 1].w);
@@ -645,8 +778,9 @@ static char *window_suggestion(window_sugg *w, eg_arena *a) {
  * category; "your suggestion", "the one you suggested": the window's suggestion), an
  * entity, a pronoun (the window's suggestion), a capitalized name, else — when
  * literal_ok — the phrase. false when it names nothing that can be looked for. */
-static bool outcome_target(const words *W, const char *text, size_t from, size_t to, const ent *ents, size_t ne,
-                           window_sugg *win, bool literal_ok, eg_arena *a, eg_outcome *o) {
+static bool outcome_target(const words *W, const char *text, size_t from, size_t to,
+                           const ent *ents, size_t ne, window_sugg *win, bool literal_ok,
+                           eg_arena *a, eg_outcome *o) {
   o->target = "";
   if (suggested_phrase(W, from, to, a, &o->category)) {
     if (!*o->category && !(o->target = window_suggestion(win, a))) o->target = "";
@@ -665,7 +799,8 @@ static bool outcome_target(const words *W, const char *text, size_t from, size_t
     if (!o->target) o->target = "";
     return *o->target;
   }
-  bool name = W->t[f].cap && !common_word(W->t[f].w); /* one the entity finder left (sentence-initial) */
+  bool name =
+      W->t[f].cap && !common_word(W->t[f].w); /* one the entity finder left (sentence-initial) */
   if (!name && !literal_ok) return false;
   o->target = eg_arena_strndup(a, text + W->t[f].s, W->t[t - 1].e - W->t[f].s);
   for (char *c = o->target; !name && *c; c++) *c = (char)tolower((unsigned char)*c);
@@ -674,7 +809,8 @@ static bool outcome_target(const words *W, const char *text, size_t from, size_t
 
 /* A sentence that says what was done without naming the thing ("I took your advice", "I
  * switched back to X"): "the X you suggested" in it, else the window's suggestion. */
-static bool unnamed_target(const words *W, size_t ss, size_t se, window_sugg *win, eg_arena *a, eg_outcome *o) {
+static bool unnamed_target(const words *W, size_t ss, size_t se, window_sugg *win, eg_arena *a,
+                           eg_outcome *o) {
   o->target = "";
   if (suggested_phrase(W, ss, se, a, &o->category) && *o->category) return true;
   o->target = window_suggestion(win, a);
@@ -702,8 +838,9 @@ static void add_outcome(eg_arena *a, eg_enriched *o, size_t *cap, const eg_outco
 
 /* The outcomes the user reports in their own words [said_from, said_to): in a sentence,
  * the first deed and the first evaluation that name their thing. */
-static void user_outcomes(const eg_segment *sg, const words *W, size_t said_from, size_t said_to, const ent *ents,
-                          size_t ne, window_sugg *win, eg_arena *a, eg_enriched *o) {
+static void user_outcomes(const eg_segment *sg, const words *W, size_t said_from, size_t said_to,
+                          const ent *ents, size_t ne, window_sugg *win, eg_arena *a,
+                          eg_enriched *o) {
   if (strcmp(sg->role, "user") != 0) return;
   const char *text = sg->text ? sg->text : "";
   size_t cap = 0;
@@ -716,36 +853,41 @@ static void user_outcomes(const eg_segment *sg, const words *W, size_t said_from
     eg_outcome did = {NULL, "", "", NULL}, went = {NULL, "", "", NULL};
     for (size_t i = ss; i < se && !(did.kind && went.kind); i++) {
       for (size_t r = 0; r < sizeof outcome_rules / sizeof *outcome_rules && !did.kind &&
-                         (is_w(W, i, "i") || is_w(W, i, "we")); r++) {
+                         (is_w(W, i, "i") || is_w(W, i, "we"));
+           r++) {
         const struct outcome_rule *ru = &outcome_rules[r];
         const char *parts[24];
         char buf[256];
         size_t np = split_pattern(ru->pattern, buf, sizeof buf, parts, 24), obj = W->n;
-        if (!match_at(W, i, parts, np, &obj) || (ru->needs && !sentence_has(W, ss, se, ru->needs))) continue;
+        if (!match_at(W, i, parts, np, &obj) || (ru->needs && !sentence_has(W, ss, se, ru->needs)))
+          continue;
         bool star = !strcmp(parts[np - 1], "*") && ru->star_is_target;
-        if (star ? outcome_target(W, text, obj, se, ents, ne, win, true, a, &did) : unnamed_target(W, ss, se, win, a, &did))
+        if (star ? outcome_target(W, text, obj, se, ents, ne, win, true, a, &did)
+                 : unnamed_target(W, ss, se, win, a, &did))
           did.kind = ru->kind;
       }
       const char *ev = i > ss && !went.kind ? evaluation_at(W, i) : NULL;
       if (!ev) continue;
       size_t from = i; /* the thing: back to a comma or a conjunction */
-      while (from > ss && !W->t[from - 1].punct && !is_w(W, from - 1, "and") && !is_w(W, from - 1, "but") &&
-             !is_w(W, from - 1, "so") && !is_w(W, from - 1, "because") && !is_w(W, from - 1, "though"))
+      while (from > ss && !W->t[from - 1].punct && !is_w(W, from - 1, "and") &&
+             !is_w(W, from - 1, "but") && !is_w(W, from - 1, "so") &&
+             !is_w(W, from - 1, "because") && !is_w(W, from - 1, "though"))
         from--;
       if (from < i && !is_w(W, from, "i") && !is_w(W, from, "we") && !is_w(W, from, "you") &&
           outcome_target(W, text, from, i, ents, ne, win, false, a, &went))
         went.kind = ev;
     }
     size_t us = W->t[ss].s, ue = se < W->n ? W->t[se].e : strlen(text);
-    char *said = did.kind || went.kind ? eg_arena_strndup(a, text + us, ue > us ? ue - us : 0) : NULL;
+    char *said =
+        did.kind || went.kind ? eg_arena_strndup(a, text + us, ue > us ? ue - us : 0) : NULL;
     did.utterance = went.utterance = said;
     if (did.kind) add_outcome(a, o, &cap, &did);
     if (went.kind) add_outcome(a, o, &cap, &went);
   }
 }
 
-static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before, window_sugg *win,
-                       window_mem *mem, eg_arena *a, eg_enriched *o) {
+static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before,
+                       window_sugg *win, window_mem *mem, eg_arena *a, eg_enriched *o) {
   static __thread words W; /* per thread: a worker enriches one segment at a time */
   const char *text = sg->text ? sg->text : "";
   split(text, &W);
@@ -754,13 +896,15 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   eg_date dates[16];
   size_t nd = eg_dates_find(text, sg->time, dates, 16);
   bool from_user = !strcmp(sg->role, "user");
-  size_t said_from = sg->said_to ? sg->said_from : 0, said_to = sg->said_to ? sg->said_to : (size_t)-1;
+  size_t said_from = sg->said_to ? sg->said_from : 0,
+         said_to = sg->said_to ? sg->said_to : (size_t)-1;
   /* mentions */
   o->mentions = eg_arena_alloc(a, (ne + 1) * sizeof *o->mentions);
   o->n_mentions = 0;
   if (!o->mentions) return;
   if (from_user) o->mentions[o->n_mentions++] = (eg_mention){(char *)ctx->user_entity, "user"};
-  for (size_t i = 0; i < ne; i++) o->mentions[o->n_mentions++] = (eg_mention){ents[i].name, ents[i].type};
+  for (size_t i = 0; i < ne; i++)
+    o->mentions[o->n_mentions++] = (eg_mention){ents[i].name, ents[i].type};
   /* kinship: "my sister Emma" → a fact, and Emma is a person */
   size_t fcap = 0;
   for (size_t i = 0; from_user && i + 2 < W.n; i++) {
@@ -770,9 +914,23 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
     for (size_t j = 0; j < ne; j++) {
       if (ents[j].tok_from != i + 2) continue;
       ents[j].type = "person";
-      eg_fact f = {(char *)ctx->user_entity, "user",
-                   !strcmp(k, "friend") ? "FRIEND_OF" : (!strcmp(k, "wife") || !strcmp(k, "husband")) ? "MARRIED_TO" : "FAMILY_OF",
-                   ents[j].name, "person", true, false, 0, 0, 0, 0, 0.8f, (char *)k, NULL, NULL};
+      eg_fact f = {(char *)ctx->user_entity,
+                   "user",
+                   !strcmp(k, "friend")                            ? "FRIEND_OF"
+                   : (!strcmp(k, "wife") || !strcmp(k, "husband")) ? "MARRIED_TO"
+                                                                   : "FAMILY_OF",
+                   ents[j].name,
+                   "person",
+                   true,
+                   false,
+                   0,
+                   0,
+                   0,
+                   0,
+                   0.8f,
+                   (char *)k,
+                   NULL,
+                   NULL};
       add_fact(a, o, &fcap, &f);
     }
   }
@@ -802,7 +960,8 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       bool mid = false;
       for (size_t p = 0; p + 1 < np; p++) mid |= !strcmp(parts[p], "*");
       if (mid) {
-        if (!(is_w(&W, i, "my") && (is_w(&W, i + 1, "favorite") || is_w(&W, i + 1, "favourite")))) continue;
+        if (!(is_w(&W, i, "my") && (is_w(&W, i + 1, "favorite") || is_w(&W, i + 1, "favourite"))))
+          continue;
         size_t k = i + 2;
         while (k < W.n && !W.t[k].punct && !is_w(&W, k, "is") && !is_w(&W, k, "are")) k++;
         if (!is_w(&W, k, "is") && !is_w(&W, k, "are")) continue;
@@ -810,15 +969,30 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       } else if (!match_at(&W, i, parts, np, &obj)) {
         continue;
       }
-      eg_fact f = {(char *)ctx->user_entity, "user", (char *)rules[r].relation, NULL, "", false, false, 0, 0,
-                   rules[r].sentiment, rules[r].intensity, 0.7f, "", NULL, NULL};
+      eg_fact f = {(char *)ctx->user_entity,
+                   "user",
+                   (char *)rules[r].relation,
+                   NULL,
+                   "",
+                   false,
+                   false,
+                   0,
+                   0,
+                   rules[r].sentiment,
+                   rules[r].intensity,
+                   0.7f,
+                   "",
+                   NULL,
+                   NULL};
       if (rules[r].object && !strcmp(rules[r].object, "@")) {
         /* the pattern's last word is the object */
         size_t last = i;
         while (last + 1 < W.n && !W.t[last + 1].punct && last < i + np) last++;
         for (size_t k = i; k < W.n && !W.t[k].punct; k++) {
           const char *w = W.t[k].w;
-          if (!strcmp(w, "vegan") || !strcmp(w, "vegetarian") || !strcmp(w, "pescatarian") || pet_word(w)) last = k;
+          if (!strcmp(w, "vegan") || !strcmp(w, "vegetarian") || !strcmp(w, "pescatarian") ||
+              pet_word(w))
+            last = k;
         }
         f.object = eg_arena_strdup(a, W.t[last].w);
       } else if (rules[r].object) {
@@ -847,9 +1021,11 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       size_t ss, se;
       sentence_of(&W, i, &ss, &se);
       for (size_t d = 0; d < nd; d++) {
-        if (dates[d].start >= W.t[ss].s && dates[d].start < (se < W.n ? W.t[se].s : strlen(text) + 1)) {
+        if (dates[d].start >= W.t[ss].s &&
+            dates[d].start < (se < W.n ? W.t[se].s : strlen(text) + 1)) {
           f.valid_from = dates[d].from;
-          if (dates[d].kind == EG_DATE_DAY && (!strcmp(f.relation, "VISITED") || !strcmp(f.relation, "ATTENDED")))
+          if (dates[d].kind == EG_DATE_DAY &&
+              (!strcmp(f.relation, "VISITED") || !strcmp(f.relation, "ATTENDED")))
             f.valid_to = dates[d].to;
           break;
         }
@@ -873,8 +1049,8 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   eg_buf b = EG_BUF_INIT;
   char day[16];
   eg_time_format_date(sg->time, day, sizeof day);
-  const char *who = sg->speaker && *sg->speaker ? sg->speaker
-                    : from_user                  ? "the user"
+  const char *who = sg->speaker && *sg->speaker      ? sg->speaker
+                    : from_user                      ? "the user"
                     : !strcmp(sg->role, "assistant") ? "the assistant"
                                                      : sg->role;
   eg_buf_printf(&b, "%s, %s: ", day, who);
@@ -885,11 +1061,12 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       const ent *p = recent(mem, true);
       if (p) res = p->name;
     } else if ((is_w(&W, i, "that") || is_w(&W, i, "this")) && i + 1 < W.n && !W.t[i + 1].punct &&
-               (is_w(&W, i + 1, "framework") || is_w(&W, i + 1, "library") || is_w(&W, i + 1, "app") ||
-                is_w(&W, i + 1, "tool") || is_w(&W, i + 1, "language") || is_w(&W, i + 1, "place") ||
-                is_w(&W, i + 1, "city") || is_w(&W, i + 1, "project") || is_w(&W, i + 1, "company") ||
-                is_w(&W, i + 1, "restaurant") || is_w(&W, i + 1, "book") || is_w(&W, i + 1, "show") ||
-                is_w(&W, i + 1, "movie") || is_w(&W, i + 1, "game") || is_w(&W, i + 1, "car") || is_w(&W, i + 1, "one"))) {
+               (is_w(&W, i + 1, "framework") || is_w(&W, i + 1, "library") ||
+                is_w(&W, i + 1, "app") || is_w(&W, i + 1, "tool") || is_w(&W, i + 1, "language") ||
+                is_w(&W, i + 1, "place") || is_w(&W, i + 1, "city") || is_w(&W, i + 1, "project") ||
+                is_w(&W, i + 1, "company") || is_w(&W, i + 1, "restaurant") ||
+                is_w(&W, i + 1, "book") || is_w(&W, i + 1, "show") || is_w(&W, i + 1, "movie") ||
+                is_w(&W, i + 1, "game") || is_w(&W, i + 1, "car") || is_w(&W, i + 1, "one"))) {
       const ent *p = recent(mem, false);
       if (p) {
         eg_buf_append(&b, text + at, W.t[i + 1].e - at);
@@ -910,16 +1087,21 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   reply_to(before, &b);
   /* dates resolved, after the text */
   for (size_t d = 0; d < nd; d++)
-    eg_buf_printf(&b, "%s\"%.*s\" = %s", d ? "; " : " [dates: ", (int)(dates[d].end - dates[d].start),
+    eg_buf_printf(&b, "%s\"%.*s\" = %s",
+                  d ? "; " : " [dates: ", (int)(dates[d].end - dates[d].start),
                   text + dates[d].start, dates[d].label);
   if (nd) eg_buf_puts(&b, "]");
   for (size_t f = 0; f < o->n_facts; f++) {
     const eg_fact *x = &o->facts[f];
-    eg_buf_printf(&b, "%s%s %s %s", f ? "; " : " [facts: ", !strcmp(x->subject, ctx->user_entity) ? "the user" : x->subject,
+    eg_buf_printf(&b, "%s%s %s %s", f ? "; " : " [facts: ",
+                  !strcmp(x->subject, ctx->user_entity) ? "the user" : x->subject,
                   relation_words(x->relation), x->object);
-    if (x->intensity >= 0.95f) eg_buf_puts(&b, " (very strongly)");
-    else if (x->intensity >= 0.8f) eg_buf_puts(&b, " (strongly)");
-    else if (x->intensity > 0 && x->intensity < 0.4f) eg_buf_puts(&b, " (mildly)");
+    if (x->intensity >= 0.95f)
+      eg_buf_puts(&b, " (very strongly)");
+    else if (x->intensity >= 0.8f)
+      eg_buf_puts(&b, " (strongly)");
+    else if (x->intensity > 0 && x->intensity < 0.4f)
+      eg_buf_puts(&b, " (mildly)");
     if (x->valid_from) {
       char vf[16];
       eg_time_format_date(x->valid_from, vf, sizeof vf);

@@ -36,24 +36,30 @@
 
 struct eg_ingest {
   eg_ingest_opts o;
-  eg_jobs *jobs;     /* the durable async queue */
-  eg_llm *llm;       /* NULL when not configured */
+  eg_jobs *jobs;               /* the durable async queue */
+  eg_llm *llm;                 /* NULL when not configured */
   eg_embedder *state_embedder; /* the prototype extractor's model; NULL when off */
   eg_statefacts *states;       /* NULL when off */
-  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks, *m_outcomes;
+  eg_series *m_tokens, *m_chunks, *m_facts, *m_entities, *m_duplicates, *m_llm_fallbacks,
+      *m_outcomes;
   eg_series *m_state_clauses, *m_state_embedded, *m_state_doubts;
   eg_metric *m_stage;
 };
 
 /* ---- helpers ------------------------------------------------------------------------ */
 
-static uint64_t chunk_id_of(const Engram__V1__Scope *s, const char *kind, const char *id, size_t index) {
+static uint64_t chunk_id_of(const Engram__V1__Scope *s, const char *kind, const char *id,
+                            size_t index) {
   char buf[1200];
-  int n = snprintf(buf, sizeof buf, "%s\x1f%s\x1f%s\x1f%s\x1f%zu", s->tenant, s->user ? s->user : "", kind, id, index);
-  return eg_hash64(buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1), 0x494e47455354ULL) & ((UINT64_C(1) << 62) - 1);
+  int n = snprintf(buf, sizeof buf, "%s\x1f%s\x1f%s\x1f%s\x1f%zu", s->tenant,
+                   s->user ? s->user : "", kind, id, index);
+  return eg_hash64(buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1),
+                   0x494e47455354ULL) &
+         ((UINT64_C(1) << 62) - 1);
 }
 
-static void stage(eg_ingest *g, Engram__V1__IngestReport *r, eg_arena *a, const char *name, int64_t t0) {
+static void stage(eg_ingest *g, Engram__V1__IngestReport *r, eg_arena *a, const char *name,
+                  int64_t t0) {
   eg_stage_done(a, &r->stages, &r->n_stages, name, t0, g->m_stage);
 }
 
@@ -91,47 +97,53 @@ typedef struct unit {
 
 typedef struct writer_in {
   const Engram__V1__Scope *scope;
-  const char *kind;        /* "session" or "document" */
-  const char *source_id;   /* session or document id */
+  const char *kind;      /* "session" or "document" */
+  const char *source_id; /* session or document id */
   uint64_t content_hash;
   unit *units;
   size_t n;
   Engram__V1__Enricher enricher;
   const Engram__V1__WindowOptions *window;
-  Engram__V1__KeyValue **metadata;  /* documents */
+  Engram__V1__KeyValue **metadata; /* documents */
   size_t n_metadata;
-  eg_job *job;             /* the async job, for progress (NULL when sync) */
-  float salience;          /* the client's, for every chunk (0: vectord's lexicon) */
+  eg_job *job;    /* the async job, for progress (NULL when sync) */
+  float salience; /* the client's, for every chunk (0: vectord's lexicon) */
 } writer_in;
 
 /* One call to the tenant's vectord whose answer only matters by its status. */
-static eg_code vectord_call(eg_ingest *g, const Engram__V1__Scope *scope, const char *method, const ProtobufCMessage *req,
+static eg_code vectord_call(eg_ingest *g, const Engram__V1__Scope *scope, const char *method,
+                            const ProtobufCMessage *req,
                             const ProtobufCMessageDescriptor *resp_desc, eg_err *err) {
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, scope->tenant), method, req, resp_desc, 0, &resp, err);
-  if (rc) eg_err_prefix(err, "vectord: ");
-  else protobuf_c_message_free_unpacked(resp, NULL);
+  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, scope->tenant), method, req, resp_desc, 0,
+                            &resp, err);
+  if (rc)
+    eg_err_prefix(err, "vectord: ");
+  else
+    protobuf_c_message_free_unpacked(resp, NULL);
   return rc;
 }
 
 /* Delete the chunks of segments [from, to) of this source (absent ones are no-ops). */
-static eg_code delete_segments(eg_ingest *g, const writer_in *in, size_t from, size_t to, eg_arena *a, eg_err *err) {
+static eg_code delete_segments(eg_ingest *g, const writer_in *in, size_t from, size_t to,
+                               eg_arena *a, eg_err *err) {
   if (to <= from) return EG_OK;
   Engram__V1__DeleteRequest dreq = ENGRAM__V1__DELETE_REQUEST__INIT;
   dreq.scope = (Engram__V1__Scope *)in->scope;
   dreq.n_ids = to - from;
   dreq.ids = eg_arena_alloc(a, dreq.n_ids * sizeof *dreq.ids);
   if (!dreq.ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < dreq.n_ids; i++) dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, from + i);
-  return vectord_call(g, in->scope, "/engram.v1.Vector/Delete", &dreq.base, &engram__v1__delete_response__descriptor,
-                      err);
+  for (size_t i = 0; i < dreq.n_ids; i++)
+    dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, from + i);
+  return vectord_call(g, in->scope, "/engram.v1.Vector/Delete", &dreq.base,
+                      &engram__v1__delete_response__descriptor, err);
 }
 
 /* Look for the receipt; *dup when identical content was ingested already, *old_n the
  * number of chunks of a previous, different version or of an interrupted attempt (0 when
  * none). */
-static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id, bool *dup, size_t *old_n,
-                             eg_err *err) {
+static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id, bool *dup,
+                             size_t *old_n, eg_err *err) {
   *dup = false;
   *old_n = 0;
   Engram__V1__GetChunksRequest req = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
@@ -143,9 +155,9 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   req.n_ids = 2;
   req.include_staged = true; /* an interrupted attempt's chunks count as a previous version */
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks",
-                            &req.base,
-                            &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
+  eg_code rc =
+      eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks",
+                   &req.base, &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
   if (rc) return rc;
   Engram__V1__GetChunksResponse *r = (void *)resp;
   char want[24];
@@ -153,8 +165,8 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   for (size_t i = 0; i < r->n_chunks; i++) {
     for (size_t m = 0; m < r->chunks[i]->n_metadata; m++) {
       Engram__V1__KeyValue *kv = r->chunks[i]->metadata[m];
-      if (r->chunks[i]->id == last_id && !r->chunks[i]->staged && !strcmp(kv->key, "content_hash") &&
-          !strcmp(kv->value, want))
+      if (r->chunks[i]->id == last_id && !r->chunks[i]->staged &&
+          !strcmp(kv->key, "content_hash") && !strcmp(kv->value, want))
         *dup = true;
       if (!strcmp(kv->key, "segments") || !strcmp(kv->key, "previous_segments")) {
         size_t m_n = (size_t)strtoull(kv->value, NULL, 10);
@@ -172,30 +184,31 @@ typedef struct name_id {
   uint64_t id;
 } name_id;
 
-static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enriched *en, size_t n, eg_arena *a,
-                           name_id **out, size_t *n_out, eg_err *err) {
+static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enriched *en, size_t n,
+                           eg_arena *a, name_id **out, size_t *n_out, eg_err *err) {
   size_t cap = 64, cnt = 0;
   name_id *v = eg_arena_alloc(a, cap * sizeof *v);
   eg_map *seen = eg_map_new();
-#define ADD_NAME(nm, ty)                                                                       \
-  do {                                                                                         \
-    const char *n_ = (nm);                                                                     \
-    if (n_ && *n_ && !eg_map_get(seen, n_, strlen(n_))) {                                      \
-      if (cnt == cap) {                                                                        \
-        name_id *nv = eg_arena_alloc(a, cap * 2 * sizeof *nv);                                 \
-        if (nv) memcpy(nv, v, cnt * sizeof *nv);                                               \
-        v = nv;                                                                                \
-        cap *= 2;                                                                              \
-      }                                                                                        \
-      if (v) {                                                                                 \
-        v[cnt] = (name_id){n_, (ty) ? (ty) : "", 0};                                           \
-        eg_map_put(seen, n_, strlen(n_), (void *)(uintptr_t)(cnt + 1));                        \
-        cnt++;                                                                                 \
-      }                                                                                        \
-    }                                                                                          \
+#define ADD_NAME(nm, ty)                                                \
+  do {                                                                  \
+    const char *n_ = (nm);                                              \
+    if (n_ && *n_ && !eg_map_get(seen, n_, strlen(n_))) {               \
+      if (cnt == cap) {                                                 \
+        name_id *nv = eg_arena_alloc(a, cap * 2 * sizeof *nv);          \
+        if (nv) memcpy(nv, v, cnt * sizeof *nv);                        \
+        v = nv;                                                         \
+        cap *= 2;                                                       \
+      }                                                                 \
+      if (v) {                                                          \
+        v[cnt] = (name_id){n_, (ty) ? (ty) : "", 0};                    \
+        eg_map_put(seen, n_, strlen(n_), (void *)(uintptr_t)(cnt + 1)); \
+        cnt++;                                                          \
+      }                                                                 \
+    }                                                                   \
   } while (0)
   for (size_t i = 0; v && i < n; i++) {
-    for (size_t m = 0; m < en[i].n_mentions; m++) ADD_NAME(en[i].mentions[m].name, en[i].mentions[m].type);
+    for (size_t m = 0; m < en[i].n_mentions; m++)
+      ADD_NAME(en[i].mentions[m].name, en[i].mentions[m].type);
     for (size_t f = 0; f < en[i].n_facts; f++) {
       ADD_NAME(en[i].facts[f].subject, en[i].facts[f].subject_type);
       if (en[i].facts[f].object_entity) ADD_NAME(en[i].facts[f].object, en[i].facts[f].object_type);
@@ -207,7 +220,8 @@ static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enri
   *out = v;
   *n_out = cnt;
   if (!cnt) return EG_OK;
-  Engram__V1__EntityMention *ms = eg_arena_calloc(a, cnt, sizeof *ms), **mp = eg_arena_alloc(a, cnt * sizeof *mp);
+  Engram__V1__EntityMention *ms = eg_arena_calloc(a, cnt, sizeof *ms),
+                            **mp = eg_arena_alloc(a, cnt * sizeof *mp);
   if (!ms || !mp) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < cnt; i++) {
     engram__v1__entity_mention__init(&ms[i]);
@@ -221,15 +235,16 @@ static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enri
   req.mentions = mp;
   req.n_mentions = cnt;
   ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, scope->tenant), "/engram.v1.Graph/ResolveEntities",
-                            &req.base,
-                            &engram__v1__resolve_entities_response__descriptor, 0, &resp, err);
+  eg_code rc =
+      eg_rpc_unary(eg_peers_graphd(g->o.peers, scope->tenant), "/engram.v1.Graph/ResolveEntities",
+                   &req.base, &engram__v1__resolve_entities_response__descriptor, 0, &resp, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
     return rc;
   }
   Engram__V1__ResolveEntitiesResponse *r = (void *)resp;
-  for (size_t i = 0; i < cnt && i < r->n_entities; i++) v[i].id = r->entities[i]->entity ? r->entities[i]->entity->id : 0;
+  for (size_t i = 0; i < cnt && i < r->n_entities; i++)
+    v[i].id = r->entities[i]->entity ? r->entities[i]->entity->id : 0;
   protobuf_c_message_free_unpacked(resp, NULL);
   return EG_OK;
 }
@@ -256,8 +271,9 @@ static Engram__V1__KeyValue *key_value(eg_arena *a, const char *key, char *value
 
 /* The chunks of an ingest: chunk 0 records how many there are (and how many a longer
  * previous version had), the last carries the receipt (content hash). */
-static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids, const eg_segment *segs,
-                                        const eg_enriched *en, const Engram__V1__ChunkMention *cm, size_t old_n,
+static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids,
+                                        const eg_segment *segs, const eg_enriched *en,
+                                        const Engram__V1__ChunkMention *cm, size_t old_n,
                                         eg_arena *a) {
   size_t n = in->n;
   Engram__V1__Chunk *chunks = eg_arena_calloc(a, n, sizeof *chunks);
@@ -267,8 +283,10 @@ static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids
     Engram__V1__Chunk *c = &chunks[i];
     engram__v1__chunk__init(c);
     c->id = ids[i];
-    if (!strcmp(in->kind, "session")) c->session_id = (char *)in->source_id;
-    else c->document_id = (char *)in->source_id;
+    if (!strcmp(in->kind, "session"))
+      c->session_id = (char *)in->source_id;
+    else
+      c->document_id = (char *)in->source_id;
     c->role = (char *)in->units[i].seg.role;
     c->turn_index = in->units[i].turn_index;
     c->turn_end = in->units[i].turn_end;
@@ -276,19 +294,26 @@ static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids
     c->content = (char *)in->units[i].content;
     c->latent = en[i].latent;
     c->salience = in->salience;
-    c->entity_ids = cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
-    for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++) c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
+    c->entity_ids =
+        cm[i].n_entities ? eg_arena_alloc(a, cm[i].n_entities * sizeof(uint64_t)) : NULL;
+    for (size_t m = 0; c->entity_ids && m < cm[i].n_entities; m++)
+      c->entity_ids[c->n_entity_ids++] = cm[i].entities[m]->id;
     size_t nmd = (i == 0 ? 2 : 0) + (i == n - 1 ? 1 : 0) + in->n_metadata;
     c->metadata = eg_arena_alloc(a, (nmd ? nmd : 1) * sizeof *c->metadata);
     if (!c->metadata) return NULL;
     for (size_t m = 0; m < in->n_metadata; m++) c->metadata[c->n_metadata++] = in->metadata[m];
-    if (i == 0 && !(c->metadata[c->n_metadata++] = key_value(a, "segments", eg_arena_sprintf(a, "%zu", n)))) return NULL;
+    if (i == 0 &&
+        !(c->metadata[c->n_metadata++] = key_value(a, "segments", eg_arena_sprintf(a, "%zu", n))))
+      return NULL;
     /* so an attempt interrupted before the tail is deleted still finds the tail (after
      * that, deleting the absent ids again is a no-op) */
     if (i == 0 && old_n > n &&
-        !(c->metadata[c->n_metadata++] = key_value(a, "previous_segments", eg_arena_sprintf(a, "%zu", old_n))))
+        !(c->metadata[c->n_metadata++] =
+              key_value(a, "previous_segments", eg_arena_sprintf(a, "%zu", old_n))))
       return NULL;
-    if (i == n - 1 && !(c->metadata[c->n_metadata++] = key_value(a, "content_hash", eg_arena_sprintf(a, "%016llx", (unsigned long long)in->content_hash))))
+    if (i == n - 1 && !(c->metadata[c->n_metadata++] = key_value(
+                            a, "content_hash",
+                            eg_arena_sprintf(a, "%016llx", (unsigned long long)in->content_hash))))
       return NULL;
     cp[i] = c;
   }
@@ -303,8 +328,8 @@ static Engram__V1__Chunk **build_chunks(const writer_in *in, const uint64_t *ids
  * of the source stays searchable; a crash leaves only invisible chunks, which the next
  * attempt overwrites (same ids) or deletes (check_receipt counts them).
  */
-static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chunk **cp, const uint64_t *ids,
-                             size_t old_n, eg_arena *a, eg_err *err) {
+static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chunk **cp,
+                             const uint64_t *ids, size_t old_n, eg_arena *a, eg_err *err) {
   size_t n = in->n;
   bool staged = n > UPSERT_BATCH;
   eg_code rc = EG_OK;
@@ -315,8 +340,8 @@ static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chun
     ureq.chunks = cp + off;
     ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
     for (size_t i = 0; i < ureq.n_chunks; i++) ureq.chunks[i]->staged = staged;
-    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Upsert", &ureq.base, &engram__v1__upsert_response__descriptor,
-                      err);
+    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Upsert", &ureq.base,
+                      &engram__v1__upsert_response__descriptor, err);
     if (!rc) eg_job_progress(in->job, (uint32_t)(off + ureq.n_chunks), (uint32_t)n);
   }
   if (!rc && staged) {
@@ -330,16 +355,17 @@ static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chun
   if (rc && staged) {
     eg_err derr;
     if (delete_segments(g, in, 0, n > old_n ? n : old_n, a, &derr))
-      EG_WARN("ingest", "staged chunks of a failed ingest left (invisible) for the next attempt", "error=\"%s\"",
-              derr.msg);
+      EG_WARN("ingest", "staged chunks of a failed ingest left (invisible) for the next attempt",
+              "error=\"%s\"", derr.msg);
   }
   return rc;
 }
 
 /* The outcomes the enrichment read from a session, recorded on the edges they refer to
  * (chat_outcomes.h); after the commit, so an acceptance earlier in the session is there. */
-static eg_code record_outcomes(eg_ingest *g, const writer_in *in, const eg_segment *segs, const eg_enriched *en,
-                               const char *user_entity, Engram__V1__IngestReport *rep, eg_arena *a, eg_err *err) {
+static eg_code record_outcomes(eg_ingest *g, const writer_in *in, const eg_segment *segs,
+                               const eg_enriched *en, const char *user_entity,
+                               Engram__V1__IngestReport *rep, eg_arena *a, eg_err *err) {
   size_t n = 0;
   for (size_t i = 0; i < in->n; i++) n += en[i].n_outcomes;
   if (!n) return EG_OK;
@@ -351,8 +377,9 @@ static eg_code record_outcomes(eg_ingest *g, const writer_in *in, const eg_segme
     for (size_t k = 0; k < en[i].n_outcomes; k++)
       v[n++] = (eg_chat_outcome){&en[i].outcomes[k], segs[i].time, in->units[i].turn_index};
   uint32_t recorded = 0;
-  eg_code rc = eg_chat_outcomes_record(eg_peers_graphd(g->o.peers, in->scope->tenant), in->scope, in->source_id,
-                                       user_entity, v, n, UTTERANCE_BYTES, a, &recorded, err);
+  eg_code rc =
+      eg_chat_outcomes_record(eg_peers_graphd(g->o.peers, in->scope->tenant), in->scope,
+                              in->source_id, user_entity, v, n, UTTERANCE_BYTES, a, &recorded, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
     return rc;
@@ -362,8 +389,9 @@ static eg_code record_outcomes(eg_ingest *g, const writer_in *in, const eg_segme
   return EG_OK;
 }
 
-static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engram__V1__IngestReport *rep,
-                           char *watermark, size_t wm_len, eg_err *err) {
+static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a,
+                           Engram__V1__IngestReport *rep, char *watermark, size_t wm_len,
+                           eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   size_t n = in->n;
   uint64_t *ids = eg_arena_alloc(a, (n ? n : 1) * sizeof *ids);
@@ -422,13 +450,15 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   for (size_t i = 0; i < n; i++) nf += en[i].n_facts;
   Engram__V1__EdgeInput *edges = eg_arena_calloc(a, nf ? nf : 1, sizeof *edges);
   Engram__V1__EdgeInput **ep = eg_arena_alloc(a, (nf ? nf : 1) * sizeof *ep);
-  Engram__V1__ChunkMention *cm = eg_arena_calloc(a, n, sizeof *cm), **cmp = eg_arena_alloc(a, n * sizeof *cmp);
+  Engram__V1__ChunkMention *cm = eg_arena_calloc(a, n, sizeof *cm),
+                           **cmp = eg_arena_alloc(a, n * sizeof *cmp);
   if (!edges || !ep || !cm || !cmp) return eg_err_set(err, EG_ENOMEM, "out of memory");
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
     engram__v1__chunk_mention__init(&cm[i]);
     cm[i].chunk_id = ids[i];
-    cm[i].entities = eg_arena_alloc(a, (en[i].n_mentions ? en[i].n_mentions : 1) * sizeof *cm[i].entities);
+    cm[i].entities =
+        eg_arena_alloc(a, (en[i].n_mentions ? en[i].n_mentions : 1) * sizeof *cm[i].entities);
     for (size_t m = 0; cm[i].entities && m < en[i].n_mentions; m++) {
       Engram__V1__EntityRef *r = eg_arena_calloc(a, 1, sizeof *r);
       if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -462,7 +492,8 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       } else {
         e->object_literal = x->object;
       }
-      e->op = x->retract ? ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT : ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
+      e->op =
+          x->retract ? ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT : ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
       e->valid_from = x->valid_from ? x->valid_from : segs[i].time;
       e->valid_to = x->valid_to > e->valid_from ? x->valid_to : 0;
       engram__v1__edge_meta__init(meta);
@@ -472,10 +503,12 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
       meta->reason = bounded(a, x->reason, UTTERANCE_BYTES);
       meta->confidence = x->confidence;
       meta->source_chunk_id = ids[i];
-      if (!strcmp(in->kind, "session")) meta->source_session_id = (char *)in->source_id;
-      else meta->source_document_id = (char *)in->source_id;
+      if (!strcmp(in->kind, "session"))
+        meta->source_session_id = (char *)in->source_id;
+      else
+        meta->source_document_id = (char *)in->source_id;
       meta->source_turn = in->units[i].turn_index;
-      meta->extractor = x->extractor                                                   ? (char *)x->extractor
+      meta->extractor = x->extractor ? (char *)x->extractor
                         : in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm ? "llm"
                                                                                        : "rules";
       e->meta = meta;
@@ -493,8 +526,9 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
     }
     if (!creq.n_edges && !creq.n_mentions) break;
     ProtobufCMessage *cresp = NULL;
-    if ((rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, in->scope->tenant), "/engram.v1.Graph/Commit", &creq.base,
-                           &engram__v1__commit_response__descriptor, 0, &cresp, err))) {
+    if ((rc =
+             eg_rpc_unary(eg_peers_graphd(g->o.peers, in->scope->tenant), "/engram.v1.Graph/Commit",
+                          &creq.base, &engram__v1__commit_response__descriptor, 0, &cresp, err))) {
       eg_err_prefix(err, "graphd: ");
       return rc;
     }
@@ -503,7 +537,9 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a, Engra
   rep->facts = (uint32_t)k;
   stage(g, rep, a, "commit", t0);
   /* Outcomes of earlier suggestions the user speaks of, on the edges they are about. */
-  if (!strcmp(in->kind, "session") && (rc = record_outcomes(g, in, segs, en, ctx.user_entity, rep, a, err))) return rc;
+  if (!strcmp(in->kind, "session") &&
+      (rc = record_outcomes(g, in, segs, en, ctx.user_entity, rep, a, err)))
+    return rc;
   /* Chunks to vectord, the receipt last. */
   t0 = eg_time_mono_us();
   Engram__V1__Chunk **cp = build_chunks(in, ids, segs, en, cm, old_n, a);
@@ -532,8 +568,8 @@ static size_t part_end(const char *s, size_t len, size_t max) {
   for (int pass = 0; pass < 3; pass++)
     for (size_t p = cut; p > cut / 2; p--) {
       char c = s[p - 1];
-      if ((pass == 0 && c == '\n') || (pass == 1 && c == ' ' && p >= 2 && strchr(".!?", s[p - 2])) ||
-          (pass == 2 && c == ' '))
+      if ((pass == 0 && c == '\n') ||
+          (pass == 1 && c == ' ' && p >= 2 && strchr(".!?", s[p - 2])) || (pass == 2 && c == ' '))
         return p;
     }
   return cut ? cut : len; /* cut is 0 only for max below one character */
@@ -546,7 +582,8 @@ static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, u
   size_t total = 0;
   for (size_t i = 0; i < n; i++) {
     size_t len = strlen(u[i].content), parts = 0;
-    for (size_t off = 0; off < len; parts++) off += part_end(u[i].content + off, len - off, PART_BYTES);
+    for (size_t off = 0; off < len; parts++)
+      off += part_end(u[i].content + off, len - off, PART_BYTES);
     total += parts ? parts : 1;
   }
   if (total == n && !renumber) {
@@ -566,7 +603,7 @@ static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, u
       v[k] = u[i];
       v[k].content = eg_arena_strndup(a, u[i].content + off, pl);
       v[k].seg.text = v[k].content; /* enrichment reads the part it writes */
-      if (u[i].seg.said_to) { /* the speaker's own words in this part (none: an empty span) */
+      if (u[i].seg.said_to) {       /* the speaker's own words in this part (none: an empty span) */
         size_t sf = u[i].seg.said_from > off ? u[i].seg.said_from : off;
         size_t st = u[i].seg.said_to < off + pl ? u[i].seg.said_to : off + pl;
         v[k].seg.said_from = sf < st ? sf - off : pl;
@@ -584,26 +621,33 @@ static size_t split_units(const unit *u, size_t n, bool renumber, eg_arena *a, u
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
-static eg_code validate_session(const eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_err *err) {
+static eg_code validate_session(const eg_ingest *g, const Engram__V1__IngestSessionRequest *r,
+                                eg_err *err) {
   eg_code rc;
-  if (!r->session_id || !*r->session_id) return eg_err_set(err, EG_EINVAL, "session_id is required");
+  if (!r->session_id || !*r->session_id)
+    return eg_err_set(err, EG_EINVAL, "session_id is required");
   if ((rc = check_text(r->session_id, 256, "session_id", err))) return rc;
   if (!r->n_messages) return eg_err_set(err, EG_EINVAL, "no messages");
   if (r->n_messages > g->o.max_messages)
     return eg_err_set(err, EG_EINVAL, "more than %u messages in one session", g->o.max_messages);
-  if (!time_ok(r->session_time)) return eg_err_set(err, EG_EINVAL, "session_time out of range (1900..2200)");
+  if (!time_ok(r->session_time))
+    return eg_err_set(err, EG_EINVAL, "session_time out of range (1900..2200)");
   if (!(r->salience >= 0 && r->salience <= 1))
-    return eg_err_set(err, EG_EINVAL, "salience must be in [0, 1] (0: each chunk rated by the lexicon)");
+    return eg_err_set(err, EG_EINVAL,
+                      "salience must be in [0, 1] (0: each chunk rated by the lexicon)");
   for (size_t i = 0; i < r->n_messages; i++) {
     const Engram__V1__Message *m = r->messages[i];
     char what[48];
     snprintf(what, sizeof what, "messages[%zu].content", i);
     if ((rc = check_text(m->content, g->o.max_message_bytes, what, err))) return rc;
     /* white space alone would be stored, embedded near everything and ranked first */
-    if (eg_text_blank(m->content)) return eg_err_set(err, EG_EINVAL, "messages[%zu].content is empty", i);
+    if (eg_text_blank(m->content))
+      return eg_err_set(err, EG_EINVAL, "messages[%zu].content is empty", i);
     const char *role = m->role ? m->role : "";
-    if (strcmp(role, "user") && strcmp(role, "assistant") && strcmp(role, "system") && strcmp(role, "tool"))
-      return eg_err_set(err, EG_EINVAL, "messages[%zu].role must be user, assistant, system or tool", i);
+    if (strcmp(role, "user") && strcmp(role, "assistant") && strcmp(role, "system") &&
+        strcmp(role, "tool"))
+      return eg_err_set(err, EG_EINVAL,
+                        "messages[%zu].role must be user, assistant, system or tool", i);
     if (!time_ok(m->time)) return eg_err_set(err, EG_EINVAL, "messages[%zu].time out of range", i);
     if ((rc = check_text(m->name, 256, "messages[].name", err))) return rc;
   }
@@ -614,10 +658,12 @@ static uint64_t session_hash(const Engram__V1__IngestSessionRequest *r) {
   uint64_t h = eg_hash64(r->session_id, strlen(r->session_id), (uint64_t)r->session_time);
   for (size_t i = 0; i < r->n_messages; i++) {
     const Engram__V1__Message *m = r->messages[i];
-    h = eg_hash64(m->content, strlen(m->content), h ^ eg_hash64(m->role, strlen(m->role), (uint64_t)m->time));
+    h = eg_hash64(m->content, strlen(m->content),
+                  h ^ eg_hash64(m->role, strlen(m->role), (uint64_t)m->time));
     if (m->name) h = eg_hash64(m->name, strlen(m->name), h);
   }
-  if (r->salience) h = eg_hash64(&r->salience, sizeof r->salience, h); /* a new salience is a new version */
+  if (r->salience)
+    h = eg_hash64(&r->salience, sizeof r->salience, h); /* a new salience is a new version */
   return h;
 }
 
@@ -632,7 +678,8 @@ static size_t round_end(const Engram__V1__IngestSessionRequest *r, size_t i) {
 
 /* One unit per round (round_end), in parts when long (split_units). *out NULL when out
  * of memory. */
-static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t session_time, eg_arena *a, unit **out) {
+static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t session_time,
+                            eg_arena *a, unit **out) {
   unit *u = eg_arena_calloc(a, r->n_messages, sizeof *u);
   size_t n = 0;
   for (size_t i = 0; u && i < r->n_messages;) {
@@ -649,14 +696,15 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
       if (k == i) said_to = b.len;
     }
     unit *x = &u[n++];
-    x->content = j == i + 1 && !(m->name && *m->name) ? m->content : eg_arena_strndup(a, b.data, b.len);
+    x->content =
+        j == i + 1 && !(m->name && *m->name) ? m->content : eg_arena_strndup(a, b.data, b.len);
     eg_buf_free(&b);
     if (!x->content) {
       *out = NULL;
       return 0;
     }
     x->seg.text = m->content; /* enrichment reads the statement; the reply is context */
-    if (j > i + 1) { /* "user: <said>\nassistant: …" */
+    if (j > i + 1) {          /* "user: <said>\nassistant: …" */
       x->seg.text = x->content;
       x->seg.said_from = said_from;
       x->seg.said_to = said_to; /* > 0: the role's name and ": " come first */
@@ -672,23 +720,25 @@ static size_t session_units(const Engram__V1__IngestSessionRequest *r, int64_t s
   return u ? split_units(u, n, false, a, out) : 0;
 }
 
-static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_job *job, eg_arena *a,
-                          Engram__V1__IngestReport *rep, char *wm, size_t wml, eg_err *err) {
+static eg_code do_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *r, eg_job *job,
+                          eg_arena *a, Engram__V1__IngestReport *rep, char *wm, size_t wml,
+                          eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   int64_t st = r->session_time ? r->session_time : eg_time_now_us();
   unit *u;
   size_t n = session_units(r, st, a, &u);
   if (!u) return eg_err_set(err, EG_ENOMEM, "out of memory");
   stage(g, rep, a, "segment", t0);
-  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window, NULL, 0, job,
-                  r->salience};
+  writer_in in = {r->scope, "session", r->session_id, session_hash(r), u, n, r->enricher, r->window,
+                  NULL,     0,         job,           r->salience};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
 /* ---- documents ------------------------------------------------------------------------- */
 
 /* Sentence-bounded chunks of about `words` words, overlapping by one sentence. */
-static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_t words, eg_arena *a, unit **out) {
+static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_t words,
+                             eg_arena *a, unit **out) {
   const char *t = r->text;
   size_t len = strlen(t), ns = 0, cap = 64;
   size_t *ss = eg_arena_alloc(a, cap * sizeof *ss), *se = eg_arena_alloc(a, cap * sizeof *se);
@@ -696,12 +746,14 @@ static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_
     while (p < len && (t[p] == ' ' || t[p] == '\n' || t[p] == '\t')) p++;
     if (p >= len) break;
     size_t s = p;
-    while (p < len && !(strchr(".!?", t[p]) && (p + 1 == len || t[p + 1] == ' ' || t[p + 1] == '\n')) &&
+    while (p < len &&
+           !(strchr(".!?", t[p]) && (p + 1 == len || t[p + 1] == ' ' || t[p + 1] == '\n')) &&
            !(t[p] == '\n' && p + 1 < len && t[p + 1] == '\n'))
       p++;
     if (p < len) p++;
     if (ns == cap) {
-      size_t *a2 = eg_arena_alloc(a, cap * 2 * sizeof *a2), *b2 = eg_arena_alloc(a, cap * 2 * sizeof *b2);
+      size_t *a2 = eg_arena_alloc(a, cap * 2 * sizeof *a2),
+             *b2 = eg_arena_alloc(a, cap * 2 * sizeof *b2);
       if (!a2 || !b2) break;
       memcpy(a2, ss, ns * sizeof *ss);
       memcpy(b2, se, ns * sizeof *se);
@@ -734,27 +786,32 @@ static size_t document_units(const Engram__V1__IngestDocumentRequest *r, uint32_
   return u ? split_units(u, n, true, a, out) : 0;
 }
 
-static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_job *job, eg_arena *a,
-                           Engram__V1__IngestReport *rep, char *wm, size_t wml, eg_err *err) {
+static eg_code do_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *r, eg_job *job,
+                           eg_arena *a, Engram__V1__IngestReport *rep, char *wm, size_t wml,
+                           eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   unit *u;
   size_t n = document_units(r, g->o.doc_chunk_words, a, &u);
   if (!u || !n) return eg_err_set(err, EG_EINVAL, "document has no text");
   stage(g, rep, a, "segment", t0);
-  uint64_t h = eg_hash64(r->text, strlen(r->text), eg_hash64(r->title ? r->title : "", r->title ? strlen(r->title) : 0, (uint64_t)r->time));
+  uint64_t h = eg_hash64(
+      r->text, strlen(r->text),
+      eg_hash64(r->title ? r->title : "", r->title ? strlen(r->title) : 0, (uint64_t)r->time));
   if (r->salience) h = eg_hash64(&r->salience, sizeof r->salience, h);
-  writer_in in = {r->scope, "document", r->document_id, h, u, n, r->enricher, r->window, r->metadata, r->n_metadata, job,
-                  r->salience};
+  writer_in in = {r->scope,  "document",  r->document_id, h,   u,          n, r->enricher,
+                  r->window, r->metadata, r->n_metadata,  job, r->salience};
   return write_units(g, &in, a, rep, wm, wml, err);
 }
 
 /* ---- client facts ---------------------------------------------------------------------- */
 
 static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, eg_arena *a,
-                        Engram__V1__IngestReport *rep, uint64_t **edge_ids, size_t *n_edge_ids, eg_err *err) {
+                        Engram__V1__IngestReport *rep, uint64_t **edge_ids, size_t *n_edge_ids,
+                        eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   size_t n = r->n_facts;
-  Engram__V1__EdgeInput *e = eg_arena_calloc(a, n, sizeof *e), **ep = eg_arena_alloc(a, n * sizeof *ep);
+  Engram__V1__EdgeInput *e = eg_arena_calloc(a, n, sizeof *e),
+                        **ep = eg_arena_alloc(a, n * sizeof *ep);
   if (!e || !ep) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
     const Engram__V1__FactInput *f = r->facts[i];
@@ -787,8 +844,9 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
   creq.edges = ep;
   creq.n_edges = n;
   ProtobufCMessage *cresp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_graphd(g->o.peers, r->scope->tenant), "/engram.v1.Graph/Commit", &creq.base,
-                            &engram__v1__commit_response__descriptor, 0, &cresp, err);
+  eg_code rc =
+      eg_rpc_unary(eg_peers_graphd(g->o.peers, r->scope->tenant), "/engram.v1.Graph/Commit",
+                   &creq.base, &engram__v1__commit_response__descriptor, 0, &cresp, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
     return rc;
@@ -796,7 +854,8 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
   Engram__V1__CommitResponse *cr = (void *)cresp;
   *n_edge_ids = cr->n_edge_ids;
   *edge_ids = eg_arena_alloc(a, (cr->n_edge_ids ? cr->n_edge_ids : 1) * sizeof **edge_ids);
-  if (*edge_ids && cr->n_edge_ids) memcpy(*edge_ids, cr->edge_ids, cr->n_edge_ids * sizeof **edge_ids);
+  if (*edge_ids && cr->n_edge_ids)
+    memcpy(*edge_ids, cr->edge_ids, cr->n_edge_ids * sizeof **edge_ids);
   rep->warnings = eg_arena_alloc(a, (cr->n_warnings ? cr->n_warnings : 1) * sizeof *rep->warnings);
   for (size_t i = 0; rep->warnings && i < cr->n_warnings; i++) {
     rep->warnings[i] = eg_arena_strdup(a, cr->warnings[i]);
@@ -809,14 +868,18 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
   return EG_OK;
 }
 
-static eg_code validate_facts(const eg_ingest *g, const Engram__V1__AssertFactsRequest *r, eg_err *err) {
+static eg_code validate_facts(const eg_ingest *g, const Engram__V1__AssertFactsRequest *r,
+                              eg_err *err) {
   if (!r->n_facts) return eg_err_set(err, EG_EINVAL, "no facts");
-  if (r->n_facts > g->o.max_facts) return eg_err_set(err, EG_EINVAL, "more than %u facts", g->o.max_facts);
+  if (r->n_facts > g->o.max_facts)
+    return eg_err_set(err, EG_EINVAL, "more than %u facts", g->o.max_facts);
   for (size_t i = 0; i < r->n_facts; i++) {
     const Engram__V1__FactInput *f = r->facts[i];
     if (!f->subject) return eg_err_set(err, EG_EINVAL, "facts[%zu].subject is required", i);
-    if (!time_ok(f->valid_from) || !time_ok(f->valid_to)) return eg_err_set(err, EG_EINVAL, "facts[%zu]: time out of range", i);
-    if (f->confidence < 0 || f->confidence > 1) return eg_err_set(err, EG_EINVAL, "facts[%zu].confidence must be in [0, 1]", i);
+    if (!time_ok(f->valid_from) || !time_ok(f->valid_to))
+      return eg_err_set(err, EG_EINVAL, "facts[%zu]: time out of range", i);
+    if (f->confidence < 0 || f->confidence > 1)
+      return eg_err_set(err, EG_EINVAL, "facts[%zu].confidence must be in [0, 1]", i);
   }
   return EG_OK; /* graphd checks relations, objects and premises, all or nothing */
 }
@@ -824,18 +887,22 @@ static eg_code validate_facts(const eg_ingest *g, const Engram__V1__AssertFactsR
 /* ---- async jobs (jobs.c keeps them) ------------------------------------------------- */
 
 /* Run one durable job: the same path as a sync request, from the packed request. */
-static eg_code run_job(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *req, size_t len, eg_arena *a,
-                       Engram__V1__IngestReport *rep, eg_err *err) {
+static eg_code run_job(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *req, size_t len,
+                       eg_arena *a, Engram__V1__IngestReport *rep, eg_err *err) {
   eg_ingest *g = ctx;
   char wm[40] = "";
   eg_code rc;
   if (kind == EG_JOB_SESSION) {
-    Engram__V1__IngestSessionRequest *r = engram__v1__ingest_session_request__unpack(NULL, len, req);
-    rc = r ? do_session(g, r, job, a, rep, wm, sizeof wm, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
+    Engram__V1__IngestSessionRequest *r =
+        engram__v1__ingest_session_request__unpack(NULL, len, req);
+    rc = r ? do_session(g, r, job, a, rep, wm, sizeof wm, err)
+           : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_session_request__free_unpacked(r, NULL);
   } else if (kind == EG_JOB_DOCUMENT) {
-    Engram__V1__IngestDocumentRequest *r = engram__v1__ingest_document_request__unpack(NULL, len, req);
-    rc = r ? do_document(g, r, job, a, rep, wm, sizeof wm, err) : eg_err_set(err, EG_EINTERNAL, "bad job");
+    Engram__V1__IngestDocumentRequest *r =
+        engram__v1__ingest_document_request__unpack(NULL, len, req);
+    rc = r ? do_document(g, r, job, a, rep, wm, sizeof wm, err)
+           : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_document_request__free_unpacked(r, NULL);
   } else {
     Engram__V1__AssertFactsRequest *r = engram__v1__assert_facts_request__unpack(NULL, len, req);
@@ -848,8 +915,9 @@ static eg_code run_job(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *
 }
 
 /* Queue a request durably; fills resp with the job id (and the watermark when known). */
-static eg_code enqueue(eg_ingest *g, eg_job_kind kind, const ProtobufCMessage *req, const char *watermark,
-                       eg_arena *a, Engram__V1__IngestResponse *resp, eg_err *err) {
+static eg_code enqueue(eg_ingest *g, eg_job_kind kind, const ProtobufCMessage *req,
+                       const char *watermark, eg_arena *a, Engram__V1__IngestResponse *resp,
+                       eg_err *err) {
   char id[48];
   eg_code rc = eg_jobs_submit(g->jobs, kind, eg_scope_tenant_of(req), req, watermark, id, err);
   if (rc) return rc;
@@ -893,7 +961,8 @@ eg_code eg_ingest_session(eg_ingest *g, const Engram__V1__IngestSessionRequest *
 eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest *req, eg_arena *a,
                            Engram__V1__IngestResponse *resp, eg_err *err) {
   eg_code rc;
-  if (!req->document_id || !*req->document_id) return eg_err_set(err, EG_EINVAL, "document_id is required");
+  if (!req->document_id || !*req->document_id)
+    return eg_err_set(err, EG_EINVAL, "document_id is required");
   if ((rc = check_text(req->document_id, 256, "document_id", err)) ||
       (rc = check_text(req->text, g->o.max_document_bytes, "text", err)) ||
       (rc = check_text(req->title, 1024, "title", err)))
@@ -909,7 +978,8 @@ eg_code eg_ingest_document(eg_ingest *g, const Engram__V1__IngestDocumentRequest
     unit *u;
     size_t n = document_units(req, g->o.doc_chunk_words, a, &u);
     char wm[40];
-    format_watermark(chunk_id_of(req->scope, "document", req->document_id, n ? n - 1 : 0), wm, sizeof wm);
+    format_watermark(chunk_id_of(req->scope, "document", req->document_id, n ? n - 1 : 0), wm,
+                     sizeof wm);
     return enqueue(g, EG_JOB_DOCUMENT, &req->base, wm, a, resp, err);
   }
   char wm[40];
@@ -923,7 +993,8 @@ eg_code eg_ingest_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *req,
                         Engram__V1__IngestResponse *resp, eg_err *err) {
   eg_code rc = validate_facts(g, req, err);
   if (rc) return rc;
-  if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC) return enqueue(g, EG_JOB_FACTS, &req->base, "", a, resp, err);
+  if (req->mode == ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC)
+    return enqueue(g, EG_JOB_FACTS, &req->base, "", a, resp, err);
   Engram__V1__IngestReport *rep = new_report(a);
   if (!rep) return eg_err_set(err, EG_ENOMEM, "out of memory");
   uint64_t *ids = NULL;
@@ -948,7 +1019,8 @@ eg_code eg_ingest_wait(eg_ingest *g, const Engram__V1__WaitRequest *req, eg_aren
   if (req->timeout_us < 0 || req->timeout_us > 60 * EG_US_PER_SEC)
     return eg_err_set(err, EG_EINVAL, "timeout_us must be within 0..60 s");
   bool reached = false;
-  eg_code rc = eg_watermark_wait(g->o.peers, req->scope->tenant, req->watermark, req->timeout_us, &reached, err);
+  eg_code rc = eg_watermark_wait(g->o.peers, req->scope->tenant, req->watermark, req->timeout_us,
+                                 &reached, err);
   resp->reached = reached;
   return rc;
 }
@@ -957,24 +1029,36 @@ eg_peers *eg_ingest_peers(const eg_ingest *g) { return g->o.peers; }
 
 /* The audit line of an erasure: who was erased as a digest (never the user id itself),
  * the outcome and the counts per store; no content. */
-static void audit_erase(const Engram__V1__EraseRequest *req, const Engram__V1__EraseResponse *resp, eg_code rc) {
+static void audit_erase(const Engram__V1__EraseRequest *req, const Engram__V1__EraseResponse *resp,
+                        eg_code rc) {
   const char *user = req->scope->user ? req->scope->user : "";
   char subject[600], digest[72], counts[512] = "";
   snprintf(subject, sizeof subject, "%s\x1f%s", req->scope->tenant, user);
   eg_auth_digest_line(subject, digest);
   size_t n = 0;
   for (size_t i = 0; i < resp->n_counts && n < sizeof counts; i++)
-    n += (size_t)snprintf(counts + n, sizeof counts - n, "%s%s.%s=%llu", i ? " " : "", resp->counts[i]->store,
-                          resp->counts[i]->kind, (unsigned long long)resp->counts[i]->count);
-  EG_INFO("audit", "erase", "kind=%s tenant=\"%s\" subject=%.23s outcome=%s erased_at=%lld %s", *user ? "user" : "tenant",
-          req->scope->tenant, digest, eg_code_name(rc), (long long)resp->erased_at, counts);
+    n += (size_t)snprintf(counts + n, sizeof counts - n, "%s%s.%s=%llu", i ? " " : "",
+                          resp->counts[i]->store, resp->counts[i]->kind,
+                          (unsigned long long)resp->counts[i]->count);
+  EG_INFO("audit", "erase", "kind=%s tenant=\"%s\" subject=%.23s outcome=%s erased_at=%lld %s",
+          *user ? "user" : "tenant", req->scope->tenant, digest, eg_code_name(rc),
+          (long long)resp->erased_at, counts);
 }
 
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                         Engram__V1__EraseResponse *resp, eg_err *err) {
-  eg_rpc_request rs[2] = {
-      {eg_peers_graphd(g->o.peers, req->scope->tenant), "/engram.v1.Graph/Erase", &req->base, &engram__v1__erase_response__descriptor, NULL, {0, ""}},
-      {eg_peers_vectord(g->o.peers, req->scope->tenant), "/engram.v1.Vector/Erase", &req->base, &engram__v1__erase_response__descriptor, NULL, {0, ""}}};
+  eg_rpc_request rs[2] = {{eg_peers_graphd(g->o.peers, req->scope->tenant),
+                           "/engram.v1.Graph/Erase",
+                           &req->base,
+                           &engram__v1__erase_response__descriptor,
+                           NULL,
+                           {0, ""}},
+                          {eg_peers_vectord(g->o.peers, req->scope->tenant),
+                           "/engram.v1.Vector/Erase",
+                           &req->base,
+                           &engram__v1__erase_response__descriptor,
+                           NULL,
+                           {0, ""}}};
   eg_code rc = eg_rpc_fanout(rs, 2, 0);
   size_t total = 0;
   for (int i = 0; i < 2; i++)
@@ -1008,16 +1092,19 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
  * file or WordNet the daemon runs on the rules alone and says so once. */
 static eg_code open_states(eg_ingest *g, eg_err *err) {
   const eg_ingest_opts *o = &g->o;
-  if (!o->state_embedder || !*o->state_embedder || !o->state_prototypes || !*o->state_prototypes) return EG_OK;
+  if (!o->state_embedder || !*o->state_embedder || !o->state_prototypes || !*o->state_prototypes)
+    return EG_OK;
   eg_err e;
   eg_code rc = eg_embedder_open(o->state_embedder, &g->state_embedder, &e);
   if (!rc) {
-    eg_statefacts_opts so = {o->state_prototypes, g->state_embedder, NULL, (float)o->state_floor, (float)o->state_margin};
+    eg_statefacts_opts so = {o->state_prototypes, g->state_embedder, NULL, (float)o->state_floor,
+                             (float)o->state_margin};
     rc = eg_statefacts_open(&so, &g->states, &e);
   }
   if (rc == EG_ENOMEM) return eg_err_set(err, rc, "%s", e.msg);
   if (rc) {
-    EG_WARN("ingest", "prototype extractor off: facts come from the rules only", "reason=\"%s\"", e.msg);
+    EG_WARN("ingest", "prototype extractor off: facts come from the rules only", "reason=\"%s\"",
+            e.msg);
     eg_embedder_close(g->state_embedder);
     g->state_embedder = NULL;
   }
@@ -1038,31 +1125,42 @@ eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *mx, eg_ingest **o
   g->o = *opts;
   eg_code rc = EG_OK;
   if (opts->llm_url && *opts->llm_url)
-    rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"), opts->llm_timeout_ms, mx, "engram_ingestd",
-                     &g->llm, err);
+    rc = eg_llm_open(opts->llm_url, opts->llm_model, getenv("ENGRAM_LLM_API_KEY"),
+                     opts->llm_timeout_ms, mx, "engram_ingestd", &g->llm, err);
   if (!rc) rc = open_states(g, err);
   if (rc) {
     release(g);
     return rc;
   }
   if (mx) {
-    g->m_tokens = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_tokens_total", "Words of text ingested.", NULL));
-    g->m_chunks = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_chunks_total", "Chunks written.", NULL));
-    g->m_facts = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_facts_total", "Facts committed.", NULL));
-    g->m_entities = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_entities_total", "Entities resolved.", NULL));
-    g->m_duplicates = eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_duplicates_total",
-                                                        "Ingests skipped as identical to one already written.", NULL));
-    g->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_ingestd_llm_fallbacks_total", "LLM enrichments that failed and fell back to the rules.", NULL));
+    g->m_tokens = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_tokens_total", "Words of text ingested.", NULL));
+    g->m_chunks = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_chunks_total", "Chunks written.", NULL));
+    g->m_facts = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_facts_total", "Facts committed.", NULL));
+    g->m_entities = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_entities_total", "Entities resolved.", NULL));
+    g->m_duplicates = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_duplicates_total",
+                           "Ingests skipped as identical to one already written.", NULL));
+    g->m_llm_fallbacks = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_llm_fallbacks_total",
+                           "LLM enrichments that failed and fell back to the rules.", NULL));
     g->m_outcomes = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_ingestd_outcomes_total", "Outcomes read from chat and recorded on the edge they refer to.", NULL));
-    g->m_state_clauses = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_ingestd_state_clauses_total", "First-person user clauses the prototype extractor read.", NULL));
-    g->m_state_embedded = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_ingestd_state_clauses_embedded_total", "Of those, clauses embedded (a typed slot or a change).", NULL));
-    g->m_state_doubts = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_ingestd_state_doubts_total", "Doubts on a state committed (STATE_UNCERTAIN).", NULL));
-    g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.", "stage", NULL, 0);
+        mx, "engram_ingestd_outcomes_total",
+        "Outcomes read from chat and recorded on the edge they refer to.", NULL));
+    g->m_state_clauses = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_state_clauses_total",
+                           "First-person user clauses the prototype extractor read.", NULL));
+    g->m_state_embedded = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_ingestd_state_clauses_embedded_total",
+                           "Of those, clauses embedded (a typed slot or a change).", NULL));
+    g->m_state_doubts =
+        eg_metric_solo(eg_metrics_counter(mx, "engram_ingestd_state_doubts_total",
+                                          "Doubts on a state committed (STATE_UNCERTAIN).", NULL));
+    g->m_stage = eg_metrics_histogram(mx, "engram_ingestd_stage_seconds", "Time per ingest stage.",
+                                      "stage", NULL, 0);
   }
   /* Last: opening the queue resumes the jobs of an earlier run, which need the rest. */
   eg_jobs_opts jo = {opts->jobs_dir, opts->async_workers, opts->queue_max, run_job, g};

@@ -30,16 +30,16 @@
 typedef struct eg_ingest eg_ingest;
 
 typedef struct eg_ingest_opts {
-  eg_peers *peers;            /* borrowed */
+  eg_peers *peers; /* borrowed */
   unsigned window_prev, window_next;
   uint32_t max_messages;      /* per session */
   uint32_t max_message_bytes; /* per message */
   uint32_t max_document_bytes;
-  uint32_t max_facts;         /* per AssertFacts */
-  uint32_t doc_chunk_words;   /* target words per document chunk */
+  uint32_t max_facts;       /* per AssertFacts */
+  uint32_t doc_chunk_words; /* target words per document chunk */
   int async_workers, queue_max;
-  const char *jobs_dir;       /* RocksDB directory of the async queue (borrowed) */
-  const char *llm_url;        /* OpenAI-compatible base URL for the LLM enricher ("" = none) */
+  const char *jobs_dir; /* RocksDB directory of the async queue (borrowed) */
+  const char *llm_url;  /* OpenAI-compatible base URL for the LLM enricher ("" = none) */
   const char *llm_model;
   long llm_timeout_ms;
   /* The prototype extractor (statefacts.h) beside the rules: both empty = off. A missing
@@ -49,7 +49,8 @@ typedef struct eg_ingest_opts {
   double state_floor, state_margin;
 } eg_ingest_opts;
 
-eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *metrics, eg_ingest **out, eg_err *err);
+eg_code eg_ingest_open(const eg_ingest_opts *opts, eg_metrics *metrics, eg_ingest **out,
+                       eg_err *err);
 /* Lets running jobs finish (waiting ones stay queued on disk), then frees. */
 void eg_ingest_close(eg_ingest *g);
 
@@ -72,14 +73,17 @@ eg_peers *eg_ingest_peers(const eg_ingest *g);
 
 /* Chunks from vectord, then facts from graphd; the policy and tier sizes from vectord
  * (the policy from graphd when vectord keeps none and no chunk was asked). */
-eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
-                                Engram__V1__GetRetentionResponse *resp, eg_err *err);
+eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req,
+                                eg_arena *a, Engram__V1__GetRetentionResponse *resp, eg_err *err);
 /* Validated here (a policy that evicts needs confirm_tenant), then set on vectord and
  * graphd; audited with the policy's values. */
-eg_code eg_ingest_set_retention_policy(eg_ingest *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
-                                       Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+eg_code eg_ingest_set_retention_policy(eg_ingest *g,
+                                       const Engram__V1__SetRetentionPolicyRequest *req,
+                                       eg_arena *a, Engram__V1__SetRetentionPolicyResponse *resp,
+                                       eg_err *err);
 /* vectord's sweep; audited with its counts. */
-eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
-                                  Engram__V1__SweepRetentionResponse *resp, eg_err *err);
+eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetentionRequest *req,
+                                  eg_arena *a, Engram__V1__SweepRetentionResponse *resp,
+                                  eg_err *err);
 
 #endif

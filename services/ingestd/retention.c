@@ -7,11 +7,12 @@
  * answer does not need it: facts alone are answered by graphd, and a policy is set on
  * the stores that keep one; the audit line names them.
  */
+#include "common/retention.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "common/log.h"
-#include "common/retention.h"
 #include "common/rpc.h"
 #include "services/ingestd/ingest.h"
 
@@ -19,11 +20,13 @@ enum { VEC = 0, GRA = 1 };
 static const char *const store_names[2] = {"vectord", "graphd"};
 
 /* Send req to vectord (method_vec) and, when method_gra is set, graphd, at once. */
-static eg_code cascade(eg_ingest *g, const ProtobufCMessage *req, const char *tenant, const char *method_vec,
-                       const char *method_gra, const ProtobufCMessageDescriptor *resp_desc, eg_rpc_request rs[2],
+static eg_code cascade(eg_ingest *g, const ProtobufCMessage *req, const char *tenant,
+                       const char *method_vec, const char *method_gra,
+                       const ProtobufCMessageDescriptor *resp_desc, eg_rpc_request rs[2],
                        size_t *n) {
   eg_peers *p = eg_ingest_peers(g);
-  rs[VEC] = (eg_rpc_request){eg_peers_vectord(p, tenant), method_vec, req, resp_desc, NULL, {0, ""}};
+  rs[VEC] =
+      (eg_rpc_request){eg_peers_vectord(p, tenant), method_vec, req, resp_desc, NULL, {0, ""}};
   rs[GRA] = (eg_rpc_request){eg_peers_graphd(p, tenant), method_gra, req, resp_desc, NULL, {0, ""}};
   *n = method_gra ? 2 : 1;
   return eg_rpc_fanout(rs, *n, 0);
@@ -44,8 +47,8 @@ static eg_code store_err(const eg_rpc_request *rs, int i, eg_err *err) {
 }
 
 /* Append the items of r (cloned into a) to resp. */
-static eg_code take_items(Engram__V1__GetRetentionResponse *resp, const Engram__V1__GetRetentionResponse *r,
-                          eg_arena *a, eg_err *err) {
+static eg_code take_items(Engram__V1__GetRetentionResponse *resp,
+                          const Engram__V1__GetRetentionResponse *r, eg_arena *a, eg_err *err) {
   for (size_t i = 0; r && i < r->n_items; i++) {
     Engram__V1__RetentionInfo *ri = (void *)eg_rpc_clone(a, &r->items[i]->base);
     if (!ri) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -54,30 +57,36 @@ static eg_code take_items(Engram__V1__GetRetentionResponse *resp, const Engram__
   return EG_OK;
 }
 
-eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
-                                Engram__V1__GetRetentionResponse *resp, eg_err *err) {
+eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req,
+                                eg_arena *a, Engram__V1__GetRetentionResponse *resp, eg_err *err) {
   eg_rpc_request rs[2];
   size_t n;
-  (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/GetRetention", "/engram.v1.Graph/GetRetention",
-                &engram__v1__get_retention_response__descriptor, rs, &n);
+  (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/GetRetention",
+                "/engram.v1.Graph/GetRetention", &engram__v1__get_retention_response__descriptor,
+                rs, &n);
   eg_code rc = EG_OK;
   /* vectord answers for chunks, the policy and the tiers, graphd for facts (and the policy
    * it keeps, answered when vectord has none: a tenant it has not seen); without chunks
    * asked, a vectord without retention leaves the tiers out */
   bool vec_missing = rs[VEC].err.code == EG_EUNIMPL && !req->n_chunk_ids;
-  if (rs[VEC].err.code && !vec_missing) rc = store_err(rs, VEC, err);
-  else if (rs[GRA].err.code) rc = store_err(rs, GRA, err);
+  if (rs[VEC].err.code && !vec_missing)
+    rc = store_err(rs, VEC, err);
+  else if (rs[GRA].err.code)
+    rc = store_err(rs, GRA, err);
   const Engram__V1__GetRetentionResponse *v = (void *)rs[VEC].resp, *gr = (void *)rs[GRA].resp;
   if (!rc) {
     size_t total = (v ? v->n_items : 0) + (gr ? gr->n_items : 0);
     resp->items = eg_arena_calloc(a, total ? total : 1, sizeof *resp->items);
-    const Engram__V1__GetRetentionResponse *pol = v && v->policy ? v : gr; /* vectord's, else graphd's */
-    if (!resp->items) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    else if (!(rc = take_items(resp, v, a, err)) && !(rc = take_items(resp, gr, a, err)) && pol && pol->policy &&
-             !(resp->policy = (void *)eg_rpc_clone(a, &pol->policy->base)))
+    const Engram__V1__GetRetentionResponse *pol =
+        v && v->policy ? v : gr; /* vectord's, else graphd's */
+    if (!resp->items)
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    else if (!(rc = take_items(resp, v, a, err)) && !(rc = take_items(resp, gr, a, err)) && pol &&
+             pol->policy && !(resp->policy = (void *)eg_rpc_clone(a, &pol->policy->base)))
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     for (size_t i = 0; !rc && v && i < v->n_tiers; i++) {
-      if (!resp->tiers && !(resp->tiers = eg_arena_calloc(a, v->n_tiers, sizeof *resp->tiers))) break;
+      if (!resp->tiers && !(resp->tiers = eg_arena_calloc(a, v->n_tiers, sizeof *resp->tiers)))
+        break;
       if (!(resp->tiers[resp->n_tiers] = (void *)eg_rpc_clone(a, &v->tiers[i]->base))) break;
       resp->n_tiers++;
     }
@@ -89,16 +98,19 @@ eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequ
 
 /* The audit line of a policy change: the tenant, the values asked (numbers only, never
  * content), the outcome and the stores that keep it. */
-static void audit_policy(const Engram__V1__SetRetentionPolicyRequest *req, const char *stores, eg_code rc) {
+static void audit_policy(const Engram__V1__SetRetentionPolicyRequest *req, const char *stores,
+                         eg_code rc) {
   const Engram__V1__RetentionPolicy *p = req->policy;
   Engram__V1__RetentionPolicy none = ENGRAM__V1__RETENTION_POLICY__INIT;
   if (!p) p = &none;
   EG_INFO("audit", "retention_policy",
-          "tenant=\"%s\" outcome=%s half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu warm_max=%llu "
+          "tenant=\"%s\" outcome=%s half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu "
+          "warm_max=%llu "
           "evict_cold_after_days=%g prior_weight=%g disabled=%s confirmed=%s stores=%s",
-          req->scope->tenant, eg_code_name(rc), p->half_life_days, p->sigma, p->hot_min, p->warm_min,
-          (unsigned long long)p->hot_max, (unsigned long long)p->warm_max, p->evict_cold_after_days, p->prior_weight,
-          p->disabled ? "true" : "false", req->confirm_tenant && *req->confirm_tenant ? "true" : "false",
+          req->scope->tenant, eg_code_name(rc), p->half_life_days, p->sigma, p->hot_min,
+          p->warm_min, (unsigned long long)p->hot_max, (unsigned long long)p->warm_max,
+          p->evict_cold_after_days, p->prior_weight, p->disabled ? "true" : "false",
+          req->confirm_tenant && *req->confirm_tenant ? "true" : "false",
           *stores ? stores : "none");
 }
 
@@ -107,15 +119,19 @@ static eg_code check_policy(const Engram__V1__SetRetentionPolicyRequest *req, eg
   eg_ret_policy p;
   eg_code rc = eg_ret_policy_of(req->policy, &p, err);
   if (rc) return rc;
-  if (p.evict_days > 0 && (!req->confirm_tenant || strcmp(req->confirm_tenant, req->scope->tenant) != 0))
-    return eg_err_set(err, EG_EINVAL,
-                      "a policy that evicts (policy.evict_cold_after_days > 0) needs confirm_tenant equal to "
-                      "scope.tenant");
+  if (p.evict_days > 0 &&
+      (!req->confirm_tenant || strcmp(req->confirm_tenant, req->scope->tenant) != 0))
+    return eg_err_set(
+        err, EG_EINVAL,
+        "a policy that evicts (policy.evict_cold_after_days > 0) needs confirm_tenant equal to "
+        "scope.tenant");
   return EG_OK;
 }
 
-eg_code eg_ingest_set_retention_policy(eg_ingest *g, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
-                                       Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err) {
+eg_code eg_ingest_set_retention_policy(eg_ingest *g,
+                                       const Engram__V1__SetRetentionPolicyRequest *req,
+                                       eg_arena *a, Engram__V1__SetRetentionPolicyResponse *resp,
+                                       eg_err *err) {
   eg_code rc = check_policy(req, err);
   if (rc) {
     audit_policy(req, "", rc);
@@ -124,18 +140,21 @@ eg_code eg_ingest_set_retention_policy(eg_ingest *g, const Engram__V1__SetRetent
   eg_rpc_request rs[2];
   size_t n;
   (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/SetRetentionPolicy",
-                "/engram.v1.Graph/SetRetentionPolicy", &engram__v1__set_retention_policy_response__descriptor, rs, &n);
+                "/engram.v1.Graph/SetRetentionPolicy",
+                &engram__v1__set_retention_policy_response__descriptor, rs, &n);
   char stores[32] = "";
   int kept = -1;
   for (int i = 0; i < 2; i++) {
     if (rs[i].err.code == EG_OK) {
-      snprintf(stores + strlen(stores), sizeof stores - strlen(stores), "%s%s", *stores ? "," : "", store_names[i]);
+      snprintf(stores + strlen(stores), sizeof stores - strlen(stores), "%s%s", *stores ? "," : "",
+               store_names[i]);
       if (kept < 0) kept = i;
     } else if (rs[i].err.code != EG_EUNIMPL && !rc) {
       rc = store_err(rs, i, err);
     }
   }
-  if (!rc && kept < 0) rc = eg_err_set(err, EG_EUNIMPL, "neither vectord nor graphd keeps a retention policy");
+  if (!rc && kept < 0)
+    rc = eg_err_set(err, EG_EUNIMPL, "neither vectord nor graphd keeps a retention policy");
   if (!rc) {
     const Engram__V1__SetRetentionPolicyResponse *r = (void *)rs[kept].resp;
     if (r->policy && !(resp->policy = (void *)eg_rpc_clone(a, &r->policy->base)))
@@ -146,21 +165,27 @@ eg_code eg_ingest_set_retention_policy(eg_ingest *g, const Engram__V1__SetRetent
   return rc;
 }
 
-eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
-                                  Engram__V1__SweepRetentionResponse *resp, eg_err *err) {
+eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetentionRequest *req,
+                                  eg_arena *a, Engram__V1__SweepRetentionResponse *resp,
+                                  eg_err *err) {
   eg_rpc_request rs[2];
   size_t n;
   eg_code rc = cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/SweepRetention", NULL,
                        &engram__v1__sweep_retention_response__descriptor, rs, &n);
-  if (rc) rc = store_err(rs, VEC, err);
+  if (rc)
+    rc = store_err(rs, VEC, err);
   else {
     Engram__V1__SweepRetentionResponse *r = (void *)eg_rpc_clone(a, rs[VEC].resp);
-    if (!r) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    else *resp = *r;
+    if (!r)
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    else
+      *resp = *r;
   }
-  EG_INFO("audit", "retention_sweep", "tenant=\"%s\" outcome=%s at=%lld promoted=%llu demoted=%llu evicted=%llu",
-          req->scope->tenant, eg_code_name(rc), (long long)req->at, (unsigned long long)resp->promoted,
-          (unsigned long long)resp->demoted, (unsigned long long)resp->evicted);
+  EG_INFO("audit", "retention_sweep",
+          "tenant=\"%s\" outcome=%s at=%lld promoted=%llu demoted=%llu evicted=%llu",
+          req->scope->tenant, eg_code_name(rc), (long long)req->at,
+          (unsigned long long)resp->promoted, (unsigned long long)resp->demoted,
+          (unsigned long long)resp->evicted);
   release(rs, n);
   return rc;
 }

@@ -2,6 +2,7 @@
  * rpc.c — ingestd's handlers (engram.v1.Ingest and engram.v1.Admin).
  */
 #include "common/rpc.h"
+
 #include "common/scope.h"
 #include "services/ingestd/ingest.h"
 
@@ -14,21 +15,27 @@ INGEST_HANDLER(h_document, Engram__V1__IngestDocumentRequest, Engram__V1__Ingest
                engram__v1__ingest_response__init, eg_ingest_document)
 INGEST_HANDLER(h_facts, Engram__V1__AssertFactsRequest, Engram__V1__IngestResponse,
                engram__v1__ingest_response__init, eg_ingest_facts)
-INGEST_HANDLER(h_job, Engram__V1__GetJobRequest, Engram__V1__Job, engram__v1__job__init, eg_ingest_get_job)
-INGEST_HANDLER(h_wait, Engram__V1__WaitRequest, Engram__V1__WaitResponse, engram__v1__wait_response__init,
-               eg_ingest_wait)
-INGEST_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse, engram__v1__erase_response__init,
-               eg_ingest_erase)
+INGEST_HANDLER(h_job, Engram__V1__GetJobRequest, Engram__V1__Job, engram__v1__job__init,
+               eg_ingest_get_job)
+INGEST_HANDLER(h_wait, Engram__V1__WaitRequest, Engram__V1__WaitResponse,
+               engram__v1__wait_response__init, eg_ingest_wait)
+INGEST_HANDLER(h_erase, Engram__V1__EraseRequest, Engram__V1__EraseResponse,
+               engram__v1__erase_response__init, eg_ingest_erase)
 INGEST_HANDLER(h_get_retention, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
                engram__v1__get_retention_response__init, eg_ingest_get_retention)
-INGEST_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest, Engram__V1__SetRetentionPolicyResponse,
+INGEST_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest,
+               Engram__V1__SetRetentionPolicyResponse,
                engram__v1__set_retention_policy_response__init, eg_ingest_set_retention_policy)
-INGEST_HANDLER(h_sweep_retention, Engram__V1__SweepRetentionRequest, Engram__V1__SweepRetentionResponse,
-               engram__v1__sweep_retention_response__init, eg_ingest_sweep_retention)
+INGEST_HANDLER(h_sweep_retention, Engram__V1__SweepRetentionRequest,
+               Engram__V1__SweepRetentionResponse, engram__v1__sweep_retention_response__init,
+               eg_ingest_sweep_retention)
 
 static const eg_rpc_handler_entry ingest_handlers[] = {
-    {"IngestSession", h_session}, {"IngestDocument", h_document}, {"AssertFacts", h_facts},
-    {"GetJob", h_job},           {"Wait", h_wait},
+    {"IngestSession", h_session},
+    {"IngestDocument", h_document},
+    {"AssertFacts", h_facts},
+    {"GetJob", h_job},
+    {"Wait", h_wait},
 };
 static const eg_rpc_handler_entry admin_handlers[] = {
     {"Erase", h_erase},

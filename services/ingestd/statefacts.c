@@ -55,7 +55,7 @@ typedef enum marker_kind {
   N_MARKER_KINDS
 } marker_kind;
 static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
-                                                         "@from", "@former", "@ended", "@topic"};
+                                                         "@from", "@former", "@ended",    "@topic"};
 
 /* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
 typedef struct marker {
@@ -147,8 +147,8 @@ static bool on_lemma(void *ctx, const char *lemma, bool proper) {
 
 /* The lemmas below WordNet noun `root` ("city#1") into sf's tables: with `bits` into the
  * type tables, or (people) into the people table. */
-static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *root, unsigned bits, bool people,
-                           int lineno, eg_err *err) {
+static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *root, unsigned bits,
+                           bool people, int lineno, eg_err *err) {
   closure_ctx c = {sf, bits, people};
   eg_code rc = eg_wordnet_closure(wn_dir, root, on_lemma, &c, err);
   if (rc == EG_ENOTFOUND)
@@ -212,22 +212,27 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return EG_OK;
   }
-  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") || !strcmp(word, "@ask") ||
-      !strcmp(word, "@prefix")) {
+  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
+      !strcmp(word, "@ask") || !strcmp(word, "@prefix")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
       return eg_err_set(err, EG_EINVAL,
                         "prototypes line %d: a type name is missing (or too many types)", lineno);
     unsigned bits = 1u << ti;
-    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"), ask = !strcmp(word, "@ask"),
-         prefix = !strcmp(word, "@prefix");
+    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
+         ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix");
     char *how = cue || suffix || ask || prefix ? "words" : strtok_r(NULL, " \t", &save);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
       if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
-        add_bits(cue ? sf->cue : suffix ? sf->suffix : ask ? sf->ask : prefix ? sf->prefix : sf->common, w, bits);
+        add_bits(cue      ? sf->cue
+                 : suffix ? sf->suffix
+                 : ask    ? sf->ask
+                 : prefix ? sf->prefix
+                          : sf->common,
+                 w, bits);
         continue;
       }
       eg_code rc = add_closure(sf, wn_dir, w, bits, false, lineno, err);
@@ -335,8 +340,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
   char **texts = NULL;
-  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix || !sf->people || !sf->ask ||
-                       !sf->prefix
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
+                       !sf->people || !sf->ask || !sf->prefix
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -346,7 +351,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
   if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (!rc && sf->emb) rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
+  if (!rc && sf->emb)
+    rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
   sf->ptexts = texts; /* kept: eg_statefacts_statement reads them */
   if (rc) {
     eg_statefacts_close(sf);
@@ -411,7 +417,8 @@ static size_t tokenize(const char *text, token *t, size_t max) {
       bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
       bool clause = sentence || c == ';';
       if (clause && n) t[n - 1].cut = true;
-      if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n) t[n - 1].comma = true;
+      if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n)
+        t[n - 1].comma = true;
       if (c == '?' && n) t[n - 1].ask = true;
       if (sentence) start = true;
       p += c >= 0x80 ? 3 : 1; /* the non-word multi-byte characters here (’, –, —) are 3 bytes */
@@ -486,27 +493,22 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
 /* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
 static bool not_a_name(const char *w) {
   static const char *const s[] = {
-      "i",        "i'm",       "i've",    "i'd",       "i'll",      "the",      "a",
-      "an",       "my",        "we",      "our",       "it",        "this",     "that",
-      "by",       "so",        "but",     "and",       "also",      "hi",       "hello",
-      "hey",      "thanks",    "thank",   "yes",       "no",        "ok",       "okay",
-      "oh",       "well",      "now",     "today",     "yesterday", "tomorrow", "can",
-      "could",    "what",      "how",     "why",       "when",      "where",    "who",
-      "which",    "do",        "does",    "did",       "is",        "are",      "just",
-      "last",     "next",      "please",  "sure",      "btw",       "anyway",   "since",
-      "after",    "before",    "in",      "on",        "at",        "for",      "to",
-      "of",       "with",      "from",    "january",   "february",  "march",    "april",
-      "may",      "june",      "july",    "august",    "september", "october",  "november",
-      "december", "monday",    "tuesday", "wednesday", "thursday",  "friday",   "saturday",
-      "sunday",   "christmas", "easter",  "mr",        "mrs",       "ms",       "dr",
+      "i", "i'm", "i've", "i'd", "i'll", "the", "a", "an", "my", "we", "our", "it", "this", "that",
+      "by", "so", "but", "and", "also", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "ok",
+      "okay", "oh", "well", "now", "today", "yesterday", "tomorrow", "can", "could", "what", "how",
+      "why", "when", "where", "who", "which", "do", "does", "did", "is", "are", "just", "last",
+      "next", "please", "sure", "btw", "anyway", "since", "after", "before", "in", "on", "at",
+      "for", "to", "of", "with", "from", "january", "february", "march", "april", "may", "june",
+      "july", "august", "september", "october", "november", "december", "monday", "tuesday",
+      "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter", "mr", "mrs",
+      "ms", "dr",
       /* pronouns are never names (WordNet lists no pronouns, so it cannot say so) */
-      "he",       "she",       "they",    "you",       "his",       "her",      "hers",
-      "their",    "theirs",    "them",    "him",       "me",        "us",       "its",
-      "your",     "yours",     "mine",    "ours",      "someone",   "everyone", "nobody",
-      "there",    "here",
+      "he", "she", "they", "you", "his", "her", "hers", "their", "theirs", "them", "him", "me",
+      "us", "its", "your", "yours", "mine", "ours", "someone", "everyone", "nobody", "there",
+      "here",
       /* interjections: "Nope, not my problem anymore" names nothing */
-      "nope",     "yep",       "yeah",    "yup",       "nah",       "wow",      "hmm",
-      "ugh",      "haha",      "lol",     "omg",       "congrats",  "cheers",   "phew"};
+      "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
+      "cheers", "phew"};
   if (in_list(w, s, sizeof s / sizeof *s)) return true;
   /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
   const char *ap = strchr(w, '\'');
@@ -543,7 +545,8 @@ static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, s
 }
 
 /* Does a marker of kind k end right before token `end` (not before `from`)? */
-static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from, size_t end) {
+static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                        size_t end) {
   for (int m = 0; m < sf->n_markers[k]; m++) {
     size_t n = (size_t)sf->markers[k][m].n;
     if (end >= from + n && marker_at(&sf->markers[k][m], t, end - n, end)) return true;
@@ -651,7 +654,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         unsigned cue = bits_of(sf->cue, prev);
         if (cue) s.bits = cue, s.cued = true;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
-        else if (!known && sf->person_bit && bits_of(sf->people, prev)) s.bits = sf->person_bit;
+        else if (!known && sf->person_bit && bits_of(sf->people, prev))
+          s.bits = sf->person_bit;
         out[n++] = s;
         i = j - 1;
         continue;
@@ -712,7 +716,8 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  static const char *const prep[] = {"at", "in", "of", "with"}; /* not "for": "traded my old X for Y" */
+  static const char *const prep[] = {"at", "in", "of",
+                                     "with"}; /* not "for": "traded my old X for Y" */
   size_t p = s->ts;
   while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" */
@@ -721,7 +726,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
     return ST_FORMER;
   /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
   if (p > from && in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
-    for (size_t q = p - 1; q > from && p - q < 4 && !t[q - 1].comma && !joint(t[q - 1].w, false); q--)
+    for (size_t q = p - 1; q > from && p - q < 4 && !t[q - 1].comma && !joint(t[q - 1].w, false);
+         q--)
       if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
@@ -752,7 +758,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   size_t l = strlen(noun);
   if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
   l = strlen(noun);
-  if (!bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's') noun[l - 1] = '\0'; /* "my parents" */
+  if (!bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
+    noun[l - 1] = '\0'; /* "my parents" */
   if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
   /* "my sister and I moved to X": the user is a subject too. Only before the slot: in "my
    * dad is X now and keeps lecturing me" the "me" after it is no subject of X. */
@@ -775,10 +782,10 @@ static bool opens_clause(const char *w) { /* "and", "but" … not adverbs ("now"
  * noun, a name)? One that opens with a verb shares the one before it: "… and picked up
  * X", "before joining X". */
 static bool own_subject(const token *w) {
-  static const char *const subj[] = {"he",  "she", "it",   "they", "you", "there", "this", "that",
-                                     "the", "a",   "an",   "his",  "her", "their", "its",  "your",
-                                     "i",   "we",  "my",   "our",  "i'm", "we're", "it's", "i've",
-                                     "we've", "they're", "he's", "she's", "there's"};
+  static const char *const subj[] = {
+      "he",  "she",   "it",   "they",  "you",   "there",   "this", "that",  "the",    "a",
+      "an",  "his",   "her",  "their", "its",   "your",    "i",    "we",    "my",     "our",
+      "i'm", "we're", "it's", "i've",  "we've", "they're", "he's", "she's", "there's"};
   return w->cap || in_list(w->w, subj, sizeof subj / sizeof *subj);
 }
 
@@ -796,11 +803,13 @@ static void predicate_span(const token *t, size_t from, size_t to, const slot *s
   while (*b < to && !opens_clause(t[*b].w)) (*b)++;
 }
 
-static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
+static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                            const slot *s) {
   size_t a, b;
   predicate_span(t, from, to, s, true, &a, &b);
   /* "X and I split up": the slot and the user share the predicate */
-  bool with_me = s->te + 1 < to && !strcmp(t[s->te].w, "and") && first_person(t, s->te + 1, s->te + 2);
+  bool with_me =
+      s->te + 1 < to && !strcmp(t[s->te].w, "and") && first_person(t, s->te + 1, s->te + 2);
   return with_me || first_person(t, a, b) || (a == from && opens_with_past(sf, t, from, b));
 }
 
@@ -952,7 +961,8 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   if (has_marker(sf, MK_ENDED, t, s->te, pb)) s->status = ST_FORMER;
   /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
    * and so is a verb that ended it before ("I sold my X") */
-  else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) && !has_marker(sf, MK_NEGATION, t, pa, pb))
+  else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) &&
+           !has_marker(sf, MK_NEGATION, t, pa, pb))
     s->status = ST_CURRENT;
   *a = s->ts - own_at;
   *b = s->te;
@@ -977,7 +987,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
   const char *text = sg->text;
   size_t nt = tokenize(text, t, MAX_TOKENS);
   /* the speaker's own words only: the reply in the same round is context */
-  size_t said_from = sg->said_to ? sg->said_from : 0, said_to = sg->said_to ? sg->said_to : (size_t)-1;
+  size_t said_from = sg->said_to ? sg->said_from : 0,
+         said_to = sg->said_to ? sg->said_to : (size_t)-1;
   for (size_t from = 0; from < nt;) {
     size_t to = from;
     while (to < nt && !t[to].cut) to++;
@@ -991,7 +1002,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       size_t ns = find_slots(sf, sn, t, from, to, slots, MAX_CANDS);
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         /* a name given ("the kids named him X") is the user's when the sentence is */
-        if ((question && !presupposed(t, from, &slots[k])) || about_someone_else(sf, t, from, to, &slots[k]) ||
+        if ((question && !presupposed(t, from, &slots[k])) ||
+            about_someone_else(sf, t, from, to, &slots[k]) ||
             (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k])))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
@@ -1023,7 +1035,8 @@ typedef struct pick {
 } pick;
 
 /* Does the item's clause name a day after the day it was said (day = UTC date)? */
-static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd, int64_t said) {
+static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd,
+                       int64_t said) {
   /* the slot's own sub-clause: not "X, our new beagle, is settling in, the vet visit is
    * next Tuesday" */
   if (!it->s.te) return false;
@@ -1132,7 +1145,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
 eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,
                               size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
                               eg_err *err) {
-  if (!sf->emb) return eg_err_set(err, EG_EINVAL, "the prototype extractor was opened without an embedder");
+  if (!sf->emb)
+    return eg_err_set(err, EG_EINVAL, "the prototype extractor was opened without an embedder");
   eg_statefacts_stats local = {0};
   eg_statefacts_stats *st = stats ? stats : &local;
   item *items = NULL;
@@ -1203,10 +1217,11 @@ static unsigned type_bit(const eg_statefacts *sf, const char *name) {
  *   what is my N               "What's my cat called?", "What's the name of my dog?"
  *   what do I V                "What do I play now?", "What was I driving in 2020?" */
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
-  static const char *const aux[] = {"is", "was", "are", "were", "do", "does", "did", "am", "have", "has", "had",
-                                    "will", "would", "can", "could", "'s"};
+  static const char *const aux[] = {"is",   "was", "are", "were", "do",    "does", "did",   "am",
+                                    "have", "has", "had", "will", "would", "can",  "could", "'s"};
   static const char *const subj[] = {"i", "we"};
-  static const char *const pron[] = {"me", "you", "us", "him", "her", "them", "it", "my", "our", "the", "your"};
+  static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
+                                     "it", "my",  "our", "the", "your"};
   static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
   static __thread token t[MAX_TOKENS];
   size_t nt = tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
@@ -1217,19 +1232,21 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   const char *wh = t[i].w;
   bool is = strchr(wh, '\'') != NULL; /* "what's" */
   if (!strncmp(wh, "where", 5) || !strncmp(wh, "who", 3)) {
-    unsigned allowed = wh[2] == 'e' ? type_bit(sf, "place") | type_bit(sf, "org") /* where */
+    unsigned allowed = wh[2] == 'e' ? type_bit(sf, "place") | type_bit(sf, "org")   /* where */
                                     : type_bit(sf, "person") | type_bit(sf, "org"); /* who */
     unsigned b = 0;
     for (size_t k = i + 1; k < nt; k++) b |= ask_bits(sf, t[k].w);
     return b & allowed;
   }
   size_t j = i + 1;
-  if (j + 1 < nt && (!strcmp(t[j].w, "kind") || !strcmp(t[j].w, "type") || !strcmp(t[j].w, "sort")) &&
+  if (j + 1 < nt &&
+      (!strcmp(t[j].w, "kind") || !strcmp(t[j].w, "type") || !strcmp(t[j].w, "sort")) &&
       !strcmp(t[j + 1].w, "of"))
     j += 2;
   size_t p = j; /* the noun phrase after the wh-word: up to an auxiliary or a pronoun */
   while (p < nt && p < j + 3 && !in_list(t[p].w, aux, sizeof aux / sizeof *aux) &&
-         !in_list(t[p].w, subj, sizeof subj / sizeof *subj) && !in_list(t[p].w, pron, sizeof pron / sizeof *pron) &&
+         !in_list(t[p].w, subj, sizeof subj / sizeof *subj) &&
+         !in_list(t[p].w, pron, sizeof pron / sizeof *pron) &&
          !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit)
     p++;
   if (p > j) { /* its head, or an activity before it ("eating plan") */
@@ -1239,7 +1256,8 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     return b;
   }
   if (j < nt && in_list(t[j].w, aux, sizeof aux / sizeof *aux)) {
-    is |= !strcmp(t[j].w, "is") || !strcmp(t[j].w, "was") || !strcmp(t[j].w, "are") || !strcmp(t[j].w, "were");
+    is |= !strcmp(t[j].w, "is") || !strcmp(t[j].w, "was") || !strcmp(t[j].w, "are") ||
+          !strcmp(t[j].w, "were");
     if (j + 1 < nt && in_list(t[j + 1].w, subj, sizeof subj / sizeof *subj)) { /* what do I V */
       size_t v = j + 2;
       while (v < nt && in_list(t[v].w, adv, sizeof adv / sizeof *adv)) v++;
@@ -1248,13 +1266,16 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     j++;
   }
   if (!is) return 0;
-  if (j + 2 < nt && !strcmp(t[j].w, "the") && !strcmp(t[j + 1].w, "name") && !strcmp(t[j + 2].w, "of")) j += 3;
-  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our"))) return ask_bits(sf, t[j + 1].w);
+  if (j + 2 < nt && !strcmp(t[j].w, "the") && !strcmp(t[j + 1].w, "name") &&
+      !strcmp(t[j + 2].w, "of"))
+    j += 3;
+  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our")))
+    return ask_bits(sf, t[j + 1].w);
   return 0;
 }
 
-eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
-                               unsigned types) {
+eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
+                               size_t said_to, unsigned types) {
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0;
@@ -1273,7 +1294,8 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
       slot *s = &slots[k];
       if (!(s->bits & types)) continue;
       if (out < EG_STATED_MENTIONED) out = EG_STATED_MENTIONED;
-      if (!own || (question && !presupposed(t, from, s)) || about_someone_else(sf, t, from, to, s) ||
+      if (!own || (question && !presupposed(t, from, s)) ||
+          about_someone_else(sf, t, from, to, s) ||
           (!s->cued && !users_predicate(sf, t, from, to, s)))
         continue;
       s->status = status_of(sf, t, from, to, s);
@@ -1298,7 +1320,9 @@ char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena 
   int per_rel[MAX_RELS] = {0};
   for (size_t p = 0; p < sf->n_protos; p++) {
     const proto *pr = &sf->protos[p];
-    if (pr->kind != PK_ASSERT || !(sf->rels[pr->rel].types & types) || per_rel[pr->rel]++ >= STATEMENT_PROTOS) continue;
+    if (pr->kind != PK_ASSERT || !(sf->rels[pr->rel].types & types) ||
+        per_rel[pr->rel]++ >= STATEMENT_PROTOS)
+      continue;
     for (const char *q = sf->ptexts[p]; *q; q++) /* the slot's "X" is no word of it */
       if (!(*q == 'X' && (q == sf->ptexts[p] || q[-1] == ' ') && (!q[1] || q[1] == ' ')))
         eg_buf_printf(&b, "%c", *q);

@@ -84,13 +84,13 @@ typedef enum eg_stated {
   EG_STATED_NONE,      /* no value of the types in the speaker's own words */
   EG_STATED_MENTIONED, /* one is named, in no predicate of the speaker's ("the X flat was small") */
   EG_STATED_FORMER,    /* only as former, planned, negated or someone else's */
-  EG_STATED_CURRENT, /* a value the speaker holds now, in a predicate of theirs */
+  EG_STATED_CURRENT,   /* a value the speaker holds now, in a predicate of theirs */
 } eg_stated;
 
 /* How the speaker's words, the bytes [said_from, said_to) of text (a round's user part),
  * speak of a value of one of `types`. Thread-safe. */
-eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from, size_t said_to,
-                               unsigned types);
+eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
+                               size_t said_to, unsigned types);
 
 /* The slot types of a relation's objects ("LIVES_IN" → place), 0 for a relation the
  * prototypes do not know. */

@@ -161,8 +161,8 @@ static eg_code read_exc_file(const char *path, word_set *ws) {
 
 /* The words of the data.<pos> and/or <pos>.exc files of the parts of speech pos[0..np),
  * sorted and deduplicated. */
-static eg_code read_words(const char *dict_dir, const char *const *pos, size_t np, bool data, bool exc,
-                          uint64_t **out, size_t *n, eg_err *err) {
+static eg_code read_words(const char *dict_dir, const char *const *pos, size_t np, bool data,
+                          bool exc, uint64_t **out, size_t *n, eg_err *err) {
   const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
   if (!dir || !*dir) dir = "/usr/share/wordnet";
   word_set ws = {NULL, 0, 0};
@@ -197,7 +197,8 @@ eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *
   static const char *const verb[] = {"verb"};
   memset(out, 0, sizeof *out);
   eg_code rc = read_words(dict_dir, verb, 1, true, false, &out->lemmas, &out->n_lemmas, err);
-  if (!rc && (rc = read_words(dict_dir, verb, 1, false, true, &out->irregular, &out->n_irregular, err)))
+  if (!rc &&
+      (rc = read_words(dict_dir, verb, 1, false, true, &out->irregular, &out->n_irregular, err)))
     eg_wordnet_verbs_free(out);
   return rc;
 }
@@ -218,14 +219,15 @@ bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w) {
   if (in_set(set, n, w, len)) return true;
   /* the regular inflections, as WordNet's morphy detaches them ("moved", "drives",
    * "cities", "bigger"); the irregular ones are in the set (the .exc files) */
-  static const char *const rules[][2] = {{"s", ""},    {"ses", "s"},  {"xes", "x"}, {"zes", "z"}, {"ches", "ch"},
-                                         {"shes", "sh"}, {"men", "man"}, {"ies", "y"}, {"es", "e"}, {"es", ""},
-                                         {"ed", "e"},  {"ed", ""},    {"ing", "e"}, {"ing", ""}, {"er", ""},
-                                         {"est", ""},  {"er", "e"},   {"est", "e"}};
+  static const char *const rules[][2] = {
+      {"s", ""},      {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"},
+      {"men", "man"}, {"ies", "y"}, {"es", "e"},  {"es", ""},   {"ed", "e"},    {"ed", ""},
+      {"ing", "e"},   {"ing", ""},  {"er", ""},   {"est", ""},  {"er", "e"},    {"est", "e"}};
   char base[64];
   for (size_t i = 0; i < sizeof rules / sizeof *rules; i++) {
     size_t sl = strlen(rules[i][0]), rl = strlen(rules[i][1]);
-    if (len <= sl + 1 || len - sl + rl >= sizeof base || strcmp(w + len - sl, rules[i][0]) != 0) continue;
+    if (len <= sl + 1 || len - sl + rl >= sizeof base || strcmp(w + len - sl, rules[i][0]) != 0)
+      continue;
     memcpy(base, w, len - sl);
     memcpy(base + len - sl, rules[i][1], rl);
     if (in_set(set, n, base, len - sl + rl)) return true;
@@ -250,7 +252,8 @@ bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w) {
   if (in_set(v->lemmas, v->n_lemmas, base, len - 1)) return true;
   base[len - 2] = '\0';
   if (in_set(v->lemmas, v->n_lemmas, base, len - 2)) return true;
-  if (len >= 5 && base[len - 3] == base[len - 4] && in_set(v->lemmas, v->n_lemmas, base, len - 3)) return true;
+  if (len >= 5 && base[len - 3] == base[len - 4] && in_set(v->lemmas, v->n_lemmas, base, len - 3))
+    return true;
   if (base[len - 3] == 'i') {
     base[len - 3] = 'y';
     if (in_set(v->lemmas, v->n_lemmas, base, len - 2)) return true;

@@ -27,16 +27,18 @@
 typedef struct eg_mcp_http eg_mcp_http;
 
 typedef struct eg_mcp_http_opts {
-  const char *addr;            /* IPv4 "127.0.0.1:7180"; port 0 picks a free port */
-  const char *path;            /* the endpoint, "/mcp" */
-  eg_auth *auth;               /* borrowed; NULL = no authentication (insecure_no_auth) */
-  const char *tenant;          /* the tenant a client's token must belong to */
-  const char *allowed_origins; /* comma-separated origins accepted besides loopback ones; "" = none */
-  size_t max_body;             /* largest request body (413 above) */
+  const char *addr;   /* IPv4 "127.0.0.1:7180"; port 0 picks a free port */
+  const char *path;   /* the endpoint, "/mcp" */
+  eg_auth *auth;      /* borrowed; NULL = no authentication (insecure_no_auth) */
+  const char *tenant; /* the tenant a client's token must belong to */
+  const char
+      *allowed_origins; /* comma-separated origins accepted besides loopback ones; "" = none */
+  size_t max_body;      /* largest request body (413 above) */
 } eg_mcp_http_opts;
 
 /* Listen and serve srv (borrowed, as are opts' pointers, until eg_mcp_http_stop). */
-eg_code eg_mcp_http_start(const eg_mcp_server *srv, const eg_mcp_http_opts *opts, eg_mcp_http **out, eg_err *err);
+eg_code eg_mcp_http_start(const eg_mcp_server *srv, const eg_mcp_http_opts *opts, eg_mcp_http **out,
+                          eg_err *err);
 int eg_mcp_http_port(const eg_mcp_http *h);
 /* Stop listening, wait for requests in progress, free. Accepts NULL. */
 void eg_mcp_http_stop(eg_mcp_http *h);

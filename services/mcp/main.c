@@ -30,48 +30,61 @@
 extern char **environ;
 
 static const eg_cfg_opt mcp_opts[] = {
-    {"transport", EG_CFG_STR, "stdio", "stdio (JSON-RPC lines on stdin/stdout) or http (streamable HTTP)", 0, 0, 0},
-    {"http_addr", EG_CFG_STR, "127.0.0.1:7106", "http: listen address (IPv4; port 0 = any free port)", 0, 0, 0},
+    {"transport", EG_CFG_STR, "stdio",
+     "stdio (JSON-RPC lines on stdin/stdout) or http (streamable HTTP)", 0, 0, 0},
+    {"http_addr", EG_CFG_STR, "127.0.0.1:7106",
+     "http: listen address (IPv4; port 0 = any free port)", 0, 0, 0},
     {"http_path", EG_CFG_STR, "/mcp", "http: the MCP endpoint", 0, 0, 0},
-    {"allowed_origins", EG_CFG_STR, "", "http: Origin values accepted besides loopback ones (comma-separated)", 0, 0,
+    {"allowed_origins", EG_CFG_STR, "",
+     "http: Origin values accepted besides loopback ones (comma-separated)", 0, 0, 0},
+    {"auth_tokens_file", EG_CFG_STR, "",
+     "http: token lines '<tenant> sha256:<hex> [user|admin]' (reloaded on SIGHUP)", 0, 0, 0},
+    {"auth_tokens", EG_CFG_STR, "", "http: token lines as in the file, separated by ';'",
+     EG_CFG_SECRET, 0, 0},
+    {"insecure_no_auth", EG_CFG_BOOL, "false",
+     "http: serve without authentication (local development only)", 0, 0, 0},
+    {"max_message_bytes", EG_CFG_INT, "4m",
+     "largest JSON-RPC message (a stdin line or a POST body)", 0, 1024, 1 << 30},
+    {"ports_file", EG_CFG_STR, "", "http: write the bound port here after start (for tests)", 0, 0,
      0},
-    {"auth_tokens_file", EG_CFG_STR, "", "http: token lines '<tenant> sha256:<hex> [user|admin]' (reloaded on SIGHUP)",
-     0, 0, 0},
-    {"auth_tokens", EG_CFG_STR, "", "http: token lines as in the file, separated by ';'", EG_CFG_SECRET, 0, 0},
-    {"insecure_no_auth", EG_CFG_BOOL, "false", "http: serve without authentication (local development only)", 0, 0,
-     0},
-    {"max_message_bytes", EG_CFG_INT, "4m", "largest JSON-RPC message (a stdin line or a POST body)", 0, 1024,
-     1 << 30},
-    {"ports_file", EG_CFG_STR, "", "http: write the bound port here after start (for tests)", 0, 0, 0},
     {"ingestd_addr", EG_CFG_STR, "127.0.0.1:7101", "ingestd address", 0, 0, 0},
     {"graphd_addr", EG_CFG_STR, "127.0.0.1:7102", "graphd address", 0, 0, 0},
     {"recalld_addr", EG_CFG_STR, "127.0.0.1:7104", "recalld address", 0, 0, 0},
-    {"token", EG_CFG_STR, "", "bearer token sent to the daemons (or ENGRAM_TOKEN)", EG_CFG_SECRET, 0, 0},
-    {"admin_token", EG_CFG_STR, "", "an admin token of the tenant: enables the forget tool", EG_CFG_SECRET, 0, 0},
-    {"tls_ca", EG_CFG_STR, "", "PEM roots: call the daemons over TLS and verify their certificates", 0, 0, 0},
-    {"tls_server_name", EG_CFG_STR, "", "name the daemons' certificates must carry (default: the address's host)", 0,
+    {"token", EG_CFG_STR, "", "bearer token sent to the daemons (or ENGRAM_TOKEN)", EG_CFG_SECRET,
      0, 0},
+    {"admin_token", EG_CFG_STR, "", "an admin token of the tenant: enables the forget tool",
+     EG_CFG_SECRET, 0, 0},
+    {"tls_ca", EG_CFG_STR, "", "PEM roots: call the daemons over TLS and verify their certificates",
+     0, 0, 0},
+    {"tls_server_name", EG_CFG_STR, "",
+     "name the daemons' certificates must carry (default: the address's host)", 0, 0, 0},
     {"timeout_ms", EG_CFG_INT, "30000", "deadline of one call to a daemon", 0, 1, 3600000},
     {"tenant", EG_CFG_STR, "default", "scope.tenant of every call", 0, 0, 0},
-    {"user", EG_CFG_STR, "", "scope.user: whose memory (a tool's `user` argument overrides it)", 0, 0, 0},
+    {"user", EG_CFG_STR, "", "scope.user: whose memory (a tool's `user` argument overrides it)", 0,
+     0, 0},
     {"agent", EG_CFG_STR, "", "scope.agent: which agent writes and reads", 0, 0, 0},
     {"log_level", EG_CFG_STR, "warn", "debug, info, warn or error (logs go to stderr)", 0, 0, 0},
 };
 
-#define INSTRUCTIONS                                                                                            \
-  "Engram is this user's long-term memory. Call recall before answering anything that may depend on what the "  \
-  "user told you before (where they live, their plans, preferences, people, past decisions); call remember "    \
-  "with the conversation's messages (and their real times) when the user shares something worth keeping. "    \
-  "Facts marked POTENTIALLY_STALE rest on something that has changed: confirm them with the user. facts and "  \
+#define INSTRUCTIONS                                                                               \
+  "Engram is this user's long-term memory. Call recall before answering anything that may depend " \
+  "on what the "                                                                                   \
+  "user told you before (where they live, their plans, preferences, people, past decisions); "     \
+  "call remember "                                                                                 \
+  "with the conversation's messages (and their real times) when the user shares something worth "  \
+  "keeping. "                                                                                      \
+  "Facts marked POTENTIALLY_STALE rest on something that has changed: confirm them with the "      \
+  "user. facts and "                                                                               \
   "history show the current value of a fact and how it changed."
 
 /* One stdin line: answer it on stdout. False when stdout is gone. */
-static bool answer_line(const eg_mcp_server *srv, eg_mcp_session *s, const eg_buf *line, bool too_long,
-                        size_t max) {
+static bool answer_line(const eg_mcp_server *srv, eg_mcp_session *s, const eg_buf *line,
+                        bool too_long, size_t max) {
   char *reply = NULL;
   if (too_long) {
     char msg[96];
-    snprintf(msg, sizeof msg, "Parse error: a message longer than %zu bytes (max_message_bytes)", max);
+    snprintf(msg, sizeof msg, "Parse error: a message longer than %zu bytes (max_message_bytes)",
+             max);
     reply = eg_mcp_error_text(EG_JSONRPC_PARSE_ERROR, msg);
   } else {
     size_t i = 0;
@@ -87,7 +100,8 @@ static bool answer_line(const eg_mcp_server *srv, eg_mcp_session *s, const eg_bu
 
 /* Newline-delimited JSON-RPC on stdin/stdout until stdin ends. */
 static int serve_stdio(const eg_mcp_server *srv, size_t max) {
-  eg_mcp_session s = {.may_erase = true}; /* whoever started the process: forget still needs admin_token */
+  eg_mcp_session s = {.may_erase =
+                          true}; /* whoever started the process: forget still needs admin_token */
   eg_buf line = EG_BUF_INIT;
   line.max = max;
   bool too_long = false;
@@ -117,7 +131,8 @@ static eg_code write_ports(const char *path, int port, eg_err *err) {
   FILE *f = fopen(tmp, "w");
   if (!f) return eg_err_set(err, EG_EIO, "cannot write ports_file");
   fprintf(f, "http=%d\npid=%d\n", port, (int)getpid());
-  if (fclose(f) != 0 || rename(tmp, path) != 0) return eg_err_set(err, EG_EIO, "cannot write ports_file");
+  if (fclose(f) != 0 || rename(tmp, path) != 0)
+    return eg_err_set(err, EG_EIO, "cannot write ports_file");
   return EG_OK;
 }
 
@@ -131,13 +146,19 @@ static int serve_http(const eg_mcp_server *srv, const eg_cfg *cfg, const sigset_
       fprintf(stderr, "engram-mcp: insecure_no_auth and auth tokens are both set: choose one\n");
       return 2;
     }
-    EG_WARN("auth", "AUTHENTICATION IS OFF (insecure_no_auth): any caller can use this tenant's memory. For local "
-            "development on loopback only", NULL);
+    EG_WARN("auth",
+            "AUTHENTICATION IS OFF (insecure_no_auth): any caller can use this tenant's memory. "
+            "For local "
+            "development on loopback only",
+            NULL);
   } else {
     eg_auth_opts ao = {file, inl, ""};
     if (eg_auth_open(&ao, &auth, &err)) {
-      fprintf(stderr, "engram-mcp: the http transport needs client tokens (--auth-tokens-file or --auth-tokens, the "
-                      "daemons' format) or --insecure-no-auth: %s\n", err.msg);
+      fprintf(stderr,
+              "engram-mcp: the http transport needs client tokens (--auth-tokens-file or "
+              "--auth-tokens, the "
+              "daemons' format) or --insecure-no-auth: %s\n",
+              err.msg);
       return 2;
     }
   }
@@ -163,8 +184,10 @@ static int serve_http(const eg_mcp_server *srv, const eg_cfg *cfg, const sigset_
     int sig = 0;
     if (sigwait(signals, &sig) != 0) continue;
     if (sig != SIGHUP) break;
-    if (auth && eg_auth_reload(auth, &err)) EG_WARN("auth", "tokens not reloaded", "error=\"%s\"", err.msg);
-    else EG_INFO("auth", "tokens reloaded", NULL);
+    if (auth && eg_auth_reload(auth, &err))
+      EG_WARN("auth", "tokens not reloaded", "error=\"%s\"", err.msg);
+    else
+      EG_INFO("auth", "tokens reloaded", NULL);
   }
   rc = 0;
   EG_INFO("http", "stopped", NULL);
@@ -192,8 +215,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (eg_cfg_help_requested(cfg)) {
-    printf("usage: engram-mcp [options]   (an MCP server for Engram: stdio by default)\n\noptions (flag, environment, "
-           "default):\n");
+    printf(
+        "usage: engram-mcp [options]   (an MCP server for Engram: stdio by default)\n\noptions "
+        "(flag, environment, "
+        "default):\n");
     eg_cfg_usage(cfg, stdout);
     eg_cfg_free(cfg);
     return 0;
@@ -202,11 +227,11 @@ int main(int argc, char **argv) {
   int level = eg_log_level_parse(eg_cfg_str(cfg, "log_level"));
   bool http = strcmp(transport, "http") == 0;
   char **args;
-  const char *bad = level < 0                                    ? "log_level must be debug, info, warn or error"
+  const char *bad = level < 0 ? "log_level must be debug, info, warn or error"
                     : !http && strcmp(transport, "stdio") != 0 ? "transport must be stdio or http"
                     : !*eg_cfg_str(cfg, "tenant")              ? "tenant must not be empty"
-                    : eg_cfg_args(cfg, &args) > 0              ? "it takes no positional arguments (see --help)"
-                                                               : NULL;
+                    : eg_cfg_args(cfg, &args) > 0 ? "it takes no positional arguments (see --help)"
+                                                  : NULL;
   if (bad) {
     fprintf(stderr, "engram-mcp: %s\n", bad);
     eg_cfg_free(cfg);
@@ -233,7 +258,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "engram-mcp: %s\n", err.msg);
     goto out;
   }
-  eg_mcp_server srv = {&eg_mcp_engram_ops, engram, "engram-mcp", "Engram memory", eg_version(), INSTRUCTIONS};
+  eg_mcp_server srv = {&eg_mcp_engram_ops, engram,       "engram-mcp",
+                       "Engram memory",    eg_version(), INSTRUCTIONS};
   size_t max = (size_t)eg_cfg_int(cfg, "max_message_bytes");
   rc = http ? serve_http(&srv, cfg, &signals) : serve_stdio(&srv, max);
 out:

@@ -48,8 +48,8 @@ bool eg_mcp_version_supported(const char *v);
 /* One client's conversation: a stdio process, or one HTTP request (stateless). */
 typedef struct eg_mcp_session {
   char version[EG_MCP_VERSION_MAX]; /* the revision in force; "" until initialize */
-  bool stateless;  /* HTTP without sessions: every request is served, version from the header */
-  bool may_erase;  /* the caller may use erasing tools (an admin token, or stdio) */
+  bool stateless; /* HTTP without sessions: every request is served, version from the header */
+  bool may_erase; /* the caller may use erasing tools (an admin token, or stdio) */
 } eg_mcp_session;
 
 /*
@@ -63,14 +63,15 @@ typedef struct eg_mcp_ops {
   /* tools/call: *result is a CallToolResult; a failing tool (bad arguments, a daemon down
    * or refusing) is a result with isError true, not an error here. EG_ENOTFOUND when no
    * tool has that name; any other code is a protocol error (err->msg its message). */
-  eg_code (*call_tool)(void *ctx, const eg_mcp_session *s, const char *name, const cJSON *args, cJSON **result,
-                       eg_err *err);
+  eg_code (*call_tool)(void *ctx, const eg_mcp_session *s, const char *name, const cJSON *args,
+                       cJSON **result, eg_err *err);
   /* resources/list and resources/templates/list: arrays of Resource / ResourceTemplate. */
   cJSON *(*list_resources)(void *ctx, const eg_mcp_session *s);
   cJSON *(*list_templates)(void *ctx, const eg_mcp_session *s);
   /* resources/read: *result is a ReadResourceResult. EG_ENOTFOUND → -32002, EG_EINVAL →
    * -32602, anything else → -32603, each with err->msg. */
-  eg_code (*read_resource)(void *ctx, const eg_mcp_session *s, const char *uri, cJSON **result, eg_err *err);
+  eg_code (*read_resource)(void *ctx, const eg_mcp_session *s, const char *uri, cJSON **result,
+                           eg_err *err);
 } eg_mcp_ops;
 
 typedef struct eg_mcp_server {
@@ -83,8 +84,8 @@ typedef struct eg_mcp_server {
 } eg_mcp_server;
 
 typedef enum eg_mcp_outcome {
-  EG_MCP_NO_REPLY = 0,  /* notifications and responses only: nothing to send */
-  EG_MCP_REPLY = 1,     /* *reply holds the response (or batch of responses) */
+  EG_MCP_NO_REPLY = 0,    /* notifications and responses only: nothing to send */
+  EG_MCP_REPLY = 1,       /* *reply holds the response (or batch of responses) */
   EG_MCP_BAD_MESSAGE = 2, /* not JSON, or not a JSON-RPC message: *reply holds the error */
 } eg_mcp_outcome;
 
@@ -93,7 +94,8 @@ typedef enum eg_mcp_outcome {
  * single-line JSON text (the caller frees it with free()) for EG_MCP_REPLY and
  * EG_MCP_BAD_MESSAGE, NULL for EG_MCP_NO_REPLY.
  */
-eg_mcp_outcome eg_mcp_handle(const eg_mcp_server *srv, eg_mcp_session *s, const char *text, size_t len, char **reply);
+eg_mcp_outcome eg_mcp_handle(const eg_mcp_server *srv, eg_mcp_session *s, const char *text,
+                             size_t len, char **reply);
 
 /* A single-line JSON-RPC error response with a null id (for a transport that cannot even
  * read the message, e.g. one over its size limit). Caller frees with free(). */

@@ -33,9 +33,9 @@
 
 struct eg_mcp_engram {
   eg_rpc_client *ingestd, *graphd, *recalld; /* owned */
-  eg_rpc_client *admin;                      /* ingestd with the admin token; NULL = forget disabled */
+  eg_rpc_client *admin; /* ingestd with the admin token; NULL = forget disabled */
   char *ingestd_addr, *graphd_addr, *recalld_addr, *tenant, *user, *agent; /* owned copies */
-  pthread_mutex_t mu;            /* guards watermark */
+  pthread_mutex_t mu;                                                      /* guards watermark */
   char watermark[WATERMARK_MAX]; /* the last write's, so a recall after it sees it ("" = none) */
 };
 
@@ -57,7 +57,8 @@ static bool failed(tool_call *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(c->error, sizeof c->error, fmt, ap);
   va_end(ap);
-  eg_utf8_drop_invalid(c->error); /* the text is sent as UTF-8; a quoted name may be cut inside a character */
+  eg_utf8_drop_invalid(
+      c->error); /* the text is sent as UTF-8; a quoted name may be cut inside a character */
   return false;
 }
 
@@ -96,18 +97,22 @@ static bool arg_time(tool_call *c, const char *name, int64_t *out) {
   if (!v) return true;
   eg_err e;
   if (eg_time_parse(v, out, &e))
-    return failed(c, "argument `%s`: %s (give an ISO-8601 date or time, e.g. 2024-05-01 or 2024-05-01T09:30:00Z)",
+    return failed(c,
+                  "argument `%s`: %s (give an ISO-8601 date or time, e.g. 2024-05-01 or "
+                  "2024-05-01T09:30:00Z)",
                   name, e.msg);
   return true;
 }
 
 /* A whole-number argument within [lo, hi] (def when absent). */
-static bool arg_uint(tool_call *c, const char *name, uint32_t lo, uint32_t hi, uint32_t def, uint32_t *out) {
+static bool arg_uint(tool_call *c, const char *name, uint32_t lo, uint32_t hi, uint32_t def,
+                     uint32_t *out) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(c->args, name);
   *out = def;
   if (!v || cJSON_IsNull(v)) return true;
   if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
-      v->valuedouble != (double)(uint32_t)v->valuedouble) /* range first: the cast is defined inside it */
+      v->valuedouble !=
+          (double)(uint32_t)v->valuedouble) /* range first: the cast is defined inside it */
     return failed(c, "argument `%s` must be a whole number from %u to %u", name, lo, hi);
   *out = (uint32_t)v->valuedouble;
   return true;
@@ -128,13 +133,14 @@ static Engram__V1__Scope *call_scope(tool_call *c) {
 }
 
 /* One RPC; on failure the call's error says which daemon, what status and what to check. */
-static bool rpc(tool_call *c, eg_rpc_client *client, const char *daemon, const char *addr, const char *method,
-                const ProtobufCMessage *req, const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp) {
+static bool rpc(tool_call *c, eg_rpc_client *client, const char *daemon, const char *addr,
+                const char *method, const ProtobufCMessage *req,
+                const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp) {
   eg_err e = {0};
   if (eg_rpc_unary(client, method, req, resp_desc, 0, resp, &e) == EG_OK) return true;
   const char *hint = e.code == EG_EUNAVAIL ? " (is it running at that address? see --" : "";
-  return failed(c, "%s at %s answered %s: %s%s%s%s", daemon, addr, eg_code_name(e.code), e.msg, hint,
-                *hint ? daemon : "", *hint ? "-addr)" : "");
+  return failed(c, "%s at %s answered %s: %s%s%s%s", daemon, addr, eg_code_name(e.code), e.msg,
+                hint, *hint ? daemon : "", *hint ? "-addr)" : "");
 }
 
 static void remember_watermark(eg_mcp_engram *e, const char *w) {
@@ -178,13 +184,18 @@ static const char *edge_value(const Engram__V1__Edge *e) {
 /* "- LIVES_IN: Lisbon (valid from 2024-04-01; learned 2024-05-02T09:00:00Z; why: …)" */
 static void edge_line(tool_call *c, const Engram__V1__Edge *e, const char *mark, eg_buf *out) {
   bool retract = e->op == ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT;
-  eg_buf_printf(out, "- %s%s: %s%s (", mark, e->relation, retract ? "no longer " : "", edge_value(e));
-  if (e->valid_from) eg_buf_printf(out, "valid from %s", when(c, e->valid_from));
-  else eg_buf_puts(out, "valid from an unknown time");
+  eg_buf_printf(out, "- %s%s: %s%s (", mark, e->relation, retract ? "no longer " : "",
+                edge_value(e));
+  if (e->valid_from)
+    eg_buf_printf(out, "valid from %s", when(c, e->valid_from));
+  else
+    eg_buf_puts(out, "valid from an unknown time");
   if (e->valid_to) eg_buf_printf(out, " to %s", when(c, e->valid_to));
   eg_buf_printf(out, "; learned %s", when(c, e->t_commit));
-  if (e->meta && e->meta->reason && *e->meta->reason) eg_buf_printf(out, "; why: %s", e->meta->reason);
-  if (e->meta && e->meta->utterance && *e->meta->utterance) eg_buf_printf(out, "; said: \"%s\"", e->meta->utterance);
+  if (e->meta && e->meta->reason && *e->meta->reason)
+    eg_buf_printf(out, "; why: %s", e->meta->reason);
+  if (e->meta && e->meta->utterance && *e->meta->utterance)
+    eg_buf_printf(out, "; said: \"%s\"", e->meta->utterance);
   eg_buf_printf(out, "; fact #%llu)\n", (unsigned long long)e->id);
 }
 
@@ -198,8 +209,10 @@ static cJSON *edge_json(const Engram__V1__Edge *e) {
   add_time(o, "valid_from", e->valid_from);
   add_time(o, "valid_to", e->valid_to);
   add_time(o, "learned_at", e->t_commit);
-  if (e->meta && e->meta->reason && *e->meta->reason) cJSON_AddStringToObject(o, "reason", e->meta->reason);
-  if (e->meta && e->meta->utterance && *e->meta->utterance) cJSON_AddStringToObject(o, "said", e->meta->utterance);
+  if (e->meta && e->meta->reason && *e->meta->reason)
+    cJSON_AddStringToObject(o, "reason", e->meta->reason);
+  if (e->meta && e->meta->utterance && *e->meta->utterance)
+    cJSON_AddStringToObject(o, "said", e->meta->utterance);
   return o;
 }
 
@@ -207,7 +220,8 @@ static cJSON *edge_json(const Engram__V1__Edge *e) {
 static const char *subject_of(tool_call *c, const Engram__V1__Scope *scope) {
   const char *name;
   if (!arg_string(c, "entity", false, &name)) return NULL;
-  if (name && !eg_text_blank(name) && strcmp(name, "me") != 0 && strcmp(name, "user") != 0) return name;
+  if (name && !eg_text_blank(name) && strcmp(name, "me") != 0 && strcmp(name, "user") != 0)
+    return name;
   char *own = eg_arena_alloc(c->a, EG_SCOPE_USER_ENTITY_MAX);
   eg_scope_user_entity(scope->user, own, EG_SCOPE_USER_ENTITY_MAX);
   return own;
@@ -223,8 +237,8 @@ static Engram__V1__EntityRef *name_ref(tool_call *c, const char *name) {
 
 /* Graph/State of subject (every relation when relation is ""): lines in c->text,
  * {entity, facts: [...]} in *json. */
-static bool current_facts(tool_call *c, const Engram__V1__Scope *scope, const char *subject, const char *relation,
-                          int64_t at, int64_t known_at, cJSON **json) {
+static bool current_facts(tool_call *c, const Engram__V1__Scope *scope, const char *subject,
+                          const char *relation, int64_t at, int64_t known_at, cJSON **json) {
   Engram__V1__StateQuery q = ENGRAM__V1__STATE_QUERY__INIT, *qs[1] = {&q};
   q.subject = name_ref(c, subject);
   q.relation = (char *)relation;
@@ -247,8 +261,10 @@ static bool current_facts(tool_call *c, const Engram__V1__Scope *scope, const ch
       cJSON_AddItemToArray(facts, edge_json(r->results[i]->values[j]));
     }
   }
-  if (!known) eg_buf_printf(&c->text, "(Engram knows nothing about %s)\n", subject);
-  else if (!cJSON_GetArraySize(facts)) eg_buf_printf(&c->text, "(no current value%s%s)\n", *relation ? " of " : "", relation);
+  if (!known)
+    eg_buf_printf(&c->text, "(Engram knows nothing about %s)\n", subject);
+  else if (!cJSON_GetArraySize(facts))
+    eg_buf_printf(&c->text, "(no current value%s%s)\n", *relation ? " of " : "", relation);
   *json = cJSON_CreateObject();
   cJSON_AddStringToObject(*json, "entity", subject);
   add_time(*json, "as_of", r->valid_at);
@@ -278,7 +294,8 @@ static ProtobufCMessage *request_from_args(tool_call *c, const ProtobufCMessageD
   }
   ProtobufCMessage *m = NULL;
   eg_err e;
-  if (eg_pbjson_read(desc, o, c->a, &m, &e)) { /* "IngestSessionRequest.messages[0].mood: …" → "messages[0].mood: …" */
+  if (eg_pbjson_read(desc, o, c->a, &m,
+                     &e)) { /* "IngestSessionRequest.messages[0].mood: …" → "messages[0].mood: …" */
     size_t n = strlen(desc->short_name);
     bool prefixed = strncmp(e.msg, desc->short_name, n) == 0 && e.msg[n] == '.';
     failed(c, "invalid arguments: %s", prefixed ? e.msg + n + 1 : e.msg);
@@ -289,8 +306,8 @@ static ProtobufCMessage *request_from_args(tool_call *c, const ProtobufCMessageD
 }
 
 static bool remember(tool_call *c) {
-  static const char *const known[] = {"messages", "session_id", "session_time", "title", "text",
-                                      "document_id", "time", "user", NULL};
+  static const char *const known[] = {"messages",    "session_id", "session_time", "title", "text",
+                                      "document_id", "time",       "user",         NULL};
   static const char *const session_keys[] = {"session_id", "session_time", "messages", NULL};
   static const char *const document_keys[] = {"document_id", "title", "text", "time", NULL};
   if (!args_known(c, "remember", known)) return false;
@@ -298,14 +315,18 @@ static bool remember(tool_call *c) {
   if (!scope) return false;
   const cJSON *messages = cJSON_GetObjectItemCaseSensitive(c->args, "messages");
   const cJSON *text = cJSON_GetObjectItemCaseSensitive(c->args, "text");
-  if (messages && text) return failed(c, "give either `messages` (a conversation) or `text` (a document), not both");
-  if (!messages && !text) return failed(c, "give `messages` (a conversation) or `text` (a document) to remember");
+  if (messages && text)
+    return failed(c, "give either `messages` (a conversation) or `text` (a document), not both");
+  if (!messages && !text)
+    return failed(c, "give `messages` (a conversation) or `text` (a document) to remember");
   bool session = messages != NULL;
   if (session && (!cJSON_IsArray(messages) || !cJSON_GetArraySize(messages)))
     return failed(c, "`messages` must be a non-empty array of {role, content, time?}");
-  ProtobufCMessage *req = request_from_args(c, session ? &engram__v1__ingest_session_request__descriptor
-                                                       : &engram__v1__ingest_document_request__descriptor,
-                                            session ? session_keys : document_keys);
+  ProtobufCMessage *req =
+      request_from_args(c,
+                        session ? &engram__v1__ingest_session_request__descriptor
+                                : &engram__v1__ingest_document_request__descriptor,
+                        session ? session_keys : document_keys);
   if (!req) return false;
   const char *id;
   if (session) {
@@ -334,8 +355,8 @@ static bool remember(tool_call *c) {
     eg_buf_printf(&c->text, "Remembered %s %s for user %s: %u chunks, %u facts, %u entities.\n",
                   session ? "conversation" : "document", id, who, p->chunks, p->facts, p->entities);
   else
-    eg_buf_printf(&c->text, "Accepted %s %s for user %s: job %s.\n", session ? "conversation" : "document", id, who,
-                  r->job_id);
+    eg_buf_printf(&c->text, "Accepted %s %s for user %s: job %s.\n",
+                  session ? "conversation" : "document", id, who, r->job_id);
   c->structured = message_json(&r->base);
   if (c->structured) {
     cJSON_AddStringToObject(c->structured, session ? "session_id" : "document_id", id);
@@ -348,7 +369,8 @@ static bool remember(tool_call *c) {
 /* ---- recall ------------------------------------------------------------------------ */
 
 static const char *const kind_names[] = {"item", "excerpt", "fact", "path"};
-static const char *const status_names[] = {"", "UNVERIFIED", "CORROBORATED", "POTENTIALLY_STALE", "SUPERSEDED"};
+static const char *const status_names[] = {"", "UNVERIFIED", "CORROBORATED", "POTENTIALLY_STALE",
+                                           "SUPERSEDED"};
 
 static bool recall(tool_call *c) {
   static const char *const known[] = {"question", "at", "known_at", "k", "user", NULL};
@@ -356,8 +378,9 @@ static bool recall(tool_call *c) {
   Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
   const char *q;
   uint32_t k;
-  if (!(req.scope = call_scope(c)) || !arg_string(c, "question", true, &q) || !arg_time(c, "at", &req.query_time) ||
-      !arg_time(c, "known_at", &req.known_at) || !arg_uint(c, "k", 1, 100, 10, &k))
+  if (!(req.scope = call_scope(c)) || !arg_string(c, "question", true, &q) ||
+      !arg_time(c, "at", &req.query_time) || !arg_time(c, "known_at", &req.known_at) ||
+      !arg_uint(c, "k", 1, 100, 10, &k))
     return false;
   req.query = (char *)q;
   req.k = k;
@@ -370,9 +393,11 @@ static bool recall(tool_call *c) {
   if (!rpc(c, c->e->recalld, "recalld", c->e->recalld_addr, "/engram.v1.Recall/Recall", &req.base,
            &engram__v1__recall_response__descriptor, (ProtobufCMessage **)&r))
     return false;
-  if (r->nothing_relevant || !r->n_items) eg_buf_puts(&c->text, "Engram remembers nothing relevant to this question.\n");
+  if (r->nothing_relevant || !r->n_items)
+    eg_buf_puts(&c->text, "Engram remembers nothing relevant to this question.\n");
   if (r->context && *r->context)
-    eg_buf_printf(&c->text, "%s%s", r->context, r->context[strlen(r->context) - 1] == '\n' ? "" : "\n");
+    eg_buf_printf(&c->text, "%s%s", r->context,
+                  r->context[strlen(r->context) - 1] == '\n' ? "" : "\n");
   cJSON *items = cJSON_CreateArray();
   if (r->n_items) eg_buf_puts(&c->text, "\nItems (kind, status, date, text):\n");
   for (size_t i = 0; i < r->n_items; i++) {
@@ -381,8 +406,10 @@ static bool recall(tool_call *c) {
     const char *status = status_names[it->status < 5 ? it->status : 0];
     size_t len = strlen(it->text), cut = eg_utf8_cut(it->text, len, ITEM_TEXT_MAX);
     eg_buf_printf(&c->text, "%zu. %s%s%s%s%s: %.*s%s\n", i + 1, kind, *status ? " " : "", status,
-                  it->time ? " " : "", it->time ? when(c, it->time) : "", (int)cut, it->text, cut < len ? "…" : "");
-    if (it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE && it->superseding)
+                  it->time ? " " : "", it->time ? when(c, it->time) : "", (int)cut, it->text,
+                  cut < len ? "…" : "");
+    if (it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+        it->superseding)
       eg_buf_printf(&c->text, "   (a premise changed: %s %s from %s)\n", it->superseding->relation,
                     edge_value(it->superseding), when(c, it->superseding->valid_from));
     cJSON *o = cJSON_CreateObject();
@@ -392,12 +419,14 @@ static bool recall(tool_call *c) {
     if (*status) cJSON_AddStringToObject(o, "status", status);
     add_time(o, "time", it->time);
     if (it->session_id && *it->session_id) cJSON_AddStringToObject(o, "session_id", it->session_id);
-    if (it->document_id && *it->document_id) cJSON_AddStringToObject(o, "document_id", it->document_id);
+    if (it->document_id && *it->document_id)
+      cJSON_AddStringToObject(o, "document_id", it->document_id);
     if (it->fact) cJSON_AddItemToObject(o, "fact", edge_json(it->fact));
     if (it->superseding) cJSON_AddItemToObject(o, "superseding", edge_json(it->superseding));
     if (it->preference) { /* one of the user's preferences on the question, with its confidence */
       cJSON_AddTrueToObject(o, "preference");
-      if (it->fact && it->fact->belief) cJSON_AddNumberToObject(o, "confidence", it->fact->belief->confidence);
+      if (it->fact && it->fact->belief)
+        cJSON_AddNumberToObject(o, "confidence", it->fact->belief->confidence);
     }
     cJSON_AddItemToArray(items, o);
   }
@@ -420,7 +449,8 @@ static bool facts(tool_call *c) {
   if (!subject || !arg_string(c, "relation", false, &relation) || !arg_time(c, "at", &at) ||
       !arg_time(c, "known_at", &known_at))
     return false;
-  eg_buf_printf(&c->text, "Facts about %s%s%s:\n", subject, at ? " as of " : " now", at ? when(c, at) : "");
+  eg_buf_printf(&c->text, "Facts about %s%s%s:\n", subject, at ? " as of " : " now",
+                at ? when(c, at) : "");
   return current_facts(c, scope, subject, relation ? relation : "", at, known_at, &c->structured);
 }
 
@@ -429,8 +459,8 @@ static bool history(tool_call *c) {
   if (!args_known(c, "history", known)) return false;
   Engram__V1__HistoryRequest req = ENGRAM__V1__HISTORY_REQUEST__INIT;
   const char *subject = (req.scope = call_scope(c)) ? subject_of(c, req.scope) : NULL, *relation;
-  if (!subject || !arg_string(c, "relation", false, &relation) || !arg_time(c, "known_at", &req.known_at) ||
-      !arg_uint(c, "limit", 1, 1000, 100, &req.limit))
+  if (!subject || !arg_string(c, "relation", false, &relation) ||
+      !arg_time(c, "known_at", &req.known_at) || !arg_uint(c, "limit", 1, 1000, 100, &req.limit))
     return false;
   req.subject = name_ref(c, subject);
   req.relation = (char *)(relation ? relation : "");
@@ -438,13 +468,16 @@ static bool history(tool_call *c) {
   if (!rpc(c, c->e->graphd, "graphd", c->e->graphd_addr, "/engram.v1.Graph/History", &req.base,
            &engram__v1__history_response__descriptor, (ProtobufCMessage **)&r))
     return false;
-  eg_buf_printf(&c->text, "History of %s%s%s, oldest first:\n", subject, *req.relation ? " " : "", req.relation);
+  eg_buf_printf(&c->text, "History of %s%s%s, oldest first:\n", subject, *req.relation ? " " : "",
+                req.relation);
   cJSON *entries = cJSON_CreateArray();
   for (size_t i = 0; i < r->n_entries; i++) {
     const Engram__V1__HistoryEntry *h = r->entries[i];
     char mark[64];
-    if (h->superseded_by) snprintf(mark, sizeof mark, "[replaced by #%llu] ", (unsigned long long)h->superseded_by);
-    else snprintf(mark, sizeof mark, "%s", h->superseded ? "[ended] " : "[current] ");
+    if (h->superseded_by)
+      snprintf(mark, sizeof mark, "[replaced by #%llu] ", (unsigned long long)h->superseded_by);
+    else
+      snprintf(mark, sizeof mark, "%s", h->superseded ? "[ended] " : "[current] ");
     edge_line(c, h->edge, mark, &c->text);
     cJSON *o = edge_json(h->edge);
     cJSON_AddBoolToObject(o, "current", !h->superseded);
@@ -465,16 +498,22 @@ static bool forget(tool_call *c) {
   static const char *const known[] = {"user", "confirm", NULL};
   if (!args_known(c, "forget", known)) return false;
   if (!c->e->admin)
-    return failed(c, "forget is disabled: engram-mcp was started without an admin token (--admin-token or "
-                     "ENGRAM_ADMIN_TOKEN), so it cannot erase memory");
-  if (!c->s->may_erase) return failed(c, "forget needs an admin token: this client's token has the user role");
+    return failed(
+        c,
+        "forget is disabled: engram-mcp was started without an admin token (--admin-token or "
+        "ENGRAM_ADMIN_TOKEN), so it cannot erase memory");
+  if (!c->s->may_erase)
+    return failed(c, "forget needs an admin token: this client's token has the user role");
   const cJSON *confirm = cJSON_GetObjectItemCaseSensitive(c->args, "confirm");
   if (!cJSON_IsTrue(confirm))
-    return failed(c, "forget erases a user's whole memory for good: call it again with `confirm`: true");
+    return failed(
+        c, "forget erases a user's whole memory for good: call it again with `confirm`: true");
   Engram__V1__EraseRequest req = ENGRAM__V1__ERASE_REQUEST__INIT;
   if (!(req.scope = call_scope(c))) return false;
   if (!*req.scope->user)
-    return failed(c, "forget needs a user (the `user` argument, or --user): erasing a whole tenant is not offered here");
+    return failed(c,
+                  "forget needs a user (the `user` argument, or --user): erasing a whole tenant is "
+                  "not offered here");
   req.scope->agent = (char *)""; /* the user's memory, whichever agent wrote it */
   Engram__V1__EraseResponse *r = NULL;
   if (!rpc(c, c->e->admin, "ingestd", c->e->ingestd_addr, "/engram.v1.Admin/Erase", &req.base,
@@ -485,7 +524,8 @@ static bool forget(tool_call *c) {
   pthread_mutex_unlock(&c->e->mu);
   uint64_t total = 0;
   for (size_t i = 0; i < r->n_counts; i++) total += r->counts[i]->count;
-  eg_buf_printf(&c->text, "Erased the memory of user %s (%llu records):\n", req.scope->user, (unsigned long long)total);
+  eg_buf_printf(&c->text, "Erased the memory of user %s (%llu records):\n", req.scope->user,
+                (unsigned long long)total);
   for (size_t i = 0; i < r->n_counts; i++)
     eg_buf_printf(&c->text, "- %s %s: %llu\n", r->counts[i]->store, r->counts[i]->kind,
                   (unsigned long long)r->counts[i]->count);
@@ -499,7 +539,11 @@ static bool forget(tool_call *c) {
 static const struct {
   const char *name;
   bool (*fn)(tool_call *c);
-} tools[] = {{"remember", remember}, {"recall", recall}, {"facts", facts}, {"history", history}, {"forget", forget}};
+} tools[] = {{"remember", remember},
+             {"recall", recall},
+             {"facts", facts},
+             {"history", history},
+             {"forget", forget}};
 
 static cJSON *list_tools(void *ctx, const eg_mcp_session *s) {
   (void)ctx, (void)s;
@@ -508,7 +552,8 @@ static cJSON *list_tools(void *ctx, const eg_mcp_session *s) {
 
 /* The CallToolResult of a finished call. */
 static cJSON *tool_result(tool_call *c, bool ok) {
-  cJSON *r = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(r, "content"), *t = cJSON_CreateObject();
+  cJSON *r = cJSON_CreateObject(), *content = cJSON_AddArrayToObject(r, "content"),
+        *t = cJSON_CreateObject();
   cJSON_AddStringToObject(t, "type", "text");
   cJSON_AddStringToObject(t, "text", ok ? (c->text.data ? c->text.data : "") : c->error);
   cJSON_AddItemToArray(content, t);
@@ -520,11 +565,12 @@ static cJSON *tool_result(tool_call *c, bool ok) {
   return r;
 }
 
-static eg_code call_tool(void *ctx, const eg_mcp_session *s, const char *name, const cJSON *args, cJSON **result,
-                         eg_err *err) {
+static eg_code call_tool(void *ctx, const eg_mcp_session *s, const char *name, const cJSON *args,
+                         cJSON **result, eg_err *err) {
   size_t i = 0;
   while (i < sizeof tools / sizeof *tools && strcmp(tools[i].name, name) != 0) i++;
-  if (i == sizeof tools / sizeof *tools) return eg_err_set(err, EG_ENOTFOUND, "no tool named %.64s", name);
+  if (i == sizeof tools / sizeof *tools)
+    return eg_err_set(err, EG_ENOTFOUND, "no tool named %.64s", name);
   tool_call c = {.e = ctx, .s = s, .args = args, .a = eg_arena_new(0, 0), .text = EG_BUF_INIT};
   if (!c.a) return eg_err_set(err, EG_ENOMEM, "out of memory");
   bool ok = tools[i].fn(&c);
@@ -551,9 +597,10 @@ static cJSON *profile_resource(const char *user, bool with_template) {
     cJSON_AddStringToObject(o, "name", "user-profile");
   }
   cJSON_AddStringToObject(o, "title", "User profile");
-  cJSON_AddStringToObject(o, "description",
-                          "What Engram currently holds true about the user: where they live and work, their "
-                          "preferences and other current facts, each with since when and why.");
+  cJSON_AddStringToObject(
+      o, "description",
+      "What Engram currently holds true about the user: where they live and work, their "
+      "preferences and other current facts, each with since when and why.");
   cJSON_AddStringToObject(o, "mimeType", "text/markdown");
   return o;
 }
@@ -576,7 +623,8 @@ static cJSON *list_templates(void *ctx, const eg_mcp_session *s) {
 /* The user of "engram://users/<user>/profile", percent-decoded, into an arena string. */
 static char *profile_user(eg_arena *a, const char *uri) {
   size_t n = strlen(uri), pre = strlen(PROFILE_PREFIX), suf = strlen(PROFILE_SUFFIX);
-  if (n <= pre + suf || strncmp(uri, PROFILE_PREFIX, pre) != 0 || strcmp(uri + n - suf, PROFILE_SUFFIX) != 0)
+  if (n <= pre + suf || strncmp(uri, PROFILE_PREFIX, pre) != 0 ||
+      strcmp(uri + n - suf, PROFILE_SUFFIX) != 0)
     return NULL;
   char *out = eg_arena_alloc(a, n), *o = out;
   for (const char *p = uri + pre; p < uri + n - suf; p++) {
@@ -593,7 +641,8 @@ static char *profile_user(eg_arena *a, const char *uri) {
   return *out ? out : NULL; /* "%00" is no user */
 }
 
-static eg_code read_resource(void *ctx, const eg_mcp_session *s, const char *uri, cJSON **result, eg_err *err) {
+static eg_code read_resource(void *ctx, const eg_mcp_session *s, const char *uri, cJSON **result,
+                             eg_err *err) {
   tool_call c = {.e = ctx, .s = s, .a = eg_arena_new(0, 0), .text = EG_BUF_INIT};
   if (!c.a) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_code rc = EG_OK;
@@ -605,8 +654,10 @@ static eg_code read_resource(void *ctx, const eg_mcp_session *s, const char *uri
   char subject[EG_SCOPE_USER_ENTITY_MAX];
   cJSON *facts_json = NULL;
   if (!user) {
-    rc = eg_err_set(err, EG_ENOTFOUND, "Resource not found: %.200s (this server has " PROFILE_PREFIX "{user}"
-                    PROFILE_SUFFIX ")", uri);
+    rc = eg_err_set(err, EG_ENOTFOUND,
+                    "Resource not found: %.200s (this server has " PROFILE_PREFIX
+                    "{user}" PROFILE_SUFFIX ")",
+                    uri);
     goto out;
   }
   if (eg_scope_fields_check(&scope, err)) {
@@ -614,7 +665,8 @@ static eg_code read_resource(void *ctx, const eg_mcp_session *s, const char *uri
     goto out;
   }
   eg_scope_user_entity(user, subject, sizeof subject);
-  eg_buf_printf(&c.text, "# Profile of user %s\n\nCurrent facts (%s in Engram's graph):\n", user, subject);
+  eg_buf_printf(&c.text, "# Profile of user %s\n\nCurrent facts (%s in Engram's graph):\n", user,
+                subject);
   if (!current_facts(&c, &scope, subject, "", 0, 0, &facts_json)) {
     rc = eg_err_set(err, EG_EUNAVAIL, "%s", c.error);
     goto out;
@@ -632,7 +684,8 @@ out:
   return rc;
 }
 
-const eg_mcp_ops eg_mcp_engram_ops = {list_tools, call_tool, list_resources, list_templates, read_resource};
+const eg_mcp_ops eg_mcp_engram_ops = {list_tools, call_tool, list_resources, list_templates,
+                                      read_resource};
 
 /* ---- lifecycle --------------------------------------------------------------------- */
 
@@ -640,21 +693,26 @@ eg_code eg_mcp_engram_open(const eg_mcp_engram_opts *o, eg_mcp_engram **out, eg_
   eg_mcp_engram *e = calloc(1, sizeof *e);
   if (!e) return eg_err_set(err, EG_ENOMEM, "out of memory");
   pthread_mutex_init(&e->mu, NULL);
-  eg_rpc_client_opts co = {.timeout_us = o->timeout_us, .max_attempts = 2, .token = o->token,
-                           .tls_ca_file = o->tls_ca_file, .tls_server_name = o->tls_server_name};
+  eg_rpc_client_opts co = {.timeout_us = o->timeout_us,
+                           .max_attempts = 2,
+                           .token = o->token,
+                           .tls_ca_file = o->tls_ca_file,
+                           .tls_server_name = o->tls_server_name};
   eg_rpc_client_opts ao = co;
   ao.token = o->admin_token;
   eg_code rc = eg_rpc_client_open(o->ingestd_addr, &co, &e->ingestd, err);
   if (!rc) rc = eg_rpc_client_open(o->graphd_addr, &co, &e->graphd, err);
   if (!rc) rc = eg_rpc_client_open(o->recalld_addr, &co, &e->recalld, err);
-  if (!rc && o->admin_token && *o->admin_token) rc = eg_rpc_client_open(o->ingestd_addr, &ao, &e->admin, err);
+  if (!rc && o->admin_token && *o->admin_token)
+    rc = eg_rpc_client_open(o->ingestd_addr, &ao, &e->admin, err);
   e->ingestd_addr = strdup(o->ingestd_addr);
   e->graphd_addr = strdup(o->graphd_addr);
   e->recalld_addr = strdup(o->recalld_addr);
   e->tenant = strdup(o->tenant);
   e->user = strdup(o->user ? o->user : "");
   e->agent = strdup(o->agent ? o->agent : "");
-  if (!rc && (!e->ingestd_addr || !e->graphd_addr || !e->recalld_addr || !e->tenant || !e->user || !e->agent))
+  if (!rc && (!e->ingestd_addr || !e->graphd_addr || !e->recalld_addr || !e->tenant || !e->user ||
+              !e->agent))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   if (rc) {
     eg_mcp_engram_close(e);

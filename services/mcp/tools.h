@@ -24,7 +24,7 @@ typedef struct eg_mcp_engram_opts {
   const char *admin_token; /* an admin token of the tenant: enables forget ("" = disabled) */
   const char *tls_ca_file; /* PEM roots: call the daemons over TLS ("" = plaintext) */
   const char *tls_server_name;
-  int64_t timeout_us;      /* deadline of one call to a daemon */
+  int64_t timeout_us;                /* deadline of one call to a daemon */
   const char *tenant, *user, *agent; /* the default scope; user and agent may be "" */
 } eg_mcp_engram_opts;
 

@@ -94,7 +94,8 @@ static group *group_of(rc_access *q, const Engram__V1__Scope *s) {
   return g;
 }
 
-void rc_access_note(rc_access *q, const Engram__V1__Scope *scope, const Engram__V1__RecallResponse *resp) {
+void rc_access_note(rc_access *q, const Engram__V1__Scope *scope,
+                    const Engram__V1__RecallResponse *resp) {
   if (!q || !scope || !resp) return;
   size_t n = 0;
   for (size_t i = 0; i < resp->n_items; i++) {
@@ -108,7 +109,8 @@ void rc_access_note(rc_access *q, const Engram__V1__Scope *scope, const Engram__
   size_t added = 0;
   for (size_t i = 0; g && i < resp->n_items; i++) {
     const Engram__V1__RecallItem *it = resp->items[i];
-    if (it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK && it->chunk_id) added += push(&g->chunks, it->chunk_id);
+    if (it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK && it->chunk_id)
+      added += push(&g->chunks, it->chunk_id);
     else if (it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && it->fact && it->fact->id)
       added += push(&g->edges, it->fact->id);
   }
@@ -127,7 +129,8 @@ static void send_group(rc_access *q, group *g) {
   Engram__V1__RecordAccessRequest req[2] = {ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT,
                                             ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT};
   const idvec *ids[2] = {&g->chunks, &g->edges};
-  static const char *const methods[2] = {"/engram.v1.Vector/RecordAccess", "/engram.v1.Graph/RecordAccess"};
+  static const char *const methods[2] = {"/engram.v1.Vector/RecordAccess",
+                                         "/engram.v1.Graph/RecordAccess"};
   static const char *const names[2] = {"vectord", "graphd"};
   eg_rpc_request rs[2];
   int store[2];
@@ -139,8 +142,11 @@ static void send_group(rc_access *q, group *g) {
     req[s].ids = ids[s]->v;
     req[s].n_ids = ids[s]->n;
     req[s].time = now;
-    eg_rpc_client *c = s == STORE_VEC ? eg_peers_vectord(q->peers, g->tenant) : eg_peers_graphd(q->peers, g->tenant);
-    rs[n] = (eg_rpc_request){c, methods[s], &req[s].base, &engram__v1__record_access_response__descriptor, NULL, {0, ""}};
+    eg_rpc_client *c = s == STORE_VEC ? eg_peers_vectord(q->peers, g->tenant)
+                                      : eg_peers_graphd(q->peers, g->tenant);
+    rs[n] = (eg_rpc_request){
+        c,    methods[s], &req[s].base, &engram__v1__record_access_response__descriptor,
+        NULL, {0, ""}};
     store[n++] = s;
   }
   (void)eg_rpc_fanout(rs, n, SEND_TIMEOUT_US);
@@ -155,8 +161,9 @@ static void send_group(rc_access *q, group *g) {
     int64_t t = eg_time_mono_us();
     if (!q->warned[s] || t - q->warned[s] >= WARN_EVERY_US) { /* at most once a minute per store */
       q->warned[s] = t;
-      EG_WARN("access", "recording accesses failed: ids dropped", "store=%s ids=%zu code=%s error=\"%s\"", names[s],
-              ids[s]->n, eg_code_name(rs[i].err.code), rs[i].err.msg);
+      EG_WARN("access", "recording accesses failed: ids dropped",
+              "store=%s ids=%zu code=%s error=\"%s\"", names[s], ids[s]->n,
+              eg_code_name(rs[i].err.code), rs[i].err.msg);
     }
   }
 }
@@ -170,7 +177,8 @@ static void *flusher(void *arg) {
     int64_t ns = until.tv_nsec + (q->flush_us % EG_US_PER_SEC) * 1000;
     until.tv_sec += (time_t)(q->flush_us / EG_US_PER_SEC + ns / 1000000000);
     until.tv_nsec = (long)(ns % 1000000000);
-    while (!q->stop && q->queued < q->batch && pthread_cond_timedwait(&q->cv, &q->mu, &until) == 0) {
+    while (!q->stop && q->queued < q->batch &&
+           pthread_cond_timedwait(&q->cv, &q->mu, &until) == 0) {
     }
     group *gs = q->groups;
     q->groups = NULL;
@@ -190,8 +198,8 @@ static void *flusher(void *arg) {
   return NULL;
 }
 
-eg_code rc_access_open(eg_peers *peers, int64_t flush_us, size_t batch, size_t queue_max, eg_metrics *mx,
-                       rc_access **out, eg_err *err) {
+eg_code rc_access_open(eg_peers *peers, int64_t flush_us, size_t batch, size_t queue_max,
+                       eg_metrics *mx, rc_access **out, eg_err *err) {
   rc_access *q = calloc(1, sizeof *q);
   if (!q) return eg_err_set(err, EG_ENOMEM, "out of memory");
   q->peers = peers;
@@ -199,11 +207,13 @@ eg_code rc_access_open(eg_peers *peers, int64_t flush_us, size_t batch, size_t q
   q->batch = batch ? batch : 512;
   q->queue_max = queue_max ? queue_max : 65536;
   if (mx) {
-    eg_metric *d = eg_metrics_counter(mx, "engram_recalld_access_dropped_total",
-                                      "Returned chunk and fact ids not recorded as accesses (queue full, send failed).",
-                                      "reason");
-    eg_metric *f = eg_metrics_counter(mx, "engram_recalld_access_flushed_total",
-                                      "Returned chunk and fact ids recorded as accesses, per store.", "store");
+    eg_metric *d = eg_metrics_counter(
+        mx, "engram_recalld_access_dropped_total",
+        "Returned chunk and fact ids not recorded as accesses (queue full, send failed).",
+        "reason");
+    eg_metric *f =
+        eg_metrics_counter(mx, "engram_recalld_access_flushed_total",
+                           "Returned chunk and fact ids recorded as accesses, per store.", "store");
     q->m_full = eg_metric_series(d, (const char *const[]){"queue_full"}, 1);
     q->m_failed = eg_metric_series(d, (const char *const[]){"send_failed"}, 1);
     q->m_flushed[STORE_VEC] = eg_metric_series(f, (const char *const[]){"vector"}, 1);

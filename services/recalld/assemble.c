@@ -25,8 +25,10 @@
 #include "services/recalld/recall_int.h"
 
 static void date_of(int64_t us, char *buf, size_t len) {
-  if (!us) snprintf(buf, len, "undated");
-  else eg_time_format_date(us, buf, len);
+  if (!us)
+    snprintf(buf, len, "undated");
+  else
+    eg_time_format_date(us, buf, len);
 }
 
 static const char *name_of(const rc_ctx *c, const char *name) {
@@ -34,7 +36,8 @@ static const char *name_of(const rc_ctx *c, const char *name) {
 }
 
 static const char *value_of(const rc_ctx *c, const Engram__V1__Edge *e) {
-  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
+    return e->object->literal;
   return name_of(c, e->object_name);
 }
 
@@ -45,10 +48,14 @@ static void edge_text(const rc_ctx *c, const Engram__V1__Edge *e, eg_buf *b) {
 
 static const char *status_name(Engram__V1__EpistemicStatus s) {
   switch (s) {
-  case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_CORROBORATED: return "CORROBORATED";
-  case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE: return "POTENTIALLY_STALE";
-  case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED: return "UNVERIFIED";
-  default: return "UNCHECKED";
+    case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_CORROBORATED:
+      return "CORROBORATED";
+    case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE:
+      return "POTENTIALLY_STALE";
+    case ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED:
+      return "UNVERIFIED";
+    default:
+      return "UNCHECKED";
   }
 }
 
@@ -77,7 +84,8 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   eg_buf_printf(b, "- ");
   edge_text(c, f->edge, b);
   eg_buf_printf(b, " (since %s) [%s", d, status_name(f->status));
-  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) stale_why(c, f->superseding, b);
+  if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
+    stale_why(c, f->superseding, b);
   eg_buf_printf(b, "]");
   reason_of(f->edge, b);
   eg_buf_printf(b, "\n");
@@ -140,8 +148,10 @@ static int by_time(const void *a, const void *b) {
 }
 
 static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t *n) {
-  static const char *names[] = {"content", "latent", "bm25", "temporal", "recency", "sentence", "rerank"};
-  const float v[] = {x->content, x->latent, x->bm25, x->temporal, x->recency, x->sentence, x->rerank};
+  static const char *names[] = {"content", "latent",   "bm25",  "temporal",
+                                "recency", "sentence", "rerank"};
+  const float v[] = {x->content, x->latent,   x->bm25,  x->temporal,
+                     x->recency, x->sentence, x->rerank};
   size_t m = x->reranked ? 7 : 6;
   Engram__V1__SignalScore **s = eg_arena_calloc(a, m, sizeof *s);
   *n = 0;
@@ -158,9 +168,10 @@ static Engram__V1__SignalScore **signals(eg_arena *a, const rc_chunk *x, size_t 
 
 /* Append a FACT item for edge e, its status and its chain (line is scratch space). */
 static Engram__V1__RecallItem *edge_item(rc_ctx *c, const Engram__V1__Edge *e, float score,
-                                         Engram__V1__EpistemicStatus status, const Engram__V1__Edge *superseding,
-                                         Engram__V1__Edge *const *history, size_t n_history, eg_buf *line,
-                                         Engram__V1__RecallResponse *resp) {
+                                         Engram__V1__EpistemicStatus status,
+                                         const Engram__V1__Edge *superseding,
+                                         Engram__V1__Edge *const *history, size_t n_history,
+                                         eg_buf *line, Engram__V1__RecallResponse *resp) {
   eg_arena *a = c->a;
   Engram__V1__RecallItem *it = eg_arena_calloc(a, 1, sizeof *it);
   if (!it) return NULL;
@@ -195,12 +206,18 @@ static void fact_item(rc_ctx *c, const rc_fact *f, eg_buf *line, Engram__V1__Rec
 
 static const char *outcome_name(Engram__V1__OutcomeKind k) {
   switch (k) {
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON: return "ACTED_ON";
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_IGNORED: return "IGNORED";
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED: return "SUCCEEDED";
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_FAILED: return "FAILED";
-  case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED: return "REVERSED";
-  default: return "UNSPECIFIED";
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_ACTED_ON:
+      return "ACTED_ON";
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_IGNORED:
+      return "IGNORED";
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED:
+      return "SUCCEEDED";
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_FAILED:
+      return "FAILED";
+    case ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_REVERSED:
+      return "REVERSED";
+    default:
+      return "UNSPECIFIED";
   }
 }
 
@@ -212,7 +229,8 @@ static size_t stated_sources(const Engram__V1__Belief *b) {
     if (x->contrary || x->outcome) continue;
     bool dup = false;
     for (size_t j = 0; j < i && !dup; j++)
-      dup = !b->evidence[j]->contrary && !b->evidence[j]->outcome && !strcmp(b->evidence[j]->source, x->source);
+      dup = !b->evidence[j]->contrary && !b->evidence[j]->outcome &&
+            !strcmp(b->evidence[j]->source, x->source);
     n += !dup;
   }
   return n;
@@ -225,9 +243,9 @@ static void value_line(const rc_ctx *c, const rc_value *v, eg_buf *b) {
   const Engram__V1__Belief *bl = e->belief;
   char d[16];
   date_of(e->valid_from, d, sizeof d);
-  eg_buf_printf(b, "- %s %s (%sconfidence %.2f, %zu source%s", rc_relation_words(e->relation), value_of(c, e),
-                e->n_derived_from ? "derived; " : "", bl ? bl->confidence : 0.0, stated_sources(bl),
-                stated_sources(bl) == 1 ? "" : "s");
+  eg_buf_printf(b, "- %s %s (%sconfidence %.2f, %zu source%s", rc_relation_words(e->relation),
+                value_of(c, e), e->n_derived_from ? "derived; " : "", bl ? bl->confidence : 0.0,
+                stated_sources(bl), stated_sources(bl) == 1 ? "" : "s");
   if (bl && bl->against > 0) eg_buf_printf(b, ", against %.2f", bl->against);
   if (e->n_outcomes) {
     const Engram__V1__Outcome *o = e->outcomes[e->n_outcomes - 1];
@@ -248,10 +266,11 @@ static void value_line(const rc_ctx *c, const rc_value *v, eg_buf *b) {
     const Engram__V1__Edge *s = v->steps[i];
     date_of(s->valid_from, d, sizeof d);
     if (s->op == ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
-      eg_buf_printf(b, "    %s: no longer %s %s", d, rc_relation_words(s->relation), value_of(c, s));
+      eg_buf_printf(b, "    %s: no longer %s %s", d, rc_relation_words(s->relation),
+                    value_of(c, s));
     else
-      eg_buf_printf(b, "    %s: %s %s (confidence %.2f)", d, rc_relation_words(s->relation), value_of(c, s),
-                    s->belief ? s->belief->confidence : 0.0);
+      eg_buf_printf(b, "    %s: %s %s (confidence %.2f)", d, rc_relation_words(s->relation),
+                    value_of(c, s), s->belief ? s->belief->confidence : 0.0);
     reason_of(s, b);
     eg_buf_printf(b, "\n");
   }
@@ -285,7 +304,8 @@ static void chunk_item(rc_ctx *c, const rc_chunk *x, Engram__V1__RecallResponse 
 
 /* Close to the question in meaning, or among its strongest word matches. */
 static bool relevant(const rc_ctx *c, const rc_chunk *x) {
-  return x->relevance >= c->r->o.min_relevance || (x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match);
+  return x->relevance >= c->r->o.min_relevance ||
+         (x->bm25 > 0 && x->bm25 >= c->r->o.min_word_match);
 }
 
 eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
@@ -299,7 +319,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   size_t keep = 0;
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
-    bool near = (known || (c->temporal && x->temporal > 0)) && x->relevance >= c->r->o.min_relevance / 2;
+    bool near =
+        (known || (c->temporal && x->temporal > 0)) && x->relevance >= c->r->o.min_relevance / 2;
     if (relevant(c, x) || near) c->chunks[keep++] = *x;
   }
   c->n_chunks = keep;
@@ -314,7 +335,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
    * facts from chunks not returned after the chunks. (The context block still lists the
    * facts first.) */
   eg_buf line = EG_BUF_INIT;
-  for (size_t f = 0; f < c->n_facts; f++) placed[f] = is_value(c->facts[f].edge); /* listed as a value */
+  for (size_t f = 0; f < c->n_facts; f++)
+    placed[f] = is_value(c->facts[f].edge); /* listed as a value */
   for (size_t i = 0; i < c->n_chunks; i++) {
     for (size_t f = 0; f < c->n_facts; f++) {
       const Engram__V1__Edge *e = c->facts[f].edge;
@@ -336,8 +358,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
     if (!placed[f]) fact_item(c, &c->facts[f], &line, resp);
   for (size_t i = 0; i < c->n_values; i++) {
     const rc_value *v = &c->values[i];
-    Engram__V1__RecallItem *it = edge_item(c, v->edge, v->score, v->status, v->superseding, v->steps, v->n_steps,
-                                           &line, resp);
+    Engram__V1__RecallItem *it = edge_item(c, v->edge, v->score, v->status, v->superseding,
+                                           v->steps, v->n_steps, &line, resp);
     if (it) it->preference = true;
   }
   for (size_t i = 0; i < c->n_paths; i++) {
@@ -363,7 +385,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   if (resp->nothing_relevant) emit_text(&k, "Nothing stored is relevant to this question.\n");
   if (facts) {
     line.len = 0;
-    eg_buf_printf(&line, "Facts as of %s (current value first, earlier values superseded):\n", asked);
+    eg_buf_printf(&line, "Facts as of %s (current value first, earlier values superseded):\n",
+                  asked);
     emit(&k, &line);
     for (size_t i = 0; i < c->n_facts; i++) {
       if (is_value(c->facts[i].edge)) continue;
@@ -376,7 +399,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   for (size_t i = 0; i < c->n_values; i++) {
     line.len = 0;
     if (!i)
-      eg_buf_printf(&line, "What the user values (on this question; confidence from the evidence%s):\n",
+      eg_buf_printf(&line,
+                    "What the user values (on this question; confidence from the evidence%s):\n",
                     c->change_cue ? "; how each came to be" : "");
     value_line(c, &c->values[i], &line);
     emit(&k, &line);
@@ -386,7 +410,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
     if (order) {
       memcpy(order, c->chunks, c->n_chunks * sizeof *order);
       if (c->temporal) qsort(order, c->n_chunks, sizeof *order, by_time);
-      emit_text(&k, c->temporal ? "Excerpts (oldest first):\n" : "Excerpts (most relevant first):\n");
+      emit_text(&k,
+                c->temporal ? "Excerpts (oldest first):\n" : "Excerpts (most relevant first):\n");
       for (size_t i = 0; i < c->n_chunks; i++) {
         line.len = 0;
         chunk_line(&order[i], &line);

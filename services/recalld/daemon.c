@@ -5,9 +5,10 @@
  * daemon.c wires configuration, peers and the engine into the shared daemon lifecycle
  * (common/daemon.c).
  */
+#include "common/daemon.h"
+
 #include <stdlib.h>
 
-#include "common/daemon.h"
 #include "common/peers.h"
 #include "common/rpc.h"
 #include "common/scope.h"
@@ -18,37 +19,49 @@
 static const eg_cfg_opt recalld_opts[] = {
     EG_PEER_OPTS,
     {"max_k", EG_CFG_INT, "100", "largest k, k1 and k2 of a Recall", 0, 1, 10000},
-    {"vectord_max_k", EG_CFG_INT, "1000", "most candidates asked of vectord per search (at most vectord's max_k)", 0,
-     1, 100000},
+    {"vectord_max_k", EG_CFG_INT, "1000",
+     "most candidates asked of vectord per search (at most vectord's max_k)", 0, 1, 100000},
     {"max_query_bytes", EG_CFG_INT, "4096", "largest query", 0, 16, 1 << 20},
-    {"max_token_budget", EG_CFG_INT, "32000", "largest token budget of the context block", 0, 16, 1 << 20},
+    {"max_token_budget", EG_CFG_INT, "32000", "largest token budget of the context block", 0, 16,
+     1 << 20},
     {"min_relevance", EG_CFG_DOUBLE, "0.3",
      "dense similarity under which a chunk is not context (tune per embedder)", 0, 0, 1},
     {"min_word_match", EG_CFG_DOUBLE, "0.5",
-     "BM25 relative to the query's best match from which a chunk is context whatever its similarity", 0, 0, 1},
-    {"llm_url", EG_CFG_STR, "", "OpenAI-compatible base URL for EXPANSION_MODE_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
+     "BM25 relative to the query's best match from which a chunk is context whatever its "
+     "similarity",
+     0, 0, 1},
+    {"llm_url", EG_CFG_STR, "",
+     "OpenAI-compatible base URL for EXPANSION_MODE_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
     {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model of the query reformulations", 0, 0, 0},
     {"llm_timeout_ms", EG_CFG_INT, "10000", "deadline of one LLM call", 0, 100, 600000},
-    {"rerank_url", EG_CFG_STR, "", "TEI-compatible cross-encoder endpoint (…/rerank; key: ENGRAM_RERANK_API_KEY)",
-     0, 0, 0},
+    {"rerank_url", EG_CFG_STR, "",
+     "TEI-compatible cross-encoder endpoint (…/rerank; key: ENGRAM_RERANK_API_KEY)", 0, 0, 0},
     {"rerank_timeout_ms", EG_CFG_INT, "2000", "deadline of one rerank call", 0, 50, 600000},
     {"feedback_weight", EG_CFG_DOUBLE, "0",
      "pseudo-relevance feedback of the searches: how far each query vector moves toward its first "
-     "ranking's best chunks (0 = off, at most 10; 0.5 is a good start)", 0, 0, 0},
+     "ranking's best chunks (0 = off, at most 10; 0.5 is a good start)",
+     0, 0, 0},
     {"feedback_docs", EG_CFG_INT, "3", "how many of the best chunks feedback averages", 0, 1, 100},
     {"current_first", EG_CFG_BOOL, "true",
-     "for a fact the question is about, the excerpt naming its current value before one naming only an earlier value",
+     "for a fact the question is about, the excerpt naming its current value before one naming "
+     "only an earlier value",
      0, 0, 0},
     {"state_prototypes", EG_CFG_STR, "./services/ingestd/state_prototypes.txt",
-     "the state types and markers (ingestd's prototypes file) by which the latest statement of a state the question "
-     "asks about goes first (\"\": off; a missing file: off, with a warning)", 0, 0, 0},
+     "the state types and markers (ingestd's prototypes file) by which the latest statement of a "
+     "state the question "
+     "asks about goes first (\"\": off; a missing file: off, with a warning)",
+     0, 0, 0},
     {"record_access", EG_CFG_BOOL, "true",
-     "record the chunks and facts each Recall returns as accesses (their retention); off for benchmarks that must not "
-     "feed back", 0, 0, 0},
-    {"access_flush_ms", EG_CFG_INT, "250", "how often recorded accesses are sent to vectord and graphd", 0, 10, 60000},
-    {"access_batch", EG_CFG_INT, "512", "accesses waiting that send a batch at once", 0, 1, 1000000},
-    {"access_queue_max", EG_CFG_INT, "65536", "accesses waiting beyond which a Recall's are dropped (counted)", 0, 1,
-     100000000},
+     "record the chunks and facts each Recall returns as accesses (their retention); off for "
+     "benchmarks that must not "
+     "feed back",
+     0, 0, 0},
+    {"access_flush_ms", EG_CFG_INT, "250",
+     "how often recorded accesses are sent to vectord and graphd", 0, 10, 60000},
+    {"access_batch", EG_CFG_INT, "512", "accesses waiting that send a batch at once", 0, 1,
+     1000000},
+    {"access_queue_max", EG_CFG_INT, "65536",
+     "accesses waiting beyond which a Recall's are dropped (counted)", 0, 1, 100000000},
 };
 
 EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
@@ -74,8 +87,9 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
   }
   eg_code rc = eg_peers_open(c, eg_daemon_metrics(d), &s->peers, err);
   if (!rc && *eg_cfg_str(c, "llm_url"))
-    rc = eg_llm_open(eg_cfg_str(c, "llm_url"), eg_cfg_str(c, "llm_model"), getenv("ENGRAM_LLM_API_KEY"),
-                     eg_cfg_int(c, "llm_timeout_ms"), eg_daemon_metrics(d), "engram_recalld", &s->llm, err);
+    rc = eg_llm_open(eg_cfg_str(c, "llm_url"), eg_cfg_str(c, "llm_model"),
+                     getenv("ENGRAM_LLM_API_KEY"), eg_cfg_int(c, "llm_timeout_ms"),
+                     eg_daemon_metrics(d), "engram_recalld", &s->llm, err);
   eg_recall_opts o = {
       .peers = s->peers,
       .max_k = (uint32_t)eg_cfg_int(c, "max_k"),

@@ -27,17 +27,21 @@
 #define DAY EG_US_PER_DAY
 #define MAX_SEEDS 16
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
-#define CONTENT_FREE 0.1f /* the score of a chunk of greetings only, asked about a time */
-#define ASKED_MATCH 0.5f /* the match of a fact whose relation holds the kind of value asked for */
+#define CONTENT_FREE 0.1f      /* the score of a chunk of greetings only, asked about a time */
+#define ASKED_MATCH                                                            \
+  0.5f /* the match of a fact whose relation holds the kind of value asked for \
+        */
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
 const char *rc_object_text(const Engram__V1__Edge *e) {
-  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
+  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
+    return e->object->literal;
   return e->object_name ? e->object_name : "";
 }
 
 static bool object_is(const Engram__V1__Edge *e, uint64_t entity) {
-  return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID && e->object->entity_id == entity;
+  return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
+         e->object->entity_id == entity;
 }
 
 eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out, eg_err *err) {
@@ -45,21 +49,25 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
   if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");
   r->o = *o;
   if (mx) {
-    r->m_stage = eg_metrics_histogram(mx, "engram_recalld_stage_seconds", "Time per recall stage.", "stage", NULL, 0);
-    r->m_calls = eg_metric_solo(eg_metrics_counter(mx, "engram_recalld_recalls_total", "Recalls answered.", NULL));
+    r->m_stage = eg_metrics_histogram(mx, "engram_recalld_stage_seconds", "Time per recall stage.",
+                                      "stage", NULL, 0);
+    r->m_calls = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_recalld_recalls_total", "Recalls answered.", NULL));
     r->m_nothing = eg_metric_solo(eg_metrics_counter(mx, "engram_recalld_nothing_relevant_total",
                                                      "Recalls that found nothing relevant.", NULL));
-    r->m_llm_fallbacks = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_recalld_llm_fallbacks_total", "LLM expansions that failed: the offline variants only.", NULL));
-    r->m_rerank_failures = eg_metric_solo(eg_metrics_counter(
-        mx, "engram_recalld_rerank_failures_total", "Reranker calls that failed: the fused order kept.", NULL));
+    r->m_llm_fallbacks = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_recalld_llm_fallbacks_total",
+                           "LLM expansions that failed: the offline variants only.", NULL));
+    r->m_rerank_failures = eg_metric_solo(
+        eg_metrics_counter(mx, "engram_recalld_rerank_failures_total",
+                           "Reranker calls that failed: the fused order kept.", NULL));
   }
   if (o->state_prototypes && *o->state_prototypes) {
     eg_statefacts_opts so = {o->state_prototypes, NULL, NULL, 0, -1};
     eg_code rc = eg_statefacts_open(&so, &r->states, err);
     if (rc == EG_ENOTFOUND) { /* not shipped beside this binary: Recall runs without it */
-      EG_WARN("recalld", "no state prototypes: the latest statement of a state is not put first", "path=%s",
-              o->state_prototypes);
+      EG_WARN("recalld", "no state prototypes: the latest statement of a state is not put first",
+              "path=%s", o->state_prototypes);
     } else if (rc) {
       eg_err_prefix(err, "state_prototypes: ");
       free(r);
@@ -67,8 +75,8 @@ eg_code eg_recall_open(const eg_recall_opts *o, eg_metrics *mx, eg_recall **out,
     }
   }
   if (o->record_access) {
-    eg_code rc = rc_access_open(o->peers, (int64_t)o->access_flush_ms * 1000, o->access_batch, o->access_queue_max,
-                                mx, &r->access, err);
+    eg_code rc = rc_access_open(o->peers, (int64_t)o->access_flush_ms * 1000, o->access_batch,
+                                o->access_queue_max, mx, &r->access, err);
     if (rc) {
       eg_statefacts_close(r->states);
       free(r);
@@ -115,18 +123,23 @@ static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, 
   if (q->watermark_timeout_us < 0 || q->watermark_timeout_us > 60 * EG_US_PER_SEC)
     return eg_err_set(err, EG_EINVAL, "watermark_timeout_us must be within 0..60 s");
   if (q->weights) {
-    const float w[7] = {q->weights->content, q->weights->latent, q->weights->bm25,   q->weights->temporal,
-                        q->weights->recency, q->weights->graph,  q->weights->sentence};
+    const float w[7] = {q->weights->content,  q->weights->latent,  q->weights->bm25,
+                        q->weights->temporal, q->weights->recency, q->weights->graph,
+                        q->weights->sentence};
     for (int i = 0; i < 7; i++)
-      if (!(w[i] >= 0 && w[i] <= 100)) return eg_err_set(err, EG_EINVAL, "weights must be within 0..100");
+      if (!(w[i] >= 0 && w[i] <= 100))
+        return eg_err_set(err, EG_EINVAL, "weights must be within 0..100");
   }
   if (q->expansion > ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE)
     return eg_err_set(err, EG_EINVAL, "unknown expansion mode %d", (int)q->expansion);
   if (q->rerank && !(r->o.rerank_url && *r->o.rerank_url))
-    return eg_err_set(err, EG_EPRECOND, "rerank was asked for but no reranker is configured (rerank_url)");
+    return eg_err_set(err, EG_EPRECOND,
+                      "rerank was asked for but no reranker is configured (rerank_url)");
   for (size_t i = 0; i < q->n_session_ids + q->n_document_ids; i++) {
-    const char *s = i < q->n_session_ids ? q->session_ids[i] : q->document_ids[i - q->n_session_ids];
-    if (!*s || strlen(s) > 256) return eg_err_set(err, EG_EINVAL, "session and document ids must be 1..256 bytes");
+    const char *s =
+        i < q->n_session_ids ? q->session_ids[i] : q->document_ids[i - q->n_session_ids];
+    if (!*s || strlen(s) > 256)
+      return eg_err_set(err, EG_EINVAL, "session and document ids must be 1..256 bytes");
   }
   return EG_OK;
 }
@@ -135,10 +148,10 @@ static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, 
 
 typedef struct words {
   rc_ctx *c;
-  eg_buf *out;      /* keywords joined (when set) */
-  char **list;      /* distinct stems (when set) */
+  eg_buf *out; /* keywords joined (when set) */
+  char **list; /* distinct stems (when set) */
   size_t n, cap;
-  float hits;       /* rc_keyword_match: keywords found */
+  float hits; /* rc_keyword_match: keywords found */
   uint8_t *seen;
 } words;
 
@@ -190,7 +203,8 @@ static float best_sentence_match(rc_ctx *c, const char *text) {
   size_t kl[64];
   for (size_t k = 0; k < nk; k++) {
     kl[k] = strlen(c->keywords[k]);
-    if (kl[k] >= 2) by_first[(unsigned char)tolower((unsigned char)c->keywords[k][0])] |= UINT64_C(1) << k;
+    if (kl[k] >= 2)
+      by_first[(unsigned char)tolower((unsigned char)c->keywords[k][0])] |= UINT64_C(1) << k;
   }
   /* one pass: at each word start, the keywords that start there; a sentence ends at a line
    * break or at '.', '!', '?' before a space or the end */
@@ -203,7 +217,8 @@ static float best_sentence_match(rc_ctx *c, const char *text) {
         int k = __builtin_ctzll(m);
         if (!strncasecmp(text + i, c->keywords[k], kl[k])) hit |= UINT64_C(1) << k;
       }
-    bool end = ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (text[i + 1] == ' ' || !text[i + 1]));
+    bool end = ch == '\n' ||
+               ((ch == '.' || ch == '!' || ch == '?') && (text[i + 1] == ' ' || !text[i + 1]));
     if (end && sentences < SENTENCE_MAX) {
       int n = __builtin_popcountll(hit);
       if (n > best) best = n;
@@ -218,12 +233,14 @@ static float best_sentence_match(rc_ctx *c, const char *text) {
 
 /* Words that make a question about the current state of something. */
 static bool has_update_cue(const char *q) {
-  static const char *cues[] = {"current", "currently", "now", "still", "latest", "these days", "anymore",
-                               "at the moment", "nowadays", "most recent", "recently", "today"};
+  static const char *cues[] = {"current",  "currently",   "now",      "still",
+                               "latest",   "these days",  "anymore",  "at the moment",
+                               "nowadays", "most recent", "recently", "today"};
   char low[512];
   size_t n = strlen(q) < sizeof low - 2 ? strlen(q) : sizeof low - 2;
   low[0] = ' ';
-  for (size_t i = 0; i < n; i++) low[i + 1] = (char)((q[i] >= 'A' && q[i] <= 'Z') ? q[i] + 32 : q[i]);
+  for (size_t i = 0; i < n; i++)
+    low[i + 1] = (char)((q[i] >= 'A' && q[i] <= 'Z') ? q[i] + 32 : q[i]);
   low[n + 1] = 0;
   /* "from earliest to latest" orders events; it does not ask for the current one */
   bool ordering = strstr(low, " earliest") != NULL;
@@ -243,7 +260,8 @@ static char *concretize(rc_ctx *c, const char *q) {
   eg_date d[8];
   size_t n = eg_dates_find(q, c->tq, d, 8);
   char *undated = eg_arena_strndup(c->a, q, strlen(q));
-  for (size_t i = 0; i < n && undated; i++) memset(undated + d[i].start, ' ', d[i].end - d[i].start);
+  for (size_t i = 0; i < n && undated; i++)
+    memset(undated + d[i].start, ' ', d[i].end - d[i].start);
   for (size_t i = 0; i < n; i++) {
     int64_t from = d[i].from, to = d[i].kind == EG_DATE_DAY ? d[i].from + DAY : d[i].to;
     if (d[i].kind == EG_DATE_SINCE || !to) to = c->tq + 1;
@@ -271,7 +289,8 @@ static void add_variant(variants *vs, char *v) {
 static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
   if (!e->n_mentions) return NULL;
   size_t n = e->n_mentions < MAX_SEEDS ? e->n_mentions : MAX_SEEDS;
-  Engram__V1__EntityMention *m = eg_arena_calloc(c->a, n, sizeof *m), **mp = eg_arena_calloc(c->a, n, sizeof *mp);
+  Engram__V1__EntityMention *m = eg_arena_calloc(c->a, n, sizeof *m),
+                            **mp = eg_arena_calloc(c->a, n, sizeof *mp);
   c->seeds = eg_arena_calloc(c->a, n, sizeof *c->seeds);
   c->seed_named = eg_arena_calloc(c->a, n, sizeof *c->seed_named);
   if (!m || !mp || !c->seeds || !c->seed_named) return NULL;
@@ -313,9 +332,10 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
 /* Φ(q): the variants to search, the time range, the keywords and the seeds. */
 /* A question about an order or a span ("which came first", "before", "how long"). */
 static bool asks_order(const char *q) {
-  static const char *const w[] = {"first",  "earliest", "initially", "originally", "before",   "after",
-                                  "order",  "previous", "previously", "used to",   "how long", "how many",
-                                  "how often", "how much", "since when", "until"};
+  static const char *const w[] = {"first",      "earliest", "initially",  "originally",
+                                  "before",     "after",    "order",      "previous",
+                                  "previously", "used to",  "how long",   "how many",
+                                  "how often",  "how much", "since when", "until"};
   for (size_t i = 0; i < sizeof w / sizeof *w; i++)
     for (const char *p = q; (p = strcasestr(p, w[i])) != NULL; p++)
       if (word_start(q, p) && !isalnum((unsigned char)p[strlen(w[i])])) return true;
@@ -361,7 +381,8 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   }
   char *aliases = resolve_seeds(c, &e, err);
   if (err->code) return err->code;
-  if (expand && aliases) add_variant(vs, eg_arena_sprintf(c->a, "%s %s", keywords ? keywords : q, aliases));
+  if (expand && aliases)
+    add_variant(vs, eg_arena_sprintf(c->a, "%s %s", keywords ? keywords : q, aliases));
   /* a question about a state also looks for the user's statements of one, in the words
    * people state it with: "we relocated last month" answers "where do I live?" */
   const eg_statefacts *sf = c->r->states;
@@ -377,8 +398,9 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
 
 /* ---- the parallel searches ------------------------------------------------------------ */
 
-static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint32_t k, bool in_range,
-                                             const uint64_t *entities, size_t n_entities) {
+static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint32_t k,
+                                             bool in_range, const uint64_t *entities,
+                                             size_t n_entities) {
   Engram__V1__SearchRequest *s = eg_arena_calloc(c->a, 1, sizeof *s);
   Engram__V1__SearchFilter *f = eg_arena_calloc(c->a, 1, sizeof *f);
   Engram__V1__SearchQuery **qs = eg_arena_calloc(c->a, vs->n, sizeof *qs);
@@ -441,7 +463,8 @@ static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
  * a search narrowed to a time range or to entities has a weaker one, and normalized on its
  * own a chunk matching one common word of the question would score as high as the
  * strongest match of the unfiltered search). */
-static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion, size_t cap) {
+static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion,
+                      size_t cap) {
   for (size_t q = 0; r && q < r->n_results; q++)
     for (size_t i = 0; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
@@ -461,7 +484,8 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
         eg_map_put(seen, &h->chunk->id, sizeof h->chunk->id, (void *)(uintptr_t)c->n_chunks);
       }
       bool fb = r->results[q]->feedback;
-      float cs = fb ? h->feedback_content_sim : h->content_sim, ls = fb ? h->feedback_latent_sim : h->latent_sim;
+      float cs = fb ? h->feedback_content_sim : h->content_sim,
+            ls = fb ? h->feedback_latent_sim : h->latent_sim;
       if (cs > x->content) x->content = cs;
       if (ls > x->latent) x->latent = ls;
       if (h->content_sim > x->relevance) x->relevance = h->content_sim;
@@ -479,7 +503,8 @@ typedef struct weights {
 static weights weights_of(const rc_ctx *c) {
   weights w = {0.4f, 0.4f, 0.25f, 0.05f, 0.2f, 0.5f, 0.1f};
   const Engram__V1__RecallWeights *q = c->req->weights;
-  if (q && (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph || q->sentence))
+  if (q &&
+      (q->content || q->latent || q->bm25 || q->temporal || q->recency || q->graph || q->sentence))
     w = (weights){q->content, q->latent, q->bm25, q->temporal, q->recency, q->graph, q->sentence};
   return w;
 }
@@ -503,10 +528,12 @@ static int by_score_fact(const void *a, const void *b) {
  * do not lift it and its score is discounted (what it shares with "what did I ask you on …" is
  * small talk). A content word is one of three letters or more, neither a stop word nor phatic. */
 static bool content_free(const char *text) {
-  static const char *const phatic[] = {"user", "assistant", "hi", "hello", "hey", "thanks", "thank", "okay", "ok",
-                                       "great", "good", "morning", "afternoon", "evening", "night", "today", "yes",
-                                       "sure", "cool", "nice", "bye", "goodbye", "please", "awesome", "perfect",
-                                       "help", "glad", "welcome", "much", "lot", "there", "again", "see", "soon"};
+  static const char *const phatic[] = {
+      "user",    "assistant", "hi",      "hello",   "hey",     "thanks",    "thank",
+      "okay",    "ok",        "great",   "good",    "morning", "afternoon", "evening",
+      "night",   "today",     "yes",     "sure",    "cool",    "nice",      "bye",
+      "goodbye", "please",    "awesome", "perfect", "help",    "glad",      "welcome",
+      "much",    "lot",       "there",   "again",   "see",     "soon"};
   int content = 0;
   for (const char *p = text ? text : ""; *p && content < 2;) {
     while (*p && !isalpha((unsigned char)*p)) p++;
@@ -528,17 +555,22 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     rc_chunk *x = &c->chunks[i];
     x->bm25 = 0;
     for (size_t q = 0; q < RC_MAX_VARIANTS; q++)
-      if (c->bm25_best[q] > 0 && q + 1 != c->dated_variant && x->bm25_raw[q] / c->bm25_best[q] > x->bm25)
+      if (c->bm25_best[q] > 0 && q + 1 != c->dated_variant &&
+          x->bm25_raw[q] / c->bm25_best[q] > x->bm25)
         x->bm25 = x->bm25_raw[q] / c->bm25_best[q];
     bool said_nothing = (c->temporal || c->update_cue) && content_free(x->chunk->content);
     x->temporal = said_nothing ? 0 : temporal_fit(c, x->chunk);
     x->sentence = 0;
     double age = (double)(c->tq - x->chunk->time) / (double)DAY;
-    x->recency = c->update_cue && x->chunk->time && !said_nothing ? (float)exp(-(age > 0 ? age : 0) / 90.0) : 0;
-    x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 + w->temporal * x->temporal +
-               w->recency * x->recency + 0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
+    x->recency = c->update_cue && x->chunk->time && !said_nothing
+                     ? (float)exp(-(age > 0 ? age : 0) / 90.0)
+                     : 0;
+    x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 +
+               w->temporal * x->temporal + w->recency * x->recency +
+               0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
     if (x->expansion) x->score *= 0.85f;
-    if (said_nothing) x->score *= CONTENT_FREE; /* what it resembles in a question is its small talk */
+    if (said_nothing)
+      x->score *= CONTENT_FREE; /* what it resembles in a question is its small talk */
   }
   qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);
 }
@@ -557,7 +589,8 @@ static void fuse_sentences(rc_ctx *c, const weights *w) {
 
 /* The doubts on subject's states in the State answer: its STATE_UNCERTAIN values, each the
  * latest doubt on one relation as of the bounds, in the reader's view (NULL when none). */
-static const Engram__V1__StateResult *doubts_of_subject(const Engram__V1__StateResponse *st, uint64_t subject) {
+static const Engram__V1__StateResult *doubts_of_subject(const Engram__V1__StateResponse *st,
+                                                        uint64_t subject) {
   for (size_t i = 0; i < st->n_results; i++)
     if (st->results[i]->subject == subject && !strcmp(st->results[i]->relation, EG_STATE_UNCERTAIN))
       return st->results[i];
@@ -566,7 +599,8 @@ static const Engram__V1__StateResult *doubts_of_subject(const Engram__V1__StateR
 
 /* The current facts of the seeds that match the question (all of them for an entity the
  * question names when none matches), at most k2, best first. */
-static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w, uint32_t k2) {
+static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const weights *w,
+                       uint32_t k2) {
   if (!st) return;
   size_t total = 0;
   for (size_t i = 0; i < st->n_results; i++) total += st->results[i]->n_values;
@@ -576,10 +610,12 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
   for (int pass = 0; pass < 2 && c->n_facts == 0; pass++)
     for (size_t i = 0; i < st->n_results; i++) {
       bool named = false;
-      for (size_t s = 0; s < c->n_seeds; s++) named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
+      for (size_t s = 0; s < c->n_seeds; s++)
+        named |= c->seeds[s] == st->results[i]->subject && c->seed_named[s];
       for (size_t v = 0; v < st->results[i]->n_values; v++) {
         const Engram__V1__Edge *e = st->results[i]->values[v];
-        if (!strcmp(e->relation, EG_STATE_UNCERTAIN)) continue; /* a doubt is no fact: doubt_of reads it */
+        if (!strcmp(e->relation, EG_STATE_UNCERTAIN))
+          continue; /* a doubt is no fact: doubt_of reads it */
         char text[600];
         snprintf(text, sizeof text, "%s %s", e->relation, rc_object_text(e));
         for (char *p = text; *p; p++)
@@ -587,17 +623,18 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         float m = rc_keyword_match(c, text);
         /* a value of the kind the question asks for ("Which company employed me?" asks
          * for an organisation: the user's WORKS_AT) is on the question's topic */
-        if (m <= 0 && !named && c->asked && (c->asked & eg_statefacts_relation_types(c->r->states, e->relation)))
+        if (m <= 0 && !named && c->asked &&
+            (c->asked & eg_statefacts_relation_types(c->r->states, e->relation)))
           m = ASKED_MATCH;
         if (pass == 0 && m <= 0) continue;
         if (pass == 1 && !named) continue;
-        c->facts[c->n_facts++] =
-            (rc_fact){.edge = e,
-                      .match = m,
-                      .on_topic = pass != 1,
-                      .one = st->results[i]->cardinality == ENGRAM__V1__CARDINALITY__CARDINALITY_ONE,
-                      .doubts = doubts_of_subject(st, st->results[i]->subject),
-                      .score = w->graph * (0.5f + 0.5f * m)};
+        c->facts[c->n_facts++] = (rc_fact){
+            .edge = e,
+            .match = m,
+            .on_topic = pass != 1,
+            .one = st->results[i]->cardinality == ENGRAM__V1__CARDINALITY__CARDINALITY_ONE,
+            .doubts = doubts_of_subject(st, st->results[i]->subject),
+            .score = w->graph * (0.5f + 0.5f * m)};
       }
     }
   qsort(c->facts, c->n_facts, sizeof *c->facts, by_score_fact);
@@ -606,7 +643,8 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
 
 /* Paths of two or more hops from the seeds, those reaching further seeds or matching
  * keywords first. */
-static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const weights *w, uint32_t k2) {
+static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const weights *w,
+                       uint32_t k2) {
   if (!tr) return;
   c->paths = eg_arena_calloc(c->a, tr->n_paths ? tr->n_paths : 1, sizeof *c->paths);
   if (!c->paths) return;
@@ -625,7 +663,8 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
     float m = rc_keyword_match(c, b.data);
     eg_buf_free(&b);
     if (m <= 0 && !seeds_hit) continue;
-    c->paths[c->n_paths++] = (rc_path){p, w->graph * (0.3f * m + 0.3f * (float)seeds_hit) / (float)p->n_edges};
+    c->paths[c->n_paths++] =
+        (rc_path){p, w->graph * (0.3f * m + 0.3f * (float)seeds_hit) / (float)p->n_edges};
   }
   for (size_t i = 1; i < c->n_paths; i++) /* few paths: insertion sort by score */
     for (size_t j = i; j > 0 && c->paths[j].score > c->paths[j - 1].score; j--) {
@@ -661,8 +700,9 @@ eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__Walk
   wr->n_claims = n_claims;
   wr->valid_at = c->valid_at;
   wr->known_at = c->known_at;
-  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk", &wr->base,
-                           &engram__v1__walk_response__descriptor, NULL, {0, ""}};
+  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk",
+                           &wr->base, &engram__v1__walk_response__descriptor,
+                           NULL,      {0, ""}};
   eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
   for (size_t i = 0; i <= n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i <= n; i++)
@@ -690,8 +730,9 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     hs[i].relation = c->facts[i].edge->relation;
     hs[i].known_at = c->known_at;
     hs[i].limit = 16;
-    rs[i] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/History", &hs[i].base,
-                             &engram__v1__history_response__descriptor, NULL, {0, ""}};
+    rs[i] = (eg_rpc_request){c->graphd,   "/engram.v1.Graph/History",
+                             &hs[i].base, &engram__v1__history_response__descriptor,
+                             NULL,        {0, ""}};
   }
   Engram__V1__WalkRequest wr;
   const Engram__V1__WalkResponse *w;
@@ -766,11 +807,13 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
 static void text_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
-    if (!f->on_topic || !f->one || f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
+    if (!f->on_topic || !f->one ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
         f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
       continue;
     const char *value = rc_object_text(f->edge);
-    const char *source = f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
+    const char *source =
+        f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
     /* about as close to the question as the statement the value was read from, when that
      * one is among the excerpts: chatter that merely resembles the question is no word on it */
     float bar = c->r->o.min_relevance;
@@ -782,9 +825,11 @@ static void text_doubts(rc_ctx *c) {
       const rc_chunk *x = &c->chunks[j];
       const Engram__V1__Chunk *ch = x->chunk;
       if (x->relevance < bar || ch->time <= f->edge->valid_from) continue;
-      if (strcmp(ch->role ? ch->role : "", "user") != 0 || !strcmp(ch->session_id ? ch->session_id : "", source))
+      if (strcmp(ch->role ? ch->role : "", "user") != 0 ||
+          !strcmp(ch->session_id ? ch->session_id : "", source))
         continue;
-      if (!*value || !ch->content || strcasestr(ch->content, value)) continue; /* it restates the value */
+      if (!*value || !ch->content || strcasestr(ch->content, value))
+        continue; /* it restates the value */
       doubt_by(c, f, ch);
       break;
     }
@@ -836,7 +881,8 @@ static void current_first(rc_ctx *c) {
     }
     if (first_cur == c->n_chunks || first_old > first_cur) continue;
     rc_chunk x = c->chunks[first_cur];
-    memmove(&c->chunks[first_old + 1], &c->chunks[first_old], (first_cur - first_old) * sizeof *c->chunks);
+    memmove(&c->chunks[first_old + 1], &c->chunks[first_old],
+            (first_cur - first_old) * sizeof *c->chunks);
     c->chunks[first_old] = x;
   }
 }
@@ -847,8 +893,8 @@ static void current_first(rc_ctx *c) {
  * prototypes file's @ask lines), an excerpt in which the user speaks of a value of that kind
  * as theirs now is a statement of the state. The latest one, as of the question's bounds
  * (the excerpts respect them), goes before every other excerpt that speaks of a value of
- * the kind, stated or only named: a user who moved reads where they live now before where they used to, in
- * whatever words the move was told, with no fact read from it. A question about an order or
+ * the kind, stated or only named: a user who moved reads where they live now before where they used
+ * to, in whatever words the move was told, with no fact read from it. A question about an order or
  * a span ("which came first", "before", "how long") is about more than the latest: it is
  * left as ranked. Only excerpts already returned move (assembly's relevance gate applies
  * after: a statement too far from the question is still no context).
@@ -891,7 +937,9 @@ static void latest_first(rc_ctx *c) {
     eg_stated s = eg_statefacts_stated(sf, ch->content, a, b, types);
     if (s == EG_STATED_NONE) continue; /* it names no value of the kind: not about the state */
     if (first == c->n_chunks) first = j;
-    if (s == EG_STATED_CURRENT && (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk))) latest = j;
+    if (s == EG_STATED_CURRENT &&
+        (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk)))
+      latest = j;
   }
   if (latest == c->n_chunks) return;
   /* the value a fact holds is in doubt when the latest statement, said after it became
@@ -900,9 +948,11 @@ static void latest_first(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
-    if (f->on_topic && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
-        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED && st->time > f->edge->valid_from &&
-        st->id != source && !names(st->content, rc_object_text(f->edge)))
+    if (f->on_topic &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED &&
+        st->time > f->edge->valid_from && st->id != source &&
+        !names(st->content, rc_object_text(f->edge)))
       doubt_by(c, f, st);
   }
   if (latest <= first) return;
@@ -919,11 +969,13 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   Engram__V1__SearchRequest *all = search_req(c, vs, k1 * 3 > 20 ? k1 * 3 : 20, false, NULL, 0);
   Engram__V1__SearchRequest *ranged = c->temporal ? search_req(c, vs, k1 * 2, true, NULL, 0) : NULL;
   if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = (eg_rpc_request){c->vectord, "/engram.v1.Vector/Search", &all->base,
-                             &engram__v1__search_response__descriptor, NULL, {0, ""}};
+  rs[n++] = (eg_rpc_request){c->vectord, "/engram.v1.Vector/Search",
+                             &all->base, &engram__v1__search_response__descriptor,
+                             NULL,       {0, ""}};
   if (ranged)
-    rs[n++] = (eg_rpc_request){c->vectord, "/engram.v1.Vector/Search", &ranged->base,
-                               &engram__v1__search_response__descriptor, NULL, {0, ""}};
+    rs[n++] = (eg_rpc_request){c->vectord,    "/engram.v1.Vector/Search",
+                               &ranged->base, &engram__v1__search_response__descriptor,
+                               NULL,          {0, ""}};
   Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   Engram__V1__StateQuery *sq = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sq);
@@ -951,19 +1003,23 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     tr.max_depth = 2;
     tr.max_paths = k2 * 4 > 16 ? k2 * 4 : 16;
     tr.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/State", &st.base,
-                               &engram__v1__state_response__descriptor, NULL, {0, ""}};
-    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Traverse", &tr.base,
-                               &engram__v1__traverse_response__descriptor, NULL, {0, ""}};
+    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/State",
+                               &st.base,  &engram__v1__state_response__descriptor,
+                               NULL,      {0, ""}};
+    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Traverse",
+                               &tr.base,  &engram__v1__traverse_response__descriptor,
+                               NULL,      {0, ""}};
   }
   Engram__V1__StateRequest *prefs = rc_values_request(c); /* the user's preferences, last */
   if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/State", &prefs->base,
-                             &engram__v1__state_response__descriptor, NULL, {0, ""}};
+  rs[n++] = (eg_rpc_request){c->graphd,    "/engram.v1.Graph/State",
+                             &prefs->base, &engram__v1__state_response__descriptor,
+                             NULL,         {0, ""}};
   eg_code rc = eg_rpc_fanout(rs, n, 0);
   for (size_t i = 0; i < n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i < n; i++)
-    if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
+    if (rs[i].err.code)
+      return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
   size_t cap = 0;
   for (size_t i = 0; i < (ranged ? 2u : 1u); i++) {
     const Engram__V1__SearchResponse *r = (void *)rs[i].resp;
@@ -974,7 +1030,8 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   if (!c->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_map *seen = eg_map_new();
   if (!seen) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) take_hits(c, seen, (void *)rs[i].resp, false, cap);
+  for (size_t i = 0; i < (ranged ? 2u : 1u); i++)
+    take_hits(c, seen, (void *)rs[i].resp, false, cap);
   weights w = weights_of(c);
   fuse_chunks(c, &w);
   /* chunk-level expansion: the entities of the top chunks → more chunks about them */
@@ -1006,7 +1063,8 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     fuse_facts(c, (void *)rs[n - 3].resp, &w, k2);
     fuse_paths(c, (void *)rs[n - 2].resp, &w, k2);
   }
-  rc_values_pick(c, (void *)rs[n - 1].resp); /* before the cut: every candidate's closeness counts */
+  rc_values_pick(c,
+                 (void *)rs[n - 1].resp); /* before the cut: every candidate's closeness counts */
   return EG_OK;
 }
 
@@ -1021,8 +1079,10 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   c.tq = req->query_time ? req->query_time : eg_time_now_us();
   c.valid_at = req->valid_at ? req->valid_at : c.tq;
   c.known_at = req->known_at;
-  c.user_entity = eg_arena_sprintf(a, "user:%s", req->scope->user && *req->scope->user ? req->scope->user : "default");
-  uint32_t k = req->k ? req->k : 10, k1 = req->k1 ? req->k1 : k, k2 = req->k2 ? req->k2 : (k / 2 ? k / 2 : 1);
+  c.user_entity = eg_arena_sprintf(
+      a, "user:%s", req->scope->user && *req->scope->user ? req->scope->user : "default");
+  uint32_t k = req->k ? req->k : 10, k1 = req->k1 ? req->k1 : k,
+           k2 = req->k2 ? req->k2 : (k / 2 ? k / 2 : 1);
   int64_t t = eg_time_mono_us();
   if (req->watermark && *req->watermark) {
     bool reached = false;
@@ -1030,7 +1090,8 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
     rc = eg_watermark_wait(r->o.peers, req->scope->tenant, req->watermark, wait, &reached, err);
     if (rc) return rc;
     if (!reached)
-      return eg_err_set(err, EG_ETIMEOUT, "the watermark's write was not visible within %lld ms", (long long)wait / 1000);
+      return eg_err_set(err, EG_ETIMEOUT, "the watermark's write was not visible within %lld ms",
+                        (long long)wait / 1000);
     t = eg_stage_done(a, &resp->timings, &resp->n_timings, "wait", t, r->m_stage);
   }
   variants vs = {{0}, 0};
@@ -1049,7 +1110,8 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   if (r->o.current_first) current_first(&c);
   latest_first(&c);
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
-  resp->variants = eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
+  resp->variants =
+      eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */
   if (resp->variants) {
     memcpy(resp->variants, vs.v, vs.n * sizeof *vs.v);
     resp->n_variants = vs.n;

@@ -30,20 +30,20 @@
 #include "proto/engram/v1/recall.pb-c.h"
 
 typedef struct eg_recall_opts {
-  eg_peers *peers;             /* borrowed */
-  uint32_t max_k;              /* largest k, k1, k2 */
-  uint32_t vectord_max_k;      /* most candidates asked of vectord per search (0 = no cap) */
+  eg_peers *peers;        /* borrowed */
+  uint32_t max_k;         /* largest k, k1, k2 */
+  uint32_t vectord_max_k; /* most candidates asked of vectord per search (0 = no cap) */
   uint32_t max_query_bytes;
   uint32_t max_token_budget;
-  float min_relevance;         /* dense similarity under which a chunk is not relevant … */
-  float min_word_match;        /* … unless its BM25 / the query's best is at least this */
-  struct eg_llm *llm;          /* reformulations for ExpansionMode LLM; NULL = none */
-  const char *rerank_url;      /* TEI-compatible ".../rerank"; NULL or "" = none */
-  const char *rerank_key;      /* bearer token of the reranker, may be NULL */
+  float min_relevance;    /* dense similarity under which a chunk is not relevant … */
+  float min_word_match;   /* … unless its BM25 / the query's best is at least this */
+  struct eg_llm *llm;     /* reformulations for ExpansionMode LLM; NULL = none */
+  const char *rerank_url; /* TEI-compatible ".../rerank"; NULL or "" = none */
+  const char *rerank_key; /* bearer token of the reranker, may be NULL */
   long rerank_timeout_ms;
-  float feedback_weight;       /* vectord's pseudo-relevance feedback for every search (0 = off) */
-  uint32_t feedback_docs;      /* … over this many best candidates (0 = vectord's default) */
-  bool current_first;          /* a fact's current value's excerpt before an earlier value's */
+  float feedback_weight;  /* vectord's pseudo-relevance feedback for every search (0 = off) */
+  uint32_t feedback_docs; /* … over this many best candidates (0 = vectord's default) */
+  bool current_first;     /* a fact's current value's excerpt before an earlier value's */
   /* For a question about a state of the user's ("where do I live"), the latest excerpt in
    * which the user states a value of it goes first (latest_first, read lexically with the
    * prototypes file's types and markers; NULL or "": off). */
@@ -51,9 +51,9 @@ typedef struct eg_recall_opts {
   /* Access recording (access.c): the ids a Recall returned go, batched, to vectord's and
    * graphd's RecordAccess. Off (false) for benchmarks that must not feed back. */
   bool record_access;
-  uint32_t access_flush_ms;    /* flush at least this often (0 = 250) */
-  uint32_t access_batch;       /* … or as soon as this many ids wait (0 = 512) */
-  uint32_t access_queue_max;   /* ids waiting beyond which a Recall's are dropped (0 = 65536) */
+  uint32_t access_flush_ms;  /* flush at least this often (0 = 250) */
+  uint32_t access_batch;     /* … or as soon as this many ids wait (0 = 512) */
+  uint32_t access_queue_max; /* ids waiting beyond which a Recall's are dropped (0 = 65536) */
 } eg_recall_opts;
 
 typedef struct eg_recall eg_recall;

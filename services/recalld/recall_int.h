@@ -14,17 +14,18 @@
 
 /* Access recording (access.c): a background flusher of the ids Recalls returned. */
 typedef struct rc_access rc_access;
-eg_code rc_access_open(eg_peers *peers, int64_t flush_us, size_t batch, size_t queue_max, eg_metrics *mx,
-                       rc_access **out, eg_err *err);
+eg_code rc_access_open(eg_peers *peers, int64_t flush_us, size_t batch, size_t queue_max,
+                       eg_metrics *mx, rc_access **out, eg_err *err);
 /* Queue the chunk ids and fact edge ids of resp's items for scope; never blocks on the
  * peers, drops (counted) when the queue is full. q may be NULL (off). */
-void rc_access_note(rc_access *q, const Engram__V1__Scope *scope, const Engram__V1__RecallResponse *resp);
+void rc_access_note(rc_access *q, const Engram__V1__Scope *scope,
+                    const Engram__V1__RecallResponse *resp);
 /* Flush what is queued, stop the flusher, free (accepts NULL). */
 void rc_access_close(rc_access *q);
 
 struct eg_recall {
   eg_recall_opts o;
-  rc_access *access; /* NULL when access recording is off */
+  rc_access *access;            /* NULL when access recording is off */
   struct eg_statefacts *states; /* the lexical state reading; NULL when off */
   eg_metric *m_stage;
   eg_series *m_calls, *m_nothing, *m_llm_fallbacks, *m_rerank_failures;
@@ -38,11 +39,11 @@ typedef struct rc_chunk {
   float content, latent, bm25, temporal, recency, score; /* content, latent: as fused (fed back) */
   float relevance;                 /* the best similarity with a variant as asked (not fed back) */
   float bm25_raw[RC_MAX_VARIANTS]; /* per query variant, as vectord scored it */
-  float sentence;                 /* keywords in its best sentence (the head only) */
-  float rerank;                   /* the cross-encoder's score, when reranked */
+  float sentence;                  /* keywords in its best sentence (the head only) */
+  float rerank;                    /* the cross-encoder's score, when reranked */
   bool reranked;
-  int variants;                   /* how many variant searches found it */
-  bool expansion;                 /* found only by chunk-level expansion */
+  int variants;   /* how many variant searches found it */
+  bool expansion; /* found only by chunk-level expansion */
 } rc_chunk;
 
 /* A fact candidate (a current edge) and what the walk and the history say of it. */
@@ -54,7 +55,7 @@ typedef struct rc_fact {
   const Engram__V1__StateResult *doubts; /* its subject's STATE_UNCERTAIN values, or NULL */
   Engram__V1__EpistemicStatus status;
   const Engram__V1__Edge *superseding;
-  Engram__V1__Edge **history;     /* earlier values of the chain, superseded */
+  Engram__V1__Edge **history; /* earlier values of the chain, superseded */
   size_t n_history;
 } rc_fact;
 
@@ -64,7 +65,7 @@ typedef struct rc_value {
   float score;
   Engram__V1__EpistemicStatus status;
   const Engram__V1__Edge *superseding;
-  Engram__V1__Edge **steps;     /* the other commits of its chain, oldest first */
+  Engram__V1__Edge **steps; /* the other commits of its chain, oldest first */
   size_t n_steps;
 } rc_value;
 
@@ -81,22 +82,22 @@ typedef struct rc_ctx {
   eg_recall *r;
   const Engram__V1__RecallRequest *req;
   eg_arena *a;
-  Engram__V1__Scope scope;        /* the request's scope */
+  Engram__V1__Scope scope;         /* the request's scope */
   eg_rpc_client *graphd, *vectord; /* the tenant's shards */
-  int64_t tq, valid_at, known_at; /* the question's now and the bounds */
-  int64_t from, to;               /* its time range; temporal when to > 0 */
+  int64_t tq, valid_at, known_at;  /* the question's now and the bounds */
+  int64_t from, to;                /* its time range; temporal when to > 0 */
   bool temporal, update_cue;
-  unsigned asked; /* the kinds of state value the question asks for (statefacts), 0: none */
-  size_t dated_variant;           /* 1 + the index of the dated (latent-form) variant; 0: none.
-                                   * Dense only: its words beyond the question's are the
-                                   * latent template's ("the user", the date), and BM25 over
-                                   * them favours short chunks of that day. */
-  struct eg_tokenizer *stemmer;   /* EG_TOK_STEM, for the whole Recall */
-  char **keywords;                /* stemmed content words of the query */
+  unsigned asked;       /* the kinds of state value the question asks for (statefacts), 0: none */
+  size_t dated_variant; /* 1 + the index of the dated (latent-form) variant; 0: none.
+                         * Dense only: its words beyond the question's are the
+                         * latent template's ("the user", the date), and BM25 over
+                         * them favours short chunks of that day. */
+  struct eg_tokenizer *stemmer; /* EG_TOK_STEM, for the whole Recall */
+  char **keywords;              /* stemmed content words of the query */
   size_t n_keywords;
-  char *user_entity;              /* "user:<id>" */
-  uint64_t *seeds;                /* resolved entities the question names */
-  bool *seed_named;               /* false for the user entity */
+  char *user_entity; /* "user:<id>" */
+  uint64_t *seeds;   /* resolved entities the question names */
+  bool *seed_named;  /* false for the user entity */
   size_t n_seeds;
   rc_chunk *chunks;
   size_t n_chunks;
@@ -105,10 +106,10 @@ typedef struct rc_ctx {
   size_t n_facts;
   rc_path *paths;
   size_t n_paths;
-  rc_value *values;               /* the user's preferences on the question, best first */
+  rc_value *values; /* the user's preferences on the question, best first */
   size_t n_values;
-  bool change_cue;                /* a question about a change ("why did I switch …") */
-  ProtobufCMessage **owned;       /* peer responses, freed at the end */
+  bool change_cue;          /* a question about a change ("why did I switch …") */
+  ProtobufCMessage **owned; /* peer responses, freed at the end */
   size_t n_owned;
 } rc_ctx;
 

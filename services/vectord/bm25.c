@@ -36,9 +36,9 @@ typedef struct eg_bm25_tentry {
 } term_entry;
 
 typedef struct doc {
-  uint32_t len;        /* 0 with n_terms 0 = absent */
+  uint32_t len; /* 0 with n_terms 0 = absent */
   uint32_t n_terms;
-  term_entry **terms;  /* forward list */
+  term_entry **terms; /* forward list */
   uint8_t live;
 } doc;
 
@@ -58,8 +58,10 @@ static bool is_live(const eg_bm25 *ix, uint32_t slot) {
 
 static void set_live(eg_bm25 *ix, uint32_t slot, bool on) {
   ix->docs[slot].live = on;
-  if (on) ix->live_bits[slot >> 6] |= UINT64_C(1) << (slot & 63);
-  else ix->live_bits[slot >> 6] &= ~(UINT64_C(1) << (slot & 63));
+  if (on)
+    ix->live_bits[slot >> 6] |= UINT64_C(1) << (slot & 63);
+  else
+    ix->live_bits[slot >> 6] &= ~(UINT64_C(1) << (slot & 63));
 }
 
 static uint32_t posting_len(const eg_bm25 *ix, const posting *p) {
@@ -105,13 +107,16 @@ static uint32_t lower_bound(const term_entry *t, uint32_t slot) {
   uint32_t lo = 0, hi = t->n;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (t->p[mid].slot < slot) lo = mid + 1;
-    else hi = mid;
+    if (t->p[mid].slot < slot)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
 
-eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_t n, uint32_t doclen) {
+eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_t n,
+                    uint32_t doclen) {
   if (slot >= ix->n_docs_cap) {
     size_t nc = ix->n_docs_cap ? ix->n_docs_cap : 1024;
     while (nc <= slot) nc *= 2;
@@ -240,8 +245,8 @@ void eg_bm25_prepare(const eg_bm25 *ix, const char *const *terms, size_t n, eg_b
   }
 }
 
-void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_bm25_keep in, void *ctx,
-                         eg_bm25_subset *s) {
+void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_bm25_keep in,
+                         void *ctx, eg_bm25_subset *s) {
   *s = (eg_bm25_subset){slots, n, in, ctx, 0, 0};
   for (size_t i = 0; i < n; i++) {
     const doc *d = slots[i] < ix->n_docs_cap ? &ix->docs[slots[i]] : NULL;
@@ -251,8 +256,8 @@ void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_
   }
 }
 
-void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const eg_bm25_subset *s,
-                            double prior, eg_bm25_query *q) {
+void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n,
+                            const eg_bm25_subset *s, double prior, eg_bm25_query *q) {
   eg_bm25_prepare(ix, terms, n, q);
   if (!ix->live || (!s->n && prior <= 0)) return;
   /* the subset's document frequencies: from the postings, or from the subset's documents'
@@ -334,7 +339,7 @@ typedef struct cursor {
   uint32_t slot;  /* p[at].slot, UINT32_MAX past the end */
   uint32_t qi;    /* the term's index in the query (scores are summed in that order) */
   term_w w;
-  double ub;      /* upper bound of one posting's term score */
+  double ub; /* upper bound of one posting's term score */
 } cursor;
 
 static int by_ub(const void *a, const void *b) {
@@ -342,9 +347,7 @@ static int by_ub(const void *a, const void *b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-static void step(cursor *c) {
-  c->slot = ++c->at < c->n ? c->p[c->at].slot : UINT32_MAX;
-}
+static void step(cursor *c) { c->slot = ++c->at < c->n ? c->p[c->at].slot : UINT32_MAX; }
 
 /* Move c to its first posting at or after slot (galloping, then binary search). */
 static void seek(cursor *c, uint32_t slot) {
@@ -358,8 +361,10 @@ static void seek(cursor *c, uint32_t slot) {
   }
   while (lo + 1 < hi) { /* p[lo] < slot ≤ p[hi] (or hi = n) */
     uint32_t mid = lo + (hi - lo) / 2;
-    if (p[mid].slot < slot) lo = mid;
-    else hi = mid;
+    if (p[mid].slot < slot)
+      lo = mid;
+    else
+      hi = mid;
   }
   c->at = hi;
   c->slot = hi < n ? p[hi].slot : UINT32_MAX;
@@ -371,7 +376,8 @@ static int by_slot_of(const void *a, const void *b, void *ctx) {
   return x < y ? -1 : x > y;
 }
 
-void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n, double *out) {
+void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n,
+                        double *out) {
   uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
   if (!ord) {
     for (size_t j = 0; j < n; j++) out[j] = eg_bm25_score(ix, q, slots[j]);
@@ -389,14 +395,15 @@ void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_
     for (size_t j = 0; j < n && c.slot != UINT32_MAX; j++) {
       uint32_t s = slots[ord[j]];
       seek(&c, s);
-      if (c.slot == s && is_live(ix, s)) out[ord[j]] += term_score(w, c.p[c.at].tf, ix->docs[s].len);
+      if (c.slot == s && is_live(ix, s))
+        out[ord[j]] += term_score(w, c.p[c.at].tf, ix->docs[s].len);
     }
   }
   free(ord);
 }
 
-size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep, void *ctx,
-                      uint32_t *slots, double *scores) {
+size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep,
+                      void *ctx, uint32_t *slots, double *scores) {
   if (!k || !ix->live || !q->n) return 0;
   /* Cursors ordered by bound, ascending; bound[j] sums the bounds of cursors 0..j. The
    * first `ne` are non-essential: together they cannot lift a document above the k-th

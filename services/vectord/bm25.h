@@ -28,7 +28,8 @@ void eg_bm25_free(eg_bm25 *ix); /* accepts NULL */
 /* Add document `slot` (must not be present) with its distinct terms and its length. A
  * removed slot may be added again with the terms it had (vectord's slots never change
  * content): its postings not yet compacted away are reused, so it counts once. */
-eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_t n, uint32_t doclen);
+eg_code eg_bm25_add(eg_bm25 *ix, uint32_t slot, const eg_bm25_term *terms, size_t n,
+                    uint32_t doclen);
 /* Remove a document (no-op when absent). */
 void eg_bm25_remove(eg_bm25 *ix, uint32_t slot);
 
@@ -60,28 +61,29 @@ typedef struct eg_bm25_subset {
   size_t terms; /* their distinct terms, summed: the length of the walk over their lists */
 } eg_bm25_subset;
 
-void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_bm25_keep in, void *ctx,
-                         eg_bm25_subset *s);
+void eg_bm25_subset_init(const eg_bm25 *ix, const uint32_t *slots, size_t n, eg_bm25_keep in,
+                         void *ctx, eg_bm25_subset *s);
 /* Prepare with the statistics of a subset, smoothed toward the whole index's as if `prior`
  * documents of the whole index were added to it: a term's document frequency rate is
  * (df_sub + prior · df/N) / (N_sub + prior), and so is the mean length. prior 0: the
  * subset's own statistics. */
-void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n, const eg_bm25_subset *s,
-                            double prior, eg_bm25_query *q);
+void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t n,
+                            const eg_bm25_subset *s, double prior, eg_bm25_query *q);
 
 /* Score one document. */
 double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
 /* Score n documents (in any order) into out[]: eg_bm25_score's scores, with one walk of
  * each query term's postings instead of a search per document and term. */
-void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n, double *out);
+void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n,
+                        double *out);
 
 /* The top k documents for the query, best first (ties: the smaller slot first); keep(slot,
  * ctx) may filter (NULL = all), and is asked only of documents that would enter the top k.
  * Returns how many were written to slots/scores. The scores are eg_bm25_score's; the
  * work is in the postings of the query's terms (fewer once the top k are good enough),
  * never in the number of slots. */
-size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep, void *ctx,
-                      uint32_t *slots, double *scores);
+size_t eg_bm25_search(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, eg_bm25_keep keep,
+                      void *ctx, uint32_t *slots, double *scores);
 
 /* Live documents and distinct terms. */
 size_t eg_bm25_docs(const eg_bm25 *ix);

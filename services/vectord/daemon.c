@@ -4,13 +4,14 @@
  * daemon.c wires configuration, the embedder, the engine and the service table into the
  * shared daemon lifecycle (common/daemon.c).
  */
+#include "common/daemon.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/daemon.h"
-#include "common/shard.h"
 #include "common/embed.h"
+#include "common/shard.h"
 #include "services/daemons.h"
 #include "services/vectord/vec.h"
 
@@ -20,31 +21,42 @@ static const eg_cfg_opt vectord_opts[] = {
     EG_SHARD_OPTS,
     {"embedder", EG_CFG_STR, "use-lite",
      "use-lite (offline, 512-d, default), glove (offline, 100-d, fastest) or "
-     "http:<base url>|<model>|<dim> (OpenAI-compatible)", 0, 0, 0},
-    {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0, 0},
+     "http:<base url>|<model>|<dim> (OpenAI-compatible)",
+     0, 0, 0},
+    {"models_dir", EG_CFG_STR, "./var/models", "where scripts/install-deps.sh put the models", 0, 0,
+     0},
     {"bm25_k1", EG_CFG_DOUBLE, "1.2", "BM25 term-frequency saturation", 0, 0, 0},
     {"bm25_b", EG_CFG_DOUBLE, "0.75", "BM25 length normalization", 0, 0, 0},
     {"bm25_stats", EG_CFG_STR, "tenant",
-     "BM25 statistics of a search for one user: tenant (all the tenant's chunks) or user (that user's "
-     "chunks alone: no user's ranking depends on another's data)", 0, 0, 0},
+     "BM25 statistics of a search for one user: tenant (all the tenant's chunks) or user (that "
+     "user's "
+     "chunks alone: no user's ranking depends on another's data)",
+     0, 0, 0},
     {"bm25_user_prior", EG_CFG_INT, "0",
-     "with bm25_stats user: smooth the user's statistics toward the tenant's as if this many of the "
-     "tenant's chunks were the user's", 0, 0, 1000000000},
+     "with bm25_stats user: smooth the user's statistics toward the tenant's as if this many of "
+     "the "
+     "tenant's chunks were the user's",
+     0, 0, 1000000000},
     {"weight_content", EG_CFG_DOUBLE, "0.4", "default weight x of sim(content)", 0, 0, 0},
     {"weight_latent", EG_CFG_DOUBLE, "0.4", "default weight y of sim(latent)", 0, 0, 0},
     {"weight_bm25", EG_CFG_DOUBLE, "0.4", "default weight alpha of normalized BM25", 0, 0, 0},
-    {"hnsw_threshold", EG_CFG_INT, "50000", "hot and warm chunks of a tenant above which its dense indexes use HNSW", 0, 1, 1 << 30},
+    {"hnsw_threshold", EG_CFG_INT, "50000",
+     "hot and warm chunks of a tenant above which its dense indexes use HNSW", 0, 1, 1 << 30},
     {"hnsw_ef_search", EG_CFG_INT, "128", "HNSW search breadth", 0, 8, 4096},
     {"max_chunks", EG_CFG_INT, "1000", "chunks per Upsert", 0, 1, 100000},
     {"max_text_bytes", EG_CFG_INT, "65536", "content or latent size", 0, 256, 1 << 24},
     {"max_k", EG_CFG_INT, "1000", "results per query", 0, 1, 100000},
     {"max_queries", EG_CFG_INT, "64", "queries per Search", 0, 1, 4096},
     {"retention", EG_CFG_STR, "on",
-     "retention of tenants without a policy of their own: on (chunks move between hot, warm and cold "
-     "tiers by their retention score, which is also a small ranking prior) or off (all hot, no prior)", 0, 0, 0},
-    {"retention_sweep_secs", EG_CFG_INT, "300", "seconds between retention sweeps of the loaded tenants (0 = none)",
-     0, 0, 86400 * 7},
-    {"query_cache", EG_CFG_INT, "4096", "query texts whose vectors are kept for repeats (0 = none)", 0, 0, 1 << 20},
+     "retention of tenants without a policy of their own: on (chunks move between hot, warm and "
+     "cold "
+     "tiers by their retention score, which is also a small ranking prior) or off (all hot, no "
+     "prior)",
+     0, 0, 0},
+    {"retention_sweep_secs", EG_CFG_INT, "300",
+     "seconds between retention sweeps of the loaded tenants (0 = none)", 0, 0, 86400 * 7},
+    {"query_cache", EG_CFG_INT, "4096", "query texts whose vectors are kept for repeats (0 = none)",
+     0, 0, 1 << 20},
 };
 
 typedef struct vectord {
@@ -59,7 +71,8 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   if (src) return src;
   const char *stats = eg_cfg_str(c, "bm25_stats");
   if (strcmp(stats, "tenant") != 0 && strcmp(stats, "user") != 0)
-    return eg_err_set(err, EG_EINVAL, "option 'bm25_stats' must be tenant or user, not '%s'", stats);
+    return eg_err_set(err, EG_EINVAL, "option 'bm25_stats' must be tenant or user, not '%s'",
+                      stats);
   const char *ret = eg_cfg_str(c, "retention");
   if (strcmp(ret, "on") != 0 && strcmp(ret, "off") != 0)
     return eg_err_set(err, EG_EINVAL, "option 'retention' must be on or off, not '%s'", ret);

@@ -8,6 +8,12 @@
 
 #include <faiss/AutoTune.h>
 #include <faiss/Index.h>
+#include <faiss/c_api/AutoTune_c.h>
+#include <faiss/c_api/Index_c.h>
+#include <faiss/c_api/error_c.h>
+#include <faiss/c_api/impl/AuxIndexStructures_c.h>
+#include <faiss/c_api/index_factory_c.h>
+#include <faiss/c_api/index_io_c.h>
 #include <faiss/impl/AuxIndexStructures.h>
 #include <faiss/impl/IDSelector.h>
 #include <faiss/index_factory.h>
@@ -16,20 +22,13 @@
 #include <exception>
 #include <stdexcept>
 
-#include <faiss/c_api/AutoTune_c.h>
-#include <faiss/c_api/Index_c.h>
-#include <faiss/c_api/error_c.h>
-#include <faiss/c_api/impl/AuxIndexStructures_c.h>
-#include <faiss/c_api/index_factory_c.h>
-#include <faiss/c_api/index_io_c.h>
-
 thread_local std::exception_ptr faiss_last_exception;
 
-#define CATCH_AND_HANDLE                                   \
-  catch (...) {                                            \
-    faiss_last_exception = std::current_exception();       \
-    return -1;                                             \
-  }                                                        \
+#define CATCH_AND_HANDLE                             \
+  catch (...) {                                      \
+    faiss_last_exception = std::current_exception(); \
+    return -1;                                       \
+  }                                                  \
   return 0;
 
 extern "C" {
@@ -88,8 +87,8 @@ int faiss_Index_add_with_ids(FaissIndex* index, idx_t n, const float* x, const i
   CATCH_AND_HANDLE
 }
 
-int faiss_Index_search(const FaissIndex* index, idx_t n, const float* x, idx_t k,
-                       float* distances, idx_t* labels) {
+int faiss_Index_search(const FaissIndex* index, idx_t n, const float* x, idx_t k, float* distances,
+                       idx_t* labels) {
   try {
     reinterpret_cast<const faiss::Index*>(index)->search(n, x, k, distances, labels);
   }

@@ -2,6 +2,7 @@
  * rpc.c — vectord's handlers: check the scope, call the engine.
  */
 #include "common/rpc.h"
+
 #include "common/scope.h"
 #include "services/vectord/vec.h"
 
@@ -25,8 +26,9 @@ VEC_HANDLER(h_access, Engram__V1__RecordAccessRequest, Engram__V1__RecordAccessR
             engram__v1__record_access_response__init, eg_vec_record_access)
 VEC_HANDLER(h_get_retention, Engram__V1__GetRetentionRequest, Engram__V1__GetRetentionResponse,
             engram__v1__get_retention_response__init, eg_vec_get_retention)
-VEC_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest, Engram__V1__SetRetentionPolicyResponse,
-            engram__v1__set_retention_policy_response__init, eg_vec_set_retention)
+VEC_HANDLER(h_set_retention, Engram__V1__SetRetentionPolicyRequest,
+            Engram__V1__SetRetentionPolicyResponse, engram__v1__set_retention_policy_response__init,
+            eg_vec_set_retention)
 VEC_HANDLER(h_sweep, Engram__V1__SweepRetentionRequest, Engram__V1__SweepRetentionResponse,
             engram__v1__sweep_retention_response__init, eg_vec_sweep)
 

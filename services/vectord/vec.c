@@ -76,7 +76,8 @@ void eg_vt_tokenizer_put(eg_vec *v, eg_tokenizer *t) {
 
 /* ---- stored encodings ------------------------------------------------------------------ */
 
-size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out, uint32_t *doclen) {
+size_t eg_terms_decode(const char *v, size_t vl, eg_arena *a, eg_bm25_term **out,
+                       uint32_t *doclen) {
   if (vl < 4) return 0;
   memcpy(doclen, v, 4);
   size_t n = 0, cap = 64;
@@ -117,7 +118,6 @@ Engram__V1__Chunk *eg_chunk_decode(eg_arena *a, const char *v, size_t vl, uint64
   ProtobufCAllocator al = eg_rpc_arena_allocator(a);
   return engram__v1__chunk__unpack(&al, vl - 8, (const uint8_t *)v + 8);
 }
-
 
 /* ---- dense indexes ------------------------------------------------------------------- */
 
@@ -171,7 +171,8 @@ eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const fl
       rc = eg_err_set(err, EG_EINTERNAL, "cannot create a dense index");
       break;
     }
-    for (size_t i = 0; i < n; i++) memcpy(field + i * d, vecs + (i * N_FIELDS + (size_t)f) * d, d * sizeof *field);
+    for (size_t i = 0; i < n; i++)
+      memcpy(field + i * d, vecs + (i * N_FIELDS + (size_t)f) * d, d * sizeof *field);
     if (faiss_Index_add_with_ids(pair[f], (idx_t)n, field, ids) != 0)
       rc = eg_err_set(err, EG_EINTERNAL, "dense index add failed");
   }
@@ -194,8 +195,10 @@ eg_code eg_vt_add(eg_vec *v, vtenant *t, uint32_t slot, const vdoc *doc, const f
   d->entities = NULL;
   if (doc->n_entities) {
     d->entities = malloc(doc->n_entities * sizeof *d->entities);
-    if (d->entities) memcpy(d->entities, doc->entities, doc->n_entities * sizeof *d->entities);
-    else d->n_entities = 0;
+    if (d->entities)
+      memcpy(d->entities, doc->entities, doc->n_entities * sizeof *d->entities);
+    else
+      d->n_entities = 0;
   }
   d->live = true;
   t->n_tier[d->tier]++;
@@ -280,8 +283,9 @@ eg_code eg_vt_check_model(eg_vec *v, eg_kvtxn *txn, eg_tenant *ten, int dim, eg_
   int wl = snprintf(want, sizeof want, "%d %s", dim, v->emb->model_id);
   eg_code rc = eg_kvtxn_get(txn, VCF_DEFAULT, k, 9, &val, &vl, err);
   if (rc == EG_ENOTFOUND) {
-    return eg_kvtxn_put(txn, VCF_DEFAULT, k, 9, want, (size_t)wl, true) ? eg_err_set(err, EG_ENOMEM, "out of memory")
-                                                                        : EG_OK;
+    return eg_kvtxn_put(txn, VCF_DEFAULT, k, 9, want, (size_t)wl, true)
+               ? eg_err_set(err, EG_ENOMEM, "out of memory")
+               : EG_OK;
   }
   if (rc) return rc;
   bool same = vl == (size_t)wl && memcmp(val, want, vl) == 0;
@@ -328,7 +332,8 @@ typedef struct build_job {
   vtenant *t;
 } build_job;
 
-bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS], size_t *n) {
+bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS],
+                        size_t *n) {
   size_t dim = (size_t)t->dim, cap = to > from ? to - from : 1, k = 0, indexed = eg_vt_n_indexed(t);
   if (cap > indexed) cap = indexed ? indexed : 1; /* no more can be in it */
   *ids = malloc(cap * sizeof **ids);
@@ -346,8 +351,10 @@ bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *
   return true;
 }
 
-bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok) {
-  for (int f = 0; ok && n && f < N_FIELDS; f++) ok = faiss_Index_add_with_ids(nx[f], (idx_t)n, vecs[f], ids) == 0;
+bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n,
+                      bool ok) {
+  for (int f = 0; ok && n && f < N_FIELDS; f++)
+    ok = faiss_Index_add_with_ids(nx[f], (idx_t)n, vecs[f], ids) == 0;
   free(ids);
   free(vecs[0]);
   free(vecs[1]);
@@ -474,7 +481,8 @@ static bool snapshot_read(eg_vec *v, vtenant *t) {
   t->snapshot_slot = (int64_t)slots;
   FaissParameterSpace *ps = NULL;
   if (faiss_ParameterSpace_new(&ps) == 0) {
-    for (int i = 0; i < N_FIELDS; i++) faiss_ParameterSpace_set_index_parameter(ps, ix[i], "efSearch", v->o.hnsw_ef_search);
+    for (int i = 0; i < N_FIELDS; i++)
+      faiss_ParameterSpace_set_index_parameter(ps, ix[i], "efSearch", v->o.hnsw_ef_search);
     faiss_ParameterSpace_free(ps);
   }
   return true;
@@ -531,7 +539,8 @@ static void vt_free(vtenant *t) {
 
 /* Move `it` (over a family sharing the chunk family's keys) up to key k; the value when it
  * has a record at k (NULL otherwise). *skipped counts the records passed over. */
-static const char *in_step(rocksdb_iterator_t *it, const char *k, size_t kl, size_t *vl, size_t *skipped) {
+static const char *in_step(rocksdb_iterator_t *it, const char *k, size_t kl, size_t *vl,
+                           size_t *skipped) {
   while (rocksdb_iter_valid(it)) {
     size_t ikl;
     const char *ik = rocksdb_iter_key(it, &ikl);
@@ -554,8 +563,8 @@ typedef struct load_batch {
   size_t n;
 } load_batch;
 
-static eg_code batch_add(eg_vec *v, vtenant *t, load_batch *b, uint32_t slot, const float *vec, size_t row,
-                         eg_err *err) {
+static eg_code batch_add(eg_vec *v, vtenant *t, load_batch *b, uint32_t slot, const float *vec,
+                         size_t row, eg_err *err) {
   if (!b->vecs && (!(b->vecs = malloc(LOAD_BATCH * row * sizeof(float))) ||
                    !(b->slots = malloc(LOAD_BATCH * sizeof *b->slots))))
     return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -586,10 +595,14 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   memcpy(upper, prefix, 8);
   upper[7]++; /* tenant ids are small: no carry */
   rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)upper, 8);
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_CHUNKS));
-  rocksdb_iterator_t *vit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_VECTORS));
-  rocksdb_iterator_t *tit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_TERMS));
-  rocksdb_iterator_t *rit = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
+  rocksdb_iterator_t *it =
+      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_CHUNKS));
+  rocksdb_iterator_t *vit =
+      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_VECTORS));
+  rocksdb_iterator_t *tit =
+      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_TERMS));
+  rocksdb_iterator_t *rit =
+      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
   rocksdb_iter_seek(it, (const char *)prefix, 8);
   rocksdb_iter_seek(vit, (const char *)prefix, 8);
   rocksdb_iter_seek(tit, (const char *)prefix, 8);
@@ -621,7 +634,8 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     if (vec && !t->dim) t->dim = (int)(vvl / sizeof(float) / N_FIELDS);
     vdoc d = eg_vdoc_of(c);
     if (rv && !eg_vret_decode(rv, rvl, &d))
-      EG_WARN("vec", "retention record unreadable: chunk kept hot", "slot=%llu", (unsigned long long)slot);
+      EG_WARN("vec", "retention record unreadable: chunk kept hot", "slot=%llu",
+              (unsigned long long)slot);
     if (rv) rocksdb_iter_next(rit); /* past it: what the next chunk skips is evicted chunks' */
     if (t->pol.disabled) d.tier = EG_TIER_HOT;
     /* A snapshot already holds the vectors of the hot and warm slots below its watermark
@@ -680,7 +694,8 @@ vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, 
   if (!known) { /* register the tenant now so its number is stable */
     eg_kvtxn *txn = eg_kv_begin(v->kv);
     eg_tenant *ten;
-    eg_code rc = txn ? eg_kvtxn_tenant(txn, tenant, &ten, err) : eg_err_set(err, EG_ENOMEM, "out of memory");
+    eg_code rc =
+        txn ? eg_kvtxn_tenant(txn, tenant, &ten, err) : eg_err_set(err, EG_ENOMEM, "out of memory");
     if (!rc) {
       T = ten->id;
       rc = eg_kvtxn_commit(txn, err);
@@ -750,7 +765,8 @@ static bool sum_tenant(void *ctx, const void *k, size_t kl, void *val) {
   vtenant *t = val;
   pthread_rwlock_rdlock(&t->lock);
   s->chunks += (double)t->live;
-  for (int f = 0; f < N_FIELDS; f++) s->vectors += t->dense[f] ? (double)faiss_Index_ntotal(t->dense[f]) : 0;
+  for (int f = 0; f < N_FIELDS; f++)
+    s->vectors += t->dense[f] ? (double)faiss_Index_ntotal(t->dense[f]) : 0;
   for (int i = EG_TIER_HOT; i <= EG_TIER_EVICTED; i++) s->tiers[i] += (double)t->n_tier[i];
   s->terms += (double)eg_bm25_terms(t->bm25) + (double)eg_bm25_terms(t->bm25_cold);
   s->tenants += 1;
@@ -765,21 +781,25 @@ static void size_collector(void *arg, eg_buf *out) {
   pthread_mutex_lock(&v->tmu);
   eg_map_each(v->tenants, sum_tenant, &s);
   pthread_mutex_unlock(&v->tmu);
+  eg_buf_printf(
+      out,
+      "# HELP engram_vectord_chunks Live chunks in the loaded tenants' indexes.\n"
+      "# TYPE engram_vectord_chunks gauge\nengram_vectord_chunks %.0f\n"
+      "# HELP engram_vectord_index_vectors Vectors in the dense indexes (both fields, tombstones "
+      "included).\n"
+      "# TYPE engram_vectord_index_vectors gauge\nengram_vectord_index_vectors %.0f\n"
+      "# HELP engram_vectord_bm25_terms Distinct BM25 terms in the loaded tenants' indexes.\n"
+      "# TYPE engram_vectord_bm25_terms gauge\nengram_vectord_bm25_terms %.0f\n"
+      "# HELP engram_vectord_tenants_loaded Tenants whose indexes are in memory.\n"
+      "# TYPE engram_vectord_tenants_loaded gauge\nengram_vectord_tenants_loaded %.0f\n",
+      s.chunks, s.vectors, s.terms, s.tenants);
   eg_buf_printf(out,
-                "# HELP engram_vectord_chunks Live chunks in the loaded tenants' indexes.\n"
-                "# TYPE engram_vectord_chunks gauge\nengram_vectord_chunks %.0f\n"
-                "# HELP engram_vectord_index_vectors Vectors in the dense indexes (both fields, tombstones included).\n"
-                "# TYPE engram_vectord_index_vectors gauge\nengram_vectord_index_vectors %.0f\n"
-                "# HELP engram_vectord_bm25_terms Distinct BM25 terms in the loaded tenants' indexes.\n"
-                "# TYPE engram_vectord_bm25_terms gauge\nengram_vectord_bm25_terms %.0f\n"
-                "# HELP engram_vectord_tenants_loaded Tenants whose indexes are in memory.\n"
-                "# TYPE engram_vectord_tenants_loaded gauge\nengram_vectord_tenants_loaded %.0f\n",
-                s.chunks, s.vectors, s.terms, s.tenants);
-  eg_buf_printf(out, "# HELP engram_vectord_tier_chunks Chunks per retention tier in the loaded tenants "
-                     "(evicted: content removed under an eviction policy).\n"
-                     "# TYPE engram_vectord_tier_chunks gauge\n");
+                "# HELP engram_vectord_tier_chunks Chunks per retention tier in the loaded tenants "
+                "(evicted: content removed under an eviction policy).\n"
+                "# TYPE engram_vectord_tier_chunks gauge\n");
   for (int i = EG_TIER_HOT; i <= EG_TIER_EVICTED; i++)
-    eg_buf_printf(out, "engram_vectord_tier_chunks{tier=\"%s\"} %.0f\n", eg_ret_tier_name((eg_tier)i), s.tiers[i]);
+    eg_buf_printf(out, "engram_vectord_tier_chunks{tier=\"%s\"} %.0f\n",
+                  eg_ret_tier_name((eg_tier)i), s.tiers[i]);
 }
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err) {
@@ -807,25 +827,29 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   v->tenants = eg_map_new();
   v->qcache = eg_qcache_new(opts->query_cache, v->emb ? v->emb->dim : 0);
   if (metrics) {
-    v->m_qcache_hits = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_vectord_query_cache_hits_total", "Query texts whose vector came from the cache.", NULL));
+    v->m_qcache_hits =
+        eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_query_cache_hits_total",
+                                          "Query texts whose vector came from the cache.", NULL));
     eg_metrics_collector(metrics, size_collector, v);
-    v->m_upserts = eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_upserted_chunks_total",
-                                                     "Chunks stored and indexed.", NULL));
+    v->m_upserts = eg_metric_solo(eg_metrics_counter(
+        metrics, "engram_vectord_upserted_chunks_total", "Chunks stored and indexed.", NULL));
     v->m_embed_tokens = eg_metric_solo(eg_metrics_counter(
         metrics, "engram_vectord_embedded_tokens_total", "Tokens of text embedded.", NULL));
-    v->m_searches = eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_searches_total",
-                                                      "Queries searched.", NULL));
+    v->m_searches = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_vectord_searches_total", "Queries searched.", NULL));
     v->m_embed_secs = eg_metrics_histogram(metrics, "engram_vectord_embed_seconds",
                                            "Time to embed one batch of texts.", "model", NULL, 0);
     v->m_stage_secs = eg_metrics_histogram(metrics, "engram_vectord_search_stage_seconds",
                                            "Time per search stage.", "stage", NULL, 0);
-    v->m_promoted = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_vectord_tier_promotions_total", "Chunks moved to a higher retention tier.", NULL));
-    v->m_demoted = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_vectord_tier_demotions_total", "Chunks moved to a lower retention tier.", NULL));
-    v->m_evicted = eg_metric_solo(eg_metrics_counter(
-        metrics, "engram_vectord_evicted_chunks_total", "Chunks evicted under a tenant's eviction policy.", NULL));
+    v->m_promoted =
+        eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_tier_promotions_total",
+                                          "Chunks moved to a higher retention tier.", NULL));
+    v->m_demoted =
+        eg_metric_solo(eg_metrics_counter(metrics, "engram_vectord_tier_demotions_total",
+                                          "Chunks moved to a lower retention tier.", NULL));
+    v->m_evicted = eg_metric_solo(
+        eg_metrics_counter(metrics, "engram_vectord_evicted_chunks_total",
+                           "Chunks evicted under a tenant's eviction policy.", NULL));
   }
   eg_vret_start(v);
   *out = v;

@@ -27,21 +27,22 @@
 typedef struct eg_vec eg_vec;
 
 typedef struct eg_vec_opts {
-  const char *dir;             /* data directory (RocksDB + FAISS snapshots) */
-  eg_embedder *embedder;       /* borrowed; must outlive the engine */
-  double bm25_k1, bm25_b;      /* BM25 parameters */
-  bool bm25_per_user;          /* BM25 statistics of the user searched, not the whole tenant's, */
-  double bm25_user_prior;      /* smoothed toward the tenant's as if this many of its chunks were the user's */
-  float x, y, alpha;           /* default fusion weights */
-  uint32_t hnsw_threshold;     /* hot and warm chunks above which a tenant switches to HNSW */
-  uint32_t hnsw_ef_search;     /* HNSW search breadth */
-  uint32_t max_chunks;         /* chunks per Upsert */
-  uint32_t max_text_bytes;     /* content / latent size */
-  uint32_t max_k;              /* results per query */
-  uint32_t max_queries;        /* queries per Search */
-  uint32_t query_cache;        /* query texts whose vectors are kept (0 = none) */
-  uint32_t sweep_secs;         /* retention sweeps of the loaded tenants every so often (0 = none) */
-  bool retention_off;          /* default policy of tenants without one: retention disabled */
+  const char *dir;         /* data directory (RocksDB + FAISS snapshots) */
+  eg_embedder *embedder;   /* borrowed; must outlive the engine */
+  double bm25_k1, bm25_b;  /* BM25 parameters */
+  bool bm25_per_user;      /* BM25 statistics of the user searched, not the whole tenant's, */
+  double bm25_user_prior;  /* smoothed toward the tenant's as if this many of its chunks were the
+                              user's */
+  float x, y, alpha;       /* default fusion weights */
+  uint32_t hnsw_threshold; /* hot and warm chunks above which a tenant switches to HNSW */
+  uint32_t hnsw_ef_search; /* HNSW search breadth */
+  uint32_t max_chunks;     /* chunks per Upsert */
+  uint32_t max_text_bytes; /* content / latent size */
+  uint32_t max_k;          /* results per query */
+  uint32_t max_queries;    /* queries per Search */
+  uint32_t query_cache;    /* query texts whose vectors are kept (0 = none) */
+  uint32_t sweep_secs;     /* retention sweeps of the loaded tenants every so often (0 = none) */
+  bool retention_off;      /* default policy of tenants without one: retention disabled */
 } eg_vec_opts;
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err);
@@ -69,8 +70,9 @@ eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *r
                              Engram__V1__RecordAccessResponse *resp, eg_err *err);
 eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *req, eg_arena *a,
                              Engram__V1__GetRetentionResponse *resp, eg_err *err);
-eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
-                             Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err);
+eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequest *req,
+                             eg_arena *a, Engram__V1__SetRetentionPolicyResponse *resp,
+                             eg_err *err);
 eg_code eg_vec_sweep(eg_vec *v, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
                      Engram__V1__SweepRetentionResponse *resp, eg_err *err);
 

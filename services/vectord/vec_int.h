@@ -28,20 +28,20 @@ enum { FIELD_CONTENT = 0, FIELD_LATENT = 1, N_FIELDS = 2 };
 /* What search filters need of a chunk, kept in memory per slot. */
 typedef struct vdoc {
   uint64_t chunk_id;
-  int64_t time;                                  /* valid time: the session's or document's */
-  int64_t stored_at;                             /* transaction time: when vectord stored it */
+  int64_t time;                                   /* valid time: the session's or document's */
+  int64_t stored_at;                              /* transaction time: when vectord stored it */
   uint64_t session_h, document_h, role_h, user_h; /* xxh64 of the strings; 0 = empty */
-  uint64_t agent_h;                              /* the writer's agent (for private chunks) */
-  uint64_t *entities;                            /* owned */
+  uint64_t agent_h;                               /* the writer's agent (for private chunks) */
+  uint64_t *entities;                             /* owned */
   uint32_t n_entities;
   int32_t turn;
-  bool private_;                                 /* visible only to its agent */
+  bool private_; /* visible only to its agent */
   bool live;
   bool staged;    /* stored and indexed, invisible until published (Chunk.staged) */
   uint8_t tier;   /* eg_tier: HOT and WARM in dense[], COLD (and EVICTED) not */
   float salience; /* Chunk.salience */
   int64_t tier_since;
-  eg_access acc;  /* when Recall returned it */
+  eg_access acc; /* when Recall returned it */
 } vdoc;
 
 /* The filter fields of a stored chunk (scope resolved, stored_at set); entities borrowed
@@ -57,24 +57,25 @@ typedef struct vslots {
 typedef struct vtenant {
   uint64_t T;
   char *name;
-  pthread_rwlock_t lock;    /* searches read, in-memory updates write */
-  pthread_mutex_t writer;   /* serializes the tenant's writers (store + memory) */
-  int dim;                  /* 0 until the first vector */
+  pthread_rwlock_t lock;       /* searches read, in-memory updates write */
+  pthread_mutex_t writer;      /* serializes the tenant's writers (store + memory) */
+  int dim;                     /* 0 until the first vector */
   FaissIndex *dense[N_FIELDS]; /* the hot and warm tiers: one index per field */
-  bool hnsw;                /* dense indexes are HNSW (else exact) */
-  bool building;            /* a background HNSW build is running */
-  int64_t snapshot_slot;    /* slots below this are in the on-disk snapshot (-1 none) */
-  bool holds_erased;        /* the HNSW indexes still hold erased vectors (tombstones): no snapshot until a rebuild */
-  eg_bm25 *bm25;            /* words of hot and warm chunks */
-  eg_bm25 *bm25_cold;       /* words of cold chunks (their own statistics) */
-  vdoc *docs;               /* by slot */
+  bool hnsw;                   /* dense indexes are HNSW (else exact) */
+  bool building;               /* a background HNSW build is running */
+  int64_t snapshot_slot;       /* slots below this are in the on-disk snapshot (-1 none) */
+  bool holds_erased; /* the HNSW indexes still hold erased vectors (tombstones): no snapshot until a
+                        rebuild */
+  eg_bm25 *bm25;     /* words of hot and warm chunks */
+  eg_bm25 *bm25_cold; /* words of cold chunks (their own statistics) */
+  vdoc *docs;         /* by slot */
   size_t n_slots, cap_slots;
-  eg_map *by_chunk;         /* chunk id (8 bytes) → slot + 1 */
-  eg_map *by_user;          /* user hash (8 bytes) → vslots*: the live slots of a user */
-  size_t live, tombstones;  /* tombstones: slots dead or cold still inside an HNSW index */
-  size_t shared, private_;  /* live slots without a user; live private slots */
-  size_t n_tier[5];         /* live slots per eg_tier; [EG_TIER_EVICTED]: evicted chunks */
-  eg_ret_policy pol;        /* retention policy */
+  eg_map *by_chunk;        /* chunk id (8 bytes) → slot + 1 */
+  eg_map *by_user;         /* user hash (8 bytes) → vslots*: the live slots of a user */
+  size_t live, tombstones; /* tombstones: slots dead or cold still inside an HNSW index */
+  size_t shared, private_; /* live slots without a user; live private slots */
+  size_t n_tier[5];        /* live slots per eg_tier; [EG_TIER_EVICTED]: evicted chunks */
+  eg_ret_policy pol;       /* retention policy */
 } vtenant;
 
 struct eg_vec {
@@ -119,9 +120,13 @@ void eg_vt_remove(eg_vec *v, vtenant *t, uint32_t slot);
 /* The same, leaving its vectors to the caller (keep_vectors: eg_vt_unindex of many at once). */
 void eg_vt_remove_doc(eg_vec *v, vtenant *t, uint32_t slot, bool keep_vectors);
 /* Does a chunk of this tier have its vectors in the dense indexes? (hot and warm) */
-static inline bool eg_vt_indexed(uint8_t tier) { return tier == EG_TIER_HOT || tier == EG_TIER_WARM; }
+static inline bool eg_vt_indexed(uint8_t tier) {
+  return tier == EG_TIER_HOT || tier == EG_TIER_WARM;
+}
 /* Live slots whose vectors are in the dense indexes. */
-static inline size_t eg_vt_n_indexed(const vtenant *t) { return t->n_tier[EG_TIER_HOT] + t->n_tier[EG_TIER_WARM]; }
+static inline size_t eg_vt_n_indexed(const vtenant *t) {
+  return t->n_tier[EG_TIER_HOT] + t->n_tier[EG_TIER_WARM];
+}
 
 /* Take the vectors of n slots out of the dense indexes, in one pass over them (HNSW:
  * tombstones). */
@@ -132,10 +137,12 @@ eg_code eg_vt_add_vectors(eg_vec *v, vtenant *t, const uint32_t *slots, const fl
                           eg_err *err);
 /* Copy the vectors of the live indexed slots in [from, to), field by field (caller holds
  * t->lock); *n gets the count. False when out of memory (the copies are still the caller's). */
-bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS], size_t *n);
+bool eg_vt_copy_indexed(vtenant *t, size_t from, size_t to, idx_t **ids, float *vecs[N_FIELDS],
+                        size_t *n);
 /* Add copied vectors to new indexes (one call per field) and free the copies; ok passes
  * through (false: nothing added). */
-bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n, bool ok);
+bool eg_vt_add_copied(FaissIndex *nx[N_FIELDS], idx_t *ids, float *vecs[N_FIELDS], size_t n,
+                      bool ok);
 /* The vector of a slot for a field (from the dense index; false when cold). */
 bool eg_vt_vector(vtenant *t, int field, uint32_t slot, float *out);
 /* A new exact or HNSW dense index. */

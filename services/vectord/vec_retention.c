@@ -23,7 +23,8 @@
 
 #define US_PER_DAY 86400000000LL
 
-/* ---- records ----------------------------------------------------------------------------------- */
+/* ---- records -----------------------------------------------------------------------------------
+ */
 
 void eg_vret_encode(const vdoc *d, uint8_t o[VRET_LEN]) {
   o[0] = d->tier;
@@ -61,8 +62,10 @@ void eg_vret_load_policy(eg_vec *v, vtenant *t) {
   policy_key(k, t->T);
   char *val = NULL;
   size_t vl = 0;
-  if (eg_kv_get(v->kv, VCF_DEFAULT, k, 9, &val, &vl, NULL) == EG_OK && !eg_ret_policy_decode(val, vl, &t->pol))
-    EG_WARN("vec", "stored retention policy unreadable: defaults used", "tenant_key=%llx", (unsigned long long)t->T);
+  if (eg_kv_get(v->kv, VCF_DEFAULT, k, 9, &val, &vl, NULL) == EG_OK &&
+      !eg_ret_policy_decode(val, vl, &t->pol))
+    EG_WARN("vec", "stored retention policy unreadable: defaults used", "tenant_key=%llx",
+            (unsigned long long)t->T);
   free(val);
 }
 
@@ -111,7 +114,8 @@ typedef struct slot_batch {
   size_t n;
 } slot_batch;
 
-/* ---- moves: store first, then memory ------------------------------------------------------------- */
+/* ---- moves: store first, then memory
+ * ------------------------------------------------------------- */
 
 typedef struct vmove {
   uint32_t slot;
@@ -131,14 +135,15 @@ static void load_for_move(eg_vec *v, const vtenant *t, vmove *m, uint8_t from) {
   if ((to == EG_TIER_COLD) != (from == EG_TIER_COLD)) {
     uint8_t k[16];
     KEY2(k, t->T, m->chunk_id);
-    if (eg_kv_get(v->kv, VCF_TERMS, k, 16, &m->terms, &m->terms_len, NULL) != EG_OK) m->terms = NULL;
+    if (eg_kv_get(v->kv, VCF_TERMS, k, 16, &m->terms, &m->terms_len, NULL) != EG_OK)
+      m->terms = NULL;
   }
 }
 
 /* Write the moves' records (evictions: the chunk's records go, its retention record stays)
  * in one transaction, then apply them in memory. Caller holds t->writer. */
-static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *promoted, uint64_t *demoted,
-                           uint64_t *evicted, eg_err *err) {
+static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *promoted,
+                           uint64_t *demoted, uint64_t *evicted, eg_err *err) {
   if (!n) return EG_OK;
   eg_kvtxn *txn = eg_kv_begin(v->kv);
   if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -174,7 +179,8 @@ static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *
     if (!d->live || d->chunk_id != m[i].chunk_id) continue;
     d->acc = m[i].after.acc;
     uint8_t from = d->tier;
-    if ((act[i] = m[i].after.tier != from) && eg_vt_indexed(from) && !eg_vt_indexed(m[i].after.tier))
+    if ((act[i] = m[i].after.tier != from) && eg_vt_indexed(from) &&
+        !eg_vt_indexed(m[i].after.tier))
       out.slots[out.n++] = m[i].slot;
   }
   eg_vt_unindex(t, out.slots, out.n);
@@ -215,7 +221,8 @@ static void count_moves(eg_vec *v, uint64_t promoted, uint64_t demoted, uint64_t
   eg_series_add(v->m_evicted, (double)evicted);
 }
 
-/* ---- sweeps -------------------------------------------------------------------------------------- */
+/* ---- sweeps
+ * -------------------------------------------------------------------------------------- */
 
 typedef struct rank {
   uint32_t i; /* index into the sweep's arrays */
@@ -228,7 +235,8 @@ static int by_r_desc(const void *a, const void *b) {
 }
 
 /* Tier `from` may hold at most `max` (0 = no bound): the lowest R beyond it go to `to`. */
-static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, eg_tier to, uint64_t max) {
+static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, eg_tier to,
+                       uint64_t max) {
   if (!max) return;
   size_t k = 0;
   for (size_t i = 0; i < n; i++) k += want[i] == from;
@@ -282,7 +290,8 @@ static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, e
     const vdoc *d = &t->docs[slot[i]];
     uint8_t to = want[i];
     if (to == EG_TIER_COLD && p->evict_days > 0 && !p->disabled && !d->staged) {
-      int64_t used = eg_access_last(&d->acc) > d->stored_at ? eg_access_last(&d->acc) : d->stored_at;
+      int64_t used =
+          eg_access_last(&d->acc) > d->stored_at ? eg_access_last(&d->acc) : d->stored_at;
       if ((double)(at - used) > p->evict_days * (double)US_PER_DAY) to = EG_TIER_EVICTED;
     }
     if (to == d->tier) continue;
@@ -297,8 +306,8 @@ static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, e
   free_moves(mv, nm);
   free(slot), free(r), free(want);
   if (!rc && out->evicted)
-    EG_INFO("audit", "evict", "tenant=\"%s\" chunks=%llu policy_evict_cold_after_days=%g at=%lld", t->name,
-            (unsigned long long)out->evicted, p->evict_days, (long long)at);
+    EG_INFO("audit", "evict", "tenant=\"%s\" chunks=%llu policy_evict_cold_after_days=%g at=%lld",
+            t->name, (unsigned long long)out->evicted, p->evict_days, (long long)at);
   return rc;
 }
 
@@ -402,7 +411,8 @@ void eg_vret_stop(eg_vec *v) {
   v->sweeper_on = false;
 }
 
-/* ---- accesses -------------------------------------------------------------------------------------- */
+/* ---- accesses
+ * -------------------------------------------------------------------------------------- */
 
 /* A request's reader: its user's and agent's hashes, taken once. */
 typedef struct reader {
@@ -415,7 +425,8 @@ static reader reader_of(const Engram__V1__Scope *scope) {
 
 /* Can the reader see a chunk of this user/agent? (common/scope.h) */
 static bool sees(reader r, const vdoc *d) {
-  return eg_scope_visible(r.user_h != 0, d->user_h != 0, d->user_h == r.user_h, d->private_, d->agent_h == r.agent_h);
+  return eg_scope_visible(r.user_h != 0, d->user_h != 0, d->user_h == r.user_h, d->private_,
+                          d->agent_h == r.agent_h);
 }
 
 eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *req, eg_arena *a,
@@ -458,7 +469,8 @@ eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *r
   return EG_OK;
 }
 
-/* ---- reading -------------------------------------------------------------------------------------- */
+/* ---- reading
+ * -------------------------------------------------------------------------------------- */
 
 static Engram__V1__RetentionInfo *info_of(eg_arena *a, const vtenant *t, const vdoc *d, uint64_t id,
                                           const char *source, bool bounded, int64_t at) {
@@ -470,7 +482,8 @@ static Engram__V1__RetentionInfo *info_of(eg_arena *a, const vtenant *t, const v
   o->kind = "chunk";
   o->salience_source = (char *)source;
   o->tier_since = d->tier_since;
-  eg_ret_info_fill(o, &t->pol, d->salience, d->stored_at, &d->acc, at, (eg_tier)d->tier, bounded, why, 320);
+  eg_ret_info_fill(o, &t->pol, d->salience, d->stored_at, &d->acc, at, (eg_tier)d->tier, bounded,
+                   why, 320);
   if (d->tier == EG_TIER_EVICTED) o->r = 0;
   return o;
 }
@@ -515,8 +528,8 @@ eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *r
       char *val = NULL;
       size_t vl = 0;
       memset(&d, 0, sizeof d);
-      found = eg_kv_get(v->kv, VCF_RETAIN, k, 16, &val, &vl, NULL) == EG_OK && eg_vret_decode(val, vl, &d) &&
-              d.tier == EG_TIER_EVICTED && sees(who, &d);
+      found = eg_kv_get(v->kv, VCF_RETAIN, k, 16, &val, &vl, NULL) == EG_OK &&
+              eg_vret_decode(val, vl, &d) && d.tier == EG_TIER_EVICTED && sees(who, &d);
       free(val);
     }
     if (!found) continue;
@@ -531,13 +544,16 @@ eg_code eg_vec_get_retention(eg_vec *v, const Engram__V1__GetRetentionRequest *r
   return EG_OK;
 }
 
-eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequest *req, eg_arena *a,
-                             Engram__V1__SetRetentionPolicyResponse *resp, eg_err *err) {
+eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequest *req,
+                             eg_arena *a, Engram__V1__SetRetentionPolicyResponse *resp,
+                             eg_err *err) {
   eg_ret_policy p;
   eg_code rc = eg_ret_policy_of(req->policy, &p, err);
   if (rc) return rc;
-  if (p.evict_days > 0 && (!req->confirm_tenant || strcmp(req->confirm_tenant, req->scope->tenant) != 0))
-    return eg_err_set(err, EG_EINVAL, "a policy that evicts needs confirm_tenant equal to scope.tenant");
+  if (p.evict_days > 0 &&
+      (!req->confirm_tenant || strcmp(req->confirm_tenant, req->scope->tenant) != 0))
+    return eg_err_set(err, EG_EINVAL,
+                      "a policy that evicts needs confirm_tenant equal to scope.tenant");
   vtenant *t = eg_vt_get(v, req->scope->tenant, true, &rc, err);
   if (!t) return rc;
   uint8_t k[9], val[EG_RET_POLICY_ENCODED];
@@ -548,8 +564,10 @@ eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequ
   rc = txn ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
   if (!rc && eg_kvtxn_put(txn, VCF_DEFAULT, k, 9, val, sizeof val, false))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (txn && rc) eg_kvtxn_abort(txn);
-  else if (txn) rc = eg_kvtxn_commit(txn, err);
+  if (txn && rc)
+    eg_kvtxn_abort(txn);
+  else if (txn)
+    rc = eg_kvtxn_commit(txn, err);
   if (!rc) {
     pthread_rwlock_wrlock(&t->lock);
     t->pol = p;
@@ -564,10 +582,11 @@ eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequ
   resp->policy = eg_arena_calloc(a, 1, sizeof *resp->policy);
   if (!resp->policy) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_ret_policy_msg(&p, resp->policy);
-  EG_INFO("audit", "retention_policy", "tenant=\"%s\" half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu "
-          "warm_max=%llu evict_cold_after_days=%g disabled=%d", req->scope->tenant, p.half_life_days, p.sigma,
-          p.hot_min, p.warm_min, (unsigned long long)p.hot_max, (unsigned long long)p.warm_max, p.evict_days,
-          p.disabled);
+  EG_INFO("audit", "retention_policy",
+          "tenant=\"%s\" half_life_days=%g sigma=%g hot_min=%g warm_min=%g hot_max=%llu "
+          "warm_max=%llu evict_cold_after_days=%g disabled=%d",
+          req->scope->tenant, p.half_life_days, p.sigma, p.hot_min, p.warm_min,
+          (unsigned long long)p.hot_max, (unsigned long long)p.warm_max, p.evict_days, p.disabled);
   return EG_OK;
 }
 
@@ -577,10 +596,12 @@ uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h) {
   KEY2(to, t->T + 1, 0);
   rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
   rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)to, 16);
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
+  rocksdb_iterator_t *it =
+      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
   eg_kvtxn *txn = eg_kv_begin(v->kv);
   uint64_t n = 0;
-  for (rocksdb_iter_seek(it, (const char *)from, 16); txn && rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (rocksdb_iter_seek(it, (const char *)from, 16); txn && rocksdb_iter_valid(it);
+       rocksdb_iter_next(it)) {
     size_t kl, vl;
     const char *k = rocksdb_iter_key(it, &kl);
     const char *val = rocksdb_iter_value(it, &vl);

@@ -26,12 +26,12 @@
 
 typedef struct vfilter {
   int64_t from, to;
-  int64_t valid_before;         /* valid_at's day ends here: chunks dated before it (0 = none) */
-  int64_t known_at;             /* stored at or before it (0 = none) */
+  int64_t valid_before; /* valid_at's day ends here: chunks dated before it (0 = none) */
+  int64_t known_at;     /* stored at or before it (0 = none) */
   uint64_t *sessions, *documents, *roles, *entities;
   size_t n_sessions, n_documents, n_roles, n_entities;
-  uint64_t user_h;              /* the reader's user: its own chunks and the shared ones */
-  uint64_t agent_h;             /* the reader's agent: its private chunks */
+  uint64_t user_h;  /* the reader's user: its own chunks and the shared ones */
+  uint64_t agent_h; /* the reader's agent: its private chunks */
   bool active;
 } vfilter;
 
@@ -43,7 +43,8 @@ static bool in_list(const uint64_t *v, size_t n, uint64_t x) {
 
 /* Is the chunk in the reader's view (common/scope.h) and inside the time bounds? */
 static bool visible(const vfilter *f, const vdoc *d) {
-  if (!eg_scope_visible(f->user_h != 0, d->user_h != 0, d->user_h == f->user_h, d->private_, d->agent_h == f->agent_h))
+  if (!eg_scope_visible(f->user_h != 0, d->user_h != 0, d->user_h == f->user_h, d->private_,
+                        d->agent_h == f->agent_h))
     return false;
   if (f->valid_before && d->time >= f->valid_before) return false;
   return !(f->known_at && d->stored_at > f->known_at);
@@ -61,7 +62,8 @@ static bool passes(const vtenant *t, const vfilter *f, uint32_t slot) {
   if (f->n_roles && !in_list(f->roles, f->n_roles, d->role_h)) return false;
   if (f->n_entities) {
     bool any = false;
-    for (uint32_t i = 0; i < d->n_entities && !any; i++) any = in_list(f->entities, f->n_entities, d->entities[i]);
+    for (uint32_t i = 0; i < d->n_entities && !any; i++)
+      any = in_list(f->entities, f->n_entities, d->entities[i]);
     if (!any) return false;
   }
   return true;
@@ -91,19 +93,20 @@ static uint64_t *hash_list(eg_arena *a, char **v, size_t n) {
 /* The reader's view: its scope's user (or the filter's, which must then agree) and
  * agent, and the tenant's own counts: a filter is needed only when the tenant holds
  * private chunks or the reader names a user. */
-static eg_code build_view(const Engram__V1__Scope *scope, const Engram__V1__SearchFilter *sf, vfilter *f,
-                          eg_err *err) {
+static eg_code build_view(const Engram__V1__Scope *scope, const Engram__V1__SearchFilter *sf,
+                          vfilter *f, eg_err *err) {
   const char *su = scope && scope->user && *scope->user ? scope->user : NULL;
   const char *fu = sf && sf->user && *sf->user ? sf->user : NULL;
   if (su && fu && strcmp(su, fu) != 0)
-    return eg_err_set(err, EG_EPERM, "filter.user must be the scope's user (a user reads only their own memory)");
+    return eg_err_set(err, EG_EPERM,
+                      "filter.user must be the scope's user (a user reads only their own memory)");
   f->user_h = eg_str_hash(su ? su : fu);
   f->agent_h = eg_str_hash(scope ? scope->agent : NULL);
   return EG_OK;
 }
 
-static eg_code build_filter(const Engram__V1__Scope *scope, const Engram__V1__SearchFilter *sf, eg_arena *a,
-                            vfilter *f, eg_err *err) {
+static eg_code build_filter(const Engram__V1__Scope *scope, const Engram__V1__SearchFilter *sf,
+                            eg_arena *a, vfilter *f, eg_err *err) {
   memset(f, 0, sizeof *f);
   eg_code rc = build_view(scope, sf, f, err);
   if (rc || !sf) {
@@ -116,20 +119,22 @@ static eg_code build_filter(const Engram__V1__Scope *scope, const Engram__V1__Se
    * valid_at, even later that day, is not "after" it (sources stamp the hour loosely). */
   if (sf->valid_at) f->valid_before = (sf->valid_at / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
   f->known_at = sf->known_at;
-  if (sf->n_session_ids > 1000 || sf->n_document_ids > 1000 || sf->n_roles > 16 || sf->n_entity_ids > 1000)
+  if (sf->n_session_ids > 1000 || sf->n_document_ids > 1000 || sf->n_roles > 16 ||
+      sf->n_entity_ids > 1000)
     return eg_err_set(err, EG_EINVAL, "filter lists are limited to 1000 entries (16 roles)");
   if (sf->time) {
     f->from = sf->time->from;
     f->to = sf->time->to;
-    if (f->from && f->to && f->to <= f->from) return eg_err_set(err, EG_EINVAL, "filter.time.to must be after from");
+    if (f->from && f->to && f->to <= f->from)
+      return eg_err_set(err, EG_EINVAL, "filter.time.to must be after from");
   }
   f->sessions = hash_list(a, sf->session_ids, f->n_sessions = sf->n_session_ids);
   f->documents = hash_list(a, sf->document_ids, f->n_documents = sf->n_document_ids);
   f->roles = hash_list(a, sf->roles, f->n_roles = sf->n_roles);
   f->entities = sf->entity_ids;
   f->n_entities = sf->n_entity_ids;
-  f->active = f->from || f->to || f->valid_before || f->known_at || f->n_sessions || f->n_documents || f->n_roles ||
-              f->n_entities || f->user_h;
+  f->active = f->from || f->to || f->valid_before || f->known_at || f->n_sessions ||
+              f->n_documents || f->n_roles || f->n_entities || f->user_h;
   return EG_OK;
 }
 
@@ -262,7 +267,8 @@ static void dense_candidates(qctx *q, int field, size_t k) {
     if (!d || !l || faiss_Index_search(ix, 1, q->qv, (idx_t)kk, d, l) != 0) break;
     size_t live = 0;
     for (size_t i = 0; i < kk; i++)
-      live += l[i] >= 0 && (size_t)l[i] < t->n_slots && t->docs[l[i]].live && eg_vt_indexed(t->docs[l[i]].tier);
+      live += l[i] >= 0 && (size_t)l[i] < t->n_slots && t->docs[l[i]].live &&
+              eg_vt_indexed(t->docs[l[i]].tier);
     n = kk;
     if (live >= k || kk == total || kk == 4096) break;
     kk *= 2;
@@ -273,8 +279,10 @@ static void dense_candidates(qctx *q, int field, size_t k) {
     add_cand(q, (uint32_t)l[i]);
     cand *c = cand_of(q, (uint32_t)l[i]);
     if (c) {
-      if (field == FIELD_CONTENT) c->cs = d[i];
-      else c->ls = d[i];
+      if (field == FIELD_CONTENT)
+        c->cs = d[i];
+      else
+        c->ls = d[i];
     }
   }
   free(d);
@@ -287,8 +295,10 @@ static void complete(qctx *q, float *buf) {
   vtenant *t = q->t;
   for (size_t i = 0; i < q->n; i++) {
     cand *c = &q->c[i];
-    if (isnan(c->cs)) c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
-    if (isnan(c->ls)) c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
+    if (isnan(c->cs))
+      c->cs = q->qv && eg_vt_vector(t, FIELD_CONTENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
+    if (isnan(c->ls))
+      c->ls = q->qv && eg_vt_vector(t, FIELD_LATENT, c->slot, buf) ? dot(q->qv, buf, t->dim) : 0;
   }
   size_t cap = q->n ? q->n : 1;
   uint32_t *slots = malloc(cap * sizeof *slots), *at = malloc(cap * sizeof *at);
@@ -299,7 +309,8 @@ static void complete(qctx *q, float *buf) {
       cand *c = &q->c[i];
       if (c->bm >= 0 || (t->docs[c->slot].tier == EG_TIER_COLD) != cold) continue;
       if (!slots || !at || !bm) /* out of memory: one by one */
-        c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? cold_query(q) : &q->bq, c->slot);
+        c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? cold_query(q) : &q->bq,
+                              c->slot);
       else
         slots[m] = c->slot, at[m++] = (uint32_t)i;
     }
@@ -351,7 +362,8 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
   }
   /* Retention: a small prior by R in weighted fusion (docs/retention.md) */
   const eg_ret_policy *p = &q->t->pol;
-  if (req->fusion != ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF && !p->disabled && p->prior_weight > 0) {
+  if (req->fusion != ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF && !p->disabled &&
+      p->prior_weight > 0) {
     int64_t now = eg_time_now_us();
     for (size_t i = 0; i < q->n; i++)
       q->c[i].score += (float)eg_ret_prior(p, eg_vret_r(q->t, &q->t->docs[q->c[i].slot], now));
@@ -362,8 +374,8 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
 /* Pseudo-relevance feedback: the query vector moved toward the mean content vector of the
  * first ranking's best candidates (q->c is sorted), then candidates found again with it
  * unless the filter put every document among them already, and all of them scored again. */
-static bool feedback(qctx *q, const Engram__V1__SearchRequest *req, bool exhaustive, size_t kk, float *qbuf,
-                     float *buf, float x, float y, float al) {
+static bool feedback(qctx *q, const Engram__V1__SearchRequest *req, bool exhaustive, size_t kk,
+                     float *qbuf, float *buf, float x, float y, float al) {
   vtenant *t = q->t;
   size_t m = req->feedback_docs ? req->feedback_docs : 3, used = 0;
   memset(qbuf, 0, (size_t)t->dim * sizeof *qbuf);
@@ -432,7 +444,8 @@ Engram__V1__Chunk *eg_vt_load_chunk(eg_vec *v, uint64_t T, uint64_t id, bool con
   return c;
 }
 
-static void add_timing(eg_arena *a, eg_vec *v, Engram__V1__StageTiming **t, const char *stage, int64_t us) {
+static void add_timing(eg_arena *a, eg_vec *v, Engram__V1__StageTiming **t, const char *stage,
+                       int64_t us) {
   Engram__V1__StageTiming *st = eg_arena_calloc(a, 1, sizeof *st);
   if (!st) return;
   engram__v1__stage_timing__init(st);
@@ -447,7 +460,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
                       Engram__V1__SearchResponse *resp, eg_err *err) {
   size_t nq = req->n_queries;
   if (!nq) return eg_err_set(err, EG_EINVAL, "no queries");
-  if (nq > v->o.max_queries) return eg_err_set(err, EG_EINVAL, "more than %u queries", v->o.max_queries);
+  if (nq > v->o.max_queries)
+    return eg_err_set(err, EG_EINVAL, "more than %u queries", v->o.max_queries);
   uint32_t k = req->k ? req->k : 10;
   if (k > v->o.max_k) return eg_err_set(err, EG_EINVAL, "k above the limit of %u", v->o.max_k);
   if (!(req->feedback_weight >= 0 && req->feedback_weight <= 10))
@@ -457,10 +471,12 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   for (size_t i = 0; i < nq; i++) {
     const Engram__V1__SearchQuery *q = req->queries[i];
     size_t tl = q->text ? strlen(q->text) : 0;
-    if (tl > v->o.max_text_bytes) return eg_err_set(err, EG_EINVAL, "queries[%zu].text too long", i);
+    if (tl > v->o.max_text_bytes)
+      return eg_err_set(err, EG_EINVAL, "queries[%zu].text too long", i);
     if (q->n_vector && (int)q->n_vector != dim)
       return eg_err_set(err, EG_EINVAL, "queries[%zu].vector must have %d dimensions", i, dim);
-    if (!tl && !q->n_vector) return eg_err_set(err, EG_EINVAL, "queries[%zu] has neither text nor vector", i);
+    if (!tl && !q->n_vector)
+      return eg_err_set(err, EG_EINVAL, "queries[%zu] has neither text nor vector", i);
   }
   vfilter f;
   eg_code rc = build_filter(req->scope, req->filter, a, &f, err);
@@ -542,7 +558,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
    * all the queries of the request (passing > EXACT_LIMIT means "not narrow"). */
   size_t passing = 0;
   uint32_t *pass_slots = NULL;
-  const vslots *us = f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
+  const vslots *us =
+      f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
   f.active |= t->private_ > 0; /* another agent's private chunks are never seen */
   if (f.active) {
     size_t cap = t->n_slots < EXACT_LIMIT ? t->n_slots : EXACT_LIMIT;
@@ -570,7 +587,10 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
     const char *const *terms = (const char *const *)tl[i].v;
-    qctx q = {t, &f, t->dim && !zero ? qvi : NULL, terms, tl[i].n, {0}, {0}, false, NULL, 0, 0, {NULL, NULL, 0, 0}};
+    qctx q = {t,     &f,      t->dim && !zero ? qvi : NULL,
+              terms, tl[i].n, {0},
+              {0},   false,   NULL,
+              0,     0,       {NULL, NULL, 0, 0}};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     if (by_user) {
@@ -604,7 +624,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     complete(&q, buf);
     fuse(&q, req, x, y, al);
     if (req->feedback_weight > 0 && q.qv && q.n)
-      resp->results[i]->feedback = feedback(&q, req, f.active && passing <= EXACT_LIMIT, kk, fbuf, buf, x, y, al);
+      resp->results[i]->feedback =
+          feedback(&q, req, f.active && passing <= EXACT_LIMIT, kk, fbuf, buf, x, y, al);
     int64_t s3 = eg_time_mono_us();
     t_dense += s1 - s0;
     t_bm25 += s2 - s1;
@@ -629,7 +650,9 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   free(bscores);
   free(pass_slots);
   if (!dims_ok)
-    return eg_err_set(err, EG_EPRECOND, "this tenant's index has another dimension than the embedder (%s)", v->emb->model_id);
+    return eg_err_set(err, EG_EPRECOND,
+                      "this tenant's index has another dimension than the embedder (%s)",
+                      v->emb->model_id);
   /* Hits with their chunk records, read with one multi-get per query. */
   int64_t l0 = eg_time_mono_us();
   for (size_t i = 0; i < nq; i++) {
@@ -638,10 +661,13 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     qh->hits = eg_arena_calloc(a, m ? m : 1, sizeof *qh->hits);
     uint8_t *keys = eg_arena_alloc(a, (m ? m : 1) * 16);
     const char **kp = eg_arena_alloc(a, (m ? m : 1) * sizeof *kp);
-    size_t *kl = eg_arena_alloc(a, (m ? m : 1) * sizeof *kl), *vl = eg_arena_alloc(a, (m ? m : 1) * sizeof *vl);
-    char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals), **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
+    size_t *kl = eg_arena_alloc(a, (m ? m : 1) * sizeof *kl),
+           *vl = eg_arena_alloc(a, (m ? m : 1) * sizeof *vl);
+    char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals),
+         **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
     const rocksdb_column_family_handle_t **cfs = eg_arena_alloc(a, (m ? m : 1) * sizeof *cfs);
-    if (!qh->hits || !keys || !kp || !kl || !vl || !vals || !errs || !cfs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if (!qh->hits || !keys || !kp || !kl || !vl || !vals || !errs || !cfs)
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
     for (size_t j = 0; j < m; j++) {
       KEY2(keys + 16 * j, T, tops[i][j].chunk_id);
       kp[j] = (const char *)keys + 16 * j;
@@ -711,7 +737,8 @@ eg_code eg_vec_get(eg_vec *v, const Engram__V1__GetChunksRequest *req, eg_arena 
       if (!e->live || e->staged || e->session_h != d->session_h || !visible(&view, e)) continue;
       int diff = e->turn - d->turn;
       if (diff < 0) diff = -diff;
-      if ((uint32_t)diff <= req->neighbours && !in_list(ids, n, e->chunk_id)) ids[n++] = e->chunk_id;
+      if ((uint32_t)diff <= req->neighbours && !in_list(ids, n, e->chunk_id))
+        ids[n++] = e->chunk_id;
     }
   }
   uint64_t T = t->T;

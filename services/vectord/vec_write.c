@@ -26,48 +26,63 @@ static bool role_valid(const char *r) {
 static eg_code check_text(const eg_vec *v, const char *s, const char *what, size_t i, eg_err *err) {
   size_t n = s ? strlen(s) : 0;
   if (n > v->o.max_text_bytes)
-    return eg_err_set(err, EG_EINVAL, "chunks[%zu].%s longer than %u bytes", i, what, v->o.max_text_bytes);
-  if (n && !eg_utf8_valid(s, n)) return eg_err_set(err, EG_EINVAL, "chunks[%zu].%s is not valid UTF-8", i, what);
+    return eg_err_set(err, EG_EINVAL, "chunks[%zu].%s longer than %u bytes", i, what,
+                      v->o.max_text_bytes);
+  if (n && !eg_utf8_valid(s, n))
+    return eg_err_set(err, EG_EINVAL, "chunks[%zu].%s is not valid UTF-8", i, what);
   return EG_OK;
 }
 
-static eg_code check_chunk(const eg_vec *v, const Engram__V1__UpsertRequest *req, size_t i, eg_err *err) {
+static eg_code check_chunk(const eg_vec *v, const Engram__V1__UpsertRequest *req, size_t i,
+                           eg_err *err) {
   const Engram__V1__Chunk *c = req->chunks[i];
   eg_code rc;
   if (c->id >> 63) return eg_err_set(err, EG_EINVAL, "chunks[%zu].id must be below 2^63", i);
   if ((!c->content || !*c->content) && (!c->latent || !*c->latent) && !c->n_content_vector)
     return eg_err_set(err, EG_EINVAL, "chunks[%zu] has no content", i);
-  if ((rc = check_text(v, c->content, "content", i, err)) || (rc = check_text(v, c->latent, "latent", i, err)) ||
+  if ((rc = check_text(v, c->content, "content", i, err)) ||
+      (rc = check_text(v, c->latent, "latent", i, err)) ||
       (rc = check_text(v, c->session_id, "session_id", i, err)) ||
       (rc = check_text(v, c->document_id, "document_id", i, err)))
     return rc;
-  if ((c->session_id && strlen(c->session_id) > 256) || (c->document_id && strlen(c->document_id) > 256))
-    return eg_err_set(err, EG_EINVAL, "chunks[%zu]: session_id and document_id are at most 256 bytes", i);
+  if ((c->session_id && strlen(c->session_id) > 256) ||
+      (c->document_id && strlen(c->document_id) > 256))
+    return eg_err_set(err, EG_EINVAL,
+                      "chunks[%zu]: session_id and document_id are at most 256 bytes", i);
   if (!role_valid(c->role))
-    return eg_err_set(err, EG_EINVAL, "chunks[%zu].role must be user, assistant, system, tool or document", i);
+    return eg_err_set(err, EG_EINVAL,
+                      "chunks[%zu].role must be user, assistant, system, tool or document", i);
   if (c->turn_end && c->turn_end < c->turn_index)
     return eg_err_set(err, EG_EINVAL, "chunks[%zu].turn_end is before turn_index", i);
-  if (c->n_entity_ids > 256) return eg_err_set(err, EG_EINVAL, "chunks[%zu]: more than 256 entity ids", i);
+  if (c->n_entity_ids > 256)
+    return eg_err_set(err, EG_EINVAL, "chunks[%zu]: more than 256 entity ids", i);
   if (!(c->salience >= 0 && c->salience <= 1))
-    return eg_err_set(err, EG_EINVAL, "chunks[%zu].salience must be in [0, 1] (0: rated by the lexicon)", i);
-  if (c->n_metadata > 64) return eg_err_set(err, EG_EINVAL, "chunks[%zu]: more than 64 metadata entries", i);
+    return eg_err_set(err, EG_EINVAL,
+                      "chunks[%zu].salience must be in [0, 1] (0: rated by the lexicon)", i);
+  if (c->n_metadata > 64)
+    return eg_err_set(err, EG_EINVAL, "chunks[%zu]: more than 64 metadata entries", i);
   for (size_t m = 0; m < c->n_metadata; m++) {
     const Engram__V1__KeyValue *kv = c->metadata[m];
     if ((kv->key && strlen(kv->key) > 128) || (kv->value && strlen(kv->value) > 4096))
-      return eg_err_set(err, EG_EINVAL, "chunks[%zu].metadata[%zu] too long (key 128, value 4096 bytes)", i, m);
+      return eg_err_set(err, EG_EINVAL,
+                        "chunks[%zu].metadata[%zu] too long (key 128, value 4096 bytes)", i, m);
   }
   int dim = v->emb->dim;
-  if ((c->n_content_vector && (int)c->n_content_vector != dim) || (c->n_latent_vector && (int)c->n_latent_vector != dim))
-    return eg_err_set(err, EG_EINVAL, "chunks[%zu]: vectors must have %d dimensions (%s)", i, dim, v->emb->model_id);
-  if (c->scope && c->scope->tenant && *c->scope->tenant && strcmp(c->scope->tenant, req->scope->tenant) != 0)
-    return eg_err_set(err, EG_EPERM, "chunks[%zu].scope.tenant differs from the request's tenant", i);
+  if ((c->n_content_vector && (int)c->n_content_vector != dim) ||
+      (c->n_latent_vector && (int)c->n_latent_vector != dim))
+    return eg_err_set(err, EG_EINVAL, "chunks[%zu]: vectors must have %d dimensions (%s)", i, dim,
+                      v->emb->model_id);
+  if (c->scope && c->scope->tenant && *c->scope->tenant &&
+      strcmp(c->scope->tenant, req->scope->tenant) != 0)
+    return eg_err_set(err, EG_EPERM, "chunks[%zu].scope.tenant differs from the request's tenant",
+                      i);
   return EG_OK;
 }
 
 /* Term counting for one chunk. */
 typedef struct term_acc {
   eg_arena *a;
-  eg_map *m;  /* term → index+1 */
+  eg_map *m; /* term → index+1 */
   eg_bm25_term *terms;
   size_t n, cap;
   uint32_t len;
@@ -118,14 +133,16 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
                       Engram__V1__UpsertResponse *resp, eg_err *err) {
   size_t n = req->n_chunks;
   if (!n) return eg_err_set(err, EG_EINVAL, "no chunks");
-  if (n > v->o.max_chunks) return eg_err_set(err, EG_EINVAL, "more than %u chunks in one upsert", v->o.max_chunks);
+  if (n > v->o.max_chunks)
+    return eg_err_set(err, EG_EINVAL, "more than %u chunks in one upsert", v->o.max_chunks);
   eg_code rc;
   for (size_t i = 0; i < n; i++)
     if ((rc = check_chunk(v, req, i, err))) return rc;
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < i; j++)
       if (req->chunks[i]->id && req->chunks[i]->id == req->chunks[j]->id)
-        return eg_err_set(err, EG_EINVAL, "chunk id %llu appears twice", (unsigned long long)req->chunks[i]->id);
+        return eg_err_set(err, EG_EINVAL, "chunk id %llu appears twice",
+                          (unsigned long long)req->chunks[i]->id);
   int dim = v->emb->dim;
   /* 1. Vectors: embed what the client did not send, all in one batch per field. */
   float *vecs = eg_arena_alloc(a, n * N_FIELDS * (size_t)dim * sizeof(float));
@@ -135,7 +152,8 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   size_t nt = 0, words = 0;
   for (size_t i = 0; i < n; i++) {
     const Engram__V1__Chunk *c = req->chunks[i];
-    float *cv = vecs + (i * N_FIELDS + FIELD_CONTENT) * dim, *lv = vecs + (i * N_FIELDS + FIELD_LATENT) * dim;
+    float *cv = vecs + (i * N_FIELDS + FIELD_CONTENT) * dim,
+          *lv = vecs + (i * N_FIELDS + FIELD_LATENT) * dim;
     const char *content = c->content && *c->content ? c->content : c->latent;
     if (c->n_content_vector) {
       memcpy(cv, c->content_vector, (size_t)dim * sizeof(float));
@@ -163,15 +181,17 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
       return rc == EG_EINVAL ? rc : EG_EUNAVAIL;
     }
     const char *lbl[1] = {v->emb->model_id};
-    eg_series_observe(eg_metric_series(v->m_embed_secs, lbl, 1), (double)(eg_time_mono_us() - t0) / 1e6);
+    eg_series_observe(eg_metric_series(v->m_embed_secs, lbl, 1),
+                      (double)(eg_time_mono_us() - t0) / 1e6);
     eg_series_add(v->m_embed_tokens, (double)words);
-    for (size_t k = 0; k < nt; k++) memcpy(vecs + where[k] * dim, tmp + k * dim, (size_t)dim * sizeof(float));
+    for (size_t k = 0; k < nt; k++)
+      memcpy(vecs + where[k] * dim, tmp + k * dim, (size_t)dim * sizeof(float));
   }
   for (size_t i = 0; i < n; i++) {
     const Engram__V1__Chunk *c = req->chunks[i];
     if (!c->n_latent_vector && !(c->latent && *c->latent))
-      memcpy(vecs + (i * N_FIELDS + FIELD_LATENT) * dim, vecs + (i * N_FIELDS + FIELD_CONTENT) * dim,
-             (size_t)dim * sizeof(float));
+      memcpy(vecs + (i * N_FIELDS + FIELD_LATENT) * dim,
+             vecs + (i * N_FIELDS + FIELD_CONTENT) * dim, (size_t)dim * sizeof(float));
   }
   /* 2. BM25 terms of content + latent. */
   term_acc *accs = eg_arena_calloc(a, n, sizeof *accs);
@@ -205,7 +225,8 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     goto fail;
   }
-  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err)) || (rc = eg_vt_check_model(v, txn, ten, dim, err)))
+  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err)) ||
+      (rc = eg_vt_check_model(v, txn, ten, dim, err)))
     goto fail;
   /* A replaced chunk keeps its access history; it comes back hot with its new vectors. */
   eg_access *kept = eg_arena_calloc(a, n, sizeof *kept);
@@ -216,26 +237,33 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   }
   pthread_rwlock_rdlock(&t->lock);
   for (size_t i = 0; i < n; i++) {
-    uintptr_t old = req->chunks[i]->id ? (uintptr_t)eg_map_get(t->by_chunk, &req->chunks[i]->id, 8) : 0;
+    uintptr_t old =
+        req->chunks[i]->id ? (uintptr_t)eg_map_get(t->by_chunk, &req->chunks[i]->id, 8) : 0;
     if (old) kept[i] = t->docs[old - 1].acc, replaced[i] = true;
   }
   pthread_rwlock_unlock(&t->lock);
   for (size_t i = 0; i < n; i++) {
     Engram__V1__Chunk *sc = &stored[i];
     *sc = *req->chunks[i];
-    ids[i] = sc->id ? sc->id : (ten->counter[VCTR_SLOT] | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
+    ids[i] =
+        sc->id ? sc->id
+               : (ten->counter[VCTR_SLOT] | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
     slots[i] = (uint32_t)ten->counter[VCTR_SLOT]++;
     Engram__V1__Scope *cs = &scopes[i];
     engram__v1__scope__init(cs);
     cs->tenant = req->scope->tenant;
-    cs->user = sc->scope && sc->scope->user && *sc->scope->user ? sc->scope->user : req->scope->user;
-    cs->agent = sc->scope && sc->scope->agent && *sc->scope->agent ? sc->scope->agent : req->scope->agent;
+    cs->user =
+        sc->scope && sc->scope->user && *sc->scope->user ? sc->scope->user : req->scope->user;
+    cs->agent =
+        sc->scope && sc->scope->agent && *sc->scope->agent ? sc->scope->agent : req->scope->agent;
     cs->private_ = sc->scope ? sc->scope->private_ : req->scope->private_;
     sc->scope = cs;
     sc->id = ids[i];
     sc->n_content_vector = sc->n_latent_vector = 0;
     sc->stored_at = now;
-    if (sc->salience <= 0) sc->salience = (float)eg_salience_of(sc->content && *sc->content ? sc->content : sc->latent, NULL);
+    if (sc->salience <= 0)
+      sc->salience =
+          (float)eg_salience_of(sc->content && *sc->content ? sc->content : sc->latent, NULL);
     size_t bl, tl;
     uint8_t *buf = eg_chunk_encode(a, sc, slots[i], &bl);
     char *tbuf = encode_terms(a, &accs[i], &tl);
@@ -246,7 +274,8 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     uint8_t k[16];
     KEY2(k, ten->id, ids[i]);
     eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
-    eg_kvtxn_put(txn, VCF_VECTORS, k, 16, vecs + i * N_FIELDS * dim, (size_t)N_FIELDS * dim * sizeof(float), false);
+    eg_kvtxn_put(txn, VCF_VECTORS, k, 16, vecs + i * N_FIELDS * dim,
+                 (size_t)N_FIELDS * dim * sizeof(float), false);
     eg_kvtxn_put(txn, VCF_TERMS, k, 16, tbuf, tl, false);
     if (replaced[i]) {
       vdoc d = eg_vdoc_of(sc);
@@ -332,8 +361,10 @@ eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_aren
     }
     eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
   }
-  if (txn && rc) eg_kvtxn_abort(txn);
-  else if (txn) rc = eg_kvtxn_commit(txn, err);
+  if (txn && rc)
+    eg_kvtxn_abort(txn);
+  else if (txn)
+    rc = eg_kvtxn_commit(txn, err);
   if (!rc) { /* then memory, all at once for searches */
     pthread_rwlock_wrlock(&t->lock);
     for (size_t i = 0; i < n; i++) t->docs[slots[i]].staged = false;
@@ -345,7 +376,8 @@ eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_aren
 }
 
 /* Delete the chunks of `ids` that exist (store first, then memory). *deleted counts them. */
-static eg_code delete_ids(eg_vec *v, vtenant *t, const uint64_t *ids, size_t n, uint32_t *deleted, eg_err *err) {
+static eg_code delete_ids(eg_vec *v, vtenant *t, const uint64_t *ids, size_t n, uint32_t *deleted,
+                          eg_err *err) {
   pthread_mutex_lock(&t->writer);
   eg_kvtxn *txn = eg_kv_begin(v->kv);
   if (!txn) {
@@ -367,7 +399,8 @@ static eg_code delete_ids(eg_vec *v, vtenant *t, const uint64_t *ids, size_t n, 
     slots[found++] = (uint32_t)(s - 1);
   }
   pthread_rwlock_unlock(&t->lock);
-  eg_code rc = slots ? eg_kvtxn_commit(txn, err) : (eg_kvtxn_abort(txn), eg_err_set(err, EG_ENOMEM, "out of memory"));
+  eg_code rc = slots ? eg_kvtxn_commit(txn, err)
+                     : (eg_kvtxn_abort(txn), eg_err_set(err, EG_ENOMEM, "out of memory"));
   if (!rc) {
     pthread_rwlock_wrlock(&t->lock);
     for (size_t i = 0; i < found; i++) eg_vt_remove(v, t, slots[i]);
@@ -405,7 +438,8 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
   const char *tenant = req->scope->tenant, *user = req->scope->user;
   bool whole = !user || !*user;
   if (whole && (!req->confirm_tenant || strcmp(req->confirm_tenant, tenant) != 0))
-    return eg_err_set(err, EG_EINVAL, "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
+    return eg_err_set(err, EG_EINVAL,
+                      "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
   eg_code rc;
   uint64_t chunks = 0, vectors = 0, postings = 0;
   vtenant *t = eg_vt_get(v, tenant, false, &rc, err);
@@ -432,7 +466,8 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
       uint8_t from[8], to[8];
       key_put64(from, t->T);
       key_put64(to, t->T + 1);
-      for (int cf = VCF_CHUNKS; cf < VCF_COUNT; cf++) eg_kvtxn_delete_range(txn, cf, from, 8, to, 8);
+      for (int cf = VCF_CHUNKS; cf < VCF_COUNT; cf++)
+        eg_kvtxn_delete_range(txn, cf, from, 8, to, 8);
       uint8_t mk[9];
       mk[0] = 'M';
       key_put64(mk + 1, t->T);

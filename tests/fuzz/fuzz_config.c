@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int argc = 2;
   if (nul) {
     rest = strndup((const char *)nul + 1, size - flen - 1);
-    for (char *save = NULL, *l = strtok_r(rest, "\n", &save); l && argc < 33; l = strtok_r(NULL, "\n", &save))
+    for (char *save = NULL, *l = strtok_r(rest, "\n", &save); l && argc < 33;
+         l = strtok_r(NULL, "\n", &save))
       argv[argc++] = l;
   }
   argv[argc] = NULL;

@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t i = 0; i < n; i++) {
     eg_fuzz_check(d[i].start < d[i].end && d[i].end <= len, "span inside the text");
     eg_fuzz_check(i == 0 || d[i].start >= d[i - 1].end, "spans in order, apart");
-    eg_fuzz_check(d[i].kind == EG_DATE_SINCE ? d[i].to == 0 : d[i].from <= d[i].to, "range ordered");
+    eg_fuzz_check(d[i].kind == EG_DATE_SINCE ? d[i].to == 0 : d[i].from <= d[i].to,
+                  "range ordered");
     eg_fuzz_check(memchr(d[i].label, 0, sizeof d[i].label) != NULL, "label terminated");
   }
   int64_t us;

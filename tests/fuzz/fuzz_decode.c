@@ -20,8 +20,9 @@
 #include "tests/fuzz/fuzz.h"
 
 static const ProtobufCServiceDescriptor *const services[] = {
-    &engram__v1__graph__descriptor, &engram__v1__vector__descriptor, &engram__v1__ingest__descriptor,
-    &engram__v1__admin__descriptor, &engram__v1__recall__descriptor,
+    &engram__v1__graph__descriptor,  &engram__v1__vector__descriptor,
+    &engram__v1__ingest__descriptor, &engram__v1__admin__descriptor,
+    &engram__v1__recall__descriptor,
 };
 static const ProtobufCMessageDescriptor *inputs[64];
 static size_t n_inputs;
@@ -29,13 +30,15 @@ static size_t n_inputs;
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;
   for (size_t s = 0; s < sizeof services / sizeof *services; s++)
-    for (unsigned m = 0; m < services[s]->n_methods; m++) inputs[n_inputs++] = services[s]->methods[m].input;
+    for (unsigned m = 0; m < services[s]->n_methods; m++)
+      inputs[n_inputs++] = services[s]->methods[m].input;
   return 0;
 }
 
 static void json_round_trip(const ProtobufCMessage *m, unsigned flags, eg_arena *a) {
   eg_buf one = EG_BUF_INIT, two = EG_BUF_INIT;
-  eg_fuzz_check(eg_pbjson_write(m, flags, &one) == EG_OK && eg_buf_append(&one, "", 1) == EG_OK, "write");
+  eg_fuzz_check(eg_pbjson_write(m, flags, &one) == EG_OK && eg_buf_append(&one, "", 1) == EG_OK,
+                "write");
   cJSON *j = cJSON_Parse(one.data);
   eg_fuzz_check(j != NULL, "the JSON written is not JSON");
   ProtobufCMessage *back = NULL;
@@ -44,7 +47,8 @@ static void json_round_trip(const ProtobufCMessage *m, unsigned flags, eg_arena 
     fprintf(stderr, "%s\n%s\n", e.msg, one.data);
     eg_fuzz_check(0, "the JSON written does not read back");
   }
-  eg_fuzz_check(eg_pbjson_write(back, flags, &two) == EG_OK && eg_buf_append(&two, "", 1) == EG_OK, "write again");
+  eg_fuzz_check(eg_pbjson_write(back, flags, &two) == EG_OK && eg_buf_append(&two, "", 1) == EG_OK,
+                "write again");
   if (strcmp(one.data, two.data) != 0) {
     fprintf(stderr, "first:  %s\nsecond: %s\n", one.data, two.data);
     eg_fuzz_check(0, "JSON round trip changed the message");

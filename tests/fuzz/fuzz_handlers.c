@@ -38,13 +38,16 @@ static void add_methods(eg_daemon *d) {
   const eg_rpc_service *svcs;
   size_t n = eg_daemon_services(d, &svcs);
   for (size_t i = 0; i < n; i++)
-    for (unsigned m = 0; m < svcs[i].desc->n_methods; m++) methods[n_methods++] = (method){&svcs[i], &svcs[i].desc->methods[m]};
+    for (unsigned m = 0; m < svcs[i].desc->n_methods; m++)
+      methods[n_methods++] = (method){&svcs[i], &svcs[i].desc->methods[m]};
 }
 
-static eg_daemon *open_daemon(const eg_daemon_spec *spec, const char *dir, const char *extra1, const char *extra2) {
+static eg_daemon *open_daemon(const eg_daemon_spec *spec, const char *dir, const char *extra1,
+                              const char *extra2) {
   char data[600];
   snprintf(data, sizeof data, "--data-dir=%s/%s", dir, spec->name);
-  char *argv[8] = {(char *)spec->name, data, "--metrics-addr=", "--insecure-no-auth", "--log-level=error"};
+  char *argv[8] = {(char *)spec->name, data, "--metrics-addr=", "--insecure-no-auth",
+                   "--log-level=error"};
   int argc = 5;
   if (extra1) argv[argc++] = (char *)extra1;
   if (extra2) argv[argc++] = (char *)extra2;
@@ -107,8 +110,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ProtobufCMessage *resp = NULL;
     eg_err e;
     eg_code rc = eg_rpc_invoke(m->svc, m->md->name, req, a, &resp, &e);
-    if (rc == EG_OK) eg_fuzz_check(resp && resp->descriptor == m->md->output, "handler answered with the wrong type");
-    if (rc == EG_OK) eg_fuzz_check(protobuf_c_message_get_packed_size(resp) < (64u << 20), "huge response");
+    if (rc == EG_OK)
+      eg_fuzz_check(resp && resp->descriptor == m->md->output,
+                    "handler answered with the wrong type");
+    if (rc == EG_OK)
+      eg_fuzz_check(protobuf_c_message_get_packed_size(resp) < (64u << 20), "huge response");
   }
   eg_arena_free(a);
   return 0;

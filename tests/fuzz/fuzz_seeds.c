@@ -4,12 +4,11 @@
  * contract's descriptors; their first byte is the method's index in the order the
  * targets use (Graph, Vector, Ingest, Admin, Recall; methods in proto order).
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-
-#include <cjson/cJSON.h>
 
 #include "common/arena.h"
 #include "common/pbjson.h"
@@ -19,40 +18,50 @@
 #include "proto/engram/v1/vector.pb-c.h"
 
 static const ProtobufCServiceDescriptor *const services[] = {
-    &engram__v1__graph__descriptor, &engram__v1__vector__descriptor, &engram__v1__ingest__descriptor,
-    &engram__v1__admin__descriptor, &engram__v1__recall__descriptor,
+    &engram__v1__graph__descriptor,  &engram__v1__vector__descriptor,
+    &engram__v1__ingest__descriptor, &engram__v1__admin__descriptor,
+    &engram__v1__recall__descriptor,
 };
 
 #define S "\"scope\":{\"tenant\":\"t1\",\"user\":\"u1\"}"
-static const struct { const char *method, *json; } requests[] = {
-    {"IngestSession", "{" S ",\"session_id\":\"s1\",\"session_time\":\"2024-03-04T10:00:00Z\",\"messages\":["
-                      "{\"role\":\"user\",\"content\":\"Last weekend I moved to Berlin with my sister Ana.\"},"
-                      "{\"role\":\"assistant\",\"content\":\"Berlin in March is lovely.\"}]}"},
-    {"IngestSession", "{" S ",\"session_id\":\"s2\",\"session_time\":\"2024-03-11T10:00:00Z\",\"messages\":["
-                      "{\"role\":\"assistant\",\"content\":\"I recommend Sakura, a lovely sushi restaurant.\"},"
-                      "{\"role\":\"user\",\"content\":\"Sounds great. I ended up going to Sakura; the restaurant "
-                      "you suggested was great, but the hotel you recommended was awful. I never went.\"}]}"},
-    {"IngestDocument", "{" S ",\"document_id\":\"d1\",\"title\":\"Notes\",\"text\":\"Maya Patel is chief of staff "
-                       "since 2023-05-01. She reports to Tim Cook.\"}"},
+static const struct {
+  const char *method, *json;
+} requests[] = {
+    {"IngestSession",
+     "{" S ",\"session_id\":\"s1\",\"session_time\":\"2024-03-04T10:00:00Z\",\"messages\":["
+     "{\"role\":\"user\",\"content\":\"Last weekend I moved to Berlin with my sister Ana.\"},"
+     "{\"role\":\"assistant\",\"content\":\"Berlin in March is lovely.\"}]}"},
+    {"IngestSession",
+     "{" S ",\"session_id\":\"s2\",\"session_time\":\"2024-03-11T10:00:00Z\",\"messages\":["
+     "{\"role\":\"assistant\",\"content\":\"I recommend Sakura, a lovely sushi restaurant.\"},"
+     "{\"role\":\"user\",\"content\":\"Sounds great. I ended up going to Sakura; the restaurant "
+     "you suggested was great, but the hotel you recommended was awful. I never went.\"}]}"},
+    {"IngestDocument",
+     "{" S ",\"document_id\":\"d1\",\"title\":\"Notes\",\"text\":\"Maya Patel is chief of staff "
+     "since 2023-05-01. She reports to Tim Cook.\"}"},
     {"AssertFacts",
      "{" S ",\"facts\":[{\"subject\":{\"name\":\"Maya Patel\"},\"relation\":\"WORKS_AT\","
      "\"object_entity\":{\"name\":\"Acme\"}}]}"},
     {"GetJob", "{" S ",\"job_id\":\"job-1-00\"}"},
     {"Wait", "{" S ",\"watermark\":\"v1:0000000000000001\",\"timeout_us\":100}"},
-    {"Recall",
-     "{" S ",\"query\":\"Where did I move last weekend?\","
-     "\"query_time\":\"2024-03-06T10:00:00Z\",\"k\":5}"},
+    {"Recall", "{" S ",\"query\":\"Where did I move last weekend?\","
+               "\"query_time\":\"2024-03-06T10:00:00Z\",\"k\":5}"},
     {"Commit", "{" S ",\"edges\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\","
                "\"object_entity\":{\"name\":\"Berlin\"}}]}"},
-    {"State", "{" S ",\"queries\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\"}]}"},
+    {"State",
+     "{" S ",\"queries\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\"}]}"},
     {"History", "{" S ",\"subject\":{\"name\":\"user:u1\"},\"relation\":\"LIVES_IN\"}"},
     {"Traverse", "{" S ",\"seeds\":[{\"name\":\"user:u1\"}],\"max_depth\":2}"},
     {"Walk", "{" S ",\"claims\":[1],\"max_depth\":3}"},
     {"Changes", "{" S "}"},
-    {"RecordOutcome", "{" S ",\"edge_id\":1,\"kind\":\"OUTCOME_KIND_SUCCEEDED\",\"note\":\"it went well\"}"},
+    {"RecordOutcome",
+     "{" S ",\"edge_id\":1,\"kind\":\"OUTCOME_KIND_SUCCEEDED\",\"note\":\"it went well\"}"},
     {"ResolveEntities", "{" S ",\"mentions\":[{\"name\":\"Maya Patel\",\"create\":true}]}"},
-    {"Search", "{" S ",\"queries\":[{\"text\":\"Berlin sister\"}],\"k\":5,\"include_content\":true}"},
-    {"Upsert", "{" S ",\"chunks\":[{\"id\":7,\"content\":\"I moved to Berlin.\",\"latent\":\"The user moved.\"}]}"},
+    {"Search",
+     "{" S ",\"queries\":[{\"text\":\"Berlin sister\"}],\"k\":5,\"include_content\":true}"},
+    {"Upsert",
+     "{" S
+     ",\"chunks\":[{\"id\":7,\"content\":\"I moved to Berlin.\",\"latent\":\"The user moved.\"}]}"},
     {"GetChunks", "{" S ",\"ids\":[7],\"neighbours\":1}"},
     {"Erase", "{" S "}"},
 };
@@ -70,26 +79,35 @@ static const char *const configs[] = {
 
 /* MCP messages as a client sends them (JSON-RPC 2.0), good and bad. */
 #define RPC "{\"jsonrpc\":\"2.0\",\"id\":"
-#define CALL(id, tool, args) RPC #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" tool "\",\"arguments\":" args "}}"
+#define CALL(id, tool, args) \
+  RPC #id ",\"method\":\"tools/call\",\"params\":{\"name\":\"" tool "\",\"arguments\":" args "}}"
 static const char *const mcp_messages[] = {
-    RPC "1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
-        "\"clientInfo\":{\"name\":\"claude-code\",\"version\":\"1.0\"}}}",
+    RPC
+    "1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{}"
+    ","
+    "\"clientInfo\":{\"name\":\"claude-code\",\"version\":\"1.0\"}}}",
     "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
     RPC "\"a-2\",\"method\":\"tools/list\",\"params\":{}}",
-    CALL(3, "remember", "{\"messages\":[{\"role\":\"user\",\"content\":\"I moved to Lisbon last week.\","
-                        "\"time\":\"2024-05-02T09:00:00Z\"}],\"session_time\":\"2024-05-02\"}"),
-    CALL(4, "remember", "{\"text\":\"Maya Patel is chief of staff since 2023-05-01.\",\"messages\":[]}"),
-    CALL(5, "recall", "{\"question\":\"Where do I live?\",\"at\":\"2024-06-01\",\"k\":5,\"user\":\"bob\"}"),
+    CALL(3, "remember",
+         "{\"messages\":[{\"role\":\"user\",\"content\":\"I moved to Lisbon last week.\","
+         "\"time\":\"2024-05-02T09:00:00Z\"}],\"session_time\":\"2024-05-02\"}"),
+    CALL(4, "remember",
+         "{\"text\":\"Maya Patel is chief of staff since 2023-05-01.\",\"messages\":[]}"),
+    CALL(5, "recall",
+         "{\"question\":\"Where do I live?\",\"at\":\"2024-06-01\",\"k\":5,\"user\":\"bob\"}"),
     CALL(6, "recall", "{\"question\":\"\",\"k\":1.5,\"colour\":\"red\"}"),
-    CALL(7, "facts", "{\"entity\":\"me\",\"relation\":\"LIVES_IN\",\"known_at\":\"2024-05-01T00:00:00Z\"}"),
+    CALL(7, "facts",
+         "{\"entity\":\"me\",\"relation\":\"LIVES_IN\",\"known_at\":\"2024-05-01T00:00:00Z\"}"),
     CALL(8, "history", "{\"entity\":\"Maya Patel\",\"limit\":1001}"),
     CALL(9, "forget", "{\"user\":\"ana\",\"confirm\":true}"),
     CALL(10, "forget", "[1,2]"),
-    RPC "11,\"method\":\"resources/read\",\"params\":{\"uri\":\"engram://users/ana%20lee/profile\"}}",
+    RPC
+    "11,\"method\":\"resources/read\",\"params\":{\"uri\":\"engram://users/ana%20lee/profile\"}}",
     RPC "12,\"method\":\"resources/templates/list\"}",
-    "[" RPC "13,\"method\":\"ping\"}," RPC "14,\"method\":\"resources/list\"},"
-        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}},"
-        RPC "15,\"result\":{}},{\"id\":null},7]",
+    "[" RPC "13,\"method\":\"ping\"}," RPC
+    "14,\"method\":\"resources/list\"},"
+    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":3}}," RPC
+    "15,\"result\":{}},{\"id\":null},7]",
     RPC "16,\"method\":\"tools/cal\xc3\xa9\",\"params\":[]} {",
     "{\"jsonrpc\":\"1.0\",\"id\":{\"x\":1},\"method\":5}",
 };

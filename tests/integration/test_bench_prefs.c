@@ -46,16 +46,20 @@ static void in_range(const cJSON *run) {
   const cJSON *all = cJSON_GetObjectItem(run, "all");
   EG_REQUIRE(all != NULL);
   EG_CHECK_INT(num(all, "questions"), 4);
-  for (const char *const *k = (const char *const[]){"accuracy", "precision", "recall", NULL}; *k; k++)
+  for (const char *const *k = (const char *const[]){"accuracy", "precision", "recall", NULL}; *k;
+       k++)
     EG_CHECK(num(all, *k) >= 0 && num(all, *k) <= 1);
   EG_CHECK(num(all, "correct") <= num(all, "questions"));
-  EG_CHECK_INT(num(run, "outcomes_recorded"), 2); /* SUCCEEDED on Sakura Garden, FAILED on Bella Napoli */
+  EG_CHECK_INT(num(run, "outcomes_recorded"),
+               2); /* SUCCEEDED on Sakura Garden, FAILED on Bella Napoli */
 }
 
 static void test_smoke(void) {
-  EG_REQUIRE(eg_test_system("%s/engram-bench prefs --enricher both --scenarios sushi-trivial,restaurant-outcomes "
-                            "--json %s/prefs.json >%s/prefs.out 2>&1",
-                            EG_BINARY_DIR, dir, dir) == 0);
+  EG_REQUIRE(
+      eg_test_system(
+          "%s/engram-bench prefs --enricher both --scenarios sushi-trivial,restaurant-outcomes "
+          "--json %s/prefs.json >%s/prefs.out 2>&1",
+          EG_BINARY_DIR, dir, dir) == 0);
   char path[1024];
   snprintf(path, sizeof path, "%s/prefs.json", dir);
   char *text = eg_test_slurp(path);
@@ -98,20 +102,28 @@ static void test_bad_input(void) {
   snprintf(path, sizeof path, "%s/bad.json", dir);
   FILE *f = fopen(path, "w");
   EG_REQUIRE(f != NULL);
-  fputs("{\"scenarios\": [{\"name\": \"x\", \"sessions\": [], \"questions\": [{\"id\": \"q\", \"question\": \"?\", "
-        "\"at\": \"2026-01-01\", \"expect\": [{\"relation\": \"LOVES\", \"object\": \"tea\", \"is\": \"present\"}]}]}]}",
-        f);
+  fputs(
+      "{\"scenarios\": [{\"name\": \"x\", \"sessions\": [], \"questions\": [{\"id\": \"q\", "
+      "\"question\": \"?\", "
+      "\"at\": \"2026-01-01\", \"expect\": [{\"relation\": \"LOVES\", \"object\": \"tea\", \"is\": "
+      "\"present\"}]}]}]}",
+      f);
   fclose(f);
-  EG_CHECK(eg_test_system("%s/engram-bench prefs --data %s >/dev/null 2>%s/bad.err", EG_BINARY_DIR, path, dir) == 1);
+  EG_CHECK(eg_test_system("%s/engram-bench prefs --data %s >/dev/null 2>%s/bad.err", EG_BINARY_DIR,
+                          path, dir) == 1);
   snprintf(path, sizeof path, "%s/bad.err", dir);
   char *err = eg_test_slurp(path);
-  EG_CHECK(strstr(err, "x/q: an expectation needs relation, object and is present|absent|higher") != NULL);
+  EG_CHECK(strstr(err, "x/q: an expectation needs relation, object and is present|absent|higher") !=
+           NULL);
   free(err);
   EG_CHECK(eg_test_system("%s/engram-bench prefs --enricher gpt 2>/dev/null", EG_BINARY_DIR) == 2);
-  EG_CHECK(eg_test_system("%s/engram-bench prefs --scenarios nosuch 2>/dev/null", EG_BINARY_DIR) == 1);
+  EG_CHECK(eg_test_system("%s/engram-bench prefs --scenarios nosuch 2>/dev/null", EG_BINARY_DIR) ==
+           1);
   /* neither scenario is of the tune half: nothing to run */
-  EG_CHECK(eg_test_system("%s/engram-bench prefs --scenarios sushi-trivial,restaurant-outcomes --split tune "
-                          "2>/dev/null", EG_BINARY_DIR) == 1);
+  EG_CHECK(eg_test_system(
+               "%s/engram-bench prefs --scenarios sushi-trivial,restaurant-outcomes --split tune "
+               "2>/dev/null",
+               EG_BINARY_DIR) == 1);
 }
 
 int main(void) {
@@ -119,8 +131,10 @@ int main(void) {
   EG_RUN(test_bad_input);
   EG_RUN(test_smoke);
   int rc = eg_test_finish();
-  if (rc == 0) eg_test_rmtree(dir);
-  else fprintf(stderr, "kept %s\n", dir);
+  if (rc == 0)
+    eg_test_rmtree(dir);
+  else
+    fprintf(stderr, "kept %s\n", dir);
   free(dir);
   return rc;
 }

@@ -61,7 +61,9 @@ static const char *out_after(const char *needle, const char *stop) {
   char *text = eg_test_slurp(out);
   const char *p = strstr(text, needle);
   found[0] = 0;
-  if (p) snprintf(found, sizeof found, "%.*s", (int)strcspn(p + strlen(needle), stop), p + strlen(needle));
+  if (p)
+    snprintf(found, sizeof found, "%.*s", (int)strcspn(p + strlen(needle), stop),
+             p + strlen(needle));
   free(text);
   return found;
 }
@@ -164,7 +166,6 @@ static void test_walk_unknown_edge(void) {
   EG_CHECK_INT(cli(NULL, "graph walk forty-two"), 2);
 }
 
-
 /* `engram relations`: the built-ins with their cardinality, then the tenant's declared
  * ones. A commit of an undeclared relation close to a known one is committed and warned
  * about on stderr (through graph commit and through ingest facts); a built-in, a declared
@@ -176,32 +177,46 @@ static void test_relations_and_warnings(void) {
   EG_CHECK(out_has("CEO_OF               ONE_INVERSE  built-in"));
   EG_CHECK(out_has("HAS_PET              MANY         built-in"));
   EG_CHECK(!out_has("BOOK_CLUB"));
-  EG_CHECK_INT(cli(NULL, "call Graph/DeclareRelation '{\"relation\":\"BOOK_CLUB\",\"cardinality\":\"ONE\","
-                         "\"description\":\"the club a person reads with\"}'"),
-               0);
+  EG_CHECK_INT(
+      cli(NULL,
+          "call Graph/DeclareRelation '{\"relation\":\"BOOK_CLUB\",\"cardinality\":\"ONE\","
+          "\"description\":\"the club a person reads with\"}'"),
+      0);
   EG_CHECK_INT(cli(NULL, "relations"), 0);
   EG_CHECK(out_has("BOOK_CLUB            ONE          declared  the club a person reads with"));
   EG_CHECK_INT(cli(NULL, "--json relations"), 0);
   EG_CHECK(out_has("\"builtin\": true"));
   EG_CHECK_INT(cli(NULL, "relations extra"), 2);
 
-  EG_CHECK_INT(cli("{\"edges\":[{\"subject\":{\"name\":\"Rel Person\"},\"relation\":\"LIVE_IN\",\"object_literal\":\"Oslo\"},"
-                   "{\"subject\":{\"name\":\"Rel Person\"},\"relation\":\"BOOK_CLUBS\",\"object_literal\":\"Tuesday\"},"
-                   "{\"subject\":{\"name\":\"Rel Person\"},\"relation\":\"LIVES_IN\",\"object_literal\":\"Oslo\"},"
-                   "{\"subject\":{\"name\":\"Rel Person\"},\"relation\":\"FAVOURITE_BIRD\",\"object_literal\":\"owl\"}]}",
+  EG_CHECK_INT(cli("{\"edges\":[{\"subject\":{\"name\":\"Rel "
+                   "Person\"},\"relation\":\"LIVE_IN\",\"object_literal\":\"Oslo\"},"
+                   "{\"subject\":{\"name\":\"Rel "
+                   "Person\"},\"relation\":\"BOOK_CLUBS\",\"object_literal\":\"Tuesday\"},"
+                   "{\"subject\":{\"name\":\"Rel "
+                   "Person\"},\"relation\":\"LIVES_IN\",\"object_literal\":\"Oslo\"},"
+                   "{\"subject\":{\"name\":\"Rel "
+                   "Person\"},\"relation\":\"FAVOURITE_BIRD\",\"object_literal\":\"owl\"}]}",
                    "graph commit -"),
                0);
   EG_CHECK(out_has("committed 4 edges"));
-  EG_CHECK(err_has("warning: edges[0]: relation LIVE_IN is not declared (committed as MANY); did you mean LIVES_IN (ONE)?"));
-  EG_CHECK(err_has("warning: edges[1]: relation BOOK_CLUBS is not declared (committed as MANY); did you mean BOOK_CLUB (ONE)?"));
+  EG_CHECK(
+      err_has("warning: edges[0]: relation LIVE_IN is not declared (committed as MANY); did you "
+              "mean LIVES_IN (ONE)?"));
+  EG_CHECK(
+      err_has("warning: edges[1]: relation BOOK_CLUBS is not declared (committed as MANY); did you "
+              "mean BOOK_CLUB (ONE)?"));
   EG_CHECK(!err_has("edges[2]") && !err_has("FAVOURITE_BIRD"));
   EG_CHECK_INT(cli(NULL, "graph state 'Rel Person' LIVE_IN"), 0); /* committed as written */
   EG_CHECK(out_has("LIVE_IN = Oslo"));
-  EG_CHECK_INT(cli("{\"facts\":[{\"subject\":{\"name\":\"Rel Person\"},\"relation\":\"WORKS_FOR\",\"object_literal\":\"Acme\"},"
-                   "{\"subject\":{\"name\":\"Rel Person\"},\"relation\":\"WORKING_AT\",\"object_literal\":\"Acme\"}]}",
+  EG_CHECK_INT(cli("{\"facts\":[{\"subject\":{\"name\":\"Rel "
+                   "Person\"},\"relation\":\"WORKS_FOR\",\"object_literal\":\"Acme\"},"
+                   "{\"subject\":{\"name\":\"Rel "
+                   "Person\"},\"relation\":\"WORKING_AT\",\"object_literal\":\"Acme\"}]}",
                    "ingest facts -"),
                0);
-  EG_CHECK(err_has("warning: edges[1]: relation WORKING_AT is not declared (committed as MANY); did you mean WORKS_AT (ONE)?"));
+  EG_CHECK(
+      err_has("warning: edges[1]: relation WORKING_AT is not declared (committed as MANY); did you "
+              "mean WORKS_AT (ONE)?"));
   EG_CHECK(!err_has("WORKS_FOR"));
 }
 
@@ -236,7 +251,9 @@ static void test_jobs(void) {
  * without --user or --confirm-tenant nothing is sent (exit 2). */
 static void test_erase(void) {
   EG_REQUIRE(started);
-  const char *fact = "{\"edges\":[{\"subject\":{\"name\":\"Erase Person\"},\"relation\":\"DIET\",\"object_literal\":\"keto\"}]}";
+  const char *fact =
+      "{\"edges\":[{\"subject\":{\"name\":\"Erase "
+      "Person\"},\"relation\":\"DIET\",\"object_literal\":\"keto\"}]}";
   EG_REQUIRE(cli(fact, "--user eraseme graph commit -") == 0);
   EG_REQUIRE(cli(fact, "--user keepme graph commit -") == 0);
   EG_CHECK_INT(cli(NULL, "--user eraseme graph state 'Erase Person' DIET"), 0);
@@ -257,13 +274,15 @@ static void test_erase(void) {
  * evicts refused without --confirm-tenant. */
 static void test_retention(void) {
   EG_REQUIRE(started);
-  const char *fact = "{\"edges\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"ALLERGIC_TO\","
-                     "\"object_literal\":\"shellfish\"}]}";
+  const char *fact =
+      "{\"edges\":[{\"subject\":{\"name\":\"user:u1\"},\"relation\":\"ALLERGIC_TO\","
+      "\"object_literal\":\"shellfish\"}]}";
   EG_REQUIRE(cli(fact, "graph commit -") == 0);
   char args[200];
   snprintf(args, sizeof args, "retention get --fact 999999 --fact %s", out_after("#", "\n"));
   EG_CHECK_INT(cli(NULL, args), 0);
-  EG_CHECK(out_has("fact") && out_has("lexicon: health") && out_has("HOT") && out_has("why: R 0.9"));
+  EG_CHECK(out_has("fact") && out_has("lexicon: health") && out_has("HOT") &&
+           out_has("why: R 0.9"));
   EG_CHECK(out_has("(1 of 2 ids unknown or not visible to the scope)"));
   EG_CHECK(out_has("policy: half_life_days=30 sigma=0.25"));
   EG_CHECK_INT(cli(NULL, "retention get --fact 12x"), 2);
@@ -276,7 +295,8 @@ static void test_retention(void) {
   EG_CHECK(out_has("half_life_days=12 sigma=0.5 hot_min=0.25"));
   EG_CHECK_INT(cli(NULL, "retention policy --set evict_cold_after_days=60"), 1);
   EG_CHECK(err_has("INVALID_ARGUMENT") && err_has("confirm_tenant"));
-  EG_CHECK_INT(cli(NULL, "retention policy --set evict_cold_after_days=60 --confirm-tenant clitest"), 0);
+  EG_CHECK_INT(
+      cli(NULL, "retention policy --set evict_cold_after_days=60 --confirm-tenant clitest"), 0);
   EG_CHECK(out_has("half_life_days=12 sigma=0.5") && out_has("evict_cold_after_days=60"));
 }
 
@@ -302,9 +322,10 @@ static void test_health_names_daemon(void) {
  * in the changes since yesterday, not in those before 2020. */
 static void test_changes_transaction_time(void) {
   EG_REQUIRE(started);
-  EG_REQUIRE(cli("{\"edges\":[{\"subject\":{\"name\":\"Old Fact Person\"},\"relation\":\"NATIONALITY\","
-                 "\"object_literal\":\"Chilean\",\"valid_from\":\"2019-03-01\"}]}",
-                 "graph commit -") == 0);
+  EG_REQUIRE(
+      cli("{\"edges\":[{\"subject\":{\"name\":\"Old Fact Person\"},\"relation\":\"NATIONALITY\","
+          "\"object_literal\":\"Chilean\",\"valid_from\":\"2019-03-01\"}]}",
+          "graph commit -") == 0);
   char args[200], day[16];
   time_t yesterday = time(NULL) - 86400;
   strftime(day, sizeof day, "%Y-%m-%d", gmtime(&yesterday));
@@ -324,9 +345,11 @@ static void test_changes_transaction_time(void) {
 static void test_bulk_scope_and_units(void) {
   EG_REQUIRE(started);
   char path[700], args[800];
-  write_file(path, sizeof path, "scope.jsonl",
-             "{\"scope\":{\"tenant\":\"clitest\"},\"facts\":[{\"subject\":{\"name\":\"Scope Person\"},"
-             "\"relation\":\"DRIVES\",\"object_literal\":\"a tram\"}]}\n" SESSION("scope-s", "I drive a tram.") "\n");
+  write_file(
+      path, sizeof path, "scope.jsonl",
+      "{\"scope\":{\"tenant\":\"clitest\"},\"facts\":[{\"subject\":{\"name\":\"Scope Person\"},"
+      "\"relation\":\"DRIVES\",\"object_literal\":\"a tram\"}]}\n" SESSION("scope-s",
+                                                                           "I drive a tram.") "\n");
   snprintf(args, sizeof args, "--user scoped ingest bulk %s --progress on", path);
   EG_CHECK_INT(cli(NULL, args), 0);
   EG_CHECK(out_has("2 lines (0 skipped by resume): 2 ingested"));
@@ -352,17 +375,20 @@ static void test_bulk_interrupt(void) {
   EG_REQUIRE(f != NULL);
   enum { LINES = 400 };
   for (int i = 0; i < LINES; i++)
-    fprintf(f, "{\"session_id\":\"int-%d\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":[{\"role\":\"user\","
-               "\"content\":\"On day %d I counted %d swallows over the harbour.\"}]}\n",
+    fprintf(f,
+            "{\"session_id\":\"int-%d\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":[{"
+            "\"role\":\"user\","
+            "\"content\":\"On day %d I counted %d swallows over the harbour.\"}]}\n",
             i, i, i * 7);
   fclose(f);
   snprintf(rcfile, sizeof rcfile, "%s/bulk.rc", cl.dir);
   /* SIGINT once the first lines are done (the state file appears every half second) */
-  EG_CHECK_INT(eg_test_system("%s ingest bulk %s --parallel 2 > %s 2> %s & pid=$!; "
-                              "for i in $(seq 1 200); do [ -s %s.progress ] && break; sleep 0.05; done; "
-                              "kill -INT $pid; wait $pid; echo $? > %s",
-                              base, path, out, err_file, path, rcfile),
-               0);
+  EG_CHECK_INT(
+      eg_test_system("%s ingest bulk %s --parallel 2 > %s 2> %s & pid=$!; "
+                     "for i in $(seq 1 200); do [ -s %s.progress ] && break; sleep 0.05; done; "
+                     "kill -INT $pid; wait $pid; echo $? > %s",
+                     base, path, out, err_file, path, rcfile),
+      0);
   char *rc = eg_test_slurp(rcfile);
   EG_CHECK_INT(atoi(rc), 130);
   free(rc);
@@ -382,7 +408,8 @@ static void test_bulk_interrupt(void) {
   free(st);
   snprintf(args, sizeof args, "ingest bulk %s --resume --parallel 4", path);
   EG_CHECK_INT(cli(NULL, args), 0);
-  snprintf(want, sizeof want, "%llu lines (%llu skipped by resume)", (unsigned long long)LINES - done, done);
+  snprintf(want, sizeof want, "%llu lines (%llu skipped by resume)",
+           (unsigned long long)LINES - done, done);
   EG_CHECK(out_has(want));
 }
 
@@ -400,13 +427,15 @@ static void test_where_input_is_wrong(void) {
   EG_CHECK(err_has(want));
   EG_CHECK_INT(cli("{\"edges\": [}", "graph commit -"), 2);
   EG_CHECK(err_has("stdin: not valid JSON (at byte 11)"));
-  EG_CHECK_INT(cli("{\"edges\":[{\"subject\":{\"name\":\"x\"},\"relation\":\"DIET\",\"object_literal\":\"v\","
+  EG_CHECK_INT(cli("{\"edges\":[{\"subject\":{\"name\":\"x\"},\"relation\":\"DIET\",\"object_"
+                   "literal\":\"v\","
                    "\"valid_from\":\"2024-13-45\"}]}",
                    "graph commit -"),
                2);
   EG_CHECK(err_has("CommitRequest.edges[0].valid_from: "));
   EG_CHECK(err_has("'2024-13-45'"));
-  EG_CHECK_INT(cli("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"session_time\":\"next tuesday\"}",
+  EG_CHECK_INT(cli("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"session_time\":\"next "
+                   "tuesday\"}",
                    "ingest session -"),
                2);
   EG_CHECK(err_has("IngestSessionRequest.session_time: "));

@@ -32,7 +32,7 @@ static atomic_bool stop_writers;
 
 typedef struct writer {
   int id;
-  int sent;                     /* sessions tried (each until acknowledged or given up) */
+  int sent; /* sessions tried (each until acknowledged or given up) */
   bool acked[MAX_PER_WRITER];
   int errors;
 } writer;
@@ -45,8 +45,10 @@ static void word_of(int w, int i, char *out, size_t n) {
 static void text_of(int w, int i, char *out, size_t n) {
   char word[32];
   word_of(w, i, word, sizeof word);
-  snprintf(out, n, "Note %s: I live in C%sville, and this sentence is long enough to be a full chunk of text.",
-           word, word + 1);
+  snprintf(
+      out, n,
+      "Note %s: I live in C%sville, and this sentence is long enough to be a full chunk of text.",
+      word, word + 1);
 }
 
 static void *writer_main(void *arg) {
@@ -63,7 +65,8 @@ static void *writer_main(void *arg) {
     const char *const msgs[] = {"user", text, "assistant", "Noted."};
     w->sent = i + 1;
     for (int attempt = 0; attempt < 40; attempt++) {
-      if (ic_session(c, "crash", user, sid, T("2024-06-01T10:00:00Z") + i, msgs, 2, false, NULL, &e) == EG_OK) {
+      if (ic_session(c, "crash", user, sid, T("2024-06-01T10:00:00Z") + i, msgs, 2, false, NULL,
+                     &e) == EG_OK) {
         w->acked[i] = true;
         break;
       }
@@ -132,7 +135,8 @@ static void test_kill_under_load(void) {
   eg_rpc_client *vec = NULL, *gra = NULL;
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_GRAPHD].addr, NULL, &gra, &e) == EG_OK);
-  int acked = 0, lost = 0, dup = 0, broken = 0, partial_present = 0, facts_missing = 0, errors = 0, sent = 0;
+  int acked = 0, lost = 0, dup = 0, broken = 0, partial_present = 0, facts_missing = 0, errors = 0,
+      sent = 0;
   for (int w = 0; w < WRITERS; w++) {
     errors += ws[w].errors;
     sent += ws[w].sent;
@@ -158,8 +162,11 @@ static void test_kill_under_load(void) {
       }
     }
   }
-  fprintf(stderr, "  %d kills over %d rounds; %d sessions tried, %d acknowledged, %d failed attempts (retried); "
-          "%d unacknowledged present whole\n", kills, ROUNDS, sent, acked, errors, partial_present);
+  fprintf(stderr,
+          "  %d kills over %d rounds; %d sessions tried, %d acknowledged, %d failed attempts "
+          "(retried); "
+          "%d unacknowledged present whole\n",
+          kills, ROUNDS, sent, acked, errors, partial_present);
   EG_CHECK(kills >= ROUNDS);
   EG_CHECK(errors > 0);  /* the long outages failed writes in flight (then retried) */
   EG_CHECK(acked >= 20); /* and writes went on between them */

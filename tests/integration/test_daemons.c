@@ -73,10 +73,11 @@ static void test_health_slow_server(void) {
 
 static void test_health_python_interop(void) {
   EG_REQUIRE(started);
-  int rc = eg_test_system("/usr/bin/python3 %s/tests/integration/interop.py --proto %s/proto "
-                          "--out %s/pystubs %s %s %s %s",
-                          EG_SOURCE_DIR, EG_SOURCE_DIR, cluster.dir, cluster.d[0].addr,
-                          cluster.d[1].addr, cluster.d[2].addr, cluster.d[3].addr);
+  int rc = eg_test_system(
+      "/usr/bin/python3 %s/tests/integration/interop.py --proto %s/proto "
+      "--out %s/pystubs %s %s %s %s",
+      EG_SOURCE_DIR, EG_SOURCE_DIR, cluster.dir, cluster.d[0].addr, cluster.d[1].addr,
+      cluster.d[2].addr, cluster.d[3].addr);
   EG_CHECK_INT(rc, 0);
 }
 
@@ -110,7 +111,7 @@ static void test_deadline(void) {
   subj.name = "Someone";
   Engram__V1__EdgeInput *edges = calloc(N, sizeof *edges);
   Engram__V1__EdgeInput **ptrs = calloc(N, sizeof *ptrs);
-  char (*lits)[16] = calloc(N, 16);
+  char(*lits)[16] = calloc(N, 16);
   for (int i = 0; i < N; i++) {
     engram__v1__edge_input__init(&edges[i]);
     edges[i].subject = &subj;
@@ -176,16 +177,21 @@ static void test_metrics_scrape(void) {
   EG_REQUIRE(started);
   for (int i = 0; i < EG_N_DAEMONS; i++) {
     eg_buf body = EG_BUF_INIT;
-    EG_CHECK_INT(eg_promtool_scrape(cluster.d[i].metrics_port, cluster.dir, cluster.d[i].name, &body), 0);
+    EG_CHECK_INT(
+        eg_promtool_scrape(cluster.d[i].metrics_port, cluster.dir, cluster.d[i].name, &body), 0);
     EG_REQUIRE(body.data != NULL);
     char want[160];
     snprintf(want, sizeof want, "engram_build_info{daemon=\"%s\"", cluster.d[i].name);
     EG_CHECK(strstr(body.data, want) != NULL);
     /* the standard gRPC names, the same in every daemon: the scrape's job tells them apart */
-    EG_CHECK(strstr(body.data, "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"grpc.health.v1.Health\","
-                               "grpc_method=\"Check\",grpc_code=\"OK\"}") != NULL);
+    EG_CHECK(
+        strstr(
+            body.data,
+            "grpc_server_handled_total{grpc_type=\"unary\",grpc_service=\"grpc.health.v1.Health\","
+            "grpc_method=\"Check\",grpc_code=\"OK\"}") != NULL);
     EG_CHECK(strstr(body.data, "# TYPE grpc_server_handling_seconds histogram\n") != NULL);
-    EG_CHECK(strstr(body.data, "_rpc_requests_total") == NULL); /* no second set under the old names */
+    EG_CHECK(strstr(body.data, "_rpc_requests_total") ==
+             NULL); /* no second set under the old names */
     snprintf(want, sizeof want, "engram_%s_process_resident_memory_bytes ", cluster.d[i].name);
     EG_CHECK(strstr(body.data, want) != NULL);
     eg_buf_free(&body);
@@ -196,12 +202,13 @@ static void test_cli_health(void) {
   EG_REQUIRE(started);
   char out[600];
   snprintf(out, sizeof out, "%s/cli.json", cluster.dir);
-  int rc = eg_test_system("%s/engram --json --ingestd-addr %s --graphd-addr %s --vectord-addr %s "
-                          "--recalld-addr %s health > %s",
-                          EG_BINARY_DIR, cluster.d[0].addr, cluster.d[1].addr, cluster.d[2].addr,
-                          cluster.d[3].addr, out);
+  int rc = eg_test_system(
+      "%s/engram --json --ingestd-addr %s --graphd-addr %s --vectord-addr %s "
+      "--recalld-addr %s health > %s",
+      EG_BINARY_DIR, cluster.d[0].addr, cluster.d[1].addr, cluster.d[2].addr, cluster.d[3].addr,
+      out);
   EG_CHECK_INT(rc, 0);
-    char *text = eg_test_slurp(out);
+  char *text = eg_test_slurp(out);
   int serving = 0;
   for (char *p = text; (p = strstr(p, "\"SERVING\"")); p++) serving++;
   EG_CHECK_INT(serving, 4);
@@ -233,7 +240,8 @@ static void test_shutdown_with_idle_client(void) {
   int64_t t0 = eg_time_mono_us();
   EG_CHECK_INT(eg_harness_stop(g, SIGTERM), 0);
   int64_t took = eg_time_mono_us() - t0;
-  if (!EG_CHECK(took < 3 * EG_US_PER_SEC)) fprintf(stderr, "  stop took %.1f s\n", (double)took / 1e6);
+  if (!EG_CHECK(took < 3 * EG_US_PER_SEC))
+    fprintf(stderr, "  stop took %.1f s\n", (double)took / 1e6);
   eg_rpc_client_close(c);
   EG_REQUIRE(eg_harness_restart(g, NULL, &e) == EG_OK);
 }

@@ -55,7 +55,8 @@ static int scan(const char *dir, const char *needle, int *files) {
     size_t len = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
     fclose(f);
     int here = 0;
-    for (size_t i = 0; buf && i + strlen(needle) <= len; i++) here += memcmp(buf + i, needle, strlen(needle)) == 0;
+    for (size_t i = 0; buf && i + strlen(needle) <= len; i++)
+      here += memcmp(buf + i, needle, strlen(needle)) == 0;
     if (here) {
       (*files)++;
       fprintf(stderr, "  %s holds \"%s\" %d time(s)\n", path, needle, here);
@@ -93,7 +94,8 @@ static int search_hits(const char *user, const char *text, const char *needle) {
 
 static bool mentions(const ProtobufCMessage *m, const char *needle) {
   eg_buf b = EG_BUF_INIT;
-  bool yes = eg_pbjson_write(m, 0, &b) == EG_OK && eg_buf_append(&b, "", 1) == EG_OK && strstr(b.data, needle);
+  bool yes = eg_pbjson_write(m, 0, &b) == EG_OK && eg_buf_append(&b, "", 1) == EG_OK &&
+             strstr(b.data, needle);
   eg_buf_free(&b);
   return yes;
 }
@@ -128,10 +130,13 @@ static void test_erase_leaves_no_trace(void) {
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
   open_clients();
 
-  ingest("u9", "s1", "2024-05-01T10:00:00Z", "My locker code is " WORD " and I work at " ENTITY " Industries.");
-  ingest("u8", "s2", "2024-05-01T11:00:00Z", "I work at Acme Widgets and my locker code is plainvanilla42.");
+  ingest("u9", "s1", "2024-05-01T10:00:00Z",
+         "My locker code is " WORD " and I work at " ENTITY " Industries.");
+  ingest("u8", "s2", "2024-05-01T11:00:00Z",
+         "I work at Acme Widgets and my locker code is plainvanilla42.");
   restart_stores(); /* the first sessions move from the log into table files */
-  ingest("u9", "s3", "2024-05-02T10:00:00Z", "Remember " WORD " again: " ENTITY " moved me to the Oslo office.");
+  ingest("u9", "s3", "2024-05-02T10:00:00Z",
+         "Remember " WORD " again: " ENTITY " moved me to the Oslo office.");
   EG_CHECK_STR(gc_value(gra, "er", "user:u9", "WORKS_AT", 0, 0), ENTITY " Industries");
   /* a question naming the word: vectord keeps the query text's vector in its cache */
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
@@ -141,8 +146,8 @@ static void test_erase_leaves_no_trace(void) {
   rq.scope = &scope;
   rq.query = "What is my locker code " WORD "?";
   ProtobufCMessage *r = NULL;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, 0, &r,
-                          &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
+                          &engram__v1__recall_response__descriptor, 0, &r, &e) == EG_OK);
   EG_CHECK(strstr(((Engram__V1__RecallResponse *)r)->context, WORD " and I work") != NULL);
   protobuf_c_message_free_unpacked(r, NULL);
   EG_CHECK(search_hits("u9", WORD, WORD) >= 2);
@@ -161,14 +166,15 @@ static void test_erase_leaves_no_trace(void) {
   ra.scope = &scope;
   ra.ids = &works_at;
   ra.n_ids = 1;
-  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor, &r, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor,
+                     &r, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__RecordAccessResponse *)r)->recorded, 1);
   protobuf_c_message_free_unpacked(r, NULL);
 
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, 0, &r,
-                          &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
+                          &engram__v1__erase_response__descriptor, 0, &r, &e) == EG_OK);
   Engram__V1__EraseResponse *x = (void *)r;
   uint64_t chunks = 0, edges = 0, cached = 0, accesses = 0;
   for (size_t i = 0; i < x->n_counts; i++) {
@@ -186,16 +192,20 @@ static void test_erase_leaves_no_trace(void) {
 
   /* through the RPCs: words, vectors (the exact sentence as the query), entity, recall */
   EG_CHECK_INT(search_hits(NULL, WORD, WORD), 0);
-  EG_CHECK_INT(search_hits(NULL, "My locker code is " WORD " and I work at " ENTITY " Industries.", ENTITY), 0);
+  EG_CHECK_INT(
+      search_hits(NULL, "My locker code is " WORD " and I work at " ENTITY " Industries.", ENTITY),
+      0);
   EG_CHECK_STR(gc_value(gra, "er", "user:u9", "WORKS_AT", 0, 0), "");
-  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor, &r, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor,
+                     &r, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__RecordAccessResponse *)r)->recorded, 0); /* gone with its edge */
   protobuf_c_message_free_unpacked(r, NULL);
   Engram__V1__ChangesRequest ch = ENGRAM__V1__CHANGES_REQUEST__INIT;
   Engram__V1__Scope tenant_only = ENGRAM__V1__SCOPE__INIT;
   tenant_only.tenant = "er";
   ch.scope = &tenant_only;
-  EG_REQUIRE(gc_call(gra, "Changes", &ch.base, &engram__v1__changes_response__descriptor, &r, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "Changes", &ch.base, &engram__v1__changes_response__descriptor, &r, &e) ==
+             EG_OK);
   EG_CHECK(!mentions(r, ENTITY));
   EG_CHECK(mentions(r, "Acme Widgets")); /* the other user's memory stays */
   protobuf_c_message_free_unpacked(r, NULL);
@@ -206,7 +216,8 @@ static void test_erase_leaves_no_trace(void) {
   re.scope = &tenant_only;
   re.mentions = ms;
   re.n_mentions = 1;
-  EG_REQUIRE(gc_call(gra, "ResolveEntities", &re.base, &engram__v1__resolve_entities_response__descriptor, &r, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "ResolveEntities", &re.base,
+                     &engram__v1__resolve_entities_response__descriptor, &r, &e) == EG_OK);
   EG_CHECK(!mentions(r, ENTITY));
   protobuf_c_message_free_unpacked(r, NULL);
   EG_CHECK_INT(search_hits(NULL, "plainvanilla42", "plainvanilla42"), 1);
@@ -227,14 +238,15 @@ static void test_erase_leaves_no_trace(void) {
     size_t len = end ? (size_t)(end - line) : strlen(line);
     char buf[1024];
     snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), line);
-    EG_CHECK(strstr(buf, "kind=user") && strstr(buf, "subject=sha256:") && strstr(buf, "graph.edges=") &&
-             strstr(buf, "graph.access_records="));
+    EG_CHECK(strstr(buf, "kind=user") && strstr(buf, "subject=sha256:") &&
+             strstr(buf, "graph.edges=") && strstr(buf, "graph.access_records="));
     EG_CHECK(strstr(buf, "u9") == NULL);
   }
   free(log);
 
   /* and after a restart (the logs replayed), still nothing */
-  for (int d = EG_GRAPHD; d <= EG_VECTORD; d++) EG_REQUIRE(eg_harness_restart(&cl.d[d], NULL, &e) == EG_OK);
+  for (int d = EG_GRAPHD; d <= EG_VECTORD; d++)
+    EG_REQUIRE(eg_harness_restart(&cl.d[d], NULL, &e) == EG_OK);
   open_clients();
   EG_CHECK_INT(search_hits(NULL, WORD, WORD), 0);
   EG_CHECK_STR(gc_value(gra, "er", "user:u9", "WORKS_AT", 0, 0), "");

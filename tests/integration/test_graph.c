@@ -21,7 +21,9 @@ static char *dir;
 static eg_proc graphd;
 static eg_rpc_client *cl;
 
-static uint64_t commit(const char *tenant, eg_edge_spec s) { return gc_commit_said(cl, tenant, "u1", &s); }
+static uint64_t commit(const char *tenant, eg_edge_spec s) {
+  return gc_commit_said(cl, tenant, "u1", &s);
+}
 
 static void test_start(void) {
   dir = eg_test_tempdir("graph");
@@ -33,20 +35,29 @@ static void test_start(void) {
 /* omnivore (2021) → reducing red meat (2024-03) → vegan (2025-10). */
 static void test_diet(void) {
   const char *t = "diet";
-  uint64_t a = commit(t, (eg_edge_spec){.subject = "Alex", .relation = "DIET", .literal = "omnivore",
-                                        .valid_from = T("2021-01-01"), .t_commit = T("2021-01-05"),
+  uint64_t a = commit(t, (eg_edge_spec){.subject = "Alex",
+                                        .relation = "DIET",
+                                        .literal = "omnivore",
+                                        .valid_from = T("2021-01-01"),
+                                        .t_commit = T("2021-01-05"),
                                         .reason = "grew up eating everything"});
-  uint64_t b = commit(t, (eg_edge_spec){.subject = "Alex", .relation = "DIET",
-                                        .literal = "reducing red meat", .valid_from = T("2024-03-01"),
-                                        .t_commit = T("2024-03-10"), .reason = "doctor's advice"});
-  uint64_t c = commit(t, (eg_edge_spec){.subject = "alex", .relation = "DIET", .literal = "vegan",
-                                        .valid_from = T("2025-10-01"), .t_commit = T("2025-10-03"),
+  uint64_t b = commit(t, (eg_edge_spec){.subject = "Alex",
+                                        .relation = "DIET",
+                                        .literal = "reducing red meat",
+                                        .valid_from = T("2024-03-01"),
+                                        .t_commit = T("2024-03-10"),
+                                        .reason = "doctor's advice"});
+  uint64_t c = commit(t, (eg_edge_spec){.subject = "alex",
+                                        .relation = "DIET",
+                                        .literal = "vegan",
+                                        .valid_from = T("2025-10-01"),
+                                        .t_commit = T("2025-10-03"),
                                         .reason = "animal welfare"});
   EG_REQUIRE(a && b && c);
   EG_CHECK_STR(gc_value(cl, t, "Alex", "DIET", 0, 0), "vegan");                  /* now */
-  EG_CHECK_STR(gc_value(cl, t, "ALEX", "DIET", T("2023-06-01"), 0), "omnivore");  /* in 2023 */
+  EG_CHECK_STR(gc_value(cl, t, "ALEX", "DIET", T("2023-06-01"), 0), "omnivore"); /* in 2023 */
   EG_CHECK_STR(gc_value(cl, t, "Alex", "DIET", T("2024-03-01"), 0), "reducing red meat");
-  EG_CHECK_STR(gc_value(cl, t, "Alex", "DIET", T("2020-06-01"), 0), "");          /* before any */
+  EG_CHECK_STR(gc_value(cl, t, "Alex", "DIET", T("2020-06-01"), 0), ""); /* before any */
   /* What was known on 2024-04-01 about the present: the March change, not October's. */
   EG_CHECK_STR(gc_value(cl, t, "Alex", "DIET", 0, T("2024-04-01")), "reducing red meat");
   EG_CHECK_STR(gc_value(cl, t, "Alex", "DIET", 0, T("2024-03-05")), "omnivore");
@@ -62,7 +73,8 @@ static void test_diet(void) {
   hr.relation = "DIET";
   ProtobufCMessage *resp;
   eg_err e;
-  eg_code hrc = gc_call(cl, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e);
+  eg_code hrc =
+      gc_call(cl, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e);
   if (hrc) fprintf(stderr, "History: %s\n", e.msg);
   EG_REQUIRE(hrc == EG_OK);
   Engram__V1__HistoryResponse *h = (void *)resp;
@@ -82,7 +94,8 @@ static void test_diet(void) {
   protobuf_c_message_free_unpacked(resp, NULL);
   /* Known as of 2024-04-01, History does not show October's commit. */
   hr.known_at = T("2024-04-01");
-  EG_REQUIRE(gc_call(cl, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "History", &hr.base, &engram__v1__history_response__descriptor, &resp,
+                     &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__HistoryResponse *)resp)->n_entries, 2);
   protobuf_c_message_free_unpacked(resp, NULL);
 }
@@ -90,10 +103,16 @@ static void test_diet(void) {
 /* Told in March 2025 that the move to London happened the previous October. */
 static void test_late_report(void) {
   const char *t = "late";
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Sam", .relation = "LIVES_IN", .object = "Paris",
-                                      .valid_from = T("2019-05-01"), .t_commit = T("2019-05-02")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Sam", .relation = "LIVES_IN", .object = "London",
-                                      .valid_from = T("2024-10-01"), .t_commit = T("2025-03-10"),
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Sam",
+                                      .relation = "LIVES_IN",
+                                      .object = "Paris",
+                                      .valid_from = T("2019-05-01"),
+                                      .t_commit = T("2019-05-02")}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Sam",
+                                      .relation = "LIVES_IN",
+                                      .object = "London",
+                                      .valid_from = T("2024-10-01"),
+                                      .t_commit = T("2025-03-10"),
                                       .reason = "moved for a new job"}));
   /* December 2024 as known in January 2025: still Paris (the move was not reported). */
   EG_CHECK_STR(gc_value(cl, t, "Sam", "LIVES_IN", T("2024-12-01"), T("2025-01-01")), "Paris");
@@ -113,7 +132,8 @@ static void test_late_report(void) {
   cr.window = &w;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "Changes", &cr.base, &engram__v1__changes_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Changes", &cr.base, &engram__v1__changes_response__descriptor, &resp,
+                     &e) == EG_OK);
   Engram__V1__ChangesResponse *ch = (void *)resp;
   EG_REQUIRE(ch->n_edges == 1);
   EG_CHECK_STR(ch->edges[0]->object_name, "London");
@@ -124,40 +144,66 @@ static void test_late_report(void) {
 static void test_retract_valid_to_many_ties(void) {
   const char *t = "misc";
   /* MANY values coexist; a retraction removes only its object. */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "HAS_PET", .literal = "dog",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "HAS_PET",
+                                      .literal = "dog",
                                       .valid_from = T("2020-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "HAS_PET", .literal = "cat",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "HAS_PET",
+                                      .literal = "cat",
                                       .valid_from = T("2021-01-01")}));
   EG_CHECK_STR(gc_value(cl, t, "Kim", "HAS_PET", 0, 0), "?"); /* two values */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "HAS_PET", .literal = "dog",
-                                      .retract = true, .valid_from = T("2023-05-01")}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "HAS_PET",
+                                      .literal = "dog",
+                                      .retract = true,
+                                      .valid_from = T("2023-05-01")}));
   EG_CHECK_STR(gc_value(cl, t, "Kim", "HAS_PET", 0, 0), "cat");
   EG_CHECK_STR(gc_value(cl, t, "Kim", "HAS_PET", T("2022-01-01"), 0), "?"); /* dog still there */
   /* ONE: a retraction leaves no value (not the previous one). */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "WORKS_AT", .object = "Acme",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "WORKS_AT",
+                                      .object = "Acme",
                                       .valid_from = T("2019-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "WORKS_AT", .object = "Globex",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "WORKS_AT",
+                                      .object = "Globex",
                                       .valid_from = T("2021-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "WORKS_AT", .retract = true,
-                                      .valid_from = T("2024-01-01"), .reason = "laid off"}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "WORKS_AT",
+                                      .retract = true,
+                                      .valid_from = T("2024-01-01"),
+                                      .reason = "laid off"}));
   EG_CHECK_STR(gc_value(cl, t, "Kim", "WORKS_AT", 0, 0), "");
   EG_CHECK_STR(gc_value(cl, t, "Kim", "WORKS_AT", T("2022-01-01"), 0), "Globex");
   /* A retraction of another object does not touch the current value. */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "LIVES_IN", .object = "Oslo",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "LIVES_IN",
+                                      .object = "Oslo",
                                       .valid_from = T("2020-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "LIVES_IN", .object = "Rome",
-                                      .retract = true, .valid_from = T("2022-01-01")}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "LIVES_IN",
+                                      .object = "Rome",
+                                      .retract = true,
+                                      .valid_from = T("2022-01-01")}));
   EG_CHECK_STR(gc_value(cl, t, "Kim", "LIVES_IN", 0, 0), "Oslo");
   /* valid_to ends a value. */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "JOB_TITLE", .literal = "intern",
-                                      .valid_from = T("2018-06-01"), .valid_to = T("2018-09-01")}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "JOB_TITLE",
+                                      .literal = "intern",
+                                      .valid_from = T("2018-06-01"),
+                                      .valid_to = T("2018-09-01")}));
   EG_CHECK_STR(gc_value(cl, t, "Kim", "JOB_TITLE", T("2018-07-01"), 0), "intern");
   EG_CHECK_STR(gc_value(cl, t, "Kim", "JOB_TITLE", T("2018-09-01"), 0), ""); /* exclusive end */
   /* Tie on valid time: the later commit wins. */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "AGE", .literal = "30",
-                                      .valid_from = T("2024-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim", .relation = "AGE", .literal = "31",
-                                      .valid_from = T("2024-01-01"), .reason = "correction"}));
+  EG_REQUIRE(commit(
+      t, (eg_edge_spec){
+             .subject = "Kim", .relation = "AGE", .literal = "30", .valid_from = T("2024-01-01")}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Kim",
+                                      .relation = "AGE",
+                                      .literal = "31",
+                                      .valid_from = T("2024-01-01"),
+                                      .reason = "correction"}));
   EG_CHECK_STR(gc_value(cl, t, "Kim", "AGE", 0, 0), "31");
   /* State with an empty relation lists every relation of the subject. */
   Engram__V1__StateResponse *r;
@@ -173,19 +219,33 @@ static void test_retract_valid_to_many_ties(void) {
 /* CEO change → chief of staff → signing authority. */
 static void test_premise_walk(void) {
   const char *t = "walk";
-  uint64_t ceo = commit(t, (eg_edge_spec){.subject = "Tim Cook", .relation = "CEO_OF", .object = "Apple",
-                                          .valid_from = T("2011-08-24"), .t_commit = T("2011-08-25")});
-  uint64_t cos = commit(t, (eg_edge_spec){.subject = "Maya Patel", .relation = "JOB_TITLE",
+  uint64_t ceo = commit(t, (eg_edge_spec){.subject = "Tim Cook",
+                                          .relation = "CEO_OF",
+                                          .object = "Apple",
+                                          .valid_from = T("2011-08-24"),
+                                          .t_commit = T("2011-08-25")});
+  uint64_t cos = commit(t, (eg_edge_spec){.subject = "Maya Patel",
+                                          .relation = "JOB_TITLE",
                                           .literal = "chief of staff to the CEO",
-                                          .valid_from = T("2024-01-01"), .t_commit = T("2024-01-02"),
-                                          .premises = &ceo, .n_premises = 1});
-  uint64_t sig = commit(t, (eg_edge_spec){.subject = "Maya Patel", .relation = "HAS_AUTHORITY",
-                                          .literal = "signing authority", .valid_from = T("2024-02-01"),
-                                          .t_commit = T("2024-02-01"), .premises = &cos, .n_premises = 1});
+                                          .valid_from = T("2024-01-01"),
+                                          .t_commit = T("2024-01-02"),
+                                          .premises = &ceo,
+                                          .n_premises = 1});
+  uint64_t sig = commit(t, (eg_edge_spec){.subject = "Maya Patel",
+                                          .relation = "HAS_AUTHORITY",
+                                          .literal = "signing authority",
+                                          .valid_from = T("2024-02-01"),
+                                          .t_commit = T("2024-02-01"),
+                                          .premises = &cos,
+                                          .n_premises = 1});
   EG_REQUIRE(ceo && cos && sig);
-  EG_CHECK_INT(gc_walk(cl, t, sig, 0, 0, 0, NULL, NULL, NULL), UNVERIFIED); /* nothing changed yet */
-  uint64_t sarah = commit(t, (eg_edge_spec){.subject = "Sarah Chen", .relation = "CEO_OF", .object = "Apple",
-                                            .valid_from = T("2025-06-01"), .t_commit = T("2025-06-01")});
+  EG_CHECK_INT(gc_walk(cl, t, sig, 0, 0, 0, NULL, NULL, NULL),
+               UNVERIFIED); /* nothing changed yet */
+  uint64_t sarah = commit(t, (eg_edge_spec){.subject = "Sarah Chen",
+                                            .relation = "CEO_OF",
+                                            .object = "Apple",
+                                            .valid_from = T("2025-06-01"),
+                                            .t_commit = T("2025-06-01")});
   EG_REQUIRE(sarah);
   uint64_t sup = 0;
   size_t chain = 0;
@@ -205,26 +265,37 @@ static void test_premise_walk(void) {
   EG_CHECK_INT(sup, sarah);
   /* Unknown and foreign claim ids: NOT_FOUND, the same answer for both. */
   EG_CHECK_INT(gc_walk(cl, t, 999999, 0, 0, 0, NULL, NULL, NULL), -EG_ENOTFOUND);
-  EG_CHECK_INT(gc_walk(cl, "tenant-that-never-wrote", sig, 0, 0, 0, NULL, NULL, NULL), -EG_ENOTFOUND);
+  EG_CHECK_INT(gc_walk(cl, "tenant-that-never-wrote", sig, 0, 0, 0, NULL, NULL, NULL),
+               -EG_ENOTFOUND);
 }
 
 /* A chain deeper than the cap: not found, links counted; found with a deeper cap. */
 static void test_walk_depth_cap(void) {
   const char *t = "deep";
-  uint64_t prev = commit(t, (eg_edge_spec){.subject = "Base", .relation = "STATUS", .literal = "on",
-                                           .valid_from = T("2020-01-01"), .t_commit = T("2020-01-01")});
+  uint64_t prev = commit(t, (eg_edge_spec){.subject = "Base",
+                                           .relation = "STATUS",
+                                           .literal = "on",
+                                           .valid_from = T("2020-01-01"),
+                                           .t_commit = T("2020-01-01")});
   EG_REQUIRE(prev);
   char name[32];
   for (int i = 1; i <= 10; i++) {
     snprintf(name, sizeof name, "Node %d", i);
     uint64_t p = prev;
-    prev = commit(t, (eg_edge_spec){.subject = name, .relation = "STATUS", .literal = "derived",
-                                    .valid_from = T("2020-02-01"), .t_commit = T("2020-02-01") + i,
-                                    .premises = &p, .n_premises = 1});
+    prev = commit(t, (eg_edge_spec){.subject = name,
+                                    .relation = "STATUS",
+                                    .literal = "derived",
+                                    .valid_from = T("2020-02-01"),
+                                    .t_commit = T("2020-02-01") + i,
+                                    .premises = &p,
+                                    .n_premises = 1});
     EG_REQUIRE(prev);
   }
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Base", .relation = "STATUS", .literal = "off",
-                                      .valid_from = T("2021-01-01"), .t_commit = T("2021-01-01")}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Base",
+                                      .relation = "STATUS",
+                                      .literal = "off",
+                                      .valid_from = T("2021-01-01"),
+                                      .t_commit = T("2021-01-01")}));
   uint32_t skipped = 0;
   size_t chain = 0;
   EG_CHECK_INT(gc_walk(cl, t, prev, 0, 0, 3, NULL, &skipped, NULL), UNVERIFIED);
@@ -235,15 +306,24 @@ static void test_walk_depth_cap(void) {
 
 static void test_corroborated(void) {
   const char *t = "corr";
-  uint64_t a = commit(t, (eg_edge_spec){.subject = "Lee", .relation = "LIKES", .literal = "jazz",
-                                        .valid_from = T("2024-01-01"), .session = "s1"});
+  uint64_t a = commit(t, (eg_edge_spec){.subject = "Lee",
+                                        .relation = "LIKES",
+                                        .literal = "jazz",
+                                        .valid_from = T("2024-01-01"),
+                                        .session = "s1"});
   EG_REQUIRE(a);
   EG_CHECK_INT(gc_walk(cl, t, a, 0, 0, 0, NULL, NULL, NULL), UNVERIFIED);
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Lee", .relation = "LIKES", .literal = "jazz",
-                                      .valid_from = T("2024-02-01"), .session = "s1"}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Lee",
+                                      .relation = "LIKES",
+                                      .literal = "jazz",
+                                      .valid_from = T("2024-02-01"),
+                                      .session = "s1"}));
   EG_CHECK_INT(gc_walk(cl, t, a, 0, 0, 0, NULL, NULL, NULL), UNVERIFIED); /* same source */
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Lee", .relation = "LIKES", .literal = "jazz",
-                                      .valid_from = T("2024-03-01"), .session = "s2"}));
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Lee",
+                                      .relation = "LIKES",
+                                      .literal = "jazz",
+                                      .valid_from = T("2024-03-01"),
+                                      .session = "s2"}));
   EG_CHECK_INT(gc_walk(cl, t, a, 0, 0, 0, NULL, NULL, NULL), CORROBORATED);
 }
 
@@ -255,8 +335,10 @@ static size_t history_len(const char *t, const char *subject, const char *relati
  * (valid time, meta, the writer's user) is a new commit. */
 static void test_idempotent_facts(void) {
   const char *t = "idem";
-  eg_edge_spec likes = {.subject = "Ana", .relation = "LIKES", .literal = "tea", .reason = "said so"};
-  uint64_t a = commit(t, likes), b = commit(t, likes), c = commit(t, likes); /* valid_from left unset */
+  eg_edge_spec likes = {
+      .subject = "Ana", .relation = "LIKES", .literal = "tea", .reason = "said so"};
+  uint64_t a = commit(t, likes), b = commit(t, likes),
+           c = commit(t, likes); /* valid_from left unset */
   EG_REQUIRE(a);
   EG_CHECK(a == b && b == c);
   EG_CHECK_INT(history_len(t, "Ana", "LIKES"), 1);
@@ -273,8 +355,13 @@ static void test_idempotent_facts(void) {
   EG_CHECK(u2 && u2 != d);
   EG_CHECK_INT(history_len(t, "Ana", "LIKES"), 4);
   /* Premises are part of it: the same claim from another premise is another commit. */
-  uint64_t p1 = commit(t, (eg_edge_spec){.subject = "Ana", .relation = "WORKS_AT", .object = "Acme"});
-  eg_edge_spec claim = {.subject = "Ana", .relation = "HAS_BADGE", .literal = "yes", .premises = &p1, .n_premises = 1};
+  uint64_t p1 =
+      commit(t, (eg_edge_spec){.subject = "Ana", .relation = "WORKS_AT", .object = "Acme"});
+  eg_edge_spec claim = {.subject = "Ana",
+                        .relation = "HAS_BADGE",
+                        .literal = "yes",
+                        .premises = &p1,
+                        .n_premises = 1};
   uint64_t c1 = commit(t, claim);
   EG_CHECK(c1 && commit(t, claim) == c1);
   /* In one batch: the repeat gets the first one's id. */
@@ -294,7 +381,8 @@ static void test_idempotent_facts(void) {
   cr.edges = ins;
   cr.n_edges = 2;
   ProtobufCMessage *resp = NULL;
-  EG_REQUIRE(gc_call(cl, "Commit", &cr.base, &engram__v1__commit_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Commit", &cr.base, &engram__v1__commit_response__descriptor, &resp, &e) ==
+             EG_OK);
   Engram__V1__CommitResponse *r = (void *)resp;
   EG_CHECK(r->n_edge_ids == 2 && r->edge_ids[0] == r->edge_ids[1]);
   protobuf_c_message_free_unpacked(resp, NULL);
@@ -303,7 +391,8 @@ static void test_idempotent_facts(void) {
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   scope.user = "u2";
   er.scope = &scope;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
+             EG_OK);
   protobuf_c_message_free_unpacked(resp, NULL);
   uint64_t again = gc_commit(cl, t, "u2", &dated, &e);
   EG_CHECK(again && again != u2);
@@ -336,8 +425,9 @@ static void test_all_or_nothing(void) {
   req.n_edges = 2;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  EG_CHECK_INT(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-               EG_ENOTFOUND);
+  EG_CHECK_INT(
+      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
+      EG_ENOTFOUND);
   EG_CHECK(strstr(e.msg, "premise edge 424242 not found") != NULL);
   EG_CHECK_STR(gc_value(cl, t, "Fresh Person", "LIKES", 0, 0), "");
   /* The entity was not created either. */
@@ -348,44 +438,51 @@ static void test_all_or_nothing(void) {
   rr.scope = &scope;
   rr.mentions = ms;
   rr.n_mentions = 1;
-  EG_REQUIRE(gc_call(cl, "ResolveEntities", &rr.base, &engram__v1__resolve_entities_response__descriptor,
-                     &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "ResolveEntities", &rr.base,
+                     &engram__v1__resolve_entities_response__descriptor, &resp, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__ResolveEntitiesResponse *)resp)->entities[0]->entity->id, 0);
   protobuf_c_message_free_unpacked(resp, NULL);
   /* Bad inputs: clear INVALID_ARGUMENT. */
   e2.derived_from = NULL;
   e2.n_derived_from = 0;
   e2.relation = "not-snake";
-  EG_CHECK_INT(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
+      EG_EINVAL);
   EG_CHECK(strstr(e.msg, "edges[1]: relation must be UPPER_SNAKE") != NULL);
   e2.relation = "LIKES";
   e2.valid_from = T("2024-01-01");
   e2.valid_to = T("2023-01-01");
-  EG_CHECK_INT(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
+      EG_EINVAL);
   e2.valid_to = 0;
   e2.t_commit = T("2020-01-01");
-  EG_CHECK_INT(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
+      EG_EINVAL);
   EG_CHECK(strstr(e.msg, "t_commit is assigned by graphd") != NULL);
   e2.t_commit = 0;
   scope.tenant = "";
-  EG_CHECK_INT(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
+      EG_EINVAL);
   EG_CHECK_STR(e.msg, "scope.tenant is required");
   scope.tenant = (char *)t;
   s2.name = "!!!";
-  EG_CHECK_INT(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
+      EG_EINVAL);
   EG_CHECK(strstr(e.msg, "no letters or digits") != NULL);
   EG_CHECK_STR(gc_value(cl, t, "Fresh Person", "LIKES", 0, 0), "");
   /* And the valid batch goes through, with strictly increasing t_commit. */
   s2.name = "Another Person";
-  EG_REQUIRE(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp,
+                     &e) == EG_OK);
   int64_t t1 = ((Engram__V1__CommitResponse *)resp)->t_commit;
   protobuf_c_message_free_unpacked(resp, NULL);
-  EG_REQUIRE(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp,
+                     &e) == EG_OK);
   EG_CHECK(((Engram__V1__CommitResponse *)resp)->t_commit > t1);
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Fresh Person", "LIKES", 0, 0), "tea");
@@ -403,11 +500,14 @@ static void test_tenant_isolation(void) {
   gr.n_ids = 3;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "GetEntities", &gr.base, &engram__v1__get_entities_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "GetEntities", &gr.base, &engram__v1__get_entities_response__descriptor,
+                     &resp, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__GetEntitiesResponse *)resp)->n_entities, 0);
   protobuf_c_message_free_unpacked(resp, NULL);
-  EG_REQUIRE(commit("other", (eg_edge_spec){.subject = "Zed", .relation = "LIKES", .literal = "x"}));
-  EG_REQUIRE(gc_call(cl, "GetEntities", &gr.base, &engram__v1__get_entities_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(
+      commit("other", (eg_edge_spec){.subject = "Zed", .relation = "LIKES", .literal = "x"}));
+  EG_REQUIRE(gc_call(cl, "GetEntities", &gr.base, &engram__v1__get_entities_response__descriptor,
+                     &resp, &e) == EG_OK);
   Engram__V1__GetEntitiesResponse *ge = (void *)resp;
   EG_CHECK_INT(ge->n_entities, 1); /* only its own entity 1 */
   if (ge->n_entities) EG_CHECK_STR(ge->entities[0]->name, "Zed");
@@ -416,15 +516,24 @@ static void test_tenant_isolation(void) {
 
 static void test_merge_and_traverse(void) {
   const char *t = "trav";
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Jo", .relation = "LIVES_IN", .object = "Paris",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Jo",
+                                      .relation = "LIVES_IN",
+                                      .object = "Paris",
                                       .valid_from = T("2015-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Jo", .relation = "LIVES_IN", .object = "London",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Jo",
+                                      .relation = "LIVES_IN",
+                                      .object = "London",
                                       .valid_from = T("2022-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "London", .relation = "LOCATED_IN", .object = "UK",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "London",
+                                      .relation = "LOCATED_IN",
+                                      .object = "UK",
                                       .valid_from = T("1900-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Paris", .relation = "LOCATED_IN", .object = "France",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Paris",
+                                      .relation = "LOCATED_IN",
+                                      .object = "France",
                                       .valid_from = T("1900-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Joanna", .relation = "LIKES", .literal = "opera"}));
+  EG_REQUIRE(
+      commit(t, (eg_edge_spec){.subject = "Joanna", .relation = "LIKES", .literal = "opera"}));
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)t;
   Engram__V1__EntityRef seed = ENGRAM__V1__ENTITY_REF__INIT;
@@ -438,7 +547,8 @@ static void test_merge_and_traverse(void) {
   tr.max_depth = 2;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp,
+                     &e) == EG_OK);
   Engram__V1__TraverseResponse *r = (void *)resp;
   EG_REQUIRE(r->n_paths == 2); /* Jo→London, Jo→London→UK (Paris is not current) */
   EG_CHECK_STR(r->paths[0]->edges[0]->object_name, "London");
@@ -446,15 +556,17 @@ static void test_merge_and_traverse(void) {
   EG_CHECK_STR(r->paths[1]->edges[1]->object_name, "UK");
   protobuf_c_message_free_unpacked(resp, NULL);
   tr.valid_at = T("2018-01-01"); /* valid-time filter at every hop */
-  EG_REQUIRE(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp,
+                     &e) == EG_OK);
   r = (void *)resp;
   EG_REQUIRE(r->n_paths == 2);
   EG_CHECK_STR(r->paths[1]->edges[1]->object_name, "France");
   protobuf_c_message_free_unpacked(resp, NULL);
   tr.valid_at = 0;
   tr.max_depth = 99;
-  EG_CHECK_INT(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp, &e),
+      EG_EINVAL);
   /* Merge Joanna into Jo: State of Jo includes Joanna's edges; undo restores both. */
   Engram__V1__MergeEntitiesRequest mr = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
   mr.scope = &scope;
@@ -466,29 +578,37 @@ static void test_merge_and_traverse(void) {
   mr.from = st->results[0]->subject;
   protobuf_c_message_free_unpacked(&st->base, NULL);
   mr.reason = "same person";
-  EG_REQUIRE(gc_call(cl, "MergeEntities", &mr.base, &engram__v1__merge_entities_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "MergeEntities", &mr.base,
+                     &engram__v1__merge_entities_response__descriptor, &resp, &e) == EG_OK);
   uint64_t merge_id = ((Engram__V1__MergeEntitiesResponse *)resp)->merge_id;
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Jo", "LIKES", 0, 0), "opera");
   EG_CHECK_STR(gc_value(cl, t, "Joanna", "LIVES_IN", 0, 0), "London"); /* name resolves to Jo */
-  EG_CHECK_INT(gc_call(cl, "MergeEntities", &mr.base, &engram__v1__merge_entities_response__descriptor, &resp, &e),
+  EG_CHECK_INT(gc_call(cl, "MergeEntities", &mr.base,
+                       &engram__v1__merge_entities_response__descriptor, &resp, &e),
                EG_EPRECOND);
   Engram__V1__UnmergeEntitiesRequest ur = ENGRAM__V1__UNMERGE_ENTITIES_REQUEST__INIT;
   ur.scope = &scope;
   ur.merge_id = merge_id;
-  EG_REQUIRE(gc_call(cl, "UnmergeEntities", &ur.base, &engram__v1__unmerge_entities_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "UnmergeEntities", &ur.base,
+                     &engram__v1__unmerge_entities_response__descriptor, &resp, &e) == EG_OK);
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Jo", "LIKES", 0, 0), "");
   EG_CHECK_STR(gc_value(cl, t, "Joanna", "LIKES", 0, 0), "opera");
-  EG_CHECK_INT(gc_call(cl, "UnmergeEntities", &ur.base, &engram__v1__unmerge_entities_response__descriptor, &resp, &e),
+  EG_CHECK_INT(gc_call(cl, "UnmergeEntities", &ur.base,
+                       &engram__v1__unmerge_entities_response__descriptor, &resp, &e),
                EG_EPRECOND);
 }
 
 static void test_declare_relation(void) {
   const char *t = "decl";
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Ana", .relation = "FAVOURITE_COLOUR", .literal = "red",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Ana",
+                                      .relation = "FAVOURITE_COLOUR",
+                                      .literal = "red",
                                       .valid_from = T("2020-01-01")}));
-  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Ana", .relation = "FAVOURITE_COLOUR", .literal = "blue",
+  EG_REQUIRE(commit(t, (eg_edge_spec){.subject = "Ana",
+                                      .relation = "FAVOURITE_COLOUR",
+                                      .literal = "blue",
                                       .valid_from = T("2021-01-01")}));
   EG_CHECK_STR(gc_value(cl, t, "Ana", "FAVOURITE_COLOUR", 0, 0), "?"); /* undeclared: MANY */
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
@@ -499,19 +619,25 @@ static void test_declare_relation(void) {
   dr.cardinality = ENGRAM__V1__CARDINALITY__CARDINALITY_ONE;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "DeclareRelation", &dr.base, &engram__v1__declare_relation_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "DeclareRelation", &dr.base,
+                     &engram__v1__declare_relation_response__descriptor, &resp, &e) == EG_OK);
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Ana", "FAVOURITE_COLOUR", 0, 0), "blue");
   dr.cardinality = 0;
-  EG_CHECK_INT(gc_call(cl, "DeclareRelation", &dr.base, &engram__v1__declare_relation_response__descriptor, &resp, &e),
+  EG_CHECK_INT(gc_call(cl, "DeclareRelation", &dr.base,
+                       &engram__v1__declare_relation_response__descriptor, &resp, &e),
                EG_EINVAL);
 }
 
 static void test_erase_user(void) {
   const char *t = "erase";
-  EG_REQUIRE(gc_commit(cl, t, "alice", &(eg_edge_spec){.subject = "Alice Zyxwv", .relation = "LIKES",
-                                                      .literal = "zyxwv-token"}, NULL));
-  EG_REQUIRE(gc_commit(cl, t, "bob", &(eg_edge_spec){.subject = "Bob", .relation = "LIKES", .literal = "chess"}, NULL));
+  EG_REQUIRE(gc_commit(
+      cl, t, "alice",
+      &(eg_edge_spec){.subject = "Alice Zyxwv", .relation = "LIKES", .literal = "zyxwv-token"},
+      NULL));
+  EG_REQUIRE(gc_commit(cl, t, "bob",
+                       &(eg_edge_spec){.subject = "Bob", .relation = "LIKES", .literal = "chess"},
+                       NULL));
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)t;
   scope.user = "alice";
@@ -519,7 +645,8 @@ static void test_erase_user(void) {
   er.scope = &scope;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
+             EG_OK);
   Engram__V1__EraseResponse *r = (void *)resp;
   EG_CHECK_INT(r->counts[0]->count, 1); /* edges */
   EG_CHECK_INT(r->counts[1]->count, 1); /* entities */
@@ -528,9 +655,11 @@ static void test_erase_user(void) {
   EG_CHECK_STR(gc_value(cl, t, "Bob", "LIKES", 0, 0), "chess");
   /* A whole tenant needs the confirmation. */
   scope.user = "";
-  EG_CHECK_INT(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e), EG_EINVAL);
+  EG_CHECK_INT(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e),
+               EG_EINVAL);
   er.confirm_tenant = (char *)t;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
+             EG_OK);
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Bob", "LIKES", 0, 0), "");
 }
@@ -543,7 +672,8 @@ static void test_durability_kill9(void) {
   char subj[32];
   for (int i = 0; i < 300; i++) {
     snprintf(subj, sizeof subj, "Person %d", i);
-    ids[n] = commit(t, (eg_edge_spec){.subject = subj, .relation = "LIKES", .literal = "durability"});
+    ids[n] =
+        commit(t, (eg_edge_spec){.subject = subj, .relation = "LIKES", .literal = "durability"});
     if (ids[n]) n++;
   }
   EG_CHECK_INT(n, 300);
@@ -561,7 +691,8 @@ static void test_durability_kill9(void) {
   /* and earlier scenarios survived too */
   EG_CHECK_STR(gc_value(cl, "diet", "Alex", "DIET", 0, 0), "vegan");
   /* ids keep increasing after restart (counters were durable) */
-  uint64_t next = commit(t, (eg_edge_spec){.subject = "After", .relation = "LIKES", .literal = "restart"});
+  uint64_t next =
+      commit(t, (eg_edge_spec){.subject = "After", .relation = "LIKES", .literal = "restart"});
   EG_CHECK(next > ids[n - 1]);
 }
 
@@ -572,19 +703,26 @@ static void test_cli(void) {
   snprintf(out, sizeof out, "%s/cli.out", dir);
   FILE *f = fopen(json, "w");
   EG_REQUIRE(f != NULL);
-  fputs("{\"edges\":[{\"subject\":{\"name\":\"Cli Person\"},\"relation\":\"LIVES_IN\","
-        "\"object_entity\":{\"name\":\"Lisbon\"},\"valid_from\":\"2022-05-01\","
-        "\"meta\":{\"reason\":\"sunshine\"}}]}", f);
+  fputs(
+      "{\"edges\":[{\"subject\":{\"name\":\"Cli Person\"},\"relation\":\"LIVES_IN\","
+      "\"object_entity\":{\"name\":\"Lisbon\"},\"valid_from\":\"2022-05-01\","
+      "\"meta\":{\"reason\":\"sunshine\"}}]}",
+      f);
   fclose(f);
   char base[300];
-  snprintf(base, sizeof base, "%s/engram --graphd-addr %s --tenant cli", EG_BINARY_DIR, graphd.addr);
+  snprintf(base, sizeof base, "%s/engram --graphd-addr %s --tenant cli", EG_BINARY_DIR,
+           graphd.addr);
   EG_CHECK_INT(eg_test_system("%s graph commit %s > %s", base, json, out), 0);
   EG_CHECK_INT(eg_test_system("%s graph state 'cli person' LIVES_IN >> %s", base, out), 0);
-  EG_CHECK_INT(eg_test_system("%s graph state 'Cli Person' LIVES_IN --at 2021-01-01 >> %s", base, out), 0);
-  EG_CHECK_INT(eg_test_system("%s --json call Graph/History '{\"subject\":{\"name\":\"Cli Person\"},"
-                              "\"scope\":{\"tenant\":\"cli\"}}' >> %s", base, out), 0);
+  EG_CHECK_INT(
+      eg_test_system("%s graph state 'Cli Person' LIVES_IN --at 2021-01-01 >> %s", base, out), 0);
+  EG_CHECK_INT(
+      eg_test_system("%s --json call Graph/History '{\"subject\":{\"name\":\"Cli Person\"},"
+                     "\"scope\":{\"tenant\":\"cli\"}}' >> %s",
+                     base, out),
+      0);
   EG_CHECK_INT(eg_test_system("%s graph state 'Cli Person' --at yesterday 2>/dev/null", base), 2);
-    char *text = eg_test_slurp(out);
+  char *text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "committed 1 edges at") != NULL);
   EG_CHECK(strstr(text, "Cli Person LIVES_IN = Lisbon  [valid from 2022-05-01") != NULL);
   EG_CHECK(strstr(text, "why: sunshine") != NULL);

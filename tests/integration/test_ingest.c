@@ -14,8 +14,8 @@
 #include "proto/engram/v1/ingest.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "tests/graph_client.h"
-#include "tests/ingest_client.h"
 #include "tests/harness.h"
+#include "tests/ingest_client.h"
 #include "tests/testlib.h"
 
 static eg_cluster cl;
@@ -29,8 +29,9 @@ static Engram__V1__Scope scope_of(const char *tenant) {
 }
 
 /* Ingest messages (role, text pairs) as one session of user u1. */
-static eg_code session(eg_rpc_client *c, const char *tenant, const char *sid, const char *const *msgs, size_t n,
-                       bool async, Engram__V1__IngestResponse **resp, eg_err *e) {
+static eg_code session(eg_rpc_client *c, const char *tenant, const char *sid,
+                       const char *const *msgs, size_t n, bool async,
+                       Engram__V1__IngestResponse **resp, eg_err *e) {
   return ic_session(c, tenant, "u1", sid, T("2024-03-10T10:00:00Z"), msgs, n, async, resp, e);
 }
 
@@ -50,7 +51,8 @@ static int hits(const char *tenant, const char *text, const char *needle) {
 
 static void test_start(void) {
   eg_err e;
-  setenv("ENGRAM_STATE_EXTRACTOR", "use-lite", 1); /* off by default; these tests read states with it */
+  setenv("ENGRAM_STATE_EXTRACTOR", "use-lite",
+         1); /* off by default; these tests read states with it */
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
@@ -58,11 +60,11 @@ static void test_start(void) {
 }
 
 static const char *conv[] = {
-    "user", "I moved to London last October because of a new job at Acme.",
+    "user",      "I moved to London last October because of a new job at Acme.",
     "assistant", "Congratulations on the move! How are you finding London?",
-    "user", "I've been learning React for the dashboard project.",
+    "user",      "I've been learning React for the dashboard project.",
     "assistant", "React is a solid choice for dashboards.",
-    "user", "Honestly, I absolutely hate that framework.",
+    "user",      "Honestly, I absolutely hate that framework.",
 };
 
 static void test_session_in(void) {
@@ -101,7 +103,8 @@ static size_t graph_changes(const char *tenant) {
   ProtobufCMessage *r = NULL;
   eg_err e;
   size_t n = 0;
-  if (gc_call(gra, "Changes", &req.base, &engram__v1__changes_response__descriptor, &r, &e) == EG_OK) {
+  if (gc_call(gra, "Changes", &req.base, &engram__v1__changes_response__descriptor, &r, &e) ==
+      EG_OK) {
     n = ((Engram__V1__ChangesResponse *)r)->n_edges;
     protobuf_c_message_free_unpacked(r, NULL);
   }
@@ -113,8 +116,9 @@ static size_t graph_changes(const char *tenant) {
 static void test_named_speakers(void) {
   Engram__V1__Scope scope = scope_of("named");
   Engram__V1__Message m[2], *mp[2] = {&m[0], &m[1]};
-  const char *who[2] = {"Leo", "Maya"}, *said[2] = {"Did you go anywhere fun this weekend?",
-                                                    "We drove up to the glacier lake and camped overnight."};
+  const char *who[2] = {"Leo", "Maya"},
+             *said[2] = {"Did you go anywhere fun this weekend?",
+                         "We drove up to the glacier lake and camped overnight."};
   for (int i = 0; i < 2; i++) {
     engram__v1__message__init(&m[i]);
     m[i].role = "user";
@@ -129,12 +133,13 @@ static void test_named_speakers(void) {
   req.n_messages = 2;
   ProtobufCMessage *r = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &req.base, &engram__v1__ingest_response__descriptor,
-                          0, &r, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &req.base,
+                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->report->chunks, 2);
   protobuf_c_message_free_unpacked(r, NULL);
   EG_CHECK(hits("named", "glacier lake camping", "Maya: We drove up to the glacier lake") == 1);
-  EG_CHECK(hits("named", "glacier lake camping", "[replying to Leo: Did you go anywhere fun this weekend?]") == 1);
+  EG_CHECK(hits("named", "glacier lake camping",
+                "[replying to Leo: Did you go anywhere fun this weekend?]") == 1);
   /* Leo's chunk, and Maya's latent text that quotes him */
   EG_CHECK(hits("named", "anywhere fun this weekend", "Leo: Did you go anywhere fun") == 2);
 }
@@ -158,10 +163,12 @@ static void test_rejected_writes_nothing(void) {
   const char *empty[] = {"user", ""};
   EG_CHECK_INT(session(ing, "clean", "s9", empty, 1, false, NULL, &e), EG_EINVAL);
   /* white space only (ASCII, no-break and ideographic spaces, line breaks) is empty too */
-  const char *blank[] = {"user", "My unique word is zqxjkwvbn and I live in Oslo.", "user", " \t\r\n\xc2\xa0\xe3\x80\x80 "};
+  const char *blank[] = {"user", "My unique word is zqxjkwvbn and I live in Oslo.", "user",
+                         " \t\r\n\xc2\xa0\xe3\x80\x80 "};
   EG_CHECK_INT(session(ing, "clean", "s9", blank, 2, false, NULL, &e), EG_EINVAL);
   EG_CHECK(strstr(e.msg, "messages[1].content is empty") != NULL);
-  EG_CHECK_INT(session(ing, "clean", "s9", blank + 2, 1, true, NULL, &e), EG_EINVAL); /* async alike */
+  EG_CHECK_INT(session(ing, "clean", "s9", blank + 2, 1, true, NULL, &e),
+               EG_EINVAL); /* async alike */
   EG_CHECK_INT(session(ing, "clean", "", conv, 1, false, NULL, &e), EG_EINVAL);
   EG_CHECK_INT(hits("clean", "zqxjkwvbn", "zqxjkwvbn"), 0);
   EG_CHECK_INT(graph_changes("clean"), 0);
@@ -184,7 +191,8 @@ static void test_async_and_watermark(void) {
   w.watermark = wm;
   w.timeout_us = 10 * EG_US_PER_SEC;
   ProtobufCMessage *wr = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base, &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base,
+                          &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
   EG_CHECK(((Engram__V1__WaitResponse *)wr)->reached);
   protobuf_c_message_free_unpacked(wr, NULL);
   EG_CHECK(hits("acme", "Wingspan board game", "Wingspan") >= 1); /* read-your-writes */
@@ -192,7 +200,8 @@ static void test_async_and_watermark(void) {
   gj.scope = &scope;
   gj.job_id = job;
   ProtobufCMessage *jr = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0, &jr, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor,
+                          0, &jr, &e) == EG_OK);
   Engram__V1__Job *jj = (void *)jr;
   EG_CHECK_INT(jj->state, ENGRAM__V1__JOB_STATE__JOB_STATE_DONE);
   EG_CHECK(jj->report && jj->report->chunks == 1);
@@ -200,7 +209,8 @@ static void test_async_and_watermark(void) {
   /* a watermark that never comes: not reached, after the timeout */
   w.watermark = "v1:0000000000000001";
   w.timeout_us = 200000;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base, &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base,
+                          &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
   EG_CHECK(!((Engram__V1__WaitResponse *)wr)->reached);
   protobuf_c_message_free_unpacked(wr, NULL);
 }
@@ -212,13 +222,14 @@ static void test_document_and_facts(void) {
   d.document_id = "handbook";
   d.title = "Employee handbook";
   d.time = T("2024-01-01");
-  d.text = "Expense reports are due on the fifth business day of each month. "
-           "Travel must be booked through the portal. Remote work is allowed two days a week. "
-           "The office closes at 7pm on Fridays.";
+  d.text =
+      "Expense reports are due on the fifth business day of each month. "
+      "Travel must be booked through the portal. Remote work is allowed two days a week. "
+      "The office closes at 7pm on Fridays.";
   ProtobufCMessage *r = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base, &engram__v1__ingest_response__descriptor, 0,
-                          &r, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
+                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
   EG_CHECK(((Engram__V1__IngestResponse *)r)->report->chunks >= 1);
   protobuf_c_message_free_unpacked(r, NULL);
   EG_CHECK(hits("acme", "when are expense reports due", "Expense reports") >= 1);
@@ -226,7 +237,8 @@ static void test_document_and_facts(void) {
   Engram__V1__EntityRef maya = ENGRAM__V1__ENTITY_REF__INIT;
   maya.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   maya.name = "Maya Patel";
-  Engram__V1__FactInput f1 = ENGRAM__V1__FACT_INPUT__INIT, f2 = ENGRAM__V1__FACT_INPUT__INIT, *fs[2] = {&f1, &f2};
+  Engram__V1__FactInput f1 = ENGRAM__V1__FACT_INPUT__INIT, f2 = ENGRAM__V1__FACT_INPUT__INIT,
+                        *fs[2] = {&f1, &f2};
   f1.subject = &maya;
   f1.relation = "JOB_TITLE";
   f1.object_literal = "chief of staff";
@@ -241,8 +253,8 @@ static void test_document_and_facts(void) {
   fr.scope = &scope;
   fr.facts = fs;
   fr.n_facts = 2;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
-                          &r, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
+                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
   EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->n_edge_ids, 2);
   uint64_t first[2] = {0, 0};
   if (((Engram__V1__IngestResponse *)r)->n_edge_ids == 2)
@@ -252,8 +264,8 @@ static void test_document_and_facts(void) {
   /* The same facts sent again (a retried request, a file ingested twice): the same edges,
    * nothing committed — the chain still has one commit each. */
   for (int again = 0; again < 2; again++) {
-    EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor,
-                            0, &r, &e) == EG_OK);
+    EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
+                            &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
     Engram__V1__IngestResponse *ir = (void *)r;
     EG_CHECK(ir->n_edge_ids == 2 && ir->edge_ids[0] == first[0] && ir->edge_ids[1] == first[1]);
     protobuf_c_message_free_unpacked(r, NULL);
@@ -261,13 +273,15 @@ static void test_document_and_facts(void) {
   Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
   h.scope = &scope;
   h.subject = &maya;
-  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &r, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &r, &e) ==
+             EG_OK);
   EG_CHECK_INT(((Engram__V1__HistoryResponse *)r)->n_entries, 2);
   protobuf_c_message_free_unpacked(r, NULL);
   f1.relation = "not snake"; /* nothing of a bad batch is written */
   f2.object_literal = "veto power";
-  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
-                            &r, &e), EG_EINVAL);
+  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
+                            &engram__v1__ingest_response__descriptor, 0, &r, &e),
+               EG_EINVAL);
   EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
 }
 
@@ -294,7 +308,8 @@ static eg_rpc_client *second_ingestd(const char *sub, const char *const *flags, 
  * graph with meta.extractor "prototypes"; an ingestd whose prototypes file is missing warns
  * and still ingests, on the rules alone. */
 static void test_state_prototypes(void) {
-  const char *const said[] = {"user", "These days I call Kraków home.", "assistant", "Lovely city."};
+  const char *const said[] = {"user", "These days I call Kraków home.", "assistant",
+                              "Lovely city."};
   eg_err e;
   EG_REQUIRE(session(ing, "states", "home", said, 2, false, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(gra, "states", "user:u1", "LIVES_IN", 0, 0), "Kraków");
@@ -325,7 +340,8 @@ static void test_state_prototypes(void) {
 
 /* The current (user:u1, relation, object) record in tenant, as u1 sees it: its confidence
  * and how many pieces of evidence back it (-1 and 0 when there is no such record). */
-static float pref_confidence(const char *tenant, const char *relation, const char *object, size_t *evidence) {
+static float pref_confidence(const char *tenant, const char *relation, const char *object,
+                             size_t *evidence) {
   Engram__V1__StateResponse *st = NULL;
   eg_err e;
   float c = -1;
@@ -333,7 +349,8 @@ static float pref_confidence(const char *tenant, const char *relation, const cha
   if (gc_state_as(gra, tenant, "u1", "user:u1", relation, 0, 0, &st, &e) != EG_OK) return -1;
   for (size_t i = 0; st->n_results && i < st->results[0]->n_values; i++) {
     Engram__V1__Edge *v = st->results[0]->values[i];
-    const char *o = v->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? v->object->literal : v->object_name;
+    const char *o = v->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? v->object->literal
+                                                                            : v->object_name;
     if (strcmp(o ? o : "", object) != 0 || !v->belief) continue;
     EG_CHECK(c == -1); /* one record per (user, relation, object) */
     c = v->belief->confidence;
@@ -351,8 +368,9 @@ static void test_preferences_across_sessions(void) {
   static const char *s1[] = {"user", "I love sushi."};
   static const char *s2[] = {"user", "As I told you last week, I love sushi!"};
   static const char *s3[] = {"user", "Lately I really dislike sushi."};
-  static const char *s4[] = {"user", "Where should we eat tonight?", "assistant", "How about Sakura Sushi near the station?",
-                             "user", "Sounds great, let's go there."};
+  static const char *s4[] = {"user",      "Where should we eat tonight?",
+                             "assistant", "How about Sakura Sushi near the station?",
+                             "user",      "Sounds great, let's go there."};
   eg_err e;
   size_t n;
   EG_REQUIRE(session(ing, t, "p1", s1, 1, false, NULL, &e) == EG_OK);
@@ -386,8 +404,8 @@ static void test_preferences_across_sessions(void) {
   fr.facts = fs;
   fr.n_facts = 1;
   ProtobufCMessage *r = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base, &engram__v1__ingest_response__descriptor, 0,
-                          &r, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
+                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
   protobuf_c_message_free_unpacked(r, NULL);
   float four = pref_confidence(t, "LIKES", "sushi", &n);
   EG_CHECK_INT(n, 4);
@@ -423,7 +441,8 @@ static void test_backpressure(void) {
   EG_CHECK(full >= 1);
   EG_CHECK_INT(ok + full, 30);
   eg_rpc_client_close(c);
-  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0); /* the running job finishes; waiting ones stay on disk */
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM),
+               0); /* the running job finishes; waiting ones stay on disk */
 }
 
 static void test_erase_cascade(void) {
@@ -432,7 +451,8 @@ static void test_erase_cascade(void) {
   er.scope = &scope; /* user u1 */
   ProtobufCMessage *r = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, 0, &r, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
+                          &engram__v1__erase_response__descriptor, 0, &r, &e) == EG_OK);
   Engram__V1__EraseResponse *x = (void *)r;
   uint64_t chunks = 0, edges = 0;
   for (size_t i = 0; i < x->n_counts; i++) {
@@ -450,20 +470,29 @@ static void test_erase_cascade(void) {
  * rejected line, resume after the recorded prefix, and a state file of another file. */
 static void test_cli(void) {
   char base[400], out[600], jsonl[600];
-  snprintf(base, sizeof base, "%s/engram --ingestd-addr %s --tenant clitenant --user u1 --progress off", EG_BINARY_DIR,
+  snprintf(base, sizeof base,
+           "%s/engram --ingestd-addr %s --tenant clitenant --user u1 --progress off", EG_BINARY_DIR,
            cl.d[EG_INGESTD].addr);
   snprintf(out, sizeof out, "%s/ingest-cli.out", cl.dir);
   snprintf(jsonl, sizeof jsonl, "%s/bulk.jsonl", cl.dir);
-  const char *session = "{\"session_id\":\"cli-1\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":["
-                        "{\"role\":\"user\",\"content\":\"I adopted a beagle named Biscuit last week.\"},"
-                        "{\"role\":\"assistant\",\"content\":\"Congratulations on Biscuit!\"}]}";
+  const char *session =
+      "{\"session_id\":\"cli-1\",\"session_time\":\"2024-05-02T09:00:00Z\",\"messages\":["
+      "{\"role\":\"user\",\"content\":\"I adopted a beagle named Biscuit last week.\"},"
+      "{\"role\":\"assistant\",\"content\":\"Congratulations on Biscuit!\"}]}";
   EG_CHECK_INT(eg_test_system("echo '%s' | %s ingest session - > %s", session, base, out), 0);
   EG_CHECK_INT(eg_test_system("echo '%s' | %s ingest session - >> %s", session, base, out), 0);
-  EG_CHECK_INT(eg_test_system("printf 'The lab opens at nine. Badges are required.' > %s/notes.txt && "
-                              "%s ingest document %s/notes.txt --title 'Lab rules' >> %s", cl.dir, base, cl.dir, out), 0);
-  EG_CHECK_INT(eg_test_system("echo '{\"facts\":[{\"subject\":{\"name\":\"Biscuit\"},\"relation\":\"IS_A\","
-                              "\"object_literal\":\"beagle\"}]}' | %s ingest facts - >> %s", base, out), 0);
-  EG_CHECK_INT(eg_test_system("echo '{\"messages\":[]}' | %s ingest session - 2>> %s", base, out), 1);
+  EG_CHECK_INT(
+      eg_test_system("printf 'The lab opens at nine. Badges are required.' > %s/notes.txt && "
+                     "%s ingest document %s/notes.txt --title 'Lab rules' >> %s",
+                     cl.dir, base, cl.dir, out),
+      0);
+  EG_CHECK_INT(
+      eg_test_system("echo '{\"facts\":[{\"subject\":{\"name\":\"Biscuit\"},\"relation\":\"IS_A\","
+                     "\"object_literal\":\"beagle\"}]}' | %s ingest facts - >> %s",
+                     base, out),
+      0);
+  EG_CHECK_INT(eg_test_system("echo '{\"messages\":[]}' | %s ingest session - 2>> %s", base, out),
+               1);
   char *text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "chunks,") != NULL && strstr(text, "watermark v1:") != NULL);
   EG_CHECK(strstr(text, "already ingested (no change)") != NULL);
@@ -476,29 +505,36 @@ static void test_cli(void) {
   /* bulk: a session, a line that is not JSON, a document */
   FILE *f = fopen(jsonl, "w");
   EG_REQUIRE(f != NULL);
-  fprintf(f, "{\"session_id\":\"bulk-1\",\"messages\":[{\"role\":\"user\",\"content\":\"My sister Ana lives in Porto.\"}]}\n"
-             "not json\n\n"
-             "{\"document_id\":\"faq\",\"text\":\"Refunds take five business days.\"}\n");
+  fprintf(f,
+          "{\"session_id\":\"bulk-1\",\"messages\":[{\"role\":\"user\",\"content\":\"My sister Ana "
+          "lives in Porto.\"}]}\n"
+          "not json\n\n"
+          "{\"document_id\":\"faq\",\"text\":\"Refunds take five business days.\"}\n");
   fclose(f);
   EG_CHECK_INT(eg_test_system("%s ingest bulk %s > %s 2>&1", base, jsonl, out), 3);
   text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "line 2: INVALID_ARGUMENT: not valid JSON") != NULL);
-  EG_CHECK(strstr(text, "3 lines (0 skipped by resume): 2 ingested, 0 already there, 1 failed") != NULL);
+  EG_CHECK(strstr(text, "3 lines (0 skipped by resume): 2 ingested, 0 already there, 1 failed") !=
+           NULL);
   free(text);
   char state[700];
   snprintf(state, sizeof state, "%s.progress", jsonl);
   text = eg_test_slurp(state);
-  EG_CHECK(strncmp(text, "engram-bulk 1 4 ", 16) == 0); /* four physical lines, the blank one included */
+  EG_CHECK(strncmp(text, "engram-bulk 1 4 ", 16) ==
+           0); /* four physical lines, the blank one included */
   free(text);
   EG_CHECK(hits("clitenant", "refund duration", "Refunds") >= 1);
   /* one more line; --resume sends only it */
   f = fopen(jsonl, "a");
   EG_REQUIRE(f != NULL);
-  fprintf(f, "{\"session_id\":\"bulk-2\",\"messages\":[{\"role\":\"user\",\"content\":\"I started learning the cello.\"}]}\n");
+  fprintf(f,
+          "{\"session_id\":\"bulk-2\",\"messages\":[{\"role\":\"user\",\"content\":\"I started "
+          "learning the cello.\"}]}\n");
   fclose(f);
   EG_CHECK_INT(eg_test_system("%s ingest bulk %s --resume > %s 2>&1", base, jsonl, out), 0);
   text = eg_test_slurp(out);
-  EG_CHECK(strstr(text, "1 lines (4 skipped by resume): 1 ingested, 0 already there, 0 failed") != NULL);
+  EG_CHECK(strstr(text, "1 lines (4 skipped by resume): 1 ingested, 0 already there, 0 failed") !=
+           NULL);
   free(text);
   /* from the start again: everything is already there */
   EG_CHECK_INT(eg_test_system("%s --json ingest bulk %s > %s 2>/dev/null", base, jsonl, out), 3);
@@ -506,8 +542,10 @@ static void test_cli(void) {
   EG_CHECK(strstr(text, "\"ok\": 0, \"duplicates\": 3, \"failed\": 1") != NULL);
   free(text);
   /* a state file whose offset is not the end of a line of this file is refused */
-  EG_CHECK_INT(eg_test_system("echo 'engram-bulk 1 1 7' > %s && %s ingest bulk %s --resume > %s 2>&1", state, base,
-                              jsonl, out), 1);
+  EG_CHECK_INT(
+      eg_test_system("echo 'engram-bulk 1 1 7' > %s && %s ingest bulk %s --resume > %s 2>&1", state,
+                     base, jsonl, out),
+      1);
   text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "does not match") != NULL);
   free(text);

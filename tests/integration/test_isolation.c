@@ -34,8 +34,10 @@
 #define SECRET "zanzibarquux"
 
 enum { ALPHA, ALPHA_ADMIN, BETA, BETA_ADMIN, SERVICE, NONE, WRONG, N_TOKENS };
-static const char *const tokens[N_TOKENS] = {"alpha-user-token", "alpha-admin-token", "beta-user-token",
-                                             "beta-admin-token", "the-service-token", NULL, "not-a-token"};
+static const char *const tokens[N_TOKENS] = {"alpha-user-token",  "alpha-admin-token",
+                                             "beta-user-token",   "beta-admin-token",
+                                             "the-service-token", NULL,
+                                             "not-a-token"};
 
 static eg_cluster cl;
 static eg_rpc_client *clients[EG_N_DAEMONS][N_TOKENS];
@@ -44,7 +46,8 @@ static eg_rpc_client *cli(int daemon, int token) {
   if (!clients[daemon][token]) {
     eg_rpc_client_opts o = {.token = tokens[token], .max_attempts = 1};
     eg_err e;
-    if (!EG_CHECK(eg_rpc_client_open(cl.d[daemon].addr, &o, &clients[daemon][token], &e) == EG_OK)) abort();
+    if (!EG_CHECK(eg_rpc_client_open(cl.d[daemon].addr, &o, &clients[daemon][token], &e) == EG_OK))
+      abort();
   }
   return clients[daemon][token];
 }
@@ -85,7 +88,8 @@ static void test_start(void) {
   for (int i = ALPHA; i <= BETA_ADMIN; i++) {
     char d[72];
     eg_auth_digest_line(tokens[i], d);
-    n += (size_t)snprintf(lines + n, sizeof lines - n, "%s %s %s;", owner[i], d, i % 2 ? "admin" : "user");
+    n += (size_t)snprintf(lines + n, sizeof lines - n, "%s %s %s;", owner[i], d,
+                          i % 2 ? "admin" : "user");
   }
   char flag_tokens[1100], flag_service[128];
   snprintf(flag_tokens, sizeof flag_tokens, "--auth-tokens=%s", lines);
@@ -94,17 +98,19 @@ static void test_start(void) {
   eg_err e;
   EG_REQUIRE(eg_cluster_start(&cl, extra, &e) == EG_OK);
 
-  const char *const msgs[] = {"user", "I live in Reykjavik and my secret codename is " SECRET ".", "assistant",
-                              "Noted, I will keep the codename " SECRET " to myself."};
-  EG_REQUIRE(ic_session(cli(EG_INGESTD, BETA), "beta", "u1", "b1", T("2024-03-01T10:00:00Z"), msgs, 2, false,
-                        NULL, &e) == EG_OK);
-  const char *const mine[] = {"user", "I live in Lisbon and I collect stamps.", "assistant", "Lovely city."};
-  EG_REQUIRE(ic_session(cli(EG_INGESTD, ALPHA), "alpha", "u1", "a1", T("2024-03-01T10:00:00Z"), mine, 2, false, NULL,
-                        &e) == EG_OK);
+  const char *const msgs[] = {"user", "I live in Reykjavik and my secret codename is " SECRET ".",
+                              "assistant", "Noted, I will keep the codename " SECRET " to myself."};
+  EG_REQUIRE(ic_session(cli(EG_INGESTD, BETA), "beta", "u1", "b1", T("2024-03-01T10:00:00Z"), msgs,
+                        2, false, NULL, &e) == EG_OK);
+  const char *const mine[] = {"user", "I live in Lisbon and I collect stamps.", "assistant",
+                              "Lovely city."};
+  EG_REQUIRE(ic_session(cli(EG_INGESTD, ALPHA), "alpha", "u1", "a1", T("2024-03-01T10:00:00Z"),
+                        mine, 2, false, NULL, &e) == EG_OK);
   Engram__V1__IngestResponse *ir = NULL;
-  const char *const later[] = {"user", "The " SECRET " project starts in May.", "assistant", "Good luck."};
-  EG_REQUIRE(ic_session(cli(EG_INGESTD, BETA), "beta", "u1", "b2", T("2024-03-02T10:00:00Z"), later, 2, true, &ir,
-                        &e) == EG_OK);
+  const char *const later[] = {"user", "The " SECRET " project starts in May.", "assistant",
+                               "Good luck."};
+  EG_REQUIRE(ic_session(cli(EG_INGESTD, BETA), "beta", "u1", "b2", T("2024-03-02T10:00:00Z"), later,
+                        2, true, &ir, &e) == EG_OK);
   snprintf(beta_job, sizeof beta_job, "%s", ir->job_id);
   snprintf(beta_watermark, sizeof beta_watermark, "%s", ir->watermark);
   protobuf_c_message_free_unpacked(&ir->base, NULL);
@@ -160,7 +166,8 @@ static void test_every_rpc_refused(void) {
     for (unsigned m = 0; m < s->desc->n_methods; m++, methods++) {
       char name[128];
       snprintf(name, sizeof name, "%s/%s", s->desc->name, s->desc->methods[m].name);
-      bool admin = eg_auth_admin_method(name); /* the erasures, the retention policy's changes, Admin */
+      bool admin =
+          eg_auth_admin_method(name); /* the erasures, the retention policy's changes, Admin */
       /* alpha's tokens, user and admin, against beta's scope */
       EG_CHECK_INT(sweep_one(s, m, ALPHA, "beta"), EG_EPERM);
       EG_CHECK_INT(sweep_one(s, m, ALPHA_ADMIN, "beta"), EG_EPERM);
@@ -184,7 +191,8 @@ static void as_alpha_nothing(int daemon, const char *method, const ProtobufCMess
                              const ProtobufCMessageDescriptor *resp_desc) {
   ProtobufCMessage *r = NULL;
   eg_code rc = call(daemon, ALPHA, method, req, resp_desc, &r);
-  if (!EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND)) fprintf(stderr, "  %s: %s\n", method, eg_code_name(rc));
+  if (!EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND))
+    fprintf(stderr, "  %s: %s\n", method, eg_code_name(rc));
   EG_CHECK(!leaks(r));
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 }
@@ -201,20 +209,23 @@ static void test_guessed_ids(void) {
   gc.ids = chunk_ids;
   gc.n_ids = 3;
   gc.neighbours = 2;
-  as_alpha_nothing(EG_VECTORD, "/engram.v1.Vector/GetChunks", &gc.base, &engram__v1__get_chunks_response__descriptor);
+  as_alpha_nothing(EG_VECTORD, "/engram.v1.Vector/GetChunks", &gc.base,
+                   &engram__v1__get_chunks_response__descriptor);
 
   Engram__V1__ChunkEntitiesRequest ce = ENGRAM__V1__CHUNK_ENTITIES_REQUEST__INIT;
   ce.scope = &a;
   ce.chunk_ids = chunk_ids;
   ce.n_chunk_ids = 3;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/ChunkEntities", &ce.base, &engram__v1__chunk_entities_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/ChunkEntities", &ce.base,
+                   &engram__v1__chunk_entities_response__descriptor);
 
   uint64_t ent_ids[] = {beta_user_entity, beta_city_entity};
   Engram__V1__GetEntitiesRequest ge = ENGRAM__V1__GET_ENTITIES_REQUEST__INIT;
   ge.scope = &a;
   ge.ids = ent_ids;
   ge.n_ids = 2;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/GetEntities", &ge.base, &engram__v1__get_entities_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/GetEntities", &ge.base,
+                   &engram__v1__get_entities_response__descriptor);
 
   Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
   ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
@@ -223,7 +234,8 @@ static void test_guessed_ids(void) {
   hr.scope = &a;
   hr.subject = &ref;
   hr.relation = "LIVES_IN";
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/History", &hr.base, &engram__v1__history_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/History", &hr.base,
+                   &engram__v1__history_response__descriptor);
 
   Engram__V1__StateQuery sq = ENGRAM__V1__STATE_QUERY__INIT, *sqs[] = {&sq};
   sq.subject = &ref;
@@ -232,7 +244,8 @@ static void test_guessed_ids(void) {
   st.scope = &a;
   st.queries = sqs;
   st.n_queries = 1;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/State", &st.base, &engram__v1__state_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/State", &st.base,
+                   &engram__v1__state_response__descriptor);
 
   Engram__V1__EntityRef *seeds[] = {&ref};
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
@@ -240,31 +253,37 @@ static void test_guessed_ids(void) {
   tr.seeds = seeds;
   tr.n_seeds = 1;
   tr.max_depth = 3;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Traverse", &tr.base, &engram__v1__traverse_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Traverse", &tr.base,
+                   &engram__v1__traverse_response__descriptor);
 
   uint64_t claims[] = {beta_edge};
   Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
   wr.scope = &a;
   wr.claims = claims;
   wr.n_claims = 1;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Walk", &wr.base, &engram__v1__walk_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Walk", &wr.base,
+                   &engram__v1__walk_response__descriptor);
 
   Engram__V1__ChangesRequest ch = ENGRAM__V1__CHANGES_REQUEST__INIT;
   ch.scope = &a;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Changes", &ch.base, &engram__v1__changes_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Changes", &ch.base,
+                   &engram__v1__changes_response__descriptor);
 
   /* words: vectord search and recall */
   Engram__V1__SearchResponse *sr = NULL;
   eg_err e;
-  EG_CHECK(ic_search(cli(EG_VECTORD, ALPHA), "alpha", NULL, SECRET " Reykjavik codename", 10, &sr, &e) == EG_OK);
+  EG_CHECK(ic_search(cli(EG_VECTORD, ALPHA), "alpha", NULL, SECRET " Reykjavik codename", 10, &sr,
+                     &e) == EG_OK);
   EG_CHECK(!leaks(&sr->base));
   protobuf_c_message_free_unpacked(&sr->base, NULL);
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &a;
   rq.query = "What is my secret codename " SECRET "? Do I live in Reykjavik?";
-  rc = call(EG_RECALLD, ALPHA, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, &r);
+  rc = call(EG_RECALLD, ALPHA, "/engram.v1.Recall/Recall", &rq.base,
+            &engram__v1__recall_response__descriptor, &r);
   EG_CHECK_INT(rc, EG_OK);
-  Engram__V1__RecallResponse *rr = (void *)r; /* its context and variants echo the question: see the items */
+  Engram__V1__RecallResponse *rr =
+      (void *)r; /* its context and variants echo the question: see the items */
   for (size_t i = 0; rr && i < rr->n_items; i++) EG_CHECK(!leaks(&rr->items[i]->base));
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 
@@ -272,16 +291,22 @@ static void test_guessed_ids(void) {
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &a;
   gj.job_id = beta_job;
-  EG_CHECK_INT(call(EG_INGESTD, ALPHA, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, &r), EG_ENOTFOUND);
+  EG_CHECK_INT(call(EG_INGESTD, ALPHA, "/engram.v1.Ingest/GetJob", &gj.base,
+                    &engram__v1__job__descriptor, &r),
+               EG_ENOTFOUND);
   Engram__V1__Scope b = scope_of("beta");
   gj.scope = &b;
-  EG_CHECK_INT(call(EG_INGESTD, BETA, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, &r), EG_OK);
+  EG_CHECK_INT(call(EG_INGESTD, BETA, "/engram.v1.Ingest/GetJob", &gj.base,
+                    &engram__v1__job__descriptor, &r),
+               EG_OK);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
   Engram__V1__WaitRequest wt = ENGRAM__V1__WAIT_REQUEST__INIT;
   wt.scope = &a;
   wt.watermark = beta_watermark;
   wt.timeout_us = 300000;
-  EG_CHECK_INT(call(EG_INGESTD, ALPHA, "/engram.v1.Ingest/Wait", &wt.base, &engram__v1__wait_response__descriptor, &r), EG_OK);
+  EG_CHECK_INT(call(EG_INGESTD, ALPHA, "/engram.v1.Ingest/Wait", &wt.base,
+                    &engram__v1__wait_response__descriptor, &r),
+               EG_OK);
   EG_CHECK(r && !((Engram__V1__WaitResponse *)r)->reached);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 }
@@ -295,14 +320,17 @@ static void test_guessed_ids_writes(void) {
   del.scope = &a;
   del.ids = ids;
   del.n_ids = 1;
-  eg_code rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Delete", &del.base, &engram__v1__delete_response__descriptor, &r);
+  eg_code rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Delete", &del.base,
+                    &engram__v1__delete_response__descriptor, &r);
   EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
-  Engram__V1__PublishRequest pub = ENGRAM__V1__PUBLISH_REQUEST__INIT; /* beta's id, alpha's tenant: a no-op */
+  Engram__V1__PublishRequest pub =
+      ENGRAM__V1__PUBLISH_REQUEST__INIT; /* beta's id, alpha's tenant: a no-op */
   pub.scope = &a;
   pub.ids = ids;
   pub.n_ids = 1;
-  rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Publish", &pub.base, &engram__v1__publish_response__descriptor, &r);
+  rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Publish", &pub.base,
+            &engram__v1__publish_response__descriptor, &r);
   EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND);
   EG_CHECK(!r || ((Engram__V1__PublishResponse *)r)->published == 0);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
@@ -312,20 +340,24 @@ static void test_guessed_ids_writes(void) {
   mg.into = beta_city_entity;
   mg.from = beta_user_entity;
   mg.reason = "hostile";
-  rc = call(EG_GRAPHD, ALPHA, "/engram.v1.Graph/MergeEntities", &mg.base, &engram__v1__merge_entities_response__descriptor, &r);
+  rc = call(EG_GRAPHD, ALPHA, "/engram.v1.Graph/MergeEntities", &mg.base,
+            &engram__v1__merge_entities_response__descriptor, &r);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 
   /* alpha's admin erases alpha's user u1: beta's u1 is untouched */
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &a;
-  EG_CHECK_INT(call(EG_INGESTD, ALPHA_ADMIN, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, &r), EG_OK);
+  EG_CHECK_INT(call(EG_INGESTD, ALPHA_ADMIN, "/engram.v1.Admin/Erase", &er.base,
+                    &engram__v1__erase_response__descriptor, &r),
+               EG_OK);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 
   Engram__V1__SearchResponse *sr = NULL;
   eg_err e;
   EG_REQUIRE(ic_search(cli(EG_VECTORD, BETA), "beta", "u1", SECRET, 5, &sr, &e) == EG_OK);
   bool still = false;
-  for (size_t i = 0; i < sr->results[0]->n_hits; i++) still |= sr->results[0]->hits[i]->chunk->id == beta_chunk;
+  for (size_t i = 0; i < sr->results[0]->n_hits; i++)
+    still |= sr->results[0]->hits[i]->chunk->id == beta_chunk;
   EG_CHECK(still);
   protobuf_c_message_free_unpacked(&sr->base, NULL);
   EG_CHECK_STR(gc_value(cli(EG_GRAPHD, BETA), "beta", "user:u1", "LIVES_IN", 0, 0), "Reykjavik");
@@ -336,17 +368,20 @@ static void test_guessed_ids_writes(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &b;
   rq.query = "What is my secret codename?";
-  EG_CHECK_INT(call(EG_RECALLD, BETA, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, &r), EG_OK);
+  EG_CHECK_INT(call(EG_RECALLD, BETA, "/engram.v1.Recall/Recall", &rq.base,
+                    &engram__v1__recall_response__descriptor, &r),
+               EG_OK);
   EG_CHECK(r && strstr(((Engram__V1__RecallResponse *)r)->context, SECRET));
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 }
 
 /* A Python grpcio client built from proto/ sends the token as call metadata. */
 static void test_python_client(void) {
-  int rc = eg_test_system("/usr/bin/python3 %s/tests/integration/interop.py --proto %s/proto --out %s/pystubs "
-                          "--token %s --tenant alpha %s %s %s %s",
-                          EG_SOURCE_DIR, EG_SOURCE_DIR, cl.dir, tokens[ALPHA], cl.d[0].addr, cl.d[1].addr,
-                          cl.d[2].addr, cl.d[3].addr);
+  int rc = eg_test_system(
+      "/usr/bin/python3 %s/tests/integration/interop.py --proto %s/proto --out %s/pystubs "
+      "--token %s --tenant alpha %s %s %s %s",
+      EG_SOURCE_DIR, EG_SOURCE_DIR, cl.dir, tokens[ALPHA], cl.d[0].addr, cl.d[1].addr, cl.d[2].addr,
+      cl.d[3].addr);
   EG_CHECK_INT(rc, 0);
 }
 
@@ -408,8 +443,9 @@ static void test_reload_and_refusals(void) {
 
   /* `engram token hash` writes a line for a tenant with a space and a '#' (escaped), and
    * the reloaded table grants exactly that tenant (and keeps the other line) */
-  EG_CHECK_INT(
-      eg_test_system("echo token-w | %s/engram token hash --tenant 'acme corp #2' >> %s", EG_BINARY_DIR, file), 0);
+  EG_CHECK_INT(eg_test_system("echo token-w | %s/engram token hash --tenant 'acme corp #2' >> %s",
+                              EG_BINARY_DIR, file),
+               0);
   char *written = eg_test_slurp(file);
   EG_CHECK(written && strstr(written, "\nacme%20corp%20%232 sha256:"));
   free(written);

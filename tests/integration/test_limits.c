@@ -23,18 +23,26 @@ static eg_err e;
 static void test_start(void) {
   cl.dir = eg_test_tempdir("engram-limits");
   EG_REQUIRE(cl.dir != NULL);
-  const char *g[] = {"--max-edges-per-commit=3", "--max-string-bytes=64", "--max-depth=2", "--max-fanout=4",
-                     "--max-message-bytes=64k", NULL};
-  const char *v[] = {"--max-chunks=2", "--max-text-bytes=300", "--max-k=12", "--max-queries=2", NULL};
+  const char *g[] = {"--max-edges-per-commit=3", "--max-string-bytes=64",   "--max-depth=2",
+                     "--max-fanout=4",           "--max-message-bytes=64k", NULL};
+  const char *v[] = {"--max-chunks=2", "--max-text-bytes=300", "--max-k=12", "--max-queries=2",
+                     NULL};
   EG_REQUIRE(eg_harness_start("graphd", cl.dir, g, &cl.d[EG_GRAPHD], &e) == EG_OK);
   EG_REQUIRE(eg_harness_start("vectord", cl.dir, v, &cl.d[EG_VECTORD], &e) == EG_OK);
   char ga[80], va[80];
   snprintf(ga, sizeof ga, "--graphd-addr=%s", cl.d[EG_GRAPHD].addr);
   snprintf(va, sizeof va, "--vectord-addr=%s", cl.d[EG_VECTORD].addr);
-  const char *i[] = {ga, va, "--max-messages=3", "--max-text-bytes=300", "--max-document-bytes=1k", "--max-facts=2",
+  const char *i[] = {ga,
+                     va,
+                     "--max-messages=3",
+                     "--max-text-bytes=300",
+                     "--max-document-bytes=1k",
+                     "--max-facts=2",
                      NULL};
   /* vectord takes at most 12 results per query: recalld, which asks for 20 candidates, is told */
-  const char *r[] = {ga, va, "--max-k=5", "--vectord-max-k=12", "--max-query-bytes=100", "--max-token-budget=500", NULL};
+  const char *r[] = {
+      ga,  va, "--max-k=5", "--vectord-max-k=12", "--max-query-bytes=100", "--max-token-budget=500",
+      NULL};
   EG_REQUIRE(eg_harness_start("ingestd", cl.dir, i, &cl.d[EG_INGESTD], &e) == EG_OK);
   EG_REQUIRE(eg_harness_start("recalld", cl.dir, r, &cl.d[EG_RECALLD], &e) == EG_OK);
   eg_rpc_client_opts o = {.max_attempts = 1};
@@ -47,7 +55,8 @@ static void test_start(void) {
 /* rc is INVALID_ARGUMENT and the message holds `words`. */
 static void refused(eg_code rc, const char *words) {
   EG_CHECK_INT(rc, EG_EINVAL);
-  if (!EG_CHECK(strstr(e.msg, words) != NULL)) fprintf(stderr, "  message: %s (want \"%s\")\n", e.msg, words);
+  if (!EG_CHECK(strstr(e.msg, words) != NULL))
+    fprintf(stderr, "  message: %s (want \"%s\")\n", e.msg, words);
 }
 
 static Engram__V1__Scope scope(void) {
@@ -76,7 +85,8 @@ static void test_graph(void) {
   c.edges = inp;
   c.n_edges = 4;
   ProtobufCMessage *r = NULL;
-  refused(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e), "edges");
+  refused(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e),
+          "edges");
   /* three edges, the last one's literal over max_string_bytes: none written */
   char big[80];
   memset(big, 'x', 70);
@@ -86,7 +96,8 @@ static void test_graph(void) {
   refused(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e), "64");
   /* and the last one not UTF-8 */
   in[2].object_literal = "caf\xc3";
-  EG_CHECK_INT(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e), EG_EINVAL);
+  EG_CHECK_INT(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e),
+               EG_EINVAL);
   EG_CHECK_STR(gc_value(gra, "lim", "user:u1", "LIKES", 0, 0), "");
   Engram__V1__TraverseRequest t = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   Engram__V1__EntityRef *seed[] = {&me};
@@ -94,10 +105,12 @@ static void test_graph(void) {
   t.seeds = seed;
   t.n_seeds = 1;
   t.max_depth = 3;
-  refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e), "max_depth");
+  refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e),
+          "max_depth");
   t.max_depth = 2;
   t.max_fanout = 5;
-  refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e), "max_fanout");
+  refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e),
+          "max_fanout");
   /* the premise walk has the same depth limit */
   uint64_t claim = 1;
   Engram__V1__WalkRequest w = ENGRAM__V1__WALK_REQUEST__INIT;
@@ -105,9 +118,11 @@ static void test_graph(void) {
   w.claims = &claim;
   w.n_claims = 1;
   w.max_depth = 3;
-  refused(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e), "max_depth");
+  refused(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e),
+          "max_depth");
   w.max_depth = 2; /* accepted: what is left to say is that no edge 1 exists */
-  EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e), EG_ENOTFOUND);
+  EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e),
+               EG_ENOTFOUND);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
   r = NULL;
   /* the whole message over max_message_bytes (64 KiB) */
@@ -116,7 +131,8 @@ static void test_graph(void) {
   huge[69999] = 0;
   in[0].object_literal = huge;
   c.n_edges = 1;
-  EG_CHECK_INT(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e), EG_EFULL);
+  EG_CHECK_INT(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e),
+               EG_EFULL);
   free(huge);
 }
 
@@ -131,7 +147,8 @@ static int search_count(const char *text) {
 static void test_vector(void) {
   Engram__V1__Scope sc = scope();
   Engram__V1__Chunk ch[3], *chp[3];
-  const char *texts[3] = {"The heron stood in the shallow pond.", "A second chunk about herons.", "A third."};
+  const char *texts[3] = {"The heron stood in the shallow pond.", "A second chunk about herons.",
+                          "A third."};
   for (int i = 0; i < 3; i++) {
     engram__v1__chunk__init(&ch[i]);
     ch[i].id = 100 + (uint64_t)i;
@@ -144,18 +161,20 @@ static void test_vector(void) {
   u.chunks = chp;
   u.n_chunks = 3;
   ProtobufCMessage *r = NULL;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base, &engram__v1__upsert_response__descriptor, 0, &r, &e),
+  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base,
+                       &engram__v1__upsert_response__descriptor, 0, &r, &e),
           "chunks");
   char big[320];
   memset(big, 'h', 310);
   big[310] = 0;
   ch[1].content = big;
   u.n_chunks = 2;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base, &engram__v1__upsert_response__descriptor, 0, &r, &e),
+  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base,
+                       &engram__v1__upsert_response__descriptor, 0, &r, &e),
           "300");
   ch[1].content = "bad \xff byte";
-  EG_CHECK_INT(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base, &engram__v1__upsert_response__descriptor, 0, &r,
-                            &e),
+  EG_CHECK_INT(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base,
+                            &engram__v1__upsert_response__descriptor, 0, &r, &e),
                EG_EINVAL);
   EG_CHECK_INT(search_count("heron"), 0); /* the first, valid chunk was not written either */
   Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[3] = {&q, &q, &q};
@@ -164,11 +183,13 @@ static void test_vector(void) {
   s.scope = &sc;
   s.queries = qs;
   s.n_queries = 3;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base, &engram__v1__search_response__descriptor, 0, &r, &e),
+  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base,
+                       &engram__v1__search_response__descriptor, 0, &r, &e),
           "queries");
   s.n_queries = 1;
   s.k = 13;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base, &engram__v1__search_response__descriptor, 0, &r, &e),
+  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base,
+                       &engram__v1__search_response__descriptor, 0, &r, &e),
           "k above");
 }
 
@@ -176,12 +197,16 @@ static void test_ingest(void) {
   char big[320];
   memset(big, 'w', 310);
   big[310] = 0;
-  const char *const four[] = {"user", "one", "assistant", "two", "user", "three", "assistant", "four"};
-  refused(ic_session(ing, "lim", "u1", "s1", T("2024-01-01"), four, 4, false, NULL, &e), "messages");
+  const char *const four[] = {"user", "one",   "assistant", "two",
+                              "user", "three", "assistant", "four"};
+  refused(ic_session(ing, "lim", "u1", "s1", T("2024-01-01"), four, 4, false, NULL, &e),
+          "messages");
   const char *const last_big[] = {"user", "The kestrel nests on the tower.", "assistant", big};
   refused(ic_session(ing, "lim", "u1", "s2", T("2024-01-01"), last_big, 2, false, NULL, &e), "300");
-  const char *const last_bad[] = {"user", "The kestrel nests on the tower.", "assistant", "bad \xc0\x80 bytes"};
-  EG_CHECK_INT(ic_session(ing, "lim", "u1", "s3", T("2024-01-01"), last_bad, 2, false, NULL, &e), EG_EINVAL);
+  const char *const last_bad[] = {"user", "The kestrel nests on the tower.", "assistant",
+                                  "bad \xc0\x80 bytes"};
+  EG_CHECK_INT(ic_session(ing, "lim", "u1", "s3", T("2024-01-01"), last_bad, 2, false, NULL, &e),
+               EG_EINVAL);
   EG_CHECK_INT(search_count("kestrel tower"), 0);
   EG_CHECK_STR(gc_value(gra, "lim", "user:u1", "LIVES_IN", 0, 0), "");
   Engram__V1__Scope sc = scope();
@@ -193,8 +218,8 @@ static void test_ingest(void) {
   d.document_id = "d1";
   d.text = doc;
   ProtobufCMessage *r = NULL;
-  refused(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base, &engram__v1__ingest_response__descriptor, 0,
-                       &r, &e),
+  refused(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
+                       &engram__v1__ingest_response__descriptor, 0, &r, &e),
           "1024");
   Engram__V1__FactInput f = ENGRAM__V1__FACT_INPUT__INIT, *fs[3] = {&f, &f, &f};
   Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT;
@@ -207,8 +232,8 @@ static void test_ingest(void) {
   af.scope = &sc;
   af.facts = fs;
   af.n_facts = 3;
-  refused(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &af.base, &engram__v1__ingest_response__descriptor, 0, &r,
-                       &e),
+  refused(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &af.base,
+                       &engram__v1__ingest_response__descriptor, 0, &r, &e),
           "facts");
   EG_CHECK_STR(gc_value(gra, "lim", "user:u1", "OWNS", 0, 0), "");
 }
@@ -235,7 +260,8 @@ static void test_recall(void) {
   q.query = "where \xed\xa0\x80 now"; /* a UTF-16 surrogate */
   EG_CHECK_INT(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e), EG_EINVAL);
   q.query = "Where do herons nest?";
-  if (!EG_CHECK(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e) == EG_OK)) fprintf(stderr, "  %s\n", e.msg);
+  if (!EG_CHECK(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e) == EG_OK))
+    fprintf(stderr, "  %s\n", e.msg);
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 }
 

@@ -7,8 +7,8 @@
  * Every word bob said carries the marker "bobzanzibar"; every edge bob wrote carries his
  * user. Then, adversarially, as alice: Recall (its vector, BM25, graph-path, chunk
  * expansion, fact, history and premise-walk streams), Graph State / History / Traverse /
- * Walk / Changes / ChunkEntities, and Vector Search / GetChunks — nothing of bob's comes back, shared
- * entities (Lisbon, Maya Patel, an entity merged into Lisbon) are no bridge, and bob's ids
+ * Walk / Changes / ChunkEntities, and Vector Search / GetChunks — nothing of bob's comes back,
+ * shared entities (Lisbon, Maya Patel, an entity merged into Lisbon) are no bridge, and bob's ids
  * find nothing. The shared knowledge is seen by both; a request without a user sees the
  * tenant; an agent's private memory is seen by that agent alone.
  *
@@ -45,10 +45,11 @@ static Engram__V1__Scope scope_of(const char *user, const char *agent, bool priv
   return s;
 }
 
-static void session(const char *user, const char *agent, bool priv, const char *sid, const char *when,
-                    const char *text) {
+static void session(const char *user, const char *agent, bool priv, const char *sid,
+                    const char *when, const char *text) {
   Engram__V1__Scope s = scope_of(user, agent, priv);
-  Engram__V1__Message m = ENGRAM__V1__MESSAGE__INIT, a = ENGRAM__V1__MESSAGE__INIT, *mp[] = {&m, &a};
+  Engram__V1__Message m = ENGRAM__V1__MESSAGE__INIT, a = ENGRAM__V1__MESSAGE__INIT,
+                      *mp[] = {&m, &a};
   m.role = "user";
   m.content = (char *)text;
   a.role = "assistant";
@@ -61,16 +62,22 @@ static void session(const char *user, const char *agent, bool priv, const char *
   r.n_messages = 2;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &r.base, &engram__v1__ingest_response__descriptor,
-                            0, &resp, &e);
+  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &r.base,
+                            &engram__v1__ingest_response__descriptor, 0, &resp, &e);
   if (!EG_CHECK(rc == EG_OK)) fprintf(stderr, "  ingest %s: %s\n", sid, e.msg);
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
 }
 
-static uint64_t fact(const char *user, const char *subject, const char *relation, const char *object,
-                     const char *literal, const char *from, const uint64_t *premises, size_t n_premises) {
-  eg_edge_spec s = {.subject = subject, .relation = relation, .object = object, .literal = literal,
-                    .valid_from = from ? T(from) : 0, .premises = premises, .n_premises = n_premises};
+static uint64_t fact(const char *user, const char *subject, const char *relation,
+                     const char *object, const char *literal, const char *from,
+                     const uint64_t *premises, size_t n_premises) {
+  eg_edge_spec s = {.subject = subject,
+                    .relation = relation,
+                    .object = object,
+                    .literal = literal,
+                    .valid_from = from ? T(from) : 0,
+                    .premises = premises,
+                    .n_premises = n_premises};
   eg_err e;
   uint64_t id = gc_commit(gra, TEN, user, &s, &e);
   if (!EG_CHECK(id != 0)) fprintf(stderr, "  commit %s %s: %s\n", subject, relation, e.msg);
@@ -82,14 +89,18 @@ static bool bobs_edge(const Engram__V1__Edge *e) {
   if (!e) return false;
   if (e->user && strcmp(e->user, "bob") == 0) return true;
   const char *names[] = {e->subject_name, e->object_name,
-                         e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? e->object->literal : NULL,
+                         e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
+                             ? e->object->literal
+                             : NULL,
                          e->meta ? e->meta->utterance : NULL};
   for (size_t i = 0; i < 4; i++)
     if (names[i] && (strstr(names[i], "bob") || strstr(names[i], "Okafor"))) return true;
   return false;
 }
 
-static bool bobs_text(const char *s) { return s && (strstr(s, BOB_MARK) || strstr(s, "user:bob") || strstr(s, "Okafor")); }
+static bool bobs_text(const char *s) {
+  return s && (strstr(s, BOB_MARK) || strstr(s, "user:bob") || strstr(s, "Okafor"));
+}
 
 static void test_start(void) {
   eg_err e;
@@ -113,8 +124,8 @@ static void test_start(void) {
   d.text = "The Lisbon office opens at nine. Ask for the sharedquokka badge at the front desk.";
   d.time = T("2024-01-01");
   ProtobufCMessage *resp = NULL;
-  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base, &engram__v1__ingest_response__descriptor,
-                            0, &resp, &e),
+  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
+                            &engram__v1__ingest_response__descriptor, 0, &resp, &e),
                EG_OK);
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
   shared_porto = fact(NULL, "Maya Patel", "LIVES_IN", "Porto", NULL, "2023-01-01", NULL, 0);
@@ -122,20 +133,21 @@ static void test_start(void) {
   bob_works = fact("bob", "Maya Patel", "WORKS_AT", "Acme", NULL, "2024-03-12", NULL, 0);
   fact("alice", "Maya Patel", "WORKS_AT", "Globex", NULL, "2024-01-01", NULL, 0);
   /* alice concludes something from the shared fact; bob then says Maya moved (his view) */
-  alice_claim = fact("alice", "Maya Patel", "NEIGHBOUR_OF", "user:alice", NULL, "2024-02-01", &shared_porto, 1);
+  alice_claim = fact("alice", "Maya Patel", "NEIGHBOUR_OF", "user:alice", NULL, "2024-02-01",
+                     &shared_porto, 1);
   bob_lives_faro = fact("bob", "Maya Patel", "LIVES_IN", "Faro", NULL, "2024-03-01", NULL, 0);
   /* bob's edge on a second name for the city, then merged into Lisbon */
   bob_lisboa = fact("bob", "user:bob", "VISITED", "Lisboa", NULL, "2024-03-11", NULL, 0);
   Engram__V1__ResolveEntitiesRequest rr = ENGRAM__V1__RESOLVE_ENTITIES_REQUEST__INIT;
-  Engram__V1__EntityMention m1 = ENGRAM__V1__ENTITY_MENTION__INIT, m2 = ENGRAM__V1__ENTITY_MENTION__INIT,
-                            *mp[] = {&m1, &m2};
+  Engram__V1__EntityMention m1 = ENGRAM__V1__ENTITY_MENTION__INIT,
+                            m2 = ENGRAM__V1__ENTITY_MENTION__INIT, *mp[] = {&m1, &m2};
   m1.name = "Lisbon";
   m2.name = "Lisboa";
   rr.scope = &tenant;
   rr.mentions = mp;
   rr.n_mentions = 2;
-  EG_REQUIRE(gc_call(gra, "ResolveEntities", &rr.base, &engram__v1__resolve_entities_response__descriptor, &resp,
-                     &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "ResolveEntities", &rr.base,
+                     &engram__v1__resolve_entities_response__descriptor, &resp, &e) == EG_OK);
   Engram__V1__ResolveEntitiesResponse *res = (void *)resp;
   EG_REQUIRE(res->n_entities == 2 && res->entities[0]->entity && res->entities[1]->entity);
   Engram__V1__MergeEntitiesRequest mr = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
@@ -145,12 +157,14 @@ static void test_start(void) {
   mr.reason = "same city";
   protobuf_c_message_free_unpacked(resp, NULL);
   resp = NULL;
-  EG_CHECK_INT(gc_call(gra, "MergeEntities", &mr.base, &engram__v1__merge_entities_response__descriptor, &resp, &e),
+  EG_CHECK_INT(gc_call(gra, "MergeEntities", &mr.base,
+                       &engram__v1__merge_entities_response__descriptor, &resp, &e),
                EG_OK);
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
 }
 
-static Engram__V1__RecallResponse *recall(const char *user, const char *q, int64_t valid_at, int64_t known_at) {
+static Engram__V1__RecallResponse *recall(const char *user, const char *q, int64_t valid_at,
+                                          int64_t known_at) {
   Engram__V1__Scope s = scope_of(user, NULL, false);
   Engram__V1__RecallRequest r = ENGRAM__V1__RECALL_REQUEST__INIT;
   r.scope = &s;
@@ -161,8 +175,8 @@ static Engram__V1__RecallResponse *recall(const char *user, const char *q, int64
   r.k = 20;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &r.base, &engram__v1__recall_response__descriptor, 0,
-                            &resp, &e);
+  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &r.base,
+                            &engram__v1__recall_response__descriptor, 0, &resp, &e);
   if (!EG_CHECK(rc == EG_OK)) fprintf(stderr, "  recall: %s\n", e.msg);
   return (void *)resp;
 }
@@ -171,13 +185,16 @@ static Engram__V1__RecallResponse *recall(const char *user, const char *q, int64
 static int bobs_in_recall(const Engram__V1__RecallResponse *r) {
   int n = 0;
   if (!r) return -1;
-  const char *after_question = r->context ? strchr(r->context, '\n') : NULL; /* the first line repeats it */
+  const char *after_question =
+      r->context ? strchr(r->context, '\n') : NULL; /* the first line repeats it */
   n += bobs_text(after_question);
   for (size_t i = 0; i < r->n_items; i++) {
     const Engram__V1__RecallItem *it = r->items[i];
-    int bobs = bobs_text(it->text) || bobs_text(it->latent) || bobs_edge(it->fact) || bobs_edge(it->superseding);
+    int bobs = bobs_text(it->text) || bobs_text(it->latent) || bobs_edge(it->fact) ||
+               bobs_edge(it->superseding);
     for (size_t h = 0; h < it->n_history; h++) bobs += bobs_edge(it->history[h]);
-    for (size_t p = 0; it->path && p < it->path->n_edges; p++) bobs += bobs_edge(it->path->edges[p]);
+    for (size_t p = 0; it->path && p < it->path->n_edges; p++)
+      bobs += bobs_edge(it->path->edges[p]);
     if (bobs) fprintf(stderr, "  item %zu of bob's: %s\n", i, it->text);
     n += bobs;
   }
@@ -186,8 +203,11 @@ static int bobs_in_recall(const Engram__V1__RecallResponse *r) {
 
 static void test_recall_streams(void) {
   static const char bob_words[] = BOB_MARK " Acme Okafor river";
-  const char *qs[] = {"Where do I live?", "Who is my doctor in Lisbon?", "Where does Maya Patel work?",
-                      "What do I know about Lisbon and Maya Patel?", bob_words,
+  const char *qs[] = {"Where do I live?",
+                      "Who is my doctor in Lisbon?",
+                      "Where does Maya Patel work?",
+                      "What do I know about Lisbon and Maya Patel?",
+                      bob_words,
                       "Where does Maya Patel live?"};
   for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
     Engram__V1__RecallResponse *r = recall("alice", qs[i], 0, 0);
@@ -195,7 +215,8 @@ static void test_recall_streams(void) {
     if (i == 0) { /* alice's own fact and her own excerpt, not bob's */
       bool own_fact = false, own_chunk = false;
       for (size_t j = 0; r && j < r->n_items; j++) {
-        own_fact |= r->items[j]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && strstr(r->items[j]->text, "Lisbon");
+        own_fact |= r->items[j]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT &&
+                    strstr(r->items[j]->text, "Lisbon");
         own_chunk |= r->items[j]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK &&
                      strstr(r->items[j]->text, "Lisbon in March");
       }
@@ -205,7 +226,8 @@ static void test_recall_streams(void) {
     if (i == 5) { /* the shared fact, unchanged in alice's view (bob's Faro is his) */
       bool porto = false;
       for (size_t j = 0; r && j < r->n_items; j++)
-        if (r->items[j]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && strstr(r->items[j]->text, "Porto"))
+        if (r->items[j]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT &&
+            strstr(r->items[j]->text, "Porto"))
           porto = r->items[j]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED;
       EG_CHECK(porto);
     }
@@ -217,8 +239,8 @@ static void test_recall_streams(void) {
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
-static Engram__V1__Edge **state_values(const char *user, const char *subject, const char *relation, size_t *n,
-                                       ProtobufCMessage **owned) {
+static Engram__V1__Edge **state_values(const char *user, const char *subject, const char *relation,
+                                       size_t *n, ProtobufCMessage **owned) {
   Engram__V1__Scope s = scope_of(user, NULL, false);
   Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
   ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
@@ -233,12 +255,14 @@ static Engram__V1__Edge **state_values(const char *user, const char *subject, co
   eg_err e;
   *n = 0;
   *owned = NULL;
-  if (!EG_CHECK(gc_call(gra, "State", &r.base, &engram__v1__state_response__descriptor, owned, &e) == EG_OK))
+  if (!EG_CHECK(gc_call(gra, "State", &r.base, &engram__v1__state_response__descriptor, owned,
+                        &e) == EG_OK))
     return NULL;
   Engram__V1__StateResponse *sr = (void *)*owned;
   static Engram__V1__Edge *all[64];
   for (size_t i = 0; i < sr->n_results; i++)
-    for (size_t j = 0; j < sr->results[i]->n_values && *n < 64; j++) all[(*n)++] = sr->results[i]->values[j];
+    for (size_t j = 0; j < sr->results[i]->n_values && *n < 64; j++)
+      all[(*n)++] = sr->results[i]->values[j];
   return all;
 }
 
@@ -250,15 +274,18 @@ static void test_graph_reads(void) {
   EG_CHECK_INT(n, 0);
   if (o) protobuf_c_message_free_unpacked(o, NULL);
   Engram__V1__Edge **v = state_values("alice", "Maya Patel", "WORKS_AT", &n, &o);
-  EG_CHECK(n == 1 && v && strcmp(v[0]->object_name, "Globex") == 0); /* bob's later Acme is not hers */
+  EG_CHECK(n == 1 && v &&
+           strcmp(v[0]->object_name, "Globex") == 0); /* bob's later Acme is not hers */
   if (o) protobuf_c_message_free_unpacked(o, NULL);
   v = state_values("alice", "Maya Patel", "LIVES_IN", &n, &o);
-  EG_CHECK(n == 1 && v && strcmp(v[0]->object_name, "Porto") == 0); /* shared, and bob's Faro does not supersede */
+  EG_CHECK(n == 1 && v &&
+           strcmp(v[0]->object_name, "Porto") == 0); /* shared, and bob's Faro does not supersede */
   if (o) protobuf_c_message_free_unpacked(o, NULL);
   v = state_values("bob", "Maya Patel", "LIVES_IN", &n, &o);
   EG_CHECK(n == 1 && v && strcmp(v[0]->object_name, "Faro") == 0);
   if (o) protobuf_c_message_free_unpacked(o, NULL);
-  v = state_values(NULL, "Maya Patel", "WORKS_AT", &n, &o); /* the tenant's view: the latest of both */
+  v = state_values(NULL, "Maya Patel", "WORKS_AT", &n,
+                   &o); /* the tenant's view: the latest of both */
   EG_CHECK(n == 1 && v && strcmp(v[0]->object_name, "Acme") == 0);
   if (o) protobuf_c_message_free_unpacked(o, NULL);
 
@@ -272,7 +299,8 @@ static void test_graph_reads(void) {
   Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
   h.scope = &s;
   h.subject = &maya;
-  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &o, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &o, &e) ==
+             EG_OK);
   Engram__V1__HistoryResponse *hr = (void *)o;
   EG_CHECK(hr->n_entries >= 3); /* Porto, Globex, the neighbour claim */
   for (size_t i = 0; i < hr->n_entries; i++) {
@@ -288,14 +316,17 @@ static void test_graph_reads(void) {
   t.n_seeds = 2;
   t.max_depth = 4;
   t.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-  EG_REQUIRE(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &o, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &o,
+                     &e) == EG_OK);
   Engram__V1__TraverseResponse *tr = (void *)o;
   EG_CHECK(tr->n_paths >= 2); /* alice LIVES_IN Lisbon, Maya's shared and alice's edges */
   for (size_t i = 0; i < tr->n_paths; i++)
     for (size_t j = 0; j < tr->paths[i]->n_edges; j++)
       if (!EG_CHECK(!bobs_edge(tr->paths[i]->edges[j])))
-        fprintf(stderr, "  path edge %s %s\n", tr->paths[i]->edges[j]->subject_name, tr->paths[i]->edges[j]->relation);
-  for (size_t i = 0; i < tr->n_entities; i++) EG_CHECK(strcmp(tr->entities[i]->name, "user:bob") != 0);
+        fprintf(stderr, "  path edge %s %s\n", tr->paths[i]->edges[j]->subject_name,
+                tr->paths[i]->edges[j]->relation);
+  for (size_t i = 0; i < tr->n_entities; i++)
+    EG_CHECK(strcmp(tr->entities[i]->name, "user:bob") != 0);
   protobuf_c_message_free_unpacked(o, NULL);
   /* Walk: bob's edges are not found for alice; alice's claim is not stale by bob's change */
   uint64_t claims[] = {bob_works, bob_lisboa, bob_lives_faro};
@@ -305,14 +336,16 @@ static void test_graph_reads(void) {
     w.claims = &claims[i];
     w.n_claims = 1;
     o = NULL;
-    EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &o, &e), EG_ENOTFOUND);
+    EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &o, &e),
+                 EG_ENOTFOUND);
     if (o) protobuf_c_message_free_unpacked(o, NULL);
   }
   Engram__V1__WalkRequest w = ENGRAM__V1__WALK_REQUEST__INIT;
   w.scope = &s;
   w.claims = &alice_claim;
   w.n_claims = 1;
-  EG_REQUIRE(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &o, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &o, &e) ==
+             EG_OK);
   Engram__V1__WalkResponse *wr = (void *)o;
   EG_CHECK_INT(wr->statuses[0]->status, ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED);
   protobuf_c_message_free_unpacked(o, NULL);
@@ -323,15 +356,17 @@ static void test_graph_reads(void) {
   Engram__V1__ChangesRequest c = ENGRAM__V1__CHANGES_REQUEST__INIT;
   c.scope = &s;
   c.limit = 1000;
-  EG_REQUIRE(gc_call(gra, "Changes", &c.base, &engram__v1__changes_response__descriptor, &o, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "Changes", &c.base, &engram__v1__changes_response__descriptor, &o, &e) ==
+             EG_OK);
   Engram__V1__ChangesResponse *cr = (void *)o;
   EG_CHECK(cr->n_edges >= 4);
   for (size_t i = 0; i < cr->n_edges; i++) EG_CHECK(!bobs_edge(cr->edges[i]));
   protobuf_c_message_free_unpacked(o, NULL);
 }
 
-static Engram__V1__SearchResponse *search(const char *user, const char *agent, const char *filter_user,
-                                          const char *text, int64_t valid_at, int64_t known_at, eg_code *code) {
+static Engram__V1__SearchResponse *search(const char *user, const char *agent,
+                                          const char *filter_user, const char *text,
+                                          int64_t valid_at, int64_t known_at, eg_code *code) {
   Engram__V1__Scope s = scope_of(user, agent, false);
   Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qp[] = {&q};
   q.text = (char *)text;
@@ -348,8 +383,8 @@ static Engram__V1__SearchResponse *search(const char *user, const char *agent, c
   r.include_content = true;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  *code = eg_rpc_unary(vec, "/engram.v1.Vector/Search", &r.base, &engram__v1__search_response__descriptor, 0, &resp,
-                       &e);
+  *code = eg_rpc_unary(vec, "/engram.v1.Vector/Search", &r.base,
+                       &engram__v1__search_response__descriptor, 0, &resp, &e);
   return (void *)resp;
 }
 
@@ -358,7 +393,8 @@ static int hits_with(const Engram__V1__SearchResponse *r, const char *needle) {
   int n = 0;
   for (size_t i = 0; r && i < r->n_results; i++)
     for (size_t j = 0; j < r->results[i]->n_hits; j++)
-      n += r->results[i]->hits[j]->chunk && strstr(r->results[i]->hits[j]->chunk->content, needle) != NULL;
+      n += r->results[i]->hits[j]->chunk &&
+           strstr(r->results[i]->hits[j]->chunk->content, needle) != NULL;
   return n;
 }
 
@@ -368,15 +404,18 @@ static void test_vector_reads(void) {
   Engram__V1__SearchResponse *bob = search("bob", NULL, NULL, BOB_MARK, 0, 0, &code);
   EG_REQUIRE(code == EG_OK && hits_with(bob, BOB_MARK) >= 2);
   /* alice, by scope, by filter, and both: nothing of his */
-  Engram__V1__SearchResponse *r = search("alice", NULL, NULL, BOB_MARK " Okafor Lisbon", 0, 0, &code);
+  Engram__V1__SearchResponse *r =
+      search("alice", NULL, NULL, BOB_MARK " Okafor Lisbon", 0, 0, &code);
   EG_CHECK_INT(code, EG_OK);
   EG_CHECK_INT(hits_with(r, BOB_MARK), 0);
-  EG_CHECK(hits_with(r, "Lisbon in March") == 1 && hits_with(r, "sharedquokka") == 1); /* hers, and the tenant's */
+  EG_CHECK(hits_with(r, "Lisbon in March") == 1 &&
+           hits_with(r, "sharedquokka") == 1); /* hers, and the tenant's */
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   r = search("alice", NULL, "bob", BOB_MARK, 0, 0, &code);
   EG_CHECK_INT(code, EG_EPERM);
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
-  r = search(NULL, NULL, "alice", BOB_MARK " Lisbon", 0, 0, &code); /* the filter names alice: her view */
+  r = search(NULL, NULL, "alice", BOB_MARK " Lisbon", 0, 0,
+             &code); /* the filter names alice: her view */
   EG_CHECK(code == EG_OK && hits_with(r, BOB_MARK) == 0 && hits_with(r, "Lisbon in March") == 1);
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   r = search(NULL, NULL, NULL, BOB_MARK, 0, 0, &code); /* the tenant's view */
@@ -386,7 +425,8 @@ static void test_vector_reads(void) {
   uint64_t ids[8];
   size_t n = 0;
   for (size_t j = 0; j < bob->results[0]->n_hits && n < 8; j++)
-    if (bobs_text(bob->results[0]->hits[j]->chunk->content)) ids[n++] = bob->results[0]->hits[j]->chunk->id;
+    if (bobs_text(bob->results[0]->hits[j]->chunk->content))
+      ids[n++] = bob->results[0]->hits[j]->chunk->id;
   protobuf_c_message_free_unpacked(&bob->base, NULL);
   Engram__V1__Scope s = scope_of("alice", NULL, false);
   /* graphd's links from bob's chunks to the entities they mention: his, not hers */
@@ -398,12 +438,13 @@ static void test_vector_reads(void) {
     ce.n_chunk_ids = n;
     ProtobufCMessage *o = NULL;
     eg_err e2;
-    EG_REQUIRE(gc_call(gra, "ChunkEntities", &ce.base, &engram__v1__chunk_entities_response__descriptor, &o, &e2) ==
-               EG_OK);
+    EG_REQUIRE(gc_call(gra, "ChunkEntities", &ce.base,
+                       &engram__v1__chunk_entities_response__descriptor, &o, &e2) == EG_OK);
     size_t links = 0;
     for (size_t i = 0; i < ((Engram__V1__ChunkEntitiesResponse *)o)->n_chunks; i++)
       links += ((Engram__V1__ChunkEntitiesResponse *)o)->chunks[i]->n_entity_ids;
-    if (!EG_CHECK(as_bob ? links > 0 : links == 0)) fprintf(stderr, "  as %s: %zu links of %zu chunks\n", as_bob ? "bob" : "alice", links, n);
+    if (!EG_CHECK(as_bob ? links > 0 : links == 0))
+      fprintf(stderr, "  as %s: %zu links of %zu chunks\n", as_bob ? "bob" : "alice", links, n);
     protobuf_c_message_free_unpacked(o, NULL);
   }
   Engram__V1__GetChunksRequest g = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
@@ -413,8 +454,8 @@ static void test_vector_reads(void) {
   g.neighbours = 5;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(vec, "/engram.v1.Vector/GetChunks", &g.base, &engram__v1__get_chunks_response__descriptor, 0,
-                          &resp, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(vec, "/engram.v1.Vector/GetChunks", &g.base,
+                          &engram__v1__get_chunks_response__descriptor, 0, &resp, &e) == EG_OK);
   Engram__V1__GetChunksResponse *gr = (void *)resp;
   for (size_t i = 0; i < gr->n_chunks; i++) EG_CHECK(!bobs_text(gr->chunks[i]->content));
   protobuf_c_message_free_unpacked(resp, NULL);
@@ -425,8 +466,8 @@ static void test_vector_reads(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
   g.ids = &own;
   g.n_ids = 1;
-  EG_REQUIRE(eg_rpc_unary(vec, "/engram.v1.Vector/GetChunks", &g.base, &engram__v1__get_chunks_response__descriptor, 0,
-                          &resp, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(vec, "/engram.v1.Vector/GetChunks", &g.base,
+                          &engram__v1__get_chunks_response__descriptor, 0, &resp, &e) == EG_OK);
   gr = (void *)resp;
   EG_CHECK(gr->n_chunks >= 1);
   for (size_t i = 0; i < gr->n_chunks; i++) EG_CHECK(!bobs_text(gr->chunks[i]->content));
@@ -434,9 +475,11 @@ static void test_vector_reads(void) {
 }
 
 static void test_private_agent(void) {
-  session("alice", "planner", true, "priv-1", "2024-04-01T09:00:00Z", "My privatewombat plan is to learn the cello.");
+  session("alice", "planner", true, "priv-1", "2024-04-01T09:00:00Z",
+          "My privatewombat plan is to learn the cello.");
   eg_code code;
-  Engram__V1__SearchResponse *r = search("alice", "planner", NULL, "privatewombat cello", 0, 0, &code);
+  Engram__V1__SearchResponse *r =
+      search("alice", "planner", NULL, "privatewombat cello", 0, 0, &code);
   EG_CHECK(code == EG_OK && hits_with(r, "privatewombat") == 1);
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   const char *others[] = {"coach", NULL};
@@ -452,12 +495,15 @@ static void test_private_agent(void) {
 
 /* Chunks are bounded like facts: valid_at by the session's date, known_at by storage. */
 static void test_time_bounds(void) {
-  session("tim", NULL, false, "pet-1", "2023-01-10T09:00:00Z", "I adopted a cat named Miso from the shelter.");
+  session("tim", NULL, false, "pet-1", "2023-01-10T09:00:00Z",
+          "I adopted a cat named Miso from the shelter.");
   int64_t between = eg_time_now_us();
   usleep(20000);
-  session("tim", NULL, false, "pet-2", "2024-05-01T09:00:00Z", "I adopted a dog named Rex from the shelter.");
+  session("tim", NULL, false, "pet-2", "2024-05-01T09:00:00Z",
+          "I adopted a dog named Rex from the shelter.");
   eg_code code;
-  Engram__V1__SearchResponse *r = search("tim", NULL, NULL, "adopted shelter", T("2023-06-01"), 0, &code);
+  Engram__V1__SearchResponse *r =
+      search("tim", NULL, NULL, "adopted shelter", T("2023-06-01"), 0, &code);
   EG_CHECK(code == EG_OK && hits_with(r, "Miso") == 1 && hits_with(r, "Rex") == 0);
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   /* dated by day: a session later on valid_at's own day is not after it; the day before is */
@@ -481,11 +527,13 @@ static void test_time_bounds(void) {
   struct {
     int64_t valid_at, known_at;
     bool miso, rex;
-  } cases[] = {{T("2023-06-01"), 0, true, false}, {0, between, true, false}, {0, 0, true, true},
+  } cases[] = {{T("2023-06-01"), 0, true, false},
+               {0, between, true, false},
+               {0, 0, true, true},
                {0, T("2020-01-01"), false, false}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    Engram__V1__RecallResponse *rr = recall("tim", "Which pet did I adopt from the shelter?", cases[i].valid_at,
-                                            cases[i].known_at);
+    Engram__V1__RecallResponse *rr = recall("tim", "Which pet did I adopt from the shelter?",
+                                            cases[i].valid_at, cases[i].known_at);
     bool miso = false, rex = false;
     for (size_t j = 0; rr && j < rr->n_items; j++) {
       miso |= strstr(rr->items[j]->text, "Miso") != NULL;

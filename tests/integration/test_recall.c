@@ -4,13 +4,12 @@
  * sessions, the premise-walk case and its near miss, nothing relevant, read-your-writes
  * with a watermark, bad requests, the CLI and /metrics.
  */
+#include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <cjson/cJSON.h>
 
 #include "common/rpc.h"
 #include "common/time.h"
@@ -25,8 +24,9 @@ static eg_cluster cl;
 static eg_rpc_client *ing, *rec, *gra;
 
 /* Recall q for tenant's user u1 asked at `at`, as of valid_at (0 = at). */
-static Engram__V1__RecallResponse *recall_as_of(const char *tenant, const char *q, int64_t at, int64_t valid_at,
-                                                const char *watermark, eg_code *code) {
+static Engram__V1__RecallResponse *recall_as_of(const char *tenant, const char *q, int64_t at,
+                                                int64_t valid_at, const char *watermark,
+                                                eg_code *code) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = "u1";
@@ -39,75 +39,87 @@ static Engram__V1__RecallResponse *recall_as_of(const char *tenant, const char *
   req.watermark = (char *)(watermark ? watermark : "");
   ProtobufCMessage *r = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
-                            &r, &e);
+  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base,
+                            &engram__v1__recall_response__descriptor, 0, &r, &e);
   if (code) *code = rc;
   if (rc && !code) fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
   return (void *)r;
 }
 
-static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, int64_t at, const char *watermark,
-                                             eg_code *code) {
+static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, int64_t at,
+                                             const char *watermark, eg_code *code) {
   return recall_as_of(tenant, q, at, 0, watermark, code);
 }
 
 /* Index of the first chunk item whose text holds needle, -1 when none. */
-static int find_item(const Engram__V1__RecallResponse *r, Engram__V1__ItemKind kind, const char *needle) {
+static int find_item(const Engram__V1__RecallResponse *r, Engram__V1__ItemKind kind,
+                     const char *needle) {
   for (size_t i = 0; r && i < r->n_items; i++)
     if (r->items[i]->kind == kind && strstr(r->items[i]->text, needle)) return (int)i;
   return -1;
 }
 
 /* An item's signal by name, NULL when it has none. */
-static const Engram__V1__SignalScore *find_signal(const Engram__V1__RecallItem *it, const char *name) {
+static const Engram__V1__SignalScore *find_signal(const Engram__V1__RecallItem *it,
+                                                  const char *name) {
   for (size_t k = 0; k < it->n_signals; k++)
     if (!strcmp(it->signals[k]->signal, name)) return it->signals[k];
   return NULL;
 }
 
-static void ingest(const char *tenant, const char *sid, const char *when, const char *const *msgs, size_t n) {
+static void ingest(const char *tenant, const char *sid, const char *when, const char *const *msgs,
+                   size_t n) {
   eg_err e;
   EG_REQUIRE(ic_session(ing, tenant, "u1", sid, T(when), msgs, n, false, NULL, &e) == EG_OK);
 }
 
 static void test_start(void) {
   eg_err e;
-  setenv("ENGRAM_STATE_EXTRACTOR", "use-lite", 1); /* off by default; these tests read states with it */
+  setenv("ENGRAM_STATE_EXTRACTOR", "use-lite",
+         1); /* off by default; these tests read states with it */
   EG_REQUIRE(eg_cluster_start(&cl, NULL, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_RECALLD].addr, NULL, &rec, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_GRAPHD].addr, NULL, &gra, &e) == EG_OK);
   /* distractors every test shares */
-  const char *const d1[] = {"user", "Can you suggest a recipe for banana bread?", "assistant",
-                            "Sure: mash three ripe bananas, mix with flour, sugar and butter, bake for an hour."};
-  const char *const d2[] = {"user", "What's a good sci-fi movie for tonight?", "assistant",
-                            "Arrival is a thoughtful pick, and Interstellar if you want something longer."};
-  const char *const d3[] = {"user", "My manager asked me to prepare the quarterly report slides.", "assistant",
-                            "Start with the revenue summary, then the hiring plan."};
+  const char *const d1[] = {
+      "user", "Can you suggest a recipe for banana bread?", "assistant",
+      "Sure: mash three ripe bananas, mix with flour, sugar and butter, bake for an hour."};
+  const char *const d2[] = {
+      "user", "What's a good sci-fi movie for tonight?", "assistant",
+      "Arrival is a thoughtful pick, and Interstellar if you want something longer."};
+  const char *const d3[] = {"user", "My manager asked me to prepare the quarterly report slides.",
+                            "assistant", "Start with the revenue summary, then the hiring plan."};
   ingest("t", "d1", "2024-01-05T10:00:00Z", d1, 2);
   ingest("t", "d2", "2024-02-11T20:00:00Z", d2, 2);
   ingest("t", "d3", "2024-03-04T09:00:00Z", d3, 2);
 }
 
 static void test_knowledge_update(void) {
-  const char *const s1[] = {"user", "I live in Paris and I love the bakeries here.", "assistant", "Paris is lovely."};
-  const char *const s2[] = {"user", "Big news: I moved to London last month for a new job.", "assistant",
-                            "Congratulations on the move to London!"};
+  const char *const s1[] = {"user", "I live in Paris and I love the bakeries here.", "assistant",
+                            "Paris is lovely."};
+  const char *const s2[] = {"user", "Big news: I moved to London last month for a new job.",
+                            "assistant", "Congratulations on the move to London!"};
   ingest("t", "home-1", "2023-06-01T10:00:00Z", s1, 2);
   ingest("t", "home-2", "2024-05-20T10:00:00Z", s2, 2);
-  Engram__V1__RecallResponse *r = recall_at("t", "Where do I live now?", T("2024-07-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("t", "Where do I live now?", T("2024-07-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(!r->nothing_relevant);
   int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN London");
   EG_CHECK_INT(f, 0); /* the current value comes first */
   if (f >= 0) {
     const Engram__V1__RecallItem *it = r->items[f];
-    EG_CHECK(it->n_history >= 1 && it->history[0]->object_name && strcmp(it->history[0]->object_name, "Paris") == 0);
-    EG_CHECK(it->fact && it->fact->meta && strcmp(it->fact->meta->source_session_id, "home-2") == 0);
+    EG_CHECK(it->n_history >= 1 && it->history[0]->object_name &&
+             strcmp(it->history[0]->object_name, "Paris") == 0);
+    EG_CHECK(it->fact && it->fact->meta &&
+             strcmp(it->fact->meta->source_session_id, "home-2") == 0);
   }
   EG_CHECK(strstr(r->context, "LIVES_IN London") != NULL);
-  EG_CHECK(strstr(r->context, "earlier: Paris") != NULL && strstr(r->context, "superseded") != NULL);
-  EG_CHECK(strstr(r->context, "LIVES_IN London") < strstr(r->context, "Excerpts") || !strstr(r->context, "Excerpts"));
+  EG_CHECK(strstr(r->context, "earlier: Paris") != NULL &&
+           strstr(r->context, "superseded") != NULL);
+  EG_CHECK(strstr(r->context, "LIVES_IN London") < strstr(r->context, "Excerpts") ||
+           !strstr(r->context, "Excerpts"));
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "London") >= 0);
   EG_CHECK(r->n_timings >= 4);
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -115,10 +127,11 @@ static void test_knowledge_update(void) {
   static const struct {
     const char *q;
     bool recency;
-  } cues[] = {{"Which is the latest city I moved to?", true},
-              {"Is the snowstorm over, and where do I live now?", true}, /* "now" after "snowstorm" */
-              {"List the cities I lived in, from earliest to latest.", false},
-              {"How long have I lived in London now?", false}}; /* a span, not the current state */
+  } cues[] = {
+      {"Which is the latest city I moved to?", true},
+      {"Is the snowstorm over, and where do I live now?", true}, /* "now" after "snowstorm" */
+      {"List the cities I lived in, from earliest to latest.", false},
+      {"How long have I lived in London now?", false}}; /* a span, not the current state */
   for (size_t k = 0; k < sizeof cues / sizeof *cues; k++) {
     r = recall_at("t", cues[k].q, T("2024-07-01"), NULL, NULL);
     EG_REQUIRE(r != NULL);
@@ -131,12 +144,15 @@ static void test_knowledge_update(void) {
 }
 
 static void test_temporal(void) {
-  const char *const a[] = {"user", "Last weekend I went hiking at Mount Tamalpais with my sister Ana.", "assistant",
-                           "That trail has great views."};
-  const char *const b[] = {"user", "I went skiing in Tahoe over the holidays.", "assistant", "Fresh snow?"};
+  const char *const a[] = {"user",
+                           "Last weekend I went hiking at Mount Tamalpais with my sister Ana.",
+                           "assistant", "That trail has great views."};
+  const char *const b[] = {"user", "I went skiing in Tahoe over the holidays.", "assistant",
+                           "Fresh snow?"};
   ingest("t", "weekend", "2024-04-15T18:00:00Z", a, 2); /* a Monday: last weekend = Apr 13–14 */
   ingest("t", "ski", "2024-01-02T18:00:00Z", b, 2);
-  Engram__V1__RecallResponse *r = recall_at("t", "What did I do last weekend?", T("2024-04-17T12:00:00Z"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("t", "What did I do last weekend?", T("2024-04-17T12:00:00Z"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_REQUIRE(r->time_range != NULL);
   EG_CHECK_INT(r->time_range->from, T("2024-04-13"));
@@ -155,9 +171,11 @@ static void test_temporal(void) {
  * narrowed to the question's time range finds only a chunk that shares one word with the
  * question, and that chunk must not score as the best match. */
 static void test_bm25_across_searches(void) {
-  const char *const a[] = {"user", "I adopted a golden retriever puppy from the animal shelter on Elm Street.",
-                           "assistant", "Congratulations on the new puppy!"};
-  const char *const b[] = {"user", "Is there a bus shelter near the stadium?", "assistant", "Yes, on Gate Road."};
+  const char *const a[] = {
+      "user", "I adopted a golden retriever puppy from the animal shelter on Elm Street.",
+      "assistant", "Congratulations on the new puppy!"};
+  const char *const b[] = {"user", "Is there a bus shelter near the stadium?", "assistant",
+                           "Yes, on Gate Road."};
   ingest("bm", "adopt", "2024-03-01T10:00:00Z", a, 2);
   ingest("bm", "bus", "2024-05-15T10:00:00Z", b, 2);
   const char *q = "Which dog did I adopt from the animal shelter last week?";
@@ -180,36 +198,42 @@ static void test_bm25_across_searches(void) {
  * the dated (latent-form) variant is searched densely only — as BM25 words, its template
  * ("the user", the day it names) would score a one-word chunk of that day. */
 static void test_dated_question_words(void) {
-  const char *const race[] = {"user", "I ran the spring charity 10K race downtown.", "assistant", "Well done!"};
+  const char *const race[] = {"user", "I ran the spring charity 10K race downtown.", "assistant",
+                              "Well done!"};
   const char *const hello[] = {"user", "hello", "assistant", "Hello! How can I help you today?"};
   ingest("dw", "race", "2024-05-08T09:00:00Z", race, 2);
   ingest("dw", "hello", "2024-05-08T18:00:00Z", hello, 2);
   Engram__V1__RecallResponse *r =
-      recall_at("dw", "What sports event did I take part in two weeks ago?", T("2024-05-22T12:00:00Z"), NULL, NULL);
+      recall_at("dw", "What sports event did I take part in two weeks ago?",
+                T("2024-05-22T12:00:00Z"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_REQUIRE(r->time_range != NULL && r->n_variants >= 3);
-  if (!EG_CHECK(strstr(r->variants[1], "sports") && !strstr(r->variants[1], "weeks") && !strstr(r->variants[1], "ago")))
+  if (!EG_CHECK(strstr(r->variants[1], "sports") && !strstr(r->variants[1], "weeks") &&
+                !strstr(r->variants[1], "ago")))
     fprintf(stderr, "  keyword variant: %s\n", r->variants[1]);
   EG_CHECK(strstr(r->variants[2], "2024-05-08") != NULL); /* the dated variant */
   int h = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "How can I help");
   EG_REQUIRE(h >= 0); /* in the range: found by the ranged search */
   const Engram__V1__SignalScore *bm = find_signal(r->items[h], "bm25");
-  if (!EG_CHECK(!bm || bm->value == 0)) fprintf(stderr, "  bm25 of the greeting: %.3f\n", bm->value);
+  if (!EG_CHECK(!bm || bm->value == 0))
+    fprintf(stderr, "  bm25 of the greeting: %.3f\n", bm->value);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "charity 10K") < h);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 static void test_multi_session(void) {
-  const char *const a[] = {"user", "For my triathlon training I bought a carbon road bike.", "assistant", "Nice."};
-  const char *const b[] = {"user", "My triathlon coach gave me a swimming plan: three pool sessions a week.",
-                           "assistant", "Consistency matters."};
-  const char *const c[] = {"user", "I ran ten kilometres this morning as triathlon practice.", "assistant",
-                           "Great pace!"};
+  const char *const a[] = {"user", "For my triathlon training I bought a carbon road bike.",
+                           "assistant", "Nice."};
+  const char *const b[] = {
+      "user", "My triathlon coach gave me a swimming plan: three pool sessions a week.",
+      "assistant", "Consistency matters."};
+  const char *const c[] = {"user", "I ran ten kilometres this morning as triathlon practice.",
+                           "assistant", "Great pace!"};
   ingest("t", "tri-1", "2024-02-01T08:00:00Z", a, 2);
   ingest("t", "tri-2", "2024-02-20T08:00:00Z", b, 2);
   ingest("t", "tri-3", "2024-03-10T08:00:00Z", c, 2);
-  Engram__V1__RecallResponse *r = recall_at("t", "What have I done so far to train for the triathlon?",
-                                            T("2024-04-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r = recall_at(
+      "t", "What have I done so far to train for the triathlon?", T("2024-04-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int bike = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "road bike");
   int swim = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "swimming plan");
@@ -227,16 +251,22 @@ static void test_multi_session(void) {
 static void test_clause_in_long_message(void) {
   const char *const a[] = {
       "user",
-      "I need a skincare routine for my mom: she has dry skin and likes light textures, nothing greasy, and "
-      "she prefers fragrance-free products because strong scents give her headaches. By the way, I was at my "
-      "cousin Lena's wedding at the Grand Ballroom in Vienna last weekend and my mom looked stunning. Which "
+      "I need a skincare routine for my mom: she has dry skin and likes light textures, nothing "
+      "greasy, and "
+      "she prefers fragrance-free products because strong scents give her headaches. By the way, I "
+      "was at my "
+      "cousin Lena's wedding at the Grand Ballroom in Vienna last weekend and my mom looked "
+      "stunning. Which "
       "moisturizers and serums would you suggest for her, and in what order should she apply them?",
-      "assistant", "Start with a gentle cleanser, then a hyaluronic serum and a light fragrance-free cream."};
-  const char *const b[] = {"user", "What are popular wedding venues and themes for a summer wedding reception?",
-                           "assistant", "Garden venues, barns and beach resorts are popular for summer weddings."};
+      "assistant",
+      "Start with a gentle cleanser, then a hyaluronic serum and a light fragrance-free cream."};
+  const char *const b[] = {
+      "user", "What are popular wedding venues and themes for a summer wedding reception?",
+      "assistant", "Garden venues, barns and beach resorts are popular for summer weddings."};
   ingest("s", "skincare", "2024-05-20T10:00:00Z", a, 2);
   ingest("s", "venues", "2024-05-21T10:00:00Z", b, 2);
-  Engram__V1__RecallResponse *r = recall_at("s", "Where was my cousin Lena's wedding?", T("2024-06-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("s", "Where was my cousin Lena's wedding?", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int i = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Grand Ballroom");
   EG_REQUIRE(i >= 0);
@@ -258,8 +288,8 @@ static void test_clause_in_long_message(void) {
   req.weights = &w;
   ProtobufCMessage *m = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0, &m,
-                          &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base,
+                          &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
   r = (void *)m;
   i = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Grand Ballroom");
   sentence = i >= 0 ? find_signal(r->items[i], "sentence") : NULL;
@@ -269,34 +299,53 @@ static void test_clause_in_long_message(void) {
 
 static void test_premise_walk(void) {
   eg_err e;
-  eg_edge_spec title = {.subject = "Maya Patel", .relation = "JOB_TITLE", .literal = "chief of staff",
+  eg_edge_spec title = {.subject = "Maya Patel",
+                        .relation = "JOB_TITLE",
+                        .literal = "chief of staff",
                         .valid_from = T("2023-01-01")};
   uint64_t t1 = gc_commit(gra, "t", "u1", &title, &e);
   EG_REQUIRE(t1 != 0);
-  eg_edge_spec auth = {.subject = "Maya Patel", .relation = "HAS_AUTHORITY", .literal = "contract signing",
-                       .valid_from = T("2023-01-01"), .premises = &t1, .n_premises = 1,
+  eg_edge_spec auth = {.subject = "Maya Patel",
+                       .relation = "HAS_AUTHORITY",
+                       .literal = "contract signing",
+                       .valid_from = T("2023-01-01"),
+                       .premises = &t1,
+                       .n_premises = 1,
                        .reason = "chiefs of staff sign contracts"};
   EG_REQUIRE(gc_commit(gra, "t", "u1", &auth, &e) != 0);
-  eg_edge_spec lee = {.subject = "Lee Wong", .relation = "JOB_TITLE", .literal = "CFO", .valid_from = T("2023-01-01")};
+  eg_edge_spec lee = {.subject = "Lee Wong",
+                      .relation = "JOB_TITLE",
+                      .literal = "CFO",
+                      .valid_from = T("2023-01-01")};
   uint64_t l1 = gc_commit(gra, "t", "u1", &lee, &e);
-  eg_edge_spec lauth = {.subject = "Lee Wong", .relation = "HAS_AUTHORITY", .literal = "budget approval",
-                        .valid_from = T("2023-01-01"), .premises = &l1, .n_premises = 1};
+  eg_edge_spec lauth = {.subject = "Lee Wong",
+                        .relation = "HAS_AUTHORITY",
+                        .literal = "budget approval",
+                        .valid_from = T("2023-01-01"),
+                        .premises = &l1,
+                        .n_premises = 1};
   EG_REQUIRE(gc_commit(gra, "t", "u1", &lauth, &e) != 0);
   /* Maya changes job; Omar (unrelated) too: only Maya's authority loses its premise */
-  eg_edge_spec moved = {.subject = "Maya Patel", .relation = "JOB_TITLE", .literal = "engineer",
+  eg_edge_spec moved = {.subject = "Maya Patel",
+                        .relation = "JOB_TITLE",
+                        .literal = "engineer",
                         .valid_from = T("2024-02-01")};
   EG_REQUIRE(gc_commit(gra, "t", "u1", &moved, &e) != 0);
-  eg_edge_spec omar = {.subject = "Omar Haddad", .relation = "JOB_TITLE", .literal = "designer",
+  eg_edge_spec omar = {.subject = "Omar Haddad",
+                       .relation = "JOB_TITLE",
+                       .literal = "designer",
                        .valid_from = T("2024-02-01")};
   EG_REQUIRE(gc_commit(gra, "t", "u1", &omar, &e) != 0);
 
-  Engram__V1__RecallResponse *r = recall_at("t", "Does Maya Patel have contract signing authority?", T("2024-06-01"),
-                                            NULL, NULL);
+  Engram__V1__RecallResponse *r = recall_at("t", "Does Maya Patel have contract signing authority?",
+                                            T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_AUTHORITY contract signing");
   EG_REQUIRE(f >= 0);
-  EG_CHECK_INT(r->items[f]->status, ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  EG_CHECK(r->items[f]->superseding && strcmp(r->items[f]->superseding->object->literal, "engineer") == 0);
+  EG_CHECK_INT(r->items[f]->status,
+               ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(r->items[f]->superseding &&
+           strcmp(r->items[f]->superseding->object->literal, "engineer") == 0);
   EG_CHECK(strstr(r->context, "POTENTIALLY_STALE: a premise changed on 2024-02-01") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   /* the near miss: another person's change does not touch Lee's claim */
@@ -309,8 +358,8 @@ static void test_premise_walk(void) {
 }
 
 static void test_nothing_relevant(void) {
-  Engram__V1__RecallResponse *r =
-      recall_at("t", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r = recall_at(
+      "t", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(r->nothing_relevant);
   EG_CHECK(strstr(r->context, "Nothing stored is relevant") != NULL);
@@ -330,12 +379,14 @@ static void test_nothing_relevant(void) {
 static void test_weak_evidence(void) {
   const char *const a[] = {"user", "I started learning the violin last month.", "assistant",
                            "Great! Practice a little every day."};
-  const char *const b[] = {"user", "The luthier had to glue the bridge back on mine.", "assistant", "Keep going!"};
+  const char *const b[] = {"user", "The luthier had to glue the bridge back on mine.", "assistant",
+                           "Keep going!"};
   const char *const c[] = {"user", "I renewed my car insurance yesterday.", "assistant", "Noted."};
   ingest("wk", "violin", "2024-03-01T10:00:00Z", a, 2);
   ingest("wk", "luthier", "2024-03-20T10:00:00Z", b, 2);
   ingest("wk", "insurance", "2024-03-15T10:00:00Z", c, 2);
-  Engram__V1__RecallResponse *r = recall_at("wk", "What instrument am I learning?", T("2024-06-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("wk", "What instrument am I learning?", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(!r->nothing_relevant);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "violin") >= 0);
@@ -343,7 +394,8 @@ static void test_weak_evidence(void) {
   EG_CHECK(l >= 0);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "insurance") < 0);
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  r = recall_at("wk", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"), NULL, NULL);
+  r = recall_at("wk", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"),
+                NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(r->nothing_relevant);
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -360,7 +412,8 @@ static void test_feedback_recall(void) {
   snprintf(g, sizeof g, "--graphd-addr=%s", cl.d[EG_GRAPHD].addr);
   snprintf(v, sizeof v, "--vectord-addr=%s", cl.d[EG_VECTORD].addr);
   EG_REQUIRE(eg_test_system("mkdir -p %s/bad", dir) == 0);
-  const char *extra[] = {g, v, "--feedback-weight=0.5", NULL}, *bad[] = {g, v, "--feedback-weight=11", NULL};
+  const char *extra[] = {g, v, "--feedback-weight=0.5", NULL},
+             *bad[] = {g, v, "--feedback-weight=11", NULL};
   eg_proc p, pb;
   eg_err e;
   EG_REQUIRE(eg_harness_start("recalld", dir, extra, &p, &e) == EG_OK);
@@ -369,7 +422,8 @@ static void test_feedback_recall(void) {
   EG_CHECK(eg_harness_start("recalld", bad_dir, bad, &pb, &e) != EG_OK);
   eg_rpc_client *saved = rec;
   EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &rec, &e) == EG_OK);
-  Engram__V1__RecallResponse *r = recall_at("wk", "What instrument am I learning?", T("2024-06-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("wk", "What instrument am I learning?", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(!r->nothing_relevant);
   /* the violin lesson is the first excerpt (the fact read from it, PLAYS violin, may precede it) */
@@ -378,7 +432,8 @@ static void test_feedback_recall(void) {
   for (int i = 0; i < vi; i++) EG_CHECK(r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "luthier") > vi);
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  r = recall_at("wk", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"), NULL, NULL);
+  r = recall_at("wk", "What is the boiling point of liquid nitrogen in kelvin?", T("2024-06-01"),
+                NULL, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(r->nothing_relevant);
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -391,7 +446,8 @@ static void test_feedback_recall(void) {
  * the old one says "live" as the question does. */
 static void test_current_first(void) {
   const char *const s1[] = {"user", "I live in Oslo, near the fjord.", "assistant", "Beautiful."};
-  const char *const s2[] = {"user", "I moved to Bergen last month for a new job.", "assistant", "Congratulations!"};
+  const char *const s2[] = {"user", "I moved to Bergen last month for a new job.", "assistant",
+                            "Congratulations!"};
   ingest("cf", "cf-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("cf", "cf-2", "2024-05-01T10:00:00Z", s2, 2);
   Engram__V1__RecallResponse *r = recall_at("cf", "Where do I live?", T("2024-06-01"), NULL, NULL);
@@ -413,15 +469,18 @@ static void test_current_first(void) {
  * within the bounds only; small talk after it does not. */
 static void test_unrecorded_change(void) {
   const char *const s1[] = {"user", "I live in Trondheim.", "assistant", "A lovely city."};
-  const char *const s2[] = {"user", "What's a good recipe for pancakes?", "assistant", "Flour, eggs, milk."};
-  const char *const s3[] = {"user", "I live somewhere new now; the old flat is history.", "assistant", "Exciting!"};
+  const char *const s2[] = {"user", "What's a good recipe for pancakes?", "assistant",
+                            "Flour, eggs, milk."};
+  const char *const s3[] = {"user", "I live somewhere new now; the old flat is history.",
+                            "assistant", "Exciting!"};
   ingest("uc", "home-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("uc", "chat-1", "2023-06-01T10:00:00Z", s2, 2);
   Engram__V1__RecallResponse *r = recall_at("uc", "Where do I live?", T("2023-09-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Trondheim");
   EG_REQUIRE(f >= 0);
-  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE); /* pancakes */
+  EG_CHECK(r->items[f]->status !=
+           ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE); /* pancakes */
   protobuf_c_message_free_unpacked(&r->base, NULL);
   ingest("uc", "home-2", "2024-02-01T10:00:00Z", s3, 2);
   r = recall_at("uc", "Where do I live?", T("2024-03-01"), NULL, NULL);
@@ -430,12 +489,15 @@ static void test_unrecorded_change(void) {
   EG_REQUIRE(f >= 0);
   const Engram__V1__RecallItem *it = r->items[f];
   EG_CHECK(it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  EG_CHECK(it->superseding && it->superseding->meta && !strcmp(it->superseding->meta->source_session_id, "home-2"));
+  EG_CHECK(it->superseding && it->superseding->meta &&
+           !strcmp(it->superseding->meta->source_session_id, "home-2"));
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  r = recall_as_of("uc", "Where do I live?", T("2024-03-01"), T("2023-09-01"), NULL, NULL); /* before it: not stale */
+  r = recall_as_of("uc", "Where do I live?", T("2024-03-01"), T("2023-09-01"), NULL,
+                   NULL); /* before it: not stale */
   EG_REQUIRE(r != NULL);
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Trondheim");
-  EG_CHECK(f >= 0 && r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(f >= 0 &&
+           r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
@@ -444,12 +506,15 @@ static void test_unrecorded_change(void) {
  * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
  * not; a new value said after the doubt is not stale either. */
 static void test_state_doubt(void) {
-  const char *const s1[] = {"user", "Quick one: I just picked up a Kia Niro, so far so good.", "assistant", "Enjoy it!"};
+  const char *const s1[] = {"user", "Quick one: I just picked up a Kia Niro, so far so good.",
+                            "assistant", "Enjoy it!"};
   const char *const s2[] = {"user", "I sold my Kia Niro over the weekend.", "assistant", "Noted."};
-  const char *const s3[] = {"user", "These days I am driving a Skoda Octavia.", "assistant", "Nice."};
+  const char *const s3[] = {"user", "These days I am driving a Skoda Octavia.", "assistant",
+                            "Nice."};
   ingest("sd", "car-1", "2024-01-10T10:00:00Z", s1, 2);
   ingest("sd", "car-2", "2024-04-02T10:00:00Z", s2, 2);
-  Engram__V1__RecallResponse *r = recall_at("sd", "Which car do I drive?", T("2024-05-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("sd", "Which car do I drive?", T("2024-05-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "DRIVES Kia Niro");
   EG_REQUIRE(f >= 0);
@@ -460,10 +525,13 @@ static void test_state_doubt(void) {
   EG_CHECK_STR(it->superseding->relation, "STATE_UNCERTAIN");
   EG_CHECK(it->superseding->meta && !strcmp(it->superseding->meta->source_session_id, "car-2"));
   EG_CHECK(strstr(r->context, "put in doubt") != NULL);
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "STATE_UNCERTAIN") < 0); /* a doubt is no fact */
-  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "sold") >= 0); /* the reason is there to read */
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "STATE_UNCERTAIN") <
+           0); /* a doubt is no fact */
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "sold") >=
+           0); /* the reason is there to read */
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  r = recall_at("sd", "Which car do I drive?", T("2024-03-01"), NULL, NULL); /* as of before the doubt */
+  r = recall_at("sd", "Which car do I drive?", T("2024-03-01"), NULL,
+                NULL); /* as of before the doubt */
   EG_REQUIRE(r != NULL);
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "DRIVES Kia Niro");
   EG_REQUIRE(f >= 0);
@@ -483,13 +551,15 @@ static void test_state_doubt(void) {
  * rule reads and less like the question than the old one, goes before it, and puts the
  * value read from the old one in doubt; as of a date before it, the old one stands. */
 static void test_latest_statement(void) {
-  const char *const s1[] = {"user", "I live in Zagreb. Living in Zagreb is great, I love where I live.", "assistant",
-                            "Zagreb is lovely."};
-  const char *const s2[] = {"user", "We spent the whole weekend unpacking boxes in Lisbon.", "assistant",
-                            "Sounds tiring!"};
+  const char *const s1[] = {"user",
+                            "I live in Zagreb. Living in Zagreb is great, I love where I live.",
+                            "assistant", "Zagreb is lovely."};
+  const char *const s2[] = {"user", "We spent the whole weekend unpacking boxes in Lisbon.",
+                            "assistant", "Sounds tiring!"};
   ingest("ls", "ls-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("ls", "ls-2", "2024-05-01T10:00:00Z", s2, 2);
-  Engram__V1__RecallResponse *r = recall_at("ls", "Where do I live now?", T("2024-06-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("ls", "Where do I live now?", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
   int zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
@@ -515,14 +585,16 @@ static void test_latest_statement(void) {
   EG_REQUIRE(r != NULL);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon") < 0);
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Zagreb");
-  EG_CHECK(f >= 0 && r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(f >= 0 &&
+           r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   /* a fact of the kind asked for is on the question's topic without sharing a word with it
    * ("employed" / WORKS_AT), and a value of a relation holding several (instruments) is
    * doubted by a later statement of another */
-  const char *const s3[] = {"user", "I work at Globex Corp and I play the violin.", "assistant", "Nice."};
-  const char *const s4[] = {"user", "These days I'm learning the cello, lessons every Tuesday.", "assistant",
-                            "Lovely instrument."};
+  const char *const s3[] = {"user", "I work at Globex Corp and I play the violin.", "assistant",
+                            "Nice."};
+  const char *const s4[] = {"user", "These days I'm learning the cello, lessons every Tuesday.",
+                            "assistant", "Lovely instrument."};
   ingest("ls2", "ls2-1", "2023-03-01T10:00:00Z", s3, 2);
   ingest("ls2", "ls2-2", "2024-05-01T10:00:00Z", s4, 2);
   r = recall_at("ls2", "Which company employed me?", T("2024-06-01"), NULL, NULL);
@@ -540,12 +612,15 @@ static void test_latest_statement(void) {
 /* A greeting is no evidence of what happened on its day: asked about the day, the round
  * that says something comes before the one that only says hello. */
 static void test_greeting_no_evidence(void) {
-  const char *const hello[] = {"user", "Hi there, good morning!", "assistant", "Good morning! How can I help you today?"};
-  const char *const other[] = {"user", "Can you suggest a stretching routine after long bike rides?", "assistant",
-                               "Try hamstring and hip flexor stretches, thirty seconds each."};
+  const char *const hello[] = {"user", "Hi there, good morning!", "assistant",
+                               "Good morning! How can I help you today?"};
+  const char *const other[] = {
+      "user", "Can you suggest a stretching routine after long bike rides?", "assistant",
+      "Try hamstring and hip flexor stretches, thirty seconds each."};
   ingest("gr", "gr-1", "2024-03-12T08:00:00Z", hello, 2);
   ingest("gr", "gr-2", "2024-03-12T09:00:00Z", other, 2);
-  Engram__V1__RecallResponse *r = recall_at("gr", "What did I ask you about on March 12, 2024?", T("2024-04-01"), NULL, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("gr", "What did I ask you about on March 12, 2024?", T("2024-04-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   int greeting = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "good morning");
   int stretch = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "stretching");
@@ -554,12 +629,14 @@ static void test_greeting_no_evidence(void) {
 }
 
 static void test_read_your_writes(void) {
-  const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant", "Saved."};
+  const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant",
+                           "Saved."};
   Engram__V1__IngestResponse *ir = NULL;
   eg_err e;
   EG_REQUIRE(ic_session(ing, "t", "u1", "locker", T("2024-05-01"), m, 2, true, &ir, &e) == EG_OK);
   EG_REQUIRE(ir->watermark && strncmp(ir->watermark, "v1:", 3) == 0);
-  Engram__V1__RecallResponse *r = recall_at("t", "What is the storage locker code?", T("2024-05-02"), ir->watermark, NULL);
+  Engram__V1__RecallResponse *r =
+      recall_at("t", "What is the storage locker code?", T("2024-05-02"), ir->watermark, NULL);
   EG_REQUIRE(r != NULL);
   EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "4417") >= 0);
   EG_CHECK(r->n_timings && strcmp(r->timings[0]->stage, "wait") == 0);
@@ -583,22 +660,30 @@ static void test_bad_requests(void) {
 static void test_cli_and_metrics(void) {
   char out[600];
   snprintf(out, sizeof out, "%s/recall-cli.out", cl.dir);
-  EG_CHECK_INT(eg_test_system("%s/engram --recalld-addr %s --tenant t --user u1 recall 'Where do I live now?' "
-                              "--at 2024-07-01 > %s", EG_BINARY_DIR, cl.d[EG_RECALLD].addr, out), 0);
+  EG_CHECK_INT(eg_test_system(
+                   "%s/engram --recalld-addr %s --tenant t --user u1 recall 'Where do I live now?' "
+                   "--at 2024-07-01 > %s",
+                   EG_BINARY_DIR, cl.d[EG_RECALLD].addr, out),
+               0);
   char *text = eg_test_slurp(out);
   EG_CHECK(strstr(text, "LIVES_IN London") != NULL);
   free(text);
   eg_buf body = EG_BUF_INIT;
   EG_CHECK_INT(eg_promtool_scrape(cl.d[EG_RECALLD].metrics_port, cl.dir, "recalld", &body), 0);
-  EG_CHECK(body.data && strstr(body.data, "engram_recalld_stage_seconds_count{stage=\"search+fuse\"}") != NULL);
+  EG_CHECK(body.data &&
+           strstr(body.data, "engram_recalld_stage_seconds_count{stage=\"search+fuse\"}") != NULL);
   EG_CHECK(body.data && strstr(body.data, "\nengram_recalld_nothing_relevant_total 3") != NULL);
   /* recalld's calls to its peers, from the client side: the searches went through */
-  const char *search = body.data ? strstr(body.data, "\ngrpc_client_handled_total{grpc_type=\"unary\","
-                                                     "grpc_service=\"engram.v1.Vector\",grpc_method=\"Search\","
-                                                     "grpc_code=\"OK\"} ") : NULL;
+  const char *search = body.data
+                           ? strstr(body.data,
+                                    "\ngrpc_client_handled_total{grpc_type=\"unary\","
+                                    "grpc_service=\"engram.v1.Vector\",grpc_method=\"Search\","
+                                    "grpc_code=\"OK\"} ")
+                           : NULL;
   EG_CHECK(search && atof(strchr(search, '}') + 2) >= 1);
-  EG_CHECK(body.data && strstr(body.data, "\ngrpc_client_handling_seconds_count{grpc_type=\"unary\","
-                                          "grpc_service=\"engram.v1.Graph\",grpc_method=\"") != NULL);
+  EG_CHECK(body.data && strstr(body.data,
+                               "\ngrpc_client_handling_seconds_count{grpc_type=\"unary\","
+                               "grpc_service=\"engram.v1.Graph\",grpc_method=\"") != NULL);
   eg_buf_free(&body);
 }
 
@@ -608,10 +693,14 @@ static atomic_int remote_fail;
 
 static eg_stub_reply remote(void *ctx, const char *url, const char *auth, const char *body) {
   (void)ctx, (void)auth;
-  if (atomic_load(&remote_fail)) return (eg_stub_reply){strstr(url, "rerank") ? 500 : 400, strdup("{}"), 0, NULL};
+  if (atomic_load(&remote_fail))
+    return (eg_stub_reply){strstr(url, "rerank") ? 500 : 400, strdup("{}"), 0, NULL};
   if (strstr(url, "/chat/completions"))
-    return (eg_stub_reply){200, strdup("{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":"
-                                       "\"{\\\"queries\\\":[\\\"triathlon preparation swim bike run\\\"]}\"}}]}"), 0, NULL};
+    return (eg_stub_reply){
+        200,
+        strdup("{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":"
+               "\"{\\\"queries\\\":[\\\"triathlon preparation swim bike run\\\"]}\"}}]}"),
+        0, NULL};
   /* rerank: the texts in order; the run scores highest */
   cJSON *j = cJSON_Parse(body), *out = cJSON_CreateArray();
   int i = 0;
@@ -635,7 +724,8 @@ static void test_remote_models(void) {
   snprintf(va, sizeof va, "%s", cl.d[EG_VECTORD].addr);
   snprintf(llm, sizeof llm, "http://127.0.0.1:%d/v1", eg_stub_port(st));
   snprintf(rr, sizeof rr, "http://127.0.0.1:%d/rerank", eg_stub_port(st));
-  const char *extra[] = {"--graphd-addr", ga, "--vectord-addr", va, "--llm-url", llm, "--rerank-url", rr, NULL};
+  const char *extra[] = {
+      "--graphd-addr", ga, "--vectord-addr", va, "--llm-url", llm, "--rerank-url", rr, NULL};
   eg_proc p;
   eg_err e;
   EG_REQUIRE(eg_harness_start("recalld", cl.dir, extra, &p, &e) == EG_OK);
@@ -654,12 +744,14 @@ static void test_remote_models(void) {
   for (int round = 0; round < 2; round++) {
     atomic_store(&remote_fail, round);
     ProtobufCMessage *m = NULL;
-    EG_REQUIRE(eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0, &m,
-                            &e) == EG_OK);
+    EG_REQUIRE(eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base,
+                            &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
     Engram__V1__RecallResponse *r = (void *)m;
     bool llm_variant = false, rerank_stage = false, rerank_signal = false;
-    for (size_t i = 0; i < r->n_variants; i++) llm_variant |= strcmp(r->variants[i], "triathlon preparation swim bike run") == 0;
-    for (size_t i = 0; i < r->n_timings; i++) rerank_stage |= strcmp(r->timings[i]->stage, "rerank") == 0;
+    for (size_t i = 0; i < r->n_variants; i++)
+      llm_variant |= strcmp(r->variants[i], "triathlon preparation swim bike run") == 0;
+    for (size_t i = 0; i < r->n_timings; i++)
+      rerank_stage |= strcmp(r->timings[i]->stage, "rerank") == 0;
     int first = -1;
     for (size_t i = 0; i < r->n_items && first < 0; i++)
       if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK) first = (int)i;

@@ -36,10 +36,10 @@ static eg_rpc_client *cl[EG_MAX_REPLICAS]; /* one per replica, no retries */
 
 typedef struct load {
   _Atomic bool stop;
-  _Atomic int sent;               /* commits tried (each until acknowledged or given up) */
+  _Atomic int sent; /* commits tried (each until acknowledged or given up) */
   bool acked[MAX_COMMITS];
-  int64_t acked_at[MAX_COMMITS];  /* monotonic µs */
-  int failures;                   /* attempts that failed and were retried */
+  int64_t acked_at[MAX_COMMITS]; /* monotonic µs */
+  int failures;                  /* attempts that failed and were retried */
   int redirects;
 } load;
 
@@ -76,8 +76,8 @@ static void *load_main(void *arg) {
 
 /* ---- reads ------------------------------------------------------------------------------ */
 
-static eg_code state_of(int replica, const char *user, char **subjects, size_t n, int64_t at, const char *watermark,
-                        Engram__V1__StateResponse **out, eg_err *err) {
+static eg_code state_of(int replica, const char *user, char **subjects, size_t n, int64_t at,
+                        const char *watermark, Engram__V1__StateResponse **out, eg_err *err) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = TENANT;
   scope.user = (char *)(user ? user : "");
@@ -99,7 +99,8 @@ static eg_code state_of(int replica, const char *user, char **subjects, size_t n
   req.valid_at = req.known_at = at;
   req.watermark = (char *)(watermark ? watermark : "");
   ProtobufCMessage *resp = NULL;
-  eg_code rc = gc_call(cl[replica], "State", &req.base, &engram__v1__state_response__descriptor, &resp, err);
+  eg_code rc =
+      gc_call(cl[replica], "State", &req.base, &engram__v1__state_response__descriptor, &resp, err);
   *out = (Engram__V1__StateResponse *)resp;
   free(qs);
   free(qp);
@@ -141,18 +142,22 @@ static uint64_t commit(int w, const char *user, eg_edge_spec s) {
   return id;
 }
 
-static eg_code call(int w, const char *method, const ProtobufCMessage *req, const ProtobufCMessageDescriptor *d) {
+static eg_code call(int w, const char *method, const ProtobufCMessage *req,
+                    const ProtobufCMessageDescriptor *d) {
   ProtobufCMessage *resp = NULL;
   eg_err e;
   eg_code rc = gc_call(cl[w], method, req, d, &resp, &e);
-  if (rc) fprintf(stderr, "%s failed: %s\n", method, e.msg);
-  else protobuf_c_message_free_unpacked(resp, NULL);
+  if (rc)
+    fprintf(stderr, "%s failed: %s\n", method, e.msg);
+  else
+    protobuf_c_message_free_unpacked(resp, NULL);
   return rc;
 }
 
 /* Every kind of write, on the writer w. */
 static void varied_writes(int w) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT, u1 = ENGRAM__V1__SCOPE__INIT, gone = ENGRAM__V1__SCOPE__INIT;
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT, u1 = ENGRAM__V1__SCOPE__INIT,
+                    gone = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = u1.tenant = gone.tenant = TENANT;
   u1.user = "u1";
   gone.user = "gone";
@@ -161,21 +166,44 @@ static void varied_writes(int w) {
   dr.relation = "FAVORITE_TEA";
   dr.cardinality = ENGRAM__V1__CARDINALITY__CARDINALITY_ONE;
   dr.description = "the tea one drinks";
-  EG_CHECK(call(w, "DeclareRelation", &dr.base, &engram__v1__declare_relation_response__descriptor) == EG_OK);
-  uint64_t lives = commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "LIVES_IN", .object = "Lisbon"});
-  uint64_t works = commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "WORKS_AT", .object = "Acme",
-                                                   .valid_from = T("2024-01-01T00:00:00Z")});
-  EG_CHECK(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "FAVORITE_TEA", .literal = "green"}) > 0);
-  EG_CHECK(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "FAVORITE_TEA", .literal = "black"}) > 0);
+  EG_CHECK(call(w, "DeclareRelation", &dr.base,
+                &engram__v1__declare_relation_response__descriptor) == EG_OK);
+  uint64_t lives = commit(
+      w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "LIVES_IN", .object = "Lisbon"});
+  uint64_t works = commit(w, NULL,
+                          (eg_edge_spec){.subject = "Maya",
+                                         .relation = "WORKS_AT",
+                                         .object = "Acme",
+                                         .valid_from = T("2024-01-01T00:00:00Z")});
+  EG_CHECK(commit(w, NULL,
+                  (eg_edge_spec){
+                      .subject = "Maya", .relation = "FAVORITE_TEA", .literal = "green"}) > 0);
+  EG_CHECK(commit(w, NULL,
+                  (eg_edge_spec){
+                      .subject = "Maya", .relation = "FAVORITE_TEA", .literal = "black"}) > 0);
   uint64_t prem[2] = {lives, works};
-  EG_CHECK(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "HAS_AUTHORITY", .literal = "signing",
-                                          .premises = prem, .n_premises = 2, .reason = "chief of staff"}) > 0);
-  uint64_t pref = commit(w, "u1", (eg_edge_spec){.subject = "Maya", .relation = "PREFERS", .literal = "quiet tables",
-                                                  .confidence = 0.7f});
-  EG_CHECK(commit(w, "u1", (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "jazz"}) > 0);
-  EG_CHECK(commit(w, "u1", (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "jazz", .retract = true}) > 0);
-  EG_CHECK(commit(w, "gone", (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "opera"}) > 0);
-  EG_CHECK(commit(w, "gone", (eg_edge_spec){.subject = "Gone's friend", .relation = "KNOWS", .object = "Maya"}) > 0);
+  EG_CHECK(commit(w, NULL,
+                  (eg_edge_spec){.subject = "Maya",
+                                 .relation = "HAS_AUTHORITY",
+                                 .literal = "signing",
+                                 .premises = prem,
+                                 .n_premises = 2,
+                                 .reason = "chief of staff"}) > 0);
+  uint64_t pref = commit(
+      w, "u1",
+      (eg_edge_spec){
+          .subject = "Maya", .relation = "PREFERS", .literal = "quiet tables", .confidence = 0.7f});
+  EG_CHECK(commit(w, "u1",
+                  (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "jazz"}) > 0);
+  EG_CHECK(commit(w, "u1",
+                  (eg_edge_spec){
+                      .subject = "Maya", .relation = "LIKES", .literal = "jazz", .retract = true}) >
+           0);
+  EG_CHECK(commit(w, "gone",
+                  (eg_edge_spec){.subject = "Maya", .relation = "LIKES", .literal = "opera"}) > 0);
+  EG_CHECK(commit(w, "gone",
+                  (eg_edge_spec){
+                      .subject = "Gone's friend", .relation = "KNOWS", .object = "Maya"}) > 0);
   /* an entity created with an alias, then merged into another */
   Engram__V1__EntityMention m = ENGRAM__V1__ENTITY_MENTION__INIT, *mp = &m;
   m.name = "Lisboa";
@@ -189,8 +217,8 @@ static void varied_writes(int w) {
   rr.n_mentions = 1;
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  EG_REQUIRE(gc_call(cl[w], "ResolveEntities", &rr.base, &engram__v1__resolve_entities_response__descriptor, &resp,
-                     &e) == EG_OK);
+  EG_REQUIRE(gc_call(cl[w], "ResolveEntities", &rr.base,
+                     &engram__v1__resolve_entities_response__descriptor, &resp, &e) == EG_OK);
   uint64_t lisboa = ((Engram__V1__ResolveEntitiesResponse *)resp)->entities[0]->entity->id;
   protobuf_c_message_free_unpacked(resp, NULL);
   Engram__V1__StateResponse *st = NULL;
@@ -206,22 +234,25 @@ static void varied_writes(int w) {
   mr.into = lisbon;
   mr.from = lisboa;
   mr.reason = "same city";
-  EG_CHECK(lisbon && call(w, "MergeEntities", &mr.base, &engram__v1__merge_entities_response__descriptor) == EG_OK);
+  EG_CHECK(lisbon && call(w, "MergeEntities", &mr.base,
+                          &engram__v1__merge_entities_response__descriptor) == EG_OK);
   /* an outcome, accesses, a policy */
-  EG_CHECK(gc_outcome(cl[w], TENANT, "u1", pref, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED, "liked it", NULL,
-                      &e) == EG_OK);
+  EG_CHECK(gc_outcome(cl[w], TENANT, "u1", pref, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED,
+                      "liked it", NULL, &e) == EG_OK);
   uint64_t ids[3] = {lives, works, lives};
   Engram__V1__RecordAccessRequest ar = ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT;
   ar.scope = &scope;
   ar.ids = ids;
   ar.n_ids = 3;
-  EG_CHECK(call(w, "RecordAccess", &ar.base, &engram__v1__record_access_response__descriptor) == EG_OK);
+  EG_CHECK(call(w, "RecordAccess", &ar.base, &engram__v1__record_access_response__descriptor) ==
+           EG_OK);
   Engram__V1__RetentionPolicy pol = ENGRAM__V1__RETENTION_POLICY__INIT;
   pol.half_life_days = 12;
   Engram__V1__SetRetentionPolicyRequest pr = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
   pr.scope = &scope;
   pr.policy = &pol;
-  EG_CHECK(call(w, "SetRetentionPolicy", &pr.base, &engram__v1__set_retention_policy_response__descriptor) == EG_OK);
+  EG_CHECK(call(w, "SetRetentionPolicy", &pr.base,
+                &engram__v1__set_retention_policy_response__descriptor) == EG_OK);
   /* a user's erasure */
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &gone;
@@ -268,15 +299,20 @@ static void test_roles(void) {
   hr.watermark = "g1:ffffffff";
   ProtobufCMessage *resp = NULL;
   int64_t t0 = eg_time_mono_us();
-  EG_CHECK_INT(gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e),
-               EG_ETIMEOUT);
+  EG_CHECK_INT(
+      gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e),
+      EG_ETIMEOUT);
   EG_CHECK(eg_time_mono_us() - t0 < 3 * EG_US_PER_SEC);
   hr.watermark = "v1:12";
-  EG_CHECK_INT(gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e), EG_EINVAL);
+  EG_CHECK_INT(
+      gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e),
+      EG_EINVAL);
   eg_rpc_client_close(quick);
   /* the metrics of each role */
-  EG_CHECK(eg_metric_value(rs.r[w].metrics_port, "engram_graphd_replication_role{role=\"writer\"}") == 1);
-  EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_role{role=\"follower\"}") == 1);
+  EG_CHECK(eg_metric_value(rs.r[w].metrics_port,
+                           "engram_graphd_replication_role{role=\"writer\"}") == 1);
+  EG_CHECK(eg_metric_value(rs.r[f].metrics_port,
+                           "engram_graphd_replication_role{role=\"follower\"}") == 1);
   EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_applied_seq") ==
            eg_metric_value(rs.r[w].metrics_port, "engram_graphd_replication_applied_seq"));
   EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_lag_records") == 0);
@@ -291,19 +327,24 @@ static void test_followers_survive_a_refused_read(void) {
   EG_REQUIRE(w >= 0);
   /* hold the log's table while the followers come to read it, then cancel the reads
    * waiting for it: fails unless both followers were caught waiting */
-  EG_CHECK(eg_test_system("psql '%s' -qAtc \"BEGIN; LOCK TABLE engram_replog IN ACCESS EXCLUSIVE MODE;"
-                          " SELECT pg_sleep(1); DO \\$\\$ BEGIN IF (SELECT count(pg_cancel_backend(pid))"
-                          " FROM pg_stat_activity WHERE application_name = 'engram' AND wait_event_type = 'Lock')"
-                          " < %d THEN RAISE EXCEPTION 'followers not waiting'; END IF; END \\$\\$; COMMIT;\""
-                          " >/dev/null",
-                          rs.pg.dsn, rs.n - 1) == 0);
-  EG_REQUIRE(commit(w, NULL, (eg_edge_spec){.subject = "Ines", .relation = "LIVES_IN", .literal = "Braga"}) > 0);
+  EG_CHECK(
+      eg_test_system(
+          "psql '%s' -qAtc \"BEGIN; LOCK TABLE engram_replog IN ACCESS EXCLUSIVE MODE;"
+          " SELECT pg_sleep(1); DO \\$\\$ BEGIN IF (SELECT count(pg_cancel_backend(pid))"
+          " FROM pg_stat_activity WHERE application_name = 'engram' AND wait_event_type = 'Lock')"
+          " < %d THEN RAISE EXCEPTION 'followers not waiting'; END IF; END \\$\\$; COMMIT;\""
+          " >/dev/null",
+          rs.pg.dsn, rs.n - 1) == 0);
+  EG_REQUIRE(commit(w, NULL,
+                    (eg_edge_spec){.subject = "Ines", .relation = "LIVES_IN", .literal = "Braga"}) >
+             0);
   for (int f = 0; f < rs.n; f++) {
     char *ines[1] = {"Ines"};
     Engram__V1__StateResponse *st = NULL;
     eg_err e;
     EG_CHECK(state_of(f, NULL, ines, 1, 0, watermark, &st, &e) == EG_OK && st->n_results == 1 &&
-             st->results[0]->n_values == 1 && !strcmp(st->results[0]->values[0]->object->literal, "Braga"));
+             st->results[0]->n_values == 1 &&
+             !strcmp(st->results[0]->values[0]->object->literal, "Braga"));
     if (st) protobuf_c_message_free_unpacked(&st->base, NULL);
   }
 }
@@ -334,8 +375,10 @@ static void test_failover_under_load(void) {
   EG_REQUIRE(nw >= 0 && nw != w);
   int sent = atomic_load(&ld.sent), acked = 0;
   for (int i = 0; i < sent; i++) acked += ld.acked[i];
-  fprintf(stderr, "  %d commits before the kill, %d tried, %d acknowledged, %d retried, %d redirects; "
-          "failover %.2f s (replica %d → %d)\n", before, sent, acked, ld.failures, ld.redirects, failover_s, w, nw);
+  fprintf(stderr,
+          "  %d commits before the kill, %d tried, %d acknowledged, %d retried, %d redirects; "
+          "failover %.2f s (replica %d → %d)\n",
+          before, sent, acked, ld.failures, ld.redirects, failover_s, w, nw);
   EG_CHECK(first_after > 0);
   EG_CHECK(failover_s >= 0 && failover_s <= 10.0);
   EG_CHECK(acked > before); /* writes went on after the failover */
@@ -353,7 +396,8 @@ static void test_failover_under_load(void) {
     cr.page_token = token;
     ProtobufCMessage *resp = NULL;
     eg_err e;
-    EG_REQUIRE(gc_call(cl[nw], "Changes", &cr.base, &engram__v1__changes_response__descriptor, &resp, &e) == EG_OK);
+    EG_REQUIRE(gc_call(cl[nw], "Changes", &cr.base, &engram__v1__changes_response__descriptor,
+                       &resp, &e) == EG_OK);
     Engram__V1__ChangesResponse *ch = (Engram__V1__ChangesResponse *)resp;
     for (size_t k = 0; k < ch->n_edges; k++) {
       const Engram__V1__Edge *ed = ch->edges[k];
@@ -373,7 +417,8 @@ static void test_failover_under_load(void) {
     lost += ld.acked[i] && count[i] == 0;
     dup += count[i] > 1;
   }
-  fprintf(stderr, "  on the new writer: %d lost, %d duplicated (%d other edges)\n", lost, dup, other);
+  fprintf(stderr, "  on the new writer: %d lost, %d duplicated (%d other edges)\n", lost, dup,
+          other);
   EG_CHECK_INT(lost, 0);
   EG_CHECK_INT(dup, 0);
   free(count);
@@ -387,7 +432,9 @@ static void test_failover_under_load(void) {
 static void test_followers_answer_as_the_writer(void) {
   int w = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC);
   EG_REQUIRE(w >= 0);
-  EG_REQUIRE(commit(w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "FAVORITE_TEA", .literal = "oolong"}) > 0);
+  EG_REQUIRE(commit(w, NULL,
+                    (eg_edge_spec){
+                        .subject = "Maya", .relation = "FAVORITE_TEA", .literal = "oolong"}) > 0);
   int sent = atomic_load(&ld.sent);
   size_t n = (size_t)sent + 3;
   char **subjects = calloc(n, sizeof *subjects);
@@ -433,7 +480,8 @@ static void test_followers_answer_as_the_writer(void) {
     EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_graphd_replication_applied_seq") ==
              eg_metric_value(rs.r[w].metrics_port, "engram_graphd_replication_applied_seq"));
   }
-  fprintf(stderr, "  %d State/History answers compared with the writer's, %d differ\n", compared, differ);
+  fprintf(stderr, "  %d State/History answers compared with the writer's, %d differ\n", compared,
+          differ);
   EG_CHECK(compared > 2 * sent);
   EG_CHECK_INT(differ, 0);
   /* the erased user's facts are gone everywhere; Maya's current tea is the last one */

@@ -37,8 +37,8 @@ static Engram__V1__Scope scope_of(const char *user) {
 }
 
 /* Admin.GetRetention of edge ids (and chunk ids) as user at `at`. */
-static eg_code get_ret(const char *user, uint64_t *edges, size_t n, uint64_t *chunks, size_t nc, int64_t at,
-                       Engram__V1__GetRetentionResponse **out, eg_err *e) {
+static eg_code get_ret(const char *user, uint64_t *edges, size_t n, uint64_t *chunks, size_t nc,
+                       int64_t at, Engram__V1__GetRetentionResponse **out, eg_err *e) {
   Engram__V1__Scope s = scope_of(user);
   Engram__V1__GetRetentionRequest req = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   req.scope = &s;
@@ -55,7 +55,8 @@ static eg_code get_ret(const char *user, uint64_t *edges, size_t n, uint64_t *ch
 }
 
 /* The item of id in r, NULL when absent. */
-static const Engram__V1__RetentionInfo *item(const Engram__V1__GetRetentionResponse *r, uint64_t id) {
+static const Engram__V1__RetentionInfo *item(const Engram__V1__GetRetentionResponse *r,
+                                             uint64_t id) {
   for (size_t i = 0; r && i < r->n_items; i++)
     if (r->items[i]->id == id) return r->items[i];
   return NULL;
@@ -70,7 +71,8 @@ static int record(const char *user, uint64_t *ids, size_t n) {
   req.n_ids = n;
   ProtobufCMessage *r = NULL;
   eg_err e;
-  if (gc_call(gra, "RecordAccess", &req.base, &engram__v1__record_access_response__descriptor, &r, &e)) {
+  if (gc_call(gra, "RecordAccess", &req.base, &engram__v1__record_access_response__descriptor, &r,
+              &e)) {
     fprintf(stderr, "RecordAccess: %s\n", e.msg);
     return -1;
   }
@@ -89,14 +91,18 @@ static eg_code set_policy(Engram__V1__RetentionPolicy *p, const char *confirm,
   ProtobufCMessage *r = NULL;
   eg_code rc = eg_rpc_unary(ing, "/engram.v1.Admin/SetRetentionPolicy", &req.base,
                             &engram__v1__set_retention_policy_response__descriptor, 0, &r, e);
-  if (out) *out = (void *)r;
-  else if (r) protobuf_c_message_free_unpacked(r, NULL);
+  if (out)
+    *out = (void *)r;
+  else if (r)
+    protobuf_c_message_free_unpacked(r, NULL);
   return rc;
 }
 
-static uint64_t erase_count(const Engram__V1__EraseResponse *x, const char *store, const char *kind) {
+static uint64_t erase_count(const Engram__V1__EraseResponse *x, const char *store,
+                            const char *kind) {
   for (size_t i = 0; i < x->n_counts; i++)
-    if (!strcmp(x->counts[i]->store, store) && !strcmp(x->counts[i]->kind, kind)) return x->counts[i]->count;
+    if (!strcmp(x->counts[i]->store, store) && !strcmp(x->counts[i]->kind, kind))
+      return x->counts[i]->count;
   return UINT64_MAX;
 }
 
@@ -106,39 +112,49 @@ static void test_start(void) {
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_INGESTD].addr, NULL, &ing, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_GRAPHD].addr, NULL, &gra, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_RECALLD].addr, NULL, &rec, &e) == EG_OK);
-  peanuts = gc_commit_said(gra, TEN, "u1", &(eg_edge_spec){.subject = "user:u1", .relation = "ALLERGIC_TO",
-                                                           .literal = "peanuts"});
-  jazz = gc_commit_said(gra, TEN, "u1", &(eg_edge_spec){.subject = "user:u1", .relation = "LIKES", .object = "jazz"});
-  salient = gc_commit_said(gra, TEN, "u1", &(eg_edge_spec){.subject = "user:u1", .relation = "OWNS",
-                                                           .literal = "a bicycle", .salience = 0.95f});
-  shared = gc_commit_said(gra, TEN, NULL, &(eg_edge_spec){.subject = "Oslo office", .relation = "LOCATED_IN",
-                                                          .object = "Oslo"});
+  peanuts = gc_commit_said(
+      gra, TEN, "u1",
+      &(eg_edge_spec){.subject = "user:u1", .relation = "ALLERGIC_TO", .literal = "peanuts"});
+  jazz = gc_commit_said(
+      gra, TEN, "u1", &(eg_edge_spec){.subject = "user:u1", .relation = "LIKES", .object = "jazz"});
+  salient = gc_commit_said(
+      gra, TEN, "u1",
+      &(eg_edge_spec){
+          .subject = "user:u1", .relation = "OWNS", .literal = "a bicycle", .salience = 0.95f});
+  shared = gc_commit_said(
+      gra, TEN, NULL,
+      &(eg_edge_spec){.subject = "Oslo office", .relation = "LOCATED_IN", .object = "Oslo"});
   EG_REQUIRE(peanuts && jazz && salient && shared);
   /* a chunk of u1's on the same subject (vectord's side of retention) */
-  const char *const msgs[] = {"user", "I have a severe peanut allergy, so I always carry an EpiPen.", "assistant",
-                              "Good to know, I will keep that in mind."};
-  EG_REQUIRE(ic_session(ing, TEN, "u1", "s1", T("2026-01-05T10:00:00Z"), msgs, 2, false, NULL, &e) == EG_OK);
+  const char *const msgs[] = {"user",
+                              "I have a severe peanut allergy, so I always carry an EpiPen.",
+                              "assistant", "Good to know, I will keep that in mind."};
+  EG_REQUIRE(ic_session(ing, TEN, "u1", "s1", T("2026-01-05T10:00:00Z"), msgs, 2, false, NULL,
+                        &e) == EG_OK);
   Engram__V1__SearchResponse *sr = NULL;
   eg_rpc_client *vec = NULL;
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
   EG_CHECK(ic_search(vec, TEN, "u1", "EpiPen peanut allergy", 1, &sr, &e) == EG_OK);
-  if (sr && sr->n_results == 1 && sr->results[0]->n_hits >= 1) chunk = sr->results[0]->hits[0]->chunk->id;
+  if (sr && sr->n_results == 1 && sr->results[0]->n_hits >= 1)
+    chunk = sr->results[0]->hits[0]->chunk->id;
   if (sr) protobuf_c_message_free_unpacked(&sr->base, NULL);
   eg_rpc_client_close(vec);
   EG_REQUIRE(chunk != 0);
   /* a client's salience for a whole conversation; out of [0, 1] refused */
   const char *const chat[] = {"user", "We talked about the weather on the ferry to Lindau."};
   ic_salience = 1.5f;
-  EG_CHECK(ic_session(ing, TEN, "u1", "s-sal", T("2026-01-06T10:00:00Z"), chat, 1, false, NULL, &e) == EG_EINVAL &&
+  EG_CHECK(ic_session(ing, TEN, "u1", "s-sal", T("2026-01-06T10:00:00Z"), chat, 1, false, NULL,
+                      &e) == EG_EINVAL &&
            strstr(e.msg, "salience"));
   ic_salience = 0.35f;
-  EG_CHECK(ic_session(ing, TEN, "u1", "s-sal", T("2026-01-06T10:00:00Z"), chat, 1, false, NULL, &e) == EG_OK);
+  EG_CHECK(ic_session(ing, TEN, "u1", "s-sal", T("2026-01-06T10:00:00Z"), chat, 1, false, NULL,
+                      &e) == EG_OK);
   ic_salience = 0;
   EG_REQUIRE(eg_rpc_client_open(cl.d[EG_VECTORD].addr, NULL, &vec, &e) == EG_OK);
   sr = NULL;
   uint64_t ferry = 0;
-  if (ic_search(vec, TEN, "u1", "weather ferry Lindau", 1, &sr, &e) == EG_OK && sr->n_results == 1 &&
-      sr->results[0]->n_hits >= 1)
+  if (ic_search(vec, TEN, "u1", "weather ferry Lindau", 1, &sr, &e) == EG_OK &&
+      sr->n_results == 1 && sr->results[0]->n_hits >= 1)
     ferry = sr->results[0]->hits[0]->chunk->id;
   if (sr) protobuf_c_message_free_unpacked(&sr->base, NULL);
   eg_rpc_client_close(vec);
@@ -148,9 +164,11 @@ static void test_start(void) {
            !strcmp(gr->items[0]->salience_source, "client"));
   protobuf_c_message_free_unpacked(&gr->base, NULL);
   /* a salience out of [0, 1] is refused, named */
-  EG_CHECK(gc_commit(gra, TEN, "u1", &(eg_edge_spec){.subject = "user:u1", .relation = "OWNS", .literal = "a car",
-                                                    .salience = 1.5f},
-                     &e) == 0);
+  EG_CHECK(
+      gc_commit(gra, TEN, "u1",
+                &(eg_edge_spec){
+                    .subject = "user:u1", .relation = "OWNS", .literal = "a car", .salience = 1.5f},
+                &e) == 0);
   EG_CHECK(strstr(e.msg, "meta.salience") != NULL);
 }
 
@@ -200,14 +218,15 @@ static void test_recall_records_access(void) {
   rq.query = "What am I allergic to?";
   ProtobufCMessage *m = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, 0,
-                          &m, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
+                          &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
   const Engram__V1__RecallResponse *rr = (void *)m;
   bool returned = false, chunk_returned = false;
   for (size_t i = 0; i < rr->n_items; i++) {
     returned |= rr->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && rr->items[i]->fact &&
                 rr->items[i]->fact->id == peanuts;
-    chunk_returned |= rr->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK && rr->items[i]->chunk_id == chunk;
+    chunk_returned |= rr->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK &&
+                      rr->items[i]->chunk_id == chunk;
   }
   protobuf_c_message_free_unpacked(m, NULL);
   EG_REQUIRE(returned);
@@ -231,7 +250,8 @@ static void test_recall_records_access(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
   eg_buf b = EG_BUF_INIT;
   EG_CHECK(eg_http_get(cl.d[EG_RECALLD].metrics_port, "/metrics", &b) == 200);
-  EG_CHECK(eg_buf_append(&b, "", 1) == EG_OK && strstr(b.data, "engram_recalld_access_flushed_total{store=\"graph\"}") &&
+  EG_CHECK(eg_buf_append(&b, "", 1) == EG_OK &&
+           strstr(b.data, "engram_recalld_access_flushed_total{store=\"graph\"}") &&
            strstr(b.data, "engram_recalld_access_flushed_total{store=\"vector\"}") &&
            strstr(b.data, "engram_recalld_access_dropped_total{reason=\"send_failed\"} 0"));
   eg_buf_free(&b);
@@ -267,7 +287,8 @@ static void test_chunks_forwarded(void) {
   EG_CHECK_STR(r->items[0]->kind, "chunk");
   EG_CHECK_INT(r->items[0]->id, chunk);
   EG_CHECK_STR(r->items[1]->kind, "fact");
-  EG_CHECK(fabs(r->items[0]->salience - 0.9) < 1e-6 && strstr(r->items[0]->salience_source, "health"));
+  EG_CHECK(fabs(r->items[0]->salience - 0.9) < 1e-6 &&
+           strstr(r->items[0]->salience_source, "health"));
   EG_CHECK(r->items[0]->access_count >= 1); /* the Recall returned it */
   EG_CHECK(r->n_tiers >= 1 && r->policy != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
@@ -301,8 +322,8 @@ static void test_chunks_forwarded(void) {
   rq.scope = &u1;
   rq.query = "Do I need to carry an EpiPen?";
   m = NULL;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, 0, &m,
-                          &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
+                          &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
   bool found = false;
   for (size_t i = 0; i < ((Engram__V1__RecallResponse *)m)->n_items; i++)
     found |= ((Engram__V1__RecallResponse *)m)->items[i]->chunk_id == chunk;
@@ -365,7 +386,8 @@ static void test_policy(void) {
   protobuf_c_message_free_unpacked(&g->base, NULL);
   /* the audit line: the tenant, the values, the outcome; both the refusal and the change */
   char *log = eg_test_slurp(cl.d[EG_INGESTD].log);
-  const char *ok = log ? strstr(log, "msg=\"retention_policy\" tenant=\"" TEN "\" outcome=OK") : NULL;
+  const char *ok =
+      log ? strstr(log, "msg=\"retention_policy\" tenant=\"" TEN "\" outcome=OK") : NULL;
   EG_CHECK(ok != NULL);
   if (ok) {
     const char *end = strchr(ok, '\n');
@@ -393,8 +415,8 @@ static void test_erasure(void) {
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &s;
   ProtobufCMessage *m = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, 0, &m,
-                          &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
+                          &engram__v1__erase_response__descriptor, 0, &m, &e) == EG_OK);
   /* at least those (the session's facts may have been returned too); not the shared fact's */
   EG_CHECK(erase_count((void *)m, "graph", "access_records") >= with_access);
   protobuf_c_message_free_unpacked(m, NULL);
@@ -406,13 +428,14 @@ static void test_erasure(void) {
   Engram__V1__Scope t = scope_of(NULL);
   er.scope = &t;
   er.confirm_tenant = TEN;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base, &engram__v1__erase_response__descriptor, 0, &m,
-                          &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
+                          &engram__v1__erase_response__descriptor, 0, &m, &e) == EG_OK);
   EG_CHECK_INT(erase_count((void *)m, "graph", "access_records"), 1); /* the shared fact's only */
   protobuf_c_message_free_unpacked(m, NULL);
   Engram__V1__GetRetentionRequest gq = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   gq.scope = &t;
-  EG_REQUIRE(gc_call(gra, "GetRetention", &gq.base, &engram__v1__get_retention_response__descriptor, &m, &e) == EG_OK);
+  EG_REQUIRE(gc_call(gra, "GetRetention", &gq.base, &engram__v1__get_retention_response__descriptor,
+                     &m, &e) == EG_OK);
   r = (void *)m;
   EG_CHECK(r->policy && r->policy->half_life_days == 30 && r->policy->evict_cold_after_days == 0);
   protobuf_c_message_free_unpacked(&r->base, NULL);

@@ -64,7 +64,8 @@ static int entities(eg_proc *p, const char *t, const char *name, eg_code *code) 
   req.queries = sqs;
   req.n_queries = 1;
   ProtobufCMessage *r = NULL;
-  *code = eg_rpc_unary(c, "/engram.v1.Graph/State", &req.base, &engram__v1__state_response__descriptor, 0, &r, &e);
+  *code = eg_rpc_unary(c, "/engram.v1.Graph/State", &req.base,
+                       &engram__v1__state_response__descriptor, 0, &r, &e);
   int n = -1;
   if (*code == EG_OK) {
     Engram__V1__StateResponse *s = (void *)r;
@@ -102,10 +103,12 @@ static void test_every_tenant_recalls_its_own(void) {
   int on[2] = {0, 0};
   for (int i = 0; i < N_TENANTS; i++) {
     char text[160];
-    snprintf(text, sizeof text, "My favourite colour is the shade called Zorblax%d and I live in Paris.", i);
+    snprintf(text, sizeof text,
+             "My favourite colour is the shade called Zorblax%d and I live in Paris.", i);
     const char *msgs[] = {"user", text, "assistant", "Noted."};
     eg_err e;
-    EG_CHECK(ic_session(ci, tenant(i), "u", "s1", 1700000000000000LL, msgs, 2, false, NULL, &e) == EG_OK);
+    EG_CHECK(ic_session(ci, tenant(i), "u", "s1", 1700000000000000LL, msgs, 2, false, NULL, &e) ==
+             EG_OK);
     on[eg_shard_of(tenant(i), 2)]++;
   }
   EG_CHECK(on[0] > 0 && on[1] > 0); /* both shards hold tenants */
@@ -118,8 +121,8 @@ static void test_every_tenant_recalls_its_own(void) {
     req.query = "What is my favourite colour?";
     ProtobufCMessage *r = NULL;
     eg_err e;
-    EG_REQUIRE(eg_rpc_unary(cr, "/engram.v1.Recall/Recall", &req.base, &engram__v1__recall_response__descriptor, 0,
-                            &r, &e) == EG_OK);
+    EG_REQUIRE(eg_rpc_unary(cr, "/engram.v1.Recall/Recall", &req.base,
+                            &engram__v1__recall_response__descriptor, 0, &r, &e) == EG_OK);
     Engram__V1__RecallResponse *resp = (void *)r;
     char mine[32];
     snprintf(mine, sizeof mine, "Zorblax%d ", i);
@@ -168,7 +171,8 @@ static void test_bad_shard_config(void) {
   eg_err e;
   const char *bad[] = {"--shard-index", "2", "--shard-count", "2", NULL};
   EG_CHECK(eg_harness_start("graphd", sub[0], bad, &p, &e) != EG_OK);
-  const char *host[] = {"--shard-index", "-1", "--shard-count", "2", NULL}; /* host name has no -<n> here */
+  const char *host[] = {"--shard-index", "-1", "--shard-count", "2",
+                        NULL}; /* host name has no -<n> here */
   char hn[256] = "";
   gethostname(hn, sizeof hn);
   const char *dash = strrchr(hn, '-');
@@ -187,8 +191,10 @@ int main(void) {
   eg_rpc_client_close(ci);
   eg_rpc_client_close(cr);
   int rc = eg_test_finish();
-  if (rc) fprintf(stderr, "logs kept in %s\n", dir);
-  else eg_test_rmtree(dir);
+  if (rc)
+    fprintf(stderr, "logs kept in %s\n", dir);
+  else
+    eg_test_rmtree(dir);
   free(dir);
   return rc;
 }

@@ -28,15 +28,25 @@ static const char *const keygen = "-newkey ec -pkeyopt ec_paramgen_curve:prime25
 static void make_certificates(void) {
   dir = eg_test_tempdir("engram-tls");
   EG_REQUIRE(dir != NULL);
-  EG_REQUIRE(eg_test_system("cd %s && openssl req -x509 %s -keyout ca.key -out ca.pem -days 2 -subj /CN=engram-test-ca "
-                            ">/dev/null 2>&1", dir, keygen) == 0);
-  EG_REQUIRE(eg_test_system("cd %s && openssl req %s -keyout server.key -out server.csr -subj /CN=localhost "
-                            ">/dev/null 2>&1", dir, keygen) == 0);
-  EG_REQUIRE(eg_test_system("cd %s && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext && "
-                            "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out server.pem "
-                            "-days 2 -extfile san.ext >/dev/null 2>&1", dir) == 0);
-  EG_REQUIRE(eg_test_system("cd %s && openssl req -x509 %s -keyout rogue.key -out rogue.pem -days 2 -subj /CN=rogue "
-                            ">/dev/null 2>&1", dir, keygen) == 0);
+  EG_REQUIRE(eg_test_system("cd %s && openssl req -x509 %s -keyout ca.key -out ca.pem -days 2 "
+                            "-subj /CN=engram-test-ca "
+                            ">/dev/null 2>&1",
+                            dir, keygen) == 0);
+  EG_REQUIRE(eg_test_system(
+                 "cd %s && openssl req %s -keyout server.key -out server.csr -subj /CN=localhost "
+                 ">/dev/null 2>&1",
+                 dir, keygen) == 0);
+  EG_REQUIRE(
+      eg_test_system("cd %s && printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > san.ext && "
+                     "openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+                     "-out server.pem "
+                     "-days 2 -extfile san.ext >/dev/null 2>&1",
+                     dir) == 0);
+  EG_REQUIRE(
+      eg_test_system(
+          "cd %s && openssl req -x509 %s -keyout rogue.key -out rogue.pem -days 2 -subj /CN=rogue "
+          ">/dev/null 2>&1",
+          dir, keygen) == 0);
   snprintf(ca_path, sizeof ca_path, "%s/ca.pem", dir);
   snprintf(rogue_path, sizeof rogue_path, "%s/rogue.pem", dir);
   snprintf(ca_flag, sizeof ca_flag, "--tls-ca-file=%s", ca_path);
@@ -45,7 +55,9 @@ static void make_certificates(void) {
 }
 
 static eg_rpc_client *client(int daemon, const char *ca_file) {
-  eg_rpc_client_opts o = {.token = "tls-user-token", .tls_ca_file = ca_file, .max_attempts = 1,
+  eg_rpc_client_opts o = {.token = "tls-user-token",
+                          .tls_ca_file = ca_file,
+                          .max_attempts = 1,
                           .timeout_us = 5 * EG_US_PER_SEC};
   eg_rpc_client *c = NULL;
   eg_err e;
@@ -82,9 +94,12 @@ static void test_start(void) {
 static void test_trusted_client(void) {
   eg_rpc_client *ing = client(EG_INGESTD, ca_path), *rec = client(EG_RECALLD, ca_path);
   EG_REQUIRE(ing && rec);
-  const char *const msgs[] = {"user", "My cat Quimby likes the window seat.", "assistant", "Cats love sun."};
+  const char *const msgs[] = {"user", "My cat Quimby likes the window seat.", "assistant",
+                              "Cats love sun."};
   eg_err e;
-  EG_CHECK_INT(ic_session(ing, "tls", "u1", "s1", T("2024-02-01T10:00:00Z"), msgs, 2, false, NULL, &e), EG_OK);
+  EG_CHECK_INT(
+      ic_session(ing, "tls", "u1", "s1", T("2024-02-01T10:00:00Z"), msgs, 2, false, NULL, &e),
+      EG_OK);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = "tls";
   scope.user = "u1";
@@ -92,8 +107,8 @@ static void test_trusted_client(void) {
   rq.scope = &scope;
   rq.query = "What is my cat called?";
   ProtobufCMessage *r = NULL;
-  EG_CHECK_INT(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base, &engram__v1__recall_response__descriptor, 0, &r,
-                            &e),
+  EG_CHECK_INT(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
+                            &engram__v1__recall_response__descriptor, 0, &r, &e),
                EG_OK);
   EG_CHECK(r && strstr(((Engram__V1__RecallResponse *)r)->context, "Quimby"));
   if (r) protobuf_c_message_free_unpacked(r, NULL);
@@ -133,7 +148,8 @@ static void test_bad_options(void) {
   EG_CHECK(log && strstr(log, "tls_cert_file and tls_key_file go together"));
   free(log);
   char swapped[700];
-  snprintf(swapped, sizeof swapped, "--tls-key-file=%s/ca.pem", dir); /* a certificate where the key goes */
+  snprintf(swapped, sizeof swapped, "--tls-key-file=%s/ca.pem",
+           dir); /* a certificate where the key goes */
   const char *wrong[] = {cert_flag, swapped, NULL};
   snprintf(sub, sizeof sub, "%s/b2", dir);
   EG_CHECK(eg_harness_start("graphd", sub, wrong, &p, &e) != EG_OK);

@@ -24,8 +24,8 @@ static eg_code call(const char *m, const ProtobufCMessage *req, const ProtobufCM
   return eg_rpc_unary(cl, path, req, d, 0, resp, e);
 }
 
-static eg_code upsert_texts(const char *tenant, uint64_t first_id, const char *const *texts, size_t n,
-                            const char *session, eg_err *e) {
+static eg_code upsert_texts(const char *tenant, uint64_t first_id, const char *const *texts,
+                            size_t n, const char *session, eg_err *e) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   Engram__V1__Chunk *cs = calloc(n, sizeof *cs), **ps = calloc(n, sizeof *ps);
@@ -111,11 +111,13 @@ static void test_get_neighbours(void) {
   req.neighbours = 1;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(call("GetChunks", &req.base, &engram__v1__get_chunks_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(call("GetChunks", &req.base, &engram__v1__get_chunks_response__descriptor, &resp,
+                  &e) == EG_OK);
   Engram__V1__GetChunksResponse *r = (void *)resp;
   EG_CHECK_INT(r->n_chunks, 3); /* turns 1, 2, 3 of session s1 */
   bool has_text = false;
-  for (size_t i = 0; i < r->n_chunks; i++) has_text |= strstr(r->chunks[i]->content, "Emma") != NULL;
+  for (size_t i = 0; i < r->n_chunks; i++)
+    has_text |= strstr(r->chunks[i]->content, "Emma") != NULL;
   EG_CHECK(has_text);
   protobuf_c_message_free_unpacked(resp, NULL);
 }
@@ -158,7 +160,8 @@ static void test_delete(void) {
   req.n_ids = 2;
   ProtobufCMessage *resp;
   eg_err e;
-  EG_REQUIRE(call("Delete", &req.base, &engram__v1__delete_response__descriptor, &resp, &e) == EG_OK);
+  EG_REQUIRE(call("Delete", &req.base, &engram__v1__delete_response__descriptor, &resp, &e) ==
+             EG_OK);
   EG_CHECK_INT(((Engram__V1__DeleteResponse *)resp)->deleted, 1);
   protobuf_c_message_free_unpacked(resp, NULL);
   EG_CHECK(top("acme", "Emma married in Lisbon") != 3);
@@ -168,8 +171,13 @@ static void test_cli(void) {
   char out[600];
   snprintf(out, sizeof out, "%s/cli.out", dir);
   char base[300];
-  snprintf(base, sizeof base, "%s/engram --vectord-addr %s --tenant clitenant", EG_BINARY_DIR, vd.addr);
-  EG_CHECK_INT(eg_test_system("%s vector upsert - > %s <<'EOF'\n{\"chunks\":[{\"id\":7,\"content\":\"the quarterly budget review is on friday\"}]}\nEOF", base, out), 0);
+  snprintf(base, sizeof base, "%s/engram --vectord-addr %s --tenant clitenant", EG_BINARY_DIR,
+           vd.addr);
+  EG_CHECK_INT(
+      eg_test_system("%s vector upsert - > %s <<'EOF'\n{\"chunks\":[{\"id\":7,\"content\":\"the "
+                     "quarterly budget review is on friday\"}]}\nEOF",
+                     base, out),
+      0);
   EG_CHECK_INT(eg_test_system("%s vector search 'budget review' >> %s", base, out), 0);
   EG_CHECK_INT(eg_test_system("%s vector delete 7 >> %s", base, out), 0);
   EG_CHECK_INT(eg_test_system("%s vector search 'budget review' >> %s", base, out), 0);

@@ -3,13 +3,12 @@
  * forms, tenant and role rules, the service token, and reload keeping the old table
  * when the new one is broken.
  */
-#include "common/auth.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "common/auth.h"
 #include "tests/testlib.h"
 
 static char da[72], db[72], dadm[72];
@@ -35,7 +34,8 @@ static void test_digest(void) {
 
 static void test_check(void) {
   char lines[600];
-  snprintf(lines, sizeof lines, "acme %s\n# comment\n\nacme %s admin ; globex %s user", da, dadm, db);
+  snprintf(lines, sizeof lines, "acme %s\n# comment\n\nacme %s admin ; globex %s user", da, dadm,
+           db);
   eg_err e;
   eg_auth *a = open_inline(lines, "svc", &e);
   EG_REQUIRE(a != NULL);
@@ -44,31 +44,46 @@ static void test_check(void) {
   EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "acme", &role, &e), EG_OK);
   EG_CHECK_INT(role, EG_ROLE_USER);
   EG_CHECK_INT(eg_auth_check(a, "bearer tok-a", "engram.v1.Graph/State", "acme", NULL, &e), EG_OK);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "globex", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "globex", NULL, &e),
+               EG_EPERM);
   EG_CHECK(strstr(e.msg, "globex") != NULL);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Admin/Erase", "acme", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Admin/Erase", "acme", NULL, &e),
+               EG_EPERM);
   EG_CHECK(strstr(e.msg, "admin") != NULL);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Admin/Erase", "acme", &role, &e), EG_OK);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Admin/Erase", "acme", &role, &e),
+               EG_OK);
   EG_CHECK_INT(role, EG_ROLE_ADMIN);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Vector/Erase", "globex", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Vector/Erase", "globex", NULL, &e),
+               EG_EPERM);
   EG_CHECK_INT(eg_auth_check(a, "Bearer svc", "engram.v1.Graph/Erase", "globex", &role, &e), EG_OK);
   EG_CHECK_INT(role, EG_ROLE_SERVICE);
   /* retention: Admin's methods and the stores' policy changes are admin's; reads are not */
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Admin/GetRetention", "acme", NULL, &e), EG_EPERM);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/SetRetentionPolicy", "acme", NULL, &e), EG_EPERM);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Vector/SweepRetention", "acme", NULL, &e), EG_EPERM);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/GetRetention", "acme", NULL, &e), EG_OK);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-admin", "engram.v1.Admin/SetRetentionPolicy", "acme", NULL, &e), EG_OK);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Admin/GetRetention", "acme", NULL, &e),
+               EG_EPERM);
+  EG_CHECK_INT(
+      eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/SetRetentionPolicy", "acme", NULL, &e),
+      EG_EPERM);
+  EG_CHECK_INT(
+      eg_auth_check(a, "Bearer tok-a", "engram.v1.Vector/SweepRetention", "acme", NULL, &e),
+      EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/GetRetention", "acme", NULL, &e),
+               EG_OK);
+  EG_CHECK_INT(
+      eg_auth_check(a, "Bearer tok-admin", "engram.v1.Admin/SetRetentionPolicy", "acme", NULL, &e),
+      EG_OK);
   /* an unset tenant passes to the handler, which refuses it */
   EG_CHECK_INT(eg_auth_check(a, "Bearer tok-b", "engram.v1.Graph/State", "", NULL, &e), EG_OK);
   /* header forms */
   EG_CHECK_INT(eg_auth_check(a, NULL, "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
   EG_CHECK_INT(eg_auth_check(a, "", "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
   EG_CHECK_INT(eg_auth_check(a, "tok-a", "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
-  EG_CHECK_INT(eg_auth_check(a, "Basic tok-a", "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
+  EG_CHECK_INT(eg_auth_check(a, "Basic tok-a", "engram.v1.Graph/State", "acme", NULL, &e),
+               EG_EUNAUTH);
   EG_CHECK_INT(eg_auth_check(a, "Bearer ", "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a ", "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-", "engram.v1.Graph/State", "acme", NULL, &e), EG_EUNAUTH);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a ", "engram.v1.Graph/State", "acme", NULL, &e),
+               EG_EUNAUTH);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-", "engram.v1.Graph/State", "acme", NULL, &e),
+               EG_EUNAUTH);
   EG_CHECK(strstr(e.msg, "tok-") == NULL); /* never echoes the token */
   eg_auth_free(a);
 }
@@ -148,14 +163,17 @@ static void test_tenant_escapes(void) {
   eg_auth *a = open_inline(l, "", &e);
   EG_REQUIRE(a != NULL);
   EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", odd, NULL, &e), EG_OK);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "acme", NULL, &e), EG_EPERM);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", field, NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "acme", NULL, &e),
+               EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", field, NULL, &e),
+               EG_EPERM);
   eg_auth_free(a);
   /* "%2A" is a tenant named "*", for a user token, not every tenant */
   snprintf(l, sizeof l, "%%2A %s", da);
   EG_REQUIRE((a = open_inline(l, "", &e)) != NULL);
   EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "*", NULL, &e), EG_OK);
-  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "globex", NULL, &e), EG_EPERM);
+  EG_CHECK_INT(eg_auth_check(a, "Bearer tok-a", "engram.v1.Graph/State", "globex", NULL, &e),
+               EG_EPERM);
   eg_auth_free(a);
   /* a '%' that starts no escape, an escaped NUL, an escaped control byte */
   const char *bad[] = {"ac%2", "ac%zzme", "ac%00me", "ac%09me", "acme%"};

@@ -22,14 +22,16 @@ static char ids[6][8];
 static eg_bgroup group;
 
 static void setup(void) {
-  static const char *const topics[6] = {"pasta recipes with garlic", "my dog Biscuit the golden retriever",
-                                        "filing taxes in April", "a red bicycle for commuting",
-                                        "planting tomatoes in the garden", "learning Spanish verbs"};
+  static const char *const topics[6] = {
+      "pasta recipes with garlic",       "my dog Biscuit the golden retriever",
+      "filing taxes in April",           "a red bicycle for commuting",
+      "planting tomatoes in the garden", "learning Spanish verbs"};
   for (int s = 0; s < 6; s++) {
     snprintf(ids[s], sizeof ids[s], "s%d", s);
     for (int m = 0; m < 4; m++) {
       char text[128];
-      snprintf(text, sizeof text, "%s message %d about %s", m % 2 ? "reply" : "question", m, topics[s]);
+      snprintf(text, sizeof text, "%s message %d about %s", m % 2 ? "reply" : "question", m,
+               topics[s]);
       bool user = s == 5 ? m % 2 == 1 : m % 2 == 0;
       msgs[s][m] = (eg_bmsg){user ? "user" : "assistant", NULL, strdup(text)};
     }
@@ -39,7 +41,8 @@ static void setup(void) {
 }
 
 static void rank(eg_brank *r, const int *s_turn, size_t n) {
-  for (size_t i = 0; i < n; i++) EG_CHECK(eg_brank_add(r, &group, ids[s_turn[2 * i]], s_turn[2 * i + 1]));
+  for (size_t i = 0; i < n; i++)
+    EG_CHECK(eg_brank_add(r, &group, ids[s_turn[2 * i]], s_turn[2 * i + 1]));
 }
 
 static void test_units(void) {
@@ -52,7 +55,7 @@ static void test_units(void) {
   eg_brank r = {0};
   int x[] = {1, 2, 1, 2, 5, 0};
   rank(&r, x, 3);
-  EG_CHECK_INT(r.n, 2);      /* the repeat is dropped */
+  EG_CHECK_INT(r.n, 2); /* the repeat is dropped */
   EG_CHECK_INT(r.u[0].len, 2);
   EG_CHECK_INT(r.u[1].len, 1);
   EG_CHECK(!eg_brank_add(&r, &group, "nope", 0));
@@ -64,8 +67,13 @@ static void test_lme_metrics(void) {
   /* evidence: sessions s1 and s3; turns s1:1 (an assistant reply) and s3:2 */
   char *ev_s[] = {"s1", "s3"};
   eg_bunit ev_u[] = {{ids[1], 1, 1}, {ids[3], 2, 1}};
-  eg_bquestion q = {.id = "q", .category = "multi-session", .query = "", .sessions = ev_s, .n_sessions = 2,
-                    .units = ev_u, .n_units = 2};
+  eg_bquestion q = {.id = "q",
+                    .category = "multi-session",
+                    .query = "",
+                    .sessions = ev_s,
+                    .n_sessions = 2,
+                    .units = ev_u,
+                    .n_units = 2};
   /* session order s0, s1, s2, s4, s5, s3 — s3 sixth; units of two turns each but s5's */
   eg_brank r = {0};
   int x[] = {0, 0, 0, 2, 1, 2, 2, 0, 4, 0, 5, 0, 1, 0, 3, 2};
@@ -131,7 +139,9 @@ static void test_tables(void) {
   EG_CHECK_INT(t.c[0].questions, 3);
   NEAR(eg_btable_mean(&t, 2, 1), 0);
   char *j = eg_btable_json(&t);
-  EG_CHECK(j && strstr(j, "\"overall\":{\"questions\":3,\"recall@5\":25,\"recall@10\":50,\"recall@25\":75}"));
+  EG_CHECK(
+      j &&
+      strstr(j, "\"overall\":{\"questions\":3,\"recall@5\":25,\"recall@10\":50,\"recall@25\":75}"));
   EG_CHECK(j && strstr(j, "\"temporal\":{\"questions\":1,"));
   free(j);
   char *buf = NULL;
@@ -148,12 +158,14 @@ static void test_tables(void) {
 }
 
 static void test_locomo_time(void) {
-  EG_CHECK_INT(eg_locomo_time("1:56 pm on 8 May, 2023"),
-               eg_days_from_civil(2023, 5, 8) * EG_US_PER_DAY + (13 * 60 + 56) * 60 * EG_US_PER_SEC);
+  EG_CHECK_INT(
+      eg_locomo_time("1:56 pm on 8 May, 2023"),
+      eg_days_from_civil(2023, 5, 8) * EG_US_PER_DAY + (13 * 60 + 56) * 60 * EG_US_PER_SEC);
   EG_CHECK_INT(eg_locomo_time("12:09 am on 13 September, 2023"),
                eg_days_from_civil(2023, 9, 13) * EG_US_PER_DAY + 9 * 60 * EG_US_PER_SEC);
-  EG_CHECK_INT(eg_locomo_time("12:30 pm on 1 January, 2024"),
-               eg_days_from_civil(2024, 1, 1) * EG_US_PER_DAY + (12 * 60 + 30) * 60 * EG_US_PER_SEC);
+  EG_CHECK_INT(
+      eg_locomo_time("12:30 pm on 1 January, 2024"),
+      eg_days_from_civil(2024, 1, 1) * EG_US_PER_DAY + (12 * 60 + 30) * 60 * EG_US_PER_SEC);
   EG_CHECK_INT(eg_locomo_time("13:00 pm on 1 Smarch, 2024"), 0);
   EG_CHECK_INT(eg_locomo_time("garbage"), 0);
 }
@@ -165,7 +177,8 @@ static void test_fts5(void) {
   EG_CHECK_INT(eg_fts5_rank(f, "What's my dog's name, retriever?", 100, &r), 0);
   EG_REQUIRE(r.n >= 1);
   EG_CHECK_STR(r.u[0].session, "s1");
-  for (size_t i = 0; i < r.n; i++) EG_CHECK_STR(r.u[i].session, "s1"); /* only s1 has dog/retriever/my */
+  for (size_t i = 0; i < r.n; i++)
+    EG_CHECK_STR(r.u[i].session, "s1"); /* only s1 has dog/retriever/my */
   eg_brank_free(&r);
   /* stems: "planted" finds "planting"; no word at all: nothing, no error */
   EG_CHECK_INT(eg_fts5_rank(f, "planted", 100, &r), 0);

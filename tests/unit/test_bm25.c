@@ -16,7 +16,8 @@
  * score(cat, d0) = idf(cat)·2·2.2 / (2 + 1.2·(0.25 + 0.75·1.5)) = idf(cat)·4.4/3.65. */
 static eg_bm25 *build(void) {
   eg_bm25 *ix = eg_bm25_new(1.2, 0.75);
-  eg_bm25_term d0[] = {{"cat", 2}, {"dog", 1}}, d1[] = {{"dog", 1}, {"bird", 1}}, d2[] = {{"fish", 1}};
+  eg_bm25_term d0[] = {{"cat", 2}, {"dog", 1}}, d1[] = {{"dog", 1}, {"bird", 1}},
+               d2[] = {{"fish", 1}};
   eg_bm25_add(ix, 0, d0, 2, 3);
   eg_bm25_add(ix, 1, d1, 2, 2);
   eg_bm25_add(ix, 2, d2, 1, 1);
@@ -29,8 +30,8 @@ static double score(const eg_bm25 *ix, const char *const *terms, size_t n, uint3
   return eg_bm25_score(ix, &q, slot);
 }
 
-static size_t search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k, eg_bm25_keep keep,
-                     uint32_t *slots, double *scores) {
+static size_t search(const eg_bm25 *ix, const char *const *terms, size_t n, size_t k,
+                     eg_bm25_keep keep, uint32_t *slots, double *scores) {
   eg_bm25_query q;
   eg_bm25_prepare(ix, terms, n, &q);
   return eg_bm25_search(ix, &q, k, keep, NULL, slots, scores);
@@ -45,7 +46,8 @@ static void test_scores(void) {
   /* dog in d1: tf 1, len 2 → norm 1.2·(0.25 + 0.75) = 1.2 → idf·2.2/2.2 */
   EG_CHECK(NEAR(score(ix, dog, 1, 1), idf_dog));
   /* duplicates in the query count once */
-  EG_CHECK(NEAR(score(ix, both, 3, 0), idf_cat * 4.4 / 3.65 + idf_dog * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))));
+  EG_CHECK(NEAR(score(ix, both, 3, 0),
+                idf_cat * 4.4 / 3.65 + idf_dog * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1.5))));
   uint32_t slots[3];
   double scores[3];
   EG_CHECK_INT(search(ix, both, 3, 3, NULL, slots, scores), 2);
@@ -197,8 +199,8 @@ static bool same_as_brute(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, e
   for (size_t i = 0; ok && i < got; i++) ok = slots[i] == all[i].slot && scores[i] == all[i].score;
   for (size_t i = 0; !ok && i < got && i < m; i++)
     if (slots[i] != all[i].slot || scores[i] != all[i].score) {
-      fprintf(stderr, "  k=%zu terms=%zu: got %zu, want %zu; at %zu: %u %.17g / %u %.17g\n", k, q->n, got, m < k ? m : k, i,
-              slots[i], scores[i], all[i].slot, all[i].score);
+      fprintf(stderr, "  k=%zu terms=%zu: got %zu, want %zu; at %zu: %u %.17g / %u %.17g\n", k,
+              q->n, got, m < k ? m : k, i, slots[i], scores[i], all[i].slot, all[i].score);
       break;
     }
   free(all);
@@ -235,10 +237,13 @@ static void test_search_equals_brute_force(void) {
   for (int round = 0; round < 300; round++) {
     const char *qt[12];
     size_t nq = 1 + rnd(12);
-    for (size_t i = 0; i < nq; i++) qt[i] = words[round % 3 ? rnd(VOCAB) : rnd(20)]; /* some of common words only */
+    for (size_t i = 0; i < nq; i++)
+      qt[i] = words[round % 3 ? rnd(VOCAB) : rnd(20)]; /* some of common words only */
     eg_bm25_query q;
-    if (round % 5 == 4) eg_bm25_prepare_within(ix, qt, nq, &odd, 10, &q);
-    else eg_bm25_prepare(ix, qt, nq, &q);
+    if (round % 5 == 4)
+      eg_bm25_prepare_within(ix, qt, nq, &odd, 10, &q);
+    else
+      eg_bm25_prepare(ix, qt, nq, &q);
     size_t k = round % 4 == 0 ? 1 : round % 4 == 1 ? 10 : round % 4 == 2 ? 64 : 200;
     bad += !same_as_brute(ix, &q, k, round % 7 == 3 ? odd_only : NULL);
     bad += !many_same_as_one(ix, &q);

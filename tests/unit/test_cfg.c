@@ -63,8 +63,9 @@ static void test_list_flag(void) {
 }
 
 static void test_precedence(void) {
-  char *file = write_file("# comment\nworkers = 8\ngrpc_addr = \"0.0.0.0:1\"\nratio = 2 # x\n"
-                          "verbose = yes\n");
+  char *file = write_file(
+      "# comment\nworkers = 8\ngrpc_addr = \"0.0.0.0:1\"\nratio = 2 # x\n"
+      "verbose = yes\n");
   char cfgenv[300];
   snprintf(cfgenv, sizeof cfgenv, "ENGRAM_CONFIG=%s", file);
   char *env[] = {cfgenv, "ENGRAM_WORKERS=16", "OTHER=1", NULL};
@@ -77,7 +78,7 @@ static void test_precedence(void) {
   EG_CHECK_INT(eg_cfg_int(c, "workers"), 16); /* env beats file */
   EG_CHECK_INT(eg_cfg_source_of(c, "workers"), EG_CFG_FROM_ENV);
   EG_CHECK(eg_cfg_double(c, "ratio") == 3.5); /* flag beats file */
-  EG_CHECK(!eg_cfg_bool(c, "verbose"));      /* --no-verbose beats file */
+  EG_CHECK(!eg_cfg_bool(c, "verbose"));       /* --no-verbose beats file */
   char **args;
   EG_CHECK_INT(eg_cfg_args(c, &args), 2);
   EG_CHECK_STR(args[0], "pos1");

@@ -20,13 +20,13 @@ static void test_relative_days(void) {
   /* Saturday 2023-05-20 */
   EG_CHECK_STR(one("I went yesterday", "2023-05-20T10:00:00Z"), "2023-05-19");
   EG_CHECK_STR(one("today is fine", "2023-05-20T23:59:00Z"), "2023-05-20");
-  EG_CHECK_STR(one("see you tomorrow", "2023-05-31"), "2023-06-01");      /* month bound */
-  EG_CHECK_STR(one("Yesterday was cold", "2024-01-01"), "2023-12-31");    /* year bound */
+  EG_CHECK_STR(one("see you tomorrow", "2023-05-31"), "2023-06-01");   /* month bound */
+  EG_CHECK_STR(one("Yesterday was cold", "2024-01-01"), "2023-12-31"); /* year bound */
   EG_CHECK_STR(one("the day before yesterday", "2024-03-01"), "2024-02-28");
   EG_CHECK_STR(one("two weeks ago", "2023-05-20"), "2023-05-06");
   EG_CHECK_STR(one("3 days ago", "2023-03-02"), "2023-02-27");
   EG_CHECK_STR(one("a couple of days ago", "2023-05-20"), "2023-05-18");
-  EG_CHECK_STR(one("a month ago", "2023-03-31"), "2023-02-28");            /* clamped */
+  EG_CHECK_STR(one("a month ago", "2023-03-31"), "2023-02-28"); /* clamped */
   EG_CHECK_STR(one("two years ago", "2024-02-29"), "2022-02-28");
   EG_CHECK_STR(one("last night", "2023-05-20"), "2023-05-19");
 }
@@ -35,9 +35,9 @@ static void test_weeks_and_weekends(void) {
   EG_CHECK_STR(one("last weekend", "2023-05-22T09:00:00Z"), "weekend of 2023-05-20"); /* Monday */
   EG_CHECK_STR(one("last weekend", "2023-05-20"), "weekend of 2023-05-13");           /* Saturday */
   EG_CHECK_STR(one("this weekend", "2023-05-17"), "weekend of 2023-05-20");
-  EG_CHECK_STR(one("next week", "2023-12-28"), "week of 2024-01-01");                  /* year bound */
+  EG_CHECK_STR(one("next week", "2023-12-28"), "week of 2024-01-01"); /* year bound */
   EG_CHECK_STR(one("last week", "2023-05-20"), "week of 2023-05-08");
-  EG_CHECK_STR(one("last Monday", "2023-05-22"), "2023-05-15");  /* said on a Monday */
+  EG_CHECK_STR(one("last Monday", "2023-05-22"), "2023-05-15"); /* said on a Monday */
   EG_CHECK_STR(one("on Friday", "2023-05-22"), "2023-05-19");
 }
 
@@ -55,15 +55,15 @@ static void test_months_and_years(void) {
 
 static void test_absolute_days(void) {
   EG_CHECK_STR(one("on the 15th", "2023-05-20"), "2023-05-15");
-  EG_CHECK_STR(one("on the 25th", "2023-05-20"), "2023-04-25");          /* previous month */
-  EG_CHECK_STR(one("on the 31st", "2023-03-10"), "2023-02-28");          /* clamped */
+  EG_CHECK_STR(one("on the 25th", "2023-05-20"), "2023-04-25"); /* previous month */
+  EG_CHECK_STR(one("on the 31st", "2023-03-10"), "2023-02-28"); /* clamped */
   EG_CHECK_STR(one("May 3rd", "2023-05-20"), "2023-05-03");
-  EG_CHECK_STR(one("December 24", "2024-01-05"), "2023-12-24");          /* past year */
+  EG_CHECK_STR(one("December 24", "2024-01-05"), "2023-12-24"); /* past year */
   EG_CHECK_STR(one("20 May 2021", "2024-01-05"), "2021-05-20");
   EG_CHECK_STR(one("the 4th of July", "2024-01-05"), "2023-07-04");
   EG_CHECK_STR(one("on 2023-02-28 we met", "2024-01-05"), "2023-02-28");
   EG_CHECK_STR(one("5/20/2021", "2024-01-05"), "2021-05-20");
-  EG_CHECK_STR(one("2023-02-30", "2024-01-05"), "");                     /* not a date */
+  EG_CHECK_STR(one("2023-02-30", "2024-01-05"), ""); /* not a date */
 }
 
 static void test_since_and_spans(void) {

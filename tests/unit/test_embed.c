@@ -24,7 +24,8 @@ static float cosine(const float *a, const float *b, int d) {
 static void test_glove(void) {
   eg_embedder *e = NULL;
   eg_err err;
-  EG_REQUIRE(eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &e, &err) == EG_OK);
+  EG_REQUIRE(eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &e, &err) ==
+             EG_OK);
   EG_CHECK_INT(e->dim, 100);
   EG_CHECK_STR(e->model_id, "glove-100d-sif");
   const char *texts[] = {"the cat sat on the mat", "a kitten rested on the rug",
@@ -94,7 +95,7 @@ static void test_use_golden(void) {
 
 /* ---- a local OpenAI-compatible embeddings server ---- */
 
-static atomic_int mode;     /* 0 ok, 1 429 once, 2 slow, 3 malformed, 4 wrong dim, 5 needs key */
+static atomic_int mode; /* 0 ok, 1 429 once, 2 slow, 3 malformed, 4 wrong dim, 5 needs key */
 static atomic_int throttled;
 
 static eg_stub_reply embeddings(void *ctx, const char *url, const char *auth, const char *body) {
@@ -102,7 +103,8 @@ static eg_stub_reply embeddings(void *ctx, const char *url, const char *auth, co
   eg_stub_reply r = {200, NULL, 0, NULL};
   int m = atomic_load(&mode);
   if (strcmp(url, "/v1/embeddings") != 0) return (eg_stub_reply){404, NULL, 0, NULL};
-  if (m == 5 && (!auth || strcmp(auth, "Bearer secret-key") != 0)) return (eg_stub_reply){401, NULL, 0, NULL};
+  if (m == 5 && (!auth || strcmp(auth, "Bearer secret-key") != 0))
+    return (eg_stub_reply){401, NULL, 0, NULL};
   if (m == 1 && atomic_fetch_add(&throttled, 1) == 0) return (eg_stub_reply){429, NULL, 0, "0"};
   if (m == 2) r.delay_ms = 1500;
   if (m == 3) {
@@ -116,8 +118,8 @@ static eg_stub_reply embeddings(void *ctx, const char *url, const char *auth, co
   eg_buf_puts(&out, "{\"object\":\"list\",\"data\":[");
   int i = 0;
   for (cJSON *x = in ? in->child : NULL; x; x = x->next, i++)
-    eg_buf_printf(&out, "%s{\"object\":\"embedding\",\"index\":%d,\"embedding\":[%d,%d,1%s]}", i ? "," : "", i,
-                  (int)strlen(x->valuestring), i + 1, m == 4 ? "" : ",0");
+    eg_buf_printf(&out, "%s{\"object\":\"embedding\",\"index\":%d,\"embedding\":[%d,%d,1%s]}",
+                  i ? "," : "", i, (int)strlen(x->valuestring), i + 1, m == 4 ? "" : ",0");
   eg_buf_puts(&out, "],\"model\":\"stub\"}");
   cJSON_Delete(j);
   r.body = eg_buf_detach(&out, NULL);

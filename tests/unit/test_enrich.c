@@ -23,9 +23,11 @@ static int64_t T(const char *s) {
 
 static void test_that_framework_is_react(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[3] = {{"I've been learning React for a new project at work.", "user", "", T("2024-03-10"), 0, 0},
-                     {"React is popular; its hooks take some getting used to.", "assistant", "", T("2024-03-10"), 0, 0},
-                     {"Honestly, I absolutely hate that framework.", "user", "", T("2024-03-10"), 0, 0}};
+  eg_segment s[3] = {
+      {"I've been learning React for a new project at work.", "user", "", T("2024-03-10"), 0, 0},
+      {"React is popular; its hooks take some getting used to.", "assistant", "", T("2024-03-10"),
+       0, 0},
+      {"Honestly, I absolutely hate that framework.", "user", "", T("2024-03-10"), 0, 0}};
   eg_enriched out[3];
   eg_err e;
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 3, a, out, &e) == EG_OK);
@@ -39,8 +41,11 @@ static void test_that_framework_is_react(void) {
   EG_CHECK(strstr(out[2].latent, "that framework (React)") != NULL);
   EG_CHECK(strstr(out[2].latent, "the user dislikes React (very strongly)") != NULL);
   EG_CHECK(strstr(out[2].latent, "2024-03-10, the user:") == out[2].latent);
-  /* what a reply answers comes along, cut after 24 words; the first segment has nothing before it */
-  EG_CHECK(strstr(out[2].latent, "[replying to assistant: React is popular; its hooks take some getting used to.]"));
+  /* what a reply answers comes along, cut after 24 words; the first segment has nothing before it
+   */
+  EG_CHECK(
+      strstr(out[2].latent,
+             "[replying to assistant: React is popular; its hooks take some getting used to.]"));
   EG_CHECK(strstr(out[0].latent, "[replying to") == NULL);
   EG_CHECK_INT(find(&out[1], "DISLIKES") == NULL, 1); /* the assistant states no user facts */
   eg_arena_free(a);
@@ -48,7 +53,8 @@ static void test_that_framework_is_react(void) {
 
 static void test_moved_to_london_last_october(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[1] = {{"I moved to London last October because of a new job.", "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  eg_segment s[1] = {{"I moved to London last October because of a new job.", "user", "",
+                      T("2024-03-10T09:00:00Z"), 0, 0}};
   eg_enriched out[1];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
   const eg_fact *f = find(&out[0], "LIVES_IN");
@@ -64,11 +70,12 @@ static void test_moved_to_london_last_october(void) {
 
 static void test_intensity_and_relations(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[5] = {{"I'm not a fan of sushi.", "user", "", T("2024-01-01"), 0, 0},
-                     {"My sister Emma lives in Lisbon.", "user", "", T("2024-01-01"), 0, 0},
-                     {"I adopted a dog named Max two weeks ago!", "user", "", T("2024-01-20"), 0, 0},
-                     {"I'm vegan now.", "user", "", T("2024-01-20"), 0, 0},
-                     {"She called me yesterday.", "user", "", T("2024-01-20"), 0, 0}};
+  eg_segment s[5] = {
+      {"I'm not a fan of sushi.", "user", "", T("2024-01-01"), 0, 0},
+      {"My sister Emma lives in Lisbon.", "user", "", T("2024-01-01"), 0, 0},
+      {"I adopted a dog named Max two weeks ago!", "user", "", T("2024-01-20"), 0, 0},
+      {"I'm vegan now.", "user", "", T("2024-01-20"), 0, 0},
+      {"She called me yesterday.", "user", "", T("2024-01-20"), 0, 0}};
   eg_enriched out[5];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 5, a, out, NULL) == EG_OK);
   const eg_fact *f = find(&out[0], "DISLIKES");
@@ -88,7 +95,8 @@ static void test_intensity_and_relations(void) {
   EG_CHECK_STR(f->object, "vegan");
   EG_CHECK(strstr(out[4].latent, "She (Emma)") != NULL); /* coreference in the window */
   bool user_mentioned = false;
-  for (size_t i = 0; i < out[1].n_mentions; i++) user_mentioned |= !strcmp(out[1].mentions[i].type, "user");
+  for (size_t i = 0; i < out[1].n_mentions; i++)
+    user_mentioned |= !strcmp(out[1].mentions[i].type, "user");
   EG_CHECK(user_mentioned);
   eg_arena_free(a);
 }
@@ -96,9 +104,11 @@ static void test_intensity_and_relations(void) {
 /* Names with accents and typographic apostrophes stay whole, valid UTF-8. */
 static void test_non_ascii_names(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[2] = {{"The Shrine of Bahá’u’lláh in Israel is the holiest site of the Bahá'í Faith; the Buddha’s "
-                      "teachings came from Bodh Gaya. José Núñez visited Zürich.", "assistant", "", T("2024-03-10"), 0, 0},
-                     {"I met Zoë at the Café Müller in São Paulo.", "user", "", T("2024-03-10"), 0, 0}};
+  eg_segment s[2] = {
+      {"The Shrine of Bahá’u’lláh in Israel is the holiest site of the Bahá'í Faith; the Buddha’s "
+       "teachings came from Bodh Gaya. José Núñez visited Zürich.",
+       "assistant", "", T("2024-03-10"), 0, 0},
+      {"I met Zoë at the Café Müller in São Paulo.", "user", "", T("2024-03-10"), 0, 0}};
   eg_enriched out[2];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
   size_t names = 0;
@@ -106,7 +116,8 @@ static void test_non_ascii_names(void) {
     for (size_t m = 0; m < out[i].n_mentions; m++) {
       const char *n = out[i].mentions[m].name;
       EG_CHECK(eg_utf8_valid(n, strlen(n)));
-      names += strcmp(n, "Zürich") == 0 || strcmp(n, "José Núñez") == 0 || strcmp(n, "São Paulo") == 0;
+      names +=
+          strcmp(n, "Zürich") == 0 || strcmp(n, "José Núñez") == 0 || strcmp(n, "São Paulo") == 0;
     }
   EG_CHECK_INT(names, 3);
   for (int i = 0; i < 2; i++) EG_CHECK(eg_utf8_valid(out[i].latent, strlen(out[i].latent)));
@@ -116,8 +127,9 @@ static void test_non_ascii_names(void) {
 /* "I care most about X" and its kin → OPTIMIZES_FOR. */
 static void test_optimizes_for(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s[2] = {{"When I book flights I care most about legroom.", "user", "", T("2024-03-10"), 0, 0},
-                     {"My top priority is price, always.", "user", "", T("2024-03-10"), 0, 0}};
+  eg_segment s[2] = {
+      {"When I book flights I care most about legroom.", "user", "", T("2024-03-10"), 0, 0},
+      {"My top priority is price, always.", "user", "", T("2024-03-10"), 0, 0}};
   eg_enriched out[2];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
   const eg_fact *f = find(&out[0], "OPTIMIZES_FOR");
@@ -135,12 +147,15 @@ static void test_optimizes_for(void) {
 static void test_suggestion_accepted_or_declined(void) {
   eg_arena *a = eg_arena_new(0, 0);
   /* rounds as ingestd builds them: "user: <said>\nassistant: <reply>" */
-  static const char r0[] = "user: Where should we eat tonight?\nassistant: How about Sakura Sushi near the station?";
-  static const char r1[] = "user: Sounds great, book it for eight.\nassistant: Done. Or you could try the ramen bar.";
+  static const char r0[] =
+      "user: Where should we eat tonight?\nassistant: How about Sakura Sushi near the station?";
+  static const char r1[] =
+      "user: Sounds great, book it for eight.\nassistant: Done. Or you could try the ramen bar.";
   static const char r2[] = "user: No thanks, one dinner is enough.\nassistant: Fair enough.";
-  eg_segment s[3] = {{r0, "user", "", T("2024-03-10"), 6, 6 + strlen("Where should we eat tonight?")},
-                     {r1, "user", "", T("2024-03-10"), 6, 6 + strlen("Sounds great, book it for eight.")},
-                     {r2, "user", "", T("2024-03-10"), 6, 6 + strlen("No thanks, one dinner is enough.")}};
+  eg_segment s[3] = {
+      {r0, "user", "", T("2024-03-10"), 6, 6 + strlen("Where should we eat tonight?")},
+      {r1, "user", "", T("2024-03-10"), 6, 6 + strlen("Sounds great, book it for eight.")},
+      {r2, "user", "", T("2024-03-10"), 6, 6 + strlen("No thanks, one dinner is enough.")}};
   eg_enriched out[3];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 3, a, out, NULL) == EG_OK);
   EG_CHECK(find(&out[0], "ACCEPTED") == NULL && find(&out[0], "REJECTED") == NULL);
@@ -153,30 +168,36 @@ static void test_suggestion_accepted_or_declined(void) {
   EG_CHECK(find(&out[1], "REJECTED") == NULL);
   f = find(&out[2], "REJECTED");
   EG_REQUIRE(f != NULL);
-  EG_CHECK_STR(f->object, "ramen bar"); /* the latest suggestion ("the ramen bar"), article dropped */
+  EG_CHECK_STR(f->object,
+               "ramen bar"); /* the latest suggestion ("the ramen bar"), article dropped */
   EG_CHECK(!f->object_entity);
   EG_CHECK(f->sentiment < 0);
-  /* a "yes" after something that suggests nothing, or the assistant's own "sure", is no acceptance */
+  /* a "yes" after something that suggests nothing, or the assistant's own "sure", is no acceptance
+   */
   eg_segment t[3] = {{"I moved to Berlin last year.", "user", "", T("2024-03-10"), 0, 0},
-                     {"Sure, Berlin is a great city. Try Mustafa's Gemuese Kebap.", "assistant", "", T("2024-03-10"), 0, 0},
+                     {"Sure, Berlin is a great city. Try Mustafa's Gemuese Kebap.", "assistant", "",
+                      T("2024-03-10"), 0, 0},
                      {"Yes, it really is great.", "user", "", T("2024-03-10"), 0, 0}};
   EG_REQUIRE(eg_enrich_rules(&ctx, t, 3, a, out, NULL) == EG_OK);
   EG_CHECK(find(&out[1], "ACCEPTED") == NULL);
   f = find(&out[2], "ACCEPTED"); /* the user says yes to the assistant's "Try …" */
   EG_REQUIRE(f != NULL);
-  if (!EG_CHECK(strstr(f->object, "Mustafa") == f->object)) fprintf(stderr, "object: %s\n", f->object);
+  if (!EG_CHECK(strstr(f->object, "Mustafa") == f->object))
+    fprintf(stderr, "object: %s\n", f->object);
   eg_segment u[2] = {{"I moved to Berlin last year.", "user", "", T("2024-03-10"), 0, 0},
                      {"Yes, and I love it.", "user", "", T("2024-03-10"), 0, 0}};
   EG_REQUIRE(eg_enrich_rules(&ctx, u, 2, a, out, NULL) == EG_OK);
   EG_CHECK(find(&out[1], "ACCEPTED") == NULL);
   /* "let's" is "let us": "Let's do it" takes the suggestion up */
   static const char v1[] = "user: Let's do it, that sounds lovely.\nassistant: Booked.";
-  eg_segment v[2] = {{"Try the Alfama Lodge, it has a roof terrace.", "assistant", "", T("2024-03-10"), 0, 0},
-                     {v1, "user", "", T("2024-03-10"), 6, 6 + strlen("Let's do it, that sounds lovely.")}};
+  eg_segment v[2] = {
+      {"Try the Alfama Lodge, it has a roof terrace.", "assistant", "", T("2024-03-10"), 0, 0},
+      {v1, "user", "", T("2024-03-10"), 6, 6 + strlen("Let's do it, that sounds lovely.")}};
   EG_REQUIRE(eg_enrich_rules(&ctx, v, 2, a, out, NULL) == EG_OK);
   f = find(&out[1], "ACCEPTED");
   EG_REQUIRE(f != NULL);
-  if (!EG_CHECK(strstr(f->object, "Alfama Lodge") != NULL)) fprintf(stderr, "object: %s\n", f->object);
+  if (!EG_CHECK(strstr(f->object, "Alfama Lodge") != NULL))
+    fprintf(stderr, "object: %s\n", f->object);
   eg_arena_free(a);
 }
 
@@ -202,14 +223,17 @@ static void test_outcomes_of_suggestions(void) {
       {NULL, "The restaurant you suggested was great!", "SUCCEEDED", "", "restaurant"},
       {NULL, "Honestly, that hotel you recommended was awful.", "FAILED", "", "hotel"},
       {NULL, "Sakura was amazing, thanks for the tip.", "SUCCEEDED", "Sakura", ""},
-      {NULL, "We went there on Friday and Sakura Sushi was not good at all.", "FAILED", "Sakura Sushi", ""},
+      {NULL, "We went there on Friday and Sakura Sushi was not good at all.", "FAILED",
+       "Sakura Sushi", ""},
       {NULL, "I ended up going to Sakura Sushi last night.", "ACTED_ON", "Sakura Sushi", ""},
       {NULL, "In the end I ended up going to the ramen bar.", "ACTED_ON", "ramen bar", ""},
       {NULL, "I loved the book you recommended.", "SUCCEEDED", "", "book"},
       {NULL, "I switched back to my old gym, the one you suggested was too far.", NULL, NULL, NULL},
       {"How about Sakura Sushi near the station?", "I never went.", "IGNORED", "Sakura Sushi", ""},
-      {"You could try the ramen bar on Main Street.", "It was delicious.", "SUCCEEDED", "ramen bar", ""},
-      {"I recommend the Hotel Lisboa.", "I switched back to the Ritz.", "REVERSED", "Hotel Lisboa", ""},
+      {"You could try the ramen bar on Main Street.", "It was delicious.", "SUCCEEDED", "ramen bar",
+       ""},
+      {"I recommend the Hotel Lisboa.", "I switched back to the Ritz.", "REVERSED", "Hotel Lisboa",
+       ""},
       {NULL, "I do not go to the climbing gym you suggested anymore.", "REVERSED", "", "gym"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -224,11 +248,13 @@ static void test_outcomes_of_suggestions(void) {
     }
     if (!EG_CHECK(!strcmp(o->kind, cases[i].kind) && !strcmp(o->target, cases[i].target) &&
                   !strcmp(o->category, cases[i].category)))
-      fprintf(stderr, "\"%s\": %s target \"%s\" category \"%s\"\n", cases[i].said, o->kind, o->target, o->category);
+      fprintf(stderr, "\"%s\": %s target \"%s\" category \"%s\"\n", cases[i].said, o->kind,
+              o->target, o->category);
     EG_CHECK_STR(o->utterance, cases[i].said);
   }
   /* a deed and how it went, in one sentence */
-  eg_segment two[1] = {{"I took your advice and the hotel you recommended was lovely.", "user", "", T("2024-03-11"), 0, 0}};
+  eg_segment two[1] = {{"I took your advice and the hotel you recommended was lovely.", "user", "",
+                        T("2024-03-11"), 0, 0}};
   eg_enriched got[1];
   EG_REQUIRE(eg_enrich_rules(&ctx, two, 1, a, got, NULL) == EG_OK);
   EG_REQUIRE(got[0].n_outcomes == 2);
@@ -238,8 +264,13 @@ static void test_outcomes_of_suggestions(void) {
   EG_CHECK_STR(got[0].outcomes[1].category, "hotel");
   /* nothing that names no earlier suggestion, and no guess without one in the window */
   static const char *const none[] = {
-      "The weather was great.", "I was happy with it.", "It was great.", "I never went to college.",
-      "You were right about the weather.", "I do not eat meat.", "Not bad at all.",
+      "The weather was great.",
+      "I was happy with it.",
+      "It was great.",
+      "I never went to college.",
+      "You were right about the weather.",
+      "I do not eat meat.",
+      "Not bad at all.",
   };
   for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
     const eg_outcome *o = outcome_of(a, NULL, none[i]);
@@ -250,7 +281,8 @@ static void test_outcomes_of_suggestions(void) {
     if (!EG_CHECK(o == NULL)) fprintf(stderr, "\"%s\": %s \"%s\"\n", none[i], o->kind, o->target);
   }
   /* the acceptance keeps how the suggestion was worded (what "the restaurant" is matched to) */
-  eg_segment s[2] = {{"I recommend Sakura, a lovely sushi restaurant near the station.", "assistant", "", T("2024-03-10"), 0, 0},
+  eg_segment s[2] = {{"I recommend Sakura, a lovely sushi restaurant near the station.",
+                      "assistant", "", T("2024-03-10"), 0, 0},
                      {"Sounds great!", "user", "", T("2024-03-10"), 0, 0}};
   eg_enriched out[2];
   EG_REQUIRE(eg_enrich_rules(&ctx, s, 2, a, out, NULL) == EG_OK);
@@ -264,7 +296,8 @@ static void test_outcomes_of_suggestions(void) {
 /* Which acceptance an outcome refers to: a name wins, else the category; the latest
  * stated before it; nothing when none fits. */
 static void test_outcome_resolution(void) {
-  const int64_t d1 = T("2024-03-01"), d2 = T("2024-03-05"), d3 = T("2024-03-09"), later = T("2024-04-01");
+  const int64_t d1 = T("2024-03-01"), d2 = T("2024-03-05"), d3 = T("2024-03-09"),
+                later = T("2024-04-01");
   eg_outcome_edge e[] = {
       {11, "Sakura Sushi", "place", "How about Sakura Sushi near the station?", d1, 100, "s1", 2},
       {12, "Hotel Lisboa", "", "I recommend the Hotel Lisboa by the river.", d2, 200, "s2", 4},
@@ -273,8 +306,10 @@ static void test_outcome_resolution(void) {
   };
   size_t n = sizeof e / sizeof *e;
   eg_outcome o = {"SUCCEEDED", "", "restaurant", "The restaurant you suggested was great."};
-  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 2); /* Kaito: "restaurant" in the suggestion */
-  EG_CHECK_INT(eg_outcome_resolve(&o, d2, "s9", 0, e, n), -1); /* before Kaito, nothing else is a restaurant */
+  EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n),
+               2); /* Kaito: "restaurant" in the suggestion */
+  EG_CHECK_INT(eg_outcome_resolve(&o, d2, "s9", 0, e, n),
+               -1); /* before Kaito, nothing else is a restaurant */
   o.category = "hotels";
   EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), 1);
   o.category = "bar";

@@ -78,7 +78,8 @@ static char *txn_read1(eg_kvtxn *t, int cf, const char *key) {
 }
 
 /* got (freed here) equals want; want NULL: absent. */
-static void check_value_at(const char *file, int line, char *got, const char *want, const char *what) {
+static void check_value_at(const char *file, int line, char *got, const char *want,
+                           const char *what) {
   if (want && (!got || strcmp(got, want) != 0))
     eg_test_fail(file, line, "%s: \"%s\", want \"%s\"", what, got ? got : "(absent)", want);
   else if (!want && got)
@@ -292,7 +293,8 @@ static void test_write_batch(void) {
     key_put64(k, i);
     if (eg_kv_get(kv, CF_ONE, k, 8, &v, &vl, &e) == EG_OK) left_one++, free(v);
     if (eg_kv_get(kv, CF_TWO, k, 8, &v, &vl, &e) == EG_OK) left_two++, free(v);
-    if (i >= 100 && i < 110 && eg_kvtxn_get(t, CF_ONE, k, 8, &v, &vl, &e) == EG_OK) warm_left++, free(v);
+    if (i >= 100 && i < 110 && eg_kvtxn_get(t, CF_ONE, k, 8, &v, &vl, &e) == EG_OK)
+      warm_left++, free(v);
   }
   eg_kvtxn_abort(t);
   EG_CHECK_INT(left_one, N / 2 - 50); /* the even keys of [100, 200) are gone */
@@ -422,7 +424,8 @@ static void test_group_commit(void) {
     }
   EG_CHECK_INT(ok, WRITERS * TXNS);
   int keys = 0, aborted = 0;
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
+  rocksdb_iterator_t *it =
+      rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
   for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
     size_t kl;
     const char *k = rocksdb_iter_key(it, &kl);
@@ -606,7 +609,8 @@ static void test_scan_order(void) {
   EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
   uint8_t prefix[8];
   key_put64(prefix, 2);
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
+  rocksdb_iterator_t *it =
+      rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
   uint64_t got[N + 8];
   int n = 0;
   for (rocksdb_iter_seek(it, (const char *)prefix, 8); rocksdb_iter_valid(it) && n < N + 8;
@@ -630,13 +634,14 @@ static void test_scan_order(void) {
 /* The log as the leader's append hook sees it. */
 typedef struct fake_log {
   pthread_mutex_t mu;
-  uint64_t end;       /* the last position appended */
-  char recs[64][16];  /* record at position i + 1 */
-  bool refuse;        /* the next append fails */
+  uint64_t end;      /* the last position appended */
+  char recs[64][16]; /* record at position i + 1 */
+  bool refuse;       /* the next append fails */
   int appends, bad_order;
 } fake_log;
 
-static eg_code fake_append(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n, eg_err *err) {
+static eg_code fake_append(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n,
+                           eg_err *err) {
   fake_log *l = ctx;
   pthread_mutex_lock(&l->mu);
   eg_code rc = EG_OK;
@@ -647,7 +652,8 @@ static eg_code fake_append(void *ctx, uint64_t first, const eg_kv_record *recs, 
     l->appends++;
     l->bad_order += first != l->end + 1;
     for (size_t i = 0; i < n && first + i <= 64; i++)
-      snprintf(l->recs[first + i - 1], sizeof l->recs[0], "%.*s", (int)recs[i].len, (const char *)recs[i].data);
+      snprintf(l->recs[first + i - 1], sizeof l->recs[0], "%.*s", (int)recs[i].len,
+               (const char *)recs[i].data);
     l->end = first + n - 1;
   }
   pthread_mutex_unlock(&l->mu);
@@ -808,7 +814,8 @@ static void test_settled_under_load(void) {
   }
   atomic_store(&stop, true);
   for (int i = 0; i < WRITERS; i++) pthread_join(th[i], NULL);
-  fprintf(stderr, "  %d settled transactions waited %.1f ms in all\n", TRIES, (double)waited / 1000);
+  fprintf(stderr, "  %d settled transactions waited %.1f ms in all\n", TRIES,
+          (double)waited / 1000);
   EG_CHECK(waited < 2 * EG_US_PER_SEC);
   eg_kv_close(s);
   eg_test_rmtree(dir);

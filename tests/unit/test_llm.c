@@ -18,8 +18,8 @@ static atomic_int mode; /* 0 good, 1 429 once, 2 slow, 3 not JSON, 4 bad shape *
 static atomic_int throttled;
 
 static char *completion(const char *content) {
-  cJSON *r = cJSON_CreateObject(), *choices = cJSON_AddArrayToObject(r, "choices"), *c = cJSON_CreateObject(),
-        *m = cJSON_CreateObject();
+  cJSON *r = cJSON_CreateObject(), *choices = cJSON_AddArrayToObject(r, "choices"),
+        *c = cJSON_CreateObject(), *m = cJSON_CreateObject();
   cJSON_AddStringToObject(m, "role", "assistant");
   cJSON_AddStringToObject(m, "content", content);
   cJSON_AddItemToObject(c, "message", m);
@@ -31,31 +31,39 @@ static char *completion(const char *content) {
 
 static eg_stub_reply chat(void *ctx, const char *url, const char *auth, const char *body) {
   (void)ctx, (void)auth;
-  if (strcmp(url, "/v1/chat/completions") != 0 || !strstr(body, "\"messages\"")) return (eg_stub_reply){404, NULL, 0, NULL};
+  if (strcmp(url, "/v1/chat/completions") != 0 || !strstr(body, "\"messages\""))
+    return (eg_stub_reply){404, NULL, 0, NULL};
   int m = atomic_load(&mode);
   if (m == 1 && atomic_fetch_add(&throttled, 1) == 0) return (eg_stub_reply){429, NULL, 0, "0"};
   if (m == 2) return (eg_stub_reply){200, completion("{}"), 1500, NULL};
-  if (m == 3) return (eg_stub_reply){200, completion("Sure! Here is the JSON you asked for"), 0, NULL};
+  if (m == 3)
+    return (eg_stub_reply){200, completion("Sure! Here is the JSON you asked for"), 0, NULL};
   if (m == 5) /* an outcome of an earlier suggestion */
-    return (eg_stub_reply){200, completion("{\"latent\":\"The user says the restaurant the assistant suggested "
-                                           "was great.\",\"entities\":[],\"facts\":[],\"outcomes\":[{\"kind\":"
-                                           "\"SUCCEEDED\",\"target\":\"\",\"category\":\"restaurant\"}]}"),
-                           0, NULL};
+    return (eg_stub_reply){
+        200,
+        completion("{\"latent\":\"The user says the restaurant the assistant suggested "
+                   "was great.\",\"entities\":[],\"facts\":[],\"outcomes\":[{\"kind\":"
+                   "\"SUCCEEDED\",\"target\":\"\",\"category\":\"restaurant\"}]}"),
+        0, NULL};
   if (m == 6) /* an outcome of no known kind */
-    return (eg_stub_reply){200, completion("{\"latent\":\"x\",\"entities\":[],\"facts\":[],\"outcomes\":"
-                                           "[{\"kind\":\"LOVED\",\"target\":\"Sakura\"}]}"),
+    return (eg_stub_reply){200,
+                           completion("{\"latent\":\"x\",\"entities\":[],\"facts\":[],\"outcomes\":"
+                                      "[{\"kind\":\"LOVED\",\"target\":\"Sakura\"}]}"),
                            0, NULL};
   if (m == 4)
-    return (eg_stub_reply){200, completion("{\"latent\":\"x\",\"entities\":[],\"facts\":[{\"subject\":\"user\","
-                                           "\"relation\":\"not snake\",\"object\":\"y\"}]}"),
-                           0, NULL};
-  return (eg_stub_reply){200,
-                         completion("{\"latent\":\"On 2024-03-10 the user said they strongly dislike the React "
-                                    "framework.\",\"entities\":[{\"name\":\"React\",\"type\":\"product\"}],"
-                                    "\"facts\":[{\"subject\":\"user\",\"relation\":\"DISLIKES\",\"object\":\"React\","
-                                    "\"object_is_entity\":true,\"valid_from\":\"2024-03-10\",\"sentiment\":-0.9,"
-                                    "\"intensity\":0.95,\"reason\":\"\"}]}"),
-                         0, NULL};
+    return (eg_stub_reply){
+        200,
+        completion("{\"latent\":\"x\",\"entities\":[],\"facts\":[{\"subject\":\"user\","
+                   "\"relation\":\"not snake\",\"object\":\"y\"}]}"),
+        0, NULL};
+  return (eg_stub_reply){
+      200,
+      completion("{\"latent\":\"On 2024-03-10 the user said they strongly dislike the React "
+                 "framework.\",\"entities\":[{\"name\":\"React\",\"type\":\"product\"}],"
+                 "\"facts\":[{\"subject\":\"user\",\"relation\":\"DISLIKES\",\"object\":\"React\","
+                 "\"object_is_entity\":true,\"valid_from\":\"2024-03-10\",\"sentiment\":-0.9,"
+                 "\"intensity\":0.95,\"reason\":\"\"}]}"),
+      0, NULL};
 }
 
 static void test_llm_enricher(void) {
@@ -69,7 +77,8 @@ static void test_llm_enricher(void) {
   eg_enrich_ctx ctx = {"user:u1", 3, 1};
   int64_t t;
   eg_time_parse("2024-03-10", &t, NULL);
-  eg_segment s[1] = {{"I moved to London last October, and honestly I hate React.", "user", "", t, 0, 0}};
+  eg_segment s[1] = {
+      {"I moved to London last October, and honestly I hate React.", "user", "", t, 0, 0}};
   eg_enriched out[1];
   uint32_t fb = 9;
   /* a good answer is used as given */
@@ -95,7 +104,8 @@ static void test_llm_enricher(void) {
     EG_REQUIRE(eg_enrich_llm(l, &ctx, s, 1, a, out, &fb, &e) == EG_OK);
     EG_CHECK_INT(fb, 1);
     bool lives = false;
-    for (size_t i = 0; i < out[0].n_facts; i++) lives |= !strcmp(out[0].facts[i].relation, "LIVES_IN");
+    for (size_t i = 0; i < out[0].n_facts; i++)
+      lives |= !strcmp(out[0].facts[i].relation, "LIVES_IN");
     EG_CHECK(lives); /* the rules' reading */
     EG_CHECK(strstr(out[0].latent, "\"last October\" = 2023-10") != NULL);
   }

@@ -46,7 +46,8 @@ static eg_mcp_session initialized(const char *v) {
   eg_mcp_session s = {.may_erase = true};
   char msg[256];
   snprintf(msg, sizeof msg,
-           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
+           "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+           "\"protocolVersion\":\"%s\","
            "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
            v);
   eg_mcp_outcome out;
@@ -58,7 +59,8 @@ static eg_mcp_session initialized(const char *v) {
 static cJSON *call_tool(eg_mcp_session *s, const char *name, const char *args) {
   char msg[2048];
   snprintf(msg, sizeof msg,
-           "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
+           "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/"
+           "call\",\"params\":{\"name\":\"%s\",\"arguments\":%s}}",
            name, args);
   eg_mcp_outcome out;
   cJSON *r = send_msg(s, msg, &out);
@@ -67,18 +69,21 @@ static cJSON *call_tool(eg_mcp_session *s, const char *name, const char *args) {
   return result;
 }
 
-static bool is_error_result(const cJSON *result) { return cJSON_IsTrue(cJSON_GetObjectItem(result, "isError")); }
+static bool is_error_result(const cJSON *result) {
+  return cJSON_IsTrue(cJSON_GetObjectItem(result, "isError"));
+}
 
 static const char *result_text(const cJSON *result) {
-  const cJSON *t = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(result, "content"), 0), "text");
+  const cJSON *t =
+      cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(result, "content"), 0), "text");
   return cJSON_IsString(t) ? t->valuestring : "";
 }
 
 static void test_parse_errors(void) {
   eg_mcp_session s = initialized("2025-11-25");
   eg_mcp_outcome out;
-  static const char *const broken[] = {"{not json", "", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} {}",
-                                       "[1,2"};
+  static const char *const broken[] = {
+      "{not json", "", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"} {}", "[1,2"};
   for (size_t i = 0; i < sizeof broken / sizeof *broken; i++) {
     cJSON *r = send_msg(&s, broken[i], &out);
     EG_CHECK_INT(out, EG_MCP_BAD_MESSAGE);
@@ -91,11 +96,14 @@ static void test_parse_errors(void) {
 static void test_invalid_requests(void) {
   eg_mcp_session s = initialized("2025-11-25");
   eg_mcp_outcome out;
-  static const char *const invalid[] = {"42", "\"ping\"", "{\"id\":1,\"method\":\"ping\"}",
+  static const char *const invalid[] = {"42",
+                                        "\"ping\"",
+                                        "{\"id\":1,\"method\":\"ping\"}",
                                         "{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}",
                                         "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}",
                                         "{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}",
-                                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}", "{\"jsonrpc\":\"2.0\",\"id\":1}"};
+                                        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":5}",
+                                        "{\"jsonrpc\":\"2.0\",\"id\":1}"};
   for (size_t i = 0; i < sizeof invalid / sizeof *invalid; i++) {
     cJSON *r = send_msg(&s, invalid[i], &out);
     EG_CHECK_INT(out, EG_MCP_BAD_MESSAGE);
@@ -124,33 +132,43 @@ static void test_lifecycle_and_negotiation(void) {
   EG_CHECK_INT(error_code(r), EG_JSONRPC_INVALID_PARAMS);
   cJSON_Delete(r);
   /* a revision it speaks comes back as asked; any other gets the newest */
-  static const char *const asked[][2] = {{"2025-06-18", "2025-06-18"}, {"2024-11-05", "2024-11-05"},
-                                         {"2025-11-25", "2025-11-25"}, {"2026-07-28", EG_MCP_LATEST},
+  static const char *const asked[][2] = {{"2025-06-18", "2025-06-18"},
+                                         {"2024-11-05", "2024-11-05"},
+                                         {"2025-11-25", "2025-11-25"},
+                                         {"2026-07-28", EG_MCP_LATEST},
                                          {"1999-01-01", EG_MCP_LATEST}};
   for (size_t i = 0; i < sizeof asked / sizeof *asked; i++) {
     eg_mcp_session fresh = {0};
     char msg[200];
     snprintf(msg, sizeof msg,
-             "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"%s\"}}",
+             "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{"
+             "\"protocolVersion\":\"%s\"}}",
              asked[i][0]);
     r = send_msg(&fresh, msg, &out);
     const cJSON *res = cJSON_GetObjectItem(r, "result");
     EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(res, "protocolVersion")), asked[i][1]);
     EG_CHECK_STR(fresh.version, asked[i][1]);
-    EG_CHECK(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "capabilities"), "tools")));
-    EG_CHECK(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "capabilities"), "resources")));
-    EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "serverInfo"), "name")),
-                 "engram-mcp");
+    EG_CHECK(
+        cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "capabilities"), "tools")));
+    EG_CHECK(
+        cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "capabilities"), "resources")));
+    EG_CHECK_STR(
+        cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(res, "serverInfo"), "name")),
+        "engram-mcp");
     EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "id")), "init");
     cJSON_Delete(r);
   }
   s = initialized("2025-11-25");
-  r = send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-                   "\"2025-11-25\"}}", &out);
+  r = send_msg(
+      &s,
+      "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-11-25\"}}",
+      &out);
   EG_CHECK_INT(error_code(r), EG_JSONRPC_INVALID_REQUEST); /* only once per session */
   cJSON_Delete(r);
   /* notifications and responses get nothing back */
-  EG_CHECK(send_msg(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &out) == NULL);
+  EG_CHECK(send_msg(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", &out) ==
+           NULL);
   EG_CHECK_INT(out, EG_MCP_NO_REPLY);
   EG_CHECK(send_msg(&s, "{\"jsonrpc\":\"2.0\",\"method\":\"no/such/notification\"}", &out) == NULL);
   EG_CHECK(send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}", &out) == NULL);
@@ -160,7 +178,8 @@ static void test_lifecycle_and_negotiation(void) {
 static void test_methods_and_params(void) {
   eg_mcp_session s = initialized("2025-11-25");
   eg_mcp_outcome out;
-  cJSON *r = send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"sampling/createMessage\"}", &out);
+  cJSON *r = send_msg(
+      &s, "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"sampling/createMessage\"}", &out);
   EG_CHECK_INT(out, EG_MCP_REPLY);
   EG_CHECK_INT(error_code(r), EG_JSONRPC_METHOD_NOT_FOUND);
   EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(r, "id")), "x");
@@ -168,8 +187,10 @@ static void test_methods_and_params(void) {
   static const char *const bad_params[] = {
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":[1]}",
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{}}",
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"recall\",\"arguments\":[1]}}",
-      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"no_such_tool\"}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+      "call\",\"params\":{\"name\":\"recall\",\"arguments\":[1]}}",
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+      "call\",\"params\":{\"name\":\"no_such_tool\"}}",
       "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{}}",
   };
   for (size_t i = 0; i < sizeof bad_params / sizeof *bad_params; i++) {
@@ -177,12 +198,15 @@ static void test_methods_and_params(void) {
     EG_CHECK_INT(error_code(r), EG_JSONRPC_INVALID_PARAMS);
     cJSON_Delete(r);
   }
-  static const char *const unknown[] = {"file:///etc/passwd", "engram://users//profile", "engram://users/%00/profile",
-                                        "engram://users/a/b/profile", "engram://users/ana/diary"};
+  static const char *const unknown[] = {"file:///etc/passwd", "engram://users//profile",
+                                        "engram://users/%00/profile", "engram://users/a/b/profile",
+                                        "engram://users/ana/diary"};
   for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
     char msg[256];
-    snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}",
-             unknown[i]);
+    snprintf(
+        msg, sizeof msg,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}",
+        unknown[i]);
     r = send_msg(&s, msg, &out);
     EG_CHECK_INT(error_code(r), EG_MCP_RESOURCE_NOT_FOUND);
     cJSON_Delete(r);
@@ -207,12 +231,16 @@ static void test_listings(void) {
   }
   cJSON_Delete(r);
   r = send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/templates/list\"}", &out);
-  const cJSON *t = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "resourceTemplates"), 0);
-  EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(t, "uriTemplate")), "engram://users/{user}/profile");
+  const cJSON *t = cJSON_GetArrayItem(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "resourceTemplates"), 0);
+  EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(t, "uriTemplate")),
+               "engram://users/{user}/profile");
   cJSON_Delete(r);
   r = send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/list\"}", &out);
-  const cJSON *res = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "resources"), 0);
-  EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(res, "uri")), "engram://users/ana%20lee/profile");
+  const cJSON *res =
+      cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "result"), "resources"), 0);
+  EG_CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(res, "uri")),
+               "engram://users/ana%20lee/profile");
   cJSON_Delete(r);
 }
 
@@ -226,28 +254,34 @@ static void test_tool_errors(void) {
       {"recall", "{\"question\": \"where?\", \"colour\": \"red\"}", "no argument `colour`"},
       {"remember", "{}", "give `messages`"},
       {"remember", "{\"messages\": [], \"text\": \"x\"}", "not both"},
-      {"remember", "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\", \"mood\": 1}]}", "invalid arguments"},
+      {"remember", "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\", \"mood\": 1}]}",
+       "invalid arguments"},
       {"history", "{\"limit\": 1.5}", "`limit` must be a whole number"},
       {"facts", "{\"user\": 7}", "`user` must be a string"},
       {"forget", "{\"confirm\": true}", "without an admin token"},
       /* past the arguments: the daemon is down, and the error says which and where */
-      {"recall", "{\"question\": \"where do I live?\"}", "recalld at 127.0.0.1:1 answered UNAVAILABLE"},
+      {"recall", "{\"question\": \"where do I live?\"}",
+       "recalld at 127.0.0.1:1 answered UNAVAILABLE"},
       {"facts", "{}", "graphd at 127.0.0.1:1"},
-      {"remember", "{\"messages\": [{\"role\": \"user\", \"content\": \"I moved to Lisbon.\"}]}", "ingestd at 127.0.0.1:1"},
+      {"remember", "{\"messages\": [{\"role\": \"user\", \"content\": \"I moved to Lisbon.\"}]}",
+       "ingestd at 127.0.0.1:1"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     cJSON *result = call_tool(&s, cases[i][0], cases[i][1]);
     EG_CHECK(is_error_result(result));
     if (!strstr(result_text(result), cases[i][2]))
-      eg_test_fail(__FILE__, __LINE__, "%s %s: \"%s\" lacks \"%s\"", cases[i][0], cases[i][1], result_text(result),
-                   cases[i][2]);
+      eg_test_fail(__FILE__, __LINE__, "%s %s: \"%s\" lacks \"%s\"", cases[i][0], cases[i][1],
+                   result_text(result), cases[i][2]);
     EG_CHECK(cJSON_GetObjectItem(result, "structuredContent") == NULL);
     cJSON_Delete(result);
   }
   /* a resource read whose daemon is down is a protocol error with the reason */
   eg_mcp_outcome out;
-  cJSON *r = send_msg(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":"
-                          "\"engram://users/ana/profile\"}}", &out);
+  cJSON *r =
+      send_msg(&s,
+               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":"
+               "\"engram://users/ana/profile\"}}",
+               &out);
   EG_CHECK_INT(error_code(r), EG_JSONRPC_INTERNAL_ERROR);
   EG_CHECK(strstr(error_message(r), "graphd") != NULL);
   cJSON_Delete(r);
@@ -259,12 +293,15 @@ static void test_tool_errors(void) {
 static void test_utf8_cuts(void) {
   eg_mcp_session s = initialized("2025-11-25"), fresh = {0};
   char name[80], uri[260], key[300], msg[1024];
-  snprintf(name, sizeof name, "%.63s\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+  snprintf(name, sizeof name, "%.63s\xc3\xa9",
+           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
   eg_mcp_outcome out;
   static const char *const shapes[][2] = {
       {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\"}", "Method not found: aaa"},
-      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"}}", "Unknown tool: aaa"},
-      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\",\"arguments\":1}}",
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"%s\"}}",
+       "Unknown tool: aaa"},
+      {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/"
+       "call\",\"params\":{\"name\":\"%s\",\"arguments\":1}}",
        "arguments of tool aaa"},
   };
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
@@ -279,7 +316,10 @@ static void test_utf8_cuts(void) {
   cJSON_Delete(r);
   /* a resource URI quoted up to 200 bytes */
   snprintf(uri, sizeof uri, "engram://x/%0188d\xc3\xa9", 0);
-  snprintf(msg, sizeof msg, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}", uri);
+  snprintf(
+      msg, sizeof msg,
+      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"%s\"}}",
+      uri);
   r = send_msg(&s, msg, &out);
   EG_CHECK_INT(error_code(r), EG_MCP_RESOURCE_NOT_FOUND);
   cJSON_Delete(r);
@@ -288,19 +328,22 @@ static void test_utf8_cuts(void) {
   cJSON *result = call_tool(&s, "recall", msg);
   EG_CHECK(is_error_result(result) && strstr(result_text(result), "no argument `aaa") != NULL);
   cJSON_Delete(result);
-  snprintf(key, sizeof key, "%0221d\xc3\xa9", 0); /* 256 bytes of "IngestSessionRequest.messages[0].key" */
-  snprintf(msg, sizeof msg, "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\", \"%s\": 1}]}", key);
+  snprintf(key, sizeof key, "%0221d\xc3\xa9",
+           0); /* 256 bytes of "IngestSessionRequest.messages[0].key" */
+  snprintf(msg, sizeof msg,
+           "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\", \"%s\": 1}]}", key);
   result = call_tool(&s, "remember", msg);
   EG_CHECK(is_error_result(result) && strstr(result_text(result), "invalid arguments") != NULL);
   cJSON_Delete(result);
 }
 
 static void test_batches(void) {
-  static const char batch[] = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
-                              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
-                              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"nope\"},"
-                              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-                              "\"2025-03-26\"}}]";
+  static const char batch[] =
+      "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},"
+      "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"nope\"},"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+      "\"2025-03-26\"}}]";
   eg_mcp_outcome out;
   /* 2025-06-18 and later have no batches: one error for the whole array */
   const char *without[] = {"2025-11-25", "2025-06-18", "2024-11-05"};
@@ -321,12 +364,14 @@ static void test_batches(void) {
   EG_CHECK_INT(cJSON_GetArraySize(r), 3);
   EG_CHECK(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetArrayItem(r, 0), "result")));
   EG_CHECK_INT(error_code(cJSON_GetArrayItem(r, 1)), EG_JSONRPC_METHOD_NOT_FOUND);
-  EG_CHECK_INT(error_code(cJSON_GetArrayItem(r, 2)), EG_JSONRPC_INVALID_REQUEST); /* initialize in a batch */
+  EG_CHECK_INT(error_code(cJSON_GetArrayItem(r, 2)),
+               EG_JSONRPC_INVALID_REQUEST); /* initialize in a batch */
   cJSON_Delete(r);
   r = send_msg(&s, "[]", &out);
   EG_CHECK_INT(error_code(r), EG_JSONRPC_INVALID_REQUEST);
   cJSON_Delete(r);
-  EG_CHECK(send_msg(&s, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}]", &out) == NULL);
+  EG_CHECK(send_msg(&s, "[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\"}]", &out) ==
+           NULL);
   EG_CHECK_INT(out, EG_MCP_NO_REPLY);
   /* a stateless (HTTP) request of 2025-03-26, the default without a version header */
   eg_mcp_session http = {.stateless = true};
@@ -338,16 +383,25 @@ static void test_batches(void) {
 
 int main(void) {
   eg_rpc_global_init();
-  eg_mcp_engram_opts o = {.ingestd_addr = "127.0.0.1:1", .graphd_addr = "127.0.0.1:1", .recalld_addr = "127.0.0.1:1",
-                          .token = "", .admin_token = "", .tls_ca_file = "", .tls_server_name = "",
-                          .timeout_us = 2000000, .tenant = "acme", .user = "ana lee", .agent = ""};
+  eg_mcp_engram_opts o = {.ingestd_addr = "127.0.0.1:1",
+                          .graphd_addr = "127.0.0.1:1",
+                          .recalld_addr = "127.0.0.1:1",
+                          .token = "",
+                          .admin_token = "",
+                          .tls_ca_file = "",
+                          .tls_server_name = "",
+                          .timeout_us = 2000000,
+                          .tenant = "acme",
+                          .user = "ana lee",
+                          .agent = ""};
   eg_mcp_engram *e = NULL;
   eg_err err;
   if (eg_mcp_engram_open(&o, &e, &err)) {
     fprintf(stderr, "open: %s\n", err.msg);
     return 1;
   }
-  srv = (eg_mcp_server){&eg_mcp_engram_ops, e, "engram-mcp", "Engram memory", "test", "instructions"};
+  srv =
+      (eg_mcp_server){&eg_mcp_engram_ops, e, "engram-mcp", "Engram memory", "test", "instructions"};
   EG_RUN(test_parse_errors);
   EG_RUN(test_invalid_requests);
   EG_RUN(test_lifecycle_and_negotiation);

@@ -27,8 +27,8 @@ static eg_metrics *sample(void) {
   eg_series_set(eg_metric_solo(g), 12);
   eg_series_add(eg_metric_solo(g), -2);
   static const double bounds[] = {0.001, 0.01, 0.1};
-  eg_metric *h = eg_metrics_histogram(m, "engram_test_duration_seconds", "Latency.", "method",
-                                      bounds, 3);
+  eg_metric *h =
+      eg_metrics_histogram(m, "engram_test_duration_seconds", "Latency.", "method", bounds, 3);
   const char *hv[1] = {"a\"b\\c"};
   eg_series *hs = eg_metric_series(h, hv, 1);
   eg_series_observe(hs, 0.0005);
@@ -47,18 +47,23 @@ static void test_render(void) {
   EG_REQUIRE(t != NULL);
   EG_CHECK(strstr(t, "# TYPE engram_test_requests_total counter\n") != NULL);
   EG_CHECK(strstr(t, "engram_test_requests_total{method=\"Graph/State\",code=\"OK\"} 5\n"));
-  EG_CHECK(strstr(t, "engram_test_requests_total{method=\"Graph/State\",code=\"INVALID_ARGUMENT\"} 1\n"));
+  EG_CHECK(strstr(
+      t, "engram_test_requests_total{method=\"Graph/State\",code=\"INVALID_ARGUMENT\"} 1\n"));
   EG_CHECK(strstr(t, "# HELP engram_test_queue_depth Queue \"depth\"\\nnow.\n") != NULL);
   EG_CHECK(strstr(t, "engram_test_queue_depth 10\n") != NULL);
-  EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.001\"} 2\n"));
-  EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.01\"} 2\n"));
+  EG_CHECK(
+      strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.001\"} 2\n"));
+  EG_CHECK(
+      strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.01\"} 2\n"));
   EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"0.1\"} 3\n"));
-  EG_CHECK(strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"+Inf\"} 4\n"));
+  EG_CHECK(
+      strstr(t, "engram_test_duration_seconds_bucket{method=\"a\\\"b\\\\c\",le=\"+Inf\"} 4\n"));
   EG_CHECK(strstr(t, "engram_test_duration_seconds_count{method=\"a\\\"b\\\\c\"} 4\n"));
   EG_CHECK(strstr(t, "engram_test_duration_seconds_sum{method=\"a\\\"b\\\\c\"} 3.0515\n"));
   EG_CHECK(strstr(t, "engram_test_seven 7\n") != NULL);
   /* a newline and a backslash in a label value are escaped; a sum keeps every digit */
-  EG_CHECK(strstr(t, "engram_test_requests_total{method=\"line\\none\",code=\"\\\\\"} 0.30000000000000004\n"));
+  EG_CHECK(strstr(
+      t, "engram_test_requests_total{method=\"line\\none\",code=\"\\\\\"} 0.30000000000000004\n"));
   eg_buf_free(&b);
   eg_metrics_free(m);
 }
@@ -68,11 +73,21 @@ static void test_number_format(void) {
   static const struct {
     double v;
     const char *text;
-  } cases[] = {{0, "0"},          {1, "1"},         {10, "10"},       {2.5, "2.5"},
-               {0.005, "0.005"},  {0.1, "0.1"},     {0.025, "0.025"}, {-3, "-3"},
-               {5e-05, "5e-05"},  {0.0001, "0.0001"}, {123456789, "123456789"},
-               {1e21, "1e+21"},   {0.1 + 0.2, "0.30000000000000004"},
-               {1.0 / 3, "0.3333333333333333"}, {4503599627370497, "4503599627370497"}};
+  } cases[] = {{0, "0"},
+               {1, "1"},
+               {10, "10"},
+               {2.5, "2.5"},
+               {0.005, "0.005"},
+               {0.1, "0.1"},
+               {0.025, "0.025"},
+               {-3, "-3"},
+               {5e-05, "5e-05"},
+               {0.0001, "0.0001"},
+               {123456789, "123456789"},
+               {1e21, "1e+21"},
+               {0.1 + 0.2, "0.30000000000000004"},
+               {1.0 / 3, "0.3333333333333333"},
+               {4503599627370497, "4503599627370497"}};
   char text[32];
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     eg_metrics_format_number(cases[i].v, text, sizeof text);
@@ -92,8 +107,8 @@ static void test_number_format(void) {
 /* A histogram with the Prometheus default buckets renders each bound as written. */
 static void test_standard_buckets(void) {
   static const double def[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-  static const char *const le[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10",
-                                   "+Inf"};
+  static const char *const le[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25",
+                                   "0.5",   "1",    "2.5",   "5",    "10",  "+Inf"};
   eg_metrics *m = eg_metrics_new();
   eg_metric *h = eg_metrics_histogram(m, "x_seconds", "X.", NULL, def, 11);
   eg_series *s = eg_metric_solo(h);
@@ -104,7 +119,10 @@ static void test_standard_buckets(void) {
   eg_metrics_render(m, &b);
   for (size_t i = 0; i < 12; i++) {
     char want[64];
-    snprintf(want, sizeof want, "x_seconds_bucket{le=\"%s\"} %d\n", le[i], i < 4 ? 1 : i < 11 ? 2 : 3);
+    snprintf(want, sizeof want, "x_seconds_bucket{le=\"%s\"} %d\n", le[i],
+             i < 4    ? 1
+             : i < 11 ? 2
+                      : 3);
     EG_CHECK(strstr(b.data, want) != NULL);
   }
   EG_CHECK(strstr(b.data, "x_seconds_sum 11.104\n") != NULL);

@@ -4,12 +4,11 @@
  * decimal of a float, times outside ISO-8601's four-digit years, and one value with
  * nothing after it.
  */
-#include "common/pbjson.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/pbjson.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "tests/testlib.h"
@@ -24,7 +23,8 @@ static char *write_json(const ProtobufCMessage *m, unsigned flags) {
   return out;
 }
 
-static ProtobufCMessage *read_json(const ProtobufCMessageDescriptor *d, const char *text, eg_arena *a, eg_err *e) {
+static ProtobufCMessage *read_json(const ProtobufCMessageDescriptor *d, const char *text,
+                                   eg_arena *a, eg_err *e) {
   cJSON *j = cJSON_Parse(text);
   ProtobufCMessage *m = NULL;
   if (eg_pbjson_read(d, j, a, &m, e)) m = NULL;
@@ -37,18 +37,22 @@ static void test_big_integers(void) {
   Engram__V1__GetChunksRequest r = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
   r.ids = ids;
   r.n_ids = 3;
-  EG_CHECK_STR(write_json(&r.base, 0), "{\"ids\":[\"1335889203104512273\",42,\"18446744073709551615\"]}");
+  EG_CHECK_STR(write_json(&r.base, 0),
+               "{\"ids\":[\"1335889203104512273\",42,\"18446744073709551615\"]}");
   eg_arena *a = eg_arena_new(0, 0);
   eg_err e;
-  Engram__V1__GetChunksRequest *back = (void *)read_json(&engram__v1__get_chunks_request__descriptor,
-                                                         write_json(&r.base, 0), a, &e);
+  Engram__V1__GetChunksRequest *back =
+      (void *)read_json(&engram__v1__get_chunks_request__descriptor, write_json(&r.base, 0), a, &e);
   EG_REQUIRE(back != NULL);
   EG_CHECK(back->n_ids == 3 && back->ids[0] == ids[0] && back->ids[2] == UINT64_MAX);
   /* a number that a double cannot hold exactly is refused, not rounded */
-  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[1335889203104512273]}", a, &e) == NULL);
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[1335889203104512273]}",
+                     a, &e) == NULL);
   EG_CHECK(strstr(e.msg, "string") != NULL);
-  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[\"-1\"]}", a, &e) == NULL);
-  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[\"99999999999999999999\"]}", a, &e) == NULL);
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[\"-1\"]}", a, &e) ==
+           NULL);
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor,
+                     "{\"ids\":[\"99999999999999999999\"]}", a, &e) == NULL);
   eg_arena_free(a);
 }
 
@@ -63,7 +67,8 @@ static void test_reals(void) {
   EG_CHECK(strstr(j, "\"alpha\":\"-Infinity\"") != NULL);
   eg_arena *a = eg_arena_new(0, 0);
   eg_err e;
-  Engram__V1__SearchWeights *back = (void *)read_json(&engram__v1__search_weights__descriptor, j, a, &e);
+  Engram__V1__SearchWeights *back =
+      (void *)read_json(&engram__v1__search_weights__descriptor, j, a, &e);
   EG_REQUIRE(back != NULL);
   EG_CHECK(back->x == 0.3f && isnan(back->y) && isinf(back->alpha) && back->alpha < 0);
   eg_arena_free(a);
@@ -78,7 +83,8 @@ static void test_times_beyond_iso(void) {
   EG_CHECK(strstr(j, "\"valid_at\":\"-8") != NULL); /* the integer, as a string */
   eg_arena *a = eg_arena_new(0, 0);
   eg_err e;
-  Engram__V1__WalkRequest *back = (void *)read_json(&engram__v1__walk_request__descriptor, j, a, &e);
+  Engram__V1__WalkRequest *back =
+      (void *)read_json(&engram__v1__walk_request__descriptor, j, a, &e);
   EG_REQUIRE(back != NULL);
   EG_CHECK(back->valid_at == r.valid_at && back->known_at == r.known_at);
   eg_arena_free(a);
@@ -89,16 +95,20 @@ static void test_times_beyond_iso(void) {
 static void test_nulls(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_err e;
-  EG_CHECK(read_json(&engram__v1__traverse_request__descriptor, "{\"seeds\":[null]}", a, &e) == NULL);
+  EG_CHECK(read_json(&engram__v1__traverse_request__descriptor, "{\"seeds\":[null]}", a, &e) ==
+           NULL);
   EG_CHECK(strstr(e.msg, "null in a list") != NULL);
-  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[1,null]}", a, &e) == NULL);
-  Engram__V1__TraverseRequest *t =
-      (void *)read_json(&engram__v1__traverse_request__descriptor, "{\"scope\":null,\"max_depth\":null}", a, &e);
+  EG_CHECK(read_json(&engram__v1__get_chunks_request__descriptor, "{\"ids\":[1,null]}", a, &e) ==
+           NULL);
+  Engram__V1__TraverseRequest *t = (void *)read_json(&engram__v1__traverse_request__descriptor,
+                                                     "{\"scope\":null,\"max_depth\":null}", a, &e);
   EG_REQUIRE(t != NULL);
   EG_CHECK(t->scope == NULL && t->max_depth == 0);
-  Engram__V1__EntityRef *r = (void *)read_json(&engram__v1__entity_ref__descriptor, "{\"name\":null}", a, &e);
+  Engram__V1__EntityRef *r =
+      (void *)read_json(&engram__v1__entity_ref__descriptor, "{\"name\":null}", a, &e);
   EG_REQUIRE(r != NULL);
-  EG_CHECK_INT(r->ref_case, ENGRAM__V1__ENTITY_REF__REF__NOT_SET); /* a null oneof member sets no case */
+  EG_CHECK_INT(r->ref_case,
+               ENGRAM__V1__ENTITY_REF__REF__NOT_SET); /* a null oneof member sets no case */
   eg_arena_free(a);
 }
 
@@ -140,10 +150,13 @@ static void test_where_errors_are(void) {
   EG_CHECK_INT(eg_pbjson_parse("{\n  \"a\": 1,\n  \"b\": ]\n}", &j, &e), EG_EINVAL);
   EG_CHECK_STR(e.msg, "not valid JSON (at byte 19: line 3, column 8)");
   eg_arena *a = eg_arena_new(0, 0);
-  EG_CHECK(read_json(&engram__v1__commit_request__descriptor,
-                     "{\"edges\":[{\"relation\":\"A\"},{\"relation\":\"B\",\"valid_to\":\"2024-02-30\"}]}", a,
-                     &e) == NULL);
-  EG_CHECK(strncmp(e.msg, "CommitRequest.edges[1].valid_to: ", strlen("CommitRequest.edges[1].valid_to: ")) == 0);
+  EG_CHECK(
+      read_json(
+          &engram__v1__commit_request__descriptor,
+          "{\"edges\":[{\"relation\":\"A\"},{\"relation\":\"B\",\"valid_to\":\"2024-02-30\"}]}", a,
+          &e) == NULL);
+  EG_CHECK(strncmp(e.msg, "CommitRequest.edges[1].valid_to: ",
+                   strlen("CommitRequest.edges[1].valid_to: ")) == 0);
   EG_CHECK(strstr(e.msg, "'2024-02-30'") != NULL);
   eg_arena_free(a);
 }

@@ -52,8 +52,10 @@ static void *hammer(void *arg) {
   for (int i = 0; i < 20000; i++) {
     snprintf(t, sizeof t, "q%d", (i * 7 + id) % 100);
     v[0] = v[1] = v[2] = (float)((i * 7 + id) % 100);
-    if (i % 3 == 0) eg_qcache_put(shared, t, v);
-    else if (eg_qcache_get(shared, t, out) && (out[0] != v[0] || out[2] != v[0])) return (void *)1;
+    if (i % 3 == 0)
+      eg_qcache_put(shared, t, v);
+    else if (eg_qcache_get(shared, t, out) && (out[0] != v[0] || out[2] != v[0]))
+      return (void *)1;
   }
   return NULL;
 }

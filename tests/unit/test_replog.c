@@ -14,14 +14,16 @@
 
 static eg_pg pg;
 
-static eg_code append_strs(eg_replog *l, uint64_t first, const char *const *s, size_t n, eg_err *err) {
+static eg_code append_strs(eg_replog *l, uint64_t first, const char *const *s, size_t n,
+                           eg_err *err) {
   eg_replog_payload p[8];
   for (size_t i = 0; i < n; i++) p[i] = (eg_replog_payload){s[i], strlen(s[i])};
   return eg_replog_append(l, first, p, n, err);
 }
 
 static bool record_is(const eg_replog_record *r, uint64_t seq, const char *payload) {
-  return r->seq == seq && r->len == strlen(payload) && memcmp(r->payload, payload, r->len) == 0 && r->at_us > 0;
+  return r->seq == seq && r->len == strlen(payload) && memcmp(r->payload, payload, r->len) == 0 &&
+         r->at_us > 0;
 }
 
 static void test_one_writer_and_tail_order(void) {
@@ -53,12 +55,14 @@ static void test_one_writer_and_tail_order(void) {
 
   /* the follower is woken, and reads everything in order, in batches */
   uint64_t notified = 0;
-  for (int i = 0; i < 20 && notified < 4; i++) EG_CHECK(eg_replog_wait(b, 100, &notified, &e) == EG_OK);
+  for (int i = 0; i < 20 && notified < 4; i++)
+    EG_CHECK(eg_replog_wait(b, 100, &notified, &e) == EG_OK);
   EG_CHECK_INT(notified, 4);
   eg_replog_batch batch;
   EG_REQUIRE(eg_replog_read(b, 0, 2, &batch, &e) == EG_OK);
   EG_CHECK_INT(batch.n, 2);
-  EG_CHECK(batch.n == 2 && record_is(&batch.records[0], 1, "one") && record_is(&batch.records[1], 2, "two"));
+  EG_CHECK(batch.n == 2 && record_is(&batch.records[0], 1, "one") &&
+           record_is(&batch.records[1], 2, "two"));
   eg_replog_batch_free(&batch);
   EG_REQUIRE(eg_replog_read(b, 2, 100, &batch, &e) == EG_OK);
   EG_CHECK_INT(batch.n, 2);
@@ -101,7 +105,8 @@ static void test_one_writer_and_tail_order(void) {
   EG_CHECK(eg_replog_writer(stale, addr, sizeof addr, &e) == EG_OK);
   EG_CHECK_STR(addr, "127.0.0.1:2222");
   EG_REQUIRE(eg_replog_read(stale, 4, 100, &batch, &e) == EG_OK);
-  EG_CHECK(batch.n == 2 && record_is(&batch.records[0], 5, "five") && record_is(&batch.records[1], 6, "six"));
+  EG_CHECK(batch.n == 2 && record_is(&batch.records[0], 5, "five") &&
+           record_is(&batch.records[1], 6, "six"));
   eg_replog_batch_free(&batch);
   eg_replog_close(stale);
   eg_replog_close(b);
@@ -119,10 +124,11 @@ static void test_lost_session(void) {
   const char *one[] = {"a"};
   EG_CHECK(append_strs(w, 1, one, 1, &e) == EG_OK);
   /* end every session that holds the lock of graph-1 (only w's) */
-  EG_REQUIRE(eg_test_system("psql '%s' -qAtc \"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
-                            "locktype = 'advisory' AND granted AND objid::bigint = "
-                            "(hashtextextended('engram_replog:graph-1', 0) & 4294967295)\" >/dev/null",
-                            pg.dsn) == 0);
+  EG_REQUIRE(
+      eg_test_system("psql '%s' -qAtc \"SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
+                     "locktype = 'advisory' AND granted AND objid::bigint = "
+                     "(hashtextextended('engram_replog:graph-1', 0) & 4294967295)\" >/dev/null",
+                     pg.dsn) == 0);
   const char *two[] = {"b"};
   EG_CHECK_INT(append_strs(w, 2, two, 1, &e), EG_EUNAVAIL);
   EG_CHECK_INT(eg_replog_ping(w, &e), EG_EUNAVAIL);
@@ -141,7 +147,9 @@ static void test_bad_input(void) {
   eg_err e;
   eg_replog *l = NULL;
   EG_CHECK_INT(eg_replog_open(pg.dsn, "", &l, &e), EG_EINVAL);
-  EG_CHECK_INT(eg_replog_open("host=127.0.0.1 port=1 user=engram connect_timeout=2", "graph-0", &l, &e), EG_EUNAVAIL);
+  EG_CHECK_INT(
+      eg_replog_open("host=127.0.0.1 port=1 user=engram connect_timeout=2", "graph-0", &l, &e),
+      EG_EUNAVAIL);
 }
 
 int main(void) {

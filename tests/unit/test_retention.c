@@ -69,7 +69,8 @@ static void test_access(void) {
   eg_access_encode(&b, buf);
   eg_access c;
   EG_CHECK(eg_access_decode(buf, sizeof buf, &c)); /* field by field: the struct has padding */
-  EG_CHECK(memcmp(b.recent, c.recent, sizeof b.recent) == 0 && b.n_old == c.n_old && b.old_mean == c.old_mean);
+  EG_CHECK(memcmp(b.recent, c.recent, sizeof b.recent) == 0 && b.n_old == c.n_old &&
+           b.old_mean == c.old_mean);
   EG_CHECK(!eg_access_decode(buf, sizeof buf - 1, &c));
   /* the access term fades: a month later the record is cold again */
   s = eg_ret_score_at(&p, 0.5, t0, &a, now + 60 * DAY);
@@ -88,8 +89,8 @@ static void test_policy(void) {
   uint8_t buf[EG_RET_POLICY_ENCODED];
   eg_ret_policy_encode(&p, buf);
   eg_ret_policy q;
-  EG_CHECK(eg_ret_policy_decode(buf, sizeof buf, &q) && q.half_life_days == 7 && q.hot_max == 1000 &&
-           q.evict_days == 365 && fabs(q.lambda - p.lambda) < 1e-15);
+  EG_CHECK(eg_ret_policy_decode(buf, sizeof buf, &q) && q.half_life_days == 7 &&
+           q.hot_max == 1000 && q.evict_days == 365 && fabs(q.lambda - p.lambda) < 1e-15);
   Engram__V1__RetentionPolicy back;
   eg_ret_policy_msg(&q, &back);
   EG_CHECK(back.half_life_days == 7 && back.warm_min == 0.08 && back.prior_weight == 0.02);
@@ -104,9 +105,11 @@ static void test_policy(void) {
   m.prior_weight = -1; /* no prior */
   EG_CHECK(eg_ret_policy_of(&m, &p, &e) == EG_OK && eg_ret_prior(&p, 1) == 0);
   eg_ret_policy_msg(&p, &back); /* read back and sent again, it stays without a prior */
-  EG_CHECK(back.prior_weight == -1 && eg_ret_policy_of(&back, &p, &e) == EG_OK && p.prior_weight == 0);
+  EG_CHECK(back.prior_weight == -1 && eg_ret_policy_of(&back, &p, &e) == EG_OK &&
+           p.prior_weight == 0);
   p = policy();
-  EG_CHECK(fabs(eg_ret_prior(&p, 0.9) - 0.02 * 0.4) < 1e-12 && fabs(eg_ret_prior(&p, 5) - 0.01) < 1e-12);
+  EG_CHECK(fabs(eg_ret_prior(&p, 0.9) - 0.02 * 0.4) < 1e-12 &&
+           fabs(eg_ret_prior(&p, 5) - 0.01) < 1e-12);
   char why[256];
   eg_ret_score s = {0.1, 0.05, 0.15};
   eg_ret_why(&p, &s, EG_TIER_WARM, false, why, sizeof why);
@@ -123,7 +126,8 @@ static void test_salience(void) {
   EG_CHECK_STR(src, "lexicon: family");
   EG_CHECK(eg_salience_of("hi! thanks so much, bye", &src) == 0.2);
   EG_CHECK_STR(src, "small talk");
-  EG_CHECK(eg_salience_of("We looked at the lawn mower at the store", &src) == 0.5); /* "lawn" is not "law" */
+  EG_CHECK(eg_salience_of("We looked at the lawn mower at the store", &src) ==
+           0.5); /* "lawn" is not "law" */
   EG_CHECK_STR(src, "default");
   EG_CHECK(eg_salience_of("", &src) == 0.5 && eg_salience_of(NULL, NULL) == 0.5);
   EG_CHECK(eg_salience_of("Sonny's painting of the sunset", &src) == 0.5); /* not son=, pain= */

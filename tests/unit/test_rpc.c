@@ -49,8 +49,13 @@ static const eg_rpc_service services[] = {
 
 static eg_rpc_server *start_server(const char *addr, int workers, int queue_max, int max_msg,
                                    eg_metrics *m) {
-  eg_rpc_server_opts o = {.addr = addr, .daemon = "test", .cq_threads = 2, .workers = workers,
-                          .queue_max = queue_max, .max_message_bytes = max_msg, .metrics = m};
+  eg_rpc_server_opts o = {.addr = addr,
+                          .daemon = "test",
+                          .cq_threads = 2,
+                          .workers = workers,
+                          .queue_max = queue_max,
+                          .max_message_bytes = max_msg,
+                          .metrics = m};
   eg_rpc_server *s = NULL;
   eg_err e;
   if (eg_rpc_server_start(&o, services, 2, &s, &e) != EG_OK) {
@@ -61,11 +66,15 @@ static eg_rpc_server *start_server(const char *addr, int workers, int queue_max,
 }
 
 /* A client whose calls are counted in rm (NULL = not counted). */
-static eg_rpc_client *connect_counted(int port, const char *token, int attempts, eg_rpc_metrics *rm) {
+static eg_rpc_client *connect_counted(int port, const char *token, int attempts,
+                                      eg_rpc_metrics *rm) {
   char addr[64];
   snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
-  eg_rpc_client_opts o = {.timeout_us = 5 * EG_US_PER_SEC, .token = token,
-                          .max_attempts = attempts, .backoff_us = 50000, .metrics = rm};
+  eg_rpc_client_opts o = {.timeout_us = 5 * EG_US_PER_SEC,
+                          .token = token,
+                          .max_attempts = attempts,
+                          .backoff_us = 50000,
+                          .metrics = rm};
   eg_rpc_client *c = NULL;
   eg_err e;
   eg_rpc_client_open(addr, &o, &c, &e);
@@ -93,7 +102,8 @@ static double sample(eg_metrics *m, const char *series) {
 }
 
 /* The series of the standard families for one unary method of a service. */
-#define RPC_LABELS(svc, method) "{grpc_type=\"unary\",grpc_service=\"" svc "\",grpc_method=\"" method "\""
+#define RPC_LABELS(svc, method) \
+  "{grpc_type=\"unary\",grpc_service=\"" svc "\",grpc_method=\"" method "\""
 #define RECALL RPC_LABELS("engram.v1.Recall", "Recall")
 
 /* Wait until the server has counted n handled calls of a series: a call is counted when
@@ -181,12 +191,13 @@ static void test_round_trip_and_errors(void) {
   EG_CHECK(sample(m, "grpc_server_handling_seconds_bucket" RECALL ",le=\"0.005\"}") >= 0);
   EG_CHECK(sample(m, "grpc_server_handling_seconds_bucket" RECALL ",le=\"10\"}") == 3);
   EG_CHECK(sample(m, "grpc_server_handling_seconds_bucket" RECALL ",le=\"+Inf\"}") == 3);
-  EG_CHECK(sample(m, "grpc_server_handled_total" RPC_LABELS("engram.v1.Vector", "Search")
-                     ",grpc_code=\"Unimplemented\"}") == 1);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RPC_LABELS(
+                         "engram.v1.Vector", "Search") ",grpc_code=\"Unimplemented\"}") == 1);
   /* a method no service has: one series for all of them, whatever path a client sends */
-  EG_CHECK(sample(m, "grpc_server_handled_total" RPC_LABELS("unknown", "unknown")
-                     ",grpc_code=\"Unimplemented\"}") == 1);
-  EG_CHECK(sample(m, "grpc_server_started_total" RPC_LABELS("engram.v1.Vector", "Upsert") "}") == 0);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RPC_LABELS(
+                         "unknown", "unknown") ",grpc_code=\"Unimplemented\"}") == 1);
+  EG_CHECK(sample(m, "grpc_server_started_total" RPC_LABELS("engram.v1.Vector", "Upsert") "}") ==
+           0);
   /* The client counted its side, the refused big request included. */
   EG_CHECK(sample(cm, "grpc_client_started_total" RECALL "}") == 4);
   EG_CHECK(sample(cm, "grpc_client_msg_sent_total" RECALL "}") == 4);
@@ -194,8 +205,8 @@ static void test_round_trip_and_errors(void) {
   EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"OK\"}") == 2);
   EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"InvalidArgument\"}") == 1);
   EG_CHECK(sample(cm, "grpc_client_handled_total" RECALL ",grpc_code=\"ResourceExhausted\"}") == 1);
-  EG_CHECK(sample(cm, "grpc_client_handled_total" RPC_LABELS("engram.v1.Nope", "Nothing")
-                      ",grpc_code=\"Unimplemented\"}") == 1);
+  EG_CHECK(sample(cm, "grpc_client_handled_total" RPC_LABELS(
+                          "engram.v1.Nope", "Nothing") ",grpc_code=\"Unimplemented\"}") == 1);
   EG_CHECK(sample(cm, "grpc_client_handling_seconds_count" RECALL "}") == 4);
   EG_CHECK(sample(cm, "grpc_server_started_total" RECALL "}") == -1); /* each side its own */
   /* one set of client families per registry */
@@ -272,8 +283,9 @@ static void test_queue_full(void) {
   req.query = "sleep:300";
   eg_rpc_request rs[6];
   for (int i = 0; i < 6; i++)
-    rs[i] = (eg_rpc_request){c, "/engram.v1.Recall/Recall", &req.base,
-                             &engram__v1__recall_response__descriptor, NULL, {0, ""}};
+    rs[i] = (eg_rpc_request){c,         "/engram.v1.Recall/Recall",
+                             &req.base, &engram__v1__recall_response__descriptor,
+                             NULL,      {0, ""}};
   eg_rpc_fanout(rs, 6, 5 * EG_US_PER_SEC);
   int ok = 0, full = 0;
   for (int i = 0; i < 6; i++) {
@@ -290,7 +302,8 @@ static void test_queue_full(void) {
   wait_count(m, "grpc_server_handling_seconds_count" RECALL "}", 6);
   EG_CHECK(sample(m, "grpc_server_started_total" RECALL "}") == 6);
   EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"OK\"}") == ok);
-  EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"ResourceExhausted\"}") == full);
+  EG_CHECK(sample(m, "grpc_server_handled_total" RECALL ",grpc_code=\"ResourceExhausted\"}") ==
+           full);
   EG_CHECK(sample(m, "grpc_server_msg_sent_total" RECALL "}") == ok);
   EG_CHECK(sample(m, "engram_test_rpc_rejected_total") == full);
   eg_rpc_client_close(c);
@@ -306,8 +319,9 @@ static void test_fanout_parallel(void) {
   req.query = "sleep:150";
   eg_rpc_request rs[8];
   for (int i = 0; i < 8; i++)
-    rs[i] = (eg_rpc_request){c, "/engram.v1.Recall/Recall", &req.base,
-                             &engram__v1__recall_response__descriptor, NULL, {0, ""}};
+    rs[i] = (eg_rpc_request){c,         "/engram.v1.Recall/Recall",
+                             &req.base, &engram__v1__recall_response__descriptor,
+                             NULL,      {0, ""}};
   int64_t t0 = eg_time_mono_us();
   EG_CHECK_INT(eg_rpc_fanout(rs, 8, 5 * EG_US_PER_SEC), EG_OK);
   int64_t took = eg_time_mono_us() - t0;

@@ -18,7 +18,8 @@ static void test_jump_hash(void) {
     count[b]++;
     if (a != b) moved++, wrong_move += b != 4; /* a key only ever moves to the new shard */
   }
-  for (int i = 0; i < 5; i++) EG_CHECK(count[i] > KEYS / 5 * 9 / 10 && count[i] < KEYS / 5 * 11 / 10);
+  for (int i = 0; i < 5; i++)
+    EG_CHECK(count[i] > KEYS / 5 * 9 / 10 && count[i] < KEYS / 5 * 11 / 10);
   EG_CHECK(moved > KEYS / 5 * 9 / 10 && moved < KEYS / 5 * 11 / 10); /* about 1/5 moves */
   EG_CHECK_INT(wrong_move, 0);
   EG_CHECK_INT(eg_shard_of("acme", 1), 0);
@@ -36,8 +37,11 @@ static void test_this_shard(void) {
     char t[16];
     snprintf(t, sizeof t, "t%d", i);
     eg_code rc = eg_shard_check(t, &e);
-    if (eg_shard_of(t, 2) == 1) mine += rc == EG_OK;
-    else refused += rc == EG_EPRECOND && strstr(e.msg, "lives on shard 0 of 2; this is shard 1") != NULL;
+    if (eg_shard_of(t, 2) == 1)
+      mine += rc == EG_OK;
+    else
+      refused +=
+          rc == EG_EPRECOND && strstr(e.msg, "lives on shard 0 of 2; this is shard 1") != NULL;
   }
   EG_CHECK_INT(mine + refused, 50);
   EG_CHECK(mine > 0 && refused > 0);

@@ -229,8 +229,12 @@ static void test_rules_first_and_user_only(void) {
  * is the current one and the former one is no fact. A present perfect is current. */
 static void test_tense_over_rules(void) {
   eg_arena *a = eg_arena_new(0, 0);
-  eg_segment s = {"I worked at Initech for five years before joining Globex.", "user", "",
-                  T("2025-06-10T12:00:00Z"), 0, 0};
+  eg_segment s = {"I worked at Initech for five years before joining Globex.",
+                  "user",
+                  "",
+                  T("2025-06-10T12:00:00Z"),
+                  0,
+                  0};
   eg_enriched out;
   memset(&out, 0, sizeof out);
   eg_err e;
@@ -245,7 +249,12 @@ static void test_tense_over_rules(void) {
   EG_CHECK_INT(works, 1);
   /* the rules' capture runs on past the value ("violin my left hand"): still the value this
    * extractor reads as former, so the rules' fact goes */
-  eg_segment v = {"Back when I played violin my left hand did all the work.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
+  eg_segment v = {"Back when I played violin my left hand did all the work.",
+                  "user",
+                  "",
+                  T("2025-06-10T12:00:00Z"),
+                  0,
+                  0};
   memset(&out, 0, sizeof out);
   EG_REQUIRE(eg_enrich_rules(&ctx, &v, 1, a, &out, &e) == EG_OK);
   EG_REQUIRE(eg_statefacts_extract(sf, &ctx, &v, 1, a, &out, NULL, &e) == EG_OK);
@@ -263,7 +272,8 @@ static void test_session_names(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[2] = {
       {"How is your dog Pepper doing?", "assistant", "", T("2025-06-10T12:00:00Z"), 0, 0},
-      {"Pepper is my dog now, we adopted her on Sunday.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0}};
+      {"Pepper is my dog now, we adopted her on Sunday.", "user", "", T("2025-06-10T12:00:00Z"), 0,
+       0}};
   eg_enriched out[2];
   memset(out, 0, sizeof out);
   eg_err e;
@@ -288,7 +298,8 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
-  EG_CHECK(eg_statefacts_asked(lx, "Where did I work in 2021?") == eg_statefacts_asked(lx, "Who is my employer?"));
+  EG_CHECK(eg_statefacts_asked(lx, "Where did I work in 2021?") ==
+           eg_statefacts_asked(lx, "Who is my employer?"));
   unsigned pet = eg_statefacts_asked(lx, "What's the name of my cat?");
   EG_CHECK(pet != 0 && pet == eg_statefacts_asked(lx, "What pet did I have in May?"));
   EG_CHECK(eg_statefacts_asked(lx, "What do I play these days?") != 0);
@@ -317,7 +328,8 @@ static void test_lexical_reading(void) {
   };
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
     eg_stated got = eg_statefacts_stated(lx, x[i].text, 0, strlen(x[i].text), place);
-    if (got != x[i].want) fprintf(stderr, "  \"%s\": expected %d, got %d\n", x[i].text, x[i].want, got);
+    if (got != x[i].want)
+      fprintf(stderr, "  \"%s\": expected %d, got %d\n", x[i].text, x[i].want, got);
     EG_CHECK(got == x[i].want);
   }
   /* a question takes the user's own values for granted ("… for my girlfriend X?"); a value
@@ -342,7 +354,8 @@ static void test_lexical_reading(void) {
   };
   for (size_t i = 0; i < sizeof y / sizeof *y; i++) {
     eg_stated got = eg_statefacts_stated(lx, y[i].text, 0, strlen(y[i].text), *y[i].types);
-    if (got != y[i].want) fprintf(stderr, "  \"%s\": expected %d, got %d\n", y[i].text, y[i].want, got);
+    if (got != y[i].want)
+      fprintf(stderr, "  \"%s\": expected %d, got %d\n", y[i].text, y[i].want, got);
     EG_CHECK(got == y[i].want);
   }
   EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);

@@ -70,7 +70,8 @@ static void test_format(void) {
   }
   /* beyond four-digit years, "@µs", which reads back (found by fuzz_dates: "0000+2305" is
    * the last hours of year -1) */
-  int64_t far[] = {parse("0000+2305"), INT64_MIN, INT64_MAX, parse("9999-12-31T23:59:59.999999Z") + 1};
+  int64_t far[] = {parse("0000+2305"), INT64_MIN, INT64_MAX,
+                   parse("9999-12-31T23:59:59.999999Z") + 1};
   EG_CHECK(far[0] < parse("0000-01-01"));
   for (int i = 0; i < 4; i++) {
     eg_time_format(far[i], buf, sizeof buf);

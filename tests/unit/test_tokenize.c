@@ -29,7 +29,8 @@ static void test_plain(void) {
 }
 
 static void test_identifiers_and_numbers(void) {
-  EG_CHECK_STR(tok(EG_TOK_STEM, "gpt-4 costs $3.14 since 2024-03-01"), "gpt-4|cost|3.14|sinc|2024-03-01");
+  EG_CHECK_STR(tok(EG_TOK_STEM, "gpt-4 costs $3.14 since 2024-03-01"),
+               "gpt-4|cost|3.14|sinc|2024-03-01");
   EG_CHECK_STR(tok(EG_TOK_STEM, "user_id john@example.com v1.2.3 10:30"),
                "user_id|john@example|com|v1.2.3|10:30");
   EG_CHECK_STR(tok(EG_TOK_STEM, "iPhone15 running"), "iphone15|run");

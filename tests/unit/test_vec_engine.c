@@ -22,16 +22,29 @@ static eg_embedder *emb;
 static eg_metrics *engine_metrics; /* the metrics the next engine opened reports to (NULL: none) */
 
 static eg_vec *open_engine_bm25(uint32_t hnsw_threshold, bool bm25_per_user) {
-  eg_vec_opts o = {.dir = dir, .embedder = emb, .bm25_k1 = 1.2, .bm25_b = 0.75, .bm25_per_user = bm25_per_user,
-                   .x = 1, .y = 0, .alpha = 0, .hnsw_threshold = hnsw_threshold, .hnsw_ef_search = 128,
-                   .max_chunks = 10000, .max_text_bytes = 65536, .max_k = 1000, .max_queries = 64};
+  eg_vec_opts o = {.dir = dir,
+                   .embedder = emb,
+                   .bm25_k1 = 1.2,
+                   .bm25_b = 0.75,
+                   .bm25_per_user = bm25_per_user,
+                   .x = 1,
+                   .y = 0,
+                   .alpha = 0,
+                   .hnsw_threshold = hnsw_threshold,
+                   .hnsw_ef_search = 128,
+                   .max_chunks = 10000,
+                   .max_text_bytes = 65536,
+                   .max_k = 1000,
+                   .max_queries = 64};
   eg_vec *v = NULL;
   eg_err e;
   if (eg_vec_open(&o, engine_metrics, &v, &e)) fprintf(stderr, "open: %s\n", e.msg);
   return v;
 }
 
-static eg_vec *open_engine(uint32_t hnsw_threshold) { return open_engine_bm25(hnsw_threshold, false); }
+static eg_vec *open_engine(uint32_t hnsw_threshold) {
+  return open_engine_bm25(hnsw_threshold, false);
+}
 
 static unsigned rng = 12345;
 static float frand(void) {
@@ -63,7 +76,8 @@ static eg_code upsert(eg_vec *v, const char *tenant, const char *user, size_t fr
     Engram__V1__Chunk *c = eg_arena_calloc(a, 1, sizeof *c);
     engram__v1__chunk__init(c);
     c->id = from + i + 1;
-    c->content = eg_arena_sprintf(a, "chunk number %zu %s", from + i, (from + i) % 7 == 0 ? "zyxwvut" : "");
+    c->content =
+        eg_arena_sprintf(a, "chunk number %zu %s", from + i, (from + i) % 7 == 0 ? "zyxwvut" : "");
     c->session_id = eg_arena_sprintf(a, "s%zu", (from + i) % 10);
     c->role = (from + i) % 2 ? "assistant" : "user";
     c->time = (int64_t)(from + i) * 1000000;
@@ -125,7 +139,8 @@ static size_t search(eg_vec *v, const char *tenant, const float *q, const char *
   eg_err e;
   size_t n = 0;
   if ((last_rc = eg_vec_search(v, &req, a, &resp, &e)) == EG_OK && resp.n_results)
-    for (size_t i = 0; i < resp.results[0]->n_hits; i++) ids[n++] = resp.results[0]->hits[i]->chunk->id;
+    for (size_t i = 0; i < resp.results[0]->n_hits; i++)
+      ids[n++] = resp.results[0]->hits[i]->chunk->id;
   eg_arena_free(a);
   return n;
 }
@@ -189,7 +204,8 @@ static void test_filters(void) {
   ft.n_roles = 1;
   n = search(v, "exact", vecs[0], NULL, 50, &ft, got);
   EG_CHECK_INT(n, 5); /* chunks 100, 102 … 108: even = user */
-  for (size_t i = 0; i < n; i++) EG_CHECK((got[i] - 1) >= 100 && (got[i] - 1) < 110 && (got[i] - 1) % 2 == 0);
+  for (size_t i = 0; i < n; i++)
+    EG_CHECK((got[i] - 1) >= 100 && (got[i] - 1) < 110 && (got[i] - 1) % 2 == 0);
   uint64_t ent = 101;
   Engram__V1__SearchFilter fe = ENGRAM__V1__SEARCH_FILTER__INIT;
   fe.entity_ids = &ent;
@@ -243,7 +259,8 @@ static void test_hnsw_recall_and_restart(void) {
   EG_REQUIRE(v != NULL);
   uint64_t got[3];
   int found = 0;
-  for (size_t i = 0; i < 5200; i += 13) found += search(v, "big", vecs[i], NULL, 1, NULL, got) == 1 && got[0] == i + 1;
+  for (size_t i = 0; i < 5200; i += 13)
+    found += search(v, "big", vecs[i], NULL, 1, NULL, got) == 1 && got[0] == i + 1;
   EG_CHECK_INT(found, (5200 + 12) / 13);
   EG_CHECK(search(v, "big", vecs[4000], NULL, 3, NULL, got) >= 1 && got[0] != 4001);
   for (int i = 0; i < 3; i++) EG_CHECK(got[i] != 4001);
@@ -361,7 +378,8 @@ static void test_erase_drops_snapshot(void) {
 static void test_feedback(void) {
   eg_vec *v = open_engine(1000000);
   EG_REQUIRE(v != NULL);
-  const float rows[3][3] = {{0.9f, 0.43589f, 0}, {0.7f, 0.71414f, 0}, {0.8f, 0, 0.6f}}; /* A, B, C */
+  const float rows[3][3] = {
+      {0.9f, 0.43589f, 0}, {0.7f, 0.71414f, 0}, {0.8f, 0, 0.6f}}; /* A, B, C */
   for (int i = 0; i < 3; i++) {
     memset(vecs[5990 + i], 0, sizeof vecs[0]);
     memcpy(vecs[5990 + i], rows[i], sizeof rows[i]);
@@ -401,7 +419,8 @@ static void test_feedback(void) {
 }
 
 /* The raw BM25 of chunk `id` for a text search narrowed to `user` (-1: not among the hits). */
-static float bm25_for(eg_vec *v, const char *tenant, const char *user, const char *text, uint64_t id) {
+static float bm25_for(eg_vec *v, const char *tenant, const char *user, const char *text,
+                      uint64_t id) {
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
@@ -494,7 +513,8 @@ static void test_staged_publish(void) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = "staged";
   uint64_t ids[12];
-  for (int i = 0; i < 12; i++) ids[i] = (uint64_t)i + 1; /* 1..4 visible already: left as they are */
+  for (int i = 0; i < 12; i++)
+    ids[i] = (uint64_t)i + 1; /* 1..4 visible already: left as they are */
   Engram__V1__PublishRequest req = ENGRAM__V1__PUBLISH_REQUEST__INIT;
   req.scope = &scope;
   req.ids = ids;
@@ -520,7 +540,8 @@ static void test_staged_publish(void) {
 static void test_model_mismatch_refused(void) {
   eg_embedder *other;
   eg_err e;
-  EG_REQUIRE(eg_embed_http_open("http://127.0.0.1:1", "other", DIM, NULL, 100, &other, &e) == EG_OK);
+  EG_REQUIRE(eg_embed_http_open("http://127.0.0.1:1", "other", DIM, NULL, 100, &other, &e) ==
+             EG_OK);
   eg_embedder *saved = emb;
   emb = other;
   eg_vec *v = open_engine(1000000);
@@ -544,8 +565,8 @@ static Engram__V1__Scope ret_scope(const char *tenant, const char *user) {
 }
 
 /* The tier of chunk id (0 = absent) and its access count; tiers[] gets the tenant's counts. */
-static int ret_tier(eg_vec *v, const char *user, uint64_t id, int64_t at, uint64_t *accesses, uint64_t tiers[5],
-                    char *why, size_t why_len) {
+static int ret_tier(eg_vec *v, const char *user, uint64_t id, int64_t at, uint64_t *accesses,
+                    uint64_t tiers[5], char *why, size_t why_len) {
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__Scope scope = ret_scope("ret", user);
   Engram__V1__GetRetentionRequest req = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
@@ -560,7 +581,8 @@ static int ret_tier(eg_vec *v, const char *user, uint64_t id, int64_t at, uint64
     tier = resp.n_items ? (int)resp.items[0]->tier : 0;
     if (accesses && resp.n_items) *accesses = resp.items[0]->access_count;
     if (why && resp.n_items) snprintf(why, why_len, "%s", resp.items[0]->why);
-    for (size_t i = 0; tiers && i < resp.n_tiers; i++) tiers[resp.tiers[i]->tier] = resp.tiers[i]->count;
+    for (size_t i = 0; tiers && i < resp.n_tiers; i++)
+      tiers[resp.tiers[i]->tier] = resp.tiers[i]->count;
   }
   eg_arena_free(a);
   return tier;
@@ -574,7 +596,8 @@ static uint64_t sweep_at(eg_vec *v, int64_t at, uint64_t *evicted) {
   req.at = at;
   Engram__V1__SweepRetentionResponse resp = ENGRAM__V1__SWEEP_RETENTION_RESPONSE__INIT;
   eg_err e;
-  uint64_t moved = eg_vec_sweep(v, &req, a, &resp, &e) == EG_OK ? resp.promoted + resp.demoted : UINT64_MAX;
+  uint64_t moved =
+      eg_vec_sweep(v, &req, a, &resp, &e) == EG_OK ? resp.promoted + resp.demoted : UINT64_MAX;
   if (evicted) *evicted = resp.evicted;
   eg_arena_free(a);
   return moved;
@@ -604,7 +627,9 @@ static uint32_t access_at(eg_vec *v, const char *user, uint64_t id, int64_t at) 
   req.time = at;
   Engram__V1__RecordAccessResponse resp = ENGRAM__V1__RECORD_ACCESS_RESPONSE__INIT;
   eg_err e;
-  uint32_t promoted = eg_vec_record_access(v, &req, a, &resp, &e) == EG_OK ? resp.promoted + 100 * resp.recorded : 0;
+  uint32_t promoted = eg_vec_record_access(v, &req, a, &resp, &e) == EG_OK
+                          ? resp.promoted + 100 * resp.recorded
+                          : 0;
   eg_arena_free(a);
   return promoted;
 }
@@ -633,7 +658,8 @@ static void test_retention_tiers(void) {
   EG_CHECK_INT(sweep_at(v, now + 90 * DAY_US, NULL), 200);
   uint64_t ids[10];
   EG_CHECK_INT(search(v, "ret", vecs[5], NULL, 5, NULL, ids), 0);
-  EG_CHECK_INT(search(v, "ret", NULL, "zyxwvut", 10, NULL, ids), 0); /* cold words: not in the default traversal */
+  EG_CHECK_INT(search(v, "ret", NULL, "zyxwvut", 10, NULL, ids),
+               0); /* cold words: not in the default traversal */
   Engram__V1__SearchFilter mine = ENGRAM__V1__SEARCH_FILTER__INIT;
   mine.user = "u1"; /* a narrow filter reaches them */
   EG_CHECK_INT(search(v, "ret", NULL, "zyxwvut", 10, &mine, ids), 10);
@@ -655,9 +681,11 @@ static void test_retention_tiers(void) {
   EG_CHECK(tiers[EG_TIER_HOT] == 50 && tiers[EG_TIER_WARM] == 150);
   int bounded = 0;
   for (uint64_t id = 1; id <= 200 && !bounded; id++)
-    if (ret_tier(v, "u1", id, 0, NULL, NULL, why, sizeof why) == EG_TIER_WARM) bounded = strstr(why, "tier is full") != NULL;
+    if (ret_tier(v, "u1", id, 0, NULL, NULL, why, sizeof why) == EG_TIER_WARM)
+      bounded = strstr(why, "tier is full") != NULL;
   EG_CHECK(bounded);
-  for (size_t i = 0; i < 200; i += 37) EG_CHECK(top_is(v, i)); /* hot or warm, every chunk is found */
+  for (size_t i = 0; i < 200; i += 37)
+    EG_CHECK(top_is(v, i)); /* hot or warm, every chunk is found */
   /* a restart keeps the tiers */
   eg_vec_close(v);
   v = open_engine(50);
@@ -713,7 +741,8 @@ static double index_vectors(eg_metrics *m) {
 static void test_warm_shares_index(void) {
   eg_metrics *m = engine_metrics = eg_metrics_new();
   eg_vec *v = open_engine(1000);
-  Engram__V1__RetentionPolicy defaults = ENGRAM__V1__RETENTION_POLICY__INIT; /* test_retention_tiers left it off */
+  Engram__V1__RetentionPolicy defaults =
+      ENGRAM__V1__RETENTION_POLICY__INIT; /* test_retention_tiers left it off */
   EG_REQUIRE(v && set_policy(v, &defaults, NULL) == EG_OK);
   EG_REQUIRE(upsert(v, "ret", "u1", 0, 5000) == EG_OK);
   eg_vec_quiesce(v); /* HNSW past 1000 */
@@ -724,10 +753,11 @@ static void test_warm_shares_index(void) {
   eg_vec_quiesce(v);
   EG_CHECK_INT(ret_tier(v, "u1", 1, now + 40 * DAY_US, NULL, tiers, NULL, 0), EG_TIER_WARM);
   EG_CHECK_INT(tiers[EG_TIER_WARM], 5000);
-  EG_CHECK_INT(index_vectors(m), 10000); /* the same vectors: no second index, no tombstones, no rebuild */
+  EG_CHECK_INT(index_vectors(m),
+               10000); /* the same vectors: no second index, no tombstones, no rebuild */
   int found = 0;
   for (size_t i = 0; i < 5000; i += 250) found += top_is(v, i);
-  EG_CHECK(found >= 19); /* HNSW recall on 20 exact-match queries */
+  EG_CHECK(found >= 19);                         /* HNSW recall on 20 exact-match queries */
   EG_CHECK_INT(access_at(v, "u1", 251, 0), 101); /* chunk 250 back to hot: nothing added */
   EG_CHECK_INT(index_vectors(m), 10000);
   EG_CHECK(top_is(v, 250) && top_is(v, 500));
@@ -756,10 +786,12 @@ static void test_tombstones_skipped(void) {
   EG_REQUIRE(upsert(v, "ret", "u1", 0, 1050) == EG_OK);
   eg_vec_quiesce(v); /* HNSW */
   int64_t later = eg_time_now_us() + 90 * DAY_US;
-  for (uint64_t id = 1; id <= 1050; id += 21) access_at(v, "u1", id, later); /* 50 used, the rest not */
+  for (uint64_t id = 1; id <= 1050; id += 21)
+    access_at(v, "u1", id, later);              /* 50 used, the rest not */
   EG_CHECK_INT(sweep_at(v, later, NULL), 1000); /* under the rebuild threshold (1024 tombstones) */
   int full = 0, hot_only = 0, overlap = 0;
-  for (size_t i = 1; i < 1050; i += 52) { /* the vectors of cold chunks: their own is the nearest tombstone */
+  for (size_t i = 1; i < 1050;
+       i += 52) { /* the vectors of cold chunks: their own is the nearest tombstone */
     uint64_t ids[10];
     size_t n = search(v, "ret", vecs[i], NULL, 10, NULL, ids);
     full += n == 10;
