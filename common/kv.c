@@ -55,6 +55,7 @@ struct eg_kv {
   char prefix[48]; /* metric name prefix */
   rocksdb_readoptions_t *ro;
   rocksdb_writeoptions_t *wo_sync;
+  rocksdb_writeoptions_t *wo_logged; /* a group the log holds whole: no fsync of its own */
   rocksdb_cache_t *cache;
   rocksdb_block_based_table_options_t *bbto;
   pthread_mutex_t mu; /* the write lock */
@@ -214,6 +215,7 @@ eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size
   s->ro = rocksdb_readoptions_create();
   s->wo_sync = rocksdb_writeoptions_create();
   rocksdb_writeoptions_set_sync(s->wo_sync, 1);
+  s->wo_logged = rocksdb_writeoptions_create();
   pthread_mutex_init(&s->mu, NULL);
   pthread_cond_init(&s->cv, NULL);
   pthread_mutex_init(&s->tmu, NULL);
@@ -283,6 +285,7 @@ void eg_kv_close(eg_kv *s) {
   rocksdb_close(s->db);
   rocksdb_readoptions_destroy(s->ro);
   rocksdb_writeoptions_destroy(s->wo_sync);
+  if (s->wo_logged) rocksdb_writeoptions_destroy(s->wo_logged);
   rocksdb_options_destroy(s->opts);
   rocksdb_block_based_options_destroy(s->bbto);
   rocksdb_cache_destroy(s->cache);
@@ -676,7 +679,11 @@ static void write_group(eg_kv *s) {
   if (!result.code) {
     char *e = NULL;
     int64_t t0 = eg_time_mono_us();
-    rocksdb_write(s->db, s->wo_sync, wb, &e);
+    /* When the log holds every transaction of the group, the log is what makes it durable:
+     * a replica that loses this write (a power cut before the OS writes it back) comes back
+     * at the position stored with its last surviving group and applies the log from there.
+     * Otherwise (the local default, or a group with a write the log does not hold) fsync. */
+    rocksdb_write(s->db, append && n_recs && n_recs == n ? s->wo_logged : s->wo_sync, wb, &e);
     eg_series_observe(s->m_group_secs, (double)(eg_time_mono_us() - t0) / 1e6);
     if (e) {
       EG_ERROR("store", "group commit failed", "error=\"%s\" txns=%zu", e, n);
