@@ -28,9 +28,8 @@
 #define MAX_SEEDS 16
 #define AFTER_RANGE (14 * DAY) /* events are often told within two weeks after */
 #define CONTENT_FREE 0.1f      /* the score of a chunk of greetings only, asked about a time */
-#define ASKED_MATCH                                                            \
-  0.5f /* the match of a fact whose relation holds the kind of value asked for \
-        */
+/* the match of a fact whose relation holds the kind of value asked for */
+#define ASKED_MATCH 0.5f
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
 const char *rc_object_text(const Engram__V1__Edge *e) {
@@ -330,25 +329,37 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
 }
 
 /* Φ(q): the variants to search, the time range, the keywords and the seeds. */
+/* Does q say one of the n phrases w, as whole words (ASCII case folded)? */
+static bool says_any(const char *q, const char *const *w, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    for (const char *p = q; (p = strcasestr(p, w[i])) != NULL; p++)
+      if (word_start(q, p) && !isalnum((unsigned char)p[strlen(w[i])])) return true;
+  return false;
+}
+
 /* A question about an order or a span ("which came first", "before", "how long"). */
 static bool asks_order(const char *q) {
   static const char *const w[] = {"first",      "earliest", "initially",  "originally",
                                   "before",     "after",    "order",      "previous",
                                   "previously", "used to",  "how long",   "how many",
                                   "how often",  "how much", "since when", "until"};
-  for (size_t i = 0; i < sizeof w / sizeof *w; i++)
-    for (const char *p = q; (p = strcasestr(p, w[i])) != NULL; p++)
-      if (word_start(q, p) && !isalnum((unsigned char)p[strlen(w[i])])) return true;
-  return false;
+  return says_any(q, w, sizeof w / sizeof *w);
+}
+
+/* A question about a span ("How long have I … now?", "Since when …"): it asks since when,
+ * not what holds now. */
+static bool asks_span(const char *q) {
+  static const char *const w[] = {"how long", "since when"};
+  return says_any(q, w, sizeof w / sizeof *w);
 }
 
 static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const char *q = c->req->query;
   add_variant(vs, (char *)q);
   const char *undated = concretize(c, q);
-  /* recency is for a question about the current state, not about a span ("How long have I
-   * been … now?" asks since when: the last days' chunks are no answer for being recent) */
-  c->update_cue = has_update_cue(q) && !strcasestr(q, "how long") && !strcasestr(q, "since when");
+  /* recency is for a question about the current state, not about a span: the last days'
+   * chunks are no answer to "how long …" for being recent */
+  c->update_cue = has_update_cue(q) && !asks_span(q);
   /* stemmed keywords (for fact matching) and plain keywords (a BM25-friendly variant) */
   c->keywords = eg_arena_calloc(c->a, 64, sizeof *c->keywords);
   words stems = {.c = c, .list = c->keywords, .cap = 64};
@@ -458,6 +469,33 @@ static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
   return ch->time >= c->to && ch->time < c->to + AFTER_RANGE ? 0.5f : 0;
 }
 
+/* A chunk that says nothing but greetings and thanks ("user: Hi!\nassistant: Hello, how can I
+ * help you today?") is no evidence of anything on its day: asked about a time, the time signals
+ * do not lift it and its score is discounted (what it shares with "what did I ask you on …" is
+ * small talk). A content word is one of three letters or more, neither a stop word nor phatic. */
+static bool content_free(const char *text) {
+  static const char *const phatic[] = {
+      "user",    "assistant", "hi",      "hello",   "hey",     "thanks",    "thank",
+      "okay",    "ok",        "great",   "good",    "morning", "afternoon", "evening",
+      "night",   "today",     "yes",     "sure",    "cool",    "nice",      "bye",
+      "goodbye", "please",    "awesome", "perfect", "help",    "glad",      "welcome",
+      "much",    "lot",       "there",   "again",   "see",     "soon"};
+  int content = 0;
+  for (const char *p = text ? text : ""; *p && content < 2;) {
+    while (*p && !isalpha((unsigned char)*p)) p++;
+    char w[24];
+    size_t n = 0;
+    for (; isalpha((unsigned char)*p) || *p == '\''; p++)
+      if (n < sizeof w - 1) w[n++] = (char)tolower((unsigned char)*p);
+    w[n] = '\0';
+    if (n < 3 || eg_is_stopword(w, n)) continue;
+    bool ph = false;
+    for (size_t i = 0; i < sizeof phatic / sizeof *phatic && !ph; i++) ph = !strcmp(w, phatic[i]);
+    content += !ph;
+  }
+  return content < 2;
+}
+
 /* Merge the hits of a search response into the chunk candidates, and raise each variant's
  * best raw BM25 (fuse_chunks divides by it: every search's hits against the same best, for
  * a search narrowed to a time range or to entities has a weaker one, and normalized on its
@@ -480,7 +518,11 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       } else {
         if (c->n_chunks == cap) continue;
         x = &c->chunks[c->n_chunks++];
-        *x = (rc_chunk){.chunk = h->chunk, .expansion = expansion, .variants = !expansion};
+        *x = (rc_chunk){
+            .chunk = h->chunk,
+            .expansion = expansion,
+            .variants = !expansion,
+            .said_nothing = (c->temporal || c->update_cue) && content_free(h->chunk->content)};
         eg_map_put(seen, &h->chunk->id, sizeof h->chunk->id, (void *)(uintptr_t)c->n_chunks);
       }
       bool fb = r->results[q]->feedback;
@@ -523,33 +565,6 @@ static int by_score_fact(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* A chunk that says nothing but greetings and thanks ("user: Hi!\nassistant: Hello, how can I
- * help you today?") is no evidence of anything on its day: asked about a time, the time signals
- * do not lift it and its score is discounted (what it shares with "what did I ask you on …" is
- * small talk). A content word is one of three letters or more, neither a stop word nor phatic. */
-static bool content_free(const char *text) {
-  static const char *const phatic[] = {
-      "user",    "assistant", "hi",      "hello",   "hey",     "thanks",    "thank",
-      "okay",    "ok",        "great",   "good",    "morning", "afternoon", "evening",
-      "night",   "today",     "yes",     "sure",    "cool",    "nice",      "bye",
-      "goodbye", "please",    "awesome", "perfect", "help",    "glad",      "welcome",
-      "much",    "lot",       "there",   "again",   "see",     "soon"};
-  int content = 0;
-  for (const char *p = text ? text : ""; *p && content < 2;) {
-    while (*p && !isalpha((unsigned char)*p)) p++;
-    char w[24];
-    size_t n = 0;
-    for (; isalpha((unsigned char)*p) || *p == '\''; p++)
-      if (n < sizeof w - 1) w[n++] = (char)tolower((unsigned char)*p);
-    w[n] = '\0';
-    if (n < 3 || eg_is_stopword(w, n)) continue;
-    bool ph = false;
-    for (size_t i = 0; i < sizeof phatic / sizeof *phatic && !ph; i++) ph = !strcmp(w, phatic[i]);
-    content += !ph;
-  }
-  return content < 2;
-}
-
 static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
@@ -558,18 +573,17 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
       if (c->bm25_best[q] > 0 && q + 1 != c->dated_variant &&
           x->bm25_raw[q] / c->bm25_best[q] > x->bm25)
         x->bm25 = x->bm25_raw[q] / c->bm25_best[q];
-    bool said_nothing = (c->temporal || c->update_cue) && content_free(x->chunk->content);
-    x->temporal = said_nothing ? 0 : temporal_fit(c, x->chunk);
+    x->temporal = x->said_nothing ? 0 : temporal_fit(c, x->chunk);
     x->sentence = 0;
     double age = (double)(c->tq - x->chunk->time) / (double)DAY;
-    x->recency = c->update_cue && x->chunk->time && !said_nothing
+    x->recency = c->update_cue && x->chunk->time && !x->said_nothing
                      ? (float)exp(-(age > 0 ? age : 0) / 90.0)
                      : 0;
     x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 +
                w->temporal * x->temporal + w->recency * x->recency +
                0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
     if (x->expansion) x->score *= 0.85f;
-    if (said_nothing)
+    if (x->said_nothing)
       x->score *= CONTENT_FREE; /* what it resembles in a question is its small talk */
   }
   qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);

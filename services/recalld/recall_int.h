@@ -42,8 +42,9 @@ typedef struct rc_chunk {
   float sentence;                  /* keywords in its best sentence (the head only) */
   float rerank;                    /* the cross-encoder's score, when reranked */
   bool reranked;
-  int variants;   /* how many variant searches found it */
-  bool expansion; /* found only by chunk-level expansion */
+  int variants;      /* how many variant searches found it */
+  bool expansion;    /* found only by chunk-level expansion */
+  bool said_nothing; /* greetings only, on a time question (no evidence of it) */
 } rc_chunk;
 
 /* A fact candidate (a current edge) and what the walk and the history say of it. */
