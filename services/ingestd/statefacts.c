@@ -716,13 +716,13 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  static const char *const prep[] = {"at", "in", "of",
-                                     "with"}; /* not "for": "traded my old X for Y" */
+  /* not "for": in "traded my old X for Y" the old one is X */
+  static const char *const prep[] = {"at", "in", "of", "with"};
   size_t p = s->ts;
   while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
-  /* right before the slot: "from X", "instead of X", "my old X", "my ex X" */
-  if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p) ||
-      (s->ts > from && has_marker(sf, MK_FORMER, t, s->ts - 1, s->ts)))
+  /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
+   * marker is a determiner: for "my old X" p is the slot) */
+  if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p))
     return ST_FORMER;
   /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
   if (p > from && in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
@@ -949,13 +949,19 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
  * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
  * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
  * ends the state follows it ("my dog X passed away"). */
+/* How many words before the slot "my" or "our" owns it: two before a cued name ("my dog
+ * X"), one before a name when `named` ("my X"); 0 when none does. */
+static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
+  static const char *const own[] = {"my", "our"};
+  size_t k = s->cued ? 2 : named ? 1 : 0;
+  return k && s->ts >= from + k && in_list(t[s->ts - k].w, own, 2) ? k : 0;
+}
+
 static void possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
                       size_t *a, size_t *b) {
   /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic") */
-  size_t own_at = s->cued ? 2 : s->proper && s->bits != sf->name_types ? 1 : 0;
-  if (!own_at || s->ts < from + own_at) return;
-  const char *own = t[s->ts - own_at].w;
-  if (strcmp(own, "my") != 0 && strcmp(own, "our") != 0) return;
+  size_t own_at = owner_at(t, from, s, s->proper && s->bits != sf->name_types);
+  if (!own_at) return;
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
   if (has_marker(sf, MK_ENDED, t, s->te, pb)) s->status = ST_FORMER;
@@ -971,12 +977,10 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
 /* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?",
  * "As a X, what …?" — the user's own, asked about or not. */
 static bool presupposed(const token *t, size_t from, const slot *s) {
-  static const char *const own[] = {"my", "our"};
   static const char *const indef[] = {"a", "an"};
   size_t i = s->ts;
-  if (s->cued && i >= from + 2) return in_list(t[i - 2].w, own, 2);
-  if (s->proper && i >= from + 1 && in_list(t[i - 1].w, own, 2)) return true;
-  return i >= from + 2 && !strcmp(t[i - 2].w, "as") && in_list(t[i - 1].w, indef, 2);
+  if (owner_at(t, from, s, s->proper)) return true;
+  return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") && in_list(t[i - 1].w, indef, 2);
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
