@@ -58,14 +58,19 @@ void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
  * eg_rpc_handler named hname (include common/rpc.h first).
  */
 /* NOLINTBEGIN(bugprone-macro-parentheses): Engine, Req and Resp are type names */
+/* The start of such a handler (reqm, call and err in scope): declares req, the request as
+ * Req with its scope checked, and r, a Resp in the call's arena; returns on failure. */
+#define EG_SCOPED_BEGIN(Req, Resp, resp_init)   \
+  const Req *req = (const Req *)reqm;           \
+  eg_code rc = eg_scope_check(req->scope, err); \
+  if (rc) return rc;                            \
+  Resp *r = EG_RPC_NEW(call, Resp, resp_init);  \
+  if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory")
+
 #define EG_SCOPED_HANDLER(hname, Engine, Req, Resp, resp_init, engine_fn)          \
   static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm, \
                        ProtobufCMessage **resp, eg_err *err) {                     \
-    const Req *req = (const Req *)reqm;                                            \
-    eg_code rc = eg_scope_check(req->scope, err);                                  \
-    if (rc) return rc;                                                             \
-    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                   \
-    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                    \
+    EG_SCOPED_BEGIN(Req, Resp, resp_init);                                         \
     rc = engine_fn((Engine *)svc, req, eg_rpc_arena(call), r, err);                \
     *resp = &r->base;                                                              \
     return rc;                                                                     \

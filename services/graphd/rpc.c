@@ -79,11 +79,7 @@ static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind,
   }                                                                                    \
   static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,     \
                        ProtobufCMessage **resp, eg_err *err) {                         \
-    const Req *req = (const Req *)reqm;                                                \
-    eg_code rc = eg_scope_check(req->scope, err);                                      \
-    if (rc) return rc;                                                                 \
-    Resp *r = EG_RPC_NEW(call, Resp, resp_init);                                       \
-    if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory");                        \
+    EG_SCOPED_BEGIN(Req, Resp, resp_init);                                             \
     *resp = &r->base;                                                                  \
     return graph_call(svc, call, kind, reqm, &r->base, hname##_engine, err);           \
   }
