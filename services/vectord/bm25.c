@@ -50,6 +50,8 @@ struct eg_bm25 {
   size_t n_docs_cap;
   size_t live;
   double total_len;
+  char prefix;          /* terms starting with it weigh … */
+  double prefix_weight; /* … this much in a query (eg_bm25_prefix_weight) */
 };
 
 static bool is_live(const eg_bm25 *ix, uint32_t slot) {
@@ -79,6 +81,11 @@ eg_bm25 *eg_bm25_new(double k1, double b) {
     return NULL;
   }
   return ix;
+}
+
+void eg_bm25_prefix_weight(eg_bm25 *ix, char prefix, double w) {
+  ix->prefix = prefix;
+  ix->prefix_weight = w;
 }
 
 static bool free_term(void *ctx, const void *k, size_t kl, void *v) {
@@ -241,7 +248,9 @@ void eg_bm25_prepare(const eg_bm25 *ix, const char *const *terms, size_t n, eg_b
     term_entry *t = eg_map_get(ix->dict, terms[i], strlen(terms[i]));
     if (!t || !t->df) continue;
     q->t[q->n] = t;
-    q->idf[q->n++] = idf((double)ix->live, t->df);
+    q->w[q->n] = ix->prefix && terms[i][0] == ix->prefix ? ix->prefix_weight : 1.0;
+    q->idf[q->n] = q->w[q->n] * idf((double)ix->live, t->df);
+    q->n++;
   }
 }
 
@@ -282,19 +291,29 @@ void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t 
   if (m <= 0) return;
   q->avgdl = (s->len + prior * ix->total_len / N) / m;
   if (q->avgdl <= 0) q->avgdl = 1.0;
-  for (size_t i = 0; i < q->n; i++) q->idf[i] = idf(m, (double)df[i] + prior * q->t[i]->df / N);
+  for (size_t i = 0; i < q->n; i++)
+    q->idf[i] = q->w[i] * idf(m, (double)df[i] + prior * q->t[i]->df / N);
 }
 
-double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot) {
+static double score_of(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot, bool words) {
   if (!is_live(ix, slot)) return 0;
   double s = 0;
   for (size_t i = 0; i < q->n; i++) {
     const term_entry *t = q->t[i];
+    if (words && q->w[i] != 1.0) continue;
     uint32_t lo = lower_bound(t, slot); /* postings are sorted by slot */
     if (lo < t->n && t->p[lo].slot == slot)
       s += term_score(term_weights(ix, q->avgdl, q->idf[i]), t->p[lo].tf, ix->docs[slot].len);
   }
   return s;
+}
+
+double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot) {
+  return score_of(ix, q, slot, false);
+}
+
+double eg_bm25_score_words(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot) {
+  return score_of(ix, q, slot, true);
 }
 
 typedef struct scored {

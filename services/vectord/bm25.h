@@ -25,6 +25,10 @@ typedef struct eg_bm25_term {
 eg_bm25 *eg_bm25_new(double k1, double b);
 void eg_bm25_free(eg_bm25 *ix); /* accepts NULL */
 
+/* A class of terms, those starting with `prefix` (concept terms "~…" beside the words said),
+ * weighs w in every query prepared afterwards: its idf is multiplied by w. */
+void eg_bm25_prefix_weight(eg_bm25 *ix, char prefix, double w);
+
 /* Add document `slot` (must not be present) with its distinct terms and its length. A
  * removed slot may be added again with the terms it had (vectord's slots never change
  * content): its postings not yet compacted away are reused, so it counts once. */
@@ -43,7 +47,8 @@ typedef struct eg_bm25_tentry eg_bm25_tentry;
 typedef struct eg_bm25_query {
   size_t n;
   const eg_bm25_tentry *t[EG_BM25_MAX_TERMS];
-  double idf[EG_BM25_MAX_TERMS];
+  double idf[EG_BM25_MAX_TERMS]; /* times the term's weight */
+  double w[EG_BM25_MAX_TERMS];   /* the term's weight (1, or the prefix weight) */
   double avgdl;
 } eg_bm25_query;
 
@@ -72,6 +77,8 @@ void eg_bm25_prepare_within(const eg_bm25 *ix, const char *const *terms, size_t 
 
 /* Score one document. */
 double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
+/* Its share from the terms of weight 1 alone (the words said, not a prefixed class). */
+double eg_bm25_score_words(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
 /* Score n documents (in any order) into out[]: eg_bm25_score's scores, with one walk of
  * each query term's postings instead of a search per document and term. */
 void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n,

@@ -37,6 +37,13 @@ static const eg_cfg_opt vectord_opts[] = {
      "the "
      "tenant's chunks were the user's",
      0, 0, 1000000000},
+    {"bm25_concepts", EG_CFG_DOUBLE, "0.4",
+     "weight of WordNet concepts in BM25: a chunk's nouns' synonyms and hypernyms are indexed "
+     "beside its words (\"violin\" is a musical instrument), a query's words meet them at this "
+     "weight (0 = off)",
+     0, 0, 0},
+    {"wordnet_dir", EG_CFG_STR, "/usr/share/wordnet", "WordNet's database (Debian wordnet-base)", 0,
+     0, 0},
     {"weight_content", EG_CFG_DOUBLE, "0.4", "default weight x of sim(content)", 0, 0, 0},
     {"weight_latent", EG_CFG_DOUBLE, "0.4", "default weight y of sim(latent)", 0, 0, 0},
     {"weight_bm25", EG_CFG_DOUBLE, "0.4", "default weight alpha of normalized BM25", 0, 0, 0},
@@ -92,6 +99,8 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .bm25_b = eg_cfg_double(c, "bm25_b"),
       .bm25_per_user = strcmp(stats, "user") == 0,
       .bm25_user_prior = (double)eg_cfg_int(c, "bm25_user_prior"),
+      .bm25_concepts = eg_cfg_double(c, "bm25_concepts"),
+      .wordnet_dir = eg_cfg_str(c, "wordnet_dir"),
       .x = (float)eg_cfg_double(c, "weight_content"),
       .y = (float)eg_cfg_double(c, "weight_latent"),
       .alpha = (float)eg_cfg_double(c, "weight_bm25"),

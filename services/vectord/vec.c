@@ -17,10 +17,12 @@
 #include "common/log.h"
 #include "common/rpc.h"
 #include "common/time.h"
+#include "services/vectord/concepts.h"
 #include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 
 #define LOAD_BATCH 4096
+#define CONCEPT_DEPTH 3 /* hypernym levels above a noun ("violin" … "musical instrument") */
 
 vdoc eg_vdoc_of(const Engram__V1__Chunk *c) {
   const Engram__V1__Scope *s = c->scope;
@@ -55,6 +57,19 @@ static const char *faiss_err(void) {
 }
 
 /* ---- tokenizers ---------------------------------------------------------------------- */
+
+const struct eg_concepts *eg_vt_concepts(eg_vec *v) {
+  if (v->o.bm25_concepts <= 0) return NULL;
+  pthread_mutex_lock(&v->cmu);
+  if (!v->concepts_tried) {
+    v->concepts_tried = true;
+    eg_err err = {0};
+    if (eg_concepts_open(v->o.wordnet_dir, CONCEPT_DEPTH, &v->concepts, &err))
+      EG_WARN("vec", "no WordNet concepts in BM25", "error=\"%s\"", err.msg);
+  }
+  pthread_mutex_unlock(&v->cmu);
+  return v->concepts;
+}
 
 eg_tokenizer *eg_vt_tokenizer(eg_vec *v) {
   pthread_mutex_lock(&v->tokmu);
@@ -490,13 +505,13 @@ static bool snapshot_read(eg_vec *v, vtenant *t) {
 
 /* ---- tenants ---------------------------------------------------------------------------- */
 
-static vtenant *vt_new(uint64_t T, const char *name, double k1, double b) {
+static vtenant *vt_new(uint64_t T, const char *name, const eg_vec_opts *o) {
   vtenant *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->T = T;
   t->name = strdup(name);
-  t->bm25 = eg_bm25_new(k1, b);
-  t->bm25_cold = eg_bm25_new(k1, b);
+  t->bm25 = eg_bm25_new(o->bm25_k1, o->bm25_b);
+  t->bm25_cold = eg_bm25_new(o->bm25_k1, o->bm25_b);
   t->by_chunk = eg_map_new();
   t->by_user = eg_map_new();
   t->snapshot_slot = -1;
@@ -511,6 +526,8 @@ static vtenant *vt_new(uint64_t T, const char *name, double k1, double b) {
     free(t);
     return NULL;
   }
+  eg_bm25_prefix_weight(t->bm25, EG_CONCEPT_PREFIX, o->bm25_concepts);
+  eg_bm25_prefix_weight(t->bm25_cold, EG_CONCEPT_PREFIX, o->bm25_concepts);
   return t;
 }
 
@@ -708,7 +725,7 @@ vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, 
       return NULL;
     }
   }
-  t = vt_new(T, tenant, v->o.bm25_k1, v->o.bm25_b);
+  t = vt_new(T, tenant, &v->o);
   eg_code rc = t ? vt_load(v, t, err) : eg_err_set(err, EG_ENOMEM, "out of memory");
   if (rc) {
     vt_free(t);
@@ -820,6 +837,7 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   }
   pthread_mutex_init(&v->tmu, NULL);
   pthread_mutex_init(&v->tokmu, NULL);
+  pthread_mutex_init(&v->cmu, NULL);
   pthread_mutex_init(&v->bmu, NULL);
   pthread_cond_init(&v->bcv, NULL);
   pthread_mutex_init(&v->smu, NULL);
@@ -878,6 +896,8 @@ void eg_vec_close(eg_vec *v) {
   eg_kv_close(v->kv);
   pthread_mutex_destroy(&v->tmu);
   pthread_mutex_destroy(&v->tokmu);
+  pthread_mutex_destroy(&v->cmu);
+  eg_concepts_free(v->concepts);
   pthread_mutex_destroy(&v->bmu);
   pthread_cond_destroy(&v->bcv);
   pthread_mutex_destroy(&v->smu);

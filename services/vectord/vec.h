@@ -33,6 +33,10 @@ typedef struct eg_vec_opts {
   bool bm25_per_user;      /* BM25 statistics of the user searched, not the whole tenant's, */
   double bm25_user_prior;  /* smoothed toward the tenant's as if this many of its chunks were the
                               user's */
+  double bm25_concepts;    /* weight of WordNet concepts in BM25 (concepts.h): a chunk's nouns'
+                              synonyms and hypernyms are indexed beside its words, and a
+                              query's words meet them at this weight; 0 = off */
+  const char *wordnet_dir; /* WordNet's database (NULL: /usr/share/wordnet) */
   float x, y, alpha;       /* default fusion weights */
   uint32_t hnsw_threshold; /* hot and warm chunks above which a tenant switches to HNSW */
   uint32_t hnsw_ef_search; /* HNSW search breadth */

@@ -97,7 +97,10 @@ struct eg_vec {
   pthread_mutex_t smu;
   pthread_cond_t scv;
   eg_metric *m_embed_secs, *m_stage_secs;
-  struct eg_qcache *qcache; /* query vectors; NULL = off */
+  struct eg_qcache *qcache;     /* query vectors; NULL = off */
+  pthread_mutex_t cmu;          /* loads concepts */
+  struct eg_concepts *concepts; /* WordNet's nouns, read at the first Upsert; NULL = none */
+  bool concepts_tried;
 };
 
 /* The tenant's in-memory index, loaded from the store on first use. create: make it
@@ -108,6 +111,12 @@ void eg_vt_forget(eg_vec *v, const char *tenant);
 /* Remove t's HNSW snapshot files (after an erasure they hold vectors the index no longer
  * has); the next start rebuilds the index from the store. */
 void eg_vt_drop_snapshot(eg_vec *v, vtenant *t);
+
+/* WordNet's concepts for indexing (read once, at the first call); NULL when bm25_concepts
+ * is 0 or the database is missing (logged once). */
+const struct eg_concepts *eg_vt_concepts(eg_vec *v);
+/* A concept term is a stem with this prefix: "~instrument". */
+#define EG_CONCEPT_PREFIX '~'
 
 /* Borrow / return a stemming tokenizer. */
 eg_tokenizer *eg_vt_tokenizer(eg_vec *v);

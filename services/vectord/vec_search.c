@@ -14,6 +14,7 @@
  */
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,6 +145,7 @@ typedef struct cand {
   float cs, ls;      /* similarities with the query the score uses (after feedback, q') */
   float cs0, ls0;    /* with feedback: the similarities with the query as given */
   double bm;
+  double bm_words; /* bm's share from the words said (without concepts), for the hits */
   float score;
 } cand;
 
@@ -235,7 +237,7 @@ static void add_cand(qctx *q, uint32_t slot) {
     q->cap = nc;
   }
   if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
-  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0};
+  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0, 0};
   q->n++;
 }
 
@@ -541,6 +543,13 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       eg_vt_tokenizer_put(v, tk);
       return eg_err_set(err, EG_EINVAL, "queries[%zu].text is not valid UTF-8", i);
     }
+    /* each word also meets the chunks that hold it as a concept, not a word (at the
+     * weight eg_bm25_prefix_weight gives them) */
+    for (size_t j = 0, said = tl[i].n; v->o.bm25_concepts > 0 && j < said; j++) {
+      char term[EG_TOKEN_MAX + 1];
+      int m = snprintf(term, sizeof term, "%c%s", EG_CONCEPT_PREFIX, tl[i].v[j]);
+      if (m > 0 && (size_t)m < sizeof term) push_tok(&tl[i], term, (size_t)m);
+    }
   }
   eg_vt_tokenizer_put(v, tk);
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
@@ -637,6 +646,14 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     maxbms[i] = maxbm;
     tops[i] = eg_arena_alloc(a, (keep ? keep : 1) * sizeof(cand));
     if (tops[i] && keep) memcpy(tops[i], q.c, keep * sizeof(cand));
+    for (size_t j = 0; tops[i] && j < keep; j++) { /* the hits' share of words said */
+      cand *c = &tops[i][j];
+      bool cold = t->docs[c->slot].tier == EG_TIER_COLD;
+      c->bm_words = v->o.bm25_concepts <= 0 ? c->bm
+                    : c->bm > 0 ? eg_bm25_score_words(eg_vt_bm25(t, t->docs[c->slot].tier),
+                                                      cold ? cold_query(&q) : &q.bq, c->slot)
+                                : 0;
+    }
     ntops[i] = tops[i] ? keep : 0;
     free(q.c);
     free(q.seen.key);
@@ -696,6 +713,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
         h->feedback_latent_sim = c->ls;
       }
       h->bm25 = (float)c->bm;
+      h->bm25_words = (float)c->bm_words;
       h->bm25_norm = maxbm > 0 ? (float)(c->bm / maxbm) : 0;
       qh->hits[qh->n_hits++] = h;
     }

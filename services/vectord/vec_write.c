@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "common/time.h"
+#include "services/vectord/concepts.h"
 #include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 
@@ -88,9 +89,8 @@ typedef struct term_acc {
   uint32_t len;
 } term_acc;
 
-static void count_term(void *ctx, const char *tok, size_t len) {
-  term_acc *t = ctx;
-  t->len++;
+/* Count one more of term tok (a new term with tf 1). */
+static void add_term(term_acc *t, const char *tok, size_t len) {
   uintptr_t at = (uintptr_t)eg_map_get(t->m, tok, len);
   if (at) {
     if (t->terms[at - 1].tf < UINT16_MAX) t->terms[at - 1].tf++;
@@ -107,6 +107,53 @@ static void count_term(void *ctx, const char *tok, size_t len) {
   t->terms[t->n] = (eg_bm25_term){eg_arena_strndup(t->a, tok, len), 1};
   eg_map_put(t->m, tok, len, (void *)(uintptr_t)(t->n + 1));
   t->n++;
+}
+
+/* A word said: a term, and one more word of the document's length. */
+static void count_term(void *ctx, const char *tok, size_t len) {
+  term_acc *t = ctx;
+  t->len++;
+  add_term(t, tok, len);
+}
+
+/* The concepts of a chunk's nouns (concepts.h): each a term "~stem" with tf 1, unless the chunk
+ * says that stem itself; they do not add to its length (BM25 normalizes by the words said). */
+#define MAX_CONCEPTS 256 /* concept terms of one chunk at most */
+
+typedef struct concept_acc {
+  term_acc *t;
+  const eg_concepts *wn;
+  eg_tokenizer *stem;
+  char prev[EG_TOKEN_MAX]; /* the word before, for two-word nouns ("martial arts") */
+  size_t prev_len, added;
+} concept_acc;
+
+static void add_concept_stem(void *ctx, const char *tok, size_t len) {
+  concept_acc *k = ctx;
+  char term[EG_TOKEN_MAX + 1];
+  if (len >= EG_TOKEN_MAX || k->added >= MAX_CONCEPTS || eg_map_get(k->t->m, tok, len)) return;
+  term[0] = EG_CONCEPT_PREFIX;
+  memcpy(term + 1, tok, len);
+  if (eg_map_get(k->t->m, term, len + 1)) return;
+  add_term(k->t, term, len + 1);
+  k->added++;
+}
+
+static void add_concept(void *ctx, const char *lemma) {
+  concept_acc *k = ctx;
+  eg_tokenize(k->stem, lemma, strlen(lemma), add_concept_stem, k);
+}
+
+static void concepts_of_word(void *ctx, const char *tok, size_t len) {
+  concept_acc *k = ctx;
+  if (k->prev_len) {
+    char two[2 * EG_TOKEN_MAX + 2];
+    int n = snprintf(two, sizeof two, "%.*s %.*s", (int)k->prev_len, k->prev, (int)len, tok);
+    eg_concepts_of(k->wn, two, (size_t)n, add_concept, k);
+  }
+  eg_concepts_of(k->wn, tok, len, add_concept, k);
+  k->prev_len = len < sizeof k->prev ? len : 0;
+  memcpy(k->prev, tok, k->prev_len);
 }
 
 static char *encode_terms(eg_arena *a, const term_acc *t, size_t *len) {
@@ -193,23 +240,31 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
       memcpy(vecs + (i * N_FIELDS + FIELD_LATENT) * dim,
              vecs + (i * N_FIELDS + FIELD_CONTENT) * dim, (size_t)dim * sizeof(float));
   }
-  /* 2. BM25 terms of content + latent. */
+  /* 2. BM25 terms of content + latent, and the concepts of their nouns. */
   term_acc *accs = eg_arena_calloc(a, n, sizeof *accs);
   eg_tokenizer *tk = eg_vt_tokenizer(v);
-  if (!accs || !tk) {
+  const eg_concepts *wn = eg_vt_concepts(v);
+  eg_tokenizer *plain = wn ? eg_tokenizer_new(EG_TOK_STOPWORDS) : NULL;
+  if (!accs || !tk || (wn && !plain)) {
     eg_vt_tokenizer_put(v, tk);
+    eg_tokenizer_free(plain);
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   for (size_t i = 0; i < n; i++) {
     const Engram__V1__Chunk *c = req->chunks[i];
+    const char *text[2] = {c->content, c->latent};
     accs[i].a = a;
     accs[i].m = eg_map_new();
-    if (c->content) eg_tokenize(tk, c->content, strlen(c->content), count_term, &accs[i]);
-    if (c->latent) eg_tokenize(tk, c->latent, strlen(c->latent), count_term, &accs[i]);
+    for (int f = 0; f < 2; f++)
+      if (text[f]) eg_tokenize(tk, text[f], strlen(text[f]), count_term, &accs[i]);
+    concept_acc k = {.t = &accs[i], .wn = wn, .stem = tk};
+    for (int f = 0; wn && f < 2; f++, k.prev_len = 0)
+      if (text[f]) eg_tokenize(plain, text[f], strlen(text[f]), concepts_of_word, &k);
     eg_map_free(accs[i].m);
     accs[i].m = NULL;
   }
   eg_vt_tokenizer_put(v, tk);
+  eg_tokenizer_free(plain);
   /* 3. The store, durably. */
   vtenant *t = eg_vt_get(v, req->scope->tenant, true, &rc, err);
   if (!t) return rc;

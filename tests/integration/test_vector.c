@@ -1,7 +1,7 @@
 /*
  * test_vector.c — vectord over real gRPC: upsert and hybrid search, validation errors
  * (nothing written), GetChunks with neighbours, kill -9 after acknowledged upserts and
- * restart (every chunk searchable), Delete, the CLI.
+ * restart (every chunk searchable), Delete, the CLI, WordNet concepts in BM25.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -87,6 +87,36 @@ static void test_upsert_search(void) {
   EG_CHECK_INT(top("acme", "Emma married in Lisbon"), 3);
   EG_CHECK_INT(top("acme", "Rust programming language"), 5);
   EG_CHECK_INT(top("other-tenant", "puppy dog retriever"), 0); /* isolation */
+}
+
+/* The BM25 score of chunk id for a text query (0 when not among the first 20 hits). */
+static float bm25_of(const char *tenant, const char *text, uint64_t id) {
+  Engram__V1__SearchResponse *r = NULL;
+  eg_err e;
+  float s = 0;
+  if (ic_search(cl, tenant, NULL, text, 20, &r, &e) != EG_OK) return -1;
+  for (size_t i = 0; r->n_results && i < r->results[0]->n_hits; i++)
+    if (r->results[0]->hits[i]->chunk->id == id) s = r->results[0]->hits[i]->bm25;
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  return s;
+}
+
+/* A chunk's nouns carry their WordNet synonyms and hypernyms: "siblings" meets "sisters",
+ * "instrument" meets "violin", "martial art" meets "karate" — below a chunk saying the word. */
+static void test_concepts(void) {
+  eg_err e;
+  const char *t[] = {"My two sisters flew in for the holidays.",
+                     "I have played the violin since I was eight.",
+                     "Tuesdays I practise karate at the community centre.",
+                     "I need a new case for my instrument before the tour.",
+                     "The weather was mild and we walked a lot."};
+  EG_REQUIRE(upsert_texts("wn", 1, t, 5, "s1", &e) == EG_OK);
+  EG_CHECK(bm25_of("wn", "siblings", 1) > 0);
+  EG_CHECK(bm25_of("wn", "musical instrument", 2) > 0);
+  EG_CHECK(bm25_of("wn", "martial arts", 3) > 0);
+  EG_CHECK(bm25_of("wn", "instrument", 4) > bm25_of("wn", "instrument", 2)); /* said > concept */
+  EG_CHECK(bm25_of("wn", "instrument", 2) > 0);
+  EG_CHECK_INT(bm25_of("wn", "instrument", 5), 0); /* nothing bridges to the weather */
 }
 
 static void test_validation_writes_nothing(void) {
@@ -211,6 +241,7 @@ int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
   EG_RUN(test_upsert_search);
+  EG_RUN(test_concepts);
   EG_RUN(test_validation_writes_nothing);
   EG_RUN(test_get_neighbours);
   EG_RUN(test_kill9_recovery);

@@ -1,0 +1,73 @@
+/* test_concepts.c — WordNet concepts of nouns: synonyms and hypernyms, inflections, two-word
+ * nouns, words mostly said as verbs, the depth bound, and a missing database. */
+#include <stdio.h>
+#include <string.h>
+
+#include "services/vectord/concepts.h"
+#include "tests/testlib.h"
+
+typedef struct seen {
+  char all[4096];
+} seen;
+
+static void add(void *ctx, const char *lemma) {
+  seen *s = ctx;
+  size_t n = strlen(s->all);
+  snprintf(s->all + n, sizeof s->all - n, "|%s", lemma);
+}
+
+/* Does the word's concept list hold lemma (as a whole lemma)? */
+static bool has(const eg_concepts *c, const char *word, const char *lemma) {
+  seen s = {{0}};
+  if (!eg_concepts_of(c, word, strlen(word), add, &s)) return false;
+  char want[256];
+  snprintf(want, sizeof want, "|%s|", lemma);
+  strncat(s.all, "|", sizeof s.all - strlen(s.all) - 1);
+  return strstr(s.all, want) != NULL;
+}
+
+static eg_concepts *wn;
+
+static void test_synonyms_and_hypernyms(void) {
+  EG_CHECK(has(wn, "violin", "violin"));
+  EG_CHECK(has(wn, "violin", "fiddle"));
+  EG_CHECK(has(wn, "violin", "stringed instrument"));
+  EG_CHECK(has(wn, "violin", "musical instrument")); /* three levels up */
+  EG_CHECK(!has(wn, "violin", "device"));            /* four: beyond the depth */
+  EG_CHECK(has(wn, "karate", "martial art"));
+  EG_CHECK(has(wn, "sister", "female sibling"));
+  EG_CHECK(has(wn, "children", "kid"));   /* an irregular plural (noun.exc) and a synonym */
+  EG_CHECK(has(wn, "sisters", "sister")); /* a regular plural */
+  EG_CHECK(has(wn, "puppies", "dog"));
+  EG_CHECK(has(wn, "martial arts", "martial art")); /* a two-word noun */
+}
+
+static void test_not_nouns(void) {
+  seen s = {{0}};
+  EG_CHECK(!eg_concepts_of(wn, "play", 4, add, &s)); /* mostly a verb */
+  EG_CHECK(!eg_concepts_of(wn, "quickly", 7, add, &s));
+  EG_CHECK(!eg_concepts_of(wn, "xylqz", 5, add, &s));
+  EG_CHECK(!eg_concepts_of(wn, "", 0, add, &s));
+  EG_CHECK_INT(strlen(s.all), 0);
+}
+
+static void test_missing_database(void) {
+  eg_concepts *c = NULL;
+  eg_err err = {0};
+  EG_CHECK_INT(eg_concepts_open("/nonexistent", 3, &c, &err), EG_EUNAVAIL);
+  EG_CHECK(c == NULL);
+  EG_CHECK(strstr(err.msg, "data.noun") != NULL);
+}
+
+int main(void) {
+  eg_err err = {0};
+  if (eg_concepts_open(NULL, 3, &wn, &err) != EG_OK) {
+    fprintf(stderr, "WordNet: %s\n", err.msg);
+    return 1;
+  }
+  EG_RUN(test_synonyms_and_hypernyms);
+  EG_RUN(test_not_nouns);
+  EG_RUN(test_missing_database);
+  eg_concepts_free(wn);
+  return eg_test_finish();
+}
