@@ -399,6 +399,12 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const eg_statefacts *sf = c->r->states;
   c->asked = sf && !asks_order(q) ? eg_statefacts_asked(sf, q) : 0;
   if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
+  /* a question about two events: one variant per event (each gets its place, rc_sub_quota) */
+  char *part[RC_MAX_SUB];
+  for (size_t i = 0, n = expand ? rc_decompose(q, c->a, part, RC_MAX_SUB) : 0; i < n; i++) {
+    add_variant(vs, part[i]);
+    if (vs->n && vs->v[vs->n - 1] == part[i]) c->sub_var[c->n_sub++] = vs->n - 1;
+  }
   if (c->req->expansion == ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_LLM) {
     char *llm[3];
     size_t n = rc_llm_variants(c, llm, 3);
@@ -507,6 +513,8 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
     for (size_t i = 0; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
       if (!h->chunk) continue;
+      for (size_t s = 0; !expansion && s < c->n_sub; s++) /* the first search's best */
+        if (c->sub_var[s] == q && !c->sub_best[s]) c->sub_best[s] = h->chunk->id;
       void *v = eg_map_get(seen, &h->chunk->id, sizeof h->chunk->id);
       rc_chunk *x;
       if (v) {
@@ -530,6 +538,7 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
             ls = fb ? h->feedback_latent_sim : h->latent_sim;
       if (cs > x->content) x->content = cs;
       if (ls > x->latent) x->latent = ls;
+      x->words |= h->bm25_words > 0;
       if (h->content_sim > x->relevance) x->relevance = h->content_sim;
       if (h->latent_sim > x->relevance) x->relevance = h->latent_sim;
       if (q >= RC_MAX_VARIANTS) continue;
@@ -1117,6 +1126,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
     rc_rerank(&c, c.n_chunks < 2 * k1 ? c.n_chunks : 2 * k1);
     t = eg_stage_done(a, &resp->timings, &resp->n_timings, "rerank", t, r->m_stage);
   }
+  rc_sub_quota(&c, (k1 + 1) / 2);
   if (c.n_chunks > k1) c.n_chunks = k1;
   if ((rc = walk_facts(&c, err))) goto done;
   if ((rc = rc_values_walk(&c, err))) goto done;

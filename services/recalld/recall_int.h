@@ -33,6 +33,8 @@ struct eg_recall {
 
 #define RC_MAX_VARIANTS 7 /* query, keywords, dated, aliases, 3 from an LLM */
 
+#define RC_MAX_SUB 2 /* parts of a question about two events */
+
 /* A chunk candidate, its signals and fused score. */
 typedef struct rc_chunk {
   const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
@@ -45,6 +47,7 @@ typedef struct rc_chunk {
   int variants;      /* how many variant searches found it */
   bool expansion;    /* found only by chunk-level expansion */
   bool said_nothing; /* greetings only, on a time question (no evidence of it) */
+  bool words;        /* BM25 matched words it says (not only WordNet concepts of them) */
 } rc_chunk;
 
 /* A fact candidate (a current edge) and what the walk and the history say of it. */
@@ -109,10 +112,21 @@ typedef struct rc_ctx {
   size_t n_paths;
   rc_value *values; /* the user's preferences on the question, best first */
   size_t n_values;
-  bool change_cue;          /* a question about a change ("why did I switch …") */
+  bool change_cue;               /* a question about a change ("why did I switch …") */
+  size_t sub_var[RC_MAX_SUB];    /* the variants that are parts of the question (decompose.c) */
+  uint64_t sub_best[RC_MAX_SUB]; /* each part's best chunk in the unranged search (0: none) */
+  size_t n_sub;
   ProtobufCMessage **owned; /* peer responses, freed at the end */
   size_t n_owned;
 } rc_ctx;
+
+/* The parts of a question naming two events (decompose.c): "between A and B", "A or B",
+ * a clause joined by before / after / when / while / since / until; each part that has a
+ * content word, at most max, into out (arena strings). 0 when the question is one event. */
+size_t rc_decompose(const char *q, eg_arena *a, char **out, size_t max);
+/* Give each part's best chunk a place among the first `window` (just above the chunk that
+ * would be last of them), the chunks sorted by score. */
+void rc_sub_quota(rc_ctx *c, size_t window);
 
 /* Do the stemmed words of text hit any keyword of the question? Returns the share of the
  * question's keywords found (0..1). */
