@@ -30,6 +30,10 @@ static const eg_cfg_opt recalld_opts[] = {
      "BM25 relative to the query's best match from which a chunk is context whatever its "
      "similarity",
      0, 0, 1},
+    {"neighbour_weight", EG_CFG_DOUBLE, "0.3",
+     "share of its better neighbour's score (the adjacent turn of the same session) a chunk "
+     "gains: the turns of the first hits' sessions are searched too (0 = off)",
+     0, 0, 1},
     {"llm_url", EG_CFG_STR, "",
      "OpenAI-compatible base URL for EXPANSION_MODE_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
     {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model of the query reformulations", 0, 0, 0},
@@ -98,6 +102,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .max_token_budget = (uint32_t)eg_cfg_int(c, "max_token_budget"),
       .min_relevance = (float)eg_cfg_double(c, "min_relevance"),
       .min_word_match = (float)eg_cfg_double(c, "min_word_match"),
+      .neighbour_weight = (float)eg_cfg_double(c, "neighbour_weight"),
       .llm = s->llm,
       .rerank_url = eg_cfg_str(c, "rerank_url"),
       .rerank_key = getenv("ENGRAM_RERANK_API_KEY"),

@@ -460,6 +460,26 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   return s;
 }
 
+/* A search of the sessions of the first hits (NEIGHBOURHOOD of them), for their turns'
+ * own scores (lift_neighbours); NULL when they have none. */
+#define NEIGHBOURHOOD 3
+static Engram__V1__SearchRequest *session_req(rc_ctx *c, const variants *vs, uint32_t k) {
+  char **ids = eg_arena_calloc(c->a, NEIGHBOURHOOD, sizeof *ids);
+  size_t n = 0;
+  for (size_t i = 0; ids && i < c->n_chunks && i < NEIGHBOURHOOD; i++) {
+    char *s = c->chunks[i].chunk->session_id;
+    bool dup = !s || !*s;
+    for (size_t j = 0; j < n && !dup; j++) dup = strcmp(ids[j], s) == 0;
+    if (!dup) ids[n++] = s;
+  }
+  Engram__V1__SearchRequest *s = n ? search_req(c, vs, k * 2, false, NULL, 0) : NULL;
+  if (s) { /* within the request's sessions already: the first hits passed its filter */
+    s->filter->session_ids = ids;
+    s->filter->n_session_ids = n;
+  }
+  return s;
+}
+
 static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
   if (!c->temporal) return 0;
   if (ch->time >= c->from && ch->time < c->to) return 1;
@@ -574,6 +594,32 @@ static int by_score_fact(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
+/* Are a and b turns of one session with no turn between them? */
+static bool adjacent(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
+  if (!a->session_id || !*a->session_id || a->document_id[0] || b->document_id[0]) return false;
+  bool next = b->turn_index == a->turn_end + 1 || a->turn_index == b->turn_end + 1;
+  return next && strcmp(a->session_id, b->session_id) == 0;
+}
+
+/* The neighbourhood of a turn: it gains a share of its better adjacent turn's score, for an
+ * answer is told next to its question ("What did you research?" / "Adoption agencies."), and
+ * the turn that answers in other words than the question's is found beside the one that
+ * restates it. Each from the scores before this step. */
+static void lift_neighbours(rc_ctx *c, float share) {
+  if (share <= 0 || c->n_chunks < 2) return;
+  float *base = malloc(c->n_chunks * sizeof *base);
+  if (!base) return;
+  for (size_t i = 0; i < c->n_chunks; i++) base[i] = c->chunks[i].score;
+  for (size_t i = 0; i < c->n_chunks; i++) {
+    float best = 0;
+    for (size_t j = 0; j < c->n_chunks; j++)
+      if (j != i && base[j] > best && adjacent(c->chunks[i].chunk, c->chunks[j].chunk))
+        best = base[j];
+    c->chunks[i].score += share * best;
+  }
+  free(base);
+}
+
 static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
@@ -595,6 +641,7 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     if (x->said_nothing)
       x->score *= CONTENT_FREE; /* what it resembles in a question is its small talk */
   }
+  lift_neighbours(c, c->r->o.neighbour_weight);
   qsort(c->chunks, c->n_chunks, sizeof *c->chunks, rc_by_score);
 }
 
@@ -1057,8 +1104,11 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     take_hits(c, seen, (void *)rs[i].resp, false, cap);
   weights w = weights_of(c);
   fuse_chunks(c, &w);
-  /* chunk-level expansion: the entities of the top chunks → more chunks about them */
+  /* chunk-level expansion: the entities of the top chunks → more chunks about them; and
+   * the turns of their sessions, each on its own evidence, to be lifted by its neighbour */
   if (c->req->expansion != ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE && c->n_chunks) {
+    eg_rpc_request ex[2];
+    size_t nx = 0;
     uint64_t ents[16];
     size_t ne = 0;
     for (size_t i = 0; i < c->n_chunks && i < 3; i++)
@@ -1070,15 +1120,21 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
         if (!dup) ents[ne++] = id;
       }
     variants one = {{vs->v[0]}, 1};
-    Engram__V1__SearchRequest *ex = ne ? search_req(c, &one, k1, false, ents, ne) : NULL;
-    ProtobufCMessage *er = NULL;
-    eg_err e2;
-    if (ex && eg_rpc_unary(c->vectord, "/engram.v1.Vector/Search", &ex->base,
-                           &engram__v1__search_response__descriptor, 0, &er, &e2) == EG_OK) {
-      rc_own(c, er);
-      take_hits(c, seen, (void *)er, true, cap);
-      fuse_chunks(c, &w);
+    Engram__V1__SearchRequest *by_ent = ne ? search_req(c, &one, k1, false, ents, ne) : NULL;
+    Engram__V1__SearchRequest *by_session =
+        c->r->o.neighbour_weight > 0 ? session_req(c, &one, k1) : NULL;
+    Engram__V1__SearchRequest *sr[2] = {by_ent, by_session};
+    for (size_t i = 0; i < 2; i++)
+      if (sr[i])
+        ex[nx++] = (eg_rpc_request){c->vectord,   "/engram.v1.Vector/Search",
+                                    &sr[i]->base, &engram__v1__search_response__descriptor,
+                                    NULL,         {0, ""}};
+    if (nx) eg_rpc_fanout(ex, nx, 0); /* what failed adds nothing */
+    for (size_t i = 0; i < nx; i++) {
+      rc_own(c, ex[i].resp);
+      if (!ex[i].err.code) take_hits(c, seen, (void *)ex[i].resp, true, cap);
     }
+    if (nx) fuse_chunks(c, &w);
   }
   eg_map_free(seen);
   fuse_sentences(c, &w);

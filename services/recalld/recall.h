@@ -37,6 +37,9 @@ typedef struct eg_recall_opts {
   uint32_t max_token_budget;
   float min_relevance;    /* dense similarity under which a chunk is not relevant … */
   float min_word_match;   /* … unless its BM25 / the query's best is at least this */
+  float neighbour_weight; /* a turn's score gains this share of its better neighbour's (the
+                             adjacent turn of the same session): an answer follows its
+                             question; 0 = off (and no search of the first hits' sessions) */
   struct eg_llm *llm;     /* reformulations for ExpansionMode LLM; NULL = none */
   const char *rerank_url; /* TEI-compatible ".../rerank"; NULL or "" = none */
   const char *rerank_key; /* bearer token of the reranker, may be NULL */
