@@ -9,11 +9,11 @@
 
 #include <stdlib.h>
 
+#include "common/llm.h"
 #include "common/peers.h"
 #include "common/rpc.h"
 #include "common/scope.h"
 #include "services/daemons.h"
-#include "services/ingestd/enrich_llm.h"
 #include "services/recalld/recall.h"
 
 static const eg_cfg_opt recalld_opts[] = {

@@ -20,7 +20,6 @@
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/dates.h"
 #include "services/ingestd/enrich.h"
-#include "services/ingestd/enrich_llm.h"
 #include "services/ingestd/statefacts.h"
 #include "services/recalld/recall_int.h"
 
