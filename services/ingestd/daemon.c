@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/embed.h"
 #include "common/peers.h"
+#include "lang/embed.h"
 #include "services/daemons.h"
 #include "services/ingestd/ingest.h"
 

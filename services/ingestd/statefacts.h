@@ -23,8 +23,8 @@
 #include <stddef.h>
 
 #include "common/arena.h"
-#include "common/embed.h"
 #include "common/err.h"
+#include "lang/embed.h"
 #include "services/ingestd/enrich.h"
 
 /* The relation of a doubt marker; its object is the doubted relation's name. */

@@ -15,7 +15,7 @@
 #include "common/stage.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "common/tokenize.h"
+#include "lang/tokenize.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/dates.h"
