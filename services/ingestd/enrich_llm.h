@@ -11,7 +11,7 @@
 #define EG_INGESTD_ENRICH_LLM_H
 
 #include "common/llm.h"
-#include "services/ingestd/enrich.h"
+#include "lang/enrich.h"
 
 /* Enrich n segments; *fallbacks counts the segments the rules had to take over. */
 eg_code eg_enrich_llm(eg_llm *l, const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n,
