@@ -22,7 +22,7 @@ RUN apt-get update -q && apt-get install -y -q --no-install-recommends \
 COPY --from=build /src/build/graphd /src/build/vectord /src/build/ingestd /src/build/recalld /src/build/engram /src/build/engram-mcp \
      /usr/local/bin/
 COPY --from=build /src/var/models/use-lite.bin /src/var/models/glove-100d.bin /opt/engram/models/
-COPY --from=build /src/services/ingestd/state_prototypes.txt /src/services/graphd/derive_rules.txt /opt/engram/
+COPY --from=build /src/lang/state_prototypes.txt /src/services/graphd/derive_rules.txt /opt/engram/
 ENV ENGRAM_MODELS_DIR=/opt/engram/models ENGRAM_STATE_PROTOTYPES=/opt/engram/state_prototypes.txt \
     ENGRAM_DERIVE_RULES=/opt/engram/derive_rules.txt
 USER 10001:10001

@@ -21,10 +21,10 @@
 
 #include "bench/lme.h"
 #include "bench/turns.h"
-#include "common/embed.h"
 #include "common/log.h"
 #include "common/retention.h"
 #include "common/time.h"
+#include "lang/embed.h"
 #include "services/vectord/vec.h"
 #include "tests/testlib.h"
 

@@ -17,10 +17,10 @@
 
 #include "bench/lme.h"
 #include "bench/turns.h"
-#include "common/embed.h"
 #include "common/log.h"
 #include "common/text.h"
 #include "common/time.h"
+#include "lang/embed.h"
 #include "services/vectord/vec_int.h"
 #include "tests/testlib.h"
 

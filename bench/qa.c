@@ -10,8 +10,8 @@
 
 #include "common/arena.h"
 #include "common/buf.h"
+#include "common/llm.h"
 #include "common/time.h"
-#include "services/ingestd/enrich_llm.h"
 #include "tests/testlib.h"
 
 struct eg_bqa {

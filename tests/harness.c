@@ -120,7 +120,7 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
     }
     /* Models installed by scripts/install-deps.sh into the source tree. */
     setenv("ENGRAM_MODELS_DIR", EG_SOURCE_DIR "/var/models", 0);
-    setenv("ENGRAM_STATE_PROTOTYPES", EG_SOURCE_DIR "/services/ingestd/state_prototypes.txt", 0);
+    setenv("ENGRAM_STATE_PROTOTYPES", EG_SOURCE_DIR "/lang/state_prototypes.txt", 0);
     setenv("ENGRAM_DERIVE_RULES", EG_SOURCE_DIR "/services/graphd/derive_rules.txt", 0);
     execv(bin, (char *const *)argv);
     _exit(127);

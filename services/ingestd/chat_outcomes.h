@@ -18,8 +18,8 @@
 #include "common/arena.h"
 #include "common/err.h"
 #include "common/rpc.h"
+#include "lang/enrich.h"
 #include "proto/engram/v1/common.pb-c.h"
-#include "services/ingestd/enrich.h"
 
 /* One outcome read from a session: where and when it was said. */
 typedef struct eg_chat_outcome {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/embed.h"
 #include "common/peers.h"
+#include "lang/embed.h"
 #include "services/daemons.h"
 #include "services/ingestd/ingest.h"
 
@@ -40,7 +40,7 @@ static const eg_cfg_opt ingestd_opts[] = {
      0},
     {"state_extractor", EG_CFG_STR, "none",
      "model of the prototype extractor beside the rules: none (off), use-lite or glove", 0, 0, 0},
-    {"state_prototypes", EG_CFG_STR, "./services/ingestd/state_prototypes.txt",
+    {"state_prototypes", EG_CFG_STR, "./lang/state_prototypes.txt",
      "the prototype extractor's relations, prototypes and slot types", 0, 0, 0},
     {"state_floor", EG_CFG_DOUBLE, "0",
      "cosine a relation's prototypes must reach (0: the built-in default)", 0, 0, 0},

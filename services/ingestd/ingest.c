@@ -16,13 +16,13 @@
 #include "common/stage.h"
 #include "common/text.h"
 #include "common/time.h"
+#include "lang/enrich.h"
+#include "lang/statefacts.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/ingestd/chat_outcomes.h"
-#include "services/ingestd/enrich.h"
 #include "services/ingestd/enrich_llm.h"
 #include "services/ingestd/jobs.h"
-#include "services/ingestd/statefacts.h"
 
 /* Chunks per Upsert: vectord embeds them well inside one peer deadline (use-lite: about
  * 2.5 s for 64 full document chunks on a 2-core box, against 10 s by default). */

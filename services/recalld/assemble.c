@@ -19,9 +19,9 @@
 #include "common/rpc.h"
 #include "common/text.h"
 #include "common/time.h"
+#include "lang/statefacts.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
-#include "services/ingestd/statefacts.h"
 #include "services/recalld/recall_int.h"
 
 static void date_of(int64_t us, char *buf, size_t len) {

@@ -9,11 +9,11 @@
 
 #include <stdlib.h>
 
+#include "common/llm.h"
 #include "common/peers.h"
 #include "common/rpc.h"
 #include "common/scope.h"
 #include "services/daemons.h"
-#include "services/ingestd/enrich_llm.h"
 #include "services/recalld/recall.h"
 
 static const eg_cfg_opt recalld_opts[] = {
@@ -50,8 +50,9 @@ static const eg_cfg_opt recalld_opts[] = {
      "for a fact the question is about, the excerpt naming its current value before one naming "
      "only an earlier value",
      0, 0, 0},
-    {"state_prototypes", EG_CFG_STR, "./services/ingestd/state_prototypes.txt",
-     "the state types and markers (ingestd's prototypes file) by which the latest statement of a "
+    {"state_prototypes", EG_CFG_STR, "./lang/state_prototypes.txt",
+     "the state types and markers (the prototypes file ingestd reads too) by which the latest "
+     "statement of a "
      "state the question "
      "asks about goes first (\"\": off; a missing file: off, with a warning)",
      0, 0, 0},

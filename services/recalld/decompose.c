@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/tokenize.h"
+#include "lang/tokenize.h"
 #include "services/recalld/recall_int.h"
 
 /* Words of a question that say what is asked, not about what: no evidence of an event. */

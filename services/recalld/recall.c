@@ -15,13 +15,12 @@
 #include "common/stage.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "common/tokenize.h"
+#include "lang/dates.h"
+#include "lang/enrich.h"
+#include "lang/statefacts.h"
+#include "lang/tokenize.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
-#include "services/ingestd/dates.h"
-#include "services/ingestd/enrich.h"
-#include "services/ingestd/enrich_llm.h"
-#include "services/ingestd/statefacts.h"
 #include "services/recalld/recall_int.h"
 
 #define DAY EG_US_PER_DAY

@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "common/http.h"
+#include "common/llm.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "services/ingestd/enrich_llm.h"
 #include "services/recalld/recall_int.h"
 
 static const char *const REFORMULATE =

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/embed.h"
 #include "common/shard.h"
+#include "lang/embed.h"
 #include "services/daemons.h"
 #include "services/vectord/vec.h"
 

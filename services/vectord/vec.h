@@ -18,9 +18,9 @@
 #include <stdbool.h>
 
 #include "common/arena.h"
-#include "common/embed.h"
 #include "common/err.h"
 #include "common/metrics.h"
+#include "lang/embed.h"
 #include "proto/engram/v1/common.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 

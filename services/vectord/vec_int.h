@@ -13,7 +13,7 @@
 #include "common/kv.h"
 #include "common/map.h"
 #include "common/retention.h"
-#include "common/tokenize.h"
+#include "lang/tokenize.h"
 #include "services/vectord/bm25.h"
 #include "services/vectord/vec.h"
 

@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "services/vectord/concepts.h"
+#include "lang/concepts.h"
 #include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/time.h"
-#include "services/ingestd/dates.h"
+#include "lang/dates.h"
 #include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -8,7 +8,7 @@
 
 #include "common/arena.h"
 #include "common/text.h"
-#include "common/tokenize.h"
+#include "lang/tokenize.h"
 #include "tests/fuzz/fuzz.h"
 
 static eg_tokenizer *tok[3];

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "services/vectord/concepts.h"
+#include "lang/concepts.h"
 #include "tests/testlib.h"
 
 typedef struct seen {

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "common/time.h"
-#include "services/ingestd/dates.h"
+#include "lang/dates.h"
 #include "tests/testlib.h"
 
 /* The label of the only date found in text, said at ref; "" when none, "?" when more. */

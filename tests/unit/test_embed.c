@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
-#include "common/embed.h"
+#include "lang/embed.h"
 #include "tests/stub_http.h"
 #include "tests/testlib.h"
 

@@ -3,8 +3,8 @@
 
 #include "common/text.h"
 #include "common/time.h"
+#include "lang/enrich.h"
 #include "services/ingestd/chat_outcomes.h"
-#include "services/ingestd/enrich.h"
 #include "tests/testlib.h"
 
 static eg_enrich_ctx ctx = {"user:u1", 3, 1};

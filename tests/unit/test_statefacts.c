@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include "common/time.h"
-#include "services/ingestd/statefacts.h"
-#include "services/ingestd/wordnet.h"
+#include "lang/statefacts.h"
+#include "lang/wordnet.h"
 #include "tests/testlib.h"
 
 #define MODEL EG_SOURCE_DIR "/var/models/use-lite.bin"
-#define PROTOTYPES EG_SOURCE_DIR "/services/ingestd/state_prototypes.txt"
+#define PROTOTYPES EG_SOURCE_DIR "/lang/state_prototypes.txt"
 
 static eg_embedder *emb;
 static eg_statefacts *sf;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "common/text.h"
-#include "common/tokenize.h"
+#include "lang/tokenize.h"
 #include "tests/testlib.h"
 
 static void join(void *ctx, const char *tok, size_t len) {

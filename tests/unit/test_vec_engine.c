@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/embed.h"
 #include "common/retention.h"
 #include "common/time.h"
+#include "lang/embed.h"
 #include "services/vectord/vec.h"
 #include "tests/testlib.h"
 

@@ -24,8 +24,8 @@
 
 #include "common/buf.h"
 #include "common/time.h"
-#include "services/ingestd/dates.h"
-#include "services/ingestd/enrich.h"
+#include "lang/dates.h"
+#include "lang/enrich.h"
 
 #define MAXT 2048
 

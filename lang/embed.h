@@ -10,8 +10,8 @@
  *
  * Thread-safe: embed may be called from several threads at once.
  */
-#ifndef EG_EMBED_H
-#define EG_EMBED_H
+#ifndef EG_LANG_EMBED_H
+#define EG_LANG_EMBED_H
 
 #include <stddef.h>
 

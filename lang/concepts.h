@@ -12,8 +12,8 @@
  * Read once from WordNet's database files (data.noun, index.*, noun.exc, cntlist.rev of
  * Debian wordnet-base); immutable afterwards, so lookups need no lock.
  */
-#ifndef EG_VECTORD_CONCEPTS_H
-#define EG_VECTORD_CONCEPTS_H
+#ifndef EG_LANG_CONCEPTS_H
+#define EG_LANG_CONCEPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /*
  * wordnet.c — noun closures from WordNet, walked once at start (see wordnet.h).
  */
-#include "services/ingestd/wordnet.h"
+#include "lang/wordnet.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * embed.c — embedder selection by spec, and shared vector helpers.
  */
-#include "common/embed.h"
+#include "lang/embed.h"
 
 #include <math.h>
 #include <stdio.h>

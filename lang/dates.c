@@ -5,7 +5,7 @@
  * separate words). Matchers try the longest patterns first at each position; a match
  * consumes its words.
  */
-#include "services/ingestd/dates.h"
+#include "lang/dates.h"
 
 #include <ctype.h>
 #include <stdbool.h>

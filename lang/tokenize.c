@@ -1,7 +1,7 @@
 /*
  * tokenize.c — normalization (utf8proc), token rules, stop words, Snowball stemming.
  */
-#include "common/tokenize.h"
+#include "lang/tokenize.h"
 
 #include <libstemmer.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/embed.h"
 #include "common/http.h"
+#include "lang/embed.h"
 
 #define HTTP_BATCH 64
 

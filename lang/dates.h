@@ -12,8 +12,8 @@
  * Undated months and days are the most recent past occurrence (conversations report
  * the past more than they plan the future); "next …" and "tomorrow" look forward.
  */
-#ifndef EG_INGESTD_DATES_H
-#define EG_INGESTD_DATES_H
+#ifndef EG_LANG_DATES_H
+#define EG_LANG_DATES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -31,8 +31,8 @@
 #include <unistd.h>
 #include <utf8proc.h>
 
-#include "common/embed.h"
 #include "common/map.h"
+#include "lang/embed.h"
 
 enum {
   T_EMB,

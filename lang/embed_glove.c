@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/embed.h"
 #include "common/map.h"
-#include "common/tokenize.h"
+#include "lang/embed.h"
+#include "lang/tokenize.h"
 
 #define SIF_A 1e-3
 

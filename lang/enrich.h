@@ -5,14 +5,15 @@
  * self-contained: speaker, absolute dates, mentions resolved to the entity they refer
  * to, the facts and preferences it implies), the entities it mentions, and facts as
  * typed edges with valid time. Two implementations behind this interface:
- *   enrich_rules.c  offline, deterministic (the default)
- *   enrich_llm.c    an OpenAI-compatible /v1/chat/completions endpoint; a failed or
- *                   malformed answer falls back to the rules for that window
+ *   lang/enrich_rules.c             offline, deterministic (the default)
+ *   services/ingestd/enrich_llm.c   an OpenAI-compatible /v1/chat/completions endpoint; a
+ *                                   failed or malformed answer falls back to the rules for
+ *                                   that window
  * Both also report outcomes of earlier suggestions the user speaks of (eg_outcome).
  * Everything is allocated from the caller's arena.
  */
-#ifndef EG_INGESTD_ENRICH_H
-#define EG_INGESTD_ENRICH_H
+#ifndef EG_LANG_ENRICH_H
+#define EG_LANG_ENRICH_H
 
 #include <stdbool.h>
 #include <stddef.h>

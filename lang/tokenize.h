@@ -8,8 +8,8 @@
  * words. A trailing possessive "'s" is dropped. With EG_TOK_STEM, English stop words are
  * removed and alphabetic words stemmed (Snowball English); numbers and identifiers never are.
  */
-#ifndef EG_TOKENIZE_H
-#define EG_TOKENIZE_H
+#ifndef EG_LANG_TOKENIZE_H
+#define EG_LANG_TOKENIZE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -18,7 +18,7 @@
  *     first-person clause with a change marker close to a relation's "ended" prototypes)
  *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it.
  */
-#include "services/ingestd/statefacts.h"
+#include "lang/statefacts.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -31,8 +31,8 @@
 #include "common/log.h"
 #include "common/map.h"
 #include "common/time.h"
-#include "services/ingestd/dates.h"
-#include "services/ingestd/wordnet.h"
+#include "lang/dates.h"
+#include "lang/wordnet.h"
 
 #define MAX_TYPES 16
 #define MAX_RELS 32

@@ -7,7 +7,7 @@
  * a lemma was tagged in a corpus, which tells a word mostly said as a noun ("violin",
  * "sister") from one mostly said as a verb ("play", "run").
  */
-#include "services/vectord/concepts.h"
+#include "lang/concepts.h"
 
 #include <ctype.h>
 #include <stdint.h>

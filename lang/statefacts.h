@@ -6,7 +6,7 @@
  * generalises instead: a first-person clause with a typed slot candidate (a WordNet city,
  * a musical instrument, a diet word, an unknown capitalised name …) is embedded with the
  * candidate masked as "X" and compared with few-shot prototypes per relation, read from a
- * data file (services/ingestd/state_prototypes.txt). A relation is asserted when it is the
+ * data file (lang/state_prototypes.txt). A relation is asserted when it is the
  * best type-compatible one, above a floor and by a margin over the others and over NONE;
  * tense and negation markers ("used to", "planning to", "not", moving *from* X) keep a
  * clause from asserting. A clause that matches a relation but yields no current value
@@ -17,15 +17,15 @@
  * Thread-safe after open: extract may run on several threads at once (the tables are read
  * only; the embedder is thread-safe).
  */
-#ifndef EG_INGESTD_STATEFACTS_H
-#define EG_INGESTD_STATEFACTS_H
+#ifndef EG_LANG_STATEFACTS_H
+#define EG_LANG_STATEFACTS_H
 
 #include <stddef.h>
 
 #include "common/arena.h"
-#include "common/embed.h"
 #include "common/err.h"
-#include "services/ingestd/enrich.h"
+#include "lang/embed.h"
+#include "lang/enrich.h"
 
 /* The relation of a doubt marker; its object is the doubted relation's name. */
 #define EG_STATE_UNCERTAIN "STATE_UNCERTAIN"

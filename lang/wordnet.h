@@ -7,8 +7,8 @@
  * is handed to a visitor that stores it in the caller's own tables. Nothing of WordNet is
  * touched after that, so lookups need no lock.
  */
-#ifndef EG_INGESTD_WORDNET_H
-#define EG_INGESTD_WORDNET_H
+#ifndef EG_LANG_WORDNET_H
+#define EG_LANG_WORDNET_H
 
 #include <stdbool.h>
 #include <stddef.h>
