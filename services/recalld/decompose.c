@@ -3,13 +3,16 @@
  *
  * "How many charity events did I do before the 'Run for the Cure' event?" names two
  * things to find: the charity events and the run. Searched as one text, whichever event
- * the question's words favour fills the top of the list and the other is missed. The
- * question is cut at the words that join two events — "between A and B", "A or B",
- * and a clause joined by before / after / when / while / since / until — into parts,
+ * the question's words favour fills the top of the list and the other is missed. A question
+ * that relates two events — the span between them ("between A and B"; "how many / how long
+ * … before / after / when / while / since / until …") or a choice of order ("which …,
+ * A or B") — is cut at the word that joins them into parts,
  * and each part that still names something (a content word, and more than one word:
  * "replace or fix" joins verbs, not events) is searched as a variant
  * of its own. After fusion each part's best hit is given a place near the top (the
- * quota), so every event has its own evidence in the first results.
+ * quota), so every event has its own evidence in the first results. A question about one
+ * event placed by another ("How did she feel after the accident?") asks for one answer and
+ * is not cut: the other event's best hit would only push the answer down.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -81,8 +84,13 @@ size_t rc_decompose(const char *q, eg_arena *a, char **out, size_t max) {
     keep(&p, and+3, strlen(and+3));
     return p.n == 2 ? p.n : 0;
   }
+  /* "or" joins a choice ("which …"), the others a span ("how many / how long / how much") */
+  bool choice = find_word(q, q, "which") != NULL,
+       span = find_word(q, q, "how") && (find_word(q, q, "many") || find_word(q, q, "long") ||
+                                         find_word(q, q, "much"));
   static const char *const joins[] = {"or", "before", "after", "when", "while", "since", "until"};
   for (size_t i = 0; i < sizeof joins / sizeof *joins; i++) {
+    if (!(i == 0 ? choice : span)) continue;
     const char *j = find_word(q, q, joins[i]);
     /* one join of the kind, inside the question ("When did I …" joins nothing) */
     if (!j || j == q || find_word(q, j + 1, joins[i])) continue;
