@@ -628,6 +628,40 @@ static void test_greeting_no_evidence(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The answer told next to its question: the exchange that restates the question is found by
+ * its words, the one after it that answers in other words by being its neighbour. */
+static void test_neighbour_answers(void) {
+  const char *const s[] = {
+      "user",      "Did the research for the community project go well?",
+      "assistant", "I hope so, tell me.",
+      "user",      "Yes. I looked mostly at adoption agencies with short waiting lists.",
+      "assistant", "That sounds thorough."};
+  ingest("nb", "nb-1", "2024-05-02T10:00:00Z", s, 4);
+  const char *const d[][4] = {
+      {"user", "The community garden project needs volunteers on Saturday.", "assistant",
+       "I can draft a sign-up sheet."},
+      {"user", "Research says the project timeline for a community centre is two years.",
+       "assistant", "That matches most estimates."},
+      {"user", "Our community project budget was approved by the council.", "assistant",
+       "Congratulations!"},
+      {"user", "I read research on sleep for a school project.", "assistant",
+       "Sleep research is fascinating."},
+      {"user", "My community choir project starts rehearsals next week.", "assistant",
+       "Have fun singing."},
+      {"user", "The research project on river pollution won a community award.", "assistant",
+       "Well deserved."}};
+  for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+    char sid[16];
+    snprintf(sid, sizeof sid, "nb-d%zu", i);
+    ingest("nb", sid, "2024-04-20T10:00:00Z", d[i], 2);
+  }
+  Engram__V1__RecallResponse *r = recall_at(
+      "nb", "What was my research for the community project about?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "adoption agencies") >= 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 static void test_read_your_writes(void) {
   const char *const m[] = {"user", "Note for later: the storage locker code is 4417.", "assistant",
                            "Saved."};
@@ -793,6 +827,7 @@ int main(void) {
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
   EG_RUN(test_greeting_no_evidence);
+  EG_RUN(test_neighbour_answers);
   EG_RUN(test_read_your_writes);
   EG_RUN(test_bad_requests);
   EG_RUN(test_remote_models);
