@@ -179,16 +179,25 @@ static bool read_tags(loader *L, char *data) {
   return true;
 }
 
+/* An index file line's lemma, normalized into norm[MAX_WORD] (*m its length), *p after it;
+ * false for a line of the licence header. */
+static bool index_lemma(const char *line, const char **p, char *norm, size_t *m) {
+  if (*line == ' ' || *line == '\n') return false;
+  size_t n;
+  *p = line;
+  const char *w = field(p, &n);
+  *m = normalize(w, n, norm);
+  return true;
+}
+
 /* index.verb, index.adj, index.adv: their lemmas, into a set. */
 static bool read_other(loader *L, char *data) {
   for (char *line = data; *line; line = next_line(line)) {
-    if (*line == ' ' || *line == '\n') continue;
-    const char *p = line;
-    size_t n;
-    const char *w = field(&p, &n);
+    const char *p;
     char norm[MAX_WORD];
-    size_t m = normalize(w, n, norm);
-    if (eg_map_put(L->other, norm, m, (void *)1) != EG_OK) return false;
+    size_t m;
+    if (index_lemma(line, &p, norm, &m) && eg_map_put(L->other, norm, m, (void *)1) != EG_OK)
+      return false;
   }
   return true;
 }
@@ -196,12 +205,10 @@ static bool read_other(loader *L, char *data) {
 /* index.noun: each lemma mostly said as a noun, with its first (most frequent) synset. */
 static bool read_nouns(loader *L, char *data) {
   for (char *line = data; *line; line = next_line(line)) {
-    if (*line == ' ' || *line == '\n') continue;
-    const char *p = line;
-    size_t n;
-    const char *w = field(&p, &n);
+    const char *p;
     char norm[MAX_WORD];
-    size_t m = normalize(w, n, norm);
+    size_t m, n;
+    if (!index_lemma(line, &p, norm, &m)) continue;
     field(&p, &n); /* pos */
     field(&p, &n); /* synset_cnt */
     unsigned long ptrs = strtoul(field(&p, &n), NULL, 10);
