@@ -37,8 +37,7 @@ eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const
   req.mode = ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   req.enricher = (Engram__V1__Enricher)e->enricher;
   Engram__V1__IngestResponse *resp = NULL;
-  eg_code rc = eg_ingest_send(e->ingestd, &eg_ingest_kinds[EG_INGEST_SESSION], &req.base, &resp,
-                              retries, err);
+  eg_code rc = eg_ingest_send(e->ingestd, &req.base, &resp, retries, err);
   free(m), free(mp);
   if (rc) return rc;
   if (resp->report && tokens) *tokens += resp->report->tokens;
