@@ -224,11 +224,11 @@ eg_code eg_rpc_run(eg_rpc_request *r, int64_t timeout_us, eg_err *err);
  * Its .c file defines them with EG_RPC_CLIENT_DEFINE, giving the method's path; no other
  * file names a method path (scripts/check-method-paths.sh).
  */
+/* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
 #define EG_RPC_CLIENT_DECLARE(fn, Req, Resp)                              \
   eg_code fn(eg_rpc_client *c, const Req *req, Resp **resp, eg_err *err); \
   eg_rpc_request fn##_call(eg_rpc_client *c, const Req *req, Resp **resp)
 
-/* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
 #define EG_RPC_CLIENT_DEFINE(fn, path, Req, Resp, resp_descriptor)          \
   eg_rpc_request fn##_call(eg_rpc_client *c, const Req *req, Resp **resp) { \
     return (eg_rpc_request){.client = c,                                    \
