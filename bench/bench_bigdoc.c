@@ -16,7 +16,7 @@
 #include "common/rpc.h"
 #include "common/time.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 
 /* Sentences of an operations manual, each with its own number; "bigdocfirstz" and
  * "bigdoclastz" mark the ends. */
@@ -72,10 +72,9 @@ int main(int argc, char **argv) {
   d.document_id = "manual";
   d.title = "Operations manual";
   d.text = text;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__IngestResponse *resp = NULL;
   int64_t t0 = eg_time_mono_us();
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
-                            &engram__v1__ingest_response__descriptor, 0, &resp, &e);
+  eg_code rc = eg_ingestd_ingest_document(ing, &d, &resp, &e);
   double secs = (double)(eg_time_mono_us() - t0) / 1e6;
   if (rc) {
     printf("document of %zu bytes: %s after %.1f s: %s\n", strlen(text), eg_code_name(rc), secs,
@@ -83,7 +82,7 @@ int main(int argc, char **argv) {
     free(text);
     goto cleanup;
   }
-  Engram__V1__IngestReport *r = ((Engram__V1__IngestResponse *)resp)->report;
+  Engram__V1__IngestReport *r = resp->report;
   printf(
       "document of %zu bytes (%llu words), embedder %s: %u chunks, %u facts in %.1f s (%.0f "
       "chunks/s)\n",
@@ -94,7 +93,7 @@ int main(int argc, char **argv) {
   int first = found(vec, "bigdocfirstz"), last = found(vec, "bigdoclastz");
   printf("first sentence found: %d, last sentence found: %d\n", first, last);
   status = first > 0 && last > 0 ? 0 : 1;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   free(text);
 cleanup:
   eg_rpc_client_close(ing);

@@ -17,7 +17,7 @@
 #include "common/log.h"
 #include "common/time.h"
 #include "services/graphd/graph.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
@@ -235,15 +235,14 @@ int main(int argc, char **argv) {
     eg_arena *a = eg_arena_new(0, 0);
     char name[32];
     Engram__V1__StateRequest *req = state_req(a, (size_t)rand() % P, rels[i % 3], name);
-    ProtobufCMessage *resp;
+    Engram__V1__StateResponse *resp;
     int64_t s = eg_time_mono_us();
-    if (eg_rpc_unary(c, "/engram.v1.Graph/State", &req->base,
-                     &engram__v1__state_response__descriptor, 0, &resp, &e)) {
+    if (eg_graphd_state(c, req, &resp, &e)) {
       fprintf(stderr, "state rpc: %s\n", e.msg);
       return 1;
     }
     lat[i] = eg_time_mono_us() - s;
-    protobuf_c_message_free_unpacked(resp, NULL);
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
     eg_arena_free(a);
   }
   report("State (ONE, by name), over gRPC, 1 client", lat, Q);
@@ -253,13 +252,12 @@ int main(int argc, char **argv) {
   t0 = eg_time_mono_us();
   for (size_t b = 0; b < NG / B; b++) {
     batch_fill(&bb, N / B + b, B, P, base);
-    ProtobufCMessage *resp;
-    if (eg_rpc_unary(c, "/engram.v1.Graph/Commit", &bb.req.base,
-                     &engram__v1__commit_response__descriptor, 0, &resp, &e)) {
+    Engram__V1__CommitResponse *resp;
+    if (eg_graphd_commit(c, &bb.req, &resp, &e)) {
       fprintf(stderr, "commit rpc: %s\n", e.msg);
       return 1;
     }
-    protobuf_c_message_free_unpacked(resp, NULL);
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
   }
   secs = (double)(eg_time_mono_us() - t0) / 1e6;
   printf("%-58s %8.0f edges/s (%zu edges)\n", "commit, over gRPC, batched", (double)NG / secs, NG);

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/replicas.h"
 #include "tests/testlib.h"
 

@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/rpc.h"
+#include "common/health_client.h"
 #include "common/time.h"
-#include "proto/grpc/health/v1/health.pb-c.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
@@ -29,22 +28,20 @@ int main(int argc, char **argv) {
   Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
   int64_t *lat = calloc((size_t)calls, sizeof *lat);
   for (int i = 0; i < 500; i++) { /* warm-up */
-    ProtobufCMessage *resp;
-    if (eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
-                     &grpc__health__v1__health_check_response__descriptor, 0, &resp, &e) == EG_OK)
-      protobuf_c_message_free_unpacked(resp, NULL);
+    Grpc__Health__V1__HealthCheckResponse *resp;
+    if (eg_health_check(c, &req, &resp, &e) == EG_OK)
+      protobuf_c_message_free_unpacked(&resp->base, NULL);
   }
   int64_t t0 = eg_time_mono_us();
   for (int i = 0; i < calls; i++) {
-    ProtobufCMessage *resp;
+    Grpc__Health__V1__HealthCheckResponse *resp;
     int64_t s = eg_time_mono_us();
-    if (eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
-                     &grpc__health__v1__health_check_response__descriptor, 0, &resp, &e)) {
+    if (eg_health_check(c, &req, &resp, &e)) {
       fprintf(stderr, "call failed: %s\n", e.msg);
       return 1;
     }
     lat[i] = eg_time_mono_us() - s;
-    protobuf_c_message_free_unpacked(resp, NULL);
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
   }
   double total = (double)(eg_time_mono_us() - t0) / 1e6;
   eg_sort_i64(lat, (size_t)calls);

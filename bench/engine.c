@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli/bulk.h"
-#include "proto/engram/v1/recall.pb-c.h"
+#include "common/recall_client.h"
 
 eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const eg_bsession *bs,
                                   uint64_t *tokens, uint64_t *retries, eg_err *err) {
@@ -37,8 +37,7 @@ eg_code eg_bengine_ingest_session(const eg_bengine *e, const eg_bgroup *g, const
   req.mode = ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   req.enricher = (Engram__V1__Enricher)e->enricher;
   Engram__V1__IngestResponse *resp = NULL;
-  eg_code rc = eg_ingest_send(e->ingestd, &eg_ingest_kinds[EG_INGEST_SESSION], &req.base, &resp,
-                              retries, err);
+  eg_code rc = eg_ingest_send(e->ingestd, &req.base, &resp, retries, err);
   free(m), free(mp);
   if (rc) return rc;
   if (resp->report && tokens) *tokens += resp->report->tokens;
@@ -79,15 +78,14 @@ eg_code eg_bengine_recall(const eg_bengine *e, const eg_bgroup *g, const eg_bque
     w.sentence = x[6];
     req.weights = &w;
   }
-  ProtobufCMessage *m = NULL;
-  eg_code rc = eg_rpc_unary(e->recalld, "/engram.v1.Recall/Recall", &req.base,
-                            &engram__v1__recall_response__descriptor, 0, &m, err);
+  Engram__V1__RecallResponse *m = NULL;
+  eg_code rc = eg_recalld_recall(e->recalld, &req, &m, err);
   if (rc) return rc;
-  const Engram__V1__RecallResponse *r = (const void *)m;
+  const Engram__V1__RecallResponse *r = m;
   for (size_t i = 0; i < r->n_items; i++)
     if (r->items[i]->session_id && *r->items[i]->session_id)
       eg_brank_add(out, g, r->items[i]->session_id, r->items[i]->turn_index);
   if (context) *context = strdup(r->context ? r->context : "");
-  protobuf_c_message_free_unpacked(m, NULL);
+  protobuf_c_message_free_unpacked(&m->base, NULL);
   return EG_OK;
 }

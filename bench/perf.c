@@ -22,8 +22,8 @@
 #include "bench/haystack.h"
 #include "common/cfg.h"
 #include "common/log.h"
+#include "common/recall_client.h"
 #include "common/time.h"
-#include "proto/engram/v1/recall.pb-c.h"
 #include "tests/testlib.h"
 
 enum { MAX_STAGES = 8 };
@@ -88,18 +88,17 @@ static void *client(void *arg) {
     req.query = q->text;
     req.query_time = q->at;
     req.k = 10;
-    ProtobufCMessage *m = NULL;
+    Engram__V1__RecallResponse *m = NULL;
     eg_err e;
     int64_t t0 = eg_time_mono_us();
-    eg_code rc = eg_rpc_unary(r->c, "/engram.v1.Recall/Recall", &req.base,
-                              &engram__v1__recall_response__descriptor, 0, &m, &e);
+    eg_code rc = eg_recalld_recall(r->c, &req, &m, &e);
     r->lat[i] = eg_time_mono_us() - t0;
     if (rc) {
       if (atomic_fetch_add(&r->failed, 1) == 0)
         fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
       continue;
     }
-    Engram__V1__RecallResponse *resp = (void *)m;
+    Engram__V1__RecallResponse *resp = m;
     for (size_t s = 0; s < resp->n_timings; s++) {
       int k = stage_index(r, resp->timings[s]->stage);
       if (k >= 0) r->stage_lat[k][i] = resp->timings[s]->micros;
@@ -112,7 +111,7 @@ static void *client(void *arg) {
     atomic_fetch_add(&r->hits, hit);
     atomic_fetch_add(&r->nothing, resp->nothing_relevant);
     atomic_fetch_add(&r->tokens, resp->context_tokens);
-    protobuf_c_message_free_unpacked(m, NULL);
+    protobuf_c_message_free_unpacked(&m->base, NULL);
   }
   return NULL;
 }

@@ -15,10 +15,10 @@
 #include "common/buf.h"
 #include "common/cfg.h"
 #include "common/log.h"
+#include "common/recall_client.h"
 #include "common/time.h"
 #include "proto/engram/v1/ingest.pb-c.h"
-#include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
 #include "tests/stub_http.h"
 #include "tests/testlib.h"
@@ -486,15 +486,14 @@ static void read_graph(ctx *c, const char *user) {
   req.queries = qp;
   req.n_queries = 7;
   c->n_graph = 0;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__StateResponse *resp = NULL;
   eg_err e;
-  if (gc_call(c->graphd, "State", &req.base, &engram__v1__state_response__descriptor, &resp, &e) !=
-      EG_OK) {
+  if (eg_graphd_state(c->graphd, &req, &resp, &e) != EG_OK) {
     fprintf(stderr, "prefs: state of %s: %s\n", subject, e.msg);
     c->failures++;
     return;
   }
-  c->graph_state = (Engram__V1__StateResponse *)resp;
+  c->graph_state = resp;
   for (size_t i = 0; i < c->graph_state->n_results; i++)
     for (size_t v = 0; v < c->graph_state->results[i]->n_values && c->n_graph < 128; v++) {
       const Engram__V1__Edge *ed = c->graph_state->results[i]->values[v];
@@ -615,15 +614,14 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
   req.query = (char *)str(qj, "question");
   req.query_time = day_time(str(qj, "at")) - last_question(scen) + eg_time_now_us();
   req.k = c->eng.k;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__RecallResponse *resp = NULL;
   eg_err e;
-  if (eg_rpc_unary(c->eng.recalld, "/engram.v1.Recall/Recall", &req.base,
-                   &engram__v1__recall_response__descriptor, 0, &resp, &e) != EG_OK) {
+  if (eg_recalld_recall(c->eng.recalld, &req, &resp, &e) != EG_OK) {
     fprintf(stderr, "prefs: recall %s: %s\n", user, e.msg);
     c->failures++;
     return;
   }
-  const Engram__V1__RecallResponse *r = (const void *)resp;
+  const Engram__V1__RecallResponse *r = resp;
   listed ls[64];
   size_t n = list_values(r, ls, 64);
   tally q = {0};
@@ -666,7 +664,7 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
                  ? ", stale"
                  : "");
   }
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
 }
 
 /* ---- the report ------------------------------------------------------------------------------ */

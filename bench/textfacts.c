@@ -16,7 +16,7 @@
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define TF_DEFAULT EG_SOURCE_DIR "/../shared/data/textfacts/dev.json"
@@ -149,15 +149,14 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   req.query = (char *)question;
   req.query_time = req.valid_at = at;
   req.k = c->k;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__RecallResponse *resp = NULL;
   eg_err e;
-  if (eg_rpc_unary(c->recalld, "/engram.v1.Recall/Recall", &req.base,
-                   &engram__v1__recall_response__descriptor, 0, &resp, &e) != EG_OK) {
+  if (eg_recalld_recall(c->recalld, &req, &resp, &e) != EG_OK) {
     fprintf(stderr, "textfacts: recall %s: %s\n", user, e.msg);
     c->failures++;
     return false;
   }
-  const Engram__V1__RecallResponse *r = (void *)resp;
+  const Engram__V1__RecallResponse *r = resp;
   const Engram__V1__RecallItem *fact = NULL, *excerpt = NULL;
   for (size_t i = 0; i < r->n_items; i++) {
     const Engram__V1__RecallItem *it = r->items[i];
@@ -199,7 +198,7 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
     printf("    in doubt (%s) by \"%.100s\"\n",
            fact->superseding->meta->extractor ? fact->superseding->meta->extractor : "?",
            fact->superseding->meta->utterance ? fact->superseding->meta->utterance : "");
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/arena.h"
+#include "common/ingest_client.h"
 #include "common/pbjson.h"
 #include "common/scope.h"
 #include "common/time.h"
@@ -51,10 +52,9 @@ typedef struct bulk {
 } bulk;
 
 const eg_ingest_kind eg_ingest_kinds[EG_INGEST_KINDS] = {
-    {"session", "/engram.v1.Ingest/IngestSession", &engram__v1__ingest_session_request__descriptor},
-    {"document", "/engram.v1.Ingest/IngestDocument",
-     &engram__v1__ingest_document_request__descriptor},
-    {"facts", "/engram.v1.Ingest/AssertFacts", &engram__v1__assert_facts_request__descriptor},
+    {"session", &engram__v1__ingest_session_request__descriptor},
+    {"document", &engram__v1__ingest_document_request__descriptor},
+    {"facts", &engram__v1__assert_facts_request__descriptor},
 };
 
 void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode) {
@@ -69,17 +69,13 @@ bool eg_ingest_retryable(eg_code rc) {
   return rc == EG_EFULL || rc == EG_EUNAVAIL || rc == EG_ETIMEOUT;
 }
 
-eg_code eg_ingest_send(eg_rpc_client *c, const eg_ingest_kind *kind, const ProtobufCMessage *req,
+eg_code eg_ingest_send(eg_rpc_client *c, const ProtobufCMessage *req,
                        Engram__V1__IngestResponse **resp, uint64_t *retries, eg_err *e) {
   int64_t backoff = 50000;
   for (int attempt = 1;; attempt++) {
-    ProtobufCMessage *out = NULL;
-    eg_code rc =
-        eg_rpc_unary(c, kind->method, req, &engram__v1__ingest_response__descriptor, 0, &out, e);
-    if (rc == EG_OK) {
-      *resp = (void *)out;
-      return EG_OK;
-    }
+    eg_rpc_request call = eg_ingestd_ingest_call(c, req, resp);
+    eg_code rc = eg_rpc_run(&call, 0, e);
+    if (rc == EG_OK) return EG_OK;
     if (!eg_ingest_retryable(rc) || attempt == MAX_ATTEMPTS) return rc;
     if (retries) (*retries)++;
     usleep((useconds_t)backoff);
@@ -223,7 +219,7 @@ static line_result send_line(bulk *b, char *text, uint64_t lineno,
   scope.agent = (char *)b->o->agent;
   eg_scope_default(req, &scope);
   eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC);
-  eg_code rc = eg_ingest_send(b->o->client, kind, req, resp, retries, &e);
+  eg_code rc = eg_ingest_send(b->o->client, req, resp, retries, &e);
   if (rc == EG_OK) {
     r = (*resp)->report && (*resp)->report->duplicate ? LINE_DUPLICATE : LINE_OK;
   } else {

@@ -28,9 +28,10 @@
 #include "common/rpc.h"
 #include "proto/engram/v1/ingest.pb-c.h"
 
-/* The three ingest requests, their RPCs and messages: session, document, facts. */
+/* The three ingest requests and their messages: session, document, facts (the message
+ * type picks the RPC: eg_ingestd_ingest_call). */
 typedef struct eg_ingest_kind {
-  const char *name, *method;
+  const char *name;
   const ProtobufCMessageDescriptor *desc;
 } eg_ingest_kind;
 enum { EG_INGEST_SESSION, EG_INGEST_DOCUMENT, EG_INGEST_FACTS, EG_INGEST_KINDS };
@@ -47,9 +48,9 @@ void eg_ingest_set_mode(ProtobufCMessage *req, Engram__V1__IngestMode mode);
 
 /* Whether an ingest failure is worth sending again: overloaded, unavailable, timed out. */
 bool eg_ingest_retryable(eg_code rc);
-/* Send one ingest request (kind's RPC), retrying retryable failures with backoff (up to
+/* Send one ingest request (the RPC of its type), retrying retryable failures with backoff (up to
  * ten attempts); *retries counts them (may be NULL). *resp as for eg_rpc_unary. */
-eg_code eg_ingest_send(eg_rpc_client *c, const eg_ingest_kind *kind, const ProtobufCMessage *req,
+eg_code eg_ingest_send(eg_rpc_client *c, const ProtobufCMessage *req,
                        Engram__V1__IngestResponse **resp, uint64_t *retries, eg_err *e);
 
 /* A progress line on stderr: "[####....] done/total what pct%  extra  ETA …" (no bar and no

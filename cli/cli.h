@@ -43,11 +43,11 @@ char *eg_cli_read_file(const char *path, eg_arena *a);
  * --tenant/--user/--agent when it has none. NULL (message printed) on error. */
 ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path,
                                       const ProtobufCMessageDescriptor *desc, eg_arena *a);
-/* Call method on daemon; NULL (message printed) on failure. Caller frees the response
- * with protobuf_c_message_free_unpacked. */
-ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
-                              const ProtobufCMessage *req,
-                              const ProtobufCMessageDescriptor *resp_desc);
+/* Make call (from a typed client's *_call, its client NULL) on daemon, connected with the
+ * CLI's address and options. On success the response is where call.out points (the caller
+ * frees it with protobuf_c_message_free_unpacked); on failure that is NULL and the error
+ * is printed. */
+void eg_cli_call(const eg_cli *cli, const char *daemon, eg_rpc_request call);
 /* JSON text read from source (a file name, "stdin" or "argument": named in errors) → a
  * message of desc in arena a; NULL (message printed) on error. */
 ProtobufCMessage *eg_cli_parse_json(const char *source, const char *text,

@@ -9,8 +9,9 @@
 
 #include "cli/bulk.h"
 #include "cli/cli.h"
+#include "common/graph_client.h"
+#include "common/ingest_client.h"
 #include "common/time.h"
-#include "proto/engram/v1/graph.pb-c.h"
 
 /* ---- engram job ---------------------------------------------------------------------- */
 
@@ -52,16 +53,13 @@ int eg_cli_job_follow(const eg_cli *cli, const char *job_id, bool wait) {
   Engram__V1__Job *j = NULL;
   int rc = 1;
   for (;;) {
-    ProtobufCMessage *out = NULL;
     eg_err e;
-    eg_code code = eg_rpc_unary(c, "/engram.v1.Ingest/GetJob", &req.base,
-                                &engram__v1__job__descriptor, 0, &out, &e);
+    eg_code code = eg_ingestd_get_job(c, &req, &j, &e);
     if (code != EG_OK) {
       if (bar) fputc('\n', stderr);
       fprintf(stderr, "engram: GetJob %s: %s: %s\n", job_id, eg_code_name(code), e.msg);
       goto out;
     }
-    j = (Engram__V1__Job *)out;
     if (!wait || job_final(j)) break;
     if (bar) {
       char extra[64];
@@ -108,9 +106,8 @@ int eg_cli_relations(const eg_cli *cli, int argc, char **argv) {
   eg_arena *a = eg_arena_new(0, 0);
   Engram__V1__ListRelationsRequest req = ENGRAM__V1__LIST_RELATIONS_REQUEST__INIT;
   req.scope = eg_cli_scope(cli, a);
-  Engram__V1__ListRelationsResponse *r =
-      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/ListRelations", &req.base,
-                          &engram__v1__list_relations_response__descriptor);
+  Engram__V1__ListRelationsResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_list_relations_call(NULL, &req, &r));
   eg_arena_free(a);
   if (!r) return 1;
   if (cli->json) {
@@ -148,8 +145,8 @@ int eg_cli_erase(const eg_cli *cli, int argc, char **argv) {
   Engram__V1__EraseRequest req = ENGRAM__V1__ERASE_REQUEST__INIT;
   req.scope = eg_cli_scope(cli, a);
   req.confirm_tenant = (char *)confirm;
-  Engram__V1__EraseResponse *r = (void *)eg_cli_call(
-      cli, "ingestd", "/engram.v1.Admin/Erase", &req.base, &engram__v1__erase_response__descriptor);
+  Engram__V1__EraseResponse *r = NULL;
+  eg_cli_call(cli, "ingestd", eg_ingestd_erase_call(NULL, &req, &r));
   eg_arena_free(a);
   if (!r) return 1;
   if (cli->json) {

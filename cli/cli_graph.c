@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/graph_client.h"
 #include "common/scope.h"
-#include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/ingest.pb-c.h"
 #include "proto/engram/v1/recall.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
@@ -99,8 +99,8 @@ static int cmd_state(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.n_queries = 1;
   if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at))
     return 2;
-  Engram__V1__StateResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/State", &req.base, &engram__v1__state_response__descriptor);
+  Engram__V1__StateResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_state_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -126,9 +126,8 @@ static int cmd_history(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.relation = argc > 2 ? argv[2] : "";
   req.limit = (uint32_t)eg_cfg_int(cli->cfg, "limit");
   if (eg_cli_time(cli, "known_at", &req.known_at)) return 2;
-  Engram__V1__HistoryResponse *r =
-      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/History", &req.base,
-                          &engram__v1__history_response__descriptor);
+  Engram__V1__HistoryResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_history_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -165,9 +164,8 @@ static int cmd_changes(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.window = &w;
   req.session_id = (char *)eg_cfg_str(cli->cfg, "session");
   req.limit = (uint32_t)eg_cfg_int(cli->cfg, "limit");
-  Engram__V1__ChangesResponse *r =
-      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Changes", &req.base,
-                          &engram__v1__changes_response__descriptor);
+  Engram__V1__ChangesResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_changes_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json)
     eg_cli_print_json(&r->base);
@@ -200,9 +198,8 @@ static int cmd_traverse(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     req.relations[req.n_relations++] = t;
   if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at))
     return 2;
-  Engram__V1__TraverseResponse *r =
-      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Traverse", &req.base,
-                          &engram__v1__traverse_response__descriptor);
+  Engram__V1__TraverseResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_traverse_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -242,8 +239,8 @@ static int cmd_walk(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.max_depth = (uint32_t)eg_cfg_int(cli->cfg, "depth");
   if (eg_cli_time(cli, "at", &req.valid_at) || eg_cli_time(cli, "known_at", &req.known_at))
     return 2;
-  Engram__V1__WalkResponse *r = (void *)eg_cli_call(
-      cli, "graphd", "/engram.v1.Graph/Walk", &req.base, &engram__v1__walk_response__descriptor);
+  Engram__V1__WalkResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_walk_call(NULL, &req, &r));
   if (!r) return 1;
   /* A claim graphd could not evaluate (an unknown edge id: NOT_FOUND from graphd, or an
    * UNSPECIFIED status from one that answers so) is an error, never a status to show. */
@@ -287,9 +284,8 @@ static int cmd_commit(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   Engram__V1__CommitRequest *req =
       (void *)eg_cli_read_request(cli, argv[1], &engram__v1__commit_request__descriptor, a);
   if (!req) return 2;
-  Engram__V1__CommitResponse *r =
-      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/Commit", &req->base,
-                          &engram__v1__commit_response__descriptor);
+  Engram__V1__CommitResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_commit_call(NULL, req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -338,9 +334,8 @@ static int cmd_outcome(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.note = (char *)eg_cfg_str(cli->cfg, "note");
   req.source = (char *)eg_cfg_str(cli->cfg, "source");
   if (eg_cli_time(cli, "at", &req.time)) return 2;
-  Engram__V1__RecordOutcomeResponse *r =
-      (void *)eg_cli_call(cli, "graphd", "/engram.v1.Graph/RecordOutcome", &req.base,
-                          &engram__v1__record_outcome_response__descriptor);
+  Engram__V1__RecordOutcomeResponse *r = NULL;
+  eg_cli_call(cli, "graphd", eg_graphd_record_outcome_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -402,9 +397,11 @@ int eg_cli_call_any(const eg_cli *cli, int argc, char **argv) {
       eg_scope_default(
           req,
           eg_cli_scope(cli, a)); /* a scope, or its empty fields, from --tenant/--user/--agent */
-      char path[160];
+      char path[160];            /* the method named by the contract's descriptor */
       snprintf(path, sizeof path, "/%s/%s", d->name, m->name);
-      ProtobufCMessage *r = eg_cli_call(cli, services[i].daemon, path, req, m->output);
+      ProtobufCMessage *r = NULL;
+      eg_cli_call(cli, services[i].daemon,
+                  (eg_rpc_request){.method = path, .req = req, .resp_desc = m->output, .out = &r});
       rc = 1;
       if (r) {
         eg_cli_print_json(r);

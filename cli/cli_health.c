@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/health_client.h"
 #include "common/time.h"
-#include "proto/grpc/health/v1/health.pb-c.h"
 
 static const struct {
   const char *daemon, *service;
@@ -32,26 +32,13 @@ static const char *status_name(int s) {
   }
 }
 
-static eg_code check(eg_rpc_client *c, const char *service, int *status, eg_err *err) {
-  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
-  req.service = (char *)service;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
-                            &grpc__health__v1__health_check_response__descriptor, 0, &resp, err);
-  if (rc == EG_OK) {
-    *status = ((Grpc__Health__V1__HealthCheckResponse *)resp)->status;
-    protobuf_c_message_free_unpacked(resp, NULL);
-  }
-  return rc;
-}
-
 /* The daemon serving at c: the expected one first (one call when it is), then the others;
  * "?" when none of the service names is known there. */
 static const char *identify(eg_rpc_client *c, int expected) {
   for (int k = 0; k < N_DAEMONS; k++) {
     int i = expected >= 0 ? (expected + k) % N_DAEMONS : k, status;
     eg_err e;
-    if (check(c, who[i].service, &status, &e) == EG_OK) return who[i].daemon;
+    if (eg_health_status(c, who[i].service, &status, &e) == EG_OK) return who[i].daemon;
   }
   return "?";
 }
@@ -77,7 +64,7 @@ int eg_cli_health(const eg_cli *cli, int argc, char **argv) {
       eg_err err;
       int st = 0;
       int64_t t0 = eg_time_mono_us();
-      eg_code rc = check(c, "", &st, &err);
+      eg_code rc = eg_health_status(c, "", &st, &err);
       ms = (double)(eg_time_mono_us() - t0) / 1000.0;
       if (rc == EG_OK) {
         status = status_name(st);

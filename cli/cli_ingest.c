@@ -14,8 +14,8 @@
 
 #include "cli/bulk.h"
 #include "cli/cli.h"
+#include "common/ingest_client.h"
 #include "common/scope.h"
-#include "proto/engram/v1/ingest.pb-c.h"
 
 void eg_cli_print_ingest_report(const Engram__V1__IngestReport *p, const char *watermark) {
   printf("%u chunks, %u entities, %u facts, %llu tokens%s%s\n", p->chunks, p->entities, p->facts,
@@ -79,8 +79,8 @@ static int cmd_one(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   bool wait = eg_cfg_bool(cli->cfg, "wait");
   if (wait || eg_cfg_bool(cli->cfg, "async"))
     eg_ingest_set_mode(req, ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC);
-  Engram__V1__IngestResponse *r = (void *)eg_cli_call(cli, "ingestd", kind->method, req,
-                                                      &engram__v1__ingest_response__descriptor);
+  Engram__V1__IngestResponse *r = NULL;
+  eg_cli_call(cli, "ingestd", eg_ingestd_ingest_call(NULL, req, &r));
   if (!r) return 1;
   int rc = 0;
   if (wait && !r->report && r->job_id && *r->job_id) {

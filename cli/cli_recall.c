@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "proto/engram/v1/recall.pb-c.h"
+#include "common/recall_client.h"
 
 int eg_cli_recall(const eg_cli *cli, int argc, char **argv) {
   if (argc != 2) {
@@ -30,9 +30,8 @@ int eg_cli_recall(const eg_cli *cli, int argc, char **argv) {
   int rc = 2;
   if (eg_cli_time(cli, "at", &req.query_time) || eg_cli_time(cli, "known_at", &req.known_at))
     goto out;
-  Engram__V1__RecallResponse *r =
-      (void *)eg_cli_call(cli, "recalld", "/engram.v1.Recall/Recall", &req.base,
-                          &engram__v1__recall_response__descriptor);
+  Engram__V1__RecallResponse *r = NULL;
+  eg_cli_call(cli, "recalld", eg_recalld_recall_call(NULL, &req, &r));
   rc = 1;
   if (!r) goto out;
   rc = 0;

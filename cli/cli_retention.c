@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/ingest_client.h"
 
 #define USAGE                                                                                   \
   "engram retention get [--chunk ID]... [--fact ID]... [--at TIME]\n"                           \
@@ -81,9 +82,8 @@ static int cmd_get(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (parse_ids(cli, "chunk", a, &req.chunk_ids, &req.n_chunk_ids) ||
       parse_ids(cli, "fact", a, &req.edge_ids, &req.n_edge_ids) || eg_cli_time(cli, "at", &req.at))
     return 2;
-  Engram__V1__GetRetentionResponse *r =
-      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/GetRetention", &req.base,
-                          &engram__v1__get_retention_response__descriptor);
+  Engram__V1__GetRetentionResponse *r = NULL;
+  eg_cli_call(cli, "ingestd", eg_ingestd_get_retention_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -158,9 +158,8 @@ static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   /* the policy in force: shown, or the base the keys given change */
   Engram__V1__GetRetentionRequest get = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   get.scope = eg_cli_scope(cli, a);
-  Engram__V1__GetRetentionResponse *cur =
-      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/GetRetention", &get.base,
-                          &engram__v1__get_retention_response__descriptor);
+  Engram__V1__GetRetentionResponse *cur = NULL;
+  eg_cli_call(cli, "ingestd", eg_ingestd_get_retention_call(NULL, &get, &cur));
   if (!cur) return 1;
   int rc = 0;
   if (!*eg_cfg_str(cli->cfg, "set")) {
@@ -181,9 +180,8 @@ static int cmd_policy(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.scope = get.scope;
   req.policy = &p;
   req.confirm_tenant = (char *)eg_cfg_str(cli->cfg, "confirm_tenant");
-  Engram__V1__SetRetentionPolicyResponse *r =
-      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/SetRetentionPolicy", &req.base,
-                          &engram__v1__set_retention_policy_response__descriptor);
+  Engram__V1__SetRetentionPolicyResponse *r = NULL;
+  eg_cli_call(cli, "ingestd", eg_ingestd_set_retention_policy_call(NULL, &req, &r));
   if (!r) {
     rc = 1;
     goto out;
@@ -204,9 +202,8 @@ static int cmd_sweep(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   Engram__V1__SweepRetentionRequest req = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
   req.scope = eg_cli_scope(cli, a);
   if (eg_cli_time(cli, "at", &req.at)) return 2;
-  Engram__V1__SweepRetentionResponse *r =
-      (void *)eg_cli_call(cli, "ingestd", "/engram.v1.Admin/SweepRetention", &req.base,
-                          &engram__v1__sweep_retention_response__descriptor);
+  Engram__V1__SweepRetentionResponse *r = NULL;
+  eg_cli_call(cli, "ingestd", eg_ingestd_sweep_retention_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);

@@ -70,19 +70,14 @@ ProtobufCMessage *eg_cli_read_request(const eg_cli *cli, const char *path,
   return m;
 }
 
-ProtobufCMessage *eg_cli_call(const eg_cli *cli, const char *daemon, const char *method,
-                              const ProtobufCMessage *req,
-                              const ProtobufCMessageDescriptor *resp_desc) {
-  eg_rpc_client *c = eg_cli_connect(cli, eg_cli_daemon_addr(cli, daemon));
-  if (!c) return NULL;
-  ProtobufCMessage *resp = NULL;
+void eg_cli_call(const eg_cli *cli, const char *daemon, eg_rpc_request call) {
+  if (call.out) memset(call.out, 0, sizeof(ProtobufCMessage *)); /* NULL until it answers */
+  call.client = eg_cli_connect(cli, eg_cli_daemon_addr(cli, daemon));
+  if (!call.client) return;
   eg_err e;
-  if (eg_rpc_unary(c, method, req, resp_desc, 0, &resp, &e) != EG_OK) {
-    fprintf(stderr, "engram: %s: %s: %s\n", method, eg_code_name(e.code), e.msg);
-    resp = NULL;
-  }
-  eg_rpc_client_close(c);
-  return resp;
+  if (eg_rpc_run(&call, 0, &e) != EG_OK)
+    fprintf(stderr, "engram: %s: %s: %s\n", call.method, eg_code_name(e.code), e.msg);
+  eg_rpc_client_close(call.client);
 }
 
 void eg_cli_print_warnings(char *const *warnings, size_t n) {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "proto/engram/v1/vector.pb-c.h"
+#include "common/vector_client.h"
 
 static int cmd_upsert(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   if (argc != 2) {
@@ -18,9 +18,8 @@ static int cmd_upsert(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   Engram__V1__UpsertRequest *req =
       (void *)eg_cli_read_request(cli, argv[1], &engram__v1__upsert_request__descriptor, a);
   if (!req) return 2;
-  Engram__V1__UpsertResponse *r =
-      (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Upsert", &req->base,
-                          &engram__v1__upsert_response__descriptor);
+  Engram__V1__UpsertResponse *r = NULL;
+  eg_cli_call(cli, "vectord", eg_vectord_upsert_call(NULL, req, &r));
   if (!r) return 1;
   if (cli->json)
     eg_cli_print_json(&r->base);
@@ -57,9 +56,8 @@ static int cmd_search(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
     f.n_session_ids = 1;
   }
   req.filter = &f;
-  Engram__V1__SearchResponse *r =
-      (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Search", &req.base,
-                          &engram__v1__search_response__descriptor);
+  Engram__V1__SearchResponse *r = NULL;
+  eg_cli_call(cli, "vectord", eg_vectord_search_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json) {
     eg_cli_print_json(&r->base);
@@ -95,9 +93,8 @@ static int cmd_delete(const eg_cli *cli, int argc, char **argv, eg_arena *a) {
   req.ids = eg_arena_alloc(a, req.n_ids * sizeof *req.ids);
   for (size_t i = 0; i < req.n_ids; i++)
     req.ids[i] = strtoull(argv[i + 1][0] == '#' ? argv[i + 1] + 1 : argv[i + 1], NULL, 10);
-  Engram__V1__DeleteResponse *r =
-      (void *)eg_cli_call(cli, "vectord", "/engram.v1.Vector/Delete", &req.base,
-                          &engram__v1__delete_response__descriptor);
+  Engram__V1__DeleteResponse *r = NULL;
+  eg_cli_call(cli, "vectord", eg_vectord_delete_call(NULL, &req, &r));
   if (!r) return 1;
   if (cli->json)
     eg_cli_print_json(&r->base);

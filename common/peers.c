@@ -10,7 +10,7 @@
 
 #include "common/shard.h"
 #include "common/time.h"
-#include "proto/engram/v1/vector.pb-c.h"
+#include "common/vector_client.h"
 
 eg_code eg_peers_open_shards(const char *list, const char *what, const eg_rpc_client_opts *o,
                              eg_rpc_client **c, uint32_t *n, eg_err *err) {
@@ -82,12 +82,11 @@ static eg_code watermark_reached(eg_peers *p, const char *tenant, uint64_t id, b
   req.scope = &scope;
   req.ids = &id;
   req.n_ids = 1;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_vectord(p, tenant), "/engram.v1.Vector/GetChunks", &req.base,
-                            &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
+  Engram__V1__GetChunksResponse *resp = NULL;
+  eg_code rc = eg_vectord_get_chunks(eg_peers_vectord(p, tenant), &req, &resp, err);
   if (rc) return rc;
-  *reached = ((Engram__V1__GetChunksResponse *)resp)->n_chunks > 0;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  *reached = resp->n_chunks > 0;
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   return EG_OK;
 }
 

@@ -128,7 +128,7 @@ const char *eg_rpc_metadata(eg_rpc_call *call, const char *key);
 int64_t eg_rpc_deadline_us(const eg_rpc_call *call);
 /* True when the deadline has passed (long handlers should check between stages). */
 bool eg_rpc_expired(const eg_rpc_call *call);
-/* "/engram.v1.Graph/Commit" */
+/* The path of the call's method: /engram.v1.Graph/Commit */
 const char *eg_rpc_method_path(const eg_rpc_call *call);
 
 /* ---- client ---------------------------------------------------------------------- */
@@ -173,7 +173,8 @@ eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_
 const char *eg_rpc_client_target(const eg_rpc_client *c);
 
 /*
- * One unary call. method is the full path "/engram.v1.Graph/State". On EG_OK *resp is
+ * One unary call. method is the full path (/engram.v1.Graph/State); callers name a
+ * method through its typed client instead (below), this is for generic tools. On EG_OK *resp is
  * the unpacked response; the caller frees it with protobuf_c_message_free_unpacked(*resp,
  * NULL). On failure err holds the server's status (mapped back to eg_code) and message.
  * timeout_us 0 = the client's default.
@@ -182,7 +183,8 @@ eg_code eg_rpc_unary(eg_rpc_client *c, const char *method, const ProtobufCMessag
                      const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_us,
                      ProtobufCMessage **resp, eg_err *err);
 
-/* One call of a fan-out. Fill the inputs; the outputs are set by eg_rpc_fanout. */
+/* One call of a fan-out. Fill the inputs; the outputs are set by eg_rpc_fanout. The typed
+ * clients (common/graph_client.h …) fill one with their *_call functions. */
 typedef struct eg_rpc_request {
   eg_rpc_client *client;                       /* in */
   const char *method;                          /* in */
@@ -190,11 +192,58 @@ typedef struct eg_rpc_request {
   const ProtobufCMessageDescriptor *resp_desc; /* in */
   ProtobufCMessage *resp;                      /* out: caller frees as for eg_rpc_unary */
   eg_err err;                                  /* out: code EG_OK on success */
+  /* in, may be NULL: the address of a response pointer of resp_desc's type
+   * (Engram__V1__StateResponse **), set to resp when the call ends (NULL on failure).
+   * It is resp under a typed name: free one of the two, once. */
+  void *out;
 } eg_rpc_request;
 
 /* Start every request at once, wait for all (retrying UNAVAILABLE ones), within one
  * overall timeout. Returns EG_OK when all succeeded, else the first failure's code. */
 eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us);
+
+/* One request alone (a fan-out of one); timeout_us 0 = the client's default. *err (may be
+ * NULL) is a copy of r->err; returns its code. */
+eg_code eg_rpc_run(eg_rpc_request *r, int64_t timeout_us, eg_err *err);
+
+/*
+ * Typed clients. A client header (common/graph_client.h) declares each RPC of a service
+ * with EG_RPC_CLIENT_DECLARE(eg_graphd_state, Engram__V1__StateRequest,
+ * Engram__V1__StateResponse), which is:
+ *
+ *   eg_code eg_graphd_state(eg_rpc_client *c, const Engram__V1__StateRequest *req,
+ *                           Engram__V1__StateResponse **resp, eg_err *err);
+ *     One call with the client's deadline. On EG_OK *resp is the response, freed by the
+ *     caller with protobuf_c_message_free_unpacked(&(*resp)->base, NULL); NULL on failure.
+ *     resp may be NULL when only the status matters (the response is then freed).
+ *   eg_rpc_request eg_graphd_state_call(eg_rpc_client *c, const Engram__V1__StateRequest *req,
+ *                                       Engram__V1__StateResponse **resp);
+ *     The same call, not started, for eg_rpc_fanout or eg_rpc_run: they set *resp (when
+ *     resp is non-NULL) as above; req is borrowed until then.
+ *
+ * Its .c file defines them with EG_RPC_CLIENT_DEFINE, giving the method's path; no other
+ * file names a method path (scripts/check-method-paths.sh).
+ */
+/* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
+#define EG_RPC_CLIENT_DECLARE(fn, Req, Resp)                              \
+  eg_code fn(eg_rpc_client *c, const Req *req, Resp **resp, eg_err *err); \
+  eg_rpc_request fn##_call(eg_rpc_client *c, const Req *req, Resp **resp)
+
+#define EG_RPC_CLIENT_DEFINE(fn, path, Req, Resp, resp_descriptor)          \
+  eg_rpc_request fn##_call(eg_rpc_client *c, const Req *req, Resp **resp) { \
+    return (eg_rpc_request){.client = c,                                    \
+                            .method = (path),                               \
+                            .req = req ? &req->base : NULL,                 \
+                            .resp_desc = &(resp_descriptor),                \
+                            .out = resp};                                   \
+  }                                                                         \
+  eg_code fn(eg_rpc_client *c, const Req *req, Resp **resp, eg_err *err) {  \
+    eg_rpc_request r = fn##_call(c, req, resp);                             \
+    eg_code rc = eg_rpc_run(&r, 0, err);                                    \
+    if (!resp && r.resp) protobuf_c_message_free_unpacked(r.resp, NULL);    \
+    return rc;                                                              \
+  }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 /* ---- process-wide ------------------------------------------------------------------ */
 

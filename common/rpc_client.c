@@ -154,6 +154,7 @@ static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queu
   grpc_metadata_array_init(&a->init_md);
   grpc_metadata_array_init(&a->trailing_md);
   a->details = grpc_empty_slice();
+  if (!r->method) return eg_err_set(&r->err, EG_EINVAL, "a request without a method");
   /* Copied, refcounted slices: gRPC's HPACK index may keep them past this call, so they
    * must not point into the caller's (possibly stack) memory. */
   grpc_slice method = grpc_slice_from_copied_string(r->method);
@@ -216,6 +217,13 @@ static void attempt_finish(eg_rpc_request *r, attempt *a) {
   attempt_cleanup(a);
 }
 
+/* The typed name of the response (eg_rpc_request.out), as the caller's pointer type: all
+ * pointers to structures share one representation, and memcpy writes it without an
+ * lvalue of the wrong type. */
+static void set_out(eg_rpc_request *r) {
+  if (r->out) memcpy(r->out, &r->resp, sizeof r->resp);
+}
+
 static void sleep_us(int64_t us) {
   if (us <= 0) return;
   struct timespec ts = {(time_t)(us / 1000000), (long)(us % 1000000) * 1000};
@@ -234,7 +242,11 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
     free(as);
     free(pending);
     free(done_us);
-    for (size_t i = 0; i < n; i++) eg_err_set(&reqs[i].err, EG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+      eg_err_set(&reqs[i].err, EG_ENOMEM, "out of memory");
+      reqs[i].resp = NULL;
+      set_out(&reqs[i]);
+    }
     return EG_ENOMEM;
   }
   for (size_t i = 0; i < n; i++) {
@@ -242,7 +254,8 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
     eg_err_clear(&reqs[i].err);
     pending[i] = true;
     done_us[i] = t_start;
-    eg_rpc_method_metrics *mx = eg_rpc_metrics_method(reqs[i].client->o.metrics, reqs[i].method);
+    eg_rpc_method_metrics *mx =
+        reqs[i].method ? eg_rpc_metrics_method(reqs[i].client->o.metrics, reqs[i].method) : NULL;
     eg_rpc_metrics_started(mx);
     eg_rpc_metrics_sent(mx);
   }
@@ -286,7 +299,7 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
   }
   for (size_t i = 0; i < n; i++) {
     eg_rpc_metrics *rm = reqs[i].client->o.metrics;
-    if (!rm) continue;
+    if (!rm || !reqs[i].method) continue;
     eg_rpc_method_metrics *mx = eg_rpc_metrics_method(rm, reqs[i].method);
     if (reqs[i].err.code == EG_OK) eg_rpc_metrics_received(mx);
     eg_rpc_metrics_handled(rm, mx, eg_code_to_grpc(reqs[i].err.code),
@@ -295,17 +308,22 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
   free(as);
   free(pending);
   free(done_us);
+  for (size_t i = 0; i < n; i++) set_out(&reqs[i]);
   for (size_t i = 0; i < n; i++)
     if (reqs[i].err.code) return reqs[i].err.code;
   return EG_OK;
 }
 
+eg_code eg_rpc_run(eg_rpc_request *r, int64_t timeout_us, eg_err *err) {
+  eg_code rc = eg_rpc_fanout(r, 1, timeout_us);
+  if (err) *err = r->err;
+  return rc;
+}
+
 eg_code eg_rpc_unary(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
                      const ProtobufCMessageDescriptor *resp_desc, int64_t timeout_us,
                      ProtobufCMessage **resp, eg_err *err) {
-  eg_rpc_request r = {c, method, req, resp_desc, NULL, {0, ""}};
-  eg_code rc = eg_rpc_fanout(&r, 1, timeout_us);
-  if (err) *err = r.err;
-  *resp = r.resp;
-  return rc;
+  eg_rpc_request r = {
+      .client = c, .method = method, .req = req, .resp_desc = resp_desc, .out = resp};
+  return eg_rpc_run(&r, timeout_us, err);
 }

@@ -33,7 +33,7 @@ static const double standard_buckets[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 
 struct eg_rpc_method_metrics {
   eg_rpc_method_metrics *next;
-  char *path; /* "/engram.v1.Graph/Commit" (the lookup key) */
+  char *path; /* /engram.v1.Graph/Commit (the lookup key) */
   char *service, *method;
   eg_series *started, *handling, *msg_received, *msg_sent;
   _Atomic(eg_series *) handled[N_STATUS]; /* by status; set on first use */

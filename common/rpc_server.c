@@ -31,7 +31,7 @@
 #define MAX_CQS 16
 
 typedef struct method_info {
-  char path[192];    /* "/engram.v1.Graph/Commit" */
+  char path[192];    /* /engram.v1.Graph/Commit */
   const char *label; /* path + 1: "engram.v1.Graph/Commit" */
   const ProtobufCMethodDescriptor *md;
   eg_rpc_handler fn; /* NULL: UNIMPLEMENTED */

@@ -17,9 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/rpc.h"
+#include "common/health_client.h"
 #include "common/time.h"
-#include "proto/grpc/health/v1/health.pb-c.h"
 #include "tests/testlib.h"
 
 const char *const eg_daemon_names[EG_N_DAEMONS] = {"ingestd", "graphd", "vectord", "recalld"};
@@ -54,26 +53,18 @@ static bool read_ports(const char *path, int *grpc, int *metrics) {
   return ok == 2;
 }
 
-eg_code eg_health_check(const char *addr, const char *service, int *status, eg_err *err) {
-  return eg_health_check_tls(addr, service, NULL, status, err);
+eg_code eg_health_at(const char *addr, const char *service, int *status, eg_err *err) {
+  return eg_health_at_tls(addr, service, NULL, status, err);
 }
 
-eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status,
-                            eg_err *err) {
+eg_code eg_health_at_tls(const char *addr, const char *service, const char *ca_file, int *status,
+                         eg_err *err) {
   eg_rpc_client *c = NULL;
   eg_rpc_client_opts o = {
       .timeout_us = 2 * EG_US_PER_SEC, .max_attempts = 1, .tls_ca_file = ca_file};
   eg_code rc = eg_rpc_client_open(addr, &o, &c, err);
   if (rc) return rc;
-  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
-  req.service = (char *)service;
-  ProtobufCMessage *resp = NULL;
-  rc = eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
-                    &grpc__health__v1__health_check_response__descriptor, 0, &resp, err);
-  if (rc == EG_OK) {
-    *status = ((Grpc__Health__V1__HealthCheckResponse *)resp)->status;
-    protobuf_c_message_free_unpacked(resp, NULL);
-  }
+  rc = eg_health_status(c, service, status, err);
   eg_rpc_client_close(c);
   return rc;
 }
@@ -137,7 +128,7 @@ static eg_code spawn(eg_proc *p, const char *const *extra, eg_err *err) {
     if (read_ports(ports, &p->grpc_port, &p->metrics_port)) {
       snprintf(p->addr, sizeof p->addr, "127.0.0.1:%d", p->grpc_port);
       int status = 0;
-      if (eg_health_check_tls(p->addr, "", ca, &status, NULL) == EG_OK && status == 1) return EG_OK;
+      if (eg_health_at_tls(p->addr, "", ca, &status, NULL) == EG_OK && status == 1) return EG_OK;
     }
     sleep_ms(20);
   }

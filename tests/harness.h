@@ -57,10 +57,10 @@ eg_code eg_cluster_start(eg_cluster *c, const char *const *extra, eg_err *err);
 void eg_cluster_stop(eg_cluster *c, bool keep);
 
 /* Health/Check of `service` ("" = server) at addr; *status is the ServingStatus. */
-eg_code eg_health_check(const char *addr, const char *service, int *status, eg_err *err);
+eg_code eg_health_at(const char *addr, const char *service, int *status, eg_err *err);
 /* The same over TLS, verifying the server with the PEM roots in ca_file (NULL = plaintext). */
-eg_code eg_health_check_tls(const char *addr, const char *service, const char *ca_file, int *status,
-                            eg_err *err);
+eg_code eg_health_at_tls(const char *addr, const char *service, const char *ca_file, int *status,
+                         eg_err *err);
 
 /* GET http://127.0.0.1:port/path into out (body only); returns the HTTP status or -1. */
 int eg_http_get(int port, const char *path, eg_buf *out);

@@ -8,7 +8,7 @@
 #define EG_TESTS_REPLICAS_H
 
 #include "common/rpc.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
 #include "tests/pg.h"
 

@@ -10,14 +10,13 @@
 
 #include "common/arena.h"
 #include "common/cfg.h"
+#include "common/graph_client.h"
 #include "common/pbjson.h"
 #include "common/peers.h"
-#include "common/rpc.h"
+#include "common/recall_client.h"
 #include "common/scope.h"
 #include "common/shard.h"
 #include "common/time.h"
-#include "proto/engram/v1/graph.pb-c.h"
-#include "proto/engram/v1/recall.pb-c.h"
 #include "services/explorer/explorer.h"
 
 enum { CHANGES_PAGE = 1000, WALK_BATCH = 1000 };
@@ -134,14 +133,15 @@ static eg_code read_common(api_call *c) {
 
 /* ---- calls to the daemons --------------------------------------------------------- */
 
-/* One unary call to base with the caller's token; *resp freed by the caller. */
-static eg_code call(api_call *c, eg_rpc_client *base, const char *method,
-                    const ProtobufCMessage *req, const ProtobufCMessageDescriptor *desc,
-                    ProtobufCMessage **resp) {
+/* One call (made by a typed client) on its client's channel with the caller's token; the
+ * response, where rpc.out points, is freed by the caller. */
+static eg_code call(api_call *c, eg_rpc_request rpc) {
   eg_rpc_client *as_caller = NULL;
-  *resp = NULL;
-  eg_code rc = eg_rpc_client_with_token(base, c->token, &as_caller, &c->err);
-  if (!rc) rc = eg_rpc_unary(as_caller, method, req, desc, 0, resp, &c->err);
+  eg_code rc = eg_rpc_client_with_token(rpc.client, c->token, &as_caller, &c->err);
+  if (!rc) {
+    rpc.client = as_caller;
+    rc = eg_rpc_run(&rpc, 0, &c->err);
+  }
   eg_rpc_client_close(as_caller);
   return rc;
 }
@@ -160,7 +160,7 @@ static void put_time(eg_buf *out, const char *key, int64_t us) {
 
 /* Every edge the scope sees, known by known_at (0 = now), in t_commit order: up to
  * max_facts, read page by page. The pages stay alive in pages[] (freed by the caller). */
-static eg_code read_changes(api_call *c, int64_t known_at, ProtobufCMessage **pages,
+static eg_code read_changes(api_call *c, int64_t known_at, Engram__V1__ChangesResponse **pages,
                             size_t max_pages, Engram__V1__Edge ***edges, size_t *n,
                             bool *truncated) {
   Engram__V1__TimeRange window;
@@ -177,10 +177,9 @@ static eg_code read_changes(api_call *c, int64_t known_at, ProtobufCMessage **pa
   *n = 0;
   *truncated = false;
   for (size_t p = 0; p < max_pages; p++) {
-    eg_code rc = call(c, graphd_of(c), "/engram.v1.Graph/Changes", &req.base,
-                      &engram__v1__changes_response__descriptor, &pages[p]);
+    eg_code rc = call(c, eg_graphd_changes_call(graphd_of(c), &req, &pages[p]));
     if (rc) return rc;
-    Engram__V1__ChangesResponse *page = (void *)pages[p];
+    const Engram__V1__ChangesResponse *page = pages[p];
     for (size_t i = 0; i < page->n_edges; i++) {
       if (*n == max) {
         *truncated = true;
@@ -198,7 +197,7 @@ static eg_code read_changes(api_call *c, int64_t known_at, ProtobufCMessage **pa
 /* The premise walk of every edge, as of at / known_at: statuses[i] is edges[i]'s, in
  * walks[] (freed by the caller). */
 static eg_code walk_all(api_call *c, Engram__V1__Edge **edges, size_t n, int64_t at,
-                        int64_t known_at, ProtobufCMessage **walks,
+                        int64_t known_at, Engram__V1__WalkResponse **walks,
                         Engram__V1__ClaimStatus **statuses) {
   for (size_t first = 0, b = 0; first < n; first += WALK_BATCH, b++) {
     size_t m = n - first < WALK_BATCH ? n - first : WALK_BATCH;
@@ -212,10 +211,9 @@ static eg_code walk_all(api_call *c, Engram__V1__Edge **edges, size_t n, int64_t
     req.n_claims = m;
     req.valid_at = at;
     req.known_at = known_at;
-    eg_code rc = call(c, graphd_of(c), "/engram.v1.Graph/Walk", &req.base,
-                      &engram__v1__walk_response__descriptor, &walks[b]);
+    eg_code rc = call(c, eg_graphd_walk_call(graphd_of(c), &req, &walks[b]));
     if (rc) return rc;
-    Engram__V1__WalkResponse *w = (void *)walks[b];
+    const Engram__V1__WalkResponse *w = walks[b];
     for (size_t i = 0; i < m && i < w->n_statuses; i++) statuses[first + i] = w->statuses[i];
   }
   return EG_OK;
@@ -226,8 +224,8 @@ static eg_code api_timeline(api_call *c) {
   eg_code rc;
   if ((rc = time_arg(c, "at", &at)) || (rc = time_arg(c, "known_at", &known_at))) return rc;
   size_t max_pages = c->x->o.max_facts / CHANGES_PAGE + 2, n = 0;
-  ProtobufCMessage **pages = eg_arena_calloc(c->a, max_pages, sizeof *pages);
-  ProtobufCMessage **walks = eg_arena_calloc(c->a, max_pages, sizeof *walks);
+  Engram__V1__ChangesResponse **pages = eg_arena_calloc(c->a, max_pages, sizeof *pages);
+  Engram__V1__WalkResponse **walks = eg_arena_calloc(c->a, max_pages, sizeof *walks);
   Engram__V1__ClaimStatus **statuses =
       eg_arena_calloc(c->a, c->x->o.max_facts + 1, sizeof *statuses);
   Engram__V1__Edge **edges = NULL;
@@ -255,8 +253,8 @@ static eg_code api_timeline(api_call *c) {
     eg_buf_puts(out, "]}");
   }
   for (size_t p = 0; p < max_pages; p++) {
-    if (pages[p]) protobuf_c_message_free_unpacked(pages[p], NULL);
-    if (walks[p]) protobuf_c_message_free_unpacked(walks[p], NULL);
+    if (pages[p]) protobuf_c_message_free_unpacked(&pages[p]->base, NULL);
+    if (walks[p]) protobuf_c_message_free_unpacked(&walks[p]->base, NULL);
   }
   return rc;
 }
@@ -283,12 +281,10 @@ static eg_code api_history(api_call *c) {
   req.subject = &subject;
   req.relation = (char *)arg(c, "relation");
   eg_code rc = time_arg(c, "known_at", &req.known_at);
-  ProtobufCMessage *resp = NULL;
-  if (!rc)
-    rc = call(c, graphd_of(c), "/engram.v1.Graph/History", &req.base,
-              &engram__v1__history_response__descriptor, &resp);
-  if (!rc) eg_pbjson_write(resp, EG_PBJSON_ISO_TIMES, &c->resp->body);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  Engram__V1__HistoryResponse *resp = NULL;
+  if (!rc) rc = call(c, eg_graphd_history_call(graphd_of(c), &req, &resp));
+  if (!rc) eg_pbjson_write(&resp->base, EG_PBJSON_ISO_TIMES, &c->resp->body);
+  if (resp) protobuf_c_message_free_unpacked(&resp->base, NULL);
   return rc;
 }
 
@@ -309,11 +305,10 @@ static eg_code api_recall(api_call *c) {
   eg_code rc;
   if ((rc = time_arg(c, "at", &req.query_time)) || (rc = time_arg(c, "known_at", &req.known_at)))
     return rc;
-  ProtobufCMessage *resp = NULL;
-  rc = call(c, c->x->recalld, "/engram.v1.Recall/Recall", &req.base,
-            &engram__v1__recall_response__descriptor, &resp);
-  if (!rc) eg_pbjson_write(resp, EG_PBJSON_ISO_TIMES, &c->resp->body);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  Engram__V1__RecallResponse *resp = NULL;
+  rc = call(c, eg_recalld_recall_call(c->x->recalld, &req, &resp));
+  if (!rc) eg_pbjson_write(&resp->base, EG_PBJSON_ISO_TIMES, &c->resp->body);
+  if (resp) protobuf_c_message_free_unpacked(&resp->base, NULL);
   return rc;
 }
 

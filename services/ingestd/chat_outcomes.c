@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/graph_client.h"
 #include "common/text.h"
-#include "proto/engram/v1/graph.pb-c.h"
 
 /* The relation an outcome read from chat is recorded on: a suggestion the user took up. */
 #define OUTCOME_RELATION "ACCEPTED"
@@ -123,11 +123,7 @@ static eg_code history(eg_rpc_client *graphd, const Engram__V1__Scope *scope,
   req.scope = (Engram__V1__Scope *)scope;
   req.subject = &me;
   req.relation = OUTCOME_RELATION;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(graphd, "/engram.v1.Graph/History", &req.base,
-                            &engram__v1__history_response__descriptor, 0, &resp, err);
-  *out = (void *)resp;
-  return rc;
+  return eg_graphd_history(graphd, &req, out, err);
 }
 
 /* The entity types of the current edges' objects, in edges' order ("" when unknown). */
@@ -143,17 +139,15 @@ static eg_code object_types(eg_rpc_client *graphd, const Engram__V1__Scope *scop
     if (src[i]->object && src[i]->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID)
       ids[req.n_ids++] = src[i]->object->entity_id;
   if (!req.n_ids) return EG_OK;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(graphd, "/engram.v1.Graph/GetEntities", &req.base,
-                            &engram__v1__get_entities_response__descriptor, 0, &resp, err);
+  Engram__V1__GetEntitiesResponse *r = NULL;
+  eg_code rc = eg_graphd_get_entities(graphd, &req, &r, err);
   if (rc) return rc;
-  Engram__V1__GetEntitiesResponse *r = (void *)resp;
   for (size_t i = 0; i < n; i++)
     for (size_t k = 0; src[i]->object && k < r->n_entities; k++)
       if (src[i]->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
           r->entities[k]->id == src[i]->object->entity_id)
         edges[i].object_type = eg_arena_strdup(a, r->entities[k]->type ? r->entities[k]->type : "");
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   return EG_OK;
 }
 
@@ -242,11 +236,7 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     req.time = v[i].time;
     req.note = note;
     req.source = (char *)session_id;
-    ProtobufCMessage *resp = NULL;
-    if ((rc = eg_rpc_unary(graphd, "/engram.v1.Graph/RecordOutcome", &req.base,
-                           &engram__v1__record_outcome_response__descriptor, 0, &resp, err)))
-      break;
-    protobuf_c_message_free_unpacked(resp, NULL);
+    if ((rc = eg_graphd_record_outcome(graphd, &req, NULL, err))) break;
     done[n_done++] = (recorded_now){object_text(src[k]), kv->value, note};
     (*recorded)++;
   }

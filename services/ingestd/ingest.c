@@ -10,12 +10,14 @@
 #include <time.h>
 
 #include "common/auth.h"
+#include "common/graph_client.h"
 #include "common/log.h"
 #include "common/map.h"
 #include "common/scope.h"
 #include "common/stage.h"
 #include "common/text.h"
 #include "common/time.h"
+#include "common/vector_client.h"
 #include "lang/enrich.h"
 #include "lang/statefacts.h"
 #include "proto/engram/v1/graph.pb-c.h"
@@ -110,17 +112,19 @@ typedef struct writer_in {
   float salience; /* the client's, for every chunk (0: vectord's lexicon) */
 } writer_in;
 
-/* One call to the tenant's vectord whose answer only matters by its status. */
-static eg_code vectord_call(eg_ingest *g, const Engram__V1__Scope *scope, const char *method,
-                            const ProtobufCMessage *req,
-                            const ProtobufCMessageDescriptor *resp_desc, eg_err *err) {
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(eg_peers_vectord(g->o.peers, scope->tenant), method, req, resp_desc, 0,
-                            &resp, err);
-  if (rc)
-    eg_err_prefix(err, "vectord: ");
-  else
-    protobuf_c_message_free_unpacked(resp, NULL);
+/* The tenant's vectord and graphd. */
+static eg_rpc_client *vectord_of(const eg_ingest *g, const Engram__V1__Scope *scope) {
+  return eg_peers_vectord(g->o.peers, scope->tenant);
+}
+static eg_rpc_client *graphd_of(const eg_ingest *g, const Engram__V1__Scope *scope) {
+  return eg_peers_graphd(g->o.peers, scope->tenant);
+}
+
+/* One call to vectord whose answer only matters by its status. */
+static eg_code vectord_call(eg_rpc_request call, eg_err *err) {
+  eg_code rc = eg_rpc_run(&call, 0, err);
+  if (rc) eg_err_prefix(err, "vectord: ");
+  protobuf_c_message_free_unpacked(call.resp, NULL);
   return rc;
 }
 
@@ -135,8 +139,7 @@ static eg_code delete_segments(eg_ingest *g, const writer_in *in, size_t from, s
   if (!dreq.ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < dreq.n_ids; i++)
     dreq.ids[i] = chunk_id_of(in->scope, in->kind, in->source_id, from + i);
-  return vectord_call(g, in->scope, "/engram.v1.Vector/Delete", &dreq.base,
-                      &engram__v1__delete_response__descriptor, err);
+  return vectord_call(eg_vectord_delete_call(vectord_of(g, in->scope), &dreq, NULL), err);
 }
 
 /* Look for the receipt; *dup when identical content was ingested already, *old_n the
@@ -154,12 +157,9 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
   req.ids = ids;
   req.n_ids = 2;
   req.include_staged = true; /* an interrupted attempt's chunks count as a previous version */
-  ProtobufCMessage *resp = NULL;
-  eg_code rc =
-      eg_rpc_unary(eg_peers_vectord(g->o.peers, in->scope->tenant), "/engram.v1.Vector/GetChunks",
-                   &req.base, &engram__v1__get_chunks_response__descriptor, 0, &resp, err);
+  Engram__V1__GetChunksResponse *r = NULL;
+  eg_code rc = eg_vectord_get_chunks(vectord_of(g, in->scope), &req, &r, err);
   if (rc) return rc;
-  Engram__V1__GetChunksResponse *r = (void *)resp;
   char want[24];
   snprintf(want, sizeof want, "%016llx", (unsigned long long)in->content_hash);
   for (size_t i = 0; i < r->n_chunks; i++) {
@@ -174,7 +174,7 @@ static eg_code check_receipt(eg_ingest *g, const writer_in *in, uint64_t last_id
       }
     }
   }
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   return EG_OK;
 }
 
@@ -234,18 +234,15 @@ static eg_code resolve_all(eg_ingest *g, const Engram__V1__Scope *scope, eg_enri
   req.scope = (Engram__V1__Scope *)scope;
   req.mentions = mp;
   req.n_mentions = cnt;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc =
-      eg_rpc_unary(eg_peers_graphd(g->o.peers, scope->tenant), "/engram.v1.Graph/ResolveEntities",
-                   &req.base, &engram__v1__resolve_entities_response__descriptor, 0, &resp, err);
+  Engram__V1__ResolveEntitiesResponse *r = NULL;
+  eg_code rc = eg_graphd_resolve_entities(graphd_of(g, scope), &req, &r, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
     return rc;
   }
-  Engram__V1__ResolveEntitiesResponse *r = (void *)resp;
   for (size_t i = 0; i < cnt && i < r->n_entities; i++)
     v[i].id = r->entities[i]->entity ? r->entities[i]->entity->id : 0;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   return EG_OK;
 }
 
@@ -340,8 +337,7 @@ static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chun
     ureq.chunks = cp + off;
     ureq.n_chunks = n - off < UPSERT_BATCH ? n - off : UPSERT_BATCH;
     for (size_t i = 0; i < ureq.n_chunks; i++) ureq.chunks[i]->staged = staged;
-    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Upsert", &ureq.base,
-                      &engram__v1__upsert_response__descriptor, err);
+    rc = vectord_call(eg_vectord_upsert_call(vectord_of(g, in->scope), &ureq, NULL), err);
     if (!rc) eg_job_progress(in->job, (uint32_t)(off + ureq.n_chunks), (uint32_t)n);
   }
   if (!rc && staged) {
@@ -349,8 +345,7 @@ static eg_code upsert_chunks(eg_ingest *g, const writer_in *in, Engram__V1__Chun
     preq.scope = (Engram__V1__Scope *)in->scope;
     preq.ids = (uint64_t *)ids;
     preq.n_ids = n;
-    rc = vectord_call(g, in->scope, "/engram.v1.Vector/Publish", &preq.base,
-                      &engram__v1__publish_response__descriptor, err);
+    rc = vectord_call(eg_vectord_publish_call(vectord_of(g, in->scope), &preq, NULL), err);
   }
   if (rc && staged) {
     eg_err derr;
@@ -525,14 +520,10 @@ static eg_code write_units(eg_ingest *g, const writer_in *in, eg_arena *a,
       creq.n_mentions = n;
     }
     if (!creq.n_edges && !creq.n_mentions) break;
-    ProtobufCMessage *cresp = NULL;
-    if ((rc =
-             eg_rpc_unary(eg_peers_graphd(g->o.peers, in->scope->tenant), "/engram.v1.Graph/Commit",
-                          &creq.base, &engram__v1__commit_response__descriptor, 0, &cresp, err))) {
+    if ((rc = eg_graphd_commit(graphd_of(g, in->scope), &creq, NULL, err))) {
       eg_err_prefix(err, "graphd: ");
       return rc;
     }
-    protobuf_c_message_free_unpacked(cresp, NULL);
   }
   rep->facts = (uint32_t)k;
   stage(g, rep, a, "commit", t0);
@@ -843,15 +834,12 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
   creq.scope = r->scope;
   creq.edges = ep;
   creq.n_edges = n;
-  ProtobufCMessage *cresp = NULL;
-  eg_code rc =
-      eg_rpc_unary(eg_peers_graphd(g->o.peers, r->scope->tenant), "/engram.v1.Graph/Commit",
-                   &creq.base, &engram__v1__commit_response__descriptor, 0, &cresp, err);
+  Engram__V1__CommitResponse *cr = NULL;
+  eg_code rc = eg_graphd_commit(graphd_of(g, r->scope), &creq, &cr, err);
   if (rc) {
     eg_err_prefix(err, "graphd: ");
     return rc;
   }
-  Engram__V1__CommitResponse *cr = (void *)cresp;
   *n_edge_ids = cr->n_edge_ids;
   *edge_ids = eg_arena_alloc(a, (cr->n_edge_ids ? cr->n_edge_ids : 1) * sizeof **edge_ids);
   if (*edge_ids && cr->n_edge_ids)
@@ -861,7 +849,7 @@ static eg_code do_facts(eg_ingest *g, const Engram__V1__AssertFactsRequest *r, e
     rep->warnings[i] = eg_arena_strdup(a, cr->warnings[i]);
     if (rep->warnings[i]) rep->n_warnings++;
   }
-  protobuf_c_message_free_unpacked(cresp, NULL);
+  protobuf_c_message_free_unpacked(&cr->base, NULL);
   rep->facts = (uint32_t)n;
   eg_series_add(g->m_facts, (double)n);
   stage(g, rep, a, "commit", t0);
@@ -1047,25 +1035,18 @@ static void audit_erase(const Engram__V1__EraseRequest *req, const Engram__V1__E
 
 eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_arena *a,
                         Engram__V1__EraseResponse *resp, eg_err *err) {
-  eg_rpc_request rs[2] = {{eg_peers_graphd(g->o.peers, req->scope->tenant),
-                           "/engram.v1.Graph/Erase",
-                           &req->base,
-                           &engram__v1__erase_response__descriptor,
-                           NULL,
-                           {0, ""}},
-                          {eg_peers_vectord(g->o.peers, req->scope->tenant),
-                           "/engram.v1.Vector/Erase",
-                           &req->base,
-                           &engram__v1__erase_response__descriptor,
-                           NULL,
-                           {0, ""}}};
+  enum { GRAPHD, VECTORD }; /* the stores, each answering for its own data */
+  Engram__V1__EraseResponse *erased[2] = {NULL, NULL};
+  eg_rpc_request rs[2] = {
+      [GRAPHD] = eg_graphd_erase_call(graphd_of(g, req->scope), req, &erased[GRAPHD]),
+      [VECTORD] = eg_vectord_erase_call(vectord_of(g, req->scope), req, &erased[VECTORD])};
   eg_code rc = eg_rpc_fanout(rs, 2, 0);
   size_t total = 0;
   for (int i = 0; i < 2; i++)
-    if (rs[i].resp) total += ((Engram__V1__EraseResponse *)rs[i].resp)->n_counts;
+    if (erased[i]) total += erased[i]->n_counts;
   resp->counts = eg_arena_calloc(a, total ? total : 1, sizeof *resp->counts);
   for (int i = 0; i < 2; i++) {
-    Engram__V1__EraseResponse *r = (void *)rs[i].resp;
+    const Engram__V1__EraseResponse *r = erased[i];
     for (size_t k = 0; r && resp->counts && k < r->n_counts; k++) {
       Engram__V1__EraseCount *c = eg_arena_calloc(a, 1, sizeof *c);
       if (!c) break;
@@ -1076,11 +1057,11 @@ eg_code eg_ingest_erase(eg_ingest *g, const Engram__V1__EraseRequest *req, eg_ar
       resp->counts[resp->n_counts++] = c;
     }
     if (r && r->erased_at > resp->erased_at) resp->erased_at = r->erased_at;
-    if (rs[i].resp) protobuf_c_message_free_unpacked(rs[i].resp, NULL);
+    if (erased[i]) protobuf_c_message_free_unpacked(&erased[i]->base, NULL);
   }
   if (rc) {
-    *err = rs[0].err.code ? rs[0].err : rs[1].err;
-    eg_err_prefix(err, rs[0].err.code ? "graphd: " : "vectord: ");
+    *err = rs[GRAPHD].err.code ? rs[GRAPHD].err : rs[VECTORD].err;
+    eg_err_prefix(err, rs[GRAPHD].err.code ? "graphd: " : "vectord: ");
   }
   audit_erase(req, resp, rc);
   return rc;

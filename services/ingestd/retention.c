@@ -12,24 +12,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/graph_client.h"
 #include "common/log.h"
-#include "common/rpc.h"
+#include "common/vector_client.h"
 #include "services/ingestd/ingest.h"
 
 enum { VEC = 0, GRA = 1 };
 static const char *const store_names[2] = {"vectord", "graphd"};
 
-/* Send req to vectord (method_vec) and, when method_gra is set, graphd, at once. */
-static eg_code cascade(eg_ingest *g, const ProtobufCMessage *req, const char *tenant,
-                       const char *method_vec, const char *method_gra,
-                       const ProtobufCMessageDescriptor *resp_desc, eg_rpc_request rs[2],
-                       size_t *n) {
-  eg_peers *p = eg_ingest_peers(g);
-  rs[VEC] =
-      (eg_rpc_request){eg_peers_vectord(p, tenant), method_vec, req, resp_desc, NULL, {0, ""}};
-  rs[GRA] = (eg_rpc_request){eg_peers_graphd(p, tenant), method_gra, req, resp_desc, NULL, {0, ""}};
-  *n = method_gra ? 2 : 1;
-  return eg_rpc_fanout(rs, *n, 0);
+/* The tenant's shard of each store. */
+static eg_rpc_client *vectord_of(eg_ingest *g, const Engram__V1__Scope *scope) {
+  return eg_peers_vectord(eg_ingest_peers(g), scope->tenant);
+}
+static eg_rpc_client *graphd_of(eg_ingest *g, const Engram__V1__Scope *scope) {
+  return eg_peers_graphd(eg_ingest_peers(g), scope->tenant);
 }
 
 static void release(eg_rpc_request *rs, size_t n) {
@@ -59,11 +55,12 @@ static eg_code take_items(Engram__V1__GetRetentionResponse *resp,
 
 eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequest *req,
                                 eg_arena *a, Engram__V1__GetRetentionResponse *resp, eg_err *err) {
-  eg_rpc_request rs[2];
-  size_t n;
-  (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/GetRetention",
-                "/engram.v1.Graph/GetRetention", &engram__v1__get_retention_response__descriptor,
-                rs, &n);
+  Engram__V1__GetRetentionResponse *got[2] = {NULL, NULL};
+  eg_rpc_request rs[2] = {
+      [VEC] = eg_vectord_get_retention_call(vectord_of(g, req->scope), req, &got[VEC]),
+      [GRA] = eg_graphd_get_retention_call(graphd_of(g, req->scope), req, &got[GRA])};
+  size_t n = 2;
+  (void)eg_rpc_fanout(rs, n, 0);
   eg_code rc = EG_OK;
   /* vectord answers for chunks, the policy and the tiers, graphd for facts (and the policy
    * it keeps, answered when vectord has none: a tenant it has not seen); without chunks
@@ -73,7 +70,7 @@ eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequ
     rc = store_err(rs, VEC, err);
   else if (rs[GRA].err.code)
     rc = store_err(rs, GRA, err);
-  const Engram__V1__GetRetentionResponse *v = (void *)rs[VEC].resp, *gr = (void *)rs[GRA].resp;
+  const Engram__V1__GetRetentionResponse *v = got[VEC], *gr = got[GRA];
   if (!rc) {
     size_t total = (v ? v->n_items : 0) + (gr ? gr->n_items : 0);
     resp->items = eg_arena_calloc(a, total ? total : 1, sizeof *resp->items);
@@ -137,11 +134,12 @@ eg_code eg_ingest_set_retention_policy(eg_ingest *g,
     audit_policy(req, "", rc);
     return rc;
   }
-  eg_rpc_request rs[2];
-  size_t n;
-  (void)cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/SetRetentionPolicy",
-                "/engram.v1.Graph/SetRetentionPolicy",
-                &engram__v1__set_retention_policy_response__descriptor, rs, &n);
+  Engram__V1__SetRetentionPolicyResponse *set[2] = {NULL, NULL};
+  eg_rpc_request rs[2] = {
+      [VEC] = eg_vectord_set_retention_policy_call(vectord_of(g, req->scope), req, &set[VEC]),
+      [GRA] = eg_graphd_set_retention_policy_call(graphd_of(g, req->scope), req, &set[GRA])};
+  size_t n = 2;
+  (void)eg_rpc_fanout(rs, n, 0);
   char stores[32] = "";
   int kept = -1;
   for (int i = 0; i < 2; i++) {
@@ -156,7 +154,7 @@ eg_code eg_ingest_set_retention_policy(eg_ingest *g,
   if (!rc && kept < 0)
     rc = eg_err_set(err, EG_EUNIMPL, "neither vectord nor graphd keeps a retention policy");
   if (!rc) {
-    const Engram__V1__SetRetentionPolicyResponse *r = (void *)rs[kept].resp;
+    const Engram__V1__SetRetentionPolicyResponse *r = set[kept];
     if (r->policy && !(resp->policy = (void *)eg_rpc_clone(a, &r->policy->base)))
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
@@ -168,14 +166,15 @@ eg_code eg_ingest_set_retention_policy(eg_ingest *g,
 eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetentionRequest *req,
                                   eg_arena *a, Engram__V1__SweepRetentionResponse *resp,
                                   eg_err *err) {
-  eg_rpc_request rs[2];
-  size_t n;
-  eg_code rc = cascade(g, &req->base, req->scope->tenant, "/engram.v1.Vector/SweepRetention", NULL,
-                       &engram__v1__sweep_retention_response__descriptor, rs, &n);
+  Engram__V1__SweepRetentionResponse *swept = NULL; /* the sweep is vectord's alone */
+  eg_rpc_request rs[1] = {
+      [VEC] = eg_vectord_sweep_retention_call(vectord_of(g, req->scope), req, &swept)};
+  size_t n = 1;
+  eg_code rc = eg_rpc_fanout(rs, n, 0);
   if (rc)
     rc = store_err(rs, VEC, err);
   else {
-    Engram__V1__SweepRetentionResponse *r = (void *)eg_rpc_clone(a, rs[VEC].resp);
+    Engram__V1__SweepRetentionResponse *r = (void *)eg_rpc_clone(a, &swept->base);
     if (!r)
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
     else

@@ -14,16 +14,14 @@
 
 #include "common/arena.h"
 #include "common/buf.h"
+#include "common/graph_client.h"
+#include "common/ingest_client.h"
 #include "common/map.h"
 #include "common/pbjson.h"
-#include "common/rpc.h"
+#include "common/recall_client.h"
 #include "common/scope.h"
 #include "common/text.h"
 #include "common/time.h"
-#include "proto/engram/v1/common.pb-c.h"
-#include "proto/engram/v1/graph.pb-c.h"
-#include "proto/engram/v1/ingest.pb-c.h"
-#include "proto/engram/v1/recall.pb-c.h"
 #include "services/mcp/tool_defs.h"
 
 #define WATERMARK_MAX 128
@@ -132,12 +130,11 @@ static Engram__V1__Scope *call_scope(tool_call *c) {
   return s;
 }
 
-/* One RPC; on failure the call's error says which daemon, what status and what to check. */
-static bool rpc(tool_call *c, eg_rpc_client *client, const char *daemon, const char *addr,
-                const char *method, const ProtobufCMessage *req,
-                const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp) {
+/* One RPC (made by a typed client, its response where call.out points); on failure the
+ * call's error says which daemon, what status and what to check. */
+static bool rpc(tool_call *c, const char *daemon, const char *addr, eg_rpc_request call) {
   eg_err e = {0};
-  if (eg_rpc_unary(client, method, req, resp_desc, 0, resp, &e) == EG_OK) return true;
+  if (eg_rpc_run(&call, 0, &e) == EG_OK) return true;
   const char *hint = e.code == EG_EUNAVAIL ? " (is it running at that address? see --" : "";
   return failed(c, "%s at %s answered %s: %s%s%s%s", daemon, addr, eg_code_name(e.code), e.msg,
                 hint, *hint ? daemon : "", *hint ? "-addr)" : "");
@@ -249,8 +246,7 @@ static bool current_facts(tool_call *c, const Engram__V1__Scope *scope, const ch
   req.valid_at = at;
   req.known_at = known_at;
   Engram__V1__StateResponse *r = NULL;
-  if (!rpc(c, c->e->graphd, "graphd", c->e->graphd_addr, "/engram.v1.Graph/State", &req.base,
-           &engram__v1__state_response__descriptor, (ProtobufCMessage **)&r))
+  if (!rpc(c, "graphd", c->e->graphd_addr, eg_graphd_state_call(c->e->graphd, &req, &r)))
     return false;
   cJSON *facts = cJSON_CreateArray();
   bool known = false;
@@ -341,9 +337,7 @@ static bool remember(tool_call *c) {
     id = d->document_id;
   }
   Engram__V1__IngestResponse *r = NULL;
-  if (!rpc(c, c->e->ingestd, "ingestd", c->e->ingestd_addr,
-           session ? "/engram.v1.Ingest/IngestSession" : "/engram.v1.Ingest/IngestDocument", req,
-           &engram__v1__ingest_response__descriptor, (ProtobufCMessage **)&r))
+  if (!rpc(c, "ingestd", c->e->ingestd_addr, eg_ingestd_ingest_call(c->e->ingestd, req, &r)))
     return false;
   remember_watermark(c->e, r->watermark);
   const Engram__V1__IngestReport *p = r->report;
@@ -390,8 +384,7 @@ static bool recall(tool_call *c) {
   pthread_mutex_unlock(&c->e->mu);
   req.watermark = wm;
   Engram__V1__RecallResponse *r = NULL;
-  if (!rpc(c, c->e->recalld, "recalld", c->e->recalld_addr, "/engram.v1.Recall/Recall", &req.base,
-           &engram__v1__recall_response__descriptor, (ProtobufCMessage **)&r))
+  if (!rpc(c, "recalld", c->e->recalld_addr, eg_recalld_recall_call(c->e->recalld, &req, &r)))
     return false;
   if (r->nothing_relevant || !r->n_items)
     eg_buf_puts(&c->text, "Engram remembers nothing relevant to this question.\n");
@@ -465,8 +458,7 @@ static bool history(tool_call *c) {
   req.subject = name_ref(c, subject);
   req.relation = (char *)(relation ? relation : "");
   Engram__V1__HistoryResponse *r = NULL;
-  if (!rpc(c, c->e->graphd, "graphd", c->e->graphd_addr, "/engram.v1.Graph/History", &req.base,
-           &engram__v1__history_response__descriptor, (ProtobufCMessage **)&r))
+  if (!rpc(c, "graphd", c->e->graphd_addr, eg_graphd_history_call(c->e->graphd, &req, &r)))
     return false;
   eg_buf_printf(&c->text, "History of %s%s%s, oldest first:\n", subject, *req.relation ? " " : "",
                 req.relation);
@@ -516,8 +508,7 @@ static bool forget(tool_call *c) {
                   "not offered here");
   req.scope->agent = (char *)""; /* the user's memory, whichever agent wrote it */
   Engram__V1__EraseResponse *r = NULL;
-  if (!rpc(c, c->e->admin, "ingestd", c->e->ingestd_addr, "/engram.v1.Admin/Erase", &req.base,
-           &engram__v1__erase_response__descriptor, (ProtobufCMessage **)&r))
+  if (!rpc(c, "ingestd", c->e->ingestd_addr, eg_ingestd_erase_call(c->e->admin, &req, &r)))
     return false;
   pthread_mutex_lock(&c->e->mu);
   c->e->watermark[0] = '\0'; /* its chunk may be gone: a recall must not wait for it */

@@ -129,8 +129,6 @@ static void send_group(rc_access *q, group *g) {
   Engram__V1__RecordAccessRequest req[2] = {ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT,
                                             ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT};
   const idvec *ids[2] = {&g->chunks, &g->edges};
-  static const char *const methods[2] = {"/engram.v1.Vector/RecordAccess",
-                                         "/engram.v1.Graph/RecordAccess"};
   static const char *const names[2] = {"vectord", "graphd"};
   eg_rpc_request rs[2];
   int store[2];
@@ -142,11 +140,10 @@ static void send_group(rc_access *q, group *g) {
     req[s].ids = ids[s]->v;
     req[s].n_ids = ids[s]->n;
     req[s].time = now;
-    eg_rpc_client *c = s == STORE_VEC ? eg_peers_vectord(q->peers, g->tenant)
-                                      : eg_peers_graphd(q->peers, g->tenant);
-    rs[n] = (eg_rpc_request){
-        c,    methods[s], &req[s].base, &engram__v1__record_access_response__descriptor,
-        NULL, {0, ""}};
+    rs[n] =
+        s == STORE_VEC
+            ? eg_vectord_record_access_call(eg_peers_vectord(q->peers, g->tenant), &req[s], NULL)
+            : eg_graphd_record_access_call(eg_peers_graphd(q->peers, g->tenant), &req[s], NULL);
     store[n++] = s;
   }
   (void)eg_rpc_fanout(rs, n, SEND_TIMEOUT_US);

@@ -301,12 +301,9 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
   req.scope = &c->scope;
   req.mentions = mp;
   req.n_mentions = n;
-  ProtobufCMessage *resp = NULL;
-  if (eg_rpc_unary(c->graphd, "/engram.v1.Graph/ResolveEntities", &req.base,
-                   &engram__v1__resolve_entities_response__descriptor, 0, &resp, err))
-    return NULL;
-  rc_own(c, resp);
-  Engram__V1__ResolveEntitiesResponse *r = (void *)resp;
+  Engram__V1__ResolveEntitiesResponse *r = NULL;
+  if (eg_graphd_resolve_entities(c->graphd, &req, &r, err)) return NULL;
+  rc_own(c, &r->base);
   eg_buf aliases = EG_BUF_INIT;
   for (size_t i = 0; i < r->n_entities && i < n; i++) {
     const Engram__V1__Entity *ent = r->entities[i]->entity;
@@ -761,7 +758,7 @@ static const Engram__V1__Edge *doubt_of(const rc_fact *f) {
 }
 
 eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__WalkRequest *wr,
-                       uint64_t *claims, size_t n_claims, const Engram__V1__WalkResponse **walk,
+                       uint64_t *claims, size_t n_claims, Engram__V1__WalkResponse **walk,
                        eg_err *err) {
   engram__v1__walk_request__init(wr);
   wr->scope = &c->scope;
@@ -769,14 +766,11 @@ eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__Walk
   wr->n_claims = n_claims;
   wr->valid_at = c->valid_at;
   wr->known_at = c->known_at;
-  rs[n] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Walk",
-                           &wr->base, &engram__v1__walk_response__descriptor,
-                           NULL,      {0, ""}};
+  rs[n] = eg_graphd_walk_call(c->graphd, wr, walk);
   eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
   for (size_t i = 0; i <= n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i <= n; i++)
     if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
-  *walk = (const void *)rs[n].resp;
   return EG_OK;
 }
 
@@ -786,8 +780,10 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
   eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
   uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
   Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
+  Engram__V1__HistoryResponse **histories = eg_arena_calloc(c->a, n, sizeof *histories);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
-  if (!rs || !claims || !hs || !refs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!rs || !claims || !hs || !histories || !refs)
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
     claims[i] = c->facts[i].edge->id;
     engram__v1__entity_ref__init(&refs[i]);
@@ -799,12 +795,10 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
     hs[i].relation = c->facts[i].edge->relation;
     hs[i].known_at = c->known_at;
     hs[i].limit = 16;
-    rs[i] = (eg_rpc_request){c->graphd,   "/engram.v1.Graph/History",
-                             &hs[i].base, &engram__v1__history_response__descriptor,
-                             NULL,        {0, ""}};
+    rs[i] = eg_graphd_history_call(c->graphd, &hs[i], &histories[i]);
   }
   Engram__V1__WalkRequest wr;
-  const Engram__V1__WalkResponse *w;
+  Engram__V1__WalkResponse *w;
   eg_code rc = rc_fanout_walk(c, rs, n, &wr, claims, n, &w, err);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
@@ -818,7 +812,7 @@ static eg_code walk_facts(rc_ctx *c, eg_err *err) {
       f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
       f->superseding = d; /* its meta names the chunk that put the value in doubt */
     }
-    const Engram__V1__HistoryResponse *h = (void *)rs[i].resp;
+    const Engram__V1__HistoryResponse *h = histories[i];
     f->history = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *f->history);
     for (size_t e = 0; h && f->history && e < h->n_entries; e++)
       if (h->entries[e]->superseded && h->entries[e]->edge->id != f->edge->id &&
@@ -1032,19 +1026,24 @@ static void latest_first(rc_ctx *c) {
 
 /* ---- one Recall ----------------------------------------------------------------------- */
 
+/* The answers of the first fan-out of a Recall, each NULL when its call was not made. */
+typedef struct first_answers {
+  Engram__V1__SearchResponse *hits;        /* the variants, over all time */
+  Engram__V1__SearchResponse *ranged_hits; /* the same within the question's time range */
+  Engram__V1__StateResponse *seed_facts;   /* the current facts of the seeds */
+  Engram__V1__TraverseResponse *paths;     /* the paths from the seeds */
+  Engram__V1__StateResponse *prefs;        /* the user's preferences */
+} first_answers;
+
 static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
   eg_rpc_request rs[5];
   size_t n = 0;
+  first_answers got = {0};
   Engram__V1__SearchRequest *all = search_req(c, vs, k1 * 3 > 20 ? k1 * 3 : 20, false, NULL, 0);
   Engram__V1__SearchRequest *ranged = c->temporal ? search_req(c, vs, k1 * 2, true, NULL, 0) : NULL;
   if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = (eg_rpc_request){c->vectord, "/engram.v1.Vector/Search",
-                             &all->base, &engram__v1__search_response__descriptor,
-                             NULL,       {0, ""}};
-  if (ranged)
-    rs[n++] = (eg_rpc_request){c->vectord,    "/engram.v1.Vector/Search",
-                               &ranged->base, &engram__v1__search_response__descriptor,
-                               NULL,          {0, ""}};
+  rs[n++] = eg_vectord_search_call(c->vectord, all, &got.hits);
+  if (ranged) rs[n++] = eg_vectord_search_call(c->vectord, ranged, &got.ranged_hits);
   Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   Engram__V1__StateQuery *sq = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sq);
@@ -1072,35 +1071,28 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     tr.max_depth = 2;
     tr.max_paths = k2 * 4 > 16 ? k2 * 4 : 16;
     tr.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/State",
-                               &st.base,  &engram__v1__state_response__descriptor,
-                               NULL,      {0, ""}};
-    rs[n++] = (eg_rpc_request){c->graphd, "/engram.v1.Graph/Traverse",
-                               &tr.base,  &engram__v1__traverse_response__descriptor,
-                               NULL,      {0, ""}};
+    rs[n++] = eg_graphd_state_call(c->graphd, &st, &got.seed_facts);
+    rs[n++] = eg_graphd_traverse_call(c->graphd, &tr, &got.paths);
   }
-  Engram__V1__StateRequest *prefs = rc_values_request(c); /* the user's preferences, last */
+  Engram__V1__StateRequest *prefs = rc_values_request(c); /* the user's preferences */
   if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = (eg_rpc_request){c->graphd,    "/engram.v1.Graph/State",
-                             &prefs->base, &engram__v1__state_response__descriptor,
-                             NULL,         {0, ""}};
+  rs[n++] = eg_graphd_state_call(c->graphd, prefs, &got.prefs);
   eg_code rc = eg_rpc_fanout(rs, n, 0);
   for (size_t i = 0; i < n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i < n; i++)
     if (rs[i].err.code)
       return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
   size_t cap = 0;
-  for (size_t i = 0; i < (ranged ? 2u : 1u); i++) {
-    const Engram__V1__SearchResponse *r = (void *)rs[i].resp;
-    for (size_t q = 0; r && q < r->n_results; q++) cap += r->results[q]->n_hits;
-  }
+  const Engram__V1__SearchResponse *hits[2] = {got.hits, got.ranged_hits};
+  for (size_t i = 0; i < 2; i++)
+    for (size_t q = 0; hits[i] && q < hits[i]->n_results; q++) cap += hits[i]->results[q]->n_hits;
   cap += k1 * 2; /* room for the expansion */
   c->chunks = eg_arena_calloc(c->a, cap, sizeof *c->chunks);
   if (!c->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_map *seen = eg_map_new();
   if (!seen) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < (ranged ? 2u : 1u); i++)
-    take_hits(c, seen, (void *)rs[i].resp, false, cap);
+  for (size_t i = 0; i < 2; i++)
+    if (hits[i]) take_hits(c, seen, hits[i], false, cap);
   weights w = weights_of(c);
   fuse_chunks(c, &w);
   /* chunk-level expansion: the entities of the top chunks → more chunks about them; and
@@ -1122,27 +1114,22 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     Engram__V1__SearchRequest *by_ent = ne ? search_req(c, &one, k1, false, ents, ne) : NULL;
     Engram__V1__SearchRequest *by_session =
         c->r->o.neighbour_weight > 0 ? session_req(c, &one, k1) : NULL;
-    Engram__V1__SearchRequest *sr[2] = {by_ent, by_session};
-    for (size_t i = 0; i < 2; i++)
-      if (sr[i])
-        ex[nx++] = (eg_rpc_request){c->vectord,   "/engram.v1.Vector/Search",
-                                    &sr[i]->base, &engram__v1__search_response__descriptor,
-                                    NULL,         {0, ""}};
+    Engram__V1__SearchResponse *found[2] = {NULL, NULL};
+    if (by_ent) ex[nx++] = eg_vectord_search_call(c->vectord, by_ent, &found[0]);
+    if (by_session) ex[nx++] = eg_vectord_search_call(c->vectord, by_session, &found[1]);
     if (nx) eg_rpc_fanout(ex, nx, 0); /* what failed adds nothing */
-    for (size_t i = 0; i < nx; i++) {
-      rc_own(c, ex[i].resp);
-      if (!ex[i].err.code) take_hits(c, seen, (void *)ex[i].resp, true, cap);
-    }
+    for (size_t i = 0; i < nx; i++) rc_own(c, ex[i].resp);
+    for (size_t i = 0; i < 2; i++)
+      if (found[i]) take_hits(c, seen, found[i], true, cap);
     if (nx) fuse_chunks(c, &w);
   }
   eg_map_free(seen);
   fuse_sentences(c, &w);
   if (c->n_seeds) {
-    fuse_facts(c, (void *)rs[n - 3].resp, &w, k2);
-    fuse_paths(c, (void *)rs[n - 2].resp, &w, k2);
+    fuse_facts(c, got.seed_facts, &w, k2);
+    fuse_paths(c, got.paths, &w, k2);
   }
-  rc_values_pick(c,
-                 (void *)rs[n - 1].resp); /* before the cut: every candidate's closeness counts */
+  rc_values_pick(c, got.prefs); /* before the cut: every candidate's closeness counts */
   return EG_OK;
 }
 

@@ -7,7 +7,9 @@
 
 #include <stdbool.h>
 
+#include "common/graph_client.h"
 #include "common/metrics.h"
+#include "common/vector_client.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/recalld/recall.h"
@@ -135,10 +137,10 @@ float rc_keyword_match(rc_ctx *c, const char *text);
 /* Keep a peer's response until the end of the Recall (freed at once when that fails). */
 void rc_own(rc_ctx *c, ProtobufCMessage *m);
 /* Send rs[0..n) and, as rs[n], a Walk (in *wr) of claims[0..n_claims) at the call's bounds,
- * all at once; their answers are owned by c; *walk is the Walk's answer (NULL if none). The
- * first failed call's error otherwise. */
+ * all at once; their answers (each set where its call points) are owned by c; *walk is the
+ * Walk's answer (NULL if none). The first failed call's error otherwise. */
 eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__WalkRequest *wr,
-                       uint64_t *claims, size_t n_claims, const Engram__V1__WalkResponse **walk,
+                       uint64_t *claims, size_t n_claims, Engram__V1__WalkResponse **walk,
                        eg_err *err);
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */

@@ -161,9 +161,11 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
   eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
   uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
   Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
+  Engram__V1__HistoryResponse **histories = eg_arena_calloc(c->a, n, sizeof *histories);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
   size_t *of = eg_arena_calloc(c->a, n, sizeof *of); /* value → its relation's History request */
-  if (!rs || !claims || !hs || !refs || !of) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!rs || !claims || !hs || !histories || !refs || !of)
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   size_t nh = 0;
   for (size_t i = 0; i < n; i++) {
     const Engram__V1__Edge *e = c->values[i].edge;
@@ -181,13 +183,11 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
     hs[nh].relation = e->relation;
     hs[nh].known_at = c->known_at;
     hs[nh].limit = 32;
-    rs[nh] = (eg_rpc_request){c->graphd,    "/engram.v1.Graph/History",
-                              &hs[nh].base, &engram__v1__history_response__descriptor,
-                              NULL,         {0, ""}};
+    rs[nh] = eg_graphd_history_call(c->graphd, &hs[nh], &histories[nh]);
     nh++;
   }
   Engram__V1__WalkRequest wr;
-  const Engram__V1__WalkResponse *w;
+  Engram__V1__WalkResponse *w;
   eg_code rc = rc_fanout_walk(c, rs, nh, &wr, claims, n, &w, err);
   if (rc) return rc;
   for (size_t i = 0; i < n; i++) {
@@ -196,7 +196,7 @@ eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
       v->status = w->statuses[i]->status;
       v->superseding = w->statuses[i]->superseding;
     }
-    const Engram__V1__HistoryResponse *h = (void *)rs[of[i]].resp;
+    const Engram__V1__HistoryResponse *h = histories[of[i]];
     bool *lent = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *lent);
     if (!lent) return eg_err_set(err, EG_ENOMEM, "out of memory");
     /* values of one relation share its History: what one lent stays lent */

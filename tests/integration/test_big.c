@@ -17,9 +17,9 @@
 #include "common/buf.h"
 #include "common/rpc.h"
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 enum { MARKERS = 24 };
@@ -83,14 +83,7 @@ static eg_code document(const char *tenant, const char *id, const char *text, bo
   d.text = (char *)text;
   d.mode = async ? ENGRAM__V1__INGEST_MODE__INGEST_MODE_ASYNC
                  : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
-  ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
-                            &engram__v1__ingest_response__descriptor, 0, &r, e);
-  if (resp)
-    *resp = (void *)r;
-  else if (r)
-    protobuf_c_message_free_unpacked(r, NULL);
-  return rc;
+  return eg_ingestd_ingest_document(ing, &d, resp, e);
 }
 
 static Engram__V1__Job *get_job(const char *tenant, const char *id) {
@@ -99,12 +92,9 @@ static Engram__V1__Job *get_job(const char *tenant, const char *id) {
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &scope;
   gj.job_id = (char *)id;
-  ProtobufCMessage *jr = NULL;
+  Engram__V1__Job *jr = NULL;
   eg_err e;
-  return eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0,
-                      &jr, &e)
-             ? NULL
-             : (void *)jr;
+  return eg_ingestd_get_job(ing, &gj, &jr, &e) ? NULL : jr;
 }
 
 /* Restart vectord (same port) and wait until ingestd reaches it again: its channel may be

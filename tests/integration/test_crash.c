@@ -20,9 +20,9 @@
 #include "common/buf.h"
 #include "common/rpc.h"
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 enum { WRITERS = 4, MAX_PER_WRITER = 400, ROUNDS = 5 };

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "common/rpc.h"
+#include "common/graph_client.h"
+#include "common/health_client.h"
+#include "common/recall_client.h"
 #include "common/time.h"
-#include "proto/engram/v1/graph.pb-c.h"
-#include "proto/grpc/health/v1/health.pb-c.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
@@ -36,15 +36,15 @@ static void test_health_c_client(void) {
   for (int i = 0; i < EG_N_DAEMONS; i++) {
     int st = 0;
     eg_err e;
-    EG_CHECK_INT(eg_health_check(cluster.d[i].addr, "", &st, &e), EG_OK);
+    EG_CHECK_INT(eg_health_at(cluster.d[i].addr, "", &st, &e), EG_OK);
     EG_CHECK_INT(st, 1);
-    EG_CHECK_INT(eg_health_check(cluster.d[i].addr, service_of[i], &st, &e), EG_OK);
+    EG_CHECK_INT(eg_health_at(cluster.d[i].addr, service_of[i], &st, &e), EG_OK);
     EG_CHECK_INT(st, 1);
-    EG_CHECK_INT(eg_health_check(cluster.d[i].addr, "engram.v1.Nope", &st, &e), EG_ENOTFOUND);
+    EG_CHECK_INT(eg_health_at(cluster.d[i].addr, "engram.v1.Nope", &st, &e), EG_ENOTFOUND);
   }
   int st = 0;
   eg_err e;
-  EG_CHECK_INT(eg_health_check(cluster.d[EG_INGESTD].addr, "engram.v1.Admin", &st, &e), EG_OK);
+  EG_CHECK_INT(eg_health_at(cluster.d[EG_INGESTD].addr, "engram.v1.Admin", &st, &e), EG_OK);
 }
 
 static void *resume_after_300ms(void *pid) {
@@ -66,7 +66,7 @@ static void test_health_slow_server(void) {
   EG_REQUIRE(pthread_create(&t, NULL, resume_after_300ms, &pid) == 0);
   int st = 0;
   eg_err e;
-  eg_code rc = eg_health_check(cluster.d[EG_GRAPHD].addr, "engram.v1.Nope", &st, &e);
+  eg_code rc = eg_health_at(cluster.d[EG_GRAPHD].addr, "engram.v1.Nope", &st, &e);
   pthread_join(t, NULL);
   if (!EG_CHECK(rc == EG_ENOTFOUND)) fprintf(stderr, "  %s: %s\n", eg_code_name(rc), e.msg);
 }
@@ -88,11 +88,12 @@ static void test_unimplemented(void) {
   EG_REQUIRE(eg_rpc_client_open(cluster.d[EG_GRAPHD].addr, NULL, &c, &e) == EG_OK);
   Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
   ProtobufCMessage *resp = NULL;
+  /* a method of no contract (no typed client has it: the path is written out) */
   EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/NoSuchMethod", &req.base,
                             &engram__v1__state_response__descriptor, 0, &resp, &e),
                EG_EUNIMPL);
-  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base,
-                            &engram__v1__state_response__descriptor, 0, &resp, &e),
+  Engram__V1__RecallRequest rreq = ENGRAM__V1__RECALL_REQUEST__INIT;
+  EG_CHECK_INT(eg_recalld_recall(c, &rreq, NULL, &e),
                EG_EUNIMPL); /* graphd does not serve Recall */
   eg_rpc_client_close(c);
 }
@@ -124,18 +125,14 @@ static void test_deadline(void) {
   req.scope = &scope;
   req.edges = ptrs;
   req.n_edges = N;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__CommitResponse *resp = NULL;
+  eg_rpc_request commit = eg_graphd_commit_call(c, &req, &resp);
   int64_t t0 = eg_time_mono_us();
-  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/Commit", &req.base,
-                            &engram__v1__commit_response__descriptor, 2000, &resp, &e),
-               EG_ETIMEOUT);
+  EG_CHECK_INT(eg_rpc_run(&commit, 2000, &e), EG_ETIMEOUT);
   EG_CHECK(eg_time_mono_us() - t0 < 1000000); /* the client was not kept waiting */
   /* and a normal deadline still works on the same channel */
   Grpc__Health__V1__HealthCheckRequest hreq = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
-  EG_CHECK_INT(eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &hreq.base,
-                            &grpc__health__v1__health_check_response__descriptor, 0, &resp, &e),
-               EG_OK);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  EG_CHECK_INT(eg_health_check(c, &hreq, NULL, &e), EG_OK);
   free(edges);
   free(ptrs);
   free(lits);
@@ -158,16 +155,11 @@ static void test_message_limit(void) {
   edge.object_literal = big;
   req.n_edges = 1;
   req.edges = edges;
-  ProtobufCMessage *resp = NULL;
-  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/Commit", &req.base,
-                            &engram__v1__commit_response__descriptor, 0, &resp, &e),
-               EG_EFULL);
+  EG_CHECK_INT(eg_graphd_commit(c, &req, NULL, &e), EG_EFULL);
   /* just under the limit passes the transport and reaches the handler, which refuses the
    * request for its own reasons (no scope) */
   big[512 * 1024] = '\0';
-  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Graph/Commit", &req.base,
-                            &engram__v1__commit_response__descriptor, 0, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(c, &req, NULL, &e), EG_EINVAL);
   EG_CHECK_STR(e.msg, "scope is required");
   free(big);
   eg_rpc_client_close(c);
@@ -232,11 +224,7 @@ static void test_shutdown_with_idle_client(void) {
   eg_rpc_client *c = NULL;
   EG_REQUIRE(eg_rpc_client_open(g->addr, NULL, &c, &e) == EG_OK);
   Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
-  ProtobufCMessage *r = NULL;
-  EG_CHECK_INT(eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
-                            &grpc__health__v1__health_check_response__descriptor, 0, &r, &e),
-               EG_OK);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  EG_CHECK_INT(eg_health_check(c, &req, NULL, &e), EG_OK);
   int64_t t0 = eg_time_mono_us();
   EG_CHECK_INT(eg_harness_stop(g, SIGTERM), 0);
   int64_t took = eg_time_mono_us() - t0;

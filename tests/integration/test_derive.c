@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define DERIVED ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED

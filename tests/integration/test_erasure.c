@@ -20,9 +20,9 @@
 #include "common/pbjson.h"
 #include "common/rpc.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define WORD "vorquixel7731"
@@ -145,11 +145,10 @@ static void test_erase_leaves_no_trace(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &scope;
   rq.query = "What is my locker code " WORD "?";
-  ProtobufCMessage *r = NULL;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
-                          &engram__v1__recall_response__descriptor, 0, &r, &e) == EG_OK);
-  EG_CHECK(strstr(((Engram__V1__RecallResponse *)r)->context, WORD " and I work") != NULL);
-  protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__RecallResponse *r = NULL;
+  EG_REQUIRE(eg_recalld_recall(rec, &rq, &r, &e) == EG_OK);
+  EG_CHECK(strstr(r->context, WORD " and I work") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK(search_hits("u9", WORD, WORD) >= 2);
   /* the scan sees the word where it lies: table files and the write-ahead log */
   int files = 0;
@@ -166,16 +165,15 @@ static void test_erase_leaves_no_trace(void) {
   ra.scope = &scope;
   ra.ids = &works_at;
   ra.n_ids = 1;
-  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor,
-                     &r, &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__RecordAccessResponse *)r)->recorded, 1);
-  protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__RecordAccessResponse *acc = NULL;
+  EG_REQUIRE(eg_graphd_record_access(gra, &ra, &acc, &e) == EG_OK);
+  EG_CHECK_INT(acc->recorded, 1);
+  protobuf_c_message_free_unpacked(&acc->base, NULL);
 
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
-                          &engram__v1__erase_response__descriptor, 0, &r, &e) == EG_OK);
-  Engram__V1__EraseResponse *x = (void *)r;
+  Engram__V1__EraseResponse *x = NULL;
+  EG_REQUIRE(eg_ingestd_erase(ing, &er, &x, &e) == EG_OK);
   uint64_t chunks = 0, edges = 0, cached = 0, accesses = 0;
   for (size_t i = 0; i < x->n_counts; i++) {
     if (!strcmp(x->counts[i]->kind, "chunks")) chunks = x->counts[i]->count;
@@ -188,7 +186,7 @@ static void test_erase_leaves_no_trace(void) {
   EG_CHECK(chunks >= 2);
   EG_CHECK(edges >= 1);
   EG_CHECK(cached >= 1);
-  protobuf_c_message_free_unpacked(r, NULL);
+  protobuf_c_message_free_unpacked(&x->base, NULL);
 
   /* through the RPCs: words, vectors (the exact sentence as the query), entity, recall */
   EG_CHECK_INT(search_hits(NULL, WORD, WORD), 0);
@@ -196,19 +194,18 @@ static void test_erase_leaves_no_trace(void) {
       search_hits(NULL, "My locker code is " WORD " and I work at " ENTITY " Industries.", ENTITY),
       0);
   EG_CHECK_STR(gc_value(gra, "er", "user:u9", "WORKS_AT", 0, 0), "");
-  EG_REQUIRE(gc_call(gra, "RecordAccess", &ra.base, &engram__v1__record_access_response__descriptor,
-                     &r, &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__RecordAccessResponse *)r)->recorded, 0); /* gone with its edge */
-  protobuf_c_message_free_unpacked(r, NULL);
+  EG_REQUIRE(eg_graphd_record_access(gra, &ra, &acc, &e) == EG_OK);
+  EG_CHECK_INT(acc->recorded, 0); /* gone with its edge */
+  protobuf_c_message_free_unpacked(&acc->base, NULL);
   Engram__V1__ChangesRequest ch = ENGRAM__V1__CHANGES_REQUEST__INIT;
   Engram__V1__Scope tenant_only = ENGRAM__V1__SCOPE__INIT;
   tenant_only.tenant = "er";
   ch.scope = &tenant_only;
-  EG_REQUIRE(gc_call(gra, "Changes", &ch.base, &engram__v1__changes_response__descriptor, &r, &e) ==
-             EG_OK);
-  EG_CHECK(!mentions(r, ENTITY));
-  EG_CHECK(mentions(r, "Acme Widgets")); /* the other user's memory stays */
-  protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__ChangesResponse *changes = NULL;
+  EG_REQUIRE(eg_graphd_changes(gra, &ch, &changes, &e) == EG_OK);
+  EG_CHECK(!mentions(&changes->base, ENTITY));
+  EG_CHECK(mentions(&changes->base, "Acme Widgets")); /* the other user's memory stays */
+  protobuf_c_message_free_unpacked(&changes->base, NULL);
   Engram__V1__ResolveEntitiesRequest re = ENGRAM__V1__RESOLVE_ENTITIES_REQUEST__INIT;
   Engram__V1__EntityMention m = ENGRAM__V1__ENTITY_MENTION__INIT;
   Engram__V1__EntityMention *ms[] = {&m};
@@ -216,10 +213,10 @@ static void test_erase_leaves_no_trace(void) {
   re.scope = &tenant_only;
   re.mentions = ms;
   re.n_mentions = 1;
-  EG_REQUIRE(gc_call(gra, "ResolveEntities", &re.base,
-                     &engram__v1__resolve_entities_response__descriptor, &r, &e) == EG_OK);
-  EG_CHECK(!mentions(r, ENTITY));
-  protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__ResolveEntitiesResponse *resolved = NULL;
+  EG_REQUIRE(eg_graphd_resolve_entities(gra, &re, &resolved, &e) == EG_OK);
+  EG_CHECK(!mentions(&resolved->base, ENTITY));
+  protobuf_c_message_free_unpacked(&resolved->base, NULL);
   EG_CHECK_INT(search_hits(NULL, "plainvanilla42", "plainvanilla42"), 1);
 
   /* on disk, after the daemons stop: nowhere, logs included */

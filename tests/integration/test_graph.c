@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
@@ -71,13 +71,12 @@ static void test_diet(void) {
   hr.scope = &scope;
   hr.subject = &subj;
   hr.relation = "DIET";
-  ProtobufCMessage *resp;
+  Engram__V1__HistoryResponse *resp;
   eg_err e;
-  eg_code hrc =
-      gc_call(cl, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e);
+  eg_code hrc = eg_graphd_history(cl, &hr, &resp, &e);
   if (hrc) fprintf(stderr, "History: %s\n", e.msg);
   EG_REQUIRE(hrc == EG_OK);
-  Engram__V1__HistoryResponse *h = (void *)resp;
+  Engram__V1__HistoryResponse *h = resp;
   EG_REQUIRE(h->n_entries == 3);
   EG_CHECK_INT(h->entries[0]->edge->id, a);
   EG_CHECK(h->entries[0]->superseded);
@@ -91,13 +90,12 @@ static void test_diet(void) {
   EG_CHECK_INT(h->entries[2]->edge->parent, b);
   EG_CHECK(h->entries[2]->edge->imported);
   EG_CHECK_STR(h->entries[2]->edge->subject_name, "Alex"); /* one entity despite "alex" */
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   /* Known as of 2024-04-01, History does not show October's commit. */
   hr.known_at = T("2024-04-01");
-  EG_REQUIRE(gc_call(cl, "History", &hr.base, &engram__v1__history_response__descriptor, &resp,
-                     &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__HistoryResponse *)resp)->n_entries, 2);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_history(cl, &hr, &resp, &e) == EG_OK);
+  EG_CHECK_INT(resp->n_entries, 2);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
 }
 
 /* Told in March 2025 that the move to London happened the previous October. */
@@ -130,15 +128,14 @@ static void test_late_report(void) {
   Engram__V1__ChangesRequest cr = ENGRAM__V1__CHANGES_REQUEST__INIT;
   cr.scope = &scope;
   cr.window = &w;
-  ProtobufCMessage *resp;
+  Engram__V1__ChangesResponse *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "Changes", &cr.base, &engram__v1__changes_response__descriptor, &resp,
-                     &e) == EG_OK);
-  Engram__V1__ChangesResponse *ch = (void *)resp;
+  EG_REQUIRE(eg_graphd_changes(cl, &cr, &resp, &e) == EG_OK);
+  Engram__V1__ChangesResponse *ch = resp;
   EG_REQUIRE(ch->n_edges == 1);
   EG_CHECK_STR(ch->edges[0]->object_name, "London");
   EG_CHECK_STR(ch->edges[0]->meta->reason, "moved for a new job");
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
 }
 
 static void test_retract_valid_to_many_ties(void) {
@@ -380,20 +377,16 @@ static void test_idempotent_facts(void) {
   cr.scope = &scope;
   cr.edges = ins;
   cr.n_edges = 2;
-  ProtobufCMessage *resp = NULL;
-  EG_REQUIRE(gc_call(cl, "Commit", &cr.base, &engram__v1__commit_response__descriptor, &resp, &e) ==
-             EG_OK);
-  Engram__V1__CommitResponse *r = (void *)resp;
+  Engram__V1__CommitResponse *r = NULL;
+  EG_REQUIRE(eg_graphd_commit(cl, &cr, &r, &e) == EG_OK);
   EG_CHECK(r->n_edge_ids == 2 && r->edge_ids[0] == r->edge_ids[1]);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK_INT(history_len(t, "Ana", "DIET"), 1);
   /* After the user's erasure the same statement is new again (its identity went with it). */
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   scope.user = "u2";
   er.scope = &scope;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
-             EG_OK);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_erase(cl, &er, NULL, &e) == EG_OK);
   uint64_t again = gc_commit(cl, t, "u2", &dated, &e);
   EG_CHECK(again && again != u2);
   EG_CHECK_INT(history_len(t, "Ana", "LIKES"), 4);
@@ -423,11 +416,9 @@ static void test_all_or_nothing(void) {
   req.scope = &scope;
   req.edges = edges;
   req.n_edges = 2;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__CommitResponse *resp = NULL;
   eg_err e;
-  EG_CHECK_INT(
-      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-      EG_ENOTFOUND);
+  EG_CHECK_INT(eg_graphd_commit(cl, &req, &resp, &e), EG_ENOTFOUND);
   EG_CHECK(strstr(e.msg, "premise edge 424242 not found") != NULL);
   EG_CHECK_STR(gc_value(cl, t, "Fresh Person", "LIKES", 0, 0), "");
   /* The entity was not created either. */
@@ -438,53 +429,41 @@ static void test_all_or_nothing(void) {
   rr.scope = &scope;
   rr.mentions = ms;
   rr.n_mentions = 1;
-  EG_REQUIRE(gc_call(cl, "ResolveEntities", &rr.base,
-                     &engram__v1__resolve_entities_response__descriptor, &resp, &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__ResolveEntitiesResponse *)resp)->entities[0]->entity->id, 0);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  Engram__V1__ResolveEntitiesResponse *resolved = NULL;
+  EG_REQUIRE(eg_graphd_resolve_entities(cl, &rr, &resolved, &e) == EG_OK);
+  EG_CHECK_INT(resolved->entities[0]->entity->id, 0);
+  protobuf_c_message_free_unpacked(&resolved->base, NULL);
   /* Bad inputs: clear INVALID_ARGUMENT. */
   e2.derived_from = NULL;
   e2.n_derived_from = 0;
   e2.relation = "not-snake";
-  EG_CHECK_INT(
-      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(cl, &req, &resp, &e), EG_EINVAL);
   EG_CHECK(strstr(e.msg, "edges[1]: relation must be UPPER_SNAKE") != NULL);
   e2.relation = "LIKES";
   e2.valid_from = T("2024-01-01");
   e2.valid_to = T("2023-01-01");
-  EG_CHECK_INT(
-      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(cl, &req, &resp, &e), EG_EINVAL);
   e2.valid_to = 0;
   e2.t_commit = T("2020-01-01");
-  EG_CHECK_INT(
-      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(cl, &req, &resp, &e), EG_EINVAL);
   EG_CHECK(strstr(e.msg, "t_commit is assigned by graphd") != NULL);
   e2.t_commit = 0;
   scope.tenant = "";
-  EG_CHECK_INT(
-      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(cl, &req, &resp, &e), EG_EINVAL);
   EG_CHECK_STR(e.msg, "scope.tenant is required");
   scope.tenant = (char *)t;
   s2.name = "!!!";
-  EG_CHECK_INT(
-      gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(cl, &req, &resp, &e), EG_EINVAL);
   EG_CHECK(strstr(e.msg, "no letters or digits") != NULL);
   EG_CHECK_STR(gc_value(cl, t, "Fresh Person", "LIKES", 0, 0), "");
   /* And the valid batch goes through, with strictly increasing t_commit. */
   s2.name = "Another Person";
-  EG_REQUIRE(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp,
-                     &e) == EG_OK);
-  int64_t t1 = ((Engram__V1__CommitResponse *)resp)->t_commit;
-  protobuf_c_message_free_unpacked(resp, NULL);
-  EG_REQUIRE(gc_call(cl, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp,
-                     &e) == EG_OK);
-  EG_CHECK(((Engram__V1__CommitResponse *)resp)->t_commit > t1);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_commit(cl, &req, &resp, &e) == EG_OK);
+  int64_t t1 = resp->t_commit;
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
+  EG_REQUIRE(eg_graphd_commit(cl, &req, &resp, &e) == EG_OK);
+  EG_CHECK(resp->t_commit > t1);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Fresh Person", "LIKES", 0, 0), "tea");
 }
 
@@ -498,20 +477,18 @@ static void test_tenant_isolation(void) {
   gr.scope = &scope;
   gr.ids = ids;
   gr.n_ids = 3;
-  ProtobufCMessage *resp;
+  Engram__V1__GetEntitiesResponse *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "GetEntities", &gr.base, &engram__v1__get_entities_response__descriptor,
-                     &resp, &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__GetEntitiesResponse *)resp)->n_entities, 0);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_get_entities(cl, &gr, &resp, &e) == EG_OK);
+  EG_CHECK_INT(resp->n_entities, 0);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   EG_REQUIRE(
       commit("other", (eg_edge_spec){.subject = "Zed", .relation = "LIKES", .literal = "x"}));
-  EG_REQUIRE(gc_call(cl, "GetEntities", &gr.base, &engram__v1__get_entities_response__descriptor,
-                     &resp, &e) == EG_OK);
-  Engram__V1__GetEntitiesResponse *ge = (void *)resp;
+  EG_REQUIRE(eg_graphd_get_entities(cl, &gr, &resp, &e) == EG_OK);
+  Engram__V1__GetEntitiesResponse *ge = resp;
   EG_CHECK_INT(ge->n_entities, 1); /* only its own entity 1 */
   if (ge->n_entities) EG_CHECK_STR(ge->entities[0]->name, "Zed");
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
 }
 
 static void test_merge_and_traverse(void) {
@@ -545,28 +522,22 @@ static void test_merge_and_traverse(void) {
   tr.seeds = seeds;
   tr.n_seeds = 1;
   tr.max_depth = 2;
-  ProtobufCMessage *resp;
+  Engram__V1__TraverseResponse *r = NULL;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp,
-                     &e) == EG_OK);
-  Engram__V1__TraverseResponse *r = (void *)resp;
+  EG_REQUIRE(eg_graphd_traverse(cl, &tr, &r, &e) == EG_OK);
   EG_REQUIRE(r->n_paths == 2); /* Jo→London, Jo→London→UK (Paris is not current) */
   EG_CHECK_STR(r->paths[0]->edges[0]->object_name, "London");
   EG_CHECK_INT(r->paths[1]->n_edges, 2);
   EG_CHECK_STR(r->paths[1]->edges[1]->object_name, "UK");
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   tr.valid_at = T("2018-01-01"); /* valid-time filter at every hop */
-  EG_REQUIRE(gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp,
-                     &e) == EG_OK);
-  r = (void *)resp;
+  EG_REQUIRE(eg_graphd_traverse(cl, &tr, &r, &e) == EG_OK);
   EG_REQUIRE(r->n_paths == 2);
   EG_CHECK_STR(r->paths[1]->edges[1]->object_name, "France");
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   tr.valid_at = 0;
   tr.max_depth = 99;
-  EG_CHECK_INT(
-      gc_call(cl, "Traverse", &tr.base, &engram__v1__traverse_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_traverse(cl, &tr, NULL, &e), EG_EINVAL);
   /* Merge Joanna into Jo: State of Jo includes Joanna's edges; undo restores both. */
   Engram__V1__MergeEntitiesRequest mr = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
   mr.scope = &scope;
@@ -578,26 +549,20 @@ static void test_merge_and_traverse(void) {
   mr.from = st->results[0]->subject;
   protobuf_c_message_free_unpacked(&st->base, NULL);
   mr.reason = "same person";
-  EG_REQUIRE(gc_call(cl, "MergeEntities", &mr.base,
-                     &engram__v1__merge_entities_response__descriptor, &resp, &e) == EG_OK);
-  uint64_t merge_id = ((Engram__V1__MergeEntitiesResponse *)resp)->merge_id;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  Engram__V1__MergeEntitiesResponse *merged = NULL;
+  EG_REQUIRE(eg_graphd_merge_entities(cl, &mr, &merged, &e) == EG_OK);
+  uint64_t merge_id = merged->merge_id;
+  protobuf_c_message_free_unpacked(&merged->base, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Jo", "LIKES", 0, 0), "opera");
   EG_CHECK_STR(gc_value(cl, t, "Joanna", "LIVES_IN", 0, 0), "London"); /* name resolves to Jo */
-  EG_CHECK_INT(gc_call(cl, "MergeEntities", &mr.base,
-                       &engram__v1__merge_entities_response__descriptor, &resp, &e),
-               EG_EPRECOND);
+  EG_CHECK_INT(eg_graphd_merge_entities(cl, &mr, NULL, &e), EG_EPRECOND);
   Engram__V1__UnmergeEntitiesRequest ur = ENGRAM__V1__UNMERGE_ENTITIES_REQUEST__INIT;
   ur.scope = &scope;
   ur.merge_id = merge_id;
-  EG_REQUIRE(gc_call(cl, "UnmergeEntities", &ur.base,
-                     &engram__v1__unmerge_entities_response__descriptor, &resp, &e) == EG_OK);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_unmerge_entities(cl, &ur, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(cl, t, "Jo", "LIKES", 0, 0), "");
   EG_CHECK_STR(gc_value(cl, t, "Joanna", "LIKES", 0, 0), "opera");
-  EG_CHECK_INT(gc_call(cl, "UnmergeEntities", &ur.base,
-                       &engram__v1__unmerge_entities_response__descriptor, &resp, &e),
-               EG_EPRECOND);
+  EG_CHECK_INT(eg_graphd_unmerge_entities(cl, &ur, NULL, &e), EG_EPRECOND);
 }
 
 static void test_declare_relation(void) {
@@ -617,16 +582,13 @@ static void test_declare_relation(void) {
   dr.scope = &scope;
   dr.relation = "FAVOURITE_COLOUR";
   dr.cardinality = ENGRAM__V1__CARDINALITY__CARDINALITY_ONE;
-  ProtobufCMessage *resp;
+  Engram__V1__DeclareRelationResponse *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "DeclareRelation", &dr.base,
-                     &engram__v1__declare_relation_response__descriptor, &resp, &e) == EG_OK);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_declare_relation(cl, &dr, &resp, &e) == EG_OK);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Ana", "FAVOURITE_COLOUR", 0, 0), "blue");
   dr.cardinality = 0;
-  EG_CHECK_INT(gc_call(cl, "DeclareRelation", &dr.base,
-                       &engram__v1__declare_relation_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_declare_relation(cl, &dr, &resp, &e), EG_EINVAL);
 }
 
 static void test_erase_user(void) {
@@ -643,24 +605,21 @@ static void test_erase_user(void) {
   scope.user = "alice";
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope;
-  ProtobufCMessage *resp;
+  Engram__V1__EraseResponse *resp;
   eg_err e;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
-             EG_OK);
-  Engram__V1__EraseResponse *r = (void *)resp;
+  EG_REQUIRE(eg_graphd_erase(cl, &er, &resp, &e) == EG_OK);
+  Engram__V1__EraseResponse *r = resp;
   EG_CHECK_INT(r->counts[0]->count, 1); /* edges */
   EG_CHECK_INT(r->counts[1]->count, 1); /* entities */
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Alice Zyxwv", "LIKES", 0, 0), "");
   EG_CHECK_STR(gc_value(cl, t, "Bob", "LIKES", 0, 0), "chess");
   /* A whole tenant needs the confirmation. */
   scope.user = "";
-  EG_CHECK_INT(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_erase(cl, &er, &resp, &e), EG_EINVAL);
   er.confirm_tenant = (char *)t;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
-             EG_OK);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_erase(cl, &er, &resp, &e) == EG_OK);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   EG_CHECK_STR(gc_value(cl, t, "Bob", "LIKES", 0, 0), "");
 }
 

@@ -13,9 +13,9 @@
 #include "common/time.h"
 #include "proto/engram/v1/ingest.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 static eg_cluster cl;
@@ -100,13 +100,12 @@ static size_t graph_changes(const char *tenant) {
   Engram__V1__ChangesRequest req = ENGRAM__V1__CHANGES_REQUEST__INIT;
   req.scope = &scope;
   req.limit = 1000;
-  ProtobufCMessage *r = NULL;
+  Engram__V1__ChangesResponse *r = NULL;
   eg_err e;
   size_t n = 0;
-  if (gc_call(gra, "Changes", &req.base, &engram__v1__changes_response__descriptor, &r, &e) ==
-      EG_OK) {
-    n = ((Engram__V1__ChangesResponse *)r)->n_edges;
-    protobuf_c_message_free_unpacked(r, NULL);
+  if (eg_graphd_changes(gra, &req, &r, &e) == EG_OK) {
+    n = r->n_edges;
+    protobuf_c_message_free_unpacked(&r->base, NULL);
   }
   return n;
 }
@@ -131,12 +130,11 @@ static void test_named_speakers(void) {
   req.session_time = T("2024-03-10T10:00:00Z");
   req.messages = mp;
   req.n_messages = 2;
-  ProtobufCMessage *r = NULL;
+  Engram__V1__IngestResponse *r = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &req.base,
-                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->report->chunks, 2);
-  protobuf_c_message_free_unpacked(r, NULL);
+  EG_REQUIRE(eg_ingestd_ingest_session(ing, &req, &r, &e) == EG_OK);
+  EG_CHECK_INT(r->report->chunks, 2);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK(hits("named", "glacier lake camping", "Maya: We drove up to the glacier lake") == 1);
   EG_CHECK(hits("named", "glacier lake camping",
                 "[replying to Leo: Did you go anywhere fun this weekend?]") == 1);
@@ -190,29 +188,26 @@ static void test_async_and_watermark(void) {
   w.scope = &scope;
   w.watermark = wm;
   w.timeout_us = 10 * EG_US_PER_SEC;
-  ProtobufCMessage *wr = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base,
-                          &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
-  EG_CHECK(((Engram__V1__WaitResponse *)wr)->reached);
-  protobuf_c_message_free_unpacked(wr, NULL);
+  Engram__V1__WaitResponse *wr = NULL;
+  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
+  EG_CHECK(wr->reached);
+  protobuf_c_message_free_unpacked(&wr->base, NULL);
   EG_CHECK(hits("acme", "Wingspan board game", "Wingspan") >= 1); /* read-your-writes */
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &scope;
   gj.job_id = job;
-  ProtobufCMessage *jr = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor,
-                          0, &jr, &e) == EG_OK);
-  Engram__V1__Job *jj = (void *)jr;
+  Engram__V1__Job *jr = NULL;
+  EG_REQUIRE(eg_ingestd_get_job(ing, &gj, &jr, &e) == EG_OK);
+  Engram__V1__Job *jj = jr;
   EG_CHECK_INT(jj->state, ENGRAM__V1__JOB_STATE__JOB_STATE_DONE);
   EG_CHECK(jj->report && jj->report->chunks == 1);
-  protobuf_c_message_free_unpacked(jr, NULL);
+  protobuf_c_message_free_unpacked(&jr->base, NULL);
   /* a watermark that never comes: not reached, after the timeout */
   w.watermark = "v1:0000000000000001";
   w.timeout_us = 200000;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/Wait", &w.base,
-                          &engram__v1__wait_response__descriptor, 0, &wr, &e) == EG_OK);
-  EG_CHECK(!((Engram__V1__WaitResponse *)wr)->reached);
-  protobuf_c_message_free_unpacked(wr, NULL);
+  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
+  EG_CHECK(!wr->reached);
+  protobuf_c_message_free_unpacked(&wr->base, NULL);
 }
 
 static void test_document_and_facts(void) {
@@ -226,12 +221,11 @@ static void test_document_and_facts(void) {
       "Expense reports are due on the fifth business day of each month. "
       "Travel must be booked through the portal. Remote work is allowed two days a week. "
       "The office closes at 7pm on Fridays.";
-  ProtobufCMessage *r = NULL;
+  Engram__V1__IngestResponse *r = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
-                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
-  EG_CHECK(((Engram__V1__IngestResponse *)r)->report->chunks >= 1);
-  protobuf_c_message_free_unpacked(r, NULL);
+  EG_REQUIRE(eg_ingestd_ingest_document(ing, &d, &r, &e) == EG_OK);
+  EG_CHECK(r->report->chunks >= 1);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK(hits("acme", "when are expense reports due", "Expense reports") >= 1);
   /* client facts: an inference derived from an earlier fact of the same request */
   Engram__V1__EntityRef maya = ENGRAM__V1__ENTITY_REF__INIT;
@@ -253,35 +247,30 @@ static void test_document_and_facts(void) {
   fr.scope = &scope;
   fr.facts = fs;
   fr.n_facts = 2;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
-                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
-  EG_CHECK_INT(((Engram__V1__IngestResponse *)r)->n_edge_ids, 2);
+  EG_REQUIRE(eg_ingestd_assert_facts(ing, &fr, &r, &e) == EG_OK);
+  EG_CHECK_INT(r->n_edge_ids, 2);
   uint64_t first[2] = {0, 0};
-  if (((Engram__V1__IngestResponse *)r)->n_edge_ids == 2)
-    memcpy(first, ((Engram__V1__IngestResponse *)r)->edge_ids, sizeof first);
-  protobuf_c_message_free_unpacked(r, NULL);
+  if (r->n_edge_ids == 2) memcpy(first, r->edge_ids, sizeof first);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
   /* The same facts sent again (a retried request, a file ingested twice): the same edges,
    * nothing committed — the chain still has one commit each. */
   for (int again = 0; again < 2; again++) {
-    EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
-                            &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
-    Engram__V1__IngestResponse *ir = (void *)r;
+    EG_REQUIRE(eg_ingestd_assert_facts(ing, &fr, &r, &e) == EG_OK);
+    Engram__V1__IngestResponse *ir = r;
     EG_CHECK(ir->n_edge_ids == 2 && ir->edge_ids[0] == first[0] && ir->edge_ids[1] == first[1]);
-    protobuf_c_message_free_unpacked(r, NULL);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
   }
   Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
   h.scope = &scope;
   h.subject = &maya;
-  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &r, &e) ==
-             EG_OK);
-  EG_CHECK_INT(((Engram__V1__HistoryResponse *)r)->n_entries, 2);
-  protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__HistoryResponse *hr = NULL;
+  EG_REQUIRE(eg_graphd_history(gra, &h, &hr, &e) == EG_OK);
+  EG_CHECK_INT(hr->n_entries, 2);
+  protobuf_c_message_free_unpacked(&hr->base, NULL);
   f1.relation = "not snake"; /* nothing of a bad batch is written */
   f2.object_literal = "veto power";
-  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
-                            &engram__v1__ingest_response__descriptor, 0, &r, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(eg_ingestd_assert_facts(ing, &fr, &r, &e), EG_EINVAL);
   EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
 }
 
@@ -403,10 +392,9 @@ static void test_preferences_across_sessions(void) {
   fr.scope = &scope;
   fr.facts = fs;
   fr.n_facts = 1;
-  ProtobufCMessage *r = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &fr.base,
-                          &engram__v1__ingest_response__descriptor, 0, &r, &e) == EG_OK);
-  protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__IngestResponse *r = NULL;
+  EG_REQUIRE(eg_ingestd_assert_facts(ing, &fr, &r, &e) == EG_OK);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   float four = pref_confidence(t, "LIKES", "sushi", &n);
   EG_CHECK_INT(n, 4);
   EG_CHECK(four > three);
@@ -449,11 +437,10 @@ static void test_erase_cascade(void) {
   Engram__V1__Scope scope = scope_of("acme");
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope; /* user u1 */
-  ProtobufCMessage *r = NULL;
+  Engram__V1__EraseResponse *r = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
-                          &engram__v1__erase_response__descriptor, 0, &r, &e) == EG_OK);
-  Engram__V1__EraseResponse *x = (void *)r;
+  EG_REQUIRE(eg_ingestd_erase(ing, &er, &r, &e) == EG_OK);
+  Engram__V1__EraseResponse *x = r;
   uint64_t chunks = 0, edges = 0;
   for (size_t i = 0; i < x->n_counts; i++) {
     if (!strcmp(x->counts[i]->kind, "chunks")) chunks = x->counts[i]->count;
@@ -461,7 +448,7 @@ static void test_erase_cascade(void) {
   }
   EG_CHECK(chunks >= 5);
   EG_CHECK(edges >= 2);
-  protobuf_c_message_free_unpacked(r, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK_INT(hits("acme", "where does the user live", "London"), 0);
   EG_CHECK_STR(gc_value(gra, "acme", "user:u1", "LIVES_IN", 0, 0), "");
 }

@@ -26,9 +26,9 @@
 #include "common/scope.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define SECRET "zanzibarquux"
@@ -70,11 +70,12 @@ static bool leaks(const ProtobufCMessage *m) {
   return bad;
 }
 
-static eg_code call(int daemon, int token, const char *method, const ProtobufCMessage *req,
-                    const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp) {
+/* rpc (from a typed client, its client NULL) sent to daemon with token; its response is
+ * where rpc.out points (NULL on failure), freed by the caller. */
+static eg_code call(int daemon, int token, eg_rpc_request rpc) {
   eg_err e;
-  *resp = NULL;
-  return eg_rpc_unary(cli(daemon, token), method, req, resp_desc, 0, resp, &e);
+  rpc.client = cli(daemon, token);
+  return eg_rpc_run(&rpc, 0, &e);
 }
 
 /* beta's facts, found with beta's own token */
@@ -149,10 +150,12 @@ static eg_code sweep_one(const svc_at *s, unsigned m, int token, const char *ten
   protobuf_c_message_init(md->input, req);
   Engram__V1__Scope sc = scope_of(tenant);
   eg_scope_default(req, &sc);
-  char path[128];
+  char path[128]; /* every method of the contract, named by its descriptor */
   snprintf(path, sizeof path, "/%s/%s", s->desc->name, md->name);
   ProtobufCMessage *resp = NULL;
-  eg_code rc = call(s->daemon, token, path, req, md->output, &resp);
+  eg_code rc =
+      call(s->daemon, token,
+           (eg_rpc_request){.method = path, .req = req, .resp_desc = md->output, .out = &resp});
   EG_CHECK(!leaks(resp));
   if (resp) protobuf_c_message_free_unpacked(resp, NULL);
   free(req);
@@ -183,16 +186,16 @@ static void test_every_rpc_refused(void) {
   /* health needs no token (probes) */
   int status = 0;
   eg_err e;
-  EG_CHECK(eg_health_check(cl.d[EG_GRAPHD].addr, "", &status, &e) == EG_OK && status == 1);
+  EG_CHECK(eg_health_at(cl.d[EG_GRAPHD].addr, "", &status, &e) == EG_OK && status == 1);
 }
 
 /* As alpha: the call answers (OK, or NOT_FOUND) with nothing of beta's. */
-static void as_alpha_nothing(int daemon, const char *method, const ProtobufCMessage *req,
-                             const ProtobufCMessageDescriptor *resp_desc) {
+static void as_alpha_nothing(int daemon, eg_rpc_request rpc) {
   ProtobufCMessage *r = NULL;
-  eg_code rc = call(daemon, ALPHA, method, req, resp_desc, &r);
+  rpc.out = &r; /* whatever its type: only its JSON form is read */
+  eg_code rc = call(daemon, ALPHA, rpc);
   if (!EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND))
-    fprintf(stderr, "  %s: %s\n", method, eg_code_name(rc));
+    fprintf(stderr, "  %s: %s\n", rpc.method, eg_code_name(rc));
   EG_CHECK(!leaks(r));
   if (r) protobuf_c_message_free_unpacked(r, NULL);
 }
@@ -200,7 +203,6 @@ static void as_alpha_nothing(int daemon, const char *method, const ProtobufCMess
 /* Alpha, in its own scope, names beta's ids: nothing of beta's comes back. */
 static void test_guessed_ids(void) {
   Engram__V1__Scope a = scope_of("alpha");
-  ProtobufCMessage *r = NULL;
   eg_code rc;
 
   uint64_t chunk_ids[] = {beta_chunk, beta_chunk + 1, beta_chunk - 1};
@@ -209,23 +211,20 @@ static void test_guessed_ids(void) {
   gc.ids = chunk_ids;
   gc.n_ids = 3;
   gc.neighbours = 2;
-  as_alpha_nothing(EG_VECTORD, "/engram.v1.Vector/GetChunks", &gc.base,
-                   &engram__v1__get_chunks_response__descriptor);
+  as_alpha_nothing(EG_VECTORD, eg_vectord_get_chunks_call(NULL, &gc, NULL));
 
   Engram__V1__ChunkEntitiesRequest ce = ENGRAM__V1__CHUNK_ENTITIES_REQUEST__INIT;
   ce.scope = &a;
   ce.chunk_ids = chunk_ids;
   ce.n_chunk_ids = 3;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/ChunkEntities", &ce.base,
-                   &engram__v1__chunk_entities_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_chunk_entities_call(NULL, &ce, NULL));
 
   uint64_t ent_ids[] = {beta_user_entity, beta_city_entity};
   Engram__V1__GetEntitiesRequest ge = ENGRAM__V1__GET_ENTITIES_REQUEST__INIT;
   ge.scope = &a;
   ge.ids = ent_ids;
   ge.n_ids = 2;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/GetEntities", &ge.base,
-                   &engram__v1__get_entities_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_get_entities_call(NULL, &ge, NULL));
 
   Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
   ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
@@ -234,8 +233,7 @@ static void test_guessed_ids(void) {
   hr.scope = &a;
   hr.subject = &ref;
   hr.relation = "LIVES_IN";
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/History", &hr.base,
-                   &engram__v1__history_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_history_call(NULL, &hr, NULL));
 
   Engram__V1__StateQuery sq = ENGRAM__V1__STATE_QUERY__INIT, *sqs[] = {&sq};
   sq.subject = &ref;
@@ -244,8 +242,7 @@ static void test_guessed_ids(void) {
   st.scope = &a;
   st.queries = sqs;
   st.n_queries = 1;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/State", &st.base,
-                   &engram__v1__state_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_state_call(NULL, &st, NULL));
 
   Engram__V1__EntityRef *seeds[] = {&ref};
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
@@ -253,21 +250,18 @@ static void test_guessed_ids(void) {
   tr.seeds = seeds;
   tr.n_seeds = 1;
   tr.max_depth = 3;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Traverse", &tr.base,
-                   &engram__v1__traverse_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_traverse_call(NULL, &tr, NULL));
 
   uint64_t claims[] = {beta_edge};
   Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
   wr.scope = &a;
   wr.claims = claims;
   wr.n_claims = 1;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Walk", &wr.base,
-                   &engram__v1__walk_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_walk_call(NULL, &wr, NULL));
 
   Engram__V1__ChangesRequest ch = ENGRAM__V1__CHANGES_REQUEST__INIT;
   ch.scope = &a;
-  as_alpha_nothing(EG_GRAPHD, "/engram.v1.Graph/Changes", &ch.base,
-                   &engram__v1__changes_response__descriptor);
+  as_alpha_nothing(EG_GRAPHD, eg_graphd_changes_call(NULL, &ch, NULL));
 
   /* words: vectord search and recall */
   Engram__V1__SearchResponse *sr = NULL;
@@ -279,78 +273,70 @@ static void test_guessed_ids(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &a;
   rq.query = "What is my secret codename " SECRET "? Do I live in Reykjavik?";
-  rc = call(EG_RECALLD, ALPHA, "/engram.v1.Recall/Recall", &rq.base,
-            &engram__v1__recall_response__descriptor, &r);
+  Engram__V1__RecallResponse *rr = NULL; /* its context and variants echo the question */
+  rc = call(EG_RECALLD, ALPHA, eg_recalld_recall_call(NULL, &rq, &rr));
   EG_CHECK_INT(rc, EG_OK);
-  Engram__V1__RecallResponse *rr =
-      (void *)r; /* its context and variants echo the question: see the items */
   for (size_t i = 0; rr && i < rr->n_items; i++) EG_CHECK(!leaks(&rr->items[i]->base));
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  if (rr) protobuf_c_message_free_unpacked(&rr->base, NULL);
 
   /* beta's async job and watermark */
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &a;
   gj.job_id = beta_job;
-  EG_CHECK_INT(call(EG_INGESTD, ALPHA, "/engram.v1.Ingest/GetJob", &gj.base,
-                    &engram__v1__job__descriptor, &r),
-               EG_ENOTFOUND);
+  EG_CHECK_INT(call(EG_INGESTD, ALPHA, eg_ingestd_get_job_call(NULL, &gj, NULL)), EG_ENOTFOUND);
   Engram__V1__Scope b = scope_of("beta");
   gj.scope = &b;
-  EG_CHECK_INT(call(EG_INGESTD, BETA, "/engram.v1.Ingest/GetJob", &gj.base,
-                    &engram__v1__job__descriptor, &r),
-               EG_OK);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__Job *job = NULL;
+  EG_CHECK_INT(call(EG_INGESTD, BETA, eg_ingestd_get_job_call(NULL, &gj, &job)), EG_OK);
+  if (job) protobuf_c_message_free_unpacked(&job->base, NULL);
   Engram__V1__WaitRequest wt = ENGRAM__V1__WAIT_REQUEST__INIT;
   wt.scope = &a;
   wt.watermark = beta_watermark;
   wt.timeout_us = 300000;
-  EG_CHECK_INT(call(EG_INGESTD, ALPHA, "/engram.v1.Ingest/Wait", &wt.base,
-                    &engram__v1__wait_response__descriptor, &r),
-               EG_OK);
-  EG_CHECK(r && !((Engram__V1__WaitResponse *)r)->reached);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__WaitResponse *waited = NULL;
+  EG_CHECK_INT(call(EG_INGESTD, ALPHA, eg_ingestd_wait_call(NULL, &wt, &waited)), EG_OK);
+  EG_CHECK(waited && !waited->reached);
+  if (waited) protobuf_c_message_free_unpacked(&waited->base, NULL);
 }
 
 /* Alpha's writes naming beta's ids change nothing of beta's. */
 static void test_guessed_ids_writes(void) {
   Engram__V1__Scope a = scope_of("alpha");
-  ProtobufCMessage *r = NULL;
   uint64_t ids[] = {beta_chunk};
   Engram__V1__DeleteRequest del = ENGRAM__V1__DELETE_REQUEST__INIT;
   del.scope = &a;
   del.ids = ids;
   del.n_ids = 1;
-  eg_code rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Delete", &del.base,
-                    &engram__v1__delete_response__descriptor, &r);
+  Engram__V1__DeleteResponse *deleted = NULL;
+  eg_code rc = call(EG_VECTORD, ALPHA, eg_vectord_delete_call(NULL, &del, &deleted));
   EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  if (deleted) protobuf_c_message_free_unpacked(&deleted->base, NULL);
   Engram__V1__PublishRequest pub =
       ENGRAM__V1__PUBLISH_REQUEST__INIT; /* beta's id, alpha's tenant: a no-op */
   pub.scope = &a;
   pub.ids = ids;
   pub.n_ids = 1;
-  rc = call(EG_VECTORD, ALPHA, "/engram.v1.Vector/Publish", &pub.base,
-            &engram__v1__publish_response__descriptor, &r);
+  Engram__V1__PublishResponse *published = NULL;
+  rc = call(EG_VECTORD, ALPHA, eg_vectord_publish_call(NULL, &pub, &published));
   EG_CHECK(rc == EG_OK || rc == EG_ENOTFOUND);
-  EG_CHECK(!r || ((Engram__V1__PublishResponse *)r)->published == 0);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  EG_CHECK(!published || published->published == 0);
+  if (published) protobuf_c_message_free_unpacked(&published->base, NULL);
 
   Engram__V1__MergeEntitiesRequest mg = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
   mg.scope = &a;
   mg.into = beta_city_entity;
   mg.from = beta_user_entity;
   mg.reason = "hostile";
-  rc = call(EG_GRAPHD, ALPHA, "/engram.v1.Graph/MergeEntities", &mg.base,
-            &engram__v1__merge_entities_response__descriptor, &r);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__MergeEntitiesResponse *merged = NULL;
+  rc = call(EG_GRAPHD, ALPHA, eg_graphd_merge_entities_call(NULL, &mg, &merged));
+  if (merged) protobuf_c_message_free_unpacked(&merged->base, NULL);
 
   /* alpha's admin erases alpha's user u1: beta's u1 is untouched */
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &a;
-  EG_CHECK_INT(call(EG_INGESTD, ALPHA_ADMIN, "/engram.v1.Admin/Erase", &er.base,
-                    &engram__v1__erase_response__descriptor, &r),
-               EG_OK);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__EraseResponse *erased = NULL;
+  EG_CHECK_INT(call(EG_INGESTD, ALPHA_ADMIN, eg_ingestd_erase_call(NULL, &er, &erased)), EG_OK);
+  if (erased) protobuf_c_message_free_unpacked(&erased->base, NULL);
 
   Engram__V1__SearchResponse *sr = NULL;
   eg_err e;
@@ -368,11 +354,10 @@ static void test_guessed_ids_writes(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &b;
   rq.query = "What is my secret codename?";
-  EG_CHECK_INT(call(EG_RECALLD, BETA, "/engram.v1.Recall/Recall", &rq.base,
-                    &engram__v1__recall_response__descriptor, &r),
-               EG_OK);
-  EG_CHECK(r && strstr(((Engram__V1__RecallResponse *)r)->context, SECRET));
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__RecallResponse *rr = NULL;
+  EG_CHECK_INT(call(EG_RECALLD, BETA, eg_recalld_recall_call(NULL, &rq, &rr)), EG_OK);
+  EG_CHECK(rr && strstr(rr->context, SECRET));
+  if (rr) protobuf_c_message_free_unpacked(&rr->base, NULL);
 }
 
 /* A Python grpcio client built from proto/ sends the token as call metadata. */

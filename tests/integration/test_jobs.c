@@ -21,9 +21,9 @@
 
 #include "common/rpc.h"
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 enum { N = 200 };
@@ -95,11 +95,10 @@ static Engram__V1__Job *get_job(eg_rpc_client *ing, const char *id, eg_code *rc)
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &scope;
   gj.job_id = (char *)id;
-  ProtobufCMessage *jr = NULL;
+  Engram__V1__Job *jr = NULL;
   eg_err e;
-  *rc = eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor, 0,
-                     &jr, &e);
-  return (Engram__V1__Job *)jr;
+  *rc = eg_ingestd_get_job(ing, &gj, &jr, &e);
+  return jr;
 }
 
 /* Chunks of the tenant holding session i's word (each must hold its whole text). */
@@ -202,11 +201,9 @@ static void test_kill_ingestd(void) {
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &other;
   gj.job_id = job_ids[0];
-  ProtobufCMessage *jr = NULL;
-  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/GetJob", &gj.base, &engram__v1__job__descriptor,
-                            0, &jr, &e),
-               EG_ENOTFOUND);
-  if (jr) protobuf_c_message_free_unpacked(jr, NULL);
+  Engram__V1__Job *jr = NULL;
+  EG_CHECK_INT(eg_ingestd_get_job(ing, &gj, &jr, &e), EG_ENOTFOUND);
+  if (jr) protobuf_c_message_free_unpacked(&jr->base, NULL);
   eg_rpc_client_close(ing);
   eg_rpc_client_close(vec);
   eg_rpc_client_close(gra);

@@ -115,7 +115,7 @@ static void test_hup_reloads_and_keeps_serving(void) {
   EG_CHECK(reloaded);
   int st = 0;
   eg_err e;
-  EG_CHECK_INT(eg_health_check(p.addr, "", &st, &e), EG_OK);
+  EG_CHECK_INT(eg_health_at(p.addr, "", &st, &e), EG_OK);
   EG_CHECK_INT(st, 1);
   const int sigs[] = {SIGTERM};
   signal_and_check_clean_exit(&p, sigs, 1);
@@ -170,7 +170,7 @@ static void test_second_instance_refused(void) {
 
   /* and the first one still serves */
   int st = 0;
-  EG_CHECK_INT(eg_health_check(first.addr, "", &st, &e), EG_OK);
+  EG_CHECK_INT(eg_health_at(first.addr, "", &st, &e), EG_OK);
   EG_CHECK_INT(st, 1);
   EG_CHECK_INT(eg_harness_stop(&first, SIGTERM), 0);
 }

@@ -11,9 +11,9 @@
 
 #include "common/rpc.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 static eg_cluster cl;
@@ -84,20 +84,17 @@ static void test_graph(void) {
   c.scope = &sc;
   c.edges = inp;
   c.n_edges = 4;
-  ProtobufCMessage *r = NULL;
-  refused(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e),
-          "edges");
+  refused(eg_graphd_commit(gra, &c, NULL, &e), "edges");
   /* three edges, the last one's literal over max_string_bytes: none written */
   char big[80];
   memset(big, 'x', 70);
   big[70] = 0;
   in[2].object_literal = big;
   c.n_edges = 3;
-  refused(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e), "64");
+  refused(eg_graphd_commit(gra, &c, NULL, &e), "64");
   /* and the last one not UTF-8 */
   in[2].object_literal = "caf\xc3";
-  EG_CHECK_INT(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_commit(gra, &c, NULL, &e), EG_EINVAL);
   EG_CHECK_STR(gc_value(gra, "lim", "user:u1", "LIKES", 0, 0), "");
   Engram__V1__TraverseRequest t = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   Engram__V1__EntityRef *seed[] = {&me};
@@ -105,12 +102,10 @@ static void test_graph(void) {
   t.seeds = seed;
   t.n_seeds = 1;
   t.max_depth = 3;
-  refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e),
-          "max_depth");
+  refused(eg_graphd_traverse(gra, &t, NULL, &e), "max_depth");
   t.max_depth = 2;
   t.max_fanout = 5;
-  refused(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &r, &e),
-          "max_fanout");
+  refused(eg_graphd_traverse(gra, &t, NULL, &e), "max_fanout");
   /* the premise walk has the same depth limit */
   uint64_t claim = 1;
   Engram__V1__WalkRequest w = ENGRAM__V1__WALK_REQUEST__INIT;
@@ -118,21 +113,16 @@ static void test_graph(void) {
   w.claims = &claim;
   w.n_claims = 1;
   w.max_depth = 3;
-  refused(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e),
-          "max_depth");
+  refused(eg_graphd_walk(gra, &w, NULL, &e), "max_depth");
   w.max_depth = 2; /* accepted: what is left to say is that no edge 1 exists */
-  EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &r, &e),
-               EG_ENOTFOUND);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
-  r = NULL;
+  EG_CHECK_INT(eg_graphd_walk(gra, &w, NULL, &e), EG_ENOTFOUND);
   /* the whole message over max_message_bytes (64 KiB) */
   char *huge = malloc(70000);
   memset(huge, 'y', 69999);
   huge[69999] = 0;
   in[0].object_literal = huge;
   c.n_edges = 1;
-  EG_CHECK_INT(gc_call(gra, "Commit", &c.base, &engram__v1__commit_response__descriptor, &r, &e),
-               EG_EFULL);
+  EG_CHECK_INT(eg_graphd_commit(gra, &c, NULL, &e), EG_EFULL);
   free(huge);
 }
 
@@ -160,22 +150,15 @@ static void test_vector(void) {
   u.scope = &sc;
   u.chunks = chp;
   u.n_chunks = 3;
-  ProtobufCMessage *r = NULL;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base,
-                       &engram__v1__upsert_response__descriptor, 0, &r, &e),
-          "chunks");
+  refused(eg_vectord_upsert(vec, &u, NULL, &e), "chunks");
   char big[320];
   memset(big, 'h', 310);
   big[310] = 0;
   ch[1].content = big;
   u.n_chunks = 2;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base,
-                       &engram__v1__upsert_response__descriptor, 0, &r, &e),
-          "300");
+  refused(eg_vectord_upsert(vec, &u, NULL, &e), "300");
   ch[1].content = "bad \xff byte";
-  EG_CHECK_INT(eg_rpc_unary(vec, "/engram.v1.Vector/Upsert", &u.base,
-                            &engram__v1__upsert_response__descriptor, 0, &r, &e),
-               EG_EINVAL);
+  EG_CHECK_INT(eg_vectord_upsert(vec, &u, NULL, &e), EG_EINVAL);
   EG_CHECK_INT(search_count("heron"), 0); /* the first, valid chunk was not written either */
   Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[3] = {&q, &q, &q};
   q.text = "heron";
@@ -183,14 +166,10 @@ static void test_vector(void) {
   s.scope = &sc;
   s.queries = qs;
   s.n_queries = 3;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base,
-                       &engram__v1__search_response__descriptor, 0, &r, &e),
-          "queries");
+  refused(eg_vectord_search(vec, &s, NULL, &e), "queries");
   s.n_queries = 1;
   s.k = 13;
-  refused(eg_rpc_unary(vec, "/engram.v1.Vector/Search", &s.base,
-                       &engram__v1__search_response__descriptor, 0, &r, &e),
-          "k above");
+  refused(eg_vectord_search(vec, &s, NULL, &e), "k above");
 }
 
 static void test_ingest(void) {
@@ -217,10 +196,7 @@ static void test_ingest(void) {
   d.scope = &sc;
   d.document_id = "d1";
   d.text = doc;
-  ProtobufCMessage *r = NULL;
-  refused(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
-                       &engram__v1__ingest_response__descriptor, 0, &r, &e),
-          "1024");
+  refused(eg_ingestd_ingest_document(ing, &d, NULL, &e), "1024");
   Engram__V1__FactInput f = ENGRAM__V1__FACT_INPUT__INIT, *fs[3] = {&f, &f, &f};
   Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT;
   subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
@@ -232,9 +208,7 @@ static void test_ingest(void) {
   af.scope = &sc;
   af.facts = fs;
   af.n_facts = 3;
-  refused(eg_rpc_unary(ing, "/engram.v1.Ingest/AssertFacts", &af.base,
-                       &engram__v1__ingest_response__descriptor, 0, &r, &e),
-          "facts");
+  refused(eg_ingestd_assert_facts(ing, &af, NULL, &e), "facts");
   EG_CHECK_STR(gc_value(gra, "lim", "user:u1", "OWNS", 0, 0), "");
 }
 
@@ -244,25 +218,20 @@ static void test_recall(void) {
   q.scope = &sc;
   q.query = "Where do herons nest?";
   q.k = 6;
-  ProtobufCMessage *r = NULL;
-  const char *m = "/engram.v1.Recall/Recall";
-  const ProtobufCMessageDescriptor *d = &engram__v1__recall_response__descriptor;
-  refused(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e), "at most 5");
+  refused(eg_recalld_recall(rec, &q, NULL, &e), "at most 5");
   q.k = 5;
   q.token_budget = 501;
-  refused(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e), "token_budget");
+  refused(eg_recalld_recall(rec, &q, NULL, &e), "token_budget");
   q.token_budget = 0;
   char longq[120];
   memset(longq, 'q', 110);
   longq[110] = 0;
   q.query = longq;
-  refused(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e), "at most 100");
+  refused(eg_recalld_recall(rec, &q, NULL, &e), "at most 100");
   q.query = "where \xed\xa0\x80 now"; /* a UTF-16 surrogate */
-  EG_CHECK_INT(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e), EG_EINVAL);
+  EG_CHECK_INT(eg_recalld_recall(rec, &q, NULL, &e), EG_EINVAL);
   q.query = "Where do herons nest?";
-  if (!EG_CHECK(eg_rpc_unary(rec, m, &q.base, d, 0, &r, &e) == EG_OK))
-    fprintf(stderr, "  %s\n", e.msg);
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  if (!EG_CHECK(eg_recalld_recall(rec, &q, NULL, &e) == EG_OK)) fprintf(stderr, "  %s\n", e.msg);
 }
 
 int main(void) {

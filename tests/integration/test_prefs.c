@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
 #include "tests/testlib.h"
 
@@ -300,10 +300,7 @@ static void test_outcome_privacy_and_erasure(void) {
   scope.user = "u1";
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope;
-  ProtobufCMessage *resp;
-  EG_REQUIRE(gc_call(cl, "Erase", &er.base, &engram__v1__erase_response__descriptor, &resp, &e) ==
-             EG_OK);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_erase(cl, &er, NULL, &e) == EG_OK);
   EG_CHECK_INT(outcomes_seen(t, NULL, "Cafe Luz", "STATUS"), 1);
   Engram__V1__HistoryResponse *h;
   EG_REQUIRE(gc_history(cl, t, NULL, "Cafe Luz", "STATUS", 0, &h, &e) == EG_OK);

@@ -24,9 +24,9 @@
 #include "proto/engram/v1/ingest.pb-c.h"
 #include "proto/engram/v1/recall.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define TEN "priv"
@@ -60,12 +60,9 @@ static void session(const char *user, const char *agent, bool priv, const char *
   r.session_time = T(when);
   r.messages = mp;
   r.n_messages = 2;
-  ProtobufCMessage *resp = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Ingest/IngestSession", &r.base,
-                            &engram__v1__ingest_response__descriptor, 0, &resp, &e);
+  eg_code rc = eg_ingestd_ingest_session(ing, &r, NULL, &e);
   if (!EG_CHECK(rc == EG_OK)) fprintf(stderr, "  ingest %s: %s\n", sid, e.msg);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
 }
 
 static uint64_t fact(const char *user, const char *subject, const char *relation,
@@ -123,11 +120,7 @@ static void test_start(void) {
   d.title = "Handbook";
   d.text = "The Lisbon office opens at nine. Ask for the sharedquokka badge at the front desk.";
   d.time = T("2024-01-01");
-  ProtobufCMessage *resp = NULL;
-  EG_CHECK_INT(eg_rpc_unary(ing, "/engram.v1.Ingest/IngestDocument", &d.base,
-                            &engram__v1__ingest_response__descriptor, 0, &resp, &e),
-               EG_OK);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  EG_CHECK_INT(eg_ingestd_ingest_document(ing, &d, NULL, &e), EG_OK);
   shared_porto = fact(NULL, "Maya Patel", "LIVES_IN", "Porto", NULL, "2023-01-01", NULL, 0);
   /* facts on shared entities: bob's, then alice's */
   bob_works = fact("bob", "Maya Patel", "WORKS_AT", "Acme", NULL, "2024-03-12", NULL, 0);
@@ -146,21 +139,16 @@ static void test_start(void) {
   rr.scope = &tenant;
   rr.mentions = mp;
   rr.n_mentions = 2;
-  EG_REQUIRE(gc_call(gra, "ResolveEntities", &rr.base,
-                     &engram__v1__resolve_entities_response__descriptor, &resp, &e) == EG_OK);
-  Engram__V1__ResolveEntitiesResponse *res = (void *)resp;
+  Engram__V1__ResolveEntitiesResponse *res = NULL;
+  EG_REQUIRE(eg_graphd_resolve_entities(gra, &rr, &res, &e) == EG_OK);
   EG_REQUIRE(res->n_entities == 2 && res->entities[0]->entity && res->entities[1]->entity);
   Engram__V1__MergeEntitiesRequest mr = ENGRAM__V1__MERGE_ENTITIES_REQUEST__INIT;
   mr.scope = &tenant;
   mr.into = res->entities[0]->entity->id;
   mr.from = res->entities[1]->entity->id;
   mr.reason = "same city";
-  protobuf_c_message_free_unpacked(resp, NULL);
-  resp = NULL;
-  EG_CHECK_INT(gc_call(gra, "MergeEntities", &mr.base,
-                       &engram__v1__merge_entities_response__descriptor, &resp, &e),
-               EG_OK);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&res->base, NULL);
+  EG_CHECK_INT(eg_graphd_merge_entities(gra, &mr, NULL, &e), EG_OK);
 }
 
 static Engram__V1__RecallResponse *recall(const char *user, const char *q, int64_t valid_at,
@@ -173,12 +161,11 @@ static Engram__V1__RecallResponse *recall(const char *user, const char *q, int64
   r.valid_at = valid_at;
   r.known_at = known_at;
   r.k = 20;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__RecallResponse *resp = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &r.base,
-                            &engram__v1__recall_response__descriptor, 0, &resp, &e);
+  eg_code rc = eg_recalld_recall(rec, &r, &resp, &e);
   if (!EG_CHECK(rc == EG_OK)) fprintf(stderr, "  recall: %s\n", e.msg);
-  return (void *)resp;
+  return resp;
 }
 
 /* Nothing of bob's in any item or in the context block. */
@@ -255,10 +242,9 @@ static Engram__V1__Edge **state_values(const char *user, const char *subject, co
   eg_err e;
   *n = 0;
   *owned = NULL;
-  if (!EG_CHECK(gc_call(gra, "State", &r.base, &engram__v1__state_response__descriptor, owned,
-                        &e) == EG_OK))
-    return NULL;
-  Engram__V1__StateResponse *sr = (void *)*owned;
+  Engram__V1__StateResponse *sr = NULL;
+  if (!EG_CHECK(eg_graphd_state(gra, &r, &sr, &e) == EG_OK)) return NULL;
+  *owned = &sr->base;
   static Engram__V1__Edge *all[64];
   for (size_t i = 0; i < sr->n_results; i++)
     for (size_t j = 0; j < sr->results[i]->n_values && *n < 64; j++)
@@ -299,15 +285,14 @@ static void test_graph_reads(void) {
   Engram__V1__HistoryRequest h = ENGRAM__V1__HISTORY_REQUEST__INIT;
   h.scope = &s;
   h.subject = &maya;
-  EG_REQUIRE(gc_call(gra, "History", &h.base, &engram__v1__history_response__descriptor, &o, &e) ==
-             EG_OK);
-  Engram__V1__HistoryResponse *hr = (void *)o;
+  Engram__V1__HistoryResponse *hr = NULL;
+  EG_REQUIRE(eg_graphd_history(gra, &h, &hr, &e) == EG_OK);
   EG_CHECK(hr->n_entries >= 3); /* Porto, Globex, the neighbour claim */
   for (size_t i = 0; i < hr->n_entries; i++) {
     EG_CHECK(!bobs_edge(hr->entries[i]->edge));
     EG_CHECK(!hr->entries[i]->superseded || hr->entries[i]->superseded_by != bob_lives_faro);
   }
-  protobuf_c_message_free_unpacked(o, NULL);
+  protobuf_c_message_free_unpacked(&hr->base, NULL);
   /* Traverse from the shared city and the shared person, both ways, deep */
   Engram__V1__EntityRef *seeds[] = {&lisbon, &maya};
   Engram__V1__TraverseRequest t = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
@@ -316,9 +301,8 @@ static void test_graph_reads(void) {
   t.n_seeds = 2;
   t.max_depth = 4;
   t.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-  EG_REQUIRE(gc_call(gra, "Traverse", &t.base, &engram__v1__traverse_response__descriptor, &o,
-                     &e) == EG_OK);
-  Engram__V1__TraverseResponse *tr = (void *)o;
+  Engram__V1__TraverseResponse *tr = NULL;
+  EG_REQUIRE(eg_graphd_traverse(gra, &t, &tr, &e) == EG_OK);
   EG_CHECK(tr->n_paths >= 2); /* alice LIVES_IN Lisbon, Maya's shared and alice's edges */
   for (size_t i = 0; i < tr->n_paths; i++)
     for (size_t j = 0; j < tr->paths[i]->n_edges; j++)
@@ -327,7 +311,7 @@ static void test_graph_reads(void) {
                 tr->paths[i]->edges[j]->relation);
   for (size_t i = 0; i < tr->n_entities; i++)
     EG_CHECK(strcmp(tr->entities[i]->name, "user:bob") != 0);
-  protobuf_c_message_free_unpacked(o, NULL);
+  protobuf_c_message_free_unpacked(&tr->base, NULL);
   /* Walk: bob's edges are not found for alice; alice's claim is not stale by bob's change */
   uint64_t claims[] = {bob_works, bob_lisboa, bob_lives_faro};
   for (size_t i = 0; i < 3; i++) {
@@ -335,20 +319,16 @@ static void test_graph_reads(void) {
     w.scope = &s;
     w.claims = &claims[i];
     w.n_claims = 1;
-    o = NULL;
-    EG_CHECK_INT(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &o, &e),
-                 EG_ENOTFOUND);
-    if (o) protobuf_c_message_free_unpacked(o, NULL);
+    EG_CHECK_INT(eg_graphd_walk(gra, &w, NULL, &e), EG_ENOTFOUND);
   }
   Engram__V1__WalkRequest w = ENGRAM__V1__WALK_REQUEST__INIT;
   w.scope = &s;
   w.claims = &alice_claim;
   w.n_claims = 1;
-  EG_REQUIRE(gc_call(gra, "Walk", &w.base, &engram__v1__walk_response__descriptor, &o, &e) ==
-             EG_OK);
-  Engram__V1__WalkResponse *wr = (void *)o;
+  Engram__V1__WalkResponse *wr = NULL;
+  EG_REQUIRE(eg_graphd_walk(gra, &w, &wr, &e) == EG_OK);
   EG_CHECK_INT(wr->statuses[0]->status, ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED);
-  protobuf_c_message_free_unpacked(o, NULL);
+  protobuf_c_message_free_unpacked(&wr->base, NULL);
   /* in the tenant's view bob's Faro did change the premise */
   EG_CHECK_INT(gc_walk(gra, TEN, alice_claim, 0, 0, 0, NULL, NULL, NULL),
                ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
@@ -356,12 +336,11 @@ static void test_graph_reads(void) {
   Engram__V1__ChangesRequest c = ENGRAM__V1__CHANGES_REQUEST__INIT;
   c.scope = &s;
   c.limit = 1000;
-  EG_REQUIRE(gc_call(gra, "Changes", &c.base, &engram__v1__changes_response__descriptor, &o, &e) ==
-             EG_OK);
-  Engram__V1__ChangesResponse *cr = (void *)o;
+  Engram__V1__ChangesResponse *cr = NULL;
+  EG_REQUIRE(eg_graphd_changes(gra, &c, &cr, &e) == EG_OK);
   EG_CHECK(cr->n_edges >= 4);
   for (size_t i = 0; i < cr->n_edges; i++) EG_CHECK(!bobs_edge(cr->edges[i]));
-  protobuf_c_message_free_unpacked(o, NULL);
+  protobuf_c_message_free_unpacked(&cr->base, NULL);
 }
 
 static Engram__V1__SearchResponse *search(const char *user, const char *agent,
@@ -381,11 +360,10 @@ static Engram__V1__SearchResponse *search(const char *user, const char *agent,
   r.k = 50;
   r.filter = &f;
   r.include_content = true;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__SearchResponse *resp = NULL;
   eg_err e;
-  *code = eg_rpc_unary(vec, "/engram.v1.Vector/Search", &r.base,
-                       &engram__v1__search_response__descriptor, 0, &resp, &e);
-  return (void *)resp;
+  *code = eg_vectord_search(vec, &r, &resp, &e);
+  return resp;
 }
 
 /* Hits whose content holds needle. */
@@ -436,29 +414,26 @@ static void test_vector_reads(void) {
     ce.scope = &who;
     ce.chunk_ids = ids;
     ce.n_chunk_ids = n;
-    ProtobufCMessage *o = NULL;
+    Engram__V1__ChunkEntitiesResponse *o = NULL;
     eg_err e2;
-    EG_REQUIRE(gc_call(gra, "ChunkEntities", &ce.base,
-                       &engram__v1__chunk_entities_response__descriptor, &o, &e2) == EG_OK);
+    EG_REQUIRE(eg_graphd_chunk_entities(gra, &ce, &o, &e2) == EG_OK);
     size_t links = 0;
-    for (size_t i = 0; i < ((Engram__V1__ChunkEntitiesResponse *)o)->n_chunks; i++)
-      links += ((Engram__V1__ChunkEntitiesResponse *)o)->chunks[i]->n_entity_ids;
+    for (size_t i = 0; i < o->n_chunks; i++) links += o->chunks[i]->n_entity_ids;
     if (!EG_CHECK(as_bob ? links > 0 : links == 0))
       fprintf(stderr, "  as %s: %zu links of %zu chunks\n", as_bob ? "bob" : "alice", links, n);
-    protobuf_c_message_free_unpacked(o, NULL);
+    protobuf_c_message_free_unpacked(&o->base, NULL);
   }
   Engram__V1__GetChunksRequest g = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
   g.scope = &s;
   g.ids = ids;
   g.n_ids = n;
   g.neighbours = 5;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__GetChunksResponse *resp = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(vec, "/engram.v1.Vector/GetChunks", &g.base,
-                          &engram__v1__get_chunks_response__descriptor, 0, &resp, &e) == EG_OK);
-  Engram__V1__GetChunksResponse *gr = (void *)resp;
+  EG_REQUIRE(eg_vectord_get_chunks(vec, &g, &resp, &e) == EG_OK);
+  Engram__V1__GetChunksResponse *gr = resp;
   for (size_t i = 0; i < gr->n_chunks; i++) EG_CHECK(!bobs_text(gr->chunks[i]->content));
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   /* alice's own chunk of "same-sid": its neighbours are hers only */
   r = search("alice", NULL, NULL, "Lisbon in March", 0, 0, &code);
   EG_REQUIRE(code == EG_OK && r->results[0]->n_hits > 0);
@@ -466,12 +441,11 @@ static void test_vector_reads(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
   g.ids = &own;
   g.n_ids = 1;
-  EG_REQUIRE(eg_rpc_unary(vec, "/engram.v1.Vector/GetChunks", &g.base,
-                          &engram__v1__get_chunks_response__descriptor, 0, &resp, &e) == EG_OK);
-  gr = (void *)resp;
+  EG_REQUIRE(eg_vectord_get_chunks(vec, &g, &resp, &e) == EG_OK);
+  gr = resp;
   EG_CHECK(gr->n_chunks >= 1);
   for (size_t i = 0; i < gr->n_chunks; i++) EG_CHECK(!bobs_text(gr->chunks[i]->content));
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
 }
 
 static void test_private_agent(void) {

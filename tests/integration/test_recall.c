@@ -14,9 +14,9 @@
 #include "common/rpc.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/stub_http.h"
 #include "tests/testlib.h"
 
@@ -37,13 +37,12 @@ static Engram__V1__RecallResponse *recall_as_of(const char *tenant, const char *
   req.valid_at = valid_at;
   req.k = 6;
   req.watermark = (char *)(watermark ? watermark : "");
-  ProtobufCMessage *r = NULL;
+  Engram__V1__RecallResponse *r = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base,
-                            &engram__v1__recall_response__descriptor, 0, &r, &e);
+  eg_code rc = eg_recalld_recall(rec, &req, &r, &e);
   if (code) *code = rc;
   if (rc && !code) fprintf(stderr, "recall: %s: %s\n", eg_code_name(rc), e.msg);
-  return (void *)r;
+  return r;
 }
 
 static Engram__V1__RecallResponse *recall_at(const char *tenant, const char *q, int64_t at,
@@ -286,15 +285,12 @@ static void test_clause_in_long_message(void) {
   req.scope = &scope;
   req.query = "Where was my cousin Lena's wedding?";
   req.weights = &w;
-  ProtobufCMessage *m = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base,
-                          &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
-  r = (void *)m;
+  EG_REQUIRE(eg_recalld_recall(rec, &req, &r, &e) == EG_OK);
   i = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Grand Ballroom");
   sentence = i >= 0 ? find_signal(r->items[i], "sentence") : NULL;
   EG_CHECK(!sentence || sentence->value == 0);
-  protobuf_c_message_free_unpacked(m, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 static void test_premise_walk(void) {
@@ -777,10 +773,8 @@ static void test_remote_models(void) {
   req.rerank = true;
   for (int round = 0; round < 2; round++) {
     atomic_store(&remote_fail, round);
-    ProtobufCMessage *m = NULL;
-    EG_REQUIRE(eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base,
-                            &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
-    Engram__V1__RecallResponse *r = (void *)m;
+    Engram__V1__RecallResponse *r = NULL;
+    EG_REQUIRE(eg_recalld_recall(c, &req, &r, &e) == EG_OK);
     bool llm_variant = false, rerank_stage = false, rerank_signal = false;
     for (size_t i = 0; i < r->n_variants; i++)
       llm_variant |= strcmp(r->variants[i], "triathlon preparation swim bike run") == 0;
@@ -796,7 +790,7 @@ static void test_remote_models(void) {
     EG_CHECK_INT(rerank_signal, round == 0);
     if (round == 0) EG_CHECK(strstr(r->items[first]->text, "ten kilometres") != NULL);
     EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "road bike") >= 0);
-    protobuf_c_message_free_unpacked(m, NULL);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
   }
   eg_buf body = EG_BUF_INIT;
   EG_CHECK_INT(eg_promtool_scrape(p.metrics_port, cl.dir, "recalld-remote", &body), 0);

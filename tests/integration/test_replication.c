@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "common/time.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/replicas.h"
 #include "tests/testlib.h"
 
@@ -98,10 +98,7 @@ static eg_code state_of(int replica, const char *user, char **subjects, size_t n
   req.n_queries = n;
   req.valid_at = req.known_at = at;
   req.watermark = (char *)(watermark ? watermark : "");
-  ProtobufCMessage *resp = NULL;
-  eg_code rc =
-      gc_call(cl[replica], "State", &req.base, &engram__v1__state_response__descriptor, &resp, err);
-  *out = (Engram__V1__StateResponse *)resp;
+  eg_code rc = eg_graphd_state(cl[replica], &req, out, err);
   free(qs);
   free(qp);
   free(refs);
@@ -142,15 +139,12 @@ static uint64_t commit(int w, const char *user, eg_edge_spec s) {
   return id;
 }
 
-static eg_code call(int w, const char *method, const ProtobufCMessage *req,
-                    const ProtobufCMessageDescriptor *d) {
-  ProtobufCMessage *resp = NULL;
+/* A call (from a typed client) whose answer does not matter, only its status. */
+static eg_code call(eg_rpc_request rpc) {
   eg_err e;
-  eg_code rc = gc_call(cl[w], method, req, d, &resp, &e);
-  if (rc)
-    fprintf(stderr, "%s failed: %s\n", method, e.msg);
-  else
-    protobuf_c_message_free_unpacked(resp, NULL);
+  eg_code rc = eg_rpc_run(&rpc, 0, &e);
+  if (rc) fprintf(stderr, "%s failed: %s\n", rpc.method, e.msg);
+  protobuf_c_message_free_unpacked(rpc.resp, NULL);
   return rc;
 }
 
@@ -166,8 +160,7 @@ static void varied_writes(int w) {
   dr.relation = "FAVORITE_TEA";
   dr.cardinality = ENGRAM__V1__CARDINALITY__CARDINALITY_ONE;
   dr.description = "the tea one drinks";
-  EG_CHECK(call(w, "DeclareRelation", &dr.base,
-                &engram__v1__declare_relation_response__descriptor) == EG_OK);
+  EG_CHECK(call(eg_graphd_declare_relation_call(cl[w], &dr, NULL)) == EG_OK);
   uint64_t lives = commit(
       w, NULL, (eg_edge_spec){.subject = "Maya", .relation = "LIVES_IN", .object = "Lisbon"});
   uint64_t works = commit(w, NULL,
@@ -215,12 +208,11 @@ static void varied_writes(int w) {
   rr.scope = &scope;
   rr.mentions = &mp;
   rr.n_mentions = 1;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__ResolveEntitiesResponse *resp = NULL;
   eg_err e;
-  EG_REQUIRE(gc_call(cl[w], "ResolveEntities", &rr.base,
-                     &engram__v1__resolve_entities_response__descriptor, &resp, &e) == EG_OK);
-  uint64_t lisboa = ((Engram__V1__ResolveEntitiesResponse *)resp)->entities[0]->entity->id;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_graphd_resolve_entities(cl[w], &rr, &resp, &e) == EG_OK);
+  uint64_t lisboa = resp->entities[0]->entity->id;
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   Engram__V1__StateResponse *st = NULL;
   char *maya[1] = {"Maya"};
   EG_REQUIRE(state_of(w, NULL, maya, 1, 0, NULL, &st, &e) == EG_OK);
@@ -234,8 +226,7 @@ static void varied_writes(int w) {
   mr.into = lisbon;
   mr.from = lisboa;
   mr.reason = "same city";
-  EG_CHECK(lisbon && call(w, "MergeEntities", &mr.base,
-                          &engram__v1__merge_entities_response__descriptor) == EG_OK);
+  EG_CHECK(lisbon && call(eg_graphd_merge_entities_call(cl[w], &mr, NULL)) == EG_OK);
   /* an outcome, accesses, a policy */
   EG_CHECK(gc_outcome(cl[w], TENANT, "u1", pref, ENGRAM__V1__OUTCOME_KIND__OUTCOME_KIND_SUCCEEDED,
                       "liked it", NULL, &e) == EG_OK);
@@ -244,19 +235,17 @@ static void varied_writes(int w) {
   ar.scope = &scope;
   ar.ids = ids;
   ar.n_ids = 3;
-  EG_CHECK(call(w, "RecordAccess", &ar.base, &engram__v1__record_access_response__descriptor) ==
-           EG_OK);
+  EG_CHECK(call(eg_graphd_record_access_call(cl[w], &ar, NULL)) == EG_OK);
   Engram__V1__RetentionPolicy pol = ENGRAM__V1__RETENTION_POLICY__INIT;
   pol.half_life_days = 12;
   Engram__V1__SetRetentionPolicyRequest pr = ENGRAM__V1__SET_RETENTION_POLICY_REQUEST__INIT;
   pr.scope = &scope;
   pr.policy = &pol;
-  EG_CHECK(call(w, "SetRetentionPolicy", &pr.base,
-                &engram__v1__set_retention_policy_response__descriptor) == EG_OK);
+  EG_CHECK(call(eg_graphd_set_retention_policy_call(cl[w], &pr, NULL)) == EG_OK);
   /* a user's erasure */
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &gone;
-  EG_CHECK(call(w, "Erase", &er.base, &engram__v1__erase_response__descriptor) == EG_OK);
+  EG_CHECK(call(eg_graphd_erase_call(cl[w], &er, NULL)) == EG_OK);
 }
 
 /* ---- the tests ------------------------------------------------------------------------------ */
@@ -297,16 +286,11 @@ static void test_roles(void) {
   hr.scope = &scope;
   hr.subject = &ref;
   hr.watermark = "g1:ffffffff";
-  ProtobufCMessage *resp = NULL;
   int64_t t0 = eg_time_mono_us();
-  EG_CHECK_INT(
-      gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e),
-      EG_ETIMEOUT);
+  EG_CHECK_INT(eg_graphd_history(quick, &hr, NULL, &e), EG_ETIMEOUT);
   EG_CHECK(eg_time_mono_us() - t0 < 3 * EG_US_PER_SEC);
   hr.watermark = "v1:12";
-  EG_CHECK_INT(
-      gc_call(quick, "History", &hr.base, &engram__v1__history_response__descriptor, &resp, &e),
-      EG_EINVAL);
+  EG_CHECK_INT(eg_graphd_history(quick, &hr, NULL, &e), EG_EINVAL);
   eg_rpc_client_close(quick);
   /* the metrics of each role */
   EG_CHECK(eg_metric_value(rs.r[w].metrics_port,
@@ -394,11 +378,9 @@ static void test_failover_under_load(void) {
   int other = 0;
   for (int page = 0; page < 1000; page++) {
     cr.page_token = token;
-    ProtobufCMessage *resp = NULL;
+    Engram__V1__ChangesResponse *ch = NULL;
     eg_err e;
-    EG_REQUIRE(gc_call(cl[nw], "Changes", &cr.base, &engram__v1__changes_response__descriptor,
-                       &resp, &e) == EG_OK);
-    Engram__V1__ChangesResponse *ch = (Engram__V1__ChangesResponse *)resp;
+    EG_REQUIRE(eg_graphd_changes(cl[nw], &cr, &ch, &e) == EG_OK);
     for (size_t k = 0; k < ch->n_edges; k++) {
       const Engram__V1__Edge *ed = ch->edges[k];
       int i;
@@ -409,7 +391,7 @@ static void test_failover_under_load(void) {
         other++;
     }
     snprintf(token, sizeof token, "%s", ch->next_page_token ? ch->next_page_token : "");
-    protobuf_c_message_free_unpacked(resp, NULL);
+    protobuf_c_message_free_unpacked(&ch->base, NULL);
     if (!token[0]) break;
   }
   int lost = 0, dup = 0;

@@ -17,9 +17,9 @@
 #include "common/rpc.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define TEN "rt"
@@ -47,11 +47,7 @@ static eg_code get_ret(const char *user, uint64_t *edges, size_t n, uint64_t *ch
   req.chunk_ids = chunks;
   req.n_chunk_ids = nc;
   req.at = at;
-  ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Admin/GetRetention", &req.base,
-                            &engram__v1__get_retention_response__descriptor, 0, &r, e);
-  *out = (void *)r;
-  return rc;
+  return eg_ingestd_get_retention(ing, &req, out, e);
 }
 
 /* The item of id in r, NULL when absent. */
@@ -69,15 +65,14 @@ static int record(const char *user, uint64_t *ids, size_t n) {
   req.scope = &s;
   req.ids = ids;
   req.n_ids = n;
-  ProtobufCMessage *r = NULL;
+  Engram__V1__RecordAccessResponse *r = NULL;
   eg_err e;
-  if (gc_call(gra, "RecordAccess", &req.base, &engram__v1__record_access_response__descriptor, &r,
-              &e)) {
+  if (eg_graphd_record_access(gra, &req, &r, &e)) {
     fprintf(stderr, "RecordAccess: %s\n", e.msg);
     return -1;
   }
-  int got = (int)((Engram__V1__RecordAccessResponse *)r)->recorded;
-  protobuf_c_message_free_unpacked(r, NULL);
+  int got = (int)r->recorded;
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   return got;
 }
 
@@ -88,14 +83,7 @@ static eg_code set_policy(Engram__V1__RetentionPolicy *p, const char *confirm,
   req.scope = &s;
   req.policy = p;
   req.confirm_tenant = (char *)(confirm ? confirm : "");
-  ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(ing, "/engram.v1.Admin/SetRetentionPolicy", &req.base,
-                            &engram__v1__set_retention_policy_response__descriptor, 0, &r, e);
-  if (out)
-    *out = (void *)r;
-  else if (r)
-    protobuf_c_message_free_unpacked(r, NULL);
-  return rc;
+  return eg_ingestd_set_retention_policy(ing, &req, out, e);
 }
 
 static uint64_t erase_count(const Engram__V1__EraseResponse *x, const char *store,
@@ -216,11 +204,9 @@ static void test_recall_records_access(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &s;
   rq.query = "What am I allergic to?";
-  ProtobufCMessage *m = NULL;
+  Engram__V1__RecallResponse *rr = NULL;
   eg_err e;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
-                          &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
-  const Engram__V1__RecallResponse *rr = (void *)m;
+  EG_REQUIRE(eg_recalld_recall(rec, &rq, &rr, &e) == EG_OK);
   bool returned = false, chunk_returned = false;
   for (size_t i = 0; i < rr->n_items; i++) {
     returned |= rr->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && rr->items[i]->fact &&
@@ -228,7 +214,7 @@ static void test_recall_records_access(void) {
     chunk_returned |= rr->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK &&
                       rr->items[i]->chunk_id == chunk;
   }
-  protobuf_c_message_free_unpacked(m, NULL);
+  protobuf_c_message_free_unpacked(&rr->base, NULL);
   EG_REQUIRE(returned);
   EG_CHECK(chunk_returned); /* its access goes to vectord in the same flush */
   /* the flusher sends within its interval (250 ms); wait up to 5 s */
@@ -299,20 +285,16 @@ static void test_chunks_forwarded(void) {
   Engram__V1__Scope s = scope_of(NULL);
   Engram__V1__SweepRetentionRequest sw = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
   sw.scope = &s;
-  ProtobufCMessage *m = NULL;
-  EG_CHECK(eg_rpc_unary(ing, "/engram.v1.Admin/SweepRetention", &sw.base,
-                        &engram__v1__sweep_retention_response__descriptor, 0, &m, &e) == EG_OK);
-  if (m) {
-    EG_CHECK(((Engram__V1__SweepRetentionResponse *)m)->n_tiers >= 1);
-    protobuf_c_message_free_unpacked(m, NULL);
+  Engram__V1__SweepRetentionResponse *swept = NULL;
+  EG_CHECK(eg_ingestd_sweep_retention(ing, &sw, &swept, &e) == EG_OK);
+  if (swept) {
+    EG_CHECK(swept->n_tiers >= 1);
+    protobuf_c_message_free_unpacked(&swept->base, NULL);
   }
   /* both ways: a sweep as of 400 days on leaves the chunk cold (off the vector indexes);
    * a Recall still finds it among the user's own chunks, and that access brings it back hot */
   sw.at = eg_time_now_us() + 400 * DAY_US;
-  m = NULL;
-  EG_CHECK(eg_rpc_unary(ing, "/engram.v1.Admin/SweepRetention", &sw.base,
-                        &engram__v1__sweep_retention_response__descriptor, 0, &m, &e) == EG_OK);
-  if (m) protobuf_c_message_free_unpacked(m, NULL);
+  EG_CHECK(eg_ingestd_sweep_retention(ing, &sw, NULL, &e) == EG_OK);
   EG_REQUIRE(get_ret("u1", NULL, 0, &chunk, 1, 0, &r, &e) == EG_OK);
   EG_CHECK(r->n_items == 1 && r->items[0]->tier == ENGRAM__V1__RETENTION_TIER__RETENTION_TIER_COLD);
   uint64_t seen = r->n_items ? r->items[0]->access_count : 0;
@@ -321,13 +303,11 @@ static void test_chunks_forwarded(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &u1;
   rq.query = "Do I need to carry an EpiPen?";
-  m = NULL;
-  EG_REQUIRE(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
-                          &engram__v1__recall_response__descriptor, 0, &m, &e) == EG_OK);
+  Engram__V1__RecallResponse *rr = NULL;
+  EG_REQUIRE(eg_recalld_recall(rec, &rq, &rr, &e) == EG_OK);
   bool found = false;
-  for (size_t i = 0; i < ((Engram__V1__RecallResponse *)m)->n_items; i++)
-    found |= ((Engram__V1__RecallResponse *)m)->items[i]->chunk_id == chunk;
-  protobuf_c_message_free_unpacked(m, NULL);
+  for (size_t i = 0; i < rr->n_items; i++) found |= rr->items[i]->chunk_id == chunk;
+  protobuf_c_message_free_unpacked(&rr->base, NULL);
   EG_CHECK(found);
   int tier = 0;
   for (int i = 0; i < 50 && tier != ENGRAM__V1__RETENTION_TIER__RETENTION_TIER_HOT; i++) {
@@ -414,12 +394,11 @@ static void test_erasure(void) {
   Engram__V1__Scope s = scope_of("u1");
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &s;
-  ProtobufCMessage *m = NULL;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
-                          &engram__v1__erase_response__descriptor, 0, &m, &e) == EG_OK);
+  Engram__V1__EraseResponse *x = NULL;
+  EG_REQUIRE(eg_ingestd_erase(ing, &er, &x, &e) == EG_OK);
   /* at least those (the session's facts may have been returned too); not the shared fact's */
-  EG_CHECK(erase_count((void *)m, "graph", "access_records") >= with_access);
-  protobuf_c_message_free_unpacked(m, NULL);
+  EG_CHECK(erase_count(x, "graph", "access_records") >= with_access);
+  protobuf_c_message_free_unpacked(&x->base, NULL);
   EG_CHECK_INT(record("u1", &peanuts, 1), 0);
   EG_REQUIRE(get_ret(NULL, &peanuts, 1, NULL, 0, 0, &r, &e) == EG_OK);
   EG_CHECK_INT(r->n_items, 0);
@@ -428,15 +407,12 @@ static void test_erasure(void) {
   Engram__V1__Scope t = scope_of(NULL);
   er.scope = &t;
   er.confirm_tenant = TEN;
-  EG_REQUIRE(eg_rpc_unary(ing, "/engram.v1.Admin/Erase", &er.base,
-                          &engram__v1__erase_response__descriptor, 0, &m, &e) == EG_OK);
-  EG_CHECK_INT(erase_count((void *)m, "graph", "access_records"), 1); /* the shared fact's only */
-  protobuf_c_message_free_unpacked(m, NULL);
+  EG_REQUIRE(eg_ingestd_erase(ing, &er, &x, &e) == EG_OK);
+  EG_CHECK_INT(erase_count(x, "graph", "access_records"), 1); /* the shared fact's only */
+  protobuf_c_message_free_unpacked(&x->base, NULL);
   Engram__V1__GetRetentionRequest gq = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   gq.scope = &t;
-  EG_REQUIRE(gc_call(gra, "GetRetention", &gq.base, &engram__v1__get_retention_response__descriptor,
-                     &m, &e) == EG_OK);
-  r = (void *)m;
+  EG_REQUIRE(eg_graphd_get_retention(gra, &gq, &r, &e) == EG_OK);
   EG_CHECK(r->policy && r->policy->half_life_days == 30 && r->policy->evict_cold_after_days == 0);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }

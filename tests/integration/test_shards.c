@@ -8,13 +8,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "common/rpc.h"
+#include "common/graph_client.h"
 #include "common/shard.h"
 #include "common/time.h"
-#include "proto/engram/v1/graph.pb-c.h"
-#include "proto/engram/v1/vector.pb-c.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 enum { N_TENANTS = 8 };
@@ -63,15 +61,13 @@ static int entities(eg_proc *p, const char *t, const char *name, eg_code *code) 
   req.scope = &scope;
   req.queries = sqs;
   req.n_queries = 1;
-  ProtobufCMessage *r = NULL;
-  *code = eg_rpc_unary(c, "/engram.v1.Graph/State", &req.base,
-                       &engram__v1__state_response__descriptor, 0, &r, &e);
+  Engram__V1__StateResponse *s = NULL;
+  *code = eg_graphd_state(c, &req, &s, &e);
   int n = -1;
   if (*code == EG_OK) {
-    Engram__V1__StateResponse *s = (void *)r;
     n = 0;
     for (size_t i = 0; i < s->n_results; i++) n += (int)s->results[i]->n_values;
-    protobuf_c_message_free_unpacked(r, NULL);
+    protobuf_c_message_free_unpacked(&s->base, NULL);
   }
   eg_rpc_client_close(c);
   return n;
@@ -119,11 +115,9 @@ static void test_every_tenant_recalls_its_own(void) {
     Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
     req.scope = &scope;
     req.query = "What is my favourite colour?";
-    ProtobufCMessage *r = NULL;
+    Engram__V1__RecallResponse *resp = NULL;
     eg_err e;
-    EG_REQUIRE(eg_rpc_unary(cr, "/engram.v1.Recall/Recall", &req.base,
-                            &engram__v1__recall_response__descriptor, 0, &r, &e) == EG_OK);
-    Engram__V1__RecallResponse *resp = (void *)r;
+    EG_REQUIRE(eg_recalld_recall(cr, &req, &resp, &e) == EG_OK);
     char mine[32];
     snprintf(mine, sizeof mine, "Zorblax%d ", i);
     EG_CHECK(strstr(resp->context, mine) != NULL);
@@ -132,7 +126,7 @@ static void test_every_tenant_recalls_its_own(void) {
       snprintf(other, sizeof other, "Zorblax%d ", j);
       if (j != i) EG_CHECK(strstr(resp->context, other) == NULL);
     }
-    protobuf_c_message_free_unpacked(r, NULL);
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
   }
 }
 

@@ -14,9 +14,9 @@
 #include "common/rpc.h"
 #include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 static eg_cluster cl;
@@ -106,12 +106,10 @@ static void test_trusted_client(void) {
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &scope;
   rq.query = "What is my cat called?";
-  ProtobufCMessage *r = NULL;
-  EG_CHECK_INT(eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &rq.base,
-                            &engram__v1__recall_response__descriptor, 0, &r, &e),
-               EG_OK);
-  EG_CHECK(r && strstr(((Engram__V1__RecallResponse *)r)->context, "Quimby"));
-  if (r) protobuf_c_message_free_unpacked(r, NULL);
+  Engram__V1__RecallResponse *r = NULL;
+  EG_CHECK_INT(eg_recalld_recall(rec, &rq, &r, &e), EG_OK);
+  EG_CHECK(r && strstr(r->context, "Quimby"));
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   eg_rpc_client_close(ing);
   eg_rpc_client_close(rec);
 }
@@ -122,9 +120,9 @@ static void test_untrusted_clients(void) {
   for (int d = 0; d < EG_N_DAEMONS; d++) {
     int status = 0;
     eg_err e;
-    EG_CHECK(eg_health_check(cl.d[d].addr, "", &status, &e) != EG_OK); /* plaintext */
-    EG_CHECK(eg_health_check_tls(cl.d[d].addr, "", not_a_cert, &status, &e) != EG_OK);
-    EG_CHECK(eg_health_check_tls(cl.d[d].addr, "", rogue_path, &status, &e) != EG_OK);
+    EG_CHECK(eg_health_at(cl.d[d].addr, "", &status, &e) != EG_OK); /* plaintext */
+    EG_CHECK(eg_health_at_tls(cl.d[d].addr, "", not_a_cert, &status, &e) != EG_OK);
+    EG_CHECK(eg_health_at_tls(cl.d[d].addr, "", rogue_path, &status, &e) != EG_OK);
   }
 }
 

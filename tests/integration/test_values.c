@@ -14,9 +14,9 @@
 #include "common/rpc.h"
 #include "common/text.h"
 #include "proto/engram/v1/recall.pb-c.h"
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 #define HEADING "What the user values"
@@ -34,14 +34,13 @@ static Engram__V1__RecallResponse *ask_in(const char *tenant, const char *q, uin
   req.query_time = T("2025-04-01");
   req.k = 6;
   req.token_budget = budget;
-  ProtobufCMessage *r = NULL;
+  Engram__V1__RecallResponse *r = NULL;
   eg_err e;
-  if (eg_rpc_unary(rec, "/engram.v1.Recall/Recall", &req.base,
-                   &engram__v1__recall_response__descriptor, 0, &r, &e)) {
+  if (eg_recalld_recall(rec, &req, &r, &e)) {
     fprintf(stderr, "recall: %s\n", e.msg);
     return NULL;
   }
-  return (void *)r;
+  return r;
 }
 
 static Engram__V1__RecallResponse *ask(const char *q, uint32_t budget) {

@@ -10,19 +10,12 @@
 #include "common/rpc.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "tests/harness.h"
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 #include "tests/testlib.h"
 
 static char *dir;
 static eg_proc vd;
 static eg_rpc_client *cl;
-
-static eg_code call(const char *m, const ProtobufCMessage *req, const ProtobufCMessageDescriptor *d,
-                    ProtobufCMessage **resp, eg_err *e) {
-  char path[96];
-  snprintf(path, sizeof path, "/engram.v1.Vector/%s", m);
-  return eg_rpc_unary(cl, path, req, d, 0, resp, e);
-}
 
 static eg_code upsert_texts(const char *tenant, uint64_t first_id, const char *const *texts,
                             size_t n, const char *session, eg_err *e) {
@@ -42,9 +35,7 @@ static eg_code upsert_texts(const char *tenant, uint64_t first_id, const char *c
   req.scope = &scope;
   req.chunks = ps;
   req.n_chunks = n;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = call("Upsert", &req.base, &engram__v1__upsert_response__descriptor, &resp, e);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  eg_code rc = eg_vectord_upsert(cl, &req, NULL, e);
   free(cs);
   free(ps);
   return rc;
@@ -139,17 +130,15 @@ static void test_get_neighbours(void) {
   req.ids = &id;
   req.n_ids = 1;
   req.neighbours = 1;
-  ProtobufCMessage *resp;
+  Engram__V1__GetChunksResponse *r = NULL;
   eg_err e;
-  EG_REQUIRE(call("GetChunks", &req.base, &engram__v1__get_chunks_response__descriptor, &resp,
-                  &e) == EG_OK);
-  Engram__V1__GetChunksResponse *r = (void *)resp;
+  EG_REQUIRE(eg_vectord_get_chunks(cl, &req, &r, &e) == EG_OK);
   EG_CHECK_INT(r->n_chunks, 3); /* turns 1, 2, 3 of session s1 */
   bool has_text = false;
   for (size_t i = 0; i < r->n_chunks; i++)
     has_text |= strstr(r->chunks[i]->content, "Emma") != NULL;
   EG_CHECK(has_text);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 static void test_kill9_recovery(void) {
@@ -188,12 +177,11 @@ static void test_delete(void) {
   req.scope = &scope;
   req.ids = ids;
   req.n_ids = 2;
-  ProtobufCMessage *resp;
+  Engram__V1__DeleteResponse *resp = NULL;
   eg_err e;
-  EG_REQUIRE(call("Delete", &req.base, &engram__v1__delete_response__descriptor, &resp, &e) ==
-             EG_OK);
-  EG_CHECK_INT(((Engram__V1__DeleteResponse *)resp)->deleted, 1);
-  protobuf_c_message_free_unpacked(resp, NULL);
+  EG_REQUIRE(eg_vectord_delete(cl, &req, &resp, &e) == EG_OK);
+  EG_CHECK_INT(resp->deleted, 1);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   EG_CHECK(top("acme", "Emma married in Lisbon") != 3);
 }
 

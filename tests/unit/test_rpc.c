@@ -14,11 +14,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/health_client.h"
+#include "common/recall_client.h"
 #include "common/rpc.h"
 #include "common/time.h"
-#include "proto/engram/v1/recall.pb-c.h"
-#include "proto/engram/v1/vector.pb-c.h"
-#include "proto/grpc/health/v1/health.pb-c.h"
+#include "common/vector_client.h"
 #include "tests/testlib.h"
 
 static eg_code recall_handler(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,
@@ -117,30 +117,21 @@ static void wait_count(eg_metrics *m, const char *series, double n) {
 static eg_code recall(eg_rpc_client *c, const char *q, int64_t timeout_us, char **ctx, eg_err *e) {
   Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
   req.query = (char *)q;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_rpc_unary(c, "/engram.v1.Recall/Recall", &req.base,
-                            &engram__v1__recall_response__descriptor, timeout_us, &resp, e);
+  Engram__V1__RecallResponse *resp = NULL;
+  eg_rpc_request call = eg_recalld_recall_call(c, &req, &resp);
+  eg_code rc = eg_rpc_run(&call, timeout_us, e);
   if (ctx) *ctx = NULL;
   if (rc == EG_OK) {
-    if (ctx) *ctx = strdup(((Engram__V1__RecallResponse *)resp)->context);
-    protobuf_c_message_free_unpacked(resp, NULL);
+    if (ctx) *ctx = strdup(resp->context);
+    protobuf_c_message_free_unpacked(&resp->base, NULL);
   }
   return rc;
 }
 
 static int health(eg_rpc_client *c, const char *service, eg_code *rc_out) {
-  Grpc__Health__V1__HealthCheckRequest req = GRPC__HEALTH__V1__HEALTH_CHECK_REQUEST__INIT;
-  req.service = (char *)service;
-  ProtobufCMessage *resp = NULL;
   eg_err e;
-  eg_code rc = eg_rpc_unary(c, "/grpc.health.v1.Health/Check", &req.base,
-                            &grpc__health__v1__health_check_response__descriptor, 0, &resp, &e);
-  *rc_out = rc;
   int st = -1;
-  if (rc == EG_OK) {
-    st = ((Grpc__Health__V1__HealthCheckResponse *)resp)->status;
-    protobuf_c_message_free_unpacked(resp, NULL);
-  }
+  *rc_out = eg_health_status(c, service, &st, &e);
   return st;
 }
 
@@ -161,12 +152,10 @@ static void test_round_trip_and_errors(void) {
   EG_CHECK_STR(e.msg, "query 'fail' is refused");
   /* a method of the contract without a handler */
   Engram__V1__SearchRequest sreq = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  ProtobufCMessage *resp = NULL;
-  EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Vector/Search", &sreq.base,
-                            &engram__v1__search_response__descriptor, 0, &resp, &e),
-               EG_EUNIMPL);
+  EG_CHECK_INT(eg_vectord_search(c, &sreq, NULL, &e), EG_EUNIMPL);
   EG_CHECK(strstr(e.msg, "not implemented yet") != NULL);
-  /* a method nobody knows */
+  /* a method nobody knows (no typed client has one: the path is written out) */
+  ProtobufCMessage *resp = NULL;
   EG_CHECK_INT(eg_rpc_unary(c, "/engram.v1.Nope/Nothing", &sreq.base,
                             &engram__v1__search_response__descriptor, 0, &resp, &e),
                EG_EUNIMPL);
@@ -282,10 +271,7 @@ static void test_queue_full(void) {
   Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
   req.query = "sleep:300";
   eg_rpc_request rs[6];
-  for (int i = 0; i < 6; i++)
-    rs[i] = (eg_rpc_request){c,         "/engram.v1.Recall/Recall",
-                             &req.base, &engram__v1__recall_response__descriptor,
-                             NULL,      {0, ""}};
+  for (int i = 0; i < 6; i++) rs[i] = eg_recalld_recall_call(c, &req, NULL);
   eg_rpc_fanout(rs, 6, 5 * EG_US_PER_SEC);
   int ok = 0, full = 0;
   for (int i = 0; i < 6; i++) {
@@ -318,20 +304,18 @@ static void test_fanout_parallel(void) {
   Engram__V1__RecallRequest req = ENGRAM__V1__RECALL_REQUEST__INIT;
   req.query = "sleep:150";
   eg_rpc_request rs[8];
-  for (int i = 0; i < 8; i++)
-    rs[i] = (eg_rpc_request){c,         "/engram.v1.Recall/Recall",
-                             &req.base, &engram__v1__recall_response__descriptor,
-                             NULL,      {0, ""}};
+  Engram__V1__RecallResponse *answers[8];
+  for (int i = 0; i < 8; i++) rs[i] = eg_recalld_recall_call(c, &req, &answers[i]);
   int64_t t0 = eg_time_mono_us();
   EG_CHECK_INT(eg_rpc_fanout(rs, 8, 5 * EG_US_PER_SEC), EG_OK);
   int64_t took = eg_time_mono_us() - t0;
   /* 8 × 150 ms on 4 workers: ~300 ms in parallel, 1.2 s if serial */
   EG_CHECK(took >= 290000 && took < 900000);
   for (int i = 0; i < 8; i++) {
-    EG_CHECK(rs[i].resp != NULL);
-    if (rs[i].resp) {
-      EG_CHECK_STR(((Engram__V1__RecallResponse *)rs[i].resp)->context, "slept");
-      protobuf_c_message_free_unpacked(rs[i].resp, NULL);
+    EG_CHECK(answers[i] != NULL && &answers[i]->base == rs[i].resp); /* each its own answer */
+    if (answers[i]) {
+      EG_CHECK_STR(answers[i]->context, "slept");
+      protobuf_c_message_free_unpacked(&answers[i]->base, NULL);
     }
   }
   eg_rpc_client_close(c);

@@ -1,7 +1,7 @@
 /*
- * ingest_client.c — see ingest_client.h.
+ * ingest_helpers.c — see ingest_helpers.h.
  */
-#include "tests/ingest_client.h"
+#include "tests/ingest_helpers.h"
 
 #include <stdlib.h>
 
@@ -38,15 +38,9 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
                    : ENGRAM__V1__INGEST_MODE__INGEST_MODE_SYNC;
   req.enricher = enricher;
   req.salience = ic_salience;
-  ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(c, "/engram.v1.Ingest/IngestSession", &req.base,
-                            &engram__v1__ingest_response__descriptor, 0, &r, e);
+  eg_code rc = eg_ingestd_ingest_session(c, &req, resp, e);
   free(m);
   free(mp);
-  if (resp)
-    *resp = (void *)r;
-  else if (r)
-    protobuf_c_message_free_unpacked(r, NULL);
   return rc;
 }
 
@@ -63,9 +57,5 @@ eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, 
   req.n_queries = 1;
   req.k = k;
   req.include_content = true;
-  ProtobufCMessage *r = NULL;
-  eg_code rc = eg_rpc_unary(vectord, "/engram.v1.Vector/Search", &req.base,
-                            &engram__v1__search_response__descriptor, 0, &r, e);
-  *resp = (void *)r;
-  return rc;
+  return eg_vectord_search(vectord, &req, resp, e);
 }

@@ -1,11 +1,12 @@
 /*
- * graph_client.h — small helpers for tests and benchmarks that talk to graphd over gRPC.
+ * graph_helpers.h — requests to graphd that tests and benchmarks make often, built from a
+ * few values (an edge spec, a subject and relation), over the typed client
+ * (common/graph_client.h, included here for the calls they write out themselves).
  */
-#ifndef EG_TESTS_GRAPH_CLIENT_H
-#define EG_TESTS_GRAPH_CLIENT_H
+#ifndef EG_TESTS_GRAPH_HELPERS_H
+#define EG_TESTS_GRAPH_HELPERS_H
 
-#include "common/rpc.h"
-#include "proto/engram/v1/graph.pb-c.h"
+#include "common/graph_client.h"
 
 /* ISO-8601 → µs (aborts the test program on a typo: these are literals). */
 int64_t T(const char *iso);
@@ -71,9 +72,5 @@ eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint6
 /* How many commits History lists for (subject name, relation) in tenant's whole view. */
 size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
                       const char *relation);
-
-/* Generic call of a /engram.v1.Graph/<method>. */
-eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
-                const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, eg_err *err);
 
 #endif

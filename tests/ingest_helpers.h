@@ -1,15 +1,16 @@
 /*
- * ingest_client.h — helpers for tests and benchmarks that talk to ingestd and recalld.
+ * ingest_helpers.h — requests to ingestd and vectord that tests and benchmarks make often,
+ * built from a few values, over the typed clients (common/ingest_client.h,
+ * recall_client.h and vector_client.h, included here for the calls they write out).
  */
-#ifndef EG_TESTS_INGEST_CLIENT_H
-#define EG_TESTS_INGEST_CLIENT_H
+#ifndef EG_TESTS_INGEST_HELPERS_H
+#define EG_TESTS_INGEST_HELPERS_H
 
 #include <stdbool.h>
 
-#include "common/rpc.h"
-#include "proto/engram/v1/ingest.pb-c.h"
-#include "proto/engram/v1/recall.pb-c.h"
-#include "proto/engram/v1/vector.pb-c.h"
+#include "common/ingest_client.h"
+#include "common/recall_client.h"
+#include "common/vector_client.h"
 
 /* Ingest messages given as (role, text) pairs as one session of tenant/user said at
  * session_time, sync or async. *resp (when resp is non-NULL) is freed by the caller with

@@ -1,7 +1,7 @@
 /*
- * graph_client.c — graphd request helpers for tests and benchmarks.
+ * graph_helpers.c — see graph_helpers.h.
  */
-#include "tests/graph_client.h"
+#include "tests/graph_helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,13 +17,6 @@ int64_t T(const char *iso) {
     abort();
   }
   return v;
-}
-
-eg_code gc_call(eg_rpc_client *c, const char *method, const ProtobufCMessage *req,
-                const ProtobufCMessageDescriptor *resp_desc, ProtobufCMessage **resp, eg_err *err) {
-  char path[128];
-  snprintf(path, sizeof path, "/engram.v1.Graph/%s", method);
-  return eg_rpc_unary(c, path, req, resp_desc, 0, resp, err);
 }
 
 eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user,
@@ -61,11 +54,7 @@ eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user,
   req.edges = edges;
   req.n_edges = 1;
   req.import_mode = s->t_commit > 0;
-  ProtobufCMessage *resp = NULL;
-  eg_code rc =
-      gc_call(c, "Commit", &req.base, &engram__v1__commit_response__descriptor, &resp, err);
-  *out = rc ? NULL : (Engram__V1__CommitResponse *)resp;
-  return rc;
+  return eg_graphd_commit(c, &req, out, err);
 }
 
 uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
@@ -110,8 +99,7 @@ eg_code gc_state_as(eg_rpc_client *c, const char *tenant, const char *user, cons
   req.n_queries = 1;
   req.valid_at = valid_at;
   req.known_at = known_at;
-  return gc_call(c, "State", &req.base, &engram__v1__state_response__descriptor,
-                 (ProtobufCMessage **)resp, err);
+  return eg_graphd_state(c, &req, resp, err);
 }
 
 const char *gc_value(eg_rpc_client *c, const char *tenant, const char *subject,
@@ -149,16 +137,16 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
   req.valid_at = valid_at;
   req.known_at = known_at;
   req.max_depth = max_depth;
-  ProtobufCMessage *resp = NULL;
+  Engram__V1__WalkResponse *resp = NULL;
   eg_err e;
-  eg_code rc = gc_call(c, "Walk", &req.base, &engram__v1__walk_response__descriptor, &resp, &e);
+  eg_code rc = eg_graphd_walk(c, &req, &resp, &e);
   if (rc) return -(int)rc;
-  Engram__V1__ClaimStatus *cs = ((Engram__V1__WalkResponse *)resp)->statuses[0];
+  Engram__V1__ClaimStatus *cs = resp->statuses[0];
   int st = cs->status;
   if (superseding_id) *superseding_id = cs->superseding ? cs->superseding->id : 0;
   if (skipped) *skipped = cs->skipped_links;
   if (chain_len) *chain_len = cs->n_chain;
-  protobuf_c_message_free_unpacked(resp, NULL);
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
   return st;
 }
 
@@ -176,8 +164,7 @@ eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const
   h.subject = &ref;
   h.relation = (char *)(relation ? relation : "");
   h.known_at = known_at;
-  return gc_call(c, "History", &h.base, &engram__v1__history_response__descriptor,
-                 (ProtobufCMessage **)resp, err);
+  return eg_graphd_history(c, &h, resp, err);
 }
 
 size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
@@ -201,12 +188,5 @@ eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint6
   req.edge_id = edge_id;
   req.kind = kind;
   req.note = (char *)(note ? note : "");
-  ProtobufCMessage *r = NULL;
-  eg_code rc = gc_call(c, "RecordOutcome", &req.base,
-                       &engram__v1__record_outcome_response__descriptor, &r, err);
-  if (resp)
-    *resp = (Engram__V1__RecordOutcomeResponse *)r;
-  else if (r)
-    protobuf_c_message_free_unpacked(r, NULL);
-  return rc;
+  return eg_graphd_record_outcome(c, &req, resp, err);
 }
