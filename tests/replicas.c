@@ -1,5 +1,5 @@
 /*
- * replicas.c — graphd replicas over a PostgreSQL log for tests and benchmarks (replicas.h).
+ * replicas.c — graphd or vectord replicas over a PostgreSQL log for tests and benchmarks (replicas.h).
  */
 #include "tests/replicas.h"
 
@@ -19,11 +19,17 @@ static eg_code start_one(eg_replicas *rs, int i, eg_err *err) {
   char dir[600];
   snprintf(dir, sizeof dir, "%s/r%d", rs->dir, i);
   mkdir(dir, 0755);
-  return eg_harness_start("graphd", dir, extra, &rs->r[i], err);
+  return eg_harness_start(rs->daemon, dir, extra, &rs->r[i], err);
 }
 
 eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err) {
+  return eg_replicas_start_of(rs, "graphd", n, durable, err);
+}
+
+eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable,
+                             eg_err *err) {
   memset(rs, 0, sizeof *rs);
+  snprintf(rs->daemon, sizeof rs->daemon, "%s", daemon);
   if (n < 1 || n > EG_MAX_REPLICAS)
     return eg_err_set(err, EG_EINVAL, "1 to %d replicas", EG_MAX_REPLICAS);
   rs->n = n;
@@ -54,11 +60,11 @@ void eg_replicas_stop(eg_replicas *rs, bool keep) {
 
 int eg_replicas_writer(eg_replicas *rs, int64_t timeout_us) {
   int64_t until = eg_time_mono_us() + timeout_us;
+  char series[96];
+  snprintf(series, sizeof series, "engram_%s_replication_role{role=\"writer\"}", rs->daemon);
   do {
     for (int i = 0; i < rs->n; i++)
-      if (rs->r[i].pid && eg_metric_value(rs->r[i].metrics_port,
-                                          "engram_graphd_replication_role{role=\"writer\"}") == 1)
-        return i;
+      if (rs->r[i].pid && eg_metric_value(rs->r[i].metrics_port, series) == 1) return i;
     usleep(20000);
   } while (eg_time_mono_us() < until);
   return -1;
@@ -96,11 +102,13 @@ static int named_writer(const eg_writer_client *wc, const char *msg) {
   return -1;
 }
 
-eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,
-                         const eg_edge_spec *s, int64_t give_up_us,
-                         Engram__V1__CommitResponse **resp, eg_err *err) {
+/* One attempt of a write at a replica. */
+typedef eg_code (*attempt_fn)(eg_rpc_client *c, void *ctx, eg_err *err);
+
+static eg_code follow_writer(eg_writer_client *wc, attempt_fn attempt, void *ctx,
+                             int64_t give_up_us, eg_err *err) {
   for (;;) {
-    eg_code rc = gc_commit_resp(wc->c[wc->target], tenant, user, s, resp, err);
+    eg_code rc = attempt(wc->c[wc->target], ctx, err);
     if (rc == EG_OK) return EG_OK;
     if (rc != EG_EUNAVAIL && rc != EG_ETIMEOUT) return rc; /* a real refusal */
     if (eg_time_mono_us() >= give_up_us) return rc;
@@ -113,4 +121,41 @@ eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *u
     wc->target = (wc->target + 1) % wc->rs->n; /* down, or no writer known yet */
     usleep(20000);
   }
+}
+
+typedef struct call_args {
+  const char *method;
+  const ProtobufCMessage *req;
+  const ProtobufCMessageDescriptor *desc;
+  ProtobufCMessage **resp;
+} call_args;
+
+static eg_code call_attempt(eg_rpc_client *c, void *ctx, eg_err *err) {
+  call_args *a = ctx;
+  return gc_call(c, a->method, a->req, a->desc, a->resp, err);
+}
+
+eg_code eg_writer_call(eg_writer_client *wc, const char *method, const ProtobufCMessage *req,
+                       const ProtobufCMessageDescriptor *resp_desc, int64_t give_up_us,
+                       ProtobufCMessage **resp, eg_err *err) {
+  call_args a = {method, req, resp_desc, resp};
+  return follow_writer(wc, call_attempt, &a, give_up_us, err);
+}
+
+typedef struct commit_args {
+  const char *tenant, *user;
+  const eg_edge_spec *s;
+  Engram__V1__CommitResponse **resp;
+} commit_args;
+
+static eg_code commit_attempt(eg_rpc_client *c, void *ctx, eg_err *err) {
+  commit_args *a = ctx;
+  return gc_commit_resp(c, a->tenant, a->user, a->s, a->resp, err);
+}
+
+eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,
+                         const eg_edge_spec *s, int64_t give_up_us,
+                         Engram__V1__CommitResponse **resp, eg_err *err) {
+  commit_args a = {tenant, user, s, resp};
+  return follow_writer(wc, commit_attempt, &a, give_up_us, err);
 }

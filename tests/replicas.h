@@ -1,6 +1,6 @@
 /*
- * replicas.h — graphd replicas of one shard over a real PostgreSQL log, for the
- * replication tests and benchmark: the cluster (tests/pg.h + tests/harness.h), which one
+ * replicas.h — graphd or vectord replicas of one shard over a real PostgreSQL log, for
+ * the replication tests and benchmark: the cluster (tests/pg.h + tests/harness.h), which one
  * is the writer (its /metrics), and a client that follows the writer the way a real one
  * would — on UNAVAILABLE it reads "writer=<addr>" from the message, else tries the next.
  */
@@ -15,15 +15,19 @@
 #define EG_MAX_REPLICAS 4
 
 typedef struct eg_replicas {
-  char *dir; /* temp dir: r0/, r1/ … (owned) */
+  char daemon[16]; /* "graphd" or "vectord" */
+  char *dir;       /* temp dir: r0/, r1/ … (owned) */
   eg_pg pg;
   int n;
   eg_proc r[EG_MAX_REPLICAS];
   char dsn_flag[200]; /* "--replog-dsn=…" */
 } eg_replicas;
 
-/* PostgreSQL (durable: fsync on) and n graphd replicas of shard graph-0; waits until one
- * of them is the writer. */
+/* PostgreSQL (durable: fsync on) and n replicas of daemon's shard 0 ("graphd": graph-0,
+ * "vectord": vector-0); waits until one of them is the writer. */
+eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable,
+                             eg_err *err);
+/* eg_replicas_start_of graphd. */
 eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err);
 /* Start replica i again (same data dir and ports) after it was stopped or killed. */
 eg_code eg_replicas_restart(eg_replicas *rs, int i, eg_err *err);
@@ -43,6 +47,12 @@ typedef struct eg_writer_client {
 eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us,
                               eg_err *err);
 void eg_writer_client_close(eg_writer_client *wc);
+/* Call method with req (as gc_call), following the writer on UNAVAILABLE (and a replica
+ * that does not answer), retrying until give_up_us (monotonic); the write must be safe to
+ * send again. */
+eg_code eg_writer_call(eg_writer_client *wc, const char *method, const ProtobufCMessage *req,
+                       const ProtobufCMessageDescriptor *resp_desc, int64_t give_up_us,
+                       ProtobufCMessage **resp, eg_err *err);
 /* Commit s (an identical retry is the same edge: graphd's identity), following the writer
  * on UNAVAILABLE, retrying until give_up_us (monotonic). *resp as gc_commit_resp. */
 eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,

@@ -271,19 +271,3 @@ eg_code eg_graph_apply(eg_graph *g, const eg_replog_record *recs, size_t n, eg_e
 /* ---- positions and watermarks ------------------------------------------------------------ */
 
 uint64_t eg_graph_position(eg_graph *g) { return eg_kv_position(g->store); }
-
-void eg_graph_watermark(uint64_t pos, char *buf, size_t len) {
-  snprintf(buf, len, "g1:%llx", (unsigned long long)pos);
-}
-
-eg_code eg_graph_watermark_parse(const char *w, uint64_t *pos, eg_err *err) {
-  unsigned long long v;
-  int used = 0;
-  if (!w || sscanf(w, "g1:%16llx%n", &v, &used) != 1 || w[used])
-    return eg_err_set(
-        err, EG_EINVAL,
-        "malformed watermark '%.40s' (expected g1:<hex>, from a graph write's response)",
-        w ? w : "");
-  *pos = v;
-  return EG_OK;
-}

@@ -33,63 +33,23 @@ static const eg_cfg_opt graphd_opts[] = {
      "derivation rules file (docs/preferences.md); empty = no derived conclusions", 0, 0, 0},
     {"derive_max_matches", EG_CFG_INT, "1000",
      "current edges the derivation rules examine per commit", 0, 1, 1000000},
-    {"replog_dsn", EG_CFG_STR, "",
-     "PostgreSQL connection string of the shard's replicated log (deploy/REPLICATION.md); empty = "
-     "a single node",
-     EG_CFG_SECRET, 0, 0},
-    {"replog_shard", EG_CFG_STR, "", "the log's name for this shard; empty = graph-<shard_index>",
-     0, 0, 0},
-    {"replog_advertise", EG_CFG_STR, "",
-     "host:port clients send writes to while this replica is the writer; empty = grpc_addr's host, "
-     "the bound port",
-     0, 0, 0},
-    {"replog_batch", EG_CFG_INT, "512", "log records a follower reads and applies at a time", 0, 1,
-     100000},
+    EG_REPLICA_OPTS("graph"),
 };
 
 typedef struct graphd {
   eg_graph *graph;
   eg_replica *replica; /* NULL: a single node */
-  char grpc_host[256]; /* for the advertised address */
-  char advertise[256]; /* replog_advertise as configured ("" = derive it) */
   eg_graphd_svc svc;
   eg_rpc_service service;
 } graphd;
 
-/* A replica of the shard's log when replog_dsn is set. */
-static eg_code replica_open(graphd *g, const eg_cfg *c, eg_metrics *m, eg_err *err) {
-  const char *dsn = eg_cfg_str(c, "replog_dsn");
-  if (!*dsn) return EG_OK;
-  char shard[128];
-  const char *name = eg_cfg_str(c, "replog_shard");
-  if (*name)
-    snprintf(shard, sizeof shard, "%s", name);
-  else
-    snprintf(shard, sizeof shard, "graph-%u", eg_shard_index());
-  eg_replica_opts o = {.dsn = dsn, .shard = shard, .batch = (int)eg_cfg_int(c, "replog_batch")};
-  snprintf(g->advertise, sizeof g->advertise, "%s", eg_cfg_str(c, "replog_advertise"));
-  int port;
-  eg_code rc =
-      eg_split_hostport(eg_cfg_str(c, "grpc_addr"), g->grpc_host, sizeof g->grpc_host, &port, err);
-  if (rc) return rc;
-  return eg_replica_new(g->graph, &o, m, &g->replica, err);
+/* What a follower applies: the log's records, to the graph. */
+static eg_code graph_apply(void *g, const eg_replog_record *recs, size_t n, eg_err *err) {
+  return eg_graph_apply(g, recs, n, err);
 }
 
 static eg_code graphd_started(void *state, int grpc_port, eg_err *err) {
-  graphd *g = state;
-  if (!g->replica) return EG_OK;
-  char addr[300];
-  if (*g->advertise) {
-    snprintf(addr, sizeof addr, "%s", g->advertise);
-  } else {
-    char host[256];
-    snprintf(host, sizeof host, "%s", g->grpc_host);
-    /* listening on every interface: name this host */
-    if (!*host || !strcmp(host, "0.0.0.0") || !strcmp(host, "::"))
-      gethostname(host, sizeof host - 1);
-    snprintf(addr, sizeof addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, grpc_port);
-  }
-  return eg_replica_start(g->replica, addr, err);
+  return eg_replica_serve(((graphd *)state)->replica, grpc_port, err);
 }
 
 static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
@@ -119,7 +79,10 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);
-  if (!rc && (rc = replica_open(g, c, eg_daemon_metrics(d), err))) eg_graph_close(g->graph);
+  if (!rc && (rc = eg_replica_configure(c, "graph", "graphd", eg_graph_store(g->graph),
+                                        graph_apply, g->graph, eg_daemon_metrics(d), &g->replica,
+                                        err)))
+    eg_graph_close(g->graph);
   if (rc) {
     free(g);
     return rc;

@@ -124,10 +124,6 @@ eg_code eg_graph_set_retention_policy(eg_graph *g, const Engram__V1__SetRetentio
 
 /* The last log position this store made durable (its own in single-node mode). */
 uint64_t eg_graph_position(eg_graph *g);
-/* The watermark text of a position ("g1:<hex>"), into buf. */
-void eg_graph_watermark(uint64_t pos, char *buf, size_t len);
-/* Parse a watermark; EG_EINVAL naming the expected form. */
-eg_code eg_graph_watermark_parse(const char *w, uint64_t *pos, eg_err *err);
 
 /*
  * A follower's application of records read from the log, in order, each at its position

@@ -11,22 +11,13 @@
 #include "services/graphd/rpc.h"
 
 #include "common/scope.h"
-#include "common/time.h"
 
-#define WATERMARK_WAIT_DEFAULT_US (10 * EG_US_PER_SEC) /* a read without a deadline */
+#define WATERMARK_TAG 'g' /* "g1:<hex>" (common/replica.h) */
 
 typedef enum call_kind { READ, WRITE, RESOLVE } call_kind;
 
 typedef eg_code (*engine_fn)(eg_graph *g, const ProtobufCMessage *req, eg_arena *a,
                              ProtobufCMessage *resp, eg_err *err);
-
-/* The message's `watermark` string field, or NULL when it has none. */
-static char **watermark_field(const ProtobufCMessage *m) {
-  const ProtobufCFieldDescriptor *f =
-      protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "watermark");
-  if (!f || f->type != PROTOBUF_C_TYPE_STRING) return NULL;
-  return (char **)((char *)m + f->offset);
-}
 
 /* ResolveEntities writes only when a mention asks to create. */
 static bool resolve_writes(const ProtobufCMessage *m) {
@@ -36,39 +27,23 @@ static bool resolve_writes(const ProtobufCMessage *m) {
   return false;
 }
 
-static eg_code wait_for_watermark(eg_graphd_svc *s, eg_rpc_call *call, const ProtobufCMessage *req,
-                                  eg_err *err) {
-  char **w = watermark_field(req);
-  if (!w || !*w || !**w) return EG_OK;
-  uint64_t pos;
-  eg_code rc = eg_graph_watermark_parse(*w, &pos, err);
-  if (rc) return rc;
-  int64_t deadline = eg_rpc_deadline_us(call);
-  if (deadline == INT64_MAX) deadline = eg_time_now_us() + WATERMARK_WAIT_DEFAULT_US;
-  return eg_kv_wait_position(eg_graph_store(s->graph), pos, deadline, err);
-}
-
 static eg_code graph_call(eg_graphd_svc *s, eg_rpc_call *call, call_kind kind,
                           const ProtobufCMessage *req, ProtobufCMessage *resp, engine_fn fn,
                           eg_err *err) {
   eg_arena *a = eg_rpc_arena(call);
   if (kind == READ || (kind == RESOLVE && !resolve_writes(req))) {
-    eg_code rc = wait_for_watermark(s, call, req, err);
+    uint64_t pos;
+    int64_t deadline = 0;
+    eg_code rc = eg_watermark_of_request(call, req, WATERMARK_TAG, "graph", &pos, &deadline, err);
+    if (!rc && pos) rc = eg_kv_wait_position(eg_graph_store(s->graph), pos, deadline, err);
     return rc ? rc : fn(s->graph, req, a, resp, err);
   }
   eg_code rc = eg_replica_write_begin(s->replica, err);
   if (rc) return rc;
   rc = fn(s->graph, req, a, resp, err);
   eg_replica_write_end(s->replica);
-  char **w = watermark_field(resp);
-  if (!rc && w) {
-    /* The position durable now: this write's, or a later one (waiting for it is as good). */
-    char buf[32];
-    eg_graph_watermark(eg_graph_position(s->graph), buf, sizeof buf);
-    *w = eg_arena_strdup(a, buf);
-    if (!*w) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  return rc;
+  /* The position durable now: this write's, or a later one (waiting for it is as good). */
+  return rc ? rc : eg_watermark_set(call, resp, WATERMARK_TAG, eg_graph_position(s->graph), err);
 }
 
 /* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */

@@ -6,7 +6,7 @@
 
 #include "common/rpc.h"
 #include "services/graphd/graph.h"
-#include "services/graphd/replica.h"
+#include "common/replica.h"
 
 /* What the handlers serve: the graph, and the replica's role when there is a log. */
 typedef struct eg_graphd_svc {

@@ -13,9 +13,8 @@
 #include "common/shard.h"
 #include "lang/embed.h"
 #include "services/daemons.h"
+#include "services/vectord/rpc.h"
 #include "services/vectord/vec.h"
-
-eg_rpc_service eg_vectord_service(eg_vec *v);
 
 static const eg_cfg_opt vectord_opts[] = {
     EG_SHARD_OPTS,
@@ -64,13 +63,21 @@ static const eg_cfg_opt vectord_opts[] = {
      "seconds between retention sweeps of the loaded tenants (0 = none)", 0, 0, 86400 * 7},
     {"query_cache", EG_CFG_INT, "4096", "query texts whose vectors are kept for repeats (0 = none)",
      0, 0, 1 << 20},
+    EG_REPLICA_OPTS("vector"),
 };
 
 typedef struct vectord {
   eg_embedder *emb;
   eg_vec *vec;
+  eg_replica *replica; /* NULL: a single node */
+  eg_vectord_svc svc;
   eg_rpc_service service;
 } vectord;
+
+/* What a follower applies: the log's records, to the chunk store and indexes. */
+static eg_code vec_apply(void *v, const eg_replog_record *recs, size_t n, eg_err *err) {
+  return eg_vec_apply(v, recs, n, err);
+}
 
 static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
@@ -114,12 +121,17 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .sweep_secs = (uint32_t)eg_cfg_int(c, "retention_sweep_secs"),
       .retention_off = strcmp(ret, "off") == 0,
   };
-  if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err))) {
+  if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err)) ||
+      (rc = eg_replica_configure(c, "vector", "vectord", eg_vec_store(vd->vec), vec_apply, vd->vec,
+                                 eg_daemon_metrics(d), &vd->replica, err))) {
+    eg_vec_close(vd->vec);
     eg_embedder_close(vd->emb);
     free(vd);
     return rc;
   }
-  vd->service = eg_vectord_service(vd->vec);
+  eg_vec_set_replica(vd->vec, vd->replica);
+  vd->svc = (eg_vectord_svc){vd->vec, vd->replica};
+  vd->service = eg_vectord_service(&vd->svc);
   *state = vd;
   return EG_OK;
 }
@@ -129,8 +141,14 @@ static size_t vectord_services(void *state, const eg_rpc_service **out) {
   return 1;
 }
 
+static eg_code vectord_started(void *state, int grpc_port, eg_err *err) {
+  return eg_replica_serve(((vectord *)state)->replica, grpc_port, err);
+}
+
 static void vectord_close(void *state) {
   vectord *vd = state;
+  eg_vec_set_replica(vd->vec, NULL); /* stops the sweeper, which passes the replica's gate */
+  eg_replica_free(vd->replica);
   eg_vec_close(vd->vec);
   eg_embedder_close(vd->emb);
   free(vd);
@@ -145,5 +163,6 @@ const eg_daemon_spec eg_vectord_daemon = {
     .n_opts = sizeof vectord_opts / sizeof *vectord_opts,
     .open = vectord_open,
     .services = vectord_services,
+    .started = vectord_started,
     .close = vectord_close,
 };

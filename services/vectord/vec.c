@@ -464,6 +464,13 @@ void eg_vt_maybe_rebuild(eg_vec *v, vtenant *t) {
   pthread_detach(th);
 }
 
+eg_kv *eg_vec_store(eg_vec *v) { return v->kv; }
+
+void eg_vec_set_replica(eg_vec *v, eg_replica *r) {
+  if (!r) eg_vret_stop(v); /* the sweeper may be passing the gate of the one going away */
+  v->replica = r;
+}
+
 void eg_vec_quiesce(eg_vec *v) {
   pthread_mutex_lock(&v->bmu);
   while (v->builds_running) pthread_cond_wait(&v->bcv, &v->bmu);
@@ -708,17 +715,18 @@ vtenant *eg_vt_get(eg_vec *v, const char *tenant, bool create, eg_code *out_rc, 
     pthread_mutex_unlock(&v->tmu);
     return NULL;
   }
-  if (!known) { /* register the tenant now so its number is stable */
-    eg_kvtxn *txn = eg_kv_begin(v->kv);
-    eg_tenant *ten;
-    eg_code rc =
-        txn ? eg_kvtxn_tenant(txn, tenant, &ten, err) : eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!known) { /* register the tenant now so its number is stable: a write of its own */
+    eg_arena *a = eg_arena_new(4096, 0);
+    vwrite w;
+    eg_code rc = a ? eg_vw_begin(v, tenant, "", true, a, &w, err)
+                   : eg_err_set(err, EG_ENOMEM, "out of memory");
     if (!rc) {
-      T = ten->id;
-      rc = eg_kvtxn_commit(txn, err);
-    } else if (txn) {
-      eg_kvtxn_abort(txn);
+      T = w.ten_id;
+      w.body.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_TENANT;
+      w.body.tenant = &(Engram__V1__VectorTenant)ENGRAM__V1__VECTOR_TENANT__INIT;
+      rc = eg_vw_commit(&w, NULL, 0, NULL, err);
     }
+    eg_arena_free(a);
     if (rc) {
       pthread_mutex_unlock(&v->tmu);
       *out_rc = rc;
@@ -842,6 +850,8 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   pthread_cond_init(&v->bcv, NULL);
   pthread_mutex_init(&v->smu, NULL);
   pthread_cond_init(&v->scv, NULL);
+  pthread_mutex_init(&v->vmu, NULL);
+  pthread_cond_init(&v->vcv, NULL);
   v->tenants = eg_map_new();
   v->qcache = eg_qcache_new(opts->query_cache, v->emb ? v->emb->dim : 0);
   if (metrics) {
@@ -902,5 +912,7 @@ void eg_vec_close(eg_vec *v) {
   pthread_cond_destroy(&v->bcv);
   pthread_mutex_destroy(&v->smu);
   pthread_cond_destroy(&v->scv);
+  pthread_mutex_destroy(&v->vmu);
+  pthread_cond_destroy(&v->vcv);
   free(v);
 }

@@ -19,7 +19,10 @@
 
 #include "common/arena.h"
 #include "common/err.h"
+#include "common/kv.h"
 #include "common/metrics.h"
+#include "common/replica.h"
+#include "common/replog.h"
 #include "lang/embed.h"
 #include "proto/engram/v1/common.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
@@ -79,6 +82,23 @@ eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequ
                              eg_err *err);
 eg_code eg_vec_sweep(eg_vec *v, const Engram__V1__SweepRetentionRequest *req, eg_arena *a,
                      Engram__V1__SweepRetentionResponse *resp, eg_err *err);
+
+/* ---- replication (vec_apply.c, deploy/REPLICATION.md) ---- */
+
+/* The chunk store (for the replica of its log). */
+eg_kv *eg_vec_store(eg_vec *v);
+/* The replica whose write gate the background sweeper passes; NULL (before the replica
+ * is freed) stops the sweeper. */
+void eg_vec_set_replica(eg_vec *v, eg_replica *r);
+/* The last log position the store made durable (its own on a single node). */
+uint64_t eg_vec_position(eg_vec *v);
+/* Wait until position pos is durable and searchable here (every write up to it done in
+ * memory too), up to deadline_us (CLOCK_REALTIME µs); EG_ETIMEOUT then, naming the
+ * position reached. */
+eg_code eg_vec_wait_visible(eg_vec *v, uint64_t pos, int64_t deadline_us, eg_err *err);
+/* A follower's application of records read from the log, in order, each at its position
+ * (> eg_vec_position): the store, then the indexes, through the writer's own write path. */
+eg_code eg_vec_apply(eg_vec *v, const eg_replog_record *recs, size_t n, eg_err *err);
 
 /* Wait until no background index build is running (tests, benchmarks). */
 void eg_vec_quiesce(eg_vec *v);

@@ -12,8 +12,10 @@
 #include "common/keybuf.h"
 #include "common/kv.h"
 #include "common/map.h"
+#include "common/replica.h"
 #include "common/retention.h"
 #include "lang/tokenize.h"
+#include "proto/engram/v1/vector_log.pb-c.h"
 #include "services/vectord/bm25.h"
 #include "services/vectord/vec.h"
 
@@ -101,6 +103,10 @@ struct eg_vec {
   pthread_mutex_t cmu;          /* loads concepts */
   struct eg_concepts *concepts; /* WordNet's nouns, read at the first Upsert; NULL = none */
   bool concepts_tried;
+  eg_replica *replica; /* the write gate of the background sweeper; NULL = alone */
+  pthread_mutex_t vmu; /* guards vis; with vcv, eg_vec_wait_visible */
+  pthread_cond_t vcv;
+  struct vis_token *vis; /* writes whose memory half is not done yet */
 };
 
 /* The tenant's in-memory index, loaded from the store on first use. create: make it
@@ -176,6 +182,50 @@ uint64_t eg_str_hash(const char *s);
  * NULL when absent. */
 Engram__V1__Chunk *eg_vt_load_chunk(eg_vec *v, uint64_t T, uint64_t id, bool content, eg_arena *a);
 
+/* ---- the write path (vec_apply.c) ---- */
+
+/* A write between its commit and the end of its memory half: a lower bound of its log
+ * position, then the position (eg_vec_wait_visible waits for it). */
+typedef struct vis_token {
+  uint64_t pos;
+  struct vis_token *prev, *next;
+} vis_token;
+
+/* One write of a tenant: the store transaction and the record it applies. */
+typedef struct vwrite {
+  eg_vec *v;
+  eg_arena *a;
+  const char *tenant, *user;
+  eg_kvtxn *txn;
+  eg_tenant *ten;               /* NULL: a write that touches no tenant */
+  uint64_t ten_id;              /* ten->id, or 0 */
+  Engram__V1__VectorWrite body; /* what the writer resolved: set one case before commit */
+} vwrite;
+
+/* What applying a write did, for its response. */
+typedef struct vresult {
+  uint64_t pos;                        /* the log position it committed */
+  uint32_t count;                      /* chunks deleted, published, erased (live ones) */
+  uint64_t promoted, demoted, evicted; /* moves; an erasure: evicted chunks' records erased */
+  uint64_t cached;                     /* an erasure: cached query texts dropped */
+} vresult;
+
+/* Begin a write: the store's write lock and, with_tenant, the tenant (created when new). */
+eg_code eg_vw_begin(eg_vec *v, const char *tenant, const char *user, bool with_tenant, eg_arena *a,
+                    vwrite *w, eg_err *err);
+/*
+ * Apply w.body: its store half in w's transaction, committed as the next log position
+ * (the writer, or a single node: the record goes to the log) or at position `applied` (a
+ * follower applying the log), then its memory half on t (NULL: the tenant's index is not
+ * loaded; it loads from the store). Caller holds t->writer, except for an erasure of the
+ * whole tenant (which drops t). w is finished either way. out may be NULL.
+ */
+eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_err *err);
+void eg_vw_abort(vwrite *w);
+/* Access histories in records. */
+void eg_vaccess_msg(eg_arena *a, const eg_access *acc, Engram__V1__AccessHistory *m);
+void eg_vaccess_of(const Engram__V1__AccessHistory *m, eg_access *acc);
+
 /* ---- retention (vec_retention.c) ---- */
 /* The stored retention record of a chunk: u8 tier | u8 private | i64 tier_since | u64 user_h
  * | u64 agent_h | i64 stored_at | f32 salience | eg_access — enough to answer for an evicted
@@ -191,8 +241,14 @@ double eg_vret_r(const vtenant *t, const vdoc *d, int64_t now);
 static inline eg_bm25 *eg_vt_bm25(const vtenant *t, uint8_t tier) {
   return tier == EG_TIER_COLD ? t->bm25_cold : t->bm25;
 }
-/* Delete the retention records of a user's evicted chunks (erasure); how many. */
-uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h);
+/* Delete, in txn, the retention records of a user's evicted chunks in tenant T (erasure);
+ * how many. */
+uint64_t eg_vret_erase_evicted(eg_vec *v, eg_kvtxn *txn, uint64_t T, uint64_t user_h);
+/* The two halves of a write of tier moves (eg_vw_commit): the retention records (and an
+ * evicted chunk's content) in txn; then the indexes and docs, counting into out. */
+eg_code eg_vret_moves_store(eg_vec *v, vtenant *t, eg_kvtxn *txn, const Engram__V1__VectorMoves *m,
+                            eg_err *err);
+void eg_vret_moves_memory(eg_vec *v, vtenant *t, const Engram__V1__VectorMoves *m, vresult *out);
 /* Start / stop the background sweeper. */
 void eg_vret_start(eg_vec *v);
 void eg_vret_stop(eg_vec *v);

@@ -89,7 +89,8 @@ static float *stored_vectors(eg_vec *v, const vtenant *t, uint64_t chunk_id) {
 
 /* A live slot's new tier in memory, its words moved when they change BM25 index; its
  * vectors are the caller's (taken out and added in batches). */
-static void set_tier(vtenant *t, uint32_t slot, uint8_t to, const char *terms, size_t terms_len) {
+static void set_tier(vtenant *t, uint32_t slot, uint8_t to, int64_t since, const char *terms,
+                     size_t terms_len) {
   vdoc *d = &t->docs[slot];
   if (eg_vt_bm25(t, d->tier) != eg_vt_bm25(t, (uint8_t)to)) { /* its words change index too */
     eg_bm25_remove(eg_vt_bm25(t, d->tier), slot);
@@ -104,7 +105,7 @@ static void set_tier(vtenant *t, uint32_t slot, uint8_t to, const char *terms, s
   t->n_tier[d->tier]--;
   t->n_tier[to]++;
   d->tier = to;
-  d->tier_since = eg_time_now_us();
+  d->tier_since = since;
 }
 
 /* Slots (and their vectors) on their way into or out of an index. */
@@ -117,102 +118,180 @@ typedef struct slot_batch {
 /* ---- moves: store first, then memory
  * ------------------------------------------------------------- */
 
+/* A move as the writer resolves it. */
 typedef struct vmove {
   uint32_t slot;
   uint64_t chunk_id;
-  vdoc after;  /* the doc as it will be (tier, acc) */
-  float *vecs; /* stored vectors, when it enters an index */
-  char *terms; /* stored terms, when it enters or leaves the cold tier */
-  size_t terms_len;
+  vdoc after; /* the doc as it will be (tier, acc) */
 } vmove;
 
-/* What a move needs from the store: the vectors when the chunk enters the dense indexes,
- * its terms when it enters or leaves the cold tier. */
-static void load_for_move(eg_vec *v, const vtenant *t, vmove *m, uint8_t from) {
-  uint8_t to = m->after.tier;
-  if (to == from || to == EG_TIER_EVICTED) return;
-  if (eg_vt_indexed(to) && !eg_vt_indexed(from)) m->vecs = stored_vectors(v, t, m->chunk_id);
-  if ((to == EG_TIER_COLD) != (from == EG_TIER_COLD)) {
-    uint8_t k[16];
-    KEY2(k, t->T, m->chunk_id);
-    if (eg_kv_get(v->kv, VCF_TERMS, k, 16, &m->terms, &m->terms_len, NULL) != EG_OK)
-      m->terms = NULL;
-  }
+/* A move's record applies to the live chunk it names (nothing else can have moved it:
+ * the tenant's writer is held). */
+static vdoc *moved_doc(vtenant *t, const Engram__V1__TierMove *m) {
+  if (m->slot >= t->n_slots) return NULL;
+  vdoc *d = &t->docs[m->slot];
+  return d->live && d->chunk_id == m->chunk_id ? d : NULL;
 }
 
-/* Write the moves' records (evictions: the chunk's records go, its retention record stays)
- * in one transaction, then apply them in memory. Caller holds t->writer. */
-static eg_code apply_moves(eg_vec *v, vtenant *t, vmove *m, size_t n, uint64_t *promoted,
-                           uint64_t *demoted, uint64_t *evicted, eg_err *err) {
-  if (!n) return EG_OK;
-  eg_kvtxn *txn = eg_kv_begin(v->kv);
-  if (!txn) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  int64_t now = eg_time_now_us();
-  for (size_t i = 0; i < n; i++) {
+static uint8_t tier_of(const Engram__V1__TierMove *m) {
+  return m->tier >= EG_TIER_HOT && m->tier <= EG_TIER_EVICTED ? (uint8_t)m->tier : EG_TIER_HOT;
+}
+
+eg_code eg_vret_moves_store(eg_vec *v, vtenant *t, eg_kvtxn *txn, const Engram__V1__VectorMoves *mv,
+                            eg_err *err) {
+  (void)v;
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < mv->n_moves; i++) {
+    const Engram__V1__TierMove *m = mv->moves[i];
+    vdoc *d = moved_doc(t, m);
+    if (!d) continue;
+    vdoc after = *d;
+    after.tier = tier_of(m);
+    after.tier_since = m->tier_since;
+    eg_vaccess_of(m->access, &after.acc);
     uint8_t k[16], rec[VRET_LEN];
-    KEY2(k, t->T, m[i].chunk_id);
-    if (m[i].after.tier != t->docs[m[i].slot].tier) m[i].after.tier_since = now;
-    eg_vret_encode(&m[i].after, rec);
+    KEY2(k, t->T, m->chunk_id);
+    eg_vret_encode(&after, rec);
     eg_kvtxn_put(txn, VCF_RETAIN, k, 16, rec, VRET_LEN, false);
-    if (m[i].after.tier == EG_TIER_EVICTED) {
+    if (after.tier == EG_TIER_EVICTED) { /* the retention record stays */
       eg_kvtxn_delete(txn, VCF_CHUNKS, k, 16);
       eg_kvtxn_delete(txn, VCF_VECTORS, k, 16);
       eg_kvtxn_delete(txn, VCF_TERMS, k, 16);
     }
   }
-  eg_code rc = eg_kvtxn_commit(txn, err);
-  if (rc) return rc;
+  pthread_rwlock_unlock(&t->lock);
+  (void)err;
+  return EG_OK;
+}
+
+/* What a move needs from the store: the vectors when the chunk enters the dense indexes,
+ * its terms when it enters or leaves the cold tier. */
+typedef struct move_load {
+  float *vecs;
+  char *terms;
+  size_t terms_len;
+} move_load;
+
+static void load_for_move(eg_vec *v, const vtenant *t, uint64_t chunk_id, uint8_t from, uint8_t to,
+                          move_load *l) {
+  memset(l, 0, sizeof *l);
+  if (to == from || to == EG_TIER_EVICTED) return;
+  if (eg_vt_indexed(to) && !eg_vt_indexed(from)) l->vecs = stored_vectors(v, t, chunk_id);
+  if ((to == EG_TIER_COLD) != (from == EG_TIER_COLD)) {
+    uint8_t k[16];
+    KEY2(k, t->T, chunk_id);
+    if (eg_kv_get(v->kv, VCF_TERMS, k, 16, &l->terms, &l->terms_len, NULL) != EG_OK)
+      l->terms = NULL;
+  }
+}
+
+void eg_vret_moves_memory(eg_vec *v, vtenant *t, const Engram__V1__VectorMoves *mv, vresult *out) {
+  size_t n = mv->n_moves;
+  if (!t || !n) return;
+  /* What the moves need from the store first (no lock: the store is durable, and only
+   * this writer moves the tenant's chunks). */
+  move_load *ld = calloc(n, sizeof *ld);
+  bool *act = calloc(n, sizeof *act);
+  size_t row = (size_t)t->dim * N_FIELDS;
+  slot_batch out_b = {malloc(n * sizeof(uint32_t)), NULL, 0};
+  slot_batch in = {malloc(n * sizeof(uint32_t)), malloc(n * (row ? row : 1) * sizeof(float)), 0};
+  if (!ld || !act || !out_b.slots || !in.slots || !in.vecs) {
+    EG_ERROR("vec", "tier moves stored but not applied in memory (a restart applies them)",
+             "error=\"out of memory\"");
+    goto done;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const Engram__V1__TierMove *m = mv->moves[i];
+    pthread_rwlock_rdlock(&t->lock);
+    const vdoc *d = moved_doc(t, m);
+    uint8_t from = d ? d->tier : 0;
+    pthread_rwlock_unlock(&t->lock);
+    if (d) load_for_move(v, t, m->chunk_id, from, tier_of(m), &ld[i]);
+  }
   /* Memory: out of the dense indexes for those that leave them (one pass: a removal
    * compacts the whole index), the docs and words, then into them for those that enter
    * (one call per field). A move between hot and warm changes no index. */
-  size_t row = (size_t)t->dim * N_FIELDS;
-  slot_batch out = {malloc(n * sizeof(uint32_t)), NULL, 0};
-  slot_batch in = {malloc(n * sizeof(uint32_t)), malloc(n * (row ? row : 1) * sizeof(float)), 0};
-  bool *act = calloc(n, sizeof *act);
-  if (!act || !out.slots || !in.slots || !in.vecs) {
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory (the moves are stored; a restart applies them)");
-    goto done;
-  }
   pthread_rwlock_wrlock(&t->lock);
   for (size_t i = 0; i < n; i++) {
-    vdoc *d = &t->docs[m[i].slot];
-    if (!d->live || d->chunk_id != m[i].chunk_id) continue;
-    d->acc = m[i].after.acc;
-    uint8_t from = d->tier;
-    if ((act[i] = m[i].after.tier != from) && eg_vt_indexed(from) &&
-        !eg_vt_indexed(m[i].after.tier))
-      out.slots[out.n++] = m[i].slot;
+    const Engram__V1__TierMove *m = mv->moves[i];
+    vdoc *d = moved_doc(t, m);
+    if (!d) continue;
+    eg_vaccess_of(m->access, &d->acc);
+    uint8_t from = d->tier, to = tier_of(m);
+    if ((act[i] = to != from) && eg_vt_indexed(from) && !eg_vt_indexed(to))
+      out_b.slots[out_b.n++] = (uint32_t)m->slot;
   }
-  eg_vt_unindex(t, out.slots, out.n);
+  eg_vt_unindex(t, out_b.slots, out_b.n);
   for (size_t i = 0; i < n; i++) {
     if (!act[i]) continue;
-    uint8_t from = t->docs[m[i].slot].tier, to = m[i].after.tier;
+    const Engram__V1__TierMove *m = mv->moves[i];
+    uint32_t slot = (uint32_t)m->slot;
+    uint8_t from = t->docs[slot].tier, to = tier_of(m);
     if (to == EG_TIER_EVICTED) {
-      eg_vt_remove_doc(v, t, m[i].slot, true);
+      eg_vt_remove_doc(v, t, slot, true);
       t->n_tier[EG_TIER_EVICTED]++;
-      ++*evicted;
+      out->evicted++;
       continue;
     }
-    set_tier(t, m[i].slot, to, m[i].terms, m[i].terms_len);
-    ++*(to < from ? promoted : demoted);
-    if (eg_vt_indexed(to) && !eg_vt_indexed(from) && m[i].vecs && row) {
-      memcpy(in.vecs + in.n * row, m[i].vecs, row * sizeof(float));
-      in.slots[in.n++] = m[i].slot;
+    set_tier(t, slot, to, m->tier_since, ld[i].terms, ld[i].terms_len);
+    ++*(to < from ? &out->promoted : &out->demoted);
+    if (eg_vt_indexed(to) && !eg_vt_indexed(from) && ld[i].vecs && row) {
+      memcpy(in.vecs + in.n * row, ld[i].vecs, row * sizeof(float));
+      in.slots[in.n++] = slot;
     }
   }
-  if (eg_vt_add_vectors(v, t, in.slots, in.vecs, in.n, err))
-    EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err->msg);
+  eg_err err = {0};
+  if (eg_vt_add_vectors(v, t, in.slots, in.vecs, in.n, &err))
+    EG_WARN("vec", "tier move: index add failed", "error=\"%s\"", err.msg);
   eg_vt_maybe_rebuild(v, t);
   pthread_rwlock_unlock(&t->lock);
 done:
-  free(out.slots), free(in.slots), free(in.vecs);
+  for (size_t i = 0; ld && i < n; i++) free(ld[i].vecs), free(ld[i].terms);
+  free(ld);
+  free(out_b.slots), free(in.slots), free(in.vecs);
   free(act);
-  return rc;
 }
 
-static void free_moves(vmove *m, size_t n) {
-  for (size_t i = 0; m && i < n; i++) free(m[i].vecs), free(m[i].terms);
-  free(m);
+/* Record the moves (a tier_since of now for those that change tier) as one write of t
+ * and apply it. Caller holds t->writer. */
+static eg_code commit_moves(eg_vec *v, vtenant *t, const Engram__V1__Scope *scope,
+                            const vmove *mv, size_t n, vresult *out, eg_err *err) {
+  memset(out, 0, sizeof *out);
+  if (!n) return EG_OK;
+  eg_arena *a = eg_arena_new(1 << 14, 0);
+  Engram__V1__VectorMoves *vm = a ? eg_arena_alloc(a, sizeof *vm) : NULL;
+  Engram__V1__TierMove *ms = a ? eg_arena_alloc(a, n * sizeof *ms) : NULL;
+  Engram__V1__TierMove **mp = a ? eg_arena_alloc(a, n * sizeof *mp) : NULL;
+  Engram__V1__AccessHistory *ah = a ? eg_arena_alloc(a, n * sizeof *ah) : NULL;
+  if (!vm || !ms || !mp || !ah) {
+    eg_arena_free(a);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  engram__v1__vector_moves__init(vm);
+  int64_t now = eg_time_now_us();
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < n; i++) {
+    engram__v1__tier_move__init(&ms[i]);
+    ms[i].chunk_id = mv[i].chunk_id;
+    ms[i].slot = mv[i].slot;
+    ms[i].tier = (Engram__V1__RetentionTier)mv[i].after.tier;
+    ms[i].tier_since = mv[i].after.tier != t->docs[mv[i].slot].tier ? now : mv[i].after.tier_since;
+    eg_vaccess_msg(a, &mv[i].after.acc, &ah[i]);
+    ms[i].access = &ah[i];
+    mp[i] = &ms[i];
+  }
+  pthread_rwlock_unlock(&t->lock);
+  vm->moves = mp;
+  vm->n_moves = n;
+  vwrite w;
+  eg_code rc = eg_vw_begin(v, t->name, scope ? scope->user : "", true, a, &w, err);
+  if (!rc) {
+    w.body.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_MOVES;
+    w.body.moves = vm;
+    rc = eg_vw_commit(&w, t, 0, out, err);
+  }
+  eg_arena_free(a);
+  return rc;
 }
 
 static void count_moves(eg_vec *v, uint64_t promoted, uint64_t demoted, uint64_t evicted) {
@@ -251,13 +330,10 @@ static void bound_tier(uint8_t *want, const double *r, size_t n, eg_tier from, e
   free(rk);
 }
 
-typedef struct sweep_out {
-  uint64_t promoted, demoted, evicted;
-} sweep_out;
-
 /* Evaluate every live chunk of t at `at` and move those whose tier changes. Caller holds
  * t->writer. */
-static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, eg_err *err) {
+static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, vresult *out, eg_err *err) {
+  memset(out, 0, sizeof *out);
   pthread_rwlock_rdlock(&t->lock);
   size_t n = t->n_slots, m = 0;
   uint32_t *slot = malloc((n ? n : 1) * sizeof *slot);
@@ -295,15 +371,14 @@ static eg_code sweep_tenant(eg_vec *v, vtenant *t, int64_t at, sweep_out *out, e
       if ((double)(at - used) > p->evict_days * (double)US_PER_DAY) to = EG_TIER_EVICTED;
     }
     if (to == d->tier) continue;
-    mv[nm] = (vmove){slot[i], d->chunk_id, *d, NULL, NULL, 0};
+    mv[nm] = (vmove){slot[i], d->chunk_id, *d};
     mv[nm].after.tier = to;
     mv[nm].after.entities = NULL;
     nm++;
   }
   pthread_rwlock_unlock(&t->lock);
-  for (size_t i = 0; !rc && i < nm; i++) load_for_move(v, t, &mv[i], t->docs[mv[i].slot].tier);
-  if (!rc) rc = apply_moves(v, t, mv, nm, &out->promoted, &out->demoted, &out->evicted, err);
-  free_moves(mv, nm);
+  if (!rc) rc = commit_moves(v, t, NULL, mv, nm, out, err);
+  free(mv);
   free(slot), free(r), free(want);
   if (!rc && out->evicted)
     EG_INFO("audit", "evict", "tenant=\"%s\" chunks=%llu policy_evict_cold_after_days=%g at=%lld",
@@ -330,7 +405,7 @@ eg_code eg_vec_sweep(eg_vec *v, const Engram__V1__SweepRetentionRequest *req, eg
   eg_code rc;
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc;
-  sweep_out o = {0, 0, 0};
+  vresult o;
   pthread_mutex_lock(&t->writer);
   rc = sweep_tenant(v, t, req->at ? req->at : eg_time_now_us(), &o, err);
   pthread_mutex_unlock(&t->writer);
@@ -385,10 +460,15 @@ static void *sweeper_main(void *arg) {
       pthread_mutex_unlock(&v->tmu);
       free(names[i]);
       if (!got) continue;
-      sweep_out o = {0, 0, 0};
+      vresult o = {0};
       eg_err err = {0};
-      if (!t->pol.disabled && sweep_tenant(v, t, eg_time_now_us(), &o, &err))
-        EG_WARN("vec", "retention sweep failed", "error=\"%s\"", err.msg);
+      /* a sweep writes: only the writer of a replicated shard sweeps, and its moves go to
+       * the log like any write's */
+      if (!t->pol.disabled && !eg_replica_write_begin(v->replica, &err)) {
+        if (sweep_tenant(v, t, eg_time_now_us(), &o, &err))
+          EG_WARN("vec", "retention sweep failed", "error=\"%s\"", err.msg);
+        eg_replica_write_end(v->replica);
+      }
       pthread_mutex_unlock(&t->writer);
       count_moves(v, o.promoted, o.demoted, o.evicted);
     }
@@ -450,22 +530,21 @@ eg_code eg_vec_record_access(eg_vec *v, const Engram__V1__RecordAccessRequest *r
     bool dup = false;
     for (size_t j = 0; j < n && !dup; j++) dup = mv[j].slot == s - 1;
     if (dup) continue;
-    mv[n] = (vmove){(uint32_t)(s - 1), req->ids[i], t->docs[s - 1], NULL, NULL, 0};
+    mv[n] = (vmove){(uint32_t)(s - 1), req->ids[i], t->docs[s - 1]};
     mv[n].after.entities = NULL;
     eg_access_add(&mv[n].after.acc, when);
     if (!t->pol.disabled) mv[n].after.tier = EG_TIER_HOT; /* used again: back to the hot tier */
     n++;
   }
   pthread_rwlock_unlock(&t->lock);
-  for (size_t i = 0; i < n; i++) load_for_move(v, t, &mv[i], t->docs[mv[i].slot].tier);
-  uint64_t promoted = 0, demoted = 0, evicted = 0;
-  rc = apply_moves(v, t, mv, n, &promoted, &demoted, &evicted, err);
+  vresult o;
+  rc = commit_moves(v, t, req->scope, mv, n, &o, err);
   pthread_mutex_unlock(&t->writer);
-  free_moves(mv, n);
+  free(mv);
   if (rc) return rc;
-  count_moves(v, promoted, 0, 0);
+  count_moves(v, o.promoted, 0, 0);
   resp->recorded = (uint32_t)n;
-  resp->promoted = (uint32_t)promoted;
+  resp->promoted = (uint32_t)o.promoted;
   return EG_OK;
 }
 
@@ -556,25 +635,18 @@ eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequ
                       "a policy that evicts needs confirm_tenant equal to scope.tenant");
   vtenant *t = eg_vt_get(v, req->scope->tenant, true, &rc, err);
   if (!t) return rc;
-  uint8_t k[9], val[EG_RET_POLICY_ENCODED];
-  policy_key(k, t->T);
-  eg_ret_policy_encode(&p, val);
+  Engram__V1__RetentionPolicy *pm = eg_arena_alloc(a, sizeof *pm);
+  if (!pm) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_ret_policy_msg(&p, pm);
   pthread_mutex_lock(&t->writer);
-  eg_kvtxn *txn = eg_kv_begin(v->kv);
-  rc = txn ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (!rc && eg_kvtxn_put(txn, VCF_DEFAULT, k, 9, val, sizeof val, false))
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (txn && rc)
-    eg_kvtxn_abort(txn);
-  else if (txn)
-    rc = eg_kvtxn_commit(txn, err);
-  if (!rc) {
-    pthread_rwlock_wrlock(&t->lock);
-    t->pol = p;
-    pthread_rwlock_unlock(&t->lock);
+  vwrite w;
+  if (!(rc = eg_vw_begin(v, req->scope->tenant, req->scope->user, true, a, &w, err))) {
+    w.body.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_POLICY;
+    w.body.policy = pm;
+    rc = eg_vw_commit(&w, t, 0, NULL, err);
   }
   /* Retention turned off: every chunk back to the hot tier now, not at the next sweep. */
-  sweep_out o = {0, 0, 0};
+  vresult o = {0};
   if (!rc && p.disabled) rc = sweep_tenant(v, t, eg_time_now_us(), &o, err);
   pthread_mutex_unlock(&t->writer);
   if (rc) return rc;
@@ -590,17 +662,16 @@ eg_code eg_vec_set_retention(eg_vec *v, const Engram__V1__SetRetentionPolicyRequ
   return EG_OK;
 }
 
-uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h) {
+uint64_t eg_vret_erase_evicted(eg_vec *v, eg_kvtxn *txn, uint64_t T, uint64_t user_h) {
   uint8_t from[16], to[16];
-  KEY2(from, t->T, 0);
-  KEY2(to, t->T + 1, 0);
+  KEY2(from, T, 0);
+  KEY2(to, T + 1, 0);
   rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
   rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)to, 16);
   rocksdb_iterator_t *it =
       rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
-  eg_kvtxn *txn = eg_kv_begin(v->kv);
   uint64_t n = 0;
-  for (rocksdb_iter_seek(it, (const char *)from, 16); txn && rocksdb_iter_valid(it);
+  for (rocksdb_iter_seek(it, (const char *)from, 16); rocksdb_iter_valid(it);
        rocksdb_iter_next(it)) {
     size_t kl, vl;
     const char *k = rocksdb_iter_key(it, &kl);
@@ -613,13 +684,5 @@ uint64_t eg_vret_erase_evicted(eg_vec *v, vtenant *t, uint64_t user_h) {
   }
   rocksdb_iter_destroy(it);
   rocksdb_readoptions_destroy(ro);
-  eg_err err = {0};
-  if (!txn || eg_kvtxn_commit(txn, &err)) {
-    EG_ERROR("erase", "evicted chunks' records not erased", "error=\"%s\"", err.msg);
-    return 0;
-  }
-  pthread_rwlock_wrlock(&t->lock);
-  t->n_tier[EG_TIER_EVICTED] -= n < t->n_tier[EG_TIER_EVICTED] ? n : t->n_tier[EG_TIER_EVICTED];
-  pthread_rwlock_unlock(&t->lock);
   return n;
 }

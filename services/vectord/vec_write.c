@@ -156,24 +156,58 @@ static void concepts_of_word(void *ctx, const char *tok, size_t len) {
   memcpy(k->prev, tok, k->prev_len);
 }
 
-static char *encode_terms(eg_arena *a, const term_acc *t, size_t *len) {
-  size_t n = 4;
-  for (size_t i = 0; i < t->n; i++) n += 3 + strlen(t->terms[i].term);
-  char *buf = eg_arena_alloc(a, n);
-  if (!buf) return NULL;
-  memcpy(buf, &t->len, 4);
-  size_t o = 4;
-  for (size_t i = 0; i < t->n; i++) {
-    size_t l = strlen(t->terms[i].term);
-    buf[o++] = (char)l;
-    memcpy(buf + o, t->terms[i].term, l);
-    o += l;
-    uint16_t tf = (uint16_t)t->terms[i].tf;
-    memcpy(buf + o, &tf, 2);
-    o += 2;
+/* Chunk i of an upsert as it will be stored, into *out: its id (assigned from the slot
+ * when the client gave none), scope resolved, stored_at and salience set, its vectors
+ * (vecs: content then latent), its words, and the access history of the chunk it replaces.
+ * Caller holds t->writer. */
+static eg_code resolve_chunk(eg_vec *v, vtenant *t, const Engram__V1__UpsertRequest *req, size_t i,
+                             uint64_t slot, int64_t now, float *vecs, const term_acc *acc,
+                             eg_arena *a, Engram__V1__StoredChunk **out, eg_err *err) {
+  Engram__V1__StoredChunk *sc = eg_arena_alloc(a, sizeof *sc);
+  Engram__V1__Chunk *c = eg_arena_alloc(a, sizeof *c);
+  Engram__V1__Scope *cs = eg_arena_alloc(a, sizeof *cs);
+  Engram__V1__VectorTerm *terms = eg_arena_alloc(a, (acc->n ? acc->n : 1) * sizeof *terms);
+  Engram__V1__VectorTerm **tp = eg_arena_alloc(a, (acc->n ? acc->n : 1) * sizeof *tp);
+  Engram__V1__AccessHistory *ah = eg_arena_alloc(a, sizeof *ah);
+  if (!sc || !c || !cs || !terms || !tp || !ah) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__stored_chunk__init(sc);
+  *c = *req->chunks[i];
+  engram__v1__scope__init(cs);
+  cs->tenant = req->scope->tenant;
+  cs->user = c->scope && c->scope->user && *c->scope->user ? c->scope->user : req->scope->user;
+  cs->agent = c->scope && c->scope->agent && *c->scope->agent ? c->scope->agent : req->scope->agent;
+  cs->private_ = c->scope ? c->scope->private_ : req->scope->private_;
+  c->scope = cs;
+  c->id = c->id ? c->id : (slot | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
+  c->n_content_vector = c->n_latent_vector = 0;
+  c->content_vector = c->latent_vector = NULL;
+  c->stored_at = now;
+  if (c->salience <= 0)
+    c->salience = (float)eg_salience_of(c->content && *c->content ? c->content : c->latent, NULL);
+  sc->slot = slot;
+  sc->chunk = c;
+  sc->vectors = vecs;
+  sc->n_vectors = (size_t)N_FIELDS * (size_t)v->emb->dim;
+  for (size_t k = 0; k < acc->n; k++) {
+    engram__v1__vector_term__init(&terms[k]);
+    terms[k].term = (char *)acc->terms[k].term;
+    terms[k].tf = acc->terms[k].tf;
+    tp[k] = &terms[k];
   }
-  *len = o;
-  return buf;
+  sc->terms = tp;
+  sc->n_terms = acc->n;
+  sc->doclen = acc->len;
+  /* A replaced chunk keeps its access history; it comes back hot with its new vectors. */
+  pthread_rwlock_rdlock(&t->lock);
+  uintptr_t old = (uintptr_t)eg_map_get(t->by_chunk, &c->id, 8);
+  if (old) eg_vaccess_msg(a, &t->docs[old - 1].acc, ah);
+  pthread_rwlock_unlock(&t->lock);
+  if (old) {
+    sc->replaced = true;
+    sc->access = ah;
+  }
+  *out = sc;
+  return EG_OK;
 }
 
 eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena *a,
@@ -265,102 +299,45 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   }
   eg_vt_tokenizer_put(v, tk);
   eg_tokenizer_free(plain);
-  /* 3. The store, durably. */
+  /* 3. Resolve (ids, slots, what a replaced chunk keeps) and apply: the store durably,
+   * then the in-memory indexes. */
   vtenant *t = eg_vt_get(v, req->scope->tenant, true, &rc, err);
   if (!t) return rc;
   pthread_mutex_lock(&t->writer);
-  eg_kvtxn *txn = eg_kv_begin(v->kv);
-  eg_tenant *ten;
-  uint32_t *slots = eg_arena_alloc(a, n * sizeof *slots);
+  vwrite w;
+  if ((rc = eg_vw_begin(v, req->scope->tenant, req->scope->user, true, a, &w, err))) {
+    pthread_mutex_unlock(&t->writer);
+    return rc;
+  }
   uint64_t *ids = eg_arena_alloc(a, n * sizeof *ids);
-  Engram__V1__Chunk *stored = eg_arena_alloc(a, n * sizeof *stored); /* as stored: scope resolved */
-  Engram__V1__Scope *scopes = eg_arena_alloc(a, n * sizeof *scopes);
+  Engram__V1__VectorUpsert *up = eg_arena_alloc(a, sizeof *up);
+  Engram__V1__StoredChunk **scs = eg_arena_calloc(a, n, sizeof *scs);
+  if (!ids || !up || !scs) {
+    eg_vw_abort(&w);
+    pthread_mutex_unlock(&t->writer);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  engram__v1__vector_upsert__init(up);
+  up->chunks = scs;
+  up->n_chunks = n;
+  up->dim = (uint32_t)dim;
+  up->model_id = (char *)v->emb->model_id;
   int64_t now = eg_time_now_us();
-  if (!txn || !slots || !ids || !stored || !scopes) {
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    goto fail;
+  uint64_t next_slot = w.ten->counter[VCTR_SLOT];
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = resolve_chunk(v, t, req, i, next_slot + i, now, vecs + i * N_FIELDS * dim, &accs[i], a,
+                       &scs[i], err);
+  if (rc) {
+    eg_vw_abort(&w);
+    pthread_mutex_unlock(&t->writer);
+    return rc;
   }
-  if ((rc = eg_kvtxn_tenant(txn, req->scope->tenant, &ten, err)) ||
-      (rc = eg_vt_check_model(v, txn, ten, dim, err)))
-    goto fail;
-  /* A replaced chunk keeps its access history; it comes back hot with its new vectors. */
-  eg_access *kept = eg_arena_calloc(a, n, sizeof *kept);
-  bool *replaced = eg_arena_calloc(a, n, sizeof *replaced);
-  if (!kept || !replaced) {
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-    goto fail;
-  }
-  pthread_rwlock_rdlock(&t->lock);
-  for (size_t i = 0; i < n; i++) {
-    uintptr_t old =
-        req->chunks[i]->id ? (uintptr_t)eg_map_get(t->by_chunk, &req->chunks[i]->id, 8) : 0;
-    if (old) kept[i] = t->docs[old - 1].acc, replaced[i] = true;
-  }
-  pthread_rwlock_unlock(&t->lock);
-  for (size_t i = 0; i < n; i++) {
-    Engram__V1__Chunk *sc = &stored[i];
-    *sc = *req->chunks[i];
-    ids[i] =
-        sc->id ? sc->id
-               : (ten->counter[VCTR_SLOT] | (UINT64_C(1) << 62)); /* assigned ids live above 2^62 */
-    slots[i] = (uint32_t)ten->counter[VCTR_SLOT]++;
-    Engram__V1__Scope *cs = &scopes[i];
-    engram__v1__scope__init(cs);
-    cs->tenant = req->scope->tenant;
-    cs->user =
-        sc->scope && sc->scope->user && *sc->scope->user ? sc->scope->user : req->scope->user;
-    cs->agent =
-        sc->scope && sc->scope->agent && *sc->scope->agent ? sc->scope->agent : req->scope->agent;
-    cs->private_ = sc->scope ? sc->scope->private_ : req->scope->private_;
-    sc->scope = cs;
-    sc->id = ids[i];
-    sc->n_content_vector = sc->n_latent_vector = 0;
-    sc->stored_at = now;
-    if (sc->salience <= 0)
-      sc->salience =
-          (float)eg_salience_of(sc->content && *sc->content ? sc->content : sc->latent, NULL);
-    size_t bl, tl;
-    uint8_t *buf = eg_chunk_encode(a, sc, slots[i], &bl);
-    char *tbuf = encode_terms(a, &accs[i], &tl);
-    if (!buf || !tbuf) {
-      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-      goto fail;
-    }
-    uint8_t k[16];
-    KEY2(k, ten->id, ids[i]);
-    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
-    eg_kvtxn_put(txn, VCF_VECTORS, k, 16, vecs + i * N_FIELDS * dim,
-                 (size_t)N_FIELDS * dim * sizeof(float), false);
-    eg_kvtxn_put(txn, VCF_TERMS, k, 16, tbuf, tl, false);
-    if (replaced[i]) {
-      vdoc d = eg_vdoc_of(sc);
-      d.acc = kept[i];
-      uint8_t rec[VRET_LEN];
-      eg_vret_encode(&d, rec);
-      eg_kvtxn_put(txn, VCF_RETAIN, k, 16, rec, VRET_LEN, false);
-    } else {
-      eg_kvtxn_delete(txn, VCF_RETAIN, k, 16); /* an evicted chunk's record, if the id comes back */
-    }
-  }
-  eg_kvtxn_save_tenant(txn, ten);
-  rc = eg_kvtxn_commit(txn, err);
-  txn = NULL;
-  if (rc) goto fail;
-  /* 4. The in-memory indexes (a replaced chunk's old slot goes away). */
-  pthread_rwlock_wrlock(&t->lock);
-  if (!t->dim) t->dim = dim;
-  for (size_t i = 0; i < n && !rc; i++) {
-    uintptr_t old = (uintptr_t)eg_map_get(t->by_chunk, &ids[i], 8);
-    if (old) eg_vt_remove(v, t, (uint32_t)(old - 1));
-    vdoc d = eg_vdoc_of(&stored[i]);
-    d.acc = kept[i];
-    rc = eg_vt_add(v, t, slots[i], &d, NULL, accs[i].terms, accs[i].n, accs[i].len, err);
-  }
-  if (!rc) rc = eg_vt_add_vectors(v, t, slots, vecs, n, err);
-  eg_vt_maybe_rebuild(v, t);
-  pthread_rwlock_unlock(&t->lock);
+  for (size_t i = 0; i < n; i++) ids[i] = scs[i]->chunk->id;
+  w.body.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_UPSERT;
+  w.body.upsert = up;
+  rc = eg_vw_commit(&w, t, 0, NULL, err);
   pthread_mutex_unlock(&t->writer);
-  if (rc) return rc; /* durable but not indexed: a restart indexes it */
+  if (rc) return rc;
   eg_series_add(v->m_upserts, (double)n);
   resp->ids = ids;
   resp->n_ids = n;
@@ -368,9 +345,42 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
   resp->model_id = v->emb->model_id;
   resp->dim = (uint32_t)dim;
   return EG_OK;
-fail:
-  if (txn) eg_kvtxn_abort(txn);
+}
+
+/* Apply a write of chunk ids (publish or delete) to tenant t; ids resolved from memory
+ * under t->writer by pick (those that exist, and for publish are staged). */
+static eg_code ids_write(eg_vec *v, vtenant *t, const Engram__V1__Scope *scope, const uint64_t *ids,
+                         size_t n, bool publish, eg_arena *a, uint32_t *done, eg_err *err) {
+  uint64_t *found = eg_arena_alloc(a, (n ? n : 1) * sizeof *found);
+  Engram__V1__VectorIds *vi = eg_arena_alloc(a, sizeof *vi);
+  if (!found || !vi) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__vector_ids__init(vi);
+  pthread_mutex_lock(&t->writer); /* no other writer changes these chunks meanwhile */
+  size_t k = 0;
+  pthread_rwlock_rdlock(&t->lock);
+  for (size_t i = 0; i < n; i++) {
+    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &ids[i], 8);
+    bool dup = false;
+    for (size_t j = 0; s && j < k && !dup; j++) dup = found[j] == ids[i];
+    if (s && !dup && (!publish || t->docs[s - 1].staged)) found[k++] = ids[i];
+  }
+  pthread_rwlock_unlock(&t->lock);
+  vi->ids = found;
+  vi->n_ids = k;
+  vwrite w;
+  vresult res;
+  eg_code rc = EG_OK;
+  if (k && !(rc = eg_vw_begin(v, scope->tenant, scope->user, true, a, &w, err))) {
+    w.body.write_case = publish ? ENGRAM__V1__VECTOR_WRITE__WRITE_PUBLISH
+                                : ENGRAM__V1__VECTOR_WRITE__WRITE_DELETION;
+    if (publish)
+      w.body.publish = vi;
+    else
+      w.body.deletion = vi;
+    rc = eg_vw_commit(&w, t, 0, &res, err);
+  }
   pthread_mutex_unlock(&t->writer);
+  if (!rc) *done = (uint32_t)k;
   return rc;
 }
 
@@ -380,102 +390,18 @@ eg_code eg_vec_publish(eg_vec *v, const Engram__V1__PublishRequest *req, eg_aren
   eg_code rc;
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc; /* no such tenant: nothing staged */
-  uint32_t *slots = eg_arena_alloc(a, (req->n_ids ? req->n_ids : 1) * sizeof *slots);
-  uint64_t *ids = eg_arena_alloc(a, (req->n_ids ? req->n_ids : 1) * sizeof *ids);
-  if (!slots || !ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  pthread_mutex_lock(&t->writer); /* no other writer changes these chunks meanwhile */
-  size_t n = 0;
-  pthread_rwlock_rdlock(&t->lock);
-  for (size_t i = 0; i < req->n_ids; i++) {
-    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &req->ids[i], 8);
-    if (s && t->docs[s - 1].staged) ids[n] = req->ids[i], slots[n++] = (uint32_t)(s - 1);
-  }
-  pthread_rwlock_unlock(&t->lock);
-  /* The store first: each record rewritten without the flag, in one durable write. */
-  eg_kvtxn *txn = eg_kv_begin(v->kv);
-  rc = txn ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; !rc && i < n; i++) {
-    uint8_t k[16];
-    KEY2(k, t->T, ids[i]);
-    char *val = NULL;
-    size_t vl;
-    uint64_t slot;
-    if ((rc = eg_kvtxn_get(txn, VCF_CHUNKS, k, 16, &val, &vl, err))) break;
-    Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
-    free(val);
-    if (!c) {
-      rc = eg_err_set(err, EG_ECORRUPT, "stored chunk is corrupt");
-      break;
-    }
-    c->staged = false;
-    size_t bl;
-    uint8_t *buf = eg_chunk_encode(a, c, slot, &bl);
-    if (!buf) {
-      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-      break;
-    }
-    eg_kvtxn_put(txn, VCF_CHUNKS, k, 16, buf, bl, false);
-  }
-  if (txn && rc)
-    eg_kvtxn_abort(txn);
-  else if (txn)
-    rc = eg_kvtxn_commit(txn, err);
-  if (!rc) { /* then memory, all at once for searches */
-    pthread_rwlock_wrlock(&t->lock);
-    for (size_t i = 0; i < n; i++) t->docs[slots[i]].staged = false;
-    pthread_rwlock_unlock(&t->lock);
-    resp->published = (uint32_t)n;
-  }
-  pthread_mutex_unlock(&t->writer);
-  return rc;
-}
-
-/* Delete the chunks of `ids` that exist (store first, then memory). *deleted counts them. */
-static eg_code delete_ids(eg_vec *v, vtenant *t, const uint64_t *ids, size_t n, uint32_t *deleted,
-                          eg_err *err) {
-  pthread_mutex_lock(&t->writer);
-  eg_kvtxn *txn = eg_kv_begin(v->kv);
-  if (!txn) {
-    pthread_mutex_unlock(&t->writer);
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  uint32_t *slots = malloc((n ? n : 1) * sizeof *slots);
-  size_t found = 0;
-  pthread_rwlock_rdlock(&t->lock);
-  for (size_t i = 0; slots && i < n; i++) {
-    uintptr_t s = (uintptr_t)eg_map_get(t->by_chunk, &ids[i], 8);
-    if (!s) continue;
-    uint8_t k[16];
-    KEY2(k, t->T, ids[i]);
-    eg_kvtxn_delete(txn, VCF_CHUNKS, k, 16);
-    eg_kvtxn_delete(txn, VCF_VECTORS, k, 16);
-    eg_kvtxn_delete(txn, VCF_TERMS, k, 16);
-    eg_kvtxn_delete(txn, VCF_RETAIN, k, 16);
-    slots[found++] = (uint32_t)(s - 1);
-  }
-  pthread_rwlock_unlock(&t->lock);
-  eg_code rc = slots ? eg_kvtxn_commit(txn, err)
-                     : (eg_kvtxn_abort(txn), eg_err_set(err, EG_ENOMEM, "out of memory"));
-  if (!rc) {
-    pthread_rwlock_wrlock(&t->lock);
-    for (size_t i = 0; i < found; i++) eg_vt_remove(v, t, slots[i]);
-    eg_vt_maybe_rebuild(v, t);
-    pthread_rwlock_unlock(&t->lock);
-    *deleted = (uint32_t)found;
-  }
-  free(slots);
-  pthread_mutex_unlock(&t->writer);
-  return rc;
+  /* the records rewritten without the flag in one durable write, then memory, all at
+   * once for searches */
+  return ids_write(v, t, req->scope, req->ids, req->n_ids, true, a, &resp->published, err);
 }
 
 eg_code eg_vec_delete(eg_vec *v, const Engram__V1__DeleteRequest *req, eg_arena *a,
                       Engram__V1__DeleteResponse *resp, eg_err *err) {
-  (void)a;
   if (req->n_ids > 100000) return eg_err_set(err, EG_EINVAL, "more than 100000 ids");
   eg_code rc;
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc;
-  return delete_ids(v, t, req->ids, req->n_ids, &resp->deleted, err);
+  return ids_write(v, t, req->scope, req->ids, req->n_ids, false, a, &resp->deleted, err);
 }
 
 static Engram__V1__EraseCount *count(eg_arena *a, const char *kind, uint64_t n) {
@@ -496,69 +422,40 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
     return eg_err_set(err, EG_EINVAL,
                       "erasing a whole tenant needs confirm_tenant equal to scope.tenant");
   eg_code rc;
-  uint64_t chunks = 0, vectors = 0, postings = 0;
   vtenant *t = eg_vt_get(v, tenant, false, &rc, err);
   if (!t && rc) return rc;
-  if (t) {
-    uint64_t T = t->T;
+  uint64_t live = 0, terms = 0;
+  if (t && whole) {
     pthread_rwlock_rdlock(&t->lock);
-    uint64_t uh = whole ? 0 : eg_str_hash(user);
-    size_t cap = t->live ? t->live : 1, n = 0;
-    uint64_t *ids = malloc(cap * sizeof *ids);
-    for (size_t s = 0; ids && s < t->n_slots; s++) {
-      vdoc *d = &t->docs[s];
-      if (!d->live || (!whole && d->user_h != uh)) continue;
-      ids[n++] = d->chunk_id;
-      postings += 1;
-    }
-    size_t terms = eg_bm25_terms(t->bm25);
+    live = t->live;
+    terms = eg_bm25_terms(t->bm25);
     pthread_rwlock_unlock(&t->lock);
-    if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    uint32_t deleted = 0;
-    if (whole) {
-      /* Everything of the tenant: ranges in every family, then forget it. */
-      eg_kvtxn *txn = eg_kv_begin(v->kv);
-      uint8_t from[8], to[8];
-      key_put64(from, t->T);
-      key_put64(to, t->T + 1);
-      for (int cf = VCF_CHUNKS; cf < VCF_COUNT; cf++)
-        eg_kvtxn_delete_range(txn, cf, from, 8, to, 8);
-      uint8_t mk[9];
-      mk[0] = 'M';
-      key_put64(mk + 1, t->T);
-      eg_kvtxn_delete(txn, VCF_DEFAULT, mk, 9);
-      mk[0] = 'P'; /* the retention policy */
-      eg_kvtxn_delete(txn, VCF_DEFAULT, mk, 9);
-      eg_kvtxn_forget_tenant(txn, tenant);
-      if ((rc = eg_kvtxn_commit(txn, err))) {
-        free(ids);
-        return rc;
-      }
-      deleted = (uint32_t)n;
-      eg_vt_forget(v, tenant);
-      postings = terms;
-    } else if ((rc = delete_ids(v, t, ids, n, &deleted, err))) {
-      free(ids);
-      return rc;
-    } else if (deleted) {
-      eg_vt_drop_snapshot(v, t);
-    }
-    free(ids);
-    chunks = deleted;
-    vectors = 2 * (uint64_t)deleted;
-    if (!whole) chunks += eg_vret_erase_evicted(v, t, uh); /* what eviction left of the user's */
-    eg_kv_purge_tenant(v->kv, T); /* the texts leave the files, not only the index */
   }
-  /* Query texts are user content too; the cache is keyed by text alone, so all of it goes. */
-  uint64_t cached = eg_qcache_clear(v->qcache);
+  Engram__V1__VectorErasure *e = eg_arena_alloc(a, sizeof *e);
+  if (!e) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  engram__v1__vector_erasure__init(e);
+  e->user = (char *)(whole ? "" : user);
+  /* Recorded even for a tenant that never wrote: every replica drops its cached queries. */
+  if (t && !whole) pthread_mutex_lock(&t->writer);
+  vwrite w;
+  vresult res;
+  if (!(rc = eg_vw_begin(v, tenant, user, t != NULL, a, &w, err))) {
+    w.body.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE;
+    w.body.erasure = e;
+    rc = eg_vw_commit(&w, t, 0, &res, err);
+  }
+  if (t && !whole) pthread_mutex_unlock(&t->writer);
+  if (rc) return rc;
+  uint64_t chunks = whole ? live : res.count;
   EG_INFO("erase", "erased", "kind=%s chunks=%llu cached_queries=%llu", whole ? "tenant" : "user",
-          (unsigned long long)chunks, (unsigned long long)cached);
+          (unsigned long long)chunks, (unsigned long long)res.cached);
   resp->counts = eg_arena_calloc(a, 4, sizeof *resp->counts);
   if (!resp->counts) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  resp->counts[0] = count(a, "chunks", chunks);
-  resp->counts[1] = count(a, "vectors", vectors);
-  resp->counts[2] = count(a, whole ? "bm25_terms" : "bm25_documents", whole ? postings : chunks);
-  resp->counts[3] = count(a, "cached_queries", cached);
+  resp->counts[0] = count(a, "chunks", chunks + res.evicted);
+  resp->counts[1] = count(a, "vectors", 2 * chunks);
+  resp->counts[2] =
+      count(a, whole ? "bm25_terms" : "bm25_documents", whole ? terms : chunks + res.evicted);
+  resp->counts[3] = count(a, "cached_queries", res.cached);
   for (int i = 0; i < 4; i++)
     if (!resp->counts[i]) return eg_err_set(err, EG_ENOMEM, "out of memory");
   resp->counts[3]->store = "cache";

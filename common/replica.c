@@ -1,5 +1,5 @@
 /*
- * replica.c — the writer/follower roles of a graphd replica over the shard's log (see
+ * replica.c — the writer/follower roles of a replica over the shard's log (see
  * replica.h). One thread runs the role:
  *
  *   follower  read the log after our position in batches, apply, repeat while full
@@ -11,25 +11,29 @@
  *             exclusively (in-flight writes finish — failing), the store forgets what was
  *             not durable, the session is closed (releasing the lock) and it follows.
  */
-#include "services/graphd/replica.h"
+#include "common/replica.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "common/kv.h"
 #include "common/log.h"
 #include "common/replog.h"
+#include "common/shard.h"
 #include "common/time.h"
 
 enum { FOLLOWER = 0, WRITER = 1 };
 
 struct eg_replica {
-  eg_graph *g;
   eg_kv *store;
+  eg_replica_apply_fn apply;
+  void *apply_ctx;
   char *dsn, shard[104], advertise[256];
+  char grpc_host[256];   /* grpc_addr's host, for the advertised address */
+  char configured[256];  /* replog_advertise ("" = derive it) */
   int batch;
   eg_replog *log;        /* the session; only the role thread opens and closes it */
   pthread_rwlock_t gate; /* writes hold it shared; role changes exclusively */
@@ -49,10 +53,10 @@ struct eg_replica {
 
 /* ---- metrics ------------------------------------------------------------------------ */
 
-static double applied_seq(void *arg) { return (double)eg_graph_position(((eg_replica *)arg)->g); }
+static double applied_seq(void *arg) { return (double)eg_kv_position(((eg_replica *)arg)->store); }
 
 static uint64_t lag_records_of(eg_replica *r) {
-  uint64_t end = atomic_load(&r->log_end), at = eg_graph_position(r->g);
+  uint64_t end = atomic_load(&r->log_end), at = eg_kv_position(r->store);
   return end > at ? end - at : 0;
 }
 
@@ -140,7 +144,7 @@ static eg_code catch_up(eg_replica *r, bool *at_end, eg_err *err) {
   *at_end = false;
   for (int round = 0; round < 64 && !atomic_load(&r->stop); round++) {
     eg_replog_batch b;
-    uint64_t pos = eg_graph_position(r->g);
+    uint64_t pos = eg_kv_position(r->store);
     eg_code rc = eg_replog_read(r->log, pos, (size_t)r->batch, &b, err);
     if (rc == EG_EIO && err) err->code = EG_EUNAVAIL;
     if (rc) return rc == EG_EIO ? EG_EUNAVAIL : rc;
@@ -148,7 +152,7 @@ static eg_code catch_up(eg_replica *r, bool *at_end, eg_err *err) {
       atomic_store(&r->oldest_unapplied, b.records[0].at_us);
       uint64_t last = b.records[b.n - 1].seq;
       if (last > atomic_load(&r->log_end)) atomic_store(&r->log_end, last);
-      rc = eg_graph_apply(r->g, b.records, b.n, err);
+      rc = r->apply(r->apply_ctx, b.records, b.n, err);
     }
     *at_end = b.n < (size_t)r->batch;
     eg_replog_batch_free(&b);
@@ -175,9 +179,9 @@ static void become_writer(eg_replica *r) {
   while (!rc && !at_end && !atomic_load(&r->stop)) rc = catch_up(r, &at_end, &e);
   uint64_t end = 0;
   if (!rc) rc = eg_replog_end(r->log, &end, NULL, &e);
-  if (!rc && end != eg_graph_position(r->g))
+  if (!rc && end != eg_kv_position(r->store))
     rc = eg_err_set(&e, EG_EINTERNAL, "the log ends at %llu but this replica is at %llu",
-                    (unsigned long long)end, (unsigned long long)eg_graph_position(r->g));
+                    (unsigned long long)end, (unsigned long long)eg_kv_position(r->store));
   if (rc) { /* give the lock back: another replica may do better */
     EG_WARN("replica", "cannot take over as writer", "shard=%s error=\"%s\"", r->shard, e.msg);
     drop_session(r);
@@ -205,7 +209,7 @@ static void step_down(eg_replica *r) {
   drop_session(r); /* releases the lock, if it is still ours */
   pthread_rwlock_unlock(&r->gate);
   EG_WARN("replica", "stepped down: following", "shard=%s position=%llu", r->shard,
-          (unsigned long long)eg_graph_position(r->g));
+          (unsigned long long)eg_kv_position(r->store));
 }
 
 static void *role_main(void *arg) {
@@ -237,10 +241,10 @@ static void *role_main(void *arg) {
         continue;
       }
       uint64_t end = 0;
-      if (eg_replog_end(r->log, &end, NULL, &e) == EG_OK && end < eg_graph_position(r->g)) {
+      if (eg_replog_end(r->log, &end, NULL, &e) == EG_OK && end < eg_kv_position(r->store)) {
         EG_ERROR("replica", "this replica is ahead of the log: it neither applies nor leads",
                  "shard=%s position=%llu log_end=%llu", r->shard,
-                 (unsigned long long)eg_graph_position(r->g), (unsigned long long)end);
+                 (unsigned long long)eg_kv_position(r->store), (unsigned long long)end);
         atomic_store(&r->stalled, true);
       }
       if (end > atomic_load(&r->log_end)) atomic_store(&r->log_end, end);
@@ -258,7 +262,7 @@ static void *role_main(void *arg) {
     }
     if (rc) {
       EG_ERROR("replica", "cannot apply the log: stalled", "shard=%s position=%llu error=\"%s\"",
-               r->shard, (unsigned long long)eg_graph_position(r->g), e.msg);
+               r->shard, (unsigned long long)eg_kv_position(r->store), e.msg);
       atomic_store(&r->stalled, true);
       continue;
     }
@@ -291,8 +295,8 @@ static void *role_main(void *arg) {
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
 
-eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_replica **out,
-                       eg_err *err) {
+eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx,
+                       const eg_replica_opts *o, eg_metrics *m, eg_replica **out, eg_err *err) {
   if (!o->dsn || !*o->dsn) return eg_err_set(err, EG_EINVAL, "replog_dsn is empty");
   size_t sl = o->shard ? strlen(o->shard) : 0;
   if (sl < 1 || sl > 100) return eg_err_set(err, EG_EINVAL, "replog_shard must be 1 to 100 bytes");
@@ -301,8 +305,9 @@ eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_
     free(r);
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
-  r->g = g;
-  r->store = eg_graph_store(g);
+  r->store = store;
+  r->apply = apply;
+  r->apply_ctx = ctx;
   memcpy(r->shard, o->shard, sl + 1);
   r->batch = o->batch > 0 ? o->batch : 512;
   pthread_rwlockattr_t ra;
@@ -313,21 +318,25 @@ eg_code eg_replica_new(eg_graph *g, const eg_replica_opts *o, eg_metrics *m, eg_
   pthread_rwlockattr_destroy(&ra);
   pthread_mutex_init(&r->mu, NULL);
   pthread_cond_init(&r->cv, NULL);
-  atomic_store(&r->log_end, eg_graph_position(g));
+  atomic_store(&r->log_end, eg_kv_position(store));
   if (m) {
+    const char *svc = o->service ? o->service : "replica";
+    char name[4][96];
+    static const char *const what[4] = {"role", "applied_seq", "lag_records", "lag_seconds"};
+    for (int i = 0; i < 4; i++)
+      snprintf(name[i], sizeof name[i], "engram_%s_replication_%s", svc, what[i]);
     eg_metric *role = eg_metrics_gauge(
-        m, "engram_graphd_replication_role",
-        "1 for this replica's role in its shard's log (writer or follower).", "role");
+        m, name[0], "1 for this replica's role in its shard's log (writer or follower).", "role");
     const char *w[1] = {"writer"}, *f[1] = {"follower"};
     r->m_role[WRITER] = eg_metric_series(role, w, 1);
     r->m_role[FOLLOWER] = eg_metric_series(role, f, 1);
-    eg_metrics_gauge_fn(m, "engram_graphd_replication_applied_seq",
+    eg_metrics_gauge_fn(m, name[1],
                         "The last log position this replica has applied (and made durable).",
                         applied_seq, r);
-    eg_metrics_gauge_fn(m, "engram_graphd_replication_lag_records",
-                        "Log records not yet applied by this replica.", lag_records, r);
+    eg_metrics_gauge_fn(m, name[2], "Log records not yet applied by this replica.", lag_records,
+                        r);
     eg_metrics_gauge_fn(
-        m, "engram_graphd_replication_lag_seconds",
+        m, name[3],
         "How long the oldest record not yet applied has been in the log (0 when caught up).",
         lag_seconds, r);
   }
@@ -343,8 +352,50 @@ eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err) {
     return eg_err_set(err, EG_EINTERNAL, "cannot start a thread");
   r->started = true;
   EG_INFO("replica", "following the log", "shard=%s position=%llu advertise=%s", r->shard,
-          (unsigned long long)eg_graph_position(r->g), r->advertise);
+          (unsigned long long)eg_kv_position(r->store), r->advertise);
   return EG_OK;
+}
+
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
+                             eg_kv *store, eg_replica_apply_fn apply, void *ctx, eg_metrics *m,
+                             eg_replica **out, eg_err *err) {
+  *out = NULL;
+  const char *dsn = eg_cfg_str(c, "replog_dsn");
+  if (!*dsn) return EG_OK;
+  char shard[128], host[256];
+  const char *name = eg_cfg_str(c, "replog_shard");
+  if (*name)
+    snprintf(shard, sizeof shard, "%s", name);
+  else
+    snprintf(shard, sizeof shard, "%s-%u", prefix, eg_shard_index());
+  int port;
+  eg_code rc = eg_split_hostport(eg_cfg_str(c, "grpc_addr"), host, sizeof host, &port, err);
+  if (rc) return rc;
+  eg_replica_opts o = {.dsn = dsn,
+                       .shard = shard,
+                       .batch = (int)eg_cfg_int(c, "replog_batch"),
+                       .service = service};
+  if ((rc = eg_replica_new(store, apply, ctx, &o, m, out, err))) return rc;
+  snprintf((*out)->grpc_host, sizeof (*out)->grpc_host, "%s", host);
+  snprintf((*out)->configured, sizeof (*out)->configured, "%s",
+           eg_cfg_str(c, "replog_advertise"));
+  return EG_OK;
+}
+
+eg_code eg_replica_serve(eg_replica *r, int grpc_port, eg_err *err) {
+  if (!r) return EG_OK;
+  char addr[300];
+  if (*r->configured) {
+    snprintf(addr, sizeof addr, "%s", r->configured);
+  } else {
+    char host[256];
+    snprintf(host, sizeof host, "%s", r->grpc_host);
+    /* listening on every interface: name this host */
+    if (!*host || !strcmp(host, "0.0.0.0") || !strcmp(host, "::"))
+      gethostname(host, sizeof host - 1);
+    snprintf(addr, sizeof addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, grpc_port);
+  }
+  return eg_replica_start(r, addr, err);
 }
 
 void eg_replica_free(eg_replica *r) {
@@ -361,4 +412,55 @@ void eg_replica_free(eg_replica *r) {
   pthread_cond_destroy(&r->cv);
   free(r->dsn);
   free(r);
+}
+
+/* ---- watermarks ------------------------------------------------------------------------- */
+
+void eg_watermark_format(char tag, uint64_t pos, char *buf, size_t len) {
+  snprintf(buf, len, "%c1:%llx", tag, (unsigned long long)pos);
+}
+
+eg_code eg_watermark_parse(const char *w, char tag, const char *what, uint64_t *pos,
+                           eg_err *err) {
+  unsigned long long v;
+  int used = 0;
+  char fmt[16];
+  snprintf(fmt, sizeof fmt, "%c1:%%16llx%%n", tag);
+  if (!w || sscanf(w, fmt, &v, &used) != 1 || w[used]) /* NOLINT(cert-err34-c): %n checks */
+    return eg_err_set(
+        err, EG_EINVAL,
+        "malformed watermark '%.40s' (expected %c1:<hex>, from a %s write's response)",
+        w ? w : "", tag, what);
+  *pos = v;
+  return EG_OK;
+}
+
+char **eg_watermark_field(const ProtobufCMessage *m) {
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(m->descriptor, "watermark");
+  if (!f || f->type != PROTOBUF_C_TYPE_STRING) return NULL;
+  return (char **)((char *)m + f->offset);
+}
+
+eg_code eg_watermark_of_request(eg_rpc_call *call, const ProtobufCMessage *req, char tag,
+                                const char *what, uint64_t *pos, int64_t *deadline_us,
+                                eg_err *err) {
+  *pos = 0;
+  char **w = eg_watermark_field(req);
+  if (!w || !*w || !**w) return EG_OK;
+  eg_code rc = eg_watermark_parse(*w, tag, what, pos, err);
+  if (rc) return rc;
+  *deadline_us = eg_rpc_deadline_us(call);
+  if (*deadline_us == INT64_MAX) *deadline_us = eg_time_now_us() + EG_WATERMARK_WAIT_DEFAULT_US;
+  return EG_OK;
+}
+
+eg_code eg_watermark_set(eg_rpc_call *call, ProtobufCMessage *resp, char tag, uint64_t pos,
+                         eg_err *err) {
+  char **w = eg_watermark_field(resp);
+  if (!w) return EG_OK;
+  char buf[32];
+  eg_watermark_format(tag, pos, buf, sizeof buf);
+  *w = eg_arena_strdup(eg_rpc_arena(call), buf);
+  return *w ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
 }
