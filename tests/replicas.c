@@ -124,7 +124,7 @@ static eg_code follow_writer(eg_writer_client *wc, attempt_fn attempt, void *ctx
 }
 
 typedef struct call_args {
-  const char *method;
+  const char *path;
   const ProtobufCMessage *req;
   const ProtobufCMessageDescriptor *desc;
   ProtobufCMessage **resp;
@@ -132,13 +132,13 @@ typedef struct call_args {
 
 static eg_code call_attempt(eg_rpc_client *c, void *ctx, eg_err *err) {
   call_args *a = ctx;
-  return gc_call(c, a->method, a->req, a->desc, a->resp, err);
+  return eg_rpc_unary(c, a->path, a->req, a->desc, 0, a->resp, err);
 }
 
-eg_code eg_writer_call(eg_writer_client *wc, const char *method, const ProtobufCMessage *req,
+eg_code eg_writer_call(eg_writer_client *wc, const char *path, const ProtobufCMessage *req,
                        const ProtobufCMessageDescriptor *resp_desc, int64_t give_up_us,
                        ProtobufCMessage **resp, eg_err *err) {
-  call_args a = {method, req, resp_desc, resp};
+  call_args a = {path, req, resp_desc, resp};
   return follow_writer(wc, call_attempt, &a, give_up_us, err);
 }
 

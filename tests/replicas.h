@@ -47,10 +47,10 @@ typedef struct eg_writer_client {
 eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us,
                               eg_err *err);
 void eg_writer_client_close(eg_writer_client *wc);
-/* Call method with req (as gc_call), following the writer on UNAVAILABLE (and a replica
- * that does not answer), retrying until give_up_us (monotonic); the write must be safe to
- * send again. */
-eg_code eg_writer_call(eg_writer_client *wc, const char *method, const ProtobufCMessage *req,
+/* Call path ("/engram.v1.Vector/Upsert") with req, following the writer on UNAVAILABLE
+ * (and past a replica that does not answer), retrying until give_up_us (monotonic); the
+ * write must be safe to send again. */
+eg_code eg_writer_call(eg_writer_client *wc, const char *path, const ProtobufCMessage *req,
                        const ProtobufCMessageDescriptor *resp_desc, int64_t give_up_us,
                        ProtobufCMessage **resp, eg_err *err);
 /* Commit s (an identical retry is the same edge: graphd's identity), following the writer
