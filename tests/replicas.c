@@ -3,6 +3,7 @@
  */
 #include "tests/replicas.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,4 +159,70 @@ eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *u
                          Engram__V1__CommitResponse **resp, eg_err *err) {
   commit_args a = {tenant, user, s, resp};
   return follow_writer(wc, commit_attempt, &a, give_up_us, err);
+}
+
+/* ---- a writer killed under load ------------------------------------------------------------ */
+
+typedef struct load_run {
+  eg_replicas *rs;
+  eg_load *ld;
+} load_run;
+
+static void *load_main(void *arg) {
+  load_run *lr = arg;
+  eg_load *ld = lr->ld;
+  eg_writer_client wc;
+  eg_err e;
+  if (eg_writer_client_open(&wc, lr->rs, 2 * EG_US_PER_SEC, &e)) return NULL;
+  for (int i = 0; i < EG_LOAD_MAX && !atomic_load(&ld->stop); i++) {
+    atomic_store(&ld->sent, i + 1);
+    int redirects = wc.redirects;
+    if (ld->write(&wc, i, ld->ctx, eg_time_mono_us() + 30 * EG_US_PER_SEC, &e) == EG_OK) {
+      ld->acked[i] = true;
+      ld->acked_at[i] = eg_time_mono_us();
+    }
+    if (wc.redirects != redirects || !ld->acked[i]) ld->failures++;
+  }
+  ld->redirects = wc.redirects;
+  eg_writer_client_close(&wc);
+  return NULL;
+}
+
+eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_failover *out,
+                               eg_err *err) {
+  memset(out, 0, sizeof *out);
+  out->killed = eg_replicas_writer(rs, 0);
+  out->writer = -1;
+  out->seconds = -1;
+  if (out->killed < 0) return eg_err_set(err, EG_EPRECOND, "no writer to kill");
+  load_run lr = {rs, ld};
+  pthread_t th;
+  if (pthread_create(&th, NULL, load_main, &lr) != 0)
+    return eg_err_set(err, EG_EINTERNAL, "cannot start a thread");
+  usleep((useconds_t)run_us);
+  out->before = atomic_load(&ld->sent);
+  int64_t killed_at = eg_time_mono_us();
+  int status = eg_harness_stop(&rs->r[out->killed], SIGKILL);
+  int64_t first_after = 0;
+  while (!first_after && eg_time_mono_us() - killed_at < 20 * EG_US_PER_SEC) {
+    usleep(10000);
+    int sent = atomic_load(&ld->sent);
+    for (int i = 0; i < sent && !first_after; i++)
+      if (ld->acked_at[i] > killed_at) first_after = ld->acked_at[i];
+  }
+  usleep((useconds_t)run_us); /* writes go on on the new writer */
+  atomic_store(&ld->stop, true);
+  pthread_join(th, NULL);
+  out->seconds = first_after ? (double)(first_after - killed_at) / 1e6 : -1;
+  out->writer = eg_replicas_writer(rs, 5 * EG_US_PER_SEC);
+  out->sent = atomic_load(&ld->sent);
+  for (int i = 0; i < out->sent; i++) out->acked += ld->acked[i];
+  fprintf(stderr,
+          "  %d writes before the kill, %d tried, %d acknowledged, %d retried, %d redirects; "
+          "failover %.2f s (replica %d → %d)\n",
+          out->before, out->sent, out->acked, ld->failures, ld->redirects, out->seconds,
+          out->killed, out->writer);
+  if (status != 128 + SIGKILL)
+    return eg_err_set(err, EG_EINTERNAL, "the writer was not killed (status %d)", status);
+  return EG_OK;
 }

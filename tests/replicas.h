@@ -7,6 +7,9 @@
 #ifndef EG_TESTS_REPLICAS_H
 #define EG_TESTS_REPLICAS_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #include "common/rpc.h"
 #include "tests/graph_helpers.h"
 #include "tests/harness.h"
@@ -58,5 +61,37 @@ eg_code eg_writer_call(eg_writer_client *wc, const char *path, const ProtobufCMe
 eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,
                          const eg_edge_spec *s, int64_t give_up_us,
                          Engram__V1__CommitResponse **resp, eg_err *err);
+
+/* ---- a writer killed under load ---- */
+
+/* Write number i of a load (safe to send again), following the writer until give_up_us. */
+typedef eg_code (*eg_load_write_fn)(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us,
+                                    eg_err *err);
+
+#define EG_LOAD_MAX 20000
+
+/* A client writing continuously from a thread of its own: writes 0, 1, 2 …, each until
+ * acknowledged or 30 s have passed. */
+typedef struct eg_load {
+  eg_load_write_fn write;
+  void *ctx;
+  _Atomic bool stop;
+  _Atomic int sent; /* writes tried */
+  bool acked[EG_LOAD_MAX];
+  int64_t acked_at[EG_LOAD_MAX]; /* monotonic µs */
+  int failures;                  /* writes that failed once and were sent again */
+  int redirects;
+} eg_load;
+
+typedef struct eg_failover {
+  int killed, writer; /* the replica killed; the writer after it (-1: none) */
+  int before, sent, acked; /* writes tried before the kill, tried, acknowledged */
+  double seconds;          /* from the kill to the first write acknowledged after it; -1 */
+} eg_failover;
+
+/* Run ld against rs for run_us, kill the writer with SIGKILL, wait (up to 20 s) for a
+ * write acknowledged after the kill, run run_us more, stop; say what happened on stderr. */
+eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_failover *out,
+                               eg_err *err);
 
 #endif
