@@ -130,8 +130,8 @@ static eg_code store_upsert(vwrite *w, const Engram__V1__VectorUpsert *u, eg_err
   eg_vec *v = w->v;
   if ((int)u->dim != v->emb->dim || strcmp(u->model_id ? u->model_id : "", v->emb->model_id) != 0)
     return eg_err_set(err, EG_EPRECOND,
-                      "the log's chunks were embedded with \"%u %s\", this replica embeds with "
-                      "\"%d %s\": configure the writer's embedder",
+                      "the log's chunks were embedded with '%u %s', this replica embeds with "
+                      "'%d %s': configure the writer's embedder",
                       u->dim, u->model_id ? u->model_id : "", v->emb->dim, v->emb->model_id);
   eg_code rc = eg_vt_check_model(v, w->txn, w->ten, (int)u->dim, err);
   if (rc) return rc;
