@@ -32,8 +32,8 @@ struct eg_replica {
   eg_replica_apply_fn apply;
   void *apply_ctx;
   char *dsn, shard[104], advertise[256];
-  char grpc_host[256];   /* grpc_addr's host, for the advertised address */
-  char configured[256];  /* replog_advertise ("" = derive it) */
+  char grpc_host[256];  /* grpc_addr's host, for the advertised address */
+  char configured[256]; /* replog_advertise ("" = derive it) */
   int batch;
   eg_replog *log;        /* the session; only the role thread opens and closes it */
   pthread_rwlock_t gate; /* writes hold it shared; role changes exclusively */
@@ -295,8 +295,8 @@ static void *role_main(void *arg) {
 
 /* ---- lifecycle ------------------------------------------------------------------------- */
 
-eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx,
-                       const eg_replica_opts *o, eg_metrics *m, eg_replica **out, eg_err *err) {
+eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx, const eg_replica_opts *o,
+                       eg_metrics *m, eg_replica **out, eg_err *err) {
   if (!o->dsn || !*o->dsn) return eg_err_set(err, EG_EINVAL, "replog_dsn is empty");
   size_t sl = o->shard ? strlen(o->shard) : 0;
   if (sl < 1 || sl > 100) return eg_err_set(err, EG_EINVAL, "replog_shard must be 1 to 100 bytes");
@@ -333,8 +333,7 @@ eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx,
     eg_metrics_gauge_fn(m, name[1],
                         "The last log position this replica has applied (and made durable).",
                         applied_seq, r);
-    eg_metrics_gauge_fn(m, name[2], "Log records not yet applied by this replica.", lag_records,
-                        r);
+    eg_metrics_gauge_fn(m, name[2], "Log records not yet applied by this replica.", lag_records, r);
     eg_metrics_gauge_fn(
         m, name[3],
         "How long the oldest record not yet applied has been in the log (0 when caught up).",
@@ -356,9 +355,9 @@ eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err) {
   return EG_OK;
 }
 
-eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
-                             eg_kv *store, eg_replica_apply_fn apply, void *ctx, eg_metrics *m,
-                             eg_replica **out, eg_err *err) {
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service, eg_kv *store,
+                             eg_replica_apply_fn apply, void *ctx, eg_metrics *m, eg_replica **out,
+                             eg_err *err) {
   *out = NULL;
   const char *dsn = eg_cfg_str(c, "replog_dsn");
   if (!*dsn) return EG_OK;
@@ -371,14 +370,11 @@ eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *se
   int port;
   eg_code rc = eg_split_hostport(eg_cfg_str(c, "grpc_addr"), host, sizeof host, &port, err);
   if (rc) return rc;
-  eg_replica_opts o = {.dsn = dsn,
-                       .shard = shard,
-                       .batch = (int)eg_cfg_int(c, "replog_batch"),
-                       .service = service};
+  eg_replica_opts o = {
+      .dsn = dsn, .shard = shard, .batch = (int)eg_cfg_int(c, "replog_batch"), .service = service};
   if ((rc = eg_replica_new(store, apply, ctx, &o, m, out, err))) return rc;
-  snprintf((*out)->grpc_host, sizeof (*out)->grpc_host, "%s", host);
-  snprintf((*out)->configured, sizeof (*out)->configured, "%s",
-           eg_cfg_str(c, "replog_advertise"));
+  snprintf((*out)->grpc_host, sizeof(*out)->grpc_host, "%s", host);
+  snprintf((*out)->configured, sizeof(*out)->configured, "%s", eg_cfg_str(c, "replog_advertise"));
   return EG_OK;
 }
 
@@ -420,8 +416,7 @@ void eg_watermark_format(char tag, uint64_t pos, char *buf, size_t len) {
   snprintf(buf, len, "%c1:%llx", tag, (unsigned long long)pos);
 }
 
-eg_code eg_watermark_parse(const char *w, char tag, const char *what, uint64_t *pos,
-                           eg_err *err) {
+eg_code eg_watermark_parse(const char *w, char tag, const char *what, uint64_t *pos, eg_err *err) {
   unsigned long long v;
   int used = 0;
   char fmt[16];
@@ -429,8 +424,8 @@ eg_code eg_watermark_parse(const char *w, char tag, const char *what, uint64_t *
   if (!w || sscanf(w, fmt, &v, &used) != 1 || w[used]) /* NOLINT(cert-err34-c): %n checks */
     return eg_err_set(
         err, EG_EINVAL,
-        "malformed watermark '%.40s' (expected %c1:<hex>, from a %s write's response)",
-        w ? w : "", tag, what);
+        "malformed watermark '%.40s' (expected %c1:<hex>, from a %s write's response)", w ? w : "",
+        tag, what);
   *pos = v;
   return EG_OK;
 }

@@ -37,29 +37,33 @@ typedef eg_code (*eg_replica_apply_fn)(void *ctx, const eg_replog_record *recs, 
                                        eg_err *err);
 
 /* Options of a daemon whose shard may be replicated; prefix names its logs ("graph"). */
-#define EG_REPLICA_OPTS(prefix)                                                                 \
-  {"replog_dsn",                                                                                \
-   EG_CFG_STR,                                                                                  \
-   "",                                                                                          \
-   "PostgreSQL connection string of the shard's replicated log (deploy/REPLICATION.md); "       \
-   "empty = a single node",                                                                     \
-   EG_CFG_SECRET,                                                                               \
-   0,                                                                                           \
-   0},                                                                                          \
-      {"replog_shard", EG_CFG_STR, "", "the log's name for this shard; empty = " prefix         \
-                                       "-<shard_index>",                                        \
-       0, 0, 0},                                                                                \
-      {"replog_advertise",                                                                      \
-       EG_CFG_STR,                                                                              \
-       "",                                                                                      \
-       "host:port clients send writes to while this replica is the writer; empty = "            \
-       "grpc_addr's host, the bound port",                                                      \
-       0,                                                                                       \
-       0,                                                                                       \
-       0},                                                                                      \
-  {                                                                                             \
-    "replog_batch", EG_CFG_INT, "512", "log records a follower reads and applies at a time", 0, \
-        1, 100000                                                                               \
+#define EG_REPLICA_OPTS(prefix)                                                                    \
+  {"replog_dsn",                                                                                   \
+   EG_CFG_STR,                                                                                     \
+   "",                                                                                             \
+   "PostgreSQL connection string of the shard's replicated log (deploy/REPLICATION.md); "          \
+   "empty = a single node",                                                                        \
+   EG_CFG_SECRET,                                                                                  \
+   0,                                                                                              \
+   0},                                                                                             \
+      {"replog_shard",                                                                             \
+       EG_CFG_STR,                                                                                 \
+       "",                                                                                         \
+       "the log's name for this shard; empty = " prefix "-<shard_index>",                          \
+       0,                                                                                          \
+       0,                                                                                          \
+       0},                                                                                         \
+      {"replog_advertise",                                                                         \
+       EG_CFG_STR,                                                                                 \
+       "",                                                                                         \
+       "host:port clients send writes to while this replica is the writer; empty = "               \
+       "grpc_addr's host, the bound port",                                                         \
+       0,                                                                                          \
+       0,                                                                                          \
+       0},                                                                                         \
+  {                                                                                                \
+    "replog_batch", EG_CFG_INT, "512", "log records a follower reads and applies at a time", 0, 1, \
+        100000                                                                                     \
   }
 
 typedef struct eg_replica_opts {
@@ -75,8 +79,8 @@ typedef struct eg_replica_opts {
  * Metrics (m may be NULL): engram_<service>_replication_{role{role},applied_seq,
  * lag_records,lag_seconds}.
  */
-eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx,
-                       const eg_replica_opts *o, eg_metrics *m, eg_replica **out, eg_err *err);
+eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx, const eg_replica_opts *o,
+                       eg_metrics *m, eg_replica **out, eg_err *err);
 /* Start following (and leading when the lock is free); advertise: the address clients
  * send writes to when this replica is the writer (copied). */
 eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err);
@@ -88,9 +92,9 @@ void eg_replica_free(eg_replica *r);
  * NULL when replog_dsn is empty (a single node). The log is replog_shard, else
  * "<prefix>-<shard_index>". Start it with eg_replica_serve once the gRPC port is bound.
  */
-eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
-                             eg_kv *store, eg_replica_apply_fn apply, void *ctx, eg_metrics *m,
-                             eg_replica **out, eg_err *err);
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service, eg_kv *store,
+                             eg_replica_apply_fn apply, void *ctx, eg_metrics *m, eg_replica **out,
+                             eg_err *err);
 /* eg_replica_start with replog_advertise, else grpc_addr's host (this host's name when
  * it listens on every interface) and the bound port. r NULL: nothing to do. */
 eg_code eg_replica_serve(eg_replica *r, int grpc_port, eg_err *err);
@@ -118,8 +122,7 @@ char **eg_watermark_field(const ProtobufCMessage *m);
 /* What a read request's watermark asks for: *pos (0 = none: no wait) and the time to wait
  * until (the call's deadline, else EG_WATERMARK_WAIT_DEFAULT_US from now). */
 eg_code eg_watermark_of_request(eg_rpc_call *call, const ProtobufCMessage *req, char tag,
-                                const char *what, uint64_t *pos, int64_t *deadline_us,
-                                eg_err *err);
+                                const char *what, uint64_t *pos, int64_t *deadline_us, eg_err *err);
 /* Set a write response's `watermark` (when it has one) to pos, in the call's arena. */
 eg_code eg_watermark_set(eg_rpc_call *call, ProtobufCMessage *resp, char tag, uint64_t pos,
                          eg_err *err);

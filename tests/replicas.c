@@ -1,5 +1,6 @@
 /*
- * replicas.c — graphd or vectord replicas over a PostgreSQL log for tests and benchmarks (replicas.h).
+ * replicas.c — graphd or vectord replicas over a PostgreSQL log for tests and benchmarks
+ * (replicas.h).
  */
 #include "tests/replicas.h"
 

@@ -28,8 +28,7 @@ typedef struct eg_replicas {
 
 /* PostgreSQL (durable: fsync on) and n replicas of daemon's shard 0 ("graphd": graph-0,
  * "vectord": vector-0); waits until one of them is the writer. */
-eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable,
-                             eg_err *err);
+eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable, eg_err *err);
 /* eg_replicas_start_of graphd. */
 eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err);
 /* Start replica i again (same data dir and ports) after it was stopped or killed. */
@@ -84,7 +83,7 @@ typedef struct eg_load {
 } eg_load;
 
 typedef struct eg_failover {
-  int killed, writer; /* the replica killed; the writer after it (-1: none) */
+  int killed, writer;      /* the replica killed; the writer after it (-1: none) */
   int before, sent, acked; /* writes tried before the kill, tried, acknowledged */
   double seconds;          /* from the kill to the first write acknowledged after it; -1 */
 } eg_failover;

@@ -79,9 +79,8 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);
-  if (!rc && (rc = eg_replica_configure(c, "graph", "graphd", eg_graph_store(g->graph),
-                                        graph_apply, g->graph, eg_daemon_metrics(d), &g->replica,
-                                        err)))
+  if (!rc && (rc = eg_replica_configure(c, "graph", "graphd", eg_graph_store(g->graph), graph_apply,
+                                        g->graph, eg_daemon_metrics(d), &g->replica, err)))
     eg_graph_close(g->graph);
   if (rc) {
     free(g);

@@ -4,9 +4,9 @@
 #ifndef EG_GRAPHD_RPC_H
 #define EG_GRAPHD_RPC_H
 
+#include "common/replica.h"
 #include "common/rpc.h"
 #include "services/graphd/graph.h"
-#include "common/replica.h"
 
 /* What the handlers serve: the graph, and the replica's role when there is a log. */
 typedef struct eg_graphd_svc {

@@ -467,8 +467,7 @@ eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_e
 /* Apply one record of the log at its position. */
 static eg_code apply_one(eg_vec *v, const eg_replog_record *r, eg_arena *a, eg_err *err) {
   ProtobufCAllocator al = eg_rpc_arena_allocator(a);
-  Engram__V1__VectorLogRecord *rec =
-      engram__v1__vector_log_record__unpack(&al, r->len, r->payload);
+  Engram__V1__VectorLogRecord *rec = engram__v1__vector_log_record__unpack(&al, r->len, r->payload);
   if (!rec) return eg_err_set(err, EG_ECORRUPT, "not a vector record");
   if (rec->format != RECORD_FORMAT)
     return eg_err_set(err, EG_ECORRUPT, "record format %u, this vectord reads %d", rec->format,

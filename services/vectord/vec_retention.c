@@ -254,8 +254,8 @@ done:
 
 /* Record the moves (a tier_since of now for those that change tier) as one write of t
  * and apply it. Caller holds t->writer. */
-static eg_code commit_moves(eg_vec *v, vtenant *t, const Engram__V1__Scope *scope,
-                            const vmove *mv, size_t n, vresult *out, eg_err *err) {
+static eg_code commit_moves(eg_vec *v, vtenant *t, const Engram__V1__Scope *scope, const vmove *mv,
+                            size_t n, vresult *out, eg_err *err) {
   memset(out, 0, sizeof *out);
   if (!n) return EG_OK;
   eg_arena *a = eg_arena_new(1 << 14, 0);

@@ -34,8 +34,7 @@ static void subject_of(int i, char *buf, size_t n) { snprintf(buf, n, "person %d
 static void city_of(int i, char *buf, size_t n) { snprintf(buf, n, "city-%d", i); }
 
 /* Commit number i: an identical retry is the same edge (graphd's identity). */
-static eg_code load_commit(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us,
-                           eg_err *e) {
+static eg_code load_commit(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us, eg_err *e) {
   (void)ctx;
   char subj[32], city[32];
   subject_of(i, subj, sizeof subj);

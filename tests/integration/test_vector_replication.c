@@ -142,8 +142,7 @@ static eg_code search(int r, const char *tenant, const char *user, const char *t
 
 /* Upsert number i, with a client id (as ingestd's content hashes): a retry of an upsert
  * that landed replaces it. */
-static eg_code load_upsert(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us,
-                           eg_err *e) {
+static eg_code load_upsert(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us, eg_err *e) {
   (void)ctx;
   char text[96];
   snprintf(text, sizeof text, "load note %d about the harbour ferry schedule", i);
@@ -173,9 +172,9 @@ static const char *texts[] = {
 };
 #define N_TEXTS (sizeof texts / sizeof *texts)
 
-static const char *queries[] = {"puppy dog retriever", "Emma wedding in Lisbon",
+static const char *queries[] = {"puppy dog retriever",     "Emma wedding in Lisbon",
                                 "Rust programming memory", "harbour ferry morning",
-                                "seafood dinner", "family"};
+                                "seafood dinner",          "family"};
 #define N_QUERIES (sizeof queries / sizeof *queries)
 
 /* Delete, Publish or RecordAccess (at `when`, 0 = now) of ids. */
@@ -239,7 +238,10 @@ static void varied_writes(int w) {
   chunk_spec auto_id = {.text = "The harbour market sells fresh bread on Sundays."};
   EG_CHECK(upsert(w, TENANT, &auto_id, 1));
   chunk_spec st[2] = {
-      {.id = 30, .text = "Chapter one: the lighthouse keeper's dog.", .session = "doc", .staged = 1},
+      {.id = 30,
+       .text = "Chapter one: the lighthouse keeper's dog.",
+       .session = "doc",
+       .staged = 1},
       {.id = 31, .text = "Chapter two: a storm over the harbour.", .session = "doc", .staged = 1}};
   EG_CHECK(upsert(w, TENANT, st, 2));
   uint64_t pub[2] = {30, 31}, del[1] = {15}, acc[3] = {10, 12, 12};
@@ -491,8 +493,10 @@ static void test_followers_answer_as_the_writer(void) {
     EG_CHECK(eg_metric_value(rs.r[f].metrics_port, "engram_vectord_replication_applied_seq") ==
              eg_metric_value(rs.r[w].metrics_port, "engram_vectord_replication_applied_seq"));
   }
-  fprintf(stderr, "  %d Search/GetChunks/GetRetention answers compared with the writer's, %d "
-                  "differ\n", compared, differ);
+  fprintf(stderr,
+          "  %d Search/GetChunks/GetRetention answers compared with the writer's, %d "
+          "differ\n",
+          compared, differ);
   EG_CHECK(compared >= 2 * (int)N_QUERIES * 4);
   EG_CHECK_INT(differ, 0);
   /* what the writes did is there on every replica: the erased user's chunks are gone, the

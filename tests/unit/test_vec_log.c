@@ -37,8 +37,7 @@ typedef struct log {
 } log_t;
 static log_t lg;
 
-static eg_code capture(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n,
-                       eg_err *err) {
+static eg_code capture(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n, eg_err *err) {
   log_t *l = ctx;
   if (first != l->n + 1 || l->n + n > 256)
     return eg_err_set(err, EG_EABORTED, "not at the log's end");
@@ -307,8 +306,8 @@ static void test_follower_equals_writer(void) {
 static void test_other_embedder_refused(void) {
   eg_embedder *other;
   eg_err e;
-  EG_REQUIRE(eg_embed_http_open("http://127.0.0.1:1", "other", emb->dim, NULL, 100, &other,
-                                &e) == EG_OK);
+  EG_REQUIRE(eg_embed_http_open("http://127.0.0.1:1", "other", emb->dim, NULL, 100, &other, &e) ==
+             EG_OK);
   eg_vec *f = open_in("other", other);
   EG_REQUIRE(f);
   eg_kv_set_mode(eg_vec_store(f), EG_KV_FOLLOWER, NULL, NULL);
