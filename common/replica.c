@@ -410,6 +410,66 @@ void eg_replica_free(eg_replica *r) {
   free(r);
 }
 
+/* ---- records ---------------------------------------------------------------------------- */
+
+#define RECORD_FORMAT 1 /* the envelope's body is the daemon's write in the clear */
+
+/* The envelope field `name` of m (every record descriptor has them all). */
+static void *envelope_field(const ProtobufCMessage *m, const char *name) {
+  const ProtobufCFieldDescriptor *f =
+      protobuf_c_message_descriptor_get_field_by_name(m->descriptor, name);
+  return f ? (char *)m + f->offset : NULL;
+}
+
+eg_code eg_record_pack(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc, const char *tenant,
+                       uint64_t tenant_id, const char *user, const ProtobufCMessage *body,
+                       uint8_t **out, size_t *len, eg_err *err) {
+  ProtobufCMessage *rec = eg_arena_alloc(a, rec_desc->sizeof_message);
+  size_t bl = protobuf_c_message_get_packed_size(body);
+  uint8_t *bb = eg_arena_alloc(a, bl ? bl : 1);
+  if (!rec || !bb) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  protobuf_c_message_init(rec_desc, rec);
+  uint32_t *format = envelope_field(rec, "format");
+  char **t = envelope_field(rec, "tenant"), **u = envelope_field(rec, "user");
+  uint64_t *tid = envelope_field(rec, "tenant_id");
+  ProtobufCBinaryData *b = envelope_field(rec, "body");
+  if (!format || !t || !u || !tid || !b)
+    return eg_err_set(err, EG_EINTERNAL, "%s is not a log record", rec_desc->name);
+  *format = RECORD_FORMAT;
+  *t = (char *)tenant;
+  *tid = tenant_id;
+  *u = (char *)(user ? user : "");
+  b->data = bb;
+  b->len = protobuf_c_message_pack(body, bb);
+  *len = protobuf_c_message_get_packed_size(rec);
+  if (!(*out = eg_arena_alloc(a, *len ? *len : 1)))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  protobuf_c_message_pack(rec, *out);
+  return EG_OK;
+}
+
+eg_code eg_record_open(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc,
+                       const ProtobufCMessageDescriptor *body_desc, const eg_replog_record *r,
+                       const char *what, ProtobufCMessage **rec, ProtobufCMessage **body,
+                       eg_err *err) {
+  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
+  unsigned long long pos = (unsigned long long)r->seq;
+  *body = NULL;
+  if (!(*rec = protobuf_c_message_unpack(rec_desc, &al, r->len, r->payload)))
+    return eg_err_set(err, EG_ECORRUPT, "log position %llu is not a %s record", pos, what);
+  uint32_t format = *(uint32_t *)envelope_field(*rec, "format");
+  if (format != RECORD_FORMAT)
+    return eg_err_set(err, EG_ECORRUPT,
+                      "log position %llu has record format %u, this replica reads %d", pos, format,
+                      RECORD_FORMAT);
+  const char *tenant = *(char **)envelope_field(*rec, "tenant");
+  const ProtobufCBinaryData *b = envelope_field(*rec, "body");
+  *body = protobuf_c_message_unpack(body_desc, &al, b->len, b->data);
+  if (!*body || !tenant || !*tenant)
+    return eg_err_set(err, EG_ECORRUPT, "log position %llu has a malformed body", pos);
+  return EG_OK;
+}
+
 /* ---- watermarks ------------------------------------------------------------------------- */
 
 void eg_watermark_format(char tag, uint64_t pos, char *buf, size_t len) {

@@ -108,6 +108,24 @@ eg_code eg_replica_serve(eg_replica *r, int grpc_port, eg_err *err);
 eg_code eg_replica_write_begin(eg_replica *r, eg_err *err);
 void eg_replica_write_end(eg_replica *r);
 
+/* ---- records: the envelope of every log's records ---- */
+
+/*
+ * graphd's GraphLogRecord and vectord's VectorLogRecord are one envelope (format, tenant,
+ * tenant_id, user, body): format 1 carries the daemon's write (body_desc) in the clear.
+ * Pack one around body into a (*out, *len), with the record's descriptor rec_desc.
+ */
+eg_code eg_record_pack(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc, const char *tenant,
+                       uint64_t tenant_id, const char *user, const ProtobufCMessage *body,
+                       uint8_t **out, size_t *len, eg_err *err);
+/* The envelope (*rec, a rec_desc) and the write (*body, a body_desc) of a record read from
+ * the log, in a; EG_ECORRUPT naming the position when it is not one (`what`: "graph"), has
+ * another format, or no tenant. */
+eg_code eg_record_open(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc,
+                       const ProtobufCMessageDescriptor *body_desc, const eg_replog_record *r,
+                       const char *what, ProtobufCMessage **rec, ProtobufCMessage **body,
+                       eg_err *err);
+
 /* ---- watermarks: read-your-writes across replicas ---- */
 
 /* A read without a deadline waits this long for its watermark. */

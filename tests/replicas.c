@@ -162,6 +162,23 @@ eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *u
   return follow_writer(wc, commit_attempt, &a, give_up_us, err);
 }
 
+/* The packed bytes of a message (caller frees). */
+static uint8_t *packed(const ProtobufCMessage *m, size_t *len) {
+  *len = protobuf_c_message_get_packed_size(m);
+  uint8_t *b = malloc(*len ? *len : 1);
+  if (b) protobuf_c_message_pack(m, b);
+  return b;
+}
+
+bool eg_same_message(const ProtobufCMessage *a, const ProtobufCMessage *b) {
+  size_t la, lb;
+  uint8_t *pa = packed(a, &la), *pb = packed(b, &lb);
+  bool same = pa && pb && la == lb && memcmp(pa, pb, la) == 0;
+  free(pa);
+  free(pb);
+  return same;
+}
+
 /* ---- a writer killed under load ------------------------------------------------------------ */
 
 typedef struct load_run {

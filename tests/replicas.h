@@ -61,6 +61,9 @@ eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *u
                          const eg_edge_spec *s, int64_t give_up_us,
                          Engram__V1__CommitResponse **resp, eg_err *err);
 
+/* The same message, byte for byte once packed (replicas answering alike). */
+bool eg_same_message(const ProtobufCMessage *a, const ProtobufCMessage *b);
+
 /* ---- a writer killed under load ---- */
 
 /* Write number i of a load (safe to send again), following the writer until give_up_us. */

@@ -12,9 +12,8 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/replica.h"
 #include "services/graphd/graph_int.h"
-
-#define RECORD_FORMAT 1 /* GraphLogRecord.format: a GraphWrite in the clear */
 
 /* ---- one step ----------------------------------------------------------------------- */
 
@@ -114,20 +113,8 @@ static eg_code record_pack(eg_gwrite *w, uint8_t **out, size_t *len, eg_err *err
   body.steps = (Engram__V1__GraphStep **)w->steps.v;
   body.n_steps = w->steps.n;
   body.last_tc = w->last_tc;
-  size_t bl = engram__v1__graph_write__get_packed_size(&body);
-  Engram__V1__GraphLogRecord rec = ENGRAM__V1__GRAPH_LOG_RECORD__INIT;
-  rec.format = RECORD_FORMAT;
-  rec.tenant = (char *)w->tenant;
-  rec.tenant_id = w->T;
-  rec.user = (char *)w->user;
-  rec.body.data = eg_arena_alloc(w->a, bl ? bl : 1);
-  if (!rec.body.data) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rec.body.len = engram__v1__graph_write__pack(&body, rec.body.data);
-  *len = engram__v1__graph_log_record__get_packed_size(&rec);
-  *out = eg_arena_alloc(w->a, *len ? *len : 1);
-  if (!*out) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  engram__v1__graph_log_record__pack(&rec, *out);
-  return EG_OK;
+  return eg_record_pack(w->a, &engram__v1__graph_log_record__descriptor, w->tenant, w->T, w->user,
+                        &body.base, out, len, err);
 }
 
 eg_code eg_gwrite_commit(eg_gwrite *w, eg_err *err) {
@@ -170,19 +157,10 @@ typedef struct decoded {
 } decoded;
 
 static eg_code decode(eg_arena *a, const eg_replog_record *r, decoded *d, eg_err *err) {
-  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
-  d->rec = engram__v1__graph_log_record__unpack(&al, r->len, r->payload);
-  if (!d->rec)
-    return eg_err_set(err, EG_ECORRUPT, "log position %llu is not a graph record",
-                      (unsigned long long)r->seq);
-  if (d->rec->format != RECORD_FORMAT)
-    return eg_err_set(err, EG_ECORRUPT,
-                      "log position %llu has record format %u, this graphd reads %d",
-                      (unsigned long long)r->seq, d->rec->format, RECORD_FORMAT);
-  d->body = engram__v1__graph_write__unpack(&al, d->rec->body.len, d->rec->body.data);
-  if (!d->body || !d->rec->tenant || !*d->rec->tenant)
-    return eg_err_set(err, EG_ECORRUPT, "log position %llu has a malformed body",
-                      (unsigned long long)r->seq);
+  eg_code rc = eg_record_open(a, &engram__v1__graph_log_record__descriptor,
+                              &engram__v1__graph_write__descriptor, r, "graph",
+                              (ProtobufCMessage **)&d->rec, (ProtobufCMessage **)&d->body, err);
+  if (rc) return rc;
   d->settled = false;
   for (size_t i = 0; i < d->body->n_steps; i++)
     d->settled |= d->body->steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE;

@@ -20,12 +20,9 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "common/rpc.h"
 #include "common/time.h"
 #include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
-
-#define RECORD_FORMAT 1 /* VectorLogRecord.format: a VectorWrite in the clear */
 
 /* ---- visibility ------------------------------------------------------------------------- */
 
@@ -413,24 +410,6 @@ void eg_vw_abort(vwrite *w) {
   w->txn = NULL;
 }
 
-/* The record's bytes, in w's arena. */
-static eg_code record_pack(vwrite *w, uint8_t **out, size_t *len, eg_err *err) {
-  size_t bl = engram__v1__vector_write__get_packed_size(&w->body);
-  Engram__V1__VectorLogRecord rec = ENGRAM__V1__VECTOR_LOG_RECORD__INIT;
-  rec.format = RECORD_FORMAT;
-  rec.tenant = (char *)w->tenant;
-  rec.tenant_id = w->ten_id;
-  rec.user = (char *)w->user;
-  rec.body.data = eg_arena_alloc(w->a, bl ? bl : 1);
-  if (!rec.body.data) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rec.body.len = engram__v1__vector_write__pack(&w->body, rec.body.data);
-  *len = engram__v1__vector_log_record__get_packed_size(&rec);
-  *out = eg_arena_alloc(w->a, *len ? *len : 1);
-  if (!*out) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  engram__v1__vector_log_record__pack(&rec, *out);
-  return EG_OK;
-}
-
 eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_err *err) {
   vresult scratch;
   if (!out) out = &scratch;
@@ -440,7 +419,9 @@ eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_e
   uint8_t *rec = NULL;
   size_t len = 0;
   /* Only a leader's log needs the bytes; alone, a replica applies without them. */
-  if (!rc && !applied && eg_kv_wants_records(v->kv)) rc = record_pack(w, &rec, &len, err);
+  if (!rc && !applied && eg_kv_wants_records(v->kv))
+    rc = eg_record_pack(w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id,
+                        w->user, &w->body.base, &rec, &len, err);
   if (rc) {
     eg_vw_abort(w);
     return rc;
@@ -466,19 +447,15 @@ eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_e
 
 /* Apply one record of the log at its position. */
 static eg_code apply_one(eg_vec *v, const eg_replog_record *r, eg_arena *a, eg_err *err) {
-  ProtobufCAllocator al = eg_rpc_arena_allocator(a);
-  Engram__V1__VectorLogRecord *rec = engram__v1__vector_log_record__unpack(&al, r->len, r->payload);
-  if (!rec) return eg_err_set(err, EG_ECORRUPT, "not a vector record");
-  if (rec->format != RECORD_FORMAT)
-    return eg_err_set(err, EG_ECORRUPT, "record format %u, this vectord reads %d", rec->format,
-                      RECORD_FORMAT);
-  Engram__V1__VectorWrite *body =
-      engram__v1__vector_write__unpack(&al, rec->body.len, rec->body.data);
-  if (!body || !rec->tenant || !*rec->tenant) return eg_err_set(err, EG_ECORRUPT, "malformed body");
+  Engram__V1__VectorLogRecord *rec;
+  Engram__V1__VectorWrite *body;
+  eg_code rc = eg_record_open(a, &engram__v1__vector_log_record__descriptor,
+                              &engram__v1__vector_write__descriptor, r, "vector",
+                              (ProtobufCMessage **)&rec, (ProtobufCMessage **)&body, err);
+  if (rc) return rc;
   bool whole = body->write_case == ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE &&
                (!body->erasure->user || !*body->erasure->user);
   vtenant *t = NULL;
-  eg_code rc = EG_OK;
   /* the tenant's index, loaded before the record changes the store (the same order as
    * the writer's); an erasure of the whole tenant needs none */
   if (rec->tenant_id && !whole && !(t = eg_vt_get(v, rec->tenant, false, &rc, err)) && rc)
@@ -498,6 +475,11 @@ static eg_code apply_one(eg_vec *v, const eg_replog_record *r, eg_arena *a, eg_e
     rc = eg_vw_commit(&w, t, r->seq, NULL, err);
   }
   if (t) pthread_mutex_unlock(&t->writer);
+  if (rc && err && strncmp(err->msg, "log position", 12) != 0) {
+    char p[48];
+    snprintf(p, sizeof p, "log position %llu: ", (unsigned long long)r->seq);
+    eg_err_prefix(err, p);
+  }
   return rc;
 }
 
@@ -511,11 +493,7 @@ eg_code eg_vec_apply(eg_vec *v, const eg_replog_record *recs, size_t n, eg_err *
     }
     eg_arena *a = eg_arena_new(1 << 16, (size_t)1 << 30);
     if (!a) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    if ((rc = apply_one(v, &recs[i], a, err))) {
-      char p[48];
-      snprintf(p, sizeof p, "log position %llu: ", (unsigned long long)recs[i].seq);
-      eg_err_prefix(err, p);
-    }
+    rc = apply_one(v, &recs[i], a, err);
     eg_arena_free(a);
   }
   if (rc)

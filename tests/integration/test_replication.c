@@ -79,23 +79,6 @@ static eg_code state_of(int replica, const char *user, char **subjects, size_t n
   return rc;
 }
 
-/* The packed bytes of a response (caller frees), for exact comparison. */
-static uint8_t *packed(const ProtobufCMessage *m, size_t *len) {
-  *len = protobuf_c_message_get_packed_size(m);
-  uint8_t *b = malloc(*len ? *len : 1);
-  protobuf_c_message_pack(m, b);
-  return b;
-}
-
-static bool same_message(const ProtobufCMessage *a, const ProtobufCMessage *b) {
-  size_t la, lb;
-  uint8_t *pa = packed(a, &la), *pb = packed(b, &lb);
-  bool same = la == lb && memcmp(pa, pb, la) == 0;
-  free(pa);
-  free(pb);
-  return same;
-}
-
 /* ---- the varied writes ----------------------------------------------------------------------- */
 
 static char watermark[64]; /* of the last write */
@@ -392,7 +375,7 @@ static void test_followers_answer_as_the_writer(void) {
         EG_REQUIRE(state_of(f, user, subjects + from, k, at, watermark, &b, &e) == EG_OK);
         EG_REQUIRE(state_of(w, user, subjects + from, k, at, NULL, &a, &e) == EG_OK);
         compared++;
-        differ += !same_message(&a->base, &b->base);
+        differ += !eg_same_message(&a->base, &b->base);
         protobuf_c_message_free_unpacked(&a->base, NULL);
         protobuf_c_message_free_unpacked(&b->base, NULL);
       }
@@ -402,7 +385,7 @@ static void test_followers_answer_as_the_writer(void) {
         EG_REQUIRE(gc_history(cl[w], TENANT, user, subjects[i], NULL, at, &a, &e) == EG_OK);
         EG_REQUIRE(gc_history(cl[f], TENANT, user, subjects[i], NULL, at, &b, &e) == EG_OK);
         compared++;
-        if (!same_message(&a->base, &b->base)) {
+        if (!eg_same_message(&a->base, &b->base)) {
           differ++;
           fprintf(stderr, "  History of %s differs on replica %d\n", subjects[i], f);
         }

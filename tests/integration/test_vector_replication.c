@@ -289,22 +289,6 @@ static bool same_hits(const Engram__V1__SearchResponse *a, const Engram__V1__Sea
   return true;
 }
 
-static uint8_t *packed(const ProtobufCMessage *m, size_t *len) {
-  *len = protobuf_c_message_get_packed_size(m);
-  uint8_t *b = malloc(*len ? *len : 1);
-  protobuf_c_message_pack(m, b);
-  return b;
-}
-
-static bool same_message(const ProtobufCMessage *a, const ProtobufCMessage *b) {
-  size_t la, lb;
-  uint8_t *pa = packed(a, &la), *pb = packed(b, &lb);
-  bool same = la == lb && memcmp(pa, pb, la) == 0;
-  free(pa);
-  free(pb);
-  return same;
-}
-
 /* GetChunks (with content) and GetRetention (at a fixed time) of ids, on replica r. */
 static void by_id(int r, const char *tenant, uint64_t *ids, size_t n, int64_t at,
                   ProtobufCMessage **chunks, ProtobufCMessage **ret) {
@@ -483,8 +467,8 @@ static void test_followers_answer_as_the_writer(void) {
       by_id(f, k ? RET_TENANT : TENANT, ids, n, at, &cb, &rb);
       EG_REQUIRE(ca && ra && cb && rb);
       compared += 2;
-      differ += !same_message(ca, cb) + !same_message(ra, rb);
-      if (!same_message(ra, rb)) fprintf(stderr, "  GetRetention differs on replica %d\n", f);
+      differ += !eg_same_message(ca, cb) + !eg_same_message(ra, rb);
+      if (!eg_same_message(ra, rb)) fprintf(stderr, "  GetRetention differs on replica %d\n", f);
       protobuf_c_message_free_unpacked(ca, NULL);
       protobuf_c_message_free_unpacked(ra, NULL);
       protobuf_c_message_free_unpacked(cb, NULL);

@@ -23,6 +23,7 @@
 #include "common/time.h"
 #include "proto/engram/v1/vector_log.pb-c.h"
 #include "services/vectord/vec.h"
+#include "tests/replicas.h"
 #include "tests/testlib.h"
 
 #define DAY_US 86400000000LL
@@ -226,9 +227,8 @@ static Engram__V1__SearchResponse *search(eg_vec *v, const char *tenant, const c
 
 static int64_t ret_at; /* when retention is evaluated (the same on both) */
 
-/* GetRetention of ids 1 … 8 and 101, 102 at a fixed time, packed (caller frees). */
-static uint8_t *retention(eg_vec *v, size_t *len) {
-  eg_arena *a = eg_arena_new(0, 0);
+/* GetRetention of ids 1 … 8 and 101, 102 at a fixed time, into a. */
+static ProtobufCMessage *retention(eg_vec *v, eg_arena *a) {
   uint64_t ids[] = {1, 2, 3, 4, 5, 6, 7, 8, 101, 102};
   Engram__V1__Scope s = scope_of("t1", NULL);
   Engram__V1__GetRetentionRequest req = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
@@ -236,17 +236,10 @@ static uint8_t *retention(eg_vec *v, size_t *len) {
   req.chunk_ids = ids;
   req.n_chunk_ids = sizeof ids / sizeof *ids;
   req.at = ret_at;
-  Engram__V1__GetRetentionResponse r = ENGRAM__V1__GET_RETENTION_RESPONSE__INIT;
+  Engram__V1__GetRetentionResponse *r = eg_arena_alloc(a, sizeof *r);
+  engram__v1__get_retention_response__init(r);
   eg_err e;
-  uint8_t *out = NULL;
-  *len = 0;
-  if (eg_vec_get_retention(v, &req, a, &r, &e) == EG_OK) {
-    *len = engram__v1__get_retention_response__get_packed_size(&r);
-    out = malloc(*len + 1);
-    engram__v1__get_retention_response__pack(&r, out);
-  }
-  eg_arena_free(a);
-  return out;
+  return eg_vec_get_retention(v, &req, a, r, &e) == EG_OK ? &r->base : NULL;
 }
 
 static void test_follower_equals_writer(void) {
@@ -288,11 +281,10 @@ static void test_follower_equals_writer(void) {
   EG_CHECK_INT(differ, 0);
   EG_CHECK(compared == 30);
   ret_at = eg_time_now_us() + 120 * DAY_US;
-  size_t la, lb;
-  uint8_t *ra = retention(w, &la), *rb = retention(f, &lb);
-  EG_CHECK(ra && rb && la == lb && memcmp(ra, rb, la) == 0);
-  free(ra);
-  free(rb);
+  eg_arena *ra = eg_arena_new(0, 0);
+  ProtobufCMessage *xa = retention(w, ra), *xb = retention(f, ra);
+  EG_CHECK(xa && xb && eg_same_message(xa, xb));
+  eg_arena_free(ra);
   /* refusals: a position applied again, a record that is not one */
   EG_CHECK_INT(eg_vec_apply(f, lg.r, 1, &e), EG_EPRECOND);
   eg_replog_record junk = {lg.n + 1, (const uint8_t *)"\x0a\xff", 2, 0};
