@@ -162,6 +162,25 @@ eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *u
   return follow_writer(wc, commit_attempt, &a, give_up_us, err);
 }
 
+int eg_replicas_run(eg_replicas *rs, const char *daemon, int n, eg_rpc_client **cl,
+                    const eg_replicas_test *tests, size_t n_tests) {
+  eg_rpc_global_init();
+  eg_err e;
+  if (eg_replicas_start_of(rs, daemon, n, false, &e) != EG_OK) {
+    fprintf(stderr, "cannot start the replicas: %s\n", e.msg);
+    eg_replicas_stop(rs, true);
+    return 1;
+  }
+  eg_rpc_client_opts o = {.timeout_us = 10 * EG_US_PER_SEC, .max_attempts = 1};
+  for (int i = 0; i < rs->n; i++) eg_rpc_client_open(rs->r[i].addr, &o, &cl[i], &e);
+  for (size_t i = 0; i < n_tests; i++) eg_test_run(tests[i].name, tests[i].fn);
+  for (int i = 0; i < rs->n; i++) eg_rpc_client_close(cl[i]);
+  int rc = eg_test_finish();
+  eg_replicas_stop(rs, rc != 0);
+  eg_rpc_global_shutdown();
+  return rc;
+}
+
 /* The packed bytes of a message (caller frees). */
 static uint8_t *packed(const ProtobufCMessage *m, size_t *len) {
   *len = protobuf_c_message_get_packed_size(m);

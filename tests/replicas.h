@@ -61,6 +61,18 @@ eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *u
                          const eg_edge_spec *s, int64_t give_up_us,
                          Engram__V1__CommitResponse **resp, eg_err *err);
 
+/* A test of a replication test program. */
+typedef struct eg_replicas_test {
+  const char *name;
+  void (*fn)(void);
+} eg_replicas_test;
+
+/* A replication test program: PostgreSQL and n replicas of daemon (fsync off), one client
+ * per replica in cl (10 s deadline, no retries), the tests, then everything stopped (kept
+ * for a look when one failed). Returns the program's exit status. */
+int eg_replicas_run(eg_replicas *rs, const char *daemon, int n, eg_rpc_client **cl,
+                    const eg_replicas_test *tests, size_t n_tests);
+
 /* The same message, byte for byte once packed (replicas answering alike). */
 bool eg_same_message(const ProtobufCMessage *a, const ProtobufCMessage *b);
 

@@ -411,22 +411,11 @@ static void test_followers_answer_as_the_writer(void) {
 }
 
 int main(void) {
-  eg_rpc_global_init();
-  eg_err e;
-  if (eg_replicas_start(&rs, 3, false, &e) != EG_OK) {
-    fprintf(stderr, "cannot start the replicas: %s\n", e.msg);
-    eg_replicas_stop(&rs, true);
-    return 1;
-  }
-  eg_rpc_client_opts o = {.timeout_us = 10 * EG_US_PER_SEC, .max_attempts = 1};
-  for (int i = 0; i < rs.n; i++) eg_rpc_client_open(rs.r[i].addr, &o, &cl[i], &e);
-  EG_RUN(test_roles);
-  EG_RUN(test_followers_survive_a_refused_read);
-  EG_RUN(test_failover_under_load);
-  EG_RUN(test_followers_answer_as_the_writer);
-  for (int i = 0; i < rs.n; i++) eg_rpc_client_close(cl[i]);
-  int rc = eg_test_finish();
-  eg_replicas_stop(&rs, rc != 0);
-  eg_rpc_global_shutdown();
-  return rc;
+  static const eg_replicas_test tests[] = {
+      {"test_roles", test_roles},
+      {"test_followers_survive_a_refused_read", test_followers_survive_a_refused_read},
+      {"test_failover_under_load", test_failover_under_load},
+      {"test_followers_answer_as_the_writer", test_followers_answer_as_the_writer},
+  };
+  return eg_replicas_run(&rs, "graphd", 3, cl, tests, sizeof tests / sizeof *tests);
 }
