@@ -4,7 +4,8 @@
  * The log is one table shared by every shard of a service:
  *   engram_replog (shard text, seq bigint, payload bytea, at timestamptz,
  *                  PRIMARY KEY (shard, seq))
- * A record is an opaque payload (graphd: a GraphLogRecord, proto/engram/v1/graph_log.proto)
+ * A record is an opaque payload (graphd: a GraphLogRecord, proto/engram/v1/graph_log.proto;
+ * vectord: a VectorLogRecord, vector_log.proto; common/replica.h packs both)
  * at a position seq = 1, 2, 3 … with no gap. PostgreSQL is the source of truth; the
  * replicas' stores are its materialization (deploy/REPLICATION.md).
  *

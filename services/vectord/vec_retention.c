@@ -452,6 +452,14 @@ static void *sweeper_main(void *arg) {
     pthread_mutex_unlock(&v->tmu);
     char **names = nl.v;
     for (size_t i = 0; i < nl.n; i++) {
+      /* A sweep writes: only the writer of a replicated shard sweeps, and its moves go to
+       * the log like any write's. The gate first, as a write handler takes it (a role
+       * change waiting for the gate must not wait behind a writer waiting for it). */
+      eg_err err = {0};
+      if (eg_replica_write_begin(v->replica, &err)) {
+        free(names[i]);
+        continue;
+      }
       /* The tenant is looked up and its writer taken under tmu, so an erasure that drops it
        * (eg_vt_forget) waits for this sweep; a busy writer is left for the next round. */
       pthread_mutex_lock(&v->tmu);
@@ -459,17 +467,11 @@ static void *sweeper_main(void *arg) {
       bool got = t && pthread_mutex_trylock(&t->writer) == 0;
       pthread_mutex_unlock(&v->tmu);
       free(names[i]);
-      if (!got) continue;
       vresult o = {0};
-      eg_err err = {0};
-      /* a sweep writes: only the writer of a replicated shard sweeps, and its moves go to
-       * the log like any write's */
-      if (!t->pol.disabled && !eg_replica_write_begin(v->replica, &err)) {
-        if (sweep_tenant(v, t, eg_time_now_us(), &o, &err))
-          EG_WARN("vec", "retention sweep failed", "error=\"%s\"", err.msg);
-        eg_replica_write_end(v->replica);
-      }
-      pthread_mutex_unlock(&t->writer);
+      if (got && !t->pol.disabled && sweep_tenant(v, t, eg_time_now_us(), &o, &err))
+        EG_WARN("vec", "retention sweep failed", "error=\"%s\"", err.msg);
+      if (got) pthread_mutex_unlock(&t->writer);
+      eg_replica_write_end(v->replica);
       count_moves(v, o.promoted, o.demoted, o.evicted);
     }
     free(names);
