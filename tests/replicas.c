@@ -126,21 +126,21 @@ static eg_code follow_writer(eg_writer_client *wc, attempt_fn attempt, void *ctx
 }
 
 typedef struct call_args {
-  const char *path;
-  const ProtobufCMessage *req;
-  const ProtobufCMessageDescriptor *desc;
-  ProtobufCMessage **resp;
+  eg_write_at_fn at;
+  const void *req;
 } call_args;
 
 static eg_code call_attempt(eg_rpc_client *c, void *ctx, eg_err *err) {
   call_args *a = ctx;
-  return eg_rpc_unary(c, a->path, a->req, a->desc, 0, a->resp, err);
+  eg_rpc_request r = a->at(c, a->req);
+  eg_code rc = eg_rpc_run(&r, 0, err);
+  if (r.resp) protobuf_c_message_free_unpacked(r.resp, NULL);
+  return rc;
 }
 
-eg_code eg_writer_call(eg_writer_client *wc, const char *path, const ProtobufCMessage *req,
-                       const ProtobufCMessageDescriptor *resp_desc, int64_t give_up_us,
-                       ProtobufCMessage **resp, eg_err *err) {
-  call_args a = {path, req, resp_desc, resp};
+eg_code eg_writer_call(eg_writer_client *wc, eg_write_at_fn at, const void *req, int64_t give_up_us,
+                       eg_err *err) {
+  call_args a = {at, req};
   return follow_writer(wc, call_attempt, &a, give_up_us, err);
 }
 

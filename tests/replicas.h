@@ -49,12 +49,13 @@ typedef struct eg_writer_client {
 eg_code eg_writer_client_open(eg_writer_client *wc, eg_replicas *rs, int64_t timeout_us,
                               eg_err *err);
 void eg_writer_client_close(eg_writer_client *wc);
-/* Call path ("/engram.v1.Vector/Upsert") with req, following the writer on UNAVAILABLE
- * (and past a replica that does not answer), retrying until give_up_us (monotonic); the
- * write must be safe to send again. */
-eg_code eg_writer_call(eg_writer_client *wc, const char *path, const ProtobufCMessage *req,
-                       const ProtobufCMessageDescriptor *resp_desc, int64_t give_up_us,
-                       ProtobufCMessage **resp, eg_err *err);
+/* A write of req to replica c, prepared by a typed client (eg_vectord_upsert_call). */
+typedef eg_rpc_request (*eg_write_at_fn)(eg_rpc_client *c, const void *req);
+/* Send the write at(…, req), following the writer on UNAVAILABLE (and past a replica that
+ * does not answer), retrying until give_up_us (monotonic); the write must be safe to send
+ * again. The response is dropped. */
+eg_code eg_writer_call(eg_writer_client *wc, eg_write_at_fn at, const void *req, int64_t give_up_us,
+                       eg_err *err);
 /* Commit s (an identical retry is the same edge: graphd's identity), following the writer
  * on UNAVAILABLE, retrying until give_up_us (monotonic). *resp as gc_commit_resp. */
 eg_code eg_writer_commit(eg_writer_client *wc, const char *tenant, const char *user,

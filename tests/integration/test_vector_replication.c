@@ -22,7 +22,7 @@
 
 #include "common/replica.h"
 #include "common/time.h"
-#include "proto/engram/v1/vector.pb-c.h"
+#include "common/vector_client.h"
 #include "tests/replicas.h"
 #include "tests/testlib.h"
 
@@ -38,26 +38,23 @@ static char watermark[64];                 /* of the last write */
 
 /* ---- calls ------------------------------------------------------------------------------- */
 
-static eg_code call(int r, const char *method, const ProtobufCMessage *req,
-                    const ProtobufCMessageDescriptor *d, ProtobufCMessage **resp, eg_err *e) {
-  ProtobufCMessage *got = NULL;
-  char path[96];
-  snprintf(path, sizeof path, "/engram.v1.Vector/%s", method);
-  eg_code rc = eg_rpc_unary(cl[r], path, req, d, 0, &got, e);
+/* Run a call prepared by a typed client (eg_vectord_*_call); *resp (NULL: freed) gets the
+ * response. */
+static eg_code run(eg_rpc_request r, ProtobufCMessage **resp, eg_err *e) {
+  eg_code rc = eg_rpc_run(&r, 0, e);
   if (resp)
-    *resp = got;
-  else if (got)
-    protobuf_c_message_free_unpacked(got, NULL);
+    *resp = r.resp;
+  else if (r.resp)
+    protobuf_c_message_free_unpacked(r.resp, NULL);
   return rc;
 }
 
-/* A write on replica r that must succeed; keeps its watermark. */
-static bool write_ok(int r, const char *method, const ProtobufCMessage *req,
-                     const ProtobufCMessageDescriptor *d) {
+/* A write that must succeed; keeps its watermark. */
+static bool write_ok(eg_rpc_request r) {
   ProtobufCMessage *resp = NULL;
   eg_err e;
-  if (call(r, method, req, d, &resp, &e)) {
-    fprintf(stderr, "%s failed: %s\n", method, e.msg);
+  if (run(r, &resp, &e)) {
+    fprintf(stderr, "%s failed: %s\n", r.method, e.msg);
     return false;
   }
   char **w = eg_watermark_field(resp);
@@ -110,7 +107,7 @@ static void free_upsert(Engram__V1__UpsertRequest *req) {
 
 static bool upsert(int r, const char *tenant, const chunk_spec *cs, size_t n) {
   Engram__V1__UpsertRequest *req = upsert_req(tenant, cs, n);
-  bool ok = write_ok(r, "Upsert", &req->base, &engram__v1__upsert_response__descriptor);
+  bool ok = write_ok(eg_vectord_upsert_call(cl[r], req, NULL));
   free_upsert(req);
   return ok;
 }
@@ -134,11 +131,14 @@ static eg_code search(int r, const char *tenant, const char *user, const char *t
   req.k = 20;
   req.include_cold = cold;
   req.watermark = (char *)(wm ? wm : "");
-  return call(r, "Search", &req.base, &engram__v1__search_response__descriptor,
-              (ProtobufCMessage **)out, e);
+  return run(eg_vectord_search_call(cl[r], &req, NULL), (ProtobufCMessage **)out, e);
 }
 
 /* ---- the client under failover ----------------------------------------------------------- */
+
+static eg_rpc_request upsert_at(eg_rpc_client *c, const void *req) {
+  return eg_vectord_upsert_call(c, req, NULL);
+}
 
 /* Upsert number i, with a client id (as ingestd's content hashes): a retry of an upsert
  * that landed replaces it. */
@@ -148,10 +148,7 @@ static eg_code load_upsert(eg_writer_client *wc, int i, void *ctx, int64_t give_
   snprintf(text, sizeof text, "load note %d about the harbour ferry schedule", i);
   chunk_spec cs = {.id = LOAD_ID0 + (uint64_t)i, .text = text, .turn = i};
   Engram__V1__UpsertRequest *req = upsert_req(LOAD_TENANT, &cs, 1);
-  ProtobufCMessage *resp = NULL;
-  eg_code rc = eg_writer_call(wc, "/engram.v1.Vector/Upsert", &req->base,
-                              &engram__v1__upsert_response__descriptor, give_up_us, &resp, e);
-  if (resp) protobuf_c_message_free_unpacked(resp, NULL);
+  eg_code rc = eg_writer_call(wc, upsert_at, req, give_up_us, e);
   free_upsert(req);
   return rc;
 }
@@ -180,28 +177,27 @@ static const char *queries[] = {"puppy dog retriever",     "Emma wedding in Lisb
 /* Delete, Publish or RecordAccess (at `when`, 0 = now) of ids. */
 static bool ids_call(int w, const char *method, const char *tenant, uint64_t *ids, size_t n,
                      int64_t when) {
-  const char *user = NULL;
-  Engram__V1__Scope scope = scope_of(tenant, user);
+  Engram__V1__Scope scope = scope_of(tenant, NULL);
   if (!strcmp(method, "Delete")) {
     Engram__V1__DeleteRequest r = ENGRAM__V1__DELETE_REQUEST__INIT;
     r.scope = &scope;
     r.ids = ids;
     r.n_ids = n;
-    return write_ok(w, method, &r.base, &engram__v1__delete_response__descriptor);
+    return write_ok(eg_vectord_delete_call(cl[w], &r, NULL));
   }
   if (!strcmp(method, "Publish")) {
     Engram__V1__PublishRequest r = ENGRAM__V1__PUBLISH_REQUEST__INIT;
     r.scope = &scope;
     r.ids = ids;
     r.n_ids = n;
-    return write_ok(w, method, &r.base, &engram__v1__publish_response__descriptor);
+    return write_ok(eg_vectord_publish_call(cl[w], &r, NULL));
   }
   Engram__V1__RecordAccessRequest r = ENGRAM__V1__RECORD_ACCESS_REQUEST__INIT;
   r.scope = &scope;
   r.ids = ids;
   r.n_ids = n;
   r.time = when;
-  return write_ok(w, method, &r.base, &engram__v1__record_access_response__descriptor);
+  return write_ok(eg_vectord_record_access_call(cl[w], &r, NULL));
 }
 
 static bool policy(int w, const char *tenant, double half_life, double evict_days) {
@@ -213,8 +209,7 @@ static bool policy(int w, const char *tenant, double half_life, double evict_day
   r.scope = &scope;
   r.policy = &p;
   r.confirm_tenant = (char *)tenant;
-  return write_ok(w, "SetRetentionPolicy", &r.base,
-                  &engram__v1__set_retention_policy_response__descriptor);
+  return write_ok(eg_vectord_set_retention_policy_call(cl[w], &r, NULL));
 }
 
 static bool sweep(int w, const char *tenant, int64_t at) {
@@ -222,7 +217,7 @@ static bool sweep(int w, const char *tenant, int64_t at) {
   Engram__V1__SweepRetentionRequest r = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
   r.scope = &scope;
   r.at = at;
-  return write_ok(w, "SweepRetention", &r.base, &engram__v1__sweep_retention_response__descriptor);
+  return write_ok(eg_vectord_sweep_retention_call(cl[w], &r, NULL));
 }
 
 /* Every kind of write, on the writer w. */
@@ -252,7 +247,7 @@ static void varied_writes(int w) {
   Engram__V1__Scope gone = scope_of(TENANT, "gone");
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &gone;
-  EG_CHECK(write_ok(w, "Erase", &er.base, &engram__v1__erase_response__descriptor));
+  EG_CHECK(write_ok(eg_vectord_erase_call(cl[w], &er, NULL)));
   /* retention: a tenant whose chunks age into the cold tier, two accessed; then a policy
    * that evicts, and a sweep far ahead evicts the cold ones not used for 60 days (one is
    * used the day before) */
@@ -301,16 +296,14 @@ static void by_id(int r, const char *tenant, uint64_t *ids, size_t n, int64_t at
   g.watermark = watermark;
   eg_err e;
   *chunks = *ret = NULL;
-  EG_CHECK(call(r, "GetChunks", &g.base, &engram__v1__get_chunks_response__descriptor, chunks,
-                &e) == EG_OK);
+  EG_CHECK(run(eg_vectord_get_chunks_call(cl[r], &g, NULL), chunks, &e) == EG_OK);
   Engram__V1__GetRetentionRequest q = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   q.scope = &scope;
   q.chunk_ids = ids;
   q.n_chunk_ids = n;
   q.at = at;
   q.watermark = watermark;
-  EG_CHECK(call(r, "GetRetention", &q.base, &engram__v1__get_retention_response__descriptor, ret,
-                &e) == EG_OK);
+  EG_CHECK(run(eg_vectord_get_retention_call(cl[r], &q, NULL), ret, &e) == EG_OK);
 }
 
 /* ---- the tests ------------------------------------------------------------------------------ */
@@ -322,8 +315,7 @@ static void test_roles(void) {
   chunk_spec c = {.id = 1, .text = "Ana moved to Porto to open a bakery.", .user = "u1"};
   Engram__V1__UpsertRequest *req = upsert_req(TENANT, &c, 1);
   eg_err e;
-  EG_CHECK_INT(call(f, "Upsert", &req->base, &engram__v1__upsert_response__descriptor, NULL, &e),
-               EG_EUNAVAIL);
+  EG_CHECK_INT(eg_vectord_upsert(cl[f], req, NULL, &e), EG_EUNAVAIL);
   char want[96];
   snprintf(want, sizeof want, "writer=%s", rs.r[w].addr);
   EG_CHECK(strstr(e.msg, want) != NULL);
@@ -390,8 +382,7 @@ static void test_failover_under_load(void) {
   g.ids = ids;
   g.n_ids = (size_t)sent;
   ProtobufCMessage *resp = NULL;
-  EG_REQUIRE(call(nw, "GetChunks", &g.base, &engram__v1__get_chunks_response__descriptor, &resp,
-                  &e) == EG_OK);
+  EG_REQUIRE(run(eg_vectord_get_chunks_call(cl[nw], &g, NULL), &resp, &e) == EG_OK);
   Engram__V1__GetChunksResponse *gc = (Engram__V1__GetChunksResponse *)resp;
   int *count = calloc((size_t)sent, sizeof *count);
   for (size_t k = 0; k < gc->n_chunks; k++) {
@@ -408,8 +399,7 @@ static void test_failover_under_load(void) {
   /* no chunk twice in the index either: its live chunks are the ids found */
   Engram__V1__GetRetentionRequest q = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   q.scope = &scope;
-  EG_REQUIRE(call(nw, "GetRetention", &q.base, &engram__v1__get_retention_response__descriptor,
-                  &resp, &e) == EG_OK);
+  EG_REQUIRE(run(eg_vectord_get_retention_call(cl[nw], &q, NULL), &resp, &e) == EG_OK);
   Engram__V1__GetRetentionResponse *gr = (Engram__V1__GetRetentionResponse *)resp;
   uint64_t live = 0;
   for (size_t k = 0; k < gr->n_tiers; k++)

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/embed.h"
 #include "common/time.h"
+#include "lang/embed.h"
 #include "proto/engram/v1/vector_log.pb-c.h"
 #include "services/vectord/vec.h"
 #include "tests/replicas.h"
