@@ -86,8 +86,8 @@ size_t rc_decompose(const char *q, eg_arena *a, char **out, size_t max) {
   }
   /* "or" joins a choice ("which …"), the others a span ("how many / how long / how much") */
   bool choice = find_word(q, q, "which") != NULL,
-       span = find_word(q, q, "how") && (find_word(q, q, "many") || find_word(q, q, "long") ||
-                                         find_word(q, q, "much"));
+       span = find_word(q, q, "how") &&
+              (find_word(q, q, "many") || find_word(q, q, "long") || find_word(q, q, "much"));
   static const char *const joins[] = {"or", "before", "after", "when", "while", "since", "until"};
   for (size_t i = 0; i < sizeof joins / sizeof *joins; i++) {
     if (!(i == 0 ? choice : span)) continue;
