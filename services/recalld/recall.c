@@ -456,15 +456,15 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   return s;
 }
 
-/* A search of the sessions of the first hits (NEIGHBOURHOOD of them), for their turns'
- * own scores (lift_neighbours); NULL when they have none. */
+/* A search of the sessions of the first hits (NEIGHBOURHOOD of them) that are single turns,
+ * for their neighbours' own scores (lift_neighbours); NULL when there are none. */
 #define NEIGHBOURHOOD 3
 static Engram__V1__SearchRequest *session_req(rc_ctx *c, const variants *vs, uint32_t k) {
   char **ids = eg_arena_calloc(c->a, NEIGHBOURHOOD, sizeof *ids);
   size_t n = 0;
   for (size_t i = 0; ids && i < c->n_chunks && i < NEIGHBOURHOOD; i++) {
     char *s = c->chunks[i].chunk->session_id;
-    bool dup = !s || !*s;
+    bool dup = !s || !*s || c->chunks[i].chunk->turn_end != c->chunks[i].chunk->turn_index;
     for (size_t j = 0; j < n && !dup; j++) dup = strcmp(ids[j], s) == 0;
     if (!dup) ids[n++] = s;
   }
@@ -590,15 +590,20 @@ static int by_score_fact(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* Are a and b turns of one session with no turn between them? */
+/* Are a and b single turns of one session with no turn between them? A round (a user's
+ * message with the replies to it) holds its question and answer already: its neighbours are
+ * other rounds, not the other side of its exchange. */
 static bool adjacent(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
   if (!a->session_id || !*a->session_id || a->document_id[0] || b->document_id[0]) return false;
+  if (a->turn_end != a->turn_index || b->turn_end != b->turn_index) return false;
   bool next = b->turn_index == a->turn_end + 1 || a->turn_index == b->turn_end + 1;
   return next && strcmp(a->session_id, b->session_id) == 0;
 }
 
 /* The neighbourhood of a turn: it gains a share of its better adjacent turn's score, for an
- * answer is told next to its question ("What did you research?" / "Adoption agencies."), and
+ * answer is told next to its question ("What did you research?" / "Adoption agencies.") and a
+ * statement is echoed by the reply to it ("I joined a support group." / "A support group! How
+ * was it?"), and
  * the turn that answers in other words than the question's is found beside the one that
  * restates it. Each from the scores before this step. */
 static void lift_neighbours(rc_ctx *c, float share) {

@@ -624,15 +624,14 @@ static void test_greeting_no_evidence(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
-/* The answer told next to its question: the exchange that restates the question is found by
- * its words, the one after it that answers in other words by being its neighbour. */
+/* The answer told next to its question: the turn that restates the question is found by its
+ * words, the one after it that answers in other words by being its neighbour. */
 static void test_neighbour_answers(void) {
   const char *const s[] = {
-      "user",      "Did the research for the community project go well?",
-      "assistant", "I hope so, tell me.",
-      "user",      "Yes. I looked mostly at adoption agencies with short waiting lists.",
-      "assistant", "That sounds thorough."};
-  ingest("nb", "nb-1", "2024-05-02T10:00:00Z", s, 4);
+      "user", "Did the research for the community project go well?",
+      "user", "Yes. I looked mostly at adoption agencies with short waiting lists.",
+      "user", "That sounds thorough."};
+  ingest("nb", "nb-1", "2024-05-02T10:00:00Z", s, 3);
   const char *const d[][4] = {
       {"user", "The community garden project needs volunteers on Saturday.", "assistant",
        "I can draft a sign-up sheet."},
