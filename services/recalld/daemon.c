@@ -30,6 +30,10 @@ static const eg_cfg_opt recalld_opts[] = {
      "BM25 relative to the query's best match from which a chunk is context whatever its "
      "similarity",
      0, 0, 1},
+    {"decompose", EG_CFG_BOOL, "false",
+     "cut a question relating two events (a span, a choice of order) into one variant per event, "
+     "each event's best hit given a place in the first half of k1",
+     0, 0, 0},
     {"neighbour_weight", EG_CFG_DOUBLE, "0.3",
      "share of its better neighbour's score (the adjacent turn of the same session) a chunk "
      "gains: the turns of the first hits' sessions are searched too (0 = off)",
@@ -103,6 +107,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .max_token_budget = (uint32_t)eg_cfg_int(c, "max_token_budget"),
       .min_relevance = (float)eg_cfg_double(c, "min_relevance"),
       .min_word_match = (float)eg_cfg_double(c, "min_word_match"),
+      .decompose = eg_cfg_bool(c, "decompose"),
       .neighbour_weight = (float)eg_cfg_double(c, "neighbour_weight"),
       .llm = s->llm,
       .rerank_url = eg_cfg_str(c, "rerank_url"),

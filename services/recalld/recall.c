@@ -397,7 +397,8 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
   /* a question about two events: one variant per event (each gets its place, rc_sub_quota) */
   char *part[RC_MAX_SUB];
-  for (size_t i = 0, n = expand ? rc_decompose(q, c->a, part, RC_MAX_SUB) : 0; i < n; i++) {
+  for (size_t i = 0, n = expand && c->r->o.decompose ? rc_decompose(q, c->a, part, RC_MAX_SUB) : 0;
+       i < n; i++) {
     add_variant(vs, part[i]);
     if (vs->n && vs->v[vs->n - 1] == part[i]) c->sub_var[c->n_sub++] = vs->n - 1;
   }

@@ -37,6 +37,7 @@ typedef struct eg_recall_opts {
   uint32_t max_token_budget;
   float min_relevance;    /* dense similarity under which a chunk is not relevant … */
   float min_word_match;   /* … unless its BM25 / the query's best is at least this */
+  bool decompose;         /* a question relating two events searched as one variant per event */
   float neighbour_weight; /* a turn's score gains this share of its better neighbour's (the
                              adjacent turn of the same session): an answer follows its
                              question; 0 = off (and no search of the first hits' sessions) */

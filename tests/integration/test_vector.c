@@ -66,6 +66,7 @@ static const char *texts[] = {
 
 static void test_start(void) {
   dir = eg_test_tempdir("vector");
+  setenv("ENGRAM_BM25_CONCEPTS", "0.4", 0); /* off by default; test_concepts reads them */
   eg_err e;
   EG_REQUIRE(eg_harness_start("vectord", dir, NULL, &vd, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(vd.addr, NULL, &cl, &e) == EG_OK);
