@@ -3,7 +3,9 @@
  */
 #include "tests/ingest_helpers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid,
                    int64_t session_time, const char *const *msgs, size_t n, bool async,
@@ -58,4 +60,21 @@ eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, 
   req.k = k;
   req.include_content = true;
   return eg_vectord_search(vectord, &req, resp, e);
+}
+
+eg_rpc_client *ic_second_ingestd(const eg_cluster *cl, const char *sub, const char *const *flags,
+                                 eg_proc *p) {
+  char ga[80], va[80], dir[600];
+  snprintf(ga, sizeof ga, "%s", cl->d[EG_GRAPHD].addr);
+  snprintf(va, sizeof va, "%s", cl->d[EG_VECTORD].addr);
+  const char *extra[16] = {"--graphd-addr", ga, "--vectord-addr", va};
+  size_t n = 4;
+  for (size_t i = 0; flags[i] && n < 15; i++) extra[n++] = flags[i];
+  extra[n] = NULL;
+  snprintf(dir, sizeof dir, "%s/%s", cl->dir, sub);
+  eg_err e;
+  eg_rpc_client *c = NULL;
+  if (mkdir(dir, 0755) != 0 || eg_harness_start("ingestd", dir, extra, p, &e) != EG_OK) return NULL;
+  if (eg_rpc_client_open(p->addr, NULL, &c, &e) != EG_OK) c = NULL;
+  return c;
 }

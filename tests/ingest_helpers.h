@@ -11,6 +11,7 @@
 #include "common/ingest_client.h"
 #include "common/recall_client.h"
 #include "common/vector_client.h"
+#include "tests/harness.h"
 
 /* Ingest messages given as (role, text) pairs as one session of tenant/user said at
  * session_time, sync or async. *resp (when resp is non-NULL) is freed by the caller with
@@ -32,5 +33,11 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
  * chunks' texts. *resp is freed by the caller with protobuf_c_message_free_unpacked. */
 eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text,
                   uint32_t k, Engram__V1__SearchResponse **resp, eg_err *e);
+
+/* A second ingestd on the cluster's graphd and vectord, with flags (NULL-terminated, up to
+ * 11) and a data dir of its own under sub (the first ingestd holds its queue's); a client
+ * to it (NULL when it did not start), the caller closes it and stops *p. */
+eg_rpc_client *ic_second_ingestd(const eg_cluster *cl, const char *sub, const char *const *flags,
+                                 eg_proc *p);
 
 #endif

@@ -15,18 +15,10 @@
 #include "common/graph_client.h"
 #include "common/log.h"
 #include "common/vector_client.h"
-#include "services/ingestd/ingest.h"
+#include "services/ingestd/ingest_int.h"
 
 enum { VEC = 0, GRA = 1 };
 static const char *const store_names[2] = {"vectord", "graphd"};
-
-/* The tenant's shard of each store. */
-static eg_rpc_client *vectord_of(eg_ingest *g, const Engram__V1__Scope *scope) {
-  return eg_peers_vectord(eg_ingest_peers(g), scope->tenant);
-}
-static eg_rpc_client *graphd_of(eg_ingest *g, const Engram__V1__Scope *scope) {
-  return eg_peers_graphd(eg_ingest_peers(g), scope->tenant);
-}
 
 static void release(eg_rpc_request *rs, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -57,8 +49,8 @@ eg_code eg_ingest_get_retention(eg_ingest *g, const Engram__V1__GetRetentionRequ
                                 eg_arena *a, Engram__V1__GetRetentionResponse *resp, eg_err *err) {
   Engram__V1__GetRetentionResponse *got[2] = {NULL, NULL};
   eg_rpc_request rs[2] = {
-      [VEC] = eg_vectord_get_retention_call(vectord_of(g, req->scope), req, &got[VEC]),
-      [GRA] = eg_graphd_get_retention_call(graphd_of(g, req->scope), req, &got[GRA])};
+      [VEC] = eg_vectord_get_retention_call(eg_ig_vectord(g, req->scope), req, &got[VEC]),
+      [GRA] = eg_graphd_get_retention_call(eg_ig_graphd(g, req->scope), req, &got[GRA])};
   size_t n = 2;
   (void)eg_rpc_fanout(rs, n, 0);
   eg_code rc = EG_OK;
@@ -136,8 +128,8 @@ eg_code eg_ingest_set_retention_policy(eg_ingest *g,
   }
   Engram__V1__SetRetentionPolicyResponse *set[2] = {NULL, NULL};
   eg_rpc_request rs[2] = {
-      [VEC] = eg_vectord_set_retention_policy_call(vectord_of(g, req->scope), req, &set[VEC]),
-      [GRA] = eg_graphd_set_retention_policy_call(graphd_of(g, req->scope), req, &set[GRA])};
+      [VEC] = eg_vectord_set_retention_policy_call(eg_ig_vectord(g, req->scope), req, &set[VEC]),
+      [GRA] = eg_graphd_set_retention_policy_call(eg_ig_graphd(g, req->scope), req, &set[GRA])};
   size_t n = 2;
   (void)eg_rpc_fanout(rs, n, 0);
   char stores[32] = "";
@@ -168,7 +160,7 @@ eg_code eg_ingest_sweep_retention(eg_ingest *g, const Engram__V1__SweepRetention
                                   eg_err *err) {
   Engram__V1__SweepRetentionResponse *swept = NULL; /* the sweep is vectord's alone */
   eg_rpc_request rs[1] = {
-      [VEC] = eg_vectord_sweep_retention_call(vectord_of(g, req->scope), req, &swept)};
+      [VEC] = eg_vectord_sweep_retention_call(eg_ig_vectord(g, req->scope), req, &swept)};
   size_t n = 1;
   eg_code rc = eg_rpc_fanout(rs, n, 0);
   if (rc)

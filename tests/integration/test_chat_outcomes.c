@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tests/graph_helpers.h"
 #include "tests/harness.h"
@@ -195,18 +194,12 @@ static eg_stub_reply model(void *ctx, const char *url, const char *auth, const c
 static void test_llm_outcome(void) {
   eg_stub *st = eg_stub_start(model, NULL);
   EG_REQUIRE(st != NULL);
-  char ga[80], va[80], llm[80], dir[600];
-  snprintf(ga, sizeof ga, "%s", cl.d[EG_GRAPHD].addr);
-  snprintf(va, sizeof va, "%s", cl.d[EG_VECTORD].addr);
-  snprintf(llm, sizeof llm, "http://127.0.0.1:%d/v1", eg_stub_port(st));
-  snprintf(dir, sizeof dir, "%s/llm", cl.dir);
-  const char *extra[] = {"--graphd-addr", ga, "--vectord-addr", va, "--llm-url", llm, NULL};
+  char llm[80];
+  snprintf(llm, sizeof llm, "--llm-url=http://127.0.0.1:%d/v1", eg_stub_port(st));
+  const char *extra[] = {llm, NULL};
   eg_proc p;
-  eg_err e;
-  EG_REQUIRE(mkdir(dir, 0755) == 0);
-  EG_REQUIRE(eg_harness_start("ingestd", dir, extra, &p, &e) == EG_OK);
-  eg_rpc_client *c = NULL;
-  EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &c, &e) == EG_OK);
+  eg_rpc_client *c = ic_second_ingestd(&cl, "llm", extra, &p);
+  EG_REQUIRE(c != NULL);
   const char *t = "chat-llm";
   EG_REQUIRE(say(ing, t, "s1", "2024-03-01T19:00:00Z", dinner, 4, 0, NULL) == EG_OK);
   accepted a0 = accepted_of(t, "Sakura");

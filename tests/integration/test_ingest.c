@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "common/rpc.h"
 #include "common/time.h"
@@ -274,25 +273,6 @@ static void test_document_and_facts(void) {
   EG_CHECK_STR(gc_value(gra, "acme", "Maya Patel", "HAS_AUTHORITY", 0, 0), "signing authority");
 }
 
-/* A second ingestd on the cluster's graphd and vectord, with flags (NULL-terminated) and a
- * data dir of its own under sub (the first ingestd holds its queue's); a client to it, the
- * caller closes it and stops *p. */
-static eg_rpc_client *second_ingestd(const char *sub, const char *const *flags, eg_proc *p) {
-  char ga[80], va[80], dir[600];
-  snprintf(ga, sizeof ga, "%s", cl.d[EG_GRAPHD].addr);
-  snprintf(va, sizeof va, "%s", cl.d[EG_VECTORD].addr);
-  const char *extra[16] = {"--graphd-addr", ga, "--vectord-addr", va};
-  size_t n = 4;
-  for (size_t i = 0; flags[i] && n < 15; i++) extra[n++] = flags[i];
-  extra[n] = NULL;
-  snprintf(dir, sizeof dir, "%s/%s", cl.dir, sub);
-  eg_err e;
-  eg_rpc_client *c = NULL;
-  if (mkdir(dir, 0755) != 0 || eg_harness_start("ingestd", dir, extra, p, &e) != EG_OK) return NULL;
-  if (eg_rpc_client_open(p->addr, NULL, &c, &e) != EG_OK) c = NULL;
-  return c;
-}
-
 /* The prototype extractor: a state said in words the rules have no pattern for lands in the
  * graph with meta.extractor "prototypes"; an ingestd whose prototypes file is missing warns
  * and still ingests, on the rules alone. */
@@ -318,7 +298,7 @@ static void test_state_prototypes(void) {
   eg_buf_free(&longer);
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
-  eg_rpc_client *c = second_ingestd("rules-only", flags, &p);
+  eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);
   EG_REQUIRE(c != NULL);
   const char *const rules[] = {"user", "I live in Gdańsk now.", "assistant", "Nice."};
   EG_CHECK(session(c, "states-rules", "home", rules, 2, false, NULL, &e) == EG_OK);
@@ -415,7 +395,7 @@ static void test_backpressure(void) {
   eg_proc p;
   eg_err e;
   const char *const flags[] = {"--async-workers", "1", "--ingest-queue-max", "1", NULL};
-  eg_rpc_client *c = second_ingestd("bp", flags, &p);
+  eg_rpc_client *c = ic_second_ingestd(&cl, "bp", flags, &p);
   EG_REQUIRE(c != NULL);
   int ok = 0, full = 0;
   char sid[32];
