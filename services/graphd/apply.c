@@ -113,8 +113,13 @@ static eg_code record_pack(eg_gwrite *w, uint8_t **out, size_t *len, eg_err *err
   body.steps = (Engram__V1__GraphStep **)w->steps.v;
   body.n_steps = w->steps.n;
   body.last_tc = w->last_tc;
+  const char *erases = NULL; /* the user (or "": the tenant) an erasure step erases */
+  for (size_t i = 0; i < w->steps.n; i++) {
+    const Engram__V1__GraphStep *s = w->steps.v[i];
+    if (s->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE) erases = s->erasure->user;
+  }
   return eg_record_pack(w->a, &engram__v1__graph_log_record__descriptor, w->tenant, w->T, w->user,
-                        &body.base, out, len, err);
+                        erases, &body.base, out, len, err);
 }
 
 eg_code eg_gwrite_commit(eg_gwrite *w, eg_err *err) {
@@ -161,6 +166,10 @@ static eg_code decode(eg_arena *a, const eg_replog_record *r, decoded *d, eg_err
                               &engram__v1__graph_write__descriptor, r, "graph",
                               (ProtobufCMessage **)&d->rec, (ProtobufCMessage **)&d->body, err);
   if (rc) return rc;
+  if (!d->body) { /* its key was shredded: the erasure after it removes what it wrote */
+    static Engram__V1__GraphWrite none = ENGRAM__V1__GRAPH_WRITE__INIT;
+    d->body = &none;
+  }
   d->settled = false;
   for (size_t i = 0; i < d->body->n_steps; i++)
     d->settled |= d->body->steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE;

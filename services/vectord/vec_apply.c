@@ -420,8 +420,11 @@ eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_e
   size_t len = 0;
   /* Only a leader's log needs the bytes; alone, a replica applies without them. */
   if (!rc && !applied && eg_kv_wants_records(v->kv))
-    rc = eg_record_pack(w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id,
-                        w->user, &w->body.base, &rec, &len, err);
+    rc = eg_record_pack(
+        w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id, w->user,
+        w->body.write_case == ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE ? w->body.erasure->user
+                                                                      : NULL,
+        &w->body.base, &rec, &len, err);
   if (rc) {
     eg_vw_abort(w);
     return rc;
@@ -453,6 +456,14 @@ static eg_code apply_one(eg_vec *v, const eg_replog_record *r, eg_arena *a, eg_e
                               &engram__v1__vector_write__descriptor, r, "vector",
                               (ProtobufCMessage **)&rec, (ProtobufCMessage **)&body, err);
   if (rc) return rc;
+  Engram__V1__VectorWrite none = ENGRAM__V1__VECTOR_WRITE__INIT;
+  Engram__V1__VectorTenant none_tenant = ENGRAM__V1__VECTOR_TENANT__INIT;
+  if (!body) { /* its key was shredded: only the tenant is left (the erasure after it
+                * removes what it wrote) */
+    none.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_TENANT;
+    none.tenant = &none_tenant;
+    body = &none;
+  }
   bool whole = body->write_case == ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE &&
                (!body->erasure->user || !*body->erasure->user);
   vtenant *t = NULL;
