@@ -410,6 +410,23 @@ void eg_vw_abort(vwrite *w) {
   w->txn = NULL;
 }
 
+/* Whose record the write is: an upsert's whose chunks are all one user's is that user's
+ * (their erasure removes them all, so a replica that cannot open it once the user's key is
+ * shredded loses nothing the erasure keeps); any other write is no one's (""), in the
+ * clear — ids, tiers, policies, or chunks of several users or of none. */
+static const char *record_owner(const vwrite *w) {
+  if (w->body.write_case != ENGRAM__V1__VECTOR_WRITE__WRITE_UPSERT) return "";
+  const Engram__V1__VectorUpsert *u = w->body.upsert;
+  const char *owner = NULL;
+  for (size_t i = 0; i < u->n_chunks; i++) {
+    const Engram__V1__Chunk *c = u->chunks[i]->chunk;
+    const char *cu = c && c->scope && c->scope->user ? c->scope->user : "";
+    if (!*cu || (owner && strcmp(owner, cu) != 0)) return "";
+    owner = cu;
+  }
+  return owner ? owner : "";
+}
+
 eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_err *err) {
   vresult scratch;
   if (!out) out = &scratch;
@@ -421,7 +438,7 @@ eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_e
   /* Only a leader's log needs the bytes; alone, a replica applies without them. */
   if (!rc && !applied && eg_kv_wants_records(v->kv))
     rc = eg_record_pack(
-        w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id, w->user,
+        w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id, record_owner(w),
         w->body.write_case == ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE ? w->body.erasure->user
                                                                       : NULL,
         &w->body.base, &rec, &len, err);
