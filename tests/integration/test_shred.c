@@ -10,7 +10,8 @@
  *                 user's text; another user's key is live.
  *   replay (b)    a replica started afterwards from an empty store replays the whole log
  *                 (skipping the erased user's records) and answers as the writer does:
- *                 nothing of the erased user, the other user and the tenant intact.
+ *                 nothing of the erased user, the other user and the tenant intact — an
+ *                 entity the erased user made that the other user's fact uses too.
  *   tampered (c)  a sealed record altered in the log stops a replica replaying it, with
  *                 an error naming the position; a record naming a key that never existed
  *                 too.
@@ -168,7 +169,6 @@ static bool log_says(int i, const char *msg) {
 static const char *const subjects[] = {"Alice", "Alice's boat", "Bob", "Bob's club", "Office"};
 
 static void write_all(int w) {
-  /* the erased user's own entities only: what others use would outlive the erasure */
   EG_CHECK(gc_commit_said(
                cl[w], TENANT, ERASED,
                &(eg_edge_spec){
@@ -184,6 +184,11 @@ static void write_all(int w) {
   EG_CHECK(gc_commit_said(
                cl[w], TENANT, KEPT,
                &(eg_edge_spec){.subject = "Bob", .relation = "MEMBER_OF", .object = "Bob's club"}) >
+           0);
+  /* an entity the erased user made that another user's fact uses: it outlives the erasure */
+  EG_CHECK(gc_commit_said(
+               cl[w], TENANT, KEPT,
+               &(eg_edge_spec){.subject = "Bob", .relation = "ADMIRES", .object = "Alice's boat"}) >
            0);
   EG_CHECK(gc_commit_said(
                cl[w], TENANT, NULL,
@@ -207,8 +212,8 @@ static void test_sealed(void) {
           s.of_erased, ERASED, s.sealed_erased, s.of_kept, KEPT, s.sealed_kept);
   EG_CHECK_INT(s.of_erased, 3);
   EG_CHECK_INT(s.sealed_erased, 3);
-  EG_CHECK_INT(s.of_kept, 2);
-  EG_CHECK_INT(s.sealed_kept, 2);
+  EG_CHECK_INT(s.of_kept, 3);
+  EG_CHECK_INT(s.sealed_kept, 3);
   EG_CHECK_INT(s.clear_of_users, 0);
   EG_CHECK_INT(eg_replicas_log_holds(&rs, SHARD, ERASED_PHRASE), 0);
   EG_CHECK_INT(eg_replicas_log_holds(&rs, SHARD, KEPT_PHRASE), 0);
@@ -292,6 +297,9 @@ static void test_replay_skips_the_shredded(void) {
   EG_CHECK_STR(gc_value(cl[f], TENANT, "Alice", "BACK", 0, 0), "yes");
   EG_CHECK_STR(gc_value(cl[f], TENANT, "Bob", "SECRET_PHRASE", 0, 0), KEPT_PHRASE);
   EG_CHECK_STR(gc_value(cl[f], TENANT, "Bob", "MEMBER_OF", 0, 0), "Bob's club");
+  /* stated again by the erasure's record, as the writer kept it */
+  EG_CHECK_STR(gc_value(cl[f], TENANT, "Bob", "ADMIRES", 0, 0), "Alice's boat");
+  EG_CHECK_STR(gc_value(cl[w], TENANT, "Bob", "ADMIRES", 0, 0), "Alice's boat");
   EG_CHECK_STR(gc_value(cl[f], TENANT, "Office", "DESCRIBED_AS", 0, 0), SHARED_PHRASE);
 }
 
