@@ -242,6 +242,8 @@ eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tena
   eg_code rc =
       whole ? erase_tenant(g, txn, tenant, t, c) : erase_user(g, txn, t, er->user, a, c, err);
   if (rc) return rc;
+  for (size_t i = 0; !whole && i < er->n_counters && i < EG_KV_COUNTERS; i++)
+    if (er->counters[i] > ten->counter[i]) ten->counter[i] = er->counters[i];
   uint8_t ak[17];
   ak[0] = 'A';
   key_put64(ak + 1, key_time(er->at));
@@ -292,6 +294,10 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
     if (rc) {
       eg_gwrite_abort(&w);
       return rc;
+    }
+    if (!whole) { /* the counters the user's skipped records moved */
+      er->counters = w.ten->counter;
+      er->n_counters = EG_KV_COUNTERS;
     }
     if ((rc = eg_gwrite_commit(&w, err))) return rc;
     c = w.erased;

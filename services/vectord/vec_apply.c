@@ -241,6 +241,13 @@ static eg_code store_erasure(vwrite *w, vtenant *t, const Engram__V1__VectorEras
     return EG_OK;
   }
   if (!t) return eg_err_set(err, EG_EINTERNAL, "the tenant's index is not loaded");
+  bool moved = false; /* the counters the user's skipped records moved */
+  for (size_t i = 0; i < e->n_counters && i < EG_KV_COUNTERS; i++)
+    if (e->counters[i] > w->ten->counter[i]) {
+      w->ten->counter[i] = e->counters[i];
+      moved = true;
+    }
+  if (moved) eg_kvtxn_save_tenant(w->txn, w->ten);
   size_t n = 0;
   uint64_t *ids = user_chunks(t, eg_str_hash(e->user), &n);
   if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
