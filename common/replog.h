@@ -19,7 +19,8 @@
  * to; they read in batches, in seq order.
  *
  * The writer also publishes the address clients should send writes to
- * (engram_replog_writer), so that a follower can name it when it refuses a write.
+ * (engram_replog_writer), so that a follower can name it when it refuses a write. Users'
+ * keys, which seal their records, live in engram_replog_keys (common/replica_keys.h).
  *
  * Thread rules: one connection per handle, guarded by its own mutex; any thread may call
  * any function. A handle whose connection broke answers EG_EUNAVAIL from then on: close

@@ -20,6 +20,7 @@
  */
 #include <libpq-fe.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,14 @@ static PGconn *db(void) {
   return c;
 }
 
-/* A query's result in text; NULL (said) on failure. */
-static PGresult *query(PGconn *c, const char *sql) {
+/* The result of the statement fmt says (text); NULL (said) on failure. */
+static PGresult *query(PGconn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static PGresult *query(PGconn *c, const char *fmt, ...) {
+  char sql[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sql, sizeof sql, fmt, ap);
+  va_end(ap);
   PGresult *r = PQexec(c, sql);
   if (PQresultStatus(r) != PGRES_TUPLES_OK && PQresultStatus(r) != PGRES_COMMAND_OK) {
     fprintf(stderr, "%s: %s", sql, PQresultErrorMessage(r));
@@ -112,13 +119,11 @@ static log_scan scan_log(void) {
 /* Whether key kid holds a key ("live"), none ("shredded"), or is not there ("absent"). */
 static const char *key_state(uint64_t kid) {
   static char out[16];
-  char sql[200];
-  snprintf(sql, sizeof sql,
-           "SELECT key IS NOT NULL AND length(key) = 32, shredded_at IS NOT NULL FROM "
-           "engram_replog_keys WHERE kid = %llu AND shard = '" SHARD "'",
-           (unsigned long long)kid);
   PGconn *c = db();
-  PGresult *r = query(c, sql);
+  PGresult *r = query(c,
+                      "SELECT key IS NOT NULL AND length(key) = 32, shredded_at IS NOT NULL FROM "
+                      "engram_replog_keys WHERE kid = %llu AND shard = '" SHARD "'",
+                      (unsigned long long)kid);
   snprintf(out, sizeof out, "%s",
            !r || PQntuples(r) != 1         ? "absent"
            : PQgetvalue(r, 0, 0)[0] == 't' ? "live"
@@ -317,19 +322,19 @@ static void test_next_write_gets_a_new_key(void) {
   EG_CHECK_STR(gc_value(cl[f], TENANT, "Alice", "BACK", 0, 0), "yes");
 }
 
+/* One bit of the last byte (the nonce) of the record at a position flipped. */
+#define FLIP_LAST_BIT                                                         \
+  "UPDATE engram_replog SET payload = set_byte(payload, length(payload) - 1," \
+  " get_byte(payload, length(payload) - 1) # 1) WHERE shard = '" SHARD "' AND seq = %llu"
+
 static void test_tampered_record_stops_a_replica(void) {
   int w = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC), f = (w + 1) % rs.n;
   EG_REQUIRE(w >= 0);
   uint64_t seq = scan_log().kept_seq;
   EG_REQUIRE(seq > 0);
   /* one bit of the record's last byte (its nonce) flipped */
-  char sql[300];
-  snprintf(sql, sizeof sql,
-           "UPDATE engram_replog SET payload = set_byte(payload, length(payload) - 1,"
-           " get_byte(payload, length(payload) - 1) # 1) WHERE shard = '" SHARD "' AND seq = %llu",
-           (unsigned long long)seq);
   PGconn *c = db();
-  PGresult *r = query(c, sql);
+  PGresult *r = query(c, FLIP_LAST_BIT, (unsigned long long)seq);
   EG_CHECK(r && !strcmp(PQcmdTuples(r), "1"));
   PQclear(r);
   start_empty(f);
@@ -343,13 +348,10 @@ static void test_tampered_record_stops_a_replica(void) {
   EG_CHECK_STR(gc_value(cl[w], TENANT, "Bob", "SECRET_PHRASE", 0, 0), KEPT_PHRASE);
   /* the record restored, but the key it names renumbered: a key that never existed stops
    * a replica the same way */
-  snprintf(sql, sizeof sql,
-           "UPDATE engram_replog SET payload = set_byte(payload, length(payload) - 1,"
-           " get_byte(payload, length(payload) - 1) # 1) WHERE shard = '" SHARD
-           "' AND seq = %llu;"
-           "UPDATE engram_replog_keys SET kid = kid + 1000000 WHERE \"user\" = '" KEPT "'",
-           (unsigned long long)seq);
-  r = query(c, sql);
+  r = query(c,
+            FLIP_LAST_BIT
+            ";UPDATE engram_replog_keys SET kid = kid + 1000000 WHERE \"user\" = '" KEPT "'",
+            (unsigned long long)seq);
   EG_CHECK(r != NULL);
   PQclear(r);
   PQfinish(c);
