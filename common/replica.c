@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/replica_keys.h"
 #include "common/replog.h"
 #include "common/shard.h"
 #include "common/time.h"
@@ -36,6 +37,7 @@ struct eg_replica {
   char configured[256]; /* replog_advertise ("" = derive it) */
   int batch;
   eg_replog *log;        /* the session; only the role thread opens and closes it */
+  eg_keyring *keys;      /* users' keys: sealing appends, opening what is read */
   pthread_rwlock_t gate; /* writes hold it shared; role changes exclusively */
   _Atomic int role;
   _Atomic bool fenced;  /* the writer's append was refused or its session lost */
@@ -99,12 +101,8 @@ void eg_replica_write_end(eg_replica *r) {
 static eg_code append_records(void *ctx, uint64_t first, const eg_kv_record *recs, size_t n,
                               eg_err *err) {
   eg_replica *r = ctx;
-  eg_replog_payload *p = malloc(n * sizeof *p);
-  if (!p) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) p[i] = (eg_replog_payload){recs[i].data, recs[i].len};
   eg_err e;
-  eg_code rc = eg_replog_append(r->log, first, p, n, &e);
-  free(p);
+  eg_code rc = eg_keyring_append(r->keys, r->log, first, recs, n, &e);
   if (rc == EG_OK) {
     atomic_store(&r->log_end, first + n - 1);
     return EG_OK;
@@ -117,7 +115,10 @@ static eg_code append_records(void *ctx, uint64_t first, const eg_kv_record *rec
   pthread_mutex_unlock(&r->mu);
   return eg_err_set(err, EG_EUNAVAIL,
                     "this replica is no longer the writer of shard %s (%s); send the write again",
-                    r->shard, rc == EG_EABORTED ? "fenced by the log" : "its log session was lost");
+                    r->shard,
+                    rc == EG_EABORTED   ? "fenced by the log"
+                    : rc == EG_EUNAVAIL ? "its log session was lost"
+                                        : "its log or key table failed");
 }
 
 /* ---- the role thread ------------------------------------------------------------------ */
@@ -148,13 +149,18 @@ static eg_code catch_up(eg_replica *r, bool *at_end, eg_err *err) {
     eg_code rc = eg_replog_read(r->log, pos, (size_t)r->batch, &b, err);
     if (rc == EG_EIO && err) err->code = EG_EUNAVAIL;
     if (rc) return rc == EG_EIO ? EG_EUNAVAIL : rc;
+    eg_keyring_opened o = {0};
     if (b.n) {
       atomic_store(&r->oldest_unapplied, b.records[0].at_us);
       uint64_t last = b.records[b.n - 1].seq;
       if (last > atomic_load(&r->log_end)) atomic_store(&r->log_end, last);
-      rc = r->apply(r->apply_ctx, b.records, b.n, err);
+      rc = eg_keyring_open(r->keys, r->log, &b, &o, err);
+      if (rc == EG_EIO) rc = err ? (err->code = EG_EUNAVAIL) : EG_EUNAVAIL;
+      if (!rc) rc = r->apply(r->apply_ctx, o.records, o.n, err);
+      if (!rc) eg_keyring_applied(r->keys, r->log, &o);
     }
     *at_end = b.n < (size_t)r->batch;
+    eg_keyring_opened_free(&o);
     eg_replog_batch_free(&b);
     if (rc || *at_end) return rc;
   }
@@ -300,10 +306,17 @@ eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx, const
   if (!o->dsn || !*o->dsn) return eg_err_set(err, EG_EINVAL, "replog_dsn is empty");
   size_t sl = o->shard ? strlen(o->shard) : 0;
   if (sl < 1 || sl > 100) return eg_err_set(err, EG_EINVAL, "replog_shard must be 1 to 100 bytes");
+  if (!o->record) return eg_err_set(err, EG_EINVAL, "the log's record type is not given");
   eg_replica *r = calloc(1, sizeof *r);
   if (!r || !(r->dsn = strdup(o->dsn))) {
     free(r);
     return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  eg_code rc = eg_keyring_new(o->record, &r->keys, err);
+  if (rc) {
+    free(r->dsn);
+    free(r);
+    return rc;
   }
   r->store = store;
   r->apply = apply;
@@ -355,7 +368,8 @@ eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err) {
   return EG_OK;
 }
 
-eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service, eg_kv *store,
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
+                             const ProtobufCMessageDescriptor *record, eg_kv *store,
                              eg_replica_apply_fn apply, void *ctx, eg_metrics *m, eg_replica **out,
                              eg_err *err) {
   *out = NULL;
@@ -370,8 +384,11 @@ eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *se
   int port;
   eg_code rc = eg_split_hostport(eg_cfg_str(c, "grpc_addr"), host, sizeof host, &port, err);
   if (rc) return rc;
-  eg_replica_opts o = {
-      .dsn = dsn, .shard = shard, .batch = (int)eg_cfg_int(c, "replog_batch"), .service = service};
+  eg_replica_opts o = {.dsn = dsn,
+                       .shard = shard,
+                       .batch = (int)eg_cfg_int(c, "replog_batch"),
+                       .service = service,
+                       .record = record};
   if ((rc = eg_replica_new(store, apply, ctx, &o, m, out, err))) return rc;
   snprintf((*out)->grpc_host, sizeof(*out)->grpc_host, "%s", host);
   snprintf((*out)->configured, sizeof(*out)->configured, "%s", eg_cfg_str(c, "replog_advertise"));
@@ -406,39 +423,38 @@ void eg_replica_free(eg_replica *r) {
   pthread_rwlock_destroy(&r->gate);
   pthread_mutex_destroy(&r->mu);
   pthread_cond_destroy(&r->cv);
+  eg_keyring_free(r->keys);
   free(r->dsn);
   free(r);
 }
 
 /* ---- records ---------------------------------------------------------------------------- */
 
-#define RECORD_FORMAT 1 /* the envelope's body is the daemon's write in the clear */
-
-/* The envelope field `name` of m (every record descriptor has them all). */
-static void *envelope_field(const ProtobufCMessage *m, const char *name) {
-  const ProtobufCFieldDescriptor *f =
-      protobuf_c_message_descriptor_get_field_by_name(m->descriptor, name);
-  return f ? (char *)m + f->offset : NULL;
-}
-
 eg_code eg_record_pack(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc, const char *tenant,
-                       uint64_t tenant_id, const char *user, const ProtobufCMessage *body,
-                       uint8_t **out, size_t *len, eg_err *err) {
+                       uint64_t tenant_id, const char *user, const char *erases,
+                       const ProtobufCMessage *body, uint8_t **out, size_t *len, eg_err *err) {
   ProtobufCMessage *rec = eg_arena_alloc(a, rec_desc->sizeof_message);
   size_t bl = protobuf_c_message_get_packed_size(body);
   uint8_t *bb = eg_arena_alloc(a, bl ? bl : 1);
   if (!rec || !bb) return eg_err_set(err, EG_ENOMEM, "out of memory");
   protobuf_c_message_init(rec_desc, rec);
-  uint32_t *format = envelope_field(rec, "format");
-  char **t = envelope_field(rec, "tenant"), **u = envelope_field(rec, "user");
-  uint64_t *tid = envelope_field(rec, "tenant_id");
-  ProtobufCBinaryData *b = envelope_field(rec, "body");
-  if (!format || !t || !u || !tid || !b)
+  uint32_t *format = eg_record_field(rec, "format");
+  char **t = eg_record_field(rec, "tenant"), **u = eg_record_field(rec, "user");
+  uint64_t *tid = eg_record_field(rec, "tenant_id");
+  ProtobufCBinaryData *b = eg_record_field(rec, "body");
+  char **er = eg_record_field(rec, "erases");
+  protobuf_c_boolean *er_tenant = eg_record_field(rec, "erases_tenant");
+  if (!format || !t || !u || !tid || !b || !er || !er_tenant)
     return eg_err_set(err, EG_EINTERNAL, "%s is not a log record", rec_desc->name);
-  *format = RECORD_FORMAT;
+  *format = EG_RECORD_CLEAR; /* sealed, when it is a user's, as it is appended */
   *t = (char *)tenant;
   *tid = tenant_id;
-  *u = (char *)(user ? user : "");
+  /* an erasure is no user's: it stays readable once the keys it erased are shredded */
+  *u = (char *)(user && !erases ? user : "");
+  if (erases && *erases)
+    *er = (char *)erases;
+  else if (erases)
+    *er_tenant = true;
   b->data = bb;
   b->len = protobuf_c_message_pack(body, bb);
   *len = protobuf_c_message_get_packed_size(rec);
@@ -457,13 +473,14 @@ eg_code eg_record_open(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc,
   *body = NULL;
   if (!(*rec = protobuf_c_message_unpack(rec_desc, &al, r->len, r->payload)))
     return eg_err_set(err, EG_ECORRUPT, "log position %llu is not a %s record", pos, what);
-  uint32_t format = *(uint32_t *)envelope_field(*rec, "format");
-  if (format != RECORD_FORMAT)
+  uint32_t format = *(uint32_t *)eg_record_field(*rec, "format");
+  const char *tenant = *(char **)eg_record_field(*rec, "tenant");
+  if (format == EG_RECORD_SHREDDED && tenant && *tenant) return EG_OK;
+  if (format != EG_RECORD_CLEAR)
     return eg_err_set(err, EG_ECORRUPT,
                       "log position %llu has record format %u, this replica reads %d", pos, format,
-                      RECORD_FORMAT);
-  const char *tenant = *(char **)envelope_field(*rec, "tenant");
-  const ProtobufCBinaryData *b = envelope_field(*rec, "body");
+                      EG_RECORD_CLEAR);
+  const ProtobufCBinaryData *b = eg_record_field(*rec, "body");
   *body = protobuf_c_message_unpack(body_desc, &al, b->len, b->data);
   if (!*body || !tenant || !*tenant)
     return eg_err_set(err, EG_ECORRUPT, "log position %llu has a malformed body", pos);

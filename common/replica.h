@@ -71,6 +71,7 @@ typedef struct eg_replica_opts {
   const char *shard;   /* the log's name for this shard, e.g. "graph-0" (copied) */
   int batch;           /* records read and applied at a time (0 = 512) */
   const char *service; /* "graphd": metrics are engram_<service>_replication_… */
+  const ProtobufCMessageDescriptor *record; /* the log's records (GraphLogRecord …) */
 } eg_replica_opts;
 
 /*
@@ -92,7 +93,8 @@ void eg_replica_free(eg_replica *r);
  * NULL when replog_dsn is empty (a single node). The log is replog_shard, else
  * "<prefix>-<shard_index>". Start it with eg_replica_serve once the gRPC port is bound.
  */
-eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service, eg_kv *store,
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
+                             const ProtobufCMessageDescriptor *record, eg_kv *store,
                              eg_replica_apply_fn apply, void *ctx, eg_metrics *m, eg_replica **out,
                              eg_err *err);
 /* eg_replica_start with replog_advertise, else grpc_addr's host (this host's name when
@@ -112,15 +114,19 @@ void eg_replica_write_end(eg_replica *r);
 
 /*
  * graphd's GraphLogRecord and vectord's VectorLogRecord are one envelope (format, tenant,
- * tenant_id, user, body): format 1 carries the daemon's write (body_desc) in the clear.
- * Pack one around body into a (*out, *len), with the record's descriptor rec_desc.
+ * tenant_id, user, body, key_id, nonce, erases, erases_tenant): format 1 carries the
+ * daemon's write (body_desc) in the clear; a user's record is sealed (format 2) as it is
+ * appended and opened as it is read (common/replica_keys.h). Pack one around body into a
+ * (*out, *len), with the record's descriptor rec_desc. erases: NULL, or the write erases
+ * that user ("": the whole tenant) — the record is then no user's.
  */
 eg_code eg_record_pack(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc, const char *tenant,
-                       uint64_t tenant_id, const char *user, const ProtobufCMessage *body,
-                       uint8_t **out, size_t *len, eg_err *err);
+                       uint64_t tenant_id, const char *user, const char *erases,
+                       const ProtobufCMessage *body, uint8_t **out, size_t *len, eg_err *err);
 /* The envelope (*rec, a rec_desc) and the write (*body, a body_desc) of a record read from
  * the log, in a; EG_ECORRUPT naming the position when it is not one (`what`: "graph"), has
- * another format, or no tenant. */
+ * another format, or no tenant. A record whose key was shredded (EG_RECORD_SHREDDED) has
+ * *body NULL: only its tenant and position are left to apply. */
 eg_code eg_record_open(eg_arena *a, const ProtobufCMessageDescriptor *rec_desc,
                        const ProtobufCMessageDescriptor *body_desc, const eg_replog_record *r,
                        const char *what, ProtobufCMessage **rec, ProtobufCMessage **body,

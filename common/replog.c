@@ -39,6 +39,15 @@ static const char schema_sql[] =
     "  at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (shard, seq));"
     "CREATE TABLE IF NOT EXISTS engram_replog_writer ("
     "  shard text PRIMARY KEY, addr text NOT NULL, since timestamptz NOT NULL DEFAULT now());"
+    /* A user's key per shard (deploy/REPLICATION.md, "Encryption"): at most one live key
+     * per (shard, tenant, user); shredding empties `key` and keeps the row, so that a
+     * record whose key was shredded is told from one whose key never existed. */
+    "CREATE TABLE IF NOT EXISTS engram_replog_keys ("
+    "  kid bigserial PRIMARY KEY, shard text NOT NULL, tenant text NOT NULL,"
+    "  \"user\" text NOT NULL, key bytea, created_at timestamptz NOT NULL DEFAULT now(),"
+    "  shredded_at timestamptz);"
+    "CREATE UNIQUE INDEX IF NOT EXISTS engram_replog_keys_live"
+    "  ON engram_replog_keys (shard, tenant, \"user\") WHERE key IS NOT NULL;"
     "CREATE OR REPLACE FUNCTION engram_replog_notify() RETURNS trigger LANGUAGE plpgsql AS $f$"
     " BEGIN"
     "  PERFORM pg_notify('engram_replog', s.shard || ' ' || s.last)"
@@ -79,6 +88,26 @@ static const struct {
      "     AND classid::bigint = ((" LOCK_KEY " >> 32) & 4294967295)"
      "     AND objid::bigint = (" LOCK_KEY " & 4294967295))",
      3},
+    /* The key is made by the server (sha256 of two random UUIDs: 244 random bits), so
+     * that it is never a statement parameter a server's log could show. */
+    {"eg_key_new",
+     "INSERT INTO engram_replog_keys (shard, tenant, \"user\", key)"
+     " VALUES ($1, $2, $3, sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())))"
+     " ON CONFLICT (shard, tenant, \"user\") WHERE key IS NOT NULL DO NOTHING",
+     3},
+    {"eg_key_live",
+     "SELECT kid, key FROM engram_replog_keys"
+     " WHERE shard = $1 AND tenant = $2 AND \"user\" = $3 AND key IS NOT NULL",
+     3},
+    {"eg_key_by_id", "SELECT tenant, \"user\", key FROM engram_replog_keys WHERE kid = $1::bigint",
+     1},
+    /* Keys made no later than the erasure's record (now() is a transaction's start): a
+     * key made after it, for the user's later records, is not the erasure's to shred. */
+    {"eg_key_shred",
+     "UPDATE engram_replog_keys SET key = NULL, shredded_at = now()"
+     " WHERE shard = $1 AND tenant = $2 AND ($3::text IS NULL OR \"user\" = $3) AND key IS NOT NULL"
+     "   AND created_at <= (SELECT at FROM engram_replog WHERE shard = $1 AND seq = $4::bigint)",
+     4},
     {"eg_read",
      "SELECT seq, payload, (extract(epoch FROM at) * 1000000)::bigint FROM engram_replog"
      " WHERE shard = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::int",
@@ -390,6 +419,83 @@ eg_code eg_replog_ping(eg_replog *l, eg_err *err) {
     if (PQresultStatus(r) != PGRES_TUPLES_OK) rc = stmt_failed(l, r, "a ping", err);
     PQclear(r);
   }
+  pthread_mutex_unlock(&l->mu);
+  return rc;
+}
+
+/* ---- keys ----------------------------------------------------------------------------- */
+
+/* The key of one row (col) into key; false when the row holds none (shredded). */
+static bool key_of(PGresult *r, int col, uint8_t key[EG_REPLOG_KEY_LEN]) {
+  if (PQgetisnull(r, 0, col) || PQgetlength(r, 0, col) != EG_REPLOG_KEY_LEN) return false;
+  memcpy(key, PQgetvalue(r, 0, col), EG_REPLOG_KEY_LEN);
+  return true;
+}
+
+eg_code eg_replog_key_live(eg_replog *l, const char *tenant, const char *user, uint64_t *kid,
+                           uint8_t key[EG_REPLOG_KEY_LEN], eg_err *err) {
+  const char *p[3] = {l->shard, tenant, user};
+  eg_code rc = EG_OK;
+  pthread_mutex_lock(&l->mu);
+  for (int attempt = 0; attempt < 2 && !rc; attempt++) {
+    PGresult *r = run(l, "eg_key_live", 3, p, NULL, NULL);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+      rc = r ? stmt_failed(l, r, "reading a key", err) : conn_lost(l, err);
+    } else if (PQntuples(r) == 1 && key_of(r, 1, key)) {
+      *kid = get_u64(r, 0, 0);
+      PQclear(r);
+      pthread_mutex_unlock(&l->mu);
+      return EG_OK;
+    }
+    PQclear(r);
+    if (rc || attempt) break;
+    /* none yet: make one (another session may make it first: then that one is read) */
+    r = run(l, "eg_key_new", 3, p, NULL, NULL);
+    if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+      rc = r ? stmt_failed(l, r, "making a key", err) : conn_lost(l, err);
+    PQclear(r);
+  }
+  pthread_mutex_unlock(&l->mu);
+  return rc ? rc : eg_err_set(err, EG_EINTERNAL, "the key just made cannot be read");
+}
+
+eg_code eg_replog_key_by_id(eg_replog *l, uint64_t kid, const char *tenant, const char *user,
+                            uint8_t key[EG_REPLOG_KEY_LEN], bool *shredded, eg_err *err) {
+  char kids[24];
+  snprintf(kids, sizeof kids, "%llu", (unsigned long long)kid);
+  const char *p[1] = {kids};
+  *shredded = false;
+  pthread_mutex_lock(&l->mu);
+  PGresult *r = run(l, "eg_key_by_id", 1, p, NULL, NULL);
+  eg_code rc = EG_OK;
+  if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+    rc = r ? stmt_failed(l, r, "reading a key", err) : conn_lost(l, err);
+  } else if (PQntuples(r) != 1) {
+    rc = eg_err_set(err, EG_ECORRUPT, "key %llu is not in the key table", (unsigned long long)kid);
+  } else if (strcmp(PQgetvalue(r, 0, 0), tenant) != 0 || strcmp(PQgetvalue(r, 0, 1), user) != 0) {
+    rc = eg_err_set(err, EG_ECORRUPT, "key %llu belongs to another tenant or user",
+                    (unsigned long long)kid);
+  } else {
+    *shredded = !key_of(r, 2, key);
+  }
+  PQclear(r);
+  pthread_mutex_unlock(&l->mu);
+  return rc;
+}
+
+eg_code eg_replog_key_shred(eg_replog *l, const char *tenant, const char *user, uint64_t seq,
+                            uint64_t *shredded, eg_err *err) {
+  char seqs[24];
+  snprintf(seqs, sizeof seqs, "%llu", (unsigned long long)seq);
+  const char *p[4] = {l->shard, tenant, user, seqs};
+  pthread_mutex_lock(&l->mu);
+  PGresult *r = run(l, "eg_key_shred", 4, p, NULL, NULL);
+  eg_code rc = EG_OK;
+  if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+    rc = r ? stmt_failed(l, r, "shredding keys", err) : conn_lost(l, err);
+  else if (shredded)
+    *shredded = strtoull(PQcmdTuples(r), NULL, 10);
+  PQclear(r);
   pthread_mutex_unlock(&l->mu);
   return rc;
 }

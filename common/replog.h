@@ -19,7 +19,8 @@
  * to; they read in batches, in seq order.
  *
  * The writer also publishes the address clients should send writes to
- * (engram_replog_writer), so that a follower can name it when it refuses a write.
+ * (engram_replog_writer), so that a follower can name it when it refuses a write. Users'
+ * keys, which seal their records, live in engram_replog_keys (common/replica_keys.h).
  *
  * Thread rules: one connection per handle, guarded by its own mutex; any thread may call
  * any function. A handle whose connection broke answers EG_EUNAVAIL from then on: close
@@ -103,5 +104,23 @@ eg_code eg_replog_writer(eg_replog *l, char *addr, size_t len, eg_err *err);
 
 /* A round trip: EG_EUNAVAIL when the session is gone. */
 eg_code eg_replog_ping(eg_replog *l, eg_err *err);
+
+/* ---- keys: engram_replog_keys (kid, shard, tenant, user, key, created_at, shredded_at) ---- */
+
+#define EG_REPLOG_KEY_LEN 32
+
+/* The live key of (this shard, tenant, user), made now when there is none (INSERT … ON
+ * CONFLICT DO NOTHING, then read: replicas racing get the same key). */
+eg_code eg_replog_key_live(eg_replog *l, const char *tenant, const char *user, uint64_t *kid,
+                           uint8_t key[EG_REPLOG_KEY_LEN], eg_err *err);
+/* Key kid, which must be (tenant, user)'s: *shredded when its key was shredded (key left
+ * untouched). EG_ECORRUPT when no such key ever existed or it is someone else's. */
+eg_code eg_replog_key_by_id(eg_replog *l, uint64_t kid, const char *tenant, const char *user,
+                            uint8_t key[EG_REPLOG_KEY_LEN], bool *shredded, eg_err *err);
+/* Shred the keys of (this shard, tenant, user) — user NULL: every user's of the tenant —
+ * made no later than the record at seq (an erasure, in the log). *shredded (may be NULL):
+ * how many. Shredding twice is harmless. */
+eg_code eg_replog_key_shred(eg_replog *l, const char *tenant, const char *user, uint64_t seq,
+                            uint64_t *shredded, eg_err *err);
 
 #endif

@@ -4,6 +4,7 @@
  */
 #include "tests/replicas.h"
 
+#include <libpq-fe.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,6 +49,30 @@ eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool du
 }
 
 eg_code eg_replicas_restart(eg_replicas *rs, int i, eg_err *err) { return start_one(rs, i, err); }
+
+eg_code eg_replicas_restart_empty(eg_replicas *rs, int i, eg_err *err) {
+  if (rs->r[i].pid) eg_harness_stop(&rs->r[i], SIGTERM);
+  eg_test_rmtree(rs->r[i].data);
+  mkdir(rs->r[i].data, 0755);
+  return start_one(rs, i, err);
+}
+
+int eg_replicas_log_holds(eg_replicas *rs, const char *shard, const char *text) {
+  PGconn *c = PQconnectdb(rs->pg.dsn);
+  PGresult *r = PQexecParams(c, "SELECT payload FROM engram_replog WHERE shard = $1", 1, NULL,
+                             (const char *const[]){shard}, NULL, NULL, 1);
+  int n = -1;
+  if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+    n = 0;
+    for (int i = 0; i < PQntuples(r); i++)
+      n += memmem(PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0), text, strlen(text)) != NULL;
+  } else {
+    fprintf(stderr, "cannot read the log: %s", PQerrorMessage(c));
+  }
+  PQclear(r);
+  PQfinish(c);
+  return n;
+}
 
 void eg_replicas_stop(eg_replicas *rs, bool keep) {
   for (int i = 0; i < rs->n; i++) {

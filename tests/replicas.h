@@ -33,6 +33,12 @@ eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool du
 eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err);
 /* Start replica i again (same data dir and ports) after it was stopped or killed. */
 eg_code eg_replicas_restart(eg_replicas *rs, int i, eg_err *err);
+/* Start replica i again from an empty data dir (stopping it first): it replays the whole
+ * log. */
+eg_code eg_replicas_restart_empty(eg_replicas *rs, int i, eg_err *err);
+/* How many records of the log of shard hold text in their bytes (-1: the log cannot be
+ * read). */
+int eg_replicas_log_holds(eg_replicas *rs, const char *shard, const char *text);
 /* Stop everything; remove the temp dirs unless keep. */
 void eg_replicas_stop(eg_replicas *rs, bool keep);
 /* The index of the replica that says it is the writer, waiting up to timeout_us; -1. */

@@ -107,14 +107,57 @@ eg_code eg_gwrite_step(eg_gwrite *w, Engram__V1__GraphStep *step, eg_err *err) {
   return apply_step(&c, step, err);
 }
 
+/* Whose record the write is: the writer's user when everything it writes is that user's
+ * own — their edges, chunk links and outcomes, entities they created (with their names) —
+ * which their erasure removes, so that a replica that cannot open it once the user's key is
+ * shredded loses nothing the erasure keeps; else no one's (""), in the clear. */
+static const char *record_owner(const eg_gwrite *w) {
+  const char *u = w->user;
+  if (!*u) return "";
+  for (size_t i = 0; i < w->steps.n; i++) {
+    const Engram__V1__GraphStep *s = w->steps.v[i];
+    bool own = false;
+    switch (s->step_case) {
+      case ENGRAM__V1__GRAPH_STEP__STEP_ENTITY:
+        own = !strcmp(s->entity->created_by, u);
+        break;
+      case ENGRAM__V1__GRAPH_STEP__STEP_NAME: /* of an entity of the same write, the user's */
+        for (size_t j = 0; j < w->steps.n && !own; j++) {
+          const Engram__V1__GraphStep *o = w->steps.v[j];
+          own = o->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ENTITY &&
+                o->entity->id == s->name->entity_id && !strcmp(o->entity->created_by, u);
+        }
+        break;
+      case ENGRAM__V1__GRAPH_STEP__STEP_EDGE:
+        own = !strcmp(s->edge->user, u);
+        break;
+      case ENGRAM__V1__GRAPH_STEP__STEP_CHUNK_LINK:
+        own = !strcmp(s->chunk_link->user, u);
+        break;
+      case ENGRAM__V1__GRAPH_STEP__STEP_OUTCOME:
+        own = !strcmp(s->outcome->user, u);
+        break;
+      default: /* merges, relations, accesses, policies: they outlive the user's erasure */
+        break;
+    }
+    if (!own) return "";
+  }
+  return u;
+}
+
 /* The record's bytes, in w's arena. */
 static eg_code record_pack(eg_gwrite *w, uint8_t **out, size_t *len, eg_err *err) {
   Engram__V1__GraphWrite body = ENGRAM__V1__GRAPH_WRITE__INIT;
   body.steps = (Engram__V1__GraphStep **)w->steps.v;
   body.n_steps = w->steps.n;
   body.last_tc = w->last_tc;
-  return eg_record_pack(w->a, &engram__v1__graph_log_record__descriptor, w->tenant, w->T, w->user,
-                        &body.base, out, len, err);
+  const char *erases = NULL; /* the user (or "": the tenant) an erasure step erases */
+  for (size_t i = 0; i < w->steps.n; i++) {
+    const Engram__V1__GraphStep *s = w->steps.v[i];
+    if (s->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE) erases = s->erasure->user;
+  }
+  return eg_record_pack(w->a, &engram__v1__graph_log_record__descriptor, w->tenant, w->T,
+                        record_owner(w), erases, &body.base, out, len, err);
 }
 
 eg_code eg_gwrite_commit(eg_gwrite *w, eg_err *err) {
@@ -161,6 +204,10 @@ static eg_code decode(eg_arena *a, const eg_replog_record *r, decoded *d, eg_err
                               &engram__v1__graph_write__descriptor, r, "graph",
                               (ProtobufCMessage **)&d->rec, (ProtobufCMessage **)&d->body, err);
   if (rc) return rc;
+  if (!d->body) { /* its key was shredded: the erasure after it removes what it wrote */
+    static Engram__V1__GraphWrite none = ENGRAM__V1__GRAPH_WRITE__INIT;
+    d->body = &none;
+  }
   d->settled = false;
   for (size_t i = 0; i < d->body->n_steps; i++)
     d->settled |= d->body->steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE;

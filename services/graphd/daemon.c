@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/metrics.h"
 #include "common/shard.h"
+#include "proto/engram/v1/graph_log.pb-c.h"
 #include "services/daemons.h"
 #include "services/graphd/graph.h"
 #include "services/graphd/rpc.h"
@@ -79,8 +80,10 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);
-  if (!rc && (rc = eg_replica_configure(c, "graph", "graphd", eg_graph_store(g->graph), graph_apply,
-                                        g->graph, eg_daemon_metrics(d), &g->replica, err)))
+  if (!rc &&
+      (rc = eg_replica_configure(c, "graph", "graphd", &engram__v1__graph_log_record__descriptor,
+                                 eg_graph_store(g->graph), graph_apply, g->graph,
+                                 eg_daemon_metrics(d), &g->replica, err)))
     eg_graph_close(g->graph);
   if (rc) {
     free(g);

@@ -150,6 +150,17 @@ static eg_code step_name(eg_gwrite *w, char *norm, uint64_t id, int kind, eg_err
   return eg_gwrite_step(w, s, err);
 }
 
+eg_code eg_gwrite_restate_entity(eg_gwrite *w, const Engram__V1__Entity *e, eg_err *err) {
+  eg_code rc = step_entity(w, e, err);
+  for (size_t i = 0; i <= e->n_aliases && !rc; i++) {
+    const char *name = i ? e->aliases[i - 1] : e->name;
+    char *norm = eg_text_normalize(w->a, name, strlen(name));
+    if (!norm) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if (*norm) rc = step_name(w, norm, e->id, i ? 1 : 0, err);
+  }
+  return rc;
+}
+
 static eg_code check_name(const eg_graph *g, const char *name, const char *what, eg_err *err) {
   size_t n = strlen(name);
   if (n > g->limits.max_string_bytes || n > 1000)

@@ -214,7 +214,10 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
     ProtobufCAllocator al = eg_rpc_arena_allocator(a);
     Engram__V1__Entity *e = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
     if (!e || kl != 16 || strcmp(e->created_by ? e->created_by : "", user) != 0) continue;
-    if (entity_in_use(g, t, e->id, gone, gone_edges.n)) continue;
+    if (entity_in_use(g, t, e->id, gone, gone_edges.n)) {
+      eg_ptrvec_push(&c->kept, a, e);
+      continue;
+    }
     eg_kvtxn_delete(txn, CF_ENTITIES, k, kl);
     c->keys++;
     unname(txn, t, e->name, e->id, a, c);
@@ -239,6 +242,8 @@ eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tena
   eg_code rc =
       whole ? erase_tenant(g, txn, tenant, t, c) : erase_user(g, txn, t, er->user, a, c, err);
   if (rc) return rc;
+  for (size_t i = 0; !whole && i < er->n_counters && i < EG_KV_COUNTERS; i++)
+    if (er->counters[i] > ten->counter[i]) ten->counter[i] = er->counters[i];
   uint8_t ak[17];
   ak[0] = 'A';
   key_put64(ak + 1, key_time(er->at));
@@ -280,9 +285,21 @@ eg_code eg_graph_erase(eg_graph *g, const Engram__V1__EraseRequest *req, eg_aren
     st->erasure = er;
     /* settled: the erasure decides what to remove from everything written before it */
     eg_gwrite w;
-    if ((rc = eg_gwrite_begin(g, tenant, user, true, a, &w, err)) ||
-        (rc = eg_gwrite_last(&w, st, err)))
+    if ((rc = eg_gwrite_begin(g, tenant, user, true, a, &w, err))) return rc;
+    rc = eg_gwrite_step(&w, st, err);
+    /* The entities the user made that others use stay: the record states them, since the
+     * user's own records that made them cannot be read once the user's key is shredded. */
+    for (size_t i = 0; i < w.erased.kept.n && !rc; i++)
+      rc = eg_gwrite_restate_entity(&w, w.erased.kept.v[i], err);
+    if (rc) {
+      eg_gwrite_abort(&w);
       return rc;
+    }
+    if (!whole) { /* the counters the user's skipped records moved */
+      er->counters = w.ten->counter;
+      er->n_counters = EG_KV_COUNTERS;
+    }
+    if ((rc = eg_gwrite_commit(&w, err))) return rc;
     c = w.erased;
   }
   EG_INFO("erase", "erased", "kind=%s edges=%llu entities=%llu access_records=%llu keys=%llu",

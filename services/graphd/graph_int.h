@@ -49,6 +49,7 @@ eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p);
 typedef struct eg_erase_counts {
   uint64_t edges, entities, accesses, keys;
   bool tenant_gone; /* the whole tenant was erased: it has no counters left to save */
+  eg_ptrvec kept;   /* Engram__V1__Entity *: entities the erased user made that others use */
 } eg_erase_counts;
 
 struct eg_gwrite {
@@ -68,6 +69,9 @@ struct eg_gwrite {
  * is durable (an erasure decides from iterators over RocksDB). */
 eg_code eg_gwrite_begin(eg_graph *g, const char *tenant, const char *user, bool settled,
                         eg_arena *a, eg_gwrite *w, eg_err *err);
+/* Record entity e as it is, with its name and aliases (what a replica that could not read
+ * the records that made it needs, once they are shredded). */
+eg_code eg_gwrite_restate_entity(eg_gwrite *w, const Engram__V1__Entity *e, eg_err *err);
 /* Record step (borrowed until commit) and apply it to the transaction. */
 eg_code eg_gwrite_step(eg_gwrite *w, Engram__V1__GraphStep *step, eg_err *err);
 /* A step of that kind, in arena a (NULL when out of memory). */

@@ -12,6 +12,7 @@
 
 #include "common/shard.h"
 #include "lang/embed.h"
+#include "proto/engram/v1/vector_log.pb-c.h"
 #include "services/daemons.h"
 #include "services/vectord/rpc.h"
 #include "services/vectord/vec.h"
@@ -122,8 +123,9 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .retention_off = strcmp(ret, "off") == 0,
   };
   if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err)) ||
-      (rc = eg_replica_configure(c, "vector", "vectord", eg_vec_store(vd->vec), vec_apply, vd->vec,
-                                 eg_daemon_metrics(d), &vd->replica, err))) {
+      (rc = eg_replica_configure(c, "vector", "vectord", &engram__v1__vector_log_record__descriptor,
+                                 eg_vec_store(vd->vec), vec_apply, vd->vec, eg_daemon_metrics(d),
+                                 &vd->replica, err))) {
     eg_vec_close(vd->vec);
     eg_embedder_close(vd->emb);
     free(vd);

@@ -241,6 +241,13 @@ static eg_code store_erasure(vwrite *w, vtenant *t, const Engram__V1__VectorEras
     return EG_OK;
   }
   if (!t) return eg_err_set(err, EG_EINTERNAL, "the tenant's index is not loaded");
+  bool moved = false; /* the counters the user's skipped records moved */
+  for (size_t i = 0; i < e->n_counters && i < EG_KV_COUNTERS; i++)
+    if (e->counters[i] > w->ten->counter[i]) {
+      w->ten->counter[i] = e->counters[i];
+      moved = true;
+    }
+  if (moved) eg_kvtxn_save_tenant(w->txn, w->ten);
   size_t n = 0;
   uint64_t *ids = user_chunks(t, eg_str_hash(e->user), &n);
   if (!ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -410,6 +417,23 @@ void eg_vw_abort(vwrite *w) {
   w->txn = NULL;
 }
 
+/* Whose record the write is: an upsert's whose chunks are all one user's is that user's
+ * (their erasure removes them all, so a replica that cannot open it once the user's key is
+ * shredded loses nothing the erasure keeps); any other write is no one's (""), in the
+ * clear — ids, tiers, policies, or chunks of several users or of none. */
+static const char *record_owner(const vwrite *w) {
+  if (w->body.write_case != ENGRAM__V1__VECTOR_WRITE__WRITE_UPSERT) return "";
+  const Engram__V1__VectorUpsert *u = w->body.upsert;
+  const char *owner = NULL;
+  for (size_t i = 0; i < u->n_chunks; i++) {
+    const Engram__V1__Chunk *c = u->chunks[i]->chunk;
+    const char *cu = c && c->scope && c->scope->user ? c->scope->user : "";
+    if (!*cu || (owner && strcmp(owner, cu) != 0)) return "";
+    owner = cu;
+  }
+  return owner ? owner : "";
+}
+
 eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_err *err) {
   vresult scratch;
   if (!out) out = &scratch;
@@ -420,8 +444,11 @@ eg_code eg_vw_commit(vwrite *w, vtenant *t, uint64_t applied, vresult *out, eg_e
   size_t len = 0;
   /* Only a leader's log needs the bytes; alone, a replica applies without them. */
   if (!rc && !applied && eg_kv_wants_records(v->kv))
-    rc = eg_record_pack(w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id,
-                        w->user, &w->body.base, &rec, &len, err);
+    rc = eg_record_pack(
+        w->a, &engram__v1__vector_log_record__descriptor, w->tenant, w->ten_id, record_owner(w),
+        w->body.write_case == ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE ? w->body.erasure->user
+                                                                      : NULL,
+        &w->body.base, &rec, &len, err);
   if (rc) {
     eg_vw_abort(w);
     return rc;
@@ -453,6 +480,14 @@ static eg_code apply_one(eg_vec *v, const eg_replog_record *r, eg_arena *a, eg_e
                               &engram__v1__vector_write__descriptor, r, "vector",
                               (ProtobufCMessage **)&rec, (ProtobufCMessage **)&body, err);
   if (rc) return rc;
+  Engram__V1__VectorWrite none = ENGRAM__V1__VECTOR_WRITE__INIT;
+  Engram__V1__VectorTenant none_tenant = ENGRAM__V1__VECTOR_TENANT__INIT;
+  if (!body) { /* its key was shredded: only the tenant is left (the erasure after it
+                * removes what it wrote) */
+    none.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_TENANT;
+    none.tenant = &none_tenant;
+    body = &none;
+  }
   bool whole = body->write_case == ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE &&
                (!body->erasure->user || !*body->erasure->user);
   vtenant *t = NULL;

@@ -442,6 +442,10 @@ eg_code eg_vec_erase(eg_vec *v, const Engram__V1__EraseRequest *req, eg_arena *a
   if (!(rc = eg_vw_begin(v, tenant, user, t != NULL, a, &w, err))) {
     w.body.write_case = ENGRAM__V1__VECTOR_WRITE__WRITE_ERASURE;
     w.body.erasure = e;
+    if (!whole && w.ten) { /* the counters the user's records moved, for who skips them */
+      e->counters = w.ten->counter;
+      e->n_counters = EG_KV_COUNTERS;
+    }
     rc = eg_vw_commit(&w, t, 0, &res, err);
   }
   if (t && !whole) pthread_mutex_unlock(&t->writer);

@@ -13,7 +13,9 @@
  *                  answers Search (ids, order, scores), GetChunks and GetRetention as the
  *                  writer does, over every kind of write (upserts of several users,
  *                  staged chunks published, a delete, accesses, policies, sweeps with
- *                  demotions and evictions, a user's erasure).
+ *                  demotions and evictions, a user's erasure) — one follower started from an
+ *                  empty store after the erasure, replaying the whole log; the erased
+ *                  user's own text is nowhere in the log.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #define RET_TENANT "vret"
 #define LOAD_ID0 1000000
 #define DAY_US (86400LL * EG_US_PER_SEC)
+#define GONE_PHRASE "A quiet violet lighthouse 5521 only the erased user wrote."
 
 static eg_replicas rs;
 static eg_rpc_client *cl[EG_MAX_REPLICAS]; /* one per replica, no retries */
@@ -243,7 +246,12 @@ static void varied_writes(int w) {
   EG_CHECK(ids_call(w, "Publish", TENANT, pub, 2, 0));
   EG_CHECK(ids_call(w, "Delete", TENANT, del, 1, 0));
   EG_CHECK(ids_call(w, "RecordAccess", TENANT, acc, 3, 0));
-  /* a user's erasure (chunks 13 and … of "gone") */
+  /* a user's own upsert: its record is sealed with the user's key (one that mixes users'
+   * chunks, like the first, is no one user's: in the clear) */
+  chunk_spec own = {.id = 20, .text = GONE_PHRASE, .user = "gone", .turn = 1};
+  EG_CHECK(upsert(w, TENANT, &own, 1));
+  EG_CHECK_INT(eg_replicas_log_holds(&rs, "vector-0", GONE_PHRASE), 0);
+  /* a user's erasure (chunks 13, 17 and 20 of "gone"), which shreds their key */
   Engram__V1__Scope gone = scope_of(TENANT, "gone");
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &gone;
@@ -424,6 +432,11 @@ static void test_followers_answer_as_the_writer(void) {
   EG_REQUIRE(w >= 0);
   chunk_spec last = {.id = 40, .text = "The new writer's own note about harbour dogs.", .turn = 9};
   EG_REQUIRE(upsert(w, TENANT, &last, 1));
+  /* a follower started afresh replays the whole log, skipping the erased user's own record,
+   * whose key was shredded: it must answer as the others do */
+  eg_err re;
+  int fresh = (w + 1) % rs.n;
+  EG_REQUIRE(eg_replicas_restart_empty(&rs, fresh, &re) == EG_OK);
   int64_t at = eg_time_now_us() + 250 * DAY_US;
   uint64_t ids[64];
   size_t n = 0;
@@ -483,7 +496,7 @@ static void test_followers_answer_as_the_writer(void) {
     bool gone = false, published = false;
     for (size_t i = 0; i < s->results[0]->n_hits; i++) {
       uint64_t id = s->results[0]->hits[i]->chunk->id;
-      gone |= id == 13 || id == 17; /* user "gone"'s chunks */
+      gone |= id == 13 || id == 17 || id == 20; /* user "gone"'s chunks */
       published |= id == 31;
     }
     protobuf_c_message_free_unpacked(&s->base, NULL);
