@@ -457,6 +457,13 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   return s;
 }
 
+/* A single turn of a conversation: what may have neighbours (adjacent). A round (a user's
+ * message with the replies to it) holds its question and answer already: its neighbours are
+ * other rounds, not the other side of its exchange. */
+static bool single_turn(const Engram__V1__Chunk *ch) {
+  return ch->session_id && *ch->session_id && !ch->document_id[0] && ch->turn_end == ch->turn_index;
+}
+
 /* A search of the sessions of the first hits (NEIGHBOURHOOD of them) that are single turns,
  * for their neighbours' own scores (lift_neighbours); NULL when there are none. */
 #define NEIGHBOURHOOD 3
@@ -465,7 +472,7 @@ static Engram__V1__SearchRequest *session_req(rc_ctx *c, const variants *vs, uin
   size_t n = 0;
   for (size_t i = 0; ids && i < c->n_chunks && i < NEIGHBOURHOOD; i++) {
     char *s = c->chunks[i].chunk->session_id;
-    bool dup = !s || !*s || c->chunks[i].chunk->turn_end != c->chunks[i].chunk->turn_index;
+    bool dup = !single_turn(c->chunks[i].chunk);
     for (size_t j = 0; j < n && !dup; j++) dup = strcmp(ids[j], s) == 0;
     if (!dup) ids[n++] = s;
   }
@@ -591,12 +598,8 @@ static int by_score_fact(const void *a, const void *b) {
   return (x < y) - (x > y);
 }
 
-/* Are a and b single turns of one session with no turn between them? A round (a user's
- * message with the replies to it) holds its question and answer already: its neighbours are
- * other rounds, not the other side of its exchange. */
+/* Are single turns a and b of one session with no turn between them? */
 static bool adjacent(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
-  if (!a->session_id || !*a->session_id || a->document_id[0] || b->document_id[0]) return false;
-  if (a->turn_end != a->turn_index || b->turn_end != b->turn_index) return false;
   bool next = b->turn_index == a->turn_end + 1 || a->turn_index == b->turn_end + 1;
   return next && strcmp(a->session_id, b->session_id) == 0;
 }
@@ -609,16 +612,19 @@ static bool adjacent(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
  * restates it. Each from the scores before this step. */
 static void lift_neighbours(rc_ctx *c, float share) {
   if (share <= 0 || c->n_chunks < 2) return;
+  /* the pairs are sought among the single turns only (none when the units are rounds) */
+  size_t *turn = malloc(c->n_chunks * sizeof *turn), n = 0;
   float *base = malloc(c->n_chunks * sizeof *base);
-  if (!base) return;
-  for (size_t i = 0; i < c->n_chunks; i++) base[i] = c->chunks[i].score;
-  for (size_t i = 0; i < c->n_chunks; i++) {
+  for (size_t i = 0; turn && base && i < c->n_chunks; i++)
+    if (single_turn(c->chunks[i].chunk)) base[n] = c->chunks[i].score, turn[n++] = i;
+  for (size_t i = 0; n > 1 && i < n; i++) {
     float best = 0;
-    for (size_t j = 0; j < c->n_chunks; j++)
-      if (j != i && base[j] > best && adjacent(c->chunks[i].chunk, c->chunks[j].chunk))
+    for (size_t j = 0; j < n; j++)
+      if (j != i && base[j] > best && adjacent(c->chunks[turn[i]].chunk, c->chunks[turn[j]].chunk))
         best = base[j];
-    c->chunks[i].score += share * best;
+    c->chunks[turn[i]].score += share * best;
   }
+  free(turn);
   free(base);
 }
 

@@ -126,6 +126,7 @@ typedef struct concept_acc {
   eg_tokenizer *stem;
   char prev[EG_TOKEN_MAX]; /* the word before, for two-word nouns ("martial arts") */
   size_t prev_len, added;
+  eg_map *looked; /* words and two-word phrases already looked up in this chunk */
 } concept_acc;
 
 static void add_concept_stem(void *ctx, const char *tok, size_t len) {
@@ -144,14 +145,21 @@ static void add_concept(void *ctx, const char *lemma) {
   eg_tokenize(k->stem, lemma, strlen(lemma), add_concept_stem, k);
 }
 
+/* The concepts of w[0..n), unless this chunk looked it up already. */
+static void concepts_once(concept_acc *k, const char *w, size_t n) {
+  if (k->looked && eg_map_get(k->looked, w, n)) return;
+  if (k->looked) eg_map_put(k->looked, w, n, (void *)1);
+  eg_concepts_of(k->wn, w, n, add_concept, k);
+}
+
 static void concepts_of_word(void *ctx, const char *tok, size_t len) {
   concept_acc *k = ctx;
   if (k->prev_len) {
     char two[2 * EG_TOKEN_MAX + 2];
     int n = snprintf(two, sizeof two, "%.*s %.*s", (int)k->prev_len, k->prev, (int)len, tok);
-    eg_concepts_of(k->wn, two, (size_t)n, add_concept, k);
+    concepts_once(k, two, (size_t)n);
   }
-  eg_concepts_of(k->wn, tok, len, add_concept, k);
+  concepts_once(k, tok, len);
   k->prev_len = len < sizeof k->prev ? len : 0;
   memcpy(k->prev, tok, k->prev_len);
 }
@@ -291,9 +299,10 @@ eg_code eg_vec_upsert(eg_vec *v, const Engram__V1__UpsertRequest *req, eg_arena 
     accs[i].m = eg_map_new();
     for (int f = 0; f < 2; f++)
       if (text[f]) eg_tokenize(tk, text[f], strlen(text[f]), count_term, &accs[i]);
-    concept_acc k = {.t = &accs[i], .wn = wn, .stem = tk};
+    concept_acc k = {.t = &accs[i], .wn = wn, .stem = tk, .looked = wn ? eg_map_new() : NULL};
     for (int f = 0; wn && f < 2; f++, k.prev_len = 0)
       if (text[f]) eg_tokenize(plain, text[f], strlen(text[f]), concepts_of_word, &k);
+    eg_map_free(k.looked);
     eg_map_free(accs[i].m);
     accs[i].m = NULL;
   }
