@@ -831,6 +831,16 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   eg_vec *v = calloc(1, sizeof *v);
   if (!v) return eg_err_set(err, EG_ENOMEM, "out of memory");
   v->o = *opts;
+  /* the caller's strings may not outlive this call: vectord keeps its own */
+  v->own_dir = strdup(opts->dir);
+  v->own_wordnet = opts->wordnet_dir ? strdup(opts->wordnet_dir) : NULL;
+  if (!v->own_dir || (opts->wordnet_dir && !v->own_wordnet)) {
+    free(v->own_dir);
+    free(v);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  v->o.dir = v->own_dir;
+  v->o.wordnet_dir = v->own_wordnet;
   v->emb = opts->embedder;
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/faiss", opts->dir);
@@ -840,6 +850,8 @@ eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, 
   static const char *const cfs[VCF_COUNT] = {"default", "chunks", "vectors", "terms", "retention"};
   eg_code rc = eg_kv_open(dir, cfs, VCF_COUNT, 65536, "engram_vectord", metrics, &v->kv, err);
   if (rc) {
+    free(v->own_dir);
+    free(v->own_wordnet);
     free(v);
     return rc;
   }
@@ -914,5 +926,7 @@ void eg_vec_close(eg_vec *v) {
   pthread_cond_destroy(&v->scv);
   pthread_mutex_destroy(&v->vmu);
   pthread_cond_destroy(&v->vcv);
+  free(v->own_dir);
+  free(v->own_wordnet);
   free(v);
 }

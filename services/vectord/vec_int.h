@@ -81,7 +81,8 @@ typedef struct vtenant {
 } vtenant;
 
 struct eg_vec {
-  eg_vec_opts o;
+  eg_vec_opts o; /* its strings point into own_dir and own_wordnet */
+  char *own_dir, *own_wordnet;
   eg_kv *kv;
   eg_embedder *emb;
   pthread_mutex_t tmu; /* guards tenants */
