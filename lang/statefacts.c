@@ -115,6 +115,12 @@ static int type_index(eg_statefacts *sf, const char *name, bool create) {
   return sf->n_types++;
 }
 
+static unsigned type_bit(const eg_statefacts *sf, const char *name) {
+  for (int i = 0; i < sf->n_types; i++)
+    if (!strcmp(sf->type_names[i], name)) return 1u << i;
+  return 0;
+}
+
 static void add_bits(eg_map *m, const char *lemma, unsigned bits) {
   char k[128];
   snprintf(k, sizeof k, "%s", lemma);
@@ -132,13 +138,13 @@ static unsigned bits_of(const eg_map *m, const char *key) {
 typedef struct closure_ctx {
   eg_statefacts *sf;
   unsigned bits;
-  bool people; /* into sf->people (common nouns only) */
+  eg_map *common_only; /* NULL: the type tables; else common nouns only, into this table */
 } closure_ctx;
 
 static bool on_lemma(void *ctx, const char *lemma, bool proper) {
   closure_ctx *c = ctx;
-  if (c->people) {
-    if (!proper) add_bits(c->sf->people, lemma, 1);
+  if (c->common_only) {
+    if (!proper) add_bits(c->common_only, lemma, c->bits);
     return true;
   }
   add_bits(proper ? c->sf->proper : c->sf->common, lemma, c->bits);
@@ -146,10 +152,10 @@ static bool on_lemma(void *ctx, const char *lemma, bool proper) {
 }
 
 /* The lemmas below WordNet noun `root` ("city#1") into sf's tables: with `bits` into the
- * type tables, or (people) into the people table. */
+ * type tables, or (common_only) its common nouns into that table. */
 static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *root, unsigned bits,
-                           bool people, int lineno, eg_err *err) {
-  closure_ctx c = {sf, bits, people};
+                           eg_map *common_only, int lineno, eg_err *err) {
+  closure_ctx c = {sf, bits, common_only};
   eg_code rc = eg_wordnet_closure(wn_dir, root, on_lemma, &c, err);
   if (rc == EG_ENOTFOUND)
     return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, root);
@@ -207,13 +213,13 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      eg_code rc = add_closure(sf, wn_dir, w, 1, true, lineno, err);
+      eg_code rc = add_closure(sf, wn_dir, w, 1, sf->people, lineno, err);
       if (rc) return rc;
     }
     return EG_OK;
   }
   if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
-      !strcmp(word, "@ask") || !strcmp(word, "@prefix")) {
+      !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
@@ -221,8 +227,11 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                         "prototypes line %d: a type name is missing (or too many types)", lineno);
     unsigned bits = 1u << ti;
     bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
-         ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix");
-    char *how = cue || suffix || ask || prefix ? "words" : strtok_r(NULL, " \t", &save);
+         ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
+         head = !strcmp(word, "@head"); /* WordNet roots whose common nouns end a name */
+    char *how = cue || suffix || ask || prefix ? "words"
+                : head                         ? "wordnet"
+                                               : strtok_r(NULL, " \t", &save);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -235,7 +244,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                  w, bits);
         continue;
       }
-      eg_code rc = add_closure(sf, wn_dir, w, bits, false, lineno, err);
+      eg_code rc = add_closure(sf, wn_dir, w, bits, head ? sf->suffix : NULL, lineno, err);
       if (rc) return rc;
     }
     return EG_OK;
@@ -571,6 +580,8 @@ typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
 
 typedef struct slot {
   size_t ts, te; /* token range */
+  size_t vs, ve; /* the value's token range when another word stands for it ("here"); ve 0:
+                    the slot's own */
   unsigned bits; /* possible types */
   bool proper;   /* a name: the object is an entity */
   bool cued;     /* its type came from a cue word */
@@ -646,7 +657,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       bool opener = t[i].start && j - i == 1 && !known && !is_session_name(sn, t[i].w);
       if (!opener ||
           !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
-        slot s = {i, j, known ? known : sf->name_types, true, false, ST_CURRENT};
+        slot s = {i, j, 0, 0, known ? known : sf->name_types, true, false, ST_CURRENT};
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
@@ -671,7 +682,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     }
     if (!b) b = lookup_common(sf, t[i].w);
     if (b) {
-      out[n++] = (slot){i, j, b, false, false, ST_CURRENT};
+      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT};
       i = j - 1;
     }
   }
@@ -983,6 +994,25 @@ static bool presupposed(const token *t, size_t from, const slot *s) {
   return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") && in_list(t[i - 1].w, indef, 2);
 }
 
+/* A clause naming no value may still say one by a word standing for the last value named
+ * before it in the same message: "here" and "there" for a place ("Can you suggest a hike
+ * near Lisbon? I've lived here two years"), "it" for a thing ("Got grandpa's accordion
+ * restored and I've been playing it since"). The word is the slot (masked as X), the
+ * earlier name its value. 1 with *out set, else 0. */
+static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                      const slot *last, slot *out) {
+  if (!last->te) return 0;
+  unsigned place = type_bit(sf, "place"), thing = ~(place | sf->person_bit | type_bit(sf, "org"));
+  for (size_t k = from; k < to; k++) {
+    bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
+    unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
+    if (!bits) continue;
+    *out = (slot){k, k + 1, last->ts, last->te, bits, last->proper, false, ST_CURRENT};
+    return 1;
+  }
+  return 0;
+}
+
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
@@ -993,17 +1023,22 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
   /* the speaker's own words only: the reply in the same round is context */
   size_t said_from = sg->said_to ? sg->said_from : 0,
          said_to = sg->said_to ? sg->said_to : (size_t)-1;
+  slot last = {0}; /* the last value named in the speaker's clauses: what "here" stands for */
   for (size_t from = 0; from < nt;) {
     size_t to = from;
     while (to < nt && !t[to].cut) to++;
     to = to < nt ? to + 1 : nt;
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
+    slot slots[MAX_CANDS];
+    size_t ns = said ? find_slots(sf, sn, t, from, to, slots, MAX_CANDS) : 0;
+    if (said && !ns && !question)
+      ns = proform(sf, t, from, to, &last, slots);
+    else if (ns)
+      last = slots[ns - 1];
     if (said && speaks_of_self(sf, t, from, to)) {
       st->clauses++;
       size_t before = *n;
-      slot slots[MAX_CANDS];
-      size_t ns = find_slots(sf, sn, t, from, to, slots, MAX_CANDS);
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         /* a name given ("the kids named him X") is the user's when the sentence is */
         if ((question && !presupposed(t, from, &slots[k])) ||
@@ -1022,7 +1057,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       if (!ns && !question && *n < MAX_ITEMS &&
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg, from, to, {0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL};
+        *it = (item){seg, from, to, {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -1089,9 +1124,9 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
      * WORKS_AT X to them): where they read the value this extractor reads as former or
      * not asserted, or a value other than the current one it reads, this reading wins. */
     char slot_text[160] = "";
+    size_t vs = it->s.ve ? it->s.vs : it->s.ts, ve = it->s.ve ? it->s.ve : it->s.te;
     if (it->s.te)
-      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(t[it->s.te - 1].e - t[it->s.ts].s),
-               text + t[it->s.ts].s);
+      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(t[ve - 1].e - t[vs].s), text + t[vs].s);
     bool mine_is_fact = fact != NULL, said_by_rules = false;
     size_t kept = 0, removed = 0;
     for (size_t k = 0; k < o->n_facts; k++) {
@@ -1119,7 +1154,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                  .extractor = "prototypes"};
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     if (fact) {
-      size_t ss = t[it->s.ts].s, se = t[it->s.te - 1].e;
+      size_t ss = t[vs].s, se = t[ve - 1].e;
       f.relation = (char *)rel;
       f.object = eg_arena_strndup(a, text + ss, se - ss);
       if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -1206,12 +1241,6 @@ static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
   return b;
 }
 
-static unsigned type_bit(const eg_statefacts *sf, const char *name) {
-  for (int i = 0; i < sf->n_types; i++)
-    if (!strcmp(sf->type_names[i], name)) return 1u << i;
-  return 0;
-}
-
 /* What the question asks for is the value its wh-word stands for, not every state it names
  * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
  * the user's diet):
@@ -1255,6 +1284,9 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     p++;
   if (p > j) { /* its head, or an activity before it ("eating plan") */
     unsigned b = ask_bits(sf, t[p - 1].w);
+    /* else the type of a value the head names ("which school": a school ends an org's
+     * name; "which violin") */
+    if (!b) b = bits_of(sf->suffix, t[p - 1].w) | lookup_common(sf, t[p - 1].w);
     size_t l = strlen(t[j].w);
     if (!b && p - j > 1 && l > 4 && !strcmp(t[j].w + l - 3, "ing")) b = ask_bits(sf, t[j].w);
     return b;

@@ -286,6 +286,20 @@ static void test_session_names(void) {
 
 /* The lexical reading Recall uses, without an embedder: what a question asks about, and
  * how a user's words speak of a value of it. */
+/* Names typed by WordNet's nouns, and words standing for a value named before. */
+static void test_heads_proforms_and_ambiguity(void) {
+  static const expect x[] = {
+      /* a name ending with a noun for an organisation is one, never a home */
+      {"I moved over to Fenwick College in August.", "WORKS_AT", "Fenwick College"},
+      {"I've moved over to Harrow Clinic.", "WORKS_AT", "Harrow Clinic"},
+      /* "here" and "there" stand for the place named before them in the message */
+      {"Any good bakeries near Aarhus? We have lived here since spring.", "LIVES_IN", "Aarhus"},
+      {"Is there a quiet cafe in Ghent? I have been living there for a year now.", "LIVES_IN",
+       "Ghent"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 static void test_lexical_reading(void) {
   eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
   eg_statefacts *lx = NULL;
@@ -295,6 +309,9 @@ static void test_lexical_reading(void) {
   EG_CHECK(place != 0);
   EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != 0);
   EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != place);
+  /* the type of what the noun after "which" names: a school ends an organisation's name */
+  EG_CHECK(eg_statefacts_asked(lx, "Which school do I teach at now?") ==
+           eg_statefacts_asked(lx, "Which company employs me?"));
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
@@ -414,6 +431,7 @@ int main(void) {
   EG_RUN(test_rules_first_and_user_only);
   EG_RUN(test_tense_over_rules);
   EG_RUN(test_session_names);
+  EG_RUN(test_heads_proforms_and_ambiguity);
   EG_RUN(test_lexical_reading);
   EG_RUN(test_bad_files);
   eg_statefacts_close(sf);
