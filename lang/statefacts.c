@@ -1013,6 +1013,19 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
   return 0;
 }
 
+/* The slots of the clause [from, to) (said: in the speaker's own words), into out
+ * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
+ * values named. */
+static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                           size_t from, size_t to, bool said, slot *last, slot *out) {
+  size_t ns = said ? find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
+  if (ns)
+    *last = out[ns - 1];
+  else if (said && !t[to - 1].ask)
+    ns = proform(sf, t, from, to, last, out);
+  return ns;
+}
+
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
@@ -1031,11 +1044,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
-    size_t ns = said ? find_slots(sf, sn, t, from, to, slots, MAX_CANDS) : 0;
-    if (said && !ns && !question)
-      ns = proform(sf, t, from, to, &last, slots);
-    else if (ns)
-      last = slots[ns - 1];
+    size_t ns = clause_slots(sf, sn, t, from, to, said, &last, slots);
     if (said && speaks_of_self(sf, t, from, to)) {
       st->clauses++;
       size_t before = *n;
@@ -1318,6 +1327,7 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
   learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
   size_t nt = tokenize(text ? text : "", t, MAX_TOKENS);
   eg_stated out = EG_STATED_NONE;
+  slot last = {0};
   for (size_t from = 0; from < nt;) {
     size_t to = from;
     while (to < nt && !t[to].cut) to++;
@@ -1325,7 +1335,7 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
     bool said = t[from].s >= said_from && t[from].s < said_to;
     bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to);
     slot slots[MAX_CANDS];
-    size_t ns = said ? find_slots(sf, &names, t, from, to, slots, MAX_CANDS) : 0;
+    size_t ns = clause_slots(sf, &names, t, from, to, said, &last, slots);
     for (size_t k = 0; k < ns; k++) {
       slot *s = &slots[k];
       if (!(s->bits & types)) continue;
