@@ -1,0 +1,221 @@
+/*
+ * test_pg_failover.c — the log's PostgreSQL as a primary and two streaming standbys with a
+ * synchronous quorum (synchronous_standby_names = 'ANY 1 (s1, s2)'), two graphd replicas
+ * of one shard over a multi-host DSN with target_session_attrs=read-write
+ * (deploy/REPLICATION.md, "Quorum commit and failover of PostgreSQL").
+ *
+ *   quorum unmet   both standbys stopped: a commit is not acknowledged — the call ends
+ *                  with DEADLINE_EXCEEDED within its 2 s deadline while the primary's
+ *                  backend waits for the standbys — and the follower does not apply the
+ *                  record the primary already shows; with the standbys back, writes go on.
+ *   failover (b)   kill -9 of the primary's postmaster under continuous commits; the standby
+ *                  with the most WAL is promoted (pg_ctl promote) and the other one follows
+ *                  it; the writer reconnects and acknowledges writes again within 20 s; every
+ *                  acknowledged commit is in graphd exactly once and in the new primary's
+ *                  log; the follower catches up with the writer.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/time.h"
+#include "tests/graph_helpers.h"
+#include "tests/pg.h"
+#include "tests/replicas.h"
+#include "tests/testlib.h"
+
+#define TENANT "pgf"
+#define SHARD "graph-0"
+
+static eg_pg_cluster pgc;
+static eg_replicas rs;
+static eg_rpc_client *cl[EG_MAX_REPLICAS]; /* one per replica, 10 s deadline, no retries */
+
+static double metric(int replica, const char *what) {
+  char series[128];
+  snprintf(series, sizeof series, "engram_graphd_replication_%s", what);
+  return eg_metric_value(rs.r[replica].metrics_port, series);
+}
+
+/* The log's last position on the primary now (0: none, or it cannot be read). */
+static unsigned long long log_end(void) {
+  char v[32];
+  eg_err e;
+  if (eg_pg_query(pgc.node[pgc.primary].dsn,
+                  "SELECT coalesce(max(seq), 0) FROM engram_replog WHERE shard = '" SHARD "'", v,
+                  sizeof v, &e) != EG_OK)
+    return 0;
+  return strtoull(v, NULL, 10);
+}
+
+/* Wait (up to timeout_us) until replica f has applied what replica w has. */
+static bool caught_up(int f, int w, int64_t timeout_us) {
+  int64_t until = eg_time_mono_us() + timeout_us;
+  do {
+    double a = metric(f, "applied_seq"), b = metric(w, "applied_seq");
+    if (a >= 0 && a == b) return true;
+    usleep(50000);
+  } while (eg_time_mono_us() < until);
+  return false;
+}
+
+static void test_quorum_unmet(void) {
+  int w = eg_replicas_writer(&rs, 0), f = (w + 1) % rs.n;
+  EG_REQUIRE(w >= 0);
+  eg_err e;
+  EG_REQUIRE(
+      gc_commit(cl[w], TENANT, NULL,
+                &(eg_edge_spec){.subject = "Quorum", .relation = "LIVES_IN", .literal = "before"},
+                &e) > 0);
+  EG_REQUIRE(caught_up(f, w, 10 * EG_US_PER_SEC));
+  double applied = metric(f, "applied_seq");
+  unsigned long long end = log_end();
+  EG_CHECK(end > 0 && applied == (double)end);
+
+  /* no standby: a commit waits for one, past the call's deadline */
+  for (int i = 1; i < pgc.n; i++) eg_pg_halt(&pgc.node[i]);
+  eg_rpc_client *quick = NULL;
+  eg_rpc_client_opts o = {.timeout_us = 2 * EG_US_PER_SEC, .max_attempts = 1};
+  EG_REQUIRE(eg_rpc_client_open(rs.r[w].addr, &o, &quick, &e) == EG_OK);
+  int64_t t0 = eg_time_mono_us();
+  uint64_t id = gc_commit(
+      quick, TENANT, NULL,
+      &(eg_edge_spec){.subject = "Quorum", .relation = "WORKS_AT", .literal = "unacknowledged"},
+      &e);
+  int64_t took = eg_time_mono_us() - t0;
+  fprintf(stderr, "  with no standby: %s after %.2f s (%s)\n", id ? "acknowledged" : "refused",
+          (double)took / 1e6, id ? "" : e.msg);
+  EG_CHECK(id == 0);
+  EG_CHECK(e.code == EG_ETIMEOUT || e.code == EG_EUNAVAIL);
+  EG_CHECK(took < 4 * EG_US_PER_SEC);
+  eg_rpc_client_close(quick);
+  /* the primary's backend waits for a standby to confirm the record, which no other
+   * session sees meanwhile */
+  char waiting[16];
+  EG_CHECK(eg_pg_query(pgc.node[pgc.primary].dsn,
+                       "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'",
+                       waiting, sizeof waiting, &e) == EG_OK &&
+           atoi(waiting) >= 1);
+  EG_CHECK(log_end() == end);
+  /* that backend terminated: the record, committed locally only, becomes visible on the
+   * primary — and still no replica applies it before a standby has it (a failover now
+   * would lose it) */
+  EG_CHECK(eg_pg_query(pgc.node[pgc.primary].dsn,
+                       "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                       " WHERE wait_event = 'SyncRep'",
+                       waiting, sizeof waiting, &e) == EG_OK &&
+           atoi(waiting) >= 1);
+  usleep(1000000);
+  unsigned long long pending = log_end();
+  fprintf(stderr, "  the log on the primary ends at %llu (was %llu); applied: %.0f and %.0f\n",
+          pending, end, metric(w, "applied_seq"), metric(f, "applied_seq"));
+  EG_CHECK(pending == end + 1);
+  EG_CHECK(metric(f, "applied_seq") == applied);
+  EG_CHECK(metric(w, "applied_seq") == applied);
+  EG_CHECK(eg_replicas_writer(&rs, 0) < 0); /* the writer lost its session: none leads */
+
+  /* the standbys back: the record is confirmed and applied, writes are acknowledged again */
+  for (int i = 1; i < pgc.n; i++) EG_REQUIRE(eg_pg_restart(&pgc.node[i], &e) == EG_OK);
+  int64_t until = eg_time_mono_us() + 20 * EG_US_PER_SEC;
+  while (eg_pg_cluster_streaming(&pgc) < pgc.n - 1 && eg_time_mono_us() < until) usleep(50000);
+  EG_CHECK_INT(eg_pg_cluster_streaming(&pgc), pgc.n - 1);
+  eg_writer_client wc;
+  EG_REQUIRE(eg_writer_client_open(&wc, &rs, 2 * EG_US_PER_SEC, &e) == EG_OK);
+  EG_CHECK(eg_writer_commit(
+               &wc, TENANT, NULL,
+               &(eg_edge_spec){.subject = "Quorum", .relation = "LIVES_IN", .literal = "after"},
+               eg_time_mono_us() + 20 * EG_US_PER_SEC, NULL, &e) == EG_OK);
+  eg_writer_client_close(&wc);
+  w = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC);
+  EG_REQUIRE(w >= 0);
+  f = (w + 1) % rs.n;
+  EG_CHECK(caught_up(f, w, 10 * EG_US_PER_SEC));
+  EG_CHECK(metric(f, "applied_seq") == (double)end + 2);
+  for (int i = 0; i < rs.n; i++) {
+    EG_CHECK_STR(gc_value(cl[i], TENANT, "Quorum", "LIVES_IN", 0, 0), "after");
+    /* the write never acknowledged is there now: it reached the log */
+    EG_CHECK_STR(gc_value(cl[i], TENANT, "Quorum", "WORKS_AT", 0, 0), "unacknowledged");
+  }
+}
+
+static eg_load ld = {.write = eg_load_commit_city, .ctx = TENANT};
+
+/* kill -9 of the primary's postmaster; a moment later (a monitor noticing), promote. */
+static eg_code kill_primary(eg_replicas *r, void *ctx, eg_failover *out, eg_err *err) {
+  (void)r, (void)ctx, (void)out;
+  int old = pgc.primary, promoted = -1;
+  eg_code rc = eg_pg_kill(&pgc.node[old], err);
+  if (rc) return rc;
+  usleep(500000);
+  int64_t t0 = eg_time_mono_us();
+  if ((rc = eg_pg_cluster_promote(&pgc, &promoted, err))) return rc;
+  fprintf(stderr, "  primary node %d killed; %s promoted in %.2f s\n", old, pgc.node[promoted].name,
+          (double)(eg_time_mono_us() - t0) / 1e6);
+  return EG_OK;
+}
+
+static void test_failover_of_the_primary(void) {
+  int w = eg_replicas_writer(&rs, 0);
+  EG_REQUIRE(w >= 0);
+  double reconnects = metric(w, "log_reconnects_total");
+  eg_failover fo;
+  eg_err e;
+  EG_CHECK(eg_failover_under_load_by(&rs, &ld, 1500000, kill_primary, NULL, &fo, &e) == EG_OK);
+  EG_REQUIRE(pgc.primary != 0);
+  int sent = fo.sent, nw = eg_replicas_writer(&rs, 10 * EG_US_PER_SEC);
+  EG_REQUIRE(nw >= 0);
+  /* no primary for 0.5 s at least (the kill, then the promotion): the writes stopped, and
+   * went on within 20 s */
+  EG_CHECK(fo.outage >= 0.5 && fo.outage <= 20.0);
+  EG_CHECK(fo.acked > fo.before); /* writes went on after the failover */
+  EG_CHECK(metric(nw, "log_connected") == 1);
+  EG_CHECK(metric(w, "log_reconnects_total") >= reconnects + 1);
+  /* the other standby follows the new primary: the quorum is whole again */
+  EG_CHECK_INT(eg_pg_cluster_streaming(&pgc), 1);
+
+  /* every acknowledged commit in graphd exactly once, and in the new primary's log */
+  int *count = calloc((size_t)sent + 1, sizeof *count), other = 0;
+  EG_REQUIRE(eg_load_count_edges(cl[nw], TENANT, sent, count, &other, &e) == EG_OK);
+  int lost = 0, dup = 0, unlogged = 0;
+  for (int i = 0; i < sent; i++) {
+    lost += ld.acked[i] && count[i] == 0;
+    dup += count[i] > 1;
+  }
+  EG_REQUIRE(eg_load_count_records(pgc.node[pgc.primary].dsn, SHARD, sent, count) >= 0);
+  for (int i = 0; i < sent; i++) unlogged += ld.acked[i] && count[i] == 0;
+  fprintf(stderr, "  %d acknowledged: %d lost, %d duplicated, %d not in the new primary's log\n",
+          fo.acked, lost, dup, unlogged);
+  EG_CHECK(fo.acked > 0);
+  EG_CHECK_INT(lost, 0);
+  EG_CHECK_INT(dup, 0);
+  EG_CHECK_INT(unlogged, 0);
+  free(count);
+  /* the follower has applied the same log */
+  for (int f = 0; f < rs.n; f++)
+    if (f != nw) EG_CHECK(caught_up(f, nw, 10 * EG_US_PER_SEC));
+}
+
+int main(void) {
+  eg_rpc_global_init();
+  eg_err e;
+  int rc = 1;
+  if (eg_pg_cluster_start(&pgc, 2, &e) != EG_OK ||
+      eg_replicas_start_on(&rs, "graphd", 2, pgc.dsn, &e) != EG_OK) {
+    fprintf(stderr, "cannot start PostgreSQL and the replicas: %s\n", e.msg);
+    eg_replicas_stop(&rs, true);
+    eg_pg_cluster_stop(&pgc, true);
+    return 1;
+  }
+  fprintf(stderr, "  log DSN: %s\n", pgc.dsn);
+  eg_rpc_client_opts o = {.timeout_us = 10 * EG_US_PER_SEC, .max_attempts = 1};
+  for (int i = 0; i < rs.n; i++) eg_rpc_client_open(rs.r[i].addr, &o, &cl[i], &e);
+  EG_RUN(test_quorum_unmet);
+  EG_RUN(test_failover_of_the_primary);
+  for (int i = 0; i < rs.n; i++) eg_rpc_client_close(cl[i]);
+  rc = eg_test_finish();
+  eg_replicas_stop(&rs, rc != 0);
+  eg_pg_cluster_stop(&pgc, rc != 0);
+  eg_rpc_global_shutdown();
+  return rc;
+}
