@@ -42,25 +42,34 @@ static int free_port(void) {
 /* "runuser -u postgres -- " when we are root, else "". */
 static const char *as_server_user(void) { return geteuid() == 0 ? "runuser -u postgres -- " : ""; }
 
-/* The temp dir and the cluster's directory in it, owned by the server's user. */
-static eg_code make_dirs(eg_pg *pg, eg_err *err) {
-  pg->dir = eg_test_tempdir("pg");
-  if (!pg->dir) return eg_err_set(err, EG_EIO, "cannot make a temp dir");
-  char owned[560];
-  snprintf(owned, sizeof owned, "%s/pg", pg->dir);
-  snprintf(pg->data, sizeof pg->data, "%s/data", owned);
-  snprintf(pg->log, sizeof pg->log, "%s/server.log", owned);
+int eg_pg_free_port(void) { return free_port(); }
+const char *eg_pg_bindir(void) { return bindir(); }
+const char *eg_pg_as_server_user(void) { return as_server_user(); }
+
+eg_code eg_pg_make_dir(const char *prefix, char **dir, char *owned, size_t len, eg_err *err) {
+  *dir = eg_test_tempdir(prefix);
+  if (!*dir) return eg_err_set(err, EG_EIO, "cannot make a temp dir");
+  snprintf(owned, len, "%s/pg", *dir);
   if (mkdir(owned, 0700) != 0) return eg_err_set(err, EG_EIO, "cannot make %s", owned);
   if (geteuid() == 0) {
     struct passwd *pw = getpwnam("postgres");
     if (!pw)
       return eg_err_set(err, EG_EPRECOND,
                         "running as root needs the 'postgres' account (postgresql-15)");
-    chmod(pg->dir, 0711); /* the server's user must reach its own directory below */
+    chmod(*dir, 0711); /* the server's user must reach its own directory below */
     if (chown(owned, pw->pw_uid, pw->pw_gid) != 0)
       return eg_err_set(err, EG_EIO, "cannot chown %s", owned);
   }
   return EG_OK;
+}
+
+/* The temp dir and the cluster's directory in it. */
+static eg_code make_dirs(eg_pg *pg, eg_err *err) {
+  char owned[560];
+  eg_code rc = eg_pg_make_dir("pg", &pg->dir, owned, sizeof owned, err);
+  snprintf(pg->data, sizeof pg->data, "%s/data", owned);
+  snprintf(pg->log, sizeof pg->log, "%s/server.log", owned);
+  return rc;
 }
 
 /* pg_ctl start on pg->port (a free one, tried up to 5 times, when it is 0). */

@@ -43,6 +43,15 @@ eg_code eg_pg_restart(eg_pg *pg, eg_err *err);
  * statement without rows leaves "". EG_EIO with the server's message. */
 eg_code eg_pg_query(const char *dsn, const char *sql, char *out, size_t len, eg_err *err);
 
+/* For tests/pg_auto.c: a loopback port nobody listens on now (-1); the directory of
+ * PostgreSQL's programs; "runuser -u postgres -- " when we are root, else "". */
+int eg_pg_free_port(void);
+const char *eg_pg_bindir(void);
+const char *eg_pg_as_server_user(void);
+/* A temp dir (*dir, owned: free it) with a directory "pg" in it (owned, len bytes) that the
+ * server's user owns. */
+eg_code eg_pg_make_dir(const char *prefix, char **dir, char *owned, size_t len, eg_err *err);
+
 /* ---- a primary and its streaming standbys: synchronous quorum commit ---- */
 
 #define EG_PG_CLUSTER_MAX 3

@@ -296,11 +296,13 @@ eg_code eg_failover_under_load_by(eg_replicas *rs, eg_load *ld, int64_t run_us, 
   int64_t killed_at = eg_time_mono_us();
   eg_err ke;
   eg_code killed = do_kill(rs, ctx, out, &ke);
+  int after = atomic_load(&ld->sent); /* the writes from here on were sent after the kill */
   int64_t first_after = 0;
   while (!first_after && eg_time_mono_us() - killed_at < 20 * EG_US_PER_SEC) {
     usleep(10000);
     int sent = atomic_load(&ld->sent);
-    for (int i = 0; i < sent && !first_after; i++)
+    /* a write sent after the kill (the one in flight then may have landed before it) */
+    for (int i = after; i < sent && !first_after; i++)
       if (ld->acked_at[i] > killed_at) first_after = ld->acked_at[i];
   }
   usleep((useconds_t)run_us); /* writes go on on the new writer */
@@ -412,4 +414,41 @@ int eg_load_count_records(const char *dsn, const char *shard, int sent, int *cou
   PQclear(r);
   PQfinish(c);
   return n;
+}
+
+eg_code eg_load_verdict_of(const eg_load *ld, int sent, eg_rpc_client *c, const char *tenant,
+                           const char *dsn, const char *shard, eg_load_verdict *v, eg_err *err) {
+  memset(v, 0, sizeof *v);
+  int *count = calloc((size_t)sent + 1, sizeof *count);
+  if (!count) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_code rc = eg_load_count_edges(c, tenant, sent, count, &v->other, err);
+  for (int i = 0; i < sent && !rc; i++) {
+    v->acked += ld->acked[i];
+    v->lost += ld->acked[i] && count[i] == 0;
+    v->dup += count[i] > 1;
+  }
+  if (!rc && dsn) {
+    if (eg_load_count_records(dsn, shard, sent, count) < 0)
+      rc = eg_err_set(err, EG_EIO, "cannot read the log of %s", shard);
+    for (int i = 0; i < sent && !rc; i++) v->unlogged += ld->acked[i] && count[i] == 0;
+  }
+  free(count);
+  if (!rc)
+    fprintf(stderr,
+            "  %d acknowledged: %d lost, %d duplicated, %d not in the log%s (%d other edges)\n",
+            v->acked, v->lost, v->dup, v->unlogged, dsn ? "" : " (not read)", v->other);
+  return rc;
+}
+
+bool eg_replicas_caught_up(eg_replicas *rs, int f, int w, int64_t timeout_us) {
+  char series[96];
+  snprintf(series, sizeof series, "engram_%s_replication_applied_seq", rs->daemon);
+  int64_t until = eg_time_mono_us() + timeout_us;
+  do {
+    double a = eg_metric_value(rs->r[f].metrics_port, series),
+           b = eg_metric_value(rs->r[w].metrics_port, series);
+    if (a >= 0 && a == b) return true;
+    usleep(50000);
+  } while (eg_time_mono_us() < until);
+  return false;
 }

@@ -112,12 +112,13 @@ typedef struct eg_load {
 typedef struct eg_failover {
   int killed, writer;      /* the replica killed; the writer after it (-1: none) */
   int before, sent, acked; /* writes tried before the kill, tried, acknowledged */
-  double seconds;          /* from the kill to the first write acknowledged after it; -1 */
+  double seconds;          /* from the kill to the first write sent and acknowledged after it; -1 */
   double outage;           /* the longest time without an acknowledged write after the kill */
 } eg_failover;
 
 /* Run ld against rs for run_us, kill the writer with SIGKILL, wait (up to 20 s) for a
- * write acknowledged after the kill, run run_us more, stop; say what happened on stderr. */
+ * write sent and acknowledged after the kill, run run_us more, stop; say what happened on
+ * stderr. */
 eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_failover *out,
                                eg_err *err);
 
@@ -142,5 +143,21 @@ eg_code eg_load_count_edges(eg_rpc_client *c, const char *tenant, int sent, int 
 /* count[i] (i < sent): the records of shard's log (at dsn) that hold commit i; -1: the
  * log cannot be read. */
 int eg_load_count_records(const char *dsn, const char *shard, int sent, int *count);
+
+/* What became of the load's first `sent` commits. */
+typedef struct eg_load_verdict {
+  int acked;    /* acknowledged to the client */
+  int lost;     /* acknowledged, not in graphd */
+  int dup;      /* in graphd more than once (acknowledged or not) */
+  int unlogged; /* acknowledged, in no record of the log (0 when the log was not read) */
+  int other;    /* graphd's edges of the tenant that are no load's */
+} eg_load_verdict;
+/* The verdict from graphd replica c (Changes of tenant) and, when dsn is not NULL, the log
+ * of shard at dsn; said on stderr. */
+eg_code eg_load_verdict_of(const eg_load *ld, int sent, eg_rpc_client *c, const char *tenant,
+                           const char *dsn, const char *shard, eg_load_verdict *v, eg_err *err);
+/* Wait (up to timeout_us) until replica f has applied what replica w has (their
+ * engram_<daemon>_replication_applied_seq). */
+bool eg_replicas_caught_up(eg_replicas *rs, int f, int w, int64_t timeout_us);
 
 #endif
