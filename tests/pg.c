@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -138,9 +139,25 @@ eg_code eg_pg_restart(eg_pg *pg, eg_err *err) {
   return start_server(pg, err);
 }
 
+void eg_pg_release(const char *data) {
+  char path[700], line[128];
+  snprintf(path, sizeof path, "%s/postmaster.pid", data);
+  FILE *f = fopen(path, "r");
+  if (!f) return; /* stopped cleanly: nothing left */
+  unsigned long key = 0, id = 0;
+  /* line 7: the key and id of the server's System V segment */
+  for (int i = 1; i <= 7 && fgets(line, sizeof line, f); i++)
+    if (i == 7 && sscanf(line, "%lu %lu", &key, &id) != 2) key = id = 0;
+  fclose(f);
+  struct shmid_ds ds;
+  if (key && shmctl((int)id, IPC_STAT, &ds) == 0 && ds.shm_nattch == 0)
+    shmctl((int)id, IPC_RMID, NULL);
+}
+
 void eg_pg_stop(eg_pg *pg, bool keep) {
   eg_pg_halt(pg);
   if (!pg->dir) return;
+  eg_pg_release(pg->data);
   if (keep)
     fprintf(stderr, "PostgreSQL's log kept in %s\n", pg->log);
   else

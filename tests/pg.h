@@ -37,6 +37,9 @@ void eg_pg_stop(eg_pg *pg, bool keep);
 void eg_pg_halt(eg_pg *pg);
 /* SIGKILL of the postmaster (its backends end as they notice); the cluster is kept. */
 eg_code eg_pg_kill(eg_pg *pg, eg_err *err);
+/* A killed server's System V segment (56 bytes, which nothing else removes), removed
+ * once no process is attached. */
+void eg_pg_release(const char *data);
 /* Start a stopped or killed cluster again, on its port. */
 eg_code eg_pg_restart(eg_pg *pg, eg_err *err);
 /* The first value of the first row sql answers on dsn, as text, into out (len ≥ 1); a

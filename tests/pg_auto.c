@@ -193,6 +193,11 @@ void eg_pgaf_stop(eg_pgaf *a, bool keep) {
   for (int i = 0; i < a->n; i++) end_group(&a->node[i], SIGTERM);
   end_group(&a->monitor, SIGTERM);
   if (!a->dir) return;
+  char data[700];
+  for (int i = 0; i < a->n; i++) {
+    snprintf(data, sizeof data, "%s/%s", a->work, a->node[i].name);
+    eg_pg_release(data);
+  }
   if (keep)
     fprintf(stderr, "pg_auto_failover's logs kept in %s\n", a->work);
   else
