@@ -12,7 +12,9 @@
  *                  with the most WAL is promoted (pg_ctl promote) and the other one follows
  *                  it; the writer reconnects and acknowledges writes again within 20 s; every
  *                  acknowledged commit is in graphd exactly once and in the new primary's
- *                  log; the follower catches up with the writer.
+ *                  log; the follower catches up with the writer. A vectord writer over the
+ *                  same log comes through the same failover: its upserts before and after
+ *                  it are there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/time.h"
+#include "common/vector_client.h"
 #include "tests/graph_helpers.h"
 #include "tests/pg.h"
 #include "tests/replicas.h"
@@ -31,6 +34,56 @@
 static eg_pg_cluster pgc;
 static eg_replicas rs;
 static eg_rpc_client *cl[EG_MAX_REPLICAS]; /* one per replica, 10 s deadline, no retries */
+static eg_replicas vrs;                    /* one vectord writer over the same log */
+
+/* ---- vectord: one chunk upserted, read back --------------------------------------------- */
+
+static eg_rpc_request upsert_at(eg_rpc_client *c, const void *req) {
+  return eg_vectord_upsert_call(c, req, NULL);
+}
+
+/* Upsert chunk id (its text names it), following vectord's writer until give_up_us. */
+static eg_code upsert_chunk(uint64_t id, int64_t give_up_us, eg_err *err) {
+  char text[96];
+  snprintf(text, sizeof text, "note %llu on the ferry timetable", (unsigned long long)id);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = TENANT;
+  Engram__V1__Chunk c = ENGRAM__V1__CHUNK__INIT, *cp = &c;
+  c.scope = &scope;
+  c.id = id;
+  c.content = text;
+  c.session_id = "s1";
+  c.role = "user";
+  c.time = eg_time_now_us();
+  Engram__V1__UpsertRequest req = ENGRAM__V1__UPSERT_REQUEST__INIT;
+  req.scope = &scope;
+  req.chunks = &cp;
+  req.n_chunks = 1;
+  eg_writer_client wc;
+  eg_code rc = eg_writer_client_open(&wc, &vrs, 2 * EG_US_PER_SEC, err);
+  if (!rc) rc = eg_writer_call(&wc, upsert_at, &req, give_up_us, err);
+  eg_writer_client_close(&wc);
+  return rc;
+}
+
+/* How many of ids vectord's replica 0 holds. */
+static int chunks_found(uint64_t *ids, size_t n) {
+  eg_rpc_client *c = NULL;
+  eg_rpc_client_opts o = {.timeout_us = 10 * EG_US_PER_SEC, .max_attempts = 1};
+  eg_err e;
+  if (eg_rpc_client_open(vrs.r[0].addr, &o, &c, &e)) return -1;
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = TENANT;
+  Engram__V1__GetChunksRequest g = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
+  g.scope = &scope;
+  g.ids = ids;
+  g.n_ids = n;
+  Engram__V1__GetChunksResponse *r = NULL;
+  int found = eg_vectord_get_chunks(c, &g, &r, &e) == EG_OK ? (int)r->n_chunks : -1;
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  eg_rpc_client_close(c);
+  return found;
+}
 
 static double metric(int replica, const char *what) {
   char series[128];
@@ -151,6 +204,9 @@ static eg_code kill_primary(eg_replicas *r, void *ctx, eg_failover *out, eg_err 
 static void test_failover_of_the_primary(void) {
   int w = eg_replicas_writer(&rs, 0);
   EG_REQUIRE(w >= 0);
+  uint64_t chunk_ids[2] = {7001, 7002};
+  eg_err ve;
+  EG_REQUIRE(upsert_chunk(chunk_ids[0], eg_time_mono_us() + 10 * EG_US_PER_SEC, &ve) == EG_OK);
   double reconnects = metric(w, "log_reconnects_total");
   eg_failover fo;
   eg_err e;
@@ -179,6 +235,11 @@ static void test_failover_of_the_primary(void) {
   /* the follower has applied the same log */
   for (int f = 0; f < rs.n; f++)
     if (f != nw) EG_CHECK(caught_up(f, nw, 10 * EG_US_PER_SEC));
+  /* vectord's writer came through the same failover: it reconnected, writes, lost nothing */
+  EG_CHECK(upsert_chunk(chunk_ids[1], eg_time_mono_us() + 20 * EG_US_PER_SEC, &ve) == EG_OK);
+  EG_CHECK_INT(chunks_found(chunk_ids, 2), 2);
+  EG_CHECK(eg_metric_value(vrs.r[0].metrics_port,
+                           "engram_vectord_replication_log_reconnects_total") >= 1);
 }
 
 int main(void) {
@@ -186,9 +247,11 @@ int main(void) {
   eg_err e;
   int rc = 1;
   if (eg_pg_cluster_start(&pgc, 2, &e) != EG_OK ||
-      eg_replicas_start_on(&rs, "graphd", 2, pgc.dsn, &e) != EG_OK) {
+      eg_replicas_start_on(&rs, "graphd", 2, pgc.dsn, &e) != EG_OK ||
+      eg_replicas_start_on(&vrs, "vectord", 1, pgc.dsn, &e) != EG_OK) {
     fprintf(stderr, "cannot start PostgreSQL and the replicas: %s\n", e.msg);
     eg_replicas_stop(&rs, true);
+    eg_replicas_stop(&vrs, true);
     eg_pg_cluster_stop(&pgc, true);
     return 1;
   }
@@ -200,6 +263,7 @@ int main(void) {
   for (int i = 0; i < rs.n; i++) eg_rpc_client_close(cl[i]);
   rc = eg_test_finish();
   eg_replicas_stop(&rs, rc != 0);
+  eg_replicas_stop(&vrs, rc != 0);
   eg_pg_cluster_stop(&pgc, rc != 0);
   eg_rpc_global_shutdown();
   return rc;
