@@ -43,6 +43,8 @@ struct eg_replica {
   _Atomic bool fenced;  /* the writer's append was refused or its session lost */
   _Atomic bool stalled; /* the log cannot be applied here: never lead */
   _Atomic bool stop;
+  _Atomic bool connected;           /* a log session is open */
+  int backoff_ms;                   /* the next wait before opening a session again (role thread) */
   _Atomic uint64_t log_end;         /* the highest position known to be in the log */
   _Atomic int64_t oldest_unapplied; /* when the first record not applied yet was logged (µs) */
   pthread_mutex_t mu;               /* guards writer_addr; with cv, the role thread's sleeps */
@@ -51,6 +53,8 @@ struct eg_replica {
   pthread_t thread;
   bool started;
   eg_series *m_role[2];
+  eg_series *m_connected, *m_reconnects;
+  bool opened_once; /* a session was opened before: the next one is a reconnection */
 };
 
 /* ---- metrics ------------------------------------------------------------------------ */
@@ -86,9 +90,15 @@ eg_code eg_replica_write_begin(eg_replica *r, eg_err *err) {
   if (atomic_load(&r->role) == WRITER && !atomic_load(&r->fenced)) return EG_OK;
   pthread_rwlock_unlock(&r->gate);
   pthread_mutex_lock(&r->mu);
-  eg_err_set(
-      err, EG_EUNAVAIL, "not the writer of shard %s; writer=%s", r->shard,
-      r->writer_addr[0] && strcmp(r->writer_addr, r->advertise) != 0 ? r->writer_addr : "unknown");
+  if (!atomic_load(&r->connected)) /* no primary to append to: nothing is taken in */
+    eg_err_set(err, EG_EUNAVAIL,
+               "the log of shard %s is unreachable (its PostgreSQL primary is down or failing "
+               "over); send the write again; writer=unknown",
+               r->shard);
+  else
+    eg_err_set(err, EG_EUNAVAIL, "not the writer of shard %s; writer=%s", r->shard,
+               r->writer_addr[0] && strcmp(r->writer_addr, r->advertise) != 0 ? r->writer_addr
+                                                                              : "unknown");
   pthread_mutex_unlock(&r->mu);
   return EG_EUNAVAIL;
 }
@@ -135,6 +145,32 @@ static void nap(eg_replica *r, int ms) {
 static void drop_session(eg_replica *r) {
   eg_replog_close(r->log);
   r->log = NULL;
+  atomic_store(&r->connected, false);
+  eg_series_set(r->m_connected, 0);
+}
+
+/* Open a session (multi-host DSNs: on whichever server is the primary now). A failure
+ * waits before the next try, 100 ms doubling to 2 s, so that a failover of PostgreSQL is
+ * found within ~2 s of its end without hammering a server that is down. */
+static bool open_session(eg_replica *r) {
+  eg_err e;
+  if (eg_replog_open(r->dsn, r->shard, &r->log, &e) != EG_OK) {
+    r->log = NULL;
+    r->backoff_ms = r->backoff_ms ? r->backoff_ms * 2 : 100;
+    if (r->backoff_ms > 2000) r->backoff_ms = 2000;
+    nap(r, r->backoff_ms);
+    return false;
+  }
+  r->backoff_ms = 0;
+  char server[300];
+  eg_replog_server(r->log, server, sizeof server);
+  if (r->opened_once) eg_series_add(r->m_reconnects, 1);
+  r->opened_once = true;
+  atomic_store(&r->connected, true);
+  eg_series_set(r->m_connected, 1);
+  EG_INFO("replica", "log session open", "shard=%s server=%s position=%llu", r->shard, server,
+          (unsigned long long)eg_kv_position(r->store));
+  return true;
 }
 
 /* Apply the log after our position, batch by batch. *at_end: the last batch was short
@@ -150,6 +186,11 @@ static eg_code catch_up(eg_replica *r, bool *at_end, eg_err *err) {
     if (rc == EG_EIO && err) err->code = EG_EUNAVAIL;
     if (rc) return rc == EG_EIO ? EG_EUNAVAIL : rc;
     eg_keyring_opened o = {0};
+    /* nothing is applied before the standbys have it: a failover cannot take it back */
+    if (b.n && (rc = eg_replog_durable(r->log, err))) {
+      eg_replog_batch_free(&b);
+      return rc == EG_EIO ? (err ? (err->code = EG_EUNAVAIL) : EG_EUNAVAIL) : rc;
+    }
     if (b.n) {
       atomic_store(&r->oldest_unapplied, b.records[0].at_us);
       uint64_t last = b.records[b.n - 1].seq;
@@ -241,11 +282,7 @@ static void *role_main(void *arg) {
       continue;
     }
     if (!r->log) {
-      if (eg_replog_open(r->dsn, r->shard, &r->log, &e) != EG_OK) {
-        r->log = NULL;
-        nap(r, 1000);
-        continue;
-      }
+      if (!open_session(r)) continue;
       uint64_t end = 0;
       if (eg_replog_end(r->log, &end, NULL, &e) == EG_OK && end < eg_kv_position(r->store)) {
         EG_ERROR("replica", "this replica is ahead of the log: it neither applies nor leads",
@@ -351,6 +388,14 @@ eg_code eg_replica_new(eg_kv *store, eg_replica_apply_fn apply, void *ctx, const
         m, name[3],
         "How long the oldest record not yet applied has been in the log (0 when caught up).",
         lag_seconds, r);
+    char conn[96], reconn[96];
+    snprintf(conn, sizeof conn, "engram_%s_replication_log_connected", svc);
+    snprintf(reconn, sizeof reconn, "engram_%s_replication_log_reconnects_total", svc);
+    r->m_connected = eg_metric_solo(eg_metrics_gauge(
+        m, conn, "1 while this replica has a session with the log's primary.", NULL));
+    r->m_reconnects = eg_metric_solo(eg_metrics_counter(
+        m, reconn,
+        "Log sessions opened after the first (the log's server was lost or failed over).", NULL));
   }
   set_role(r, FOLLOWER);
   eg_kv_set_mode(r->store, EG_KV_FOLLOWER, NULL, NULL);

@@ -27,6 +27,8 @@ struct eg_replog {
   pthread_mutex_t mu; /* guards conn */
   char shard[104];
   bool broken; /* the connection failed once: the session (and any lock) is gone */
+  bool warned; /* the server sent a WARNING during the statement running now */
+  char warning[200];
 };
 
 /* Tables, the notification trigger. Run under a transaction-scoped advisory lock, so
@@ -37,6 +39,7 @@ static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS engram_replog ("
     "  shard text NOT NULL, seq bigint NOT NULL, payload bytea NOT NULL,"
     "  at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (shard, seq));"
+    "CREATE TABLE IF NOT EXISTS engram_replog_barrier (shard text PRIMARY KEY, n bigint NOT NULL);"
     "CREATE TABLE IF NOT EXISTS engram_replog_writer ("
     "  shard text PRIMARY KEY, addr text NOT NULL, since timestamptz NOT NULL DEFAULT now());"
     /* A user's key per shard (deploy/REPLICATION.md, "Encryption"): at most one live key
@@ -108,6 +111,14 @@ static const struct {
      " WHERE shard = $1 AND tenant = $2 AND ($3::text IS NULL OR \"user\" = $3) AND key IS NOT NULL"
      "   AND created_at <= (SELECT at FROM engram_replog WHERE shard = $1 AND seq = $4::bigint)",
      4},
+    /* A write of our own, whose commit waits for the synchronous standbys
+     * (synchronous_commit = on): once it is confirmed, so is every commit before it in the
+     * WAL — the records just read among them. (A transaction that only takes an id writes
+     * no WAL before its commit record, and such a commit does not wait.) */
+    {"eg_durable",
+     "INSERT INTO engram_replog_barrier AS b (shard, n) VALUES ($1, 1)"
+     " ON CONFLICT (shard) DO UPDATE SET n = b.n + 1",
+     1},
     {"eg_read",
      "SELECT seq, payload, (extract(epoch FROM at) * 1000000)::bigint FROM engram_replog"
      " WHERE shard = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3::int",
@@ -122,8 +133,18 @@ static const char *one_line(const char *msg, char *buf, size_t len) {
   return buf;
 }
 
-/* PostgreSQL's NOTICEs ("relation … already exists, skipping") are not ours to log. */
-static void ignore_notice(void *arg, const char *msg) { (void)arg, (void)msg; }
+/* PostgreSQL's NOTICEs ("relation … already exists, skipping") are not ours to log; a
+ * WARNING is remembered for the statement running (libpq calls this inside PQexec…, under
+ * mu). The one that matters: a commit whose wait for the synchronous standbys was
+ * cancelled answers success with "canceling wait for synchronous replication … committed
+ * locally, but might not have been replicated" — not a commit the quorum has. */
+static void on_notice(void *arg, const PGresult *res) {
+  eg_replog *l = arg;
+  const char *sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+  if (!sev || strcmp(sev, "WARNING") != 0) return;
+  l->warned = true;
+  one_line(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY), l->warning, sizeof l->warning);
+}
 
 /* The session is gone: say so once, remember it. Caller holds mu. */
 static eg_code conn_lost(eg_replog *l, eg_err *err) {
@@ -142,6 +163,17 @@ static eg_code stmt_failed(eg_replog *l, PGresult *r, const char *what, eg_err *
   EG_ERROR("replog", "statement failed", "shard=%s stmt=%s error=\"%s\"", l->shard, what,
            one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(l->conn), b, sizeof b));
   return eg_err_set(err, EG_EIO, "the log refused %s (see log)", what);
+}
+
+/* A commit the server reported with a WARNING (its wait for the synchronous standbys
+ * cancelled, …): its outcome is unknown to the quorum. Caller holds mu. */
+static eg_code unconfirmed(eg_replog *l, const char *what, eg_err *err) {
+  EG_WARN("replog", "commit not confirmed by the standbys", "shard=%s stmt=\"%s\" warning=\"%s\"",
+          l->shard, what, l->warning);
+  return eg_err_set(err, EG_EUNAVAIL,
+                    "%s committed on the log's primary but was not confirmed by its standbys "
+                    "(%s)",
+                    what, l->warning);
 }
 
 eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_err *err) {
@@ -168,7 +200,7 @@ eg_code eg_replog_open(const char *dsn, const char *shard, eg_replog **out, eg_e
     rc = eg_err_set(err, EG_EUNAVAIL, "cannot connect to the log's PostgreSQL (see log)");
     goto fail;
   }
-  PQsetNoticeProcessor(l->conn, ignore_notice, NULL);
+  PQsetNoticeReceiver(l->conn, on_notice, l);
   PGresult *r = PQexec(l->conn, schema_sql);
   bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   if (!ok) rc = stmt_failed(l, r, "the schema", err);
@@ -202,6 +234,7 @@ const char *eg_replog_shard(const eg_replog *l) { return l->shard; }
 static PGresult *run(eg_replog *l, const char *name, int n, const char *const *vals,
                      const int *lens, const int *formats) {
   if (l->broken) return NULL;
+  l->warned = false;
   return PQexecPrepared(l->conn, name, n, vals, lens, formats, 1);
 }
 
@@ -285,7 +318,9 @@ eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *
   if (!r) {
     rc = conn_lost(l, err);
   } else if (PQresultStatus(r) == PGRES_COMMAND_OK) {
-    if ((size_t)strtoull(PQcmdTuples(r), NULL, 10) != n)
+    if (l->warned) /* committed here, perhaps not on the standbys: not acknowledged */
+      rc = unconfirmed(l, "the append", err);
+    else if ((size_t)strtoull(PQcmdTuples(r), NULL, 10) != n)
       rc = eg_err_set(err, EG_EABORTED,
                       "fenced: this session does not hold the lock of shard %s, or the log "
                       "has moved past position %llu",
@@ -407,6 +442,27 @@ eg_code eg_replog_writer(eg_replog *l, char *addr, size_t len, eg_err *err) {
   PQclear(r);
   pthread_mutex_unlock(&l->mu);
   return rc;
+}
+
+eg_code eg_replog_durable(eg_replog *l, eg_err *err) {
+  pthread_mutex_lock(&l->mu);
+  eg_code rc = EG_OK;
+  const char *p[1] = {l->shard};
+  PGresult *r = run(l, "eg_durable", 1, p, NULL, NULL);
+  if (!r || PQresultStatus(r) != PGRES_COMMAND_OK)
+    rc = r ? stmt_failed(l, r, "the durability barrier", err) : conn_lost(l, err);
+  else if (l->warned)
+    rc = unconfirmed(l, "the durability barrier", err);
+  PQclear(r);
+  pthread_mutex_unlock(&l->mu);
+  return rc;
+}
+
+void eg_replog_server(eg_replog *l, char *buf, size_t len) {
+  pthread_mutex_lock(&l->mu);
+  const char *h = PQhost(l->conn), *p = PQport(l->conn);
+  snprintf(buf, len, "%s:%s", h ? h : "?", p ? p : "?");
+  pthread_mutex_unlock(&l->mu);
 }
 
 eg_code eg_replog_ping(eg_replog *l, eg_err *err) {

@@ -58,7 +58,8 @@ typedef struct eg_replog_payload {
 } eg_replog_payload;
 
 /*
- * Connect with dsn (a libpq connection string or URI; application_name and
+ * Connect with dsn (a libpq connection string or URI — several hosts with
+ * target_session_attrs=read-write reach whichever is the primary now; application_name and
  * connect_timeout default to "engram" and 5 s, keepalives to idle 10 s / interval 5 s /
  * count 3 and tcp_user_timeout to 30 s, so that a server that vanished fails the session
  * in well under a minute), create the tables and trigger when missing, and LISTEN. shard: 1..100
@@ -82,8 +83,11 @@ eg_code eg_replog_end(eg_replog *l, uint64_t *seq, int64_t *at_us, eg_err *err);
 /*
  * Append n payloads at first, first+1 … as one statement (all or none). EG_EABORTED when
  * this session may not append there: it does not hold the shard's lock, or the log does
- * not end at first - 1 (another writer appended); EG_EUNAVAIL when the connection broke
- * (the outcome is then unknown: the records may or may not be in the log).
+ * not end at first - 1 (another writer appended); EG_EUNAVAIL when the connection broke,
+ * or the server committed but reported its wait for the synchronous standbys cancelled
+ * (the outcome is then unknown: the records may or may not be in the log, and survive a
+ * failover or not). With synchronous_standby_names set, EG_OK means the standbys have it;
+ * while the quorum is unmet the call blocks.
  */
 eg_code eg_replog_append(eg_replog *l, uint64_t first, const eg_replog_payload *p, size_t n,
                          eg_err *err);
@@ -101,6 +105,21 @@ eg_code eg_replog_wait(eg_replog *l, int timeout_ms, uint64_t *end, eg_err *err)
 
 /* The address the shard's writer published ("" when none ever did). */
 eg_code eg_replog_writer(eg_replog *l, char *addr, size_t len, eg_err *err);
+
+/*
+ * Wait until everything the log has committed so far — what this session has just read
+ * among it — is as durable as the server's commits are: a small write of our own
+ * (engram_replog_barrier) whose commit waits for the synchronous standbys. Under
+ * `synchronous_standby_names` a commit is visible on the primary before the standbys have
+ * it; a record read there and applied before this returns could be lost by a failover
+ * while a replica holds it. Blocks while the quorum is unmet. EG_EUNAVAIL when the
+ * session broke or the server reports the wait cancelled (the commit is then only local).
+ */
+eg_code eg_replog_durable(eg_replog *l, eg_err *err);
+
+/* "host:port" of the server this session is connected to (multi-host DSNs: the one
+ * libpq chose). */
+void eg_replog_server(eg_replog *l, char *buf, size_t len);
 
 /* A round trip: EG_EUNAVAIL when the session is gone. */
 eg_code eg_replog_ping(eg_replog *l, eg_err *err);

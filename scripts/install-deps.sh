@@ -24,6 +24,7 @@ packages=(
   libutf8proc-dev libstemmer-dev zlib1g-dev libxxhash-dev libsqlite3-dev sqlite3
   wordnet-dev wordnet-base
   libpq-dev postgresql-15  # graphd's replicated log (common/replog.c) and its tests
+  postgresql-15-auto-failover  # pg_autoctl: a failover of the log's PostgreSQL in tests (tests/pg_auto.c)
   libsodium-dev  # the users' keys of the replicated log (common/replica_keys.c)
   python3 python3-grpcio python3-grpc-tools python3-protobuf python3-yaml
   python3-venv python3-pip python3-setuptools python3-wheel

@@ -29,23 +29,37 @@ eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err) {
   return eg_replicas_start_of(rs, "graphd", n, durable, err);
 }
 
-eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable,
-                             eg_err *err) {
-  memset(rs, 0, sizeof *rs);
+/* n replicas of daemon over the log at dsn; rs cleared but for its pg. */
+static eg_code launch(eg_replicas *rs, const char *daemon, int n, const char *dsn, eg_err *err) {
   snprintf(rs->daemon, sizeof rs->daemon, "%s", daemon);
   if (n < 1 || n > EG_MAX_REPLICAS)
     return eg_err_set(err, EG_EINVAL, "1 to %d replicas", EG_MAX_REPLICAS);
   rs->n = n;
-  eg_code rc = eg_pg_start(&rs->pg, durable, err);
-  if (rc) return rc;
-  snprintf(rs->dsn_flag, sizeof rs->dsn_flag, "--replog-dsn=%s", rs->pg.dsn);
+  snprintf(rs->dsn, sizeof rs->dsn, "%s", dsn);
+  snprintf(rs->dsn_flag, sizeof rs->dsn_flag, "--replog-dsn=%s", dsn);
   rs->dir = eg_test_tempdir("replicas");
   if (!rs->dir) return eg_err_set(err, EG_EIO, "cannot make a temp dir");
+  eg_code rc = EG_OK;
   for (int i = 0; i < n; i++)
     if ((rc = start_one(rs, i, err))) return rc;
   if (eg_replicas_writer(rs, 15 * EG_US_PER_SEC) < 0)
     return eg_err_set(err, EG_ETIMEOUT, "no replica became the writer");
   return EG_OK;
+}
+
+eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable,
+                             eg_err *err) {
+  memset(rs, 0, sizeof *rs);
+  if (n < 1 || n > EG_MAX_REPLICAS)
+    return eg_err_set(err, EG_EINVAL, "1 to %d replicas", EG_MAX_REPLICAS);
+  eg_code rc = eg_pg_start(&rs->pg, durable, err);
+  return rc ? rc : launch(rs, daemon, n, rs->pg.dsn, err);
+}
+
+eg_code eg_replicas_start_on(eg_replicas *rs, const char *daemon, int n, const char *dsn,
+                             eg_err *err) {
+  memset(rs, 0, sizeof *rs);
+  return launch(rs, daemon, n, dsn, err);
 }
 
 eg_code eg_replicas_restart(eg_replicas *rs, int i, eg_err *err) { return start_one(rs, i, err); }
@@ -58,7 +72,7 @@ eg_code eg_replicas_restart_empty(eg_replicas *rs, int i, eg_err *err) {
 }
 
 int eg_replicas_log_holds(eg_replicas *rs, const char *shard, const char *text) {
-  PGconn *c = PQconnectdb(rs->pg.dsn);
+  PGconn *c = PQconnectdb(rs->dsn);
   PGresult *r = PQexecParams(c, "SELECT payload FROM engram_replog WHERE shard = $1", 1, NULL,
                              (const char *const[]){shard}, NULL, NULL, 1);
   int n = -1;
@@ -250,13 +264,29 @@ static void *load_main(void *arg) {
   return NULL;
 }
 
+/* The writer, with SIGKILL. */
+static eg_code kill_writer(eg_replicas *rs, void *ctx, eg_failover *out, eg_err *err) {
+  (void)ctx;
+  out->killed = eg_replicas_writer(rs, 0);
+  if (out->killed < 0) return eg_err_set(err, EG_EPRECOND, "no writer to kill");
+  int status = eg_harness_stop(&rs->r[out->killed], SIGKILL);
+  if (status != 128 + SIGKILL)
+    return eg_err_set(err, EG_EINTERNAL, "the writer was not killed (status %d)", status);
+  return EG_OK;
+}
+
 eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_failover *out,
                                eg_err *err) {
+  if (eg_replicas_writer(rs, 0) < 0) return eg_err_set(err, EG_EPRECOND, "no writer to kill");
+  return eg_failover_under_load_by(rs, ld, run_us, kill_writer, NULL, out, err);
+}
+
+eg_code eg_failover_under_load_by(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_kill_fn do_kill,
+                                  void *ctx, eg_failover *out, eg_err *err) {
   memset(out, 0, sizeof *out);
-  out->killed = eg_replicas_writer(rs, 0);
+  out->killed = -1;
   out->writer = -1;
   out->seconds = -1;
-  if (out->killed < 0) return eg_err_set(err, EG_EPRECOND, "no writer to kill");
   load_run lr = {rs, ld};
   pthread_t th;
   if (pthread_create(&th, NULL, load_main, &lr) != 0)
@@ -264,12 +294,15 @@ eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_
   usleep((useconds_t)run_us);
   out->before = atomic_load(&ld->sent);
   int64_t killed_at = eg_time_mono_us();
-  int status = eg_harness_stop(&rs->r[out->killed], SIGKILL);
+  eg_err ke;
+  eg_code killed = do_kill(rs, ctx, out, &ke);
+  int after = atomic_load(&ld->sent); /* the writes from here on were sent after the kill */
   int64_t first_after = 0;
   while (!first_after && eg_time_mono_us() - killed_at < 20 * EG_US_PER_SEC) {
     usleep(10000);
     int sent = atomic_load(&ld->sent);
-    for (int i = 0; i < sent && !first_after; i++)
+    /* a write sent after the kill (the one in flight then may have landed before it) */
+    for (int i = after; i < sent && !first_after; i++)
       if (ld->acked_at[i] > killed_at) first_after = ld->acked_at[i];
   }
   usleep((useconds_t)run_us); /* writes go on on the new writer */
@@ -278,13 +311,144 @@ eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_
   out->seconds = first_after ? (double)(first_after - killed_at) / 1e6 : -1;
   out->writer = eg_replicas_writer(rs, 5 * EG_US_PER_SEC);
   out->sent = atomic_load(&ld->sent);
-  for (int i = 0; i < out->sent; i++) out->acked += ld->acked[i];
+  int64_t last = killed_at, gap = 0;
+  for (int i = 0; i < out->sent; i++) {
+    out->acked += ld->acked[i];
+    if (!ld->acked[i] || ld->acked_at[i] < killed_at) continue;
+    if (ld->acked_at[i] - last > gap) gap = ld->acked_at[i] - last;
+    last = ld->acked_at[i];
+  }
+  out->outage = (double)gap / 1e6;
   fprintf(stderr,
           "  %d writes before the kill, %d tried, %d acknowledged, %d retried, %d redirects; "
-          "failover %.2f s (replica %d → %d)\n",
+          "failover %.2f s, no write acknowledged for %.2f s (replica %d → %d)\n",
           out->before, out->sent, out->acked, ld->failures, ld->redirects, out->seconds,
-          out->killed, out->writer);
-  if (status != 128 + SIGKILL)
-    return eg_err_set(err, EG_EINTERNAL, "the writer was not killed (status %d)", status);
+          out->outage, out->killed, out->writer);
+  if (killed) return eg_err_set(err, killed, "%s", ke.msg);
   return EG_OK;
+}
+
+/* ---- the graphd load ------------------------------------------------------------------------ */
+
+void eg_load_subject(int i, char *buf, size_t n) { snprintf(buf, n, "person %d", i); }
+
+eg_code eg_load_commit_city(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us,
+                            eg_err *err) {
+  char subj[32], city[32];
+  eg_load_subject(i, subj, sizeof subj);
+  snprintf(city, sizeof city, "city-%d", i);
+  eg_edge_spec s = {.subject = subj, .relation = "LIVES_IN", .literal = city};
+  Engram__V1__CommitResponse *r = NULL;
+  eg_code rc = eg_writer_commit(wc, ctx, NULL, &s, give_up_us, &r, err);
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  return rc;
+}
+
+/* The load's commit the len bytes at p name ("city-<i>", nothing else), or -1. */
+static int city_at(const char *p, size_t len, int sent) {
+  if (len < 6 || len > 14 || memcmp(p, "city-", 5) != 0) return -1;
+  int i = 0;
+  for (size_t k = 5; k < len; k++) {
+    if (p[k] < '0' || p[k] > '9') return -1;
+    i = i * 10 + (p[k] - '0');
+  }
+  return i < sent ? i : -1;
+}
+
+eg_code eg_load_count_edges(eg_rpc_client *c, const char *tenant, int sent, int *count, int *other,
+                            eg_err *err) {
+  memset(count, 0, (size_t)sent * sizeof *count);
+  *other = 0;
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__ChangesRequest cr = ENGRAM__V1__CHANGES_REQUEST__INIT;
+  cr.scope = &scope;
+  cr.limit = 1000;
+  char token[64] = "";
+  for (int page = 0; page < 1000; page++) {
+    cr.page_token = token;
+    Engram__V1__ChangesResponse *ch = NULL;
+    eg_code rc = eg_graphd_changes(c, &cr, &ch, err);
+    if (rc) return rc;
+    for (size_t k = 0; k < ch->n_edges; k++) {
+      const Engram__V1__Edge *ed = ch->edges[k];
+      bool lit = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL;
+      const char *l = lit ? ed->object->literal : "";
+      int i = city_at(l, strlen(l), sent);
+      if (i >= 0)
+        count[i]++;
+      else
+        (*other)++;
+    }
+    snprintf(token, sizeof token, "%s", ch->next_page_token ? ch->next_page_token : "");
+    protobuf_c_message_free_unpacked(&ch->base, NULL);
+    if (!token[0]) break;
+  }
+  return EG_OK;
+}
+
+int eg_load_count_records(const char *dsn, const char *shard, int sent, int *count) {
+  memset(count, 0, (size_t)sent * sizeof *count);
+  PGconn *c = PQconnectdb(dsn);
+  PGresult *r = PQexecParams(c, "SELECT payload FROM engram_replog WHERE shard = $1", 1, NULL,
+                             (const char *const[]){shard}, NULL, NULL, 1);
+  int n = -1;
+  if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+    n = PQntuples(r);
+    bool *seen = calloc((size_t)sent + 1, sizeof *seen);
+    for (int row = 0; row < n && seen; row++) { /* each commit once per record */
+      const char *p = PQgetvalue(r, row, 0);
+      size_t len = (size_t)PQgetlength(r, row, 0);
+      memset(seen, 0, (size_t)sent * sizeof *seen);
+      /* a protobuf string: its length in the byte before it */
+      for (const char *q = p; (q = memmem(q, len - (size_t)(q - p), "city-", 5)); q += 5) {
+        size_t l = q > p ? (unsigned char)q[-1] : 0;
+        int i = l <= len - (size_t)(q - p) ? city_at(q, l, sent) : -1;
+        if (i >= 0 && !seen[i]) seen[i] = true, count[i]++;
+      }
+    }
+    free(seen);
+  } else {
+    fprintf(stderr, "cannot read the log: %s", PQerrorMessage(c));
+  }
+  PQclear(r);
+  PQfinish(c);
+  return n;
+}
+
+eg_code eg_load_verdict_of(const eg_load *ld, int sent, eg_rpc_client *c, const char *tenant,
+                           const char *dsn, const char *shard, eg_load_verdict *v, eg_err *err) {
+  memset(v, 0, sizeof *v);
+  int *count = calloc((size_t)sent + 1, sizeof *count);
+  if (!count) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_code rc = eg_load_count_edges(c, tenant, sent, count, &v->other, err);
+  for (int i = 0; i < sent && !rc; i++) {
+    v->acked += ld->acked[i];
+    v->lost += ld->acked[i] && count[i] == 0;
+    v->dup += count[i] > 1;
+  }
+  if (!rc && dsn) {
+    if (eg_load_count_records(dsn, shard, sent, count) < 0)
+      rc = eg_err_set(err, EG_EIO, "cannot read the log of %s", shard);
+    for (int i = 0; i < sent && !rc; i++) v->unlogged += ld->acked[i] && count[i] == 0;
+  }
+  free(count);
+  if (!rc)
+    fprintf(stderr,
+            "  %d acknowledged: %d lost, %d duplicated, %d not in the log%s (%d other edges)\n",
+            v->acked, v->lost, v->dup, v->unlogged, dsn ? "" : " (not read)", v->other);
+  return rc;
+}
+
+bool eg_replicas_caught_up(eg_replicas *rs, int f, int w, int64_t timeout_us) {
+  char series[96];
+  snprintf(series, sizeof series, "engram_%s_replication_applied_seq", rs->daemon);
+  int64_t until = eg_time_mono_us() + timeout_us;
+  do {
+    double a = eg_metric_value(rs->r[f].metrics_port, series),
+           b = eg_metric_value(rs->r[w].metrics_port, series);
+    if (a >= 0 && a == b) return true;
+    usleep(50000);
+  } while (eg_time_mono_us() < until);
+  return false;
 }

@@ -23,12 +23,17 @@ typedef struct eg_replicas {
   eg_pg pg;
   int n;
   eg_proc r[EG_MAX_REPLICAS];
-  char dsn_flag[200]; /* "--replog-dsn=…" */
+  char dsn[400];      /* the log's DSN */
+  char dsn_flag[420]; /* "--replog-dsn=…" */
 } eg_replicas;
 
 /* PostgreSQL (durable: fsync on) and n replicas of daemon's shard 0 ("graphd": graph-0,
  * "vectord": vector-0); waits until one of them is the writer. */
 eg_code eg_replicas_start_of(eg_replicas *rs, const char *daemon, int n, bool durable, eg_err *err);
+/* n replicas of daemon's shard 0 over the log at dsn (a PostgreSQL the caller runs, e.g.
+ * an eg_pg_cluster's); waits until one of them is the writer. */
+eg_code eg_replicas_start_on(eg_replicas *rs, const char *daemon, int n, const char *dsn,
+                             eg_err *err);
 /* eg_replicas_start_of graphd. */
 eg_code eg_replicas_start(eg_replicas *rs, int n, bool durable, eg_err *err);
 /* Start replica i again (same data dir and ports) after it was stopped or killed. */
@@ -107,12 +112,52 @@ typedef struct eg_load {
 typedef struct eg_failover {
   int killed, writer;      /* the replica killed; the writer after it (-1: none) */
   int before, sent, acked; /* writes tried before the kill, tried, acknowledged */
-  double seconds;          /* from the kill to the first write acknowledged after it; -1 */
+  double seconds;          /* from the kill to the first write sent and acknowledged after it; -1 */
+  double outage;           /* the longest time without an acknowledged write after the kill */
 } eg_failover;
 
 /* Run ld against rs for run_us, kill the writer with SIGKILL, wait (up to 20 s) for a
- * write acknowledged after the kill, run run_us more, stop; say what happened on stderr. */
+ * write sent and acknowledged after the kill, run run_us more, stop; say what happened on
+ * stderr. */
 eg_code eg_failover_under_load(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_failover *out,
                                eg_err *err);
+
+/* What a failover kills (and does to recover, e.g. promote a standby); out->killed may
+ * name the replica killed. */
+typedef eg_code (*eg_kill_fn)(eg_replicas *rs, void *ctx, eg_failover *out, eg_err *err);
+/* eg_failover_under_load, the kill being kill(rs, ctx, …) at run_us. */
+eg_code eg_failover_under_load_by(eg_replicas *rs, eg_load *ld, int64_t run_us, eg_kill_fn kill,
+                                  void *ctx, eg_failover *out, eg_err *err);
+
+/* ---- the graphd load: commit i is "person i" LIVES_IN "city-i" ---- */
+
+void eg_load_subject(int i, char *buf, size_t n); /* "person i" */
+/* An eg_load_write_fn: commit i for the tenant ctx (a const char *); an identical retry is
+ * the same edge (graphd's identity). */
+eg_code eg_load_commit_city(eg_writer_client *wc, int i, void *ctx, int64_t give_up_us,
+                            eg_err *err);
+/* count[i] (i < sent): the edges of commit i graphd c holds for tenant (Changes);
+ * *other: edges that are no load's. */
+eg_code eg_load_count_edges(eg_rpc_client *c, const char *tenant, int sent, int *count, int *other,
+                            eg_err *err);
+/* count[i] (i < sent): the records of shard's log (at dsn) that hold commit i; -1: the
+ * log cannot be read. */
+int eg_load_count_records(const char *dsn, const char *shard, int sent, int *count);
+
+/* What became of the load's first `sent` commits. */
+typedef struct eg_load_verdict {
+  int acked;    /* acknowledged to the client */
+  int lost;     /* acknowledged, not in graphd */
+  int dup;      /* in graphd more than once (acknowledged or not) */
+  int unlogged; /* acknowledged, in no record of the log (0 when the log was not read) */
+  int other;    /* graphd's edges of the tenant that are no load's */
+} eg_load_verdict;
+/* The verdict from graphd replica c (Changes of tenant) and, when dsn is not NULL, the log
+ * of shard at dsn; said on stderr. */
+eg_code eg_load_verdict_of(const eg_load *ld, int sent, eg_rpc_client *c, const char *tenant,
+                           const char *dsn, const char *shard, eg_load_verdict *v, eg_err *err);
+/* Wait (up to timeout_us) until replica f has applied what replica w has (their
+ * engram_<daemon>_replication_applied_seq). */
+bool eg_replicas_caught_up(eg_replicas *rs, int f, int w, int64_t timeout_us);
 
 #endif

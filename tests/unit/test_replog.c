@@ -1,10 +1,12 @@
 /*
  * test_replog.c — the replicated log against a real PostgreSQL: one writer per shard
  * (the advisory lock), fenced appends (no lock, a gap, a taken position, a session that
- * ended), tail order and batching, notifications, the writer's address, and shards kept
- * apart.
+ * ended), tail order and batching, notifications, the writer's address, shards kept
+ * apart, and commits whose wait for the synchronous standbys was cancelled.
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -143,6 +145,77 @@ static void test_lost_session(void) {
   eg_replog_close(admin);
 }
 
+/* ---- a commit the standbys never confirmed ---- */
+
+typedef struct blocked_call {
+  eg_replog *l;
+  bool barrier; /* eg_replog_durable, else an append at 2 */
+  eg_code rc;
+  eg_err e;
+} blocked_call;
+
+static void *call_main(void *arg) {
+  blocked_call *c = arg;
+  const char *two[] = {"b"};
+  c->rc = c->barrier ? eg_replog_durable(c->l, &c->e) : append_strs(c->l, 2, two, 1, &c->e);
+  return NULL;
+}
+
+static void set_sync_names(const char *names) {
+  char sql[200], out[8];
+  eg_err e;
+  snprintf(sql, sizeof sql, "ALTER SYSTEM SET synchronous_standby_names = '%s'", names);
+  EG_CHECK(eg_pg_query(pg.dsn, sql, out, sizeof out, &e) == EG_OK);
+  EG_CHECK(eg_pg_query(pg.dsn, "SELECT pg_reload_conf()", out, sizeof out, &e) == EG_OK);
+  usleep(300000); /* the sessions read the configuration again */
+}
+
+/* Run c on a thread of its own, wait until its commit waits for a standby, cancel that
+ * wait (PostgreSQL then answers success, with a WARNING), and join. */
+static void cancel_wait_of(blocked_call *c) {
+  pthread_t th;
+  EG_REQUIRE(pthread_create(&th, NULL, call_main, c) == 0);
+  int cancelled = 0;
+  for (int i = 0; i < 100 && !cancelled; i++) {
+    usleep(50000);
+    char v[16];
+    eg_err e;
+    if (eg_pg_query(pg.dsn,
+                    "SELECT count(pg_cancel_backend(pid)) FROM pg_stat_activity"
+                    " WHERE wait_event = 'SyncRep'",
+                    v, sizeof v, &e) == EG_OK)
+      cancelled = atoi(v);
+  }
+  EG_CHECK(cancelled == 1);
+  pthread_join(th, NULL);
+}
+
+/* A commit whose wait for the synchronous standbys was cancelled is committed on the
+ * primary alone: not an acknowledged append, nor a barrier passed. */
+static void test_unconfirmed_commit(void) {
+  eg_err e;
+  eg_replog *w = NULL;
+  EG_REQUIRE(eg_replog_open(pg.dsn, "graph-2", &w, &e) == EG_OK);
+  bool lead = false;
+  EG_REQUIRE(eg_replog_try_lead(w, "w", &lead, &e) == EG_OK && lead);
+  const char *one[] = {"a"};
+  EG_CHECK(append_strs(w, 1, one, 1, &e) == EG_OK);
+  EG_CHECK(eg_replog_durable(w, &e) == EG_OK); /* no standby named: nothing to wait for */
+  set_sync_names("ANY 1 (nobody)");
+  blocked_call append = {.l = w}, barrier = {.l = w, .barrier = true};
+  cancel_wait_of(&append);
+  EG_CHECK_INT(append.rc, EG_EUNAVAIL);
+  EG_CHECK(strstr(append.e.msg, "not confirmed by its standbys") != NULL);
+  uint64_t end = 0;
+  EG_CHECK(eg_replog_end(w, &end, NULL, &e) == EG_OK);
+  EG_CHECK_INT(end, 2); /* it is in the log, on this server only */
+  cancel_wait_of(&barrier);
+  EG_CHECK_INT(barrier.rc, EG_EUNAVAIL);
+  set_sync_names("");
+  EG_CHECK(eg_replog_durable(w, &e) == EG_OK);
+  eg_replog_close(w);
+}
+
 static void test_bad_input(void) {
   eg_err e;
   eg_replog *l = NULL;
@@ -160,6 +233,7 @@ int main(void) {
   }
   EG_RUN(test_one_writer_and_tail_order);
   EG_RUN(test_lost_session);
+  EG_RUN(test_unconfirmed_commit);
   EG_RUN(test_bad_input);
   int rc = eg_test_finish();
   eg_pg_stop(&pg, rc != 0);
