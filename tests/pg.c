@@ -249,16 +249,20 @@ eg_code eg_pg_cluster_start(eg_pg_cluster *c, int standbys, eg_err *err) {
       return eg_err_set(err, EG_ETIMEOUT, "the standbys do not stream from the primary");
     usleep(50000);
   }
-  char hosts[200] = "", ports[200] = "";
-  for (int i = 0; i < c->n; i++) {
-    snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts), "%s127.0.0.1", i ? "," : "");
-    snprintf(ports + strlen(ports), sizeof ports - strlen(ports), "%s%d", i ? "," : "",
-             c->node[i].port);
-  }
-  snprintf(c->dsn, sizeof c->dsn,
-           "host=%s port=%s user=engram dbname=postgres target_session_attrs=read-write", hosts,
-           ports);
+  int ports[EG_PG_CLUSTER_MAX];
+  for (int i = 0; i < c->n; i++) ports[i] = c->node[i].port;
+  eg_pg_multi_dsn(ports, c->n, "engram", c->dsn, sizeof c->dsn);
   return EG_OK;
+}
+
+void eg_pg_multi_dsn(const int *ports, int n, const char *user, char *out, size_t len) {
+  char hosts[200] = "", list[200] = "";
+  for (int i = 0; i < n; i++) {
+    snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts), "%s127.0.0.1", i ? "," : "");
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", i ? "," : "", ports[i]);
+  }
+  snprintf(out, len, "host=%s port=%s user=%s dbname=postgres target_session_attrs=read-write",
+           hosts, list, user);
 }
 
 /* How far standby s has WAL (received or replayed), in bytes; -1 when it cannot say. */

@@ -49,6 +49,9 @@ eg_code eg_pg_query(const char *dsn, const char *sql, char *out, size_t len, eg_
 /* For tests/pg_auto.c: a loopback port nobody listens on now (-1); the directory of
  * PostgreSQL's programs; "runuser -u postgres -- " when we are root, else "". */
 int eg_pg_free_port(void);
+/* The DSN of n nodes on loopback at ports[] as user, the primary chosen by libpq
+ * (target_session_attrs=read-write), into out. */
+void eg_pg_multi_dsn(const int *ports, int n, const char *user, char *out, size_t len);
 const char *eg_pg_bindir(void);
 const char *eg_pg_as_server_user(void);
 /* A temp dir (*dir, owned: free it) with a directory "pg" in it (owned, len bytes) that the

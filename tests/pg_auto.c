@@ -137,15 +137,9 @@ eg_code eg_pgaf_start(eg_pgaf *a, int n, eg_err *err) {
                          " AND reportedstate IN ('primary', 'secondary')",
                          n, 60 * EG_US_PER_SEC, "the standbys", err)))
     return rc;
-  char hosts[200] = "", ports[200] = "";
-  for (int i = 0; i < n; i++) {
-    snprintf(hosts + strlen(hosts), sizeof hosts - strlen(hosts), "%s127.0.0.1", i ? "," : "");
-    snprintf(ports + strlen(ports), sizeof ports - strlen(ports), "%s%d", i ? "," : "",
-             a->node[i].port);
-  }
-  snprintf(a->dsn, sizeof a->dsn,
-           "host=%s port=%s user=postgres dbname=postgres target_session_attrs=read-write", hosts,
-           ports);
+  int ports[EG_PGAF_MAX_NODES];
+  for (int i = 0; i < n; i++) ports[i] = a->node[i].port;
+  eg_pg_multi_dsn(ports, n, "postgres", a->dsn, sizeof a->dsn);
   return EG_OK;
 }
 
