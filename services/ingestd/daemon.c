@@ -15,8 +15,7 @@
 #include "lang/embed.h"
 #include "services/daemons.h"
 #include "services/ingestd/ingest.h"
-
-size_t eg_ingestd_services(eg_ingest *g, eg_rpc_service out[2]);
+#include "services/ingestd/rpc.h"
 
 static const eg_cfg_opt ingestd_opts[] = {
     EG_PEER_OPTS,

@@ -1,10 +1,9 @@
 /*
  * rpc.c — ingestd's handlers (engram.v1.Ingest and engram.v1.Admin).
  */
-#include "common/rpc.h"
+#include "services/ingestd/rpc.h"
 
 #include "common/scope.h"
-#include "services/ingestd/ingest.h"
 
 #define INGEST_HANDLER(hname, Req, Resp, resp_init, engine_fn) \
   EG_SCOPED_HANDLER(hname, eg_ingest, Req, Resp, resp_init, engine_fn)

@@ -3,7 +3,7 @@
  * hybrid + graph search, fusion, premise walk, context assembly.
  *
  * daemon.c wires configuration, peers and the engine into the shared daemon lifecycle
- * (common/daemon.c).
+ * (common/daemon.c); rpc.c is the service table.
  */
 #include "common/daemon.h"
 
@@ -12,9 +12,9 @@
 #include "common/llm.h"
 #include "common/peers.h"
 #include "common/rpc.h"
-#include "common/scope.h"
 #include "services/daemons.h"
 #include "services/recalld/recall.h"
+#include "services/recalld/rpc.h"
 
 static const eg_cfg_opt recalld_opts[] = {
     EG_PEER_OPTS,
@@ -73,11 +73,6 @@ static const eg_cfg_opt recalld_opts[] = {
      "accesses waiting beyond which a Recall's are dropped (counted)", 0, 1, 100000000},
 };
 
-EG_SCOPED_HANDLER(h_recall, eg_recall, Engram__V1__RecallRequest, Engram__V1__RecallResponse,
-                  engram__v1__recall_response__init, eg_recall_run)
-
-static const eg_rpc_handler_entry recall_handlers[] = {{"Recall", h_recall}};
-
 typedef struct recalld {
   eg_peers *peers;
   eg_llm *llm;
@@ -129,7 +124,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
     free(s);
     return rc;
   }
-  s->service = (eg_rpc_service){&engram__v1__recall__descriptor, recall_handlers, 1, s->recall};
+  s->service = eg_recalld_service(s->recall);
   *state = s;
   return EG_OK;
 }
