@@ -413,10 +413,10 @@ eg_code eg_replica_start(eg_replica *r, const char *advertise, eg_err *err) {
   return EG_OK;
 }
 
-eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
-                             const ProtobufCMessageDescriptor *record, eg_kv *store,
-                             eg_replica_apply_fn apply, void *ctx, eg_metrics *m, eg_replica **out,
-                             eg_err *err) {
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, uint32_t shard_index,
+                             const char *service, const ProtobufCMessageDescriptor *record,
+                             eg_kv *store, eg_replica_apply_fn apply, void *ctx, eg_metrics *m,
+                             eg_replica **out, eg_err *err) {
   *out = NULL;
   const char *dsn = eg_cfg_str(c, "replog_dsn");
   if (!*dsn) return EG_OK;
@@ -425,7 +425,7 @@ eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *se
   if (*name)
     snprintf(shard, sizeof shard, "%s", name);
   else
-    snprintf(shard, sizeof shard, "%s-%u", prefix, eg_shard_index());
+    snprintf(shard, sizeof shard, "%s-%u", prefix, shard_index);
   int port;
   eg_code rc = eg_split_hostport(eg_cfg_str(c, "grpc_addr"), host, sizeof host, &port, err);
   if (rc) return rc;

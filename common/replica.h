@@ -93,10 +93,10 @@ void eg_replica_free(eg_replica *r);
  * NULL when replog_dsn is empty (a single node). The log is replog_shard, else
  * "<prefix>-<shard_index>". Start it with eg_replica_serve once the gRPC port is bound.
  */
-eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, const char *service,
-                             const ProtobufCMessageDescriptor *record, eg_kv *store,
-                             eg_replica_apply_fn apply, void *ctx, eg_metrics *m, eg_replica **out,
-                             eg_err *err);
+eg_code eg_replica_configure(const eg_cfg *c, const char *prefix, uint32_t shard_index,
+                             const char *service, const ProtobufCMessageDescriptor *record,
+                             eg_kv *store, eg_replica_apply_fn apply, void *ctx, eg_metrics *m,
+                             eg_replica **out, eg_err *err);
 /* eg_replica_start with replog_advertise, else grpc_addr's host (this host's name when
  * it listens on every interface) and the bound port. r NULL: nothing to do. */
 eg_code eg_replica_serve(eg_replica *r, int grpc_port, eg_err *err);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/shard.h"
 #include "common/text.h"
 
 static eg_code check_field(const char *v, const char *name, bool required, eg_err *err) {
@@ -28,11 +27,6 @@ eg_code eg_scope_fields_check(const Engram__V1__Scope *s, eg_err *err) {
   if ((rc = check_field(s->tenant, "tenant", true, err))) return rc;
   if ((rc = check_field(s->user, "user", false, err))) return rc;
   return check_field(s->agent, "agent", false, err);
-}
-
-eg_code eg_scope_check(const Engram__V1__Scope *s, eg_err *err) {
-  eg_code rc = eg_scope_fields_check(s, err);
-  return rc ? rc : eg_shard_check(s->tenant, err);
 }
 
 static bool same_str(const char *a, const char *b) { return strcmp(a ? a : "", b ? b : "") == 0; }

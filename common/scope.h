@@ -15,8 +15,6 @@
 /* tenant required; tenant, user and agent at most 256 bytes of UTF-8 without control
  * characters. EG_EINVAL with a message naming the field otherwise. */
 eg_code eg_scope_fields_check(const Engram__V1__Scope *scope, eg_err *err);
-/* The fields as above, then that this shard serves the tenant (common/shard.h). */
-eg_code eg_scope_check(const Engram__V1__Scope *scope, eg_err *err);
 
 /*
  * Privacy between the users of a tenant, the one rule every read path applies to an item
@@ -60,11 +58,11 @@ void eg_scope_default(ProtobufCMessage *m, Engram__V1__Scope *scope);
 /* NOLINTBEGIN(bugprone-macro-parentheses): Engine, Req and Resp are type names */
 /* The start of such a handler (reqm, call and err in scope): declares req, the request as
  * Req with its scope checked, and r, a Resp in the call's arena; returns on failure. */
-#define EG_SCOPED_BEGIN(Req, Resp, resp_init)   \
-  const Req *req = (const Req *)reqm;           \
-  eg_code rc = eg_scope_check(req->scope, err); \
-  if (rc) return rc;                            \
-  Resp *r = EG_RPC_NEW(call, Resp, resp_init);  \
+#define EG_SCOPED_BEGIN(Req, Resp, resp_init)          \
+  const Req *req = (const Req *)reqm;                  \
+  eg_code rc = eg_scope_fields_check(req->scope, err); \
+  if (rc) return rc;                                   \
+  Resp *r = EG_RPC_NEW(call, Resp, resp_init);         \
   if (!r) return eg_err_set(err, EG_ENOMEM, "out of memory")
 
 #define EG_SCOPED_HANDLER(hname, Engine, Req, Resp, resp_init, engine_fn)          \

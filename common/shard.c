@@ -1,16 +1,13 @@
 /*
- * shard.c — jump consistent hash and this process's shard (see shard.h).
+ * shard.c — jump consistent hash and a daemon's shard (see shard.h).
  */
 #include "common/shard.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/map.h"
-
-static _Atomic uint32_t shard_index, shard_count = 1;
 
 uint32_t eg_jump_hash(uint64_t key, uint32_t n) {
   int64_t b = -1, j = 0;
@@ -26,7 +23,7 @@ uint32_t eg_shard_of(const char *tenant, uint32_t n) {
   return n <= 1 ? 0 : eg_jump_hash(eg_hash64(tenant, strlen(tenant), 0x7368617264ULL), n);
 }
 
-eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err) {
+eg_code eg_shard_make(int64_t index, uint32_t count, eg_shard *out, eg_err *err) {
   if (count < 1) return eg_err_set(err, EG_EINVAL, "shard_count must be at least 1");
   if (index < 0) {
     char host[256] = "";
@@ -42,20 +39,17 @@ eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err) {
   if (index >= count)
     return eg_err_set(err, EG_EINVAL, "shard_index %lld is not below shard_count %u",
                       (long long)index, count);
-  atomic_store(&shard_index, (uint32_t)index);
-  atomic_store(&shard_count, count);
+  *out = (eg_shard){(uint32_t)index, count};
   return EG_OK;
 }
 
-uint32_t eg_shard_index(void) { return atomic_load(&shard_index); }
-
-eg_code eg_shard_configure(const eg_cfg *cfg, eg_err *err) {
-  return eg_shard_set(eg_cfg_int(cfg, "shard_index"), (uint32_t)eg_cfg_int(cfg, "shard_count"),
-                      err);
+eg_code eg_shard_configure(const eg_cfg *cfg, eg_shard *out, eg_err *err) {
+  return eg_shard_make(eg_cfg_int(cfg, "shard_index"), (uint32_t)eg_cfg_int(cfg, "shard_count"),
+                       out, err);
 }
 
-eg_code eg_shard_check(const char *tenant, eg_err *err) {
-  uint32_t n = atomic_load(&shard_count), me = atomic_load(&shard_index);
+eg_code eg_shard_check(const eg_shard *sh, const char *tenant, eg_err *err) {
+  uint32_t n = sh->count, me = sh->index;
   if (n <= 1) return EG_OK;
   uint32_t s = eg_shard_of(tenant, n);
   if (s == me) return EG_OK;

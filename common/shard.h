@@ -4,8 +4,9 @@
  * A tenant lives on exactly one shard of each: shard = jump consistent hash (Lamping and
  * Veach) of the tenant's 64-bit hash over the shard count, so growing from n to n+1 shards
  * moves only about 1/(n+1) of the tenants. ingestd and recalld route each request with
- * eg_shard_of; graphd and vectord, told their own index and the count, refuse a tenant
- * that is not theirs (eg_shard_check, called by eg_scope_check) with FAILED_PRECONDITION.
+ * eg_shard_of; graphd and vectord, told their own index and the count (an eg_shard their
+ * handlers hold), refuse a tenant that is not theirs (eg_shard_check) with
+ * FAILED_PRECONDITION.
  */
 #ifndef EG_SHARD_H
 #define EG_SHARD_H
@@ -34,15 +35,18 @@ uint32_t eg_jump_hash(uint64_t key, uint32_t n);
 /* The shard of tenant among n. */
 uint32_t eg_shard_of(const char *tenant, uint32_t n);
 
-/* This process serves shard index of count (default 0 of 1: every tenant). A negative
- * index is taken from the trailing "-<n>" of the host name (a StatefulSet pod's ordinal);
- * EG_EINVAL when there is none or the index is out of range. */
-eg_code eg_shard_set(int64_t index, uint32_t count, eg_err *err);
-/* This process's shard index (0 unless eg_shard_set said otherwise). */
-uint32_t eg_shard_index(void);
-/* eg_shard_set from the EG_SHARD_OPTS of cfg. */
-eg_code eg_shard_configure(const eg_cfg *cfg, eg_err *err);
-/* EG_EPRECOND with a message naming both shards when tenant is not this process's. */
-eg_code eg_shard_check(const char *tenant, eg_err *err);
+/* The shard a daemon serves: index of count ({0, 1}: every tenant). */
+typedef struct eg_shard {
+  uint32_t index, count;
+} eg_shard;
+
+/* *out = shard index of count. A negative index is taken from the trailing "-<n>" of the
+ * host name (a StatefulSet pod's ordinal); EG_EINVAL when there is none or the index is
+ * out of range. */
+eg_code eg_shard_make(int64_t index, uint32_t count, eg_shard *out, eg_err *err);
+/* eg_shard_make from the EG_SHARD_OPTS of cfg. */
+eg_code eg_shard_configure(const eg_cfg *cfg, eg_shard *out, eg_err *err);
+/* EG_EPRECOND with a message naming both shards when tenant is not s's. */
+eg_code eg_shard_check(const eg_shard *s, const char *tenant, eg_err *err);
 
 #endif

@@ -55,7 +55,8 @@ static eg_code graphd_started(void *state, int grpc_port, eg_err *err) {
 
 static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
-  eg_code src = eg_shard_configure(c, err);
+  eg_shard shard;
+  eg_code src = eg_shard_configure(c, &shard, err);
   if (src) return src;
   graphd *g = calloc(1, sizeof *g);
   if (!g) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -80,16 +81,16 @@ static eg_code graphd_open(eg_daemon *d, void **state, eg_err *err) {
   char dir[1100];
   snprintf(dir, sizeof dir, "%s/graph", eg_cfg_str(c, "data_dir"));
   eg_code rc = eg_graph_open(dir, &lim, eg_daemon_metrics(d), &g->graph, err);
-  if (!rc &&
-      (rc = eg_replica_configure(c, "graph", "graphd", &engram__v1__graph_log_record__descriptor,
-                                 eg_graph_store(g->graph), graph_apply, g->graph,
-                                 eg_daemon_metrics(d), &g->replica, err)))
+  if (!rc && (rc = eg_replica_configure(c, "graph", shard.index, "graphd",
+                                        &engram__v1__graph_log_record__descriptor,
+                                        eg_graph_store(g->graph), graph_apply, g->graph,
+                                        eg_daemon_metrics(d), &g->replica, err)))
     eg_graph_close(g->graph);
   if (rc) {
     free(g);
     return rc;
   }
-  g->svc = (eg_graphd_svc){g->graph, g->replica};
+  g->svc = (eg_graphd_svc){g->graph, g->replica, shard};
   g->service = eg_graphd_service(&g->svc);
   *state = g;
   return EG_OK;

@@ -82,7 +82,8 @@ static eg_code vec_apply(void *v, const eg_replog_record *recs, size_t n, eg_err
 
 static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const eg_cfg *c = eg_daemon_cfg(d);
-  eg_code src = eg_shard_configure(c, err);
+  eg_shard shard;
+  eg_code src = eg_shard_configure(c, &shard, err);
   if (src) return src;
   const char *stats = eg_cfg_str(c, "bm25_stats");
   if (strcmp(stats, "tenant") != 0 && strcmp(stats, "user") != 0)
@@ -123,16 +124,16 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .retention_off = strcmp(ret, "off") == 0,
   };
   if ((rc = eg_vec_open(&o, eg_daemon_metrics(d), &vd->vec, err)) ||
-      (rc = eg_replica_configure(c, "vector", "vectord", &engram__v1__vector_log_record__descriptor,
-                                 eg_vec_store(vd->vec), vec_apply, vd->vec, eg_daemon_metrics(d),
-                                 &vd->replica, err))) {
+      (rc = eg_replica_configure(c, "vector", shard.index, "vectord",
+                                 &engram__v1__vector_log_record__descriptor, eg_vec_store(vd->vec),
+                                 vec_apply, vd->vec, eg_daemon_metrics(d), &vd->replica, err))) {
     eg_vec_close(vd->vec);
     eg_embedder_close(vd->emb);
     free(vd);
     return rc;
   }
   eg_vec_set_replica(vd->vec, vd->replica);
-  vd->svc = (eg_vectord_svc){vd->vec, vd->replica};
+  vd->svc = (eg_vectord_svc){vd->vec, vd->replica, shard};
   vd->service = eg_vectord_service(&vd->svc);
   *state = vd;
   return EG_OK;

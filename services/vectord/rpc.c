@@ -37,16 +37,18 @@ static eg_code vec_call(eg_vectord_svc *s, eg_rpc_call *call, call_kind kind,
 }
 
 /* NOLINTBEGIN(bugprone-macro-parentheses): Req and Resp are type names */
-#define VEC_HANDLER(hname, kind, Req, Resp, resp_init, engine)                       \
-  static eg_code hname##_engine(eg_vec *v, const ProtobufCMessage *req, eg_arena *a, \
-                                ProtobufCMessage *resp, eg_err *err) {               \
-    return engine(v, (const Req *)req, a, (Resp *)resp, err);                        \
-  }                                                                                  \
-  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,   \
-                       ProtobufCMessage **resp, eg_err *err) {                       \
-    EG_SCOPED_BEGIN(Req, Resp, resp_init);                                           \
-    *resp = &r->base;                                                                \
-    return vec_call(svc, call, kind, reqm, &r->base, hname##_engine, err);           \
+#define VEC_HANDLER(hname, kind, Req, Resp, resp_init, engine)                           \
+  static eg_code hname##_engine(eg_vec *v, const ProtobufCMessage *req, eg_arena *a,     \
+                                ProtobufCMessage *resp, eg_err *err) {                   \
+    return engine(v, (const Req *)req, a, (Resp *)resp, err);                            \
+  }                                                                                      \
+  static eg_code hname(void *svc, eg_rpc_call *call, const ProtobufCMessage *reqm,       \
+                       ProtobufCMessage **resp, eg_err *err) {                           \
+    EG_SCOPED_BEGIN(Req, Resp, resp_init);                                               \
+    if ((rc = eg_shard_check(&((eg_vectord_svc *)svc)->shard, req->scope->tenant, err))) \
+      return rc;                                                                         \
+    *resp = &r->base;                                                                    \
+    return vec_call(svc, call, kind, reqm, &r->base, hname##_engine, err);               \
   }
 /* NOLINTEND(bugprone-macro-parentheses) */
 

@@ -6,12 +6,14 @@
 
 #include "common/replica.h"
 #include "common/rpc.h"
+#include "common/shard.h"
 #include "services/vectord/vec.h"
 
 /* What the handlers serve: the engine, and the replica's role when there is a log. */
 typedef struct eg_vectord_svc {
   eg_vec *vec;         /* borrowed */
   eg_replica *replica; /* borrowed; NULL = a single node (no log) */
+  eg_shard shard;      /* the tenants it serves; others are refused */
 } eg_vectord_svc;
 
 /*

@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     eg_fuzz_check(tenant != NULL, "every request has a scope");
     const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field_by_name(d, "scope");
     eg_err e;
-    if (eg_scope_check(*(Engram__V1__Scope **)((char *)m + f->offset), &e) == EG_OK)
+    if (eg_scope_fields_check(*(Engram__V1__Scope **)((char *)m + f->offset), &e) == EG_OK)
       eg_fuzz_check(*tenant != 0, "a scope that passes has a tenant");
     json_round_trip(m, 0, a);
     json_round_trip(m, EG_PBJSON_ISO_TIMES, a);
