@@ -85,7 +85,7 @@ static eg_code start_node(eg_pgaf *a, int i, eg_err *err) {
   snprintf(p->name, sizeof p->name, "s%d", i + 1);
   p->port = eg_pg_free_port();
   snprintf(p->dsn, sizeof p->dsn, "host=127.0.0.1 port=%d user=postgres dbname=postgres", p->port);
-  char args[800];
+  char args[1400];
   snprintf(args, sizeof args,
            "create postgres --pgdata %s/%s --pgport %d --hostname 127.0.0.1 --listen 127.0.0.1 "
            "--auth trust --no-ssl --name %s --monitor "
