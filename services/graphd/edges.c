@@ -369,35 +369,65 @@ static bool has_object(const Engram__V1__Edge *e) {
   return e->object && e->object->kind_case != ENGRAM__V1__VALUE__KIND__NOT_SET;
 }
 
+void eg_chain_open(eg_chain *c, eg_graph *g, uint64_t t, uint64_t subject, const char *rel,
+                   int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, bool backward,
+                   eg_arena *a) {
+  *c = (eg_chain){.rel = rel,
+                  .valid_at = valid_at,
+                  .known_at = known_at,
+                  .view = view,
+                  .a = a,
+                  .backward = backward};
+  uint64_t r = eg_rel_hash(rel);
+  KEY3(c->prefix, t, subject, r);
+  c->it = eg_prefix_iter(g, CF_EDGES, c->prefix, 24, &c->ro, c->upper);
+  if (backward) {
+    uint8_t start[EDGE_KEY_LEN];
+    KEY6(start, t, subject, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
+    rocksdb_iter_seek_for_prev(c->it, (const char *)start, EDGE_KEY_LEN);
+  }
+}
+
+eg_code eg_chain_next(eg_chain *c, Engram__V1__Edge **out, eg_err *err) {
+  *out = NULL;
+  for (;;) {
+    if (c->started) c->backward ? rocksdb_iter_prev(c->it) : rocksdb_iter_next(c->it);
+    c->started = true;
+    if (!rocksdb_iter_valid(c->it)) return EG_OK;
+    size_t kl, vl;
+    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(c->it, &kl);
+    if (c->backward && (kl < 24 || memcmp(k, c->prefix, 24) != 0)) return EG_OK;
+    if (kl != EDGE_KEY_LEN) continue;
+    if (!c->backward && key_untime(key_get64(k + 24)) > c->valid_at) return EG_OK; /* sorted */
+    if (key_untime(key_get64(k + 32)) > c->known_at) continue; /* not known yet */
+    const char *v = rocksdb_iter_value(c->it, &vl);
+    Engram__V1__Edge *e = eg_edge_decode(c->a, v, vl);
+    if (!e) return eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
+    if (strcmp(e->relation, c->rel) != 0) continue; /* relation hash collision */
+    if (!eg_edge_visible(c->view, e)) continue;     /* another user's memory */
+    *out = e;
+    return EG_OK;
+  }
+}
+
+void eg_chain_close(eg_chain *c) {
+  if (c->it) rocksdb_iter_destroy(c->it);
+  if (c->ro) rocksdb_readoptions_destroy(c->ro);
+  c->it = NULL, c->ro = NULL;
+}
+
 /* ONE: walk one subject's chain backwards from valid_at. */
 static eg_code state_one(eg_graph *g, uint64_t t, uint64_t s, const char *rel, int64_t valid_at,
                          int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
                          Engram__V1__Edge **out, eg_err *err) {
-  uint64_t r = eg_rel_hash(rel);
-  uint8_t start[EDGE_KEY_LEN], prefix[24];
-  KEY6(start, t, s, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
-  KEY3(prefix, t, s, r);
-  rocksdb_iterator_t *it = rocksdb_create_iterator_cf(eg_kv_db(g->store), eg_kv_ro(g->store),
-                                                      eg_kv_cf(g->store, CF_EDGES));
+  eg_chain ch;
+  eg_chain_open(&ch, g, t, s, rel, valid_at, known_at, view, true, a);
   eg_ptrvec retracts = {0};
   *out = NULL;
-  eg_code rc = EG_OK;
-  for (rocksdb_iter_seek_for_prev(it, (const char *)start, EDGE_KEY_LEN); rocksdb_iter_valid(it);
-       rocksdb_iter_prev(it)) {
-    size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-    if (kl != EDGE_KEY_LEN || memcmp(k, prefix, 24) != 0) break;
-    if (key_untime(key_get64(k + 32)) > known_at) continue; /* not known yet */
-    size_t vl;
-    const char *v = rocksdb_iter_value(it, &vl);
-    Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
-    if (!e) {
-      rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
-      break;
-    }
-    if (strcmp(e->relation, rel) != 0) continue; /* relation hash collision */
-    if (!eg_edge_visible(view, e)) continue;     /* another user's memory */
-    if (e->op == RETRACT && has_object(e)) {     /* retracts only that object */
+  eg_code rc;
+  Engram__V1__Edge *e;
+  while (!(rc = eg_chain_next(&ch, &e, err)) && e) {
+    if (e->op == RETRACT && has_object(e)) { /* retracts only that object */
       eg_ptrvec_push(&retracts, a, e);
       continue;
     }
@@ -413,7 +443,7 @@ static eg_code state_one(eg_graph *g, uint64_t t, uint64_t s, const char *rel, i
     }
     break;
   }
-  rocksdb_iter_destroy(it);
+  eg_chain_close(&ch);
   return rc;
 }
 
@@ -425,26 +455,11 @@ typedef struct group {
 static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, int64_t valid_at,
                           int64_t known_at, const Engram__V1__Scope *view, eg_arena *a,
                           eg_ptrvec *groups, eg_err *err) {
-  uint64_t r = eg_rel_hash(rel);
-  uint8_t prefix[24], upper[24];
-  KEY3(prefix, t, s, r);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, 24, &ro, upper);
-  eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
-    size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-    if (kl != EDGE_KEY_LEN) continue;
-    if (key_untime(key_get64(k + 24)) > valid_at) break; /* sorted by valid_from */
-    if (key_untime(key_get64(k + 32)) > known_at) continue;
-    size_t vl;
-    const char *v = rocksdb_iter_value(it, &vl);
-    Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
-    if (!e) {
-      rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
-      break;
-    }
-    if (strcmp(e->relation, rel) != 0 || !eg_edge_visible(view, e)) continue;
+  eg_chain ch;
+  eg_chain_open(&ch, g, t, s, rel, valid_at, known_at, view, false, a);
+  eg_code rc;
+  Engram__V1__Edge *e;
+  while (!(rc = eg_chain_next(&ch, &e, err)) && e) {
     if (e->op == RETRACT && !has_object(e)) { /* retract everything held so far */
       for (size_t i = 0; i < groups->n; i++) {
         group *gr = groups->v[i];
@@ -467,8 +482,7 @@ static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, 
       found->latest = e;
     }
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_chain_close(&ch);
   return rc;
 }
 

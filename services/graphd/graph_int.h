@@ -214,6 +214,31 @@ eg_code eg_subject_relations(eg_graph *g, uint64_t tenant, uint64_t subject,
 rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
                                    rocksdb_readoptions_t **ro_out, uint8_t *upper_buf);
 
+/*
+ * The commits of one (subject, relation) chain as of (valid_at, known_at): decoded, of that
+ * relation (not one whose name hashes alike), visible to view. Forward: in (valid_from,
+ * t_commit) order up to valid_at; backward: from valid_at down. The one loop State, the
+ * premise walk and corroboration share (edges.c).
+ */
+typedef struct eg_chain {
+  rocksdb_iterator_t *it;
+  rocksdb_readoptions_t *ro;
+  uint8_t prefix[24], upper[24];
+  const char *rel;
+  int64_t valid_at, known_at;
+  const Engram__V1__Scope *view;
+  eg_arena *a;
+  bool backward, started;
+} eg_chain;
+
+void eg_chain_open(eg_chain *c, eg_graph *g, uint64_t t, uint64_t subject, const char *rel,
+                   int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view, bool backward,
+                   eg_arena *a);
+/* The next commit into *e, NULL at the end; EG_ECORRUPT for a stored edge that does not
+ * decode. */
+eg_code eg_chain_next(eg_chain *c, Engram__V1__Edge **e, eg_err *err);
+void eg_chain_close(eg_chain *c);
+
 /* ---- the preference subgraph (belief.c) ---- */
 
 /* Which side of a preference a relation states: for (PREFERS, LIKES, ACCEPTED), against

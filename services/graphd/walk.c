@@ -248,23 +248,15 @@ static eg_code premise_changed(eg_graph *g, uint64_t t, const Engram__V1__Edge *
   if (!*superseding && !rc) {
     /* MANY (or an ended ONE_INVERSE): the newest commit on the chain touching this
      * object, or a wildcard retract, inside the bounds. */
-    uint8_t prefix[24], upper[24];
-    KEY3(prefix, t, p->subject, eg_rel_hash(p->relation));
-    rocksdb_readoptions_t *ro;
-    rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, 24, &ro, upper);
-    for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
-      size_t kl, vl;
-      const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-      if (kl != EDGE_KEY_LEN || key_untime(key_get64(k + 24)) > va) break;
-      if (key_untime(key_get64(k + 32)) > ka) continue;
-      const char *val = rocksdb_iter_value(it, &vl);
-      Engram__V1__Edge *e = eg_edge_decode(a, val, vl);
-      if (!e || e->id == p->id || !commit_after(e, p) || !eg_edge_visible(view, e)) continue;
+    eg_chain ch;
+    eg_chain_open(&ch, g, t, p->subject, p->relation, va, ka, view, false, a);
+    Engram__V1__Edge *e;
+    while (!(rc = eg_chain_next(&ch, &e, err)) && e) {
+      if (e->id == p->id || !commit_after(e, p)) continue;
       bool wildcard = !e->object || e->object->kind_case == ENGRAM__V1__VALUE__KIND__NOT_SET;
       if (wildcard || eg_value_equal(e->object, p->object)) *superseding = e;
     }
-    rocksdb_iter_destroy(it);
-    rocksdb_readoptions_destroy(ro);
+    eg_chain_close(&ch);
   }
   return rc;
 }
@@ -286,26 +278,18 @@ static bool same_source(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
 static eg_code corroborations(eg_graph *g, uint64_t t, const Engram__V1__Edge *c, int64_t va,
                               int64_t ka, const Engram__V1__Scope *view, eg_arena *a,
                               Engram__V1__ClaimStatus *cs, eg_err *err) {
-  uint8_t prefix[24], upper[24];
-  KEY3(prefix, t, c->subject, eg_rel_hash(c->relation));
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, 24, &ro, upper);
+  eg_chain ch;
+  eg_chain_open(&ch, g, t, c->subject, c->relation, va, ka, view, false, a);
   eg_ptrvec found = {0};
-  for (; rocksdb_iter_valid(it) && found.n < 16; rocksdb_iter_next(it)) {
-    size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-    if (kl != EDGE_KEY_LEN || key_untime(key_get64(k + 24)) > va) break;
-    if (key_untime(key_get64(k + 32)) > ka) continue;
-    const char *val = rocksdb_iter_value(it, &vl);
-    Engram__V1__Edge *e = eg_edge_decode(a, val, vl);
-    if (!e || e->id == c->id || e->op != ASSERT || !eg_value_equal(e->object, c->object) ||
-        !eg_edge_visible(view, e))
-      continue;
+  Engram__V1__Edge *e;
+  eg_code rc = EG_OK;
+  while (found.n < 16 && !(rc = eg_chain_next(&ch, &e, err)) && e) {
+    if (e->id == c->id || e->op != ASSERT || !eg_value_equal(e->object, c->object)) continue;
     if (e->valid_to && e->valid_to <= va) continue;
     if (!same_source(e, c)) eg_ptrvec_push(&found, a, e);
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_chain_close(&ch);
+  if (rc) return rc;
   if (!found.n) return EG_OK;
   cs->corroborating = eg_arena_alloc(a, found.n * sizeof(uint64_t));
   if (!cs->corroborating) return eg_err_set(err, EG_ENOMEM, "out of memory");
