@@ -312,6 +312,7 @@ static void test_lexical_reading(void) {
   /* the type of what the noun after "which" names: a school ends an organisation's name */
   EG_CHECK(eg_statefacts_asked(lx, "Which school do I teach at now?") ==
            eg_statefacts_asked(lx, "Which company employs me?"));
+  EG_CHECK(eg_statefacts_asked(lx, "Which basketball team does Tim support?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
