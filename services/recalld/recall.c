@@ -193,30 +193,47 @@ static bool word_start(const char *text, const char *p) {
   return p == text || !isalnum((unsigned char)p[-1]);
 }
 
+/* isalnum of the C locale (the daemons never set another) as a table: this scan reads every
+ * byte of the head's texts */
+static const bool ALNUM[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+    ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+    ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1,
+    ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+    ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
+    ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
+
 static float best_sentence_match(rc_ctx *c, const char *text) {
   size_t nk = c->n_keywords < 64 ? c->n_keywords : 64;
   if (!nk || !text || !*text) return 0;
-  /* the keywords by their first byte (ASCII case folded), as bits */
+  /* the keywords by the first byte of a word that may start them (either ASCII case), as bits */
   uint64_t by_first[256] = {0};
   size_t kl[64];
   for (size_t k = 0; k < nk; k++) {
     kl[k] = strlen(c->keywords[k]);
-    if (kl[k] >= 2)
-      by_first[(unsigned char)tolower((unsigned char)c->keywords[k][0])] |= UINT64_C(1) << k;
+    if (kl[k] < 2) continue;
+    unsigned char f = (unsigned char)tolower((unsigned char)c->keywords[k][0]);
+    by_first[f] |= UINT64_C(1) << k;
+    by_first[(unsigned char)toupper(f)] |= UINT64_C(1) << k;
   }
   /* one pass: at each word start, the keywords that start there; a sentence ends at a line
    * break or at '.', '!', '?' before a space or the end */
   uint64_t hit = 0; /* the current sentence's keywords */
   int best = 0, sentences = 1;
-  for (size_t i = 0; text[i]; i++) {
-    unsigned char ch = (unsigned char)text[i];
-    if (i == 0 || !isalnum((unsigned char)text[i - 1]))
-      for (uint64_t m = by_first[tolower(ch)]; m; m &= m - 1) {
+  bool in_word = false; /* the byte before is a letter or digit */
+  for (const unsigned char *p = (const unsigned char *)text;; p++) {
+    unsigned char ch = *p;
+    if (in_word && ALNUM[ch]) continue; /* most bytes: inside a word */
+    if (!in_word)
+      for (uint64_t m = by_first[ch]; m; m &= m - 1) {
         int k = __builtin_ctzll(m);
-        if (!strncasecmp(text + i, c->keywords[k], kl[k])) hit |= UINT64_C(1) << k;
+        if (!strncasecmp((const char *)p, c->keywords[k], kl[k])) hit |= UINT64_C(1) << k;
       }
-    bool end = ch == '\n' ||
-               ((ch == '.' || ch == '!' || ch == '?') && (text[i + 1] == ' ' || !text[i + 1]));
+    in_word = ALNUM[ch];
+    if (!ch) break;
+    bool end = ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (p[1] == ' ' || !p[1]));
     if (end && sentences < SENTENCE_MAX) {
       int n = __builtin_popcountll(hit);
       if (n > best) best = n;
