@@ -699,7 +699,10 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals),
        **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
   const rocksdb_column_family_handle_t **cfs = eg_arena_alloc(a, (m ? m : 1) * sizeof *cfs);
-  if (!chunks || !keys || !kp || !kl || !vl || !vals || !errs || !cfs)
+  uint32_t *index = eg_arena_alloc(a, (m ? m : 1) * sizeof *index); /* in resp->chunks */
+  resp->chunks = req->shared_chunks ? eg_arena_alloc(a, (m ? m : 1) * sizeof *resp->chunks) : NULL;
+  if (!chunks || !keys || !kp || !kl || !vl || !vals || !errs || !cfs || !index ||
+      (req->shared_chunks && !resp->chunks))
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t j = 0; j < m; j++) {
     KEY2(keys + 16 * j, T, ids[j]);
@@ -714,6 +717,9 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     if (chunks[j] && !req->include_content) chunks[j]->content = chunks[j]->latent = "";
     free(vals[j]);
     free(errs[j]);
+    if (!chunks[j] || !req->shared_chunks) continue;
+    index[j] = (uint32_t)resp->n_chunks;
+    resp->chunks[resp->n_chunks++] = chunks[j];
   }
   for (size_t i = 0, h = 0; i < nq; i++) {
     Engram__V1__QueryHits *qh = resp->results[i];
@@ -727,7 +733,10 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       Engram__V1__SearchHit *sh = eg_arena_calloc(a, 1, sizeof *sh);
       if (!sh) return eg_err_set(err, EG_ENOMEM, "out of memory");
       engram__v1__search_hit__init(sh);
-      sh->chunk = ch;
+      if (req->shared_chunks)
+        sh->chunk_index = index[of[h]];
+      else
+        sh->chunk = ch;
       sh->score = c->score;
       sh->content_sim = qh->feedback ? c->cs0 : c->cs;
       sh->latent_sim = qh->feedback ? c->ls0 : c->ls;
