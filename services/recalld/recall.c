@@ -451,6 +451,7 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   s->feedback_weight = c->r->o.feedback_weight;
   s->feedback_docs = c->r->o.feedback_docs;
   s->include_content = true;
+  s->shared_chunks = true;
   f->session_ids = c->req->session_ids;
   f->n_session_ids = c->req->n_session_ids;
   f->document_ids = c->req->document_ids;
@@ -543,6 +544,13 @@ static bool content_free(const char *text) {
   return content < 2;
 }
 
+/* A hit's chunk: its own, or with shared_chunks the response's it names (NULL if none). */
+static const Engram__V1__Chunk *hit_chunk(const Engram__V1__SearchResponse *r,
+                                          const Engram__V1__SearchHit *h) {
+  if (h->chunk) return h->chunk;
+  return h->chunk_index < r->n_chunks ? r->chunks[h->chunk_index] : NULL;
+}
+
 /* Merge the hits of a search response into the chunk candidates, and raise each variant's
  * best raw BM25 (fuse_chunks divides by it: every search's hits against the same best, for
  * a search narrowed to a time range or to entities has a weaker one, and normalized on its
@@ -553,10 +561,11 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
   for (size_t q = 0; r && q < r->n_results; q++)
     for (size_t i = 0; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
-      if (!h->chunk) continue;
+      const Engram__V1__Chunk *ch = hit_chunk(r, h);
+      if (!ch) continue;
       for (size_t s = 0; !expansion && s < c->n_sub; s++) /* the first search's best */
-        if (c->sub_var[s] == q && !c->sub_best[s]) c->sub_best[s] = h->chunk->id;
-      void *v = eg_map_get(seen, &h->chunk->id, sizeof h->chunk->id);
+        if (c->sub_var[s] == q && !c->sub_best[s]) c->sub_best[s] = ch->id;
+      void *v = eg_map_get(seen, &ch->id, sizeof ch->id);
       rc_chunk *x;
       if (v) {
         x = &c->chunks[(uintptr_t)v - 1];
@@ -567,12 +576,12 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       } else {
         if (c->n_chunks == cap) continue;
         x = &c->chunks[c->n_chunks++];
-        *x = (rc_chunk){
-            .chunk = h->chunk,
-            .expansion = expansion,
-            .variants = !expansion,
-            .said_nothing = (c->temporal || c->update_cue) && content_free(h->chunk->content)};
-        eg_map_put(seen, &h->chunk->id, sizeof h->chunk->id, (void *)(uintptr_t)c->n_chunks);
+        *x =
+            (rc_chunk){.chunk = ch,
+                       .expansion = expansion,
+                       .variants = !expansion,
+                       .said_nothing = (c->temporal || c->update_cue) && content_free(ch->content)};
+        eg_map_put(seen, &ch->id, sizeof ch->id, (void *)(uintptr_t)c->n_chunks);
       }
       bool fb = r->results[q]->feedback;
       float cs = fb ? h->feedback_content_sim : h->content_sim,
@@ -1073,13 +1082,21 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
   rs[n++] = eg_vectord_search_call(c->vectord, all, &got.hits);
   if (ranged) rs[n++] = eg_vectord_search_call(c->vectord, ranged, &got.ranged_hits);
-  Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
+  /* one State call: the seeds' current facts, then the user's preferences (one result per
+   * query that names its relation, so the last prefs->n_queries results are theirs) */
+  Engram__V1__StateRequest *prefs = rc_values_request(c);
+  if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  size_t nq = c->n_seeds + prefs->n_queries;
+  Engram__V1__StateRequest st = *prefs;
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   Engram__V1__StateQuery *sq = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sq);
-  Engram__V1__StateQuery **sqp = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sqp);
+  Engram__V1__StateQuery **sqp = eg_arena_calloc(c->a, nq, sizeof *sqp);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *refs);
   Engram__V1__EntityRef **refp = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *refp);
   if (!sq || !sqp || !refs || !refp) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  memcpy(sqp + c->n_seeds, prefs->queries, prefs->n_queries * sizeof *sqp);
+  st.queries = sqp;
+  st.n_queries = nq;
   if (c->n_seeds) {
     for (size_t i = 0; i < c->n_seeds; i++) {
       engram__v1__entity_ref__init(&refs[i]);
@@ -1090,27 +1107,33 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
       sq[i].subject = &refs[i];
       sqp[i] = &sq[i];
     }
-    st.scope = tr.scope = &c->scope;
-    st.queries = sqp;
-    st.n_queries = c->n_seeds;
-    st.valid_at = tr.valid_at = c->valid_at;
-    st.known_at = tr.known_at = c->known_at;
+    tr.scope = &c->scope;
+    tr.valid_at = c->valid_at;
+    tr.known_at = c->known_at;
     tr.seeds = refp;
     tr.n_seeds = c->n_seeds;
     tr.max_depth = 2;
     tr.max_paths = k2 * 4 > 16 ? k2 * 4 : 16;
     tr.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-    rs[n++] = eg_graphd_state_call(c->graphd, &st, &got.seed_facts);
     rs[n++] = eg_graphd_traverse_call(c->graphd, &tr, &got.paths);
   }
-  Engram__V1__StateRequest *prefs = rc_values_request(c); /* the user's preferences */
-  if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = eg_graphd_state_call(c->graphd, prefs, &got.prefs);
+  Engram__V1__StateResponse *state = NULL;
+  rs[n++] = eg_graphd_state_call(c->graphd, &st, &state);
   eg_code rc = eg_rpc_fanout(rs, n, 0);
   for (size_t i = 0; i < n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i < n; i++)
     if (rs[i].err.code)
       return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
+  Engram__V1__StateResponse seed_facts, user_prefs; /* the two parts of state */
+  if (state) {
+    size_t np = state->n_results < prefs->n_queries ? state->n_results : prefs->n_queries;
+    seed_facts = user_prefs = *state;
+    seed_facts.n_results = state->n_results - np;
+    user_prefs.results = state->results + seed_facts.n_results;
+    user_prefs.n_results = np;
+    got.seed_facts = c->n_seeds ? &seed_facts : NULL;
+    got.prefs = &user_prefs;
+  }
   size_t cap = 0;
   const Engram__V1__SearchResponse *hits[2] = {got.hits, got.ranged_hits};
   for (size_t i = 0; i < 2; i++)
