@@ -226,9 +226,9 @@ static cand *cand_of(qctx *q, uint32_t slot) {
   return at ? &q->c[*at] : NULL;
 }
 
-static void add_cand(qctx *q, uint32_t slot) {
+/* slot, known to pass the filter, as a candidate (once) */
+static void add_passing(qctx *q, uint32_t slot) {
   if (slotset_find(&q->seen, slot)) return;
-  if (!passes(q->t, q->f, slot)) return;
   if (q->n == q->cap) {
     size_t nc = q->cap ? q->cap * 2 : 256;
     cand *nn = realloc(q->c, nc * sizeof *nn);
@@ -239,6 +239,10 @@ static void add_cand(qctx *q, uint32_t slot) {
   if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
   q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0, 0};
   q->n++;
+}
+
+static void add_cand(qctx *q, uint32_t slot) {
+  if (!slotset_find(&q->seen, slot) && passes(q->t, q->f, slot)) add_passing(q, slot);
 }
 
 /* Candidates from the dense index of a field: its k best hot and warm chunks. An HNSW
@@ -609,7 +613,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     }
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
-      for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
+      for (size_t j = 0; j < passing; j++) add_passing(&q, pass_slots[j]); /* passed above */
     } else {
       dense_candidates(&q, FIELD_CONTENT, kk);
       dense_candidates(&q, FIELD_LATENT, kk);
