@@ -6,7 +6,8 @@
  * in all. Prints p50/p99 of the whole call and of each stage, and — as a sanity figure, not
  * the quality benchmark — how often a session holding the answer is among the items.
  * calls defaults to one pass over the questions: a second pass would find every query
- * vector in vectord's cache, which real traffic does not.
+ * vector in vectord's cache, which real traffic does not. The CPU each daemon spent during
+ * the Recalls (user + system, from /proc/<pid>/stat) is printed per Recall.
  *
  *   build/engram-bench perf [questions=301] [embedder=glove] [clients=16] [calls=questions]
  * [data=…]
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/haystack.h"
 #include "common/cfg.h"
@@ -116,6 +118,22 @@ static void *client(void *arg) {
   return NULL;
 }
 
+/* CPU time (user + system) a process has used so far, in ms; -1 when unreadable. */
+static double cpu_ms(pid_t pid) {
+  char path[64], line[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return -1;
+  char *got = fgets(line, sizeof line, f);
+  fclose(f);
+  /* fields after the command's closing parenthesis: 3 state … 14 utime 15 stime */
+  const char *p = got ? strrchr(line, ')') : NULL;
+  unsigned long long ut, st;
+  if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+    return -1;
+  return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void pct(const char *what, int64_t *v, long n) {
   eg_sort_i64(v, (size_t)n);
   printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0,
@@ -165,10 +183,17 @@ int eg_bperf_main(int argc, char **argv) {
   for (int s = 0; s < MAX_STAGES; s++) r.stage_lat[s] = calloc((size_t)calls, sizeof(int64_t));
   pthread_mutex_init(&r.mu, NULL);
   pthread_t th[256];
+  double cpu0[EG_N_DAEMONS];
+  for (int d = 0; d < EG_N_DAEMONS; d++) cpu0[d] = cpu_ms(h.cl.d[d].pid);
   int64_t t0 = eg_time_mono_us();
   for (int i = 0; i < clients; i++) pthread_create(&th[i], NULL, client, &r);
   for (int i = 0; i < clients; i++) pthread_join(th[i], NULL);
   double secs = (double)(eg_time_mono_us() - t0) / 1e6;
+  double cpu[EG_N_DAEMONS], cpu_all = 0;
+  for (int d = 0; d < EG_N_DAEMONS; d++) {
+    cpu[d] = cpu_ms(h.cl.d[d].pid) - cpu0[d];
+    cpu_all += cpu[d];
+  }
   printf("%-44s %.0f Recalls/s, %ld failed\n", "throughput", (double)calls / secs,
          atomic_load(&r.failed));
   pct("Recall, end to end (client-side)", r.lat, calls);
@@ -177,6 +202,10 @@ int eg_bperf_main(int argc, char **argv) {
     snprintf(what, sizeof what, "  stage %s (server-side)", r.stage_names[s]);
     pct(what, r.stage_lat[s], calls);
   }
+  printf("%-44s %.2f ms (", "CPU per Recall, the four daemons", cpu_all / (double)calls);
+  for (int d = 0; d < EG_N_DAEMONS; d++)
+    printf("%s%s %.2f", d ? ", " : "", eg_daemon_names[d], cpu[d] / (double)calls);
+  printf("; clock tick %ld/s)\n", sysconf(_SC_CLK_TCK));
   printf("%-44s %.1f%%\n", "an answer session among the items",
          100.0 * (double)atomic_load(&r.hits) / (double)calls);
   printf("%-44s %.1f%%\n", "nothing relevant flagged",

@@ -120,7 +120,10 @@ typedef struct chain_commits {
 } chain_commits;
 
 struct eg_belief_cache {
-  eg_ptrvec chains; /* chain_commits * */
+  eg_ptrvec chains;   /* chain_commits * */
+  uint64_t subject;   /* the last subject asked about … */
+  uint64_t *subjects; /* … its survivor's subject set (NULL: none yet) */
+  size_t n_subjects;
 };
 
 eg_belief_cache *eg_belief_cache_new(eg_arena *a) {
@@ -265,10 +268,18 @@ eg_code eg_belief_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_t s
                           : side == EG_PREF_AGAINST ? EG_PREF_FOR
                                                     : EG_PREF_NONE;
   /* The subject as it stands now: a merged entity's evidence counts with its survivor's. */
-  Engram__V1__Entity *survivor;
-  if (eg_entity_survivor(g, t, subject, a, &survivor, NULL) == EG_OK) subject = survivor->id;
-  uint64_t *subjects;
-  size_t ns = eg_subject_set(g, t, subject, a, &subjects);
+  uint64_t *subjects = NULL;
+  size_t ns;
+  if (cache && cache->subjects && cache->subject == subject) { /* a State's values share one */
+    subjects = cache->subjects;
+    ns = cache->n_subjects;
+  } else {
+    Engram__V1__Entity *survivor;
+    uint64_t asked = subject;
+    if (eg_entity_survivor(g, t, subject, a, &survivor, NULL) == EG_OK) subject = survivor->id;
+    ns = eg_subject_set(g, t, subject, a, &subjects);
+    if (cache) *cache = (eg_belief_cache){cache->chains, asked, subjects, ns};
+  }
   eg_ptrvec ev = {0};
   for (size_t r = 0; r < N_PREF; r++) {
     eg_pref_side s = pref_relations[r].side;

@@ -73,7 +73,15 @@ static eg_code out_edges(eg_graph *g, uint64_t t, uint64_t node,
   return rc;
 }
 
-/* Current edges arriving at `node` (IN: node is the object) under the bounds. */
+static bool in_state(const eg_state *st, uint64_t edge) {
+  for (size_t j = 0; j < st->n; j++)
+    if (st->values[j]->id == edge) return true;
+  return false;
+}
+
+/* Current edges arriving at `node` (IN: node is the object) under the bounds. The keys come
+ * grouped by (relation, subject): that state is read once per group, and an edge of the group
+ * that is not part of it is passed over without loading it. */
 static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
                         const Engram__V1__TraverseRequest *req, int64_t va, int64_t ka, eg_arena *a,
                         eg_ptrvec *out, eg_err *err) {
@@ -82,24 +90,30 @@ static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
   rocksdb_readoptions_t *ro;
   rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES_BY_OBJECT, prefix, 16, &ro, upper);
   eg_code rc = EG_OK;
+  eg_state st;             /* the state of the current group … */
+  bool have_state = false; /* … once read */
+  uint64_t group[2] = {0}; /* its relation hash and subject, from the key */
   for (size_t seen = 0; rocksdb_iter_valid(it) && seen < 4096; rocksdb_iter_next(it), seen++) {
     size_t kl;
     const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
     if (kl != 40) continue;
+    uint64_t rel = key_get64(k + 16), subject = key_get64(k + 24), id = key_get64(k + 32);
+    if (rel != group[0] || subject != group[1]) have_state = false;
+    if (have_state && !in_state(&st, id)) continue; /* not part of its subject's current state */
     Engram__V1__Edge *e;
-    if ((rc = eg_edge_load(g, t, key_get64(k + 32), a, &e, err))) break;
+    if ((rc = eg_edge_load(g, t, id, a, &e, err))) break;
     if (e->op != ASSERT || e->t_commit > ka || e->valid_from > va ||
         !relation_allowed(req, e->relation) || !eg_edge_visible(req->scope, e))
       continue; /* a shared entity is no bridge into another user's edges */
     /* Keep it only when it is part of its subject's current state. */
-    eg_state st;
-    if ((rc = eg_state_of(g, t, e->subject, e->relation, va, ka, req->scope, a, &st, err))) break;
-    for (size_t j = 0; j < st.n; j++) {
-      if (st.values[j]->id == e->id) {
-        if (eg_ptrvec_push(out, a, e)) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-        break;
-      }
+    if (!have_state) {
+      if ((rc = eg_state_of(g, t, e->subject, e->relation, va, ka, req->scope, a, &st, err))) break;
+      have_state = true;
+      group[0] = rel;
+      group[1] = subject;
     }
+    if (in_state(&st, e->id) && eg_ptrvec_push(out, a, e))
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   rocksdb_iter_destroy(it);
   rocksdb_readoptions_destroy(ro);

@@ -193,30 +193,47 @@ static bool word_start(const char *text, const char *p) {
   return p == text || !isalnum((unsigned char)p[-1]);
 }
 
+/* isalnum of the C locale (the daemons never set another) as a table: this scan reads every
+ * byte of the head's texts */
+static const bool ALNUM[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1,
+    ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1, ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1,
+    ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['V'] = 1,
+    ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1,
+    ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1,
+    ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
+
 static float best_sentence_match(rc_ctx *c, const char *text) {
   size_t nk = c->n_keywords < 64 ? c->n_keywords : 64;
   if (!nk || !text || !*text) return 0;
-  /* the keywords by their first byte (ASCII case folded), as bits */
+  /* the keywords by the first byte of a word that may start them (either ASCII case), as bits */
   uint64_t by_first[256] = {0};
   size_t kl[64];
   for (size_t k = 0; k < nk; k++) {
     kl[k] = strlen(c->keywords[k]);
-    if (kl[k] >= 2)
-      by_first[(unsigned char)tolower((unsigned char)c->keywords[k][0])] |= UINT64_C(1) << k;
+    if (kl[k] < 2) continue;
+    unsigned char f = (unsigned char)tolower((unsigned char)c->keywords[k][0]);
+    by_first[f] |= UINT64_C(1) << k;
+    by_first[(unsigned char)toupper(f)] |= UINT64_C(1) << k;
   }
   /* one pass: at each word start, the keywords that start there; a sentence ends at a line
    * break or at '.', '!', '?' before a space or the end */
   uint64_t hit = 0; /* the current sentence's keywords */
   int best = 0, sentences = 1;
-  for (size_t i = 0; text[i]; i++) {
-    unsigned char ch = (unsigned char)text[i];
-    if (i == 0 || !isalnum((unsigned char)text[i - 1]))
-      for (uint64_t m = by_first[tolower(ch)]; m; m &= m - 1) {
+  bool in_word = false; /* the byte before is a letter or digit */
+  for (const unsigned char *p = (const unsigned char *)text;; p++) {
+    unsigned char ch = *p;
+    if (in_word && ALNUM[ch]) continue; /* most bytes: inside a word */
+    if (!in_word)
+      for (uint64_t m = by_first[ch]; m; m &= m - 1) {
         int k = __builtin_ctzll(m);
-        if (!strncasecmp(text + i, c->keywords[k], kl[k])) hit |= UINT64_C(1) << k;
+        if (!strncasecmp((const char *)p, c->keywords[k], kl[k])) hit |= UINT64_C(1) << k;
       }
-    bool end = ch == '\n' ||
-               ((ch == '.' || ch == '!' || ch == '?') && (text[i + 1] == ' ' || !text[i + 1]));
+    in_word = ALNUM[ch];
+    if (!ch) break;
+    bool end = ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (p[1] == ' ' || !p[1]));
     if (end && sentences < SENTENCE_MAX) {
       int n = __builtin_popcountll(hit);
       if (n > best) best = n;
@@ -434,6 +451,7 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
   s->feedback_weight = c->r->o.feedback_weight;
   s->feedback_docs = c->r->o.feedback_docs;
   s->include_content = true;
+  s->shared_chunks = true;
   f->session_ids = c->req->session_ids;
   f->n_session_ids = c->req->n_session_ids;
   f->document_ids = c->req->document_ids;
@@ -526,6 +544,13 @@ static bool content_free(const char *text) {
   return content < 2;
 }
 
+/* A hit's chunk: its own, or with shared_chunks the response's it names (NULL if none). */
+static const Engram__V1__Chunk *hit_chunk(const Engram__V1__SearchResponse *r,
+                                          const Engram__V1__SearchHit *h) {
+  if (h->chunk) return h->chunk;
+  return h->chunk_index < r->n_chunks ? r->chunks[h->chunk_index] : NULL;
+}
+
 /* Merge the hits of a search response into the chunk candidates, and raise each variant's
  * best raw BM25 (fuse_chunks divides by it: every search's hits against the same best, for
  * a search narrowed to a time range or to entities has a weaker one, and normalized on its
@@ -536,10 +561,11 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
   for (size_t q = 0; r && q < r->n_results; q++)
     for (size_t i = 0; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
-      if (!h->chunk) continue;
+      const Engram__V1__Chunk *ch = hit_chunk(r, h);
+      if (!ch) continue;
       for (size_t s = 0; !expansion && s < c->n_sub; s++) /* the first search's best */
-        if (c->sub_var[s] == q && !c->sub_best[s]) c->sub_best[s] = h->chunk->id;
-      void *v = eg_map_get(seen, &h->chunk->id, sizeof h->chunk->id);
+        if (c->sub_var[s] == q && !c->sub_best[s]) c->sub_best[s] = ch->id;
+      void *v = eg_map_get(seen, &ch->id, sizeof ch->id);
       rc_chunk *x;
       if (v) {
         x = &c->chunks[(uintptr_t)v - 1];
@@ -550,12 +576,12 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       } else {
         if (c->n_chunks == cap) continue;
         x = &c->chunks[c->n_chunks++];
-        *x = (rc_chunk){
-            .chunk = h->chunk,
-            .expansion = expansion,
-            .variants = !expansion,
-            .said_nothing = (c->temporal || c->update_cue) && content_free(h->chunk->content)};
-        eg_map_put(seen, &h->chunk->id, sizeof h->chunk->id, (void *)(uintptr_t)c->n_chunks);
+        *x =
+            (rc_chunk){.chunk = ch,
+                       .expansion = expansion,
+                       .variants = !expansion,
+                       .said_nothing = (c->temporal || c->update_cue) && content_free(ch->content)};
+        eg_map_put(seen, &ch->id, sizeof ch->id, (void *)(uintptr_t)c->n_chunks);
       }
       bool fb = r->results[q]->feedback;
       float cs = fb ? h->feedback_content_sim : h->content_sim,
@@ -1056,13 +1082,21 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
   rs[n++] = eg_vectord_search_call(c->vectord, all, &got.hits);
   if (ranged) rs[n++] = eg_vectord_search_call(c->vectord, ranged, &got.ranged_hits);
-  Engram__V1__StateRequest st = ENGRAM__V1__STATE_REQUEST__INIT;
+  /* one State call: the seeds' current facts, then the user's preferences (one result per
+   * query that names its relation, so the last prefs->n_queries results are theirs) */
+  Engram__V1__StateRequest *prefs = rc_values_request(c);
+  if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  size_t nq = c->n_seeds + prefs->n_queries;
+  Engram__V1__StateRequest st = *prefs;
   Engram__V1__TraverseRequest tr = ENGRAM__V1__TRAVERSE_REQUEST__INIT;
   Engram__V1__StateQuery *sq = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sq);
-  Engram__V1__StateQuery **sqp = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *sqp);
+  Engram__V1__StateQuery **sqp = eg_arena_calloc(c->a, nq, sizeof *sqp);
   Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *refs);
   Engram__V1__EntityRef **refp = eg_arena_calloc(c->a, c->n_seeds ? c->n_seeds : 1, sizeof *refp);
   if (!sq || !sqp || !refs || !refp) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  memcpy(sqp + c->n_seeds, prefs->queries, prefs->n_queries * sizeof *sqp);
+  st.queries = sqp;
+  st.n_queries = nq;
   if (c->n_seeds) {
     for (size_t i = 0; i < c->n_seeds; i++) {
       engram__v1__entity_ref__init(&refs[i]);
@@ -1073,27 +1107,33 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
       sq[i].subject = &refs[i];
       sqp[i] = &sq[i];
     }
-    st.scope = tr.scope = &c->scope;
-    st.queries = sqp;
-    st.n_queries = c->n_seeds;
-    st.valid_at = tr.valid_at = c->valid_at;
-    st.known_at = tr.known_at = c->known_at;
+    tr.scope = &c->scope;
+    tr.valid_at = c->valid_at;
+    tr.known_at = c->known_at;
     tr.seeds = refp;
     tr.n_seeds = c->n_seeds;
     tr.max_depth = 2;
     tr.max_paths = k2 * 4 > 16 ? k2 * 4 : 16;
     tr.direction = ENGRAM__V1__DIRECTION__DIRECTION_BOTH;
-    rs[n++] = eg_graphd_state_call(c->graphd, &st, &got.seed_facts);
     rs[n++] = eg_graphd_traverse_call(c->graphd, &tr, &got.paths);
   }
-  Engram__V1__StateRequest *prefs = rc_values_request(c); /* the user's preferences */
-  if (!prefs) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  rs[n++] = eg_graphd_state_call(c->graphd, prefs, &got.prefs);
+  Engram__V1__StateResponse *state = NULL;
+  rs[n++] = eg_graphd_state_call(c->graphd, &st, &state);
   eg_code rc = eg_rpc_fanout(rs, n, 0);
   for (size_t i = 0; i < n; i++) rc_own(c, rs[i].resp);
   for (size_t i = 0; rc && i < n; i++)
     if (rs[i].err.code)
       return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
+  Engram__V1__StateResponse seed_facts, user_prefs; /* the two parts of state */
+  if (state) {
+    size_t np = state->n_results < prefs->n_queries ? state->n_results : prefs->n_queries;
+    seed_facts = user_prefs = *state;
+    seed_facts.n_results = state->n_results - np;
+    user_prefs.results = state->results + seed_facts.n_results;
+    user_prefs.n_results = np;
+    got.seed_facts = c->n_seeds ? &seed_facts : NULL;
+    got.prefs = &user_prefs;
+  }
   size_t cap = 0;
   const Engram__V1__SearchResponse *hits[2] = {got.hits, got.ranged_hits};
   for (size_t i = 0; i < 2; i++)

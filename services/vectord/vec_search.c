@@ -226,9 +226,9 @@ static cand *cand_of(qctx *q, uint32_t slot) {
   return at ? &q->c[*at] : NULL;
 }
 
-static void add_cand(qctx *q, uint32_t slot) {
+/* slot, known to pass the filter, as a candidate (once) */
+static void add_passing(qctx *q, uint32_t slot) {
   if (slotset_find(&q->seen, slot)) return;
-  if (!passes(q->t, q->f, slot)) return;
   if (q->n == q->cap) {
     size_t nc = q->cap ? q->cap * 2 : 256;
     cand *nn = realloc(q->c, nc * sizeof *nn);
@@ -239,6 +239,10 @@ static void add_cand(qctx *q, uint32_t slot) {
   if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
   q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0, 0};
   q->n++;
+}
+
+static void add_cand(qctx *q, uint32_t slot) {
+  if (!slotset_find(&q->seen, slot) && passes(q->t, q->f, slot)) add_passing(q, slot);
 }
 
 /* Candidates from the dense index of a field: its k best hot and warm chunks. An HNSW
@@ -609,7 +613,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     }
     int64_t s0 = eg_time_mono_us();
     if (f.active && passing <= EXACT_LIMIT && q.qv) {
-      for (size_t j = 0; j < passing; j++) add_cand(&q, pass_slots[j]);
+      for (size_t j = 0; j < passing; j++) add_passing(&q, pass_slots[j]); /* passed above */
     } else {
       dense_candidates(&q, FIELD_CONTENT, kk);
       dense_candidates(&q, FIELD_LATENT, kk);
@@ -670,52 +674,84 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     return eg_err_set(err, EG_EPRECOND,
                       "this tenant's index has another dimension than the embedder (%s)",
                       v->emb->model_id);
-  /* Hits with their chunk records, read with one multi-get per query. */
+  /* Hits with their chunk records: the distinct chunks of all the queries (the variants of
+   * a question mostly find the same ones) read with one multi-get and decoded once, each
+   * shared by the hits that name it. */
   int64_t l0 = eg_time_mono_us();
-  for (size_t i = 0; i < nq; i++) {
-    Engram__V1__QueryHits *qh = resp->results[i];
-    size_t m = ntops[i];
-    qh->hits = eg_arena_calloc(a, m ? m : 1, sizeof *qh->hits);
-    uint8_t *keys = eg_arena_alloc(a, (m ? m : 1) * 16);
-    const char **kp = eg_arena_alloc(a, (m ? m : 1) * sizeof *kp);
-    size_t *kl = eg_arena_alloc(a, (m ? m : 1) * sizeof *kl),
-           *vl = eg_arena_alloc(a, (m ? m : 1) * sizeof *vl);
-    char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals),
-         **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
-    const rocksdb_column_family_handle_t **cfs = eg_arena_alloc(a, (m ? m : 1) * sizeof *cfs);
-    if (!qh->hits || !keys || !kp || !kl || !vl || !vals || !errs || !cfs)
-      return eg_err_set(err, EG_ENOMEM, "out of memory");
-    for (size_t j = 0; j < m; j++) {
-      KEY2(keys + 16 * j, T, tops[i][j].chunk_id);
-      kp[j] = (const char *)keys + 16 * j;
-      kl[j] = 16;
-      cfs[j] = eg_kv_cf(v->kv, VCF_CHUNKS);
-    }
-    if (m) rocksdb_multi_get_cf(eg_kv_db(v->kv), eg_kv_ro(v->kv), cfs, m, kp, kl, vals, vl, errs);
-    double maxbm = maxbms[i];
-    for (size_t j = 0; j < m; j++) {
-      cand *c = &tops[i][j];
-      uint64_t slot;
-      Engram__V1__Chunk *ch = vals[j] ? eg_chunk_decode(a, vals[j], vl[j], &slot) : NULL;
-      free(vals[j]);
-      free(errs[j]);
-      if (!ch) continue; /* deleted meanwhile */
-      if (!req->include_content) ch->content = ch->latent = "";
-      Engram__V1__SearchHit *h = eg_arena_calloc(a, 1, sizeof *h);
-      if (!h) return eg_err_set(err, EG_ENOMEM, "out of memory");
-      engram__v1__search_hit__init(h);
-      h->chunk = ch;
-      h->score = c->score;
-      h->content_sim = qh->feedback ? c->cs0 : c->cs;
-      h->latent_sim = qh->feedback ? c->ls0 : c->ls;
-      if (qh->feedback) {
-        h->feedback_content_sim = c->cs;
-        h->feedback_latent_sim = c->ls;
+  size_t total = 0, m = 0;
+  for (size_t i = 0; i < nq; i++) total += ntops[i];
+  uint32_t *of = eg_arena_alloc(a, (total ? total : 1) * sizeof *of); /* hit → distinct chunk */
+  uint64_t *ids = eg_arena_alloc(a, (total ? total : 1) * sizeof *ids);
+  if (!of || !ids) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  slotset distinct = {0};
+  for (size_t i = 0, h = 0; i < nq; i++)
+    for (size_t j = 0; j < ntops[i]; j++, h++) {
+      const uint32_t *got = slotset_find(&distinct, tops[i][j].slot);
+      if (!got && !slotset_put(&distinct, tops[i][j].slot, (uint32_t)m)) {
+        free(distinct.key), free(distinct.val);
+        return eg_err_set(err, EG_ENOMEM, "out of memory");
       }
-      h->bm25 = (float)c->bm;
-      h->bm25_words = (float)c->bm_words;
-      h->bm25_norm = maxbm > 0 ? (float)(c->bm / maxbm) : 0;
-      qh->hits[qh->n_hits++] = h;
+      of[h] = got ? *got : (uint32_t)m;
+      if (!got) ids[m++] = tops[i][j].chunk_id;
+    }
+  free(distinct.key), free(distinct.val);
+  Engram__V1__Chunk **chunks = eg_arena_calloc(a, m ? m : 1, sizeof *chunks);
+  uint8_t *keys = eg_arena_alloc(a, (m ? m : 1) * 16);
+  const char **kp = eg_arena_alloc(a, (m ? m : 1) * sizeof *kp);
+  size_t *kl = eg_arena_alloc(a, (m ? m : 1) * sizeof *kl),
+         *vl = eg_arena_alloc(a, (m ? m : 1) * sizeof *vl);
+  char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals),
+       **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
+  const rocksdb_column_family_handle_t **cfs = eg_arena_alloc(a, (m ? m : 1) * sizeof *cfs);
+  uint32_t *index = eg_arena_alloc(a, (m ? m : 1) * sizeof *index); /* in resp->chunks */
+  resp->chunks = req->shared_chunks ? eg_arena_alloc(a, (m ? m : 1) * sizeof *resp->chunks) : NULL;
+  if (!chunks || !keys || !kp || !kl || !vl || !vals || !errs || !cfs || !index ||
+      (req->shared_chunks && !resp->chunks))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t j = 0; j < m; j++) {
+    KEY2(keys + 16 * j, T, ids[j]);
+    kp[j] = (const char *)keys + 16 * j;
+    kl[j] = 16;
+    cfs[j] = eg_kv_cf(v->kv, VCF_CHUNKS);
+  }
+  if (m) rocksdb_multi_get_cf(eg_kv_db(v->kv), eg_kv_ro(v->kv), cfs, m, kp, kl, vals, vl, errs);
+  for (size_t j = 0; j < m; j++) {
+    uint64_t slot;
+    chunks[j] = vals[j] ? eg_chunk_decode(a, vals[j], vl[j], &slot) : NULL; /* NULL: deleted */
+    if (chunks[j] && !req->include_content) chunks[j]->content = chunks[j]->latent = "";
+    free(vals[j]);
+    free(errs[j]);
+    if (!chunks[j] || !req->shared_chunks) continue;
+    index[j] = (uint32_t)resp->n_chunks;
+    resp->chunks[resp->n_chunks++] = chunks[j];
+  }
+  for (size_t i = 0, h = 0; i < nq; i++) {
+    Engram__V1__QueryHits *qh = resp->results[i];
+    qh->hits = eg_arena_calloc(a, ntops[i] ? ntops[i] : 1, sizeof *qh->hits);
+    if (!qh->hits) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    double maxbm = maxbms[i];
+    for (size_t j = 0; j < ntops[i]; j++, h++) {
+      cand *c = &tops[i][j];
+      Engram__V1__Chunk *ch = chunks[of[h]];
+      if (!ch) continue; /* deleted meanwhile */
+      Engram__V1__SearchHit *sh = eg_arena_calloc(a, 1, sizeof *sh);
+      if (!sh) return eg_err_set(err, EG_ENOMEM, "out of memory");
+      engram__v1__search_hit__init(sh);
+      if (req->shared_chunks)
+        sh->chunk_index = index[of[h]];
+      else
+        sh->chunk = ch;
+      sh->score = c->score;
+      sh->content_sim = qh->feedback ? c->cs0 : c->cs;
+      sh->latent_sim = qh->feedback ? c->ls0 : c->ls;
+      if (qh->feedback) {
+        sh->feedback_content_sim = c->cs;
+        sh->feedback_latent_sim = c->ls;
+      }
+      sh->bm25 = (float)c->bm;
+      sh->bm25_words = (float)c->bm_words;
+      sh->bm25_norm = maxbm > 0 ? (float)(c->bm / maxbm) : 0;
+      qh->hits[qh->n_hits++] = sh;
     }
   }
   eg_series_add(v->m_searches, (double)nq);

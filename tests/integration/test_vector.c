@@ -1,7 +1,8 @@
 /*
  * test_vector.c — vectord over real gRPC: upsert and hybrid search, validation errors
  * (nothing written), GetChunks with neighbours, kill -9 after acknowledged upserts and
- * restart (every chunk searchable), Delete, the CLI, WordNet concepts in BM25.
+ * restart (every chunk searchable), Delete, the CLI, WordNet concepts in BM25, a Search's
+ * hits sharing their chunks (shared_chunks).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -79,6 +80,61 @@ static void test_upsert_search(void) {
   EG_CHECK_INT(top("acme", "Emma married in Lisbon"), 3);
   EG_CHECK_INT(top("acme", "Rust programming language"), 5);
   EG_CHECK_INT(top("other-tenant", "puppy dog retriever"), 0); /* isolation */
+}
+
+/* Three queries finding mostly the same chunks, asked with and without shared_chunks: the
+ * same hits in the same order with the same scores; shared, each distinct chunk comes once
+ * and every hit names its own by chunk_index. */
+static Engram__V1__SearchResponse *search3(bool shared) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "acme";
+  Engram__V1__SearchQuery q[3], *qp[3];
+  const char *words[] = {"golden retriever puppy", "retriever dogs family", "wedding Lisbon June"};
+  for (int i = 0; i < 3; i++) {
+    engram__v1__search_query__init(&q[i]);
+    q[i].text = (char *)words[i];
+    qp[i] = &q[i];
+  }
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qp;
+  req.n_queries = 3;
+  req.k = 6;
+  req.include_content = true;
+  req.shared_chunks = shared;
+  Engram__V1__SearchResponse *r = NULL;
+  eg_err e;
+  if (eg_vectord_search(cl, &req, &r, &e) != EG_OK) fprintf(stderr, "search: %s\n", e.msg);
+  return r;
+}
+
+static void test_shared_chunks(void) {
+  Engram__V1__SearchResponse *each = search3(false), *shared = search3(true);
+  EG_REQUIRE(each && shared);
+  EG_CHECK_INT(each->n_chunks, 0);
+  EG_CHECK_INT(shared->n_results, 3);
+  size_t hits = 0;
+  for (size_t q = 0; q < each->n_results && q < shared->n_results; q++) {
+    const Engram__V1__QueryHits *a = each->results[q], *b = shared->results[q];
+    EG_CHECK_INT(b->n_hits, a->n_hits);
+    for (size_t i = 0; i < a->n_hits && i < b->n_hits; i++, hits++) {
+      const Engram__V1__SearchHit *x = a->hits[i], *y = b->hits[i];
+      EG_CHECK(y->chunk == NULL);
+      EG_CHECK(y->chunk_index < shared->n_chunks);
+      if (y->chunk_index >= shared->n_chunks) continue;
+      const Engram__V1__Chunk *c = shared->chunks[y->chunk_index];
+      EG_CHECK_INT(c->id, x->chunk->id);
+      EG_CHECK_STR(c->content, x->chunk->content);
+      EG_CHECK(x->score == y->score && x->content_sim == y->content_sim && x->bm25 == y->bm25);
+    }
+  }
+  /* the queries overlap: fewer chunks than hits, none twice */
+  EG_CHECK(shared->n_chunks > 0 && shared->n_chunks < hits);
+  for (size_t i = 0; i < shared->n_chunks; i++)
+    for (size_t j = i + 1; j < shared->n_chunks; j++)
+      EG_CHECK(shared->chunks[i]->id != shared->chunks[j]->id);
+  protobuf_c_message_free_unpacked(&each->base, NULL);
+  protobuf_c_message_free_unpacked(&shared->base, NULL);
 }
 
 /* The BM25 score of chunk id for a text query (0 when not among the first 20 hits). */
@@ -230,6 +286,7 @@ int main(void) {
   eg_rpc_global_init();
   EG_RUN(test_start);
   EG_RUN(test_upsert_search);
+  EG_RUN(test_shared_chunks);
   EG_RUN(test_concepts);
   EG_RUN(test_validation_writes_nothing);
   EG_RUN(test_get_neighbours);
