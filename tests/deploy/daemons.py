@@ -2,12 +2,22 @@
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORDER = ("graphd", "vectord", "ingestd", "recalld")  # ingestd and recalld call the first two
+
+
+def free_port():
+    """A loopback port nothing listens on (at the time of the call)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def spawn(binary, args, env, tmp, name, wait_s, keys=("grpc", "metrics")):

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,14 +44,6 @@ def check(ok, what):
     print("ok  " if ok else "FAIL", what)
     if not ok:
         failures.append(what)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 TOKEN = "prom-user-token"
@@ -199,7 +190,7 @@ def main():
         job["static_configs"] = [{"targets": ["127.0.0.1:%d" % running[job["job_name"]][2]]}]
     check(sorted(j["job_name"] for j in cfg["scrape_configs"]) == sorted(DAEMONS), "the example scrapes all four")
     yaml.safe_dump(cfg, open(os.path.join(tmp, "prometheus.yml"), "w"))
-    port = free_port()
+    port = daemons.free_port()
     base = "http://127.0.0.1:%d" % port
     pp = subprocess.Popen([prom, "--config.file", os.path.join(tmp, "prometheus.yml"),
                            "--storage.tsdb.path", os.path.join(tmp, "tsdb"), "--web.listen-address",
