@@ -180,11 +180,11 @@ def check_grpc_series(base):
               scalar(base, 'sum(grpc_client_handling_seconds_count{%s})' % sel) >= 1 and
               scalar(base, 'sum(grpc_client_started_total{%s})' % sel) >= 1,
               "%s's calls to %s/%s counted on the client side" % (job, svc, method))
-    check(scalar(base, 'sum(grpc_server_handled_total{job="vectord",grpc_service="engram.v1.Vector",'
-                       'grpc_method="Search"})') >=
-          scalar(base, 'sum(grpc_client_handled_total{job="recalld",grpc_service="engram.v1.Vector",'
-                       'grpc_method="Search"})') >= 1,
-          "vectord served at least the Searches recalld counts as sent")
+    # the two jobs are scraped at different moments: vectord's count may reach Prometheus later
+    wait("vectord served at least the Searches recalld counts as sent", lambda: scalar(
+        base, 'sum(grpc_server_handled_total{job="vectord",grpc_service="engram.v1.Vector",grpc_method="Search"})') >=
+        scalar(base, 'sum(grpc_client_handled_total{job="recalld",grpc_service="engram.v1.Vector",'
+                     'grpc_method="Search"})') >= 1, timeout=10)
     check(not series(base, '{__name__=~"engram_.*_rpc_(requests_total|duration_seconds_bucket)"}'),
           "no second set of per-RPC series under the old names")
 
