@@ -22,7 +22,8 @@ the real daemons the way they start.
    target_session_attrs=read-write; each pod advertises its stable DNS name in the shard's
    headless Service; a read Service selecting all replicas of one shard only); one
    CloudNativePG Cluster of 3 instances with a synchronous quorum (ANY 1); a ServiceMonitor
-   per daemon scraping only Services with a metrics port; alert rules that `promtool check
+   per daemon scraping only Services with a metrics port (graphd's and vectord's passing on
+   the pods' shard label); alert rules that `promtool check
    rules` accepts and that are those of the plain rules file
    deploy/prometheus/engram-rules.yml. A graphd and a vectord replica of shard 1 start with
    their container's arguments and environment (downward API and Secret values filled in as
@@ -221,6 +222,12 @@ def check_prod(by_kind, tmp):
                   if s["spec"]["selector"].get("app.kubernetes.io/name") == name and
                   "metrics" in [p["name"] for p in s["spec"]["ports"]]),
               "prod/%s: a ServiceMonitor on the metrics port of each of its Services that has one" % name)
+    for name in ("graphd", "vectord"):
+        sm = by_kind.get("ServiceMonitor", {}).get(name, {})
+        check("engram.dev/shard" in sm.get("spec", {}).get("podTargetLabels", []) and
+              all("engram.dev/shard" in w["spec"]["template"]["metadata"]["labels"]
+                  for w in by_kind["StatefulSet"].values() if daemon_of(w) == name),
+              "prod/%s: its series carry the pods' shard label (podTargetLabels), as EngramShardNoWriter needs" % name)
     path = os.path.join(tmp, "engram-rules.yml")
     check(rules_file(by_kind, path) == 1, "prod: one PrometheusRule")
     shipped = yaml.safe_load(open(os.path.join(ROOT, "deploy/prometheus/engram-rules.yml")))

@@ -18,7 +18,8 @@
    grpc_* selector in it matches live series (label names and values included).
 5. A graphd and a vectord replica whose log (--replog-dsn) is unreachable are scraped too,
    as second targets of their jobs: the replication alerts read their series, and
-   EngramReplicaLogLost becomes active for exactly those two (and no lag alert does).
+   EngramReplicaLogLost becomes active for exactly those two, EngramShardNoWriter for their
+   shard of each job (and no lag alert does).
 """
 import argparse
 import json
@@ -209,8 +210,10 @@ def main():
     rules = os.path.join(os.path.dirname(shipped), cfg["rule_files"][0])
     cfg["rule_files"] = [rules]
     for job in cfg["scrape_configs"]:
-        job["static_configs"] = [{"targets": ["127.0.0.1:%d" % d[job["job_name"]][2]
-                                              for d in (running, replicas) if job["job_name"] in d]}]
+        job["static_configs"] = [{"targets": ["127.0.0.1:%d" % running[job["job_name"]][2]]}]
+        if job["job_name"] in replicas:  # the shard label the ServiceMonitors give replicated shards
+            job["static_configs"].append({"targets": ["127.0.0.1:%d" % replicas[job["job_name"]][2]],
+                                          "labels": {"engram_dev_shard": "0"}})
     replica_targets = sorted((name, "127.0.0.1:%d" % replicas[name][2]) for name in REPLICATED)
     check(sorted(j["job_name"] for j in cfg["scrape_configs"]) == sorted(DAEMONS), "the example scrapes all four")
     yaml.safe_dump(cfg, open(os.path.join(tmp, "prometheus.yml"), "w"))
@@ -266,6 +269,11 @@ def main():
         wait("EngramReplicaLogLost is active for the graphd and vectord replicas without their log, "
              "and only for them", lambda: [(j, i) for j, i, st in active_alerts(base, "EngramReplicaLogLost")
                                            if st in ("pending", "firing")] == replica_targets)
+        wait("EngramShardNoWriter is active for the replicas' shard of graphd and of vectord, and only for it",
+             lambda: sorted((a["labels"]["job"], a["labels"].get("engram_dev_shard"), a["state"] in ("pending", "firing"))
+                            for a in json.loads(get(base + "/api/v1/alerts"))["data"]["alerts"]
+                            if a["labels"]["alertname"] == "EngramShardNoWriter") ==
+             [("graphd", "0", True), ("vectord", "0", True)])
         check(not active_alerts(base, "EngramReplicaLagging") and not active_alerts(base, "EngramReplicaLagSeconds"),
               "no replica lag alert: a replica without its log has nothing to apply")
         names = live_names({**running, **{n + "-replica": r for n, r in replicas.items()}})
