@@ -3,8 +3,9 @@
 # <repo>/var/tools/<name>, versions and sha512 integrity hashes pinned in its
 # package-lock.json (`npm ci` checks them). A folder is installed again only when its lock
 # file changed since the last install.
-#   deploy:   kustomize (renders deploy/k8s) and kubernetes-models (validates every
-#             rendered object against the Kubernetes and prometheus-operator schemas);
+#   deploy:   kustomize (renders deploy/k8s), kubernetes-models (validates every
+#             rendered object against the Kubernetes and prometheus-operator schemas) and
+#             ajv (a CloudNativePG Cluster against tests/deploy/schemas);
 #   explorer: playwright-core, which drives Debian's Chromium (scripts/install-deps.sh) in
 #             the explorer's page test; it never downloads a browser of its own.
 #   mcp:      the official MCP TypeScript SDK, the client of engram-mcp's test (tests/mcp).

@@ -2,12 +2,22 @@
 import hashlib
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORDER = ("graphd", "vectord", "ingestd", "recalld")  # ingestd and recalld call the first two
+
+
+def free_port():
+    """A loopback port nothing listens on (at the time of the call)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 def spawn(binary, args, env, tmp, name, wait_s, keys=("grpc", "metrics")):
@@ -43,26 +53,29 @@ def auth_flags(token_lines, service_token):
     return ["--auth-tokens", ";".join(token_lines), "--service-token", service_token]
 
 
-def start_all(build, tmp, extra, env=None, wait_s=20):
+def start_all(build, tmp, extra, env=None, wait_s=20, names=ORDER, tag=""):
     """The four daemons on free loopback ports, data and logs under tmp, extra flags given to
     each, ingestd and recalld pointed at graphd and vectord; env defaults to the models of
     the repository's var/models with the GloVe embedder. Returns {name: (process, grpc
     port, metrics port)}; exits the test with the daemon's log when one does not come up.
-    graphd reads the repository's derivation rules."""
+    graphd reads the repository's derivation rules. names: which daemons (in ORDER; ingestd
+    and recalld need graphd and vectord among them); tag: appended to each one's data
+    directory and log name, so that a second set can run beside a first."""
     if env is None:
         env = dict(os.environ, ENGRAM_MODELS_DIR=os.path.join(ROOT, "var/models"), ENGRAM_EMBEDDER="glove")
     env.setdefault("ENGRAM_DERIVE_RULES", os.path.join(ROOT, "services/graphd/derive_rules.txt"))
     running = {}
-    for name in ORDER:
-        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--data-dir", os.path.join(tmp, name)]
+    for name in names:
+        args = ["--grpc-addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+                "--data-dir", os.path.join(tmp, name + tag)]
         args += extra
         if name in ("ingestd", "recalld"):
             args += ["--graphd-addr", "127.0.0.1:%d" % running["graphd"][1],
                      "--vectord-addr", "127.0.0.1:%d" % running["vectord"][1]]
-        p, ports = spawn(os.path.join(build, name), args, env, tmp, name, wait_s)
+        p, ports = spawn(os.path.join(build, name), args, env, tmp, name + tag, wait_s)
         if ports is None:
             stop_all(running)
-            sys.exit("%s did not start:\n%s" % (name, log_tail(tmp, name)))
+            sys.exit("%s did not start:\n%s" % (name, log_tail(tmp, name + tag)))
         running[name] = (p, ports["grpc"], ports["metrics"])
     return running
 

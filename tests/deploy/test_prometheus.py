@@ -16,13 +16,16 @@
 4. Every PromQL expression of the Grafana dashboard and of the rules is valid (Prometheus
    evaluates it), names only metrics the daemons really export (a live scrape), and every
    grpc_* selector in it matches live series (label names and values included).
+5. A graphd and a vectord replica whose log (--replog-dsn) is unreachable are scraped too,
+   as second targets of their jobs: the replication alerts read their series, and
+   EngramReplicaLogLost becomes active for exactly those two, EngramShardNoWriter for their
+   shard of each job (and no lag alert does).
 """
 import argparse
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,19 +50,29 @@ def check(ok, what):
         failures.append(what)
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 TOKEN = "prom-user-token"
 
 
+AUTH = daemons.auth_flags([daemons.token_line("prom", TOKEN)], "prom-service-token")
+REPLICATED = ("graphd", "vectord")
+
+
 def start_daemons(build, tmp):
-    return daemons.start_all(build, tmp, daemons.auth_flags([daemons.token_line("prom", TOKEN)], "prom-service-token"))
+    return daemons.start_all(build, tmp, AUTH)
+
+
+def start_replicas(build, tmp):
+    """graphd and vectord over a log in PostgreSQL that cannot be reached (a closed loopback
+    port): they serve, as followers, with their replication series saying the log is lost."""
+    dsn = "host=127.0.0.1 port=%d dbname=engram connect_timeout=1" % daemons.free_port()
+    return daemons.start_all(build, tmp, AUTH + ["--replog-dsn", dsn], names=REPLICATED, tag="-replica")
+
+
+def active_alerts(base, name):
+    """(job, instance, state) of each active alert called name."""
+    return sorted((a["labels"]["job"], a["labels"]["instance"], a["state"])
+                  for a in json.loads(get(base + "/api/v1/alerts"))["data"]["alerts"]
+                  if a["labels"]["alertname"] == name)
 
 
 def get(url):
@@ -168,11 +181,11 @@ def check_grpc_series(base):
               scalar(base, 'sum(grpc_client_handling_seconds_count{%s})' % sel) >= 1 and
               scalar(base, 'sum(grpc_client_started_total{%s})' % sel) >= 1,
               "%s's calls to %s/%s counted on the client side" % (job, svc, method))
-    check(scalar(base, 'sum(grpc_server_handled_total{job="vectord",grpc_service="engram.v1.Vector",'
-                       'grpc_method="Search"})') >=
-          scalar(base, 'sum(grpc_client_handled_total{job="recalld",grpc_service="engram.v1.Vector",'
-                       'grpc_method="Search"})') >= 1,
-          "vectord served at least the Searches recalld counts as sent")
+    # the two jobs are scraped at different moments: vectord's count may reach Prometheus later
+    wait("vectord served at least the Searches recalld counts as sent", lambda: scalar(
+        base, 'sum(grpc_server_handled_total{job="vectord",grpc_service="engram.v1.Vector",grpc_method="Search"})') >=
+        scalar(base, 'sum(grpc_client_handled_total{job="recalld",grpc_service="engram.v1.Vector",'
+                     'grpc_method="Search"})') >= 1, timeout=10)
     check(not series(base, '{__name__=~"engram_.*_rpc_(requests_total|duration_seconds_bucket)"}'),
           "no second set of per-RPC series under the old names")
 
@@ -190,6 +203,7 @@ def main():
           (out.stdout + out.stderr).strip()[-500:])
     tmp = tempfile.mkdtemp(prefix="engram-prom-")
     running = start_daemons(opts.build, tmp)
+    replicas = start_replicas(opts.build, tmp)
     cfg = yaml.safe_load(open(shipped))
     cfg["global"].update(scrape_interval="1s", evaluation_interval="1s")
     # the shipped rules file, as the shipped configuration names it (relative to its directory)
@@ -197,9 +211,13 @@ def main():
     cfg["rule_files"] = [rules]
     for job in cfg["scrape_configs"]:
         job["static_configs"] = [{"targets": ["127.0.0.1:%d" % running[job["job_name"]][2]]}]
+        if job["job_name"] in replicas:  # the shard label the ServiceMonitors give replicated shards
+            job["static_configs"].append({"targets": ["127.0.0.1:%d" % replicas[job["job_name"]][2]],
+                                          "labels": {"engram_dev_shard": "0"}})
+    replica_targets = sorted((name, "127.0.0.1:%d" % replicas[name][2]) for name in REPLICATED)
     check(sorted(j["job_name"] for j in cfg["scrape_configs"]) == sorted(DAEMONS), "the example scrapes all four")
     yaml.safe_dump(cfg, open(os.path.join(tmp, "prometheus.yml"), "w"))
-    port = free_port()
+    port = daemons.free_port()
     base = "http://127.0.0.1:%d" % port
     pp = subprocess.Popen([prom, "--config.file", os.path.join(tmp, "prometheus.yml"),
                            "--storage.tsdb.path", os.path.join(tmp, "tsdb"), "--web.listen-address",
@@ -207,11 +225,12 @@ def main():
                           stderr=subprocess.STDOUT)
     try:
         wait("Prometheus ready", lambda: "Ready" in get(base + "/-/ready"))
-        wait("up == 1 for all four", lambda: sorted(
+        targets = sorted(list(DAEMONS) + list(REPLICATED))
+        wait("up == 1 for all four and the two replicas", lambda: sorted(
             (s["metric"]["job"], s["value"][1]) for s in query(base, "up")["data"]["result"]) ==
-            sorted((d, "1") for d in DAEMONS))
-        check(sorted(s["metric"]["job"] for s in query(base, "up == 1")["data"]["result"]) == sorted(DAEMONS),
-              "up == 1 for graphd, vectord, ingestd and recalld")
+            sorted((d, "1") for d in targets))
+        check(sorted(s["metric"]["job"] for s in query(base, "up == 1")["data"]["result"]) == targets,
+              "up == 1 for graphd, vectord, ingestd and recalld, and the graphd and vectord replicas")
         before_i = scalar(base, 'sum(grpc_server_handled_total{job="ingestd"})')
         before_r = scalar(base, "sum(engram_recalld_recalls_total)")
         engram = [os.path.join(opts.build, "engram"), "--timeout-ms", "20000"]
@@ -247,7 +266,17 @@ def main():
         wait("the tokenless Recall reached Prometheus as Unauthenticated", lambda: scalar(
             base, 'sum(grpc_server_handled_total{job="recalld",grpc_code="Unauthenticated"})') >= 1)
         check_grpc_series(base)
-        names = live_names(running)
+        wait("EngramReplicaLogLost is active for the graphd and vectord replicas without their log, "
+             "and only for them", lambda: [(j, i) for j, i, st in active_alerts(base, "EngramReplicaLogLost")
+                                           if st in ("pending", "firing")] == replica_targets)
+        wait("EngramShardNoWriter is active for the replicas' shard of graphd and of vectord, and only for it",
+             lambda: sorted((a["labels"]["job"], a["labels"].get("engram_dev_shard"), a["state"] in ("pending", "firing"))
+                            for a in json.loads(get(base + "/api/v1/alerts"))["data"]["alerts"]
+                            if a["labels"]["alertname"] == "EngramShardNoWriter") ==
+             [("graphd", "0", True), ("vectord", "0", True)])
+        check(not active_alerts(base, "EngramReplicaLagging") and not active_alerts(base, "EngramReplicaLagSeconds"),
+              "no replica lag alert: a replica without its log has nothing to apply")
+        names = live_names({**running, **{n + "-replica": r for n, r in replicas.items()}})
         for where, e in exprs(rules):
             used = metric_names(e)
             missing = sorted(n for n in used if n not in names)
@@ -260,10 +289,7 @@ def main():
     finally:
         pp.terminate()
         pp.wait(timeout=30)
-        for p, _, _ in running.values():
-            p.terminate()
-        for p, _, _ in running.values():
-            p.wait(timeout=30)
+        daemons.stop_all({**running, **{n + "-replica": r for n, r in replicas.items()}})
     sys.exit(daemons.finish(tmp, failures))
 
 
