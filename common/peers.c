@@ -52,6 +52,8 @@ eg_code eg_peers_open(const eg_cfg *cfg, eg_metrics *metrics, eg_peers **out, eg
       /* with it, peers are called over TLS and must present a certificate it signed */
       .tls_ca_file = eg_cfg_str(cfg, "tls_ca_file"),
       .metrics = p->metrics,
+      /* a replicated shard's address may reach a follower: writes go on to its writer */
+      .follow_writer = true,
   };
   eg_code rc = eg_peers_open_shards(eg_cfg_str(cfg, "graphd_addr"), "graphd_addr", &o, p->graphd,
                                     &p->n_graphd, err);

@@ -158,6 +158,10 @@ typedef struct eg_rpc_client_opts {
   const char *tls_server_name; /* name to verify instead of the target's host (NULL = the host) */
   eg_rpc_metrics
       *metrics; /* count calls as grpc_client_… (borrowed; must outlive the client); NULL = none */
+  /* A call answered UNAVAILABLE "… writer=<host:port>" (a replica that is not its shard's
+   * writer) is sent again to that address, on a channel kept for it (same TLS and token):
+   * for clients of a replicated shard's read Service (ingestd's and recalld's peers). */
+  bool follow_writer;
 } eg_rpc_client_opts;
 
 /* A channel to target ("127.0.0.1:7102"). Thread-safe: share one per peer. Copies

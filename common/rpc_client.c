@@ -11,6 +11,7 @@
  * interceptor above gRPC's own retries counts it): started and its message sent when
  * its first attempt starts, handled with its final status and the time until then.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,21 @@
 #include "common/rpc_int.h"
 #include "common/time.h"
 
+#define MAX_WRITERS 8 /* writer channels kept per client (a writer moves on failover) */
+
 struct eg_rpc_client {
   grpc_channel *ch;
   char *target;
   char *auth; /* "Bearer <token>" or NULL */
   eg_rpc_client_opts o;
   eg_rpc_client *base; /* set when the channel is base's (eg_rpc_client_with_token) */
+  /* follow_writer: the channels to writers named by refusals, newest last (kept until
+   * close: calls in flight may hold them); the TLS roots to open them with */
+  pthread_mutex_t mu;
+  grpc_channel *writer_ch[MAX_WRITERS];
+  char *writer_target[MAX_WRITERS];
+  int n_writers;
+  char *ca_pem;
 };
 
 /* "Bearer <token>" in a new string; NULL for no token (or out of memory). */
@@ -35,6 +45,69 @@ static char *auth_value(const char *token) {
   char *v = malloc(n);
   if (v) snprintf(v, n, "Bearer %s", token);
   return v;
+}
+
+/* A channel to target with o's limits and TLS (ca_pem: the roots; NULL = plaintext). */
+static grpc_channel *make_channel(const char *target, const eg_rpc_client_opts *o,
+                                  const char *ca_pem) {
+  grpc_arg args[7];
+  memset(args, 0, sizeof args);
+  const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,   GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
+                         GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
+                         GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,     GRPC_ARG_ENABLE_RETRIES};
+  /* Short reconnect backoff so a restarted peer is reached by our own retries. Despite
+   * its name, gRPC core reads MIN_RECONNECT_BACKOFF_MS as the least time one connection
+   * attempt gets to finish (TCP connect, then the server's HTTP/2 SETTINGS frame: the
+   * MIN_CONNECT_TIMEOUT of gRPC's connection-backoff.md). At 100 ms a server that was
+   * not scheduled for 100 ms (a loaded machine) lost the attempt, and the call failed
+   * UNAVAILABLE at once; so it keeps gRPC's 20 s, and each call's deadline bounds the wait. */
+  int ivals[] = {o->max_message_bytes, o->max_message_bytes, 100, 20000, 1000, 0};
+  for (int i = 0; i < 6; i++) {
+    args[i].type = GRPC_ARG_INTEGER;
+    args[i].key = (char *)ikeys[i];
+    args[i].value.integer = ivals[i];
+  }
+  grpc_channel_args chargs = {6, args};
+  if (o->tls_server_name && *o->tls_server_name) {
+    args[6].type = GRPC_ARG_STRING;
+    args[6].key = GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
+    args[6].value.string = (char *)o->tls_server_name;
+    chargs.num_args = 7;
+  }
+  grpc_channel_credentials *creds = ca_pem ? grpc_ssl_credentials_create(ca_pem, NULL, NULL, NULL)
+                                           : grpc_insecure_credentials_create();
+  grpc_channel *ch = grpc_channel_create(target, creds, &chargs);
+  grpc_channel_credentials_release(creds);
+  return ch;
+}
+
+/* The channel to the writer a refusal names ("… writer=<host:port>"), opened once per
+ * address; NULL when the message names none (or "unknown") or names this client's own. */
+static grpc_channel *writer_channel(eg_rpc_client *c, const char *msg) {
+  eg_rpc_client *root = c->base ? c->base : c;
+  const char *w = strstr(msg, "writer=");
+  if (!root->o.follow_writer || !w) return NULL;
+  w += 7;
+  size_t n = strcspn(w, " ;,)\n");
+  if (!n || n > 255 || !strncmp(w, "unknown", n) ||
+      (strlen(root->target) == n && !strncmp(w, root->target, n)))
+    return NULL;
+  grpc_channel *ch = NULL;
+  pthread_mutex_lock(&root->mu);
+  for (int i = 0; i < root->n_writers && !ch; i++)
+    if (strlen(root->writer_target[i]) == n && !strncmp(root->writer_target[i], w, n))
+      ch = root->writer_ch[i];
+  if (!ch && root->n_writers < MAX_WRITERS) {
+    char *t = strndup(w, n);
+    if (t && (ch = make_channel(t, &root->o, root->ca_pem))) {
+      root->writer_target[root->n_writers] = t;
+      root->writer_ch[root->n_writers++] = ch;
+    } else {
+      free(t);
+    }
+  }
+  pthread_mutex_unlock(&root->mu);
+  return ch;
 }
 
 eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts, eg_rpc_client **out,
@@ -66,35 +139,14 @@ eg_code eg_rpc_client_open(const char *target, const eg_rpc_client_opts *opts, e
   c->o.token = NULL; /* not kept: only the header value is */
   c->o.tls_ca_file = NULL;
   eg_rpc_global_init();
-  grpc_arg args[7];
-  memset(args, 0, sizeof args);
-  const char *ikeys[] = {GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,   GRPC_ARG_MAX_SEND_MESSAGE_LENGTH,
-                         GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, GRPC_ARG_MIN_RECONNECT_BACKOFF_MS,
-                         GRPC_ARG_MAX_RECONNECT_BACKOFF_MS,     GRPC_ARG_ENABLE_RETRIES};
-  /* Short reconnect backoff so a restarted peer is reached by our own retries. Despite
-   * its name, gRPC core reads MIN_RECONNECT_BACKOFF_MS as the least time one connection
-   * attempt gets to finish (TCP connect, then the server's HTTP/2 SETTINGS frame: the
-   * MIN_CONNECT_TIMEOUT of gRPC's connection-backoff.md). At 100 ms a server that was
-   * not scheduled for 100 ms (a loaded machine) lost the attempt, and the call failed
-   * UNAVAILABLE at once; so it keeps gRPC's 20 s, and each call's deadline bounds the wait. */
-  int ivals[] = {c->o.max_message_bytes, c->o.max_message_bytes, 100, 20000, 1000, 0};
-  for (int i = 0; i < 6; i++) {
-    args[i].type = GRPC_ARG_INTEGER;
-    args[i].key = (char *)ikeys[i];
-    args[i].value.integer = ivals[i];
+  c->ch = make_channel(target, &c->o, ca.data);
+  pthread_mutex_init(&c->mu, NULL);
+  if (c->o.follow_writer) { /* a writer's channel is made like this one */
+    c->ca_pem = ca.data ? strdup(ca.data) : NULL;
+    c->o.tls_server_name = c->o.tls_server_name ? strdup(c->o.tls_server_name) : NULL;
+  } else {
+    c->o.tls_server_name = NULL;
   }
-  grpc_channel_args chargs = {6, args};
-  if (c->o.tls_server_name && *c->o.tls_server_name) {
-    args[6].type = GRPC_ARG_STRING;
-    args[6].key = GRPC_SSL_TARGET_NAME_OVERRIDE_ARG;
-    args[6].value.string = (char *)c->o.tls_server_name;
-    chargs.num_args = 7;
-  }
-  grpc_channel_credentials *creds = ca.data ? grpc_ssl_credentials_create(ca.data, NULL, NULL, NULL)
-                                            : grpc_insecure_credentials_create();
-  c->ch = grpc_channel_create(target, creds, &chargs);
-  c->o.tls_server_name = NULL;
-  grpc_channel_credentials_release(creds);
   eg_buf_free(&ca);
   if (!c->ch) {
     eg_rpc_client_close(c);
@@ -127,6 +179,15 @@ eg_code eg_rpc_client_with_token(eg_rpc_client *base, const char *token, eg_rpc_
 void eg_rpc_client_close(eg_rpc_client *c) {
   if (!c) return;
   if (c->ch && !c->base) grpc_channel_destroy(c->ch);
+  if (!c->base) {
+    for (int i = 0; i < c->n_writers; i++) {
+      grpc_channel_destroy(c->writer_ch[i]);
+      free(c->writer_target[i]);
+    }
+    if (c->o.follow_writer) free((char *)c->o.tls_server_name);
+    free(c->ca_pem);
+    pthread_mutex_destroy(&c->mu);
+  }
   free(c->target);
   free(c->auth);
   free(c);
@@ -147,8 +208,9 @@ typedef struct attempt {
   bool started;
 } attempt;
 
-static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queue *cq,
-                             gpr_timespec deadline, void *tag) {
+/* One attempt of r on channel ch (NULL: its client's). */
+static eg_code attempt_start(eg_rpc_request *r, grpc_channel *ch, attempt *a,
+                             grpc_completion_queue *cq, gpr_timespec deadline, void *tag) {
   eg_rpc_client *c = r->client;
   memset(a, 0, sizeof *a);
   grpc_metadata_array_init(&a->init_md);
@@ -158,8 +220,8 @@ static eg_code attempt_start(eg_rpc_request *r, attempt *a, grpc_completion_queu
   /* Copied, refcounted slices: gRPC's HPACK index may keep them past this call, so they
    * must not point into the caller's (possibly stack) memory. */
   grpc_slice method = grpc_slice_from_copied_string(r->method);
-  a->call = grpc_channel_create_call(c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method, NULL,
-                                     deadline, NULL);
+  a->call = grpc_channel_create_call(ch ? ch : c->ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq, method,
+                                     NULL, deadline, NULL);
   grpc_slice_unref(method);
   if (!a->call) return eg_err_set(&r->err, EG_EINTERNAL, "cannot create call %s", r->method);
   a->send = eg_rpc_pack(r->req);
@@ -238,10 +300,12 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
   attempt *as = calloc(n, sizeof *as);
   bool *pending = calloc(n, sizeof *pending);
   int64_t *done_us = calloc(n, sizeof *done_us);
-  if (!as || !pending || !done_us) {
+  grpc_channel **via = calloc(n, sizeof *via); /* a writer a refusal named, else NULL */
+  if (!as || !pending || !done_us || !via) {
     free(as);
     free(pending);
     free(done_us);
+    free(via);
     for (size_t i = 0; i < n; i++) {
       eg_err_set(&reqs[i].err, EG_ENOMEM, "out of memory");
       reqs[i].resp = NULL;
@@ -270,7 +334,7 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
     grpc_completion_queue *cq = grpc_completion_queue_create_for_pluck(NULL);
     for (size_t i = 0; i < n; i++) {
       if (!pending[i]) continue;
-      if (attempt_start(&reqs[i], &as[i], cq, deadline, &as[i]) != EG_OK) {
+      if (attempt_start(&reqs[i], via[i], &as[i], cq, deadline, &as[i]) != EG_OK) {
         attempt_cleanup(&as[i]);
         pending[i] = false;
         done_us[i] = eg_time_mono_us();
@@ -289,6 +353,8 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
     for (size_t i = 0; i < n; i++) {
       pending[i] = pending[i] && reqs[i].err.code == EG_EUNAVAIL;
       retry += pending[i];
+      grpc_channel *w = pending[i] ? writer_channel(reqs[i].client, reqs[i].err.msg) : NULL;
+      if (w) via[i] = w; /* not the writer: the next attempt goes to the one it named */
     }
     if (!retry || attempt_no >= o->max_attempts || eg_time_mono_us() + backoff >= end) break;
     sleep_us(backoff);
@@ -308,6 +374,7 @@ eg_code eg_rpc_fanout(eg_rpc_request *reqs, size_t n, int64_t timeout_us) {
   free(as);
   free(pending);
   free(done_us);
+  free(via);
   for (size_t i = 0; i < n; i++) set_out(&reqs[i]);
   for (size_t i = 0; i < n; i++)
     if (reqs[i].err.code) return reqs[i].err.code;

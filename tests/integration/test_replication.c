@@ -200,6 +200,14 @@ static void test_roles(void) {
   char want[96];
   snprintf(want, sizeof want, "writer=%s", rs.r[w].addr);
   EG_CHECK(strstr(e.msg, want) != NULL);
+  /* a client that follows the writer (ingestd's, recalld's peers) gets the same write
+   * through the follower's address: sent on to the writer it names */
+  eg_rpc_client *via = NULL;
+  eg_rpc_client_opts fo = {.follow_writer = true};
+  EG_REQUIRE(eg_rpc_client_open(rs.r[f].addr, &fo, &via, &e) == EG_OK);
+  eg_edge_spec lisbon = {.subject = "Rui", .relation = "LIVES_IN", .literal = "Lisbon"};
+  EG_CHECK(gc_commit(via, TENANT, NULL, &lisbon, &e) > 0);
+  eg_rpc_client_close(via);
   /* read-your-writes on a follower, with the write's watermark */
   EG_REQUIRE(commit(w, NULL, s) > 0);
   EG_CHECK(strncmp(watermark, "g1:", 3) == 0);
