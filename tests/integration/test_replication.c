@@ -12,11 +12,18 @@
  *                  answers State, History and GetEntities exactly as the writer does, over
  *                  every kind of write (relations, merges, outcomes, accesses, policy,
  *                  an erasure, derived edges).
+ *   new replica (d) a replica started from an empty store under load replays the whole log
+ *                  and converges: every acknowledged commit once.
+ *   stale writer (e) the writer stopped (SIGSTOP) while its log session is ended: another
+ *                  takes over; resumed, the old one cannot append — it steps down, refuses
+ *                  writes naming the writer; nothing lost, nothing twice, all in the log.
  */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/time.h"
 #include "tests/graph_helpers.h"
@@ -369,12 +376,101 @@ static void test_followers_answer_as_the_writer(void) {
   free(subjects);
 }
 
+/* (d) A replica started from an empty data dir while the writer is under load replays the
+ * whole log and converges: every acknowledged commit, once, and the writer's position. */
+static eg_load fresh_ld = {.write = eg_load_commit_city, .ctx = "fresh"};
+
+static eg_code restart_a_follower_empty(eg_replicas *r, void *ctx, eg_failover *out, eg_err *err) {
+  (void)ctx;
+  int w = eg_replicas_writer(r, 0);
+  out->killed = (w + 1) % r->n; /* not killed: its store is thrown away */
+  return eg_replicas_restart_empty(r, out->killed, err);
+}
+
+static void test_new_replica_mid_load(void) {
+  eg_failover fo;
+  eg_err e;
+  EG_REQUIRE(eg_failover_under_load_by(&rs, &fresh_ld, 1000000, restart_a_follower_empty, NULL, &fo,
+                                       &e) == EG_OK);
+  int f = fo.killed, w = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC);
+  EG_REQUIRE(w >= 0 && f != w);
+  EG_CHECK(fo.acked > fo.before); /* the load went on while it bootstrapped */
+  EG_REQUIRE(eg_replicas_caught_up(&rs, f, w, 20 * EG_US_PER_SEC));
+  eg_load_verdict v;
+  EG_REQUIRE(eg_load_verdict_of(&fresh_ld, fo.sent, cl[f], "fresh", NULL, NULL, &v, &e) == EG_OK);
+  EG_CHECK_INT(v.lost, 0);
+  EG_CHECK_INT(v.dup, 0);
+  EG_CHECK(v.acked > 0);
+}
+
+/* (e) A stale writer: stopped (SIGSTOP) while its log session is ended — as a partition or
+ * keepalive timeout ends it — so another replica takes the lock and writes; resumed, it
+ * must not append: it steps down, and nothing is lost or written twice. */
+static eg_load stale_ld = {.write = eg_load_commit_city, .ctx = "stale"};
+
+static eg_code stop_writer_lose_lock(eg_replicas *r, void *ctx, eg_failover *out, eg_err *err) {
+  (void)ctx;
+  int w = out->killed = eg_replicas_writer(r, 0);
+  if (w < 0) return eg_err_set(err, EG_EPRECOND, "no writer");
+  kill(r->r[w].pid, SIGSTOP);
+  char got[64];
+  eg_code rc = eg_pg_query(r->dsn,
+                           "SELECT count(pg_terminate_backend(pid)) FROM pg_locks "
+                           "WHERE locktype = 'advisory' AND granted",
+                           got, sizeof got, err);
+  /* another replica takes the lock while the old writer sleeps (its /metrics would not
+   * answer: only the others are asked) */
+  int64_t until = eg_time_mono_us() + 15 * EG_US_PER_SEC;
+  int nw = -1;
+  while (!rc && eg_time_mono_us() < until && nw < 0) {
+    usleep(100000);
+    for (int i = 0; i < r->n && nw < 0; i++)
+      if (i != w && eg_metric_value(r->r[i].metrics_port,
+                                    "engram_graphd_replication_role{role=\"writer\"}") == 1)
+        nw = i;
+  }
+  kill(r->r[w].pid, SIGCONT);
+  if (!rc && nw < 0) rc = eg_err_set(err, EG_ETIMEOUT, "no other replica took over");
+  return rc;
+}
+
+static void test_stale_writer_cannot_append(void) {
+  eg_failover fo;
+  eg_err e;
+  EG_REQUIRE(eg_failover_under_load_by(&rs, &stale_ld, 1000000, stop_writer_lose_lock, NULL, &fo,
+                                       &e) == EG_OK);
+  int old = fo.killed, w = eg_replicas_writer(&rs, 5 * EG_US_PER_SEC);
+  EG_REQUIRE(old >= 0 && w >= 0);
+  EG_CHECK(w != old);
+  EG_CHECK(fo.acked > fo.before);
+  /* the old writer, resumed, is a follower: it refuses a write, naming the writer */
+  int64_t until = eg_time_mono_us() + 10 * EG_US_PER_SEC;
+  while (eg_time_mono_us() < until &&
+         eg_metric_value(rs.r[old].metrics_port,
+                         "engram_graphd_replication_role{role=\"follower\"}") != 1)
+    usleep(100000);
+  EG_CHECK(eg_metric_value(rs.r[old].metrics_port,
+                           "engram_graphd_replication_role{role=\"follower\"}") == 1);
+  eg_edge_spec s = {.subject = "Stale", .relation = "LIVES_IN", .literal = "Nowhere"};
+  EG_CHECK_INT(gc_commit(cl[old], "stale", NULL, &s, &e), 0);
+  EG_CHECK_INT(e.code, EG_EUNAVAIL);
+  /* every acknowledged commit once, in graphd and in the log; none twice */
+  eg_load_verdict v;
+  EG_REQUIRE(eg_load_verdict_of(&stale_ld, fo.sent, cl[w], "stale", rs.dsn, "graph-0", &v, &e) ==
+             EG_OK);
+  EG_CHECK_INT(v.lost, 0);
+  EG_CHECK_INT(v.dup, 0);
+  EG_CHECK_INT(v.unlogged, 0);
+}
+
 int main(void) {
   static const eg_replicas_test tests[] = {
       {"test_roles", test_roles},
       {"test_followers_survive_a_refused_read", test_followers_survive_a_refused_read},
       {"test_failover_under_load", test_failover_under_load},
       {"test_followers_answer_as_the_writer", test_followers_answer_as_the_writer},
+      {"test_new_replica_mid_load", test_new_replica_mid_load},
+      {"test_stale_writer_cannot_append", test_stale_writer_cannot_append},
   };
   return eg_replicas_run(&rs, "graphd", 3, cl, tests, sizeof tests / sizeof *tests);
 }
