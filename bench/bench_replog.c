@@ -8,6 +8,10 @@
  *    for `seconds`: commits/s, commit latency p50/p99.
  * 2. replicated: the same against the writer of two replicas over a PostgreSQL log
  *    (fsync on, synchronous_commit on), on the same machine.
+ *    Meanwhile the follower's lag (records, seconds) is sampled every 100 ms and its apply
+ *    rate taken from its applied position.
+ * 2b. quorum: the same over a PostgreSQL primary with two streaming standbys under
+ *    synchronous_standby_names = 'ANY 1 (s1, s2)' (fsync off on those nodes: loopback).
  * 3. failover: three replicas, one client committing continuously; the writer is killed
  *    (SIGKILL) `kills` times: time from the kill to the first commit acknowledged by the
  *    new writer, p50 and max. The killed replica is restarted as a follower each time.
@@ -77,6 +81,61 @@ static void run_phase(const char *name, const char *addr, int seconds, int threa
          n ? (double)p.lat[(size_t)((double)n * 0.99)] / 1000 : 0, atomic_load(&p.errors));
   fflush(stdout);
   free(p.lat);
+}
+
+/* ---- the follower under the load ----------------------------------------------------------- */
+
+typedef struct lag_probe {
+  eg_replicas *rs;
+  int follower;
+  _Atomic bool stop;
+  double rec[4096], sec[4096];
+  int n;
+} lag_probe;
+
+static void *lag_main(void *arg) {
+  lag_probe *lp = arg;
+  int port = lp->rs->r[lp->follower].metrics_port;
+  while (!atomic_load(&lp->stop) && lp->n < 4096) {
+    lp->rec[lp->n] = eg_metric_value(port, "engram_graphd_replication_lag_records");
+    lp->sec[lp->n] = eg_metric_value(port, "engram_graphd_replication_lag_seconds");
+    lp->n++;
+    usleep(100000);
+  }
+  return NULL;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The load phase against the writer of rs, the follower's lag sampled meanwhile. */
+static void run_replicated(const char *name, eg_replicas *rs, int seconds, int threads) {
+  int w = eg_replicas_writer(rs, 0), f = (w + 1) % rs->n;
+  lag_probe *lp = calloc(1, sizeof *lp);
+  lp->rs = rs;
+  lp->follower = f;
+  const char *seq = "engram_graphd_replication_applied_seq";
+  double a0 = eg_metric_value(rs->r[f].metrics_port, seq);
+  int64_t t0 = eg_time_mono_us();
+  pthread_t th;
+  pthread_create(&th, NULL, lag_main, lp);
+  run_phase(name, rs->r[w].addr, seconds, threads);
+  atomic_store(&lp->stop, true);
+  pthread_join(th, NULL);
+  double applied = eg_metric_value(rs->r[f].metrics_port, seq) - a0;
+  double secs = (double)(eg_time_mono_us() - t0) / 1e6;
+  qsort(lp->rec, (size_t)lp->n, sizeof *lp->rec, cmp_double);
+  qsort(lp->sec, (size_t)lp->n, sizeof *lp->sec, cmp_double);
+  if (lp->n)
+    printf(
+        "%-12s follower: applies %8.0f records/s; lag p50 %.0f / max %.0f records, "
+        "p50 %.3f / max %.3f s (%d samples)\n",
+        name, applied / secs, lp->rec[lp->n / 2], lp->rec[lp->n - 1], lp->sec[lp->n / 2],
+        lp->sec[lp->n - 1], lp->n);
+  fflush(stdout);
+  free(lp);
 }
 
 /* ---- failover ---------------------------------------------------------------------------- */
@@ -158,13 +217,20 @@ int main(int argc, char **argv) {
   eg_test_rmtree(dir);
   free(dir);
   eg_replicas reps;
-  if (eg_replicas_start(&reps, 2, true, &e) == EG_OK) {
-    int w = eg_replicas_writer(&reps, 0);
-    run_phase("replicated", reps.r[w].addr, seconds, threads);
-  } else {
+  if (eg_replicas_start(&reps, 2, true, &e) == EG_OK)
+    run_replicated("replicated", &reps, seconds, threads);
+  else
     fprintf(stderr, "replicas: %s\n", e.msg);
-  }
   eg_replicas_stop(&reps, false);
+  eg_pg_cluster pc;
+  if (eg_pg_cluster_start(&pc, 2, &e) == EG_OK &&
+      eg_replicas_start_on(&reps, "graphd", 2, pc.dsn, &e) == EG_OK) {
+    run_replicated("quorum", &reps, seconds, threads);
+    eg_replicas_stop(&reps, false);
+  } else {
+    fprintf(stderr, "quorum: %s\n", e.msg);
+  }
+  eg_pg_cluster_stop(&pc, false);
   if (kills) run_failover(kills);
   eg_rpc_global_shutdown();
   return 0;
