@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/graph_client.h"
 #include "common/shard.h"
 #include "common/time.h"
 #include "common/vector_client.h"
@@ -99,17 +100,44 @@ eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark
     *reached = true;
     return EG_OK;
   }
-  unsigned long long id;
-  int used = 0;
-  if (sscanf(watermark, "v1:%16llx%n", &id, &used) != 1 || watermark[used])
-    return eg_err_set(err, EG_EINVAL, "malformed watermark '%.40s' (expected v1:<hex>)", watermark);
+  unsigned long long id, pos = 0;
+  int used = 0, gused = 0;
+  if (sscanf(watermark, "v1:%16llx%n", &id, &used) != 1 ||
+      (watermark[used] &&
+       (sscanf(watermark + used, ";g1:%16llx%n", &pos, &gused) != 1 || watermark[used + gused])))
+    return eg_err_set(err, EG_EINVAL,
+                      "malformed watermark '%.60s' (expected v1:<hex> or v1:<hex>;g1:<hex>)",
+                      watermark);
   int64_t until = eg_time_mono_us() + timeout_us;
   long sleep_us = 2000;
   for (;;) {
     eg_code rc = watermark_reached(p, tenant, id, reached, err);
-    if (rc || *reached || eg_time_mono_us() >= until) return rc;
+    if (rc || *reached || eg_time_mono_us() >= until) break;
     struct timespec ts = {0, sleep_us * 1000};
     nanosleep(&ts, NULL);
     if (sleep_us < 50000) sleep_us *= 2;
   }
+  if (!*reached || !pos) return EG_OK;
+  /* the facts: a graphd replica answers a read given their position once it has them */
+  *reached = false;
+  char g[32];
+  snprintf(g, sizeof g, "g1:%016llx", pos);
+  while (!*reached && eg_time_mono_us() < until) {
+    Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+    scope.tenant = (char *)tenant;
+    Engram__V1__ListRelationsRequest req = ENGRAM__V1__LIST_RELATIONS_REQUEST__INIT;
+    req.scope = &scope;
+    req.watermark = g;
+    Engram__V1__ListRelationsResponse *resp = NULL;
+    /* the call's deadline is the wait's: graphd answers DEADLINE_EXCEEDED by then */
+    eg_rpc_request r = eg_graphd_list_relations_call(eg_peers_graphd(p, tenant), &req, &resp);
+    int64_t left = until - eg_time_mono_us();
+    eg_code rc = eg_rpc_run(&r, left > 1000 ? left : 1000, err);
+    if (resp) protobuf_c_message_free_unpacked(&resp->base, NULL);
+    if (!rc)
+      *reached = true;
+    else if (rc != EG_ETIMEOUT)
+      return rc;
+  }
+  return EG_OK;
 }

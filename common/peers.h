@@ -56,8 +56,10 @@ eg_rpc_client *eg_peers_vectord(const eg_peers *p, const char *tenant);
 
 /*
  * Read-your-writes. An ingest's watermark ("v1:<hex chunk id>") names the chunk vectord
- * stores last for it; the write is visible once that chunk is. Wait up to timeout_us
- * (polling with backoff) for the watermark of tenant; *reached says whether it came.
+ * stores last for it; the write is visible once that chunk is — and, when it wrote facts
+ * (";g1:<hex>", graphd's log position of them), once the graphd replica the tenant's reads
+ * reach has applied them. Wait up to timeout_us (polling with backoff) for the watermark
+ * of tenant; *reached says whether it came.
  * An empty watermark is reached at once; a malformed one is EG_EINVAL.
  */
 eg_code eg_watermark_wait(eg_peers *p, const char *tenant, const char *watermark,

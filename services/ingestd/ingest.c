@@ -37,6 +37,10 @@ void eg_ig_format_watermark(uint64_t last_chunk_id, char *buf, size_t len) {
   snprintf(buf, len, "v1:%016llx", (unsigned long long)last_chunk_id);
 }
 
+void eg_ig_format_watermark2(uint64_t last_chunk_id, const char *graph, char *buf, size_t len) {
+  snprintf(buf, len, "v1:%016llx;%s", (unsigned long long)last_chunk_id, graph);
+}
+
 void eg_ig_stage(eg_ingest *g, Engram__V1__IngestReport *r, eg_arena *a, const char *name,
                  int64_t t0) {
   eg_stage_done(a, &r->stages, &r->n_stages, name, t0, g->m_stage);

@@ -27,7 +27,7 @@
 /* A fact's source utterance is cut to this (graphd bounds every string it stores). */
 #define UTTERANCE_BYTES 2048
 /* A watermark "v1:<16 hex digits>" and its NUL. */
-#define WATERMARK_LEN 40
+#define WATERMARK_LEN 64 /* "v1:<hex>" or "v1:<hex>;g1:<hex>" */
 
 struct eg_ingest {
   eg_ingest_opts o;
@@ -70,6 +70,8 @@ typedef struct writer_in {
 uint64_t eg_ig_chunk_id(const Engram__V1__Scope *s, const char *kind, const char *id, size_t index);
 /* The watermark of an ingest: "v1:<hex id>" of the last chunk it stores (eg_watermark_wait). */
 void eg_ig_format_watermark(uint64_t last_chunk_id, char *buf, size_t len);
+/* … and graphd's position of the facts it wrote: "v1:<hex>;g1:<hex>". */
+void eg_ig_format_watermark2(uint64_t last_chunk_id, const char *graph, char *buf, size_t len);
 /* Append a stage that began at t0 (eg_time_mono_us) to the report and the histogram. */
 void eg_ig_stage(eg_ingest *g, Engram__V1__IngestReport *r, eg_arena *a, const char *name,
                  int64_t t0);

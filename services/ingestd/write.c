@@ -5,6 +5,7 @@
  * them to graphd, record chat outcomes, then build the chunks and send them to vectord,
  * the receipt last. Facts before chunks: a visible receipt means the whole ingest is done.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/graph_client.h"
@@ -280,7 +281,9 @@ static eg_code build_edges(const eg_ingest *g, const writer_in *in, const uint64
 }
 
 /* The edges to graphd in batches of COMMIT_BATCH, the mentions with the first. */
-static eg_code commit_batch(eg_ingest *g, const writer_in *in, const graph_batch *b, eg_err *err) {
+/* The batch to graphd; gwm (len bytes) gets the last commit's watermark ("g1:<hex>"). */
+static eg_code commit_batch(eg_ingest *g, const writer_in *in, const graph_batch *b, char *gwm,
+                            size_t len, eg_err *err) {
   size_t k = b->n_edges;
   for (size_t off = 0; off < (k ? k : 1); off += COMMIT_BATCH) {
     Engram__V1__CommitRequest creq = ENGRAM__V1__COMMIT_REQUEST__INIT;
@@ -292,11 +295,14 @@ static eg_code commit_batch(eg_ingest *g, const writer_in *in, const graph_batch
       creq.n_mentions = in->n;
     }
     if (!creq.n_edges && !creq.n_mentions) break;
-    eg_code rc = eg_graphd_commit(eg_ig_graphd(g, in->scope), &creq, NULL, err);
+    Engram__V1__CommitResponse *cr = NULL;
+    eg_code rc = eg_graphd_commit(eg_ig_graphd(g, in->scope), &creq, &cr, err);
     if (rc) {
       eg_err_prefix(err, "graphd: ");
       return rc;
     }
+    if (cr->watermark && *cr->watermark) snprintf(gwm, len, "%s", cr->watermark);
+    protobuf_c_message_free_unpacked(&cr->base, NULL);
   }
   return EG_OK;
 }
@@ -468,10 +474,13 @@ eg_code eg_ig_write_units(eg_ingest *g, const writer_in *in, eg_arena *a,
   /* Facts to graphd (with their source chunk), and chunk → entity mentions. */
   t0 = eg_time_mono_us();
   graph_batch batch = {0};
+  char gwm[32] = "";
   if ((rc = build_mentions(in, ids, enriched, names, n_names, a, &batch, err)) ||
       (rc = build_edges(g, in, ids, segs, enriched, names, n_names, a, &batch, err)) ||
-      (rc = commit_batch(g, in, &batch, err)))
+      (rc = commit_batch(g, in, &batch, gwm, sizeof gwm, err)))
     return rc;
+  /* the facts' position too: a read on a graphd replica waits for them (read-your-writes) */
+  if (*gwm) eg_ig_format_watermark2(ids[n - 1], gwm, watermark, wm_len);
   rep->facts = (uint32_t)batch.n_edges;
   eg_ig_stage(g, rep, a, "commit", t0);
   /* Outcomes of earlier suggestions the user speaks of, on the edges they are about. */

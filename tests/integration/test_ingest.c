@@ -75,7 +75,30 @@ static void test_session_in(void) {
   EG_CHECK(!r->report->duplicate);
   EG_CHECK(r->report->n_stages >= 5);
   EG_CHECK(r->watermark && strncmp(r->watermark, "v1:", 3) == 0);
+  /* it wrote facts: the watermark carries graphd's position of them too */
+  EG_CHECK(r->watermark && strstr(r->watermark, ";g1:") == r->watermark + 19);
+  char wm[64];
+  snprintf(wm, sizeof wm, "%s", r->watermark ? r->watermark : "");
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__WaitRequest w = ENGRAM__V1__WAIT_REQUEST__INIT;
+  w.scope = &scope;
+  w.watermark = wm;
+  w.timeout_us = 5 * EG_US_PER_SEC;
+  Engram__V1__WaitResponse *wr = NULL;
+  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
+  EG_CHECK(wr->reached);
+  protobuf_c_message_free_unpacked(&wr->base, NULL);
+  /* a graph position graphd has not reached: not reached (the chunk is there) */
+  char far[64];
+  snprintf(far, sizeof far, "%.19s;g1:00ffffffffffffff", wm);
+  w.watermark = far;
+  w.timeout_us = 300000;
+  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
+  EG_CHECK(!wr->reached);
+  protobuf_c_message_free_unpacked(&wr->base, NULL);
+  w.watermark = "v1:0000000000000001;x";
+  EG_CHECK_INT(eg_ingestd_wait(ing, &w, &wr, &e), EG_EINVAL);
   /* chunks are searchable, with their enriched latent text */
   EG_CHECK(hits("acme", "where does the user live", "London") >= 1);
   EG_CHECK(hits("acme", "that framework React", "that framework (React)") >= 1);
