@@ -79,12 +79,14 @@ static eg_code run_job(void *ctx, eg_job *job, eg_job_kind kind, const uint8_t *
     rc = r ? eg_ig_do_session(g, r, job, a, rep, wm, sizeof wm, err)
            : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_session_request__free_unpacked(r, NULL);
+    eg_job_set_watermark(job, rc ? NULL : wm);
   } else if (kind == EG_JOB_DOCUMENT) {
     Engram__V1__IngestDocumentRequest *r =
         engram__v1__ingest_document_request__unpack(NULL, len, req);
     rc = r ? eg_ig_do_document(g, r, job, a, rep, wm, sizeof wm, err)
            : eg_err_set(err, EG_EINTERNAL, "bad job");
     if (r) engram__v1__ingest_document_request__free_unpacked(r, NULL);
+    eg_job_set_watermark(job, rc ? NULL : wm);
   } else {
     Engram__V1__AssertFactsRequest *r = engram__v1__assert_facts_request__unpack(NULL, len, req);
     uint64_t *ids;

@@ -32,6 +32,7 @@ struct eg_job {
   char id[48];
   bool running;
   uint32_t done, total; /* chunk progress */
+  char watermark[64];   /* set by the run: reported when done ("" = the submitted one) */
 };
 
 struct eg_jobs {
@@ -140,6 +141,9 @@ static eg_code finish(eg_jobs *js, eg_job *j, const job_rec *r, const Engram__V1
   done.state =
       outcome ? ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED : ENGRAM__V1__JOB_STATE__JOB_STATE_DONE;
   done.watermark = old->watermark;
+  pthread_mutex_lock(&js->mu);
+  if (j->watermark[0] && !outcome) done.watermark = j->watermark;
+  pthread_mutex_unlock(&js->mu);
   done.report = rep;
   done.error = outcome ? (char *)jerr->msg : "";
   pthread_mutex_lock(&js->mu);
@@ -212,6 +216,13 @@ cleanup:
   eg_map_del(js->pending, j->id, strlen(j->id));
   pthread_mutex_unlock(&js->mu);
   free(j);
+}
+
+void eg_job_set_watermark(eg_job *j, const char *watermark) {
+  if (!j || !watermark) return;
+  pthread_mutex_lock(&j->js->mu);
+  snprintf(j->watermark, sizeof j->watermark, "%s", watermark);
+  pthread_mutex_unlock(&j->js->mu);
 }
 
 void eg_job_progress(eg_job *j, uint32_t done, uint32_t total) {

@@ -72,6 +72,9 @@ eg_code eg_jobs_get(eg_jobs *js, const char *tenant, const char *id, eg_arena *a
 /* Record a running job's progress: done of total chunks stored. job may be NULL (a sync
  * ingest), then nothing happens. */
 void eg_job_progress(eg_job *job, uint32_t done, uint32_t total);
+/* The watermark the finished job reports (GetJob), when the write knew more than the one
+ * given at submission (graphd's position of its facts): copied; NULL or "" keeps that one. */
+void eg_job_set_watermark(eg_job *job, const char *watermark);
 
 /* Jobs waiting (accepted, not yet running). */
 int eg_jobs_waiting(eg_jobs *js);

@@ -223,6 +223,10 @@ static void test_async_and_watermark(void) {
   Engram__V1__Job *jj = jr;
   EG_CHECK_INT(jj->state, ENGRAM__V1__JOB_STATE__JOB_STATE_DONE);
   EG_CHECK(jj->report && jj->report->chunks == 1);
+  /* done, the job reports the whole watermark: its chunk, and graphd's position of its facts */
+  EG_CHECK(jj->watermark && !strncmp(jj->watermark, wm, 19));
+  EG_CHECK(jj->report && jj->report->facts > 0 && jj->watermark &&
+           strstr(jj->watermark, ";g1:") == jj->watermark + 19);
   protobuf_c_message_free_unpacked(&jr->base, NULL);
   /* a watermark that never comes: not reached, after the timeout */
   w.watermark = "v1:0000000000000001";
