@@ -66,6 +66,22 @@ static const char *conv[] = {
     "user",      "Honestly, I absolutely hate that framework.",
 };
 
+/* Ingest.Wait for watermark wm of tenant "acme": 1 reached, 0 not, -code on an error. */
+static int wait_for(const char *wm, int64_t timeout_us) {
+  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__WaitRequest w = ENGRAM__V1__WAIT_REQUEST__INIT;
+  w.scope = &scope;
+  w.watermark = (char *)wm;
+  w.timeout_us = timeout_us;
+  Engram__V1__WaitResponse *wr = NULL;
+  eg_err e;
+  eg_code rc = eg_ingestd_wait(ing, &w, &wr, &e);
+  if (rc) return -(int)rc;
+  int reached = wr->reached;
+  protobuf_c_message_free_unpacked(&wr->base, NULL);
+  return reached;
+}
+
 static void test_session_in(void) {
   Engram__V1__IngestResponse *r = NULL;
   eg_err e;
@@ -80,25 +96,12 @@ static void test_session_in(void) {
   char wm[64];
   snprintf(wm, sizeof wm, "%s", r->watermark ? r->watermark : "");
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  Engram__V1__Scope scope = scope_of("acme");
-  Engram__V1__WaitRequest w = ENGRAM__V1__WAIT_REQUEST__INIT;
-  w.scope = &scope;
-  w.watermark = wm;
-  w.timeout_us = 5 * EG_US_PER_SEC;
-  Engram__V1__WaitResponse *wr = NULL;
-  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
-  EG_CHECK(wr->reached);
-  protobuf_c_message_free_unpacked(&wr->base, NULL);
+  EG_CHECK_INT(wait_for(wm, 5 * EG_US_PER_SEC), 1);
   /* a graph position graphd has not reached: not reached (the chunk is there) */
   char far[64];
   snprintf(far, sizeof far, "%.19s;g1:00ffffffffffffff", wm);
-  w.watermark = far;
-  w.timeout_us = 300000;
-  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
-  EG_CHECK(!wr->reached);
-  protobuf_c_message_free_unpacked(&wr->base, NULL);
-  w.watermark = "v1:0000000000000001;x";
-  EG_CHECK_INT(eg_ingestd_wait(ing, &w, &wr, &e), EG_EINVAL);
+  EG_CHECK_INT(wait_for(far, 300000), 0);
+  EG_CHECK_INT(wait_for("v1:0000000000000001;x", 300000), -(int)EG_EINVAL);
   /* chunks are searchable, with their enriched latent text */
   EG_CHECK(hits("acme", "where does the user live", "London") >= 1);
   EG_CHECK(hits("acme", "that framework React", "that framework (React)") >= 1);
@@ -205,16 +208,9 @@ static void test_async_and_watermark(void) {
   snprintf(job, sizeof job, "%s", r->job_id);
   snprintf(wm, sizeof wm, "%s", r->watermark);
   protobuf_c_message_free_unpacked(&r->base, NULL);
-  Engram__V1__Scope scope = scope_of("acme");
-  Engram__V1__WaitRequest w = ENGRAM__V1__WAIT_REQUEST__INIT;
-  w.scope = &scope;
-  w.watermark = wm;
-  w.timeout_us = 10 * EG_US_PER_SEC;
-  Engram__V1__WaitResponse *wr = NULL;
-  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
-  EG_CHECK(wr->reached);
-  protobuf_c_message_free_unpacked(&wr->base, NULL);
+  EG_CHECK_INT(wait_for(wm, 10 * EG_US_PER_SEC), 1);
   EG_CHECK(hits("acme", "Wingspan board game", "Wingspan") >= 1); /* read-your-writes */
+  Engram__V1__Scope scope = scope_of("acme");
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &scope;
   gj.job_id = job;
@@ -229,11 +225,7 @@ static void test_async_and_watermark(void) {
            strstr(jj->watermark, ";g1:") == jj->watermark + 19);
   protobuf_c_message_free_unpacked(&jr->base, NULL);
   /* a watermark that never comes: not reached, after the timeout */
-  w.watermark = "v1:0000000000000001";
-  w.timeout_us = 200000;
-  EG_REQUIRE(eg_ingestd_wait(ing, &w, &wr, &e) == EG_OK);
-  EG_CHECK(!wr->reached);
-  protobuf_c_message_free_unpacked(&wr->base, NULL);
+  EG_CHECK_INT(wait_for("v1:0000000000000001", 200000), 0);
 }
 
 static void test_document_and_facts(void) {
