@@ -1293,11 +1293,9 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     p++;
   if (p > j) { /* its head, or an activity before it ("eating plan") */
     unsigned b = ask_bits(sf, t[p - 1].w);
-    /* else, asked of the speaker's own ("Which school do I teach at?", not "Which team
-     * does Tim support?"), the type of a value the head names (a school ends an
-     * organisation's name; "which violin") */
-    if (!b && first_person(t, p, nt))
-      b = bits_of(sf->suffix, t[p - 1].w) | lookup_common(sf, t[p - 1].w);
+    /* else, asked of the speaker's own ("Which violin do I play?", not "Which team does
+     * Tim support?"), the type of a value the head names */
+    if (!b && first_person(t, p, nt)) b = lookup_common(sf, t[p - 1].w);
     size_t l = strlen(t[j].w);
     if (!b && p - j > 1 && l > 4 && !strcmp(t[j].w + l - 3, "ing")) b = ask_bits(sf, t[j].w);
     return b;

@@ -313,6 +313,9 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Which school do I teach at now?") ==
            eg_statefacts_asked(lx, "Which company employs me?"));
   EG_CHECK(eg_statefacts_asked(lx, "Which basketball team does Tim support?") == 0);
+  /* a service is no employer */
+  EG_CHECK(eg_statefacts_asked(lx, "Which streaming service did I start using most recently?") ==
+           0);
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
