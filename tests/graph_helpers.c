@@ -19,11 +19,16 @@ int64_t T(const char *iso) {
   return v;
 }
 
+Engram__V1__Scope gc_scope(const char *tenant, const char *user) {
+  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
+  s.tenant = (char *)tenant;
+  s.user = (char *)(user ? user : "");
+  return s;
+}
+
 eg_code gc_commit_resp(eg_rpc_client *c, const char *tenant, const char *user,
                        const eg_edge_spec *s, Engram__V1__CommitResponse **out, eg_err *err) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  scope.user = (char *)(user ? user : "");
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT, obj = ENGRAM__V1__ENTITY_REF__INIT;
   subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   subj.name = (char *)s->subject;
@@ -83,9 +88,7 @@ eg_code gc_state(eg_rpc_client *c, const char *tenant, const char *subject, cons
 eg_code gc_state_as(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
                     const char *relation, int64_t valid_at, int64_t known_at,
                     Engram__V1__StateResponse **resp, eg_err *err) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  scope.user = (char *)(user ? user : "");
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__EntityRef subj = ENGRAM__V1__ENTITY_REF__INIT;
   subj.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   subj.name = (char *)subject;
@@ -153,9 +156,7 @@ int gc_walk(eg_rpc_client *c, const char *tenant, uint64_t claim, int64_t valid_
 eg_code gc_history(eg_rpc_client *c, const char *tenant, const char *user, const char *subject,
                    const char *relation, int64_t known_at, Engram__V1__HistoryResponse **resp,
                    eg_err *err) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  scope.user = (char *)(user ? user : "");
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
   ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   ref.name = (char *)subject;
@@ -180,9 +181,7 @@ size_t gc_history_len(eg_rpc_client *c, const char *tenant, const char *subject,
 eg_code gc_outcome(eg_rpc_client *c, const char *tenant, const char *user, uint64_t edge_id,
                    Engram__V1__OutcomeKind kind, const char *note,
                    Engram__V1__RecordOutcomeResponse **resp, eg_err *err) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  scope.user = (char *)(user ? user : "");
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__RecordOutcomeRequest req = ENGRAM__V1__RECORD_OUTCOME_REQUEST__INIT;
   req.scope = &scope;
   req.edge_id = edge_id;

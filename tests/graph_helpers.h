@@ -28,6 +28,9 @@ typedef struct eg_edge_spec {
   float salience;      /* meta.salience (0 = unset: the lexicon reads it) */
 } eg_edge_spec;
 
+/* The scope of tenant as user (NULL: none); the strings are borrowed. */
+Engram__V1__Scope gc_scope(const char *tenant, const char *user);
+
 /* Commit one edge for tenant; returns its id, 0 on failure (err filled). */
 uint64_t gc_commit(eg_rpc_client *c, const char *tenant, const char *user, const eg_edge_spec *s,
                    eg_err *err);

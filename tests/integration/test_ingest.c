@@ -20,13 +20,6 @@
 static eg_cluster cl;
 static eg_rpc_client *ing, *vec, *gra;
 
-static Engram__V1__Scope scope_of(const char *tenant) {
-  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
-  s.tenant = (char *)tenant;
-  s.user = "u1";
-  return s;
-}
-
 /* Ingest messages (role, text pairs) as one session of user u1. */
 static eg_code session(eg_rpc_client *c, const char *tenant, const char *sid,
                        const char *const *msgs, size_t n, bool async,
@@ -68,7 +61,7 @@ static const char *conv[] = {
 
 /* Ingest.Wait for watermark wm of tenant "acme": 1 reached, 0 not, -code on an error. */
 static int wait_for(const char *wm, int64_t timeout_us) {
-  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__Scope scope = gc_scope("acme", "u1");
   Engram__V1__WaitRequest w = ENGRAM__V1__WAIT_REQUEST__INIT;
   w.scope = &scope;
   w.watermark = (char *)wm;
@@ -121,7 +114,7 @@ static void test_session_in(void) {
 }
 
 static size_t graph_changes(const char *tenant) {
-  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__Scope scope = gc_scope(tenant, "u1");
   Engram__V1__ChangesRequest req = ENGRAM__V1__CHANGES_REQUEST__INIT;
   req.scope = &scope;
   req.limit = 1000;
@@ -138,7 +131,7 @@ static size_t graph_changes(const char *tenant) {
 /* Named speakers: each one's words are a chunk of their own that says who spoke, and the
  * latent text carries what the reply answers. */
 static void test_named_speakers(void) {
-  Engram__V1__Scope scope = scope_of("named");
+  Engram__V1__Scope scope = gc_scope("named", "u1");
   Engram__V1__Message m[2], *mp[2] = {&m[0], &m[1]};
   const char *who[2] = {"Leo", "Maya"},
              *said[2] = {"Did you go anywhere fun this weekend?",
@@ -210,7 +203,7 @@ static void test_async_and_watermark(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
   EG_CHECK_INT(wait_for(wm, 10 * EG_US_PER_SEC), 1);
   EG_CHECK(hits("acme", "Wingspan board game", "Wingspan") >= 1); /* read-your-writes */
-  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__Scope scope = gc_scope("acme", "u1");
   Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   gj.scope = &scope;
   gj.job_id = job;
@@ -229,7 +222,7 @@ static void test_async_and_watermark(void) {
 }
 
 static void test_document_and_facts(void) {
-  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__Scope scope = gc_scope("acme", "u1");
   Engram__V1__IngestDocumentRequest d = ENGRAM__V1__INGEST_DOCUMENT_REQUEST__INIT;
   d.scope = &scope;
   d.document_id = "handbook";
@@ -375,7 +368,7 @@ static void test_preferences_across_sessions(void) {
   EG_CHECK_INT(n, 3);
   EG_CHECK(three >= 0 && three < two);
   /* a client application's fact is one more independent source */
-  Engram__V1__Scope scope = scope_of(t);
+  Engram__V1__Scope scope = gc_scope(t, "u1");
   Engram__V1__EntityRef me = ENGRAM__V1__ENTITY_REF__INIT;
   me.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   me.name = "user:u1";
@@ -433,7 +426,7 @@ static void test_backpressure(void) {
 }
 
 static void test_erase_cascade(void) {
-  Engram__V1__Scope scope = scope_of("acme");
+  Engram__V1__Scope scope = gc_scope("acme", "u1");
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &scope; /* user u1 */
   Engram__V1__EraseResponse *r = NULL;

@@ -52,13 +52,6 @@ static eg_rpc_client *cli(int daemon, int token) {
   return clients[daemon][token];
 }
 
-static Engram__V1__Scope scope_of(const char *tenant) {
-  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
-  s.tenant = (char *)tenant;
-  s.user = "u1";
-  return s;
-}
-
 /* Does the JSON form of m mention any of beta's words? */
 static bool leaks(const ProtobufCMessage *m) {
   if (!m) return false;
@@ -148,7 +141,7 @@ static eg_code sweep_one(const svc_at *s, unsigned m, int token, const char *ten
   const ProtobufCMethodDescriptor *md = &s->desc->methods[m];
   ProtobufCMessage *req = calloc(1, md->input->sizeof_message);
   protobuf_c_message_init(md->input, req);
-  Engram__V1__Scope sc = scope_of(tenant);
+  Engram__V1__Scope sc = gc_scope(tenant, "u1");
   eg_scope_default(req, &sc);
   char path[128]; /* every method of the contract, named by its descriptor */
   snprintf(path, sizeof path, "/%s/%s", s->desc->name, md->name);
@@ -202,7 +195,7 @@ static void as_alpha_nothing(int daemon, eg_rpc_request rpc) {
 
 /* Alpha, in its own scope, names beta's ids: nothing of beta's comes back. */
 static void test_guessed_ids(void) {
-  Engram__V1__Scope a = scope_of("alpha");
+  Engram__V1__Scope a = gc_scope("alpha", "u1");
   eg_code rc;
 
   uint64_t chunk_ids[] = {beta_chunk, beta_chunk + 1, beta_chunk - 1};
@@ -284,7 +277,7 @@ static void test_guessed_ids(void) {
   gj.scope = &a;
   gj.job_id = beta_job;
   EG_CHECK_INT(call(EG_INGESTD, ALPHA, eg_ingestd_get_job_call(NULL, &gj, NULL)), EG_ENOTFOUND);
-  Engram__V1__Scope b = scope_of("beta");
+  Engram__V1__Scope b = gc_scope("beta", "u1");
   gj.scope = &b;
   Engram__V1__Job *job = NULL;
   EG_CHECK_INT(call(EG_INGESTD, BETA, eg_ingestd_get_job_call(NULL, &gj, &job)), EG_OK);
@@ -301,7 +294,7 @@ static void test_guessed_ids(void) {
 
 /* Alpha's writes naming beta's ids change nothing of beta's. */
 static void test_guessed_ids_writes(void) {
-  Engram__V1__Scope a = scope_of("alpha");
+  Engram__V1__Scope a = gc_scope("alpha", "u1");
   uint64_t ids[] = {beta_chunk};
   Engram__V1__DeleteRequest del = ENGRAM__V1__DELETE_REQUEST__INIT;
   del.scope = &a;
@@ -350,7 +343,7 @@ static void test_guessed_ids_writes(void) {
   /* the service token reaches any tenant (what ingestd and recalld send) */
   EG_CHECK_STR(gc_value(cli(EG_GRAPHD, SERVICE), "beta", "user:u1", "LIVES_IN", 0, 0), "Reykjavik");
   /* and beta's own recall still finds it, through recalld → graphd/vectord */
-  Engram__V1__Scope b = scope_of("beta");
+  Engram__V1__Scope b = gc_scope("beta", "u1");
   Engram__V1__RecallRequest rq = ENGRAM__V1__RECALL_REQUEST__INIT;
   rq.scope = &b;
   rq.query = "What is my secret codename?";

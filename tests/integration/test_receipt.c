@@ -24,13 +24,6 @@
 static eg_cluster cl;
 static eg_rpc_client *ing, *vec, *gra;
 
-static Engram__V1__Scope scope_of(const char *tenant) {
-  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
-  s.tenant = (char *)tenant;
-  s.user = "u1";
-  return s;
-}
-
 /* The id of the last chunk of an ingest, from its watermark "v1:<hex>". */
 static uint64_t last_id(const Engram__V1__IngestResponse *r) {
   return r->watermark && !strncmp(r->watermark, "v1:", 3) ? strtoull(r->watermark + 3, NULL, 16)
@@ -41,7 +34,7 @@ static uint64_t last_id(const Engram__V1__IngestResponse *r) {
  * caller frees *resp with protobuf_c_message_free_unpacked. */
 static Engram__V1__Chunk *chunk_at(const char *tenant, uint64_t id,
                                    Engram__V1__GetChunksResponse **resp) {
-  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__Scope scope = gc_scope(tenant, "u1");
   Engram__V1__GetChunksRequest req = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
   req.scope = &scope;
   req.ids = &id;
@@ -66,7 +59,7 @@ typedef struct ingested {
 
 static ingested document(const char *tenant, const char *doc_id, const char *text,
                          const char *const *md, size_t n_md) {
-  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__Scope scope = gc_scope(tenant, "u1");
   Engram__V1__KeyValue kv[4], *kvp[4];
   for (size_t i = 0; i < n_md && i < 4; i++) {
     engram__v1__key_value__init(&kv[i]);
@@ -192,7 +185,7 @@ static void make_legacy(const char *tenant, uint64_t id, bool with_hash) {
   c->receipt = NULL;
   c->metadata = kvp;
   c->n_metadata = n;
-  Engram__V1__Scope scope = scope_of(tenant);
+  Engram__V1__Scope scope = gc_scope(tenant, "u1");
   Engram__V1__UpsertRequest u = ENGRAM__V1__UPSERT_REQUEST__INIT;
   u.scope = &scope;
   u.chunks = &c;

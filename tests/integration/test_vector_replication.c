@@ -25,6 +25,7 @@
 #include "common/replica.h"
 #include "common/time.h"
 #include "common/vector_client.h"
+#include "tests/graph_helpers.h"
 #include "tests/replicas.h"
 #include "tests/testlib.h"
 
@@ -115,16 +116,9 @@ static bool upsert(int r, const char *tenant, const chunk_spec *cs, size_t n) {
   return ok;
 }
 
-static Engram__V1__Scope scope_of(const char *tenant, const char *user) {
-  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
-  s.tenant = (char *)tenant;
-  s.user = (char *)(user ? user : "");
-  return s;
-}
-
 static eg_code search(int r, const char *tenant, const char *user, const char *text, bool cold,
                       const char *wm, Engram__V1__SearchResponse **out, eg_err *e) {
-  Engram__V1__Scope scope = scope_of(tenant, user);
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qp = &q;
   q.text = (char *)text;
   Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
@@ -180,7 +174,7 @@ static const char *queries[] = {"puppy dog retriever",     "Emma wedding in Lisb
 /* Delete, Publish or RecordAccess (at `when`, 0 = now) of ids. */
 static bool ids_call(int w, const char *method, const char *tenant, uint64_t *ids, size_t n,
                      int64_t when) {
-  Engram__V1__Scope scope = scope_of(tenant, NULL);
+  Engram__V1__Scope scope = gc_scope(tenant, NULL);
   if (!strcmp(method, "Delete")) {
     Engram__V1__DeleteRequest r = ENGRAM__V1__DELETE_REQUEST__INIT;
     r.scope = &scope;
@@ -204,7 +198,7 @@ static bool ids_call(int w, const char *method, const char *tenant, uint64_t *id
 }
 
 static bool policy(int w, const char *tenant, double half_life, double evict_days) {
-  Engram__V1__Scope scope = scope_of(tenant, NULL);
+  Engram__V1__Scope scope = gc_scope(tenant, NULL);
   Engram__V1__RetentionPolicy p = ENGRAM__V1__RETENTION_POLICY__INIT;
   p.half_life_days = half_life;
   p.evict_cold_after_days = evict_days;
@@ -216,7 +210,7 @@ static bool policy(int w, const char *tenant, double half_life, double evict_day
 }
 
 static bool sweep(int w, const char *tenant, int64_t at) {
-  Engram__V1__Scope scope = scope_of(tenant, NULL);
+  Engram__V1__Scope scope = gc_scope(tenant, NULL);
   Engram__V1__SweepRetentionRequest r = ENGRAM__V1__SWEEP_RETENTION_REQUEST__INIT;
   r.scope = &scope;
   r.at = at;
@@ -252,7 +246,7 @@ static void varied_writes(int w) {
   EG_CHECK(upsert(w, TENANT, &own, 1));
   EG_CHECK_INT(eg_replicas_log_holds(&rs, "vector-0", GONE_PHRASE), 0);
   /* a user's erasure (chunks 13, 17 and 20 of "gone"), which shreds their key */
-  Engram__V1__Scope gone = scope_of(TENANT, "gone");
+  Engram__V1__Scope gone = gc_scope(TENANT, "gone");
   Engram__V1__EraseRequest er = ENGRAM__V1__ERASE_REQUEST__INIT;
   er.scope = &gone;
   EG_CHECK(write_ok(eg_vectord_erase_call(cl[w], &er, NULL)));
@@ -295,7 +289,7 @@ static bool same_hits(const Engram__V1__SearchResponse *a, const Engram__V1__Sea
 /* GetChunks (with content) and GetRetention (at a fixed time) of ids, on replica r. */
 static void by_id(int r, const char *tenant, uint64_t *ids, size_t n, int64_t at,
                   ProtobufCMessage **chunks, ProtobufCMessage **ret) {
-  Engram__V1__Scope scope = scope_of(tenant, NULL);
+  Engram__V1__Scope scope = gc_scope(tenant, NULL);
   Engram__V1__GetChunksRequest g = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
   g.scope = &scope;
   g.ids = ids;
@@ -384,7 +378,7 @@ static void test_failover_under_load(void) {
   /* every acknowledged upsert is on the new writer; its chunks are exactly those found */
   uint64_t *ids = calloc((size_t)sent, sizeof *ids);
   for (int i = 0; i < sent; i++) ids[i] = LOAD_ID0 + (uint64_t)i;
-  Engram__V1__Scope scope = scope_of(LOAD_TENANT, NULL);
+  Engram__V1__Scope scope = gc_scope(LOAD_TENANT, NULL);
   Engram__V1__GetChunksRequest g = ENGRAM__V1__GET_CHUNKS_REQUEST__INIT;
   g.scope = &scope;
   g.ids = ids;

@@ -23,6 +23,7 @@
 #include "lang/embed.h"
 #include "proto/engram/v1/vector_log.pb-c.h"
 #include "services/vectord/vec.h"
+#include "tests/graph_helpers.h"
 #include "tests/replicas.h"
 #include "tests/testlib.h"
 
@@ -83,18 +84,11 @@ static const char *texts[] = {
 };
 #define N_TEXTS (sizeof texts / sizeof *texts)
 
-static Engram__V1__Scope scope_of(const char *tenant, const char *user) {
-  Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
-  s.tenant = (char *)tenant;
-  s.user = (char *)(user ? user : "");
-  return s;
-}
-
 /* Upsert texts[from, to) as ids id0 … of user (every other one staged when asked). */
 static eg_code upsert(eg_vec *v, const char *tenant, const char *user, size_t from, size_t to,
                       uint64_t id0, bool staged) {
   eg_arena *a = eg_arena_new(0, 0);
-  Engram__V1__Scope scope = scope_of(tenant, user);
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__Chunk **cs = eg_arena_alloc(a, (to - from) * sizeof *cs);
   for (size_t i = from; i < to; i++) {
     Engram__V1__Chunk *c = cs[i - from] = eg_arena_calloc(a, 1, sizeof *c);
@@ -145,7 +139,7 @@ static void writes(eg_vec *w) {
   EG_REQUIRE(upsert(w, "t1", "u1", 4, N_TEXTS, 1, true) == EG_OK);
   EG_REQUIRE(upsert(w, "t1", "u2", 0, 2, 101, false) == EG_OK);
   EG_REQUIRE(upsert(w, "t1", NULL, 1, 2, 1, false) == EG_OK); /* replaces chunk 2 */
-  Engram__V1__Scope s = scope_of("t1", NULL), u2 = scope_of("t1", "u2");
+  Engram__V1__Scope s = gc_scope("t1", NULL), u2 = gc_scope("t1", "u2");
   uint64_t staged[1] = {6}, gone[1] = {3}, used[2] = {1, 5};
   Engram__V1__PublishRequest pr = ENGRAM__V1__PUBLISH_REQUEST__INIT;
   pr.scope = &s;
@@ -198,7 +192,7 @@ static void writes(eg_vec *w) {
   EG_CHECK(eg_vec_erase(w, &er, a, &eres, &e) == EG_OK);
   /* a tenant written, then erased whole */
   EG_REQUIRE(upsert(w, "t2", NULL, 0, 3, 1, false) == EG_OK);
-  Engram__V1__Scope t2 = scope_of("t2", NULL);
+  Engram__V1__Scope t2 = gc_scope("t2", NULL);
   er.scope = &t2;
   er.confirm_tenant = "t2";
   EG_CHECK(eg_vec_erase(w, &er, a, &eres, &e) == EG_OK);
@@ -210,7 +204,7 @@ static void writes(eg_vec *w) {
 /* Search text in tenant (with cold chunks), into a (caller's arena). */
 static Engram__V1__SearchResponse *search(eg_vec *v, const char *tenant, const char *user,
                                           const char *text, eg_arena *a) {
-  Engram__V1__Scope scope = scope_of(tenant, user);
+  Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qp = &q;
   q.text = (char *)text;
   Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
@@ -230,7 +224,7 @@ static int64_t ret_at; /* when retention is evaluated (the same on both) */
 /* GetRetention of ids 1 … 8 and 101, 102 at a fixed time, into a. */
 static ProtobufCMessage *retention(eg_vec *v, eg_arena *a) {
   uint64_t ids[] = {1, 2, 3, 4, 5, 6, 7, 8, 101, 102};
-  Engram__V1__Scope s = scope_of("t1", NULL);
+  Engram__V1__Scope s = gc_scope("t1", NULL);
   Engram__V1__GetRetentionRequest req = ENGRAM__V1__GET_RETENTION_REQUEST__INIT;
   req.scope = &s;
   req.chunk_ids = ids;
