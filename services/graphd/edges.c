@@ -380,12 +380,17 @@ void eg_chain_open(eg_chain *c, eg_graph *g, uint64_t t, uint64_t subject, const
                   .backward = backward};
   uint64_t r = eg_rel_hash(rel);
   KEY3(c->prefix, t, subject, r);
-  c->it = eg_prefix_iter(g, CF_EDGES, c->prefix, 24, &c->ro, c->upper);
-  if (backward) {
-    uint8_t start[EDGE_KEY_LEN];
-    KEY6(start, t, subject, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
-    rocksdb_iter_seek_for_prev(c->it, (const char *)start, EDGE_KEY_LEN);
+  if (!backward) {
+    c->it = eg_prefix_iter(g, CF_EDGES, c->prefix, 24, &c->ro, c->upper);
+    return;
   }
+  /* backwards from valid_at: the store's shared read options (no bound to make: the prefix
+   * check ends the walk), as State's hot path always read */
+  uint8_t start[EDGE_KEY_LEN];
+  KEY6(start, t, subject, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
+  c->it = rocksdb_create_iterator_cf(eg_kv_db(g->store), eg_kv_ro(g->store),
+                                     eg_kv_cf(g->store, CF_EDGES));
+  rocksdb_iter_seek_for_prev(c->it, (const char *)start, EDGE_KEY_LEN);
 }
 
 eg_code eg_chain_next(eg_chain *c, Engram__V1__Edge **out, eg_err *err) {
