@@ -83,6 +83,7 @@ struct eg_statefacts {
   int n_types;
   unsigned name_types;                              /* what an unknown capitalised name may be */
   unsigned person_bit;                              /* the type "person", 0 when none */
+  unsigned place_bit, org_bit;                      /* "place" and "org", 0 when none */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
@@ -355,6 +356,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
   sf->person_bit = person >= 0 ? 1u << person : 0;
+  sf->place_bit = rc ? 0 : type_bit(sf, "place");
+  sf->org_bit = rc ? 0 : type_bit(sf, "org");
   if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
   if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
   /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
@@ -1002,7 +1005,7 @@ static bool presupposed(const token *t, size_t from, const slot *s) {
 static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                       const slot *last, slot *out) {
   if (!last->te) return 0;
-  unsigned place = type_bit(sf, "place"), thing = ~(place | sf->person_bit | type_bit(sf, "org"));
+  unsigned place = sf->place_bit, thing = ~(place | sf->person_bit | sf->org_bit);
   for (size_t k = from; k < to; k++) {
     bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
     unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
@@ -1274,8 +1277,8 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   const char *wh = t[i].w;
   bool is = strchr(wh, '\'') != NULL; /* "what's" */
   if (!strncmp(wh, "where", 5) || !strncmp(wh, "who", 3)) {
-    unsigned allowed = wh[2] == 'e' ? type_bit(sf, "place") | type_bit(sf, "org")   /* where */
-                                    : type_bit(sf, "person") | type_bit(sf, "org"); /* who */
+    unsigned allowed = wh[2] == 'e' ? sf->place_bit | sf->org_bit   /* where */
+                                    : sf->person_bit | sf->org_bit; /* who */
     unsigned b = 0;
     for (size_t k = i + 1; k < nt; k++) b |= ask_bits(sf, t[k].w);
     return b & allowed;
