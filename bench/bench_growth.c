@@ -39,13 +39,7 @@ static double urand(void) {
   return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-typedef struct corpus {
-  char **texts;
-  char **queries; /* the first 12 words of each text: a question's length, not a turn's */
-  float *vecs;
-  size_t n;
-  int dim;
-} corpus;
+typedef eg_bcorpus corpus;
 
 static const Engram__V1__Scope *scope(void) {
   static Engram__V1__Scope s = ENGRAM__V1__SCOPE__INIT;
@@ -288,30 +282,8 @@ int main(int argc, char **argv) {
   eg_log_init("bench", EG_LOG_WARN);
   if (total < STEP || total % STEP)
     fprintf(stderr, "total must be a multiple of %d\n", STEP), exit(2);
-  corpus c = {0};
-  size_t n = 0;
-  c.texts = eg_bturns_load(data, 150000 + NQ, &n);
-  if (!c.texts || n < 10000 + NQ) fprintf(stderr, "too few turns in %s\n", data), exit(1);
-  c.n = n - NQ; /* the last NQ are the held-out queries */
-  eg_embedder *emb;
-  eg_err e;
-  if (eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e))
-    fprintf(stderr, "%s\n", e.msg), exit(1);
-  c.dim = emb->dim;
-  c.queries = malloc(n * sizeof *c.queries);
-  for (size_t i = 0; i < n; i++) {
-    const char *p = c.texts[i];
-    for (int w = 0; *p && w < 12; w++) {
-      while (*p == ' ') p++;
-      while (*p && *p != ' ') p++;
-    }
-    c.queries[i] = strndup(c.texts[i], (size_t)(p - c.texts[i]));
-  }
-  c.vecs = malloc(n * (size_t)c.dim * sizeof(float));
-  for (size_t i = 0; i < n; i += 256)
-    eg_embed(emb, (const char *const *)c.texts + i, n - i < 256 ? n - i : 256, c.vecs + i * c.dim,
-             &e);
-  eg_embedder_close(emb);
+  corpus c;
+  eg_bcorpus_load(data, 150000 + NQ, 10000, NQ, &c);
   printf(
       "growth benchmark: %zu chunks in steps of %d (%zu distinct turns), policy hot_max %llu "
       "warm_max %llu\n",

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench/lme.h"
+#include "lang/embed.h"
 #include "tests/testlib.h"
 
 void eg_breport(const char *what, int64_t *lat, size_t n) {
@@ -48,4 +49,31 @@ char **eg_bturns_load(const char *path, size_t max, size_t *n) {
   if (!t.out || eg_lme_each(path, take_turns, &t) < 0) return NULL;
   *n = t.n;
   return t.out;
+}
+
+void eg_bcorpus_load(const char *path, size_t max, size_t min, size_t nq, eg_bcorpus *c) {
+  size_t n = 0;
+  memset(c, 0, sizeof *c);
+  c->texts = eg_bturns_load(path, max, &n);
+  if (!c->texts || n < min + nq) fprintf(stderr, "too few turns in %s\n", path), exit(1);
+  c->n = n - nq; /* the last nq are the held-out queries */
+  eg_embedder *emb;
+  eg_err e;
+  if (eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e))
+    fprintf(stderr, "%s\n", e.msg), exit(1);
+  c->dim = emb->dim;
+  c->queries = malloc(n * sizeof *c->queries);
+  for (size_t i = 0; i < n; i++) {
+    const char *p = c->texts[i];
+    for (int w = 0; *p && w < 12; w++) {
+      while (*p == ' ') p++;
+      while (*p && *p != ' ') p++;
+    }
+    c->queries[i] = strndup(c->texts[i], (size_t)(p - c->texts[i]));
+  }
+  c->vecs = malloc(n * (size_t)c->dim * sizeof(float));
+  for (size_t i = 0; i < n; i += 256)
+    eg_embed(emb, (const char *const *)c->texts + i, n - i < 256 ? n - i : 256,
+             c->vecs + i * c->dim, &e);
+  eg_embedder_close(emb);
 }

@@ -50,6 +50,10 @@ static const eg_cfg_opt vectord_opts[] = {
     {"hnsw_threshold", EG_CFG_INT, "50000",
      "hot and warm chunks of a tenant above which its dense indexes use HNSW", 0, 1, 1 << 30},
     {"hnsw_ef_search", EG_CFG_INT, "128", "HNSW search breadth", 0, 8, 4096},
+    {"filter_exact_max", EG_CFG_INT, "0",
+     "chunks a filter may pass and still be scored exhaustively (past it: HNSW searches with the "
+     "filter); 0 = chosen from the index's size",
+     0, 0, 1 << 30},
     {"max_chunks", EG_CFG_INT, "1000", "chunks per Upsert", 0, 1, 100000},
     {"max_text_bytes", EG_CFG_INT, "65536", "content or latent size", 0, 256, 1 << 24},
     {"max_k", EG_CFG_INT, "1000", "results per query", 0, 1, 100000},
@@ -115,6 +119,7 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .alpha = (float)eg_cfg_double(c, "weight_bm25"),
       .hnsw_threshold = (uint32_t)eg_cfg_int(c, "hnsw_threshold"),
       .hnsw_ef_search = (uint32_t)eg_cfg_int(c, "hnsw_ef_search"),
+      .filter_exact_max = (uint32_t)eg_cfg_int(c, "filter_exact_max"),
       .max_chunks = (uint32_t)eg_cfg_int(c, "max_chunks"),
       .max_text_bytes = (uint32_t)eg_cfg_int(c, "max_text_bytes"),
       .max_k = (uint32_t)eg_cfg_int(c, "max_k"),

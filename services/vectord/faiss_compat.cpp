@@ -1,13 +1,17 @@
 // faiss_compat.cpp — the subset of the FAISS C API that vectord uses, implemented over the
-// FAISS C++ library with the official names and signatures of <faiss/c_api/*.h>.
+// FAISS C++ library with the official names and signatures of <faiss/c_api/*.h>, and the
+// one entry point the C API lacks: an HNSW search restricted to the ids a filter keeps.
 //
 // Debian ships the C API headers but no libfaiss_c (libfaiss.a has no faiss_* symbols).
-// The build compiles this file only when no libfaiss_c is found, so the real library can
-// be swapped in unchanged. Every entry point catches exceptions into the last-error slot
-// and returns -1, exactly like the upstream wrapper. This is the project's only C++.
+// The C API part is compiled only when no libfaiss_c is found (EG_FAISS_C_LIB undefined),
+// so the real library can be swapped in unchanged. Every entry point catches exceptions
+// into the last-error slot and returns -1, exactly like the upstream wrapper. This is the
+// project's only C++.
 
 #include <faiss/AutoTune.h>
 #include <faiss/Index.h>
+#include <faiss/IndexHNSW.h>
+#include <faiss/IndexIDMap.h>
 #include <faiss/c_api/AutoTune_c.h>
 #include <faiss/c_api/Index_c.h>
 #include <faiss/c_api/error_c.h>
@@ -21,7 +25,11 @@
 
 #include <exception>
 #include <stdexcept>
+#include <string>
 
+#include "services/vectord/faiss_filter.h"
+
+#ifndef EG_FAISS_C_LIB
 thread_local std::exception_ptr faiss_last_exception;
 
 #define CATCH_AND_HANDLE                             \
@@ -173,3 +181,49 @@ int faiss_ParameterSpace_set_index_parameter(const FaissParameterSpace* space, F
 }
 
 }  // extern "C"
+#endif  // EG_FAISS_C_LIB
+
+namespace {
+
+thread_local std::string filter_error;
+
+// Keeps an HNSW graph's internal id when the filter keeps the id the IDMap gives it.
+struct KeepSelector : faiss::IDSelector {
+  const faiss::Index::idx_t* ids;
+  eg_faiss_keep_fn keep;
+  void* ctx;
+  KeepSelector(const faiss::Index::idx_t* ids, eg_faiss_keep_fn keep, void* ctx)
+      : ids(ids), keep(keep), ctx(ctx) {}
+  bool is_member(faiss::Index::idx_t id) const override { return keep(ctx, ids[id]) != 0; }
+};
+
+}  // namespace
+
+extern "C" const char* eg_faiss_filter_error(void) { return filter_error.c_str(); }
+
+extern "C" int eg_faiss_search_filtered(const FaissIndex* index, const float* x, idx_t k,
+                                        int ef_search, eg_faiss_keep_fn keep, void* ctx,
+                                        float* distances, idx_t* labels) {
+  try {
+    auto map =
+        dynamic_cast<const faiss::IndexIDMap2*>(reinterpret_cast<const faiss::Index*>(index));
+    auto hnsw = map ? dynamic_cast<const faiss::IndexHNSW*>(map->index) : nullptr;
+    if (!hnsw) {
+      filter_error = "filtered search needs an IDMap2 over an HNSW index";
+      return -1;
+    }
+    KeepSelector sel(map->id_map.data(), keep, ctx);
+    faiss::SearchParametersHNSW params;
+    params.sel = &sel;
+    params.efSearch = ef_search > (int)k ? ef_search : (int)k;
+    hnsw->search(1, x, k, distances, labels, &params);
+    for (idx_t i = 0; i < k; i++)
+      if (labels[i] >= 0) labels[i] = map->id_map[labels[i]];
+    return 0;
+  } catch (std::exception& e) {
+    filter_error = e.what();
+  } catch (...) {
+    filter_error = "unknown FAISS error";
+  }
+  return -1;
+}

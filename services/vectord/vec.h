@@ -30,26 +30,28 @@
 typedef struct eg_vec eg_vec;
 
 typedef struct eg_vec_opts {
-  const char *dir;         /* data directory (RocksDB + FAISS snapshots) */
-  eg_embedder *embedder;   /* borrowed; must outlive the engine */
-  double bm25_k1, bm25_b;  /* BM25 parameters */
-  bool bm25_per_user;      /* BM25 statistics of the user searched, not the whole tenant's, */
-  double bm25_user_prior;  /* smoothed toward the tenant's as if this many of its chunks were the
-                              user's */
-  double bm25_concepts;    /* weight of WordNet concepts in BM25 (concepts.h): a chunk's nouns'
-                              synonyms and hypernyms are indexed beside its words, and a
-                              query's words meet them at this weight; 0 = off */
-  const char *wordnet_dir; /* WordNet's database (NULL: /usr/share/wordnet) */
-  float x, y, alpha;       /* default fusion weights */
-  uint32_t hnsw_threshold; /* hot and warm chunks above which a tenant switches to HNSW */
-  uint32_t hnsw_ef_search; /* HNSW search breadth */
-  uint32_t max_chunks;     /* chunks per Upsert */
-  uint32_t max_text_bytes; /* content / latent size */
-  uint32_t max_k;          /* results per query */
-  uint32_t max_queries;    /* queries per Search */
-  uint32_t query_cache;    /* query texts whose vectors are kept (0 = none) */
-  uint32_t sweep_secs;     /* retention sweeps of the loaded tenants every so often (0 = none) */
-  bool retention_off;      /* default policy of tenants without one: retention disabled */
+  const char *dir;           /* data directory (RocksDB + FAISS snapshots) */
+  eg_embedder *embedder;     /* borrowed; must outlive the engine */
+  double bm25_k1, bm25_b;    /* BM25 parameters */
+  bool bm25_per_user;        /* BM25 statistics of the user searched, not the whole tenant's, */
+  double bm25_user_prior;    /* smoothed toward the tenant's as if this many of its chunks were the
+                                user's */
+  double bm25_concepts;      /* weight of WordNet concepts in BM25 (concepts.h): a chunk's nouns'
+                                synonyms and hypernyms are indexed beside its words, and a
+                                query's words meet them at this weight; 0 = off */
+  const char *wordnet_dir;   /* WordNet's database (NULL: /usr/share/wordnet) */
+  float x, y, alpha;         /* default fusion weights */
+  uint32_t hnsw_threshold;   /* hot and warm chunks above which a tenant switches to HNSW */
+  uint32_t hnsw_ef_search;   /* HNSW search breadth */
+  uint32_t filter_exact_max; /* a filter passing up to this many chunks scores them all, past it
+                                HNSW searches with the filter; 0 = chosen by the index's size */
+  uint32_t max_chunks;       /* chunks per Upsert */
+  uint32_t max_text_bytes;   /* content / latent size */
+  uint32_t max_k;            /* results per query */
+  uint32_t max_queries;      /* queries per Search */
+  uint32_t query_cache;      /* query texts whose vectors are kept (0 = none) */
+  uint32_t sweep_secs;       /* retention sweeps of the loaded tenants every so often (0 = none) */
+  bool retention_off;        /* default policy of tenants without one: retention disabled */
 } eg_vec_opts;
 
 eg_code eg_vec_open(const eg_vec_opts *opts, eg_metrics *metrics, eg_vec **out, eg_err *err);

@@ -18,12 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/scope.h"
 #include "common/time.h"
+#include "services/vectord/faiss_filter.h"
 #include "services/vectord/qcache.h"
 #include "services/vectord/vec_int.h"
 
-#define EXACT_LIMIT 20000 /* filtered documents scored exhaustively up to this many */
+/* Filtered documents always scored exhaustively up to this many. */
+#define EXACT_MIN 4096
+/* Past how many passing documents a filter is better served by walking the HNSW graph
+ * with the filter than by scoring every passing document. A filter keeping a share s of a
+ * graph of N chunks makes the walk visit about ef/s nodes, each comparing the query with
+ * its 2·M level-0 neighbours: ~2·M·ef·N/passing distances, against `passing` documents
+ * scored exhaustively (two dot products, BM25, fusion each). The two meet at
+ * passing² = c·2·M·ef·N; EXACT_COST (c) is the cost of a graph distance relative to
+ * scoring a document: about a twentieth, measured by bench_filter (the two met near 11k
+ * passing chunks in a 300k tenant; bench/RESULTS.md). A flat index scans all its chunks
+ * anyway: scoring only the passing ones never costs more. */
+#define HNSW_M 32 /* "HNSW32" in vec.c */
+#define EXACT_COST 0.05
+static size_t exact_limit(const eg_vec *v, const vtenant *t) {
+  if (v->o.filter_exact_max) return v->o.filter_exact_max;
+  if (!t->hnsw) return t->n_slots > EXACT_MIN ? t->n_slots : EXACT_MIN;
+  size_t total = t->dense[FIELD_CONTENT] ? (size_t)faiss_Index_ntotal(t->dense[FIELD_CONTENT]) : 0;
+  double meet = sqrt(EXACT_COST * 2 * HNSW_M * v->o.hnsw_ef_search * (double)total);
+  return meet > EXACT_MIN ? (size_t)meet : EXACT_MIN;
+}
 
 typedef struct vfilter {
   int64_t from, to;
@@ -204,7 +225,8 @@ typedef struct qctx {
   bool bqc_ready;
   cand *c;
   size_t n, cap;
-  slotset seen; /* slot → index into c */
+  slotset seen;       /* slot → index into c */
+  uint32_t ef_search; /* HNSW search breadth */
 } qctx;
 
 /* The query under the cold tier's statistics, prepared when a cold chunk first needs it: a
@@ -245,7 +267,33 @@ static void add_cand(qctx *q, uint32_t slot) {
   if (!slotset_find(&q->seen, slot) && passes(q->t, q->f, slot)) add_passing(q, slot);
 }
 
-/* Candidates from the dense index of a field: its k best hot and warm chunks. An HNSW
+/* Does the filtered HNSW search keep this slot: it passes the filter and is still in the
+ * dense indexes (not a tombstone)? */
+static int keep_indexed(void *ctx, idx_t id) {
+  const qctx *q = ctx;
+  return id >= 0 && passes(q->t, q->f, (uint32_t)id) && eg_vt_indexed(q->t->docs[id].tier);
+}
+
+/* The candidates a dense search found: l[i] < 0 or a cold slot is skipped. */
+static void add_dense(qctx *q, int field, const float *d, const idx_t *l, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (l[i] < 0 || (size_t)l[i] >= q->t->n_slots || !eg_vt_indexed(q->t->docs[l[i]].tier))
+      continue;
+    add_cand(q, (uint32_t)l[i]);
+    cand *c = cand_of(q, (uint32_t)l[i]);
+    if (c) {
+      if (field == FIELD_CONTENT)
+        c->cs = d[i];
+      else
+        c->ls = d[i];
+    }
+  }
+}
+
+/* Candidates from the dense index of a field: its k best hot and warm chunks. Under a
+ * filter too wide to score exhaustively, HNSW walks its graph keeping only the chunks the
+ * filter passes (FAISS's ID selector), so a user holding a small share of a large tenant
+ * still gets k of their own. Otherwise an HNSW
  * index keeps the vectors of chunks gone cold or dead (tombstones) until its next rebuild:
  * the search asks for as many more as their share of the index suggests, and again for
  * twice as many while fewer than k of the answers are live (at most 4096). */
@@ -262,7 +310,18 @@ static void dense_candidates(qctx *q, int field, size_t k) {
    * clearing a visited table the size of the index, and spinning after it). */
   int threads = omp_get_max_threads();
   omp_set_num_threads(1);
-  for (;;) {
+  if (q->f->active && t->hnsw) {
+    n = k < total ? k : total;
+    d = malloc(n * sizeof *d);
+    l = malloc(n * sizeof *l);
+    if (d && l &&
+        !eg_faiss_search_filtered(ix, q->qv, (idx_t)n, (int)q->ef_search, keep_indexed, q, d, l))
+      kk = 0; /* found: no unfiltered search */
+    else
+      EG_WARN("vec", "filtered HNSW search failed", "error=\"%s\"",
+              d && l ? eg_faiss_filter_error() : "out of memory");
+  }
+  for (; kk;) {
     if (kk > total) kk = total;
     if (kk > 4096) kk = 4096;
     free(d);
@@ -280,17 +339,7 @@ static void dense_candidates(qctx *q, int field, size_t k) {
     kk *= 2;
   }
   omp_set_num_threads(threads);
-  for (size_t i = 0; i < n; i++) {
-    if (l[i] < 0 || (size_t)l[i] >= t->n_slots || !eg_vt_indexed(t->docs[l[i]].tier)) continue;
-    add_cand(q, (uint32_t)l[i]);
-    cand *c = cand_of(q, (uint32_t)l[i]);
-    if (c) {
-      if (field == FIELD_CONTENT)
-        c->cs = d[i];
-      else
-        c->ls = d[i];
-    }
-  }
+  if (n) add_dense(q, field, d, l, n);
   free(d);
   free(l);
 }
@@ -568,26 +617,26 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   pthread_rwlock_rdlock(&t->lock);
   bool dims_ok = !t->dim || t->dim == dim;
   /* A narrow filter: the few matching documents are scored exhaustively. Found once for
-   * all the queries of the request (passing > EXACT_LIMIT means "not narrow"). */
-  size_t passing = 0;
+   * all the queries of the request (passing > limit means "not narrow"). */
+  size_t passing = 0, limit = exact_limit(v, t);
   uint32_t *pass_slots = NULL;
   const vslots *us =
       f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
   f.active |= t->private_ > 0; /* another agent's private chunks are never seen */
   if (f.active) {
-    size_t cap = t->n_slots < EXACT_LIMIT ? t->n_slots : EXACT_LIMIT;
+    size_t cap = t->n_slots < limit ? t->n_slots : limit;
     pass_slots = malloc((cap ? cap : 1) * sizeof *pass_slots);
     /* a user's view of a tenant without shared chunks: only that user's slots can pass */
     bool own_only = f.user_h && !t->shared;
     size_t n = own_only ? (us ? us->n : 0) : t->n_slots;
-    for (size_t i = 0; pass_slots && i < n && passing <= EXACT_LIMIT; i++) {
+    for (size_t i = 0; pass_slots && i < n && passing <= limit; i++) {
       uint32_t s = own_only ? us->v[i] : (uint32_t)i;
       if (passes(t, &f, s)) {
         if (passing < cap) pass_slots[passing] = s;
         passing++;
       }
     }
-    if (!pass_slots) passing = EXACT_LIMIT + 1;
+    if (!pass_slots) passing = limit + 1;
   }
   /* bm25_stats user: the user's documents, summed once for all the queries */
   user_of uo = {t, f.user_h};
@@ -600,10 +649,19 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
     const char *const *terms = (const char *const *)tl[i].v;
-    qctx q = {t,     &f,      t->dim && !zero ? qvi : NULL,
-              terms, tl[i].n, {0},
-              {0},   false,   NULL,
-              0,     0,       {NULL, NULL, 0, 0}};
+    qctx q = {t,
+              &f,
+              t->dim && !zero ? qvi : NULL,
+              terms,
+              tl[i].n,
+              {0},
+              {0},
+              false,
+              NULL,
+              0,
+              0,
+              {NULL, NULL, 0, 0},
+              v->o.hnsw_ef_search};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     if (by_user) {
@@ -612,17 +670,17 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }
     int64_t s0 = eg_time_mono_us();
-    if (f.active && passing <= EXACT_LIMIT && q.qv) {
+    if (f.active && passing <= limit && q.qv) {
       for (size_t j = 0; j < passing; j++) add_passing(&q, pass_slots[j]); /* passed above */
     } else {
       dense_candidates(&q, FIELD_CONTENT, kk);
       dense_candidates(&q, FIELD_LATENT, kk);
     }
     int64_t s1 = eg_time_mono_us();
-    if (!f.active || passing > EXACT_LIMIT || !q.qv) {
+    if (!f.active || passing > limit || !q.qv) {
       void *kc[2] = {t, &f};
       /* cold words: on request, or when a filter narrows the search to few chunks */
-      bool with_cold = req->include_cold || (f.active && passing <= EXACT_LIMIT);
+      bool with_cold = req->include_cold || (f.active && passing <= limit);
       for (int cold = 0; cold < 1 + with_cold; cold++) {
         size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? cold_query(&q) : &q.bq, kk,
                                    f.active ? keep_cb : NULL, kc, bslots, bscores);
@@ -638,7 +696,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     fuse(&q, req, x, y, al);
     if (req->feedback_weight > 0 && q.qv && q.n)
       resp->results[i]->feedback =
-          feedback(&q, req, f.active && passing <= EXACT_LIMIT, kk, fbuf, buf, x, y, al);
+          feedback(&q, req, f.active && passing <= limit, kk, fbuf, buf, x, y, al);
     int64_t s3 = eg_time_mono_us();
     t_dense += s1 - s0;
     t_bm25 += s2 - s1;

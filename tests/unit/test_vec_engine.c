@@ -20,6 +20,7 @@
 static char *dir;
 static eg_embedder *emb;
 static eg_metrics *engine_metrics; /* the metrics the next engine opened reports to (NULL: none) */
+static uint32_t exact_max;         /* eg_vec_opts.filter_exact_max of the next engine opened */
 
 static eg_vec *open_engine_bm25(uint32_t hnsw_threshold, bool bm25_per_user) {
   eg_vec_opts o = {.dir = dir,
@@ -32,6 +33,7 @@ static eg_vec *open_engine_bm25(uint32_t hnsw_threshold, bool bm25_per_user) {
                    .alpha = 0,
                    .hnsw_threshold = hnsw_threshold,
                    .hnsw_ef_search = 128,
+                   .filter_exact_max = exact_max,
                    .max_chunks = 10000,
                    .max_text_bytes = 65536,
                    .max_k = 1000,
@@ -154,17 +156,21 @@ static int by_s(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Brute-force top k ids among chunks [0, n) skipping ids in `gone`. */
-static void brute(const float *q, size_t n, size_t k, uint64_t *out) {
-  idsc *all = malloc(n * sizeof *all);
-  for (size_t i = 0; i < n; i++) {
+/* Brute-force top k ids among chunks [from, to). */
+static void brute_range(const float *q, size_t from, size_t to, size_t k, uint64_t *out) {
+  idsc *all = malloc((to - from) * sizeof *all);
+  for (size_t i = from; i < to; i++) {
     float s = 0;
     for (int d = 0; d < DIM; d++) s += q[d] * vecs[i][d];
-    all[i] = (idsc){i + 1, s};
+    all[i - from] = (idsc){i + 1, s};
   }
-  qsort(all, n, sizeof *all, by_s);
+  qsort(all, to - from, sizeof *all, by_s);
   for (size_t i = 0; i < k; i++) out[i] = all[i].id;
   free(all);
+}
+
+static void brute(const float *q, size_t n, size_t k, uint64_t *out) {
+  brute_range(q, 0, n, k, out);
 }
 
 static void test_exact_equals_brute_force(void) {
@@ -265,6 +271,45 @@ static void test_hnsw_recall_and_restart(void) {
   EG_CHECK(search(v, "big", vecs[4000], NULL, 3, NULL, got) >= 1 && got[0] != 4001);
   for (int i = 0; i < 3; i++) EG_CHECK(got[i] != 4001);
   eg_vec_close(v);
+}
+
+/* A user holding a tenth of an HNSW tenant, searched past the exhaustive limit: the graph
+ * walk keeps only that user's chunks, so every search returns k of them, nearly the exact
+ * top k (searching the whole graph and filtering after would leave about a tenth of k).
+ * Below the limit the same search scores the user's chunks exhaustively: exactly the top k. */
+static void test_hnsw_filtered(void) {
+  for (int mode = 0; mode < 2; mode++) {
+    exact_max = mode == 0 ? 1 : 100000; /* 1: always the graph walk; 100000: always exhaustive */
+    eg_vec *v = open_engine(1000);
+    EG_REQUIRE(v != NULL);
+    if (mode == 0) {
+      EG_REQUIRE(upsert(v, "hf", "many", 0, 4500) == EG_OK);
+      EG_REQUIRE(upsert(v, "hf", "few", 4500, 5000) == EG_OK);
+    }
+    eg_vec_quiesce(v);
+    Engram__V1__SearchFilter f = ENGRAM__V1__SEARCH_FILTER__INIT;
+    f.user = "few";
+    int hits = 0, total = 0, full = 0, own = 0;
+    for (int t = 0; t < 50; t++) {
+      float q[DIM];
+      for (int d = 0; d < DIM; d++) q[d] = frand();
+      eg_l2_normalize(q, DIM);
+      uint64_t got[10], want[10];
+      size_t n = search(v, "hf", q, NULL, 10, &f, got);
+      brute_range(q, 4500, 5000, 10, want);
+      full += n == 10;
+      for (size_t j = 0; j < n; j++) own += got[j] > 4500 && got[j] <= 5000;
+      for (size_t i = 0; i < 10; i++, total++)
+        for (size_t j = 0; j < n; j++) hits += got[j] == want[i];
+    }
+    fprintf(stderr, "  %s: recall@10 within the user %.3f\n", mode ? "exhaustive" : "filtered HNSW",
+            (double)hits / total);
+    EG_CHECK_INT(full, 50);
+    EG_CHECK_INT(own, 500);
+    EG_CHECK(mode == 0 ? hits >= 0.95 * total : hits == total);
+    eg_vec_close(v);
+  }
+  exact_max = 0;
 }
 
 /* Erase one user's chunks; returns how many went (-1 on failure). */
@@ -825,6 +870,7 @@ int main(void) {
   EG_RUN(test_exact_equals_brute_force);
   EG_RUN(test_filters);
   EG_RUN(test_hnsw_recall_and_restart);
+  EG_RUN(test_hnsw_filtered);
   EG_RUN(test_erase_user_leaves_no_trace);
   EG_RUN(test_erase_drops_snapshot);
   EG_RUN(test_model_mismatch_refused);
