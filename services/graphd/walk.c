@@ -396,6 +396,37 @@ static eg_code walk_claim(eg_graph *g, uint64_t t, Engram__V1__Edge *claim, int6
   return corroborations(g, t, claim, va, ka, view, a, cs, err);
 }
 
+/* WalkRequest.history_limit: the history of claims[i]'s subject and relation into its
+ * status: History's answer, shared with an earlier claim of the same subject and relation. */
+static eg_code claim_history(eg_graph *g, const Engram__V1__WalkRequest *req,
+                             Engram__V1__WalkResponse *resp, Engram__V1__Edge **claims, size_t i,
+                             eg_arena *a, eg_err *err) {
+  Engram__V1__ClaimStatus *cs = resp->statuses[i];
+  const Engram__V1__Edge *c = claims[i];
+  for (size_t j = 0; j < i; j++)
+    if (claims[j] && claims[j]->subject == c->subject &&
+        !strcmp(claims[j]->relation, c->relation)) {
+      const Engram__V1__ClaimStatus *prev = resp->statuses[j];
+      cs->history = prev->history;
+      cs->n_history = prev->n_history;
+      return EG_OK;
+    }
+  Engram__V1__EntityRef ref = ENGRAM__V1__ENTITY_REF__INIT;
+  ref.ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
+  ref.id = c->subject;
+  Engram__V1__HistoryRequest hr = ENGRAM__V1__HISTORY_REQUEST__INIT;
+  hr.scope = req->scope;
+  hr.subject = &ref;
+  hr.relation = c->relation;
+  hr.known_at = req->known_at;
+  hr.limit = req->history_limit;
+  Engram__V1__HistoryResponse h = ENGRAM__V1__HISTORY_RESPONSE__INIT;
+  eg_code rc = eg_graph_history(g, &hr, a, &h, err);
+  cs->history = h.entries;
+  cs->n_history = h.n_entries;
+  return rc;
+}
+
 eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena *a,
                       Engram__V1__WalkResponse *resp, eg_err *err) {
   if (req->n_claims > 1000) return eg_err_set(err, EG_EINVAL, "more than 1000 claims");
@@ -409,7 +440,8 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
   uint64_t t = 0;
   bool tenant_known = eg_kv_tenant_id(g->store, req->scope->tenant, &t) == EG_OK;
   resp->statuses = eg_arena_calloc(a, req->n_claims ? req->n_claims : 1, sizeof *resp->statuses);
-  if (!resp->statuses) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  Engram__V1__Edge **claims = eg_arena_calloc(a, req->n_claims ? req->n_claims : 1, sizeof *claims);
+  if (!resp->statuses || !claims) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < req->n_claims; i++) {
     Engram__V1__ClaimStatus *cs = eg_arena_calloc(a, 1, sizeof *cs);
     if (!cs) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -426,6 +458,8 @@ eg_code eg_graph_walk(eg_graph *g, const Engram__V1__WalkRequest *req, eg_arena 
     if (rc) return rc;
     if (claim->t_commit > ka) continue; /* not known at known_at: no status (UNSPECIFIED) */
     if ((rc = walk_claim(g, t, claim, va, ka, req->scope, depth, fanout, a, cs, err))) return rc;
+    claims[i] = claim;
+    if (req->history_limit && (rc = claim_history(g, req, resp, claims, i, a, err))) return rc;
     eg_series_add(g->m_walks, 1);
     if (cs->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
       eg_series_add(g->m_stale, 1);

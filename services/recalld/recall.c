@@ -795,69 +795,51 @@ static const Engram__V1__Edge *doubt_of(const rc_fact *f) {
   return NULL;
 }
 
-eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__WalkRequest *wr,
-                       uint64_t *claims, size_t n_claims, Engram__V1__WalkResponse **walk,
-                       eg_err *err) {
-  engram__v1__walk_request__init(wr);
-  wr->scope = &c->scope;
-  wr->claims = claims;
-  wr->n_claims = n_claims;
-  wr->valid_at = c->valid_at;
-  wr->known_at = c->known_at;
-  rs[n] = eg_graphd_walk_call(c->graphd, wr, walk);
-  eg_code rc = eg_rpc_fanout(rs, n + 1, 0);
-  for (size_t i = 0; i <= n; i++) rc_own(c, rs[i].resp);
-  for (size_t i = 0; rc && i <= n; i++)
-    if (rs[i].err.code) return eg_err_set(err, rs[i].err.code, "graphd: %s", rs[i].err.msg);
-  return EG_OK;
-}
-
-static eg_code walk_facts(rc_ctx *c, eg_err *err) {
-  if (!c->n_facts) return EG_OK;
-  size_t n = c->n_facts;
-  eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
+/* The facts' and the values' premise walk and their histories, in one Walk: the facts'
+ * claims first, then the values'. A fact shows the last 16 commits of its relation's
+ * chain, a value looks for its steps among the last 32. */
+static eg_code walk_claims(rc_ctx *c, eg_err *err) {
+  size_t nf = c->n_facts, n = nf + c->n_values;
+  if (!n) return EG_OK;
   uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
-  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
-  Engram__V1__HistoryResponse **histories = eg_arena_calloc(c->a, n, sizeof *histories);
-  Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
-  if (!rs || !claims || !hs || !histories || !refs)
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    claims[i] = c->facts[i].edge->id;
-    engram__v1__entity_ref__init(&refs[i]);
-    refs[i].ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
-    refs[i].id = c->facts[i].edge->subject;
-    engram__v1__history_request__init(&hs[i]);
-    hs[i].scope = &c->scope;
-    hs[i].subject = &refs[i];
-    hs[i].relation = c->facts[i].edge->relation;
-    hs[i].known_at = c->known_at;
-    hs[i].limit = 16;
-    rs[i] = eg_graphd_history_call(c->graphd, &hs[i], &histories[i]);
-  }
-  Engram__V1__WalkRequest wr;
-  Engram__V1__WalkResponse *w;
-  eg_code rc = rc_fanout_walk(c, rs, n, &wr, claims, n, &w, err);
-  if (rc) return rc;
-  for (size_t i = 0; i < n; i++) {
+  if (!claims) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    claims[i] = i < nf ? c->facts[i].edge->id : c->values[i - nf].edge->id;
+  Engram__V1__WalkRequest wr = ENGRAM__V1__WALK_REQUEST__INIT;
+  wr.scope = &c->scope;
+  wr.claims = claims;
+  wr.n_claims = n;
+  wr.valid_at = c->valid_at;
+  wr.known_at = c->known_at;
+  wr.history_limit = 32;
+  Engram__V1__WalkResponse *w = NULL;
+  eg_rpc_request rs = eg_graphd_walk_call(c->graphd, &wr, &w);
+  eg_rpc_fanout(&rs, 1, 0);
+  rc_own(c, rs.resp);
+  if (rs.err.code) return eg_err_set(err, rs.err.code, "graphd: %s", rs.err.msg);
+  size_t got = w ? w->n_statuses : 0;
+  for (size_t i = 0; i < nf; i++) {
     rc_fact *f = &c->facts[i];
-    if (w && i < w->n_statuses) {
-      f->status = w->statuses[i]->status;
-      f->superseding = w->statuses[i]->superseding;
+    const Engram__V1__ClaimStatus *cs = i < got ? w->statuses[i] : NULL;
+    if (cs) {
+      f->status = cs->status;
+      f->superseding = cs->superseding;
     }
     const Engram__V1__Edge *d = doubt_of(f);
     if (d && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) {
       f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
       f->superseding = d; /* its meta names the chunk that put the value in doubt */
     }
-    const Engram__V1__HistoryResponse *h = histories[i];
-    f->history = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *f->history);
-    for (size_t e = 0; h && f->history && e < h->n_entries; e++)
-      if (h->entries[e]->superseded && h->entries[e]->edge->id != f->edge->id &&
-          h->entries[e]->edge->op != ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
-        f->history[f->n_history++] = h->entries[e]->edge;
+    size_t nh = cs ? cs->n_history : 0, first = nh > 16 ? nh - 16 : 0;
+    f->history = eg_arena_calloc(c->a, nh ? nh : 1, sizeof *f->history);
+    for (size_t e = first; f->history && e < nh; e++) {
+      const Engram__V1__HistoryEntry *h = cs->history[e];
+      if (h->superseded && h->edge->id != f->edge->id &&
+          h->edge->op != ENGRAM__V1__EDGE_OP__EDGE_OP_RETRACT)
+        f->history[f->n_history++] = h->edge;
+    }
   }
-  return EG_OK;
+  return rc_values_walked(c, w && got > nf ? w->statuses + nf : NULL, got > nf ? got - nf : 0, err);
 }
 
 /*
@@ -1222,8 +1204,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   }
   rc_sub_quota(&c, (k1 + 1) / 2);
   if (c.n_chunks > k1) c.n_chunks = k1;
-  if ((rc = walk_facts(&c, err))) goto done;
-  if ((rc = rc_values_walk(&c, err))) goto done;
+  if ((rc = walk_claims(&c, err))) goto done;
   text_doubts(&c);
   if (r->o.current_first) current_first(&c);
   latest_first(&c);

@@ -136,12 +136,6 @@ float rc_keyword_match(rc_ctx *c, const char *text);
 
 /* Keep a peer's response until the end of the Recall (freed at once when that fails). */
 void rc_own(rc_ctx *c, ProtobufCMessage *m);
-/* Send rs[0..n) and, as rs[n], a Walk (in *wr) of claims[0..n_claims) at the call's bounds,
- * all at once; their answers (each set where its call points) are owned by c; *walk is the
- * Walk's answer (NULL if none). The first failed call's error otherwise. */
-eg_code rc_fanout_walk(rc_ctx *c, eg_rpc_request *rs, size_t n, Engram__V1__WalkRequest *wr,
-                       uint64_t *claims, size_t n_claims, Engram__V1__WalkResponse **walk,
-                       eg_err *err);
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
 const char *rc_object_text(const Engram__V1__Edge *e);
@@ -158,10 +152,12 @@ bool rc_rerank(rc_ctx *c, size_t n);
 
 /* values.c: the State request of the user's preferences (to run with the searches), the
  * pick of those relevant to the question once the chunks are fused (before any cut), and
- * their premise walk and chains. */
+ * their premise walk's answer and chains. */
 Engram__V1__StateRequest *rc_values_request(rc_ctx *c);
 void rc_values_pick(rc_ctx *c, const Engram__V1__StateResponse *st);
-eg_code rc_values_walk(rc_ctx *c, eg_err *err);
+/* The values' statuses and steps from the Walk that carried their histories: st[i] (of
+ * n) is value i's. */
+eg_code rc_values_walked(rc_ctx *c, Engram__V1__ClaimStatus *const *st, size_t n, eg_err *err);
 /* One of the preference relations (PREFERS, LIKES …): such a fact is shown, when it
  * bears on the question, among the values, not among the facts. */
 bool rc_is_preference(const char *relation);

@@ -155,57 +155,28 @@ static void take_steps(rc_ctx *c, rc_value *v, const Engram__V1__HistoryResponse
   }
 }
 
-eg_code rc_values_walk(rc_ctx *c, eg_err *err) {
-  size_t n = c->n_values;
-  if (!n) return EG_OK;
-  eg_rpc_request *rs = eg_arena_calloc(c->a, n + 1, sizeof *rs);
-  uint64_t *claims = eg_arena_calloc(c->a, n, sizeof *claims);
-  Engram__V1__HistoryRequest *hs = eg_arena_calloc(c->a, n, sizeof *hs);
-  Engram__V1__HistoryResponse **histories = eg_arena_calloc(c->a, n, sizeof *histories);
-  Engram__V1__EntityRef *refs = eg_arena_calloc(c->a, n, sizeof *refs);
-  size_t *of = eg_arena_calloc(c->a, n, sizeof *of); /* value → its relation's History request */
-  if (!rs || !claims || !hs || !histories || !refs || !of)
-    return eg_err_set(err, EG_ENOMEM, "out of memory");
-  size_t nh = 0;
-  for (size_t i = 0; i < n; i++) {
-    const Engram__V1__Edge *e = c->values[i].edge;
-    claims[i] = e->id;
-    size_t j = 0;
-    while (j < nh && strcmp(hs[j].relation, e->relation) != 0) j++;
-    of[i] = j;
-    if (j < nh) continue;
-    engram__v1__entity_ref__init(&refs[nh]);
-    refs[nh].ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
-    refs[nh].id = e->subject;
-    engram__v1__history_request__init(&hs[nh]);
-    hs[nh].scope = &c->scope;
-    hs[nh].subject = &refs[nh];
-    hs[nh].relation = e->relation;
-    hs[nh].known_at = c->known_at;
-    hs[nh].limit = 32;
-    rs[nh] = eg_graphd_history_call(c->graphd, &hs[nh], &histories[nh]);
-    nh++;
-  }
-  Engram__V1__WalkRequest wr;
-  Engram__V1__WalkResponse *w;
-  eg_code rc = rc_fanout_walk(c, rs, nh, &wr, claims, n, &w, err);
-  if (rc) return rc;
-  for (size_t i = 0; i < n; i++) {
+eg_code rc_values_walked(rc_ctx *c, Engram__V1__ClaimStatus *const *st, size_t n, eg_err *err) {
+  for (size_t i = 0; i < c->n_values; i++) {
     rc_value *v = &c->values[i];
-    if (w && i < w->n_statuses) {
-      v->status = w->statuses[i]->status;
-      v->superseding = w->statuses[i]->superseding;
+    const Engram__V1__ClaimStatus *cs = i < n ? st[i] : NULL;
+    if (cs) {
+      v->status = cs->status;
+      v->superseding = cs->superseding;
     }
-    const Engram__V1__HistoryResponse *h = histories[of[i]];
-    bool *lent = eg_arena_calloc(c->a, h && h->n_entries ? h->n_entries : 1, sizeof *lent);
+    Engram__V1__HistoryResponse h = ENGRAM__V1__HISTORY_RESPONSE__INIT;
+    if (cs) {
+      h.entries = cs->history;
+      h.n_entries = cs->n_history;
+    }
+    bool *lent = eg_arena_calloc(c->a, h.n_entries ? h.n_entries : 1, sizeof *lent);
     if (!lent) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    /* values of one relation share its History: what one lent stays lent */
+    /* values of one relation share its history: what one lent stays lent */
     for (size_t j = 0; j < i; j++)
-      if (of[j] == of[i])
-        for (size_t s = 0; s < c->values[j].n_steps && h; s++)
-          for (size_t x = 0; x < h->n_entries; x++)
-            lent[x] |= h->entries[x]->edge == c->values[j].steps[s];
-    take_steps(c, v, h, lent);
+      if (!strcmp(c->values[j].edge->relation, v->edge->relation))
+        for (size_t s = 0; s < c->values[j].n_steps; s++)
+          for (size_t x = 0; x < h.n_entries; x++)
+            lent[x] |= h.entries[x]->edge->id == c->values[j].steps[s]->id;
+    take_steps(c, v, cs ? &h : NULL, lent);
   }
   return EG_OK;
 }

@@ -267,6 +267,69 @@ static void test_premise_walk(void) {
 }
 
 /* A chain deeper than the cap: not found, links counted; found with a deeper cap. */
+/* Walk with history_limit: each claim's status carries History's answer for its subject and
+ * relation (the same commits in the same order, the limit keeping the latest), claims of
+ * one chain alike; without it, none. */
+static void walk_ids(uint64_t *claims, size_t n, uint32_t limit, size_t *lens, uint64_t ids[][4]) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "walkhist";
+  Engram__V1__WalkRequest req = ENGRAM__V1__WALK_REQUEST__INIT;
+  req.scope = &scope;
+  req.claims = claims;
+  req.n_claims = n;
+  req.history_limit = limit;
+  Engram__V1__WalkResponse *resp = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_graphd_walk(cl, &req, &resp, &e) == EG_OK && resp->n_statuses == n);
+  for (size_t i = 0; i < n; i++) {
+    lens[i] = resp->statuses[i]->n_history;
+    for (size_t j = 0; j < lens[i] && j < 4; j++)
+      ids[i][j] = resp->statuses[i]->history[j]->edge->id;
+  }
+  protobuf_c_message_free_unpacked(&resp->base, NULL);
+}
+
+static void test_walk_histories(void) {
+  const char *t = "walkhist";
+  uint64_t c[3];
+  c[0] = commit(t, (eg_edge_spec){.subject = "Maya Patel",
+                                  .relation = "JOB_TITLE",
+                                  .literal = "analyst",
+                                  .valid_from = T("2022-01-01"),
+                                  .t_commit = T("2022-01-01")});
+  c[1] = commit(t, (eg_edge_spec){.subject = "Maya Patel",
+                                  .relation = "LIVES_IN",
+                                  .literal = "Leeds",
+                                  .valid_from = T("2022-02-01"),
+                                  .t_commit = T("2022-02-01")});
+  c[2] = commit(t, (eg_edge_spec){.subject = "Maya Patel",
+                                  .relation = "JOB_TITLE",
+                                  .literal = "chief of staff",
+                                  .valid_from = T("2024-01-01"),
+                                  .t_commit = T("2024-01-01")});
+  EG_REQUIRE(c[0] && c[1] && c[2]);
+  size_t lens[3];
+  uint64_t ids[3][4];
+  walk_ids(c, 3, 8, lens, ids);
+  Engram__V1__HistoryResponse *h = NULL;
+  eg_err e;
+  EG_REQUIRE(gc_history(cl, t, "u1", "Maya Patel", "JOB_TITLE", 0, &h, &e) == EG_OK);
+  EG_CHECK_INT(h->n_entries, 2);
+  for (size_t i = 0; i < 3; i += 2) { /* both JOB_TITLE claims: History's two commits */
+    EG_CHECK_INT(lens[i], h->n_entries);
+    for (size_t j = 0; j < h->n_entries && j < lens[i]; j++)
+      EG_CHECK_INT(ids[i][j], h->entries[j]->edge->id);
+  }
+  protobuf_c_message_free_unpacked(&h->base, NULL);
+  EG_CHECK_INT(lens[1], 1);
+  EG_CHECK_INT(ids[1][0], c[1]);
+  walk_ids(c, 3, 1, lens, ids); /* the limit keeps the latest */
+  EG_CHECK_INT(lens[0], 1);
+  EG_CHECK_INT(ids[0][0], c[2]);
+  walk_ids(c, 3, 0, lens, ids);
+  EG_CHECK_INT(lens[0] + lens[1] + lens[2], 0);
+}
+
 static void test_walk_depth_cap(void) {
   const char *t = "deep";
   uint64_t prev = commit(t, (eg_edge_spec){.subject = "Base",
@@ -704,6 +767,7 @@ int main(void) {
   EG_RUN(test_late_report);
   EG_RUN(test_retract_valid_to_many_ties);
   EG_RUN(test_premise_walk);
+  EG_RUN(test_walk_histories);
   EG_RUN(test_walk_depth_cap);
   EG_RUN(test_corroborated);
   EG_RUN(test_idempotent_facts);
