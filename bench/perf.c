@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bench/haystack.h"
+#include "common/buf.h"
 #include "common/cfg.h"
 #include "common/log.h"
 #include "common/recall_client.h"
@@ -134,6 +135,53 @@ static double cpu_ms(pid_t pid) {
   return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* The RPCs a daemon has served so far, per method (grpc_server_handled_total summed over
+ * the status codes). */
+enum { MAX_METHODS = 24 };
+typedef struct rpc_counts {
+  char method[MAX_METHODS][32];
+  double n[MAX_METHODS];
+  int count;
+} rpc_counts;
+
+static void served(int metrics_port, rpc_counts *rc) {
+  static const char name[] = "grpc_server_handled_total{";
+  eg_buf b = EG_BUF_INIT;
+  memset(rc, 0, sizeof *rc);
+  if (eg_http_get(metrics_port, "/metrics", &b) != 200 || eg_buf_append(&b, "", 1)) {
+    eg_buf_free(&b);
+    return;
+  }
+  for (const char *p = b.data; (p = strstr(p, name)) != NULL; p++) {
+    const char *m = strstr(p, "grpc_method=\""), *end = strchr(p, '}');
+    if (!m || !end || m > end) continue;
+    m += strlen("grpc_method=\"");
+    size_t len = strcspn(m, "\"");
+    int i = 0;
+    while (i < rc->count && (strlen(rc->method[i]) != len || strncmp(rc->method[i], m, len))) i++;
+    if (i == MAX_METHODS || len >= sizeof rc->method[i]) continue;
+    if (i == rc->count)
+      snprintf(rc->method[rc->count++], sizeof rc->method[i], "%.*s", (int)len, m);
+    rc->n[i] += strtod(end + 1, NULL);
+  }
+  eg_buf_free(&b);
+}
+
+/* "daemon: Method n.nn, …" of the calls served between before and after, per Recall. */
+static void print_served(const char *daemon, const rpc_counts *before, const rpc_counts *after,
+                         long calls) {
+  bool any = false;
+  for (int i = 0; i < after->count; i++) {
+    double n = after->n[i];
+    for (int j = 0; j < before->count; j++)
+      if (!strcmp(before->method[j], after->method[i])) n -= before->n[j];
+    if (n <= 0 || !strcmp(after->method[i], "Check")) continue;
+    printf("%s%s %.2f", any ? ", " : daemon, after->method[i], n / (double)calls);
+    any = true;
+  }
+  if (any) printf("; ");
+}
+
 static void pct(const char *what, int64_t *v, long n) {
   eg_sort_i64(v, (size_t)n);
   printf("%-44s p50 %8.2f ms  p99 %8.2f ms\n", what, (double)v[n / 2] / 1000.0,
@@ -184,6 +232,8 @@ int eg_bperf_main(int argc, char **argv) {
   pthread_mutex_init(&r.mu, NULL);
   pthread_t th[256];
   double cpu0[EG_N_DAEMONS];
+  static rpc_counts rpc0[EG_N_DAEMONS], rpc1[EG_N_DAEMONS];
+  for (int d = 0; d < EG_N_DAEMONS; d++) served(h.cl.d[d].metrics_port, &rpc0[d]);
   for (int d = 0; d < EG_N_DAEMONS; d++) cpu0[d] = cpu_ms(h.cl.d[d].pid);
   int64_t t0 = eg_time_mono_us();
   for (int i = 0; i < clients; i++) pthread_create(&th[i], NULL, client, &r);
@@ -194,6 +244,7 @@ int eg_bperf_main(int argc, char **argv) {
     cpu[d] = cpu_ms(h.cl.d[d].pid) - cpu0[d];
     cpu_all += cpu[d];
   }
+  for (int d = 0; d < EG_N_DAEMONS; d++) served(h.cl.d[d].metrics_port, &rpc1[d]);
   printf("%-44s %.0f Recalls/s, %ld failed\n", "throughput", (double)calls / secs,
          atomic_load(&r.failed));
   pct("Recall, end to end (client-side)", r.lat, calls);
@@ -206,6 +257,13 @@ int eg_bperf_main(int argc, char **argv) {
   for (int d = 0; d < EG_N_DAEMONS; d++)
     printf("%s%s %.2f", d ? ", " : "", eg_daemon_names[d], cpu[d] / (double)calls);
   printf("; clock tick %ld/s)\n", sysconf(_SC_CLK_TCK));
+  printf("%-44s ", "RPCs served per Recall");
+  for (int d = 0; d < EG_N_DAEMONS; d++) {
+    char who[32];
+    snprintf(who, sizeof who, "%s: ", eg_daemon_names[d]);
+    print_served(who, &rpc0[d], &rpc1[d], calls);
+  }
+  printf("\n");
   printf("%-44s %.1f%%\n", "an answer session among the items",
          100.0 * (double)atomic_load(&r.hits) / (double)calls);
   printf("%-44s %.1f%%\n", "nothing relevant flagged",
