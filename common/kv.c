@@ -89,10 +89,6 @@ struct eg_kv {
   eg_series *m_group_writes, *m_group_txns, *m_group_secs;
 };
 
-rocksdb_t *eg_kv_db(eg_kv *s) { return s->db; }
-rocksdb_column_family_handle_t *eg_kv_cf(eg_kv *s, int cf) { return s->cfs[cf]; }
-const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s) { return s->ro; }
-
 static bool free_ov(void *ctx, const void *k, size_t kl, void *v) {
   (void)ctx, (void)k, (void)kl;
   free(v);

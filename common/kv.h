@@ -9,11 +9,13 @@
  * the write durable by group commit: one leader writes every pending transaction in one
  * synced RocksDB write while the others wait, so throughput does not collapse to one
  * fsync per edge, and nothing is acknowledged before it is on disk.
+ *
+ * RocksDB stays behind this header: callers see opaque handles (eg_kv, eg_kvtxn,
+ * eg_kv_iter), so the engine and its types live in kv.c alone.
  */
 #ifndef EG_KV_H
 #define EG_KV_H
 
-#include <rocksdb/c.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,11 +48,6 @@ typedef struct eg_tenant {
 eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size_t warm_entries,
                    const char *metric_prefix, eg_metrics *metrics, eg_kv **out, eg_err *err);
 void eg_kv_close(eg_kv *s); /* accepts NULL */
-
-rocksdb_t *eg_kv_db(eg_kv *s);
-rocksdb_column_family_handle_t *eg_kv_cf(eg_kv *s, int cf);
-/* Shared read options (no snapshot) for plain reads. */
-const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s);
 
 /* The tenant number of a name for reads: EG_ENOTFOUND when the tenant never wrote. */
 eg_code eg_kv_tenant_id(eg_kv *s, const char *name, uint64_t *id);

@@ -424,15 +424,14 @@ static void test_group_commit(void) {
     }
   EG_CHECK_INT(ok, WRITERS * TXNS);
   int keys = 0, aborted = 0;
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
-  for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, "", 0, NULL, 0);
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl;
-    const char *k = rocksdb_iter_key(it, &kl);
+    const char *k = eg_kv_iter_key(it, &kl);
     keys++;
     aborted += k[0] == 'x';
   }
-  rocksdb_iter_destroy(it);
+  eg_kv_iter_close(it);
   EG_CHECK_INT(keys, WRITERS * TXNS);
   EG_CHECK_INT(aborted, 0);
   /* every tenant got its own number and every counter bump */
@@ -588,9 +587,9 @@ static void test_reopen(void) {
   free(dir);
 }
 
-/* kv.h has no iterator of its own: callers walk a family with RocksDB's, through
- * eg_kv_db/eg_kv_cf/eg_kv_ro, over keys that start with the tenant's 8 big-endian bytes.
- * Keys come back in numeric order within the tenant, and a prefix scan stops at its end. */
+/* An unbounded iterator walks a family over keys that start with the tenant's 8 big-endian
+ * bytes: keys come back in numeric order within the tenant, and a scan that checks the
+ * prefix stops at its end. */
 static void test_scan_order(void) {
   char *dir = eg_test_tempdir("kvscan");
   eg_kv *kv = open_store(dir, NULL);
@@ -609,18 +608,16 @@ static void test_scan_order(void) {
   EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
   uint8_t prefix[8];
   key_put64(prefix, 2);
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, prefix, 8, NULL, 0);
   uint64_t got[N + 8];
   int n = 0;
-  for (rocksdb_iter_seek(it, (const char *)prefix, 8); rocksdb_iter_valid(it) && n < N + 8;
-       rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it) && n < N + 8; eg_kv_iter_next(it)) {
     size_t kl;
-    const uint8_t *key = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *key = eg_kv_iter_key(it, &kl);
     if (kl != 16 || memcmp(key, prefix, 8) != 0) break;
     got[n++] = key_get64(key + 8);
   }
-  rocksdb_iter_destroy(it);
+  eg_kv_iter_close(it);
   EG_CHECK_INT(n, N);
   static const uint64_t want[] = {1, 7, 8, 42, 256, 300, 65536, 1ull << 40};
   for (int i = 0; i < n && i < N; i++) EG_CHECK_INT(got[i], want[i]);
