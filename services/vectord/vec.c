@@ -609,17 +609,16 @@ static eg_code batch_flush(eg_vec *v, vtenant *t, load_batch *b, eg_code rc, eg_
 static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   bool snap = snapshot_read(v, t);
-  uint8_t prefix[8], upper[8];
+  uint8_t prefix[8];
   key_put64(prefix, t->T);
   eg_code rc = EG_OK;
   size_t loaded = 0;
-  /* Pass 1: chunks → doc table and slots; vectors and terms by chunk id. */
-  memcpy(upper, prefix, 8);
-  upper[7]++; /* tenant ids are small: no carry */
-  eg_kv_iter *it = eg_kv_iter_open(v->kv, VCF_CHUNKS, prefix, 8, upper, 8);
-  eg_kv_iter *vit = eg_kv_iter_open(v->kv, VCF_VECTORS, prefix, 8, upper, 8);
-  eg_kv_iter *tit = eg_kv_iter_open(v->kv, VCF_TERMS, prefix, 8, upper, 8);
-  eg_kv_iter *rit = eg_kv_iter_open(v->kv, VCF_RETAIN, prefix, 8, upper, 8);
+  /* Pass 1: chunks → doc table and slots; vectors and terms by chunk id. The bound is
+   * T + 1 with its carry (tenant 0xFF's is 0x100, not 0x00). */
+  eg_kv_iter *it = eg_kv_iter_prefix(v->kv, VCF_CHUNKS, prefix, 8);
+  eg_kv_iter *vit = eg_kv_iter_prefix(v->kv, VCF_VECTORS, prefix, 8);
+  eg_kv_iter *tit = eg_kv_iter_prefix(v->kv, VCF_TERMS, prefix, 8);
+  eg_kv_iter *rit = eg_kv_iter_prefix(v->kv, VCF_RETAIN, prefix, 8);
   load_batch batch = {NULL, NULL, 0};
   size_t evicted = 0;
   eg_vret_load_policy(v, t);
