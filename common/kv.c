@@ -5,6 +5,7 @@
 #include "common/kv.h"
 
 #include <pthread.h>
+#include <rocksdb/c.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,10 +89,6 @@ struct eg_kv {
   eg_series *m_group_writes, *m_group_txns, *m_group_secs;
 };
 
-rocksdb_t *eg_kv_db(eg_kv *s) { return s->db; }
-rocksdb_column_family_handle_t *eg_kv_cf(eg_kv *s, int cf) { return s->cfs[cf]; }
-const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s) { return s->ro; }
-
 static bool free_ov(void *ctx, const void *k, size_t kl, void *v) {
   (void)ctx, (void)k, (void)kl;
   free(v);
@@ -119,6 +116,106 @@ eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val, si
   *val = v;
   *vlen = n;
   return EG_OK;
+}
+
+eg_code eg_kv_multi_get(eg_kv *s, int cf, size_t n, const char *const *keys, const size_t *klens,
+                        char **vals, size_t *vlens, eg_err *err) {
+  if (!n) return EG_OK;
+  /* RocksDB's call takes a family and an error per key: one allocation holds both. */
+  void **scratch = malloc(n * 2 * sizeof *scratch);
+  if (!scratch) {
+    for (size_t i = 0; i < n; i++) vals[i] = NULL;
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  const rocksdb_column_family_handle_t **cfs = (const rocksdb_column_family_handle_t **)scratch;
+  char **errs = (char **)(scratch + n);
+  for (size_t i = 0; i < n; i++) cfs[i] = s->cfs[cf];
+  rocksdb_multi_get_cf(s->db, s->ro, cfs, n, keys, klens, vals, vlens, errs);
+  for (size_t i = 0; i < n; i++) free(errs[i]); /* an unreadable key reads as absent */
+  free(scratch);
+  return EG_OK;
+}
+
+/* ---- iterators ----------------------------------------------------------------------- */
+
+struct eg_kv_iter {
+  rocksdb_iterator_t *it;
+  rocksdb_readoptions_t *ro; /* its own, holding the upper bound; NULL: the store's shared */
+  char hi[];                 /* the upper bound's bytes (ro points at them) */
+};
+
+static eg_kv_iter *iter_alloc(size_t hicap) {
+  eg_kv_iter *it = malloc(sizeof *it + hicap);
+  if (!it) { /* as RocksDB's own allocations do: its iterator would be next */
+    EG_ERROR("store", "out of memory for an iterator", "bytes=%zu", sizeof *it + hicap);
+    abort();
+  }
+  it->it = NULL;
+  it->ro = NULL;
+  return it;
+}
+
+/* Create the RocksDB iterator on cf, bounded above by the first hilen bytes of it->hi
+ * when bounded (its own read options then; the store's shared ones otherwise). */
+static void iter_create(eg_kv_iter *it, eg_kv *s, int cf, size_t hilen, bool bounded) {
+  if (bounded) {
+    it->ro = rocksdb_readoptions_create();
+    rocksdb_readoptions_set_iterate_upper_bound(it->ro, it->hi, hilen);
+  }
+  it->it = rocksdb_create_iterator_cf(s->db, it->ro ? it->ro : s->ro, s->cfs[cf]);
+}
+
+eg_kv_iter *eg_kv_iter_open(eg_kv *s, int cf, const void *lo, size_t lolen, const void *hi,
+                            size_t hilen) {
+  eg_kv_iter *it = iter_alloc(hi ? hilen : 0);
+  if (hi && hilen) memcpy(it->hi, hi, hilen);
+  iter_create(it, s, cf, hilen, hi != NULL);
+  if (lo) rocksdb_iter_seek(it->it, lo, lolen);
+  return it;
+}
+
+eg_kv_iter *eg_kv_iter_prefix(eg_kv *s, int cf, const void *prefix, size_t plen) {
+  /* The successor: drop the trailing 0xFF bytes, then increment the last byte left. */
+  const uint8_t *p = prefix;
+  size_t ulen = plen;
+  while (ulen > 0 && p[ulen - 1] == 0xFF) ulen--;
+  eg_kv_iter *it = iter_alloc(ulen);
+  if (ulen > 0) {
+    memcpy(it->hi, p, ulen);
+    it->hi[ulen - 1] = (char)(p[ulen - 1] + 1);
+  }
+  iter_create(it, s, cf, ulen, ulen > 0);
+  rocksdb_iter_seek(it->it, prefix, plen);
+  return it;
+}
+
+void eg_kv_iter_seek(eg_kv_iter *it, const void *key, size_t klen) {
+  rocksdb_iter_seek(it->it, key, klen);
+}
+
+void eg_kv_iter_seek_prev(eg_kv_iter *it, const void *key, size_t klen) {
+  rocksdb_iter_seek_for_prev(it->it, key, klen);
+}
+
+bool eg_kv_iter_valid(const eg_kv_iter *it) { return rocksdb_iter_valid(it->it) != 0; }
+
+void eg_kv_iter_next(eg_kv_iter *it) { rocksdb_iter_next(it->it); }
+
+void eg_kv_iter_prev(eg_kv_iter *it) { rocksdb_iter_prev(it->it); }
+
+const void *eg_kv_iter_key(const eg_kv_iter *it, size_t *len) {
+  return rocksdb_iter_key(it->it, len);
+}
+
+const void *eg_kv_iter_value(const eg_kv_iter *it, size_t *len) {
+  return rocksdb_iter_value(it->it, len);
+}
+
+void eg_kv_iter_close(eg_kv_iter *it) {
+  if (!it) return;
+  rocksdb_iter_destroy(it->it);
+  if (it->ro) rocksdb_readoptions_destroy(it->ro);
+  free(it);
 }
 
 static double db_prop(eg_kv *s, int cf, const char *name) {

@@ -9,12 +9,15 @@
  * the write durable by group commit: one leader writes every pending transaction in one
  * synced RocksDB write while the others wait, so throughput does not collapse to one
  * fsync per edge, and nothing is acknowledged before it is on disk.
+ *
+ * RocksDB stays behind this header: callers see opaque handles (eg_kv, eg_kvtxn,
+ * eg_kv_iter), so the engine and its types live in kv.c alone.
  */
 #ifndef EG_KV_H
 #define EG_KV_H
 
-#include <rocksdb/c.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/err.h"
@@ -22,6 +25,7 @@
 
 typedef struct eg_kv eg_kv;
 typedef struct eg_kvtxn eg_kvtxn;
+typedef struct eg_kv_iter eg_kv_iter;
 
 #define EG_KV_COUNTERS 4
 
@@ -38,16 +42,12 @@ typedef struct eg_tenant {
  * Open (creating) the database in dir with these column families; cf_names[0] must be
  * "default" (it holds the tenant registry under keys 'T', 'N', 'C'). warm_entries: how
  * many recently written or read keys write transactions keep in memory; 0 = none.
- * Metrics are named <metric_prefix>_group_commits_total, <metric_prefix>_rocksdb_… .
+ * Metrics are named <metric_prefix>_group_commits_total, <metric_prefix>_rocksdb… (the
+ * engine's SST and memtable bytes, keys, compactions).
  */
 eg_code eg_kv_open(const char *dir, const char *const *cf_names, int n_cfs, size_t warm_entries,
                    const char *metric_prefix, eg_metrics *metrics, eg_kv **out, eg_err *err);
 void eg_kv_close(eg_kv *s); /* accepts NULL */
-
-rocksdb_t *eg_kv_db(eg_kv *s);
-rocksdb_column_family_handle_t *eg_kv_cf(eg_kv *s, int cf);
-/* Shared read options (no snapshot) for plain reads. */
-const rocksdb_readoptions_t *eg_kv_ro(eg_kv *s);
 
 /* The tenant number of a name for reads: EG_ENOTFOUND when the tenant never wrote. */
 eg_code eg_kv_tenant_id(eg_kv *s, const char *name, uint64_t *id);
@@ -55,6 +55,47 @@ eg_code eg_kv_tenant_id(eg_kv *s, const char *name, uint64_t *id);
 /* Point read: *val malloc'd (caller frees), EG_ENOTFOUND when absent. */
 eg_code eg_kv_get(eg_kv *s, int cf, const void *key, size_t klen, char **val, size_t *vlen,
                   eg_err *err);
+/* Point reads of n keys of family cf in one batched lookup. vals[i]: the value of keys[i]
+ * (klens[i] bytes), malloc'd (caller frees each), or NULL when absent or unreadable;
+ * vlens[i] its length. EG_ENOMEM (and every vals[i] NULL) when out of memory. */
+eg_code eg_kv_multi_get(eg_kv *s, int cf, size_t n, const char *const *keys, const size_t *klens,
+                        char **vals, size_t *vlens, eg_err *err);
+
+/* ---- iterators ---- */
+
+/*
+ * An iterator over the keys of family cf in byte order, reading like eg_kv_get: what is
+ * durable (no write a transaction has pending), as of its opening (later writes are not
+ * seen). Not safe to share between threads; any number may be open at once.
+ *
+ * hi/hilen: the exclusive upper bound (copied): the iterator stops before the first key
+ * >= hi. hi NULL: unbounded, on the store's shared read options (nothing is made per
+ * iterator for them: the cheap case for a hot path that ends its walk itself).
+ * lo/lolen: where it starts, as eg_kv_iter_seek(lo); lo NULL: not positioned (seek or
+ * seek_prev first; until then it is not valid). lo "" (lolen 0): from the first key.
+ * Never NULL (out of memory aborts, as RocksDB's own allocations do). Close it with
+ * eg_kv_iter_close, before eg_kv_close.
+ */
+eg_kv_iter *eg_kv_iter_open(eg_kv *s, int cf, const void *lo, size_t lolen, const void *hi,
+                            size_t hilen);
+/* The keys that start with prefix (plen bytes): positioned at the first of them, bounded
+ * by the prefix's successor (prefix + 1, big-endian; unbounded when the prefix is all
+ * 0xFF bytes). */
+eg_kv_iter *eg_kv_iter_prefix(eg_kv *s, int cf, const void *prefix, size_t plen);
+/* To the first key >= key (within the bound). */
+void eg_kv_iter_seek(eg_kv_iter *it, const void *key, size_t klen);
+/* To the last key <= key. */
+void eg_kv_iter_seek_prev(eg_kv_iter *it, const void *key, size_t klen);
+/* Positioned on a key of its range (false once it has left the range at either end). */
+bool eg_kv_iter_valid(const eg_kv_iter *it);
+/* To the next / previous key; only while valid. */
+void eg_kv_iter_next(eg_kv_iter *it);
+void eg_kv_iter_prev(eg_kv_iter *it);
+/* The current key / value (only while valid): borrowed until the iterator moves or closes;
+ * *len receives its length. */
+const void *eg_kv_iter_key(const eg_kv_iter *it, size_t *len);
+const void *eg_kv_iter_value(const eg_kv_iter *it, size_t *len);
+void eg_kv_iter_close(eg_kv_iter *it); /* accepts NULL */
 
 /* ---- write transactions ---- */
 
@@ -128,8 +169,8 @@ eg_code eg_kvtxn_commit_applied(eg_kvtxn *t, uint64_t pos, eg_err *err);
 /* Wait until position pos is durable, up to deadline_us (CLOCK_REALTIME µs); EG_ETIMEOUT
  * then, naming the position reached. */
 eg_code eg_kv_wait_position(eg_kv *s, uint64_t pos, int64_t deadline_us, eg_err *err);
-/* eg_kv_begin once every earlier transaction is durable, so that plain reads of RocksDB
- * (iterators) see everything before this transaction (an erasure decides from them). */
+/* eg_kv_begin once every earlier transaction is durable, so that plain reads (eg_kv_get,
+ * iterators) see everything before this transaction (an erasure decides from them). */
 eg_kvtxn *eg_kv_begin_settled(eg_kv *s);
 /* After a failed group: wait for the transactions in flight to finish (they fail), then
  * forget everything held in memory that was not durable (pending values, the warm cache,

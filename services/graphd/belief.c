@@ -146,16 +146,15 @@ static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   c->subject = subject;
   c->relation = relation;
-  uint8_t prefix[24], upper[24];
+  uint8_t prefix[24];
   KEY3(prefix, t, subject, eg_rel_hash(relation));
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, sizeof prefix, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES, prefix, sizeof prefix);
   eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    rocksdb_iter_key(it, &kl);
+    eg_kv_iter_key(it, &kl);
     if (kl != EDGE_KEY_LEN) continue;
-    const char *v = rocksdb_iter_value(it, &vl);
+    const char *v = eg_kv_iter_value(it, &vl);
     Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
     if (!e) {
       rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
@@ -167,8 +166,7 @@ static eg_code chain_of(eg_graph *g, uint64_t t, eg_belief_cache *cache, uint64_
       break;
     }
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   *out = &c->commits;
   return rc;
 }

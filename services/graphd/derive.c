@@ -386,20 +386,18 @@ static void add_anchor(eg_ptrvec *anchors, eg_arena *a, uint64_t entity, const c
 /* The subjects of rel edges pointing at entity (one hop back), each with its writer. */
 static void back_anchors(eg_graph *g, uint64_t T, uint64_t entity, const char *rel, eg_arena *a,
                          eg_ptrvec *anchors) {
-  uint8_t prefix[24], upper[24];
+  uint8_t prefix[24];
   KEY3(prefix, T, entity, eg_rel_hash(rel));
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES_BY_OBJECT, prefix, 24, &ro, upper);
-  for (int n = 0; rocksdb_iter_valid(it) && n < BACK_PER_EDGE; rocksdb_iter_next(it), n++) {
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES_BY_OBJECT, prefix, 24);
+  for (int n = 0; eg_kv_iter_valid(it) && n < BACK_PER_EDGE; eg_kv_iter_next(it), n++) {
     size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     Engram__V1__Edge *e;
     eg_err err;
     if (kl == 40 && eg_edge_load(g, T, key_get64(k + 32), a, &e, &err) == EG_OK)
       add_anchor(anchors, a, e->subject, e->user, e->agent);
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
 }
 
 static bool any_rule_reads(const eg_drules *rules, const char *rel) {

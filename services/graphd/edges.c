@@ -381,31 +381,30 @@ void eg_chain_open(eg_chain *c, eg_graph *g, uint64_t t, uint64_t subject, const
   uint64_t r = eg_rel_hash(rel);
   KEY3(c->prefix, t, subject, r);
   if (!backward) {
-    c->it = eg_prefix_iter(g, CF_EDGES, c->prefix, 24, &c->ro, c->upper);
+    c->it = eg_kv_iter_prefix(g->store, CF_EDGES, c->prefix, 24);
     return;
   }
-  /* backwards from valid_at: the store's shared read options (no bound to make: the prefix
-   * check ends the walk), as State's hot path always read */
+  /* backwards from valid_at: unbounded, on the store's shared read options (no bound to
+   * make: the prefix check ends the walk), as State's hot path always read */
   uint8_t start[EDGE_KEY_LEN];
   KEY6(start, t, subject, r, key_time(valid_at), UINT64_MAX, UINT64_MAX);
-  c->it = rocksdb_create_iterator_cf(eg_kv_db(g->store), eg_kv_ro(g->store),
-                                     eg_kv_cf(g->store, CF_EDGES));
-  rocksdb_iter_seek_for_prev(c->it, (const char *)start, EDGE_KEY_LEN);
+  c->it = eg_kv_iter_open(g->store, CF_EDGES, NULL, 0, NULL, 0);
+  eg_kv_iter_seek_prev(c->it, start, EDGE_KEY_LEN);
 }
 
 eg_code eg_chain_next(eg_chain *c, Engram__V1__Edge **out, eg_err *err) {
   *out = NULL;
   for (;;) {
-    if (c->started) c->backward ? rocksdb_iter_prev(c->it) : rocksdb_iter_next(c->it);
+    if (c->started) c->backward ? eg_kv_iter_prev(c->it) : eg_kv_iter_next(c->it);
     c->started = true;
-    if (!rocksdb_iter_valid(c->it)) return EG_OK;
+    if (!eg_kv_iter_valid(c->it)) return EG_OK;
     size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(c->it, &kl);
+    const uint8_t *k = eg_kv_iter_key(c->it, &kl);
     if (c->backward && (kl < 24 || memcmp(k, c->prefix, 24) != 0)) return EG_OK;
     if (kl != EDGE_KEY_LEN) continue;
     if (!c->backward && key_untime(key_get64(k + 24)) > c->valid_at) return EG_OK; /* sorted */
     if (key_untime(key_get64(k + 32)) > c->known_at) continue; /* not known yet */
-    const char *v = rocksdb_iter_value(c->it, &vl);
+    const char *v = eg_kv_iter_value(c->it, &vl);
     Engram__V1__Edge *e = eg_edge_decode(c->a, v, vl);
     if (!e) return eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
     if (strcmp(e->relation, c->rel) != 0) continue; /* relation hash collision */
@@ -416,9 +415,8 @@ eg_code eg_chain_next(eg_chain *c, Engram__V1__Edge **out, eg_err *err) {
 }
 
 void eg_chain_close(eg_chain *c) {
-  if (c->it) rocksdb_iter_destroy(c->it);
-  if (c->ro) rocksdb_readoptions_destroy(c->ro);
-  c->it = NULL, c->ro = NULL;
+  eg_kv_iter_close(c->it);
+  c->it = NULL;
 }
 
 /* ONE: walk one subject's chain backwards from valid_at. */
@@ -494,15 +492,14 @@ static eg_code state_many(eg_graph *g, uint64_t t, uint64_t s, const char *rel, 
 eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *rel,
                           int64_t valid_at, int64_t known_at, const Engram__V1__Scope *view,
                           eg_arena *a, Engram__V1__Edge **out, eg_err *err) {
-  uint8_t prefix[24], upper[24];
+  uint8_t prefix[24];
   KEY3(prefix, t, object, eg_rel_hash(rel));
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES_BY_OBJECT, prefix, 24, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES_BY_OBJECT, prefix, 24);
   Engram__V1__Edge *best = NULL;
   eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != 40) continue;
     Engram__V1__Edge *e;
     if ((rc = eg_edge_load(g, t, key_get64(k + 32), a, &e, err))) break;
@@ -511,8 +508,7 @@ eg_code eg_inverse_holder(eg_graph *g, uint64_t t, uint64_t object, const char *
       continue;
     if (!best || commit_cmp(best, e) < 0) best = e;
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   *out =
       best && best->op == ASSERT && !(best->valid_to && best->valid_to <= valid_at) ? best : NULL;
   return rc;
@@ -570,16 +566,15 @@ eg_code eg_state_of(eg_graph *g, uint64_t t, uint64_t subject, const char *rel, 
 eg_code eg_subject_relations(eg_graph *g, uint64_t t, uint64_t s,
                              bool (*keep)(void *, const char *), void *ctx, eg_arena *a,
                              eg_ptrvec *rels, eg_err *err) {
-  uint8_t prefix[16], upper[16];
+  uint8_t prefix[16];
   KEY2(prefix, t, s);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, 16, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES, prefix, 16);
   eg_code rc = EG_OK;
-  while (rocksdb_iter_valid(it) && rels->n < 256) {
+  while (eg_kv_iter_valid(it) && rels->n < 256) {
     size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != EDGE_KEY_LEN) break;
-    const char *v = rocksdb_iter_value(it, &vl);
+    const char *v = eg_kv_iter_value(it, &vl);
     Engram__V1__Edge *e = eg_edge_decode(a, v, vl);
     if (!e) {
       rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
@@ -597,10 +592,9 @@ eg_code eg_subject_relations(eg_graph *g, uint64_t t, uint64_t s,
     uint64_t rh = key_get64(k + 16);
     if (rh == UINT64_MAX) break;
     key_put64(next + 16, rh + 1);
-    rocksdb_iter_seek(it, (const char *)next, 24);
+    eg_kv_iter_seek(it, next, 24);
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return rc;
 }
 
@@ -704,16 +698,15 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
   eg_ptrvec all = {0};
   bool one_rel = req->relation && *req->relation;
   for (size_t si = 0; si < ns; si++) {
-    uint8_t prefix[24], upper[24];
+    uint8_t prefix[24];
     size_t pl = one_rel ? KEY3(prefix, t, subjects[si], eg_rel_hash(req->relation))
                         : KEY2(prefix, t, subjects[si]);
-    rocksdb_readoptions_t *ro;
-    rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, prefix, pl, &ro, upper);
-    for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+    eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES, prefix, pl);
+    for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
       size_t kl, vl;
-      const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+      const uint8_t *k = eg_kv_iter_key(it, &kl);
       if (kl != EDGE_KEY_LEN || key_untime(key_get64(k + 32)) > known_at) continue;
-      const char *val = rocksdb_iter_value(it, &vl);
+      const char *val = eg_kv_iter_value(it, &vl);
       Engram__V1__Edge *e = eg_edge_decode(a, val, vl);
       if (!e) {
         rc = eg_err_set(err, EG_ECORRUPT, "stored edge is corrupt");
@@ -726,8 +719,7 @@ eg_code eg_graph_history(eg_graph *g, const Engram__V1__HistoryRequest *req, eg_
         break;
       }
     }
-    rocksdb_iter_destroy(it);
-    rocksdb_readoptions_destroy(ro);
+    eg_kv_iter_close(it);
     if (rc) return rc;
   }
   /* Order by relation, then (valid_from, t_commit) — insertion sort keeps it simple for
@@ -789,7 +781,7 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
     return eg_err_set(err, EG_EINVAL, "window.to must be after window.from");
   uint64_t t;
   if (eg_kv_tenant_id(g->store, req->scope->tenant, &t) != EG_OK) return EG_OK;
-  uint8_t start[24], prefix[8], upper[8];
+  uint8_t start[24], prefix[8];
   KEY3(start, t, from ? key_time(from) : 0, 0);
   if (req->page_token && *req->page_token) {
     unsigned long long ptc, pid;
@@ -798,14 +790,13 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
     KEY3(start, t, ptc, pid);
   }
   key_put64(prefix, t);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_TXLOG, prefix, 8, &ro, upper);
-  rocksdb_iter_seek(it, (const char *)start, 24);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_TXLOG, prefix, 8);
+  eg_kv_iter_seek(it, start, 24);
   eg_ptrvec out = {0};
   eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != 24) continue;
     int64_t tc = key_untime(key_get64(k + 8));
     if (to && tc >= to) break;
@@ -828,8 +819,7 @@ eg_code eg_graph_changes(eg_graph *g, const Engram__V1__ChangesRequest *req, eg_
       break;
     }
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   resp->edges = (Engram__V1__Edge **)out.v;
   resp->n_edges = out.n;
   return rc;
@@ -845,30 +835,27 @@ eg_code eg_graph_chunk_entities(eg_graph *g, const Engram__V1__ChunkEntitiesRequ
   resp->chunks = eg_arena_calloc(a, req->n_chunk_ids ? req->n_chunk_ids : 1, sizeof *resp->chunks);
   if (!resp->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < req->n_chunk_ids; i++) {
-    uint8_t prefix[16], upper[16];
+    uint8_t prefix[16];
     KEY2(prefix, t, req->chunk_ids[i]);
-    rocksdb_readoptions_t *ro;
-    rocksdb_iterator_t *it = eg_prefix_iter(g, CF_CHUNK_ENTITIES, prefix, 16, &ro, upper);
+    eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_CHUNK_ENTITIES, prefix, 16);
     Engram__V1__ChunkEntities *ce = eg_arena_calloc(a, 1, sizeof *ce);
     uint64_t *ids = eg_arena_alloc(a, 256 * sizeof *ids);
     if (!ce || !ids) {
-      rocksdb_iter_destroy(it);
-      rocksdb_readoptions_destroy(ro);
+      eg_kv_iter_close(it);
       return eg_err_set(err, EG_ENOMEM, "out of memory");
     }
     engram__v1__chunk_entities__init(ce);
     ce->chunk_id = req->chunk_ids[i];
     ce->entity_ids = ids;
-    for (; rocksdb_iter_valid(it) && ce->n_entity_ids < 256; rocksdb_iter_next(it)) {
+    for (; eg_kv_iter_valid(it) && ce->n_entity_ids < 256; eg_kv_iter_next(it)) {
       size_t kl, vl;
-      const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-      const char *v = rocksdb_iter_value(it, &vl);
+      const uint8_t *k = eg_kv_iter_key(it, &kl);
+      const char *v = eg_kv_iter_value(it, &vl);
       char *user = eg_arena_strndup(a, v, vl); /* who wrote the link ("" = shared) */
       if (kl == 24 && user && eg_scope_sees(req->scope, user, NULL, false))
         ids[ce->n_entity_ids++] = key_get64(k + 16);
     }
-    rocksdb_iter_destroy(it);
-    rocksdb_readoptions_destroy(ro);
+    eg_kv_iter_close(it);
     if (ce->n_entity_ids) resp->chunks[resp->n_chunks++] = ce;
   }
   return EG_OK;

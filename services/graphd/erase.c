@@ -20,13 +20,10 @@
 typedef eg_erase_counts erase_counts;
 
 static uint64_t count_prefix(eg_graph *g, int cf, const uint8_t *prefix, size_t plen) {
-  uint8_t upper[32];
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, cf, prefix, plen, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, cf, prefix, plen);
   uint64_t n = 0;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) n++;
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) n++;
+  eg_kv_iter_close(it);
   return n;
 }
 
@@ -73,26 +70,23 @@ static bool in_set(const uint64_t *v, size_t n, uint64_t x) {
 
 /* Does any edge not in `gone` use entity e (as subject or object)? */
 static bool entity_in_use(eg_graph *g, uint64_t t, uint64_t e, const uint64_t *gone, size_t ngone) {
-  uint8_t p[16], upper[16];
+  uint8_t p[16];
   KEY2(p, t, e);
   bool used = false;
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES, p, 16, &ro, upper);
-  for (; rocksdb_iter_valid(it) && !used; rocksdb_iter_next(it)) {
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES, p, 16);
+  for (; eg_kv_iter_valid(it) && !used; eg_kv_iter_next(it)) {
     size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     used = kl == EDGE_KEY_LEN && !in_set(gone, ngone, key_get64(k + 40));
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
-  it = eg_prefix_iter(g, CF_EDGES_BY_OBJECT, p, 16, &ro, upper);
-  for (; rocksdb_iter_valid(it) && !used; rocksdb_iter_next(it)) {
+  eg_kv_iter_close(it);
+  it = eg_kv_iter_prefix(g->store, CF_EDGES_BY_OBJECT, p, 16);
+  for (; eg_kv_iter_valid(it) && !used; eg_kv_iter_next(it)) {
     size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     used = kl == 40 && !in_set(gone, ngone, key_get64(k + 32));
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return used;
 }
 
@@ -121,16 +115,15 @@ static void unname(eg_kvtxn *txn, uint64_t t, const char *name, uint64_t id, eg_
 
 static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *user, eg_arena *a,
                           erase_counts *c, eg_err *err) {
-  uint8_t p[8], upper[8];
+  uint8_t p[8];
   key_put64(p, t);
   eg_ptrvec gone_edges = {0}, touched = {0};
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES_BY_ID, p, 8, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES_BY_ID, p, 8);
   eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, ekl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-    const char *ek = rocksdb_iter_value(it, &ekl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
+    const char *ek = eg_kv_iter_value(it, &ekl);
     char *v;
     size_t vl;
     if (kl != 16 || eg_kv_get(g->store, CF_EDGES, ek, ekl, &v, &vl, NULL) != EG_OK) continue;
@@ -181,8 +174,7 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
     if (obj_ent) eg_ptrvec_push(&touched, a, (void *)(uintptr_t)e->object->entity_id);
     c->edges++;
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   uint64_t *gone = eg_arena_alloc(a, (gone_edges.n ? gone_edges.n : 1) * sizeof *gone);
   if (!gone) return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t i = 0; i < gone_edges.n; i++) gone[i] = (uint64_t)(uintptr_t)gone_edges.v[i];
@@ -191,26 +183,25 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
   c->accesses = eg_retention_erase_edges(txn, t, gone, gone_edges.n);
   c->keys += c->accesses;
   /* The user's chunks' links to entities (their value names the writer). */
-  it = eg_prefix_iter(g, CF_CHUNK_ENTITIES, p, 8, &ro, upper);
+  it = eg_kv_iter_prefix(g->store, CF_CHUNK_ENTITIES, p, 8);
   size_t ul = strlen(user);
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const char *k = rocksdb_iter_key(it, &kl);
-    const char *v = rocksdb_iter_value(it, &vl);
+    const char *k = eg_kv_iter_key(it, &kl);
+    const char *v = eg_kv_iter_value(it, &vl);
     if (vl == ul && memcmp(v, user, ul) == 0) {
       eg_kvtxn_delete(txn, CF_CHUNK_ENTITIES, k, kl);
       c->keys++;
     }
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   /* Entities the user created that nothing else uses any more. Also the user's own
    * entities that no edge touched. */
-  it = eg_prefix_iter(g, CF_ENTITIES, p, 8, &ro, upper);
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  it = eg_kv_iter_prefix(g->store, CF_ENTITIES, p, 8);
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
-    const char *v = rocksdb_iter_value(it, &vl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
+    const char *v = eg_kv_iter_value(it, &vl);
     ProtobufCAllocator al = eg_rpc_arena_allocator(a);
     Engram__V1__Entity *e = engram__v1__entity__unpack(&al, vl, (const uint8_t *)v);
     if (!e || kl != 16 || strcmp(e->created_by ? e->created_by : "", user) != 0) continue;
@@ -226,8 +217,7 @@ static eg_code erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *us
     KEY2(cp, t, e->id);
     c->entities++;
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return rc;
 }
 

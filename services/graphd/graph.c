@@ -98,24 +98,6 @@ eg_code eg_ptrvec_push(eg_ptrvec *pv, eg_arena *a, void *p) {
   return EG_OK;
 }
 
-rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
-                                   rocksdb_readoptions_t **ro_out, uint8_t *upper) {
-  /* upper = prefix + 1 (big-endian increment): the first key after the prefix range. */
-  memcpy(upper, prefix, plen);
-  size_t ulen = plen;
-  while (ulen > 0 && upper[ulen - 1] == 0xFF) ulen--;
-  rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
-  if (ulen > 0) {
-    upper[ulen - 1]++;
-    rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)upper, ulen);
-  }
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(g->store), ro, eg_kv_cf(g->store, cf));
-  rocksdb_iter_seek(it, (const char *)prefix, plen);
-  *ro_out = ro;
-  return it;
-}
-
 eg_code eg_edge_load(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, Engram__V1__Edge **out,
                      eg_err *err) {
   uint8_t k[16];

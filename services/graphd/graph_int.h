@@ -210,10 +210,6 @@ eg_code eg_subject_relations(eg_graph *g, uint64_t tenant, uint64_t subject,
                              bool (*keep)(void *, const char *), void *ctx, eg_arena *a,
                              eg_ptrvec *rels, eg_err *err);
 
-/* Iterate keys with a given prefix: returns a positioned iterator (caller destroys). */
-rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, size_t plen,
-                                   rocksdb_readoptions_t **ro_out, uint8_t *upper_buf);
-
 /*
  * The commits of one (subject, relation) chain as of (valid_at, known_at): decoded, of that
  * relation (not one whose name hashes alike), visible to view. Forward: in (valid_from,
@@ -221,9 +217,8 @@ rocksdb_iterator_t *eg_prefix_iter(eg_graph *g, int cf, const uint8_t *prefix, s
  * premise walk and corroboration share (edges.c).
  */
 typedef struct eg_chain {
-  rocksdb_iterator_t *it;
-  rocksdb_readoptions_t *ro;
-  uint8_t prefix[24], upper[24];
+  eg_kv_iter *it;
+  uint8_t prefix[24];
   const char *rel;
   int64_t valid_at, known_at;
   const Engram__V1__Scope *view;

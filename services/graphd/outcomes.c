@@ -36,17 +36,16 @@ static bool outcome_visible(const Engram__V1__Scope *view, const Engram__V1__Out
 
 eg_code eg_outcomes_of(eg_graph *g, uint64_t t, uint64_t edge_id, int64_t known_at,
                        const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err) {
-  uint8_t prefix[17], upper[17];
+  uint8_t prefix[17];
   size_t pl = outcome_prefix(prefix, t, edge_id);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_DEFAULT, prefix, pl, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_DEFAULT, prefix, pl);
   eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != OUTCOME_KEY_LEN) continue;
     if (key_untime(key_get64(k + 17)) > known_at) break; /* keys are in recorded_at order */
-    const char *v = rocksdb_iter_value(it, &vl);
+    const char *v = eg_kv_iter_value(it, &vl);
     Engram__V1__Outcome *o = outcome_decode(a, v, vl);
     if (!o) {
       rc = eg_err_set(err, EG_ECORRUPT, "stored outcome is corrupt");
@@ -57,8 +56,7 @@ eg_code eg_outcomes_of(eg_graph *g, uint64_t t, uint64_t edge_id, int64_t known_
       break;
     }
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return rc;
 }
 
@@ -155,24 +153,22 @@ static bool in_set(const uint64_t *v, size_t n, uint64_t x) {
 
 uint64_t eg_outcomes_erase_user(eg_graph *g, eg_kvtxn *txn, uint64_t t, const char *user,
                                 const uint64_t *gone, size_t n_gone, eg_arena *a) {
-  uint8_t prefix[9], upper[9];
+  uint8_t prefix[9];
   prefix[0] = 'O';
   key_put64(prefix + 1, t);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_DEFAULT, prefix, sizeof prefix, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_DEFAULT, prefix, sizeof prefix);
   uint64_t keys = 0;
-  for (; rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != OUTCOME_KEY_LEN) continue;
-    const char *v = rocksdb_iter_value(it, &vl);
+    const char *v = eg_kv_iter_value(it, &vl);
     Engram__V1__Outcome *o = outcome_decode(a, v, vl);
     bool mine = o && strcmp(o->user ? o->user : "", user) == 0;
     if (!mine && !in_set(gone, n_gone, key_get64(k + 9))) continue;
     eg_kvtxn_delete(txn, CF_DEFAULT, k, kl);
     keys++;
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return keys;
 }

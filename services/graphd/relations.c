@@ -199,15 +199,14 @@ static int info_cmp(const void *x, const void *y) {
 static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec *out,
                             eg_err *err) {
   if (!tenant) return EG_OK;
-  uint8_t prefix[9], upper[9];
+  uint8_t prefix[9];
   prefix[0] = 'R';
   key_put64(prefix + 1, tenant);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_DEFAULT, prefix, sizeof prefix, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_DEFAULT, prefix, sizeof prefix);
   eg_code rc = EG_OK;
-  for (; rocksdb_iter_valid(it) && rc == EG_OK; rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it) && rc == EG_OK; eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const char *k = rocksdb_iter_key(it, &kl), *v = rocksdb_iter_value(it, &vl);
+    const char *k = eg_kv_iter_key(it, &kl), *v = eg_kv_iter_value(it, &vl);
     Engram__V1__RelationInfo *info = eg_arena_calloc(a, 1, sizeof *info);
     if (!info || kl <= 9) {
       rc = info ? eg_err_set(err, EG_ECORRUPT, "stored relation key is corrupt")
@@ -221,8 +220,7 @@ static eg_code declarations(eg_graph *g, uint64_t tenant, eg_arena *a, eg_ptrvec
     if (!info->relation || !info->description || eg_ptrvec_push(out, a, info))
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   if (rc == EG_OK && out->n) qsort(out->v, out->n, sizeof *out->v, info_cmp);
   return rc;
 }

@@ -85,17 +85,16 @@ static bool in_state(const eg_state *st, uint64_t edge) {
 static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
                         const Engram__V1__TraverseRequest *req, int64_t va, int64_t ka, eg_arena *a,
                         eg_ptrvec *out, eg_err *err) {
-  uint8_t prefix[16], upper[16];
+  uint8_t prefix[16];
   KEY2(prefix, t, node);
-  rocksdb_readoptions_t *ro;
-  rocksdb_iterator_t *it = eg_prefix_iter(g, CF_EDGES_BY_OBJECT, prefix, 16, &ro, upper);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_EDGES_BY_OBJECT, prefix, 16);
   eg_code rc = EG_OK;
   eg_state st;             /* the state of the current group … */
   bool have_state = false; /* … once read */
   uint64_t group[2] = {0}; /* its relation hash and subject, from the key */
-  for (size_t seen = 0; rocksdb_iter_valid(it) && seen < 4096; rocksdb_iter_next(it), seen++) {
+  for (size_t seen = 0; eg_kv_iter_valid(it) && seen < 4096; eg_kv_iter_next(it), seen++) {
     size_t kl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != 40) continue;
     uint64_t rel = key_get64(k + 16), subject = key_get64(k + 24), id = key_get64(k + 32);
     if (rel != group[0] || subject != group[1]) have_state = false;
@@ -115,8 +114,7 @@ static eg_code in_edges(eg_graph *g, uint64_t t, uint64_t node,
     if (in_state(&st, e->id) && eg_ptrvec_push(out, a, e))
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return rc;
 }
 

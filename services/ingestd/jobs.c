@@ -359,18 +359,17 @@ typedef struct resume_list {
 } resume_list;
 
 static eg_code scan(eg_jobs *js, resume_list *rl, eg_err *err) {
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(js->kv), eg_kv_ro(js->kv), eg_kv_cf(js->kv, JCF_JOBS));
+  eg_kv_iter *it = eg_kv_iter_open(js->kv, JCF_JOBS, "", 0, NULL, 0); /* the whole family */
   eg_code rc = EG_OK;
-  for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const uint8_t *k = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *k = eg_kv_iter_key(it, &kl);
     if (kl != 9) continue;
     uint64_t seq = key_get64(k + 1);
     if (seq > js->seq) js->seq = seq;
     if (k[0] != 'Q') continue;
     job_rec r;
-    const char *v = rocksdb_iter_value(it, &vl);
+    const char *v = eg_kv_iter_value(it, &vl);
     Engram__V1__Job *j =
         rec_decode(v, vl, &r) ? engram__v1__job__unpack(NULL, r.job_len, r.job) : NULL;
     if (!j || !j->job_id) {
@@ -395,7 +394,7 @@ static eg_code scan(eg_jobs *js, resume_list *rl, eg_err *err) {
     snprintf(rl->ids[rl->n++], 48, "%s", j->job_id);
     engram__v1__job__free_unpacked(j, NULL);
   }
-  rocksdb_iter_destroy(it);
+  eg_kv_iter_close(it);
   return rc;
 }
 

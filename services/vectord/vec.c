@@ -563,21 +563,20 @@ static void vt_free(vtenant *t) {
 
 /* Move `it` (over a family sharing the chunk family's keys) up to key k; the value when it
  * has a record at k (NULL otherwise). *skipped counts the records passed over. */
-static const char *in_step(rocksdb_iterator_t *it, const char *k, size_t kl, size_t *vl,
-                           size_t *skipped) {
-  while (rocksdb_iter_valid(it)) {
+static const char *in_step(eg_kv_iter *it, const char *k, size_t kl, size_t *vl, size_t *skipped) {
+  while (eg_kv_iter_valid(it)) {
     size_t ikl;
-    const char *ik = rocksdb_iter_key(it, &ikl);
+    const char *ik = eg_kv_iter_key(it, &ikl);
     int cmp = memcmp(ik, k, ikl < kl ? ikl : kl);
     if (cmp > 0 || (cmp == 0 && ikl >= kl)) break;
     if (skipped) ++*skipped;
-    rocksdb_iter_next(it);
+    eg_kv_iter_next(it);
   }
-  if (!rocksdb_iter_valid(it)) return NULL;
+  if (!eg_kv_iter_valid(it)) return NULL;
   size_t ikl;
-  const char *ik = rocksdb_iter_key(it, &ikl);
+  const char *ik = eg_kv_iter_key(it, &ikl);
   if (ikl != kl || memcmp(ik, k, kl) != 0) return NULL;
-  return rocksdb_iter_value(it, vl);
+  return eg_kv_iter_value(it, vl);
 }
 
 /* Vectors of slots waiting to be added to the dense indexes, in batches. */
@@ -610,37 +609,26 @@ static eg_code batch_flush(eg_vec *v, vtenant *t, load_batch *b, eg_code rc, eg_
 static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
   int64_t t0 = eg_time_mono_us();
   bool snap = snapshot_read(v, t);
-  uint8_t prefix[8], upper[8];
+  uint8_t prefix[8];
   key_put64(prefix, t->T);
   eg_code rc = EG_OK;
   size_t loaded = 0;
-  /* Pass 1: chunks → doc table and slots; vectors and terms by chunk id. */
-  rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
-  memcpy(upper, prefix, 8);
-  upper[7]++; /* tenant ids are small: no carry */
-  rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)upper, 8);
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_CHUNKS));
-  rocksdb_iterator_t *vit =
-      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_VECTORS));
-  rocksdb_iterator_t *tit =
-      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_TERMS));
-  rocksdb_iterator_t *rit =
-      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
-  rocksdb_iter_seek(it, (const char *)prefix, 8);
-  rocksdb_iter_seek(vit, (const char *)prefix, 8);
-  rocksdb_iter_seek(tit, (const char *)prefix, 8);
-  rocksdb_iter_seek(rit, (const char *)prefix, 8);
+  /* Pass 1: chunks → doc table and slots; vectors and terms by chunk id. The bound is
+   * T + 1 with its carry (tenant 0xFF's is 0x100, not 0x00). */
+  eg_kv_iter *it = eg_kv_iter_prefix(v->kv, VCF_CHUNKS, prefix, 8);
+  eg_kv_iter *vit = eg_kv_iter_prefix(v->kv, VCF_VECTORS, prefix, 8);
+  eg_kv_iter *tit = eg_kv_iter_prefix(v->kv, VCF_TERMS, prefix, 8);
+  eg_kv_iter *rit = eg_kv_iter_prefix(v->kv, VCF_RETAIN, prefix, 8);
   load_batch batch = {NULL, NULL, 0};
   size_t evicted = 0;
   eg_vret_load_policy(v, t);
   /* The families share keys (T | chunk id) and are written together, so their iterators
    * move in step; retention records without a chunk are evicted chunks'. */
-  for (; !rc && rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  for (; !rc && eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     eg_arena *a = eg_arena_new(8192, 0);
     size_t kl, vl, vvl = 0, tvl = 0, rvl = 0;
-    const char *k = rocksdb_iter_key(it, &kl);
-    const char *val = rocksdb_iter_value(it, &vl);
+    const char *k = eg_kv_iter_key(it, &kl);
+    const char *val = eg_kv_iter_value(it, &vl);
     uint64_t slot;
     Engram__V1__Chunk *c = eg_chunk_decode(a, val, vl, &slot);
     const float *vec = (const float *)in_step(vit, k, kl, &vvl, NULL);
@@ -660,7 +648,7 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     if (rv && !eg_vret_decode(rv, rvl, &d))
       EG_WARN("vec", "retention record unreadable: chunk kept hot", "slot=%llu",
               (unsigned long long)slot);
-    if (rv) rocksdb_iter_next(rit); /* past it: what the next chunk skips is evicted chunks' */
+    if (rv) eg_kv_iter_next(rit); /* past it: what the next chunk skips is evicted chunks' */
     if (t->pol.disabled) d.tier = EG_TIER_HOT;
     /* A snapshot already holds the vectors of the hot and warm slots below its watermark
      * (unless the slot came back from the cold tier after it was written); the others are
@@ -680,17 +668,16 @@ static eg_code vt_load(eg_vec *v, vtenant *t, eg_err *err) {
     loaded++;
     eg_arena_free(a);
   }
-  while (rocksdb_iter_valid(rit)) { /* evicted chunks after the last live one */
+  while (eg_kv_iter_valid(rit)) { /* evicted chunks after the last live one */
     evicted++;
-    rocksdb_iter_next(rit);
+    eg_kv_iter_next(rit);
   }
   t->n_tier[EG_TIER_EVICTED] = evicted;
   rc = batch_flush(v, t, &batch, rc, err);
-  rocksdb_iter_destroy(it);
-  rocksdb_iter_destroy(vit);
-  rocksdb_iter_destroy(tit);
-  rocksdb_iter_destroy(rit);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
+  eg_kv_iter_close(vit);
+  eg_kv_iter_close(tit);
+  eg_kv_iter_close(rit);
   if (snap && t->dense[0]) {
     idx_t total = faiss_Index_ntotal(t->dense[0]);
     size_t indexed = eg_vt_n_indexed(t);

@@ -668,23 +668,18 @@ uint64_t eg_vret_erase_evicted(eg_vec *v, eg_kvtxn *txn, uint64_t T, uint64_t us
   uint8_t from[16], to[16];
   KEY2(from, T, 0);
   KEY2(to, T + 1, 0);
-  rocksdb_readoptions_t *ro = rocksdb_readoptions_create();
-  rocksdb_readoptions_set_iterate_upper_bound(ro, (const char *)to, 16);
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(v->kv), ro, eg_kv_cf(v->kv, VCF_RETAIN));
+  eg_kv_iter *it = eg_kv_iter_open(v->kv, VCF_RETAIN, from, 16, to, 16);
   uint64_t n = 0;
-  for (rocksdb_iter_seek(it, (const char *)from, 16); rocksdb_iter_valid(it);
-       rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl, vl;
-    const char *k = rocksdb_iter_key(it, &kl);
-    const char *val = rocksdb_iter_value(it, &vl);
+    const char *k = eg_kv_iter_key(it, &kl);
+    const char *val = eg_kv_iter_value(it, &vl);
     vdoc d;
     memset(&d, 0, sizeof d);
     if (!eg_vret_decode(val, vl, &d) || d.tier != EG_TIER_EVICTED || d.user_h != user_h) continue;
     eg_kvtxn_delete(txn, VCF_RETAIN, k, kl);
     n++;
   }
-  rocksdb_iter_destroy(it);
-  rocksdb_readoptions_destroy(ro);
+  eg_kv_iter_close(it);
   return n;
 }

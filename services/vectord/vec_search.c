@@ -758,27 +758,23 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   const char **kp = eg_arena_alloc(a, (m ? m : 1) * sizeof *kp);
   size_t *kl = eg_arena_alloc(a, (m ? m : 1) * sizeof *kl),
          *vl = eg_arena_alloc(a, (m ? m : 1) * sizeof *vl);
-  char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals),
-       **errs = eg_arena_alloc(a, (m ? m : 1) * sizeof *errs);
-  const rocksdb_column_family_handle_t **cfs = eg_arena_alloc(a, (m ? m : 1) * sizeof *cfs);
+  char **vals = eg_arena_alloc(a, (m ? m : 1) * sizeof *vals);
   uint32_t *index = eg_arena_alloc(a, (m ? m : 1) * sizeof *index); /* in resp->chunks */
   resp->chunks = req->shared_chunks ? eg_arena_alloc(a, (m ? m : 1) * sizeof *resp->chunks) : NULL;
-  if (!chunks || !keys || !kp || !kl || !vl || !vals || !errs || !cfs || !index ||
+  if (!chunks || !keys || !kp || !kl || !vl || !vals || !index ||
       (req->shared_chunks && !resp->chunks))
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   for (size_t j = 0; j < m; j++) {
     KEY2(keys + 16 * j, T, ids[j]);
     kp[j] = (const char *)keys + 16 * j;
     kl[j] = 16;
-    cfs[j] = eg_kv_cf(v->kv, VCF_CHUNKS);
   }
-  if (m) rocksdb_multi_get_cf(eg_kv_db(v->kv), eg_kv_ro(v->kv), cfs, m, kp, kl, vals, vl, errs);
+  if ((rc = eg_kv_multi_get(v->kv, VCF_CHUNKS, m, kp, kl, vals, vl, err))) return rc;
   for (size_t j = 0; j < m; j++) {
     uint64_t slot;
     chunks[j] = vals[j] ? eg_chunk_decode(a, vals[j], vl[j], &slot) : NULL; /* NULL: deleted */
     if (chunks[j] && !req->include_content) chunks[j]->content = chunks[j]->latent = "";
     free(vals[j]);
-    free(errs[j]);
     if (!chunks[j] || !req->shared_chunks) continue;
     index[j] = (uint32_t)resp->n_chunks;
     resp->chunks[resp->n_chunks++] = chunks[j];

@@ -2,7 +2,7 @@
  * test_vector.c — vectord over real gRPC: upsert and hybrid search, validation errors
  * (nothing written), GetChunks with neighbours, kill -9 after acknowledged upserts and
  * restart (every chunk searchable), Delete, the CLI, WordNet concepts in BM25, a Search's
- * hits sharing their chunks (shared_chunks).
+ * hits sharing their chunks (shared_chunks), 260 tenants all loaded after a restart.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -226,6 +226,38 @@ static void test_kill9_recovery(void) {
   EG_CHECK_INT(top("acme", "Emma married in Lisbon"), 3);
 }
 
+/* Every tenant's chunks come back after a restart, whatever its number: tenants are
+ * numbered 1, 2, 3 … in the order they first write, and the load of tenant T reads the
+ * keys between T and T + 1 (T = 255 = 0x…00FF included: its bound carries). */
+static void test_many_tenants_restart(void) {
+  enum { TENANTS = 260 };
+  eg_err e;
+  int acked = 0;
+  for (int i = 0; i < TENANTS; i++) {
+    char tenant[16], text[64];
+    snprintf(tenant, sizeof tenant, "n%03d", i);
+    snprintf(text, sizeof text, "the note of tenant word%dq", i);
+    const char *t[1] = {text};
+    acked += upsert_texts(tenant, 7, t, 1, "sn", &e) == EG_OK;
+  }
+  EG_CHECK_INT(acked, TENANTS);
+  eg_rpc_client_close(cl);
+  EG_CHECK_INT(eg_harness_stop(&vd, SIGTERM), 0);
+  EG_REQUIRE(eg_harness_restart(&vd, NULL, &e) == EG_OK);
+  EG_REQUIRE(eg_rpc_client_open(vd.addr, NULL, &cl, &e) == EG_OK);
+  int found = 0;
+  for (int i = 0; i < TENANTS; i++) {
+    char tenant[16], q[32];
+    snprintf(tenant, sizeof tenant, "n%03d", i);
+    snprintf(q, sizeof q, "word%dq", i);
+    if (top(tenant, q) == 7)
+      found++;
+    else
+      fprintf(stderr, "  tenant %s: its chunk is not found after the restart\n", tenant);
+  }
+  EG_CHECK_INT(found, TENANTS);
+}
+
 static void test_delete(void) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = "acme";
@@ -291,6 +323,7 @@ int main(void) {
   EG_RUN(test_validation_writes_nothing);
   EG_RUN(test_get_neighbours);
   EG_RUN(test_kill9_recovery);
+  EG_RUN(test_many_tenants_restart);
   EG_RUN(test_delete);
   EG_RUN(test_cli);
   EG_RUN(test_metrics);

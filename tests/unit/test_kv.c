@@ -3,11 +3,12 @@
  * transaction's puts, deletes and range deletes landing together, reads through pending
  * writes, rollback, group commit under concurrent writers (nothing lost, commits
  * grouped), a write the disk refuses (nothing of it survives), reopening, tenants, the
- * key order callers iterate in, and the errors of a bad path, a bad column family list
- * and a directory locked by another process. The log positions (kv.h): logged commits
- * numbered 1, 2, 3 … and kept with the data across a reopen; a leader's records handed
- * to the log in order before the store is written; a failed append failing its group and
- * every logged commit after it until eg_kv_recover, with nothing of them in the store; a
+ * key order callers iterate in; iterators (bounds, seek and seek_prev, prefixes, empty
+ * ranges, deletes, pending writes unseen) and the batched point read; and the errors of a
+ * bad path, a bad column family list and a directory locked by another process. The log positions
+ * (kv.h): logged commits numbered 1, 2, 3 … and kept with the data across a reopen; a leader's
+ * records handed to the log in order before the store is written; a failed append failing its group
+ * and every logged commit after it until eg_kv_recover, with nothing of them in the store; a
  * follower refusing logged commits and applying positions only forward; a settled
  * transaction not starved by a stream of commits.
  */
@@ -424,15 +425,14 @@ static void test_group_commit(void) {
     }
   EG_CHECK_INT(ok, WRITERS * TXNS);
   int keys = 0, aborted = 0;
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
-  for (rocksdb_iter_seek_to_first(it); rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, "", 0, NULL, 0);
+  for (; eg_kv_iter_valid(it); eg_kv_iter_next(it)) {
     size_t kl;
-    const char *k = rocksdb_iter_key(it, &kl);
+    const char *k = eg_kv_iter_key(it, &kl);
     keys++;
     aborted += k[0] == 'x';
   }
-  rocksdb_iter_destroy(it);
+  eg_kv_iter_close(it);
   EG_CHECK_INT(keys, WRITERS * TXNS);
   EG_CHECK_INT(aborted, 0);
   /* every tenant got its own number and every counter bump */
@@ -588,9 +588,9 @@ static void test_reopen(void) {
   free(dir);
 }
 
-/* kv.h has no iterator of its own: callers walk a family with RocksDB's, through
- * eg_kv_db/eg_kv_cf/eg_kv_ro, over keys that start with the tenant's 8 big-endian bytes.
- * Keys come back in numeric order within the tenant, and a prefix scan stops at its end. */
+/* An unbounded iterator walks a family over keys that start with the tenant's 8 big-endian
+ * bytes: keys come back in numeric order within the tenant, and a scan that checks the
+ * prefix stops at its end. */
 static void test_scan_order(void) {
   char *dir = eg_test_tempdir("kvscan");
   eg_kv *kv = open_store(dir, NULL);
@@ -609,21 +609,256 @@ static void test_scan_order(void) {
   EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
   uint8_t prefix[8];
   key_put64(prefix, 2);
-  rocksdb_iterator_t *it =
-      rocksdb_create_iterator_cf(eg_kv_db(kv), eg_kv_ro(kv), eg_kv_cf(kv, CF_ONE));
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, prefix, 8, NULL, 0);
   uint64_t got[N + 8];
   int n = 0;
-  for (rocksdb_iter_seek(it, (const char *)prefix, 8); rocksdb_iter_valid(it) && n < N + 8;
-       rocksdb_iter_next(it)) {
+  for (; eg_kv_iter_valid(it) && n < N + 8; eg_kv_iter_next(it)) {
     size_t kl;
-    const uint8_t *key = (const uint8_t *)rocksdb_iter_key(it, &kl);
+    const uint8_t *key = eg_kv_iter_key(it, &kl);
     if (kl != 16 || memcmp(key, prefix, 8) != 0) break;
     got[n++] = key_get64(key + 8);
   }
-  rocksdb_iter_destroy(it);
+  eg_kv_iter_close(it);
   EG_CHECK_INT(n, N);
   static const uint64_t want[] = {1, 7, 8, 42, 256, 300, 65536, 1ull << 40};
   for (int i = 0; i < n && i < N; i++) EG_CHECK_INT(got[i], want[i]);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* ---- iterators -------------------------------------------------------------------- */
+
+/* The current key as text (other bytes as \xHH) into buf; "(end)" when not valid. */
+static const char *key_at(const eg_kv_iter *it, char *buf, size_t cap) {
+  if (!eg_kv_iter_valid(it)) return snprintf(buf, cap, "(end)"), buf;
+  size_t kl, o = 0;
+  const unsigned char *k = eg_kv_iter_key(it, &kl);
+  for (size_t i = 0; i < kl && o + 5 < cap; i++)
+    o += (size_t)snprintf(buf + o, cap - o, k[i] >= 0x21 && k[i] < 0x7F ? "%c" : "\\x%02X", k[i]);
+  buf[o] = '\0';
+  return buf;
+}
+
+/* The keys from the iterator's position to its end, comma-separated, into buf (at most
+ * 64); closes the iterator. */
+static const char *walk(eg_kv_iter *it, char *buf, size_t cap) {
+  size_t o = 0;
+  buf[0] = '\0';
+  for (int n = 0; eg_kv_iter_valid(it) && n < 64; eg_kv_iter_next(it), n++) {
+    char k[128];
+    o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "," : "", key_at(it, k, sizeof k));
+    if (o >= cap) break;
+  }
+  eg_kv_iter_close(it);
+  return buf;
+}
+
+/* Several keys of cf in one transaction. */
+static void put_keys(eg_kv *kv, int cf, const char *const *keys, size_t n) {
+  eg_kvtxn *t = eg_kv_begin(kv);
+  for (size_t i = 0; i < n; i++) eg_kvtxn_put(t, cf, keys[i], strlen(keys[i]), "v", 1, false);
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+}
+
+/* A range [lo, hi): the upper bound is exclusive, lo is inclusive, an unbounded iterator
+ * runs to the family's end, other families are not seen; values come with their keys. */
+static void test_iter_range(void) {
+  char *dir = eg_test_tempdir("kvitr");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const char *const keys[] = {"a", "b", "b1", "c", "d", "e"};
+  put_keys(kv, CF_ONE, keys, 6);
+  EG_REQUIRE(write1(kv, CF_ONE, "c", "value of c") == EG_OK);
+  EG_REQUIRE(write1(kv, CF_TWO, "b2", "other family") == EG_OK);
+  char buf[512];
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "b", 1, "d", 1), buf, sizeof buf), "b,b1,c");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "b0", 2, "d0", 2), buf, sizeof buf), "b1,c,d");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "c", 1, NULL, 0), buf, sizeof buf), "c,d,e");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "", 0, NULL, 0), buf, sizeof buf), "a,b,b1,c,d,e");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_TWO, "", 0, NULL, 0), buf, sizeof buf), "b2");
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, "c", 1, "d", 1);
+  EG_REQUIRE(eg_kv_iter_valid(it));
+  size_t kl, vl;
+  const char *k = eg_kv_iter_key(it, &kl), *v = eg_kv_iter_value(it, &vl);
+  EG_CHECK(kl == 1 && k[0] == 'c');
+  EG_CHECK(vl == 10 && memcmp(v, "value of c", 10) == 0);
+  eg_kv_iter_next(it);
+  EG_CHECK(!eg_kv_iter_valid(it)); /* "d" is the bound */
+  eg_kv_iter_close(it);
+  eg_kv_iter_close(NULL);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* Empty ranges: lo = hi, a gap between keys, a bound below the start, a prefix nothing
+ * has, an empty family; an iterator opened without a start is not valid until it seeks. */
+static void test_iter_empty(void) {
+  char *dir = eg_test_tempdir("kvite");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const char *const keys[] = {"a", "b", "c"};
+  put_keys(kv, CF_ONE, keys, 3);
+  char buf[512];
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "b", 1, "b", 1), buf, sizeof buf), "");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "b0", 2, "b9", 2), buf, sizeof buf), "");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "c", 1, "a", 1), buf, sizeof buf), "");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "d", 1, NULL, 0), buf, sizeof buf), "");
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "bb", 2), buf, sizeof buf), "");
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_TWO, "", 0, NULL, 0), buf, sizeof buf), "");
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, NULL, 0, "c", 1);
+  EG_CHECK(!eg_kv_iter_valid(it));
+  eg_kv_iter_seek(it, "a", 1);
+  EG_CHECK_STR(walk(it, buf, sizeof buf), "a,b");
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* seek and seek_prev: to the first key >= / the last key <= the target, inside the bound;
+ * prev walks back; past either end the iterator is not valid. */
+static void test_iter_seek(void) {
+  char *dir = eg_test_tempdir("kvits");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const char *const keys[] = {"a", "b", "b1", "c", "d", "e"};
+  put_keys(kv, CF_ONE, keys, 6);
+  char k[128];
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, "b", 1, "d", 1);
+  eg_kv_iter_seek(it, "b0", 2);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "b1");
+  eg_kv_iter_seek(it, "c", 1);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "c");
+  eg_kv_iter_seek(it, "c0", 2);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "(end)"); /* "d" is past the bound */
+  eg_kv_iter_seek_prev(it, "c0", 2);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "c");
+  eg_kv_iter_seek_prev(it, "b1", 2);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "b1"); /* an exact key is its own */
+  eg_kv_iter_prev(it);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "b");
+  eg_kv_iter_next(it);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "b1");
+  eg_kv_iter_seek_prev(it, "z", 1);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "c"); /* the last key below the bound */
+  eg_kv_iter_close(it);
+  /* unbounded, unpositioned, backwards to the start (the chain walk's way) */
+  it = eg_kv_iter_open(kv, CF_ONE, NULL, 0, NULL, 0);
+  eg_kv_iter_seek_prev(it, "b9", 2);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "b1");
+  eg_kv_iter_prev(it);
+  eg_kv_iter_prev(it);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "a");
+  eg_kv_iter_prev(it);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "(end)");
+  eg_kv_iter_seek_prev(it, "0", 1); /* before the first key */
+  EG_CHECK_STR(key_at(it, k, sizeof k), "(end)");
+  eg_kv_iter_seek(it, "e0", 2); /* after the last */
+  EG_CHECK_STR(key_at(it, k, sizeof k), "(end)");
+  eg_kv_iter_close(it);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* A prefix scan is bounded by the prefix's successor, carrying over 0xFF bytes; a prefix
+ * of 0xFF bytes only runs to the family's end. */
+static void test_iter_prefix(void) {
+  char *dir = eg_test_tempdir("kvitp");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const char *const keys[] = {"a", "a\xFF", "a\xFF\x01", "b",           "bc",
+                                     "c", "\xFF",  "\xFF\xFF",  "\xFF\xFF\x01"};
+  put_keys(kv, CF_ONE, keys, 9);
+  const char zero_key[] = {'b', 0}; /* "b\0": between "b" and "bc" */
+  eg_kvtxn *t = eg_kv_begin(kv);
+  eg_kvtxn_put(t, CF_ONE, zero_key, 2, "v", 1, false);
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  char buf[512];
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "b", 1), buf, sizeof buf), "b,b\\x00,bc");
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "a\xFF", 2), buf, sizeof buf),
+               "a\\xFF,a\\xFF\\x01");
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "\xFF\xFF", 2), buf, sizeof buf),
+               "\\xFF\\xFF,\\xFF\\xFF\\x01");
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "", 0), buf, sizeof buf),
+               "a,a\\xFF,a\\xFF\\x01,b,b\\x00,bc,c,\\xFF,\\xFF\\xFF,\\xFF\\xFF\\x01");
+  /* a seek inside a prefix scan stays inside it */
+  eg_kv_iter *it = eg_kv_iter_prefix(kv, CF_ONE, "a", 1);
+  eg_kv_iter_seek(it, "a\xFF\x00", 3);
+  EG_CHECK_STR(walk(it, buf, sizeof buf), "a\\xFF\\x01");
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* Deleted keys (one by one and by range) are not seen once durable; an iterator reads the
+ * store as of its opening. */
+static void test_iter_after_deletes(void) {
+  char *dir = eg_test_tempdir("kvitd");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const char *const keys[] = {"a", "b", "b1", "c", "c1", "c2", "d"};
+  put_keys(kv, CF_ONE, keys, 7);
+  eg_kv_iter *before = eg_kv_iter_open(kv, CF_ONE, "", 0, "z", 1);
+  eg_kvtxn *t = eg_kv_begin(kv);
+  eg_kvtxn_delete(t, CF_ONE, "b1", 2);
+  eg_kvtxn_delete_range(t, CF_ONE, "c", 1, "d", 1);
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  char buf[512];
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "", 0, NULL, 0), buf, sizeof buf), "a,b,d");
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "c", 1), buf, sizeof buf), "");
+  EG_CHECK_STR(walk(before, buf, sizeof buf), "a,b,b1,c,c1,c2,d");
+  eg_kv_flush(kv); /* the same from the files */
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "b", 1, "d", 1), buf, sizeof buf), "b");
+  char k[128];
+  eg_kv_iter *it = eg_kv_iter_open(kv, CF_ONE, NULL, 0, NULL, 0);
+  eg_kv_iter_seek_prev(it, "c9", 2);
+  EG_CHECK_STR(key_at(it, k, sizeof k), "b");
+  eg_kv_iter_close(it);
+  eg_kv_close(kv);
+  eg_test_rmtree(dir);
+  free(dir);
+}
+
+/* Iterators read what is durable: a transaction's pending writes are not seen (visible
+ * or not) until it commits; in a settled transaction they see every earlier commit.
+ * The batched point read does the same. */
+static void test_iter_in_transaction(void) {
+  char *dir = eg_test_tempdir("kvitt");
+  eg_kv *kv = open_store(dir, NULL);
+  EG_REQUIRE(kv != NULL);
+  static const char *const keys[] = {"a", "c"};
+  put_keys(kv, CF_ONE, keys, 2);
+  eg_kvtxn *t = eg_kv_begin(kv);
+  eg_kvtxn_put(t, CF_ONE, "b", 1, "1", 1, true);
+  eg_kvtxn_put(t, CF_ONE, "b1", 2, "2", 1, false);
+  eg_kvtxn_delete(t, CF_ONE, "c", 1);
+  char buf[512];
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "", 0, NULL, 0), buf, sizeof buf), "a,c");
+  CHECK_VALUE(txn_read1(t, CF_ONE, "b"), "1", "the transaction reads its own put");
+  eg_err e;
+  EG_CHECK_INT(eg_kvtxn_commit(t, &e), EG_OK);
+  EG_CHECK_STR(walk(eg_kv_iter_open(kv, CF_ONE, "", 0, NULL, 0), buf, sizeof buf), "a,b,b1");
+  t = eg_kv_begin_settled(kv);
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "b", 1), buf, sizeof buf), "b,b1");
+  eg_kvtxn_put(t, CF_ONE, "b2", 2, "3", 1, true);
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "b", 1), buf, sizeof buf), "b,b1");
+  /* batched point reads: present, absent, pending */
+  const char *const mk[] = {"b1", "zz", "b2", "a"};
+  const size_t mkl[] = {2, 2, 2, 1};
+  char *vals[4];
+  size_t vls[4];
+  EG_CHECK_INT(eg_kv_multi_get(kv, CF_ONE, 4, mk, mkl, vals, vls, &e), EG_OK);
+  EG_CHECK(vals[0] && vls[0] == 1 && vals[0][0] == '2');
+  EG_CHECK(vals[1] == NULL && vals[2] == NULL);
+  EG_CHECK(vals[3] && vls[3] == 1 && vals[3][0] == 'v');
+  for (int i = 0; i < 4; i++) free(vals[i]);
+  eg_kvtxn_abort(t);
+  EG_CHECK_STR(walk(eg_kv_iter_prefix(kv, CF_ONE, "b", 1), buf, sizeof buf), "b,b1");
   eg_kv_close(kv);
   eg_test_rmtree(dir);
   free(dir);
@@ -833,6 +1068,12 @@ int main(void) {
   EG_RUN(test_failed_write);
   EG_RUN(test_reopen);
   EG_RUN(test_scan_order);
+  EG_RUN(test_iter_range);
+  EG_RUN(test_iter_empty);
+  EG_RUN(test_iter_seek);
+  EG_RUN(test_iter_prefix);
+  EG_RUN(test_iter_after_deletes);
+  EG_RUN(test_iter_in_transaction);
   EG_RUN(test_positions);
   EG_RUN(test_settled_under_load);
   return eg_test_finish();
