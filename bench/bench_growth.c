@@ -33,12 +33,6 @@
 #define NQ 500
 #define ROUNDS 3
 
-static unsigned long long rng = 88172645463325252ULL;
-static double urand(void) {
-  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
-
 typedef eg_bcorpus corpus;
 
 static const Engram__V1__Scope *scope(void) {
@@ -47,39 +41,9 @@ static const Engram__V1__Scope *scope(void) {
   return &s;
 }
 
-/* Chunks [from, to): text of turn i mod n, its vector moved a little off (noise 0.15). */
+/* Chunks [from, to) in blocks of 1000. */
 static void grow(eg_vec *v, const corpus *c, size_t from, size_t to) {
-  eg_err e;
-  float *buf = malloc(1000 * (size_t)c->dim * sizeof *buf);
-  for (size_t b = from; b < to; b += 1000) {
-    eg_arena *a = eg_arena_new(1 << 20, 0);
-    Engram__V1__Chunk *cs = eg_arena_calloc(a, 1000, sizeof *cs),
-                      **ps = eg_arena_alloc(a, 1000 * sizeof *ps);
-    for (size_t i = 0; i < 1000; i++) {
-      size_t id = b + i, src = id % c->n;
-      float *x = buf + i * c->dim;
-      for (int d = 0; d < c->dim; d++)
-        x[d] = c->vecs[src * c->dim + d] + 0.15f * (float)(urand() - 0.5) / sqrtf((float)c->dim);
-      eg_l2_normalize(x, c->dim);
-      engram__v1__chunk__init(&cs[i]);
-      cs[i].id = id + 1;
-      cs[i].content = c->texts[src];
-      cs[i].session_id = eg_arena_sprintf(a, "s%zu", id / 20);
-      cs[i].role = i % 2 ? "assistant" : "user";
-      cs[i].turn_index = (int32_t)(id % 20);
-      cs[i].content_vector = x;
-      cs[i].n_content_vector = (size_t)c->dim;
-      ps[i] = &cs[i];
-    }
-    Engram__V1__UpsertRequest req = ENGRAM__V1__UPSERT_REQUEST__INIT;
-    req.scope = (Engram__V1__Scope *)scope();
-    req.chunks = ps;
-    req.n_chunks = 1000;
-    Engram__V1__UpsertResponse resp = ENGRAM__V1__UPSERT_RESPONSE__INIT;
-    if (eg_vec_upsert(v, &req, a, &resp, &e)) fprintf(stderr, "upsert: %s\n", e.msg), exit(1);
-    eg_arena_free(a);
-  }
-  free(buf);
+  for (size_t b = from; b < to; b += 1000) eg_bcorpus_store(v, c, scope()->tenant, NULL, b, 1000);
 }
 
 /* Time per stage of the searches timed (embed, dense, bm25, fuse, load:
@@ -89,26 +53,7 @@ static int64_t stage_us[N_STAGES];
 
 /* One search of query turn q; the ids of its top hits into ids (up to 10). */
 static size_t search(eg_vec *v, const corpus *c, size_t q, uint64_t *ids) {
-  eg_arena *a = eg_arena_new(0, 0);
-  Engram__V1__SearchQuery sq = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&sq};
-  sq.vector = c->vecs + q * c->dim;
-  sq.n_vector = (size_t)c->dim;
-  sq.text = c->queries[q];
-  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  req.scope = (Engram__V1__Scope *)scope();
-  req.queries = qs;
-  req.n_queries = 1;
-  req.k = 10;
-  Engram__V1__SearchResponse resp = ENGRAM__V1__SEARCH_RESPONSE__INIT;
-  eg_err e;
-  size_t n = 0;
-  if (eg_vec_search(v, &req, a, &resp, &e)) fprintf(stderr, "search: %s\n", e.msg), exit(1);
-  for (size_t i = 0; i < resp.results[0]->n_hits && n < 10; i++)
-    ids[n++] = resp.results[0]->hits[i]->chunk->id;
-  for (size_t i = 0; i < resp.n_timings && i < N_STAGES - 1; i++)
-    stage_us[i] += resp.timings[i]->micros;
-  eg_arena_free(a);
-  return n;
+  return eg_bcorpus_search(v, c, scope()->tenant, NULL, q, ids, stage_us, N_STAGES - 1);
 }
 
 /* A day of use after step s (chunks [0, upto)): 1000 searches, a query's step drawn
@@ -119,9 +64,9 @@ static void use(eg_vec *v, const corpus *c, size_t upto, int64_t when) {
   size_t na = 0;
   for (int i = 0; i < 1000; i++) {
     size_t back = 0;
-    while (back + 1 < steps && urand() < 0.5) back++;
+    while (back + 1 < steps && eg_brand() < 0.5) back++;
     size_t step = steps - 1 - back;
-    size_t id = step * STEP + (size_t)(urand() * STEP);
+    size_t id = step * STEP + (size_t)(eg_brand() * STEP);
     size_t n = search(v, c, id % c->n, ids);
     for (size_t j = 0; j < n && j < 3; j++) acc[na++] = ids[j];
   }
@@ -211,27 +156,7 @@ static double p50_us(eg_vec *v, const corpus *c, bool profile, double round[ROUN
 
 static void run(const corpus *c, bool on, size_t total, uint64_t hot_max, uint64_t warm_max) {
   char *dir = eg_test_tempdir("bench-growth");
-  eg_vec_opts o = {.dir = dir,
-                   .embedder = NULL,
-                   .bm25_k1 = 1.2,
-                   .bm25_b = 0.75,
-                   .x = 0.4f,
-                   .y = 0.4f,
-                   .alpha = 0.4f,
-                   .hnsw_threshold = 50000,
-                   .hnsw_ef_search = 128,
-                   .max_chunks = 1000,
-                   .max_text_bytes = 65536,
-                   .max_k = 1000,
-                   .max_queries = 64,
-                   .retention_off = !on};
-  eg_err e;
-  static eg_embedder *emb;
-  if (!emb && eg_embedder_open("glove:" EG_SOURCE_DIR "/var/models/glove-100d.bin", &emb, &e))
-    fprintf(stderr, "%s\n", e.msg), exit(1);
-  o.embedder = emb;
-  eg_vec *v;
-  if (eg_vec_open(&o, NULL, &v, &e)) fprintf(stderr, "%s\n", e.msg), exit(1);
+  eg_vec *v = eg_bvec_open(dir, NULL, !on, 50000);
   long rss0 = eg_brss_kb();
   int64_t t0 = eg_time_now_us(), b0 = eg_time_mono_us();
   double p50_first = 0;

@@ -63,24 +63,7 @@ int main(int argc, char **argv) {
 
   /* 2. build */
   char *dir = eg_test_tempdir("bench-vec");
-  eg_vec_opts o = {.dir = dir,
-                   .embedder = emb,
-                   .bm25_k1 = 1.2,
-                   .bm25_b = 0.75,
-                   .x = 0.4f,
-                   .y = 0.4f,
-                   .alpha = 0.4f,
-                   .hnsw_threshold = N / 2 < 50000 ? (uint32_t)(N / 2) : 50000,
-                   .hnsw_ef_search = 128,
-                   .max_chunks = 1000,
-                   .max_text_bytes = 65536,
-                   .max_k = 1000,
-                   .max_queries = 64};
-  eg_vec *v;
-  if (eg_vec_open(&o, NULL, &v, &e)) {
-    fprintf(stderr, "%s\n", e.msg);
-    return 1;
-  }
+  eg_vec *v = eg_bvec_open(dir, emb, false, N / 2 < 50000 ? (uint32_t)(N / 2) : 50000);
   long rss0 = eg_brss_kb();
   t0 = eg_time_mono_us();
   for (size_t b = 0; b < N; b += 1000) {
