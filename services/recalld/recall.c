@@ -502,6 +502,25 @@ static Engram__V1__SearchRequest *session_req(rc_ctx *c, const variants *vs, uin
   return s;
 }
 
+/* One Search that carries a's queries and then b's, each of b's with b's filter and k (a
+ * Search's queries may have their own): one call to vectord instead of two, whose answers
+ * come in the same order. a when b is NULL, b when a is; NULL when out of memory. */
+static Engram__V1__SearchRequest *joined(rc_ctx *c, Engram__V1__SearchRequest *a,
+                                         const Engram__V1__SearchRequest *b) {
+  if (!a || !b) return a ? a : (Engram__V1__SearchRequest *)b;
+  Engram__V1__SearchQuery **qs = eg_arena_calloc(c->a, a->n_queries + b->n_queries, sizeof *qs);
+  if (!qs) return NULL;
+  memcpy(qs, a->queries, a->n_queries * sizeof *qs);
+  for (size_t i = 0; i < b->n_queries; i++) {
+    qs[a->n_queries + i] = b->queries[i];
+    b->queries[i]->filter = b->filter;
+    b->queries[i]->k = b->k;
+  }
+  a->queries = qs;
+  a->n_queries += b->n_queries;
+  return a;
+}
+
 static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
   if (!c->temporal) return 0;
   if (ch->time >= c->from && ch->time < c->to) return 1;
@@ -555,16 +574,17 @@ static const Engram__V1__Chunk *hit_chunk(const Engram__V1__SearchResponse *r,
  * best raw BM25 (fuse_chunks divides by it: every search's hits against the same best, for
  * a search narrowed to a time range or to entities has a weaker one, and normalized on its
  * own a chunk matching one common word of the question would score as high as the
- * strongest match of the unfiltered search). */
+ * strongest match of the unfiltered search). Result q is variant q mod per: a response
+ * may carry the variants' queries twice (all time, then the question's range). */
 static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion,
-                      size_t cap) {
+                      size_t per, size_t cap) {
   for (size_t q = 0; r && q < r->n_results; q++)
-    for (size_t i = 0; i < r->results[q]->n_hits; i++) {
+    for (size_t i = 0, var = q % per; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
       const Engram__V1__Chunk *ch = hit_chunk(r, h);
       if (!ch) continue;
       for (size_t s = 0; !expansion && s < c->n_sub; s++) /* the first search's best */
-        if (c->sub_var[s] == q && !c->sub_best[s]) c->sub_best[s] = ch->id;
+        if (c->sub_var[s] == var && !c->sub_best[s]) c->sub_best[s] = ch->id;
       void *v = eg_map_get(seen, &ch->id, sizeof ch->id);
       rc_chunk *x;
       if (v) {
@@ -591,9 +611,9 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       x->words |= h->bm25_words > 0;
       if (h->content_sim > x->relevance) x->relevance = h->content_sim;
       if (h->latent_sim > x->relevance) x->relevance = h->latent_sim;
-      if (q >= RC_MAX_VARIANTS) continue;
-      if (h->bm25 > x->bm25_raw[q]) x->bm25_raw[q] = h->bm25;
-      if (h->bm25 > c->bm25_best[q]) c->bm25_best[q] = h->bm25;
+      if (var >= RC_MAX_VARIANTS) continue;
+      if (h->bm25 > x->bm25_raw[var]) x->bm25_raw[var] = h->bm25;
+      if (h->bm25 > c->bm25_best[var]) c->bm25_best[var] = h->bm25;
     }
 }
 
@@ -1048,22 +1068,22 @@ static void latest_first(rc_ctx *c) {
 
 /* The answers of the first fan-out of a Recall, each NULL when its call was not made. */
 typedef struct first_answers {
-  Engram__V1__SearchResponse *hits;        /* the variants, over all time */
-  Engram__V1__SearchResponse *ranged_hits; /* the same within the question's time range */
-  Engram__V1__StateResponse *seed_facts;   /* the current facts of the seeds */
-  Engram__V1__TraverseResponse *paths;     /* the paths from the seeds */
-  Engram__V1__StateResponse *prefs;        /* the user's preferences */
+  Engram__V1__SearchResponse *hits;      /* the variants over all time, then within the question's
+                                            time range (when it has one) */
+  Engram__V1__StateResponse *seed_facts; /* the current facts of the seeds */
+  Engram__V1__TraverseResponse *paths;   /* the paths from the seeds */
+  Engram__V1__StateResponse *prefs;      /* the user's preferences */
 } first_answers;
 
 static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2, eg_err *err) {
-  eg_rpc_request rs[5];
+  eg_rpc_request rs[4];
   size_t n = 0;
   first_answers got = {0};
   Engram__V1__SearchRequest *all = search_req(c, vs, k1 * 3 > 20 ? k1 * 3 : 20, false, NULL, 0);
   Engram__V1__SearchRequest *ranged = c->temporal ? search_req(c, vs, k1 * 2, true, NULL, 0) : NULL;
-  if (!all || (c->temporal && !ranged)) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!all || (c->temporal && !ranged) || !(all = joined(c, all, ranged)))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   rs[n++] = eg_vectord_search_call(c->vectord, all, &got.hits);
-  if (ranged) rs[n++] = eg_vectord_search_call(c->vectord, ranged, &got.ranged_hits);
   /* one State call: the seeds' current facts, then the user's preferences (one result per
    * query that names its relation, so the last prefs->n_queries results are theirs) */
   Engram__V1__StateRequest *prefs = rc_values_request(c);
@@ -1117,23 +1137,18 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     got.prefs = &user_prefs;
   }
   size_t cap = 0;
-  const Engram__V1__SearchResponse *hits[2] = {got.hits, got.ranged_hits};
-  for (size_t i = 0; i < 2; i++)
-    for (size_t q = 0; hits[i] && q < hits[i]->n_results; q++) cap += hits[i]->results[q]->n_hits;
+  for (size_t q = 0; got.hits && q < got.hits->n_results; q++) cap += got.hits->results[q]->n_hits;
   cap += k1 * 2; /* room for the expansion */
   c->chunks = eg_arena_calloc(c->a, cap, sizeof *c->chunks);
   if (!c->chunks) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_map *seen = eg_map_new();
   if (!seen) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  for (size_t i = 0; i < 2; i++)
-    if (hits[i]) take_hits(c, seen, hits[i], false, cap);
+  take_hits(c, seen, got.hits, false, vs->n, cap);
   weights w = weights_of(c);
   fuse_chunks(c, &w);
   /* chunk-level expansion: the entities of the top chunks → more chunks about them; and
    * the turns of their sessions, each on its own evidence, to be lifted by its neighbour */
   if (c->req->expansion != ENGRAM__V1__EXPANSION_MODE__EXPANSION_MODE_NONE && c->n_chunks) {
-    eg_rpc_request ex[2];
-    size_t nx = 0;
     uint64_t ents[16];
     size_t ne = 0;
     for (size_t i = 0; i < c->n_chunks && i < 3; i++)
@@ -1148,14 +1163,15 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     Engram__V1__SearchRequest *by_ent = ne ? search_req(c, &one, k1, false, ents, ne) : NULL;
     Engram__V1__SearchRequest *by_session =
         c->r->o.neighbour_weight > 0 ? session_req(c, &one, k1) : NULL;
-    Engram__V1__SearchResponse *found[2] = {NULL, NULL};
-    if (by_ent) ex[nx++] = eg_vectord_search_call(c->vectord, by_ent, &found[0]);
-    if (by_session) ex[nx++] = eg_vectord_search_call(c->vectord, by_session, &found[1]);
-    if (nx) eg_rpc_fanout(ex, nx, 0); /* what failed adds nothing */
-    for (size_t i = 0; i < nx; i++) rc_own(c, ex[i].resp);
-    for (size_t i = 0; i < 2; i++)
-      if (found[i]) take_hits(c, seen, found[i], true, cap);
-    if (nx) fuse_chunks(c, &w);
+    Engram__V1__SearchRequest *more = joined(c, by_ent, by_session); /* one call for both */
+    Engram__V1__SearchResponse *found = NULL;
+    if (more) {
+      eg_rpc_request ex = eg_vectord_search_call(c->vectord, more, &found);
+      eg_rpc_fanout(&ex, 1, 0); /* what failed adds nothing */
+      rc_own(c, ex.resp);
+      take_hits(c, seen, found, true, 1, cap);
+      fuse_chunks(c, &w);
+    }
   }
   eg_map_free(seen);
   fuse_sentences(c, &w);

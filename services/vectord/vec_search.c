@@ -511,6 +511,35 @@ static void add_timing(eg_arena *a, eg_vec *v, Engram__V1__StageTiming **t, cons
   eg_series_observe(eg_metric_series(v->m_stage_secs, l, 1), (double)us / 1e6);
 }
 
+/* The slots a filter passes, listed while they are at most limit; passing > limit means
+ * "more" (and so does a failed allocation). f->active gains the tenant's private chunks:
+ * another agent's are never seen. */
+typedef struct fpass {
+  size_t passing;
+  uint32_t *slots; /* malloc'ed */
+} fpass;
+
+static void find_passing(const vtenant *t, vfilter *f, size_t limit, fpass *p) {
+  const vslots *us = f->user_h ? eg_map_get(t->by_user, &f->user_h, 8) : NULL;
+  p->passing = 0;
+  p->slots = NULL;
+  f->active |= t->private_ > 0;
+  if (!f->active) return;
+  size_t cap = t->n_slots < limit ? t->n_slots : limit;
+  p->slots = malloc((cap ? cap : 1) * sizeof *p->slots);
+  /* a user's view of a tenant without shared chunks: only that user's slots can pass */
+  bool own_only = f->user_h && !t->shared;
+  size_t n = own_only ? (us ? us->n : 0) : t->n_slots;
+  for (size_t i = 0; p->slots && i < n && p->passing <= limit; i++) {
+    uint32_t s = own_only ? us->v[i] : (uint32_t)i;
+    if (passes(t, f, s)) {
+      if (p->passing < cap) p->slots[p->passing] = s;
+      p->passing++;
+    }
+  }
+  if (!p->slots) p->passing = limit + 1;
+}
+
 eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena *a,
                       Engram__V1__SearchResponse *resp, eg_err *err) {
   size_t nq = req->n_queries;
@@ -532,10 +561,28 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       return eg_err_set(err, EG_EINVAL, "queries[%zu].vector must have %d dimensions", i, dim);
     if (!tl && !q->n_vector)
       return eg_err_set(err, EG_EINVAL, "queries[%zu] has neither text nor vector", i);
+    if (q->k > v->o.max_k)
+      return eg_err_set(err, EG_EINVAL, "queries[%zu].k above the limit of %u", i, v->o.max_k);
   }
-  vfilter f;
+  /* The request's filter, and the queries' own where they carry one. */
+  vfilter f, **qf = eg_arena_calloc(a, nq, sizeof *qf);
+  if (!qf) return eg_err_set(err, EG_ENOMEM, "out of memory");
   eg_code rc = build_filter(req->scope, req->filter, a, &f, err);
   if (rc) return rc;
+  for (size_t i = 0; i < nq; i++) {
+    if (!req->queries[i]->filter) {
+      qf[i] = &f;
+      continue;
+    }
+    if (!(qf[i] = eg_arena_alloc(a, sizeof **qf)))
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if ((rc = build_filter(req->scope, req->queries[i]->filter, a, qf[i], err))) {
+      char at[32];
+      snprintf(at, sizeof at, "queries[%zu].", i);
+      eg_err_prefix(err, at);
+      return rc;
+    }
+  }
   float x = v->o.x, y = v->o.y, al = v->o.alpha;
   if (req->weights && (req->weights->x || req->weights->y || req->weights->alpha)) {
     x = req->weights->x;
@@ -572,7 +619,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   if (ne) {
     float *tmp = eg_arena_alloc(a, ne * (size_t)dim * sizeof(float));
     if (!tmp) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    if ((rc = v->emb->ops->embed(v->emb->self, texts, ne, tmp, err))) {
+    if ((rc = eg_embed(v->emb, texts, ne, tmp, err))) {
       eg_err_prefix(err, "embedding: ");
       return rc == EG_EINVAL ? rc : EG_EUNAVAIL;
     }
@@ -607,7 +654,10 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   eg_vt_tokenizer_put(v, tk);
   vtenant *t = eg_vt_get(v, req->scope->tenant, false, &rc, err);
   if (!t) return rc; /* unknown tenant: empty results */
-  size_t kk = k * 5 < 64 ? 64 : k * 5;
+  uint32_t kmax = k;
+  for (size_t i = 0; i < nq; i++)
+    if (req->queries[i]->k > kmax) kmax = req->queries[i]->k;
+  size_t kk = kmax * 5 < 64 ? 64 : kmax * 5; /* candidates per query and signal, at most */
   float *buf = malloc((size_t)dim * sizeof(float)), *fbuf = malloc((size_t)dim * sizeof(float));
   uint32_t *bslots = malloc(kk * sizeof *bslots);
   double *bscores = malloc(kk * sizeof *bscores);
@@ -616,41 +666,36 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   double *maxbms = eg_arena_calloc(a, nq, sizeof *maxbms);
   pthread_rwlock_rdlock(&t->lock);
   bool dims_ok = !t->dim || t->dim == dim;
-  /* A narrow filter: the few matching documents are scored exhaustively. Found once for
-   * all the queries of the request (passing > limit means "not narrow"). */
-  size_t passing = 0, limit = exact_limit(v, t);
-  uint32_t *pass_slots = NULL;
+  /* A narrow filter: the few matching documents are scored exhaustively. Found once per
+   * filter: the request's for all the queries without their own. */
+  size_t limit = exact_limit(v, t);
   const vslots *us =
       f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
-  f.active |= t->private_ > 0; /* another agent's private chunks are never seen */
-  if (f.active) {
-    size_t cap = t->n_slots < limit ? t->n_slots : limit;
-    pass_slots = malloc((cap ? cap : 1) * sizeof *pass_slots);
-    /* a user's view of a tenant without shared chunks: only that user's slots can pass */
-    bool own_only = f.user_h && !t->shared;
-    size_t n = own_only ? (us ? us->n : 0) : t->n_slots;
-    for (size_t i = 0; pass_slots && i < n && passing <= limit; i++) {
-      uint32_t s = own_only ? us->v[i] : (uint32_t)i;
-      if (passes(t, &f, s)) {
-        if (passing < cap) pass_slots[passing] = s;
-        passing++;
-      }
-    }
-    if (!pass_slots) passing = limit + 1;
+  fpass *qp = eg_arena_calloc(a, nq, sizeof *qp), base = {0, NULL};
+  if (qp) {
+    find_passing(t, &f, limit, &base);
+    for (size_t i = 0; i < nq; i++)
+      if (qf[i] != &f) find_passing(t, qf[i], limit, &qp[i]);
   }
   /* bm25_stats user: the user's documents, summed once for all the queries */
   user_of uo = {t, f.user_h};
   eg_bm25_subset user_docs;
   bool by_user = us && v->o.bm25_per_user;
   if (by_user) eg_bm25_subset_init(t->bm25, us->v, us->n, of_user, &uo, &user_docs);
-  for (size_t i = 0; dims_ok && buf && fbuf && bslots && bscores && tops && maxbms && i < nq; i++) {
+  for (size_t i = 0; dims_ok && qp && buf && fbuf && bslots && bscores && tops && maxbms && i < nq;
+       i++) {
+    const vfilter *fi = qf[i];
+    const fpass *pi = fi == &f ? &base : &qp[i];
+    bool narrow = fi->active && pi->passing <= limit; /* scored exhaustively */
+    uint32_t ki = req->queries[i]->k ? req->queries[i]->k : k;
+    size_t kki = ki * 5 < 64 ? 64 : ki * 5;
     /* A zero query vector (no known word, no vector) carries no dense signal. */
     const float *qvi = qv + i * dim;
     bool zero = true;
     for (int d = 0; d < dim && zero; d++) zero = qvi[d] == 0;
     const char *const *terms = (const char *const *)tl[i].v;
     qctx q = {t,
-              &f,
+              fi,
               t->dim && !zero ? qvi : NULL,
               terms,
               tl[i].n,
@@ -670,20 +715,20 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       eg_bm25_prepare(t->bm25, terms, tl[i].n, &q.bq);
     }
     int64_t s0 = eg_time_mono_us();
-    if (f.active && passing <= limit && q.qv) {
-      for (size_t j = 0; j < passing; j++) add_passing(&q, pass_slots[j]); /* passed above */
+    if (narrow && q.qv) {
+      for (size_t j = 0; j < pi->passing; j++) add_passing(&q, pi->slots[j]); /* passed above */
     } else {
-      dense_candidates(&q, FIELD_CONTENT, kk);
-      dense_candidates(&q, FIELD_LATENT, kk);
+      dense_candidates(&q, FIELD_CONTENT, kki);
+      dense_candidates(&q, FIELD_LATENT, kki);
     }
     int64_t s1 = eg_time_mono_us();
-    if (!f.active || passing > limit || !q.qv) {
-      void *kc[2] = {t, &f};
+    if (!narrow || !q.qv) {
+      void *kc[2] = {t, (void *)fi};
       /* cold words: on request, or when a filter narrows the search to few chunks */
-      bool with_cold = req->include_cold || (f.active && passing <= limit);
+      bool with_cold = req->include_cold || narrow;
       for (int cold = 0; cold < 1 + with_cold; cold++) {
-        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? cold_query(&q) : &q.bq, kk,
-                                   f.active ? keep_cb : NULL, kc, bslots, bscores);
+        size_t nb = eg_bm25_search(cold ? t->bm25_cold : t->bm25, cold ? cold_query(&q) : &q.bq,
+                                   kki, fi->active ? keep_cb : NULL, kc, bslots, bscores);
         for (size_t j = 0; j < nb; j++) {
           add_cand(&q, bslots[j]);
           cand *c = cand_of(&q, bslots[j]);
@@ -695,13 +740,12 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     complete(&q, buf);
     fuse(&q, req, x, y, al);
     if (req->feedback_weight > 0 && q.qv && q.n)
-      resp->results[i]->feedback =
-          feedback(&q, req, f.active && passing <= limit, kk, fbuf, buf, x, y, al);
+      resp->results[i]->feedback = feedback(&q, req, narrow, kki, fbuf, buf, x, y, al);
     int64_t s3 = eg_time_mono_us();
     t_dense += s1 - s0;
     t_bm25 += s2 - s1;
     t_fuse += s3 - s2;
-    size_t keep = q.n < k ? q.n : k;
+    size_t keep = q.n < ki ? q.n : ki;
     double maxbm = 0; /* BM25 is normalized within this query's candidates */
     for (size_t j = 0; j < q.n; j++)
       if (q.c[j].bm > maxbm) maxbm = q.c[j].bm;
@@ -727,7 +771,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   free(fbuf);
   free(bslots);
   free(bscores);
-  free(pass_slots);
+  free(base.slots);
+  for (size_t i = 0; qp && i < nq; i++) free(qp[i].slots);
   if (!dims_ok)
     return eg_err_set(err, EG_EPRECOND,
                       "this tenant's index has another dimension than the embedder (%s)",

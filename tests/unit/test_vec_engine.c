@@ -224,6 +224,73 @@ static void test_filters(void) {
   eg_vec_close(v);
 }
 
+/* Queries with their own filter and k in one Search answer as the same queries searched one
+ * by one; a query without one takes the request's. */
+static void test_query_filters(void) {
+  eg_vec *v = open_engine(1000000);
+  EG_REQUIRE(v != NULL);
+  char *sess[] = {"s3"}, *roles[] = {"user"};
+  Engram__V1__SearchFilter f_sess = ENGRAM__V1__SEARCH_FILTER__INIT;
+  f_sess.session_ids = sess;
+  f_sess.n_session_ids = 1;
+  Engram__V1__TimeRange tr = ENGRAM__V1__TIME_RANGE__INIT;
+  tr.from = 100 * 1000000;
+  tr.to = 110 * 1000000;
+  Engram__V1__SearchFilter f_time = ENGRAM__V1__SEARCH_FILTER__INIT;
+  f_time.time = &tr;
+  f_time.roles = roles;
+  f_time.n_roles = 1;
+  uint64_t ent = 101;
+  Engram__V1__SearchFilter f_ent = ENGRAM__V1__SEARCH_FILTER__INIT;
+  f_ent.entity_ids = &ent;
+  f_ent.n_entity_ids = 1;
+  /* one by one */
+  uint64_t want[3][20];
+  size_t nwant[3] = {search(v, "exact", vecs[0], NULL, 20, &f_sess, want[0]),
+                     search(v, "exact", vecs[1], NULL, 20, &f_time, want[1]),
+                     search(v, "exact", vecs[2], NULL, 7, &f_ent, want[2])};
+  EG_CHECK(nwant[0] == 20 && nwant[1] == 5 && nwant[2] == 7);
+  /* together: the first with the request's filter, the others with their own */
+  eg_arena *a = eg_arena_new(0, 0);
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = "exact";
+  Engram__V1__SearchQuery sq[3], *qs[3];
+  for (int i = 0; i < 3; i++) {
+    engram__v1__search_query__init(&sq[i]);
+    sq[i].vector = vecs[i];
+    sq[i].n_vector = DIM;
+    sq[i].text = "";
+    qs[i] = &sq[i];
+  }
+  sq[1].filter = &f_time;
+  sq[2].filter = &f_ent;
+  sq[2].k = 7;
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 3;
+  req.k = 20;
+  req.filter = &f_sess;
+  Engram__V1__SearchResponse resp = ENGRAM__V1__SEARCH_RESPONSE__INIT;
+  eg_err e;
+  EG_REQUIRE(eg_vec_search(v, &req, a, &resp, &e) == EG_OK && resp.n_results == 3);
+  for (size_t i = 0; i < 3; i++) {
+    EG_CHECK_INT(resp.results[i]->n_hits, nwant[i]);
+    for (size_t j = 0; j < resp.results[i]->n_hits && j < nwant[i]; j++)
+      EG_CHECK_INT(resp.results[i]->hits[j]->chunk->id, want[i][j]);
+  }
+  /* a query's k is bounded like the request's, and its filter checked like it */
+  sq[2].k = 100000;
+  EG_CHECK_INT(eg_vec_search(v, &req, a, &resp, &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "queries[2].k") != NULL);
+  sq[2].k = 7;
+  tr.to = tr.from;
+  EG_CHECK_INT(eg_vec_search(v, &req, a, &resp, &e), EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "queries[1].") != NULL);
+  eg_arena_free(a);
+  eg_vec_close(v);
+}
+
 static void test_hnsw_recall_and_restart(void) {
   eg_vec *v = open_engine(1000);
   EG_REQUIRE(v != NULL);
@@ -869,6 +936,7 @@ int main(void) {
   make_vectors(6000);
   EG_RUN(test_exact_equals_brute_force);
   EG_RUN(test_filters);
+  EG_RUN(test_query_filters);
   EG_RUN(test_hnsw_recall_and_restart);
   EG_RUN(test_hnsw_filtered);
   EG_RUN(test_erase_user_leaves_no_trace);
