@@ -69,6 +69,7 @@ static void after_commit(eg_graph *g, uint64_t tenant, Engram__V1__GraphStep *co
     if (steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_RELATION)
       eg_relation_declared(g, tenant, steps[i]->relation);
     if (steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_ERASURE) eg_erasure_done(g, tenant);
+    if (steps[i]->step_case == ENGRAM__V1__GRAPH_STEP__STEP_OUTCOME) eg_outcome_recorded(g, tenant);
   }
 }
 

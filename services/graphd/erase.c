@@ -250,6 +250,7 @@ eg_code eg_apply_erasure(eg_graph *g, eg_kvtxn *txn, const char *tenant, eg_tena
 void eg_erasure_done(eg_graph *g, uint64_t tenant) {
   pthread_mutex_lock(&g->rmu);
   eg_map_clear(g->rel_cache);
+  eg_map_clear(g->outcome_tenants);
   pthread_mutex_unlock(&g->rmu);
   eg_kv_purge_tenant(g->store, tenant); /* the values leave the files, not only the index */
 }

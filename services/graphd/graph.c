@@ -33,6 +33,7 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   }
   pthread_mutex_init(&g->rmu, NULL);
   g->rel_cache = eg_map_new();
+  g->outcome_tenants = eg_map_new();
   if (metrics) {
     g->m_commits = eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_commits_total",
                                                      "Commit batches written.", NULL));
@@ -68,6 +69,7 @@ void eg_graph_close(eg_graph *g) {
   eg_kv_close(g->store);
   eg_drules_free(g->rules);
   eg_map_free(g->rel_cache);
+  eg_map_free(g->outcome_tenants);
   pthread_mutex_destroy(&g->rmu);
   free(g);
 }

@@ -19,8 +19,9 @@ typedef struct eg_gwrite eg_gwrite; /* a write in progress (below) */
 struct eg_graph {
   eg_kv *store;
   eg_graph_limits limits;
-  pthread_mutex_t rmu; /* guards rel_cache */
-  eg_map *rel_cache;   /* T|relation → (void*)(intptr_t)cardinality for declared relations */
+  pthread_mutex_t rmu;     /* guards rel_cache */
+  eg_map *rel_cache;       /* T|relation → whether and how it was declared (relations.c) */
+  eg_map *outcome_tenants; /* T → whether the tenant holds outcomes (outcomes.c); rmu */
   eg_series *m_commits, *m_edges, *m_entities, *m_walks, *m_stale, *m_outcomes;
   eg_drules *rules; /* the derivation rules (NULL: none) */
   eg_series *m_derived, *m_derive_retracted, *m_derive_failures, *m_derive_capped;
@@ -276,6 +277,8 @@ eg_code eg_belief_of(eg_graph *g, uint64_t tenant, eg_belief_cache *cache, uint6
  * onto out (Engram__V1__Outcome *, in a). */
 eg_code eg_outcomes_of(eg_graph *g, uint64_t tenant, uint64_t edge_id, int64_t known_at,
                        const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err);
+/* A write holding an outcome of tenant was committed (apply.c): its edges are looked up. */
+void eg_outcome_recorded(eg_graph *g, uint64_t tenant);
 
 /* Fill the read-only parts of an edge being returned: its outcomes known by known_at and,
  * for a preference relation, its belief as of belief_known_at (cache may be NULL). */

@@ -34,8 +34,37 @@ static bool outcome_visible(const Engram__V1__Scope *view, const Engram__V1__Out
   return eg_scope_sees(view, o->user, o->agent, o->private_);
 }
 
+/* outcome_tenants: 1 when tenant t holds outcomes, 2 when it holds none (most tenants:
+ * then no edge needs its own look-up); looked up once, set by every outcome committed
+ * (eg_outcome_recorded), forgotten at an erasure. A look-up's answer is kept only when
+ * absent, so that an outcome committed meanwhile is not forgotten. */
+static bool any_outcomes(eg_graph *g, uint64_t t) {
+  pthread_mutex_lock(&g->rmu);
+  intptr_t known = (intptr_t)eg_map_get(g->outcome_tenants, &t, sizeof t);
+  pthread_mutex_unlock(&g->rmu);
+  if (known) return known == 1;
+  uint8_t prefix[9];
+  prefix[0] = 'O';
+  key_put64(prefix + 1, t);
+  eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_DEFAULT, prefix, sizeof prefix);
+  bool any = eg_kv_iter_valid(it);
+  eg_kv_iter_close(it);
+  pthread_mutex_lock(&g->rmu);
+  if (!eg_map_get(g->outcome_tenants, &t, sizeof t))
+    eg_map_put(g->outcome_tenants, &t, sizeof t, (void *)(intptr_t)(any ? 1 : 2));
+  pthread_mutex_unlock(&g->rmu);
+  return any;
+}
+
+void eg_outcome_recorded(eg_graph *g, uint64_t t) {
+  pthread_mutex_lock(&g->rmu);
+  eg_map_put(g->outcome_tenants, &t, sizeof t, (void *)1);
+  pthread_mutex_unlock(&g->rmu);
+}
+
 eg_code eg_outcomes_of(eg_graph *g, uint64_t t, uint64_t edge_id, int64_t known_at,
                        const Engram__V1__Scope *view, eg_arena *a, eg_ptrvec *out, eg_err *err) {
+  if (!any_outcomes(g, t)) return EG_OK;
   uint8_t prefix[17];
   size_t pl = outcome_prefix(prefix, t, edge_id);
   eg_kv_iter *it = eg_kv_iter_prefix(g->store, CF_DEFAULT, prefix, pl);
@@ -119,6 +148,7 @@ eg_code eg_graph_record_outcome(eg_graph *g, const Engram__V1__RecordOutcomeRequ
   int64_t now = eg_time_now_us();
   o->recorded_at = now > w.ten->last_tc ? now : w.ten->last_tc + 1;
   o->time = req->time ? req->time : o->recorded_at;
+  eg_outcome_recorded(g, t); /* before the commit too: no read after it may skip the look-up */
   if ((rc = eg_gwrite_last(&w, st, err))) return rc;
   eg_series_add(g->m_outcomes, 1);
   resp->outcome = o;

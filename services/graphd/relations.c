@@ -104,26 +104,36 @@ static size_t rel_key(uint8_t *k, uint64_t tenant, const char *r) {
 }
 
 /* The tenant's declaration of r: true with its cardinality, false when it has none. */
+/* rel_cache holds, per (tenant, relation) looked up, 1 for a relation never declared (a
+ * builtin's or an open one: most relations) and cardinality + 2 for a declared one; a
+ * declaration replaces the entry (eg_relation_declared), an erasure clears them all. */
 static bool declared(eg_graph *g, uint64_t tenant, const char *r, Engram__V1__Cardinality *card) {
   uint8_t k[80];
   if (!tenant || strlen(r) > 64) return false;
   size_t kl = rel_key(k, tenant, r);
   pthread_mutex_lock(&g->rmu);
-  void *hit = eg_map_get(g->rel_cache, k, kl);
+  intptr_t hit = (intptr_t)eg_map_get(g->rel_cache, k, kl);
   pthread_mutex_unlock(&g->rmu);
   if (hit) {
-    *card = (Engram__V1__Cardinality)(intptr_t)hit;
-    return true;
+    *card = (Engram__V1__Cardinality)(hit - 2);
+    return hit > 1;
   }
   char *v;
   size_t vl;
-  if (eg_kv_get(g->store, CF_DEFAULT, k, kl, &v, &vl, NULL) != EG_OK) return false;
-  *card = vl ? (Engram__V1__Cardinality)(uint8_t)v[0] : MANY;
-  free(v);
+  eg_code rc = eg_kv_get(g->store, CF_DEFAULT, k, kl, &v, &vl, NULL);
+  bool found = rc == EG_OK;
+  if (found) {
+    *card = vl ? (Engram__V1__Cardinality)(uint8_t)v[0] : MANY;
+    free(v);
+  } else if (rc != EG_ENOTFOUND) {
+    return false; /* not remembered: the next look-up reads again */
+  }
+  /* kept only when absent: a declaration committed since the read above has put its own */
   pthread_mutex_lock(&g->rmu);
-  eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)*card);
+  if (!eg_map_get(g->rel_cache, k, kl))
+    eg_map_put(g->rel_cache, k, kl, (void *)(found ? (intptr_t)*card + 2 : 1));
   pthread_mutex_unlock(&g->rmu);
-  return true;
+  return found;
 }
 
 Engram__V1__Cardinality eg_graph_cardinality(eg_graph *g, uint64_t tenant, const char *r) {
@@ -153,7 +163,7 @@ void eg_relation_declared(eg_graph *g, uint64_t tenant, const Engram__V1__Relati
   uint8_t k[80];
   size_t kl = rel_key(k, tenant, r->relation);
   pthread_mutex_lock(&g->rmu);
-  eg_map_put(g->rel_cache, k, kl, (void *)(intptr_t)r->cardinality);
+  eg_map_put(g->rel_cache, k, kl, (void *)((intptr_t)r->cardinality + 2));
   pthread_mutex_unlock(&g->rmu);
 }
 
