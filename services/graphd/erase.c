@@ -252,6 +252,7 @@ void eg_erasure_done(eg_graph *g, uint64_t tenant) {
   eg_map_clear(g->rel_cache);
   eg_map_clear(g->outcome_tenants);
   pthread_mutex_unlock(&g->rmu);
+  eg_names_forget(g);
   eg_kv_purge_tenant(g->store, tenant); /* the values leave the files, not only the index */
 }
 

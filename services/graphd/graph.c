@@ -34,6 +34,7 @@ eg_code eg_graph_open(const char *dir, const eg_graph_limits *limits, eg_metrics
   pthread_mutex_init(&g->rmu, NULL);
   g->rel_cache = eg_map_new();
   g->outcome_tenants = eg_map_new();
+  g->names = eg_map_new();
   if (metrics) {
     g->m_commits = eg_metric_solo(eg_metrics_counter(metrics, "engram_graphd_commits_total",
                                                      "Commit batches written.", NULL));
@@ -70,6 +71,8 @@ void eg_graph_close(eg_graph *g) {
   eg_drules_free(g->rules);
   eg_map_free(g->rel_cache);
   eg_map_free(g->outcome_tenants);
+  eg_names_forget(g);
+  eg_map_free(g->names);
   pthread_mutex_destroy(&g->rmu);
   free(g);
 }
@@ -158,17 +161,59 @@ size_t eg_subject_set(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a, ui
   return n;
 }
 
-void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a) {
+/* An entity's name is set when it is created and never changed: once read it is kept in
+ * g->names (up to NAMES_MAX of them, then they are all forgotten and read again); an
+ * erasure forgets them all. The caller gets its own copy in a (NULL when unknown). */
+#define NAMES_MAX 65536
+
+static bool free_name(void *ctx, const void *key, size_t klen, void *value) {
+  (void)ctx, (void)key, (void)klen;
+  free(value);
+  return true;
+}
+
+static void forget_names_locked(eg_graph *g) {
+  eg_map_each(g->names, free_name, NULL);
+  eg_map_clear(g->names);
+  g->names_gen++;
+}
+
+void eg_names_forget(eg_graph *g) {
+  pthread_mutex_lock(&g->rmu);
+  forget_names_locked(g);
+  pthread_mutex_unlock(&g->rmu);
+}
+
+static char *entity_name(eg_graph *g, uint64_t tenant, uint64_t id, eg_arena *a) {
+  uint8_t k[16];
+  KEY2(k, tenant, id);
+  pthread_mutex_lock(&g->rmu);
+  const char *known = eg_map_get(g->names, k, sizeof k);
+  char *name = known ? eg_arena_strdup(a, known) : NULL;
+  uint64_t gen = g->names_gen;
+  pthread_mutex_unlock(&g->rmu);
+  if (known) return name;
   Engram__V1__Entity *ent;
-  if (!e->subject_name || !*e->subject_name) {
-    if (eg_entity_load(g, NULL, tenant, e->subject, a, &ent, NULL) == EG_OK)
-      e->subject_name = ent->name;
-  }
+  if (eg_entity_load(g, NULL, tenant, id, a, &ent, NULL) != EG_OK) return NULL;
+  char *copy = strdup(ent->name ? ent->name : "");
+  /* not kept when the names were forgotten meanwhile: an erasure may have taken it */
+  pthread_mutex_lock(&g->rmu);
+  if (eg_map_count(g->names) >= NAMES_MAX) forget_names_locked(g);
+  if (!copy || gen != g->names_gen || eg_map_get(g->names, k, sizeof k) ||
+      eg_map_put(g->names, k, sizeof k, copy))
+    free(copy);
+  pthread_mutex_unlock(&g->rmu);
+  return ent->name;
+}
+
+void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a) {
+  char *name;
+  if ((!e->subject_name || !*e->subject_name) && (name = entity_name(g, tenant, e->subject, a)))
+    e->subject_name = name;
   if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
-      (!e->object_name || !*e->object_name)) {
-    if (eg_entity_load(g, NULL, tenant, e->object->entity_id, a, &ent, NULL) == EG_OK)
-      e->object_name = ent->name;
-  }
+      (!e->object_name || !*e->object_name) &&
+      (name = entity_name(g, tenant, e->object->entity_id, a)))
+    e->object_name = name;
 }
 
 bool eg_edge_identity(uint64_t tenant, const Engram__V1__Edge *e, eg_arena *a,

@@ -22,6 +22,8 @@ struct eg_graph {
   pthread_mutex_t rmu;     /* guards rel_cache */
   eg_map *rel_cache;       /* T|relation → whether and how it was declared (relations.c) */
   eg_map *outcome_tenants; /* T → whether the tenant holds outcomes (outcomes.c); rmu */
+  eg_map *names;           /* T|entity id → its name, malloc'ed (graph.c); rmu */
+  uint64_t names_gen;      /* how many times names was forgotten; rmu */
   eg_series *m_commits, *m_edges, *m_entities, *m_walks, *m_stale, *m_outcomes;
   eg_drules *rules; /* the derivation rules (NULL: none) */
   eg_series *m_derived, *m_derive_retracted, *m_derive_failures, *m_derive_capped;
@@ -149,6 +151,8 @@ eg_code eg_entity_ref(eg_graph *g, struct eg_gwrite *w, uint64_t tenant_id,
 
 /* Fill subject_name / object_name of an edge from the entity store (best effort). */
 void eg_edge_names(eg_graph *g, uint64_t tenant, Engram__V1__Edge *e, eg_arena *a);
+/* Forget the entity names kept by eg_edge_names (at an erasure, and when they grow). */
+void eg_names_forget(eg_graph *g);
 
 /*
  * The identity key of an edge: 'I' | T | 128-bit hash of what makes an assertion the same
