@@ -5,7 +5,7 @@
  * Median µs per batch and per text over `reps` repetitions (ingest: reps / 20, at least 5),
  * on whatever threads OpenBLAS is given (vectord runs one per call: OPENBLAS_NUM_THREADS=1).
  *
- *   build/bench_embed [reps=200] [model=var/models/use-lite.bin]
+ *   build/bench_embed [reps=200] [shapes=query,ingest] [model=var/models/use-lite.bin]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +59,8 @@ int main(int argc, char **argv) {
   int reps = argc > 1 ? atoi(argv[1]) : 200;
   char spec[4096];
   snprintf(spec, sizeof spec, "use:%s",
-           argc > 2 ? argv[2] : EG_SOURCE_DIR "/var/models/use-lite.bin");
+           argc > 3 ? argv[3] : EG_SOURCE_DIR "/var/models/use-lite.bin");
+  const char *shapes = argc > 2 ? argv[2] : "query,ingest";
   if (reps < 1) reps = 1;
   eg_embedder *e;
   eg_err err;
@@ -85,14 +86,18 @@ int main(int argc, char **argv) {
   float *out = malloc((size_t)N_PASSAGES * (size_t)e->dim * sizeof *out);
   size_t nq = sizeof questions / sizeof *questions;
   time_batch(e, questions, nq, 10, out); /* warm: page in the model, grow the heap */
-  int64_t q = time_batch(e, questions, nq, reps, out);
-  int ingest_reps = reps / 20 < 5 ? 5 : reps / 20;
-  int64_t p = time_batch(e, (const char *const *)passages, N_PASSAGES, ingest_reps, out);
-  printf("model %s, median of %d / %d runs\n", e->model_id, reps, ingest_reps);
-  printf("query   %3zu questions     %8lld us/batch %8.1f us/text\n", nq, (long long)q,
-         (double)q / (double)nq);
-  printf("ingest  %3d passages (%dw) %8lld us/batch %8.1f us/text\n", N_PASSAGES, WORDS,
-         (long long)p, (double)p / N_PASSAGES);
+  printf("model %s\n", e->model_id);
+  if (strstr(shapes, "query")) {
+    int64_t q = time_batch(e, questions, nq, reps, out);
+    printf("query   %3zu questions     %8lld us/batch %8.1f us/text (median of %d)\n", nq,
+           (long long)q, (double)q / (double)nq, reps);
+  }
+  if (strstr(shapes, "ingest")) {
+    int ingest_reps = reps / 20 < 5 ? 5 : reps / 20;
+    int64_t p = time_batch(e, (const char *const *)passages, N_PASSAGES, ingest_reps, out);
+    printf("ingest  %3d passages (%dw) %8lld us/batch %8.1f us/text (median of %d)\n",
+           N_PASSAGES, WORDS, (long long)p, (double)p / N_PASSAGES, ingest_reps);
+  }
   for (int i = 0; i < N_PASSAGES; i++) free(passages[i]);
   free(out);
   eg_embedder_close(e);
