@@ -235,6 +235,29 @@ static void dense(const use *u, const float *x, int n, int k, int w, int m, floa
               out, m);
 }
 
+/* out[n×m] += x[n×k]·W + b (tensors w, w + 1) for x a ReLU's output. Layer 0's FFN leaves
+ * about 9 in 10 of its hidden values at zero, so most of the time each row adds only the rows
+ * of W at its nonzero inputs: a tenth of the multiply-adds. */
+static void dense_relu(const use *u, const float *x, int n, int k, int w, int m, float *out) {
+  size_t nonzero = 0;
+  for (size_t i = 0; i < (size_t)n * (size_t)k; i++) nonzero += x[i] != 0;
+  if (nonzero * 4 > (size_t)n * (size_t)k) { /* dense enough for the dense GEMM */
+    dense(u, x, n, k, w, m, out, true);
+    return;
+  }
+  const float *wt = u->t[w], *b = u->t[w + 1];
+  for (int i = 0; i < n; i++) {
+    const float *r = x + (size_t)i * (size_t)k;
+    float *o = out + (size_t)i * (size_t)m;
+    for (int j = 0; j < m; j++) o[j] += b[j];
+    for (int c = 0; c < k; c++) {
+      if (r[c] == 0) continue;
+      const float *wr = wt + (size_t)c * (size_t)m;
+      for (int j = 0; j < m; j++) o[j] += r[c] * wr[j];
+    }
+  }
+}
+
 /* Sum of r[0..d), d a multiple of LANES: LANES partial sums, which the compiler keeps in
  * vector registers (one long chain of float adds would not vectorize without -ffast-math). */
 enum { LANES = 16 };
@@ -366,7 +389,7 @@ static void forward(const use *u, uint32_t *const *ids, size_t n, const size_t *
   dense(u, x0, T, D0, L0_ADJW, D1, x, false); /* residual, projected */
   dense(u, att, T, D0, L0_OW, D1, x, true);   /* + attention output */
   ffn_hidden(u, x, T, L0_LN2S, h, mid);
-  dense(u, mid, T, DFF, L0_F2W, D1, x, true);
+  dense_relu(u, mid, T, DFF, L0_F2W, D1, x);
   /* layer 1 */
   layer_norm(x, T, D1, t[L1_LN1S], t[L1_LN1B], u->eps, h);
   dense(u, h, T, D1, L1_QKVW, 3 * D1, qkv, false);
