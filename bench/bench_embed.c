@@ -95,8 +95,8 @@ int main(int argc, char **argv) {
   if (strstr(shapes, "ingest")) {
     int ingest_reps = reps / 20 < 5 ? 5 : reps / 20;
     int64_t p = time_batch(e, (const char *const *)passages, N_PASSAGES, ingest_reps, out);
-    printf("ingest  %3d passages (%dw) %8lld us/batch %8.1f us/text (median of %d)\n",
-           N_PASSAGES, WORDS, (long long)p, (double)p / N_PASSAGES, ingest_reps);
+    printf("ingest  %3d passages (%dw) %8lld us/batch %8.1f us/text (median of %d)\n", N_PASSAGES,
+           WORDS, (long long)p, (double)p / N_PASSAGES, ingest_reps);
   }
   for (int i = 0; i < N_PASSAGES; i++) free(passages[i]);
   free(out);

@@ -15,8 +15,9 @@
  *            x4 = x3 + FFN(LN(x3))
  *   output   l2norm(tanh(W·mean(x4) + b))
  *
- * Dense layers run as one GEMM over all tokens of a batch (OpenBLAS); attention runs per
- * text. The last layer's second FFN matrix and the
+ * Dense layers run as one GEMM over all tokens of a batch: the bfloat16 kernel of
+ * embed_use_kernels.c where the CPU has AVX-512 BF16, OpenBLAS's sgemm elsewhere (or when
+ * ENGRAM_USE_FP32=1). Attention runs per text. The last layer's second FFN matrix and the
  * output layer are linear after the mean, so they run once per text on the mean, not per
  * token. test_embed checks the vectors against golden ones from the reference JS.
  */
@@ -36,6 +37,7 @@
 
 #include "common/map.h"
 #include "lang/embed.h"
+#include "lang/embed_use_int.h"
 
 enum {
   T_EMB,
@@ -99,12 +101,17 @@ typedef struct use {
   int max_symbols;     /* longest piece in code points */
   float eps, scale0, scale1;
   int max_len;
+  uint32_t *packed[N_TENSORS]; /* dense weights packed for the bfloat16 kernel, or NULL */
+  uint16_t *rows[N_TENSORS];   /* L0_F2W in bfloat16, row-major, for dense_relu, or NULL */
   pthread_mutex_t lock;        /* guards the spare scratch buffers */
   float *spare[4];             /* scratch buffers of finished calls, for the next ones */
   size_t spare_cap[4];         /* their sizes in floats */
   int n_spare;
 } use;
 
+/* Dense weight tensors; each is followed by its bias. */
+static const int dense_tensors[] = {L0_QKVW, L0_OW, L0_ADJW, L0_F1W, L0_F2W,
+                                    L1_QKVW, L1_OW, L1_F1W,  L1_F2W, T_TANHW};
 
 /* ---- tokenizer ------------------------------------------------------------------------ */
 
@@ -223,26 +230,34 @@ oom:
 
 /* ---- forward pass ------------------------------------------------------------------------ */
 
-/* out[n×m] = x[n×k]·W + b, or out += x·W + b when add; W is tensor w, b tensor w + 1. */
-static void dense(const use *u, const float *x, int n, int k, int w, int m, float *out, bool add) {
+/* out[n×m] = x[n×k]·W + b, or out += x·W + b when add; W is tensor w, b tensor w + 1.
+ * scratch: the bfloat16 kernel's room for n rows of k (eg_use_bf16_scratch). */
+static void dense(const use *u, const float *x, int n, int k, int w, int m, float *out, bool add,
+                  float *scratch) {
   const float *b = u->t[w + 1];
+  if (u->packed[w]) {
+    eg_use_dense_bf16(x, n, k, u->packed[w], m, b, out, add, scratch);
+    return;
+  }
   if (add)
     for (int i = 0; i < n; i++)
       for (int j = 0; j < m; j++) out[(size_t)i * m + j] += b[j];
   else
     for (int i = 0; i < n; i++) memcpy(out + (size_t)i * m, b, (size_t)m * sizeof *out);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, u->t[w], m, 1.0f,
-              out, m);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, u->t[w], m, 1.0f, out,
+              m);
 }
 
 /* out[n×m] += x[n×k]·W + b (tensors w, w + 1) for x a ReLU's output. Layer 0's FFN leaves
  * about 9 in 10 of its hidden values at zero, so most of the time each row adds only the rows
- * of W at its nonzero inputs: a tenth of the multiply-adds. */
-static void dense_relu(const use *u, const float *x, int n, int k, int w, int m, float *out) {
+ * of W at its nonzero inputs: a tenth of the multiply-adds. Those rows are read in bfloat16
+ * where the CPU has the kernel (the loop waits on memory), in float elsewhere. */
+static void dense_relu(const use *u, const float *x, int n, int k, int w, int m, float *out,
+                       float *scratch) {
   size_t nonzero = 0;
   for (size_t i = 0; i < (size_t)n * (size_t)k; i++) nonzero += x[i] != 0;
   if (nonzero * 4 > (size_t)n * (size_t)k) { /* dense enough for the dense GEMM */
-    dense(u, x, n, k, w, m, out, true);
+    dense(u, x, n, k, w, m, out, true, scratch);
     return;
   }
   const float *wt = u->t[w], *b = u->t[w + 1];
@@ -250,6 +265,10 @@ static void dense_relu(const use *u, const float *x, int n, int k, int w, int m,
     const float *r = x + (size_t)i * (size_t)k;
     float *o = out + (size_t)i * (size_t)m;
     for (int j = 0; j < m; j++) o[j] += b[j];
+    if (u->rows[w]) {
+      eg_use_add_rows_bf16(r, k, u->rows[w], m, o);
+      continue;
+    }
     for (int c = 0; c < k; c++) {
       if (r[c] == 0) continue;
       const float *wr = wt + (size_t)c * (size_t)m;
@@ -306,9 +325,10 @@ static void attention(const float *qkv, int L, int d, float scale, float *out, f
 }
 
 /* mid = ReLU(F1·LN(x) + b1) of the FFN whose layer norm is tensor ln: its hidden layer. */
-static void ffn_hidden(const use *u, const float *x, int T, int ln, float *h, float *mid) {
+static void ffn_hidden(const use *u, const float *x, int T, int ln, float *h, float *mid,
+                       float *scratch) {
   layer_norm(x, T, D1, u->t[ln], u->t[ln + 1], u->eps, h);
-  dense(u, h, T, D1, ln + 2, DFF, mid, false);
+  dense(u, h, T, D1, ln + 2, DFF, mid, false, scratch);
   for (size_t i = 0; i < (size_t)T * DFF; i++) mid[i] = mid[i] > 0 ? mid[i] : 0;
 }
 
@@ -379,37 +399,39 @@ static void forward(const use *u, uint32_t *const *ids, size_t n, const size_t *
   float *x0 = s, *h = x0 + (size_t)T * D0, *qkv = h + (size_t)T * D1, *x = qkv + (size_t)T * 3 * D1;
   float *att = x + (size_t)T * D1, *mid = att + (size_t)T * D1, *scores = mid + (size_t)T * DFF;
   float *mean_x = scores + (size_t)maxL * (size_t)maxL, *mean_mid = mean_x + n * D1;
+  float *k = mean_mid + n * DFF; /* the bfloat16 kernel's room */
   for (size_t i = 0; i < n; i++) input_rows(u, ids[i], len[i], x0 + off[i] * D0);
   /* layer 0: attention in 256, output and residual in 512 */
   layer_norm(x0, T, D0, t[L0_LN1S], t[L0_LN1B], u->eps, h);
-  dense(u, h, T, D0, L0_QKVW, 3 * D0, qkv, false);
+  dense(u, h, T, D0, L0_QKVW, 3 * D0, qkv, false, k);
   for (size_t i = 0; i < n; i++)
     if (len[i])
       attention(qkv + off[i] * 3 * D0, (int)len[i], D0, u->scale0, att + off[i] * D0, scores);
-  dense(u, x0, T, D0, L0_ADJW, D1, x, false); /* residual, projected */
-  dense(u, att, T, D0, L0_OW, D1, x, true);   /* + attention output */
-  ffn_hidden(u, x, T, L0_LN2S, h, mid);
-  dense_relu(u, mid, T, DFF, L0_F2W, D1, x);
+  dense(u, x0, T, D0, L0_ADJW, D1, x, false, k); /* residual, projected */
+  dense(u, att, T, D0, L0_OW, D1, x, true, k);   /* + attention output */
+  ffn_hidden(u, x, T, L0_LN2S, h, mid, k);
+  dense_relu(u, mid, T, DFF, L0_F2W, D1, x, k);
   /* layer 1 */
   layer_norm(x, T, D1, t[L1_LN1S], t[L1_LN1B], u->eps, h);
-  dense(u, h, T, D1, L1_QKVW, 3 * D1, qkv, false);
+  dense(u, h, T, D1, L1_QKVW, 3 * D1, qkv, false, k);
   for (size_t i = 0; i < n; i++)
     if (len[i])
       attention(qkv + off[i] * 3 * D1, (int)len[i], D1, u->scale1, att + off[i] * D1, scores);
-  dense(u, att, T, D1, L1_OW, D1, x, true);
-  ffn_hidden(u, x, T, L1_LN2S, h, mid);
+  dense(u, att, T, D1, L1_OW, D1, x, true, k);
+  ffn_hidden(u, x, T, L1_LN2S, h, mid, k);
   /* mean(x + F2·mid + b2) = mean(x) + F2·mean(mid) + b2: F2 and the output layer run on
    * one row per text */
   mean_rows(x, D1, n, off, len, mean_x);
   mean_rows(mid, DFF, n, off, len, mean_mid);
-  dense(u, mean_mid, (int)n, DFF, L1_F2W, D1, mean_x, true);
-  dense(u, mean_x, (int)n, D1, T_TANHW, D1, out, false);
+  dense(u, mean_mid, (int)n, DFF, L1_F2W, D1, mean_x, true, k);
+  dense(u, mean_x, (int)n, D1, T_TANHW, D1, out, false, k);
 }
 
 /* Floats of scratch for forward(). */
 static size_t scratch_floats(int T, size_t n, int maxL) {
-  return (size_t)T * (D0 + 3 * D1 + 3 * D1 + DFF) + (size_t)maxL * (size_t)maxL +
-         n * (D1 + DFF);
+  size_t rows = (size_t)T > n ? (size_t)T : n;
+  return (size_t)T * (D0 + 3 * D1 + 3 * D1 + DFF) + (size_t)maxL * (size_t)maxL + n * (D1 + DFF) +
+         eg_use_bf16_scratch((int)rows, DFF);
 }
 
 static eg_code use_embed(void *self, const char *const *texts, size_t n, float *out, eg_err *err) {
@@ -460,6 +482,7 @@ static void use_close(void *self) {
   use *u = self;
   if (!u) return;
   if (u->map) munmap(u->map, u->map_len);
+  for (int i = 0; i < N_TENSORS; i++) free(u->packed[i]), free(u->rows[i]);
   for (int i = 0; i < u->n_spare; i++) free(u->spare[i]);
   pthread_mutex_destroy(&u->lock);
   eg_map_free(u->pieces);
@@ -565,6 +588,22 @@ eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
   u->scale0 = u->t[T_SCALARS][1];
   u->scale1 = u->t[T_SCALARS][2];
   u->max_len = (int)u->t[T_SCALARS][3];
+  const char *fp32 = getenv("ENGRAM_USE_FP32");
+  if (eg_use_bf16_supported() && !(fp32 && strcmp(fp32, "1") == 0))
+    for (size_t i = 0; i < sizeof dense_tensors / sizeof *dense_tensors; i++) {
+      int w = dense_tensors[i];
+      int k = w == L0_QKVW || w == L0_OW || w == L0_ADJW ? D0
+              : w == L0_F2W || w == L1_F2W               ? DFF
+                                                         : D1;
+      if (!(u->packed[w] = eg_use_pack_bf16(u->t[w], k, (int)(tensor_size[w] / (size_t)k)))) {
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+        goto fail;
+      }
+    }
+  if (u->packed[L0_F2W] && !(u->rows[L0_F2W] = eg_use_to_bf16(u->t[L0_F2W], tensor_size[L0_F2W]))) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    goto fail;
+  }
   openblas_set_num_threads(1); /* one core per call: callers run in parallel themselves */
   e->ops = &use_ops;
   e->self = u;
