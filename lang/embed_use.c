@@ -261,14 +261,15 @@ static void dense_relu(const use *u, const float *x, int n, int k, int w, int m,
     return;
   }
   const float *wt = u->t[w], *b = u->t[w + 1];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) out[(size_t)i * (size_t)m + j] += b[j];
+  if (u->rows[w]) {
+    eg_use_add_rows_bf16(x, n, k, u->rows[w], m, out);
+    return;
+  }
   for (int i = 0; i < n; i++) {
     const float *r = x + (size_t)i * (size_t)k;
     float *o = out + (size_t)i * (size_t)m;
-    for (int j = 0; j < m; j++) o[j] += b[j];
-    if (u->rows[w]) {
-      eg_use_add_rows_bf16(r, k, u->rows[w], m, o);
-      continue;
-    }
     for (int c = 0; c < k; c++) {
       if (r[c] == 0) continue;
       const float *wr = wt + (size_t)c * (size_t)m;

@@ -34,8 +34,9 @@ void eg_use_dense_bf16(const float *x, int n, int k, const uint32_t *w, int m, c
  * memory. */
 uint16_t *eg_use_to_bf16(const float *w, size_t n);
 
-/* o[0..m) += Σ x[c]·W[c][0..m) over the c < k with x[c] ≠ 0: W row-major (k×m) from
- * eg_use_to_bf16, m a multiple of 256. Only on a CPU where eg_use_bf16_supported(). */
-void eg_use_add_rows_bf16(const float *x, int k, const uint16_t *w, int m, float *o);
+/* out[n×m] += x[n×k]·W for x mostly zero: per row, the rows of W at its nonzero entries. W
+ * row-major (k×m) from eg_use_to_bf16, m a multiple of 128. Only on a CPU where
+ * eg_use_bf16_supported(). */
+void eg_use_add_rows_bf16(const float *x, int n, int k, const uint16_t *w, int m, float *out);
 
 #endif
