@@ -109,9 +109,11 @@ typedef struct use {
   int n_spare;
 } use;
 
-/* Dense weight tensors; each is followed by its bias. */
-static const int dense_tensors[] = {L0_QKVW, L0_OW, L0_ADJW, L0_F1W, L0_F2W,
-                                    L1_QKVW, L1_OW, L1_F1W,  L1_F2W, T_TANHW};
+/* Dense weight tensors and their input widths; each is followed by its bias. */
+static const struct {
+  int w, k;
+} dense_tensors[] = {{L0_QKVW, D0}, {L0_OW, D0}, {L0_ADJW, D0}, {L0_F1W, D1},  {L0_F2W, DFF},
+                     {L1_QKVW, D1}, {L1_OW, D1}, {L1_F1W, D1},  {L1_F2W, DFF}, {T_TANHW, D1}};
 
 /* ---- tokenizer ------------------------------------------------------------------------ */
 
@@ -592,10 +594,7 @@ eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
   const char *fp32 = getenv("ENGRAM_USE_FP32");
   if (eg_use_bf16_supported() && !(fp32 && strcmp(fp32, "1") == 0))
     for (size_t i = 0; i < sizeof dense_tensors / sizeof *dense_tensors; i++) {
-      int w = dense_tensors[i];
-      int k = w == L0_QKVW || w == L0_OW || w == L0_ADJW ? D0
-              : w == L0_F2W || w == L1_F2W               ? DFF
-                                                         : D1;
+      int w = dense_tensors[i].w, k = dense_tensors[i].k;
       if (!(u->packed[w] = eg_use_pack_bf16(u->t[w], k, (int)(tensor_size[w] / (size_t)k)))) {
         rc = eg_err_set(err, EG_ENOMEM, "out of memory");
         goto fail;

@@ -35,8 +35,8 @@ void eg_use_dense_bf16(const float *x, int n, int k, const uint32_t *w, int m, c
 uint16_t *eg_use_to_bf16(const float *w, size_t n);
 
 /* out[n×m] += x[n×k]·W for x mostly zero: per row, the rows of W at its nonzero entries. W
- * row-major (k×m) from eg_use_to_bf16, m a multiple of 128. Only on a CPU where
- * eg_use_bf16_supported(). */
+ * row-major (k×m) from eg_use_to_bf16; k a multiple of 16 up to 4096, m a multiple of 256.
+ * Only on a CPU where eg_use_bf16_supported(). */
 void eg_use_add_rows_bf16(const float *x, int n, int k, const uint16_t *w, int m, float *out);
 
 #endif
