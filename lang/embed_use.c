@@ -15,12 +15,16 @@
  *            x4 = x3 + FFN(LN(x3))
  *   output   l2norm(tanh(W·mean(x4) + b))
  *
- * Dense layers run as one GEMM over all tokens of a batch (OpenBLAS); attention runs per
- * text. test_embed checks the vectors against golden ones from the reference JS.
+ * Dense layers run as one GEMM over all tokens of a batch: the bfloat16 kernel of
+ * embed_use_kernels.c where the CPU has AVX-512 BF16, OpenBLAS's sgemm elsewhere (or when
+ * ENGRAM_USE_FP32=1). Attention runs per text. The last layer's second FFN matrix and the
+ * output layer are linear after the mean, so they run once per text on the mean, not per
+ * token. test_embed checks the vectors against golden ones from the reference JS.
  */
 #include <cblas.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +37,7 @@
 
 #include "common/map.h"
 #include "lang/embed.h"
+#include "lang/embed_use_int.h"
 
 enum {
   T_EMB,
@@ -96,7 +101,19 @@ typedef struct use {
   int max_symbols;     /* longest piece in code points */
   float eps, scale0, scale1;
   int max_len;
+  uint32_t *packed[N_TENSORS]; /* dense weights packed for the bfloat16 kernel, or NULL */
+  uint16_t *rows[N_TENSORS];   /* L0_F2W in bfloat16, row-major, for dense_relu, or NULL */
+  pthread_mutex_t lock;        /* guards the spare scratch buffers */
+  float *spare[4];             /* scratch buffers of finished calls, for the next ones */
+  size_t spare_cap[4];         /* their sizes in floats */
+  int n_spare;
 } use;
+
+/* Dense weight tensors and their input widths; each is followed by its bias. */
+static const struct {
+  int w, k;
+} dense_tensors[] = {{L0_QKVW, D0}, {L0_OW, D0}, {L0_ADJW, D0}, {L0_F1W, D1},  {L0_F2W, DFF},
+                     {L1_QKVW, D1}, {L1_OW, D1}, {L1_F1W, D1},  {L1_F2W, DFF}, {T_TANHW, D1}};
 
 /* ---- tokenizer ------------------------------------------------------------------------ */
 
@@ -215,34 +232,80 @@ oom:
 
 /* ---- forward pass ------------------------------------------------------------------------ */
 
-/* out[n×m] = x[n×k] · W[k×m] + b (b may be NULL); beta=1 accumulates into out. */
-static void dense(const float *x, int n, int k, const float *w, int m, const float *b, float *out,
-                  float beta) {
-  if (b && beta == 0)
-    for (int i = 0; i < n; i++) memcpy(out + (size_t)i * m, b, (size_t)m * sizeof *out);
-  else if (b)
+/* out[n×m] = x[n×k]·W + b, or out += x·W + b when add; W is tensor w, b tensor w + 1.
+ * scratch: the bfloat16 kernel's room for n rows of k (eg_use_bf16_scratch). */
+static void dense(const use *u, const float *x, int n, int k, int w, int m, float *out, bool add,
+                  float *scratch) {
+  const float *b = u->t[w + 1];
+  if (u->packed[w]) {
+    eg_use_dense_bf16(x, n, k, u->packed[w], m, b, out, add, scratch);
+    return;
+  }
+  if (add)
     for (int i = 0; i < n; i++)
       for (int j = 0; j < m; j++) out[(size_t)i * m + j] += b[j];
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, w, m, b ? 1.0f : beta,
-              out, m);
+  else
+    for (int i = 0; i < n; i++) memcpy(out + (size_t)i * m, b, (size_t)m * sizeof *out);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, m, k, 1.0f, x, k, u->t[w], m, 1.0f, out,
+              m);
+}
+
+/* out[n×m] += x[n×k]·W + b (tensors w, w + 1) for x a ReLU's output. Layer 0's FFN leaves
+ * about 9 in 10 of its hidden values at zero, so most of the time each row adds only the rows
+ * of W at its nonzero inputs: a tenth of the multiply-adds. Those rows are read in bfloat16
+ * where the CPU has the kernel (the loop waits on memory), in float elsewhere. */
+static void dense_relu(const use *u, const float *x, int n, int k, int w, int m, float *out,
+                       float *scratch) {
+  size_t nonzero = 0;
+  for (size_t i = 0; i < (size_t)n * (size_t)k; i++) nonzero += x[i] != 0;
+  if (nonzero * 4 > (size_t)n * (size_t)k) { /* dense enough for the dense GEMM */
+    dense(u, x, n, k, w, m, out, true, scratch);
+    return;
+  }
+  const float *wt = u->t[w], *b = u->t[w + 1];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) out[(size_t)i * (size_t)m + j] += b[j];
+  if (u->rows[w]) {
+    eg_use_add_rows_bf16(x, n, k, u->rows[w], m, out);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const float *r = x + (size_t)i * (size_t)k;
+    float *o = out + (size_t)i * (size_t)m;
+    for (int c = 0; c < k; c++) {
+      if (r[c] == 0) continue;
+      const float *wr = wt + (size_t)c * (size_t)m;
+      for (int j = 0; j < m; j++) o[j] += r[c] * wr[j];
+    }
+  }
+}
+
+/* Sum of r[0..d), d a multiple of LANES: LANES partial sums, which the compiler keeps in
+ * vector registers (one long chain of float adds would not vectorize without -ffast-math). */
+enum { LANES = 16 };
+static float sum_lanes(const float *r, int d, float shift, bool squares) {
+  float part[LANES] = {0}, sum = 0;
+  for (int j = 0; j < d; j += LANES)
+    for (int l = 0; l < LANES; l++) {
+      float v = r[j + l] - shift;
+      part[l] += squares ? v * v : v;
+    }
+  for (int l = 0; l < LANES; l++) sum += part[l];
+  return sum;
 }
 
 static void layer_norm(const float *x, int n, int d, const float *s, const float *b, float eps,
                        float *out) {
   for (int i = 0; i < n; i++) {
     const float *r = x + (size_t)i * d;
-    double mean = 0, var = 0;
-    for (int j = 0; j < d; j++) mean += r[j];
-    mean /= d;
-    for (int j = 0; j < d; j++) var += (r[j] - mean) * (r[j] - mean);
-    var /= d;
-    float inv = (float)(1.0 / sqrt(var + eps));
+    float mean = sum_lanes(r, d, 0, false) / (float)d;
+    float var = sum_lanes(r, d, mean, true) / (float)d;
+    float inv = 1.0f / sqrtf(var + eps);
     float *o = out + (size_t)i * d;
-    for (int j = 0; j < d; j++) o[j] = (float)(r[j] - mean) * inv * s[j] + b[j];
+    for (int j = 0; j < d; j++) o[j] = (r[j] - mean) * inv * s[j] + b[j];
   }
 }
 
-/* Multi-head self-attention of one text: qkv [L × 3d] → out [L × d]. */
 /* Softmax attention of one text (L tokens) per head: S = scale·Q·Kᵀ, row softmax, S·V.
  * scores holds L×L floats. */
 static void attention(const float *qkv, int L, int d, float scale, float *out, float *scores) {
@@ -264,17 +327,118 @@ static void attention(const float *qkv, int L, int d, float scale, float *out, f
   }
 }
 
-static void ffn(const use *u, float *x, int T, int ln_s, float *h, float *mid) {
-  const float *const *t = u->t;
-  layer_norm(x, T, D1, t[ln_s], t[ln_s + 1], u->eps, h);
-  dense(h, T, D1, t[ln_s + 2], DFF, t[ln_s + 3], mid, 0);
+/* mid = ReLU(F1·LN(x) + b1) of the FFN whose layer norm is tensor ln: its hidden layer. */
+static void ffn_hidden(const use *u, const float *x, int T, int ln, float *h, float *mid,
+                       float *scratch) {
+  layer_norm(x, T, D1, u->t[ln], u->t[ln + 1], u->eps, h);
+  dense(u, h, T, D1, ln + 2, DFF, mid, false, scratch);
   for (size_t i = 0; i < (size_t)T * DFF; i++) mid[i] = mid[i] > 0 ? mid[i] : 0;
-  dense(mid, T, DFF, t[ln_s + 4], D1, t[ln_s + 5], x, 1); /* x += FFN */
+}
+
+/* A scratch buffer of at least need floats: a spare one of an earlier call, or new. Large
+ * buffers come from mmap, so a fresh one per call would cost its page faults every time. */
+static float *scratch_get(use *u, size_t need, size_t *cap_out) {
+  float *buf = NULL;
+  size_t cap = 0;
+  pthread_mutex_lock(&u->lock);
+  if (u->n_spare > 0) {
+    u->n_spare--;
+    buf = u->spare[u->n_spare];
+    cap = u->spare_cap[u->n_spare];
+  }
+  pthread_mutex_unlock(&u->lock);
+  if (cap >= need) {
+    *cap_out = cap;
+    return buf;
+  }
+  free(buf);
+  *cap_out = need;
+  return malloc(need * sizeof *buf);
+}
+
+/* Keep buf (cap floats) for a later call, or free it when enough are kept. */
+static void scratch_put(use *u, float *buf, size_t cap) {
+  pthread_mutex_lock(&u->lock);
+  if (u->n_spare < (int)(sizeof u->spare / sizeof *u->spare)) {
+    u->spare[u->n_spare] = buf;
+    u->spare_cap[u->n_spare++] = cap;
+    buf = NULL;
+  }
+  pthread_mutex_unlock(&u->lock);
+  free(buf);
+}
+
+/* x0 = 2·E[token] + timing signal, the input rows of text i's tokens. */
+static void input_rows(const use *u, const uint32_t *ids, size_t len, float *x0) {
+  for (size_t p = 0; p < len; p++) {
+    float *r = x0 + p * D0;
+    const float *emb = u->t[T_EMB] + (size_t)ids[p] * D0;
+    for (int c = 0; c < D0; c++) r[c] = 2 * emb[c];
+    for (int c = 0; c < D0 / 2; c++) {
+      float a = (float)p * u->t[T_TIMING][c];
+      r[c] += sinf(a);
+      r[c + D0 / 2] += cosf(a);
+    }
+  }
+}
+
+/* rows[n×d] = the mean of each text's token rows of x (T×d); zero for an empty text. */
+static void mean_rows(const float *x, int d, size_t n, const size_t *off, const size_t *len,
+                      float *rows) {
+  for (size_t i = 0; i < n; i++) {
+    float *o = rows + i * (size_t)d;
+    memset(o, 0, (size_t)d * sizeof *o);
+    for (size_t p = off[i]; p < off[i] + len[i]; p++)
+      for (int c = 0; c < d; c++) o[c] += x[p * (size_t)d + c];
+    for (int c = 0; c < d && len[i]; c++) o[c] /= (float)len[i];
+  }
+}
+
+/* The forward pass of T tokens (n texts at off/len) into out (n × D1, before tanh).
+ * s: the scratch of scratch_floats(T, n, maxL). */
+static void forward(const use *u, uint32_t *const *ids, size_t n, const size_t *off,
+                    const size_t *len, int T, int maxL, float *s, float *out) {
+  const float *const *t = u->t;
+  float *x0 = s, *h = x0 + (size_t)T * D0, *qkv = h + (size_t)T * D1, *x = qkv + (size_t)T * 3 * D1;
+  float *att = x + (size_t)T * D1, *mid = att + (size_t)T * D1, *scores = mid + (size_t)T * DFF;
+  float *mean_x = scores + (size_t)maxL * (size_t)maxL, *mean_mid = mean_x + n * D1;
+  float *k = mean_mid + n * DFF; /* the bfloat16 kernel's room */
+  for (size_t i = 0; i < n; i++) input_rows(u, ids[i], len[i], x0 + off[i] * D0);
+  /* layer 0: attention in 256, output and residual in 512 */
+  layer_norm(x0, T, D0, t[L0_LN1S], t[L0_LN1B], u->eps, h);
+  dense(u, h, T, D0, L0_QKVW, 3 * D0, qkv, false, k);
+  for (size_t i = 0; i < n; i++)
+    if (len[i])
+      attention(qkv + off[i] * 3 * D0, (int)len[i], D0, u->scale0, att + off[i] * D0, scores);
+  dense(u, x0, T, D0, L0_ADJW, D1, x, false, k); /* residual, projected */
+  dense(u, att, T, D0, L0_OW, D1, x, true, k);   /* + attention output */
+  ffn_hidden(u, x, T, L0_LN2S, h, mid, k);
+  dense_relu(u, mid, T, DFF, L0_F2W, D1, x, k);
+  /* layer 1 */
+  layer_norm(x, T, D1, t[L1_LN1S], t[L1_LN1B], u->eps, h);
+  dense(u, h, T, D1, L1_QKVW, 3 * D1, qkv, false, k);
+  for (size_t i = 0; i < n; i++)
+    if (len[i])
+      attention(qkv + off[i] * 3 * D1, (int)len[i], D1, u->scale1, att + off[i] * D1, scores);
+  dense(u, att, T, D1, L1_OW, D1, x, true, k);
+  ffn_hidden(u, x, T, L1_LN2S, h, mid, k);
+  /* mean(x + F2·mid + b2) = mean(x) + F2·mean(mid) + b2: F2 and the output layer run on
+   * one row per text */
+  mean_rows(x, D1, n, off, len, mean_x);
+  mean_rows(mid, DFF, n, off, len, mean_mid);
+  dense(u, mean_mid, (int)n, DFF, L1_F2W, D1, mean_x, true, k);
+  dense(u, mean_x, (int)n, D1, T_TANHW, D1, out, false, k);
+}
+
+/* Floats of scratch for forward(). */
+static size_t scratch_floats(int T, size_t n, int maxL) {
+  size_t rows = (size_t)T > n ? (size_t)T : n;
+  return (size_t)T * (D0 + 3 * D1 + 3 * D1 + DFF) + (size_t)maxL * (size_t)maxL + n * (D1 + DFF) +
+         eg_use_bf16_scratch((int)rows, DFF);
 }
 
 static eg_code use_embed(void *self, const char *const *texts, size_t n, float *out, eg_err *err) {
   use *u = self;
-  const float *const *t = u->t;
   /* Tokenize the whole batch; tokens of all texts form one matrix for the dense layers. */
   uint32_t **ids = calloc(n, sizeof *ids);
   size_t *len = calloc(n, sizeof *len), *off = calloc(n + 1, sizeof *off);
@@ -291,68 +455,27 @@ static eg_code use_embed(void *self, const char *const *texts, size_t n, float *
   }
   int T = (int)off[n], maxL = 1;
   for (size_t i = 0; i < n; i++) maxL = len[i] > (size_t)maxL ? (int)len[i] : maxL;
-  float *x0 = NULL, *h = NULL, *qkv = NULL, *x = NULL, *att = NULL, *mid = NULL, *scores = NULL;
   if (!rc && T) {
-    x0 = malloc((size_t)T * D0 * sizeof *x0);
-    h = malloc((size_t)T * D1 * sizeof *h);
-    qkv = malloc((size_t)T * 3 * D1 * sizeof *qkv);
-    x = malloc((size_t)T * D1 * sizeof *x);
-    att = malloc((size_t)T * D1 * sizeof *att);
-    mid = malloc((size_t)T * DFF * sizeof *mid);
-    scores = malloc((size_t)maxL * (size_t)maxL * sizeof *scores);
-    if (!x0 || !h || !qkv || !x || !att || !mid || !scores)
+    size_t cap;
+    float *s = scratch_get(u, scratch_floats(T, n, maxL), &cap);
+    if (s) {
+      forward(u, ids, n, off, len, T, maxL, s, out);
+      scratch_put(u, s, cap);
+    } else {
       rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  }
-  if (!rc && T) {
-    /* input: twice the embedding + timing signal */
-    for (size_t i = 0; i < n; i++)
-      for (size_t p = 0; p < len[i]; p++) {
-        float *r = x0 + (off[i] + p) * D0;
-        const float *emb = t[T_EMB] + (size_t)ids[i][p] * D0;
-        for (int c = 0; c < D0; c++) r[c] = 2 * emb[c];
-        for (int c = 0; c < D0 / 2; c++) {
-          float a = (float)p * t[T_TIMING][c];
-          r[c] += sinf(a);
-          r[c + D0 / 2] += cosf(a);
-        }
-      }
-    /* layer 0: attention in 256, output and residual in 512 */
-    layer_norm(x0, T, D0, t[L0_LN1S], t[L0_LN1B], u->eps, h);
-    dense(h, T, D0, t[L0_QKVW], 3 * D0, t[L0_QKVB], qkv, 0);
-    for (size_t i = 0; i < n; i++)
-      if (len[i])
-        attention(qkv + off[i] * 3 * D0, (int)len[i], D0, u->scale0, att + off[i] * D0, scores);
-    dense(x0, T, D0, t[L0_ADJW], D1, t[L0_ADJB], x, 0); /* residual, projected */
-    dense(att, T, D0, t[L0_OW], D1, t[L0_OB], x, 1);    /* + attention output */
-    ffn(u, x, T, L0_LN2S, h, mid);
-    /* layer 1 */
-    layer_norm(x, T, D1, t[L1_LN1S], t[L1_LN1B], u->eps, h);
-    dense(h, T, D1, t[L1_QKVW], 3 * D1, t[L1_QKVB], qkv, 0);
-    for (size_t i = 0; i < n; i++)
-      if (len[i])
-        attention(qkv + off[i] * 3 * D1, (int)len[i], D1, u->scale1, att + off[i] * D1, scores);
-    dense(att, T, D1, t[L1_OW], D1, t[L1_OB], x, 1);
-    ffn(u, x, T, L1_LN2S, h, mid);
+    }
   }
   for (size_t i = 0; !rc && i < n; i++) {
     float *o = out + i * D1;
-    if (!len[i]) { /* empty text: the zero vector (the interface's rule) */
+    if (!len[i] || !T) { /* empty text: the zero vector (the interface's rule) */
       memset(o, 0, D1 * sizeof *o);
       continue;
     }
-    float pooled[D1];
-    for (int c = 0; c < D1; c++) {
-      double s = 0;
-      for (size_t p = 0; p < len[i]; p++) s += x[(off[i] + p) * D1 + c];
-      pooled[c] = (float)(s / (double)len[i]);
-    }
-    dense(pooled, 1, D1, t[T_TANHW], D1, t[T_TANHB], o, 0);
     for (int c = 0; c < D1; c++) o[c] = tanhf(o[c]);
     eg_l2_normalize(o, D1);
   }
   for (size_t i = 0; i < n; i++) free(ids[i]);
   free(ids), free(len), free(off);
-  free(x0), free(h), free(qkv), free(x), free(att), free(mid), free(scores);
   return rc;
 }
 
@@ -362,6 +485,9 @@ static void use_close(void *self) {
   use *u = self;
   if (!u) return;
   if (u->map) munmap(u->map, u->map_len);
+  for (int i = 0; i < N_TENSORS; i++) free(u->packed[i]), free(u->rows[i]);
+  for (int i = 0; i < u->n_spare; i++) free(u->spare[i]);
+  pthread_mutex_destroy(&u->lock);
   eg_map_free(u->pieces);
   free(u->piece_info);
   free(u->utf16_len);
@@ -405,6 +531,7 @@ eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
   }
   u->map = m;
   u->map_len = (size_t)st.st_size;
+  pthread_mutex_init(&u->lock, NULL);
   const uint8_t *p = m, *end = m + st.st_size;
   if (memcmp(p, "EGUSE001", 8) != 0) {
     rc = eg_err_set(err, EG_ECORRUPT, "not a USE-lite model file (bad magic)");
@@ -464,6 +591,19 @@ eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
   u->scale0 = u->t[T_SCALARS][1];
   u->scale1 = u->t[T_SCALARS][2];
   u->max_len = (int)u->t[T_SCALARS][3];
+  const char *fp32 = getenv("ENGRAM_USE_FP32");
+  if (eg_use_bf16_supported() && !(fp32 && strcmp(fp32, "1") == 0))
+    for (size_t i = 0; i < sizeof dense_tensors / sizeof *dense_tensors; i++) {
+      int w = dense_tensors[i].w, k = dense_tensors[i].k;
+      if (!(u->packed[w] = eg_use_pack_bf16(u->t[w], k, (int)(tensor_size[w] / (size_t)k)))) {
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+        goto fail;
+      }
+    }
+  if (u->packed[L0_F2W] && !(u->rows[L0_F2W] = eg_use_to_bf16(u->t[L0_F2W], tensor_size[L0_F2W]))) {
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+    goto fail;
+  }
   openblas_set_num_threads(1); /* one core per call: callers run in parallel themselves */
   e->ops = &use_ops;
   e->self = u;

@@ -1,6 +1,6 @@
 /*
- * test_embed.c — the GloVe+SIF embedder on the real model file, and the HTTP embedder
- * against a local server speaking the OpenAI /v1/embeddings protocol (success,
+ * test_embed.c — the GloVe+SIF and USE-lite embedders on the real model files, and the HTTP
+ * embedder against a local server speaking the OpenAI /v1/embeddings protocol (success,
  * 429 then success, timeout, malformed JSON, wrong dimension, bad key).
  */
 #include <cjson/cJSON.h>
@@ -46,8 +46,9 @@ static void test_glove(void) {
 }
 
 /* USE-lite against golden vectors of the reference JS (tests/golden/make_use_golden.js):
- * the same token ids, and cosine ≥ 0.999 per sentence. */
-static void test_use_golden(void) {
+ * the same token ids, and cosine ≥ 0.999 per sentence. The bfloat16 kernel (where the CPU
+ * has it) and the float path (ENGRAM_USE_FP32=1, as on other CPUs) both. */
+static void use_golden(void) {
   eg_embedder *e = NULL;
   eg_err err;
   EG_REQUIRE(eg_embedder_open("use:" EG_SOURCE_DIR "/var/models/use-lite.bin", &e, &err) == EG_OK);
@@ -91,6 +92,14 @@ static void test_use_golden(void) {
   EG_CHECK(v[0] == 0 && v[511] == 0);
   cJSON_Delete(g);
   eg_embedder_close(e);
+}
+
+static void test_use_golden(void) { use_golden(); }
+
+static void test_use_golden_fp32(void) {
+  setenv("ENGRAM_USE_FP32", "1", 1);
+  use_golden();
+  unsetenv("ENGRAM_USE_FP32");
 }
 
 /* ---- a local OpenAI-compatible embeddings server ---- */
@@ -177,6 +186,7 @@ static void test_http(void) {
 int main(void) {
   EG_RUN(test_glove);
   EG_RUN(test_use_golden);
+  EG_RUN(test_use_golden_fp32);
   EG_RUN(test_http);
   return eg_test_finish();
 }
