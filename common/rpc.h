@@ -194,12 +194,15 @@ typedef struct eg_rpc_request {
   const char *method;                          /* in */
   const ProtobufCMessage *req;                 /* in, borrowed */
   const ProtobufCMessageDescriptor *resp_desc; /* in */
-  ProtobufCMessage *resp;                      /* out: caller frees as for eg_rpc_unary */
-  eg_err err;                                  /* out: code EG_OK on success */
+  ProtobufCMessage *resp; /* out: caller frees as for eg_rpc_unary, unless arena is set */
+  eg_err err;             /* out: code EG_OK on success */
   /* in, may be NULL: the address of a response pointer of resp_desc's type
    * (Engram__V1__StateResponse **), set to resp when the call ends (NULL on failure).
    * It is resp under a typed name: free one of the two, once. */
   void *out;
+  /* in, may be NULL: the response is unpacked into this arena (on the caller's thread),
+   * which owns it: no malloc per field, nothing to free. */
+  eg_arena *arena;
 } eg_rpc_request;
 
 /* Start every request at once, wait for all (retrying UNAVAILABLE ones), within one

@@ -268,7 +268,8 @@ static void attempt_cleanup(attempt *a) {
 static void attempt_finish(eg_rpc_request *r, attempt *a) {
   if (a->status == GRPC_STATUS_OK) {
     eg_err_clear(&r->err);
-    if (eg_rpc_unpack(a->recv, r->resp_desc, NULL, &r->resp, &r->err) != EG_OK)
+    ProtobufCAllocator al = r->arena ? eg_rpc_arena_allocator(r->arena) : (ProtobufCAllocator){0};
+    if (eg_rpc_unpack(a->recv, r->resp_desc, r->arena ? &al : NULL, &r->resp, &r->err) != EG_OK)
       eg_err_prefix(&r->err, "response: ");
   } else {
     size_t n = GRPC_SLICE_LENGTH(a->details);

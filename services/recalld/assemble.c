@@ -182,9 +182,10 @@ static Engram__V1__RecallItem *edge_item(rc_ctx *c, const Engram__V1__Edge *e, f
   it->text = eg_arena_strndup(a, line->data, line->len);
   it->score = score;
   it->time = e->valid_from;
-  it->fact = (void *)eg_rpc_clone(a, &e->base);
+  /* the peers' answers are in the Recall's arena, as the response is: shared, not copied */
+  it->fact = (Engram__V1__Edge *)e;
   it->status = status;
-  it->superseding = (void *)eg_rpc_clone(a, superseding ? &superseding->base : NULL);
+  it->superseding = (Engram__V1__Edge *)superseding;
   if (e->meta) {
     it->session_id = eg_arena_strdup(a, e->meta->source_session_id);
     it->document_id = eg_arena_strdup(a, e->meta->source_document_id);
@@ -193,7 +194,7 @@ static Engram__V1__RecallItem *edge_item(rc_ctx *c, const Engram__V1__Edge *e, f
   }
   it->history = eg_arena_calloc(a, n_history ? n_history : 1, sizeof *it->history);
   for (size_t h = 0; it->history && h < n_history; h++)
-    it->history[it->n_history++] = (void *)eg_rpc_clone(a, &history[h]->base);
+    it->history[it->n_history++] = (Engram__V1__Edge *)history[h];
   resp->items[resp->n_items++] = it;
   return it;
 }
@@ -288,13 +289,13 @@ static void chunk_item(rc_ctx *c, const rc_chunk *x, Engram__V1__RecallResponse 
   if (!it) return;
   engram__v1__recall_item__init(it);
   it->kind = ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK;
-  it->text = eg_arena_strdup(a, x->chunk->content);
-  it->latent = eg_arena_strdup(a, x->chunk->latent);
-  it->role = eg_arena_strdup(a, x->chunk->role);
+  it->text = x->chunk->content; /* the chunk is in the Recall's arena */
+  it->latent = x->chunk->latent;
+  it->role = x->chunk->role;
   it->score = x->score;
   it->time = x->chunk->time;
-  it->session_id = eg_arena_strdup(a, x->chunk->session_id);
-  it->document_id = eg_arena_strdup(a, x->chunk->document_id);
+  it->session_id = x->chunk->session_id;
+  it->document_id = x->chunk->document_id;
   it->turn_index = x->chunk->turn_index;
   it->chunk_id = x->chunk->id;
   it->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED;
@@ -372,7 +373,7 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
     path_line(c, &c->paths[i], &line);
     it->text = eg_arena_strndup(a, line.data + 2, line.len > 3 ? line.len - 3 : 0);
     it->score = c->paths[i].score;
-    it->path = (void *)eg_rpc_clone(a, &c->paths[i].path->base);
+    it->path = (Engram__V1__Path *)c->paths[i].path;
     resp->items[resp->n_items++] = it;
   }
 

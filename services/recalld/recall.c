@@ -92,18 +92,6 @@ void eg_recall_close(eg_recall *r) {
   free(r);
 }
 
-void rc_own(rc_ctx *c, ProtobufCMessage *m) {
-  if (!m) return;
-  ProtobufCMessage **n = eg_arena_alloc(c->a, (c->n_owned + 1) * sizeof *n);
-  if (!n) {
-    protobuf_c_message_free_unpacked(m, NULL);
-    return;
-  }
-  if (c->n_owned) memcpy(n, c->owned, c->n_owned * sizeof *n);
-  n[c->n_owned++] = m;
-  c->owned = n;
-}
-
 /* ---- validation ---------------------------------------------------------------------- */
 
 static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, eg_err *err) {
@@ -319,8 +307,9 @@ static char *resolve_seeds(rc_ctx *c, const eg_enriched *e, eg_err *err) {
   req.mentions = mp;
   req.n_mentions = n;
   Engram__V1__ResolveEntitiesResponse *r = NULL;
-  if (eg_graphd_resolve_entities(c->graphd, &req, &r, err)) return NULL;
-  rc_own(c, &r->base);
+  eg_rpc_request call = eg_graphd_resolve_entities_call(c->graphd, &req, &r);
+  call.arena = c->a;
+  if (eg_rpc_run(&call, 0, err)) return NULL;
   eg_buf aliases = EG_BUF_INIT;
   for (size_t i = 0; i < r->n_entities && i < n; i++) {
     const Engram__V1__Entity *ent = r->entities[i]->entity;
@@ -834,8 +823,8 @@ static eg_code walk_claims(rc_ctx *c, eg_err *err) {
   wr.history_limit = 32;
   Engram__V1__WalkResponse *w = NULL;
   eg_rpc_request rs = eg_graphd_walk_call(c->graphd, &wr, &w);
+  rs.arena = c->a;
   eg_rpc_fanout(&rs, 1, 0);
-  rc_own(c, rs.resp);
   if (rs.err.code) return eg_err_set(err, rs.err.code, "graphd: %s", rs.err.msg);
   size_t got = w ? w->n_statuses : 0;
   for (size_t i = 0; i < nf; i++) {
@@ -1121,8 +1110,9 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   }
   Engram__V1__StateResponse *state = NULL;
   rs[n++] = eg_graphd_state_call(c->graphd, &st, &state);
+  for (size_t i = 0; i < n; i++) rs[i].arena = c->a; /* the answers live as long as the Recall */
   eg_code rc = eg_rpc_fanout(rs, n, 0);
-  for (size_t i = 0; i < n; i++) rc_own(c, rs[i].resp);
+
   for (size_t i = 0; rc && i < n; i++)
     if (rs[i].err.code)
       return eg_err_set(err, rs[i].err.code, "%s: %s", rs[i].method, rs[i].err.msg);
@@ -1167,8 +1157,8 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
     Engram__V1__SearchResponse *found = NULL;
     if (more) {
       eg_rpc_request ex = eg_vectord_search_call(c->vectord, more, &found);
+      ex.arena = c->a;
       eg_rpc_fanout(&ex, 1, 0); /* what failed adds nothing */
-      rc_own(c, ex.resp);
       take_hits(c, seen, found, true, 1, cap);
       fuse_chunks(c, &w);
     }
@@ -1245,8 +1235,6 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   eg_series_add(r->m_calls, 1);
   if (resp->nothing_relevant) eg_series_add(r->m_nothing, 1);
 done:
-  /* rc_assemble copied into the arena whatever the response keeps of the peers' answers */
-  for (size_t i = 0; i < c.n_owned; i++) protobuf_c_message_free_unpacked(c.owned[i], NULL);
   eg_tokenizer_free(c.stemmer);
   return rc;
 }

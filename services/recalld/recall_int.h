@@ -39,7 +39,7 @@ struct eg_recall {
 
 /* A chunk candidate, its signals and fused score. */
 typedef struct rc_chunk {
-  const Engram__V1__Chunk *chunk; /* inside a search response of rc_ctx.owned */
+  const Engram__V1__Chunk *chunk; /* inside a search response (in the Recall's arena) */
   float content, latent, bm25, temporal, recency, score; /* content, latent: as fused (fed back) */
   float relevance;                 /* the best similarity with a variant as asked (not fed back) */
   float bm25_raw[RC_MAX_VARIANTS]; /* per query variant, as vectord scored it */
@@ -118,8 +118,6 @@ typedef struct rc_ctx {
   size_t sub_var[RC_MAX_SUB];    /* the variants that are parts of the question (decompose.c) */
   uint64_t sub_best[RC_MAX_SUB]; /* each part's best chunk in the unranged search (0: none) */
   size_t n_sub;
-  ProtobufCMessage **owned; /* peer responses, freed at the end */
-  size_t n_owned;
 } rc_ctx;
 
 /* The parts of a question naming two events (decompose.c): "between A and B", "A or B",
@@ -133,9 +131,6 @@ void rc_sub_quota(rc_ctx *c, size_t window);
 /* Do the stemmed words of text hit any keyword of the question? Returns the share of the
  * question's keywords found (0..1). */
 float rc_keyword_match(rc_ctx *c, const char *text);
-
-/* Keep a peer's response until the end of the Recall (freed at once when that fails). */
-void rc_own(rc_ctx *c, ProtobufCMessage *m);
 
 /* The literal of an edge's object, else its entity's name ("" when neither). */
 const char *rc_object_text(const Engram__V1__Edge *e);
