@@ -511,6 +511,18 @@ static void add_timing(eg_arena *a, eg_vec *v, Engram__V1__StageTiming **t, cons
   eg_series_observe(eg_metric_series(v->m_stage_secs, l, 1), (double)us / 1e6);
 }
 
+/* Are two filters the same (the same bytes on the wire)? */
+static bool same_filter(eg_arena *a, const Engram__V1__SearchFilter *x,
+                        const Engram__V1__SearchFilter *y) {
+  size_t n = engram__v1__search_filter__get_packed_size(x);
+  if (n != engram__v1__search_filter__get_packed_size(y)) return false;
+  uint8_t *bx = eg_arena_alloc(a, n ? n : 1), *by = eg_arena_alloc(a, n ? n : 1);
+  if (!bx || !by) return false;
+  engram__v1__search_filter__pack(x, bx);
+  engram__v1__search_filter__pack(y, by);
+  return memcmp(bx, by, n) == 0;
+}
+
 /* The slots a filter passes, listed while they are at most limit; passing > limit means
  * "more" (and so does a failed allocation). f->active gains the tenant's private chunks:
  * another agent's are never seen. */
@@ -564,24 +576,28 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     if (q->k > v->o.max_k)
       return eg_err_set(err, EG_EINVAL, "queries[%zu].k above the limit of %u", i, v->o.max_k);
   }
-  /* The request's filter, and the queries' own where they carry one. */
-  vfilter f, **qf = eg_arena_calloc(a, nq, sizeof *qf);
-  if (!qf) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_code rc = build_filter(req->scope, req->filter, a, &f, err);
+  /* The filters: fs[0] the request's, then each distinct one the queries carry (the
+   * variants of a question share theirs), built once; query i uses fs[fof[i]]. */
+  vfilter *fs = eg_arena_calloc(a, nq + 1, sizeof *fs);
+  const Engram__V1__SearchFilter **src = eg_arena_calloc(a, nq + 1, sizeof *src);
+  size_t *fof = eg_arena_calloc(a, nq, sizeof *fof), nf = 1;
+  if (!fs || !src || !fof) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_code rc = build_filter(req->scope, req->filter, a, &fs[0], err);
   if (rc) return rc;
+  vfilter *const f = &fs[0];
   for (size_t i = 0; i < nq; i++) {
-    if (!req->queries[i]->filter) {
-      qf[i] = &f;
-      continue;
-    }
-    if (!(qf[i] = eg_arena_alloc(a, sizeof **qf)))
-      return eg_err_set(err, EG_ENOMEM, "out of memory");
-    if ((rc = build_filter(req->scope, req->queries[i]->filter, a, qf[i], err))) {
+    const Engram__V1__SearchFilter *own = req->queries[i]->filter;
+    size_t j = 1;
+    while (own && j < nf && !same_filter(a, src[j], own)) j++;
+    fof[i] = own ? j : 0;
+    if (!own || j < nf) continue;
+    if ((rc = build_filter(req->scope, own, a, &fs[nf], err))) {
       char at[32];
       snprintf(at, sizeof at, "queries[%zu].", i);
       eg_err_prefix(err, at);
       return rc;
     }
+    src[nf++] = own;
   }
   float x = v->o.x, y = v->o.y, al = v->o.alpha;
   if (req->weights && (req->weights->x || req->weights->y || req->weights->alpha)) {
@@ -670,22 +686,22 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
    * filter: the request's for all the queries without their own. */
   size_t limit = exact_limit(v, t);
   const vslots *us =
-      f.user_h ? eg_map_get(t->by_user, &f.user_h, 8) : NULL; /* the user's live slots */
-  fpass *qp = eg_arena_calloc(a, nq, sizeof *qp), base = {0, NULL};
-  if (qp) {
-    find_passing(t, &f, limit, &base);
-    for (size_t i = 0; i < nq; i++)
-      if (qf[i] != &f) find_passing(t, qf[i], limit, &qp[i]);
+      f->user_h ? eg_map_get(t->by_user, &f->user_h, 8) : NULL; /* the user's live slots */
+  fpass *fp = eg_arena_calloc(a, nf, sizeof *fp);
+  for (size_t j = 0; fp && j < nf; j++) {
+    bool used = j > 0;
+    for (size_t i = 0; i < nq && !used; i++) used = fof[i] == 0;
+    if (used) find_passing(t, &fs[j], limit, &fp[j]);
   }
   /* bm25_stats user: the user's documents, summed once for all the queries */
-  user_of uo = {t, f.user_h};
+  user_of uo = {t, f->user_h};
   eg_bm25_subset user_docs;
   bool by_user = us && v->o.bm25_per_user;
   if (by_user) eg_bm25_subset_init(t->bm25, us->v, us->n, of_user, &uo, &user_docs);
-  for (size_t i = 0; dims_ok && qp && buf && fbuf && bslots && bscores && tops && maxbms && i < nq;
+  for (size_t i = 0; dims_ok && fp && buf && fbuf && bslots && bscores && tops && maxbms && i < nq;
        i++) {
-    const vfilter *fi = qf[i];
-    const fpass *pi = fi == &f ? &base : &qp[i];
+    const vfilter *fi = &fs[fof[i]];
+    const fpass *pi = &fp[fof[i]];
     bool narrow = fi->active && pi->passing <= limit; /* scored exhaustively */
     uint32_t ki = req->queries[i]->k ? req->queries[i]->k : k;
     size_t kki = ki * 5 < 64 ? 64 : ki * 5;
@@ -771,8 +787,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   free(fbuf);
   free(bslots);
   free(bscores);
-  free(base.slots);
-  for (size_t i = 0; qp && i < nq; i++) free(qp[i].slots);
+  for (size_t j = 0; fp && j < nf; j++) free(fp[j].slots);
   if (!dims_ok)
     return eg_err_set(err, EG_EPRECOND,
                       "this tenant's index has another dimension than the embedder (%s)",
