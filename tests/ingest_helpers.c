@@ -6,6 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/time.h"
+#include "tests/graph_helpers.h"
 
 eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid,
                    int64_t session_time, const char *const *msgs, size_t n, bool async,
@@ -60,6 +64,25 @@ eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, 
   req.k = k;
   req.include_content = true;
   return eg_vectord_search(vectord, &req, resp, e);
+}
+
+Engram__V1__Job *ic_job_ended(eg_rpc_client *c, const char *tenant, const char *user,
+                              const char *id, int64_t timeout_us) {
+  Engram__V1__Scope scope = gc_scope(tenant, user);
+  Engram__V1__GetJobRequest req = ENGRAM__V1__GET_JOB_REQUEST__INIT;
+  req.scope = &scope;
+  req.job_id = (char *)id;
+  int64_t until = eg_time_mono_us() + timeout_us;
+  for (;;) {
+    Engram__V1__Job *j = NULL;
+    eg_err e;
+    if (eg_ingestd_get_job(c, &req, &j, &e) != EG_OK) return NULL;
+    if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE ||
+        j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED || eg_time_mono_us() >= until)
+      return j;
+    protobuf_c_message_free_unpacked(&j->base, NULL);
+    usleep(20000);
+  }
 }
 
 eg_rpc_client *ic_second_ingestd(const eg_cluster *cl, const char *sub, const char *const *flags,

@@ -34,6 +34,12 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
 eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text,
                   uint32_t k, Engram__V1__SearchResponse **resp, eg_err *e);
 
+/* The async job `id` of tenant/user once it has ended (DONE or FAILED), polled for up to
+ * timeout_us: its data may be readable (its watermark reached) a moment before the job says
+ * DONE. The last answer (freed by the caller), NULL when GetJob failed. */
+Engram__V1__Job *ic_job_ended(eg_rpc_client *c, const char *tenant, const char *user,
+                              const char *id, int64_t timeout_us);
+
 /* A second ingestd on the cluster's graphd and vectord, with flags (NULL-terminated, up to
  * 11) and a data dir of its own under sub (the first ingestd holds its queue's); a client
  * to it (NULL when it did not start), the caller closes it and stops *p. */
