@@ -1016,6 +1016,14 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
   return 0;
 }
 
+/* "here" and "it" stand for a value held now, not for one just named as former ("Back
+ * when I lived in X … I survived last winter here"): once s is read as not current, the
+ * last value is forgotten if it is s's. */
+static void forget_former(slot *last, const slot *s) {
+  size_t vs = s->ve ? s->vs : s->ts;
+  if (s->status != ST_CURRENT && last->te && last->ts == vs) last->te = 0;
+}
+
 /* The slots of the clause [from, to) (said: in the speaker's own words), into out
  * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
  * values named. */
@@ -1061,6 +1069,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
+        forget_former(&last, &slots[k]);
         item *it = &items[*n];
         *it = (item){seg, span_from, span_to, slots[k], NULL};
         if (!(it->text = masked(a, text, t, it))) continue;
@@ -1322,16 +1331,15 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   return 0;
 }
 
-eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
-                               size_t said_to, unsigned types) {
+size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, unsigned types, eg_stated_value *out, size_t max) {
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0;
   learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
-  size_t nt = tokenize(text ? text : "", t, MAX_TOKENS);
-  eg_stated out = EG_STATED_NONE;
+  size_t nt = tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   slot last = {0};
-  for (size_t from = 0; from < nt;) {
+  for (size_t from = 0; from < nt && n < max;) {
     size_t to = from;
     while (to < nt && !t[to].cut) to++;
     to = to < nt ? to + 1 : nt;
@@ -1339,22 +1347,43 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
     bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to);
     slot slots[MAX_CANDS];
     size_t ns = clause_slots(sf, &names, t, from, to, said, &last, slots);
-    for (size_t k = 0; k < ns; k++) {
+    for (size_t k = 0; k < ns && n < max; k++) {
       slot *s = &slots[k];
       if (!(s->bits & types)) continue;
-      if (out < EG_STATED_MENTIONED) out = EG_STATED_MENTIONED;
-      if (!own || (question && !presupposed(t, from, s)) ||
-          about_someone_else(sf, t, from, to, s) ||
-          (!s->cued && !users_predicate(sf, t, from, to, s)))
+      size_t vs = s->ve ? s->vs : s->ts, ve = s->ve ? s->ve : s->te;
+      eg_stated_value *v = &out[n++];
+      *v = (eg_stated_value){t[vs].s, t[ve - 1].e, EG_STATED_MENTIONED,
+                             false,   false,       s->cued || s->bits != sf->name_types};
+      if (!own || (question && !presupposed(t, from, s))) continue;
+      if (about_someone_else(sf, t, from, to, s)) {
+        v->others = true;
         continue;
+      }
+      if (!s->cued && !users_predicate(sf, t, from, to, s)) continue;
       s->status = status_of(sf, t, from, to, s);
       size_t a, b;
       possessed(sf, t, from, to, s, &a, &b);
-      if (s->status == ST_CURRENT) return EG_STATED_CURRENT;
-      out = EG_STATED_FORMER;
+      forget_former(&last, s);
+      v->how = s->status == ST_CURRENT ? EG_STATED_CURRENT : EG_STATED_FORMER;
+      if (s->status == ST_FORMER) {
+        v->ended = true;
+      } else if (s->status == ST_NOT_ASSERTED) { /* "I'm not vegan anymore"; not "I won't …" */
+        sub_clause(t, from, to, s->ts, &a, &b);
+        v->ended = has_marker(sf, MK_NEGATION, t, a, b) && !has_marker(sf, MK_FUTURE, t, a, b);
+      }
     }
     from = to;
   }
+  return n;
+}
+
+eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
+                               size_t said_to, unsigned types) {
+  static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
+  size_t n = eg_statefacts_values(sf, text, said_from, said_to, types, v, MAX_TOKENS);
+  eg_stated out = EG_STATED_NONE;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].how > out) out = v[i].how;
   return out;
 }
 

@@ -92,6 +92,22 @@ typedef enum eg_stated {
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
                                size_t said_to, unsigned types);
 
+/* Each value of one of `types` the text names, where it stands (bytes of text) and how the
+ * speaker's words [said_from, said_to) speak of it: MENTIONED, FORMER or CURRENT, as above
+ * (a value "here" or "it" stands for is the one named before it; someone else's is MENTIONED,
+ * with `others` set). At most max, in the
+ * order said; the count. Thread-safe. */
+typedef struct eg_stated_value {
+  size_t from, to;
+  eg_stated how;
+  bool others; /* MENTIONED as someone else's ("my sister lives in X") */
+  bool ended;  /* FORMER as ended or given up ("sold my X", "my old X", "not X anymore"), not
+                  only planned or past */
+  bool typed;  /* its type is known (not any a capitalised name may have) */
+} eg_stated_value;
+size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, unsigned types, eg_stated_value *out, size_t max);
+
 /* The slot types of a relation's objects ("LIVES_IN" → place), 0 for a relation the
  * prototypes do not know. */
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);

@@ -1053,6 +1053,60 @@ static void latest_first(rc_ctx *c) {
   c->chunks[first] = x;
 }
 
+/*
+ * Another value said later. A fact on the question's topic is in doubt when the latest of
+ * the user's own statements on its state, in the excerpts said after it became true (not
+ * its own statement), gives another value of its kind as theirs now ("Traded the X for a Y";
+ * a value of a known type: not any capitalised name) or its own value as ended ("Sold my X",
+ * "my old manager from X", "not X anymore"): the user has spoken of the state since, and
+ * what they said was not read as a new fact. A value only named, or named as planned or
+ * someone else's, is no statement of the user's state.
+ */
+static bool same_value(const char *text, size_t from, size_t to, const char *value) {
+  size_t n = strlen(value), m = to - from;
+  if (!n || !m) return false;
+  /* "Civic" of "Honda Civic", "the Honda" of "Honda": one holds the other as words */
+  char span[160];
+  snprintf(span, sizeof span, "%.*s", (int)(m < sizeof span ? m : sizeof span - 1), text + from);
+  return names(span, value) || names(value, span) || !strcasecmp(span, value);
+}
+
+static void other_value_doubts(rc_ctx *c) {
+  const eg_statefacts *sf = c->r->states;
+  if (!sf || !c->asked) return;
+  eg_stated_value v[32];
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    unsigned types = eg_statefacts_relation_types(sf, f->edge->relation) & c->asked;
+    if (!types || !f->on_topic ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
+      continue;
+    const char *value = rc_object_text(f->edge);
+    uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    const Engram__V1__Chunk *latest = NULL;
+    bool against = false;
+    for (size_t j = 0; j < c->n_chunks; j++) {
+      const Engram__V1__Chunk *ch = c->chunks[j].chunk;
+      if (!ch->content || strcmp(ch->role ? ch->role : "", "user") != 0 || ch->id == source ||
+          ch->time <= f->edge->valid_from || (latest && !said_after(ch, latest)))
+        continue;
+      size_t a, b;
+      said_span(ch, &a, &b);
+      size_t n = eg_statefacts_values(sf, ch->content, a, b, types, v, 32);
+      bool for_it = false, other = false;
+      for (size_t k = 0; k < n; k++) {
+        if (v[k].how == EG_STATED_MENTIONED) continue;
+        bool own = same_value(ch->content, v[k].from, v[k].to, value);
+        for_it |= own && v[k].how == EG_STATED_CURRENT;
+        other |= own ? v[k].ended : v[k].how == EG_STATED_CURRENT && v[k].typed;
+      }
+      if (for_it || other) latest = ch, against = other && !for_it;
+    }
+    if (against) doubt_by(c, f, latest);
+  }
+}
+
 /* ---- one Recall ----------------------------------------------------------------------- */
 
 /* The answers of the first fan-out of a Recall, each NULL when its call was not made. */
@@ -1214,6 +1268,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   text_doubts(&c);
   if (r->o.current_first) current_first(&c);
   latest_first(&c);
+  other_value_doubts(&c);
   t = eg_stage_done(a, &resp->timings, &resp->n_timings, "walk", t, r->m_stage);
   resp->variants =
       eg_arena_calloc(a, vs.n ? vs.n : 1, sizeof *resp->variants); /* vs is on this stack */

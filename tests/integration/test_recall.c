@@ -543,6 +543,44 @@ static void test_state_doubt(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A later word that gives the value up: "Sold my violin" names the fact's own value as
+ * ended, no fact is read from it and it is no current statement of another value; the value
+ * is POTENTIALLY_STALE with it as the reason, from its day on only. Someone else's value
+ * said later ("my sister plays the cello now") puts nothing in doubt. */
+static void test_value_given_up(void) {
+  const char *const s1[] = {"user", "I play the violin every evening after work.", "assistant",
+                            "Lovely."};
+  const char *const s2[] = {"user", "My sister plays the cello now, she is really good.",
+                            "assistant", "Nice."};
+  const char *const s3[] = {"user", "Sold my violin last month, the neighbours are relieved.",
+                            "assistant", "Ha."};
+  ingest("gu", "gu-1", "2023-01-10T10:00:00Z", s1, 2);
+  ingest("gu", "gu-2", "2023-04-10T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("gu", "What instrument do I play?", T("2023-05-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  ingest("gu", "gu-3", "2023-06-10T10:00:00Z", s3, 2);
+  r = recall_at("gu", "What instrument do I play?", T("2023-07-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_CHECK(r->items[f]->superseding && r->items[f]->superseding->meta &&
+           !strcmp(r->items[f]->superseding->meta->source_session_id, "gu-3"));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_as_of("gu", "What instrument do I play?", T("2023-07-01"), T("2023-05-01"), NULL,
+                   NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
+  EG_CHECK(f >= 0 &&
+           r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* The latest statement first: the user's later word on where they live, in words no
  * rule reads and less like the question than the old one, goes before it, and puts the
  * value read from the old one in doubt; as of a date before it, the old one stands. */
@@ -819,6 +857,7 @@ int main(void) {
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
+  EG_RUN(test_value_given_up);
   EG_RUN(test_greeting_no_evidence);
   EG_RUN(test_neighbour_answers);
   EG_RUN(test_read_your_writes);

@@ -380,6 +380,46 @@ static void test_lexical_reading(void) {
       fprintf(stderr, "  \"%s\": expected %d, got %d\n", y[i].text, y[i].want, got);
     EG_CHECK(got == y[i].want);
   }
+  /* value by value: where each stands and how it is spoken of */
+  unsigned instr = eg_statefacts_asked(lx, "What instrument do I play?");
+  unsigned pets = eg_statefacts_asked(lx, "What pet do I have?");
+  EG_REQUIRE(instr && pets);
+  const struct {
+    const char *text;
+    unsigned *types;
+    const char *value; /* the first value named */
+    eg_stated how;
+    bool ended, others, typed;
+    size_t n;
+  } z[] = {
+      {"Sold my guitar to pay for cello lessons.", &instr, "guitar", EG_STATED_FORMER, true, false,
+       true, 2},
+      {"I'm not vegan anymore.", &diet, "vegan", EG_STATED_FORMER, true, false, true, 1},
+      {"We might rehome Rufus, my dog, next year.", &pets, "Rufus", EG_STATED_FORMER, false, false,
+       false, 1}, /* planned, not ended; an unknown name: any type */
+      {"My sister lives in Oslo now.", &place, "Oslo", EG_STATED_MENTIONED, false, true, true, 1},
+      {"I work at Acme Labs.", &org, "Acme Labs", EG_STATED_CURRENT, false, false, true, 1},
+      /* "here" stands for a value held now, not for one just named as former */
+      {"Back when I lived in Porto I never owned a coat. I survived last winter here.", &place,
+       "Porto", EG_STATED_FORMER, true, false, true, 1},
+  };
+  for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
+    eg_stated_value v[8];
+    size_t n = eg_statefacts_values(lx, z[i].text, 0, strlen(z[i].text), *z[i].types, v, 8);
+    bool ok = n == z[i].n && n && v[0].to - v[0].from == strlen(z[i].value) &&
+              !strncmp(z[i].text + v[0].from, z[i].value, v[0].to - v[0].from) &&
+              v[0].how == z[i].how && v[0].ended == z[i].ended && v[0].others == z[i].others &&
+              v[0].typed == z[i].typed;
+    if (!ok)
+      fprintf(stderr,
+              "  \"%s\": %zu values, the first \"%.*s\" how %d ended %d others %d typed %d\n",
+              z[i].text, n, n ? (int)(v[0].to - v[0].from) : 0, n ? z[i].text + v[0].from : "",
+              n ? (int)v[0].how : -1, n && v[0].ended, n && v[0].others, n && v[0].typed);
+    EG_CHECK(ok);
+  }
+  eg_stated_value one;
+  EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, place | org,
+                                &one, 1) == 1); /* at most max */
   EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);
   EG_CHECK(eg_statefacts_relation_types(lx, "NO_SUCH_RELATION") == 0);
   /* only the speaker's words count: the reply of a round is context */
