@@ -14,7 +14,9 @@
  * docs/tuning.md); every line of <out>.jsonl names its question's half either way.
  *
  * Unless --ingestd/--recalld name running daemons, the four daemons are started on loopback
- * in a temp dir with the offline default embedder (or --embedder). Every question's scores
+ * in a temp dir with the offline default embedder (or --embedder). Every group is ingested
+ * before the first question is asked, so a run's figures do not hang on --jobs or timing.
+ * Every question's scores
  * are appended to <out>.jsonl as they come, so --resume carries on after an interruption;
  * the totals go to <out>.json and <out>.md and the table to stdout.
  */
@@ -71,8 +73,10 @@ typedef struct run {
   eg_bsplit_count split; /* what the split kept of the questions loaded */
   FILE *log;             /* <out>.jsonl */
   pthread_mutex_t mu;
-  atomic_size_t next;
-  size_t groups_done;
+  pthread_barrier_t asked; /* every group is ingested before the first question is asked */
+  atomic_size_t next, next_ask;
+  bool *ingested; /* per group */
+  size_t groups_done, groups_ingested;
   uint64_t refused, tokens, failures;
   double ingest_s;
   int64_t *recall_us; /* client-side Recall latencies */
@@ -250,7 +254,8 @@ static void fail(run *r, const char *what, const eg_err *e) {
   pthread_mutex_unlock(&r->mu);
 }
 
-static void engram_group(run *r, size_t gi) {
+/* A group's conversations into the daemons, when one of its questions is to be asked. */
+static void engram_ingest(run *r, size_t gi) {
   const eg_bgroup *g = &r->d.g[gi];
   bool need = false;
   for (size_t k = 0; k < g->nq; k++)
@@ -267,7 +272,15 @@ static void engram_group(run *r, size_t gi) {
   pthread_mutex_lock(&r->mu);
   r->refused += refused, r->tokens += tokens;
   r->ingest_s += (double)(eg_time_mono_us() - t0) / 1e6;
+  r->ingested[gi] = true;
   pthread_mutex_unlock(&r->mu);
+}
+
+/* A group's questions, once every group is in. */
+static void engram_group(run *r, size_t gi) {
+  const eg_bgroup *g = &r->d.g[gi];
+  eg_err e;
+  if (!r->ingested[gi]) return;
   for (size_t k = 0; k < g->nq; k++) {
     const eg_bquestion *q = &g->q[k];
     size_t qi = r->first_q[gi] + k;
@@ -338,10 +351,24 @@ static void progress(run *r) {
                    extra);
 }
 
+/* Two phases: every group is ingested, then every question asked. A question is so asked of
+ * the same tenant in every run — all the groups' chunks, whatever the jobs' timing (the
+ * tenant's BM25 statistics, the default, count every user's chunks: asked while other groups
+ * were still arriving, a question's ranking hung on which had). */
 static void *worker(void *arg) {
   run *r = arg;
-  for (size_t gi; (gi = atomic_fetch_add(&r->next, 1)) < r->d.n;) {
-    if (r->on[SYS_ENGRAM] || r->on[SYS_QA]) engram_group(r, gi);
+  bool engram = r->on[SYS_ENGRAM] || r->on[SYS_QA];
+  for (size_t gi; engram && (gi = atomic_fetch_add(&r->next, 1)) < r->d.n;) {
+    engram_ingest(r, gi);
+    pthread_mutex_lock(&r->mu);
+    if (isatty(2))
+      eg_progress_draw(++r->groups_ingested, r->d.n, "groups ingested",
+                       (double)(eg_time_mono_us() - r->t0) / 1e6, "");
+    pthread_mutex_unlock(&r->mu);
+  }
+  pthread_barrier_wait(&r->asked);
+  for (size_t gi; (gi = atomic_fetch_add(&r->next_ask, 1)) < r->d.n;) {
+    if (engram) engram_group(r, gi);
     if (r->on[SYS_FTS5]) fts5_group(r, gi);
     pthread_mutex_lock(&r->mu);
     r->groups_done++;
@@ -596,6 +623,8 @@ int main(int argc, char **argv) {
   eg_cluster cl = {0};
   if (start(&r, &cl, &o)) return 1;
   r.t0 = eg_time_mono_us();
+  r.ingested = calloc(r.d.n + 1, sizeof *r.ingested);
+  pthread_barrier_init(&r.asked, NULL, (unsigned)o.jobs);
   pthread_t th[MAX_JOBS]; /* parse keeps --jobs within 1..MAX_JOBS */
   for (int i = 0; i < o.jobs; i++) pthread_create(&th[i], NULL, worker, &r);
   for (int i = 0; i < o.jobs; i++) pthread_join(th[i], NULL);
@@ -607,7 +636,8 @@ int main(int argc, char **argv) {
   if (cl.dir) eg_cluster_stop(&cl, r.failures > 0);
   eg_bqa_close(r.qa);
   for (int s = 0; s < N_SYS; s++) eg_btable_free(&r.t[s]), free(r.done[s]);
-  free(r.first_q), free(r.recall_us);
+  free(r.first_q), free(r.recall_us), free(r.ingested);
+  pthread_barrier_destroy(&r.asked);
   eg_bdata_free(&r.d);
   return rc || r.failures ? 1 : 0;
 }
