@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,9 +29,16 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
   scope.tenant = (char *)tenant;
   scope.user = (char *)user;
   Engram__V1__Message *m = calloc(n ? n : 1, sizeof *m), **mp = calloc(n ? n : 1, sizeof *mp);
-  for (size_t i = 0; m && mp && i < n; i++) {
+  char(*roles)[32] = calloc(n ? n : 1, sizeof *roles);
+  for (size_t i = 0; m && mp && roles && i < n; i++) {
     engram__v1__message__init(&m[i]);
-    m[i].role = (char *)msgs[2 * i];
+    const char *role = msgs[2 * i], *colon = strchr(role, ':');
+    m[i].role = (char *)role;
+    if (colon) { /* "user:Maya": a named speaker */
+      snprintf(roles[i], sizeof roles[i], "%.*s", (int)(colon - role), role);
+      m[i].role = roles[i];
+      m[i].name = (char *)colon + 1;
+    }
     m[i].content = (char *)msgs[2 * i + 1];
     mp[i] = &m[i];
   }
@@ -47,6 +55,7 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
   eg_code rc = eg_ingestd_ingest_session(c, &req, resp, e);
   free(m);
   free(mp);
+  free(roles);
   return rc;
 }
 

@@ -14,8 +14,8 @@
 #include "tests/harness.h"
 
 /* Ingest messages given as (role, text) pairs as one session of tenant/user said at
- * session_time, sync or async. *resp (when resp is non-NULL) is freed by the caller with
- * protobuf_c_message_free_unpacked. */
+ * session_time, sync or async; a role "user:Maya" is a message of role user named Maya. *resp (when
+ * resp is non-NULL) is freed by the caller with protobuf_c_message_free_unpacked. */
 eg_code ic_session(eg_rpc_client *c, const char *tenant, const char *user, const char *sid,
                    int64_t session_time, const char *const *msgs, size_t n, bool async,
                    Engram__V1__IngestResponse **resp, eg_err *e);

@@ -38,6 +38,9 @@ static const eg_cfg_opt recalld_opts[] = {
      "share of its better neighbour's score (the adjacent turn of the same session) a chunk "
      "gains: the turns of the first hits' sessions are searched too (0 = off)",
      0, 0, 1},
+    {"speaker_weight", EG_CFG_DOUBLE, "0.05",
+     "added to the score of a turn whose speaker (\"Name: \" opening it) the question names", 0, 0,
+     1},
     {"llm_url", EG_CFG_STR, "",
      "OpenAI-compatible base URL for EXPANSION_MODE_LLM (key: ENGRAM_LLM_API_KEY)", 0, 0, 0},
     {"llm_model", EG_CFG_STR, "gpt-4o-mini", "model of the query reformulations", 0, 0, 0},
@@ -104,6 +107,7 @@ static eg_code recalld_open(eg_daemon *d, void **state, eg_err *err) {
       .min_word_match = (float)eg_cfg_double(c, "min_word_match"),
       .decompose = eg_cfg_bool(c, "decompose"),
       .neighbour_weight = (float)eg_cfg_double(c, "neighbour_weight"),
+      .speaker_weight = (float)eg_cfg_double(c, "speaker_weight"),
       .llm = s->llm,
       .rerank_url = eg_cfg_str(c, "rerank_url"),
       .rerank_key = getenv("ENGRAM_RERANK_API_KEY"),

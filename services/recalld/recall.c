@@ -559,6 +559,22 @@ static const Engram__V1__Chunk *hit_chunk(const Engram__V1__SearchResponse *r,
   return h->chunk_index < r->n_chunks ? r->chunks[h->chunk_index] : NULL;
 }
 
+/* Is the chunk's speaker (a turn or round opens with "Name: ") a person the question names,
+ * as a whole word? "What does Maya do to unwind?" is answered in Maya's own words more than
+ * in the turns of whoever speaks to her by name. A role ("user: ") is no name. */
+static bool spoken_by_named(const char *question, const char *content) {
+  const char *colon = content ? strstr(content, ": ") : NULL;
+  size_t n = colon ? (size_t)(colon - content) : 0;
+  if (!question || !n || n > 40 || !isupper((unsigned char)content[0]) || memchr(content, '\n', n))
+    return false;
+  char name[48];
+  memcpy(name, content, n);
+  name[n] = '\0';
+  for (const char *p = question; (p = strstr(p, name)) != NULL; p++)
+    if ((p == question || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
+      return true;
+  return false;
+}
 /* Merge the hits of a search response into the chunk candidates, and raise each variant's
  * best raw BM25 (fuse_chunks divides by it: every search's hits against the same best, for
  * a search narrowed to a time range or to entities has a weaker one, and normalized on its
@@ -585,11 +601,11 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       } else {
         if (c->n_chunks == cap) continue;
         x = &c->chunks[c->n_chunks++];
-        *x =
-            (rc_chunk){.chunk = ch,
-                       .expansion = expansion,
-                       .variants = !expansion,
-                       .said_nothing = (c->temporal || c->update_cue) && content_free(ch->content)};
+        *x = (rc_chunk){.chunk = ch,
+                        .expansion = expansion,
+                        .variants = !expansion,
+                        .said_nothing = (c->temporal || c->update_cue) && content_free(ch->content),
+                        .named_speaker = spoken_by_named(c->req->query, ch->content)};
         eg_map_put(seen, &ch->id, sizeof ch->id, (void *)(uintptr_t)c->n_chunks);
       }
       bool fb = r->results[q]->feedback;
@@ -679,7 +695,8 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
                      : 0;
     x->score = w->content * x->content + w->latent * x->latent + w->bm25 * x->bm25 +
                w->temporal * x->temporal + w->recency * x->recency +
-               0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0);
+               0.02f * (float)(x->variants > 1 ? x->variants - 1 : 0) +
+               (x->named_speaker ? c->r->o.speaker_weight : 0);
     if (x->expansion) x->score *= 0.85f;
     if (x->said_nothing)
       x->score *= CONTENT_FREE; /* what it resembles in a question is its small talk */

@@ -41,6 +41,7 @@ typedef struct eg_recall_opts {
   float neighbour_weight; /* a turn's score gains this share of its better neighbour's (the
                              adjacent turn of the same session): an answer follows its
                              question; 0 = off (and no search of the first hits' sessions) */
+  float speaker_weight;   /* added to a turn spoken by a person the question names */
   struct eg_llm *llm;     /* reformulations for ExpansionMode LLM; NULL = none */
   const char *rerank_url; /* TEI-compatible ".../rerank"; NULL or "" = none */
   const char *rerank_key; /* bearer token of the reranker, may be NULL */

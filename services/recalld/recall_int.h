@@ -46,10 +46,11 @@ typedef struct rc_chunk {
   float sentence;                  /* keywords in its best sentence (the head only) */
   float rerank;                    /* the cross-encoder's score, when reranked */
   bool reranked;
-  int variants;      /* how many variant searches found it */
-  bool expansion;    /* found only by chunk-level expansion */
-  bool said_nothing; /* greetings only, on a time question (no evidence of it) */
-  bool words;        /* BM25 matched words it says (not only WordNet concepts of them) */
+  int variants;       /* how many variant searches found it */
+  bool expansion;     /* found only by chunk-level expansion */
+  bool said_nothing;  /* greetings only, on a time question (no evidence of it) */
+  bool words;         /* BM25 matched words it says (not only WordNet concepts of them) */
+  bool named_speaker; /* its speaker is a person the question names ("What does Maya …") */
 } rc_chunk;
 
 /* A fact candidate (a current edge) and what the walk and the history say of it. */

@@ -438,6 +438,44 @@ static void test_feedback_recall(void) {
   EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
 }
 
+/* A question naming a speaker of a conversation among named people: that person's own
+ * turn goes before the other's turn that speaks to them by name and repeats the question's
+ * words — with the default speaker_weight; a recalld started with 0 ranks them the other way. */
+static void test_named_speaker(void) {
+  const char *const s1[] = {"user:Leo",
+                            "Maya, how do you unwind? I never manage it, work is endless.",
+                            "user:Maya", "How I unwind? Long runs by the river, every evening."};
+  ingest("ns", "ns-1", "2024-03-01T10:00:00Z", s1, 2);
+  char dir[600], g[300], v[300];
+  snprintf(dir, sizeof dir, "%s/recalld-ns", cl.dir);
+  snprintf(g, sizeof g, "--graphd-addr=%s", cl.d[EG_GRAPHD].addr);
+  snprintf(v, sizeof v, "--vectord-addr=%s", cl.d[EG_VECTORD].addr);
+  EG_REQUIRE(eg_test_system("mkdir -p %s", dir) == 0);
+  const char *extra[] = {g, v, "--speaker-weight=0", NULL};
+  eg_proc p;
+  eg_err e;
+  EG_REQUIRE(eg_harness_start("recalld", dir, extra, &p, &e) == EG_OK);
+  eg_rpc_client *on = rec, *off = NULL;
+  EG_REQUIRE(eg_rpc_client_open(p.addr, NULL, &off, &e) == EG_OK);
+  for (int weighted = 1; weighted >= 0; weighted--) {
+    rec = weighted ? on : off;
+    Engram__V1__RecallResponse *r =
+        recall_at("ns", "How does Maya unwind?", T("2024-06-01"), NULL, NULL);
+    EG_REQUIRE(r != NULL);
+    int maya = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Long runs");
+    int leo = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "I never manage");
+    EG_CHECK(maya >= 0 && leo >= 0);
+    if (weighted)
+      EG_CHECK(maya < leo);
+    else
+      EG_CHECK(leo < maya);
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+  }
+  rec = on;
+  eg_rpc_client_close(off);
+  EG_CHECK_INT(eg_harness_stop(&p, SIGTERM), 0);
+}
+
 /* Current before earlier: the statement of the move goes before the old address, though
  * the old one says "live" as the question does. */
 static void test_current_first(void) {
@@ -858,6 +896,7 @@ int main(void) {
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
   EG_RUN(test_value_given_up);
+  EG_RUN(test_named_speaker);
   EG_RUN(test_greeting_no_evidence);
   EG_RUN(test_neighbour_answers);
   EG_RUN(test_read_your_writes);
