@@ -58,6 +58,26 @@ static int find_item(const Engram__V1__RecallResponse *r, Engram__V1__ItemKind k
   return -1;
 }
 
+/* Is the first fact item holding `fact`, in the answer to q asked at `at` about valid time
+ * valid_at (0 = at), POTENTIALLY_STALE? -1 when there is no such item; `by` (when not NULL)
+ * gets the session of its doubt's reason ("" when none). */
+static int fact_stale(const char *tenant, const char *q, int64_t at, int64_t valid_at,
+                      const char *fact, char *by, size_t len) {
+  Engram__V1__RecallResponse *r = recall_as_of(tenant, q, at, valid_at, NULL, NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, fact), out = -1;
+  if (f >= 0) {
+    const Engram__V1__RecallItem *it = r->items[f];
+    out = it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+    if (by)
+      snprintf(by, len, "%s",
+               it->superseding && it->superseding->meta && it->superseding->meta->source_session_id
+                   ? it->superseding->meta->source_session_id
+                   : "");
+  }
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  return out;
+}
+
 /* An item's signal by name, NULL when it has none. */
 static const Engram__V1__SignalScore *find_signal(const Engram__V1__RecallItem *it,
                                                   const char *name) {
@@ -592,31 +612,15 @@ static void test_value_given_up(void) {
                             "assistant", "Nice."};
   const char *const s3[] = {"user", "Sold my violin last month, the neighbours are relieved.",
                             "assistant", "Ha."};
+  const char *q = "What instrument do I play?";
+  char by[64];
   ingest("gu", "gu-1", "2023-01-10T10:00:00Z", s1, 2);
   ingest("gu", "gu-2", "2023-04-10T10:00:00Z", s2, 2);
-  Engram__V1__RecallResponse *r =
-      recall_at("gu", "What instrument do I play?", T("2023-05-01"), NULL, NULL);
-  EG_REQUIRE(r != NULL);
-  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
-  EG_REQUIRE(f >= 0);
-  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  protobuf_c_message_free_unpacked(&r->base, NULL);
+  EG_CHECK_INT(fact_stale("gu", q, T("2023-05-01"), 0, "PLAYS violin", NULL, 0), 0);
   ingest("gu", "gu-3", "2023-06-10T10:00:00Z", s3, 2);
-  r = recall_at("gu", "What instrument do I play?", T("2023-07-01"), NULL, NULL);
-  EG_REQUIRE(r != NULL);
-  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
-  EG_REQUIRE(f >= 0);
-  EG_CHECK(r->items[f]->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  EG_CHECK(r->items[f]->superseding && r->items[f]->superseding->meta &&
-           !strcmp(r->items[f]->superseding->meta->source_session_id, "gu-3"));
-  protobuf_c_message_free_unpacked(&r->base, NULL);
-  r = recall_as_of("gu", "What instrument do I play?", T("2023-07-01"), T("2023-05-01"), NULL,
-                   NULL);
-  EG_REQUIRE(r != NULL);
-  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS violin");
-  EG_CHECK(f >= 0 &&
-           r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
-  protobuf_c_message_free_unpacked(&r->base, NULL);
+  EG_CHECK_INT(fact_stale("gu", q, T("2023-07-01"), 0, "PLAYS violin", by, sizeof by), 1);
+  EG_CHECK_STR(by, "gu-3");
+  EG_CHECK_INT(fact_stale("gu", q, T("2023-07-01"), T("2023-05-01"), "PLAYS violin", NULL, 0), 0);
 }
 
 /* The latest statement first: the user's later word on where they live, in words no
