@@ -1352,8 +1352,11 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       if (!(s->bits & types)) continue;
       size_t vs = s->ve ? s->vs : s->ts, ve = s->ve ? s->ve : s->te;
       eg_stated_value *v = &out[n++];
-      *v = (eg_stated_value){t[vs].s, t[ve - 1].e, EG_STATED_MENTIONED,
-                             false,   false,       s->cued || s->bits != sf->name_types};
+      *v = (eg_stated_value){.from = t[vs].s,
+                             .to = t[ve - 1].e,
+                             .how = EG_STATED_MENTIONED,
+                             .typed = s->cued || s->bits != sf->name_types,
+                             .types = s->bits & types};
       if (!own || (question && !presupposed(t, from, s))) continue;
       if (about_someone_else(sf, t, from, to, s)) {
         v->others = true;

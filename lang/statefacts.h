@@ -100,10 +100,11 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
 typedef struct eg_stated_value {
   size_t from, to;
   eg_stated how;
-  bool others; /* MENTIONED as someone else's ("my sister lives in X") */
-  bool ended;  /* FORMER as ended or given up ("sold my X", "my old X", "not X anymore"), not
-                  only planned or past */
-  bool typed;  /* its type is known (not any a capitalised name may have) */
+  bool others;    /* MENTIONED as someone else's ("my sister lives in X") */
+  bool ended;     /* FORMER as ended or given up ("sold my X", "my old X", "not X anymore"), not
+                     only planned or past */
+  bool typed;     /* its type is known (not any a capitalised name may have) */
+  unsigned types; /* which of the types asked for it may have */
 } eg_stated_value;
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types, eg_stated_value *out, size_t max);

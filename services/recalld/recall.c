@@ -1090,8 +1090,10 @@ static bool same_value(const char *text, size_t from, size_t to, const char *val
 
 static void other_value_doubts(rc_ctx *c) {
   const eg_statefacts *sf = c->r->states;
-  if (!sf || !c->asked) return;
-  eg_stated_value v[32];
+  if (!sf || !c->asked || !c->n_chunks) return;
+  enum { PER_CHUNK = 32 };
+  eg_stated_value *v = NULL; /* each chunk's values of the kinds asked, read once */
+  size_t *nv = NULL;
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     unsigned types = eg_statefacts_relation_types(sf, f->edge->relation) & c->asked;
@@ -1099,6 +1101,12 @@ static void other_value_doubts(rc_ctx *c) {
         f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
         f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
       continue;
+    if (!v) {
+      v = eg_arena_alloc(c->a, c->n_chunks * PER_CHUNK * sizeof *v);
+      nv = eg_arena_alloc(c->a, c->n_chunks * sizeof *nv);
+      if (!v || !nv) return;
+      for (size_t j = 0; j < c->n_chunks; j++) nv[j] = (size_t)-1;
+    }
     const char *value = rc_object_text(f->edge);
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
     const Engram__V1__Chunk *latest = NULL;
@@ -1108,15 +1116,18 @@ static void other_value_doubts(rc_ctx *c) {
       if (!ch->content || strcmp(ch->role ? ch->role : "", "user") != 0 || ch->id == source ||
           ch->time <= f->edge->valid_from || (latest && !said_after(ch, latest)))
         continue;
-      size_t a, b;
-      said_span(ch, &a, &b);
-      size_t n = eg_statefacts_values(sf, ch->content, a, b, types, v, 32);
+      eg_stated_value *cv = v + j * PER_CHUNK;
+      if (nv[j] == (size_t)-1) {
+        size_t a, b;
+        said_span(ch, &a, &b);
+        nv[j] = eg_statefacts_values(sf, ch->content, a, b, c->asked, cv, PER_CHUNK);
+      }
       bool for_it = false, other = false;
-      for (size_t k = 0; k < n; k++) {
-        if (v[k].how == EG_STATED_MENTIONED) continue;
-        bool own = same_value(ch->content, v[k].from, v[k].to, value);
-        for_it |= own && v[k].how == EG_STATED_CURRENT;
-        other |= own ? v[k].ended : v[k].how == EG_STATED_CURRENT && v[k].typed;
+      for (size_t k = 0; k < nv[j]; k++) {
+        if (!(cv[k].types & types) || cv[k].how == EG_STATED_MENTIONED) continue;
+        bool own = same_value(ch->content, cv[k].from, cv[k].to, value);
+        for_it |= own && cv[k].how == EG_STATED_CURRENT;
+        other |= own ? cv[k].ended : cv[k].how == EG_STATED_CURRENT && cv[k].typed;
       }
       if (for_it || other) latest = ch, against = other && !for_it;
     }

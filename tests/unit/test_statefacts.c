@@ -420,6 +420,7 @@ static void test_lexical_reading(void) {
   eg_stated_value one;
   EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, place | org,
                                 &one, 1) == 1); /* at most max */
+  EG_CHECK(one.types == place);                 /* Lyon: a place, not an organisation */
   EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);
   EG_CHECK(eg_statefacts_relation_types(lx, "NO_SUCH_RELATION") == 0);
   /* only the speaker's words count: the reply of a round is context */
