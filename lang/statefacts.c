@@ -1383,7 +1383,11 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
                                size_t said_to, unsigned types) {
   static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
-  size_t n = eg_statefacts_values(sf, text, said_from, said_to, types, v, MAX_TOKENS);
+  return eg_stated_strongest(
+      v, eg_statefacts_values(sf, text, said_from, said_to, types, v, MAX_TOKENS));
+}
+
+eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {
   eg_stated out = EG_STATED_NONE;
   for (size_t i = 0; i < n; i++)
     if (v[i].how > out) out = v[i].how;

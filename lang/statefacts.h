@@ -109,6 +109,10 @@ typedef struct eg_stated_value {
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types, eg_stated_value *out, size_t max);
 
+/* The strongest of n values' ways of being spoken of (NONE for none): what
+ * eg_statefacts_stated says of the text they were read from. */
+eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);
+
 /* The slot types of a relation's objects ("LIVES_IN" → place), 0 for a relation the
  * prototypes do not know. */
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);

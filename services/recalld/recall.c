@@ -563,10 +563,12 @@ static const Engram__V1__Chunk *hit_chunk(const Engram__V1__SearchResponse *r,
  * as a whole word? "What does Maya do to unwind?" is answered in Maya's own words more than
  * in the turns of whoever speaks to her by name. A role ("user: ") is no name. */
 static bool spoken_by_named(const char *question, const char *content) {
-  const char *colon = content ? strstr(content, ": ") : NULL;
-  size_t n = colon ? (size_t)(colon - content) : 0;
-  if (!question || !n || n > 40 || !isupper((unsigned char)content[0]) || memchr(content, '\n', n))
-    return false;
+  if (!question || !content || !isupper((unsigned char)content[0])) return false;
+  size_t n = 1; /* the first ": " within 41 bytes, no line break before it */
+  while (n <= 40 && content[n] && content[n] != '\n' &&
+         !(content[n] == ':' && content[n + 1] == ' '))
+    n++;
+  if (n > 40 || content[n] != ':') return false;
   char name[48];
   memcpy(name, content, n);
   name[n] = '\0';
@@ -605,7 +607,8 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
                         .expansion = expansion,
                         .variants = !expansion,
                         .said_nothing = (c->temporal || c->update_cue) && content_free(ch->content),
-                        .named_speaker = spoken_by_named(c->req->query, ch->content)};
+                        .named_speaker = c->r->o.speaker_weight > 0 &&
+                                         spoken_by_named(c->req->query, ch->content)};
         eg_map_put(seen, &ch->id, sizeof ch->id, (void *)(uintptr_t)c->n_chunks);
       }
       bool fb = r->results[q]->feedback;
@@ -1033,17 +1036,35 @@ static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
          a->turn_index > b->turn_index;
 }
 
+/* The values of the kinds the question asks for that a user's chunk names, and how the user's
+ * own words speak of them: read once per Recall (latest_first and other_value_doubts both
+ * need them), kept with the chunk as it moves. 0 for a chunk that is not the user's. */
+static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
+  if (!x->values_read) {
+    static __thread eg_stated_value buf[512]; /* as many as a text's tokens can name */
+    const Engram__V1__Chunk *ch = x->chunk;
+    size_t n = 0, a, b;
+    if (ch->content && !strcmp(ch->role ? ch->role : "", "user")) {
+      said_span(ch, &a, &b);
+      n = eg_statefacts_values(c->r->states, ch->content, a, b, c->asked, buf, 512);
+    }
+    eg_stated_value *v = n ? eg_arena_alloc(c->a, n * sizeof *v) : NULL;
+    if (n && !v) n = 0; /* out of memory: read as naming nothing */
+    if (n) memcpy(v, buf, n * sizeof *v);
+    x->values = v, x->n_values = n, x->values_read = true;
+  }
+  *out = x->values;
+  return x->n_values;
+}
+
 static void latest_first(rc_ctx *c) {
-  const eg_statefacts *sf = c->r->states;
-  unsigned types = c->asked;
-  if (!types) return;
+  if (!c->asked) return;
   size_t first = c->n_chunks, latest = c->n_chunks;
   for (size_t j = 0; j < c->n_chunks; j++) {
     const Engram__V1__Chunk *ch = c->chunks[j].chunk;
-    if (!ch->content || strcmp(ch->role ? ch->role : "", "user") != 0) continue;
-    size_t a, b;
-    said_span(ch, &a, &b);
-    eg_stated s = eg_statefacts_stated(sf, ch->content, a, b, types);
+    const eg_stated_value *v;
+    size_t n = values_of(c, &c->chunks[j], &v);
+    eg_stated s = eg_stated_strongest(v, n);
     if (s == EG_STATED_NONE) continue; /* it names no value of the kind: not about the state */
     if (first == c->n_chunks) first = j;
     if (s == EG_STATED_CURRENT &&
@@ -1090,10 +1111,7 @@ static bool same_value(const char *text, size_t from, size_t to, const char *val
 
 static void other_value_doubts(rc_ctx *c) {
   const eg_statefacts *sf = c->r->states;
-  if (!sf || !c->asked || !c->n_chunks) return;
-  enum { PER_CHUNK = 32 };
-  eg_stated_value *v = NULL; /* each chunk's values of the kinds asked, read once */
-  size_t *nv = NULL;
+  if (!sf || !c->asked) return;
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     unsigned types = eg_statefacts_relation_types(sf, f->edge->relation) & c->asked;
@@ -1101,33 +1119,23 @@ static void other_value_doubts(rc_ctx *c) {
         f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
         f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
       continue;
-    if (!v) {
-      v = eg_arena_alloc(c->a, c->n_chunks * PER_CHUNK * sizeof *v);
-      nv = eg_arena_alloc(c->a, c->n_chunks * sizeof *nv);
-      if (!v || !nv) return;
-      for (size_t j = 0; j < c->n_chunks; j++) nv[j] = (size_t)-1;
-    }
     const char *value = rc_object_text(f->edge);
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
     const Engram__V1__Chunk *latest = NULL;
     bool against = false;
     for (size_t j = 0; j < c->n_chunks; j++) {
       const Engram__V1__Chunk *ch = c->chunks[j].chunk;
-      if (!ch->content || strcmp(ch->role ? ch->role : "", "user") != 0 || ch->id == source ||
-          ch->time <= f->edge->valid_from || (latest && !said_after(ch, latest)))
+      if (ch->id == source || ch->time <= f->edge->valid_from ||
+          (latest && !said_after(ch, latest)))
         continue;
-      eg_stated_value *cv = v + j * PER_CHUNK;
-      if (nv[j] == (size_t)-1) {
-        size_t a, b;
-        said_span(ch, &a, &b);
-        nv[j] = eg_statefacts_values(sf, ch->content, a, b, c->asked, cv, PER_CHUNK);
-      }
+      const eg_stated_value *v;
+      size_t n = values_of(c, &c->chunks[j], &v); /* 0 for a chunk not the user's */
       bool for_it = false, other = false;
-      for (size_t k = 0; k < nv[j]; k++) {
-        if (!(cv[k].types & types) || cv[k].how == EG_STATED_MENTIONED) continue;
-        bool own = same_value(ch->content, cv[k].from, cv[k].to, value);
-        for_it |= own && cv[k].how == EG_STATED_CURRENT;
-        other |= own ? cv[k].ended : cv[k].how == EG_STATED_CURRENT && cv[k].typed;
+      for (size_t k = 0; k < n; k++) {
+        if (!(v[k].types & types) || v[k].how == EG_STATED_MENTIONED) continue;
+        bool own = same_value(ch->content, v[k].from, v[k].to, value);
+        for_it |= own && v[k].how == EG_STATED_CURRENT;
+        other |= own ? v[k].ended : v[k].how == EG_STATED_CURRENT && v[k].typed;
       }
       if (for_it || other) latest = ch, against = other && !for_it;
     }

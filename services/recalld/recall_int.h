@@ -10,6 +10,7 @@
 #include "common/graph_client.h"
 #include "common/metrics.h"
 #include "common/vector_client.h"
+#include "lang/statefacts.h"
 #include "proto/engram/v1/graph.pb-c.h"
 #include "proto/engram/v1/vector.pb-c.h"
 #include "services/recalld/recall.h"
@@ -51,6 +52,9 @@ typedef struct rc_chunk {
   bool said_nothing;  /* greetings only, on a time question (no evidence of it) */
   bool words;         /* BM25 matched words it says (not only WordNet concepts of them) */
   bool named_speaker; /* its speaker is a person the question names ("What does Maya …") */
+  bool values_read;   /* values, n_values: the user's values of the kinds asked (values_of) */
+  size_t n_values;
+  const eg_stated_value *values;
 } rc_chunk;
 
 /* A fact candidate (a current edge) and what the walk and the history say of it. */
