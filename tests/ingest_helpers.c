@@ -75,17 +75,25 @@ eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, 
   return eg_vectord_search(vectord, &req, resp, e);
 }
 
-Engram__V1__Job *ic_job_ended(eg_rpc_client *c, const char *tenant, const char *user,
-                              const char *id, int64_t timeout_us) {
+Engram__V1__Job *ic_get_job(eg_rpc_client *c, const char *tenant, const char *user, const char *id,
+                            eg_code *rc) {
   Engram__V1__Scope scope = gc_scope(tenant, user);
   Engram__V1__GetJobRequest req = ENGRAM__V1__GET_JOB_REQUEST__INIT;
   req.scope = &scope;
   req.job_id = (char *)id;
+  Engram__V1__Job *j = NULL;
+  eg_err e;
+  eg_code code = eg_ingestd_get_job(c, &req, &j, &e);
+  if (rc) *rc = code;
+  return code == EG_OK ? j : NULL;
+}
+
+Engram__V1__Job *ic_job_ended(eg_rpc_client *c, const char *tenant, const char *user,
+                              const char *id, int64_t timeout_us) {
   int64_t until = eg_time_mono_us() + timeout_us;
   for (;;) {
-    Engram__V1__Job *j = NULL;
-    eg_err e;
-    if (eg_ingestd_get_job(c, &req, &j, &e) != EG_OK) return NULL;
+    Engram__V1__Job *j = ic_get_job(c, tenant, user, id, NULL);
+    if (!j) return NULL;
     if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE ||
         j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED || eg_time_mono_us() >= until)
       return j;

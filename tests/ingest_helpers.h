@@ -34,6 +34,11 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
 eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text,
                   uint32_t k, Engram__V1__SearchResponse **resp, eg_err *e);
 
+/* GetJob of the async job `id` of tenant/user (user may be NULL): the job (freed by the
+ * caller), NULL when the call failed; *rc (when rc is not NULL) the call's code. */
+Engram__V1__Job *ic_get_job(eg_rpc_client *c, const char *tenant, const char *user, const char *id,
+                            eg_code *rc);
+
 /* The async job `id` of tenant/user once it has ended (DONE or FAILED), polled for up to
  * timeout_us: its data may be readable (its watermark reached) a moment before the job says
  * DONE. The last answer (freed by the caller), NULL when GetJob failed. */

@@ -86,17 +86,6 @@ static eg_code document(const char *tenant, const char *id, const char *text, bo
   return eg_ingestd_ingest_document(ing, &d, resp, e);
 }
 
-static Engram__V1__Job *get_job(const char *tenant, const char *id) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
-  gj.scope = &scope;
-  gj.job_id = (char *)id;
-  Engram__V1__Job *jr = NULL;
-  eg_err e;
-  return eg_ingestd_get_job(ing, &gj, &jr, &e) ? NULL : jr;
-}
-
 /* Restart vectord (same port) and wait until ingestd reaches it again: its channel may be
  * in reconnect backoff for a while, and a client would retry meanwhile. */
 static void restart_vectord(const char *const *flags) {
@@ -147,7 +136,7 @@ static void test_megabyte_async_progress(void) {
   int64_t until = eg_time_mono_us() + 90 * EG_US_PER_SEC;
   while (eg_time_mono_us() < until) {
     if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
-    j = get_job("big", id);
+    j = ic_get_job(ing, "big", NULL, id, NULL);
     EG_REQUIRE(j != NULL);
     if (j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_RUNNING && j->chunks_done > 0 &&
         j->chunks_done < j->chunks_total) {
@@ -184,7 +173,7 @@ static void test_failure_leaves_nothing(void) {
   Engram__V1__Job *j = NULL;
   for (int i = 0; i < 2000; i++) {
     if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
-    j = get_job("big", id);
+    j = ic_get_job(ing, "big", NULL, id, NULL);
     if (!j || (j->chunks_done > 0 && j->chunks_done * 2 < j->chunks_total)) break;
     usleep(5000);
   }
@@ -192,14 +181,14 @@ static void test_failure_leaves_nothing(void) {
   protobuf_c_message_free_unpacked(&j->base, NULL);
   EG_CHECK_INT(eg_harness_stop(&cl.d[EG_VECTORD], SIGKILL), 128 + SIGKILL);
   for (int i = 0; i < 400; i++) { /* ingestd gives up on vectord */
-    j = get_job("big", id);
+    j = ic_get_job(ing, "big", NULL, id, NULL);
     bool failed = j && j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED;
     if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
     if (failed) break;
     usleep(50000);
   }
   restart_vectord(vectord_flags);
-  j = get_job("big", id);
+  j = ic_get_job(ing, "big", NULL, id, NULL);
   EG_REQUIRE(j != NULL);
   EG_CHECK_INT(j->state, ENGRAM__V1__JOB_STATE__JOB_STATE_FAILED);
   EG_CHECK(j->error && strstr(j->error, "vectord") != NULL);

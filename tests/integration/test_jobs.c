@@ -89,18 +89,6 @@ static void kill_and_restart(const char *when) {
   pthread_mutex_unlock(&restart_mu);
 }
 
-static Engram__V1__Job *get_job(eg_rpc_client *ing, const char *id, eg_code *rc) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = "dur";
-  Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
-  gj.scope = &scope;
-  gj.job_id = (char *)id;
-  Engram__V1__Job *jr = NULL;
-  eg_err e;
-  *rc = eg_ingestd_get_job(ing, &gj, &jr, &e);
-  return jr;
-}
-
 /* Chunks of the tenant holding session i's word (each must hold its whole text). */
 static int chunks_with(eg_rpc_client *vec, int i) {
   char word[32], text[200];
@@ -150,7 +138,7 @@ static void test_kill_ingestd(void) {
   for (int i = 0; i < N; i++) {
     for (;;) {
       eg_code rc;
-      Engram__V1__Job *j = get_job(ing, job_ids[i], &rc);
+      Engram__V1__Job *j = ic_get_job(ing, "dur", NULL, job_ids[i], &rc);
       int state = j ? (int)j->state : -1;
       if (j && state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE) EG_CHECK(j->report != NULL);
       if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
@@ -192,17 +180,12 @@ static void test_kill_ingestd(void) {
 
   /* a job accepted before a restart answers GetJob from disk, and the queue is empty */
   eg_code rc;
-  Engram__V1__Job *j = get_job(ing, job_ids[0], &rc);
+  Engram__V1__Job *j = ic_get_job(ing, "dur", NULL, job_ids[0], &rc);
   EG_CHECK(j && j->state == ENGRAM__V1__JOB_STATE__JOB_STATE_DONE && j->watermark && *j->watermark);
   if (j) protobuf_c_message_free_unpacked(&j->base, NULL);
   /* another tenant does not see it */
-  Engram__V1__Scope other = ENGRAM__V1__SCOPE__INIT;
-  other.tenant = "other";
-  Engram__V1__GetJobRequest gj = ENGRAM__V1__GET_JOB_REQUEST__INIT;
-  gj.scope = &other;
-  gj.job_id = job_ids[0];
-  Engram__V1__Job *jr = NULL;
-  EG_CHECK_INT(eg_ingestd_get_job(ing, &gj, &jr, &e), EG_ENOTFOUND);
+  Engram__V1__Job *jr = ic_get_job(ing, "other", NULL, job_ids[0], &rc);
+  EG_CHECK_INT(rc, EG_ENOTFOUND);
   if (jr) protobuf_c_message_free_unpacked(&jr->base, NULL);
   eg_rpc_client_close(ing);
   eg_rpc_client_close(vec);
