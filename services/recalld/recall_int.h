@@ -140,6 +140,13 @@ float rc_keyword_match(rc_ctx *c, const char *text);
 /* The literal of an edge's object, else its entity's name ("" when neither). */
 const char *rc_object_text(const Engram__V1__Edge *e);
 
+/* Does text say phrase as whole words (ASCII case folded)? */
+bool rc_says(const char *text, const char *phrase);
+
+/* The state questions' doubts and order (states.c): facts put in doubt by later excerpts,
+ * the current value first (when current), the latest statement or newest value first. */
+void rc_state_order(rc_ctx *c, bool current);
+
 /* qsort order of rc_chunk: best score first. */
 int rc_by_score(const void *a, const void *b);
 

@@ -1,0 +1,288 @@
+/*
+ * states.c — a Recall's questions about the user's states (where they live, who they work
+ * for, what they drive …): what the excerpts say of them against the facts the graph holds.
+ * Doubts the graph did not record (a later word on a state no fact was read from), the
+ * current value before earlier ones, the latest statement first.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "services/recalld/recall_int.h"
+
+/*
+ * A change the graph did not record. For a question about a state, the best excerpts are
+ * what the user said on it; one of the user's own statements, said after the current value
+ * became true, in another conversation, that does not name that value and is as close to
+ * the question as the statement the value was read from, is a later word on the state that
+ * no fact was read from ("we relocated last month", in words no extractor
+ * knew). The value is then not safe to act on: POTENTIALLY_STALE, the statement as the
+ * reason (a STATE_UNCERTAIN edge made for the answer, never stored, like the doubts
+ * ingestd commits). The excerpts already respect valid_at and known_at, so a later word
+ * outside the bounds changes nothing. It stays on beside the state extractor: on phrasings
+ * it was not written for, the extractor misses changes that this reads by closeness to the
+ * question.
+ */
+enum { DOUBT_EXCERPTS = 5 };
+
+#define DOUBT_NEAR 0.9f /* of the value's own statement's similarity with the question */
+
+/* f is POTENTIALLY_STALE for chunk ch, a later word on its state that no fact was read
+ * from: the reason is a STATE_UNCERTAIN edge made for the answer (never stored, like the
+ * doubts ingestd commits), its meta naming the chunk. */
+static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
+  Engram__V1__Edge *d = eg_arena_calloc(c->a, 1, sizeof *d);
+  Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
+  Engram__V1__Value *o = eg_arena_calloc(c->a, 1, sizeof *o);
+  if (!d || !m || !o) return;
+  engram__v1__edge__init(d);
+  engram__v1__edge_meta__init(m);
+  engram__v1__value__init(o);
+  o->kind_case = ENGRAM__V1__VALUE__KIND_LITERAL;
+  o->literal = f->edge->relation;
+  m->source_chunk_id = ch->id;
+  m->source_session_id = ch->session_id;
+  m->utterance = ch->content;
+  m->extractor = "recall";
+  d->subject = f->edge->subject;
+  d->subject_name = f->edge->subject_name;
+  d->relation = EG_STATE_UNCERTAIN;
+  d->object = o;
+  d->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
+  d->valid_from = ch->time;
+  d->meta = m;
+  f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
+  f->superseding = d;
+}
+
+static void text_doubts(rc_ctx *c) {
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    if (!f->on_topic || !f->one ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
+      continue;
+    const char *value = rc_object_text(f->edge);
+    const char *source =
+        f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
+    /* about as close to the question as the statement the value was read from, when that
+     * one is among the excerpts: chatter that merely resembles the question is no word on it */
+    float bar = c->r->o.min_relevance;
+    uint64_t source_chunk = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    for (size_t j = 0; source_chunk && j < c->n_chunks; j++)
+      if (c->chunks[j].chunk->id == source_chunk && DOUBT_NEAR * c->chunks[j].relevance > bar)
+        bar = DOUBT_NEAR * c->chunks[j].relevance;
+    for (size_t j = 0; j < c->n_chunks && j < DOUBT_EXCERPTS; j++) {
+      const rc_chunk *x = &c->chunks[j];
+      const Engram__V1__Chunk *ch = x->chunk;
+      if (x->relevance < bar || ch->time <= f->edge->valid_from) continue;
+      if (strcmp(ch->role ? ch->role : "", "user") != 0 ||
+          !strcmp(ch->session_id ? ch->session_id : "", source))
+        continue;
+      if (!*value || !ch->content || strcasestr(ch->content, value))
+        continue; /* it restates the value */
+      doubt_by(c, f, ch);
+      break;
+    }
+  }
+}
+
+/*
+ * "Current" before "earlier". For a fact the question is about whose chain holds earlier
+ * values, the first excerpt that names the current value goes before the first one that
+ * names only an earlier value: asked where they live, a user who moved reads the statement
+ * of the move before the one of the old address, however close the old one is to the
+ * question's words. Only excerpts already returned move, and only among themselves.
+ */
+static bool names(const char *text, const char *value) {
+  return text && strlen(value) >= 3 && rc_says(text, value);
+}
+
+/* Does text name a value f's own came after: one of its chain, or (a relation holding
+ * several values: pets, instruments) an older value of the same subject and relation? */
+static bool names_earlier(const rc_ctx *c, const rc_fact *f, const char *text) {
+  for (size_t h = 0; h < f->n_history; h++)
+    if (names(text, rc_object_text(f->history[h]))) return true;
+  for (size_t g = 0; g < c->n_facts; g++) {
+    const Engram__V1__Edge *e = c->facts[g].edge;
+    if (e->subject == f->edge->subject && !strcmp(e->relation, f->edge->relation) &&
+        e->valid_from < f->edge->valid_from && names(text, rc_object_text(e)))
+      return true;
+  }
+  return false;
+}
+
+static void current_first(rc_ctx *c) {
+  for (size_t i = 0; i < c->n_facts; i++) {
+    const rc_fact *f = &c->facts[i];
+    if (!f->on_topic) continue;
+    const char *cur = rc_object_text(f->edge);
+    size_t first_cur = c->n_chunks, first_old = c->n_chunks;
+    for (size_t j = 0; j < c->n_chunks; j++) {
+      const char *text = c->chunks[j].chunk->content;
+      if (names(text, cur)) {
+        if (first_cur == c->n_chunks) first_cur = j;
+      } else if (first_old == c->n_chunks && names_earlier(c, f, text)) {
+        first_old = j;
+      }
+    }
+    if (first_cur == c->n_chunks || first_old > first_cur) continue;
+    rc_chunk x = c->chunks[first_cur];
+    memmove(&c->chunks[first_old + 1], &c->chunks[first_old],
+            (first_cur - first_old) * sizeof *c->chunks);
+    c->chunks[first_old] = x;
+  }
+}
+
+/*
+ * The latest statement first. For a question about one of the user's states (its words ask
+ * for a kind of value: "live" a place, "employer" an organisation, "dog" a pet; the
+ * prototypes file's @ask lines), an excerpt in which the user speaks of a value of that kind
+ * as theirs now is a statement of the state. The latest one, as of the question's bounds
+ * (the excerpts respect them), goes before every other excerpt that speaks of a value of
+ * the kind, stated or only named: a user who moved reads where they live now before where they used
+ * to, in whatever words the move was told, with no fact read from it. A question about an order or
+ * a span ("which came first", "before", "how long") is about more than the latest: it is
+ * left as ranked. Only excerpts already returned move (assembly's relevance gate applies
+ * after: a statement too far from the question is still no context).
+ */
+
+/* The speaker's own words in a chunk: a round is "user: <said>\nassistant: <reply>". */
+static void said_span(const Engram__V1__Chunk *ch, size_t *from, size_t *to) {
+  const char *t = ch->content;
+  *from = 0;
+  *to = strlen(t);
+  if (ch->turn_end <= ch->turn_index) return; /* one message: all of it is said */
+  const char *colon = strstr(t, ": ");
+  if (colon && colon - t < 64) *from = (size_t)(colon + 2 - t);
+  for (const char *p = t + *from; (p = strchr(p, '\n')) != NULL; p++) {
+    size_t k = 0; /* the next speaker: "name: " opening a line */
+    while (k < 40 && p[1 + k] && !strchr(": \n", p[1 + k])) k++;
+    if (k && p[1 + k] == ':' && p[2 + k] == ' ') {
+      *to = (size_t)(p - t);
+      return;
+    }
+  }
+}
+
+static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
+  if (a->time != b->time) return a->time > b->time;
+  return !strcmp(a->session_id ? a->session_id : "", b->session_id ? b->session_id : "") &&
+         a->turn_index > b->turn_index;
+}
+
+/* The values of the kinds the question asks for that a user's chunk names, and how the user's
+ * own words speak of them: read once per Recall (latest_first and other_value_doubts both
+ * need them), kept with the chunk as it moves. 0 for a chunk that is not the user's. */
+static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
+  if (!x->values_read) {
+    static __thread eg_stated_value buf[512]; /* as many as a text's tokens can name */
+    const Engram__V1__Chunk *ch = x->chunk;
+    size_t n = 0, a, b;
+    if (ch->content && !strcmp(ch->role ? ch->role : "", "user")) {
+      said_span(ch, &a, &b);
+      n = eg_statefacts_values(c->r->states, ch->content, a, b, c->asked, buf, 512);
+    }
+    eg_stated_value *v = n ? eg_arena_alloc(c->a, n * sizeof *v) : NULL;
+    if (n && !v) n = 0; /* out of memory: read as naming nothing */
+    if (n) memcpy(v, buf, n * sizeof *v);
+    x->values = v, x->n_values = n, x->values_read = true;
+  }
+  *out = x->values;
+  return x->n_values;
+}
+
+static void latest_first(rc_ctx *c) {
+  if (!c->asked) return;
+  size_t first = c->n_chunks, latest = c->n_chunks;
+  for (size_t j = 0; j < c->n_chunks; j++) {
+    const Engram__V1__Chunk *ch = c->chunks[j].chunk;
+    const eg_stated_value *v;
+    size_t n = values_of(c, &c->chunks[j], &v);
+    eg_stated s = eg_stated_strongest(v, n);
+    if (s == EG_STATED_NONE) continue; /* it names no value of the kind: not about the state */
+    if (first == c->n_chunks) first = j;
+    if (s == EG_STATED_CURRENT &&
+        (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk)))
+      latest = j;
+  }
+  if (latest == c->n_chunks) return;
+  /* the value a fact holds is in doubt when the latest statement, said after it became
+   * true, does not name it: the user said something newer on it that no fact was read from */
+  const Engram__V1__Chunk *st = c->chunks[latest].chunk;
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    if (f->on_topic &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED &&
+        st->time > f->edge->valid_from && st->id != source &&
+        !names(st->content, rc_object_text(f->edge)))
+      doubt_by(c, f, st);
+  }
+  if (latest <= first) return;
+  rc_chunk x = c->chunks[latest];
+  memmove(&c->chunks[first + 1], &c->chunks[first], (latest - first) * sizeof *c->chunks);
+  c->chunks[first] = x;
+}
+
+/*
+ * Another value said later. A fact on the question's topic is in doubt when the latest of
+ * the user's own statements on its state, in the excerpts said after it became true (not
+ * its own statement), gives another value of its kind as theirs now ("Traded the X for a Y";
+ * a value of a known type: not any capitalised name) or its own value as ended ("Sold my X",
+ * "my old manager from X", "not X anymore"): the user has spoken of the state since, and
+ * what they said was not read as a new fact. A value only named, or named as planned or
+ * someone else's, is no statement of the user's state.
+ */
+static bool same_value(const char *text, size_t from, size_t to, const char *value) {
+  size_t n = strlen(value), m = to - from;
+  if (!n || !m) return false;
+  /* "Civic" of "Honda Civic", "the Honda" of "Honda": one holds the other as words */
+  char span[160];
+  snprintf(span, sizeof span, "%.*s", (int)(m < sizeof span ? m : sizeof span - 1), text + from);
+  return names(span, value) || names(value, span) || !strcasecmp(span, value);
+}
+
+static void other_value_doubts(rc_ctx *c) {
+  const eg_statefacts *sf = c->r->states;
+  if (!sf || !c->asked) return;
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    unsigned types = eg_statefacts_relation_types(sf, f->edge->relation) & c->asked;
+    if (!types || !f->on_topic ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
+        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
+      continue;
+    const char *value = rc_object_text(f->edge);
+    uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    const Engram__V1__Chunk *latest = NULL;
+    bool against = false;
+    for (size_t j = 0; j < c->n_chunks; j++) {
+      const Engram__V1__Chunk *ch = c->chunks[j].chunk;
+      if (ch->id == source || ch->time <= f->edge->valid_from ||
+          (latest && !said_after(ch, latest)))
+        continue;
+      const eg_stated_value *v;
+      size_t n = values_of(c, &c->chunks[j], &v); /* 0 for a chunk not the user's */
+      bool for_it = false, other = false;
+      for (size_t k = 0; k < n; k++) {
+        if (!(v[k].types & types) || v[k].how == EG_STATED_MENTIONED) continue;
+        bool own = same_value(ch->content, v[k].from, v[k].to, value);
+        for_it |= own && v[k].how == EG_STATED_CURRENT;
+        other |= own ? v[k].ended : v[k].how == EG_STATED_CURRENT && v[k].typed;
+      }
+      if (for_it || other) latest = ch, against = other && !for_it;
+    }
+    if (against) doubt_by(c, f, latest);
+  }
+}
+
+void rc_state_order(rc_ctx *c, bool current) {
+  text_doubts(c);
+  if (current) current_first(c);
+  latest_first(c);
+  other_value_doubts(c);
+}
