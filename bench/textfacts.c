@@ -194,6 +194,16 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   for (size_t i = 0; c->verbose && !rows[R_RIGHT_EXCERPT] && i < r->n_items && i < 8; i++)
     if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK)
       printf("    excerpt %zu: %.90s\n", i, r->items[i]->text ? r->items[i]->text : "");
+  if (c->verbose && !rows[R_RIGHT_EXCERPT]) { /* ranked too low, or not found at all? */
+    size_t i = 0;
+    while (i < r->n_items && !(r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK &&
+                               holds(r->items[i]->text, expect)))
+      i++;
+    if (i < r->n_items)
+      printf("    the right value first named by item %zu of %zu\n", i, r->n_items);
+    else
+      printf("    the right value named by none of the %zu items\n", r->n_items);
+  }
   if (c->verbose && fact && fact->superseding && fact->superseding->meta)
     printf("    in doubt (%s) by \"%.100s\"\n",
            fact->superseding->meta->extractor ? fact->superseding->meta->extractor : "?",
