@@ -1357,8 +1357,12 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                              .how = EG_STATED_MENTIONED,
                              .typed = s->cued || s->bits != sf->name_types,
                              .types = s->bits & types};
+      bool other = said && about_someone_else(sf, t, from, to, s);
+      /* named in the speaker's words as it stands, with no marker of a past, a plan, a
+       * negation or an end and not as someone else's: "a tortoise called X joined us" */
+      v->plain = said && !other && !question && status_of(sf, t, from, to, s) == ST_CURRENT;
       if (!own || (question && !presupposed(t, from, s))) continue;
-      if (about_someone_else(sf, t, from, to, s)) {
+      if (other) {
         v->others = true;
         continue;
       }

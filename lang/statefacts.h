@@ -104,6 +104,8 @@ typedef struct eg_stated_value {
   bool ended;     /* FORMER as ended or given up ("sold my X", "my old X", "not X anymore"), not
                      only planned or past */
   bool typed;     /* its type is known (not any a capitalised name may have) */
+  bool plain;     /* named in the speaker's words with no marker of a past, plan, negation or
+                     end, not as someone else's and not in a question (CURRENT or MENTIONED) */
   unsigned types; /* which of the types asked for it may have */
 } eg_stated_value;
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,

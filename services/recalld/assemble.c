@@ -315,14 +315,19 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   /* Chunks too far from the question are not context. Once the memory is known to hold
    * something on it (a relevant chunk, a fact), half the similarity will do: a chunk that
    * answers in other words than the question's is seldom as close to it as one that
-   * restates it. Half will do as well for a chunk inside the question's time range. */
+   * restates it. Half will do as well for a chunk inside the question's time range, and for
+   * one in which the user names a value of the kind a question about their state asks for, as
+   * theirs or plainly ("What was my pet's name in spring 2019?": any of their pets' names). */
   bool known = c->n_facts > 0;
   for (size_t i = 0; i < c->n_chunks && !known; i++) known = relevant(c, &c->chunks[i]);
   size_t keep = 0;
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
-    bool near =
-        (known || (c->temporal && x->temporal > 0)) && x->relevance >= c->r->o.min_relevance / 2;
+    bool of_kind = false; /* the user names a value of the kind a state question asks for */
+    for (size_t k = 0; k < x->n_values && !of_kind; k++)
+      of_kind = x->values[k].plain || x->values[k].how == EG_STATED_CURRENT;
+    bool near = (known || of_kind || (c->temporal && x->temporal > 0)) &&
+                x->relevance >= c->r->o.min_relevance / 2;
     if (relevant(c, x) || near) c->chunks[keep++] = *x;
   }
   c->n_chunks = keep;

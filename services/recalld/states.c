@@ -2,7 +2,7 @@
  * states.c — a Recall's questions about the user's states (where they live, who they work
  * for, what they drive …): what the excerpts say of them against the facts the graph holds.
  * Doubts the graph did not record (a later word on a state no fact was read from), the
- * current value before earlier ones, the latest statement first.
+ * current value before earlier ones, the latest statement and the newest value first.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -194,6 +194,77 @@ static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
   return x->n_values;
 }
 
+static bool same_value(const char *text, size_t from, size_t to, const char *value) {
+  size_t n = strlen(value), m = to - from;
+  if (!n || !m) return false;
+  /* "Civic" of "Honda Civic", "the Honda" of "Honda": one holds the other as words */
+  char span[160];
+  snprintf(span, sizeof span, "%.*s", (int)(m < sizeof span ? m : sizeof span - 1), text + from);
+  return names(span, value) || names(value, span) || !strcasecmp(span, value);
+}
+
+/*
+ * The newest value. A state's values come one after another: of the values of the kind
+ * asked for that the user's excerpts name, the one that came into the user's words last —
+ * stated as theirs, or named plainly as it stands (a value of a known type, with no marker of
+ * a past, a plan, a negation or an end, not as someone else's and not in a question) — and
+ * was not given up after its last such mention is the newest, even when no clause of the user
+ * states it ("Found the answer to the allergies: a tortoise called X"). When it came after
+ * the latest statement of the state (or there is none) and that statement does not name it,
+ * its latest plain mention is the excerpt to read first. Two values first named in one
+ * excerpt say nothing of their order: then there is no newest.
+ */
+typedef struct rc_entry {
+  const char *text;          /* the value as first named */
+  size_t entry, last, ended; /* chunks: first and last plain mention, last end (or none) */
+} rc_entry;
+
+static size_t newest_value(rc_ctx *c, size_t statement) {
+  enum { MAX_ENTRIES = 32 };
+  rc_entry e[MAX_ENTRIES];
+  size_t ne = 0, none = c->n_chunks;
+  for (size_t j = 0; j < c->n_chunks; j++) {
+    const Engram__V1__Chunk *ch = c->chunks[j].chunk;
+    const eg_stated_value *v;
+    size_t n = values_of(c, &c->chunks[j], &v);
+    for (size_t k = 0; k < n; k++) {
+      bool in = (v[k].plain && v[k].typed) || v[k].how == EG_STATED_CURRENT;
+      if (!in && !v[k].ended) continue;
+      size_t i = 0;
+      while (i < ne && !same_value(ch->content, v[k].from, v[k].to, e[i].text)) i++;
+      if (i == ne) {
+        if (ne == MAX_ENTRIES || v[k].to - v[k].from >= 160) continue;
+        char *t = eg_arena_strndup(c->a, ch->content + v[k].from, v[k].to - v[k].from);
+        if (!t) continue;
+        e[ne++] = (rc_entry){t, none, none, none};
+      }
+      size_t *at = in ? &e[i].last : &e[i].ended;
+      if (*at == none || said_after(ch, c->chunks[*at].chunk)) *at = j;
+      if (in && (e[i].entry == none || said_after(c->chunks[e[i].entry].chunk, ch))) e[i].entry = j;
+    }
+  }
+  size_t best = none;
+  bool tie = false;
+  for (size_t i = 0; i < ne; i++) {
+    if (e[i].entry == none || (e[i].ended != none && !said_after(c->chunks[e[i].last].chunk,
+                                                                 c->chunks[e[i].ended].chunk)))
+      continue; /* never held plainly, or given up after its last plain mention */
+    if (best != none && e[i].entry == e[best].entry) {
+      tie = true;
+    } else if (best == none ||
+               said_after(c->chunks[e[i].entry].chunk, c->chunks[e[best].entry].chunk)) {
+      best = i, tie = false;
+    }
+  }
+  if (best == none || tie) return none;
+  if (statement != none) {
+    const Engram__V1__Chunk *st = c->chunks[statement].chunk;
+    if (names(st->content, e[best].text) || !said_after(c->chunks[e[best].entry].chunk, st))
+      return none;
+  }
+  return e[best].last;
+}
+
 static void latest_first(rc_ctx *c) {
   if (!c->asked) return;
   size_t first = c->n_chunks, latest = c->n_chunks;
@@ -208,7 +279,9 @@ static void latest_first(rc_ctx *c) {
         (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk)))
       latest = j;
   }
-  if (latest == c->n_chunks) return;
+  size_t newest = newest_value(c, latest);
+  if (latest == c->n_chunks && newest == c->n_chunks) return;
+  if (latest == c->n_chunks) goto move;
   /* the value a fact holds is in doubt when the latest statement, said after it became
    * true, does not name it: the user said something newer on it that no fact was read from */
   const Engram__V1__Chunk *st = c->chunks[latest].chunk;
@@ -222,6 +295,8 @@ static void latest_first(rc_ctx *c) {
         !names(st->content, rc_object_text(f->edge)))
       doubt_by(c, f, st);
   }
+move:
+  if (newest != c->n_chunks) latest = newest;
   if (latest <= first) return;
   rc_chunk x = c->chunks[latest];
   memmove(&c->chunks[first + 1], &c->chunks[first], (latest - first) * sizeof *c->chunks);
@@ -237,14 +312,6 @@ static void latest_first(rc_ctx *c) {
  * what they said was not read as a new fact. A value only named, or named as planned or
  * someone else's, is no statement of the user's state.
  */
-static bool same_value(const char *text, size_t from, size_t to, const char *value) {
-  size_t n = strlen(value), m = to - from;
-  if (!n || !m) return false;
-  /* "Civic" of "Honda Civic", "the Honda" of "Honda": one holds the other as words */
-  char span[160];
-  snprintf(span, sizeof span, "%.*s", (int)(m < sizeof span ? m : sizeof span - 1), text + from);
-  return names(span, value) || names(value, span) || !strcasecmp(span, value);
-}
 
 static void other_value_doubts(rc_ctx *c) {
   const eg_statefacts *sf = c->r->states;

@@ -685,6 +685,50 @@ static void test_latest_statement(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The newest value first: a car the user names plainly after the one they stated as theirs
+ * ("The Toyota Prius …", no clause of theirs saying they drive it) goes before the statement
+ * of the old one; a car only planned later changes nothing; as of a date before the new one
+ * came, the old one stands alone. */
+static void test_newest_value(void) {
+  const char *const s1[] = {"user", "I drive a Honda Civic, the car I drive to work every day.",
+                            "assistant", "Reliable choice."};
+  const char *const s2[] = {"user", "The Toyota Prius is a dream on the motorway, half the fuel.",
+                            "assistant", "Hybrids shine on long runs."};
+  const char *const s3[] = {"user", "Thinking about a Tesla Model 3 someday, maybe.", "assistant",
+                            "Worth a test drive."};
+  const char *q = "What car do I drive now?";
+  ingest("nv", "nv-1", "2023-02-01T10:00:00Z", s1, 2);
+  ingest("nv", "nv-2", "2024-03-01T10:00:00Z", s2, 2);
+  ingest("nv", "nv-3", "2024-05-01T10:00:00Z", s3, 2);
+  Engram__V1__RecallResponse *r = recall_at("nv", q, T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int prius = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Toyota Prius");
+  int civic = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Honda Civic");
+  int tesla = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Tesla");
+  EG_CHECK(prius >= 0 && civic >= 0 && prius < civic);
+  EG_CHECK(tesla < 0 || prius < tesla);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_as_of("nv", q, T("2024-06-01"), T("2023-09-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Honda Civic") >= 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Toyota Prius") < 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
+/* A question about a state at a date: the user's excerpts that name a value of the kind it
+ * asks for are evidence of it at half the similarity, though said before the question's
+ * range and in words far from it. */
+static void test_value_of_kind(void) {
+  const char *const s1[] = {"user", "Rain all week, so Biscuit and I stayed in and watched films.",
+                            "assistant", "Try a bitter spray on the hose."};
+  ingest("vk", "vk-1", "2018-06-01T10:00:00Z", s1, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("vk", "What was my pet's name in spring 2019?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Biscuit") >= 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A greeting is no evidence of what happened on its day: asked about the day, the round
  * that says something comes before the one that only says hello. */
 static void test_greeting_no_evidence(void) {
@@ -899,6 +943,8 @@ int main(void) {
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
+  EG_RUN(test_newest_value);
+  EG_RUN(test_value_of_kind);
   EG_RUN(test_value_given_up);
   EG_RUN(test_named_speaker);
   EG_RUN(test_greeting_no_evidence);

@@ -383,25 +383,36 @@ static void test_lexical_reading(void) {
   /* value by value: where each stands and how it is spoken of */
   unsigned instr = eg_statefacts_asked(lx, "What instrument do I play?");
   unsigned pets = eg_statefacts_asked(lx, "What pet do I have?");
-  EG_REQUIRE(instr && pets);
+  unsigned cars = eg_statefacts_asked(lx, "What car do I drive?");
+  EG_REQUIRE(instr && pets && cars);
   const struct {
     const char *text;
     unsigned *types;
     const char *value; /* the first value named */
     eg_stated how;
-    bool ended, others, typed;
+    bool ended, others, typed, plain;
     size_t n;
   } z[] = {
       {"Sold my guitar to pay for cello lessons.", &instr, "guitar", EG_STATED_FORMER, true, false,
-       true, 2},
-      {"I'm not vegan anymore.", &diet, "vegan", EG_STATED_FORMER, true, false, true, 1},
+       true, false, 2},
+      {"I'm not vegan anymore.", &diet, "vegan", EG_STATED_FORMER, true, false, true, false, 1},
       {"We might rehome Rufus, my dog, next year.", &pets, "Rufus", EG_STATED_FORMER, false, false,
-       false, 1}, /* planned, not ended; an unknown name: any type */
-      {"My sister lives in Oslo now.", &place, "Oslo", EG_STATED_MENTIONED, false, true, true, 1},
-      {"I work at Acme Labs.", &org, "Acme Labs", EG_STATED_CURRENT, false, false, true, 1},
+       false, false, 1}, /* planned, not ended; an unknown name: any type */
+      {"My sister lives in Oslo now.", &place, "Oslo", EG_STATED_MENTIONED, false, true, true,
+       false, 1},
+      {"I work at Acme Labs.", &org, "Acme Labs", EG_STATED_CURRENT, false, false, true, true, 1},
       /* "here" stands for a value held now, not for one just named as former */
       {"Back when I lived in Porto I never owned a coat. I survived last winter here.", &place,
-       "Porto", EG_STATED_FORMER, true, false, true, 1},
+       "Porto", EG_STATED_FORMER, true, false, true, false, 1},
+      {"Adopted a kitten! Named her Luna.", &pets, "Luna", EG_STATED_CURRENT, false, false, false,
+       true, 1},
+      /* named plainly in no predicate of the speaker's: a value that came into their words */
+      {"The Toyota Prius is a dream on the motorway.", &cars, "Toyota Prius", EG_STATED_MENTIONED,
+       false, false, true, true, 1},
+      {"Is Lisbon nice in May?", &place, "Lisbon", EG_STATED_MENTIONED, false, false, true, false,
+       1}, /* asked about, not said */
+      {"Bumped into my old manager from Acme Labs.", &org, "Acme Labs", EG_STATED_FORMER, true,
+       false, true, false, 1},
   };
   for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
     eg_stated_value v[8];
@@ -409,12 +420,14 @@ static void test_lexical_reading(void) {
     bool ok = n == z[i].n && n && v[0].to - v[0].from == strlen(z[i].value) &&
               !strncmp(z[i].text + v[0].from, z[i].value, v[0].to - v[0].from) &&
               v[0].how == z[i].how && v[0].ended == z[i].ended && v[0].others == z[i].others &&
-              v[0].typed == z[i].typed;
+              v[0].typed == z[i].typed && v[0].plain == z[i].plain;
     if (!ok)
       fprintf(stderr,
-              "  \"%s\": %zu values, the first \"%.*s\" how %d ended %d others %d typed %d\n",
+              "  \"%s\": %zu values, the first \"%.*s\" how %d ended %d others %d typed %d "
+              "plain %d\n",
               z[i].text, n, n ? (int)(v[0].to - v[0].from) : 0, n ? z[i].text + v[0].from : "",
-              n ? (int)v[0].how : -1, n && v[0].ended, n && v[0].others, n && v[0].typed);
+              n ? (int)v[0].how : -1, n && v[0].ended, n && v[0].others, n && v[0].typed,
+              n && v[0].plain);
     EG_CHECK(ok);
   }
   eg_stated_value one;
