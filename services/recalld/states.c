@@ -265,6 +265,21 @@ static size_t newest_value(rc_ctx *c, size_t statement) {
   return e[best].last;
 }
 
+/* Every fact on the question's topic, not yet in doubt, that `by` does not name, said after
+ * the fact became true (and not its own source), is in doubt with it as the reason. */
+static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
+  for (size_t i = 0; i < c->n_facts; i++) {
+    rc_fact *f = &c->facts[i];
+    uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
+    if (f->on_topic &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED &&
+        by->time > f->edge->valid_from && by->id != source &&
+        !names(by->content, rc_object_text(f->edge)))
+      doubt_by(c, f, by);
+  }
+}
+
 static void latest_first(rc_ctx *c) {
   if (!c->asked) return;
   size_t first = c->n_chunks, latest = c->n_chunks;
@@ -284,17 +299,7 @@ static void latest_first(rc_ctx *c) {
   if (latest == c->n_chunks) goto move;
   /* the value a fact holds is in doubt when the latest statement, said after it became
    * true, does not name it: the user said something newer on it that no fact was read from */
-  const Engram__V1__Chunk *st = c->chunks[latest].chunk;
-  for (size_t i = 0; i < c->n_facts; i++) {
-    rc_fact *f = &c->facts[i];
-    uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
-    if (f->on_topic &&
-        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
-        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED &&
-        st->time > f->edge->valid_from && st->id != source &&
-        !names(st->content, rc_object_text(f->edge)))
-      doubt_by(c, f, st);
-  }
+  doubt_unnamed(c, c->chunks[latest].chunk);
 move:
   if (newest != c->n_chunks) latest = newest;
   if (latest <= first) return;
@@ -347,9 +352,29 @@ static void other_value_doubts(rc_ctx *c) {
   }
 }
 
+/*
+ * The first word on the state. Once the excerpts of a state question are in order, the first
+ * one in which the user states a value of the kind or names one plainly is what an agent
+ * reads first about it; a fact on the question's topic that it does not name, said after the
+ * fact became true, is POTENTIALLY_STALE with it as the reason: the best evidence and the
+ * graph disagree, so the value is to be checked, not acted on.
+ */
+static void first_disagrees(rc_ctx *c) {
+  if (!c->asked) return;
+  const Engram__V1__Chunk *x = NULL;
+  for (size_t j = 0; j < c->n_chunks && !x; j++) {
+    const eg_stated_value *v;
+    size_t n = values_of(c, &c->chunks[j], &v);
+    for (size_t k = 0; k < n && !x; k++)
+      if (v[k].plain || v[k].how == EG_STATED_CURRENT) x = c->chunks[j].chunk;
+  }
+  if (x) doubt_unnamed(c, x);
+}
+
 void rc_state_order(rc_ctx *c, bool current) {
   text_doubts(c);
   if (current) current_first(c);
   latest_first(c);
+  first_disagrees(c);
   other_value_doubts(c);
 }

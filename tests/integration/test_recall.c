@@ -715,6 +715,25 @@ static void test_newest_value(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The first word on the state disagrees with the graph: the fact read from "I live in X" is
+ * POTENTIALLY_STALE when the excerpt read first about where the user lives, said later,
+ * names another city plainly and not X (no fact read from it); as of a date before it, the
+ * fact stands. */
+static void test_first_disagrees(void) {
+  const char *const s1[] = {"user", "I live in Zagreb. Living in Zagreb suits me.", "assistant",
+                            "Zagreb is lovely."};
+  const char *const s2[] = {"user", "Porto in June is packed with tourists, every tram is full.",
+                            "assistant", "They are charming."};
+  const char *q = "Where do I live?";
+  char by[64];
+  ingest("fd", "fd-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("fd", "fd-2", "2024-05-01T10:00:00Z", s2, 2);
+  EG_CHECK_INT(fact_stale("fd", q, T("2024-06-01"), 0, "LIVES_IN Zagreb", by, sizeof by), 1);
+  EG_CHECK_STR(by, "fd-2");
+  EG_CHECK_INT(fact_stale("fd", q, T("2024-06-01"), T("2023-09-01"), "LIVES_IN Zagreb", NULL, 0),
+               0);
+}
+
 /* A question about a state at a date: the user's excerpts that name a value of the kind it
  * asks for are evidence of it at half the similarity, though said before the question's
  * range and in words far from it. */
@@ -945,6 +964,7 @@ int main(void) {
   EG_RUN(test_latest_statement);
   EG_RUN(test_newest_value);
   EG_RUN(test_value_of_kind);
+  EG_RUN(test_first_disagrees);
   EG_RUN(test_value_given_up);
   EG_RUN(test_named_speaker);
   EG_RUN(test_greeting_no_evidence);
