@@ -318,6 +318,30 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
                                   is(w, n, i - 1, "of") || is(w, n, i - 1, "by"));
       if (j > i || after_prep) return set_month(o, past_year(r, m, 0), m), j + 1 - i;
     }
+    /* [in|during] [the] <part> [of|in] <year>: a season or a third of the year ("in early
+     * 2020", "mid-2021", "the summer of 2019", "spring 2022", "the end of 2018") */
+    {
+      static const struct {
+        const char *w;
+        int from, months; /* first month, how many */
+      } part[] = {{"early", 1, 4},  {"beginning", 1, 4}, {"start", 1, 4}, {"mid", 5, 4},
+                  {"middle", 5, 4}, {"late", 9, 4},      {"end", 9, 4},   {"spring", 3, 3},
+                  {"summer", 6, 3}, {"autumn", 9, 3},    {"fall", 9, 3}};
+      size_t k = i;
+      if (is(w, n, k, "in") || is(w, n, k, "during")) k++;
+      if (is(w, n, k, "the")) k++;
+      for (size_t p = 0; k < n && p < sizeof part / sizeof *part; p++) {
+        if (strcmp(w[k].w, part[p].w) != 0) continue;
+        size_t j = k + 1;
+        if (is(w, n, j, "of") || is(w, n, j, "in")) j++;
+        int py = j < n ? year_number(w[j].w) : 0;
+        if (!py) break;
+        int64_t a = day_of(py, part[p].from, 1);
+        set_range(o, a, add_months(a, part[p].months), part[p].w);
+        snprintf(o->label, sizeof o->label, "%s %d", part[p].w, py);
+        return j + 1 - i;
+      }
+    }
     /* in <year> */
     int y;
     if ((is(w, n, i, "in") || is(w, n, i, "during")) && i + 1 < n && (y = year_number(w[i + 1].w)))

@@ -6,7 +6,8 @@
  * before yesterday; N days/weeks/months/years ago (digits, number words, "a", "a couple
  * of", "a few", "several"); last/this/next week, weekend, month, year; last/this/on
  * <weekday>; last <month>, in <month> [<year>], <month> <year>, in <year>; <month> <day>
- * [, <year>], <day> <month> [<year>], the <day> of <month>, on the <day>; ISO 2023-05-20
+ * [, <year>], <day> <month> [<year>], the <day> of <month>, on the <day>; [the]
+ * early/mid/late/start/end/spring/summer/autumn/fall [of] <year>; ISO 2023-05-20
  * and 2023/05/20 and 5/20/2023; since <any of these>; for N days/weeks/months/years
  * (a duration, resolved as the span ending at the reference).
  * Undated months and days are the most recent past occurrence (conversations report

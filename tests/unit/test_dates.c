@@ -51,6 +51,13 @@ static void test_months_and_years(void) {
   EG_CHECK_STR(one("March 2021", "2024-04-01"), "2021-03");
   EG_CHECK_STR(one("last year", "2024-01-01"), "2023");
   EG_CHECK_STR(one("next month", "2023-12-15"), "2024-01");
+  /* a season or a third of a year */
+  EG_CHECK_STR(one("Where did I live in early 2020?", "2024-04-01"), "early 2020");
+  EG_CHECK_STR(one("What was I driving in mid-2021?", "2024-04-01"), "mid 2021");
+  EG_CHECK_STR(one("in the summer of 2019", "2024-04-01"), "summer 2019");
+  EG_CHECK_STR(one("spring 2022 was wet", "2024-04-01"), "spring 2022");
+  EG_CHECK_STR(one("by the end of 2018", "2024-04-01"), "end 2018");
+  EG_CHECK_STR(one("the summer was hot", "2024-04-01"), ""); /* no year: not read */
 }
 
 static void test_absolute_days(void) {
