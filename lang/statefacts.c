@@ -1358,16 +1358,18 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                              .typed = s->cued || s->bits != sf->name_types,
                              .types = s->bits & types};
       bool other = said && about_someone_else(sf, t, from, to, s);
+      /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
+      slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
-      v->plain = said && !other && !question && status_of(sf, t, from, to, s) == ST_CURRENT;
+      v->plain = said && !other && !question && st == ST_CURRENT;
       if (!own || (question && !presupposed(t, from, s))) continue;
       if (other) {
         v->others = true;
         continue;
       }
       if (!s->cued && !users_predicate(sf, t, from, to, s)) continue;
-      s->status = status_of(sf, t, from, to, s);
+      s->status = st;
       size_t a, b;
       possessed(sf, t, from, to, s, &a, &b);
       forget_former(&last, s);

@@ -323,10 +323,7 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   size_t keep = 0;
   for (size_t i = 0; i < c->n_chunks; i++) {
     const rc_chunk *x = &c->chunks[i];
-    bool of_kind = false; /* the user names a value of the kind a state question asks for */
-    for (size_t k = 0; k < x->n_values && !of_kind; k++)
-      of_kind = x->values[k].plain || x->values[k].how == EG_STATED_CURRENT;
-    bool near = (known || of_kind || (c->temporal && x->temporal > 0)) &&
+    bool near = (known || rc_speaks_of_kind(x) || (c->temporal && x->temporal > 0)) &&
                 x->relevance >= c->r->o.min_relevance / 2;
     if (relevant(c, x) || near) c->chunks[keep++] = *x;
   }

@@ -147,6 +147,10 @@ bool rc_says(const char *text, const char *phrase);
  * the current value first (when current), the latest statement or newest value first. */
 void rc_state_order(rc_ctx *c, bool current);
 
+/* Does the user, in chunk x, state or plainly name a value of the kind a state question asks
+ * for? (Its values as rc_state_order read them; false when they were not read.) */
+bool rc_speaks_of_kind(const rc_chunk *x);
+
 /* qsort order of rc_chunk: best score first. */
 int rc_by_score(const void *a, const void *b);
 

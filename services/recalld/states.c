@@ -57,13 +57,18 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
   f->superseding = d;
 }
 
+/* A fact a later excerpt may put in doubt: on the question's topic and neither in doubt
+ * already nor superseded. */
+static bool open_to_doubt(const rc_fact *f) {
+  return f->on_topic &&
+         f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+         f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED;
+}
+
 static void text_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
-    if (!f->on_topic || !f->one ||
-        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
-        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
-      continue;
+    if (!f->one || !open_to_doubt(f)) continue;
     const char *value = rc_object_text(f->edge);
     const char *source =
         f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
@@ -271,10 +276,7 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
-    if (f->on_topic &&
-        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
-        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED &&
-        by->time > f->edge->valid_from && by->id != source &&
+    if (open_to_doubt(f) && by->time > f->edge->valid_from && by->id != source &&
         !names(by->content, rc_object_text(f->edge)))
       doubt_by(c, f, by);
   }
@@ -324,10 +326,7 @@ static void other_value_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     unsigned types = eg_statefacts_relation_types(sf, f->edge->relation) & c->asked;
-    if (!types || !f->on_topic ||
-        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE ||
-        f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED)
-      continue;
+    if (!types || !open_to_doubt(f)) continue;
     const char *value = rc_object_text(f->edge);
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
     const Engram__V1__Chunk *latest = NULL;
@@ -361,14 +360,20 @@ static void other_value_doubts(rc_ctx *c) {
  */
 static void first_disagrees(rc_ctx *c) {
   if (!c->asked) return;
-  const Engram__V1__Chunk *x = NULL;
-  for (size_t j = 0; j < c->n_chunks && !x; j++) {
+  for (size_t j = 0; j < c->n_chunks; j++) {
     const eg_stated_value *v;
-    size_t n = values_of(c, &c->chunks[j], &v);
-    for (size_t k = 0; k < n && !x; k++)
-      if (v[k].plain || v[k].how == EG_STATED_CURRENT) x = c->chunks[j].chunk;
+    values_of(c, &c->chunks[j], &v);
+    if (rc_speaks_of_kind(&c->chunks[j])) {
+      doubt_unnamed(c, c->chunks[j].chunk);
+      return;
+    }
   }
-  if (x) doubt_unnamed(c, x);
+}
+
+bool rc_speaks_of_kind(const rc_chunk *x) {
+  for (size_t k = 0; k < x->n_values; k++)
+    if (x->values[k].plain || x->values[k].how == EG_STATED_CURRENT) return true;
+  return false;
 }
 
 void rc_state_order(rc_ctx *c, bool current) {
