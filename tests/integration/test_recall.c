@@ -739,7 +739,7 @@ static void test_first_disagrees(void) {
  * range and in words far from it. */
 static void test_value_of_kind(void) {
   const char *const s1[] = {"user", "Rain all week, so Biscuit and I stayed in and watched films.",
-                            "assistant", "Try a bitter spray on the hose."};
+                            "assistant", "Any good films?"};
   ingest("vk", "vk-1", "2018-06-01T10:00:00Z", s1, 2);
   Engram__V1__RecallResponse *r =
       recall_at("vk", "What was my pet's name in spring 2019?", T("2024-06-01"), NULL, NULL);
