@@ -190,8 +190,8 @@ static const eg_bquestion *question_at(const run *r, size_t qi) {
 }
 
 /* Record one result: the table, the done flag and a line of <out>.jsonl. Under r->mu. */
-static void record(run *r, int sys, size_t qi, const eg_bscore *s, const char *response,
-                   bool write) {
+static void record(run *r, int sys, size_t qi, const eg_bscore *s, const eg_brank *rank,
+                   const char *response, bool write) {
   const eg_bquestion *q = question_at(r, qi);
   r->done[sys][qi] = true;
   eg_btable_add(&r->t[sys], q->category, s);
@@ -204,6 +204,15 @@ static void record(run *r, int sys, size_t qi, const eg_bscore *s, const char *r
   for (size_t m = 0; m < r->t[sys].n_names; m++)
     if (s->has[m]) cJSON_AddNumberToObject(sc, r->t[sys].names[m], s->v[m]);
   if (response) cJSON_AddStringToObject(o, "response", response);
+  if (rank) { /* the first units ranked, "session#turn+len", for reading a miss */
+    cJSON *a = cJSON_AddArrayToObject(o, "ranked");
+    for (size_t i = 0; i < rank->n && i < 25; i++) {
+      char u[160];
+      snprintf(u, sizeof u, "%s#%d+%d", rank->u[i].session, (int)rank->u[i].turn,
+               (int)rank->u[i].len);
+      cJSON_AddItemToArray(a, cJSON_CreateString(u));
+    }
+  }
   char *line = cJSON_PrintUnformatted(o);
   fprintf(r->log, "%s\n", line);
   fflush(r->log);
@@ -231,7 +240,7 @@ static long replay(run *r, const char *path) {
         const cJSON *v = cJSON_GetObjectItem(sc, r->t[sys].names[m]);
         if (cJSON_IsNumber(v)) s.v[m] = v->valuedouble, s.has[m] = true;
       }
-      record(r, sys, qi, &s, NULL, false);
+      record(r, sys, qi, &s, NULL, NULL, false);
       n++;
     }
     cJSON_Delete(j);
@@ -309,8 +318,8 @@ static void engram_group(run *r, size_t gi) {
     }
     pthread_mutex_lock(&r->mu);
     r->recall_us[r->n_recall++] = us;
-    if (ret) record(r, SYS_ENGRAM, qi, &s, NULL, true);
-    if (ok_qa) record(r, SYS_QA, qi, &as, response, true);
+    if (ret) record(r, SYS_ENGRAM, qi, &s, &rank, NULL, true);
+    if (ok_qa) record(r, SYS_QA, qi, &as, NULL, response, true);
     pthread_mutex_unlock(&r->mu);
     free(response);
     free(context);
@@ -330,7 +339,7 @@ static void fts5_group(run *r, size_t gi) {
       eg_bscore s;
       eg_bscore_question(r->d.set, &g->q[k], &rank, &s);
       pthread_mutex_lock(&r->mu);
-      record(r, SYS_FTS5, qi, &s, NULL, true);
+      record(r, SYS_FTS5, qi, &s, &rank, NULL, true);
       pthread_mutex_unlock(&r->mu);
     }
     eg_brank_free(&rank);
