@@ -759,28 +759,59 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   return ST_CURRENT;
 }
 
-/* "My sister lives in X", "my neighbour's dog X": a clause whose subject is someone else
- * (my/our + a noun for a person, no I or we after it) is about them, unless the slot is
- * that person's name ("my wife X …"). */
-static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                               const slot *s) {
-  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …" */
-  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
-  if (to - from < 2 || !in_list(t[from].w, whose, sizeof whose / sizeof *whose)) return false;
+/* The noun for a person at t[i] ("sister", "neighbour's", "parents"), or false. */
+static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   char noun[32];
-  snprintf(noun, sizeof noun, "%s", t[from + 1].w);
+  snprintf(noun, sizeof noun, "%s", t[i].w);
   size_t l = strlen(noun);
-  if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l - 2] = '\0';
-  l = strlen(noun);
+  if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l -= 2] = '\0';
   if (!bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
     noun[l - 1] = '\0'; /* "my parents" */
-  if (!bits_of(sf->people, noun) || s->ts == from + 2) return false;
-  /* "my sister and I moved to X": the user is a subject too. Only before the slot: in "my
-   * dad is X now and keeps lecturing me" the "me" after it is no subject of X. */
+  return bits_of(sf->people, noun) != 0;
+}
+
+/* "My sister lives in X", "my neighbour's dog X", "my uni mate is moving to X", "dad's
+ * selling his X": a clause whose subject is someone else (a noun for a person, bare or after
+ * my/our and at most one modifier; no I or we after it) is about them, unless the slot is
+ * that person's name ("my wife X …", "my new boyfriend X"); so is a value that is his or
+ * theirs ("showing off his X"). */
+static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                               const slot *s) {
+  if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their")))
+    return true;
+  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
+   * only the words a family calls its own by ("dad's selling …", "mum says …") */
+  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
+  static const char *const kin[] = {"mum",     "mum's",     "mom",     "mom's",     "dad",
+                                    "dad's",   "mama",      "mama's",  "papa",      "papa's",
+                                    "grandma", "grandma's", "grandpa", "grandpa's", "nan",
+                                    "nan's",   "gran",      "gran's"};
+  size_t noun;
+  if (in_list(t[from].w, whose, sizeof whose / sizeof *whose))
+    noun = from + 1 < to && (person_noun(sf, t, from + 1) ||
+                             has_marker(sf, MK_FORMER, t, from + 1, from + 2))
+               ? from + 1 /* "my old colleagues at X": the user's former place, read so */
+               : from + 2;
+  else if (in_list(t[from].w, kin, sizeof kin / sizeof *kin))
+    noun = from;
+  else
+    return false;
+  if (noun + 1 >= to || noun >= s->ts || !person_noun(sf, t, noun) || s->ts == noun + 1)
+    return false;
+  /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
+   * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
+   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone asks
+   * of the user is theirs, not the user's state: "my mum keeps begging me to move to X". */
   static const char *const self[] = {"i",  "i'm",   "i've",  "i'd", "i'll",
                                      "we", "we're", "we've", "me",  "us"};
-  for (size_t i = from + 2; i < s->ts && i < to; i++)
-    if (in_list(t[i].w, self, sizeof self / sizeof *self)) return false;
+  static const char *const det[] = {"the", "a", "an", "my", "our", "their", "his", "her"};
+  for (size_t i = noun + 1; i < s->ts && i < to; i++) {
+    if (!in_list(t[i].w, self, sizeof self / sizeof *self)) continue;
+    bool asked_of = (!strcmp(t[i].w, "me") || !strcmp(t[i].w, "us")) && i + 2 < s->ts &&
+                    !strcmp(t[i + 1].w, "to") &&
+                    !in_list(t[i + 2].w, det, sizeof det / sizeof *det);
+    if (!asked_of) return false;
+  }
   return true;
 }
 
@@ -1016,12 +1047,16 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
   return 0;
 }
 
-/* "here" and "it" stand for a value held now, not for one just named as former ("Back
- * when I lived in X … I survived last winter here"): once s is read as not current, the
- * last value is forgotten if it is s's. */
-static void forget_former(slot *last, const slot *s) {
+/* "here" and "it" stand for a value the speaker holds now, not for one just named as former
+ * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
+ * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
+static void forget_value(slot *last, const slot *s) {
   size_t vs = s->ve ? s->vs : s->ts;
-  if (s->status != ST_CURRENT && last->te && last->ts == vs) last->te = 0;
+  if (last->te && last->ts == vs) last->te = 0;
+}
+
+static void forget_former(slot *last, const slot *s) {
+  if (s->status != ST_CURRENT) forget_value(last, s);
 }
 
 /* The slots of the clause [from, to) (said: in the speaker's own words), into out
@@ -1061,8 +1096,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       size_t before = *n;
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         /* a name given ("the kids named him X") is the user's when the sentence is */
+        if (about_someone_else(sf, t, from, to, &slots[k])) {
+          forget_value(&last, &slots[k]);
+          continue;
+        }
         if ((question && !presupposed(t, from, &slots[k])) ||
-            about_someone_else(sf, t, from, to, &slots[k]) ||
             (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k])))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
@@ -1366,6 +1404,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       if (!own || (question && !presupposed(t, from, s))) continue;
       if (other) {
         v->others = true;
+        forget_value(&last, s);
         continue;
       }
       if (!s->cued && !users_predicate(sf, t, from, to, s)) continue;

@@ -343,6 +343,11 @@ static void test_lexical_reading(void) {
       {"We're looking at flats in Bergen, nothing decided.", EG_STATED_FORMER},
       {"My brother lives in Oslo.", EG_STATED_MENTIONED},
       {"My cousin Dana is living in Oslo now.", EG_STATED_MENTIONED},
+      {"My uni mate is moving to Oslo and wants tips.", EG_STATED_MENTIONED},
+      {"Mum's selling up and moving to Oslo.", EG_STATED_MENTIONED},
+      {"My aunt keeps begging me to move to Oslo.", EG_STATED_MENTIONED}, /* asked of the user */
+      {"My company moved me to Oslo in March.", EG_STATED_CURRENT},       /* the user moved */
+      {"My sister moved in with me in Oslo.", EG_STATED_CURRENT},
       {"The Oslo flat was tiny.", EG_STATED_MENTIONED},
       {"Is Oslo nice in winter?", EG_STATED_MENTIONED},
       {"Nope, not my problem anymore.", EG_STATED_NONE},
@@ -430,6 +435,15 @@ static void test_lexical_reading(void) {
               n && v[0].plain);
     EG_CHECK(ok);
   }
+  /* a value that is his or theirs, and a word standing for it, are not the user's */
+  eg_stated_value his[4];
+  const char *shown = "My brother keeps showing off his Tesla Model 3. It is nice though.";
+  size_t nh = eg_statefacts_values(lx, shown, 0, strlen(shown), cars, his, 4);
+  EG_CHECK(nh >= 1);
+  for (size_t i = 0; i < nh; i++) EG_CHECK(!his[i].plain && his[i].how != EG_STATED_CURRENT);
+  const char *dad = "Dad's getting rid of his Nissan Leaf.";
+  nh = eg_statefacts_values(lx, dad, 0, strlen(dad), cars, his, 4);
+  EG_CHECK(nh == 1 && !his[0].plain && his[0].how == EG_STATED_MENTIONED);
   eg_stated_value one;
   EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, place | org,
                                 &one, 1) == 1); /* at most max */
