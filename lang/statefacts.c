@@ -1,9 +1,9 @@
 /*
  * statefacts.c — the prototype extractor (see statefacts.h).
  *
- *  1. load: the prototypes file names the slot types (WordNet roots or word lists), the
- *     tense and negation markers, and per relation its prototypes; the WordNet closures are
- *     walked once into our own maps, the prototypes embedded once;
+ *  1. load (statefacts_load.c): the prototypes file names the slot types (WordNet roots or
+ *     word lists), the tense and negation markers, and per relation its prototypes; the
+ *     WordNet closures are walked once into our own maps, the prototypes embedded once;
  *  2. clauses: a user segment is cut at sentence and clause punctuation (and "but"); only
  *     first-person clauses are considered;
  *  3. slots: capitalised spans (typed by WordNet's instances — Lisbon is a city — by a cue
@@ -18,8 +18,6 @@
  *     first-person clause with a change marker close to a relation's "ended" prototypes)
  *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it.
  */
-#include "lang/statefacts.h"
-
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,366 +30,14 @@
 #include "common/map.h"
 #include "common/time.h"
 #include "lang/dates.h"
+#include "lang/statefacts_int.h"
 #include "lang/wordnet.h"
 
-#define MAX_TYPES 16
-#define MAX_RELS 32
-#define MAX_MARKERS 96
 #define MAX_TOKENS 512
 #define MAX_CANDS 8
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
 #define STATEMENT_PROTOS 6 /* prototypes per relation in eg_statefacts_statement */
-
-typedef enum marker_kind {
-  MK_PAST,
-  MK_FUTURE,
-  MK_NEGATION,
-  MK_CHANGE,
-  MK_FROM,
-  MK_FORMER,
-  MK_ENDED,
-  MK_TOPIC,
-  N_MARKER_KINDS
-} marker_kind;
-static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
-                                                         "@from", "@former", "@ended",    "@topic"};
-
-/* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
-typedef struct marker {
-  char w[4][24];
-  int n;
-} marker;
-
-typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED } proto_kind;
-
-typedef struct relation {
-  char name[48];
-  unsigned types; /* type bits its object may have */
-} relation;
-
-typedef struct proto {
-  int rel; /* index into rels (-1 for NONE) */
-  proto_kind kind;
-  unsigned types; /* NONE: the slot types it competes with */
-} proto;
-
-struct eg_statefacts {
-  eg_embedder *emb;
-  int dim;
-  char type_names[MAX_TYPES][24];
-  int n_types;
-  unsigned name_types;                              /* what an unknown capitalised name may be */
-  unsigned person_bit;                              /* the type "person", 0 when none */
-  unsigned place_bit, org_bit;                      /* "place" and "org", 0 when none */
-  eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
-  eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */
-  eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
-  eg_map *ask;     /* a question's words → the types it asks about (@ask) */
-  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
-  size_t n_words;
-  eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
-  marker markers[N_MARKER_KINDS][MAX_MARKERS];
-  int n_markers[N_MARKER_KINDS];
-  relation rels[MAX_RELS];
-  int n_rels;
-  proto *protos;
-  char **ptexts; /* their texts */
-  float *pvec;   /* n_protos × dim */
-  size_t n_protos;
-  float floor, margin;
-};
-
-/* ---- loading ----------------------------------------------------------------------------- */
-
-static void lower(char *s) {
-  for (; *s; s++) *s = (char)tolower((unsigned char)*s);
-}
-
-static int type_index(eg_statefacts *sf, const char *name, bool create) {
-  for (int i = 0; i < sf->n_types; i++)
-    if (!strcmp(sf->type_names[i], name)) return i;
-  if (!create || sf->n_types == MAX_TYPES) return -1;
-  snprintf(sf->type_names[sf->n_types], sizeof sf->type_names[0], "%s", name);
-  return sf->n_types++;
-}
-
-static unsigned type_bit(const eg_statefacts *sf, const char *name) {
-  for (int i = 0; i < sf->n_types; i++)
-    if (!strcmp(sf->type_names[i], name)) return 1u << i;
-  return 0;
-}
-
-static void add_bits(eg_map *m, const char *lemma, unsigned bits) {
-  char k[128];
-  snprintf(k, sizeof k, "%s", lemma);
-  lower(k);
-  for (char *p = k; *p; p++)
-    if (*p == '_') *p = ' ';
-  uintptr_t old = (uintptr_t)eg_map_get(m, k, strlen(k));
-  eg_map_put(m, k, strlen(k), (void *)(old | bits));
-}
-
-static unsigned bits_of(const eg_map *m, const char *key) {
-  return (unsigned)(uintptr_t)eg_map_get(m, key, strlen(key));
-}
-
-typedef struct closure_ctx {
-  eg_statefacts *sf;
-  unsigned bits;
-  eg_map *common_only; /* NULL: the type tables; else common nouns only, into this table */
-} closure_ctx;
-
-static bool on_lemma(void *ctx, const char *lemma, bool proper) {
-  closure_ctx *c = ctx;
-  if (c->common_only) {
-    if (!proper) add_bits(c->common_only, lemma, c->bits);
-    return true;
-  }
-  add_bits(proper ? c->sf->proper : c->sf->common, lemma, c->bits);
-  return true;
-}
-
-/* The lemmas below WordNet noun `root` ("city#1") into sf's tables: with `bits` into the
- * type tables, or (common_only) its common nouns into that table. */
-static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *root, unsigned bits,
-                           eg_map *common_only, int lineno, eg_err *err) {
-  closure_ctx c = {sf, bits, common_only};
-  eg_code rc = eg_wordnet_closure(wn_dir, root, on_lemma, &c, err);
-  if (rc == EG_ENOTFOUND)
-    return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, root);
-  return rc;
-}
-
-static void parse_marker(const char *phrase, marker *m) {
-  char buf[128];
-  snprintf(buf, sizeof buf, "%s", phrase);
-  lower(buf);
-  m->n = 0;
-  char *save = NULL;
-  for (char *w = strtok_r(buf, " \t", &save); w && m->n < 4; w = strtok_r(NULL, " \t", &save))
-    snprintf(m->w[m->n++], sizeof m->w[0], "%s", w);
-}
-
-/* "@past used to, formerly": comma-separated phrases. */
-static void parse_markers(eg_statefacts *sf, marker_kind k, char *rest) {
-  char *save = NULL;
-  for (char *p = strtok_r(rest, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-    while (*p == ' ' || *p == '\t') p++;
-    if (!*p || sf->n_markers[k] == MAX_MARKERS) continue;
-    marker *m = &sf->markers[k][sf->n_markers[k]];
-    parse_marker(p, m);
-    if (m->n) sf->n_markers[k]++;
-  }
-}
-
-static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
-  unsigned bits = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-    int i = type_index(sf, t, create);
-    if (i >= 0) bits |= 1u << i;
-  }
-  return bits;
-}
-
-static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
-                               eg_err *err) {
-  char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
-  for (int k = 0; k < N_MARKER_KINDS; k++)
-    if (!strcmp(word, marker_names[k])) {
-      parse_markers(sf, (marker_kind)k, rest);
-      return EG_OK;
-    }
-  if (!strcmp(word, "@name")) {
-    sf->name_types |= type_bits_of_list(sf, rest, true);
-    return EG_OK;
-  }
-  if (!strcmp(word, "@generic")) {
-    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-      add_bits(sf->generic, w, 1);
-    return EG_OK;
-  }
-  if (!strcmp(word, "@people")) { /* WordNet roots */
-    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      eg_code rc = add_closure(sf, wn_dir, w, 1, sf->people, lineno, err);
-      if (rc) return rc;
-    }
-    return EG_OK;
-  }
-  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
-      !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head")) {
-    char *type = strtok_r(NULL, " \t", &save);
-    int ti = type ? type_index(sf, type, true) : -1;
-    if (ti < 0)
-      return eg_err_set(err, EG_EINVAL,
-                        "prototypes line %d: a type name is missing (or too many types)", lineno);
-    unsigned bits = 1u << ti;
-    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
-         ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
-         head = !strcmp(word, "@head"); /* WordNet roots whose common nouns end a name */
-    char *how = cue || suffix || ask || prefix ? "words"
-                : head                         ? "wordnet"
-                                               : strtok_r(NULL, " \t", &save);
-    if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
-    for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
-        add_bits(cue      ? sf->cue
-                 : suffix ? sf->suffix
-                 : ask    ? sf->ask
-                 : prefix ? sf->prefix
-                          : sf->common,
-                 w, bits);
-        continue;
-      }
-      eg_code rc = add_closure(sf, wn_dir, w, bits, head ? sf->suffix : NULL, lineno, err);
-      if (rc) return rc;
-    }
-    return EG_OK;
-  }
-  return eg_err_set(err, EG_EINVAL, "prototypes line %d: unknown directive", lineno);
-}
-
-/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]": sets *rel, *kind and (NONE) *types for the
- * lines after it. */
-static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind,
-                            unsigned *types, eg_err *err) {
-  char *end = strchr(line, ']');
-  if (!end) return eg_err_set(err, EG_EINVAL, "prototypes line %d: ']' missing", lineno);
-  *end = '\0';
-  char *save = NULL, *name = strtok_r(line + 1, " \t", &save);
-  if (!name)
-    return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
-  if (!strcmp(name, "NONE")) {
-    *rel = -1;
-    *kind = PK_NONE;
-    *types = type_bits_of_list(sf, save ? save : "", true);
-    return EG_OK;
-  }
-  *kind = name[0] == '~' ? PK_ENDED : PK_ASSERT;
-  if (name[0] == '~') name++;
-  int r = 0;
-  while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
-  if (r == sf->n_rels) {
-    if (sf->n_rels == MAX_RELS)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
-    snprintf(sf->rels[r].name, sizeof sf->rels[r].name, "%s", name);
-    sf->n_rels++;
-  }
-  if (*kind == PK_ASSERT) sf->rels[r].types |= type_bits_of_list(sf, save ? save : "", true);
-  *rel = r;
-  return EG_OK;
-}
-
-static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, char ***texts,
-                    eg_err *err) {
-  FILE *f = fopen(path, "r");
-  if (!f) return eg_err_set(err, EG_ENOTFOUND, "cannot open the prototypes file");
-  char line[1024];
-  int lineno = 0, rel = -2;
-  proto_kind kind = PK_NONE;
-  unsigned none_types = 0;
-  size_t cap = 0;
-  eg_code rc = EG_OK;
-  while (!rc && fgets(line, sizeof line, f)) {
-    lineno++;
-    /* '#' starts a comment at the start of a line or after a blank ("dog#1" is a sense) */
-    for (char *p = line; *p; p++)
-      if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) *p = '\0';
-    size_t l = strlen(line);
-    while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' ' ||
-                 line[l - 1] == '\t'))
-      line[--l] = '\0';
-    char *s = line;
-    while (*s == ' ' || *s == '\t') s++;
-    if (!*s) continue;
-    if (*s == '@') {
-      rc = parse_directive(sf, wn_dir, s, lineno, err);
-    } else if (*s == '[') {
-      rc = parse_header(sf, s, lineno, &rel, &kind, &none_types, err);
-    } else if (rel == -2) {
-      rc = eg_err_set(err, EG_EINVAL, "prototypes line %d: a prototype before any [RELATION]",
-                      lineno);
-    } else {
-      if (sf->n_protos == cap) {
-        cap = cap ? cap * 2 : 128;
-        proto *np = realloc(sf->protos, cap * sizeof *np);
-        char **nt = realloc(*texts, cap * sizeof *nt);
-        if (np) sf->protos = np;
-        if (nt) *texts = nt;
-        if (!np || !nt) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-      }
-      if (!rc && !((*texts)[sf->n_protos] = strdup(s)))
-        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-      if (!rc) sf->protos[sf->n_protos++] = (proto){rel, kind, none_types};
-    }
-  }
-  fclose(f);
-  if (!rc && !sf->n_protos)
-    rc = eg_err_set(err, EG_EINVAL, "the prototypes file has no prototypes");
-  return rc;
-}
-
-eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_err *err) {
-  *out = NULL;
-  eg_statefacts *sf = calloc(1, sizeof *sf);
-  if (!sf) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  sf->emb = o->embedder;
-  sf->dim = o->embedder ? o->embedder->dim : 0;
-  sf->floor = o->floor > 0 ? o->floor : EG_STATEFACTS_FLOOR;
-  sf->margin = o->margin >= 0 ? o->margin : EG_STATEFACTS_MARGIN;
-  sf->common = eg_map_new();
-  sf->proper = eg_map_new();
-  sf->generic = eg_map_new();
-  sf->cue = eg_map_new();
-  sf->suffix = eg_map_new();
-  sf->people = eg_map_new();
-  sf->ask = eg_map_new();
-  sf->prefix = eg_map_new();
-  char **texts = NULL;
-  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->people || !sf->ask || !sf->prefix
-                   ? eg_err_set(err, EG_ENOMEM, "out of memory")
-                   : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
-  int person = rc ? -1 : type_index(sf, "person", false);
-  sf->person_bit = person >= 0 ? 1u << person : 0;
-  sf->place_bit = rc ? 0 : type_bit(sf, "place");
-  sf->org_bit = rc ? 0 : type_bit(sf, "org");
-  if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
-  if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
-  /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
-  if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
-    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (!rc && sf->emb)
-    rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
-  sf->ptexts = texts; /* kept: eg_statefacts_statement reads them */
-  if (rc) {
-    eg_statefacts_close(sf);
-    return rc;
-  }
-  *out = sf;
-  return EG_OK;
-}
-
-void eg_statefacts_close(eg_statefacts *sf) {
-  if (!sf) return;
-  eg_map_free(sf->common);
-  eg_map_free(sf->proper);
-  eg_map_free(sf->generic);
-  eg_map_free(sf->cue);
-  eg_map_free(sf->suffix);
-  eg_map_free(sf->prefix);
-  eg_map_free(sf->people);
-  eg_map_free(sf->ask);
-  free(sf->words);
-  eg_wordnet_verbs_free(&sf->verbs);
-  for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);
-  free(sf->ptexts);
-  free(sf->protos);
-  free(sf->pvec);
-  free(sf);
-}
 
 /* ---- words and clauses ------------------------------------------------------------------- */
 
@@ -592,13 +238,13 @@ typedef struct slot {
 } slot;
 
 static unsigned lookup_common(const eg_statefacts *sf, const char *w) {
-  if (bits_of(sf->generic, w)) return 0;
-  unsigned b = bits_of(sf->common, w);
+  if (eg_sf_bits_of(sf->generic, w)) return 0;
+  unsigned b = eg_sf_bits_of(sf->common, w);
   size_t l = strlen(w);
   if (!b && l > 3 && w[l - 1] == 's') { /* plurals: drums, bongos */
     char sing[32];
     snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), w);
-    if (!bits_of(sf->generic, sing)) b = bits_of(sf->common, sing);
+    if (!eg_sf_bits_of(sf->generic, sing)) b = eg_sf_bits_of(sf->common, sing);
   }
   return b;
 }
@@ -618,7 +264,22 @@ static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) 
 typedef struct session_names {
   char w[SESSION_NAMES][32];
   size_t n;
+  const eg_statefacts_known *known; /* values named in full elsewhere, or NULL */
 } session_names;
+
+/* The type of a value named in full elsewhere that the span [i, j) names in part: its last
+ * words ("Leaf" of "Nissan Leaf") or, alone, its first ("Brightwater"); 0 for none. */
+static unsigned known_part(const session_names *sn, const char *key, size_t words) {
+  for (size_t k = 0; sn && sn->known && k < sn->known->n; k++) {
+    const char *v = sn->known->words[k];
+    size_t lv = strlen(v), lk = strlen(key);
+    if (lk >= lv) continue;
+    if ((v[lv - lk - 1] == ' ' && !strcmp(v + lv - lk, key)) ||
+        (words == 1 && !strncmp(v, key, lk) && v[lk] == ' '))
+      return sn->known->bits[k];
+  }
+  return 0;
+}
 
 static bool is_session_name(const session_names *sn, const char *w) {
   for (size_t i = 0; sn && i < sn->n; i++)
@@ -644,17 +305,18 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       while (j < to && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
       char key[128];
       span_key(t, i, j, key, sizeof key);
-      unsigned known = bits_of(sf->proper, key);
+      unsigned known = eg_sf_bits_of(sf->proper, key);
       /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
       if (!known && t[i].start && j - i > 1 &&
           eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
         i++;
         span_key(t, i, j, key, sizeof key);
-        known = bits_of(sf->proper, key);
+        known = eg_sf_bits_of(sf->proper, key);
       }
-      if (!known && j - i > 1) known = bits_of(sf->proper, t[j - 1].w);
-      if (!known && j - i > 1) known = bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
-      if (!known && j - i > 1) known = bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
+      if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
       /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
        * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
       bool opener = t[i].start && j - i == 1 && !known && !is_session_name(sn, t[i].w);
@@ -665,10 +327,10 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         unsigned common = j - i == 1 && !known ? lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
-        unsigned cue = bits_of(sf->cue, prev);
+        unsigned cue = eg_sf_bits_of(sf->cue, prev);
         if (cue) s.bits = cue, s.cued = true;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
-        else if (!known && sf->person_bit && bits_of(sf->people, prev))
+        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
           s.bits = sf->person_bit;
         out[n++] = s;
         i = j - 1;
@@ -681,7 +343,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     if (i + 1 < to) { /* two-word lemmas first: "electric guitar", "guinea pig" */
       char two[80];
       snprintf(two, sizeof two, "%s %s", t[i].w, t[i + 1].w);
-      if (!bits_of(sf->generic, two) && (b = bits_of(sf->common, two))) j = i + 2;
+      if (!eg_sf_bits_of(sf->generic, two) && (b = eg_sf_bits_of(sf->common, two))) j = i + 2;
     }
     if (!b) b = lookup_common(sf, t[i].w);
     if (b) {
@@ -695,7 +357,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
   if (named_cue) {
     size_t m = 0;
     for (size_t k = 0; k < n; k++)
-      if (out[k].proper || !(out[k].bits & bits_of(sf->cue, t[out[k].ts].w))) out[m++] = out[k];
+      if (out[k].proper || !(out[k].bits & eg_sf_bits_of(sf->cue, t[out[k].ts].w)))
+        out[m++] = out[k];
     n = m;
   }
   return n;
@@ -753,8 +416,12 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   /* the slot as subject: "X and I split up" */
   if (!first_person(t, a, s->ts) && has_marker(sf, MK_ENDED, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);
+  /* "without" after the slot negates its own object, not the slot's predicate: "my X did
+   * 300 km without a complaint" */
+  size_t neg_to = s->te;
+  while (neg_to < b && strcmp(t[neg_to].w, "without") != 0) neg_to++;
   if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      has_marker(sf, MK_NEGATION, t, a, b))
+      has_marker(sf, MK_NEGATION, t, a, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
 }
@@ -765,9 +432,9 @@ static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   snprintf(noun, sizeof noun, "%s", t[i].w);
   size_t l = strlen(noun);
   if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l -= 2] = '\0';
-  if (!bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
+  if (!eg_sf_bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
     noun[l - 1] = '\0'; /* "my parents" */
-  return bits_of(sf->people, noun) != 0;
+  return eg_sf_bits_of(sf->people, noun) != 0;
 }
 
 /* "My sister lives in X", "my neighbour's dog X", "my uni mate is moving to X", "dad's
@@ -1219,7 +886,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
       f.object_entity = it->s.proper;
       f.object_type = (char *)object_type_name(sf, it->s.bits & sf->rels[r].types);
-      if (!f.object_entity) lower(f.object);
+      if (!f.object_entity) eg_sf_lower(f.object);
       for (size_t d = 0; d < nd; d++) /* a date said in the clause is when it became true */
         if (dates[d].start >= cs && dates[d].start < ce) {
           f.valid_from = dates[d].from;
@@ -1290,12 +957,12 @@ cleanup:
 /* ---- the lexical reading: what a question asks, what a statement says --------------------- */
 
 static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
-  unsigned b = bits_of(sf->ask, w);
+  unsigned b = eg_sf_bits_of(sf->ask, w);
   size_t l = strlen(w);
   if (!b && l > 3 && w[l - 1] == 's') { /* "dogs", "cars", "cat's" */
     char sing[32];
     snprintf(sing, sizeof sing, "%.*s", (int)(l - (w[l - 2] == '\'' ? 2 : 1)), w);
-    b = bits_of(sf->ask, sing);
+    b = eg_sf_bits_of(sf->ask, sing);
   }
   return b;
 }
@@ -1369,11 +1036,39 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   return 0;
 }
 
-size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
-                            size_t said_to, unsigned types, eg_stated_value *out, size_t max) {
+void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_from,
+                         size_t said_to, eg_statefacts_known *k) {
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
-  names.n = 0;
+  names.n = 0, names.known = NULL;
+  learn_names(text ? text : "", &names);
+  size_t nt = tokenize(text ? text : "", t, MAX_TOKENS);
+  slot s[MAX_CANDS];
+  for (size_t from = 0; from < nt;) {
+    size_t to = from;
+    while (to < nt && !t[to].cut) to++;
+    to = to < nt ? to + 1 : nt;
+    size_t ns = t[from].s >= said_from && t[from].s < said_to
+                    ? find_slots(sf, &names, t, from, to, s, MAX_CANDS)
+                    : 0;
+    for (size_t i = 0; i < ns && k->n < EG_STATEFACTS_KNOWN; i++) {
+      if (!s[i].proper || s[i].te - s[i].ts < 2 || s[i].bits == sf->name_types) continue;
+      char key[64];
+      span_key(t, s[i].ts, s[i].te, key, sizeof key);
+      size_t d = 0;
+      while (d < k->n && strcmp(k->words[d], key) != 0) d++;
+      if (d == k->n) snprintf(k->words[k->n], sizeof key, "%s", key), k->bits[k->n++] = s[i].bits;
+    }
+    from = to;
+  }
+}
+
+size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, unsigned types, const eg_statefacts_known *known,
+                            eg_stated_value *out, size_t max) {
+  static __thread token t[MAX_TOKENS];
+  static __thread session_names names;
+  names.n = 0, names.known = known;
   learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
   size_t nt = tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   slot last = {0};
@@ -1429,7 +1124,7 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
                                size_t said_to, unsigned types) {
   static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
   return eg_stated_strongest(
-      v, eg_statefacts_values(sf, text, said_from, said_to, types, v, MAX_TOKENS));
+      v, eg_statefacts_values(sf, text, said_from, said_to, types, NULL, v, MAX_TOKENS));
 }
 
 eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {

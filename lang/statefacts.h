@@ -108,8 +108,25 @@ typedef struct eg_stated_value {
                      end, not as someone else's and not in a question (CURRENT or MENTIONED) */
   unsigned types; /* which of the types asked for it may have */
 } eg_stated_value;
+/* Values of a known type the user named in full elsewhere ("Nissan Leaf", "Brightwater
+ * Analytics"): read with them, a later "Leaf" or "Brightwater" alone has that value's type
+ * (a capitalised word is otherwise any type a name may have). */
+#define EG_STATEFACTS_KNOWN 32
+typedef struct eg_statefacts_known {
+  size_t n;
+  char words[EG_STATEFACTS_KNOWN][64]; /* lower case, one space between words */
+  unsigned bits[EG_STATEFACTS_KNOWN];
+} eg_statefacts_known;
+
+/* Add to *k the values of a known type of two words or more that the speaker's words
+ * [said_from, said_to) of text name (beyond EG_STATEFACTS_KNOWN, the rest is dropped). */
+void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_from,
+                         size_t said_to, eg_statefacts_known *k);
+
+/* known: NULL, or values learned from the user's other words. */
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
-                            size_t said_to, unsigned types, eg_stated_value *out, size_t max);
+                            size_t said_to, unsigned types, const eg_statefacts_known *known,
+                            eg_stated_value *out, size_t max);
 
 /* The strongest of n values' ways of being spoken of (NONE for none): what
  * eg_statefacts_stated says of the text they were read from. */

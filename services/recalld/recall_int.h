@@ -98,11 +98,12 @@ typedef struct rc_ctx {
   int64_t tq, valid_at, known_at;  /* the question's now and the bounds */
   int64_t from, to;                /* its time range; temporal when to > 0 */
   bool temporal, update_cue;
-  unsigned asked;       /* the kinds of state value the question asks for (statefacts), 0: none */
-  size_t dated_variant; /* 1 + the index of the dated (latent-form) variant; 0: none.
-                         * Dense only: its words beyond the question's are the
-                         * latent template's ("the user", the date), and BM25 over
-                         * them favours short chunks of that day. */
+  unsigned asked; /* the kinds of state value the question asks for (statefacts), 0: none */
+  eg_statefacts_known *known;   /* values the user's excerpts name in full (values_of) */
+  size_t dated_variant;         /* 1 + the index of the dated (latent-form) variant; 0: none.
+                                 * Dense only: its words beyond the question's are the
+                                 * latent template's ("the user", the date), and BM25 over
+                                 * them favours short chunks of that day. */
   struct eg_tokenizer *stemmer; /* EG_TOK_STEM, for the whole Recall */
   char **keywords;              /* stemmed content words of the query */
   size_t n_keywords;

@@ -181,14 +181,33 @@ static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
 /* The values of the kinds the question asks for that a user's chunk names, and how the user's
  * own words speak of them: read once per Recall (latest_first and other_value_doubts both
  * need them), kept with the chunk as it moves. 0 for a chunk that is not the user's. */
+static bool users(const Engram__V1__Chunk *ch) {
+  return ch->content && !strcmp(ch->role ? ch->role : "", "user");
+}
+
+/* The values of a known type the user's excerpts name in full: "the Leaf" of one is the
+ * "Nissan Leaf" of another. Learned once, from every excerpt, before any is read. */
+static const eg_statefacts_known *known_values(rc_ctx *c) {
+  if (!c->known && (c->known = eg_arena_calloc(c->a, 1, sizeof *c->known)) != NULL)
+    for (size_t j = 0; j < c->n_chunks; j++) {
+      const Engram__V1__Chunk *ch = c->chunks[j].chunk;
+      size_t a, b;
+      if (!users(ch)) continue;
+      said_span(ch, &a, &b);
+      eg_statefacts_learn(c->r->states, ch->content, a, b, c->known);
+    }
+  return c->known;
+}
+
 static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
   if (!x->values_read) {
     static __thread eg_stated_value buf[512]; /* as many as a text's tokens can name */
     const Engram__V1__Chunk *ch = x->chunk;
     size_t n = 0, a, b;
-    if (ch->content && !strcmp(ch->role ? ch->role : "", "user")) {
+    if (users(ch)) {
       said_span(ch, &a, &b);
-      n = eg_statefacts_values(c->r->states, ch->content, a, b, c->asked, buf, 512);
+      n = eg_statefacts_values(c->r->states, ch->content, a, b, c->asked, known_values(c), buf,
+                               512);
     }
     eg_stated_value *v = n ? eg_arena_alloc(c->a, n * sizeof *v) : NULL;
     if (n && !v) n = 0; /* out of memory: read as naming nothing */

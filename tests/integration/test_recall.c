@@ -715,6 +715,30 @@ static void test_newest_value(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A value named in full once is known by a part of it: after someone else's "Nissan Leaf"
+ * (his, not the user's), "Took the Leaf to Wales" speaks of a car the user has now, and
+ * goes before the statement of the old one. */
+static void test_known_value(void) {
+  const char *const s1[] = {"user", "I drive a Honda Civic, the car I drive to work every day.",
+                            "assistant", "Reliable choice."};
+  const char *const s2[] = {"user", "My uncle is selling his Nissan Leaf and says I can have it.",
+                            "assistant", "Electric could suit you."};
+  const char *const s3[] = {"user", "Took the Leaf to Wales last weekend, charging was easy.",
+                            "assistant", "Glad it went well."};
+  ingest("kv", "kv-1", "2023-02-01T10:00:00Z", s1, 2);
+  ingest("kv", "kv-2", "2024-02-01T10:00:00Z", s2, 2);
+  ingest("kv", "kv-3", "2024-04-01T10:00:00Z", s3, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("kv", "What car do I drive now?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int wales = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Wales");
+  int civic = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Honda Civic");
+  int uncle = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "uncle");
+  EG_CHECK(wales >= 0 && civic >= 0 && wales < civic);
+  EG_CHECK(uncle < 0 || wales < uncle);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* The first word on the state disagrees with the graph: the fact read from "I live in X" is
  * POTENTIALLY_STALE when the excerpt read first about where the user lives, said later,
  * names another city plainly and not X (no fact read from it); as of a date before it, the
@@ -963,6 +987,7 @@ int main(void) {
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
   EG_RUN(test_newest_value);
+  EG_RUN(test_known_value);
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);
   EG_RUN(test_value_given_up);

@@ -421,7 +421,7 @@ static void test_lexical_reading(void) {
   };
   for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
     eg_stated_value v[8];
-    size_t n = eg_statefacts_values(lx, z[i].text, 0, strlen(z[i].text), *z[i].types, v, 8);
+    size_t n = eg_statefacts_values(lx, z[i].text, 0, strlen(z[i].text), *z[i].types, NULL, v, 8);
     bool ok = n == z[i].n && n && v[0].to - v[0].from == strlen(z[i].value) &&
               !strncmp(z[i].text + v[0].from, z[i].value, v[0].to - v[0].from) &&
               v[0].how == z[i].how && v[0].ended == z[i].ended && v[0].others == z[i].others &&
@@ -438,16 +438,27 @@ static void test_lexical_reading(void) {
   /* a value that is his or theirs, and a word standing for it, are not the user's */
   eg_stated_value his[4];
   const char *shown = "My brother keeps showing off his Tesla Model 3. It is nice though.";
-  size_t nh = eg_statefacts_values(lx, shown, 0, strlen(shown), cars, his, 4);
+  size_t nh = eg_statefacts_values(lx, shown, 0, strlen(shown), cars, NULL, his, 4);
   EG_CHECK(nh >= 1);
   for (size_t i = 0; i < nh; i++) EG_CHECK(!his[i].plain && his[i].how != EG_STATED_CURRENT);
   const char *dad = "Dad's getting rid of his Nissan Leaf.";
-  nh = eg_statefacts_values(lx, dad, 0, strlen(dad), cars, his, 4);
+  nh = eg_statefacts_values(lx, dad, 0, strlen(dad), cars, NULL, his, 4);
   EG_CHECK(nh == 1 && !his[0].plain && his[0].how == EG_STATED_MENTIONED);
+  /* "without" after the value negates its own object, not the value */
+  const char *trip = "My Fiat Panda did 300 km without a single complaint.";
+  EG_CHECK(eg_statefacts_stated(lx, trip, 0, strlen(trip), cars) == EG_STATED_CURRENT);
+  /* a value named in full elsewhere gives its type to a part of it: "the Leaf" is a car */
+  const char *full = "Dad is selling me his Nissan Leaf cheap.", *part = "Took the Leaf to Wales.";
+  eg_statefacts_known kn = {0};
+  eg_statefacts_learn(lx, full, 0, strlen(full), &kn);
+  EG_CHECK(kn.n == 1 && !strcmp(kn.words[0], "nissan leaf") && kn.bits[0] == cars);
+  EG_CHECK(eg_statefacts_values(lx, part, 0, strlen(part), cars, NULL, his, 4) == 0);
+  nh = eg_statefacts_values(lx, part, 0, strlen(part), cars, &kn, his, 4);
+  EG_CHECK(nh == 1 && his[0].typed && his[0].how == EG_STATED_CURRENT && his[0].plain);
   eg_stated_value one;
   EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, place | org,
-                                &one, 1) == 1); /* at most max */
-  EG_CHECK(one.types == place);                 /* Lyon: a place, not an organisation */
+                                NULL, &one, 1) == 1); /* at most max */
+  EG_CHECK(one.types == place);                       /* Lyon: a place, not an organisation */
   EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);
   EG_CHECK(eg_statefacts_relation_types(lx, "NO_SUCH_RELATION") == 0);
   /* only the speaker's words count: the reply of a round is context */

@@ -1,0 +1,82 @@
+/*
+ * statefacts_int.h — what the two halves of the prototype extractor share: the loaded
+ * prototypes file (statefacts_load.c) and the reading of text by it (statefacts.c).
+ * Internal to lang/.
+ */
+#ifndef EG_LANG_STATEFACTS_INT_H
+#define EG_LANG_STATEFACTS_INT_H
+
+#include <stdint.h>
+
+#include "common/map.h"
+#include "lang/statefacts.h"
+#include "lang/wordnet.h"
+
+#define MAX_TYPES 16
+#define MAX_RELS 32
+#define MAX_MARKERS 96
+
+typedef enum marker_kind {
+  MK_PAST,
+  MK_FUTURE,
+  MK_NEGATION,
+  MK_CHANGE,
+  MK_FROM,
+  MK_FORMER,
+  MK_ENDED,
+  MK_TOPIC,
+  N_MARKER_KINDS
+} marker_kind;
+static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
+                                                         "@from", "@former", "@ended",    "@topic"};
+
+/* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
+typedef struct marker {
+  char w[4][24];
+  int n;
+} marker;
+
+typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED } proto_kind;
+
+typedef struct relation {
+  char name[48];
+  unsigned types; /* type bits its object may have */
+} relation;
+
+typedef struct proto {
+  int rel; /* index into rels (-1 for NONE) */
+  proto_kind kind;
+  unsigned types; /* NONE: the slot types it competes with */
+} proto;
+
+struct eg_statefacts {
+  eg_embedder *emb;
+  int dim;
+  char type_names[MAX_TYPES][24];
+  int n_types;
+  unsigned name_types;                              /* what an unknown capitalised name may be */
+  unsigned person_bit;                              /* the type "person", 0 when none */
+  unsigned place_bit, org_bit;                      /* "place" and "org", 0 when none */
+  eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
+  eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */
+  eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
+  eg_map *ask;     /* a question's words → the types it asks about (@ask) */
+  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
+  size_t n_words;
+  eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
+  marker markers[N_MARKER_KINDS][MAX_MARKERS];
+  int n_markers[N_MARKER_KINDS];
+  relation rels[MAX_RELS];
+  int n_rels;
+  proto *protos;
+  char **ptexts; /* their texts */
+  float *pvec;   /* n_protos × dim */
+  size_t n_protos;
+  float floor, margin;
+};
+
+/* The type bits m holds for a lower-case key (0: none). */
+unsigned eg_sf_bits_of(const eg_map *m, const char *key);
+void eg_sf_lower(char *s); /* in place, ASCII */
+
+#endif

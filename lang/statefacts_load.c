@@ -1,0 +1,305 @@
+/*
+ * statefacts_load.c — the prototype extractor's start (see statefacts.h): the prototypes
+ * file read into types, markers, relations and their prototypes, WordNet's closures walked
+ * once into our own maps, the prototypes embedded once.
+ */
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/log.h"
+#include "lang/statefacts_int.h"
+
+/* ---- loading ----------------------------------------------------------------------------- */
+
+void eg_sf_lower(char *s) {
+  for (; *s; s++) *s = (char)tolower((unsigned char)*s);
+}
+
+static int type_index(eg_statefacts *sf, const char *name, bool create) {
+  for (int i = 0; i < sf->n_types; i++)
+    if (!strcmp(sf->type_names[i], name)) return i;
+  if (!create || sf->n_types == MAX_TYPES) return -1;
+  snprintf(sf->type_names[sf->n_types], sizeof sf->type_names[0], "%s", name);
+  return sf->n_types++;
+}
+
+static unsigned type_bit(const eg_statefacts *sf, const char *name) {
+  for (int i = 0; i < sf->n_types; i++)
+    if (!strcmp(sf->type_names[i], name)) return 1u << i;
+  return 0;
+}
+
+static void add_bits(eg_map *m, const char *lemma, unsigned bits) {
+  char k[128];
+  snprintf(k, sizeof k, "%s", lemma);
+  eg_sf_lower(k);
+  for (char *p = k; *p; p++)
+    if (*p == '_') *p = ' ';
+  uintptr_t old = (uintptr_t)eg_map_get(m, k, strlen(k));
+  eg_map_put(m, k, strlen(k), (void *)(old | bits));
+}
+
+unsigned eg_sf_bits_of(const eg_map *m, const char *key) {
+  return (unsigned)(uintptr_t)eg_map_get(m, key, strlen(key));
+}
+
+typedef struct closure_ctx {
+  eg_statefacts *sf;
+  unsigned bits;
+  eg_map *common_only; /* NULL: the type tables; else common nouns only, into this table */
+} closure_ctx;
+
+static bool on_lemma(void *ctx, const char *lemma, bool proper) {
+  closure_ctx *c = ctx;
+  if (c->common_only) {
+    if (!proper) add_bits(c->common_only, lemma, c->bits);
+    return true;
+  }
+  add_bits(proper ? c->sf->proper : c->sf->common, lemma, c->bits);
+  return true;
+}
+
+/* The lemmas below WordNet noun `root` ("city#1") into sf's tables: with `bits` into the
+ * type tables, or (common_only) its common nouns into that table. */
+static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *root, unsigned bits,
+                           eg_map *common_only, int lineno, eg_err *err) {
+  closure_ctx c = {sf, bits, common_only};
+  eg_code rc = eg_wordnet_closure(wn_dir, root, on_lemma, &c, err);
+  if (rc == EG_ENOTFOUND)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet noun", lineno, root);
+  return rc;
+}
+
+static void parse_marker(const char *phrase, marker *m) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", phrase);
+  eg_sf_lower(buf);
+  m->n = 0;
+  char *save = NULL;
+  for (char *w = strtok_r(buf, " \t", &save); w && m->n < 4; w = strtok_r(NULL, " \t", &save))
+    snprintf(m->w[m->n++], sizeof m->w[0], "%s", w);
+}
+
+/* "@past used to, formerly": comma-separated phrases. */
+static void parse_markers(eg_statefacts *sf, marker_kind k, char *rest) {
+  char *save = NULL;
+  for (char *p = strtok_r(rest, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p || sf->n_markers[k] == MAX_MARKERS) continue;
+    marker *m = &sf->markers[k][sf->n_markers[k]];
+    parse_marker(p, m);
+    if (m->n) sf->n_markers[k]++;
+  }
+}
+
+static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
+  unsigned bits = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(list, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+    int i = type_index(sf, t, create);
+    if (i >= 0) bits |= 1u << i;
+  }
+  return bits;
+}
+
+static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
+                               eg_err *err) {
+  char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
+  for (int k = 0; k < N_MARKER_KINDS; k++)
+    if (!strcmp(word, marker_names[k])) {
+      parse_markers(sf, (marker_kind)k, rest);
+      return EG_OK;
+    }
+  if (!strcmp(word, "@name")) {
+    sf->name_types |= type_bits_of_list(sf, rest, true);
+    return EG_OK;
+  }
+  if (!strcmp(word, "@generic")) {
+    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+      add_bits(sf->generic, w, 1);
+    return EG_OK;
+  }
+  if (!strcmp(word, "@people")) { /* WordNet roots */
+    for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      eg_code rc = add_closure(sf, wn_dir, w, 1, sf->people, lineno, err);
+      if (rc) return rc;
+    }
+    return EG_OK;
+  }
+  if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
+      !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head")) {
+    char *type = strtok_r(NULL, " \t", &save);
+    int ti = type ? type_index(sf, type, true) : -1;
+    if (ti < 0)
+      return eg_err_set(err, EG_EINVAL,
+                        "prototypes line %d: a type name is missing (or too many types)", lineno);
+    unsigned bits = 1u << ti;
+    bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
+         ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
+         head = !strcmp(word, "@head"); /* WordNet roots whose common nouns end a name */
+    char *how = cue || suffix || ask || prefix ? "words"
+                : head                         ? "wordnet"
+                                               : strtok_r(NULL, " \t", &save);
+    if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
+    for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
+        add_bits(cue      ? sf->cue
+                 : suffix ? sf->suffix
+                 : ask    ? sf->ask
+                 : prefix ? sf->prefix
+                          : sf->common,
+                 w, bits);
+        continue;
+      }
+      eg_code rc = add_closure(sf, wn_dir, w, bits, head ? sf->suffix : NULL, lineno, err);
+      if (rc) return rc;
+    }
+    return EG_OK;
+  }
+  return eg_err_set(err, EG_EINVAL, "prototypes line %d: unknown directive", lineno);
+}
+
+/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]": sets *rel, *kind and (NONE) *types for the
+ * lines after it. */
+static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind,
+                            unsigned *types, eg_err *err) {
+  char *end = strchr(line, ']');
+  if (!end) return eg_err_set(err, EG_EINVAL, "prototypes line %d: ']' missing", lineno);
+  *end = '\0';
+  char *save = NULL, *name = strtok_r(line + 1, " \t", &save);
+  if (!name)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
+  if (!strcmp(name, "NONE")) {
+    *rel = -1;
+    *kind = PK_NONE;
+    *types = type_bits_of_list(sf, save ? save : "", true);
+    return EG_OK;
+  }
+  *kind = name[0] == '~' ? PK_ENDED : PK_ASSERT;
+  if (name[0] == '~') name++;
+  int r = 0;
+  while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
+  if (r == sf->n_rels) {
+    if (sf->n_rels == MAX_RELS)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
+    snprintf(sf->rels[r].name, sizeof sf->rels[r].name, "%s", name);
+    sf->n_rels++;
+  }
+  if (*kind == PK_ASSERT) sf->rels[r].types |= type_bits_of_list(sf, save ? save : "", true);
+  *rel = r;
+  return EG_OK;
+}
+
+static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, char ***texts,
+                    eg_err *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return eg_err_set(err, EG_ENOTFOUND, "cannot open the prototypes file");
+  char line[1024];
+  int lineno = 0, rel = -2;
+  proto_kind kind = PK_NONE;
+  unsigned none_types = 0;
+  size_t cap = 0;
+  eg_code rc = EG_OK;
+  while (!rc && fgets(line, sizeof line, f)) {
+    lineno++;
+    /* '#' starts a comment at the start of a line or after a blank ("dog#1" is a sense) */
+    for (char *p = line; *p; p++)
+      if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) *p = '\0';
+    size_t l = strlen(line);
+    while (l && (line[l - 1] == '\n' || line[l - 1] == '\r' || line[l - 1] == ' ' ||
+                 line[l - 1] == '\t'))
+      line[--l] = '\0';
+    char *s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    if (!*s) continue;
+    if (*s == '@') {
+      rc = parse_directive(sf, wn_dir, s, lineno, err);
+    } else if (*s == '[') {
+      rc = parse_header(sf, s, lineno, &rel, &kind, &none_types, err);
+    } else if (rel == -2) {
+      rc = eg_err_set(err, EG_EINVAL, "prototypes line %d: a prototype before any [RELATION]",
+                      lineno);
+    } else {
+      if (sf->n_protos == cap) {
+        cap = cap ? cap * 2 : 128;
+        proto *np = realloc(sf->protos, cap * sizeof *np);
+        char **nt = realloc(*texts, cap * sizeof *nt);
+        if (np) sf->protos = np;
+        if (nt) *texts = nt;
+        if (!np || !nt) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      }
+      if (!rc && !((*texts)[sf->n_protos] = strdup(s)))
+        rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      if (!rc) sf->protos[sf->n_protos++] = (proto){rel, kind, none_types};
+    }
+  }
+  fclose(f);
+  if (!rc && !sf->n_protos)
+    rc = eg_err_set(err, EG_EINVAL, "the prototypes file has no prototypes");
+  return rc;
+}
+
+eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_err *err) {
+  *out = NULL;
+  eg_statefacts *sf = calloc(1, sizeof *sf);
+  if (!sf) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  sf->emb = o->embedder;
+  sf->dim = o->embedder ? o->embedder->dim : 0;
+  sf->floor = o->floor > 0 ? o->floor : EG_STATEFACTS_FLOOR;
+  sf->margin = o->margin >= 0 ? o->margin : EG_STATEFACTS_MARGIN;
+  sf->common = eg_map_new();
+  sf->proper = eg_map_new();
+  sf->generic = eg_map_new();
+  sf->cue = eg_map_new();
+  sf->suffix = eg_map_new();
+  sf->people = eg_map_new();
+  sf->ask = eg_map_new();
+  sf->prefix = eg_map_new();
+  char **texts = NULL;
+  eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
+                       !sf->people || !sf->ask || !sf->prefix
+                   ? eg_err_set(err, EG_ENOMEM, "out of memory")
+                   : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
+  int person = rc ? -1 : type_index(sf, "person", false);
+  sf->person_bit = person >= 0 ? 1u << person : 0;
+  sf->place_bit = rc ? 0 : type_bit(sf, "place");
+  sf->org_bit = rc ? 0 : type_bit(sf, "org");
+  if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
+  if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
+  /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
+  if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
+    rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (!rc && sf->emb)
+    rc = eg_embed(sf->emb, (const char *const *)texts, sf->n_protos, sf->pvec, err);
+  sf->ptexts = texts; /* kept: eg_statefacts_statement reads them */
+  if (rc) {
+    eg_statefacts_close(sf);
+    return rc;
+  }
+  *out = sf;
+  return EG_OK;
+}
+
+void eg_statefacts_close(eg_statefacts *sf) {
+  if (!sf) return;
+  eg_map_free(sf->common);
+  eg_map_free(sf->proper);
+  eg_map_free(sf->generic);
+  eg_map_free(sf->cue);
+  eg_map_free(sf->suffix);
+  eg_map_free(sf->prefix);
+  eg_map_free(sf->people);
+  eg_map_free(sf->ask);
+  free(sf->words);
+  eg_wordnet_verbs_free(&sf->verbs);
+  for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);
+  free(sf->ptexts);
+  free(sf->protos);
+  free(sf->pvec);
+  free(sf);
+}
