@@ -86,23 +86,24 @@ typedef struct run {
 } run;
 
 static void usage(void) {
-  fprintf(stderr,
-          "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] "
-          "[--k N]\n"
-          "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder "
-          "glove|use-lite]\n"
-          "                    [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)] [--set "
-          "lme|locomo (qa)]\n"
-          "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
-          "                    [--expansion offline|none|llm] [--split tune|confirm]\n"
-          "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] "
-          "[--prompts DIR]\n"
-          "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
-          "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n"
-          "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--ingestd ADDR "
-          "--recalld ADDR]\n"
-          "       engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b] "
-          "[--k N] [--json FILE]\n");
+  fprintf(
+      stderr,
+      "usage: engram-bench lme|locomo|qa [--data PATH] [--limit N] [--types t1,t2] [--jobs N] "
+      "[--k N]\n"
+      "                    [--baseline fts5] [--out PREFIX] [--resume] [--embedder "
+      "glove|use-lite]\n"
+      "                    [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)] [--set "
+      "lme|locomo (qa)]\n"
+      "                    [--weights content,latent,bm25,temporal,recency,graph[,sentence]]\n"
+      "                    [--expansion offline|none|llm] [--split tune|confirm]\n"
+      "                    [--llm-url URL --llm-model M (qa; key in ENGRAM_BENCH_LLM_API_KEY)] "
+      "[--prompts DIR]\n"
+      "       engram-bench perf [questions] [embedder] [clients] [calls] [data]\n"
+      "       engram-bench load [seconds] [clients] [embedder] [groups] [ingest_pct] [data]\n"
+      "       engram-bench textfacts [--data FILE] [--k N] [--verbose] [--late] [--ingestd ADDR "
+      "--recalld ADDR]\n"
+      "       engram-bench prefs [--data FILE] [--enricher rules|llm|both] [--scenarios a,b] "
+      "[--k N] [--json FILE]\n");
 }
 
 enum { MAX_JOBS = 64 }; /* worker threads of one run */

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/rpc.h"
 #include "common/time.h"
+#include "lang/dates.h"
 #include "proto/engram/v1/recall.pb-c.h"
 #include "tests/harness.h"
 #include "tests/ingest_helpers.h"
@@ -110,6 +111,7 @@ typedef struct ctx {
   eg_rpc_client *ingestd, *recalld;
   uint32_t k;
   bool verbose;
+  bool late; /* as_of questions asked the day after the scenario's last session */
   tally by_attr, by_kind, all;
   int failures;
 } ctx;
@@ -136,10 +138,13 @@ static void ingest(ctx *c, const char *user, const cJSON *session) {
 
 /* Ask one question; fill the four rows. */
 static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *values,
-                const cJSON *query, bool *rows) {
+                const cJSON *query, int64_t late, bool *rows) {
   const char *question = cJSON_GetStringValue(cJSON_GetObjectItem(query, "question"));
   const char *expect = cJSON_GetStringValue(cJSON_GetObjectItem(query, "expect"));
+  const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(query, "kind"));
   int64_t at = noon(cJSON_GetStringValue(cJSON_GetObjectItem(query, "at")));
+  eg_date d;
+  if (late && kind && !strcmp(kind, "as_of") && eg_dates_find(question, at, &d, 1)) at = late;
   if (!question || !expect || !at) return false;
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = TENANT;
@@ -223,10 +228,15 @@ static void run_scenario(ctx *c, const cJSON *s, const char *run_id) {
   }
   char user[160];
   snprintf(user, sizeof user, "%s-%s", run_id, name); /* a fresh user each run */
-  cJSON_ArrayForEach(x, cJSON_GetObjectItem(s, "sessions")) ingest(c, user, x);
+  int64_t last = 0; /* --late: a question about a past time asked after the last session */
+  cJSON_ArrayForEach(x, cJSON_GetObjectItem(s, "sessions")) {
+    ingest(c, user, x);
+    int64_t t = noon(cJSON_GetStringValue(cJSON_GetObjectItem(x, "date")));
+    if (t > last) last = t;
+  }
   cJSON_ArrayForEach(x, cJSON_GetObjectItem(s, "queries")) {
     bool rows[N_ROWS];
-    if (!ask(c, user, attribute, values, x, rows)) continue;
+    if (!ask(c, user, attribute, values, x, c->late ? last + 86400LL * 1000000 : 0, rows)) continue;
     const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind"));
     count(&c->by_attr, attribute, rows);
     count(&c->by_kind, kind ? kind : "?", rows);
@@ -252,7 +262,7 @@ static int usage(void) {
   fprintf(stderr,
           "usage: engram-bench textfacts [--data FILE] [--k 1..100] [--half even|odd | --split "
           "tune|confirm]\n"
-          "                              [--verbose]\n"
+          "                              [--verbose] [--late]\n"
           "                              [--ingestd ADDR --recalld ADDR (token: ENGRAM_TOKEN)]\n");
   return 2;
 }
@@ -273,6 +283,8 @@ int eg_btextfacts_main(int argc, char **argv) {
       c.k = (uint32_t)k, i++;
     else if (!strcmp(argv[i], "--verbose"))
       c.verbose = true;
+    else if (!strcmp(argv[i], "--late"))
+      c.late = true;
     else if (!strcmp(argv[i], "--half") && i + 1 < argc &&
              (!strcmp(argv[i + 1], "even") || !strcmp(argv[i + 1], "odd")))
       half = argv[++i];

@@ -16,7 +16,11 @@
  * (city/residence → LIVES_IN, employer → WORKS_AT, …) or its object is one of the values.
  * --half even|odd runs every other scenario (0, 2, … or 1, 3, …): tune on one fixed half,
  * confirm on the other (kept as it was: published figures use it); --split tune|confirm
- * halves them by the hash of the scenario name instead (bench/split.h). argv[0] is "textfacts".
+ * halves them by the hash of the scenario name instead (bench/split.h). --late asks every
+ * question about a past time it names ("as_of", "… in May 2021?") the day after the
+ * scenario's last session, as a user asks about 2019 years later: everything said since is
+ * then within the Recall's bounds (an as_of question naming no time keeps its date).
+ * argv[0] is "textfacts".
  */
 #ifndef EG_BENCH_TEXTFACTS_H
 #define EG_BENCH_TEXTFACTS_H
