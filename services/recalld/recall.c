@@ -407,6 +407,7 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const eg_statefacts *sf = c->r->states;
   c->asked = sf && !asks_order(q) ? eg_statefacts_asked(sf, q) : 0;
   if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
+  if (c->asked && c->temporal && c->to - 1 < c->valid_at) c->state_at = c->to - 1;
   /* a question about two events: one variant per event (each gets its place, rc_sub_quota) */
   char *part[RC_MAX_SUB];
   for (size_t i = 0, n = expand && c->r->o.decompose ? rc_decompose(q, c->a, part, RC_MAX_SUB) : 0;
@@ -421,6 +422,12 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   }
   return EG_OK;
 }
+
+/* Where the time a question asks about begins, for the searches and the time signal. A state
+ * holds from when it was told: asked where they lived in summer 2020, what the user said in
+ * January ("I've been vegetarian for years") answers it as well as anything said that summer,
+ * so a question about a state reads all that was said up to the time's end. */
+static int64_t range_from(const rc_ctx *c) { return c->asked ? 0 : c->from; }
 
 /* ---- the parallel searches ------------------------------------------------------------ */
 
@@ -462,7 +469,7 @@ static Engram__V1__SearchRequest *search_req(rc_ctx *c, const variants *vs, uint
     Engram__V1__TimeRange *tr = eg_arena_calloc(c->a, 1, sizeof *tr);
     if (!tr) return NULL;
     engram__v1__time_range__init(tr);
-    tr->from = c->from;
+    tr->from = range_from(c);
     tr->to = c->to + AFTER_RANGE;
     f->time = tr;
   }
@@ -518,13 +525,14 @@ static Engram__V1__SearchRequest *joined(rc_ctx *c, Engram__V1__SearchRequest *a
 
 static float temporal_fit(const rc_ctx *c, const Engram__V1__Chunk *ch) {
   if (!c->temporal) return 0;
-  if (ch->time >= c->from && ch->time < c->to) return 1;
+  int64_t from = range_from(c);
+  if (ch->time >= from && ch->time < c->to) return 1;
   /* a date the enricher resolved into the latent text ("… 2023-05-20 …") */
   for (const char *p = ch->latent; p && *p; p++) {
     int y, m, d;
     if (p[0] >= '1' && p[0] <= '2' && sscanf(p, "%4d-%2d-%2d", &y, &m, &d) == 3 && p[4] == '-') {
       int64_t t = eg_days_from_civil(y, m, d) * DAY;
-      if (t >= c->from && t < c->to) return 1;
+      if (t >= from && t < c->to) return 1;
       p += 9;
     }
   }
@@ -844,7 +852,7 @@ static eg_code walk_claims(rc_ctx *c, eg_err *err) {
   wr.scope = &c->scope;
   wr.claims = claims;
   wr.n_claims = n;
-  wr.valid_at = c->valid_at;
+  wr.valid_at = c->state_at; /* statuses and histories as of the time asked about */
   wr.known_at = c->known_at;
   wr.history_limit = 32;
   Engram__V1__WalkResponse *w = NULL;
@@ -912,6 +920,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
   memcpy(sqp + c->n_seeds, prefs->queries, prefs->n_queries * sizeof *sqp);
   st.queries = sqp;
   st.n_queries = nq;
+  st.valid_at = c->state_at;
   if (c->n_seeds) {
     for (size_t i = 0; i < c->n_seeds; i++) {
       engram__v1__entity_ref__init(&refs[i]);
@@ -1006,7 +1015,7 @@ eg_code eg_recall_run(eg_recall *r, const Engram__V1__RecallRequest *req, eg_are
   c.graphd = eg_peers_graphd(r->o.peers, req->scope->tenant);
   c.vectord = eg_peers_vectord(r->o.peers, req->scope->tenant);
   c.tq = req->query_time ? req->query_time : eg_time_now_us();
-  c.valid_at = req->valid_at ? req->valid_at : c.tq;
+  c.valid_at = c.state_at = req->valid_at ? req->valid_at : c.tq;
   c.known_at = req->known_at;
   c.user_entity = eg_arena_sprintf(
       a, "user:%s", req->scope->user && *req->scope->user ? req->scope->user : "default");

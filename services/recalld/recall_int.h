@@ -96,7 +96,9 @@ typedef struct rc_ctx {
   Engram__V1__Scope scope;         /* the request's scope */
   eg_rpc_client *graphd, *vectord; /* the tenant's shards */
   int64_t tq, valid_at, known_at;  /* the question's now and the bounds */
-  int64_t from, to;                /* its time range; temporal when to > 0 */
+  int64_t state_at; /* the facts' valid time: valid_at, or for a question about a state at a
+                     * time before it ("Where did I live in 2019?"), that time's end */
+  int64_t from, to; /* its time range; temporal when to > 0 */
   bool temporal, update_cue;
   unsigned asked; /* the kinds of state value the question asks for (statefacts), 0: none */
   eg_statefacts_known *known;   /* values the user's excerpts name in full (values_of) */

@@ -57,6 +57,14 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
   f->superseding = d;
 }
 
+/* Said after the time the question asks about ("What did I play in November 2019?"): the
+ * state it asks for is the one as of that time's end (the facts are read as of it too), so a
+ * later word on it is no latest statement, no newest value and no doubt (it may still be
+ * read, as what came after). */
+static bool after_asked(const rc_ctx *c, const Engram__V1__Chunk *ch) {
+  return c->temporal && ch->time >= c->to;
+}
+
 /* A fact a later excerpt may put in doubt: on the question's topic and neither in doubt
  * already nor superseded. */
 static bool open_to_doubt(const rc_fact *f) {
@@ -82,7 +90,7 @@ static void text_doubts(rc_ctx *c) {
     for (size_t j = 0; j < c->n_chunks && j < DOUBT_EXCERPTS; j++) {
       const rc_chunk *x = &c->chunks[j];
       const Engram__V1__Chunk *ch = x->chunk;
-      if (x->relevance < bar || ch->time <= f->edge->valid_from) continue;
+      if (x->relevance < bar || ch->time <= f->edge->valid_from || after_asked(c, ch)) continue;
       if (strcmp(ch->role ? ch->role : "", "user") != 0 ||
           !strcmp(ch->session_id ? ch->session_id : "", source))
         continue;
@@ -250,7 +258,7 @@ static size_t newest_value(rc_ctx *c, size_t statement) {
   for (size_t j = 0; j < c->n_chunks; j++) {
     const Engram__V1__Chunk *ch = c->chunks[j].chunk;
     const eg_stated_value *v;
-    size_t n = values_of(c, &c->chunks[j], &v);
+    size_t n = after_asked(c, ch) ? 0 : values_of(c, &c->chunks[j], &v);
     for (size_t k = 0; k < n; k++) {
       bool in = (v[k].plain && v[k].typed) || v[k].how == EG_STATED_CURRENT;
       if (!in && !v[k].ended) continue;
@@ -301,8 +309,27 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
   }
 }
 
+/* Of the excerpts that name a value of the kind, those said by the end of the time asked
+ * about go before those said after it, each group in its order; the others keep their
+ * places. */
+static void asked_time_first(rc_ctx *c) {
+  if (!c->temporal) return;
+  size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, later = 0;
+  rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
+  if (!at || !x) return;
+  for (size_t j = 0; j < c->n_chunks; j++) {
+    const eg_stated_value *v;
+    if (values_of(c, &c->chunks[j], &v)) at[n++] = j;
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++)
+      if (after_asked(c, c->chunks[at[i]].chunk) == (pass == 1)) x[later++] = c->chunks[at[i]];
+  for (size_t i = 0; i < n; i++) c->chunks[at[i]] = x[i];
+}
+
 static void latest_first(rc_ctx *c) {
   if (!c->asked) return;
+  asked_time_first(c);
   size_t first = c->n_chunks, latest = c->n_chunks;
   for (size_t j = 0; j < c->n_chunks; j++) {
     const Engram__V1__Chunk *ch = c->chunks[j].chunk;
@@ -311,7 +338,7 @@ static void latest_first(rc_ctx *c) {
     eg_stated s = eg_stated_strongest(v, n);
     if (s == EG_STATED_NONE) continue; /* it names no value of the kind: not about the state */
     if (first == c->n_chunks) first = j;
-    if (s == EG_STATED_CURRENT &&
+    if (s == EG_STATED_CURRENT && !after_asked(c, ch) &&
         (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk)))
       latest = j;
   }
@@ -352,7 +379,7 @@ static void other_value_doubts(rc_ctx *c) {
     bool against = false;
     for (size_t j = 0; j < c->n_chunks; j++) {
       const Engram__V1__Chunk *ch = c->chunks[j].chunk;
-      if (ch->id == source || ch->time <= f->edge->valid_from ||
+      if (ch->id == source || ch->time <= f->edge->valid_from || after_asked(c, ch) ||
           (latest && !said_after(ch, latest)))
         continue;
       const eg_stated_value *v;
@@ -382,7 +409,7 @@ static void first_disagrees(rc_ctx *c) {
   for (size_t j = 0; j < c->n_chunks; j++) {
     const eg_stated_value *v;
     values_of(c, &c->chunks[j], &v);
-    if (rc_speaks_of_kind(&c->chunks[j])) {
+    if (rc_speaks_of_kind(&c->chunks[j]) && !after_asked(c, c->chunks[j].chunk)) {
       doubt_unnamed(c, c->chunks[j].chunk);
       return;
     }

@@ -739,6 +739,36 @@ static void test_known_value(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A state at a time asked about long after: "Where did I live in 2021?" asked in 2024 reads
+ * the facts as of 2021's end (Lisbon, in no doubt: the move came later) and puts the excerpt
+ * of that time before the later one; asked about now, the move is the answer. */
+static void test_state_at_asked_time(void) {
+  const char *const s1[] = {"user", "I live in Lisbon and I love the light here.", "assistant",
+                            "It is a beautiful city."};
+  const char *const s2[] = {"user", "Boxes everywhere: we moved to Zagreb last week.", "assistant",
+                            "Good luck settling in."};
+  ingest("sa", "sa-1", "2021-03-01T10:00:00Z", s1, 2);
+  ingest("sa", "sa-2", "2023-05-01T10:00:00Z", s2, 2);
+  const char *q = "Where did I live in 2021?";
+  Engram__V1__RecallResponse *r = recall_at("sa", q, T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
+  int zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
+  EG_CHECK(lisbon >= 0 && (zagreb < 0 || lisbon < zagreb));
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(strstr(r->items[f]->text, "Lisbon") != NULL);
+  EG_CHECK(r->items[f]->status !=
+               ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
+           r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("sa", "Where do I live now?", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
+  EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* The first word on the state disagrees with the graph: the fact read from "I live in X" is
  * POTENTIALLY_STALE when the excerpt read first about where the user lives, said later,
  * names another city plainly and not X (no fact read from it); as of a date before it, the
@@ -988,6 +1018,7 @@ int main(void) {
   EG_RUN(test_latest_statement);
   EG_RUN(test_newest_value);
   EG_RUN(test_known_value);
+  EG_RUN(test_state_at_asked_time);
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);
   EG_RUN(test_value_given_up);
