@@ -995,6 +995,11 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
                                     : sf->person_bit | sf->org_bit; /* who */
     unsigned b = 0;
     for (size_t k = i + 1; k < nt; k++) b |= ask_bits(sf, t[k].w);
+    /* "Who was I with in 2019?", "Who am I with now?": to be with someone is a partner */
+    static const char *const be[] = {"am", "was", "is", "are", "were", "'m"};
+    if (wh[2] == 'o' && i + 3 < nt && in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
+        in_list(t[i + 2].w, subj, sizeof subj / sizeof *subj) && !strcmp(t[i + 3].w, "with"))
+      b |= sf->person_bit;
     return b & allowed;
   }
   size_t j = i + 1;

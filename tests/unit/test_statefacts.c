@@ -325,6 +325,10 @@ static void test_lexical_reading(void) {
   EG_CHECK(pet != 0 && pet == eg_statefacts_asked(lx, "What pet did I have in May?"));
   EG_CHECK(eg_statefacts_asked(lx, "What do I play these days?") != 0);
   EG_CHECK(eg_statefacts_asked(lx, "What breed is my dog?") == 0);
+  unsigned partner = eg_statefacts_asked(lx, "Who is my partner?");
+  EG_CHECK(partner != 0 &&
+           eg_statefacts_asked(lx, "Who was I with in the summer of 2020?") == partner);
+  EG_CHECK(eg_statefacts_asked(lx, "Who did I go with to the concert?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "Remind me of that vegan cafe you recommended.") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "How many views did my Live session get?") == 0);
   eg_arena *sa = eg_arena_new(0, 0);
