@@ -388,9 +388,12 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   emit(&k, &line);
   if (resp->nothing_relevant) emit_text(&k, "Nothing stored is relevant to this question.\n");
   if (facts) {
+    char
+        as_of[16]; /* the facts' valid time: the question's, or the end of the time it asks about */
+    date_of(c->state_at, as_of, sizeof as_of);
     line.len = 0;
     eg_buf_printf(&line, "Facts as of %s (current value first, earlier values superseded):\n",
-                  asked);
+                  as_of);
     emit(&k, &line);
     for (size_t i = 0; i < c->n_facts; i++) {
       if (is_value(c->facts[i].edge)) continue;

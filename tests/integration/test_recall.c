@@ -740,8 +740,9 @@ static void test_known_value(void) {
 }
 
 /* A state at a time asked about long after: "Where did I live in 2021?" asked in 2024 reads
- * the facts as of 2021's end (Lisbon, in no doubt: the move came later) and puts the excerpt
- * of that time before the later one; asked about now, the move is the answer. */
+ * the facts as of 2021's end (Lisbon, in no doubt: the move came later; the context says so)
+ * and puts the excerpt of that time before the later one; asked about now, the move is the
+ * answer. */
 static void test_state_at_asked_time(void) {
   const char *const s1[] = {"user", "I live in Lisbon and I love the light here.", "assistant",
                             "It is a beautiful city."};
@@ -761,11 +762,13 @@ static void test_state_at_asked_time(void) {
   EG_CHECK(r->items[f]->status !=
                ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
            r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED);
+  EG_CHECK(r->context && strstr(r->context, "Facts as of 2021-12-31") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   r = recall_at("sa", "Where do I live now?", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
   EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
+  EG_CHECK(r->context && strstr(r->context, "Facts as of 2024-06-01") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
