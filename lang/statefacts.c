@@ -114,6 +114,13 @@ static size_t tokenize(const char *text, token *t, size_t max) {
   return n;
 }
 
+/* The end of the clause (sentence) opening at token from: one past its last token. */
+static size_t clause_end(const token *t, size_t nt, size_t from) {
+  size_t to = from;
+  while (to < nt && !t[to].cut) to++;
+  return to < nt ? to + 1 : nt;
+}
+
 static bool in_list(const char *w, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (!strcmp(w, list[i])) return true;
@@ -751,9 +758,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          said_to = sg->said_to ? sg->said_to : (size_t)-1;
   slot last = {0}; /* the last value named in the speaker's clauses: what "here" stands for */
   for (size_t from = 0; from < nt;) {
-    size_t to = from;
-    while (to < nt && !t[to].cut) to++;
-    to = to < nt ? to + 1 : nt;
+    size_t to = clause_end(t, nt, from);
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
@@ -1050,9 +1055,7 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
   size_t nt = tokenize(text ? text : "", t, MAX_TOKENS);
   slot s[MAX_CANDS];
   for (size_t from = 0; from < nt;) {
-    size_t to = from;
-    while (to < nt && !t[to].cut) to++;
-    to = to < nt ? to + 1 : nt;
+    size_t to = clause_end(t, nt, from);
     size_t ns = t[from].s >= said_from && t[from].s < said_to
                     ? find_slots(sf, &names, t, from, to, s, MAX_CANDS)
                     : 0;
@@ -1078,9 +1081,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
   size_t nt = tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   slot last = {0};
   for (size_t from = 0; from < nt && n < max;) {
-    size_t to = from;
-    while (to < nt && !t[to].cut) to++;
-    to = to < nt ? to + 1 : nt;
+    size_t to = clause_end(t, nt, from);
     bool said = t[from].s >= said_from && t[from].s < said_to;
     bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to);
     slot slots[MAX_CANDS];

@@ -186,9 +186,7 @@ static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
          a->turn_index > b->turn_index;
 }
 
-/* The values of the kinds the question asks for that a user's chunk names, and how the user's
- * own words speak of them: read once per Recall (latest_first and other_value_doubts both
- * need them), kept with the chunk as it moves. 0 for a chunk that is not the user's. */
+/* A chunk of the user's own words (the states read are theirs). */
 static bool users(const Engram__V1__Chunk *ch) {
   return ch->content && !strcmp(ch->role ? ch->role : "", "user");
 }
@@ -207,6 +205,9 @@ static const eg_statefacts_known *known_values(rc_ctx *c) {
   return c->known;
 }
 
+/* The values of the kinds the question asks for that a user's chunk names, and how the user's
+ * own words speak of them: read once per Recall (latest_first and other_value_doubts both
+ * need them), kept with the chunk as it moves. 0 for a chunk that is not the user's. */
 static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
   if (!x->values_read) {
     static __thread eg_stated_value buf[512]; /* as many as a text's tokens can name */
@@ -314,7 +315,7 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
  * places. */
 static void asked_time_first(rc_ctx *c) {
   if (!c->temporal) return;
-  size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, later = 0;
+  size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, m = 0;
   rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
   if (!at || !x) return;
   for (size_t j = 0; j < c->n_chunks; j++) {
@@ -323,7 +324,7 @@ static void asked_time_first(rc_ctx *c) {
   }
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < n; i++)
-      if (after_asked(c, c->chunks[at[i]].chunk) == (pass == 1)) x[later++] = c->chunks[at[i]];
+      if (after_asked(c, c->chunks[at[i]].chunk) == (pass == 1)) x[m++] = c->chunks[at[i]];
   for (size_t i = 0; i < n; i++) c->chunks[at[i]] = x[i];
 }
 
