@@ -143,9 +143,12 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
   const char *expect = cJSON_GetStringValue(cJSON_GetObjectItem(query, "expect"));
   const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(query, "kind"));
   int64_t at = noon(cJSON_GetStringValue(cJSON_GetObjectItem(query, "at")));
-  eg_date d;
-  if (late && kind && !strcmp(kind, "as_of") && eg_dates_find(question, at, &d, 1)) at = late;
   if (!question || !expect || !at) return false;
+  /* moved only when its time reads the same from the later day (it names a year) */
+  eg_date d, d2;
+  if (late > at && kind && !strcmp(kind, "as_of") && eg_dates_find(question, at, &d, 1) &&
+      eg_dates_find(question, late, &d2, 1) && d.from == d2.from && d.to == d2.to)
+    at = late;
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = TENANT;
   scope.user = (char *)user;

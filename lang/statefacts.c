@@ -121,6 +121,13 @@ static size_t clause_end(const token *t, size_t nt, size_t from) {
   return to < nt ? to + 1 : nt;
 }
 
+/* Does w open with one of the stems in list ("begging" with "beg")? */
+static bool opens_with_any(const char *w, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!strncmp(w, list[i], strlen(list[i]))) return true;
+  return false;
+}
+
 static bool in_list(const char *w, const char *const *list, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (!strcmp(w, list[i])) return true;
@@ -447,12 +454,18 @@ static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
 /* "My sister lives in X", "my neighbour's dog X", "my uni mate is moving to X", "dad's
  * selling his X": a clause whose subject is someone else (a noun for a person, bare or after
  * my/our and at most one modifier; no I or we after it) is about them, unless the slot is
- * that person's name ("my wife X …", "my new boyfriend X"); so is a value that is his or
- * theirs ("showing off his X"). */
+ * that person's name ("my wife X …", "my new boyfriend X") or what the noun is ("my current
+ * employer is X", "my daily driver is a X": the user's); so is a value that is his or theirs
+ * ("showing off his X") in a clause with no first-person subject ("I bought his X" is the
+ * user's). */
 static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                                const slot *s) {
-  if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their")))
+  static const char *const subject[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
+  if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
+    for (size_t i = from; i < s->ts; i++)
+      if (in_list(t[i].w, subject, sizeof subject / sizeof *subject)) return false;
     return true;
+  }
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
    * only the words a family calls its own by ("dad's selling …", "mum says …") */
   static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
@@ -472,18 +485,24 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
     return false;
   if (noun + 1 >= to || noun >= s->ts || !person_noun(sf, t, noun) || s->ts == noun + 1)
     return false;
+  /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
+   * fills, the user's ("my dad is paleo" says what the dad is) */
+  static const char *const is[] = {"is", "was", "'s"};
+  static const char *const det[] = {"the", "a", "an", "my", "our", "their", "his", "her"};
+  size_t v = noun + 2;
+  while (v < s->ts && in_list(t[v].w, det, sizeof det / sizeof *det)) v++;
+  if (s->proper && in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts) return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
    * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
-   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone asks
-   * of the user is theirs, not the user's state: "my mum keeps begging me to move to X". */
-  static const char *const self[] = {"i",  "i'm",   "i've",  "i'd", "i'll",
-                                     "we", "we're", "we've", "me",  "us"};
-  static const char *const det[] = {"the", "a", "an", "my", "our", "their", "his", "her"};
+   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs
+   * or asks of the user is not yet the user's state: "my mum keeps begging me to move to X". */
+
+  static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
   for (size_t i = noun + 1; i < s->ts && i < to; i++) {
-    if (!in_list(t[i].w, self, sizeof self / sizeof *self)) continue;
-    bool asked_of = (!strcmp(t[i].w, "me") || !strcmp(t[i].w, "us")) && i + 2 < s->ts &&
-                    !strcmp(t[i + 1].w, "to") &&
-                    !in_list(t[i + 2].w, det, sizeof det / sizeof *det);
+    bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
+    if (!object && !in_list(t[i].w, subject, sizeof subject / sizeof *subject)) continue;
+    bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
+                    opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
     if (!asked_of) return false;
   }
   return true;
@@ -972,6 +991,15 @@ static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
   return b;
 }
 
+/* "Who was I with?" asks for a partner when nothing but a time follows "with" ("… in the
+ * autumn of 2020", "… now"), not "Who was I with at the concert?" (company at an event). */
+static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
+  static const char *const now[] = {"now", "currently", "nowadays", "these", "right", "today"};
+  if (w + 1 >= nt || in_list(t[w + 1].w, now, sizeof now / sizeof *now)) return true;
+  eg_date d;
+  return eg_dates_find(q + t[w + 1].s, 0, &d, 1) == 1 && d.start <= 8;
+}
+
 /* What the question asks for is the value its wh-word stands for, not every state it names
  * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
  * the user's diet):
@@ -1003,7 +1031,8 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     /* "Who was I with in 2019?", "Who am I with now?": to be with someone is a partner */
     static const char *const be[] = {"am", "was", "is", "are", "were", "'m"};
     if (wh[2] == 'o' && i + 3 < nt && in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
-        in_list(t[i + 2].w, subj, sizeof subj / sizeof *subj) && !strcmp(t[i + 3].w, "with"))
+        in_list(t[i + 2].w, subj, sizeof subj / sizeof *subj) && !strcmp(t[i + 3].w, "with") &&
+        with_whom_only(question, t, nt, i + 3))
       b |= sf->person_bit;
     return b & allowed;
   }
@@ -1065,7 +1094,8 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
       span_key(t, s[i].ts, s[i].te, key, sizeof key);
       size_t d = 0;
       while (d < k->n && strcmp(k->words[d], key) != 0) d++;
-      if (d == k->n) snprintf(k->words[k->n], sizeof key, "%s", key), k->bits[k->n++] = s[i].bits;
+      if (d == k->n)
+        snprintf(k->words[k->n], sizeof k->words[0], "%s", key), k->bits[k->n++] = s[i].bits;
     }
     from = to;
   }

@@ -27,8 +27,6 @@ typedef enum marker_kind {
   MK_TOPIC,
   N_MARKER_KINDS
 } marker_kind;
-static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
-                                                         "@from", "@former", "@ended",    "@topic"};
 
 /* A marker phrase as lower-case words; "ex-" matches a word's prefix, "n't" its suffix. */
 typedef struct marker {

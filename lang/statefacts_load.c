@@ -13,6 +13,9 @@
 #include "common/log.h"
 #include "lang/statefacts_int.h"
 
+static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
+                                                         "@from", "@former", "@ended",    "@topic"};
+
 /* ---- loading ----------------------------------------------------------------------------- */
 
 void eg_sf_lower(char *s) {

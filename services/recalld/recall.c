@@ -407,7 +407,9 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const eg_statefacts *sf = c->r->states;
   c->asked = sf && !asks_order(q) ? eg_statefacts_asked(sf, q) : 0;
   if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
-  if (c->asked && c->temporal && c->to - 1 < c->valid_at) c->state_at = c->to - 1;
+  /* a state at a time before the bounds, not "now" ("Where do I live now? I was in X in
+   * 2021" asks for now) */
+  if (c->asked && c->temporal && !c->update_cue && c->to - 1 < c->valid_at) c->state_at = c->to - 1;
   /* a question about two events: one variant per event (each gets its place, rc_sub_quota) */
   char *part[RC_MAX_SUB];
   for (size_t i = 0, n = expand && c->r->o.decompose ? rc_decompose(q, c->a, part, RC_MAX_SUB) : 0;
@@ -426,8 +428,8 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
 /* Where the time a question asks about begins, for the searches and the time signal. A state
  * holds from when it was told: asked where they lived in summer 2020, what the user said in
  * January ("I've been vegetarian for years") answers it as well as anything said that summer,
- * so a question about a state reads all that was said up to the time's end. */
-static int64_t range_from(const rc_ctx *c) { return c->asked ? 0 : c->from; }
+ * so a question about a state reads all that was said (and dated) up to the time's end. */
+static int64_t range_from(const rc_ctx *c) { return c->asked ? 1 : c->from; }
 
 /* ---- the parallel searches ------------------------------------------------------------ */
 
@@ -932,7 +934,7 @@ static eg_code searches(rc_ctx *c, const variants *vs, uint32_t k1, uint32_t k2,
       sqp[i] = &sq[i];
     }
     tr.scope = &c->scope;
-    tr.valid_at = c->valid_at;
+    tr.valid_at = c->state_at; /* paths as of the facts' time */
     tr.known_at = c->known_at;
     tr.seeds = refp;
     tr.n_seeds = c->n_seeds;

@@ -62,7 +62,7 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
  * later word on it is no latest statement, no newest value and no doubt (it may still be
  * read, as what came after). */
 static bool after_asked(const rc_ctx *c, const Engram__V1__Chunk *ch) {
-  return c->temporal && ch->time >= c->to;
+  return ch->time > c->state_at;
 }
 
 /* A fact a later excerpt may put in doubt: on the question's topic and neither in doubt
@@ -314,7 +314,7 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
  * about go before those said after it, each group in its order; the others keep their
  * places. */
 static void asked_time_first(rc_ctx *c) {
-  if (!c->temporal) return;
+  if (c->state_at == c->valid_at) return;
   size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, m = 0;
   rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
   if (!at || !x) return;

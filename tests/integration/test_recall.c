@@ -770,6 +770,12 @@ static void test_state_at_asked_time(void) {
   EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
   EG_CHECK(r->context && strstr(r->context, "Facts as of 2024-06-01") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* "now", though it names a past year, asks for now */
+  r = recall_at("sa", "Where do I live now? I was in Lisbon in 2021.", T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
+  EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 /* The first word on the state disagrees with the graph: the fact read from "I live in X" is

@@ -329,6 +329,8 @@ static void test_lexical_reading(void) {
   EG_CHECK(partner != 0 &&
            eg_statefacts_asked(lx, "Who was I with in the summer of 2020?") == partner);
   EG_CHECK(eg_statefacts_asked(lx, "Who did I go with to the concert?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Who was I with at the concert in 2019?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Who am I with now?") == partner);
   EG_CHECK(eg_statefacts_asked(lx, "Remind me of that vegan cafe you recommended.") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "How many views did my Live session get?") == 0);
   eg_arena *sa = eg_arena_new(0, 0);
@@ -347,6 +349,7 @@ static void test_lexical_reading(void) {
       {"We're looking at flats in Bergen, nothing decided.", EG_STATED_FORMER},
       {"My brother lives in Oslo.", EG_STATED_MENTIONED},
       {"My cousin Dana is living in Oslo now.", EG_STATED_MENTIONED},
+      {"My wife convinced me to move to Oslo, best decision ever.", EG_STATED_CURRENT},
       {"My uni mate is moving to Oslo and wants tips.", EG_STATED_MENTIONED},
       {"Mum's selling up and moving to Oslo.", EG_STATED_MENTIONED},
       {"My aunt keeps begging me to move to Oslo.", EG_STATED_MENTIONED}, /* asked of the user */
@@ -381,6 +384,8 @@ static void test_lexical_reading(void) {
       {"We ended up in a cabin instead of Lisbon.", &place, EG_STATED_FORMER},
       {"My old colleagues at Acme Labs threw me a party.", &org, EG_STATED_FORMER},
       {"A friend of mine works at Acme Labs.", &org, EG_STATED_MENTIONED},
+      {"My current employer is Acme Labs.", &org, EG_STATED_CURRENT}, /* a role it fills */
+      {"My dad is vegan now and lectures everyone.", &diet, EG_STATED_MENTIONED},
       {"I work at Acme Labs.", &org, EG_STATED_CURRENT},
   };
   for (size_t i = 0; i < sizeof y / sizeof *y; i++) {
@@ -448,6 +453,8 @@ static void test_lexical_reading(void) {
   const char *dad = "Dad's getting rid of his Nissan Leaf.";
   nh = eg_statefacts_values(lx, dad, 0, strlen(dad), cars, NULL, his, 4);
   EG_CHECK(nh == 1 && !his[0].plain && his[0].how == EG_STATED_MENTIONED);
+  const char *bought = "I bought his Nissan Leaf last week."; /* his before, the user's now */
+  EG_CHECK(eg_statefacts_stated(lx, bought, 0, strlen(bought), cars) == EG_STATED_CURRENT);
   /* "without" after the value negates its own object, not the value */
   const char *trip = "My Fiat Panda did 300 km without a single complaint.";
   EG_CHECK(eg_statefacts_stated(lx, trip, 0, strlen(trip), cars) == EG_STATED_CURRENT);
