@@ -239,7 +239,7 @@ static void run_scenario(ctx *c, const cJSON *s, const char *run_id) {
   }
   cJSON_ArrayForEach(x, cJSON_GetObjectItem(s, "queries")) {
     bool rows[N_ROWS];
-    if (!ask(c, user, attribute, values, x, c->late ? last + 86400LL * 1000000 : 0, rows)) continue;
+    if (!ask(c, user, attribute, values, x, c->late ? last + EG_US_PER_DAY : 0, rows)) continue;
     const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(x, "kind"));
     count(&c->by_attr, attribute, rows);
     count(&c->by_kind, kind ? kind : "?", rows);

@@ -388,8 +388,8 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   emit(&k, &line);
   if (resp->nothing_relevant) emit_text(&k, "Nothing stored is relevant to this question.\n");
   if (facts) {
-    char
-        as_of[16]; /* the facts' valid time: the question's, or the end of the time it asks about */
+    /* the facts' valid time: the question's, or the end of the time it asks about */
+    char as_of[16];
     date_of(c->state_at, as_of, sizeof as_of);
     line.len = 0;
     eg_buf_printf(&line, "Facts as of %s (current value first, earlier values superseded):\n",

@@ -60,9 +60,15 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
 /* Said after the time the question asks about ("What did I play in November 2019?"): the
  * state it asks for is the one as of that time's end (the facts are read as of it too), so a
  * later word on it is no latest statement, no newest value and no doubt (it may still be
- * read, as what came after). */
+ * read, as what came after). Only when that time is before the bounds: an excerpt said later
+ * on valid_at's own day is within them (excerpts are bounded by the day). */
 static bool after_asked(const rc_ctx *c, const Engram__V1__Chunk *ch) {
-  return ch->time > c->state_at;
+  return c->state_at < c->valid_at && ch->time > c->state_at;
+}
+
+/* A chunk of the user's own words (the states read are theirs). */
+static bool users(const Engram__V1__Chunk *ch) {
+  return ch->content && !strcmp(ch->role ? ch->role : "", "user");
 }
 
 /* A fact a later excerpt may put in doubt: on the question's topic and neither in doubt
@@ -91,9 +97,7 @@ static void text_doubts(rc_ctx *c) {
       const rc_chunk *x = &c->chunks[j];
       const Engram__V1__Chunk *ch = x->chunk;
       if (x->relevance < bar || ch->time <= f->edge->valid_from || after_asked(c, ch)) continue;
-      if (strcmp(ch->role ? ch->role : "", "user") != 0 ||
-          !strcmp(ch->session_id ? ch->session_id : "", source))
-        continue;
+      if (!users(ch) || !strcmp(ch->session_id ? ch->session_id : "", source)) continue;
       if (!*value || !ch->content || strcasestr(ch->content, value))
         continue; /* it restates the value */
       doubt_by(c, f, ch);
@@ -184,11 +188,6 @@ static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {
   if (a->time != b->time) return a->time > b->time;
   return !strcmp(a->session_id ? a->session_id : "", b->session_id ? b->session_id : "") &&
          a->turn_index > b->turn_index;
-}
-
-/* A chunk of the user's own words (the states read are theirs). */
-static bool users(const Engram__V1__Chunk *ch) {
-  return ch->content && !strcmp(ch->role ? ch->role : "", "user");
 }
 
 /* The values of a known type the user's excerpts name in full: "the Leaf" of one is the
@@ -314,7 +313,7 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
  * about go before those said after it, each group in its order; the others keep their
  * places. */
 static void asked_time_first(rc_ctx *c) {
-  if (c->state_at == c->valid_at) return;
+  if (c->state_at == c->valid_at) return; /* no time before the bounds: nothing is after it */
   size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, m = 0;
   rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
   if (!at || !x) return;

@@ -778,6 +778,28 @@ static void test_state_at_asked_time(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A later word said on the question's own day, after its hour, is within the bounds (excerpts
+ * are bounded by the day): it is the latest statement, and puts the old value in doubt. */
+static void test_later_same_day(void) {
+  const char *const s1[] = {"user",
+                            "I live in Zagreb. Living in Zagreb is great, I love where I live.",
+                            "assistant", "Zagreb is lovely."};
+  const char *const s2[] = {"user", "We spent the whole weekend unpacking boxes in Lisbon.",
+                            "assistant", "Sounds tiring!"};
+  ingest("sd", "sd-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("sd", "sd-2", "2024-06-01T15:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r =
+      recall_as_of("sd", "Where do I live now?", T("2024-06-01"), T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int lisbon = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lisbon");
+  int zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
+  EG_CHECK(lisbon >= 0 && zagreb >= 0 && lisbon < zagreb);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  EG_CHECK_INT(fact_stale("sd", "Where do I live now?", T("2024-06-01"), T("2024-06-01"),
+                          "LIVES_IN Zagreb", NULL, 0),
+               1);
+}
+
 /* The first word on the state disagrees with the graph: the fact read from "I live in X" is
  * POTENTIALLY_STALE when the excerpt read first about where the user lives, said later,
  * names another city plainly and not X (no fact read from it); as of a date before it, the
@@ -1028,6 +1050,7 @@ int main(void) {
   EG_RUN(test_newest_value);
   EG_RUN(test_known_value);
   EG_RUN(test_state_at_asked_time);
+  EG_RUN(test_later_same_day);
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);
   EG_RUN(test_value_given_up);
