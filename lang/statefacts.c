@@ -387,6 +387,21 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
   *st_ = b + 1;
 }
 
+/* Does the sub-clause of token i (within the clause [from, to)) name a day after the day
+ * `said` (UTC date; 0 = unknown: no)? A value dated later is a plan ("got an interview at X
+ * next week", "I pick up the X this weekend"), not a state. The slot's own sub-clause only:
+ * not "X, our new beagle, is settling in, the vet visit is next Tuesday". */
+static bool dated_later(const token *t, size_t from, size_t to, size_t i, const eg_date *dates,
+                        size_t nd, int64_t said) {
+  size_t pa, pb;
+  sub_clause(t, from, to, i, &pa, &pb);
+  size_t cs = t[pa].s, ce = t[pb - 1].e;
+  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
+  for (size_t d = 0; said && d < nd; d++)
+    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
+  return false;
+}
+
 /* Words that start a new predicate: tense markers before them are not about a slot after
  * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
  * also count ("left Boston for Y", "moved from X to Y"). */
@@ -826,16 +841,7 @@ typedef struct pick {
 /* Does the item's clause name a day after the day it was said (day = UTC date)? */
 static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd,
                        int64_t said) {
-  /* the slot's own sub-clause: not "X, our new beagle, is settling in, the vet visit is
-   * next Tuesday" */
-  if (!it->s.te) return false;
-  size_t pa, pb;
-  sub_clause(t, it->from, it->to, it->s.ts, &pa, &pb);
-  size_t cs = t[pa].s, ce = t[pb - 1].e;
-  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
-  for (size_t d = 0; said && d < nd; d++)
-    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
-  return false;
+  return it->s.te && dated_later(t, it->from, it->to, it->s.ts, dates, nd, said);
 }
 
 /* Facts and doubts of one segment from its judged items. */
@@ -1102,13 +1108,15 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
 }
 
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
-                            size_t said_to, unsigned types, const eg_statefacts_known *known,
-                            eg_stated_value *out, size_t max) {
+                            size_t said_to, int64_t said_at, unsigned types,
+                            const eg_statefacts_known *known, eg_stated_value *out, size_t max) {
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0, names.known = known;
   learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
   size_t nt = tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
+  eg_date dates[16];
+  size_t nd = said_at ? eg_dates_find(text ? text : "", said_at, dates, 16) : 0;
   slot last = {0};
   for (size_t from = 0; from < nt && n < max;) {
     size_t to = clause_end(t, nt, from);
@@ -1129,6 +1137,8 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool other = said && about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
       slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
+      if (st == ST_CURRENT && dated_later(t, from, to, s->ts, dates, nd, said_at))
+        st = ST_NOT_ASSERTED; /* a plan */
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
       v->plain = said && !other && !question && st == ST_CURRENT;
@@ -1160,7 +1170,7 @@ eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t
                                size_t said_to, unsigned types) {
   static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
   return eg_stated_strongest(
-      v, eg_statefacts_values(sf, text, said_from, said_to, types, NULL, v, MAX_TOKENS));
+      v, eg_statefacts_values(sf, text, said_from, said_to, 0, types, NULL, v, MAX_TOKENS));
 }
 
 eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {

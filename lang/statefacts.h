@@ -123,10 +123,12 @@ typedef struct eg_statefacts_known {
 void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_from,
                          size_t said_to, eg_statefacts_known *k);
 
-/* known: NULL, or values learned from the user's other words. */
+/* said_at: when the text was said (µs; 0 = unknown), for the plans it tells by their dates
+ * ("an interview at X next week": not held now); known: NULL, or values learned from the
+ * user's other words. */
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
-                            size_t said_to, unsigned types, const eg_statefacts_known *known,
-                            eg_stated_value *out, size_t max);
+                            size_t said_to, int64_t said_at, unsigned types,
+                            const eg_statefacts_known *known, eg_stated_value *out, size_t max);
 
 /* The strongest of n values' ways of being spoken of (NONE for none): what
  * eg_statefacts_stated says of the text they were read from. */

@@ -214,8 +214,8 @@ static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
     size_t n = 0, a, b;
     if (users(ch)) {
       said_span(ch, &a, &b);
-      n = eg_statefacts_values(c->r->states, ch->content, a, b, c->asked, known_values(c), buf,
-                               512);
+      n = eg_statefacts_values(c->r->states, ch->content, a, b, ch->time, c->asked, known_values(c),
+                               buf, 512);
     }
     eg_stated_value *v = n ? eg_arena_alloc(c->a, n * sizeof *v) : NULL;
     if (n && !v) n = 0; /* out of memory: read as naming nothing */
@@ -310,10 +310,11 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
 }
 
 /* Of the excerpts that name a value of the kind, those said by the end of the time asked
- * about go before those said after it, each group in its order; the others keep their
- * places. */
-static void asked_time_first(rc_ctx *c) {
-  if (c->state_at == c->valid_at) return; /* no time before the bounds: nothing is after it */
+ * about go before those said after it; within each, those that speak of a value as it stands
+ * (rc_speaks_of_kind) before those that name values only as planned, former, someone else's
+ * or asked about ("got an interview at X next week", "my sister lives in X"): each group in
+ * its order. The others keep their places. */
+static void standing_first(rc_ctx *c) {
   size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, m = 0;
   rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
   if (!at || !x) return;
@@ -321,15 +322,18 @@ static void asked_time_first(rc_ctx *c) {
     const eg_stated_value *v;
     if (values_of(c, &c->chunks[j], &v)) at[n++] = j;
   }
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < n; i++)
-      if (after_asked(c, c->chunks[at[i]].chunk) == (pass == 1)) x[m++] = c->chunks[at[i]];
+  for (int pass = 0; pass < 4; pass++)
+    for (size_t i = 0; i < n; i++) {
+      const rc_chunk *y = &c->chunks[at[i]];
+      if (after_asked(c, y->chunk) == (pass >= 2) && rc_speaks_of_kind(y) == !(pass & 1))
+        x[m++] = *y;
+    }
   for (size_t i = 0; i < n; i++) c->chunks[at[i]] = x[i];
 }
 
 static void latest_first(rc_ctx *c) {
   if (!c->asked) return;
-  asked_time_first(c);
+  standing_first(c);
   size_t first = c->n_chunks, latest = c->n_chunks;
   for (size_t j = 0; j < c->n_chunks; j++) {
     const Engram__V1__Chunk *ch = c->chunks[j].chunk;

@@ -739,6 +739,27 @@ static void test_known_value(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A value named only as a plan (an interview dated next week) is not the user's state: the
+ * excerpt naming the employer as it stands goes first, though the plan is later and closer to
+ * the question's words. */
+static void test_plan_not_state(void) {
+  const char *const s1[] = {"user", "Quillfeather Press runs on vibes and missed deadlines.",
+                            "assistant", "That sounds exhausting."};
+  const char *plan =
+      "Got an interview at Brightwater Analytics next week, a company I would love "
+      "to work for.";
+  const char *const s2[] = {"user", plan, "assistant", "Good luck with it!"};
+  ingest("pn", "pn-1", "2023-01-10T10:00:00Z", s1, 2);
+  ingest("pn", "pn-2", "2023-03-01T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("pn", "Which company do I work for?", T("2023-03-03"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int quill = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Quillfeather");
+  int bright = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Brightwater");
+  EG_CHECK(quill >= 0 && (bright < 0 || quill < bright));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A state at a time asked about long after: "Where did I live in 2021?" asked in 2024 reads
  * the facts as of 2021's end (Lisbon, in no doubt: the move came later; the context says so)
  * and puts the excerpt of that time before the later one; asked about now, the move is the
@@ -1049,6 +1070,7 @@ int main(void) {
   EG_RUN(test_latest_statement);
   EG_RUN(test_newest_value);
   EG_RUN(test_known_value);
+  EG_RUN(test_plan_not_state);
   EG_RUN(test_state_at_asked_time);
   EG_RUN(test_later_same_day);
   EG_RUN(test_value_of_kind);

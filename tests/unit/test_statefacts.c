@@ -430,7 +430,8 @@ static void test_lexical_reading(void) {
   };
   for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
     eg_stated_value v[8];
-    size_t n = eg_statefacts_values(lx, z[i].text, 0, strlen(z[i].text), *z[i].types, NULL, v, 8);
+    size_t n =
+        eg_statefacts_values(lx, z[i].text, 0, strlen(z[i].text), 0, *z[i].types, NULL, v, 8);
     bool ok = n == z[i].n && n && v[0].to - v[0].from == strlen(z[i].value) &&
               !strncmp(z[i].text + v[0].from, z[i].value, v[0].to - v[0].from) &&
               v[0].how == z[i].how && v[0].ended == z[i].ended && v[0].others == z[i].others &&
@@ -447,11 +448,11 @@ static void test_lexical_reading(void) {
   /* a value that is his or theirs, and a word standing for it, are not the user's */
   eg_stated_value his[4];
   const char *shown = "My brother keeps showing off his Tesla Model 3. It is nice though.";
-  size_t nh = eg_statefacts_values(lx, shown, 0, strlen(shown), cars, NULL, his, 4);
+  size_t nh = eg_statefacts_values(lx, shown, 0, strlen(shown), 0, cars, NULL, his, 4);
   EG_CHECK(nh >= 1);
   for (size_t i = 0; i < nh; i++) EG_CHECK(!his[i].plain && his[i].how != EG_STATED_CURRENT);
   const char *dad = "Dad's getting rid of his Nissan Leaf.";
-  nh = eg_statefacts_values(lx, dad, 0, strlen(dad), cars, NULL, his, 4);
+  nh = eg_statefacts_values(lx, dad, 0, strlen(dad), 0, cars, NULL, his, 4);
   EG_CHECK(nh == 1 && !his[0].plain && his[0].how == EG_STATED_MENTIONED);
   const char *bought = "I bought his Nissan Leaf last week."; /* his before, the user's now */
   EG_CHECK(eg_statefacts_stated(lx, bought, 0, strlen(bought), cars) == EG_STATED_CURRENT);
@@ -463,13 +464,24 @@ static void test_lexical_reading(void) {
   eg_statefacts_known kn = {0};
   eg_statefacts_learn(lx, full, 0, strlen(full), &kn);
   EG_CHECK(kn.n == 1 && !strcmp(kn.words[0], "nissan leaf") && kn.bits[0] == cars);
-  EG_CHECK(eg_statefacts_values(lx, part, 0, strlen(part), cars, NULL, his, 4) == 0);
-  nh = eg_statefacts_values(lx, part, 0, strlen(part), cars, &kn, his, 4);
+  EG_CHECK(eg_statefacts_values(lx, part, 0, strlen(part), 0, cars, NULL, his, 4) == 0);
+  nh = eg_statefacts_values(lx, part, 0, strlen(part), 0, cars, &kn, his, 4);
   EG_CHECK(nh == 1 && his[0].typed && his[0].how == EG_STATED_CURRENT && his[0].plain);
+  /* a value dated after the day it was said is a plan, not held now; an earlier date is no
+   * plan; without the time said, no date is read */
+  const char *plan = "Got an interview at Brightwater Analytics next week for a content role.";
+  const char *done = "Started at Brightwater Analytics last week, so far so good.";
+  int64_t at = T("2023-03-01T10:00:00Z");
+  nh = eg_statefacts_values(lx, plan, 0, strlen(plan), at, org, NULL, his, 4);
+  EG_CHECK(nh == 1 && his[0].how == EG_STATED_FORMER && !his[0].plain && !his[0].ended);
+  nh = eg_statefacts_values(lx, plan, 0, strlen(plan), 0, org, NULL, his, 4);
+  EG_CHECK(nh == 1 && his[0].how == EG_STATED_CURRENT);
+  nh = eg_statefacts_values(lx, done, 0, strlen(done), at, org, NULL, his, 4);
+  EG_CHECK(nh == 1 && his[0].how == EG_STATED_CURRENT && his[0].plain);
   eg_stated_value one;
-  EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, place | org,
-                                NULL, &one, 1) == 1); /* at most max */
-  EG_CHECK(one.types == place);                       /* Lyon: a place, not an organisation */
+  EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, 0,
+                                place | org, NULL, &one, 1) == 1); /* at most max */
+  EG_CHECK(one.types == place); /* Lyon: a place, not an organisation */
   EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);
   EG_CHECK(eg_statefacts_relation_types(lx, "NO_SUCH_RELATION") == 0);
   /* only the speaker's words count: the reply of a round is context */
