@@ -387,21 +387,6 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
   *st_ = b + 1;
 }
 
-/* Does the sub-clause of token i (within the clause [from, to)) name a day after the day
- * `said` (UTC date; 0 = unknown: no)? A value dated later is a plan ("got an interview at X
- * next week", "I pick up the X this weekend"), not a state. The slot's own sub-clause only:
- * not "X, our new beagle, is settling in, the vet visit is next Tuesday". */
-static bool dated_later(const token *t, size_t from, size_t to, size_t i, const eg_date *dates,
-                        size_t nd, int64_t said) {
-  size_t pa, pb;
-  sub_clause(t, from, to, i, &pa, &pb);
-  size_t cs = t[pa].s, ce = t[pb - 1].e;
-  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
-  for (size_t d = 0; said && d < nd; d++)
-    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
-  return false;
-}
-
 /* Words that start a new predicate: tense markers before them are not about a slot after
  * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
  * also count ("left Boston for Y", "moved from X to Y"). */
@@ -417,6 +402,27 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
   for (size_t q = s->ts; q > a; q--)
     if (joint(t[q - 1].w, goal)) return q;
   return a;
+}
+
+/* Does the predicate of the slot [ts, te) (within the clause [from, to)) name a day after the
+ * day `said` (UTC date; 0 = unknown: no)? A value dated later is a plan ("got an interview at
+ * X next week", "I pick up the X this weekend"), not a state. Its own predicate only: from
+ * the word that joins it to what comes before, within its sub-clause, up to the next such
+ * word — not "I work at X and my review is next week", "I live in X until next month", "X,
+ * our new beagle, is settling in, the vet visit is next Tuesday". */
+static bool dated_later(const token *t, size_t from, size_t to, size_t ts, size_t te,
+                        const eg_date *dates, size_t nd, int64_t said) {
+  if (!said || !nd) return false;
+  size_t a, b, q = ts;
+  sub_clause(t, from, to, ts, &a, &b);
+  while (q > a && !joint(t[q - 1].w, false)) q--;
+  size_t r = te;
+  while (r < b && !joint(t[r].w, false)) r++;
+  size_t cs = t[q].s, ce = t[r - 1].e;
+  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
+  for (size_t d = 0; d < nd; d++)
+    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
+  return false;
 }
 
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
@@ -445,12 +451,13 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   /* the slot as subject: "X and I split up" */
   if (!first_person(t, a, s->ts) && has_marker(sf, MK_ENDED, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);
-  /* "without" after the slot negates its own object, not the slot's predicate: "my X did
-   * 300 km without a complaint" */
+  /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
+   * and I don't love it" still works there); "without" after the slot negates its own object,
+   * not the slot's predicate: "my X did 300 km without a complaint" */
   size_t neg_to = s->te;
-  while (neg_to < b && strcmp(t[neg_to].w, "without") != 0) neg_to++;
+  while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !joint(t[neg_to].w, false)) neg_to++;
   if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      has_marker(sf, MK_NEGATION, t, a, neg_to))
+      has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
 }
@@ -841,7 +848,7 @@ typedef struct pick {
 /* Does the item's clause name a day after the day it was said (day = UTC date)? */
 static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd,
                        int64_t said) {
-  return it->s.te && dated_later(t, it->from, it->to, it->s.ts, dates, nd, said);
+  return it->s.te && dated_later(t, it->from, it->to, it->s.ts, it->s.te, dates, nd, said);
 }
 
 /* Facts and doubts of one segment from its judged items. */
@@ -1137,8 +1144,8 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool other = said && about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
       slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
-      if (st == ST_CURRENT && dated_later(t, from, to, s->ts, dates, nd, said_at))
-        st = ST_NOT_ASSERTED; /* a plan */
+      bool plan = st == ST_CURRENT && dated_later(t, from, to, s->ts, s->te, dates, nd, said_at);
+      if (plan) st = ST_NOT_ASSERTED;
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
       v->plain = said && !other && !question && st == ST_CURRENT;
@@ -1156,7 +1163,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       v->how = s->status == ST_CURRENT ? EG_STATED_CURRENT : EG_STATED_FORMER;
       if (s->status == ST_FORMER) {
         v->ended = true;
-      } else if (s->status == ST_NOT_ASSERTED) { /* "I'm not vegan anymore"; not "I won't …" */
+      } else if (s->status == ST_NOT_ASSERTED && !plan) { /* "not vegan anymore"; not "I won't" */
         sub_clause(t, from, to, s->ts, &a, &b);
         v->ended = has_marker(sf, MK_NEGATION, t, a, b) && !has_marker(sf, MK_FUTURE, t, a, b);
       }

@@ -131,7 +131,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                             const eg_statefacts_known *known, eg_stated_value *out, size_t max);
 
 /* The strongest of n values' ways of being spoken of (NONE for none): what
- * eg_statefacts_stated says of the text they were read from. */
+ * eg_statefacts_stated says of the text they were read from (read with no time said). */
 eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);
 
 /* The slot types of a relation's objects ("LIVES_IN" → place), 0 for a relation the

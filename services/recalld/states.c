@@ -315,6 +315,7 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
  * or asked about ("got an interview at X next week", "my sister lives in X"): each group in
  * its order. The others keep their places. */
 static void standing_first(rc_ctx *c) {
+  if (!c->asked) return;
   size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, m = 0;
   rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
   if (!at || !x) return;
@@ -333,7 +334,6 @@ static void standing_first(rc_ctx *c) {
 
 static void latest_first(rc_ctx *c) {
   if (!c->asked) return;
-  standing_first(c);
   size_t first = c->n_chunks, latest = c->n_chunks;
   for (size_t j = 0; j < c->n_chunks; j++) {
     const Engram__V1__Chunk *ch = c->chunks[j].chunk;
@@ -428,6 +428,7 @@ bool rc_speaks_of_kind(const rc_chunk *x) {
 
 void rc_state_order(rc_ctx *c, bool current) {
   text_doubts(c);
+  standing_first(c); /* then the moves of the current value and the latest statement */
   if (current) current_first(c);
   latest_first(c);
   first_disagrees(c);

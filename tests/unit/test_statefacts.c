@@ -478,6 +478,20 @@ static void test_lexical_reading(void) {
   EG_CHECK(nh == 1 && his[0].how == EG_STATED_CURRENT);
   nh = eg_statefacts_values(lx, done, 0, strlen(done), at, org, NULL, his, 4);
   EG_CHECK(nh == 1 && his[0].how == EG_STATED_CURRENT && his[0].plain);
+  /* the date, and a negation, of another predicate joined to the value's are not its own */
+  const char *const holds[] = {"I work at Acme Labs and my review is next week.",
+                               "I work at Acme Labs until the end of next year.",
+                               "I work at Acme Labs and I don't love it.",
+                               "I didn't like Beta Corp so I moved to Acme Labs."};
+  for (size_t i = 0; i < sizeof holds / sizeof *holds; i++) {
+    nh = eg_statefacts_values(lx, holds[i], 0, strlen(holds[i]), at, org, NULL, his, 4);
+    bool acme = false;
+    for (size_t k = 0; k < nh; k++)
+      acme |= !strncmp(holds[i] + his[k].from, "Acme Labs", 9) && his[k].how == EG_STATED_CURRENT &&
+              his[k].plain;
+    if (!acme) fprintf(stderr, "  \"%s\": Acme Labs not read as held\n", holds[i]);
+    EG_CHECK(acme);
+  }
   eg_stated_value one;
   EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, 0,
                                 place | org, NULL, &one, 1) == 1); /* at most max */
