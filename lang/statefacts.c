@@ -410,12 +410,20 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
  * the word that joins it to what comes before, within its sub-clause, up to the next such
  * word — not "I work at X and my review is next week", "I live in X until next month", "X,
  * our new beagle, is settling in, the vet visit is next Tuesday". */
-static bool dated_later(const token *t, size_t from, size_t to, size_t ts, size_t te,
-                        const eg_date *dates, size_t nd, int64_t said) {
+static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                        size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
   if (!said || !nd) return false;
   size_t a, b, q = ts;
   sub_clause(t, from, to, ts, &a, &b);
   while (q > a && !joint(t[q - 1].w, false)) q--;
+  /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
+   * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
+  bool subject = true;
+  for (size_t k = q; k < ts && subject; k++)
+    subject = in_list(t[k].w, det, sizeof det / sizeof *det) || eg_sf_bits_of(sf->cue, t[k].w) ||
+              eg_sf_bits_of(sf->people, t[k].w);
+  if (subject) return false;
   size_t r = te;
   while (r < b && !joint(t[r].w, false)) r++;
   size_t cs = t[q].s, ce = t[r - 1].e;
@@ -846,9 +854,9 @@ typedef struct pick {
 } pick;
 
 /* Does the item's clause name a day after the day it was said (day = UTC date)? */
-static bool said_later(const token *t, const item *it, const eg_date *dates, size_t nd,
-                       int64_t said) {
-  return it->s.te && dated_later(t, it->from, it->to, it->s.ts, it->s.te, dates, nd, said);
+static bool said_later(const eg_statefacts *sf, const token *t, const item *it,
+                       const eg_date *dates, size_t nd, int64_t said) {
+  return it->s.te && dated_later(sf, t, it->from, it->to, it->s.ts, it->s.te, dates, nd, said);
 }
 
 /* Facts and doubts of one segment from its judged items. */
@@ -875,7 +883,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     const char *rel = sf->rels[r].name;
     /* a value with a date after the conversation's day is a plan ("I pick up the X this
      * weekend"), not a state: at most a word on it */
-    if (fact && said_later(t, fact->it, dates, nd, sg->time)) {
+    if (fact && said_later(sf, t, fact->it, dates, nd, sg->time)) {
       if (!doubt) doubt = fact;
       fact = NULL;
     }
@@ -1144,7 +1152,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool other = said && about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
       slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
-      bool plan = st == ST_CURRENT && dated_later(t, from, to, s->ts, s->te, dates, nd, said_at);
+      bool plan = st == ST_CURRENT && dated_later(sf, t, from, to, s->ts, s->te, dates, nd, said_at);
       if (plan) st = ST_NOT_ASSERTED;
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */

@@ -492,6 +492,10 @@ static void test_lexical_reading(void) {
     if (!acme) fprintf(stderr, "  \"%s\": Acme Labs not read as held\n", holds[i]);
     EG_CHECK(acme);
   }
+  /* the value as the subject of what is dated: the event is planned, not the state */
+  const char *moves = "My girlfriend Rania moves in with me next month.";
+  nh = eg_statefacts_values(lx, moves, 0, strlen(moves), at, person, NULL, his, 4);
+  EG_CHECK(nh == 1 && his[0].how == EG_STATED_CURRENT && his[0].plain);
   eg_stated_value one;
   EG_CHECK(eg_statefacts_values(lx, "I live in Lyon and I work at Acme Labs.", 0, 38, 0,
                                 place | org, NULL, &one, 1) == 1); /* at most max */
