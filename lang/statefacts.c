@@ -134,6 +134,12 @@ static bool in_list(const char *w, const char *const *list, size_t n) {
   return false;
 }
 
+/* An article or a possessive before a noun ("the", "my", "their"). */
+static bool determiner(const char *w) {
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
+  return in_list(w, det, sizeof det / sizeof *det);
+}
+
 static bool first_person(const token *t, size_t from, size_t to) {
   static const char *const fp[] = {"i",    "i'm",   "i've",   "i'd",  "i'll",  "me",
                                    "my",   "mine",  "myself", "we",   "we're", "we've",
@@ -412,7 +418,6 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
  * our new beagle, is settling in, the vet visit is next Tuesday". */
 static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                         size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
-  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
   if (!said || !nd) return false;
   size_t a, b, q = ts;
   sub_clause(t, from, to, ts, &a, &b);
@@ -421,7 +426,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
   bool subject = true;
   for (size_t k = q; k < ts && subject; k++)
-    subject = in_list(t[k].w, det, sizeof det / sizeof *det) || eg_sf_bits_of(sf->cue, t[k].w) ||
+    subject = determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) ||
               eg_sf_bits_of(sf->people, t[k].w);
   if (subject) return false;
   size_t r = te;
@@ -435,11 +440,10 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
 
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
-  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
   /* not "for": in "traded my old X for Y" the old one is X */
   static const char *const prep[] = {"at", "in", "of", "with"};
   size_t p = s->ts;
-  while (p > from && in_list(t[p - 1].w, det, sizeof det / sizeof *det)) p--;
+  while (p > from && determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
   if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p))
@@ -518,9 +522,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */
   static const char *const is[] = {"is", "was", "'s"};
-  static const char *const det[] = {"the", "a", "an", "my", "our", "their", "his", "her"};
   size_t v = noun + 2;
-  while (v < s->ts && in_list(t[v].w, det, sizeof det / sizeof *det)) v++;
+  while (v < s->ts && determiner(t[v].w)) v++;
   if (s->proper && in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts) return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
    * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
@@ -704,11 +707,10 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
   size_t pa, pb, end = *b;
   predicate_span(t, *a, *b, s, false, &pa, &pb);
   if (pb - pa > s->te - s->ts) *a = pa, *b = pb;
-  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
   while (*b == end && *b < to) { /* an apposition: at most four words opening with a determiner */
     size_t e = *b;
     while (e + 1 < to && !t[e].comma) e++;
-    if (e + 1 - *b > 4 || !in_list(t[*b].w, det, sizeof det / sizeof *det)) break;
+    if (e + 1 - *b > 4 || !determiner(t[*b].w)) break;
     *b = end = e + 1;
   }
 }
