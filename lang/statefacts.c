@@ -416,8 +416,8 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
  * the word that joins it to what comes before, within its sub-clause, up to the next such
  * word — not "I work at X and my review is next week", "I live in X until next month", "X,
  * our new beagle, is settling in, the vet visit is next Tuesday". */
-static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                        size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
+static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
+                        size_t te, const eg_date *dates, size_t nd, int64_t said) {
   if (!said || !nd) return false;
   size_t a, b, q = ts;
   sub_clause(t, from, to, ts, &a, &b);
@@ -426,8 +426,8 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
   bool subject = true;
   for (size_t k = q; k < ts && subject; k++)
-    subject = determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) ||
-              eg_sf_bits_of(sf->people, t[k].w);
+    subject =
+        determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) || eg_sf_bits_of(sf->people, t[k].w);
   if (subject) return false;
   size_t r = te;
   while (r < b && !joint(t[r].w, false)) r++;
@@ -1154,7 +1154,8 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool other = said && about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
       slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
-      bool plan = st == ST_CURRENT && dated_later(sf, t, from, to, s->ts, s->te, dates, nd, said_at);
+      bool plan =
+          st == ST_CURRENT && dated_later(sf, t, from, to, s->ts, s->te, dates, nd, said_at);
       if (plan) st = ST_NOT_ASSERTED;
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
