@@ -316,13 +316,67 @@ static void learn_names(const char *text, session_names *sn) {
       snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
 }
 
+/* A cue word that gives a name ("named", "called", "calling") rather than saying a kind; and a
+ * word for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend"): a
+ * cue word that is no such verb or a common noun of a type a cue gives. */
+static bool naming_verb(const eg_statefacts *sf, const char *w) {
+  size_t l = strlen(w);
+  return eg_sf_bits_of(sf->cue, w) &&
+         (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
+}
+
+static unsigned kind_bits(const eg_statefacts *sf, const char *w) {
+  if (naming_verb(sf, w)) return 0;
+  return eg_sf_bits_of(sf->cue, w) | (lookup_common(sf, w) & sf->cue_types);
+}
+
+#define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
+
+/* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
+ * 0 when none is:
+ *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
+ *    X") or a phrase ("her name is X", "name's X", "came with the name X"), names the
+ *    nearest kind word before it in the speaker's words ("Adopted a kitten! Named her X");
+ *    with none, a naming verb's own cue type stands;
+ *  - a name right after a kind word, as after a cue word: "our beagle X";
+ *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
+ *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
+ *    the kind word: not "X, my dog stayed with mum"). */
+static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                           size_t i, size_t j) {
+  static const char *const obj[] = {"him", "her", "it", "them"};
+  static const char *const be[] = {"is", "was"};
+  const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
+  unsigned b = 0, verb = 0;
+  bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
+               (in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
+  if (in_list(p1, obj, sizeof obj / sizeof *obj) && naming_verb(sf, p2))
+    given = (verb = eg_sf_bits_of(sf->cue, p2)) != 0;
+  if (!given && (b = kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
+  if (given) {
+    for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
+      if ((b = kind_bits(sf, t[k - 1].w))) return b;
+    return verb;
+  }
+  if (j + 1 < to && !strcmp(t[j].w, "the") && (b = kind_bits(sf, t[j + 1].w))) return b;
+  if (i > from && t[i - 1].comma && (b = kind_bits(sf, t[i - 1].w))) return b;
+  if (!t[j - 1].comma) return 0;
+  for (size_t k = j; k < to && k < j + 4; k++) {
+    bool closed = t[k].comma || k + 1 == to || (k + 2 <= to && (t[k + 1].comma || k + 2 == to));
+    if ((b = kind_bits(sf, t[k].w))) return closed ? b : 0;
+    if (t[k].comma) break;
+  }
+  return 0;
+}
+
 static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                          size_t from, size_t to, slot *out, size_t max) {
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
     if (t[i].cap && !not_a_name(t[i].w)) {
       size_t j = i + 1;
-      while (j < to && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
+      /* a name does not run past a comma: "Olive, 3 years old" */
+      while (j < to && !t[j - 1].comma && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
       char key[128];
       span_key(t, i, j, key, sizeof key);
       unsigned known = eg_sf_bits_of(sf->proper, key);
@@ -339,7 +393,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
       /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
        * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
-      bool opener = t[i].start && j - i == 1 && !known && !is_session_name(sn, t[i].w);
+      unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
+      bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w);
       if (!opener ||
           !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
         slot s = {i, j, 0, 0, known ? known : sf->name_types, true, false, ST_CURRENT};
@@ -348,6 +403,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev);
+        if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
         if (cue) s.bits = cue, s.cued = true;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
@@ -377,8 +433,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
   if (named_cue) {
     size_t m = 0;
     for (size_t k = 0; k < n; k++)
-      if (out[k].proper || !(out[k].bits & eg_sf_bits_of(sf->cue, t[out[k].ts].w)))
-        out[m++] = out[k];
+      if (out[k].proper || !(out[k].bits & kind_bits(sf, t[out[k].ts].w))) out[m++] = out[k];
     n = m;
   }
   return n;
@@ -397,8 +452,8 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
  * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
  * also count ("left Boston for Y", "moved from X to Y"). */
 static bool joint(const char *w, bool goal) {
-  static const char *const j[] = {"and",     "but", "before", "after", "then",  "since",
-                                  "because", "so",  "while",  "when",  "until", "now"};
+  static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
+                                  "so",  "while", "when",   "whenever", "until", "now"};
   static const char *const g[] = {"to", "into", "for"};
   return in_list(w, j, sizeof j / sizeof *j) || (goal && in_list(w, g, sizeof g / sizeof *g));
 }

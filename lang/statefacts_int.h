@@ -55,6 +55,7 @@ struct eg_statefacts {
   unsigned name_types;                              /* what an unknown capitalised name may be */
   unsigned person_bit;                              /* the type "person", 0 when none */
   unsigned place_bit, org_bit;                      /* "place" and "org", 0 when none */
+  unsigned cue_types;                               /* the types a @cue line gives */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */

@@ -88,6 +88,11 @@ static void test_each_relation_in_other_words(void) {
       {"My Ford Focus makes a grinding noise when I brake.", "DRIVES", "Ford Focus"},
       {"How often should I change the oil on my Honda Civic?", "DRIVES", "Honda Civic"},
       {"Any gift ideas for my girlfriend Rosa?", "PARTNER_OF", "Rosa"},
+      /* a name given to a kind word, or beside one, is the pet; the kind word is no value */
+      {"Adopted a kitten! Named her Luna.", "HAS_PET", "Luna"},
+      {"We adopted a little tabby and the kids named her Miso.", "HAS_PET", "Miso"},
+      {"Nugget, my hamster, escaped again.", "HAS_PET", "Nugget"},
+      {"Our beagle Biscuit howls whenever we leave the house.", "HAS_PET", "Biscuit"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -411,15 +416,28 @@ static void test_lexical_reading(void) {
        true, false, 2},
       {"I'm not vegan anymore.", &diet, "vegan", EG_STATED_FORMER, true, false, true, false, 1},
       {"We might rehome Rufus, my dog, next year.", &pets, "Rufus", EG_STATED_FORMER, false, false,
-       false, false, 1}, /* planned, not ended; an unknown name: any type */
+       true, false, 1}, /* planned, not ended; typed by the apposition */
       {"My sister lives in Oslo now.", &place, "Oslo", EG_STATED_MENTIONED, false, true, true,
        false, 1},
       {"I work at Acme Labs.", &org, "Acme Labs", EG_STATED_CURRENT, false, false, true, true, 1},
       /* "here" stands for a value held now, not for one just named as former */
       {"Back when I lived in Porto I never owned a coat. I survived last winter here.", &place,
        "Porto", EG_STATED_FORMER, true, false, true, false, 1},
-      {"Adopted a kitten! Named her Luna.", &pets, "Luna", EG_STATED_CURRENT, false, false, false,
+      {"Adopted a kitten! Named her Luna.", &pets, "Luna", EG_STATED_CURRENT, false, false, true,
+       true, 1}, /* the name given is the kitten's */
+      /* a name bound to a kind word: in apposition, right after it, or given to it */
+      {"Nugget, my hamster, escaped again.", &pets, "Nugget", EG_STATED_CURRENT, false, false, true,
        true, 1},
+      {"Our beagle Biscuit howls whenever we leave the house.", &pets, "Biscuit", EG_STATED_CURRENT,
+       false, false, true, true, 1}, /* "leave" is the house's, not his */
+      {"We adopted a little tabby and the kids named her Miso.", &pets, "Miso", EG_STATED_CURRENT,
+       false, false, true, true, 1}, /* the kind word named is no second value */
+      {"We got a black kitten, calling her Banshee.", &pets, "Banshee", EG_STATED_CURRENT, false,
+       false, true, true, 1},
+      {"Tofu the hamster stuffed a grape in his cheek.", &pets, "Tofu", EG_STATED_MENTIONED, false,
+       false, true, true, 1}, /* a word opening the sentence, a name by its apposition */
+      {"Went to Paris, my dog stayed with mum.", &place, "Paris", EG_STATED_CURRENT, false, false,
+       true, true, 1}, /* no apposition: the city stays a city */
       /* named plainly in no predicate of the speaker's: a value that came into their words */
       {"The Toyota Prius is a dream on the motorway.", &cars, "Toyota Prius", EG_STATED_MENTIONED,
        false, false, true, true, 1},
