@@ -163,9 +163,13 @@ static bool opens_with_past(const eg_statefacts *sf, const token *t, size_t from
   return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
 }
 
+static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+
 /* Does the sentence [from, to) speak of the speaker? */
-static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  return first_person(t, from, to) || opens_with_past(sf, t, from, to);
+static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                           bool fragments) {
+  return first_person(t, from, to) || opens_with_past(sf, t, from, to) ||
+         (fragments && verbless(sf, t, from, to));
 }
 
 /* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
@@ -629,14 +633,35 @@ static void predicate_span(const token *t, size_t from, size_t to, const slot *s
   while (*b < to && !opens_clause(t[*b].w)) (*b)++;
 }
 
+/* A sentence with no verb of its own up to its first joint ("Three months into X and down
+ * eight kilos", "First week in X", "Not X anymore"): a note about the speaker, the subject
+ * dropped with the verb, as chat does. A verb is a past form, an auxiliary or a modal, a word
+ * with an apostrophe ("it's", "she'll", and possessives with them), or a word that may be a
+ * present in -s ("lives"; "plans" too: in doubt, a verb). */
+static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const aux[] = {
+      "is",   "are", "am",   "was",   "were", "be",    "been",   "has",   "have", "had",   "do",
+      "does", "did", "will", "would", "can",  "could", "should", "shall", "may",  "might", "must"};
+  for (size_t i = from; i < to && !opens_clause(t[i].w); i++) {
+    const char *w = t[i].w, *dash = strrchr(w, '-');
+    if (dash && dash[1]) w = dash + 1; /* "test-drove": its head */
+    if (in_list(w, aux, sizeof aux / sizeof *aux) || strchr(w, '\'') ||
+        eg_wordnet_is_past(&sf->verbs, w) || eg_wordnet_is_present3(&sf->verbs, w))
+      return false;
+  }
+  return true;
+}
+
 static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                            const slot *s) {
+                            const slot *s, bool fragments) {
   size_t a, b;
   predicate_span(t, from, to, s, true, &a, &b);
   /* "X and I split up": the slot and the user share the predicate */
   bool with_me =
       s->te + 1 < to && !strcmp(t[s->te].w, "and") && first_person(t, s->te + 1, s->te + 2);
-  return with_me || first_person(t, a, b) || (a == from && opens_with_past(sf, t, from, b));
+  return with_me || first_person(t, a, b) ||
+         (a == from &&
+          (opens_with_past(sf, t, from, b) || (fragments && verbless(sf, t, from, b))));
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */
@@ -869,7 +894,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
     size_t ns = clause_slots(sf, sn, t, from, to, said, &last, slots);
-    if (said && speaks_of_self(sf, t, from, to)) {
+    if (said && speaks_of_self(sf, t, from, to, true)) {
       st->clauses++;
       size_t before = *n;
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
@@ -879,7 +904,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           continue;
         }
         if ((question && !presupposed(t, from, &slots[k])) ||
-            (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k])))
+            (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
         size_t span_from, span_to;
@@ -1193,7 +1218,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
   for (size_t from = 0; from < nt && n < max;) {
     size_t to = clause_end(t, nt, from);
     bool said = t[from].s >= said_from && t[from].s < said_to;
-    bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to);
+    bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to, false);
     slot slots[MAX_CANDS];
     size_t ns = clause_slots(sf, &names, t, from, to, said, &last, slots);
     for (size_t k = 0; k < ns && n < max; k++) {
@@ -1221,7 +1246,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
         forget_value(&last, s);
         continue;
       }
-      if (!s->cued && !users_predicate(sf, t, from, to, s)) continue;
+      if (!s->cued && !users_predicate(sf, t, from, to, s, false)) continue;
       s->status = st;
       size_t a, b;
       possessed(sf, t, from, to, s, &a, &b);

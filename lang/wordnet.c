@@ -260,3 +260,15 @@ bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w) {
   }
   return false;
 }
+
+bool eg_wordnet_is_present3(const eg_wordnet_verbset *v, const char *w) {
+  size_t len = strlen(w);
+  if (len < 3 || w[len - 1] != 's' || w[len - 2] == 's' || w[len - 2] == '\'') return false;
+  /* "lives" → live, "watches" → watch, "carries" → carry */
+  if (in_set(v->lemmas, v->n_lemmas, w, len - 1)) return true;
+  if (len > 3 && w[len - 2] == 'e' && in_set(v->lemmas, v->n_lemmas, w, len - 2)) return true;
+  char base[64];
+  if (len < 5 || len >= sizeof base || strcmp(w + len - 3, "ies") != 0) return false;
+  memcpy(base, w, len - 3), memcpy(base + len - 3, "y", 2);
+  return in_set(v->lemmas, v->n_lemmas, base, len - 2);
+}

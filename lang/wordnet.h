@@ -61,4 +61,9 @@ void eg_wordnet_verbs_free(eg_wordnet_verbset *v);
  * regular rules ("traded", "stopped", "carried")? */
 bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w);
 
+/* Could the lower-case word be a verb's third person present ("lives", "watches",
+ * "carries": a lemma + "s", "es", or "y" → "ies")? Many plurals are too ("plans"): callers
+ * that look for a sentence with no verb take it as one. */
+bool eg_wordnet_is_present3(const eg_wordnet_verbset *v, const char *w);
+
 #endif

@@ -93,6 +93,11 @@ static void test_each_relation_in_other_words(void) {
       {"We adopted a little tabby and the kids named her Miso.", "HAS_PET", "Miso"},
       {"Nugget, my hamster, escaped again.", "HAS_PET", "Nugget"},
       {"Our beagle Biscuit howls whenever we leave the house.", "HAS_PET", "Biscuit"},
+      /* a sentence with no verb is the speaker's note; one with a verb of its own is not */
+      {"Two weeks fully vegetarian now.", "DIET", "vegetarian"},
+      {"meet Pip, 2 yo terrier cross, huge ears.", "HAS_PET", "Pip"},
+      {"Oslo in March without heating is not fun.", NULL, NULL},
+      {"Test-drove a Tesla Model 3 today just for fun.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -180,6 +185,15 @@ static void test_openers_are_words(void) {
   EG_CHECK(!eg_wordnet_is_common(words, n, "jonas"));
   EG_CHECK(!eg_wordnet_is_common(words, n, "cyberdyne"));
   free(words);
+  /* a present in -s, for a sentence with no verb: "lives", "watches", "carries" may be one;
+   * "months", "kilos", "is" (the present of be is told apart by its caller) are not */
+  eg_wordnet_verbset v;
+  EG_REQUIRE(eg_wordnet_verbs(NULL, &v, &e) == EG_OK);
+  EG_CHECK(eg_wordnet_is_present3(&v, "lives") && eg_wordnet_is_present3(&v, "watches") &&
+           eg_wordnet_is_present3(&v, "carries"));
+  EG_CHECK(!eg_wordnet_is_present3(&v, "months") && !eg_wordnet_is_present3(&v, "kilos") &&
+           !eg_wordnet_is_present3(&v, "is") && !eg_wordnet_is_present3(&v, "boss"));
+  eg_wordnet_verbs_free(&v);
   static const expect x[] = {
       {"They hired me at the bakery last week.", NULL, NULL},
       {"Took the Outback to the coast yesterday, what a drive.", NULL, NULL},
