@@ -364,10 +364,12 @@ move:
  * Another value said later. A fact on the question's topic is in doubt when the latest of
  * the user's own statements on its state, in the excerpts said after it became true (not
  * its own statement), gives another value of its kind as theirs now ("Traded the X for a Y";
- * a value of a known type: not any capitalised name) or its own value as ended ("Sold my X",
- * "my old manager from X", "not X anymore"): the user has spoken of the state since, and
- * what they said was not read as a new fact. A value only named, or named as planned or
- * someone else's, is no statement of the user's state.
+ * a value of a known type: not any capitalised name), names one plainly as it stands ("a
+ * lever harp arrived yesterday": no marker of a past, a plan, a negation or an end, not
+ * someone else's) or gives its own value up ("Sold my X", "my old manager from X", "not X
+ * anymore"): the user has spoken of the state since, and what they said was not read as a
+ * new fact. A value named as planned, asked about or someone else's is no word on the
+ * user's state; only a statement of the fact's own value clears the doubt.
  */
 
 static void other_value_doubts(rc_ctx *c) {
@@ -390,10 +392,11 @@ static void other_value_doubts(rc_ctx *c) {
       size_t n = values_of(c, &c->chunks[j], &v); /* 0 for a chunk not the user's */
       bool for_it = false, other = false;
       for (size_t k = 0; k < n; k++) {
-        if (!(v[k].types & types) || v[k].how == EG_STATED_MENTIONED) continue;
+        bool plain = v[k].plain && v[k].typed;
+        if (!(v[k].types & types) || (v[k].how == EG_STATED_MENTIONED && !plain)) continue;
         bool own = same_value(ch->content, v[k].from, v[k].to, value);
         for_it |= own && v[k].how == EG_STATED_CURRENT;
-        other |= own ? v[k].ended : v[k].how == EG_STATED_CURRENT && v[k].typed;
+        other |= own ? v[k].ended : (v[k].how == EG_STATED_CURRENT || plain) && v[k].typed;
       }
       if (for_it || other) latest = ch, against = other && !for_it;
     }

@@ -623,6 +623,29 @@ static void test_value_given_up(void) {
   EG_CHECK_INT(fact_stale("gu", q, T("2023-07-01"), T("2023-05-01"), "PLAYS violin", NULL, 0), 0);
 }
 
+/* Another value named plainly later: a harp that "arrived" (no clause of the user's says
+ * they play it, so no fact is read from it) after the flute they stated, in a message that
+ * does not give the flute up, puts the flute in doubt from its day on; a harp only wished
+ * for before it changes nothing. */
+static void test_value_named_later(void) {
+  const char *const s1[] = {"user", "I play flute in a wind band and we need a wedding piece.",
+                            "assistant", "Try a Bach arioso."};
+  const char *const s2[] = {"user", "My teacher says my hands would suit the harp. Are they dear?",
+                            "assistant", "Lever harps start modestly."};
+  const char *arrived =
+      "New year, new instrument: a lever harp arrived yesterday. My "
+      "flute's been in its case since autumn. How do I tune it?";
+  const char *const s3[] = {"user", arrived, "assistant", "Start from C."};
+  const char *q = "Which instrument am I learning now?";
+  char by[64];
+  ingest("nl", "nl-1", "2022-10-10T10:00:00Z", s1, 2);
+  ingest("nl", "nl-2", "2023-07-07T10:00:00Z", s2, 2);
+  ingest("nl", "nl-3", "2024-01-01T10:00:00Z", s3, 2);
+  EG_CHECK_INT(fact_stale("nl", q, T("2024-06-01"), 0, "PLAYS flute", by, sizeof by), 1);
+  EG_CHECK_STR(by, "nl-3");
+  EG_CHECK_INT(fact_stale("nl", q, T("2024-06-01"), T("2023-09-01"), "PLAYS flute", NULL, 0), 0);
+}
+
 /* The latest statement first: the user's later word on where they live, in words no
  * rule reads and less like the question than the old one, goes before it, and puts the
  * value read from the old one in doubt; as of a date before it, the old one stands. */
@@ -1076,6 +1099,7 @@ int main(void) {
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);
   EG_RUN(test_value_given_up);
+  EG_RUN(test_value_named_later);
   EG_RUN(test_named_speaker);
   EG_RUN(test_greeting_no_evidence);
   EG_RUN(test_neighbour_answers);
