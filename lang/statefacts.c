@@ -355,7 +355,7 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
                (in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
   if (in_list(p1, obj, sizeof obj / sizeof *obj) && naming_verb(sf, p2))
-    given = (verb = eg_sf_bits_of(sf->cue, p2)) != 0;
+    given = true, verb = eg_sf_bits_of(sf->cue, p2);
   if (!given && (b = kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
   if (given) {
     for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
@@ -395,8 +395,9 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
       if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
-      /* a lone capitalised sentence opener is a name when WordNet knows it as one or does
-       * not know it as a word ("Jonas and I …"); else it is a word ("Harp practice …") */
+      /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
+       * know it as a word ("Jonas and I …") or it is bound to a kind word ("Nugget, my
+       * hamster, …"); else it is a word ("Harp practice …") */
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w);
       if (!opener ||
