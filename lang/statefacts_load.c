@@ -141,10 +141,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       return eg_err_set(err, EG_EINVAL,
                         "prototypes line %d: a type name is missing (or too many types)", lineno);
     unsigned bits = 1u << ti;
-    if (!strcmp(word, "@cue")) sf->cue_types |= bits;
     bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
          ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
          head = !strcmp(word, "@head"); /* WordNet roots whose common nouns end a name */
+    if (cue) sf->cue_types |= bits;
     char *how = cue || suffix || ask || prefix ? "words"
                 : head                         ? "wordnet"
                                                : strtok_r(NULL, " \t", &save);

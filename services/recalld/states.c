@@ -226,6 +226,10 @@ static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
   return x->n_values;
 }
 
+/* A value of a known type named plainly as it stands, in the speaker's words ("a tortoise
+ * called X joined us"): the newest value and another value said later both read it. */
+static bool named_plainly(const eg_stated_value *v) { return v->plain && v->typed; }
+
 static bool same_value(const char *text, size_t from, size_t to, const char *value) {
   size_t n = strlen(value), m = to - from;
   if (!n || !m) return false;
@@ -260,7 +264,7 @@ static size_t newest_value(rc_ctx *c, size_t statement) {
     const eg_stated_value *v;
     size_t n = after_asked(c, ch) ? 0 : values_of(c, &c->chunks[j], &v);
     for (size_t k = 0; k < n; k++) {
-      bool in = (v[k].plain && v[k].typed) || v[k].how == EG_STATED_CURRENT;
+      bool in = named_plainly(&v[k]) || v[k].how == EG_STATED_CURRENT;
       if (!in && !v[k].ended) continue;
       size_t i = 0;
       while (i < ne && !same_value(ch->content, v[k].from, v[k].to, e[i].text)) i++;
@@ -392,7 +396,7 @@ static void other_value_doubts(rc_ctx *c) {
       size_t n = values_of(c, &c->chunks[j], &v); /* 0 for a chunk not the user's */
       bool for_it = false, other = false;
       for (size_t k = 0; k < n; k++) {
-        bool plain = v[k].plain && v[k].typed;
+        bool plain = named_plainly(&v[k]);
         if (!(v[k].types & types) || (v[k].how == EG_STATED_MENTIONED && !plain)) continue;
         bool own = same_value(ch->content, v[k].from, v[k].to, value);
         for_it |= own && v[k].how == EG_STATED_CURRENT;
