@@ -9,11 +9,13 @@
  *  3. slots: capitalised spans (typed by WordNet's instances — Lisbon is a city — by a cue
  *     word before them — "my wife X", "a dog named X" — else any type a name may have) and
  *     common nouns of a type (cello, vegan, minivan), kind words like "car" excepted;
- *  4. status: a slot right after "from"/"left"/"sold" is a former value, a clause with a
- *     past, future or negation marker before its slot asserts nothing, a question neither;
+ *  4. status: a slot right after "from"/"left"/"sold" or a verb that ends a state (any form
+ *     of WordNet's, @ends) is a former value, a clause with a past, future or negation marker
+ *     before its slot asserts nothing, a question neither;
  *  5. relation: the clause with its slot masked as X is embedded (one batch per call) and
  *     compared with the prototypes; the best type-compatible relation must reach the floor
- *     and beat the others and NONE by the margin;
+ *     and beat the others and NONE by the margin; a clause that says nothing so is read
+ *     again by the words near its slot;
  *  6. output: a current assertion is a fact; a matched clause that asserts nothing (or a
  *     first-person clause with a change marker close to a relation's "ended" prototypes)
  *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it.
@@ -236,6 +238,30 @@ static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, 
   return false;
 }
 
+/* Does a form of a verb that ends a state (@ends) start at token i, its words before `to`?
+ * A particle may follow an object pronoun: "called it off", "gave them up". */
+static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  static const char *const object[] = {"it", "them", "him", "her", "that", "this"};
+  char key[128];
+  size_t kl = 0;
+  for (size_t k = i; k < to && k < i + 4; k++) {
+    int w = snprintf(key + kl, sizeof key - kl, "%s%s", k > i ? " " : "", t[k].w);
+    if (w < 0 || (size_t)w >= sizeof key - kl) return false;
+    kl += (size_t)w;
+    if (eg_map_get(sf->ends, key, kl)) return true;
+  }
+  if (i + 2 >= to || !in_list(t[i + 1].w, object, sizeof object / sizeof *object)) return false;
+  int w = snprintf(key, sizeof key, "%s %s", t[i].w, t[i + 2].w);
+  return w > 0 && (size_t)w < sizeof key && eg_map_get(sf->ends, key, (size_t)w);
+}
+
+/* An @ended marker or an @ends verb in [from, to). */
+static bool has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++)
+    if (ending_at(sf, t, i, to)) return true;
+  return has_marker(sf, MK_ENDED, t, from, to);
+}
+
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
 static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
@@ -432,6 +458,16 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       i = j - 1;
     }
   }
+  /* a name of no known type right before a known place ("the Plateau in X", "Hackney, X")
+   * is a part of it: the known place is the one a place is asked by */
+  for (size_t k = 0; k + 1 < n; k++) {
+    const slot *y = &out[k + 1];
+    bool part = out[k].proper && out[k].bits == sf->name_types && y->proper &&
+                (y->bits & sf->place_bit) && y->bits != sf->name_types &&
+                ((y->ts == out[k].te && t[out[k].te - 1].comma) ||
+                 (y->ts == out[k].te + 1 && !strcmp(t[out[k].te].w, "in")));
+    if (part) out[k].bits &= ~sf->place_bit;
+  }
   /* a named pet or partner makes the kind word beside it ("a dog named X") no value */
   bool named_cue = false;
   for (size_t k = 0; k < n; k++) named_cue |= out[k].cued;
@@ -498,6 +534,12 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
   return false;
 }
 
+/* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
+ * ends in that joint ("back when I had X")? */
+static bool past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p) {
+  return p > a && ends_marker(sf, MK_PAST, t, a, p);
+}
+
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
@@ -517,12 +559,15 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   sub_clause(t, from, to, s->ts, &a, &b);
   /* a verb that ends the state a few words before it: "quit my job at X", "sold the X" */
   size_t ended_from = predicate_start(t, a, s, true);
-  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++)
+  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
+    if (ending_at(sf, t, q - 1, s->ts)) return ST_FORMER;
     for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
       if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
+  }
   /* the slot as subject: "X and I split up" */
-  if (!first_person(t, a, s->ts) && has_marker(sf, MK_ENDED, t, s->te, b)) return ST_FORMER;
+  if (!first_person(t, a, s->ts) && has_ending(sf, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);
+  if (past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
    * not the slot's predicate: "my X did 300 km without a complaint" */
@@ -672,6 +717,7 @@ typedef struct item {
   size_t from, to; /* the embedded token range (in the segment's tokens) */
   slot s;          /* the slot; s.te == 0: a change clause without one */
   char *text;      /* masked clause (arena) */
+  bool near;       /* the words near the slot, read only when its whole span said nothing */
 } item;
 
 typedef struct verdict {
@@ -796,6 +842,25 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
   }
 }
 
+/* The words near a slot, within its embedded span [a, b): from the start of its predicate,
+ * at most six words before it, to at most three after it, short of a word that joins another
+ * predicate. A long clause says other things too, and they pull its vector away from every
+ * prototype ("first week at X and the coffee is awful", "starting on the cardiac floor at X
+ * in feb, same place as my sister lol"). False when the window is the span itself or holds
+ * fewer than two words besides the slot. */
+static bool near_slot(const token *t, size_t from, size_t to, const slot *s, size_t a, size_t b,
+                      size_t *na, size_t *nb) {
+  size_t sa, sb;
+  sub_clause(t, from, to, s->ts, &sa, &sb);
+  size_t x = predicate_start(t, sa, s, false), y = s->te;
+  if (s->ts > x + 6) x = s->ts - 6;
+  while (y < sb && y - s->te < 3 && !joint(t[y].w, false)) y++;
+  if (x < a) x = a;
+  if (y > b) y = b;
+  *na = x, *nb = y;
+  return (x > a || y < b) && y - x >= s->te - s->ts + 2;
+}
+
 /* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
  * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
  * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
@@ -815,10 +880,10 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   if (!own_at) return;
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
-  if (has_marker(sf, MK_ENDED, t, s->te, pb)) s->status = ST_FORMER;
+  if (has_ending(sf, t, s->te, pb)) s->status = ST_FORMER;
   /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
    * and so is a verb that ended it before ("I sold my X") */
-  else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) &&
+  else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) && !past_clause(sf, t, from, pa) &&
            !has_marker(sf, MK_NEGATION, t, pa, pb))
     s->status = ST_CURRENT;
   *a = s->ts - own_at;
@@ -913,14 +978,21 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
-        *it = (item){seg, span_from, span_to, slots[k], NULL};
+        *it = (item){seg, span_from, span_to, slots[k], NULL, false};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
+        size_t near_from, near_to;
+        if (*n < MAX_ITEMS &&
+            near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
+          item *near = &items[*n];
+          *near = (item){seg, near_from, near_to, it->s, NULL, true};
+          if ((near->text = masked(a, text, t, near))) (*n)++;
+        }
       }
       if (!ns && !question && *n < MAX_ITEMS &&
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg, from, to, {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL};
+        *it = (item){seg, from, to, {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL, false};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -1070,7 +1142,9 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
     size_t seg = items[i].seg, np = 0;
     for (; i < ni && items[i].seg == seg; i++) {
       picks[np] = (pick){&items[i], judge(sf, vecs + i * (size_t)sf->dim, &items[i])};
-      if (picks[np].v.rel >= 0) np++;
+      /* the words near a slot follow its whole span: a second look when that said nothing */
+      bool read = items[i].near && np && picks[np - 1].it == &items[i - 1];
+      if (picks[np].v.rel >= 0 && !read) np++;
     }
     if (np && (rc = emit(sf, ctx, &segs[seg], picks, np, a, &out[seg], st, err))) goto cleanup;
   }

@@ -13,6 +13,10 @@
 #include "common/log.h"
 #include "lang/statefacts_int.h"
 
+/* A verb below an @ends root counts when that sense is among its first three: "lose" (to
+ * death) is its third; "go" (to die) far down its list. */
+#define ENDS_SENSES 3
+
 static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
                                                          "@from", "@former", "@ended",    "@topic"};
 
@@ -77,6 +81,13 @@ static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *ro
   return rc;
 }
 
+/* A form of a verb that ends a state, into sf->ends: a one-word verb's base and -s forms are
+ * left out, being nouns as often ("part", "dumps", "scrap"); a phrase's are kept ("give up"). */
+static bool on_ending(void *ctx, const char *form, bool present) {
+  if (!present || strchr(form, ' ')) add_bits(((eg_statefacts *)ctx)->ends, form, 1);
+  return true;
+}
+
 static void parse_marker(const char *phrase, marker *m) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", phrase);
@@ -124,6 +135,19 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   if (!strcmp(word, "@generic")) {
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
       add_bits(sf->generic, w, 1);
+    return EG_OK;
+  }
+  if (!strcmp(word, "@ends")) { /* "@ends wordnet discard#1 …": verb senses */
+    char *how = strtok_r(NULL, " \t", &save);
+    if (!how || strcmp(how, "wordnet") != 0)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @ends wordnet ROOT …", lineno);
+    for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      eg_code rc = eg_wordnet_verb_forms(wn_dir, w, ENDS_SENSES, on_ending, sf, err);
+      if (rc == EG_ENOTFOUND)
+        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet verb", lineno,
+                          w);
+      if (rc) return rc;
+    }
     return EG_OK;
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
@@ -264,9 +288,10 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->people = eg_map_new();
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
+  sf->ends = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->people || !sf->ask || !sf->prefix
+                       !sf->people || !sf->ask || !sf->prefix || !sf->ends
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -299,6 +324,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->prefix);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);
+  eg_map_free(sf->ends);
   free(sf->words);
   eg_wordnet_verbs_free(&sf->verbs);
   for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);

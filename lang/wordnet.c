@@ -9,6 +9,7 @@
 #include <string.h>
 #include <wn.h>
 
+#include "common/buf.h"
 #include "common/map.h"
 
 /* A closure is walked breadth-first over hyponym and instance-hyponym pointers; the cap
@@ -38,8 +39,12 @@ static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
   return true;
 }
 
-eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
-                           void *ctx, eg_err *err) {
+/* Walk the closure of root (a word of part of speech pos, "#N" its sense) breadth-first over
+ * hyponym (for verbs: troponym) and instance pointers, handing each synset to on_synset. */
+typedef bool (*synset_fn)(const Synset *s, void *ctx);
+
+static eg_code walk(const char *dict_dir, const char *root, int pos, synset_fn on_synset, void *ctx,
+                    eg_err *err) {
   char word[128];
   int sense = 1;
   snprintf(word, sizeof word, "%s", root);
@@ -54,9 +59,9 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
   long *queue = NULL;
   eg_map *seen = NULL;
   if (rc) goto cleanup;
-  SynsetPtr head = findtheinfo_ds(word, NOUN, HYPOPTR, sense);
+  SynsetPtr head = findtheinfo_ds(word, pos, HYPOPTR, sense);
   if (!head) {
-    rc = eg_err_set(err, EG_ENOTFOUND, "not a WordNet noun: %s", root);
+    rc = eg_err_set(err, EG_ENOTFOUND, "not a WordNet %s: %s", pos == VERB ? "verb" : "noun", root);
     goto cleanup;
   }
   long start = head->hereiam;
@@ -71,9 +76,9 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
   queue[qn++] = start;
   eg_map_put(seen, &start, sizeof start, (void *)1);
   for (size_t at = 0; at < qn; at++) {
-    SynsetPtr s = read_synset(NOUN, queue[at], "");
+    SynsetPtr s = read_synset(pos, queue[at], "");
     if (!s) continue;
-    bool go_on = visit_words(s, visit, ctx);
+    bool go_on = on_synset(s, ctx);
     for (int p = 0; go_on && p < s->ptrcount; p++) {
       if (s->ptrtyp[p] != HYPOPTR && s->ptrtyp[p] != INSTANCES) continue;
       long off = s->ptroff[p];
@@ -88,6 +93,133 @@ cleanup:
   pthread_mutex_unlock(&wn_lock);
   free(queue);
   eg_map_free(seen);
+  return rc;
+}
+
+typedef struct noun_walk {
+  eg_wordnet_visit visit;
+  void *ctx;
+} noun_walk;
+
+static bool on_noun_synset(const Synset *s, void *ctx) {
+  noun_walk *w = ctx;
+  return visit_words(s, w->visit, w->ctx);
+}
+
+eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
+                           void *ctx, eg_err *err) {
+  noun_walk w = {visit, ctx};
+  return walk(dict_dir, root, NOUN, on_noun_synset, &w, err);
+}
+
+/* ---- verb closures, inflected -------------------------------------------------------------- */
+
+typedef struct verb_walk {
+  int max_sense;
+  char *exc; /* verb.exc, whole: "inflected base\n" lines */
+  eg_wordnet_form_visit visit;
+  void *ctx;
+} verb_walk;
+
+/* Is the synset at off among the first max_sense senses of the verb word (WordNet orders a
+ * word's senses by how often they were tagged)? Called under wn_lock. */
+static bool dominant_sense(const char *word, long off, int max_sense) {
+  char w[128];
+  snprintf(w, sizeof w, "%s", word);
+  IndexPtr idx = index_lookup(w, VERB);
+  if (!idx) return false;
+  bool yes = false;
+  for (int i = 0; i < idx->off_cnt && i < max_sense; i++) yes |= (long)idx->offset[i] == off;
+  free_index(idx);
+  return yes;
+}
+
+static bool vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+
+/* Visit head+suffix followed by rest ("gave" + " up"); present: the base or -s form. */
+static bool visit_form(const verb_walk *w, const char *head, size_t hl, const char *suffix,
+                       const char *rest, bool present) {
+  char form[160];
+  snprintf(form, sizeof form, "%.*s%s%s", (int)hl, head, suffix, rest);
+  for (char *p = form; *p; p++)
+    if (*p == '_') *p = ' ';
+  return w->visit(w->ctx, form, present);
+}
+
+/* The forms of one lemma ("give_up"): its first word inflected by the regular rules (both
+ * ways where a final consonant may double: "scrapped", "scraped") and by verb.exc. */
+static bool visit_lemma(const verb_walk *w, const char *lemma) {
+  const char *us = strchr(lemma, '_');
+  size_t hl = us ? (size_t)(us - lemma) : strlen(lemma);
+  const char *rest = lemma + hl, *h = lemma;
+  if (hl < 2 || hl > 60) return true;
+  char last = h[hl - 1], before = h[hl - 2];
+  bool e = last == 'e', y = last == 'y' && !vowel(before);
+  bool sib = last == 's' || last == 'x' || last == 'z' ||
+             (last == 'h' && (before == 'c' || before == 's'));
+  bool cvc = hl >= 3 && !vowel(last) && last != 'w' && last != 'x' && last != 'y' &&
+             vowel(before) && !vowel(h[hl - 3]);
+  bool ie = e && before == 'i'; /* "die": "dying" */
+  size_t ing_at = ie ? hl - 2 : e && before != 'e' && before != 'y' && before != 'o' ? hl - 1 : hl;
+  if (!visit_form(w, h, hl, "", rest, true) ||
+      !visit_form(w, h, y ? hl - 1 : hl,
+                  y     ? "ies"
+                  : sib ? "es"
+                        : "s",
+                  rest, true) ||
+      !visit_form(w, h, y ? hl - 1 : hl,
+                  y   ? "ied"
+                  : e ? "d"
+                      : "ed",
+                  rest, false) ||
+      !visit_form(w, h, ing_at, ie ? "ying" : "ing", rest, false))
+    return false;
+  if (cvc) { /* "scrapped", "dropping" */
+    char ed[4] = {last, 'e', 'd', 0}, ing[5] = {last, 'i', 'n', 'g', 0};
+    if (!visit_form(w, h, hl, ed, rest, false) || !visit_form(w, h, hl, ing, rest, false))
+      return false;
+  }
+  /* verb.exc: "gave give", "given give" */
+  for (const char *line = w->exc; line && *line;) {
+    const char *nl = strchr(line, '\n'),
+               *sp = memchr(line, ' ', nl ? (size_t)(nl - line) : strlen(line));
+    if (sp) {
+      const char *base = sp + 1;
+      size_t bl = (nl ? (size_t)(nl - base) : strlen(base));
+      while (bl && (base[bl - 1] == ' ' || base[bl - 1] == '\r')) bl--;
+      if (bl == hl && !strncmp(base, h, hl) &&
+          !visit_form(w, line, (size_t)(sp - line), "", rest, false))
+        return false;
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  return true;
+}
+
+static bool on_verb_synset(const Synset *s, void *ctx) {
+  verb_walk *w = ctx;
+  for (int i = 0; i < s->wcount; i++)
+    if (dominant_sense(s->words[i], s->hereiam, w->max_sense) && !visit_lemma(w, s->words[i]))
+      return false;
+  return true;
+}
+
+eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *root, int max_sense,
+                              eg_wordnet_form_visit visit, void *ctx, eg_err *err) {
+  const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
+  if (!dir || !*dir) dir = "/usr/share/wordnet";
+  char path[1024];
+  snprintf(path, sizeof path, "%s/verb.exc", dir);
+  eg_buf exc = EG_BUF_INIT;
+  eg_code rc = eg_buf_read_file(&exc, path, err);
+  if (!rc && !exc.data) rc = eg_err_set(err, EG_EUNAVAIL, "%s is empty", path);
+  if (rc) {
+    eg_buf_free(&exc);
+    return rc;
+  }
+  verb_walk w = {max_sense, exc.data, visit, ctx};
+  rc = walk(dict_dir, root, VERB, on_verb_synset, &w, err);
+  eg_buf_free(&exc);
   return rc;
 }
 

@@ -1,5 +1,5 @@
 /*
- * wordnet.h — noun closures from WordNet (Princeton WordNet 3.0, Debian wordnet-base).
+ * wordnet.h — noun and verb closures from WordNet (Princeton WordNet 3.0, Debian wordnet-base).
  *
  * The extractor needs to know that "Lisbon" is a city and "cello" a musical instrument.
  * WordNet's library keeps global state and is not thread-safe, so it is used only here,
@@ -29,6 +29,19 @@ typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper);
  */
 eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
                            void *ctx, eg_err *err);
+
+/*
+ * Visit every form of the verbs of root's closure ("discard#1": the sense and its troponyms,
+ * transitively): each lemma only when the sense it is reached by is among its first
+ * max_sense senses as a verb (so "go", a rare sense of "die", is not one), in its base, -s,
+ * -ed and -ing forms by the regular rules and its irregular forms of verb.exc, a lemma of
+ * several words inflected on its first ("gave up", "giving up", "ditched"). A form may be
+ * visited more than once; present tells the base and -s forms ("part", "dumps": often a
+ * noun too) from the others. Errors as eg_wordnet_closure's.
+ */
+typedef bool (*eg_wordnet_form_visit)(void *ctx, const char *form, bool present);
+eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *root, int max_sense,
+                              eg_wordnet_form_visit visit, void *ctx, eg_err *err);
 
 /*
  * Every word WordNet spells in lower case somewhere (any part of speech), and the irregular

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "common/map.h"
 #include "common/time.h"
 #include "lang/statefacts.h"
 #include "lang/wordnet.h"
@@ -197,6 +198,46 @@ static void test_openers_are_words(void) {
   static const expect x[] = {
       {"They hired me at the bakery last week.", NULL, NULL},
       {"Took the Outback to the coast yesterday, what a drive.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+static bool collect_form(void *ctx, const char *form, bool present) {
+  (void)present;
+  return eg_map_put(ctx, form, strlen(form), (void *)1) == EG_OK;
+}
+
+/* A verb that ends a state is read in any of its forms and troponyms (WordNet, @ends), not
+ * only the phrases the file lists; a past clause governs what follows "back when"; a name
+ * before a known place is part of it; a long clause is read again by the words near its
+ * slot when it says nothing as a whole. */
+static void test_endings_and_near_words(void) {
+  eg_map *forms = eg_map_new();
+  eg_err e;
+  EG_REQUIRE(forms &&
+             eg_wordnet_verb_forms(NULL, "discard#1", 3, collect_form, forms, &e) == EG_OK);
+  static const char *const have[] = {"ditched",  "ditching", "threw away", "throwing out",
+                                     "scrapped", "gave up",  "dumped"};
+  for (size_t i = 0; i < sizeof have / sizeof *have; i++)
+    if (!EG_CHECK(eg_map_get(forms, have[i], strlen(have[i])))) fprintf(stderr, "  %s\n", have[i]);
+  eg_map_clear(forms);
+  /* only the senses a word is mostly used in: "go" and "pass" are forms of dying far down
+   * their lists */
+  EG_REQUIRE(eg_wordnet_verb_forms(NULL, "die#1", 3, collect_form, forms, &e) == EG_OK);
+  EG_CHECK(eg_map_get(forms, "passed away", 11) && eg_map_get(forms, "dying", 5));
+  EG_CHECK(!eg_map_get(forms, "go", 2) && !eg_map_get(forms, "went", 4) &&
+           !eg_map_get(forms, "passed", 6));
+  eg_map_free(forms);
+  EG_CHECK_INT(eg_wordnet_verb_forms(NULL, "qwertyuiop#1", 3, collect_form, NULL, &e),
+               EG_ENOTFOUND);
+  static const expect x[] = {
+      {"We scrapped the Ford Fiesta after the crash.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"Ditched the cello for good.", EG_STATE_UNCERTAIN, "PLAYS"},
+      {"I have abandoned the keto diet.", EG_STATE_UNCERTAIN, "DIET"},
+      {"Back when I had my Honda Civic we drove to the coast every weekend.", EG_STATE_UNCERTAIN,
+       "DRIVES"},
+      {"Signed a lease on a flat in Kreuzberg, Berlin.", NULL, NULL},
+      {"First week at Initech and the coffee is awful.", "WORKS_AT", "Initech"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -584,6 +625,7 @@ int main(void) {
   EG_RUN(test_tense_and_negation);
   EG_RUN(test_no_false_states);
   EG_RUN(test_openers_are_words);
+  EG_RUN(test_endings_and_near_words);
   EG_RUN(test_typed_slots_and_valid_time);
   EG_RUN(test_rules_first_and_user_only);
   EG_RUN(test_tense_over_rules);
