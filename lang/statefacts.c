@@ -399,6 +399,15 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   return 0;
 }
 
+static bool joint(const char *w, bool goal);
+
+/* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?
+ * Not a function word nor a verb's past or present in -s ("my honda makes a noise"). */
+static bool model_word(const eg_statefacts *sf, const token *w) {
+  return !w->cap && !not_a_name(w->w) && !joint(w->w, true) && !eg_sf_bits_of(sf->generic, w->w) &&
+         !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w);
+}
+
 static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                          size_t from, size_t to, slot *out, size_t max) {
   size_t n = 0;
@@ -443,6 +452,17 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         i = j - 1;
         continue;
       }
+    }
+    /* a make and its model in lower case, as chat writes them ("my honda civic", "a used
+     * toyota tacoma", "a tesla model 3"): a make's word (@prefix) and the next word, and a
+     * number after it, are a name of the make's type */
+    unsigned make = eg_sf_bits_of(sf->prefix, t[i].w);
+    if (make && !t[i].cap && !t[i].comma && i + 1 < to && model_word(sf, &t[i + 1])) {
+      size_t j = i + 2;
+      if (j < to && t[j].digit && !t[j - 1].comma) j++;
+      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT};
+      i = j - 1;
+      continue;
     }
     if (t[i].cap && !t[i].start) continue;
     unsigned b = 0;

@@ -654,8 +654,7 @@ static void test_latest_statement(void) {
                             "I live in Zagreb. Living in Zagreb is great, I love where I live.",
                             "assistant", "Zagreb is lovely."};
   const char *const s2[] = {"user",
-                            "We spent the whole weekend hauling boxes up four flights of stairs in "
-                            "Lisbon, my back is done.",
+                            "We hauled boxes up four flights of stairs in Lisbon all weekend.",
                             "assistant", "Sounds tiring!"};
   ingest("ls", "ls-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("ls", "ls-2", "2024-05-01T10:00:00Z", s2, 2);
@@ -831,8 +830,7 @@ static void test_later_same_day(void) {
                             "I live in Zagreb. Living in Zagreb is great, I love where I live.",
                             "assistant", "Zagreb is lovely."};
   const char *const s2[] = {"user",
-                            "We spent the whole weekend hauling boxes up four flights of stairs in "
-                            "Lisbon, my back is done.",
+                            "We hauled boxes up four flights of stairs in Lisbon all weekend.",
                             "assistant", "Sounds tiring!"};
   ingest("sd", "sd-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("sd", "sd-2", "2024-06-01T15:00:00Z", s2, 2);

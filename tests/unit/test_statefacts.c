@@ -210,7 +210,7 @@ static bool collect_form(void *ctx, const char *form, bool present) {
 /* A verb that ends a state is read in any of its forms and troponyms (WordNet, @ends), not
  * only the phrases the file lists; a past clause governs what follows "back when"; a name
  * before a known place is part of it; a long clause is read again by the words near its
- * slot when it says nothing as a whole. */
+ * slot when it says nothing as a whole; a car's make opens a name in lower case too. */
 static void test_endings_and_near_words(void) {
   eg_map *forms = eg_map_new();
   eg_err e;
@@ -238,6 +238,10 @@ static void test_endings_and_near_words(void) {
        "DRIVES"},
       {"Signed a lease on a flat in Kreuzberg, Berlin.", NULL, NULL},
       {"First week at Initech and the coffee is awful.", "WORKS_AT", "Initech"},
+      /* a make and its model in lower case; a verb after the make is no model */
+      {"I drive a kia ceed these days.", "DRIVES", "kia ceed"},
+      {"just bought a used mazda cx-5 and I love it.", "DRIVES", "mazda cx-5"},
+      {"my honda makes a weird noise on the motorway.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
