@@ -827,12 +827,21 @@ static eg_code push_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *
   return EG_OK;
 }
 
+/* Where a value that ends at token te (exclusive) ends in text: before a clitic "'s" or "’s"
+ * ("Rania's moving in", "Rex's bowl": the name is Rania, Rex). */
+static size_t value_end(const char *text, const token *t, size_t te) {
+  size_t s = t[te - 1].s, e = t[te - 1].e;
+  if (e >= s + 3 && text[e - 2] == '\'' && text[e - 1] == 's') return e - 2;
+  if (e >= s + 5 && !memcmp(text + e - 4, "\xe2\x80\x99s", 4)) return e - 4; /* ’ */
+  return e;
+}
+
 /* The masked clause: the slot's bytes replaced by "X". */
 static char *masked(eg_arena *a, const char *text, const token *t, const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
   if (!it->s.te) return eg_arena_strndup(a, text + cs, ce - cs);
-  size_t ss = t[it->s.ts].s, se = t[it->s.te - 1].e;
+  size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   return eg_arena_sprintf(a, "%.*sX%.*s", (int)(ss - cs), text + cs, (int)(ce - se), text + se);
 }
@@ -1072,7 +1081,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     char slot_text[160] = "";
     size_t vs = it->s.ve ? it->s.vs : it->s.ts, ve = it->s.ve ? it->s.ve : it->s.te;
     if (it->s.te)
-      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(t[ve - 1].e - t[vs].s), text + t[vs].s);
+      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(value_end(text, t, ve) - t[vs].s),
+               text + t[vs].s);
     bool mine_is_fact = fact != NULL, said_by_rules = false;
     size_t kept = 0, removed = 0;
     for (size_t k = 0; k < o->n_facts; k++) {
@@ -1100,7 +1110,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                  .extractor = "prototypes"};
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     if (fact) {
-      size_t ss = t[vs].s, se = t[ve - 1].e;
+      size_t ss = t[vs].s, se = value_end(text, t, ve);
       f.relation = (char *)rel;
       f.object = eg_arena_strndup(a, text + ss, se - ss);
       if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -1322,7 +1332,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       size_t vs = s->ve ? s->vs : s->ts, ve = s->ve ? s->ve : s->te;
       eg_stated_value *v = &out[n++];
       *v = (eg_stated_value){.from = t[vs].s,
-                             .to = t[ve - 1].e,
+                             .to = value_end(text, t, ve),
                              .how = EG_STATED_MENTIONED,
                              .typed = s->cued || s->bits != sf->name_types,
                              .types = s->bits & types};

@@ -210,7 +210,8 @@ static bool collect_form(void *ctx, const char *form, bool present) {
 /* A verb that ends a state is read in any of its forms and troponyms (WordNet, @ends), not
  * only the phrases the file lists; a past clause governs what follows "back when"; a name
  * before a known place is part of it; a long clause is read again by the words near its
- * slot when it says nothing as a whole; a car's make opens a name in lower case too. */
+ * slot when it says nothing as a whole; a car's make opens a name in lower case too; a
+ * name's clitic 's is no part of its value. */
 static void test_endings_and_near_words(void) {
   eg_map *forms = eg_map_new();
   eg_err e;
@@ -242,6 +243,9 @@ static void test_endings_and_near_words(void) {
       {"I drive a kia ceed these days.", "DRIVES", "kia ceed"},
       {"just bought a used mazda cx-5 and I love it.", "DRIVES", "mazda cx-5"},
       {"my honda makes a weird noise on the motorway.", NULL, NULL},
+      /* a clitic 's is no part of the name */
+      {"Priya\u2019s my girlfriend now, we met at a gig.", "PARTNER_OF", "Priya"},
+      {"My girlfriend Priya's birthday is next week.", "PARTNER_OF", "Priya"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
