@@ -141,14 +141,17 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     char *how = strtok_r(NULL, " \t", &save);
     if (!how || strcmp(how, "wordnet") != 0)
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @ends wordnet ROOT …", lineno);
-    for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-      eg_code rc = eg_wordnet_verb_forms(wn_dir, w, ENDS_SENSES, on_ending, sf, err);
-      if (rc == EG_ENOTFOUND)
-        return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is not a WordNet verb", lineno,
-                          w);
-      if (rc) return rc;
+    const char *roots[64];
+    size_t n = 0;
+    for (char *w = strtok_r(NULL, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
+      roots[n++] = w;
+    eg_code rc = eg_wordnet_verb_forms(wn_dir, roots, n, ENDS_SENSES, on_ending, sf, err);
+    if (rc == EG_ENOTFOUND) {
+      char why[sizeof err->msg];
+      snprintf(why, sizeof why, "%s", err->msg); /* "not a WordNet verb: ROOT" */
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s", lineno, why);
     }
-    return EG_OK;
+    return rc;
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {

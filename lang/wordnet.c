@@ -1,5 +1,5 @@
 /*
- * wordnet.c — noun closures from WordNet, walked once at start (see wordnet.h).
+ * wordnet.c — noun and verb closures from WordNet, walked once at start (see wordnet.h).
  */
 #include "lang/wordnet.h"
 
@@ -18,6 +18,12 @@
 
 static pthread_mutex_t wn_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool wn_ready;
+
+/* The database's folder: dict_dir, else WNSEARCHDIR, else Debian's. */
+static const char *data_dir(const char *dict_dir) {
+  const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
+  return dir && *dir ? dir : "/usr/share/wordnet";
+}
 
 static eg_code wn_open(const char *dict_dir, eg_err *err) {
   if (wn_ready) return EG_OK;
@@ -204,12 +210,10 @@ static bool on_verb_synset(const Synset *s, void *ctx) {
   return true;
 }
 
-eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *root, int max_sense,
-                              eg_wordnet_form_visit visit, void *ctx, eg_err *err) {
-  const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
-  if (!dir || !*dir) dir = "/usr/share/wordnet";
+eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, size_t n,
+                              int max_sense, eg_wordnet_form_visit visit, void *ctx, eg_err *err) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/verb.exc", dir);
+  snprintf(path, sizeof path, "%s/verb.exc", data_dir(dict_dir));
   eg_buf exc = EG_BUF_INIT;
   eg_code rc = eg_buf_read_file(&exc, path, err);
   if (!rc && !exc.data) rc = eg_err_set(err, EG_EUNAVAIL, "%s is empty", path);
@@ -218,7 +222,8 @@ eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *root, int max_se
     return rc;
   }
   verb_walk w = {max_sense, exc.data, visit, ctx};
-  rc = walk(dict_dir, root, VERB, on_verb_synset, &w, err);
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = walk(dict_dir, roots[i], VERB, on_verb_synset, &w, err);
   eg_buf_free(&exc);
   return rc;
 }
@@ -295,8 +300,7 @@ static eg_code read_exc_file(const char *path, word_set *ws) {
  * sorted and deduplicated. */
 static eg_code read_words(const char *dict_dir, const char *const *pos, size_t np, bool data,
                           bool exc, uint64_t **out, size_t *n, eg_err *err) {
-  const char *dir = dict_dir && *dict_dir ? dict_dir : getenv("WNSEARCHDIR");
-  if (!dir || !*dir) dir = "/usr/share/wordnet";
+  const char *dir = data_dir(dict_dir);
   word_set ws = {NULL, 0, 0};
   for (size_t p = 0; p < np; p++) {
     char path[1024];

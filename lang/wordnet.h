@@ -31,8 +31,8 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
                            void *ctx, eg_err *err);
 
 /*
- * Visit every form of the verbs of root's closure ("discard#1": the sense and its troponyms,
- * transitively): each lemma only when the sense it is reached by is among its first
+ * Visit every form of the verbs of the closures of roots[0..n) ("discard#1": the sense and its
+ * troponyms, transitively): each lemma only when the sense it is reached by is among its first
  * max_sense senses as a verb (so "go", a rare sense of "die", is not one), in its base, -s,
  * -ed and -ing forms by the regular rules and its irregular forms of verb.exc, a lemma of
  * several words inflected on its first ("gave up", "giving up", "ditched"). A form may be
@@ -40,8 +40,8 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
  * noun too) from the others. Errors as eg_wordnet_closure's.
  */
 typedef bool (*eg_wordnet_form_visit)(void *ctx, const char *form, bool present);
-eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *root, int max_sense,
-                              eg_wordnet_form_visit visit, void *ctx, eg_err *err);
+eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, size_t n,
+                              int max_sense, eg_wordnet_form_visit visit, void *ctx, eg_err *err);
 
 /*
  * Every word WordNet spells in lower case somewhere (any part of speech), and the irregular

@@ -215,8 +215,8 @@ static bool collect_form(void *ctx, const char *form, bool present) {
 static void test_endings_and_near_words(void) {
   eg_map *forms = eg_map_new();
   eg_err e;
-  EG_REQUIRE(forms &&
-             eg_wordnet_verb_forms(NULL, "discard#1", 3, collect_form, forms, &e) == EG_OK);
+  EG_REQUIRE(forms && eg_wordnet_verb_forms(NULL, (const char *[]){"discard#1"}, 1, 3, collect_form,
+                                            forms, &e) == EG_OK);
   static const char *const have[] = {"ditched",  "ditching", "threw away", "throwing out",
                                      "scrapped", "gave up",  "dumped"};
   for (size_t i = 0; i < sizeof have / sizeof *have; i++)
@@ -224,13 +224,15 @@ static void test_endings_and_near_words(void) {
   eg_map_clear(forms);
   /* only the senses a word is mostly used in: "go" and "pass" are forms of dying far down
    * their lists */
-  EG_REQUIRE(eg_wordnet_verb_forms(NULL, "die#1", 3, collect_form, forms, &e) == EG_OK);
+  EG_REQUIRE(eg_wordnet_verb_forms(NULL, (const char *[]){"die#1"}, 1, 3, collect_form, forms,
+                                   &e) == EG_OK);
   EG_CHECK(eg_map_get(forms, "passed away", 11) && eg_map_get(forms, "dying", 5));
   EG_CHECK(!eg_map_get(forms, "go", 2) && !eg_map_get(forms, "went", 4) &&
            !eg_map_get(forms, "passed", 6));
-  eg_map_free(forms);
-  EG_CHECK_INT(eg_wordnet_verb_forms(NULL, "qwertyuiop#1", 3, collect_form, NULL, &e),
+  EG_CHECK_INT(eg_wordnet_verb_forms(NULL, (const char *[]){"discard#1", "qwertyuiop#1"}, 2, 3,
+                                     collect_form, forms, &e),
                EG_ENOTFOUND);
+  eg_map_free(forms);
   static const expect x[] = {
       {"We scrapped the Ford Fiesta after the crash.", EG_STATE_UNCERTAIN, "DRIVES"},
       {"Ditched the cello for good.", EG_STATE_UNCERTAIN, "PLAYS"},
@@ -610,6 +612,14 @@ static void test_bad_files(void) {
   o.prototypes = path;
   EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
   EG_CHECK(strstr(e.msg, "line 1") != NULL);
+  /* a verb sense WordNet does not have, named with its line */
+  const char *ends = "@ends wordnet discard#1 notawordatall#1\n[LIVES_IN place]\nI live in X\n";
+  FILE *f = fopen(path, "w");
+  EG_REQUIRE(f != NULL);
+  fputs(ends, f);
+  fclose(f);
+  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "notawordatall"));
   unlink(path);
   EG_CHECK(x == NULL);
 }
