@@ -77,9 +77,18 @@ typedef struct eg_enriched {
   size_t n_outcomes;
 } eg_enriched;
 
+/* A value the user held when the text was said, as the graph knows it ("HAS_PET", "Biscuit"):
+ * a later bare mention of it is of that kind ("we lost Biscuit", "Biscuit keeps scratching
+ * the sofa"). */
+typedef struct eg_held {
+  const char *relation, *value;
+} eg_held;
+
 typedef struct eg_enrich_ctx {
   const char *user_entity; /* the user as an entity name ("user:<id>") */
   unsigned prev, next;     /* window */
+  const eg_held *held;     /* the user's state values named by entities (n_held), or NULL */
+  size_t n_held;
 } eg_enrich_ctx;
 
 /* Offline rules: enrich n segments (out[n]). Never fails except out of memory. */

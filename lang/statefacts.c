@@ -35,93 +35,12 @@
 #include "lang/statefacts_int.h"
 #include "lang/wordnet.h"
 
-#define MAX_TOKENS 512
 #define MAX_CANDS 8
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
 #define STATEMENT_PROTOS 6 /* prototypes per relation in eg_statefacts_statement */
 
 /* ---- words and clauses ------------------------------------------------------------------- */
-
-typedef struct token {
-  size_t s, e; /* byte span */
-  char w[32];  /* lower case, ’ as ' */
-  bool cap;    /* starts with an upper-case letter */
-  bool digit;  /* holds a digit ("CX-5", "3") */
-  bool start;  /* first word of a sentence */
-  bool cut;    /* a clause (sentence) ends after it */
-  bool comma;  /* a sub-clause ends after it (markers do not reach past it) */
-  bool ask;    /* … with a question mark */
-} token;
-
-static bool is_apostrophe(const char *p) {
-  return *p == '\'' || ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
-                        (unsigned char)p[2] == 0x99);
-}
-
-/* An en or em dash: "Boxes unpacked — we live in X now" (bounds a sub-clause, like a comma). */
-static bool is_dash(const char *p) {
-  return (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
-         ((unsigned char)p[2] == 0x93 || (unsigned char)p[2] == 0x94);
-}
-
-static size_t tokenize(const char *text, token *t, size_t max) {
-  size_t n = 0;
-  bool start = true;
-  for (size_t p = 0; text[p];) {
-    unsigned char c = (unsigned char)text[p];
-    bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p));
-    if (!word_char) {
-      /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
-       * commas only bound the reach of tense and negation markers */
-      bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
-      bool clause = sentence || c == ';';
-      if (clause && n) t[n - 1].cut = true;
-      if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n)
-        t[n - 1].comma = true;
-      if (c == '?' && n) t[n - 1].ask = true;
-      if (sentence) start = true;
-      p += c >= 0x80 ? 3 : 1; /* the non-word multi-byte characters here (’, –, —) are 3 bytes */
-      continue;
-    }
-    if (n == max) break;
-    token *k = &t[n];
-    memset(k, 0, sizeof *k);
-    k->s = p;
-    k->cap = isupper(c);
-    k->start = start;
-    start = false;
-    size_t l = 0;
-    while (text[p]) {
-      unsigned char d = (unsigned char)text[p];
-      if (is_apostrophe(text + p) && l && isalpha((unsigned char)text[p + (d == '\'' ? 1 : 3)])) {
-        if (l < sizeof k->w - 1) k->w[l++] = '\'';
-        p += d == '\'' ? 1 : 3;
-        continue;
-      }
-      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p)) ||
-            (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
-        break;
-      if (isdigit(d)) k->digit = true;
-      if (l < sizeof k->w - 1) k->w[l++] = (char)tolower(d);
-      p++;
-    }
-    k->w[l] = '\0';
-    k->e = p;
-    /* "but" opens a new clause: "I used to live in X but now I live in Y" */
-    if (!strcmp(k->w, "but") && n) t[n - 1].cut = true;
-    n++;
-  }
-  if (n) t[n - 1].cut = true;
-  return n;
-}
-
-/* The end of the clause (sentence) opening at token from: one past its last token. */
-static size_t clause_end(const token *t, size_t nt, size_t from) {
-  size_t to = from;
-  while (to < nt && !t[to].cut) to++;
-  return to < nt ? to + 1 : nt;
-}
 
 /* Does w open with one of the stems in list ("begging" with "beg")? */
 static bool opens_with_any(const char *w, const char *const *list, size_t n) {
@@ -285,6 +204,7 @@ typedef struct slot {
   bool proper;   /* a name: the object is an entity */
   bool cued;     /* its type came from a cue word */
   slot_status status;
+  size_t held; /* 1 + the index of the user's held value it names (eg_enrich_ctx.held); 0 */
 } slot;
 
 static unsigned lookup_common(const eg_statefacts *sf, const char *w) {
@@ -314,21 +234,72 @@ static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) 
 typedef struct session_names {
   char w[SESSION_NAMES][32];
   size_t n;
-  const eg_statefacts_known *known; /* values named in full elsewhere, or NULL */
+  const eg_statefacts_known *known;    /* values named in full elsewhere, or NULL */
+  eg_statefacts_known held;            /* the user's held values (eg_enrich_ctx.held), as known */
+  size_t held_ix[EG_STATEFACTS_KNOWN]; /* … and the index of each in eg_enrich_ctx.held */
 } session_names;
+
+/* The held values of ctx that name an entity of a known relation, into sn->held. */
+static void learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn) {
+  sn->held.n = 0;
+  for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
+    unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
+    if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;
+    char *w = sn->held.words[sn->held.n];
+    size_t at = 0;
+    for (const char *c = ctx->held[i].value; *c && at + 1 < sizeof sn->held.words[0]; c++)
+      if (*c != ' ' || (at && w[at - 1] != ' ')) w[at++] = (char)tolower((unsigned char)*c);
+    while (at && w[at - 1] == ' ') at--;
+    w[at] = '\0';
+    sn->held.bits[sn->held.n] = bits;
+    sn->held_ix[sn->held.n++] = i;
+  }
+}
+
+/* Does word w (of a token) match v's next word, its clitic "'s" aside? Sets *rest past it. */
+static bool held_word(const char *v, const char *w, const char **rest) {
+  size_t l = strlen(w);
+  if (l > 2 && !strcmp(w + l - 2, "'s") && strncmp(v, w, l) != 0) l -= 2; /* "hamish's" */
+  if (strncmp(v, w, l) != 0 || (v[l] != ' ' && v[l] != '\0')) return false;
+  *rest = v[l] ? v + l + 1 : v + l;
+  return true;
+}
+
+/* 1 + the index of the user's held value that tokens [i, …) of the clause [i, to) name in
+ * full, the longest (0 for none; *end: where it ends). Lower case too ("rufus keeps
+ * pulling"), but a lone word in lower case that is a word of its own is that word ("biscuit"
+ * is food). */
+static size_t held_at(const eg_statefacts *sf, const session_names *sn, const token *t, size_t i,
+                      size_t to, size_t *end) {
+  size_t best = 0;
+  for (size_t k = 0; sn && k < sn->held.n; k++) {
+    const char *v = sn->held.words[k];
+    size_t j = i;
+    while (j < to && *v && held_word(v, t[j].w, &v)) j++;
+    if (*v || j == i) continue;
+    bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w);
+    if (!word && (!best || j > *end)) best = k + 1, *end = j;
+  }
+  return best;
+}
 
 /* The type of a value named in full elsewhere that the span [i, j) names in part: its last
  * words ("Leaf" of "Nissan Leaf") or, alone, its first ("Brightwater"); 0 for none. */
-static unsigned known_part(const session_names *sn, const char *key, size_t words) {
-  for (size_t k = 0; sn && sn->known && k < sn->known->n; k++) {
-    const char *v = sn->known->words[k];
+static size_t part_of(const eg_statefacts_known *kn, const char *key, size_t words) {
+  for (size_t k = 0; kn && k < kn->n; k++) {
+    const char *v = kn->words[k];
     size_t lv = strlen(v), lk = strlen(key);
     if (lk >= lv) continue;
     if ((v[lv - lk - 1] == ' ' && !strcmp(v + lv - lk, key)) ||
         (words == 1 && !strncmp(v, key, lk) && v[lk] == ' '))
-      return sn->known->bits[k];
+      return k + 1;
   }
   return 0;
+}
+
+static unsigned known_part(const session_names *sn, const char *key, size_t words) {
+  size_t k = sn ? part_of(sn->known, key, words) : 0;
+  return k ? sn->known->bits[k - 1] : 0;
 }
 
 static bool is_session_name(const session_names *sn, const char *w) {
@@ -339,7 +310,7 @@ static bool is_session_name(const session_names *sn, const char *w) {
 
 static void learn_names(const char *text, session_names *sn) {
   static __thread token t[MAX_TOKENS];
-  size_t nt = tokenize(text, t, MAX_TOKENS);
+  size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
   for (size_t i = 0; i < nt && sn->n < SESSION_NAMES; i++)
     if (t[i].cap && !t[i].start && !t[i].digit && !not_a_name(t[i].w) &&
         !is_session_name(sn, t[i].w))
@@ -412,6 +383,14 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
                          size_t from, size_t to, slot *out, size_t max) {
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
+    size_t hj = 0, h = held_at(sf, sn, t, i, to, &hj);
+    if (h) { /* a value the user holds: of its relation's type ("we lost Biscuit") */
+      unsigned bits = sn->held.bits[h - 1], cue = i > from ? eg_sf_bits_of(sf->cue, t[i - 1].w) : 0;
+      out[n++] =
+          (slot){i, hj, 0, 0, bits, true, (cue & bits) != 0, ST_CURRENT, sn->held_ix[h - 1] + 1};
+      i = hj - 1;
+      continue;
+    }
     if (t[i].cap && !not_a_name(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma: "Olive, 3 years old" */
@@ -430,6 +409,9 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
       if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
+      /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
+      size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
+      if (hp) known = sn->held.bits[hp - 1];
       /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
        * know it as a word ("Jonas and I …") or it is bound to a kind word ("Nugget, my
        * hamster, …"); else it is a word ("Harp practice …") */
@@ -437,13 +419,22 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w);
       if (!opener ||
           !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
-        slot s = {i, j, 0, 0, known ? known : sf->name_types, true, false, ST_CURRENT};
+        slot s = {i,
+                  j,
+                  0,
+                  0,
+                  known ? known : sf->name_types,
+                  true,
+                  false,
+                  ST_CURRENT,
+                  hp ? sn->held_ix[hp - 1] + 1 : 0};
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev);
         if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
+        if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
         if (cue) s.bits = cue, s.cued = true;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
@@ -460,7 +451,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     if (make && !t[i].cap && !t[i].comma && i + 1 < to && model_word(sf, &t[i + 1])) {
       size_t j = i + 2;
       if (j < to && t[j].digit && !t[j - 1].comma) j++;
-      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT};
+      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT, 0};
       i = j - 1;
       continue;
     }
@@ -474,7 +465,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     }
     if (!b) b = lookup_common(sf, t[i].w);
     if (b) {
-      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT};
+      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0};
       i = j - 1;
     }
   }
@@ -738,6 +729,7 @@ typedef struct item {
   slot s;          /* the slot; s.te == 0: a change clause without one */
   char *text;      /* masked clause (arena) */
   bool near;       /* the words near the slot, read only when its whole span said nothing */
+  bool third;      /* a held value spoken of, not by the user of themselves: [=REL] or [-REL] */
 } item;
 
 typedef struct verdict {
@@ -754,14 +746,27 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     float c = 0;
     for (int d = 0; d < sf->dim; d++) c += v[d] * q[d];
     const proto *pr = &sf->protos[p];
+    /* a held value spoken of is read by the prototypes of one, and only by them */
+    if ((pr->kind == PK_HELD || pr->kind == PK_GONE) != it->third) continue;
     /* a NONE prototype competes with slots of its types (a change clause: with all) */
     if (pr->kind == PK_NONE && it->s.te && !(pr->types & it->s.bits)) continue;
-    float *slotp = pr->kind == PK_NONE    ? &none
-                   : pr->kind == PK_ENDED ? &best_ended[pr->rel]
-                                          : &best_assert[pr->rel];
+    float *slotp = pr->kind == PK_NONE                           ? &none
+                   : pr->kind == PK_ENDED || pr->kind == PK_GONE ? &best_ended[pr->rel]
+                                                                 : &best_assert[pr->rel];
     if (c > *slotp) *slotp = c;
   }
   verdict out = {-1, false, 0, 0};
+  if (it->third) {
+    /* gone, by the floor and the margin over still held, or by any margin where a word of
+     * ending governs it ("we lost X"): a word on the state */
+    for (int r = 0; r < sf->n_rels; r++) {
+      float gone = best_ended[r], margin = gone - best_assert[r];
+      bool by = margin >= sf->margin || (it->s.status == ST_FORMER && margin > 0);
+      if ((sf->rels[r].types & it->s.bits) && gone > out.cosine && gone >= sf->floor && by)
+        out = (verdict){r, true, gone, margin};
+    }
+    return out;
+  }
   /* A former value (sold my X, moved from X) is a weaker claim than a fact: it only marks
    * the state for checking, so it needs the margin over the other relations but only to
    * beat NONE. (Tense markers are weaker evidence: they keep the full bar.) */
@@ -941,7 +946,7 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
     bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
     unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
     if (!bits) continue;
-    *out = (slot){k, k + 1, last->ts, last->te, bits, last->proper, false, ST_CURRENT};
+    *out = (slot){k, k + 1, last->ts, last->te, bits, last->proper, false, ST_CURRENT, last->held};
     return 1;
   }
   return 0;
@@ -972,19 +977,32 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
   return ns;
 }
 
+/* A held value spoken of ("X keeps scratching the sofa", "X has moved in with my parents", "my
+ * sister took X"), by the user of themselves or not: an item read by the prototypes of a held
+ * value only, for a word that it is gone. */
+static void add_held(const eg_statefacts *sf, const token *t, const char *text, size_t seg,
+                     size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
+  if (!s->held || *n >= MAX_ITEMS) return;
+  item *it = &items[*n];
+  *it = (item){seg, 0, 0, *s, NULL, false, true};
+  it->s.status = status_of(sf, t, from, to, s);
+  embedded_span(t, from, to, s, &it->from, &it->to);
+  if ((it->text = masked(a, text, t, it))) (*n)++;
+}
+
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
                        eg_statefacts_stats *st, eg_err *err) {
   static __thread token t[MAX_TOKENS]; /* per thread: one segment at a time */
   const char *text = sg->text;
-  size_t nt = tokenize(text, t, MAX_TOKENS);
+  size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
   /* the speaker's own words only: the reply in the same round is context */
   size_t said_from = sg->said_to ? sg->said_from : 0,
          said_to = sg->said_to ? sg->said_to : (size_t)-1;
   slot last = {0}; /* the last value named in the speaker's clauses: what "here" stands for */
   for (size_t from = 0; from < nt;) {
-    size_t to = clause_end(t, nt, from);
+    size_t to = eg_sf_clause_end(t, nt, from);
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
@@ -993,6 +1011,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       st->clauses++;
       size_t before = *n;
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
+        add_held(sf, t, text, seg, from, to, &slots[k], a, items, n);
         /* a name given ("the kids named him X") is the user's when the sentence is */
         if (about_someone_else(sf, t, from, to, &slots[k])) {
           forget_value(&last, &slots[k]);
@@ -1007,23 +1026,28 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
-        *it = (item){seg, span_from, span_to, slots[k], NULL, false};
+        *it = (item){seg, span_from, span_to, slots[k], NULL, false, false};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS &&
             near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg, near_from, near_to, it->s, NULL, true};
+          *near = (item){seg, near_from, near_to, it->s, NULL, true, false};
           if ((near->text = masked(a, text, t, near))) (*n)++;
         }
       }
       if (!ns && !question && *n < MAX_ITEMS &&
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg, from, to, {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED}, NULL, false};
+        *it = (item){seg,  from,  to,   {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0},
+                     NULL, false, false};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
+      if (*n > before) st->embedded++;
+    } else if (said && !question) {
+      size_t before = *n;
+      for (size_t k = 0; k < ns; k++) add_held(sf, t, text, seg, from, to, &slots[k], a, items, n);
       if (*n > before) st->embedded++;
     }
     from = to;
@@ -1043,20 +1067,32 @@ static bool said_later(const eg_statefacts *sf, const token *t, const item *it,
   return it->s.te && dated_later(sf, t, it->from, it->to, it->s.ts, it->s.te, dates, nd, said);
 }
 
+/* Did the user's own words about the slot of pick q say something (p[0..np))? A held value's
+ * reading as spoken of yields to it ("I have been at X for a year now": still held). */
+static bool read_as_own(const pick *p, size_t np, const pick *q) {
+  for (size_t i = 0; i < np; i++)
+    if (!p[i].it->third && p[i].it->s.te && p[i].it->s.ts == q->it->s.ts) return true;
+  return false;
+}
+
 /* Facts and doubts of one segment from its judged items. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
                     const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
                     eg_err *err) {
   static __thread token t[MAX_TOKENS];
   const char *text = sg->text ? sg->text : "";
-  tokenize(text, t, MAX_TOKENS);
+  eg_sf_tokenize(text, t, MAX_TOKENS);
   eg_date dates[16];
   size_t nd = eg_dates_find(text, sg->time, dates, 16);
   size_t rules_facts = o->n_facts;
   for (int r = 0; r < sf->n_rels; r++) {
     const pick *fact = NULL, *doubt = NULL;
     for (size_t i = 0; i < np; i++) {
-      if (p[i].v.rel != r) continue;
+      /* a held value said again is no news: the graph has it, and a later start would put it
+       * after a value that took its place unread */
+      if (p[i].v.rel != r || (p[i].it->s.held && !p[i].v.ended) ||
+          (p[i].it->third && read_as_own(p, np, &p[i])))
+        continue;
       const pick **slotp = p[i].v.ended ? &doubt : &fact;
       /* a name is more specific than a kind word ("a Nissan Leaf" over "electric") */
       const pick *cur = *slotp;
@@ -1152,12 +1188,17 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
   eg_code rc = EG_OK;
   items = malloc(MAX_ITEMS * sizeof *items);
   if (!items) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  session_names names = {.n = 0};
+  session_names *names = calloc(1, sizeof *names); /* with the held values: 2 KiB and more */
+  if (!names) {
+    free(items);
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
+  }
+  learn_held(sf, ctx, names);
   for (size_t i = 0; i < n; i++)
-    if (segs[i].text) learn_names(segs[i].text, &names);
+    if (segs[i].text) learn_names(segs[i].text, names);
   for (size_t i = 0; i < n && !rc; i++)
     if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
-      rc = collect(sf, &names, i, &segs[i], a, items, &ni, st, err);
+      rc = collect(sf, names, i, &segs[i], a, items, &ni, st, err);
   if (rc || !ni) goto cleanup;
   vecs = malloc(ni * (size_t)sf->dim * sizeof *vecs);
   texts = malloc(ni * sizeof *texts);
@@ -1179,6 +1220,7 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
     if (np && (rc = emit(sf, ctx, &segs[seg], picks, np, a, &out[seg], st, err))) goto cleanup;
   }
 cleanup:
+  free(names);
   free(items);
   free(vecs);
   free(texts);
@@ -1224,7 +1266,7 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
                                      "it", "my",  "our", "the", "your"};
   static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
   static __thread token t[MAX_TOKENS];
-  size_t nt = tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
+  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
   while (i < nt && strncmp(t[i].w, "what", 4) != 0 && strncmp(t[i].w, "which", 5) != 0 &&
          strncmp(t[i].w, "who", 3) != 0 && strncmp(t[i].w, "where", 5) != 0)
     i++;
@@ -1289,10 +1331,10 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
   static __thread session_names names;
   names.n = 0, names.known = NULL;
   learn_names(text ? text : "", &names);
-  size_t nt = tokenize(text ? text : "", t, MAX_TOKENS);
+  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS);
   slot s[MAX_CANDS];
   for (size_t from = 0; from < nt;) {
-    size_t to = clause_end(t, nt, from);
+    size_t to = eg_sf_clause_end(t, nt, from);
     size_t ns = t[from].s >= said_from && t[from].s < said_to
                     ? find_slots(sf, &names, t, from, to, s, MAX_CANDS)
                     : 0;
@@ -1316,12 +1358,12 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
   static __thread session_names names;
   names.n = 0, names.known = known;
   learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
-  size_t nt = tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
+  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   eg_date dates[16];
   size_t nd = said_at ? eg_dates_find(text ? text : "", said_at, dates, 16) : 0;
   slot last = {0};
   for (size_t from = 0; from < nt && n < max;) {
-    size_t to = clause_end(t, nt, from);
+    size_t to = eg_sf_clause_end(t, nt, from);
     bool said = t[from].s >= said_from && t[from].s < said_to;
     bool question = t[to - 1].ask, own = said && speaks_of_self(sf, t, from, to, false);
     slot slots[MAX_CANDS];

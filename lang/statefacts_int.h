@@ -34,7 +34,8 @@ typedef struct marker {
   int n;
 } marker;
 
-typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED } proto_kind;
+/* PK_HELD and PK_GONE read a value the user holds spoken of ("[=HAS_PET]", "[-HAS_PET]"). */
+typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED, PK_HELD, PK_GONE } proto_kind;
 
 typedef struct relation {
   char name[48];
@@ -74,6 +75,25 @@ struct eg_statefacts {
   size_t n_protos;
   float floor, margin;
 };
+
+/* A word of a message (statefacts_words.c). */
+#define MAX_TOKENS 512
+
+typedef struct token {
+  size_t s, e; /* byte span */
+  char w[32];  /* lower case, ’ as ' */
+  bool cap;    /* starts with an upper-case letter */
+  bool digit;  /* holds a digit ("CX-5", "3") */
+  bool start;  /* first word of a sentence */
+  bool cut;    /* a clause (sentence) ends after it */
+  bool comma;  /* a sub-clause ends after it (markers do not reach past it) */
+  bool ask;    /* … with a question mark */
+} token;
+
+/* The words of text into t (at most max); how many. */
+size_t eg_sf_tokenize(const char *text, token *t, size_t max);
+/* The end of the clause (sentence) opening at token from: one past its last token. */
+size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 
 /* The type bits m holds for a lower-case key (0: none). */
 unsigned eg_sf_bits_of(const eg_map *m, const char *key);

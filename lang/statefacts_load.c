@@ -195,8 +195,8 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   return eg_err_set(err, EG_EINVAL, "prototypes line %d: unknown directive", lineno);
 }
 
-/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]": sets *rel, *kind and (NONE) *types for the
- * lines after it. */
+/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]", "[=LIVES_IN]", "[-LIVES_IN]": sets *rel, *kind
+ * and (NONE) *types for the lines after it. */
 static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind,
                             unsigned *types, eg_err *err) {
   char *end = strchr(line, ']');
@@ -211,8 +211,11 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
     *types = type_bits_of_list(sf, save ? save : "", true);
     return EG_OK;
   }
-  *kind = name[0] == '~' ? PK_ENDED : PK_ASSERT;
-  if (name[0] == '~') name++;
+  *kind = name[0] == '~'   ? PK_ENDED
+          : name[0] == '=' ? PK_HELD
+          : name[0] == '-' ? PK_GONE
+                           : PK_ASSERT;
+  if (*kind != PK_ASSERT) name++;
   int r = 0;
   while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
   if (r == sf->n_rels) {

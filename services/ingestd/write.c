@@ -48,6 +48,46 @@ static char *bounded(eg_arena *a, const char *s, size_t max) {
 
 /* ---- enrichment ------------------------------------------------------------------------ */
 
+/* The user's state values named by entities, as graphd holds them when the batch's last unit
+ * was said, into ctx (arena): the prototype extractor types a later bare mention of one by
+ * them. A hint only: without graphd's answer the units are read without it. */
+static void held_values(eg_ingest *g, const writer_in *in, eg_arena *a, eg_enrich_ctx *ctx) {
+  int64_t at = 0;
+  for (size_t i = 0; i < in->n; i++)
+    if (in->units[i].seg.time > at) at = in->units[i].seg.time;
+  Engram__V1__EntityRef user = ENGRAM__V1__ENTITY_REF__INIT;
+  user.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  user.name = (char *)ctx->user_entity;
+  Engram__V1__StateQuery q = ENGRAM__V1__STATE_QUERY__INIT, *qp = &q;
+  q.subject = &user;
+  q.relation = "";
+  Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
+  req.scope = (Engram__V1__Scope *)in->scope;
+  req.queries = &qp;
+  req.n_queries = 1;
+  req.valid_at = at;
+  Engram__V1__StateResponse *r = NULL;
+  eg_err e = {0};
+  if (eg_graphd_state(eg_ig_graphd(g, in->scope), &req, &r, &e)) {
+    EG_WARN("ingest", "no state read for the extractor", "reason=\"%s\"", e.msg);
+    return;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_results; i++) n += r->results[i]->n_values;
+  eg_held *h = n ? eg_arena_alloc(a, n * sizeof *h) : NULL;
+  ctx->held = h, ctx->n_held = 0;
+  for (size_t i = 0; h && i < r->n_results; i++)
+    for (size_t k = 0; k < r->results[i]->n_values; k++) {
+      const Engram__V1__Edge *ed = r->results[i]->values[k];
+      if (!eg_statefacts_relation_types(g->states, ed->relation) || !ed->object_name ||
+          !*ed->object_name)
+        continue;
+      eg_held v = {eg_arena_strdup(a, ed->relation), eg_arena_strdup(a, ed->object_name)};
+      if (v.relation && v.value) h[ctx->n_held++] = v;
+    }
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* The units enriched within the window, by the LLM when asked for and configured, else by
  * the rules and the prototype extractor. *segs and *enriched (arena) are per unit. */
 static eg_code enrich_units(eg_ingest *g, const writer_in *in, eg_arena *a,
@@ -74,6 +114,7 @@ static eg_code enrich_units(eg_ingest *g, const writer_in *in, eg_arena *a,
     rc = eg_enrich_rules(ctx, sg, n, a, en, err);
     /* the prototypes read the states the rules have no pattern for */
     eg_statefacts_stats ss = {0};
+    if (!rc && g->states) held_values(g, in, a, ctx);
     if (!rc && g->states) rc = eg_statefacts_extract(g->states, ctx, sg, n, a, en, &ss, err);
     eg_series_add(g->m_state_clauses, (double)ss.clauses);
     eg_series_add(g->m_state_embedded, (double)ss.embedded);

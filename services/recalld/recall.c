@@ -390,7 +390,7 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
    * entities it names (the user for "I", "my") and, for a dated question, its latent
    * form with absolute dates, which is how the stored latent texts are written. */
   eg_segment seg = {.text = q, .role = "user", .speaker = "", .time = c->tq};
-  eg_enrich_ctx ectx = {c->user_entity, 0, 0};
+  eg_enrich_ctx ectx = {.user_entity = c->user_entity};
   eg_enriched e = {0};
   eg_code rc = eg_enrich_rules(&ectx, &seg, 1, c->a, &e, err);
   if (rc) return rc;

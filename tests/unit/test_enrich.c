@@ -7,7 +7,7 @@
 #include "services/ingestd/chat_outcomes.h"
 #include "tests/testlib.h"
 
-static eg_enrich_ctx ctx = {"user:u1", 3, 1};
+static eg_enrich_ctx ctx = {.user_entity = "user:u1", .prev = 3, .next = 1};
 
 static const eg_fact *find(const eg_enriched *e, const char *rel) {
   for (size_t i = 0; i < e->n_facts; i++)

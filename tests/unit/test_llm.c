@@ -74,7 +74,7 @@ static void test_llm_enricher(void) {
   eg_llm *l;
   eg_err e;
   EG_REQUIRE(eg_llm_open(url, "stub", NULL, 500, NULL, "engram_test", &l, &e) == EG_OK);
-  eg_enrich_ctx ctx = {"user:u1", 3, 1};
+  eg_enrich_ctx ctx = {.user_entity = "user:u1", .prev = 3, .next = 1};
   int64_t t;
   eg_time_parse("2024-03-10", &t, NULL);
   eg_segment s[1] = {

@@ -1,0 +1,77 @@
+/*
+ * statefacts_words.c — the prototype extractor's words: a message cut into lower-case words
+ * with their capitals, sentence openings and the commas, dashes and stops that bound its
+ * clauses.
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "lang/statefacts_int.h"
+
+static bool is_apostrophe(const char *p) {
+  return *p == '\'' || ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+                        (unsigned char)p[2] == 0x99);
+}
+
+/* An en or em dash: "Boxes unpacked — we live in X now" (bounds a sub-clause, like a comma). */
+static bool is_dash(const char *p) {
+  return (unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
+         ((unsigned char)p[2] == 0x93 || (unsigned char)p[2] == 0x94);
+}
+
+size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
+  size_t n = 0;
+  bool start = true;
+  for (size_t p = 0; text[p];) {
+    unsigned char c = (unsigned char)text[p];
+    bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p));
+    if (!word_char) {
+      /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
+       * commas only bound the reach of tense and negation markers */
+      bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
+      bool clause = sentence || c == ';';
+      if (clause && n) t[n - 1].cut = true;
+      if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n)
+        t[n - 1].comma = true;
+      if (c == '?' && n) t[n - 1].ask = true;
+      if (sentence) start = true;
+      p += c >= 0x80 ? 3 : 1; /* the non-word multi-byte characters here (’, –, —) are 3 bytes */
+      continue;
+    }
+    if (n == max) break;
+    token *k = &t[n];
+    memset(k, 0, sizeof *k);
+    k->s = p;
+    k->cap = isupper(c);
+    k->start = start;
+    start = false;
+    size_t l = 0;
+    while (text[p]) {
+      unsigned char d = (unsigned char)text[p];
+      if (is_apostrophe(text + p) && l && isalpha((unsigned char)text[p + (d == '\'' ? 1 : 3)])) {
+        if (l < sizeof k->w - 1) k->w[l++] = '\'';
+        p += d == '\'' ? 1 : 3;
+        continue;
+      }
+      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p)) ||
+            (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
+        break;
+      if (isdigit(d)) k->digit = true;
+      if (l < sizeof k->w - 1) k->w[l++] = (char)tolower(d);
+      p++;
+    }
+    k->w[l] = '\0';
+    k->e = p;
+    /* "but" opens a new clause: "I used to live in X but now I live in Y" */
+    if (!strcmp(k->w, "but") && n) t[n - 1].cut = true;
+    n++;
+  }
+  if (n) t[n - 1].cut = true;
+  return n;
+}
+
+size_t eg_sf_clause_end(const token *t, size_t nt, size_t from) {
+  size_t to = from;
+  while (to < nt && !t[to].cut) to++;
+  return to < nt ? to + 1 : nt;
+}
