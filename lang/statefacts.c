@@ -1001,13 +1001,22 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
   size_t said_from = sg->said_to ? sg->said_from : 0,
          said_to = sg->said_to ? sg->said_to : (size_t)-1;
   slot last = {0}; /* the last value named in the speaker's clauses: what "here" stands for */
+  bool prev_self = false;
   for (size_t from = 0; from < nt;) {
     size_t to = eg_sf_clause_end(t, nt, from);
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
     size_t ns = clause_slots(sf, sn, t, from, to, said, &last, slots);
-    if (said && speaks_of_self(sf, t, from, to, true)) {
+    /* a name given right after the speaker's own sentence is theirs too: "we got a rabbit;
+     * her name is X", "Adopted a kitten. The kids named him X" (not after "my friend got a
+     * cat") */
+    bool given = false;
+    for (size_t k = 0; k < ns && prev_self; k++) given |= slots[k].cued;
+    bool self = said && (speaks_of_self(sf, t, from, to, true) || given);
+    slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0}; /* its subject's */
+    prev_self = self && !about_someone_else(sf, t, from, to, &end);
+    if (self) {
       st->clauses++;
       size_t before = *n;
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {

@@ -245,6 +245,10 @@ static void test_endings_and_near_words(void) {
       {"I drive a kia ceed these days.", "DRIVES", "kia ceed"},
       {"just bought a used mazda cx-5 and I love it.", "DRIVES", "mazda cx-5"},
       {"my honda makes a weird noise on the motorway.", NULL, NULL},
+      /* a name given right after the user's own sentence is theirs, not after a friend's */
+      {"For the new flat we got a rabbit; her name is Clover.", "HAS_PET", "Clover"},
+      {"We adopted a kitten. The kids named him Pickle.", "HAS_PET", "Pickle"},
+      {"My friend got a cat. Her name is Misty.", EG_STATE_UNCERTAIN, "HAS_PET"},
       /* a clitic 's is no part of the name */
       {"Priya\u2019s my girlfriend now, we met at a gig.", "PARTNER_OF", "Priya"},
       {"My girlfriend Priya's birthday is next week.", "PARTNER_OF", "Priya"},
