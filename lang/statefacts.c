@@ -990,6 +990,15 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   if ((it->text = masked(a, text, t, it))) (*n)++;
 }
 
+/* Is the kind word a name is bound to in the clause [from, to) ("X the ferret"), not only
+ * before it ("… a cat. Her name is X")? */
+static bool kind_within(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                        const slot *s) {
+  for (size_t i = from; i < to; i++)
+    if ((i < s->ts || i >= s->te) && (kind_bits(sf, t[i].w) & s->bits)) return true;
+  return false;
+}
+
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
@@ -1008,11 +1017,14 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
     size_t ns = clause_slots(sf, sn, t, from, to, said, &last, slots);
-    /* a name given right after the speaker's own sentence is theirs too: "we got a rabbit;
-     * her name is X", "Adopted a kitten. The kids named him X" (not after "my friend got a
-     * cat") */
+    /* a name given right after the speaker's own sentence is theirs too ("we got a rabbit;
+     * her name is X", "Adopted a kitten. The kids named him X"; not after "my friend got a
+     * cat"), and so is one that opens its sentence bound to its kind ("X the ferret joined
+     * the household"; not "Jared adopted a kitten called X") */
     bool given = false;
-    for (size_t k = 0; k < ns && prev_self; k++) given |= slots[k].cued;
+    for (size_t k = 0; k < ns; k++)
+      given |= slots[k].cued &&
+               (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
     bool self = said && (speaks_of_self(sf, t, from, to, true) || given);
     slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0}; /* its subject's */
     prev_self = self && !about_someone_else(sf, t, from, to, &end);

@@ -249,6 +249,8 @@ static void test_endings_and_near_words(void) {
       {"For the new flat we got a rabbit; her name is Clover.", "HAS_PET", "Clover"},
       {"We adopted a kitten. The kids named him Pickle.", "HAS_PET", "Pickle"},
       {"My friend got a cat. Her name is Misty.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      /* … and one that opens its sentence bound to its kind */
+      {"Sable the ferret joined the household last week.", "HAS_PET", "Sable"},
       /* a clitic 's is no part of the name */
       {"Priya\u2019s my girlfriend now, we met at a gig.", "PARTNER_OF", "Priya"},
       {"My girlfriend Priya's birthday is next week.", "PARTNER_OF", "Priya"},
