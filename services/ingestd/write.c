@@ -50,16 +50,21 @@ static char *bounded(eg_arena *a, const char *s, size_t max) {
 
 /* The user's state values named by entities, as graphd holds them when the batch's last unit
  * was said, into ctx (arena): the prototype extractor types a later bare mention of one by
- * them. A hint only: without graphd's answer the units are read without it. */
+ * them. A hint only: without graphd's answer the units are read without it. Not asked for a
+ * batch with no user's words (a document): the extractor reads only those. */
 static void held_values(eg_ingest *g, const writer_in *in, eg_arena *a, eg_enrich_ctx *ctx) {
   int64_t at = 0;
-  for (size_t i = 0; i < in->n; i++)
+  bool user = false;
+  for (size_t i = 0; i < in->n; i++) {
     if (in->units[i].seg.time > at) at = in->units[i].seg.time;
-  Engram__V1__EntityRef user = ENGRAM__V1__ENTITY_REF__INIT;
-  user.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
-  user.name = (char *)ctx->user_entity;
+    user |= in->units[i].seg.role && !strcmp(in->units[i].seg.role, "user");
+  }
+  if (!user) return;
+  Engram__V1__EntityRef who = ENGRAM__V1__ENTITY_REF__INIT;
+  who.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
+  who.name = (char *)ctx->user_entity;
   Engram__V1__StateQuery q = ENGRAM__V1__STATE_QUERY__INIT, *qp = &q;
-  q.subject = &user;
+  q.subject = &who;
   q.relation = "";
   Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
   req.scope = (Engram__V1__Scope *)in->scope;
