@@ -1262,6 +1262,18 @@ static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
   return b;
 }
 
+/* The types the word at t[k] asks about, or the two words ending there ("other_half" in
+ * @ask: "Who's my other half?"). */
+static unsigned ask_at(const eg_statefacts *sf, const token *t, size_t k) {
+  if (k > 0) {
+    char pair[64];
+    int l = snprintf(pair, sizeof pair, "%s %s", t[k - 1].w, t[k].w);
+    unsigned b = l > 0 && (size_t)l < sizeof pair ? eg_sf_bits_of(sf->ask, pair) : 0;
+    if (b) return b;
+  }
+  return ask_bits(sf, t[k].w);
+}
+
 /* "Who was I with?" asks for a partner when nothing but a time follows "with" ("… in the
  * autumn of 2020", "… now"), not "Who was I with at the concert?" (company at an event). */
 static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
@@ -1288,6 +1300,13 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
   static __thread token t[MAX_TOKENS];
   size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
+  /* how … I V: "How am I eating these days?", "In 2019, how did I eat?" */
+  for (size_t h = 0; h + 3 < nt; h++)
+    if (!strcmp(t[h].w, "how") && in_list(t[h + 1].w, aux, sizeof aux / sizeof *aux) &&
+        in_list(t[h + 2].w, subj, sizeof subj / sizeof *subj)) {
+      unsigned b = ask_bits(sf, t[h + 3].w);
+      if (b) return b;
+    }
   while (i < nt && strncmp(t[i].w, "what", 4) != 0 && strncmp(t[i].w, "which", 5) != 0 &&
          strncmp(t[i].w, "who", 3) != 0 && strncmp(t[i].w, "where", 5) != 0)
     i++;
@@ -1298,7 +1317,7 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     unsigned allowed = wh[2] == 'e' ? sf->place_bit | sf->org_bit   /* where */
                                     : sf->person_bit | sf->org_bit; /* who */
     unsigned b = 0;
-    for (size_t k = i + 1; k < nt; k++) b |= ask_bits(sf, t[k].w);
+    for (size_t k = i + 1; k < nt; k++) b |= ask_at(sf, t, k);
     /* "Who was I with in 2019?", "Who am I with now?": to be with someone is a partner */
     static const char *const be[] = {"am", "was", "is", "are", "were", "'m"};
     if (wh[2] == 'o' && i + 3 < nt && in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
@@ -1319,7 +1338,7 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
          !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit)
     p++;
   if (p > j) { /* its head, or an activity before it ("eating plan") */
-    unsigned b = ask_bits(sf, t[p - 1].w);
+    unsigned b = ask_at(sf, t, p - 1);
     /* else, asked of the speaker's own ("Which violin do I play?", not "Which team does
      * Tim support?"), the type of a value the head names */
     if (!b && first_person(t, p, nt)) b = lookup_common(sf, t[p - 1].w);
@@ -1341,8 +1360,7 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   if (j + 2 < nt && !strcmp(t[j].w, "the") && !strcmp(t[j + 1].w, "name") &&
       !strcmp(t[j + 2].w, "of"))
     j += 3;
-  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our")))
-    return ask_bits(sf, t[j + 1].w);
+  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our"))) return ask_at(sf, t, j + 1);
   return 0;
 }
 

@@ -455,6 +455,13 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Who am I with now?") == partner);
   EG_CHECK(eg_statefacts_asked(lx, "Remind me of that vegan cafe you recommended.") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "How many views did my Live session get?") == 0);
+  /* how … I V asks what V asks; two words may ask together ("other half") */
+  unsigned diet = eg_statefacts_asked(lx, "What diet am I on?");
+  EG_CHECK(diet != 0 && eg_statefacts_asked(lx, "How am I eating these days?") == diet);
+  EG_CHECK(eg_statefacts_asked(lx, "In mid-2019, how did I eat?") == diet);
+  EG_CHECK(eg_statefacts_asked(lx, "How do I get to the station?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Who's my other half these days?") == partner);
+  EG_CHECK(eg_statefacts_asked(lx, "Who did I sit with in the first half?") == 0);
   eg_arena *sa = eg_arena_new(0, 0);
   const char *said = eg_statefacts_statement(lx, place, sa); /* how one states it, slots left out */
   EG_CHECK(said && strstr(said, "I live in") && !strstr(said, " X"));
@@ -493,7 +500,6 @@ static void test_lexical_reading(void) {
    * no state of the user's */
   unsigned person = eg_statefacts_asked(lx, "Who is my girlfriend?");
   unsigned org = eg_statefacts_asked(lx, "Which company employs me?");
-  unsigned diet = eg_statefacts_asked(lx, "What diet am I on?");
   EG_REQUIRE(person && org && diet);
   const struct {
     const char *text;
