@@ -49,25 +49,10 @@ static bool opens_with_any(const char *w, const char *const *list, size_t n) {
   return false;
 }
 
-static bool in_list(const char *w, const char *const *list, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!strcmp(w, list[i])) return true;
-  return false;
-}
-
 /* An article or a possessive before a noun ("the", "my", "their"). */
 static bool determiner(const char *w) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  return in_list(w, det, sizeof det / sizeof *det);
-}
-
-static bool first_person(const token *t, size_t from, size_t to) {
-  static const char *const fp[] = {"i",    "i'm",   "i've",   "i'd",  "i'll",  "me",
-                                   "my",   "mine",  "myself", "we",   "we're", "we've",
-                                   "we'd", "we'll", "our",    "ours", "us"};
-  for (size_t i = from; i < to; i++)
-    if (in_list(t[i].w, fp, sizeof fp / sizeof *fp)) return true;
-  return false;
+  return eg_sf_in_list(w, det, sizeof det / sizeof *det);
 }
 
 /* A sentence that opens with a verb in the past ("Traded in the X for a Y", "Finally
@@ -89,7 +74,7 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
-  return first_person(t, from, to) || opens_with_past(sf, t, from, to) ||
+  return eg_sf_first_person(t, from, to) || opens_with_past(sf, t, from, to) ||
          (fragments && verbless(sf, t, from, to));
 }
 
@@ -112,14 +97,15 @@ static bool not_a_name(const char *w) {
       /* interjections: "Nope, not my problem anymore" names nothing */
       "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
       "cheers", "phew"};
-  if (in_list(w, s, sizeof s / sizeof *s)) return true;
+  if (eg_sf_in_list(w, s, sizeof s / sizeof *s)) return true;
   /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
   const char *ap = strchr(w, '\'');
   if (!ap || ap == w) return false;
   static const char *const tails[] = {"'s", "'ve", "'re", "'d", "'ll", "'m"};
   char base[32];
   snprintf(base, sizeof base, "%.*s", (int)(ap - w), w);
-  return in_list(ap, tails, sizeof tails / sizeof *tails) && in_list(base, s, sizeof s / sizeof *s);
+  return eg_sf_in_list(ap, tails, sizeof tails / sizeof *tails) &&
+         eg_sf_in_list(base, s, sizeof s / sizeof *s);
 }
 
 /* Does marker m match at token i (bounded by to)? */
@@ -169,7 +155,8 @@ static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
     kl += (size_t)w;
     if (eg_map_get(sf->ends, key, kl)) return true;
   }
-  if (i + 2 >= to || !in_list(t[i + 1].w, object, sizeof object / sizeof *object)) return false;
+  if (i + 2 >= to || !eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object))
+    return false;
   int w = snprintf(key, sizeof key, "%s %s", t[i].w, t[i + 2].w);
   return w > 0 && (size_t)w < sizeof key && eg_map_get(sf->ends, key, (size_t)w);
 }
@@ -187,7 +174,7 @@ static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_
   for (size_t i = from; i < to; i++)
     for (int m = 0; m < sf->n_markers[MK_PAST]; m++)
       if (marker_at(&sf->markers[MK_PAST][m], t, i, to) &&
-          !(i > 0 && in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)))
+          !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)))
         return true;
   return false;
 }
@@ -206,18 +193,6 @@ typedef struct slot {
   slot_status status;
   size_t held; /* 1 + the index of the user's held value it names (eg_enrich_ctx.held); 0 */
 } slot;
-
-static unsigned lookup_common(const eg_statefacts *sf, const char *w) {
-  if (eg_sf_bits_of(sf->generic, w)) return 0;
-  unsigned b = eg_sf_bits_of(sf->common, w);
-  size_t l = strlen(w);
-  if (!b && l > 3 && w[l - 1] == 's') { /* plurals: drums, bongos */
-    char sing[32];
-    snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), w);
-    if (!eg_sf_bits_of(sf->generic, sing)) b = eg_sf_bits_of(sf->common, sing);
-  }
-  return b;
-}
 
 /* A capitalised span [i, j): its lower-case text. */
 static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
@@ -328,7 +303,7 @@ static bool naming_verb(const eg_statefacts *sf, const char *w) {
 
 static unsigned kind_bits(const eg_statefacts *sf, const char *w) {
   if (naming_verb(sf, w)) return 0;
-  return eg_sf_bits_of(sf->cue, w) | (lookup_common(sf, w) & sf->cue_types);
+  return eg_sf_bits_of(sf->cue, w) | (eg_sf_lookup_common(sf, w) & sf->cue_types);
 }
 
 #define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
@@ -350,8 +325,8 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
   unsigned b = 0, verb = 0;
   bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
-               (in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
-  if (in_list(p1, obj, sizeof obj / sizeof *obj) && naming_verb(sf, p2))
+               (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
+  if (eg_sf_in_list(p1, obj, sizeof obj / sizeof *obj) && naming_verb(sf, p2))
     given = true, verb = eg_sf_bits_of(sf->cue, p2);
   if (!given && (b = kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
   if (given) {
@@ -417,8 +392,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
        * hamster, …"); else it is a word ("Harp practice …") */
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w);
-      if (!opener ||
-          !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || lookup_common(sf, t[i].w))) {
+      if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
+                       eg_sf_lookup_common(sf, t[i].w))) {
         slot s = {i,
                   j,
                   0,
@@ -429,7 +404,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
                   ST_CURRENT,
                   hp ? sn->held_ix[hp - 1] + 1 : 0};
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
-        unsigned common = j - i == 1 && !known ? lookup_common(sf, t[i].w) : 0;
+        unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev);
@@ -463,7 +438,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       snprintf(two, sizeof two, "%s %s", t[i].w, t[i + 1].w);
       if (!eg_sf_bits_of(sf->generic, two) && (b = eg_sf_bits_of(sf->common, two))) j = i + 2;
     }
-    if (!b) b = lookup_common(sf, t[i].w);
+    if (!b) b = eg_sf_lookup_common(sf, t[i].w);
     if (b) {
       out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0};
       i = j - 1;
@@ -507,7 +482,8 @@ static bool joint(const char *w, bool goal) {
   static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
                                   "so",  "while", "when",   "whenever", "until", "now"};
   static const char *const g[] = {"to", "into", "for"};
-  return in_list(w, j, sizeof j / sizeof *j) || (goal && in_list(w, g, sizeof g / sizeof *g));
+  return eg_sf_in_list(w, j, sizeof j / sizeof *j) ||
+         (goal && eg_sf_in_list(w, g, sizeof g / sizeof *g));
 }
 
 /* Where the slot's own predicate starts, looking back from it no further than a. */
@@ -562,7 +538,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p))
     return ST_FORMER;
   /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
-  if (p > from && in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
+  if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
     for (size_t q = p - 1; q > from && p - q < 4 && !t[q - 1].comma && !joint(t[q - 1].w, false);
          q--)
       if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
@@ -576,7 +552,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
       if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
   }
   /* the slot as subject: "X and I split up" */
-  if (!first_person(t, a, s->ts) && has_ending(sf, t, s->te, b)) return ST_FORMER;
+  if (!eg_sf_first_person(t, a, s->ts) && has_ending(sf, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);
   if (past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
@@ -613,7 +589,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   static const char *const subject[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
   if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
     for (size_t i = from; i < s->ts; i++)
-      if (in_list(t[i].w, subject, sizeof subject / sizeof *subject)) return false;
+      if (eg_sf_in_list(t[i].w, subject, sizeof subject / sizeof *subject)) return false;
     return true;
   }
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
@@ -624,12 +600,12 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
                                     "grandma", "grandma's", "grandpa", "grandpa's", "nan",
                                     "nan's",   "gran",      "gran's"};
   size_t noun;
-  if (in_list(t[from].w, whose, sizeof whose / sizeof *whose))
+  if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
     noun = from + 1 < to && (person_noun(sf, t, from + 1) ||
                              has_marker(sf, MK_FORMER, t, from + 1, from + 2))
                ? from + 1 /* "my old colleagues at X": the user's former place, read so */
                : from + 2;
-  else if (in_list(t[from].w, kin, sizeof kin / sizeof *kin))
+  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin))
     noun = from;
   else
     return false;
@@ -640,7 +616,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   static const char *const is[] = {"is", "was", "'s"};
   size_t v = noun + 2;
   while (v < s->ts && determiner(t[v].w)) v++;
-  if (s->proper && in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts) return false;
+  if (s->proper && eg_sf_in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts)
+    return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
    * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
    * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs
@@ -649,7 +626,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
   for (size_t i = noun + 1; i < s->ts && i < to; i++) {
     bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
-    if (!object && !in_list(t[i].w, subject, sizeof subject / sizeof *subject)) continue;
+    if (!object && !eg_sf_in_list(t[i].w, subject, sizeof subject / sizeof *subject)) continue;
     bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
                     opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
     if (!asked_of) return false;
@@ -673,7 +650,7 @@ static bool own_subject(const token *w) {
       "he",  "she",   "it",   "they",  "you",   "there",   "this", "that",  "the",    "a",
       "an",  "his",   "her",  "their", "its",   "your",    "i",    "we",    "my",     "our",
       "i'm", "we're", "it's", "i've",  "we've", "they're", "he's", "she's", "there's"};
-  return w->cap || in_list(w->w, subj, sizeof subj / sizeof *subj);
+  return w->cap || eg_sf_in_list(w->w, subj, sizeof subj / sizeof *subj);
 }
 
 /* The slot's predicate: [a, b) between the words that open clauses; with `shared`, a
@@ -702,7 +679,7 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
   for (size_t i = from; i < to && !opens_clause(t[i].w); i++) {
     const char *w = t[i].w, *dash = strrchr(w, '-');
     if (dash && dash[1]) w = dash + 1; /* "test-drove": its head */
-    if (in_list(w, aux, sizeof aux / sizeof *aux) || strchr(w, '\'') ||
+    if (eg_sf_in_list(w, aux, sizeof aux / sizeof *aux) || strchr(w, '\'') ||
         eg_wordnet_is_past(&sf->verbs, w) || eg_wordnet_is_present3(&sf->verbs, w))
       return false;
   }
@@ -715,8 +692,8 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   predicate_span(t, from, to, s, true, &a, &b);
   /* "X and I split up": the slot and the user share the predicate */
   bool with_me =
-      s->te + 1 < to && !strcmp(t[s->te].w, "and") && first_person(t, s->te + 1, s->te + 2);
-  return with_me || first_person(t, a, b) ||
+      s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2);
+  return with_me || eg_sf_first_person(t, a, b) ||
          (a == from &&
           (opens_with_past(sf, t, from, b) || (fragments && verbless(sf, t, from, b))));
 }
@@ -858,7 +835,7 @@ static char *masked(eg_arena *a, const char *text, const token *t, const item *i
 static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a,
                           size_t *b) {
   sub_clause(t, from, to, s->ts, a, b);
-  if (!first_person(t, *a, *b)) {
+  if (!eg_sf_first_person(t, *a, *b)) {
     *a = from, *b = to;
     return;
   }
@@ -904,7 +881,7 @@ static bool near_slot(const token *t, size_t from, size_t to, const slot *s, siz
 static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
   static const char *const own[] = {"my", "our"};
   size_t k = s->cued ? 2 : named ? 1 : 0;
-  return k && s->ts >= from + k && in_list(t[s->ts - k].w, own, 2) ? k : 0;
+  return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
 }
 
 static void possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
@@ -930,7 +907,8 @@ static bool presupposed(const token *t, size_t from, const slot *s) {
   static const char *const indef[] = {"a", "an"};
   size_t i = s->ts;
   if (owner_at(t, from, s, s->proper)) return true;
-  return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") && in_list(t[i - 1].w, indef, 2);
+  return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
+         eg_sf_in_list(t[i - 1].w, indef, 2);
 }
 
 /* A clause naming no value may still say one by a word standing for the last value named
@@ -1250,119 +1228,6 @@ cleanup:
 }
 
 /* ---- the lexical reading: what a question asks, what a statement says --------------------- */
-
-static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
-  unsigned b = eg_sf_bits_of(sf->ask, w);
-  size_t l = strlen(w);
-  if (!b && l > 3 && w[l - 1] == 's') { /* "dogs", "cars", "cat's" */
-    char sing[32];
-    snprintf(sing, sizeof sing, "%.*s", (int)(l - (w[l - 2] == '\'' ? 2 : 1)), w);
-    b = eg_sf_bits_of(sf->ask, sing);
-  }
-  return b;
-}
-
-/* The types the word at t[k] asks about, or the two words ending there ("other_half" in
- * @ask: "Who's my other half?"). */
-static unsigned ask_at(const eg_statefacts *sf, const token *t, size_t k) {
-  if (k > 0) {
-    char pair[64];
-    int l = snprintf(pair, sizeof pair, "%s %s", t[k - 1].w, t[k].w);
-    unsigned b = l > 0 && (size_t)l < sizeof pair ? eg_sf_bits_of(sf->ask, pair) : 0;
-    if (b) return b;
-  }
-  return ask_bits(sf, t[k].w);
-}
-
-/* "Who was I with?" asks for a partner when nothing but a time follows "with" ("… in the
- * autumn of 2020", "… now"), not "Who was I with at the concert?" (company at an event). */
-static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
-  static const char *const now[] = {"now", "currently", "nowadays", "these", "right", "today"};
-  if (w + 1 >= nt || in_list(t[w + 1].w, now, sizeof now / sizeof *now)) return true;
-  eg_date d;
-  return eg_dates_find(q + t[w + 1].s, 0, &d, 1) == 1 && d.start <= 8;
-}
-
-/* What the question asks for is the value its wh-word stands for, not every state it names
- * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
- * the user's diet):
- *   where … + a state word     "Where do I live?", "Where did I work in 2021?" (a place, an org)
- *   who … + a state word       "Who is my employer?", "Who am I dating?" (a person, an org)
- *   what/which N               "Which city …", "What type of car …" (N's head; "eating plan")
- *   what is my N               "What's my cat called?", "What's the name of my dog?"
- *   what do I V                "What do I play now?", "What was I driving in 2020?" */
-unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
-  static const char *const aux[] = {"is",   "was", "are", "were", "do",    "does", "did",   "am",
-                                    "have", "has", "had", "will", "would", "can",  "could", "'s"};
-  static const char *const subj[] = {"i", "we"};
-  static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
-                                     "it", "my",  "our", "the", "your"};
-  static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
-  static __thread token t[MAX_TOKENS];
-  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
-  /* how … I V: "How am I eating these days?", "In 2019, how did I eat?" */
-  for (size_t h = 0; h + 3 < nt; h++)
-    if (!strcmp(t[h].w, "how") && in_list(t[h + 1].w, aux, sizeof aux / sizeof *aux) &&
-        in_list(t[h + 2].w, subj, sizeof subj / sizeof *subj)) {
-      unsigned b = ask_bits(sf, t[h + 3].w);
-      if (b) return b;
-    }
-  while (i < nt && strncmp(t[i].w, "what", 4) != 0 && strncmp(t[i].w, "which", 5) != 0 &&
-         strncmp(t[i].w, "who", 3) != 0 && strncmp(t[i].w, "where", 5) != 0)
-    i++;
-  if (i == nt) return 0;
-  const char *wh = t[i].w;
-  bool is = strchr(wh, '\'') != NULL; /* "what's" */
-  if (!strncmp(wh, "where", 5) || !strncmp(wh, "who", 3)) {
-    unsigned allowed = wh[2] == 'e' ? sf->place_bit | sf->org_bit   /* where */
-                                    : sf->person_bit | sf->org_bit; /* who */
-    unsigned b = 0;
-    for (size_t k = i + 1; k < nt; k++) b |= ask_at(sf, t, k);
-    /* "Who was I with in 2019?", "Who am I with now?": to be with someone is a partner */
-    static const char *const be[] = {"am", "was", "is", "are", "were", "'m"};
-    if (wh[2] == 'o' && i + 3 < nt && in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
-        in_list(t[i + 2].w, subj, sizeof subj / sizeof *subj) && !strcmp(t[i + 3].w, "with") &&
-        with_whom_only(question, t, nt, i + 3))
-      b |= sf->person_bit;
-    return b & allowed;
-  }
-  size_t j = i + 1;
-  if (j + 1 < nt &&
-      (!strcmp(t[j].w, "kind") || !strcmp(t[j].w, "type") || !strcmp(t[j].w, "sort")) &&
-      !strcmp(t[j + 1].w, "of"))
-    j += 2;
-  size_t p = j; /* the noun phrase after the wh-word: up to an auxiliary or a pronoun */
-  while (p < nt && p < j + 3 && !in_list(t[p].w, aux, sizeof aux / sizeof *aux) &&
-         !in_list(t[p].w, subj, sizeof subj / sizeof *subj) &&
-         !in_list(t[p].w, pron, sizeof pron / sizeof *pron) &&
-         !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit)
-    p++;
-  if (p > j) { /* its head, or an activity before it ("eating plan") */
-    unsigned b = ask_at(sf, t, p - 1);
-    /* else, asked of the speaker's own ("Which violin do I play?", not "Which team does
-     * Tim support?"), the type of a value the head names */
-    if (!b && first_person(t, p, nt)) b = lookup_common(sf, t[p - 1].w);
-    size_t l = strlen(t[j].w);
-    if (!b && p - j > 1 && l > 4 && !strcmp(t[j].w + l - 3, "ing")) b = ask_bits(sf, t[j].w);
-    return b;
-  }
-  if (j < nt && in_list(t[j].w, aux, sizeof aux / sizeof *aux)) {
-    is |= !strcmp(t[j].w, "is") || !strcmp(t[j].w, "was") || !strcmp(t[j].w, "are") ||
-          !strcmp(t[j].w, "were");
-    if (j + 1 < nt && in_list(t[j + 1].w, subj, sizeof subj / sizeof *subj)) { /* what do I V */
-      size_t v = j + 2;
-      while (v < nt && in_list(t[v].w, adv, sizeof adv / sizeof *adv)) v++;
-      return v < nt ? ask_bits(sf, t[v].w) : 0;
-    }
-    j++;
-  }
-  if (!is) return 0;
-  if (j + 2 < nt && !strcmp(t[j].w, "the") && !strcmp(t[j + 1].w, "name") &&
-      !strcmp(t[j + 2].w, "of"))
-    j += 3;
-  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our"))) return ask_at(sf, t, j + 1);
-  return 0;
-}
 
 void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_from,
                          size_t said_to, eg_statefacts_known *k) {

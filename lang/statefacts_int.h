@@ -95,6 +95,13 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 
+/* Is w one of list[0..n)? */
+bool eg_sf_in_list(const char *w, const char *const *list, size_t n);
+/* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */
+bool eg_sf_first_person(const token *t, size_t from, size_t to);
+/* The types a common word (or its singular) names, 0 for a generic word ("thing"). */
+unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w);
+
 /* The type bits m holds for a lower-case key (0: none). */
 unsigned eg_sf_bits_of(const eg_map *m, const char *key);
 void eg_sf_lower(char *s); /* in place, ASCII */

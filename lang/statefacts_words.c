@@ -1,9 +1,10 @@
 /*
  * statefacts_words.c — the prototype extractor's words: a message cut into lower-case words
  * with their capitals, sentence openings and the commas, dashes and stops that bound its
- * clauses.
+ * clauses; and the word lists both readings (a statement's, a question's) look words up in.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lang/statefacts_int.h"
@@ -74,4 +75,31 @@ size_t eg_sf_clause_end(const token *t, size_t nt, size_t from) {
   size_t to = from;
   while (to < nt && !t[to].cut) to++;
   return to < nt ? to + 1 : nt;
+}
+
+bool eg_sf_in_list(const char *w, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(w, list[i])) return true;
+  return false;
+}
+
+bool eg_sf_first_person(const token *t, size_t from, size_t to) {
+  static const char *const fp[] = {"i",    "i'm",   "i've",   "i'd",  "i'll",  "me",
+                                   "my",   "mine",  "myself", "we",   "we're", "we've",
+                                   "we'd", "we'll", "our",    "ours", "us"};
+  for (size_t i = from; i < to; i++)
+    if (eg_sf_in_list(t[i].w, fp, sizeof fp / sizeof *fp)) return true;
+  return false;
+}
+
+unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w) {
+  if (eg_sf_bits_of(sf->generic, w)) return 0;
+  unsigned b = eg_sf_bits_of(sf->common, w);
+  size_t l = strlen(w);
+  if (!b && l > 3 && w[l - 1] == 's') { /* plurals: drums, bongos */
+    char sing[32];
+    snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), w);
+    if (!eg_sf_bits_of(sf->generic, sing)) b = eg_sf_bits_of(sf->common, sing);
+  }
+  return b;
 }

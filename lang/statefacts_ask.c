@@ -1,0 +1,124 @@
+/*
+ * statefacts_ask.c — what a question asks of the user's states: "Where do I live now?" asks
+ * a place, "Who's my other half?" a person, "How am I eating these days?" a diet (the @ask
+ * lines of the prototypes file, read by the question's wh-word and the words it governs).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/dates.h"
+#include "lang/statefacts_int.h"
+
+static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
+  unsigned b = eg_sf_bits_of(sf->ask, w);
+  size_t l = strlen(w);
+  if (!b && l > 3 && w[l - 1] == 's') { /* "dogs", "cars", "cat's" */
+    char sing[32];
+    snprintf(sing, sizeof sing, "%.*s", (int)(l - (w[l - 2] == '\'' ? 2 : 1)), w);
+    b = eg_sf_bits_of(sf->ask, sing);
+  }
+  return b;
+}
+
+/* The types the word at t[k] asks about, or the two words ending there ("other_half" in
+ * @ask: "Who's my other half?"). */
+static unsigned ask_at(const eg_statefacts *sf, const token *t, size_t k) {
+  if (k > 0) {
+    char pair[64];
+    int l = snprintf(pair, sizeof pair, "%s %s", t[k - 1].w, t[k].w);
+    unsigned b = l > 0 && (size_t)l < sizeof pair ? eg_sf_bits_of(sf->ask, pair) : 0;
+    if (b) return b;
+  }
+  return ask_bits(sf, t[k].w);
+}
+
+/* "Who was I with?" asks for a partner when nothing but a time follows "with" ("… in the
+ * autumn of 2020", "… now"), not "Who was I with at the concert?" (company at an event). */
+static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
+  static const char *const now[] = {"now", "currently", "nowadays", "these", "right", "today"};
+  if (w + 1 >= nt || eg_sf_in_list(t[w + 1].w, now, sizeof now / sizeof *now)) return true;
+  eg_date d;
+  return eg_dates_find(q + t[w + 1].s, 0, &d, 1) == 1 && d.start <= 8;
+}
+
+/* What the question asks for is the value its wh-word stands for, not every state it names
+ * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
+ * the user's diet):
+ *   where … + a state word     "Where do I live?", "Where did I work in 2021?" (a place, an org)
+ *   who … + a state word       "Who is my employer?", "Who am I dating?" (a person, an org)
+ *   what/which N               "Which city …", "What type of car …" (N's head; "eating plan")
+ *   what is my N               "What's my cat called?", "What's the name of my dog?"
+ *   what do I V                "What do I play now?", "What was I driving in 2020?" */
+unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
+  static const char *const aux[] = {"is",   "was", "are", "were", "do",    "does", "did",   "am",
+                                    "have", "has", "had", "will", "would", "can",  "could", "'s"};
+  static const char *const subj[] = {"i", "we"};
+  static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
+                                     "it", "my",  "our", "the", "your"};
+  static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
+  static __thread token t[MAX_TOKENS];
+  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
+  /* how … I V: "How am I eating these days?", "In 2019, how did I eat?" */
+  for (size_t h = 0; h + 3 < nt; h++)
+    if (!strcmp(t[h].w, "how") && eg_sf_in_list(t[h + 1].w, aux, sizeof aux / sizeof *aux) &&
+        eg_sf_in_list(t[h + 2].w, subj, sizeof subj / sizeof *subj)) {
+      unsigned b = ask_bits(sf, t[h + 3].w);
+      if (b) return b;
+    }
+  while (i < nt && strncmp(t[i].w, "what", 4) != 0 && strncmp(t[i].w, "which", 5) != 0 &&
+         strncmp(t[i].w, "who", 3) != 0 && strncmp(t[i].w, "where", 5) != 0)
+    i++;
+  if (i == nt) return 0;
+  const char *wh = t[i].w;
+  bool is = strchr(wh, '\'') != NULL; /* "what's" */
+  if (!strncmp(wh, "where", 5) || !strncmp(wh, "who", 3)) {
+    unsigned allowed = wh[2] == 'e' ? sf->place_bit | sf->org_bit   /* where */
+                                    : sf->person_bit | sf->org_bit; /* who */
+    unsigned b = 0;
+    for (size_t k = i + 1; k < nt; k++) b |= ask_at(sf, t, k);
+    /* "Who was I with in 2019?", "Who am I with now?": to be with someone is a partner */
+    static const char *const be[] = {"am", "was", "is", "are", "were", "'m"};
+    if (wh[2] == 'o' && i + 3 < nt && eg_sf_in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
+        eg_sf_in_list(t[i + 2].w, subj, sizeof subj / sizeof *subj) &&
+        !strcmp(t[i + 3].w, "with") && with_whom_only(question, t, nt, i + 3))
+      b |= sf->person_bit;
+    return b & allowed;
+  }
+  size_t j = i + 1;
+  if (j + 1 < nt &&
+      (!strcmp(t[j].w, "kind") || !strcmp(t[j].w, "type") || !strcmp(t[j].w, "sort")) &&
+      !strcmp(t[j + 1].w, "of"))
+    j += 2;
+  size_t p = j; /* the noun phrase after the wh-word: up to an auxiliary or a pronoun */
+  while (p < nt && p < j + 3 && !eg_sf_in_list(t[p].w, aux, sizeof aux / sizeof *aux) &&
+         !eg_sf_in_list(t[p].w, subj, sizeof subj / sizeof *subj) &&
+         !eg_sf_in_list(t[p].w, pron, sizeof pron / sizeof *pron) &&
+         !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit)
+    p++;
+  if (p > j) { /* its head, or an activity before it ("eating plan") */
+    unsigned b = ask_at(sf, t, p - 1);
+    /* else, asked of the speaker's own ("Which violin do I play?", not "Which team does
+     * Tim support?"), the type of a value the head names */
+    if (!b && eg_sf_first_person(t, p, nt)) b = eg_sf_lookup_common(sf, t[p - 1].w);
+    size_t l = strlen(t[j].w);
+    if (!b && p - j > 1 && l > 4 && !strcmp(t[j].w + l - 3, "ing")) b = ask_bits(sf, t[j].w);
+    return b;
+  }
+  if (j < nt && eg_sf_in_list(t[j].w, aux, sizeof aux / sizeof *aux)) {
+    is |= !strcmp(t[j].w, "is") || !strcmp(t[j].w, "was") || !strcmp(t[j].w, "are") ||
+          !strcmp(t[j].w, "were");
+    if (j + 1 < nt &&
+        eg_sf_in_list(t[j + 1].w, subj, sizeof subj / sizeof *subj)) { /* what do I V */
+      size_t v = j + 2;
+      while (v < nt && eg_sf_in_list(t[v].w, adv, sizeof adv / sizeof *adv)) v++;
+      return v < nt ? ask_bits(sf, t[v].w) : 0;
+    }
+    j++;
+  }
+  if (!is) return 0;
+  if (j + 2 < nt && !strcmp(t[j].w, "the") && !strcmp(t[j + 1].w, "name") &&
+      !strcmp(t[j + 2].w, "of"))
+    j += 3;
+  if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our"))) return ask_at(sf, t, j + 1);
+  return 0;
+}
