@@ -544,15 +544,18 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
       if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
-  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X" */
+  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X"; not
+   * one that gives it to the user ("my aunt left me her X", "he sold us his X") */
+  static const char *const to_user[] = {"me", "us"};
   size_t ended_from = predicate_start(t, a, s, true);
   for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
+    if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
     if (ending_at(sf, t, q - 1, s->ts)) return ST_FORMER;
     for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
       if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
   }
-  /* the slot as subject: "X and I split up" */
-  if (!eg_sf_first_person(t, a, s->ts) && has_ending(sf, t, s->te, b)) return ST_FORMER;
+  /* the slot as subject: "X and I split up", "our X died" */
+  if (!eg_sf_first_person(t, a, p) && has_ending(sf, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);
   if (past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
@@ -713,6 +716,8 @@ typedef struct verdict {
   int rel;    /* -1: nothing */
   bool ended; /* a doubt rather than a fact */
   float cosine, margin;
+  bool weak; /* a current value read as rel below the bar, over NONE: a fact only in place of
+              * a value the same message ends ("Sold the piano and rented a X") */
 } verdict;
 
 static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
@@ -732,7 +737,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
                                                                  : &best_assert[pr->rel];
     if (c > *slotp) *slotp = c;
   }
-  verdict out = {-1, false, 0, 0};
+  verdict out = {-1, false, 0, 0, false};
   if (it->third) {
     /* gone, by the floor and the margin over still held, or by any margin where a word of
      * ending governs it ("we lost X"): a word on the state */
@@ -740,7 +745,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
       float gone = best_ended[r], margin = gone - best_assert[r];
       bool by = margin >= sf->margin || (it->s.status == ST_FORMER && margin > 0);
       if ((sf->rels[r].types & it->s.bits) && gone > out.cosine && gone >= sf->floor && by)
-        out = (verdict){r, true, gone, margin};
+        out = (verdict){r, true, gone, margin, false};
     }
     return out;
   }
@@ -772,6 +777,9 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   /* numbers only: the clause is the user's text */
   EG_DEBUG("statefacts", "clause judged", "relation=%s cosine=%.3f second=%.3f none=%.3f status=%d",
            arg >= 0 ? sf->rels[arg].name : "-", first, second, none, (int)it->s.status);
+  if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&
+      it->s.status == ST_CURRENT && (first < sf->floor || first - second < sf->margin))
+    return (verdict){arg, false, first, first - second, true};
   if (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none) return out;
   out.rel = arg;
   out.ended = arg_ended || it->s.status != ST_CURRENT;
@@ -1074,6 +1082,26 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
   return false;
 }
 
+/* Is pick q a better reading of a relation than cur (NULL: none yet)? A name is more specific
+ * than a kind word ("a Nissan Leaf" over "electric"); then the closer reading. */
+static bool better(const pick *q, const pick *cur) {
+  return !cur || (q->it->s.proper && !cur->it->s.proper) ||
+         (q->it->s.proper == cur->it->s.proper && q->v.cosine > cur->v.cosine);
+}
+
+/* A value of the user's own that the message names beside one it says ended (a word of ending
+ * governs it, or a word of change is in its clause), read as the same relation if below the
+ * bar: the one that took its place ("Sold the piano to make space and rented a X", "I'm not in
+ * Lisbon anymore, I moved north to X"), or NULL. */
+static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
+  const pick *best = NULL;
+  for (size_t i = 0; i < np; i++)
+    if (p[i].v.weak && p[i].v.rel == ended->v.rel && !p[i].it->s.held &&
+        p[i].it->s.ts != ended->it->s.ts && better(&p[i], best))
+      best = &p[i];
+  return best;
+}
+
 /* Facts and doubts of one segment from its judged items. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
                     const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
@@ -1089,16 +1117,16 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     for (size_t i = 0; i < np; i++) {
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
-      if (p[i].v.rel != r || (p[i].it->s.held && !p[i].v.ended) ||
+      if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
           (p[i].it->third && read_as_own(p, np, &p[i])))
         continue;
       const pick **slotp = p[i].v.ended ? &doubt : &fact;
-      /* a name is more specific than a kind word ("a Nissan Leaf" over "electric") */
-      const pick *cur = *slotp;
-      bool better = !cur || (p[i].it->s.proper && !cur->it->s.proper) ||
-                    (p[i].it->s.proper == cur->it->s.proper && p[i].v.cosine > cur->v.cosine);
-      if (better) *slotp = &p[i];
+      if (better(&p[i], *slotp)) *slotp = &p[i];
     }
+    if (!fact && doubt && doubt->it->s.te &&
+        (doubt->it->s.status == ST_FORMER ||
+         has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to)))
+      fact = taking_place(p, np, doubt);
     const char *rel = sf->rels[r].name;
     /* a value with a date after the conversation's day is a plan ("I pick up the X this
      * weekend"), not a state: at most a word on it */
@@ -1213,7 +1241,7 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
     for (; i < ni && items[i].seg == seg; i++) {
       picks[np] = (pick){&items[i], judge(sf, vecs + i * (size_t)sf->dim, &items[i])};
       /* the words near a slot follow its whole span: a second look when that said nothing */
-      bool read = items[i].near && np && picks[np - 1].it == &items[i - 1];
+      bool read = items[i].near && np && picks[np - 1].it == &items[i - 1] && !picks[np - 1].v.weak;
       if (picks[np].v.rel >= 0 && !read) np++;
     }
     if (np && (rc = emit(sf, ctx, &segs[seg], picks, np, a, &out[seg], st, err))) goto cleanup;

@@ -239,6 +239,12 @@ static void test_endings_and_near_words(void) {
       {"I have abandoned the keto diet.", EG_STATE_UNCERTAIN, "DIET"},
       {"Back when I had my Honda Civic we drove to the coast every weekend.", EG_STATE_UNCERTAIN,
        "DRIVES"},
+      /* a value of the same kind beside one the message ends took its place, read as the
+       * ended one's relation below the bar; a negation alone ends nothing */
+      {"Sold my guitar to fund a rented cello.", "PLAYS", "cello"},
+      {"Went to a harp concert last night, but I'd never have the patience for all those "
+       "strings.",
+       EG_STATE_UNCERTAIN, "PLAYS"},
       {"Signed a lease on a flat in Kreuzberg, Berlin.", NULL, NULL},
       {"First week at Initech and the coffee is awful.", "WORKS_AT", "Initech"},
       /* a make and its model in lower case; a verb after the make is no model */
@@ -538,6 +544,11 @@ static void test_lexical_reading(void) {
       {"Sold my guitar to pay for cello lessons.", &instr, "guitar", EG_STATED_FORMER, true, false,
        true, false, 2},
       {"I'm not vegan anymore.", &diet, "vegan", EG_STATED_FORMER, true, false, true, false, 1},
+      /* a word of ending after the user's own pet; none where the pet is given to the user */
+      {"Our hamster died in June.", &pets, "hamster", EG_STATED_FORMER, true, false, true, false,
+       1},
+      {"My aunt left me her parrot.", &pets, "parrot", EG_STATED_CURRENT, false, false, true, true,
+       1},
       {"We might rehome Rufus, my dog, next year.", &pets, "Rufus", EG_STATED_FORMER, false, false,
        true, false, 1}, /* planned, not ended; typed by the apposition */
       {"My sister lives in Oslo now.", &place, "Oslo", EG_STATED_MENTIONED, false, true, true,
