@@ -283,11 +283,16 @@ static bool is_session_name(const session_names *sn, const char *w) {
   return false;
 }
 
-static void learn_names(const char *text, session_names *sn) {
+/* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"). */
+static bool name_cap(const eg_statefacts *sf, const token *w) {
+  return w->cap && !(w->shout && eg_wordnet_is_common(sf->words, sf->n_words, w->w));
+}
+
+static void learn_names(const eg_statefacts *sf, const char *text, session_names *sn) {
   static __thread token t[MAX_TOKENS];
   size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
   for (size_t i = 0; i < nt && sn->n < SESSION_NAMES; i++)
-    if (t[i].cap && !t[i].start && !t[i].digit && !not_a_name(t[i].w) &&
+    if (name_cap(sf, &t[i]) && !t[i].start && !t[i].digit && !not_a_name(t[i].w) &&
         !is_session_name(sn, t[i].w))
       snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
 }
@@ -366,10 +371,12 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       i = hj - 1;
       continue;
     }
-    if (t[i].cap && !not_a_name(t[i].w)) {
+    if (name_cap(sf, &t[i]) && !not_a_name(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma: "Olive, 3 years old" */
-      while (j < to && !t[j - 1].comma && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
+      while (j < to && !t[j - 1].comma && (name_cap(sf, &t[j]) || t[j].digit) &&
+             !not_a_name(t[j].w))
+        j++;
       char key[128];
       span_key(t, i, j, key, sizeof key);
       unsigned known = eg_sf_bits_of(sf->proper, key);
@@ -1222,7 +1229,7 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
   }
   learn_held(sf, ctx, names);
   for (size_t i = 0; i < n; i++)
-    if (segs[i].text) learn_names(segs[i].text, names);
+    if (segs[i].text) learn_names(sf, segs[i].text, names);
   for (size_t i = 0; i < n && !rc; i++)
     if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
       rc = collect(sf, names, i, &segs[i], a, items, &ni, st, err);
@@ -1262,7 +1269,7 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0, names.known = NULL;
-  learn_names(text ? text : "", &names);
+  learn_names(sf, text ? text : "", &names);
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS);
   slot s[MAX_CANDS];
   for (size_t from = 0; from < nt;) {
@@ -1289,7 +1296,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0, names.known = known;
-  learn_names(text ? text : "", &names); /* the names it uses mid-sentence */
+  learn_names(sf, text ? text : "", &names); /* the names it uses mid-sentence */
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   eg_date dates[16];
   size_t nd = said_at ? eg_dates_find(text ? text : "", said_at, dates, 16) : 0;

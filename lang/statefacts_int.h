@@ -83,6 +83,7 @@ typedef struct token {
   size_t s, e; /* byte span */
   char w[32];  /* lower case, ’ as ' */
   bool cap;    /* starts with an upper-case letter */
+  bool shout;  /* all upper case, two letters or more ("AGAIN", "IKEA") */
   bool digit;  /* holds a digit ("CX-5", "3") */
   bool start;  /* first word of a sentence */
   bool cut;    /* a clause (sentence) ends after it */

@@ -63,6 +63,8 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     }
     k->w[l] = '\0';
     k->e = p;
+    k->shout = k->cap && p - k->s > 1;
+    for (size_t q = k->s; q < p && k->shout; q++) k->shout = !islower((unsigned char)text[q]);
     /* "but" opens a new clause: "I used to live in X but now I live in Y" */
     if (!strcmp(k->w, "but") && n) t[n - 1].cut = true;
     n++;

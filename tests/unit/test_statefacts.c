@@ -242,6 +242,9 @@ static void test_endings_and_near_words(void) {
       /* a value of the same kind beside one the message ends took its place, read as the
        * ended one's relation below the bar; a negation alone ends nothing */
       {"Sold my guitar to fund a rented cello.", "PLAYS", "cello"},
+      /* a word in capitals for emphasis is no name; an acronym is */
+      {"My hamster Gizmo escaped AGAIN.", "HAS_PET", "Gizmo"},
+      {"I just started at IKEA.", "WORKS_AT", "IKEA"},
       {"Went to a harp concert last night, but I'd never have the patience for all those "
        "strings.",
        EG_STATE_UNCERTAIN, "PLAYS"},
