@@ -9,6 +9,12 @@
 #include "lang/dates.h"
 #include "lang/statefacts_int.h"
 
+/* Auxiliaries and the subjects a question about the user has. */
+static const char *const aux[] = {"is",   "was", "are", "were", "do",    "does", "did",   "am",
+                                  "have", "has", "had", "will", "would", "can",  "could", "'s"};
+static const char *const subj[] = {"i", "we"};
+#define IN(w, list) eg_sf_in_list((w), (list), sizeof(list) / sizeof *(list))
+
 static unsigned ask_bits(const eg_statefacts *sf, const char *w) {
   unsigned b = eg_sf_bits_of(sf->ask, w);
   size_t l = strlen(w);
@@ -36,9 +42,22 @@ static unsigned ask_at(const eg_statefacts *sf, const token *t, size_t k) {
  * autumn of 2020", "… now"), not "Who was I with at the concert?" (company at an event). */
 static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
   static const char *const now[] = {"now", "currently", "nowadays", "these", "right", "today"};
-  if (w + 1 >= nt || eg_sf_in_list(t[w + 1].w, now, sizeof now / sizeof *now)) return true;
+  if (w + 1 >= nt || IN(t[w + 1].w, now)) return true;
   eg_date d;
   return eg_dates_find(q + t[w + 1].s, 0, &d, 1) == 1 && d.start <= 8;
+}
+
+/* "… do I V", "… am I V-ing" at a: what V asks, or the verb it governs ("What am I learning
+ * to play?"). */
+static unsigned verb_asks(const eg_statefacts *sf, const token *t, size_t nt, size_t a) {
+  static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
+  if (a + 2 >= nt || !IN(t[a].w, aux) || !IN(t[a + 1].w, subj)) return 0;
+  size_t v = a + 2;
+  while (v < nt && IN(t[v].w, adv)) v++;
+  if (v == nt) return 0;
+  unsigned b = ask_bits(sf, t[v].w);
+  if (!b && v + 2 < nt && !strcmp(t[v + 1].w, "to")) b = ask_bits(sf, t[v + 2].w);
+  return b;
 }
 
 /* What the question asks for is the value its wh-word stands for, not every state it names
@@ -50,19 +69,14 @@ static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
  *   what is my N               "What's my cat called?", "What's the name of my dog?"
  *   what do I V                "What do I play now?", "What was I driving in 2020?" */
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
-  static const char *const aux[] = {"is",   "was", "are", "were", "do",    "does", "did",   "am",
-                                    "have", "has", "had", "will", "would", "can",  "could", "'s"};
-  static const char *const subj[] = {"i", "we"};
   static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
                                      "it", "my",  "our", "the", "your"};
-  static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
   static __thread token t[MAX_TOKENS];
   size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
   /* how … I V: "How am I eating these days?", "In 2019, how did I eat?" */
   for (size_t h = 0; h + 3 < nt; h++)
-    if (!strcmp(t[h].w, "how") && eg_sf_in_list(t[h + 1].w, aux, sizeof aux / sizeof *aux) &&
-        eg_sf_in_list(t[h + 2].w, subj, sizeof subj / sizeof *subj)) {
-      unsigned b = ask_bits(sf, t[h + 3].w);
+    if (!strcmp(t[h].w, "how")) {
+      unsigned b = verb_asks(sf, t, nt, h + 1);
       if (b) return b;
     }
   while (i < nt && strncmp(t[i].w, "what", 4) != 0 && strncmp(t[i].w, "which", 5) != 0 &&
@@ -78,8 +92,7 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     for (size_t k = i + 1; k < nt; k++) b |= ask_at(sf, t, k);
     /* "Who was I with in 2019?", "Who am I with now?": to be with someone is a partner */
     static const char *const be[] = {"am", "was", "is", "are", "were", "'m"};
-    if (wh[2] == 'o' && i + 3 < nt && eg_sf_in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
-        eg_sf_in_list(t[i + 2].w, subj, sizeof subj / sizeof *subj) &&
+    if (wh[2] == 'o' && i + 3 < nt && IN(t[i + 1].w, be) && IN(t[i + 2].w, subj) &&
         !strcmp(t[i + 3].w, "with") && with_whom_only(question, t, nt, i + 3))
       b |= sf->person_bit;
     return b & allowed;
@@ -90,13 +103,16 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
       !strcmp(t[j + 1].w, "of"))
     j += 2;
   size_t p = j; /* the noun phrase after the wh-word: up to an auxiliary or a pronoun */
-  while (p < nt && p < j + 3 && !eg_sf_in_list(t[p].w, aux, sizeof aux / sizeof *aux) &&
-         !eg_sf_in_list(t[p].w, subj, sizeof subj / sizeof *subj) &&
-         !eg_sf_in_list(t[p].w, pron, sizeof pron / sizeof *pron) &&
-         !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit)
+  while (p < nt && p < j + 3 && !IN(t[p].w, aux) && !IN(t[p].w, subj) && !IN(t[p].w, pron) &&
+         !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit &&
+         !(p > j && eg_wordnet_is_present3(&sf->verbs, t[p].w))) /* "What pet lives with us?" */
     p++;
   if (p > j) { /* its head, or an activity before it ("eating plan") */
     unsigned b = ask_at(sf, t, p - 1);
+    /* else what it does or the user does with it ("Which organisation employs me?", "Which
+     * organisation am I working for?") */
+    if (!b && p < nt) b = ask_bits(sf, t[p].w);
+    if (!b) b = verb_asks(sf, t, nt, p);
     /* else, asked of the speaker's own ("Which violin do I play?", not "Which team does
      * Tim support?"), the type of a value the head names */
     if (!b && eg_sf_first_person(t, p, nt)) b = eg_sf_lookup_common(sf, t[p - 1].w);
@@ -104,15 +120,10 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     if (!b && p - j > 1 && l > 4 && !strcmp(t[j].w + l - 3, "ing")) b = ask_bits(sf, t[j].w);
     return b;
   }
-  if (j < nt && eg_sf_in_list(t[j].w, aux, sizeof aux / sizeof *aux)) {
+  if (j < nt && IN(t[j].w, aux)) {
     is |= !strcmp(t[j].w, "is") || !strcmp(t[j].w, "was") || !strcmp(t[j].w, "are") ||
           !strcmp(t[j].w, "were");
-    if (j + 1 < nt &&
-        eg_sf_in_list(t[j + 1].w, subj, sizeof subj / sizeof *subj)) { /* what do I V */
-      size_t v = j + 2;
-      while (v < nt && eg_sf_in_list(t[v].w, adv, sizeof adv / sizeof *adv)) v++;
-      return v < nt ? ask_bits(sf, t[v].w) : 0;
-    }
+    if (j + 1 < nt && IN(t[j + 1].w, subj)) return verb_asks(sf, t, nt, j); /* what do I V */
     j++;
   }
   if (!is) return 0;

@@ -109,6 +109,8 @@ static void test_tense_and_negation(void) {
       {"I moved from Madrid to Oslo.", "LIVES_IN", "Oslo"},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* an application is a plan, not a job */
+      {"I applied for a research post at Ferncliff University.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I no longer work at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I quit my job at Globodyne in May.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I sold my Jeep Wrangler.", EG_STATE_UNCERTAIN, "DRIVES"},
@@ -471,6 +473,19 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "How do I get to the station?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "Who's my other half these days?") == partner);
   EG_CHECK(eg_statefacts_asked(lx, "Who did I sit with in the first half?") == 0);
+  /* the verb after the noun phrase, the user's verb, the verb a verb governs */
+  EG_CHECK(eg_statefacts_asked(lx, "What pet lives with us right now?") == pet);
+  EG_CHECK(eg_statefacts_asked(lx, "Which organisation am I working for?") ==
+           eg_statefacts_asked(lx, "Who is my employer?"));
+  EG_CHECK(eg_statefacts_asked(lx, "Which organisation employs me?") ==
+           eg_statefacts_asked(lx, "Who is my employer?"));
+  EG_CHECK(eg_statefacts_asked(lx, "What truck did I drive in 2019?") ==
+           eg_statefacts_asked(lx, "What car do I drive?"));
+  EG_CHECK(eg_statefacts_asked(lx, "What am I learning to play these days?") ==
+           eg_statefacts_asked(lx, "What instrument do I play?"));
+  EG_CHECK(eg_statefacts_asked(lx, "Who was I going out with in 2018?") == partner);
+  EG_CHECK(eg_statefacts_asked(lx, "What phone do I use now?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "What did I have for breakfast?") == 0);
   eg_arena *sa = eg_arena_new(0, 0);
   const char *said = eg_statefacts_statement(lx, place, sa); /* how one states it, slots left out */
   EG_CHECK(said && strstr(said, "I live in") && !strstr(said, " X"));
