@@ -48,13 +48,13 @@ static bool with_whom_only(const char *q, const token *t, size_t nt, size_t w) {
 }
 
 /* "… do I V", "… am I V-ing" at a: what V asks, or the verb it governs ("What am I learning
- * to play?"). */
+ * to play?"); not what one works on. */
 static unsigned verb_asks(const eg_statefacts *sf, const token *t, size_t nt, size_t a) {
   static const char *const adv[] = {"currently", "still", "now", "usually", "really", "actually"};
   if (a + 2 >= nt || !IN(t[a].w, aux) || !IN(t[a + 1].w, subj)) return 0;
   size_t v = a + 2;
   while (v < nt && IN(t[v].w, adv)) v++;
-  if (v == nt) return 0;
+  if (v == nt || (v + 1 < nt && !strcmp(t[v + 1].w, "on"))) return 0; /* "working on": a task */
   unsigned b = ask_bits(sf, t[v].w);
   if (!b && v + 2 < nt && !strcmp(t[v + 1].w, "to")) b = ask_bits(sf, t[v + 2].w);
   return b;

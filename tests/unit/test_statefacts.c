@@ -485,6 +485,7 @@ static void test_lexical_reading(void) {
            eg_statefacts_asked(lx, "What instrument do I play?"));
   EG_CHECK(eg_statefacts_asked(lx, "Who was I going out with in 2018?") == partner);
   EG_CHECK(eg_statefacts_asked(lx, "What phone do I use now?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "What am I working on these days?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "What did I have for breakfast?") == 0);
   eg_arena *sa = eg_arena_new(0, 0);
   const char *said = eg_statefacts_statement(lx, place, sa); /* how one states it, slots left out */
