@@ -283,7 +283,8 @@ static bool is_session_name(const session_names *sn, const char *w) {
   return false;
 }
 
-/* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"). */
+/* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"; it
+ * may go on one: "World War II", "Apple TV"). */
 static bool name_cap(const eg_statefacts *sf, const token *w) {
   return w->cap && !(w->shout && eg_wordnet_is_common(sf->words, sf->n_words, w->w));
 }
@@ -374,9 +375,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     if (name_cap(sf, &t[i]) && !not_a_name(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma: "Olive, 3 years old" */
-      while (j < to && !t[j - 1].comma && (name_cap(sf, &t[j]) || t[j].digit) &&
-             !not_a_name(t[j].w))
-        j++;
+      while (j < to && !t[j - 1].comma && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
       char key[128];
       span_key(t, i, j, key, sizeof key);
       unsigned known = eg_sf_bits_of(sf->proper, key);
