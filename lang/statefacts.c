@@ -716,6 +716,7 @@ typedef struct item {
   char *text;      /* masked clause (arena) */
   bool near;       /* the words near the slot, read only when its whole span said nothing */
   bool third;      /* a held value spoken of, not by the user of themselves: [=REL] or [-REL] */
+  bool modifier;   /* a kind word before a noun it qualifies ("a wind quintet") */
 } item;
 
 typedef struct verdict {
@@ -976,7 +977,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(a, text, t, it))) (*n)++;
@@ -989,6 +990,20 @@ static bool kind_within(const eg_statefacts *sf, const token *t, size_t from, si
   for (size_t i = from; i < to; i++)
     if ((i < s->ts || i >= s->te) && (kind_bits(sf, t[i].w) & s->bits)) return true;
   return false;
+}
+
+/* Does the kind word in slot s qualify the noun after it ("harp concert", "wind quintet")?
+ * The next word, before the clause ends (to), is a common word of WordNet and no function
+ * word, verb form, adverb in -ly or word for the slot's own kind ("a Mediterranean diet"). */
+static bool qualifies(const eg_statefacts *sf, const slot *s, const token *t, size_t to) {
+  if (s->proper || s->te >= to || t[s->te - 1].comma) return false;
+  const token *w = &t[s->te];
+  size_t l = strlen(w->w);
+  return !w->cap && !w->digit && !not_a_name(w->w) && !joint(w->w, true) && !determiner(w->w) &&
+         !(eg_sf_bits_of(sf->ask, w->w) & s->bits) && /* "a Mediterranean diet": its own kind */
+         eg_wordnet_is_common(sf->words, sf->n_words, w->w) &&
+         !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w) &&
+         !(l > 4 && (!strcmp(w->w + l - 3, "ing") || !strcmp(w->w + l - 2, "ly")));
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
@@ -1039,22 +1054,23 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
-        *it = (item){seg, span_from, span_to, slots[k], NULL, false, false};
+        *it = (item){seg,  span_from, span_to, slots[k],
+                     NULL, false,     false,   qualifies(sf, &slots[k], t, to)};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS &&
             near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg, near_from, near_to, it->s, NULL, true, false};
+          *near = (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier};
           if ((near->text = masked(a, text, t, near))) (*n)++;
         }
       }
       if (!ns && !question && *n < MAX_ITEMS &&
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg,  from,  to,   {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0},
-                     NULL, false, false};
+        *it = (item){seg,  from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0},
+                     NULL, false, false, false};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -1089,10 +1105,12 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
 }
 
 /* Is pick q a better reading of a relation than cur (NULL: none yet)? A name is more specific
- * than a kind word ("a Nissan Leaf" over "electric"); then the closer reading. */
+ * than a kind word ("a Nissan Leaf" over "electric"), a kind word than one that qualifies a
+ * noun ("I play flute in a wind quintet"); then the closer reading. */
 static bool better(const pick *q, const pick *cur) {
-  return !cur || (q->it->s.proper && !cur->it->s.proper) ||
-         (q->it->s.proper == cur->it->s.proper && q->v.cosine > cur->v.cosine);
+  if (!cur || q->it->s.proper != cur->it->s.proper) return !cur || q->it->s.proper;
+  if (q->it->modifier != cur->it->modifier) return !q->it->modifier; /* "flute" of "a wind X" */
+  return q->v.cosine > cur->v.cosine;
 }
 
 /* A value of the user's own that the message names beside one it says ended (a word of ending

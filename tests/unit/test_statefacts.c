@@ -109,6 +109,10 @@ static void test_tense_and_negation(void) {
       {"I moved from Madrid to Oslo.", "LIVES_IN", "Oslo"},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* a kind word that qualifies a noun is not the value beside another */
+      {"I play flute in a wind quintet.", "PLAYS", "flute"},
+      {"My doctor steered me off keto, so I follow a Mediterranean diet now.", "DIET",
+       "mediterranean"},
       /* an application is a plan, not a job */
       {"I applied for a research post at Ferncliff University.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I no longer work at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
