@@ -620,6 +620,11 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
     return false;
   if (noun + 1 >= to || noun >= s->ts || !person_noun(sf, t, noun) || s->ts == noun + 1)
     return false;
+  /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
+   * neighbour's dog" is the neighbour's) */
+  unsigned kind =
+      kind_bits(sf, t[noun].w) | (strchr(t[noun].w, '\'') ? 0 : kind_bits(sf, t[noun + 1].w));
+  if (kind & ~sf->person_bit) return false;
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */
   static const char *const is[] = {"is", "was", "'s"};

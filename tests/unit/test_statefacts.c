@@ -110,6 +110,9 @@ static void test_tense_and_negation(void) {
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       /* a kind word that qualifies a noun is not the value beside another */
+      /* WordNet's "cat" is also a man: a kind of pet is no person whose pet it would be */
+      {"Not a kitten: an elderly cat from the shelter. She came with the name Juniper.", "HAS_PET",
+       "Juniper"},
       {"I play flute in a wind quintet.", "PLAYS", "flute"},
       {"My doctor steered me off keto, so I follow a Mediterranean diet now.", "DIET",
        "mediterranean"},
