@@ -345,13 +345,31 @@ static bool says_any(const char *q, const char *const *w, size_t n) {
   return false;
 }
 
+/* Does q say "after" of a time, not of a verb it makes ("Which pet was I looking after?", "the
+ * dog I named after my gran")? */
+static bool time_after(const char *q) {
+  static const char *const verbs[] = {"look", "looks", "looked", "looking", "named",
+                                      "take", "takes", "took",   "taking"};
+  for (const char *p = q; (p = strcasestr(p, "after")) != NULL; p++) {
+    if (!word_start(q, p) || isalnum((unsigned char)p[5])) continue;
+    const char *e = p, *b;
+    while (e > q && e[-1] == ' ') e--;
+    for (b = e; b > q && isalpha((unsigned char)b[-1]);) b--;
+    size_t l = (size_t)(e - b), i = 0;
+    while (i < sizeof verbs / sizeof *verbs &&
+           !(strlen(verbs[i]) == l && !strncasecmp(b, verbs[i], l)))
+      i++;
+    if (i == sizeof verbs / sizeof *verbs) return true;
+  }
+  return false;
+}
+
 /* A question about an order or a span ("which came first", "before", "how long"). */
 static bool asks_order(const char *q) {
-  static const char *const w[] = {"first",      "earliest", "initially",  "originally",
-                                  "before",     "after",    "order",      "previous",
-                                  "previously", "used to",  "how long",   "how many",
-                                  "how often",  "how much", "since when", "until"};
-  return says_any(q, w, sizeof w / sizeof *w);
+  static const char *const w[] = {"first",    "earliest",  "initially",  "originally", "before",
+                                  "order",    "previous",  "previously", "used to",    "how long",
+                                  "how many", "how often", "how much",   "since when", "until"};
+  return says_any(q, w, sizeof w / sizeof *w) || time_after(q);
 }
 
 /* A question about a span ("How long have I … now?", "Since when …"): it asks since when,

@@ -844,6 +844,12 @@ static void test_state_at_asked_time(void) {
   EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
   EG_CHECK(r->context && strstr(r->context, "Facts as of 2024-06-01") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* "looking after" says no order in time: still a state asked of 2021 */
+  r = recall_at("sa", "Where was I living in 2021, looking after my gran?", T("2024-06-01"), NULL,
+                NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(r->context && strstr(r->context, "Facts as of 2021-12-31") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
   /* "now", though it names a past year, asks for now */
   r = recall_at("sa", "Where do I live now? I was in Lisbon in 2021.", T("2024-06-01"), NULL, NULL);
   EG_REQUIRE(r != NULL);
