@@ -353,6 +353,32 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
 
 static bool joint(const char *w, bool goal);
 
+/* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
+ * are …", "me and X hit 2 years"? Only someone (a person, an animal) keeps the speaker such
+ * company, so the name may be no place or firm; in lower case it is still a name when it is
+ * no word ("tobias and I"). */
+static bool with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
+  static const char *const me[] = {"i", "me"};
+  size_t n = sizeof me / sizeof *me;
+  if ((i == from || t[i - 1].comma) && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&
+      eg_sf_in_list(t[j + 1].w, me, n))
+    return true;
+  return i >= from + 2 && !strcmp(t[i - 1].w, "and") && eg_sf_in_list(t[i - 2].w, me, n) &&
+         !t[i - 2].comma && (i - 2 == from || t[i - 3].comma);
+}
+
+/* May the lower-case word w be a name: no word of WordNet's or the lists', its clitic "'s"
+ * aside ("chloe's")? */
+static bool lower_name(const eg_statefacts *sf, const token *w) {
+  char base[32];
+  size_t l = strlen(w->w);
+  if (w->cap || w->digit || l < 2 || not_a_name(w->w)) return false;
+  if (l > 2 && !strcmp(w->w + l - 2, "'s")) l -= 2;
+  snprintf(base, sizeof base, "%.*s", (int)l, w->w);
+  return strspn(base, "abcdefghijklmnopqrstuvwxyz-") == l && !joint(base, true) &&
+         !eg_wordnet_is_common(sf->words, sf->n_words, base) && !eg_sf_lookup_common(sf, base);
+}
+
 /* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?
  * Not a function word nor a verb's past or present in -s ("my honda makes a noise"). */
 static bool model_word(const eg_statefacts *sf, const token *w) {
@@ -394,10 +420,12 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
       if (hp) known = sn->held.bits[hp - 1];
       /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
-       * know it as a word ("Jonas and I …") or it is bound to a kind word ("Nugget, my
-       * hamster, …"); else it is a word ("Harp practice …") */
+       * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
+       * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and
+       * I"); else it is a word ("Harp practice …") */
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
-      bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w);
+      bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
+                    !(with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
       if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
                        eg_sf_lookup_common(sf, t[i].w))) {
         slot s = {i,
@@ -416,7 +444,10 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         unsigned cue = eg_sf_bits_of(sf->cue, prev);
         if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
-        if (cue) s.bits = cue, s.cued = true;
+        if (cue)
+          s.bits = cue, s.cued = true;
+        else if (!known && (s.bits & sf->cue_types) && with_me(t, from, to, i, j))
+          s.bits &= sf->cue_types;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
           s.bits = sf->person_bit;
@@ -437,6 +468,16 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       continue;
     }
     if (t[i].cap && !t[i].start) continue;
+    /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker
+     * company ("tobias and I") or right after a kind word ("gf chloe's bday", "my hamster
+     * fidget"); not a word ("my dog walker") */
+    unsigned kind = i > from && !t[i - 1].comma ? kind_bits(sf, t[i - 1].w) : 0;
+    if ((kind || with_me(t, from, to, i, i + 1)) && lower_name(sf, &t[i])) {
+      bool cued = kind != 0;
+      out[n++] = (slot){i,    i + 1, 0,          0, cued ? kind : sf->name_types & sf->cue_types,
+                        true, cued,  ST_CURRENT, 0};
+      continue;
+    }
     unsigned b = 0;
     size_t j = i + 1;
     if (i + 1 < to) { /* two-word lemmas first: "electric guitar", "guinea pig" */
@@ -704,10 +745,11 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
                             const slot *s, bool fragments) {
   size_t a, b;
   predicate_span(t, from, to, s, true, &a, &b);
-  /* "X and I split up": the slot and the user share the predicate */
-  bool with_me =
-      s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2);
-  return with_me || eg_sf_first_person(t, a, b) ||
+  /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
+  bool shared =
+      with_me(t, from, to, s->ts, s->te) ||
+      (s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2));
+  return shared || eg_sf_first_person(t, a, b) ||
          (a == from &&
           (opens_with_past(sf, t, from, b) || (fragments && verbless(sf, t, from, b))));
 }

@@ -86,9 +86,10 @@ bool eg_sf_in_list(const char *w, const char *const *list, size_t n) {
 }
 
 bool eg_sf_first_person(const token *t, size_t from, size_t to) {
-  static const char *const fp[] = {"i",    "i'm",   "i've",   "i'd",  "i'll",  "me",
-                                   "my",   "mine",  "myself", "we",   "we're", "we've",
-                                   "we'd", "we'll", "our",    "ours", "us"};
+  /* chat drops the apostrophe: "im", "ive" (not "ill", "id": words of their own) */
+  static const char *const fp[] = {"i",    "i'm",   "i've", "i'd",    "i'll", "im",    "ive",
+                                   "me",   "my",    "mine", "myself", "we",   "we're", "we've",
+                                   "we'd", "we'll", "our",  "ours",   "us"};
   for (size_t i = from; i < to; i++)
     if (eg_sf_in_list(t[i].w, fp, sizeof fp / sizeof *fp)) return true;
   return false;

@@ -272,6 +272,14 @@ static void test_endings_and_near_words(void) {
       /* a clitic 's is no part of the name */
       {"Priya\u2019s my girlfriend now, we met at a gig.", "PARTNER_OF", "Priya"},
       {"My girlfriend Priya's birthday is next week.", "PARTNER_OF", "Priya"},
+      /* someone who keeps the speaker company is no place; in lower case still a name, a
+       * word for a person is none; so is a lower-case name after a kind word ("gf") */
+      {"dev and i are moving in together!!", "PARTNER_OF", "dev"},
+      {"Ines and I are going but ugh, paintball", "PARTNER_OF", "Ines"},
+      {"Mum and I are going to the shops.", NULL, NULL},
+      {"gf chloe's bday is next wk and im skint.", "PARTNER_OF", "chloe"},
+      {"my dog walker is late again.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"new rescue pup, Rufus, lurcher mix, 8 months.", "HAS_PET", "Rufus"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
