@@ -354,9 +354,9 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
 static bool joint(const char *w, bool goal);
 
 /* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
- * are …", "me and X hit 2 years"? Only someone (a person, an animal) keeps the speaker such
- * company, so the name may be no place or firm; in lower case it is still a name when it is
- * no word ("tobias and I"). */
+ * are …", "me and X hit 2 years"? A name that keeps the speaker such company is someone's:
+ * no place, firm or pet ("Lukas and I just got a puppy"); in lower case it is still a name
+ * when it is no word ("tobias and I"). */
 static bool with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
   static const char *const me[] = {"i", "me"};
   size_t n = sizeof me / sizeof *me;
@@ -446,8 +446,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
         if (cue)
           s.bits = cue, s.cued = true;
-        else if (!known && (s.bits & sf->cue_types) && with_me(t, from, to, i, j))
-          s.bits &= sf->cue_types;
+        else if (!known && (s.bits & sf->person_bit) && with_me(t, from, to, i, j))
+          s.bits = sf->person_bit;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
           s.bits = sf->person_bit;
@@ -474,8 +474,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     unsigned kind = i > from && !t[i - 1].comma ? kind_bits(sf, t[i - 1].w) : 0;
     if ((kind || with_me(t, from, to, i, i + 1)) && lower_name(sf, &t[i])) {
       bool cued = kind != 0;
-      out[n++] = (slot){i,    i + 1, 0,          0, cued ? kind : sf->name_types & sf->cue_types,
-                        true, cued,  ST_CURRENT, 0};
+      out[n++] = (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0};
       continue;
     }
     unsigned b = 0;
