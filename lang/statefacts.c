@@ -307,6 +307,13 @@ static bool naming_verb(const eg_statefacts *sf, const char *w) {
          (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
 }
 
+/* Is the name at token i given by a verb of naming and its object ("called him X")? */
+static bool named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const obj[] = {"him", "her", "it", "them"};
+  return i >= from + 2 && eg_sf_in_list(t[i - 1].w, obj, sizeof obj / sizeof *obj) &&
+         naming_verb(sf, t[i - 2].w);
+}
+
 static unsigned kind_bits(const eg_statefacts *sf, const char *w) {
   if (naming_verb(sf, w)) return 0;
   return eg_sf_bits_of(sf->cue, w) | (eg_sf_lookup_common(sf, w) & sf->cue_types);
@@ -326,14 +333,12 @@ static unsigned kind_bits(const eg_statefacts *sf, const char *w) {
  *    the kind word: not "X, my dog stayed with mum"). */
 static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t i, size_t j) {
-  static const char *const obj[] = {"him", "her", "it", "them"};
   static const char *const be[] = {"is", "was"};
   const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
   unsigned b = 0, verb = 0;
   bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
                (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
-  if (eg_sf_in_list(p1, obj, sizeof obj / sizeof *obj) && naming_verb(sf, p2))
-    given = true, verb = eg_sf_bits_of(sf->cue, p2);
+  if (named_by_verb(sf, t, from, i)) given = true, verb = eg_sf_bits_of(sf->cue, p2);
   if (!given && (b = kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
   if (given) {
     for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
@@ -641,6 +646,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
       if (eg_sf_in_list(t[i].w, subject, sizeof subject / sizeof *subject)) return false;
     return true;
   }
+  /* "the kids named him X": who gives the name says nothing of whose it is */
+  if (named_by_verb(sf, t, from, s->ts)) return false;
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
    * only the words a family calls its own by ("dad's selling …", "mum says …") */
   static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
@@ -656,6 +663,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
                : from + 2;
   else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin))
     noun = from;
+  else if (!strcmp(t[from].w, "the") && from + 1 < to && strstr(t[from + 1].w, "'s"))
+    noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
   else
     return false;
   if (noun + 1 >= to || noun >= s->ts || !person_noun(sf, t, noun) || s->ts == noun + 1)

@@ -278,6 +278,9 @@ static void test_endings_and_near_words(void) {
       {"Ines and I are going but ugh, paintball", "PARTNER_OF", "Ines"},
       {"Mum and I are going to the shops.", NULL, NULL},
       {"Lukas and I just got a puppy and we're already arguing about the crate.", NULL, NULL},
+      /* "the neighbour's": someone else's, as "my neighbour's" is */
+      {"The neighbour's dog Rocket keeps digging under our fence.", NULL, NULL},
+      {"The neighbour's cat, Pepper, keeps coming in through our kitchen window.", NULL, NULL},
       {"gf chloe's bday is next wk and im skint.", "PARTNER_OF", "chloe"},
       {"my dog walker is late again.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"new rescue pup, Rufus, lurcher mix, 8 months.", "HAS_PET", "Rufus"},
