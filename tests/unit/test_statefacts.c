@@ -266,6 +266,7 @@ static void test_endings_and_near_words(void) {
       /* a name given right after the user's own sentence is theirs, not after a friend's */
       {"For the new flat we got a rabbit; her name is Clover.", "HAS_PET", "Clover"},
       {"We adopted a kitten. The kids named him Pickle.", "HAS_PET", "Pickle"},
+      {"We adopted a kitten. My daughter named her Pickle.", "HAS_PET", "Pickle"},
       {"My friend got a cat. Her name is Misty.", EG_STATE_UNCERTAIN, "HAS_PET"},
       /* … and one that opens its sentence bound to its kind */
       {"Sable the ferret joined the household last week.", "HAS_PET", "Sable"},
