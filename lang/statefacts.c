@@ -88,8 +88,9 @@ static bool not_a_name(const char *w) {
       "next", "please", "sure", "btw", "anyway", "since", "after", "before", "in", "on", "at",
       "for", "to", "of", "with", "from", "january", "february", "march", "april", "may", "june",
       "july", "august", "september", "october", "november", "december", "monday", "tuesday",
-      "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter", "mr", "mrs",
-      "ms", "dr",
+      "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays",
+      "thursdays", "fridays", "saturdays", "sundays", "christmas", "easter", "mr", "mrs", "ms",
+      "dr",
       /* pronouns are never names (WordNet lists no pronouns, so it cannot say so) */
       "he", "she", "they", "you", "his", "her", "hers", "their", "theirs", "them", "him", "me",
       "us", "its", "your", "yours", "mine", "ours", "someone", "everyone", "nobody", "there",
@@ -192,6 +193,7 @@ typedef struct slot {
   bool cued;     /* its type came from a cue word */
   slot_status status;
   size_t held; /* 1 + the index of the user's held value it names (eg_enrich_ctx.held); 0 */
+  bool where;  /* after a word that places it ("in X", "to X", "near X") */
 } slot;
 
 /* A capitalised span [i, j): its lower-case text. */
@@ -398,8 +400,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     size_t hj = 0, h = held_at(sf, sn, t, i, to, &hj);
     if (h) { /* a value the user holds: of its relation's type ("we lost Biscuit") */
       unsigned bits = sn->held.bits[h - 1], cue = i > from ? eg_sf_bits_of(sf->cue, t[i - 1].w) : 0;
-      out[n++] =
-          (slot){i, hj, 0, 0, bits, true, (cue & bits) != 0, ST_CURRENT, sn->held_ix[h - 1] + 1};
+      out[n++] = (slot){
+          i, hj, 0, 0, bits, true, (cue & bits) != 0, ST_CURRENT, sn->held_ix[h - 1] + 1, false};
       i = hj - 1;
       continue;
     }
@@ -431,6 +433,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
                     !(with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
+      static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
       if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
                        eg_sf_lookup_common(sf, t[i].w))) {
         slot s = {i,
@@ -441,7 +444,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
                   true,
                   false,
                   ST_CURRENT,
-                  hp ? sn->held_ix[hp - 1] + 1 : 0};
+                  hp ? sn->held_ix[hp - 1] + 1 : 0,
+                  i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)};
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
@@ -468,7 +472,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     if (make && !t[i].cap && !t[i].comma && i + 1 < to && model_word(sf, &t[i + 1])) {
       size_t j = i + 2;
       if (j < to && t[j].digit && !t[j - 1].comma) j++;
-      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT, 0};
+      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT, 0, false};
       i = j - 1;
       continue;
     }
@@ -479,7 +483,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     unsigned kind = i > from && !t[i - 1].comma ? kind_bits(sf, t[i - 1].w) : 0;
     if ((kind || with_me(t, from, to, i, i + 1)) && lower_name(sf, &t[i])) {
       bool cued = kind != 0;
-      out[n++] = (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0};
+      out[n++] =
+          (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0, false};
       continue;
     }
     unsigned b = 0;
@@ -491,7 +496,7 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
     }
     if (!b) b = eg_sf_lookup_common(sf, t[i].w);
     if (b) {
-      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0};
+      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0, false};
       i = j - 1;
     }
   }
@@ -839,6 +844,11 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   /* numbers only: the clause is the user's text */
   EG_DEBUG("statefacts", "clause judged", "relation=%s cosine=%.3f second=%.3f none=%.3f status=%d",
            arg >= 0 ? sf->rels[arg].name : "-", first, second, none, (int)it->s.status);
+  /* a name of no known type competes as a place, but is read as one only where a word
+   * places it ("lived in X since 2019"; not "our X DAGs keep timing out", "we lost X") */
+  if (arg >= 0 && it->s.te && it->s.proper && it->s.bits == sf->name_types && !it->s.where &&
+      !(sf->rels[arg].types & it->s.bits & ~sf->place_bit))
+    return out;
   if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&
       it->s.status == ST_CURRENT && (first < sf->floor || first - second < sf->margin))
     return (verdict){arg, false, first, first - second, true};
@@ -994,7 +1004,8 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
     bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
     unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
     if (!bits) continue;
-    *out = (slot){k, k + 1, last->ts, last->te, bits, last->proper, false, ST_CURRENT, last->held};
+    *out = (slot){k,     k + 1,      last->ts,   last->te, bits, last->proper,
+                  false, ST_CURRENT, last->held, there};
     return 1;
   }
   return 0;
@@ -1088,7 +1099,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       given |= slots[k].cued &&
                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
     bool self = said && (speaks_of_self(sf, t, from, to, true) || given);
-    slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0}; /* its subject's */
+    slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0, false}; /* its subject's */
     prev_self = self && !about_someone_else(sf, t, from, to, &end);
     if (self) {
       st->clauses++;
@@ -1124,7 +1135,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       if (!ns && !question && *n < MAX_ITEMS &&
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg,  from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0},
+        *it = (item){seg,  from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL, false, false, false};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }

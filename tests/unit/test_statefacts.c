@@ -281,6 +281,10 @@ static void test_endings_and_near_words(void) {
       {"Lukas and I just got a puppy and we're already arguing about the crate.", NULL, NULL},
       /* "the neighbour's": someone else's, as "my neighbour's" is */
       {"The neighbour's dog Rocket keeps digging under our fence.", NULL, NULL},
+      /* a place is one WordNet knows, its capitals too; a name it does not know is one only
+       * where a word places it */
+      {"Cardiff is where I live now.", "LIVES_IN", "Cardiff"},
+      {"I'm a data engineer and our Airflow DAGs keep timing out overnight.", NULL, NULL},
       {"The neighbour's cat, Pepper, keeps coming in through our kitchen window.", NULL, NULL},
       {"gf chloe's bday is next wk and im skint.", "PARTNER_OF", "chloe"},
       {"my dog walker is late again.", EG_STATE_UNCERTAIN, "HAS_PET"},
