@@ -412,6 +412,8 @@ static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const
       char key[128];
       span_key(t, i, j, key, sizeof key);
       unsigned known = eg_sf_bits_of(sf->proper, key);
+      char plain[128]; /* "Kraków": WordNet's Krakow */
+      if (!known && eg_sf_fold(key, plain, sizeof plain)) known = eg_sf_bits_of(sf->proper, plain);
       /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
       if (!known && t[i].start && j - i > 1 &&
           eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {

@@ -96,6 +96,10 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 
+/* w with the accents of Latin letters taken off ("kraków" → "krakow"), lower case, into out
+ * (len bytes): WordNet's names are written without them. Whether any was. */
+bool eg_sf_fold(const char *w, char *out, size_t len);
+
 /* Is w one of list[0..n)? */
 bool eg_sf_in_list(const char *w, const char *const *list, size_t n);
 /* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */

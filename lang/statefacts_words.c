@@ -73,6 +73,27 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
   return n;
 }
 
+bool eg_sf_fold(const char *w, char *out, size_t len) {
+  /* U+00C0–U+00FF, then U+0100–U+017F: the letter without its accent */
+  static const char latin1[] = "AAAAAAACEEEEIIIIDNOOOOOxOUUUUYTsaaaaaaaceeeeiiiidnooooo/ouuuuyty";
+  static const char ext_a[] =
+      "AaAaAaCcCcCcCcDdDdEeEeEeEeEeGgGgGgGgHhHhIiIiIiIiIiIiJjKkkLlLlLlL"
+      "lLlNnNnNnnNnOoOoOoOoRrRrRrSsSsSsSsTtTtTtUuUuUuUuUuUuWwYyYZzZzZzs";
+  _Static_assert(sizeof latin1 == 65 && sizeof ext_a == 129, "a letter for every code point");
+  size_t n = 0;
+  bool folded = false;
+  for (const unsigned char *p = (const unsigned char *)w; *p && n + 1 < len; p++) {
+    char c = (char)*p;
+    if ((p[0] == 0xC3 || p[0] == 0xC4 || p[0] == 0xC5) && p[1] >= 0x80 && p[1] <= 0xBF) {
+      c = p[0] == 0xC3 ? latin1[p[1] - 0x80] : ext_a[(p[0] - 0xC4) * 64 + (p[1] - 0x80)];
+      p++, folded = true;
+    }
+    out[n++] = (char)tolower((unsigned char)c);
+  }
+  out[n] = '\0';
+  return folded;
+}
+
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from) {
   size_t to = from;
   while (to < nt && !t[to].cut) to++;
