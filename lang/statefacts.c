@@ -6,9 +6,10 @@
  *     WordNet closures are walked once into our own maps, the prototypes embedded once;
  *  2. clauses: a user segment is cut at sentence and clause punctuation (and "but"); only
  *     first-person clauses are considered;
- *  3. slots: capitalised spans (typed by WordNet's instances — Lisbon is a city — by a cue
- *     word before them — "my wife X", "a dog named X" — else any type a name may have) and
- *     common nouns of a type (cello, vegan, minivan), kind words like "car" excepted;
+ *  3. slots (statefacts_slots.c): capitalised spans (typed by WordNet's instances — Lisbon
+ *     is a city — by a cue word before them — "my wife X", "a dog named X" — else any type a
+ *     name may have) and common nouns of a type (cello, vegan, minivan), kind words like
+ *     "car" excepted;
  *  4. status: a slot right after "from"/"left"/"sold" or a verb that ends a state (any form
  *     of WordNet's, @ends) is a former value, a clause with a past, future or negation marker
  *     before its slot asserts nothing, a question neither;
@@ -76,37 +77,6 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
                            bool fragments) {
   return eg_sf_first_person(t, from, to) || opens_with_past(sf, t, from, to) ||
          (fragments && verbless(sf, t, from, to));
-}
-
-/* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
-static bool not_a_name(const char *w) {
-  static const char *const s[] = {
-      "i", "i'm", "i've", "i'd", "i'll", "the", "a", "an", "my", "we", "our", "it", "this", "that",
-      "by", "so", "but", "and", "also", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "ok",
-      "okay", "oh", "well", "now", "today", "yesterday", "tomorrow", "can", "could", "what", "how",
-      "why", "when", "where", "who", "which", "do", "does", "did", "is", "are", "just", "last",
-      "next", "please", "sure", "btw", "anyway", "since", "after", "before", "in", "on", "at",
-      "for", "to", "of", "with", "from", "january", "february", "march", "april", "may", "june",
-      "july", "august", "september", "october", "november", "december", "monday", "tuesday",
-      "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays",
-      "thursdays", "fridays", "saturdays", "sundays", "christmas", "easter", "mr", "mrs", "ms",
-      "dr",
-      /* pronouns are never names (WordNet lists no pronouns, so it cannot say so) */
-      "he", "she", "they", "you", "his", "her", "hers", "their", "theirs", "them", "him", "me",
-      "us", "its", "your", "yours", "mine", "ours", "someone", "everyone", "nobody", "there",
-      "here",
-      /* interjections: "Nope, not my problem anymore" names nothing */
-      "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
-      "cheers", "phew"};
-  if (eg_sf_in_list(w, s, sizeof s / sizeof *s)) return true;
-  /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
-  const char *ap = strchr(w, '\'');
-  if (!ap || ap == w) return false;
-  static const char *const tails[] = {"'s", "'ve", "'re", "'d", "'ll", "'m"};
-  char base[32];
-  snprintf(base, sizeof base, "%.*s", (int)(ap - w), w);
-  return eg_sf_in_list(ap, tails, sizeof tails / sizeof *tails) &&
-         eg_sf_in_list(base, s, sizeof s / sizeof *s);
 }
 
 /* Does marker m match at token i (bounded by to)? */
@@ -180,349 +150,7 @@ static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_
   return false;
 }
 
-/* ---- slots --------------------------------------------------------------------------------- */
-
-typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
-
-typedef struct slot {
-  size_t ts, te; /* token range */
-  size_t vs, ve; /* the value's token range when another word stands for it ("here"); ve 0:
-                    the slot's own */
-  unsigned bits; /* possible types */
-  bool proper;   /* a name: the object is an entity */
-  bool cued;     /* its type came from a cue word */
-  slot_status status;
-  size_t held; /* 1 + the index of the user's held value it names (eg_enrich_ctx.held); 0 */
-  bool where;  /* after a word that places it ("in X", "to X", "near X") */
-} slot;
-
-/* A capitalised span [i, j): its lower-case text. */
-static void span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
-  size_t at = 0;
-  out[0] = '\0';
-  for (size_t k = i; k < j && at < len; k++)
-    at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
-}
-
-/* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
- * sentence is then the dog, not the spice. */
-#define SESSION_NAMES 64
-
-typedef struct session_names {
-  char w[SESSION_NAMES][32];
-  size_t n;
-  const eg_statefacts_known *known;    /* values named in full elsewhere, or NULL */
-  eg_statefacts_known held;            /* the user's held values (eg_enrich_ctx.held), as known */
-  size_t held_ix[EG_STATEFACTS_KNOWN]; /* … and the index of each in eg_enrich_ctx.held */
-} session_names;
-
-/* The held values of ctx that name an entity of a known relation, into sn->held. */
-static void learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn) {
-  sn->held.n = 0;
-  for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
-    unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
-    if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;
-    char *w = sn->held.words[sn->held.n];
-    size_t at = 0;
-    for (const char *c = ctx->held[i].value; *c && at + 1 < sizeof sn->held.words[0]; c++)
-      if (*c != ' ' || (at && w[at - 1] != ' ')) w[at++] = (char)tolower((unsigned char)*c);
-    while (at && w[at - 1] == ' ') at--;
-    w[at] = '\0';
-    sn->held.bits[sn->held.n] = bits;
-    sn->held_ix[sn->held.n++] = i;
-  }
-}
-
-/* Does word w (of a token) match v's next word, its clitic "'s" aside? Sets *rest past it. */
-static bool held_word(const char *v, const char *w, const char **rest) {
-  size_t l = strlen(w);
-  if (l > 2 && !strcmp(w + l - 2, "'s") && strncmp(v, w, l) != 0) l -= 2; /* "hamish's" */
-  if (strncmp(v, w, l) != 0 || (v[l] != ' ' && v[l] != '\0')) return false;
-  *rest = v[l] ? v + l + 1 : v + l;
-  return true;
-}
-
-/* 1 + the index of the user's held value that tokens [i, …) of the clause [i, to) name in
- * full, the longest (0 for none; *end: where it ends). Lower case too ("rufus keeps
- * pulling"), but a lone word in lower case that is a word of its own is that word ("biscuit"
- * is food). */
-static size_t held_at(const eg_statefacts *sf, const session_names *sn, const token *t, size_t i,
-                      size_t to, size_t *end) {
-  size_t best = 0;
-  for (size_t k = 0; sn && k < sn->held.n; k++) {
-    const char *v = sn->held.words[k];
-    size_t j = i;
-    while (j < to && *v && held_word(v, t[j].w, &v)) j++;
-    if (*v || j == i) continue;
-    bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w);
-    if (!word && (!best || j > *end)) best = k + 1, *end = j;
-  }
-  return best;
-}
-
-/* The type of a value named in full elsewhere that the span [i, j) names in part: its last
- * words ("Leaf" of "Nissan Leaf") or, alone, its first ("Brightwater"); 0 for none. */
-static size_t part_of(const eg_statefacts_known *kn, const char *key, size_t words) {
-  for (size_t k = 0; kn && k < kn->n; k++) {
-    const char *v = kn->words[k];
-    size_t lv = strlen(v), lk = strlen(key);
-    if (lk >= lv) continue;
-    if ((v[lv - lk - 1] == ' ' && !strcmp(v + lv - lk, key)) ||
-        (words == 1 && !strncmp(v, key, lk) && v[lk] == ' '))
-      return k + 1;
-  }
-  return 0;
-}
-
-static unsigned known_part(const session_names *sn, const char *key, size_t words) {
-  size_t k = sn ? part_of(sn->known, key, words) : 0;
-  return k ? sn->known->bits[k - 1] : 0;
-}
-
-static bool is_session_name(const session_names *sn, const char *w) {
-  for (size_t i = 0; sn && i < sn->n; i++)
-    if (!strcmp(sn->w[i], w)) return true;
-  return false;
-}
-
-/* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"; it
- * may go on one: "World War II", "Apple TV"). */
-static bool name_cap(const eg_statefacts *sf, const token *w) {
-  return w->cap && !(w->shout && eg_wordnet_is_common(sf->words, sf->n_words, w->w));
-}
-
-static void learn_names(const eg_statefacts *sf, const char *text, session_names *sn) {
-  static __thread token t[MAX_TOKENS];
-  size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
-  for (size_t i = 0; i < nt && sn->n < SESSION_NAMES; i++)
-    if (name_cap(sf, &t[i]) && !t[i].start && !t[i].digit && !not_a_name(t[i].w) &&
-        !is_session_name(sn, t[i].w))
-      snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
-}
-
-/* A cue word that gives a name ("named", "called", "calling") rather than saying a kind; and a
- * word for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend"): a
- * cue word that is no such verb or a common noun of a type a cue gives. */
-static bool naming_verb(const eg_statefacts *sf, const char *w) {
-  size_t l = strlen(w);
-  return eg_sf_bits_of(sf->cue, w) &&
-         (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
-}
-
-/* Is the name at token i given by a verb of naming and its object ("called him X")? */
-static bool named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
-  static const char *const obj[] = {"him", "her", "it", "them"};
-  return i >= from + 2 && eg_sf_in_list(t[i - 1].w, obj, sizeof obj / sizeof *obj) &&
-         naming_verb(sf, t[i - 2].w);
-}
-
-static unsigned kind_bits(const eg_statefacts *sf, const char *w) {
-  if (naming_verb(sf, w)) return 0;
-  return eg_sf_bits_of(sf->cue, w) | (eg_sf_lookup_common(sf, w) & sf->cue_types);
-}
-
-#define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
-
-/* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
- * 0 when none is:
- *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
- *    X") or a phrase ("her name is X", "name's X", "came with the name X"), names the
- *    nearest kind word before it in the speaker's words ("Adopted a kitten! Named her X");
- *    with none, a naming verb's own cue type stands;
- *  - a name right after a kind word, as after a cue word: "our beagle X";
- *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
- *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
- *    the kind word: not "X, my dog stayed with mum"). */
-static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                           size_t i, size_t j) {
-  static const char *const be[] = {"is", "was"};
-  const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
-  unsigned b = 0, verb = 0;
-  bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
-               (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
-  if (named_by_verb(sf, t, from, i)) given = true, verb = eg_sf_bits_of(sf->cue, p2);
-  if (!given && (b = kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
-  if (given) {
-    for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
-      if ((b = kind_bits(sf, t[k - 1].w))) return b;
-    return verb;
-  }
-  if (j + 1 < to && !strcmp(t[j].w, "the") && (b = kind_bits(sf, t[j + 1].w))) return b;
-  if (i > from && t[i - 1].comma && (b = kind_bits(sf, t[i - 1].w))) return b;
-  if (!t[j - 1].comma) return 0;
-  for (size_t k = j; k < to && k < j + 4; k++) {
-    bool closed = t[k].comma || k + 1 == to || (k + 2 <= to && (t[k + 1].comma || k + 2 == to));
-    if ((b = kind_bits(sf, t[k].w))) return closed ? b : 0;
-    if (t[k].comma) break;
-  }
-  return 0;
-}
-
-static bool joint(const char *w, bool goal);
-
-/* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
- * are …", "me and X hit 2 years"? A name that keeps the speaker such company is someone's:
- * no place, firm or pet ("Lukas and I just got a puppy"); in lower case it is still a name
- * when it is no word ("tobias and I"). */
-static bool with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
-  static const char *const me[] = {"i", "me"};
-  size_t n = sizeof me / sizeof *me;
-  if ((i == from || t[i - 1].comma) && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&
-      eg_sf_in_list(t[j + 1].w, me, n))
-    return true;
-  return i >= from + 2 && !strcmp(t[i - 1].w, "and") && eg_sf_in_list(t[i - 2].w, me, n) &&
-         !t[i - 2].comma && (i - 2 == from || t[i - 3].comma);
-}
-
-/* May the lower-case word w be a name: no word of WordNet's or the lists', its clitic "'s"
- * aside ("chloe's")? */
-static bool lower_name(const eg_statefacts *sf, const token *w) {
-  char base[32];
-  size_t l = strlen(w->w);
-  if (w->cap || w->digit || l < 2 || not_a_name(w->w)) return false;
-  if (l > 2 && !strcmp(w->w + l - 2, "'s")) l -= 2;
-  snprintf(base, sizeof base, "%.*s", (int)l, w->w);
-  return strspn(base, "abcdefghijklmnopqrstuvwxyz-") == l && !joint(base, true) &&
-         !eg_wordnet_is_common(sf->words, sf->n_words, base) && !eg_sf_lookup_common(sf, base);
-}
-
-/* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?
- * Not a function word nor a verb's past or present in -s ("my honda makes a noise"). */
-static bool model_word(const eg_statefacts *sf, const token *w) {
-  return !w->cap && !not_a_name(w->w) && !joint(w->w, true) && !eg_sf_bits_of(sf->generic, w->w) &&
-         !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w);
-}
-
-static size_t find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
-                         size_t from, size_t to, slot *out, size_t max) {
-  size_t n = 0;
-  for (size_t i = from; i < to && n < max; i++) {
-    size_t hj = 0, h = held_at(sf, sn, t, i, to, &hj);
-    if (h) { /* a value the user holds: of its relation's type ("we lost Biscuit") */
-      unsigned bits = sn->held.bits[h - 1], cue = i > from ? eg_sf_bits_of(sf->cue, t[i - 1].w) : 0;
-      out[n++] = (slot){
-          i, hj, 0, 0, bits, true, (cue & bits) != 0, ST_CURRENT, sn->held_ix[h - 1] + 1, false};
-      i = hj - 1;
-      continue;
-    }
-    if (name_cap(sf, &t[i]) && !not_a_name(t[i].w)) {
-      size_t j = i + 1;
-      /* a name does not run past a comma: "Olive, 3 years old" */
-      while (j < to && !t[j - 1].comma && (t[j].cap || t[j].digit) && !not_a_name(t[j].w)) j++;
-      char key[128];
-      span_key(t, i, j, key, sizeof key);
-      unsigned known = eg_sf_bits_of(sf->proper, key);
-      char plain[128]; /* "Kraków": WordNet's Krakow */
-      if (!known && eg_sf_fold(key, plain, sizeof plain)) known = eg_sf_bits_of(sf->proper, plain);
-      /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
-      if (!known && t[i].start && j - i > 1 &&
-          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
-        i++;
-        span_key(t, i, j, key, sizeof key);
-        known = eg_sf_bits_of(sf->proper, key);
-      }
-      if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
-      if (!known && j - i > 1) known = eg_sf_bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
-      if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
-      if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
-      /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
-      size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
-      if (hp) known = sn->held.bits[hp - 1];
-      /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
-       * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
-       * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and
-       * I"); else it is a word ("Harp practice …") */
-      unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
-      bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
-                    !(with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
-      static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
-      if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
-                       eg_sf_lookup_common(sf, t[i].w))) {
-        slot s = {i,
-                  j,
-                  0,
-                  0,
-                  known ? known : sf->name_types,
-                  true,
-                  false,
-                  ST_CURRENT,
-                  hp ? sn->held_ix[hp - 1] + 1 : 0,
-                  i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)};
-        /* a capital does not take a word's common sense away: "a Mediterranean diet" */
-        unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
-        if (common) s.bits = common, s.proper = false;
-        const char *prev = i > from ? t[i - 1].w : "";
-        unsigned cue = eg_sf_bits_of(sf->cue, prev);
-        if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
-        if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
-        if (cue)
-          s.bits = cue, s.cued = true;
-        else if (!known && (s.bits & sf->person_bit) && with_me(t, from, to, i, j))
-          s.bits = sf->person_bit;
-        /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
-        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
-          s.bits = sf->person_bit;
-        out[n++] = s;
-        i = j - 1;
-        continue;
-      }
-    }
-    /* a make and its model in lower case, as chat writes them ("my honda civic", "a used
-     * toyota tacoma", "a tesla model 3"): a make's word (@prefix) and the next word, and a
-     * number after it, are a name of the make's type */
-    unsigned make = eg_sf_bits_of(sf->prefix, t[i].w);
-    if (make && !t[i].cap && !t[i].comma && i + 1 < to && model_word(sf, &t[i + 1])) {
-      size_t j = i + 2;
-      if (j < to && t[j].digit && !t[j - 1].comma) j++;
-      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT, 0, false};
-      i = j - 1;
-      continue;
-    }
-    if (t[i].cap && !t[i].start) continue;
-    /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker
-     * company ("tobias and I") or right after a kind word ("gf chloe's bday", "my hamster
-     * fidget"); not a word ("my dog walker") */
-    unsigned kind = i > from && !t[i - 1].comma ? kind_bits(sf, t[i - 1].w) : 0;
-    if ((kind || with_me(t, from, to, i, i + 1)) && lower_name(sf, &t[i])) {
-      bool cued = kind != 0;
-      out[n++] =
-          (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0, false};
-      continue;
-    }
-    unsigned b = 0;
-    size_t j = i + 1;
-    if (i + 1 < to) { /* two-word lemmas first: "electric guitar", "guinea pig" */
-      char two[80];
-      snprintf(two, sizeof two, "%s %s", t[i].w, t[i + 1].w);
-      if (!eg_sf_bits_of(sf->generic, two) && (b = eg_sf_bits_of(sf->common, two))) j = i + 2;
-    }
-    if (!b) b = eg_sf_lookup_common(sf, t[i].w);
-    if (b) {
-      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0, false};
-      i = j - 1;
-    }
-  }
-  /* a name of no known type right before a known place ("the Plateau in X", "Hackney, X")
-   * is a part of it: the known place is the one a place is asked by */
-  for (size_t k = 0; k + 1 < n; k++) {
-    const slot *y = &out[k + 1];
-    bool part = out[k].proper && out[k].bits == sf->name_types && y->proper &&
-                (y->bits & sf->place_bit) && y->bits != sf->name_types &&
-                ((y->ts == out[k].te && t[out[k].te - 1].comma) ||
-                 (y->ts == out[k].te + 1 && !strcmp(t[out[k].te].w, "in")));
-    if (part) out[k].bits &= ~sf->place_bit;
-  }
-  /* a named pet or partner makes the kind word beside it ("a dog named X") no value */
-  bool named_cue = false;
-  for (size_t k = 0; k < n; k++) named_cue |= out[k].cued;
-  if (named_cue) {
-    size_t m = 0;
-    for (size_t k = 0; k < n; k++)
-      if (out[k].proper || !(out[k].bits & kind_bits(sf, t[out[k].ts].w))) out[m++] = out[k];
-    n = m;
-  }
-  return n;
-}
+/* ---- clauses ------------------------------------------------------------------------- */
 
 /* The sub-clause (between commas) around token i, within the clause [from, to). */
 static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_) {
@@ -533,21 +161,10 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
   *st_ = b + 1;
 }
 
-/* Words that start a new predicate: tense markers before them are not about a slot after
- * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
- * also count ("left Boston for Y", "moved from X to Y"). */
-static bool joint(const char *w, bool goal) {
-  static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
-                                  "so",  "while", "when",   "whenever", "until", "now"};
-  static const char *const g[] = {"to", "into", "for"};
-  return eg_sf_in_list(w, j, sizeof j / sizeof *j) ||
-         (goal && eg_sf_in_list(w, g, sizeof g / sizeof *g));
-}
-
 /* Where the slot's own predicate starts, looking back from it no further than a. */
 static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal) {
   for (size_t q = s->ts; q > a; q--)
-    if (joint(t[q - 1].w, goal)) return q;
+    if (eg_sf_joint(t[q - 1].w, goal)) return q;
   return a;
 }
 
@@ -562,7 +179,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
   if (!said || !nd) return false;
   size_t a, b, q = ts;
   sub_clause(t, from, to, ts, &a, &b);
-  while (q > a && !joint(t[q - 1].w, false)) q--;
+  while (q > a && !eg_sf_joint(t[q - 1].w, false)) q--;
   /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
   bool subject = true;
@@ -571,7 +188,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
         determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) || eg_sf_bits_of(sf->people, t[k].w);
   if (subject) return false;
   size_t r = te;
-  while (r < b && !joint(t[r].w, false)) r++;
+  while (r < b && !eg_sf_joint(t[r].w, false)) r++;
   size_t cs = t[q].s, ce = t[r - 1].e;
   int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
   for (size_t d = 0; d < nd; d++)
@@ -597,8 +214,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
     return ST_FORMER;
   /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
   if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
-    for (size_t q = p - 1; q > from && p - q < 4 && !t[q - 1].comma && !joint(t[q - 1].w, false);
-         q--)
+    for (size_t q = p - 1;
+         q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
       if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
@@ -620,7 +237,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
    * and I don't love it" still works there); "without" after the slot negates its own object,
    * not the slot's predicate: "my X did 300 km without a complaint" */
   size_t neg_to = s->te;
-  while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !joint(t[neg_to].w, false)) neg_to++;
+  while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !eg_sf_joint(t[neg_to].w, false))
+    neg_to++;
   if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
       has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
@@ -654,7 +272,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
     return true;
   }
   /* "the kids named him X": who gives the name says nothing of whose it is */
-  if (named_by_verb(sf, t, from, s->ts)) return false;
+  if (eg_sf_named_by_verb(sf, t, from, s->ts)) return false;
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
    * only the words a family calls its own by ("dad's selling …", "mum says …") */
   static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
@@ -678,8 +296,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
     return false;
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
    * neighbour's dog" is the neighbour's) */
-  unsigned kind =
-      kind_bits(sf, t[noun].w) | (strchr(t[noun].w, '\'') ? 0 : kind_bits(sf, t[noun + 1].w));
+  unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
+                  (strchr(t[noun].w, '\'') ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
   if (kind & ~sf->person_bit) return false;
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */
@@ -709,7 +327,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
  * "I drive a Mazda 3 and the X is blowing warm air" the X is the subject of another
  * predicate, one that says nothing of the user. */
 static bool opens_clause(const char *w) { /* "and", "but" … not adverbs ("now", "then") */
-  return joint(w, false) && strcmp(w, "now") != 0 && strcmp(w, "then") != 0;
+  return eg_sf_joint(w, false) && strcmp(w, "now") != 0 && strcmp(w, "then") != 0;
 }
 
 /* Does a predicate opening with w name its own subject (a pronoun, a determiner and its
@@ -762,7 +380,7 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   predicate_span(t, from, to, s, true, &a, &b);
   /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
   bool shared =
-      with_me(t, from, to, s->ts, s->te) ||
+      eg_sf_with_me(t, from, to, s->ts, s->te) ||
       (s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2));
   return shared || eg_sf_first_person(t, a, b) ||
          (a == from &&
@@ -947,7 +565,7 @@ static bool near_slot(const token *t, size_t from, size_t to, const slot *s, siz
   sub_clause(t, from, to, s->ts, &sa, &sb);
   size_t x = predicate_start(t, sa, s, false), y = s->te;
   if (s->ts > x + 6) x = s->ts - 6;
-  while (y < sb && y - s->te < 3 && !joint(t[y].w, false)) y++;
+  while (y < sb && y - s->te < 3 && !eg_sf_joint(t[y].w, false)) y++;
   if (x < a) x = a;
   if (y > b) y = b;
   *na = x, *nb = y;
@@ -1030,7 +648,7 @@ static void forget_former(slot *last, const slot *s) {
  * values named. */
 static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                            size_t from, size_t to, bool said, slot *last, slot *out) {
-  size_t ns = said ? find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
+  size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
   if (ns)
     *last = out[ns - 1];
   else if (said && !t[to - 1].ask)
@@ -1056,7 +674,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
 static bool kind_within(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                         const slot *s) {
   for (size_t i = from; i < to; i++)
-    if ((i < s->ts || i >= s->te) && (kind_bits(sf, t[i].w) & s->bits)) return true;
+    if ((i < s->ts || i >= s->te) && (eg_sf_kind_bits(sf, t[i].w) & s->bits)) return true;
   return false;
 }
 
@@ -1067,7 +685,8 @@ static bool qualifies(const eg_statefacts *sf, const slot *s, const token *t, si
   if (s->proper || s->te >= to || t[s->te - 1].comma) return false;
   const token *w = &t[s->te];
   size_t l = strlen(w->w);
-  return !w->cap && !w->digit && !not_a_name(w->w) && !joint(w->w, true) && !determiner(w->w) &&
+  return !w->cap && !w->digit && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
+         !determiner(w->w) &&
          !(eg_sf_bits_of(sf->ask, w->w) & s->bits) && /* "a Mediterranean diet": its own kind */
          eg_wordnet_is_common(sf->words, sf->n_words, w->w) &&
          !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w) &&
@@ -1312,9 +931,9 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
     free(items);
     return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
-  learn_held(sf, ctx, names);
+  eg_sf_learn_held(sf, ctx, names);
   for (size_t i = 0; i < n; i++)
-    if (segs[i].text) learn_names(sf, segs[i].text, names);
+    if (segs[i].text) eg_sf_learn_names(sf, segs[i].text, names);
   for (size_t i = 0; i < n && !rc; i++)
     if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
       rc = collect(sf, names, i, &segs[i], a, items, &ni, st, err);
@@ -1354,18 +973,18 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0, names.known = NULL;
-  learn_names(sf, text ? text : "", &names);
+  eg_sf_learn_names(sf, text ? text : "", &names);
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS);
   slot s[MAX_CANDS];
   for (size_t from = 0; from < nt;) {
     size_t to = eg_sf_clause_end(t, nt, from);
     size_t ns = t[from].s >= said_from && t[from].s < said_to
-                    ? find_slots(sf, &names, t, from, to, s, MAX_CANDS)
+                    ? eg_sf_find_slots(sf, &names, t, from, to, s, MAX_CANDS)
                     : 0;
     for (size_t i = 0; i < ns && k->n < EG_STATEFACTS_KNOWN; i++) {
       if (!s[i].proper || s[i].te - s[i].ts < 2 || s[i].bits == sf->name_types) continue;
       char key[64];
-      span_key(t, s[i].ts, s[i].te, key, sizeof key);
+      eg_sf_span_key(t, s[i].ts, s[i].te, key, sizeof key);
       size_t d = 0;
       while (d < k->n && strcmp(k->words[d], key) != 0) d++;
       if (d == k->n)
@@ -1381,7 +1000,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
   names.n = 0, names.known = known;
-  learn_names(sf, text ? text : "", &names); /* the names it uses mid-sentence */
+  eg_sf_learn_names(sf, text ? text : "", &names); /* the names it uses mid-sentence */
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   eg_date dates[16];
   size_t nd = said_at ? eg_dates_find(text ? text : "", said_at, dates, 16) : 0;

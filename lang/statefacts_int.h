@@ -1,6 +1,7 @@
 /*
- * statefacts_int.h — what the two halves of the prototype extractor share: the loaded
- * prototypes file (statefacts_load.c) and the reading of text by it (statefacts.c).
+ * statefacts_int.h — what the parts of the prototype extractor share: the loaded prototypes
+ * file (statefacts_load.c), its words (statefacts_words.c), the slots of a clause
+ * (statefacts_slots.c) and the reading of text by them (statefacts.c, statefacts_ask.c).
  * Internal to lang/.
  */
 #ifndef EG_LANG_STATEFACTS_INT_H
@@ -110,5 +111,54 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w);
 /* The type bits m holds for a lower-case key (0: none). */
 unsigned eg_sf_bits_of(const eg_map *m, const char *key);
 void eg_sf_lower(char *s); /* in place, ASCII */
+
+/* Capitalised words that do not start a name (statefacts_words.c). */
+bool eg_sf_not_a_name(const char *w);
+/* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */
+bool eg_sf_joint(const char *w, bool goal);
+
+/* ---- slots (statefacts_slots.c) ---------------------------------------------------------- */
+
+typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
+
+typedef struct slot {
+  size_t ts, te; /* token range */
+  size_t vs, ve; /* the value's token range when another word stands for it ("here"); ve 0:
+                    the slot's own */
+  unsigned bits; /* possible types */
+  bool proper;   /* a name: the object is an entity */
+  bool cued;     /* its type came from a cue word */
+  slot_status status;
+  size_t held; /* 1 + the index of the user's held value it names (eg_enrich_ctx.held); 0 */
+  bool where;  /* after a word that places it ("in X", "to X", "near X") */
+} slot;
+
+/* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
+ * sentence is then the dog, not the spice. */
+#define SESSION_NAMES 64
+
+typedef struct session_names {
+  char w[SESSION_NAMES][32];
+  size_t n;
+  const eg_statefacts_known *known;    /* values named in full elsewhere, or NULL */
+  eg_statefacts_known held;            /* the user's held values (eg_enrich_ctx.held), as known */
+  size_t held_ix[EG_STATEFACTS_KNOWN]; /* … and the index of each in eg_enrich_ctx.held */
+} session_names;
+
+/* A capitalised span [i, j): its lower-case text. */
+void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len);
+/* The held values of ctx that name an entity of a known relation, into sn->held. */
+void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn);
+/* The names text uses mid-sentence, into sn. */
+void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn);
+/* Is the name at token i given by a verb of naming and its object ("called him X")? */
+bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i);
+/* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
+unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
+/* Is [i, j) coordinated with the speaker as the subject opening a (sub-)clause ("X and I")? */
+bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j);
+/* The slots of the clause [from, to) into out (at most max); how many. */
+size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                        size_t from, size_t to, slot *out, size_t max);
 
 #endif

@@ -127,3 +127,45 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w) {
   }
   return b;
 }
+
+/* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
+bool eg_sf_not_a_name(const char *w) {
+  static const char *const s[] = {
+      "i", "i'm", "i've", "i'd", "i'll", "the", "a", "an", "my", "we", "our", "it", "this", "that",
+      "by", "so", "but", "and", "also", "hi", "hello", "hey", "thanks", "thank", "yes", "no", "ok",
+      "okay", "oh", "well", "now", "today", "yesterday", "tomorrow", "can", "could", "what", "how",
+      "why", "when", "where", "who", "which", "do", "does", "did", "is", "are", "just", "last",
+      "next", "please", "sure", "btw", "anyway", "since", "after", "before", "in", "on", "at",
+      "for", "to", "of", "with", "from", "january", "february", "march", "april", "may", "june",
+      "july", "august", "september", "october", "november", "december", "monday", "tuesday",
+      "wednesday", "thursday", "friday", "saturday", "sunday", "mondays", "tuesdays", "wednesdays",
+      "thursdays", "fridays", "saturdays", "sundays", "christmas", "easter", "mr", "mrs", "ms",
+      "dr",
+      /* pronouns are never names (WordNet lists no pronouns, so it cannot say so) */
+      "he", "she", "they", "you", "his", "her", "hers", "their", "theirs", "them", "him", "me",
+      "us", "its", "your", "yours", "mine", "ours", "someone", "everyone", "nobody", "there",
+      "here",
+      /* interjections: "Nope, not my problem anymore" names nothing */
+      "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
+      "cheers", "phew"};
+  if (eg_sf_in_list(w, s, sizeof s / sizeof *s)) return true;
+  /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
+  const char *ap = strchr(w, '\'');
+  if (!ap || ap == w) return false;
+  static const char *const tails[] = {"'s", "'ve", "'re", "'d", "'ll", "'m"};
+  char base[32];
+  snprintf(base, sizeof base, "%.*s", (int)(ap - w), w);
+  return eg_sf_in_list(ap, tails, sizeof tails / sizeof *tails) &&
+         eg_sf_in_list(base, s, sizeof s / sizeof *s);
+}
+
+/* Words that start a new predicate: tense markers before them are not about a slot after
+ * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
+ * also count ("left Boston for Y", "moved from X to Y"). */
+bool eg_sf_joint(const char *w, bool goal) {
+  static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
+                                  "so",  "while", "when",   "whenever", "until", "now"};
+  static const char *const g[] = {"to", "into", "for"};
+  return eg_sf_in_list(w, j, sizeof j / sizeof *j) ||
+         (goal && eg_sf_in_list(w, g, sizeof g / sizeof *g));
+}

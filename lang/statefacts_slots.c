@@ -1,0 +1,329 @@
+/*
+ * statefacts_slots.c — where a clause may hold a value (see statefacts.c, step 3): the
+ * capitalised spans and lower-case names, typed by WordNet's instances, by the kind word they
+ * are bound to ("my wife X", "a dog named X", "X, my hamster") or by the speaker's company
+ * ("X and I"); the makes and models chat writes in lower case; common nouns of a type; the
+ * user's held values, named in full or in part; and the names a session uses mid-sentence.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/statefacts_int.h"
+#include "lang/wordnet.h"
+
+/* A capitalised span [i, j): its lower-case text. */
+void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
+  size_t at = 0;
+  out[0] = '\0';
+  for (size_t k = i; k < j && at < len; k++)
+    at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
+}
+
+/* The held values of ctx that name an entity of a known relation, into sn->held. */
+void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn) {
+  sn->held.n = 0;
+  for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
+    unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
+    if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;
+    char *w = sn->held.words[sn->held.n];
+    size_t at = 0;
+    for (const char *c = ctx->held[i].value; *c && at + 1 < sizeof sn->held.words[0]; c++)
+      if (*c != ' ' || (at && w[at - 1] != ' ')) w[at++] = (char)tolower((unsigned char)*c);
+    while (at && w[at - 1] == ' ') at--;
+    w[at] = '\0';
+    sn->held.bits[sn->held.n] = bits;
+    sn->held_ix[sn->held.n++] = i;
+  }
+}
+
+/* Does word w (of a token) match v's next word, its clitic "'s" aside? Sets *rest past it. */
+static bool held_word(const char *v, const char *w, const char **rest) {
+  size_t l = strlen(w);
+  if (l > 2 && !strcmp(w + l - 2, "'s") && strncmp(v, w, l) != 0) l -= 2; /* "hamish's" */
+  if (strncmp(v, w, l) != 0 || (v[l] != ' ' && v[l] != '\0')) return false;
+  *rest = v[l] ? v + l + 1 : v + l;
+  return true;
+}
+
+/* 1 + the index of the user's held value that tokens [i, …) of the clause [i, to) name in
+ * full, the longest (0 for none; *end: where it ends). Lower case too ("rufus keeps
+ * pulling"), but a lone word in lower case that is a word of its own is that word ("biscuit"
+ * is food). */
+static size_t held_at(const eg_statefacts *sf, const session_names *sn, const token *t, size_t i,
+                      size_t to, size_t *end) {
+  size_t best = 0;
+  for (size_t k = 0; sn && k < sn->held.n; k++) {
+    const char *v = sn->held.words[k];
+    size_t j = i;
+    while (j < to && *v && held_word(v, t[j].w, &v)) j++;
+    if (*v || j == i) continue;
+    bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w);
+    if (!word && (!best || j > *end)) best = k + 1, *end = j;
+  }
+  return best;
+}
+
+/* The type of a value named in full elsewhere that the span [i, j) names in part: its last
+ * words ("Leaf" of "Nissan Leaf") or, alone, its first ("Brightwater"); 0 for none. */
+static size_t part_of(const eg_statefacts_known *kn, const char *key, size_t words) {
+  for (size_t k = 0; kn && k < kn->n; k++) {
+    const char *v = kn->words[k];
+    size_t lv = strlen(v), lk = strlen(key);
+    if (lk >= lv) continue;
+    if ((v[lv - lk - 1] == ' ' && !strcmp(v + lv - lk, key)) ||
+        (words == 1 && !strncmp(v, key, lk) && v[lk] == ' '))
+      return k + 1;
+  }
+  return 0;
+}
+
+static unsigned known_part(const session_names *sn, const char *key, size_t words) {
+  size_t k = sn ? part_of(sn->known, key, words) : 0;
+  return k ? sn->known->bits[k - 1] : 0;
+}
+
+static bool is_session_name(const session_names *sn, const char *w) {
+  for (size_t i = 0; sn && i < sn->n; i++)
+    if (!strcmp(sn->w[i], w)) return true;
+  return false;
+}
+
+/* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"; it
+ * may go on one: "World War II", "Apple TV"). */
+static bool name_cap(const eg_statefacts *sf, const token *w) {
+  return w->cap && !(w->shout && eg_wordnet_is_common(sf->words, sf->n_words, w->w));
+}
+
+void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn) {
+  static __thread token t[MAX_TOKENS];
+  size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
+  for (size_t i = 0; i < nt && sn->n < SESSION_NAMES; i++)
+    if (name_cap(sf, &t[i]) && !t[i].start && !t[i].digit && !eg_sf_not_a_name(t[i].w) &&
+        !is_session_name(sn, t[i].w))
+      snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
+}
+
+/* A cue word that gives a name ("named", "called", "calling") rather than saying a kind; and a
+ * word for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend"): a
+ * cue word that is no such verb or a common noun of a type a cue gives. */
+static bool naming_verb(const eg_statefacts *sf, const char *w) {
+  size_t l = strlen(w);
+  return eg_sf_bits_of(sf->cue, w) &&
+         (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
+}
+
+/* Is the name at token i given by a verb of naming and its object ("called him X")? */
+bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const obj[] = {"him", "her", "it", "them"};
+  return i >= from + 2 && eg_sf_in_list(t[i - 1].w, obj, sizeof obj / sizeof *obj) &&
+         naming_verb(sf, t[i - 2].w);
+}
+
+unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w) {
+  if (naming_verb(sf, w)) return 0;
+  return eg_sf_bits_of(sf->cue, w) | (eg_sf_lookup_common(sf, w) & sf->cue_types);
+}
+
+#define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
+
+/* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
+ * 0 when none is:
+ *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
+ *    X") or a phrase ("her name is X", "name's X", "came with the name X"), names the
+ *    nearest kind word before it in the speaker's words ("Adopted a kitten! Named her X");
+ *    with none, a naming verb's own cue type stands;
+ *  - a name right after a kind word, as after a cue word: "our beagle X";
+ *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
+ *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
+ *    the kind word: not "X, my dog stayed with mum"). */
+static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                           size_t i, size_t j) {
+  static const char *const be[] = {"is", "was"};
+  const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
+  unsigned b = 0, verb = 0;
+  bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
+               (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
+  if (eg_sf_named_by_verb(sf, t, from, i)) given = true, verb = eg_sf_bits_of(sf->cue, p2);
+  if (!given && (b = eg_sf_kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
+  if (given) {
+    for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
+      if ((b = eg_sf_kind_bits(sf, t[k - 1].w))) return b;
+    return verb;
+  }
+  if (j + 1 < to && !strcmp(t[j].w, "the") && (b = eg_sf_kind_bits(sf, t[j + 1].w))) return b;
+  if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
+  if (!t[j - 1].comma) return 0;
+  for (size_t k = j; k < to && k < j + 4; k++) {
+    bool closed = t[k].comma || k + 1 == to || (k + 2 <= to && (t[k + 1].comma || k + 2 == to));
+    if ((b = eg_sf_kind_bits(sf, t[k].w))) return closed ? b : 0;
+    if (t[k].comma) break;
+  }
+  return 0;
+}
+
+/* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
+ * are …", "me and X hit 2 years"? A name that keeps the speaker such company is someone's:
+ * no place, firm or pet ("Lukas and I just got a puppy"); in lower case it is still a name
+ * when it is no word ("tobias and I"). */
+bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
+  static const char *const me[] = {"i", "me"};
+  size_t n = sizeof me / sizeof *me;
+  if ((i == from || t[i - 1].comma) && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&
+      eg_sf_in_list(t[j + 1].w, me, n))
+    return true;
+  return i >= from + 2 && !strcmp(t[i - 1].w, "and") && eg_sf_in_list(t[i - 2].w, me, n) &&
+         !t[i - 2].comma && (i - 2 == from || t[i - 3].comma);
+}
+
+/* May the lower-case word w be a name: no word of WordNet's or the lists', its clitic "'s"
+ * aside ("chloe's")? */
+static bool lower_name(const eg_statefacts *sf, const token *w) {
+  char base[32];
+  size_t l = strlen(w->w);
+  if (w->cap || w->digit || l < 2 || eg_sf_not_a_name(w->w)) return false;
+  if (l > 2 && !strcmp(w->w + l - 2, "'s")) l -= 2;
+  snprintf(base, sizeof base, "%.*s", (int)l, w->w);
+  return strspn(base, "abcdefghijklmnopqrstuvwxyz-") == l && !eg_sf_joint(base, true) &&
+         !eg_wordnet_is_common(sf->words, sf->n_words, base) && !eg_sf_lookup_common(sf, base);
+}
+
+/* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?
+ * Not a function word nor a verb's past or present in -s ("my honda makes a noise"). */
+static bool model_word(const eg_statefacts *sf, const token *w) {
+  return !w->cap && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
+         !eg_sf_bits_of(sf->generic, w->w) && !eg_wordnet_is_past(&sf->verbs, w->w) &&
+         !eg_wordnet_is_present3(&sf->verbs, w->w);
+}
+
+size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                        size_t from, size_t to, slot *out, size_t max) {
+  size_t n = 0;
+  for (size_t i = from; i < to && n < max; i++) {
+    size_t hj = 0, h = held_at(sf, sn, t, i, to, &hj);
+    if (h) { /* a value the user holds: of its relation's type ("we lost Biscuit") */
+      unsigned bits = sn->held.bits[h - 1], cue = i > from ? eg_sf_bits_of(sf->cue, t[i - 1].w) : 0;
+      out[n++] = (slot){
+          i, hj, 0, 0, bits, true, (cue & bits) != 0, ST_CURRENT, sn->held_ix[h - 1] + 1, false};
+      i = hj - 1;
+      continue;
+    }
+    if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w)) {
+      size_t j = i + 1;
+      /* a name does not run past a comma: "Olive, 3 years old" */
+      while (j < to && !t[j - 1].comma && (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))
+        j++;
+      char key[128];
+      eg_sf_span_key(t, i, j, key, sizeof key);
+      unsigned known = eg_sf_bits_of(sf->proper, key);
+      char plain[128]; /* "Kraków": WordNet's Krakow */
+      if (!known && eg_sf_fold(key, plain, sizeof plain)) known = eg_sf_bits_of(sf->proper, plain);
+      /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name */
+      if (!known && t[i].start && j - i > 1 &&
+          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)) {
+        i++;
+        eg_sf_span_key(t, i, j, key, sizeof key);
+        known = eg_sf_bits_of(sf->proper, key);
+      }
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
+      if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
+      /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
+      size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
+      if (hp) known = sn->held.bits[hp - 1];
+      /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
+       * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
+       * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and
+       * I"); else it is a word ("Harp practice …") */
+      unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
+      bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
+                    !(eg_sf_with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
+      static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
+      if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
+                       eg_sf_lookup_common(sf, t[i].w))) {
+        slot s = {i,
+                  j,
+                  0,
+                  0,
+                  known ? known : sf->name_types,
+                  true,
+                  false,
+                  ST_CURRENT,
+                  hp ? sn->held_ix[hp - 1] + 1 : 0,
+                  i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)};
+        /* a capital does not take a word's common sense away: "a Mediterranean diet" */
+        unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
+        if (common) s.bits = common, s.proper = false;
+        const char *prev = i > from ? t[i - 1].w : "";
+        unsigned cue = eg_sf_bits_of(sf->cue, prev);
+        if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
+        if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
+        if (cue)
+          s.bits = cue, s.cued = true;
+        else if (!known && (s.bits & sf->person_bit) && eg_sf_with_me(t, from, to, i, j))
+          s.bits = sf->person_bit;
+        /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
+        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
+          s.bits = sf->person_bit;
+        out[n++] = s;
+        i = j - 1;
+        continue;
+      }
+    }
+    /* a make and its model in lower case, as chat writes them ("my honda civic", "a used
+     * toyota tacoma", "a tesla model 3"): a make's word (@prefix) and the next word, and a
+     * number after it, are a name of the make's type */
+    unsigned make = eg_sf_bits_of(sf->prefix, t[i].w);
+    if (make && !t[i].cap && !t[i].comma && i + 1 < to && model_word(sf, &t[i + 1])) {
+      size_t j = i + 2;
+      if (j < to && t[j].digit && !t[j - 1].comma) j++;
+      out[n++] = (slot){i, j, 0, 0, make, true, false, ST_CURRENT, 0, false};
+      i = j - 1;
+      continue;
+    }
+    if (t[i].cap && !t[i].start) continue;
+    /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker
+     * company ("tobias and I") or right after a kind word ("gf chloe's bday", "my hamster
+     * fidget"); not a word ("my dog walker") */
+    unsigned kind = i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w) : 0;
+    if ((kind || eg_sf_with_me(t, from, to, i, i + 1)) && lower_name(sf, &t[i])) {
+      bool cued = kind != 0;
+      out[n++] =
+          (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0, false};
+      continue;
+    }
+    unsigned b = 0;
+    size_t j = i + 1;
+    if (i + 1 < to) { /* two-word lemmas first: "electric guitar", "guinea pig" */
+      char two[80];
+      snprintf(two, sizeof two, "%s %s", t[i].w, t[i + 1].w);
+      if (!eg_sf_bits_of(sf->generic, two) && (b = eg_sf_bits_of(sf->common, two))) j = i + 2;
+    }
+    if (!b) b = eg_sf_lookup_common(sf, t[i].w);
+    if (b) {
+      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0, false};
+      i = j - 1;
+    }
+  }
+  /* a name of no known type right before a known place ("the Plateau in X", "Hackney, X")
+   * is a part of it: the known place is the one a place is asked by */
+  for (size_t k = 0; k + 1 < n; k++) {
+    const slot *y = &out[k + 1];
+    bool part = out[k].proper && out[k].bits == sf->name_types && y->proper &&
+                (y->bits & sf->place_bit) && y->bits != sf->name_types &&
+                ((y->ts == out[k].te && t[out[k].te - 1].comma) ||
+                 (y->ts == out[k].te + 1 && !strcmp(t[out[k].te].w, "in")));
+    if (part) out[k].bits &= ~sf->place_bit;
+  }
+  /* a named pet or partner makes the kind word beside it ("a dog named X") no value */
+  bool named_cue = false;
+  for (size_t k = 0; k < n; k++) named_cue |= out[k].cued;
+  if (named_cue) {
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+      if (out[k].proper || !(out[k].bits & eg_sf_kind_bits(sf, t[out[k].ts].w))) out[m++] = out[k];
+    n = m;
+  }
+  return n;
+}
