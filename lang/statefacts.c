@@ -19,7 +19,9 @@
  *     again by the words near its slot;
  *  6. output: a current assertion is a fact; a matched clause that asserts nothing (or a
  *     first-person clause with a change marker close to a relation's "ended" prototypes)
- *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it.
+ *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it;
+ *     a name spoken of outside the user's words of themselves ("X forgot valentines") and
+ *     read as a value still held is a fact while the user holds no value of its relation.
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -397,6 +399,7 @@ typedef struct item {
   bool near;       /* the words near the slot, read only when its whole span said nothing */
   bool third;      /* a held value spoken of, not by the user of themselves: [=REL] or [-REL] */
   bool modifier;   /* a kind word before a noun it qualifies ("a wind quintet") */
+  bool passing;    /* third, of a name the user holds no value by: [=REL] against [=NONE] */
 } item;
 
 typedef struct verdict {
@@ -415,16 +418,38 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     float c = 0;
     for (int d = 0; d < sf->dim; d++) c += v[d] * q[d];
     const proto *pr = &sf->protos[p];
-    /* a held value spoken of is read by the prototypes of one, and only by them */
-    if ((pr->kind == PK_HELD || pr->kind == PK_GONE) != it->third) continue;
+    /* a held value spoken of is read by the prototypes of one, and only by them; a name
+     * spoken of in passing by them and by those of a name that is no one's value of the user */
+    bool of_third = pr->kind == PK_HELD || pr->kind == PK_GONE || pr->kind == PK_PASSING;
+    if (of_third != it->third || (pr->kind == PK_PASSING && !it->passing)) continue;
     /* a NONE prototype competes with slots of its types (a change clause: with all) */
-    if (pr->kind == PK_NONE && it->s.te && !(pr->types & it->s.bits)) continue;
-    float *slotp = pr->kind == PK_NONE                           ? &none
+    bool no_rel = pr->kind == PK_NONE || pr->kind == PK_PASSING;
+    if (no_rel && it->s.te && !(pr->types & it->s.bits)) continue;
+    float *slotp = no_rel                                        ? &none
                    : pr->kind == PK_ENDED || pr->kind == PK_GONE ? &best_ended[pr->rel]
                                                                  : &best_assert[pr->rel];
     if (c > *slotp) *slotp = c;
   }
   verdict out = {-1, false, 0, 0, false};
+  if (it->passing) {
+    /* still held by the user, by the floor and the margin over every other reading: over the
+     * other relations its type allows, that relation's "gone", and a name of someone else's */
+    float first = -1, second = none;
+    int arg = -1;
+    for (int r = 0; r < sf->n_rels; r++) {
+      if (!(sf->rels[r].types & it->s.bits)) continue;
+      if (best_ended[r] > second) second = best_ended[r];
+      if (best_assert[r] > first) {
+        if (first > second) second = first;
+        first = best_assert[r], arg = r;
+      } else if (best_assert[r] > second) {
+        second = best_assert[r];
+      }
+    }
+    if (arg >= 0 && first >= sf->floor && first - second >= sf->margin)
+      out = (verdict){arg, false, first, first - second, false};
+    return out;
+  }
   if (it->third) {
     /* gone, by the floor and the margin over still held, or by any margin where a word of
      * ending governs it ("we lost X"): a word on the state */
@@ -663,8 +688,25 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false};
   it->s.status = status_of(sf, t, from, to, s);
+  embedded_span(t, from, to, s, &it->from, &it->to);
+  if ((it->text = masked(a, text, t, it))) (*n)++;
+}
+
+/* A name the user holds no value by, spoken of in the user's words but not of themselves
+ * ("X keeps scratching the sofa", "X forgot valentines"): read by the prototypes of a held
+ * value spoken of against those of anyone else's, a value of the user's only while the user
+ * holds none of its relation (emit). Not someone else's ("my sister's dog X"), nor one said to
+ * be gone or not to be. */
+static void add_passing(const eg_statefacts *sf, const token *t, const char *text, size_t seg,
+                        size_t from, size_t to, const slot *s, eg_arena *a, item *items,
+                        size_t *n) {
+  if (s->held || !s->proper || *n >= MAX_ITEMS || about_someone_else(sf, t, from, to, s)) return;
+  item *it = &items[*n];
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true};
+  it->s.status = status_of(sf, t, from, to, s);
+  if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(a, text, t, it))) (*n)++;
 }
@@ -742,14 +784,15 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
         *it = (item){seg,  span_from, span_to, slots[k],
-                     NULL, false,     false,   qualifies(sf, &slots[k], t, to)};
+                     NULL, false,     false,   qualifies(sf, &slots[k], t, to),
+                     false};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS &&
             near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier};
+          *near = (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier, false};
           if ((near->text = masked(a, text, t, near))) (*n)++;
         }
       }
@@ -757,13 +800,17 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
         *it = (item){seg,  from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
-                     NULL, false, false, false};
+                     NULL, false, false, false,
+                     false};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
     } else if (said && !question) {
       size_t before = *n;
-      for (size_t k = 0; k < ns; k++) add_held(sf, t, text, seg, from, to, &slots[k], a, items, n);
+      for (size_t k = 0; k < ns; k++) {
+        add_held(sf, t, text, seg, from, to, &slots[k], a, items, n);
+        add_passing(sf, t, text, seg, from, to, &slots[k], a, items, n);
+      }
       if (*n > before) st->embedded++;
     }
     from = to;
@@ -791,10 +838,12 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
   return false;
 }
 
-/* Is pick q a better reading of a relation than cur (NULL: none yet)? A name is more specific
- * than a kind word ("a Nissan Leaf" over "electric"), a kind word than one that qualifies a
- * noun ("I play flute in a wind quintet"); then the closer reading. */
+/* Is pick q a better reading of a relation than cur (NULL: none yet)? The user's own words
+ * over a name spoken of in passing; a name is more specific than a kind word ("a Nissan Leaf" over
+ * "electric"), a kind word than one that qualifies a noun ("I play flute in a wind quintet"); then
+ * the closer reading. */
 static bool better(const pick *q, const pick *cur) {
+  if (cur && q->it->passing != cur->it->passing) return !q->it->passing; /* the user's own */
   if (!cur || q->it->s.proper != cur->it->s.proper) return !cur || q->it->s.proper;
   if (q->it->modifier != cur->it->modifier) return !q->it->modifier; /* "flute" of "a wind X" */
   return q->v.cosine > cur->v.cosine;
@@ -813,6 +862,13 @@ static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
   return best;
 }
 
+/* Does the user hold a value of the relation (ctx's held values)? */
+static bool holds(const eg_enrich_ctx *ctx, const char *rel) {
+  for (size_t i = 0; ctx && i < ctx->n_held; i++)
+    if (ctx->held[i].relation && !strcmp(ctx->held[i].relation, rel)) return true;
+  return false;
+}
+
 /* Facts and doubts of one segment from its judged items. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
                     const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
@@ -825,7 +881,9 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
   size_t rules_facts = o->n_facts;
   for (int r = 0; r < sf->n_rels; r++) {
     const pick *fact = NULL, *doubt = NULL;
+    bool held = holds(ctx, sf->rels[r].name);
     for (size_t i = 0; i < np; i++) {
+      if (p[i].it->passing && (held || p[i].v.rel != r)) continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
@@ -846,6 +904,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       fact = NULL;
     }
     if (!fact && !doubt) continue;
+    if (fact && fact->it->passing && has_relation(o, rel)) continue; /* the rules read one */
     const pick *use = fact ? fact : doubt;
     const item *it = use->it;
     size_t cs = t[it->from].s, ce = t[it->to - 1].e;
@@ -890,6 +949,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
       f.object_entity = it->s.proper;
       f.object_type = (char *)object_type_name(sf, it->s.bits & sf->rels[r].types);
+      if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
       if (!f.object_entity) eg_sf_lower(f.object);
       for (size_t d = 0; d < nd; d++) /* a date said in the clause is when it became true */
         if (dates[d].start >= cs && dates[d].start < ce) {

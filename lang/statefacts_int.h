@@ -35,8 +35,9 @@ typedef struct marker {
   int n;
 } marker;
 
-/* PK_HELD and PK_GONE read a value the user holds spoken of ("[=HAS_PET]", "[-HAS_PET]"). */
-typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED, PK_HELD, PK_GONE } proto_kind;
+/* PK_HELD and PK_GONE read a value the user holds spoken of ("[=HAS_PET]", "[-HAS_PET]");
+ * PK_PASSING ("[=NONE …]") a name spoken of that is no value of the user's. */
+typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED, PK_HELD, PK_GONE, PK_PASSING } proto_kind;
 
 typedef struct relation {
   char name[48];

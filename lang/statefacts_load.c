@@ -195,8 +195,8 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   return eg_err_set(err, EG_EINVAL, "prototypes line %d: unknown directive", lineno);
 }
 
-/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]", "[=LIVES_IN]", "[-LIVES_IN]": sets *rel, *kind
- * and (NONE) *types for the lines after it. */
+/* "[LIVES_IN place]", "[NONE place]", "[~LIVES_IN]", "[=LIVES_IN]", "[-LIVES_IN]", "[=NONE pet]":
+ * sets *rel, *kind and (NONE) *types for the lines after it. */
 static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel, proto_kind *kind,
                             unsigned *types, eg_err *err) {
   char *end = strchr(line, ']');
@@ -205,9 +205,9 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
   char *save = NULL, *name = strtok_r(line + 1, " \t", &save);
   if (!name)
     return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
-  if (!strcmp(name, "NONE")) {
+  if (!strcmp(name, "NONE") || !strcmp(name, "=NONE")) {
     *rel = -1;
-    *kind = PK_NONE;
+    *kind = name[0] == '=' ? PK_PASSING : PK_NONE;
     *types = type_bits_of_list(sf, save ? save : "", true);
     return EG_OK;
   }
