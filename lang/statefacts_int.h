@@ -115,6 +115,8 @@ void eg_sf_lower(char *s); /* in place, ASCII */
 
 /* Capitalised words that do not start a name (statefacts_words.c). */
 bool eg_sf_not_a_name(const char *w);
+/* Is w a word of a closed class (preposition, conjunction, pronoun …) or a month's short form? */
+bool eg_sf_function_word(const char *w);
 /* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */
 bool eg_sf_joint(const char *w, bool goal);
 

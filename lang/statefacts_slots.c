@@ -185,7 +185,34 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
   if (l > 2 && !strcmp(w->w + l - 2, "'s")) l -= 2;
   snprintf(base, sizeof base, "%.*s", (int)l, w->w);
   return strspn(base, "abcdefghijklmnopqrstuvwxyz-") == l && !eg_sf_joint(base, true) &&
-         !eg_wordnet_is_common(sf->words, sf->n_words, base) && !eg_sf_lookup_common(sf, base);
+         !eg_sf_function_word(base) && !eg_wordnet_is_common(sf->words, sf->n_words, base) &&
+         !eg_sf_lookup_common(sf, base);
+}
+
+/* Is token i where only a name goes, where a word would need an article ("lukas cheated",
+ * "been seeing adebayo"): opening a (sub-)clause right before a verb or with "'s", or right
+ * after a verb (not a modal's: "might rehome X")? Not after a preposition: a place so named may
+ * be a district for the city, and "at X" or "in X" in lower case are as often words. */
+static bool name_position(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                          size_t i) {
+  static const char *const aux[] = {"is",    "was", "has",   "had",  "will",
+                                    "would", "can", "could", "says", "said"};
+
+  size_t l = strlen(t[i].w);
+  if (strchr(t[i].w, '-')) return false; /* "mutual-ish" */
+  if (i == from || t[i - 1].comma) {
+    if (l > 2 && !strcmp(t[i].w + l - 2, "'s")) return true;
+    if (i + 1 >= to || t[i].comma) return false;
+    const char *v = t[i + 1].w;
+    return eg_sf_in_list(v, aux, sizeof aux / sizeof *aux) || eg_wordnet_is_past(&sf->verbs, v) ||
+           eg_wordnet_is_present3(&sf->verbs, v);
+  }
+  const char *p = t[i - 1].w;
+  size_t lp = strlen(p);
+  static const char *const modal[] = {"might", "could", "would", "should", "must"};
+  if (eg_sf_in_list(p, modal, sizeof modal / sizeof *modal)) return false; /* "might rehome X" */
+  return eg_wordnet_is_past(&sf->verbs, p) ||
+         (lp > 4 && !strcmp(p + lp - 3, "ing") && eg_wordnet_is_common(sf->words, sf->n_words, p));
 }
 
 /* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?
@@ -198,6 +225,7 @@ static bool model_word(const eg_statefacts *sf, const token *w) {
 
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
+  static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
     size_t hj = 0, h = held_at(sf, sn, t, i, to, &hj);
@@ -245,7 +273,6 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
                     !(eg_sf_with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
-      static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
       if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
                        eg_sf_lookup_common(sf, t[i].w))) {
         slot s = {i,
@@ -297,6 +324,22 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       bool cued = kind != 0;
       out[n++] =
           (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0, false};
+      continue;
+    }
+    /* … and where a name goes and a word would need its article: the subject opening a
+     * (sub-)clause before its verb ("lukas cheated", "joanna's moving in"), a verb's object
+     * ("been seeing adebayo") — of any type a name may have */
+    if (lower_name(sf, &t[i]) && name_position(sf, t, from, to, i)) {
+      out[n++] = (slot){i,
+                        i + 1,
+                        0,
+                        0,
+                        sf->name_types,
+                        true,
+                        false,
+                        ST_CURRENT,
+                        0,
+                        i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)};
       continue;
     }
     unsigned b = 0;

@@ -147,7 +147,16 @@ bool eg_sf_not_a_name(const char *w) {
       "here",
       /* interjections: "Nope, not my problem anymore" names nothing */
       "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
-      "cheers", "phew"};
+      "cheers", "phew",
+      /* chat's contractions without the apostrophe and its abbreviations: no dictionary knows
+       * them, and they are no names ("whats a good …", "idk") */
+      "dont", "cant", "wont", "isnt", "arent", "wasnt", "werent", "doesnt", "didnt", "hasnt",
+      "havent", "hadnt", "couldnt", "shouldnt", "wouldnt", "aint", "thats", "whats", "hows",
+      "wheres", "whos", "theres", "heres", "youre", "theyre", "youve", "weve", "theyve", "youll",
+      "theyll", "hes", "shes", "idk", "tbh", "tbf", "imo", "imho", "ngl", "rn", "lmao", "lmk",
+      "fyi", "asap", "pls", "plz", "thx", "ty", "ur", "u", "ya", "yall", "gonna", "wanna", "gotta",
+      "kinda", "sorta", "dunno", "tho", "thru", "cuz", "coz", "bc", "bday", "af", "irl", "jk",
+      "smh", "afaik", "iirc", "hmu", "xoxo", "lotsa", "alot"};
   if (eg_sf_in_list(w, s, sizeof s / sizeof *s)) return true;
   /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
   const char *ap = strchr(w, '\'');
@@ -168,4 +177,32 @@ bool eg_sf_joint(const char *w, bool goal) {
   static const char *const g[] = {"to", "into", "for"};
   return eg_sf_in_list(w, j, sizeof j / sizeof *j) ||
          (goal && eg_sf_in_list(w, g, sizeof g / sizeof *g));
+}
+
+/* Words of the closed classes, which WordNet (nouns, verbs, adjectives, adverbs) does not list:
+ * a lower-case word it does not know is a name only when it is none of these ("if", "during",
+ * "myself", "anything"); and the months' short forms. */
+bool eg_sf_function_word(const char *w) {
+  static const char *const s[] = {
+      "about",    "above",     "across",     "against",    "along",      "among",
+      "amongst",  "as",        "behind",     "below",      "beneath",    "beside",
+      "besides",  "between",   "beyond",     "despite",    "during",     "except",
+      "inside",   "into",      "like",       "of",         "off",        "onto",
+      "out",      "over",      "past",       "per",        "through",    "throughout",
+      "till",     "toward",    "towards",    "under",      "underneath", "unlike",
+      "unto",     "upon",      "via",        "within",     "without",    "or",
+      "nor",      "if",        "unless",     "whether",    "though",     "although",
+      "whereas",  "whilst",    "than",       "once",       "lest",       "either",
+      "neither",  "both",      "each",       "every",      "any",        "some",
+      "such",     "these",     "those",      "whose",      "whom",       "whoever",
+      "whatever", "whichever", "wherever",   "whenever",   "myself",     "yourself",
+      "himself",  "herself",   "itself",     "ourselves",  "yourselves", "themselves",
+      "anyone",   "anybody",   "anything",   "anywhere",   "anytime",    "anyhow",
+      "anyways",  "everybody", "everything", "everywhere", "nothing",    "nowhere",
+      "somebody", "something", "somewhere",  "sometime",   "someone",    "jan",
+      "feb",      "mar",       "apr",        "jun",        "jul",        "aug",
+      "sep",      "sept",      "oct",        "nov",        "dec",        "mon",
+      "tue",      "tues",      "wed",        "thu",        "thur",       "thurs",
+      "fri",      "sat",       "sun"};
+  return eg_sf_in_list(w, s, sizeof s / sizeof *s);
 }

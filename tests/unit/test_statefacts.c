@@ -298,6 +298,13 @@ static void test_endings_and_near_words(void) {
       {"Ines and I are going but ugh, paintball", "PARTNER_OF", "Ines"},
       {"Mum and I are going to the shops.", NULL, NULL},
       {"Lukas and I just got a puppy and we're already arguing about the crate.", NULL, NULL},
+      /* a lower-case word no dictionary knows, where only a name goes: a verb's object, the
+       * subject opening a clause; chat's abbreviations, closed-class words and plurals are none */
+      {"been seeing adebayo for about 2 months, he's cooking me dinner tonight", "PARTNER_OF",
+       "adebayo"},
+      {"joanna's moving in with me for lockdown, we've been together 6 months", "PARTNER_OF",
+       "joanna"},
+      {"idk if myself and anything during feb would work, whats the plan", NULL, NULL},
       /* "the neighbour's": someone else's, as "my neighbour's" is */
       {"The neighbour's dog Rocket keeps digging under our fence.", NULL, NULL},
       /* a place is one WordNet knows, its capitals too; a name it does not know is one only
@@ -691,6 +698,25 @@ static void test_lexical_reading(void) {
               n ? (int)v[0].how : -1, n && v[0].ended, n && v[0].others, n && v[0].typed,
               n && v[0].plain);
     EG_CHECK(ok);
+  }
+  /* a lower-case word no dictionary knows is a name where only a name goes ("lukas cheated");
+   * chat's abbreviations and closed-class words are none, there too */
+  unsigned anyone = place | org | pets | eg_statefacts_asked(lx, "Who is my partner?");
+  static const struct {
+    const char *text;
+    size_t n;
+  } lower[] = {{"lukas cheated.", 1},
+               {"been seeing adebayo lately.", 1},
+               {"texted myself a reminder.", 0},
+               {"bought candles for everyone.", 0},
+               {"anything happened today?", 0},
+               {"idk said the group chat.", 0},
+               {"whats happened to the bus", 0}};
+  for (size_t i = 0; i < sizeof lower / sizeof *lower; i++) {
+    eg_stated_value v[4];
+    const char *x = lower[i].text;
+    size_t n = eg_statefacts_values(lx, x, 0, strlen(x), 0, anyone, NULL, v, 4);
+    if (!EG_CHECK(n == lower[i].n)) fprintf(stderr, "  \"%s\": %zu values\n", x, n);
   }
   /* a value that is his or theirs, and a word standing for it, are not the user's */
   eg_stated_value his[4];
