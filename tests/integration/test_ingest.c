@@ -306,6 +306,16 @@ static void test_state_prototypes(void) {
   EG_REQUIRE(session(ing, "states-long-reply", "walk", long_reply, 2, false, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(gra, "states-long-reply", "user:u1", "LIVES_IN", 0, 0), "");
   eg_buf_free(&longer);
+  /* a name the user only speaks of is theirs while the graph holds no value of its relation
+   * for them: read from the graph's held values at ingest */
+  const char *const passing[] = {"user", "Declan forgot valentines again.", "assistant", "Oh no."};
+  EG_REQUIRE(session(ing, "states-passing", "vday", passing, 2, false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-passing", "user:u1", "PARTNER_OF", 0, 0), "Declan");
+  const char *const own[] = {"user", "My boyfriend Tobias cooked dinner for us tonight.",
+                             "assistant", "Sweet."};
+  EG_REQUIRE(session(ing, "states-passing-held", "dinner", own, 2, false, NULL, &e) == EG_OK);
+  EG_REQUIRE(session(ing, "states-passing-held", "vday", passing, 2, false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-passing-held", "user:u1", "PARTNER_OF", 0, 0), "Tobias");
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);
