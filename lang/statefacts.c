@@ -883,7 +883,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     const pick *fact = NULL, *doubt = NULL;
     bool held = holds(ctx, sf->rels[r].name);
     for (size_t i = 0; i < np; i++) {
-      if (p[i].it->passing && (held || p[i].v.rel != r)) continue;
+      if (p[i].it->passing && held) continue; /* a name in passing only while none is held */
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||

@@ -197,7 +197,6 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
                           size_t i) {
   static const char *const aux[] = {"is",    "was", "has",   "had",  "will",
                                     "would", "can", "could", "says", "said"};
-
   size_t l = strlen(t[i].w);
   if (strchr(t[i].w, '-')) return false; /* "mutual-ish" */
   if (i == from || t[i - 1].comma) {
