@@ -317,29 +317,22 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     if (t[i].cap && !t[i].start) continue;
     /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker
      * company ("tobias and I") or right after a kind word ("gf chloe's bday", "my hamster
-     * fidget"); not a word ("my dog walker") */
-    unsigned kind = i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w) : 0;
-    if ((kind || eg_sf_with_me(t, from, to, i, i + 1)) && lower_name(sf, &t[i])) {
-      bool cued = kind != 0;
-      out[n++] =
-          (slot){i, i + 1, 0, 0, cued ? kind : sf->person_bit, true, cued, ST_CURRENT, 0, false};
-      continue;
-    }
-    /* … and where a name goes and a word would need its article: the subject opening a
-     * (sub-)clause before its verb ("lukas cheated", "joanna's moving in"), a verb's object
-     * ("been seeing adebayo") — of any type a name may have */
-    if (lower_name(sf, &t[i]) && name_position(sf, t, from, to, i)) {
-      out[n++] = (slot){i,
-                        i + 1,
-                        0,
-                        0,
-                        sf->name_types,
-                        true,
-                        false,
-                        ST_CURRENT,
-                        0,
-                        i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)};
-      continue;
+     * fidget"), a person or of that kind; where a word would need its article, the subject
+     * opening a (sub-)clause before its verb ("lukas cheated", "joanna's moving in") or a
+     * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
+     * walker") */
+    if (lower_name(sf, &t[i])) {
+      unsigned kind = i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w) : 0;
+      unsigned bits = kind                                   ? kind
+                      : eg_sf_with_me(t, from, to, i, i + 1) ? sf->person_bit
+                      : name_position(sf, t, from, to, i)    ? sf->name_types
+                                                             : 0;
+      if (bits) {
+        bool placed = bits == sf->name_types && i > from &&
+                      eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
+        out[n++] = (slot){i, i + 1, 0, 0, bits, true, kind != 0, ST_CURRENT, 0, placed};
+        continue;
+      }
     }
     unsigned b = 0;
     size_t j = i + 1;
