@@ -268,6 +268,14 @@ static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
 static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                                const slot *s) {
   static const char *const subject[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
+  /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
+   * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
+   * the user's own: the value is no person) */
+  static const char *const owned[] = {"my", "our", "his", "her", "their", "the"};
+  if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
+      eg_sf_in_list(t[s->ts - 1].w, owned, sizeof owned / sizeof *owned) &&
+      person_noun(sf, t, s->ts) && person_noun(sf, t, s->te))
+    return true;
   if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
     for (size_t i = from; i < s->ts; i++)
       if (eg_sf_in_list(t[i].w, subject, sizeof subject / sizeof *subject)) return false;

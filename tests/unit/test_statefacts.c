@@ -196,6 +196,13 @@ static void test_no_false_states(void) {
       {"I think I'll try the Roasted Sweet Potato Fries.", NULL, NULL},
       {"I'm particularly interested in the Kalamazoo Greek Fest.", NULL, NULL},
       {"A friend of mine works at Stark Industries.", NULL, NULL},
+      /* whose it is, the words say (no prototype of someone else's state is needed) */
+      {"My neighbour just bought a Tesla Model 3.", NULL, NULL},
+      {"My son plays the cello in the school orchestra.", NULL, NULL},
+      {"My friend went vegan last month.", NULL, NULL},
+      /* a kind of person qualifying a person is theirs; a thing qualifying one is the user's */
+      {"My vegan friend is coming for dinner on Saturday.", NULL, NULL},
+      {"The vegetarian guests need a main course too.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
