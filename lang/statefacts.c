@@ -853,6 +853,10 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
 static bool better(const pick *q, const pick *cur) {
   if (cur && q->it->passing != cur->it->passing) return !q->it->passing; /* the user's own */
   if (!cur || q->it->s.proper != cur->it->s.proper) return !cur || q->it->s.proper;
+  /* a name whose kind is known over one that may be of several ("moved to Lisbon, renting a
+   * room in Graça": a city over a name only a preposition types) */
+  int qk = __builtin_popcount(q->it->s.bits), ck = __builtin_popcount(cur->it->s.bits);
+  if (q->it->s.proper && qk != ck) return qk < ck;
   if (q->it->modifier != cur->it->modifier) return !q->it->modifier; /* "flute" of "a wind X" */
   return q->v.cosine > cur->v.cosine;
 }
