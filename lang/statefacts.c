@@ -485,8 +485,6 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
      * can read ("I live somewhere new now") is a word on the state: a doubt either way */
     float said = best_assert[r] > best_ended[r] ? best_assert[r] : best_ended[r];
     float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : said;
-    float other = -1;
-    if (other > second) second = other;
     if (c > first) {
       if (first > second) second = first;
       first = c, arg = r, arg_ended = !it->s.te;
