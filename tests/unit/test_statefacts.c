@@ -171,6 +171,8 @@ static void test_tense_and_negation(void) {
       /* "we've" is no name, a dash bounds a sub-clause */
       {"Boxes unpacked — we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
       {"I resigned from Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      /* the last day somewhere reads like the first one: the words say it ended */
+      {"Friday was my last day at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
       {"Should I move to Lyon?", NULL, NULL},
       /* the noun the slot qualifies is former */
