@@ -246,12 +246,13 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       char plain[128]; /* "Kraków": WordNet's Krakow */
       if (!known && eg_sf_fold(key, plain, sizeof plain)) known = eg_sf_bits_of(sf->proper, plain);
       /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name, unless
-       * it is a title ("Sir Reginald has escaped the garden again", "Captain Fluff") */
+       * it is a title ("Sir Reginald has escaped the garden again", "Captain Fluff") or the
+       * name's last word says what it is ("Lumen Dental Group shut its clinics") */
       static const char *const titles[] = {"sir",       "lady",     "lord",  "dame",    "captain",
                                            "prince",    "princess", "duke",  "duchess", "baron",
                                            "professor", "doctor",   "uncle", "aunt",    "auntie",
                                            "mister",    "miss",     "saint"};
-      if (!known && t[i].start && j - i > 1 &&
+      if (!known && t[i].start && j - i > 1 && !eg_sf_bits_of(sf->suffix, t[j - 1].w) &&
           eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) &&
           !eg_sf_in_list(t[i].w, titles, sizeof titles / sizeof *titles)) {
         i++;

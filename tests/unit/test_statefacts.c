@@ -235,6 +235,8 @@ static void test_openers_are_words(void) {
   static const expect x[] = {
       {"They hired me at the bakery last week.", NULL, NULL},
       {"Took the Outback to the coast yesterday, what a drive.", NULL, NULL},
+      /* but a name whose last word says what it is keeps its first word */
+      {"Summit Labs hired me as a data engineer last month.", "WORKS_AT", "Summit Labs"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
