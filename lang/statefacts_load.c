@@ -48,6 +48,14 @@ static void add_bits(eg_map *m, const char *lemma, unsigned bits) {
     if (*p == '_') *p = ' ';
   uintptr_t old = (uintptr_t)eg_map_get(m, k, strlen(k));
   eg_map_put(m, k, strlen(k), (void *)(old | bits));
+  /* chat writes a hyphenated compound as one word: "co-worker" is "coworker" too */
+  char *d = k;
+  for (const char *p = k; *p; p++)
+    if (*p != '-') *d++ = *p;
+  if (d == k + strlen(k)) return;
+  *d = '\0';
+  old = (uintptr_t)eg_map_get(m, k, strlen(k));
+  eg_map_put(m, k, strlen(k), (void *)(old | bits));
 }
 
 unsigned eg_sf_bits_of(const eg_map *m, const char *key) {

@@ -200,6 +200,7 @@ static void test_no_false_states(void) {
       {"A friend of mine works at Stark Industries.", NULL, NULL},
       /* whose it is, the words say (no prototype of someone else's state is needed) */
       {"My neighbour just bought a Tesla Model 3.", NULL, NULL},
+      {"My coworker got a Kia Sportage and won't stop bragging.", NULL, NULL}, /* co-worker */
       {"My son plays the cello in the school orchestra.", NULL, NULL},
       {"My friend went vegan last month.", NULL, NULL},
       /* a kind of person qualifying a person is theirs; a thing qualifying one is the user's */
