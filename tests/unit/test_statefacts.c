@@ -428,8 +428,10 @@ static void test_typed_slots_and_valid_time(void) {
   EG_CHECK(!f->object_entity);
   EG_CHECK_INT(f->valid_from, 0); /* no date: the segment's time */
   /* two places read: the one whose kind is known (a city) over a name only "in" types */
-  f = read_one(a, "Got the job offer in Bristol!! So I'm moving down at the end of the month, "
-                  "found a room in a house in Easton.", &out);
+  f = read_one(a,
+               "Got the job offer in Bristol!! So I'm moving down at the end of the month, "
+               "found a room in a house in Easton.",
+               &out);
   EG_REQUIRE(f != NULL);
   EG_CHECK_STR(f->relation, "LIVES_IN");
   EG_CHECK_STR(f->object, "Bristol");
