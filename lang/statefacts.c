@@ -271,9 +271,9 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
    * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
    * the user's own: the value is no person) */
-  static const char *const owned[] = {"my", "our", "his", "her", "their", "the"};
+  static const char *const indef[] = {"a", "an"};
   if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
-      eg_sf_in_list(t[s->ts - 1].w, owned, sizeof owned / sizeof *owned) &&
+      determiner(t[s->ts - 1].w) && !eg_sf_in_list(t[s->ts - 1].w, indef, 2) &&
       person_noun(sf, t, s->ts) && person_noun(sf, t, s->te))
     return true;
   if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {

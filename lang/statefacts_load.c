@@ -40,22 +40,25 @@ static unsigned type_bit(const eg_statefacts *sf, const char *name) {
   return 0;
 }
 
+static void or_bits(eg_map *m, const char *k, unsigned bits) {
+  uintptr_t old = (uintptr_t)eg_map_get(m, k, strlen(k));
+  eg_map_put(m, k, strlen(k), (void *)(old | bits));
+}
+
 static void add_bits(eg_map *m, const char *lemma, unsigned bits) {
   char k[128];
   snprintf(k, sizeof k, "%s", lemma);
   eg_sf_lower(k);
   for (char *p = k; *p; p++)
     if (*p == '_') *p = ' ';
-  uintptr_t old = (uintptr_t)eg_map_get(m, k, strlen(k));
-  eg_map_put(m, k, strlen(k), (void *)(old | bits));
+  or_bits(m, k, bits);
+  if (!strchr(k, '-')) return;
   /* chat writes a hyphenated compound as one word: "co-worker" is "coworker" too */
   char *d = k;
   for (const char *p = k; *p; p++)
     if (*p != '-') *d++ = *p;
-  if (d == k + strlen(k)) return;
   *d = '\0';
-  old = (uintptr_t)eg_map_get(m, k, strlen(k));
-  eg_map_put(m, k, strlen(k), (void *)(old | bits));
+  or_bits(m, k, bits);
 }
 
 unsigned eg_sf_bits_of(const eg_map *m, const char *key) {
