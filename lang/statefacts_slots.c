@@ -114,15 +114,37 @@ static bool naming_verb(const eg_statefacts *sf, const char *w) {
 }
 
 /* Is the name at token i given by a verb of naming and its object ("called him X")? */
+static const char *const named_obj[] = {"him", "her", "it", "them"}; /* "called him X" */
+
 bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
-  static const char *const obj[] = {"him", "her", "it", "them"};
-  return i >= from + 2 && eg_sf_in_list(t[i - 1].w, obj, sizeof obj / sizeof *obj) &&
+  return i >= from + 2 &&
+         eg_sf_in_list(t[i - 1].w, named_obj, sizeof named_obj / sizeof *named_obj) &&
          naming_verb(sf, t[i - 2].w);
 }
 
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w) {
   if (naming_verb(sf, w)) return 0;
   return eg_sf_bits_of(sf->cue, w) | (eg_sf_lookup_common(sf, w) & sf->cue_types);
+}
+
+/* The kind of a name given right after a noun ("a startup called X", "a guy named X", "a
+ * town called X"): the noun's, as a kind word, a word for a person or what WordNet types it,
+ * and none when it has no type we know — a naming word alone does not make a startup's name a
+ * pet's. Returns false where no noun stands right before the naming word ("named her X",
+ * "a puppy, named X"): the naming word's own cue stands there. */
+static bool head_named(const eg_statefacts *sf, const token *t, size_t from, size_t i,
+                       unsigned *bits) {
+  if (i < from + 2 || !naming_verb(sf, t[i - 1].w) || t[i - 2].comma) return false;
+  const char *h = t[i - 2].w;
+  if (eg_sf_bits_of(sf->people, h)) { /* "a guy called X", "someone named X" */
+    *bits = eg_sf_kind_bits(sf, h) | sf->person_bit;
+    return true;
+  }
+  if (eg_sf_function_word(h) || eg_sf_in_list(h, named_obj, sizeof named_obj / sizeof *named_obj))
+    return false;
+  *bits = eg_sf_kind_bits(sf, h);
+  if (!*bits) *bits = eg_sf_lookup_common(sf, h) & sf->name_types;
+  return true;
 }
 
 #define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
@@ -290,6 +312,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev);
+        if (head_named(sf, t, from, i, &cue)) bound = 0;
         if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
         if (cue)

@@ -206,6 +206,8 @@ static void test_no_false_states(void) {
       /* a word for a kind of person qualifying a person is that person's */
       {"My vegan friend is coming for dinner on Saturday.", NULL, NULL},
       {"The vegetarian guests need a main course too.", NULL, NULL},
+      /* a name given to a person is no pet's, whatever the naming word cues */
+      {"There is a girl named Ruth in my pottery class.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -238,6 +240,8 @@ static void test_openers_are_words(void) {
       {"Took the Outback to the coast yesterday, what a drive.", NULL, NULL},
       /* but a name whose last word says what it is keeps its first word */
       {"Summit Labs hired me as a data engineer last month.", "WORKS_AT", "Summit Labs"},
+      /* a name given to a noun of no known kind is of no kind a naming word cues (a pet) */
+      {"I joined a startup called Marrowbyte.", "WORKS_AT", "Marrowbyte"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
