@@ -214,6 +214,10 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
    * marker is a determiner: for "my old X" p is the slot) */
   if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p))
     return ST_FORMER;
+  /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
+   * days" */
+  if (s->te < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "days") && p < s->ts)
+    return ST_FORMER;
   /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
   if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
     for (size_t q = p - 1;

@@ -705,6 +705,16 @@ static void test_lexical_reading(void) {
        1}, /* asked about, not said */
       {"Bumped into my old manager from Acme Labs.", &org, "Acme Labs", EG_STATED_FORMER, true,
        false, true, false, 1},
+      /* what is swapped for another is given up (WordNet's swap, an @ends root) */
+      {"Swapped my Honda Civic for a Tesla Model 3 last weekend.", &cars, "Honda Civic",
+       EG_STATED_FORMER, true, false, true, false, 2},
+      /* what the user misses is not where they are; "the X days" are over */
+      {"I still miss the curry houses back in Leeds.", &place, "Leeds", EG_STATED_FORMER, false,
+       false, true, false, 1},
+      {"Honestly I miss the paleo days.", &diet, "paleo", EG_STATED_FORMER, true, false, true,
+       false, 1},
+      {"I loved my Bristol days.", &place, "Bristol", EG_STATED_FORMER, true, false, true, false,
+       1},
   };
   for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
     eg_stated_value v[8];
