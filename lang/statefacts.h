@@ -80,6 +80,11 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
  * names no state. */
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
 
+/* Is the question in the past tense ("Where did I live …?", "Which firm employed me?"): an
+ * auxiliary in the past, or a verb's past form (WordNet's) with no auxiliary in the present
+ * ("What's my dog called?" is present)? */
+bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question);
+
 typedef enum eg_stated {
   EG_STATED_NONE,      /* no value of the types in the speaker's own words */
   EG_STATED_MENTIONED, /* one is named, in no predicate of the speaker's ("the X flat was small") */

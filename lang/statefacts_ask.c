@@ -71,6 +71,22 @@ static unsigned verb_asks(const eg_statefacts *sf, const token *t, size_t nt, si
  *   what is my N               "What's my cat called?", "What's the name of my dog?"
  *   what do I V                "What do I play now?", "What am I learning to play?"
  *   how … I V                  "How am I eating these days?" (first of all) */
+bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
+  static const char *const past[] = {"did",  "didn't",  "was", "wasn't",
+                                     "were", "weren't", "had", "used"};
+  static const char *const present[] = {"is", "am", "are", "do", "does", "don't", "doesn't"};
+  static __thread token t[MAX_TOKENS];
+  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS);
+  bool form = false, now = false;
+  for (size_t i = 0; i < nt; i++) {
+    size_t l = strlen(t[i].w);
+    if (IN(t[i].w, past)) return true;
+    form |= eg_wordnet_is_past(&sf->verbs, t[i].w);
+    now |= IN(t[i].w, present) || (l > 2 && !strcmp(t[i].w + l - 2, "'s"));
+  }
+  return form && !now; /* "What's my cat called?" is a participle's present */
+}
+
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
                                      "it", "my",  "our", "the", "your"};

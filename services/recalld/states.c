@@ -160,7 +160,8 @@ static void current_first(rc_ctx *c) {
  * as theirs now is a statement of the state. The latest one, as of the question's bounds
  * (the excerpts respect them), goes before every other excerpt that speaks of a value of
  * the kind, stated or only named: a user who moved reads where they live now before where they used
- * to, in whatever words the move was told, with no fact read from it. A question about an order or
+ * to, in whatever words the move was told, with no fact read from it; asked about the state
+ * now, it goes before every excerpt. A question about an order or
  * a span ("which came first", "before", "how long") is about more than the latest: it is
  * left as ranked. Only excerpts already returned move (assembly's relevance gate applies
  * after: a statement too far from the question is still no context).
@@ -358,6 +359,12 @@ static void latest_first(rc_ctx *c) {
   doubt_unnamed(c, c->chunks[latest].chunk);
 move:
   if (newest != c->n_chunks) latest = newest;
+  /* asked what the state is now ("where do I live now?", "what's my cat's name?": a question
+   * in the present with no time of its own), the latest statement is the best evidence there
+   * is: first of all excerpts, also before those naming a value in words not read as one
+   * ("my landlord in pune") */
+  if (c->update_cue || (!c->temporal && !eg_statefacts_asks_past(c->r->states, c->req->query)))
+    first = 0;
   if (latest <= first) return;
   rc_chunk x = c->chunks[latest];
   memmove(&c->chunks[first + 1], &c->chunks[first], (latest - first) * sizeof *c->chunks);

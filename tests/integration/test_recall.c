@@ -675,6 +675,27 @@ static void test_value_named_later(void) {
   EG_CHECK_INT(fact_stale("nl", q, T("2024-06-01"), T("2023-09-01"), "PLAYS flute", NULL, 0), 0);
 }
 
+/* Asked about a state now, in the present ("Where do I live?"), the latest statement goes
+ * before every excerpt, also one naming a place in words not read as a value ("pune" in
+ * lower case, no capital, no WordNet city); asked in the past, the excerpts keep their order. */
+static void test_latest_statement_first_of_all(void) {
+  const char *moved =
+      "Shifted to Bangalore last month for the new team, the commute takes ninety minutes.";
+  const char *parents =
+      "where do my parents live cheaper, pune or mumbai? they live in pune now "
+      "and want a smaller flat where they live.";
+  const char *const s1[] = {"user", moved, "assistant", "Podcasts help."};
+  const char *const s2[] = {"user", parents, "assistant", "Pune is cheaper."};
+  ingest("lf", "lf-1", "2021-04-16T10:00:00Z", s1, 2);
+  ingest("lf", "lf-2", "2021-09-09T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("lf", "Where do I live?", T("2022-08-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int bangalore = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Bangalore");
+  int pune = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "pune");
+  EG_CHECK(bangalore >= 0 && pune >= 0 && bangalore < pune);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* The latest statement first: the user's later word on where they live, in words no
  * rule reads and less like the question than the old one, goes before it, and puts the
  * value read from the old one in doubt; as of a date before it, the old one stands. */
@@ -1122,6 +1143,7 @@ int main(void) {
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_latest_statement);
+  EG_RUN(test_latest_statement_first_of_all);
   EG_RUN(test_newest_value);
   EG_RUN(test_known_value);
   EG_RUN(test_plan_not_state);

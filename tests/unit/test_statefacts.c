@@ -557,6 +557,13 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Which streaming service did I start using most recently?") ==
            0);
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
+  /* the tense a question asks in: by its auxiliary, else by a verb's past form */
+  EG_CHECK(eg_statefacts_asks_past(lx, "Where did I live in 2019?"));
+  EG_CHECK(eg_statefacts_asks_past(lx, "Which company employed me?"));
+  EG_CHECK(eg_statefacts_asks_past(lx, "Who was I dating back then?"));
+  EG_CHECK(!eg_statefacts_asks_past(lx, "Where do I live?"));
+  EG_CHECK(!eg_statefacts_asks_past(lx, "What's my dog called?"));
+  EG_CHECK(!eg_statefacts_asks_past(lx, "Which company employs me?"));
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
   EG_CHECK(eg_statefacts_asked(lx, "Where did I work in 2021?") ==
