@@ -60,17 +60,7 @@ static unsigned verb_asks(const eg_statefacts *sf, const token *t, size_t nt, si
   return b;
 }
 
-/* What the question asks for is the value its wh-word stands for, not every state it names
- * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
- * the user's diet):
- *   where … + a state word     "Where do I live?", "Where did I work in 2021?" (a place, an org)
- *   who … + a state word       "Who is my employer?", "Who am I dating?" (a person, an org)
- *   what/which N               "Which city …", "What type of car …" (N's head; "eating plan"),
- *                              else the verb after N ("Which organisation employs me?") or
- *                              the user's ("Which organisation am I working for?")
- *   what is my N               "What's my cat called?", "What's the name of my dog?"
- *   what do I V                "What do I play now?", "What am I learning to play?"
- *   how … I V                  "How am I eating these days?" (first of all) */
+/* The tense a question asks in (statefacts.h): its auxiliary, else its verb forms. */
 bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   static const char *const past[] = {"did",  "didn't",  "was", "wasn't",
                                      "were", "weren't", "had", "used"};
@@ -87,6 +77,17 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   return form && !now; /* "What's my cat called?" is a participle's present */
 }
 
+/* What the question asks for is the value its wh-word stands for, not every state it names
+ * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
+ * the user's diet):
+ *   where … + a state word     "Where do I live?", "Where did I work in 2021?" (a place, an org)
+ *   who … + a state word       "Who is my employer?", "Who am I dating?" (a person, an org)
+ *   what/which N               "Which city …", "What type of car …" (N's head; "eating plan"),
+ *                              else the verb after N ("Which organisation employs me?") or
+ *                              the user's ("Which organisation am I working for?")
+ *   what is my N               "What's my cat called?", "What's the name of my dog?"
+ *   what do I V                "What do I play now?", "What am I learning to play?"
+ *   how … I V                  "How am I eating these days?" (first of all) */
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
                                      "it", "my",  "our", "the", "your"};

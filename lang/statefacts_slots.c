@@ -113,9 +113,9 @@ static bool naming_verb(const eg_statefacts *sf, const char *w) {
          (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
 }
 
-/* Is the name at token i given by a verb of naming and its object ("called him X")? */
 static const char *const named_obj[] = {"him", "her", "it", "them"}; /* "called him X" */
 
+/* Is the name at token i given by a verb of naming and its object ("called him X")? */
 bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   return i >= from + 2 &&
          eg_sf_in_list(t[i - 1].w, named_obj, sizeof named_obj / sizeof *named_obj) &&
