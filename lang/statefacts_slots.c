@@ -312,8 +312,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev);
-        if (head_named(sf, t, from, i, &cue)) bound = 0;
-        if (!cue) cue = bound; /* what it is bound to says more than what WordNet lists */
+        /* what it is bound to says more than what WordNet lists */
+        if (!head_named(sf, t, from, i, &cue) && !cue) cue = bound;
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
         if (cue)
           s.bits = cue, s.cued = true;
