@@ -277,7 +277,8 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
    * the user's own: the value is no person) */
   static const char *const indef[] = {"a", "an"};
   if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
-      determiner(t[s->ts - 1].w) && !eg_sf_in_list(t[s->ts - 1].w, indef, 2) &&
+      determiner(t[s->ts - 1].w) &&
+      !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&
       person_noun(sf, t, s->ts) && person_noun(sf, t, s->te))
     return true;
   if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
