@@ -554,14 +554,29 @@ static size_t value_end(const char *text, const token *t, size_t te) {
   return e;
 }
 
-/* The masked clause: the slot's bytes replaced by "X". */
+/* The subject "we" as the speaker and the one named before it, its verb kept ("we've been
+ * together" → "X and I have been together"). */
+static const char *const we_forms[][2] = {{"we", "X and I"},         {"we're", "X and I are"},
+                                          {"we've", "X and I have"}, {"weve", "X and I have"},
+                                          {"we'd", "X and I had"},   {"we'll", "X and I will"}};
+
+static const char *we_form(const char *w) { /* NULL: w is no form of "we" */
+  for (size_t i = 0; i < sizeof we_forms / sizeof *we_forms; i++)
+    if (!strcmp(w, we_forms[i][0])) return we_forms[i][1];
+  return NULL;
+}
+
+/* The masked clause: the slot's bytes replaced by "X" (by "X and I" for a "we" standing for
+ * the speaker and a value named before it). */
 static char *masked(eg_arena *a, const char *text, const token *t, const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
   if (!it->s.te) return eg_arena_strndup(a, text + cs, ce - cs);
   size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
-  return eg_arena_sprintf(a, "%.*sX%.*s", (int)(ss - cs), text + cs, (int)(ce - se), text + se);
+  const char *we = it->s.ve ? we_form(t[it->s.ts].w) : NULL;
+  return eg_arena_sprintf(a, "%.*s%s%.*s", (int)(ss - cs), text + cs, we ? we : "X", (int)(ce - se),
+                          text + se);
 }
 
 /* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of
@@ -667,6 +682,43 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
   return 0;
 }
 
+/* Can the name who (a slot, or the value it stands for) be the one "we" pairs the speaker
+ * with in the clause [from, to): a person's name, with no word there for another kind of value
+ * it may name ("X is my dog now, we adopted her"), not placed by a preposition ("met at X", "in
+ * X": a place more likely; "ran into X", "talked to X" may be a person) nor owned by a word for
+ * someone else's person ("my sister Anna"; a partner's word like "gf" is the speaker's)? */
+static bool pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                     const slot *who) {
+  static const char *const placing[] = {"at", "in", "on", "from", "near", "around", "outside"};
+  size_t vs = who->ve ? who->vs : who->ts;
+  if (!who->te || !who->proper || !(who->bits & sf->person_bit)) return false;
+  for (size_t i = from; i < to; i++)
+    if (eg_sf_kind_bits(sf, t[i].w) & who->bits & ~sf->person_bit) return false;
+  if (!vs || t[vs - 1].cut) return true;
+  const char *prev = t[vs - 1].w;
+  return !eg_sf_in_list(prev, placing, sizeof placing / sizeof *placing) &&
+         !(eg_sf_bits_of(sf->people, prev) && !(eg_sf_bits_of(sf->cue, prev) & sf->person_bit));
+}
+
+/* "we" opening a predicate ("… and we've been together a month", "When we met …") after a
+ * person named before it (who, pairable): the speaker and that person, a slot standing for
+ * them (masked as "X and I"), from token at on in the clause [from, to). 1 with *out set,
+ * else 0. */
+static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size_t at, size_t to,
+                      const slot *who, slot *out) {
+  static const char *const opens[] = {"and", "so", "but", "now", "then", "since", "when", "until"};
+  size_t vs = who->ve ? who->vs : who->ts, ve = who->ve ? who->ve : who->te;
+  if (!pairable(sf, t, from, to, who)) return 0;
+  for (size_t k = at; k < to; k++) {
+    if (!we_form(t[k].w) || !(k == from || t[k - 1].comma ||
+                              eg_sf_in_list(t[k - 1].w, opens, sizeof opens / sizeof *opens)))
+      continue;
+    *out = (slot){k, k + 1, vs, ve, sf->person_bit, true, false, ST_CURRENT, who->held, false};
+    return 1;
+  }
+  return 0;
+}
+
 /* "here" and "it" stand for a value the speaker holds now, not for one just named as former
  * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
  * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
@@ -685,10 +737,17 @@ static void forget_former(slot *last, const slot *s) {
 static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                            size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
-  if (ns)
+  if (ns) {
     *last = out[ns - 1];
-  else if (said && !t[to - 1].ask)
+    for (size_t k = ns; k-- > 0;) /* "Met X at a trivia night and we've been together since" */
+      if (pairable(sf, t, from, to, &out[k])) {
+        if (ns < MAX_CANDS) ns += we_pair(sf, t, from, out[k].te, to, &out[k], &out[ns]);
+        break;
+      }
+  } else if (said && !t[to - 1].ask) {
     ns = proform(sf, t, from, to, last, out);
+    if (!ns) ns = we_pair(sf, t, from, from, to, last, out);
+  }
   return ns;
 }
 

