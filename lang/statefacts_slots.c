@@ -262,6 +262,30 @@ static unsigned opening_apposition(const eg_statefacts *sf, const token *t, size
   return 0;
 }
 
+/* A capitalised word opening its sentence bare before a verb of action in the present or the
+ * past ("Biscuit keeps scratching the sofa", "Clementine rolled in fox poo"): a count noun
+ * would need its article there, so it is a name even where it is also a word. Not a plural,
+ * a word for a person or a kind, nor before a copula, an auxiliary or a verb of seeming or
+ * happening, where mass nouns go bare too ("Work is crazy", "Dinner was great", "Life has been
+ * hard", "School starts at 8"), nor in a sentence of the speaker's own, where they act on the
+ * speaker ("Work keeps me busy", "Coffee keeps me going"): one spoken of in the third person. */
+static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  static const char *const linking[] = {
+      "is",      "was",    "are",     "were",    "has",    "had",    "have",  "does",
+      "did",     "seems",  "seemed",  "looks",   "looked", "feels",  "felt",  "sounds",
+      "sounded", "gets",   "got",     "goes",    "went",   "comes",  "came",  "makes",
+      "made",    "starts", "started", "ends",    "ended",  "begins", "began", "happened",
+      "happens", "helps",  "helped",  "matters", "means",  "meant",  "says",  "said"};
+  const char *w = t[i].w;
+  size_t l = strlen(w);
+  if (t[i].comma || i + 1 >= to || l < 3 || w[l - 1] == 's' || eg_sf_first_person(t, i, to) ||
+      eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w) || eg_sf_bits_of(sf->generic, w))
+    return false;
+  const char *v = t[i + 1].w;
+  return !eg_sf_in_list(v, linking, sizeof linking / sizeof *linking) &&
+         (eg_wordnet_is_present3(&sf->verbs, v) || eg_wordnet_is_past(&sf->verbs, v));
+}
+
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
   static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
@@ -313,13 +337,18 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
                     !(eg_sf_with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
-      if (!opener || !(eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
-                       eg_sf_lookup_common(sf, t[i].w))) {
+      bool word =
+          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || eg_sf_lookup_common(sf, t[i].w);
+      /* a word named so is a pet's or a thing's name, not a person's ("Marmalade keeps …") */
+      bool word_name = opener && word && bare_subject(sf, t, i, to);
+      if (!opener || !word || word_name) {
         slot s = {i,
                   j,
                   0,
                   0,
-                  known ? known : sf->name_types,
+                  known       ? known
+                  : word_name ? sf->name_types & ~sf->person_bit
+                              : sf->name_types,
                   true,
                   false,
                   ST_CURRENT,

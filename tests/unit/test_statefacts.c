@@ -359,7 +359,7 @@ static void test_held_values(void) {
       {"We lost Pepper on Tuesday, the house is so quiet.", "HAS_PET"},
       {"My sister took Pepper to live on her farm.", "HAS_PET"},
       {"tobias moved out last week, the flat feels empty.", "PARTNER_OF"},
-      {"Pepper keeps stealing socks from the laundry.", NULL},
+      {"Pepper keeps stealing my socks from the laundry.", NULL},
       {"I walked Pepper along the river this morning.", NULL},
       {"I have been at Corvid for a year now.", NULL},
       {"I baked a biscuit and it burned.", NULL},
@@ -392,6 +392,8 @@ static void test_names_in_passing(void) {
       {"Sir Reginald has escaped the garden again.", "HAS_PET", "Sir Reginald"},
       {"Oslo in March without heating is not fun.", "LIVES_IN", "Oslo"},
       {"the vet says Clementine's heart is failing.", "HAS_PET", "Clementine"},
+      /* a word opening its sentence bare before a verb of action: a name, not the jam */
+      {"Marmalade keeps scratching the sofa.", "HAS_PET", "Marmalade"},
       {"My sister's dog Rex escaped the garden again.", NULL, NULL},
       {"Messi scored again last night.", NULL, NULL},
       {"Netflix raised its prices again.", NULL, NULL},
@@ -546,6 +548,9 @@ static void test_heads_and_proforms(void) {
       {"Then Lior came along. We've been together since June.", "PARTNER_OF", "Lior"},
       {"My cousin Tamsin came over and we have been together all week.", NULL, NULL},
       {"Had lunch at Mirela and we have been together since.", NULL, NULL},
+      /* … but not in the speaker's own sentence, where a mass noun acts on them: no employer
+       * named "Work", only a word on the job */
+      {"Work keeps me busy these days.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       /* a word opening its sentence with its kind in apposition is a name, even a word's */
       {"sprocket (border collie, 2 yrs) chews my shoes and won't stop, how do I train the puppy",
        "HAS_PET", "sprocket"},
