@@ -391,6 +391,7 @@ static void test_names_in_passing(void) {
       {"Declan forgot valentines again.", "PARTNER_OF", "Declan"},
       {"Sir Reginald has escaped the garden again.", "HAS_PET", "Sir Reginald"},
       {"Oslo in March without heating is not fun.", "LIVES_IN", "Oslo"},
+      {"It's minus 20 out here in Fargo. Can I still cycle to work?", "LIVES_IN", "Fargo"},
       {"the vet says Clementine's heart is failing.", "HAS_PET", "Clementine"},
       /* a word opening its sentence bare before a verb of action: a name, not the jam */
       {"Marmalade keeps scratching the sofa.", "HAS_PET", "Marmalade"},
