@@ -20,8 +20,23 @@ static bool is_dash(const char *p) {
          ((unsigned char)p[2] == 0x93 || (unsigned char)p[2] == 0x94);
 }
 
+/* Does the sentence of the words t[from, n) assert in the form of a question ("Can you believe
+ * I'm a X driver now?", "guess what, we moved to X?")? Its first three words hold the form. */
+static bool rhetorical(const token *t, size_t from, size_t n) {
+  static const char *const forms[][3] = {{"can", "you", "believe"},   {"could", "you", "believe"},
+                                         {"would", "you", "believe"}, {"can", "u", "believe"},
+                                         {"guess", "what", NULL},     {"you", "know", "what"}};
+  for (size_t i = from; i < n && i < from + 3; i++)
+    for (size_t f = 0; f < sizeof forms / sizeof *forms; f++) {
+      size_t k = 0;
+      while (k < 3 && forms[f][k] && i + k < n && !strcmp(t[i + k].w, forms[f][k])) k++;
+      if (k == 3 || !forms[f][k]) return true;
+    }
+  return false;
+}
+
 size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
-  size_t n = 0;
+  size_t n = 0, opening = 0; /* the first word of the sentence being read */
   bool start = true;
   for (size_t p = 0; text[p];) {
     unsigned char c = (unsigned char)text[p];
@@ -34,7 +49,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
       if (clause && n) t[n - 1].cut = true;
       if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n)
         t[n - 1].comma = true;
-      if (c == '?' && n) t[n - 1].ask = true;
+      if (c == '?' && n && !rhetorical(t, opening, n)) t[n - 1].ask = true;
       if (sentence) start = true;
       p += c >= 0x80 ? 3 : 1; /* the non-word multi-byte characters here (’, –, —) are 3 bytes */
       continue;
@@ -45,6 +60,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     k->s = p;
     k->cap = isupper(c);
     k->start = start;
+    if (start) opening = n;
     start = false;
     size_t l = 0;
     while (text[p]) {

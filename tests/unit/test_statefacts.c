@@ -552,6 +552,9 @@ static void test_heads_and_proforms(void) {
       /* … but not in the speaker's own sentence, where a mass noun acts on them: no employer
        * named "Work", only a word on the job */
       {"Work keeps me busy these days.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      /* a statement in the form of a question is read as one */
+      {"Can you believe I'm a Volvo XC40 owner now? Never thought I'd be an SUV person.", "DRIVES",
+       "Volvo XC40"},
       /* a word opening its sentence with its kind in apposition is a name, even a word's */
       {"sprocket (border collie, 2 yrs) chews my shoes and won't stop, how do I train the puppy",
        "HAS_PET", "sprocket"},
@@ -644,6 +647,8 @@ static void test_lexical_reading(void) {
       {"My sister moved in with me in Oslo.", EG_STATED_CURRENT},
       {"The Oslo flat was tiny.", EG_STATED_MENTIONED},
       {"Is Oslo nice in winter?", EG_STATED_MENTIONED},
+      /* a statement in the form of a question is a statement */
+      {"Guess what, we live in Oslo now?", EG_STATED_CURRENT},
       {"Nope, not my problem anymore.", EG_STATED_NONE},
       {"I had pancakes for breakfast.", EG_STATED_NONE},
   };
