@@ -174,9 +174,11 @@ bool eg_sf_not_a_name(const char *w) {
       "kinda", "sorta", "dunno", "tho", "thru", "cuz", "coz", "bc", "bday", "af", "irl", "jk",
       "smh", "afaik", "iirc", "hmu", "xoxo", "lotsa", "alot"};
   if (eg_sf_in_list(w, s, sizeof s / sizeof *s)) return true;
-  /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either */
+  /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either, nor a
+   * verb's negation ("Didn't make the orchestra", "Can't wait") */
   const char *ap = strchr(w, '\'');
   if (!ap || ap == w) return false;
+  if (!strcmp(ap - 1, "n't")) return true;
   static const char *const tails[] = {"'s", "'ve", "'re", "'d", "'ll", "'m"};
   char base[32];
   snprintf(base, sizeof base, "%.*s", (int)(ap - w), w);

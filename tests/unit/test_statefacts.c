@@ -651,6 +651,7 @@ static void test_lexical_reading(void) {
       {"Guess what, we live in Oslo now?", EG_STATED_CURRENT},
       {"Nope, not my problem anymore.", EG_STATED_NONE},
       {"I had pancakes for breakfast.", EG_STATED_NONE},
+      {"Didn't sleep at all last night.", EG_STATED_NONE}, /* a verb's negation is no name */
   };
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
     eg_stated got = eg_statefacts_stated(lx, x[i].text, 0, strlen(x[i].text), place);
