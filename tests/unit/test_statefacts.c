@@ -444,6 +444,11 @@ static void test_typed_slots_and_valid_time(void) {
   EG_REQUIRE(f != NULL);
   EG_CHECK_STR(f->relation, "LIVES_IN");
   EG_CHECK_STR(f->object, "Bristol");
+  /* a dog WordNet 3.0 knows only as a skulker: the file's own words type it */
+  f = read_one(a, "I adopted a lurcher last week.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "HAS_PET");
+  EG_CHECK_STR(f->object, "lurcher");
   eg_arena_free(a);
 }
 
