@@ -557,6 +557,9 @@ static void test_heads_and_proforms(void) {
       /* … but not in the speaker's own sentence, where a mass noun acts on them: no employer
        * named "Work", only a word on the job */
       {"Work keeps me busy these days.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      /* an employer spoken of as one is, while the user holds none */
+      {"Pellworth Analytics runs on panic and missed deadlines.", "WORKS_AT",
+       "Pellworth Analytics"},
       /* a statement in the form of a question is read as one */
       {"Can you believe I'm a Volvo XC40 owner now? Never thought I'd be an SUV person.", "DRIVES",
        "Volvo XC40"},
