@@ -557,6 +557,8 @@ static void test_heads_and_proforms(void) {
       /* … but not in the speaker's own sentence, where a mass noun acts on them: no employer
        * named "Work", only a word on the job */
       {"Work keeps me busy these days.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      /* a couple's years together */
+      {"me and tomasz hit 3 years next month. cheap date ideas?", "PARTNER_OF", "tomasz"},
       /* an employer spoken of as one is, while the user holds none */
       {"Pellworth Analytics runs on panic and missed deadlines.", "WORKS_AT",
        "Pellworth Analytics"},
