@@ -204,15 +204,49 @@ static bool past_clause(const eg_statefacts *sf, const token *t, size_t a, size_
   return p > a && ends_marker(sf, MK_PAST, t, a, p);
 }
 
+/* Does "from" at t[f] complete a verb ("moved from X", "I'm from X", "came over from X",
+ * "From X to Y"), X a value left behind, or qualify the noun before it ("the offer from X",
+ * "first payslip from X", "a recruiter from X"), X where that came from? Particles and
+ * adverbs in -ly between are passed over; a verb's lemma after a determiner is a noun. */
+static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t from, size_t f) {
+  static const char *const over[] = {"away", "back", "over",  "down", "up",   "out",
+                                     "off",  "here", "there", "all",  "just", "straight"};
+  static const char *const be[] = {"am",   "is",    "are",  "was",   "were",   "be",
+                                   "been", "i'm",   "im",   "we're", "you're", "they're",
+                                   "he's", "she's", "it's", "'m",    "'re"};
+  size_t h = f;
+  while (h > from && !t[h - 1].comma) {
+    const char *w = t[h - 1].w;
+    size_t l = strlen(w);
+    bool ly = l > 4 && !strcmp(w + l - 2, "ly") && eg_wordnet_is_common(sf->words, sf->n_words, w);
+    if (!ly && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
+    h--;
+  }
+  if (h == from || t[h - 1].comma) return true;
+  const char *w = t[h - 1].w;
+  if (eg_sf_in_list(w, be, sizeof be / sizeof *be)) return true;
+  if (!eg_wordnet_is_verb(&sf->verbs, w)) return false;
+  return !(h - 1 > from && (determiner(t[h - 2].w) || t[h - 2].digit));
+}
+
+/* Is the slot where the noun before "from" came from ("the offer from X", "a postcard from
+ * X"): named as a source, neither left behind nor named as it stands? */
+static bool source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  size_t p = s->ts;
+  while (p > from && determiner(t[p - 1].w)) p--;
+  return p > from && !strcmp(t[p - 1].w, "from") && !from_completes_verb(sf, t, from, p - 1);
+}
+
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
-  static const char *const prep[] = {"at", "in", "of", "with"};
+  static const char *const prep[] = {"at", "in", "of", "with", "from"};
   size_t p = s->ts;
   while (p > from && determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
-  if (ends_marker(sf, MK_FROM, t, from, p) || ends_marker(sf, MK_FORMER, t, from, p))
+  if ((ends_marker(sf, MK_FROM, t, from, p) && !source_of_noun(sf, t, from, s)) ||
+      ends_marker(sf, MK_FORMER, t, from, p))
     return ST_FORMER;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
    * days" */
@@ -1163,8 +1197,10 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       if (plan) st = ST_NOT_ASSERTED;
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
-      v->plain = said && !other && !question && st == ST_CURRENT;
-      if (!own || (question && !presupposed(t, from, s))) continue;
+      /* named as the source of a thing ("a postcard from X") it is only named */
+      bool source = st == ST_CURRENT && source_of_noun(sf, t, from, s);
+      v->plain = said && !other && !question && st == ST_CURRENT && !source;
+      if (!own || source || (question && !presupposed(t, from, s))) continue;
       if (other) {
         v->others = true;
         forget_value(&last, s);

@@ -408,3 +408,19 @@ bool eg_wordnet_is_present3(const eg_wordnet_verbset *v, const char *w) {
   memcpy(base, w, len - 3), memcpy(base + len - 3, "y", 2);
   return in_set(v->lemmas, v->n_lemmas, base, len - 2);
 }
+
+bool eg_wordnet_is_verb(const eg_wordnet_verbset *v, const char *w) {
+  size_t len = strlen(w);
+  if (in_set(v->lemmas, v->n_lemmas, w, len) || in_set(v->irregular, v->n_irregular, w, len) ||
+      eg_wordnet_is_past(v, w) || eg_wordnet_is_present3(v, w))
+    return true;
+  char base[64];
+  if (len < 5 || len >= sizeof base || strcmp(w + len - 3, "ing") != 0) return false;
+  /* "visiting" → visit, "moving" → move, "stopping" → stop */
+  size_t bl = len - 3;
+  memcpy(base, w, bl), base[bl] = '\0';
+  if (in_set(v->lemmas, v->n_lemmas, base, bl)) return true;
+  base[bl] = 'e', base[bl + 1] = '\0';
+  if (in_set(v->lemmas, v->n_lemmas, base, bl + 1)) return true;
+  return bl >= 3 && base[bl - 1] == base[bl - 2] && in_set(v->lemmas, v->n_lemmas, base, bl - 1);
+}

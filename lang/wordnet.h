@@ -79,4 +79,8 @@ bool eg_wordnet_is_past(const eg_wordnet_verbset *v, const char *w);
  * that look for a sentence with no verb take it as one. */
 bool eg_wordnet_is_present3(const eg_wordnet_verbset *v, const char *w);
 
+/* Is the lower-case word any form of a verb: a lemma, an irregular form, a regular past,
+ * third person present or "-ing" form ("offer", "took", "visiting")? */
+bool eg_wordnet_is_verb(const eg_wordnet_verbset *v, const char *w);
+
 #endif

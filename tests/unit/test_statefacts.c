@@ -126,6 +126,9 @@ static void test_each_relation_in_other_words(void) {
 static void test_tense_and_negation(void) {
   static const expect x[] = {
       {"I moved from Madrid to Oslo.", "LIVES_IN", "Oslo"},
+      /* "from" after a noun names where the noun came from, not a value left behind */
+      {"I accepted the offer from Orbitrail and started on Monday.", "WORKS_AT", "Orbitrail"},
+      {"I'm originally from Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       /* a kind word that qualifies a noun is not the value beside another */
@@ -747,6 +750,8 @@ static void test_lexical_reading(void) {
        1}, /* asked about, not said */
       {"Bumped into my old manager from Acme Labs.", &org, "Acme Labs", EG_STATED_FORMER, true,
        false, true, false, 1},
+      {"Got a postcard from Lisbon today.", &place, "Lisbon", EG_STATED_MENTIONED, false, false,
+       true, false, 1}, /* the source of a thing: named, not said as it stands nor left */
       /* what is swapped for another is given up (WordNet's swap, an @ends root) */
       {"Swapped my Honda Civic for a Tesla Model 3 last weekend.", &cars, "Honda Civic",
        EG_STATED_FORMER, true, false, true, false, 2},
