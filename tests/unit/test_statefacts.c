@@ -136,6 +136,9 @@ static void test_tense_and_negation(void) {
       {"Not a kitten: an elderly cat from the shelter. She came with the name Juniper.", "HAS_PET",
        "Juniper"},
       {"I play flute in a wind quintet.", "PLAYS", "flute"},
+      /* an instrument WordNet lacks (@type words); a reed is the clarinet's, no instrument */
+      {"I picked up a secondhand keyboard and I'm learning jazz chords.", "PLAYS", "keyboard"},
+      {"Is it me or the reed?", NULL, NULL},
       {"My doctor steered me off keto, so I follow a Mediterranean diet now.", "DIET",
        "mediterranean"},
       /* an application is a plan, not a job */
