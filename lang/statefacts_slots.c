@@ -399,6 +399,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * walker") */
     if (lower_name(sf, &t[i])) {
       unsigned kind = i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w) : 0;
+      if (!kind && eg_sf_named_by_verb(sf, t, from, i)) /* "called him kevin" */
+        kind = bound_kind(sf, t, from, to, i, i + 1);
       unsigned bits = kind                                   ? kind
                       : eg_sf_with_me(t, from, to, i, i + 1) ? sf->person_bit
                       : name_position(sf, t, from, to, i)    ? sf->name_types

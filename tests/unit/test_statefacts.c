@@ -139,6 +139,8 @@ static void test_tense_and_negation(void) {
       /* an instrument WordNet lacks (@type words); a reed is the clarinet's, no instrument */
       {"I picked up a secondhand keyboard and I'm learning jazz chords.", "PLAYS", "keyboard"},
       {"Is it me or the reed?", NULL, NULL},
+      /* a name given in lower case by a verb of naming and its object */
+      {"got the gecko!! called him kevin. whats the right temp for the tank", "HAS_PET", "kevin"},
       {"My doctor steered me off keto, so I follow a Mediterranean diet now.", "DIET",
        "mediterranean"},
       /* an application is a plan, not a job */
