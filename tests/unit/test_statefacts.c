@@ -131,6 +131,7 @@ static void test_tense_and_negation(void) {
       {"I'm originally from Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"Mum says I can get a leopard gecko for my birthday.", EG_STATE_UNCERTAIN, "HAS_PET"},
       /* a kind word that qualifies a noun is not the value beside another */
       /* WordNet's "cat" is also a man: a kind of pet is no person whose pet it would be */
       {"Not a kitten: an elderly cat from the shelter. She came with the name Juniper.", "HAS_PET",
