@@ -386,6 +386,26 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       continue;
     }
     if (t[i].cap && !t[i].start) continue;
+    /* a held value named in lower case by a word of it after a determiner ("sold the focus",
+     * "left the clinic") */
+    static const char *const det[] = {"the", "my", "our"};
+    size_t hw =
+        !t[i].cap && i > from && eg_sf_in_list(t[i - 1].w, det, 3) && !eg_sf_function_word(t[i].w)
+            ? (sn ? part_of(&sn->held, t[i].w, 1) : 0)
+            : 0;
+    if (hw) {
+      out[n++] = (slot){i,
+                        i + 1,
+                        0,
+                        0,
+                        sn->held.bits[hw - 1],
+                        true,
+                        false,
+                        ST_CURRENT,
+                        sn->held_ix[hw - 1] + 1,
+                        false};
+      continue;
+    }
     unsigned ak = opening_apposition(sf, t, from, to, i);
     if (ak) {
       out[n++] = (slot){i, i + 1, 0, 0, ak, true, true, ST_CURRENT, 0, false};
