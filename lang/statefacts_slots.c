@@ -89,6 +89,11 @@ static bool is_session_name(const session_names *sn, const char *w) {
   return false;
 }
 
+static bool possessive(const char *w) { /* "fiona's" */
+  size_t l = strlen(w);
+  return l > 2 && !strcmp(w + l - 2, "'s");
+}
+
 /* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"; it
  * may go on one: "World War II", "Apple TV"). */
 static bool name_cap(const eg_statefacts *sf, const token *w) {
@@ -301,8 +306,10 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     }
     if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w)) {
       size_t j = i + 1;
-      /* a name does not run past a comma: "Olive, 3 years old" */
-      while (j < to && !t[j - 1].comma && (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))
+      /* a name does not run past a comma ("Olive, 3 years old") nor past its possessive
+       * ("Fiona's 50th") */
+      while (j < to && !t[j - 1].comma && !possessive(t[j - 1].w) && (t[j].cap || t[j].digit) &&
+             !eg_sf_not_a_name(t[j].w))
         j++;
       char key[128];
       eg_sf_span_key(t, i, j, key, sizeof key);

@@ -95,6 +95,7 @@ static void test_each_relation_in_other_words(void) {
       {"I have been eating keto for two months.", "DIET", "keto"},
       {"My boyfriend Luca cooked dinner for us.", "PARTNER_OF", "Luca"},
       {"I have been seeing Hannah for a few months.", "PARTNER_OF", "Hannah"},
+      {"My wife Fiona's 50th is next month.", "PARTNER_OF", "Fiona"}, /* not "Fiona's 50th" */
       {"I am now driving a Subaru Outback.", "DRIVES", "Subaru Outback"},
       {"Our puppy Biscuit chewed my shoes.", "HAS_PET", "Biscuit"},
       {"We brought home a kitten called Mochi.", "HAS_PET", "Mochi"},
