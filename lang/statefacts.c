@@ -144,11 +144,17 @@ static bool has_ending(const eg_statefacts *sf, const token *t, size_t from, siz
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
 static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
+  /* a verb of a past state moving somewhere tells an event, not the state: "drove home a X" */
+  static const char *const away[] = {"home", "off", "away"};
   for (size_t i = from; i < to; i++)
-    for (int m = 0; m < sf->n_markers[MK_PAST]; m++)
-      if (marker_at(&sf->markers[MK_PAST][m], t, i, to) &&
-          !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)))
+    for (int m = 0; m < sf->n_markers[MK_PAST]; m++) {
+      const marker *k = &sf->markers[MK_PAST][m];
+      size_t after = i + (size_t)k->n;
+      if (marker_at(k, t, i, to) &&
+          !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
+          !(k->n == 1 && after < to && eg_sf_in_list(t[after].w, away, sizeof away / sizeof *away)))
         return true;
+    }
   return false;
 }
 

@@ -131,6 +131,9 @@ static void test_tense_and_negation(void) {
       {"I accepted the offer from Orbitrail and started on Monday.", "WORKS_AT", "Orbitrail"},
       {"I'm originally from Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* a past verb of a state moving somewhere tells an event: the new car is driven now */
+      {"lol i traded in the civic this weekend and drove home a tesla model 3.", "DRIVES",
+       "tesla model 3"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"Mum says I can get a leopard gecko for my birthday.", EG_STATE_UNCERTAIN, "HAS_PET"},
       /* a kind word that qualifies a noun is not the value beside another */
