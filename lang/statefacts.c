@@ -251,8 +251,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   while (p > from && determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
-  if ((ends_marker(sf, MK_FROM, t, from, p) && !source_of_noun(sf, t, from, s)) ||
-      ends_marker(sf, MK_FORMER, t, from, p))
+  bool source = ends_marker(sf, MK_FROM, t, from, p) && source_of_noun(sf, t, from, s);
+  if ((ends_marker(sf, MK_FROM, t, from, p) && !source) || ends_marker(sf, MK_FORMER, t, from, p))
     return ST_FORMER;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
    * days" */
@@ -263,6 +263,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
     for (size_t q = p - 1;
          q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
       if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
+  /* the source of a thing, neither left behind nor held: "an offer from X" is no job there,
+   * taken or turned down */
+  if (source) return ST_NOT_ASSERTED;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
   /* a verb that ends the state a few words before it: "quit my job at X", "sold the X"; not
@@ -1204,7 +1207,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
       /* named as the source of a thing ("a postcard from X") it is only named */
-      bool source = st == ST_CURRENT && source_of_noun(sf, t, from, s);
+      bool source = st == ST_NOT_ASSERTED && source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
       if (!own || source || (question && !presupposed(t, from, s))) continue;
       if (other) {
