@@ -369,8 +369,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         /* what it is bound to says more than what WordNet lists */
         if (!head_named(sf, t, from, i, &cue) && !cue) cue = bound;
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
-        if (cue)
-          s.bits = cue, s.cued = true;
+        if (cue) /* and a name, whatever else the word is: "my boyfriend Tom", "my cat Tom" */
+          s.bits = cue, s.cued = true, s.proper = true;
         else if (!known && (s.bits & sf->person_bit) && eg_sf_with_me(t, from, to, i, j))
           s.bits = sf->person_bit;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */

@@ -96,6 +96,8 @@ static void test_each_relation_in_other_words(void) {
       {"My boyfriend Luca cooked dinner for us.", "PARTNER_OF", "Luca"},
       {"I have been seeing Hannah for a few months.", "PARTNER_OF", "Hannah"},
       {"My wife Fiona's 50th is next month.", "PARTNER_OF", "Fiona"}, /* not "Fiona's 50th" */
+      /* a word after a cue is a name, whatever else it is: "tom" is a male cat to WordNet */
+      {"My boyfriend Tom is great.", "PARTNER_OF", "Tom"},
       {"I am now driving a Subaru Outback.", "DRIVES", "Subaru Outback"},
       {"Our puppy Biscuit chewed my shoes.", "HAS_PET", "Biscuit"},
       {"We brought home a kitten called Mochi.", "HAS_PET", "Mochi"},
