@@ -251,9 +251,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   while (p > from && determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
-  bool source = ends_marker(sf, MK_FROM, t, from, p) && source_of_noun(sf, t, from, s);
-  if ((ends_marker(sf, MK_FROM, t, from, p) && !source) || ends_marker(sf, MK_FORMER, t, from, p))
-    return ST_FORMER;
+  bool from_marker = ends_marker(sf, MK_FROM, t, from, p);
+  bool source = from_marker && source_of_noun(sf, t, from, s);
+  if ((from_marker && !source) || ends_marker(sf, MK_FORMER, t, from, p)) return ST_FORMER;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
    * days" */
   if (s->te < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "days") && p < s->ts)
@@ -299,7 +299,7 @@ static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   char noun[32];
   snprintf(noun, sizeof noun, "%s", t[i].w);
   size_t l = strlen(noun);
-  if (l > 2 && !strcmp(noun + l - 2, "'s")) noun[l -= 2] = '\0';
+  if (eg_sf_possessive(noun)) noun[l -= 2] = '\0';
   if (!eg_sf_bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
     noun[l - 1] = '\0'; /* "my parents" */
   return eg_sf_bits_of(sf->people, noun) != 0;

@@ -69,10 +69,9 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS);
   bool form = false, now = false;
   for (size_t i = 0; i < nt; i++) {
-    size_t l = strlen(t[i].w);
     if (IN(t[i].w, past)) return true;
     form |= eg_wordnet_is_past(&sf->verbs, t[i].w);
-    now |= IN(t[i].w, present) || (l > 2 && !strcmp(t[i].w + l - 2, "'s"));
+    now |= IN(t[i].w, present) || eg_sf_possessive(t[i].w);
   }
   return form && !now; /* "What's my cat called?" is a participle's present */
 }

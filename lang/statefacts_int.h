@@ -104,6 +104,8 @@ bool eg_sf_fold(const char *w, char *out, size_t len);
 
 /* Is w one of list[0..n)? */
 bool eg_sf_in_list(const char *w, const char *const *list, size_t n);
+/* Does the token word w end in the clitic "'s" ("fiona's", "she's")? */
+bool eg_sf_possessive(const char *w);
 /* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */
 bool eg_sf_first_person(const token *t, size_t from, size_t to);
 /* The types a common word (or its singular) names, 0 for a generic word ("thing"). */

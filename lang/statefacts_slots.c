@@ -40,7 +40,7 @@ void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session
 /* Does word w (of a token) match v's next word, its clitic "'s" aside? Sets *rest past it. */
 static bool held_word(const char *v, const char *w, const char **rest) {
   size_t l = strlen(w);
-  if (l > 2 && !strcmp(w + l - 2, "'s") && strncmp(v, w, l) != 0) l -= 2; /* "hamish's" */
+  if (eg_sf_possessive(w) && strncmp(v, w, l) != 0) l -= 2; /* "hamish's" */
   if (strncmp(v, w, l) != 0 || (v[l] != ' ' && v[l] != '\0')) return false;
   *rest = v[l] ? v + l + 1 : v + l;
   return true;
@@ -87,11 +87,6 @@ static bool is_session_name(const session_names *sn, const char *w) {
   for (size_t i = 0; sn && i < sn->n; i++)
     if (!strcmp(sn->w[i], w)) return true;
   return false;
-}
-
-static bool possessive(const char *w) { /* "fiona's" */
-  size_t l = strlen(w);
-  return l > 2 && !strcmp(w + l - 2, "'s");
 }
 
 /* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"; it
@@ -209,7 +204,7 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
   char base[32];
   size_t l = strlen(w->w);
   if (w->cap || w->digit || l < 2 || eg_sf_not_a_name(w->w)) return false;
-  if (l > 2 && !strcmp(w->w + l - 2, "'s")) l -= 2;
+  if (eg_sf_possessive(w->w)) l -= 2;
   snprintf(base, sizeof base, "%.*s", (int)l, w->w);
   return strspn(base, "abcdefghijklmnopqrstuvwxyz-") == l && !eg_sf_joint(base, true) &&
          !eg_sf_function_word(base) && !eg_wordnet_is_common(sf->words, sf->n_words, base) &&
@@ -224,10 +219,9 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
                           size_t i) {
   static const char *const aux[] = {"is",    "was", "has",   "had",  "will",
                                     "would", "can", "could", "says", "said"};
-  size_t l = strlen(t[i].w);
   if (strchr(t[i].w, '-')) return false; /* "mutual-ish" */
   if (i == from || t[i - 1].comma) {
-    if (l > 2 && !strcmp(t[i].w + l - 2, "'s")) return true;
+    if (eg_sf_possessive(t[i].w)) return true;
     if (i + 1 >= to || t[i].comma) return false;
     const char *v = t[i + 1].w;
     return eg_sf_in_list(v, aux, sizeof aux / sizeof *aux) || eg_wordnet_is_past(&sf->verbs, v) ||
@@ -308,8 +302,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       size_t j = i + 1;
       /* a name does not run past a comma ("Olive, 3 years old") nor past its possessive
        * ("Fiona's 50th") */
-      while (j < to && !t[j - 1].comma && !possessive(t[j - 1].w) && (t[j].cap || t[j].digit) &&
-             !eg_sf_not_a_name(t[j].w))
+      while (j < to && !t[j - 1].comma && !eg_sf_possessive(t[j - 1].w) &&
+             (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))
         j++;
       char key[128];
       eg_sf_span_key(t, i, j, key, sizeof key);

@@ -122,6 +122,11 @@ bool eg_sf_in_list(const char *w, const char *const *list, size_t n) {
   return false;
 }
 
+bool eg_sf_possessive(const char *w) {
+  size_t l = strlen(w);
+  return l > 2 && !strcmp(w + l - 2, "'s");
+}
+
 bool eg_sf_first_person(const token *t, size_t from, size_t to) {
   /* chat drops the apostrophe: "im", "ive" (not "ill", "id": words of their own) */
   static const char *const fp[] = {"i",    "i'm",   "i've", "i'd",    "i'll", "im",    "ive",
