@@ -58,15 +58,19 @@ static bool determiner(const char *w) {
   return eg_sf_in_list(w, det, sizeof det / sizeof *det);
 }
 
+/* An adverb in -ly WordNet knows ("finally", "originally"), not a name that ends alike
+ * ("Emily"). */
+static bool ly_adverb(const eg_statefacts *sf, const char *w) {
+  size_t l = strlen(w);
+  return l > 4 && !strcmp(w + l - 2, "ly") && eg_wordnet_is_common(sf->words, sf->n_words, w);
+}
+
 /* A sentence that opens with a verb in the past ("Traded in the X for a Y", "Finally
  * moved to X", "Got my X badge today") has dropped its subject, as chat does: the
  * speaker's. */
 static bool opens_with_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = from;
-  /* "Finally moved …": an adverb WordNet knows, not a name that ends alike ("Emily") */
-  while (i + 1 < to && strlen(t[i].w) > 4 && !strcmp(t[i].w + strlen(t[i].w) - 2, "ly") &&
-         eg_wordnet_is_common(sf->words, sf->n_words, t[i].w))
-    i++;
+  while (i + 1 < to && ly_adverb(sf, t[i].w)) i++; /* "Finally moved …" */
   if (i >= to || !t[from].start || !eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
   /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
   return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
@@ -223,9 +227,7 @@ static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t 
   size_t h = f;
   while (h > from && !t[h - 1].comma) {
     const char *w = t[h - 1].w;
-    size_t l = strlen(w);
-    bool ly = l > 4 && !strcmp(w + l - 2, "ly") && eg_wordnet_is_common(sf->words, sf->n_words, w);
-    if (!ly && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
+    if (!ly_adverb(sf, w) && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
     h--;
   }
   if (h == from || t[h - 1].comma) return true;
