@@ -243,6 +243,25 @@ static bool model_word(const eg_statefacts *sf, const token *w) {
          !eg_wordnet_is_present3(&sf->verbs, w->w);
 }
 
+/* A place WordNet knows only by its name, written in lower case as chat writes them ("moved
+ * to lisbon", "a flat in new york"): the end of the longest such span of up to three words
+ * from i, its type bits in *bits; 0 when none. A single word must be no common word
+ * ("reading", "bath", "nice" are words first); a longer span is a name as a whole. Places
+ * only: WordNet's proper nouns of the other types are kinds ("Chihuahua", a breed). */
+static size_t lower_proper(const eg_statefacts *sf, const token *t, size_t i, size_t to,
+                           unsigned *bits) {
+  for (size_t j = i + 3 < to ? i + 3 : to; j > i; j--) {
+    bool clean = true;
+    for (size_t k = i; k < j && clean; k++)
+      clean = !t[k].cap && !t[k].digit && (k == i || !t[k - 1].comma);
+    if (!clean || (j == i + 1 && !lower_name(sf, &t[i]))) continue;
+    char key[128];
+    eg_sf_span_key(t, i, j, key, sizeof key);
+    if ((*bits = eg_sf_bits_of(sf->proper, key) & sf->place_bit) != 0) return j;
+  }
+  return 0;
+}
+
 /* A word opening its sentence bare, a kind word in apposition after it ("bramble (cocker
  * spaniel, 12 wks) bites my sleeves"): a name, even a word's spelling, where a word would need
  * its article; the kind word's type bits, 0 when not so. The apposition is closed by a comma
@@ -432,6 +451,15 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         out[n++] = (slot){i, i + 1, 0, 0, bits, true, kind != 0, ST_CURRENT, 0, placed};
         continue;
       }
+    }
+    /* elsewhere, a place WordNet knows by its name ("moved to lisbon") */
+    unsigned place = 0;
+    size_t pj = t[i].cap ? 0 : lower_proper(sf, t, i, to, &place);
+    if (pj) {
+      bool placed = i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
+      out[n++] = (slot){i, pj, 0, 0, place, true, false, ST_CURRENT, 0, placed};
+      i = pj - 1;
+      continue;
     }
     unsigned b = 0;
     size_t j = i + 1;

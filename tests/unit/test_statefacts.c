@@ -345,6 +345,12 @@ static void test_endings_and_near_words(void) {
        * where a word places it */
       {"Cardiff is where I live now.", "LIVES_IN", "Cardiff"},
       {"I'm a data engineer and our Airflow DAGs keep timing out overnight.", NULL, NULL},
+      /* … and a place it knows by its name only, in lower case too; not a word that is also a
+       * place ("reading"), nor a breed WordNet writes with a capital ("chihuahua") */
+      {"we finally moved to lisbon last month", "LIVES_IN", "lisbon"},
+      {"we moved to new york last month, tiny flat but I love it", "LIVES_IN", "new york"},
+      {"I'm reading a lot these days", NULL, NULL},
+      {"my sister's chihuahua bit the postman", NULL, NULL},
       /* WordNet writes its places without accents: Krakow */
       {"These days I call Kraków home.", "LIVES_IN", "Kraków"},
       {"The neighbour's cat, Pepper, keeps coming in through our kitchen window.", NULL, NULL},
