@@ -92,6 +92,26 @@ static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *ro
   return rc;
 }
 
+/* "@trade TYPE ROOT#SENSE …": the common nouns whose first sense is below one of the roots
+ * into sf->trade. */
+static eg_code add_trade(eg_statefacts *sf, const char *wn_dir, unsigned bits, char *roots,
+                         int lineno, eg_err *err) {
+  enum { MAX_ROOTS = 16 };
+  const char *r[MAX_ROOTS];
+  size_t n = 0;
+  char *save = NULL;
+  for (char *w = strtok_r(roots, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+    if (n < MAX_ROOTS) r[n++] = w;
+  closure_ctx c = {sf, bits, sf->trade};
+  eg_code rc = eg_wordnet_closure_first(wn_dir, r, n, on_lemma, &c, err);
+  if (rc == EG_ENOTFOUND) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg); /* "not a WordNet noun: ROOT" */
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s", lineno, why);
+  }
+  return rc;
+}
+
 /* A form of a verb that ends a state, into sf->ends: a one-word verb's base and -s forms are
  * left out, being nouns as often ("part", "dumps", "scrap"); a phrase's are kept ("give up"). */
 static bool on_ending(void *ctx, const char *form, bool present) {
@@ -172,7 +192,8 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     return EG_OK;
   }
   if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
-      !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head")) {
+      !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head") ||
+      !strcmp(word, "@trade")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
@@ -181,13 +202,15 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     unsigned bits = 1u << ti;
     bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
          ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
-         head = !strcmp(word, "@head"); /* WordNet roots whose common nouns end a name */
+         head = !strcmp(word, "@head"),  /* WordNet roots whose common nouns end a name */
+        trade = !strcmp(word, "@trade"); /* … by their first sense, after the others */
     if (cue) sf->cue_types |= bits;
     char *how = cue || suffix || ask || prefix ? "words"
-                : head                         ? "wordnet"
+                : head || trade                ? "wordnet"
                                                : strtok_r(NULL, " \t", &save);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
+    if (trade) return add_trade(sf, wn_dir, bits, save ? save : (char *)"", lineno, err);
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
       if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
         add_bits(cue      ? sf->cue
@@ -302,13 +325,14 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->generic = eg_map_new();
   sf->cue = eg_map_new();
   sf->suffix = eg_map_new();
+  sf->trade = eg_map_new();
   sf->people = eg_map_new();
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
   sf->ends = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->people || !sf->ask || !sf->prefix || !sf->ends
+                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -338,6 +362,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->generic);
   eg_map_free(sf->cue);
   eg_map_free(sf->suffix);
+  eg_map_free(sf->trade);
   eg_map_free(sf->prefix);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);

@@ -198,6 +198,21 @@ bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
          !t[i - 2].comma && (i - 2 == from || t[i - 3].comma);
 }
 
+/* The bits of noun w in m, or of its singular ("clinics", "bakeries", "boxes"); 0 when none. */
+static unsigned noun_bits(const eg_map *m, const char *w) {
+  unsigned b = eg_sf_bits_of(m, w);
+  size_t l = strlen(w);
+  if (b || l < 4 || l > 30 || w[l - 1] != 's') return b;
+  char one[32];
+  snprintf(one, sizeof one, "%.*s", (int)(l - 1), w); /* "games" */
+  if ((b = eg_sf_bits_of(m, one)) != 0) return b;
+  if (w[l - 2] != 'e') return 0;
+  one[l - 2] = '\0'; /* "boxes" */
+  if ((b = eg_sf_bits_of(m, one)) != 0 || w[l - 3] != 'i') return b;
+  one[l - 3] = 'y', one[l - 2] = '\0'; /* "bakeries" */
+  return eg_sf_bits_of(m, one);
+}
+
 /* May the lower-case word w be a name: no word of WordNet's or the lists', its clitic "'s"
  * aside ("chloe's")? */
 static bool lower_name(const eg_statefacts *sf, const token *w) {
@@ -344,8 +359,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         known = eg_sf_bits_of(sf->proper, key);
       }
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
-      if (!known && j - i > 1) known = eg_sf_bits_of(sf->suffix, t[j - 1].w); /* "Acme Labs" */
-      if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w);     /* "Honda Civic" */
+      if (!known && j - i > 1) known = noun_bits(sf->suffix, t[j - 1].w); /* "Merrow Clinics" */
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w); /* "Honda Civic" */
+      /* "Cobalt Freight"; not "Yamaha Piano", a kind of a type's own */
+      if (!known && j - i > 1 && !eg_sf_lookup_common(sf, t[j - 1].w))
+        known = noun_bits(sf->trade, t[j - 1].w);
       if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
       /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
       size_t hp = known ? 0 : part_of(&sn->held, key, j - i);

@@ -118,6 +118,52 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
   return walk(dict_dir, root, NOUN, on_noun_synset, &w, err);
 }
 
+static bool keep_offset(const Synset *s, void *ctx) {
+  long off = s->hereiam;
+  return eg_map_put(ctx, &off, sizeof off, (void *)1) == EG_OK;
+}
+
+/* index.noun's lines: "lemma pos synset_cnt p_cnt [ptr_symbol…] sense_cnt tagsense_cnt
+ * synset_offset…", the offsets in sense order: each lemma whose first sense is in `in`. */
+static eg_code visit_first_senses(const char *dict_dir, const eg_map *in, eg_wordnet_visit visit,
+                                  void *ctx) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/index.noun", data_dir(dict_dir));
+  FILE *f = fopen(path, "r");
+  if (!f) return EG_EUNAVAIL;
+  char line[16384];
+  bool go_on = true;
+  while (go_on && fgets(line, sizeof line, f)) {
+    if (line[0] == ' ') continue; /* the licence header */
+    char *save = NULL, *lemma = strtok_r(line, " ", &save);
+    strtok_r(NULL, " ", &save); /* pos */
+    strtok_r(NULL, " ", &save); /* synset_cnt */
+    char *p = strtok_r(NULL, " ", &save);
+    long ptrs = p ? strtol(p, NULL, 10) : 0;
+    for (long k = 0; k < ptrs + 2; k++) strtok_r(NULL, " ", &save); /* symbols, counts */
+    char *first = strtok_r(NULL, " ", &save);
+    long off = first ? strtol(first, NULL, 10) : -1;
+    if (!lemma || off < 0 || !eg_map_get(in, &off, sizeof off)) continue;
+    for (char *q = lemma; *q; q++)
+      if (*q == '_') *q = ' ';
+    go_on = visit(ctx, lemma, false);
+  }
+  fclose(f);
+  return EG_OK;
+}
+
+eg_code eg_wordnet_closure_first(const char *dict_dir, const char *const *roots, size_t n,
+                                 eg_wordnet_visit visit, void *ctx, eg_err *err) {
+  eg_map *in = eg_map_new();
+  if (!in) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_code rc = EG_OK;
+  for (size_t i = 0; i < n && !rc; i++) rc = walk(dict_dir, roots[i], NOUN, keep_offset, in, err);
+  if (!rc && (rc = visit_first_senses(dict_dir, in, visit, ctx)) != EG_OK)
+    eg_err_set(err, rc, "the WordNet index cannot be read");
+  eg_map_free(in);
+  return rc;
+}
+
 /* ---- verb closures, inflected -------------------------------------------------------------- */
 
 typedef struct verb_walk {

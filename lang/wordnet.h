@@ -30,6 +30,12 @@ typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper);
 eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
                            void *ctx, eg_err *err);
 
+/* The lemmas whose first (most often tagged) sense is in the closure of one of roots[0..n):
+ * below act#2 and artifact#1, "game" and "freight", not "spring" (a season first) nor "stone"
+ * (a rock first). Common nouns only (proper false). Errors as eg_wordnet_closure's. */
+eg_code eg_wordnet_closure_first(const char *dict_dir, const char *const *roots, size_t n,
+                                 eg_wordnet_visit visit, void *ctx, eg_err *err);
+
 /*
  * Visit every form of the verbs of the closures of roots[0..n) ("discard#1": the sense and its
  * troponyms, transitively): each lemma only when the sense it is reached by is among its first

@@ -564,6 +564,11 @@ static void test_heads_and_proforms(void) {
       /* a name ending with a noun for an organisation is one, never a home */
       {"I moved over to Fenwick College in August.", "WORKS_AT", "Fenwick College"},
       {"I've moved over to Harrow Clinic.", "WORKS_AT", "Harrow Clinic"},
+      /* … and so is one ending with a noun for what a firm does or sells, by its first
+       * sense: "care", "games", "freight", not "springs" (a season) nor "stone" (a rock) */
+      {"I'm doing home visits for Aster Home Care now.", "WORKS_AT", "Aster Home Care"},
+      {"We finally moved to Palm Springs.", "LIVES_IN", "Palm Springs"},
+      {"I am dating Emma Stone now.", "PARTNER_OF", "Emma Stone"},
       /* "here" and "there" stand for the place named before them in the message */
       {"Any good bakeries near Aarhus? We have lived here since spring.", "LIVES_IN", "Aarhus"},
       {"Is there a quiet cafe in Ghent? I have been living there for a year now.", "LIVES_IN",
@@ -907,6 +912,13 @@ static void test_bad_files(void) {
   FILE *f = fopen(path, "w");
   EG_REQUIRE(f != NULL);
   fputs(ends, f);
+  fclose(f);
+  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "notawordatall"));
+  /* … and a noun sense for the firms' trades */
+  f = fopen(path, "w");
+  EG_REQUIRE(f != NULL);
+  fputs("@trade org act#2 notawordatall#1\n[LIVES_IN place]\nI live in X\n", f);
   fclose(f);
   EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
   EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "notawordatall"));
