@@ -291,7 +291,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
   if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      has_marker(sf, MK_NEGATION, t, scope, neg_to))
+      has_marker(sf, MK_VISIT, t, scope, s->ts) || has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
 }

@@ -26,6 +26,7 @@ typedef enum marker_kind {
   MK_FORMER,
   MK_ENDED,
   MK_TOPIC,
+  MK_VISIT,
   N_MARKER_KINDS
 } marker_kind;
 

@@ -17,8 +17,8 @@
  * death) is its third; "go" (to die) far down its list. */
 #define ENDS_SENSES 3
 
-static const char *const marker_names[N_MARKER_KINDS] = {"@past", "@future", "@negation", "@change",
-                                                         "@from", "@former", "@ended",    "@topic"};
+static const char *const marker_names[N_MARKER_KINDS] = {
+    "@past", "@future", "@negation", "@change", "@from", "@former", "@ended", "@topic", "@visit"};
 
 /* ---- loading ----------------------------------------------------------------------------- */
 

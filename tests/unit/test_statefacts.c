@@ -138,6 +138,8 @@ static void test_tense_and_negation(void) {
       {"lol i traded in the civic this weekend and drove home a tesla model 3.", "DRIVES",
        "tesla model 3"},
       {"We are thinking about moving to Seattle.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* a value only tried or visited is no state */
+      {"I test-drove a Tesla Model 3 today, what a car.", EG_STATE_UNCERTAIN, "DRIVES"},
       {"Mum says I can get a leopard gecko for my birthday.", EG_STATE_UNCERTAIN, "HAS_PET"},
       /* a kind word that qualifies a noun is not the value beside another */
       /* WordNet's "cat" is also a man: a kind of pet is no person whose pet it would be */
@@ -673,6 +675,9 @@ static void test_lexical_reading(void) {
       {"Writing this from my balcony in Lyon, what a view.", EG_STATED_CURRENT},
       {"Any good bakeries near Aarhus? We have lived here since spring.", EG_STATED_CURRENT},
       {"I used to live in Porto.", EG_STATED_FORMER},
+      /* a place only visited, in whatever tense */
+      {"Spent the long weekend in Oslo and ate far too much.", EG_STATED_FORMER},
+      {"We visited Oslo last week, loved it.", EG_STATED_FORMER},
       {"We're looking at flats in Bergen, nothing decided.", EG_STATED_FORMER},
       {"My brother lives in Oslo.", EG_STATED_MENTIONED},
       {"My cousin Dana is living in Oslo now.", EG_STATED_MENTIONED},
