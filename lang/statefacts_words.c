@@ -166,6 +166,10 @@ bool eg_sf_not_a_name(const char *w) {
       "he", "she", "they", "you", "his", "her", "hers", "their", "theirs", "them", "him", "me",
       "us", "its", "your", "yours", "mine", "ours", "someone", "everyone", "nobody", "there",
       "here",
+      /* … nor are the indefinite ones and the quantifiers ("Nothing signed yet", "Any tips?") */
+      "nothing", "something", "anything", "everything", "somebody", "anybody", "everybody",
+      "anyone", "noone", "no-one", "none", "whatever", "whoever", "any", "some", "every", "each",
+      "all", "both", "either", "neither",
       /* interjections: "Nope, not my problem anymore" names nothing */
       "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
       "cheers", "phew",

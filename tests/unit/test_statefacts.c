@@ -777,6 +777,9 @@ static void test_lexical_reading(void) {
        false, false, true, true, 1},
       {"Is Lisbon nice in May?", &place, "Lisbon", EG_STATED_MENTIONED, false, false, true, false,
        1}, /* asked about, not said */
+      /* an indefinite pronoun opening a sentence is no name */
+      {"We're looking at flats in Bergen. Nothing signed yet.", &place, "Bergen", EG_STATED_FORMER,
+       false, false, true, false, 1},
       {"Bumped into my old manager from Acme Labs.", &org, "Acme Labs", EG_STATED_FORMER, true,
        false, true, false, 1},
       {"Got a postcard from Lisbon today.", &place, "Lisbon", EG_STATED_MENTIONED, false, false,
