@@ -721,6 +721,8 @@ static void test_lexical_reading(void) {
       {"My current employer is Acme Labs.", &org, EG_STATED_CURRENT}, /* a role it fills */
       {"My dad is vegan now and lectures everyone.", &diet, EG_STATED_MENTIONED},
       {"I work at Acme Labs.", &org, EG_STATED_CURRENT},
+      /* someone only met is no partner */
+      {"ran into Tobias at the climbing wall, he's engaged now", &person, EG_STATED_FORMER},
   };
   for (size_t i = 0; i < sizeof y / sizeof *y; i++) {
     eg_stated got = eg_statefacts_stated(lx, y[i].text, 0, strlen(y[i].text), *y[i].types);
