@@ -61,6 +61,13 @@ static unsigned verb_asks(const eg_statefacts *sf, const token *t, size_t nt, si
 }
 
 /* The tense a question asks in (statefacts.h): its auxiliary, else its verb forms. */
+/* A wh-word with "is" run into it as chat writes it, the apostrophe dropped ("whats my dog
+ * called", "wheres home now"). */
+static bool chat_is(const char *w) {
+  static const char *const is[] = {"whats", "whos", "wheres", "hows", "whens", "whys"};
+  return IN(w, is);
+}
+
 bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   static const char *const past[] = {"did",  "didn't",  "was", "wasn't",
                                      "were", "weren't", "had", "used"};
@@ -71,7 +78,7 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   for (size_t i = 0; i < nt; i++) {
     if (IN(t[i].w, past)) return true;
     form |= eg_wordnet_is_past(&sf->verbs, t[i].w);
-    now |= IN(t[i].w, present) || eg_sf_possessive(t[i].w);
+    now |= IN(t[i].w, present) || eg_sf_possessive(t[i].w) || chat_is(t[i].w);
   }
   return form && !now; /* "What's my cat called?" is a participle's present */
 }
@@ -103,7 +110,7 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     i++;
   if (i == nt) return 0;
   const char *wh = t[i].w;
-  bool is = strchr(wh, '\'') != NULL; /* "what's" */
+  bool is = strchr(wh, '\'') != NULL || chat_is(wh); /* "what's", "whats" */
   if (!strncmp(wh, "where", 5) || !strncmp(wh, "who", 3)) {
     unsigned allowed = wh[2] == 'e' ? sf->place_bit | sf->org_bit   /* where */
                                     : sf->person_bit | sf->org_bit; /* who */
