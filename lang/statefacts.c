@@ -120,6 +120,19 @@ static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, 
   return false;
 }
 
+/* Is the verb at t[v] with the words from t[after] (up to three, before `to`) a form of a verb
+ * that ends a state (@ends), its object between them: "called it off", "put X to sleep"? */
+static bool ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after,
+                        size_t to) {
+  char key[128];
+  int kl = snprintf(key, sizeof key, "%s", t[v].w);
+  for (size_t k = after; k < to && k < after + 3 && kl > 0 && (size_t)kl < sizeof key; k++) {
+    kl += snprintf(key + kl, sizeof key - (size_t)kl, " %s", t[k].w);
+    if ((size_t)kl < sizeof key && eg_map_get(sf->ends, key, (size_t)kl)) return true;
+  }
+  return false;
+}
+
 /* Does a form of a verb that ends a state (@ends) start at token i, its words before `to`?
  * A particle may follow an object pronoun: "called it off", "gave them up". */
 static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
@@ -132,10 +145,8 @@ static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
     kl += (size_t)w;
     if (eg_map_get(sf->ends, key, kl)) return true;
   }
-  if (i + 2 >= to || !eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object))
-    return false;
-  int w = snprintf(key, sizeof key, "%s %s", t[i].w, t[i + 2].w);
-  return w > 0 && (size_t)w < sizeof key && eg_map_get(sf->ends, key, (size_t)w);
+  return i + 2 < to && eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object) &&
+         ends_around(sf, t, i, i + 2, to);
 }
 
 /* An @ended marker or an @ends verb in [from, to). */
@@ -180,6 +191,13 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
   return a;
 }
 
+/* Does a date said in the text's bytes [cs, ce) start on or after day_end? */
+static bool dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end) {
+  for (size_t d = 0; d < nd; d++)
+    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
+  return false;
+}
+
 /* Does the predicate of the slot [ts, te) (within the clause [from, to)) name a day after the
  * day `said` (UTC date; 0 = unknown: no)? A value dated later is a plan ("got an interview at
  * X next week", "I pick up the X this weekend"), not a state. Its own predicate only: from
@@ -191,6 +209,17 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
   if (!said || !nd) return false;
   size_t a, b, q = ts;
   sub_clause(t, from, to, ts, &a, &b);
+  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
+  /* an apposition, no verb of its own ("we're getting a pup next week, a lurcher"): dated as
+   * what it renames, by the sub-clause before it */
+  bool verb = false;
+  for (size_t k = a; k < b && !verb; k++)
+    verb = (k < ts || k >= te) && !determiner(t[k].w) && eg_wordnet_is_verb(&sf->verbs, t[k].w);
+  if (!verb && a > from && t[a - 1].comma) {
+    size_t pa, pb;
+    sub_clause(t, from, to, a - 1, &pa, &pb);
+    return dated_in(dates, nd, t[pa].s, t[b - 1].e, day_end);
+  }
   while (q > a && !eg_sf_joint(t[q - 1].w, false)) q--;
   /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
@@ -201,11 +230,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
   if (subject) return false;
   size_t r = te;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
-  size_t cs = t[q].s, ce = t[r - 1].e;
-  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
-  for (size_t d = 0; d < nd; d++)
-    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
-  return false;
+  return dated_in(dates, nd, t[q].s, t[r - 1].e, day_end);
 }
 
 /* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
@@ -280,6 +305,11 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
     for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
       if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
   }
+  /* the slot as the object between a verb and its particles: "put X to sleep", "put our dog
+   * X to sleep" */
+  size_t v = p;
+  while (v > a && (determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
+  if (v > a && ends_around(sf, t, v - 1, s->te, b)) return ST_FORMER;
   /* the slot as subject: "X and I split up", "our X died" */
   if (!eg_sf_first_person(t, a, p) && has_ending(sf, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);

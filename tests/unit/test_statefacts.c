@@ -298,6 +298,10 @@ static void test_endings_and_near_words(void) {
   static const expect x[] = {
       {"We scrapped the Ford Fiesta after the crash.", EG_STATE_UNCERTAIN, "DRIVES"},
       {"Ditched the cello for good.", EG_STATE_UNCERTAIN, "PLAYS"},
+      /* the value between a verb and its particles ("put X to sleep", WordNet's put_to_sleep) */
+      {"We had to put our dog Pepper to sleep on Saturday.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      /* an apposition is dated as what it renames: a plan */
+      {"we're getting a rescue pup next week, a lurcher.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"I have abandoned the keto diet.", EG_STATE_UNCERTAIN, "DIET"},
       {"Back when I had my Honda Civic we drove to the coast every weekend.", EG_STATE_UNCERTAIN,
        "DRIVES"},
