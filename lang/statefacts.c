@@ -102,8 +102,8 @@ static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
   return true;
 }
 
-static bool has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
-                       size_t to) {
+bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                      size_t to) {
   for (size_t i = from; i < to; i++)
     for (int m = 0; m < sf->n_markers[k]; m++)
       if (marker_at(&sf->markers[k][m], t, i, to)) return true;
@@ -153,7 +153,7 @@ static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
 static bool has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   for (size_t i = from; i < to; i++)
     if (ending_at(sf, t, i, to)) return true;
-  return has_marker(sf, MK_ENDED, t, from, to);
+  return eg_sf_has_marker(sf, MK_ENDED, t, from, to);
 }
 
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
@@ -289,7 +289,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
     for (size_t q = p - 1;
          q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
-      if (has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
+      if (eg_sf_has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
   /* the source of a thing, neither left behind nor held: "an offer from X" is no job there,
    * taken or turned down */
   if (source) return ST_NOT_ASSERTED;
@@ -320,8 +320,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   size_t neg_to = s->te;
   while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
-  if (has_past(sf, t, scope, s->ts) || has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      has_marker(sf, MK_VISIT, t, scope, s->ts) || has_marker(sf, MK_NEGATION, t, scope, neg_to))
+  if (has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
+      eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
 }
@@ -373,7 +374,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   size_t noun;
   if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
     noun = from + 1 < to && (person_noun(sf, t, from + 1) ||
-                             has_marker(sf, MK_FORMER, t, from + 1, from + 2))
+                             eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2))
                ? from + 1 /* "my old colleagues at X": the user's former place, read so */
                : from + 2;
   else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin))
@@ -721,7 +722,7 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
    * and so is a verb that ended it before ("I sold my X") */
   else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) && !past_clause(sf, t, from, pa) &&
-           !has_marker(sf, MK_NEGATION, t, pa, pb))
+           !eg_sf_has_marker(sf, MK_NEGATION, t, pa, pb))
     s->status = ST_CURRENT;
   *a = s->ts - own_at;
   *b = s->te;
@@ -942,7 +943,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         }
       }
       if (!ns && !question && *n < MAX_ITEMS &&
-          (has_marker(sf, MK_CHANGE, t, from, to) || has_marker(sf, MK_TOPIC, t, from, to))) {
+          (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
+           eg_sf_has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
         *it = (item){seg,  from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL, false, false, false,
@@ -1043,7 +1045,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     }
     if (!fact && doubt && doubt->it->s.te &&
         (doubt->it->s.status == ST_FORMER ||
-         has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to)))
+         eg_sf_has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to)))
       fact = taking_place(p, np, doubt);
     const char *rel = sf->rels[r].name;
     /* a value with a date after the conversation's day is a plan ("I pick up the X this
@@ -1257,7 +1259,8 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
         v->ended = true;
       } else if (s->status == ST_NOT_ASSERTED && !plan) { /* "not vegan anymore"; not "I won't" */
         sub_clause(t, from, to, s->ts, &a, &b);
-        v->ended = has_marker(sf, MK_NEGATION, t, a, b) && !has_marker(sf, MK_FUTURE, t, a, b);
+        v->ended =
+            eg_sf_has_marker(sf, MK_NEGATION, t, a, b) && !eg_sf_has_marker(sf, MK_FUTURE, t, a, b);
       }
     }
     from = to;

@@ -99,6 +99,8 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
                                      "it", "my",  "our", "the", "your"};
   static __thread token t[MAX_TOKENS];
   size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS), i = 0;
+  /* a visit is no state: "Which country was Tim visiting in November?" */
+  if (eg_sf_has_marker(sf, MK_VISIT, t, 0, nt)) return 0;
   /* how … I V: "How am I eating these days?", "In 2019, how did I eat?" */
   for (size_t h = 0; h + 3 < nt; h++)
     if (!strcmp(t[h].w, "how")) {

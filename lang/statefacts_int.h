@@ -123,6 +123,9 @@ bool eg_sf_not_a_name(const char *w);
 bool eg_sf_function_word(const char *w);
 /* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */
 bool eg_sf_joint(const char *w, bool goal);
+/* Does a marker of kind k start in [from, to), its words before `to`? */
+bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                      size_t to);
 
 /* ---- slots (statefacts_slots.c) ---------------------------------------------------------- */
 

@@ -622,6 +622,9 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Which streaming service did I start using most recently?") ==
            0);
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
+  /* a visit is no state, whatever the place is asked by */
+  EG_CHECK(eg_statefacts_asked(lx, "Which country was Tim visiting in November?") == 0);
+  EG_CHECK(eg_statefacts_asked(lx, "Which country do I live in?") != 0);
   /* the tense a question asks in: by its auxiliary, else by a verb's past form */
   EG_CHECK(eg_statefacts_asks_past(lx, "Where did I live in 2019?"));
   EG_CHECK(eg_statefacts_asks_past(lx, "Which company employed me?"));
