@@ -60,13 +60,14 @@ static unsigned verb_asks(const eg_statefacts *sf, const token *t, size_t nt, si
   return b;
 }
 
-/* The tense a question asks in (statefacts.h): its auxiliary, else its verb forms. */
 /* A wh-word with "is" run into it as chat writes it, the apostrophe dropped ("whats my dog
  * called", "wheres home now"). */
 static bool chat_is(const char *w) {
   static const char *const is[] = {"whats", "whos", "wheres", "hows", "whens", "whys"};
   return IN(w, is);
 }
+
+/* The tense a question asks in (statefacts.h): its auxiliary, else its verb forms. */
 
 bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   static const char *const past[] = {"did",  "didn't",  "was", "wasn't",

@@ -92,24 +92,28 @@ static eg_code add_closure(eg_statefacts *sf, const char *wn_dir, const char *ro
   return rc;
 }
 
-/* "@trade TYPE ROOT#SENSE …": the common nouns whose first sense is below one of the roots
- * into sf->trade. */
-static eg_code add_trade(eg_statefacts *sf, const char *wn_dir, unsigned bits, char *roots,
-                         int lineno, eg_err *err) {
-  enum { MAX_ROOTS = 16 };
-  const char *r[MAX_ROOTS];
-  size_t n = 0;
-  char *save = NULL;
-  for (char *w = strtok_r(roots, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-    if (n < MAX_ROOTS) r[n++] = w;
-  closure_ctx c = {sf, bits, sf->trade};
-  eg_code rc = eg_wordnet_closure_first(wn_dir, r, n, on_lemma, &c, err);
-  if (rc == EG_ENOTFOUND) {
-    char why[sizeof err->msg];
-    snprintf(why, sizeof why, "%s", err->msg); /* "not a WordNet noun: ROOT" */
-    return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s", lineno, why);
+/* A line's WordNet roots, the words left after its directive (`save`, strtok_r's), into
+ * roots[0..*n); more than max is an error. */
+enum { MAX_ROOTS = 64 };
+
+static eg_code line_roots(char **save, const char **roots, size_t *n, int lineno, eg_err *err) {
+  *n = 0;
+  for (char *w = strtok_r(NULL, " \t", save); w; w = strtok_r(NULL, " \t", save)) {
+    if (*n == MAX_ROOTS)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: more than %d roots", lineno,
+                        MAX_ROOTS);
+    roots[(*n)++] = w;
   }
-  return rc;
+  return EG_OK;
+}
+
+/* rc of WordNet for a line's roots: a root it does not have ("not a WordNet verb: ROOT") is
+ * the line's error. */
+static eg_code root_error(eg_code rc, int lineno, eg_err *err) {
+  if (rc != EG_ENOTFOUND) return rc;
+  char why[sizeof err->msg];
+  snprintf(why, sizeof why, "%s", err->msg);
+  return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s", lineno, why);
 }
 
 /* A form of a verb that ends a state, into sf->ends: a one-word verb's base and -s forms are
@@ -172,17 +176,12 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     char *how = strtok_r(NULL, " \t", &save);
     if (!how || strcmp(how, "wordnet") != 0)
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @ends wordnet ROOT …", lineno);
-    const char *roots[64];
-    size_t n = 0;
-    for (char *w = strtok_r(NULL, " \t", &save); w && n < 64; w = strtok_r(NULL, " \t", &save))
-      roots[n++] = w;
-    eg_code rc = eg_wordnet_verb_forms(wn_dir, roots, n, ENDS_SENSES, on_ending, sf, err);
-    if (rc == EG_ENOTFOUND) {
-      char why[sizeof err->msg];
-      snprintf(why, sizeof why, "%s", err->msg); /* "not a WordNet verb: ROOT" */
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s", lineno, why);
-    }
-    return rc;
+    const char *roots[MAX_ROOTS];
+    size_t n;
+    eg_code rc = line_roots(&save, roots, &n, lineno, err);
+    if (rc) return rc;
+    return root_error(eg_wordnet_verb_forms(wn_dir, roots, n, ENDS_SENSES, on_ending, sf, err),
+                      lineno, err);
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -210,7 +209,14 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                                                : strtok_r(NULL, " \t", &save);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
-    if (trade) return add_trade(sf, wn_dir, bits, save ? save : (char *)"", lineno, err);
+    if (trade) { /* the common nouns whose first sense is below one of the roots */
+      const char *roots[MAX_ROOTS];
+      size_t n;
+      closure_ctx c = {sf, bits, sf->trade};
+      eg_code rc = line_roots(&save, roots, &n, lineno, err);
+      if (rc) return rc;
+      return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
+    }
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
       if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
         add_bits(cue      ? sf->cue

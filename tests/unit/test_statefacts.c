@@ -941,6 +941,15 @@ static void test_bad_files(void) {
   fclose(f);
   EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
   EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "notawordatall"));
+  /* more roots than a line may hold is an error, not a line cut short */
+  f = fopen(path, "w");
+  EG_REQUIRE(f != NULL);
+  fputs("@ends wordnet", f);
+  for (int i = 0; i < 65; i++) fputs(" discard#1", f);
+  fputs("\n[LIVES_IN place]\nI live in X\n", f);
+  fclose(f);
+  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "roots"));
   unlink(path);
   EG_CHECK(x == NULL);
 }
