@@ -912,46 +912,41 @@ static void test_lexical_reading(void) {
   eg_statefacts_close(lx);
 }
 
+/* A prototypes file whose first line is `line` is refused, its error naming line 1 and, when
+ * given, `word`. */
+static void refused(const char *path, const char *line, const char *word) {
+  FILE *f = fopen(path, "w");
+  EG_REQUIRE(f != NULL);
+  fprintf(f, "%s\n[LIVES_IN place]\nI live in X\n", line);
+  fclose(f);
+  eg_statefacts *x = NULL;
+  eg_err e;
+  eg_statefacts_opts o = {path, emb, NULL, 0, -1};
+  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
+  EG_CHECK(strstr(e.msg, "line 1") && (!word || strstr(e.msg, word)));
+  EG_CHECK(x == NULL);
+}
+
 static void test_bad_files(void) {
   eg_statefacts *x = NULL;
   eg_err e;
   eg_statefacts_opts o = {"/nonexistent/prototypes.txt", emb, NULL, 0, -1};
   EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_ENOTFOUND);
+  EG_CHECK(x == NULL);
   char path[] = "/tmp/eg_protoXXXXXX";
   int fd = mkstemp(path);
   EG_REQUIRE(fd >= 0);
-  const char *bad = "@type place wordnet notawordatall\n[LIVES_IN place]\nI live in X\n";
-  EG_CHECK(write(fd, bad, strlen(bad)) == (ssize_t)strlen(bad));
   close(fd);
-  o.prototypes = path;
-  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
-  EG_CHECK(strstr(e.msg, "line 1") != NULL);
+  refused(path, "@type place wordnet notawordatall", NULL);
   /* a verb sense WordNet does not have, named with its line */
-  const char *ends = "@ends wordnet discard#1 notawordatall#1\n[LIVES_IN place]\nI live in X\n";
-  FILE *f = fopen(path, "w");
-  EG_REQUIRE(f != NULL);
-  fputs(ends, f);
-  fclose(f);
-  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
-  EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "notawordatall"));
+  refused(path, "@ends wordnet discard#1 notawordatall#1", "notawordatall");
   /* … and a noun sense for the firms' trades */
-  f = fopen(path, "w");
-  EG_REQUIRE(f != NULL);
-  fputs("@trade org act#2 notawordatall#1\n[LIVES_IN place]\nI live in X\n", f);
-  fclose(f);
-  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
-  EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "notawordatall"));
+  refused(path, "@trade org act#2 notawordatall#1", "notawordatall");
   /* more roots than a line may hold is an error, not a line cut short */
-  f = fopen(path, "w");
-  EG_REQUIRE(f != NULL);
-  fputs("@ends wordnet", f);
-  for (int i = 0; i < 65; i++) fputs(" discard#1", f);
-  fputs("\n[LIVES_IN place]\nI live in X\n", f);
-  fclose(f);
-  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
-  EG_CHECK(strstr(e.msg, "line 1") && strstr(e.msg, "roots"));
+  char many[1024] = "@ends wordnet";
+  for (int i = 0; i < 65; i++) strcat(many, " discard#1");
+  refused(path, many, "roots");
   unlink(path);
-  EG_CHECK(x == NULL);
 }
 
 int main(void) {
