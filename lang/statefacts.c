@@ -120,6 +120,20 @@ static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, 
   return false;
 }
 
+/* Does a form of a verb of the table forms (@ends, @takes) start at token i, its words (up to
+ * four) before `to`? */
+static bool verb_at(const eg_map *forms, const token *t, size_t i, size_t to) {
+  char key[128];
+  size_t kl = 0;
+  for (size_t k = i; k < to && k < i + 4; k++) {
+    int w = snprintf(key + kl, sizeof key - kl, "%s%s", k > i ? " " : "", t[k].w);
+    if (w < 0 || (size_t)w >= sizeof key - kl) return false;
+    kl += (size_t)w;
+    if (eg_map_get(forms, key, kl)) return true;
+  }
+  return false;
+}
+
 /* Is the verb at t[v] with the words from t[after] (up to three, before `to`) a form of a verb
  * that ends a state (@ends), its object between them: "called it off", "put X to sleep"? */
 static bool ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after,
@@ -137,14 +151,7 @@ static bool ends_around(const eg_statefacts *sf, const token *t, size_t v, size_
  * A particle may follow an object pronoun: "called it off", "gave them up". */
 static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
   static const char *const object[] = {"it", "them", "him", "her", "that", "this"};
-  char key[128];
-  size_t kl = 0;
-  for (size_t k = i; k < to && k < i + 4; k++) {
-    int w = snprintf(key + kl, sizeof key - kl, "%s%s", k > i ? " " : "", t[k].w);
-    if (w < 0 || (size_t)w >= sizeof key - kl) return false;
-    kl += (size_t)w;
-    if (eg_map_get(sf->ends, key, kl)) return true;
-  }
+  if (verb_at(sf->ends, t, i, to)) return true;
   return i + 2 < to && eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object) &&
          ends_around(sf, t, i, i + 2, to);
 }
@@ -270,6 +277,17 @@ static bool source_of_noun(const eg_statefacts *sf, const token *t, size_t from,
   return p > from && !strcmp(t[p - 1].w, "from") && !from_completes_verb(sf, t, from, p - 1);
 }
 
+/* Is the noun before "from" (t[p - 1], the noun t[p - 2]: "the offer from X") the object of a
+ * verb that takes what is offered (@takes), at most three words before it in the same
+ * sub-clause: "I accepted the offer from X", "accepted a new job offer from X"? */
+static bool taken_source(const eg_statefacts *sf, const token *t, size_t from, size_t p) {
+  if (p < from + 2) return false;
+  size_t noun = p - 2;
+  for (size_t v = noun; v > from && noun - v < 4 && !t[v - 1].comma; v--)
+    if (verb_at(sf->takes, t, v - 1, noun)) return true;
+  return false;
+}
+
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
@@ -291,8 +309,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
          q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
       if (eg_sf_has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
   /* the source of a thing, neither left behind nor held: "an offer from X" is no job there,
-   * taken or turned down */
-  if (source) return ST_NOT_ASSERTED;
+   * unless the user took it ("accepted the offer from X"); a negation or tense below still
+   * reads it */
+  if (source && !taken_source(sf, t, from, p)) return ST_NOT_ASSERTED;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
   /* a verb that ends the state a few words before it: "quit my job at X", "sold the X"; not

@@ -66,6 +66,7 @@ struct eg_statefacts {
   eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   eg_map *ask;     /* a question's words → the types it asks about (@ask) */
   eg_map *ends;    /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
+  eg_map *takes;   /* … that take what is offered (@takes): "accepted" → 1 */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
   eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */

@@ -13,9 +13,9 @@
 #include "common/log.h"
 #include "lang/statefacts_int.h"
 
-/* A verb below an @ends root counts when that sense is among its first three: "lose" (to
+/* A verb below an @ends or @takes root counts when that sense is among its first three: "lose" (to
  * death) is its third; "go" (to die) far down its list. */
-#define ENDS_SENSES 3
+#define VERB_SENSES 3
 
 static const char *const marker_names[N_MARKER_KINDS] = {
     "@past", "@future", "@negation", "@change", "@from", "@former", "@ended", "@topic", "@visit"};
@@ -116,10 +116,11 @@ static eg_code root_error(eg_code rc, int lineno, eg_err *err) {
   return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s", lineno, why);
 }
 
-/* A form of a verb that ends a state, into sf->ends: a one-word verb's base and -s forms are
- * left out, being nouns as often ("part", "dumps", "scrap"); a phrase's are kept ("give up"). */
-static bool on_ending(void *ctx, const char *form, bool present) {
-  if (!present || strchr(form, ' ')) add_bits(((eg_statefacts *)ctx)->ends, form, 1);
+/* A form of a verb, into the table ctx (sf->ends, sf->takes): a one-word verb's base and -s
+ * forms are left out, being nouns as often ("part", "dumps", "offer"); a phrase's are kept
+ * ("give up"). */
+static bool on_verb_form(void *ctx, const char *form, bool present) {
+  if (!present || strchr(form, ' ')) add_bits(ctx, form, 1);
   return true;
 }
 
@@ -172,16 +173,18 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       add_bits(sf->generic, w, 1);
     return EG_OK;
   }
-  if (!strcmp(word, "@ends")) { /* "@ends wordnet discard#1 …": verb senses */
+  if (!strcmp(word, "@ends") || !strcmp(word, "@takes")) { /* "@ends wordnet discard#1 …" */
     char *how = strtok_r(NULL, " \t", &save);
     if (!how || strcmp(how, "wordnet") != 0)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @ends wordnet ROOT …", lineno);
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s wordnet ROOT …", lineno, word);
     const char *roots[MAX_ROOTS];
     size_t n;
     eg_code rc = line_roots(&save, roots, &n, lineno, err);
     if (rc) return rc;
-    return root_error(eg_wordnet_verb_forms(wn_dir, roots, n, ENDS_SENSES, on_ending, sf, err),
-                      lineno, err);
+    eg_map *forms = word[1] == 'e' ? sf->ends : sf->takes;
+    return root_error(
+        eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
+        err);
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -336,9 +339,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
   sf->ends = eg_map_new();
+  sf->takes = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends
+                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends ||
+                       !sf->takes
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -373,6 +378,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->people);
   eg_map_free(sf->ask);
   eg_map_free(sf->ends);
+  eg_map_free(sf->takes);
   free(sf->words);
   eg_wordnet_verbs_free(&sf->verbs);
   for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);

@@ -130,8 +130,10 @@ static void test_tense_and_negation(void) {
   static const expect x[] = {
       {"I moved from Madrid to Oslo.", "LIVES_IN", "Oslo"},
       /* "from" after a noun names where the noun came from, neither a value left behind nor
-       * one held: an offer is no job, taken or not — a word on the state */
+       * one held: an offer is no job unless taken (@takes) — a word on the state */
       {"I turned down the offer from Orbitrail.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I got an offer from Orbitrail yesterday.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I accepted the offer from Orbitrail and started on Monday.", "WORKS_AT", "Orbitrail"},
       {"I'm originally from Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       /* a past verb of a state moving somewhere tells an event: the new car is driven now */
@@ -940,6 +942,8 @@ static void test_bad_files(void) {
   refused(path, "@type place wordnet notawordatall", NULL);
   /* a verb sense WordNet does not have, named with its line */
   refused(path, "@ends wordnet discard#1 notawordatall#1", "notawordatall");
+  refused(path, "@takes wordnet accept#2 notawordatall#1", "notawordatall");
+  refused(path, "@takes accept#2", "@takes wordnet");
   /* … and a noun sense for the firms' trades */
   refused(path, "@trade org act#2 notawordatall#1", "notawordatall");
   /* more roots than a line may hold is an error, not a line cut short */
