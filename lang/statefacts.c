@@ -67,11 +67,14 @@ static bool ly_adverb(const eg_statefacts *sf, const char *w) {
 
 /* A sentence that opens with a verb in the past ("Traded in the X for a Y", "Finally
  * moved to X", "Got my X badge today") has dropped its subject, as chat does: the
- * speaker's. */
-static bool opens_with_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+ * speaker's; so has one opening with a verb in "-ing", what the speaker is doing
+ * ("Practising X in lockdown is annoying the neighbours", "Loving the new job at X"). */
+static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = from;
   while (i + 1 < to && ly_adverb(sf, t[i].w)) i++; /* "Finally moved …" */
-  if (i >= to || !t[from].start || !eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
+  if (i >= to || !t[from].start) return false;
+  if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
+  if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
   /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
   return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
 }
@@ -81,7 +84,7 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
-  return eg_sf_first_person(t, from, to) || opens_with_past(sf, t, from, to) ||
+  return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
          (fragments && verbless(sf, t, from, to));
 }
 
@@ -494,7 +497,7 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
       (s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2));
   return shared || eg_sf_first_person(t, a, b) ||
          (a == from &&
-          (opens_with_past(sf, t, from, b) || (fragments && verbless(sf, t, from, b))));
+          (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, from, b))));
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */

@@ -457,9 +457,12 @@ bool eg_wordnet_is_present3(const eg_wordnet_verbset *v, const char *w) {
 
 bool eg_wordnet_is_verb(const eg_wordnet_verbset *v, const char *w) {
   size_t len = strlen(w);
-  if (in_set(v->lemmas, v->n_lemmas, w, len) || in_set(v->irregular, v->n_irregular, w, len) ||
-      eg_wordnet_is_past(v, w) || eg_wordnet_is_present3(v, w))
-    return true;
+  return in_set(v->lemmas, v->n_lemmas, w, len) || in_set(v->irregular, v->n_irregular, w, len) ||
+         eg_wordnet_is_past(v, w) || eg_wordnet_is_present3(v, w) || eg_wordnet_is_ing(v, w);
+}
+
+bool eg_wordnet_is_ing(const eg_wordnet_verbset *v, const char *w) {
+  size_t len = strlen(w);
   char base[64];
   if (len < 5 || len >= sizeof base || strcmp(w + len - 3, "ing") != 0) return false;
   /* "visiting" → visit, "moving" → move, "stopping" → stop */

@@ -89,4 +89,8 @@ bool eg_wordnet_is_present3(const eg_wordnet_verbset *v, const char *w);
  * third person present or "-ing" form ("offer", "took", "visiting")? */
 bool eg_wordnet_is_verb(const eg_wordnet_verbset *v, const char *w);
 
+/* Is the lower-case word the "-ing" form of a verb lemma ("visiting", "moving", "stopping";
+ * not "spring", a lemma of its own)? */
+bool eg_wordnet_is_ing(const eg_wordnet_verbset *v, const char *w);
+
 #endif

@@ -1,9 +1,11 @@
 /* test_concepts.c — WordNet concepts of nouns: synonyms and hypernyms, inflections, two-word
- * nouns, words mostly said as verbs, the depth bound, and a missing database. */
+ * nouns, words mostly said as verbs, the depth bound, and a missing database; WordNet's verbs
+ * in their forms. */
 #include <stdio.h>
 #include <string.h>
 
 #include "lang/concepts.h"
+#include "lang/wordnet.h"
 #include "tests/testlib.h"
 
 typedef struct seen {
@@ -59,6 +61,23 @@ static void test_missing_database(void) {
   EG_CHECK(strstr(err.msg, "data.noun") != NULL);
 }
 
+/* The forms of WordNet's verbs: a past, a third person present, an "-ing" form. */
+static void test_verb_forms(void) {
+  eg_wordnet_verbset v;
+  eg_err err = {0};
+  EG_REQUIRE(eg_wordnet_verbs(NULL, &v, &err) == EG_OK);
+  EG_CHECK(eg_wordnet_is_past(&v, "traded") && eg_wordnet_is_past(&v, "took"));
+  EG_CHECK(eg_wordnet_is_present3(&v, "lives") && !eg_wordnet_is_present3(&v, "live"));
+  /* "-ing" of a lemma, its "e" dropped or its consonant doubled; a lemma in "-ing" is none */
+  EG_CHECK(eg_wordnet_is_ing(&v, "practising") && eg_wordnet_is_ing(&v, "living"));
+  EG_CHECK(eg_wordnet_is_ing(&v, "stopping") && eg_wordnet_is_ing(&v, "visiting"));
+  EG_CHECK(!eg_wordnet_is_ing(&v, "spring") && !eg_wordnet_is_ing(&v, "morning"));
+  EG_CHECK(!eg_wordnet_is_ing(&v, "live") && !eg_wordnet_is_ing(&v, "ing"));
+  EG_CHECK(eg_wordnet_is_verb(&v, "spring") && eg_wordnet_is_verb(&v, "moving"));
+  EG_CHECK(!eg_wordnet_is_verb(&v, "morning"));
+  eg_wordnet_verbs_free(&v);
+}
+
 int main(void) {
   eg_err err = {0};
   if (eg_concepts_open(NULL, 3, &wn, &err) != EG_OK) {
@@ -68,6 +87,7 @@ int main(void) {
   EG_RUN(test_synonyms_and_hypernyms);
   EG_RUN(test_not_nouns);
   EG_RUN(test_missing_database);
+  EG_RUN(test_verb_forms);
   eg_concepts_free(wn);
   return eg_test_finish();
 }
