@@ -1035,6 +1035,35 @@ static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
   return best;
 }
 
+/* Do items a and b name the same value (case aside)? */
+static bool same_value(const char *text, const token *t, const item *a, const item *b) {
+  size_t as = a->s.ve ? a->s.vs : a->s.ts, ae = a->s.ve ? a->s.ve : a->s.te;
+  size_t bs = b->s.ve ? b->s.vs : b->s.ts, be = b->s.ve ? b->s.ve : b->s.te;
+  size_t al = value_end(text, t, ae) - t[as].s, bl = value_end(text, t, be) - t[bs].s;
+  return al == bl && !strncasecmp(text + t[as].s, text + t[bs].s, al);
+}
+
+/* A word later in the sentence that ends the state fact reads (p[0..np)): the latest word on
+ * a state stands ("X and I tried long distance, but we broke up"; "I'm at X — well, I quit X
+ * on Friday"). An ending of another value does not ("I quit X and joined Y"), nor one in a
+ * sentence of its own, which may be of something else ("I'm X now. Meat just stopped
+ * appealing to me"). The ending pick, or NULL. */
+static const pick *ended_after(const char *text, const token *t, const pick *p, size_t np,
+                               const pick *fact) {
+  size_t after = fact->it->s.ve ? fact->it->s.ve : fact->it->s.te;
+  for (size_t i = 0; i < np; i++) {
+    const item *it = p[i].it;
+    size_t at = it->s.te ? it->s.ts : it->from;
+    if (p[i].v.rel != fact->v.rel || !p[i].v.ended || p[i].v.weak || at < after) continue;
+    size_t gap = t[at].s - t[after - 1].e; /* "but" cuts a clause, not a sentence */
+    if (!memchr(text + t[after - 1].e, '.', gap) && !memchr(text + t[after - 1].e, '!', gap) &&
+        !memchr(text + t[after - 1].e, '?', gap) && !memchr(text + t[after - 1].e, '\n', gap) &&
+        (!it->s.te || same_value(text, t, it, fact->it)))
+      return &p[i];
+  }
+  return NULL;
+}
+
 /* Does the user hold a value of the relation (ctx's held values)? */
 static bool holds(const eg_enrich_ctx *ctx, const char *rel) {
   for (size_t i = 0; ctx && i < ctx->n_held; i++)
@@ -1070,6 +1099,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
          eg_sf_has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to)))
       fact = taking_place(p, np, doubt);
     const char *rel = sf->rels[r].name;
+    const pick *over = fact ? ended_after(text, t, p, np, fact) : NULL;
+    if (over) doubt = over, fact = NULL;
     /* a value with a date after the conversation's day is a plan ("I pick up the X this
      * weekend"), not a state: at most a word on it */
     if (fact && said_later(sf, t, fact->it, dates, nd, sg->time)) {

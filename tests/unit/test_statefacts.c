@@ -166,6 +166,11 @@ static void test_tense_and_negation(void) {
       {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
       {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      /* the latest word on a state in a message stands; an ending of another value does not
+       * end the one read */
+      {"Tasha moved to Seattle and we tried long distance, but we broke up.", EG_STATE_UNCERTAIN,
+       "PARTNER_OF"},
+      {"I quit Initech and joined Globex last week.", "WORKS_AT", "Globex"},
       /* a state said in words with no value to read */
       {"I live somewhere new now, the old flat is history.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       /* the predicate the slot is in is not the user's */
