@@ -302,6 +302,11 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   bool from_marker = ends_marker(sf, MK_FROM, t, from, p);
   bool source = from_marker && source_of_noun(sf, t, from, s);
   if ((from_marker && !source) || ends_marker(sf, MK_FORMER, t, from, p)) return ST_FORMER;
+  /* a value named as a topic is not held: "a documentary about the X explosion", "an article
+   * about X" */
+  static const char *const topic[] = {"about", "regarding"};
+  if (p > from && eg_sf_in_list(t[p - 1].w, topic, sizeof topic / sizeof *topic))
+    return ST_NOT_ASSERTED;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
    * days" */
   if (s->te < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "days") && p < s->ts)

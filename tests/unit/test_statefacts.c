@@ -707,6 +707,8 @@ static void test_lexical_reading(void) {
       {"My company moved me to Oslo in March.", EG_STATED_CURRENT},       /* the user moved */
       {"My sister moved in with me in Oslo.", EG_STATED_CURRENT},
       {"The Oslo flat was tiny.", EG_STATED_MENTIONED},
+      /* a place as a topic is not held */
+      {"We watched a documentary about the Oslo fjords last night.", EG_STATED_FORMER},
       {"Is Oslo nice in winter?", EG_STATED_MENTIONED},
       /* a statement in the form of a question is a statement */
       {"Guess what, we live in Oslo now?", EG_STATED_CURRENT},
