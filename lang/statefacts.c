@@ -79,13 +79,22 @@ static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from
   return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
 }
 
+/* Does the predicate [a, b) open with "it" and "been" and no referent ("it's been a fortnight at
+ * X", "it has been great in X"): the speaker's own time, as a dropped subject is? */
+static bool its_been(const token *t, size_t a, size_t b) {
+  static const char *const it_is[] = {"it's", "its"}, *const has[] = {"has", "'s"};
+  if (a + 1 < b && eg_sf_in_list(t[a].w, it_is, 2) && !strcmp(t[a + 1].w, "been")) return true;
+  return a + 2 < b && !strcmp(t[a].w, "it") && eg_sf_in_list(t[a + 1].w, has, 2) &&
+         !strcmp(t[a + 2].w, "been");
+}
+
 static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
   return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
-         (fragments && verbless(sf, t, from, to));
+         its_been(t, from, to) || (fragments && verbless(sf, t, from, to));
 }
 
 /* Does marker m match at token i (bounded by to)? */
@@ -496,6 +505,7 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
                             const slot *s, bool fragments) {
   size_t a, b;
   predicate_span(t, from, to, s, true, &a, &b);
+  if (its_been(t, a, b)) return true;
   /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
   bool shared =
       eg_sf_with_me(t, from, to, s->ts, s->te) ||

@@ -119,6 +119,9 @@ static void test_each_relation_in_other_words(void) {
       /* a sentence with no verb is the speaker's note; one with a verb of its own is not */
       {"Two weeks fully vegetarian now.", "DIET", "vegetarian"},
       {"meet Pip, 2 yo terrier cross, huge ears.", "HAS_PET", "Pip"},
+      /* "it's been" with no referent is the speaker's own time */
+      {"I took the plunge and it's been a fortnight at Kestrel Valley Clinic.", "WORKS_AT",
+       "Kestrel Valley Clinic"},
       /* a sentence opening with a verb in "-ing" is what the speaker is doing */
       {"Living in Lisbon is great.", "LIVES_IN", "Lisbon"},
       {"Loving the new job at Acme.", "WORKS_AT", "Acme"},
