@@ -353,7 +353,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
    * not the slot's predicate: "my X did 300 km without a complaint" */
-  size_t neg_to = s->te;
+  size_t neg_to = s->te; /* past "X and I": the predicate is theirs together */
+  if (s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te)) neg_to += 2;
   while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
   if (has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||

@@ -402,8 +402,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
         if (cue) /* and a name, whatever else the word is: "my boyfriend Tom", "my cat Tom" */
           s.bits = cue, s.cued = true, s.proper = true;
-        else if (!known && (s.bits & sf->person_bit) && eg_sf_with_me(t, from, to, i, j))
-          s.bits = sf->person_bit;
+        else if (!known && ((s.bits & sf->person_bit) || common) &&
+                 eg_sf_with_me(t, from, to, i, j)) /* "Tom and I": no male cat */
+          s.bits = sf->person_bit, s.proper = true;
         /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
           s.bits = sf->person_bit;

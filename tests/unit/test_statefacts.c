@@ -169,6 +169,9 @@ static void test_tense_and_negation(void) {
       {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
       {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      /* … and of what "and I" say together; "tom" is a male cat too, no company */
+      {"Tom and I are not together anymore.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Tom and I just moved in together.", "PARTNER_OF", "Tom"},
       /* the latest word on a state in a message stands; an ending of another value does not
        * end the one read */
       {"Tasha moved to Seattle and we tried long distance, but we broke up.", EG_STATE_UNCERTAIN,
