@@ -1059,6 +1059,13 @@ static bool same_value(const char *text, const token *t, const item *a, const it
   return al == bl && !strncasecmp(text + t[as].s, text + t[bs].s, al);
 }
 
+/* Do the bytes [from, to) of text end no sentence? */
+static bool one_sentence(const char *text, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++)
+    if (text[i] == '.' || text[i] == '!' || text[i] == '?' || text[i] == '\n') return false;
+  return true;
+}
+
 /* A word later in the sentence that ends the state fact reads (p[0..np)): the latest word on
  * a state stands ("X and I tried long distance, but we broke up"; "I'm at X — well, I quit X
  * on Friday"). An ending of another value does not ("I quit X and joined Y"), nor one in a
@@ -1071,9 +1078,8 @@ static const pick *ended_after(const char *text, const token *t, const pick *p, 
     const item *it = p[i].it;
     size_t at = it->s.te ? it->s.ts : it->from;
     if (p[i].v.rel != fact->v.rel || !p[i].v.ended || p[i].v.weak || at < after) continue;
-    size_t gap = t[at].s - t[after - 1].e; /* "but" cuts a clause, not a sentence */
-    if (!memchr(text + t[after - 1].e, '.', gap) && !memchr(text + t[after - 1].e, '!', gap) &&
-        !memchr(text + t[after - 1].e, '?', gap) && !memchr(text + t[after - 1].e, '\n', gap) &&
+    /* by the text between them: "but" cuts a clause, not a sentence */
+    if (one_sentence(text, t[after - 1].e, t[at].s) &&
         (!it->s.te || same_value(text, t, it, fact->it)))
       return &p[i];
   }

@@ -13,8 +13,8 @@
 #include "common/log.h"
 #include "lang/statefacts_int.h"
 
-/* A verb below an @ends or @takes root counts when that sense is among its first three: "lose" (to
- * death) is its third; "go" (to die) far down its list. */
+/* A verb below an @ends or @takes root counts when that sense is among its first three:
+ * "lose" (to death) is its third; "go" (to die) far down its list. */
 #define VERB_SENSES 3
 
 static const char *const marker_names[N_MARKER_KINDS] = {
@@ -181,7 +181,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     size_t n;
     eg_code rc = line_roots(&save, roots, &n, lineno, err);
     if (rc) return rc;
-    eg_map *forms = word[1] == 'e' ? sf->ends : sf->takes;
+    eg_map *forms = !strcmp(word, "@ends") ? sf->ends : sf->takes;
     return root_error(
         eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
         err);
