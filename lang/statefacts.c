@@ -52,6 +52,11 @@ static bool opens_with_any(const char *w, const char *const *list, size_t n) {
   return false;
 }
 
+/* Where the value slot s names lies, in tokens: its own range, or that of the value a word
+ * standing for it names ("here" for a place, "we" for the speaker and a partner). */
+static size_t value_from(const slot *s) { return s->ve ? s->vs : s->ts; }
+static size_t value_to(const slot *s) { return s->ve ? s->ve : s->te; }
+
 /* An article or a possessive before a noun ("the", "my", "their"). */
 static bool determiner(const char *w) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
@@ -804,7 +809,7 @@ static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size
 static bool pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                      const slot *who) {
   static const char *const placing[] = {"at", "in", "on", "from", "near", "around", "outside"};
-  size_t vs = who->ve ? who->vs : who->ts;
+  size_t vs = value_from(who);
   if (!who->te || !who->proper || !(who->bits & sf->person_bit)) return false;
   for (size_t i = from; i < to; i++)
     if (eg_sf_kind_bits(sf, t[i].w) & who->bits & ~sf->person_bit) return false;
@@ -821,7 +826,7 @@ static bool pairable(const eg_statefacts *sf, const token *t, size_t from, size_
 static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size_t at, size_t to,
                       const slot *who, slot *out) {
   static const char *const opens[] = {"and", "so", "but", "now", "then", "since", "when", "until"};
-  size_t vs = who->ve ? who->vs : who->ts, ve = who->ve ? who->ve : who->te;
+  size_t vs = value_from(who), ve = value_to(who);
   if (!pairable(sf, t, from, to, who)) return 0;
   for (size_t k = at; k < to; k++) {
     if (!we_form(t[k].w) || !(k == from || t[k - 1].comma ||
@@ -837,7 +842,7 @@ static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size
  * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
  * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
 static void forget_value(slot *last, const slot *s) {
-  size_t vs = s->ve ? s->vs : s->ts;
+  size_t vs = value_from(s);
   if (last->te && last->ts == vs) last->te = 0;
 }
 
@@ -1053,8 +1058,8 @@ static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
 
 /* Do items a and b name the same value (case aside)? */
 static bool same_value(const char *text, const token *t, const item *a, const item *b) {
-  size_t as = a->s.ve ? a->s.vs : a->s.ts, ae = a->s.ve ? a->s.ve : a->s.te;
-  size_t bs = b->s.ve ? b->s.vs : b->s.ts, be = b->s.ve ? b->s.ve : b->s.te;
+  size_t as = value_from(&a->s), ae = value_to(&a->s);
+  size_t bs = value_from(&b->s), be = value_to(&b->s);
   size_t al = value_end(text, t, ae) - t[as].s, bl = value_end(text, t, be) - t[bs].s;
   return al == bl && !strncasecmp(text + t[as].s, text + t[bs].s, al);
 }
@@ -1073,7 +1078,7 @@ static bool one_sentence(const char *text, size_t from, size_t to) {
  * appealing to me"). The ending pick, or NULL. */
 static const pick *ended_after(const char *text, const token *t, const pick *p, size_t np,
                                const pick *fact) {
-  size_t after = fact->it->s.ve ? fact->it->s.ve : fact->it->s.te;
+  size_t after = value_to(&fact->it->s);
   for (size_t i = 0; i < np; i++) {
     const item *it = p[i].it;
     size_t at = it->s.te ? it->s.ts : it->from;
@@ -1138,7 +1143,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
      * WORKS_AT X to them): where they read the value this extractor reads as former or
      * not asserted, or a value other than the current one it reads, this reading wins. */
     char slot_text[160] = "";
-    size_t vs = it->s.ve ? it->s.vs : it->s.ts, ve = it->s.ve ? it->s.ve : it->s.te;
+    size_t vs = value_from(&it->s), ve = value_to(&it->s);
     if (it->s.te)
       snprintf(slot_text, sizeof slot_text, "%.*s", (int)(value_end(text, t, ve) - t[vs].s),
                text + t[vs].s);
@@ -1300,7 +1305,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
     for (size_t k = 0; k < ns && n < max; k++) {
       slot *s = &slots[k];
       if (!(s->bits & types)) continue;
-      size_t vs = s->ve ? s->vs : s->ts, ve = s->ve ? s->ve : s->te;
+      size_t vs = value_from(s), ve = value_to(s);
       eg_stated_value *v = &out[n++];
       *v = (eg_stated_value){.from = t[vs].s,
                              .to = value_end(text, t, ve),
