@@ -57,12 +57,6 @@ static bool opens_with_any(const char *w, const char *const *list, size_t n) {
 static size_t value_from(const slot *s) { return s->ve ? s->vs : s->ts; }
 static size_t value_to(const slot *s) { return s->ve ? s->ve : s->te; }
 
-/* An article or a possessive before a noun ("the", "my", "their"). */
-static bool determiner(const char *w) {
-  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
-  return eg_sf_in_list(w, det, sizeof det / sizeof *det);
-}
-
 /* An adverb in -ly WordNet knows ("finally", "originally"), not a name that ends alike
  * ("Emily"). */
 static bool ly_adverb(const eg_statefacts *sf, const char *w) {
@@ -238,7 +232,8 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
    * what it renames, by the sub-clause before it */
   bool verb = false;
   for (size_t k = a; k < b && !verb; k++)
-    verb = (k < ts || k >= te) && !determiner(t[k].w) && eg_wordnet_is_verb(&sf->verbs, t[k].w);
+    verb =
+        (k < ts || k >= te) && !eg_sf_determiner(t[k].w) && eg_wordnet_is_verb(&sf->verbs, t[k].w);
   if (!verb && a > from && t[a - 1].comma) {
     size_t pa, pb;
     sub_clause(t, from, to, a - 1, &pa, &pb);
@@ -249,8 +244,8 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
   bool subject = true;
   for (size_t k = q; k < ts && subject; k++)
-    subject =
-        determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) || eg_sf_bits_of(sf->people, t[k].w);
+    subject = eg_sf_determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) ||
+              eg_sf_bits_of(sf->people, t[k].w);
   if (subject) return false;
   size_t r = te;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
@@ -283,14 +278,14 @@ static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t 
   const char *w = t[h - 1].w;
   if (eg_sf_in_list(w, be, sizeof be / sizeof *be)) return true;
   if (!eg_wordnet_is_verb(&sf->verbs, w)) return false;
-  return !(h - 1 > from && (determiner(t[h - 2].w) || t[h - 2].digit));
+  return !(h - 1 > from && (eg_sf_determiner(t[h - 2].w) || t[h - 2].digit));
 }
 
 /* Is the slot where the noun before "from" came from ("the offer from X", "a postcard from
  * X"): named as a source, neither left behind nor named as it stands? */
 static bool source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   size_t p = s->ts;
-  while (p > from && determiner(t[p - 1].w)) p--;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   return p > from && !strcmp(t[p - 1].w, "from") && !from_completes_verb(sf, t, from, p - 1);
 }
 
@@ -310,7 +305,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   /* not "for": in "traded my old X for Y" the old one is X */
   static const char *const prep[] = {"at", "in", "of", "with", "from"};
   size_t p = s->ts;
-  while (p > from && determiner(t[p - 1].w)) p--;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
   bool from_marker = ends_marker(sf, MK_FROM, t, from, p);
@@ -349,7 +344,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   /* the slot as the object between a verb and its particles: "put X to sleep", "put our dog
    * X to sleep" */
   size_t v = p;
-  while (v > a && (determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
+  while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
   if (v > a && ends_around(sf, t, v - 1, s->te, b)) return ST_FORMER;
   /* the slot as subject: "X and I split up", "our X died" */
   if (!eg_sf_first_person(t, a, p) && has_ending(sf, t, s->te, b)) return ST_FORMER;
@@ -395,7 +390,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
    * the user's own: the value is no person) */
   static const char *const indef[] = {"a", "an"};
   if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
-      determiner(t[s->ts - 1].w) &&
+      eg_sf_determiner(t[s->ts - 1].w) &&
       !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&
       person_noun(sf, t, s->ts) && person_noun(sf, t, s->te))
     return true;
@@ -436,7 +431,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
    * fills, the user's ("my dad is paleo" says what the dad is) */
   static const char *const is[] = {"is", "was", "'s"};
   size_t v = noun + 2;
-  while (v < s->ts && determiner(t[v].w)) v++;
+  while (v < s->ts && eg_sf_determiner(t[v].w)) v++;
   if (s->proper && eg_sf_in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts)
     return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
@@ -718,7 +713,7 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
   while (*b == end && *b < to) { /* an apposition: at most four words opening with a determiner */
     size_t e = *b;
     while (e + 1 < to && !t[e].comma) e++;
-    if (e + 1 - *b > 4 || !determiner(t[*b].w)) break;
+    if (e + 1 - *b > 4 || !eg_sf_determiner(t[*b].w)) break;
     *b = end = e + 1;
   }
 }
@@ -917,7 +912,7 @@ static bool qualifies(const eg_statefacts *sf, const slot *s, const token *t, si
   const token *w = &t[s->te];
   size_t l = strlen(w->w);
   return !w->cap && !w->digit && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
-         !determiner(w->w) &&
+         !eg_sf_determiner(w->w) &&
          !(eg_sf_bits_of(sf->ask, w->w) & s->bits) && /* "a Mediterranean diet": its own kind */
          eg_wordnet_is_common(sf->words, sf->n_words, w->w) &&
          !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w) &&

@@ -122,6 +122,8 @@ void eg_sf_lower(char *s); /* in place, ASCII */
 bool eg_sf_not_a_name(const char *w);
 /* Is w a word of a closed class (preposition, conjunction, pronoun …) or a month's short form? */
 bool eg_sf_function_word(const char *w);
+/* Is w an article or a possessive ("a", "the", "my", "their")? */
+bool eg_sf_determiner(const char *w);
 /* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */
 bool eg_sf_joint(const char *w, bool goal);
 /* Does a marker of kind k start in [from, to), its words before `to`? */

@@ -246,8 +246,10 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
   size_t lp = strlen(p);
   static const char *const modal[] = {"might", "could", "would", "should", "must"};
   if (eg_sf_in_list(p, modal, sizeof modal / sizeof *modal)) return false; /* "might rehome X" */
+  /* a word in -ing after a determiner qualifies the noun it comes before: "a dating app" */
   return eg_wordnet_is_past(&sf->verbs, p) ||
-         (lp > 4 && !strcmp(p + lp - 3, "ing") && eg_wordnet_is_common(sf->words, sf->n_words, p));
+         (lp > 4 && !strcmp(p + lp - 3, "ing") && eg_wordnet_is_common(sf->words, sf->n_words, p) &&
+          !(i - 1 > from && eg_sf_determiner(t[i - 2].w)));
 }
 
 /* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?

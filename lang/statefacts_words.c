@@ -198,6 +198,12 @@ bool eg_sf_not_a_name(const char *w) {
 /* Words that start a new predicate: tense markers before them are not about a slot after
  * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
  * also count ("left Boston for Y", "moved from X to Y"). */
+/* An article or a possessive before a noun ("a", "the", "my", "their"). */
+bool eg_sf_determiner(const char *w) {
+  static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
+  return eg_sf_in_list(w, det, sizeof det / sizeof *det);
+}
+
 bool eg_sf_joint(const char *w, bool goal) {
   static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
                                   "so",  "while", "when",   "whenever", "until", "now"};
