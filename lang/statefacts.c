@@ -352,10 +352,14 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   if (past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
-   * not the slot's predicate: "my X did 300 km without a complaint" */
+   * not the slot's predicate: "my X did 300 km without a complaint"; a relative clause after
+   * it is of the slot or the noun it qualifies: "a X dessert that doesn't scream healthy",
+   * "a city which never sleeps" */
+  static const char *const relative[] = {"without", "that", "which", "who"};
   size_t neg_to = s->te; /* past "X and I": the predicate is theirs together */
   if (s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te)) neg_to += 2;
-  while (neg_to < b && strcmp(t[neg_to].w, "without") != 0 && !eg_sf_joint(t[neg_to].w, false))
+  while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
+         !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
   if (has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
       eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||

@@ -776,6 +776,9 @@ static void test_lexical_reading(void) {
       {"Sold my guitar to pay for cello lessons.", &instr, "guitar", EG_STATED_FORMER, true, false,
        true, false, 2},
       {"I'm not vegan anymore.", &diet, "vegan", EG_STATED_FORMER, true, false, true, false, 1},
+      /* a relative clause's negation is of the noun it follows, not of the slot's state */
+      {"I need a vegan dessert that doesn't scream healthy.", &diet, "vegan", EG_STATED_CURRENT,
+       false, false, true, true, 1},
       /* a word of ending after the user's own pet; none where the pet is given to the user */
       {"Our hamster died in June.", &pets, "hamster", EG_STATED_FORMER, true, false, true, false,
        1},
