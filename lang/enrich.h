@@ -55,6 +55,10 @@ typedef struct eg_fact {
   char *reason;          /* stated reason or qualifier, may be "" */
   char *utterance;       /* the sentence it was read from */
   const char *extractor; /* who read it (meta.extractor); NULL = the enricher that ran */
+  /* a former value whose start was not said ("since leaving X in October"): valid from the
+   * user's first mention of it, which the caller finds in what the user said before (and
+   * drops the fact when there is none) */
+  bool since_first_mention;
 } eg_fact;
 
 /* What the user reports came of something suggested to them before ("the restaurant you

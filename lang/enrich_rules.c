@@ -634,7 +634,8 @@ static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg,
                0.7f,
                suggested ? suggested : "",
                eg_arena_strndup(a, text + us, ue > us ? ue - us : 0),
-               NULL};
+               NULL,
+               false};
   add_fact(a, o, fcap, &f);
 }
 
@@ -930,7 +931,8 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
                    0.8f,
                    (char *)k,
                    NULL,
-                   NULL};
+                   NULL,
+                   false};
       add_fact(a, o, &fcap, &f);
     }
   }
@@ -983,7 +985,8 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
                    0.7f,
                    "",
                    NULL,
-                   NULL};
+                   NULL,
+                   false};
       if (rules[r].object && !strcmp(rules[r].object, "@")) {
         /* the pattern's last word is the object */
         size_t last = i;

@@ -15,13 +15,17 @@
  *     before its slot asserts nothing, a question neither;
  *  5. relation: the clause with its slot masked as X is embedded (one batch per call) and
  *     compared with the prototypes; the best type-compatible relation must reach the floor
- *     and beat the others and NONE by the margin; a clause that says nothing so is read
- *     again by the words near its slot;
+ *     and beat the others and NONE by the margin (a value given up whose type one relation
+ *     alone takes need only beat NONE); a clause that says nothing so is read again by the
+ *     words near its slot;
  *  6. output: a current assertion is a fact; a matched clause that asserts nothing (or a
  *     first-person clause with a change marker close to a relation's "ended" prototypes)
  *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it;
  *     a name spoken of outside the user's words of themselves ("X forgot valentines") and
- *     read as a value still held is a fact while the user holds no value of its relation.
+ *     read as a value still held is a fact while the user holds no value of its relation;
+ *     a value a word of ending of its own ends ("Sold the X", "since leaving X in October")
+ *     and not held is also a former fact, valid until then from a start the caller finds
+ *     (eg_fact.since_first_mention; statefacts_said.c reads a first mention).
  */
 #include <ctype.h>
 #include <stdint.h>
@@ -300,6 +304,34 @@ static bool taken_source(const eg_statefacts *sf, const token *t, size_t from, s
   return false;
 }
 
+/* Is the slot's state said to end by a word of ending of its own: "quit my job at X", "sold
+ * the X", "put X to sleep", "X and I split up", "our X died"? The state ended when it was
+ * said (or at the date the clause gives), unlike one only named as former ("my old X", "from
+ * X", "back in my X days"), whose end is not told. */
+static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                          const slot *s) {
+  size_t p = s->ts;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  size_t a, b;
+  sub_clause(t, from, to, s->ts, &a, &b);
+  /* a verb that ends the state a few words before it; not one that gives it to the user ("my
+   * aunt left me her X", "he sold us his X") */
+  static const char *const to_user[] = {"me", "us"};
+  size_t ended_from = predicate_start(t, a, s, true);
+  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
+    if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
+    if (ending_at(sf, t, q - 1, s->ts)) return true;
+    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return true;
+  }
+  /* the slot as the object between a verb and its particles */
+  size_t v = p;
+  while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
+  if (v > a && ends_around(sf, t, v - 1, s->te, b)) return true;
+  /* the slot as subject */
+  return !eg_sf_first_person(t, a, p) && has_ending(sf, t, s->te, b);
+}
+
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
@@ -329,25 +361,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
    * unless the user took it ("accepted the offer from X"); a negation or tense below still
    * reads it */
   if (source && !taken_source(sf, t, from, p)) return ST_NOT_ASSERTED;
+  if (ended_by_word(sf, t, from, to, s)) return ST_FORMER;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
-  /* a verb that ends the state a few words before it: "quit my job at X", "sold the X"; not
-   * one that gives it to the user ("my aunt left me her X", "he sold us his X") */
-  static const char *const to_user[] = {"me", "us"};
-  size_t ended_from = predicate_start(t, a, s, true);
-  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
-    if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
-    if (ending_at(sf, t, q - 1, s->ts)) return ST_FORMER;
-    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
-      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return ST_FORMER;
-  }
-  /* the slot as the object between a verb and its particles: "put X to sleep", "put our dog
-   * X to sleep" */
-  size_t v = p;
-  while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
-  if (v > a && ends_around(sf, t, v - 1, s->te, b)) return ST_FORMER;
-  /* the slot as subject: "X and I split up", "our X died" */
-  if (!eg_sf_first_person(t, a, p) && has_ending(sf, t, s->te, b)) return ST_FORMER;
   size_t scope = predicate_start(t, a, s, false);
   if (past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
@@ -626,7 +642,13 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&
       it->s.status == ST_CURRENT && (first < sf->floor || first - second < sf->margin))
     return (verdict){arg, false, first, first - second, true};
-  if (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none) return out;
+  /* a value given up whose type one relation alone takes ("Sold the X", X an instrument):
+   * a word on that state over NONE, whatever the bar — its type says which */
+  int takers = 0;
+  for (int r = 0; doubt && r < sf->n_rels; r++) takers += (sf->rels[r].types & it->s.bits) != 0;
+  bool typed_end = doubt && takers == 1 && arg >= 0 && first > none;
+  if (!typed_end && (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none))
+    return out;
   out.rel = arg;
   out.ended = arg_ended || it->s.status != ST_CURRENT;
   out.cosine = first;
@@ -1097,16 +1119,63 @@ static bool holds(const eg_enrich_ctx *ctx, const char *rel) {
   return false;
 }
 
+/* The clause [*from, *to) of the segment's tokens t[0, nt) that holds token i. */
+static void clause_of(const token *t, size_t nt, size_t i, size_t *from, size_t *to) {
+  size_t a = 0, b = nt;
+  while (a < nt && (b = eg_sf_clause_end(t, nt, a)) <= i) a = b;
+  *from = a, *to = b;
+}
+
+/* A value of relation r the message says ended by a word of ending of its own ("Sold the X",
+ * "since leaving X in October", "X and I split up") that the user holds no fact of, nor gives
+ * as the new one: it was theirs until then (the best such pick, or NULL). */
+static const pick *ended_value(const eg_statefacts *sf, const token *t, size_t nt, const pick *p,
+                               size_t np, int r, const pick *fact) {
+  const pick *best = NULL;
+  for (size_t i = 0; i < np; i++) {
+    const item *it = p[i].it;
+    if (p[i].v.rel != r || !p[i].v.ended || p[i].v.weak || !it->s.te || it->s.held || it->third ||
+        it->s.status != ST_FORMER || (fact && fact->it->s.ts == it->s.ts))
+      continue;
+    size_t from, to;
+    clause_of(t, nt, it->s.ts, &from, &to);
+    if (ended_by_word(sf, t, from, to, &it->s) && better(&p[i], best)) best = &p[i];
+  }
+  return best;
+}
+
+/* The first date said in the text's bytes [cs, ce), its start; 0 when none. */
+static int64_t date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce) {
+  for (size_t d = 0; d < nd; d++)
+    if (dates[d].start >= cs && dates[d].start < ce) return dates[d].from;
+  return 0;
+}
+
+/* f's object: the value of item it as written (a name) or lower-cased (a word), typed for
+ * relation r. */
+static eg_code set_value(const eg_statefacts *sf, const char *text, const token *t, const item *it,
+                         int r, eg_arena *a, eg_fact *f, eg_err *err) {
+  size_t vs = value_from(&it->s), ve = value_to(&it->s);
+  size_t ss = t[vs].s, se = value_end(text, t, ve);
+  f->object = eg_arena_strndup(a, text + ss, se - ss);
+  if (!f->object) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  f->object_entity = it->s.proper;
+  f->object_type = (char *)object_type_name(sf, it->s.bits & sf->rels[r].types);
+  if (!f->object_entity) eg_sf_lower(f->object);
+  return EG_OK;
+}
+
 /* Facts and doubts of one segment from its judged items. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
                     const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
                     eg_err *err) {
   static __thread token t[MAX_TOKENS];
   const char *text = sg->text ? sg->text : "";
-  eg_sf_tokenize(text, t, MAX_TOKENS);
+  size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
   eg_date dates[16];
   size_t nd = eg_dates_find(text, sg->time, dates, 16);
   size_t rules_facts = o->n_facts;
+  const pick *gone[MAX_RELS] = {0};
   for (int r = 0; r < sf->n_rels; r++) {
     const pick *fact = NULL, *doubt = NULL;
     bool held = holds(ctx, sf->rels[r].name);
@@ -1133,6 +1202,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (!doubt) doubt = fact;
       fact = NULL;
     }
+    gone[r] = ended_value(sf, t, nt, p, np, r, fact);
     if (!fact && !doubt) continue;
     if (fact && fact->it->passing && has_relation(o, rel)) continue; /* the rules read one */
     const pick *use = fact ? fact : doubt;
@@ -1173,19 +1243,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                  .extractor = "prototypes"};
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     if (fact) {
-      size_t ss = t[vs].s, se = value_end(text, t, ve);
       f.relation = (char *)rel;
-      f.object = eg_arena_strndup(a, text + ss, se - ss);
-      if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
-      f.object_entity = it->s.proper;
-      f.object_type = (char *)object_type_name(sf, it->s.bits & sf->rels[r].types);
+      eg_code rc = set_value(sf, text, t, it, r, a, &f, err);
+      if (rc) return rc;
       if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
-      if (!f.object_entity) eg_sf_lower(f.object);
-      for (size_t d = 0; d < nd; d++) /* a date said in the clause is when it became true */
-        if (dates[d].start >= cs && dates[d].start < ce) {
-          f.valid_from = dates[d].from;
-          break;
-        }
+      f.valid_from = date_in(dates, nd, cs, ce); /* a date said in the clause: when it began */
       st->facts++;
     } else {
       if (has_relation(o, rel)) continue; /* a value of the segment stands */
@@ -1196,6 +1258,28 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       st->doubts++;
     }
     eg_code rc = push_fact(a, o, &f, err);
+    if (rc) return rc;
+  }
+  /* a value said to end was the user's until then, from a start the message does not tell:
+   * the caller looks for it in what the user said before (eg_fact.since_first_mention) */
+  for (int r = 0; r < sf->n_rels; r++) {
+    if (!gone[r]) continue;
+    const item *it = gone[r]->it;
+    size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+    eg_fact f = {.subject = (char *)ctx->user_entity,
+                 .subject_type = "user",
+                 .relation = (char *)sf->rels[r].name,
+                 .confidence = gone[r]->v.cosine > 1 ? 1 : gone[r]->v.cosine,
+                 .reason =
+                     "a former value: the user's from their first mention of it until this "
+                     "message said it ended",
+                 .extractor = "prototypes",
+                 .since_first_mention = true};
+    f.valid_to = date_in(dates, nd, cs, ce);
+    if (!f.valid_to) f.valid_to = sg->time;
+    f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
+    eg_code rc = set_value(sf, text, t, it, r, a, &f, err);
+    if (!rc) rc = push_fact(a, o, &f, err);
     if (rc) return rc;
   }
   return EG_OK;
@@ -1345,20 +1429,6 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
     from = to;
   }
   return n;
-}
-
-eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
-                               size_t said_to, unsigned types) {
-  static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
-  return eg_stated_strongest(
-      v, eg_statefacts_values(sf, text, said_from, said_to, 0, types, NULL, v, MAX_TOKENS));
-}
-
-eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {
-  eg_stated out = EG_STATED_NONE;
-  for (size_t i = 0; i < n; i++)
-    if (v[i].how > out) out = v[i].how;
-  return out;
 }
 
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {

@@ -135,6 +135,18 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                             size_t said_to, int64_t said_at, unsigned types,
                             const eg_statefacts_known *known, eg_stated_value *out, size_t max);
 
+/* The speaker's own words in a stored chunk's text, [*from, *to): all of it for one message
+ * (one), else the first turn of a round "user: <said>\nassistant: <reply>". */
+void eg_statefacts_said_span(const char *text, bool one, size_t *from, size_t *to);
+
+/* Do the speaker's words [said_from, said_to) of text name `value` as a value of `relation`'s
+ * objects that is theirs, as it stands or stated as now (not someone else's, not asked about,
+ * not given up)? How a former value's first mention is told ("we said goodbye to X" needs an
+ * earlier "X" of the user's own). */
+bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t said_from,
+                               size_t said_to, int64_t said_at, const char *relation,
+                               const char *value);
+
 /* The strongest of n values' ways of being spoken of (NONE for none): what
  * eg_statefacts_stated says of the text they were read from (read with no time said). */
 eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);

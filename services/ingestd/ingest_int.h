@@ -109,6 +109,11 @@ eg_code eg_ig_write_units(eg_ingest *g, const writer_in *in, eg_arena *a,
                           Engram__V1__IngestReport *rep, char *watermark, size_t wm_len,
                           eg_err *err);
 /* Delete the chunks of segments [from, to) of this source (absent ones are no-ops). */
+/* former.c: the start of each former value the extractor read (eg_fact.since_first_mention),
+ * the user's first mention of it as theirs in their earlier chunks; one with none is dropped
+ * from en. Fails only out of memory (vectord unreachable: the former values are dropped). */
+eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, eg_arena *a,
+                            eg_err *err);
 eg_code eg_ig_delete_segments(eg_ingest *g, const writer_in *in, size_t from, size_t to,
                               eg_arena *a, eg_err *err);
 

@@ -169,20 +169,7 @@ static void current_first(rc_ctx *c) {
 
 /* The speaker's own words in a chunk: a round is "user: <said>\nassistant: <reply>". */
 static void said_span(const Engram__V1__Chunk *ch, size_t *from, size_t *to) {
-  const char *t = ch->content;
-  *from = 0;
-  *to = strlen(t);
-  if (ch->turn_end <= ch->turn_index) return; /* one message: all of it is said */
-  const char *colon = strstr(t, ": ");
-  if (colon && colon - t < 64) *from = (size_t)(colon + 2 - t);
-  for (const char *p = t + *from; (p = strchr(p, '\n')) != NULL; p++) {
-    size_t k = 0; /* the next speaker: "name: " opening a line */
-    while (k < 40 && p[1 + k] && !strchr(": \n", p[1 + k])) k++;
-    if (k && p[1 + k] == ':' && p[2 + k] == ' ') {
-      *to = (size_t)(p - t);
-      return;
-    }
-  }
+  eg_statefacts_said_span(ch->content, ch->turn_end <= ch->turn_index, from, to);
 }
 
 static bool said_after(const Engram__V1__Chunk *a, const Engram__V1__Chunk *b) {

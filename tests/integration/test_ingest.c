@@ -316,6 +316,27 @@ static void test_state_prototypes(void) {
   EG_REQUIRE(session(ing, "states-passing-held", "dinner", own, 2, false, NULL, &e) == EG_OK);
   EG_REQUIRE(session(ing, "states-passing-held", "vday", passing, 2, false, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(gra, "states-passing-held", "user:u1", "PARTNER_OF", 0, 0), "Tobias");
+  /* a value said to end, never read as held: the user's from their first mention of it as
+   * theirs until it ended (the graph learns the past later); none without such a mention */
+  const char *const walk[] = {"user", "The Sunday walk along the river in Lisbon is lovely.",
+                              "assistant", "Belém at sunset especially."};
+  const char *const left[] = {"user", "Since leaving Lisbon in October I miss the bakeries.",
+                              "assistant", "Pastéis de nata travel badly."};
+  EG_REQUIRE(ic_session(ing, "states-former", "u1", "walk", T("2019-05-04T10:00:00Z"), walk, 2,
+                        false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-former", "user:u1", "LIVES_IN", 0, 0), "");
+  int64_t before = eg_time_now_us();
+  EG_REQUIRE(ic_session(ing, "states-former", "u1", "left", T("2020-12-04T10:00:00Z"), left, 2,
+                        false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-former", "user:u1", "LIVES_IN", T("2019-03-01"), 0), "");
+  EG_CHECK_STR(gc_value(gra, "states-former", "user:u1", "LIVES_IN", T("2020-03-01"), 0), "Lisbon");
+  EG_CHECK_STR(gc_value(gra, "states-former", "user:u1", "LIVES_IN", T("2020-11-01"), 0), "");
+  /* learned with the second session: as known before it, the graph held nothing then */
+  EG_CHECK_STR(gc_value(gra, "states-former", "user:u1", "LIVES_IN", T("2020-03-01"), before), "");
+  /* with no earlier mention of the user's own, nothing is learned of the past */
+  EG_REQUIRE(ic_session(ing, "states-former-none", "u1", "left", T("2020-12-04T10:00:00Z"), left, 2,
+                        false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-former-none", "user:u1", "LIVES_IN", T("2020-03-01"), 0), "");
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);

@@ -951,6 +951,82 @@ static void refused(const char *path, const char *line, const char *word) {
   EG_CHECK(x == NULL);
 }
 
+/* The former fact beside a value said to end, if any (NULL: none). */
+static const eg_fact *former_of(const eg_enriched *out) {
+  for (size_t i = 0; i < out->n_facts; i++)
+    if (out->facts[i].since_first_mention) return &out->facts[i];
+  return NULL;
+}
+
+/* A value a word of ending of its own ends, never read as held, was the user's until then
+ * (valid_to: the date the clause gives, else when it was said; the start is the caller's to
+ * find); a value only named as former ("my ex X", "from X") or held has no end to tell. */
+static void test_former_values(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  static const struct {
+    const char *text, *relation, *object, *until;
+  } x[] = {
+      {"Sold the piano to make space and rented a cello!", "PLAYS", "piano",
+       "2025-06-10T12:00:00Z"},
+      {"Since leaving Lisbon in October I miss the bakeries.", "LIVES_IN", "Lisbon",
+       "2024-10-01T00:00:00Z"}, /* the last October before it was said */
+      {"Priya and I split up last month.", "PARTNER_OF", "Priya", "2025-05-01T00:00:00Z"},
+      {"My ex Leila just got engaged.", NULL, NULL, NULL},
+      {"I'm originally from Leeds.", NULL, NULL, NULL},
+      {"I live in Lisbon.", NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    eg_enriched out;
+    EG_REQUIRE(read_in(a, &ctx, x[i].text, &out) == EG_OK);
+    const eg_fact *f = former_of(&out);
+    if (!x[i].relation) {
+      if (f) fprintf(stderr, "  \"%s\": former %s %s\n", x[i].text, f->relation, f->object);
+      EG_CHECK(f == NULL);
+      continue;
+    }
+    EG_REQUIRE(f != NULL);
+    EG_CHECK_STR(f->relation, x[i].relation);
+    EG_CHECK_STR(f->object, x[i].object);
+    EG_CHECK(f->valid_from == 0);
+    EG_CHECK(f->valid_to == T(x[i].until));
+  }
+  /* … and a held one: the graph has it already (a literal held is the caller's to tell) */
+  eg_held held = {"PARTNER_OF", "Priya"};
+  eg_enrich_ctx hc = ctx;
+  hc.held = &held, hc.n_held = 1;
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &hc, "Priya and I split up last month.", &out) == EG_OK);
+  EG_CHECK(former_of(&out) == NULL);
+  eg_arena_free(a);
+  /* the first mention the caller looks for: the user's own words naming the value as theirs */
+  static const struct {
+    const char *text;
+    bool holds;
+  } m[] = {
+      {"The Sunday walk along the river in Lisbon is lovely.", true},
+      {"We have lived in Lisbon since spring.", true},
+      {"Is Lisbon nice in winter?", false},
+      {"My sister lives in Lisbon.", false},
+      {"I left Lisbon for good.", false},
+  };
+  for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+    bool got =
+        eg_statefacts_holds_value(sf, m[i].text, 0, strlen(m[i].text), 0, "LIVES_IN", "Lisbon");
+    if (got != m[i].holds) fprintf(stderr, "  \"%s\": holds %d\n", m[i].text, got);
+    EG_CHECK(got == m[i].holds);
+  }
+  EG_CHECK(!eg_statefacts_holds_value(sf, "I live in Porto.", 0, 16, 0, "LIVES_IN", "Lisbon"));
+  EG_CHECK(
+      !eg_statefacts_holds_value(sf, "I live in Lisbon.", 0, 17, 0, "NOT_A_RELATION", "Lisbon"));
+  /* the speaker's words of a stored round: its first turn */
+  const char *round = "user: I live in Lisbon.\nassistant: I live in Porto.";
+  size_t from, to;
+  eg_statefacts_said_span(round, false, &from, &to);
+  EG_CHECK(from == 6 && to == 23);
+  eg_statefacts_said_span(round, true, &from, &to);
+  EG_CHECK(from == 0 && to == strlen(round));
+}
+
 static void test_bad_files(void) {
   eg_statefacts *x = NULL;
   eg_err e;
@@ -1003,6 +1079,7 @@ int main(void) {
   EG_RUN(test_names_in_passing);
   EG_RUN(test_heads_and_proforms);
   EG_RUN(test_lexical_reading);
+  EG_RUN(test_former_values);
   EG_RUN(test_bad_files);
   eg_statefacts_close(sf);
   eg_embedder_close(emb);

@@ -1,0 +1,70 @@
+/*
+ * statefacts_said.c — what a user's stored words say of their states, read with the lexical
+ * reading (eg_statefacts_values): the speaker's own words of a stored chunk, how strongly a
+ * text states a value of a kind, and whether it names a given value as the user's (a former
+ * value's first mention, found by ingestd among the user's earlier chunks).
+ */
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lang/statefacts_int.h"
+
+void eg_statefacts_said_span(const char *text, bool one, size_t *from, size_t *to) {
+  const char *t = text ? text : "";
+  *from = 0;
+  *to = strlen(t);
+  if (one) return;
+  const char *colon = strstr(t, ": ");
+  if (colon && colon - t < 64) *from = (size_t)(colon + 2 - t);
+  for (const char *p = t + *from; (p = strchr(p, '\n')) != NULL; p++) {
+    size_t k = 0; /* the next speaker: "name: " opening a line */
+    while (k < 40 && p[1 + k] && !strchr(": \n", p[1 + k])) k++;
+    if (k && p[1 + k] == ':' && p[2 + k] == ' ') {
+      *to = (size_t)(p - t);
+      return;
+    }
+  }
+}
+
+/* Are a and b (a: n bytes) the same value, one holding the other as whole words ("Leaf" of
+ * "Nissan Leaf"), case aside? */
+static bool same_words(const char *a, size_t n, const char *b) {
+  size_t m = strlen(b);
+  const char *in = n >= m ? a : b, *of = n >= m ? b : a;
+  size_t ln = n >= m ? n : m, lo = n >= m ? m : n;
+  for (size_t i = 0; lo && i + lo <= ln; i++)
+    if (!strncasecmp(in + i, of, lo) && (i == 0 || !isalnum((unsigned char)in[i - 1])) &&
+        (i + lo == ln || !isalnum((unsigned char)in[i + lo])))
+      return true;
+  return false;
+}
+
+bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t said_from,
+                               size_t said_to, int64_t said_at, const char *relation,
+                               const char *value) {
+  unsigned types = eg_statefacts_relation_types(sf, relation);
+  static __thread eg_stated_value v[MAX_TOKENS];
+  size_t n = types && value && *value ? eg_statefacts_values(sf, text, said_from, said_to, said_at,
+                                                             types, NULL, v, MAX_TOKENS)
+                                      : 0;
+  for (size_t i = 0; i < n; i++)
+    if ((v[i].plain || v[i].how == EG_STATED_CURRENT) && !v[i].others && !v[i].ended &&
+        same_words(text + v[i].from, v[i].to - v[i].from, value))
+      return true;
+  return false;
+}
+
+eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
+                               size_t said_to, unsigned types) {
+  static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
+  return eg_stated_strongest(
+      v, eg_statefacts_values(sf, text, said_from, said_to, 0, types, NULL, v, MAX_TOKENS));
+}
+
+eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {
+  eg_stated out = EG_STATED_NONE;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].how > out) out = v[i].how;
+  return out;
+}
