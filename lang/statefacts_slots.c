@@ -334,7 +334,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       i = hj - 1;
       continue;
     }
-    if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w)) {
+    if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w) && !eg_sf_function_word(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma ("Olive, 3 years old") nor past its possessive
        * ("Fiona's 50th") */

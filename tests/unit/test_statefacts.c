@@ -790,6 +790,9 @@ static void test_lexical_reading(void) {
       {"My sister lives in Oslo now.", &place, "Oslo", EG_STATED_MENTIONED, false, true, true,
        false, 1},
       {"I work at Acme Labs.", &org, "Acme Labs", EG_STATED_CURRENT, false, false, true, true, 1},
+      /* a capitalised word of a closed class opens no name ("If", "Unless", "Whose") */
+      {"Unless Acme Labs pays more, I'm staying.", &org, "Acme Labs", EG_STATED_CURRENT, false,
+       false, true, true, 1},
       /* "here" stands for a value held now, not for one just named as former */
       {"Back when I lived in Porto I never owned a coat. I survived last winter here.", &place,
        "Porto", EG_STATED_FORMER, true, false, true, false, 1},
