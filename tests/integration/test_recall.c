@@ -703,9 +703,8 @@ static void test_latest_statement(void) {
   const char *const s1[] = {"user",
                             "I live in Zagreb. Living in Zagreb is great, I love where I live.",
                             "assistant", "Zagreb is lovely."};
-  const char *const s2[] = {"user",
-                            "We hauled boxes up four flights of stairs in Lisbon all weekend.",
-                            "assistant", "Sounds tiring!"};
+  const char *const s2[] = {"user", "Hauled the sofa up four flights in Lisbon today.", "assistant",
+                            "Sounds tiring!"};
   ingest("ls", "ls-1", "2023-03-01T10:00:00Z", s1, 2);
   ingest("ls", "ls-2", "2024-05-01T10:00:00Z", s2, 2);
   Engram__V1__RecallResponse *r =
