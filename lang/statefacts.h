@@ -85,6 +85,10 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
  * ("What's my dog called?" is present)? */
 bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question);
 
+/* Does the question ask what a value is called ("What's my dog called?", "What's the name of
+ * my cat?")? A kind ("a terrier", "an SUV") is then no answer: a name is. */
+bool eg_statefacts_asks_name(const char *question);
+
 typedef enum eg_stated {
   EG_STATED_NONE,      /* no value of the types in the speaker's own words */
   EG_STATED_MENTIONED, /* one is named, in no predicate of the speaker's ("the X flat was small") */

@@ -84,6 +84,19 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   return form && !now; /* "What's my cat called?" is a participle's present */
 }
 
+bool eg_statefacts_asks_name(const char *question) {
+  static const char *const name[] = {"name", "names", "named", "called"};
+  static __thread token t[MAX_TOKENS];
+  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS);
+  for (size_t i = 0; i < nt; i++) {
+    char w[32];
+    snprintf(w, sizeof w, "%s", t[i].w);
+    if (eg_sf_possessive(w)) w[strlen(w) - 2] = '\0'; /* "name's" */
+    if (IN(w, name)) return true;
+  }
+  return false;
+}
+
 /* What the question asks for is the value its wh-word stands for, not every state it names
  * ("What breed is my dog?" asks a breed; "that vegan place you recommended" asks nothing of
  * the user's diet):

@@ -424,6 +424,7 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
    * people state it with: "we relocated last month" answers "where do I live?" */
   const eg_statefacts *sf = c->r->states;
   c->asked = sf && !asks_order(q) ? eg_statefacts_asked(sf, q) : 0;
+  c->asks_name = c->asked && eg_statefacts_asks_name(q);
   if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
   /* a state at a time before the bounds, not "now" ("Where do I live now? I was in X in
    * 2021" asks for now) */
@@ -790,9 +791,12 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         float m = rc_keyword_match(c, text);
         /* a value of the kind the question asks for ("Which company employed me?" asks
          * for an organisation: the user's WORKS_AT) is on the question's topic */
-        if (m <= 0 && !named && c->asked &&
-            (c->asked & eg_statefacts_relation_types(c->r->states, e->relation)))
-          m = ASKED_MATCH;
+        bool typed = c->asked & eg_statefacts_relation_types(c->r->states, e->relation);
+        if (m <= 0 && !named && typed) m = ASKED_MATCH;
+        /* … but a kind is no answer to what one is called ("a terrier", "my neighbour's corgi") */
+        if (typed && c->asks_name && e->object &&
+            e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
+          continue;
         if (pass == 0 && m <= 0) continue;
         if (pass == 1 && !named) continue;
         c->facts[c->n_facts++] = (rc_fact){

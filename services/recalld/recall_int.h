@@ -101,6 +101,7 @@ typedef struct rc_ctx {
   int64_t from, to; /* its time range; temporal when to > 0 */
   bool temporal, update_cue;
   unsigned asked; /* the kinds of state value the question asks for (statefacts), 0: none */
+  bool asks_name; /* … and it asks what one is called: a kind is no answer */
   eg_statefacts_known *known;   /* values the user's excerpts name in full (values_of) */
   size_t dated_variant;         /* 1 + the index of the dated (latent-form) variant; 0: none.
                                  * Dense only: its words beyond the question's are the

@@ -536,6 +536,23 @@ static void test_current_first(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A kind is no answer to what a pet is called: asked its name, the user's HAS_PET beagle (a
+ * common noun, a literal) is not the fact given; asked what pet they have, it is. */
+static void test_kind_is_no_name(void) {
+  const char *const s1[] = {"user", "I adopted a beagle last week.", "assistant", "Lovely!"};
+  ingest("kn", "kn-1", "2024-03-01T10:00:00Z", s1, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("kn", "What pet do I have?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_PET beagle") >= 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("kn", "What's my dog called?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_PET beagle") < 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "beagle") >= 0); /* the excerpt */
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A change no extractor read: a later statement of the user on the state, as close to the
  * question as the statement of the value and not naming it, puts the value in doubt —
  * within the bounds only; small talk after it does not. */
@@ -1141,6 +1158,7 @@ int main(void) {
   EG_RUN(test_state_doubt);
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
+  EG_RUN(test_kind_is_no_name);
   EG_RUN(test_latest_statement);
   EG_RUN(test_latest_statement_first_of_all);
   EG_RUN(test_newest_value);

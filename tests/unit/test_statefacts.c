@@ -653,6 +653,12 @@ static void test_lexical_reading(void) {
   EG_CHECK(!eg_statefacts_asks_past(lx, "What's my dog called?"));
   EG_CHECK(!eg_statefacts_asks_past(lx, "whats my dog called")); /* chat drops the apostrophe */
   EG_CHECK(!eg_statefacts_asks_past(lx, "Which company employs me?"));
+  /* a question asking what a value is called: a name answers it, a kind does not */
+  EG_CHECK(eg_statefacts_asks_name("What's my dog called?"));
+  EG_CHECK(eg_statefacts_asks_name("What is the name of my cat?"));
+  EG_CHECK(eg_statefacts_asks_name("What's my hamster's name?"));
+  EG_CHECK(!eg_statefacts_asks_name("What pet do I have?"));
+  EG_CHECK(!eg_statefacts_asks_name(NULL));
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
   EG_CHECK(eg_statefacts_asked(lx, "Where did I work in 2021?") ==
