@@ -793,7 +793,7 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
          * for an organisation: the user's WORKS_AT) is on the question's topic */
         bool typed = c->asked & eg_statefacts_relation_types(c->r->states, e->relation);
         if (m <= 0 && !named && typed) m = ASKED_MATCH;
-        /* … but a kind is no answer to what one is called ("a terrier", "my neighbour's corgi") */
+        /* … but a kind is no answer to what one is called ("a terrier", "an old beagle") */
         if (typed && c->asks_name && e->object &&
             e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
           continue;
