@@ -1432,7 +1432,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
 }
 
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {
-  for (int r = 0; relation && r < sf->n_rels; r++)
+  for (int r = 0; sf && relation && r < sf->n_rels; r++)
     if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
   return 0;
 }

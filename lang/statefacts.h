@@ -156,7 +156,7 @@ bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t
 eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);
 
 /* The slot types of a relation's objects ("LIVES_IN" → place), 0 for a relation the
- * prototypes do not know. */
+ * prototypes do not know (or no prototypes: sf NULL). */
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);
 
 /* How a user states a value of `types`, as a search text: the first prototypes of the

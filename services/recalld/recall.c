@@ -791,7 +791,8 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         float m = rc_keyword_match(c, text);
         /* a value of the kind the question asks for ("Which company employed me?" asks
          * for an organisation: the user's WORKS_AT) is on the question's topic */
-        bool typed = c->asked & eg_statefacts_relation_types(c->r->states, e->relation);
+        bool typed =
+            c->asked && (c->asked & eg_statefacts_relation_types(c->r->states, e->relation));
         if (m <= 0 && !named && typed) m = ASKED_MATCH;
         /* … but a kind is no answer to what one is called ("a terrier", "an old beagle") */
         if (typed && c->asks_name && e->object &&
