@@ -659,6 +659,8 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asks_name("What's my hamster's name?"));
   EG_CHECK(!eg_statefacts_asks_name("What pet do I have?"));
   EG_CHECK(!eg_statefacts_asks_name(NULL));
+  EG_CHECK(eg_statefacts_relation_types(NULL, "LIVES_IN") == 0); /* no prototypes: no types */
+  EG_CHECK(eg_statefacts_relation_types(lx, "LIVES_IN") == place);
   /* the value the wh-word stands for, not every state named */
   EG_CHECK(eg_statefacts_asked(lx, "Which town do I call home?") == place);
   EG_CHECK(eg_statefacts_asked(lx, "Where did I work in 2021?") ==
