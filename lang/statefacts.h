@@ -143,6 +143,10 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
  * (one), else the first turn of a round "user: <said>\nassistant: <reply>". */
 void eg_statefacts_said_span(const char *text, bool one, size_t *from, size_t *to);
 
+/* Are a (n bytes) and b the same value: equal, or one holding the other (three bytes or more)
+ * as whole words ("Leaf" of "Nissan Leaf", "the Honda" of "Honda"), case aside? */
+bool eg_statefacts_same_value(const char *a, size_t n, const char *b);
+
 /* Do the speaker's words [said_from, said_to) of text name `value` as a value of `relation`'s
  * objects that is theirs, as it stands or stated as now (not someone else's, not asked about,
  * not given up)? How a former value's first mention is told ("we said goodbye to X" needs an

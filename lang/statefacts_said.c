@@ -27,39 +27,41 @@ void eg_statefacts_said_span(const char *text, bool one, size_t *from, size_t *t
   }
 }
 
-/* Are a and b (a: n bytes) the same value, one holding the other as whole words ("Leaf" of
- * "Nissan Leaf"), case aside? */
-static bool same_words(const char *a, size_t n, const char *b) {
+bool eg_statefacts_same_value(const char *a, size_t n, const char *b) {
   size_t m = strlen(b);
+  if (n == m && !strncasecmp(a, b, n)) return true;
   const char *in = n >= m ? a : b, *of = n >= m ? b : a;
   size_t ln = n >= m ? n : m, lo = n >= m ? m : n;
-  for (size_t i = 0; lo && i + lo <= ln; i++)
+  for (size_t i = 0; lo >= 3 && i + lo <= ln; i++)
     if (!strncasecmp(in + i, of, lo) && (i == 0 || !isalnum((unsigned char)in[i - 1])) &&
         (i + lo == ln || !isalnum((unsigned char)in[i + lo])))
       return true;
   return false;
 }
 
+/* The values read of a text: one buffer for the readings below (a value is at least a token) */
+static __thread eg_stated_value read_values[MAX_TOKENS];
+
 bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t said_from,
                                size_t said_to, int64_t said_at, const char *relation,
                                const char *value) {
   unsigned types = eg_statefacts_relation_types(sf, relation);
-  static __thread eg_stated_value v[MAX_TOKENS];
+  eg_stated_value *v = read_values;
   size_t n = types && value && *value ? eg_statefacts_values(sf, text, said_from, said_to, said_at,
                                                              types, NULL, v, MAX_TOKENS)
                                       : 0;
   for (size_t i = 0; i < n; i++)
     if ((v[i].plain || v[i].how == EG_STATED_CURRENT) && !v[i].others && !v[i].ended &&
-        same_words(text + v[i].from, v[i].to - v[i].from, value))
+        eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value))
       return true;
   return false;
 }
 
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,
                                size_t said_to, unsigned types) {
-  static __thread eg_stated_value v[MAX_TOKENS]; /* a value is at least one token */
   return eg_stated_strongest(
-      v, eg_statefacts_values(sf, text, said_from, said_to, 0, types, NULL, v, MAX_TOKENS));
+      read_values,
+      eg_statefacts_values(sf, text, said_from, said_to, 0, types, NULL, read_values, MAX_TOKENS));
 }
 
 eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {

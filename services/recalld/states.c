@@ -219,12 +219,8 @@ static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out) {
 static bool named_plainly(const eg_stated_value *v) { return v->plain && v->typed; }
 
 static bool same_value(const char *text, size_t from, size_t to, const char *value) {
-  size_t n = strlen(value), m = to - from;
-  if (!n || !m) return false;
   /* "Civic" of "Honda Civic", "the Honda" of "Honda": one holds the other as words */
-  char span[160];
-  snprintf(span, sizeof span, "%.*s", (int)(m < sizeof span ? m : sizeof span - 1), text + from);
-  return names(span, value) || names(value, span) || !strcasecmp(span, value);
+  return to > from && *value && eg_statefacts_same_value(text + from, to - from, value);
 }
 
 /*
