@@ -220,6 +220,16 @@ static bool dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int6
   return false;
 }
 
+/* Do the words [q, ts) before a value, from its predicate's start, leave it the predicate's
+ * subject: nothing but determiners, kind words and nouns for people ("my dog X", "our X")? */
+static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts) {
+  for (size_t k = q; k < ts; k++)
+    if (!eg_sf_determiner(t[k].w) && !eg_sf_bits_of(sf->cue, t[k].w) &&
+        !eg_sf_bits_of(sf->people, t[k].w))
+      return false;
+  return true;
+}
+
 /* Does the predicate of the slot [ts, te) (within the clause [from, to)) name a day after the
  * day `said` (UTC date; 0 = unknown: no)? A value dated later is a plan ("got an interview at
  * X next week", "I pick up the X this weekend"), not a state. Its own predicate only: from
@@ -246,11 +256,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
   while (q > a && !eg_sf_joint(t[q - 1].w, false)) q--;
   /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
-  bool subject = true;
-  for (size_t k = q; k < ts && subject; k++)
-    subject = eg_sf_determiner(t[k].w) || eg_sf_bits_of(sf->cue, t[k].w) ||
-              eg_sf_bits_of(sf->people, t[k].w);
-  if (subject) return false;
+  if (opens_predicate(sf, t, q, ts)) return false;
   size_t r = te;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
   return dated_in(dates, nd, t[q].s, t[r - 1].e, day_end);
@@ -328,8 +334,13 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t v = p;
   while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
   if (v > a && ends_around(sf, t, v - 1, s->te, b)) return true;
-  /* the slot as subject */
-  return !eg_sf_first_person(t, a, p) && has_ending(sf, t, s->te, b);
+  /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
+   * "X and I split up"; not "a report for X and losing the will to live") */
+  size_t q = predicate_start(t, a, s, false), r = s->te;
+  if (r + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te)) r += 2;
+  while (r < b && !eg_sf_joint(t[r].w, false)) r++;
+  return !eg_sf_first_person(t, a, p) && opens_predicate(sf, t, q, s->ts) &&
+         has_ending(sf, t, s->te, r);
 }
 
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
