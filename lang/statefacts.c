@@ -171,11 +171,17 @@ static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
          ends_around(sf, t, i, i + 2, to);
 }
 
-/* An @ended marker or an @ends verb in [from, to). */
+/* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
+ * X keeps leaving dishes in the sink"). */
 static bool has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  for (size_t i = from; i < to; i++)
+  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
+  for (size_t i = from; i < to; i++) {
+    if (i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) continue;
     if (ending_at(sf, t, i, to)) return true;
-  return eg_sf_has_marker(sf, MK_ENDED, t, from, to);
+    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+      if (marker_at(&sf->markers[MK_ENDED][m], t, i, to)) return true;
+  }
+  return false;
 }
 
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */

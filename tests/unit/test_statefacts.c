@@ -188,6 +188,8 @@ static void test_tense_and_negation(void) {
       /* possessive and cue: the partner is current whatever the clause plans */
       {"I am taking my boyfriend Tomas to Rome next week.", "PARTNER_OF", "Tomas"},
       {"My dog Rex passed away last week.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      /* a word of ending in a habit ends nothing: it goes on */
+      {"My boyfriend Rafa keeps leaving dishes in the sink.", "PARTNER_OF", "Rafa"},
       /* a name ending like an adverb, a name before a verb: the opener is a subject */
       {"Emily moved to Lisbon.", NULL, NULL},
       {"Jared adopted a kitten called Mochi.", NULL, NULL},
