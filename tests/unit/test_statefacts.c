@@ -169,6 +169,7 @@ static void test_tense_and_negation(void) {
       {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
       {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      {"Callum and I are done.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       /* … and of what "and I" say together; "tom" is a male cat too, no company */
       {"Tom and I are not together anymore.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Tom and I just moved in together.", "PARTNER_OF", "Tom"},
