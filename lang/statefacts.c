@@ -1423,6 +1423,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       /* named as the source of a thing ("a postcard from X") it is only named */
       bool source = st == ST_NOT_ASSERTED && source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
+      v->dated = plan && said && !other && !question && !source;
       if (!own || source || (question && !presupposed(t, from, s))) continue;
       if (other) {
         v->others = true;

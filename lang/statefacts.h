@@ -115,6 +115,8 @@ typedef struct eg_stated_value {
   bool typed;     /* its type is known (not any a capitalised name may have) */
   bool plain;     /* named in the speaker's words with no marker of a past, plan, negation or
                      end, not as someone else's and not in a question (CURRENT or MENTIONED) */
+  bool dated;     /* named so but for a later date in its predicate: "I have a X audition next
+                     month", "Tomorrow is my first day at X" (a plan; not plain) */
   unsigned types; /* which of the types asked for it may have */
 } eg_stated_value;
 /* Values of a known type the user named in full elsewhere ("Nissan Leaf", "Brightwater
@@ -148,9 +150,10 @@ void eg_statefacts_said_span(const char *text, bool one, size_t *from, size_t *t
 bool eg_statefacts_same_value(const char *a, size_t n, const char *b);
 
 /* Do the speaker's words [said_from, said_to) of text name `value` as a value of `relation`'s
- * objects that is theirs, as it stands or stated as now (not someone else's, not asked about,
- * not given up)? How a former value's first mention is told ("we said goodbye to X" needs an
- * earlier "X" of the user's own). */
+ * objects that is theirs, as it stands (or so but for a later event: "I have a X audition
+ * next month") or stated as now (not someone else's, not asked about, not given up)? How a
+ * former value's first mention is told ("we said goodbye to X" needs an earlier "X" of the
+ * user's own). */
 bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t said_from,
                                size_t said_to, int64_t said_at, const char *relation,
                                const char *value);

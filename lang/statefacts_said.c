@@ -51,8 +51,8 @@ bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t
                                                              types, NULL, v, MAX_TOKENS)
                                       : 0;
   for (size_t i = 0; i < n; i++)
-    if ((v[i].plain || v[i].how == EG_STATED_CURRENT) && !v[i].others && !v[i].ended &&
-        eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value))
+    if ((v[i].plain || v[i].dated || v[i].how == EG_STATED_CURRENT) && !v[i].others &&
+        !v[i].ended && eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value))
       return true;
   return false;
 }

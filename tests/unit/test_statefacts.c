@@ -1033,6 +1033,12 @@ static void test_former_values(void) {
     EG_CHECK(got == m[i].holds);
   }
   EG_CHECK(!eg_statefacts_holds_value(sf, "I live in Porto.", 0, 16, 0, "LIVES_IN", "Lisbon"));
+  /* a value beside a later event is the user's before it; someone else's is not */
+  const char *audition = "I have a violin audition next month.",
+             *hers = "My sister has a violin audition next month.";
+  int64_t said = T("2022-02-02T12:00:00Z");
+  EG_CHECK(eg_statefacts_holds_value(sf, audition, 0, strlen(audition), said, "PLAYS", "violin"));
+  EG_CHECK(!eg_statefacts_holds_value(sf, hers, 0, strlen(hers), said, "PLAYS", "violin"));
   EG_CHECK(
       !eg_statefacts_holds_value(sf, "I live in Lisbon.", 0, 17, 0, "NOT_A_RELATION", "Lisbon"));
   /* the speaker's words of a stored round: its first turn */
