@@ -359,7 +359,9 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
    * marker is a determiner: for "my old X" p is the slot) */
   bool from_marker = ends_marker(sf, MK_FROM, t, from, p);
   bool source = from_marker && source_of_noun(sf, t, from, s);
-  if ((from_marker && !source) || ends_marker(sf, MK_FORMER, t, from, p)) return ST_FORMER;
+  if ((from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1))) ||
+      ends_marker(sf, MK_FORMER, t, from, p))
+    return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
   static const char *const topic[] = {"about", "regarding"};

@@ -141,6 +141,8 @@ static void test_tense_and_negation(void) {
       {"I got an offer from Orbitrail yesterday.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I accepted the offer from Orbitrail and started on Monday.", "WORKS_AT", "Orbitrail"},
       {"I'm originally from Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* what a thing does from X: X its cause, nothing the user left */
+      {"My fingers hurt from the ukulele.", NULL, NULL},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       /* a past verb of a state moving somewhere tells an event: the new car is driven now */
       {"lol i traded in the civic this weekend and drove home a tesla model 3.", "DRIVES",
