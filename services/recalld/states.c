@@ -297,16 +297,26 @@ static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
   }
 }
 
-/* Of the excerpts that name a value of the kind, those said by the end of the time asked
- * about go before those said after it; within each, those that speak of a value as it stands
- * (rc_speaks_of_kind) before those that name values only as planned, former, someone else's
- * or asked about ("got an interview at X next week", "my sister lives in X"): each group in
- * its order. The others keep their places. */
+/* The excerpts said by the end of the time asked about go before those said after it. Then,
+ * of the excerpts that name a value of the kind, in each of the two groups, those that speak
+ * of a value as it stands (rc_speaks_of_kind) before those that name values only as planned,
+ * former, someone else's or asked about ("got an interview at X next week", "my sister lives
+ * in X"): each group in its order, in the places these excerpts hold. */
 static void standing_first(rc_ctx *c) {
   if (!c->asked) return;
   size_t *at = eg_arena_alloc(c->a, c->n_chunks * sizeof *at), n = 0, m = 0;
   rc_chunk *x = eg_arena_alloc(c->a, c->n_chunks * sizeof *x);
   if (!at || !x) return;
+  /* asked about a time before the bounds, what was said by its end is the evidence of the
+   * state then, whether or not it names a value in words read as one ("crunch at quillon
+   * games"): every excerpt said after it goes after them, each group in its order */
+  if (c->state_at < c->valid_at) {
+    for (int pass = 0; pass < 2; pass++)
+      for (size_t j = 0; j < c->n_chunks; j++)
+        if (after_asked(c, c->chunks[j].chunk) == (pass == 1)) x[m++] = c->chunks[j];
+    memcpy(c->chunks, x, c->n_chunks * sizeof *x);
+    m = 0;
+  }
   for (size_t j = 0; j < c->n_chunks; j++) {
     const eg_stated_value *v;
     if (values_of(c, &c->chunks[j], &v)) at[n++] = j;

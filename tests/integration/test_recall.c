@@ -893,6 +893,19 @@ static void test_state_at_asked_time(void) {
   f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
   EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* what was said by then goes first even when it names the place in no words read as one */
+  const char *const s3[] = {"user", "Living in the old quarter: the trams rattle past my window.",
+                            "assistant", "Earplugs help."};
+  const char *const s4[] = {"user", "Where do I live these days? In Zagreb, we moved in 2023.",
+                            "assistant", "Glad to hear it."};
+  ingest("sb", "sb-1", "2021-03-01T10:00:00Z", s3, 2);
+  ingest("sb", "sb-2", "2023-05-01T10:00:00Z", s4, 2);
+  r = recall_at("sb", q, T("2024-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int trams = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "trams");
+  zagreb = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Zagreb");
+  EG_CHECK(trams >= 0 && (zagreb < 0 || trams < zagreb));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 /* A later word said on the question's own day, after its hour, is within the bounds (excerpts
