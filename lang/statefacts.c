@@ -171,16 +171,22 @@ static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
          ends_around(sf, t, i, i + 2, to);
 }
 
+/* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
+static bool ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  if (ending_at(sf, t, i, to)) return true;
+  for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+    if (marker_at(&sf->markers[MK_ENDED][m], t, i, to)) return true;
+  return false;
+}
+
 /* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
  * X keeps leaving dishes in the sink"). */
 static bool has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
-  for (size_t i = from; i < to; i++) {
-    if (i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) continue;
-    if (ending_at(sf, t, i, to)) return true;
-    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
-      if (marker_at(&sf->markers[MK_ENDED][m], t, i, to)) return true;
-  }
+  for (size_t i = from; i < to; i++)
+    if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
+        ends_at(sf, t, i, to))
+      return true;
   return false;
 }
 
@@ -332,9 +338,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t ended_from = predicate_start(t, a, s, true);
   for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
     if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
-    if (ending_at(sf, t, q - 1, s->ts)) return true;
-    for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
-      if (marker_at(&sf->markers[MK_ENDED][m], t, q - 1, s->ts)) return true;
+    if (ends_at(sf, t, q - 1, s->ts)) return true;
   }
   /* the slot as the object between a verb and its particles */
   size_t v = p;
@@ -423,7 +427,6 @@ static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
  * user's). */
 static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                                const slot *s) {
-  static const char *const subject[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
    * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
    * the user's own: the value is no person) */
@@ -435,7 +438,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
     return true;
   if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
     for (size_t i = from; i < s->ts; i++)
-      if (eg_sf_in_list(t[i].w, subject, sizeof subject / sizeof *subject)) return false;
+      if (eg_sf_subject_pronoun(t[i].w)) return false;
     return true;
   }
   /* "the kids named him X": who gives the name says nothing of whose it is */
@@ -481,7 +484,7 @@ static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t f
   static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
   for (size_t i = noun + 1; i < s->ts && i < to; i++) {
     bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
-    if (!object && !eg_sf_in_list(t[i].w, subject, sizeof subject / sizeof *subject)) continue;
+    if (!object && !eg_sf_subject_pronoun(t[i].w)) continue;
     bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
                     opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
     if (!asked_of) return false;

@@ -111,6 +111,8 @@ bool eg_sf_in_list(const char *w, const char *const *list, size_t n);
 bool eg_sf_possessive(const char *w);
 /* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */
 bool eg_sf_first_person(const token *t, size_t from, size_t to);
+/* Is w the user as a subject ("I", "we", "I'm", "we've" …)? */
+bool eg_sf_subject_pronoun(const char *w);
 /* Does "from" at t[f] complete the verb of a thing's predicate ("my fingers hurt from the X")?
  * Then X is what the thing's state comes from, not a value the user left behind. */
 bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size_t f);

@@ -127,6 +127,11 @@ bool eg_sf_possessive(const char *w) {
   return l > 2 && !strcmp(w + l - 2, "'s");
 }
 
+bool eg_sf_subject_pronoun(const char *w) {
+  static const char *const subject[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
+  return eg_sf_in_list(w, subject, sizeof subject / sizeof *subject);
+}
+
 bool eg_sf_first_person(const token *t, size_t from, size_t to) {
   /* chat drops the apostrophe: "im", "ive" (not "ill", "id": words of their own) */
   static const char *const fp[] = {"i",    "i'm",   "i've", "i'd",    "i'll", "im",    "ive",
@@ -244,14 +249,12 @@ bool eg_sf_function_word(const char *w) {
  * "the car smells from X")? What a subject other than the user does from X tells what X
  * causes, not a value the user left behind ("we moved from X", "moved from X" do). */
 bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size_t f) {
-  static const char *const subject[] = {"i",   "we",    "i'm", "im",   "we're", "i've",
-                                        "ive", "we've", "i'd", "we'd", "i'll",  "we'll"};
   if (strcmp(t[f].w, "from") != 0 || f == from) return false;
   size_t v = f - 1, q = v;
   if (!eg_wordnet_is_verb(&sf->verbs, t[v].w)) return false;
   while (q > from && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false)) q--;
   if (q == v || !eg_sf_determiner(t[q].w)) return false;
   for (size_t k = q; k < v; k++)
-    if (eg_sf_in_list(t[k].w, subject, sizeof subject / sizeof *subject)) return false;
+    if (eg_sf_subject_pronoun(t[k].w)) return false;
   return true;
 }
