@@ -349,8 +349,18 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t q = predicate_start(t, a, s, false), r = s->te;
   if (r + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te)) r += 2;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
-  return !eg_sf_first_person(t, a, p) && opens_predicate(sf, t, q, s->ts) &&
-         has_ending(sf, t, s->te, r);
+  if (!eg_sf_first_person(t, a, p) && opens_predicate(sf, t, q, s->ts) &&
+      has_ending(sf, t, s->te, r))
+    return true;
+  /* a negation before the slot in its predicate and "anymore" after it: it held until now
+   * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
+  for (size_t k = s->te; k < r; k++)
+    if (!strcmp(t[k].w, "anymore") ||
+        (k + 1 < r && !strcmp(t[k].w, "any") &&
+         (!strcmp(t[k + 1].w, "more") || !strcmp(t[k + 1].w, "longer"))))
+      return eg_sf_has_marker(sf, MK_NEGATION, t, q, s->ts) &&
+             !eg_sf_has_marker(sf, MK_FUTURE, t, q, s->ts);
+  return false;
 }
 
 static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
