@@ -73,8 +73,12 @@ static bool ly_adverb(const eg_statefacts *sf, const char *w) {
  * speaker's; so has one opening with a verb in "-ing", what the speaker is doing
  * ("Practising X in lockdown is annoying the neighbours", "Loving the new job at X"). */
 static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  /* adverbs of time before the verb: "Finally moved …", "Just started a new job at X" */
+  static const char *const when[] = {"just", "also", "already", "still", "now", "then", "so"};
   size_t i = from;
-  while (i + 1 < to && ly_adverb(sf, t[i].w)) i++; /* "Finally moved …" */
+  while (i + 1 < to &&
+         (ly_adverb(sf, t[i].w) || eg_sf_in_list(t[i].w, when, sizeof when / sizeof *when)))
+    i++;
   if (i >= to || !t[from].start) return false;
   if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
   if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;

@@ -125,6 +125,9 @@ static void test_each_relation_in_other_words(void) {
       /* a sentence opening with a verb in "-ing" is what the speaker is doing */
       {"Living in Lisbon is great.", "LIVES_IN", "Lisbon"},
       {"Loving the new job at Acme.", "WORKS_AT", "Acme"},
+      /* … and so is one opening with a past verb after an adverb of time */
+      {"Just moved to Glasgow!", "LIVES_IN", "Glasgow"},
+      {"Just started a new job at Merrow Clinics!", "WORKS_AT", "Merrow Clinics"},
       {"Oslo hosted the winter games in 1952.", NULL, NULL},
       {"Test-drove a Tesla Model 3 today just for fun.", NULL, NULL},
   };
