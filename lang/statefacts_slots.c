@@ -407,9 +407,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         else if (!known && ((s.bits & sf->person_bit) || common) &&
                  eg_sf_with_me(t, from, to, i, j)) /* "Tom and I": no male cat */
           s.bits = sf->person_bit, s.proper = true;
-        /* "my cousin X", "our neighbour X": a name after a noun for a person is theirs */
-        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev))
-          s.bits = sf->person_bit;
+        /* "my cousin X", "our neighbour X", "my boss X": a name after a noun for a person that
+         * is no cue of a relation names that person, no value of the user's */
+        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev)) {
+          i = j - 1;
+          continue;
+        }
         out[n++] = s;
         i = j - 1;
         continue;

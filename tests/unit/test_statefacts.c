@@ -245,6 +245,9 @@ static void test_no_false_states(void) {
       {"My coworker got a Kia Sportage and won't stop bragging.", NULL, NULL}, /* co-worker */
       {"My son plays the cello in the school orchestra.", NULL, NULL},
       {"My friend went vegan last month.", NULL, NULL},
+      /* a name after a noun for a person that is no partner's names that person */
+      {"My colleague Priya cooked dinner for the team.", NULL, NULL},
+      {"My sister Priya is getting married.", NULL, NULL},
       /* a word for a kind of person qualifying a person is that person's */
       {"My vegan friend is coming for dinner on Saturday.", NULL, NULL},
       {"The vegetarian guests need a main course too.", NULL, NULL},
