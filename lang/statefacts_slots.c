@@ -235,6 +235,9 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
   static const char *const aux[] = {"is",    "was", "has",   "had",  "will",
                                     "would", "can", "could", "says", "said"};
   if (strchr(t[i].w, '-')) return false; /* "mutual-ish" */
+  /* a name is one: a plural verb after the word makes it a plural noun ("dating apps are …") */
+  static const char *const plural[] = {"are", "were", "aren't", "weren't"};
+  if (i + 1 < to && eg_sf_in_list(t[i + 1].w, plural, sizeof plural / sizeof *plural)) return false;
   if (i == from || t[i - 1].comma) {
     if (eg_sf_possessive(t[i].w)) return true;
     if (i + 1 >= to || t[i].comma) return false;

@@ -248,6 +248,8 @@ static void test_no_false_states(void) {
       /* a name after a noun for a person that is no partner's names that person */
       {"My colleague Priya cooked dinner for the team.", NULL, NULL},
       {"My sister Priya is getting married.", NULL, NULL},
+      /* a word in lower case with a plural verb after it is no name */
+      {"Dating apps are exhausting.", NULL, NULL},
       /* a word for a kind of person qualifying a person is that person's */
       {"My vegan friend is coming for dinner on Saturday.", NULL, NULL},
       {"The vegetarian guests need a main course too.", NULL, NULL},
