@@ -324,6 +324,16 @@ static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size
          (eg_wordnet_is_present3(&sf->verbs, v) || eg_wordnet_is_past(&sf->verbs, v));
 }
 
+/* Is one of the capitalised words from j on (up to a comma or a possessive) a word for an
+ * institution ("St Mary's Hospital", "King's College London")? */
+static bool institution_after(const eg_statefacts *sf, const token *t, size_t j, size_t to) {
+  for (size_t k = j; k < to && t[k].cap && !eg_sf_possessive(t[k].w); k++) {
+    if (noun_bits(sf->suffix, t[k].w)) return true;
+    if (t[k].comma) break;
+  }
+  return false;
+}
+
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
   static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
@@ -340,8 +350,10 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w) && !eg_sf_function_word(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma ("Olive, 3 years old") nor past its possessive
-       * ("Fiona's 50th") */
-      while (j < to && !t[j - 1].comma && !eg_sf_possessive(t[j - 1].w) &&
+       * ("Fiona's 50th"), unless what follows is a name of an institution ending in a word
+       * that says so ("St Mary's Hospital", "King's College") */
+      while (j < to && !t[j - 1].comma &&
+             (!eg_sf_possessive(t[j - 1].w) || institution_after(sf, t, j, to)) &&
              (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))
         j++;
       char key[128];

@@ -128,6 +128,8 @@ static void test_each_relation_in_other_words(void) {
       /* … and so is one opening with a past verb after an adverb of time */
       {"Just moved to Glasgow!", "LIVES_IN", "Glasgow"},
       {"Just started a new job at Merrow Clinics!", "WORKS_AT", "Merrow Clinics"},
+      /* a possessive inside an institution's name is part of it */
+      {"I'm a nurse at St Mary's Hospital.", "WORKS_AT", "St Mary's Hospital"},
       {"Oslo hosted the winter games in 1952.", NULL, NULL},
       {"Test-drove a Tesla Model 3 today just for fun.", NULL, NULL},
   };
