@@ -336,6 +336,12 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
+  /* "moved back to Y after two years in X", "after 6 years at X I quit" (not "after two years
+   * in X, I love it here": the time spent so may go on) */
+  if (eg_sf_after_duration(t, from, s->ts) &&
+      (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
+       eg_sf_has_marker(sf, MK_ENDED, t, from, to) || eg_sf_word_in(t, from, to, "back")))
+    return true;
   /* a verb that ends the state a few words before it; not one that gives it to the user ("my
    * aunt left me her X", "he sold us his X") */
   static const char *const to_user[] = {"me", "us"};

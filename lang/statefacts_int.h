@@ -107,6 +107,8 @@ bool eg_sf_fold(const char *w, char *out, size_t len);
 
 /* Is w one of list[0..n)? */
 bool eg_sf_in_list(const char *w, const char *const *list, size_t n);
+/* Is the word w one of the tokens [from, to)? */
+bool eg_sf_word_in(const token *t, size_t from, size_t to, const char *w);
 /* Does the token word w end in the clitic "'s" ("fiona's", "she's")? */
 bool eg_sf_possessive(const char *w);
 /* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */
@@ -116,6 +118,8 @@ bool eg_sf_subject_pronoun(const char *w);
 /* Does "from" at t[f] complete the verb of a thing's predicate ("my fingers hurt from the X")?
  * Then X is what the thing's state comes from, not a value the user left behind. */
 bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size_t f);
+/* Does the value at token ts follow "after" and a length of time ("after two years in X")? */
+bool eg_sf_after_duration(const token *t, size_t from, size_t ts);
 /* The types a common word (or its singular) names, 0 for a generic word ("thing"). */
 unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w);
 

@@ -122,6 +122,12 @@ bool eg_sf_in_list(const char *w, const char *const *list, size_t n) {
   return false;
 }
 
+bool eg_sf_word_in(const token *t, size_t from, size_t to, const char *w) {
+  for (size_t i = from; i < to; i++)
+    if (!strcmp(t[i].w, w)) return true;
+  return false;
+}
+
 bool eg_sf_possessive(const char *w) {
   size_t l = strlen(w);
   return l > 2 && !strcmp(w + l - 2, "'s");
@@ -257,4 +263,26 @@ bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size
   for (size_t k = q; k < v; k++)
     if (eg_sf_subject_pronoun(t[k].w)) return false;
   return true;
+}
+
+/* Does the value at token ts (its determiners before it) follow "after" and a length of time
+ * ("after two years in X", "after 6 years at X", "after five years X", "after a decade with
+ * X")? The time spent so is over: X was the user's until then. */
+bool eg_sf_after_duration(const token *t, size_t from, size_t ts) {
+  static const char *const amount[] = {"a",      "an",     "one",    "two",    "three", "four",
+                                       "five",   "six",    "seven",  "eight",  "nine",  "ten",
+                                       "eleven", "twelve", "few",    "couple", "of",    "several",
+                                       "many",   "nearly", "almost", "over",   "about", "half"};
+  static const char *const unit[] = {"year", "years", "month",  "months",
+                                     "week", "weeks", "decade", "decades"};
+  static const char *const with[] = {"in", "at", "with", "of", "as", "on"};
+  size_t k = ts;
+  while (k > from && eg_sf_determiner(t[k - 1].w)) k--;
+  if (k > from && eg_sf_in_list(t[k - 1].w, with, sizeof with / sizeof *with)) k--;
+  if (k == from || !eg_sf_in_list(t[k - 1].w, unit, sizeof unit / sizeof *unit)) return false;
+  size_t a = --k;
+  while (k > from &&
+         (t[k - 1].digit || eg_sf_in_list(t[k - 1].w, amount, sizeof amount / sizeof *amount)))
+    k--;
+  return k < a && k > from && !strcmp(t[k - 1].w, "after");
 }

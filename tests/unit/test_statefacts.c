@@ -1003,6 +1003,10 @@ static void test_former_values(void) {
       {"I don't live in Lisbon any more, I moved north to Porto.", "LIVES_IN", "Lisbon",
        "2025-06-10T12:00:00Z"},
       {"I'm not sure I want to live in Lisbon anymore.", NULL, NULL, NULL},
+      /* a length of time after "after", with a word of change: the time there is over */
+      {"Moved back to Manchester after two years in Berlin.", "LIVES_IN", "Berlin",
+       "2025-06-10T12:00:00Z"},
+      {"After two years in Berlin, I love it here.", NULL, NULL, NULL},
       {"My ex Leila just got engaged.", NULL, NULL, NULL},
       {"I'm originally from Leeds.", NULL, NULL, NULL},
       {"I live in Lisbon.", NULL, NULL, NULL},
