@@ -355,11 +355,12 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
   if (v > a && ends_around(sf, t, v - 1, s->te, b)) return true;
   /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
-   * "X and I split up"; not "a report for X and losing the will to live") */
+   * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
   size_t q = predicate_start(t, a, s, false), r = s->te;
-  if (r + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te)) r += 2;
+  bool with_me = eg_sf_with_me(t, from, to, s->ts, s->te);
+  if (r + 2 <= b && with_me) r += 2;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
-  if (!eg_sf_first_person(t, a, p) && opens_predicate(sf, t, q, s->ts) &&
+  if ((with_me || !eg_sf_first_person(t, a, p)) && opens_predicate(sf, t, q, s->ts) &&
       has_ending(sf, t, s->te, r))
     return true;
   /* a negation before the slot in its predicate and "anymore" after it: it held until now
