@@ -999,6 +999,7 @@ static void test_former_values(void) {
        "2024-10-01T00:00:00Z"}, /* the last October before it was said */
       {"Priya and I split up last month.", "PARTNER_OF", "Priya", "2025-05-01T00:00:00Z"},
       {"Me and Anna broke up.", "PARTNER_OF", "Anna", "2025-06-10T12:00:00Z"},
+      {"I'm done with keto.", "DIET", "keto", "2025-06-10T12:00:00Z"},
       /* a negation before it and "anymore" after it, with or without a verb */
       {"Not paleo anymore. Legumes are back!", "DIET", "paleo", "2025-06-10T12:00:00Z"},
       {"I don't live in Lisbon any more, I moved north to Porto.", "LIVES_IN", "Lisbon",
