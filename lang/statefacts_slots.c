@@ -235,7 +235,8 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
   static const char *const aux[] = {"is",    "was", "has",   "had",  "will",
                                     "would", "can", "could", "says", "said"};
   if (strchr(t[i].w, '-')) return false; /* "mutual-ish" */
-  /* a name is one: a plural verb after the word makes it a plural noun ("dating apps are …") */
+  /* a name is singular: a plural verb after the word makes it a plural noun ("dating apps
+   * are …") */
   static const char *const plural[] = {"are", "were", "aren't", "weren't"};
   if (i + 1 < to && eg_sf_in_list(t[i + 1].w, plural, sizeof plural / sizeof *plural)) return false;
   if (i == from || t[i - 1].comma) {
@@ -350,8 +351,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w) && !eg_sf_function_word(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma ("Olive, 3 years old") nor past its possessive
-       * ("Fiona's 50th"), unless what follows is a name of an institution ending in a word
-       * that says so ("St Mary's Hospital", "King's College") */
+       * ("Fiona's 50th"), unless the capitalised words after it hold a word for an
+       * institution ("St Mary's Hospital", "King's College") */
       while (j < to && !t[j - 1].comma &&
              (!eg_sf_possessive(t[j - 1].w) || institution_after(sf, t, j, to)) &&
              (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))

@@ -267,7 +267,7 @@ bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size
 
 /* Does the value at token ts (its determiners before it) follow "after" and a length of time
  * ("after two years in X", "after 6 years at X", "after five years X", "after a decade with
- * X")? The time spent so is over: X was the user's until then. */
+ * X")? Whether that time is over the caller tells by the rest of the sentence. */
 bool eg_sf_after_duration(const token *t, size_t from, size_t ts) {
   static const char *const amount[] = {"a",      "an",     "one",    "two",    "three", "four",
                                        "five",   "six",    "seven",  "eight",  "nine",  "ten",
