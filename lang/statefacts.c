@@ -12,7 +12,8 @@
  *     "car" excepted;
  *  4. status: a slot right after "from"/"left"/"sold" or a verb that ends a state (any form
  *     of WordNet's, @ends) is a former value, a clause with a past, future or negation marker
- *     before its slot asserts nothing, a question neither;
+ *     before its slot asserts nothing, a question neither (the markers and the verbs of
+ *     ending are found by statefacts_markers.c);
  *  5. relation: the clause with its slot masked as X is embedded (one batch per call) and
  *     compared with the prototypes; the best type-compatible relation must reach the floor
  *     and beat the others and NONE by the margin (a value given up whose type one relation
@@ -36,7 +37,6 @@
 
 #include "common/buf.h"
 #include "common/log.h"
-#include "common/map.h"
 #include "common/time.h"
 #include "lang/dates.h"
 #include "lang/statefacts_int.h"
@@ -102,113 +102,6 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
                            bool fragments) {
   return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
          its_been(t, from, to) || (fragments && verbless(sf, t, from, to));
-}
-
-/* Does marker m match at token i (bounded by to)? */
-static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
-  if (i + (size_t)m->n > to) return false;
-  for (int k = 0; k < m->n; k++) {
-    const char *w = t[i + (size_t)k].w, *p = m->w[k];
-    size_t pl = strlen(p), wl = strlen(w);
-    if (pl > 1 && p[pl - 1] == '-') { /* "ex-": a prefix */
-      if (strncmp(w, p, pl - 1) != 0 || wl < pl) return false;
-    } else if (p[0] == 'n' && p[1] == '\'') { /* "n't": a suffix */
-      if (wl < pl || strcmp(w + wl - pl, p) != 0) return false;
-    } else if (strcmp(w, p) != 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
-                      size_t to) {
-  for (size_t i = from; i < to; i++)
-    for (int m = 0; m < sf->n_markers[k]; m++)
-      if (marker_at(&sf->markers[k][m], t, i, to)) return true;
-  return false;
-}
-
-/* Does a marker of kind k end right before token `end` (not before `from`)? */
-static bool ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
-                        size_t end) {
-  for (int m = 0; m < sf->n_markers[k]; m++) {
-    size_t n = (size_t)sf->markers[k][m].n;
-    if (end >= from + n && marker_at(&sf->markers[k][m], t, end - n, end)) return true;
-  }
-  return false;
-}
-
-/* Does a form of a verb of the table forms (@ends, @takes) start at token i, its words (up to
- * four) before `to`? */
-static bool verb_at(const eg_map *forms, const token *t, size_t i, size_t to) {
-  char key[128];
-  size_t kl = 0;
-  for (size_t k = i; k < to && k < i + 4; k++) {
-    int w = snprintf(key + kl, sizeof key - kl, "%s%s", k > i ? " " : "", t[k].w);
-    if (w < 0 || (size_t)w >= sizeof key - kl) return false;
-    kl += (size_t)w;
-    if (eg_map_get(forms, key, kl)) return true;
-  }
-  return false;
-}
-
-/* Is the verb at t[v] with the words from t[after] (up to three, before `to`) a form of a verb
- * that ends a state (@ends), its object between them: "called it off", "put X to sleep"? */
-static bool ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after,
-                        size_t to) {
-  char key[128];
-  int kl = snprintf(key, sizeof key, "%s", t[v].w);
-  for (size_t k = after; k < to && k < after + 3 && kl > 0 && (size_t)kl < sizeof key; k++) {
-    kl += snprintf(key + kl, sizeof key - (size_t)kl, " %s", t[k].w);
-    if ((size_t)kl < sizeof key && eg_map_get(sf->ends, key, (size_t)kl)) return true;
-  }
-  return false;
-}
-
-/* Does a form of a verb that ends a state (@ends) start at token i, its words before `to`?
- * A particle may follow an object pronoun: "called it off", "gave them up". */
-static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
-  static const char *const object[] = {"it", "them", "him", "her", "that", "this"};
-  if (verb_at(sf->ends, t, i, to)) return true;
-  return i + 2 < to && eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object) &&
-         ends_around(sf, t, i, i + 2, to);
-}
-
-/* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
-static bool ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
-  if (ending_at(sf, t, i, to)) return true;
-  for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
-    if (marker_at(&sf->markers[MK_ENDED][m], t, i, to)) return true;
-  return false;
-}
-
-/* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
- * X keeps leaving dishes in the sink"). */
-static bool has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
-  for (size_t i = from; i < to; i++)
-    if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
-        ends_at(sf, t, i, to))
-      return true;
-  return false;
-}
-
-/* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
-static bool has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
-  /* a verb of a past state moving somewhere tells an event, not the state: "drove home a X" */
-  static const char *const away[] = {"home", "off", "away"};
-  for (size_t i = from; i < to; i++)
-    for (int m = 0; m < sf->n_markers[MK_PAST]; m++) {
-      const marker *k = &sf->markers[MK_PAST][m];
-      size_t after = i + (size_t)k->n;
-      if (marker_at(k, t, i, to) &&
-          !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
-          !(k->n == 1 && after < to && eg_sf_in_list(t[after].w, away, sizeof away / sizeof *away)))
-        return true;
-    }
-  return false;
 }
 
 /* ---- clauses ------------------------------------------------------------------------- */
@@ -281,7 +174,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
 /* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
  * ends in that joint ("back when I had X")? */
 static bool past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p) {
-  return p > a && ends_marker(sf, MK_PAST, t, a, p);
+  return p > a && eg_sf_ends_marker(sf, MK_PAST, t, a, p);
 }
 
 /* Does "from" at t[f] complete a verb ("moved from X", "I'm from X", "came over from X",
@@ -322,7 +215,7 @@ static bool taken_source(const eg_statefacts *sf, const token *t, size_t from, s
   if (p < from + 2) return false;
   size_t noun = p - 2;
   for (size_t v = noun; v > from && noun - v < 4 && !t[v - 1].comma; v--)
-    if (verb_at(sf->takes, t, v - 1, noun)) return true;
+    if (eg_sf_verb_at(sf->takes, t, v - 1, noun)) return true;
   return false;
 }
 
@@ -348,12 +241,12 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t ended_from = predicate_start(t, a, s, true);
   for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
     if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
-    if (ends_at(sf, t, q - 1, s->ts)) return true;
+    if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
   }
   /* the slot as the object between a verb and its particles */
   size_t v = p;
   while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
-  if (v > a && ends_around(sf, t, v - 1, s->te, b)) return true;
+  if (v > a && eg_sf_ends_around(sf, t, v - 1, s->te, b)) return true;
   /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
    * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
   size_t q = predicate_start(t, a, s, false), r = s->te;
@@ -361,7 +254,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   if (r + 2 <= b && with_me) r += 2;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
   if ((with_me || !eg_sf_first_person(t, a, p)) && opens_predicate(sf, t, q, s->ts) &&
-      has_ending(sf, t, s->te, r))
+      eg_sf_has_ending(sf, t, s->te, r))
     return true;
   /* a negation before the slot in its predicate and "anymore" after it: it held until now
    * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
@@ -382,10 +275,10 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
-  bool from_marker = ends_marker(sf, MK_FROM, t, from, p);
+  bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p);
   bool source = from_marker && source_of_noun(sf, t, from, s);
   if ((from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1))) ||
-      ends_marker(sf, MK_FORMER, t, from, p))
+      eg_sf_ends_marker(sf, MK_FORMER, t, from, p))
     return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
@@ -421,7 +314,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
          !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
-  if (has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+  if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
       eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
@@ -825,11 +718,11 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
   if (!own_at) return;
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
-  if (has_ending(sf, t, s->te, pb)) s->status = ST_FORMER;
+  if (eg_sf_has_ending(sf, t, s->te, pb)) s->status = ST_FORMER;
   /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
    * and so is a verb that ended it before ("I sold my X") */
-  else if (s->status != ST_FORMER && !has_past(sf, t, pa, s->ts) && !past_clause(sf, t, from, pa) &&
-           !eg_sf_has_marker(sf, MK_NEGATION, t, pa, pb))
+  else if (s->status != ST_FORMER && !eg_sf_has_past(sf, t, pa, s->ts) &&
+           !past_clause(sf, t, from, pa) && !eg_sf_has_marker(sf, MK_NEGATION, t, pa, pb))
     s->status = ST_CURRENT;
   *a = s->ts - own_at;
   *b = s->te;

@@ -135,9 +135,26 @@ bool eg_sf_function_word(const char *w);
 bool eg_sf_determiner(const char *w);
 /* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */
 bool eg_sf_joint(const char *w, bool goal);
+
+/* ---- markers (statefacts_markers.c) ------------------------------------------------------ */
+
 /* Does a marker of kind k start in [from, to), its words before `to`? */
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                       size_t to);
+/* Does a marker of kind k end right before token `end` (not before `from`)? */
+bool eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                       size_t end);
+/* Does a form of a verb of the table forms (@ends, @takes) start at token i? */
+bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to);
+/* Is the verb at t[v] with the words from t[after] a form of an @ends verb, its object
+ * between them ("called it off")? */
+bool eg_sf_ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after, size_t to);
+/* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
+bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to);
+/* An @ended marker or an @ends verb in [from, to), not in a habit ("keeps leaving")? */
+bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* A past marker in [from, to), unless a present perfect makes it current? */
+bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 
 /* ---- slots (statefacts_slots.c) ---------------------------------------------------------- */
 

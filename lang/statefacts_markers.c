@@ -1,0 +1,117 @@
+/*
+ * statefacts_markers.c — where the prototypes file's words of tense, negation and ending
+ * (@past, @future, @negation, @ended, @ends …) stand in a clause's tokens: the markers of a
+ * kind in a span or right before a token, a verb that ends a state (any of its forms, its
+ * particles after an object), and a past that a present perfect does not make current.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/map.h"
+#include "lang/statefacts_int.h"
+
+/* Does marker m match at token i (bounded by to)? */
+static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
+  if (i + (size_t)m->n > to) return false;
+  for (int k = 0; k < m->n; k++) {
+    const char *w = t[i + (size_t)k].w, *p = m->w[k];
+    size_t pl = strlen(p), wl = strlen(w);
+    if (pl > 1 && p[pl - 1] == '-') { /* "ex-": a prefix */
+      if (strncmp(w, p, pl - 1) != 0 || wl < pl) return false;
+    } else if (p[0] == 'n' && p[1] == '\'') { /* "n't": a suffix */
+      if (wl < pl || strcmp(w + wl - pl, p) != 0) return false;
+    } else if (strcmp(w, p) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                      size_t to) {
+  for (size_t i = from; i < to; i++)
+    for (int m = 0; m < sf->n_markers[k]; m++)
+      if (marker_at(&sf->markers[k][m], t, i, to)) return true;
+  return false;
+}
+
+/* Does a marker of kind k end right before token `end` (not before `from`)? */
+bool eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                       size_t end) {
+  for (int m = 0; m < sf->n_markers[k]; m++) {
+    size_t n = (size_t)sf->markers[k][m].n;
+    if (end >= from + n && marker_at(&sf->markers[k][m], t, end - n, end)) return true;
+  }
+  return false;
+}
+
+/* Does a form of a verb of the table forms (@ends, @takes) start at token i, its words (up to
+ * four) before `to`? */
+bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to) {
+  char key[128];
+  size_t kl = 0;
+  for (size_t k = i; k < to && k < i + 4; k++) {
+    int w = snprintf(key + kl, sizeof key - kl, "%s%s", k > i ? " " : "", t[k].w);
+    if (w < 0 || (size_t)w >= sizeof key - kl) return false;
+    kl += (size_t)w;
+    if (eg_map_get(forms, key, kl)) return true;
+  }
+  return false;
+}
+
+/* Is the verb at t[v] with the words from t[after] (up to three, before `to`) a form of a verb
+ * that ends a state (@ends), its object between them: "called it off", "put X to sleep"? */
+bool eg_sf_ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after, size_t to) {
+  char key[128];
+  int kl = snprintf(key, sizeof key, "%s", t[v].w);
+  for (size_t k = after; k < to && k < after + 3 && kl > 0 && (size_t)kl < sizeof key; k++) {
+    kl += snprintf(key + kl, sizeof key - (size_t)kl, " %s", t[k].w);
+    if ((size_t)kl < sizeof key && eg_map_get(sf->ends, key, (size_t)kl)) return true;
+  }
+  return false;
+}
+
+/* Does a form of a verb that ends a state (@ends) start at token i, its words before `to`?
+ * A particle may follow an object pronoun: "called it off", "gave them up". */
+static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  static const char *const object[] = {"it", "them", "him", "her", "that", "this"};
+  if (eg_sf_verb_at(sf->ends, t, i, to)) return true;
+  return i + 2 < to && eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object) &&
+         eg_sf_ends_around(sf, t, i, i + 2, to);
+}
+
+/* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
+bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  if (ending_at(sf, t, i, to)) return true;
+  for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
+    if (marker_at(&sf->markers[MK_ENDED][m], t, i, to)) return true;
+  return false;
+}
+
+/* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
+ * X keeps leaving dishes in the sink"). */
+bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
+  for (size_t i = from; i < to; i++)
+    if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
+        eg_sf_ends_at(sf, t, i, to))
+      return true;
+  return false;
+}
+
+/* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */
+bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
+  /* a verb of a past state moving somewhere tells an event, not the state: "drove home a X" */
+  static const char *const away[] = {"home", "off", "away"};
+  for (size_t i = from; i < to; i++)
+    for (int m = 0; m < sf->n_markers[MK_PAST]; m++) {
+      const marker *k = &sf->markers[MK_PAST][m];
+      size_t after = i + (size_t)k->n;
+      if (marker_at(k, t, i, to) &&
+          !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
+          !(k->n == 1 && after < to && eg_sf_in_list(t[after].w, away, sizeof away / sizeof *away)))
+        return true;
+    }
+  return false;
+}
