@@ -483,6 +483,7 @@ typedef struct item {
   bool third;      /* a held value spoken of, not by the user of themselves: [=REL] or [-REL] */
   bool modifier;   /* a kind word before a noun it qualifies ("a wind quintet") */
   bool passing;    /* third, of a name the user holds no value by: [=REL] against [=NONE] */
+  int holds;       /* 1 + the relation a noun of the user's placed at the slot says (@holds) */
 } item;
 
 typedef struct verdict {
@@ -514,6 +515,13 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     if (c > *slotp) *slotp = c;
   }
   verdict out = {-1, false, 0, 0, false};
+  if (it->holds && it->s.status != ST_NOT_ASSERTED) {
+    /* "my team at X": the noun says the relation, the prototypes how close the words come */
+    int r = it->holds - 1;
+    float c = best_assert[r] > sf->floor ? best_assert[r] : sf->floor;
+    return (verdict){r, it->s.status == ST_FORMER, c, c - none, false};
+  }
+  if (it->holds) return out;
   if (it->passing) {
     /* still held by the user, by the floor and the margin over every other reading: over the
      * other relations its type allows, that relation's "gone", and a name of someone else's */
@@ -711,18 +719,62 @@ static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
   return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
 }
 
+/* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
+ * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
+ * ("my sister's team at X"), its preposition right before the name. The relations that take
+ * the name's type the phrase says (bit r; 0: none), and in *own_at how many words before the
+ * name the owner stands. */
+static unsigned held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
+                             size_t *own_at) {
+  static const char *const own[] = {"my", "our"};
+  size_t ts = s->ts, k = 0;
+  if (!s->proper || s->ve || ts < from + 3) return 0;
+  if (eg_sf_in_list(t[ts - 3].w, own, 2))
+    k = 3;
+  else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && !strchr(t[ts - 3].w, '\'') &&
+           !person_noun(sf, t, ts - 3))
+    k = 4;
+  for (size_t i = ts - k; k && i < ts; i++)
+    if (t[i].comma || t[i].cut) return 0;
+  if (!k) return 0;
+  char key[72];
+  snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[ts - 2].w);
+  unsigned rels = eg_sf_bits_of(sf->holds, key), ok = 0;
+  size_t l = strlen(key);
+  if (!rels && l > 4 && key[l - 1] == 's') { /* "my colleagues at X" */
+    key[l - 1] = '\0';
+    rels = eg_sf_bits_of(sf->holds, key);
+  }
+  for (int r = 0; r < sf->n_rels; r++)
+    if ((rels >> r & 1u) && (sf->rels[r].types & s->bits)) ok |= 1u << r;
+  if (ok) *own_at = k;
+  return ok;
+}
+
 static void possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
                       size_t *a, size_t *b) {
-  /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic") */
+  /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic"), or "my team at X" */
   size_t own_at = owner_at(t, from, s, s->proper && s->bits != sf->name_types);
-  if (!own_at) return;
+  if (!own_at && !held_through(sf, t, from, s, &own_at)) return;
   size_t pa, pb;
   predicate_span(t, from, to, s, false, &pa, &pb);
-  if (eg_sf_has_ending(sf, t, s->te, pb)) s->status = ST_FORMER;
+  /* "my old boss at X", "my last job at X"; an ending or a negation after a person's noun is
+   * the person's ("my lead at X is leaving", "my landlord in X won't fix the boiler") */
+  bool placed = own_at >= 3, person = placed && person_noun(sf, t, s->ts - 2);
+  if (placed && own_at == 4 &&
+      (eg_sf_has_marker(sf, MK_FORMER, t, s->ts - 3, s->ts - 2) || !strcmp(t[s->ts - 3].w, "last")))
+    s->status = ST_FORMER;
+  else if (!person && eg_sf_has_ending(sf, t, s->te, pb))
+    s->status = ST_FORMER;
+  /* a placed noun's past may be the user's ("my manager at X used to say …"): not a word on
+   * the state now */
+  else if (placed && eg_sf_has_past(sf, t, s->te, pb))
+    s->status = ST_NOT_ASSERTED;
   /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
    * and so is a verb that ended it before ("I sold my X") */
   else if (s->status != ST_FORMER && !eg_sf_has_past(sf, t, pa, s->ts) &&
-           !past_clause(sf, t, from, pa) && !eg_sf_has_marker(sf, MK_NEGATION, t, pa, pb))
+           !past_clause(sf, t, from, pa) &&
+           !eg_sf_has_marker(sf, MK_NEGATION, t, pa, person ? s->ts : pb))
     s->status = ST_CURRENT;
   *a = s->ts - own_at;
   *b = s->te;
@@ -730,10 +782,10 @@ static void possessed(const eg_statefacts *sf, const token *t, size_t from, size
 
 /* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?",
  * "As a X, what …?" — the user's own, asked about or not. */
-static bool presupposed(const token *t, size_t from, const slot *s) {
+static bool presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   static const char *const indef[] = {"a", "an"};
-  size_t i = s->ts;
-  if (owner_at(t, from, s, s->proper)) return true;
+  size_t i = s->ts, own_at;
+  if (owner_at(t, from, s, s->proper) || held_through(sf, t, from, s, &own_at)) return true;
   return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
          eg_sf_in_list(t[i - 1].w, indef, 2);
 }
@@ -834,7 +886,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(a, text, t, it))) (*n)++;
@@ -850,7 +902,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
                         size_t *n) {
   if (s->held || !s->proper || *n >= MAX_ITEMS || about_someone_else(sf, t, from, to, s)) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0};
   it->s.status = status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -915,13 +967,16 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       size_t before = *n;
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         add_held(sf, t, text, seg, from, to, &slots[k], a, items, n);
-        /* a name given ("the kids named him X") is the user's when the sentence is */
-        if (about_someone_else(sf, t, from, to, &slots[k])) {
+        /* a name given ("the kids named him X") is the user's when the sentence is; so is
+         * one a noun of the user's is placed at ("my coworkers at X") */
+        size_t own_at;
+        unsigned rels = held_through(sf, t, from, &slots[k], &own_at);
+        if (!rels && about_someone_else(sf, t, from, to, &slots[k])) {
           forget_value(&last, &slots[k]);
           continue;
         }
-        if ((question && !presupposed(t, from, &slots[k])) ||
-            (!slots[k].cued && !users_predicate(sf, t, from, to, &slots[k], true)))
+        if ((question && !presupposed(sf, t, from, &slots[k])) ||
+            (!slots[k].cued && !rels && !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
         size_t span_from, span_to;
@@ -929,16 +984,18 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
-        *it = (item){seg,  span_from, span_to, slots[k],
-                     NULL, false,     false,   qualifies(sf, &slots[k], t, to),
-                     false};
+        *it = (item){seg,     span_from,
+                     span_to, slots[k],
+                     NULL,    false,
+                     false,   qualifies(sf, &slots[k], t, to),
+                     false,   rels ? __builtin_ctz(rels) + 1 : 0};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
-        if (*n < MAX_ITEMS &&
+        if (*n < MAX_ITEMS && !rels &&
             near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier, false};
+          *near = (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier, false, 0};
           if ((near->text = masked(a, text, t, near))) (*n)++;
         }
       }
@@ -946,9 +1003,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
            eg_sf_has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg,  from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
-                     NULL, false, false, false,
-                     false};
+        *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
+                     NULL,  false, false, false,
+                     false, 0};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -986,11 +1043,13 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
 }
 
 /* Is pick q a better reading of a relation than cur (NULL: none yet)? The user's own words
- * over a name spoken of in passing; a name is more specific than a kind word ("a Nissan Leaf" over
- * "electric"), a kind word than one that qualifies a noun ("I play flute in a wind quintet"); then
- * the closer reading. */
+ * over a name spoken of in passing, and a value said of the user over one a noun of theirs is
+ * placed at ("I got the job at X. How do I tell my boss at Y?"); a name is more specific than a
+ * kind word ("a Nissan Leaf" over "electric"), a kind word than one that qualifies a noun ("I play
+ * flute in a wind quintet"); then the closer reading. */
 static bool better(const pick *q, const pick *cur) {
   if (cur && q->it->passing != cur->it->passing) return !q->it->passing; /* the user's own */
+  if (cur && !q->it->holds != !cur->it->holds) return !q->it->holds;     /* said, not placed */
   if (!cur || q->it->s.proper != cur->it->s.proper) return !cur || q->it->s.proper;
   /* a name whose kind is known over one that may be of several ("moved to Lisbon, renting a
    * room in Graça": a city over a name only a preposition types) */
@@ -1101,10 +1160,11 @@ static eg_code set_value(const eg_statefacts *sf, const char *text, const token 
   return EG_OK;
 }
 
-/* Facts and doubts of one segment from its judged items. */
+/* Facts and doubts of one segment from its judged items; *told: the relations (bit r) the
+ * segments before it in the same call gave a value of, with this one's added. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
-                    const pick *p, size_t np, eg_arena *a, eg_enriched *o, eg_statefacts_stats *st,
-                    eg_err *err) {
+                    const pick *p, size_t np, unsigned *told, eg_arena *a, eg_enriched *o,
+                    eg_statefacts_stats *st, eg_err *err) {
   static __thread token t[MAX_TOKENS];
   const char *text = sg->text ? sg->text : "";
   size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
@@ -1114,9 +1174,12 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
   const pick *gone[MAX_RELS] = {0};
   for (int r = 0; r < sf->n_rels; r++) {
     const pick *fact = NULL, *doubt = NULL;
-    bool held = holds(ctx, sf->rels[r].name);
+    /* held in the graph, or told earlier in these messages */
+    bool held = holds(ctx, sf->rels[r].name) || (*told >> r & 1u);
     for (size_t i = 0; i < np; i++) {
-      if (p[i].it->passing && held) continue; /* a name in passing only while none is held */
+      /* a name in passing, or one a noun of the user's is placed at ("my colleagues at X"),
+       * only while none is held */
+      if ((p[i].it->passing || p[i].it->holds) && held) continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
@@ -1140,7 +1203,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     }
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
     if (!fact && !doubt) continue;
-    if (fact && fact->it->passing && has_relation(o, rel)) continue; /* the rules read one */
+    /* the rules read one, said of the user: a name in passing or a placed one yields */
+    if (fact && (fact->it->passing || fact->it->holds) && has_relation(o, rel)) continue;
     const pick *use = fact ? fact : doubt;
     const item *it = use->it;
     size_t cs = t[it->from].s, ce = t[it->to - 1].e;
@@ -1185,6 +1249,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
       f.valid_from = date_in(dates, nd, cs, ce); /* a date said in the clause: when it began */
       st->facts++;
+      *told |= 1u << r;
     } else {
       if (has_relation(o, rel)) continue; /* a value of the segment stands */
       f.relation = EG_STATE_UNCERTAIN;
@@ -1233,6 +1298,7 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
   const char **texts = NULL;
   pick *picks = NULL;
   size_t ni = 0;
+  unsigned told = 0;
   eg_code rc = EG_OK;
   items = malloc(MAX_ITEMS * sizeof *items);
   if (!items) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -1265,7 +1331,8 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
       bool read = items[i].near && np && picks[np - 1].it == &items[i - 1] && !picks[np - 1].v.weak;
       if (picks[np].v.rel >= 0 && !read) np++;
     }
-    if (np && (rc = emit(sf, ctx, &segs[seg], picks, np, a, &out[seg], st, err))) goto cleanup;
+    if (np && (rc = emit(sf, ctx, &segs[seg], picks, np, &told, a, &out[seg], st, err)))
+      goto cleanup;
   }
 cleanup:
   free(names);
@@ -1343,7 +1410,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool source = st == ST_NOT_ASSERTED && source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
       v->dated = plan && said && !other && !question && !source;
-      if (!own || source || (question && !presupposed(t, from, s))) continue;
+      if (!own || source || (question && !presupposed(sf, t, from, s))) continue;
       if (other) {
         v->others = true;
         forget_value(&last, s);

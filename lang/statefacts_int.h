@@ -67,6 +67,8 @@ struct eg_statefacts {
   eg_map *ask;     /* a question's words → the types it asks about (@ask) */
   eg_map *ends;    /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
   eg_map *takes;   /* … that take what is offered (@takes): "accepted" → 1 */
+  eg_map *holds;   /* "at team" → the relations (bit r) a noun owned by the user before the
+                    * preposition and a value says the user holds ("my team at X": @holds) */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
   eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */

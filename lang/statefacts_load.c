@@ -156,6 +156,21 @@ static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
   return bits;
 }
 
+/* The relation named name into *rel, added (its types to come) when it is new. */
+static eg_code relation_index(eg_statefacts *sf, const char *name, int lineno, int *rel,
+                              eg_err *err) {
+  int r = 0;
+  while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
+  if (r == sf->n_rels) {
+    if (sf->n_rels == MAX_RELS)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
+    snprintf(sf->rels[r].name, sizeof sf->rels[r].name, "%s", name);
+    sf->n_rels++;
+  }
+  *rel = r;
+  return EG_OK;
+}
+
 static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
                                eg_err *err) {
   char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
@@ -185,6 +200,20 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     return root_error(
         eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
         err);
+  }
+  if (!strcmp(word, "@holds")) { /* "@holds WORKS_AT at team boss …": "my team at X" */
+    char *name = strtok_r(rest, " \t", &save), *prep = strtok_r(NULL, " \t", &save);
+    if (!prep)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @holds RELATION PREPOSITION WORD …",
+                        lineno);
+    int r;
+    eg_code rc = relation_index(sf, name, lineno, &r, err);
+    for (char *w = strtok_r(NULL, " \t", &save); !rc && w; w = strtok_r(NULL, " \t", &save)) {
+      char key[96];
+      snprintf(key, sizeof key, "%s %s", prep, w);
+      add_bits(sf->holds, key, 1u << r);
+    }
+    return rc;
   }
   if (!strcmp(word, "@people")) { /* WordNet roots */
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
@@ -259,17 +288,10 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
           : name[0] == '-' ? PK_GONE
                            : PK_ASSERT;
   if (*kind != PK_ASSERT) name++;
-  int r = 0;
-  while (r < sf->n_rels && strcmp(sf->rels[r].name, name) != 0) r++;
-  if (r == sf->n_rels) {
-    if (sf->n_rels == MAX_RELS)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: too many relations", lineno);
-    snprintf(sf->rels[r].name, sizeof sf->rels[r].name, "%s", name);
-    sf->n_rels++;
-  }
-  if (*kind == PK_ASSERT) sf->rels[r].types |= type_bits_of_list(sf, save ? save : "", true);
-  *rel = r;
-  return EG_OK;
+  eg_code rc = relation_index(sf, name, lineno, rel, err);
+  if (!rc && *kind == PK_ASSERT)
+    sf->rels[*rel].types |= type_bits_of_list(sf, save ? save : "", true);
+  return rc;
 }
 
 static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, char ***texts,
@@ -340,10 +362,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->prefix = eg_map_new();
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
+  sf->holds = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends ||
-                       !sf->takes
+                       !sf->takes || !sf->holds
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -379,6 +402,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->ask);
   eg_map_free(sf->ends);
   eg_map_free(sf->takes);
+  eg_map_free(sf->holds);
   free(sf->words);
   eg_wordnet_verbs_free(&sf->verbs);
   for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);

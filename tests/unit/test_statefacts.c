@@ -482,6 +482,52 @@ static void test_names_in_passing(void) {
   eg_arena_free(a);
 }
 
+/* A noun the user has by holding a value, placed at a name ("my team at X", "my landlord in
+ * X"), says the value is the user's, even in a question and of a person's noun; "old" and
+ * "last" make it former; a person's own past or ending is not the user's state now. It yields
+ * to a value held, to one told before in the same messages and to one said of the user in the
+ * same message. */
+static void test_placed_nouns(void) {
+  static const expect x[] = {
+      {"Can you help me word a message to my team at Pellman Foods?", "WORKS_AT", "Pellman Foods"},
+      {"My manager at Corvid Analytics wants a report by Friday.", "WORKS_AT", "Corvid Analytics"},
+      {"my coworkers at Brightwell keep microwaving fish", "WORKS_AT", "Brightwell"},
+      {"my landlord in Leeds won't fix the boiler, what are my rights", "LIVES_IN", "Leeds"},
+      {"What should I get my lead at Marrowbyte, who is leaving?", "WORKS_AT", "Marrowbyte"},
+      {"My old boss at Bramble asked me to cover a shift.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"My last manager at Kestrel Analytics wrote me a reference.", EG_STATE_UNCERTAIN,
+       "WORKS_AT"},
+      {"My manager at Kestrel Analytics used to say that all the time.", NULL, NULL},
+      {"My sister's team at Pellman Foods won an award.", NULL, NULL},
+      {"My friend at Quillon Games says they are crunching again.", NULL, NULL},
+      {"I accepted an offer at Vantor Insurance. How do I tell my boss at Kestrel Analytics?",
+       "WORKS_AT", "Vantor Insurance"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const eg_held held[] = {{"WORKS_AT", "Initech"}};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = held, hctx.n_held = 1;
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  const char *text = "my coworkers at Brightwell keep microwaving fish";
+  EG_REQUIRE(read_in(a, &hctx, text, &out) == EG_OK);
+  EG_CHECK(only_fact(text, true, &out, NULL, NULL));
+  /* told in an earlier message of the same call */
+  eg_segment segs[2] = {
+      {"I started at Vantor Insurance this week.", "user", "", T("2025-06-10"), 0, 0},
+      {"One of my colleagues at Kestrel Analytics messaged me.", "user", "", T("2025-06-10"), 0,
+       0}};
+  eg_enriched two[2] = {{0}};
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, segs, 2, a, two, NULL, &e) == EG_OK);
+  EG_CHECK(only_fact(segs[0].text, false, &two[0], "WORKS_AT", "Vantor Insurance"));
+  EG_CHECK(only_fact(segs[1].text, false, &two[1], NULL, NULL));
+  memset(two, 0, sizeof two); /* alone, it is read */
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, segs + 1, 1, a, two, NULL, &e) == EG_OK);
+  EG_CHECK(only_fact(segs[1].text, false, &two[0], "WORKS_AT", "Kestrel Analytics"));
+  eg_arena_free(a);
+}
+
 /* WordNet types the slot: a city's name is a place, a lower-case instrument needs no cue,
  * a date said in the clause is the valid time. */
 static void test_typed_slots_and_valid_time(void) {
@@ -1088,6 +1134,7 @@ static void test_bad_files(void) {
   refused(path, "@ends wordnet discard#1 notawordatall#1", "notawordatall");
   refused(path, "@takes wordnet accept#2 notawordatall#1", "notawordatall");
   refused(path, "@takes accept#2", "@takes wordnet");
+  refused(path, "@holds WORKS_AT", "@holds RELATION PREPOSITION");
   /* … and a noun sense for the firms' trades */
   refused(path, "@trade org act#2 notawordatall#1", "notawordatall");
   /* more roots than a line may hold is an error, not a line cut short */
@@ -1123,6 +1170,7 @@ int main(void) {
   EG_RUN(test_session_names);
   EG_RUN(test_held_values);
   EG_RUN(test_names_in_passing);
+  EG_RUN(test_placed_nouns);
   EG_RUN(test_heads_and_proforms);
   EG_RUN(test_lexical_reading);
   EG_RUN(test_former_values);
