@@ -49,13 +49,6 @@
 
 /* ---- words and clauses ------------------------------------------------------------------- */
 
-/* Does w open with one of the stems in list ("begging" with "beg")? */
-static bool opens_with_any(const char *w, const char *const *list, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (!strncmp(w, list[i], strlen(list[i]))) return true;
-  return false;
-}
-
 /* Where the value slot s names lies, in tokens: its own range, or that of the value a word
  * standing for it names ("here" for a place, "we" for the speaker and a partner). */
 static size_t value_from(const slot *s) { return s->ve ? s->vs : s->ts; }
@@ -173,7 +166,7 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
 
 /* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
  * ends in that joint ("back when I had X")? */
-static bool past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p) {
+bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p) {
   return p > a && eg_sf_ends_marker(sf, MK_PAST, t, a, p);
 }
 
@@ -302,7 +295,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   size_t a, b;
   sub_clause(t, from, to, s->ts, &a, &b);
   size_t scope = predicate_start(t, a, s, false);
-  if (past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
+  if (eg_sf_past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
    * not the slot's predicate: "my X did 300 km without a complaint"; a relative clause after
@@ -319,91 +312,6 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
-}
-
-/* The noun for a person at t[i] ("sister", "neighbour's", "parents"), or false. */
-static bool person_noun(const eg_statefacts *sf, const token *t, size_t i) {
-  char noun[32];
-  snprintf(noun, sizeof noun, "%s", t[i].w);
-  size_t l = strlen(noun);
-  if (eg_sf_possessive(noun)) noun[l -= 2] = '\0';
-  if (!eg_sf_bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
-    noun[l - 1] = '\0'; /* "my parents" */
-  return eg_sf_bits_of(sf->people, noun) != 0;
-}
-
-/* "My sister lives in X", "my neighbour's dog X", "my uni mate is moving to X", "dad's
- * selling his X": a clause whose subject is someone else (a noun for a person, bare or after
- * my/our and at most one modifier; no I or we after it) is about them, unless the slot is
- * that person's name ("my wife X …", "my new boyfriend X") or what the noun is ("my current
- * employer is X", "my daily driver is a X": the user's); so is a value that is his or theirs
- * ("showing off his X") in a clause with no first-person subject ("I bought his X" is the
- * user's). */
-static bool about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                               const slot *s) {
-  /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
-   * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
-   * the user's own: the value is no person) */
-  static const char *const indef[] = {"a", "an"};
-  if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
-      eg_sf_determiner(t[s->ts - 1].w) &&
-      !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&
-      person_noun(sf, t, s->ts) && person_noun(sf, t, s->te))
-    return true;
-  if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
-    for (size_t i = from; i < s->ts; i++)
-      if (eg_sf_subject_pronoun(t[i].w)) return false;
-    return true;
-  }
-  /* "the kids named him X": who gives the name says nothing of whose it is */
-  if (eg_sf_named_by_verb(sf, t, from, s->ts)) return false;
-  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
-   * only the words a family calls its own by ("dad's selling …", "mum says …") */
-  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
-  static const char *const kin[] = {"mum",     "mum's",     "mom",     "mom's",     "dad",
-                                    "dad's",   "mama",      "mama's",  "papa",      "papa's",
-                                    "grandma", "grandma's", "grandpa", "grandpa's", "nan",
-                                    "nan's",   "gran",      "gran's"};
-  size_t noun;
-  if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
-    noun = from + 1 < to && (person_noun(sf, t, from + 1) ||
-                             eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2))
-               ? from + 1 /* "my old colleagues at X": the user's former place, read so */
-               : from + 2;
-  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin))
-    noun = from;
-  else if (!strcmp(t[from].w, "the") && from + 1 < to && strstr(t[from + 1].w, "'s"))
-    noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
-  else
-    return false;
-  if (noun + 1 >= to || noun >= s->ts || !person_noun(sf, t, noun) || s->ts == noun + 1)
-    return false;
-  /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
-   * neighbour's dog" is the neighbour's) */
-  unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
-                  (strchr(t[noun].w, '\'') ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
-  if (kind & ~sf->person_bit) return false;
-  /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
-   * fills, the user's ("my dad is paleo" says what the dad is) */
-  static const char *const is[] = {"is", "was", "'s"};
-  size_t v = noun + 2;
-  while (v < s->ts && eg_sf_determiner(t[v].w)) v++;
-  if (s->proper && eg_sf_in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts)
-    return false;
-  /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
-   * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
-   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs
-   * or asks of the user is not yet the user's state: "my mum keeps begging me to move to X". */
-
-  static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
-  for (size_t i = noun + 1; i < s->ts && i < to; i++) {
-    bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
-    if (!object && !eg_sf_subject_pronoun(t[i].w)) continue;
-    bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
-                    opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
-    if (!asked_of) return false;
-  }
-  return true;
 }
 
 /* Is the slot in a predicate of the user's? The predicate is the stretch of the sentence
@@ -427,8 +335,8 @@ static bool own_subject(const token *w) {
 
 /* The slot's predicate: [a, b) between the words that open clauses; with `shared`, a
  * predicate without its own subject reaches back to the one whose subject it shares. */
-static void predicate_span(const token *t, size_t from, size_t to, const slot *s, bool shared,
-                           size_t *a, size_t *b) {
+void eg_sf_predicate_span(const token *t, size_t from, size_t to, const slot *s, bool shared,
+                          size_t *a, size_t *b) {
   *a = s->ts;
   for (;;) {
     while (*a > from && !opens_clause(t[*a - 1].w)) (*a)--;
@@ -461,7 +369,7 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
 static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             const slot *s, bool fragments) {
   size_t a, b;
-  predicate_span(t, from, to, s, true, &a, &b);
+  eg_sf_predicate_span(t, from, to, s, true, &a, &b);
   if (its_been(t, a, b)) return true;
   /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
   bool shared =
@@ -678,7 +586,7 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
    * blowing warm air", "picked up X" of "I quit the orchestra and picked up X" (the rest
    * is about something else) */
   size_t pa, pb, end = *b;
-  predicate_span(t, *a, *b, s, false, &pa, &pb);
+  eg_sf_predicate_span(t, *a, *b, s, false, &pa, &pb);
   if (pb - pa > s->te - s->ts) *a = pa, *b = pb;
   while (*b == end && *b < to) { /* an apposition: at most four words opening with a determiner */
     size_t e = *b;
@@ -705,89 +613,6 @@ static bool near_slot(const token *t, size_t from, size_t to, const slot *s, siz
   if (y > b) y = b;
   *na = x, *nb = y;
   return (x > a || y < b) && y - x >= s->te - s->ts + 2;
-}
-
-/* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
- * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
- * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
- * ends the state follows it ("my dog X passed away"). */
-/* How many words before the slot "my" or "our" owns it: two before a cued name ("my dog
- * X"), one before a name when `named` ("my X"); 0 when none does. */
-static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
-  static const char *const own[] = {"my", "our"};
-  size_t k = s->cued ? 2 : named ? 1 : 0;
-  return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
-}
-
-/* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
- * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
- * ("my sister's team at X"), its preposition right before the name. The relations that take
- * the name's type the phrase says (bit r; 0: none), and in *own_at how many words before the
- * name the owner stands. */
-static unsigned held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
-                             size_t *own_at) {
-  static const char *const own[] = {"my", "our"};
-  size_t ts = s->ts, k = 0;
-  if (!s->proper || s->ve || ts < from + 3) return 0;
-  if (eg_sf_in_list(t[ts - 3].w, own, 2))
-    k = 3;
-  else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && !strchr(t[ts - 3].w, '\'') &&
-           !person_noun(sf, t, ts - 3))
-    k = 4;
-  for (size_t i = ts - k; k && i < ts; i++)
-    if (t[i].comma || t[i].cut) return 0;
-  if (!k) return 0;
-  char key[72];
-  snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[ts - 2].w);
-  unsigned rels = eg_sf_bits_of(sf->holds, key), ok = 0;
-  size_t l = strlen(key);
-  if (!rels && l > 4 && key[l - 1] == 's') { /* "my colleagues at X" */
-    key[l - 1] = '\0';
-    rels = eg_sf_bits_of(sf->holds, key);
-  }
-  for (int r = 0; r < sf->n_rels; r++)
-    if ((rels >> r & 1u) && (sf->rels[r].types & s->bits)) ok |= 1u << r;
-  if (ok) *own_at = k;
-  return ok;
-}
-
-static void possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
-                      size_t *a, size_t *b) {
-  /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic"), or "my team at X" */
-  size_t own_at = owner_at(t, from, s, s->proper && s->bits != sf->name_types);
-  if (!own_at && !held_through(sf, t, from, s, &own_at)) return;
-  size_t pa, pb;
-  predicate_span(t, from, to, s, false, &pa, &pb);
-  /* "my old boss at X", "my last job at X"; an ending or a negation after a person's noun is
-   * the person's ("my lead at X is leaving", "my landlord in X won't fix the boiler") */
-  bool placed = own_at >= 3, person = placed && person_noun(sf, t, s->ts - 2);
-  if (placed && own_at == 4 &&
-      (eg_sf_has_marker(sf, MK_FORMER, t, s->ts - 3, s->ts - 2) || !strcmp(t[s->ts - 3].w, "last")))
-    s->status = ST_FORMER;
-  else if (!person && eg_sf_has_ending(sf, t, s->te, pb))
-    s->status = ST_FORMER;
-  /* a placed noun's past may be the user's ("my manager at X used to say …"): not a word on
-   * the state now */
-  else if (placed && eg_sf_has_past(sf, t, s->te, pb))
-    s->status = ST_NOT_ASSERTED;
-  /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
-   * and so is a verb that ended it before ("I sold my X") */
-  else if (s->status != ST_FORMER && !eg_sf_has_past(sf, t, pa, s->ts) &&
-           !past_clause(sf, t, from, pa) &&
-           !eg_sf_has_marker(sf, MK_NEGATION, t, pa, person ? s->ts : pb))
-    s->status = ST_CURRENT;
-  *a = s->ts - own_at;
-  *b = s->te;
-}
-
-/* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?",
- * "As a X, what …?" — the user's own, asked about or not. */
-static bool presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
-  static const char *const indef[] = {"a", "an"};
-  size_t i = s->ts, own_at;
-  if (owner_at(t, from, s, s->proper) || held_through(sf, t, from, s, &own_at)) return true;
-  return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
-         eg_sf_in_list(t[i - 1].w, indef, 2);
 }
 
 /* A clause naming no value may still say one by a word standing for the last value named
@@ -900,7 +725,8 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
 static void add_passing(const eg_statefacts *sf, const token *t, const char *text, size_t seg,
                         size_t from, size_t to, const slot *s, eg_arena *a, item *items,
                         size_t *n) {
-  if (s->held || !s->proper || *n >= MAX_ITEMS || about_someone_else(sf, t, from, to, s)) return;
+  if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
+    return;
   item *it = &items[*n];
   *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0};
   it->s.status = status_of(sf, t, from, to, s);
@@ -961,7 +787,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
     bool self = said && (speaks_of_self(sf, t, from, to, true) || given);
     slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0, false}; /* its subject's */
-    prev_self = self && !about_someone_else(sf, t, from, to, &end);
+    prev_self = self && !eg_sf_about_someone_else(sf, t, from, to, &end);
     if (self) {
       st->clauses++;
       size_t before = *n;
@@ -970,18 +796,18 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         /* a name given ("the kids named him X") is the user's when the sentence is; so is
          * one a noun of the user's is placed at ("my coworkers at X") */
         size_t own_at;
-        unsigned rels = held_through(sf, t, from, &slots[k], &own_at);
-        if (!rels && about_someone_else(sf, t, from, to, &slots[k])) {
+        unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
+        if (!rels && eg_sf_about_someone_else(sf, t, from, to, &slots[k])) {
           forget_value(&last, &slots[k]);
           continue;
         }
-        if ((question && !presupposed(sf, t, from, &slots[k])) ||
+        if ((question && !eg_sf_presupposed(sf, t, from, &slots[k])) ||
             (!slots[k].cued && !rels && !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
-        possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
+        eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
         *it = (item){seg,     span_from,
@@ -1398,7 +1224,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                              .how = EG_STATED_MENTIONED,
                              .typed = s->cued || s->bits != sf->name_types,
                              .types = s->bits & types};
-      bool other = said && about_someone_else(sf, t, from, to, s);
+      bool other = said && eg_sf_about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
       slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
       bool plan =
@@ -1410,7 +1236,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool source = st == ST_NOT_ASSERTED && source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
       v->dated = plan && said && !other && !question && !source;
-      if (!own || source || (question && !presupposed(sf, t, from, s))) continue;
+      if (!own || source || (question && !eg_sf_presupposed(sf, t, from, s))) continue;
       if (other) {
         v->others = true;
         forget_value(&last, s);
@@ -1419,7 +1245,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       if (!s->cued && !users_predicate(sf, t, from, to, s, false)) continue;
       s->status = st;
       size_t a, b;
-      possessed(sf, t, from, to, s, &a, &b);
+      eg_sf_possessed(sf, t, from, to, s, &a, &b);
       forget_former(&last, s);
       v->how = s->status == ST_CURRENT ? EG_STATED_CURRENT : EG_STATED_FORMER;
       if (s->status == ST_FORMER) {

@@ -202,4 +202,32 @@ bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j);
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max);
 
+/* ---- predicates (statefacts.c) ----------------------------------------------------------- */
+
+/* The slot's predicate [*a, *b) between the words that open clauses in [from, to); with
+ * `shared`, one without its own subject reaches back to the one whose subject it shares. */
+void eg_sf_predicate_span(const token *t, size_t from, size_t to, const slot *s, bool shared,
+                          size_t *a, size_t *b);
+/* Is the predicate opening at p governed by a past marker ending in its joint ("back when")? */
+bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p);
+
+/* ---- whose a value is (statefacts_whose.c) ----------------------------------------------- */
+
+/* Is t[i] a noun for a person ("sister", "neighbour's", "parents")? */
+bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i);
+/* Is the clause [from, to) about someone else than the user, as far as slot s goes ("my sister
+ * lives in X", "showing off his X")? */
+bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                              const slot *s);
+/* The relations (bit r) a noun of the user's placed at the name s says ("my team at X";
+ * @holds), *own_at the owner's distance before the name; 0: none. */
+unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
+                            size_t *own_at);
+/* A possessive's reading of s ("my dog X", "my team at X"): its status set and the phrase
+ * [*a, *b) to embed; nothing changed when no possessive owns it. */
+void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
+                     size_t *a, size_t *b);
+/* Does a question take the value s for granted ("… for my girlfriend X?", "As a X, …")? */
+bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
+
 #endif

@@ -1,0 +1,185 @@
+/*
+ * statefacts_whose.c — whose a value is, told by the words around it: someone else's ("my
+ * sister lives in X", "my neighbour's dog X"), or the user's by a possessive ("my dog X", "my
+ * Honda Civic") or by a noun of theirs placed at it ("my team at X"), which also says what the
+ * clause does not ("I'm taking my boyfriend X to Rome" is a plan; the boyfriend is not).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/statefacts_int.h"
+
+/* Does w open with one of the stems in list ("begging" with "beg")? */
+static bool opens_with_any(const char *w, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!strncmp(w, list[i], strlen(list[i]))) return true;
+  return false;
+}
+
+/* The noun for a person at t[i] ("sister", "neighbour's", "parents"), or false. */
+bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i) {
+  char noun[32];
+  snprintf(noun, sizeof noun, "%s", t[i].w);
+  size_t l = strlen(noun);
+  if (eg_sf_possessive(noun)) noun[l -= 2] = '\0';
+  if (!eg_sf_bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
+    noun[l - 1] = '\0'; /* "my parents" */
+  return eg_sf_bits_of(sf->people, noun) != 0;
+}
+
+/* "My sister lives in X", "my neighbour's dog X", "my uni mate is moving to X", "dad's
+ * selling his X": a clause whose subject is someone else (a noun for a person, bare or after
+ * my/our and at most one modifier; no I or we after it) is about them, unless the slot is
+ * that person's name ("my wife X …", "my new boyfriend X") or what the noun is ("my current
+ * employer is X", "my daily driver is a X": the user's); so is a value that is his or theirs
+ * ("showing off his X") in a clause with no first-person subject ("I bought his X" is the
+ * user's). */
+bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                              const slot *s) {
+  /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
+   * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
+   * the user's own: the value is no person) */
+  static const char *const indef[] = {"a", "an"};
+  if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
+      eg_sf_determiner(t[s->ts - 1].w) &&
+      !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&
+      eg_sf_person_noun(sf, t, s->ts) && eg_sf_person_noun(sf, t, s->te))
+    return true;
+  if (s->ts > from && (!strcmp(t[s->ts - 1].w, "his") || !strcmp(t[s->ts - 1].w, "their"))) {
+    for (size_t i = from; i < s->ts; i++)
+      if (eg_sf_subject_pronoun(t[i].w)) return false;
+    return true;
+  }
+  /* "the kids named him X": who gives the name says nothing of whose it is */
+  if (eg_sf_named_by_verb(sf, t, from, s->ts)) return false;
+  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
+   * only the words a family calls its own by ("dad's selling …", "mum says …") */
+  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
+  static const char *const kin[] = {"mum",     "mum's",     "mom",     "mom's",     "dad",
+                                    "dad's",   "mama",      "mama's",  "papa",      "papa's",
+                                    "grandma", "grandma's", "grandpa", "grandpa's", "nan",
+                                    "nan's",   "gran",      "gran's"};
+  size_t noun;
+  if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
+    noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||
+                             eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2))
+               ? from + 1 /* "my old colleagues at X": the user's former place, read so */
+               : from + 2;
+  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin))
+    noun = from;
+  else if (!strcmp(t[from].w, "the") && from + 1 < to && strstr(t[from + 1].w, "'s"))
+    noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
+  else
+    return false;
+  if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun) || s->ts == noun + 1)
+    return false;
+  /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
+   * neighbour's dog" is the neighbour's) */
+  unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
+                  (strchr(t[noun].w, '\'') ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
+  if (kind & ~sf->person_bit) return false;
+  /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
+   * fills, the user's ("my dad is paleo" says what the dad is) */
+  static const char *const is[] = {"is", "was", "'s"};
+  size_t v = noun + 2;
+  while (v < s->ts && eg_sf_determiner(t[v].w)) v++;
+  if (s->proper && eg_sf_in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts)
+    return false;
+  /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
+   * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
+   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs
+   * or asks of the user is not yet the user's state: "my mum keeps begging me to move to X". */
+
+  static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
+  for (size_t i = noun + 1; i < s->ts && i < to; i++) {
+    bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
+    if (!object && !eg_sf_subject_pronoun(t[i].w)) continue;
+    bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
+                    opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
+    if (!asked_of) return false;
+  }
+  return true;
+}
+
+/* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
+ * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
+ * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
+ * ends the state follows it ("my dog X passed away"). */
+/* How many words before the slot "my" or "our" owns it: two before a cued name ("my dog
+ * X"), one before a name when `named` ("my X"); 0 when none does. */
+static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
+  static const char *const own[] = {"my", "our"};
+  size_t k = s->cued ? 2 : named ? 1 : 0;
+  return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
+}
+
+/* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
+ * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
+ * ("my sister's team at X"), its preposition right before the name. The relations that take
+ * the name's type the phrase says (bit r; 0: none), and in *own_at how many words before the
+ * name the owner stands. */
+unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
+                            size_t *own_at) {
+  static const char *const own[] = {"my", "our"};
+  size_t ts = s->ts, k = 0;
+  if (!s->proper || s->ve || ts < from + 3) return 0;
+  if (eg_sf_in_list(t[ts - 3].w, own, 2))
+    k = 3;
+  else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && !strchr(t[ts - 3].w, '\'') &&
+           !eg_sf_person_noun(sf, t, ts - 3))
+    k = 4;
+  for (size_t i = ts - k; k && i < ts; i++)
+    if (t[i].comma || t[i].cut) return 0;
+  if (!k) return 0;
+  char key[72];
+  snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[ts - 2].w);
+  unsigned rels = eg_sf_bits_of(sf->holds, key), ok = 0;
+  size_t l = strlen(key);
+  if (!rels && l > 4 && key[l - 1] == 's') { /* "my colleagues at X" */
+    key[l - 1] = '\0';
+    rels = eg_sf_bits_of(sf->holds, key);
+  }
+  for (int r = 0; r < sf->n_rels; r++)
+    if ((rels >> r & 1u) && (sf->rels[r].types & s->bits)) ok |= 1u << r;
+  if (ok) *own_at = k;
+  return ok;
+}
+
+void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
+                     size_t *a, size_t *b) {
+  /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic"), or "my team at X" */
+  size_t own_at = owner_at(t, from, s, s->proper && s->bits != sf->name_types);
+  if (!own_at && !eg_sf_held_through(sf, t, from, s, &own_at)) return;
+  size_t pa, pb;
+  eg_sf_predicate_span(t, from, to, s, false, &pa, &pb);
+  /* "my old boss at X", "my last job at X"; an ending or a negation after a person's noun is
+   * the person's ("my lead at X is leaving", "my landlord in X won't fix the boiler") */
+  bool placed = own_at >= 3, person = placed && eg_sf_person_noun(sf, t, s->ts - 2);
+  if (placed && own_at == 4 &&
+      (eg_sf_has_marker(sf, MK_FORMER, t, s->ts - 3, s->ts - 2) || !strcmp(t[s->ts - 3].w, "last")))
+    s->status = ST_FORMER;
+  else if (!person && eg_sf_has_ending(sf, t, s->te, pb))
+    s->status = ST_FORMER;
+  /* a placed noun's past may be the user's ("my manager at X used to say …"): not a word on
+   * the state now */
+  else if (placed && eg_sf_has_past(sf, t, s->te, pb))
+    s->status = ST_NOT_ASSERTED;
+  /* a plan is not about the dog; "I used to walk my dog X", "I never had my dog X" are,
+   * and so is a verb that ended it before ("I sold my X") */
+  else if (s->status != ST_FORMER && !eg_sf_has_past(sf, t, pa, s->ts) &&
+           !eg_sf_past_clause(sf, t, from, pa) &&
+           !eg_sf_has_marker(sf, MK_NEGATION, t, pa, person ? s->ts : pb))
+    s->status = ST_CURRENT;
+  *a = s->ts - own_at;
+  *b = s->te;
+}
+
+/* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?",
+ * "As a X, what …?" — the user's own, asked about or not. */
+bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  static const char *const indef[] = {"a", "an"};
+  size_t i = s->ts, own_at;
+  if (owner_at(t, from, s, s->proper) || eg_sf_held_through(sf, t, from, s, &own_at)) return true;
+  return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
+         eg_sf_in_list(t[i - 1].w, indef, 2);
+}
