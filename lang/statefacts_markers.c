@@ -27,11 +27,22 @@ static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
   return true;
 }
 
+/* … as a marker of kind k: "used to" after a form of "be" or "get" is no past but being
+ * accustomed ("still getting used to X", "I'm used to X"). */
+static bool kind_at(marker_kind k, const marker *m, const token *t, size_t i, size_t to) {
+  static const char *const be_get[] = {"be",  "being",   "been",   "am",    "'m",    "i'm",
+                                       "is",  "are",     "was",    "were",  "get",   "gets",
+                                       "got", "getting", "gotten", "we're", "you're"};
+  return marker_at(m, t, i, to) &&
+         !(k == MK_PAST && !strcmp(t[i].w, "used") && i > 0 &&
+           eg_sf_in_list(t[i - 1].w, be_get, sizeof be_get / sizeof *be_get));
+}
+
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                       size_t to) {
   for (size_t i = from; i < to; i++)
     for (int m = 0; m < sf->n_markers[k]; m++)
-      if (marker_at(&sf->markers[k][m], t, i, to)) return true;
+      if (kind_at(k, &sf->markers[k][m], t, i, to)) return true;
   return false;
 }
 
@@ -40,7 +51,7 @@ bool eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, s
                        size_t end) {
   for (int m = 0; m < sf->n_markers[k]; m++) {
     size_t n = (size_t)sf->markers[k][m].n;
-    if (end >= from + n && marker_at(&sf->markers[k][m], t, end - n, end)) return true;
+    if (end >= from + n && kind_at(k, &sf->markers[k][m], t, end - n, end)) return true;
   }
   return false;
 }
@@ -108,7 +119,7 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
     for (int m = 0; m < sf->n_markers[MK_PAST]; m++) {
       const marker *k = &sf->markers[MK_PAST][m];
       size_t after = i + (size_t)k->n;
-      if (marker_at(k, t, i, to) &&
+      if (kind_at(MK_PAST, k, t, i, to) &&
           !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
           !(k->n == 1 && after < to && eg_sf_in_list(t[after].w, away, sizeof away / sizeof *away)))
         return true;

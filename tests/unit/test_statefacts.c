@@ -149,6 +149,9 @@ static void test_tense_and_negation(void) {
       /* what a thing does from X: X its cause, nothing the user left */
       {"My fingers hurt from the ukulele.", NULL, NULL},
       {"I used to live in Toronto.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* … but being used to a thing is no past */
+      {"Still getting used to Leeds, the hills are brutal.", "LIVES_IN", "Leeds"},
+      {"I'm used to Leeds now.", "LIVES_IN", "Leeds"},
       /* a past verb of a state moving somewhere tells an event: the new car is driven now */
       {"lol i traded in the civic this weekend and drove home a tesla model 3.", "DRIVES",
        "tesla model 3"},
