@@ -108,6 +108,22 @@ static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t 
   *st_ = b + 1;
 }
 
+/* Is token i of the clause [from, to) in what a question asks? In a question, a sub-clause
+ * before the one that asks, and no question itself, says something: "I've gone pescatarian,
+ * any easy recipes?", "Now that I'm based in X, what …?" (not "If I move to X, should I …?",
+ * "When we get to X, what …?"). */
+static bool asked(const token *t, size_t from, size_t to, size_t i) {
+  static const char *const asking[] = {
+      "what", "where",   "when",   "which", "who",    "whom",   "whose", "why",  "how",
+      "if",   "whether", "should", "would", "could",  "can",    "do",    "does", "did",
+      "is",   "are",     "am",     "was",   "were",   "will",   "shall", "may",  "might",
+      "have", "has",     "or",     "any",   "anyone", "anybody"};
+  if (!t[to - 1].ask) return false;
+  size_t a, b;
+  sub_clause(t, from, to, i, &a, &b);
+  return b >= to || eg_sf_in_list(t[a].w, asking, sizeof asking / sizeof *asking);
+}
+
 /* Where the slot's own predicate starts, looking back from it no further than a. */
 static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal) {
   for (size_t q = s->ts; q > a; q--)
@@ -801,7 +817,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           forget_value(&last, &slots[k]);
           continue;
         }
-        if ((question && !eg_sf_presupposed(sf, t, from, &slots[k])) ||
+        if ((asked(t, from, to, slots[k].ts) && !eg_sf_presupposed(sf, t, from, &slots[k])) ||
             (!slots[k].cued && !rels && !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);

@@ -222,6 +222,11 @@ static void test_tense_and_negation(void) {
       {"Friday was my last day at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
       {"Should I move to Lyon?", NULL, NULL},
+      /* a question's sub-clause that asks nothing says something */
+      {"I've gone pescatarian, any easy fish recipes?", "DIET", "pescatarian"},
+      {"Now that I'm based in Denver, what are good day hikes nearby?", "LIVES_IN", "Denver"},
+      {"If I move to Lyon, should I learn French?", NULL, NULL},
+      {"When we get to Lyon, what should we see first?", NULL, NULL},
       /* the noun the slot qualifies is former */
       {"My old colleagues at Initech threw me a party.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
