@@ -267,7 +267,8 @@ bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size
 
 /* Does the value at token ts (its determiners before it) follow "after" and a length of time
  * ("after two years in X", "after 6 years at X", "after five years X", "after a decade with
- * X")? Whether that time is over the caller tells by the rest of the sentence. */
+ * X", "after two years of being X", "after a year of living in X")? Whether that time is over
+ * the caller tells by the rest of the sentence. */
 bool eg_sf_after_duration(const token *t, size_t from, size_t ts) {
   static const char *const amount[] = {"a",      "an",     "one",    "two",    "three", "four",
                                        "five",   "six",    "seven",  "eight",  "nine",  "ten",
@@ -279,6 +280,9 @@ bool eg_sf_after_duration(const token *t, size_t from, size_t ts) {
   size_t k = ts;
   while (k > from && eg_sf_determiner(t[k - 1].w)) k--;
   if (k > from && eg_sf_in_list(t[k - 1].w, with, sizeof with / sizeof *with)) k--;
+  size_t l = k > from ? strlen(t[k - 1].w) : 0;
+  if (k > from + 1 && l > 4 && !strcmp(t[k - 1].w + l - 3, "ing") && !strcmp(t[k - 2].w, "of"))
+    k -= 2; /* "of being", "of living in" */
   if (k == from || !eg_sf_in_list(t[k - 1].w, unit, sizeof unit / sizeof *unit)) return false;
   size_t a = --k;
   while (k > from &&

@@ -1062,6 +1062,8 @@ static void test_former_values(void) {
       /* a length of time after "after", with a word of change: the time there is over */
       {"Moved back to Manchester after two years in Berlin.", "LIVES_IN", "Berlin",
        "2025-06-10T12:00:00Z"},
+      {"Back to eating meat after two years of being vegan.", "DIET", "vegan",
+       "2025-06-10T12:00:00Z"},
       {"After two years in Berlin, I love it here.", NULL, NULL, NULL},
       {"My ex Leila just got engaged.", NULL, NULL, NULL},
       {"I'm originally from Leeds.", NULL, NULL, NULL},
