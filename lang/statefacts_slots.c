@@ -154,7 +154,8 @@ static bool head_named(const eg_statefacts *sf, const token *t, size_t from, siz
  *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
  *    X") or a phrase ("her name is X", "name's X", "came with the name X"), names the
  *    nearest kind word before it in the speaker's words ("Adopted a kitten! Named her X");
- *    with none, a naming verb's own cue type stands;
+ *    with none, a naming verb's own cue type stands, or a person where a word for one was
+ *    said ("I'm seeing someone, her name is X");
  *  - a name right after a kind word, as after a cue word: "our beagle X";
  *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
  *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
@@ -171,6 +172,9 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   if (given) {
     for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
       if ((b = eg_sf_kind_bits(sf, t[k - 1].w))) return b;
+    /* no kind word: a word for a person ("seeing someone, her name is X") */
+    for (size_t k = i; !verb && k > 0 && i - k < NAMING_REACH; k--)
+      if (eg_sf_bits_of(sf->people, t[k - 1].w)) return sf->person_bit;
     return verb;
   }
   if (j + 1 < to && !strcmp(t[j].w, "the") && (b = eg_sf_kind_bits(sf, t[j + 1].w))) return b;

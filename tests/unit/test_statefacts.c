@@ -115,6 +115,9 @@ static void test_each_relation_in_other_words(void) {
       {"Adopted a kitten! Named her Luna.", "HAS_PET", "Luna"},
       {"We adopted a little tabby and the kids named her Miso.", "HAS_PET", "Miso"},
       {"Nugget, my hamster, escaped again.", "HAS_PET", "Nugget"},
+      /* … or, with no kind word before it, a word for a person: a person's name */
+      {"I've started seeing someone, her name is Priya.", "PARTNER_OF", "Priya"},
+      {"We got a dog for my son, his name is Max.", "HAS_PET", "Max"},
       {"Our beagle Biscuit howls whenever we leave the house.", "HAS_PET", "Biscuit"},
       /* a sentence with no verb is the speaker's note; one with a verb of its own is not */
       {"Two weeks fully vegetarian now.", "DIET", "vegetarian"},
