@@ -383,6 +383,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
       if (!known && j - i > 1) known = noun_bits(sf->suffix, t[j - 1].w); /* "Merrow Clinics" */
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w); /* "Honda Civic" */
+      /* a make alone, mid-sentence, is the car or its maker ("I drive a Tesla now") */
+      if (!known && j - i == 1 && !t[i].start && (known = eg_sf_bits_of(sf->prefix, t[i].w)))
+        known |= sf->org_bit;
       /* "Cobalt Freight"; not "Yamaha Piano", a kind of a type's own */
       if (!known && j - i > 1 && !eg_sf_lookup_common(sf, t[j - 1].w))
         known = noun_bits(sf->trade, t[j - 1].w);

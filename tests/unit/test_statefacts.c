@@ -110,6 +110,9 @@ static void test_each_relation_in_other_words(void) {
       /* a car by its make, "my X" of a known type, a value a question takes for granted */
       {"My Ford Focus makes a grinding noise when I brake.", "DRIVES", "Ford Focus"},
       {"How often should I change the oil on my Honda Civic?", "DRIVES", "Honda Civic"},
+      /* a make alone is the car, or the firm that makes it */
+      {"Just picked up my new Tesla!", "DRIVES", "Tesla"},
+      {"I work at Ford.", "WORKS_AT", "Ford"},
       {"Any gift ideas for my girlfriend Rosa?", "PARTNER_OF", "Rosa"},
       /* a name given to a kind word, or beside one, is the pet; the kind word is no value */
       {"Adopted a kitten! Named her Luna.", "HAS_PET", "Luna"},
