@@ -101,6 +101,8 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   return true;
 }
 
+static const char *const own[] = {"my", "our"}; /* the words the user owns by */
+
 /* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
  * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
  * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
@@ -108,7 +110,6 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
 /* How many words before the slot "my" or "our" owns it: two before a cued name ("my dog
  * X"), one before a name when `named` ("my X"); 0 when none does. */
 static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
-  static const char *const own[] = {"my", "our"};
   size_t k = s->cued ? 2 : named ? 1 : 0;
   return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
 }
@@ -120,7 +121,6 @@ static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
  * name the owner stands. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at) {
-  static const char *const own[] = {"my", "our"};
   size_t ts = s->ts, k = 0;
   if (!s->proper || s->ve || ts < from + 3) return 0;
   if (eg_sf_in_list(t[ts - 3].w, own, 2))
