@@ -319,7 +319,17 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
    * "a city which never sleeps" */
   static const char *const relative[] = {"without", "that", "which", "who"};
   size_t neg_to = s->te; /* past "X and I": the predicate is theirs together */
-  if (s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te)) neg_to += 2;
+  bool with_me = s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te);
+  if (with_me) neg_to += 2;
+  /* a name that opens its sub-clause is the subject: a negation after it is of what it does
+   * ("my Fiat Panda does not like the snow", "X doesn't pay enough"), unless the state changed
+   * ("X doesn't feel like home anymore") or it says what the name is ("X is not home") */
+  static const char *const be[] = {"is",     "isn't", "was",     "wasn't", "are",
+                                   "aren't", "were",  "weren't", "'s"};
+  if (!with_me && s->proper && (a == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
+      !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be)) &&
+      !eg_sf_has_marker(sf, MK_CHANGE, t, s->te, b))
+    b = s->te; /* its own predicate is no word on the user's state */
   while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
          !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
@@ -408,44 +418,29 @@ typedef struct item {
   bool modifier;   /* a kind word before a noun it qualifies ("a wind quintet") */
   bool passing;    /* third, of a name the user holds no value by: [=REL] against [=NONE] */
   int holds;       /* 1 + the relation a noun of the user's placed at the slot says (@holds) */
+  int owned;       /* 1 + the relation the type of a name the user owns says (owned_as) */
 } item;
 
 typedef struct verdict {
   int rel;    /* -1: nothing */
   bool ended; /* a doubt rather than a fact */
   float cosine, margin;
-  bool weak; /* a current value read as rel below the bar, over NONE: a fact only in place of
-              * a value the same message ends ("Sold the piano and rented a X") */
+  bool weak;   /* a current value read as rel below the bar, over NONE: a fact only in place of
+                * a value the same message ends ("Sold the piano and rented a X") */
+  bool placed; /* read from a noun or an owner, not from the words: it yields (emit) */
 } verdict;
 
-static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
-  float best_assert[MAX_RELS], best_ended[MAX_RELS], none = -1;
-  for (int r = 0; r < sf->n_rels; r++) best_assert[r] = best_ended[r] = -1;
-  for (size_t p = 0; p < sf->n_protos; p++) {
-    const float *q = sf->pvec + p * (size_t)sf->dim;
-    float c = 0;
-    for (int d = 0; d < sf->dim; d++) c += v[d] * q[d];
-    const proto *pr = &sf->protos[p];
-    /* a held value spoken of is read by the prototypes of one, and only by them; a name
-     * spoken of in passing by them and by those of a name that is no one's value of the user */
-    bool of_third = pr->kind == PK_HELD || pr->kind == PK_GONE || pr->kind == PK_PASSING;
-    if (of_third != it->third || (pr->kind == PK_PASSING && !it->passing)) continue;
-    /* a NONE prototype competes with slots of its types (a change clause: with all) */
-    bool no_rel = pr->kind == PK_NONE || pr->kind == PK_PASSING;
-    if (no_rel && it->s.te && !(pr->types & it->s.bits)) continue;
-    float *slotp = no_rel                                        ? &none
-                   : pr->kind == PK_ENDED || pr->kind == PK_GONE ? &best_ended[pr->rel]
-                                                                 : &best_assert[pr->rel];
-    if (c > *slotp) *slotp = c;
-  }
-  verdict out = {-1, false, 0, 0, false};
-  if (it->holds && it->s.status != ST_NOT_ASSERTED) {
-    /* "my team at X": the noun says the relation, the prototypes how close the words come */
-    int r = it->holds - 1;
-    float c = best_assert[r] > sf->floor ? best_assert[r] : sf->floor;
-    return (verdict){r, it->s.status == ST_FORMER, c, c - none, false};
-  }
-  if (it->holds) return out;
+/* Relation r as a noun or an owner says it, the prototypes telling how close the words come. */
+static verdict placed(const eg_statefacts *sf, int r, const float *best_assert, float none,
+                      bool ended) {
+  float c = best_assert[r] > sf->floor ? best_assert[r] : sf->floor;
+  return (verdict){r, ended, c, c - none, false, true};
+}
+
+/* The reading of the item's words by the best cosines per relation and of NONE. */
+static verdict read_words(const eg_statefacts *sf, const item *it, const float *best_assert,
+                          const float *best_ended, float none) {
+  verdict out = {-1, false, 0, 0, false, false};
   if (it->passing) {
     /* still held by the user, by the floor and the margin over every other reading: over the
      * other relations its type allows, that relation's "gone", and a name of someone else's */
@@ -462,7 +457,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
       }
     }
     if (arg >= 0 && first >= sf->floor && first - second >= sf->margin)
-      out = (verdict){arg, false, first, first - second, false};
+      out = (verdict){arg, false, first, first - second, false, false};
     return out;
   }
   if (it->third) {
@@ -472,7 +467,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
       float gone = best_ended[r], margin = gone - best_assert[r];
       bool by = margin >= sf->margin || (it->s.status == ST_FORMER && margin > 0);
       if ((sf->rels[r].types & it->s.bits) && gone > out.cosine && gone >= sf->floor && by)
-        out = (verdict){r, true, gone, margin, false};
+        out = (verdict){r, true, gone, margin, false, false};
     }
     return out;
   }
@@ -509,7 +504,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     return out;
   if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&
       it->s.status == ST_CURRENT && (first < sf->floor || first - second < sf->margin))
-    return (verdict){arg, false, first, first - second, true};
+    return (verdict){arg, false, first, first - second, true, false};
   /* a value given up whose type one relation alone takes ("Sold the X", X an instrument):
    * a word on that state over NONE, whatever the bar — its type says which */
   int takers = 0;
@@ -521,6 +516,39 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   out.ended = arg_ended || it->s.status != ST_CURRENT;
   out.cosine = first;
   out.margin = first - second;
+  return out;
+}
+
+static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
+  float best_assert[MAX_RELS], best_ended[MAX_RELS], none = -1;
+  for (int r = 0; r < sf->n_rels; r++) best_assert[r] = best_ended[r] = -1;
+  for (size_t p = 0; p < sf->n_protos; p++) {
+    const float *q = sf->pvec + p * (size_t)sf->dim;
+    float c = 0;
+    for (int d = 0; d < sf->dim; d++) c += v[d] * q[d];
+    const proto *pr = &sf->protos[p];
+    /* a held value spoken of is read by the prototypes of one, and only by them; a name
+     * spoken of in passing by them and by those of a name that is no one's value of the user */
+    bool of_third = pr->kind == PK_HELD || pr->kind == PK_GONE || pr->kind == PK_PASSING;
+    if (of_third != it->third || (pr->kind == PK_PASSING && !it->passing)) continue;
+    /* a NONE prototype competes with slots of its types (a change clause: with all) */
+    bool no_rel = pr->kind == PK_NONE || pr->kind == PK_PASSING;
+    if (no_rel && it->s.te && !(pr->types & it->s.bits)) continue;
+    float *slotp = no_rel                                        ? &none
+                   : pr->kind == PK_ENDED || pr->kind == PK_GONE ? &best_ended[pr->rel]
+                                                                 : &best_assert[pr->rel];
+    if (c > *slotp) *slotp = c;
+  }
+  verdict out = {-1, false, 0, 0, false, false};
+  /* "my team at X": the noun says the relation */
+  if (it->holds)
+    return it->s.status == ST_NOT_ASSERTED
+               ? out
+               : placed(sf, it->holds - 1, best_assert, none, it->s.status == ST_FORMER);
+  out = read_words(sf, it, best_assert, best_ended, none);
+  /* "my X hates the snow", X a car: the owner says it where the words do not */
+  if ((out.rel < 0 || out.weak) && it->owned)
+    out = placed(sf, it->owned - 1, best_assert, none, false);
   return out;
 }
 
@@ -727,7 +755,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(a, text, t, it))) (*n)++;
@@ -744,7 +772,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0};
   it->s.status = status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -760,11 +788,11 @@ static bool kind_within(const eg_statefacts *sf, const token *t, size_t from, si
   return false;
 }
 
-/* Does the kind word in slot s qualify the noun after it ("harp concert", "wind quintet")?
- * The next word, before the clause ends (to), is a common word of WordNet and no function
- * word, verb form, adverb in -ly or word for the slot's own kind ("a Mediterranean diet"). */
-static bool qualifies(const eg_statefacts *sf, const slot *s, const token *t, size_t to) {
-  if (s->proper || s->te >= to || t[s->te - 1].comma) return false;
+/* Does a noun the slot qualifies follow it ("harp concert", "my Lyon flat")? The next word,
+ * before the clause ends (to), is a common word of WordNet and no function word, verb form,
+ * adverb in -ly or word for the slot's own kind ("a Mediterranean diet"). */
+static bool noun_after(const eg_statefacts *sf, const slot *s, const token *t, size_t to) {
+  if (s->te >= to || t[s->te - 1].comma) return false;
   const token *w = &t[s->te];
   size_t l = strlen(w->w);
   return !w->cap && !w->digit && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
@@ -773,6 +801,27 @@ static bool qualifies(const eg_statefacts *sf, const slot *s, const token *t, si
          eg_wordnet_is_common(sf->words, sf->n_words, w->w) &&
          !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w) &&
          !(l > 4 && (!strcmp(w->w + l - 3, "ing") || !strcmp(w->w + l - 2, "ly")));
+}
+
+/* Does the kind word in slot s qualify the noun after it ("a wind quintet")? */
+static bool qualifies(const eg_statefacts *sf, const slot *s, const token *t, size_t to) {
+  return !s->proper && noun_after(sf, s, t, to);
+}
+
+/* "my Fiat Panda hates the snow", "our new Prius": a name the user owns, of a type one
+ * relation alone takes and qualifying no noun ("my Lyon flat" is a flat), says that relation
+ * where the words around it say none: 1 + the relation; 0 when not. */
+static int owned_as(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                    const slot *s) {
+  if (s->status != ST_CURRENT || !eg_sf_owned_name(sf, t, from, s) || noun_after(sf, s, t, to))
+    return 0;
+  int r = -1;
+  for (int k = 0; k < sf->n_rels; k++)
+    if (sf->rels[k].types & s->bits) {
+      if (r >= 0) return 0;
+      r = k;
+    }
+  return r + 1;
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
@@ -826,18 +875,25 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
-        *it = (item){seg,     span_from,
-                     span_to, slots[k],
-                     NULL,    false,
-                     false,   qualifies(sf, &slots[k], t, to),
-                     false,   rels ? __builtin_ctz(rels) + 1 : 0};
+        *it = (item){seg,
+                     span_from,
+                     span_to,
+                     slots[k],
+                     NULL,
+                     false,
+                     false,
+                     qualifies(sf, &slots[k], t, to),
+                     false,
+                     rels ? __builtin_ctz(rels) + 1 : 0,
+                     rels ? 0 : owned_as(sf, t, from, to, &slots[k])};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS && !rels &&
             near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier, false, 0};
+          *near =
+              (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier, false, 0, 0};
           if ((near->text = masked(a, text, t, near))) (*n)++;
         }
       }
@@ -847,7 +903,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         item *it = &items[*n];
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
-                     false, 0};
+                     false, 0,     0};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -891,7 +947,7 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
  * flute in a wind quintet"); then the closer reading. */
 static bool better(const pick *q, const pick *cur) {
   if (cur && q->it->passing != cur->it->passing) return !q->it->passing; /* the user's own */
-  if (cur && !q->it->holds != !cur->it->holds) return !q->it->holds;     /* said, not placed */
+  if (cur && q->v.placed != cur->v.placed) return !q->v.placed;          /* said, not placed */
   if (!cur || q->it->s.proper != cur->it->s.proper) return !cur || q->it->s.proper;
   /* a name whose kind is known over one that may be of several ("moved to Lisbon, renting a
    * room in Graça": a city over a name only a preposition types) */
@@ -1021,7 +1077,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     for (size_t i = 0; i < np; i++) {
       /* a name in passing, or one a noun of the user's is placed at ("my colleagues at X"),
        * only while none is held */
-      if ((p[i].it->passing || p[i].it->holds) && held) continue;
+      if ((p[i].it->passing || p[i].v.placed) && held) continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
@@ -1046,7 +1102,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
     if (!fact && !doubt) continue;
     /* the rules read one, said of the user: a name in passing or a placed one yields */
-    if (fact && (fact->it->passing || fact->it->holds) && has_relation(o, rel)) continue;
+    if (fact && (fact->it->passing || fact->v.placed) && has_relation(o, rel)) continue;
     const pick *use = fact ? fact : doubt;
     const item *it = use->it;
     size_t cs = t[it->from].s, ce = t[it->to - 1].e;

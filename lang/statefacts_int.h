@@ -223,6 +223,8 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
  * @holds), *own_at the owner's distance before the name; 0: none. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at);
+/* Is s a name of a known type the user owns ("my X", "our new X"; not "my dog X")? */
+bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* A possessive's reading of s ("my dog X", "my team at X"): its status set and the phrase
  * [*a, *b) to embed; nothing changed when no possessive owns it. */
 void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,

@@ -145,6 +145,15 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   return ok;
 }
 
+bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  if (!s->proper || s->cued || s->bits == sf->name_types) return false;
+  if (owner_at(t, from, s, true)) return true;
+  /* one word between, no one's ("my new X"; not "my sister's X", "my mum X") */
+  size_t ts = s->ts;
+  return ts >= from + 2 && eg_sf_in_list(t[ts - 2].w, own, 2) && !t[ts - 2].comma &&
+         !t[ts - 1].cap && !strchr(t[ts - 1].w, '\'') && !eg_sf_person_noun(sf, t, ts - 1);
+}
+
 void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
                      size_t *a, size_t *b) {
   /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic"), or "my team at X" */

@@ -516,6 +516,11 @@ static void test_placed_nouns(void) {
       {"My friend at Quillon Games says they are crunching again.", NULL, NULL},
       {"I accepted an offer at Vantor Insurance. How do I tell my boss at Kestrel Analytics?",
        "WORKS_AT", "Vantor Insurance"},
+      /* a name the user owns, of a type one relation alone takes, says it where the words do
+       * not; a negation after a name that opens its clause is of what the name does */
+      {"my little Fiat Panda does not like the snow lol", "DRIVES", "Fiat Panda"},
+      {"My little Fiat Panda hates the snow.", "DRIVES", "Fiat Panda"},
+      {"My sister's little Fiat Panda hates the snow.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
   static const eg_held held[] = {{"WORKS_AT", "Initech"}};
@@ -526,6 +531,12 @@ static void test_placed_nouns(void) {
   const char *text = "my coworkers at Brightwell keep microwaving fish";
   EG_REQUIRE(read_in(a, &hctx, text, &out) == EG_OK);
   EG_CHECK(only_fact(text, true, &out, NULL, NULL));
+  static const eg_held car[] = {{"DRIVES", "Ford Focus"}};
+  hctx.held = car; /* the owner's word yields to a value held */
+  text = "my little Fiat Panda does not like the snow lol";
+  EG_REQUIRE(read_in(a, &hctx, text, &out) == EG_OK);
+  EG_CHECK(only_fact(text, true, &out, NULL, NULL));
+  hctx.held = held;
   /* told in an earlier message of the same call */
   eg_segment segs[2] = {
       {"I started at Vantor Insurance this week.", "user", "", T("2025-06-10"), 0, 0},
@@ -916,6 +927,12 @@ static void test_lexical_reading(void) {
        false, 1},
       {"I loved my Bristol days.", &place, "Bristol", EG_STATED_FORMER, true, false, true, false,
        1},
+      /* a negation after a name that opens its clause is of what it does, not of the user's
+       * holding it; one that says what the name is still counts */
+      {"My little Fiat Panda does not like the snow.", &cars, "Fiat Panda", EG_STATED_CURRENT,
+       false, false, true, true, 1},
+      {"Leeds is not where I live now.", &place, "Leeds", EG_STATED_FORMER, true, false, true,
+       false, 1},
   };
   for (size_t i = 0; i < sizeof z / sizeof *z; i++) {
     eg_stated_value v[8];
