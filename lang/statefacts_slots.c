@@ -254,6 +254,9 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
   size_t lp = strlen(p);
   static const char *const modal[] = {"might", "could", "would", "should", "must"};
   if (eg_sf_in_list(p, modal, sizeof modal / sizeof *modal)) return false; /* "might rehome X" */
+  /* the firm or place one is at ("crunch at quillon", "3 weeks in at tidewell"): not "in X",
+   * "to X", a district as often as a city */
+  if (!strcmp(p, "at")) return true;
   /* a word in -ing after a determiner qualifies the noun it comes before: "a dating app" */
   return eg_wordnet_is_past(&sf->verbs, p) ||
          (lp > 4 && !strcmp(p + lp - 3, "ing") && eg_wordnet_is_common(sf->words, sf->n_words, p) &&
@@ -495,7 +498,13 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (bits) {
         bool placed = bits == sf->name_types && i > from &&
                       eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
-        out[n++] = (slot){i, i + 1, 0, 0, bits, true, kind != 0, ST_CURRENT, 0, placed};
+        /* a firm's word after it is part of the name ("fennick labs", "quillon games") */
+        unsigned firm = !kind && i + 1 < to && !t[i].comma && !t[i + 1].cap
+                            ? noun_bits(sf->suffix, t[i + 1].w)
+                            : 0;
+        out[n++] = (slot){i,    i + 1 + !!firm, 0,          0, firm ? firm : bits,
+                          true, kind != 0,      ST_CURRENT, 0, placed};
+        i += !!firm;
         continue;
       }
     }

@@ -394,6 +394,10 @@ static void test_endings_and_near_words(void) {
       {"joanna's moving in with me for lockdown, we've been together 6 months", "PARTNER_OF",
        "joanna"},
       {"idk if myself and anything during feb would work, whats the plan", NULL, NULL},
+      /* … and the firm or place one is at, a firm's word after it part of the name */
+      {"I started at tidewell on monday.", "WORKS_AT", "tidewell"},
+      {"just got a job at quillon games, starting in march!", "WORKS_AT", "quillon games"},
+      {"met someone at parkrun!! her name is Ines", "PARTNER_OF", "Ines"},
       /* "the neighbour's": someone else's, as "my neighbour's" is */
       {"The neighbour's dog Rocket keeps digging under our fence.", NULL, NULL},
       /* a place is one WordNet knows, its capitals too; a name it does not know is one only
