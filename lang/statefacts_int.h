@@ -56,10 +56,11 @@ struct eg_statefacts {
   int dim;
   char type_names[MAX_TYPES][24];
   int n_types;
-  unsigned name_types;                              /* what an unknown capitalised name may be */
-  unsigned person_bit;                              /* the type "person", 0 when none */
-  unsigned place_bit, org_bit;                      /* "place" and "org", 0 when none */
-  unsigned cue_types;                               /* the types a @cue line gives */
+  unsigned name_types;         /* what an unknown capitalised name may be */
+  unsigned year_types;         /* what a name after a model year is ("a 2016 prius"; @year) */
+  unsigned person_bit;         /* the type "person", 0 when none */
+  unsigned place_bit, org_bit; /* "place" and "org", 0 when none */
+  unsigned cue_types;          /* the types a @cue line gives */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *trade;   /* a name's last common noun → its type after the others ("Cobalt Freight") */
   eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */

@@ -183,6 +183,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     sf->name_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;
   }
+  if (!strcmp(word, "@year")) {
+    sf->year_types |= type_bits_of_list(sf, rest, true);
+    return EG_OK;
+  }
   if (!strcmp(word, "@generic")) {
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
       add_bits(sf->generic, w, 1);

@@ -263,6 +263,17 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
           !(i - 1 > from && eg_sf_determiner(t[i - 2].w)));
 }
 
+/* Does a model year stand right before token i, after "a" or the user's "my" ("a 2016 prius",
+ * "my 2012 Civic")? */
+static bool after_year(const token *t, size_t from, size_t i) {
+  static const char *const det[] = {"a", "an", "my", "our"}; /* not "the 2019 Ashes" */
+  if (i < from + 2 || t[i - 1].comma || t[i - 2].comma || !eg_sf_in_list(t[i - 2].w, det, 4))
+    return false;
+  const char *y = t[i - 1].w;
+  return strlen(y) == 4 && strspn(y, "0123456789") == 4 &&
+         (!strncmp(y, "19", 2) || !strncmp(y, "20", 2));
+}
+
 /* Can the lower-case word w name a model after its make ("civic", "f-150", "500", "model")?
  * Not a function word nor a verb's past or present in -s ("my honda makes a noise"). */
 static bool model_word(const eg_statefacts *sf, const token *w) {
@@ -393,6 +404,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!known && j - i > 1 && !eg_sf_lookup_common(sf, t[j - 1].w))
         known = noun_bits(sf->trade, t[j - 1].w);
       if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
+      if (!known && after_year(t, from, i)) known = sf->year_types; /* "a 2016 Prius" */
       /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
       size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
       if (hp) known = sn->held.bits[hp - 1];
@@ -492,6 +504,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!kind && eg_sf_named_by_verb(sf, t, from, i)) /* "called him kevin" */
         kind = bound_kind(sf, t, from, to, i, i + 1);
       unsigned bits = kind                                   ? kind
+                      : after_year(t, from, i)               ? sf->year_types
                       : eg_sf_with_me(t, from, to, i, i + 1) ? sf->person_bit
                       : name_position(sf, t, from, to, i)    ? sf->name_types
                                                              : 0;

@@ -112,6 +112,9 @@ static void test_each_relation_in_other_words(void) {
       {"How often should I change the oil on my Honda Civic?", "DRIVES", "Honda Civic"},
       /* a make alone is the car, or the firm that makes it */
       {"Just picked up my new Tesla!", "DRIVES", "Tesla"},
+      /* a name after a model year is a car (@year), in lower case too */
+      {"Just bought a 2016 Prius.", "DRIVES", "Prius"},
+      {"sold the old one and got a 2014 octavia!", "DRIVES", "octavia"},
       {"I work at Ford.", "WORKS_AT", "Ford"},
       {"Any gift ideas for my girlfriend Rosa?", "PARTNER_OF", "Rosa"},
       /* a name given to a kind word, or beside one, is the pet; the kind word is no value */
