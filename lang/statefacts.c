@@ -430,6 +430,17 @@ typedef struct verdict {
   bool placed; /* read from a noun or an owner, not from the words: it yields (emit) */
 } verdict;
 
+/* The one relation that takes a value of the types bits; -1 when none or more than one do. */
+static int only_taker(const eg_statefacts *sf, unsigned bits) {
+  int one = -1;
+  for (int r = 0; r < sf->n_rels; r++)
+    if (sf->rels[r].types & bits) {
+      if (one >= 0) return -1;
+      one = r;
+    }
+  return one;
+}
+
 /* Relation r as a noun or an owner says it, the prototypes telling how close the words come. */
 static verdict placed(const eg_statefacts *sf, int r, const float *best_assert, float none,
                       bool ended) {
@@ -507,9 +518,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
     return (verdict){arg, false, first, first - second, true, false};
   /* a value given up whose type one relation alone takes ("Sold the X", X an instrument):
    * a word on that state over NONE, whatever the bar — its type says which */
-  int takers = 0;
-  for (int r = 0; doubt && r < sf->n_rels; r++) takers += (sf->rels[r].types & it->s.bits) != 0;
-  bool typed_end = doubt && takers == 1 && arg >= 0 && first > none;
+  bool typed_end = doubt && only_taker(sf, it->s.bits) >= 0 && arg >= 0 && first > none;
   if (!typed_end && (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none))
     return out;
   out.rel = arg;
@@ -549,6 +558,12 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   /* "my X hates the snow", X a car: the owner says it where the words do not */
   if ((out.rel < 0 || out.weak) && it->owned)
     out = placed(sf, it->owned - 1, best_assert, none, false);
+  /* "Practising clarinet in lockdown is annoying the neighbours": a kind word (not a name's
+   * type, qualifying no noun) whose type one relation alone takes, read as it over NONE but
+   * below the bar: its type says which, as a given-up one's does (read_words) */
+  else if (out.weak && !it->s.proper && !it->modifier && !(it->s.bits & sf->name_types) &&
+           only_taker(sf, it->s.bits) >= 0)
+    out = placed(sf, out.rel, best_assert, none, false);
   return out;
 }
 
@@ -815,13 +830,7 @@ static int owned_as(const eg_statefacts *sf, const token *t, size_t from, size_t
                     const slot *s) {
   if (s->status != ST_CURRENT || !eg_sf_owned_name(sf, t, from, s) || noun_after(sf, s, t, to))
     return 0;
-  int r = -1;
-  for (int k = 0; k < sf->n_rels; k++)
-    if (sf->rels[k].types & s->bits) {
-      if (r >= 0) return 0;
-      r = k;
-    }
-  return r + 1;
+  return only_taker(sf, s->bits) + 1;
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
