@@ -72,6 +72,8 @@ struct eg_statefacts {
                     * preposition and a value says the user holds ("my team at X": @holds) */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
+  uint64_t *adverbs; /* … its adverbs (eg_wordnet_adverbs) */
+  size_t n_adverbs;
   eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
   marker markers[N_MARKER_KINDS][MAX_MARKERS];
   int n_markers[N_MARKER_KINDS];

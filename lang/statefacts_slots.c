@@ -335,8 +335,10 @@ static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size
       "happens", "helps",  "helped",  "matters", "means",  "meant",  "says",  "said"};
   const char *w = t[i].w;
   size_t l = strlen(w);
+  /* an adverb opening a sentence says how, not who ("Still loved every minute of it") */
   if (t[i].comma || i + 1 >= to || l < 3 || w[l - 1] == 's' || eg_sf_first_person(t, i, to) ||
-      eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w) || eg_sf_bits_of(sf->generic, w))
+      eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w) || eg_sf_bits_of(sf->generic, w) ||
+      eg_wordnet_is_common(sf->adverbs, sf->n_adverbs, w))
     return false;
   const char *v = t[i + 1].w;
   return !eg_sf_in_list(v, linking, sizeof linking / sizeof *linking) &&

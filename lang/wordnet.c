@@ -375,6 +375,11 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
   return read_words(dict_dir, pos, 4, true, true, out, n, err);
 }
 
+eg_code eg_wordnet_adverbs(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
+  static const char *const adv[] = {"adv"};
+  return read_words(dict_dir, adv, 1, true, false, out, n, err);
+}
+
 eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *err) {
   static const char *const verb[] = {"verb"};
   memset(out, 0, sizeof *out);

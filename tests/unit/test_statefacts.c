@@ -980,7 +980,9 @@ static void test_lexical_reading(void) {
                {"bought candles for everyone.", 0},
                {"anything happened today?", 0},
                {"idk said the group chat.", 0},
-               {"whats happened to the bus", 0}};
+               {"whats happened to the bus", 0},
+               /* an adverb opening a sentence is no name */
+               {"Still loved every minute of it.", 0}};
   for (size_t i = 0; i < sizeof lower / sizeof *lower; i++) {
     eg_stated_value v[4];
     const char *x = lower[i].text;
