@@ -18,7 +18,10 @@
  *     compared with the prototypes; the best type-compatible relation must reach the floor
  *     and beat the others and NONE by the margin (a value given up whose type one relation
  *     alone takes need only beat NONE); a clause that says nothing so is read again by the
- *     words near its slot;
+ *     words near its slot. A noun of the user's placed at a name ("my team at X"), a name
+ *     the user owns ("my X") or a kind word whose type one relation alone takes, the words
+ *     reading it only below the bar, are placed readings: weaker evidence that yields to a
+ *     value held, told before or said outright;
  *  6. output: a current assertion is a fact; a matched clause that asserts nothing (or a
  *     first-person clause with a change marker close to a relation's "ended" prototypes)
  *     is a STATE_UNCERTAIN doubt on that relation, unless the segment also gave a fact of it;
