@@ -114,6 +114,12 @@ static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
   return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
 }
 
+/* Is the word t[i] between an owner and what is owned no one's own ("my new X", "my old boss
+ * at X"; not "my sister's X", "my mum X")? */
+static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
+  return !strchr(t[i].w, '\'') && !eg_sf_person_noun(sf, t, i);
+}
+
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
  * ("my sister's team at X"), its preposition right before the name. The relations that take
@@ -125,8 +131,7 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   if (!s->proper || s->ve || ts < from + 3) return 0;
   if (eg_sf_in_list(t[ts - 3].w, own, 2))
     k = 3;
-  else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && !strchr(t[ts - 3].w, '\'') &&
-           !eg_sf_person_noun(sf, t, ts - 3))
+  else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))
     k = 4;
   for (size_t i = ts - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;
@@ -148,10 +153,9 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
 bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   if (!s->proper || s->cued || s->bits == sf->name_types) return false;
   if (owner_at(t, from, s, true)) return true;
-  /* one word between, no one's ("my new X"; not "my sister's X", "my mum X") */
-  size_t ts = s->ts;
+  size_t ts = s->ts; /* one word between, lower-case */
   return ts >= from + 2 && eg_sf_in_list(t[ts - 2].w, own, 2) && !t[ts - 2].comma &&
-         !t[ts - 1].cap && !strchr(t[ts - 1].w, '\'') && !eg_sf_person_noun(sf, t, ts - 1);
+         !t[ts - 1].cap && between_owned(sf, t, ts - 1);
 }
 
 void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
