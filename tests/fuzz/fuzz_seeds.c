@@ -121,6 +121,14 @@ static const char *const rule_texts[] = {
     "rule a\n when ?u LIKES \"open\n",
 };
 
+/* a catalogue of two towns (lang/catalog.c): its header entry, "Norwich" and "Pune" */
+static const char catalog[] =
+    "\xde\x12\x04\x95\x00\x00\x00\x00\x03\x00\x00\x00\x1c\x00\x00\x00\x34\x00\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x4c\x00\x00\x00\x01\x00\x00\x00"
+    "\x64\x00\x00\x00\x01\x00\x00\x00\x6e\x00\x00\x00\x16\x00\x00\x00\x4d\x00\x00\x00"
+    "\x07\x00\x00\x00\x66\x00\x00\x00\x04\x00\x00\x00\x70\x00\x00\x00\x00Project-Id-"
+    "Version: x\n\x00\x31\x00Norwich\x00\x32\x00Pune";
+
 static int n_written;
 
 static void write_seed(const char *dir, const char *target, const void *data, size_t n) {
@@ -190,6 +198,7 @@ int main(int argc, char **argv) {
     if (i == 1) n += 1 + strlen(configs[i] + n + 1); /* the part after the NUL */
     write_seed(dir, "fuzz_config", configs[i], n);
   }
+  write_seed(dir, "fuzz_catalog", catalog, sizeof catalog); /* with its last NUL */
   for (size_t i = 0; i < sizeof rule_texts / sizeof *rule_texts; i++)
     write_seed(dir, "fuzz_derive_rules", rule_texts[i], strlen(rule_texts[i]));
   FILE *rf = fopen(EG_SOURCE_DIR "/services/graphd/derive_rules.txt", "rb");
