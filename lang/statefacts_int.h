@@ -68,6 +68,8 @@ struct eg_statefacts {
   eg_map *ask;     /* a question's words → the types it asks about (@ask) */
   eg_map *ends;    /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
   eg_map *takes;   /* … that take what is offered (@takes): "accepted" → 1 */
+  eg_map *towns;   /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
+                    * gazetteer): names WordNet does not know */
   eg_map *holds;   /* "at team" → the relations (bit r) a noun owned by the user before the
                     * preposition and a value says the user holds ("my team at X": @holds) */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
@@ -174,7 +176,8 @@ typedef struct slot {
   bool cued;     /* its type came from a cue word */
   slot_status status;
   size_t held; /* 1 + the index of the user's held value it names (eg_enrich_ctx.held); 0 */
-  bool where;  /* after a word that places it ("in X", "to X", "near X") */
+  bool where;  /* a place it may be: after a word that places it ("in X", "to X", "near X"),
+                * or a name of no known type that the gazetteer knows as a town's ("Norwich") */
 } slot;
 
 /* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later

@@ -11,6 +11,7 @@
 
 #include "common/buf.h"
 #include "common/log.h"
+#include "lang/catalog.h"
 #include "lang/statefacts_int.h"
 
 /* A verb below an @ends or @takes root counts when that sense is among its first three:
@@ -156,6 +157,37 @@ static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
   return bits;
 }
 
+typedef struct towns_ctx {
+  eg_map *towns;
+  unsigned bits;
+} towns_ctx;
+
+/* A town's name from the gazetteer, folded ("A Coruña" → "a coruna"): one of letters, spaces,
+ * hyphens and apostrophes, three bytes or more ("Biel/Bienne", "Delmas 73" are left out). */
+static bool on_town(void *ctx, const char *s, size_t n) {
+  towns_ctx *c = ctx;
+  char k[128];
+  if (n < 3 || n >= sizeof k || strpbrk(s, "0123456789()/,;.\"")) return true;
+  eg_sf_fold(s, k, sizeof k);
+  or_bits(c->towns, k, c->bits);
+  return true;
+}
+
+/* "@type place gazetteer PATH": the names of a GNU gettext catalogue's translations (Debian's
+ * libgeonames-common: GeoNames' towns) have the type. Without the file, none do: the
+ * gazetteer widens what WordNet knows, it is not needed to read. */
+static eg_code add_towns(eg_statefacts *sf, const char *path, unsigned bits, int lineno,
+                         eg_err *err) {
+  if (!path)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME gazetteer PATH", lineno);
+  towns_ctx c = {sf->towns, bits};
+  eg_code rc = eg_catalog_read(path, on_town, &c, err);
+  if (rc == EG_ENOTFOUND || !rc) return EG_OK;
+  char why[sizeof err->msg];
+  snprintf(why, sizeof why, "%s", err->msg);
+  return eg_err_set(err, rc, "prototypes line %d: %s", lineno, why);
+}
+
 /* The relation named name into *rel, added (its types to come) when it is new. */
 static eg_code relation_index(eg_statefacts *sf, const char *name, int lineno, int *rel,
                               eg_err *err) {
@@ -243,8 +275,11 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     char *how = cue || suffix || ask || prefix ? "words"
                 : head || trade                ? "wordnet"
                                                : strtok_r(NULL, " \t", &save);
+    if (how && !strcmp(word, "@type") && !strcmp(how, "gazetteer")) /* "… gazetteer PATH" */
+      return add_towns(sf, strtok_r(NULL, " \t", &save), bits, lineno, err);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words …", lineno);
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words|gazetteer …",
+                        lineno);
     if (trade) { /* the common nouns whose first sense is below one of the roots */
       const char *roots[MAX_ROOTS];
       size_t n;
@@ -367,10 +402,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
+  sf->towns = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends ||
-                       !sf->takes || !sf->holds
+                       !sf->takes || !sf->holds || !sf->towns
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -408,6 +444,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->ends);
   eg_map_free(sf->takes);
   eg_map_free(sf->holds);
+  eg_map_free(sf->towns);
   free(sf->words);
   free(sf->adverbs);
   eg_wordnet_verbs_free(&sf->verbs);

@@ -286,9 +286,13 @@ static bool model_word(const eg_statefacts *sf, const token *w) {
  * to lisbon", "a flat in new york"): the end of the longest such span of up to three words
  * from i, its type bits in *bits; 0 when none. A single word must be no common word
  * ("reading", "bath", "nice" are words first); a longer span is a name as a whole. Places
- * only: WordNet's proper nouns of the other types are kinds ("Chihuahua", a breed). */
+ * only: WordNet's proper nouns of the other types are kinds ("Chihuahua", a breed). A town of
+ * the gazetteer WordNet lacks is one only right after a word that places ("my landlord in
+ * pune"; placed true): its many small towns' names are a chat's words as often ("imo"). */
+static unsigned town_bits(const eg_statefacts *sf, const char *key, size_t n);
+
 static size_t lower_proper(const eg_statefacts *sf, const token *t, size_t i, size_t to,
-                           unsigned *bits) {
+                           bool placed, unsigned *bits) {
   for (size_t j = i + 3 < to ? i + 3 : to; j > i; j--) {
     bool clean = true;
     for (size_t k = i; k < j && clean; k++)
@@ -297,8 +301,19 @@ static size_t lower_proper(const eg_statefacts *sf, const token *t, size_t i, si
     char key[128];
     eg_sf_span_key(t, i, j, key, sizeof key);
     if ((*bits = eg_sf_bits_of(sf->proper, key) & sf->place_bit) != 0) return j;
+    if (placed && j == i + 1 && (*bits = town_bits(sf, key, 1) & sf->place_bit) != 0) return j;
   }
   return 0;
+}
+
+/* The types of a town of the gazetteer named key (n words), 0 when it is none; a single word
+ * must be no common word of WordNet ("Bay", "Buy" are towns too). */
+static unsigned town_bits(const eg_statefacts *sf, const char *key, size_t n) {
+  char k[128];
+  eg_sf_fold(key, k, sizeof k);
+  if (n == 1 && (eg_wordnet_is_common(sf->words, sf->n_words, k) || eg_sf_function_word(k)))
+    return 0;
+  return eg_sf_bits_of(sf->towns, k);
 }
 
 /* A word opening its sentence bare, a kind word in apposition after it ("bramble (cocker
@@ -433,7 +448,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                   false,
                   ST_CURRENT,
                   hp ? sn->held_ix[hp - 1] + 1 : 0,
-                  i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)};
+                  (i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)) ||
+                      (!known && town_bits(sf, key, j - i))};
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
@@ -525,9 +541,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     }
     /* elsewhere, a place WordNet knows by its name ("moved to lisbon") */
     unsigned place = 0;
-    size_t pj = t[i].cap ? 0 : lower_proper(sf, t, i, to, &place);
+    bool placed = i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
+    size_t pj = t[i].cap ? 0 : lower_proper(sf, t, i, to, placed, &place);
     if (pj) {
-      bool placed = i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
       out[n++] = (slot){i, pj, 0, 0, place, true, false, ST_CURRENT, 0, placed};
       i = pj - 1;
       continue;

@@ -23,6 +23,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev openssl libcjson-dev libmicrohttpd-dev
   libutf8proc-dev libstemmer-dev zlib1g-dev libxxhash-dev libsqlite3-dev sqlite3
   wordnet-dev wordnet-base
+  libgeonames-common  # GeoNames' towns as a catalogue: the state extractor's gazetteer
   libpq-dev postgresql-15  # graphd's replicated log (common/replog.c) and its tests
   postgresql-15-auto-failover  # pg_autoctl: a failover of the log's PostgreSQL in tests (tests/pg_auto.c)
   libsodium-dev  # the users' keys of the replicated log (common/replica_keys.c)

@@ -17,6 +17,7 @@
 
 #define MODEL EG_SOURCE_DIR "/var/models/use-lite.bin"
 #define PROTOTYPES EG_SOURCE_DIR "/lang/state_prototypes.txt"
+#define GEONAMES "/usr/share/locale/en/LC_MESSAGES/geonames.mo"
 
 static eg_embedder *emb;
 static eg_statefacts *sf;
@@ -728,6 +729,35 @@ static void test_heads_and_proforms(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name WordNet does not know that the gazetteer (Debian's GeoNames catalogue) knows as a
+ * town's may be read as a place without a word that places it, and so may one in lower case
+ * right after such a word; it may still be a person's, and a town's name in lower case
+ * elsewhere is a word of the chat. */
+static void test_towns(void) {
+  if (access(GEONAMES, R_OK) != 0) {
+    printf("skip: %s missing (scripts/install-deps.sh)\n", GEONAMES);
+    return;
+  }
+  static const expect x[] = {
+      {"Norwich in January is brutal. Can I still cycle to work?", "LIVES_IN", "Norwich"},
+      {"my landlord in pune wants to raise the rent 15% at renewal.", "LIVES_IN", "pune"},
+      {"Isla and I have been together a year now.", "PARTNER_OF", "Isla"},
+      {"imo the rent is too high anyway.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  /* a former one, from the user's first mention of it */
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &ctx, "since leaving Norwich in October I haven't found a decent bakery",
+                     &out) == EG_OK);
+  bool former = false;
+  for (size_t i = 0; i < out.n_facts; i++)
+    former |= !strcmp(out.facts[i].relation, "LIVES_IN") &&
+              !strcmp(out.facts[i].object, "Norwich") && out.facts[i].since_first_mention;
+  EG_CHECK(former);
+  eg_arena_free(a);
+}
+
 static void test_lexical_reading(void) {
   eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
   eg_statefacts *lx = NULL;
@@ -1193,6 +1223,18 @@ static void test_bad_files(void) {
   char many[1024] = "@ends wordnet";
   for (int i = 0; i < 65; i++) strcat(many, " discard#1");
   refused(path, many, "roots");
+  /* a gazetteer that is no catalogue is refused; one not installed only knows no towns */
+  refused(path, "@type place gazetteer", "gazetteer PATH");
+  char gaz[128];
+  snprintf(gaz, sizeof gaz, "@type place gazetteer %s", path); /* this text file */
+  refused(path, gaz, "catalogue");
+  FILE *f = fopen(path, "w");
+  EG_REQUIRE(f != NULL);
+  fprintf(f, "@type place gazetteer /nonexistent/geonames.mo\n[LIVES_IN place]\nI live in X\n");
+  fclose(f);
+  eg_statefacts_opts no_towns = {path, emb, NULL, 0, -1};
+  EG_CHECK(eg_statefacts_open(&no_towns, &x, &e) == EG_OK);
+  eg_statefacts_close(x);
   unlink(path);
 }
 
@@ -1224,6 +1266,7 @@ int main(void) {
   EG_RUN(test_names_in_passing);
   EG_RUN(test_placed_nouns);
   EG_RUN(test_heads_and_proforms);
+  EG_RUN(test_towns);
   EG_RUN(test_lexical_reading);
   EG_RUN(test_former_values);
   EG_RUN(test_bad_files);
