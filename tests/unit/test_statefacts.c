@@ -765,6 +765,7 @@ static void test_lexical_reading(void) {
   EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
   unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
   EG_CHECK(place != 0);
+  EG_CHECK(eg_statefacts_asked(lx, "where was I staying in late 2020") == place);
   EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != 0);
   EG_CHECK(eg_statefacts_asked(lx, "Which company employs me?") != place);
   /* the type of what the noun after "which" names: a school ends an organisation's name */
