@@ -53,19 +53,22 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   /* "the kids named him X": who gives the name says nothing of whose it is */
   if (eg_sf_named_by_verb(sf, t, from, s->ts)) return false;
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
-   * only the words a family calls its own by ("dad's selling …", "mum says …") */
+   * the words a family calls its own by ("dad's selling …", "mum says …") and one "of mine"
+   * with the article chat drops ("friend of mine just relocated to X") */
   static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
   static const char *const kin[] = {"mum",     "mum's",     "mom",     "mom's",     "dad",
                                     "dad's",   "mama",      "mama's",  "papa",      "papa's",
                                     "grandma", "grandma's", "grandpa", "grandpa's", "nan",
                                     "nan's",   "gran",      "gran's"};
+  static const char *const mine[] = {"mine", "ours"};
   size_t noun;
   if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
     noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||
                              eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2))
                ? from + 1 /* "my old colleagues at X": the user's former place, read so */
                : from + 2;
-  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin))
+  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin) ||
+           (from + 2 < to && !strcmp(t[from + 1].w, "of") && eg_sf_in_list(t[from + 2].w, mine, 2)))
     noun = from;
   else if (!strcmp(t[from].w, "the") && from + 1 < to && strstr(t[from + 1].w, "'s"))
     noun = from + 1; /* "the neighbour's dog X": not "the kids …" */

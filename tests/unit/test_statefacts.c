@@ -260,6 +260,7 @@ static void test_no_false_states(void) {
       {"I think I'll try the Roasted Sweet Potato Fries.", NULL, NULL},
       {"I'm particularly interested in the Kalamazoo Greek Fest.", NULL, NULL},
       {"A friend of mine works at Stark Industries.", NULL, NULL},
+      {"friend of mine just relocated to Hyderabad for work.", NULL, NULL}, /* article dropped */
       /* whose it is, the words say (no prototype of someone else's state is needed) */
       {"My neighbour just bought a Tesla Model 3.", NULL, NULL},
       {"My coworker got a Kia Sportage and won't stop bragging.", NULL, NULL}, /* co-worker */
