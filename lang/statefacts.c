@@ -1070,6 +1070,60 @@ static eg_code set_value(const eg_statefacts *sf, const char *text, const token 
   return EG_OK;
 }
 
+/* Is the place part in the place whole, as WordNet has it ("Oslo" in "Norway")? */
+static bool within(const eg_statefacts *sf, const char *part, const char *whole) {
+  char key[256], k[256];
+  snprintf(key, sizeof key, "%s|%s", part, whole);
+  eg_sf_fold(key, k, sizeof k);
+  return eg_sf_bits_of(sf->within, k) != 0;
+}
+
+/* The key of q's value ("bergen"), into out[n]; "" for a change clause without one. */
+static void value_key(const token *t, const pick *q, char *out, size_t n) {
+  out[0] = '\0';
+  if (q->it->s.te) eg_sf_span_key(t, value_from(&q->it->s), value_to(&q->it->s), out, n);
+}
+
+/* Is whole a place that holds a value of relation r the user has ("Oslo" held, "back in
+ * Norway" said)? It says no more than that value: no change of it. */
+static bool whole_of_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const char *whole,
+                          int r) {
+  for (size_t i = 0; *whole && ctx && i < ctx->n_held; i++)
+    if (!strcmp(ctx->held[i].relation, sf->rels[r].name) && within(sf, ctx->held[i].value, whole))
+      return true;
+  return false;
+}
+
+/* The rules' facts (o->facts[0, n)) of relation r whose value holds the user's, taken out:
+ * they read no containment either. How many were. */
+static size_t drop_wholes(const eg_statefacts *sf, const eg_enrich_ctx *ctx, int r, size_t n,
+                          eg_enriched *o) {
+  size_t kept = 0, dropped = 0;
+  for (size_t k = 0; k < o->n_facts; k++) {
+    const eg_fact *x = &o->facts[k];
+    if (k < n && !strcmp(x->relation, sf->rels[r].name) && whole_of_held(sf, ctx, x->object, r))
+      dropped++;
+    else
+      o->facts[kept++] = *x;
+  }
+  o->n_facts = kept;
+  return dropped;
+}
+
+/* The reading of relation r in the same message whose value is a place in q's ("I moved to
+ * Bergen in Norway": Bergen, however weakly read), or q: the most precise place said. */
+static const pick *part_read(const eg_statefacts *sf, const token *t, const pick *p, size_t np,
+                             const pick *q, int r) {
+  char whole[128], part[128];
+  value_key(t, q, whole, sizeof whole);
+  for (size_t j = 0; *whole && j < np; j++) {
+    if (&p[j] == q || p[j].v.rel != r || p[j].v.ended) continue;
+    value_key(t, &p[j], part, sizeof part);
+    if (*part && within(sf, part, whole)) return &p[j];
+  }
+  return q;
+}
+
 /* Facts and doubts of one segment from its judged items; *told: the relations (bit r) the
  * segments before it in the same call gave a value of, with this one's added. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
@@ -1095,8 +1149,14 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
           (p[i].it->third && read_as_own(p, np, &p[i])))
         continue;
+      /* a place said with its country is that place; a country the user's place is in, no
+       * news */
+      const pick *q = p[i].v.ended ? &p[i] : part_read(sf, t, p, np, &p[i], r);
+      char key[128];
+      value_key(t, q, key, sizeof key);
+      if (q == &p[i] && !q->v.ended && whole_of_held(sf, ctx, key, r)) continue;
       const pick **slotp = p[i].v.ended ? &doubt : &fact;
-      if (better(&p[i], *slotp)) *slotp = &p[i];
+      if (better(q, *slotp)) *slotp = q;
     }
     if (!fact && doubt && doubt->it->s.te &&
         (doubt->it->s.status == ST_FORMER ||
@@ -1112,6 +1172,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       fact = NULL;
     }
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
+    rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
     if (!fact && !doubt) continue;
     /* the rules read one, said of the user: a name in passing or a placed one yields */
     if (fact && (fact->it->passing || fact->v.placed) && has_relation(o, rel)) continue;

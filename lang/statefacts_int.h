@@ -70,6 +70,7 @@ struct eg_statefacts {
   eg_map *takes;   /* … that take what is offered (@takes): "accepted" → 1 */
   eg_map *towns;   /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
                     * gazetteer): names WordNet does not know */
+  eg_map *within;  /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
   eg_map *holds;   /* "at team" → the relations (bit r) a noun owned by the user before the
                     * preposition and a value says the user holds ("my team at X": @holds) */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */

@@ -157,6 +157,15 @@ static unsigned type_bits_of_list(eg_statefacts *sf, char *list, bool create) {
   return bits;
 }
 
+/* "oslo|norway" → 1: a place and one it is part of, folded (@within) */
+static bool on_whole(void *ctx, const char *part, const char *whole) {
+  char key[256], k[256];
+  snprintf(key, sizeof key, "%s|%s", part, whole);
+  eg_sf_fold(key, k, sizeof k);
+  or_bits(ctx, k, 1);
+  return true;
+}
+
 typedef struct towns_ctx {
   eg_map *towns;
   unsigned bits;
@@ -236,6 +245,17 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     return root_error(
         eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
         err);
+  }
+  if (!strcmp(word, "@within")) { /* "@within wordnet city#1 …": "Oslo" is in "Norway" */
+    char *how = strtok_r(NULL, " \t", &save);
+    if (!how || strcmp(how, "wordnet") != 0)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @within wordnet ROOT …", lineno);
+    const char *roots[MAX_ROOTS];
+    size_t n;
+    eg_code rc = line_roots(&save, roots, &n, lineno, err);
+    if (rc) return rc;
+    return root_error(eg_wordnet_wholes(wn_dir, roots, n, on_whole, sf->within, err), lineno,
+                      err);
   }
   if (!strcmp(word, "@holds")) { /* "@holds WORKS_AT at team boss …": "my team at X" */
     char *name = strtok_r(rest, " \t", &save), *prep = strtok_r(NULL, " \t", &save);
@@ -403,10 +423,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
   sf->towns = eg_map_new();
+  sf->within = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends ||
-                       !sf->takes || !sf->holds || !sf->towns
+                       !sf->takes || !sf->holds || !sf->towns || !sf->within
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -445,6 +466,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->takes);
   eg_map_free(sf->holds);
   eg_map_free(sf->towns);
+  eg_map_free(sf->within);
   free(sf->words);
   free(sf->adverbs);
   eg_wordnet_verbs_free(&sf->verbs);

@@ -34,12 +34,17 @@ static eg_code wn_open(const char *dict_dir, eg_err *err) {
   return EG_OK;
 }
 
+/* A lemma in WordNet's spelling, spaces for its underscores, into out[n]. */
+static void spaced(char *out, size_t n, const char *lemma) {
+  snprintf(out, n, "%s", lemma);
+  for (char *p = out; *p; p++)
+    if (*p == '_') *p = ' ';
+}
+
 static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
   for (int i = 0; i < s->wcount; i++) {
     char lemma[128];
-    snprintf(lemma, sizeof lemma, "%s", s->words[i]);
-    for (char *p = lemma; *p; p++)
-      if (*p == '_') *p = ' ';
+    spaced(lemma, sizeof lemma, s->words[i]);
     if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z')) return false;
   }
   return true;
@@ -144,9 +149,9 @@ static eg_code visit_first_senses(const char *dict_dir, const eg_map *in, eg_wor
     char *first = strtok_r(NULL, " ", &save);
     long off = first ? strtol(first, NULL, 10) : -1;
     if (!lemma || off < 0 || !eg_map_get(in, &off, sizeof off)) continue;
-    for (char *q = lemma; *q; q++)
-      if (*q == '_') *q = ' ';
-    go_on = visit(ctx, lemma, false);
+    char spelt[128];
+    spaced(spelt, sizeof spelt, lemma);
+    go_on = visit(ctx, spelt, false);
   }
   fclose(f);
   return EG_OK;
@@ -161,6 +166,49 @@ eg_code eg_wordnet_closure_first(const char *dict_dir, const char *const *roots,
   if (!rc && (rc = visit_first_senses(dict_dir, in, visit, ctx)) != EG_OK)
     eg_err_set(err, rc, "the WordNet index cannot be read");
   eg_map_free(in);
+  return rc;
+}
+
+/* ---- what a place is part of -------------------------------------------------------------- */
+
+#define WHOLE_DEPTH 4 /* a city, its region, its country, the country's union or island */
+
+typedef struct whole_walk {
+  eg_wordnet_part_visit visit;
+  void *ctx;
+} whole_walk;
+
+/* Hand each lemma of part with each lemma of the wholes at the part-holonym pointers of s,
+ * then of theirs, depth levels deep. Called under wn_lock. */
+static bool visit_wholes(const whole_walk *w, const Synset *part, const Synset *s, int depth) {
+  for (int p = 0; p < s->ptrcount; p++) {
+    if (s->ptrtyp[p] != ISPARTPTR || s->ppos[p] != NOUN) continue;
+    SynsetPtr whole = read_synset(NOUN, s->ptroff[p], "");
+    if (!whole) continue;
+    bool go_on = true;
+    for (int i = 0; go_on && i < part->wcount; i++)
+      for (int j = 0; go_on && j < whole->wcount; j++) {
+        char a[128], b[128];
+        spaced(a, sizeof a, part->words[i]);
+        spaced(b, sizeof b, whole->words[j]);
+        go_on = w->visit(w->ctx, a, b);
+      }
+    if (go_on && depth > 1) go_on = visit_wholes(w, part, whole, depth - 1);
+    free_synset(whole);
+    if (!go_on) return false;
+  }
+  return true;
+}
+
+static bool on_part_synset(const Synset *s, void *ctx) {
+  return visit_wholes(ctx, s, s, WHOLE_DEPTH);
+}
+
+eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t n,
+                          eg_wordnet_part_visit visit, void *ctx, eg_err *err) {
+  whole_walk w = {visit, ctx};
+  eg_code rc = EG_OK;
+  for (size_t i = 0; i < n && !rc; i++) rc = walk(dict_dir, roots[i], NOUN, on_part_synset, &w, err);
   return rc;
 }
 

@@ -36,6 +36,14 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
 eg_code eg_wordnet_closure_first(const char *dict_dir, const char *const *roots, size_t n,
                                  eg_wordnet_visit visit, void *ctx, eg_err *err);
 
+/* For each noun of the closures of roots[0..n) ("city#1"), each of its lemmas with each lemma
+ * of what WordNet says it is part of, transitively a few levels up ("Oslo" in "Norway",
+ * "Leeds" in "England" and in "United Kingdom"); spaces for underscores, borrowed for the call.
+ * Return false to stop. Errors as eg_wordnet_closure's. */
+typedef bool (*eg_wordnet_part_visit)(void *ctx, const char *part, const char *whole);
+eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t n,
+                          eg_wordnet_part_visit visit, void *ctx, eg_err *err);
+
 /*
  * Visit every form of the verbs of the closures of roots[0..n) ("discard#1": the sense and its
  * troponyms, transitively): each lemma only when the sense it is reached by is among its first

@@ -78,6 +78,33 @@ static void test_verb_forms(void) {
   eg_wordnet_verbs_free(&v);
 }
 
+typedef struct pairs {
+  char all[1 << 20];
+} pairs;
+
+static bool add_pair(void *ctx, const char *part, const char *whole) {
+  pairs *s = ctx;
+  size_t n = strlen(s->all);
+  snprintf(s->all + n, sizeof s->all - n, "|%s<%s", part, whole);
+  return true;
+}
+
+/* What a place is part of, transitively: a capital in its country, a city in its country and
+ * what that is part of; each lemma of both. */
+static void test_wholes(void) {
+  static pairs s; /* large: every city of WordNet */
+  eg_err err = {0};
+  const char *roots[] = {"city#1"};
+  EG_REQUIRE(eg_wordnet_wholes(NULL, roots, 1, add_pair, &s, &err) == EG_OK);
+  EG_CHECK(strstr(s.all, "|Oslo<Norway|") != NULL);
+  EG_CHECK(strstr(s.all, "|Christiania<Kingdom of Norway|") != NULL);
+  EG_CHECK(strstr(s.all, "|Leeds<England|") != NULL);
+  EG_CHECK(strstr(s.all, "|Leeds<United Kingdom|") != NULL); /* England's */
+  EG_CHECK(strstr(s.all, "|Norway<") == NULL);                /* a country is no city */
+  const char *none[] = {"notawordatall#1"};
+  EG_CHECK(eg_wordnet_wholes(NULL, none, 1, add_pair, &s, &err) == EG_ENOTFOUND);
+}
+
 int main(void) {
   eg_err err = {0};
   if (eg_concepts_open(NULL, 3, &wn, &err) != EG_OK) {
@@ -88,6 +115,7 @@ int main(void) {
   EG_RUN(test_not_nouns);
   EG_RUN(test_missing_database);
   EG_RUN(test_verb_forms);
+  EG_RUN(test_wholes);
   eg_concepts_free(wn);
   return eg_test_finish();
 }

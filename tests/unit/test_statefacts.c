@@ -461,6 +461,44 @@ static void test_held_values(void) {
   eg_arena_free(a);
 }
 
+/* A place is said with what it is in: the country the user's city is in is no new home, and a
+ * city said with its country is that city, held or not; the rules read no containment
+ * either. */
+static void test_places_within(void) {
+  static const eg_held held[] = {{"LIVES_IN", "Oslo"}};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = held;
+  hctx.n_held = 1;
+  static const struct {
+    const char *text, *held_reads, *alone_reads; /* the value read with Oslo held, and not */
+  } x[] = {
+      {"I live in Norway now, it's expensive.", NULL, "Norway"},
+      {"I moved to Bergen in Norway.", "Bergen", "Bergen"},
+      {"I moved to Lisbon last month.", "Lisbon", "Lisbon"},
+  };
+  eg_arena *a = eg_arena_new(0, 0);
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+    for (int with = 0; with < 2; with++) {
+      eg_enriched out;
+      const char *want = with ? x[i].held_reads : x[i].alone_reads;
+      eg_segment sg = {x[i].text, "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
+      eg_err e;
+      memset(&out, 0, sizeof out);
+      EG_REQUIRE(eg_enrich_rules(with ? &hctx : &ctx, &sg, 1, a, &out, &e) == EG_OK);
+      EG_REQUIRE(eg_statefacts_extract(sf, with ? &hctx : &ctx, &sg, 1, a, &out, NULL, &e) ==
+                 EG_OK);
+      bool ok = true;
+      for (size_t k = 0; k < out.n_facts; k++)
+        if (!strcmp(out.facts[k].relation, "LIVES_IN"))
+          ok &= want && !strcmp(out.facts[k].object, want);
+      if (!ok || (want && !out.n_facts))
+        fprintf(stderr, "  \"%s\" (%s Oslo held): expected %s\n", x[i].text, with ? "with" : "without",
+                want ? want : "no LIVES_IN");
+      EG_CHECK(ok && (!want || out.n_facts));
+    }
+  eg_arena_free(a);
+}
+
 /* A name spoken of in passing, not in the user's words of themselves ("X forgot valentines
  * again"), is a value of the user's while the user holds none of its relation, with a reason
  * that says so; not someone else's, nor one of the news, nor one said to be gone, nor in a
@@ -1265,6 +1303,7 @@ int main(void) {
   EG_RUN(test_tense_over_rules);
   EG_RUN(test_session_names);
   EG_RUN(test_held_values);
+  EG_RUN(test_places_within);
   EG_RUN(test_names_in_passing);
   EG_RUN(test_placed_nouns);
   EG_RUN(test_heads_and_proforms);
