@@ -422,6 +422,8 @@ typedef struct item {
   bool passing;    /* third, of a name the user holds no value by: [=REL] against [=NONE] */
   int holds;       /* 1 + the relation a noun of the user's placed at the slot says (@holds) */
   int owned;       /* 1 + the relation the type of a name the user owns says (owned_as) */
+  bool begun;      /* holds by a stretch begun at the slot ("First week at X"): a start, which
+                    * does not yield as a placed noun does */
 } item;
 
 typedef struct verdict {
@@ -553,10 +555,12 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   }
   verdict out = {-1, false, 0, 0, false, false};
   /* "my team at X": the noun says the relation */
-  if (it->holds)
-    return it->s.status == ST_NOT_ASSERTED
-               ? out
-               : placed(sf, it->holds - 1, best_assert, none, it->s.status == ST_FORMER);
+  if (it->holds) {
+    if (it->s.status == ST_NOT_ASSERTED) return out;
+    out = placed(sf, it->holds - 1, best_assert, none, it->s.status == ST_FORMER);
+    out.placed = !it->begun;
+    return out;
+  }
   out = read_words(sf, it, best_assert, best_ended, none);
   /* "my X hates the snow", X a car: the owner says it where the words do not */
   if ((out.rel < 0 || out.weak) && it->owned)
@@ -773,7 +777,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(a, text, t, it))) (*n)++;
@@ -790,7 +794,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false};
   it->s.status = status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -897,15 +901,16 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      qualifies(sf, &slots[k], t, to),
                      false,
                      rels ? __builtin_ctz(rels) + 1 : 0,
-                     rels ? 0 : owned_as(sf, t, from, to, &slots[k])};
+                     rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
+                     rels && !strcmp(t[slots[k].ts - 3].w, "first")};
         if (!(it->text = masked(a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS && !rels &&
             near_slot(t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near =
-              (item){seg, near_from, near_to, it->s, NULL, true, false, it->modifier, false, 0, 0};
+          *near = (item){seg,   near_from,    near_to, it->s, NULL, true,
+                         false, it->modifier, false,   0,     0,    false};
           if ((near->text = masked(a, text, t, near))) (*n)++;
         }
       }
@@ -915,7 +920,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         item *it = &items[*n];
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
-                     false, 0,     0};
+                     false, 0,     0,     false};
         if ((it->text = masked(a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;

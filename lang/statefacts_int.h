@@ -72,7 +72,9 @@ struct eg_statefacts {
                     * gazetteer): names WordNet does not know */
   eg_map *within;  /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
   eg_map *holds;   /* "at team" → the relations (bit r) a noun owned by the user before the
-                    * preposition and a value says the user holds ("my team at X": @holds) */
+                    * preposition and a value says the user holds ("my team at X": @holds);
+                    * "at" → those of its lines */
+  eg_map *periods; /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
   uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
   uint64_t *adverbs; /* … its adverbs (eg_wordnet_adverbs) */

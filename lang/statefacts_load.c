@@ -246,6 +246,17 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
         err);
   }
+  if (!strcmp(word, "@period")) { /* "@period wordnet time_period#1 …": "week", "month" */
+    char *how = strtok_r(NULL, " \t", &save);
+    if (!how || strcmp(how, "wordnet") != 0)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @period wordnet ROOT …", lineno);
+    const char *roots[MAX_ROOTS];
+    size_t n;
+    eg_code rc = line_roots(&save, roots, &n, lineno, err);
+    closure_ctx c = {sf, 1, sf->periods};
+    if (rc) return rc;
+    return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
+  }
   if (!strcmp(word, "@within")) { /* "@within wordnet city#1 …": "Oslo" is in "Norway" */
     char *how = strtok_r(NULL, " \t", &save);
     if (!how || strcmp(how, "wordnet") != 0)
@@ -264,6 +275,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                         lineno);
     int r;
     eg_code rc = relation_index(sf, name, lineno, &r, err);
+    if (!rc) add_bits(sf->holds, prep, 1u << r); /* "at": a period begun at X (@period) */
     for (char *w = strtok_r(NULL, " \t", &save); !rc && w; w = strtok_r(NULL, " \t", &save)) {
       char key[96];
       snprintf(key, sizeof key, "%s %s", prep, w);
@@ -424,10 +436,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->holds = eg_map_new();
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
+  sf->periods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends ||
-                       !sf->takes || !sf->holds || !sf->towns || !sf->within
+                       !sf->takes || !sf->holds || !sf->towns || !sf->within || !sf->periods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -467,6 +480,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->holds);
   eg_map_free(sf->towns);
   eg_map_free(sf->within);
+  eg_map_free(sf->periods);
   free(sf->words);
   free(sf->adverbs);
   eg_wordnet_verbs_free(&sf->verbs);

@@ -125,17 +125,26 @@ static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
 
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
- * ("my sister's team at X"), its preposition right before the name. The relations that take
+ * ("my sister's team at X"), its preposition right before the name; and a stretch of time
+ * (@period) or such a noun after "first", begun at the place that preposition places a value
+ * at ("First week in X", "first shift at X"). The relations that take
  * the name's type the phrase says (bit r; 0: none), and in *own_at how many words before the
  * name the owner stands. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at) {
+  static const char *const theirs[] = {"his", "her", "their", "your", "its"};
   size_t ts = s->ts, k = 0;
   if (!s->proper || s->ve || ts < from + 3) return 0;
+  /* "first week in X", "my first shift at X": a stretch begun there is the user's where no one
+   * else's word owns it ("her first week at X") */
+  bool first = !strcmp(t[ts - 3].w, "first");
   if (eg_sf_in_list(t[ts - 3].w, own, 2))
     k = 3;
   else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))
     k = 4;
+  else if (first && (ts == from + 3 || (!eg_sf_in_list(t[ts - 4].w, theirs, 5) &&
+                                        !eg_sf_possessive(t[ts - 4].w))))
+    k = 3;
   for (size_t i = ts - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;
   if (!k) return 0;
@@ -147,6 +156,8 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
     key[l - 1] = '\0';
     rels = eg_sf_bits_of(sf->holds, key);
   }
+  if (!rels && first && eg_sf_bits_of(sf->periods, t[ts - 2].w)) /* "first week at X" */
+    rels = eg_sf_bits_of(sf->holds, t[ts - 1].w);
   for (int r = 0; r < sf->n_rels; r++)
     if ((rels >> r & 1u) && (sf->rels[r].types & s->bits)) ok |= 1u << r;
   if (ok) *own_at = k;

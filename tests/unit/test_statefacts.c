@@ -573,6 +573,12 @@ static void test_placed_nouns(void) {
        * says which; not one that qualifies a noun */
       {"Practising clarinet in lockdown is annoying the neighbours.", "PLAYS", "clarinet"},
       {"Just bought a vegan leather jacket for autumn.", NULL, NULL},
+      /* a stretch of time begun at a place is the user's there, where no one else owns it */
+      {"Boxes everywhere. First week in Porto and I already know the tram driver by name",
+       "LIVES_IN", "Porto"},
+      {"My first month in Lisbon was great.", "LIVES_IN", "Lisbon"},
+      {"Her first week at Brightwater Analytics was rough.", NULL, NULL},
+      {"My sister's first week at Brightwater Analytics was rough.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
   static const eg_held held[] = {{"WORKS_AT", "Initech"}};
