@@ -2,9 +2,9 @@
  * catalog.h — the translations of a GNU gettext message catalogue (a compiled .mo file).
  *
  * Debian ships GeoNames' city names as such a catalogue (libgeonames-common: the English
- * names of the world's towns of 15,000 people or more, CC BY 4.0, keyed by their GeoNames
- * ids), which the state extractor reads as a gazetteer: "Norwich" and "Pune", missing from
- * WordNet, are towns. Only the format is read here; what the strings mean is the caller's.
+ * names of some 26,000 of the world's towns, CC BY 4.0, keyed by their GeoNames ids), which
+ * the state extractor reads as a gazetteer: "Norwich" and "Pune", missing from WordNet, are
+ * towns. Only the format is read here; what the strings mean is the caller's.
  */
 #ifndef EG_LANG_CATALOG_H
 #define EG_LANG_CATALOG_H

@@ -108,6 +108,15 @@ static eg_code line_roots(char **save, const char **roots, size_t *n, int lineno
   return EG_OK;
 }
 
+/* "wordnet ROOT …" after a directive word (`save`, strtok_r's): its roots, as line_roots. */
+static eg_code wordnet_roots(char **save, const char *word, const char **roots, size_t *n,
+                             int lineno, eg_err *err) {
+  char *how = strtok_r(NULL, " \t", save);
+  if (!how || strcmp(how, "wordnet") != 0)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s wordnet ROOT …", lineno, word);
+  return line_roots(save, roots, n, lineno, err);
+}
+
 /* rc of WordNet for a line's roots: a root it does not have ("not a WordNet verb: ROOT") is
  * the line's error. */
 static eg_code root_error(eg_code rc, int lineno, eg_err *err) {
@@ -233,13 +242,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       add_bits(sf->generic, w, 1);
     return EG_OK;
   }
+  const char *roots[MAX_ROOTS];
+  size_t n;
   if (!strcmp(word, "@ends") || !strcmp(word, "@takes")) { /* "@ends wordnet discard#1 …" */
-    char *how = strtok_r(NULL, " \t", &save);
-    if (!how || strcmp(how, "wordnet") != 0)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s wordnet ROOT …", lineno, word);
-    const char *roots[MAX_ROOTS];
-    size_t n;
-    eg_code rc = line_roots(&save, roots, &n, lineno, err);
+    eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
     if (rc) return rc;
     eg_map *forms = !strcmp(word, "@ends") ? sf->ends : sf->takes;
     return root_error(
@@ -247,26 +253,15 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         err);
   }
   if (!strcmp(word, "@period")) { /* "@period wordnet time_period#1 …": "week", "month" */
-    char *how = strtok_r(NULL, " \t", &save);
-    if (!how || strcmp(how, "wordnet") != 0)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @period wordnet ROOT …", lineno);
-    const char *roots[MAX_ROOTS];
-    size_t n;
-    eg_code rc = line_roots(&save, roots, &n, lineno, err);
+    eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
     closure_ctx c = {sf, 1, sf->periods};
     if (rc) return rc;
     return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
   }
   if (!strcmp(word, "@within")) { /* "@within wordnet city#1 …": "Oslo" is in "Norway" */
-    char *how = strtok_r(NULL, " \t", &save);
-    if (!how || strcmp(how, "wordnet") != 0)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @within wordnet ROOT …", lineno);
-    const char *roots[MAX_ROOTS];
-    size_t n;
-    eg_code rc = line_roots(&save, roots, &n, lineno, err);
+    eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
     if (rc) return rc;
-    return root_error(eg_wordnet_wholes(wn_dir, roots, n, on_whole, sf->within, err), lineno,
-                      err);
+    return root_error(eg_wordnet_wholes(wn_dir, roots, n, on_whole, sf->within, err), lineno, err);
   }
   if (!strcmp(word, "@holds")) { /* "@holds WORKS_AT at team boss …": "my team at X" */
     char *name = strtok_r(rest, " \t", &save), *prep = strtok_r(NULL, " \t", &save);
@@ -313,8 +308,6 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       return eg_err_set(err, EG_EINVAL, "prototypes line %d: @type NAME wordnet|words|gazetteer …",
                         lineno);
     if (trade) { /* the common nouns whose first sense is below one of the roots */
-      const char *roots[MAX_ROOTS];
-      size_t n;
       closure_ctx c = {sf, bits, sf->trade};
       eg_code rc = line_roots(&save, roots, &n, lineno, err);
       if (rc) return rc;

@@ -1263,6 +1263,8 @@ static void test_bad_files(void) {
   refused(path, "@takes wordnet accept#2 notawordatall#1", "notawordatall");
   refused(path, "@takes accept#2", "@takes wordnet");
   refused(path, "@holds WORKS_AT", "@holds RELATION PREPOSITION");
+  refused(path, "@within wordnet city#1 notawordatall#1", "notawordatall");
+  refused(path, "@period time_period#1", "@period wordnet");
   /* … and a noun sense for the firms' trades */
   refused(path, "@trade org act#2 notawordatall#1", "notawordatall");
   /* more roots than a line may hold is an error, not a line cut short */
