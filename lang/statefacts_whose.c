@@ -142,8 +142,8 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
     k = 3;
   else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))
     k = 4;
-  else if (first && (ts == from + 3 || (!eg_sf_in_list(t[ts - 4].w, theirs, 5) &&
-                                        !eg_sf_possessive(t[ts - 4].w))))
+  else if (first && (ts == from + 3 ||
+                     (!eg_sf_in_list(t[ts - 4].w, theirs, 5) && !eg_sf_possessive(t[ts - 4].w))))
     k = 3;
   for (size_t i = ts - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;

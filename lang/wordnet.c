@@ -208,7 +208,8 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
                           eg_wordnet_part_visit visit, void *ctx, eg_err *err) {
   whole_walk w = {visit, ctx};
   eg_code rc = EG_OK;
-  for (size_t i = 0; i < n && !rc; i++) rc = walk(dict_dir, roots[i], NOUN, on_part_synset, &w, err);
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = walk(dict_dir, roots[i], NOUN, on_part_synset, &w, err);
   return rc;
 }
 

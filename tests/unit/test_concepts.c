@@ -100,7 +100,7 @@ static void test_wholes(void) {
   EG_CHECK(strstr(s.all, "|Christiania<Kingdom of Norway|") != NULL);
   EG_CHECK(strstr(s.all, "|Leeds<England|") != NULL);
   EG_CHECK(strstr(s.all, "|Leeds<United Kingdom|") != NULL); /* England's */
-  EG_CHECK(strstr(s.all, "|Norway<") == NULL);                /* a country is no city */
+  EG_CHECK(strstr(s.all, "|Norway<") == NULL);               /* a country is no city */
   const char *none[] = {"notawordatall#1"};
   EG_CHECK(eg_wordnet_wholes(NULL, none, 1, add_pair, &s, &err) == EG_ENOTFOUND);
 }

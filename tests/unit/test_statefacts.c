@@ -492,8 +492,8 @@ static void test_places_within(void) {
         if (!strcmp(out.facts[k].relation, "LIVES_IN"))
           ok &= want && !strcmp(out.facts[k].object, want);
       if (!ok || (want && !out.n_facts))
-        fprintf(stderr, "  \"%s\" (%s Oslo held): expected %s\n", x[i].text, with ? "with" : "without",
-                want ? want : "no LIVES_IN");
+        fprintf(stderr, "  \"%s\" (%s Oslo held): expected %s\n", x[i].text,
+                with ? "with" : "without", want ? want : "no LIVES_IN");
       EG_CHECK(ok && (!want || out.n_facts));
     }
   eg_arena_free(a);
