@@ -52,6 +52,17 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   }
   /* "the kids named him X": who gives the name says nothing of whose it is */
   if (eg_sf_named_by_verb(sf, t, from, s->ts)) return false;
+  /* "they live in X now", "she moved to X": a predicate whose subject is a third person's
+   * pronoun before a verb is theirs, with no I or we before the value ("she's a tabby" and
+   * "he is in X" say what or where the one spoken of is, and a name given to a pet, "she came
+   * with the name X", is the pet's: they stay as they were) */
+  static const char *const third[] = {"he", "she", "they"};
+  static const char *const be[] = {"is", "are", "was", "were", "'s", "'re"};
+  size_t pa, pb;
+  eg_sf_predicate_span(t, from, to, s, false, &pa, &pb);
+  if (!s->cued && pa + 1 < s->ts && eg_sf_in_list(t[pa].w, third, 3) &&
+      !eg_sf_in_list(t[pa + 1].w, be, 6) && !eg_sf_first_person(t, pa, s->ts))
+    return true;
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
    * the words a family calls its own by ("dad's selling …", "mum says …") and one "of mine"
    * with the article chat drops ("friend of mine just relocated to X") */

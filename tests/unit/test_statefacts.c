@@ -261,6 +261,8 @@ static void test_no_false_states(void) {
       {"I'm particularly interested in the Kalamazoo Greek Fest.", NULL, NULL},
       {"A friend of mine works at Stark Industries.", NULL, NULL},
       {"friend of mine just relocated to Hyderabad for work.", NULL, NULL}, /* article dropped */
+      {"My parents keep asking about flats. They live in Leeds now and want something smaller.",
+       NULL, NULL},
       /* whose it is, the words say (no prototype of someone else's state is needed) */
       {"My neighbour just bought a Tesla Model 3.", NULL, NULL},
       {"My coworker got a Kia Sportage and won't stop bragging.", NULL, NULL}, /* co-worker */
