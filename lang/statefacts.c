@@ -68,13 +68,19 @@ static bool ly_adverb(const eg_statefacts *sf, const char *w) {
  * moved to X", "Got my X badge today") has dropped its subject, as chat does: the
  * speaker's; so has one opening with a verb in "-ing", what the speaker is doing
  * ("Practising X in lockdown is annoying the neighbours", "Loving the new job at X"). */
-static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  /* adverbs of time before the verb: "Finally moved …", "Just started a new job at X" */
+/* Past the adverbs of time opening [from, to): "Finally moved …", "Just started a new job at X",
+ * "now a proud X resident". */
+static size_t past_adverbs(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const when[] = {"just", "also", "already", "still", "now", "then", "so"};
   size_t i = from;
   while (i + 1 < to &&
          (ly_adverb(sf, t[i].w) || eg_sf_in_list(t[i].w, when, sizeof when / sizeof *when)))
     i++;
+  return i;
+}
+
+static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  size_t i = past_adverbs(sf, t, from, to);
   if (i >= to || !t[from].start) return false;
   if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
   if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
@@ -624,17 +630,32 @@ static const char *we_form(const char *w) { /* NULL: w is no form of "we" */
   return NULL;
 }
 
+/* Does the sentence opening at `from` say what the speaker is with the subject and "am"
+ * dropped, as chat does: no verb in its first sub-clause, and "a" or "an" the first word past
+ * its adverbs ("officially a X person", "now a proud X resident"; not "A X friend of mine is
+ * visiting")? */
+static bool copula_dropped(const eg_statefacts *sf, const token *t, size_t from) {
+  if (!t[from].start) return false;
+  size_t to = from + 1; /* to the end of its first sub-clause ("Finally a X resident, the …") */
+  while (!t[to - 1].cut && !t[to - 1].comma) to++; /* the last token ends a sentence */
+  size_t i = past_adverbs(sf, t, from, to);
+  return (!strcmp(t[i].w, "a") || !strcmp(t[i].w, "an")) && verbless(sf, t, from, to);
+}
+
 /* The masked clause: the slot's bytes replaced by "X" (by "X and I" for a "we" standing for
- * the speaker and a value named before it). */
-static char *masked(eg_arena *a, const char *text, const token *t, const item *it) {
+ * the speaker and a value named before it); a subject and verb the user's sentence dropped
+ * are said ("I'm officially a X person": the prototypes say who is). */
+static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, const token *t,
+                    const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
   if (!it->s.te) return eg_arena_strndup(a, text + cs, ce - cs);
   size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   const char *we = it->s.ve ? we_form(t[it->s.ts].w) : NULL;
-  return eg_arena_sprintf(a, "%.*s%s%.*s", (int)(ss - cs), text + cs, we ? we : "X", (int)(ce - se),
-                          text + se);
+  const char *who = !it->third && copula_dropped(sf, t, it->from) ? "I'm " : "";
+  return eg_arena_sprintf(a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs, we ? we : "X",
+                          (int)(ce - se), text + se);
 }
 
 /* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of
@@ -780,7 +801,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
-  if ((it->text = masked(a, text, t, it))) (*n)++;
+  if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
 /* A name the user holds no value by, spoken of in the user's words but not of themselves
@@ -798,7 +819,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   it->s.status = status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
-  if ((it->text = masked(a, text, t, it))) (*n)++;
+  if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
 /* Is the kind word a name is bound to in the clause [from, to) ("X the ferret"), not only
@@ -903,7 +924,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      rels ? __builtin_ctz(rels) + 1 : 0,
                      rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
                      rels && !strcmp(t[slots[k].ts - 3].w, "first")};
-        if (!(it->text = masked(a, text, t, it))) continue;
+        if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS && !rels &&
@@ -911,7 +932,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           item *near = &items[*n];
           *near = (item){seg,   near_from,    near_to, it->s, NULL, true,
                          false, it->modifier, false,   0,     0,    false};
-          if ((near->text = masked(a, text, t, near))) (*n)++;
+          if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
       }
       if (!ns && !question && *n < MAX_ITEMS &&
@@ -921,7 +942,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
                      false, 0,     0,     false};
-        if ((it->text = masked(a, text, t, it))) (*n)++;
+        if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
     } else if (said && !question) {
