@@ -567,6 +567,9 @@ static void test_placed_nouns(void) {
       {"My manager at Kestrel Analytics used to say that all the time.", NULL, NULL},
       {"My sister's team at Pellman Foods won an award.", NULL, NULL},
       {"My friend at Quillon Games says they are crunching again.", NULL, NULL},
+      /* pay comes from the employer */
+      {"My first paycheck from Hooli cleared today.", "WORKS_AT", "Hooli"},
+      {"My sister got her first paycheck from Hooli.", NULL, NULL},
       {"I accepted an offer at Vantor Insurance. How do I tell my boss at Kestrel Analytics?",
        "WORKS_AT", "Vantor Insurance"},
       /* a name the user owns, of a type one relation alone takes, says it where the words do
