@@ -737,7 +737,8 @@ static bool pairable(const eg_statefacts *sf, const token *t, size_t from, size_
   if (!vs || t[vs - 1].cut) return true;
   const char *prev = t[vs - 1].w;
   return !eg_sf_in_list(prev, placing, sizeof placing / sizeof *placing) &&
-         !(eg_sf_bits_of(sf->people, prev) && !(eg_sf_bits_of(sf->cue, prev) & sf->person_bit));
+         !(eg_sf_bits_of(sf->people, prev) && !(eg_sf_bits_of(sf->cue, prev) & sf->person_bit) &&
+           !eg_sf_indefinite(prev));
 }
 
 /* "we" opening a predicate ("… and we've been together a month", "When we met …") after a
@@ -771,12 +772,30 @@ static void forget_former(slot *last, const slot *s) {
   if (s->status != ST_CURRENT) forget_value(last, s);
 }
 
+/* A name in apposition to "someone" or "somewhere" before it ("I've been seeing someone:
+ * X, we met at …", "found somewhere, X, near the park") is who or where that is: the
+ * indefinite becomes the slot (masked as X), the name its value, of a person's or a place's
+ * type. */
+static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t from, slot *s) {
+  if (!s->proper || s->ve || s->ts < from + 2 || !t[s->ts - 1].comma) return;
+  unsigned kind = eg_sf_indefinite(t[s->ts - 1].w);
+  unsigned bits = s->bits & (kind == EG_SF_SOMEONE     ? sf->person_bit
+                             : kind == EG_SF_SOMEWHERE ? sf->place_bit
+                                                       : 0);
+  if (!bits) return;
+  s->vs = s->ts, s->ve = s->te;
+  s->te = s->ts--;
+  s->bits = bits;
+  s->where = kind == EG_SF_SOMEWHERE;
+}
+
 /* The slots of the clause [from, to) (said: in the speaker's own words), into out
  * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
  * values named. */
 static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                            size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
+  for (size_t k = 0; k < ns; k++) said_by_indefinite(sf, t, from, &out[k]);
   if (ns) {
     *last = out[ns - 1];
     for (size_t k = ns; k-- > 0;) /* "Met X at a trivia night and we've been together since" */

@@ -108,6 +108,10 @@ typedef struct token {
 
 /* The words of text into t (at most max); how many. */
 size_t eg_sf_tokenize(const char *text, token *t, size_t max);
+/* Is w an indefinite that a name right after it may say ("seeing someone: X", "somewhere, X"):
+ * EG_SF_SOMEONE, EG_SF_SOMEWHERE, or 0? */
+enum { EG_SF_SOMEONE = 1, EG_SF_SOMEWHERE = 2 };
+unsigned eg_sf_indefinite(const char *w);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 

@@ -464,8 +464,10 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                  eg_sf_with_me(t, from, to, i, j)) /* "Tom and I": no male cat */
           s.bits = sf->person_bit, s.proper = true;
         /* "my cousin X", "our neighbour X", "my boss X": a name after a noun for a person that
-         * is no cue of a relation names that person, no value of the user's */
-        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev)) {
+         * is no cue of a relation names that person, no value of the user's (not "someone:
+         * X", which says who that someone is) */
+        else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev) &&
+                 !(t[i - 1].comma && eg_sf_indefinite(prev))) {
           i = j - 1;
           continue;
         }

@@ -35,6 +35,12 @@ static bool rhetorical(const token *t, size_t from, size_t n) {
   return false;
 }
 
+unsigned eg_sf_indefinite(const char *w) {
+  static const char *const who[] = {"someone", "somebody"};
+  if (eg_sf_in_list(w, who, 2)) return EG_SF_SOMEONE;
+  return !strcmp(w, "somewhere") ? EG_SF_SOMEWHERE : 0;
+}
+
 size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
   size_t n = 0, opening = 0; /* the first word of the sentence being read */
   bool start = true;
@@ -44,10 +50,13 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     if (!word_char) {
       /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
        * commas only bound the reach of tense and negation markers */
-      bool sentence = c == '.' || c == '!' || c == '?' || c == ':' || c == '\n';
+      /* a colon after "someone" or "somewhere" names who or where in the same sentence
+       * ("I've been seeing someone: X") */
+      bool named = c == ':' && n && eg_sf_indefinite(t[n - 1].w);
+      bool sentence = c == '.' || c == '!' || c == '?' || (c == ':' && !named) || c == '\n';
       bool clause = sentence || c == ';';
       if (clause && n) t[n - 1].cut = true;
-      if ((c == ',' || c == '(' || c == ')' || c == '"' || is_dash(text + p)) && n)
+      if ((c == ',' || c == '(' || c == ')' || c == '"' || named || is_dash(text + p)) && n)
         t[n - 1].comma = true;
       if (c == '?' && n && !rhetorical(t, opening, n)) t[n - 1].ask = true;
       if (sentence) start = true;

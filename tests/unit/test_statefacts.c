@@ -124,6 +124,11 @@ static void test_each_relation_in_other_words(void) {
       {"Nugget, my hamster, escaped again.", "HAS_PET", "Nugget"},
       /* … or, with no kind word before it, a word for a person: a person's name */
       {"I've started seeing someone, her name is Priya.", "PARTNER_OF", "Priya"},
+      /* … or a name in apposition to "someone" says who that is */
+      {"I've been seeing someone: Mateo. We met at a salsa class.", "PARTNER_OF", "Mateo"},
+      {"I met someone, Jonas, at the climbing wall and we have been together since June.",
+       "PARTNER_OF", "Jonas"},
+      {"My sister is seeing someone: Tom.", NULL, NULL},
       {"We got a dog for my son, his name is Max.", "HAS_PET", "Max"},
       {"Our beagle Biscuit howls whenever we leave the house.", "HAS_PET", "Biscuit"},
       /* a sentence with no verb is the speaker's note; one with a verb of its own is not */
