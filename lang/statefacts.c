@@ -330,12 +330,14 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   size_t neg_to = s->te; /* past "X and I": the predicate is theirs together */
   bool with_me = s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te);
   if (with_me) neg_to += 2;
-  /* a name that opens its sub-clause is the subject: a negation after it is of what it does
-   * ("my Fiat Panda does not like the snow", "X doesn't pay enough"), unless the state changed
-   * ("X doesn't feel like home anymore") or it says what the name is ("X is not home") */
+  /* a name that opens its sub-clause or its predicate is the subject: a negation after it is
+   * of what it does ("my Fiat Panda does not like the snow", "X doesn't pay enough", "it's our
+   * anniversary and X says she doesn't want a fuss"), unless the state changed ("X doesn't
+   * feel like home anymore") or it says what the name is ("X is not home") */
   static const char *const be[] = {"is",     "isn't", "was",     "wasn't", "are",
                                    "aren't", "were",  "weren't", "'s"};
-  if (!with_me && s->proper && (a == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
+  if (!with_me && s->proper &&
+      (a == s->ts || scope == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
       !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be)) &&
       !eg_sf_has_marker(sf, MK_CHANGE, t, s->te, b))
     b = s->te; /* its own predicate is no word on the user's state */

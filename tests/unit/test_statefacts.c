@@ -1249,6 +1249,9 @@ static void test_former_values(void) {
   int64_t said = T("2022-02-02T12:00:00Z");
   EG_CHECK(eg_statefacts_holds_value(sf, audition, 0, strlen(audition), said, "PLAYS", "violin"));
   EG_CHECK(!eg_statefacts_holds_value(sf, hers, 0, strlen(hers), said, "PLAYS", "violin"));
+  /* a negation in the predicate a name opens is of what that one does */
+  const char *fuss = "It's our anniversary and Tobias says he doesn't want a fuss.";
+  EG_CHECK(eg_statefacts_holds_value(sf, fuss, 0, strlen(fuss), 0, "PARTNER_OF", "Tobias"));
   EG_CHECK(
       !eg_statefacts_holds_value(sf, "I live in Lisbon.", 0, 17, 0, "NOT_A_RELATION", "Lisbon"));
   /* the speaker's words of a stored round: its first turn */
