@@ -412,9 +412,12 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   bool shared =
       eg_sf_with_me(t, from, to, s->ts, s->te) ||
       (s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2));
+  /* a sentence opening with a joint ("So X from October!", "And now X") opens the predicate
+   * after it */
+  bool joint = a == from + 1 && opens_clause(t[from].w);
   return shared || eg_sf_first_person(t, a, b) ||
-         (a == from &&
-          (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, from, b))));
+         ((a == from || joint) &&
+          (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b))));
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */

@@ -134,6 +134,9 @@ static void test_each_relation_in_other_words(void) {
       /* a sentence with no verb is the speaker's note; one with a verb of its own is not */
       {"Two weeks fully vegetarian now.", "DIET", "vegetarian"},
       {"meet Pip, 2 yo terrier cross, huge ears.", "HAS_PET", "Pip"},
+      /* … after the word that joins it to what came before too */
+      {"And now Tallinn, finally.", "LIVES_IN", "Tallinn"},
+      {"So Tallinn was fun but we are home now.", NULL, NULL},
       /* … and one saying what the speaker is is read with the "I am" it dropped */
       {"officially a Rotterdam person and loving it", "LIVES_IN", "Rotterdam"},
       {"A Lisbon friend of mine is visiting next week.", NULL, NULL},
