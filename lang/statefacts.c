@@ -98,6 +98,7 @@ static bool its_been(const token *t, size_t a, size_t b) {
 }
 
 static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+static const char *we_form(const char *w);
 
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
@@ -336,7 +337,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
    * feel like home anymore") or it says what the name is ("X is not home") */
   static const char *const be[] = {"is",     "isn't", "was",     "wasn't", "are",
                                    "aren't", "were",  "weren't", "'s"};
-  if (!with_me && s->proper &&
+  if (!with_me && s->proper && !(s->ve && we_form(t[s->ts].w)) && /* "we" is the speaker's */
       (a == s->ts || scope == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
       !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be)) &&
       !eg_sf_has_marker(sf, MK_CHANGE, t, s->te, b))

@@ -1252,7 +1252,13 @@ static void test_former_values(void) {
   int64_t said = T("2022-02-02T12:00:00Z");
   EG_CHECK(eg_statefacts_holds_value(sf, audition, 0, strlen(audition), said, "PLAYS", "violin"));
   EG_CHECK(!eg_statefacts_holds_value(sf, hers, 0, strlen(hers), said, "PLAYS", "violin"));
-  /* a negation in the predicate a name opens is of what that one does */
+  /* a negation in the predicate a name opens is of what that one does; "we" is the speaker */
+  eg_enriched out2;
+  eg_arena *a2 = eg_arena_new(0, 0);
+  EG_REQUIRE(read_in(a2, &ctx, "Tobias got a job in Oslo and we couldn't make it work.", &out2) ==
+             EG_OK);
+  EG_CHECK(out2.n_facts == 0 || !strcmp(out2.facts[0].relation, EG_STATE_UNCERTAIN));
+  eg_arena_free(a2);
   const char *fuss = "It's our anniversary and Tobias says he doesn't want a fuss.";
   EG_CHECK(eg_statefacts_holds_value(sf, fuss, 0, strlen(fuss), 0, "PARTNER_OF", "Tobias"));
   EG_CHECK(
