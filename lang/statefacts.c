@@ -1419,6 +1419,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                              .to = value_end(text, t, ve),
                              .how = EG_STATED_MENTIONED,
                              .typed = s->cued || s->bits != sf->name_types,
+                             .named = s->proper,
                              .types = s->bits & types};
       bool other = said && eg_sf_about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */

@@ -117,6 +117,7 @@ typedef struct eg_stated_value {
                      end, not as someone else's and not in a question (CURRENT or MENTIONED) */
   bool dated;     /* named so but for a later date in its predicate: "I have a X audition next
                      month", "Tomorrow is my first day at X" (a plan; not plain) */
+  bool named;     /* a name ("Gizmo", "Toronto"), not a kind word ("hamsters", "vegan") */
   unsigned types; /* which of the types asked for it may have */
 } eg_stated_value;
 /* Values of a known type the user named in full elsewhere ("Nissan Leaf", "Brightwater

@@ -7,7 +7,14 @@
  * valid from there to its end — the graph learns the past later, in transaction time, as a
  * bitemporal graph does. One Search to vectord for all of a batch's former values; a value
  * the user never spoke of as theirs before its end is left out (the doubt beside it stays).
+ *
+ * The same holds before the first value a user states of a state: "Toronto in January doesn't
+ * help" and then, a year on, "signed a lease in Montreal". Where the graph holds no value of
+ * the relation just before the stated one, the value of its type the user's earlier chunks
+ * name most often as theirs was theirs from its first mention until then — an inference, so
+ * its confidence is 0.5 and its extractor "earlier-mentions".
  */
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
@@ -35,21 +42,21 @@ static int64_t first_mention(const eg_statefacts *sf, const Engram__V1__QueryHit
   return first;
 }
 
-/* Does the graph hold f's object as the user's value of its relation just before it ended?
- * Then it knows the value already (read when it was said, or a literal the extractor's hint
- * of held values does not carry): nothing to learn. Unknown when graphd does not answer: no. */
-static bool graph_holds(eg_ingest *g, const writer_in *in, const char *user, const eg_fact *f) {
+/* Does the graph hold `object` (NULL: any value) as the user's value of `relation` just before
+ * `at`? Unknown when graphd does not answer: no. */
+static bool graph_holds(eg_ingest *g, const writer_in *in, const char *user, const char *relation,
+                        int64_t at, const char *object) {
   Engram__V1__EntityRef who = ENGRAM__V1__ENTITY_REF__INIT;
   who.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   who.name = (char *)user;
   Engram__V1__StateQuery q = ENGRAM__V1__STATE_QUERY__INIT, *qp = &q;
   q.subject = &who;
-  q.relation = f->relation;
+  q.relation = (char *)relation;
   Engram__V1__StateRequest req = ENGRAM__V1__STATE_REQUEST__INIT;
   req.scope = (Engram__V1__Scope *)in->scope;
   req.queries = &qp;
   req.n_queries = 1;
-  req.valid_at = f->valid_to - 1;
+  req.valid_at = at - 1;
   Engram__V1__StateResponse *r = NULL;
   eg_err e = {0};
   if (eg_graphd_state(eg_ig_graphd(g, in->scope), &req, &r, &e)) return false;
@@ -60,10 +67,54 @@ static bool graph_holds(eg_ingest *g, const writer_in *in, const char *user, con
       const char *v = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
                           ? ed->object->literal
                           : ed->object_name;
-      holds |= v && !strcasecmp(v, f->object);
+      holds |= v && (!object || !strcasecmp(v, object));
     }
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return holds;
+}
+
+/* One search of the user's own earlier chunks per text, each before its time: *out (NULL when
+ * vectord did not answer: a hint only, warned about). Fails only out of memory. */
+static eg_code search_earlier(eg_ingest *g, const writer_in *in, char *const *texts,
+                              const int64_t *before, size_t m, eg_arena *a,
+                              Engram__V1__SearchResponse **out, eg_err *err) {
+  static char *user_role[] = {"user"};
+  Engram__V1__SearchQuery *q = eg_arena_calloc(a, m, sizeof *q),
+                          **qp = eg_arena_alloc(a, m * sizeof *qp);
+  Engram__V1__SearchFilter *fl = eg_arena_calloc(a, m, sizeof *fl);
+  Engram__V1__TimeRange *tr = eg_arena_calloc(a, m, sizeof *tr);
+  if (!q || !qp || !fl || !tr) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  for (size_t j = 0; j < m; j++) {
+    engram__v1__search_query__init(&q[j]);
+    engram__v1__search_filter__init(&fl[j]);
+    engram__v1__time_range__init(&tr[j]);
+    tr[j].to = before[j];
+    fl[j].time = &tr[j];
+    fl[j].roles = user_role;
+    fl[j].n_roles = 1;
+    q[j].text = texts[j];
+    q[j].filter = &fl[j];
+    qp[j] = &q[j];
+  }
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = (Engram__V1__Scope *)in->scope;
+  req.queries = qp;
+  req.n_queries = m;
+  req.k = MENTIONS_K;
+  req.include_content = true;
+  eg_err e = {0};
+  *out = NULL;
+  eg_code rc = eg_vectord_search(eg_ig_vectord(g, in->scope), &req, out, &e);
+  if (rc == EG_ENOMEM) return eg_err_set(err, rc, "%s", e.msg);
+  if (rc) {
+    EG_WARN("ingest", "no earlier mentions read", "reason=\"%s\"", e.msg);
+    *out = NULL;
+  }
+  return EG_OK;
+}
+
+static const Engram__V1__QueryHits *hits_of(const Engram__V1__SearchResponse *r, size_t j) {
+  return r && j < r->n_results ? r->results[j] : NULL;
 }
 
 eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, eg_arena *a,
@@ -72,46 +123,29 @@ eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, 
   for (size_t i = 0; i < in->n; i++)
     for (size_t k = 0; k < en[i].n_facts; k++) n += en[i].facts[k].since_first_mention;
   if (!n) return EG_OK;
-  Engram__V1__SearchQuery *q = eg_arena_calloc(a, n, sizeof *q),
-                          **qp = eg_arena_alloc(a, n * sizeof *qp);
-  Engram__V1__SearchFilter *fl = eg_arena_calloc(a, n, sizeof *fl);
-  Engram__V1__TimeRange *tr = eg_arena_calloc(a, n, sizeof *tr);
+  char **texts = eg_arena_alloc(a, n * sizeof *texts);
+  int64_t *before = eg_arena_alloc(a, n * sizeof *before);
   eg_fact **of = eg_arena_alloc(a, n * sizeof *of);
-  if (!q || !qp || !fl || !tr || !of) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  static char *user_role[] = {"user"};
+  if (!texts || !before || !of) return eg_err_set(err, EG_ENOMEM, "out of memory");
   size_t m = 0;
   for (size_t i = 0; i < in->n; i++)
     for (size_t k = 0; k < en[i].n_facts; k++) {
       eg_fact *f = &en[i].facts[k];
       if (!f->since_first_mention) continue;
-      engram__v1__search_query__init(&q[m]);
-      engram__v1__search_filter__init(&fl[m]);
-      engram__v1__time_range__init(&tr[m]);
-      tr[m].to = f->valid_to; /* said before it ended */
-      fl[m].time = &tr[m];
-      fl[m].roles = user_role;
-      fl[m].n_roles = 1;
-      q[m].text = f->object;
-      q[m].filter = &fl[m];
-      qp[m] = &q[m];
+      texts[m] = f->object;
+      before[m] = f->valid_to; /* said before it ended */
       of[m++] = f;
     }
-  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  req.scope = (Engram__V1__Scope *)in->scope;
-  req.queries = qp;
-  req.n_queries = m;
-  req.k = MENTIONS_K;
-  req.include_content = true;
-  Engram__V1__SearchResponse *r = NULL;
-  eg_err e = {0};
-  eg_code rc = eg_vectord_search(eg_ig_vectord(g, in->scope), &req, &r, &e);
-  if (rc == EG_ENOMEM) return eg_err_set(err, rc, "%s", e.msg);
-  if (rc) /* a hint only: without it the former values are left out, the rest is written */
-    EG_WARN("ingest", "no earlier mentions read for former values", "reason=\"%s\"", e.msg);
+  Engram__V1__SearchResponse *r;
+  eg_code rc = search_earlier(g, in, texts, before, m, a, &r, err);
+  if (rc) return rc;
   for (size_t j = 0; j < m; j++) {
-    const Engram__V1__QueryHits *res = !rc && j < r->n_results ? r->results[j] : NULL;
-    of[j]->valid_from = first_mention(g->states, res, of[j]); /* 0: none, left out below */
-    if (of[j]->valid_from && graph_holds(g, in, of[j]->subject, of[j])) of[j]->valid_from = 0;
+    of[j]->valid_from = first_mention(g->states, hits_of(r, j), of[j]); /* 0: none, left out */
+    /* the graph knows the value already (read when it was said, or a literal the
+     * extractor's hint of held values does not carry): nothing to learn */
+    if (of[j]->valid_from &&
+        graph_holds(g, in, of[j]->subject, of[j]->relation, of[j]->valid_to, of[j]->object))
+      of[j]->valid_from = 0;
   }
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
   /* keep the facts that found a start: a former value with none is not written */
@@ -125,4 +159,141 @@ eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, 
     en[i].n_facts = kept;
   }
   return EG_OK;
+}
+
+/* ---- a value held before the first one stated ---------------------------------------------- */
+
+enum { EARLIER_FACTS = 8, EARLIER_VALUES = 32 };
+
+typedef struct earlier_value {
+  char value[64];
+  int64_t first, last; /* its first and last mention */
+  unsigned chunks;     /* how many chunks name it */
+  size_t last_hit;     /* the last hit counted (+1) */
+  char *said;          /* the first mention's text (arena) */
+} earlier_value;
+
+/* The value the hits name most often (the latest on a tie) as the user's own, of `types`, a
+ * name where f's is one (a kind word where f's is one: "hamsters" is no pet's name), other
+ * than f's: NULL for none. vals holds EARLIER_VALUES. */
+static const earlier_value *most_named(const eg_statefacts *sf, const Engram__V1__QueryHits *res,
+                                       const eg_fact *f, unsigned types, int64_t before,
+                                       earlier_value *vals, eg_arena *a) {
+  static __thread eg_stated_value v[256];
+  size_t nv = 0;
+  for (size_t h = 0; res && h < res->n_hits; h++) {
+    const Engram__V1__Chunk *ch = res->hits[h]->chunk;
+    if (!ch || !ch->content || ch->time >= before) continue;
+    size_t from, to;
+    eg_statefacts_said_span(ch->content, ch->turn_end <= ch->turn_index, &from, &to);
+    size_t n = eg_statefacts_values(sf, ch->content, from, to, ch->time, types, NULL, v, 256);
+    for (size_t i = 0; i < n; i++) {
+      const char *w = ch->content + v[i].from;
+      size_t len = v[i].to - v[i].from;
+      if (!(v[i].plain || v[i].how == EG_STATED_CURRENT) || v[i].others || v[i].ended ||
+          !v[i].typed || v[i].named != f->object_entity || len >= sizeof vals->value ||
+          eg_statefacts_same_value(w, len, f->object))
+        continue;
+      size_t k = 0;
+      while (k < nv && !(strlen(vals[k].value) == len && !strncasecmp(vals[k].value, w, len))) k++;
+      if (k == nv) {
+        if (nv == EARLIER_VALUES) continue;
+        vals[nv++] = (earlier_value){.first = ch->time, .last = ch->time};
+        memcpy(vals[k].value, w, len);
+        vals[k].value[len] = '\0';
+      }
+      earlier_value *e = &vals[k];
+      if (e->last_hit == h + 1) continue;
+      e->last_hit = h + 1;
+      e->chunks++;
+      if (ch->time <= e->first || !e->said) e->first = ch->time, e->said = NULL;
+      if (!e->said) e->said = eg_arena_strdup(a, ch->content);
+      if (ch->time > e->last) e->last = ch->time;
+    }
+  }
+  const earlier_value *best = NULL;
+  for (size_t k = 0; k < nv; k++)
+    if (!best || vals[k].chunks > best->chunks ||
+        (vals[k].chunks == best->chunks && vals[k].last > best->last))
+      best = &vals[k];
+  return best;
+}
+
+static eg_code append_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
+  eg_fact *nf = eg_arena_alloc(a, (o->n_facts + 1) * sizeof *nf);
+  if (!nf) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
+  nf[o->n_facts++] = *f;
+  o->facts = nf;
+  return EG_OK;
+}
+
+eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en, eg_arena *a,
+                             eg_err *err) {
+  /* the first current value of each state relation the batch states, its unit and start */
+  eg_fact *first[EARLIER_FACTS];
+  const char *rel[EARLIER_FACTS];
+  size_t unit[EARLIER_FACTS], m = 0;
+  int64_t start[EARLIER_FACTS];
+  for (size_t i = 0; i < in->n; i++)
+    for (size_t k = 0; k < en[i].n_facts; k++) {
+      eg_fact *f = &en[i].facts[k];
+      if (!eg_statefacts_relation_types(g->states, f->relation)) continue;
+      int64_t at = f->valid_from ? f->valid_from : in->units[i].seg.time;
+      size_t j = 0;
+      while (j < m && strcmp(rel[j], f->relation) != 0) j++;
+      bool current = !f->retract && !f->since_first_mention && !f->valid_to;
+      if (j < m) { /* a value of the batch before it: no gap before the first */
+        if (!current || at < start[j]) first[j] = NULL;
+        continue;
+      }
+      if (m == EARLIER_FACTS) continue;
+      first[m] = current ? f : NULL, rel[m] = f->relation, unit[m] = i, start[m++] = at;
+    }
+  char *texts[EARLIER_FACTS];
+  int64_t before[EARLIER_FACTS];
+  size_t ask[EARLIER_FACTS], na = 0;
+  for (size_t j = 0; j < m; j++) {
+    if (!first[j] || graph_holds(g, in, first[j]->subject, first[j]->relation, start[j], NULL))
+      continue; /* the graph knows what came before */
+    texts[na] = eg_statefacts_statement(
+        g->states, eg_statefacts_relation_types(g->states, first[j]->relation), a);
+    if (!texts[na]) continue;
+    before[na] = start[j];
+    ask[na++] = j;
+  }
+  if (!na) return EG_OK;
+  Engram__V1__SearchResponse *r;
+  eg_code rc = search_earlier(g, in, texts, before, na, a, &r, err);
+  if (rc) return rc;
+  earlier_value *vals = eg_arena_calloc(a, EARLIER_VALUES, sizeof *vals);
+  for (size_t q = 0; vals && !rc && q < na; q++) {
+    size_t j = ask[q];
+    const eg_fact *f = first[j];
+    memset(vals, 0, EARLIER_VALUES * sizeof *vals);
+    const earlier_value *e =
+        most_named(g->states, hits_of(r, q), f,
+                   eg_statefacts_relation_types(g->states, f->relation), start[j], vals, a);
+    if (!e) continue;
+    eg_fact nf = *f;
+    nf.object = eg_arena_strdup(a, e->value);
+    if (!nf.object) {
+      rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+      break;
+    }
+    if (!nf.object_entity)
+      for (char *c = nf.object; *c; c++) *c = (char)tolower((unsigned char)*c);
+    nf.valid_from = e->first;
+    nf.valid_to = start[j];
+    nf.confidence = 0.5f; /* inferred, not said */
+    nf.extractor = "earlier-mentions";
+    nf.reason =
+        "a value the user spoke of as theirs before the first one stated: theirs from "
+        "its first mention until then";
+    nf.utterance = e->said ? e->said : "";
+    rc = append_fact(a, &en[unit[j]], &nf, err);
+  }
+  if (!vals && !rc) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  return rc;
 }

@@ -114,6 +114,12 @@ eg_code eg_ig_write_units(eg_ingest *g, const writer_in *in, eg_arena *a,
  * from en. Fails only out of memory (vectord unreachable: the former values are dropped). */
 eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, eg_arena *a,
                             eg_err *err);
+/* … and, where the batch states the first value of a state relation the graph holds none of
+ * before it, the value the user's earlier chunks name most often as theirs (a place before the
+ * first home said), held from its first mention until then (extractor "earlier-mentions",
+ * confidence 0.5). Fails only out of memory. */
+eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en, eg_arena *a,
+                             eg_err *err);
 eg_code eg_ig_delete_segments(eg_ingest *g, const writer_in *in, size_t from, size_t to,
                               eg_arena *a, eg_err *err);
 

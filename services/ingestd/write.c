@@ -510,7 +510,9 @@ eg_code eg_ig_write_units(eg_ingest *g, const writer_in *in, eg_arena *a,
   eg_segment *segs = NULL;
   eg_enriched *enriched = NULL;
   if ((rc = enrich_units(g, in, a, rep, &ctx, &segs, &enriched, err))) return rc;
-  if (g->states && (rc = eg_ig_former_starts(g, in, enriched, a, err))) return rc;
+  if (g->states && ((rc = eg_ig_former_starts(g, in, enriched, a, err)) ||
+                    (rc = eg_ig_earlier_values(g, in, enriched, a, err))))
+    return rc;
   /* Entities. */
   t0 = eg_time_mono_us();
   name_id *names = NULL;

@@ -337,6 +337,26 @@ static void test_state_prototypes(void) {
   EG_REQUIRE(ic_session(ing, "states-former-none", "u1", "left", T("2020-12-04T10:00:00Z"), left, 2,
                         false, NULL, &e) == EG_OK);
   EG_CHECK_STR(gc_value(gra, "states-former-none", "user:u1", "LIVES_IN", T("2020-03-01"), 0), "");
+  /* the first home stated, with none before it in the graph: the place the user spoke of as
+   * theirs before it was theirs until then; not where the graph holds one */
+  const char *const moved[] = {"user", "I just moved to Porto for a new job.", "assistant",
+                               "Congratulations!"};
+  const char *const faro[] = {"user", "I live in Faro.", "assistant", "Sunny."};
+  const char *const t_before[] = {"states-earlier", "states-earlier-held"};
+  for (int held = 0; held < 2; held++) {
+    const char *tn = t_before[held];
+    if (held)
+      EG_REQUIRE(ic_session(ing, tn, "u1", "faro", T("2018-02-01T10:00:00Z"), faro, 2, false, NULL,
+                            &e) == EG_OK);
+    EG_REQUIRE(ic_session(ing, tn, "u1", "walk", T("2019-05-04T10:00:00Z"), walk, 2, false, NULL,
+                          &e) == EG_OK);
+    EG_REQUIRE(ic_session(ing, tn, "u1", "moved", T("2020-12-04T10:00:00Z"), moved, 2, false, NULL,
+                          &e) == EG_OK);
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "LIVES_IN", 0, 0), "Porto");
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "LIVES_IN", T("2020-03-01"), 0),
+                 held ? "Faro" : "Lisbon");
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "LIVES_IN", T("2019-03-01"), 0), held ? "Faro" : "");
+  }
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);
