@@ -95,6 +95,9 @@ typedef struct eg_enrich_ctx {
   size_t n_held;
 } eg_enrich_ctx;
 
+/* Append a copy of f to o's facts (the array reallocated from a). EG_ENOMEM. */
+eg_code eg_enriched_add_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err);
+
 /* Offline rules: enrich n segments (out[n]). Never fails except out of memory. */
 eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n, eg_arena *a,
                         eg_enriched *out, eg_err *err);

@@ -439,6 +439,15 @@ static void add_fact(eg_arena *a, eg_enriched *o, size_t *cap, const eg_fact *f)
   o->facts[o->n_facts++] = *f;
 }
 
+eg_code eg_enriched_add_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
+  eg_fact *nf = eg_arena_alloc(a, (o->n_facts + 1) * sizeof *nf);
+  if (!nf) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
+  nf[o->n_facts++] = *f;
+  o->facts = nf;
+  return EG_OK;
+}
+
 static const char *relation_words(const char *rel) {
   static const char *const m[][2] = {{"LIVES_IN", "lives in"},
                                      {"WORKS_AT", "works at"},

@@ -605,16 +605,6 @@ static bool has_relation(const eg_enriched *o, const char *rel) {
   return false;
 }
 
-static eg_code push_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
-  eg_fact *nf = eg_arena_alloc(a, (o->n_facts + 1) * sizeof *nf);
-  if (!nf) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
-  nf[o->n_facts] = *f;
-  o->facts = nf;
-  o->n_facts++;
-  return EG_OK;
-}
-
 /* Where a value that ends at token te (exclusive) ends in text: before a clitic "'s" or "’s"
  * ("Rania's moving in", "Rex's bowl": the name is Rania, Rex). */
 static size_t value_end(const char *text, const token *t, size_t te) {
@@ -1280,7 +1270,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       f.reason = "a statement about this state from which no current value could be read";
       st->doubts++;
     }
-    eg_code rc = push_fact(a, o, &f, err);
+    eg_code rc = eg_enriched_add_fact(a, o, &f, err);
     if (rc) return rc;
   }
   /* a value said to end was the user's until then, from a start the message does not tell:
@@ -1302,7 +1292,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     if (!f.valid_to) f.valid_to = sg->time;
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     eg_code rc = set_value(sf, text, t, it, r, a, &f, err);
-    if (!rc) rc = push_fact(a, o, &f, err);
+    if (!rc) rc = eg_enriched_add_fact(a, o, &f, err);
     if (rc) return rc;
   }
   return EG_OK;

@@ -219,15 +219,6 @@ static const earlier_value *most_named(const eg_statefacts *sf, const Engram__V1
   return best;
 }
 
-static eg_code append_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
-  eg_fact *nf = eg_arena_alloc(a, (o->n_facts + 1) * sizeof *nf);
-  if (!nf) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
-  nf[o->n_facts++] = *f;
-  o->facts = nf;
-  return EG_OK;
-}
-
 eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en, eg_arena *a,
                              eg_err *err) {
   /* the first current value of each state relation the batch states, its unit and start */
@@ -291,7 +282,7 @@ eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en,
         "a value the user spoke of as theirs before the first one stated: theirs from "
         "its first mention until then";
     nf.utterance = e->said ? e->said : "";
-    rc = append_fact(a, &en[unit[j]], &nf, err);
+    rc = eg_enriched_add_fact(a, &en[unit[j]], &nf, err);
   }
   if (!vals && !rc) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
   if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
