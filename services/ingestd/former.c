@@ -206,8 +206,8 @@ static const earlier_value *most_named(const eg_statefacts *sf, const Engram__V1
       if (e->last_hit == h + 1) continue;
       e->last_hit = h + 1;
       e->chunks++;
-      if (ch->time <= e->first || !e->said) e->first = ch->time, e->said = NULL;
-      if (!e->said) e->said = eg_arena_strdup(a, ch->content);
+      if (!e->said || ch->time < e->first) /* the first mention and its words */
+        e->first = ch->time, e->said = eg_arena_strdup(a, ch->content);
       if (ch->time > e->last) e->last = ch->time;
     }
   }
@@ -226,10 +226,12 @@ eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en,
   const char *rel[EARLIER_FACTS];
   size_t unit[EARLIER_FACTS], m = 0;
   int64_t start[EARLIER_FACTS];
+  unsigned types[EARLIER_FACTS];
   for (size_t i = 0; i < in->n; i++)
     for (size_t k = 0; k < en[i].n_facts; k++) {
       eg_fact *f = &en[i].facts[k];
-      if (!eg_statefacts_relation_types(g->states, f->relation)) continue;
+      unsigned ty = eg_statefacts_relation_types(g->states, f->relation);
+      if (!ty) continue;
       int64_t at = f->valid_from ? f->valid_from : in->units[i].seg.time;
       size_t j = 0;
       while (j < m && strcmp(rel[j], f->relation) != 0) j++;
@@ -239,7 +241,8 @@ eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en,
         continue;
       }
       if (m == EARLIER_FACTS) continue;
-      first[m] = current ? f : NULL, rel[m] = f->relation, unit[m] = i, start[m++] = at;
+      first[m] = current ? f : NULL, rel[m] = f->relation, types[m] = ty, unit[m] = i;
+      start[m++] = at;
     }
   char *texts[EARLIER_FACTS];
   int64_t before[EARLIER_FACTS];
@@ -247,8 +250,7 @@ eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en,
   for (size_t j = 0; j < m; j++) {
     if (!first[j] || graph_holds(g, in, first[j]->subject, first[j]->relation, start[j], NULL))
       continue; /* the graph knows what came before */
-    texts[na] = eg_statefacts_statement(
-        g->states, eg_statefacts_relation_types(g->states, first[j]->relation), a);
+    texts[na] = eg_statefacts_statement(g->states, types[j], a);
     if (!texts[na]) continue;
     before[na] = start[j];
     ask[na++] = j;
@@ -262,9 +264,7 @@ eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en,
     size_t j = ask[q];
     const eg_fact *f = first[j];
     memset(vals, 0, EARLIER_VALUES * sizeof *vals);
-    const earlier_value *e =
-        most_named(g->states, hits_of(r, q), f,
-                   eg_statefacts_relation_types(g->states, f->relation), start[j], vals, a);
+    const earlier_value *e = most_named(g->states, hits_of(r, q), f, types[j], start[j], vals, a);
     if (!e) continue;
     eg_fact nf = *f;
     nf.object = eg_arena_strdup(a, e->value);
