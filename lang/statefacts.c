@@ -109,11 +109,14 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
 
 /* ---- clauses ------------------------------------------------------------------------- */
 
-/* The sub-clause (between commas) around token i, within the clause [from, to). */
+/* The sub-clause (between commas) around token i, within the clause [from, to). In a question,
+ * a pictograph parts it as a comma does: what is said before it from what is asked after it
+ * ("got a prius 🎉 what should I know …?"). */
 static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_) {
+  bool ask = t[to - 1].ask;
   size_t a = i, b = i;
-  while (a > from && !t[a - 1].comma) a--;
-  while (b + 1 < to && !t[b].comma) b++;
+  while (a > from && !t[a - 1].comma && !(ask && t[a - 1].pict)) a--;
+  while (b + 1 < to && !t[b].comma && !(ask && t[b].pict)) b++;
   *sf_ = a;
   *st_ = b + 1;
 }

@@ -104,6 +104,7 @@ typedef struct token {
   bool cut;    /* a clause (sentence) ends after it */
   bool comma;  /* a sub-clause ends after it (markers do not reach past it) */
   bool ask;    /* … with a question mark */
+  bool pict;   /* a pictograph follows it (" 🎉 ") */
 } token;
 
 /* The words of text into t (at most max); how many. */

@@ -35,6 +35,24 @@ static bool rhetorical(const token *t, size_t from, size_t n) {
   return false;
 }
 
+/* A pictograph (U+1F000–U+1FAFF, U+2600–U+27BF, with the joiner and the variation selector
+ * that follow one in a sequence); its length in bytes, or 0. */
+static size_t pictograph(const char *p) {
+  const unsigned char *u = (const unsigned char *)p;
+  if (u[0] == 0xF0 && u[1] == 0x9F && u[2] && u[3]) return 4;
+  if (u[0] == 0xE2 && u[1] >= 0x98 && u[1] <= 0x9E && u[2]) return 3;
+  if ((u[0] == 0xEF && u[1] == 0xB8 && u[2] == 0x8F) ||
+      (u[0] == 0xE2 && u[1] == 0x80 && u[2] == 0x8D))
+    return 3;
+  return 0;
+}
+
+/* Is the character at p part of a word? */
+static bool word_char(const char *p) {
+  unsigned char c = (unsigned char)*p;
+  return isalnum(c) || (c >= 0x80 && !is_apostrophe(p) && !is_dash(p) && !pictograph(p));
+}
+
 unsigned eg_sf_indefinite(const char *w) {
   static const char *const who[] = {"someone", "somebody"};
   if (eg_sf_in_list(w, who, 2)) return EG_SF_SOMEONE;
@@ -46,8 +64,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
   bool start = true;
   for (size_t p = 0; text[p];) {
     unsigned char c = (unsigned char)text[p];
-    bool word_char = isalnum(c) || (c >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p));
-    if (!word_char) {
+    if (!word_char(text + p)) {
       /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
        * commas only bound the reach of tense and negation markers */
       /* a colon after "someone" or "somewhere" names who or where in the same sentence
@@ -56,11 +73,13 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
       bool sentence = c == '.' || c == '!' || c == '?' || (c == ':' && !named) || c == '\n';
       bool clause = sentence || c == ';';
       if (clause && n) t[n - 1].cut = true;
+      size_t pict = c >= 0x80 ? pictograph(text + p) : 0;
       if ((c == ',' || c == '(' || c == ')' || c == '"' || named || is_dash(text + p)) && n)
         t[n - 1].comma = true;
+      if (pict && n) t[n - 1].pict = true;
       if (c == '?' && n && !rhetorical(t, opening, n)) t[n - 1].ask = true;
       if (sentence) start = true;
-      p += c >= 0x80 ? 3 : 1; /* the non-word multi-byte characters here (’, –, —) are 3 bytes */
+      p += pict ? pict : c >= 0x80 ? 3 : 1; /* ’, –, — are 3 bytes */
       continue;
     }
     if (n == max) break;
@@ -79,9 +98,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
         p += d == '\'' ? 1 : 3;
         continue;
       }
-      if (!(isalnum(d) || (d >= 0x80 && !is_apostrophe(text + p) && !is_dash(text + p)) ||
-            (d == '-' && l && isalnum((unsigned char)text[p + 1]))))
-        break;
+      if (!(word_char(text + p) || (d == '-' && l && isalnum((unsigned char)text[p + 1])))) break;
       if (isdigit(d)) k->digit = true;
       if (l < sizeof k->w - 1) k->w[l++] = (char)tolower(d);
       p++;

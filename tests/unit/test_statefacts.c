@@ -248,6 +248,10 @@ static void test_tense_and_negation(void) {
       {"Now that I'm based in Denver, what are good day hikes nearby?", "LIVES_IN", "Denver"},
       {"If I move to Lyon, should I learn French?", NULL, NULL},
       {"When we get to Lyon, what should we see first?", NULL, NULL},
+      /* … and so does what a pictograph parts from what it asks */
+      {"just moved to Lisbon 😍 where should I eat?", "LIVES_IN", "Lisbon"},
+      {"got a Kia Sportage 🎉 what should I check first?", "DRIVES", "Kia Sportage"},
+      {"should I move to Lyon 🤔 what do you think?", NULL, NULL},
       /* the noun the slot qualifies is former */
       {"My old colleagues at Initech threw me a party.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
