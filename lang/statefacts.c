@@ -788,6 +788,26 @@ static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t f
   s->where = kind == EG_SF_SOMEWHERE;
 }
 
+/* A name in apposition to a common word of its type just before it ("we're going electric, a
+ * Hyundai Ioniq 5", "new instrument: a lever harp") says which one that is: the word stays the
+ * slot, the name becomes its value and no slot of its own. The slots' count after it. */
+static size_t renamed(const token *t, slot *out, size_t ns) {
+  for (size_t k = 1; k < ns; k++) {
+    slot *w = &out[k - 1], *name = &out[k];
+    if (w->proper || w->ve || w->held || !name->proper || name->held || !(w->bits & name->bits) ||
+        !t[w->te - 1].comma)
+      continue;
+    size_t q = w->te;
+    while (q < name->ts && eg_sf_determiner(t[q].w)) q++;
+    if (q != name->ts) continue;
+    w->vs = name->ts, w->ve = name->te;
+    w->bits &= name->bits, w->proper = true;
+    memmove(name, name + 1, (ns - k - 1) * sizeof *name);
+    ns--;
+  }
+  return ns;
+}
+
 /* The slots of the clause [from, to) (said: in the speaker's own words), into out
  * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
  * values named. */
@@ -795,6 +815,7 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
                            size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
   for (size_t k = 0; k < ns; k++) said_by_indefinite(sf, t, from, &out[k]);
+  ns = renamed(t, out, ns);
   if (ns) {
     *last = out[ns - 1];
     for (size_t k = ns; k-- > 0;) /* "Met X at a trivia night and we've been together since" */

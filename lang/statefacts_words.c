@@ -53,6 +53,13 @@ static bool word_char(const char *p) {
   return isalnum(c) || (c >= 0x80 && !is_apostrophe(p) && !is_dash(p) && !pictograph(p));
 }
 
+/* Does the text at p go on with "a" or "an" after its blanks? */
+static bool article_next(const char *p) {
+  while (*p == ' ') p++;
+  size_t l = (p[0] == 'a' || p[0] == 'A') ? (p[1] == 'n' ? 2 : 1) : 0;
+  return l && !isalnum((unsigned char)p[l]);
+}
+
 unsigned eg_sf_indefinite(const char *w) {
   static const char *const who[] = {"someone", "somebody"};
   if (eg_sf_in_list(w, who, 2)) return EG_SF_SOMEONE;
@@ -67,9 +74,13 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     if (!word_char(text + p)) {
       /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
        * commas only bound the reach of tense and negation markers */
-      /* a colon after "someone" or "somewhere" names who or where in the same sentence
-       * ("I've been seeing someone: X") */
-      bool named = c == ':' && n && eg_sf_indefinite(t[n - 1].w);
+      /* a colon after "someone" or "somewhere", or before "a" or "an" after words of the
+       * speaker's, names who, where or which in the same sentence ("I've been seeing
+       * someone: X", "we're going electric: a Hyundai Ioniq 5"; not a heading's: "Life
+       * update: a year in X already") */
+      bool named = c == ':' && n &&
+                   (eg_sf_indefinite(t[n - 1].w) ||
+                    (article_next(text + p + 1) && eg_sf_first_person(t, opening, n)));
       bool sentence = c == '.' || c == '!' || c == '?' || (c == ':' && !named) || c == '\n';
       bool clause = sentence || c == ';';
       if (clause && n) t[n - 1].cut = true;

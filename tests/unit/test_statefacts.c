@@ -242,6 +242,11 @@ static void test_tense_and_negation(void) {
       /* the last day somewhere reads like the first one: the words say it ended */
       {"Friday was my last day at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
+      /* a name in apposition to a word of its type says which one (after a colon too, not
+       * after a heading's) */
+      {"I've gone electric, a Nissan Leaf.", "DRIVES", "Nissan Leaf"},
+      {"we're going electric: a Hyundai Ioniq 5, handover on Friday.", "DRIVES", "Hyundai Ioniq 5"},
+      {"Life update: a year in Lisbon already!", "LIVES_IN", "Lisbon"},
       {"Should I move to Lyon?", NULL, NULL},
       /* a question's sub-clause that asks nothing says something */
       {"I've gone pescatarian, any easy fish recipes?", "DIET", "pescatarian"},
