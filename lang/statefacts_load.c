@@ -370,6 +370,11 @@ static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, cha
   eg_code rc = EG_OK;
   while (!rc && fgets(line, sizeof line, f)) {
     lineno++;
+    if (!strchr(line, '\n') && !feof(f)) {
+      rc = eg_err_set(err, EG_EINVAL, "prototypes line %d: longer than %zu bytes", lineno,
+                      sizeof line - 2);
+      break;
+    }
     /* '#' starts a comment at the start of a line or after a blank ("dog#1" is a sense) */
     for (char *p = line; *p; p++)
       if (*p == '#' && (p == line || p[-1] == ' ' || p[-1] == '\t')) *p = '\0';

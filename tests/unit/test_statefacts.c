@@ -1305,6 +1305,10 @@ static void test_bad_files(void) {
   char many[1024] = "@ends wordnet";
   for (int i = 0; i < 65; i++) strcat(many, " discard#1");
   refused(path, many, "roots");
+  /* a line longer than the reader's buffer is refused, not read as two lines */
+  char longline[1100] = "@type car words";
+  while (strlen(longline) < 1080) strcat(longline, " prius");
+  refused(path, longline, "longer than");
   /* a gazetteer that is no catalogue is refused; one not installed only knows no towns */
   refused(path, "@type place gazetteer", "gazetteer PATH");
   char gaz[128];
