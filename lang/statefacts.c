@@ -419,9 +419,16 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   /* a sentence opening with a joint ("So X from October!", "And now X") opens the predicate
    * after it */
   bool joint = a == from + 1 && opens_clause(t[from].w);
-  return shared || eg_sf_first_person(t, a, b) ||
-         ((a == from || joint) &&
-          (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b))));
+  if (shared || eg_sf_first_person(t, a, b) ||
+      ((a == from || joint) &&
+       (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b)))))
+    return true;
+  /* so does a joint after a comma opening a predicate with no verb ("the dietitian said fish
+   * matters, so technically X now"): its subject dropped, as chat drops the speaker */
+  size_t oa, ob;
+  eg_sf_predicate_span(t, from, to, s, false, &oa, &ob);
+  return fragments && oa > from + 1 && t[oa - 2].comma && opens_clause(t[oa - 1].w) &&
+         verbless(sf, t, oa, ob);
 }
 
 /* ---- scoring ------------------------------------------------------------------------------ */

@@ -248,6 +248,11 @@ static void test_tense_and_negation(void) {
       {"we're going electric: a Hyundai Ioniq 5, handover on Friday.", "DRIVES", "Hyundai Ioniq 5"},
       {"Life update: a year in Lisbon already!", "LIVES_IN", "Lisbon"},
       {"Should I move to Lyon?", NULL, NULL},
+      /* a predicate with no verb after a comma and a joint drops the speaker as its subject */
+      {"I started eating eggs again because the doctor said iron matters while training, so "
+       "technically vegetarian now.",
+       "DIET", "vegetarian"},
+      {"my sister moved to Leeds, and now a vegan.", NULL, NULL},
       /* a question's sub-clause that asks nothing says something */
       {"I've gone pescatarian, any easy fish recipes?", "DIET", "pescatarian"},
       {"Now that I'm based in Denver, what are good day hikes nearby?", "LIVES_IN", "Denver"},
