@@ -62,20 +62,21 @@ struct eg_statefacts {
   unsigned place_bit, org_bit; /* "place" and "org", 0 when none */
   unsigned cue_types;          /* the types a @cue line gives */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
-  eg_map *trade;   /* a name's last common noun → its type after the others ("Cobalt Freight") */
-  eg_map *prefix;  /* a name's first word → its type when more words follow ("Honda Civic") */
-  eg_map *people;  /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
-  eg_map *ask;     /* a question's words → the types it asks about (@ask) */
-  eg_map *ends;    /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
-  eg_map *takes;   /* … that take what is offered (@takes): "accepted" → 1 */
-  eg_map *towns;   /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
-                    * gazetteer): names WordNet does not know */
-  eg_map *within;  /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
-  eg_map *holds;   /* "at team" → the relations (bit r) a noun owned by the user before the
-                    * preposition and a value says the user holds ("my team at X": @holds);
-                    * "at" → those of its lines */
-  eg_map *periods; /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
-  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
+  eg_map *trade;    /* a name's last common noun → its type after the others ("Cobalt Freight") */
+  eg_map *prefix;   /* a name's first word → its type when more words follow ("Honda Civic") */
+  eg_map *synonyms; /* "uke|ukulele": words of one WordNet synset of a type → its bits */
+  eg_map *people;   /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
+  eg_map *ask;      /* a question's words → the types it asks about (@ask) */
+  eg_map *ends;     /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
+  eg_map *takes;    /* … that take what is offered (@takes): "accepted" → 1 */
+  eg_map *towns;    /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
+                     * gazetteer): names WordNet does not know */
+  eg_map *within;   /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
+  eg_map *holds;    /* "at team" → the relations (bit r) a noun owned by the user before the
+                     * preposition and a value says the user holds ("my team at X": @holds);
+                     * "at" → those of its lines */
+  eg_map *periods;  /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
+  uint64_t *words;  /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
   uint64_t *adverbs; /* … its adverbs (eg_wordnet_adverbs) */
   size_t n_adverbs;
@@ -140,6 +141,8 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w);
 
 /* The type bits m holds for a lower-case key (0: none). */
 unsigned eg_sf_bits_of(const eg_map *m, const char *key);
+/* Are common words a and b of one WordNet synset of a type in bits ("uke", "ukulele")? */
+bool eg_sf_synonyms(const eg_statefacts *sf, const char *a, const char *b, unsigned bits);
 void eg_sf_lower(char *s); /* in place, ASCII */
 
 /* Capitalised words that do not start a name (statefacts_words.c). */

@@ -66,19 +66,33 @@ unsigned eg_sf_bits_of(const eg_map *m, const char *key) {
   return (unsigned)(uintptr_t)eg_map_get(m, key, strlen(key));
 }
 
+bool eg_sf_synonyms(const eg_statefacts *sf, const char *a, const char *b, unsigned bits) {
+  char k[256];
+  snprintf(k, sizeof k, "%s|%s", a, b);
+  eg_sf_lower(k);
+  return (eg_sf_bits_of(sf->synonyms, k) & bits) != 0;
+}
+
 typedef struct closure_ctx {
   eg_statefacts *sf;
   unsigned bits;
   eg_map *common_only; /* NULL: the type tables; else common nouns only, into this table */
 } closure_ctx;
 
-static bool on_lemma(void *ctx, const char *lemma, bool proper) {
+static bool on_lemma(void *ctx, const char *lemma, bool proper, const char *head) {
   closure_ctx *c = ctx;
   if (c->common_only) {
     if (!proper) add_bits(c->common_only, lemma, c->bits);
     return true;
   }
   add_bits(proper ? c->sf->proper : c->sf->common, lemma, c->bits);
+  if (!proper && strcmp(lemma, head) != 0) { /* "ukulele" and "uke": one thing */
+    char k[256];
+    snprintf(k, sizeof k, "%s|%s", lemma, head);
+    add_bits(c->sf->synonyms, k, c->bits);
+    snprintf(k, sizeof k, "%s|%s", head, lemma);
+    add_bits(c->sf->synonyms, k, c->bits);
+  }
   return true;
 }
 
@@ -429,6 +443,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->people = eg_map_new();
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
+  sf->synonyms = eg_map_new();
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
@@ -437,8 +452,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->periods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->ends ||
-                       !sf->takes || !sf->holds || !sf->towns || !sf->within || !sf->periods
+                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->synonyms ||
+                       !sf->ends || !sf->takes || !sf->holds || !sf->towns || !sf->within ||
+                       !sf->periods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -471,6 +487,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->suffix);
   eg_map_free(sf->trade);
   eg_map_free(sf->prefix);
+  eg_map_free(sf->synonyms);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);
   eg_map_free(sf->ends);

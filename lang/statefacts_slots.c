@@ -78,6 +78,15 @@ static size_t part_of(const eg_statefacts_known *kn, const char *key, size_t wor
   return 0;
 }
 
+/* 1 + the index of the user's held value (sn->held) that the common word key is another word
+ * for, of a type in bits ("uke" while "ukulele" is held): that value named again; 0 for none. */
+static size_t synonym_held(const eg_statefacts *sf, const session_names *sn, const char *key,
+                           unsigned bits) {
+  for (size_t k = 0; sn && k < sn->held.n; k++)
+    if ((sn->held.bits[k] & bits) && eg_sf_synonyms(sf, key, sn->held.words[k], bits)) return k + 1;
+  return 0;
+}
+
 static unsigned known_part(const session_names *sn, const char *key, size_t words) {
   size_t k = sn ? part_of(sn->known, key, words) : 0;
   return k ? sn->known->bits[k - 1] : 0;
@@ -559,7 +568,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     }
     if (!b) b = eg_sf_lookup_common(sf, t[i].w);
     if (b) {
-      out[n++] = (slot){i, j, 0, 0, b, false, false, ST_CURRENT, 0, false};
+      char key[80];
+      eg_sf_span_key(t, i, j, key, sizeof key);
+      size_t h = synonym_held(sf, sn, key, b);
+      out[n++] =
+          (slot){i, j, 0, 0, b, false, false, ST_CURRENT, h ? sn->held_ix[h - 1] + 1 : 0, false};
       i = j - 1;
     }
   }

@@ -42,10 +42,12 @@ static void spaced(char *out, size_t n, const char *lemma) {
 }
 
 static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
+  char head[128];
+  if (s->wcount > 0) spaced(head, sizeof head, s->words[0]);
   for (int i = 0; i < s->wcount; i++) {
     char lemma[128];
     spaced(lemma, sizeof lemma, s->words[i]);
-    if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z')) return false;
+    if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z', head)) return false;
   }
   return true;
 }
@@ -151,7 +153,7 @@ static eg_code visit_first_senses(const char *dict_dir, const eg_map *in, eg_wor
     if (!lemma || off < 0 || !eg_map_get(in, &off, sizeof off)) continue;
     char spelt[128];
     spaced(spelt, sizeof spelt, lemma);
-    go_on = visit(ctx, spelt, false);
+    go_on = visit(ctx, spelt, false, spelt);
   }
   fclose(f);
   return EG_OK;

@@ -18,8 +18,9 @@
 
 /* Called once per lemma of the closure: lemma in WordNet's spelling with spaces for
  * underscores (borrowed for the call), proper when WordNet capitalises it (an instance
- * such as a city's name). Return false to stop. */
-typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper);
+ * such as a city's name), head the first lemma of its synset ("uke" of "uke, ukulele"; the
+ * lemma itself where no synset is at hand). Return false to stop. */
+typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper, const char *head);
 
 /*
  * Visit the noun closure of root ("musical_instrument", "dog#1": the sense number after
