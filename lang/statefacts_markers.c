@@ -100,11 +100,14 @@ bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to)
 }
 
 /* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
- * X keeps leaving dishes in the sink"). */
+ * X keeps leaving dishes in the sink"), nor one past another subject that gives to the user
+ * ("the X my gran left me"; "X left me" is X's). */
 bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
+  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"}, *const to_user[] = {"me",
+                                                                                              "us"};
   for (size_t i = from; i < to; i++)
     if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
+        !(i > from && i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2)) &&
         eg_sf_ends_at(sf, t, i, to))
       return true;
   return false;

@@ -242,6 +242,9 @@ static void test_tense_and_negation(void) {
       /* the last day somewhere reads like the first one: the words say it ended */
       {"Friday was my last day at Initech.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I traded my old hatchback for a Kia Sportage.", "DRIVES", "Kia Sportage"},
+      /* a word of ending past another subject that gives to the user is no ending */
+      {"The Ford Focus my dad left me needs new tyres.", "DRIVES", "Ford Focus"},
+      {"The Ford Focus my dad sold us is still going strong.", "DRIVES", "Ford Focus"},
       /* a name in apposition to a word of its type says which one (after a colon too, not
        * after a heading's) */
       {"I've gone electric, a Nissan Leaf.", "DRIVES", "Nissan Leaf"},
