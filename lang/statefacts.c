@@ -81,7 +81,7 @@ static size_t past_adverbs(const eg_statefacts *sf, const token *t, size_t from,
 
 static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = past_adverbs(sf, t, from, to);
-  if (i >= to || !t[from].start) return false;
+  if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
   if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
   if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
   /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
@@ -103,6 +103,9 @@ static const char *we_form(const char *w);
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
+  /* a pictograph parts sentences as a stop does: "ok it's happening 😅 signed a lease …" */
+  for (size_t k = from + 1; k < to; k++)
+    if (t[k - 1].pict && opens_with_verb(sf, t, k, to)) return true;
   return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
          its_been(t, from, to) || (fragments && verbless(sf, t, from, to));
 }
@@ -419,6 +422,8 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   /* a sentence opening with a joint ("So X from October!", "And now X") opens the predicate
    * after it */
   bool joint = a == from + 1 && opens_clause(t[from].w);
+  for (size_t k = a + 1; k <= s->ts; k++) /* "… 😅 signed a lease in X" */
+    if (t[k - 1].pict && opens_with_verb(sf, t, k, b)) return true;
   if (shared || eg_sf_first_person(t, a, b) ||
       ((a == from || joint) &&
        (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b)))))

@@ -265,6 +265,8 @@ static void test_tense_and_negation(void) {
       {"just moved to Lisbon 😍 where should I eat?", "LIVES_IN", "Lisbon"},
       {"got a Kia Sportage 🎉 what should I check first?", "DRIVES", "Kia Sportage"},
       {"should I move to Lyon 🤔 what do you think?", NULL, NULL},
+      /* a pictograph parts sentences: a verb after it opens one of the speaker's */
+      {"it's official 😅 adopted a beagle called Bruno yesterday.", "HAS_PET", "Bruno"},
       /* the noun the slot qualifies is former */
       {"My old colleagues at Initech threw me a party.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
