@@ -300,10 +300,14 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
-  bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p);
+  bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p) != 0;
   bool source = from_marker && source_of_noun(sf, t, from, s);
+  /* someone else's old one is no former value of the user's ("mum's giving me her old X") */
+  static const char *const others[] = {"his", "her", "their", "your"};
+  size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
+  bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
   if ((from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1))) ||
-      eg_sf_ends_marker(sf, MK_FORMER, t, from, p))
+      (former && !others_former))
     return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */

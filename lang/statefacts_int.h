@@ -159,9 +159,10 @@ bool eg_sf_joint(const char *w, bool goal);
 /* Does a marker of kind k start in [from, to), its words before `to`? */
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                       size_t to);
-/* Does a marker of kind k end right before token `end` (not before `from`)? */
-bool eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
-                       size_t end);
+/* The length in words of a marker of kind k that ends right before token `end` (not before
+ * `from`); 0 for none. */
+size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                         size_t end);
 /* Does a form of a verb of the table forms (@ends, @takes) start at token i? */
 bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to);
 /* Is the verb at t[v] with the words from t[after] a form of an @ends verb, its object

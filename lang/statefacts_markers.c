@@ -47,13 +47,13 @@ bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, si
 }
 
 /* Does a marker of kind k end right before token `end` (not before `from`)? */
-bool eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
-                       size_t end) {
+size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
+                         size_t end) {
   for (int m = 0; m < sf->n_markers[k]; m++) {
     size_t n = (size_t)sf->markers[k][m].n;
-    if (end >= from + n && kind_at(k, &sf->markers[k][m], t, end - n, end)) return true;
+    if (end >= from + n && kind_at(k, &sf->markers[k][m], t, end - n, end)) return n;
   }
-  return false;
+  return 0;
 }
 
 /* Does a form of a verb of the table forms (@ends, @takes) start at token i, its words (up to

@@ -245,6 +245,9 @@ static void test_tense_and_negation(void) {
       /* a word of ending past another subject that gives to the user is no ending */
       {"The Ford Focus my dad left me needs new tyres.", "DRIVES", "Ford Focus"},
       {"The Ford Focus my dad sold us is still going strong.", "DRIVES", "Ford Focus"},
+      /* someone else's old one is no former value of the user's */
+      {"my sister gave me her old Honda Civic.", "DRIVES", "Honda Civic"},
+      {"I'm driving his old Honda Civic now.", "DRIVES", "Honda Civic"},
       /* a name in apposition to a word of its type says which one (after a colon too, not
        * after a heading's) */
       {"I've gone electric, a Nissan Leaf.", "DRIVES", "Nissan Leaf"},
