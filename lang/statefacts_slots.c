@@ -46,10 +46,20 @@ static bool held_word(const char *v, const char *w, const char **rest) {
   return true;
 }
 
+/* Are word w (its clitic "'s" aside) and the first word of a person's name v one name, the
+ * one cut short as a nickname is ("rafa" and "rafael", "samuel" and "sam smith"): at least
+ * three letters of the other? */
+static bool nickname(const char *w, const char *v) {
+  size_t l = strlen(w), lv = strcspn(v, " ");
+  if (eg_sf_possessive(w)) l -= 2;
+  size_t shorter = l < lv ? l : lv;
+  return shorter >= 3 && l != lv && !strncmp(v, w, shorter);
+}
+
 /* 1 + the index of the user's held value that tokens [i, …) of the clause [i, to) name in
- * full, the longest (0 for none; *end: where it ends). Lower case too ("rufus keeps
- * pulling"), but a lone word in lower case that is a word of its own is that word ("biscuit"
- * is food). */
+ * full (a person's by a nickname too), the longest (0 for none; *end: where it ends). Lower case
+ * too ("rufus keeps pulling"), but a lone word in lower case that is a word of its own is that word
+ * ("biscuit" is food). */
 static size_t held_at(const eg_statefacts *sf, const session_names *sn, const token *t, size_t i,
                       size_t to, size_t *end) {
   size_t best = 0;
@@ -57,7 +67,10 @@ static size_t held_at(const eg_statefacts *sf, const session_names *sn, const to
     const char *v = sn->held.words[k];
     size_t j = i;
     while (j < to && *v && held_word(v, t[j].w, &v)) j++;
-    if (*v || j == i) continue;
+    if (*v || j == i) {
+      if (j != i || !(sn->held.bits[k] & sf->person_bit) || !nickname(t[i].w, v)) continue;
+      j = i + 1; /* "rafa" of "Rafael" */
+    }
     bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w);
     if (!word && (!best || j > *end)) best = k + 1, *end = j;
   }
