@@ -805,8 +805,8 @@ static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t f
 }
 
 /* A name in apposition to a common word of its type just before it ("we're going electric, a
- * Hyundai Ioniq 5", "new instrument: a lever harp") says which one that is: the word stays the
- * slot, the name becomes its value and no slot of its own. The slots' count after it. */
+ * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf") says which one that is: the word stays
+ * the slot, the name becomes its value and no slot of its own. The slots' count after it. */
 static size_t renamed(const token *t, slot *out, size_t ns) {
   for (size_t k = 1; k < ns; k++) {
     slot *w = &out[k - 1], *name = &out[k];

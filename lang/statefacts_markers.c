@@ -46,7 +46,7 @@ bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, si
   return false;
 }
 
-/* Does a marker of kind k end right before token `end` (not before `from`)? */
+/* The length of a marker of kind k that ends right before token `end`; 0 for none. */
 size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                          size_t end) {
   for (int m = 0; m < sf->n_markers[k]; m++) {
@@ -103,8 +103,8 @@ bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to)
  * X keeps leaving dishes in the sink"), nor one past another subject that gives to the user
  * ("the X my gran left me"; "X left me" is X's). */
 bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"}, *const to_user[] = {"me",
-                                                                                              "us"};
+  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
+  static const char *const to_user[] = {"me", "us"};
   for (size_t i = from; i < to; i++)
     if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
         !(i > from && i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2)) &&
