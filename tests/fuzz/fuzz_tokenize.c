@@ -1,13 +1,16 @@
 /*
- * fuzz_tokenize.c — the tokenizer (BM25, word vectors) in its three modes and the text
- * normalization used to match names. Properties: invalid UTF-8 is refused, never
- * tokenized; every token is non-empty, at most EG_TOKEN_MAX bytes, valid UTF-8 and free
- * of spaces; normalization is idempotent and yields valid UTF-8.
+ * fuzz_tokenize.c — the tokenizer (BM25, word vectors) in its three modes, the text
+ * normalization used to match names, and the state reader's words (lang/statefacts_words.c).
+ * Properties: invalid UTF-8 is refused, never tokenized; every token is non-empty, at most
+ * EG_TOKEN_MAX bytes, valid UTF-8 and free of spaces; normalization is idempotent and yields
+ * valid UTF-8; the state reader's words lie in order within the text, each non-empty, and the
+ * last ends a clause.
  */
 #include <string.h>
 
 #include "common/arena.h"
 #include "common/text.h"
+#include "lang/statefacts_int.h"
 #include "lang/tokenize.h"
 #include "tests/fuzz/fuzz.h"
 
@@ -47,6 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *z = eg_arena_alloc(a, size + 1);
   memcpy(z, data, size);
   z[size] = 0;
+  static token words[MAX_TOKENS];
+  size_t nw = eg_sf_tokenize(z, words, MAX_TOKENS), end = 0;
+  for (size_t i = 0; i < nw; i++) {
+    eg_fuzz_check(words[i].s >= end && words[i].s < words[i].e && words[i].e <= size,
+                  "words in order within the text");
+    eg_fuzz_check(words[i].w[0] != '\0', "a word is non-empty");
+    end = words[i].e;
+  }
+  eg_fuzz_check(!nw || words[nw - 1].cut, "the last word ends a clause");
   (void)eg_text_words(z);
   eg_arena_free(a);
   return 0;
