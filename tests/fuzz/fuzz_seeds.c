@@ -70,8 +70,8 @@ static const char *const texts[] = {
     "Last weekend I went hiking; two months ago I moved. In March 2023, since May, on 2024-03-01.",
     "the week of 2023-05-15, yesterday, 3 days ago, next Friday, before Christmas 2022",
     "Maya-Patel's gpt-4 user_id 3.14 state-of-the-art José Ünïcödé 東京",
-    "ok it's happening 😅 signed a lease! so Berlin from october 🇩🇪 👩‍💻 ❤️ we're going "
-    "electric: a Kia",
+    "ok it's happening 😅 signed a lease! so Berlin from october 🇩🇪",
+    "👩‍💻 ❤️ we're going electric: a Kia",
 };
 static const char *const configs[] = {
     "workers = 8\nmax_message_bytes = 16m\n# comment\ninsecure_no_auth = yes\nbm25_k1 = 0.9\n",
