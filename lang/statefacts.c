@@ -45,7 +45,6 @@
 #include "lang/statefacts_int.h"
 #include "lang/wordnet.h"
 
-#define MAX_CANDS 8
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
 #define STATEMENT_PROTOS 6 /* prototypes per relation in eg_statefacts_statement */
@@ -1397,32 +1396,6 @@ cleanup:
 
 /* ---- the lexical reading: what a question asks, what a statement says --------------------- */
 
-void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_from,
-                         size_t said_to, eg_statefacts_known *k) {
-  static __thread token t[MAX_TOKENS];
-  static __thread session_names names;
-  names.n = 0, names.known = NULL;
-  eg_sf_learn_names(sf, text ? text : "", &names);
-  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS);
-  slot s[MAX_CANDS];
-  for (size_t from = 0; from < nt;) {
-    size_t to = eg_sf_clause_end(t, nt, from);
-    size_t ns = t[from].s >= said_from && t[from].s < said_to
-                    ? eg_sf_find_slots(sf, &names, t, from, to, s, MAX_CANDS)
-                    : 0;
-    for (size_t i = 0; i < ns && k->n < EG_STATEFACTS_KNOWN; i++) {
-      if (!s[i].proper || s[i].te - s[i].ts < 2 || s[i].bits == sf->name_types) continue;
-      char key[64];
-      eg_sf_span_key(t, s[i].ts, s[i].te, key, sizeof key);
-      size_t d = 0;
-      while (d < k->n && strcmp(k->words[d], key) != 0) d++;
-      if (d == k->n)
-        snprintf(k->words[k->n], sizeof k->words[0], "%s", key), k->bits[k->n++] = s[i].bits;
-    }
-    from = to;
-  }
-}
-
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, int64_t said_at, unsigned types,
                             const eg_statefacts_known *known, eg_stated_value *out, size_t max) {
@@ -1486,12 +1459,6 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
     from = to;
   }
   return n;
-}
-
-unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {
-  for (int r = 0; sf && relation && r < sf->n_rels; r++)
-    if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
-  return 0;
 }
 
 char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena *a) {

@@ -179,6 +179,8 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
 
 typedef enum slot_status { ST_CURRENT, ST_FORMER, ST_NOT_ASSERTED } slot_status;
 
+#define MAX_CANDS 8 /* slots per clause */
+
 typedef struct slot {
   size_t ts, te; /* token range */
   size_t vs, ve; /* the value's token range when another word stands for it ("here"); ve 0:

@@ -505,3 +505,9 @@ void eg_statefacts_close(eg_statefacts *sf) {
   free(sf->pvec);
   free(sf);
 }
+
+unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {
+  for (int r = 0; sf && relation && r < sf->n_rels; r++)
+    if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
+  return 0;
+}

@@ -1,10 +1,12 @@
 /*
  * statefacts_said.c — what a user's stored words say of their states, read with the lexical
  * reading (eg_statefacts_values): the speaker's own words of a stored chunk, how strongly a
- * text states a value of a kind, and whether it names a given value as the user's (a former
- * value's first mention, found by ingestd among the user's earlier chunks).
+ * text states a value of a kind, whether it names a given value as the user's (a former
+ * value's first mention, found by ingestd among the user's earlier chunks), and the names of
+ * a known type it spells out in full (eg_statefacts_learn).
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -69,4 +71,30 @@ eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (v[i].how > out) out = v[i].how;
   return out;
+}
+
+void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_from,
+                         size_t said_to, eg_statefacts_known *k) {
+  static __thread token t[MAX_TOKENS];
+  static __thread session_names names;
+  names.n = 0, names.known = NULL;
+  eg_sf_learn_names(sf, text ? text : "", &names);
+  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS);
+  slot s[MAX_CANDS];
+  for (size_t from = 0; from < nt;) {
+    size_t to = eg_sf_clause_end(t, nt, from);
+    size_t ns = t[from].s >= said_from && t[from].s < said_to
+                    ? eg_sf_find_slots(sf, &names, t, from, to, s, MAX_CANDS)
+                    : 0;
+    for (size_t i = 0; i < ns && k->n < EG_STATEFACTS_KNOWN; i++) {
+      if (!s[i].proper || s[i].te - s[i].ts < 2 || s[i].bits == sf->name_types) continue;
+      char key[64];
+      eg_sf_span_key(t, s[i].ts, s[i].te, key, sizeof key);
+      size_t d = 0;
+      while (d < k->n && strcmp(k->words[d], key) != 0) d++;
+      if (d == k->n)
+        snprintf(k->words[k->n], sizeof k->words[0], "%s", key), k->bits[k->n++] = s[i].bits;
+    }
+    from = to;
+  }
 }
