@@ -440,12 +440,9 @@ static void add_fact(eg_arena *a, eg_enriched *o, size_t *cap, const eg_fact *f)
 }
 
 eg_code eg_enriched_add_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
-  eg_fact *nf = eg_arena_alloc(a, (o->n_facts + 1) * sizeof *nf);
-  if (!nf) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
-  nf[o->n_facts++] = *f;
-  o->facts = nf;
-  return EG_OK;
+  size_t n = o->n_facts, cap = n; /* its array's room unknown: taken as full */
+  add_fact(a, o, &cap, f);
+  return o->n_facts > n ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
 }
 
 static const char *relation_words(const char *rel) {
