@@ -426,6 +426,22 @@ static eg_code load(eg_statefacts *sf, const char *path, const char *wn_dir, cha
   return rc;
 }
 
+/* A name WordNet gives a kind of a type a cue word gives, with a kind word of that type as its
+ * last word ("Persian cat", "Maltese dog"): its first word alone says that kind ("a Persian",
+ * "our Siamese"), a common word of the type, not a pet's name. */
+static bool on_breed(void *ctx, const void *key, size_t klen, void *value) {
+  eg_statefacts *sf = ctx;
+  const char *k = key, *sp = memchr(k, ' ', klen);
+  unsigned bits = (unsigned)(uintptr_t)value & sf->cue_types;
+  if (!bits || !sp || memchr(sp + 1, ' ', klen - (size_t)(sp + 1 - k)) ||
+      !eg_map_get(sf->generic, sp + 1, klen - (size_t)(sp + 1 - k)))
+    return true;
+  char first[64];
+  snprintf(first, sizeof first, "%.*s", (int)(sp - k), k);
+  or_bits(sf->common, first, bits);
+  return true;
+}
+
 eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_err *err) {
   *out = NULL;
   eg_statefacts *sf = calloc(1, sizeof *sf);
@@ -461,6 +477,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->person_bit = person >= 0 ? 1u << person : 0;
   sf->place_bit = rc ? 0 : type_bit(sf, "place");
   sf->org_bit = rc ? 0 : type_bit(sf, "org");
+  if (!rc) eg_map_each(sf->proper, on_breed, sf);
   if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
   if (!rc) rc = eg_wordnet_adverbs(o->wordnet_dir, &sf->adverbs, &sf->n_adverbs, err);
   if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);

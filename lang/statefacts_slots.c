@@ -169,6 +169,31 @@ static bool head_named(const eg_statefacts *sf, const token *t, size_t from, siz
   return true;
 }
 
+/* The bits of noun w in m, or of its singular ("clinics", "bakeries", "boxes"); 0 when none. */
+static unsigned noun_bits(const eg_map *m, const char *w) {
+  unsigned b = eg_sf_bits_of(m, w);
+  size_t l = strlen(w);
+  if (b || l < 4 || l > 30 || w[l - 1] != 's') return b;
+  char one[32];
+  snprintf(one, sizeof one, "%.*s", (int)(l - 1), w); /* "games" */
+  if ((b = eg_sf_bits_of(m, one)) != 0) return b;
+  if (w[l - 2] != 'e') return 0;
+  one[l - 2] = '\0'; /* "boxes" */
+  if ((b = eg_sf_bits_of(m, one)) != 0 || w[l - 3] != 'i') return b;
+  one[l - 3] = 'y', one[l - 2] = '\0'; /* "bakeries" */
+  return eg_sf_bits_of(m, one);
+}
+
+/* The types of the kind that the capitalised span [i, j) and the lower-case word after it
+ * name together ("a German shepherd", "an African grey": a kind of a type WordNet writes
+ * with a capital), 0 when they name none: then the capital opens no name. */
+static unsigned kind_named(const eg_statefacts *sf, const token *t, size_t i, size_t j, size_t to) {
+  if (j >= to || t[j - 1].comma || t[j].cap || t[j].digit) return 0;
+  char key[160];
+  eg_sf_span_key(t, i, j + 1, key, sizeof key);
+  return noun_bits(sf->proper, key) | noun_bits(sf->common, key);
+}
+
 #define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
 
 /* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
@@ -193,7 +218,9 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   if (!given && (b = eg_sf_kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
   if (given) {
     for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
-      if ((b = eg_sf_kind_bits(sf, t[k - 1].w))) return b;
+      if ((b = eg_sf_kind_bits(sf, t[k - 1].w)) ||
+          (k >= from + 2 && (b = kind_named(sf, t, k - 2, k - 1, k) & sf->cue_types)))
+        return b;
     /* no kind word: a word for a person ("seeing someone, her name is X") */
     for (size_t k = i; !verb && k > 0 && i - k < NAMING_REACH; k--)
       if (eg_sf_bits_of(sf->people, t[k - 1].w)) return sf->person_bit;
@@ -222,21 +249,6 @@ bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
     return true;
   return i >= from + 2 && !strcmp(t[i - 1].w, "and") && eg_sf_in_list(t[i - 2].w, me, n) &&
          !t[i - 2].comma && (i - 2 == from || t[i - 3].comma);
-}
-
-/* The bits of noun w in m, or of its singular ("clinics", "bakeries", "boxes"); 0 when none. */
-static unsigned noun_bits(const eg_map *m, const char *w) {
-  unsigned b = eg_sf_bits_of(m, w);
-  size_t l = strlen(w);
-  if (b || l < 4 || l > 30 || w[l - 1] != 's') return b;
-  char one[32];
-  snprintf(one, sizeof one, "%.*s", (int)(l - 1), w); /* "games" */
-  if ((b = eg_sf_bits_of(m, one)) != 0) return b;
-  if (w[l - 2] != 'e') return 0;
-  one[l - 2] = '\0'; /* "boxes" */
-  if ((b = eg_sf_bits_of(m, one)) != 0 || w[l - 3] != 'i') return b;
-  one[l - 3] = 'y', one[l - 2] = '\0'; /* "bakeries" */
-  return eg_sf_bits_of(m, one);
 }
 
 /* May the lower-case word w be a name: no word of WordNet's or the lists', its clitic "'s"
@@ -432,6 +444,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         i++;
         eg_sf_span_key(t, i, j, key, sizeof key);
         known = eg_sf_bits_of(sf->proper, key);
+      }
+      unsigned kind = kind_named(sf, t, i, j, to);
+      if (kind) {
+        out[n++] = (slot){i, j + 1, 0, 0, kind, false, false, ST_CURRENT, 0, false};
+        i = j;
+        continue;
       }
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
       if (!known && j - i > 1) known = noun_bits(sf->suffix, t[j - 1].w); /* "Merrow Clinics" */

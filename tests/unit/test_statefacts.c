@@ -871,6 +871,21 @@ static void test_towns(void) {
   eg_arena_free(a);
 }
 
+/* A capital that WordNet writes in a kind's name opens no name: "a German shepherd", "an
+ * African grey" and "a Persian" (a Persian cat) say a kind. */
+static void test_kinds_written_with_capitals(void) {
+  static const expect x[] = {
+      {"We adopted an African grey parrot.", "HAS_PET", "parrot"},
+      {"Adopted a German shepherd last week, his name is Rex.", "HAS_PET", "Rex"},
+      {"My cat is a Persian called Juniper.", "HAS_PET", "Juniper"},
+      {"Our new Persian is called Juniper.", "HAS_PET", "Juniper"},
+      {"My dog Jack loves the park.", "HAS_PET", "Jack"},
+      {"I am dating an Egyptian guy called Omar.", "PARTNER_OF", "Omar"},
+      {"I moved to Newfoundland last year.", "LIVES_IN", "Newfoundland"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 static void test_lexical_reading(void) {
   eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
   eg_statefacts *lx = NULL;
@@ -1398,6 +1413,7 @@ int main(void) {
   EG_RUN(test_placed_nouns);
   EG_RUN(test_heads_and_proforms);
   EG_RUN(test_towns);
+  EG_RUN(test_kinds_written_with_capitals);
   EG_RUN(test_lexical_reading);
   EG_RUN(test_former_values);
   EG_RUN(test_bad_files);
