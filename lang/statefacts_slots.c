@@ -426,6 +426,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
              (!eg_sf_possessive(t[j - 1].w) || institution_after(sf, t, j, to)) &&
              (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))
         j++;
+      /* a stretch of time and its number is no name: "teaching Year 3s", "Week 2 of the
+       * course" */
+      if (j - i > 1 && t[i + 1].digit && eg_sf_bits_of(sf->periods, t[i].w)) {
+        i = j - 1;
+        continue;
+      }
       char key[128];
       eg_sf_span_key(t, i, j, key, sizeof key);
       unsigned known = eg_sf_bits_of(sf->proper, key);

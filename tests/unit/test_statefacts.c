@@ -872,7 +872,8 @@ static void test_towns(void) {
 }
 
 /* A capital that WordNet writes in a kind's name opens no name: "a German shepherd", "an
- * African grey" and "a Persian" (a Persian cat) say a kind. */
+ * African grey" and "a Persian" (a Persian cat) say a kind, and a stretch of time with its
+ * number ("Year 3s") is no name at all. */
 static void test_kinds_written_with_capitals(void) {
   static const expect x[] = {
       {"We adopted an African grey parrot.", "HAS_PET", "parrot"},
@@ -882,6 +883,7 @@ static void test_kinds_written_with_capitals(void) {
       {"My dog Jack loves the park.", "HAS_PET", "Jack"},
       {"I am dating an Egyptian guy called Omar.", "PARTNER_OF", "Omar"},
       {"I moved to Newfoundland last year.", "LIVES_IN", "Newfoundland"},
+      {"I teach Year 3s now.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
