@@ -1051,12 +1051,13 @@ static bool better(const pick *q, const pick *cur) {
 
 /* A value of the user's own that the message names beside one it says ended (a word of ending
  * governs it, or a word of change is in its clause), read as the same relation if below the
- * bar: the one that took its place ("Sold the piano to make space and rented a X", "I'm not in
- * Lisbon anymore, I moved north to X"), or NULL. */
+ * bar or placed only (a kind word one relation takes, which would yield to the value held —
+ * the one ended here): the one that took its place ("Sold the piano to make space and rented
+ * a X", "I'm not in Lisbon anymore, I moved north to X", "swapped the sax for a X"), or NULL. */
 static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
   const pick *best = NULL;
   for (size_t i = 0; i < np; i++)
-    if (p[i].v.weak && p[i].v.rel == ended->v.rel && !p[i].it->s.held &&
+    if ((p[i].v.weak || p[i].v.placed) && p[i].v.rel == ended->v.rel && !p[i].it->s.held &&
         p[i].it->s.ts != ended->it->s.ts && better(&p[i], best))
       best = &p[i];
   return best;

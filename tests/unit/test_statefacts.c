@@ -493,6 +493,14 @@ static void test_held_values(void) {
       const char *want = with ? x[i].doubted : NULL;
       EG_CHECK(only_fact(x[i].text, with, &out, want ? EG_STATE_UNCERTAIN : NULL, want));
     }
+  /* a kind word one relation takes, which a held value would keep out, takes the place of the
+   * held value given up beside it */
+  static const eg_held sax = {"PLAYS", "sax"};
+  hctx.held = &sax, hctx.n_held = 1;
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &hctx, "I swapped the sax for a drum kit last month.", &out) == EG_OK);
+  EG_CHECK(out.n_facts > 0 && !strcmp(out.facts[0].relation, "PLAYS") &&
+           !strcmp(out.facts[0].object, "drum kit"));
   eg_arena_free(a);
 }
 
