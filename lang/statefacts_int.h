@@ -151,6 +151,8 @@ bool eg_sf_not_a_name(const char *w);
 bool eg_sf_function_word(const char *w);
 /* Is w an article or a possessive ("a", "the", "my", "their")? */
 bool eg_sf_determiner(const char *w);
+/* Is w a form of "be" that links a noun to what it is ("is", "was", "'s")? */
+bool eg_sf_copula(const char *w);
 /* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */
 bool eg_sf_joint(const char *w, bool goal);
 
@@ -214,6 +216,8 @@ void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session
 void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn);
 /* Is the name at token i given by a verb of naming and its object ("called him X")? */
 bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i);
+/* Is w a cue word that gives a name ("named", "called", "calling") rather than saying a kind? */
+bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
 /* Is [i, j) coordinated with the speaker as the subject opening a (sub-)clause ("X and I")? */

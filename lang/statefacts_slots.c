@@ -126,10 +126,9 @@ void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names 
       snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
 }
 
-/* A cue word that gives a name ("named", "called", "calling") rather than saying a kind; and a
- * word for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend"): a
- * cue word that is no such verb or a common noun of a type a cue gives. */
-static bool naming_verb(const eg_statefacts *sf, const char *w) {
+/* A word for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend"): a
+ * cue word that is no verb of naming or a common noun of a type a cue gives. */
+bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w) {
   size_t l = strlen(w);
   return eg_sf_bits_of(sf->cue, w) &&
          (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
@@ -141,11 +140,11 @@ static const char *const named_obj[] = {"him", "her", "it", "them"}; /* "called 
 bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   return i >= from + 2 &&
          eg_sf_in_list(t[i - 1].w, named_obj, sizeof named_obj / sizeof *named_obj) &&
-         naming_verb(sf, t[i - 2].w);
+         eg_sf_naming_verb(sf, t[i - 2].w);
 }
 
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w) {
-  if (naming_verb(sf, w)) return 0;
+  if (eg_sf_naming_verb(sf, w)) return 0;
   return eg_sf_bits_of(sf->cue, w) | (eg_sf_lookup_common(sf, w) & sf->cue_types);
 }
 
@@ -156,8 +155,9 @@ unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w) {
  * "a puppy, named X"): the naming word's own cue stands there. */
 static bool head_named(const eg_statefacts *sf, const token *t, size_t from, size_t i,
                        unsigned *bits) {
-  if (i < from + 2 || !naming_verb(sf, t[i - 1].w) || t[i - 2].comma) return false;
+  if (i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w) || t[i - 2].comma) return false;
   const char *h = t[i - 2].w;
+  if (i >= from + 3 && eg_sf_copula(h) && !t[i - 3].comma) h = t[i - 3].w; /* "… is called X" */
   if (eg_sf_bits_of(sf->people, h)) { /* "a guy called X", "someone named X" */
     *bits = eg_sf_kind_bits(sf, h) | sf->person_bit;
     return true;

@@ -94,10 +94,13 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   if (kind & ~sf->person_bit) return false;
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */
-  static const char *const is[] = {"is", "was", "'s"};
   size_t v = noun + 2;
   while (v < s->ts && eg_sf_determiner(t[v].w)) v++;
-  if (s->proper && eg_sf_in_list(t[noun + 1].w, is, sizeof is / sizeof *is) && v == s->ts)
+  if (s->proper && eg_sf_copula(t[noun + 1].w) && v == s->ts) return false;
+  /* "my boyfriend is called X": a cue word's name given is the user's one of that kind ("my
+   * sister is called X" is the sister's) */
+  if (s->proper && eg_sf_copula(t[noun + 1].w) && v + 1 == s->ts &&
+      eg_sf_bits_of(sf->cue, t[noun].w) && eg_sf_naming_verb(sf, t[v].w))
     return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
    * user is a subject too, or the one the state came to. Only before the slot: in "my dad is

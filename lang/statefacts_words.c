@@ -252,6 +252,11 @@ bool eg_sf_determiner(const char *w) {
   return eg_sf_in_list(w, det, sizeof det / sizeof *det);
 }
 
+bool eg_sf_copula(const char *w) {
+  static const char *const is[] = {"is", "was", "'s"};
+  return eg_sf_in_list(w, is, sizeof is / sizeof *is);
+}
+
 bool eg_sf_joint(const char *w, bool goal) {
   static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
                                   "so",  "while", "when",   "whenever", "until", "now"};

@@ -130,6 +130,10 @@ static void test_each_relation_in_other_words(void) {
        "PARTNER_OF", "Jonas"},
       {"My sister is seeing someone: Tom.", NULL, NULL},
       {"We got a dog for my son, his name is Max.", "HAS_PET", "Max"},
+      /* a name a cue word "is called" is the user's one of that kind; a relative's is theirs */
+      {"My boyfriend is called Felix, he's a nurse.", "PARTNER_OF", "Felix"},
+      {"Our new puppy is called Mango.", "HAS_PET", "Mango"},
+      {"My sister is called Anna.", NULL, NULL},
       {"Our beagle Biscuit howls whenever we leave the house.", "HAS_PET", "Biscuit"},
       /* a sentence with no verb is the speaker's note; one with a verb of its own is not */
       {"Two weeks fully vegetarian now.", "DIET", "vegetarian"},
