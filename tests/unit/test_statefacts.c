@@ -291,6 +291,10 @@ static void test_no_false_states(void) {
       {"My neighbour's dog Max barks all night.", NULL, NULL},
       {"I listened to a cello concerto last night.", NULL, NULL},
       {"The weather is lovely today.", NULL, NULL},
+      /* a family of instruments is no instrument played: the wind is weather, a brass band
+       * says the user plays without saying what */
+      {"I love cycling home against the wind.", NULL, NULL},
+      {"I play in a brass band now.", EG_STATE_UNCERTAIN, "PLAYS"},
       {"Can you recommend a book?", NULL, NULL},
       /* things used, tried or wanted: a product's name is no car, "I'll" is a plan */
       {"I've been using Netflix for a while.", NULL, NULL},
