@@ -403,11 +403,20 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
   static const char *const aux[] = {
       "is",   "are", "am",   "was",   "were", "be",    "been",   "has",   "have", "had",   "do",
       "does", "did", "will", "would", "can",  "could", "should", "shall", "may",  "might", "must"};
+  /* participles that are no past tense: without an auxiliary, no verb of a clause ("First
+   * week at X done!", "keys to the X flat taken") */
+  static const char *const participle[] = {
+      "done",   "gone",   "seen",   "taken",     "given",  "eaten",  "written", "begun",
+      "known",  "driven", "flown",  "grown",     "shown",  "chosen", "broken",  "spoken",
+      "stolen", "gotten", "ridden", "sworn",     "torn",   "worn",   "woken",   "sung",
+      "rung",   "drunk",  "swum",   "forgotten", "hidden", "bitten", "frozen",  "shaken"};
   for (size_t i = from; i < to && !opens_clause(t[i].w); i++) {
     const char *w = t[i].w, *dash = strrchr(w, '-');
     if (dash && dash[1]) w = dash + 1; /* "test-drove": its head */
     if (eg_sf_in_list(w, aux, sizeof aux / sizeof *aux) || strchr(w, '\'') ||
-        eg_wordnet_is_past(&sf->verbs, w) || eg_wordnet_is_present3(&sf->verbs, w))
+        (eg_wordnet_is_past(&sf->verbs, w) &&
+         !eg_sf_in_list(w, participle, sizeof participle / sizeof *participle)) ||
+        eg_wordnet_is_present3(&sf->verbs, w))
       return false;
   }
   return true;
@@ -663,13 +672,13 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
                     const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
-  if (!it->s.te) return eg_arena_strndup(a, text + cs, ce - cs);
+  if (!it->s.te) return eg_sf_without_pictographs(eg_arena_strndup(a, text + cs, ce - cs));
   size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   const char *we = it->s.ve ? we_form(t[it->s.ts].w) : NULL;
   const char *who = !it->third && copula_dropped(sf, t, it->from) ? "I'm " : "";
-  return eg_arena_sprintf(a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs, we ? we : "X",
-                          (int)(ce - se), text + se);
+  return eg_sf_without_pictographs(eg_arena_sprintf(
+      a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs, we ? we : "X", (int)(ce - se), text + se));
 }
 
 /* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of

@@ -114,6 +114,10 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max);
  * EG_SF_SOMEONE, EG_SF_SOMEWHERE, or 0? */
 enum { EG_SF_SOMEONE = 1, EG_SF_SOMEWHERE = 2 };
 unsigned eg_sf_indefinite(const char *w);
+/* s with its pictographs as the punctuation they stand for, in place: a comma between words
+ * ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
+ * nothing after a mark or at the end (s NULL: NULL). */
+char *eg_sf_without_pictographs(char *s);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 
@@ -145,6 +149,8 @@ unsigned eg_sf_bits_of(const eg_map *m, const char *key);
 bool eg_sf_synonyms(const eg_statefacts *sf, const char *a, const char *b, unsigned bits);
 void eg_sf_lower(char *s); /* in place, ASCII */
 
+/* Is w an interjection ("lol", "ugh", "yay"): no word of a clause's subject or predicate? */
+bool eg_sf_interjection(const char *w);
 /* Capitalised words that do not start a name (statefacts_words.c). */
 bool eg_sf_not_a_name(const char *w);
 /* Is w a word of a closed class (preposition, conjunction, pronoun …) or a month's short form? */

@@ -184,6 +184,16 @@ static unsigned noun_bits(const eg_map *m, const char *w) {
   return eg_sf_bits_of(m, one);
 }
 
+/* Does a number at token i count stretches of time ("3 years", "1 week"; not "Ioniq 5 today")?
+ * Then it is no part of a name before it ("lived in Osaka 3 years now"). */
+static bool length_of_time(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  if (i + 1 >= to || t[i].comma) return false;
+  const char *w = t[i + 1].w;
+  size_t l = strlen(w);
+  return !strcmp(t[i].w, "1") ? eg_sf_bits_of(sf->periods, w) != 0
+                              : l > 1 && w[l - 1] == 's' && noun_bits(sf->periods, w);
+}
+
 /* The types of the kind that the capitalised span [i, j) and the lower-case word after it
  * name together ("a German shepherd", "an African grey": a kind of a type WordNet writes
  * with a capital), 0 when they name none: then the capital opens no name. */
@@ -419,12 +429,13 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     }
     if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w) && !eg_sf_function_word(t[i].w)) {
       size_t j = i + 1;
-      /* a name does not run past a comma ("Olive, 3 years old") nor past its possessive
-       * ("Fiona's 50th"), unless the capitalised words after it hold a word for an
-       * institution ("St Mary's Hospital", "King's College") */
+      /* a name does not run past a comma ("Olive, 3 years old"), a length of time ("Osaka 3
+       * years") nor its possessive ("Fiona's 50th"), unless the capitalised words after it
+       * hold a word for an institution ("St Mary's Hospital", "King's College") */
       while (j < to && !t[j - 1].comma &&
              (!eg_sf_possessive(t[j - 1].w) || institution_after(sf, t, j, to)) &&
-             (t[j].cap || t[j].digit) && !eg_sf_not_a_name(t[j].w))
+             (t[j].cap || (t[j].digit && !length_of_time(sf, t, j, to))) &&
+             !eg_sf_not_a_name(t[j].w))
         j++;
       /* a stretch of time and its number is no name: "teaching Year 3s", "Week 2 of the
        * course" */

@@ -47,6 +47,28 @@ static size_t pictograph(const char *p) {
   return 0;
 }
 
+/* s with its pictographs as the punctuation they stand for, in place: a comma between words
+ * ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
+ * nothing after a mark or at the end. They are no words, and kept they pull a clause's vector
+ * away from the prototypes. */
+char *eg_sf_without_pictographs(char *s) {
+  char *d = s;
+  for (const char *p = s; p && *p;) {
+    size_t n = pictograph(p);
+    if (!n) {
+      *d++ = *p++;
+      continue;
+    }
+    while (pictograph(p)) p += pictograph(p); /* a sequence is one mark */
+    while (d > s && d[-1] == ' ') d--;
+    while (*p == ' ') p++;
+    if (d > s && isalnum((unsigned char)d[-1]) && isalnum((unsigned char)*p)) *d++ = ',';
+    if (d > s && *p) *d++ = ' ';
+  }
+  if (d) *d = '\0';
+  return s;
+}
+
 /* Is the character at p part of a word? */
 static bool word_char(const char *p) {
   unsigned char c = (unsigned char)*p;
@@ -197,7 +219,15 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w) {
   return b;
 }
 
-/* Capitalised words that do not start a name: sentence openers, pronouns, calendar words. */
+bool eg_sf_interjection(const char *w) {
+  static const char *const s[] = {"nope",   "yep",  "yeah", "yup", "nah", "wow",
+                                  "hmm",    "ugh",  "haha", "lol", "omg", "congrats",
+                                  "cheers", "phew", "lmao", "ohh", "ooh", "yay"};
+  return eg_sf_in_list(w, s, sizeof s / sizeof *s);
+}
+
+/* Capitalised words that do not start a name: sentence openers, pronouns, calendar words,
+ * interjections ("Nope, not my problem anymore" names nothing). */
 bool eg_sf_not_a_name(const char *w) {
   static const char *const s[] = {
       "i", "i'm", "i've", "i'd", "i'll", "the", "a", "an", "my", "we", "our", "it", "this", "that",
@@ -218,9 +248,6 @@ bool eg_sf_not_a_name(const char *w) {
       "nothing", "something", "anything", "everything", "somebody", "anybody", "everybody",
       "anyone", "noone", "no-one", "none", "whatever", "whoever", "any", "some", "every", "each",
       "all", "both", "either", "neither",
-      /* interjections: "Nope, not my problem anymore" names nothing */
-      "nope", "yep", "yeah", "yup", "nah", "wow", "hmm", "ugh", "haha", "lol", "omg", "congrats",
-      "cheers", "phew",
       /* chat's contractions without the apostrophe and its abbreviations: no dictionary knows
        * them, and they are no names ("whats a good …", "idk") */
       "dont", "cant", "wont", "isnt", "arent", "wasnt", "werent", "doesnt", "didnt", "hasnt",
@@ -230,7 +257,7 @@ bool eg_sf_not_a_name(const char *w) {
       "fyi", "asap", "pls", "plz", "thx", "ty", "ur", "u", "ya", "yall", "gonna", "wanna", "gotta",
       "kinda", "sorta", "dunno", "tho", "thru", "cuz", "coz", "bc", "bday", "af", "irl", "jk",
       "smh", "afaik", "iirc", "hmu", "xoxo", "lotsa", "alot"};
-  if (eg_sf_in_list(w, s, sizeof s / sizeof *s)) return true;
+  if (eg_sf_in_list(w, s, sizeof s / sizeof *s) || eg_sf_interjection(w)) return true;
   /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either, nor a
    * verb's negation ("Didn't make the orchestra", "Can't wait") */
   const char *ap = strchr(w, '\'');

@@ -904,6 +904,23 @@ static void test_kinds_written_with_capitals(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Chat's own marks: a pictograph parts words as a comma does, an interjection opens no
+ * subject, a participle without an auxiliary is no verb, a number of years is no part of a
+ * name; and chat's words for a stay ("been here in X since …") and for a diet. */
+static void test_chat_marks(void) {
+  static const expect x[] = {
+      {"so... i've been seeing someone \xf0\x9f\x91\x80 his name is Eli.", "PARTNER_OF", "Eli"},
+      {"lol my friend just got hired at Northgate.", NULL, NULL},
+      {"first week at pinecrest done!!", "WORKS_AT", "pinecrest"},
+      {"i've lived in Osaka 3 years now and STILL can't do keigo properly lol.", "LIVES_IN",
+       "Osaka"},
+      {"been here in Valencia since january and my spanish is still embarrassing.", "LIVES_IN",
+       "Valencia"},
+      {"gi doctor put me on low-FODMAP for my IBS ugh.", "DIET", "low-fodmap"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 static void test_lexical_reading(void) {
   eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
   eg_statefacts *lx = NULL;
@@ -1432,6 +1449,7 @@ int main(void) {
   EG_RUN(test_heads_and_proforms);
   EG_RUN(test_towns);
   EG_RUN(test_kinds_written_with_capitals);
+  EG_RUN(test_chat_marks);
   EG_RUN(test_lexical_reading);
   EG_RUN(test_former_values);
   EG_RUN(test_bad_files);
