@@ -59,7 +59,7 @@ static bool nickname(const char *w, const char *v) {
 /* 1 + the index of the user's held value that tokens [i, …) of the clause [i, to) name in
  * full (a person's by a nickname too), the longest (0 for none; *end: where it ends). Lower case
  * too ("rufus keeps pulling"), but a lone word in lower case that is a word of its own is that word
- * ("biscuit" is food). */
+ * ("biscuit" is food) … */
 static size_t held_at(const eg_statefacts *sf, const session_names *sn, const token *t, size_t i,
                       size_t to, size_t *end) {
   size_t best = 0;
@@ -71,7 +71,9 @@ static size_t held_at(const eg_statefacts *sf, const session_names *sn, const to
       if (j != i || !(sn->held.bits[k] & sf->person_bit) || !nickname(t[i].w, v)) continue;
       j = i + 1; /* "rafa" of "Rafael" */
     }
-    bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w);
+    /* … unless it opens the sentence before a verb that ends a state: "tofu passed away" */
+    bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) &&
+                !(t[i].start && eg_sf_ends_at(sf, t, j, to));
     if (!word && (!best || j > *end)) best = k + 1, *end = j;
   }
   return best;
@@ -544,7 +546,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       i = j - 1;
       continue;
     }
-    if (t[i].cap && !t[i].start) continue;
+    if (t[i].cap && !t[i].start && !t[i].shout) continue; /* "GOT A FERRET": the word */
     /* a held value named in lower case by a word of it after a determiner ("sold the focus",
      * "left the clinic") */
     static const char *const det[] = {"the", "my", "our"};

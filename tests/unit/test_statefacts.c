@@ -490,6 +490,8 @@ static void test_held_values(void) {
       {"I walked Pepper along the river this morning.", NULL},
       {"I have been at Corvid for a year now.", NULL},
       {"I baked a biscuit and it burned.", NULL},
+      /* … unless it opens the sentence before a verb that ends a state */
+      {"biscuit passed away last month, the house is so quiet.", "HAS_PET"},
       /* a word of a held value after a determiner, in lower case, names it */
       {"sold the focus to a neighbour last week.", "DRIVES"},
   };
@@ -917,6 +919,8 @@ static void test_chat_marks(void) {
       {"been here in Valencia since january and my spanish is still embarrassing.", "LIVES_IN",
        "Valencia"},
       {"gi doctor put me on low-FODMAP for my IBS ugh.", "DIET", "low-fodmap"},
+      /* a word in capitals for emphasis is that word */
+      {"GOT A FERRET!!! her name is noodle.", "HAS_PET", "ferret"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
