@@ -432,12 +432,13 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     if (name_cap(sf, &t[i]) && !eg_sf_not_a_name(t[i].w) && !eg_sf_function_word(t[i].w)) {
       size_t j = i + 1;
       /* a name does not run past a comma ("Olive, 3 years old"), a length of time ("Osaka 3
-       * years") nor its possessive ("Fiona's 50th"), unless the capitalised words after it
-       * hold a word for an institution ("St Mary's Hospital", "King's College") */
+       * years"), a word shouted after it shouted ("ALEX PROPOSED") nor its possessive
+       * ("Fiona's 50th"), unless the capitalised words after it hold a word for an institution
+       * ("St Mary's Hospital", "King's College") */
       while (j < to && !t[j - 1].comma &&
              (!eg_sf_possessive(t[j - 1].w) || institution_after(sf, t, j, to)) &&
              (t[j].cap || (t[j].digit && !length_of_time(sf, t, j, to))) &&
-             !eg_sf_not_a_name(t[j].w))
+             !eg_sf_not_a_name(t[j].w) && !(t[i].shout && t[j].cap && !name_cap(sf, &t[j])))
         j++;
       /* a stretch of time and its number is no name: "teaching Year 3s", "Week 2 of the
        * course" */
