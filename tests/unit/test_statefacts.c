@@ -1296,6 +1296,7 @@ static void test_former_values(void) {
       {"Priya and I split up last month.", "PARTNER_OF", "Priya", "2025-05-01T00:00:00Z"},
       {"Me and Anna broke up.", "PARTNER_OF", "Anna", "2025-06-10T12:00:00Z"},
       {"I'm done with keto.", "DIET", "keto", "2025-06-10T12:00:00Z"},
+      {"We rehomed Pepper, my son is allergic.", "HAS_PET", "Pepper", "2025-06-10T12:00:00Z"},
       /* a negation before it and "anymore" after it, with or without a verb */
       {"Not paleo anymore. Legumes are back!", "DIET", "paleo", "2025-06-10T12:00:00Z"},
       {"I don't live in Lisbon any more, I moved north to Porto.", "LIVES_IN", "Lisbon",
