@@ -318,27 +318,43 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
                                   is(w, n, i - 1, "of") || is(w, n, i - 1, "by"));
       if (j > i || after_prep) return set_month(o, past_year(r, m, 0), m), j + 1 - i;
     }
-    /* [in|during] [the] <part> [of|in] <year>: a season or a third of the year ("in early
-     * 2020", "mid-2021", "the summer of 2019", "spring 2022", "the end of 2018") */
+    /* [in|during|over] [the] <part> [of|in] <year>: a season, a half or a third of the year
+     * ("in early 2020", "mid-2021", "the summer of 2019", "spring 2022", "the end of 2018",
+     * "the second half of 2020"); winter is the months of it that bear the year's number
+     * ("the winter of 2021": January and February 2021), Christmas its last week */
     {
       static const struct {
-        const char *w;
-        int from, months; /* first month, how many */
-      } part[] = {{"early", 1, 4},  {"beginning", 1, 4}, {"start", 1, 4}, {"mid", 5, 4},
-                  {"middle", 5, 4}, {"late", 9, 4},      {"end", 9, 4},   {"spring", 3, 3},
-                  {"summer", 6, 3}, {"autumn", 9, 3},    {"fall", 9, 3}};
+        const char *w, *then; /* the part's word, and the word after it when it has two */
+        int from, months;     /* first month, how many */
+      } part[] = {{"early", NULL, 1, 4},   {"beginning", NULL, 1, 4}, {"start", NULL, 1, 4},
+                  {"mid", NULL, 5, 4},     {"middle", NULL, 5, 4},    {"late", NULL, 9, 4},
+                  {"end", NULL, 9, 4},     {"spring", NULL, 3, 3},    {"summer", NULL, 6, 3},
+                  {"autumn", NULL, 9, 3},  {"fall", NULL, 9, 3},      {"winter", NULL, 1, 2},
+                  {"first", "half", 1, 6}, {"second", "half", 7, 6}};
       size_t k = i;
-      if (is(w, n, k, "in") || is(w, n, k, "during")) k++;
+      if (is(w, n, k, "in") || is(w, n, k, "during") || is(w, n, k, "over")) k++;
       if (is(w, n, k, "the")) k++;
+      if (is(w, n, k, "christmas")) {
+        size_t j = k + 1 + (is(w, n, k + 1, "of") || is(w, n, k + 1, "in"));
+        int cy = j < n ? year_number(w[j].w) : 0;
+        if (cy) {
+          int64_t a = day_of(cy, 12, 24);
+          set_range(o, a, day_of(cy + 1, 1, 1), "christmas");
+          snprintf(o->label, sizeof o->label, "christmas %d", cy);
+          return j + 1 - i;
+        }
+      }
       for (size_t p = 0; k < n && p < sizeof part / sizeof *part; p++) {
-        if (strcmp(w[k].w, part[p].w) != 0) continue;
-        size_t j = k + 1;
+        if (strcmp(w[k].w, part[p].w) != 0 || (part[p].then && !is(w, n, k + 1, part[p].then)))
+          continue;
+        size_t j = k + 1 + (part[p].then != NULL);
         if (is(w, n, j, "of") || is(w, n, j, "in")) j++;
         int py = j < n ? year_number(w[j].w) : 0;
         if (!py) break;
         int64_t a = day_of(py, part[p].from, 1);
         set_range(o, a, add_months(a, part[p].months), part[p].w);
-        snprintf(o->label, sizeof o->label, "%s %d", part[p].w, py);
+        snprintf(o->label, sizeof o->label, "%s%s%s %d", part[p].w, part[p].then ? " " : "",
+                 part[p].then ? part[p].then : "", py);
         return j + 1 - i;
       }
     }
