@@ -8,7 +8,7 @@
 #   bench/textfacts_sets.sh [BUILD_DIR] [OUT_DIR] [SET …]
 #
 # SETs (default: all): the tuning halves tune-even fresh-even dev2-even dev3-even, and the
-# confirmation sets dev tune-odd fresh-odd dev2-odd dev3-odd heldout blind, and dev4's and dev5's halves. MODES="def x"
+# confirmation sets dev tune-odd fresh-odd dev2-odd dev3-odd heldout blind, and the halves of dev4, dev5 and dev6. MODES="def x"
 # and WHENS="date late" choose the modes and times (e.g. MODES=x WHENS=date). Any other
 # ENGRAM_* setting in the environment reaches the daemons (ENGRAM_STATE_PROTOTYPES=FILE
 # tries a prototypes file). About 8 s a run, 6 minutes for everything on 2 cores.
@@ -26,7 +26,8 @@ sets=(
   "dev3-odd:$data/textfacts-dev3.json:odd" "heldout:$data/textfacts-heldout.json:"
   "blind:$data/textfacts-blind.json:" "dev4-even:$data/textfacts-dev4.json:even"
   "dev4-odd:$data/textfacts-dev4.json:odd" "dev5-even:$data/textfacts-dev5.json:even"
-  "dev5-odd:$data/textfacts-dev5.json:odd"
+  "dev5-odd:$data/textfacts-dev5.json:odd" "dev6-even:$data/textfacts-dev6.json:even"
+  "dev6-odd:$data/textfacts-dev6.json:odd"
 )
 want=" $* "
 mkdir -p "$out"
