@@ -73,7 +73,12 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
                                     "nan's",   "gran",      "gran's"};
   static const char *const mine[] = {"mine", "ours"};
   size_t noun;
-  while (from + 1 < to && eg_sf_interjection(t[from].w)) from++; /* "lol my friend …" */
+  /* past interjections and the words that add a sentence to the last: "lol my friend …",
+   * "also my sister's husky X is visiting" */
+  static const char *const adding[] = {"also", "plus", "and", "btw", "oh", "anyway", "anyways"};
+  while (from + 1 < to && (eg_sf_interjection(t[from].w) ||
+                           eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding)))
+    from++;
   if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
     noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||
                              eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2))

@@ -221,6 +221,7 @@ static void test_tense_and_negation(void) {
       /* a subject dropped, as chat does; a plan dated after the day it was said */
       {"Traded in the old hatchback for a Subaru Outback last week.", "DRIVES", "Subaru Outback"},
       {"We move to Lisbon next month.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I'm comparing a Tesla Model 3 with a Hyundai Kona Electric.", EG_STATE_UNCERTAIN, "DRIVES"},
       /* possessive and cue: the partner is current whatever the clause plans */
       {"I am taking my boyfriend Tomas to Rome next week.", "PARTNER_OF", "Tomas"},
       {"My dog Rex passed away last week.", EG_STATE_UNCERTAIN, "HAS_PET"},
@@ -294,6 +295,7 @@ static void test_no_false_states(void) {
       /* a family of instruments is no instrument played: the wind is weather, a brass band
        * says the user plays without saying what */
       {"I love cycling home against the wind.", NULL, NULL},
+      {"how do i stop this? also my sister's husky Nova is visiting for a week", NULL, NULL},
       {"I play in a brass band now.", EG_STATE_UNCERTAIN, "PLAYS"},
       {"Can you recommend a book?", NULL, NULL},
       /* things used, tried or wanted: a product's name is no car, "I'll" is a plan */
