@@ -4,7 +4,7 @@
  * Properties: invalid UTF-8 is refused, never tokenized; every token is non-empty, at most
  * EG_TOKEN_MAX bytes, valid UTF-8 and free of spaces; normalization is idempotent and yields
  * valid UTF-8; the state reader's words lie in order within the text, each non-empty, and the
- * last ends a clause.
+ * last ends a clause; its pictographs read as punctuation leave shorter valid UTF-8, once.
  */
 #include <string.h>
 
@@ -59,6 +59,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     end = words[i].e;
   }
   eg_fuzz_check(!nw || words[nw - 1].cut, "the last word ends a clause");
+  /* pictographs as punctuation: never longer, still UTF-8, and a second pass changes nothing */
+  char *p = eg_arena_strndup(a, z, size);
+  if (p && valid && !memchr(s, 0, size)) {
+    eg_sf_without_pictographs(p);
+    eg_fuzz_check(strlen(p) <= size && eg_utf8_valid(p, strlen(p)), "pictographs taken out");
+    char *q = eg_arena_strndup(a, p, strlen(p));
+    eg_fuzz_check(q && !strcmp(eg_sf_without_pictographs(q), p), "taking them out is idempotent");
+  }
   (void)eg_text_words(z);
   eg_arena_free(a);
   return 0;
