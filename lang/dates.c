@@ -321,7 +321,7 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
     /* [in|during|over] [the] <part> [of|in] <year>: a season, a half or a third of the year
      * ("in early 2020", "mid-2021", "the summer of 2019", "spring 2022", "the end of 2018",
      * "the second half of 2020"); winter is the months of it that bear the year's number
-     * ("the winter of 2021": January and February 2021), Christmas its last week */
+     * ("the winter of 2021": January and February 2021) */
     {
       static const struct {
         const char *w, *then; /* the part's word, and the word after it when it has two */
@@ -334,16 +334,6 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       size_t k = i;
       if (is(w, n, k, "in") || is(w, n, k, "during") || is(w, n, k, "over")) k++;
       if (is(w, n, k, "the")) k++;
-      if (is(w, n, k, "christmas")) {
-        size_t j = k + 1 + (is(w, n, k + 1, "of") || is(w, n, k + 1, "in"));
-        int cy = j < n ? year_number(w[j].w) : 0;
-        if (cy) {
-          int64_t a = day_of(cy, 12, 24);
-          set_range(o, a, day_of(cy + 1, 1, 1), "christmas");
-          snprintf(o->label, sizeof o->label, "christmas %d", cy);
-          return j + 1 - i;
-        }
-      }
       for (size_t p = 0; k < n && p < sizeof part / sizeof *part; p++) {
         if (strcmp(w[k].w, part[p].w) != 0 || (part[p].then && !is(w, n, k + 1, part[p].then)))
           continue;

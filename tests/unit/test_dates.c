@@ -58,12 +58,10 @@ static void test_months_and_years(void) {
   EG_CHECK_STR(one("spring 2022 was wet", "2024-04-01"), "spring 2022");
   EG_CHECK_STR(one("by the end of 2018", "2024-04-01"), "end 2018");
   EG_CHECK_STR(one("the summer was hot", "2024-04-01"), ""); /* no year: not read */
-  /* winter: its months that bear the year's number; a half; Christmas */
+  /* winter: its months that bear the year's number; a half */
   EG_CHECK_STR(one("Where was I living in the winter of 2021?", "2024-04-01"), "winter 2021");
   EG_CHECK_STR(one("during the second half of 2020", "2024-04-01"), "second half 2020");
   EG_CHECK_STR(one("in the first half of 2019", "2024-04-01"), "first half 2019");
-  EG_CHECK_STR(one("What city was I in over Christmas 2022?", "2024-04-01"), "christmas 2022");
-  EG_CHECK_STR(one("Christmas was fun", "2024-04-01"), ""); /* no year: not read */
   {
     int64_t r, from, to;
     eg_time_parse("2024-04-01", &r, NULL);
