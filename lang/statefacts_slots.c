@@ -128,8 +128,9 @@ void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names 
       snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
 }
 
-/* A word for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend"): a
- * cue word that is no verb of naming or a common noun of a type a cue gives. */
+/* A verb of naming is a cue word in the past or in -ing ("named", "called", "calling"); a word
+ * for the kind of thing a name may name ("hamster", "tabby", "kitten", "girlfriend") is a cue
+ * word that is no such verb, or a common noun of a type a cue gives (eg_sf_kind_bits). */
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w) {
   size_t l = strlen(w);
   return eg_sf_bits_of(sf->cue, w) &&
