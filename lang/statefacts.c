@@ -100,13 +100,28 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
 static const char *we_form(const char *w);
 
 /* Does the sentence [from, to) speak of the speaker? */
+/* Does the clause [from, to) tell of a thing come to the speaker: "the harp arrived
+ * yesterday", "THE DUSTER IS HERE" — a determiner, up to four words that are no one's (no word
+ * for a person, no possessive) and an @arrival marker? */
+static bool arrives(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const det[] = {"the", "a", "an"};
+  if (!eg_sf_in_list(t[from].w, det, sizeof det / sizeof *det)) return false;
+  for (size_t k = from + 2; k < to && k <= from + 5; k++) {
+    const char *w = t[k - 1].w;
+    if (t[k - 1].comma || eg_sf_possessive(w) || eg_sf_bits_of(sf->people, w)) return false;
+    if (eg_sf_marker_starts(sf, MK_ARRIVAL, t, k, to)) return true;
+  }
+  return false;
+}
+
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
   /* a pictograph parts sentences as a stop does: "ok it's happening 😅 signed a lease …" */
   for (size_t k = from + 1; k < to; k++)
     if (t[k - 1].pict && opens_with_verb(sf, t, k, to)) return true;
   return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
-         its_been(t, from, to) || (fragments && verbless(sf, t, from, to));
+         its_been(t, from, to) || (fragments && verbless(sf, t, from, to)) ||
+         arrives(sf, t, from, to);
 }
 
 /* ---- clauses ------------------------------------------------------------------------- */
@@ -950,7 +965,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     for (size_t k = 0; k < ns; k++)
       given |= slots[k].cued &&
                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
-    bool self = said && (speaks_of_self(sf, t, from, to, true) || given);
+    bool self = said && (speaks_of_self(sf, t, from, to, true) || given),
+         arrival = self && arrives(sf, t, from, to); /* the subject is the speaker's */
     slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0, false}; /* its subject's */
     prev_self = self && !eg_sf_about_someone_else(sf, t, from, to, &end);
     if (self) {
@@ -962,12 +978,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          * one a noun of the user's is placed at ("my coworkers at X") */
         size_t own_at;
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
-        if (!rels && eg_sf_about_someone_else(sf, t, from, to, &slots[k])) {
+        if (!rels && !arrival && eg_sf_about_someone_else(sf, t, from, to, &slots[k])) {
           forget_value(&last, &slots[k]);
           continue;
         }
         if ((asked(t, from, to, slots[k].ts) && !eg_sf_presupposed(sf, t, from, &slots[k])) ||
-            (!slots[k].cued && !rels && !users_predicate(sf, t, from, to, &slots[k], true)))
+            (!slots[k].cued && !rels && !arrival &&
+             !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
         size_t span_from, span_to;

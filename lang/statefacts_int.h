@@ -27,6 +27,7 @@ typedef enum marker_kind {
   MK_ENDED,
   MK_TOPIC,
   MK_VISIT,
+  MK_ARRIVAL,
   N_MARKER_KINDS
 } marker_kind;
 
@@ -64,6 +65,7 @@ struct eg_statefacts {
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *trade;    /* a name's last common noun → its type after the others ("Cobalt Freight") */
   eg_map *prefix;   /* a name's first word → its type when more words follow ("Honda Civic") */
+  eg_map *models;   /* a model's name alone → its type ("duster", "model 3", "land cruiser") */
   eg_map *synonyms; /* "uke|ukulele": words of one WordNet synset of a type → its bits */
   eg_map *people;   /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   eg_map *ask;      /* a question's words → the types it asks about (@ask) */
@@ -164,6 +166,9 @@ bool eg_sf_joint(const char *w, bool goal);
 
 /* ---- markers (statefacts_markers.c) ------------------------------------------------------ */
 
+/* Does a marker of kind k start at token i, its words before `to`? */
+bool eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
+                         size_t to);
 /* Does a marker of kind k start in [from, to), its words before `to`? */
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                       size_t to);

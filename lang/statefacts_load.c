@@ -19,7 +19,8 @@
 #define VERB_SENSES 3
 
 static const char *const marker_names[N_MARKER_KINDS] = {
-    "@past", "@future", "@negation", "@change", "@from", "@former", "@ended", "@topic", "@visit"};
+    "@past",   "@future", "@negation", "@change", "@from",
+    "@former", "@ended",  "@topic",    "@visit",  "@arrival"};
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
@@ -301,7 +302,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   }
   if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
       !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head") ||
-      !strcmp(word, "@trade")) {
+      !strcmp(word, "@trade") || !strcmp(word, "@model")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
@@ -310,12 +311,13 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     unsigned bits = 1u << ti;
     bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
          ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
-         head = !strcmp(word, "@head"),  /* WordNet roots whose common nouns end a name */
-        trade = !strcmp(word, "@trade"); /* … by their first sense, after the others */
+         model = !strcmp(word, "@model"), /* a model's name alone: "the Duster", "Model 3" */
+        head = !strcmp(word, "@head"),    /* WordNet roots whose common nouns end a name */
+        trade = !strcmp(word, "@trade");  /* … by their first sense, after the others */
     if (cue) sf->cue_types |= bits;
-    char *how = cue || suffix || ask || prefix ? "words"
-                : head || trade                ? "wordnet"
-                                               : strtok_r(NULL, " \t", &save);
+    char *how = cue || suffix || ask || prefix || model ? "words"
+                : head || trade                         ? "wordnet"
+                                                        : strtok_r(NULL, " \t", &save);
     if (how && !strcmp(word, "@type") && !strcmp(how, "gazetteer")) /* "… gazetteer PATH" */
       return add_towns(sf, strtok_r(NULL, " \t", &save), bits, lineno, err);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
@@ -328,6 +330,12 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
     }
     for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      if (model) { /* "land_cruiser": the words of a span's key */
+        for (char *c = w; *c; c++)
+          if (*c == '_') *c = ' ';
+        add_bits(sf->models, w, bits);
+        continue;
+      }
       if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
         add_bits(cue      ? sf->cue
                  : suffix ? sf->suffix
@@ -459,6 +467,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->people = eg_map_new();
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
+  sf->models = eg_map_new();
   sf->synonyms = eg_map_new();
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
@@ -468,9 +477,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->periods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->synonyms ||
-                       !sf->ends || !sf->takes || !sf->holds || !sf->towns || !sf->within ||
-                       !sf->periods
+                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->models ||
+                       !sf->synonyms || !sf->ends || !sf->takes || !sf->holds || !sf->towns ||
+                       !sf->within || !sf->periods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -504,6 +513,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->suffix);
   eg_map_free(sf->trade);
   eg_map_free(sf->prefix);
+  eg_map_free(sf->models);
   eg_map_free(sf->synonyms);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);

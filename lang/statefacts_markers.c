@@ -41,8 +41,14 @@ static bool kind_at(marker_kind k, const marker *m, const token *t, size_t i, si
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                       size_t to) {
   for (size_t i = from; i < to; i++)
-    for (int m = 0; m < sf->n_markers[k]; m++)
-      if (kind_at(k, &sf->markers[k][m], t, i, to)) return true;
+    if (eg_sf_marker_starts(sf, k, t, i, to)) return true;
+  return false;
+}
+
+bool eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
+                         size_t to) {
+  for (int m = 0; m < sf->n_markers[k]; m++)
+    if (kind_at(k, &sf->markers[k][m], t, i, to)) return true;
   return false;
 }
 

@@ -329,6 +329,16 @@ static bool model_word(const eg_statefacts *sf, const token *w) {
          !eg_wordnet_is_present3(&sf->verbs, w->w);
 }
 
+/* The type of a model's name alone (@model) that [i, j) is, or is with a number after it
+ * ("Ioniq 5", of "ioniq"); 0 for none. */
+static unsigned model_bits(const eg_statefacts *sf, const token *t, size_t i, size_t j) {
+  char key[128];
+  eg_sf_span_key(t, i, j, key, sizeof key);
+  unsigned bits = eg_sf_bits_of(sf->models, key);
+  if (!bits && j - i == 2 && t[i + 1].digit) bits = eg_sf_bits_of(sf->models, t[i].w);
+  return bits;
+}
+
 /* A place WordNet knows only by its name, written in lower case as chat writes them ("moved
  * to lisbon", "a flat in new york"): the end of the longest such span of up to three words
  * from i, its type bits in *bits; 0 when none. A single word must be no common word
@@ -486,6 +496,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
       size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
       if (hp) known = sn->held.bits[hp - 1];
+      if (!known &&
+          !(t[i].start && j - i == 1 && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)))
+        known = model_bits(sf, t, i, j); /* "the Duster is here", not "Golf tomorrow?" */
       /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
        * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
        * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and
@@ -567,6 +580,20 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                         ST_CURRENT,
                         sn->held_ix[hw - 1] + 1,
                         false};
+      continue;
+    }
+    /* a model's name alone, shouted ("THE DUSTER IS HERE") or in lower case after a
+     * determiner when it is no word ("my prius", "the rav4"; not "my golf") */
+    static const char *const owner[] = {"the", "my", "our", "a", "an", "new", "used"};
+    unsigned lone = !t[i].cap || t[i].shout ? model_bits(sf, t, i, i + 1) : 0;
+    if (lone && !t[i].shout &&
+        (i == from || !eg_sf_in_list(t[i - 1].w, owner, sizeof owner / sizeof *owner) ||
+         eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)))
+      lone = 0;
+    if (lone) {
+      size_t j = i + 1 < to && t[i + 1].digit && !t[i].comma ? i + 2 : i + 1; /* "ioniq 5" */
+      out[n++] = (slot){i, j, 0, 0, lone, true, false, ST_CURRENT, 0, false};
+      i = j - 1;
       continue;
     }
     unsigned ak = opening_apposition(sf, t, from, to, i);

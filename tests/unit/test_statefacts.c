@@ -5,37 +5,9 @@
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include "common/map.h"
-#include "common/time.h"
-#include "lang/statefacts.h"
 #include "lang/wordnet.h"
-#include "tests/testlib.h"
-
-#define MODEL EG_SOURCE_DIR "/var/models/use-lite.bin"
-#define PROTOTYPES EG_SOURCE_DIR "/lang/state_prototypes.txt"
-#define GEONAMES "/usr/share/locale/en/LC_MESSAGES/geonames.mo"
-
-static eg_embedder *emb;
-static eg_statefacts *sf;
-static const eg_enrich_ctx ctx = {.user_entity = "user:u1", .prev = 3, .next = 1};
-
-static int64_t T(const char *s) {
-  int64_t v = 0;
-  eg_time_parse(s, &v, NULL);
-  return v;
-}
-
-/* What the extractor says about one user message in the context c (EG_OK or not). */
-static eg_code read_in(eg_arena *a, const eg_enrich_ctx *c, const char *text, eg_enriched *out) {
-  eg_segment s = {text, "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
-  memset(out, 0, sizeof *out);
-  eg_err e;
-  return eg_statefacts_extract(sf, c, &s, 1, a, out, NULL, &e);
-}
+#include "tests/unit/statefacts_check.h"
 
 /* … its first fact of the prototypes. */
 static const eg_fact *read_one(eg_arena *a, const char *text, eg_enriched *out) {
@@ -55,34 +27,6 @@ static bool only_fact(const char *text, bool held, const eg_enriched *out, const
             held ? "with" : "without", out->n_facts, out->n_facts ? out->facts[0].relation : "",
             out->n_facts ? out->facts[0].object : "");
   return ok;
-}
-
-typedef struct expect {
-  const char *text;
-  const char *relation; /* NULL: nothing at all */
-  const char *object;   /* the value, or the doubted relation for STATE_UNCERTAIN */
-} expect;
-
-static void check_all(const expect *x, size_t n) {
-  eg_arena *a = eg_arena_new(0, 0);
-  for (size_t i = 0; i < n; i++) {
-    eg_enriched out;
-    const eg_fact *f = read_one(a, x[i].text, &out);
-    bool ok = x[i].relation
-                  ? f && !strcmp(f->relation, x[i].relation) && !strcmp(f->object, x[i].object)
-                  : !f;
-    if (!ok)
-      fprintf(stderr, "  \"%s\": expected %s %s, got %s %s\n", x[i].text,
-              x[i].relation ? x[i].relation : "nothing", x[i].object ? x[i].object : "",
-              f ? f->relation : "nothing", f ? f->object : "");
-    EG_CHECK(ok);
-    if (f && strcmp(f->relation, EG_STATE_UNCERTAIN) != 0) {
-      EG_CHECK_STR(f->extractor, "prototypes");
-      EG_CHECK(f->confidence > 0 && f->confidence <= 1.0f);
-      EG_CHECK_STR(f->subject, "user:u1");
-    }
-  }
-  eg_arena_free(a);
 }
 
 static void test_each_relation_in_other_words(void) {
@@ -353,7 +297,7 @@ static void test_openers_are_words(void) {
   eg_wordnet_verbs_free(&v);
   static const expect x[] = {
       {"They hired me at the bakery last week.", NULL, NULL},
-      {"Took the Outback to the coast yesterday, what a drive.", NULL, NULL},
+      {"Took the Seabird to the coast yesterday, what a drive.", NULL, NULL},
       /* but a name whose last word says what it is keeps its first word */
       {"Summit Labs hired me as a data engineer last month.", "WORKS_AT", "Summit Labs"},
       /* a name given to a noun of no known kind is of no kind a naming word cues (a pet) */
@@ -1205,11 +1149,12 @@ static void test_lexical_reading(void) {
   /* "without" after the value negates its own object, not the value */
   const char *trip = "My Fiat Panda did 300 km without a single complaint.";
   EG_CHECK(eg_statefacts_stated(lx, trip, 0, strlen(trip), cars) == EG_STATED_CURRENT);
-  /* a value named in full elsewhere gives its type to a part of it: "the Leaf" is a car */
-  const char *full = "Dad is selling me his Nissan Leaf cheap.", *part = "Took the Leaf to Wales.";
+  /* a value named in full elsewhere gives its type to a part of it: "the Serena" is a car */
+  const char *full = "Dad is selling me his Nissan Serena cheap.",
+             *part = "Took the Serena to Wales.";
   eg_statefacts_known kn = {0};
   eg_statefacts_learn(lx, full, 0, strlen(full), &kn);
-  EG_CHECK(kn.n == 1 && !strcmp(kn.words[0], "nissan leaf") && kn.bits[0] == cars);
+  EG_CHECK(kn.n == 1 && !strcmp(kn.words[0], "nissan serena") && kn.bits[0] == cars);
   EG_CHECK(eg_statefacts_values(lx, part, 0, strlen(part), 0, cars, NULL, his, 4) == 0);
   nh = eg_statefacts_values(lx, part, 0, strlen(part), 0, cars, &kn, his, 4);
   EG_CHECK(nh == 1 && his[0].typed && his[0].how == EG_STATED_CURRENT && his[0].plain);
@@ -1427,20 +1372,8 @@ static void test_bad_files(void) {
 }
 
 int main(void) {
-  if (access(MODEL, R_OK) != 0) {
-    printf("skip: %s missing (scripts/install-deps.sh)\n", MODEL);
-    return 0;
-  }
-  eg_err e;
-  if (eg_embedder_open("use:" MODEL, &emb, &e) != EG_OK) {
-    fprintf(stderr, "model: %s\n", e.msg);
-    return 1;
-  }
-  eg_statefacts_opts o = {PROTOTYPES, emb, NULL, 0, -1};
-  if (eg_statefacts_open(&o, &sf, &e) != EG_OK) {
-    fprintf(stderr, "open: %s\n", e.msg);
-    return 1;
-  }
+  int rc = sf_check_open();
+  if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_each_relation_in_other_words);
   EG_RUN(test_tense_and_negation);
   EG_RUN(test_no_false_states);
@@ -1462,7 +1395,6 @@ int main(void) {
   EG_RUN(test_lexical_reading);
   EG_RUN(test_former_values);
   EG_RUN(test_bad_files);
-  eg_statefacts_close(sf);
-  eg_embedder_close(emb);
+  sf_check_close();
   return eg_test_finish();
 }

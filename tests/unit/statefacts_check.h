@@ -1,0 +1,96 @@
+/*
+ * statefacts_check.h — what the prototype extractor's unit tests share: the model and the
+ * prototypes opened once, one user message read in a context, and a table of sentences with
+ * the one fact each must give first (or none).
+ */
+#ifndef EG_TESTS_STATEFACTS_CHECK_H
+#define EG_TESTS_STATEFACTS_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/time.h"
+#include "lang/statefacts.h"
+#include "tests/testlib.h"
+
+#define MODEL EG_SOURCE_DIR "/var/models/use-lite.bin"
+#define PROTOTYPES EG_SOURCE_DIR "/lang/state_prototypes.txt"
+#define GEONAMES "/usr/share/locale/en/LC_MESSAGES/geonames.mo"
+
+static eg_embedder *emb;
+static eg_statefacts *sf;
+static const eg_enrich_ctx ctx = {.user_entity = "user:u1", .prev = 3, .next = 1};
+
+static int64_t T(const char *s) {
+  int64_t v = 0;
+  eg_time_parse(s, &v, NULL);
+  return v;
+}
+
+/* What the extractor says about one user message in the context c (EG_OK or not). */
+static eg_code read_in(eg_arena *a, const eg_enrich_ctx *c, const char *text, eg_enriched *out) {
+  eg_segment s = {text, "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
+  memset(out, 0, sizeof *out);
+  eg_err e;
+  return eg_statefacts_extract(sf, c, &s, 1, a, out, NULL, &e);
+}
+
+typedef struct expect {
+  const char *text;
+  const char *relation; /* NULL: nothing at all */
+  const char *object;   /* the value, or the doubted relation for STATE_UNCERTAIN */
+} expect;
+
+/* Is each x[i].relation x[i].object the first fact read from x[i].text in the context c? */
+static void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
+  eg_arena *a = eg_arena_new(0, 0);
+  for (size_t i = 0; i < n; i++) {
+    eg_enriched out;
+    const eg_fact *f =
+        read_in(a, c, x[i].text, &out) == EG_OK && out.n_facts ? &out.facts[0] : NULL;
+    bool ok = x[i].relation
+                  ? f && !strcmp(f->relation, x[i].relation) && !strcmp(f->object, x[i].object)
+                  : !f;
+    if (!ok)
+      fprintf(stderr, "  \"%s\": expected %s %s, got %s %s\n", x[i].text,
+              x[i].relation ? x[i].relation : "nothing", x[i].object ? x[i].object : "",
+              f ? f->relation : "nothing", f ? f->object : "");
+    EG_CHECK(ok);
+    if (f && strcmp(f->relation, EG_STATE_UNCERTAIN) != 0) {
+      EG_CHECK_STR(f->extractor, "prototypes");
+      EG_CHECK(f->confidence > 0 && f->confidence <= 1.0f);
+      EG_CHECK_STR(f->subject, "user:u1");
+    }
+  }
+  eg_arena_free(a);
+}
+
+static void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
+
+/* Opens the model and the prototypes into emb and sf: 0 when open, -1 to skip (no model),
+ * 1 on an error (said on stderr). */
+static int sf_check_open(void) {
+  if (access(MODEL, R_OK) != 0) {
+    printf("skip: %s missing (scripts/install-deps.sh)\n", MODEL);
+    return -1;
+  }
+  eg_err e;
+  if (eg_embedder_open("use:" MODEL, &emb, &e) != EG_OK) {
+    fprintf(stderr, "model: %s\n", e.msg);
+    return 1;
+  }
+  eg_statefacts_opts o = {PROTOTYPES, emb, NULL, 0, -1};
+  if (eg_statefacts_open(&o, &sf, &e) != EG_OK) {
+    fprintf(stderr, "open: %s\n", e.msg);
+    return 1;
+  }
+  return 0;
+}
+
+static void sf_check_close(void) {
+  eg_statefacts_close(sf);
+  eg_embedder_close(emb);
+}
+
+#endif

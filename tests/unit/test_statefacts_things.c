@@ -1,0 +1,68 @@
+/*
+ * test_statefacts_things.c — the prototype extractor on the things a user has (written for
+ * this test, none taken from a benchmark): a car named by its model alone, a thing come to
+ * the speaker ("the harp arrived"), and a model named again as the value it is part of.
+ *
+ * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
+ */
+#include "tests/unit/statefacts_check.h"
+
+/* A model's name alone is a car where a name goes (@model): capitalised mid-sentence,
+ * shouted, or in lower case after a determiner when it is no word; a sentence opened by it
+ * as a word ("Golf …") and a word in lower case ("my golf swing") say no car. */
+static void test_models_alone(void) {
+  static const expect x[] = {
+      {"Picked up our new Octavia from the dealer today.", "DRIVES", "Octavia"},
+      {"I drive a Forester now, the old hatchback is gone.", "DRIVES", "Forester"},
+      {"finally bought my first car, a used rav4!", "DRIVES", "rav4"},
+      {"I traded in my bike for a Model 3 in March.", "DRIVES", "Model 3"},
+      {"just got my own Kona 2 weeks ago.", "DRIVES", "Kona"},
+      {"I love playing golf with my dad on Sundays.", NULL, NULL},
+      {"Golf with my dad was fun today.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A thing come to the speaker, no one else's, is the speaker's: "the harp arrived", "THE
+ * DUSTER IS HERE"; a person's coming ("the piano tuner arrived") and someone's thing ("my
+ * sister's new car arrived") are not. */
+static void test_arrivals(void) {
+  static const eg_held flute = {"PLAYS", "flute"}, panda = {"DRIVES", "Fiat Panda"};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &flute, hctx.n_held = 1;
+  static const expect harp[] = {
+      {"the harp arrived yesterday! how do I tune it?", "PLAYS", "harp"},
+      {"New year, new instrument: a lever harp arrived this morning.", "PLAYS", "harp"},
+      {"the piano tuner arrived late today.", NULL, NULL},
+  };
+  check_in(&hctx, harp, sizeof harp / sizeof *harp);
+  hctx.held = &panda;
+  static const expect car[] = {
+      {"THE DUSTER IS HERE!!! first road trip this weekend.", "DRIVES", "DUSTER"},
+      {"my sister's new Duster arrived today.", NULL, NULL},
+  };
+  check_in(&hctx, car, sizeof car / sizeof *car);
+}
+
+/* A model named alone while a value it is part of is held is that value, no new car: "the
+ * Panda" of "Fiat Panda". */
+static void test_models_of_held(void) {
+  static const eg_held panda = {"DRIVES", "Fiat Panda"};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &panda, hctx.n_held = 1;
+  static const expect x[] = {
+      {"The Panda needs new tyres before winter.", NULL, NULL},
+      {"Sold the Panda to a student last week.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
+int main(void) {
+  int rc = sf_check_open();
+  if (rc) return rc < 0 ? 0 : rc;
+  EG_RUN(test_models_alone);
+  EG_RUN(test_arrivals);
+  EG_RUN(test_models_of_held);
+  sf_check_close();
+  return eg_test_finish();
+}
