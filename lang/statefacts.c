@@ -100,6 +100,18 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
 static const char *we_form(const char *w);
 
 /* Does the sentence [from, to) speak of the speaker? */
+/* Is slots[k] a place a route starts from, the place after "to" right after it its end ("Leeds
+ * to Bristol", "osaka -> vancouver": chat's arrow reads as "to"), as after "from"? (A route
+ * the user only travelled leaves both places as they were: the caller asks that its end be
+ * current.) */
+static bool route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
+                         size_t k) {
+  unsigned place = sf->place_bit;
+  return k + 1 < ns && (slots[k].bits & place) && (slots[k + 1].bits & place) &&
+         !t[slots[k].te - 1].comma && slots[k + 1].ts == slots[k].te + 1 &&
+         !strcmp(t[slots[k].te].w, "to");
+}
+
 /* Does the clause [from, to) tell of a thing come to the speaker: "the harp arrived
  * yesterday", "THE DUSTER IS HERE" — a determiner, up to four words that are no one's (no word
  * for a person, no possessive) and an @arrival marker? */
@@ -687,13 +699,13 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
                     const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
-  if (!it->s.te) return eg_sf_without_pictographs(eg_arena_strndup(a, text + cs, ce - cs));
+  if (!it->s.te) return eg_sf_plain_marks(eg_arena_strndup(a, text + cs, ce - cs));
   size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   const char *we = it->s.ve ? we_form(t[it->s.ts].w) : NULL;
   const char *who = !it->third && copula_dropped(sf, t, it->from) ? "I'm " : "";
-  return eg_sf_without_pictographs(eg_arena_sprintf(
-      a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs, we ? we : "X", (int)(ce - se), text + se));
+  return eg_sf_plain_marks(eg_arena_sprintf(a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs,
+                                            we ? we : "X", (int)(ce - se), text + se));
 }
 
 /* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of
@@ -987,6 +999,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
              !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
+        if (route_origin(sf, t, slots, ns, k) &&
+            status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
+          slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);

@@ -116,10 +116,10 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max);
  * EG_SF_SOMEONE, EG_SF_SOMEWHERE, or 0? */
 enum { EG_SF_SOMEONE = 1, EG_SF_SOMEWHERE = 2 };
 unsigned eg_sf_indefinite(const char *w);
-/* s with its pictographs as the punctuation they stand for, in place: a comma between words
- * ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
- * nothing after a mark or at the end (s NULL: NULL). */
-char *eg_sf_without_pictographs(char *s);
+/* s with chat's marks as the words they stand for, in place: a pictograph as a comma between
+ * words ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
+ * nothing after a mark or at the end; an arrow as "to" where the word fits (s NULL: NULL). */
+char *eg_sf_plain_marks(char *s);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 

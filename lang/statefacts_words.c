@@ -47,14 +47,39 @@ static size_t pictograph(const char *p) {
   return 0;
 }
 
-/* s with its pictographs as the punctuation they stand for, in place: a comma between words
- * ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
- * nothing after a mark or at the end. They are no words, and kept they pull a clause's vector
- * away from the prototypes. */
-char *eg_sf_without_pictographs(char *s) {
+/* The length of an arrow at p, chat's "to" ("osaka -> vancouver", "Leeds → Bristol"): "->",
+ * "-->", "=>", U+2192 or U+27F6 (and a variation selector after it); 0 for none. */
+static size_t arrow(const char *p) {
+  const unsigned char *u = (const unsigned char *)p;
+  size_t n = 0;
+  if (u[0] == '-' && u[1] == '>')
+    n = 2;
+  else if (u[0] == '-' && u[1] == '-' && u[2] == '>')
+    n = 3;
+  else if (u[0] == '=' && u[1] == '>')
+    n = 2;
+  else if (u[0] == 0xE2 && ((u[1] == 0x86 && u[2] == 0x92) || (u[1] == 0x9F && u[2] == 0xB6)))
+    n = 3;
+  if (n && u[n] == 0xEF && u[n + 1] == 0xB8 && u[n + 2] == 0x8F) n += 3; /* U+FE0F */
+  return n;
+}
+
+/* s with chat's marks as the words they stand for, in place: a pictograph as a comma between
+ * words ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
+ * nothing after a mark or at the end; an arrow as "to" where the word fits ("osaka ->
+ * vancouver"). Kept, they pull a clause's vector away from the prototypes. */
+char *eg_sf_plain_marks(char *s) {
   char *d = s;
   for (const char *p = s; p && *p;) {
-    size_t n = pictograph(p);
+    size_t n = pictograph(p), to = arrow(p);
+    bool before = d > s && isalnum((unsigned char)d[-1]), after = isalnum((unsigned char)p[to]);
+    if (to && (size_t)(2 + before + after) <= to) {
+      if (before) *d++ = ' ';
+      *d++ = 't', *d++ = 'o'; /* d stays at or before p: written bytes are read ones */
+      if (after) *d++ = ' ';
+      p += to;
+      continue;
+    }
     if (!n) {
       *d++ = *p++;
       continue;
@@ -93,6 +118,15 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
   bool start = true;
   for (size_t p = 0; text[p];) {
     unsigned char c = (unsigned char)text[p];
+    size_t to = arrow(text + p);
+    if (to && n < max) { /* a word of its own: "to" */
+      t[n] = (token){.s = p, .e = p + to, .start = start, .w = "to"};
+      if (start) opening = n;
+      start = false;
+      n++;
+      p += to;
+      continue;
+    }
     if (!word_char(text + p)) {
       /* a clause is a sentence: appositions ("Bruno, our new beagle, …") stay with it;
        * commas only bound the reach of tense and negation markers */
@@ -131,7 +165,9 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
         p += d == '\'' ? 1 : 3;
         continue;
       }
-      if (!(word_char(text + p) || (d == '-' && l && isalnum((unsigned char)text[p + 1])))) break;
+      if (!(word_char(text + p) || (d == '-' && l && isalnum((unsigned char)text[p + 1]))) ||
+          arrow(text + p))
+        break;
       if (isdigit(d)) k->digit = true;
       if (l < sizeof k->w - 1) k->w[l++] = (char)tolower(d);
       p++;

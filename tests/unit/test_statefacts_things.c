@@ -1,7 +1,8 @@
 /*
  * test_statefacts_things.c — the prototype extractor on the things a user has (written for
  * this test, none taken from a benchmark): a car named by its model alone, a thing come to
- * the speaker ("the harp arrived"), and a model named again as the value it is part of.
+ * the speaker ("the harp arrived"), a model named again as the value it is part of; and a
+ * move told as a route ("Leeds to Bristol", "leeds → bristol").
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -57,12 +58,29 @@ static void test_models_of_held(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
+/* A place right before "to" and another place is where a route starts, as after "from": a
+ * move told so gives its end ("moved Leeds to Bristol"), and chat's arrow is that "to"
+ * ("leeds → bristol": two places, not one name); a trip taken leaves home as it is. */
+static void test_routes(void) {
+  static const eg_held leeds = {"LIVES_IN", "Leeds"};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &leeds, hctx.n_held = 1;
+  static const expect x[] = {
+      {"moved Leeds to Bristol last month, loving it so far.", "LIVES_IN", "Bristol"},
+      {"moved leeds \xe2\x86\x92 bristol last month, loving it so far.", "LIVES_IN", "bristol"},
+      {"moved Leeds -> Bristol last month, loving it so far.", "LIVES_IN", "Bristol"},
+      {"cheapest train Leeds to Bristol?", NULL, NULL},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_models_alone);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
+  EG_RUN(test_routes);
   sf_check_close();
   return eg_test_finish();
 }
