@@ -100,32 +100,6 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
 static const char *we_form(const char *w);
 
 /* Does the sentence [from, to) speak of the speaker? */
-/* Is slots[k] a place a route starts from, the place after "to" right after it its end ("Leeds
- * to Bristol", "osaka -> vancouver": chat's arrow reads as "to"), as after "from"? (A route
- * the user only travelled leaves both places as they were: the caller asks that its end be
- * current.) */
-static bool route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
-                         size_t k) {
-  unsigned place = sf->place_bit;
-  return k + 1 < ns && (slots[k].bits & place) && (slots[k + 1].bits & place) &&
-         !t[slots[k].te - 1].comma && slots[k + 1].ts == slots[k].te + 1 &&
-         !strcmp(t[slots[k].te].w, "to");
-}
-
-/* Does the clause [from, to) tell of a thing come to the speaker: "the harp arrived
- * yesterday", "THE DUSTER IS HERE" — a determiner, up to four words that are no one's (no word
- * for a person, no possessive) and an @arrival marker? */
-static bool arrives(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const det[] = {"the", "a", "an"};
-  if (!eg_sf_in_list(t[from].w, det, sizeof det / sizeof *det)) return false;
-  for (size_t k = from + 2; k < to && k <= from + 5; k++) {
-    const char *w = t[k - 1].w;
-    if (t[k - 1].comma || eg_sf_possessive(w) || eg_sf_bits_of(sf->people, w)) return false;
-    if (eg_sf_marker_starts(sf, MK_ARRIVAL, t, k, to)) return true;
-  }
-  return false;
-}
-
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
   /* a pictograph parts sentences as a stop does: "ok it's happening 😅 signed a lease …" */
@@ -133,7 +107,7 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
     if (t[k - 1].pict && opens_with_verb(sf, t, k, to)) return true;
   return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
          its_been(t, from, to) || (fragments && verbless(sf, t, from, to)) ||
-         arrives(sf, t, from, to);
+         eg_sf_arrives(sf, t, from, to);
 }
 
 /* ---- clauses ------------------------------------------------------------------------- */
@@ -978,7 +952,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
       given |= slots[k].cued &&
                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
     bool self = said && (speaks_of_self(sf, t, from, to, true) || given),
-         arrival = self && arrives(sf, t, from, to); /* the subject is the speaker's */
+         arrival = self && eg_sf_arrives(sf, t, from, to); /* the subject is the speaker's */
     slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0, false}; /* its subject's */
     prev_self = self && !eg_sf_about_someone_else(sf, t, from, to, &end);
     if (self) {
@@ -999,7 +973,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
              !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
-        if (route_origin(sf, t, slots, ns, k) &&
+        if (eg_sf_route_origin(sf, t, slots, ns, k) &&
             status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
           slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
         size_t span_from, span_to;

@@ -207,6 +207,13 @@ typedef struct slot {
                 * or a name of no known type that the gazetteer knows as a town's ("Norwich") */
 } slot;
 
+/* Does the clause [from, to) tell of a thing come to the speaker ("the harp arrived", "THE
+ * DUSTER IS HERE"; @arrival)? The subject is then the speaker's (statefacts_whose.c). */
+bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Is slots[k] of the ns a place a route starts from ("Leeds to Bristol"; statefacts_slots.c)? */
+bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
+                        size_t k);
+
 /* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
  * sentence is then the dog, not the spice. */
 #define SESSION_NAMES 64

@@ -676,3 +676,15 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
   }
   return n;
 }
+
+/* Is slots[k] a place a route starts from, the place after "to" right after it its end ("Leeds
+ * to Bristol", "osaka -> vancouver": chat's arrow reads as "to"), as after "from"? (A route
+ * the user only travelled leaves both places as they were: the caller asks that its end be
+ * current.) */
+bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
+                        size_t k) {
+  unsigned place = sf->place_bit;
+  return k + 1 < ns && (slots[k].bits & place) && (slots[k + 1].bits & place) &&
+         !t[slots[k].te - 1].comma && slots[k + 1].ts == slots[k].te + 1 &&
+         !strcmp(t[slots[k].te].w, "to");
+}

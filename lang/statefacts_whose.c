@@ -230,3 +230,17 @@ bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, con
   return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
          eg_sf_in_list(t[i - 1].w, indef, 2);
 }
+
+/* Does the clause [from, to) tell of a thing come to the speaker: "the harp arrived
+ * yesterday", "THE DUSTER IS HERE" — a determiner, up to four words that are no one's (no word
+ * for a person, no possessive) and an @arrival marker? */
+bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const det[] = {"the", "a", "an"};
+  if (!eg_sf_in_list(t[from].w, det, sizeof det / sizeof *det)) return false;
+  for (size_t k = from + 2; k < to && k <= from + 5; k++) {
+    const char *w = t[k - 1].w;
+    if (t[k - 1].comma || eg_sf_possessive(w) || eg_sf_bits_of(sf->people, w)) return false;
+    if (eg_sf_marker_starts(sf, MK_ARRIVAL, t, k, to)) return true;
+  }
+  return false;
+}
