@@ -427,6 +427,32 @@ static bool institution_after(const eg_statefacts *sf, const token *t, size_t j,
   return false;
 }
 
+/* A name corrected at once ("named him Rocket - sorry, Rocco", "Ines, I mean Inès") is the
+ * correction: the first stays the slot, read in its place, the second becomes its value and no
+ * slot of its own. Only words of correcting stand between them, one of them saying so. The
+ * slots' count after it. */
+static size_t corrected(const token *t, slot *out, size_t n) {
+  static const char *const fill[] = {"sorry", "i",   "mean", "meant", "oops", "correction",
+                                     "er",    "erm", "um",   "uh",    "no",   "rather"};
+  static const char *const say[] = {"sorry", "mean", "meant", "oops", "correction"};
+  for (size_t k = 1; k < n; k++) {
+    slot *w = &out[k - 1], *c = &out[k];
+    if (!w->proper || !c->proper || w->ve || w->held || !(w->bits & c->bits) || c->ts <= w->te)
+      continue;
+    bool says = false, only = true;
+    for (size_t q = w->te; q < c->ts && only; q++) {
+      only = eg_sf_in_list(t[q].w, fill, sizeof fill / sizeof *fill);
+      says |= eg_sf_in_list(t[q].w, say, sizeof say / sizeof *say);
+    }
+    if (!only || !says) continue;
+    w->vs = c->ts, w->ve = c->te;
+    w->bits &= c->bits;
+    memmove(c, c + 1, (n - k - 1) * sizeof *c);
+    n--;
+  }
+  return n;
+}
+
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
   static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
@@ -665,6 +691,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                  (y->ts == out[k].te + 1 && !strcmp(t[out[k].te].w, "in")));
     if (part) out[k].bits &= ~sf->place_bit;
   }
+  n = corrected(t, out, n);
   /* a named pet or partner makes the kind word beside it ("a dog named X") no value */
   bool named_cue = false;
   for (size_t k = 0; k < n; k++) named_cue |= out[k].cued;
