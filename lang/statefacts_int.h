@@ -178,6 +178,10 @@ size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t,
                          size_t end);
 /* Does a form of a verb of the table forms (@ends, @takes) start at token i? */
 bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to);
+/* The bits of a verb's form in sf->ends and sf->takes: a form that counts anywhere, and a base
+ * or -s form that counts only right after "I" or "we". */
+#define EG_SF_ANY_FORM 1u
+#define EG_SF_AFTER_I 2u
 /* Is the verb at t[v] with the words from t[after] a form of an @ends verb, its object
  * between them ("called it off")? */
 bool eg_sf_ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after, size_t to);
@@ -213,6 +217,9 @@ bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t 
 /* Is slots[k] of the ns a place a route starts from ("Leeds to Bristol"; statefacts_slots.c)? */
 bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
                         size_t k);
+
+/* Is slots[k] of the ns one of values offered as alternatives ("violin or gayageum")? */
+bool eg_sf_alternative(const token *t, const slot *slots, size_t ns, size_t k);
 
 /* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
  * sentence is then the dog, not the spice. */

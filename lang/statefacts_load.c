@@ -142,10 +142,10 @@ static eg_code root_error(eg_code rc, int lineno, eg_err *err) {
 }
 
 /* A form of a verb, into the table ctx (sf->ends, sf->takes): a one-word verb's base and -s
- * forms are left out, being nouns as often ("part", "dumps", "offer"); a phrase's are kept
- * ("give up"). */
+ * forms are nouns as often ("part", "dumps", "offer"), so they count only after the speaker as
+ * subject (EG_SF_AFTER_I: "I stop the violin"); a phrase's count everywhere ("give up"). */
 static bool on_verb_form(void *ctx, const char *form, bool present) {
-  if (!present || strchr(form, ' ')) add_bits(ctx, form, 1);
+  add_bits(ctx, form, !present || strchr(form, ' ') ? EG_SF_ANY_FORM : EG_SF_AFTER_I);
   return true;
 }
 

@@ -63,15 +63,18 @@ size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t,
 }
 
 /* Does a form of a verb of the table forms (@ends, @takes) start at token i, its words (up to
- * four) before `to`? */
+ * four) before `to`? A base form only after the speaker as subject ("I stop the X"). */
 bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to) {
+  static const char *const speaker[] = {"i", "we"};
+  bool after_i = i > 0 && !t[i - 1].comma && eg_sf_in_list(t[i - 1].w, speaker, 2);
   char key[128];
   size_t kl = 0;
   for (size_t k = i; k < to && k < i + 4; k++) {
     int w = snprintf(key + kl, sizeof key - kl, "%s%s", k > i ? " " : "", t[k].w);
     if (w < 0 || (size_t)w >= sizeof key - kl) return false;
     kl += (size_t)w;
-    if (eg_map_get(forms, key, kl)) return true;
+    unsigned bits = eg_sf_bits_of(forms, key);
+    if ((bits & EG_SF_ANY_FORM) || ((bits & EG_SF_AFTER_I) && after_i)) return true;
   }
   return false;
 }

@@ -715,3 +715,25 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
          !t[slots[k].te - 1].comma && slots[k + 1].ts == slots[k].te + 1 &&
          !strcmp(t[slots[k].te].w, "to");
 }
+
+/* How slots a and b (b after a) are joined in a list: 'o' by "or" ("violin or gayageum", "or
+ * a Clio"), 'c' by a comma ("a Golf, a Polo"), 0 otherwise; determiners aside. */
+static char joined(const token *t, const slot *a, const slot *b) {
+  static const char *const det[] = {"a", "an", "the", "my", "our"};
+  if (!(a->bits & b->bits) || b->ts < a->te) return 0;
+  size_t q = a->te;
+  char how = t[a->te - 1].comma ? 'c' : 0;
+  if (q < b->ts && !strcmp(t[q].w, "or")) how = 'o', q++;
+  while (q < b->ts && eg_sf_in_list(t[q].w, det, sizeof det / sizeof *det)) q++;
+  return q == b->ts ? how : 0;
+}
+
+/* Is slots[k] one of values offered as alternatives, "or" between the last two of a list of
+ * its type ("which is harder, violin or gayageum", "vancouver or toronto?", "a Golf, a Polo
+ * or a Clio")? Such a value is weighed, not held. */
+bool eg_sf_alternative(const token *t, const slot *slots, size_t ns, size_t k) {
+  size_t a = k, b = k;
+  while (a > 0 && joined(t, &slots[a - 1], &slots[a])) a--;
+  while (b + 1 < ns && joined(t, &slots[b], &slots[b + 1])) b++;
+  return b > a && joined(t, &slots[b - 1], &slots[b]) == 'o';
+}

@@ -3,7 +3,8 @@
  * this test, none taken from a benchmark): a car named by its model alone, a thing come to
  * the speaker ("the harp arrived"), a model named again as the value it is part of, the
  * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
- * bristol") and a name corrected at once ("Rocket - sorry, Rocco").
+ * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
+ * alternatives ("violin or gayageum") and a verb of ending in its base form after "I".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -95,6 +96,26 @@ static void test_routes(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
+/* Values offered as alternatives ("X or Y", "X, Y or Z") are weighed, not held; values joined
+ * by "and" are each held. A verb of ending in its base form ends a state after "I" ("I stop
+ * the violin", as a learner of English may say it), not where it may be a noun. */
+static void test_alternatives_and_endings(void) {
+  static const expect x[] = {
+      {"My nephew asked me which is harder, violin or gayageum, haha.", NULL, NULL},
+      {"Should I get a Golf, a Polo or a Clio?", NULL, NULL},
+      {"thinking about going back to canada. vancouver or toronto?", NULL, NULL},
+      {"I play violin and viola in two orchestras.", "PLAYS", "violin"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const eg_held violin = {"PLAYS", "violin"};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &violin, hctx.n_held = 1;
+  static const expect held[] = {
+      {"From this month I stop the violin, too much time.", EG_STATE_UNCERTAIN, "PLAYS"},
+  };
+  check_in(&hctx, held, sizeof held / sizeof *held);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -104,6 +125,7 @@ int main(void) {
   EG_RUN(test_routes);
   EG_RUN(test_instruments_wordnet_lacks);
   EG_RUN(test_corrections);
+  EG_RUN(test_alternatives_and_endings);
   sf_check_close();
   return eg_test_finish();
 }
