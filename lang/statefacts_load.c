@@ -293,8 +293,14 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return rc;
   }
-  if (!strcmp(word, "@people")) { /* WordNet roots */
+  if (!strcmp(word, "@people")) { /* WordNet roots, or "words" and chat's own words */
+    bool words = !strncmp(rest, "words", 5) && (rest[5] == ' ' || rest[5] == '\t');
+    if (words) rest += 5;
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+      if (words) {
+        add_bits(sf->people, w, 1);
+        continue;
+      }
       eg_code rc = add_closure(sf, wn_dir, w, 1, sf->people, lineno, err);
       if (rc) return rc;
     }

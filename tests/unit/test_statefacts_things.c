@@ -4,7 +4,8 @@
  * the speaker ("the harp arrived"), a model named again as the value it is part of, the
  * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
- * alternatives ("violin or gayageum") and a verb of ending in its base form after "I".
+ * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
+ * chat's words for people ("my gf is vegan" is hers).
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -116,6 +117,17 @@ static void test_alternatives_and_endings(void) {
   check_in(&hctx, held, sizeof held / sizeof *held);
 }
 
+/* Chat's words for people WordNet lacks are someone else's, as the words they stand for are:
+ * "my gf is vegan" says her diet, not the user's; "my gf Chloe" is still the user's partner. */
+static void test_chat_people(void) {
+  static const expect x[] = {
+      {"my gf is vegan and she's cooking for me saturday, what should i bring", NULL, NULL},
+      {"my bestie lives in Lisbon now, so jealous.", NULL, NULL},
+      {"my gf Chloe and I finally moved in together.", "PARTNER_OF", "Chloe"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -126,6 +138,7 @@ int main(void) {
   EG_RUN(test_instruments_wordnet_lacks);
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
+  EG_RUN(test_chat_people);
   sf_check_close();
   return eg_test_finish();
 }
