@@ -427,22 +427,32 @@ static void sentence_of(const words *W, size_t i, size_t *s, size_t *e) {
   *e = b;
 }
 
-static void add_fact(eg_arena *a, eg_enriched *o, size_t *cap, const eg_fact *f) {
-  if (o->n_facts == *cap) {
-    size_t nc = *cap ? *cap * 2 : 8;
+/* The room of a segment's growing array of facts or outcomes; lost when one could not be
+ * added (out of memory): the segment's reading fails rather than drop it unsaid. */
+typedef struct room {
+  size_t cap;
+  bool lost;
+} room;
+
+static void add_fact(eg_arena *a, eg_enriched *o, room *r, const eg_fact *f) {
+  if (o->n_facts == r->cap) {
+    size_t nc = r->cap ? r->cap * 2 : 8;
     eg_fact *nf = eg_arena_alloc(a, nc * sizeof *nf);
-    if (!nf) return;
+    if (!nf) {
+      r->lost = true;
+      return;
+    }
     if (o->n_facts) memcpy(nf, o->facts, o->n_facts * sizeof *nf);
     o->facts = nf;
-    *cap = nc;
+    r->cap = nc;
   }
   o->facts[o->n_facts++] = *f;
 }
 
 eg_code eg_enriched_add_fact(eg_arena *a, eg_enriched *o, const eg_fact *f, eg_err *err) {
-  size_t n = o->n_facts, cap = n; /* its array's room unknown: taken as full */
-  add_fact(a, o, &cap, f);
-  return o->n_facts > n ? EG_OK : eg_err_set(err, EG_ENOMEM, "out of memory");
+  room r = {o->n_facts, false}; /* its array's room unknown: taken as full */
+  add_fact(a, o, &r, f);
+  return r.lost ? eg_err_set(err, EG_ENOMEM, "out of memory") : EG_OK;
 }
 
 static const char *relation_words(const char *rel) {
@@ -603,7 +613,7 @@ static char *last_suggestion(const eg_segment *sg, eg_arena *a, bool *is_entity,
  * "No thanks, …"), so that a later "no" in a long message is not read as a refusal. */
 static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg,
                              const eg_segment *before, const words *W, size_t said_from,
-                             size_t said_to, eg_arena *a, eg_enriched *o, size_t *fcap) {
+                             size_t said_to, eg_arena *a, eg_enriched *o, room *fcap) {
   if (!before || strcmp(sg->role, "user") != 0) return;
   size_t i = 0;
   while (i < W->n && (W->t[i].s < said_from || W->t[i].punct)) i++;
@@ -831,26 +841,30 @@ static bool sentence_has(const words *W, size_t ss, size_t se, const char *w) {
   return false;
 }
 
-static void add_outcome(eg_arena *a, eg_enriched *o, size_t *cap, const eg_outcome *x) {
-  if (o->n_outcomes == *cap) {
-    size_t nc = *cap ? *cap * 2 : 4;
+static void add_outcome(eg_arena *a, eg_enriched *o, room *r, const eg_outcome *x) {
+  if (o->n_outcomes == r->cap) {
+    size_t nc = r->cap ? r->cap * 2 : 4;
     eg_outcome *nv = eg_arena_alloc(a, nc * sizeof *nv);
-    if (!nv) return;
+    if (!nv) {
+      r->lost = true;
+      return;
+    }
     if (o->n_outcomes) memcpy(nv, o->outcomes, o->n_outcomes * sizeof *nv);
     o->outcomes = nv;
-    *cap = nc;
+    r->cap = nc;
   }
   o->outcomes[o->n_outcomes++] = *x;
 }
 
 /* The outcomes the user reports in their own words [said_from, said_to): in a sentence,
- * the first deed and the first evaluation that name their thing. */
-static void user_outcomes(const eg_segment *sg, const words *W, size_t said_from, size_t said_to,
+ * the first deed and the first evaluation that name their thing. False when one was lost
+ * (out of memory). */
+static bool user_outcomes(const eg_segment *sg, const words *W, size_t said_from, size_t said_to,
                           const ent *ents, size_t ne, window_sugg *win, eg_arena *a,
                           eg_enriched *o) {
-  if (strcmp(sg->role, "user") != 0) return;
+  if (strcmp(sg->role, "user") != 0) return true;
   const char *text = sg->text ? sg->text : "";
-  size_t cap = 0;
+  room cap = {0, false};
   for (size_t s = 0; s < W->n;) {
     size_t ss, se;
     sentence_of(W, s, &ss, &se);
@@ -891,9 +905,12 @@ static void user_outcomes(const eg_segment *sg, const words *W, size_t said_from
     if (did.kind) add_outcome(a, o, &cap, &did);
     if (went.kind) add_outcome(a, o, &cap, &went);
   }
+  return !cap.lost;
 }
 
-static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before,
+/* Reads one segment into o: false when a fact or an outcome could not be kept (out of
+ * memory); o->latent NULL the same. */
+static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_segment *before,
                        window_sugg *win, window_mem *mem, eg_arena *a, eg_enriched *o) {
   static __thread words W; /* per thread: a worker enriches one segment at a time */
   const char *text = sg->text ? sg->text : "";
@@ -908,12 +925,12 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   /* mentions */
   o->mentions = eg_arena_alloc(a, (ne + 1) * sizeof *o->mentions);
   o->n_mentions = 0;
-  if (!o->mentions) return;
+  if (!o->mentions) return false;
   if (from_user) o->mentions[o->n_mentions++] = (eg_mention){(char *)ctx->user_entity, "user"};
   for (size_t i = 0; i < ne; i++)
     o->mentions[o->n_mentions++] = (eg_mention){ents[i].name, ents[i].type};
   /* kinship: "my sister Emma" → a fact, and Emma is a person */
-  size_t fcap = 0;
+  room fcap = {0, false};
   for (size_t i = 0; from_user && i + 2 < W.n; i++) {
     if (W.t[i].s < said_from || W.t[i].s >= said_to) continue; /* the reply's "my" */
     const char *k = is_w(&W, i, "my") ? kin_of(W.t[i + 1].w) : NULL;
@@ -1021,7 +1038,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
           f.object_type = hit->type[0] ? hit->type : (char *)rules[r].otype;
         } else {
           f.object = eg_arena_strndup(a, text + W.t[from].s, W.t[to - 1].e - W.t[from].s);
-          for (char *c = f.object; *c; c++) *c = (char)tolower((unsigned char)*c);
+          for (char *c = f.object; c && *c; c++) *c = (char)tolower((unsigned char)*c);
         }
       } else {
         continue;
@@ -1048,12 +1065,15 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
           f.reason = eg_arena_strndup(a, text + rs, re > rs ? re - rs : 0);
           break;
         }
-      add_fact(a, o, &fcap, &f);
+      if (!f.object || !f.utterance) /* out of memory: the reading fails, nothing dropped */
+        fcap.lost = true;
+      else
+        add_fact(a, o, &fcap, &f);
       break; /* one fact per first-person position: the first (strongest) rule wins */
     }
   }
   suggestion_reply(ctx, sg, before, &W, said_from, said_to, a, o, &fcap);
-  user_outcomes(sg, &W, said_from, said_to, ents, ne, win, a, o);
+  bool kept = user_outcomes(sg, &W, said_from, said_to, ents, ne, win, a, o) && !fcap.lost;
   /* latent text: date, speaker, text with resolved mentions and dates, implied facts */
   eg_buf b = EG_BUF_INIT;
   char day[16];
@@ -1120,6 +1140,7 @@ static void enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   if (o->n_facts) eg_buf_puts(&b, "]");
   o->latent = eg_arena_strndup(a, b.data ? b.data : "", b.len);
   eg_buf_free(&b);
+  return kept;
 }
 
 eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t n, eg_arena *a,
@@ -1151,8 +1172,10 @@ eg_code eg_enrich_rules(const eg_enrich_ctx *ctx, const eg_segment *segs, size_t
     }
     memset(&out[i], 0, sizeof out[i]);
     window_sugg win = {segs + from, i - from, false, NULL};
-    enrich_one(ctx, &segs[i], i > 0 && ctx->prev ? &segs[i - 1] : NULL, &win, &mem, a, &out[i]);
-    if (!out[i].latent) return eg_err_set(err, EG_ENOMEM, "out of memory");
+    if (!enrich_one(ctx, &segs[i], i > 0 && ctx->prev ? &segs[i - 1] : NULL, &win, &mem, a,
+                    &out[i]) ||
+        !out[i].latent)
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
   }
   return EG_OK;
 }

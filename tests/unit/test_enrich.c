@@ -335,6 +335,35 @@ static void test_outcome_resolution(void) {
   EG_CHECK_INT(eg_outcome_resolve(&o, later, "s9", 0, e, n), -1);
 }
 
+/* Out of memory, a segment's reading fails as a whole: never fewer facts than it says, read
+ * as if complete (at every arena cap, ENOMEM or all the facts). */
+static void test_no_fact_dropped_unsaid(void) {
+  eg_segment s[1] = {
+      {"I moved to Lisbon. I work at Initech. I love React. I hate Java. I speak "
+       "Portuguese. I play the piano. I visited Porto. I love hiking. I hate "
+       "running. I love jazz. I hate mornings. I love coffee.",
+       "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out[1];
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
+  size_t all = out[0].n_facts;
+  eg_arena_free(a);
+  EG_CHECK(all > 8); /* past the first array's room */
+  int failed = 0, partial = 0;
+  for (size_t cap = 512; cap < 64 * 1024; cap += 64) {
+    a = eg_arena_new(256, cap);
+    eg_err e;
+    eg_code rc = eg_enrich_rules(&ctx, s, 1, a, out, &e);
+    if (rc == EG_ENOMEM)
+      failed++;
+    else if (rc != EG_OK || out[0].n_facts != all)
+      partial++;
+    eg_arena_free(a);
+  }
+  EG_CHECK(failed > 0);
+  EG_CHECK_INT(partial, 0);
+}
+
 int main(void) {
   EG_RUN(test_that_framework_is_react);
   EG_RUN(test_moved_to_london_last_october);
@@ -344,5 +373,6 @@ int main(void) {
   EG_RUN(test_suggestion_accepted_or_declined);
   EG_RUN(test_outcomes_of_suggestions);
   EG_RUN(test_outcome_resolution);
+  EG_RUN(test_no_fact_dropped_unsaid);
   return eg_test_finish();
 }
