@@ -5,7 +5,7 @@
  * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
- * chat's words for people ("my gf is vegan" is hers).
+ * chat's words for people ("my gf is vegan" is hers); out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -128,6 +128,40 @@ static void test_chat_people(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Out of memory, a reading fails as a whole (ENOMEM) or gives every fact: never fewer, read as
+ * if complete. */
+static void test_out_of_memory(void) {
+  eg_segment s = {
+      "I moved to Lisbon last year. I work at Initech now. I'm vegan these days. My "
+      "dog Rex loves the beach. I play the cello. My girlfriend Ana is great.",
+      "user",
+      "",
+      T("2024-03-10T12:00:00Z"),
+      0,
+      0};
+  eg_err e;
+  eg_enriched out;
+  eg_arena *a = eg_arena_new(0, 0);
+  memset(&out, 0, sizeof out);
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, &s, 1, a, &out, NULL, &e) == EG_OK);
+  size_t all = out.n_facts;
+  eg_arena_free(a);
+  EG_CHECK(all >= 5);
+  int failed = 0, partial = 0;
+  for (size_t cap = 256; cap < 24 * 1024; cap += 256) {
+    a = eg_arena_new(256, cap);
+    memset(&out, 0, sizeof out);
+    eg_code rc = eg_statefacts_extract(sf, &ctx, &s, 1, a, &out, NULL, &e);
+    if (rc == EG_ENOMEM)
+      failed++;
+    else if (rc != EG_OK || out.n_facts != all)
+      partial++;
+    eg_arena_free(a);
+  }
+  EG_CHECK(failed > 0);
+  EG_CHECK_INT(partial, 0);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -139,6 +173,7 @@ int main(void) {
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
   EG_RUN(test_chat_people);
+  EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
 }
