@@ -205,9 +205,13 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       set_day(o, day);
       return j + 2 - i;
     }
-    /* for N units (a duration up to the reference) */
-    if (cnt && u != U_NONE && i > 0 &&
-        (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") || is(w, n, i - 1, "last"))) {
+    /* for N units (a duration up to the reference); "N units now", "N units in" (chat's "3
+     * years now", "like 3 weeks in") say the same without "for" */
+    bool upto =
+        i > 0 && (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") || is(w, n, i - 1, "last"));
+    bool now = is(w, n, j + 1, "now") ||
+               (is(w, n, j + 1, "in") && (j + 2 >= n || w[j + 2].start > w[j + 1].end + 1));
+    if (cnt && u != U_NONE && (upto || now)) {
       int64_t from = u == U_DAY     ? r->day - cnt
                      : u == U_WEEK  ? r->day - 7 * cnt
                      : u == U_MONTH ? add_months(r->day, -cnt)
@@ -348,10 +352,11 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
         return j + 1 - i;
       }
     }
-    /* in <year> */
+    /* in <year>; a year alone after "since" ("vegetarian since 2015") */
     int y;
     if ((is(w, n, i, "in") || is(w, n, i, "during")) && i + 1 < n && (y = year_number(w[i + 1].w)))
       return set_year(o, y), 2;
+    if (i > 0 && is(w, n, i - 1, "since") && (y = year_number(a))) return set_year(o, y), 1;
   }
   return 0;
 }

@@ -616,17 +616,6 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
 
 /* ---- extraction ---------------------------------------------------------------------------- */
 
-static const char *object_type_name(const eg_statefacts *sf, unsigned bits) {
-  static const char *const names[][2] = {{"org", "organization"}, {"car", "product"}};
-  for (int i = 0; i < sf->n_types; i++) {
-    if (!(bits & (1u << i))) continue;
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-      if (!strcmp(sf->type_names[i], names[k][0])) return names[k][1];
-    return sf->type_names[i];
-  }
-  return "";
-}
-
 static bool has_relation(const eg_enriched *o, const char *rel) {
   for (size_t f = 0; f < o->n_facts; f++)
     if (!strcmp(o->facts[f].relation, rel)) return true;
@@ -1153,6 +1142,24 @@ static int64_t date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce) {
   return 0;
 }
 
+/* When the item's value began, as said: a date in its words read, else in its slot's
+ * sub-clause ("vegetarian since 2015"), else in a verbless one right after ("gone vegan,
+ * like 3 weeks in"); 0 for none. */
+static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const item *it,
+                     const eg_date *dates, size_t nd) {
+  int64_t d = date_in(dates, nd, t[it->from].s, t[it->to - 1].e);
+  if (d || !it->s.te) return d;
+  size_t from = it->s.ts, a, b, a2, b2;
+  while (from > 0 && !t[from - 1].cut) from--;
+  size_t to = eg_sf_clause_end(t, nt, from);
+  sub_clause(t, from, to, it->s.ts, &a, &b);
+  if (b < to) {
+    sub_clause(t, from, to, b, &a2, &b2);
+    if (verbless(sf, t, a2, b2)) b = b2;
+  }
+  return date_in(dates, nd, t[a].s, t[b - 1].e);
+}
+
 /* f's object: the value of item it as written (a name) or lower-cased (a word), typed for
  * relation r. */
 static eg_code set_value(const eg_statefacts *sf, const char *text, const token *t, const item *it,
@@ -1162,17 +1169,9 @@ static eg_code set_value(const eg_statefacts *sf, const char *text, const token 
   f->object = eg_arena_strndup(a, text + ss, se - ss);
   if (!f->object) return eg_err_set(err, EG_ENOMEM, "out of memory");
   f->object_entity = it->s.proper;
-  f->object_type = (char *)object_type_name(sf, it->s.bits & sf->rels[r].types);
+  f->object_type = (char *)eg_sf_type_name(sf, it->s.bits & sf->rels[r].types);
   if (!f->object_entity) eg_sf_lower(f->object);
   return EG_OK;
-}
-
-/* Is the place part in the place whole, as WordNet has it ("Oslo" in "Norway")? */
-static bool within(const eg_statefacts *sf, const char *part, const char *whole) {
-  char key[256], k[256];
-  snprintf(key, sizeof key, "%s|%s", part, whole);
-  eg_sf_fold(key, k, sizeof k);
-  return eg_sf_bits_of(sf->within, k) != 0;
 }
 
 /* The key of q's value ("bergen"), into out[n]; "" for a change clause without one. */
@@ -1186,7 +1185,8 @@ static void value_key(const token *t, const pick *q, char *out, size_t n) {
 static bool whole_of_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const char *whole,
                           int r) {
   for (size_t i = 0; *whole && ctx && i < ctx->n_held; i++)
-    if (!strcmp(ctx->held[i].relation, sf->rels[r].name) && within(sf, ctx->held[i].value, whole))
+    if (!strcmp(ctx->held[i].relation, sf->rels[r].name) &&
+        eg_sf_within(sf, ctx->held[i].value, whole))
       return true;
   return false;
 }
@@ -1216,7 +1216,7 @@ static const pick *part_read(const eg_statefacts *sf, const token *t, const pick
   for (size_t j = 0; *whole && j < np; j++) {
     if (&p[j] == q || p[j].v.rel != r || p[j].v.ended) continue;
     value_key(t, &p[j], part, sizeof part);
-    if (*part && within(sf, part, whole)) return &p[j];
+    if (*part && eg_sf_within(sf, part, whole)) return &p[j];
   }
   return q;
 }
@@ -1315,7 +1315,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       eg_code rc = set_value(sf, text, t, it, r, a, &f, err);
       if (rc) return rc;
       if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
-      f.valid_from = date_in(dates, nd, cs, ce); /* a date said in the clause: when it began */
+      f.valid_from = began(sf, t, nt, it, dates, nd); /* a date said with it: when it began */
       st->facts++;
       *told |= 1u << r;
     } else {

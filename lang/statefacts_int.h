@@ -221,6 +221,12 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
 /* Is slots[k] of the ns one of values offered as alternatives ("violin or gayageum")? */
 bool eg_sf_alternative(const token *t, const slot *slots, size_t ns, size_t k);
 
+/* The name of the object type of slot type bits, as facts carry it ("org" is "organization",
+ * "car" a "product"; statefacts_load.c). */
+const char *eg_sf_type_name(const eg_statefacts *sf, unsigned bits);
+/* Is the place part in the place whole, as WordNet has it ("Oslo" in "Norway"; @within)? */
+bool eg_sf_within(const eg_statefacts *sf, const char *part, const char *whole);
+
 /* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
  * sentence is then the dog, not the spice. */
 #define SESSION_NAMES 64

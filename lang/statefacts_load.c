@@ -544,3 +544,22 @@ unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relat
     if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
   return 0;
 }
+
+const char *eg_sf_type_name(const eg_statefacts *sf, unsigned bits) {
+  static const char *const names[][2] = {{"org", "organization"}, {"car", "product"}};
+  for (int i = 0; i < sf->n_types; i++) {
+    if (!(bits & (1u << i))) continue;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+      if (!strcmp(sf->type_names[i], names[k][0])) return names[k][1];
+    return sf->type_names[i];
+  }
+  return "";
+}
+
+/* Is the place part in the place whole, as WordNet has it ("Oslo" in "Norway")? */
+bool eg_sf_within(const eg_statefacts *sf, const char *part, const char *whole) {
+  char key[256], k[256];
+  snprintf(key, sizeof key, "%s|%s", part, whole);
+  eg_sf_fold(key, k, sizeof k);
+  return eg_sf_bits_of(sf->within, k) != 0;
+}

@@ -90,6 +90,11 @@ static void test_since_and_spans(void) {
   EG_CHECK_STR(one("vegan since March", "2024-05-01"), "since 2024-03");
   EG_CHECK_STR(one("since last year", "2024-05-01"), "since 2023");
   EG_CHECK_STR(one("I've lived here for 3 years", "2024-05-01"), "3 years up to now");
+  /* a year alone after "since"; a duration with "now" or "in" at a sub-clause's end says the
+   * same as "for" ("3 years now", "like 3 weeks in.") */
+  EG_CHECK_STR(one("vegetarian since 2015", "2024-05-01"), "since 2015");
+  EG_CHECK_STR(one("I've lived in Osaka 3 years now", "2024-05-01"), "3 years up to now");
+  EG_CHECK_STR(one("gone vegan, like 3 weeks in.", "2024-05-01"), "3 weeks up to now");
   int64_t r;
   eg_time_parse("2024-05-01", &r, NULL);
   eg_date d[2];
@@ -105,6 +110,8 @@ static void test_no_false_dates(void) {
   EG_CHECK_STR(one("You may want to try it", "2024-05-01"), "");
   EG_CHECK_STR(one("I have 3 dogs and 2 cats", "2024-05-01"), "");
   EG_CHECK_STR(one("", "2024-05-01"), "");
+  EG_CHECK_STR(one("I spent 3 weeks in Paris", "2024-05-01"), "");
+  EG_CHECK_STR(one("It cost 2015 dollars", "2024-05-01"), "");
   int64_t r;
   eg_time_parse("2024-05-01", &r, NULL);
   eg_date d[4];

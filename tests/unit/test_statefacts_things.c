@@ -5,7 +5,8 @@
  * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
- * chat's words for people ("my gf is vegan" is hers); out of memory, all or nothing.
+ * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
+ * out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -128,6 +129,30 @@ static void test_chat_people(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* When a value began, as said with it: in the words read, the slot's sub-clause ("vegetarian
+ * since 2015") or a verbless one after it ("gone vegan, like 3 weeks in"). */
+static void test_began(void) {
+  static const struct {
+    const char *text, *relation, *from;
+  } x[] = {
+      {"I've been vegetarian since 2015.", "DIET", "2015-01-01"},
+      {"so i've gone vegan too lol, like 3 weeks in.", "DIET", "2025-05-20"},
+      {"I've lived in Osaka 3 years now.", "LIVES_IN", "2022-06-10"},
+  };
+  eg_arena *a = eg_arena_new(0, 0);
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    eg_enriched out;
+    EG_REQUIRE(read_in(a, &ctx, x[i].text, &out) == EG_OK);
+    char day[16] = "";
+    if (out.n_facts) eg_time_format_date(out.facts[0].valid_from, day, sizeof day);
+    bool ok =
+        out.n_facts && !strcmp(out.facts[0].relation, x[i].relation) && !strcmp(day, x[i].from);
+    if (!ok) fprintf(stderr, "  \"%s\": from %s\n", x[i].text, day);
+    EG_CHECK(ok);
+  }
+  eg_arena_free(a);
+}
+
 /* Out of memory, a reading fails as a whole (ENOMEM) or gives every fact: never fewer, read as
  * if complete. */
 static void test_out_of_memory(void) {
@@ -173,6 +198,7 @@ int main(void) {
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
   EG_RUN(test_chat_people);
+  EG_RUN(test_began);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
