@@ -84,7 +84,8 @@ static void test_corrections(void) {
 
 /* A place right before "to" and another place is where a route starts, as after "from": a
  * move told so gives its end ("moved Leeds to Bristol"), and chat's arrow is that "to"
- * ("leeds → bristol": two places, not one name); a trip taken leaves home as it is. */
+ * ("leeds → bristol": two places, not one name); a trip taken leaves home as it is. "X-based"
+ * places X as "based in X" does. */
 static void test_routes(void) {
   static const eg_held leeds = {"LIVES_IN", "Leeds"};
   eg_enrich_ctx hctx = ctx;
@@ -96,6 +97,12 @@ static void test_routes(void) {
       {"cheapest train Leeds to Bristol?", NULL, NULL},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
+  /* "X-based" places its name as "based in X" does */
+  static const expect based[] = {
+      {"we're Lisbon-based now, what are good weekend trips?", "LIVES_IN", "Lisbon"},
+      {"she's a London-based designer, I love her work.", NULL, NULL},
+  };
+  check_all(based, sizeof based / sizeof *based);
 }
 
 /* Values offered as alternatives ("X or Y", "X, Y or Z") are weighed, not held; values joined
