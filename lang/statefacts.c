@@ -356,7 +356,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
          !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
   if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
+      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) || eg_sf_stay_after(sf, t, s->te, to) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
@@ -1142,22 +1142,24 @@ static int64_t date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce) {
   return 0;
 }
 
-/* When the item's value began, as said: a date in its words read, else in its slot's
- * sub-clause ("vegetarian since 2015"), else in a verbless one right after ("gone vegan,
- * like 3 weeks in"); 0 for none. */
+/* When the item's value began: a date in its words read, else a start or a stretch up to now
+ * in its slot's sub-clause ("vegetarian since 2015") or a verbless one right after ("gone
+ * vegan, like 3 weeks in"; not "my wife X's 50th is next month"); 0 for none. */
 static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const item *it,
                      const eg_date *dates, size_t nd) {
   int64_t d = date_in(dates, nd, t[it->from].s, t[it->to - 1].e);
   if (d || !it->s.te) return d;
-  size_t from = it->s.ts, a, b, a2, b2;
+  size_t from = it->s.ts, a, b, a2 = 0, b2 = 0;
   while (from > 0 && !t[from - 1].cut) from--;
   size_t to = eg_sf_clause_end(t, nt, from);
   sub_clause(t, from, to, it->s.ts, &a, &b);
-  if (b < to) {
-    sub_clause(t, from, to, b, &a2, &b2);
-    if (verbless(sf, t, a2, b2)) b = b2;
-  }
-  return date_in(dates, nd, t[a].s, t[b - 1].e);
+  if (b < to) sub_clause(t, from, to, b, &a2, &b2);
+  if (b < to && verbless(sf, t, a2, b2)) b = b2;
+  for (size_t k = 0; k < nd; k++)
+    if (dates[k].start >= t[a].s && dates[k].start < t[b - 1].e &&
+        (dates[k].kind == EG_DATE_SINCE || dates[k].kind == EG_DATE_SPAN))
+      return dates[k].from;
+  return 0;
 }
 
 /* f's object: the value of item it as written (a name) or lower-cased (a word), typed for

@@ -28,6 +28,7 @@ typedef enum marker_kind {
   MK_TOPIC,
   MK_VISIT,
   MK_ARRIVAL,
+  MK_STAY,
   N_MARKER_KINDS
 } marker_kind;
 
@@ -166,6 +167,8 @@ bool eg_sf_joint(const char *w, bool goal);
 
 /* ---- markers (statefacts_markers.c) ------------------------------------------------------ */
 
+/* Does a stay of a set length (@stay) follow the value ending at te in its own predicate? */
+bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to);
 /* Does a marker of kind k start at token i, its words before `to`? */
 bool eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
                          size_t to);

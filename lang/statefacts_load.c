@@ -18,9 +18,11 @@
  * "lose" (to death) is its third; "go" (to die) far down its list. */
 #define VERB_SENSES 3
 
-static const char *const marker_names[N_MARKER_KINDS] = {
-    "@past",   "@future", "@negation", "@change", "@from",
-    "@former", "@ended",  "@topic",    "@visit",  "@arrival"};
+static const char *const marker_names[] = {"@past",  "@future",  "@negation", "@change",
+                                           "@from",  "@former",  "@ended",    "@topic",
+                                           "@visit", "@arrival", "@stay"};
+_Static_assert(sizeof marker_names / sizeof *marker_names == N_MARKER_KINDS,
+               "a directive for every kind of marker");
 
 /* ---- loading ----------------------------------------------------------------------------- */
 

@@ -138,3 +138,14 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
     }
   return false;
 }
+
+/* Does a stay of a set length (@stay) follow the value ending at te in its own predicate, up
+ * to a comma or the word joining the next ("went to X for a long weekend"; not "I live in X
+ * and go to Y for a weekend")? Then the value is only visited. */
+bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
+  for (size_t k = te; k < to; k++) {
+    if (t[k - 1].comma || eg_sf_joint(t[k].w, false)) break;
+    if (eg_sf_marker_starts(sf, MK_STAY, t, k, to)) return true;
+  }
+  return false;
+}

@@ -91,8 +91,10 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
     noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
   else
     return false;
-  if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun) || s->ts == noun + 1)
-    return false;
+  if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun)) return false;
+  /* right after the noun: the one it names ("my wife X"), or their thing when the noun is a
+   * possessive ("my sister's Tesla Model 3 is so quiet") */
+  if (s->ts == noun + 1) return eg_sf_possessive(t[noun].w);
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
    * neighbour's dog" is the neighbour's) */
   unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |

@@ -84,8 +84,9 @@ static void test_corrections(void) {
 
 /* A place right before "to" and another place is where a route starts, as after "from": a
  * move told so gives its end ("moved Leeds to Bristol"), and chat's arrow is that "to"
- * ("leeds → bristol": two places, not one name); a trip taken leaves home as it is. "X-based"
- * places X as "based in X" does. */
+ * ("leeds → bristol": two places, not one name); a trip taken leaves home as it is, and so
+ * does a stay of a set length ("for a long weekend"). "X-based" places X as "based in X"
+ * does. */
 static void test_routes(void) {
   static const eg_held leeds = {"LIVES_IN", "Leeds"};
   eg_enrich_ctx hctx = ctx;
@@ -103,6 +104,13 @@ static void test_routes(void) {
       {"she's a London-based designer, I love her work.", NULL, NULL},
   };
   check_all(based, sizeof based / sizeof *based);
+  /* a stay of a set length after the place is a visit (a word on the state at most); one
+   * after another predicate is not the place's */
+  static const expect stays[] = {
+      {"We went to Lisbon for a long weekend, loved it.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I live in Leeds and go to London for a weekend each month.", "LIVES_IN", "Leeds"},
+  };
+  check_all(stays, sizeof stays / sizeof *stays);
 }
 
 /* Values offered as alternatives ("X or Y", "X, Y or Z") are weighed, not held; values joined
@@ -126,12 +134,16 @@ static void test_alternatives_and_endings(void) {
 }
 
 /* Chat's words for people WordNet lacks are someone else's, as the words they stand for are:
- * "my gf is vegan" says her diet, not the user's; "my gf Chloe" is still the user's partner. */
+ * "my gf is vegan" says her diet, not the user's; "my gf Chloe" is still the user's partner.
+ * And what a person's possessive names is theirs ("my sister's Tesla"). */
 static void test_chat_people(void) {
   static const expect x[] = {
       {"my gf is vegan and she's cooking for me saturday, what should i bring", NULL, NULL},
       {"my bestie lives in Lisbon now, so jealous.", NULL, NULL},
       {"my gf Chloe and I finally moved in together.", "PARTNER_OF", "Chloe"},
+      /* a possessive right before the value: the value is that person's */
+      {"my sister's Tesla Model 3 is so quiet.", NULL, NULL},
+      {"my friend's Golf broke down again.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -145,6 +157,8 @@ static void test_began(void) {
       {"I've been vegetarian since 2015.", "DIET", "2015-01-01"},
       {"so i've gone vegan too lol, like 3 weeks in.", "DIET", "2025-05-20"},
       {"I've lived in Osaka 3 years now.", "LIVES_IN", "2022-06-10"},
+      /* another event's day is no start: the day the fact was said stands */
+      {"My wife Fiona's 50th is next month.", "PARTNER_OF", "1970-01-01"},
   };
   eg_arena *a = eg_arena_new(0, 0);
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
