@@ -356,7 +356,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
          !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
   if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) || eg_sf_stay_after(sf, t, s->te, to) ||
+      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
@@ -965,7 +965,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (eg_sf_route_origin(sf, t, slots, ns, k) &&
             status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
           slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
-        if (eg_sf_alternative(t, slots, ns, k)) slots[k].status = ST_NOT_ASSERTED;
+        if (eg_sf_alternative(t, slots, ns, k) || eg_sf_stay_after(sf, t, slots[k].te, to))
+          slots[k].status = ST_NOT_ASSERTED; /* weighed, or only visited */
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
