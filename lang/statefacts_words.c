@@ -180,7 +180,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     if (!strcmp(k->w, "but") && n) t[n - 1].cut = true;
     n++;
     /* "Lisbon-based": the name and the word that places it ("Lisbon based") */
-    if (k->cap && l > 7 && !strcmp(k->w + l - 6, "-based") && n < max) {
+    if (k->cap && l > 7 && p - k->s == l && !strcmp(k->w + l - 6, "-based") && n < max) {
       k->w[l - 6] = '\0';
       k->e = p - 6;
       k->shout = k->shout && l - 6 > 1;
