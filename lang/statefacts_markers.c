@@ -45,11 +45,11 @@ bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, si
   return false;
 }
 
-bool eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
-                         size_t to) {
+size_t eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
+                           size_t to) {
   for (int m = 0; m < sf->n_markers[k]; m++)
-    if (kind_at(k, &sf->markers[k][m], t, i, to)) return true;
-  return false;
+    if (kind_at(k, &sf->markers[k][m], t, i, to)) return (size_t)sf->markers[k][m].n;
+  return 0;
 }
 
 /* The length of a marker of kind k that ends right before token `end`; 0 for none. */
@@ -141,11 +141,14 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
 
 /* Does a stay of a set length (@stay) follow the value ending at te in its own predicate, up
  * to a comma or the word joining the next ("went to X for a long weekend"; not "I live in X
- * and go to Y for a weekend")? Then the value is only visited. */
+ * and go to Y for a weekend")? Then the value is only visited. Not a stretch up to now: "for
+ * a week now", "for a week already". */
 bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
+  static const char *const upto[] = {"now", "already", "so"};
   for (size_t k = te; k < to; k++) {
     if (t[k - 1].comma || eg_sf_joint(t[k].w, false)) break;
-    if (eg_sf_marker_starts(sf, MK_STAY, t, k, to)) return true;
+    size_t n = eg_sf_marker_starts(sf, MK_STAY, t, k, to);
+    if (n) return !(k + n < to && !t[k + n - 1].comma && eg_sf_in_list(t[k + n].w, upto, 3));
   }
   return false;
 }

@@ -109,6 +109,7 @@ static void test_routes(void) {
   static const expect stays[] = {
       {"We went to Lisbon for a long weekend, loved it.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I live in Leeds and go to London for a weekend each month.", "LIVES_IN", "Leeds"},
+      {"we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
   };
   check_all(stays, sizeof stays / sizeof *stays);
 }
