@@ -72,13 +72,15 @@ char *eg_sf_plain_marks(char *s) {
   char *d = s;
   for (const char *p = s; p && *p;) {
     size_t n = pictograph(p), to = arrow(p);
-    bool before = d > s && isalnum((unsigned char)d[-1]), after = isalnum((unsigned char)p[to]);
-    if (to && (size_t)(2 + before + after) <= to) {
-      if (before) *d++ = ' ';
-      *d++ = 't', *d++ = 'o'; /* d stays at or before p: written bytes are read ones */
-      if (after) *d++ = ' ';
-      p += to;
-      continue;
+    if (to) {
+      bool before = d > s && isalnum((unsigned char)d[-1]), after = isalnum((unsigned char)p[to]);
+      if ((size_t)(2 + before + after) <= to) {
+        if (before) *d++ = ' ';
+        *d++ = 't', *d++ = 'o'; /* d stays at or before p: written bytes are read ones */
+        if (after) *d++ = ' ';
+        p += to;
+        continue;
+      }
     }
     if (!n) {
       *d++ = *p++;
