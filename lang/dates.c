@@ -150,8 +150,10 @@ static int year_number(const char *w) {
   return v >= 1900 && v <= 2200 ? v : 0;
 }
 
-/* Month m (and optional day d) without a year: the most recent past occurrence. */
-static int past_year(const refd *r, int m, int d) {
+/* Month m (and optional day d) without a year: the most recent past occurrence, o marked as
+ * so guessed. */
+static int past_year(const refd *r, int m, int d, eg_date *o) {
+  o->year_guessed = true;
   if (m < r->m || (m == r->m && (d == 0 || d <= r->d))) return r->y;
   return r->y - 1;
 }
@@ -289,7 +291,7 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
     if (d && m) {
       int y = j + 2 < n ? year_number(w[j + 2].w) : 0;
       size_t used = j + 2 - i + (y ? 1 : 0);
-      if (!y) y = past_year(r, m, d);
+      if (!y) y = past_year(r, m, d, o);
       if (d > eg_days_in_month(y, m)) return 0;
       return set_day(o, day_of(y, m, d)), used;
     }
@@ -311,7 +313,7 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       if (d) {
         y = j + 2 < n ? year_number(w[j + 2].w) : 0;
         size_t used = j + 2 - i + (y ? 1 : 0);
-        if (!y) y = past_year(r, m, d);
+        if (!y) y = past_year(r, m, d, o);
         if (d > eg_days_in_month(y, m)) return 0;
         return set_day(o, day_of(y, m, d)), used;
       }
@@ -320,7 +322,7 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       bool after_prep = i > 0 && (is(w, n, i - 1, "since") || is(w, n, i - 1, "until") ||
                                   is(w, n, i - 1, "before") || is(w, n, i - 1, "after") ||
                                   is(w, n, i - 1, "of") || is(w, n, i - 1, "by"));
-      if (j > i || after_prep) return set_month(o, past_year(r, m, 0), m), j + 1 - i;
+      if (j > i || after_prep) return set_month(o, past_year(r, m, 0, o), m), j + 1 - i;
     }
     /* [in|during|over] [the] <part> [of|in] <year>: a season, a half or a third of the year
      * ("in early 2020", "mid-2021", "the summer of 2019", "spring 2022", "the end of 2018",
@@ -412,4 +414,13 @@ size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max) {
   }
   free(w);
   return found;
+}
+
+int64_t eg_date_ahead(const eg_date *d, int64_t ref) {
+  if (!d->year_guessed || d->kind == EG_DATE_SINCE || d->to > ref) return d->from;
+  eg_civil c;
+  eg_time_to_civil(d->from, &c);
+  c.year++;
+  if (c.day > eg_days_in_month(c.year, c.month)) c.day = eg_days_in_month(c.year, c.month);
+  return eg_time_from_civil(&c);
 }

@@ -16,6 +16,7 @@
 #ifndef EG_LANG_DATES_H
 #define EG_LANG_DATES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,11 +30,17 @@ typedef enum eg_date_kind {
 typedef struct eg_date {
   size_t start, end; /* byte span in the text */
   eg_date_kind kind;
-  int64_t from, to; /* µs, UTC; to = 0 for SINCE */
-  char label[48];   /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
+  int64_t from, to;  /* µs, UTC; to = 0 for SINCE */
+  char label[48];    /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
+  bool year_guessed; /* a month or day said without its year: its latest past occurrence */
 } eg_date;
 
 /* Find up to max date expressions in text, resolved against ref (µs). Returns how many. */
 size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max);
+
+/* Where d begins read forward from ref (the start of the day it was said), as words that
+ * look ahead mean it ("I'm moving there in January", said in November): a month or day said
+ * without its year and over by ref is its next occurrence; any other date is where it is. */
+int64_t eg_date_ahead(const eg_date *d, int64_t ref);
 
 #endif

@@ -324,6 +324,13 @@ static size_t object_phrase(const words *W, size_t i, size_t *from) {
 
 /* ---- facts ---------------------------------------------------------------------------------- */
 
+/* Is a rule's pattern in the present progressive ("i am moving to *")? */
+static bool progressive(const char *pattern) {
+  if (strncmp(pattern, "i am ", 5) != 0) return false;
+  size_t n = strcspn(pattern + 5, " |");
+  return n > 3 && !strncmp(pattern + 5 + n - 3, "ing", 3);
+}
+
 typedef struct rule {
   const char *pattern; /* matched at a first-person position */
   const char *relation;
@@ -1049,7 +1056,10 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
       for (size_t d = 0; d < nd; d++) {
         if (dates[d].start >= W.t[ss].s &&
             dates[d].start < (se < W.n ? W.t[se].s : strlen(text) + 1)) {
-          f.valid_from = dates[d].from;
+          /* "I am moving to X in January", said in November: the coming January */
+          f.valid_from = progressive(rules[r].pattern)
+                             ? eg_date_ahead(&dates[d], sg->time - sg->time % EG_US_PER_DAY)
+                             : dates[d].from;
           if (dates[d].kind == EG_DATE_DAY &&
               (!strcmp(f.relation, "VISITED") || !strcmp(f.relation, "ATTENDED")))
             f.valid_to = dates[d].to;

@@ -47,6 +47,26 @@ static void test_months_and_years(void) {
   EG_CHECK_STR(one("last month", "2024-01-15"), "2023-12");
   EG_CHECK_STR(one("in March", "2024-02-01"), "2023-03"); /* the most recent past March */
   EG_CHECK_STR(one("in March", "2024-04-01"), "2024-03");
+  /* a month or day said without its year is marked as guessed; with its year it is not */
+  const char *const guessed[] = {"in March", "March 3rd", "the 3rd of March"};
+  const char *const given[] = {"in March 2023", "March 3rd, 2023", "in 2023", "last month"};
+  int64_t ref;
+  eg_time_parse("2024-02-01", &ref, NULL);
+  eg_date d;
+  for (size_t i = 0; i < sizeof guessed / sizeof *guessed; i++)
+    EG_CHECK(eg_dates_find(guessed[i], ref, &d, 1) == 1 && d.year_guessed);
+  for (size_t i = 0; i < sizeof given / sizeof *given; i++)
+    EG_CHECK(eg_dates_find(given[i], ref, &d, 1) == 1 && !d.year_guessed);
+  /* read ahead: a guessed one that is over is next year's, this month stays, others stay */
+  int64_t jan, nov, y2025;
+  eg_time_parse("2019-11-30", &ref, NULL);
+  eg_time_parse("2020-01-01", &jan, NULL);
+  eg_time_parse("2019-11-01", &nov, NULL);
+  eg_time_parse("2025-01-01", &y2025, NULL);
+  EG_CHECK(eg_dates_find("in January", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == jan);
+  EG_CHECK(eg_dates_find("in November", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == nov);
+  EG_CHECK(eg_dates_find("in 2025", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == y2025);
+  EG_CHECK(eg_dates_find("since January", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == d.from);
   EG_CHECK_STR(one("in 2019", "2024-04-01"), "2019");
   EG_CHECK_STR(one("March 2021", "2024-04-01"), "2021-03");
   EG_CHECK_STR(one("last year", "2024-01-01"), "2023");

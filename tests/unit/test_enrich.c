@@ -65,6 +65,13 @@ static void test_moved_to_london_last_october(void) {
   EG_CHECK(strstr(f->reason, "because of a new job") != NULL);
   EG_CHECK(strstr(out[0].latent, "\"last October\" = 2023-10") != NULL);
   EG_CHECK(strstr(out[0].latent, "the user lives in London since 2023-10-01") != NULL);
+  /* a move arranged: the month said without its year is the coming one */
+  eg_segment plan[1] = {
+      {"I am moving to London in January.", "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, plan, 1, a, out, NULL) == EG_OK);
+  f = find(&out[0], "LIVES_IN");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_INT(f->valid_from, T("2025-01-01"));
   eg_arena_free(a);
 }
 
