@@ -147,13 +147,6 @@ static size_t predicate_start(const token *t, size_t a, const slot *s, bool goal
   return a;
 }
 
-/* Does a date said in the text's bytes [cs, ce) start on or after day_end? */
-static bool dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end) {
-  for (size_t d = 0; d < nd; d++)
-    if (dates[d].start >= cs && dates[d].start < ce && dates[d].from >= day_end) return true;
-  return false;
-}
-
 /* Do the words [q, ts) before a value, from its predicate's start, leave it the predicate's
  * subject: nothing but determiners, kind words and nouns for people ("my dog X", "our X")? */
 static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts) {
@@ -164,15 +157,15 @@ static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, s
   return true;
 }
 
-/* Does the predicate of the slot [ts, te) (within the clause [from, to)) name a day after the
- * day `said` (UTC date; 0 = unknown: no)? A value dated later is a plan ("got an interview at
- * X next week", "I pick up the X this weekend"), not a state. Its own predicate only: from
- * the word that joins it to what comes before, within its sub-clause, up to the next such
- * word — not "I work at X and my review is next week", "I live in X until next month", "X,
- * our new beagle, is settling in, the vet visit is next Tuesday". */
-static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
-                        size_t te, const eg_date *dates, size_t nd, int64_t said) {
-  if (!said || !nd) return false;
+/* When the predicate of the slot [ts, te) (within the clause [from, to)) names a day after the
+ * day `said` (UTC date; 0 = unknown: none): that day's start, else 0. A value dated later is a plan
+ * ("got an interview at X next week", "I pick up the X this weekend"), not a state. Its own
+ * predicate only: from the word that joins it to what comes before, within its sub-clause, up to
+ * the next such word — not "I work at X and my review is next week", "I live in X until next
+ * month", "X, our new beagle, is settling in, the vet visit is next Tuesday". */
+static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                           size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
+  if (!said || !nd) return 0;
   size_t a, b, q = ts;
   sub_clause(t, from, to, ts, &a, &b);
   int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
@@ -185,15 +178,15 @@ static bool dated_later(const eg_statefacts *sf, const token *t, size_t from, si
   if (!verb && a > from && t[a - 1].comma) {
     size_t pa, pb;
     sub_clause(t, from, to, a - 1, &pa, &pb);
-    return dated_in(dates, nd, t[pa].s, t[b - 1].e, day_end);
+    return eg_sf_dated_in(dates, nd, t[pa].s, t[b - 1].e, day_end, eg_sf_looks_ahead(sf, t, pa, b));
   }
   while (q > a && !eg_sf_joint(t[q - 1].w, false)) q--;
   /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
-  if (opens_predicate(sf, t, q, ts)) return false;
+  if (opens_predicate(sf, t, q, ts)) return 0;
   size_t r = te;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
-  return dated_in(dates, nd, t[q].s, t[r - 1].e, day_end);
+  return eg_sf_dated_in(dates, nd, t[q].s, t[r - 1].e, day_end, eg_sf_looks_ahead(sf, t, q, r));
 }
 
 /* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
@@ -1024,10 +1017,18 @@ typedef struct pick {
   verdict v;
 } pick;
 
-/* Does the item's clause name a day after the day it was said (day = UTC date)? */
-static bool said_later(const eg_statefacts *sf, const token *t, const item *it,
-                       const eg_date *dates, size_t nd, int64_t said) {
-  return it->s.te && dated_later(sf, t, it->from, it->to, it->s.ts, it->s.te, dates, nd, said);
+/* Is the item's value of relation r arranged by the words before it in its sub-clause ("I'm
+ * moving to X in January"; not "got an interview at X next week")? */
+static bool arranged(const eg_statefacts *sf, const token *t, const item *it, int r) {
+  size_t a, b;
+  sub_clause(t, it->from, it->to, it->s.ts, &a, &b);
+  return eg_sf_arranged(sf, t, a, it->s.ts, r);
+}
+
+/* The start of a day after the day it was said (day = UTC date) the item's clause names, or 0. */
+static int64_t said_later(const eg_statefacts *sf, const token *t, const item *it,
+                          const eg_date *dates, size_t nd, int64_t said) {
+  return it->s.te ? dated_later(sf, t, it->from, it->to, it->s.ts, it->s.te, dates, nd, said) : 0;
 }
 
 /* Did the user's own words about the slot of pick q say something (p[0..np))? A held value's
@@ -1265,10 +1266,13 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     const pick *over = fact ? ended_after(text, t, p, np, fact) : NULL;
     if (over) doubt = over, fact = NULL;
     /* a value with a date after the conversation's day is a plan ("I pick up the X this
-     * weekend"), not a state: at most a word on it */
-    if (fact && said_later(sf, t, fact->it, dates, nd, sg->time)) {
+     * weekend", "got an interview at X next week"), not a state: at most a word on it; one
+     * arranged ("I'm moving to X in January") is the state from that day, a fact of the
+     * future the graph holds as such */
+    int64_t planned = fact ? said_later(sf, t, fact->it, dates, nd, sg->time) : 0;
+    if (planned && !arranged(sf, t, fact->it, r)) {
       if (!doubt) doubt = fact;
-      fact = NULL;
+      fact = NULL, planned = 0;
     }
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
     rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
@@ -1296,8 +1300,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       size_t sl = strlen(slot_text);
       bool same = rule_of_rel && sl && !strncasecmp(x->object, slot_text, sl) &&
                   (x->object[sl] == '\0' || x->object[sl] == ' ');
-      said_by_rules |= mine_is_fact && same;
-      if (rule_of_rel && (mine_is_fact ? !same : same)) {
+      said_by_rules |= mine_is_fact && same && !planned;
+      if (rule_of_rel && (mine_is_fact ? !same || planned : same)) {
         removed++;
         continue;
       }
@@ -1317,7 +1321,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       eg_code rc = set_value(sf, text, t, it, r, a, &f, err);
       if (rc) return rc;
       if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
-      f.valid_from = began(sf, t, nt, it, dates, nd); /* a date said with it: when it began */
+      /* a date said with it: when it began (or begins) */
+      f.valid_from = planned ? planned : began(sf, t, nt, it, dates, nd);
       st->facts++;
       *told |= 1u << r;
     } else {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/map.h"
+#include "lang/dates.h"
 #include "lang/statefacts.h"
 #include "lang/wordnet.h"
 
@@ -181,6 +182,21 @@ size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t,
                          size_t end);
 /* Does a form of a verb of the table forms (@ends, @takes) start at token i? */
 bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to);
+/* The "-ing" verb of a present progressive in [from, to) ("I'm moving", "we're getting"), or
+ * SIZE_MAX. */
+size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Is [from, to) in the present progressive of a verb relation r's prototypes tell its start
+ * with, in the past ("I'm moving to X": the prototypes' "I moved to X")? With a later date,
+ * the state is arranged from that day; "I'm interviewing at X", "I'm meeting friends in X",
+ * "I'm seeing X next week" (the prototypes' "I'm seeing X" is a state, not its start) are
+ * not. */
+bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, int r);
+/* Do the words [a, b) look forward: a marker of the future, or the present progressive? */
+bool eg_sf_looks_ahead(const eg_statefacts *sf, const token *t, size_t a, size_t b);
+/* The start of a date said in the text's bytes [cs, ce) on or after day_end (0: none); with
+ * `ahead`, read forward (eg_date_ahead: "I'm moving there in January", said in November). */
+int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,
+                       bool ahead);
 /* The bits of a verb's form in sf->ends and sf->takes: a form that counts anywhere, and a base
  * or -s form that counts only right after "I" or "we". */
 #define EG_SF_ANY_FORM 1u

@@ -2,12 +2,14 @@
  * statefacts_markers.c — where the prototypes file's words of tense, negation and ending
  * (@past, @future, @negation, @ended, @ends …) stand in a clause's tokens: the markers of a
  * kind in a span or right before a token, a verb that ends a state (any of its forms, its
- * particles after an object), and a past that a present perfect does not make current.
+ * particles after an object), a past that a present perfect does not make current, and
+ * what looks ahead: a future, a progressive arranging a state, a date read forward.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "common/map.h"
+#include "common/time.h"
 #include "lang/statefacts_int.h"
 
 /* Does marker m match at token i (bounded by to)? */
@@ -151,4 +153,68 @@ bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t
     if (n) return !(k + n < to && !t[k + n - 1].comma && eg_sf_in_list(t[k + n].w, upto, 3));
   }
   return false;
+}
+
+size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const be[] = {"am", "'m", "i'm",  "im",    "are",     "'re", "we're",
+                                   "is", "'s", "he's", "she's", "they're", "it's"};
+  for (size_t k = from; k + 1 < to; k++)
+    if (eg_sf_in_list(t[k].w, be, sizeof be / sizeof *be) &&
+        eg_wordnet_is_ing(&sf->verbs, t[k + 1].w))
+      return k + 1;
+  return SIZE_MAX;
+}
+
+/* The stems the regular rules may detach a verb's form to ("moving": "mov", "move";
+ * "getting": "get"; "moved": "mov", "move"), the word itself first; how many, into out. */
+static size_t stems(const char *w, char out[4][32]) {
+  size_t n = 0, l = strlen(w);
+  if (l >= sizeof out[0]) return 0;
+  snprintf(out[n++], sizeof out[0], "%s", w);
+  size_t cut = l > 5 && !strcmp(w + l - 3, "ing") ? 3 : l > 4 && !strcmp(w + l - 2, "ed") ? 2 : 0;
+  if (!cut) return n;
+  size_t b = l - cut;
+  snprintf(out[n++], sizeof out[0], "%.*se", (int)b, w); /* "mov" + "e" */
+  snprintf(out[n++], sizeof out[0], "%.*s", (int)b, w);  /* "start" */
+  if (b >= 2 && w[b - 1] == w[b - 2])                    /* "gett" → "get" */
+    snprintf(out[n++], sizeof out[0], "%.*s", (int)b - 1, w);
+  return n;
+}
+
+static bool same_stem(const char *a, const char *b) {
+  char sa[4][32], sb[4][32];
+  size_t na = stems(a, sa), nb = stems(b, sb);
+  for (size_t i = 0; i < na; i++)
+    for (size_t j = 0; j < nb; j++)
+      if (!strcmp(sa[i], sb[j])) return true;
+  return false;
+}
+
+bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, int r) {
+  size_t v = eg_sf_progressive(sf, t, from, to);
+  if (v == SIZE_MAX) return false;
+  for (size_t p = 0; p < sf->n_protos; p++) {
+    if (sf->protos[p].kind != PK_ASSERT || sf->protos[p].rel != r) continue;
+    char words[256];
+    snprintf(words, sizeof words, "%s", sf->ptexts[p]);
+    eg_sf_lower(words);
+    char *save = NULL;
+    for (char *w = strtok_r(words, " ,.!?", &save); w; w = strtok_r(NULL, " ,.!?", &save))
+      if (eg_wordnet_is_past(&sf->verbs, w) && same_stem(w, t[v].w)) return true;
+  }
+  return false;
+}
+
+int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,
+                       bool ahead) {
+  for (size_t d = 0; d < nd; d++) {
+    const eg_date *x = &dates[d];
+    int64_t from = ahead ? eg_date_ahead(x, day_end - EG_US_PER_DAY) : x->from;
+    if (x->start >= cs && x->start < ce && from >= day_end) return from;
+  }
+  return 0;
+}
+
+bool eg_sf_looks_ahead(const eg_statefacts *sf, const token *t, size_t a, size_t b) {
+  return eg_sf_has_marker(sf, MK_FUTURE, t, a, b) || eg_sf_progressive(sf, t, a, b) != SIZE_MAX;
 }

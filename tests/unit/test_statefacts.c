@@ -665,6 +665,27 @@ static void test_typed_slots_and_valid_time(void) {
   EG_CHECK_STR(f->object, "bassoon");
   EG_CHECK(!f->object_entity);
   EG_CHECK_INT(f->valid_from, 0); /* no date: the segment's time */
+  /* said in June: "in January" is this January for a move made, the next for one arranged
+   * (the state from then on, a fact of the future); a dated event is a plan, no fact */
+  f = read_one(a, "We moved to Lisbon in January.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK(f->valid_from == T("2025-01-01T00:00:00Z"));
+  f = read_one(a, "I'm moving to Lisbon in January, the flat is booked.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "LIVES_IN");
+  EG_CHECK(f->valid_from == T("2026-01-01T00:00:00Z"));
+  f = read_one(a, "We're moving to Leeds next month.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK(f->valid_from == T("2025-07-01T00:00:00Z"));
+  /* a progressive that tells no start of the state (its prototypes' past does not have the
+   * verb) arranges nothing: an event */
+  const char *const events[] = {"I'm interviewing at Brightwater Analytics in January.",
+                                "I'm seeing Maya next week, any restaurant ideas?",
+                                "I'm meeting my friends in Paris next month."};
+  for (size_t i = 0; i < sizeof events / sizeof *events; i++) {
+    f = read_one(a, events[i], &out);
+    EG_CHECK(f == NULL || !strcmp(f->relation, EG_STATE_UNCERTAIN));
+  }
   /* two places read: the one whose kind is known (a city) over a name only "in" types */
   f = read_one(a,
                "Got the job offer in Bristol!! So I'm moving down at the end of the month, "
