@@ -83,15 +83,17 @@ typedef struct eg_enriched {
 
 /* A value the user held when the text was said, as the graph knows it ("HAS_PET", "Biscuit"):
  * a later bare mention of it is of that kind ("we lost Biscuit", "Biscuit keeps scratching
- * the sofa"). */
+ * the sofa"). A literal one ("DIET", "vegetarian") names no entity: it is only weighed
+ * against the foods a later message says the user eats. */
 typedef struct eg_held {
   const char *relation, *value;
+  bool literal;
 } eg_held;
 
 typedef struct eg_enrich_ctx {
   const char *user_entity; /* the user as an entity name ("user:<id>") */
   unsigned prev, next;     /* window */
-  const eg_held *held;     /* the user's state values named by entities (n_held), or NULL */
+  const eg_held *held;     /* the user's state values (n_held), or NULL */
   size_t n_held;
 } eg_enrich_ctx;
 

@@ -112,18 +112,6 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
 
 /* ---- clauses ------------------------------------------------------------------------- */
 
-/* The sub-clause (between commas) around token i, within the clause [from, to). In a question,
- * a pictograph parts it as a comma does: what is said before it from what is asked after it
- * ("got a prius 🎉 what should I know …?"). */
-static void sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_) {
-  bool ask = t[to - 1].ask;
-  size_t a = i, b = i;
-  while (a > from && !t[a - 1].comma && !(ask && t[a - 1].pict)) a--;
-  while (b + 1 < to && !t[b].comma && !(ask && t[b].pict)) b++;
-  *sf_ = a;
-  *st_ = b + 1;
-}
-
 /* Is token i of the clause [from, to) in what a question asks? In a question, a sub-clause
  * before the one that asks, and no question itself, says something: "I've gone pescatarian,
  * any easy recipes?", "Now that I'm based in X, what …?" (not "If I move to X, should I …?",
@@ -136,7 +124,7 @@ static bool asked(const token *t, size_t from, size_t to, size_t i) {
       "have", "has",     "or",     "any",   "anyone", "anybody"};
   if (!t[to - 1].ask) return false;
   size_t a, b;
-  sub_clause(t, from, to, i, &a, &b);
+  eg_sf_sub_clause(t, from, to, i, &a, &b);
   return b >= to || eg_sf_in_list(t[a].w, asking, sizeof asking / sizeof *asking);
 }
 
@@ -167,7 +155,7 @@ static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from,
                            size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
   if (!said || !nd) return 0;
   size_t a, b, q = ts;
-  sub_clause(t, from, to, ts, &a, &b);
+  eg_sf_sub_clause(t, from, to, ts, &a, &b);
   int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
   /* an apposition, no verb of its own ("we're getting a pup next week, a lurcher"): dated as
    * what it renames, by the sub-clause before it */
@@ -177,7 +165,7 @@ static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from,
         (k < ts || k >= te) && !eg_sf_determiner(t[k].w) && eg_wordnet_is_verb(&sf->verbs, t[k].w);
   if (!verb && a > from && t[a - 1].comma) {
     size_t pa, pb;
-    sub_clause(t, from, to, a - 1, &pa, &pb);
+    eg_sf_sub_clause(t, from, to, a - 1, &pa, &pb);
     return eg_sf_dated_in(dates, nd, t[pa].s, t[b - 1].e, day_end, eg_sf_looks_ahead(sf, t, pa, b));
   }
   while (q > a && !eg_sf_joint(t[q - 1].w, false)) q--;
@@ -246,7 +234,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t p = s->ts;
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   size_t a, b;
-  sub_clause(t, from, to, s->ts, &a, &b);
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   /* "moved back to Y after two years in X", "after 6 years at X I quit" (not "after two years
    * in X, I love it here": the time spent so may go on) */
   if (eg_sf_after_duration(t, from, s->ts) &&
@@ -322,7 +310,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   if (source && !taken_source(sf, t, from, p)) return ST_NOT_ASSERTED;
   if (ended_by_word(sf, t, from, to, s)) return ST_FORMER;
   size_t a, b;
-  sub_clause(t, from, to, s->ts, &a, &b);
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   size_t scope = predicate_start(t, a, s, false);
   if (eg_sf_past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
@@ -670,7 +658,7 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
  * ("Bruno, our new beagle, is settling in"). */
 static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a,
                           size_t *b) {
-  sub_clause(t, from, to, s->ts, a, b);
+  eg_sf_sub_clause(t, from, to, s->ts, a, b);
   if (!eg_sf_first_person(t, *a, *b)) {
     *a = from, *b = to;
     return;
@@ -698,7 +686,7 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
 static bool near_slot(const token *t, size_t from, size_t to, const slot *s, size_t a, size_t b,
                       size_t *na, size_t *nb) {
   size_t sa, sb;
-  sub_clause(t, from, to, s->ts, &sa, &sb);
+  eg_sf_sub_clause(t, from, to, s->ts, &sa, &sb);
   size_t x = predicate_start(t, sa, s, false), y = s->te;
   if (s->ts > x + 6) x = s->ts - 6;
   while (y < sb && y - s->te < 3 && !eg_sf_joint(t[y].w, false)) y++;
@@ -1017,14 +1005,6 @@ typedef struct pick {
   verdict v;
 } pick;
 
-/* Is the item's value of relation r arranged by the words before it in its sub-clause ("I'm
- * moving to X in January"; not "got an interview at X next week")? */
-static bool arranged(const eg_statefacts *sf, const token *t, const item *it, int r) {
-  size_t a, b;
-  sub_clause(t, it->from, it->to, it->s.ts, &a, &b);
-  return eg_sf_arranged(sf, t, a, it->s.ts, r);
-}
-
 /* The start of a day after the day it was said (day = UTC date) the item's clause names, or 0. */
 static int64_t said_later(const eg_statefacts *sf, const token *t, const item *it,
                           const eg_date *dates, size_t nd, int64_t said) {
@@ -1108,7 +1088,8 @@ static const pick *ended_after(const char *text, const token *t, const pick *p, 
 /* Does the user hold a value of the relation (ctx's held values)? */
 static bool holds(const eg_enrich_ctx *ctx, const char *rel) {
   for (size_t i = 0; ctx && i < ctx->n_held; i++)
-    if (ctx->held[i].relation && !strcmp(ctx->held[i].relation, rel)) return true;
+    if (!ctx->held[i].literal && ctx->held[i].relation && !strcmp(ctx->held[i].relation, rel))
+      return true;
   return false;
 }
 
@@ -1157,8 +1138,8 @@ static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const i
   size_t from = it->s.ts, a, b, a2 = 0, b2 = 0;
   while (from > 0 && !t[from - 1].cut) from--;
   size_t to = eg_sf_clause_end(t, nt, from);
-  sub_clause(t, from, to, it->s.ts, &a, &b);
-  if (b < to) sub_clause(t, from, to, b, &a2, &b2);
+  eg_sf_sub_clause(t, from, to, it->s.ts, &a, &b);
+  if (b < to) eg_sf_sub_clause(t, from, to, b, &a2, &b2);
   if (b < to && verbless(sf, t, a2, b2)) b = b2;
   return date_in(dates, nd, t[a].s, t[b - 1].e, true);
 }
@@ -1188,7 +1169,7 @@ static void value_key(const token *t, const pick *q, char *out, size_t n) {
 static bool whole_of_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const char *whole,
                           int r) {
   for (size_t i = 0; *whole && ctx && i < ctx->n_held; i++)
-    if (!strcmp(ctx->held[i].relation, sf->rels[r].name) &&
+    if (!ctx->held[i].literal && !strcmp(ctx->held[i].relation, sf->rels[r].name) &&
         eg_sf_within(sf, ctx->held[i].value, whole))
       return true;
   return false;
@@ -1270,7 +1251,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
      * arranged ("I'm moving to X in January") is the state from that day, a fact of the
      * future the graph holds as such */
     int64_t planned = fact ? said_later(sf, t, fact->it, dates, nd, sg->time) : 0;
-    if (planned && !arranged(sf, t, fact->it, r)) {
+    if (planned && !eg_sf_arranged(sf, t, fact->it->from, fact->it->to, fact->it->s.ts, r)) {
       if (!doubt) doubt = fact;
       fact = NULL, planned = 0;
     }
@@ -1415,6 +1396,9 @@ cleanup:
   free(vecs);
   free(texts);
   free(picks);
+  for (size_t i = 0; i < n && !rc; i++) /* a diet told by the foods */
+    if (segs[i].role && !strcmp(segs[i].role, "user"))
+      rc = eg_sf_foods_read(sf, ctx, &segs[i], out, i, a, &out[i], err);
   return rc;
 }
 
@@ -1475,7 +1459,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       if (s->status == ST_FORMER) {
         v->ended = true;
       } else if (s->status == ST_NOT_ASSERTED && !plan) { /* "not vegan anymore"; not "I won't" */
-        sub_clause(t, from, to, s->ts, &a, &b);
+        eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
         v->ended =
             eg_sf_has_marker(sf, MK_NEGATION, t, a, b) && !eg_sf_has_marker(sf, MK_FUTURE, t, a, b);
       }

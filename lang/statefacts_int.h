@@ -17,6 +17,8 @@
 #define MAX_TYPES 16
 #define MAX_RELS 32
 #define MAX_MARKERS 96
+#define MAX_FOODS 16     /* food groups (@food) */
+#define MAX_DESCRIBED 32 /* values the foods tell (@describe) */
 
 typedef enum marker_kind {
   MK_PAST,
@@ -54,6 +56,13 @@ typedef struct proto {
   unsigned types; /* NONE: the slot types it competes with */
 } proto;
 
+/* A value told by the foods one eats or does not ("@describe diet pescatarian -meat +fish"). */
+typedef struct described {
+  char value[32];
+  unsigned type;    /* its type's bit */
+  unsigned out, in; /* the food groups (bits) left out and eaten */
+} described;
+
 struct eg_statefacts {
   eg_embedder *emb;
   int dim;
@@ -80,7 +89,12 @@ struct eg_statefacts {
                      * preposition and a value says the user holds ("my team at X": @holds);
                      * "at" → those of its lines */
   eg_map *periods;  /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
-  uint64_t *words;  /* WordNet's lower-case words (eg_wordnet_common_words) */
+  eg_map *foods;    /* a food's lemma → its groups' bits (@food: "bacon" → meat) */
+  char food_names[MAX_FOODS][16];
+  int n_foods;
+  described described[MAX_DESCRIBED]; /* values the foods one eats tell (@describe) */
+  int n_described;
+  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
   size_t n_words;
   uint64_t *adverbs; /* … its adverbs (eg_wordnet_adverbs) */
   size_t n_adverbs;
@@ -124,6 +138,10 @@ unsigned eg_sf_indefinite(const char *w);
 char *eg_sf_plain_marks(char *s);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
+/* The sub-clause (between commas) around token i, within the clause [from, to). In a question,
+ * a pictograph parts it as a comma does: what is said before it from what is asked after it
+ * ("got a prius 🎉 what should I know …?"). */
+void eg_sf_sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_);
 
 /* w with the accents of Latin letters taken off ("kraków" → "krakow"), lower case, into out
  * (len bytes): WordNet's names are written without them. Whether any was. */
@@ -185,12 +203,21 @@ bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to);
 /* The "-ing" verb of a present progressive in [from, to) ("I'm moving", "we're getting"), or
  * SIZE_MAX. */
 size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, size_t to);
-/* Is [from, to) in the present progressive of a verb relation r's prototypes tell its start
- * with, in the past ("I'm moving to X": the prototypes' "I moved to X")? With a later date,
- * the state is arranged from that day; "I'm interviewing at X", "I'm meeting friends in X",
- * "I'm seeing X next week" (the prototypes' "I'm seeing X" is a state, not its start) are
- * not. */
-bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, int r);
+/* Are the words before the value at ts, in its sub-clause of the clause [from, to), in the
+ * present progressive of a verb relation r's prototypes tell its start with, in the past ("I'm
+ * moving to X": the prototypes' "I moved to X")? With a later date, the state is arranged
+ * from that day; "I'm interviewing at X", "I'm meeting friends in X", "I'm seeing X next
+ * week" (the prototypes' "I'm seeing X" is a state, not its start) are not. */
+bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
+                    int r);
+
+/* A value the foods the user says they eat or leave out tell (statefacts_foods.c: "I don't
+ * eat meat but fish is fine"), into o, for a user segment: none where o has a value of its
+ * relation, and a doubt of o on it gives way; the value held (told by the segments before,
+ * before[0, nb), else the graph's) told again is no news. */
+eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
+                         const eg_enriched *before, size_t nb, eg_arena *a, eg_enriched *o,
+                         eg_err *err);
 /* Do the words [a, b) look forward: a marker of the future, or the present progressive? */
 bool eg_sf_looks_ahead(const eg_statefacts *sf, const token *t, size_t a, size_t b);
 /* The start of a date said in the text's bytes [cs, ce) on or after day_end (0: none); with

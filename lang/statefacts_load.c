@@ -238,6 +238,65 @@ static eg_code relation_index(eg_statefacts *sf, const char *name, int lineno, i
   return EG_OK;
 }
 
+/* The bit of food group `name`, added when new (-1: too many). */
+static int food_index(eg_statefacts *sf, const char *name) {
+  int i = 0;
+  while (i < sf->n_foods && strcmp(sf->food_names[i], name) != 0) i++;
+  if (i == sf->n_foods) {
+    if (i == MAX_FOODS || strlen(name) >= sizeof sf->food_names[0]) return -1;
+    snprintf(sf->food_names[sf->n_foods++], sizeof sf->food_names[0], "%s", name);
+  }
+  return i;
+}
+
+/* "@food GROUP wordnet ROOT …" or "@food GROUP words WORD …": the foods of a group. */
+static eg_code parse_food(eg_statefacts *sf, const char *wn_dir, char *rest, int lineno,
+                          eg_err *err) {
+  char *save = NULL, *group = strtok_r(rest, " \t", &save), *how = strtok_r(NULL, " \t", &save);
+  int g = group ? food_index(sf, group) : -1;
+  if (g < 0 || !how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
+    return eg_err_set(err, EG_EINVAL,
+                      "prototypes line %d: @food GROUP wordnet|words … (at most %d)", lineno,
+                      MAX_FOODS);
+  for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+    if (!strcmp(how, "words")) {
+      add_bits(sf->foods, w, 1u << g);
+      continue;
+    }
+    eg_code rc = add_closure(sf, wn_dir, w, 1u << g, sf->foods, lineno, err);
+    if (rc) return rc;
+  }
+  return EG_OK;
+}
+
+/* "@describe TYPE VALUE -GROUP +GROUP …": VALUE, of TYPE, is told by leaving out the groups
+ * marked - and eating those marked + (groups of the @food lines before it). */
+static eg_code parse_described(eg_statefacts *sf, char *rest, int lineno, eg_err *err) {
+  char *save = NULL, *type = strtok_r(rest, " \t", &save), *value = strtok_r(NULL, " \t", &save);
+  int ti = type ? type_index(sf, type, false) : -1;
+  if (ti < 0 || !value || strlen(value) >= sizeof sf->described[0].value ||
+      sf->n_described == MAX_DESCRIBED)
+    return eg_err_set(err, EG_EINVAL,
+                      "prototypes line %d: @describe TYPE VALUE ±GROUP … (a known type, at most "
+                      "%d values)",
+                      lineno, MAX_DESCRIBED);
+  described d = {.type = 1u << ti};
+  snprintf(d.value, sizeof d.value, "%s", value);
+  for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+    int g = -1;
+    for (int i = 0; (w[0] == '-' || w[0] == '+') && i < sf->n_foods; i++)
+      if (!strcmp(sf->food_names[i], w + 1)) g = i;
+    if (g < 0)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s is no -GROUP or +GROUP of @food",
+                        lineno, w);
+    *(w[0] == '-' ? &d.out : &d.in) |= 1u << g;
+  }
+  if (!(d.out | d.in))
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @describe names no group", lineno);
+  sf->described[sf->n_described++] = d;
+  return EG_OK;
+}
+
 static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
                                eg_err *err) {
   char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
@@ -295,6 +354,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return rc;
   }
+  if (!strcmp(word, "@food")) /* "@food meat wordnet meat#1 …", "@food carb words carbs …" */
+    return parse_food(sf, wn_dir, rest, lineno, err);
+  if (!strcmp(word, "@describe")) /* "@describe diet pescatarian -meat +fish" */
+    return parse_described(sf, rest, lineno, err);
   if (!strcmp(word, "@people")) { /* WordNet roots, or "words" and chat's own words */
     bool words = !strncmp(rest, "words", 5) && (rest[5] == ' ' || rest[5] == '\t');
     if (words) rest += 5;
@@ -483,11 +546,12 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
   sf->periods = eg_map_new();
+  sf->foods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->models ||
                        !sf->synonyms || !sf->ends || !sf->takes || !sf->holds || !sf->towns ||
-                       !sf->within || !sf->periods
+                       !sf->within || !sf->periods || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -531,6 +595,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->towns);
   eg_map_free(sf->within);
   eg_map_free(sf->periods);
+  eg_map_free(sf->foods);
   free(sf->words);
   free(sf->adverbs);
   eg_wordnet_verbs_free(&sf->verbs);

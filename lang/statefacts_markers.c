@@ -190,8 +190,11 @@ static bool same_stem(const char *a, const char *b) {
   return false;
 }
 
-bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, int r) {
-  size_t v = eg_sf_progressive(sf, t, from, to);
+bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
+                    int r) {
+  size_t a, b;
+  eg_sf_sub_clause(t, from, to, ts, &a, &b);
+  size_t v = eg_sf_progressive(sf, t, a, ts);
   if (v == SIZE_MAX) return false;
   for (size_t p = 0; p < sf->n_protos; p++) {
     if (sf->protos[p].kind != PK_ASSERT || sf->protos[p].rel != r) continue;

@@ -25,7 +25,7 @@ void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session
   sn->held.n = 0;
   for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
     unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
-    if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;
+    if (!bits || ctx->held[i].literal || !ctx->held[i].value || !*ctx->held[i].value) continue;
     char *w = sn->held.words[sn->held.n];
     size_t at = 0;
     for (const char *c = ctx->held[i].value; *c && at + 1 < sizeof sn->held.words[0]; c++)

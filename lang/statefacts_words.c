@@ -404,3 +404,12 @@ bool eg_sf_after_duration(const token *t, size_t from, size_t ts) {
     k--;
   return k < a && k > from && !strcmp(t[k - 1].w, "after");
 }
+
+void eg_sf_sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *sf_, size_t *st_) {
+  bool ask = t[to - 1].ask;
+  size_t a = i, b = i;
+  while (a > from && !t[a - 1].comma && !(ask && t[a - 1].pict)) a--;
+  while (b + 1 < to && !t[b].comma && !(ask && t[b].pict)) b++;
+  *sf_ = a;
+  *st_ = b + 1;
+}

@@ -48,10 +48,11 @@ static char *bounded(eg_arena *a, const char *s, size_t max) {
 
 /* ---- enrichment ------------------------------------------------------------------------ */
 
-/* The user's state values named by entities, as graphd holds them when the batch's last unit
- * was said, into ctx (arena): the prototype extractor types a later bare mention of one by
- * them. A hint only: without graphd's answer the units are read without it. Not asked for a
- * batch with no user's words (a document): the extractor reads only those. */
+/* The user's state values, as graphd holds them when the batch's last unit was said, into ctx
+ * (arena): the prototype extractor types a later bare mention of one named by an entity by
+ * them, and weighs a literal one against the foods said (eg_held). A hint only: without graphd's
+ * answer the units are read without it. Not asked for a batch with no user's words (a document):
+ * the extractor reads only those. */
 static void held_values(eg_ingest *g, const writer_in *in, eg_arena *a, eg_enrich_ctx *ctx) {
   int64_t at = 0;
   bool user = false;
@@ -84,10 +85,12 @@ static void held_values(eg_ingest *g, const writer_in *in, eg_arena *a, eg_enric
   for (size_t i = 0; h && i < r->n_results; i++)
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *ed = r->results[i]->values[k];
-      if (!eg_statefacts_relation_types(g->states, ed->relation) || !ed->object_name ||
-          !*ed->object_name)
-        continue;
-      eg_held v = {eg_arena_strdup(a, ed->relation), eg_arena_strdup(a, ed->object_name)};
+      const char *value = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
+                              ? ed->object->literal
+                              : ed->object_name;
+      if (!eg_statefacts_relation_types(g->states, ed->relation) || !value || !*value) continue;
+      eg_held v = {eg_arena_strdup(a, ed->relation), eg_arena_strdup(a, value),
+                   value != ed->object_name};
       if (v.relation && v.value) h[ctx->n_held++] = v;
     }
   protobuf_c_message_free_unpacked(&r->base, NULL);

@@ -419,9 +419,12 @@ static void test_endings_and_near_words(void) {
  * themselves or not, it is a word on the state; said to be still there, or said again, it
  * is nothing new. Without the held values none of these is read. */
 static void test_held_values(void) {
-  static const eg_held held[] = {
-      {"HAS_PET", "Pepper"},  {"PARTNER_OF", "Tobias"}, {"WORKS_AT", "Corvid Analytics"},
-      {"HAS_PET", "Biscuit"}, {"DRIVES", "Ford Focus"}, {"NOT_A_STATE", "Nowhere"}};
+  static const eg_held held[] = {{"HAS_PET", "Pepper", false},
+                                 {"PARTNER_OF", "Tobias", false},
+                                 {"WORKS_AT", "Corvid Analytics", false},
+                                 {"HAS_PET", "Biscuit", false},
+                                 {"DRIVES", "Ford Focus", false},
+                                 {"NOT_A_STATE", "Nowhere", false}};
   eg_enrich_ctx hctx = ctx;
   hctx.held = held;
   hctx.n_held = sizeof held / sizeof *held;
@@ -451,7 +454,7 @@ static void test_held_values(void) {
     }
   /* a kind word one relation takes, which a held value would keep out, takes the place of the
    * held value given up beside it */
-  static const eg_held sax = {"PLAYS", "sax"};
+  static const eg_held sax = {"PLAYS", "sax", false};
   hctx.held = &sax, hctx.n_held = 1;
   eg_enriched out;
   EG_REQUIRE(read_in(a, &hctx, "I swapped the sax for a drum kit last month.", &out) == EG_OK);
@@ -464,7 +467,7 @@ static void test_held_values(void) {
  * held is no new instrument, and selling it ends the violin), a person's name cut short ("rafa"
  * while "Rafael" is held is no new partner); with nothing held each is a value. */
 static void test_other_words_for_held(void) {
-  static const eg_held held[] = {{"PLAYS", "violin"}, {"PARTNER_OF", "Rafael"}};
+  static const eg_held held[] = {{"PLAYS", "violin", false}, {"PARTNER_OF", "Rafael", false}};
   eg_enrich_ctx hctx = ctx;
   hctx.held = held;
   hctx.n_held = 2;
@@ -494,7 +497,7 @@ static void test_other_words_for_held(void) {
  * city said with its country is that city, held or not; the rules read no containment
  * either. */
 static void test_places_within(void) {
-  static const eg_held held[] = {{"LIVES_IN", "Oslo"}};
+  static const eg_held held[] = {{"LIVES_IN", "Oslo", false}};
   eg_enrich_ctx hctx = ctx;
   hctx.held = held;
   hctx.n_held = 1;
@@ -534,7 +537,7 @@ static void test_places_within(void) {
  * question; the user's own words in the same message go first. */
 static void test_names_in_passing(void) {
   static const eg_held held[] = {
-      {"PARTNER_OF", "Tobias"}, {"HAS_PET", "Pepper"}, {"LIVES_IN", "Bergen"}};
+      {"PARTNER_OF", "Tobias", false}, {"HAS_PET", "Pepper", false}, {"LIVES_IN", "Bergen", false}};
   eg_enrich_ctx hctx = ctx;
   hctx.held = held;
   hctx.n_held = sizeof held / sizeof *held;
@@ -613,7 +616,7 @@ static void test_placed_nouns(void) {
       {"My sister's first week at Brightwater Analytics was rough.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
-  static const eg_held held[] = {{"WORKS_AT", "Initech"}};
+  static const eg_held held[] = {{"WORKS_AT", "Initech", false}};
   eg_enrich_ctx hctx = ctx;
   hctx.held = held, hctx.n_held = 1;
   eg_arena *a = eg_arena_new(0, 0);
@@ -621,12 +624,12 @@ static void test_placed_nouns(void) {
   const char *text = "my coworkers at Brightwell keep microwaving fish";
   EG_REQUIRE(read_in(a, &hctx, text, &out) == EG_OK);
   EG_CHECK(only_fact(text, true, &out, NULL, NULL));
-  static const eg_held car[] = {{"DRIVES", "Ford Focus"}};
+  static const eg_held car[] = {{"DRIVES", "Ford Focus", false}};
   hctx.held = car; /* the owner's word yields to a value held, and so does the type's */
   text = "my little Fiat Panda does not like the snow lol";
   EG_REQUIRE(read_in(a, &hctx, text, &out) == EG_OK);
   EG_CHECK(only_fact(text, true, &out, NULL, NULL));
-  static const eg_held violin[] = {{"PLAYS", "violin"}};
+  static const eg_held violin[] = {{"PLAYS", "violin", false}};
   hctx.held = violin;
   text = "Practising clarinet in lockdown is annoying the neighbours.";
   EG_REQUIRE(read_in(a, &hctx, text, &out) == EG_OK);
@@ -1227,21 +1230,6 @@ static void test_lexical_reading(void) {
   eg_statefacts_close(lx);
 }
 
-/* A prototypes file whose first line is `line` is refused, its error naming line 1 and, when
- * given, `word`. */
-static void refused(const char *path, const char *line, const char *word) {
-  FILE *f = fopen(path, "w");
-  EG_REQUIRE(f != NULL);
-  fprintf(f, "%s\n[LIVES_IN place]\nI live in X\n", line);
-  fclose(f);
-  eg_statefacts *x = NULL;
-  eg_err e;
-  eg_statefacts_opts o = {path, emb, NULL, 0, -1};
-  EG_CHECK(eg_statefacts_open(&o, &x, &e) == EG_EINVAL);
-  EG_CHECK(strstr(e.msg, "line 1") && (!word || strstr(e.msg, word)));
-  EG_CHECK(x == NULL);
-}
-
 /* The former fact beside a value said to end, if any (NULL: none). */
 static const eg_fact *former_of(const eg_enriched *out) {
   for (size_t i = 0; i < out->n_facts; i++)
@@ -1298,7 +1286,7 @@ static void test_former_values(void) {
     EG_CHECK(f->valid_to == T(x[i].until));
   }
   /* … and a held one: the graph has it already (a literal held is the caller's to tell) */
-  eg_held held = {"PARTNER_OF", "Priya"};
+  eg_held held = {"PARTNER_OF", "Priya", false};
   eg_enrich_ctx hc = ctx;
   hc.held = &held, hc.n_held = 1;
   eg_enriched out;

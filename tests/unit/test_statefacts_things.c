@@ -32,7 +32,7 @@ static void test_models_alone(void) {
  * DUSTER IS HERE"; a person's coming ("the piano tuner arrived") and someone's thing ("my
  * sister's new car arrived") are not. */
 static void test_arrivals(void) {
-  static const eg_held flute = {"PLAYS", "flute"}, panda = {"DRIVES", "Fiat Panda"};
+  static const eg_held flute = {"PLAYS", "flute", false}, panda = {"DRIVES", "Fiat Panda", false};
   eg_enrich_ctx hctx = ctx;
   hctx.held = &flute, hctx.n_held = 1;
   static const expect harp[] = {
@@ -52,7 +52,7 @@ static void test_arrivals(void) {
 /* A model named alone while a value it is part of is held is that value, no new car: "the
  * Panda" of "Fiat Panda". */
 static void test_models_of_held(void) {
-  static const eg_held panda = {"DRIVES", "Fiat Panda"};
+  static const eg_held panda = {"DRIVES", "Fiat Panda", false};
   eg_enrich_ctx hctx = ctx;
   hctx.held = &panda, hctx.n_held = 1;
   static const expect x[] = {
@@ -88,7 +88,7 @@ static void test_corrections(void) {
  * does a stay of a set length ("for a long weekend"). "X-based" places X as "based in X"
  * does. */
 static void test_routes(void) {
-  static const eg_held leeds = {"LIVES_IN", "Leeds"};
+  static const eg_held leeds = {"LIVES_IN", "Leeds", false};
   eg_enrich_ctx hctx = ctx;
   hctx.held = &leeds, hctx.n_held = 1;
   static const expect x[] = {
@@ -125,7 +125,7 @@ static void test_alternatives_and_endings(void) {
       {"I play violin and viola in two orchestras.", "PLAYS", "violin"},
   };
   check_all(x, sizeof x / sizeof *x);
-  static const eg_held violin = {"PLAYS", "violin"};
+  static const eg_held violin = {"PLAYS", "violin", false};
   eg_enrich_ctx hctx = ctx;
   hctx.held = &violin, hctx.n_held = 1;
   static const expect held[] = {

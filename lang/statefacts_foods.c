@@ -1,0 +1,212 @@
+/*
+ * statefacts_foods.c — a diet told by the foods one eats or leaves out: "I don't eat meat but
+ * fish is fine" is pescatarian, "so no meat or fish" vegetarian, "started eating meat again"
+ * omnivore, and "cut out dairy and eggs" vegan for a user held vegetarian. The prototypes
+ * file names the food groups (@food: WordNet's meats, fish, dairy products, eggs …) and the
+ * values the groups tell (@describe diet pescatarian -meat +fish); this file reads, in the
+ * speaker's own clauses, which groups they say they leave out and which they eat, and picks
+ * the value that the most of what is known fits.
+ *
+ * Left out: "no X" ("no meat", "no more fish"), "off X", a verb that gives a thing up or cuts
+ * it out before it ("stopped eating X", "gave up X", "cut out X"), a negation before a verb
+ * of eating ("I don't eat X", "haven't eaten X in years"). Eaten: a verb of eating with no
+ * negation before it ("started eating X again", "I still eat X"), or "X is fine". Foods
+ * joined by "and", "or", "nor" or commas share their first one's side ("no meat or fish").
+ * A clause of someone else's, a question, a past ("used to"), a plan ("thinking about") or
+ * a hedge ("mostly", "less") tells nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/log.h"
+#include "lang/dates.h"
+#include "lang/statefacts_int.h"
+
+enum { SIDE_NONE, SIDE_OUT, SIDE_IN };
+
+static bool eating(const char *w) {
+  static const char *const eat[] = {"eat", "eats", "eating", "ate", "eaten"};
+  return eg_sf_in_list(w, eat, sizeof eat / sizeof *eat);
+}
+
+/* The groups of the food at t[i] (its plural too: "prawns"), 0 for none. */
+static unsigned food_at(const eg_statefacts *sf, const token *t, size_t i) {
+  unsigned g = eg_sf_bits_of(sf->foods, t[i].w);
+  size_t l = strlen(t[i].w);
+  if (!g && l > 3 && t[i].w[l - 1] == 's') {
+    char one[32];
+    snprintf(one, sizeof one, "%.*s", (int)(l - 1), t[i].w);
+    g = eg_sf_bits_of(sf->foods, one);
+  }
+  return g;
+}
+
+/* Does someone other than the speaker open the clause [from, i): "my housemate doesn't eat
+ * meat", "she's off dairy"? */
+static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const third[] = {"he",    "she",     "they", "he's", "she's",
+                                      "their", "they're", "his",  "her"};
+  if (eg_sf_first_person(t, from, i)) return false;
+  for (size_t k = from; k < i; k++)
+    if (eg_sf_in_list(t[k].w, third, sizeof third / sizeof *third) || eg_sf_person_noun(sf, t, k) ||
+        (t[k].cap && !t[k].start))
+      return true;
+  return false;
+}
+
+/* The side the words [from, i) before a food put it on. */
+static int side_before(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const cut[] = {"dropped", "ditched", "avoid", "avoiding"};
+  if (i > from && (!strcmp(t[i - 1].w, "no") || !strcmp(t[i - 1].w, "off"))) return SIDE_OUT;
+  if (i > from + 1 && !strcmp(t[i - 1].w, "more") && !strcmp(t[i - 2].w, "no")) return SIDE_OUT;
+  static const char *const past[] = {"didn't", "didnt", "wasn't", "weren't", "ate"};
+  bool negated = false;
+  for (size_t k = from; k < i; k++) {
+    /* "I didn't eat meat that week", "ate no meat": a past, no diet now */
+    if (eg_sf_in_list(t[k].w, past, sizeof past / sizeof *past)) return SIDE_NONE;
+    /* "cut out X"; not "cut back on X", "cutting down on X": less is not none */
+    bool cut_out = (!strcmp(t[k].w, "cut") || !strcmp(t[k].w, "cutting")) && k + 1 < i &&
+                   !strcmp(t[k + 1].w, "out");
+    if (cut_out || eg_sf_ends_at(sf, t, k, i) ||
+        eg_sf_in_list(t[k].w, cut, sizeof cut / sizeof *cut))
+      return SIDE_OUT;
+    negated |= eg_sf_marker_starts(sf, MK_NEGATION, t, k, i) > 0;
+    if (eating(t[k].w)) return negated ? SIDE_OUT : SIDE_IN;
+  }
+  return SIDE_NONE;
+}
+
+/* "X is fine", "X's ok": eaten, by the words after the food at i (the clause ends at to). */
+static bool allowed_after(const token *t, size_t i, size_t to) {
+  static const char *const be[] = {"is", "are", "'s"};
+  static const char *const fine[] = {"fine", "ok", "okay", "allowed"};
+  return i + 2 < to && eg_sf_in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
+         eg_sf_in_list(t[i + 2].w, fine, sizeof fine / sizeof *fine);
+}
+
+/* Is the clause [from, to) hedged: only some of the time, or less ("mostly no meat", "no meat
+ * on weekdays", "eating less meat")? A part is no diet. */
+static bool hedged(const token *t, size_t from, size_t to) {
+  static const char *const some[] = {"mostly",       "usually", "sometimes", "rarely",
+                                     "occasionally", "less",    "fewer",     "most",
+                                     "weekdays",     "weekday", "except",    "apart"};
+  for (size_t k = from; k < to; k++)
+    if (eg_sf_in_list(t[k].w, some, sizeof some / sizeof *some)) return true;
+  return false;
+}
+
+/* The groups the speaker's clauses of t[0, nt) leave out (*out) and eat (*in); the byte span
+ * of the first clause that told any in [*cs, *ce). */
+static void read_sides(const eg_statefacts *sf, const token *t, size_t nt, unsigned *out,
+                       unsigned *in, size_t *cs, size_t *ce) {
+  *out = *in = 0;
+  for (size_t from = 0; from < nt;) {
+    size_t to = eg_sf_clause_end(t, nt, from);
+    bool told = t[to - 1].ask || eg_sf_has_marker(sf, MK_PAST, t, from, to) ||
+                eg_sf_has_marker(sf, MK_FUTURE, t, from, to) || hedged(t, from, to);
+    int side = SIDE_NONE;
+    for (size_t i = from; i < to && !told; i++) {
+      unsigned g = food_at(sf, t, i);
+      if (!g) {
+        /* a list goes on over "and", "or", "nor" and commas; any other word ends it */
+        if (strcmp(t[i].w, "and") && strcmp(t[i].w, "or") && strcmp(t[i].w, "nor"))
+          side = SIDE_NONE;
+        continue;
+      }
+      if (side == SIDE_NONE) side = side_before(sf, t, from, i);
+      if (side == SIDE_NONE && allowed_after(t, i, to)) side = SIDE_IN;
+      if (side == SIDE_NONE || someone_else(sf, t, from, i)) continue;
+      *(side == SIDE_OUT ? out : in) |= g;
+      if (*ce == 0) *cs = t[from].s, *ce = t[to - 1].e;
+    }
+    from = to;
+  }
+}
+
+/* The value of type bits `type` that the most of what is known fits: every group it leaves
+ * out left out and every one it eats eaten, with at least one of them told now (`told`); the
+ * first listed of the best. NULL for none. */
+static const described *best_fit(const eg_statefacts *sf, unsigned out, unsigned in, unsigned told,
+                                 unsigned type) {
+  const described *best = NULL;
+  for (int k = 0; k < sf->n_described; k++) {
+    const described *d = &sf->described[k];
+    if (!(d->type & type) || (d->out & ~out) || (d->in & ~in) || !((d->out | d->in) & told))
+      continue;
+    if (!best || __builtin_popcount(d->out | d->in) > __builtin_popcount(best->out | best->in))
+      best = d;
+  }
+  return best;
+}
+
+/* The value the user holds of relation `rel` (NULL: none): the last one the segments before
+ * (before[0, nb)) told, else the graph's. */
+static const char *held_value(const eg_enrich_ctx *ctx, const eg_enriched *before, size_t nb,
+                              const char *rel) {
+  for (size_t j = nb; j-- > 0;)
+    for (size_t k = before[j].n_facts; k-- > 0;)
+      if (!strcmp(before[j].facts[k].relation, rel) && !before[j].facts[k].valid_to)
+        return before[j].facts[k].object;
+  for (size_t i = 0; ctx && i < ctx->n_held; i++)
+    if (ctx->held[i].relation && !strcmp(ctx->held[i].relation, rel)) return ctx->held[i].value;
+  return NULL;
+}
+
+eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
+                         const eg_enriched *before, size_t nb, eg_arena *a, eg_enriched *o,
+                         eg_err *err) {
+  static __thread token t[MAX_TOKENS];
+  if (!sf->n_described || !sg->text) return EG_OK;
+  size_t nt = eg_sf_tokenize(sg->text, t, MAX_TOKENS), cs = 0, ce = 0;
+  unsigned out, in;
+  read_sides(sf, t, nt, &out, &in, &cs, &ce);
+  if (!(out | in)) return EG_OK;
+  unsigned type = sf->described[0].type;
+  int r = -1;
+  for (int k = 0; k < sf->n_rels && r < 0; k++)
+    if (sf->rels[k].types & type) r = k;
+  if (r < 0) return EG_OK;
+  const char *rel = sf->rels[r].name, *held = held_value(ctx, before, nb, rel);
+  /* what the held value leaves out and eats still stands where nothing said now undoes it;
+   * a held value the foods do not tell ("keto": "no carbs" may be part of it) cannot be
+   * weighed against them, nor one the foods said now do not concern ("pescatarian" and "no
+   * carbs": a word on another side of the diet) */
+  const described *h = NULL; /* the held value's fullest line */
+  for (int k = 0; held && k < sf->n_described; k++) {
+    const described *x = &sf->described[k];
+    if (!strcasecmp(x->value, held) &&
+        (!h || __builtin_popcount(x->out | x->in) > __builtin_popcount(h->out | h->in)))
+      h = x;
+  }
+  if (held && !h) return EG_OK;
+  unsigned all_out = out, all_in = in;
+  if (h && !(h->out & in) && !(h->in & out)) all_out |= h->out, all_in |= h->in;
+  const described *d = best_fit(sf, all_out, all_in, out | in, type);
+  if (!d || (h && !((d->out | d->in) & (h->out | h->in)))) return EG_OK;
+  /* a value said outright stands; a doubt the words raised yields to the value they tell */
+  for (size_t k = 0; k < o->n_facts; k++)
+    if (!strcmp(o->facts[k].relation, rel)) return EG_OK;
+  size_t kept = 0;
+  for (size_t k = 0; k < o->n_facts; k++)
+    if (strcmp(o->facts[k].relation, EG_STATE_UNCERTAIN) || strcmp(o->facts[k].object, rel))
+      o->facts[kept++] = o->facts[k];
+  o->n_facts = kept;
+  if (held && !strcasecmp(held, d->value)) return EG_OK; /* no news */
+  eg_date dates[8];
+  size_t nd = eg_dates_find(sg->text, sg->time, dates, 8);
+  eg_fact f = {.subject = (char *)ctx->user_entity,
+               .subject_type = "user",
+               .relation = (char *)rel,
+               .object = eg_arena_strdup(a, d->value),
+               .object_type = (char *)eg_sf_type_name(sf, type),
+               .confidence = 0.6f,
+               .reason = "the foods the user says they eat or leave out",
+               .extractor = "foods",
+               .utterance = eg_arena_strndup(a, sg->text + cs, ce - cs)};
+  for (size_t k = 0; k < nd && !f.valid_from; k++)
+    if (dates[k].start >= cs && dates[k].start < ce) f.valid_from = dates[k].from;
+  if (!f.object || !f.utterance) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  EG_DEBUG("statefacts", "diet told by foods", "out=%u in=%u", all_out, all_in);
+  return eg_enriched_add_fact(a, o, &f, err);
+}

@@ -1,0 +1,111 @@
+/*
+ * test_statefacts_foods.c — a diet told by the foods the user eats or leaves out (written for
+ * this test, none taken from a benchmark): what is left out ("no meat or fish", "I don't eat
+ * meat", "cut out dairy and eggs"), what is eaten ("fish is fine", "eating meat again"), the
+ * held value weighed with them, and what tells nothing: someone else's plate, a question, a
+ * plan, a hedge, a past, less instead of none, a value said outright. The prototypes file's
+ * @food and @describe lines, refused when wrong.
+ *
+ * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
+ */
+#include "tests/unit/statefacts_check.h"
+
+/* Nothing held: the groups said tell the value; WordNet's foods stand for their group. */
+static void test_foods_tell_a_diet(void) {
+  static const expect x[] = {
+      {"I don't eat meat but fish is fine, so salmon it is.", "DIET", "pescatarian"},
+      {"quick dinner idea pls, I've been off meat for ages so no meat or fish.", "DIET",
+       "vegetarian"},
+      {"I haven't eaten beef or chicken in years.", "DIET", "vegetarian"},
+      {"Started eating meat again after the anaemia scare.", "DIET", "omnivore"},
+      {"cut out dairy and eggs for good this week", "DIET", "dairy-free"},
+      {"No bread or pasta for me, I cut out gluten completely.", "DIET", "gluten-free"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* What tells nothing (at most a doubt on the diet, no value): a value said outright stands
+ * alone; someone else's plate, a question, a plan, a hedge, a past, eating less, a food named
+ * with no side. */
+static void test_foods_that_tell_nothing(void) {
+  static const char *const x[] = {
+      "My housemate doesn't eat meat, what can we both have?", "Is it healthy if I don't eat meat?",
+      "thinking about going without meat next year",           "Mostly no meat for me these days.",
+      "I didn't eat meat that whole week at the retreat.",     "I'm cutting back on meat.",
+      "Leftover chicken and rice again, any ideas?",
+  };
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    EG_REQUIRE(read_in(a, &ctx, x[i], &out) == EG_OK);
+    bool none = true;
+    for (size_t k = 0; k < out.n_facts; k++) none &= strcmp(out.facts[k].relation, "DIET") != 0;
+    if (!none) fprintf(stderr, "  \"%s\": read as a diet\n", x[i]);
+    EG_CHECK(none);
+  }
+  const char *said = "I'm vegan now, no dairy or eggs at all.";
+  EG_REQUIRE(read_in(a, &ctx, said, &out) == EG_OK);
+  size_t diets = 0;
+  for (size_t i = 0; i < out.n_facts; i++) diets += !strcmp(out.facts[i].relation, "DIET");
+  EG_CHECK_INT(diets, 1); /* the value said, not a second one the foods tell */
+  EG_CHECK(out.n_facts && !strcmp(out.facts[0].object, "vegan"));
+  eg_arena_free(a);
+}
+
+/* The held value weighed with what is said: a vegetarian who cuts out dairy and eggs is vegan,
+ * a pescatarian who eats meat again an omnivore; said again, no news; a held value the foods
+ * do not tell ("keto") or one on another side ("no carbs" of a pescatarian) is left alone. */
+static void test_foods_with_held(void) {
+  eg_enrich_ctx hctx = ctx;
+  eg_held h = {"DIET", "vegetarian", true};
+  hctx.held = &h, hctx.n_held = 1;
+  static const expect veg[] = {
+      {"cut out dairy and eggs for good this week", "DIET", "vegan"},
+      {"still no meat or fish, obviously.", NULL, NULL},
+  };
+  check_in(&hctx, veg, sizeof veg / sizeof *veg);
+  h.value = "pescatarian";
+  static const expect pesc[] = {
+      {"Started eating meat again last month, doctor's orders.", "DIET", "omnivore"},
+      {"I've cut out carbs this month.", NULL, NULL},
+  };
+  check_in(&hctx, pesc, sizeof pesc / sizeof *pesc);
+  h.value = "keto";
+  static const expect keto[] = {{"no dairy for me these days, what should I cook?", NULL, NULL}};
+  check_in(&hctx, keto, sizeof keto / sizeof *keto);
+  /* the start said with it */
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  h.value = "pescatarian";
+  EG_REQUIRE(read_in(a, &hctx, "Started eating meat again last month.", &out) == EG_OK);
+  EG_REQUIRE(out.n_facts == 1);
+  EG_CHECK(out.facts[0].valid_from == T("2025-05-01T00:00:00Z"));
+  EG_CHECK_STR(out.facts[0].extractor, "foods");
+  eg_arena_free(a);
+}
+
+/* A @food or @describe line that cannot be read is refused with its line. */
+static void test_foods_bad_lines(void) {
+  char path[] = "/tmp/eg_protoXXXXXX";
+  int fd = mkstemp(path);
+  EG_REQUIRE(fd >= 0);
+  close(fd);
+  refused(path, "@food meat", "@food GROUP");
+  refused(path, "@food meat wordnet notawordatall#1", "notawordatall");
+  refused_at(path, "@type diet words vegan\n@describe diet vegan -meat", 2, "no -GROUP or +GROUP");
+  refused_at(path, "@type diet words vegan\n@food meat words meat\n@describe diet vegan meat", 3,
+             "no -GROUP or +GROUP");
+  refused_at(path, "@food meat words meat\n@describe nosuchtype vegan -meat", 2, "@describe TYPE");
+  unlink(path);
+}
+
+int main(void) {
+  int rc = sf_check_open();
+  if (rc) return rc < 0 ? 0 : rc;
+  EG_RUN(test_foods_tell_a_diet);
+  EG_RUN(test_foods_that_tell_nothing);
+  EG_RUN(test_foods_with_held);
+  EG_RUN(test_foods_bad_lines);
+  sf_check_close();
+  return eg_test_finish();
+}
