@@ -58,13 +58,14 @@ static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, s
 /* The side the words [from, i) before a food put it on. */
 static int side_before(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   static const char *const cut[] = {"dropped", "ditched", "avoid", "avoiding"};
+  static const char *const past[] = {"didn't", "didnt", "wasn't", "weren't", "ate"};
+  /* "I didn't eat meat that week", "ate no meat": a past, no diet now */
+  for (size_t k = from; k < i; k++)
+    if (eg_sf_in_list(t[k].w, past, sizeof past / sizeof *past)) return SIDE_NONE;
   if (i > from && (!strcmp(t[i - 1].w, "no") || !strcmp(t[i - 1].w, "off"))) return SIDE_OUT;
   if (i > from + 1 && !strcmp(t[i - 1].w, "more") && !strcmp(t[i - 2].w, "no")) return SIDE_OUT;
-  static const char *const past[] = {"didn't", "didnt", "wasn't", "weren't", "ate"};
   bool negated = false;
   for (size_t k = from; k < i; k++) {
-    /* "I didn't eat meat that week", "ate no meat": a past, no diet now */
-    if (eg_sf_in_list(t[k].w, past, sizeof past / sizeof *past)) return SIDE_NONE;
     /* "cut out X"; not "cut back on X", "cutting down on X": less is not none */
     bool cut_out = (!strcmp(t[k].w, "cut") || !strcmp(t[k].w, "cutting")) && k + 1 < i &&
                    !strcmp(t[k + 1].w, "out");

@@ -32,7 +32,7 @@ static void test_foods_that_tell_nothing(void) {
       "My housemate doesn't eat meat, what can we both have?", "Is it healthy if I don't eat meat?",
       "thinking about going without meat next year",           "Mostly no meat for me these days.",
       "I didn't eat meat that whole week at the retreat.",     "I'm cutting back on meat.",
-      "Leftover chicken and rice again, any ideas?",
+      "Leftover chicken and rice again, any ideas?",           "Ate no meat at all on the retreat.",
   };
   eg_arena *a = eg_arena_new(0, 0);
   eg_enriched out;
