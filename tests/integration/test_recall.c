@@ -850,6 +850,29 @@ static void test_plan_not_state(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A move arranged for a month ("I'm moving to Zagreb in January", said in November) is the
+ * state from that month: before it the old home is current and in no doubt, after it the new
+ * one is. */
+static void test_arranged_move(void) {
+  const char *const s1[] = {"user", "I live in Lisbon and I love the light here.", "assistant",
+                            "It is a beautiful city."};
+  const char *const s2[] = {"user",
+                            "Big news: I'm moving to Zagreb in January, the flat is booked.",
+                            "assistant", "Exciting!"};
+  ingest("am", "am-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("am", "am-2", "2023-11-20T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r = recall_at("am", "Where do I live?", T("2023-12-10"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
+  EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Lisbon") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("am", "Where do I live?", T("2024-02-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN");
+  EG_CHECK(f >= 0 && strstr(r->items[f]->text, "Zagreb") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A state at a time asked about long after: "Where did I live in 2021?" asked in 2024 reads
  * the facts as of 2021's end (Lisbon, in no doubt: the move came later; the context says so)
  * and puts the excerpt of that time before the later one; asked about now, the move is the
@@ -1178,6 +1201,7 @@ int main(void) {
   EG_RUN(test_known_value);
   EG_RUN(test_plan_not_state);
   EG_RUN(test_state_at_asked_time);
+  EG_RUN(test_arranged_move);
   EG_RUN(test_later_same_day);
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);
