@@ -281,6 +281,9 @@ static eg_code parse_described(eg_statefacts *sf, char *rest, int lineno, eg_err
                       "%d values)",
                       lineno, MAX_DESCRIBED);
   described d = {.type = 1u << ti};
+  if (sf->n_described && sf->described[0].type != d.type)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @describe lines are of one type",
+                      lineno);
   snprintf(d.value, sizeof d.value, "%s", value);
   for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
     int g = -1;

@@ -96,6 +96,10 @@ static void test_foods_bad_lines(void) {
   refused_at(path, "@type diet words vegan\n@food meat words meat\n@describe diet vegan meat", 3,
              "no -GROUP or +GROUP");
   refused_at(path, "@food meat words meat\n@describe nosuchtype vegan -meat", 2, "@describe TYPE");
+  refused_at(path,
+             "@type diet words vegan\n@type pet words dog\n@food meat words meat\n"
+             "@describe diet vegan -meat\n@describe pet dog +meat",
+             5, "one type");
   unlink(path);
 }
 
