@@ -418,9 +418,5 @@ size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max) {
 
 int64_t eg_date_ahead(const eg_date *d, int64_t ref) {
   if (!d->year_guessed || d->kind == EG_DATE_SINCE || d->to > ref) return d->from;
-  eg_civil c;
-  eg_time_to_civil(d->from, &c);
-  c.year++;
-  if (c.day > eg_days_in_month(c.year, c.month)) c.day = eg_days_in_month(c.year, c.month);
-  return eg_time_from_civil(&c);
+  return us_of_day(add_months(d->from / EG_US_PER_DAY, 12)); /* from is a day's start */
 }
