@@ -1118,22 +1118,12 @@ static const pick *ended_value(const eg_statefacts *sf, const token *t, size_t n
   return best;
 }
 
-/* The first date said in the text's bytes [cs, ce) (spans: only a start or a stretch up to
- * now), its start; 0 when none. */
-static int64_t date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, bool spans) {
-  for (size_t d = 0; d < nd; d++)
-    if (dates[d].start >= cs && dates[d].start < ce &&
-        (!spans || dates[d].kind == EG_DATE_SINCE || dates[d].kind == EG_DATE_SPAN))
-      return dates[d].from;
-  return 0;
-}
-
 /* When the item's value began: a date in its words read, else a start or a stretch up to now
  * in its slot's sub-clause ("vegetarian since 2015") or a verbless one right after ("gone
  * vegan, like 3 weeks in"; not "my wife X's 50th is next month"); 0 for none. */
 static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const item *it,
                      const eg_date *dates, size_t nd) {
-  int64_t d = date_in(dates, nd, t[it->from].s, t[it->to - 1].e, false);
+  int64_t d = eg_sf_date_in(dates, nd, t[it->from].s, t[it->to - 1].e, false);
   if (d || !it->s.te) return d;
   size_t from = it->s.ts, a, b, a2 = 0, b2 = 0;
   while (from > 0 && !t[from - 1].cut) from--;
@@ -1141,7 +1131,7 @@ static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const i
   eg_sf_sub_clause(t, from, to, it->s.ts, &a, &b);
   if (b < to) eg_sf_sub_clause(t, from, to, b, &a2, &b2);
   if (b < to && verbless(sf, t, a2, b2)) b = b2;
-  return date_in(dates, nd, t[a].s, t[b - 1].e, true);
+  return eg_sf_date_in(dates, nd, t[a].s, t[b - 1].e, true);
 }
 
 /* f's object: the value of item it as written (a name) or lower-cased (a word), typed for
@@ -1332,7 +1322,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                      "message said it ended",
                  .extractor = "prototypes",
                  .since_first_mention = true};
-    f.valid_to = date_in(dates, nd, cs, ce, false);
+    f.valid_to = eg_sf_date_in(dates, nd, cs, ce, false);
     if (!f.valid_to) f.valid_to = sg->time;
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     eg_code rc = set_value(sf, text, t, it, r, a, &f, err);

@@ -220,6 +220,9 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
                          eg_err *err);
 /* Do the words [a, b) look forward: a marker of the future, or the present progressive? */
 bool eg_sf_looks_ahead(const eg_statefacts *sf, const token *t, size_t a, size_t b);
+/* The first date said in the text's bytes [cs, ce) (spans: only a start or a stretch up to
+ * now), its start; 0 when none. */
+int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, bool spans);
 /* The start of a date said in the text's bytes [cs, ce) on or after day_end (0: none); with
  * `ahead`, read forward (eg_date_ahead: "I'm moving there in January", said in November). */
 int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,

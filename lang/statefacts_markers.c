@@ -208,6 +208,14 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
   return false;
 }
 
+int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, bool spans) {
+  for (size_t d = 0; d < nd; d++)
+    if (dates[d].start >= cs && dates[d].start < ce &&
+        (!spans || dates[d].kind == EG_DATE_SINCE || dates[d].kind == EG_DATE_SPAN))
+      return dates[d].from;
+  return 0;
+}
+
 int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,
                        bool ahead) {
   for (size_t d = 0; d < nd; d++) {
