@@ -83,8 +83,9 @@ typedef struct eg_enriched {
 
 /* A value the user held when the text was said, as the graph knows it ("HAS_PET", "Biscuit"):
  * a later bare mention of it is of that kind ("we lost Biscuit", "Biscuit keeps scratching
- * the sofa"). A literal one ("DIET", "vegetarian") names no entity: it is only weighed
- * against the foods a later message says the user eats. */
+ * the sofa"). A literal one ("PLAYS", "ukulele"; "DIET", "vegetarian") names no entity: the
+ * graph holds the word, another word for it is the same value ("uke"), and the foods a later
+ * message says the user eats are weighed against it. */
 typedef struct eg_held {
   const char *relation, *value;
   bool literal;

@@ -20,12 +20,12 @@ void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
     at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
 }
 
-/* The held values of ctx that name an entity of a known relation, into sn->held. */
+/* The held values of ctx of a relation with types (an entity's name or a word), into sn->held. */
 void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn) {
   sn->held.n = 0;
   for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
     unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
-    if (!bits || ctx->held[i].literal || !ctx->held[i].value || !*ctx->held[i].value) continue;
+    if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;
     char *w = sn->held.words[sn->held.n];
     size_t at = 0;
     for (const char *c = ctx->held[i].value; *c && at + 1 < sizeof sn->held.words[0]; c++)

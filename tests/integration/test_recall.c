@@ -873,6 +873,26 @@ static void test_arranged_move(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* Another word for a value held as a word is that value: graphd gives the extractor the
+ * user's "ukulele" back as a literal, and "the uke" said later starts no new instrument. */
+static void test_other_word_for_held(void) {
+  const char *const s1[] = {"user", "my fingers hurt from the ukulele, is that normal at week 3",
+                            "assistant", "Yes, calluses take a few weeks."};
+  const char *const s2[] = {"user", "learning christmas songs on the uke for my nan.", "assistant",
+                            "Three chords will get you far."};
+  ingest("ow", "ow-1", "2019-06-07T10:00:00Z", s1, 2);
+  ingest("ow", "ow-2", "2019-12-15T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("ow", "What instrument do I play?", T("2020-01-10"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "PLAYS");
+  EG_CHECK(f >= 0 && strstr(r->items[f]->text, "ukulele") != NULL);
+  for (size_t i = 0; i < r->n_items; i++)
+    EG_CHECK(r->items[i]->kind != ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT ||
+             !strstr(r->items[i]->text, "PLAYS uke"));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A state at a time asked about long after: "Where did I live in 2021?" asked in 2024 reads
  * the facts as of 2021's end (Lisbon, in no doubt: the move came later; the context says so)
  * and puts the excerpt of that time before the later one; asked about now, the move is the
@@ -1202,6 +1222,7 @@ int main(void) {
   EG_RUN(test_plan_not_state);
   EG_RUN(test_state_at_asked_time);
   EG_RUN(test_arranged_move);
+  EG_RUN(test_other_word_for_held);
   EG_RUN(test_later_same_day);
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);

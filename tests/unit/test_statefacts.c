@@ -467,7 +467,9 @@ static void test_held_values(void) {
  * held is no new instrument, and selling it ends the violin), a person's name cut short ("rafa"
  * while "Rafael" is held is no new partner); with nothing held each is a value. */
 static void test_other_words_for_held(void) {
-  static const eg_held held[] = {{"PLAYS", "violin", false}, {"PARTNER_OF", "Rafael", false}};
+  /* a common word is held as a literal, as graphd gives it back (the violin); a name as an
+   * entity's */
+  static const eg_held held[] = {{"PLAYS", "violin", true}, {"PARTNER_OF", "Rafael", false}};
   eg_enrich_ctx hctx = ctx;
   hctx.held = held;
   hctx.n_held = 2;
