@@ -783,26 +783,6 @@ static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t f
   s->where = kind == EG_SF_SOMEWHERE;
 }
 
-/* A name in apposition to a common word of its type just before it ("we're going electric, a
- * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf") says which one that is: the word stays
- * the slot, the name becomes its value and no slot of its own. The slots' count after it. */
-static size_t renamed(const token *t, slot *out, size_t ns) {
-  for (size_t k = 1; k < ns; k++) {
-    slot *w = &out[k - 1], *name = &out[k];
-    if (w->proper || w->ve || w->held || !name->proper || name->held || !(w->bits & name->bits) ||
-        !t[w->te - 1].comma)
-      continue;
-    size_t q = w->te;
-    while (q < name->ts && eg_sf_determiner(t[q].w)) q++;
-    if (q != name->ts) continue;
-    w->vs = name->ts, w->ve = name->te;
-    w->bits &= name->bits, w->proper = true;
-    memmove(name, name + 1, (ns - k - 1) * sizeof *name);
-    ns--;
-  }
-  return ns;
-}
-
 /* The slots of the clause [from, to) (said: in the speaker's own words), into out
  * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
  * values named. */
@@ -810,7 +790,7 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
                            size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
   for (size_t k = 0; k < ns; k++) said_by_indefinite(sf, t, from, &out[k]);
-  ns = renamed(t, out, ns);
+  ns = eg_sf_renamed(t, out, ns);
   if (ns) {
     *last = out[ns - 1];
     for (size_t k = ns; k-- > 0;) /* "Met X at a trivia night and we've been together since" */
@@ -896,6 +876,35 @@ static int owned_as(const eg_statefacts *sf, const token *t, size_t from, size_t
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
+/* The clause [*from, *to) of the segment's tokens t[0, nt) that holds token i. */
+static void clause_of(const token *t, size_t nt, size_t i, size_t *from, size_t *to) {
+  size_t a = 0, b = nt;
+  while (a < nt && (b = eg_sf_clause_end(t, nt, a)) <= i) a = b;
+  *from = a, *to = b;
+}
+
+/* A name given to a kind word or a word for a person in an earlier clause of the speaker's
+ * ("been seeing someone since november 🥰 his name's X", "we adopted a bunny. We called her
+ * X"): that clause, the word standing for the name, says the state the name is in; an item
+ * beside the naming clause's own. None when that clause is not the speaker's own statement. */
+static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const char *text,
+                      size_t seg, size_t from, size_t said_from, const slot *s, eg_arena *a,
+                      item *items, size_t *n) {
+  unsigned bits;
+  size_t phrase, k = eg_sf_given_to(sf, t, from, s->ts, &bits, &phrase), cf, ct, sa, sb;
+  if (!k || k > phrase || *n >= MAX_ITEMS) return;
+  clause_of(t, nt, k - 1, &cf, &ct);
+  if (ct > phrase) ct = phrase; /* the naming words are no part of it */
+  if (t[cf].s < said_from || t[ct - 1].ask || !speaks_of_self(sf, t, cf, ct, true)) return;
+  slot g = *s;
+  g.ts = k - 1, g.te = k, g.vs = value_from(s), g.ve = value_to(s);
+  g.status = status_of(sf, t, cf, ct, &g);
+  embedded_span(t, cf, ct, &g, &sa, &sb);
+  item *it = &items[*n];
+  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false};
+  if ((it->text = masked(sf, a, text, t, it))) (*n)++;
+}
+
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
                        eg_statefacts_stats *st, eg_err *err) {
@@ -975,6 +984,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                          false, it->modifier, false,   0,     0,    false};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
+        add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
       }
       if (!ns && !question && *n < MAX_ITEMS &&
           (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
@@ -1091,13 +1101,6 @@ static bool holds(const eg_enrich_ctx *ctx, const char *rel) {
     if (!ctx->held[i].literal && ctx->held[i].relation && !strcmp(ctx->held[i].relation, rel))
       return true;
   return false;
-}
-
-/* The clause [*from, *to) of the segment's tokens t[0, nt) that holds token i. */
-static void clause_of(const token *t, size_t nt, size_t i, size_t *from, size_t *to) {
-  size_t a = 0, b = nt;
-  while (a < nt && (b = eg_sf_clause_end(t, nt, a)) <= i) a = b;
-  *from = a, *to = b;
 }
 
 /* A value of relation r the message says ended by a word of ending of its own ("Sold the X",

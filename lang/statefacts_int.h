@@ -300,6 +300,19 @@ bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, s
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
+/* A name in apposition to a common word of its type just before it ("we're going electric, a
+ * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf") says which one that is: the word stays
+ * the slot, the name becomes its value and no slot of its own. The slots' count after it. */
+size_t eg_sf_renamed(const token *t, slot *out, size_t n);
+
+/* Is the name at token i (of a clause opening at from) given by a naming phrase ("her name is
+ * X", "name's X") or a verb of naming and its object ("called him X")? Then 1 + the index of
+ * the word it names: the nearest kind word before it in the message ("Adopted a kitten! Named
+ * her X"), else a word for a person ("seeing someone, her name is X"), or i + 1 for none; *bits
+ * gets the type (a naming verb's own cue type with no word), *phrase where the naming words
+ * open ("his" of "his name's X"). 0 when not given. */
+size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size_t i,
+                      unsigned *bits, size_t *phrase);
 /* Is [i, j) coordinated with the speaker as the subject opening a (sub-)clause ("X and I")? */
 bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j);
 /* The slots of the clause [from, to) into out (at most max); how many. */

@@ -209,6 +209,33 @@ static unsigned kind_named(const eg_statefacts *sf, const token *t, size_t i, si
 
 #define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
 
+size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size_t i,
+                      unsigned *bits, size_t *phrase) {
+  static const char *const be[] = {"is", "was"}, *const whose[] = {"his", "her", "their", "its"};
+  const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
+  bool verb = eg_sf_named_by_verb(sf, t, from, i);
+  *bits = verb ? eg_sf_bits_of(sf->cue, p2) : 0;
+  if (verb)
+    *phrase = i - 2; /* "called him X" */
+  else if (!strcmp(p1, "name's") || !strcmp(p1, "name"))
+    *phrase = i - 1;
+  else if (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"))
+    *phrase = i - 2;
+  else
+    return 0;
+  if (!verb && *phrase > from && eg_sf_in_list(t[*phrase - 1].w, whose, 4)) --*phrase;
+  unsigned b;
+  for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--) {
+    if ((b = eg_sf_kind_bits(sf, t[k - 1].w))) return *bits = b, k;
+    if (k >= from + 2 && (b = kind_named(sf, t, k - 2, k - 1, k) & sf->cue_types))
+      return *bits = b, k;
+  }
+  /* no kind word: a word for a person ("seeing someone, her name is X") */
+  for (size_t k = i; !verb && k > 0 && i - k < NAMING_REACH; k--)
+    if (eg_sf_bits_of(sf->people, t[k - 1].w)) return *bits = sf->person_bit, k;
+  return i + 1; /* given, to no word: the naming verb's own type */
+}
+
 /* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
  * 0 when none is:
  *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
@@ -222,23 +249,10 @@ static unsigned kind_named(const eg_statefacts *sf, const token *t, size_t i, si
  *    the kind word: not "X, my dog stayed with mum"). */
 static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t i, size_t j) {
-  static const char *const be[] = {"is", "was"};
-  const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
-  unsigned b = 0, verb = 0;
-  bool given = !strcmp(p1, "name's") || !strcmp(p1, "name") ||
-               (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"));
-  if (eg_sf_named_by_verb(sf, t, from, i)) given = true, verb = eg_sf_bits_of(sf->cue, p2);
-  if (!given && (b = eg_sf_kind_bits(sf, p1))) return b; /* "our beagle X", "my tabby X" */
-  if (given) {
-    for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--)
-      if ((b = eg_sf_kind_bits(sf, t[k - 1].w)) ||
-          (k >= from + 2 && (b = kind_named(sf, t, k - 2, k - 1, k) & sf->cue_types)))
-        return b;
-    /* no kind word: a word for a person ("seeing someone, her name is X") */
-    for (size_t k = i; !verb && k > 0 && i - k < NAMING_REACH; k--)
-      if (eg_sf_bits_of(sf->people, t[k - 1].w)) return sf->person_bit;
-    return verb;
-  }
+  unsigned b = 0;
+  size_t phrase;
+  if (eg_sf_given_to(sf, t, from, i, &b, &phrase)) return b;
+  if ((b = i > from ? eg_sf_kind_bits(sf, t[i - 1].w) : 0)) return b; /* "our beagle X" */
   if (j + 1 < to && !strcmp(t[j].w, "the") && (b = eg_sf_kind_bits(sf, t[j + 1].w))) return b;
   if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
   if (!t[j - 1].comma) return 0;
@@ -427,6 +441,15 @@ static bool institution_after(const eg_statefacts *sf, const token *t, size_t j,
   return false;
 }
 
+/* Slot k of out[0, n) becomes the value of slot k - 1, and no slot of its own; the count after. */
+static size_t value_of_previous(slot *out, size_t n, size_t k) {
+  slot *w = &out[k - 1], *c = &out[k];
+  w->vs = c->ts, w->ve = c->te;
+  w->bits &= c->bits;
+  memmove(c, c + 1, (n - k - 1) * sizeof *c);
+  return n - 1;
+}
+
 /* A name corrected at once ("named him Rocket - sorry, Rocco", "Ines, I mean Inès") is the
  * correction: the first stays the slot, read in its place, the second becomes its value and no
  * slot of its own. Only words of correcting stand between them, one of them saying so. The
@@ -444,11 +467,22 @@ static size_t corrected(const token *t, slot *out, size_t n) {
       only = eg_sf_in_list(t[q].w, fill, sizeof fill / sizeof *fill);
       says |= eg_sf_in_list(t[q].w, say, sizeof say / sizeof *say);
     }
-    if (!only || !says) continue;
-    w->vs = c->ts, w->ve = c->te;
-    w->bits &= c->bits;
-    memmove(c, c + 1, (n - k - 1) * sizeof *c);
-    n--;
+    if (only && says) n = value_of_previous(out, n, k);
+  }
+  return n;
+}
+
+size_t eg_sf_renamed(const token *t, slot *out, size_t n) {
+  for (size_t k = 1; k < n; k++) {
+    slot *w = &out[k - 1], *name = &out[k];
+    if (w->proper || w->ve || w->held || !name->proper || name->held || !(w->bits & name->bits) ||
+        !t[w->te - 1].comma)
+      continue;
+    size_t q = w->te;
+    while (q < name->ts && eg_sf_determiner(t[q].w)) q++;
+    if (q != name->ts) continue;
+    w->proper = true;
+    n = value_of_previous(out, n, k);
   }
   return n;
 }

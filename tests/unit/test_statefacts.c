@@ -392,6 +392,11 @@ static void test_endings_and_near_words(void) {
       {"I started at tidewell on monday.", "WORKS_AT", "tidewell"},
       {"just got a job at quillon games, starting in march!", "WORKS_AT", "quillon games"},
       {"met someone at parkrun!! her name is Ines", "PARTNER_OF", "Ines"},
+      /* a name given later in the sentence stands for the word it names where that is said:
+       * "been seeing X since november" */
+      {"been seeing someone since november \U0001F970 his name's Jonas and he's a chef, so "
+       "cooking for him is TERRIFYING",
+       "PARTNER_OF", "Jonas"},
       /* "the neighbour's": someone else's, as "my neighbour's" is */
       {"The neighbour's dog Rocket keeps digging under our fence.", NULL, NULL},
       /* a place is one WordNet knows, its capitals too; a name it does not know is one only
