@@ -883,21 +883,32 @@ static void clause_of(const token *t, size_t nt, size_t i, size_t *from, size_t 
   *from = a, *to = b;
 }
 
-/* A name given to a kind word or a word for a person in an earlier clause of the speaker's
- * ("been seeing someone since november 🥰 his name's X", "we adopted a bunny. We called her
- * X"): that clause, the word standing for the name, says the state the name is in; an item
- * beside the naming clause's own. None when that clause is not the speaker's own statement. */
+/* The word a name given at slot s names before its naming words (eg_sf_given_to) as a slot
+ * *g with the name its value, in that word's clause [*cf, *ct) up to the naming words ("been
+ * seeing someone since november 🥰 his name's X", "we adopted a bunny. We called her X");
+ * false when it names none. */
+static bool given_word(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
+                       const slot *s, slot *g, size_t *cf, size_t *ct) {
+  unsigned bits;
+  size_t phrase, k = eg_sf_given_to(sf, t, from, s->ts, &bits, &phrase);
+  if (!k || k > phrase) return false;
+  clause_of(t, nt, k - 1, cf, ct);
+  if (*ct > phrase) *ct = phrase;
+  *g = *s;
+  g->ts = k - 1, g->te = k, g->vs = value_from(s), g->ve = value_to(s);
+  return true;
+}
+
+/* That clause, the word standing for the name, says the state the name is in: an item beside
+ * the naming clause's own, when it is the speaker's own statement. */
 static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const char *text,
                       size_t seg, size_t from, size_t said_from, const slot *s, eg_arena *a,
                       item *items, size_t *n) {
-  unsigned bits;
-  size_t phrase, k = eg_sf_given_to(sf, t, from, s->ts, &bits, &phrase), cf, ct, sa, sb;
-  if (!k || k > phrase || *n >= MAX_ITEMS) return;
-  clause_of(t, nt, k - 1, &cf, &ct);
-  if (ct > phrase) ct = phrase; /* the naming words are no part of it */
-  if (t[cf].s < said_from || t[ct - 1].ask || !speaks_of_self(sf, t, cf, ct, true)) return;
-  slot g = *s;
-  g.ts = k - 1, g.te = k, g.vs = value_from(s), g.ve = value_to(s);
+  size_t cf, ct, sa, sb;
+  slot g;
+  if (*n >= MAX_ITEMS || !given_word(sf, t, nt, from, s, &g, &cf, &ct) || t[cf].s < said_from ||
+      t[ct - 1].ask || !speaks_of_self(sf, t, cf, ct, true))
+    return;
   g.status = status_of(sf, t, cf, ct, &g);
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
@@ -943,7 +954,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          * one a noun of the user's is placed at ("my coworkers at X") */
         size_t own_at;
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
-        if (!rels && !arrival && eg_sf_about_someone_else(sf, t, from, to, &slots[k])) {
+        /* … and a name given to someone else's ("my friend got a puppy, she called him X") */
+        slot g;
+        size_t gf, gt;
+        if (!rels && !arrival &&
+            (eg_sf_about_someone_else(sf, t, from, to, &slots[k]) ||
+             (given_word(sf, t, nt, from, &slots[k], &g, &gf, &gt) &&
+              eg_sf_about_someone_else(sf, t, gf, gt, &g)))) {
           forget_value(&last, &slots[k]);
           continue;
         }

@@ -368,6 +368,9 @@ static void test_endings_and_near_words(void) {
       {"We adopted a kitten. The kids named him Pickle.", "HAS_PET", "Pickle"},
       {"We adopted a kitten. My daughter named her Pickle.", "HAS_PET", "Pickle"},
       {"My friend got a cat. Her name is Misty.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      /* … nor in the same sentence: the name is of the word it names, and so is its owner */
+      {"my friend got a puppy, she called him Max.", NULL, NULL},
+      {"my sister adopted a kitten and named her Luna.", NULL, NULL},
       /* … and one that opens its sentence bound to its kind */
       {"Sable the ferret joined the household last week.", "HAS_PET", "Sable"},
       /* a clitic 's is no part of the name */
