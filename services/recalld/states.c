@@ -79,6 +79,25 @@ static bool open_to_doubt(const rc_fact *f) {
          f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED;
 }
 
+/* Does text name value (three bytes or more) as whole words? */
+static bool names(const char *text, const char *value) {
+  return text && strlen(value) >= 3 && rc_says(text, value);
+}
+
+static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out);
+static bool same_value(const char *text, size_t from, size_t to, const char *value);
+
+/* Does chunk x name `value`: its words, or a value of the kind asked read in it that holds it
+ * or is held by it as words ("Tidewater" of "Tidewater Analytics")? */
+static bool names_value(rc_ctx *c, rc_chunk *x, const char *value) {
+  if (names(x->chunk->content, value)) return true;
+  const eg_stated_value *v;
+  size_t n = values_of(c, x, &v);
+  for (size_t k = 0; k < n; k++)
+    if (same_value(x->chunk->content, v[k].from, v[k].to, value)) return true;
+  return false;
+}
+
 static void text_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
@@ -94,11 +113,11 @@ static void text_doubts(rc_ctx *c) {
       if (c->chunks[j].chunk->id == source_chunk && DOUBT_NEAR * c->chunks[j].relevance > bar)
         bar = DOUBT_NEAR * c->chunks[j].relevance;
     for (size_t j = 0; j < c->n_chunks && j < DOUBT_EXCERPTS; j++) {
-      const rc_chunk *x = &c->chunks[j];
+      rc_chunk *x = &c->chunks[j];
       const Engram__V1__Chunk *ch = x->chunk;
       if (x->relevance < bar || ch->time <= f->edge->valid_from || after_asked(c, ch)) continue;
       if (!users(ch) || !strcmp(ch->session_id ? ch->session_id : "", source)) continue;
-      if (!*value || !ch->content || strcasestr(ch->content, value))
+      if (!*value || !ch->content || strcasestr(ch->content, value) || names_value(c, x, value))
         continue; /* it restates the value */
       doubt_by(c, f, ch);
       break;
@@ -113,9 +132,6 @@ static void text_doubts(rc_ctx *c) {
  * of the move before the one of the old address, however close the old one is to the
  * question's words. Only excerpts already returned move, and only among themselves.
  */
-static bool names(const char *text, const char *value) {
-  return text && strlen(value) >= 3 && rc_says(text, value);
-}
 
 /* Does text name a value f's own came after: one of its chain, or (a relation holding
  * several values: pets, instruments) an older value of the same subject and relation? */
@@ -285,14 +301,15 @@ static size_t newest_value(rc_ctx *c, size_t statement) {
   return e[best].last;
 }
 
-/* Every fact on the question's topic, not yet in doubt, that `by` does not name, said after
- * the fact became true (and not its own source), is in doubt with it as the reason. */
-static void doubt_unnamed(rc_ctx *c, const Engram__V1__Chunk *by) {
+/* Every fact on the question's topic, not yet in doubt, that x does not name, said after the
+ * fact became true (and not its own source), is in doubt with it as the reason. */
+static void doubt_unnamed(rc_ctx *c, rc_chunk *x) {
+  const Engram__V1__Chunk *by = x->chunk;
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
     if (open_to_doubt(f) && by->time > f->edge->valid_from && by->id != source &&
-        !names(by->content, rc_object_text(f->edge)))
+        !names_value(c, x, rc_object_text(f->edge)))
       doubt_by(c, f, by);
   }
 }
@@ -349,7 +366,7 @@ static void latest_first(rc_ctx *c) {
   if (latest == c->n_chunks) goto move;
   /* the value a fact holds is in doubt when the latest statement, said after it became
    * true, does not name it: the user said something newer on it that no fact was read from */
-  doubt_unnamed(c, c->chunks[latest].chunk);
+  doubt_unnamed(c, &c->chunks[latest]);
 move:
   if (newest != c->n_chunks) latest = newest;
   /* asked what the state is now ("where do I live now?", "what's my cat's name?": a question
@@ -421,7 +438,7 @@ static void first_disagrees(rc_ctx *c) {
     const eg_stated_value *v;
     values_of(c, &c->chunks[j], &v);
     if (rc_speaks_of_kind(&c->chunks[j]) && !after_asked(c, c->chunks[j].chunk)) {
-      doubt_unnamed(c, c->chunks[j].chunk);
+      doubt_unnamed(c, &c->chunks[j]);
       return;
     }
   }

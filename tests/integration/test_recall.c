@@ -893,6 +893,28 @@ static void test_other_word_for_held(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A later word naming the value by its first name only restates it: "ask Tidewater for a
+ * stipend" casts no doubt on working at Tidewater Analytics. */
+static void test_short_name_restates(void) {
+  const char *const s1[] = {"user",
+                            "I've been on the data engineering team at Tidewater Analytics "
+                            "since March. Any good resources for idiomatic pandas?",
+                            "assistant", "Try the pandas user guide."};
+  const char *const s2[] = {"user",
+                            "What's a reasonable way to ask Tidewater for a home office stipend "
+                            "now that everyone's remote?",
+                            "assistant", "Keep it short and concrete."};
+  ingest("sn", "sn-1", "2019-11-20T10:00:00Z", s1, 2);
+  ingest("sn", "sn-2", "2020-04-08T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("sn", "Which company am I working for now?", T("2020-04-09"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "Tidewater Analytics");
+  EG_REQUIRE(f >= 0);
+  EG_CHECK(r->items[f]->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A state at a time asked about long after: "Where did I live in 2021?" asked in 2024 reads
  * the facts as of 2021's end (Lisbon, in no doubt: the move came later; the context says so)
  * and puts the excerpt of that time before the later one; asked about now, the move is the
@@ -1223,6 +1245,7 @@ int main(void) {
   EG_RUN(test_state_at_asked_time);
   EG_RUN(test_arranged_move);
   EG_RUN(test_other_word_for_held);
+  EG_RUN(test_short_name_restates);
   EG_RUN(test_later_same_day);
   EG_RUN(test_value_of_kind);
   EG_RUN(test_first_disagrees);
