@@ -605,6 +605,13 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
           i = j - 1;
           continue;
         }
+        /* a kind of thing one names, in capitals mid-sentence with no determiner, is the name
+         * of something else: "getting used to Python after years of C" keeps no snake */
+        else if (common && (common & sf->cue_types) == common && !t[i].start &&
+                 !(i > from && (eg_sf_determiner(prev) || t[i - 1].digit))) {
+          i = j - 1;
+          continue;
+        }
         out[n++] = s;
         i = j - 1;
         continue;

@@ -363,6 +363,8 @@ static void test_endings_and_near_words(void) {
       {"I drive a kia ceed these days.", "DRIVES", "kia ceed"},
       {"just bought a used mazda cx-5 and I love it.", "DRIVES", "mazda cx-5"},
       {"my honda makes a weird noise on the motorway.", NULL, NULL},
+      /* a kind of pet in capitals with no determiner names something else */
+      {"Still getting used to Python after years of embedded C.", NULL, NULL},
       /* a name given right after the user's own sentence is theirs, not after a friend's */
       {"For the new flat we got a rabbit; her name is Clover.", "HAS_PET", "Clover"},
       {"We adopted a kitten. The kids named him Pickle.", "HAS_PET", "Pickle"},
