@@ -896,14 +896,10 @@ static void test_other_word_for_held(void) {
 /* A later word naming the value by its first name only restates it: "ask Tidewater for a
  * stipend" casts no doubt on working at Tidewater Analytics. */
 static void test_short_name_restates(void) {
-  const char *const s1[] = {"user",
-                            "I've been on the data engineering team at Tidewater Analytics "
-                            "since March. Any good resources for idiomatic pandas?",
-                            "assistant", "Try the pandas user guide."};
-  const char *const s2[] = {"user",
-                            "What's a reasonable way to ask Tidewater for a home office stipend "
-                            "now that everyone's remote?",
-                            "assistant", "Keep it short and concrete."};
+  const char *said = "I've been on the data engineering team at Tidewater Analytics since March.";
+  const char *asked = "What's a reasonable way to ask Tidewater for a home office stipend?";
+  const char *const s1[] = {"user", said, "assistant", "Try the pandas user guide."};
+  const char *const s2[] = {"user", asked, "assistant", "Keep it short and concrete."};
   ingest("sn", "sn-1", "2019-11-20T10:00:00Z", s1, 2);
   ingest("sn", "sn-2", "2020-04-08T10:00:00Z", s2, 2);
   Engram__V1__RecallResponse *r =
