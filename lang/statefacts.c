@@ -875,7 +875,6 @@ static int owned_as(const eg_statefacts *sf, const token *t, size_t from, size_t
   return only_taker(sf, s->bits) + 1;
 }
 
-/* The clauses of one segment worth embedding, appended to items. */
 /* The clause [*from, *to) of the segment's tokens t[0, nt) that holds token i. */
 static void clause_of(const token *t, size_t nt, size_t i, size_t *from, size_t *to) {
   size_t a = 0, b = nt;
@@ -916,6 +915,7 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
+/* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
                        const eg_segment *sg, eg_arena *a, item *items, size_t *n,
                        eg_statefacts_stats *st, eg_err *err) {
