@@ -88,9 +88,11 @@ static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out);
 static bool same_value(const char *text, size_t from, size_t to, const char *value);
 
 /* Does chunk x name `value`: its words, or a value of the kind asked read in it that holds it
- * or is held by it as words ("Tidewater" of "Tidewater Analytics")? */
+ * or is held by it as words ("Tidewater" of "Tidewater Analytics")? The words alone where the
+ * question asks no kind (or recalld reads none: no prototypes file). */
 static bool names_value(rc_ctx *c, rc_chunk *x, const char *value) {
   if (names(x->chunk->content, value)) return true;
+  if (!c->asked) return false;
   const eg_stated_value *v;
   size_t n = values_of(c, x, &v);
   for (size_t k = 0; k < n; k++)
