@@ -175,7 +175,8 @@ static void current_first(rc_ctx *c) {
  * The latest statement first. For a question about one of the user's states (its words ask
  * for a kind of value: "live" a place, "employer" an organisation, "dog" a pet; the
  * prototypes file's @ask lines), an excerpt in which the user speaks of a value of that kind
- * as theirs now is a statement of the state. The latest one, as of the question's bounds
+ * as theirs now is a statement of the state, and so is the one a standing fact of the kind
+ * was read from. The latest one, as of the question's bounds
  * (the excerpts respect them), goes before every other excerpt that speaks of a value of
  * the kind, stated or only named: a user who moved reads where they live now before where they used
  * to, in whatever words the move was told, with no fact read from it; asked about the state
@@ -349,6 +350,20 @@ static void standing_first(rc_ctx *c) {
   for (size_t i = 0; i < n; i++) c->chunks[at[i]] = x[i];
 }
 
+/* Is chunk j the one a fact of the kind asked, standing and not in doubt, was read from? The
+ * extractor read a state there ("second week at Deloitte"): a statement of it, though the
+ * words name the value in no way the lexical reading takes as the user's. */
+static bool source_of_fact(rc_ctx *c, size_t j) {
+  for (size_t i = 0; i < c->n_facts; i++) {
+    const rc_fact *f = &c->facts[i];
+    if (open_to_doubt(f) && f->edge->meta &&
+        f->edge->meta->source_chunk_id == c->chunks[j].chunk->id &&
+        (eg_statefacts_relation_types(c->r->states, f->edge->relation) & c->asked))
+      return true;
+  }
+  return false;
+}
+
 static void latest_first(rc_ctx *c) {
   if (!c->asked) return;
   size_t first = c->n_chunks, latest = c->n_chunks;
@@ -357,9 +372,10 @@ static void latest_first(rc_ctx *c) {
     const eg_stated_value *v;
     size_t n = values_of(c, &c->chunks[j], &v);
     eg_stated s = eg_stated_strongest(v, n);
-    if (s == EG_STATED_NONE) continue; /* it names no value of the kind: not about the state */
+    bool source = source_of_fact(c, j);
+    if (s == EG_STATED_NONE && !source) continue; /* no value of the kind: not about the state */
     if (first == c->n_chunks) first = j;
-    if (s == EG_STATED_CURRENT && !after_asked(c, ch) &&
+    if ((s == EG_STATED_CURRENT || source) && !after_asked(c, ch) &&
         (latest == c->n_chunks || said_after(ch, c->chunks[latest].chunk)))
       latest = j;
   }

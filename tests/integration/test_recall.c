@@ -805,6 +805,32 @@ static void test_newest_value(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The excerpt a standing fact was read from is a statement of the state, though its words
+ * name the value in no way the lexical reading takes as the user's ("second week at X"): asked
+ * now, it goes before an older statement of the value it replaced. */
+static void test_fact_source_is_statement(void) {
+  const char *letter = "drafting a cover letter for an internal promotion at Corvane Systems, "
+                       "I've been a junior analyst there for 3 yrs. can you tighten it?";
+  const char *notice = "handed in my notice at corvane today. last day is the 26th, feels weird.";
+  const char *joined = "second week at Ostrel and the onboarding slides are endless lol. any "
+                       "tricks for remembering 40 new names?";
+  const char *const s1[] = {"user", letter, "assistant", "Lead with the reports you delivered."};
+  const char *const s2[] = {"user", notice, "assistant", "A short thank-you email is a nice touch."};
+  const char *const s3[] = {"user", joined, "assistant", "Repeat each name when introduced."};
+  ingest("fs", "fs-1", "2016-10-03T10:00:00Z", s1, 2);
+  ingest("fs", "fs-2", "2018-01-08T10:00:00Z", s2, 2);
+  ingest("fs", "fs-3", "2018-02-12T10:00:00Z", s3, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("fs", "Who do I work for at the moment?", T("2018-09-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int fact = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "WORKS_AT Ostrel");
+  int now = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "second week at Ostrel");
+  int before = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Corvane Systems");
+  EG_CHECK(fact >= 0);
+  EG_CHECK(now >= 0 && before >= 0 && now < before);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A value named in full once is known by a part of it: after someone else's "Nissan Leaf"
  * (his, not the user's), "Took the Leaf to Wales" speaks of a car the user has now, and
  * goes before the statement of the old one. */
@@ -1236,6 +1262,7 @@ int main(void) {
   EG_RUN(test_latest_statement);
   EG_RUN(test_latest_statement_first_of_all);
   EG_RUN(test_newest_value);
+  EG_RUN(test_fact_source_is_statement);
   EG_RUN(test_known_value);
   EG_RUN(test_plan_not_state);
   EG_RUN(test_state_at_asked_time);
