@@ -196,8 +196,10 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
                : "",
            excerpt ? (rows[R_RIGHT_EXCERPT] ? "right" : "wrong") : "-");
   if (c->verbose && fact && fact->fact->meta)
-    printf("    fact read by %s from \"%.100s\"\n",
+    printf("    fact read by %s (%.2f, %.60s) from \"%.100s\"\n",
            fact->fact->meta->extractor ? fact->fact->meta->extractor : "?",
+           (double)fact->fact->meta->confidence,
+           fact->fact->meta->reason ? fact->fact->meta->reason : "",
            fact->fact->meta->utterance ? fact->fact->meta->utterance : "");
   for (size_t i = 0; c->verbose && !rows[R_RIGHT_EXCERPT] && i < r->n_items && i < 8; i++)
     if (r->items[i]->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK)
