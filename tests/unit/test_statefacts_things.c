@@ -6,7 +6,7 @@
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
- * out of memory, all or nothing.
+ * values joined by "and" under one predicate; out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -209,6 +209,36 @@ static void test_out_of_memory(void) {
   EG_CHECK_INT(partial, 0);
 }
 
+/* Two values joined by "and" are objects of one predicate: a plan's marker before the first
+ * reaches the second ("browsing flats in X and Y": neither is said as it stands); not where
+ * the second opens a predicate of its own, with a verb after it ("… and X says she doesn't
+ * want a fuss") or with the "and" opening its sub-clause (", and X in January doesn't help"). */
+static void test_joined_objects(void) {
+  unsigned place = eg_statefacts_relation_types(sf, "LIVES_IN");
+  unsigned person = eg_statefacts_relation_types(sf, "PARTNER_OF");
+  static const struct {
+    const char *text, *value;
+    bool person, plain;
+  } x[] = {
+      {"I keep browsing flats in Ghent and Valencia like a lunatic.", "Valencia", false, false},
+      {"We keep looking at houses in Tartu and the Hague.", "Hague", false, false},
+      {"Our anniversary's tomorrow and Ingrid says she doesn't want a fuss.", "Ingrid", true, true},
+      {"The trams are slow, and Ghent in winter doesn't help.", "Ghent", false, true},
+  };
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    eg_stated_value v[8];
+    size_t n = eg_statefacts_values(sf, x[i].text, 0, strlen(x[i].text), 0,
+                                    x[i].person ? person : place, NULL, v, 8);
+    size_t k = 0, l = strlen(x[i].value);
+    while (k < n && !(v[k].to - v[k].from == l && !strncmp(x[i].text + v[k].from, x[i].value, l)))
+      k++;
+    bool ok = k < n && v[k].plain == x[i].plain;
+    if (!ok)
+      fprintf(stderr, "  \"%s\": %s %s\n", x[i].text, x[i].value, k < n ? "misread" : "not read");
+    EG_CHECK(ok);
+  }
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -221,6 +251,7 @@ int main(void) {
   EG_RUN(test_alternatives_and_endings);
   EG_RUN(test_chat_people);
   EG_RUN(test_began);
+  EG_RUN(test_joined_objects);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
