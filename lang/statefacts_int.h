@@ -124,6 +124,7 @@ typedef struct token {
   bool comma;  /* a sub-clause ends after it (markers do not reach past it) */
   bool ask;    /* … with a question mark */
   bool pict;   /* a pictograph follows it (" 🎉 ") */
+  bool theirs; /* a plural's possessive: an apostrophe closes it ("neighbours' dog") */
 } token;
 
 /* The words of text into t (at most max); how many. */

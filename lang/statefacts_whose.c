@@ -87,18 +87,20 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin) ||
            (from + 2 < to && !strcmp(t[from + 1].w, "of") && eg_sf_in_list(t[from + 2].w, mine, 2)))
     noun = from;
-  else if (!strcmp(t[from].w, "the") && from + 1 < to && strstr(t[from + 1].w, "'s"))
+  else if (!strcmp(t[from].w, "the") && from + 1 < to &&
+           (strstr(t[from + 1].w, "'s") || t[from + 1].theirs))
     noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
   else
     return false;
   if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun)) return false;
   /* right after the noun: the one it names ("my wife X"), or their thing when the noun is a
    * possessive ("my sister's Tesla Model 3 is so quiet") */
-  if (s->ts == noun + 1) return eg_sf_possessive(t[noun].w);
+  bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
+  if (s->ts == noun + 1) return possessive;
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
    * neighbour's dog" is the neighbour's) */
   unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
-                  (strchr(t[noun].w, '\'') ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
+                  (possessive ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
   if (kind & ~sf->person_bit) return false;
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */

@@ -176,6 +176,11 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     }
     k->w[l] = '\0';
     k->e = p;
+    /* "the neighbours' dog": the apostrophe after a plural is no quote's when a word follows */
+    if (l > 1 && k->w[l - 1] == 's' && text[p] && is_apostrophe(text + p)) {
+      size_t q = p + ((unsigned char)text[p] == '\'' ? 1 : 3);
+      k->theirs = text[q] == ' ' && isalpha((unsigned char)text[q + 1]);
+    }
     k->shout = k->cap && p - k->s > 1;
     for (size_t q = k->s; q < p && k->shout; q++) k->shout = !islower((unsigned char)text[q]);
     /* "but" opens a new clause: "I used to live in X but now I live in Y" */

@@ -6,7 +6,8 @@
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
- * values joined by "and" under one predicate; out of memory, all or nothing.
+ * values joined by "and" under one predicate; a plural's possessive; out of memory, all or
+ * nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -209,6 +210,18 @@ static void test_out_of_memory(void) {
   EG_CHECK_INT(partial, 0);
 }
 
+/* A plural's possessive is someone else's, as a singular's is: "our neighbours' dog, a husky
+ * called X" names their dog; a closing quote after a plural is no possessive. */
+static void test_plural_possessive(void) {
+  static const expect x[] = {
+      {"Our new neighbours' dog, a young husky called Pavlo, howls when they go out.", NULL, NULL},
+      {"The neighbours' cat Smudge sleeps on our porch every afternoon.", NULL, NULL},
+      {"Our neighbour's dog, a young husky called Pavlo, howls when they go out.", NULL, NULL},
+      {"We adopted a husky from the shelter, we named him Pavlo.", "HAS_PET", "Pavlo"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* Two values joined by "and" are objects of one predicate: a plan's marker before the first
  * reaches the second ("browsing flats in X and Y": neither is said as it stands); not where
  * the second opens a predicate of its own, with a verb after it ("… and X says she doesn't
@@ -252,6 +265,7 @@ int main(void) {
   EG_RUN(test_chat_people);
   EG_RUN(test_began);
   EG_RUN(test_joined_objects);
+  EG_RUN(test_plural_possessive);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
