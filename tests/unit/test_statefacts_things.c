@@ -69,6 +69,9 @@ static void test_instruments_wordnet_lacks(void) {
       {"I finally bought a bouzouki and I'm learning Greek songs.", "PLAYS", "bouzouki"},
       {"My new gayageum arrived today!", "PLAYS", "gayageum"},
       {"I play the djembe in a drum circle on Fridays.", "PLAYS", "djembe"},
+      /* a family of instruments, or a part of one, is no instrument played (@generic) */
+      {"Eight months in and my bow keeps skating over the G string.", NULL, NULL},
+      {"I sit with the strings in our community orchestra.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
