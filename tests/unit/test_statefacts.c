@@ -353,9 +353,11 @@ static void test_endings_and_near_words(void) {
       /* a word in capitals for emphasis is no name; an acronym is */
       {"My hamster Gizmo escaped AGAIN.", "HAS_PET", "Gizmo"},
       {"I just started at IKEA.", "WORKS_AT", "IKEA"},
+      /* a harp that qualifies a concert is none played, and "strings" are a family of
+       * instruments: nothing on what the user plays */
       {"Went to a harp concert last night, but I'd never have the patience for all those "
        "strings.",
-       EG_STATE_UNCERTAIN, "PLAYS"},
+       NULL, NULL},
       /* the district before a known place is part of it: the city is the value */
       {"Signed a lease on a flat in Kreuzberg, Berlin.", "LIVES_IN", "Berlin"},
       {"First week at Initech and the coffee is awful.", "WORKS_AT", "Initech"},
