@@ -6,8 +6,8 @@
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
- * values joined by "and" under one predicate; a plural's possessive; out of memory, all or
- * nothing.
+ * values joined by "and" under one predicate; a plural's possessive; "At X we …"; out of
+ * memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -213,6 +213,18 @@ static void test_out_of_memory(void) {
   EG_CHECK_INT(partial, 0);
 }
 
+/* A firm the speaker's "we" works at, said as the frame of what they do there ("At X we …"),
+ * is where they work (two [WORKS_AT] prototypes). */
+static void test_at_firm_we(void) {
+  static const expect x[] = {
+      {"At Brackwell Logistics we still track every shipment in one giant Excel file.", "WORKS_AT",
+       "Brackwell Logistics"},
+      {"At Corvane Systems we ship a release every Friday.", "WORKS_AT", "Corvane Systems"},
+      {"At Christmas we always go to my parents.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A plural's possessive is someone else's, as a singular's is: "our neighbours' dog, a husky
  * called X" names their dog; a closing quote after a plural is no possessive. */
 static void test_plural_possessive(void) {
@@ -269,6 +281,7 @@ int main(void) {
   EG_RUN(test_began);
   EG_RUN(test_joined_objects);
   EG_RUN(test_plural_possessive);
+  EG_RUN(test_at_firm_we);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
