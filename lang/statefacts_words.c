@@ -135,9 +135,9 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
       /* a colon after "someone" or "somewhere", or before "a" or "an" after words of the
        * speaker's, names who, where or which in the same sentence ("I've been seeing
        * someone: X", "we're going electric: a Hyundai Ioniq 5"; not a heading's: "Life
-       * update: a year in X already") */
+       * update: a year in X already"), and after "name", a form's field ("Name: X") */
       bool named = c == ':' && n &&
-                   (eg_sf_indefinite(t[n - 1].w) ||
+                   (eg_sf_indefinite(t[n - 1].w) || !strcmp(t[n - 1].w, "name") ||
                     (article_next(text + p + 1) && eg_sf_first_person(t, opening, n)));
       bool sentence = c == '.' || c == '!' || c == '?' || (c == ':' && !named) || c == '\n';
       bool clause = sentence || c == ';';

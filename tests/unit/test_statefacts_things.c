@@ -6,8 +6,8 @@
  * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
- * values joined by "and" under one predicate; a plural's possessive; "At X we …"; out of
- * memory, all or nothing.
+ * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
+ * "Name: X"; out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -225,6 +225,18 @@ static void test_at_firm_we(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A form's field "Name: X" gives a name as "the name X" does, to the kind word before it in
+ * the speaker's words; not in someone else's, nor where no kind word is. */
+static void test_form_name(void) {
+  static const expect x[] = {
+      {"Filling in the vet's form for our new kitten. Name: Pesto. Age: ten weeks.", "HAS_PET",
+       "Pesto"},
+      {"My neighbour got a kitten. Name: Pesto.", NULL, NULL},
+      {"Can you check the header of my CV? Name: Priya Nair, Address: 4 Elm Road.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A plural's possessive is someone else's, as a singular's is: "our neighbours' dog, a husky
  * called X" names their dog; a closing quote after a plural is no possessive. */
 static void test_plural_possessive(void) {
@@ -282,6 +294,7 @@ int main(void) {
   EG_RUN(test_joined_objects);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
+  EG_RUN(test_form_name);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
