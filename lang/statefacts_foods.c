@@ -26,7 +26,9 @@
 enum { SIDE_NONE, SIDE_OUT, SIDE_IN };
 
 static bool eating(const char *w) {
-  static const char *const eat[] = {"eat", "eats", "eating", "ate", "eaten"};
+  /* and "touch", as "I won't touch X" eats none of it */
+  static const char *const eat[] = {"eat",   "eats",    "eating",   "ate",    "eaten",
+                                    "touch", "touches", "touching", "touched"};
   return eg_sf_in_list(w, eat, sizeof eat / sizeof *eat);
 }
 
@@ -57,7 +59,8 @@ static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, s
 
 /* The side the words [from, i) before a food put it on. */
 static int side_before(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
-  static const char *const cut[] = {"dropped", "ditched", "avoid", "avoiding"};
+  static const char *const cut[] = {"dropped", "ditched",   "avoid",    "avoiding",
+                                    "exclude", "excluding", "excluded", "excludes"};
   static const char *const past[] = {"didn't", "didnt", "wasn't", "weren't", "ate"};
   /* "I didn't eat meat that week", "ate no meat": a past, no diet now */
   for (size_t k = from; k < i; k++)

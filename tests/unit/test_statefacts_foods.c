@@ -1,9 +1,10 @@
 /*
  * test_statefacts_foods.c — a diet told by the foods the user eats or leaves out (written for
  * this test, none taken from a benchmark): what is left out ("no meat or fish", "I don't eat
- * meat", "cut out dairy and eggs"), what is eaten ("fish is fine", "eating meat again"), the
- * held value weighed with them, and what tells nothing: someone else's plate, a question, a
- * plan, a hedge, a past, less instead of none, a value said outright. The prototypes file's
+ * meat", "cut out dairy and eggs", "haven't touched meat", "exclude barley"), what is eaten ("fish
+ * is fine", "eating meat again"), the held value weighed with them, and what tells nothing: someone
+ * else's plate, a question, a plan, a hedge, a past, less instead of none, a value said outright.
+ * The prototypes file's
  * @food and @describe lines, refused when wrong.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
@@ -20,6 +21,10 @@ static void test_foods_tell_a_diet(void) {
       {"Started eating meat again after the anaemia scare.", "DIET", "omnivore"},
       {"cut out dairy and eggs for good this week", "DIET", "dairy-free"},
       {"No bread or pasta for me, I cut out gluten completely.", "DIET", "gluten-free"},
+      /* "won't touch X" eats none of it; excluding wheat, barley and rye leaves gluten out */
+      {"Since the spring I haven't touched meat or fish.", "DIET", "vegetarian"},
+      {"My doctor says coeliac, so I now exclude barley and rye completely.", "DIET",
+       "gluten-free"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
