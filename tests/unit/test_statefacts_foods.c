@@ -1,11 +1,10 @@
 /*
  * test_statefacts_foods.c — a diet told by the foods the user eats or leaves out (written for
  * this test, none taken from a benchmark): what is left out ("no meat or fish", "I don't eat
- * meat", "cut out dairy and eggs", "haven't touched meat", "exclude barley"), what is eaten ("fish
- * is fine", "eating meat again"), the held value weighed with them, and what tells nothing: someone
- * else's plate, a question, a plan, a hedge, a past, less instead of none, a value said outright.
- * The prototypes file's
- * @food and @describe lines, refused when wrong.
+ * meat", "cut out dairy and eggs", "haven't touched meat", "exclude barley"), what is eaten
+ * ("fish is fine", "eating meat again"), the held value weighed with them, and what tells
+ * nothing: someone else's plate, a question, a plan, a hedge, a past, less instead of none, a
+ * value said outright. The prototypes file's @food and @describe lines, refused when wrong.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
