@@ -352,14 +352,22 @@ static void standing_first(rc_ctx *c) {
 
 /* Is chunk j the one a fact of the kind asked, standing and not in doubt, was read from? The
  * extractor read a state there ("second week at Deloitte"): a statement of it, though the
- * words name the value in no way the lexical reading takes as the user's. */
+ * words name the value in no way the lexical reading takes as the user's; not where they
+ * speak of it as former ("Back when I played violin …": a fact misread from a past). */
 static bool source_of_fact(rc_ctx *c, size_t j) {
+  const char *text = c->chunks[j].chunk->content;
   for (size_t i = 0; i < c->n_facts; i++) {
     const rc_fact *f = &c->facts[i];
-    if (open_to_doubt(f) && f->edge->meta &&
-        f->edge->meta->source_chunk_id == c->chunks[j].chunk->id &&
-        (eg_statefacts_relation_types(c->r->states, f->edge->relation) & c->asked))
-      return true;
+    if (!open_to_doubt(f) || !f->edge->meta ||
+        f->edge->meta->source_chunk_id != c->chunks[j].chunk->id ||
+        !(eg_statefacts_relation_types(c->r->states, f->edge->relation) & c->asked))
+      continue;
+    const eg_stated_value *v;
+    size_t n = values_of(c, &c->chunks[j], &v), k = 0;
+    while (k < n && !(v[k].how == EG_STATED_FORMER &&
+                      same_value(text, v[k].from, v[k].to, rc_object_text(f->edge))))
+      k++;
+    if (k == n) return true;
   }
   return false;
 }
