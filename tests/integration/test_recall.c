@@ -809,13 +809,16 @@ static void test_newest_value(void) {
  * name the value in no way the lexical reading takes as the user's ("second week at X"): asked
  * now, it goes before an older statement of the value it replaced. */
 static void test_fact_source_is_statement(void) {
-  const char *letter = "drafting a cover letter for an internal promotion at Corvane Systems, "
-                       "I've been a junior analyst there for 3 yrs. can you tighten it?";
+  const char *letter =
+      "drafting a cover letter for an internal promotion at Corvane Systems, "
+      "I've been a junior analyst there for 3 yrs. can you tighten it?";
   const char *notice = "handed in my notice at corvane today. last day is the 26th, feels weird.";
-  const char *joined = "second week at Ostrel and the onboarding slides are endless lol. any "
-                       "tricks for remembering 40 new names?";
+  const char *joined =
+      "second week at Ostrel and the onboarding slides are endless lol. any "
+      "tricks for remembering 40 new names?";
   const char *const s1[] = {"user", letter, "assistant", "Lead with the reports you delivered."};
-  const char *const s2[] = {"user", notice, "assistant", "A short thank-you email is a nice touch."};
+  const char *const s2[] = {"user", notice, "assistant",
+                            "A short thank-you email is a nice touch."};
   const char *const s3[] = {"user", joined, "assistant", "Repeat each name when introduced."};
   ingest("fs", "fs-1", "2016-10-03T10:00:00Z", s1, 2);
   ingest("fs", "fs-2", "2018-01-08T10:00:00Z", s2, 2);
