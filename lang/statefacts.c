@@ -38,7 +38,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common/buf.h"
 #include "common/log.h"
 #include "common/time.h"
 #include "lang/dates.h"
@@ -47,7 +46,6 @@
 
 #define MAX_ITEMS 4096 /* embedded clauses per call; beyond, the rest is left to the rules */
 #define CLAUSE_BYTES 300
-#define STATEMENT_PROTOS 6 /* prototypes per relation in eg_statefacts_statement */
 
 /* ---- words and clauses ------------------------------------------------------------------- */
 
@@ -126,32 +124,6 @@ static bool asked(const token *t, size_t from, size_t to, size_t i) {
   size_t a, b;
   eg_sf_sub_clause(t, from, to, i, &a, &b);
   return b >= to || eg_sf_in_list(t[a].w, asking, sizeof asking / sizeof *asking);
-}
-
-/* Does a verb of the clause's own come at token i before b: an auxiliary or a verb in the past or
- * the third person ("Leila says", "X ate")? */
-static bool verb_at(const eg_statefacts *sf, const token *t, size_t i, size_t b) {
-  static const char *const aux[] = {"is",    "was",  "are",  "were",    "has",
-                                    "had",   "have", "will", "would",   "can",
-                                    "could", "does", "did",  "doesn't", "didn't"};
-  return i < b &&
-         (eg_sf_in_list(t[i].w, aux, sizeof aux / sizeof *aux) ||
-          eg_wordnet_is_past(&sf->verbs, t[i].w) || eg_wordnet_is_present3(&sf->verbs, t[i].w));
-}
-
-/* Where the slot's own predicate starts, looking back from it no further than a (b: where its
- * sub-clause ends). An "and" right before the slot and its determiners, within the sub-clause,
- * joins two objects of one predicate ("browsing flats in X and Y"), unless a verb follows the
- * slot: then the slot is the subject of a predicate of its own ("… and X says she doesn't want a
- * fuss"); so it is when the "and" opens the sub-clause (", and X in January doesn't help"). */
-static size_t predicate_start(const eg_statefacts *sf, const token *t, size_t a, size_t b,
-                              const slot *s, bool goal) {
-  size_t bare = s->ts;
-  while (bare > a && eg_sf_determiner(t[bare - 1].w)) bare--;
-  bool object = bare > a + 1 && !strcmp(t[bare - 1].w, "and") && !verb_at(sf, t, s->te, b);
-  for (size_t q = s->ts; q > a; q--)
-    if (eg_sf_joint(t[q - 1].w, goal) && !(object && q == bare)) return q;
-  return a;
 }
 
 /* Do the words [q, ts) before a value, from its predicate's start, leave it the predicate's
@@ -263,7 +235,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   /* a verb that ends the state a few words before it; not one that gives it to the user ("my
    * aunt left me her X", "he sold us his X") */
   static const char *const to_user[] = {"me", "us"};
-  size_t ended_from = predicate_start(sf, t, a, b, s, true);
+  size_t ended_from = eg_sf_predicate_start(sf, t, a, b, s, true);
   for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
     if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
     if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
@@ -274,7 +246,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   if (v > a && eg_sf_ends_around(sf, t, v - 1, s->te, b)) return true;
   /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
    * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
-  size_t q = predicate_start(sf, t, a, b, s, false), r = s->te;
+  size_t q = eg_sf_predicate_start(sf, t, a, b, s, false), r = s->te;
   bool with_me = eg_sf_with_me(t, from, to, s->ts, s->te);
   if (r + 2 <= b && with_me) r += 2;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
@@ -330,7 +302,7 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   if (ended_by_word(sf, t, from, to, s)) return ST_FORMER;
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  size_t scope = predicate_start(sf, t, a, b, s, false);
+  size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
   if (eg_sf_past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
@@ -706,7 +678,7 @@ static bool near_slot(const eg_statefacts *sf, const token *t, size_t from, size
                       const slot *s, size_t a, size_t b, size_t *na, size_t *nb) {
   size_t sa, sb;
   eg_sf_sub_clause(t, from, to, s->ts, &sa, &sb);
-  size_t x = predicate_start(sf, t, sa, sb, s, false), y = s->te;
+  size_t x = eg_sf_predicate_start(sf, t, sa, sb, s, false), y = s->te;
   if (s->ts > x + 6) x = s->ts - 6;
   while (y < sb && y - s->te < 3 && !eg_sf_joint(t[y].w, false)) y++;
   if (x < a) x = a;
@@ -1496,22 +1468,4 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
     from = to;
   }
   return n;
-}
-
-char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena *a) {
-  eg_buf b = EG_BUF_INIT;
-  int per_rel[MAX_RELS] = {0};
-  for (size_t p = 0; p < sf->n_protos; p++) {
-    const proto *pr = &sf->protos[p];
-    if (pr->kind != PK_ASSERT || !(sf->rels[pr->rel].types & types) ||
-        per_rel[pr->rel]++ >= STATEMENT_PROTOS)
-      continue;
-    for (const char *q = sf->ptexts[p]; *q; q++) /* the slot's "X" is no word of it */
-      if (!(*q == 'X' && (q == sf->ptexts[p] || q[-1] == ' ') && (!q[1] || q[1] == ' ')))
-        eg_buf_printf(&b, "%c", *q);
-    eg_buf_printf(&b, ". ");
-  }
-  char *out = b.len ? eg_arena_strndup(a, b.data, b.len) : NULL;
-  eg_buf_free(&b);
-  return out;
 }

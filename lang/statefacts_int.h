@@ -322,6 +322,14 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
 
 /* ---- predicates (statefacts.c) ----------------------------------------------------------- */
 
+/* Where the slot's own predicate starts (statefacts_words.c), looking back from it no further
+ * than a (b: where its sub-clause ends). An "and" right before the slot and its determiners,
+ * within the sub-clause, joins two objects of one predicate ("browsing flats in X and Y"),
+ * unless a verb follows the slot: then the slot is the subject of a predicate of its own ("…
+ * and X says she doesn't want a fuss"); so it is when the "and" opens the sub-clause (", and X
+ * in January doesn't help"). goal: "to", "into" and "for" join too. */
+size_t eg_sf_predicate_start(const eg_statefacts *sf, const token *t, size_t a, size_t b,
+                             const slot *s, bool goal);
 /* The slot's predicate [*a, *b) between the words that open clauses in [from, to); with
  * `shared`, one without its own subject reaches back to the one whose subject it shares. */
 void eg_sf_predicate_span(const token *t, size_t from, size_t to, const slot *s, bool shared,

@@ -633,3 +633,23 @@ bool eg_sf_within(const eg_statefacts *sf, const char *part, const char *whole) 
   eg_sf_fold(key, k, sizeof k);
   return eg_sf_bits_of(sf->within, k) != 0;
 }
+
+#define STATEMENT_PROTOS 6 /* prototypes per relation in eg_statefacts_statement */
+
+char *eg_statefacts_statement(const eg_statefacts *sf, unsigned types, eg_arena *a) {
+  eg_buf b = EG_BUF_INIT;
+  int per_rel[MAX_RELS] = {0};
+  for (size_t p = 0; p < sf->n_protos; p++) {
+    const proto *pr = &sf->protos[p];
+    if (pr->kind != PK_ASSERT || !(sf->rels[pr->rel].types & types) ||
+        per_rel[pr->rel]++ >= STATEMENT_PROTOS)
+      continue;
+    for (const char *q = sf->ptexts[p]; *q; q++) /* the slot's "X" is no word of it */
+      if (!(*q == 'X' && (q == sf->ptexts[p] || q[-1] == ' ') && (!q[1] || q[1] == ' ')))
+        eg_buf_printf(&b, "%c", *q);
+    eg_buf_printf(&b, ". ");
+  }
+  char *out = b.len ? eg_arena_strndup(a, b.data, b.len) : NULL;
+  eg_buf_free(&b);
+  return out;
+}

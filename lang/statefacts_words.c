@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lang/statefacts_int.h"
+#include "lang/wordnet.h"
 
 static bool is_apostrophe(const char *p) {
   return *p == '\'' || ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x80 &&
@@ -417,4 +418,25 @@ void eg_sf_sub_clause(const token *t, size_t from, size_t to, size_t i, size_t *
   while (b + 1 < to && !t[b].comma && !(ask && t[b].pict)) b++;
   *sf_ = a;
   *st_ = b + 1;
+}
+
+/* Does a verb of the clause's own come at token i before b: an auxiliary or a verb in the past or
+ * the third person ("Leila says", "X ate")? */
+static bool verb_at(const eg_statefacts *sf, const token *t, size_t i, size_t b) {
+  static const char *const aux[] = {"is",    "was",  "are",  "were",    "has",
+                                    "had",   "have", "will", "would",   "can",
+                                    "could", "does", "did",  "doesn't", "didn't"};
+  return i < b &&
+         (eg_sf_in_list(t[i].w, aux, sizeof aux / sizeof *aux) ||
+          eg_wordnet_is_past(&sf->verbs, t[i].w) || eg_wordnet_is_present3(&sf->verbs, t[i].w));
+}
+
+size_t eg_sf_predicate_start(const eg_statefacts *sf, const token *t, size_t a, size_t b,
+                             const slot *s, bool goal) {
+  size_t bare = s->ts;
+  while (bare > a && eg_sf_determiner(t[bare - 1].w)) bare--;
+  bool object = bare > a + 1 && !strcmp(t[bare - 1].w, "and") && !verb_at(sf, t, s->te, b);
+  for (size_t q = s->ts; q > a; q--)
+    if (eg_sf_joint(t[q - 1].w, goal) && !(object && q == bare)) return q;
+  return a;
 }
