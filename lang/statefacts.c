@@ -238,6 +238,11 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t ended_from = eg_sf_predicate_start(sf, t, a, b, s, true);
   for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
     if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
+    /* a participle between a determiner and its noun qualifies the noun, it ends nothing of
+     * the user's: "adopted a retired greyhound called X" */
+    if (q - 1 > a && q < s->ts && eg_sf_determiner(t[q - 2].w) &&
+        eg_wordnet_is_past(&sf->verbs, t[q - 1].w))
+      continue;
     if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
   }
   /* the slot as the object between a verb and its particles */
@@ -539,7 +544,10 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
   if (!typed_end && (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none))
     return out;
   out.rel = arg;
-  out.ended = arg_ended || it->s.status != ST_CURRENT;
+  /* words that read as the state's end by the margin, where no marker said so ("Our old dog X
+   * died last week"): a word on the state, no value held */
+  out.ended = arg_ended || it->s.status != ST_CURRENT ||
+              (it->s.te && best_ended[arg] - best_assert[arg] >= sf->margin);
   out.cosine = first;
   out.margin = first - second;
   return out;

@@ -345,6 +345,10 @@ static void test_endings_and_near_words(void) {
       /* an apposition is dated as what it renames: a plan */
       {"we're getting a rescue pup next week, a lurcher.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"I have abandoned the keto diet.", EG_STATE_UNCERTAIN, "DIET"},
+      /* a participle qualifying a noun ends nothing: the greyhound retired, not the user's pet */
+      {"Last week I adopted a retired greyhound called Hazel.", "HAS_PET", "Hazel"},
+      /* words that read as the state's end by the margin, with no marker of it */
+      {"Our old dog Rex died last week.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"Back when I had my Honda Civic we drove to the coast every weekend.", EG_STATE_UNCERTAIN,
        "DRIVES"},
       /* a value of the same kind beside one the message ends took its place, read as the
