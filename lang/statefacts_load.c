@@ -300,6 +300,34 @@ static eg_code parse_described(eg_statefacts *sf, char *rest, int lineno, eg_err
   return EG_OK;
 }
 
+/* Every lemma below a root, a name or a word, with the bits (closure_ctx.bits) into the table
+ * (closure_ctx.common_only). */
+static bool on_any_lemma(void *ctx, const char *lemma, bool proper, const char *head) {
+  (void)proper, (void)head;
+  closure_ctx *c = ctx;
+  add_bits(c->common_only, lemma, c->bits);
+  return true;
+}
+
+/* "@unlike TYPE … wordnet ROOT …": the names whose first sense is below a root have none of
+ * the types ("Maya", a people first, keeps them). */
+static eg_code parse_unlike(eg_statefacts *sf, const char *wn_dir, char *rest, int lineno,
+                            eg_err *err) {
+  char *at = strstr(rest, "wordnet");
+  if (!at || (at > rest && at[-1] != ' ' && at[-1] != '\t'))
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @unlike TYPE … wordnet ROOT …", lineno);
+  *at = '\0';
+  closure_ctx c = {sf, type_bits_of_list(sf, rest, false), sf->unlike};
+  if (!c.bits)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @unlike names no known type", lineno);
+  char *save = at + strlen("wordnet");
+  const char *roots[MAX_ROOTS];
+  size_t n;
+  eg_code rc = line_roots(&save, roots, &n, lineno, err);
+  if (rc) return rc;
+  return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_any_lemma, &c, err), lineno, err);
+}
+
 static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
                                eg_err *err) {
   char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
@@ -316,6 +344,8 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     sf->year_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;
   }
+  if (!strcmp(word, "@unlike")) /* "@unlike org place wordnet natural_language#1" */
+    return parse_unlike(sf, wn_dir, rest, lineno, err);
   if (!strcmp(word, "@generic")) {
     for (char *w = strtok_r(rest, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
       add_bits(sf->generic, w, 1);
@@ -538,6 +568,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->cue = eg_map_new();
   sf->suffix = eg_map_new();
   sf->trade = eg_map_new();
+  sf->unlike = eg_map_new();
   sf->people = eg_map_new();
   sf->ask = eg_map_new();
   sf->prefix = eg_map_new();
@@ -552,9 +583,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->foods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
-                       !sf->trade || !sf->people || !sf->ask || !sf->prefix || !sf->models ||
-                       !sf->synonyms || !sf->ends || !sf->takes || !sf->holds || !sf->towns ||
-                       !sf->within || !sf->periods || !sf->foods
+                       !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
+                       !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
+                       !sf->towns || !sf->within || !sf->periods || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -587,6 +618,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->cue);
   eg_map_free(sf->suffix);
   eg_map_free(sf->trade);
+  eg_map_free(sf->unlike);
   eg_map_free(sf->prefix);
   eg_map_free(sf->models);
   eg_map_free(sf->synonyms);

@@ -236,6 +236,9 @@ static void test_no_false_states(void) {
       {"My neighbour's dog Max barks all night.", NULL, NULL},
       {"I listened to a cello concerto last night.", NULL, NULL},
       {"The weather is lovely today.", NULL, NULL},
+      /* a language's name (by its first sense) is none of the user's values */
+      {"Hello! Can you check my English in this email?", NULL, NULL},
+      {"I have been seeing Maya for a month.", "PARTNER_OF", "Maya"}, /* a people first */
       /* a family of instruments is no instrument played: the wind is weather, a brass band
        * says the user plays without saying what */
       {"I love cycling home against the wind.", NULL, NULL},
@@ -1375,6 +1378,10 @@ static void test_bad_files(void) {
   refused(path, "@period time_period#1", "@period wordnet");
   /* … and a noun sense for the firms' trades */
   refused(path, "@trade org act#2 notawordatall#1", "notawordatall");
+  refused(path, "@unlike place natural_language#1", "@unlike TYPE");
+  refused(path, "@unlike nosuchtype wordnet natural_language#1", "no known type");
+  refused_at(path, "@type place words here\n@unlike place wordnet notawordatall#1", 2,
+             "notawordatall");
   /* more roots than a line may hold is an error, not a line cut short */
   char many[1024] = "@ends wordnet";
   for (int i = 0; i < 65; i++) strcat(many, " discard#1");
