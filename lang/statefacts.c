@@ -1312,7 +1312,13 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (rc) return rc;
       if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
       /* a date said with it: when it began (or begins) */
-      f.valid_from = planned ? planned : began(sf, t, nt, it, dates, nd);
+      /* … or a start the message tells beside it ("I signed with X yesterday. I begin the
+       * first of October"): it dates the state, where a date in its clause dates the deal */
+      int64_t beside = planned || !sg->time
+                           ? 0
+                           : eg_sf_start_beside(t, nt, it->from, it->to, dates, nd,
+                                                (sg->time / EG_US_PER_DAY + 1) * EG_US_PER_DAY);
+      f.valid_from = planned ? planned : beside ? beside : began(sf, t, nt, it, dates, nd);
       st->facts++;
       *told |= 1u << r;
     } else {

@@ -229,6 +229,13 @@ int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, boo
  * `ahead`, read forward (eg_date_ahead: "I'm moving there in January", said in November). */
 int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,
                        bool ahead);
+/* The day a start told beside a value begins: a sentence of the text's tokens [0, nt) other
+ * than the value's, [vs, ve), whose verb is one of starting with the speaker as its subject
+ * or none ("I signed with X. I begin the first of October", "Got the job at X! Starting on
+ * Monday"), dated after the day it was said (day_end: the end of that day), its date read
+ * forward; 0 when none. */
+int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, const eg_date *dates,
+                           size_t nd, int64_t day_end);
 /* The bits of a verb's form in sf->ends and sf->takes: a form that counts anywhere, and a base
  * or -s form that counts only right after "I" or "we". */
 #define EG_SF_ANY_FORM 1u

@@ -229,3 +229,29 @@ int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, in
 bool eg_sf_looks_ahead(const eg_statefacts *sf, const token *t, size_t a, size_t b) {
   return eg_sf_has_marker(sf, MK_FUTURE, t, a, b) || eg_sf_progressive(sf, t, a, b) != SIZE_MAX;
 }
+
+int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, const eg_date *dates,
+                           size_t nd, int64_t day_end) {
+  static const char *const start[] = {"start", "starts", "starting",
+                                      "begin", "begins", "beginning"};
+  static const char *const speaker[] = {"i",     "we",   "i'm", "we're", "i'll",
+                                        "we'll", "will", "am",  "are"};
+  static const char *const on[] = {"on", "in", "from"};
+  for (size_t from = 0, to; from < nt; from = to) {
+    to = eg_sf_clause_end(t, nt, from);
+    if (to <= from) to = from + 1;
+    if (from < ve && vs < to) continue; /* the value's own sentence: its words date it */
+    for (size_t k = from; k < to; k++) {
+      if (!eg_sf_in_list(t[k].w, start, sizeof start / sizeof *start)) continue;
+      if (k > from && !eg_sf_in_list(t[k - 1].w, speaker, sizeof speaker / sizeof *speaker))
+        continue;
+      /* the date right after the verb, a preposition at most between: no object that starts
+       * instead ("Starting puppy classes next week") */
+      size_t at =
+          k + 1 < to && eg_sf_in_list(t[k + 1].w, on, sizeof on / sizeof *on) ? k + 2 : k + 1;
+      int64_t d = at < to ? eg_sf_dated_in(dates, nd, t[k + 1].s, t[at].e, day_end, true) : 0;
+      if (d) return d;
+    }
+  }
+  return 0;
+}

@@ -701,6 +701,17 @@ static void test_typed_slots_and_valid_time(void) {
   f = read_one(a, "We're moving to Leeds next month.", &out);
   EG_REQUIRE(f != NULL);
   EG_CHECK(f->valid_from == T("2025-07-01T00:00:00Z"));
+  /* a start told beside the value dates the state (read forward), over a date of the deal;
+   * a start with an object of its own starts that instead */
+  f = read_one(a, "I signed the contract with Nordbyte yesterday. I begin the first of October.",
+               &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "WORKS_AT");
+  EG_CHECK(f->valid_from == T("2025-10-01T00:00:00Z"));
+  f = read_one(a, "We adopted a puppy called Rex. Starting puppy classes next week.", &out);
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "HAS_PET");
+  EG_CHECK_INT(f->valid_from, 0);
   /* a progressive that tells no start of the state (its prototypes' past does not have the
    * verb) arranges nothing: an event */
   const char *const events[] = {"I'm interviewing at Brightwater Analytics in January.",
