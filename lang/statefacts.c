@@ -953,6 +953,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          * one a noun of the user's is placed at ("my coworkers at X") */
         size_t own_at;
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
+        /* … or whose start is arranged, its type one relation's alone ("starting on the
+         * cardiac floor at X Hospital in feb"): the verb of starting says the relation */
+        int only = rels ? -1 : only_taker(sf, slots[k].bits);
+        bool starts = only >= 0 && eg_sf_arranged(sf, t, from, to, slots[k].ts, only);
+        if (starts) rels = 1u << only;
         /* … and a name given to someone else's ("my friend got a puppy, she called him X") */
         slot g;
         size_t gf, gt;
@@ -989,7 +994,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      false,
                      rels ? __builtin_ctz(rels) + 1 : 0,
                      rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-                     rels && !strcmp(t[slots[k].ts - 3].w, "first")};
+                     starts || (rels && !strcmp(t[slots[k].ts - 3].w, "first"))};
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
@@ -1260,6 +1265,10 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
      * arranged ("I'm moving to X in January") is the state from that day, a fact of the
      * future the graph holds as such */
     int64_t planned = fact ? said_later(sf, t, fact->it, dates, nd, sg->time) : 0;
+    /* a start's date is read forward: "starting at X in feb", said in January */
+    if (!planned && fact && fact->it->begun && sg->time)
+      planned = eg_sf_dated_in(dates, nd, t[fact->it->from].s, t[fact->it->to - 1].e,
+                               (sg->time / EG_US_PER_DAY + 1) * EG_US_PER_DAY, true);
     if (planned && !eg_sf_arranged(sf, t, fact->it->from, fact->it->to, fact->it->s.ts, r)) {
       if (!doubt) doubt = fact;
       fact = NULL, planned = 0;

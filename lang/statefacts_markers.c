@@ -195,6 +195,8 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
   size_t a, b;
   eg_sf_sub_clause(t, from, to, ts, &a, &b);
   size_t v = eg_sf_progressive(sf, t, a, ts);
+  /* chat drops the speaker and the auxiliary: "Starting at X in February!" */
+  if (v == SIZE_MAX && a < ts && t[a].start && eg_wordnet_is_ing(&sf->verbs, t[a].w)) v = a;
   if (v == SIZE_MAX) return false;
   for (size_t p = 0; p < sf->n_protos; p++) {
     if (sf->protos[p].kind != PK_ASSERT || sf->protos[p].rel != r) continue;

@@ -708,6 +708,16 @@ static void test_typed_slots_and_valid_time(void) {
   EG_REQUIRE(f != NULL);
   EG_CHECK_STR(f->relation, "WORKS_AT");
   EG_CHECK(f->valid_from == T("2025-10-01T00:00:00Z"));
+  /* a start arranged with the speaker dropped, of a value one relation alone takes, says the
+   * relation where the words alone fall short; its date read forward (said in June) */
+  const char *const starts[] = {"starting on the maternity ward at Riverside Hospital in march",
+                                "Starting at Riverside Hospital in March!"};
+  for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
+    f = read_one(a, starts[i], &out);
+    EG_REQUIRE(f != NULL);
+    EG_CHECK_STR(f->relation, "WORKS_AT");
+    EG_CHECK(f->valid_from == T("2026-03-01T00:00:00Z"));
+  }
   f = read_one(a, "We adopted a puppy called Rex. Starting puppy classes next week.", &out);
   EG_REQUIRE(f != NULL);
   EG_CHECK_STR(f->relation, "HAS_PET");
