@@ -208,9 +208,9 @@ size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, s
 /* Are the words before the value at ts, in its sub-clause of the clause [from, to), in the
  * present progressive of a verb relation r's prototypes tell its start with, in the past ("I'm
  * moving to X": the prototypes' "I moved to X"; "Starting at X", the speaker dropped, too)?
- * With a later date, the state is arranged
- * from that day; "I'm interviewing at X", "I'm meeting friends in X", "I'm seeing X next
- * week" (the prototypes' "I'm seeing X" is a state, not its start) are not. */
+ * With a later date, the state is arranged from that day; "I'm interviewing at X", "I'm
+ * meeting friends in X", "I'm seeing X next week" (the prototypes' "I'm seeing X" is a state,
+ * not its start) are not. */
 bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
                     int r);
 
