@@ -266,6 +266,7 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
   /* on <weekday> */
   if (!strcmp(a, "on") && i + 1 < n && wday_of(w[i + 1].w) >= 0) {
     int back = (r->wday - wday_of(w[i + 1].w) + 7) % 7;
+    o->week_guessed = true;
     return set_day(o, r->day - (back ? back : 7)), 2;
   }
   /* on the 15th */
@@ -417,6 +418,7 @@ size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max) {
 }
 
 int64_t eg_date_ahead(const eg_date *d, int64_t ref) {
+  if (d->week_guessed && d->to <= ref) return d->from + 7 * EG_US_PER_DAY;
   if (!d->year_guessed || d->kind == EG_DATE_SINCE || d->to > ref) return d->from;
   return us_of_day(add_months(d->from / EG_US_PER_DAY, 12)); /* from is a day's start */
 }

@@ -67,6 +67,14 @@ static void test_months_and_years(void) {
   EG_CHECK(eg_dates_find("in November", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == nov);
   EG_CHECK(eg_dates_find("in 2025", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == y2025);
   EG_CHECK(eg_dates_find("since January", ref, &d, 1) == 1 && eg_date_ahead(&d, ref) == d.from);
+  /* a weekday said alone is the next one read ahead; one said with its week stays */
+  int64_t wed, next_mon, last_mon;
+  eg_time_parse("2019-11-27", &wed, NULL);
+  eg_time_parse("2019-12-02", &next_mon, NULL);
+  eg_time_parse("2019-11-25", &last_mon, NULL);
+  EG_CHECK(eg_dates_find("on Monday", wed, &d, 1) == 1 && d.from == last_mon &&
+           eg_date_ahead(&d, wed) == next_mon);
+  EG_CHECK(eg_dates_find("last Monday", wed, &d, 1) == 1 && eg_date_ahead(&d, wed) == last_mon);
   EG_CHECK_STR(one("in 2019", "2024-04-01"), "2019");
   EG_CHECK_STR(one("March 2021", "2024-04-01"), "2021-03");
   EG_CHECK_STR(one("last year", "2024-01-01"), "2023");

@@ -718,6 +718,10 @@ static void test_typed_slots_and_valid_time(void) {
     EG_CHECK_STR(f->relation, "WORKS_AT");
     EG_CHECK(f->valid_from == T("2026-03-01T00:00:00Z"));
   }
+  f = read_one(a, "Got the job at Initech Labs! Starting on Monday.", &out); /* said Tuesday */
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->relation, "WORKS_AT");
+  EG_CHECK(f->valid_from == T("2025-06-16T00:00:00Z"));
   f = read_one(a, "We adopted a puppy called Rex. Starting puppy classes next week.", &out);
   EG_REQUIRE(f != NULL);
   EG_CHECK_STR(f->relation, "HAS_PET");
