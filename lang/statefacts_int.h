@@ -74,10 +74,10 @@ struct eg_statefacts {
   unsigned place_bit, org_bit; /* "place" and "org", 0 when none */
   unsigned cue_types;          /* the types a @cue line gives */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
-  eg_map *trade;  /* a name's last common noun → its type after the others ("Cobalt Freight") */
-  eg_map *unlike; /* a name → the types it cannot have ("english", a language: no org; @unlike) */
-  eg_map *prefix; /* a name's first word → its type when more words follow ("Honda Civic") */
-  eg_map *models; /* a model's name alone → its type ("duster", "model 3", "land cruiser") */
+  eg_map *trade;    /* a name's last common noun → its type after the others ("Cobalt Freight") */
+  eg_map *unlike;   /* a name → the types it cannot have ("english", a language; @unlike) */
+  eg_map *prefix;   /* a name's first word → its type when more words follow ("Honda Civic") */
+  eg_map *models;   /* a model's name alone → its type ("duster", "model 3", "land cruiser") */
   eg_map *synonyms; /* "uke|ukulele": words of one WordNet synset of a type → its bits */
   eg_map *people;   /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   eg_map *ask;      /* a question's words → the types it asks about (@ask) */

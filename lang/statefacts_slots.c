@@ -584,7 +584,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                   hp ? sn->held_ix[hp - 1] + 1 : 0,
                   (i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)) ||
                       (!known && town_bits(sf, key, j - i))};
-        /* a language's name is no employer and no place ("check my English"; @unlike) */
+        /* a language's name is no value of the user's ("check my English"; @unlike) */
         if (!known) s.bits &= ~eg_sf_bits_of(sf->unlike, key);
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
