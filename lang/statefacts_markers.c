@@ -236,8 +236,8 @@ int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, cons
                            size_t nd, int64_t day_end) {
   static const char *const start[] = {"start", "starts", "starting",
                                       "begin", "begins", "beginning"};
-  static const char *const speaker[] = {"i",     "we",   "i'm", "we're", "i'll",
-                                        "we'll", "will", "am",  "are"};
+  static const char *const speaker[] = {"i", "we", "i'm", "we're", "i'll", "we'll"};
+  static const char *const aux[] = {"will", "shall", "am", "are"}; /* after "I" or "we" */
   static const char *const on[] = {"on", "in", "from"};
   for (size_t from = 0, to; from < nt; from = to) {
     to = eg_sf_clause_end(t, nt, from);
@@ -245,7 +245,10 @@ int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, cons
     if (from < ve && vs < to) continue; /* the value's own sentence: its words date it */
     for (size_t k = from; k < to; k++) {
       if (!eg_sf_in_list(t[k].w, start, sizeof start / sizeof *start)) continue;
-      if (k > from && !eg_sf_in_list(t[k - 1].w, speaker, sizeof speaker / sizeof *speaker))
+      size_t subj = k > from + 1 && eg_sf_in_list(t[k - 1].w, aux, sizeof aux / sizeof *aux)
+                        ? k - 2
+                        : k - 1; /* "I will start …", not "Training will start …" */
+      if (k > from && !eg_sf_in_list(t[subj].w, speaker, sizeof speaker / sizeof *speaker))
         continue;
       /* the date right after the verb, a preposition at most between: no object that starts
        * instead ("Starting puppy classes next week") */

@@ -722,10 +722,18 @@ static void test_typed_slots_and_valid_time(void) {
   EG_REQUIRE(f != NULL);
   EG_CHECK_STR(f->relation, "WORKS_AT");
   EG_CHECK(f->valid_from == T("2025-06-16T00:00:00Z"));
-  f = read_one(a, "We adopted a puppy called Rex. Starting puppy classes next week.", &out);
+  const char *const others_start[] = {
+      "We adopted a puppy called Rex. Starting puppy classes next week.",
+      "We adopted a puppy called Rex. Training will start on Monday."};
+  for (size_t i = 0; i < sizeof others_start / sizeof *others_start; i++) {
+    f = read_one(a, others_start[i], &out);
+    EG_REQUIRE(f != NULL);
+    EG_CHECK_STR(f->relation, "HAS_PET");
+    EG_CHECK_INT(f->valid_from, 0);
+  }
+  f = read_one(a, "I joined Initech Labs. I will start on the first of July.", &out);
   EG_REQUIRE(f != NULL);
-  EG_CHECK_STR(f->relation, "HAS_PET");
-  EG_CHECK_INT(f->valid_from, 0);
+  EG_CHECK(f->valid_from == T("2025-07-01T00:00:00Z"));
   /* a progressive that tells no start of the state (its prototypes' past does not have the
    * verb) arranges nothing: an event */
   const char *const events[] = {"I'm interviewing at Brightwater Analytics in January.",
