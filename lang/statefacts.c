@@ -142,12 +142,15 @@ static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, s
  * predicate only: from the word that joins it to what comes before, within its sub-clause, up to
  * the next such word — not "I work at X and my review is next week", "I live in X until next
  * month", "X, our new beagle, is settling in, the vet visit is next Tuesday". */
+/* The end of the (UTC) day the time `said` (µs) falls in: the first moment said later. */
+static int64_t day_end_of(int64_t said) { return (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY; }
+
 static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
   if (!said || !nd) return 0;
   size_t a, b, q = ts;
   eg_sf_sub_clause(t, from, to, ts, &a, &b);
-  int64_t day_end = (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
+  int64_t day_end = day_end_of(said);
   /* an apposition, no verb of its own ("we're getting a pup next week, a lurcher"): dated as
    * what it renames, by the sub-clause before it */
   bool verb = false;
@@ -1268,7 +1271,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     /* a start's date is read forward: "starting at X in feb", said in January */
     if (!planned && fact && fact->it->begun && sg->time)
       planned = eg_sf_dated_in(dates, nd, t[fact->it->from].s, t[fact->it->to - 1].e,
-                               (sg->time / EG_US_PER_DAY + 1) * EG_US_PER_DAY, true);
+                               day_end_of(sg->time), true);
     if (planned && !eg_sf_arranged(sf, t, fact->it->from, fact->it->to, fact->it->s.ts, r)) {
       if (!doubt) doubt = fact;
       fact = NULL, planned = 0;
@@ -1323,10 +1326,9 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       /* a date said with it: when it began (or begins) */
       /* … or a start the message tells beside it ("I signed with X yesterday. I begin the
        * first of October"): it dates the state, where a date in its clause dates the deal */
-      int64_t beside = planned || !sg->time
-                           ? 0
-                           : eg_sf_start_beside(t, nt, it->from, it->to, dates, nd,
-                                                (sg->time / EG_US_PER_DAY + 1) * EG_US_PER_DAY);
+      int64_t beside = planned || !sg->time ? 0
+                                            : eg_sf_start_beside(t, nt, it->from, it->to, dates, nd,
+                                                                 day_end_of(sg->time));
       f.valid_from = planned ? planned : beside ? beside : began(sf, t, nt, it, dates, nd);
       st->facts++;
       *told |= 1u << r;

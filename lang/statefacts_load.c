@@ -300,15 +300,6 @@ static eg_code parse_described(eg_statefacts *sf, char *rest, int lineno, eg_err
   return EG_OK;
 }
 
-/* Every lemma below a root, a name or a word, with the bits (closure_ctx.bits) into the table
- * (closure_ctx.common_only). */
-static bool on_any_lemma(void *ctx, const char *lemma, bool proper, const char *head) {
-  (void)proper, (void)head;
-  closure_ctx *c = ctx;
-  add_bits(c->common_only, lemma, c->bits);
-  return true;
-}
-
 /* "@unlike TYPE … wordnet ROOT …": the names whose first sense is below a root have none of
  * the types ("Maya", a people first, keeps them). */
 static eg_code parse_unlike(eg_statefacts *sf, const char *wn_dir, char *rest, int lineno,
@@ -325,7 +316,7 @@ static eg_code parse_unlike(eg_statefacts *sf, const char *wn_dir, char *rest, i
   size_t n;
   eg_code rc = line_roots(&save, roots, &n, lineno, err);
   if (rc) return rc;
-  return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_any_lemma, &c, err), lineno, err);
+  return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
 }
 
 static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,

@@ -240,8 +240,7 @@ int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, cons
   static const char *const aux[] = {"will", "shall", "am", "are"}; /* after "I" or "we" */
   static const char *const on[] = {"on", "in", "from"};
   for (size_t from = 0, to; from < nt; from = to) {
-    to = eg_sf_clause_end(t, nt, from);
-    if (to <= from) to = from + 1;
+    to = eg_sf_clause_end(t, nt, from); /* > from while from < nt */
     if (from < ve && vs < to) continue; /* the value's own sentence: its words date it */
     for (size_t k = from; k < to; k++) {
       if (!eg_sf_in_list(t[k].w, start, sizeof start / sizeof *start)) continue;
