@@ -90,6 +90,8 @@ struct eg_statefacts {
                      * preposition and a value says the user holds ("my team at X": @holds);
                      * "at" → those of its lines */
   eg_map *periods;  /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
+  eg_map *plain;    /* nouns whose first sense is a plain word where a name may go ("work",
+                     * "home": @plain) → 1 */
   eg_map *foods;    /* a food's lemma → its groups' bits (@food: "bacon" → meat) */
   char food_names[MAX_FOODS][16];
   int n_foods;

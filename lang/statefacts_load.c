@@ -352,9 +352,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
         err);
   }
-  if (!strcmp(word, "@period")) { /* "@period wordnet time_period#1 …": "week", "month" */
+  /* "@period wordnet time_period#1 …": "week", "month"; "@plain wordnet act#2 …": "work" */
+  if (!strcmp(word, "@period") || !strcmp(word, "@plain")) {
     eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
-    closure_ctx c = {sf, 1, sf->periods};
+    closure_ctx c = {sf, 1, !strcmp(word, "@period") ? sf->periods : sf->plain};
     if (rc) return rc;
     return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
   }
@@ -571,12 +572,13 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
   sf->periods = eg_map_new();
+  sf->plain = eg_map_new();
   sf->foods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
-                       !sf->towns || !sf->within || !sf->periods || !sf->foods
+                       !sf->towns || !sf->within || !sf->periods || !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -621,6 +623,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->towns);
   eg_map_free(sf->within);
   eg_map_free(sf->periods);
+  eg_map_free(sf->plain);
   eg_map_free(sf->foods);
   free(sf->words);
   free(sf->adverbs);

@@ -291,6 +291,20 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
          !eg_sf_lookup_common(sf, base);
 }
 
+/* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands: after a
+ * noun the user has by holding a value, where that value goes ("my old team at siemens", "my
+ * boss at bramble"; @holds)? Not a word whose first sense is a plain one such a noun is at ("my
+ * boss at work", "my desk at home", "my shift at night"; @plain). */
+static bool framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  const char *w = t[i].w;
+  size_t own_at;
+  slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
+  return !t[i].cap && !t[i].digit && strlen(w) > 1 &&
+         strspn(w, "abcdefghijklmnopqrstuvwxyz") == strlen(w) && !eg_sf_not_a_name(w) &&
+         !eg_sf_function_word(w) && !eg_sf_bits_of(sf->generic, w) && !noun_bits(sf->plain, w) &&
+         eg_sf_held_through(sf, t, from, &s, &own_at);
+}
+
 /* Is token i where only a name goes, where a word would need an article ("lukas cheated",
  * "been seeing adebayo"): opening a (sub-)clause right before a verb or with "'s", or right
  * after a verb (not a modal's: "might rehome X")? Not after a preposition: a place so named may
@@ -676,7 +690,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * opening a (sub-)clause before its verb ("lukas cheated", "joanna's moving in") or a
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
-    if (lower_name(sf, &t[i])) {
+    if (lower_name(sf, &t[i]) || framed_name(sf, t, from, i)) {
       unsigned kind = i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w) : 0;
       if (!kind && eg_sf_named_by_verb(sf, t, from, i)) /* "called him kevin" */
         kind = bound_kind(sf, t, from, to, i, i + 1);

@@ -225,6 +225,24 @@ static void test_at_firm_we(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A noun the user has by holding a value says it of the firm it is at in lower case too, a
+ * word of WordNet's as well ("siemens", a unit; "bramble", a shrub), but not of a plain word
+ * such a noun is at ("at work", "at home", "at night"); and the nouns of a job's paperwork
+ * say it as the team does ("my annual appraisal at X"). */
+static void test_held_lower_case(void) {
+  static const expect x[] = {
+      {"my team at siemens ships on fridays", "WORKS_AT", "siemens"},
+      {"my manager at bramble wants the rota by friday", "WORKS_AT", "bramble"},
+      {"my old team at siemens invited me to their summer party", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"my team at work ships on fridays", EG_STATE_UNCERTAIN, "WORKS_AT"}, /* no value */
+      {"my shift at night starts at ten", NULL, NULL},
+      {"Can you help me write a self-review for my annual appraisal at Halvorsen Marine Systems?",
+       "WORKS_AT", "Halvorsen Marine Systems"},
+      {"my sister's team at siemens ships on fridays", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A form's field "Name: X" gives a name as "the name X" does, to the kind word before it in
  * the speaker's words; not in someone else's, nor where no kind word is. */
 static void test_form_name(void) {
@@ -295,6 +313,7 @@ int main(void) {
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
+  EG_RUN(test_held_lower_case);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
