@@ -997,7 +997,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      false,
                      rels ? __builtin_ctz(rels) + 1 : 0,
                      rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-                     starts || (rels && !strcmp(t[slots[k].ts - 3].w, "first"))};
+                     starts || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w))};
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
@@ -1470,13 +1470,16 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool source = st == ST_NOT_ASSERTED && source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
       v->dated = plan && said && !other && !question && !source;
-      if (!own || source || (question && !eg_sf_presupposed(sf, t, from, s))) continue;
+      /* a noun of the user's placed at it says it where no "I" does ("second week at X") */
+      size_t own_at;
+      bool held = said && eg_sf_held_through(sf, t, from, s, &own_at);
+      if ((!own && !held) || source || (question && !eg_sf_presupposed(sf, t, from, s))) continue;
       if (other) {
         v->others = true;
         forget_value(&last, s);
         continue;
       }
-      if (!s->cued && !users_predicate(sf, t, from, to, s, false)) continue;
+      if (!s->cued && !held && !users_predicate(sf, t, from, to, s, false)) continue;
       s->status = st;
       size_t a, b;
       eg_sf_possessed(sf, t, from, to, s, &a, &b);

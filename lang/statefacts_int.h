@@ -183,6 +183,8 @@ bool eg_sf_not_a_name(const char *w);
 bool eg_sf_function_word(const char *w);
 /* Is w an article or a possessive ("a", "the", "my", "their")? */
 bool eg_sf_determiner(const char *w);
+/* Is w an ordinal ("first", "second", "3rd")? */
+bool eg_sf_ordinal(const char *w);
 /* Is w a form of "be" that links a noun to what it is ("is", "was", "'s")? */
 bool eg_sf_copula(const char *w);
 /* Does w start a new predicate ("and", "before", "now"; with goal also "to", "into", "for")? */

@@ -150,8 +150,8 @@ static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
  * ("my sister's team at X"), its preposition right before the name; and a stretch of time
- * (@period) or such a noun after "first", begun at the place that preposition places a value
- * at ("First week in X", "first shift at X"). The relations that take
+ * (@period) or such a noun after an ordinal, begun at the place that preposition places a
+ * value at ("First week in X", "first shift at X", "second week at X"). The relations that take
  * the name's type the phrase says (bit r; 0: none), and in *own_at how many words before the
  * name the owner stands. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
@@ -161,7 +161,7 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   if (!s->proper || s->ve || ts < from + 3) return 0;
   /* "first week in X", "my first shift at X": a stretch begun there is the user's where no one
    * else's word owns it ("her first week at X") */
-  bool first = !strcmp(t[ts - 3].w, "first");
+  bool first = eg_sf_ordinal(t[ts - 3].w);
   if (eg_sf_in_list(t[ts - 3].w, own, 2))
     k = 3;
   else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))

@@ -330,6 +330,15 @@ bool eg_sf_determiner(const char *w) {
   return eg_sf_in_list(w, det, sizeof det / sizeof *det);
 }
 
+bool eg_sf_ordinal(const char *w) {
+  static const char *const ord[] = {"first", "second",  "third",  "fourth", "fifth",
+                                    "sixth", "seventh", "eighth", "ninth",  "tenth"};
+  static const char *const suffix[] = {"st", "nd", "rd", "th"};
+  size_t d = strspn(w, "0123456789");
+  return eg_sf_in_list(w, ord, sizeof ord / sizeof *ord) ||
+         (d > 0 && d < 3 && eg_sf_in_list(w + d, suffix, sizeof suffix / sizeof *suffix));
+}
+
 bool eg_sf_copula(const char *w) {
   static const char *const is[] = {"is", "was", "'s"};
   return eg_sf_in_list(w, is, sizeof is / sizeof *is);

@@ -633,6 +633,8 @@ static void test_placed_nouns(void) {
       {"Boxes everywhere. First week in Porto and I already know the tram driver by name",
        "LIVES_IN", "Porto"},
       {"My first month in Lisbon was great.", "LIVES_IN", "Lisbon"},
+      {"second week at Corvane Systems and the onboarding slides are endless", "WORKS_AT",
+       "Corvane Systems"},
       {"Her first week at Brightwater Analytics was rough.", NULL, NULL},
       {"My sister's first week at Brightwater Analytics was rough.", NULL, NULL},
   };
@@ -1087,6 +1089,9 @@ static void test_lexical_reading(void) {
       {"My current employer is Acme Labs.", &org, EG_STATED_CURRENT}, /* a role it fills */
       {"My dad is vegan now and lectures everyone.", &diet, EG_STATED_MENTIONED},
       {"I work at Acme Labs.", &org, EG_STATED_CURRENT},
+      /* a stretch of time begun at a place, after any ordinal, is the user's there */
+      {"second week at Deloitte and the onboarding slides are endless", &org, EG_STATED_CURRENT},
+      {"Her second week at Deloitte was rough.", &org, EG_STATED_MENTIONED},
       /* someone only met is no partner */
       {"ran into Tobias at the climbing wall, he's engaged now", &person, EG_STATED_FORMER},
   };
