@@ -158,6 +158,40 @@ static int past_year(const refd *r, int m, int d, eg_date *o) {
   return r->y - 1;
 }
 
+/* The words of an approximation at word i before a count ("about", "almost", "more than",
+ * "just over"): how many (0: none). The count it qualifies is said as it is. */
+static size_t approximation(const word *w, size_t n, size_t i) {
+  static const char *const one[] = {"about",   "around", "almost", "nearly",        "over",
+                                    "roughly", "like",   "under",  "approximately", "some"};
+  static const char *const first[] = {"more", "less", "close", "just", "well", "a"};
+  static const char *const second[] = {"than", "than", "to", "over", "over", "little"};
+  for (size_t k = 0; k < sizeof first / sizeof *first; k++)
+    if (is(w, n, i, first[k]) && is(w, n, i + 1, second[k]))
+      return k == 5 ? (is(w, n, i + 2, "over") || is(w, n, i + 2, "under") ? 3 : 0) : 2;
+  for (size_t k = 0; k < sizeof one / sizeof *one; k++)
+    if (is(w, n, i, one[k])) return 1;
+  return 0;
+}
+
+/* Do the words at i say "and a half"? */
+static bool and_a_half(const word *w, size_t n, size_t i) {
+  return is(w, n, i, "and") && is(w, n, i + 1, "a") && is(w, n, i + 2, "half");
+}
+
+/* The day cnt units (and a half) before day. */
+static int64_t back(int64_t day, unit u, int cnt, bool half) {
+  switch (u) {
+    case U_DAY:
+      return day - cnt;
+    case U_WEEK:
+      return day - 7 * cnt - (half ? 3 : 0);
+    case U_MONTH:
+      return add_months(day, -cnt) - (half ? 15 : 0);
+    default:
+      return add_months(day, -12 * cnt - (half ? 6 : 0));
+  }
+}
+
 /* Match at word i; on success fill o, return words consumed (0 = no match). */
 static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o) {
   const char *a = w[i].w;
@@ -188,41 +222,39 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
         d <= eg_days_in_month(y, m))
       return set_day(o, day_of(y, m, d)), 3;
   }
-  /* N units ago / a couple of units ago / a few units ago */
+  /* N units ago / a couple of units ago / a few units ago, N said about ("about", "almost",
+   * "more than") and with a half ("a year and a half", "two and a half years") */
   {
-    size_t j = i;
+    size_t j = i + approximation(w, n, i);
     int cnt = 0;
     if (is(w, n, j, "a") && is(w, n, j + 1, "couple") && is(w, n, j + 2, "of"))
       cnt = 2, j += 3;
     else if (is(w, n, j, "a") && is(w, n, j + 1, "few"))
       cnt = 3, j += 2;
-    else if ((cnt = count_of(a)))
+    else if (j < n && (cnt = count_of(w[j].w)))
       j += 1;
-    unit u = j < n ? unit_of(w[j].w) : U_NONE;
-    if (cnt && u != U_NONE && is(w, n, j + 1, "ago")) {
-      int64_t day = u == U_DAY     ? r->day - cnt
-                    : u == U_WEEK  ? r->day - 7 * cnt
-                    : u == U_MONTH ? add_months(r->day, -cnt)
-                                   : add_months(r->day, -12 * cnt);
-      set_day(o, day);
-      return j + 2 - i;
+    bool half = cnt && and_a_half(w, n, j);
+    if (half) j += 3; /* "two and a half years" */
+    unit u = cnt && j < n ? unit_of(w[j].w) : U_NONE;
+    size_t k = j; /* the phrase's last word */
+    if (u != U_NONE && !half && and_a_half(w, n, j + 1))
+      half = true, k = j + 3; /* "a year and a half" */
+    if (u != U_NONE && is(w, n, k + 1, "ago")) {
+      set_day(o, back(r->day, u, cnt, half));
+      return k + 2 - i;
     }
     /* for N units (a duration up to the reference); "N units now", "N units in" (chat's "3
      * years now", "like 3 weeks in") say the same without "for" */
     bool upto =
         i > 0 && (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") || is(w, n, i - 1, "last"));
-    bool now = is(w, n, j + 1, "now") ||
-               (is(w, n, j + 1, "in") && (j + 2 >= n || w[j + 2].start > w[j + 1].end + 1));
-    if (cnt && u != U_NONE && (upto || now)) {
-      int64_t from = u == U_DAY     ? r->day - cnt
-                     : u == U_WEEK  ? r->day - 7 * cnt
-                     : u == U_MONTH ? add_months(r->day, -cnt)
-                                    : add_months(r->day, -12 * cnt);
+    bool now = is(w, n, k + 1, "now") ||
+               (is(w, n, k + 1, "in") && (k + 2 >= n || w[k + 2].start > w[k + 1].end + 1));
+    if (u != U_NONE && (upto || now)) {
       o->kind = EG_DATE_SPAN;
-      o->from = us_of_day(from);
+      o->from = us_of_day(back(r->day, u, cnt, half));
       o->to = us_of_day(r->day + 1);
-      snprintf(o->label, sizeof o->label, "%d %s up to now", cnt, w[j].w);
-      return j + 1 - i;
+      snprintf(o->label, sizeof o->label, "%d%s %.12s up to now", cnt, half ? ".5" : "", w[j].w);
+      return k + 1 - i;
     }
   }
   /* last/this/next week|weekend|month|year|<weekday>|<month> */

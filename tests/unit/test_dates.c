@@ -123,9 +123,23 @@ static void test_since_and_spans(void) {
   EG_CHECK_STR(one("vegetarian since 2015", "2024-05-01"), "since 2015");
   EG_CHECK_STR(one("I've lived in Osaka 3 years now", "2024-05-01"), "3 years up to now");
   EG_CHECK_STR(one("gone vegan, like 3 weeks in.", "2024-05-01"), "3 weeks up to now");
+  /* a count said about, and with a half */
+  EG_CHECK_STR(one("I've been at Tidepool for about a year and a half", "2024-05-01"),
+               "1.5 year up to now");
+  EG_CHECK_STR(one("vegan for almost two and a half years", "2024-05-01"), "2.5 years up to now");
+  EG_CHECK_STR(one("together for more than 3 years", "2024-05-01"), "3 years up to now");
+  EG_CHECK_STR(one("we moved about 3 years ago", "2024-05-01"), "2021-05-01");
+  EG_CHECK_STR(one("we moved a year and a half ago", "2024-05-01"), "2022-11-01");
+  EG_CHECK_STR(one("six and a half weeks ago", "2024-05-01"), "2024-03-17");
+  EG_CHECK_STR(one("about the same", "2024-05-01"), "");
   int64_t r;
   eg_time_parse("2024-05-01", &r, NULL);
   eg_date d[2];
+  EG_REQUIRE(eg_dates_find("for about a year and a half", r, d, 2) == 1);
+  EG_CHECK_INT(d[0].kind, EG_DATE_SPAN);
+  char from[16];
+  eg_time_format_date(d[0].from, from, sizeof from);
+  EG_CHECK_STR(from, "2022-11-01");
   EG_REQUIRE(eg_dates_find("since March", r, d, 2) == 1);
   EG_CHECK_INT(d[0].kind, EG_DATE_SINCE);
   EG_CHECK_INT(d[0].to, 0);
