@@ -961,6 +961,12 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         int only = rels ? -1 : only_taker(sf, slots[k].bits);
         bool starts = only >= 0 && eg_sf_arranged(sf, t, from, to, slots[k].ts, only);
         if (starts) rels = 1u << only;
+        /* … or the institution the speaker has been at for a while ("I've been at X for a
+         * year and a half"): the one relation an org takes */
+        int org = only_taker(sf, sf->org_bit);
+        bool tenure = !rels && org >= 0 && (slots[k].bits & sf->org_bit) &&
+                      eg_sf_tenure(text, t, from, to, &slots[k], sg->time);
+        if (tenure) rels = 1u << org;
         /* … and a name given to someone else's ("my friend got a puppy, she called him X") */
         slot g;
         size_t gf, gt;
@@ -997,7 +1003,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      false,
                      rels ? __builtin_ctz(rels) + 1 : 0,
                      rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-                     starts || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w))};
+                     starts || tenure || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w))};
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;

@@ -259,3 +259,20 @@ int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, cons
   }
   return 0;
 }
+
+bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, const slot *s,
+                  int64_t said) {
+  static const char *const perfect[] = {"i've", "we've", "ive"}; /* not "had been", "she's" */
+  static const char *const speaker[] = {"i", "we"};
+  size_t b = s->ts - 2; /* "been" */
+  if (s->ve || s->ts < from + 2 || s->te >= to || strcmp(t[s->ts - 1].w, "at") ||
+      strcmp(t[b].w, "been"))
+    return false;
+  /* the speaker's present perfect, or "been" opening the clause, its subject dropped */
+  if (b > from && !eg_sf_in_list(t[b - 1].w, perfect, 3) &&
+      !(b > from + 1 && !strcmp(t[b - 1].w, "have") && eg_sf_in_list(t[b - 2].w, speaker, 2)))
+    return false;
+  eg_date d; /* right after the name: "for about a year" (the date from "about"), "since 2019" */
+  return eg_dates_find(text + t[s->te].s, said, &d, 1) == 1 && d.start <= 4 &&
+         (d.kind == EG_DATE_SPAN || d.kind == EG_DATE_SINCE);
+}

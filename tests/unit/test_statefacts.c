@@ -456,7 +456,6 @@ static void test_held_values(void) {
       {"tobias moved out last week, the flat feels empty.", "PARTNER_OF"},
       {"Pepper keeps stealing my socks from the laundry.", NULL},
       {"I walked Pepper along the river this morning.", NULL},
-      {"I have been at Corvid for a year now.", NULL},
       {"I baked a biscuit and it burned.", NULL},
       /* … unless it opens the sentence before a verb that ends a state */
       {"biscuit passed away last month, the house is so quiet.", "HAS_PET"},

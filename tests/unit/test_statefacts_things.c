@@ -162,6 +162,9 @@ static void test_began(void) {
       {"I've been vegetarian since 2015.", "DIET", "2015-01-01"},
       {"so i've gone vegan too lol, like 3 weeks in.", "DIET", "2025-05-20"},
       {"I've lived in Osaka 3 years now.", "LIVES_IN", "2022-06-10"},
+      /* a duration said about and with a half */
+      {"I've lived in Lisbon for almost two years.", "LIVES_IN", "2023-06-10"},
+      {"I've been at Tidepool for about a year and a half and love it.", "WORKS_AT", "2023-12-10"},
       /* another event's day is no start: the day the fact was said stands */
       {"My wife Fiona's 50th is next month.", "PARTNER_OF", "1970-01-01"},
   };
@@ -243,6 +246,34 @@ static void test_held_lower_case(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* The institution the speaker has been at for a while is where they work ("I've been at X for
+ * about a year and a half"; a town is lived "in"), even where the words read it below the bar
+ * and another employer is held (a start, not a passing mention); not someone else's, nor a
+ * past perfect, nor a stay of hours. */
+static void test_tenure(void) {
+  static const expect x[] = {
+      {"Self-assessment season. I've been at Tidepool for about a year and a half and I have to "
+       "write 300 words on my impact.",
+       "WORKS_AT", "Tidepool"},
+      {"been at Quillmark since 2019 and still love it", "WORKS_AT", "Quillmark"},
+      {"She's been at Quillmark since 2019.", NULL, NULL},
+      {"my sister has been at Quillmark for two years.", NULL, NULL},
+      {"I had been at Quillmark for two years when they let me go.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const eg_held held[] = {{"WORKS_AT", "Halvorsen Logistics", false}};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = held, hctx.n_held = 1;
+  check_in(&hctx, x, 1);
+  /* the value held, told again in part, is no news */
+  static const expect again[] = {{"I have been at Corvid for a year now.", "WORKS_AT", "Corvid"}},
+                      news[] = {{"I have been at Corvid for a year now.", NULL, NULL}};
+  static const eg_held corvid[] = {{"WORKS_AT", "Corvid Analytics", false}};
+  check_all(again, 1);
+  hctx.held = corvid;
+  check_in(&hctx, news, 1);
+}
+
 /* A form's field "Name: X" gives a name as "the name X" does, to the kind word before it in
  * the speaker's words; not in someone else's, nor where no kind word is. */
 static void test_form_name(void) {
@@ -314,6 +345,7 @@ int main(void) {
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
   EG_RUN(test_held_lower_case);
+  EG_RUN(test_tenure);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
