@@ -259,6 +259,9 @@ static void test_tenure(void) {
       {"She's been at Quillmark since 2019.", NULL, NULL},
       {"my sister has been at Quillmark for two years.", NULL, NULL},
       {"I had been at Quillmark for two years when they let me go.", NULL, NULL},
+      /* a wait of hours somewhere is no state (two [NONE] prototypes) */
+      {"I have been at Heathrow for 6 hours, the flight is delayed.", NULL, NULL},
+      {"Stuck at Schiphol for 6 hours, the flight is delayed.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
   static const eg_held held[] = {{"WORKS_AT", "Halvorsen Logistics", false}};
