@@ -54,46 +54,6 @@
 static size_t value_from(const slot *s) { return s->ve ? s->vs : s->ts; }
 static size_t value_to(const slot *s) { return s->ve ? s->ve : s->te; }
 
-/* An adverb in -ly WordNet knows ("finally", "originally"), not a name that ends alike
- * ("Emily"). */
-static bool ly_adverb(const eg_statefacts *sf, const char *w) {
-  size_t l = strlen(w);
-  return l > 4 && !strcmp(w + l - 2, "ly") && eg_wordnet_is_common(sf->words, sf->n_words, w);
-}
-
-/* A sentence that opens with a verb in the past ("Traded in the X for a Y", "Finally
- * moved to X", "Got my X badge today") has dropped its subject, as chat does: the
- * speaker's; so has one opening with a verb in "-ing", what the speaker is doing
- * ("Practising X in lockdown is annoying the neighbours", "Loving the new job at X"). */
-/* Past the adverbs of time opening [from, to): "Finally moved …", "Just started a new job at X",
- * "now a proud X resident". */
-static size_t past_adverbs(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const when[] = {"just", "also", "already", "still", "now", "then", "so"};
-  size_t i = from;
-  while (i + 1 < to &&
-         (ly_adverb(sf, t[i].w) || eg_sf_in_list(t[i].w, when, sizeof when / sizeof *when)))
-    i++;
-  return i;
-}
-
-static bool opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  size_t i = past_adverbs(sf, t, from, to);
-  if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
-  if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
-  if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
-  /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
-  return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
-}
-
-/* Does the predicate [a, b) open with "it" and "been" and no referent ("it's been a fortnight at
- * X", "it has been great in X"): the speaker's own time, as a dropped subject is? */
-static bool its_been(const token *t, size_t a, size_t b) {
-  static const char *const it_is[] = {"it's", "its"}, *const has[] = {"has", "'s"};
-  if (a + 1 < b && eg_sf_in_list(t[a].w, it_is, 2) && !strcmp(t[a + 1].w, "been")) return true;
-  return a + 2 < b && !strcmp(t[a].w, "it") && eg_sf_in_list(t[a + 1].w, has, 2) &&
-         !strcmp(t[a + 2].w, "been");
-}
-
 static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 static const char *we_form(const char *w);
 
@@ -102,9 +62,9 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
                            bool fragments) {
   /* a pictograph parts sentences as a stop does: "ok it's happening 😅 signed a lease …" */
   for (size_t k = from + 1; k < to; k++)
-    if (t[k - 1].pict && opens_with_verb(sf, t, k, to)) return true;
-  return eg_sf_first_person(t, from, to) || opens_with_verb(sf, t, from, to) ||
-         its_been(t, from, to) || (fragments && verbless(sf, t, from, to)) ||
+    if (t[k - 1].pict && eg_sf_opens_with_verb(sf, t, k, to)) return true;
+  return eg_sf_first_person(t, from, to) || eg_sf_opens_with_verb(sf, t, from, to) ||
+         eg_sf_its_been(t, from, to) || (fragments && verbless(sf, t, from, to)) ||
          eg_sf_arrives(sf, t, from, to);
 }
 
@@ -136,15 +96,15 @@ static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, s
   return true;
 }
 
+/* The end of the (UTC) day the time `said` (µs) falls in: the first moment said later. */
+static int64_t day_end_of(int64_t said) { return (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY; }
+
 /* When the predicate of the slot [ts, te) (within the clause [from, to)) names a day after the
  * day `said` (UTC date; 0 = unknown: none): that day's start, else 0. A value dated later is a plan
  * ("got an interview at X next week", "I pick up the X this weekend"), not a state. Its own
  * predicate only: from the word that joins it to what comes before, within its sub-clause, up to
  * the next such word — not "I work at X and my review is next week", "I live in X until next
  * month", "X, our new beagle, is settling in, the vet visit is next Tuesday". */
-/* The end of the (UTC) day the time `said` (µs) falls in: the first moment said later. */
-static int64_t day_end_of(int64_t said) { return (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY; }
-
 static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said) {
   if (!said || !nd) return 0;
@@ -190,7 +150,7 @@ static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t 
   size_t h = f;
   while (h > from && !t[h - 1].comma) {
     const char *w = t[h - 1].w;
-    if (!ly_adverb(sf, w) && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
+    if (!eg_sf_ly_adverb(sf, w) && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
     h--;
   }
   if (h == from || t[h - 1].comma) return true;
@@ -407,7 +367,7 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
                             const slot *s, bool fragments) {
   size_t a, b;
   eg_sf_predicate_span(t, from, to, s, true, &a, &b);
-  if (its_been(t, a, b)) return true;
+  if (eg_sf_its_been(t, a, b)) return true;
   /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
   bool shared =
       eg_sf_with_me(t, from, to, s->ts, s->te) ||
@@ -416,10 +376,10 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
    * after it */
   bool joint = a == from + 1 && opens_clause(t[from].w);
   for (size_t k = a + 1; k <= s->ts; k++) /* "… 😅 signed a lease in X" */
-    if (t[k - 1].pict && opens_with_verb(sf, t, k, b)) return true;
+    if (t[k - 1].pict && eg_sf_opens_with_verb(sf, t, k, b)) return true;
   if (shared || eg_sf_first_person(t, a, b) ||
       ((a == from || joint) &&
-       (opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b)))))
+       (eg_sf_opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b)))))
     return true;
   /* so does a joint after a comma opening a predicate with no verb ("the dietitian said fish
    * matters, so technically X now"): its subject dropped, as chat drops the speaker */
@@ -634,7 +594,7 @@ static bool copula_dropped(const eg_statefacts *sf, const token *t, size_t from)
   if (!t[from].start) return false;
   size_t to = from + 1; /* to the end of its first sub-clause ("Finally a X resident, the …") */
   while (!t[to - 1].cut && !t[to - 1].comma) to++; /* the last token ends a sentence */
-  size_t i = past_adverbs(sf, t, from, to);
+  size_t i = eg_sf_past_adverbs(sf, t, from, to);
   return (!strcmp(t[i].w, "a") || !strcmp(t[i].w, "an")) && verbless(sf, t, from, to);
 }
 

@@ -183,6 +183,20 @@ bool eg_sf_not_a_name(const char *w);
 bool eg_sf_function_word(const char *w);
 /* Is w an article or a possessive ("a", "the", "my", "their")? */
 bool eg_sf_determiner(const char *w);
+/* An adverb in -ly WordNet knows ("finally", "originally"), not a name that ends alike
+ * ("Emily")? */
+bool eg_sf_ly_adverb(const eg_statefacts *sf, const char *w);
+/* Past the adverbs of time opening [from, to): "Finally moved …", "Just started a new job at X",
+ * "now a proud X resident". */
+size_t eg_sf_past_adverbs(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Does [from, to) open with a verb in the past, its subject dropped as chat does ("Traded in the
+ * X for a Y", "Finally moved to X", "Got my X badge today"): the speaker's? So does one opening
+ * with a verb in "-ing", what the speaker is doing ("Practising X in lockdown is annoying the
+ * neighbours", "Loving the new job at X"). */
+bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Does the predicate [a, b) open with "it" and "been" and no referent ("it's been a fortnight at
+ * X", "it has been great in X"): the speaker's own time, as a dropped subject is? */
+bool eg_sf_its_been(const token *t, size_t a, size_t b);
 /* Is w an ordinal ("first", "second", "3rd")? */
 bool eg_sf_ordinal(const char *w);
 /* Is w a form of "be" that links a noun to what it is ("is", "was", "'s")? */

@@ -321,9 +321,6 @@ bool eg_sf_not_a_name(const char *w) {
          eg_sf_in_list(base, s, sizeof s / sizeof *s);
 }
 
-/* Words that start a new predicate: tense markers before them are not about a slot after
- * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
- * also count ("left Boston for Y", "moved from X to Y"). */
 /* An article or a possessive before a noun ("a", "the", "my", "their"). */
 bool eg_sf_determiner(const char *w) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};
@@ -344,6 +341,9 @@ bool eg_sf_copula(const char *w) {
   return eg_sf_in_list(w, is, sizeof is / sizeof *is);
 }
 
+/* Words that start a new predicate: tense markers before them are not about a slot after
+ * them ("I worked at X before joining Y"); for "ended" verbs the prepositions of a new goal
+ * also count ("left Boston for Y", "moved from X to Y"). */
 bool eg_sf_joint(const char *w, bool goal) {
   static const char *const j[] = {"and", "but",   "before", "after",    "then",  "since", "because",
                                   "so",  "while", "when",   "whenever", "until", "now"};
@@ -448,4 +448,34 @@ size_t eg_sf_predicate_start(const eg_statefacts *sf, const token *t, size_t a, 
   for (size_t q = s->ts; q > a; q--)
     if (eg_sf_joint(t[q - 1].w, goal) && !(object && q == bare)) return q;
   return a;
+}
+
+bool eg_sf_ly_adverb(const eg_statefacts *sf, const char *w) {
+  size_t l = strlen(w);
+  return l > 4 && !strcmp(w + l - 2, "ly") && eg_wordnet_is_common(sf->words, sf->n_words, w);
+}
+
+size_t eg_sf_past_adverbs(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const when[] = {"just", "also", "already", "still", "now", "then", "so"};
+  size_t i = from;
+  while (i + 1 < to &&
+         (eg_sf_ly_adverb(sf, t[i].w) || eg_sf_in_list(t[i].w, when, sizeof when / sizeof *when)))
+    i++;
+  return i;
+}
+
+bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  size_t i = eg_sf_past_adverbs(sf, t, from, to);
+  if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
+  if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
+  if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
+  /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
+  return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
+}
+
+bool eg_sf_its_been(const token *t, size_t a, size_t b) {
+  static const char *const it_is[] = {"it's", "its"}, *const has[] = {"has", "'s"};
+  if (a + 1 < b && eg_sf_in_list(t[a].w, it_is, 2) && !strcmp(t[a + 1].w, "been")) return true;
+  return a + 2 < b && !strcmp(t[a].w, "it") && eg_sf_in_list(t[a + 1].w, has, 2) &&
+         !strcmp(t[a + 2].w, "been");
 }
