@@ -12,32 +12,40 @@
 #include "common/time.h"
 #include "lang/statefacts_int.h"
 
-/* Does marker m match at token i (bounded by to)? */
-static bool marker_at(const marker *m, const token *t, size_t i, size_t to) {
-  if (i + (size_t)m->n > to) return false;
-  for (int k = 0; k < m->n; k++) {
-    const char *w = t[i + (size_t)k].w, *p = m->w[k];
+/* How many tokens marker m covers from token i (bounded by to); 0 when it does not match. With
+ * sf, an adverb in -ly may stand between its words ("thinking seriously about", "no longer"
+ * apart), as English puts one into a verb phrase. */
+static size_t marker_at(const eg_statefacts *sf, const marker *m, const token *t, size_t i,
+                        size_t to) {
+  size_t j = i;
+  for (int k = 0; k < m->n; k++, j++) {
+    const char *p = m->w[k];
+    while (k > 0 && sf && j + 1 < to && strcmp(t[j].w, p) != 0 && eg_sf_ly_adverb(sf, t[j].w)) j++;
+    if (j >= to) return 0;
+    const char *w = t[j].w;
     size_t pl = strlen(p), wl = strlen(w);
     if (pl > 1 && p[pl - 1] == '-') { /* "ex-": a prefix */
-      if (strncmp(w, p, pl - 1) != 0 || wl < pl) return false;
+      if (strncmp(w, p, pl - 1) != 0 || wl < pl) return 0;
     } else if (p[0] == 'n' && p[1] == '\'') { /* "n't": a suffix */
-      if (wl < pl || strcmp(w + wl - pl, p) != 0) return false;
+      if (wl < pl || strcmp(w + wl - pl, p) != 0) return 0;
     } else if (strcmp(w, p) != 0) {
-      return false;
+      return 0;
     }
   }
-  return true;
+  return j - i;
 }
 
 /* … as a marker of kind k: "used to" after a form of "be" or "get" is no past but being
  * accustomed ("still getting used to X", "I'm used to X"). */
-static bool kind_at(marker_kind k, const marker *m, const token *t, size_t i, size_t to) {
+static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, const token *t,
+                      size_t i, size_t to) {
   static const char *const be_get[] = {"be",  "being",   "been",   "am",    "'m",    "i'm",
                                        "is",  "are",     "was",    "were",  "get",   "gets",
                                        "got", "getting", "gotten", "we're", "you're"};
-  return marker_at(m, t, i, to) &&
-         !(k == MK_PAST && !strcmp(t[i].w, "used") && i > 0 &&
-           eg_sf_in_list(t[i - 1].w, be_get, sizeof be_get / sizeof *be_get));
+  if (k == MK_PAST && !strcmp(t[i].w, "used") && i > 0 &&
+      eg_sf_in_list(t[i - 1].w, be_get, sizeof be_get / sizeof *be_get))
+    return 0;
+  return marker_at(sf, m, t, i, to);
 }
 
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
@@ -49,8 +57,10 @@ bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, si
 
 size_t eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
                            size_t to) {
-  for (int m = 0; m < sf->n_markers[k]; m++)
-    if (kind_at(k, &sf->markers[k][m], t, i, to)) return (size_t)sf->markers[k][m].n;
+  for (int m = 0; m < sf->n_markers[k]; m++) {
+    size_t n = kind_at(sf, k, &sf->markers[k][m], t, i, to);
+    if (n) return n;
+  }
   return 0;
 }
 
@@ -59,7 +69,7 @@ size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t,
                          size_t end) {
   for (int m = 0; m < sf->n_markers[k]; m++) {
     size_t n = (size_t)sf->markers[k][m].n;
-    if (end >= from + n && kind_at(k, &sf->markers[k][m], t, end - n, end)) return n;
+    if (end >= from + n && kind_at(NULL, k, &sf->markers[k][m], t, end - n, end) == n) return n;
   }
   return 0;
 }
@@ -106,7 +116,7 @@ static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
 bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
   if (ending_at(sf, t, i, to)) return true;
   for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
-    if (marker_at(&sf->markers[MK_ENDED][m], t, i, to)) return true;
+    if (marker_at(sf, &sf->markers[MK_ENDED][m], t, i, to)) return true;
   return false;
 }
 
@@ -132,9 +142,8 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
   for (size_t i = from; i < to; i++)
     for (int m = 0; m < sf->n_markers[MK_PAST]; m++) {
       const marker *k = &sf->markers[MK_PAST][m];
-      size_t after = i + (size_t)k->n;
-      if (kind_at(MK_PAST, k, t, i, to) &&
-          !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
+      size_t n = kind_at(sf, MK_PAST, k, t, i, to), after = i + n;
+      if (n && !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
           !(k->n == 1 && after < to && eg_sf_in_list(t[after].w, away, sizeof away / sizeof *away)))
         return true;
     }

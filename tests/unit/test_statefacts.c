@@ -1083,6 +1083,8 @@ static void test_lexical_reading(void) {
       {"As a vegetarian, what should I pack for a long hike?", &diet, EG_STATED_CURRENT},
       {"Do vegetarian hikers need more protein?", &diet, EG_STATED_MENTIONED},
       {"We ended up in a cabin instead of Lisbon.", &place, EG_STATED_FORMER},
+      /* an adverb in -ly between a marker's words: still the marker (a plan) */
+      {"thinking seriously about going back to canada", &place, EG_STATED_FORMER},
       {"My old colleagues at Acme Labs threw me a party.", &org, EG_STATED_FORMER},
       {"A friend of mine works at Acme Labs.", &org, EG_STATED_MENTIONED},
       {"My current employer is Acme Labs.", &org, EG_STATED_CURRENT}, /* a role it fills */
