@@ -600,9 +600,6 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                       (!known && town_bits(sf, key, j - i))};
         /* a language's name is no value of the user's ("check my English"; @unlike) */
         if (!known) s.bits &= ~eg_sf_bits_of(sf->unlike, key);
-        /* a name of no known type one is "at" is no town: one lives "in" a town */
-        if (s.bits == sf->name_types && i > from && !strcmp(t[i - 1].w, "at"))
-          s.bits &= ~sf->place_bit;
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;

@@ -258,8 +258,8 @@ static void test_tenure(void) {
       {"been at Quillmark since 2019 and still love it", "WORKS_AT", "Quillmark"},
       {"She's been at Quillmark since 2019.", NULL, NULL},
       {"my sister has been at Quillmark for two years.", NULL, NULL},
-      {"I had been at Quillmark for two years when they let me go.", EG_STATE_UNCERTAIN,
-       "WORKS_AT"}, /* an end: a doubt on the state */
+      {"I had been at Quillmark for two years when they let me go.", NULL, NULL},
+      {"I was at Tesco today and bumped into Sam.", NULL, NULL},
       /* a wait of hours somewhere is no state (two [NONE] prototypes) */
       {"I have been at Heathrow for 6 hours, the flight is delayed.", NULL, NULL},
       {"Stuck at Schiphol for 6 hours, the flight is delayed.", NULL, NULL},
@@ -276,18 +276,6 @@ static void test_tenure(void) {
   check_all(again, 1);
   hctx.held = corvid;
   check_in(&hctx, news, 1);
-}
-
-/* A name of no known type the speaker is "at" is no town (a town is lived "in"): read as the
- * firm the words tell, where the place reading would have won and then been dropped for want
- * of a placing word. */
-static void test_at_no_town(void) {
-  static const expect x[] = {
-      {"Life at Brackwell is treating me well so far.", "WORKS_AT", "Brackwell"},
-      {"Settling in nicely at Brackwell, everyone is friendly.", "WORKS_AT", "Brackwell"},
-      {"Life in Brackwell is treating me well so far.", "LIVES_IN", "Brackwell"},
-  };
-  check_all(x, sizeof x / sizeof *x);
 }
 
 /* A form's field "Name: X" gives a name as "the name X" does, to the kind word before it in
@@ -362,7 +350,6 @@ int main(void) {
   EG_RUN(test_form_name);
   EG_RUN(test_held_lower_case);
   EG_RUN(test_tenure);
-  EG_RUN(test_at_no_town);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
