@@ -375,7 +375,8 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
 /* Has the speaker been at the name of slot s, in the clause [from, to) of text said at `said`,
  * for a stretch of time up to now: the speaker's "I've been at" (or "been at" opening the
  * clause) right before it, and right after it a duration or a start ("I've been at X for about
- * a year and a half", "been at X since 2019"; not "she's been at X", "I had been at X")?
+ * a year and a half", "been at X since 2019"; a month or more, not a stay of days; not "she's
+ * been at X", "I had been at X")?
  * A place one lives "in"; one is "at" an institution one belongs to. */
 bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, const slot *s,
                   int64_t said);

@@ -282,6 +282,7 @@ bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, cons
       !(b > from + 1 && !strcmp(t[b - 1].w, "have") && eg_sf_in_list(t[b - 2].w, speaker, 2)))
     return false;
   eg_date d; /* right after the name: "for about a year" (the date from "about"), "since 2019" */
+  /* a month or more: belonging, not a stay ("at the Hilton for three days") */
   return eg_dates_find(text + t[s->te].s, said, &d, 1) == 1 && d.start <= 4 &&
-         (d.kind == EG_DATE_SPAN || d.kind == EG_DATE_SINCE);
+         (d.kind == EG_DATE_SPAN || d.kind == EG_DATE_SINCE) && said - d.from >= 28 * EG_US_PER_DAY;
 }

@@ -260,6 +260,7 @@ static void test_tenure(void) {
       {"my sister has been at Quillmark for two years.", NULL, NULL},
       {"I had been at Quillmark for two years when they let me go.", NULL, NULL},
       {"I was at Tesco today and bumped into Sam.", NULL, NULL},
+      {"I have been at Hilton for three days and the room is tiny.", NULL, NULL},
       /* a wait of hours somewhere is no state (two [NONE] prototypes) */
       {"I have been at Heathrow for 6 hours, the flight is delayed.", NULL, NULL},
       {"Stuck at Schiphol for 6 hours, the flight is delayed.", NULL, NULL},
