@@ -163,11 +163,13 @@ static int past_year(const refd *r, int m, int d, eg_date *o) {
 static size_t approximation(const word *w, size_t n, size_t i) {
   static const char *const one[] = {"about",   "around", "almost", "nearly",        "over",
                                     "roughly", "like",   "under",  "approximately", "some"};
-  static const char *const first[] = {"more", "less", "close", "just", "well", "a"};
-  static const char *const second[] = {"than", "than", "to", "over", "over", "little"};
-  for (size_t k = 0; k < sizeof first / sizeof *first; k++)
-    if (is(w, n, i, first[k]) && is(w, n, i + 1, second[k]))
-      return k == 5 ? (is(w, n, i + 2, "over") || is(w, n, i + 2, "under") ? 3 : 0) : 2;
+  static const char *const two[][2] = {
+      {"more", "than"}, {"less", "than"}, {"close", "to"}, {"just", "over"}, {"well", "over"}};
+  if (is(w, n, i, "a") && is(w, n, i + 1, "little") &&
+      (is(w, n, i + 2, "over") || is(w, n, i + 2, "under")))
+    return 3;
+  for (size_t k = 0; k < sizeof two / sizeof *two; k++)
+    if (is(w, n, i, two[k][0]) && is(w, n, i + 1, two[k][1])) return 2;
   for (size_t k = 0; k < sizeof one / sizeof *one; k++)
     if (is(w, n, i, one[k])) return 1;
   return 0;

@@ -13,8 +13,8 @@
 #include "lang/statefacts_int.h"
 
 /* How many tokens marker m covers from token i (bounded by to); 0 when it does not match. With
- * sf, an adverb in -ly may stand between its words ("thinking seriously about", "no longer"
- * apart), as English puts one into a verb phrase. */
+ * sf, an adverb in -ly may stand between its words ("thinking seriously about", "used
+ * mostly to"), as English puts one into a verb phrase. */
 static size_t marker_at(const eg_statefacts *sf, const marker *m, const token *t, size_t i,
                         size_t to) {
   size_t j = i;

@@ -159,15 +159,15 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   static const char *const theirs[] = {"his", "her", "their", "your", "its"};
   size_t ts = s->ts, k = 0;
   if (!s->proper || s->ve || ts < from + 3) return 0;
-  /* "first week in X", "my first shift at X": a stretch begun there is the user's where no one
+  /* "first week in X", "my second shift at X": a stretch begun there is the user's where no one
    * else's word owns it ("her first week at X") */
-  bool first = eg_sf_ordinal(t[ts - 3].w);
+  bool ordinal = eg_sf_ordinal(t[ts - 3].w);
   if (eg_sf_in_list(t[ts - 3].w, own, 2))
     k = 3;
   else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))
     k = 4;
-  else if (first && (ts == from + 3 ||
-                     (!eg_sf_in_list(t[ts - 4].w, theirs, 5) && !eg_sf_possessive(t[ts - 4].w))))
+  else if (ordinal && (ts == from + 3 ||
+                       (!eg_sf_in_list(t[ts - 4].w, theirs, 5) && !eg_sf_possessive(t[ts - 4].w))))
     k = 3;
   for (size_t i = ts - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;
@@ -180,7 +180,7 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
     key[l - 1] = '\0';
     rels = eg_sf_bits_of(sf->holds, key);
   }
-  if (!rels && first && eg_sf_bits_of(sf->periods, t[ts - 2].w)) /* "first week at X" */
+  if (!rels && ordinal && eg_sf_bits_of(sf->periods, t[ts - 2].w)) /* "first week at X" */
     rels = eg_sf_bits_of(sf->holds, t[ts - 1].w);
   for (int r = 0; r < sf->n_rels; r++)
     if ((rels >> r & 1u) && (sf->rels[r].types & s->bits)) ok |= 1u << r;
