@@ -297,8 +297,9 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       return set_month(o, y, m), 2;
     }
   }
-  /* on <weekday> */
-  if (!strcmp(a, "on") && i + 1 < n && wday_of(w[i + 1].w) >= 0) {
+  /* on <weekday>, and "for" one a thing is booked or planned for ("the van is booked for
+   * Saturday") */
+  if ((!strcmp(a, "on") || !strcmp(a, "for")) && i + 1 < n && wday_of(w[i + 1].w) >= 0) {
     int back = (r->wday - wday_of(w[i + 1].w) + 7) % 7;
     o->week_guessed = true;
     return set_day(o, r->day - (back ? back : 7)), 2;

@@ -903,6 +903,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     for (size_t k = 0; k < ns; k++)
       given |= slots[k].cued &&
                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
+    /* … and one a route of the speaker's move ends ("the move is booked, Leeds to X") */
+    for (size_t k = 1; said && k < ns; k++)
+      given |= eg_sf_route_moved(sf, t, nt, from, to, said_from, said_to, slots, ns, k, NULL) != 0;
     bool self = said && (speaks_of_self(sf, t, from, to, true) || given),
          arrival = self && eg_sf_arrives(sf, t, from, to); /* the subject is the speaker's */
     slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0, false}; /* its subject's */
@@ -927,6 +930,12 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         bool tenure = !rels && org >= 0 && (slots[k].bits & sf->org_bit) &&
                       eg_sf_tenure(text, t, from, to, &slots[k], sg->time);
         if (tenure) rels = 1u << org;
+        /* … or the end of a route the speaker moves along: the relation the move names */
+        bool weighed = false; /* "thinking about a move, Leeds to X maybe" */
+        unsigned moved = rels ? 0
+                              : eg_sf_route_moved(sf, t, nt, from, to, said_from, said_to, slots,
+                                                  ns, k, &weighed);
+        if (moved) rels = moved;
         /* … and a name given to someone else's ("my friend got a puppy, she called him X") */
         slot g;
         size_t gf, gt;
@@ -945,11 +954,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (eg_sf_route_origin(sf, t, slots, ns, k) &&
             status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
           slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
-        if (eg_sf_alternative(t, slots, ns, k) || eg_sf_stay_after(sf, t, slots[k].te, to))
+        if (weighed || eg_sf_alternative(t, slots, ns, k) ||
+            eg_sf_stay_after(sf, t, slots[k].te, to))
           slots[k].status = ST_NOT_ASSERTED; /* weighed, or only visited */
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
+        if (moved) span_from = from, span_to = to; /* "booked for Saturday, Leeds to X" */
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
         *it = (item){seg,
@@ -963,7 +974,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      false,
                      rels ? __builtin_ctz(rels) + 1 : 0,
                      rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-                     starts || tenure || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w))};
+                     starts || tenure || moved || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w))};
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
@@ -1238,7 +1249,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     if (!planned && fact && fact->it->begun && sg->time)
       planned = eg_sf_dated_in(dates, nd, t[fact->it->from].s, t[fact->it->to - 1].e,
                                day_end_of(sg->time), true);
-    if (planned && !eg_sf_arranged(sf, t, fact->it->from, fact->it->to, fact->it->s.ts, r)) {
+    if (planned && !fact->it->begun &&
+        !eg_sf_arranged(sf, t, fact->it->from, fact->it->to, fact->it->s.ts, r)) {
       if (!doubt) doubt = fact;
       fact = NULL, planned = 0;
     }

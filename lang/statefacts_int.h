@@ -89,6 +89,8 @@ struct eg_statefacts {
   eg_map *holds;    /* "at team" → the relations (bit r) a noun owned by the user before the
                      * preposition and a value says the user holds ("my team at X": @holds);
                      * "at" → those of its lines */
+  eg_map *routes;   /* a word of moving ("move", "removals") → the relations (bit r) a route
+                     * said beside it moves the user's value of ("Leeds to Bristol": @route) */
   eg_map *periods;  /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
   eg_map *plain;    /* nouns whose first sense is a plain word where a name may go ("work",
                      * "home": @plain) → 1 */
@@ -294,6 +296,18 @@ bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t 
 /* Is slots[k] of the ns a place a route starts from ("Leeds to Bristol"; statefacts_slots.c)? */
 bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
                         size_t k);
+/* The relations (bits) that take slots[k] of the ns in the sentence [from, to) of the message
+ * t[0, nt) as their value where it ends a route ("Leeds to X") and a word of moving (@route)
+ * names the speaker's move beside the route: in that sentence or the one before or
+ * after it, within the speaker's own bytes [said_from, said_to) ("the move is booked!!! flying
+ * osaka -> vancouver on jan 15", "Leeds to Bristol on Saturday. The removal van is booked");
+ * the speaker's ("the move", "our move", "we're moving"; not "her move", "my sister's
+ * move", "mum is moving") and told as done or on its way: no marker of the past, a plan or
+ * negation before it in its sub-clause, in no question. 0: none; *weighed (when not NULL) set
+ * where the only such word is under a marker ("thinking about a move, Leeds to X maybe"). */
+unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
+                           size_t to, size_t said_from, size_t said_to, const slot *slots,
+                           size_t ns, size_t k, bool *weighed);
 
 /* Is slots[k] of the ns one of values offered as alternatives ("violin or gayageum")? */
 bool eg_sf_alternative(const token *t, const slot *slots, size_t ns, size_t k);

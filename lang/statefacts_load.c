@@ -379,6 +379,16 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return rc;
   }
+  if (!strcmp(word, "@route")) { /* "@route LIVES_IN move removals …": "the move is booked" */
+    char *name = strtok_r(rest, " \t", &save);
+    if (!name)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @route RELATION WORD …", lineno);
+    int r;
+    eg_code rc = relation_index(sf, name, lineno, &r, err);
+    for (char *w = strtok_r(NULL, " \t", &save); !rc && w; w = strtok_r(NULL, " \t", &save))
+      add_bits(sf->routes, w, 1u << r);
+    return rc;
+  }
   if (!strcmp(word, "@food")) /* "@food meat wordnet meat#1 …", "@food carb words carbs …" */
     return parse_food(sf, wn_dir, rest, lineno, err);
   if (!strcmp(word, "@describe")) /* "@describe diet pescatarian -meat +fish" */
@@ -569,6 +579,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
+  sf->routes = eg_map_new();
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
   sf->periods = eg_map_new();
@@ -578,7 +589,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
-                       !sf->towns || !sf->within || !sf->periods || !sf->plain || !sf->foods
+                       !sf->routes || !sf->towns || !sf->within || !sf->periods || !sf->plain ||
+                       !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -620,6 +632,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->ends);
   eg_map_free(sf->takes);
   eg_map_free(sf->holds);
+  eg_map_free(sf->routes);
   eg_map_free(sf->towns);
   eg_map_free(sf->within);
   eg_map_free(sf->periods);

@@ -286,3 +286,46 @@ bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, cons
   return eg_dates_find(text + t[s->te].s, said, &d, 1) == 1 && d.start <= 4 &&
          (d.kind == EG_DATE_SPAN || d.kind == EG_DATE_SINCE) && said - d.from >= 28 * EG_US_PER_DAY;
 }
+
+/* Is the word of moving at k the speaker's: a noun after the speaker's or no one's determiner
+ * (an adjective may stand between: "our big move"), or a verb in a sentence [a, b) of the first
+ * person that is not about someone else? */
+static bool speakers_move(const eg_statefacts *sf, const token *t, size_t a, size_t b, size_t k) {
+  static const char *const det[] = {"the", "our", "my", "this", "a", "an"};
+  for (size_t q = k; q > a && q + 2 >= k && !t[q - 1].comma; q--) {
+    const char *w = t[q - 1].w;
+    if (eg_sf_in_list(w, det, sizeof det / sizeof *det)) return true;
+    if (eg_sf_determiner(w) || eg_sf_possessive(w) || t[q - 1].theirs) return false; /* "her" */
+  }
+  slot s = {k, k + 1, 0, 0, 0, false, false, ST_CURRENT, 0, false};
+  return eg_sf_first_person(t, a, b) && !eg_sf_about_someone_else(sf, t, a, b, &s);
+}
+
+unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
+                           size_t to, size_t said_from, size_t said_to, const slot *slots,
+                           size_t ns, size_t k, bool *weighed) {
+  unsigned takers = 0;
+  for (int r = 0; k > 0 && r < sf->n_rels; r++)
+    if (sf->rels[r].types & slots[k].bits) takers |= 1u << r;
+  if (!takers || !eg_sf_route_origin(sf, t, slots, ns, k - 1)) return 0;
+  size_t a = from, b = to < nt ? eg_sf_clause_end(t, nt, to) : to;
+  if (a > 0)
+    for (a--; a > 0 && !t[a - 1].cut;) a--;
+  for (size_t ca = a, cb; ca < b; ca = cb) {
+    cb = eg_sf_clause_end(t, nt, ca);
+    if (t[cb - 1].ask || t[ca].s < said_from || t[ca].s >= said_to) continue;
+    for (size_t m = ca; m < cb; m++) {
+      unsigned r = eg_sf_bits_of(sf->routes, t[m].w) & takers;
+      size_t sa, sb;
+      if (!r || !speakers_move(sf, t, ca, cb, m)) continue;
+      eg_sf_sub_clause(t, ca, cb, m, &sa, &sb);
+      if (!eg_sf_has_marker(sf, MK_PAST, t, sa, m) && !eg_sf_has_marker(sf, MK_FUTURE, t, sa, m) &&
+          !eg_sf_has_marker(sf, MK_NEGATION, t, sa, m)) {
+        if (weighed) *weighed = false;
+        return r;
+      }
+      if (weighed) *weighed = true;
+    }
+  }
+  return 0;
+}

@@ -39,6 +39,7 @@ static void test_weeks_and_weekends(void) {
   EG_CHECK_STR(one("last week", "2023-05-20"), "week of 2023-05-08");
   EG_CHECK_STR(one("last Monday", "2023-05-22"), "2023-05-15"); /* said on a Monday */
   EG_CHECK_STR(one("on Friday", "2023-05-22"), "2023-05-19");
+  EG_CHECK_STR(one("booked for Friday", "2023-05-22"), "2023-05-19"); /* read forward by users */
 }
 
 static void test_months_and_years(void) {

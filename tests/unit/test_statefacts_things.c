@@ -3,7 +3,7 @@
  * this test, none taken from a benchmark): a car named by its model alone, a thing come to
  * the speaker ("the harp arrived"), a model named again as the value it is part of, the
  * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
- * bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
+ * bristol", "the move is booked, Leeds to Bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
  * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
  * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
@@ -116,6 +116,30 @@ static void test_routes(void) {
       {"we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
   };
   check_all(stays, sizeof stays / sizeof *stays);
+}
+
+/* A route beside a word of the speaker's move (@route) is that move, in the route's sentence or
+ * a neighbouring one, from the day its words name ("booked for Saturday", "on jan 15" read
+ * forward); someone else's move, one weighed and one over are not. */
+static void test_routes_of_moves(void) {
+  static const expect x[] = {
+      {"ok the move is booked!!! flying osaka -> vancouver on jan 15.", "LIVES_IN", "vancouver"},
+      {"the removal van is booked for Saturday, Leeds to Bristol.", "LIVES_IN", "Bristol"},
+      {"Leeds to Bristol on Saturday! The removal van is booked.", "LIVES_IN", "Bristol"},
+      {"We're moving! Leeds to Bristol on the 28th.", "LIVES_IN", "Bristol"},
+      {"my sister's move is booked, Leeds to Bristol.", NULL, NULL},
+      {"Mum is moving, Leeds to Bristol on the 28th.", NULL, NULL},
+      {"thinking about a move, Leeds to Bristol maybe.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"the van is booked for Saturday, Leeds to Bristol.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &ctx, x[0].text, &out) == EG_OK && out.n_facts == 1);
+  EG_CHECK(out.facts[0].valid_from == T("2026-01-15T00:00:00Z")); /* said 2025-06-10 */
+  EG_REQUIRE(read_in(a, &ctx, x[1].text, &out) == EG_OK && out.n_facts == 1);
+  EG_CHECK(out.facts[0].valid_from == T("2025-06-14T00:00:00Z")); /* the Saturday after */
+  eg_arena_free(a);
 }
 
 /* Values offered as alternatives ("X or Y", "X, Y or Z") are weighed, not held; values joined
@@ -340,6 +364,7 @@ int main(void) {
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
+  EG_RUN(test_routes_of_moves);
   EG_RUN(test_instruments_wordnet_lacks);
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
