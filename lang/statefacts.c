@@ -97,7 +97,6 @@ static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, s
 }
 
 /* The end of the (UTC) day the time `said` (µs) falls in: the first moment said later. */
-static int64_t day_end_of(int64_t said) { return (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY; }
 
 /* When the predicate of the slot [ts, te) (within the clause [from, to)) names a day after the
  * day `said` (UTC date; 0 = unknown: none): that day's start, else 0. A value dated later is a plan
@@ -110,7 +109,7 @@ static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from,
   if (!said || !nd) return 0;
   size_t a, b, q = ts;
   eg_sf_sub_clause(t, from, to, ts, &a, &b);
-  int64_t day_end = day_end_of(said);
+  int64_t day_end = eg_sf_day_end(said);
   /* an apposition, no verb of its own ("we're getting a pup next week, a lurcher"): dated as
    * what it renames, by the sub-clause before it */
   bool verb = false;
@@ -404,6 +403,7 @@ typedef struct item {
   int owned;       /* 1 + the relation the type of a name the user owns says (owned_as) */
   bool begun;      /* holds by a stretch begun at the slot ("First week at X"): a start, which
                     * does not yield as a placed noun does */
+  int64_t taken;   /* an offer from the slot taken: the start told (eg_sf_offer_taken); 0 */
 } item;
 
 typedef struct verdict {
@@ -774,7 +774,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -791,7 +791,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0};
   it->s.status = status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -873,14 +873,14 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   g.status = status_of(sf, t, cf, ct, &g);
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
-  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false};
+  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0};
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
 static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t seg,
-                       const eg_segment *sg, eg_arena *a, item *items, size_t *n,
-                       eg_statefacts_stats *st, eg_err *err) {
+                       const eg_segment *sg, const eg_segment *next, eg_arena *a, item *items,
+                       size_t *n, eg_statefacts_stats *st, eg_err *err) {
   static __thread token t[MAX_TOKENS]; /* per thread: one segment at a time */
   const char *text = sg->text;
   size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
@@ -951,6 +951,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
              !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = status_of(sf, t, from, to, &slots[k]);
+        /* "got an offer from X. countered, got 20%. start aug 6.": taken */
+        int64_t taken = slots[k].status == ST_NOT_ASSERTED
+                            ? eg_sf_offer_taken(sf, t, nt, from, &slots[k], sg, next)
+                            : 0;
+        if (taken) slots[k].status = ST_CURRENT;
         if (eg_sf_route_origin(sf, t, slots, ns, k) &&
             status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
           slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
@@ -963,26 +968,28 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (moved) span_from = from, span_to = to; /* "booked for Saturday, Leeds to X" */
         forget_former(&last, &slots[k]);
         item *it = &items[*n];
-        *it = (item){seg,
-                     span_from,
-                     span_to,
-                     slots[k],
-                     NULL,
-                     false,
-                     false,
-                     qualifies(sf, &slots[k], t, to),
-                     false,
-                     rels ? __builtin_ctz(rels) + 1 : 0,
-                     rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-                     starts || tenure || moved || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w))};
+        *it = (item){
+            seg,
+            span_from,
+            span_to,
+            slots[k],
+            NULL,
+            false,
+            false,
+            qualifies(sf, &slots[k], t, to),
+            false,
+            rels ? __builtin_ctz(rels) + 1 : 0,
+            rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
+            starts || tenure || moved || taken || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w)),
+            taken};
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS && !rels &&
             near_slot(sf, t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg,   near_from,    near_to, it->s, NULL, true,
-                         false, it->modifier, false,   0,     0,    false};
+          *near = (item){seg,          near_from, near_to, it->s, NULL,  true,     false,
+                         it->modifier, false,     0,       0,     false, it->taken};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
@@ -993,7 +1000,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         item *it = &items[*n];
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
-                     false, 0,     0,     false};
+                     false, 0,     0,     false,
+                     0};
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -1037,6 +1045,7 @@ static bool read_as_own(const pick *p, size_t np, const pick *q) {
  * flute in a wind quintet"); then the closer reading. */
 static bool better(const pick *q, const pick *cur) {
   if (cur && q->it->passing != cur->it->passing) return !q->it->passing; /* the user's own */
+  if (cur && !q->it->taken != !cur->it->taken) return !q->it->taken;     /* said, not an offer */
   if (cur && q->v.placed != cur->v.placed) return !q->v.placed;          /* said, not placed */
   if (!cur || q->it->s.proper != cur->it->s.proper) return !cur || q->it->s.proper;
   /* a name whose kind is known over one that may be of several ("moved to Lisbon, renting a
@@ -1248,7 +1257,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     /* a start's date is read forward: "starting at X in feb", said in January */
     if (!planned && fact && fact->it->begun && sg->time)
       planned = eg_sf_dated_in(dates, nd, t[fact->it->from].s, t[fact->it->to - 1].e,
-                               day_end_of(sg->time), true);
+                               eg_sf_day_end(sg->time), true);
+    if (!planned && fact) planned = fact->it->taken; /* an offer taken: the start told */
     if (planned && !fact->it->begun &&
         !eg_sf_arranged(sf, t, fact->it->from, fact->it->to, fact->it->s.ts, r)) {
       if (!doubt) doubt = fact;
@@ -1306,7 +1316,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
        * first of October"): it dates the state, where a date in its clause dates the deal */
       int64_t beside = planned || !sg->time ? 0
                                             : eg_sf_start_beside(t, nt, it->from, it->to, dates, nd,
-                                                                 day_end_of(sg->time));
+                                                                 eg_sf_day_end(sg->time));
       f.valid_from = planned ? planned : beside ? beside : began(sf, t, nt, it, dates, nd);
       st->facts++;
       *told |= 1u << r;
@@ -1346,6 +1356,13 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
   return EG_OK;
 }
 
+/* The user segment after segs[i] of the n, or NULL. */
+static const eg_segment *next_user(const eg_segment *segs, size_t n, size_t i) {
+  while (++i < n)
+    if (segs[i].role && !strcmp(segs[i].role, "user")) return &segs[i];
+  return NULL;
+}
+
 eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *segs,
                               size_t n, eg_arena *a, eg_enriched *out, eg_statefacts_stats *stats,
                               eg_err *err) {
@@ -1372,7 +1389,7 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
     if (segs[i].text) eg_sf_learn_names(sf, segs[i].text, names);
   for (size_t i = 0; i < n && !rc; i++)
     if (segs[i].role && !strcmp(segs[i].role, "user") && segs[i].text)
-      rc = collect(sf, names, i, &segs[i], a, items, &ni, st, err);
+      rc = collect(sf, names, i, &segs[i], next_user(segs, n, i), a, items, &ni, st, err);
   if (rc || !ni) goto cleanup;
   vecs = malloc(ni * (size_t)sf->dim * sizeof *vecs);
   texts = malloc(ni * sizeof *texts);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/map.h"
+#include "common/time.h"
 #include "lang/dates.h"
 #include "lang/statefacts.h"
 #include "lang/wordnet.h"
@@ -83,6 +84,7 @@ struct eg_statefacts {
   eg_map *ask;      /* a question's words → the types it asks about (@ask) */
   eg_map *ends;     /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
   eg_map *takes;    /* … that take what is offered (@takes): "accepted" → 1 */
+  eg_map *declines; /* … that refuse it (@declines): "turned down" → 1 */
   eg_map *towns;    /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
                      * gazetteer): names WordNet does not know */
   eg_map *within;   /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
@@ -257,6 +259,10 @@ int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, in
  * forward; 0 when none. */
 int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, const eg_date *dates,
                            size_t nd, int64_t day_end);
+/* The end of the day (UTC date) of `said`, µs: what is dated after it is later than said. */
+static inline int64_t eg_sf_day_end(int64_t said) {
+  return (said / EG_US_PER_DAY + 1) * EG_US_PER_DAY;
+}
 /* The bits of a verb's form in sf->ends and sf->takes: a form that counts anywhere, and a base
  * or -s form that counts only right after "I" or "we". */
 #define EG_SF_ANY_FORM 1u
@@ -308,6 +314,14 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
 unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                            size_t to, size_t said_from, size_t said_to, const slot *slots,
                            size_t ns, size_t k, bool *weighed);
+/* The day an offer is taken from, where slot s of the clause opening at token `from` of segment sg
+ * (its tokens t[0, nt)) is where an offer comes from ("got an offer from X") and the speaker tells
+ * their start, dated ahead, in their own words of that message or of their next one, `next` (NULL:
+ * none): "got an offer from X. countered, got 20%. start aug 6." An offer weighed and no start
+ * told is no value (0), nor is one refused (@declines: "turned down the offer from X") or denied
+ * ("no offer from X"). */
+int64_t eg_sf_offer_taken(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
+                          const slot *s, const eg_segment *sg, const eg_segment *next);
 
 /* Is slots[k] of the ns one of values offered as alternatives ("violin or gayageum")? */
 bool eg_sf_alternative(const token *t, const slot *slots, size_t ns, size_t k);

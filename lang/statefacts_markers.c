@@ -329,3 +329,39 @@ unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, s
   }
   return 0;
 }
+
+/* The token range [*a, *b) of t[0, nt) within the bytes [from, to). */
+static void tokens_within(const token *t, size_t nt, size_t from, size_t to, size_t *a, size_t *b) {
+  for (*a = 0; *a < nt && t[*a].s < from;) ++*a;
+  for (*b = *a; *b < nt && t[*b].s < to;) ++*b;
+}
+
+/* The start told in the speaker's own words of segment sg, outside the tokens [vs, ve) of its
+ * tokens t[0, nt) (eg_sf_start_beside); 0: none. */
+static int64_t start_told(const token *t, size_t nt, size_t vs, size_t ve, const eg_segment *sg) {
+  eg_date dates[16];
+  size_t nd = eg_dates_find(sg->text, sg->time, dates, 16), a, b;
+  tokens_within(t, nt, sg->said_to ? sg->said_from : 0, sg->said_to ? sg->said_to : (size_t)-1, &a,
+                &b);
+  if (!nd || a == b) return 0;
+  return eg_sf_start_beside(t + a, b - a, vs > a ? vs - a : 0, ve > a ? ve - a : 0, dates, nd,
+                            eg_sf_day_end(sg->time));
+}
+
+int64_t eg_sf_offer_taken(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
+                          const slot *s, const eg_segment *sg, const eg_segment *next) {
+  static const char *const offer[] = {"offer", "offers", "counteroffer", "counter-offer"};
+  size_t p = s->ts, a, b;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  if (p < from + 2 || strcmp(t[p - 1].w, "from") != 0 ||
+      !eg_sf_in_list(t[p - 2].w, offer, sizeof offer / sizeof *offer) || !sg->time)
+    return 0;
+  eg_sf_sub_clause(t, from, eg_sf_clause_end(t, nt, from), p - 2, &a, &b);
+  if (eg_sf_has_marker(sf, MK_NEGATION, t, a, p - 2)) return 0;
+  for (size_t v = a; v < p - 2; v++)
+    if (eg_sf_verb_at(sf->declines, t, v, p - 2)) return 0;
+  int64_t d = start_told(t, nt, s->ts, s->te, sg);
+  if (d || !next || !next->text || !next->role || strcmp(next->role, "user") != 0) return d;
+  static __thread token u[MAX_TOKENS];
+  return start_told(u, eg_sf_tokenize(next->text, u, MAX_TOKENS), 0, 0, next);
+}

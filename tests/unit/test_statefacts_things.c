@@ -3,11 +3,12 @@
  * this test, none taken from a benchmark): a car named by its model alone, a thing come to
  * the speaker ("the harp arrived"), a model named again as the value it is part of, the
  * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
- * bristol", "the move is booked, Leeds to Bristol"), a name corrected at once ("Rocket - sorry, Rocco"), values offered as
- * alternatives ("violin or gayageum"), a verb of ending in its base form after "I", and
- * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
- * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
- * "Name: X"; out of memory, all or nothing.
+ * bristol", "the move is booked, Leeds to Bristol"), a name corrected at once ("Rocket - sorry,
+ * Rocco"), values offered as alternatives ("violin or gayageum"), an offer taken by a start
+ * told beside it, a verb of ending in its base form after "I", and chat's words for people
+ * ("my gf is vegan" is hers); when a value began, as said with it; values joined by "and"
+ * under one predicate; a plural's possessive; "At X we …"; a form's "Name: X"; out of memory,
+ * all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -139,6 +140,41 @@ static void test_routes_of_moves(void) {
   EG_CHECK(out.facts[0].valid_from == T("2026-01-15T00:00:00Z")); /* said 2025-06-10 */
   EG_REQUIRE(read_in(a, &ctx, x[1].text, &out) == EG_OK && out.n_facts == 1);
   EG_CHECK(out.facts[0].valid_from == T("2025-06-14T00:00:00Z")); /* the Saturday after */
+  eg_arena_free(a);
+}
+
+/* An offer from a name is taken by a start the speaker tells beside it, dated ahead, in the
+ * same message or their next one; not one turned down, denied or someone else's, and the
+ * value a start names itself wins over the offer. */
+static void test_offers_taken(void) {
+  static const expect x[] = {
+      {"got an offer from Lumen Harbor! I start on aug 6.", "WORKS_AT", "Lumen Harbor"},
+      {"got an offer from Lumen Harbor. not sure yet, thinking it over.", EG_STATE_UNCERTAIN,
+       "WORKS_AT"},
+      {"turned down the offer from Lumen Harbor. I start on aug 6.", EG_STATE_UNCERTAIN,
+       "WORKS_AT"},
+      {"no offer from Lumen Harbor yet. I start on aug 6 at Greyfield Bank.", "WORKS_AT",
+       "Greyfield Bank"},
+      {"my wife got an offer from Lumen Harbor. she starts on aug 6.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment two[] = {
+      {"got an offer from Lumen Harbor. 15% more. counter or take it?", "user", "",
+       T("2025-06-10T12:00:00Z"), 0, 0},
+      {"countered, got 20%. start aug 6.", "user", "", T("2025-06-10T12:05:00Z"), 0, 0}};
+  eg_enriched out[2];
+  memset(out, 0, sizeof out);
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, two, 2, a, out, NULL, &e) == EG_OK);
+  EG_REQUIRE(out[0].n_facts == 1);
+  EG_CHECK_STR(out[0].facts[0].relation, "WORKS_AT");
+  EG_CHECK_STR(out[0].facts[0].object, "Lumen Harbor");
+  EG_CHECK(out[0].facts[0].valid_from == T("2025-08-06T00:00:00Z"));
+  two[1].text = "countered, they said no. back to the job hunt.";
+  memset(out, 0, sizeof out);
+  EG_REQUIRE(eg_statefacts_extract(sf, &ctx, two, 2, a, out, NULL, &e) == EG_OK);
+  EG_CHECK(out[0].n_facts == 1 && !strcmp(out[0].facts[0].relation, EG_STATE_UNCERTAIN));
   eg_arena_free(a);
 }
 
@@ -365,6 +401,7 @@ int main(void) {
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
   EG_RUN(test_routes_of_moves);
+  EG_RUN(test_offers_taken);
   EG_RUN(test_instruments_wordnet_lacks);
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
