@@ -404,6 +404,7 @@ typedef struct item {
   bool begun;      /* holds by a stretch begun at the slot ("First week at X"): a start, which
                     * does not yield as a placed noun does */
   int64_t taken;   /* an offer from the slot taken: the start told (eg_sf_offer_taken); 0 */
+  bool acquired;   /* owned, acquired by a verb of acquiring ("got my own X"): said, not placed */
 } item;
 
 typedef struct verdict {
@@ -546,8 +547,10 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
   }
   out = read_words(sf, it, best_assert, best_ended, none);
   /* "my X hates the snow", X a car: the owner says it where the words do not */
-  if ((out.rel < 0 || out.weak) && it->owned)
+  if ((out.rel < 0 || out.weak) && it->owned) {
     out = placed(sf, it->owned - 1, best_assert, none, false);
+    out.placed = !it->acquired;
+  }
   /* "Practising clarinet in lockdown is annoying the neighbours": a kind word (not a name's
    * type, qualifying no noun) whose type one relation alone takes, read as it over NONE but
    * below the bar: its type says which, as a given-up one's does (read_words) */
@@ -774,7 +777,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false};
   it->s.status = status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -791,7 +794,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false};
   it->s.status = status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -873,7 +876,7 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   g.status = status_of(sf, t, cf, ct, &g);
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
-  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0};
+  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false};
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
@@ -981,15 +984,17 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
             rels ? __builtin_ctz(rels) + 1 : 0,
             rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
             starts || tenure || moved || taken || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w)),
-            taken};
+            taken,
+            false};
+        it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
         if (*n < MAX_ITEMS && !rels &&
             near_slot(sf, t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg,          near_from, near_to, it->s, NULL,  true,     false,
-                         it->modifier, false,     0,       0,     false, it->taken};
+          *near = (item){seg,          near_from, near_to, it->s, NULL,  true,      false,
+                         it->modifier, false,     0,       0,     false, it->taken, false};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
@@ -1001,7 +1006,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
                      false, 0,     0,     false,
-                     0};
+                     0,     false};
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;

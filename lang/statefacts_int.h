@@ -85,6 +85,7 @@ struct eg_statefacts {
   eg_map *ends;     /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
   eg_map *takes;    /* … that take what is offered (@takes): "accepted" → 1 */
   eg_map *declines; /* … that refuse it (@declines): "turned down" → 1 */
+  eg_map *acquires; /* … that acquire a thing (@acquires): "got", "picked up" → 1 */
   eg_map *towns;    /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
                      * gazetteer): names WordNet does not know */
   eg_map *within;   /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
@@ -415,6 +416,9 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
                             size_t *own_at);
 /* Is s a name of a known type the user owns ("my X", "our new X"; not "my dog X")? */
 bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
+/* … and one a verb of acquiring (@acquires) takes right before the owner ("got my own X",
+ * "picked up our new X"): the user's from then, not a name only owned in passing. */
+bool eg_sf_acquired(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* A possessive's reading of s ("my dog X", "my team at X"): its status set and the phrase
  * [*a, *b) to embed; nothing changed when no possessive owns it. */
 void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,

@@ -344,12 +344,14 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   }
   const char *roots[MAX_ROOTS];
   size_t n;
-  if (!strcmp(word, "@ends") || !strcmp(word, "@takes") || !strcmp(word, "@declines")) {
-    eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err); /* "@ends wordnet …" */
+  eg_map *forms = !strcmp(word, "@ends")       ? sf->ends
+                  : !strcmp(word, "@takes")    ? sf->takes
+                  : !strcmp(word, "@declines") ? sf->declines
+                  : !strcmp(word, "@acquires") ? sf->acquires
+                                               : NULL;
+  if (forms) { /* "@ends wordnet discard#1 …": the forms of verbs */
+    eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
     if (rc) return rc;
-    eg_map *forms = !strcmp(word, "@ends")    ? sf->ends
-                    : !strcmp(word, "@takes") ? sf->takes
-                                              : sf->declines;
     return root_error(
         eg_wordnet_verb_forms(wn_dir, roots, n, VERB_SENSES, on_verb_form, forms, err), lineno,
         err);
@@ -583,6 +585,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->holds = eg_map_new();
   sf->routes = eg_map_new();
   sf->declines = eg_map_new();
+  sf->acquires = eg_map_new();
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
   sf->periods = eg_map_new();
@@ -637,6 +640,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->holds);
   eg_map_free(sf->routes);
   eg_map_free(sf->declines);
+  eg_map_free(sf->acquires);
   eg_map_free(sf->towns);
   eg_map_free(sf->within);
   eg_map_free(sf->periods);

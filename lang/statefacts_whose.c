@@ -196,6 +196,14 @@ bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, cons
          !t[ts - 1].cap && between_owned(sf, t, ts - 1);
 }
 
+bool eg_sf_acquired(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  if (!eg_sf_owned_name(sf, t, from, s)) return false;
+  size_t o = eg_sf_in_list(t[s->ts - 1].w, own, 2) ? s->ts - 1 : s->ts - 2; /* the owner */
+  for (size_t v = o; v > from && o - v < 2 && !t[v - 1].comma; v--)
+    if (eg_sf_verb_at(sf->acquires, t, v - 1, o)) return true;
+  return false;
+}
+
 void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
                      size_t *a, size_t *b) {
   /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic"), or "my team at X" */

@@ -1,14 +1,14 @@
 /*
- * test_statefacts_things.c — the prototype extractor on the things a user has (written for
- * this test, none taken from a benchmark): a car named by its model alone, a thing come to
- * the speaker ("the harp arrived"), a model named again as the value it is part of, the
- * instruments WordNet has no word for; a move told as a route ("Leeds to Bristol", "leeds →
- * bristol", "the move is booked, Leeds to Bristol"), a name corrected at once ("Rocket - sorry,
- * Rocco"), values offered as alternatives ("violin or gayageum"), an offer taken by a start
- * told beside it, a verb of ending in its base form after "I", and chat's words for people
- * ("my gf is vegan" is hers); when a value began, as said with it; values joined by "and"
- * under one predicate; a plural's possessive; "At X we …"; a form's "Name: X"; out of memory,
- * all or nothing.
+ * test_statefacts_things.c — the prototype extractor on the things a user has (written for this
+ * test, none taken from a benchmark): a car named by its model alone, a thing come to the
+ * speaker ("the harp arrived"), a model named again as the value it is part of, the instruments
+ * WordNet has no word for, a name acquired ("got my own X"); a move told as a route ("Leeds to
+ * Bristol", "leeds → bristol", "the move is booked, Leeds to Bristol"), a name corrected at
+ * once ("Rocket - sorry, Rocco"), values offered as alternatives ("violin or gayageum"), an
+ * offer taken by a start told beside it, a verb of ending in its base form after "I", and
+ * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
+ * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
+ * "Name: X"; out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -60,6 +60,24 @@ static void test_models_of_held(void) {
   static const expect x[] = {
       {"The Panda needs new tyres before winter.", NULL, NULL},
       {"Sold the Panda to a student last week.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
+/* A name the user owns right after a verb of acquiring (@acquires) is said, not placed: it
+ * stands over a value held ("got my own X" while another car is held); a name owned in
+ * passing yields to the value held, and someone else's is not the user's. */
+static void test_acquired(void) {
+  static const eg_held mx5 = {"DRIVES", "Mazda MX-5", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &mx5, hctx.n_held = 1;
+  static const expect x[] = {
+      {"got my own Ioniq 5 last weekend, grey. the MX-5 went to a lovely retired man who's "
+       "going to baby it. car seat install tips?",
+       "DRIVES", "Ioniq 5"},
+      {"picked up our new Octavia on Monday! the old one is for sale, any tips on pricing?",
+       "DRIVES", "Octavia"},
+      {"got my sister's Octavia for the weekend, is it hard to drive an automatic?", NULL, NULL},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
@@ -402,6 +420,7 @@ int main(void) {
   EG_RUN(test_routes);
   EG_RUN(test_routes_of_moves);
   EG_RUN(test_offers_taken);
+  EG_RUN(test_acquired);
   EG_RUN(test_instruments_wordnet_lacks);
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
