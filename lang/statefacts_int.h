@@ -211,7 +211,8 @@ bool eg_sf_joint(const char *w, bool goal);
 
 /* ---- markers (statefacts_markers.c) ------------------------------------------------------ */
 
-/* Does a stay of a set length (@stay) follow the value ending at te in its own predicate? */
+/* Does a stay of a set length (@stay, or a count of days or weeks: "for two weeks") follow the
+ * value ending at te in its own predicate? */
 bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to);
 /* Does a marker of kind k start at token i, its words before `to`? Its length in words; 0. */
 size_t eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,

@@ -154,11 +154,25 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
  * to a comma or the word joining the next ("went to X for a long weekend"; not "I live in X
  * and go to Y for a weekend")? Then the value is only visited. Not a stretch up to now: "for
  * a week now", "for a week already". */
+/* How many tokens from k say a stay shorter than a month by its count ("for two weeks", "for
+ * 10 days", "for a couple of nights"); 0 for none. */
+static size_t short_stay(const token *t, size_t k, size_t to) {
+  static const char *const count[] = {"a",    "an",  "one", "two",    "three", "four",
+                                      "five", "six", "few", "couple", "of"};
+  static const char *const unit[] = {"day",  "days",  "night",    "nights",
+                                     "week", "weeks", "fortnight"};
+  if (strcmp(t[k].w, "for") != 0) return 0;
+  size_t q = k + 1;
+  while (q < to && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, 11))) q++;
+  return q > k + 1 && q < to && eg_sf_in_list(t[q].w, unit, 7) ? q + 1 - k : 0;
+}
+
 bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
   static const char *const upto[] = {"now", "already", "so"};
   for (size_t k = te; k < to; k++) {
     if (t[k - 1].comma || eg_sf_joint(t[k].w, false)) break;
     size_t n = eg_sf_marker_starts(sf, MK_STAY, t, k, to);
+    if (!n) n = short_stay(t, k, to);
     if (n) return !(k + n < to && !t[k + n - 1].comma && eg_sf_in_list(t[k + n].w, upto, 3));
   }
   return false;

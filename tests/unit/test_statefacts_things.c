@@ -133,6 +133,9 @@ static void test_routes(void) {
       {"We went to Lisbon for a long weekend, loved it.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I live in Leeds and go to London for a weekend each month.", "LIVES_IN", "Leeds"},
       {"we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
+      /* a count of days or weeks is such a stay too */
+      {"We are staying in Singapore for two weeks.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"We went to Lisbon for 10 days, loved it.", NULL, NULL},
   };
   check_all(stays, sizeof stays / sizeof *stays);
 }
