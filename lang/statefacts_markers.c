@@ -150,10 +150,6 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
   return false;
 }
 
-/* Does a stay of a set length (@stay) follow the value ending at te in its own predicate, up
- * to a comma or the word joining the next ("went to X for a long weekend"; not "I live in X
- * and go to Y for a weekend")? Then the value is only visited. Not a stretch up to now: "for
- * a week now", "for a week already". */
 /* How many tokens from k say a stay shorter than a month by its count ("for two weeks", "for
  * 10 days", "for a couple of nights"); 0 for none. */
 static size_t short_stay(const token *t, size_t k, size_t to) {
@@ -167,6 +163,10 @@ static size_t short_stay(const token *t, size_t k, size_t to) {
   return q > k + 1 && q < to && eg_sf_in_list(t[q].w, unit, 7) ? q + 1 - k : 0;
 }
 
+/* Does a stay of a set length (@stay, or a count of days or weeks) follow the value ending at
+ * te in its own predicate, up to a comma or the word joining the next ("went to X for a long
+ * weekend"; not "I live in X and go to Y for a weekend")? Then the value is only visited. Not
+ * a stretch up to now: "for a week now", "for a week already". */
 bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
   static const char *const upto[] = {"now", "already", "so"};
   for (size_t k = te; k < to; k++) {
