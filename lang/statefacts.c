@@ -96,8 +96,6 @@ static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, s
   return true;
 }
 
-/* The end of the (UTC) day the time `said` (µs) falls in: the first moment said later. */
-
 /* When the predicate of the slot [ts, te) (within the clause [from, to)) names a day after the
  * day `said` (UTC date; 0 = unknown: none): that day's start, else 0. A value dated later is a plan
  * ("got an interview at X next week", "I pick up the X this weekend"), not a state. Its own

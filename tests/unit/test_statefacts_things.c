@@ -64,6 +64,18 @@ static void test_models_of_held(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
+/* A @route, @declines or @acquires line that cannot be read is refused with its line. */
+static void test_move_and_offer_bad_lines(void) {
+  char path[] = "/tmp/eg_protoXXXXXX";
+  int fd = mkstemp(path);
+  EG_REQUIRE(fd >= 0);
+  close(fd);
+  refused(path, "@route", "@route RELATION WORD");
+  refused(path, "@declines decline#2", "@declines wordnet ROOT");
+  refused_at(path, "@type place words here\n@acquires wordnet notawordatall#1", 2, "notawordatall");
+  unlink(path);
+}
+
 /* A name the user owns right after a verb of acquiring (@acquires) is said, not placed: it
  * stands over a value held ("got my own X" while another car is held); a name owned in
  * passing yields to the value held, and someone else's is not the user's. */
@@ -424,6 +436,7 @@ int main(void) {
   EG_RUN(test_routes_of_moves);
   EG_RUN(test_offers_taken);
   EG_RUN(test_acquired);
+  EG_RUN(test_move_and_offer_bad_lines);
   EG_RUN(test_instruments_wordnet_lacks);
   EG_RUN(test_corrections);
   EG_RUN(test_alternatives_and_endings);
