@@ -595,8 +595,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
-                       !sf->routes || !sf->towns || !sf->within || !sf->periods || !sf->plain ||
-                       !sf->foods
+                       !sf->routes || !sf->declines || !sf->acquires || !sf->towns || !sf->within ||
+                       !sf->periods || !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
