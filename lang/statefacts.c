@@ -416,13 +416,8 @@ typedef struct verdict {
 
 /* The one relation that takes a value of the types bits; -1 when none or more than one do. */
 static int only_taker(const eg_statefacts *sf, unsigned bits) {
-  int one = -1;
-  for (int r = 0; r < sf->n_rels; r++)
-    if (sf->rels[r].types & bits) {
-      if (one >= 0) return -1;
-      one = r;
-    }
-  return one;
+  unsigned takers = eg_sf_takers(sf, bits);
+  return takers && !(takers & (takers - 1)) ? __builtin_ctz(takers) : -1;
 }
 
 /* Relation r as a noun or an owner says it, the prototypes telling how close the words come. */

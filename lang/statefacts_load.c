@@ -662,6 +662,13 @@ unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relat
   return 0;
 }
 
+unsigned eg_sf_takers(const eg_statefacts *sf, unsigned bits) {
+  unsigned takers = 0;
+  for (int r = 0; r < sf->n_rels; r++)
+    if (sf->rels[r].types & bits) takers |= 1u << r;
+  return takers;
+}
+
 const char *eg_sf_type_name(const eg_statefacts *sf, unsigned bits) {
   static const char *const names[][2] = {{"org", "organization"}, {"car", "product"}};
   for (int i = 0; i < sf->n_types; i++) {

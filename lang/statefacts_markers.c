@@ -318,9 +318,7 @@ static bool speakers_move(const eg_statefacts *sf, const token *t, size_t a, siz
 unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                            size_t to, size_t said_from, size_t said_to, const slot *slots,
                            size_t ns, size_t k, bool *weighed) {
-  unsigned takers = 0;
-  for (int r = 0; k > 0 && r < sf->n_rels; r++)
-    if (sf->rels[r].types & slots[k].bits) takers |= 1u << r;
+  unsigned takers = k > 0 ? eg_sf_takers(sf, slots[k].bits) : 0;
   if (!takers || !eg_sf_route_origin(sf, t, slots, ns, k - 1)) return 0;
   size_t a = from, b = to < nt ? eg_sf_clause_end(t, nt, to) : to;
   if (a > 0)

@@ -174,7 +174,7 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   if (!k) return 0;
   char key[72];
   snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[ts - 2].w);
-  unsigned rels = eg_sf_bits_of(sf->holds, key), ok = 0;
+  unsigned rels = eg_sf_bits_of(sf->holds, key);
   size_t l = strlen(key);
   if (!rels && l > 4 && key[l - 1] == 's') { /* "my colleagues at X" */
     key[l - 1] = '\0';
@@ -182,8 +182,7 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   }
   if (!rels && ordinal && eg_sf_bits_of(sf->periods, t[ts - 2].w)) /* "first week at X" */
     rels = eg_sf_bits_of(sf->holds, t[ts - 1].w);
-  for (int r = 0; r < sf->n_rels; r++)
-    if ((rels >> r & 1u) && (sf->rels[r].types & s->bits)) ok |= 1u << r;
+  unsigned ok = rels & eg_sf_takers(sf, s->bits);
   if (ok) *own_at = k;
   return ok;
 }
