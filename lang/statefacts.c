@@ -899,9 +899,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     for (size_t k = 0; k < ns; k++)
       given |= slots[k].cued &&
                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
-    /* … and one a route of the speaker's move ends ("the move is booked, Leeds to X") */
+    /* … and one a route of the speaker's move ends ("the move is booked, Leeds to X"): read
+     * once per slot, with whether that move is only weighed */
+    unsigned route[MAX_CANDS] = {0};
+    bool route_weighed[MAX_CANDS] = {false};
     for (size_t k = 1; said && k < ns; k++)
-      given |= eg_sf_route_moved(sf, t, nt, from, to, said_from, said_to, slots, ns, k, NULL) != 0;
+      given |= (route[k] = eg_sf_route_moved(sf, t, nt, from, to, said_from, said_to, slots, ns, k,
+                                             &route_weighed[k])) != 0;
     bool self = said && (speaks_of_self(sf, t, from, to, true) || given),
          arrival = self && eg_sf_arrives(sf, t, from, to); /* the subject is the speaker's */
     slot end = {to - 1, to, 0, 0, 0, false, false, ST_CURRENT, 0, false}; /* its subject's */
@@ -927,10 +931,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                       eg_sf_tenure(text, t, from, to, &slots[k], sg->time);
         if (tenure) rels = 1u << org;
         /* … or the end of a route the speaker moves along: the relation the move names */
-        bool weighed = false; /* "thinking about a move, Leeds to X maybe" */
-        unsigned moved = rels ? 0
-                              : eg_sf_route_moved(sf, t, nt, from, to, said_from, said_to, slots,
-                                                  ns, k, &weighed);
+        unsigned moved = rels ? 0 : route[k];
+        bool weighed = !rels && route_weighed[k]; /* "thinking about a move, Leeds to X maybe" */
         if (moved) rels = moved;
         /* … and a name given to someone else's ("my friend got a puppy, she called him X") */
         slot g;

@@ -311,8 +311,8 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
  * osaka -> vancouver on jan 15", "Leeds to Bristol on Saturday. The removal van is booked");
  * the speaker's ("the move", "our move", "we're moving"; not "her move", "my sister's
  * move", "mum is moving") and told as done or on its way: no marker of the past, a plan or
- * negation before it in its sub-clause, in no question. 0: none; *weighed (when not NULL) set
- * where the only such word is under a marker ("thinking about a move, Leeds to X maybe"). */
+ * negation before it in its sub-clause, in no question. 0: none; *weighed set where the only
+ * such word is under a marker ("thinking about a move, Leeds to X maybe"). */
 unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                            size_t to, size_t said_from, size_t said_to, const slot *slots,
                            size_t ns, size_t k, bool *weighed);

@@ -333,10 +333,10 @@ unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, s
       eg_sf_sub_clause(t, ca, cb, m, &sa, &sb);
       if (!eg_sf_has_marker(sf, MK_PAST, t, sa, m) && !eg_sf_has_marker(sf, MK_FUTURE, t, sa, m) &&
           !eg_sf_has_marker(sf, MK_NEGATION, t, sa, m)) {
-        if (weighed) *weighed = false;
+        *weighed = false;
         return r;
       }
-      if (weighed) *weighed = true;
+      *weighed = true;
     }
   }
   return 0;
