@@ -1,13 +1,14 @@
 /*
  * statefacts_check.h — what the prototype extractor's unit tests share: the model and the
  * prototypes opened once, one user message read in a context, and a table of sentences with
- * the one fact each must give first (or none).
+ * the one fact each must give first (or none); a file for prototypes texts refused.
  */
 #ifndef EG_TESTS_STATEFACTS_CHECK_H
 #define EG_TESTS_STATEFACTS_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/time.h"
@@ -67,6 +68,16 @@ static void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
 }
 
 static void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
+
+/* A new empty file for the prototypes texts a test has refused (refused_at), its name into
+ * path; false when none could be made. */
+static inline bool proto_path(char path[static 20]) {
+  memcpy(path, "/tmp/eg_protoXXXXXX", 20);
+  int fd = mkstemp(path);
+  if (fd < 0) return false;
+  close(fd);
+  return true;
+}
 
 /* A prototypes file of text (its relation after it) is refused (EG_EINVAL), its message
  * naming line `lineno` and word (NULL: any). */

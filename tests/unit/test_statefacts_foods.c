@@ -90,10 +90,8 @@ static void test_foods_with_held(void) {
 
 /* A @food or @describe line that cannot be read is refused with its line. */
 static void test_foods_bad_lines(void) {
-  char path[] = "/tmp/eg_protoXXXXXX";
-  int fd = mkstemp(path);
-  EG_REQUIRE(fd >= 0);
-  close(fd);
+  char path[20];
+  EG_REQUIRE(proto_path(path));
   refused(path, "@food meat", "@food GROUP");
   refused(path, "@food meat wordnet notawordatall#1", "notawordatall");
   refused_at(path, "@type diet words vegan\n@describe diet vegan -meat", 2, "no -GROUP or +GROUP");

@@ -66,10 +66,8 @@ static void test_models_of_held(void) {
 
 /* A @route, @declines or @acquires line that cannot be read is refused with its line. */
 static void test_move_and_offer_bad_lines(void) {
-  char path[] = "/tmp/eg_protoXXXXXX";
-  int fd = mkstemp(path);
-  EG_REQUIRE(fd >= 0);
-  close(fd);
+  char path[20];
+  EG_REQUIRE(proto_path(path));
   refused(path, "@route", "@route RELATION WORD");
   refused(path, "@declines decline#2", "@declines wordnet ROOT");
   refused_at(path, "@type place words here\n@acquires wordnet notawordatall#1", 2, "notawordatall");
