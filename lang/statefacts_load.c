@@ -607,6 +607,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
   if (!rc) rc = eg_wordnet_adverbs(o->wordnet_dir, &sf->adverbs, &sf->n_adverbs, err);
   if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
+  eg_wordnet_rest(); /* the walks are over: the files' whole-file buffers go */
   /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
   if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
     rc = eg_err_set(err, EG_ENOMEM, "out of memory");

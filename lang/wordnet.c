@@ -3,6 +3,7 @@
  */
 #include "lang/wordnet.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,11 @@
 
 static pthread_mutex_t wn_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool wn_ready;
+
+/* data.noun and data.verb, read whole by the first walk that needs them and kept until
+ * eg_wordnet_rest: a walk visits thousands of synsets, which the library reads each with a
+ * seek, a read and a binary search of the index per word (for sense numbers never used). */
+static eg_buf wn_data[2];
 
 /* The database's folder: dict_dir, else WNSEARCHDIR, else Debian's. */
 static const char *data_dir(const char *dict_dir) {
@@ -41,10 +47,93 @@ static void spaced(char *out, size_t n, const char *lemma) {
     if (*p == '_') *p = ' ';
 }
 
-static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
+/* ---- synsets read from memory ------------------------------------------------------------ */
+
+#define WN_WORDS 64 /* a synset's words kept; WordNet's largest has fewer */
+
+typedef struct wn_ptr {
+  int type; /* HYPOPTR, INSTANCES, ISPARTPTR … (getptrtype of its symbol) */
+  int pos;  /* NOUN, VERB, ADJ, ADV */
+  long off; /* the synset it points at, in that part of speech's data file */
+} wn_ptr;
+
+/* One line of data.<pos>: "offset lex_filenum ss_type w_cnt(hex) word lex_id … p_cnt
+ * symbol offset pos source/target … | gloss". words point into text (the line's copy). */
+typedef struct wn_synset {
+  long here;
+  int n_words, n_ptrs;
+  const char *words[WN_WORDS];
+  wn_ptr *ptrs;
+  char *text;
+} wn_synset;
+
+static eg_code load_data(const char *dict_dir, int pos, eg_err *err) {
+  eg_buf *b = &wn_data[pos == VERB];
+  if (b->data) return EG_OK;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/data.%s", data_dir(dict_dir), pos == VERB ? "verb" : "noun");
+  eg_code rc = eg_buf_read_file(b, path, err);
+  if (!rc && !b->data) rc = eg_err_set(err, EG_EUNAVAIL, "%s is empty", path);
+  return rc;
+}
+
+static int pos_of(char c) {
+  return c == 'n' ? NOUN : c == 'v' ? VERB : c == 'r' ? ADV : ADJ; /* 'a', 's' */
+}
+
+static void synset_free(wn_synset *s) {
+  free(s->text);
+  free(s->ptrs);
+}
+
+/* Read the synset at byte off of pos's data file (loaded) into s; false when off does not
+ * start a well-formed line there (or memory ran out). */
+static bool synset_at(int pos, long off, wn_synset *s) {
+  const eg_buf *b = &wn_data[pos == VERB];
+  memset(s, 0, sizeof *s);
+  if (off < 0 || (size_t)off >= b->len || (off > 0 && b->data[off - 1] != '\n')) return false;
+  const char *line = b->data + off, *nl = memchr(line, '\n', b->len - (size_t)off);
+  size_t n = nl ? (size_t)(nl - line) : b->len - (size_t)off;
+  if (!(s->text = malloc(n + 1))) return false;
+  memcpy(s->text, line, n);
+  s->text[n] = '\0';
+  char *save = NULL, *field[4];
+  for (int i = 0; i < 4; i++) field[i] = strtok_r(i ? NULL : s->text, " ", &save);
+  if (!field[3]) goto bad;
+  s->here = strtol(field[0], NULL, 10);
+  long wc = strtol(field[3], NULL, 16);
+  for (long i = 0; i < wc; i++) {
+    char *w = strtok_r(NULL, " ", &save);
+    if (!w || !strtok_r(NULL, " ", &save)) goto bad; /* lex_id */
+    if (s->n_words < WN_WORDS) s->words[s->n_words++] = w;
+  }
+  char *count = strtok_r(NULL, " ", &save);
+  long np = count ? strtol(count, NULL, 10) : -1;
+  if (np < 0 || (np > 0 && !(s->ptrs = malloc((size_t)np * sizeof *s->ptrs)))) goto bad;
+  for (long i = 0; i < np; i++) {
+    char *sym = strtok_r(NULL, " ", &save), *at = strtok_r(NULL, " ", &save),
+         *ps = strtok_r(NULL, " ", &save);
+    if (!sym || !at || !ps || !strtok_r(NULL, " ", &save)) goto bad; /* source/target */
+    s->ptrs[i] = (wn_ptr){getptrtype(sym), pos_of(*ps), strtol(at, NULL, 10)};
+  }
+  s->n_ptrs = (int)np;
+  return true;
+bad:
+  synset_free(s);
+  return false;
+}
+
+void eg_wordnet_rest(void) {
+  pthread_mutex_lock(&wn_lock);
+  eg_buf_free(&wn_data[0]);
+  eg_buf_free(&wn_data[1]);
+  pthread_mutex_unlock(&wn_lock);
+}
+
+static bool visit_words(const wn_synset *s, eg_wordnet_visit visit, void *ctx) {
   char head[128];
-  if (s->wcount > 0) spaced(head, sizeof head, s->words[0]);
-  for (int i = 0; i < s->wcount; i++) {
+  if (s->n_words > 0) spaced(head, sizeof head, s->words[0]);
+  for (int i = 0; i < s->n_words; i++) {
     char lemma[128];
     spaced(lemma, sizeof lemma, s->words[i]);
     if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z', head)) return false;
@@ -54,7 +143,7 @@ static bool visit_words(const Synset *s, eg_wordnet_visit visit, void *ctx) {
 
 /* Walk the closure of root (a word of part of speech pos, "#N" its sense) breadth-first over
  * hyponym (for verbs: troponym) and instance pointers, handing each synset to on_synset. */
-typedef bool (*synset_fn)(const Synset *s, void *ctx);
+typedef bool (*synset_fn)(const wn_synset *s, void *ctx);
 
 static eg_code walk(const char *dict_dir, const char *root, int pos, synset_fn on_synset, void *ctx,
                     eg_err *err) {
@@ -71,14 +160,17 @@ static eg_code walk(const char *dict_dir, const char *root, int pos, synset_fn o
   eg_code rc = wn_open(dict_dir, err);
   long *queue = NULL;
   eg_map *seen = NULL;
+  if (!rc) rc = load_data(dict_dir, pos, err);
   if (rc) goto cleanup;
-  SynsetPtr head = findtheinfo_ds(word, pos, HYPOPTR, sense);
-  if (!head) {
+  for (char *p = word; *p; p++) /* the index's spelling: "musical_instrument" */
+    *p = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+  IndexPtr idx = index_lookup(word, pos);
+  long start = idx && sense <= idx->off_cnt ? (long)idx->offset[sense - 1] : -1;
+  if (idx) free_index(idx);
+  if (start < 0) {
     rc = eg_err_set(err, EG_ENOTFOUND, "not a WordNet %s: %s", pos == VERB ? "verb" : "noun", root);
     goto cleanup;
   }
-  long start = head->hereiam;
-  free_syns(head);
   queue = malloc(MAX_SYNSETS * sizeof *queue);
   seen = eg_map_new();
   if (!queue || !seen) {
@@ -89,17 +181,17 @@ static eg_code walk(const char *dict_dir, const char *root, int pos, synset_fn o
   queue[qn++] = start;
   eg_map_put(seen, &start, sizeof start, (void *)1);
   for (size_t at = 0; at < qn; at++) {
-    SynsetPtr s = read_synset(pos, queue[at], "");
-    if (!s) continue;
-    bool go_on = on_synset(s, ctx);
-    for (int p = 0; go_on && p < s->ptrcount; p++) {
-      if (s->ptrtyp[p] != HYPOPTR && s->ptrtyp[p] != INSTANCES) continue;
-      long off = s->ptroff[p];
+    wn_synset s;
+    if (!synset_at(pos, queue[at], &s)) continue;
+    bool go_on = on_synset(&s, ctx);
+    for (int p = 0; go_on && p < s.n_ptrs; p++) {
+      if (s.ptrs[p].type != HYPOPTR && s.ptrs[p].type != INSTANCES) continue;
+      long off = s.ptrs[p].off;
       if (qn == MAX_SYNSETS || eg_map_get(seen, &off, sizeof off)) continue;
       eg_map_put(seen, &off, sizeof off, (void *)1);
       queue[qn++] = off;
     }
-    free_synset(s);
+    synset_free(&s);
     if (!go_on) break;
   }
 cleanup:
@@ -114,7 +206,7 @@ typedef struct noun_walk {
   void *ctx;
 } noun_walk;
 
-static bool on_noun_synset(const Synset *s, void *ctx) {
+static bool on_noun_synset(const wn_synset *s, void *ctx) {
   noun_walk *w = ctx;
   return visit_words(s, w->visit, w->ctx);
 }
@@ -125,8 +217,8 @@ eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_vi
   return walk(dict_dir, root, NOUN, on_noun_synset, &w, err);
 }
 
-static bool keep_offset(const Synset *s, void *ctx) {
-  long off = s->hereiam;
+static bool keep_offset(const wn_synset *s, void *ctx) {
+  long off = s->here;
   return eg_map_put(ctx, &off, sizeof off, (void *)1) == EG_OK;
 }
 
@@ -182,27 +274,29 @@ typedef struct whole_walk {
 
 /* Hand each lemma of part with each lemma of the wholes at the part-holonym pointers of s,
  * then of theirs, depth levels deep. Called under wn_lock. */
-static bool visit_wholes(const whole_walk *w, const Synset *part, const Synset *s, int depth) {
-  for (int p = 0; p < s->ptrcount; p++) {
-    if (s->ptrtyp[p] != ISPARTPTR || s->ppos[p] != NOUN) continue;
-    SynsetPtr whole = read_synset(NOUN, s->ptroff[p], "");
-    if (!whole) continue;
+static bool visit_wholes(const whole_walk *w, const wn_synset *part, const wn_synset *s,
+                         int depth) {
+  for (int p = 0; p < s->n_ptrs; p++) {
+    wn_synset whole;
+    if (s->ptrs[p].type != ISPARTPTR || s->ptrs[p].pos != NOUN ||
+        !synset_at(NOUN, s->ptrs[p].off, &whole))
+      continue;
     bool go_on = true;
-    for (int i = 0; go_on && i < part->wcount; i++)
-      for (int j = 0; go_on && j < whole->wcount; j++) {
+    for (int i = 0; go_on && i < part->n_words; i++)
+      for (int j = 0; go_on && j < whole.n_words; j++) {
         char a[128], b[128];
         spaced(a, sizeof a, part->words[i]);
-        spaced(b, sizeof b, whole->words[j]);
+        spaced(b, sizeof b, whole.words[j]);
         go_on = w->visit(w->ctx, a, b);
       }
-    if (go_on && depth > 1) go_on = visit_wholes(w, part, whole, depth - 1);
-    free_synset(whole);
+    if (go_on && depth > 1) go_on = visit_wholes(w, part, &whole, depth - 1);
+    synset_free(&whole);
     if (!go_on) return false;
   }
   return true;
 }
 
-static bool on_part_synset(const Synset *s, void *ctx) {
+static bool on_part_synset(const wn_synset *s, void *ctx) {
   return visit_wholes(ctx, s, s, WHOLE_DEPTH);
 }
 
@@ -299,10 +393,10 @@ static bool visit_lemma(const verb_walk *w, const char *lemma) {
   return true;
 }
 
-static bool on_verb_synset(const Synset *s, void *ctx) {
+static bool on_verb_synset(const wn_synset *s, void *ctx) {
   verb_walk *w = ctx;
-  for (int i = 0; i < s->wcount; i++)
-    if (dominant_sense(s->words[i], s->hereiam, w->max_sense) && !visit_lemma(w, s->words[i]))
+  for (int i = 0; i < s->n_words; i++)
+    if (dominant_sense(s->words[i], s->here, w->max_sense) && !visit_lemma(w, s->words[i]))
       return false;
   return true;
 }

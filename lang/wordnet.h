@@ -31,6 +31,11 @@ typedef bool (*eg_wordnet_visit)(void *ctx, const char *lemma, bool proper, cons
 eg_code eg_wordnet_closure(const char *dict_dir, const char *root, eg_wordnet_visit visit,
                            void *ctx, eg_err *err);
 
+/* The walks read data.noun and data.verb whole into memory (a walk visits thousands of
+ * synsets); call when a batch of walks is over to give that memory back. A later walk reads
+ * them afresh. */
+void eg_wordnet_rest(void);
+
 /* The lemmas whose first (most often tagged) sense is in the closure of one of roots[0..n):
  * below act#2 and artifact#1, "game" and "freight", not "spring" (a season first) nor "stone"
  * (a rock first). Common nouns only (proper false). Errors as eg_wordnet_closure's. */

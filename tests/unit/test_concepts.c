@@ -105,6 +105,36 @@ static void test_wholes(void) {
   EG_CHECK(eg_wordnet_wholes(NULL, none, 1, add_pair, &s, &err) == EG_ENOTFOUND);
 }
 
+typedef struct closure_seen {
+  size_t n;
+  bool dachshund, cello;
+} closure_seen;
+
+static bool count_lemma(void *ctx, const char *lemma, bool proper, const char *head) {
+  (void)proper, (void)head;
+  closure_seen *c = ctx;
+  c->n++;
+  c->dachshund |= strcmp(lemma, "dachshund") == 0;
+  c->cello |= strcmp(lemma, "cello") == 0;
+  return true;
+}
+
+/* A closure is the same after the walks' memory is given back (the data files are read
+ * again); a root is spelt with spaces or underscores alike. */
+static void test_closure_after_rest(void) {
+  eg_err err = {0};
+  closure_seen a = {0}, b = {0}, c = {0};
+  EG_REQUIRE(eg_wordnet_closure(NULL, "dog#1", count_lemma, &a, &err) == EG_OK);
+  EG_CHECK(a.dachshund && !a.cello && a.n > 100);
+  eg_wordnet_rest();
+  EG_REQUIRE(eg_wordnet_closure(NULL, "dog#1", count_lemma, &b, &err) == EG_OK);
+  EG_CHECK(b.dachshund && b.n == a.n);
+  EG_REQUIRE(eg_wordnet_closure(NULL, "musical instrument", count_lemma, &c, &err) == EG_OK);
+  EG_CHECK(c.cello && !c.dachshund);
+  eg_wordnet_rest();
+  eg_wordnet_rest(); /* twice is harmless */
+}
+
 int main(void) {
   eg_err err = {0};
   if (eg_concepts_open(NULL, 3, &wn, &err) != EG_OK) {
@@ -116,6 +146,7 @@ int main(void) {
   EG_RUN(test_missing_database);
   EG_RUN(test_verb_forms);
   EG_RUN(test_wholes);
+  EG_RUN(test_closure_after_rest);
   eg_concepts_free(wn);
   return eg_test_finish();
 }
