@@ -268,7 +268,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
-  if (eg_sf_past_clause(sf, t, a, scope)) return ST_NOT_ASSERTED;
+  if (eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
+    return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
    * not the slot's predicate: "my X did 300 km without a complaint"; a relative clause after

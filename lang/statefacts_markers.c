@@ -150,6 +150,28 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
   return false;
 }
 
+/* Is the value at ts the complement of the speaker's past copula or past progressive, only
+ * adverbs, articles, a preposition of place and the progressive's verb between them ("I was
+ * vegan until last year", "I was a vegetarian at uni", "I was at X for six years", "we were
+ * renting in X", "I was driving a X back then")? A past state, as "used to" says; not a
+ * passive, whose participle comes between ("I was hired at X", "we were moved to X"). */
+bool eg_sf_past_copula(const eg_statefacts *sf, const token *t, size_t from, size_t ts) {
+  static const char *const subject[] = {"i", "we"};
+  static const char *const was[] = {"was", "were"};
+  static const char *const place[] = {"in", "at", "with", "on"};
+  bool verb = false;
+  for (size_t k = ts; k > from + 1 && ts - k < 5 && !t[k - 1].comma; k--) {
+    const char *w = t[k - 1].w;
+    if (eg_sf_in_list(w, was, 2)) return eg_sf_in_list(t[k - 2].w, subject, 2);
+    bool ing = !verb && eg_wordnet_is_ing(&sf->verbs, w);
+    verb |= ing;
+    if (!ing && !eg_sf_determiner(w) && !eg_sf_in_list(w, place, 4) &&
+        !eg_wordnet_is_common(sf->adverbs, sf->n_adverbs, w))
+      return false;
+  }
+  return false;
+}
+
 /* How many tokens from k say a stay shorter than a month by its count ("for two weeks", "for
  * 10 days", "for a couple of nights"); 0 for none. */
 static size_t short_stay(const token *t, size_t k, size_t to) {

@@ -424,6 +424,22 @@ static void test_joined_objects(void) {
   }
 }
 
+/* A value right after the speaker's past copula or past progressive is a past state, as after
+ * "used to": a word on the state, no current value ("I was vegan until last year", "I was
+ * driving a X back then"); the home after it is told by the next predicate. Not a passive:
+ * "I was hired at X" is a job now. */
+static void test_past_copula(void) {
+  static const expect x[] = {
+      {"I was vegan until last year.", EG_STATE_UNCERTAIN, "DIET"},
+      {"I was a vegetarian at uni.", EG_STATE_UNCERTAIN, "DIET"},
+      {"For most of my twenties I was vegan.", EG_STATE_UNCERTAIN, "DIET"},
+      {"I was driving a Corolla back then.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"We were renting in Leeds before we bought the house in York.", "LIVES_IN", "York"},
+      {"I was hired at Siemens last month.", "WORKS_AT", "Siemens"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -441,6 +457,7 @@ int main(void) {
   EG_RUN(test_chat_people);
   EG_RUN(test_began);
   EG_RUN(test_joined_objects);
+  EG_RUN(test_past_copula);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
