@@ -922,8 +922,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
         /* … or whose start is arranged, its type one relation's alone ("starting on the
          * cardiac floor at X Hospital in feb"): the verb of starting says the relation */
-        int only = rels ? -1 : only_taker(sf, slots[k].bits);
-        bool starts = only >= 0 && eg_sf_arranged(sf, t, from, to, slots[k].ts, only);
+        int only = rels ? -1 : eg_sf_arranged_taker(sf, t, from, to, slots[k].bits, slots[k].ts);
+        bool starts = only >= 0;
         if (starts) rels = 1u << only;
         /* … or the institution the speaker has been at for a while ("I've been at X for a
          * year and a half"): the one relation an org takes */

@@ -240,6 +240,11 @@ size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, s
  * not its start) are not. */
 bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
                     int r);
+/* The one relation taking a value of the types bits whose start the words before the value at
+ * ts arrange ("starting on
+ * the cardiac floor at X in feb", "I start at X on Monday"); -1 when none or more than one. */
+int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                         unsigned bits, size_t ts);
 
 /* A value the foods the user says they eat or leave out tell (statefacts_foods.c: "I don't
  * eat meat but fish is fine"), into o, for a user segment: none where o has a value of its

@@ -242,6 +242,12 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
   size_t v = eg_sf_progressive(sf, t, a, ts);
   /* chat drops the speaker and the auxiliary: "Starting at X in February!" */
   if (v == SIZE_MAX && a < ts && t[a].start && eg_wordnet_is_ing(&sf->verbs, t[a].w)) v = a;
+  /* … and a plan is told in the simple present: "I start at X on Monday", "we move in May" */
+  for (size_t k = a + 1; v == SIZE_MAX && k < ts; k++)
+    if ((!strcmp(t[k - 1].w, "i") || !strcmp(t[k - 1].w, "we")) &&
+        eg_wordnet_is_verb(&sf->verbs, t[k].w) && !eg_wordnet_is_past(&sf->verbs, t[k].w) &&
+        !eg_wordnet_is_ing(&sf->verbs, t[k].w))
+      v = k;
   if (v == SIZE_MAX) return false;
   for (size_t p = 0; p < sf->n_protos; p++) {
     if (sf->protos[p].kind != PK_ASSERT || sf->protos[p].rel != r) continue;
@@ -253,6 +259,17 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
       if (eg_wordnet_is_past(&sf->verbs, w) && same_stem(w, t[v].w)) return true;
   }
   return false;
+}
+
+int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                         unsigned bits, size_t ts) {
+  int only = -1;
+  for (unsigned m = eg_sf_takers(sf, bits); m; m &= m - 1)
+    if (eg_sf_arranged(sf, t, from, to, ts, __builtin_ctz(m))) {
+      if (only >= 0) return -1;
+      only = __builtin_ctz(m);
+    }
+  return only;
 }
 
 int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, bool spans) {

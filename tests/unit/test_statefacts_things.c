@@ -440,6 +440,34 @@ static void test_past_copula(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A start told in the simple present with a later day is arranged from that day, as the
+ * present progressive's is ("I start at X on Monday": the prototypes' "I started at X"), and
+ * the verb picks the relation among those a name may take; a trip is no start. */
+static void test_simple_present_plans(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  static const struct {
+    const char *text, *relation, *object, *from;
+  } x[] = {
+      {"I start at Barclays on Monday!", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
+      {"I start at Barclays next week.", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
+      {"We move to Bristol in September.", "LIVES_IN", "Bristol", "2025-09-01T00:00:00Z"},
+      {"I fly to Lisbon on Friday.", NULL, NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    eg_enriched out;
+    const eg_fact *f =
+        read_in(a, &ctx, x[i].text, &out) == EG_OK && out.n_facts ? &out.facts[0] : NULL;
+    bool ok = x[i].relation ? f && !strcmp(f->relation, x[i].relation) &&
+                                  !strcmp(f->object, x[i].object) && f->valid_from == T(x[i].from)
+                            : !f;
+    if (!ok)
+      fprintf(stderr, "  \"%s\": got %s %s from %lld\n", x[i].text, f ? f->relation : "nothing",
+              f ? f->object : "", f ? (long long)f->valid_from : 0LL);
+    EG_CHECK(ok);
+  }
+  eg_arena_free(a);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -458,6 +486,7 @@ int main(void) {
   EG_RUN(test_began);
   EG_RUN(test_joined_objects);
   EG_RUN(test_past_copula);
+  EG_RUN(test_simple_present_plans);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
