@@ -40,6 +40,21 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
    * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
    * the user's own: the value is no person) */
   static const char *const indef[] = {"a", "an"};
+  /* "looking after my friend's dog X", "borrowed my dad's X": a value right after a person's
+   * possessive, or a name right after a kind word one owns, is theirs wherever it stands;
+   * not one the speaker acquires ("I took dad's X", "got grandpa's X restored"), nor after a
+   * name's "'s" ("his name's X": "is") */
+  for (size_t j = s->ts; j > from && s->ts - j < 3 && !t[j - 1].comma; j--) {
+    if (!eg_sf_possessive(t[j - 1].w) || !strcmp(t[j - 1].w, "name's") ||
+        !eg_sf_person_noun(sf, t, j - 1) || (j < s->ts && !eg_sf_kind_bits(sf, t[s->ts - 1].w)))
+      continue;
+    size_t v = j - 1; /* the verb before the possessor, past "my", "the" */
+    while (v > from && eg_sf_determiner(t[v - 1].w)) v--;
+    static const char *const take[] = {"take", "takes", "took", "taken", "taking"};
+    if (!(v > from && (eg_sf_verb_at(sf->acquires, t, v - 1, j - 1) ||
+                       eg_sf_in_list(t[v - 1].w, take, sizeof take / sizeof *take))))
+      return true;
+  }
   if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
       eg_sf_determiner(t[s->ts - 1].w) &&
       !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&

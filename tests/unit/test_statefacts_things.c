@@ -440,6 +440,23 @@ static void test_past_copula(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An interview at a firm is no job there, as a visit is no home ("Got a job interview at X on
+ * Monday": a word on the state at most); "rehome" ends a pet as "rehomed" does; a value right
+ * after a person's possessive, or a name after a kind word one owns, is theirs wherever it
+ * stands ("looking after my friend's dog X", "borrowed my dad's X"). */
+static void test_interviews_and_others_things(void) {
+  static const expect x[] = {
+      {"Got a job interview at Barclays on Monday, any tips?", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"Second interview with Accenture went well!", NULL, NULL},
+      {"We had to rehome our cat Milo because of my allergies.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"I am looking after my friend's dog Max this week.", NULL, NULL},
+      {"I am looking after my sister's dog Max this week.", NULL, NULL},
+      {"I borrowed my dad's Land Rover for the weekend.", NULL, NULL},
+      {"Our dog Bella is 12 now and slowing down.", "HAS_PET", "Bella"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A start told in the simple present with a later day is arranged from that day, as the
  * present progressive's is ("I start at X on Monday": the prototypes' "I started at X"), and
  * the verb picks the relation among those a name may take; a trip is no start. */
@@ -486,6 +503,7 @@ int main(void) {
   EG_RUN(test_began);
   EG_RUN(test_joined_objects);
   EG_RUN(test_past_copula);
+  EG_RUN(test_interviews_and_others_things);
   EG_RUN(test_simple_present_plans);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
