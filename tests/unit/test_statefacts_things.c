@@ -485,6 +485,20 @@ static void test_simple_present_plans(void) {
   eg_arena_free(a);
 }
 
+/* Chat's negations without the apostrophe negate as "don't" does ("I dont live in Leeds
+ * anymore": a former home, not the home; "i dont eat meat anymore but still eat fish"); a
+ * negated "believe" negates nothing after it ("can't believe I've been in Berlin 3 years"). */
+static void test_chat_negations(void) {
+  static const expect x[] = {
+      {"I dont live in Leeds anymore.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"i dont eat meat anymore but still eat fish", "DIET", "pescatarian"},
+      {"I didnt move to Leeds in the end.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"can't believe I've been in Berlin 3 years already", "LIVES_IN", "Berlin"},
+      {"cant believe ive been in Berlin 3 years already", "LIVES_IN", "Berlin"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -505,6 +519,7 @@ int main(void) {
   EG_RUN(test_past_copula);
   EG_RUN(test_interviews_and_others_things);
   EG_RUN(test_simple_present_plans);
+  EG_RUN(test_chat_negations);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
