@@ -920,10 +920,10 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          * one a noun of the user's is placed at ("my coworkers at X") */
         size_t own_at;
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
-        /* … or whose start is arranged, its type one relation's alone ("starting on the
-         * cardiac floor at X Hospital in feb"): the verb of starting says the relation */
+        /* … or whose start the speaker arranges ("starting on the cardiac floor at X Hospital in
+         * feb"; not "my sister is moving to X"): the verb of starting says the relation */
         int only = rels ? -1 : eg_sf_arranged_taker(sf, t, from, to, slots[k].bits, slots[k].ts);
-        bool starts = only >= 0;
+        bool starts = only >= 0 && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]);
         if (starts) rels = 1u << only;
         /* … or the institution the speaker has been at for a while ("I've been at X for a
          * year and a half"): the one relation an org takes */

@@ -78,6 +78,23 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   if (!s->cued && pa + 1 < s->ts && eg_sf_in_list(t[pa].w, third, 3) &&
       !eg_sf_in_list(t[pa + 1].w, be, 6) && !eg_sf_first_person(t, pa, s->ts))
     return true;
+  /* … and so is one in the progressive of the last subject before the value, a third
+   * person's: "had dinner with Rosie, she's moving to X", "he is starting at X" */
+  static const char *const third_be[] = {"he's", "she's", "they're"};
+  size_t subj = s->ts;
+  for (size_t k = s->ts; k > pa && subj == s->ts; k--)
+    if (eg_sf_subject_pronoun(t[k - 1].w) || eg_sf_in_list(t[k - 1].w, third, 3) ||
+        eg_sf_in_list(t[k - 1].w, third_be, 3))
+      subj = k - 1;
+  size_t ing = s->ts;
+  if (subj < s->ts && eg_sf_in_list(t[subj].w, third_be, 3))
+    ing = subj + 1;
+  else if (subj + 1 < s->ts && eg_sf_in_list(t[subj].w, third, 3) &&
+           eg_sf_in_list(t[subj + 1].w, be, 6))
+    ing = subj + 2;
+  if (!s->cued && ing < s->ts && eg_wordnet_is_ing(&sf->verbs, t[ing].w) &&
+      !eg_sf_first_person(t, subj, s->ts))
+    return true;
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
    * the words a family calls its own by ("dad's selling …", "mum says …") and one "of mine"
    * with the article chat drops ("friend of mine just relocated to X") */

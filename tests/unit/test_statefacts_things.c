@@ -499,6 +499,21 @@ static void test_chat_negations(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A start someone else arranges is theirs ("my sister is moving to Leeds", "My husband is
+ * starting at Google in May"), as is one in the progressive of a third person who is the last
+ * subject before the value ("Had dinner with my old flatmate Rosie, she's moving to Leeds");
+ * the speaker's own, alone or with someone, stays the speaker's. */
+static void test_others_plans(void) {
+  static const expect x[] = {
+      {"my sister is moving to Leeds.", NULL, NULL},
+      {"My husband is starting at Google in May.", NULL, NULL},
+      {"Had dinner with my old flatmate Rosie, she's moving to Leeds.", NULL, NULL},
+      {"My mum is visiting so I'm moving to Leeds.", "LIVES_IN", "Leeds"},
+      {"my sister and I are moving to Leeds.", "LIVES_IN", "Leeds"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -520,6 +535,7 @@ int main(void) {
   EG_RUN(test_interviews_and_others_things);
   EG_RUN(test_simple_present_plans);
   EG_RUN(test_chat_negations);
+  EG_RUN(test_others_plans);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
