@@ -245,9 +245,10 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
   size_t v = eg_sf_progressive(sf, t, a, ts);
   /* chat drops the speaker and the auxiliary: "Starting at X in February!" */
   if (v == SIZE_MAX && a < ts && t[a].start && eg_wordnet_is_ing(&sf->verbs, t[a].w)) v = a;
-  /* … and a plan is told in the simple present: "I start at X on Monday", "we move in May" */
-  for (size_t k = a + 1; v == SIZE_MAX && k < ts; k++)
-    if ((!strcmp(t[k - 1].w, "i") || !strcmp(t[k - 1].w, "we")) &&
+  /* … and a plan is told in the simple present: "I start at X on Monday", "we move in May",
+   * the speaker dropped as chat does ("start at X on the 3rd!!") */
+  for (size_t k = a; v == SIZE_MAX && k < ts; k++)
+    if ((k > a ? !strcmp(t[k - 1].w, "i") || !strcmp(t[k - 1].w, "we") : t[k].start) &&
         eg_wordnet_is_verb(&sf->verbs, t[k].w) && !eg_wordnet_is_past(&sf->verbs, t[k].w) &&
         !eg_wordnet_is_ing(&sf->verbs, t[k].w))
       v = k;

@@ -458,7 +458,8 @@ static void test_interviews_and_others_things(void) {
 }
 
 /* A start told in the simple present with a later day is arranged from that day, as the
- * present progressive's is ("I start at X on Monday": the prototypes' "I started at X"), and
+ * present progressive's is ("I start at X on Monday": the prototypes' "I started at X"; the
+ * speaker dropped, "Start at X next week"), and
  * the verb picks the relation among those a name may take; a trip is no start. */
 static void test_simple_present_plans(void) {
   eg_arena *a = eg_arena_new(0, 0);
@@ -468,6 +469,7 @@ static void test_simple_present_plans(void) {
       {"I start at Barclays on Monday!", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
       {"I start at Barclays next week.", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
       {"We move to Bristol in September.", "LIVES_IN", "Bristol", "2025-09-01T00:00:00Z"},
+      {"Start at Monzo next week and so nervous", "WORKS_AT", "Monzo", "2025-06-16T00:00:00Z"},
       {"I fly to Lisbon on Friday.", NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
