@@ -55,6 +55,14 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
                        eg_sf_in_list(t[v - 1].w, take, sizeof take / sizeof *take))))
       return true;
   }
+  /* … and so is a name in apposition with a kind word a person owns: "Luna, my parents'
+   * spaniel, is staying with us" ("Rufus, my old lab, …" is the user's) */
+  size_t q = s->te;
+  if (t[q - 1].comma && q < to && eg_sf_determiner(t[q].w)) q++;
+  if (t[s->te - 1].comma && q + 1 < to && !t[q].comma &&
+      (eg_sf_possessive(t[q].w) || t[q].theirs) && eg_sf_person_noun(sf, t, q) &&
+      eg_sf_kind_bits(sf, t[q + 1].w))
+    return true;
   if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
       eg_sf_determiner(t[s->ts - 1].w) &&
       !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&
