@@ -441,15 +441,14 @@ static void test_past_copula(void) {
 }
 
 /* An interview at a firm is no job there, as a visit is no home ("Got a job interview at X on
- * Monday": a word on the state at most); "rehome" ends a pet as "rehomed" does; a value right
- * after a person's possessive, or a name after or in apposition with a kind word one owns, is
- * theirs wherever it stands ("looking after my friend's dog X", "borrowed my dad's X", "X, my
- * parents' spaniel, is staying with us"). */
+ * Monday": a word on the state at most); a value right after a person's possessive, or a name
+ * after or in apposition with a kind word one owns, is theirs wherever it stands ("looking
+ * after my friend's dog X", "borrowed my dad's X", "X, my parents' spaniel, is staying with
+ * us"). */
 static void test_interviews_and_others_things(void) {
   static const expect x[] = {
       {"Got a job interview at Barclays on Monday, any tips?", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"Second interview with Accenture went well!", NULL, NULL},
-      {"We had to rehome our cat Milo because of my allergies.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"I am looking after my friend's dog Max this week.", NULL, NULL},
       {"I am looking after my sister's dog Max this week.", NULL, NULL},
       {"I borrowed my dad's Land Rover for the weekend.", NULL, NULL},
