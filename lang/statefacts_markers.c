@@ -238,8 +238,10 @@ static bool same_stem(const char *a, const char *b) {
   return false;
 }
 
-bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
-                    int r) {
+/* The verb that arranges the value at ts in its sub-clause of [from, to): a present
+ * progressive's, or SIZE_MAX. */
+static size_t arranging_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                             size_t ts) {
   size_t a, b;
   eg_sf_sub_clause(t, from, to, ts, &a, &b);
   size_t v = eg_sf_progressive(sf, t, a, ts);
@@ -252,24 +254,37 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
         eg_wordnet_is_verb(&sf->verbs, t[k].w) && !eg_wordnet_is_past(&sf->verbs, t[k].w) &&
         !eg_wordnet_is_ing(&sf->verbs, t[k].w))
       v = k;
-  if (v == SIZE_MAX) return false;
+  return v;
+}
+
+/* Is verb w, in the past, a verb of relation r's prototypes ("moving": "I moved to X")? */
+static bool starts_by(const eg_statefacts *sf, int r, const char *w) {
   for (size_t p = 0; p < sf->n_protos; p++) {
     if (sf->protos[p].kind != PK_ASSERT || sf->protos[p].rel != r) continue;
     char words[256];
     snprintf(words, sizeof words, "%s", sf->ptexts[p]);
     eg_sf_lower(words);
     char *save = NULL;
-    for (char *w = strtok_r(words, " ,.!?", &save); w; w = strtok_r(NULL, " ,.!?", &save))
-      if (eg_wordnet_is_past(&sf->verbs, w) && same_stem(w, t[v].w)) return true;
+    for (char *pw = strtok_r(words, " ,.!?", &save); pw; pw = strtok_r(NULL, " ,.!?", &save))
+      if (eg_wordnet_is_past(&sf->verbs, pw) && same_stem(pw, w)) return true;
   }
   return false;
 }
 
+bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t ts,
+                    int r) {
+  size_t v = arranging_verb(sf, t, from, to, ts);
+  return v != SIZE_MAX && starts_by(sf, r, t[v].w);
+}
+
 int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                          unsigned bits, size_t ts) {
+  unsigned takers = eg_sf_takers(sf, bits);
+  size_t v = takers ? arranging_verb(sf, t, from, to, ts) : SIZE_MAX;
+  if (v == SIZE_MAX) return -1;
   int only = -1;
-  for (unsigned m = eg_sf_takers(sf, bits); m; m &= m - 1)
-    if (eg_sf_arranged(sf, t, from, to, ts, __builtin_ctz(m))) {
+  for (unsigned m = takers; m; m &= m - 1)
+    if (starts_by(sf, __builtin_ctz(m), t[v].w)) {
       if (only >= 0) return -1;
       only = __builtin_ctz(m);
     }
