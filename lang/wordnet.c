@@ -313,7 +313,8 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
 
 typedef struct verb_walk {
   int max_sense;
-  char *exc; /* verb.exc, whole: "inflected base\n" lines */
+  char root[128]; /* the root's lemma ("move" of "move#4"), index spelling; "": past the root */
+  char *exc;      /* verb.exc, whole: "inflected base\n" lines */
   eg_wordnet_form_visit visit;
   void *ctx;
 } verb_walk;
@@ -393,28 +394,51 @@ static bool visit_lemma(const verb_walk *w, const char *lemma) {
   return true;
 }
 
+/* The lemmas of a synset of the closure: the root's own lemma in any of its senses (the sense
+ * is named: "move#4", a change of residence), the others in their dominant ones. */
 static bool on_verb_synset(const wn_synset *s, void *ctx) {
   verb_walk *w = ctx;
   for (int i = 0; i < s->n_words; i++)
-    if (dominant_sense(s->words[i], s->here, w->max_sense) && !visit_lemma(w, s->words[i]))
+    if ((!strcasecmp(s->words[i], w->root) || dominant_sense(s->words[i], s->here, w->max_sense)) &&
+        !visit_lemma(w, s->words[i]))
       return false;
+  w->root[0] = '\0'; /* the walk starts at the root */
   return true;
+}
+
+/* verb.exc of the database, whole, into exc. */
+static eg_code read_exc(const char *dict_dir, eg_buf *exc, eg_err *err) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/verb.exc", data_dir(dict_dir));
+  eg_code rc = eg_buf_read_file(exc, path, err);
+  if (!rc && !exc->data) rc = eg_err_set(err, EG_EUNAVAIL, "%s is empty", path);
+  if (rc) eg_buf_free(exc);
+  return rc;
+}
+
+eg_code eg_wordnet_inflect(const char *dict_dir, const char *const *lemmas, size_t n,
+                           eg_wordnet_form_visit visit, void *ctx, eg_err *err) {
+  eg_buf exc = EG_BUF_INIT;
+  eg_code rc = read_exc(dict_dir, &exc, err);
+  verb_walk w = {0, "", exc.data, visit, ctx};
+  for (size_t i = 0; i < n && !rc; i++)
+    if (!visit_lemma(&w, lemmas[i])) rc = eg_err_set(err, EG_ENOMEM, "out of memory");
+  eg_buf_free(&exc);
+  return rc;
 }
 
 eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, size_t n,
                               int max_sense, eg_wordnet_form_visit visit, void *ctx, eg_err *err) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/verb.exc", data_dir(dict_dir));
   eg_buf exc = EG_BUF_INIT;
-  eg_code rc = eg_buf_read_file(&exc, path, err);
-  if (!rc && !exc.data) rc = eg_err_set(err, EG_EUNAVAIL, "%s is empty", path);
-  if (rc) {
-    eg_buf_free(&exc);
-    return rc;
-  }
-  verb_walk w = {max_sense, exc.data, visit, ctx};
-  for (size_t i = 0; i < n && !rc; i++)
+  eg_code rc = read_exc(dict_dir, &exc, err);
+  if (rc) return rc;
+  verb_walk w = {max_sense, "", exc.data, visit, ctx};
+  for (size_t i = 0; i < n && !rc; i++) {
+    snprintf(w.root, sizeof w.root, "%.*s", (int)strcspn(roots[i], "#"), roots[i]);
+    for (char *p = w.root; *p; p++) /* the index's spelling, as walk's: "give_up" */
+      *p = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
     rc = walk(dict_dir, roots[i], VERB, on_verb_synset, &w, err);
+  }
   eg_buf_free(&exc);
   return rc;
 }

@@ -53,7 +53,8 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
 /*
  * Visit every form of the verbs of the closures of roots[0..n) ("discard#1": the sense and its
  * troponyms, transitively): each lemma only when the sense it is reached by is among its first
- * max_sense senses as a verb (so "go", a rare sense of "die", is not one), in its base, -s,
+ * max_sense senses as a verb (so "go", a rare sense of "die", is not one; a root's own lemma
+ * in any: its sense is named, "move#4"), in its base, -s,
  * -ed and -ing forms by the regular rules and its irregular forms of verb.exc, a lemma of
  * several words inflected on its first ("gave up", "giving up", "ditched"). A form may be
  * visited more than once; present tells the base and -s forms ("part", "dumps": often a
@@ -62,6 +63,10 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
 typedef bool (*eg_wordnet_form_visit)(void *ctx, const char *form, bool present);
 eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, size_t n,
                               int max_sense, eg_wordnet_form_visit visit, void *ctx, eg_err *err);
+/* Visit the forms of the verbs lemmas[0..n) ("shift", "give_up"), as eg_wordnet_verb_forms
+ * does those of a closure's lemmas; a lemma need not be WordNet's. */
+eg_code eg_wordnet_inflect(const char *dict_dir, const char *const *lemmas, size_t n,
+                           eg_wordnet_form_visit visit, void *ctx, eg_err *err);
 
 /*
  * Every word WordNet spells in lower case somewhere (any part of speech), and the irregular

@@ -336,6 +336,13 @@ static void test_endings_and_near_words(void) {
   EG_CHECK(eg_map_get(forms, "passed away", 11) && eg_map_get(forms, "dying", 5));
   EG_CHECK(!eg_map_get(forms, "go", 2) && !eg_map_get(forms, "went", 4) &&
            !eg_map_get(forms, "passed", 6));
+  /* … but the root's own lemma in the sense it is named by, however far down its list:
+   * "move#4" (a change of residence) is "move"'s fourth sense */
+  eg_map_clear(forms);
+  EG_REQUIRE(eg_wordnet_verb_forms(NULL, (const char *[]){"move#4"}, 1, 3, collect_form, forms,
+                                   &e) == EG_OK);
+  EG_CHECK(eg_map_get(forms, "moved", 5) && eg_map_get(forms, "moving", 6) &&
+           eg_map_get(forms, "relocated", 9) && eg_map_get(forms, "emigrating", 10));
   EG_CHECK_INT(eg_wordnet_verb_forms(NULL, (const char *[]){"discard#1", "qwertyuiop#1"}, 2, 3,
                                      collect_form, forms, &e),
                EG_ENOTFOUND);
