@@ -945,6 +945,10 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           forget_value(&last, &slots[k]);
           continue;
         }
+        /* a place gone to, not moved to, is no home: "the train into X" (not "moved to X") */
+        if (!moved && slots[k].bits == sf->place_bit &&
+            eg_sf_destination(sf, t, nt, from, to, &slots[k]))
+          continue;
         if ((asked(t, from, to, slots[k].ts) && !eg_sf_presupposed(sf, t, from, &slots[k])) ||
             (!slots[k].cued && !rels && !arrival &&
              !users_predicate(sf, t, from, to, &slots[k], true)))

@@ -86,18 +86,21 @@ struct eg_statefacts {
   eg_map *takes;    /* … that take what is offered (@takes): "accepted" → 1 */
   eg_map *declines; /* … that refuse it (@declines): "turned down" → 1 */
   eg_map *acquires; /* … that acquire a thing (@acquires): "got", "picked up" → 1 */
-  eg_map *towns;    /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
-                     * gazetteer): names WordNet does not know */
-  eg_map *within;   /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
-  eg_map *holds;    /* "at team" → the relations (bit r) a noun owned by the user before the
-                     * preposition and a value says the user holds ("my team at X": @holds);
-                     * "at" → those of its lines */
-  eg_map *routes;   /* a word of moving ("move", "removals") → the relations (bit r) a route
-                     * said beside it moves the user's value of ("Leeds to Bristol": @route) */
-  eg_map *periods;  /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
-  eg_map *plain;    /* nouns whose first sense is a plain word where a name may go ("work",
-                     * "home": @plain) → 1 */
-  eg_map *foods;    /* a food's lemma → its groups' bits (@food: "bacon" → meat) */
+  eg_map *relocates; /* … that move one's home (@relocates): "moved", "relocating" → 1 */
+  eg_map *towns;     /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
+                      * gazetteer): names WordNet does not know */
+  eg_map *within;    /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
+  eg_map *holds;     /* "at team" → the relations (bit r) a noun owned by the user before the
+                      * preposition and a value says the user holds ("my team at X": @holds);
+                      * "at" → those of its lines */
+  eg_map *routes;    /* a word of moving ("move", "removals") → the relations (bit r) a route
+                      * said beside it moves the user's value of ("Leeds to Bristol": @route) */
+  eg_map *periods;   /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
+  eg_map *journeys;  /* nouns whose first sense is a journey or a means of one ("commute",
+                      * "train"; @journeys) → 1 */
+  eg_map *plain;     /* nouns whose first sense is a plain word where a name may go ("work",
+                      * "home": @plain) → 1 */
+  eg_map *foods;     /* a food's lemma → its groups' bits (@food: "bacon" → meat) */
   char food_names[MAX_FOODS][16];
   int n_foods;
   described described[MAX_DESCRIBED]; /* values the foods one eats tell (@describe) */
@@ -171,7 +174,8 @@ bool eg_sf_subject_pronoun(const char *w);
 bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size_t f);
 /* Does the value at token ts follow "after" and a length of time ("after two years in X")? */
 bool eg_sf_after_duration(const token *t, size_t from, size_t ts);
-/* The types a common word (or its singular) names, 0 for a generic word ("thing"). */
+/* The types a common word (or its singular) names, 0 for a generic word ("thing"), none its
+ * first sense is unlike (@unlike: "bus" is no car). */
 unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w);
 
 /* The type bits m holds for a lower-case key (0: none). */
@@ -309,6 +313,16 @@ typedef struct slot {
 /* Does the clause [from, to) tell of a thing come to the speaker ("the harp arrived", "THE
  * DUSTER IS HERE"; @arrival)? The subject is then the speaker's (statefacts_whose.c). */
 bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Is the slot in the clause [from, to) of the message t[0, nt) a place gone to, not a home
+ * moved to: right after "to" or "into" (no determiner: "two weeks into my X flat" is the
+ * flat's), a noun of a journey or a means of one (@journeys) before it in its sub-clause, no
+ * word of leaving a home (@ended, @ends) there and no word of a move of home (@relocates,
+ * @route) in the message, no return ("back to X"): "the train into X", "my commute to X", "the
+ * bus to X"; not "we moved to X", "gave up the flat and took the train to X", "got the train
+ * to X. the movers come on Friday", "the train back to X"? A verb of going says no more than
+ * that ("drove to X" may be the move). */
+bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_t from, size_t to,
+                       const slot *s);
 /* Is slots[k] of the ns a place a route starts from ("Leeds to Bristol"; statefacts_slots.c)? */
 bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
                         size_t k);

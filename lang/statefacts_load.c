@@ -344,12 +344,19 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   }
   const char *roots[MAX_ROOTS];
   size_t n;
-  eg_map *forms = !strcmp(word, "@ends")       ? sf->ends
-                  : !strcmp(word, "@takes")    ? sf->takes
-                  : !strcmp(word, "@declines") ? sf->declines
-                  : !strcmp(word, "@acquires") ? sf->acquires
-                                               : NULL;
-  if (forms) { /* "@ends wordnet discard#1 …": the forms of verbs */
+  eg_map *forms = !strcmp(word, "@ends")        ? sf->ends
+                  : !strcmp(word, "@takes")     ? sf->takes
+                  : !strcmp(word, "@declines")  ? sf->declines
+                  : !strcmp(word, "@acquires")  ? sf->acquires
+                  : !strcmp(word, "@relocates") ? sf->relocates
+                                                : NULL;
+  if (forms) { /* "@ends wordnet discard#1 …": the forms of verbs; "@relocates words shift" */
+    const char *how = save ? save + strspn(save, " \t") : "";
+    if (!strncmp(how, "words", 5) && (how[5] == ' ' || how[5] == '\t')) {
+      strtok_r(NULL, " \t", &save);
+      eg_code rc = line_roots(&save, roots, &n, lineno, err);
+      return rc ? rc : eg_wordnet_inflect(wn_dir, roots, n, on_verb_form, forms, err);
+    }
     eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
     if (rc) return rc;
     return root_error(
@@ -357,9 +364,12 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         err);
   }
   /* "@period wordnet time_period#1 …": "week", "month"; "@plain wordnet act#2 …": "work" */
-  if (!strcmp(word, "@period") || !strcmp(word, "@plain")) {
+  if (!strcmp(word, "@period") || !strcmp(word, "@plain") || !strcmp(word, "@journeys")) {
     eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
-    closure_ctx c = {sf, 1, !strcmp(word, "@period") ? sf->periods : sf->plain};
+    closure_ctx c = {sf, 1,
+                     !strcmp(word, "@period")  ? sf->periods
+                     : !strcmp(word, "@plain") ? sf->plain
+                                               : sf->journeys};
     if (rc) return rc;
     return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
   }
@@ -585,6 +595,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->holds = eg_map_new();
   sf->routes = eg_map_new();
   sf->declines = eg_map_new();
+  sf->relocates = eg_map_new();
+  sf->journeys = eg_map_new();
   sf->acquires = eg_map_new();
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
@@ -595,8 +607,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
-                       !sf->routes || !sf->declines || !sf->acquires || !sf->towns || !sf->within ||
-                       !sf->periods || !sf->plain || !sf->foods
+                       !sf->routes || !sf->declines || !sf->relocates || !sf->journeys ||
+                       !sf->acquires || !sf->towns || !sf->within || !sf->periods || !sf->plain ||
+                       !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -641,6 +654,8 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->holds);
   eg_map_free(sf->routes);
   eg_map_free(sf->declines);
+  eg_map_free(sf->relocates);
+  eg_map_free(sf->journeys);
   eg_map_free(sf->acquires);
   eg_map_free(sf->towns);
   eg_map_free(sf->within);

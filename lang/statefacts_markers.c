@@ -203,6 +203,30 @@ bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t
   return false;
 }
 
+bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_t from, size_t to,
+                       const slot *s) {
+  static const char *const toward[] = {"to", "into", "towards", "toward"};
+  static const char *const back[] = {"back", "home"};
+  size_t p = s->ts, a, b;
+  /* right after it: a determiner goes with a noun after the name ("into my X flat") */
+  if (p == from || !eg_sf_in_list(t[p - 1].w, toward, sizeof toward / sizeof *toward)) return false;
+  /* going back or home is a return, where the home may be: "flew back to X", "home to X" */
+  if (p >= from + 2 && eg_sf_in_list(t[p - 2].w, back, 2)) return false;
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+  bool going = false;
+  for (size_t v = a; v + 1 < p; v++) {
+    if (eg_sf_bits_of(sf->routes, t[v].w) || eg_sf_verb_at(sf->relocates, t, v, p - 1) ||
+        eg_sf_ends_at(sf, t, v, p - 1))
+      return false;
+    going |= eg_sf_bits_of(sf->journeys, t[v].w) != 0;
+  }
+  /* a move told anywhere in the message makes the way there the move's: "drove to X
+   * yesterday. the movers come on Friday" */
+  for (size_t v = 0; going && v < nt; v++)
+    if (eg_sf_bits_of(sf->routes, t[v].w) || eg_sf_verb_at(sf->relocates, t, v, nt)) return false;
+  return going;
+}
+
 size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const be[] = {"am", "'m", "i'm",  "im",    "are",     "'re", "we're",
                                    "is", "'s", "he's", "she's", "they're", "it's"};

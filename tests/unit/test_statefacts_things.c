@@ -519,6 +519,28 @@ static void test_others_plans(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A place a journey goes to (@journeys) is no home unless the speaker moves there
+ * (@relocates, @route) or leaves one for it: a commute, a train, a bus; a move in any form,
+ * "move" itself by the sense the file names; a return home. */
+static void test_destinations(void) {
+  static const expect x[] = {
+      {"My commute to London is killing me.", NULL, NULL},
+      {"I take the train into Leeds three days a week.", NULL, NULL},
+      {"Got the last train into Glasgow tonight for a gig.", NULL, NULL},
+      {"I get the bus to Oxford most days.", NULL, NULL},
+      {"Two weeks into my Berlin flat and the radiators clank.", "LIVES_IN", "Berlin"},
+      {"We moved into London last year.", "LIVES_IN", "London"},
+      {"Since moving to Leeds I cycle everywhere.", "LIVES_IN", "Leeds"},
+      {"We relocated to Bristol in May.", "LIVES_IN", "Bristol"},
+      {"I'm giving up my flat in Leeds and getting the train down to Bristol.", "LIVES_IN",
+       "Bristol"},
+      {"Got the train to Bristol. The removal van comes on Friday.", "LIVES_IN", "Bristol"},
+      {"Still getting used to Leeds, the hills are brutal.", "LIVES_IN", "Leeds"},
+      {"On the train back to Leeds now, home at last.", "LIVES_IN", "Leeds"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -541,6 +563,7 @@ int main(void) {
   EG_RUN(test_simple_present_plans);
   EG_RUN(test_chat_negations);
   EG_RUN(test_others_plans);
+  EG_RUN(test_destinations);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
