@@ -165,17 +165,6 @@ static bool source_of_noun(const eg_statefacts *sf, const token *t, size_t from,
   return p > from && !strcmp(t[p - 1].w, "from") && !from_completes_verb(sf, t, from, p - 1);
 }
 
-/* Is the noun before "from" (t[p - 1], the noun t[p - 2]: "the offer from X") the object of a
- * verb that takes what is offered (@takes), at most three words before it in the same
- * sub-clause: "I accepted the offer from X", "accepted a new job offer from X"? */
-static bool taken_source(const eg_statefacts *sf, const token *t, size_t from, size_t p) {
-  if (p < from + 2) return false;
-  size_t noun = p - 2;
-  for (size_t v = noun; v > from && noun - v < 4 && !t[v - 1].comma; v--)
-    if (eg_sf_verb_at(sf->takes, t, v - 1, noun)) return true;
-  return false;
-}
-
 /* Is the slot's state said to end by a word of ending of its own: "quit my job at X", "sold
  * the X", "put X to sleep", "X and I split up", "our X died"? The state ended when it was
  * said (or at the date the clause gives), unlike one only named as former ("my old X", "from
@@ -208,7 +197,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   /* the slot as the object between a verb and its particles */
   size_t v = p;
   while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
-  if (v > a && eg_sf_ends_around(sf, t, v - 1, s->te, b)) return true;
+  if (v > a && eg_sf_verb_around(sf->ends, t, v - 1, s->te, b)) return true;
   /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
    * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
   size_t q = eg_sf_predicate_start(sf, t, a, b, s, false), r = s->te;
@@ -260,10 +249,14 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
     for (size_t q = p - 1;
          q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
       if (eg_sf_has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
-  /* the source of a thing, neither left behind nor held: "an offer from X" is no job there,
-   * unless the user took it ("accepted the offer from X"); a negation or tense below still
-   * reads it */
-  if (source && !taken_source(sf, t, from, p)) return ST_NOT_ASSERTED;
+  /* the source of a thing, neither left behind nor held, and what an offer is of: "an offer
+   * from X", "they offered me the job at X" are no job there, unless the user took it
+   * ("accepted the offer from X", "accepted X's offer"; eg_sf_offer_taken: a start told) */
+  size_t offer = eg_sf_offer_of(sf, t, from, to, s), head = offer > s->ts   ? p
+                                                            : offer         ? offer - 1
+                                                            : p >= from + 2 ? p - 2
+                                                                            : from;
+  if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
   if (ended_by_word(sf, t, from, to, s)) return ST_FORMER;
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);

@@ -267,10 +267,11 @@ int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, boo
 int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,
                        bool ahead);
 /* The day a start told beside a value begins: a sentence of the text's tokens [0, nt) other
- * than the value's, [vs, ve), whose verb is one of starting with the speaker as its subject
- * or none ("I signed with X. I begin the first of October", "Got the job at X! Starting on
- * Monday"), dated after the day it was said (day_end: the end of that day), its date read
- * forward; 0 when none. */
+ * than the value's, [vs, ve) (vs == ve == 0: any), whose verb is one of starting with the
+ * speaker as its subject, none or the subject of the sub-clause before a comma ("I signed with
+ * X. I begin the first of October", "Got the job at X! Starting on Monday", "Got an offer
+ * from X, starting in May"), dated after the day it was said (day_end: the end of that day),
+ * its date read forward; 0 when none. */
 int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, const eg_date *dates,
                            size_t nd, int64_t day_end);
 /* The end of the day (UTC date) of `said`, µs: what is dated after it is later than said. */
@@ -281,9 +282,9 @@ static inline int64_t eg_sf_day_end(int64_t said) {
  * or -s form that counts only right after "I" or "we". */
 #define EG_SF_ANY_FORM 1u
 #define EG_SF_AFTER_I 2u
-/* Is the verb at t[v] with the words from t[after] a form of an @ends verb, its object
- * between them ("called it off")? */
-bool eg_sf_ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after, size_t to);
+/* Is the verb at t[v] with the words from t[after] a form of a verb of the table forms (@ends,
+ * @declines), its object between them ("called it off", "turned it down")? */
+bool eg_sf_verb_around(const eg_map *forms, const token *t, size_t v, size_t after, size_t to);
 /* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
 bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to);
 /* An @ended marker or an @ends verb in [from, to), not in a habit ("keeps leaving")? */
@@ -338,12 +339,24 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
 unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                            size_t to, size_t said_from, size_t said_to, const slot *slots,
                            size_t ns, size_t k, bool *weighed);
+/* Is slot s of the clause [from, to), a firm it may be, what an offer is of or from: the source
+ * of the noun ("an offer from X", "X's offer", "the X offer"), the subject of the verb ("X
+ * offered me a job") or what it offers, the nearest before it in its sub-clause up to a word
+ * joining another clause ("they offered me the job at X", "got offered a role at X")? 1 +
+ * where "offer" stands; 0 (not for a place: "got the job offer in X"). */
+size_t eg_sf_offer_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                      const slot *s);
+/* Does a verb that takes what is offered (@takes) govern the offer whose words open at head, at
+ * most three words before it in its sub-clause: "accepted the offer from X", "accepted X's
+ * offer"? */
+bool eg_sf_offer_accepted(const eg_statefacts *sf, const token *t, size_t from, size_t head);
 /* The day an offer is taken from, where slot s of the clause opening at token `from` of segment sg
- * (its tokens t[0, nt)) is where an offer comes from ("got an offer from X") and the speaker tells
+ * (its tokens t[0, nt)) is what an offer is of or from (eg_sf_offer_of) and the speaker tells
  * their start, dated ahead, in their own words of that message or of their next one, `next` (NULL:
  * none): "got an offer from X. countered, got 20%. start aug 6." An offer weighed and no start
- * told is no value (0), nor is one refused (@declines: "turned down the offer from X") or denied
- * ("no offer from X"). */
+ * told is no value (0), nor is one refused in the rest of the message up to another offer
+ * (@declines: "turned down the offer from X", "they offered me the job at X but I turned it
+ * down") or denied ("no offer from X"). */
 int64_t eg_sf_offer_taken(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                           const slot *s, const eg_segment *sg, const eg_segment *next);
 

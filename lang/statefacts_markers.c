@@ -95,29 +95,30 @@ bool eg_sf_verb_at(const eg_map *forms, const token *t, size_t i, size_t to) {
 }
 
 /* Is the verb at t[v] with the words from t[after] (up to three, before `to`) a form of a verb
- * that ends a state (@ends), its object between them: "called it off", "put X to sleep"? */
-bool eg_sf_ends_around(const eg_statefacts *sf, const token *t, size_t v, size_t after, size_t to) {
+ * of the table forms (@ends, @declines), its object between them: "called it off", "put X to
+ * sleep", "turned it down"? */
+bool eg_sf_verb_around(const eg_map *forms, const token *t, size_t v, size_t after, size_t to) {
   char key[128];
   int kl = snprintf(key, sizeof key, "%s", t[v].w);
   for (size_t k = after; k < to && k < after + 3 && kl > 0 && (size_t)kl < sizeof key; k++) {
     kl += snprintf(key + kl, sizeof key - (size_t)kl, " %s", t[k].w);
-    if ((size_t)kl < sizeof key && eg_map_get(sf->ends, key, (size_t)kl)) return true;
+    if ((size_t)kl < sizeof key && eg_map_get(forms, key, (size_t)kl)) return true;
   }
   return false;
 }
 
-/* Does a form of a verb that ends a state (@ends) start at token i, its words before `to`?
- * A particle may follow an object pronoun: "called it off", "gave them up". */
-static bool ending_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+/* Does a form of a verb of the table forms start at token i, its words before `to`? A particle
+ * may follow an object pronoun: "called it off", "gave them up", "turned it down". */
+static bool verb_or_split_at(const eg_map *forms, const token *t, size_t i, size_t to) {
   static const char *const object[] = {"it", "them", "him", "her", "that", "this"};
-  if (eg_sf_verb_at(sf->ends, t, i, to)) return true;
+  if (eg_sf_verb_at(forms, t, i, to)) return true;
   return i + 2 < to && eg_sf_in_list(t[i + 1].w, object, sizeof object / sizeof *object) &&
-         eg_sf_ends_around(sf, t, i, i + 2, to);
+         eg_sf_verb_around(forms, t, i, i + 2, to);
 }
 
 /* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
 bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
-  if (ending_at(sf, t, i, to)) return true;
+  if (verb_or_split_at(sf->ends, t, i, to)) return true;
   for (int m = 0; m < sf->n_markers[MK_ENDED]; m++)
     if (marker_at(sf, &sf->markers[MK_ENDED][m], t, i, to)) return true;
   return false;
@@ -351,8 +352,9 @@ int64_t eg_sf_start_beside(const token *t, size_t nt, size_t vs, size_t ve, cons
       if (!eg_sf_in_list(t[k].w, start, sizeof start / sizeof *start)) continue;
       size_t subj = k > from + 1 && eg_sf_in_list(t[k - 1].w, aux, sizeof aux / sizeof *aux)
                         ? k - 2
-                        : k - 1; /* "I will start …", not "Training will start …" */
-      if (k > from && !eg_sf_in_list(t[subj].w, speaker, sizeof speaker / sizeof *speaker))
+                        : k - 1;         /* "I will start …", not "Training will start …" */
+      if (k > from && !t[k - 1].comma && /* "…, starting in May": the clause's subject's */
+          !eg_sf_in_list(t[subj].w, speaker, sizeof speaker / sizeof *speaker))
         continue;
       /* the date right after the verb, a preposition at most between: no object that starts
        * instead ("Starting puppy classes next week") */
@@ -442,19 +444,38 @@ static int64_t start_told(const token *t, size_t nt, size_t vs, size_t ve, const
                             eg_sf_day_end(sg->time));
 }
 
+static const char *const offer[] = {"offer",    "offers",       "offered",
+                                    "offering", "counteroffer", "counter-offer"};
+
+size_t eg_sf_offer_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                      const slot *s) {
+  size_t n = sizeof offer / sizeof *offer, p = s->ts;
+  if (!(s->bits & sf->org_bit)) return 0; /* "a job offer in X" is no home there, nor none */
+  if (s->te < to && !t[s->te - 1].comma && eg_sf_in_list(t[s->te].w, offer, n)) return s->te + 1;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  for (size_t q = p, k = 0; q > from && k < 7 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false);
+       q--, k++)
+    if (eg_sf_in_list(t[q - 1].w, offer, n)) return q;
+  return 0;
+}
+
+bool eg_sf_offer_accepted(const eg_statefacts *sf, const token *t, size_t from, size_t head) {
+  for (size_t v = head; v > from && head - v < 4 && !t[v - 1].comma; v--)
+    if (eg_sf_verb_at(sf->takes, t, v - 1, head)) return true;
+  return false;
+}
+
 int64_t eg_sf_offer_taken(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                           const slot *s, const eg_segment *sg, const eg_segment *next) {
-  static const char *const offer[] = {"offer", "offers", "counteroffer", "counter-offer"};
-  size_t p = s->ts, a, b;
-  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
-  if (p < from + 2 || strcmp(t[p - 1].w, "from") != 0 ||
-      !eg_sf_in_list(t[p - 2].w, offer, sizeof offer / sizeof *offer) || !sg->time)
-    return 0;
-  eg_sf_sub_clause(t, from, eg_sf_clause_end(t, nt, from), p - 2, &a, &b);
-  if (eg_sf_has_marker(sf, MK_NEGATION, t, a, p - 2)) return 0;
-  for (size_t v = a; v < p - 2; v++)
-    if (eg_sf_verb_at(sf->declines, t, v, p - 2)) return 0;
-  int64_t d = start_told(t, nt, s->ts, s->te, sg);
+  size_t to = eg_sf_clause_end(t, nt, from), o = eg_sf_offer_of(sf, t, from, to, s), a, b;
+  if (!o || !sg->time) return 0;
+  /* turned down in the rest of the message, up to another offer: "… but I turned it down" */
+  for (size_t v = from;
+       v < nt && (v < to || !eg_sf_in_list(t[v].w, offer, sizeof offer / sizeof *offer)); v++)
+    if (verb_or_split_at(sf->declines, t, v, nt)) return 0;
+  eg_sf_sub_clause(t, from, to, o - 1, &a, &b);
+  if (eg_sf_has_marker(sf, MK_NEGATION, t, a, o - 1)) return 0;
+  int64_t d = start_told(t, nt, 0, 0, sg); /* its own sentence too: "…, starting in May" */
   if (d || !next || !next->text || !next->role || strcmp(next->role, "user") != 0) return d;
   static __thread token u[MAX_TOKENS];
   return start_told(u, eg_sf_tokenize(next->text, u, MAX_TOKENS), 0, 0, next);

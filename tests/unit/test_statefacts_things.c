@@ -8,7 +8,7 @@
  * offer taken by a start told beside it, a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
  * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
- * "Name: X"; out of memory, all or nothing.
+ * "Name: X"; a place gone to, not moved to; out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -176,7 +176,7 @@ static void test_routes_of_moves(void) {
 
 /* An offer from a name is taken by a start the speaker tells beside it, dated ahead, in the
  * same message or their next one; not one turned down, denied or someone else's, and the
- * value a start names itself wins over the offer. */
+ * value a start names itself wins over the offer. A job the verb offers is an offer too. */
 static void test_offers_taken(void) {
   static const expect x[] = {
       {"got an offer from Lumen Harbor! I start on aug 6.", "WORKS_AT", "Lumen Harbor"},
@@ -187,8 +187,28 @@ static void test_offers_taken(void) {
       {"no offer from Lumen Harbor yet. I start on aug 6 at Greyfield Bank.", "WORKS_AT",
        "Greyfield Bank"},
       {"my wife got an offer from Lumen Harbor. she starts on aug 6.", NULL, NULL},
+      /* what the verb offers, or its subject, or the source of X's offer, is an offer too */
+      {"They offered me the job at Spotify but I turned it down.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"They offered me the job at Spotify but I turned them down. I start on aug 6.",
+       EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I was offered a position at Monzo yesterday!", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"Monzo offered me a job, I start on the 3rd of July.", "WORKS_AT", "Monzo"},
+      {"I turned down Google's offer.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I accepted Google's offer yesterday.", "WORKS_AT", "Google"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* a start in the offer's own sentence, after a comma: the subject's, dated ahead */
+  static const char *const starts[] = {"got an offer from Lumen Harbor, starting in August.",
+                                       "They offered me the job at Lumen Harbor, I start on "
+                                       "the 1st of August."};
+  for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
+    eg_arena *sa = eg_arena_new(0, 0);
+    eg_enriched o;
+    EG_REQUIRE(read_in(sa, &ctx, starts[i], &o) == EG_OK && o.n_facts);
+    EG_CHECK_STR(o.facts[0].object, "Lumen Harbor");
+    EG_CHECK(o.facts[0].valid_from == T("2025-08-01T00:00:00Z"));
+    eg_arena_free(sa);
+  }
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment two[] = {
       {"got an offer from Lumen Harbor. 15% more. counter or take it?", "user", "",
