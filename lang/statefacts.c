@@ -238,7 +238,8 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
   static const char *const topic[] = {"about", "regarding"};
-  if (p > from && eg_sf_in_list(t[p - 1].w, topic, sizeof topic / sizeof *topic))
+  if ((p > from && eg_sf_in_list(t[p - 1].w, topic, sizeof topic / sizeof *topic)) ||
+      eg_sf_sited(sf, t, from, p)) /* "a company based in X" */
     return ST_NOT_ASSERTED;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
    * days" */

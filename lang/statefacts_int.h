@@ -314,6 +314,10 @@ typedef struct slot {
 /* Does the clause [from, to) tell of a thing come to the speaker ("the harp arrived", "THE
  * DUSTER IS HERE"; @arrival)? The subject is then the speaker's (statefacts_whose.c). */
 bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Is the place opening at p (after "in", from the clause start `from` on) where a thing a noun
+ * names is sited, not the speaker: "a company based in X", "our office located in X" (not
+ * "I'm based in X", "currently based in X")? */
+bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p);
 /* Is the slot in the clause [from, to) of the message t[0, nt) a place gone to, not a home
  * moved to: right after "to" or "into" (no determiner: "two weeks into my X flat" is the
  * flat's), a noun of a journey or a means of one (@journeys) before it in its sub-clause, no

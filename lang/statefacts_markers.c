@@ -204,6 +204,17 @@ bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t
   return false;
 }
 
+bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p) {
+  static const char *const sited[] = {"based", "located", "headquartered", "situated"};
+  if (p < from + 3 || strcmp(t[p - 1].w, "in") != 0 || t[p - 3].comma ||
+      !eg_sf_in_list(t[p - 2].w, sited, sizeof sited / sizeof *sited))
+    return false;
+  const char *n = t[p - 3].w;
+  return eg_wordnet_is_common(sf->words, sf->n_words, n) && !eg_sf_function_word(n) &&
+         !eg_sf_joint(n, false) && !eg_sf_copula(n) && !eg_sf_ly_adverb(sf, n) &&
+         !eg_wordnet_is_past(&sf->verbs, n) && !eg_wordnet_is_present3(&sf->verbs, n);
+}
+
 bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_t from, size_t to,
                        const slot *s) {
   static const char *const toward[] = {"to", "into", "towards", "toward"};

@@ -8,7 +8,8 @@
  * offer taken by a start told beside it, a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
  * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
- * "Name: X"; a place gone to, not moved to; out of memory, all or nothing.
+ * "Name: X"; a place gone to, not moved to; a place a thing is sited in; out of memory, all
+ * or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -561,6 +562,18 @@ static void test_destinations(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A place where a thing a noun names is sited is not the speaker's (a word on the state at
+ * most): "a company based in X"; the speaker's own base is: "now based in X". */
+static void test_sited(void) {
+  static const expect x[] = {
+      {"I work from home for a company based in Dublin.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"Our office located in Leeds is closing.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"Now based in Dublin, loving it.", "LIVES_IN", "Dublin"},
+      {"We're currently based in Dublin.", "LIVES_IN", "Dublin"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -584,6 +597,7 @@ int main(void) {
   EG_RUN(test_chat_negations);
   EG_RUN(test_others_plans);
   EG_RUN(test_destinations);
+  EG_RUN(test_sited);
   EG_RUN(test_plural_possessive);
   EG_RUN(test_at_firm_we);
   EG_RUN(test_form_name);
