@@ -314,6 +314,7 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
         if (!m) m = 12, y--;
       }
       if (d > eg_days_in_month(y, m)) d = eg_days_in_month(y, m);
+      o->month_guessed = true;
       return set_day(o, day_of(y, m, d)), 3;
     }
   }
@@ -454,6 +455,7 @@ size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max) {
 
 int64_t eg_date_ahead(const eg_date *d, int64_t ref) {
   if (d->week_guessed && d->to <= ref) return d->from + 7 * EG_US_PER_DAY;
+  if (d->month_guessed && d->to <= ref) return us_of_day(add_months(d->from / EG_US_PER_DAY, 1));
   if (!d->year_guessed || d->kind == EG_DATE_SINCE || d->to > ref) return d->from;
   return us_of_day(add_months(d->from / EG_US_PER_DAY, 12)); /* from is a day's start */
 }

@@ -34,6 +34,7 @@ typedef struct eg_date {
   char label[48];    /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
   bool year_guessed; /* a month or day said without its year: its latest past occurrence */
   bool week_guessed; /* a weekday said alone ("on Monday"): its latest past occurrence */
+  bool month_guessed; /* a day of the month said alone ("on the 3rd"): … its latest too */
 } eg_date;
 
 /* Find up to max date expressions in text, resolved against ref (µs). Returns how many. */
@@ -42,7 +43,8 @@ size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max);
 /* Where d begins read forward from ref (the start of the day it was said), as words that
  * look ahead mean it ("I'm moving there in January", said in November): a month or day said
  * without its year and over by ref is its next occurrence, and so is a weekday said alone
- * ("Starting on Monday"); any other date is where it is. */
+ * ("Starting on Monday") or a day of the month ("I start on the 3rd"); any other date is where
+ * it is. */
 int64_t eg_date_ahead(const eg_date *d, int64_t ref);
 
 #endif

@@ -76,6 +76,14 @@ static void test_months_and_years(void) {
   EG_CHECK(eg_dates_find("on Monday", wed, &d, 1) == 1 && d.from == last_mon &&
            eg_date_ahead(&d, wed) == next_mon);
   EG_CHECK(eg_dates_find("last Monday", wed, &d, 1) == 1 && eg_date_ahead(&d, wed) == last_mon);
+  /* … and so is a day of the month said alone; one said with its month stays */
+  int64_t third_nov, third_dec;
+  eg_time_parse("2019-11-03", &third_nov, NULL);
+  eg_time_parse("2019-12-03", &third_dec, NULL);
+  EG_CHECK(eg_dates_find("on the 3rd", wed, &d, 1) == 1 && d.from == third_nov &&
+           eg_date_ahead(&d, wed) == third_dec);
+  EG_CHECK(eg_dates_find("on the 3rd of November", wed, &d, 1) == 1 &&
+           eg_date_ahead(&d, wed) == third_nov + 365 * EG_US_PER_DAY + EG_US_PER_DAY);
   EG_CHECK_STR(one("in 2019", "2024-04-01"), "2019");
   EG_CHECK_STR(one("March 2021", "2024-04-01"), "2021-03");
   EG_CHECK_STR(one("last year", "2024-01-01"), "2023");

@@ -494,6 +494,9 @@ static void test_simple_present_plans(void) {
       {"I start at Barclays next week.", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
       {"We move to Bristol in September.", "LIVES_IN", "Bristol", "2025-09-01T00:00:00Z"},
       {"Start at Monzo next week and so nervous", "WORKS_AT", "Monzo", "2025-06-16T00:00:00Z"},
+      /* a day of the month alone is its next one (said on the 10th) */
+      {"I start at Monzo on the 23rd.", "WORKS_AT", "Monzo", "2025-06-23T00:00:00Z"},
+      {"I start at Monzo on the 3rd.", "WORKS_AT", "Monzo", "2025-07-03T00:00:00Z"},
       {"I fly to Lisbon on Friday.", NULL, NULL, NULL},
   };
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
