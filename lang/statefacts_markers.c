@@ -220,7 +220,7 @@ bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_
   static const char *const toward[] = {"to", "into", "towards", "toward"};
   static const char *const back[] = {"back", "home"};
   size_t p = s->ts, a, b;
-  /* right after it: a determiner goes with a noun after the name ("into my X flat") */
+  /* right after "to": after a determiner the name qualifies a noun ("into my X flat") */
   if (p == from || !eg_sf_in_list(t[p - 1].w, toward, sizeof toward / sizeof *toward)) return false;
   /* going back or home is a return, where the home may be: "flew back to X", "home to X" */
   if (p >= from + 2 && eg_sf_in_list(t[p - 2].w, back, 2)) return false;
@@ -461,7 +461,7 @@ static const char *const offer[] = {"offer",    "offers",       "offered",
 size_t eg_sf_offer_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                       const slot *s) {
   size_t n = sizeof offer / sizeof *offer, p = s->ts;
-  if (!(s->bits & sf->org_bit)) return 0; /* "a job offer in X" is no home there, nor none */
+  if (!(s->bits & sf->org_bit)) return 0; /* "got the job offer in X": where the job is */
   if (s->te < to && !t[s->te - 1].comma && eg_sf_in_list(t[s->te].w, offer, n)) return s->te + 1;
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   for (size_t q = p, k = 0; q > from && k < 7 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false);
