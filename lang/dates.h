@@ -30,10 +30,10 @@ typedef enum eg_date_kind {
 typedef struct eg_date {
   size_t start, end; /* byte span in the text */
   eg_date_kind kind;
-  int64_t from, to;  /* µs, UTC; to = 0 for SINCE */
-  char label[48];    /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
-  bool year_guessed; /* a month or day said without its year: its latest past occurrence */
-  bool week_guessed; /* a weekday said alone ("on Monday"): its latest past occurrence */
+  int64_t from, to;   /* µs, UTC; to = 0 for SINCE */
+  char label[48];     /* "2023-05-19", "2023-05", "2023", "week of 2023-05-15", "since 2023-03" */
+  bool year_guessed;  /* a month or day said without its year: its latest past occurrence */
+  bool week_guessed;  /* a weekday said alone ("on Monday"): its latest past occurrence */
   bool month_guessed; /* a day of the month said alone ("on the 3rd"): … its latest too */
 } eg_date;
 
