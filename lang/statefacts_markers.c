@@ -227,13 +227,11 @@ bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   bool going = false;
   for (size_t v = a; v + 1 < p; v++) {
-    if (eg_sf_bits_of(sf->routes, t[v].w) || eg_sf_verb_at(sf->relocates, t, v, p - 1) ||
-        eg_sf_ends_at(sf, t, v, p - 1))
-      return false;
+    if (eg_sf_ends_at(sf, t, v, p - 1)) return false; /* a home left for it */
     going |= eg_sf_bits_of(sf->journeys, t[v].w) != 0;
   }
-  /* a move told anywhere in the message makes the way there the move's: "drove to X
-   * yesterday. the movers come on Friday" */
+  /* a move told anywhere in the message, its sub-clause too, makes the way there the move's:
+   * "drove to X yesterday. the movers come on Friday" */
   for (size_t v = 0; going && v < nt; v++)
     if (eg_sf_bits_of(sf->routes, t[v].w) || eg_sf_verb_at(sf->relocates, t, v, nt)) return false;
   return going;

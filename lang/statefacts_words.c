@@ -258,16 +258,20 @@ bool eg_sf_first_person(const token *t, size_t from, size_t to) {
   return false;
 }
 
+/* The types common word w names, not one its first sense is unlike (@unlike: "bus", public
+ * transport, is no car). */
+static unsigned common_bits(const eg_statefacts *sf, const char *w) {
+  return eg_sf_bits_of(sf->common, w) & ~eg_sf_bits_of(sf->unlike, w);
+}
+
 unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w) {
   if (eg_sf_bits_of(sf->generic, w)) return 0;
-  /* not a type its first sense is unlike (@unlike: "bus", public transport, is no car) */
-  unsigned b = eg_sf_bits_of(sf->common, w) & ~eg_sf_bits_of(sf->unlike, w);
+  unsigned b = common_bits(sf, w);
   size_t l = strlen(w);
   if (!b && l > 3 && w[l - 1] == 's') { /* plurals: drums, bongos */
     char sing[32];
     snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), w);
-    if (!eg_sf_bits_of(sf->generic, sing))
-      b = eg_sf_bits_of(sf->common, sing) & ~eg_sf_bits_of(sf->unlike, sing);
+    if (!eg_sf_bits_of(sf->generic, sing)) b = common_bits(sf, sing);
   }
   return b;
 }
