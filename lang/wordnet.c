@@ -141,6 +141,11 @@ static bool visit_words(const wn_synset *s, eg_wordnet_visit visit, void *ctx) {
   return true;
 }
 
+/* w in the index's spelling, in place: "Musical instrument" → "musical_instrument". */
+static void index_spelling(char *w) {
+  for (char *p = w; *p; p++) *p = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+}
+
 /* Walk the closure of root (a word of part of speech pos, "#N" its sense) breadth-first over
  * hyponym (for verbs: troponym) and instance pointers, handing each synset to on_synset. */
 typedef bool (*synset_fn)(const wn_synset *s, void *ctx);
@@ -162,8 +167,7 @@ static eg_code walk(const char *dict_dir, const char *root, int pos, synset_fn o
   eg_map *seen = NULL;
   if (!rc) rc = load_data(dict_dir, pos, err);
   if (rc) goto cleanup;
-  for (char *p = word; *p; p++) /* the index's spelling: "musical_instrument" */
-    *p = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+  index_spelling(word);
   IndexPtr idx = index_lookup(word, pos);
   long start = idx && sense <= idx->off_cnt ? (long)idx->offset[sense - 1] : -1;
   if (idx) free_index(idx);
@@ -435,8 +439,7 @@ eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, si
   verb_walk w = {max_sense, "", exc.data, visit, ctx};
   for (size_t i = 0; i < n && !rc; i++) {
     snprintf(w.root, sizeof w.root, "%.*s", (int)strcspn(roots[i], "#"), roots[i]);
-    for (char *p = w.root; *p; p++) /* the index's spelling, as walk's: "give_up" */
-      *p = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+    index_spelling(w.root); /* as walk's: "give_up" */
     rc = walk(dict_dir, roots[i], VERB, on_verb_synset, &w, err);
   }
   eg_buf_free(&exc);
