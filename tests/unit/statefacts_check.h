@@ -69,6 +69,29 @@ static void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
 
 static void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
 
+typedef struct expect_dated {
+  const char *text, *relation, *object; /* as expect's: relation NULL, nothing at all */
+  const char *from;                     /* the fact's valid_from */
+} expect_dated;
+
+/* Is each x[i].relation x[i].object, valid from x[i].from, the first fact read from x[i].text? */
+static inline void check_dated(const expect_dated *x, size_t n) {
+  eg_arena *a = eg_arena_new(0, 0);
+  for (size_t i = 0; i < n; i++) {
+    eg_enriched out;
+    const eg_fact *f =
+        read_in(a, &ctx, x[i].text, &out) == EG_OK && out.n_facts ? &out.facts[0] : NULL;
+    bool ok = x[i].relation ? f && !strcmp(f->relation, x[i].relation) &&
+                                  !strcmp(f->object, x[i].object) && f->valid_from == T(x[i].from)
+                            : !f;
+    if (!ok)
+      fprintf(stderr, "  \"%s\": got %s %s from %lld\n", x[i].text, f ? f->relation : "nothing",
+              f ? f->object : "", f ? (long long)f->valid_from : 0LL);
+    EG_CHECK(ok);
+  }
+  eg_arena_free(a);
+}
+
 /* A new empty file for the prototypes texts a test has refused (refused_at), its name into
  * path; false when none could be made. */
 static inline bool proto_path(char path[static 20]) {

@@ -199,17 +199,13 @@ static void test_offers_taken(void) {
   };
   check_all(x, sizeof x / sizeof *x);
   /* a start in the offer's own sentence, after a comma: the subject's, dated ahead */
-  static const char *const starts[] = {"got an offer from Lumen Harbor, starting in August.",
-                                       "They offered me the job at Lumen Harbor, I start on "
-                                       "the 1st of August."};
-  for (size_t i = 0; i < sizeof starts / sizeof *starts; i++) {
-    eg_arena *sa = eg_arena_new(0, 0);
-    eg_enriched o;
-    EG_REQUIRE(read_in(sa, &ctx, starts[i], &o) == EG_OK && o.n_facts);
-    EG_CHECK_STR(o.facts[0].object, "Lumen Harbor");
-    EG_CHECK(o.facts[0].valid_from == T("2025-08-01T00:00:00Z"));
-    eg_arena_free(sa);
-  }
+  static const expect_dated starts[] = {
+      {"got an offer from Lumen Harbor, starting in August.", "WORKS_AT", "Lumen Harbor",
+       "2025-08-01T00:00:00Z"},
+      {"They offered me the job at Lumen Harbor, I start on the 1st of August.", "WORKS_AT",
+       "Lumen Harbor", "2025-08-01T00:00:00Z"},
+  };
+  check_dated(starts, sizeof starts / sizeof *starts);
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment two[] = {
       {"got an offer from Lumen Harbor. 15% more. counter or take it?", "user", "",
@@ -486,10 +482,7 @@ static void test_interviews_and_others_things(void) {
  * speaker dropped, "Start at X next week"), and
  * the verb picks the relation among those a name may take; a trip is no start. */
 static void test_simple_present_plans(void) {
-  eg_arena *a = eg_arena_new(0, 0);
-  static const struct {
-    const char *text, *relation, *object, *from;
-  } x[] = {
+  static const expect_dated x[] = {
       {"I start at Barclays on Monday!", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
       {"I start at Barclays next week.", "WORKS_AT", "Barclays", "2025-06-16T00:00:00Z"},
       {"We move to Bristol in September.", "LIVES_IN", "Bristol", "2025-09-01T00:00:00Z"},
@@ -499,19 +492,7 @@ static void test_simple_present_plans(void) {
       {"I start at Monzo on the 3rd.", "WORKS_AT", "Monzo", "2025-07-03T00:00:00Z"},
       {"I fly to Lisbon on Friday.", NULL, NULL, NULL},
   };
-  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
-    eg_enriched out;
-    const eg_fact *f =
-        read_in(a, &ctx, x[i].text, &out) == EG_OK && out.n_facts ? &out.facts[0] : NULL;
-    bool ok = x[i].relation ? f && !strcmp(f->relation, x[i].relation) &&
-                                  !strcmp(f->object, x[i].object) && f->valid_from == T(x[i].from)
-                            : !f;
-    if (!ok)
-      fprintf(stderr, "  \"%s\": got %s %s from %lld\n", x[i].text, f ? f->relation : "nothing",
-              f ? f->object : "", f ? (long long)f->valid_from : 0LL);
-    EG_CHECK(ok);
-  }
-  eg_arena_free(a);
+  check_dated(x, sizeof x / sizeof *x);
 }
 
 /* Chat's negations without the apostrophe negate as "don't" does ("I dont live in Leeds
