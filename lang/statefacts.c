@@ -1030,10 +1030,13 @@ static int64_t said_later(const eg_statefacts *sf, const token *t, const item *i
 }
 
 /* Did the user's own words about the slot of pick q say something (p[0..np))? A held value's
- * reading as spoken of yields to it ("I have been at X for a year now": still held). */
+ * reading as spoken of yields to it ("I have been at X for a year now": still held), not to a
+ * noun placed at it that says it still is ("My job at X ended in May") */
 static bool read_as_own(const pick *p, size_t np, const pick *q) {
   for (size_t i = 0; i < np; i++)
-    if (!p[i].it->third && p[i].it->s.te && p[i].it->s.ts == q->it->s.ts) return true;
+    if (!p[i].it->third && !(p[i].v.placed && !p[i].v.ended) && p[i].it->s.te &&
+        p[i].it->s.ts == q->it->s.ts)
+      return true;
   return false;
 }
 
@@ -1225,8 +1228,10 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     bool held = holds(ctx, sf->rels[r].name) || (*told >> r & 1u);
     for (size_t i = 0; i < np; i++) {
       /* a name in passing, or one a noun of the user's is placed at ("my colleagues at X"),
-       * only while none is held */
-      if ((p[i].it->passing || p[i].v.placed) && held) continue;
+       * only while none is held; a noun placed so at the held value that is said to end is
+       * news of it ("I quit my job at X"; not "my old colleagues at Y", a value before) */
+      if ((p[i].it->passing || (p[i].v.placed && !(p[i].v.ended && p[i].it->s.held))) && held)
+        continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||

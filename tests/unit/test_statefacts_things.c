@@ -558,10 +558,27 @@ static void test_sited(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A noun of the user's placed at a held value ("my job at X") that is said to end is news of
+ * it: a doubt, where one that goes on is none ("my team at X is growing"), nor one placed at
+ * another value, before it ("my old colleagues at Y"). */
+static void test_placed_ends_held(void) {
+  static const eg_held monzo = {"WORKS_AT", "Monzo", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &monzo, hctx.n_held = 1;
+  static const expect x[] = {
+      {"I quit my job at Monzo last week.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"My job at Monzo ended in May.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"My team at Monzo is growing.", NULL, NULL},
+      {"My old colleagues at Ridgemont invited me for drinks.", NULL, NULL}, /* no news of it */
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_models_alone);
+  EG_RUN(test_placed_ends_held);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
