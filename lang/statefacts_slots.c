@@ -265,13 +265,19 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
 }
 
 /* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
- * are …", "me and X hit 2 years"? A name that keeps the speaker such company is someone's:
- * no place, firm or pet ("Lukas and I just got a puppy"); in lower case it is still a name
- * when it is no word ("tobias and I"). */
+ * are …", "my husband X and I are separating", "me and X hit 2 years"? A name that keeps the
+ * speaker such company is someone's: no place, firm or pet ("Lukas and I just got a puppy");
+ * in lower case it is still a name when it is no word ("tobias and I"). */
 bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
-  static const char *const me[] = {"i", "me"};
+  static const char *const me[] = {"i", "me"}, *const ours[] = {"my", "our"};
   size_t n = sizeof me / sizeof *me;
-  if ((i == from || t[i - 1].comma) && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&
+  /* the name opens it, or a noun of the speaker's before it does ("my husband X") */
+  size_t o = i;
+  while (o > from && i - o < 3 && !t[o - 1].comma && !eg_sf_in_list(t[o - 1].w, ours, 2)) o--;
+  bool opens = i == from || t[i - 1].comma ||
+               (o > from && o < i && eg_sf_in_list(t[o - 1].w, ours, 2) &&
+                (o - 1 == from || t[o - 2].comma));
+  if (opens && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&
       eg_sf_in_list(t[j + 1].w, me, n))
     return true;
   return i >= from + 2 && !strcmp(t[i - 1].w, "and") && eg_sf_in_list(t[i - 2].w, me, n) &&

@@ -558,6 +558,17 @@ static void test_sited(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Who ends a partnership with the speaker is the subject with them, after a noun of theirs too
+ * ("my boyfriend X and I broke up"), by any word of WordNet's sense of parting ("separating"). */
+static void test_partings(void) {
+  static const expect x[] = {
+      {"My boyfriend Sam and I broke up.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Dave and I are separating.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"My dog Rex and I went for a long walk.", "HAS_PET", "Rex"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A noun of the user's placed at a held value ("my job at X") that is said to end is news of
  * it: a doubt, where one that goes on is none ("my team at X is growing"), nor one placed at
  * another value, before it ("my old colleagues at Y"). */
@@ -578,6 +589,7 @@ int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_models_alone);
+  EG_RUN(test_partings);
   EG_RUN(test_placed_ends_held);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
