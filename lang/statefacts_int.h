@@ -109,6 +109,8 @@ struct eg_statefacts {
   size_t n_words;
   uint64_t *adverbs; /* … its adverbs (eg_wordnet_adverbs) */
   size_t n_adverbs;
+  uint64_t *instances; /* … the names it gives individuals, lower-cased (eg_wordnet_instances) */
+  size_t n_instances;
   eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
   marker markers[N_MARKER_KINDS][MAX_MARKERS];
   int n_markers[N_MARKER_KINDS];

@@ -628,11 +628,16 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
           continue;
         }
         /* a kind of thing one names, in capitals mid-sentence with no determiner, is the name
-         * of something else: "getting used to Python after years of C" keeps no snake */
+         * of something else: "married to Tom" keeps no tomcat; when WordNet names an individual
+         * so, of no type of ours, that one: "getting used to Python after years of C" keeps no
+         * snake, nor a dragon */
         else if (common && (common & sf->cue_types) == common && !t[i].start &&
                  !(i > from && (eg_sf_determiner(prev) || t[i - 1].digit))) {
-          i = j - 1;
-          continue;
+          s.bits = sf->name_types & ~common, s.proper = true;
+          if (!s.bits || eg_wordnet_is_common(sf->instances, sf->n_instances, t[i].w)) {
+            i = j - 1;
+            continue;
+          }
         }
         out[n++] = s;
         i = j - 1;

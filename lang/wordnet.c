@@ -471,8 +471,10 @@ static eg_code word_set_add(word_set *ws, const char *w, size_t len) {
   return EG_OK;
 }
 
-/* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id …": the words. */
-static eg_code read_data_file(const char *path, word_set *ws) {
+/* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id … p_cnt pointers":
+ * its lower-case words, or (instances) the capitalised one-word names of its synsets that are
+ * instances of another ("Python", the dragon: "@i"), lower-cased. */
+static eg_code read_data_file(const char *path, bool instances, word_set *ws) {
   FILE *f = fopen(path, "r");
   if (!f) return EG_EUNAVAIL;
   char line[16384];
@@ -485,14 +487,32 @@ static eg_code read_data_file(const char *path, word_set *ws) {
     strtok_r(NULL, " ", &save);
     char *cnt = strtok_r(NULL, " ", &save);
     long words = cnt ? strtol(cnt, NULL, 16) : 0;
+    char *names[32];
+    size_t nn = 0;
     for (long i = 0; i < words; i++) {
       char *w = strtok_r(NULL, " ", &save);
       strtok_r(NULL, " ", &save); /* lex_id */
-      if (!w || !(*w >= 'a' && *w <= 'z')) continue;
+      if (!w || strchr(w, '_')) continue; /* one-word openers only */
+      if (instances) {
+        if (*w >= 'A' && *w <= 'Z' && nn < sizeof names / sizeof *names) names[nn++] = w;
+        continue;
+      }
+      if (!(*w >= 'a' && *w <= 'z')) continue;
       char *paren = strchr(w, '('); /* adjectives: "big(a)" */
       if (paren) *paren = '\0';
-      if (strchr(w, '_')) continue; /* one-word openers only */
       if ((rc = word_set_add(ws, w, strlen(w)))) break;
+    }
+    if (!nn) continue;
+    char *pc = strtok_r(NULL, " ", &save);
+    bool instance = false;
+    for (long k = pc ? strtol(pc, NULL, 10) : 0; k > 0 && !instance; k--) {
+      char *sym = strtok_r(NULL, " ", &save);
+      instance = sym && !strcmp(sym, "@i");
+      for (int skip = 0; skip < 3; skip++) strtok_r(NULL, " ", &save);
+    }
+    for (size_t i = 0; instance && i < nn && !rc; i++) {
+      for (char *c = names[i]; *c; c++) *c = (char)tolower((unsigned char)*c);
+      rc = word_set_add(ws, names[i], strlen(names[i]));
     }
   }
   fclose(f);
@@ -517,14 +537,14 @@ static eg_code read_exc_file(const char *path, word_set *ws) {
 /* The words of the data.<pos> and/or <pos>.exc files of the parts of speech pos[0..np),
  * sorted and deduplicated. */
 static eg_code read_words(const char *dict_dir, const char *const *pos, size_t np, bool data,
-                          bool exc, uint64_t **out, size_t *n, eg_err *err) {
+                          bool exc, bool instances, uint64_t **out, size_t *n, eg_err *err) {
   const char *dir = data_dir(dict_dir);
   word_set ws = {NULL, 0, 0};
   for (size_t p = 0; p < np; p++) {
     char path[1024];
     eg_code rc = EG_OK;
     snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
-    if (data) rc = read_data_file(path, &ws);
+    if (data) rc = read_data_file(path, instances, &ws);
     snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
     if (!rc && exc) rc = read_exc_file(path, &ws);
     if (rc) {
@@ -544,20 +564,25 @@ static eg_code read_words(const char *dict_dir, const char *const *pos, size_t n
 
 eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
   static const char *const pos[] = {"noun", "verb", "adj", "adv"};
-  return read_words(dict_dir, pos, 4, true, true, out, n, err);
+  return read_words(dict_dir, pos, 4, true, true, false, out, n, err);
 }
 
 eg_code eg_wordnet_adverbs(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
   static const char *const adv[] = {"adv"};
-  return read_words(dict_dir, adv, 1, true, false, out, n, err);
+  return read_words(dict_dir, adv, 1, true, false, false, out, n, err);
+}
+
+eg_code eg_wordnet_instances(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
+  static const char *const noun[] = {"noun"};
+  return read_words(dict_dir, noun, 1, true, false, true, out, n, err);
 }
 
 eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *err) {
   static const char *const verb[] = {"verb"};
   memset(out, 0, sizeof *out);
-  eg_code rc = read_words(dict_dir, verb, 1, true, false, &out->lemmas, &out->n_lemmas, err);
+  eg_code rc = read_words(dict_dir, verb, 1, true, false, false, &out->lemmas, &out->n_lemmas, err);
   if (!rc &&
-      (rc = read_words(dict_dir, verb, 1, false, true, &out->irregular, &out->n_irregular, err)))
+      (rc = read_words(dict_dir, verb, 1, false, true, false, &out->irregular, &out->n_irregular, err)))
     eg_wordnet_verbs_free(out);
   return rc;
 }

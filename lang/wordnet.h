@@ -81,6 +81,10 @@ eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n,
 /* The same set of WordNet's adverbs alone ("still", "finally", "honestly"). */
 eg_code eg_wordnet_adverbs(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
 
+/* The same set of the one-word names WordNet gives individuals (instance synsets: "Python",
+ * the dragon; "Amazon", the river; not "Tom", a kind of person), lower-cased. */
+eg_code eg_wordnet_instances(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
+
 /* Is the lower-case word w, or the base form morphy's regular rules detach from it ("moved",
  * "cities"), in the set from eg_wordnet_common_words (which holds the irregular forms of
  * WordNet's exception lists: "took", "mice")? */

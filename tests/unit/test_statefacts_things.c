@@ -13,6 +13,7 @@
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
+#include "lang/wordnet.h"
 #include "tests/unit/statefacts_check.h"
 
 /* A model's name alone is a car where a name goes (@model): capitalised mid-sentence,
@@ -569,6 +570,24 @@ static void test_partings(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A word of a kind one names, capitalised mid-sentence, is a name of another kind ("married to
+ * Tom": no tomcat), unless WordNet names an individual so ("Python", a dragon). */
+static void test_names_of_another_kind(void) {
+  uint64_t *names = NULL;
+  size_t n = 0;
+  eg_err e;
+  EG_REQUIRE(eg_wordnet_instances(NULL, &names, &n, &e) == EG_OK);
+  EG_CHECK(eg_wordnet_is_common(names, n, "python") && eg_wordnet_is_common(names, n, "amazon") &&
+           eg_wordnet_is_common(names, n, "lisbon"));
+  EG_CHECK(!eg_wordnet_is_common(names, n, "tom") && !eg_wordnet_is_common(names, n, "harp"));
+  free(names);
+  static const expect x[] = {
+      {"I got married to Tom last year.", "PARTNER_OF", "Tom"},
+      {"I write Python at work.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A noun of the user's placed at a held value ("my job at X") that is said to end is news of
  * it: a doubt, where one that goes on is none ("my team at X is growing"), nor one placed at
  * another value, before it ("my old colleagues at Y"). */
@@ -590,6 +609,7 @@ int main(void) {
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_models_alone);
   EG_RUN(test_partings);
+  EG_RUN(test_names_of_another_kind);
   EG_RUN(test_placed_ends_held);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
