@@ -93,6 +93,14 @@ static size_t part_of(const eg_statefacts_known *kn, const char *key, size_t wor
   return 0;
 }
 
+/* 1 + the index of the user's held value of a thing's kind (not a person's nor a pet's, named
+ * with no article) that the lower-case word w names in full ("sold the golf"), or 0. */
+static size_t whole_held(const eg_statefacts *sf, const session_names *sn, const char *w) {
+  for (size_t k = 0; sn && k < sn->held.n; k++)
+    if ((sn->held.bits[k] & ~sf->cue_types) && !strcmp(sn->held.words[k], w)) return k + 1;
+  return 0;
+}
+
 /* 1 + the index of the user's held value (sn->held) that the common word key is another word
  * for, of a type in bits ("uke" while "ukulele" is held): that value named again; 0 for none. */
 static size_t synonym_held(const eg_statefacts *sf, const session_names *sn, const char *key,
@@ -657,12 +665,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     }
     if (t[i].cap && !t[i].start && !t[i].shout) continue; /* "GOT A FERRET": the word */
     /* a held value named in lower case by a word of it after a determiner ("sold the focus",
-     * "left the clinic") */
+     * "left the clinic"), or by its one word ("sold the golf") */
     static const char *const det[] = {"the", "my", "our"};
-    size_t hw =
-        !t[i].cap && i > from && eg_sf_in_list(t[i - 1].w, det, 3) && !eg_sf_function_word(t[i].w)
-            ? (sn ? part_of(&sn->held, t[i].w, 1) : 0)
-            : 0;
+    size_t hw = 0;
+    if (!t[i].cap && i > from && eg_sf_in_list(t[i - 1].w, det, 3) &&
+        !eg_sf_function_word(t[i].w) && !(hw = sn ? part_of(&sn->held, t[i].w, 1) : 0))
+      hw = whole_held(sf, sn, t[i].w);
     if (hw) {
       out[n++] = (slot){i,
                         i + 1,

@@ -604,6 +604,15 @@ static void test_placed_ends_held(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
+/* A thing held named by its one word in lower case, after a determiner, is it. */
+static void test_held_whole_word(void) {
+  static const eg_held golf = {"DRIVES", "Golf", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &golf, hctx.n_held = 1;
+  static const expect sold[] = {{"sold the golf finally", EG_STATE_UNCERTAIN, "DRIVES"}};
+  check_in(&hctx, sold, 1);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -611,6 +620,7 @@ int main(void) {
   EG_RUN(test_partings);
   EG_RUN(test_names_of_another_kind);
   EG_RUN(test_placed_ends_held);
+  EG_RUN(test_held_whole_word);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
