@@ -485,8 +485,18 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
   /* a name of no known type competes as a place, but is read as one only where a word
    * places it ("lived in X since 2019"; not "our X DAGs keep timing out", "we lost X") */
   if (arg >= 0 && it->s.te && it->s.proper && it->s.bits == sf->name_types && !it->s.where &&
-      !(sf->rels[arg].types & it->s.bits & ~sf->place_bit))
+      !(sf->rels[arg].types & it->s.bits & ~sf->place_bit)) {
+    /* … though the next reading its other types allow may be one in place of a value the
+     * message ends ("I used to work at Lidl, now I'm at X"): a weak reading (taking_place) */
+    int alt = -1;
+    for (int r = 0; r < sf->n_rels; r++)
+      if ((sf->rels[r].types & it->s.bits & ~sf->place_bit) &&
+          (alt < 0 || best_assert[r] > best_assert[alt]))
+        alt = r;
+    if (alt >= 0 && best_assert[alt] > none && it->s.status == ST_CURRENT)
+      return (verdict){alt, false, best_assert[alt], best_assert[alt] - first, true, false};
     return out;
+  }
   if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&
       it->s.status == ST_CURRENT && (first < sf->floor || first - second < sf->margin))
     return (verdict){arg, false, first, first - second, true, false};

@@ -613,6 +613,17 @@ static void test_held_whole_word(void) {
   check_in(&hctx, sold, 1);
 }
 
+/* A name no word types, whose best reading is a place no word places it as, may be read by
+ * the next relation its types allow in place of a value the message ends ("My old job was at
+ * Lidl, now I am at X"), and only so ("Now I am at X" alone says nothing). */
+static void test_next_reading_takes_place(void) {
+  static const expect x[] = {
+      {"My old job was at Lidl, now I am at Aldi.", "WORKS_AT", "Aldi"},
+      {"Now I am at Aldi.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -621,6 +632,7 @@ int main(void) {
   EG_RUN(test_names_of_another_kind);
   EG_RUN(test_placed_ends_held);
   EG_RUN(test_held_whole_word);
+  EG_RUN(test_next_reading_takes_place);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
