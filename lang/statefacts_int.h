@@ -387,6 +387,7 @@ typedef struct session_names {
   const eg_statefacts_known *known;    /* values named in full elsewhere, or NULL */
   eg_statefacts_known held;            /* the user's held values (eg_enrich_ctx.held), as known */
   size_t held_ix[EG_STATEFACTS_KNOWN]; /* … and the index of each in eg_enrich_ctx.held */
+  bool held_word[EG_STATEFACTS_KNOWN]; /* … and whether it is a word, no name (eg_held.literal) */
 } session_names;
 
 /* A capitalised span [i, j): its lower-case text. */

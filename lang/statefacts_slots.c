@@ -33,6 +33,7 @@ void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session
     while (at && w[at - 1] == ' ') at--;
     w[at] = '\0';
     sn->held.bits[sn->held.n] = bits;
+    sn->held_word[sn->held.n] = ctx->held[i].literal;
     sn->held_ix[sn->held.n++] = i;
   }
 }
@@ -93,11 +94,13 @@ static size_t part_of(const eg_statefacts_known *kn, const char *key, size_t wor
   return 0;
 }
 
-/* 1 + the index of the user's held value of a thing's kind (not a person's nor a pet's, named
- * with no article) that the lower-case word w names in full ("sold the golf"), or 0. */
+/* 1 + the index of the user's held value that the lower-case word w names in full ("sold the
+ * golf"), or 0: the name of a thing (not a person's nor a pet's, named with no article; not a
+ * word held, "banjo", which the word's own kind reads) */
 static size_t whole_held(const eg_statefacts *sf, const session_names *sn, const char *w) {
   for (size_t k = 0; sn && k < sn->held.n; k++)
-    if ((sn->held.bits[k] & ~sf->cue_types) && !strcmp(sn->held.words[k], w)) return k + 1;
+    if ((sn->held.bits[k] & ~sf->cue_types) && !sn->held_word[k] && !strcmp(sn->held.words[k], w))
+      return k + 1;
   return 0;
 }
 

@@ -604,13 +604,19 @@ static void test_placed_ends_held(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
-/* A thing held named by its one word in lower case, after a determiner, is it. */
+/* A thing held named by its one word in lower case, after a determiner, is it; a word held is
+ * not such a name. */
 static void test_held_whole_word(void) {
   static const eg_held golf = {"DRIVES", "Golf", false};
   eg_enrich_ctx hctx = ctx;
   hctx.held = &golf, hctx.n_held = 1;
   static const expect sold[] = {{"sold the golf finally", EG_STATE_UNCERTAIN, "DRIVES"}};
   check_in(&hctx, sold, 1);
+  /* a word held is read as its kind's word: the sound of it stops, not the playing */
+  static const eg_held banjo = {"PLAYS", "banjo", true};
+  hctx.held = &banjo;
+  static const expect sound[] = {{"how do I stop my banjo sounding so plunky?", NULL, NULL}};
+  check_in(&hctx, sound, 1);
 }
 
 /* A name no word types, whose best reading is a place no word places it as, may be read by
