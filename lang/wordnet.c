@@ -491,7 +491,7 @@ static eg_code read_data_file(const char *path, bool instances, word_set *ws) {
     size_t nn = 0;
     for (long i = 0; i < words; i++) {
       char *w = strtok_r(NULL, " ", &save);
-      strtok_r(NULL, " ", &save); /* lex_id */
+      strtok_r(NULL, " ", &save);         /* lex_id */
       if (!w || strchr(w, '_')) continue; /* one-word openers only */
       if (instances) {
         if (*w >= 'A' && *w <= 'Z' && nn < sizeof names / sizeof *names) names[nn++] = w;
@@ -581,8 +581,8 @@ eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *
   static const char *const verb[] = {"verb"};
   memset(out, 0, sizeof *out);
   eg_code rc = read_words(dict_dir, verb, 1, true, false, false, &out->lemmas, &out->n_lemmas, err);
-  if (!rc &&
-      (rc = read_words(dict_dir, verb, 1, false, true, false, &out->irregular, &out->n_irregular, err)))
+  if (!rc && (rc = read_words(dict_dir, verb, 1, false, true, false, &out->irregular,
+                              &out->n_irregular, err)))
     eg_wordnet_verbs_free(out);
   return rc;
 }
