@@ -755,12 +755,20 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
   for (size_t k = 0; k < ns; k++) said_by_indefinite(sf, t, from, &out[k]);
   ns = eg_sf_renamed(t, out, ns);
   if (ns) {
+    slot before = *last, there;
     *last = out[ns - 1];
     for (size_t k = ns; k-- > 0;) /* "Met X at a trivia night and we've been together since" */
       if (pairable(sf, t, from, to, &out[k])) {
         if (ns < MAX_CANDS) ns += we_pair(sf, t, from, out[k].te, to, &out[k], &out[ns]);
         break;
       }
+    /* beside the clause's own values, a word standing for a place named before ("Can you find
+     * me a flat in Y? I'm moving there in May for a job at X"), not one that says what there is
+     * ("there is a X near me") */
+    static const char *const be[] = {"is", "are", "was", "were", "will", "has", "have", "seems"};
+    if (said && !t[to - 1].ask && ns < MAX_CANDS && proform(sf, t, from, to, &before, &there) &&
+        there.where && !(there.te < to && eg_sf_in_list(t[there.te].w, be, sizeof be / sizeof *be)))
+      out[ns++] = there;
   } else if (said && !t[to - 1].ask) {
     ns = proform(sf, t, from, to, last, out);
     if (!ns) ns = we_pair(sf, t, from, from, to, last, out);

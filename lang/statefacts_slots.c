@@ -567,6 +567,15 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         eg_sf_span_key(t, i, j, key, sizeof key);
         known = eg_sf_bits_of(sf->proper, key);
       }
+      /* "my Dalmatian Pongo": a pet's kind word, capitalised before a name, is not part of it
+       * but says its kind */
+      unsigned breed = 0;
+      if (!known && j - i > 1 && !eg_sf_bits_of(sf->suffix, t[j - 1].w) &&
+          (breed = eg_sf_kind_bits(sf, t[i].w) & ~sf->person_bit)) {
+        i++;
+        eg_sf_span_key(t, i, j, key, sizeof key);
+        known = eg_sf_bits_of(sf->proper, key);
+      }
       unsigned kind = kind_named(sf, t, i, j, to);
       if (kind) {
         out[n++] = (slot){i, j + 1, 0, 0, kind, false, false, ST_CURRENT, 0, false};
@@ -621,7 +630,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
-        unsigned cue = eg_sf_bits_of(sf->cue, prev);
+        unsigned cue = eg_sf_bits_of(sf->cue, prev) | breed;
         /* what it is bound to says more than what WordNet lists */
         if (!head_named(sf, t, from, i, &cue) && !cue) cue = bound;
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */

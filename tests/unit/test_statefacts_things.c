@@ -630,6 +630,33 @@ static void test_next_reading_takes_place(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A pet's kind word capitalised before its name is no part of the name but says its kind ("my
+ * Dalmatian X"); a word standing for a place named before is read beside a clause's own values
+ * ("I'm moving there in September for a job at X"), not one that says what there is. */
+static void test_kinds_before_names_and_there(void) {
+  static const expect x[] = {
+      {"Is it normal for my Dalmatian Pongo to sleep all day?", "HAS_PET", "Pongo"},
+      {"My Poodle Coco hates baths.", "HAS_PET", "Coco"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  EG_CHECK(read_in(a, &ctx,
+                   "Can you help me find a flat in Glasgow? I'm moving there in September for a "
+                   "job at Skyscanner.",
+                   &out) == EG_OK);
+  bool glasgow = false;
+  for (size_t i = 0; i < out.n_facts; i++)
+    glasgow |=
+        !strcmp(out.facts[i].relation, "LIVES_IN") && !strcmp(out.facts[i].object, "Glasgow");
+  EG_CHECK(glasgow);
+  static const expect there[] = {
+      {"Can you help me find a flat in Glasgow? There is a Lidl near the station.", NULL, NULL},
+  };
+  check_all(there, 1);
+  eg_arena_free(a);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -639,6 +666,7 @@ int main(void) {
   EG_RUN(test_placed_ends_held);
   EG_RUN(test_held_whole_word);
   EG_RUN(test_next_reading_takes_place);
+  EG_RUN(test_kinds_before_names_and_there);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
