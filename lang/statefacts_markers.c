@@ -279,8 +279,11 @@ static size_t arranging_verb(const eg_statefacts *sf, const token *t, size_t fro
   size_t a, b;
   eg_sf_sub_clause(t, from, to, ts, &a, &b);
   size_t v = eg_sf_progressive(sf, t, a, ts);
-  /* chat drops the speaker and the auxiliary: "Starting at X in February!" */
-  if (v == SIZE_MAX && a < ts && t[a].start && eg_wordnet_is_ing(&sf->verbs, t[a].w)) v = a;
+  /* chat drops the speaker and the auxiliary: "Starting at X in February!", "handed in my
+   * notice, starting at X on the 1st" */
+  if (v == SIZE_MAX && a < ts && (t[a].start || (a > from && t[a - 1].comma)) &&
+      eg_wordnet_is_ing(&sf->verbs, t[a].w))
+    v = a;
   /* … and a plan is told in the simple present: "I start at X on Monday", "we move in May",
    * the speaker dropped as chat does ("start at X on the 3rd!!") */
   for (size_t k = a; v == SIZE_MAX && k < ts; k++)
