@@ -183,6 +183,20 @@ static bool head_named(const eg_statefacts *sf, const token *t, size_t from, siz
   return true;
 }
 
+/* Is w words of WordNet's joined by hyphens ("work-wise", "long-term")? */
+static bool compound_word(const eg_statefacts *sf, const char *w) {
+  char part[64];
+  if (!strchr(w, '-') || strlen(w) >= sizeof part) return false;
+  for (const char *p = w; *p;) {
+    size_t l = strcspn(p, "-");
+    memcpy(part, p, l);
+    part[l] = '\0';
+    if (!l || !eg_wordnet_is_common(sf->words, sf->n_words, part)) return false;
+    p += l + (p[l] == '-');
+  }
+  return true;
+}
+
 /* The bits of noun w in m, or of its singular ("clinics", "bakeries", "boxes"); 0 when none. */
 static unsigned noun_bits(const eg_map *m, const char *w) {
   unsigned b = eg_sf_bits_of(m, w);
@@ -606,8 +620,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
                     !(eg_sf_with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
-      bool word =
-          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) || eg_sf_lookup_common(sf, t[i].w);
+      bool word = eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
+                  eg_sf_lookup_common(sf, t[i].w) || compound_word(sf, t[i].w);
       /* a word named so is a pet's or a thing's name, not a person's ("Marmalade keeps …") */
       bool word_name = opener && word && bare_subject(sf, t, i, to);
       if (!opener || !word || word_name) {

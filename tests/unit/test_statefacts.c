@@ -305,6 +305,8 @@ static void test_openers_are_words(void) {
       {"Summit Labs hired me as a data engineer last month.", "WORKS_AT", "Summit Labs"},
       /* a name given to a noun of no known kind is of no kind a naming word cues (a pet) */
       {"I joined a startup called Marrowbyte.", "WORKS_AT", "Marrowbyte"},
+      /* words of WordNet's joined by a hyphen are a word too */
+      {"Work-wise, I'm now freelancing full time after leaving the BBC.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
