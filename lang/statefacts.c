@@ -198,6 +198,12 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   size_t v = p;
   while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
   if (v > a && eg_sf_verb_around(sf->ends, t, v - 1, s->te, b)) return true;
+  /* … or handed on (@gives): "gave my X to my daughter", "handed the X over"; not "gave my X a
+   * bath", where X is who is given to */
+  static const char *const on[] = {"to", "away", "over", "back"};
+  if (v > a && s->te < b && eg_sf_in_list(t[s->te].w, on, 4) &&
+      eg_sf_verb_at(sf->gives, t, v - 1, s->ts))
+    return true;
   /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
    * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
   size_t q = eg_sf_predicate_start(sf, t, a, b, s, false), r = s->te;

@@ -86,6 +86,7 @@ struct eg_statefacts {
   eg_map *takes;    /* … that take what is offered (@takes): "accepted" → 1 */
   eg_map *declines; /* … that refuse it (@declines): "turned down" → 1 */
   eg_map *acquires; /* … that acquire a thing (@acquires): "got", "picked up" → 1 */
+  eg_map *gives;    /* … that hand a thing to someone (@gives): "gave", "donated" → 1 */
   eg_map *relocates; /* … that move one's home (@relocates): "moved", "relocating" → 1 */
   eg_map *towns;     /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
                       * gazetteer): names WordNet does not know */

@@ -348,6 +348,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                   : !strcmp(word, "@takes")     ? sf->takes
                   : !strcmp(word, "@declines")  ? sf->declines
                   : !strcmp(word, "@acquires")  ? sf->acquires
+                  : !strcmp(word, "@gives")     ? sf->gives
                   : !strcmp(word, "@relocates") ? sf->relocates
                                                 : NULL;
   if (forms) { /* "@ends wordnet discard#1 …": the forms of verbs; "@relocates words shift" */
@@ -598,6 +599,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->relocates = eg_map_new();
   sf->journeys = eg_map_new();
   sf->acquires = eg_map_new();
+  sf->gives = eg_map_new();
   sf->towns = eg_map_new();
   sf->within = eg_map_new();
   sf->periods = eg_map_new();
@@ -608,8 +610,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
                        !sf->routes || !sf->declines || !sf->relocates || !sf->journeys ||
-                       !sf->acquires || !sf->towns || !sf->within || !sf->periods || !sf->plain ||
-                       !sf->foods
+                       !sf->acquires || !sf->gives || !sf->towns || !sf->within || !sf->periods ||
+                       !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -658,6 +660,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->relocates);
   eg_map_free(sf->journeys);
   eg_map_free(sf->acquires);
+  eg_map_free(sf->gives);
   eg_map_free(sf->towns);
   eg_map_free(sf->within);
   eg_map_free(sf->periods);

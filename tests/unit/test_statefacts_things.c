@@ -660,6 +660,17 @@ static void test_kinds_before_names_and_there(void) {
   eg_arena_free(a);
 }
 
+/* A value of the speaker's handed on to someone is theirs no more (@gives: "gave my X to my
+ * daughter", "handed my X over"); one given something is still theirs ("gave my X a wash"). */
+static void test_given_on(void) {
+  static const expect x[] = {
+      {"I gave my Corolla to my daughter and now I take the bus.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"I handed my Golf over to my brother.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"I gave my Corolla a wash.", "DRIVES", "Corolla"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -670,6 +681,7 @@ int main(void) {
   EG_RUN(test_held_whole_word);
   EG_RUN(test_next_reading_takes_place);
   EG_RUN(test_kinds_before_names_and_there);
+  EG_RUN(test_given_on);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
