@@ -195,6 +195,49 @@ static int64_t back(int64_t day, unit u, int cnt, bool half) {
 }
 
 /* Match at word i; on success fill o, return words consumed (0 = no match). */
+/* A holiday of a fixed day at word i, said as a time ("at Christmas", "since New Year's",
+ * "over Christmas 2022", "last Halloween"; not "a Christmas tree"): the words it takes, o set
+ * to its day — of the year given, else its latest past occurrence (year_guessed), the next one
+ * after "next", this year's after "this". Movable feasts (Easter) are not read. */
+static size_t holiday(const word *w, size_t n, size_t i, const refd *r, eg_date *o) {
+  static const struct {
+    const char *w[4];
+    int m, d;
+  } days[] = {{{"christmas", "eve"}, 12, 24},    {{"christmas", "day"}, 12, 25},
+              {{"christmas"}, 12, 25},           {{"xmas"}, 12, 25},
+              {{"boxing", "day"}, 12, 26},       {{"new", "year", "s", "eve"}, 12, 31},
+              {{"new", "years", "eve"}, 12, 31}, {{"new", "year", "s", "day"}, 1, 1},
+              {{"new", "years", "day"}, 1, 1},   {{"new", "year", "s"}, 1, 1},
+              {{"new", "years"}, 1, 1},          {{"new", "year"}, 1, 1},
+              {{"halloween"}, 10, 31},           {{"valentine", "s", "day"}, 2, 14},
+              {{"valentines", "day"}, 2, 14},    {{"valentine", "s"}, 2, 14}};
+  static const char *const as_time[] = {"at",    "on",   "over", "since",  "before", "after",
+                                        "until", "till", "by",   "around", "during", "from",
+                                        "for",   "last", "this", "next",   "til"};
+  size_t p = i > 0 && is(w, n, i - 1, "the") ? i - 1 : i; /* "over the new year" */
+  bool timed = false;
+  for (size_t k = 0; p > 0 && k < sizeof as_time / sizeof *as_time; k++)
+    timed |= is(w, n, p - 1, as_time[k]);
+  for (size_t h = 0; h < sizeof days / sizeof *days; h++) {
+    size_t k = 0;
+    while (k < 4 && days[h].w[k] && is(w, n, i + k, days[h].w[k])) k++;
+    if (k < 4 && days[h].w[k]) continue;
+    int m = days[h].m, d = days[h].d, y = i + k < n ? year_number(w[i + k].w) : 0;
+    if (!timed && !y) return 0;
+    if (y)
+      k++;
+    else if (is(w, n, i - 1, "next"))
+      y = m > r->m || (m == r->m && d > r->d) ? r->y : r->y + 1;
+    else if (is(w, n, i - 1, "this"))
+      y = r->y;
+    else
+      y = past_year(r, m, d, o);
+    set_day(o, day_of(y, m, d));
+    return k;
+  }
+  return 0;
+}
+
 static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o) {
   const char *a = w[i].w;
   /* single words */
@@ -318,6 +361,8 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       return set_day(o, day_of(y, m, d)), 3;
     }
   }
+  size_t feast = holiday(w, n, i, r, o);
+  if (feast) return feast;
   /* the <day> of <month> [<year>] / <day> <month> [<year>] */
   {
     size_t j = i;

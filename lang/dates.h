@@ -8,7 +8,9 @@
  * <weekday>; last <month>, in <month> [<year>], <month> <year>, in <year>; <month> <day>
  * [, <year>], <day> <month> [<year>], the <day> of <month>, on the <day>; [the]
  * early/mid/late/start/end/spring/summer/autumn/fall [of] <year>; ISO 2023-05-20
- * and 2023/05/20 and 5/20/2023; since <any of these>; for N days/weeks/months/years
+ * and 2023/05/20 and 5/20/2023; the holidays of a fixed day said as a time (at/since/over/
+ * last … Christmas, Christmas Eve, Boxing Day, New Year's [Eve|Day], Halloween, Valentine's
+ * Day); since <any of these>; for N days/weeks/months/years
  * (a duration, resolved as the span ending at the reference).
  * Undated months and days are the most recent past occurrence (conversations report
  * the past more than they plan the future); "next …" and "tomorrow" look forward.

@@ -123,6 +123,20 @@ static void test_absolute_days(void) {
   EG_CHECK_STR(one("2023-02-30", "2024-01-05"), ""); /* not a date */
 }
 
+/* A holiday of a fixed day said as a time: its latest past occurrence, the one of a year
+ * given, or the next one after "next"; not a holiday's name before a noun. */
+static void test_holidays(void) {
+  EG_CHECK_STR(one("keto since Christmas", "2025-06-10"), "since 2024-12-25");
+  EG_CHECK_STR(one("we moved over the new year", "2025-06-10"), "2025-01-01");
+  EG_CHECK_STR(one("last Halloween we adopted a cat", "2025-06-10"), "2024-10-31");
+  EG_CHECK_STR(one("we met on Valentine's Day 2019", "2025-06-10"), "2019-02-14");
+  EG_CHECK_STR(one("since New Year's Eve", "2025-06-10"), "since 2024-12-31");
+  EG_CHECK_STR(one("moving next Christmas", "2025-06-10"), "2025-12-25");
+  EG_CHECK_STR(one("at Christmas", "2025-12-28"), "2025-12-25");
+  EG_CHECK_STR(one("we got a Christmas tree", "2025-06-10"), "");
+  EG_CHECK_STR(one("a new year of school", "2025-06-10"), "");
+}
+
 static void test_since_and_spans(void) {
   EG_CHECK_STR(one("vegan since March", "2024-05-01"), "since 2024-03");
   EG_CHECK_STR(one("since last year", "2024-05-01"), "since 2023");
@@ -177,6 +191,7 @@ int main(void) {
   EG_RUN(test_months_and_years);
   EG_RUN(test_absolute_days);
   EG_RUN(test_since_and_spans);
+  EG_RUN(test_holidays);
   EG_RUN(test_no_false_dates);
   return eg_test_finish();
 }
