@@ -32,7 +32,8 @@ static bool eating(const char *w) {
   return eg_sf_in_list(w, eat, sizeof eat / sizeof *eat);
 }
 
-/* The groups of the food at t[i] (its plural too: "prawns"), 0 for none. */
+/* The groups of the food at t[i] (its plural too: "prawns"), 0 for none; none for a word of
+ * an animal one keeps ("we lost our old dog": no hot dog, WordNet's fifth sense). */
 static unsigned food_at(const eg_statefacts *sf, const token *t, size_t i) {
   unsigned g = eg_sf_bits_of(sf->foods, t[i].w);
   size_t l = strlen(t[i].w);
@@ -41,7 +42,7 @@ static unsigned food_at(const eg_statefacts *sf, const token *t, size_t i) {
     snprintf(one, sizeof one, "%.*s", (int)(l - 1), t[i].w);
     g = eg_sf_bits_of(sf->foods, one);
   }
-  return g;
+  return g && !(eg_sf_kind_bits(sf, t[i].w) & ~sf->person_bit) ? g : 0;
 }
 
 /* Does someone other than the speaker open the clause [from, i): "my housemate doesn't eat

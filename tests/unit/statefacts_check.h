@@ -69,6 +69,19 @@ static void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
 
 static void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
 
+/* Is any fact read from text a relation fact (of object, or of any when NULL)? */
+static inline bool says(const char *text, const char *relation, const char *object) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  bool found = false;
+  if (read_in(a, &ctx, text, &out) == EG_OK)
+    for (size_t i = 0; i < out.n_facts; i++)
+      found |= !strcmp(out.facts[i].relation, relation) &&
+               (!object || !strcmp(out.facts[i].object, object));
+  eg_arena_free(a);
+  return found;
+}
+
 typedef struct expect_dated {
   const char *text, *relation, *object; /* as expect's: relation NULL, nothing at all */
   const char *from;                     /* the fact's valid_from */

@@ -642,22 +642,14 @@ static void test_kinds_before_names_and_there(void) {
       {"My Poodle Coco hates baths.", "HAS_PET", "Coco"},
   };
   check_all(x, sizeof x / sizeof *x);
-  eg_arena *a = eg_arena_new(0, 0);
-  eg_enriched out;
-  EG_CHECK(read_in(a, &ctx,
-                   "Can you help me find a flat in Glasgow? I'm moving there in September for a "
-                   "job at Skyscanner.",
-                   &out) == EG_OK);
-  bool glasgow = false;
-  for (size_t i = 0; i < out.n_facts; i++)
-    glasgow |=
-        !strcmp(out.facts[i].relation, "LIVES_IN") && !strcmp(out.facts[i].object, "Glasgow");
-  EG_CHECK(glasgow);
+  EG_CHECK(
+      says("Can you help me find a flat in Glasgow? I'm moving there in September for a "
+           "job at Skyscanner.",
+           "LIVES_IN", "Glasgow"));
   static const expect there[] = {
       {"Can you help me find a flat in Glasgow? There is a Lidl near the station.", NULL, NULL},
   };
   check_all(there, 1);
-  eg_arena_free(a);
 }
 
 /* A value of the speaker's handed on to someone is theirs no more (@gives: "gave my X to my
@@ -671,6 +663,15 @@ static void test_given_on(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A word of an animal one keeps is no food ("we lost our old dog X": not a hot dog, WordNet's
+ * fifth "dog", given up); a Ford's Fiesta is a car ("Traded the Fiesta in for a Y"). */
+static void test_pets_no_food_and_fiesta(void) {
+  EG_CHECK(says("We lost our old dog Max in the spring.", EG_STATE_UNCERTAIN, "HAS_PET"));
+  EG_CHECK(!says("We lost our old dog Max in the spring.", "DIET", NULL));
+  EG_CHECK(says("Traded the Fiesta in for a Kia Ceed last weekend.", "DRIVES", "Kia Ceed"));
+  EG_CHECK(!says("Traded the Fiesta in for a Kia Ceed last weekend.", "WORKS_AT", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -682,6 +683,7 @@ int main(void) {
   EG_RUN(test_next_reading_takes_place);
   EG_RUN(test_kinds_before_names_and_there);
   EG_RUN(test_given_on);
+  EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
