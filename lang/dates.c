@@ -290,8 +290,10 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
     }
     /* for N units (a duration up to the reference); "N units now", "N units in" (chat's "3
      * years now", "like 3 weeks in") say the same without "for" */
-    bool upto =
-        i > 0 && (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") || is(w, n, i - 1, "last"));
+    /* … and "since N units", as learners of English say it ("working here since three
+     * years") */
+    bool upto = i > 0 && (is(w, n, i - 1, "for") || is(w, n, i - 1, "past") ||
+                          is(w, n, i - 1, "last") || is(w, n, i - 1, "since"));
     bool now = is(w, n, k + 1, "now") ||
                (is(w, n, k + 1, "in") && (k + 2 >= n || w[k + 2].start > w[k + 1].end + 1));
     if (u != U_NONE && (upto || now)) {
