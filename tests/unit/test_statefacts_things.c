@@ -672,6 +672,12 @@ static void test_pets_no_food_and_fiesta(void) {
   EG_CHECK(!says("Traded the Fiesta in for a Kia Ceed last weekend.", "WORKS_AT", NULL));
 }
 
+/* Indian English "shift" for a move of home, as a phrasing of the prototypes file's. */
+static void test_shifted(void) {
+  static const expect x[] = {{"We shifted to Noida last year.", "LIVES_IN", "Noida"}};
+  check_all(x, 1);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -684,6 +690,7 @@ int main(void) {
   EG_RUN(test_kinds_before_names_and_there);
   EG_RUN(test_given_on);
   EG_RUN(test_pets_no_food_and_fiesta);
+  EG_RUN(test_shifted);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
