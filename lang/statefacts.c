@@ -1055,11 +1055,12 @@ static int64_t said_later(const eg_statefacts *sf, const token *t, const item *i
 
 /* Did the user's own words about the slot of pick q say something (p[0..np))? A held value's
  * reading as spoken of yields to it ("I have been at X for a year now": still held), not to a
- * noun placed at it that says it still is ("My job at X ended in May") */
-static bool read_as_own(const pick *p, size_t np, const pick *q) {
+ * noun placed at it that says it still is ("My job at X ended in May"), nor to a reading the
+ * margin below it ("X let me go on Friday": a prototype of a held value's end, word for word) */
+static bool read_as_own(const eg_statefacts *sf, const pick *p, size_t np, const pick *q) {
   for (size_t i = 0; i < np; i++)
     if (!p[i].it->third && !(p[i].v.placed && !p[i].v.ended) && p[i].it->s.te &&
-        p[i].it->s.ts == q->it->s.ts)
+        p[i].it->s.ts == q->it->s.ts && p[i].v.cosine + sf->margin > q->v.cosine)
       return true;
   return false;
 }
@@ -1259,7 +1260,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
-          (p[i].it->third && read_as_own(p, np, &p[i])))
+          (p[i].it->third && read_as_own(sf, p, np, &p[i])))
         continue;
       /* a place said with its country is that place; a country the user's place is in, no
        * news */

@@ -603,6 +603,8 @@ static void test_placed_ends_held(void) {
       {"My job at Monzo ended in May.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"My team at Monzo is growing.", NULL, NULL},
       {"My old colleagues at Ridgemont invited me for drinks.", NULL, NULL}, /* no news of it */
+      /* the held value's end by the margin over the user's own words read as it still held */
+      {"Monzo let me go on Friday.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
