@@ -674,6 +674,15 @@ static void test_pets_no_food_and_fiesta(void) {
   EG_CHECK(!says("Traded the Fiesta in for a Kia Ceed last weekend.", "WORKS_AT", NULL));
 }
 
+/* "RIP" before a held pet's name says it died. */
+static void test_rip(void) {
+  static const eg_held biscuit = {"HAS_PET", "Biscuit", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &biscuit, hctx.n_held = 1;
+  static const expect x[] = {{"RIP Biscuit, best boy.", EG_STATE_UNCERTAIN, "HAS_PET"}};
+  check_in(&hctx, x, 1);
+}
+
 /* Indian English "shift" for a move of home, as a phrasing of the prototypes file's; a
  * school's word after a saint's possessive keeps the name whole ("St Mary's Primary"); "jobs"
  * is a word on work as "job" is ("between jobs"). */
@@ -699,6 +708,7 @@ int main(void) {
   EG_RUN(test_given_on);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
+  EG_RUN(test_rip);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
