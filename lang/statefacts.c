@@ -49,11 +49,6 @@
 
 /* ---- words and clauses ------------------------------------------------------------------- */
 
-/* Where the value slot s names lies, in tokens: its own range, or that of the value a word
- * standing for it names ("here" for a place, "we" for the speaker and a partner). */
-static size_t value_from(const slot *s) { return s->ve ? s->vs : s->ts; }
-static size_t value_to(const slot *s) { return s->ve ? s->ve : s->te; }
-
 static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 static const char *we_form(const char *w);
 
@@ -665,45 +660,6 @@ static bool near_slot(const eg_statefacts *sf, const token *t, size_t from, size
   return (x > a || y < b) && y - x >= s->te - s->ts + 2;
 }
 
-/* A clause naming no value may still say one by a word standing for the last value named
- * before it in the same message: "here" and "there" for a place ("Can you suggest a hike
- * near Lisbon? I've lived here two years"), "it" for a thing ("Got grandpa's accordion
- * restored and I've been playing it since"). The word is the slot (masked as X), the
- * earlier name its value. 1 with *out set, else 0. */
-static size_t proform(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                      const slot *last, slot *out) {
-  if (!last->te) return 0;
-  unsigned place = sf->place_bit, thing = ~(place | sf->person_bit | sf->org_bit);
-  for (size_t k = from; k < to; k++) {
-    bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
-    unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
-    if (!bits) continue;
-    *out = (slot){k,     k + 1,      last->ts,   last->te, bits, last->proper,
-                  false, ST_CURRENT, last->held, there};
-    return 1;
-  }
-  return 0;
-}
-
-/* Can the name who (a slot, or the value it stands for) be the one "we" pairs the speaker
- * with in the clause [from, to): a person's name, with no word there for another kind of value
- * it may name ("X is my dog now, we adopted her"), not placed by a preposition ("met at X", "in
- * X": a place more likely; "ran into X", "talked to X" may be a person) nor owned by a word for
- * someone else's person ("my sister Anna"; a partner's word like "gf" is the speaker's)? */
-static bool pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                     const slot *who) {
-  static const char *const placing[] = {"at", "in", "on", "from", "near", "around", "outside"};
-  size_t vs = value_from(who);
-  if (!who->te || !who->proper || !(who->bits & sf->person_bit)) return false;
-  for (size_t i = from; i < to; i++)
-    if (eg_sf_kind_bits(sf, t[i].w) & who->bits & ~sf->person_bit) return false;
-  if (!vs || t[vs - 1].cut) return true;
-  const char *prev = t[vs - 1].w;
-  return !eg_sf_in_list(prev, placing, sizeof placing / sizeof *placing) &&
-         !(eg_sf_bits_of(sf->people, prev) && !(eg_sf_bits_of(sf->cue, prev) & sf->person_bit) &&
-           !eg_sf_indefinite(prev));
-}
-
 /* "we" opening a predicate ("… and we've been together a month", "When we met …") after a
  * person named before it (who, pairable): the speaker and that person, a slot standing for
  * them (masked as "X and I"), from token at on in the clause [from, to). 1 with *out set,
@@ -711,8 +667,8 @@ static bool pairable(const eg_statefacts *sf, const token *t, size_t from, size_
 static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size_t at, size_t to,
                       const slot *who, slot *out) {
   static const char *const opens[] = {"and", "so", "but", "now", "then", "since", "when", "until"};
-  size_t vs = value_from(who), ve = value_to(who);
-  if (!pairable(sf, t, from, to, who)) return 0;
+  size_t vs = eg_sf_value_from(who), ve = eg_sf_value_to(who);
+  if (!eg_sf_pairable(sf, t, from, to, who)) return 0;
   for (size_t k = at; k < to; k++) {
     if (!we_form(t[k].w) || !(k == from || t[k - 1].comma ||
                               eg_sf_in_list(t[k - 1].w, opens, sizeof opens / sizeof *opens)))
@@ -727,7 +683,7 @@ static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size
  * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
  * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
 static void forget_value(slot *last, const slot *s) {
-  size_t vs = value_from(s);
+  size_t vs = eg_sf_value_from(s);
   if (last->te && last->ts == vs) last->te = 0;
 }
 
@@ -764,7 +720,7 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
     slot before = *last, there;
     *last = out[ns - 1];
     for (size_t k = ns; k-- > 0;) /* "Met X at a trivia night and we've been together since" */
-      if (pairable(sf, t, from, to, &out[k])) {
+      if (eg_sf_pairable(sf, t, from, to, &out[k])) {
         if (ns < MAX_CANDS) ns += we_pair(sf, t, from, out[k].te, to, &out[k], &out[ns]);
         break;
       }
@@ -772,11 +728,12 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
      * me a flat in Y? I'm moving there in May for a job at X"), not one that says what there is
      * ("there is a X near me") */
     static const char *const be[] = {"is", "are", "was", "were", "will", "has", "have", "seems"};
-    if (said && !t[to - 1].ask && ns < MAX_CANDS && proform(sf, t, from, to, &before, &there) &&
-        there.where && !(there.te < to && eg_sf_in_list(t[there.te].w, be, sizeof be / sizeof *be)))
+    if (said && !t[to - 1].ask && ns < MAX_CANDS &&
+        eg_sf_proform(sf, t, from, to, &before, &there) && there.where &&
+        !(there.te < to && eg_sf_in_list(t[there.te].w, be, sizeof be / sizeof *be)))
       out[ns++] = there;
   } else if (said && !t[to - 1].ask) {
-    ns = proform(sf, t, from, to, last, out);
+    ns = eg_sf_proform(sf, t, from, to, last, out);
     if (!ns) ns = we_pair(sf, t, from, from, to, last, out);
   }
   return ns;
@@ -871,7 +828,7 @@ static bool given_word(const eg_statefacts *sf, const token *t, size_t nt, size_
   clause_of(t, nt, k - 1, cf, ct);
   if (*ct > phrase) *ct = phrase;
   *g = *s;
-  g->ts = k - 1, g->te = k, g->vs = value_from(s), g->ve = value_to(s);
+  g->ts = k - 1, g->te = k, g->vs = eg_sf_value_from(s), g->ve = eg_sf_value_to(s);
   return true;
 }
 
@@ -1099,8 +1056,8 @@ static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
 
 /* Do items a and b name the same value (case aside)? */
 static bool same_value(const char *text, const token *t, const item *a, const item *b) {
-  size_t as = value_from(&a->s), ae = value_to(&a->s);
-  size_t bs = value_from(&b->s), be = value_to(&b->s);
+  size_t as = eg_sf_value_from(&a->s), ae = eg_sf_value_to(&a->s);
+  size_t bs = eg_sf_value_from(&b->s), be = eg_sf_value_to(&b->s);
   size_t al = value_end(text, t, ae) - t[as].s, bl = value_end(text, t, be) - t[bs].s;
   return al == bl && !strncasecmp(text + t[as].s, text + t[bs].s, al);
 }
@@ -1119,7 +1076,7 @@ static bool one_sentence(const char *text, size_t from, size_t to) {
  * appealing to me"). The ending pick, or NULL. */
 static const pick *ended_after(const char *text, const token *t, const pick *p, size_t np,
                                const pick *fact) {
-  size_t after = value_to(&fact->it->s);
+  size_t after = eg_sf_value_to(&fact->it->s);
   for (size_t i = 0; i < np; i++) {
     const item *it = p[i].it;
     size_t at = it->s.te ? it->s.ts : it->from;
@@ -1178,7 +1135,7 @@ static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const i
  * relation r. */
 static eg_code set_value(const eg_statefacts *sf, const char *text, const token *t, const item *it,
                          int r, eg_arena *a, eg_fact *f, eg_err *err) {
-  size_t vs = value_from(&it->s), ve = value_to(&it->s);
+  size_t vs = eg_sf_value_from(&it->s), ve = eg_sf_value_to(&it->s);
   size_t ss = t[vs].s, se = value_end(text, t, ve);
   f->object = eg_arena_strndup(a, text + ss, se - ss);
   if (!f->object) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -1191,7 +1148,8 @@ static eg_code set_value(const eg_statefacts *sf, const char *text, const token 
 /* The key of q's value ("bergen"), into out[n]; "" for a change clause without one. */
 static void value_key(const token *t, const pick *q, char *out, size_t n) {
   out[0] = '\0';
-  if (q->it->s.te) eg_sf_span_key(t, value_from(&q->it->s), value_to(&q->it->s), out, n);
+  if (q->it->s.te)
+    eg_sf_span_key(t, eg_sf_value_from(&q->it->s), eg_sf_value_to(&q->it->s), out, n);
 }
 
 /* Is whole a place that holds a value of relation r the user has ("Oslo" held, "back in
@@ -1305,7 +1263,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
      * WORKS_AT X to them): where they read the value this extractor reads as former or
      * not asserted, or a value other than the current one it reads, this reading wins. */
     char slot_text[160] = "";
-    size_t vs = value_from(&it->s), ve = value_to(&it->s);
+    size_t vs = eg_sf_value_from(&it->s), ve = eg_sf_value_to(&it->s);
     if (it->s.te)
       snprintf(slot_text, sizeof slot_text, "%.*s", (int)(value_end(text, t, ve) - t[vs].s),
                text + t[vs].s);
@@ -1474,7 +1432,7 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
     for (size_t k = 0; k < ns && n < max; k++) {
       slot *s = &slots[k];
       if (!(s->bits & types)) continue;
-      size_t vs = value_from(s), ve = value_to(s);
+      size_t vs = eg_sf_value_from(s), ve = eg_sf_value_to(s);
       eg_stated_value *v = &out[n++];
       *v = (eg_stated_value){.from = t[vs].s,
                              .to = value_end(text, t, ve),

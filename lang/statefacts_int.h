@@ -441,6 +441,25 @@ bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t
 
 /* ---- whose a value is (statefacts_whose.c) ----------------------------------------------- */
 
+/* Where the value slot s names lies, in tokens: its own range, or that of the value a word
+ * standing for it names ("here" for a place, "we" for the speaker and a partner). */
+static inline size_t eg_sf_value_from(const slot *s) { return s->ve ? s->vs : s->ts; }
+static inline size_t eg_sf_value_to(const slot *s) { return s->ve ? s->ve : s->te; }
+/* A clause naming no value may still say one by a word standing for the last value named
+ * before it in the same message: "here" and "there" for a place ("Can you suggest a hike
+ * near Lisbon? I've lived here two years"), "it" for a thing ("Got grandpa's accordion
+ * restored and I've been playing it since"). The word is the slot (masked as X), the
+ * earlier name its value. 1 with *out set, else 0. */
+size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                     const slot *last, slot *out);
+/* Can the name who (a slot, or the value it stands for) be the one "we" pairs the speaker
+ * with in the clause [from, to): a person's name, with no word there for another kind of value
+ * it may name ("X is my dog now, we adopted her"), not placed by a preposition ("met at X", "in
+ * X": a place more likely; "ran into X", "talked to X" may be a person) nor owned by a word for
+ * someone else's person ("my sister Anna"; a partner's word like "gf" is the speaker's)? */
+bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                    const slot *who);
+
 /* Is t[i] a noun for a person ("sister", "neighbour's", "parents")? */
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i);
 /* Is the clause [from, to) about someone else than the user, as far as slot s goes ("my sister

@@ -2,7 +2,9 @@
  * statefacts_whose.c — whose a value is, told by the words around it: someone else's ("my
  * sister lives in X", "my neighbour's dog X"), or the user's by a possessive ("my dog X", "my
  * Honda Civic") or by a noun of theirs placed at it ("my team at X"), which also says what the
- * clause does not ("I'm taking my boyfriend X to Rome" is a plan; the boyfriend is not).
+ * clause does not ("I'm taking my boyfriend X to Rome" is a plan; the boyfriend is not);
+ * and the words standing for a value named before ("here", "it"), and who "we" pairs the
+ * speaker with.
  */
 #include <stdio.h>
 #include <string.h>
@@ -294,4 +296,33 @@ bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t 
     if (eg_sf_marker_starts(sf, MK_ARRIVAL, t, k, to)) return true;
   }
   return false;
+}
+
+size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                     const slot *last, slot *out) {
+  if (!last->te) return 0;
+  unsigned place = sf->place_bit, thing = ~(place | sf->person_bit | sf->org_bit);
+  for (size_t k = from; k < to; k++) {
+    bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
+    unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
+    if (!bits) continue;
+    *out = (slot){k,     k + 1,      last->ts,   last->te, bits, last->proper,
+                  false, ST_CURRENT, last->held, there};
+    return 1;
+  }
+  return 0;
+}
+
+bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                    const slot *who) {
+  static const char *const placing[] = {"at", "in", "on", "from", "near", "around", "outside"};
+  size_t vs = eg_sf_value_from(who);
+  if (!who->te || !who->proper || !(who->bits & sf->person_bit)) return false;
+  for (size_t i = from; i < to; i++)
+    if (eg_sf_kind_bits(sf, t[i].w) & who->bits & ~sf->person_bit) return false;
+  if (!vs || t[vs - 1].cut) return true;
+  const char *prev = t[vs - 1].w;
+  return !eg_sf_in_list(prev, placing, sizeof placing / sizeof *placing) &&
+         !(eg_sf_bits_of(sf->people, prev) && !(eg_sf_bits_of(sf->cue, prev) & sf->person_bit) &&
+           !eg_sf_indefinite(prev));
 }
