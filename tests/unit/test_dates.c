@@ -147,8 +147,7 @@ static void test_since_and_spans(void) {
   EG_CHECK_STR(one("I've lived in Osaka 3 years now", "2024-05-01"), "3 years up to now");
   EG_CHECK_STR(one("gone vegan, like 3 weeks in.", "2024-05-01"), "3 weeks up to now");
   /* "since" with a count, as learners of English say "for" */
-  EG_CHECK_STR(one("I am working here since three years", "2024-05-01"),
-               "since 3 years up to now");
+  EG_CHECK_STR(one("I am working here since three years", "2024-05-01"), "since 3 years up to now");
   /* a count said about, and with a half */
   EG_CHECK_STR(one("I've been at Tidepool for about a year and a half", "2024-05-01"),
                "1.5 year up to now");
