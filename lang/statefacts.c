@@ -488,7 +488,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
   if (arg >= 0 && it->s.te && it->s.proper && it->s.bits == sf->name_types && !it->s.where &&
       !(sf->rels[arg].types & it->s.bits & ~sf->place_bit)) {
     /* … though the next reading its other types allow may be one in place of a value the
-     * message ends ("I used to work at Lidl, now I'm at X"): a weak reading (taking_place) */
+     * message ends ("My old job was at Lidl, now I am at X"): a weak reading (taking_place) */
     int alt = -1;
     for (int r = 0; r < sf->n_rels; r++)
       if ((sf->rels[r].types & it->s.bits & ~sf->place_bit) &&
