@@ -194,7 +194,6 @@ static int64_t back(int64_t day, unit u, int cnt, bool half) {
   }
 }
 
-/* Match at word i; on success fill o, return words consumed (0 = no match). */
 /* A holiday of a fixed day at word i, said as a time ("at Christmas", "since New Year's",
  * "over Christmas 2022", "last Halloween"; not "a Christmas tree"): the words it takes, o set
  * to its day — of the year given, else its latest past occurrence (year_guessed), the next one
@@ -238,6 +237,7 @@ static size_t holiday(const word *w, size_t n, size_t i, const refd *r, eg_date 
   return 0;
 }
 
+/* Match at word i; on success fill o, return words consumed (0 = no match). */
 static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o) {
   const char *a = w[i].w;
   /* single words */
