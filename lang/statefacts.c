@@ -107,8 +107,8 @@ static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from,
    * what it renames, by the sub-clause before it */
   bool verb = false;
   for (size_t k = a; k < b && !verb; k++)
-    verb =
-        (k < ts || k >= te) && !eg_sf_determiner(t[k].w) && eg_wordnet_is_verb(&sf->verbs, t[k].w);
+    verb = (k < ts || k >= te) && !eg_sf_determiner(t[k].w) &&
+           eg_wordnet_is_verb(&sf->wn.verbs, t[k].w);
   if (!verb && a > from && t[a - 1].comma) {
     size_t pa, pb;
     eg_sf_sub_clause(t, from, to, a - 1, &pa, &pb);
@@ -148,7 +148,7 @@ static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t 
   if (h == from || t[h - 1].comma) return true;
   const char *w = t[h - 1].w;
   if (eg_sf_in_list(w, be, sizeof be / sizeof *be)) return true;
-  if (!eg_wordnet_is_verb(&sf->verbs, w)) return false;
+  if (!eg_wordnet_is_verb(&sf->wn.verbs, w)) return false;
   return !(h - 1 > from && (eg_sf_determiner(t[h - 2].w) || t[h - 2].digit));
 }
 
@@ -185,7 +185,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
     /* a participle between a determiner and its noun qualifies the noun, it ends nothing of
      * the user's: "adopted a retired greyhound called X" */
     if (q - 1 > a && q < s->ts && eg_sf_determiner(t[q - 2].w) &&
-        eg_wordnet_is_past(&sf->verbs, t[q - 1].w))
+        eg_wordnet_is_past(&sf->wn.verbs, t[q - 1].w))
       continue;
     if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
   }
@@ -196,7 +196,7 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   /* … or handed on (@gives): "gave my X to my daughter", "handed the X over"; not "gave my X a
    * bath", where X is who is given to */
   static const char *const on[] = {"to", "away", "over", "back"};
-  if (v > a && s->te < b && eg_sf_in_list(t[s->te].w, on, 4) &&
+  if (v > a && s->te < b && eg_sf_in_list(t[s->te].w, on, sizeof on / sizeof *on) &&
       eg_sf_verb_at(sf->gives, t, v - 1, s->ts))
     return true;
   /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
@@ -348,9 +348,9 @@ static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_
     const char *w = t[i].w, *dash = strrchr(w, '-');
     if (dash && dash[1]) w = dash + 1; /* "test-drove": its head */
     if (eg_sf_in_list(w, aux, sizeof aux / sizeof *aux) || strchr(w, '\'') ||
-        (eg_wordnet_is_past(&sf->verbs, w) &&
+        (eg_wordnet_is_past(&sf->wn.verbs, w) &&
          !eg_sf_in_list(w, participle, sizeof participle / sizeof *participle)) ||
-        eg_wordnet_is_present3(&sf->verbs, w))
+        eg_wordnet_is_present3(&sf->wn.verbs, w))
       return false;
   }
   return true;
@@ -789,8 +789,8 @@ static bool noun_after(const eg_statefacts *sf, const slot *s, const token *t, s
   return !w->cap && !w->digit && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
          !eg_sf_determiner(w->w) &&
          !(eg_sf_bits_of(sf->ask, w->w) & s->bits) && /* "a Mediterranean diet": its own kind */
-         eg_wordnet_is_common(sf->words, sf->n_words, w->w) &&
-         !eg_wordnet_is_past(&sf->verbs, w->w) && !eg_wordnet_is_present3(&sf->verbs, w->w) &&
+         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w) &&
+         !eg_wordnet_is_past(&sf->wn.verbs, w->w) && !eg_wordnet_is_present3(&sf->wn.verbs, w->w) &&
          !(l > 4 && (!strcmp(w->w + l - 3, "ing") || !strcmp(w->w + l - 2, "ly")));
 }
 

@@ -78,7 +78,7 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   bool form = false, now = false;
   for (size_t i = 0; i < nt; i++) {
     if (IN(t[i].w, past)) return true;
-    form |= eg_wordnet_is_past(&sf->verbs, t[i].w);
+    form |= eg_wordnet_is_past(&sf->wn.verbs, t[i].w);
     now |= IN(t[i].w, present) || eg_sf_possessive(t[i].w) || chat_is(t[i].w);
   }
   return form && !now; /* "What's my cat called?" is a participle's present */
@@ -146,8 +146,8 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
     j += 2;
   size_t p = j; /* the noun phrase after the wh-word: up to an auxiliary or a pronoun */
   while (p < nt && p < j + 3 && !IN(t[p].w, aux) && !IN(t[p].w, subj) && !IN(t[p].w, pron) &&
-         !eg_wordnet_is_past(&sf->verbs, t[p].w) && !t[p].digit &&
-         !(p > j && eg_wordnet_is_present3(&sf->verbs, t[p].w))) /* "What pet lives with us?" */
+         !eg_wordnet_is_past(&sf->wn.verbs, t[p].w) && !t[p].digit &&
+         !(p > j && eg_wordnet_is_present3(&sf->wn.verbs, t[p].w))) /* "What pet lives with us?" */
     p++;
   if (p > j) { /* its head, or an activity before it ("eating plan") */
     unsigned b = ask_at(sf, t, p - 1);

@@ -106,13 +106,9 @@ struct eg_statefacts {
   int n_foods;
   described described[MAX_DESCRIBED]; /* values the foods one eats tell (@describe) */
   int n_described;
-  uint64_t *words; /* WordNet's lower-case words (eg_wordnet_common_words) */
-  size_t n_words;
-  uint64_t *adverbs; /* … its adverbs (eg_wordnet_adverbs) */
-  size_t n_adverbs;
-  uint64_t *instances; /* … the names it gives individuals, lower-cased (eg_wordnet_instances) */
-  size_t n_instances;
-  eg_wordnet_verbset verbs; /* its verbs: "Traded in my X for a Y" says who by its tense */
+  /* WordNet's lower-case words, its adverbs, the names it gives individuals and its verbs
+   * ("Traded in my X for a Y" says who by its tense) */
+  eg_wordnet_words wn;
   marker markers[N_MARKER_KINDS][MAX_MARKERS];
   int n_markers[N_MARKER_KINDS];
   relation rels[MAX_RELS];

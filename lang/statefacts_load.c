@@ -619,10 +619,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->place_bit = rc ? 0 : type_bit(sf, "place");
   sf->org_bit = rc ? 0 : type_bit(sf, "org");
   if (!rc) eg_map_each(sf->proper, on_breed, sf);
-  if (!rc) rc = eg_wordnet_common_words(o->wordnet_dir, &sf->words, &sf->n_words, err);
-  if (!rc) rc = eg_wordnet_adverbs(o->wordnet_dir, &sf->adverbs, &sf->n_adverbs, err);
-  if (!rc) rc = eg_wordnet_instances(o->wordnet_dir, &sf->instances, &sf->n_instances, err);
-  if (!rc) rc = eg_wordnet_verbs(o->wordnet_dir, &sf->verbs, err);
+  if (!rc) rc = eg_wordnet_words_load(o->wordnet_dir, &sf->wn, err);
   eg_wordnet_rest(); /* the walks are over: the files' whole-file buffers go */
   /* without an embedder: the lexical reading only (eg_statefacts_asked, _stated) */
   if (!rc && sf->emb && !(sf->pvec = malloc(sf->n_protos * (size_t)sf->dim * sizeof *sf->pvec)))
@@ -666,10 +663,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->periods);
   eg_map_free(sf->plain);
   eg_map_free(sf->foods);
-  free(sf->words);
-  free(sf->adverbs);
-  free(sf->instances);
-  eg_wordnet_verbs_free(&sf->verbs);
+  eg_wordnet_words_free(&sf->wn);
   for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);
   free(sf->ptexts);
   free(sf->protos);

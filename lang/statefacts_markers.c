@@ -167,10 +167,10 @@ bool eg_sf_past_copula(const eg_statefacts *sf, const token *t, size_t from, siz
   for (size_t k = ts; k > from + 1 && ts - k < 5 && !t[k - 1].comma; k--) {
     const char *w = t[k - 1].w;
     if (eg_sf_in_list(w, was, 2)) return eg_sf_in_list(t[k - 2].w, subject, 2);
-    bool ing = !verb && eg_wordnet_is_ing(&sf->verbs, w);
+    bool ing = !verb && eg_wordnet_is_ing(&sf->wn.verbs, w);
     verb |= ing;
     if (!ing && !eg_sf_determiner(w) && !eg_sf_in_list(w, place, 4) &&
-        !eg_wordnet_is_common(sf->adverbs, sf->n_adverbs, w))
+        !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
       return false;
   }
   return false;
@@ -210,9 +210,9 @@ bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p)
       !eg_sf_in_list(t[p - 2].w, sited, sizeof sited / sizeof *sited))
     return false;
   const char *n = t[p - 3].w;
-  return eg_wordnet_is_common(sf->words, sf->n_words, n) && !eg_sf_function_word(n) &&
+  return eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, n) && !eg_sf_function_word(n) &&
          !eg_sf_joint(n, false) && !eg_sf_copula(n) && !eg_sf_ly_adverb(sf, n) &&
-         !eg_wordnet_is_past(&sf->verbs, n) && !eg_wordnet_is_present3(&sf->verbs, n);
+         !eg_wordnet_is_past(&sf->wn.verbs, n) && !eg_wordnet_is_present3(&sf->wn.verbs, n);
 }
 
 bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_t from, size_t to,
@@ -242,7 +242,7 @@ size_t eg_sf_progressive(const eg_statefacts *sf, const token *t, size_t from, s
                                    "is", "'s", "he's", "she's", "they're", "it's"};
   for (size_t k = from; k + 1 < to; k++)
     if (eg_sf_in_list(t[k].w, be, sizeof be / sizeof *be) &&
-        eg_wordnet_is_ing(&sf->verbs, t[k + 1].w))
+        eg_wordnet_is_ing(&sf->wn.verbs, t[k + 1].w))
       return k + 1;
   return SIZE_MAX;
 }
@@ -282,14 +282,14 @@ static size_t arranging_verb(const eg_statefacts *sf, const token *t, size_t fro
   /* chat drops the speaker and the auxiliary: "Starting at X in February!", "handed in my
    * notice, starting at X on the 1st" */
   if (v == SIZE_MAX && a < ts && (t[a].start || (a > from && t[a - 1].comma)) &&
-      eg_wordnet_is_ing(&sf->verbs, t[a].w))
+      eg_wordnet_is_ing(&sf->wn.verbs, t[a].w))
     v = a;
   /* … and a plan is told in the simple present: "I start at X on Monday", "we move in May",
    * the speaker dropped as chat does ("start at X on the 3rd!!") */
   for (size_t k = a; v == SIZE_MAX && k < ts; k++)
     if ((k > a ? !strcmp(t[k - 1].w, "i") || !strcmp(t[k - 1].w, "we") : t[k].start) &&
-        eg_wordnet_is_verb(&sf->verbs, t[k].w) && !eg_wordnet_is_past(&sf->verbs, t[k].w) &&
-        !eg_wordnet_is_ing(&sf->verbs, t[k].w))
+        eg_wordnet_is_verb(&sf->wn.verbs, t[k].w) && !eg_wordnet_is_past(&sf->wn.verbs, t[k].w) &&
+        !eg_wordnet_is_ing(&sf->wn.verbs, t[k].w))
       v = k;
   return v;
 }
@@ -303,7 +303,7 @@ static bool starts_by(const eg_statefacts *sf, int r, const char *w) {
     eg_sf_lower(words);
     char *save = NULL;
     for (char *pw = strtok_r(words, " ,.!?", &save); pw; pw = strtok_r(NULL, " ,.!?", &save))
-      if (eg_wordnet_is_past(&sf->verbs, pw) && same_stem(pw, w)) return true;
+      if (eg_wordnet_is_past(&sf->wn.verbs, pw) && same_stem(pw, w)) return true;
   }
   return false;
 }

@@ -73,7 +73,8 @@ static size_t held_at(const eg_statefacts *sf, const session_names *sn, const to
       j = i + 1; /* "rafa" of "Rafael" */
     }
     /* … unless it opens the sentence before a verb that ends a state: "tofu passed away" */
-    bool word = j == i + 1 && !t[i].cap && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) &&
+    bool word = j == i + 1 && !t[i].cap &&
+                eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w) &&
                 !(t[i].start && eg_sf_ends_at(sf, t, j, to));
     if (!word && (!best || j > *end)) best = k + 1, *end = j;
   }
@@ -127,7 +128,7 @@ static bool is_session_name(const session_names *sn, const char *w) {
 /* A capital that may start a name: not a word in capitals for emphasis ("escaped AGAIN"; it
  * may go on one: "World War II", "Apple TV"). */
 static bool name_cap(const eg_statefacts *sf, const token *w) {
-  return w->cap && !(w->shout && eg_wordnet_is_common(sf->words, sf->n_words, w->w));
+  return w->cap && !(w->shout && eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w));
 }
 
 void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn) {
@@ -145,7 +146,7 @@ void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names 
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w) {
   size_t l = strlen(w);
   return eg_sf_bits_of(sf->cue, w) &&
-         (eg_wordnet_is_past(&sf->verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
+         (eg_wordnet_is_past(&sf->wn.verbs, w) || (l > 4 && !strcmp(w + l - 3, "ing")));
 }
 
 static const char *const named_obj[] = {"him", "her", "it", "them"}; /* "called him X" */
@@ -191,7 +192,7 @@ static bool compound_word(const eg_statefacts *sf, const char *w) {
     size_t l = strcspn(p, "-");
     memcpy(part, p, l);
     part[l] = '\0';
-    if (!l || !eg_wordnet_is_common(sf->words, sf->n_words, part)) return false;
+    if (!l || !eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, part)) return false;
     p += l + (p[l] == '-');
   }
   return true;
@@ -318,7 +319,8 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
   if (eg_sf_possessive(w->w)) l -= 2;
   snprintf(base, sizeof base, "%.*s", (int)l, w->w);
   return strspn(base, "abcdefghijklmnopqrstuvwxyz-") == l && !eg_sf_joint(base, true) &&
-         !eg_sf_function_word(base) && !eg_wordnet_is_common(sf->words, sf->n_words, base) &&
+         !eg_sf_function_word(base) &&
+         !eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, base) &&
          !eg_sf_lookup_common(sf, base);
 }
 
@@ -353,8 +355,8 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
     if (eg_sf_possessive(t[i].w)) return true;
     if (i + 1 >= to || t[i].comma) return false;
     const char *v = t[i + 1].w;
-    return eg_sf_in_list(v, aux, sizeof aux / sizeof *aux) || eg_wordnet_is_past(&sf->verbs, v) ||
-           eg_wordnet_is_present3(&sf->verbs, v);
+    return eg_sf_in_list(v, aux, sizeof aux / sizeof *aux) ||
+           eg_wordnet_is_past(&sf->wn.verbs, v) || eg_wordnet_is_present3(&sf->wn.verbs, v);
   }
   const char *p = t[i - 1].w;
   size_t lp = strlen(p);
@@ -364,8 +366,9 @@ static bool name_position(const eg_statefacts *sf, const token *t, size_t from, 
    * "to X", a district as often as a city */
   if (!strcmp(p, "at")) return true;
   /* a word in -ing after a determiner qualifies the noun it comes before: "a dating app" */
-  return eg_wordnet_is_past(&sf->verbs, p) ||
-         (lp > 4 && !strcmp(p + lp - 3, "ing") && eg_wordnet_is_common(sf->words, sf->n_words, p) &&
+  return eg_wordnet_is_past(&sf->wn.verbs, p) ||
+         (lp > 4 && !strcmp(p + lp - 3, "ing") &&
+          eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, p) &&
           !(i - 1 > from && eg_sf_determiner(t[i - 2].w)));
 }
 
@@ -384,8 +387,8 @@ static bool after_year(const token *t, size_t from, size_t i) {
  * Not a function word nor a verb's past or present in -s ("my honda makes a noise"). */
 static bool model_word(const eg_statefacts *sf, const token *w) {
   return !w->cap && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
-         !eg_sf_bits_of(sf->generic, w->w) && !eg_wordnet_is_past(&sf->verbs, w->w) &&
-         !eg_wordnet_is_present3(&sf->verbs, w->w);
+         !eg_sf_bits_of(sf->generic, w->w) && !eg_wordnet_is_past(&sf->wn.verbs, w->w) &&
+         !eg_wordnet_is_present3(&sf->wn.verbs, w->w);
 }
 
 /* The type of a model's name alone (@model) that [i, j) is, or is with a number after it
@@ -427,7 +430,7 @@ static size_t lower_proper(const eg_statefacts *sf, const token *t, size_t i, si
 static unsigned town_bits(const eg_statefacts *sf, const char *key, size_t n) {
   char k[128];
   eg_sf_fold(key, k, sizeof k);
-  if (n == 1 && (eg_wordnet_is_common(sf->words, sf->n_words, k) || eg_sf_function_word(k)))
+  if (n == 1 && (eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, k) || eg_sf_function_word(k)))
     return 0;
   return eg_sf_bits_of(sf->towns, k);
 }
@@ -469,11 +472,11 @@ static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size
   /* an adverb opening a sentence says how, not who ("Still loved every minute of it") */
   if (t[i].comma || i + 1 >= to || l < 3 || w[l - 1] == 's' || eg_sf_first_person(t, i, to) ||
       eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w) || eg_sf_bits_of(sf->generic, w) ||
-      eg_wordnet_is_common(sf->adverbs, sf->n_adverbs, w))
+      eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
     return false;
   const char *v = t[i + 1].w;
   return !eg_sf_in_list(v, linking, sizeof linking / sizeof *linking) &&
-         (eg_wordnet_is_present3(&sf->verbs, v) || eg_wordnet_is_past(&sf->verbs, v));
+         (eg_wordnet_is_present3(&sf->wn.verbs, v) || eg_wordnet_is_past(&sf->wn.verbs, v));
 }
 
 /* Is one of the capitalised words from j on (up to a comma or a possessive) a word for an
@@ -575,7 +578,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                                            "professor", "doctor",   "uncle", "aunt",    "auntie",
                                            "mister",    "miss",     "saint"};
       if (!known && t[i].start && j - i > 1 && !eg_sf_bits_of(sf->suffix, t[j - 1].w) &&
-          eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) &&
+          eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w) &&
           !eg_sf_in_list(t[i].w, titles, sizeof titles / sizeof *titles)) {
         i++;
         eg_sf_span_key(t, i, j, key, sizeof key);
@@ -610,8 +613,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
       size_t hp = known ? 0 : part_of(&sn->held, key, j - i);
       if (hp) known = sn->held.bits[hp - 1];
-      if (!known &&
-          !(t[i].start && j - i == 1 && eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)))
+      if (!known && !(t[i].start && j - i == 1 &&
+                      eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w)))
         known = model_bits(sf, t, i, j); /* "the Duster is here", not "Golf tomorrow?" */
       /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
        * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
@@ -620,7 +623,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
                     !(eg_sf_with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
-      bool word = eg_wordnet_is_common(sf->words, sf->n_words, t[i].w) ||
+      bool word = eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w) ||
                   eg_sf_lookup_common(sf, t[i].w) || compound_word(sf, t[i].w);
       /* a word named so is a pet's or a thing's name, not a person's ("Marmalade keeps …") */
       bool word_name = opener && word && bare_subject(sf, t, i, to);
@@ -668,7 +671,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         else if (common && (common & sf->cue_types) == common && !t[i].start &&
                  !(i > from && (eg_sf_determiner(prev) || t[i - 1].digit))) {
           s.bits = sf->name_types & ~common, s.proper = true;
-          if (!s.bits || eg_wordnet_is_common(sf->instances, sf->n_instances, t[i].w)) {
+          if (!s.bits || eg_wordnet_is_common(sf->wn.instances, sf->wn.n_instances, t[i].w)) {
             i = j - 1;
             continue;
           }
@@ -695,8 +698,10 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     static const char *const det[] = {"the", "my", "our"};
     size_t hw = 0;
     if (!t[i].cap && i > from && eg_sf_in_list(t[i - 1].w, det, 3) &&
-        !eg_sf_function_word(t[i].w) && !(hw = sn ? part_of(&sn->held, t[i].w, 1) : 0))
-      hw = whole_held(sf, sn, t[i].w);
+        !eg_sf_function_word(t[i].w)) {
+      hw = sn ? part_of(&sn->held, t[i].w, 1) : 0;
+      if (!hw) hw = whole_held(sf, sn, t[i].w);
+    }
     if (hw) {
       out[n++] = (slot){i,
                         i + 1,
@@ -716,7 +721,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     unsigned lone = !t[i].cap || t[i].shout ? model_bits(sf, t, i, i + 1) : 0;
     if (lone && !t[i].shout &&
         (i == from || !eg_sf_in_list(t[i - 1].w, owner, sizeof owner / sizeof *owner) ||
-         eg_wordnet_is_common(sf->words, sf->n_words, t[i].w)))
+         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w)))
       lone = 0;
     if (lone) {
       size_t j = i + 1 < to && t[i + 1].digit && !t[i].comma ? i + 2 : i + 1; /* "ioniq 5" */

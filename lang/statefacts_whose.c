@@ -102,7 +102,7 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   else if (subj + 1 < s->ts && eg_sf_in_list(t[subj].w, third, 3) &&
            eg_sf_in_list(t[subj + 1].w, be, 6))
     ing = subj + 2;
-  if (!s->cued && ing < s->ts && eg_wordnet_is_ing(&sf->verbs, t[ing].w) &&
+  if (!s->cued && ing < s->ts && eg_wordnet_is_ing(&sf->wn.verbs, t[ing].w) &&
       !eg_sf_first_person(t, subj, s->ts))
     return true;
   /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,

@@ -392,7 +392,7 @@ bool eg_sf_function_word(const char *w) {
 bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size_t f) {
   if (strcmp(t[f].w, "from") != 0 || f == from) return false;
   size_t v = f - 1, q = v;
-  if (!eg_wordnet_is_verb(&sf->verbs, t[v].w)) return false;
+  if (!eg_wordnet_is_verb(&sf->wn.verbs, t[v].w)) return false;
   while (q > from && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false)) q--;
   if (q == v || !eg_sf_determiner(t[q].w)) return false;
   for (size_t k = q; k < v; k++)
@@ -441,9 +441,9 @@ static bool verb_at(const eg_statefacts *sf, const token *t, size_t i, size_t b)
   static const char *const aux[] = {"is",    "was",  "are",  "were",    "has",
                                     "had",   "have", "will", "would",   "can",
                                     "could", "does", "did",  "doesn't", "didn't"};
-  return i < b &&
-         (eg_sf_in_list(t[i].w, aux, sizeof aux / sizeof *aux) ||
-          eg_wordnet_is_past(&sf->verbs, t[i].w) || eg_wordnet_is_present3(&sf->verbs, t[i].w));
+  return i < b && (eg_sf_in_list(t[i].w, aux, sizeof aux / sizeof *aux) ||
+                   eg_wordnet_is_past(&sf->wn.verbs, t[i].w) ||
+                   eg_wordnet_is_present3(&sf->wn.verbs, t[i].w));
 }
 
 size_t eg_sf_predicate_start(const eg_statefacts *sf, const token *t, size_t a, size_t b,
@@ -458,7 +458,8 @@ size_t eg_sf_predicate_start(const eg_statefacts *sf, const token *t, size_t a, 
 
 bool eg_sf_ly_adverb(const eg_statefacts *sf, const char *w) {
   size_t l = strlen(w);
-  return l > 4 && !strcmp(w + l - 2, "ly") && eg_wordnet_is_common(sf->words, sf->n_words, w);
+  return l > 4 && !strcmp(w + l - 2, "ly") &&
+         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w);
 }
 
 size_t eg_sf_past_adverbs(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
@@ -473,10 +474,10 @@ size_t eg_sf_past_adverbs(const eg_statefacts *sf, const token *t, size_t from, 
 bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = eg_sf_past_adverbs(sf, t, from, to);
   if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
-  if (eg_wordnet_is_ing(&sf->verbs, t[i].w)) return true;
-  if (!eg_wordnet_is_past(&sf->verbs, t[i].w)) return false;
+  if (eg_wordnet_is_ing(&sf->wn.verbs, t[i].w)) return true;
+  if (!eg_wordnet_is_past(&sf->wn.verbs, t[i].w)) return false;
   /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
-  return !(i + 1 < to && eg_wordnet_is_past(&sf->verbs, t[i + 1].w));
+  return !(i + 1 < to && eg_wordnet_is_past(&sf->wn.verbs, t[i + 1].w));
 }
 
 bool eg_sf_its_been(const token *t, size_t a, size_t b) {

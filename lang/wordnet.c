@@ -446,7 +446,7 @@ eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, si
   return rc;
 }
 
-/* ---- the common-word set ---------------------------------------------------------------- */
+/* ---- the word sets ---------------------------------------------------------------------- */
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -472,9 +472,11 @@ static eg_code word_set_add(word_set *ws, const char *w, size_t len) {
 }
 
 /* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id … p_cnt pointers":
- * its lower-case words, or (instances) the capitalised one-word names of its synsets that are
- * instances of another ("Python", the dragon: "@i"), lower-cased. */
-static eg_code read_data_file(const char *path, bool instances, word_set *ws) {
+ * its lower-case one-word words into each set of lower[0..nl), and, with names, the
+ * capitalised one-word names of its synsets that are instances of another ("Python", the
+ * dragon: "@i"), lower-cased. */
+static eg_code read_data_file(const char *path, word_set *const *lower, size_t nl,
+                              word_set *names) {
   FILE *f = fopen(path, "r");
   if (!f) return EG_EUNAVAIL;
   char line[16384];
@@ -487,20 +489,20 @@ static eg_code read_data_file(const char *path, bool instances, word_set *ws) {
     strtok_r(NULL, " ", &save);
     char *cnt = strtok_r(NULL, " ", &save);
     long words = cnt ? strtol(cnt, NULL, 16) : 0;
-    char *names[32];
+    char *named[32];
     size_t nn = 0;
-    for (long i = 0; i < words; i++) {
+    for (long i = 0; i < words && !rc; i++) {
       char *w = strtok_r(NULL, " ", &save);
       strtok_r(NULL, " ", &save);         /* lex_id */
       if (!w || strchr(w, '_')) continue; /* one-word openers only */
-      if (instances) {
-        if (*w >= 'A' && *w <= 'Z' && nn < sizeof names / sizeof *names) names[nn++] = w;
+      if (*w >= 'A' && *w <= 'Z') {
+        if (names && nn < sizeof named / sizeof *named) named[nn++] = w;
         continue;
       }
       if (!(*w >= 'a' && *w <= 'z')) continue;
       char *paren = strchr(w, '('); /* adjectives: "big(a)" */
       if (paren) *paren = '\0';
-      if ((rc = word_set_add(ws, w, strlen(w)))) break;
+      for (size_t k = 0; k < nl && !rc; k++) rc = word_set_add(lower[k], w, strlen(w));
     }
     if (!nn) continue;
     char *pc = strtok_r(NULL, " ", &save);
@@ -511,16 +513,17 @@ static eg_code read_data_file(const char *path, bool instances, word_set *ws) {
       for (int skip = 0; skip < 3; skip++) strtok_r(NULL, " ", &save);
     }
     for (size_t i = 0; instance && i < nn && !rc; i++) {
-      for (char *c = names[i]; *c; c++) *c = (char)tolower((unsigned char)*c);
-      rc = word_set_add(ws, names[i], strlen(names[i]));
+      for (char *c = named[i]; *c; c++) *c = (char)tolower((unsigned char)*c);
+      rc = word_set_add(names, named[i], strlen(named[i]));
     }
   }
   fclose(f);
   return rc;
 }
 
-/* One <pos>.exc file: "inflected base …" per line — the irregular forms ("took", "mice"). */
-static eg_code read_exc_file(const char *path, word_set *ws) {
+/* One <pos>.exc file: "inflected base …" per line — the irregular forms ("took", "mice"),
+ * into each set of sets[0..n). */
+static eg_code read_exc_file(const char *path, word_set *const *sets, size_t n) {
   FILE *f = fopen(path, "r");
   if (!f) return EG_EUNAVAIL;
   char line[512];
@@ -528,69 +531,59 @@ static eg_code read_exc_file(const char *path, word_set *ws) {
   while (!rc && fgets(line, sizeof line, f)) {
     char *sp = strchr(line, ' ');
     if (!sp || !(*line >= 'a' && *line <= 'z') || memchr(line, '_', (size_t)(sp - line))) continue;
-    rc = word_set_add(ws, line, (size_t)(sp - line));
+    for (size_t k = 0; k < n && !rc; k++) rc = word_set_add(sets[k], line, (size_t)(sp - line));
   }
   fclose(f);
   return rc;
 }
 
-/* The words of the data.<pos> and/or <pos>.exc files of the parts of speech pos[0..np),
- * sorted and deduplicated. */
-static eg_code read_words(const char *dict_dir, const char *const *pos, size_t np, bool data,
-                          bool exc, bool instances, uint64_t **out, size_t *n, eg_err *err) {
-  const char *dir = data_dir(dict_dir);
-  word_set ws = {NULL, 0, 0};
-  for (size_t p = 0; p < np; p++) {
-    char path[1024];
-    eg_code rc = EG_OK;
-    snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
-    if (data) rc = read_data_file(path, instances, &ws);
-    snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
-    if (!rc && exc) rc = read_exc_file(path, &ws);
-    if (rc) {
-      free(ws.v);
-      return eg_err_set(
-          err, rc, rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
-    }
-  }
-  qsort(ws.v, ws.n, sizeof *ws.v, cmp_u64);
+/* The set's hashes sorted and deduplicated, into *out and *n. */
+static void word_set_finish(word_set *ws, uint64_t **out, size_t *n) {
+  qsort(ws->v, ws->n, sizeof *ws->v, cmp_u64);
   size_t m = 0;
-  for (size_t i = 0; i < ws.n; i++)
-    if (!m || ws.v[m - 1] != ws.v[i]) ws.v[m++] = ws.v[i];
-  *out = ws.v;
+  for (size_t i = 0; i < ws->n; i++)
+    if (!m || ws->v[m - 1] != ws->v[i]) ws->v[m++] = ws->v[i];
+  *out = ws->v;
   *n = m;
+}
+
+eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_err *err) {
+  const char *dir = data_dir(dict_dir);
+  memset(out, 0, sizeof *out);
+  word_set common = {NULL, 0, 0}, adverbs = {NULL, 0, 0}, names = {NULL, 0, 0},
+           lemmas = {NULL, 0, 0}, irregular = {NULL, 0, 0};
+  /* per part of speech, the sets its data file's words and its exception list go to */
+  static const char *const pos[] = {"noun", "verb", "adj", "adv"};
+  word_set *const data[4][2] = {{&common}, {&common, &lemmas}, {&common}, {&common, &adverbs}};
+  word_set *const exc[4][2] = {{&common}, {&common, &irregular}, {&common}, {&common}};
+  eg_code rc = EG_OK;
+  for (size_t p = 0; p < 4 && !rc; p++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
+    rc = read_data_file(path, data[p], data[p][1] ? 2 : 1, p == 0 ? &names : NULL);
+    snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
+    if (!rc) rc = read_exc_file(path, exc[p], exc[p][1] ? 2 : 1);
+  }
+  if (rc) {
+    free(common.v), free(adverbs.v), free(names.v), free(lemmas.v), free(irregular.v);
+    return eg_err_set(err, rc,
+                      rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
+  }
+  word_set_finish(&common, &out->common, &out->n_common);
+  word_set_finish(&adverbs, &out->adverbs, &out->n_adverbs);
+  word_set_finish(&names, &out->instances, &out->n_instances);
+  word_set_finish(&lemmas, &out->verbs.lemmas, &out->verbs.n_lemmas);
+  word_set_finish(&irregular, &out->verbs.irregular, &out->verbs.n_irregular);
   return EG_OK;
 }
 
-eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
-  static const char *const pos[] = {"noun", "verb", "adj", "adv"};
-  return read_words(dict_dir, pos, 4, true, true, false, out, n, err);
-}
-
-eg_code eg_wordnet_adverbs(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
-  static const char *const adv[] = {"adv"};
-  return read_words(dict_dir, adv, 1, true, false, false, out, n, err);
-}
-
-eg_code eg_wordnet_instances(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err) {
-  static const char *const noun[] = {"noun"};
-  return read_words(dict_dir, noun, 1, true, false, true, out, n, err);
-}
-
-eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *err) {
-  static const char *const verb[] = {"verb"};
-  memset(out, 0, sizeof *out);
-  eg_code rc = read_words(dict_dir, verb, 1, true, false, false, &out->lemmas, &out->n_lemmas, err);
-  if (!rc && (rc = read_words(dict_dir, verb, 1, false, true, false, &out->irregular,
-                              &out->n_irregular, err)))
-    eg_wordnet_verbs_free(out);
-  return rc;
-}
-
-void eg_wordnet_verbs_free(eg_wordnet_verbset *v) {
-  free(v->lemmas);
-  free(v->irregular);
-  memset(v, 0, sizeof *v);
+void eg_wordnet_words_free(eg_wordnet_words *w) {
+  free(w->common);
+  free(w->adverbs);
+  free(w->instances);
+  free(w->verbs.lemmas);
+  free(w->verbs.irregular);
+  memset(w, 0, sizeof *w);
 }
 
 static bool in_set(const uint64_t *set, size_t n, const char *w, size_t len) {

@@ -68,28 +68,6 @@ eg_code eg_wordnet_verb_forms(const char *dict_dir, const char *const *roots, si
 eg_code eg_wordnet_inflect(const char *dict_dir, const char *const *lemmas, size_t n,
                            eg_wordnet_form_visit visit, void *ctx, eg_err *err);
 
-/*
- * Every word WordNet spells in lower case somewhere (any part of speech), and the irregular
- * inflections of its exception lists, as a sorted
- * array of 64-bit hashes (eg_hash64 of the lower-case word, seed 0): "harp", "kiwi" and
- * "march" are words; "Jonas" and "Cyberdyne" are not, so a capitalised sentence opener
- * that is no word is likely a name. *out is freed with free(); EG_EUNAVAIL without the
- * database files.
- */
-eg_code eg_wordnet_common_words(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
-
-/* The same set of WordNet's adverbs alone ("still", "finally", "honestly"). */
-eg_code eg_wordnet_adverbs(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
-
-/* The same set of the one-word names WordNet gives individuals (instance synsets: "Python",
- * the dragon; "Amazon", the river; not "Tom", a kind of person), lower-cased. */
-eg_code eg_wordnet_instances(const char *dict_dir, uint64_t **out, size_t *n, eg_err *err);
-
-/* Is the lower-case word w, or the base form morphy's regular rules detach from it ("moved",
- * "cities"), in the set from eg_wordnet_common_words (which holds the irregular forms of
- * WordNet's exception lists: "took", "mice")? */
-bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
-
 /* WordNet's verbs: lemmas (data.verb) and irregular inflections (verb.exc: "took", "sold",
  * also "-ing" forms and participles). */
 typedef struct eg_wordnet_verbset {
@@ -97,9 +75,32 @@ typedef struct eg_wordnet_verbset {
   size_t n_lemmas, n_irregular;
 } eg_wordnet_verbset;
 
-/* Load them (freed with eg_wordnet_verbs_free); EG_EUNAVAIL without the database files. */
-eg_code eg_wordnet_verbs(const char *dict_dir, eg_wordnet_verbset *out, eg_err *err);
-void eg_wordnet_verbs_free(eg_wordnet_verbset *v);
+/*
+ * WordNet's word sets, read in one pass over its data and exception files, each a sorted
+ * array of 64-bit hashes (eg_hash64 of the lower-case word, seed 0):
+ *  - common: every word WordNet spells in lower case somewhere (any part of speech), and the
+ *    irregular inflections of its exception lists: "harp", "kiwi" and "march" are words;
+ *    "Jonas" and "Cyberdyne" are not, so a capitalised sentence opener that is no word is
+ *    likely a name;
+ *  - adverbs: its adverbs alone ("still", "finally", "honestly");
+ *  - instances: the one-word names it gives individuals (instance synsets: "Python", the
+ *    dragon; "Amazon", the river; not "Tom", a kind of person), lower-cased;
+ *  - verbs: its verbs' lemmas and irregular forms.
+ */
+typedef struct eg_wordnet_words {
+  uint64_t *common, *adverbs, *instances;
+  size_t n_common, n_adverbs, n_instances;
+  eg_wordnet_verbset verbs;
+} eg_wordnet_words;
+
+/* Load them (freed with eg_wordnet_words_free); EG_EUNAVAIL without the database files. */
+eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_err *err);
+void eg_wordnet_words_free(eg_wordnet_words *w);
+
+/* Is the lower-case word w, or the base form morphy's regular rules detach from it ("moved",
+ * "cities"), in the set (common, adverbs or instances of eg_wordnet_words; common holds the
+ * irregular forms of WordNet's exception lists: "took", "mice")? */
+bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
 
 /* Is the lower-case word a verb's past form (or participle): an irregular one of verb.exc
  * other than its "-ing" forms and the present of be/have/do, or a lemma + "ed" by the

@@ -63,19 +63,20 @@ static void test_missing_database(void) {
 
 /* The forms of WordNet's verbs: a past, a third person present, an "-ing" form. */
 static void test_verb_forms(void) {
-  eg_wordnet_verbset v;
+  eg_wordnet_words wn;
   eg_err err = {0};
-  EG_REQUIRE(eg_wordnet_verbs(NULL, &v, &err) == EG_OK);
-  EG_CHECK(eg_wordnet_is_past(&v, "traded") && eg_wordnet_is_past(&v, "took"));
-  EG_CHECK(eg_wordnet_is_present3(&v, "lives") && !eg_wordnet_is_present3(&v, "live"));
+  EG_REQUIRE(eg_wordnet_words_load(NULL, &wn, &err) == EG_OK);
+  const eg_wordnet_verbset *v = &wn.verbs;
+  EG_CHECK(eg_wordnet_is_past(v, "traded") && eg_wordnet_is_past(v, "took"));
+  EG_CHECK(eg_wordnet_is_present3(v, "lives") && !eg_wordnet_is_present3(v, "live"));
   /* "-ing" of a lemma, its "e" dropped or its consonant doubled; a lemma in "-ing" is none */
-  EG_CHECK(eg_wordnet_is_ing(&v, "practising") && eg_wordnet_is_ing(&v, "living"));
-  EG_CHECK(eg_wordnet_is_ing(&v, "stopping") && eg_wordnet_is_ing(&v, "visiting"));
-  EG_CHECK(!eg_wordnet_is_ing(&v, "spring") && !eg_wordnet_is_ing(&v, "morning"));
-  EG_CHECK(!eg_wordnet_is_ing(&v, "live") && !eg_wordnet_is_ing(&v, "ing"));
-  EG_CHECK(eg_wordnet_is_verb(&v, "spring") && eg_wordnet_is_verb(&v, "moving"));
-  EG_CHECK(!eg_wordnet_is_verb(&v, "morning"));
-  eg_wordnet_verbs_free(&v);
+  EG_CHECK(eg_wordnet_is_ing(v, "practising") && eg_wordnet_is_ing(v, "living"));
+  EG_CHECK(eg_wordnet_is_ing(v, "stopping") && eg_wordnet_is_ing(v, "visiting"));
+  EG_CHECK(!eg_wordnet_is_ing(v, "spring") && !eg_wordnet_is_ing(v, "morning"));
+  EG_CHECK(!eg_wordnet_is_ing(v, "live") && !eg_wordnet_is_ing(v, "ing"));
+  EG_CHECK(eg_wordnet_is_verb(v, "spring") && eg_wordnet_is_verb(v, "moving"));
+  EG_CHECK(!eg_wordnet_is_verb(v, "morning"));
+  eg_wordnet_words_free(&wn);
 }
 
 typedef struct pairs {

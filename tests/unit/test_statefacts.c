@@ -279,25 +279,24 @@ static void test_no_false_states(void) {
  * form, irregular ("Took", from the exception lists) or regular ("Moved", "Cities"); a
  * pronoun is never one. */
 static void test_openers_are_words(void) {
-  uint64_t *words = NULL;
-  size_t n = 0;
+  eg_wordnet_words wn;
   eg_err e;
-  EG_REQUIRE(eg_wordnet_common_words(NULL, &words, &n, &e) == EG_OK);
+  EG_REQUIRE(eg_wordnet_words_load(NULL, &wn, &e) == EG_OK);
+  const uint64_t *words = wn.common;
+  size_t n = wn.n_common;
   const char *const common[] = {"took", "moved", "cities", "drives", "bigger", "mice", "harp"};
   for (size_t i = 0; i < sizeof common / sizeof *common; i++)
     if (!EG_CHECK(eg_wordnet_is_common(words, n, common[i]))) fprintf(stderr, "  %s\n", common[i]);
   EG_CHECK(!eg_wordnet_is_common(words, n, "jonas"));
   EG_CHECK(!eg_wordnet_is_common(words, n, "cyberdyne"));
-  free(words);
   /* a present in -s, for a sentence with no verb: "lives", "watches", "carries" may be one;
    * "months", "kilos", "is" (the present of be is told apart by its caller) are not */
-  eg_wordnet_verbset v;
-  EG_REQUIRE(eg_wordnet_verbs(NULL, &v, &e) == EG_OK);
-  EG_CHECK(eg_wordnet_is_present3(&v, "lives") && eg_wordnet_is_present3(&v, "watches") &&
-           eg_wordnet_is_present3(&v, "carries"));
-  EG_CHECK(!eg_wordnet_is_present3(&v, "months") && !eg_wordnet_is_present3(&v, "kilos") &&
-           !eg_wordnet_is_present3(&v, "is") && !eg_wordnet_is_present3(&v, "boss"));
-  eg_wordnet_verbs_free(&v);
+  const eg_wordnet_verbset *v = &wn.verbs;
+  EG_CHECK(eg_wordnet_is_present3(v, "lives") && eg_wordnet_is_present3(v, "watches") &&
+           eg_wordnet_is_present3(v, "carries"));
+  EG_CHECK(!eg_wordnet_is_present3(v, "months") && !eg_wordnet_is_present3(v, "kilos") &&
+           !eg_wordnet_is_present3(v, "is") && !eg_wordnet_is_present3(v, "boss"));
+  eg_wordnet_words_free(&wn);
   static const expect x[] = {
       {"They hired me at the bakery last week.", NULL, NULL},
       {"Took the Seabird to the coast yesterday, what a drive.", NULL, NULL},

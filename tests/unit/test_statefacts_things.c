@@ -576,14 +576,15 @@ static void test_partings(void) {
 /* A word of a kind one names, capitalised mid-sentence, is a name of another kind ("married to
  * Tom": no tomcat), unless WordNet names an individual so ("Python", a dragon). */
 static void test_names_of_another_kind(void) {
-  uint64_t *names = NULL;
-  size_t n = 0;
+  eg_wordnet_words wn;
   eg_err e;
-  EG_REQUIRE(eg_wordnet_instances(NULL, &names, &n, &e) == EG_OK);
+  EG_REQUIRE(eg_wordnet_words_load(NULL, &wn, &e) == EG_OK);
+  const uint64_t *names = wn.instances;
+  size_t n = wn.n_instances;
   EG_CHECK(eg_wordnet_is_common(names, n, "python") && eg_wordnet_is_common(names, n, "amazon") &&
            eg_wordnet_is_common(names, n, "lisbon"));
   EG_CHECK(!eg_wordnet_is_common(names, n, "tom") && !eg_wordnet_is_common(names, n, "harp"));
-  free(names);
+  eg_wordnet_words_free(&wn);
   static const expect x[] = {
       {"I got married to Tom last year.", "PARTNER_OF", "Tom"},
       {"I write Python at work.", NULL, NULL},
