@@ -189,8 +189,16 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
       continue;
     if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
   }
-  /* the slot as the object between a verb and its particles */
+  /* the slot as the object between a verb and its particles; its determiner may stand a word
+   * or two before it ("handed the rental X back") */
   size_t v = p;
+  for (size_t m = p; m > a && m + 2 >= p && !t[m - 1].comma; m--) {
+    if (m < p && eg_sf_determiner(t[m - 1].w)) {
+      v = m;
+      break;
+    }
+    if (eg_sf_function_word(t[m - 1].w)) break;
+  }
   while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
   if (v > a && eg_sf_verb_around(sf->ends, t, v - 1, s->te, b)) return true;
   /* … or handed on (@gives): "gave my X to my daughter", "handed the X over"; not "gave my X a

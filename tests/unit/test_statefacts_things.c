@@ -664,6 +664,15 @@ static void test_given_on(void) {
       {"I gave my Corolla a wash.", "DRIVES", "Corolla"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* its determiner a word or two before it: "handed the rental X back" */
+  static const eg_held cello = {"PLAYS", "cello", true};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &cello, hctx.n_held = 1;
+  static const expect held[] = {
+      {"Confession: I handed the rental cello back in January.", EG_STATE_UNCERTAIN, "PLAYS"},
+      {"I gave the rental cello a good clean.", "PLAYS", "cello"},
+  };
+  check_in(&hctx, held, sizeof held / sizeof *held);
 }
 
 /* A word of an animal one keeps is no food ("we lost our old dog X": not a hot dog, WordNet's
