@@ -1149,7 +1149,11 @@ static eg_code set_value(const eg_statefacts *sf, const char *text, const token 
   if (!f->object) return eg_err_set(err, EG_ENOMEM, "out of memory");
   f->object_entity = it->s.proper;
   f->object_type = (char *)eg_sf_type_name(sf, it->s.bits & sf->rels[r].types);
-  if (!f->object_entity) eg_sf_lower(f->object);
+  if (f->object_entity) return EG_OK;
+  eg_sf_lower(f->object);
+  const char *name = eg_map_get(sf->same, f->object, strlen(f->object)); /* "drum kit": drums */
+  if (name && !(f->object = eg_arena_strdup(a, name)))
+    return eg_err_set(err, EG_ENOMEM, "out of memory");
   return EG_OK;
 }
 

@@ -80,6 +80,7 @@ struct eg_statefacts {
   eg_map *prefix;   /* a name's first word → its type when more words follow ("Honda Civic") */
   eg_map *models;   /* a model's name alone → its type ("duster", "model 3", "land cruiser") */
   eg_map *synonyms; /* "uke|ukulele": words of one WordNet synset of a type → its bits */
+  eg_map *same;     /* a word of one value (@same) → that value's name: "drum kit" → "drums" */
   eg_map *people;   /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   eg_map *ask;      /* a question's words → the types it asks about (@ask) */
   eg_map *ends;     /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */

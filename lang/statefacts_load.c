@@ -319,6 +319,43 @@ static eg_code parse_unlike(eg_statefacts *sf, const char *wn_dir, char *rest, i
   return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
 }
 
+static bool free_value(void *ctx, const void *key, size_t klen, void *value) {
+  (void)ctx, (void)key, (void)klen;
+  free(value);
+  return true;
+}
+
+/* "@same TYPE WORD …": words naming one value of TYPE, the first its name ("drum_kit" is
+ * "drums"): each pair is of one value, as a WordNet synset's words are, and a value said by any
+ * of them is named by the first. */
+static eg_code parse_same(eg_statefacts *sf, char *rest, int lineno, eg_err *err) {
+  char *save = NULL, *type = strtok_r(rest, " \t", &save);
+  unsigned bits = type ? type_bit(sf, type) : 0;
+  if (!bits)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @same TYPE WORD …, TYPE known", lineno);
+  char *words[16];
+  size_t n = 0;
+  for (char *w = strtok_r(NULL, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save)) {
+    for (char *c = w; *c; c++) *c = *c == '_' ? ' ' : (char)tolower((unsigned char)*c);
+    words[n++] = w;
+  }
+  if (n < 2) return eg_err_set(err, EG_EINVAL, "prototypes line %d: @same needs two words", lineno);
+  for (size_t i = 0; i < n; i++) {
+    char k[256];
+    for (size_t j = 0; j < n; j++) {
+      snprintf(k, sizeof k, "%s|%s", words[i], words[j]);
+      if (i != j) or_bits(sf->synonyms, k, bits);
+    }
+    if (i == 0 || eg_map_get(sf->same, words[i], strlen(words[i]))) continue;
+    char *name = strdup(words[0]);
+    if (!name || eg_map_put(sf->same, words[i], strlen(words[i]), name) != EG_OK) {
+      free(name);
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
+    }
+  }
+  return EG_OK;
+}
+
 static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
                                eg_err *err) {
   char *save = NULL, *word = strtok_r(line, " \t", &save), *rest = save ? save : "";
@@ -335,6 +372,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     sf->year_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;
   }
+  if (!strcmp(word, "@same")) return parse_same(sf, rest, lineno, err);
   if (!strcmp(word, "@unlike")) /* "@unlike org place wordnet natural_language#1" */
     return parse_unlike(sf, wn_dir, rest, lineno, err);
   if (!strcmp(word, "@generic")) {
@@ -591,6 +629,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->prefix = eg_map_new();
   sf->models = eg_map_new();
   sf->synonyms = eg_map_new();
+  sf->same = eg_map_new();
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
@@ -608,10 +647,10 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
-                       !sf->models || !sf->synonyms || !sf->ends || !sf->takes || !sf->holds ||
-                       !sf->routes || !sf->declines || !sf->relocates || !sf->journeys ||
-                       !sf->acquires || !sf->gives || !sf->towns || !sf->within || !sf->periods ||
-                       !sf->plain || !sf->foods
+                       !sf->models || !sf->synonyms || !sf->same || !sf->ends || !sf->takes ||
+                       !sf->holds || !sf->routes || !sf->declines || !sf->relocates ||
+                       !sf->journeys || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
+                       !sf->periods || !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -647,6 +686,8 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->prefix);
   eg_map_free(sf->models);
   eg_map_free(sf->synonyms);
+  if (sf->same) eg_map_each(sf->same, free_value, NULL);
+  eg_map_free(sf->same);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);
   eg_map_free(sf->ends);

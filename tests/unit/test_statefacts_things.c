@@ -73,6 +73,8 @@ static void test_move_and_offer_bad_lines(void) {
   refused(path, "@route", "@route RELATION WORD");
   refused(path, "@declines decline#2", "@declines wordnet ROOT");
   refused_at(path, "@type place words here\n@acquires wordnet notawordatall#1", 2, "notawordatall");
+  refused(path, "@same nosuchtype drums drum_kit", "@same TYPE");
+  refused_at(path, "@type instrument words drums\n@same instrument drums", 2, "two words");
   unlink(path);
 }
 
@@ -675,6 +677,21 @@ static void test_given_on(void) {
   check_in(&hctx, held, sizeof held / sizeof *held);
 }
 
+/* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
+ * is no new value. */
+static void test_same_value(void) {
+  static const expect x[] = {
+      {"I bought an electronic drum kit for the garage.", "PLAYS", "drums"},
+      {"I play the drum set in a covers band.", "PLAYS", "drums"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const eg_held drums = {"PLAYS", "drums", true};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &drums, hctx.n_held = 1;
+  static const expect held[] = {{"My new drum kit arrived today!", NULL, NULL}};
+  check_in(&hctx, held, 1);
+}
+
 /* A word of an animal one keeps is no food ("we lost our old dog X": not a hot dog, WordNet's
  * fifth "dog", given up); a Ford's Fiesta is a car ("Traded the Fiesta in for a Y"). */
 static void test_pets_no_food_and_fiesta(void) {
@@ -716,6 +733,7 @@ int main(void) {
   EG_RUN(test_next_reading_takes_place);
   EG_RUN(test_kinds_before_names_and_there);
   EG_RUN(test_given_on);
+  EG_RUN(test_same_value);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
