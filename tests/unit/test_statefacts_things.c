@@ -677,6 +677,15 @@ static void test_given_on(void) {
   check_in(&hctx, held, sizeof held / sizeof *held);
 }
 
+/* "We got a X", a car, is the speaker's car as "I bought a X" is; a brother's is his. */
+static void test_we_got_a_car(void) {
+  static const expect x[] = {
+      {"We got a Golf.", "DRIVES", "Golf"},
+      {"my brother got a Golf.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -734,6 +743,7 @@ int main(void) {
   EG_RUN(test_kinds_before_names_and_there);
   EG_RUN(test_given_on);
   EG_RUN(test_same_value);
+  EG_RUN(test_we_got_a_car);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
