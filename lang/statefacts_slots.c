@@ -459,7 +459,8 @@ static unsigned opening_apposition(const eg_statefacts *sf, const token *t, size
  * a word for a person or a kind, nor before a copula, an auxiliary or a verb of seeming or
  * happening, where mass nouns go bare too ("Work is crazy", "Dinner was great", "Life has been
  * hard", "School starts at 8"), nor in a sentence of the speaker's own, where they act on the
- * speaker ("Work keeps me busy", "Coffee keeps me going"): one spoken of in the third person. */
+ * speaker ("Work keeps me busy", "Coffee keeps me going"): one spoken of in the third person;
+ * nor a verb in the past itself, whose subject chat dropped ("Got laid off from X"). */
 static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
   static const char *const linking[] = {
       "is",      "was",    "are",     "were",    "has",    "had",    "have",  "does",
@@ -472,7 +473,8 @@ static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size
   /* an adverb opening a sentence says how, not who ("Still loved every minute of it") */
   if (t[i].comma || i + 1 >= to || l < 3 || w[l - 1] == 's' || eg_sf_first_person(t, i, to) ||
       eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w) || eg_sf_bits_of(sf->generic, w) ||
-      eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
+      eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w) ||
+      eg_wordnet_is_past(&sf->wn.verbs, w)) /* "Got laid off …": the subject dropped */
     return false;
   const char *v = t[i + 1].w;
   return !eg_sf_in_list(v, linking, sizeof linking / sizeof *linking) &&

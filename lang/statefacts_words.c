@@ -476,8 +476,9 @@ bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from,
   if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
   if (eg_wordnet_is_ing(&sf->wn.verbs, t[i].w)) return true;
   if (!eg_wordnet_is_past(&sf->wn.verbs, t[i].w)) return false;
-  /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject */
-  return !(i + 1 < to && eg_wordnet_is_past(&sf->wn.verbs, t[i + 1].w));
+  /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject; not after
+   * "got", whose participle is a passive ("Got laid off from X", "Got married in May") */
+  return !strcmp(t[i].w, "got") || !(i + 1 < to && eg_wordnet_is_past(&sf->wn.verbs, t[i + 1].w));
 }
 
 bool eg_sf_its_been(const token *t, size_t a, size_t b) {

@@ -686,6 +686,20 @@ static void test_we_got_a_car(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A job lost in the words of losing one ("laid off", "fired", "made redundant": @ended, and
+ * prototypes of a job left), the subject dropped before "got" and its participle as chat drops
+ * it ("Got laid off from X", "Got married to X"). */
+static void test_jobs_lost(void) {
+  static const expect x[] = {
+      {"Got laid off from Spotify last week.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I got fired from Tesco yesterday lol", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I was made redundant in May.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"Got married to Tom in May!", "PARTNER_OF", "Tom"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("Got laid off from Spotify last week.", "WORKS_AT", "Spotify"));
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -744,6 +758,7 @@ int main(void) {
   EG_RUN(test_given_on);
   EG_RUN(test_same_value);
   EG_RUN(test_we_got_a_car);
+  EG_RUN(test_jobs_lost);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
