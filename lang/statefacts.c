@@ -244,6 +244,14 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   if ((from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1))) ||
       (former && !others_former))
     return ST_FORMER;
+  /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
+   * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
+  static const char *const mine[] = {"my", "our"};
+  size_t k = p;
+  while (k > from && eg_sf_kind_bits(sf, t[k - 1].w)) k--;
+  if (k < p && k >= from + 2 && strcmp(t[k - 1].w, "old") != 0 &&
+      eg_sf_ends_marker(sf, MK_FORMER, t, from, k) == 1 && eg_sf_in_list(t[k - 2].w, mine, 2))
+    return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
   static const char *const topic[] = {"about", "regarding"};

@@ -700,6 +700,20 @@ static void test_jobs_lost(void) {
   EG_CHECK(says("Got laid off from Spotify last week.", "WORKS_AT", "Spotify"));
 }
 
+/* A former marker before the kind word naming a value, after the speaker's possessive, makes
+ * it former ("my late wife X", "our late cat X"); "old" there may be an age ("my old dog X is
+ * fourteen"). */
+static void test_late_and_former_kinds(void) {
+  static const expect x[] = {
+      {"My late wife Mary loved this town.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"My former wife Mary loved this town.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Our late cat Felix used to sleep here.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"My old dog Max is fourteen and slowing down.", "HAS_PET", "Max"},
+      {"I adopted a former racing greyhound named Dash.", "HAS_PET", "Dash"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -759,6 +773,7 @@ int main(void) {
   EG_RUN(test_same_value);
   EG_RUN(test_we_got_a_car);
   EG_RUN(test_jobs_lost);
+  EG_RUN(test_late_and_former_kinds);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
