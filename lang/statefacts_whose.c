@@ -115,11 +115,12 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
                                     "nan's",   "gran",      "gran's"};
   static const char *const mine[] = {"mine", "ours"};
   size_t noun;
-  /* past interjections and the words that add a sentence to the last: "lol my friend …",
-   * "also my sister's husky X is visiting" */
+  /* past interjections, the words that add a sentence to the last and adverbs: "lol my friend
+   * …", "also my sister's husky X is visiting", "so basically my sister moved to X" */
   static const char *const adding[] = {"also", "plus", "and", "btw", "oh", "anyway", "anyways"};
   while (from + 1 < to && (eg_sf_interjection(t[from].w) ||
-                           eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding)))
+                           eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding) ||
+                           eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[from].w)))
     from++;
   if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
     noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||

@@ -714,6 +714,21 @@ static void test_late_and_former_kinds(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Someone else's value after the adverbs chat opens with: "so basically my sister moved to X"
+ * is hers, and the user's own beside it is still read. */
+static void test_openers_before_someone_else(void) {
+  static const expect x[] = {
+      {"so my sister moved to Denver", NULL, NULL},
+      {"so basically my sister moved to Denver and my brother works at Boeing and I'm still here "
+       "in Tucson working at the hospital",
+       "LIVES_IN", "Tucson"},
+      {"honestly my wife Anna is the best", "PARTNER_OF", "Anna"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("so basically my sister moved to Denver and my brother works at Boeing",
+                 "WORKS_AT", NULL));
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -774,6 +789,7 @@ int main(void) {
   EG_RUN(test_we_got_a_car);
   EG_RUN(test_jobs_lost);
   EG_RUN(test_late_and_former_kinds);
+  EG_RUN(test_openers_before_someone_else);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
