@@ -58,8 +58,15 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
   /* a pictograph parts sentences as a stop does: "ok it's happening 😅 signed a lease …" */
   for (size_t k = from + 1; k < to; k++)
     if (t[k - 1].pict && eg_sf_opens_with_verb(sf, t, k, to)) return true;
+  /* in a question, a sub-clause before the one that asks says something of its own ("Not
+   * vegan anymore, what are some good high protein meals?"): a fragment there is the speaker's */
+  size_t c = from;
+  while (c + 1 < to && !t[c].comma) c++;
+  bool before_asking = t[to - 1].ask && c + 1 < to;
   return eg_sf_first_person(t, from, to) || eg_sf_opens_with_verb(sf, t, from, to) ||
-         eg_sf_its_been(t, from, to) || (fragments && verbless(sf, t, from, to)) ||
+         eg_sf_its_been(t, from, to) ||
+         (fragments &&
+          (verbless(sf, t, from, to) || (before_asking && verbless(sf, t, from, c + 1)))) ||
          eg_sf_arrives(sf, t, from, to);
 }
 
@@ -386,9 +393,13 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   bool joint = a == from + 1 && opens_clause(t[from].w);
   for (size_t k = a + 1; k <= s->ts; k++) /* "… 😅 signed a lease in X" */
     if (t[k - 1].pict && eg_sf_opens_with_verb(sf, t, k, b)) return true;
+  /* in a question, a fragment before the sub-clause that asks ends there (speaks_of_self) */
+  size_t sa, sb;
+  eg_sf_sub_clause(t, from, to, s->ts, &sa, &sb);
+  size_t vb = t[to - 1].ask && sb < to && sb < b ? sb : b;
   if (shared || eg_sf_first_person(t, a, b) ||
       ((a == from || joint) &&
-       (eg_sf_opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, b)))))
+       (eg_sf_opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, vb)))))
     return true;
   /* so does a joint after a comma opening a predicate with no verb ("the dietitian said fish
    * matters, so technically X now"): its subject dropped, as chat drops the speaker */

@@ -729,6 +729,17 @@ static void test_openers_before_someone_else(void) {
                  "WORKS_AT", NULL));
 }
 
+/* In a question, a fragment before the sub-clause that asks says something of the speaker's
+ * ("Not vegan anymore, what …?"); a name alone there says nothing. */
+static void test_fragment_before_asking(void) {
+  static const expect x[] = {
+      {"Not vegan anymore, what are some good high protein meals?", EG_STATE_UNCERTAIN, "DIET"},
+      {"Leeds, any tips for restaurants?", NULL, NULL},
+      {"Berlin or Munich, which is better for a family?", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -790,6 +801,7 @@ int main(void) {
   EG_RUN(test_jobs_lost);
   EG_RUN(test_late_and_former_kinds);
   EG_RUN(test_openers_before_someone_else);
+  EG_RUN(test_fragment_before_asking);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
