@@ -248,9 +248,17 @@ static slot_status status_of(const eg_statefacts *sf, const token *t, size_t fro
   static const char *const others[] = {"his", "her", "their", "your"};
   size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
   bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
-  if ((from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1))) ||
-      (former && !others_former))
-    return ST_FORMER;
+  bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
+  if (left) { /* … not where the leaving is a trip's end or only weighed ("got back from X", "is
+               * it worth switching from my X") */
+    size_t a, b;
+    eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+    size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
+    if (eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
+        eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts))
+      return ST_NOT_ASSERTED;
+  }
+  if (left || (former && !others_former)) return ST_FORMER;
   /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
    * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
   static const char *const mine[] = {"my", "our"};

@@ -740,6 +740,20 @@ static void test_fragment_before_asking(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "from X" leaves nothing where the leaving is a trip's end or only weighed: "Got back from X
+ * yesterday" says no home left (@visit), "Is it worth switching from my X …?" no car given up
+ * (@future); "I switched from my X to a Y" still does. */
+static void test_back_from_a_trip(void) {
+  static const expect x[] = {
+      {"Got back from Lisbon yesterday.", NULL, NULL},
+      {"We came back from Paris on Sunday.", NULL, NULL},
+      {"Is it worth switching from my Golf to an electric car?", "DRIVES", "Golf"},
+      {"I switched from my Golf to a Tesla.", "DRIVES", "Tesla"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("I switched from my Golf to a Tesla.", EG_STATE_UNCERTAIN, "DRIVES"));
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -802,6 +816,7 @@ int main(void) {
   EG_RUN(test_late_and_former_kinds);
   EG_RUN(test_openers_before_someone_else);
   EG_RUN(test_fragment_before_asking);
+  EG_RUN(test_back_from_a_trip);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
