@@ -89,11 +89,12 @@ static bool asked(const token *t, size_t from, size_t to, size_t i) {
 }
 
 /* Do the words [q, ts) before a value, from its predicate's start, leave it the predicate's
- * subject: nothing but determiners, kind words and nouns for people ("my dog X", "our X")? */
+ * subject: nothing but determiners, kind words and nouns for people ("my dog X", "our budgie
+ * X", "our X")? */
 static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts) {
   for (size_t k = q; k < ts; k++)
     if (!eg_sf_determiner(t[k].w) && !eg_sf_bits_of(sf->cue, t[k].w) &&
-        !eg_sf_bits_of(sf->people, t[k].w))
+        !eg_sf_kind_bits(sf, t[k].w) && !eg_sf_bits_of(sf->people, t[k].w))
       return false;
   return true;
 }
@@ -220,7 +221,10 @@ static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, 
   bool with_me = eg_sf_with_me(t, from, to, s->ts, s->te);
   if (r + 2 <= b && with_me) r += 2;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
-  if ((with_me || !eg_sf_first_person(t, a, p)) && opens_predicate(sf, t, q, s->ts) &&
+  size_t subj = p; /* "our budgie X": the kind word is of the subject */
+  while (subj > a && (eg_sf_determiner(t[subj - 1].w) || eg_sf_kind_bits(sf, t[subj - 1].w)))
+    subj--;
+  if ((with_me || !eg_sf_first_person(t, a, subj)) && opens_predicate(sf, t, q, s->ts) &&
       eg_sf_has_ending(sf, t, s->te, r))
     return true;
   /* a negation before the slot in its predicate and "anymore" after it: it held until now

@@ -754,6 +754,19 @@ static void test_back_from_a_trip(void) {
   EG_CHECK(says("I switched from my Golf to a Tesla.", "DRIVES", "Golf")); /* its end */
 }
 
+/* A kind word between the speaker's possessive and a pet's name is the subject's ("Our budgie
+ * X passed away": X was theirs until then); a hedge with no word of a state's domain doubts
+ * none ("… but not sure if I'm ready yet" was a doubt on the diet). */
+static void test_kind_subjects_and_hedges(void) {
+  static const expect x[] = {
+      {"Our budgie Kiwi passed away in april.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"but not sure if I'm ready yet", NULL, NULL},
+      {"I am not sure where we will live next year.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("Our budgie Kiwi passed away in april.", "HAS_PET", "Kiwi"));
+}
+
 /* Words of one value (@same): "a drum kit" is drums, and named again while drums are held it
  * is no new value. */
 static void test_same_value(void) {
@@ -817,6 +830,7 @@ int main(void) {
   EG_RUN(test_openers_before_someone_else);
   EG_RUN(test_fragment_before_asking);
   EG_RUN(test_back_from_a_trip);
+  EG_RUN(test_kind_subjects_and_hedges);
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
