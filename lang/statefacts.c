@@ -50,7 +50,6 @@
 /* ---- words and clauses ------------------------------------------------------------------- */
 
 static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
-static const char *we_form(const char *w);
 
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
@@ -88,17 +87,6 @@ static bool asked(const token *t, size_t from, size_t to, size_t i) {
   return b >= to || eg_sf_in_list(t[a].w, asking, sizeof asking / sizeof *asking);
 }
 
-/* Do the words [q, ts) before a value, from its predicate's start, leave it the predicate's
- * subject: nothing but determiners, kind words and nouns for people ("my dog X", "our budgie
- * X", "our X")? */
-static bool opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts) {
-  for (size_t k = q; k < ts; k++)
-    if (!eg_sf_determiner(t[k].w) && !eg_sf_bits_of(sf->cue, t[k].w) &&
-        !eg_sf_kind_bits(sf, t[k].w) && !eg_sf_bits_of(sf->people, t[k].w))
-      return false;
-  return true;
-}
-
 /* When the predicate of the slot [ts, te) (within the clause [from, to)) names a day after the
  * day `said` (UTC date; 0 = unknown: none): that day's start, else 0. A value dated later is a plan
  * ("got an interview at X next week", "I pick up the X this weekend"), not a state. Its own
@@ -125,209 +113,10 @@ static int64_t dated_later(const eg_statefacts *sf, const token *t, size_t from,
   while (q > a && !eg_sf_joint(t[q - 1].w, false)) q--;
   /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
    * to the vet tomorrow"): what is dated is what it does, not that it is the user's */
-  if (opens_predicate(sf, t, q, ts)) return 0;
+  if (eg_sf_opens_predicate(sf, t, q, ts)) return 0;
   size_t r = te;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
   return eg_sf_dated_in(dates, nd, t[q].s, t[r - 1].e, day_end, eg_sf_looks_ahead(sf, t, q, r));
-}
-
-/* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
- * ends in that joint ("back when I had X")? */
-bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p) {
-  return p > a && eg_sf_ends_marker(sf, MK_PAST, t, a, p);
-}
-
-/* Does "from" at t[f] complete a verb ("moved from X", "I'm from X", "came over from X",
- * "From X to Y"), X a value left behind, or qualify the noun before it ("the offer from X",
- * "first payslip from X", "a recruiter from X"), X where that came from? Particles and
- * adverbs in -ly between are passed over; a verb's lemma after a determiner is a noun. */
-static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t from, size_t f) {
-  static const char *const over[] = {"away", "back", "over",  "down", "up",   "out",
-                                     "off",  "here", "there", "all",  "just", "straight"};
-  static const char *const be[] = {"am",   "is",    "are",  "was",   "were",   "be",
-                                   "been", "i'm",   "im",   "we're", "you're", "they're",
-                                   "he's", "she's", "it's", "'m",    "'re"};
-  size_t h = f;
-  while (h > from && !t[h - 1].comma) {
-    const char *w = t[h - 1].w;
-    if (!eg_sf_ly_adverb(sf, w) && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
-    h--;
-  }
-  if (h == from || t[h - 1].comma) return true;
-  const char *w = t[h - 1].w;
-  if (eg_sf_in_list(w, be, sizeof be / sizeof *be)) return true;
-  if (!eg_wordnet_is_verb(&sf->wn.verbs, w)) return false;
-  return !(h - 1 > from && (eg_sf_determiner(t[h - 2].w) || t[h - 2].digit));
-}
-
-/* Is the slot where the noun before "from" came from ("the offer from X", "a postcard from
- * X"): named as a source, neither left behind nor named as it stands? */
-static bool source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
-  size_t p = s->ts;
-  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
-  return p > from && !strcmp(t[p - 1].w, "from") && !from_completes_verb(sf, t, from, p - 1);
-}
-
-/* Is the slot's state said to end by a word of ending of its own: "quit my job at X", "sold
- * the X", "put X to sleep", "X and I split up", "our X died"? The state ended when it was
- * said (or at the date the clause gives), unlike one only named as former ("my old X", "from
- * X", "back in my X days"), whose end is not told. */
-static bool ended_by_word(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                          const slot *s) {
-  size_t p = s->ts;
-  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
-  size_t a, b;
-  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  /* "moved back to Y after two years in X", "after 6 years at X I quit" (not "after two years
-   * in X, I love it here": the time spent so may go on) */
-  if (eg_sf_after_duration(t, from, s->ts) &&
-      (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
-       eg_sf_has_marker(sf, MK_ENDED, t, from, to) || eg_sf_word_in(t, from, to, "back")))
-    return true;
-  /* a verb that ends the state a few words before it; not one that gives it to the user ("my
-   * aunt left me her X", "he sold us his X") */
-  static const char *const to_user[] = {"me", "us"};
-  size_t ended_from = eg_sf_predicate_start(sf, t, a, b, s, true);
-  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
-    if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
-    /* a participle between a determiner and its noun qualifies the noun, it ends nothing of
-     * the user's: "adopted a retired greyhound called X" */
-    if (q - 1 > a && q < s->ts && eg_sf_determiner(t[q - 2].w) &&
-        eg_wordnet_is_past(&sf->wn.verbs, t[q - 1].w))
-      continue;
-    if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
-  }
-  /* the slot as the object between a verb and its particles; its determiner may stand a word
-   * or two before it ("handed the rental X back") */
-  size_t v = p;
-  for (size_t m = p; m > a && m + 2 >= p && !t[m - 1].comma; m--) {
-    if (m < p && eg_sf_determiner(t[m - 1].w)) {
-      v = m;
-      break;
-    }
-    if (eg_sf_function_word(t[m - 1].w)) break;
-  }
-  while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
-  if (v > a && eg_sf_verb_around(sf->ends, t, v - 1, s->te, b)) return true;
-  /* … or handed on (@gives): "gave my X to my daughter", "handed the X over"; not "gave my X a
-   * bath", where X is who is given to */
-  static const char *const on[] = {"to", "away", "over", "back"};
-  if (v > a && s->te < b && eg_sf_in_list(t[s->te].w, on, sizeof on / sizeof *on) &&
-      eg_sf_verb_at(sf->gives, t, v - 1, s->ts))
-    return true;
-  /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
-   * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
-  size_t q = eg_sf_predicate_start(sf, t, a, b, s, false), r = s->te;
-  bool with_me = eg_sf_with_me(t, from, to, s->ts, s->te);
-  if (r + 2 <= b && with_me) r += 2;
-  while (r < b && !eg_sf_joint(t[r].w, false)) r++;
-  size_t subj = p; /* "our budgie X": the kind word is of the subject */
-  while (subj > a && (eg_sf_determiner(t[subj - 1].w) || eg_sf_kind_bits(sf, t[subj - 1].w)))
-    subj--;
-  if ((with_me || !eg_sf_first_person(t, a, subj)) && opens_predicate(sf, t, q, s->ts) &&
-      eg_sf_has_ending(sf, t, s->te, r))
-    return true;
-  /* a negation before the slot in its predicate and "anymore" after it: it held until now
-   * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
-  for (size_t k = s->te; k < r; k++)
-    if (!strcmp(t[k].w, "anymore") ||
-        (k + 1 < r && !strcmp(t[k].w, "any") &&
-         (!strcmp(t[k + 1].w, "more") || !strcmp(t[k + 1].w, "longer"))))
-      return eg_sf_has_marker(sf, MK_NEGATION, t, q, s->ts) &&
-             !eg_sf_has_marker(sf, MK_FUTURE, t, q, s->ts);
-  return false;
-}
-
-static slot_status status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                             const slot *s) {
-  /* not "for": in "traded my old X for Y" the old one is X */
-  static const char *const prep[] = {"at", "in", "of", "with", "from"};
-  size_t p = s->ts;
-  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
-  /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
-   * marker is a determiner: for "my old X" p is the slot) */
-  bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p) != 0;
-  bool source = from_marker && source_of_noun(sf, t, from, s);
-  /* someone else's old one is no former value of the user's ("mum's giving me her old X") */
-  static const char *const others[] = {"his", "her", "their", "your"};
-  size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
-  bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
-  bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
-  if (left) { /* … not where the leaving is a trip's end or only weighed ("got back from X", "is
-               * it worth switching from my X") */
-    size_t a, b;
-    eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-    size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
-    if (eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
-        eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts))
-      return ST_NOT_ASSERTED;
-  }
-  if (left || (former && !others_former)) return ST_FORMER;
-  /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
-   * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
-  static const char *const mine[] = {"my", "our"};
-  size_t k = p;
-  while (k > from && eg_sf_kind_bits(sf, t[k - 1].w)) k--;
-  if (k < p && k >= from + 2 && strcmp(t[k - 1].w, "old") != 0 &&
-      eg_sf_ends_marker(sf, MK_FORMER, t, from, k) == 1 && eg_sf_in_list(t[k - 2].w, mine, 2))
-    return ST_FORMER;
-  /* a value named as a topic is not held: "a documentary about the X explosion", "an article
-   * about X" */
-  static const char *const topic[] = {"about", "regarding"};
-  if ((p > from && eg_sf_in_list(t[p - 1].w, topic, sizeof topic / sizeof *topic)) ||
-      eg_sf_sited(sf, t, from, p)) /* "a company based in X" */
-    return ST_NOT_ASSERTED;
-  /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
-   * days" */
-  if (s->te < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "days") && p < s->ts)
-    return ST_FORMER;
-  /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
-  if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
-    for (size_t q = p - 1;
-         q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
-      if (eg_sf_has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
-  /* the source of a thing, neither left behind nor held, and what an offer is of: "an offer
-   * from X", "they offered me the job at X" are no job there, unless the user took it
-   * ("accepted the offer from X", "accepted X's offer"; eg_sf_offer_taken: a start told) */
-  size_t offer = eg_sf_offer_of(sf, t, from, to, s), head = offer > s->ts   ? p
-                                                            : offer         ? offer - 1
-                                                            : p >= from + 2 ? p - 2
-                                                                            : from;
-  if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
-  if (ended_by_word(sf, t, from, to, s)) return ST_FORMER;
-  size_t a, b;
-  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
-  if (eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
-    return ST_NOT_ASSERTED;
-  /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
-   * and I don't love it" still works there); "without" after the slot negates its own object,
-   * not the slot's predicate: "my X did 300 km without a complaint"; a relative clause after
-   * it is of the slot or the noun it qualifies: "a X dessert that doesn't scream healthy",
-   * "a city which never sleeps" */
-  static const char *const relative[] = {"without", "that", "which", "who"};
-  size_t neg_to = s->te; /* past "X and I": the predicate is theirs together */
-  bool with_me = s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te);
-  if (with_me) neg_to += 2;
-  /* a name that opens its sub-clause or its predicate is the subject: a negation after it is
-   * of what it does ("my Fiat Panda does not like the snow", "X doesn't pay enough", "it's our
-   * anniversary and X says she doesn't want a fuss"), unless the state changed ("X doesn't
-   * feel like home anymore") or it says what the name is ("X is not home") */
-  static const char *const be[] = {"is",     "isn't", "was",     "wasn't", "are",
-                                   "aren't", "were",  "weren't", "'s"};
-  if (!with_me && s->proper && !(s->ve && we_form(t[s->ts].w)) && /* "we" is the speaker's */
-      (a == s->ts || scope == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
-      !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be)) &&
-      !eg_sf_has_marker(sf, MK_CHANGE, t, s->te, b))
-    b = s->te; /* its own predicate is no word on the user's state */
-  while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
-         !eg_sf_joint(t[neg_to].w, false))
-    neg_to++;
-  if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
-      eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
-    return ST_NOT_ASSERTED;
-  return ST_CURRENT;
 }
 
 /* Is the slot in a predicate of the user's? The predicate is the stretch of the sentence
@@ -621,7 +410,7 @@ static const char *const we_forms[][2] = {{"we", "X and I"},         {"we're", "
                                           {"we've", "X and I have"}, {"weve", "X and I have"},
                                           {"we'd", "X and I had"},   {"we'll", "X and I will"}};
 
-static const char *we_form(const char *w) { /* NULL: w is no form of "we" */
+const char *eg_sf_we_form(const char *w) {
   for (size_t i = 0; i < sizeof we_forms / sizeof *we_forms; i++)
     if (!strcmp(w, we_forms[i][0])) return we_forms[i][1];
   return NULL;
@@ -649,7 +438,7 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
   if (!it->s.te) return eg_sf_plain_marks(eg_arena_strndup(a, text + cs, ce - cs));
   size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
-  const char *we = it->s.ve ? we_form(t[it->s.ts].w) : NULL;
+  const char *we = it->s.ve ? eg_sf_we_form(t[it->s.ts].w) : NULL;
   const char *who = !it->third && copula_dropped(sf, t, it->from) ? "I'm " : "";
   return eg_sf_plain_marks(eg_arena_sprintf(a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs,
                                             we ? we : "X", (int)(ce - se), text + se));
@@ -709,8 +498,8 @@ static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size
   size_t vs = eg_sf_value_from(who), ve = eg_sf_value_to(who);
   if (!eg_sf_pairable(sf, t, from, to, who)) return 0;
   for (size_t k = at; k < to; k++) {
-    if (!we_form(t[k].w) || !(k == from || t[k - 1].comma ||
-                              eg_sf_in_list(t[k - 1].w, opens, sizeof opens / sizeof *opens)))
+    if (!eg_sf_we_form(t[k].w) || !(k == from || t[k - 1].comma ||
+                                    eg_sf_in_list(t[k - 1].w, opens, sizeof opens / sizeof *opens)))
       continue;
     *out = (slot){k, k + 1, vs, ve, sf->person_bit, true, false, ST_CURRENT, who->held, false};
     return 1;
@@ -786,7 +575,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
   *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false};
-  it->s.status = status_of(sf, t, from, to, s);
+  it->s.status = eg_sf_status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
@@ -803,7 +592,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
     return;
   item *it = &items[*n];
   *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false};
-  it->s.status = status_of(sf, t, from, to, s);
+  it->s.status = eg_sf_status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -881,7 +670,7 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   if (*n >= MAX_ITEMS || !given_word(sf, t, nt, from, s, &g, &cf, &ct) || t[cf].s < said_from ||
       t[ct - 1].ask || !speaks_of_self(sf, t, cf, ct, true))
     return;
-  g.status = status_of(sf, t, cf, ct, &g);
+  g.status = eg_sf_status_of(sf, t, cf, ct, &g);
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
   *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false};
@@ -967,14 +756,14 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
             (!slots[k].cued && !rels && !arrival &&
              !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
-        slots[k].status = status_of(sf, t, from, to, &slots[k]);
+        slots[k].status = eg_sf_status_of(sf, t, from, to, &slots[k]);
         /* "got an offer from X. countered, got 20%. start aug 6.": taken */
         int64_t taken = slots[k].status == ST_NOT_ASSERTED
                             ? eg_sf_offer_taken(sf, t, nt, from, &slots[k], sg, next)
                             : 0;
         if (taken) slots[k].status = ST_CURRENT;
         if (eg_sf_route_origin(sf, t, slots, ns, k) &&
-            status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
+            eg_sf_status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
           slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
         if (weighed || eg_sf_alternative(t, slots, ns, k) ||
             eg_sf_stay_after(sf, t, slots[k].te, to))
@@ -1149,7 +938,7 @@ static const pick *ended_value(const eg_statefacts *sf, const token *t, size_t n
       continue;
     size_t from, to;
     clause_of(t, nt, it->s.ts, &from, &to);
-    if (ended_by_word(sf, t, from, to, &it->s) && better(&p[i], best)) best = &p[i];
+    if (eg_sf_ended_by_word(sf, t, from, to, &it->s) && better(&p[i], best)) best = &p[i];
   }
   return best;
 }
@@ -1485,14 +1274,14 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                              .types = s->bits & types};
       bool other = said && eg_sf_about_someone_else(sf, t, from, to, s);
       /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
-      slot_status st = said && !other ? status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
+      slot_status st = said && !other ? eg_sf_status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
       bool plan =
           st == ST_CURRENT && dated_later(sf, t, from, to, s->ts, s->te, dates, nd, said_at);
       if (plan) st = ST_NOT_ASSERTED;
       /* named in the speaker's words as it stands, with no marker of a past, a plan, a
        * negation or an end and not as someone else's: "a tortoise called X joined us" */
       /* named as the source of a thing ("a postcard from X") it is only named */
-      bool source = st == ST_NOT_ASSERTED && source_of_noun(sf, t, from, s);
+      bool source = st == ST_NOT_ASSERTED && eg_sf_source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
       v->dated = plan && said && !other && !question && !source;
       /* a noun of the user's placed at it says it where no "I" does ("second week at X") */

@@ -436,6 +436,22 @@ void eg_sf_predicate_span(const token *t, size_t from, size_t to, const slot *s,
 /* Is the predicate opening at p governed by a past marker ending in its joint ("back when")? */
 bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p);
 
+/* statefacts_status.c: what the words around a value say of its state. */
+/* Do the words [q, ts) before a value leave it its predicate's subject ("my dog X", "our X")? */
+bool eg_sf_opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts);
+/* Does "from" before the slot qualify the noun before it, naming a source ("the offer from X")? */
+bool eg_sf_source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
+/* Is the slot's state said to end by a word of ending of its own ("sold the X", "X and I split
+ * up") within the clause [from, to)? */
+bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                         const slot *s);
+/* The slot's status in the clause [from, to): current, former or not asserted. */
+slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                            const slot *s);
+/* What a form of "we" stands for with the one named before it ("we're" → "X and I are");
+ * NULL: w is no form of "we". */
+const char *eg_sf_we_form(const char *w);
+
 /* ---- whose a value is (statefacts_whose.c) ----------------------------------------------- */
 
 /* Where the value slot s names lies, in tokens: its own range, or that of the value a word

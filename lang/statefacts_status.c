@@ -1,0 +1,219 @@
+/*
+ * statefacts_status.c — what the words around a value say of its state: a value the speaker
+ * holds now, one left behind ("moved from X", "my old X", "sold the X", "X passed away"), or
+ * one not asserted (a plan, a visit, a negation, an offer not taken, a topic).
+ */
+#include <string.h>
+
+#include "lang/statefacts_int.h"
+#include "lang/wordnet.h"
+
+/* Do the words [q, ts) before a value, from its predicate's start, leave it the predicate's
+ * subject: nothing but determiners, kind words and nouns for people ("my dog X", "our budgie
+ * X", "our X")? */
+bool eg_sf_opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts) {
+  for (size_t k = q; k < ts; k++)
+    if (!eg_sf_determiner(t[k].w) && !eg_sf_bits_of(sf->cue, t[k].w) &&
+        !eg_sf_kind_bits(sf, t[k].w) && !eg_sf_bits_of(sf->people, t[k].w))
+      return false;
+  return true;
+}
+
+/* Is the predicate opening at p (after a joint, not before a) governed by a past marker that
+ * ends in that joint ("back when I had X")? */
+bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p) {
+  return p > a && eg_sf_ends_marker(sf, MK_PAST, t, a, p);
+}
+
+/* Does "from" at t[f] complete a verb ("moved from X", "I'm from X", "came over from X",
+ * "From X to Y"), X a value left behind, or qualify the noun before it ("the offer from X",
+ * "first payslip from X", "a recruiter from X"), X where that came from? Particles and
+ * adverbs in -ly between are passed over; a verb's lemma after a determiner is a noun. */
+static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t from, size_t f) {
+  static const char *const over[] = {"away", "back", "over",  "down", "up",   "out",
+                                     "off",  "here", "there", "all",  "just", "straight"};
+  static const char *const be[] = {"am",   "is",    "are",  "was",   "were",   "be",
+                                   "been", "i'm",   "im",   "we're", "you're", "they're",
+                                   "he's", "she's", "it's", "'m",    "'re"};
+  size_t h = f;
+  while (h > from && !t[h - 1].comma) {
+    const char *w = t[h - 1].w;
+    if (!eg_sf_ly_adverb(sf, w) && !eg_sf_in_list(w, over, sizeof over / sizeof *over)) break;
+    h--;
+  }
+  if (h == from || t[h - 1].comma) return true;
+  const char *w = t[h - 1].w;
+  if (eg_sf_in_list(w, be, sizeof be / sizeof *be)) return true;
+  if (!eg_wordnet_is_verb(&sf->wn.verbs, w)) return false;
+  return !(h - 1 > from && (eg_sf_determiner(t[h - 2].w) || t[h - 2].digit));
+}
+
+/* Is the slot where the noun before "from" came from ("the offer from X", "a postcard from
+ * X"): named as a source, neither left behind nor named as it stands? */
+bool eg_sf_source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  size_t p = s->ts;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  return p > from && !strcmp(t[p - 1].w, "from") && !from_completes_verb(sf, t, from, p - 1);
+}
+
+/* Is the slot's state said to end by a word of ending of its own: "quit my job at X", "sold
+ * the X", "put X to sleep", "X and I split up", "our X died"? The state ended when it was
+ * said (or at the date the clause gives), unlike one only named as former ("my old X", "from
+ * X", "back in my X days"), whose end is not told. */
+bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                         const slot *s) {
+  size_t p = s->ts;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  size_t a, b;
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+  /* "moved back to Y after two years in X", "after 6 years at X I quit" (not "after two years
+   * in X, I love it here": the time spent so may go on) */
+  if (eg_sf_after_duration(t, from, s->ts) &&
+      (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
+       eg_sf_has_marker(sf, MK_ENDED, t, from, to) || eg_sf_word_in(t, from, to, "back")))
+    return true;
+  /* a verb that ends the state a few words before it; not one that gives it to the user ("my
+   * aunt left me her X", "he sold us his X") */
+  static const char *const to_user[] = {"me", "us"};
+  size_t ended_from = eg_sf_predicate_start(sf, t, a, b, s, true);
+  for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
+    if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
+    /* a participle between a determiner and its noun qualifies the noun, it ends nothing of
+     * the user's: "adopted a retired greyhound called X" */
+    if (q - 1 > a && q < s->ts && eg_sf_determiner(t[q - 2].w) &&
+        eg_wordnet_is_past(&sf->wn.verbs, t[q - 1].w))
+      continue;
+    if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
+  }
+  /* the slot as the object between a verb and its particles; its determiner may stand a word
+   * or two before it ("handed the rental X back") */
+  size_t v = p;
+  for (size_t m = p; m > a && m + 2 >= p && !t[m - 1].comma; m--) {
+    if (m < p && eg_sf_determiner(t[m - 1].w)) {
+      v = m;
+      break;
+    }
+    if (eg_sf_function_word(t[m - 1].w)) break;
+  }
+  while (v > a && (eg_sf_determiner(t[v - 1].w) || eg_sf_bits_of(sf->cue, t[v - 1].w))) v--;
+  if (v > a && eg_sf_verb_around(sf->ends, t, v - 1, s->te, b)) return true;
+  /* … or handed on (@gives): "gave my X to my daughter", "handed the X over"; not "gave my X a
+   * bath", where X is who is given to */
+  static const char *const on[] = {"to", "away", "over", "back"};
+  if (v > a && s->te < b && eg_sf_in_list(t[s->te].w, on, sizeof on / sizeof *on) &&
+      eg_sf_verb_at(sf->gives, t, v - 1, s->ts))
+    return true;
+  /* the slot as its predicate's subject, the word of ending in that predicate ("our X died",
+   * "X and I split up", "me and X broke up"; not "a report for X and losing the will …") */
+  size_t q = eg_sf_predicate_start(sf, t, a, b, s, false), r = s->te;
+  bool with_me = eg_sf_with_me(t, from, to, s->ts, s->te);
+  if (r + 2 <= b && with_me) r += 2;
+  while (r < b && !eg_sf_joint(t[r].w, false)) r++;
+  size_t subj = p; /* "our budgie X": the kind word is of the subject */
+  while (subj > a && (eg_sf_determiner(t[subj - 1].w) || eg_sf_kind_bits(sf, t[subj - 1].w)))
+    subj--;
+  if ((with_me || !eg_sf_first_person(t, a, subj)) && eg_sf_opens_predicate(sf, t, q, s->ts) &&
+      eg_sf_has_ending(sf, t, s->te, r))
+    return true;
+  /* a negation before the slot in its predicate and "anymore" after it: it held until now
+   * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
+  for (size_t k = s->te; k < r; k++)
+    if (!strcmp(t[k].w, "anymore") ||
+        (k + 1 < r && !strcmp(t[k].w, "any") &&
+         (!strcmp(t[k + 1].w, "more") || !strcmp(t[k + 1].w, "longer"))))
+      return eg_sf_has_marker(sf, MK_NEGATION, t, q, s->ts) &&
+             !eg_sf_has_marker(sf, MK_FUTURE, t, q, s->ts);
+  return false;
+}
+
+slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                            const slot *s) {
+  /* not "for": in "traded my old X for Y" the old one is X */
+  static const char *const prep[] = {"at", "in", "of", "with", "from"};
+  size_t p = s->ts;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
+   * marker is a determiner: for "my old X" p is the slot) */
+  bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p) != 0;
+  bool source = from_marker && eg_sf_source_of_noun(sf, t, from, s);
+  /* someone else's old one is no former value of the user's ("mum's giving me her old X") */
+  static const char *const others[] = {"his", "her", "their", "your"};
+  size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
+  bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
+  bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
+  if (left) { /* … not where the leaving is a trip's end or only weighed ("got back from X", "is
+               * it worth switching from my X") */
+    size_t a, b;
+    eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+    size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
+    if (eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
+        eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts))
+      return ST_NOT_ASSERTED;
+  }
+  if (left || (former && !others_former)) return ST_FORMER;
+  /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
+   * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
+  static const char *const mine[] = {"my", "our"};
+  size_t k = p;
+  while (k > from && eg_sf_kind_bits(sf, t[k - 1].w)) k--;
+  if (k < p && k >= from + 2 && strcmp(t[k - 1].w, "old") != 0 &&
+      eg_sf_ends_marker(sf, MK_FORMER, t, from, k) == 1 && eg_sf_in_list(t[k - 2].w, mine, 2))
+    return ST_FORMER;
+  /* a value named as a topic is not held: "a documentary about the X explosion", "an article
+   * about X" */
+  static const char *const topic[] = {"about", "regarding"};
+  if ((p > from && eg_sf_in_list(t[p - 1].w, topic, sizeof topic / sizeof *topic)) ||
+      eg_sf_sited(sf, t, from, p)) /* "a company based in X" */
+    return ST_NOT_ASSERTED;
+  /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
+   * days" */
+  if (s->te < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "days") && p < s->ts)
+    return ST_FORMER;
+  /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
+  if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))
+    for (size_t q = p - 1;
+         q > from && p - q < 4 && !t[q - 1].comma && !eg_sf_joint(t[q - 1].w, false); q--)
+      if (eg_sf_has_marker(sf, MK_FORMER, t, q - 1, q)) return ST_FORMER;
+  /* the source of a thing, neither left behind nor held, and what an offer is of: "an offer
+   * from X", "they offered me the job at X" are no job there, unless the user took it
+   * ("accepted the offer from X", "accepted X's offer"; eg_sf_offer_taken: a start told) */
+  size_t offer = eg_sf_offer_of(sf, t, from, to, s), head = offer > s->ts   ? p
+                                                            : offer         ? offer - 1
+                                                            : p >= from + 2 ? p - 2
+                                                                            : from;
+  if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
+  if (eg_sf_ended_by_word(sf, t, from, to, s)) return ST_FORMER;
+  size_t a, b;
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+  size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
+  if (eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
+    return ST_NOT_ASSERTED;
+  /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
+   * and I don't love it" still works there); "without" after the slot negates its own object,
+   * not the slot's predicate: "my X did 300 km without a complaint"; a relative clause after
+   * it is of the slot or the noun it qualifies: "a X dessert that doesn't scream healthy",
+   * "a city which never sleeps" */
+  static const char *const relative[] = {"without", "that", "which", "who"};
+  size_t neg_to = s->te; /* past "X and I": the predicate is theirs together */
+  bool with_me = s->te + 2 <= b && eg_sf_with_me(t, from, to, s->ts, s->te);
+  if (with_me) neg_to += 2;
+  /* a name that opens its sub-clause or its predicate is the subject: a negation after it is
+   * of what it does ("my Fiat Panda does not like the snow", "X doesn't pay enough", "it's our
+   * anniversary and X says she doesn't want a fuss"), unless the state changed ("X doesn't
+   * feel like home anymore") or it says what the name is ("X is not home") */
+  static const char *const be[] = {"is",     "isn't", "was",     "wasn't", "are",
+                                   "aren't", "were",  "weren't", "'s"};
+  if (!with_me && s->proper && !(s->ve && eg_sf_we_form(t[s->ts].w)) && /* "we" is the speaker's */
+      (a == s->ts || scope == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
+      !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be)) &&
+      !eg_sf_has_marker(sf, MK_CHANGE, t, s->te, b))
+    b = s->te; /* its own predicate is no word on the user's state */
+  while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
+         !eg_sf_joint(t[neg_to].w, false))
+    neg_to++;
+  if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
+      eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
+    return ST_NOT_ASSERTED;
+  return ST_CURRENT;
+}
