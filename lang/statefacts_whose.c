@@ -122,10 +122,13 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
                            eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding) ||
                            eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[from].w)))
     from++;
+  size_t own_at;
   if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
     noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||
-                             eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2))
-               ? from + 1 /* "my old colleagues at X": the user's former place, read so */
+                             (eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2) &&
+                              eg_sf_held_through(sf, t, from, s, &own_at)))
+               ? from + 1 /* "my old colleagues at X": the user's former place, read so; not
+                           * "our old neighbours moved to X", theirs */
                : from + 2;
   else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin) ||
            (from + 2 < to && !strcmp(t[from + 1].w, "of") && eg_sf_in_list(t[from + 2].w, mine, 2)))

@@ -715,7 +715,7 @@ static void test_late_and_former_kinds(void) {
 }
 
 /* Someone else's value after the adverbs chat opens with: "so basically my sister moved to X"
- * is hers, and the user's own beside it is still read. */
+ * is hers, and the user's own beside it is still read; so is one of "our old neighbours". */
 static void test_openers_before_someone_else(void) {
   static const expect x[] = {
       {"so my sister moved to Denver", NULL, NULL},
@@ -725,6 +725,11 @@ static void test_openers_before_someone_else(void) {
       {"honestly my wife Anna is the best", "PARTNER_OF", "Anna"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* a former marker before the people's noun: theirs, unless the noun places the user's own
+   * ("my old colleagues at X") */
+  EG_CHECK(!says("Our old neighbours moved to Spain.", "LIVES_IN", NULL));
+  EG_CHECK(
+      says("my old colleagues at Ridgemont invited me to drinks", EG_STATE_UNCERTAIN, "WORKS_AT"));
   EG_CHECK(!says("so basically my sister moved to Denver and my brother works at Boeing",
                  "WORKS_AT", NULL));
 }
