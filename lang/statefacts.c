@@ -59,13 +59,13 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
     if (t[k - 1].pict && eg_sf_opens_with_verb(sf, t, k, to)) return true;
   /* in a question, a sub-clause before the one that asks says something of its own ("Not
    * vegan anymore, what are some good high protein meals?"): a fragment there is the speaker's */
-  size_t c = from;
-  while (c + 1 < to && !t[c].comma) c++;
-  bool before_asking = t[to - 1].ask && c + 1 < to;
+  size_t fa, fb;
+  eg_sf_sub_clause(t, from, to, from, &fa, &fb);
+  bool before_asking = t[to - 1].ask && fb < to;
   return eg_sf_first_person(t, from, to) || eg_sf_opens_with_verb(sf, t, from, to) ||
          eg_sf_its_been(t, from, to) ||
          (fragments &&
-          (verbless(sf, t, from, to) || (before_asking && verbless(sf, t, from, c + 1)))) ||
+          (verbless(sf, t, from, to) || (before_asking && verbless(sf, t, from, fb)))) ||
          eg_sf_arrives(sf, t, from, to);
 }
 

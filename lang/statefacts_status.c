@@ -126,12 +126,22 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
   return false;
 }
 
+/* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? */
+static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
+                               const slot *s) {
+  return eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+         eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts);
+}
+
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
   static const char *const prep[] = {"at", "in", "of", "with", "from"};
   size_t p = s->ts;
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  size_t a, b;
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+  size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
   bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p) != 0;
@@ -141,15 +151,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
   bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
   bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
-  if (left) { /* … not where the leaving is a trip's end or only weighed ("got back from X", "is
-               * it worth switching from my X") */
-    size_t a, b;
-    eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-    size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
-    if (eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
-        eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts))
-      return ST_NOT_ASSERTED;
-  }
+  /* … not where the leaving is a trip's end or only weighed ("got back from X", "is it worth
+   * switching from my X") */
+  if (left && planned_or_visited(sf, t, scope, s)) return ST_NOT_ASSERTED;
   if (left || (former && !others_former)) return ST_FORMER;
   /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
    * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
@@ -183,9 +187,6 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
                                                                             : from;
   if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
   if (eg_sf_ended_by_word(sf, t, from, to, s)) return ST_FORMER;
-  size_t a, b;
-  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
   if (eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
     return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
@@ -211,8 +212,7 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
          !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
-  if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-      eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) ||
+  if (eg_sf_has_past(sf, t, scope, s->ts) || planned_or_visited(sf, t, scope, s) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;
