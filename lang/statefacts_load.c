@@ -335,7 +335,10 @@ static eg_code parse_same(eg_statefacts *sf, char *rest, int lineno, eg_err *err
     return eg_err_set(err, EG_EINVAL, "prototypes line %d: @same TYPE WORD …, TYPE known", lineno);
   char *words[16];
   size_t n = 0;
-  for (char *w = strtok_r(NULL, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save)) {
+  for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+    if (n == sizeof words / sizeof *words)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @same takes at most %zu words", lineno,
+                        sizeof words / sizeof *words);
     for (char *c = w; *c; c++) *c = *c == '_' ? ' ' : (char)tolower((unsigned char)*c);
     words[n++] = w;
   }

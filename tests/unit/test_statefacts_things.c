@@ -75,6 +75,9 @@ static void test_move_and_offer_bad_lines(void) {
   refused_at(path, "@type place words here\n@acquires wordnet notawordatall#1", 2, "notawordatall");
   refused(path, "@same nosuchtype drums drum_kit", "@same TYPE");
   refused_at(path, "@type instrument words drums\n@same instrument drums", 2, "two words");
+  refused_at(path,
+             "@type instrument words drums\n@same instrument a b c d e f g h i j k l m n o p q", 2,
+             "at most 16 words");
   unlink(path);
 }
 
