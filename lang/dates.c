@@ -324,6 +324,25 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       return set_month(o, ym / 12, ym % 12 + 1), 2;
     }
     if (!strcmp(b, "year")) return set_year(o, r->y + rel), 2;
+    /* a season (spring from March, summer June, autumn or fall September, winter December, three
+     * months each): "last" the latest one over, "this" the one the reference is in or else this
+     * year's, "next" the first one still to begin */
+    static const char *const season[] = {"spring", "summer", "autumn", "fall", "winter"};
+    static const int starts[] = {2, 5, 8, 8, 11}; /* its first month, from 0 */
+    for (size_t s = 0; s < sizeof season / sizeof *season; s++) {
+      if (strcmp(b, season[s]) != 0) continue;
+      int now = r->y * 12 + r->m - 1, y = r->y;
+      if (rel == -1)
+        while (y * 12 + starts[s] + 3 > now) y--;
+      else if (rel == 1)
+        while (y * 12 + starts[s] <= now) y++;
+      else if ((y - 1) * 12 + starts[s] + 3 > now)
+        y--; /* "this winter" said in January: the one that began in December */
+      int64_t a = day_of(y, starts[s] + 1, 1);
+      set_range(o, a, add_months(a, 3), season[s]);
+      snprintf(o->label, sizeof o->label, "%s %d", season[s], y);
+      return 2;
+    }
     int wd = wday_of(b);
     if (wd >= 0) {
       int back = (r->wday - wd + 7) % 7;

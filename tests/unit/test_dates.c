@@ -95,6 +95,15 @@ static void test_months_and_years(void) {
   EG_CHECK_STR(one("spring 2022 was wet", "2024-04-01"), "spring 2022");
   EG_CHECK_STR(one("by the end of 2018", "2024-04-01"), "end 2018");
   EG_CHECK_STR(one("the summer was hot", "2024-04-01"), ""); /* no year: not read */
+  /* a season told from the day it is said: the latest one over, this one, the next to begin */
+  EG_CHECK_STR(one("we met last summer", "2024-04-01"), "summer 2023");
+  EG_CHECK_STR(one("we met last summer", "2024-09-01"), "summer 2024"); /* just over */
+  EG_CHECK_STR(one("we met last summer", "2024-07-10"), "summer 2023"); /* in this one */
+  EG_CHECK_STR(one("moving there next spring", "2025-06-10"), "spring 2026");
+  EG_CHECK_STR(one("moving there next spring", "2025-01-10"), "spring 2025");
+  EG_CHECK_STR(one("this winter", "2025-01-10"), "winter 2024"); /* December to February */
+  EG_CHECK_STR(one("this winter", "2025-10-10"), "winter 2025");
+  EG_CHECK_STR(one("last fall", "2025-01-10"), "fall 2024");
   /* winter: its months that bear the year's number; a half */
   EG_CHECK_STR(one("Where was I living in the winter of 2021?", "2024-04-01"), "winter 2021");
   EG_CHECK_STR(one("during the second half of 2020", "2024-04-01"), "second half 2020");
