@@ -66,12 +66,15 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  /* "moved back to Y after two years in X", "after 6 years at X I quit" (not "after two years
-   * in X, I love it here": the time spent so may go on) */
-  if (eg_sf_after_duration(t, from, s->ts) &&
-      (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
-       eg_sf_has_marker(sf, MK_ENDED, t, from, to) || eg_sf_word_in(t, from, to, "back")))
-    return true;
+  /* "moved back to Y after two years in X", "after 6 years at X I quit", "after six years in
+   * X I moved to Y" (not "after two years in X, I love it here": the time spent so may go on) */
+  if (eg_sf_after_duration(t, from, s->ts)) {
+    if (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
+        eg_sf_has_marker(sf, MK_ENDED, t, from, to) || eg_sf_word_in(t, from, to, "back"))
+      return true;
+    for (size_t k = from; k < to; k++)
+      if (eg_sf_verb_at(sf->relocates, t, k, to)) return true;
+  }
   /* a verb that ends the state a few words before it; not one that gives it to the user ("my
    * aunt left me her X", "he sold us his X") */
   static const char *const to_user[] = {"me", "us"};
@@ -186,7 +189,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
                                                             : p >= from + 2 ? p - 2
                                                                             : from;
   if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
-  if (eg_sf_ended_by_word(sf, t, from, to, s)) return ST_FORMER;
+  /* an end only planned or weighed leaves the value held: "thinking of selling my X" */
+  if (eg_sf_ended_by_word(sf, t, from, to, s))
+    return eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ? ST_NOT_ASSERTED : ST_FORMER;
   if (eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
     return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
