@@ -124,6 +124,19 @@ bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to)
   return false;
 }
 
+/* Is token i "passed" as a death is told, with no object and no particle of another sense ("X
+ * passed last winter", "our dog passed in May"; not "passed my test", "passed out", "passed
+ * us on the road")? */
+static bool passed_on(const token *t, size_t i, size_t to) {
+  static const char *const other[] = {
+      "me",   "us",   "him", "her",  "it",    "them",  "you",    "by",  "out",  "over",  "up",
+      "down", "into", "its", "your", "along", "round", "around", "all", "each", "every", "through"};
+  return !strcmp(t[i].w, "passed") &&
+         (t[i].comma || i + 1 >= to ||
+          (!eg_sf_determiner(t[i + 1].w) &&
+           !eg_sf_in_list(t[i + 1].w, other, sizeof other / sizeof *other)));
+}
+
 /* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
  * X keeps leaving dishes in the sink"), nor one past another subject that gives to the user
  * ("the X my gran left me"; "X left me" is X's). */
@@ -133,7 +146,7 @@ bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size
   for (size_t i = from; i < to; i++)
     if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
         !(i > from && i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2)) &&
-        eg_sf_ends_at(sf, t, i, to))
+        (eg_sf_ends_at(sf, t, i, to) || passed_on(t, i, to)))
       return true;
   return false;
 }
