@@ -184,6 +184,10 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
                             const slot *s, bool fragments) {
   size_t a, b;
   eg_sf_predicate_span(t, from, to, s, true, &a, &b);
+  /* a second object after "and", ending its predicate, is the first one's verb's ("we sold the
+   * house and the X"; not "X and Y hardly overlap", "and X in January doesn't help") */
+  size_t verb_from = eg_sf_predicate_start(sf, t, from, to, s, false);
+  if (verb_from < a && s->te == b) a = verb_from;
   if (eg_sf_its_been(t, a, b)) return true;
   /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
   bool shared =
