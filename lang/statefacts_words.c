@@ -475,6 +475,11 @@ bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from,
   size_t i = eg_sf_past_adverbs(sf, t, from, to);
   if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
   if (eg_wordnet_is_ing(&sf->wn.verbs, t[i].w)) return true;
+  /* a perfect whose subject chat dropped: "Haven't played X since uni", "Have been X for years" */
+  static const char *const have[] = {"have", "haven't", "havent", "had", "hadn't", "hadnt"};
+  if (i + 1 < to && eg_sf_in_list(t[i].w, have, sizeof have / sizeof *have) &&
+      eg_wordnet_is_past(&sf->wn.verbs, t[i + 1].w))
+    return true;
   if (!eg_wordnet_is_past(&sf->wn.verbs, t[i].w)) return false;
   /* "Jared moved …", "Emily got …": a verb after it makes the opener its subject; not after
    * "got", whose participle is a passive ("Got laid off from X", "Got married in May") */

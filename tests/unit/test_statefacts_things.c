@@ -820,6 +820,51 @@ static void test_shifted_schools_and_jobs(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A stretch of time somewhere before a move is over ("After six years in X I moved to Y"); a
+ * move planned for a season is dated by it ("next spring"). */
+static void test_stretch_before_a_move(void) {
+  static const expect x[] = {
+      {"After six years in London I moved to Paris.", "LIVES_IN", "Paris"},
+      {"After ten years in Dublin we moved to Berlin.", "LIVES_IN", "Berlin"},
+      {"After two years in Leeds, I love it here.", "LIVES_IN", "Leeds"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const expect_dated spring[] = {
+      {"We're moving to Paris next spring.", "LIVES_IN", "Paris", "2026-03-01T00:00:00Z"},
+  };
+  check_dated(spring, 1);
+}
+
+/* "passed" alone after the slot, as a death is told; not passing a test, nor passing out. */
+static void test_passed(void) {
+  static const expect x[] = {
+      {"My husband Gerald passed last winter.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Our dog Rex passed in March.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"My wife Ann passed her driving test.", "PARTNER_OF", "Ann"},
+      {"My dog Rex passed out in the heat.", "HAS_PET", "Rex"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A second object after "and" that ends its predicate is the first one's verb's ("We sold the
+ * house and the X"); one that a verb follows is a subject ("X and Y hardly overlap"). */
+static void test_second_object(void) {
+  EG_CHECK(says("We sold the house and the Volvo.", EG_STATE_UNCERTAIN, "DRIVES"));
+  EG_CHECK(says("We sold the house and the Volvo.", "DRIVES", "Volvo"));
+  EG_CHECK(!says("Paleo and vegetarian hardly overlap.", "DIET", "vegetarian"));
+}
+
+/* A perfect whose subject chat dropped is the speaker's ("Haven't played X since uni"); an end
+ * only weighed leaves the value held ("thinking of selling my X"). */
+static void test_dropped_perfect_and_weighed_end(void) {
+  static const expect x[] = {
+      {"Haven't played guitar since uni.", EG_STATE_UNCERTAIN, "PLAYS"},
+      {"I'm thinking of selling my Prius and getting an e-bike.", "DRIVES", "Prius"},
+      {"I sold my Prius and might get an e-bike.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -842,6 +887,10 @@ int main(void) {
   EG_RUN(test_pets_no_food_and_fiesta);
   EG_RUN(test_shifted_schools_and_jobs);
   EG_RUN(test_rip);
+  EG_RUN(test_stretch_before_a_move);
+  EG_RUN(test_passed);
+  EG_RUN(test_second_object);
+  EG_RUN(test_dropped_perfect_and_weighed_end);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
