@@ -129,6 +129,16 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
   return false;
 }
 
+/* Does "nearly" or "almost" stand before a past verb in [from, to), an event that did not come
+ * about ("I nearly took a job at X", "we almost moved to X"; not "for almost 3 years")? */
+static bool near_miss(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const near[] = {"nearly", "almost"};
+  for (size_t k = from; k + 1 < to; k++)
+    if (eg_sf_in_list(t[k].w, near, 2) && eg_wordnet_is_past(&sf->wn.verbs, t[k + 1].w))
+      return true;
+  return false;
+}
+
 /* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? */
 static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
                                const slot *s) {
@@ -189,10 +199,12 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
                                                             : p >= from + 2 ? p - 2
                                                                             : from;
   if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
-  /* an end only planned or weighed leaves the value held: "thinking of selling my X" */
+  /* an end only planned, weighed or nearly come about leaves the value held: "thinking of
+   * selling my X", "I almost sold my X" */
+  bool near = near_miss(sf, t, scope, s->ts);
   if (eg_sf_ended_by_word(sf, t, from, to, s))
-    return eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ? ST_NOT_ASSERTED : ST_FORMER;
-  if (eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
+    return near || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ? ST_NOT_ASSERTED : ST_FORMER;
+  if (near || eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts))
     return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,
