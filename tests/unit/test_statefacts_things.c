@@ -865,6 +865,27 @@ static void test_dropped_perfect_and_weighed_end(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An event that nearly came about did not ("I nearly took a job at X", "I almost sold my X");
+ * "almost" before a length of time is no such word. */
+static void test_near_misses(void) {
+  static const expect x[] = {
+      {"I nearly took a job at Meta last year but stayed put.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I almost sold my Golf but kept it.", "DRIVES", "Golf"},
+      {"I have lived in Leeds for almost three years.", "LIVES_IN", "Leeds"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* "my employer, X" names a firm as "my boyfriend, X" a person (@cue org); a new role is a job
+ * as a new job is. */
+static void test_employer_cue_and_roles(void) {
+  static const expect x[] = {
+      {"My employer, Capita, is making everyone go back to the office.", "WORKS_AT", "Capita"},
+      {"Started a new role at Monzo this week.", "WORKS_AT", "Monzo"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -891,6 +912,8 @@ int main(void) {
   EG_RUN(test_passed);
   EG_RUN(test_second_object);
   EG_RUN(test_dropped_perfect_and_weighed_end);
+  EG_RUN(test_near_misses);
+  EG_RUN(test_employer_cue_and_roles);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
