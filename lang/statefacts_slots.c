@@ -252,7 +252,10 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
   if (!verb && *phrase > from && eg_sf_in_list(t[*phrase - 1].w, whose, 4)) --*phrase;
   unsigned b;
   for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--) {
-    if ((b = eg_sf_kind_bits(sf, t[k - 1].w))) return *bits = b, k;
+    char w[32]; /* a kind word's possessive: "my dog's name is X" */
+    snprintf(w, sizeof w, "%s", t[k - 1].w);
+    if (eg_sf_possessive(w)) w[strlen(w) - 2] = '\0';
+    if ((b = eg_sf_kind_bits(sf, w))) return *bits = b, k;
     if (k >= from + 2 && (b = kind_named(sf, t, k - 2, k - 1, k) & sf->cue_types))
       return *bits = b, k;
   }

@@ -158,6 +158,14 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   if (s->proper && eg_sf_copula(t[noun + 1].w) && v + 1 == s->ts &&
       eg_sf_bits_of(sf->cue, t[noun].w) && eg_sf_naming_verb(sf, t[v].w))
     return false;
+  /* "my dog's name is X", "my partner's name is X": the name of the user's one of a cue
+   * word's kind ("my sister's name is X" is the sister's own) */
+  char kind_word[32];
+  snprintf(kind_word, sizeof kind_word, "%s", t[noun].w);
+  if (possessive && eg_sf_possessive(kind_word)) kind_word[strlen(kind_word) - 2] = '\0';
+  if (possessive && s->proper && noun + 3 == s->ts && !strcmp(t[noun + 1].w, "name") &&
+      eg_sf_copula(t[noun + 2].w) && eg_sf_bits_of(sf->cue, kind_word))
+    return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
    * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
    * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs

@@ -886,6 +886,18 @@ static void test_employer_cue_and_roles(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "my dog's name is X" names the user's dog, "my partner's name is X" the partner; a person's
+ * own name ("my sister's name is X") and another's pet's say nothing of the user's. */
+static void test_kinds_name_is(void) {
+  static const expect x[] = {
+      {"My dog's name is Rex.", "HAS_PET", "Rex"},
+      {"My partner's name is Robin, we've been together six years.", "PARTNER_OF", "Robin"},
+      {"My sister's name is Anna.", NULL, NULL},
+      {"My neighbour's dog's name is Rex.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -914,6 +926,7 @@ int main(void) {
   EG_RUN(test_dropped_perfect_and_weighed_end);
   EG_RUN(test_near_misses);
   EG_RUN(test_employer_cue_and_roles);
+  EG_RUN(test_kinds_name_is);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
