@@ -184,6 +184,7 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
                             const slot *s, bool fragments) {
   size_t a, b;
   eg_sf_predicate_span(t, from, to, s, true, &a, &b);
+  if (eg_sf_where_clause(t, s->te, to)) return true; /* "X, where I live, …" */
   /* a second object after "and", ending its predicate, is the first one's verb's ("we sold the
    * house and the X"; not "X and Y hardly overlap", "and X in January doesn't help") */
   size_t verb_from = eg_sf_predicate_start(sf, t, from, to, s, false);
@@ -454,6 +455,11 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
  * ("Bruno, our new beagle, is settling in"). */
 static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a,
                           size_t *b) {
+  size_t where = eg_sf_where_clause(t, s->te, to); /* "X, where I live" */
+  if (where) {
+    *a = s->ts, *b = where;
+    return;
+  }
   eg_sf_sub_clause(t, from, to, s->ts, a, b);
   if (!eg_sf_first_person(t, *a, *b)) {
     *a = from, *b = to;
@@ -756,7 +762,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (!moved && slots[k].bits == sf->place_bit &&
             eg_sf_destination(sf, t, nt, from, to, &slots[k]))
           continue;
-        if ((asked(t, from, to, slots[k].ts) && !eg_sf_presupposed(sf, t, from, &slots[k])) ||
+        /* "X, where I live": a place the speaker tells, even in a question (or a firm's:
+         * "where I work"), no one's name */
+        bool where = eg_sf_where_clause(t, slots[k].te, to) != 0;
+        unsigned sited = slots[k].bits & (sf->place_bit | sf->org_bit);
+        if (where && sited) slots[k].bits = sited, slots[k].where = true;
+        if ((asked(t, from, to, slots[k].ts) && !where &&
+             !eg_sf_presupposed(sf, t, from, &slots[k])) ||
             (!slots[k].cued && !rels && !arrival &&
              !users_predicate(sf, t, from, to, &slots[k], true)))
           continue;

@@ -167,6 +167,10 @@ bool eg_sf_word_in(const token *t, size_t from, size_t to, const char *w);
 bool eg_sf_possessive(const char *w);
 /* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */
 bool eg_sf_first_person(const token *t, size_t from, size_t to);
+/* The end of a relative clause of the speaker's right after a value ending at te ("X, where I
+ * live, …", "X where we're based"): past its comma, or at the word joining the next; 0 when
+ * none follows. */
+size_t eg_sf_where_clause(const token *t, size_t te, size_t to);
 /* Is w the user as a subject ("I", "we", "I'm", "we've" …)? */
 bool eg_sf_subject_pronoun(const char *w);
 /* Does "from" at t[f] complete the verb of a thing's predicate ("my fingers hurt from the X")?

@@ -155,6 +155,15 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
+  /* a relative clause of the speaker's after the slot says the state in its own tense: "X,
+   * where I live, …" (not "X, where I grew up", "X, where we'll move") */
+  size_t where = eg_sf_where_clause(t, s->te, to);
+  if (where)
+    return eg_sf_has_past(sf, t, s->te, where) ||
+                   eg_sf_has_marker(sf, MK_FUTURE, t, s->te, where) ||
+                   eg_sf_has_marker(sf, MK_NEGATION, t, s->te, where)
+               ? ST_NOT_ASSERTED
+               : ST_CURRENT;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
   bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p) != 0;

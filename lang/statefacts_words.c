@@ -486,6 +486,14 @@ bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from,
   return !strcmp(t[i].w, "got") || !(i + 1 < to && eg_wordnet_is_past(&sf->wn.verbs, t[i + 1].w));
 }
 
+size_t eg_sf_where_clause(const token *t, size_t te, size_t to) {
+  if (te + 1 >= to || strcmp(t[te].w, "where") != 0 || !eg_sf_subject_pronoun(t[te + 1].w))
+    return 0;
+  size_t e = te + 1;
+  while (e < to && !t[e].comma && !eg_sf_joint(t[e].w, false)) e++;
+  return e < to && t[e].comma ? e + 1 : e;
+}
+
 bool eg_sf_its_been(const token *t, size_t a, size_t b) {
   static const char *const it_is[] = {"it's", "its"}, *const has[] = {"has", "'s"};
   if (a + 1 < b && eg_sf_in_list(t[a].w, it_is, 2) && !strcmp(t[a + 1].w, "been")) return true;
