@@ -62,6 +62,10 @@ bool eg_sf_source_of_noun(const eg_statefacts *sf, const token *t, size_t from, 
  * X", "back in my X days"), whose end is not told. */
 bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                          const slot *s) {
+  /* "stop my cat X from scratching the sofa": what ends is what X does */
+  if (s->te + 1 < to && !strcmp(t[s->te].w, "from") &&
+      eg_wordnet_is_ing(&sf->wn.verbs, t[s->te + 1].w))
+    return false;
   size_t p = s->ts;
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   size_t a, b;
