@@ -207,6 +207,15 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
       ((a == from || joint) &&
        (eg_sf_opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, vb)))))
     return true;
+  /* a past verb right after the joint shares the subject that opens the sentence, the
+   * speaker's ("I'm a Londoner born and bred but moved to X"; not "my sister … but moved") */
+  size_t open = from;
+  while (open > 0 && !t[open].start) open--;
+  if (joint && open < from && eg_wordnet_is_past(&sf->wn.verbs, t[a].w) &&
+      (eg_sf_subject_pronoun(t[open].w) ||
+       (open + 1 < from && eg_sf_subject_pronoun(t[open + 1].w) && !t[open].comma &&
+        eg_sf_ly_adverb(sf, t[open].w))))
+    return true;
   /* so does a joint after a comma opening a predicate with no verb ("the dietitian said fish
    * matters, so technically X now"): its subject dropped, as chat drops the speaker */
   size_t oa, ob;

@@ -898,6 +898,23 @@ static void test_kinds_name_is(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A relative clause of the speaker's after a name tells the state in its own tense, even in a
+ * question ("from X, where I live, to Y?"), and names a place or a firm, not a person ("X,
+ * where we're based"); "stop my cat X from scratching" ends what X does; a past verb after a
+ * joint shares the subject opening the sentence ("I'm a Londoner but moved to X"). */
+static void test_where_i_live_and_shared_subjects(void) {
+  static const expect x[] = {
+      {"What's the best way to get from Clapham, where I live, to Heathrow?", "LIVES_IN",
+       "Clapham"},
+      {"Any good bakeries in Leith, where we're based now?", "LIVES_IN", "Leith"},
+      {"I visited Cork, where I grew up.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"We love Rome, where we go every summer.", NULL, NULL},
+      {"How do I stop my cat Pixel from scratching the sofa?", "HAS_PET", "Pixel"},
+      {"I'm a Londoner born and bred but moved to Brighton in 2021.", "LIVES_IN", "Brighton"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -927,6 +944,7 @@ int main(void) {
   EG_RUN(test_near_misses);
   EG_RUN(test_employer_cue_and_roles);
   EG_RUN(test_kinds_name_is);
+  EG_RUN(test_where_i_live_and_shared_subjects);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
