@@ -242,7 +242,12 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&
          !eg_sf_joint(t[neg_to].w, false))
     neg_to++;
-  if (eg_sf_has_past(sf, t, scope, s->ts) || planned_or_visited(sf, t, scope, s) ||
+  /* the speaker's new one is held now, whatever past event it is told in ("Drove my new X home
+   * today", "we walked our new puppy X") */
+  size_t n = s->ts;
+  while (n > from && eg_sf_kind_bits(sf, t[n - 1].w)) n--;
+  bool new_one = n >= from + 2 && !strcmp(t[n - 1].w, "new") && eg_sf_in_list(t[n - 2].w, mine, 2);
+  if ((!new_one && eg_sf_has_past(sf, t, scope, s->ts)) || planned_or_visited(sf, t, scope, s) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;

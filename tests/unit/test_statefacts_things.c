@@ -915,6 +915,16 @@ static void test_where_i_live_and_shared_subjects(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* The speaker's new one is held now, whatever past event it is told in; an old one told in the
+ * past is not. */
+static void test_new_one_in_a_past_event(void) {
+  static const expect x[] = {
+      {"Drove my new Kuga home from the dealer today!", "DRIVES", "Kuga"},
+      {"I used to drive my old Golf everywhere.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -945,6 +955,7 @@ int main(void) {
   EG_RUN(test_employer_cue_and_roles);
   EG_RUN(test_kinds_name_is);
   EG_RUN(test_where_i_live_and_shared_subjects);
+  EG_RUN(test_new_one_in_a_past_event);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
