@@ -341,6 +341,16 @@ static bool framed_name(const eg_statefacts *sf, const token *t, size_t from, si
          eg_sf_held_through(sf, t, from, &s, &own_at);
 }
 
+/* Is the lower-case word t[i], a word of WordNet's too, a person's name by where it stands:
+ * right after a word of ending and "with" ("broke up with maya", "ended things with rose")? */
+static bool parted_with(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  const char *w = t[i].w;
+  return i >= from + 3 && !t[i].cap && !t[i].digit && !strcmp(t[i - 1].w, "with") &&
+         strspn(w, "abcdefghijklmnopqrstuvwxyz") == strlen(w) && strlen(w) > 1 &&
+         !eg_sf_not_a_name(w) && !eg_sf_function_word(w) && !eg_sf_bits_of(sf->generic, w) &&
+         !noun_bits(sf->plain, w) && eg_sf_ends_at(sf, t, i - 3, i - 1);
+}
+
 /* Is token i where only a name goes, where a word would need an article ("lukas cheated",
  * "been seeing adebayo"): opening a (sub-)clause right before a verb or with "'s", or right
  * after a verb (not a modal's: "might rehome X")? Not after a preposition: a place so named may
@@ -745,8 +755,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * opening a (sub-)clause before its verb ("lukas cheated", "joanna's moving in") or a
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
-    if (lower_name(sf, &t[i]) || framed_name(sf, t, from, i)) {
-      unsigned kind = i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w) : 0;
+    bool parted = parted_with(sf, t, from, i);
+    if (lower_name(sf, &t[i]) || framed_name(sf, t, from, i) || parted) {
+      unsigned kind = parted                        ? sf->person_bit
+                      : i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w)
+                                                    : 0;
       if (!kind && eg_sf_named_by_verb(sf, t, from, i)) /* "called him kevin" */
         kind = bound_kind(sf, t, from, to, i, i + 1);
       unsigned bits = kind                                   ? kind

@@ -925,6 +925,14 @@ static void test_new_one_in_a_past_event(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name in lower case that is also a word, right after a word of ending and "with", is the
+ * one parted with ("broke up with maya"); a word of a plain kind there is no name. */
+static void test_parted_with(void) {
+  EG_CHECK(says("broke up with maya in march. mostly ok now I think.", "PARTNER_OF", "maya"));
+  EG_CHECK(says("I split up with rose last week.", "PARTNER_OF", "rose"));
+  EG_CHECK(!says("I broke up with work for the weekend lol.", "PARTNER_OF", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -956,6 +964,7 @@ int main(void) {
   EG_RUN(test_kinds_name_is);
   EG_RUN(test_where_i_live_and_shared_subjects);
   EG_RUN(test_new_one_in_a_past_event);
+  EG_RUN(test_parted_with);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
