@@ -50,7 +50,9 @@ static unsigned food_at(const eg_statefacts *sf, const token *t, size_t i) {
 static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   static const char *const third[] = {"he",    "she",     "they", "he's", "she's",
                                       "their", "they're", "his",  "her"};
-  if (eg_sf_first_person(t, from, i)) return false;
+  /* the speaker as a subject ("my son" is someone else: "My son eats anything") */
+  for (size_t k = from; k < i; k++)
+    if (eg_sf_subject_pronoun(t[k].w) || !strcmp(t[k].w, "me")) return false;
   for (size_t k = from; k < i; k++)
     if (eg_sf_in_list(t[k].w, third, sizeof third / sizeof *third) || eg_sf_person_noun(sf, t, k) ||
         (t[k].cap && !t[k].start))
