@@ -10,7 +10,8 @@
  * Left out: "no X" ("no meat", "no more fish"), "off X", a verb that gives a thing up or cuts
  * it out before it ("stopped eating X", "gave up X", "cut out X"), a negation before a verb
  * of eating ("I don't eat X", "haven't eaten X in years"). Eaten: a verb of eating with no
- * negation before it ("started eating X again", "I still eat X"), or "X is fine". Foods
+ * negation before it ("started eating X again", "I still eat X"), or "X is fine"; every group
+ * by "I eat everything". Foods
  * joined by "and", "or", "nor" or commas share their first one's side ("no meat or fish").
  * A clause of someone else's, a question, a past ("used to"), a plan ("thinking about") or
  * a hedge ("mostly", "less") tells nothing.
@@ -65,6 +66,8 @@ static int side_before(const eg_statefacts *sf, const token *t, size_t from, siz
   static const char *const cut[] = {"dropped", "ditched",   "avoid",    "avoiding",
                                     "exclude", "excluding", "excluded", "excludes"};
   static const char *const past[] = {"didn't", "didnt", "wasn't", "weren't", "ate"};
+  for (size_t k = from + 1; k < i; k++) /* from the last comma: "I'm not fussy, I eat …" */
+    if (t[k - 1].comma) from = k;
   /* "I didn't eat meat that week", "ate no meat": a past, no diet now */
   for (size_t k = from; k < i; k++)
     if (eg_sf_in_list(t[k].w, past, sizeof past / sizeof *past)) return SIDE_NONE;
@@ -115,6 +118,15 @@ static void read_sides(const eg_statefacts *sf, const token *t, size_t nt, unsig
     int side = SIDE_NONE;
     for (size_t i = from; i < to && !told; i++) {
       unsigned g = food_at(sf, t, i);
+      /* "I eat everything", "I eat anything": every group eaten (not left out: "won't eat
+       * anything after 8" is no diet) */
+      static const char *const all[] = {"everything", "anything"};
+      if (!g && eg_sf_in_list(t[i].w, all, 2) && side_before(sf, t, from, i) == SIDE_IN &&
+          !someone_else(sf, t, from, i)) {
+        for (int k = 0; k < sf->n_described; k++) *in |= sf->described[k].out | sf->described[k].in;
+        if (*ce == 0) *cs = t[from].s, *ce = t[to - 1].e;
+        continue;
+      }
       if (!g) {
         /* a list goes on over "and", "or", "nor" and commas; any other word ends it */
         if (strcmp(t[i].w, "and") && strcmp(t[i].w, "or") && strcmp(t[i].w, "nor"))
@@ -190,10 +202,12 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
   unsigned all_out = out, all_in = in;
   if (h && !(h->out & in) && !(h->in & out)) all_out |= h->out, all_in |= h->in;
   const described *d = best_fit(sf, all_out, all_in, out | in, type);
-  if (!d || (h && !((d->out | d->in) & (h->out | h->in)))) return EG_OK;
-  /* a value said outright stands; a doubt the words raised yields to the value they tell */
+  /* … but one that leaves nothing out ("omnivore") yields to any food left out now */
+  if (!d || (h && (h->out || !d->out) && !((d->out | d->in) & (h->out | h->in)))) return EG_OK;
+  /* a value said outright stands; a doubt the words raised yields to the value they tell, and
+   * so does a former one's end ("stopped being pescatarian, I eat everything now") */
   for (size_t k = 0; k < o->n_facts; k++)
-    if (!strcmp(o->facts[k].relation, rel)) return EG_OK;
+    if (!strcmp(o->facts[k].relation, rel) && !o->facts[k].valid_to) return EG_OK;
   size_t kept = 0;
   for (size_t k = 0; k < o->n_facts; k++)
     if (strcmp(o->facts[k].relation, EG_STATE_UNCERTAIN) || strcmp(o->facts[k].object, rel))

@@ -2,9 +2,10 @@
  * test_statefacts_foods.c — a diet told by the foods the user eats or leaves out (written for
  * this test, none taken from a benchmark): what is left out ("no meat or fish", "I don't eat
  * meat", "cut out dairy and eggs", "haven't touched meat", "exclude barley"), what is eaten
- * ("fish is fine", "eating meat again"), the held value weighed with them, and what tells
- * nothing: someone else's plate, a question, a plan, a hedge, a past, less instead of none, a
- * value said outright. The prototypes file's @food and @describe lines, refused when wrong.
+ * ("fish is fine", "eating meat again", "I eat everything"), the held value weighed with them,
+ * and what tells nothing: someone else's plate, a question, a plan, a hedge, a past, less
+ * instead of none, a value said outright. The prototypes file's @food and @describe lines, refused
+ * when wrong.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -24,8 +25,16 @@ static void test_foods_tell_a_diet(void) {
       {"Since the spring I haven't touched meat or fish.", "DIET", "vegetarian"},
       {"My doctor says coeliac, so I now exclude barley and rye completely.", "DIET",
        "gluten-free"},
+      /* every group, and a side read from the last comma ("not fussy" negates no eating) */
+      {"I eat everything, and none of my guests has mentioned any restrictions.", "DIET",
+       "omnivore"},
+      {"I'm not fussy, I eat everything.", "DIET", "omnivore"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* a value's end said beside the foods yields to them (its doubt goes) */
+  const char *ended = "I've stopped being pescatarian, I eat everything now.";
+  EG_CHECK(says(ended, "DIET", "omnivore"));
+  EG_CHECK(!says(ended, EG_STATE_UNCERTAIN, NULL));
 }
 
 /* What tells nothing (at most a doubt on the diet, no value): a value said outright stands
@@ -33,10 +42,17 @@ static void test_foods_tell_a_diet(void) {
  * with no side. */
 static void test_foods_that_tell_nothing(void) {
   static const char *const x[] = {
-      "My housemate doesn't eat meat, what can we both have?", "Is it healthy if I don't eat meat?",
-      "thinking about going without meat next year",           "Mostly no meat for me these days.",
-      "I didn't eat meat that whole week at the retreat.",     "I'm cutting back on meat.",
-      "Leftover chicken and rice again, any ideas?",           "Ate no meat at all on the retreat.",
+      "My housemate doesn't eat meat, what can we both have?",
+      "Is it healthy if I don't eat meat?",
+      "thinking about going without meat next year",
+      "Mostly no meat for me these days.",
+      "I didn't eat meat that whole week at the retreat.",
+      "I'm cutting back on meat.",
+      "Leftover chicken and rice again, any ideas?",
+      "Ate no meat at all on the retreat.",
+      "My son doesn't eat meat.",
+      "My son eats anything.",
+      "I won't eat anything after 8pm.",
   };
   eg_arena *a = eg_arena_new(0, 0);
   eg_enriched out;
@@ -74,6 +90,13 @@ static void test_foods_with_held(void) {
       {"I've cut out carbs this month.", NULL, NULL},
   };
   check_in(&hctx, pesc, sizeof pesc / sizeof *pesc);
+  /* a held value that leaves nothing out yields to a food left out now */
+  h.value = "omnivore";
+  static const expect omni[] = {
+      {"My doctor confirmed coeliac, I have to exclude wheat, barley and rye.", "DIET",
+       "gluten-free"},
+  };
+  check_in(&hctx, omni, 1);
   h.value = "keto";
   static const expect keto[] = {{"no dairy for me these days, what should I cook?", NULL, NULL}};
   check_in(&hctx, keto, sizeof keto / sizeof *keto);
