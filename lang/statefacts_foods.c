@@ -95,6 +95,16 @@ static bool allowed_after(const token *t, size_t i, size_t to) {
          eg_sf_in_list(t[i + 2].w, fine, sizeof fine / sizeof *fine);
 }
 
+/* Does "nothing" at i have a negated eating after it: "there's nothing I won't eat"? */
+static bool nothing_not_eaten(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  if (strcmp(t[i].w, "nothing") != 0) return false;
+  for (size_t k = i + 1; k < to && k < i + 6; k++)
+    if (eg_sf_marker_starts(sf, MK_NEGATION, t, k, to) && k + 1 < to &&
+        (eating(t[k + 1].w) || (k + 2 < to && eating(t[k + 2].w))))
+      return true;
+  return false;
+}
+
 /* Is the clause [from, to) hedged: only some of the time, or less ("mostly no meat", "no meat
  * on weekdays", "eating less meat")? A part is no diet. */
 static bool hedged(const token *t, size_t from, size_t to) {
@@ -113,15 +123,18 @@ static void read_sides(const eg_statefacts *sf, const token *t, size_t nt, unsig
   *out = *in = 0;
   for (size_t from = 0; from < nt;) {
     size_t to = eg_sf_clause_end(t, nt, from);
-    bool told = t[to - 1].ask || eg_sf_has_marker(sf, MK_PAST, t, from, to) ||
-                eg_sf_has_marker(sf, MK_FUTURE, t, from, to) || hedged(t, from, to);
+    bool told = t[to - 1].ask || eg_sf_has_marker(sf, MK_PAST, t, from, to) || hedged(t, from, to);
     int side = SIDE_NONE;
-    for (size_t i = from; i < to && !told; i++) {
+    /* a plan or a condition before the words on a food: "thinking about going without meat";
+     * not one after them ("nothing I won't eat if it's been near a grill") */
+    for (size_t i = from; i < to && !told && !eg_sf_has_marker(sf, MK_FUTURE, t, from, i); i++) {
       unsigned g = food_at(sf, t, i);
       /* "I eat everything", "I eat anything": every group eaten (not left out: "won't eat
        * anything after 8" is no diet) */
       static const char *const all[] = {"everything", "anything"};
-      if (!g && eg_sf_in_list(t[i].w, all, 2) && side_before(sf, t, from, i) == SIDE_IN &&
+      if (!g &&
+          ((eg_sf_in_list(t[i].w, all, 2) && side_before(sf, t, from, i) == SIDE_IN) ||
+           nothing_not_eaten(sf, t, i, to)) &&
           !someone_else(sf, t, from, i)) {
         for (int k = 0; k < sf->n_described; k++) *in |= sf->described[k].out | sf->described[k].in;
         if (*ce == 0) *cs = t[from].s, *ce = t[to - 1].e;

@@ -29,6 +29,8 @@ static void test_foods_tell_a_diet(void) {
       {"I eat everything, and none of my guests has mentioned any restrictions.", "DIET",
        "omnivore"},
       {"I'm not fussy, I eat everything.", "DIET", "omnivore"},
+      /* "nothing I won't eat", a condition after the words on the food */
+      {"There's nothing on this earth I won't eat if it's been near a grill.", "DIET", "omnivore"},
   };
   check_all(x, sizeof x / sizeof *x);
   /* a value's end said beside the foods yields to them (its doubt goes) */
