@@ -51,6 +51,13 @@
 
 static bool verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 
+/* Does [from, to) open with "the new" and a kind of thing or animal one keeps ("the new pup is
+ * called X")? Chat's word for the speaker's newly got one (not "the new manager", a person). */
+static bool the_new_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  return from + 2 < to && !strcmp(t[from].w, "the") && !strcmp(t[from + 1].w, "new") &&
+         (eg_sf_kind_bits(sf, t[from + 2].w) & ~sf->person_bit);
+}
+
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
@@ -62,8 +69,8 @@ static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from,
   size_t fa, fb;
   eg_sf_sub_clause(t, from, to, from, &fa, &fb);
   bool before_asking = t[to - 1].ask && fb < to;
-  return eg_sf_first_person(t, from, to) || eg_sf_opens_with_verb(sf, t, from, to) ||
-         eg_sf_its_been(t, from, to) ||
+  return the_new_kind(sf, t, from, to) || eg_sf_first_person(t, from, to) ||
+         eg_sf_opens_with_verb(sf, t, from, to) || eg_sf_its_been(t, from, to) ||
          (fragments &&
           (verbless(sf, t, from, to) || (before_asking && verbless(sf, t, from, fb)))) ||
          eg_sf_arrives(sf, t, from, to);
@@ -203,7 +210,7 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
   size_t sa, sb;
   eg_sf_sub_clause(t, from, to, s->ts, &sa, &sb);
   size_t vb = t[to - 1].ask && sb < to && sb < b ? sb : b;
-  if (shared || eg_sf_first_person(t, a, b) ||
+  if (shared || eg_sf_first_person(t, a, b) || (a == from && the_new_kind(sf, t, from, b)) ||
       ((a == from || joint) &&
        (eg_sf_opens_with_verb(sf, t, from, b) || (fragments && verbless(sf, t, a, vb)))))
     return true;
