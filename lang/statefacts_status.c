@@ -175,6 +175,7 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* someone else's old one is no former value of the user's ("mum's giving me her old X") */
   static const char *const others[] = {"his", "her", "their", "your"};
   size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
+  if (former && p >= from + 2 && !strcmp(t[p - 2].w, "same")) former = 0; /* "the same old X" */
   bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
   bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
   /* … not where the leaving is a trip's end or only weighed ("got back from X", "is it worth

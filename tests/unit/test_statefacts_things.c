@@ -933,6 +933,18 @@ static void test_parted_with(void) {
   EG_CHECK(!says("I broke up with work for the weekend lol.", "PARTNER_OF", NULL));
 }
 
+/* "the new" and a kind of animal or thing one keeps is the speaker's newly got, its name in
+ * lower case too ("the new pup is called ziggy"); a person's noun is not ("the new manager");
+ * "the same old X" is no former one. */
+static void test_the_new_kind_and_same_old(void) {
+  static const expect x[] = {
+      {"the new pup is called ziggy btw, 10 wks old", "HAS_PET", "ziggy"},
+      {"The new manager is called Steve.", NULL, NULL},
+      {"still driving the same old Astra I had at uni", "DRIVES", "Astra"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -965,6 +977,7 @@ int main(void) {
   EG_RUN(test_where_i_live_and_shared_subjects);
   EG_RUN(test_new_one_in_a_past_event);
   EG_RUN(test_parted_with);
+  EG_RUN(test_the_new_kind_and_same_old);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
