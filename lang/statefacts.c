@@ -58,6 +58,21 @@ static bool the_new_kind(const eg_statefacts *sf, const token *t, size_t from, s
          (eg_sf_kind_bits(sf, t[from + 2].w) & ~sf->person_bit);
 }
 
+/* Is the slot said to be home, the speaker's by the bare word ("X is home now", "X has been
+ * home since May", "X feels like home", "home is X")? Not "home to" (what a place holds). */
+static bool home_of_speaker(const token *t, size_t from, size_t to, const slot *s) {
+  static const char *const be[] = {"is", "'s", "feels", "became", "becomes"};
+  size_t k = s->te;
+  if (k + 1 < to && !strcmp(t[k].w, "has") && !strcmp(t[k + 1].w, "been"))
+    k++;
+  else if (!(k < to && eg_sf_in_list(t[k].w, be, sizeof be / sizeof *be)))
+    k = to;
+  if (++k < to && !strcmp(t[k].w, "like")) k++;
+  if (k < to && !strcmp(t[k].w, "home") && !(k + 1 < to && !strcmp(t[k + 1].w, "to"))) return true;
+  return s->ts >= from + 2 && !strcmp(t[s->ts - 2].w, "home") &&
+         eg_sf_in_list(t[s->ts - 1].w, be, 2);
+}
+
 /* Does the sentence [from, to) speak of the speaker? */
 static bool speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            bool fragments) {
@@ -191,7 +206,8 @@ static bool users_predicate(const eg_statefacts *sf, const token *t, size_t from
                             const slot *s, bool fragments) {
   size_t a, b;
   eg_sf_predicate_span(t, from, to, s, true, &a, &b);
-  if (eg_sf_where_clause(t, s->te, to)) return true; /* "X, where I live, …" */
+  if (eg_sf_where_clause(t, s->te, to) || home_of_speaker(t, from, to, s))
+    return true; /* "X, where I live, …", "X is home now" */
   /* a second object after "and", ending its predicate, is the first one's verb's ("we sold the
    * house and the X"; not "X and Y hardly overlap", "and X in January doesn't help") */
   size_t verb_from = eg_sf_predicate_start(sf, t, from, to, s, false);
@@ -727,8 +743,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
      * the household"; not "Jared adopted a kitten called X") */
     bool given = false;
     for (size_t k = 0; k < ns; k++)
-      given |= slots[k].cued &&
-               (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])));
+      given |= (slots[k].cued &&
+                (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])))) ||
+               home_of_speaker(t, from, to, &slots[k]);
     /* … and one a route of the speaker's move ends ("the move is booked, Leeds to X"): read
      * once per slot, with whether that move is only weighed */
     unsigned route[MAX_CANDS] = {0};
