@@ -156,10 +156,15 @@ bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t
   static const char *const perfect[] = {"have", "has", "i've", "we've", "'ve"};
   /* a verb of a past state moving somewhere tells an event, not the state: "drove home a X" */
   static const char *const away[] = {"home", "off", "away"};
+  /* "back in my …" after a present "be" is a return, not a time gone: "I'm back in my hometown" */
+  static const char *const be_now[] = {"i'm", "im", "we're", "am", "are", "is"};
   for (size_t i = from; i < to; i++)
     for (int m = 0; m < sf->n_markers[MK_PAST]; m++) {
       const marker *k = &sf->markers[MK_PAST][m];
       size_t n = kind_at(sf, MK_PAST, k, t, i, to), after = i + n;
+      if (n && i > 0 && !strcmp(t[i].w, "back") &&
+          eg_sf_in_list(t[i - 1].w, be_now, sizeof be_now / sizeof *be_now))
+        continue;
       if (n && !(i > 0 && eg_sf_in_list(t[i - 1].w, perfect, sizeof perfect / sizeof *perfect)) &&
           !(k->n == 1 && after < to && eg_sf_in_list(t[after].w, away, sizeof away / sizeof *away)))
         return true;

@@ -945,6 +945,18 @@ static void test_the_new_kind_and_same_old(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "home" alone is the speaker's ("Tokyo is home now", "home is X"; not "home to" what a place
+ * holds); "back in my …" after a present "be" is a return, no time gone. */
+static void test_home_and_back(void) {
+  static const expect x[] = {
+      {"I've lived in four countries but Tokyo is home now.", "LIVES_IN", "Tokyo"},
+      {"Berlin has been home since 2019.", "LIVES_IN", "Berlin"},
+      {"Lagos is home to 15 million people.", NULL, NULL},
+      {"I'm back in my hometown, Limerick, after a decade in London.", "LIVES_IN", "Limerick"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -978,6 +990,7 @@ int main(void) {
   EG_RUN(test_new_one_in_a_past_event);
   EG_RUN(test_parted_with);
   EG_RUN(test_the_new_kind_and_same_old);
+  EG_RUN(test_home_and_back);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
