@@ -48,6 +48,12 @@ static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, c
   size_t n = marker_at(sf, m, t, i, to);
   /* disbelief is no negation of what follows: "can't believe I've been in X 3 years" */
   if (k == MK_NEGATION && n && i + n < to && !strcmp(t[i + n].w, "believe")) return 0;
+  /* a modal before a verb of saying plans nothing of what is said: "I should mention I work at
+   * X", "I'd say X is home" */
+  static const char *const say[] = {"mention", "say",     "add",     "note",   "admit",
+                                    "point",   "explain", "confess", "clarify"};
+  if (k == MK_FUTURE && n && i + n < to && eg_sf_in_list(t[i + n].w, say, sizeof say / sizeof *say))
+    return 0;
   return n;
 }
 

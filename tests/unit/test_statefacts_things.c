@@ -957,6 +957,16 @@ static void test_home_and_back(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "should" plans what it governs ("I should move back to X" is no move); before a verb of
+ * saying it plans nothing of what is said ("I should mention I work at X"). */
+static void test_should(void) {
+  static const expect x[] = {
+      {"my mum keeps telling me I should move back to Cork", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I should mention I work at Ocado now.", "WORKS_AT", "Ocado"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -991,6 +1001,7 @@ int main(void) {
   EG_RUN(test_parted_with);
   EG_RUN(test_the_new_kind_and_same_old);
   EG_RUN(test_home_and_back);
+  EG_RUN(test_should);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
