@@ -957,12 +957,14 @@ static void test_home_and_back(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* "should" plans what it governs ("I should move back to X" is no move); before a verb of
- * saying it plans nothing of what is said ("I should mention I work at X"). */
+/* "should" and "try" plan what they govern ("I should move back to X" is no move, "try going
+ * vegan" no diet); before a verb of saying a modal plans nothing ("I should mention …"). */
 static void test_should(void) {
   static const expect x[] = {
       {"my mum keeps telling me I should move back to Cork", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I should mention I work at Ocado now.", "WORKS_AT", "Ocado"},
+      /* "try" too: an experiment is no state yet */
+      {"My therapist suggested I try going vegan.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
