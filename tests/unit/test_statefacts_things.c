@@ -965,6 +965,10 @@ static void test_should(void) {
       {"I should mention I work at Ocado now.", "WORKS_AT", "Ocado"},
       /* "try" too: an experiment is no state yet */
       {"My therapist suggested I try going vegan.", NULL, NULL},
+      /* longing and saving up are plans too */
+      {"Dreaming of moving to Lisbon.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I'm saving up for a Tesla.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"I'm tempted to go vegan.", EG_STATE_UNCERTAIN, "DIET"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
