@@ -197,8 +197,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
       eg_sf_sited(sf, t, from, p)) /* "a company based in X" */
     return ST_NOT_ASSERTED;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
-   * days" */
-  if (s->te < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "days") && p < s->ts)
+   * days", "my X years" */
+  static const char *const days[] = {"days", "years", "era"}; /* "my X years were the best" */
+  if (s->te < to && !t[s->te - 1].comma && eg_sf_in_list(t[s->te].w, days, 3) && p < s->ts)
     return ST_FORMER;
   /* the noun the slot qualifies is former: "my old colleagues at X", "my previous boss at X" */
   if (p > from && eg_sf_in_list(t[p - 1].w, prep, sizeof prep / sizeof *prep))

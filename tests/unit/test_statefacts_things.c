@@ -973,6 +973,17 @@ static void test_should(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A stretch of the user's life named by the value is over ("my Berlin years"); so is a place
+ * one has grown up in. */
+static void test_years_and_grown_up(void) {
+  static const expect x[] = {
+      {"My Berlin years were the best of my life.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"Having grown up in Cork, I find London huge.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"My Golf is ten years old.", "DRIVES", "Golf"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1008,6 +1019,7 @@ int main(void) {
   EG_RUN(test_the_new_kind_and_same_old);
   EG_RUN(test_home_and_back);
   EG_RUN(test_should);
+  EG_RUN(test_years_and_grown_up);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
