@@ -11,10 +11,10 @@
  * it out before it ("stopped eating X", "gave up X", "cut out X"), a negation before a verb
  * of eating ("I don't eat X", "haven't eaten X in years"). Eaten: a verb of eating with no
  * negation before it ("started eating X again", "I still eat X"), or "X is fine"; every group
- * by "I eat everything". Foods
- * joined by "and", "or", "nor" or commas share their first one's side ("no meat or fish").
- * A clause of someone else's, a question, a past ("used to"), a plan ("thinking about") or
- * a hedge ("mostly", "less") tells nothing.
+ * by "I eat everything" or "there's nothing I won't eat". Foods joined by "and", "or", "nor"
+ * or commas share their first one's side ("no meat or fish"). A clause of someone else's, a
+ * question, a past ("used to"), a plan before the food ("thinking about") or a hedge
+ * ("mostly", "less") tells nothing.
  */
 #include <stdio.h>
 #include <string.h>
