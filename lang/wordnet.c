@@ -52,9 +52,10 @@ static void spaced(char *out, size_t n, const char *lemma) {
 #define WN_WORDS 64 /* a synset's words kept; WordNet's largest has fewer */
 
 typedef struct wn_ptr {
-  int type; /* HYPOPTR, INSTANCES, ISPARTPTR … (getptrtype of its symbol) */
-  int pos;  /* NOUN, VERB, ADJ, ADV */
-  long off; /* the synset it points at, in that part of speech's data file */
+  int type;           /* HYPOPTR, INSTANCES, ISPARTPTR … (getptrtype of its symbol) */
+  int pos;            /* NOUN, VERB, ADJ, ADV */
+  long off;           /* the synset it points at, in that part of speech's data file */
+  int source, target; /* a lexical pointer's words, from 1 ("pianist" → "piano"); 0: the synsets' */
 } wn_ptr;
 
 /* One line of data.<pos>: "offset lex_filenum ss_type w_cnt(hex) word lex_id … p_cnt
@@ -113,8 +114,11 @@ static bool synset_at(int pos, long off, wn_synset *s) {
   for (long i = 0; i < np; i++) {
     char *sym = strtok_r(NULL, " ", &save), *at = strtok_r(NULL, " ", &save),
          *ps = strtok_r(NULL, " ", &save);
-    if (!sym || !at || !ps || !strtok_r(NULL, " ", &save)) goto bad; /* source/target */
-    s->ptrs[i] = (wn_ptr){getptrtype(sym), pos_of(*ps), strtol(at, NULL, 10)};
+    char *st = strtok_r(NULL, " ", &save); /* source/target: two hex digits each */
+    if (!sym || !at || !ps || !st) goto bad;
+    long words = strtol(st, NULL, 16);
+    s->ptrs[i] = (wn_ptr){getptrtype(sym), pos_of(*ps), strtol(at, NULL, 10), (int)(words >> 8),
+                          (int)(words & 0xff)};
   }
   s->n_ptrs = (int)np;
   return true;
@@ -310,6 +314,39 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
   eg_code rc = EG_OK;
   for (size_t i = 0; i < n && !rc; i++)
     rc = walk(dict_dir, roots[i], NOUN, on_part_synset, &w, err);
+  return rc;
+}
+
+/* ---- nouns derived from others ------------------------------------------------------------ */
+
+/* Hand the lemma of s each derivation pointer starts at with the noun lemma it leads to
+ * ("pianist" with "piano", "saxophonist" with "saxophone", not "sax"). Called under wn_lock. */
+static bool on_derived_synset(const wn_synset *s, void *ctx) {
+  const whole_walk *w = ctx;
+  bool go_on = true;
+  for (int p = 0; go_on && p < s->n_ptrs; p++) {
+    const wn_ptr *q = &s->ptrs[p];
+    wn_synset d;
+    if (q->type != DERIVATION || q->pos != NOUN || q->source < 1 || q->source > s->n_words ||
+        !synset_at(NOUN, q->off, &d))
+      continue;
+    if (q->target >= 1 && q->target <= d.n_words) {
+      char a[128], b[128];
+      spaced(a, sizeof a, s->words[q->source - 1]);
+      spaced(b, sizeof b, d.words[q->target - 1]);
+      go_on = w->visit(w->ctx, a, b);
+    }
+    synset_free(&d);
+  }
+  return go_on;
+}
+
+eg_code eg_wordnet_derived(const char *dict_dir, const char *const *roots, size_t n,
+                           eg_wordnet_part_visit visit, void *ctx, eg_err *err) {
+  whole_walk w = {visit, ctx};
+  eg_code rc = EG_OK;
+  for (size_t i = 0; i < n && !rc; i++)
+    rc = walk(dict_dir, roots[i], NOUN, on_derived_synset, &w, err);
   return rc;
 }
 

@@ -50,6 +50,12 @@ typedef bool (*eg_wordnet_part_visit)(void *ctx, const char *part, const char *w
 eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t n,
                           eg_wordnet_part_visit visit, void *ctx, eg_err *err);
 
+/* For each noun of the closures of roots[0..n) ("musician#1"), each lemma with each noun lemma
+ * WordNet derives it from or to ("pianist" with "piano", "cellist" with "cello"), visited as
+ * eg_wordnet_wholes' pairs are. Errors as eg_wordnet_closure's. */
+eg_code eg_wordnet_derived(const char *dict_dir, const char *const *roots, size_t n,
+                           eg_wordnet_part_visit visit, void *ctx, eg_err *err);
+
 /*
  * Visit every form of the verbs of the closures of roots[0..n) ("discard#1": the sense and its
  * troponyms, transitively): each lemma only when the sense it is reached by is among its first

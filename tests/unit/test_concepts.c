@@ -106,6 +106,21 @@ static void test_wholes(void) {
   EG_CHECK(eg_wordnet_wholes(NULL, none, 1, add_pair, &s, &err) == EG_ENOTFOUND);
 }
 
+/* A musician's noun with the noun WordNet derives it from, at the words the pointer joins:
+ * "saxophonist" with "saxophone" (not "sax", its synset's first word). */
+static void test_derived(void) {
+  static pairs s;
+  eg_err err = {0};
+  const char *roots[] = {"musician#1"};
+  EG_REQUIRE(eg_wordnet_derived(NULL, roots, 1, add_pair, &s, &err) == EG_OK);
+  EG_CHECK(strstr(s.all, "|pianist<piano|") != NULL);
+  EG_CHECK(strstr(s.all, "|cellist<cello|") != NULL);
+  EG_CHECK(strstr(s.all, "|saxophonist<saxophone|") != NULL);
+  EG_CHECK(strstr(s.all, "|saxophonist<sax|") == NULL);
+  const char *none[] = {"notawordatall#1"};
+  EG_CHECK(eg_wordnet_derived(NULL, none, 1, add_pair, &s, &err) == EG_ENOTFOUND);
+}
+
 typedef struct closure_seen {
   size_t n;
   bool dachshund, cello;
@@ -147,6 +162,7 @@ int main(void) {
   EG_RUN(test_missing_database);
   EG_RUN(test_verb_forms);
   EG_RUN(test_wholes);
+  EG_RUN(test_derived);
   EG_RUN(test_closure_after_rest);
   eg_concepts_free(wn);
   return eg_test_finish();
