@@ -795,6 +795,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (!moved && slots[k].bits == sf->place_bit &&
             eg_sf_destination(sf, t, nt, from, to, &slots[k]))
           continue;
+        if (!eg_sf_player_of_speaker(sf, t, from, &slots[k])) continue; /* "hired a pianist" */
         /* "X, where I live": a place the speaker tells, even in a question (or a firm's:
          * "where I work"), no one's name */
         bool where = eg_sf_where_clause(t, slots[k].te, to) != 0;

@@ -81,6 +81,7 @@ struct eg_statefacts {
   eg_map *models;   /* a model's name alone → its type ("duster", "model 3", "land cruiser") */
   eg_map *synonyms; /* "uke|ukulele": words of one WordNet synset of a type → its bits */
   eg_map *same;     /* a word of one value (@same) → that value's name: "drum kit" → "drums" */
+  eg_map *players;  /* a person's noun named by a value (@player): "cellist" → 1 */
   eg_map *people;   /* nouns for people ("sister", "neighbour"): "my sister lives in X" is hers */
   eg_map *ask;      /* a question's words → the types it asks about (@ask) */
   eg_map *ends;     /* forms of verbs that end a state (@ends): "ditched", "gave up" → 1 */
@@ -314,6 +315,10 @@ typedef struct slot {
   bool where;  /* a place it may be: after a word that places it ("in X", "to X", "near X"),
                 * or a name of no known type that the gazetteer knows as a town's ("Norwich") */
 } slot;
+/* Is the slot a player's noun (@player: "cellist") said of the speaker, the complement of
+ * their "be" or "as" ("I'm a cellist", "I've been a lapsed pianist", "as a violinist I …")? A
+ * player's noun elsewhere is someone ("married to a pianist", "hired a pianist"). */
+bool eg_sf_player_of_speaker(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 
 /* Does the clause [from, to) tell of a thing come to the speaker ("the harp arrived", "THE
  * DUSTER IS HERE"; @arrival)? The subject is then the speaker's (statefacts_whose.c). */

@@ -328,6 +328,26 @@ static bool free_value(void *ctx, const void *key, size_t klen, void *value) {
 /* "@same TYPE WORD …": words naming one value of TYPE, the first its name ("drum_kit" is
  * "drums"): each pair is of one value, as a WordNet synset's words are, and a value said by any
  * of them is named by the first. */
+/* Words of one value of type bits, named by the first: each pair synonyms, each later word
+ * mapped to the first in sf->same (a word already mapped keeps its name). False when out of
+ * memory. */
+static bool add_same(eg_statefacts *sf, const char *const *words, size_t n, unsigned bits) {
+  for (size_t i = 0; i < n; i++) {
+    char k[256];
+    for (size_t j = 0; j < n; j++) {
+      snprintf(k, sizeof k, "%s|%s", words[i], words[j]);
+      if (i != j) or_bits(sf->synonyms, k, bits);
+    }
+    if (i == 0 || eg_map_get(sf->same, words[i], strlen(words[i]))) continue;
+    char *name = strdup(words[0]);
+    if (!name || eg_map_put(sf->same, words[i], strlen(words[i]), name) != EG_OK) {
+      free(name);
+      return false;
+    }
+  }
+  return true;
+}
+
 static eg_code parse_same(eg_statefacts *sf, char *rest, int lineno, eg_err *err) {
   char *save = NULL, *type = strtok_r(rest, " \t", &save);
   unsigned bits = type ? type_bit(sf, type) : 0;
@@ -343,20 +363,49 @@ static eg_code parse_same(eg_statefacts *sf, char *rest, int lineno, eg_err *err
     words[n++] = w;
   }
   if (n < 2) return eg_err_set(err, EG_EINVAL, "prototypes line %d: @same needs two words", lineno);
-  for (size_t i = 0; i < n; i++) {
-    char k[256];
-    for (size_t j = 0; j < n; j++) {
-      snprintf(k, sizeof k, "%s|%s", words[i], words[j]);
-      if (i != j) or_bits(sf->synonyms, k, bits);
-    }
-    if (i == 0 || eg_map_get(sf->same, words[i], strlen(words[i]))) continue;
-    char *name = strdup(words[0]);
-    if (!name || eg_map_put(sf->same, words[i], strlen(words[i]), name) != EG_OK) {
-      free(name);
-      return eg_err_set(err, EG_ENOMEM, "out of memory");
-    }
-  }
-  return EG_OK;
+  return add_same(sf, (const char *const *)words, n, bits)
+             ? EG_OK
+             : eg_err_set(err, EG_ENOMEM, "out of memory");
+}
+
+typedef struct player_ctx {
+  eg_statefacts *sf;
+  unsigned bits;
+  bool ok;
+} player_ctx;
+
+/* A noun derived from a word of the type ("cellist" from "cello"): a word of that type too,
+ * naming the word it comes from (@player). */
+static bool on_player(void *ctx, const char *player, const char *value) {
+  player_ctx *c = ctx;
+  char v[128];
+  snprintf(v, sizeof v, "%s", value);
+  for (char *q = v; *q; q++) *q = (char)tolower((unsigned char)*q);
+  if (strchr(player, ' ') || !(eg_sf_lookup_common(c->sf, v) & c->bits) ||
+      eg_sf_lookup_common(c->sf, player))
+    return true;
+  const char *pair[] = {v, player};
+  or_bits(c->sf->common, player, c->bits);
+  or_bits(c->sf->players, player, 1);
+  return c->ok = add_same(c->sf, pair, 2, c->bits);
+}
+
+/* "@player instrument wordnet musician#1": the nouns of the closure derived from a word of the
+ * type are words of it, each named by the word it comes from ("I'm a cellist": PLAYS cello). */
+static eg_code parse_player(eg_statefacts *sf, const char *wn_dir, char *rest, int lineno,
+                            eg_err *err) {
+  char *save = NULL, *type = strtok_r(rest, " \t", &save);
+  unsigned bits = type ? type_bit(sf, type) : 0;
+  if (!bits)
+    return eg_err_set(err, EG_EINVAL, "prototypes line %d: @player TYPE wordnet ROOT …, TYPE known",
+                      lineno);
+  const char *roots[MAX_ROOTS];
+  size_t n;
+  eg_code rc = wordnet_roots(&save, "@player", roots, &n, lineno, err);
+  if (rc) return rc;
+  player_ctx c = {sf, bits, true};
+  rc = root_error(eg_wordnet_derived(wn_dir, roots, n, on_player, &c, err), lineno, err);
+  return rc || c.ok ? rc : eg_err_set(err, EG_ENOMEM, "out of memory");
 }
 
 static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line, int lineno,
@@ -376,6 +425,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     return EG_OK;
   }
   if (!strcmp(word, "@same")) return parse_same(sf, rest, lineno, err);
+  if (!strcmp(word, "@player")) return parse_player(sf, wn_dir, rest, lineno, err);
   if (!strcmp(word, "@unlike")) /* "@unlike org place wordnet natural_language#1" */
     return parse_unlike(sf, wn_dir, rest, lineno, err);
   if (!strcmp(word, "@generic")) {
@@ -633,6 +683,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->models = eg_map_new();
   sf->synonyms = eg_map_new();
   sf->same = eg_map_new();
+  sf->players = eg_map_new();
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
@@ -650,8 +701,8 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
-                       !sf->models || !sf->synonyms || !sf->same || !sf->ends || !sf->takes ||
-                       !sf->holds || !sf->routes || !sf->declines || !sf->relocates ||
+                       !sf->models || !sf->synonyms || !sf->same || !sf->players || !sf->ends ||
+                       !sf->takes || !sf->holds || !sf->routes || !sf->declines || !sf->relocates ||
                        !sf->journeys || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
                        !sf->periods || !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
@@ -691,6 +742,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->synonyms);
   if (sf->same) eg_map_each(sf->same, free_value, NULL);
   eg_map_free(sf->same);
+  eg_map_free(sf->players);
   eg_map_free(sf->people);
   eg_map_free(sf->ask);
   eg_map_free(sf->ends);

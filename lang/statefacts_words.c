@@ -486,6 +486,26 @@ bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from,
   return !strcmp(t[i].w, "got") || !(i + 1 < to && eg_wordnet_is_past(&sf->wn.verbs, t[i + 1].w));
 }
 
+bool eg_sf_player_of_speaker(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  static const char *const be[] = {"i'm", "im", "am", "been", "was", "be", "as"};
+  static const char *const i[] = {"i", "i've", "ive"};
+  static const char *const article[] = {"a", "an", "the"};
+  size_t k = s->ts;
+  if (!eg_sf_bits_of(sf->players, t[k].w)) return true; /* no player's noun */
+  while (k > from && s->ts - k < 2 && !t[k - 1].comma && !eg_sf_in_list(t[k - 1].w, article, 3))
+    k--; /* up to two words qualifying it: "a lapsed", "a jazz" */
+  if (k < from + 2 || !eg_sf_in_list(t[k - 1].w, article, 3) || !eg_sf_in_list(t[k - 2].w, be, 7))
+    return false;
+  k--;
+  const char *v = t[k - 1].w;
+  if (!strcmp(v, "i'm") || !strcmp(v, "im")) return true;
+  if (!strcmp(v, "as")) return k - 1 == from || t[k - 2].comma;
+  /* "I am", "I was", "I've been", "I used to be" */
+  size_t q = k - 1;
+  while (q > from && !t[q - 1].comma && !eg_sf_in_list(t[q - 1].w, i, 3) && k - q < 4) q--;
+  return q > from && eg_sf_in_list(t[q - 1].w, i, 3);
+}
+
 size_t eg_sf_where_clause(const token *t, size_t te, size_t to) {
   if (te + 1 >= to || strcmp(t[te].w, "where") != 0 || !eg_sf_subject_pronoun(t[te + 1].w))
     return 0;

@@ -74,6 +74,11 @@ static void test_move_and_offer_bad_lines(void) {
   refused(path, "@declines decline#2", "@declines wordnet ROOT");
   refused_at(path, "@type place words here\n@acquires wordnet notawordatall#1", 2, "notawordatall");
   refused(path, "@same nosuchtype drums drum_kit", "@same TYPE");
+  refused(path, "@player nosuchtype wordnet musician#1", "@player TYPE");
+  refused_at(path, "@type instrument words drums\n@player instrument musician#1", 2,
+             "@player wordnet ROOT");
+  refused_at(path, "@type instrument words drums\n@player instrument wordnet notawordatall#1", 2,
+             "notawordatall");
   refused_at(path, "@type instrument words drums\n@same instrument drums", 2, "two words");
   refused_at(path,
              "@type instrument words drums\n@same instrument a b c d e f g h i j k l m n o p q", 2,
@@ -984,6 +989,22 @@ static void test_years_and_grown_up(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A player's noun names the instrument WordNet derives it from when it is said of the speaker
+ * ("I'm a cellist": PLAYS cello; "as a violinist I …"); a lapsed one is no player now, and one
+ * the speaker hires, marries or hears is someone ("we hired a pianist"). */
+static void test_players(void) {
+  static const expect x[] = {
+      {"I've been a cellist in the county orchestra for years.", "PLAYS", "cello"},
+      {"I'm a saxophonist.", "PLAYS", "saxophone"},
+      {"As a violinist I'm always worried about my hands.", "PLAYS", "violin"},
+      {"I'm a lapsed pianist.", EG_STATE_UNCERTAIN, "PLAYS"},
+      {"We hired a pianist for the wedding.", NULL, NULL},
+      {"I'm married to a pianist.", NULL, NULL},
+      {"My brother is a cellist.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1020,6 +1041,7 @@ int main(void) {
   EG_RUN(test_home_and_back);
   EG_RUN(test_should);
   EG_RUN(test_years_and_grown_up);
+  EG_RUN(test_players);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
