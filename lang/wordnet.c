@@ -209,6 +209,14 @@ cleanup:
   return rc;
 }
 
+/* walk over each of roots[0..n) in turn, stopping at the first error. */
+static eg_code walk_roots(const char *dict_dir, const char *const *roots, size_t n,
+                          synset_fn on_synset, void *ctx, eg_err *err) {
+  eg_code rc = EG_OK;
+  for (size_t i = 0; i < n && !rc; i++) rc = walk(dict_dir, roots[i], NOUN, on_synset, ctx, err);
+  return rc;
+}
+
 typedef struct noun_walk {
   eg_wordnet_visit visit;
   void *ctx;
@@ -263,8 +271,7 @@ eg_code eg_wordnet_closure_first(const char *dict_dir, const char *const *roots,
                                  eg_wordnet_visit visit, void *ctx, eg_err *err) {
   eg_map *in = eg_map_new();
   if (!in) return eg_err_set(err, EG_ENOMEM, "out of memory");
-  eg_code rc = EG_OK;
-  for (size_t i = 0; i < n && !rc; i++) rc = walk(dict_dir, roots[i], NOUN, keep_offset, in, err);
+  eg_code rc = walk_roots(dict_dir, roots, n, keep_offset, in, err);
   if (!rc && (rc = visit_first_senses(dict_dir, in, visit, ctx)) != EG_OK)
     eg_err_set(err, rc, "the WordNet index cannot be read");
   eg_map_free(in);
@@ -311,10 +318,7 @@ static bool on_part_synset(const wn_synset *s, void *ctx) {
 eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t n,
                           eg_wordnet_part_visit visit, void *ctx, eg_err *err) {
   whole_walk w = {visit, ctx};
-  eg_code rc = EG_OK;
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = walk(dict_dir, roots[i], NOUN, on_part_synset, &w, err);
-  return rc;
+  return walk_roots(dict_dir, roots, n, on_part_synset, &w, err);
 }
 
 /* ---- nouns derived from others ------------------------------------------------------------ */
@@ -344,10 +348,7 @@ static bool on_derived_synset(const wn_synset *s, void *ctx) {
 eg_code eg_wordnet_derived(const char *dict_dir, const char *const *roots, size_t n,
                            eg_wordnet_part_visit visit, void *ctx, eg_err *err) {
   whole_walk w = {visit, ctx};
-  eg_code rc = EG_OK;
-  for (size_t i = 0; i < n && !rc; i++)
-    rc = walk(dict_dir, roots[i], NOUN, on_derived_synset, &w, err);
-  return rc;
+  return walk_roots(dict_dir, roots, n, on_derived_synset, &w, err);
 }
 
 /* ---- verb closures, inflected -------------------------------------------------------------- */
