@@ -168,6 +168,12 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
                    eg_sf_has_marker(sf, MK_NEGATION, t, s->te, where)
                ? ST_NOT_ASSERTED
                : ST_CURRENT;
+  /* … and another's relative clause there tells theirs, unless the speaker's words before the
+   * slot place it: "X, where my sister lives, is lovely" (not "I moved to X, where my sister
+   * lives") */
+  if (s->te < to && t[s->te - 1].comma && !t[s->te - 1].pict && !strcmp(t[s->te].w, "where") &&
+      !eg_sf_first_person(t, from, s->ts))
+    return ST_NOT_ASSERTED;
   /* right before the slot: "from X", "instead of X", "my old X", "my ex X" (no former
    * marker is a determiner: for "my old X" p is the slot) */
   bool from_marker = eg_sf_ends_marker(sf, MK_FROM, t, from, p) != 0;

@@ -914,6 +914,9 @@ static void test_where_i_live_and_shared_subjects(void) {
       {"Any good bakeries in Leith, where we're based now?", "LIVES_IN", "Leith"},
       {"I visited Cork, where I grew up.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We love Rome, where we go every summer.", NULL, NULL},
+      /* another's relative clause is theirs, unless the speaker's words place the name */
+      {"Leeds, where my sister lives, is lovely.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I moved to Leeds, where my sister lives.", "LIVES_IN", "Leeds"},
       {"How do I stop my cat Pixel from scratching the sofa?", "HAS_PET", "Pixel"},
       {"I'm a Londoner born and bred but moved to Brighton in 2021.", "LIVES_IN", "Brighton"},
   };
