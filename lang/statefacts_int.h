@@ -166,6 +166,8 @@ bool eg_sf_in_list(const char *w, const char *const *list, size_t n);
 bool eg_sf_word_in(const token *t, size_t from, size_t to, const char *w);
 /* Does the token word w end in the clitic "'s" ("fiona's", "she's")? */
 bool eg_sf_possessive(const char *w);
+/* w without its possessive "'s", into out (n bytes): "dog's" → "dog"; the length. */
+size_t eg_sf_unpossessed(const char *w, char *out, size_t n);
 /* Does [from, to) hold a word of the first person ("I", "my", "we've" …)? */
 bool eg_sf_first_person(const token *t, size_t from, size_t to);
 /* The end of a relative clause of the speaker's right after a value ending at te ("X, where I

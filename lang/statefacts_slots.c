@@ -253,8 +253,7 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
   unsigned b;
   for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--) {
     char w[32]; /* a kind word's possessive: "my dog's name is X" */
-    snprintf(w, sizeof w, "%s", t[k - 1].w);
-    if (eg_sf_possessive(w)) w[strlen(w) - 2] = '\0';
+    eg_sf_unpossessed(t[k - 1].w, w, sizeof w);
     if ((b = eg_sf_kind_bits(sf, w))) return *bits = b, k;
     if (k >= from + 2 && (b = kind_named(sf, t, k - 2, k - 1, k) & sf->cue_types))
       return *bits = b, k;

@@ -21,9 +21,7 @@ static bool opens_with_any(const char *w, const char *const *list, size_t n) {
 /* The noun for a person at t[i] ("sister", "neighbour's", "parents"), or false. */
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   char noun[32];
-  snprintf(noun, sizeof noun, "%s", t[i].w);
-  size_t l = strlen(noun);
-  if (eg_sf_possessive(noun)) noun[l -= 2] = '\0';
+  size_t l = eg_sf_unpossessed(t[i].w, noun, sizeof noun);
   if (!eg_sf_bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
     noun[l - 1] = '\0'; /* "my parents" */
   return eg_sf_bits_of(sf->people, noun) != 0;
@@ -161,8 +159,7 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   /* "my dog's name is X", "my partner's name is X": the name of the user's one of a cue
    * word's kind ("my sister's name is X" is the sister's own) */
   char kind_word[32];
-  snprintf(kind_word, sizeof kind_word, "%s", t[noun].w);
-  if (possessive && eg_sf_possessive(kind_word)) kind_word[strlen(kind_word) - 2] = '\0';
+  eg_sf_unpossessed(t[noun].w, kind_word, sizeof kind_word);
   if (possessive && s->proper && noun + 3 == s->ts && !strcmp(t[noun + 1].w, "name") &&
       eg_sf_copula(t[noun + 2].w) && eg_sf_bits_of(sf->cue, kind_word))
     return false;

@@ -243,6 +243,13 @@ bool eg_sf_possessive(const char *w) {
   return l > 2 && !strcmp(w + l - 2, "'s");
 }
 
+size_t eg_sf_unpossessed(const char *w, char *out, size_t n) {
+  snprintf(out, n, "%s", w);
+  size_t l = strlen(out);
+  if (eg_sf_possessive(out)) out[l -= 2] = '\0';
+  return l;
+}
+
 bool eg_sf_subject_pronoun(const char *w) {
   static const char *const subject[] = {"i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've"};
   return eg_sf_in_list(w, subject, sizeof subject / sizeof *subject);
