@@ -36,7 +36,8 @@ static size_t marker_at(const eg_statefacts *sf, const marker *m, const token *t
 }
 
 /* … as a marker of kind k: "used to" after a form of "be" or "get" is no past but being
- * accustomed ("still getting used to X", "I'm used to X"); a negation of "believe" is none. */
+ * accustomed ("still getting used to X", "I'm used to X"); a negation of "believe" is none, nor
+ * "old" after "same" a former one. */
 static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, const token *t,
                       size_t i, size_t to) {
   static const char *const be_get[] = {"be",  "being",   "been",   "am",    "'m",    "i'm",
@@ -45,6 +46,8 @@ static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, c
   if (k == MK_PAST && !strcmp(t[i].w, "used") && i > 0 &&
       eg_sf_in_list(t[i - 1].w, be_get, sizeof be_get / sizeof *be_get))
     return 0;
+  /* "the same old X" is no former one */
+  if (k == MK_FORMER && i > 0 && !strcmp(t[i - 1].w, "same") && !strcmp(t[i].w, "old")) return 0;
   size_t n = marker_at(sf, m, t, i, to);
   /* disbelief is no negation of what follows: "can't believe I've been in X 3 years" */
   if (k == MK_NEGATION && n && i + n < to && !strcmp(t[i + n].w, "believe")) return 0;

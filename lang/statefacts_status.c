@@ -181,7 +181,6 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* someone else's old one is no former value of the user's ("mum's giving me her old X") */
   static const char *const others[] = {"his", "her", "their", "your"};
   size_t former = eg_sf_ends_marker(sf, MK_FORMER, t, from, p);
-  if (former && p >= from + 2 && !strcmp(t[p - 2].w, "same")) former = 0; /* "the same old X" */
   bool others_former = former && p > from + former && eg_sf_in_list(t[p - former - 1].w, others, 4);
   bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
   /* … not where the leaving is a trip's end or only weighed ("got back from X", "is it worth
@@ -191,10 +190,11 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
    * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
   static const char *const mine[] = {"my", "our"};
-  size_t k = p;
-  while (k > from && eg_sf_kind_bits(sf, t[k - 1].w)) k--;
-  if (k < p && k >= from + 2 && strcmp(t[k - 1].w, "old") != 0 &&
-      eg_sf_ends_marker(sf, MK_FORMER, t, from, k) == 1 && eg_sf_in_list(t[k - 2].w, mine, 2))
+  size_t kinds = p; /* the kind words before the slot start here */
+  while (kinds > from && eg_sf_kind_bits(sf, t[kinds - 1].w)) kinds--;
+  if (kinds < p && kinds >= from + 2 && strcmp(t[kinds - 1].w, "old") != 0 &&
+      eg_sf_ends_marker(sf, MK_FORMER, t, from, kinds) == 1 &&
+      eg_sf_in_list(t[kinds - 2].w, mine, 2))
     return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
@@ -252,9 +252,8 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
     neg_to++;
   /* the speaker's new one is held now, whatever past event it is told in ("Drove my new X home
    * today", "we walked our new puppy X") */
-  size_t n = s->ts;
-  while (n > from && eg_sf_kind_bits(sf, t[n - 1].w)) n--;
-  bool new_one = n >= from + 2 && !strcmp(t[n - 1].w, "new") && eg_sf_in_list(t[n - 2].w, mine, 2);
+  bool new_one =
+      kinds >= from + 2 && !strcmp(t[kinds - 1].w, "new") && eg_sf_in_list(t[kinds - 2].w, mine, 2);
   if ((!new_one && eg_sf_has_past(sf, t, scope, s->ts)) || planned_or_visited(sf, t, scope, s) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
