@@ -33,9 +33,23 @@ static bool eating(const char *w) {
   return eg_sf_in_list(w, eat, sizeof eat / sizeof *eat);
 }
 
+/* Is t[k], right before a food at i, a word that narrows it to a kind of it ("red meat", "oily
+ * fish"): an adjective of WordNet's that no quantity, particle or word of ending is ("no meat",
+ * "any fish", "gave up meat", "stopped meat")? */
+static bool qualifier(const eg_statefacts *sf, const token *t, size_t k, size_t i) {
+  static const char *const other[] = {"no",    "any", "more", "much", "all",  "enough",
+                                      "other", "up",  "out",  "off",  "down", "away"};
+  return !t[k].comma && eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[k].w) &&
+         !eg_sf_in_list(t[k].w, other, sizeof other / sizeof *other) && !eating(t[k].w) &&
+         !eg_sf_ends_at(sf, t, k, i);
+}
+
 /* The groups of the food at t[i] (its plural too: "prawns"), 0 for none; none for a word of
- * an animal one keeps ("we lost our old dog": no hot dog, WordNet's fifth sense). */
-static unsigned food_at(const eg_statefacts *sf, const token *t, size_t i) {
+ * an animal one keeps ("we lost our old dog": no hot dog, WordNet's fifth sense). In *whole the
+ * groups it names whole, unqualified ("meat"; not "pork", "red meat"): only those are left out
+ * by leaving it out ("I don't eat pork" is no vegetarian), where eating any of one eats of it. */
+static unsigned food_at(const eg_statefacts *sf, const token *t, size_t from, size_t i,
+                        unsigned *whole) {
   unsigned g = eg_sf_bits_of(sf->foods, t[i].w);
   size_t l = strlen(t[i].w);
   if (!g && l > 3 && t[i].w[l - 1] == 's') {
@@ -43,7 +57,10 @@ static unsigned food_at(const eg_statefacts *sf, const token *t, size_t i) {
     snprintf(one, sizeof one, "%.*s", (int)(l - 1), t[i].w);
     g = eg_sf_bits_of(sf->foods, one);
   }
-  return g && !(eg_sf_kind_bits(sf, t[i].w) & ~sf->person_bit) ? g : 0;
+  if (!g || (eg_sf_kind_bits(sf, t[i].w) & ~sf->person_bit)) return *whole = 0;
+  *whole = g >> WHOLE;
+  if (i > from && qualifier(sf, t, i - 1, i)) *whole = 0; /* "red meat", "farmed fish" */
+  return g & ((1u << WHOLE) - 1);
 }
 
 /* Does someone other than the speaker open the clause [from, i): "my housemate doesn't eat
@@ -128,7 +145,7 @@ static void read_sides(const eg_statefacts *sf, const token *t, size_t nt, unsig
     /* a plan or a condition before the words on a food: "thinking about going without meat";
      * not one after them ("nothing I won't eat if it's been near a grill") */
     for (size_t i = from; i < to && !told && !eg_sf_has_marker(sf, MK_FUTURE, t, from, i); i++) {
-      unsigned g = food_at(sf, t, i);
+      unsigned whole, g = food_at(sf, t, from, i, &whole);
       /* "I eat everything", "I eat anything": every group eaten (not left out: "won't eat
        * anything after 8" is no diet) */
       static const char *const all[] = {"everything", "anything"};
@@ -148,8 +165,9 @@ static void read_sides(const eg_statefacts *sf, const token *t, size_t nt, unsig
       }
       if (side == SIDE_NONE) side = side_before(sf, t, from, i);
       if (side == SIDE_NONE && allowed_after(t, i, to)) side = SIDE_IN;
-      if (side == SIDE_NONE || someone_else(sf, t, from, i)) continue;
-      *(side == SIDE_OUT ? out : in) |= g;
+      if (side == SIDE_NONE || (side == SIDE_OUT && !whole) || someone_else(sf, t, from, i))
+        continue;
+      *(side == SIDE_OUT ? out : in) |= side == SIDE_OUT ? whole : g;
       if (*ce == 0) *cs = t[from].s, *ce = t[to - 1].e;
     }
     from = to;

@@ -19,6 +19,7 @@
 #define MAX_RELS 32
 #define MAX_MARKERS 96
 #define MAX_FOODS 16     /* food groups (@food) */
+#define WHOLE 16         /* a food word's bits for the groups it names whole, shifted */
 #define MAX_DESCRIBED 32 /* values the foods tell (@describe) */
 
 typedef enum marker_kind {
@@ -103,7 +104,8 @@ struct eg_statefacts {
                       * "train"; @journeys) → 1 */
   eg_map *plain;     /* nouns whose first sense is a plain word where a name may go ("work",
                       * "home": @plain) → 1 */
-  eg_map *foods;     /* a food's lemma → its groups' bits (@food: "bacon" → meat) */
+  eg_map *foods; /* a food's lemma → its groups' bits (@food: "bacon" → meat), and for a word
+                  * naming a whole group ("meat": @food … words) that bit shifted by WHOLE */
   char food_names[MAX_FOODS][16];
   int n_foods;
   described described[MAX_DESCRIBED]; /* values the foods one eats tell (@describe) */

@@ -249,7 +249,8 @@ static int food_index(eg_statefacts *sf, const char *name) {
   return i;
 }
 
-/* "@food GROUP wordnet ROOT …" or "@food GROUP words WORD …": the foods of a group. */
+/* "@food GROUP wordnet ROOT …" or "@food GROUP words WORD …": the foods of a group; the words
+ * name it whole ("meat"), the lemmas below the roots are some of it ("pork"). */
 static eg_code parse_food(eg_statefacts *sf, const char *wn_dir, char *rest, int lineno,
                           eg_err *err) {
   char *save = NULL, *group = strtok_r(rest, " \t", &save), *how = strtok_r(NULL, " \t", &save);
@@ -260,7 +261,7 @@ static eg_code parse_food(eg_statefacts *sf, const char *wn_dir, char *rest, int
                       MAX_FOODS);
   for (char *w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
     if (!strcmp(how, "words")) {
-      add_bits(sf->foods, w, 1u << g);
+      add_bits(sf->foods, w, (1u << g) | (1u << (g + WHOLE)));
       continue;
     }
     eg_code rc = add_closure(sf, wn_dir, w, 1u << g, sf->foods, lineno, err);

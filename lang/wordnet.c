@@ -588,12 +588,13 @@ static void word_set_finish(word_set *ws, uint64_t **out, size_t *n) {
 eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_err *err) {
   const char *dir = data_dir(dict_dir);
   memset(out, 0, sizeof *out);
-  word_set common = {NULL, 0, 0}, adverbs = {NULL, 0, 0}, names = {NULL, 0, 0},
-           lemmas = {NULL, 0, 0}, irregular = {NULL, 0, 0};
+  word_set common = {NULL, 0, 0}, adverbs = {NULL, 0, 0}, adjectives = {NULL, 0, 0},
+           names = {NULL, 0, 0}, lemmas = {NULL, 0, 0}, irregular = {NULL, 0, 0};
   /* per part of speech, the sets its data file's words and its exception list go to */
   static const char *const pos[] = {"noun", "verb", "adj", "adv"};
-  word_set *const data[4][2] = {{&common}, {&common, &lemmas}, {&common}, {&common, &adverbs}};
-  word_set *const exc[4][2] = {{&common}, {&common, &irregular}, {&common}, {&common}};
+  word_set *const data[4][2] = {
+      {&common}, {&common, &lemmas}, {&common, &adjectives}, {&common, &adverbs}};
+  word_set *const exc[4][2] = {{&common}, {&common, &irregular}, {&common, &adjectives}, {&common}};
   eg_code rc = EG_OK;
   for (size_t p = 0; p < 4 && !rc; p++) {
     char path[1024];
@@ -603,12 +604,14 @@ eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_er
     if (!rc) rc = read_exc_file(path, exc[p], exc[p][1] ? 2 : 1);
   }
   if (rc) {
-    free(common.v), free(adverbs.v), free(names.v), free(lemmas.v), free(irregular.v);
+    free(common.v), free(adverbs.v), free(adjectives.v), free(names.v), free(lemmas.v),
+        free(irregular.v);
     return eg_err_set(err, rc,
                       rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
   }
   word_set_finish(&common, &out->common, &out->n_common);
   word_set_finish(&adverbs, &out->adverbs, &out->n_adverbs);
+  word_set_finish(&adjectives, &out->adjectives, &out->n_adjectives);
   word_set_finish(&names, &out->instances, &out->n_instances);
   word_set_finish(&lemmas, &out->verbs.lemmas, &out->verbs.n_lemmas);
   word_set_finish(&irregular, &out->verbs.irregular, &out->verbs.n_irregular);
@@ -618,6 +621,7 @@ eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_er
 void eg_wordnet_words_free(eg_wordnet_words *w) {
   free(w->common);
   free(w->adverbs);
+  free(w->adjectives);
   free(w->instances);
   free(w->verbs.lemmas);
   free(w->verbs.irregular);

@@ -89,13 +89,14 @@ typedef struct eg_wordnet_verbset {
  *    "Jonas" and "Cyberdyne" are not, so a capitalised sentence opener that is no word is
  *    likely a name;
  *  - adverbs: its adverbs alone ("still", "finally", "honestly");
+ *  - adjectives: its adjectives and their irregular comparisons ("red", "oily", "better");
  *  - instances: the one-word names it gives individuals (instance synsets: "Python", the
  *    dragon; "Amazon", the river; not "Tom", a kind of person), lower-cased;
  *  - verbs: its verbs' lemmas and irregular forms.
  */
 typedef struct eg_wordnet_words {
-  uint64_t *common, *adverbs, *instances;
-  size_t n_common, n_adverbs, n_instances;
+  uint64_t *common, *adverbs, *adjectives, *instances;
+  size_t n_common, n_adverbs, n_adjectives, n_instances;
   eg_wordnet_verbset verbs;
 } eg_wordnet_words;
 
@@ -104,8 +105,8 @@ eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_er
 void eg_wordnet_words_free(eg_wordnet_words *w);
 
 /* Is the lower-case word w, or the base form morphy's regular rules detach from it ("moved",
- * "cities"), in the set (common, adverbs or instances of eg_wordnet_words; common holds the
- * irregular forms of WordNet's exception lists: "took", "mice")? */
+ * "cities"), in the set (common, adverbs, adjectives or instances of eg_wordnet_words; common holds
+ * the irregular forms of WordNet's exception lists: "took", "mice")? */
 bool eg_wordnet_is_common(const uint64_t *set, size_t n, const char *w);
 
 /* Is the lower-case word a verb's past form (or participle): an irregular one of verb.exc

@@ -11,13 +11,12 @@
  */
 #include "tests/unit/statefacts_check.h"
 
-/* Nothing held: the groups said tell the value; WordNet's foods stand for their group. */
+/* Nothing held: the groups said tell the value; WordNet's foods eaten stand for their group. */
 static void test_foods_tell_a_diet(void) {
   static const expect x[] = {
       {"I don't eat meat but fish is fine, so salmon it is.", "DIET", "pescatarian"},
       {"quick dinner idea pls, I've been off meat for ages so no meat or fish.", "DIET",
        "vegetarian"},
-      {"I haven't eaten beef or chicken in years.", "DIET", "vegetarian"},
       {"Started eating meat again after the anaemia scare.", "DIET", "omnivore"},
       {"cut out dairy and eggs for good this week", "DIET", "dairy-free"},
       {"No bread or pasta for me, I cut out gluten completely.", "DIET", "gluten-free"},
@@ -113,6 +112,24 @@ static void test_foods_with_held(void) {
   eg_arena_free(a);
 }
 
+/* Leaving out a kind of a group is not leaving out the group: "I don't eat pork", "no red meat"
+ * tell no vegetarian (only a word naming the group whole, unqualified, does: "no meat", "I
+ * don't eat any meat"); eating a kind of it eats of it ("I eat chicken but no beef": omnivore). */
+static void test_foods_kinds_of_a_group(void) {
+  static const expect x[] = {
+      {"I don't eat pork because of my religion, and no alcohol.", NULL, NULL},
+      {"I don't eat beef or pork.", NULL, NULL},
+      {"I haven't eaten beef or chicken in years.", NULL, NULL},
+      {"I eat chicken but no beef.", "DIET", "omnivore"},
+      {"I don't eat any meat.", "DIET", "vegetarian"},
+      {"I gave up meat.", "DIET", "vegetarian"},
+      {"No more meat or fish for me.", "DIET", "vegetarian"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("I don't eat red meat.", "DIET", "vegetarian"));
+  EG_CHECK(!says("No oily fish for me, it disagrees with me.", "DIET", NULL));
+}
+
 /* A @food or @describe line that cannot be read is refused with its line. */
 static void test_foods_bad_lines(void) {
   char path[20];
@@ -136,6 +153,7 @@ int main(void) {
   EG_RUN(test_foods_tell_a_diet);
   EG_RUN(test_foods_that_tell_nothing);
   EG_RUN(test_foods_with_held);
+  EG_RUN(test_foods_kinds_of_a_group);
   EG_RUN(test_foods_bad_lines);
   sf_check_close();
   return eg_test_finish();
