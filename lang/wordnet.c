@@ -324,31 +324,46 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
 /* ---- nouns derived from others ------------------------------------------------------------ */
 
 /* Hand the lemma of s each derivation pointer starts at with the noun lemma it leads to
- * ("pianist" with "piano", "saxophonist" with "saxophone", not "sax"). Called under wn_lock. */
-static bool on_derived_synset(const wn_synset *s, void *ctx) {
-  const whole_walk *w = ctx;
+ * ("pianist" with "piano", "saxophonist" with "saxophone", not "sax"), or the noun lemmas the
+ * verb it leads to leads to in turn ("drummer" to "drum", the verb, to "drum"). Called under
+ * wn_lock. */
+static bool visit_derived(const whole_walk *w, const char *from, const wn_synset *s, int word,
+                          int depth) {
   bool go_on = true;
   for (int p = 0; go_on && p < s->n_ptrs; p++) {
     const wn_ptr *q = &s->ptrs[p];
     wn_synset d;
-    if (q->type != DERIVATION || q->pos != NOUN || q->source < 1 || q->source > s->n_words ||
-        !synset_at(NOUN, q->off, &d))
+    if (q->type != DERIVATION || (q->pos != NOUN && (q->pos != VERB || depth < 2)) ||
+        q->source < 1 || q->source > s->n_words || (word && q->source != word) ||
+        !synset_at(q->pos, q->off, &d))
       continue;
     if (q->target >= 1 && q->target <= d.n_words) {
       char a[128], b[128];
-      spaced(a, sizeof a, s->words[q->source - 1]);
-      spaced(b, sizeof b, d.words[q->target - 1]);
-      go_on = w->visit(w->ctx, a, b);
+      spaced(a, sizeof a, from ? from : s->words[q->source - 1]);
+      if (q->pos == VERB) {
+        go_on = visit_derived(w, a, &d, q->target, depth - 1);
+      } else {
+        spaced(b, sizeof b, d.words[q->target - 1]);
+        go_on = w->visit(w->ctx, a, b);
+      }
     }
     synset_free(&d);
   }
   return go_on;
 }
 
+static bool on_derived_synset(const wn_synset *s, void *ctx) {
+  return visit_derived(ctx, NULL, s, 0, 2);
+}
+
 eg_code eg_wordnet_derived(const char *dict_dir, const char *const *roots, size_t n,
                            eg_wordnet_part_visit visit, void *ctx, eg_err *err) {
   whole_walk w = {visit, ctx};
-  return walk_roots(dict_dir, roots, n, on_derived_synset, &w, err);
+  pthread_mutex_lock(&wn_lock); /* the verbs a noun derives by, read beside the nouns */
+  eg_code rc = wn_open(dict_dir, err);
+  if (!rc) rc = load_data(dict_dir, VERB, err);
+  pthread_mutex_unlock(&wn_lock);
+  return rc ? rc : walk_roots(dict_dir, roots, n, on_derived_synset, &w, err);
 }
 
 /* ---- verb closures, inflected -------------------------------------------------------------- */

@@ -51,7 +51,8 @@ eg_code eg_wordnet_wholes(const char *dict_dir, const char *const *roots, size_t
                           eg_wordnet_part_visit visit, void *ctx, eg_err *err);
 
 /* For each noun of the closures of roots[0..n) ("musician#1"), each lemma with each noun lemma
- * WordNet derives it from or to ("pianist" with "piano", "cellist" with "cello"), visited as
+ * WordNet derives it from or to ("pianist" with "piano", "cellist" with "cello"), or from or to
+ * the verb it derives from or to ("drummer" with "drum", by the verb "drum"), visited as
  * eg_wordnet_wholes' pairs are. Errors as eg_wordnet_closure's. */
 eg_code eg_wordnet_derived(const char *dict_dir, const char *const *roots, size_t n,
                            eg_wordnet_part_visit visit, void *ctx, eg_err *err);

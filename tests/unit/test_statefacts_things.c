@@ -992,13 +992,17 @@ static void test_years_and_grown_up(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* A player's noun names the instrument WordNet derives it from when it is said of the speaker
- * ("I'm a cellist": PLAYS cello; "as a violinist I …"); a lapsed one is no player now, and one
- * the speaker hires, marries or hears is someone ("we hired a pianist"). */
+/* A player's noun names the instrument WordNet derives it from (by a verb too: "drummer") when
+ * it is said of the speaker ("I'm a cellist": PLAYS cello; "as a violinist I …"); a lapsed one
+ * is no player now, and one the speaker hires, marries or hears is someone ("we hired a
+ * pianist"). */
 static void test_players(void) {
   static const expect x[] = {
       {"I've been a cellist in the county orchestra for years.", "PLAYS", "cello"},
       {"I'm a saxophonist.", "PLAYS", "saxophone"},
+      /* by the verb WordNet derives it from */
+      {"I'm a drummer in a pub band.", "PLAYS", "drum"},
+      {"I'm a trumpeter.", "PLAYS", "trumpet"},
       {"As a violinist I'm always worried about my hands.", "PLAYS", "violin"},
       {"I'm a lapsed pianist.", EG_STATE_UNCERTAIN, "PLAYS"},
       {"We hired a pianist for the wedding.", NULL, NULL},
