@@ -713,6 +713,7 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
       t[ct - 1].ask || !speaks_of_self(sf, t, cf, ct, true))
     return;
   g.status = eg_sf_status_of(sf, t, cf, ct, &g);
+  if (s->status == ST_FORMER) g.status = ST_FORMER; /* "my cat's name was X, she died in 2019" */
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
   *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false};

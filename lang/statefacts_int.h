@@ -296,8 +296,14 @@ static inline int64_t eg_sf_day_end(int64_t said) {
 bool eg_sf_verb_around(const eg_map *forms, const token *t, size_t v, size_t after, size_t to);
 /* Does an @ends verb or an @ended marker start at token i, its words before `to`? */
 bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to);
-/* An @ended marker or an @ends verb in [from, to), not in a habit ("keeps leaving")? */
+/* An @ended marker or an @ends verb in [from, to) before any other verb of the predicate ("X
+ * has passed away"; not "X keeps leaving …", "X hates leaving …"), or after a pronoun resuming
+ * the subject (eg_sf_resumed_ending)? */
 bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Does a pronoun at t[b], opening a sub-clause, resume the value before it with a predicate
+ * that ends it and takes no object ("my cat's name was X, she died in 2019", "our old tabby X,
+ * she sadly passed away"; not "X, she quit her job")? */
+bool eg_sf_resumed_ending(const eg_statefacts *sf, const token *t, size_t b, size_t to);
 /* A past marker in [from, to), unless a present perfect makes it current? */
 bool eg_sf_has_past(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 

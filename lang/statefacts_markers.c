@@ -146,18 +146,42 @@ static bool passed_on(const token *t, size_t i, size_t to) {
            !eg_sf_in_list(t[i + 1].w, other, sizeof other / sizeof *other)));
 }
 
-/* An @ended marker or an @ends verb in [from, to); not one in a habit, which goes on ("my bf
- * X keeps leaving dishes in the sink"), nor one past another subject that gives to the user
- * ("the X my gran left me"; "X left me" is X's). */
+/* An @ended marker or an @ends verb in [from, to) before any other verb of the predicate: not
+ * one in a habit, which goes on ("my bf X keeps leaving dishes in the sink"), nor the object
+ * of another verb ("my dog X hates leaving the house"), nor one past another subject that
+ * gives to the user ("the X my gran left me"; "X left me" is X's). Auxiliaries and modals
+ * come before it: "X was put down", "X has sadly passed away". */
 bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const keep[] = {"keep", "keeps", "kept", "keeping"};
+  static const char *const resumed[] = {"he", "she", "it"};
+  static const char *const aux[] = {"is",   "was",   "are",   "were", "'s",    "has",
+                                    "had",  "have",  "got",   "gets", "been",  "be",
+                                    "will", "would", "might", "may",  "could", "should"};
   static const char *const to_user[] = {"me", "us"};
-  for (size_t i = from; i < to; i++)
-    if (!(i > 0 && eg_sf_in_list(t[i - 1].w, keep, sizeof keep / sizeof *keep)) &&
-        !(i > from && i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2)) &&
+  for (size_t i = from; i < to; i++) {
+    if (i > 0 && t[i - 1].comma && eg_sf_in_list(t[i].w, resumed, 3))
+      return eg_sf_resumed_ending(sf, t, i, to);
+    if (!(i > from && i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2)) &&
         (eg_sf_ends_at(sf, t, i, to) || passed_on(t, i, to)))
       return true;
+    if (!eg_sf_in_list(t[i].w, aux, sizeof aux / sizeof *aux) &&
+        (eg_wordnet_is_past(&sf->wn.verbs, t[i].w) ||
+         eg_wordnet_is_present3(&sf->wn.verbs, t[i].w)))
+      return false;
+  }
   return false;
+}
+
+bool eg_sf_resumed_ending(const eg_statefacts *sf, const token *t, size_t b, size_t to) {
+  static const char *const resumed[] = {"he", "she", "it"};
+  static const char *const place[] = {"in", "at", "on", "of", "from", "after", "before", "during"};
+  if (b == 0 || b >= to || !t[b - 1].comma || !eg_sf_in_list(t[b].w, resumed, 3)) return false;
+  size_t r = b + 1;
+  while (r < to && !t[r - 1].comma && !eg_sf_joint(t[r].w, false)) {
+    if (eg_sf_determiner(t[r].w) && !eg_sf_in_list(t[r - 1].w, place, sizeof place / sizeof *place))
+      return false; /* an object: the ending is of something of theirs */
+    r++;
+  }
+  return eg_sf_has_ending(sf, t, b + 1, r);
 }
 
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */

@@ -122,6 +122,7 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
   if ((with_me || !eg_sf_first_person(t, a, subj)) && eg_sf_opens_predicate(sf, t, q, s->ts) &&
       eg_sf_has_ending(sf, t, s->te, r))
     return true;
+  if (eg_sf_resumed_ending(sf, t, b, to)) return true;
   /* a negation before the slot in its predicate and "anymore" after it: it held until now
    * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
   for (size_t k = s->te; k < r; k++)

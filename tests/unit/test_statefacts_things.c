@@ -1012,6 +1012,22 @@ static void test_players(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An ending is the predicate's own verb, auxiliaries before it ("X was put down", "X was written
+ * off"), not the object of another ("my dog X hates leaving the house"); a pronoun opening the
+ * next sub-clause may tell it, with no object of its own ("my cat's name was X, she died in
+ * 2019"; not "X, she quit her job"). */
+static void test_endings_of_the_subject(void) {
+  static const expect x[] = {
+      {"My cat's name was Tigger, she died in 2019.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"Our old tabby Tigger, she sadly passed away last year.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"My dog Max, he hates leaving the house.", "HAS_PET", "Max"},
+      {"My girlfriend Sara, she quit her job.", "PARTNER_OF", "Sara"},
+      {"My dog Rex was put down yesterday.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"Our Golf was written off.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1049,6 +1065,7 @@ int main(void) {
   EG_RUN(test_should);
   EG_RUN(test_years_and_grown_up);
   EG_RUN(test_players);
+  EG_RUN(test_endings_of_the_subject);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
