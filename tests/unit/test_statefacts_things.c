@@ -1028,6 +1028,19 @@ static void test_endings_of_the_subject(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Retiring is a word of change on work, and the death of the user's partner one on theirs; a
+ * job left in the words of leaving one ("retired from X", "made redundant from X") is a former
+ * job. */
+static void test_retired_and_widowed(void) {
+  static const expect x[] = {
+      {"I retired last year.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"My wife passed away in 2020 and I'm still adjusting.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"I retired from the NHS after 30 years.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"Got made redundant from Arup in the spring.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1066,6 +1079,7 @@ int main(void) {
   EG_RUN(test_years_and_grown_up);
   EG_RUN(test_players);
   EG_RUN(test_endings_of_the_subject);
+  EG_RUN(test_retired_and_widowed);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
