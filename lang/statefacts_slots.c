@@ -281,7 +281,12 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   size_t phrase;
   if (eg_sf_given_to(sf, t, from, i, &b, &phrase)) return b;
   if ((b = i > from ? eg_sf_kind_bits(sf, t[i - 1].w) : 0)) return b; /* "our beagle X" */
-  if (j + 1 < to && !strcmp(t[j].w, "the") && (b = eg_sf_kind_bits(sf, t[j + 1].w))) return b;
+  /* "X the ferret"; not a verb opening the sentence ("Walked the dog", "Took the dog out") */
+  bool verb =
+      j == i + 1 && t[i].start &&
+      (eg_wordnet_is_past(&sf->wn.verbs, t[i].w) || eg_wordnet_is_ing(&sf->wn.verbs, t[i].w));
+  if (j + 1 < to && !verb && !strcmp(t[j].w, "the") && (b = eg_sf_kind_bits(sf, t[j + 1].w)))
+    return b;
   if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
   if (!t[j - 1].comma) return 0;
   for (size_t k = j; k < to && k < j + 4; k++) {

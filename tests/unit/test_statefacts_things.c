@@ -1041,6 +1041,14 @@ static void test_retired_and_widowed(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A past or "-ing" verb opening the sentence before "the" and a kind word is no name in
+ * apposition ("Walked the dog", "Took the dog out"; "Pepper the greyhound" is). */
+static void test_verb_before_the_kind(void) {
+  EG_CHECK(!says("Walked the dog.", "HAS_PET", "Walked"));
+  EG_CHECK(!says("Took the dog out before work.", "HAS_PET", "Took"));
+  EG_CHECK(says("Pepper the greyhound is settling in well.", "HAS_PET", "Pepper"));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1080,6 +1088,7 @@ int main(void) {
   EG_RUN(test_players);
   EG_RUN(test_endings_of_the_subject);
   EG_RUN(test_retired_and_widowed);
+  EG_RUN(test_verb_before_the_kind);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
