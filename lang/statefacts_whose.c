@@ -142,9 +142,11 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
   if (s->ts == noun + 1) return possessive;
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
-   * neighbour's dog" is the neighbour's) */
-  unsigned kind =
-      eg_sf_kind_bits(sf, t[noun].w) | (possessive ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
+   * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" names him: a
+   * capitalised word in apposition is no kind, whatever WordNet holds for "tom") */
+  bool named = t[noun].comma && t[noun + 1].cap && !t[noun + 1].start;
+  unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
+                  (possessive || named ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
   if (kind & ~sf->person_bit) return false;
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */

@@ -1049,6 +1049,16 @@ static void test_verb_before_the_kind(void) {
   EG_CHECK(says("Pepper the greyhound is settling in well.", "HAS_PET", "Pepper"));
 }
 
+/* A capitalised name in apposition after a person's noun is theirs ("my brother, Tom, lives in
+ * X"), whatever WordNet holds for "tom". */
+static void test_apposition_after_a_person(void) {
+  static const expect x[] = {
+      {"My brother, Tom, lives in Glasgow.", NULL, NULL},
+      {"My ex, Tom, still lives in Glasgow.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1089,6 +1099,7 @@ int main(void) {
   EG_RUN(test_endings_of_the_subject);
   EG_RUN(test_retired_and_widowed);
   EG_RUN(test_verb_before_the_kind);
+  EG_RUN(test_apposition_after_a_person);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
