@@ -63,6 +63,13 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
       (eg_sf_possessive(t[q].w) || t[q].theirs) && eg_sf_person_noun(sf, t, q) &&
       eg_sf_kind_bits(sf, t[q + 1].w))
     return true;
+  /* … or after it: "looking after my neighbour's cat, X, this week" */
+  size_t k = s->ts; /* the kind word before the comma, at most one word between it and the owner */
+  if (k >= from + 2 && t[k - 1].comma && eg_sf_kind_bits(sf, t[k - 1].w)) {
+    size_t o = k - 2;
+    if (o > from && !eg_sf_possessive(t[o].w) && !t[o - 1].comma) o--;
+    if ((eg_sf_possessive(t[o].w) || t[o].theirs) && eg_sf_person_noun(sf, t, o)) return true;
+  }
   if (s->ts > from && s->te == s->ts + 1 && s->te < to && !t[s->ts].comma &&
       eg_sf_determiner(t[s->ts - 1].w) &&
       !eg_sf_in_list(t[s->ts - 1].w, indef, sizeof indef / sizeof *indef) &&

@@ -1059,6 +1059,17 @@ static void test_apposition_after_a_person(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name in apposition after a kind word a person owns is theirs ("my neighbour's cat, X, this
+ * week"); after the speaker's own it is the speaker's. */
+static void test_apposition_after_theirs(void) {
+  static const expect x[] = {
+      {"I'm looking after my neighbour's cat, Tibbles, this week.", NULL, NULL},
+      {"My sister's old dog, Rex, is staying with us.", NULL, NULL},
+      {"My cat, Tibbles, is 12.", "HAS_PET", "Tibbles"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1100,6 +1111,7 @@ int main(void) {
   EG_RUN(test_retired_and_widowed);
   EG_RUN(test_verb_before_the_kind);
   EG_RUN(test_apposition_after_a_person);
+  EG_RUN(test_apposition_after_theirs);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
