@@ -144,6 +144,27 @@ static bool near_miss(const eg_statefacts *sf, const token *t, size_t from, size
   return false;
 }
 
+/* Does the speaker's own present verb govern the slot from its predicate's start (scope): "I
+ * drive the old X", "we still have X" — "I" or "we", adverbs, a verb's base form, no past,
+ * plan or negation before the slot? */
+static bool holds_now(const eg_statefacts *sf, const token *t, size_t scope, const slot *s) {
+  static const char *const speaker[] = {"i", "we"};
+  static const char *const aux[] = {"do",    "can",    "will",  "would",
+                                    "could", "should", "might", "must"};
+  if (eg_sf_has_past(sf, t, scope, s->ts) || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+      eg_sf_has_marker(sf, MK_NEGATION, t, scope, s->ts))
+    return false;
+  for (size_t k = scope; k + 1 < s->ts; k++) {
+    if (!eg_sf_in_list(t[k].w, speaker, 2) || t[k].comma) continue;
+    size_t v = eg_sf_past_adverbs(sf, t, k + 1, s->ts);
+    const char *w = t[v].w;
+    return v < s->ts && eg_wordnet_is_verb(&sf->wn.verbs, w) &&
+           !eg_wordnet_is_past(&sf->wn.verbs, w) && !eg_wordnet_is_ing(&sf->wn.verbs, w) &&
+           !eg_sf_in_list(w, aux, sizeof aux / sizeof *aux);
+  }
+  return false;
+}
+
 /* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? */
 static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
                                const slot *s) {
@@ -187,7 +208,10 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* … not where the leaving is a trip's end or only weighed ("got back from X", "is it worth
    * switching from my X") */
   if (left && planned_or_visited(sf, t, scope, s)) return ST_NOT_ASSERTED;
-  if (left || (former && !others_former)) return ST_FORMER;
+  /* "old" there may be the value's age where the speaker says they hold it now: "I drive the
+   * old Honda Jazz", "we still have our old Golf" (not "I miss my old X": a past marker) */
+  bool aged = former == 1 && !strcmp(t[p - 1].w, "old") && holds_now(sf, t, scope, s);
+  if (left || (former && !others_former && !aged)) return ST_FORMER;
   /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
    * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
   static const char *const mine[] = {"my", "our"};

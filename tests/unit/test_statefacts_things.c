@@ -1070,6 +1070,18 @@ static void test_apposition_after_theirs(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "old" before a value is its age where the speaker's present verb holds it ("I drive the old
+ * Honda Jazz", "we still have our old Golf"); a former one elsewhere ("I miss my old Golf"). */
+static void test_old_held_now(void) {
+  static const expect x[] = {
+      {"The Tesla is my husband's; I drive the old Honda Jazz.", "DRIVES", "Honda Jazz"},
+      {"We still have our old Golf.", "DRIVES", "Golf"},
+      {"I miss my old Golf.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"My old Golf was great.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1112,6 +1124,7 @@ int main(void) {
   EG_RUN(test_verb_before_the_kind);
   EG_RUN(test_apposition_after_a_person);
   EG_RUN(test_apposition_after_theirs);
+  EG_RUN(test_old_held_now);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
