@@ -166,10 +166,11 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
       eg_sf_bits_of(sf->cue, t[noun].w) && eg_sf_naming_verb(sf, t[v].w))
     return false;
   /* "my dog's name is X", "my partner's name is X": the name of the user's one of a cue
-   * word's kind ("my sister's name is X" is the sister's own) */
+   * word's kind ("my sister's name is X" is the sister's own); the possessive may be dropped,
+   * as learners do ("my girlfriend name is X") */
   char kind_word[32];
   eg_sf_unpossessed(t[noun].w, kind_word, sizeof kind_word);
-  if (possessive && s->proper && noun + 3 == s->ts && !strcmp(t[noun + 1].w, "name") &&
+  if (s->proper && noun + 3 == s->ts && !strcmp(t[noun + 1].w, "name") &&
       eg_sf_copula(t[noun + 2].w) && eg_sf_bits_of(sf->cue, kind_word))
     return false;
   /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
