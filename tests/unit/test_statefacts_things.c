@@ -1085,6 +1085,16 @@ static void test_old_held_now(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A noun the user has by a job, before "in" and a firm, as learners place one ("my manager in
+ * Siemens"); a place after it stays a place ("my job in London"); "finished with" ends. */
+static void test_held_in_a_firm(void) {
+  EG_CHECK(says("My manager in Siemens asked me to do a presentation.", "WORKS_AT", "Siemens"));
+  EG_CHECK(!says("My job in London is boring.", "WORKS_AT", NULL));
+  static const expect x[] = {
+      {"I'm finished with my Golf, it's for sale.", EG_STATE_UNCERTAIN, "DRIVES"}};
+  check_all(x, 1);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1128,6 +1138,7 @@ int main(void) {
   EG_RUN(test_apposition_after_a_person);
   EG_RUN(test_apposition_after_theirs);
   EG_RUN(test_old_held_now);
+  EG_RUN(test_held_in_a_firm);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
