@@ -1095,6 +1095,15 @@ static void test_held_in_a_firm(void) {
   check_all(x, 1);
 }
 
+/* "Before …, now X": the value after "now" is the one held, the one before it former. */
+static void test_before_now(void) {
+  static const expect x[] = {
+      {"Before I was living in Leeds, now York.", "LIVES_IN", "York"},
+      {"Before I was at Siemens, now Bosch.", "WORKS_AT", "Bosch"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1139,6 +1148,7 @@ int main(void) {
   EG_RUN(test_apposition_after_theirs);
   EG_RUN(test_old_held_now);
   EG_RUN(test_held_in_a_firm);
+  EG_RUN(test_before_now);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
