@@ -227,6 +227,9 @@ bool eg_sf_joint(const char *w, bool goal);
 /* Does a stay of a set length (@stay, or a count of days or weeks: "for two weeks") follow the
  * value ending at te in its own predicate? */
 bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to);
+/* Does "spend" and a stretch shorter than a month come before the value in [from, ts) ("we
+ * spent a week in X", "spending the weekend in X")? A visit. */
+bool eg_sf_spent_stay(const token *t, size_t from, size_t ts);
 /* Is the value at ts the complement of the speaker's past copula ("I was vegan", "we were in
  * X then"; not a passive: "I was hired at X"), from the sub-clause start `from`? */
 bool eg_sf_past_copula(const eg_statefacts *sf, const token *t, size_t from, size_t ts);

@@ -227,17 +227,30 @@ bool eg_sf_past_copula(const eg_statefacts *sf, const token *t, size_t from, siz
   return false;
 }
 
-/* How many tokens from k say a stay shorter than a month by its count ("for two weeks", "for
- * 10 days", "for a couple of nights"); 0 for none. */
+/* How many tokens from k count a stretch shorter than a month ("two weeks", "a few days", "the
+ * weekend", "10 days"); 0 for none. */
+static size_t stay_length(const token *t, size_t k, size_t to) {
+  static const char *const count[] = {"a",   "an",  "one",    "two", "three", "four", "five",
+                                      "six", "few", "couple", "of",  "the",   "long"};
+  static const char *const unit[] = {"day",   "days",      "night",   "nights",  "week",
+                                     "weeks", "fortnight", "weekend", "weekends"};
+  size_t q = k;
+  while (q < to && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, 13))) q++;
+  return q > k && q < to && eg_sf_in_list(t[q].w, unit, 9) ? q + 1 - k : 0;
+}
+
+/* … said by "for" ("for two weeks", "for 10 days", "for a couple of nights"). */
 static size_t short_stay(const token *t, size_t k, size_t to) {
-  static const char *const count[] = {"a",    "an",  "one", "two",    "three", "four",
-                                      "five", "six", "few", "couple", "of"};
-  static const char *const unit[] = {"day",  "days",  "night",    "nights",
-                                     "week", "weeks", "fortnight"};
-  if (strcmp(t[k].w, "for") != 0) return 0;
-  size_t q = k + 1;
-  while (q < to && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, 11))) q++;
-  return q > k + 1 && q < to && eg_sf_in_list(t[q].w, unit, 7) ? q + 1 - k : 0;
+  if (strcmp(t[k].w, "for") != 0 || k + 1 >= to) return 0;
+  size_t n = stay_length(t, k + 1, to);
+  return n ? n + 1 : 0;
+}
+
+bool eg_sf_spent_stay(const token *t, size_t from, size_t ts) {
+  static const char *const spend[] = {"spend", "spends", "spent", "spending"};
+  for (size_t k = from; k + 1 < ts; k++)
+    if (eg_sf_in_list(t[k].w, spend, 4) && stay_length(t, k + 1, ts)) return true;
+  return false;
 }
 
 /* Does a stay of a set length (@stay, or a count of days or weeks) follow the value ending at

@@ -169,7 +169,7 @@ static bool holds_now(const eg_statefacts *sf, const token *t, size_t scope, con
 static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
                                const slot *s) {
   return eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-         eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts);
+         eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) || eg_sf_spent_stay(t, scope, s->ts);
 }
 
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,

@@ -1104,6 +1104,17 @@ static void test_before_now(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A home kept for holidays is no home ("a holiday home in X", "a second home in X"), and a
+ * stretch shorter than a month spent somewhere is a visit ("we spent a week in X"; not "we
+ * spent the last five years in X"). */
+static void test_holiday_homes_and_stays(void) {
+  EG_CHECK(!says("We have a holiday home in Cornwall.", "LIVES_IN", "Cornwall"));
+  EG_CHECK(!says("We bought a second home in Brittany.", "LIVES_IN", "Brittany"));
+  EG_CHECK(!says("We spent a week in Rome.", "LIVES_IN", "Rome"));
+  EG_CHECK(!says("Spent the weekend in Bath with friends.", "LIVES_IN", "Bath"));
+  EG_CHECK(says("We bought a house in Brittany.", "LIVES_IN", "Brittany"));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1149,6 +1160,7 @@ int main(void) {
   EG_RUN(test_old_held_now);
   EG_RUN(test_held_in_a_firm);
   EG_RUN(test_before_now);
+  EG_RUN(test_holiday_homes_and_stays);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
