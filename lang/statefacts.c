@@ -502,7 +502,9 @@ static void embedded_span(const token *t, size_t from, size_t to, const slot *s,
    * is about something else) */
   size_t pa, pb, end = *b;
   eg_sf_predicate_span(t, *a, *b, s, false, &pa, &pb);
-  if (pb - pa > s->te - s->ts) *a = pa, *b = pb;
+  /* … but the predicate the slot shares with the speaker is all of it: "X and I are divorced"
+   * of "Now that X and I are divorced" */
+  if (pb - pa > s->te - s->ts && !eg_sf_with_me(t, *a, *b, s->ts, s->te)) *a = pa, *b = pb;
   while (*b == end && *b < to) { /* an apposition: at most four words opening with a determiner */
     size_t e = *b;
     while (e + 1 < to && !t[e].comma) e++;

@@ -301,13 +301,29 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
  * are …", "my husband X and I are separating", "me and X hit 2 years"? A name that keeps the
  * speaker such company is someone's: no place, firm or pet ("Lukas and I just got a puppy");
  * in lower case it is still a name when it is no word ("tobias and I"). */
+/* Do the words [a, i) only lead into a clause, at most three: a joint, a closed-class word or a
+ * word of when ("Last week X and I …", "Now that X and I …", "So X and I …")? */
+static bool lead_in(const token *t, size_t a, size_t i) {
+  static const char *const when[] = {"that",    "last",    "this",    "yesterday", "today",
+                                     "tonight", "finally", "week",    "weekend",   "month",
+                                     "year",    "night",   "morning", "anyway",    "once"};
+  if (i == a || i - a > 3) return false;
+  for (size_t k = a; k < i; k++)
+    if (t[k].comma || !(eg_sf_joint(t[k].w, false) || eg_sf_function_word(t[k].w) ||
+                        eg_sf_in_list(t[k].w, when, sizeof when / sizeof *when)))
+      return false;
+  return true;
+}
+
 bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
   static const char *const me[] = {"i", "me"}, *const ours[] = {"my", "our"};
   size_t n = sizeof me / sizeof *me;
-  /* the name opens it, or a noun of the speaker's before it does ("my husband X") */
-  size_t o = i;
+  /* the name opens it, after words that lead into it or not, or a noun of the speaker's before
+   * it does ("my husband X") */
+  size_t o = i, start = i;
+  while (start > from && !t[start - 1].comma) start--;
   while (o > from && i - o < 3 && !t[o - 1].comma && !eg_sf_in_list(t[o - 1].w, ours, 2)) o--;
-  bool opens = i == from || t[i - 1].comma ||
+  bool opens = i == from || t[i - 1].comma || lead_in(t, start, i) ||
                (o > from && o < i && eg_sf_in_list(t[o - 1].w, ours, 2) &&
                 (o - 1 == from || t[o - 2].comma));
   if (opens && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&

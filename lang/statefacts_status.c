@@ -119,7 +119,7 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
   size_t subj = p; /* "our budgie X": the kind word is of the subject */
   while (subj > a && (eg_sf_determiner(t[subj - 1].w) || eg_sf_kind_bits(sf, t[subj - 1].w)))
     subj--;
-  if ((with_me || !eg_sf_first_person(t, a, subj)) && eg_sf_opens_predicate(sf, t, q, s->ts) &&
+  if ((with_me || (!eg_sf_first_person(t, a, subj) && eg_sf_opens_predicate(sf, t, q, s->ts))) &&
       eg_sf_has_ending(sf, t, s->te, r))
     return true;
   if (eg_sf_resumed_ending(sf, t, b, to)) return true;

@@ -1115,6 +1115,18 @@ static void test_holiday_homes_and_stays(void) {
   EG_CHECK(says("We bought a house in Brittany.", "LIVES_IN", "Brittany"));
 }
 
+/* "X and I" after words that only lead into the clause ("Last week", "Now that", "Since") is
+ * the speaker's company, a person, and the predicate they share says the state. */
+static void test_lead_in_before_x_and_i(void) {
+  EG_CHECK(!says("Last week Tom and I moved to Leeds.", "WORKS_AT", "Tom"));
+  EG_CHECK(says("Last week Tom and I moved to Leeds.", "LIVES_IN", "Leeds"));
+  static const expect x[] = {
+      {"Now that Ana and I are divorced, I need a new lawyer.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Since Tom and I split up I have been so lonely.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1161,6 +1173,7 @@ int main(void) {
   EG_RUN(test_held_in_a_firm);
   EG_RUN(test_before_now);
   EG_RUN(test_holiday_homes_and_stays);
+  EG_RUN(test_lead_in_before_x_and_i);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
