@@ -1095,14 +1095,6 @@ static void test_held_in_a_firm(void) {
   check_all(x, 1);
 }
 
-/* "Before …, now X": the value after "now" is the one held, the one before it former. */
-static void test_before_now(void) {
-  static const expect x[] = {
-      {"Before I was living in Leeds, now York.", "LIVES_IN", "York"},
-  };
-  check_all(x, sizeof x / sizeof *x);
-}
-
 /* A home kept for holidays is no home ("a holiday home in X", "a second home in X"), and a
  * stretch shorter than a month spent somewhere is a visit ("we spent a week in X"; not "we
  * spent the last five years in X"). */
@@ -1170,7 +1162,6 @@ int main(void) {
   EG_RUN(test_apposition_after_theirs);
   EG_RUN(test_old_held_now);
   EG_RUN(test_held_in_a_firm);
-  EG_RUN(test_before_now);
   EG_RUN(test_holiday_homes_and_stays);
   EG_RUN(test_lead_in_before_x_and_i);
   EG_RUN(test_arrivals);
