@@ -97,7 +97,7 @@ static int side_before(const eg_statefacts *sf, const token *t, size_t from, siz
                    !strcmp(t[k + 1].w, "out");
     if (cut_out || eg_sf_ends_at(sf, t, k, i) ||
         eg_sf_in_list(t[k].w, cut, sizeof cut / sizeof *cut))
-      return SIDE_OUT;
+      return negated ? SIDE_IN : SIDE_OUT; /* "I'm not giving up meat": still eaten */
     negated |= eg_sf_marker_starts(sf, MK_NEGATION, t, k, i) > 0;
     if (eating(t[k].w)) return negated ? SIDE_OUT : SIDE_IN;
   }

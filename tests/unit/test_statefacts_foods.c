@@ -128,6 +128,8 @@ static void test_foods_kinds_of_a_group(void) {
   check_all(x, sizeof x / sizeof *x);
   EG_CHECK(!says("I don't eat red meat.", "DIET", "vegetarian"));
   EG_CHECK(!says("No oily fish for me, it disagrees with me.", "DIET", NULL));
+  /* an ending negated keeps the food eaten */
+  EG_CHECK(says("Trying to eat more plants, but I'm not giving up meat.", "DIET", "omnivore"));
 }
 
 /* A @food or @describe line that cannot be read is refused with its line. */
