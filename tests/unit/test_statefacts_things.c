@@ -28,6 +28,8 @@ static void test_models_alone(void) {
       {"just got my own Kona 2 weeks ago.", "DRIVES", "Kona"},
       {"I love playing golf with my dad on Sundays.", NULL, NULL},
       {"Golf with my dad was fun today.", NULL, NULL},
+      {"We replaced the Fiesta with a Puma.", "DRIVES", "Puma"},
+      {"We saw a puma at the zoo.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
