@@ -303,6 +303,9 @@ bool eg_sf_ends_at(const eg_statefacts *sf, const token *t, size_t i, size_t to)
  * has passed away"; not "X keeps leaving …", "X hates leaving …"), or after a pronoun resuming
  * the subject (eg_sf_resumed_ending)? */
 bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Does a verb that refuses a thing (@declines) come in [from, ts) before the value ("I turned
+ * down X", "turned X down")? The value is not taken. */
+bool eg_sf_declined(const eg_statefacts *sf, const token *t, size_t from, size_t ts);
 /* Does a pronoun at t[b], opening a sub-clause, resume the value before it with a predicate
  * that ends it and takes no object ("my cat's name was X, she died in 2019", "our old tabby X,
  * she sadly passed away"; not "X, she quit her job")? */

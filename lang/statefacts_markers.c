@@ -160,6 +160,10 @@ bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size
   for (size_t i = from; i < to; i++) {
     if (i > 0 && t[i - 1].comma && eg_sf_in_list(t[i].w, resumed, 3))
       return eg_sf_resumed_ending(sf, t, i, to);
+    /* "X let me go", "X laid us off": the user's relation ended, the user its object */
+    if (i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2) &&
+        eg_sf_marker_starts(sf, MK_ENDED, t, i, to) > 2)
+      return true;
     if (!(i > from && i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2)) &&
         (eg_sf_ends_at(sf, t, i, to) || passed_on(t, i, to)))
       return true;
@@ -182,6 +186,12 @@ bool eg_sf_resumed_ending(const eg_statefacts *sf, const token *t, size_t b, siz
     r++;
   }
   return eg_sf_has_ending(sf, t, b + 1, r);
+}
+
+bool eg_sf_declined(const eg_statefacts *sf, const token *t, size_t from, size_t ts) {
+  for (size_t k = from; k < ts; k++)
+    if (verb_or_split_at(sf->declines, t, k, ts)) return true;
+  return false;
 }
 
 /* A past marker, unless a present perfect makes it current ("I have lived in X since …"). */

@@ -1120,6 +1120,17 @@ static void test_lead_in_before_x_and_i(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A job ended with the user its object ("X let me go", "X laid us off"), a firm turned down
+ * ("I turned down X, staying at Y": Y), and a firm one has been with. */
+static void test_let_go_turned_down(void) {
+  static const expect x[] = {
+      {"Northwind Labs let me go last week.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I turned down Cobalt Freight, staying at Bluefin Systems.", "WORKS_AT", "Bluefin Systems"},
+      {"I've been with Bluefin Systems since 2019.", "WORKS_AT", "Bluefin Systems"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1166,6 +1177,7 @@ int main(void) {
   EG_RUN(test_held_in_a_firm);
   EG_RUN(test_holiday_homes_and_stays);
   EG_RUN(test_lead_in_before_x_and_i);
+  EG_RUN(test_let_go_turned_down);
   EG_RUN(test_arrivals);
   EG_RUN(test_models_of_held);
   EG_RUN(test_routes);
