@@ -128,6 +128,11 @@ static void test_foods_kinds_of_a_group(void) {
   check_all(x, sizeof x / sizeof *x);
   EG_CHECK(!says("I don't eat red meat.", "DIET", "vegetarian"));
   EG_CHECK(!says("No oily fish for me, it disagrees with me.", "DIET", NULL));
+  /* a stretch of time or a verb without a food leaves it out; a dish without it says nothing,
+   * and what one cannot live without is eaten */
+  EG_CHECK(says("Three months without meat and I feel great.", "DIET", "vegetarian"));
+  EG_CHECK(!says("I made a curry without meat.", "DIET", NULL));
+  EG_CHECK(says("I can't live without meat.", "DIET", "omnivore"));
   /* an ending negated keeps the food eaten */
   EG_CHECK(says("Trying to eat more plants, but I'm not giving up meat.", "DIET", "omnivore"));
 }
