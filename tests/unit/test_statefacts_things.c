@@ -1127,6 +1127,9 @@ static void test_let_go_turned_down(void) {
       {"Northwind Labs let me go last week.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I turned down Cobalt Freight, staying at Bluefin Systems.", "WORKS_AT", "Bluefin Systems"},
       {"I've been with Bluefin Systems since 2019.", "WORKS_AT", "Bluefin Systems"},
+      /* working for oneself is a word of change on work: after years at X, X is former */
+      {"Working for myself now after ten years at Cobalt Freight.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I'm freelance now.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
