@@ -151,15 +151,19 @@ static bool passed_on(const token *t, size_t i, size_t to) {
  * of another verb ("my dog X hates leaving the house"), nor one past another subject that
  * gives to the user ("the X my gran left me"; "X left me" is X's). Auxiliaries and modals
  * come before it: "X was put down", "X has sadly passed away". */
-bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+/* Does a pronoun at t[b] open a sub-clause, resuming a value before it ("X, she …")? */
+static bool resumes(const token *t, size_t b) {
   static const char *const resumed[] = {"he", "she", "it"};
+  return b > 0 && t[b - 1].comma && eg_sf_in_list(t[b].w, resumed, 3);
+}
+
+bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const aux[] = {"is",   "was",   "are",   "were", "'s",    "has",
                                     "had",  "have",  "got",   "gets", "been",  "be",
                                     "will", "would", "might", "may",  "could", "should"};
   static const char *const to_user[] = {"me", "us"};
   for (size_t i = from; i < to; i++) {
-    if (i > 0 && t[i - 1].comma && eg_sf_in_list(t[i].w, resumed, 3))
-      return eg_sf_resumed_ending(sf, t, i, to);
+    if (resumes(t, i)) return eg_sf_resumed_ending(sf, t, i, to);
     /* "X let me go", "X laid us off": the user's relation ended, the user its object */
     if (i + 1 < to && eg_sf_in_list(t[i + 1].w, to_user, 2) &&
         eg_sf_marker_starts(sf, MK_ENDED, t, i, to) > 2)
@@ -176,9 +180,8 @@ bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size
 }
 
 bool eg_sf_resumed_ending(const eg_statefacts *sf, const token *t, size_t b, size_t to) {
-  static const char *const resumed[] = {"he", "she", "it"};
   static const char *const place[] = {"in", "at", "on", "of", "from", "after", "before", "during"};
-  if (b == 0 || b >= to || !t[b - 1].comma || !eg_sf_in_list(t[b].w, resumed, 3)) return false;
+  if (b >= to || !resumes(t, b)) return false;
   size_t r = b + 1;
   while (r < to && !t[r - 1].comma && !eg_sf_joint(t[r].w, false)) {
     if (eg_sf_determiner(t[r].w) && !eg_sf_in_list(t[r - 1].w, place, sizeof place / sizeof *place))
