@@ -78,7 +78,7 @@ static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, s
   return false;
 }
 
-/* Is w a stretch of time ("months", "a week") or a verb ("cook", "went", "living")? */
+/* Is w a stretch of time ("months", "a week")? */
 static bool stretch(const eg_statefacts *sf, const char *w) {
   char one[32];
   size_t l = strlen(w);
@@ -86,6 +86,7 @@ static bool stretch(const eg_statefacts *sf, const char *w) {
   return eg_sf_bits_of(sf->periods, w) || eg_sf_bits_of(sf->periods, one);
 }
 
+/* Is w a verb's form ("cook", "went", "living")? */
 static bool verb(const eg_statefacts *sf, const char *w) {
   return eg_wordnet_is_verb(&sf->wn.verbs, w) || eg_wordnet_is_past(&sf->wn.verbs, w) ||
          eg_wordnet_is_ing(&sf->wn.verbs, w);

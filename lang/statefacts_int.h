@@ -438,7 +438,8 @@ size_t eg_sf_renamed(const token *t, slot *out, size_t n);
  * open ("his" of "his name's X"). 0 when not given. */
 size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size_t i,
                       unsigned *bits, size_t *phrase);
-/* Is [i, j) coordinated with the speaker as the subject opening a (sub-)clause ("X and I")? */
+/* Is [i, j) coordinated with the speaker as the subject opening a (sub-)clause, after words that
+ * only lead into it or not ("X and I", "Last week X and I")? */
 bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j);
 /* The slots of the clause [from, to) into out (at most max); how many. */
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,

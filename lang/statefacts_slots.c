@@ -297,10 +297,6 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   return 0;
 }
 
-/* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
- * are …", "my husband X and I are separating", "me and X hit 2 years"? A name that keeps the
- * speaker such company is someone's: no place, firm or pet ("Lukas and I just got a puppy");
- * in lower case it is still a name when it is no word ("tobias and I"). */
 /* Do the words [a, i) only lead into a clause, at most three: a joint, a closed-class word or a
  * word of when ("Last week X and I …", "Now that X and I …", "So X and I …")? */
 static bool lead_in(const token *t, size_t a, size_t i) {
@@ -315,6 +311,10 @@ static bool lead_in(const token *t, size_t a, size_t i) {
   return true;
 }
 
+/* Is [i, j) coordinated with the speaker as the subject that opens a (sub-)clause: "X and I
+ * are …", "my husband X and I are separating", "me and X hit 2 years"? A name that keeps the
+ * speaker such company is someone's: no place, firm or pet ("Lukas and I just got a puppy");
+ * in lower case it is still a name when it is no word ("tobias and I"). */
 bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
   static const char *const me[] = {"i", "me"}, *const ours[] = {"my", "our"};
   size_t n = sizeof me / sizeof *me;
