@@ -326,9 +326,6 @@ static bool free_value(void *ctx, const void *key, size_t klen, void *value) {
   return true;
 }
 
-/* "@same TYPE WORD …": words naming one value of TYPE, the first its name ("drum_kit" is
- * "drums"): each pair is of one value, as a WordNet synset's words are, and a value said by any
- * of them is named by the first. */
 /* Words of one value of type bits, named by the first: each pair synonyms, each later word
  * mapped to the first in sf->same (a word already mapped keeps its name). False when out of
  * memory. */
@@ -349,6 +346,9 @@ static bool add_same(eg_statefacts *sf, const char *const *words, size_t n, unsi
   return true;
 }
 
+/* "@same TYPE WORD …": words naming one value of TYPE, the first its name ("drum_kit" is
+ * "drums"): each pair is of one value, as a WordNet synset's words are, and a value said by any
+ * of them is named by the first. */
 static eg_code parse_same(eg_statefacts *sf, char *rest, int lineno, eg_err *err) {
   char *save = NULL, *type = strtok_r(rest, " \t", &save);
   unsigned bits = type ? type_bit(sf, type) : 0;

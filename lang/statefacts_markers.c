@@ -146,17 +146,17 @@ static bool passed_on(const token *t, size_t i, size_t to) {
            !eg_sf_in_list(t[i + 1].w, other, sizeof other / sizeof *other)));
 }
 
-/* An @ended marker or an @ends verb in [from, to) before any other verb of the predicate: not
- * one in a habit, which goes on ("my bf X keeps leaving dishes in the sink"), nor the object
- * of another verb ("my dog X hates leaving the house"), nor one past another subject that
- * gives to the user ("the X my gran left me"; "X left me" is X's). Auxiliaries and modals
- * come before it: "X was put down", "X has sadly passed away". */
 /* Does a pronoun at t[b] open a sub-clause, resuming a value before it ("X, she …")? */
 static bool resumes(const token *t, size_t b) {
   static const char *const resumed[] = {"he", "she", "it"};
   return b > 0 && t[b - 1].comma && eg_sf_in_list(t[b].w, resumed, 3);
 }
 
+/* An @ended marker or an @ends verb in [from, to) before any other verb of the predicate: not
+ * one in a habit, which goes on ("my bf X keeps leaving dishes in the sink"), nor the object
+ * of another verb ("my dog X hates leaving the house"), nor one past another subject that
+ * gives to the user ("the X my gran left me"; "X left me" is X's). Auxiliaries and modals
+ * come before it: "X was put down", "X has sadly passed away". */
 bool eg_sf_has_ending(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const aux[] = {"is",   "was",   "are",   "were", "'s",    "has",
                                     "had",  "have",  "got",   "gets", "been",  "be",
