@@ -78,14 +78,6 @@ static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, s
   return false;
 }
 
-/* Is w a stretch of time ("months", "a week")? */
-static bool stretch(const eg_statefacts *sf, const char *w) {
-  char one[32];
-  size_t l = strlen(w);
-  snprintf(one, sizeof one, "%.*s", (int)(l > 3 && w[l - 1] == 's' ? l - 1 : l), w);
-  return eg_sf_bits_of(sf->periods, w) || eg_sf_bits_of(sf->periods, one);
-}
-
 /* Is w a verb's form ("cook", "went", "living")? */
 static bool verb(const eg_statefacts *sf, const char *w) {
   return eg_wordnet_is_verb(&sf->wn.verbs, w) || eg_wordnet_is_past(&sf->wn.verbs, w) ||
@@ -106,7 +98,7 @@ static int side_before(const eg_statefacts *sf, const token *t, size_t from, siz
   /* "three months without meat", "I cook without dairy"; not "I can't live without meat" (eaten),
    * "a curry without meat" (a dish, no diet) */
   if (i > from + 1 && !strcmp(t[i - 1].w, "without") &&
-      (stretch(sf, t[i - 2].w) ||
+      (eg_sf_noun_bits(sf->periods, t[i - 2].w) ||
        (verb(sf, t[i - 2].w) && !(i >= from + 3 && eg_sf_determiner(t[i - 3].w)))))
     return eg_sf_has_marker(sf, MK_NEGATION, t, from, i - 1) ? SIDE_IN : SIDE_OUT;
   if (i > from + 1 && !strcmp(t[i - 1].w, "more") && !strcmp(t[i - 2].w, "no")) return SIDE_OUT;

@@ -189,6 +189,8 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w);
 
 /* The type bits m holds for a lower-case key (0: none). */
 unsigned eg_sf_bits_of(const eg_map *m, const char *key);
+/* The bits of noun w in m, or of its singular ("clinics", "bakeries", "boxes"); 0 when none. */
+unsigned eg_sf_noun_bits(const eg_map *m, const char *w);
 /* Are common words a and b of one WordNet synset of a type in bits ("uke", "ukulele")? */
 bool eg_sf_synonyms(const eg_statefacts *sf, const char *a, const char *b, unsigned bits);
 void eg_sf_lower(char *s); /* in place, ASCII */

@@ -198,8 +198,7 @@ static bool compound_word(const eg_statefacts *sf, const char *w) {
   return true;
 }
 
-/* The bits of noun w in m, or of its singular ("clinics", "bakeries", "boxes"); 0 when none. */
-static unsigned noun_bits(const eg_map *m, const char *w) {
+unsigned eg_sf_noun_bits(const eg_map *m, const char *w) {
   unsigned b = eg_sf_bits_of(m, w);
   size_t l = strlen(w);
   if (b || l < 4 || l > 30 || w[l - 1] != 's') return b;
@@ -220,7 +219,7 @@ static bool length_of_time(const eg_statefacts *sf, const token *t, size_t i, si
   const char *w = t[i + 1].w;
   size_t l = strlen(w);
   return !strcmp(t[i].w, "1") ? eg_sf_bits_of(sf->periods, w) != 0
-                              : l > 1 && w[l - 1] == 's' && noun_bits(sf->periods, w);
+                              : l > 1 && w[l - 1] == 's' && eg_sf_noun_bits(sf->periods, w);
 }
 
 /* The types of the kind that the capitalised span [i, j) and the lower-case word after it
@@ -230,7 +229,7 @@ static unsigned kind_named(const eg_statefacts *sf, const token *t, size_t i, si
   if (j >= to || t[j - 1].comma || t[j].cap || t[j].digit) return 0;
   char key[160];
   eg_sf_span_key(t, i, j + 1, key, sizeof key);
-  return noun_bits(sf->proper, key) | noun_bits(sf->common, key);
+  return eg_sf_noun_bits(sf->proper, key) | eg_sf_noun_bits(sf->common, key);
 }
 
 #define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
@@ -357,8 +356,8 @@ static bool framed_name(const eg_statefacts *sf, const token *t, size_t from, si
   slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
   return !t[i].cap && !t[i].digit && strlen(w) > 1 &&
          strspn(w, "abcdefghijklmnopqrstuvwxyz") == strlen(w) && !eg_sf_not_a_name(w) &&
-         !eg_sf_function_word(w) && !eg_sf_bits_of(sf->generic, w) && !noun_bits(sf->plain, w) &&
-         eg_sf_held_through(sf, t, from, &s, &own_at);
+         !eg_sf_function_word(w) && !eg_sf_bits_of(sf->generic, w) &&
+         !eg_sf_noun_bits(sf->plain, w) && eg_sf_held_through(sf, t, from, &s, &own_at);
 }
 
 /* Is the lower-case word t[i], a word of WordNet's too, a person's name by where it stands:
@@ -368,7 +367,7 @@ static bool parted_with(const eg_statefacts *sf, const token *t, size_t from, si
   return i >= from + 3 && !t[i].cap && !t[i].digit && !strcmp(t[i - 1].w, "with") &&
          strspn(w, "abcdefghijklmnopqrstuvwxyz") == strlen(w) && strlen(w) > 1 &&
          !eg_sf_not_a_name(w) && !eg_sf_function_word(w) && !eg_sf_bits_of(sf->generic, w) &&
-         !noun_bits(sf->plain, w) && eg_sf_ends_at(sf, t, i - 3, i - 1);
+         !eg_sf_noun_bits(sf->plain, w) && eg_sf_ends_at(sf, t, i - 3, i - 1);
 }
 
 /* Is token i where only a name goes, where a word would need an article ("lukas cheated",
@@ -518,7 +517,7 @@ static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size
  * institution ("St Mary's Hospital", "King's College London")? */
 static bool institution_after(const eg_statefacts *sf, const token *t, size_t j, size_t to) {
   for (size_t k = j; k < to && t[k].cap && !eg_sf_possessive(t[k].w); k++) {
-    if (noun_bits(sf->suffix, t[k].w)) return true;
+    if (eg_sf_noun_bits(sf->suffix, t[k].w)) return true;
     if (t[k].comma) break;
   }
   return false;
@@ -635,14 +634,15 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         continue;
       }
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
-      if (!known && j - i > 1) known = noun_bits(sf->suffix, t[j - 1].w); /* "Merrow Clinics" */
+      if (!known && j - i > 1)
+        known = eg_sf_noun_bits(sf->suffix, t[j - 1].w);                  /* "Merrow Clinics" */
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w); /* "Honda Civic" */
       /* a make alone, mid-sentence, is the car or its maker ("I drive a Tesla now") */
       if (!known && j - i == 1 && !t[i].start && (known = eg_sf_bits_of(sf->prefix, t[i].w)))
         known |= sf->org_bit;
       /* "Cobalt Freight"; not "Yamaha Piano", a kind of a type's own */
       if (!known && j - i > 1 && !eg_sf_lookup_common(sf, t[j - 1].w))
-        known = noun_bits(sf->trade, t[j - 1].w);
+        known = eg_sf_noun_bits(sf->trade, t[j - 1].w);
       if (!known) known = known_part(sn, key, j - i); /* "the Leaf", once "Nissan Leaf" */
       if (!known && after_year(t, from, i)) known = sf->year_types; /* "a 2016 Prius" */
       /* a part of a held value is that value ("Corvid" of "Corvid Analytics") */
@@ -792,7 +792,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                       eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
         /* a firm's word after it is part of the name ("fennick labs", "quillon games") */
         unsigned firm = !kind && i + 1 < to && !t[i].comma && !t[i + 1].cap
-                            ? noun_bits(sf->suffix, t[i + 1].w)
+                            ? eg_sf_noun_bits(sf->suffix, t[i + 1].w)
                             : 0;
         out[n++] = (slot){i,    i + 1 + !!firm, 0,          0, firm ? firm : bits,
                           true, kind != 0,      ST_CURRENT, 0, placed};
