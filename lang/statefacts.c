@@ -1078,6 +1078,44 @@ static const pick *part_read(const eg_statefacts *sf, const token *t, const pick
   return q;
 }
 
+/* The place the message names as the speaker's surroundings besides the value [vs, ve): a
+ * capitalised span WordNet or the gazetteer knows as a place, said "here in" or before a noun
+ * it qualifies ("My flat in Kilimani has no water again, Nairobi rationing is the worst"), in a
+ * clause that tells of it no past, plan, end, visit, former value or negation, and no other
+ * place so told ("my sister lives in Hamburg", "the Berlin and Munich offices"). Its tokens
+ * into [*ps, *pe); false when there is none. */
+static bool place_said(const eg_statefacts *sf, const token *t, size_t nt, size_t vs, size_t ve,
+                       size_t *ps, size_t *pe) {
+  static const marker_kind off[] = {MK_PAST, MK_FUTURE, MK_NEGATION, MK_ENDED, MK_VISIT, MK_FORMER};
+  char one[128] = "", key[128];
+  bool found = false;
+  for (size_t i = 0, j; i < nt; i = j) {
+    j = i + 1;
+    if (!t[i].cap || t[i].digit) continue;
+    while (j < nt && t[j].cap && !t[j].digit && !t[j - 1].comma && !t[j - 1].cut) j++;
+    size_t a = i;
+    if ((i < ve && j > vs) || (!eg_sf_place_bits(sf, t, a, j) &&
+                               !(t[i].start && ++a < j && eg_sf_place_bits(sf, t, a, j))))
+      continue;
+    size_t cf, ct;
+    clause_of(t, nt, a, &cf, &ct);
+    bool plain = !(a > 0 && eg_sf_has_marker(sf, MK_FROM, t, a - 1, a));
+    for (size_t k = 0; plain && k < sizeof off / sizeof *off; k++)
+      plain = !eg_sf_has_marker(sf, off[k], t, cf, ct);
+    if (!plain) continue;
+    eg_sf_span_key(t, a, j, key, sizeof key);
+    if (*one && strcmp(one, key) != 0) return false;
+    snprintf(one, sizeof one, "%s", key);
+    bool here = a >= 2 && !strcmp(t[a - 1].w, "in") && !strcmp(t[a - 2].w, "here");
+    bool qualifies = j < nt && !t[j - 1].comma && !t[j - 1].cut && !t[j].cap && !t[j].digit &&
+                     strlen(t[j].w) > 2 &&
+                     eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[j].w) &&
+                     !eg_sf_function_word(t[j].w);
+    if ((here || qualifies) && !found) *ps = a, *pe = j, found = true;
+  }
+  return found;
+}
+
 /* Facts and doubts of one segment from its judged items; *told: the relations (bit r) the
  * segments before it in the same call gave a value of, with this one's added. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
@@ -1182,6 +1220,16 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       f.relation = (char *)rel;
       eg_code rc = set_value(sf, text, t, it, r, a, &f, err);
       if (rc) return rc;
+      /* a part of a town that no one knows by its name is the town the message names beside
+       * it ("a room in Kralingen … the Rotterdam housing market"): the place asked for */
+      size_t ps = 0, pe = 0;
+      if (it->s.te && it->s.proper && (sf->rels[r].types & it->s.bits & sf->place_bit) &&
+          !eg_sf_place_bits(sf, t, vs, ve) && place_said(sf, t, nt, vs, ve, &ps, &pe)) {
+        size_t end = value_end(text, t, pe);
+        f.object = eg_arena_strndup(a, text + t[ps].s, end - t[ps].s);
+        if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
+        f.object_type = (char *)eg_sf_type_name(sf, sf->place_bit);
+      }
       if (it->passing) f.reason = "a name the user speaks of as theirs, not said of themselves";
       /* a date said with it: when it began (or begins) */
       /* … or a start the message tells beside it ("I signed with X yesterday. I begin the

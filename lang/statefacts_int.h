@@ -355,6 +355,9 @@ bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p)
  * that ("drove to X" may be the move). */
 bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_t from, size_t to,
                        const slot *s);
+/* The place types of the capitalised span [i, j) as WordNet or the gazetteer knows it; 0 for
+ * none (statefacts_slots.c). */
+unsigned eg_sf_place_bits(const eg_statefacts *sf, const token *t, size_t i, size_t j);
 /* Is slots[k] of the ns a place a route starts from ("Leeds to Bristol"; statefacts_slots.c)? */
 bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
                         size_t k);

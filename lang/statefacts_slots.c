@@ -467,6 +467,17 @@ static unsigned town_bits(const eg_statefacts *sf, const char *key, size_t n) {
   return eg_sf_bits_of(sf->towns, k);
 }
 
+/* The place types of the capitalised span [i, j) as WordNet ("Kraków" as its "Krakow") or the
+ * gazetteer knows it; 0 for none. */
+unsigned eg_sf_place_bits(const eg_statefacts *sf, const token *t, size_t i, size_t j) {
+  char key[128], plain[128];
+  eg_sf_span_key(t, i, j, key, sizeof key);
+  unsigned bits = eg_sf_bits_of(sf->proper, key);
+  if (!bits && eg_sf_fold(key, plain, sizeof plain)) bits = eg_sf_bits_of(sf->proper, plain);
+  if (!bits) bits = town_bits(sf, key, j - i);
+  return bits & sf->place_bit;
+}
+
 /* A word opening its sentence bare, a kind word in apposition after it ("bramble (cocker
  * spaniel, 12 wks) bites my sleeves"): a name, even a word's spelling, where a word would need
  * its article; the kind word's type bits, 0 when not so. The apposition is closed by a comma

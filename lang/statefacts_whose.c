@@ -27,8 +27,93 @@ bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   return eg_sf_bits_of(sf->people, noun) != 0;
 }
 
+/* Does the clause [from, to) open with someone else as the subject of slot s: a noun for a
+ * person, bare or after my/our and at most one modifier, no I or we after it, the slot not
+ * what the noun names or is (eg_sf_about_someone_else)? */
+static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                            const slot *s) {
+  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
+   * the words a family calls its own by ("dad's selling …", "mum says …") and one "of mine"
+   * with the article chat drops ("friend of mine just relocated to X") */
+  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
+  static const char *const kin[] = {"mum",     "mum's",     "mom",     "mom's",     "dad",
+                                    "dad's",   "mama",      "mama's",  "papa",      "papa's",
+                                    "grandma", "grandma's", "grandpa", "grandpa's", "nan",
+                                    "nan's",   "gran",      "gran's"};
+  static const char *const mine[] = {"mine", "ours"};
+  size_t noun;
+  /* past interjections, the words that add a sentence to the last and adverbs: "lol my friend
+   * …", "also my sister's husky X is visiting", "so basically my sister moved to X" */
+  static const char *const adding[] = {"also", "plus", "and", "btw", "oh", "anyway", "anyways"};
+  while (from + 1 < to && (eg_sf_interjection(t[from].w) ||
+                           eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding) ||
+                           eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[from].w)))
+    from++;
+  size_t own_at;
+  if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
+    noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||
+                             (eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2) &&
+                              eg_sf_held_through(sf, t, from, s, &own_at)))
+               ? from + 1 /* "my old colleagues at X": the user's former place, read so; not
+                           * "our old neighbours moved to X", theirs */
+               : from + 2;
+  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin) ||
+           (from + 2 < to && !strcmp(t[from + 1].w, "of") && eg_sf_in_list(t[from + 2].w, mine, 2)))
+    noun = from;
+  else if (!strcmp(t[from].w, "the") && from + 1 < to &&
+           (strstr(t[from + 1].w, "'s") || t[from + 1].theirs))
+    noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
+  else
+    return false;
+  if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun)) return false;
+  /* right after the noun: the one it names ("my wife X"), or their thing when the noun is a
+   * possessive ("my sister's Tesla Model 3 is so quiet") */
+  bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
+  if (s->ts == noun + 1) return possessive;
+  /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
+   * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" names him: a
+   * capitalised word in apposition is no kind, whatever WordNet holds for "tom") */
+  bool named = t[noun].comma && t[noun + 1].cap && !t[noun + 1].start;
+  unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
+                  (possessive || named ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
+  if (kind & ~sf->person_bit) return false;
+  /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
+   * fills, the user's ("my dad is paleo" says what the dad is) */
+  size_t v = noun + 2;
+  while (v < s->ts && eg_sf_determiner(t[v].w)) v++;
+  if (s->proper && eg_sf_copula(t[noun + 1].w) && v == s->ts) return false;
+  /* "my boyfriend is called X": a cue word's name given is the user's one of that kind ("my
+   * sister is called X" is the sister's) */
+  if (s->proper && eg_sf_copula(t[noun + 1].w) && v + 1 == s->ts &&
+      eg_sf_bits_of(sf->cue, t[noun].w) && eg_sf_naming_verb(sf, t[v].w))
+    return false;
+  /* "my dog's name is X", "my partner's name is X": the name of the user's one of a cue
+   * word's kind ("my sister's name is X" is the sister's own); the possessive may be dropped,
+   * as learners do ("my girlfriend name is X") */
+  char kind_word[32];
+  eg_sf_unpossessed(t[noun].w, kind_word, sizeof kind_word);
+  if (s->proper && noun + 3 == s->ts && !strcmp(t[noun + 1].w, "name") &&
+      eg_sf_copula(t[noun + 2].w) && eg_sf_bits_of(sf->cue, kind_word))
+    return false;
+  /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
+   * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
+   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs
+   * or asks of the user is not yet the user's state: "my mum keeps begging me to move to X". */
+
+  static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
+  for (size_t i = noun + 1; i < s->ts && i < to; i++) {
+    bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
+    if (!object && !eg_sf_subject_pronoun(t[i].w)) continue;
+    bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
+                    opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
+    if (!asked_of) return false;
+  }
+  return true;
+}
+
 /* "My sister lives in X", "my neighbour's dog X", "my uni mate is moving to X", "dad's
- * selling his X": a clause whose subject is someone else (a noun for a person, bare or after
+ * selling his X": a clause, or the slot's own predicate or sub-clause in it ("I got a flat in
+ * Y, my sister lives in X"), whose subject is someone else (a noun for a person, bare or after
  * my/our and at most one modifier; no I or we after it) is about them, unless the slot is
  * that person's name ("my wife X …", "my new boyfriend X") or what the noun is ("my current
  * employer is X", "my daily driver is a X": the user's); so is a value that is his or theirs
@@ -110,83 +195,12 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   if (!s->cued && ing < s->ts && eg_wordnet_is_ing(&sf->wn.verbs, t[ing].w) &&
       !eg_sf_first_person(t, subj, s->ts))
     return true;
-  /* "my sister …", "our neighbours …", and "a friend of mine …", "one colleague …"; bare,
-   * the words a family calls its own by ("dad's selling …", "mum says …") and one "of mine"
-   * with the article chat drops ("friend of mine just relocated to X") */
-  static const char *const whose[] = {"my", "our", "a", "an", "one", "some"};
-  static const char *const kin[] = {"mum",     "mum's",     "mom",     "mom's",     "dad",
-                                    "dad's",   "mama",      "mama's",  "papa",      "papa's",
-                                    "grandma", "grandma's", "grandpa", "grandpa's", "nan",
-                                    "nan's",   "gran",      "gran's"};
-  static const char *const mine[] = {"mine", "ours"};
-  size_t noun;
-  /* past interjections, the words that add a sentence to the last and adverbs: "lol my friend
-   * …", "also my sister's husky X is visiting", "so basically my sister moved to X" */
-  static const char *const adding[] = {"also", "plus", "and", "btw", "oh", "anyway", "anyways"};
-  while (from + 1 < to && (eg_sf_interjection(t[from].w) ||
-                           eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding) ||
-                           eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[from].w)))
-    from++;
-  size_t own_at;
-  if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
-    noun = from + 1 < to && (eg_sf_person_noun(sf, t, from + 1) ||
-                             (eg_sf_has_marker(sf, MK_FORMER, t, from + 1, from + 2) &&
-                              eg_sf_held_through(sf, t, from, s, &own_at)))
-               ? from + 1 /* "my old colleagues at X": the user's former place, read so; not
-                           * "our old neighbours moved to X", theirs */
-               : from + 2;
-  else if (eg_sf_in_list(t[from].w, kin, sizeof kin / sizeof *kin) ||
-           (from + 2 < to && !strcmp(t[from + 1].w, "of") && eg_sf_in_list(t[from + 2].w, mine, 2)))
-    noun = from;
-  else if (!strcmp(t[from].w, "the") && from + 1 < to &&
-           (strstr(t[from + 1].w, "'s") || t[from + 1].theirs))
-    noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
-  else
-    return false;
-  if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun)) return false;
-  /* right after the noun: the one it names ("my wife X"), or their thing when the noun is a
-   * possessive ("my sister's Tesla Model 3 is so quiet") */
-  bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
-  if (s->ts == noun + 1) return possessive;
-  /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
-   * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" names him: a
-   * capitalised word in apposition is no kind, whatever WordNet holds for "tom") */
-  bool named = t[noun].comma && t[noun + 1].cap && !t[noun + 1].start;
-  unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
-                  (possessive || named ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
-  if (kind & ~sf->person_bit) return false;
-  /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
-   * fills, the user's ("my dad is paleo" says what the dad is) */
-  size_t v = noun + 2;
-  while (v < s->ts && eg_sf_determiner(t[v].w)) v++;
-  if (s->proper && eg_sf_copula(t[noun + 1].w) && v == s->ts) return false;
-  /* "my boyfriend is called X": a cue word's name given is the user's one of that kind ("my
-   * sister is called X" is the sister's) */
-  if (s->proper && eg_sf_copula(t[noun + 1].w) && v + 1 == s->ts &&
-      eg_sf_bits_of(sf->cue, t[noun].w) && eg_sf_naming_verb(sf, t[v].w))
-    return false;
-  /* "my dog's name is X", "my partner's name is X": the name of the user's one of a cue
-   * word's kind ("my sister's name is X" is the sister's own); the possessive may be dropped,
-   * as learners do ("my girlfriend name is X") */
-  char kind_word[32];
-  eg_sf_unpossessed(t[noun].w, kind_word, sizeof kind_word);
-  if (s->proper && noun + 3 == s->ts && !strcmp(t[noun + 1].w, "name") &&
-      eg_sf_copula(t[noun + 2].w) && eg_sf_bits_of(sf->cue, kind_word))
-    return false;
-  /* "my sister and I moved to X", "… moved in with me", "my doctor steered me onto X": the
-   * user is a subject too, or the one the state came to. Only before the slot: in "my dad is
-   * X now and keeps lecturing me" the "me" after it is no subject of X. But what someone begs
-   * or asks of the user is not yet the user's state: "my mum keeps begging me to move to X". */
-
-  static const char *const ask[] = {"beg", "ask", "want", "urg", "nag", "pester", "tell", "told"};
-  for (size_t i = noun + 1; i < s->ts && i < to; i++) {
-    bool object = !strcmp(t[i].w, "me") || !strcmp(t[i].w, "us");
-    if (!object && !eg_sf_subject_pronoun(t[i].w)) continue;
-    bool asked_of = object && i + 1 < s->ts && !strcmp(t[i + 1].w, "to") &&
-                    opens_with_any(t[i - 1].w, ask, sizeof ask / sizeof *ask);
-    if (!asked_of) return false;
-  }
-  return true;
+  /* … and "my sister …" opening the clause, or the slot's own predicate or sub-clause ("we
+   * live in X and my parents are in Y", "I got a flat in X, my sister lives in Y") */
+  size_t fa, fb;
+  eg_sf_sub_clause(t, from, to, s->ts, &fa, &fb);
+  size_t own = pa > fa ? pa : fa;
+  return someone_subject(sf, t, from, to, s) || (own > from && someone_subject(sf, t, own, to, s));
 }
 
 static const char *const own[] = {"my", "our"}; /* the words the user owns by */

@@ -8,8 +8,8 @@
  * offer taken by a start told beside it, a verb of ending in its base form after "I", and
  * chat's words for people ("my gf is vegan" is hers); when a value began, as said with it;
  * values joined by "and" under one predicate; a plural's possessive; "At X we …"; a form's
- * "Name: X"; a place gone to, not moved to; a place a thing is sited in; out of memory, all
- * or nothing.
+ * "Name: X"; a place gone to, not moved to; a place a thing is sited in; a home in a part of
+ * a town, told as the town named beside it; out of memory, all or nothing.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -1134,6 +1134,27 @@ static void test_let_go_turned_down(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A home in a part of a town no one knows by its name is in the town the message names beside
+ * it as the speaker's surroundings, "here in" it or before a noun it qualifies; not a town
+ * said of the past, of someone else, or beside another; and a place in the speaker's own
+ * sub-clause or predicate after someone else's subject is theirs ("my sister lives in X"). */
+static void test_part_of_a_town_and_someone_after(void) {
+  static const expect x[] = {
+      {"Got the keys to a studio in Neukölln! Berlin rents are wild.", "LIVES_IN", "Berlin"},
+      {"My apartment in Kilimani has no water again, Nairobi rationing is the worst.", "LIVES_IN",
+       "Nairobi"},
+      {"We rent a flat in Alfama and it rains all week here in Lisbon.", "LIVES_IN", "Lisbon"},
+      {"My new flat in Leith is tiny but Edinburgh is lovely.", "LIVES_IN", "Leith"},
+      {"Found a flat in Kreuzberg, my old Hamburg flatmates are jealous.", "LIVES_IN", "Kreuzberg"},
+      {"I live in Kreuzberg; the Berlin and Munich offices are both busy.", "LIVES_IN",
+       "Kreuzberg"},
+      {"We live in Clontarf now and my parents are in Cork.", "LIVES_IN", "Clontarf"},
+      {"We just moved to Bexley, my boss in Paris thinks I'm mad.", "LIVES_IN", "Bexley"},
+      {"I got a flat in Kreuzberg, my sister still lives in Hamburg.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1206,6 +1227,7 @@ int main(void) {
   EG_RUN(test_form_name);
   EG_RUN(test_held_lower_case);
   EG_RUN(test_tenure);
+  EG_RUN(test_part_of_a_town_and_someone_after);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
