@@ -431,8 +431,9 @@ bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
 /* A name in apposition to a common word of its type just before it ("we're going electric, a
- * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf") says which one that is: the word stays
- * the slot, the name becomes its value and no slot of its own. The slots' count after it. */
+ * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf"), or after "with a" ("gone electric with
+ * a Renault Zoe"), says which one that is: the word stays the slot, the name becomes its value
+ * and no slot of its own. The slots' count after it. */
 size_t eg_sf_renamed(const token *t, slot *out, size_t n);
 
 /* Is the name at token i (of a clause opening at from) given by a naming phrase ("her name is

@@ -307,12 +307,18 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
   *b = s->te;
 }
 
-/* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?",
- * "As a X, what …?" — the user's own, asked about or not. */
+/* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?", "…
+ * tyres for my new X?" (an adjective between, no former one), "As a X, what …?" — the user's
+ * own, asked about or not. */
 bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   static const char *const indef[] = {"a", "an"};
   size_t i = s->ts, own_at;
   if (owner_at(t, from, s, s->proper) || eg_sf_held_through(sf, t, from, s, &own_at)) return true;
+  if (s->proper && !s->cued && i >= from + 2 && eg_sf_in_list(t[i - 2].w, own, 2) &&
+      between_owned(sf, t, i - 1) &&
+      eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[i - 1].w) &&
+      !eg_sf_has_marker(sf, MK_FORMER, t, i - 1, i))
+    return true;
   return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
          eg_sf_in_list(t[i - 1].w, indef, 2);
 }

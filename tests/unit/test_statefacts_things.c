@@ -1155,6 +1155,19 @@ static void test_part_of_a_town_and_someone_after(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name after "with a" a kind word of its type says which one ("gone electric with a Renault
+ * Zoe"); a name owned by "my" and an adjective is the user's even in a question ("tips for my
+ * new Outback?"), not after a former one ("my old Clio"). */
+static void test_with_a_name_and_my_new(void) {
+  static const expect x[] = {
+      {"We've gone electric with a Renault Zoe.", "DRIVES", "Renault Zoe"},
+      {"Any tips on winter tyres for my new Outback?", "DRIVES", "Outback"},
+      {"What oil does my new Outback take?", "DRIVES", "Outback"},
+      {"What should I feed my old Clio?", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1228,6 +1241,7 @@ int main(void) {
   EG_RUN(test_held_lower_case);
   EG_RUN(test_tenure);
   EG_RUN(test_part_of_a_town_and_someone_after);
+  EG_RUN(test_with_a_name_and_my_new);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
