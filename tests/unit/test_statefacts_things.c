@@ -884,11 +884,13 @@ static void test_near_misses(void) {
 }
 
 /* "my employer, X" names a firm as "my boyfriend, X" a person (@cue org); a new role is a job
- * as a new job is. */
+ * as a new job is, and so is a part of the work one runs there ("I run the pastry side at X"). */
 static void test_employer_cue_and_roles(void) {
   static const expect x[] = {
       {"My employer, Capita, is making everyone go back to the office.", "WORKS_AT", "Capita"},
       {"Started a new role at Monzo this week.", "WORKS_AT", "Monzo"},
+      {"honestly I like it at Quarry Labs, the team is kind.", "WORKS_AT", "Quarry Labs"},
+      {"I run the pastry side at Oakfield Bakery.", "WORKS_AT", "Oakfield Bakery"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
