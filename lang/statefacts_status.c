@@ -90,6 +90,13 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
     if (q - 1 > a && q < s->ts && eg_sf_determiner(t[q - 2].w) &&
         eg_wordnet_is_past(&sf->wn.verbs, t[q - 1].w))
       continue;
+    /* … nor one after "get" with a place after it, a state of the subject ("still getting lost
+     * in X"), not the slot's end ("got dumped by X", "got laid off from X", "got fired at X") */
+    static const char *const get[] = {"get", "gets", "got", "getting", "gotten"};
+    static const char *const around[] = {"in", "around", "near"};
+    if (q >= a + 2 && q < s->ts && eg_sf_in_list(t[q - 2].w, get, sizeof get / sizeof *get) &&
+        eg_sf_in_list(t[q].w, around, sizeof around / sizeof *around))
+      continue;
     if (eg_sf_ends_at(sf, t, q - 1, s->ts)) return true;
   }
   /* the slot as the object between a verb and its particles; its determiner may stand a word

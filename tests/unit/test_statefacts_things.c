@@ -1170,6 +1170,24 @@ static void test_with_a_name_and_my_new(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A verb of ending after "get" with a place after it is a state of the subject ("still getting
+ * lost in X"), no end of the place; "got dumped by X" still ends. */
+static void test_got_lost_is_no_end(void) {
+  static const eg_held leeds = {"LIVES_IN", "Leeds", false}, sam = {"PARTNER_OF", "Sam", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &leeds, hctx.n_held = 1;
+  static const expect place[] = {
+      {"Still getting lost in Bristol, the one-way system is mad.", "LIVES_IN", "Bristol"},
+      {"I got lost in Bristol yesterday.", NULL, NULL},
+  };
+  check_in(&hctx, place, sizeof place / sizeof *place);
+  hctx.held = &sam;
+  static const expect partner[] = {
+      {"I got dumped by Sam last night.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+  };
+  check_in(&hctx, partner, sizeof partner / sizeof *partner);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1244,6 +1262,7 @@ int main(void) {
   EG_RUN(test_tenure);
   EG_RUN(test_part_of_a_town_and_someone_after);
   EG_RUN(test_with_a_name_and_my_new);
+  EG_RUN(test_got_lost_is_no_end);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
