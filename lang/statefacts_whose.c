@@ -27,6 +27,21 @@ bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   return eg_sf_bits_of(sf->people, noun) != 0;
 }
 
+static const char *const own[] = {"my", "our"}; /* the words the user owns by */
+
+/* Is the name at token i given by a verb of naming to a kind word the user owns ("named our
+ * new kitten X", "called my puppy X"; not "named her kitten X", nor "the dog")? */
+static bool kind_named(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  if (i < from + 3 || t[i - 1].comma || !eg_sf_kind_bits(sf, t[i - 1].w)) return false;
+  size_t k = i - 1;
+  while (k > from && k + 3 > i - 1 && !t[k - 1].comma &&
+         (eg_sf_determiner(t[k - 1].w) ||
+          eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[k - 1].w)))
+    k--;
+  return k < i - 1 && k > from && eg_sf_in_list(t[k].w, own, 2) &&
+         eg_sf_naming_verb(sf, t[k - 1].w);
+}
+
 /* Does the clause [from, to) open with someone else as the subject of slot s: a noun for a
  * person, bare or after my/our and at most one modifier, no I or we after it, the slot not
  * what the noun names or is (eg_sf_about_someone_else)? */
@@ -165,8 +180,9 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
       if (eg_sf_subject_pronoun(t[i].w)) return false;
     return true;
   }
-  /* "the kids named him X": who gives the name says nothing of whose it is */
-  if (eg_sf_named_by_verb(sf, t, from, s->ts)) return false;
+  /* "the kids named him X", "my kids named our new kitten X": who gives the name says nothing
+   * of whose it is */
+  if (eg_sf_named_by_verb(sf, t, from, s->ts) || kind_named(sf, t, from, s->ts)) return false;
   /* "they live in X now", "she moved to X": a predicate whose subject is a third person's
    * pronoun before a verb is theirs, with no I or we before the value ("she's a tabby" and
    * "he is in X" say what or where the one spoken of is, and a name given to a pet, "she came
@@ -199,11 +215,9 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
    * live in X and my parents are in Y", "I got a flat in X, my sister lives in Y") */
   size_t fa, fb;
   eg_sf_sub_clause(t, from, to, s->ts, &fa, &fb);
-  size_t own = pa > fa ? pa : fa;
-  return someone_subject(sf, t, from, to, s) || (own > from && someone_subject(sf, t, own, to, s));
+  size_t sub = pa > fa ? pa : fa;
+  return someone_subject(sf, t, from, to, s) || (sub > from && someone_subject(sf, t, sub, to, s));
 }
-
-static const char *const own[] = {"my", "our"}; /* the words the user owns by */
 
 /* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
  * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is

@@ -1188,6 +1188,17 @@ static void test_got_lost_is_no_end(void) {
   check_in(&hctx, partner, sizeof partner / sizeof *partner);
 }
 
+/* A name given by someone else to a kind word the user owns is the user's ("my kids named our
+ * new kitten X"); to theirs or to one no one owns, it is not. */
+static void test_named_our_kind(void) {
+  static const expect x[] = {
+      {"My kids named our new kitten Sprout.", "HAS_PET", "Sprout"},
+      {"My sister named her new kitten Sprout.", NULL, NULL},
+      {"My friend named the dog Rex.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1263,6 +1274,7 @@ int main(void) {
   EG_RUN(test_part_of_a_town_and_someone_after);
   EG_RUN(test_with_a_name_and_my_new);
   EG_RUN(test_got_lost_is_no_end);
+  EG_RUN(test_named_our_kind);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
