@@ -826,22 +826,26 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         if (moved) span_from = from, span_to = to; /* "booked for Saturday, Leeds to X" */
         forget_former(&last, &slots[k]);
+        /* a stretch begun at the value, or a noun placed there called new ("my new team at X"):
+         * a start */
+        bool begun = starts || tenure || moved || taken ||
+                     (rels && (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
+                               (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new"))));
         item *it = &items[*n];
-        *it = (item){
-            seg,
-            span_from,
-            span_to,
-            slots[k],
-            NULL,
-            false,
-            false,
-            qualifies(sf, &slots[k], t, to),
-            false,
-            rels ? __builtin_ctz(rels) + 1 : 0,
-            rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-            starts || tenure || moved || taken || (rels && eg_sf_ordinal(t[slots[k].ts - 3].w)),
-            taken,
-            false};
+        *it = (item){seg,
+                     span_from,
+                     span_to,
+                     slots[k],
+                     NULL,
+                     false,
+                     false,
+                     qualifies(sf, &slots[k], t, to),
+                     false,
+                     rels ? __builtin_ctz(rels) + 1 : 0,
+                     rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
+                     begun,
+                     taken,
+                     false};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;

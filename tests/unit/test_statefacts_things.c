@@ -1199,6 +1199,20 @@ static void test_named_our_kind(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A noun of the user's placed at a value and called new is a start, news even while another
+ * value is held ("my new colleagues at X"); without "new", or called old, it yields. */
+static void test_new_noun_placed_starts(void) {
+  static const eg_held pellham = {"WORKS_AT", "Pellham Logistics", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &pellham, hctx.n_held = 1;
+  static const expect x[] = {
+      {"My new colleagues at Vantor took me to lunch.", "WORKS_AT", "Vantor"},
+      {"My colleagues at Vantor took me to lunch.", NULL, NULL},
+      {"My old boss at Vantor is great.", NULL, NULL},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1275,6 +1289,7 @@ int main(void) {
   EG_RUN(test_with_a_name_and_my_new);
   EG_RUN(test_got_lost_is_no_end);
   EG_RUN(test_named_our_kind);
+  EG_RUN(test_new_noun_placed_starts);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
