@@ -64,18 +64,26 @@ static unsigned food_at(const eg_statefacts *sf, const token *t, size_t from, si
 }
 
 /* Does someone other than the speaker open the clause [from, i): "my housemate doesn't eat
- * meat", "she's off dairy"? */
+ * meat", "she's off dairy", "everyone there eats fish"? */
 static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
-  static const char *const third[] = {"he",    "she",     "they", "he's", "she's",
-                                      "their", "they're", "his",  "her"};
-  /* the speaker as a subject ("my son" is someone else: "My son eats anything") */
-  for (size_t k = from; k < i; k++)
-    if (eg_sf_subject_pronoun(t[k].w) || !strcmp(t[k].w, "me")) return false;
-  for (size_t k = from; k < i; k++)
-    if (eg_sf_in_list(t[k].w, third, sizeof third / sizeof *third) || eg_sf_person_noun(sf, t, k) ||
-        (t[k].cap && !t[k].start))
-      return true;
-  return false;
+  static const char *const third[] = {
+      "he",       "she",       "they",    "he's",     "she's",  "their",  "they're", "his",   "her",
+      "everyone", "everybody", "someone", "somebody", "nobody", "anyone", "anybody", "people"};
+  /* the last sub-clause first ("we're off to the coast, everyone there eats fish"), then the
+   * whole clause ("my partner, bless her, eats fish") */
+  size_t sub = from;
+  for (size_t k = from + 1; k < i; k++)
+    if (t[k - 1].comma) sub = k;
+  for (size_t start = sub;; start = from) {
+    /* the speaker as a subject ("my son" is someone else: "My son eats anything") */
+    for (size_t k = start; k < i; k++)
+      if (eg_sf_subject_pronoun(t[k].w) || !strcmp(t[k].w, "me")) return false;
+    for (size_t k = start; k < i; k++)
+      if (eg_sf_in_list(t[k].w, third, sizeof third / sizeof *third) ||
+          eg_sf_person_noun(sf, t, k) || (t[k].cap && !t[k].start))
+        return true;
+    if (start == from) return false;
+  }
 }
 
 /* Is w a verb's form ("cook", "went", "living")? */
@@ -230,7 +238,8 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
     if (sf->rels[k].types & type) r = k;
   if (r < 0) return EG_OK;
   const char *rel = sf->rels[r].name, *held = held_value(ctx, before, nb, rel);
-  /* what the held value leaves out and eats still stands where nothing said now undoes it;
+  /* what the held value leaves out and eats still stands where nothing said now undoes it
+   * (held vegetarian, "I've started eating fish again": meat still left out, pescatarian);
    * a held value the foods do not tell ("keto": "no carbs" may be part of it) cannot be
    * weighed against them, nor one the foods said now do not concern ("pescatarian" and "no
    * carbs": a word on another side of the diet) */
@@ -243,7 +252,7 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
   }
   if (held && !h) return EG_OK;
   unsigned all_out = out, all_in = in;
-  if (h && !(h->out & in) && !(h->in & out)) all_out |= h->out, all_in |= h->in;
+  if (h) all_out |= h->out & ~in, all_in |= h->in & ~out;
   const described *d = best_fit(sf, all_out, all_in, out | in, type);
   /* … but one that leaves nothing out ("omnivore") yields to any food left out now */
   if (!d || (h && (h->out || !d->out) && !((d->out | d->in) & (h->out | h->in)))) return EG_OK;

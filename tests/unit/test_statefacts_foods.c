@@ -74,8 +74,11 @@ static void test_foods_that_tell_nothing(void) {
 }
 
 /* The held value weighed with what is said: a vegetarian who cuts out dairy and eggs is vegan,
- * a pescatarian who eats meat again an omnivore; said again, no news; a held value the foods
- * do not tell ("keto") or one on another side ("no carbs" of a pescatarian) is left alone. */
+ * a pescatarian who eats meat again an omnivore; what the held value leaves out and no word
+ * now undoes stands (a vegetarian who eats fish again is pescatarian, a pescatarian who gives
+ * up fish vegetarian); said again, no news; a held value the foods do not tell ("keto") or one
+ * on another side ("no carbs" of a pescatarian) is left alone, and so is what everyone else
+ * eats. */
 static void test_foods_with_held(void) {
   eg_enrich_ctx hctx = ctx;
   eg_held h = {"DIET", "vegetarian", true};
@@ -83,12 +86,15 @@ static void test_foods_with_held(void) {
   static const expect veg[] = {
       {"cut out dairy and eggs for good this week", "DIET", "vegan"},
       {"still no meat or fish, obviously.", NULL, NULL},
+      {"I've started eating fish again, my doctor says I need it.", "DIET", "pescatarian"},
+      {"We're off to the seaside, everyone there eats fish.", NULL, NULL},
   };
   check_in(&hctx, veg, sizeof veg / sizeof *veg);
   h.value = "pescatarian";
   static const expect pesc[] = {
       {"Started eating meat again last month, doctor's orders.", "DIET", "omnivore"},
       {"I've cut out carbs this month.", NULL, NULL},
+      {"I don't eat fish anymore, the oceans are empty.", "DIET", "vegetarian"},
   };
   check_in(&hctx, pesc, sizeof pesc / sizeof *pesc);
   /* a held value that leaves nothing out yields to a food left out now */
