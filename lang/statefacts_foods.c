@@ -78,10 +78,16 @@ static bool someone_else(const eg_statefacts *sf, const token *t, size_t from, s
     /* the speaker as a subject ("my son" is someone else: "My son eats anything") */
     for (size_t k = start; k < i; k++)
       if (eg_sf_subject_pronoun(t[k].w) || !strcmp(t[k].w, "me")) return false;
-    for (size_t k = start; k < i; k++)
-      if (eg_sf_in_list(t[k].w, third, sizeof third / sizeof *third) ||
-          eg_sf_person_noun(sf, t, k) || (t[k].cap && !t[k].start))
+    for (size_t k = start; k < i; k++) {
+      /* a word for a person that is an adverb too needs its determiner to be one: "my back"
+       * is no one, nor "Back on meat" */
+      bool bare = k == start || !(eg_sf_determiner(t[k - 1].w) || eg_sf_possessive(t[k - 1].w));
+      bool person = eg_sf_person_noun(sf, t, k) &&
+                    !(bare && eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[k].w));
+      if (eg_sf_in_list(t[k].w, third, sizeof third / sizeof *third) || person ||
+          (t[k].cap && !t[k].start))
         return true;
+    }
     if (start == from) return false;
   }
 }
@@ -103,6 +109,11 @@ static int side_before(const eg_statefacts *sf, const token *t, size_t from, siz
   for (size_t k = from; k < i; k++)
     if (eg_sf_in_list(t[k].w, past, sizeof past / sizeof *past)) return SIDE_NONE;
   if (i > from && (!strcmp(t[i - 1].w, "no") || !strcmp(t[i - 1].w, "off"))) return SIDE_OUT;
+  /* "I'm back on meat", "Back on meat": eaten again, as "off meat" is not eaten (not "cutting
+   * back on meat", less) */
+  if (i > from + 1 && !strcmp(t[i - 1].w, "on") && !strcmp(t[i - 2].w, "back") &&
+      (i == from + 2 || eg_sf_copula(t[i - 3].w) || eg_sf_subject_pronoun(t[i - 3].w)))
+    return eg_sf_has_marker(sf, MK_NEGATION, t, from, i - 2) ? SIDE_OUT : SIDE_IN;
   /* "three months without meat", "I cook without dairy"; not "I can't live without meat" (eaten),
    * "a curry without meat" (a dish, no diet) */
   if (i > from + 1 && !strcmp(t[i - 1].w, "without") &&

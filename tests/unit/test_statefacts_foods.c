@@ -76,9 +76,9 @@ static void test_foods_that_tell_nothing(void) {
 /* The held value weighed with what is said: a vegetarian who cuts out dairy and eggs is vegan,
  * a pescatarian who eats meat again an omnivore; what the held value leaves out and no word
  * now undoes stands (a vegetarian who eats fish again is pescatarian, a pescatarian who gives
- * up fish vegetarian); said again, no news; a held value the foods do not tell ("keto") or one
- * on another side ("no carbs" of a pescatarian) is left alone, and so is what everyone else
- * eats. */
+ * up fish vegetarian, one "back on meat" omnivore: "back", a word for a person too, is no one);
+ * said again, no news; a held value the foods do not tell ("keto") or one on another side ("no
+ * carbs" of a pescatarian) is left alone, and so is what everyone else eats. */
 static void test_foods_with_held(void) {
   eg_enrich_ctx hctx = ctx;
   eg_held h = {"DIET", "vegetarian", true};
@@ -95,6 +95,7 @@ static void test_foods_with_held(void) {
       {"Started eating meat again last month, doctor's orders.", "DIET", "omnivore"},
       {"I've cut out carbs this month.", NULL, NULL},
       {"I don't eat fish anymore, the oceans are empty.", "DIET", "vegetarian"},
+      {"Back on meat after years without it, I feel stronger.", "DIET", "omnivore"},
   };
   check_in(&hctx, pesc, sizeof pesc / sizeof *pesc);
   /* a held value that leaves nothing out yields to a food left out now */
