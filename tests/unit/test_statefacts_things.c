@@ -1213,6 +1213,18 @@ static void test_new_noun_placed_starts(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
+/* A word whose first sense is a part of the body is no pet, one first a device no car, whatever
+ * rarer sense WordNet lists ("my head hurts": a head of cattle; "my machine": an automobile). */
+static void test_first_sense_unlike(void) {
+  static const expect x[] = {
+      {"My head hurts.", NULL, NULL},
+      {"My head is spinning after that meeting.", NULL, NULL},
+      {"My machine keeps crashing.", NULL, NULL},
+      {"We adopted a rabbit.", "HAS_PET", "rabbit"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1290,6 +1302,7 @@ int main(void) {
   EG_RUN(test_got_lost_is_no_end);
   EG_RUN(test_named_our_kind);
   EG_RUN(test_new_noun_placed_starts);
+  EG_RUN(test_first_sense_unlike);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
