@@ -1228,6 +1228,18 @@ static void test_first_sense_unlike(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A local service the speaker uses places them where it is ("I need a plumber in X, our boiler
+ * died", "registered with a GP in X"); one for a stay, or someone else's, does not. */
+static void test_local_services(void) {
+  static const expect x[] = {
+      {"I need a plumber in Cardiff, our boiler died.", "LIVES_IN", "Cardiff"},
+      {"I just registered with a GP in Norwich.", "LIVES_IN", "Norwich"},
+      {"I need a hotel in Cardiff for the conference.", NULL, NULL},
+      {"My sister needs a plumber in Cardiff.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1306,6 +1318,7 @@ int main(void) {
   EG_RUN(test_named_our_kind);
   EG_RUN(test_new_noun_placed_starts);
   EG_RUN(test_first_sense_unlike);
+  EG_RUN(test_local_services);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
