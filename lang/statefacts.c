@@ -1031,6 +1031,11 @@ static eg_code set_value(const eg_statefacts *sf, const char *text, const token 
   const char *name = eg_map_get(sf->same, f->object, strlen(f->object)); /* "drum kit": drums */
   if (name && !(f->object = eg_arena_strdup(a, name)))
     return eg_err_set(err, EG_ENOMEM, "out of memory");
+  /* a name the word comes from is an entity: "Londoner" names London */
+  char key[128];
+  snprintf(key, sizeof key, "%s", name ? name : "");
+  eg_sf_lower(key);
+  f->object_entity = name && strcmp(key, name) != 0 && eg_sf_bits_of(sf->proper, key);
   return EG_OK;
 }
 

@@ -375,19 +375,23 @@ typedef struct player_ctx {
   bool ok;
 } player_ctx;
 
-/* A noun derived from a word of the type ("cellist" from "cello"): a word of that type too,
- * naming the word it comes from (@player). */
+/* A noun derived from a word of the type ("cellist" from "cello"), or from a name WordNet
+ * gives one ("Londoner" from "London"): a word of that type too, naming the word it comes from,
+ * the name as WordNet writes it (@player). */
 static bool on_player(void *ctx, const char *player, const char *value) {
   player_ctx *c = ctx;
-  char v[128];
+  char v[128], p[128];
   snprintf(v, sizeof v, "%s", value);
+  snprintf(p, sizeof p, "%s", player);
   for (char *q = v; *q; q++) *q = (char)tolower((unsigned char)*q);
-  if (strchr(player, ' ') || !(eg_sf_lookup_common(c->sf, v) & c->bits) ||
-      eg_sf_lookup_common(c->sf, player))
+  for (char *q = p; *q; q++) *q = (char)tolower((unsigned char)*q);
+  bool word = eg_sf_lookup_common(c->sf, v) & c->bits;
+  if (strchr(p, ' ') || !(word || (eg_sf_bits_of(c->sf->proper, v) & c->bits)) ||
+      eg_sf_lookup_common(c->sf, p))
     return true;
-  const char *pair[] = {v, player};
-  or_bits(c->sf->common, player, c->bits);
-  or_bits(c->sf->players, player, 1);
+  const char *pair[] = {word ? v : value, p};
+  or_bits(c->sf->common, p, c->bits);
+  or_bits(c->sf->players, p, 1);
   return c->ok = add_same(c->sf, pair, 2, c->bits);
 }
 

@@ -1240,6 +1240,24 @@ static void test_local_services(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A resident's noun WordNet derives from a place names that place, an entity, when it is the
+ * speaker's ("I'm a Londoner now": London); someone else's says nothing of the user. */
+static void test_residents(void) {
+  static const expect x[] = {
+      {"I'm a Londoner now, apparently.", "LIVES_IN", "London"},
+      {"My sister is a Londoner.", NULL, NULL},
+      {"I met a Londoner at the bar.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &ctx, "I'm a Londoner now.", &out) == EG_OK && out.n_facts);
+  EG_CHECK(out.facts[0].object_entity);
+  EG_REQUIRE(read_in(a, &ctx, "I'm a cellist.", &out) == EG_OK && out.n_facts);
+  EG_CHECK(!out.facts[0].object_entity); /* a word's value stays a word */
+  eg_arena_free(a);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1319,6 +1337,7 @@ int main(void) {
   EG_RUN(test_new_noun_placed_starts);
   EG_RUN(test_first_sense_unlike);
   EG_RUN(test_local_services);
+  EG_RUN(test_residents);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
