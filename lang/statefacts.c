@@ -264,6 +264,8 @@ typedef struct item {
                     * does not yield as a placed noun does */
   int64_t taken;   /* an offer from the slot taken: the start told (eg_sf_offer_taken); 0 */
   bool acquired;   /* owned, acquired by a verb of acquiring ("got my own X"): said, not placed */
+  bool of_held;    /* no slot, of the one the user has of a kind ("my car needs a service"): a
+                    * word on the state only where it reads as its end ("my car got stolen") */
 } item;
 
 typedef struct verdict {
@@ -337,6 +339,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
     /* without a slot, a clause that says a state ended or says one without a value we
      * can read ("I live somewhere new now") is a word on the state: a doubt either way */
     float said = best_assert[r] > best_ended[r] ? best_assert[r] : best_ended[r];
+    if (it->of_held && best_ended[r] < best_assert[r] + sf->margin) said = -1;
     float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : said;
     if (c > first) {
       if (first > second) second = first;
@@ -618,7 +621,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
   if (!s->held || *n >= MAX_ITEMS) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false, false};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -635,7 +638,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false, false};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -718,8 +721,27 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   if (s->status == ST_FORMER) g.status = ST_FORMER; /* "my cat's name was X, she died in 2019" */
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
-  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false};
+  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false, false};
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
+}
+
+/* Does the clause [from, to) speak only of the one the user has of a kind, owned by a bare
+ * "my" or "our" ("My car needs a service", "my husband cooked dinner", "our dog is snoring"),
+ * with no word of a change, an end, a past, a negation or a former or new one ("my new car",
+ * "my ex", "my old dog")? Then it says nothing of a change. */
+static bool of_the_one_held(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const owner[] = {"my", "our"};
+  static const char *const fresh[] = {"new", "another", "different"};
+  static const marker_kind off[] = {MK_PAST, MK_FUTURE, MK_NEGATION, MK_ENDED, MK_FORMER};
+  bool owned = false;
+  for (size_t k = from; k + 1 < to; k++)
+    owned |= eg_sf_in_list(t[k].w, owner, 2) && !t[k].comma &&
+             (eg_sf_kind_bits(sf, t[k + 1].w) || eg_sf_bits_of(sf->common, t[k + 1].w));
+  for (size_t k = from; owned && k < to; k++)
+    owned = !eg_sf_in_list(t[k].w, fresh, 3) && !eg_sf_ends_at(sf, t, k, to);
+  for (size_t m = 0; owned && m < sizeof off / sizeof *off; m++)
+    owned = !eg_sf_has_marker(sf, off[m], t, from, to);
+  return owned;
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
@@ -845,6 +867,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
                      begun,
                      taken,
+                     false,
                      false};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
         if (!(it->text = masked(sf, a, text, t, it))) continue;
@@ -853,8 +876,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (*n < MAX_ITEMS && !rels &&
             near_slot(sf, t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg,          near_from, near_to, it->s, NULL,  true,      false,
-                         it->modifier, false,     0,       0,     false, it->taken, false};
+          *near = (item){seg,   near_from, near_to, it->s, NULL,      true,  false, it->modifier,
+                         false, 0,         0,       false, it->taken, false, false};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
@@ -866,7 +889,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
                      false, 0,     0,     false,
-                     0,     false};
+                     0,     false, false};
+        it->of_held =
+            !eg_sf_has_marker(sf, MK_CHANGE, t, from, to) && of_the_one_held(sf, t, from, to);
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;

@@ -1258,6 +1258,27 @@ static void test_residents(void) {
   eg_arena_free(a);
 }
 
+/* A clause with no value about the one the user has of a kind ("my car needs a service", "my
+ * husband cooked dinner") raises no doubt on it; one that reads as its end, or of a new or a
+ * former one, still does ("my car got stolen", "my new car is amazing"). */
+static void test_of_the_one_held(void) {
+  static const eg_held golf = {"DRIVES", "Golf", false}, sam = {"PARTNER_OF", "Sam", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &golf, hctx.n_held = 1;
+  static const expect car[] = {
+      {"My car needs a service.", NULL, NULL},
+      {"My car got stolen last night.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"My new car is amazing.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_in(&hctx, car, sizeof car / sizeof *car);
+  hctx.held = &sam;
+  static const expect partner[] = {
+      {"My husband cooked dinner tonight.", NULL, NULL},
+      {"My new boyfriend is sweet.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+  };
+  check_in(&hctx, partner, sizeof partner / sizeof *partner);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1338,6 +1359,7 @@ int main(void) {
   EG_RUN(test_first_sense_unlike);
   EG_RUN(test_local_services);
   EG_RUN(test_residents);
+  EG_RUN(test_of_the_one_held);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
