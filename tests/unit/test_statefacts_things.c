@@ -1279,6 +1279,24 @@ static void test_of_the_one_held(void) {
   check_in(&hctx, partner, sizeof partner / sizeof *partner);
 }
 
+/* A pet's death told as crossing the rainbow bridge ends it, held or named with its kind; a
+ * walk over a bridge, or a road crossed, does not. */
+static void test_rainbow_bridge(void) {
+  static const eg_held biscuit = {"HAS_PET", "Biscuit", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &biscuit, hctx.n_held = 1;
+  static const expect held[] = {
+      {"Biscuit crossed the rainbow bridge last night.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"Biscuit crossed the road without looking.", NULL, NULL},
+  };
+  check_in(&hctx, held, sizeof held / sizeof *held);
+  static const expect named[] = {
+      {"Our cat Tigger crossed the rainbow bridge on Sunday.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"We walked over the rainbow bridge in the park.", NULL, NULL},
+  };
+  check_all(named, sizeof named / sizeof *named);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1360,6 +1378,7 @@ int main(void) {
   EG_RUN(test_local_services);
   EG_RUN(test_residents);
   EG_RUN(test_of_the_one_held);
+  EG_RUN(test_rainbow_bridge);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
