@@ -727,21 +727,20 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
 
 /* Does the clause [from, to) speak only of the one the user has of a kind, owned by a bare
  * "my" or "our" ("My car needs a service", "my husband cooked dinner", "our dog is snoring"),
- * with no word of a change, an end, a past, a negation or a former or new one ("my new car",
- * "my ex", "my old dog")? Then it says nothing of a change. */
+ * with no word of a change, an end, a past, a plan, a negation or a former or new one ("my new
+ * car", "my ex", "my old dog")? Then it says nothing of a change. */
 static bool of_the_one_held(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const owner[] = {"my", "our"};
   static const char *const fresh[] = {"new", "another", "different"};
-  static const marker_kind off[] = {MK_PAST, MK_FUTURE, MK_NEGATION, MK_ENDED, MK_FORMER};
+  static const marker_kind off[] = {MK_CHANGE,   MK_PAST,  MK_FUTURE,
+                                    MK_NEGATION, MK_ENDED, MK_FORMER};
   bool owned = false;
   for (size_t k = from; k + 1 < to; k++)
     owned |= eg_sf_in_list(t[k].w, owner, 2) && !t[k].comma &&
              (eg_sf_kind_bits(sf, t[k + 1].w) || eg_sf_bits_of(sf->common, t[k + 1].w));
   for (size_t k = from; owned && k < to; k++)
     owned = !eg_sf_in_list(t[k].w, fresh, 3) && !eg_sf_ends_at(sf, t, k, to);
-  for (size_t m = 0; owned && m < sizeof off / sizeof *off; m++)
-    owned = !eg_sf_has_marker(sf, off[m], t, from, to);
-  return owned;
+  return owned && !eg_sf_has_any_marker(sf, off, sizeof off / sizeof *off, t, from, to);
 }
 
 /* The clauses of one segment worth embedding, appended to items. */
@@ -890,8 +889,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      NULL,  false, false, false,
                      false, 0,     0,     false,
                      0,     false, false};
-        it->of_held =
-            !eg_sf_has_marker(sf, MK_CHANGE, t, from, to) && of_the_one_held(sf, t, from, to);
+        it->of_held = of_the_one_held(sf, t, from, to);
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
       if (*n > before) st->embedded++;
@@ -1133,10 +1131,9 @@ static bool place_said(const eg_statefacts *sf, const token *t, size_t nt, size_
       continue;
     size_t cf, ct;
     clause_of(t, nt, a, &cf, &ct);
-    bool plain = !(a > 0 && eg_sf_has_marker(sf, MK_FROM, t, a - 1, a));
-    for (size_t k = 0; plain && k < sizeof off / sizeof *off; k++)
-      plain = !eg_sf_has_marker(sf, off[k], t, cf, ct);
-    if (!plain) continue;
+    if ((a > 0 && eg_sf_has_marker(sf, MK_FROM, t, a - 1, a)) ||
+        eg_sf_has_any_marker(sf, off, sizeof off / sizeof *off, t, cf, ct))
+      continue;
     eg_sf_span_key(t, a, j, key, sizeof key);
     if (*one && strcmp(one, key) != 0) return false;
     snprintf(one, sizeof one, "%s", key);

@@ -241,6 +241,9 @@ size_t eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *
 /* Does a marker of kind k start in [from, to), its words before `to`? */
 bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,
                       size_t to);
+/* … a marker of any of the n kinds? */
+bool eg_sf_has_any_marker(const eg_statefacts *sf, const marker_kind *kinds, size_t n,
+                          const token *t, size_t from, size_t to);
 /* The length in words of a marker of kind k that ends right before token `end` (not before
  * `from`); 0 for none. */
 size_t eg_sf_ends_marker(const eg_statefacts *sf, marker_kind k, const token *t, size_t from,

@@ -67,6 +67,13 @@ bool eg_sf_has_marker(const eg_statefacts *sf, marker_kind k, const token *t, si
   return false;
 }
 
+bool eg_sf_has_any_marker(const eg_statefacts *sf, const marker_kind *kinds, size_t n,
+                          const token *t, size_t from, size_t to) {
+  for (size_t m = 0; m < n; m++)
+    if (eg_sf_has_marker(sf, kinds[m], t, from, to)) return true;
+  return false;
+}
+
 size_t eg_sf_marker_starts(const eg_statefacts *sf, marker_kind k, const token *t, size_t i,
                            size_t to) {
   for (int m = 0; m < sf->n_markers[k]; m++) {
@@ -504,8 +511,8 @@ unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, s
       size_t sa, sb;
       if (!r || !speakers_move(sf, t, ca, cb, m)) continue;
       eg_sf_sub_clause(t, ca, cb, m, &sa, &sb);
-      if (!eg_sf_has_marker(sf, MK_PAST, t, sa, m) && !eg_sf_has_marker(sf, MK_FUTURE, t, sa, m) &&
-          !eg_sf_has_marker(sf, MK_NEGATION, t, sa, m)) {
+      static const marker_kind held_back[] = {MK_PAST, MK_FUTURE, MK_NEGATION};
+      if (!eg_sf_has_any_marker(sf, held_back, 3, t, sa, m)) {
         *weighed = false;
         return r;
       }
