@@ -764,12 +764,14 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     /* a name given right after the speaker's own sentence is theirs too ("we got a rabbit;
      * her name is X", "Adopted a kitten. The kids named him X"; not after "my friend got a
      * cat"), and so is one that opens its sentence bound to its kind ("X the ferret joined
-     * the household"; not "Jared adopted a kitten called X") */
+     * the household"; not "Jared adopted a kitten called X"), and one a start opening the
+     * sentence places ("Onboarding at X is …") */
     bool given = false;
     for (size_t k = 0; k < ns; k++)
       given |= (slots[k].cued &&
                 (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])))) ||
-               home_of_speaker(t, from, to, &slots[k]);
+               home_of_speaker(t, from, to, &slots[k]) ||
+               (slots[k].ts == from + 2 && eg_sf_begins_at(sf, t, from, &slots[k]));
     /* … and one a route of the speaker's move ends ("the move is booked, Leeds to X"): read
      * once per slot, with whether that move is only weighed */
     unsigned route[MAX_CANDS] = {0};
@@ -795,6 +797,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         int only = rels ? -1 : eg_sf_arranged_taker(sf, t, from, to, slots[k].bits, slots[k].ts);
         bool starts = only >= 0 && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]);
         if (starts) rels = 1u << only;
+        /* … or where a noun had only at a start places it, no one else's ("Passed probation at
+         * X", "Onboarding at X is …") */
+        unsigned begins = rels ? 0 : eg_sf_begins_at(sf, t, from, &slots[k]);
+        if (begins && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]))
+          rels = begins & eg_sf_takers(sf, slots[k].bits), starts = rels != 0;
         /* … or the institution the speaker has been at for a while ("I've been at X for a
          * year and a half"): the one relation an org takes */
         int org = only_taker(sf, sf->org_bit);
@@ -847,11 +854,12 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         if (moved) span_from = from, span_to = to; /* "booked for Saturday, Leeds to X" */
         forget_former(&last, &slots[k]);
-        /* a stretch begun at the value, or a noun placed there called new ("my new team at X"):
-         * a start */
+        /* a stretch begun at the value, a noun placed there called new ("my new team at X") or
+         * one had only at a start ("my probation at X"): a start */
         bool begun = starts || tenure || moved || taken ||
                      (rels && (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
-                               (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new"))));
+                               (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) ||
+                               eg_sf_begins_at(sf, t, from, &slots[k])));
         item *it = &items[*n];
         *it = (item){seg,
                      span_from,

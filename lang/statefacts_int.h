@@ -97,6 +97,8 @@ struct eg_statefacts {
   eg_map *holds;     /* "at team" → the relations (bit r) a noun owned by the user before the
                       * preposition and a value says the user holds ("my team at X": @holds);
                       * "at" → those of its lines */
+  eg_map *begins;    /* "at onboarding" → the relations (bit r) a noun of @holds says begin
+                      * where it is placed: the noun is had at a start only (@begins) */
   eg_map *routes;    /* a word of moving ("move", "removals") → the relations (bit r) a route
                       * said beside it moves the user's value of ("Leeds to Bristol": @route) */
   eg_map *periods;   /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
@@ -527,6 +529,10 @@ bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, cons
  * @holds), *own_at the owner's distance before the name; 0: none. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at);
+/* The relations (bit r) the noun right before the name s and its preposition says begin there
+ * ("my probation at X", "onboarding at X"; @begins), the noun no one else's ("her probation",
+ * "my sister's onboarding"); 0: none. */
+unsigned eg_sf_begins_at(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* Is s a name of a known type the user owns ("my X", "our new X"; not "my dog X")? */
 bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* … and one a verb of acquiring (@acquires) takes right before the owner ("got my own X",

@@ -475,11 +475,12 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     if (rc) return rc;
     return root_error(eg_wordnet_wholes(wn_dir, roots, n, on_whole, sf->within, err), lineno, err);
   }
-  if (!strcmp(word, "@holds")) { /* "@holds WORKS_AT at team boss …": "my team at X" */
+  bool begins = !strcmp(word, "@begins");  /* "@begins WORKS_AT at onboarding …": held too */
+  if (!strcmp(word, "@holds") || begins) { /* "@holds WORKS_AT at team boss …": "my team at X" */
     char *name = strtok_r(rest, " \t", &save), *prep = strtok_r(NULL, " \t", &save);
     if (!prep)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @holds RELATION PREPOSITION WORD …",
-                        lineno);
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s RELATION PREPOSITION WORD …",
+                        lineno, word);
     int r;
     eg_code rc = relation_index(sf, name, lineno, &r, err);
     if (!rc) add_bits(sf->holds, prep, 1u << r); /* "at": a period begun at X (@period) */
@@ -487,6 +488,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
       char key[96];
       snprintf(key, sizeof key, "%s %s", prep, w);
       add_bits(sf->holds, key, 1u << r);
+      if (begins) add_bits(sf->begins, key, 1u << r);
     }
     return rc;
   }
@@ -692,6 +694,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->ends = eg_map_new();
   sf->takes = eg_map_new();
   sf->holds = eg_map_new();
+  sf->begins = eg_map_new();
   sf->routes = eg_map_new();
   sf->declines = eg_map_new();
   sf->relocates = eg_map_new();
@@ -707,9 +710,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->same || !sf->players || !sf->ends ||
-                       !sf->takes || !sf->holds || !sf->routes || !sf->declines || !sf->relocates ||
-                       !sf->journeys || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
-                       !sf->periods || !sf->plain || !sf->foods
+                       !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
+                       !sf->relocates || !sf->journeys || !sf->acquires || !sf->gives ||
+                       !sf->towns || !sf->within || !sf->periods || !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -753,6 +756,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->ends);
   eg_map_free(sf->takes);
   eg_map_free(sf->holds);
+  eg_map_free(sf->begins);
   eg_map_free(sf->routes);
   eg_map_free(sf->declines);
   eg_map_free(sf->relocates);

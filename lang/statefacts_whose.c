@@ -276,6 +276,18 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   return ok;
 }
 
+unsigned eg_sf_begins_at(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  static const char *const theirs[] = {"his", "her", "their", "your", "its"};
+  if (!s->proper || s->ts < from + 2) return 0;
+  size_t o = s->ts - 2; /* the noun; the word before it, no one else's ("her probation") */
+  if (o > from && (eg_sf_in_list(t[o - 1].w, theirs, 5) || eg_sf_possessive(t[o - 1].w) ||
+                   t[o - 1].theirs || eg_sf_person_noun(sf, t, o - 1)))
+    return 0;
+  char key[72];
+  snprintf(key, sizeof key, "%s %s", t[s->ts - 1].w, t[s->ts - 2].w);
+  return eg_sf_bits_of(sf->begins, key);
+}
+
 bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   if (!s->proper || s->cued || s->bits == sf->name_types) return false;
   if (owner_at(t, from, s, true)) return true;

@@ -1297,6 +1297,23 @@ static void test_rainbow_bridge(void) {
   check_all(named, sizeof named / sizeof *named);
 }
 
+/* A noun had only at a start placed at a value (probation, onboarding, induction) is a start,
+ * news while another value is held, the speaker's when no one else's word owns it. */
+static void test_begins_at(void) {
+  static const eg_held halden = {"WORKS_AT", "Halden Foods", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &halden, hctx.n_held = 1;
+  static const expect x[] = {
+      {"Just finished my probation at Corvex!", "WORKS_AT", "Corvex"},
+      {"Passed probation at Tellura today.", "WORKS_AT", "Tellura"},
+      {"Onboarding at Tellura is three days of compliance videos.", "WORKS_AT", "Tellura"},
+      {"My sister's onboarding at Corvex was a mess.", NULL, NULL},
+      {"Her probation at Corvex ends soon.", NULL, NULL},
+      {"Tom passed probation at Corvex.", NULL, NULL},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1379,6 +1396,7 @@ int main(void) {
   EG_RUN(test_residents);
   EG_RUN(test_of_the_one_held);
   EG_RUN(test_rainbow_bridge);
+  EG_RUN(test_begins_at);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
