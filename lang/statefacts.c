@@ -468,15 +468,31 @@ static bool copula_dropped(const eg_statefacts *sf, const token *t, size_t from)
   return (!strcmp(t[i].w, "a") || !strcmp(t[i].w, "an")) && verbless(sf, t, from, to);
 }
 
+/* The first token of the phrase that names the person at slot s, a word that says no more
+ * than that it is one before the naming verb ("a guy named X", "someone called X"): the
+ * phrase is X, its verb left to say the rest ("seeing a guy named X" is "seeing X"; the words
+ * of naming would pull it to a pet's prototypes). s->ts when there is none. */
+static size_t named_anyone(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  static const char *const anyone[] = {"guy",   "man",    "woman",   "girl",    "boy",  "lady",
+                                       "bloke", "chap",   "lad",     "lass",    "dude", "fella",
+                                       "gal",   "person", "someone", "somebody"};
+  size_t i = s->ts;
+  if (!(s->bits & sf->person_bit) || i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w) ||
+      !eg_sf_in_list(t[i - 2].w, anyone, sizeof anyone / sizeof *anyone) || t[i - 2].comma)
+    return i;
+  return i >= from + 3 && eg_sf_determiner(t[i - 3].w) ? i - 3 : i - 2;
+}
+
 /* The masked clause: the slot's bytes replaced by "X" (by "X and I" for a "we" standing for
- * the speaker and a value named before it); a subject and verb the user's sentence dropped
- * are said ("I'm officially a X person": the prototypes say who is). */
+ * the speaker and a value named before it; the whole phrase naming a person, for one that
+ * says only that: named_anyone); a subject and verb the user's sentence dropped are said
+ * ("I'm officially a X person": the prototypes say who is). */
 static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, const token *t,
                     const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
   if (!it->s.te) return eg_sf_plain_marks(eg_arena_strndup(a, text + cs, ce - cs));
-  size_t ss = t[it->s.ts].s, se = value_end(text, t, it->s.te);
+  size_t ss = t[named_anyone(sf, t, it->from, &it->s)].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   const char *we = it->s.ve ? eg_sf_we_form(t[it->s.ts].w) : NULL;
   const char *who = !it->third && copula_dropped(sf, t, it->from) ? "I'm " : "";

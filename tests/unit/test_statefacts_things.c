@@ -1314,6 +1314,19 @@ static void test_begins_at(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
+/* A person named by a word that says only that it is one ("a guy named X") is read as the name
+ * alone: the verb says the relation ("seeing a guy named X"; not "met a guy called X"). */
+static void test_named_anyone(void) {
+  static const expect x[] = {
+      {"I've started seeing a guy named Marco.", "PARTNER_OF", "Marco"},
+      {"I've been seeing someone called Marco.", "PARTNER_OF", "Marco"},
+      {"I met a guy called Marco at the climbing wall.", NULL, NULL},
+      {"My sister is seeing a guy named Marco.", NULL, NULL},
+      {"I've been seeing a physio named Tom for my knee.", NULL, NULL},
+  };
+  check_in(&ctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1397,6 +1410,7 @@ int main(void) {
   EG_RUN(test_of_the_one_held);
   EG_RUN(test_rainbow_bridge);
   EG_RUN(test_begins_at);
+  EG_RUN(test_named_anyone);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
