@@ -545,4 +545,25 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
 /* Does a question take the value s for granted ("… for my girlfriend X?", "As a X, …")? */
 bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 
+/* ---- clauses (statefacts_clause.c) ---- */
+
+/* Is the slot said to be home, the speaker's by the bare word ("X is home now", "home is X")? */
+bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s);
+/* Does the sentence [from, to) speak of the speaker (with `fragments`, verbless ones too)? */
+bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                          bool fragments);
+/* Is token i of the clause [from, to) in what a question asks? */
+bool eg_sf_asked(const token *t, size_t from, size_t to, size_t i);
+/* The start of the day after the day `said` that the predicate of the slot [ts, te) names, or
+ * 0: a plan, not a state. */
+int64_t eg_sf_dated_later(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                          size_t ts, size_t te, const eg_date *dates, size_t nd, int64_t said);
+/* Has [from, to) no verb of its own up to its first joint ("First week in X")? */
+bool eg_sf_verbless(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* Is slot s in a predicate of the user's (with `fragments`, a verbless one too)? */
+bool eg_sf_users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                           const slot *s, bool fragments);
+/* Does the sentence opening at `from` drop "I am" before "a"/"an" ("officially a X person")? */
+bool eg_sf_copula_dropped(const eg_statefacts *sf, const token *t, size_t from);
+
 #endif
