@@ -134,6 +134,29 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
  * employer is X", "my daily driver is a X": the user's); so is a value that is his or theirs
  * ("showing off his X") in a clause with no first-person subject ("I bought his X" is the
  * user's). */
+/* Is the slot in a relative clause that tells of someone or something the speaker is not ("my
+ * sister who is gluten-free", "dating someone who lives in X", "Marco who plays the drums"):
+ * no comma between it and the slot ("I gave X to my nephew, who adores him, and adopted Y"),
+ * no I, me or my ("the guy who sold me my X", "I'm the one who plays X", "I, who …"), and
+ * what it tells of no noun a copula says of a subject ("I'm a nurse who lives in X", "Priya
+ * is a physio who …": of that subject, whoever it is)? */
+static bool told_of_another(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
+  static const char *const rel[] = {"who", "whose"}, *const be[] = {"am", "are", "were", "i'm"};
+  for (size_t k = s->ts; k > from + 1 && !t[k - 1].comma; k--) {
+    if (!eg_sf_in_list(t[k - 1].w, rel, 2)) continue;
+    const char *ante = t[k - 2].w; /* what the clause tells of */
+    if (eg_sf_first_person(t, k - 1, s->ts) || !strcmp(ante, "one") ||
+        eg_sf_subject_pronoun(ante) || !strcmp(ante, "me"))
+      return false;
+    size_t j = k - 2; /* past its determiner and adjectives */
+    while (j > from && (eg_sf_determiner(t[j - 1].w) ||
+                        eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[j - 1].w)))
+      j--;
+    return !(j > from && (eg_sf_copula(t[j - 1].w) || eg_sf_in_list(t[j - 1].w, be, 4)));
+  }
+  return false;
+}
+
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
@@ -216,7 +239,8 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   size_t fa, fb;
   eg_sf_sub_clause(t, from, to, s->ts, &fa, &fb);
   size_t sub = pa > fa ? pa : fa;
-  return someone_subject(sf, t, from, to, s) || (sub > from && someone_subject(sf, t, sub, to, s));
+  return someone_subject(sf, t, from, to, s) ||
+         (sub > from && someone_subject(sf, t, sub, to, s)) || told_of_another(sf, t, from, s);
 }
 
 /* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the

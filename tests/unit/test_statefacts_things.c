@@ -1327,6 +1327,21 @@ static void test_named_anyone(void) {
   check_in(&ctx, x, sizeof x / sizeof *x);
 }
 
+/* A value in a relative clause tells of the one it follows ("my sister who is gluten-free"),
+ * unless that is the speaker, a noun a copula says of the speaker, or the clause has closed. */
+static void test_relative_clause(void) {
+  static const expect x[] = {
+      {"I cook for my sister who is gluten-free.", NULL, NULL},
+      {"I'm dating someone who lives in Paris.", NULL, NULL},
+      {"I live with my brother who plays the drums.", NULL, NULL},
+      {"I'm the one who plays the cello in our house.", "PLAYS", "cello"},
+      {"I'm a nurse who lives in Leeds.", "LIVES_IN", "Leeds"},
+      {"I gave Ziggy to my nephew, who adores him, and adopted a tortoise called Hazel.", "HAS_PET",
+       "Hazel"},
+  };
+  check_in(&ctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1411,6 +1426,7 @@ int main(void) {
   EG_RUN(test_rainbow_bridge);
   EG_RUN(test_begins_at);
   EG_RUN(test_named_anyone);
+  EG_RUN(test_relative_clause);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
