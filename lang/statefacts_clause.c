@@ -10,11 +10,16 @@
 #include "lang/statefacts_int.h"
 #include "lang/wordnet.h"
 
-/* Does [from, to) open with "the new" and a kind of thing or animal one keeps ("the new pup is
- * called X")? Chat's word for the speaker's newly got one (not "the new manager", a person). */
+/* Does [from, to) open with "new", "the" before it or not, and a kind of thing or animal one
+ * keeps or a word for one (@generic: "the new pup is called X", "New car is a X", "the new
+ * car's a X", "New job is at X")? Chat's word for the speaker's newly got one (not "the new
+ * manager", a person, nor "the new office", the firm's). */
 static bool the_new_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  return from + 2 < to && !strcmp(t[from].w, "the") && !strcmp(t[from + 1].w, "new") &&
-         (eg_sf_kind_bits(sf, t[from + 2].w) & ~sf->person_bit);
+  size_t i = from < to && !strcmp(t[from].w, "the") ? from + 1 : from;
+  if (i + 1 >= to || strcmp(t[i].w, "new") != 0 || t[i].comma) return false;
+  char w[32];
+  eg_sf_unpossessed(t[i + 1].w, w, sizeof w); /* "car's": "car is" */
+  return (eg_sf_kind_bits(sf, w) & ~sf->person_bit) || eg_sf_bits_of(sf->generic, w);
 }
 
 /* Is the slot said to be home, the speaker's by the bare word ("X is home now", "X has been

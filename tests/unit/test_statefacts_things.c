@@ -1342,6 +1342,22 @@ static void test_relative_clause(void) {
   check_in(&ctx, x, sizeof x / sizeof *x);
 }
 
+/* "New" and a word for a thing one keeps opening a sentence, its article dropped or not, is the
+ * speaker's newly got one ("New car is a X", "the new car's a X", "New job is at X"); not the
+ * firm's office, nor a person. */
+static void test_new_kind(void) {
+  static const expect x[] = {
+      {"New car is a Kia Niro.", "DRIVES", "Kia Niro"},
+      {"The new car's a Kia Niro, electric at last.", "DRIVES", "Kia Niro"},
+      {"New job is at Corvex.", "WORKS_AT", "Corvex"},
+      {"New flat is in Sheffield.", "LIVES_IN", "Sheffield"},
+      {"New pup is called Bean.", "HAS_PET", "Bean"},
+      {"The new office is in Leeds.", NULL, NULL},
+      {"The new manager is called Tom.", NULL, NULL},
+  };
+  check_in(&ctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1427,6 +1443,7 @@ int main(void) {
   EG_RUN(test_begins_at);
   EG_RUN(test_named_anyone);
   EG_RUN(test_relative_clause);
+  EG_RUN(test_new_kind);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
