@@ -789,12 +789,14 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * opening a (sub-)clause before its verb ("lukas cheated", "joanna's moving in") or a
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
-    bool parted = parted_with(sf, t, from, i);
-    if (lower_name(sf, &t[i]) || framed_name(sf, t, from, i) || parted) {
+    bool parted = parted_with(sf, t, from, i), unknown = lower_name(sf, &t[i]);
+    if (unknown || framed_name(sf, t, from, i) || parted) {
       unsigned kind = parted                        ? sf->person_bit
                       : i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w)
                                                     : 0;
-      if (!kind && eg_sf_named_by_verb(sf, t, from, i)) /* "called him kevin" */
+      /* "called him kevin"; and a word no list knows given as a name or bound to a kind word
+       * ("her name is zoe", "meet nala, our new kitten") */
+      if (!kind && (unknown || eg_sf_named_by_verb(sf, t, from, i)))
         kind = bound_kind(sf, t, from, to, i, i + 1);
       unsigned bits = kind                                   ? kind
                       : after_year(t, from, i)               ? sf->year_types

@@ -283,11 +283,29 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w) {
   return b;
 }
 
+/* Chat's sounds: a letter drawn out ("soooo", "yaaay": three in a row, which names seldom
+ * have) or laughter ("hehe", "hahaha", "jajaja": a laughing syllable said again; "lolol"). */
+static bool drawn_out(const char *w) {
+  static const char *const laugh[] = {"ha", "he", "ja"};
+  size_t l = strlen(w);
+  for (size_t i = 2; i < l; i++)
+    if (w[i] == w[i - 1] && w[i] == w[i - 2]) return true;
+  size_t i = !strncmp(w, "lol", 3) ? 3 : 2, from = i; /* "lol" and "ol" again */
+  const char *syl = i == 3 ? "ol" : w;
+  if (l < 4 ||
+      (i == 2 && !eg_sf_in_list((char[3]){w[0], w[1], 0}, laugh, sizeof laugh / sizeof *laugh)))
+    return false;
+  while (i + 1 < l && w[i] == syl[0] && w[i + 1] == syl[1]) i += 2;
+  return i > from && (i == l || (i + 1 == l && w[i] == syl[0])); /* "hahah" */
+}
+
 bool eg_sf_interjection(const char *w) {
-  static const char *const s[] = {"nope",   "yep",  "yeah", "yup", "nah", "wow",
-                                  "hmm",    "ugh",  "haha", "lol", "omg", "congrats",
-                                  "cheers", "phew", "lmao", "ohh", "ooh", "yay"};
-  return eg_sf_in_list(w, s, sizeof s / sizeof *s);
+  static const char *const s[] = {"nope",   "yep",    "yeah", "yup",  "nah",      "wow",    "hmm",
+                                  "ugh",    "haha",   "lol",  "omg",  "congrats", "cheers", "phew",
+                                  "lmao",   "ohh",    "ooh",  "yay",  "heh",      "meh",    "aw",
+                                  "aww",    "oops",   "whoa", "woah", "yikes",    "eek",    "welp",
+                                  "hooray", "woohoo", "yass", "ew"};
+  return eg_sf_in_list(w, s, sizeof s / sizeof *s) || drawn_out(w);
 }
 
 /* Capitalised words that do not start a name: sentence openers, pronouns, calendar words,

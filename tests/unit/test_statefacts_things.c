@@ -1358,6 +1358,20 @@ static void test_new_kind(void) {
   check_in(&ctx, x, sizeof x / sizeof *x);
 }
 
+/* A lower-case word no list knows, given as a name or bound to a kind word, names one of that
+ * kind; chat's sounds (drawn out, laughter, interjections) name nothing. */
+static void test_lower_case_bound(void) {
+  static const expect x[] = {
+      {"im seeing someone new, her name is zoe", "PARTNER_OF", "zoe"},
+      {"meet nala, our new kitten", "HAS_PET", "nala"},
+      {"soooo, our new kitten", NULL, NULL},
+      {"hehe, my new pup.", NULL, NULL},
+      {"lolol, my new pup.", NULL, NULL},
+      {"heh, my new pup.", NULL, NULL},
+  };
+  check_in(&ctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1444,6 +1458,7 @@ int main(void) {
   EG_RUN(test_named_anyone);
   EG_RUN(test_relative_clause);
   EG_RUN(test_new_kind);
+  EG_RUN(test_lower_case_bound);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
