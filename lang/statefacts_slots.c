@@ -705,6 +705,10 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         else if (!known && ((s.bits & sf->person_bit) || common) &&
                  eg_sf_with_me(t, from, to, i, j)) /* "Tom and I": no male cat */
           s.bits = sf->person_bit, s.proper = true;
+        /* a place's name beside the speaker as a subject may be a person's ("Helena and I got
+         * engaged", "Florence and I split up"): the words say which */
+        else if ((known & sf->place_bit) && j - i == 1 && eg_sf_with_me(t, from, to, i, j))
+          s.bits |= sf->person_bit;
         /* "my cousin X", "our neighbour X", "my boss X": a name after a noun for a person that
          * is no cue of a relation names that person, no value of the user's (not "someone:
          * X", which says who that someone is) */

@@ -1372,6 +1372,16 @@ static void test_lower_case_bound(void) {
   check_in(&ctx, x, sizeof x / sizeof *x);
 }
 
+/* A place's name beside the speaker as a subject may be a person's: the words say which. */
+static void test_place_name_with_me(void) {
+  static const expect x[] = {
+      {"Helena and I got engaged.", "PARTNER_OF", "Helena"},
+      {"Florence and I have been together two years.", "PARTNER_OF", "Florence"},
+      {"Austin and I are moving to Denver.", "LIVES_IN", "Denver"},
+  };
+  check_in(&ctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -1459,6 +1469,7 @@ int main(void) {
   EG_RUN(test_relative_clause);
   EG_RUN(test_new_kind);
   EG_RUN(test_lower_case_bound);
+  EG_RUN(test_place_name_with_me);
   EG_RUN(test_out_of_memory);
   sf_check_close();
   return eg_test_finish();
