@@ -129,10 +129,12 @@ static void text_doubts(rc_ctx *c) {
 
 /*
  * "Current" before "earlier". For a fact the question is about whose chain holds earlier
- * values, the first excerpt that names the current value goes before the first one that
- * names only an earlier value: asked where they live, a user who moved reads the statement
- * of the move before the one of the old address, however close the old one is to the
- * question's words. Only excerpts already returned move, and only among themselves.
+ * values, the excerpts that name the current value go, in their order, before the first one
+ * that names only an earlier value: asked where they live, a user who moved reads the
+ * statements of the move and of the new home before the one of the old address, however
+ * close the old one is to the question's words ("took dad's Leaf" and "dad's getting rid of
+ * his Nissan Leaf" both before "my little Fiat Panda"). Only excerpts already returned move,
+ * and only among themselves.
  */
 
 /* Does text name a value f's own came after: one of its chain, or (a relation holding
@@ -164,10 +166,12 @@ static void current_first(rc_ctx *c) {
       }
     }
     if (first_cur == c->n_chunks || first_old > first_cur) continue;
-    rc_chunk x = c->chunks[first_cur];
-    memmove(&c->chunks[first_old + 1], &c->chunks[first_old],
-            (first_cur - first_old) * sizeof *c->chunks);
-    c->chunks[first_old] = x;
+    for (size_t j = first_cur, at = first_old; j < c->n_chunks; j++) {
+      if (!names(c->chunks[j].chunk->content, cur)) continue;
+      rc_chunk x = c->chunks[j];
+      memmove(&c->chunks[at + 1], &c->chunks[at], (j - at) * sizeof *c->chunks);
+      c->chunks[at++] = x;
+    }
   }
 }
 
