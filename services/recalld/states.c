@@ -133,8 +133,9 @@ static void text_doubts(rc_ctx *c) {
  * that names only an earlier value: asked where they live, a user who moved reads the
  * statements of the move and of the new home before the one of the old address, however
  * close the old one is to the question's words ("took dad's Leaf" and "dad's getting rid of
- * his Nissan Leaf" both before "my little Fiat Panda"). Only excerpts already returned move,
- * and only among themselves.
+ * his Nissan Leaf" both before "my little Fiat Panda"; "I start at Corvid" and "an interview
+ * at Corvid Analytics" both before "my team at Pellman Foods"). Only excerpts already
+ * returned move, and only among themselves.
  */
 
 /* Does text name a value f's own came after: one of its chain, or (a relation holding
@@ -165,8 +166,8 @@ static void current_first(rc_ctx *c) {
         first_old = j;
       }
     }
-    if (first_cur == c->n_chunks || first_old > first_cur) continue;
-    for (size_t j = first_cur, at = first_old; j < c->n_chunks; j++) {
+    if (first_cur == c->n_chunks || first_old == c->n_chunks) continue;
+    for (size_t j = first_old + 1, at = first_old; j < c->n_chunks; j++) {
       if (!names(c->chunks[j].chunk->content, cur)) continue;
       rc_chunk x = c->chunks[j];
       memmove(&c->chunks[at + 1], &c->chunks[at], (j - at) * sizeof *c->chunks);
