@@ -423,7 +423,8 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
  * value only, for a word that it is gone. */
 static void add_held(const eg_statefacts *sf, const token *t, const char *text, size_t seg,
                      size_t from, size_t to, const slot *s, eg_arena *a, item *items, size_t *n) {
-  if (!s->held || *n >= MAX_ITEMS) return;
+  /* not another's of the same name ("my neighbour's X got stolen") */
+  if (!s->held || *n >= MAX_ITEMS || eg_sf_of_a_possessor(sf, t, from, s)) return;
   item *it = &items[*n];
   *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false, false};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);

@@ -510,6 +510,9 @@ size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_
 bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                     const slot *who);
 
+/* Is s right after a person's possessive, theirs wherever it stands ("my friend's dog X",
+ * "my neighbour's X"; not one the speaker takes: "I took dad's X")? */
+bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* Is t[i] a noun for a person ("sister", "neighbour's", "parents")? */
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i);
 /* Is the clause [from, to) about someone else than the user, as far as slot s goes ("my sister

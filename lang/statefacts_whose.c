@@ -157,12 +157,7 @@ static bool told_of_another(const eg_statefacts *sf, const token *t, size_t from
   return false;
 }
 
-bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                              const slot *s) {
-  /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
-   * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
-   * the user's own: the value is no person) */
-  static const char *const indef[] = {"a", "an"};
+bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   /* "looking after my friend's dog X", "borrowed my dad's X": a value right after a person's
    * possessive, or a name right after a kind word one owns, is theirs wherever it stands;
    * not one the speaker acquires ("I took dad's X", "got grandpa's X restored"), nor after a
@@ -178,6 +173,16 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
                        eg_sf_in_list(t[v - 1].w, take, sizeof take / sizeof *take))))
       return true;
   }
+  return false;
+}
+
+bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                              const slot *s) {
+  /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
+   * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
+   * the user's own: the value is no person) */
+  static const char *const indef[] = {"a", "an"};
+  if (eg_sf_of_a_possessor(sf, t, from, s)) return true;
   /* … and so is a name in apposition with a kind word a person owns: "Luna, my parents'
    * spaniel, is staying with us" ("Rufus, my old lab, …" is the user's) */
   size_t q = s->te;

@@ -1,0 +1,129 @@
+/*
+ * test_statefacts_whose.c — whose a value is and when it begins, in words written for this test
+ * (none taken from a benchmark): a noun had only at a start ("my probation at X"), a person
+ * named by a word that says only that ("a guy named X"), a value in someone else's relative
+ * clause ("my sister who is gluten-free"), "new" and a kind word opening a sentence ("New car
+ * is a X"), a lower-case name bound to its kind ("meet nala, our new kitten") and chat's
+ * sounds that name nothing, a town's name beside "and I", a held value's name after another's
+ * possessive.
+ *
+ * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
+ */
+#include "tests/unit/statefacts_check.h"
+
+/* A noun had only at a start placed at a value (probation, onboarding, induction) is a start,
+ * news while another value is held, the speaker's when no one else's word owns it. */
+static void test_begins_at(void) {
+  static const eg_held halden = {"WORKS_AT", "Halden Foods", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &halden, hctx.n_held = 1;
+  static const expect x[] = {
+      {"Just finished my probation at Corvex!", "WORKS_AT", "Corvex"},
+      {"Passed probation at Tellura today.", "WORKS_AT", "Tellura"},
+      {"Onboarding at Tellura is three days of compliance videos.", "WORKS_AT", "Tellura"},
+      {"My sister's onboarding at Corvex was a mess.", NULL, NULL},
+      {"Her probation at Corvex ends soon.", NULL, NULL},
+      {"Tom passed probation at Corvex.", NULL, NULL},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
+/* A person named by a word that says only that it is one ("a guy named X") is read as the name
+ * alone: the verb says the relation ("seeing a guy named X"; not "met a guy called X"). */
+static void test_named_anyone(void) {
+  static const expect x[] = {
+      {"I've started seeing a guy named Marco.", "PARTNER_OF", "Marco"},
+      {"I've been seeing someone called Marco.", "PARTNER_OF", "Marco"},
+      {"I met a guy called Marco at the climbing wall.", NULL, NULL},
+      {"My sister is seeing a guy named Marco.", NULL, NULL},
+      {"I've been seeing a physio named Tom for my knee.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A value in a relative clause tells of the one it follows ("my sister who is gluten-free"),
+ * unless that is the speaker, a noun a copula says of the speaker, or the clause has closed. */
+static void test_relative_clause(void) {
+  static const expect x[] = {
+      {"I cook for my sister who is gluten-free.", NULL, NULL},
+      {"I'm dating someone who lives in Paris.", NULL, NULL},
+      {"I live with my brother who plays the drums.", NULL, NULL},
+      {"I'm the one who plays the cello in our house.", "PLAYS", "cello"},
+      {"I'm a nurse who lives in Leeds.", "LIVES_IN", "Leeds"},
+      {"I gave Ziggy to my nephew, who adores him, and adopted a tortoise called Hazel.", "HAS_PET",
+       "Hazel"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* "New" and a word for a thing one keeps opening a sentence, its article dropped or not, is the
+ * speaker's newly got one ("New car is a X", "the new car's a X", "New job is at X"); not the
+ * firm's office, nor a person. */
+static void test_new_kind(void) {
+  static const expect x[] = {
+      {"New car is a Kia Niro.", "DRIVES", "Kia Niro"},
+      {"The new car's a Kia Niro, electric at last.", "DRIVES", "Kia Niro"},
+      {"New job is at Corvex.", "WORKS_AT", "Corvex"},
+      {"New flat is in Sheffield.", "LIVES_IN", "Sheffield"},
+      {"New pup is called Bean.", "HAS_PET", "Bean"},
+      {"The new office is in Leeds.", NULL, NULL},
+      {"The new manager is called Tom.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A lower-case word no list knows, given as a name or bound to a kind word, names one of that
+ * kind; chat's sounds (drawn out, laughter, interjections) name nothing. */
+static void test_lower_case_bound(void) {
+  static const expect x[] = {
+      {"im seeing someone new, her name is zoe", "PARTNER_OF", "zoe"},
+      {"meet nala, our new kitten", "HAS_PET", "nala"},
+      {"soooo, our new kitten", NULL, NULL},
+      {"hehe, my new pup.", NULL, NULL},
+      {"lolol, my new pup.", NULL, NULL},
+      {"heh, my new pup.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A place's name beside the speaker as a subject may be a person's: the words say which. */
+static void test_place_name_with_me(void) {
+  static const expect x[] = {
+      {"Helena and I got engaged.", "PARTNER_OF", "Helena"},
+      {"Florence and I have been together two years.", "PARTNER_OF", "Florence"},
+      {"Austin and I are moving to Denver.", "LIVES_IN", "Denver"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
+/* A held value's name after someone else's possessive is another's thing of that name: no word
+ * on the user's ("my neighbour's prius got stolen" while a prius is held). */
+static void test_held_of_a_possessor(void) {
+  static const eg_held prius = {"DRIVES", "prius", false}, biscuit = {"HAS_PET", "Biscuit", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &prius, hctx.n_held = 1;
+  static const expect x[] = {
+      {"my neighbour's prius got its catalytic converter stolen last night!!", NULL, NULL},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+  hctx.held = &biscuit;
+  static const expect y[] = {
+      {"my friend's dog Biscuit died", NULL, NULL},
+      {"Biscuit died", "STATE_UNCERTAIN", "HAS_PET"},
+  };
+  check_in(&hctx, y, sizeof y / sizeof *y);
+}
+
+int main(void) {
+  int rc = sf_check_open();
+  if (rc) return rc < 0 ? 0 : rc;
+  EG_RUN(test_begins_at);
+  EG_RUN(test_named_anyone);
+  EG_RUN(test_relative_clause);
+  EG_RUN(test_new_kind);
+  EG_RUN(test_lower_case_bound);
+  EG_RUN(test_place_name_with_me);
+  EG_RUN(test_held_of_a_possessor);
+  sf_check_close();
+  return eg_test_finish();
+}
