@@ -5,7 +5,7 @@
  * clause ("my sister who is gluten-free"), "new" and a kind word opening a sentence ("New car
  * is a X"), a lower-case name bound to its kind ("meet nala, our new kitten") and chat's
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
- * possessive.
+ * possessive, and the user's own stolen.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -104,6 +104,7 @@ static void test_held_of_a_possessor(void) {
   hctx.held = &prius, hctx.n_held = 1;
   static const expect x[] = {
       {"my neighbour's prius got its catalytic converter stolen last night!!", NULL, NULL},
+      {"my prius got stolen last night", "STATE_UNCERTAIN", "DRIVES"}, /* the user's own */
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
   hctx.held = &biscuit;
