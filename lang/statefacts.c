@@ -607,6 +607,10 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         unsigned begins = rels ? 0 : eg_sf_begins_at(sf, t, from, &slots[k]);
         if (begins && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]))
           rels = begins & eg_sf_takers(sf, slots[k].bits), starts = rels != 0;
+        /* … or the end of a change from a value of its kind ("switched from piano to X") */
+        unsigned over = rels ? 0 : eg_sf_changed_over(sf, t, from, slots, k);
+        if (over && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]))
+          rels = over, starts = true;
         /* … or the institution the speaker has been at for a while ("I've been at X for a
          * year and a half"): the one relation an org takes */
         int org = only_taker(sf, sf->org_bit);

@@ -363,6 +363,12 @@ bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_
 /* The place types of the capitalised span [i, j) as WordNet or the gazetteer knows it; 0 for
  * none (statefacts_slots.c). */
 unsigned eg_sf_place_bits(const eg_statefacts *sf, const token *t, size_t i, size_t j);
+/* The relation (bit r) of a change the slot slots[k] ends, from the value of its kind right
+ * before it ("switched from piano to violin", "went from vegetarian to vegan", "moved from
+ * Google to X": the kind one relation alone takes; a place's route is eg_sf_route_moved's);
+ * 0: none (statefacts_slots.c). */
+unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from, const slot *slots,
+                            size_t k);
 /* Is slots[k] of the ns a place a route starts from ("Leeds to Bristol"; statefacts_slots.c)? */
 bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slots, size_t ns,
                         size_t k);

@@ -711,9 +711,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
           s.bits |= sf->person_bit;
         /* "my cousin X", "our neighbour X", "my boss X": a name after a noun for a person that
          * is no cue of a relation names that person, no value of the user's (not "someone:
-         * X", which says who that someone is) */
+         * X", which says who that someone is, nor a verb's past that WordNet also lists as
+         * one: "I married X") */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev) &&
-                 !(t[i - 1].comma && eg_sf_indefinite(prev))) {
+                 !(t[i - 1].comma && eg_sf_indefinite(prev)) &&
+                 !eg_wordnet_is_past(&sf->wn.verbs, prev)) {
           i = j - 1;
           continue;
         }
@@ -879,6 +881,18 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
   return k + 1 < ns && (slots[k].bits & place) && (slots[k + 1].bits & place) &&
          !t[slots[k].te - 1].comma && slots[k + 1].ts == slots[k].te + 1 &&
          !strcmp(t[slots[k].te].w, "to");
+}
+
+unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from, const slot *slots,
+                            size_t k) {
+  if (k == 0) return 0;
+  const slot *a = &slots[k - 1], *b = &slots[k];
+  unsigned kind = a->bits & b->bits & ~sf->place_bit, takers = eg_sf_takers(sf, kind);
+  bool one = takers && !(takers & (takers - 1));
+  return one && a->ts > from && !strcmp(t[a->ts - 1].w, "from") && !t[a->te - 1].comma &&
+                 b->ts == a->te + 1 && !strcmp(t[a->te].w, "to")
+             ? takers
+             : 0;
 }
 
 /* How slots a and b (b after a) are joined in a list: 'o' by "or" ("violin or gayageum", "or

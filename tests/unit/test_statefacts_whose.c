@@ -5,7 +5,7 @@
  * clause ("my sister who is gluten-free"), "new" and a kind word opening a sentence ("New car
  * is a X"), a lower-case name bound to its kind ("meet nala, our new kitten") and chat's
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
- * possessive, and the user's own stolen.
+ * possessive, and the user's own stolen; a change from one value to another of its kind.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -115,6 +115,24 @@ static void test_held_of_a_possessor(void) {
   check_in(&hctx, y, sizeof y / sizeof *y);
 }
 
+/* A change from a value to another of its kind ends at the new one, whatever the verb; "married"
+ * before a name is the verb, not WordNet's noun for a married person. */
+static void test_changed_over(void) {
+  static const eg_held piano = {"PLAYS", "piano", false}, google = {"WORKS_AT", "Google", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &piano, hctx.n_held = 1;
+  static const expect x[] = {
+      {"I switched from piano to violin last year.", "PLAYS", "violin"},
+      {"My sister switched from piano to violin.", NULL, NULL},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+  hctx.held = &google;
+  static const expect y[] = {{"I moved from Google to Meta in March.", "WORKS_AT", "Meta"}};
+  check_in(&hctx, y, sizeof y / sizeof *y);
+  static const expect z[] = {{"I married Sam in June!", "PARTNER_OF", "Sam"}};
+  check_all(z, sizeof z / sizeof *z);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -125,6 +143,7 @@ int main(void) {
   EG_RUN(test_lower_case_bound);
   EG_RUN(test_place_name_with_me);
   EG_RUN(test_held_of_a_possessor);
+  EG_RUN(test_changed_over);
   sf_check_close();
   return eg_test_finish();
 }
