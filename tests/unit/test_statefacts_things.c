@@ -1288,6 +1288,8 @@ static void test_rainbow_bridge(void) {
   static const expect held[] = {
       {"Biscuit crossed the rainbow bridge last night.", EG_STATE_UNCERTAIN, "HAS_PET"},
       {"Biscuit crossed the road without looking.", NULL, NULL},
+      {"Had to say goodbye to Biscuit this morning.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"Biscuit said goodbye to his favourite toy.", NULL, NULL},
   };
   check_in(&hctx, held, sizeof held / sizeof *held);
   static const expect named[] = {
