@@ -124,6 +124,8 @@ static void test_changed_over(void) {
   static const expect x[] = {
       {"I switched from piano to violin last year.", "PLAYS", "violin"},
       {"My sister switched from piano to violin.", NULL, NULL},
+      {"The cello is my main instrument now.", "PLAYS", "cello"}, /* said outright */
+      {"The flute is the main instrument in this piece.", NULL, NULL},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
   hctx.held = &google;
