@@ -29,6 +29,8 @@ bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s
   size_t k = s->te;
   if (k + 1 < to && !strcmp(t[k].w, "has") && !strcmp(t[k + 1].w, "been"))
     k++;
+  else if (k < to && !strcmp(t[k].w, "been") && eg_sf_possessive(t[k - 1].w))
+    ; /* "X's been home since May": "has" in the clitic */
   else if (!(k < to && eg_sf_in_list(t[k].w, be, sizeof be / sizeof *be)))
     k = to;
   if (++k < to && !strcmp(t[k].w, "like")) k++;

@@ -429,7 +429,8 @@ typedef struct session_names {
   bool held_word[EG_STATEFACTS_KNOWN]; /* … and whether it is a word, no name (eg_held.literal) */
 } session_names;
 
-/* A capitalised span [i, j): its lower-case text. */
+/* A capitalised span [i, j): its lower-case text, the last word's clitic "'s" aside ("York's":
+ * "york"). */
 void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len);
 /* The held values of ctx that name an entity of a known relation, into sn->held. */
 void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn);

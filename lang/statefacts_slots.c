@@ -16,8 +16,14 @@
 void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
   size_t at = 0;
   out[0] = '\0';
-  for (size_t k = i; k < j && at < len; k++)
-    at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", t[k].w);
+  for (size_t k = i; k < j && at < len; k++) {
+    char w[32]; /* the last word's clitic "'s" aside: "York's" is York */
+    if (k + 1 == j)
+      eg_sf_unpossessed(t[k].w, w, sizeof w);
+    else
+      snprintf(w, sizeof w, "%s", t[k].w);
+    at += (size_t)snprintf(out + at, len - at, "%s%s", k > i ? " " : "", w);
+  }
 }
 
 /* The held values of ctx of a relation with types (an entity's name or a word), into sn->held. */

@@ -135,6 +135,18 @@ static void test_changed_over(void) {
   check_all(z, sizeof z / sizeof *z);
 }
 
+/* A name with its clitic "'s" is the name: "York's been home" is York's, a town's. */
+static void test_name_with_clitic(void) {
+  static const eg_held leeds = {"LIVES_IN", "Leeds", false};
+  eg_enrich_ctx hctx = ctx;
+  hctx.held = &leeds, hctx.n_held = 1;
+  static const expect x[] = {
+      {"York's been home for three months now.", "LIVES_IN", "York"},
+      {"London's rents are insane, we just moved here.", "LIVES_IN", "London"},
+  };
+  check_in(&hctx, x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -146,6 +158,7 @@ int main(void) {
   EG_RUN(test_place_name_with_me);
   EG_RUN(test_held_of_a_possessor);
   EG_RUN(test_changed_over);
+  EG_RUN(test_name_with_clitic);
   sf_check_close();
   return eg_test_finish();
 }
