@@ -178,11 +178,11 @@ bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, 
 
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
+  if (eg_sf_of_a_possessor(sf, t, from, s)) return true;
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
    * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
    * the user's own: the value is no person) */
   static const char *const indef[] = {"a", "an"};
-  if (eg_sf_of_a_possessor(sf, t, from, s)) return true;
   /* … and so is a name in apposition with a kind word a person owns: "Luna, my parents'
    * spaniel, is staying with us" ("Rufus, my old lab, …" is the user's) */
   size_t q = s->te;
@@ -265,6 +265,9 @@ static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
   return !strchr(t[i].w, '\'') && !eg_sf_person_noun(sf, t, i);
 }
 
+/* The possessives of others than the speaker ("her first week at X", "his probation"). */
+static const char *const theirs[] = {"his", "her", "their", "your", "its"};
+
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
  * ("my sister's team at X"), its preposition right before the name; and a stretch of time
@@ -274,7 +277,6 @@ static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
  * name the owner stands. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at) {
-  static const char *const theirs[] = {"his", "her", "their", "your", "its"};
   size_t ts = s->ts, k = 0;
   if (!s->proper || s->ve || ts < from + 3) return 0;
   /* "first week in X", "my second shift at X": a stretch begun there is the user's where no one
@@ -306,7 +308,6 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
 }
 
 unsigned eg_sf_begins_at(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
-  static const char *const theirs[] = {"his", "her", "their", "your", "its"};
   if (!s->proper || s->ts < from + 2) return 0;
   size_t o = s->ts - 2; /* the noun; the word before it, no one else's ("her probation") */
   if (o > from && (eg_sf_in_list(t[o - 1].w, theirs, 5) || eg_sf_possessive(t[o - 1].w) ||
