@@ -129,13 +129,14 @@ static void text_doubts(rc_ctx *c) {
 
 /*
  * "Current" before "earlier". For a fact the question is about whose chain holds earlier
- * values, the excerpts that name the current value go, in their order, before the first one
- * that names only an earlier value: asked where they live, a user who moved reads the
- * statements of the move and of the new home before the one of the old address, however
- * close the old one is to the question's words ("took dad's Leaf" and "dad's getting rid of
- * his Nissan Leaf" both before "my little Fiat Panda"; "I start at Corvid" and "an interview
- * at Corvid Analytics" both before "my team at Pellman Foods"). Only excerpts already
- * returned move, and only among themselves.
+ * values, the excerpt that names the current value first goes before the first one that
+ * names only an earlier value; where the question asks for a value of the fact's kind (the
+ * prototypes' @ask words: "where do I live?"), every excerpt naming it does, in its order: asked
+ * where they live, a user who moved reads the statements of the move and of the new home before the
+ * one of the old address, however close the old one is to the question's words ("took dad's Leaf"
+ * and "dad's getting rid of his Nissan Leaf" both before "my little Fiat Panda"; "I start at
+ * Corvid" and "an interview at Corvid Analytics" both before "my team at Pellman Foods"). Only
+ * excerpts already returned move, and only among themselves.
  */
 
 /* Does text name a value f's own came after: one of its chain, or (a relation holding
@@ -167,11 +168,17 @@ static void current_first(rc_ctx *c) {
       }
     }
     if (first_cur == c->n_chunks || first_old == c->n_chunks) continue;
+    /* every excerpt naming it where the question asks for a value of its kind ("where do I
+     * live?"); else the first, where an earlier value leads */
+    bool every =
+        c->r->states && (eg_statefacts_relation_types(c->r->states, f->edge->relation) & c->asked);
+    if (!every && first_old > first_cur) continue;
     for (size_t j = first_old + 1, at = first_old; j < c->n_chunks; j++) {
       if (!names(c->chunks[j].chunk->content, cur)) continue;
       rc_chunk x = c->chunks[j];
       memmove(&c->chunks[at + 1], &c->chunks[at], (j - at) * sizeof *c->chunks);
       c->chunks[at++] = x;
+      if (!every) break;
     }
   }
 }
