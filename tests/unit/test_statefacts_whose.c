@@ -5,7 +5,8 @@
  * clause ("my sister who is gluten-free"), "new" and a kind word opening a sentence ("New car
  * is a X"), a lower-case name bound to its kind ("meet nala, our new kitten") and chat's
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
- * possessive, and the user's own stolen; a change from one value to another of its kind.
+ * possessive, and the user's own stolen; a change from one value to another of its kind; a
+ * name with its clitic "'s".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
