@@ -77,12 +77,6 @@ typedef struct verdict {
   bool placed; /* read from a noun or an owner, not from the words: it yields (emit) */
 } verdict;
 
-/* The one relation that takes a value of the types bits; -1 when none or more than one do. */
-static int only_taker(const eg_statefacts *sf, unsigned bits) {
-  unsigned takers = eg_sf_takers(sf, bits);
-  return takers && !(takers & (takers - 1)) ? __builtin_ctz(takers) : -1;
-}
-
 /* Relation r as a noun or an owner says it, the prototypes telling how close the words come. */
 static verdict placed(const eg_statefacts *sf, int r, const float *best_assert, float none,
                       bool ended) {
@@ -171,7 +165,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
     return (verdict){arg, false, first, first - second, true, false};
   /* a value given up whose type one relation alone takes ("Sold the X", X an instrument):
    * a word on that state over NONE, whatever the bar — its type says which */
-  bool typed_end = doubt && only_taker(sf, it->s.bits) >= 0 && arg >= 0 && first > none;
+  bool typed_end = doubt && eg_sf_only_taker(sf, it->s.bits) >= 0 && arg >= 0 && first > none;
   if (!typed_end && (arg < 0 || first < sf->floor || first - second < sf->margin || first <= none))
     return out;
   out.rel = arg;
@@ -222,7 +216,7 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
    * type, qualifying no noun) whose type one relation alone takes, read as it over NONE but
    * below the bar: its type says which, as a given-up one's does (read_words) */
   else if (out.weak && !it->s.proper && !it->modifier && !(it->s.bits & sf->name_types) &&
-           only_taker(sf, it->s.bits) >= 0)
+           eg_sf_only_taker(sf, it->s.bits) >= 0)
     out = placed(sf, out.rel, best_assert, none, false);
   return out;
 }
@@ -486,7 +480,7 @@ static int owned_as(const eg_statefacts *sf, const token *t, size_t from, size_t
                     const slot *s) {
   if (s->status != ST_CURRENT || !eg_sf_owned_name(sf, t, from, s) || noun_after(sf, s, t, to))
     return 0;
-  return only_taker(sf, s->bits) + 1;
+  return eg_sf_only_taker(sf, s->bits) + 1;
 }
 
 /* The clause [*from, *to) of the segment's tokens t[0, nt) that holds token i. */
@@ -598,22 +592,21 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         size_t own_at;
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
         /* … or whose start the speaker arranges ("starting on the cardiac floor at X Hospital in
-         * feb"; not "my sister is moving to X"): the verb of starting says the relation */
-        int only = rels ? -1 : eg_sf_arranged_taker(sf, t, from, to, slots[k].bits, slots[k].ts);
-        bool starts = only >= 0 && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]);
-        if (starts) rels = 1u << only;
-        /* … or where a noun had only at a start places it, no one else's ("Passed probation at
-         * X", "Onboarding at X is …") */
-        unsigned begins = rels ? 0 : eg_sf_begins_at(sf, t, from, &slots[k]);
-        if (begins && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]))
-          rels = begins & eg_sf_takers(sf, slots[k].bits), starts = rels != 0;
-        /* … or the end of a change from a value of its kind ("switched from piano to X") */
-        unsigned over = rels ? 0 : eg_sf_changed_over(sf, t, from, slots, k);
-        if (over && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]))
-          rels = over, starts = true;
+         * feb": the verb of starting says the relation), where a noun had only at a start
+         * places it ("Passed probation at X", "Onboarding at X is …"), or that ends a change
+         * from a value of its kind ("switched from piano to X"): each where the slot is no one
+         * else's (not "my sister is moving to X") */
+        unsigned begins = eg_sf_begins_at(sf, t, from, &slots[k]), told = 0;
+        if (!rels) {
+          int only = eg_sf_arranged_taker(sf, t, from, to, slots[k].bits, slots[k].ts);
+          told = only >= 0 ? 1u << only : begins & eg_sf_takers(sf, slots[k].bits);
+          if (!told) told = eg_sf_changed_over(sf, t, from, slots, k);
+        }
+        bool starts = told && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]);
+        if (starts) rels = told;
         /* … or the institution the speaker has been at for a while ("I've been at X for a
          * year and a half"): the one relation an org takes */
-        int org = only_taker(sf, sf->org_bit);
+        int org = eg_sf_only_taker(sf, sf->org_bit);
         bool tenure = !rels && org >= 0 && (slots[k].bits & sf->org_bit) &&
                       eg_sf_tenure(text, t, from, to, &slots[k], sg->time);
         if (tenure) rels = 1u << org;
@@ -667,8 +660,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          * one had only at a start ("my probation at X"): a start */
         bool begun = starts || tenure || moved || taken ||
                      (rels && (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
-                               (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) ||
-                               eg_sf_begins_at(sf, t, from, &slots[k])));
+                               (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) || begins));
         item *it = &items[*n];
         *it = (item){seg,
                      span_from,

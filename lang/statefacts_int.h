@@ -413,6 +413,8 @@ bool eg_sf_alternative(const token *t, const slot *slots, size_t ns, size_t k);
 const char *eg_sf_type_name(const eg_statefacts *sf, unsigned bits);
 /* The relations (bit r) that take a value of one of the types bits (statefacts_load.c). */
 unsigned eg_sf_takers(const eg_statefacts *sf, unsigned bits);
+/* The one relation that takes a value of the types bits; -1 when none or more than one do. */
+int eg_sf_only_taker(const eg_statefacts *sf, unsigned bits);
 /* Is the place part in the place whole, as WordNet has it ("Oslo" in "Norway"; @within)? */
 bool eg_sf_within(const eg_statefacts *sf, const char *part, const char *whole);
 

@@ -789,6 +789,11 @@ unsigned eg_sf_takers(const eg_statefacts *sf, unsigned bits) {
   return takers;
 }
 
+int eg_sf_only_taker(const eg_statefacts *sf, unsigned bits) {
+  unsigned takers = eg_sf_takers(sf, bits);
+  return takers && !(takers & (takers - 1)) ? __builtin_ctz(takers) : -1;
+}
+
 const char *eg_sf_type_name(const eg_statefacts *sf, unsigned bits) {
   static const char *const names[][2] = {{"org", "organization"}, {"car", "product"}};
   for (int i = 0; i < sf->n_types; i++) {

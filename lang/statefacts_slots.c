@@ -893,11 +893,10 @@ unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from
                             size_t k) {
   if (k == 0) return 0;
   const slot *a = &slots[k - 1], *b = &slots[k];
-  unsigned kind = a->bits & b->bits & ~sf->place_bit, takers = eg_sf_takers(sf, kind);
-  bool one = takers && !(takers & (takers - 1));
-  return one && a->ts > from && !strcmp(t[a->ts - 1].w, "from") && !t[a->te - 1].comma &&
+  int r = eg_sf_only_taker(sf, a->bits & b->bits & ~sf->place_bit);
+  return r >= 0 && a->ts > from && !strcmp(t[a->ts - 1].w, "from") && !t[a->te - 1].comma &&
                  b->ts == a->te + 1 && !strcmp(t[a->te].w, "to")
-             ? takers
+             ? 1u << r
              : 0;
 }
 
