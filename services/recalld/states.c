@@ -131,12 +131,12 @@ static void text_doubts(rc_ctx *c) {
  * "Current" before "earlier". For a fact the question is about whose chain holds earlier
  * values, the excerpt that names the current value first goes before the first one that
  * names only an earlier value; where the question asks for a value of the fact's kind (the
- * prototypes' @ask words: "where do I live?"), every excerpt naming it does, in its order: asked
- * where they live, a user who moved reads the statements of the move and of the new home before the
- * one of the old address, however close the old one is to the question's words ("took dad's Leaf"
- * and "dad's getting rid of his Nissan Leaf" both before "my little Fiat Panda"; "I start at
- * Corvid" and "an interview at Corvid Analytics" both before "my team at Pellman Foods"). Only
- * excerpts already returned move, and only among themselves.
+ * prototypes' @ask words: "where do I live?"), every excerpt naming it does, in its order:
+ * asked where they live, a user who moved reads the statements of the move and of the new
+ * home before the one of the old address, however close the old one is to the question's
+ * words ("took dad's Leaf" and "dad's getting rid of his Nissan Leaf" both before "my little
+ * Fiat Panda"; "I start at Corvid" and "an interview at Corvid Analytics" both before "my team
+ * at Pellman Foods"). Only excerpts already returned move, and only among themselves.
  */
 
 /* Does text name a value f's own came after: one of its chain, or (a relation holding
