@@ -6,7 +6,8 @@
  * is a X"), a lower-case name bound to its kind ("meet nala, our new kitten") and chat's
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
- * name with its clitic "'s"; a pet minded for a while, a home growing up.
+ * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
+ * in an apposition.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -162,6 +163,21 @@ static void test_minded_and_grown(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A word of a former value in an apposition after a name says it is gone ("X, my late dog,"),
+ * not "old" (an aged one may still be kept) nor "new"; "childhood" is such a word. */
+static void test_former_in_apposition(void) {
+  static const expect x[] = {
+      {"Rufus, my late dog, loved this beach.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"Rufus, my previous dog, was a beagle.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"Simba, my childhood dog, passed when I was twelve.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"My childhood dog Rufus loved this beach.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"My childhood home in Derby is being sold.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"Rufus, our old beagle, loved this beach.", "HAS_PET", "Rufus"},
+      {"Biscuit, our new puppy, chewed my shoe.", "HAS_PET", "Biscuit"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -175,6 +191,7 @@ int main(void) {
   EG_RUN(test_changed_over);
   EG_RUN(test_name_with_clitic);
   EG_RUN(test_minded_and_grown);
+  EG_RUN(test_former_in_apposition);
   sf_check_close();
   return eg_test_finish();
 }
