@@ -176,9 +176,26 @@ bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, 
   return false;
 }
 
+/* Does the predicate of a name opening its clause give it to someone else: "X the cat belongs to
+ * my flatmate", "X is my daughter's", "X was grandma's pride and joy", "X belongs to Sam" (not
+ * "belongs to me", "X is mine")? A kind word after "the" in apposition may come between ("X the
+ * hamster is …"). */
+static bool given_to_another(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                             const slot *s) {
+  static const char *const belong[] = {"belongs", "belonged", "belong"};
+  size_t q = s->te;
+  if (s->ts != from || t[q - 1].comma) return false;
+  if (q + 1 < to && !strcmp(t[q].w, "the") && eg_sf_kind_bits(sf, t[q + 1].w)) q += 2;
+  bool to_whom = q + 2 < to && eg_sf_in_list(t[q].w, belong, 3) && !strcmp(t[q + 1].w, "to");
+  if (!to_whom && !(q + 1 < to && (eg_sf_copula(t[q].w) || !strcmp(t[q].w, "'s")))) return false;
+  size_t o = q + 1 + to_whom;
+  if (o + 1 < to && eg_sf_determiner(t[o].w)) o++;
+  return (to_whom || eg_sf_possessive(t[o].w)) && (eg_sf_person_noun(sf, t, o) || t[o].cap);
+}
+
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
-  if (eg_sf_of_a_possessor(sf, t, from, s)) return true;
+  if (eg_sf_of_a_possessor(sf, t, from, s) || given_to_another(sf, t, from, to, s)) return true;
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
    * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
    * the user's own: the value is no person) */

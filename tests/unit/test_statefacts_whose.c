@@ -7,7 +7,7 @@
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
- * in an apposition.
+ * in an apposition; a name its predicate gives to someone else.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -178,6 +178,20 @@ static void test_former_in_apposition(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name whose predicate gives it to someone else is theirs ("X the cat belongs to my
+ * flatmate", "X is my sister's cat"); not one given to the speaker. */
+static void test_given_to_another(void) {
+  static const expect x[] = {
+      {"Luna the cat belongs to my flatmate.", NULL, NULL},
+      {"Luna the cat belongs to Sam.", NULL, NULL},
+      {"Pip the hamster is my daughter's, really.", NULL, NULL},
+      {"Benny the budgie was my grandma's pride and joy.", NULL, NULL},
+      {"Mochi is my sister's cat.", NULL, NULL},
+      {"Our cat Mochi belongs to the whole street, really.", "HAS_PET", "Mochi"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -192,6 +206,7 @@ int main(void) {
   EG_RUN(test_name_with_clitic);
   EG_RUN(test_minded_and_grown);
   EG_RUN(test_former_in_apposition);
+  EG_RUN(test_given_to_another);
   sf_check_close();
   return eg_test_finish();
 }
