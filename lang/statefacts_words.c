@@ -516,7 +516,8 @@ bool eg_sf_player_of_speaker(const eg_statefacts *sf, const token *t, size_t fro
   static const char *const i[] = {"i", "i've", "ive"};
   static const char *const article[] = {"a", "an", "the"};
   size_t k = s->ts;
-  if (!eg_sf_bits_of(sf->players, t[k].w)) return true; /* no player's noun */
+  /* no player's noun, or a name that opens with one ("Harper Foods") */
+  if (s->proper || s->te != s->ts + 1 || !eg_sf_bits_of(sf->players, t[k].w)) return true;
   while (k > from && s->ts - k < 2 && !t[k - 1].comma && !eg_sf_in_list(t[k - 1].w, article, 3))
     k--; /* up to two words qualifying it: "a lapsed", "a jazz" */
   if (k < from + 2 || !eg_sf_in_list(t[k - 1].w, article, 3) || !eg_sf_in_list(t[k - 2].w, be, 7))

@@ -7,7 +7,8 @@
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
- * in an apposition; a name its predicate gives to someone else.
+ * in an apposition; a name its predicate gives to someone else; a name opening with a player's
+ * noun.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -192,6 +193,18 @@ static void test_given_to_another(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
+ * alone still a player said of the speaker. */
+static void test_name_of_a_player(void) {
+  static const expect x[] = {
+      {"I work at Harper Foods.", "WORKS_AT", "Harper Foods"},
+      {"I work at Harper & Sons.", "WORKS_AT", "Harper & Sons"},
+      {"I'm a harper in a folk band.", "PLAYS", "harp"},
+      {"We hired a pianist for the wedding.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -207,6 +220,7 @@ int main(void) {
   EG_RUN(test_minded_and_grown);
   EG_RUN(test_former_in_apposition);
   EG_RUN(test_given_to_another);
+  EG_RUN(test_name_of_a_player);
   sf_check_close();
   return eg_test_finish();
 }
