@@ -141,6 +141,7 @@ typedef struct token {
   bool ask;    /* … with a question mark */
   bool pict;   /* a pictograph follows it (" 🎉 ") */
   bool theirs; /* a plural's possessive: an apostrophe closes it ("neighbours' dog") */
+  bool amp;    /* an ampersand follows it ("marks & spencer") */
 } token;
 
 /* The words of text into t (at most max); how many. */

@@ -484,6 +484,22 @@ unsigned eg_sf_place_bits(const eg_statefacts *sf, const token *t, size_t i, siz
   return bits & sf->place_bit;
 }
 
+/* A firm's name in lower case joined by an ampersand ("bramble & co bakery", "marks & spencer"):
+ * the word before it and up to two after, none a word of function, manner or time, nor a
+ * verb's form; its end, 0 when there is none at i. */
+static size_t ampersand_name(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  if (!t[i].amp || t[i].cap || t[i].comma || t[i].digit || eg_sf_function_word(t[i].w)) return 0;
+  size_t j = i + 1;
+  while (j < to && j < i + 3 && !t[j].cap && !eg_sf_function_word(t[j].w) &&
+         !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[j].w) &&
+         !eg_wordnet_is_present3(&sf->wn.verbs, t[j].w) &&
+         !eg_wordnet_is_past(&sf->wn.verbs, t[j].w) && !eg_wordnet_is_ing(&sf->wn.verbs, t[j].w)) {
+    j++;
+    if (t[j - 1].comma) break;
+  }
+  return j > i + 1 ? j : 0;
+}
+
 /* A word opening its sentence bare, a kind word in apposition after it ("bramble (cocker
  * spaniel, 12 wks) bites my sleeves"): a name, even a word's spelling, where a word would need
  * its article; the kind word's type bits, 0 when not so. The apposition is closed by a comma
@@ -793,6 +809,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     unsigned ak = opening_apposition(sf, t, from, to, i);
     if (ak) {
       out[n++] = (slot){i, i + 1, 0, 0, ak, true, true, ST_CURRENT, 0, false};
+      continue;
+    }
+    size_t fj = ampersand_name(sf, t, i, to);
+    if (fj) {
+      out[n++] = (slot){i, fj, 0, 0, sf->org_bit, true, false, ST_CURRENT, 0, false};
+      i = fj - 1;
       continue;
     }
     /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker

@@ -147,6 +147,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
       if ((c == ',' || c == '(' || c == ')' || c == '"' || named || is_dash(text + p)) && n)
         t[n - 1].comma = true;
       if (pict && n) t[n - 1].pict = true;
+      if (c == '&' && n) t[n - 1].amp = true;
       if (c == '?' && n && !rhetorical(t, opening, n)) t[n - 1].ask = true;
       if (sentence) start = true;
       p += pict ? pict : c >= 0x80 ? 3 : 1; /* ’, –, — are 3 bytes */

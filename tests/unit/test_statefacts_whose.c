@@ -8,7 +8,7 @@
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
  * in an apposition; a name its predicate gives to someone else; a name opening with a player's
- * noun.
+ * noun, a firm's name in lower case joined by "&".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -205,6 +205,20 @@ static void test_name_of_a_player(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A firm's name in lower case joined by an ampersand is one name, up to a word of function,
+ * manner or time. */
+static void test_ampersand_name(void) {
+  static const expect x[] = {
+      {"I run the pastry side at bramble & co bakery and we need a vegan croissant.", "WORKS_AT",
+       "bramble & co bakery"},
+      {"i work at marks & spencer now", "WORKS_AT", "marks & spencer"},
+      {"i got a job at johnson & johnson!", "WORKS_AT", "johnson & johnson"},
+      {"fish & chips tonight", NULL, NULL},
+      {"me & my bf are moving in together", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -221,6 +235,7 @@ int main(void) {
   EG_RUN(test_former_in_apposition);
   EG_RUN(test_given_to_another);
   EG_RUN(test_name_of_a_player);
+  EG_RUN(test_ampersand_name);
   sf_check_close();
   return eg_test_finish();
 }
