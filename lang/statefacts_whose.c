@@ -193,9 +193,24 @@ static bool given_to_another(const eg_statefacts *sf, const token *t, size_t fro
   return (to_whom || eg_sf_possessive(t[o].w)) && (eg_sf_person_noun(sf, t, o) || t[o].cap);
 }
 
+/* Is the name followed by where its neighbours keep it ("X the beagle from next door", "the cat
+ * across the road", "X upstairs"), a kind word after "the" in apposition between? */
+static bool of_the_neighbours(const eg_statefacts *sf, const token *t, size_t to, const slot *s) {
+  static const char *const ways[] = {"road", "street", "hall", "corridor", "landing", "way"};
+  size_t q = s->te;
+  if (q + 1 < to && !strcmp(t[q].w, "the") && eg_sf_kind_bits(sf, t[q + 1].w)) q += 2;
+  if (q < to && !strcmp(t[q].w, "from")) q++;
+  if (q < to && (!strcmp(t[q].w, "upstairs") || !strcmp(t[q].w, "downstairs"))) return true;
+  if (q + 1 < to && !strcmp(t[q].w, "next") && !strcmp(t[q + 1].w, "door")) return true;
+  return q + 2 < to && (!strcmp(t[q].w, "across") || !strcmp(t[q].w, "down")) &&
+         !strcmp(t[q + 1].w, "the") && eg_sf_in_list(t[q + 2].w, ways, sizeof ways / sizeof *ways);
+}
+
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
-  if (eg_sf_of_a_possessor(sf, t, from, s) || given_to_another(sf, t, from, to, s)) return true;
+  if (eg_sf_of_a_possessor(sf, t, from, s) || given_to_another(sf, t, from, to, s) ||
+      (s->proper && !(s->bits & sf->place_bit) && of_the_neighbours(sf, t, to, s)))
+    return true;
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
    * coming", "the vegetarian guests" — theirs ("my piano teacher", "my Acme colleagues" say
    * the user's own: the value is no person) */

@@ -7,8 +7,8 @@
  * sounds that name nothing, a town's name beside "and I", a held value's name after another's
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
- * in an apposition; a name its predicate gives to someone else; a name opening with a player's
- * noun, a firm's name in lower case joined by "&".
+ * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
+ * with a player's noun, a firm's name in lower case joined by "&".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -193,6 +193,18 @@ static void test_given_to_another(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name followed by where its neighbours keep it is theirs ("X the beagle from next door");
+ * not the speaker's own kept next door. */
+static void test_of_the_neighbours(void) {
+  static const expect x[] = {
+      {"Rex the beagle from next door howls all night.", NULL, NULL},
+      {"Bolt the puppy next door barks all day.", NULL, NULL},
+      {"Rex the beagle is next door at my mum's.", "HAS_PET", "Rex"},
+      {"We adopted Teddy the cat from the shelter.", "HAS_PET", "Teddy"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -234,6 +246,7 @@ int main(void) {
   EG_RUN(test_minded_and_grown);
   EG_RUN(test_former_in_apposition);
   EG_RUN(test_given_to_another);
+  EG_RUN(test_of_the_neighbours);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
