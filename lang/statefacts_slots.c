@@ -354,16 +354,26 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
 
 /* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands: after a
  * noun the user has by holding a value, where that value goes ("my old team at siemens", "my
- * boss at bramble"; @holds)? Not a word whose first sense is a plain one such a noun is at ("my
- * boss at work", "my desk at home", "my shift at night"; @plain). */
-static bool framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+ * boss at bramble"; @holds), or after a verb of working and "at" ("just started at google",
+ * "i work at apple now"), a firm's there? Not a word whose first sense is a plain one such a
+ * noun or verb is at ("my boss at work", "my desk at home", "working at night", "at lunch";
+ * @plain), nor an adverb ("at least", "at first"). Its types: a name's, or a firm's after a
+ * verb of working; 0 when it is no name. */
+static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const working[] = {"work",     "works",    "working",  "worked", "start",
+                                        "starts",   "starting", "started",  "intern", "interning",
+                                        "interned", "job",      "employed", "hired"};
   const char *w = t[i].w;
   size_t own_at;
   slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
-  return !t[i].cap && !t[i].digit && strlen(w) > 1 &&
-         strspn(w, "abcdefghijklmnopqrstuvwxyz") == strlen(w) && !eg_sf_not_a_name(w) &&
-         !eg_sf_function_word(w) && !eg_sf_bits_of(sf->generic, w) &&
-         !eg_sf_noun_bits(sf->plain, w) && eg_sf_held_through(sf, t, from, &s, &own_at);
+  bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
+               eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
+               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w);
+  if (t[i].cap || t[i].digit || strlen(w) < 2 ||
+      strspn(w, "abcdefghijklmnopqrstuvwxyz") != strlen(w) || eg_sf_not_a_name(w) ||
+      eg_sf_function_word(w) || eg_sf_bits_of(sf->generic, w) || eg_sf_noun_bits(sf->plain, w))
+    return 0;
+  return works ? sf->org_bit : eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
 }
 
 /* Is the lower-case word t[i], a word of WordNet's too, a person's name by where it stands:
@@ -824,8 +834,10 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
     bool parted = parted_with(sf, t, from, i), unknown = lower_name(sf, &t[i]);
-    if (unknown || framed_name(sf, t, from, i) || parted) {
+    unsigned framed = parted ? 0 : framed_name(sf, t, from, i);
+    if (unknown || framed || parted) {
       unsigned kind = parted                        ? sf->person_bit
+                      : framed == sf->org_bit       ? framed
                       : i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w)
                                                     : 0;
       /* "called him kevin"; and a word no list knows given as a name or bound to a kind word
@@ -841,7 +853,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         bool placed = bits == sf->name_types && i > from &&
                       eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
         /* a firm's word after it is part of the name ("fennick labs", "quillon games") */
-        unsigned firm = !kind && i + 1 < to && !t[i].comma && !t[i + 1].cap
+        unsigned firm = (!kind || kind == framed) && i + 1 < to && !t[i].comma && !t[i + 1].cap
                             ? eg_sf_noun_bits(sf->suffix, t[i + 1].w)
                             : 0;
         out[n++] = (slot){i,    i + 1 + !!firm, 0,          0, firm ? firm : bits,

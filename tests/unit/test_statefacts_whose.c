@@ -8,7 +8,7 @@
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
- * with a player's noun, a firm's name in lower case joined by "&".
+ * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -205,6 +205,22 @@ static void test_of_the_neighbours(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A lower-case word after a verb of working and "at" is a firm's name, even a word of WordNet's
+ * ("google", "apple", "shell"), but for a plain place, time or meal and adverbs. */
+static void test_worked_at(void) {
+  static const expect x[] = {
+      {"i work at google now", "WORKS_AT", "google"},
+      {"i work at apple", "WORKS_AT", "apple"},
+      {"hired at shell last month", "WORKS_AT", "shell"},
+      {"started at amazon last week", "WORKS_AT", "amazon"},
+      {"i work at lunch sometimes", NULL, NULL},
+      {"i work at home now", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"i work at least 50 hours", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"my mum works at tesco", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -247,6 +263,7 @@ int main(void) {
   EG_RUN(test_former_in_apposition);
   EG_RUN(test_given_to_another);
   EG_RUN(test_of_the_neighbours);
+  EG_RUN(test_worked_at);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
