@@ -188,6 +188,16 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
+  /* a clause that says something exists tells of it, not of the speaker's state: "there's a
+   * job going at X", "there's a kitten called X at the rescue", "there's a guy at work called
+   * X" (a place there may still be where the speaker is: "there's so much snow in X, love it
+   * here") */
+  static const char *const there[] = {"there's", "theres", "there're"};
+  static const char *const is[] = {"is", "are", "was", "were"};
+  if (!s->where && s->bits != sf->place_bit &&
+      (eg_sf_in_list(t[a].w, there, sizeof there / sizeof *there) ||
+       (!strcmp(t[a].w, "there") && a + 1 < s->ts && eg_sf_in_list(t[a + 1].w, is, 4))))
+    return ST_NOT_ASSERTED;
   /* a relative clause of the speaker's after the slot says the state in its own tense: "X,
    * where I live, …" (not "X, where I grew up", "X, where we'll move") */
   size_t where = eg_sf_where_clause(t, s->te, to);

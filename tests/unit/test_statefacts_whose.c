@@ -8,7 +8,8 @@
  * possessive, and the user's own stolen; a change from one value to another of its kind; a
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
- * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working.
+ * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
+ * what a clause says exists.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -221,6 +222,19 @@ static void test_worked_at(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A clause that says something exists tells of it, not of the speaker's state; a place there
+ * may still be where the speaker is. */
+static void test_there_is(void) {
+  static const expect x[] = {
+      {"There's a job going at Corvex.", NULL, NULL},
+      {"There's a kitten called Smudge at the rescue I keep thinking about.", EG_STATE_UNCERTAIN,
+       "HAS_PET"},
+      {"there's a guy at work called Tom who I fancy", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"there's so much snow in Oslo, love it here", "LIVES_IN", "Oslo"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -264,6 +278,7 @@ int main(void) {
   EG_RUN(test_given_to_another);
   EG_RUN(test_of_the_neighbours);
   EG_RUN(test_worked_at);
+  EG_RUN(test_there_is);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
