@@ -78,6 +78,9 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
   else if (!strcmp(t[from].w, "the") && from + 1 < to &&
            (strstr(t[from + 1].w, "'s") || t[from + 1].theirs))
     noun = from + 1; /* "the neighbour's dog X": not "the kids …" */
+  else if (!strcmp(t[from].w, "the") && from + 2 < to && !strcmp(t[from + 2].w, "of") &&
+           eg_sf_person_noun(sf, t, from + 1))
+    noun = from + 1; /* "the CEO of X spoke …", "the founder of X": their firm */
   else
     return false;
   if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun)) return false;

@@ -9,7 +9,7 @@
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
- * what a clause says exists.
+ * what a clause says exists; the one of a value a clause opens with.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -235,6 +235,17 @@ static void test_there_is(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A person the clause opens with, "the" and a noun for one "of" a value, is the one it tells
+ * of ("the boss of X spoke …"), not the speaker ("I'm the boss of X"). */
+static void test_the_one_of(void) {
+  static const expect x[] = {
+      {"The boss of Corvex spoke at the event.", NULL, NULL},
+      {"The founder of Tellura lives in Leeds.", NULL, NULL},
+      {"I'm the CEO of Corvex.", "WORKS_AT", "Corvex"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -279,6 +290,7 @@ int main(void) {
   EG_RUN(test_of_the_neighbours);
   EG_RUN(test_worked_at);
   EG_RUN(test_there_is);
+  EG_RUN(test_the_one_of);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
