@@ -207,6 +207,14 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
                    eg_sf_has_marker(sf, MK_NEGATION, t, s->te, where)
                ? ST_NOT_ASSERTED
                : ST_CURRENT;
+  /* a relative clause of the speaker's right after the slot that only visits it: "the Tesla I
+   * test drove", "the flat we viewed", "the cello that I tried out" */
+  size_t rel = s->te;
+  static const char *const that[] = {"that", "which"}, *const we[] = {"i", "we"};
+  if (rel < to && !t[rel - 1].comma && eg_sf_in_list(t[rel].w, that, 2)) rel++;
+  if (rel + 1 < to && !t[rel - 1].comma && eg_sf_in_list(t[rel].w, we, 2) &&
+      eg_sf_has_marker(sf, MK_VISIT, t, rel + 1, rel + 4 < to ? rel + 4 : to))
+    return ST_NOT_ASSERTED;
   /* … and another's relative clause there tells theirs, unless the speaker's words before the
    * slot place it: "X, where my sister lives, is lovely" (not "I moved to X, where my sister
    * lives") */

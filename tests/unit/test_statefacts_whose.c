@@ -9,7 +9,8 @@
  * name with its clitic "'s"; a pet minded for a while, a home growing up; a former value's word
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
- * what a clause says exists; the one of a value a clause opens with.
+ * what a clause says exists; the one of a value a clause opens with; a value only visited, said
+ * after it.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -246,6 +247,19 @@ static void test_the_one_of(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A relative clause of the speaker's right after a value that only visits it ("the X I test
+ * drove", "the flat in X we viewed") holds no value; one that holds it does. */
+static void test_visited_after(void) {
+  static const expect x[] = {
+      {"The Tesla I test drove was amazing.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"The flat in Leeds we viewed was tiny.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I viewed a house in Bath today, loved it.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"The Tesla I drive is amazing.", "DRIVES", "Tesla"},
+      {"The flat in Leeds we live in is tiny.", "LIVES_IN", "Leeds"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -291,6 +305,7 @@ int main(void) {
   EG_RUN(test_worked_at);
   EG_RUN(test_there_is);
   EG_RUN(test_the_one_of);
+  EG_RUN(test_visited_after);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
