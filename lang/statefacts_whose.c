@@ -209,8 +209,38 @@ static bool of_the_neighbours(const eg_statefacts *sf, const token *t, size_t to
          !strcmp(t[q + 1].w, "the") && eg_sf_in_list(t[q + 2].w, ways, sizeof ways / sizeof *ways);
 }
 
+/* Is the slot another's by the words around it: his or their kind word before a name ("Tom and
+ * his wife X"; not "her", as often the object: "we got her a sister, X"), the one it is got or
+ * given to before it ("bought my son a X", "got her a X"), or the home it stands at after it
+ * ("the X at my gran's")? */
+static bool kept_for_another(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                             const slot *s) {
+  static const char *const theirs[] = {"his", "their"};
+  static const char *const them[] = {"him", "her", "them"};
+  static const char *const det[] = {"a", "an", "the"};
+  size_t i = s->ts;
+  if (s->proper && i >= from + 2 && eg_sf_kind_bits(sf, t[i - 1].w) && !t[i - 2].comma &&
+      eg_sf_in_list(t[i - 2].w, theirs, 2))
+    return true;
+  size_t q = i; /* past a determiner and up to one word qualifying it */
+  if (q > from && !eg_sf_in_list(t[q - 1].w, det, 3) && !t[q - 1].comma) q--;
+  if (q >= from + 3 && eg_sf_in_list(t[q - 1].w, det, 3) && !t[q - 2].comma &&
+      (eg_sf_in_list(t[q - 2].w, them, 3) ||
+       (eg_sf_person_noun(sf, t, q - 2) && !eg_sf_possessive(t[q - 2].w))) &&
+      (eg_wordnet_is_past(&sf->wn.verbs, t[q - 3].w) ||
+       (q >= from + 4 && eg_sf_determiner(t[q - 3].w) &&
+        eg_wordnet_is_past(&sf->wn.verbs, t[q - 4].w))))
+    return true;
+  return s->te + 2 < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "at") &&
+         (eg_sf_possessive(t[s->te + 1].w) || t[s->te + 1].theirs ||
+          (eg_sf_determiner(t[s->te + 1].w) &&
+           (eg_sf_possessive(t[s->te + 2].w) || t[s->te + 2].theirs))) &&
+         eg_sf_person_noun(sf, t, eg_sf_determiner(t[s->te + 1].w) ? s->te + 2 : s->te + 1);
+}
+
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
+  if (kept_for_another(sf, t, from, to, s)) return true;
   if (eg_sf_of_a_possessor(sf, t, from, s) || given_to_another(sf, t, from, to, s) ||
       (s->proper && !(s->bits & sf->place_bit) && of_the_neighbours(sf, t, to, s)))
     return true;

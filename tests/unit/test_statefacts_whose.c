@@ -10,7 +10,7 @@
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
- * after it.
+ * after it; one kept for someone else.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -260,6 +260,21 @@ static void test_visited_after(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A value kept for someone else by the words around it is theirs: a name after his or their kind
+ * word, a thing got or given to a person named before it, a thing at a person's home. */
+static void test_kept_for_another(void) {
+  static const expect x[] = {
+      {"I bought my son a violin for his birthday.", NULL, NULL},
+      {"I got her a Fiat 500 for her birthday.", NULL, NULL},
+      {"I bought my daughter a Honda Jazz.", NULL, NULL},
+      {"The piano at my gran's is out of tune.", NULL, NULL},
+      {"Had dinner with Tom and his wife Priya.", NULL, NULL},
+      {"I bought myself a cello.", "PLAYS", "cello"},
+      {"I love my dog Rex.", "HAS_PET", "Rex"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -306,6 +321,7 @@ int main(void) {
   EG_RUN(test_there_is);
   EG_RUN(test_the_one_of);
   EG_RUN(test_visited_after);
+  EG_RUN(test_kept_for_another);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
