@@ -464,7 +464,11 @@ static size_t lower_proper(const eg_statefacts *sf, const token *t, size_t i, si
     bool clean = true;
     for (size_t k = i; k < j && clean; k++)
       clean = !t[k].cap && !t[k].digit && (k == i || !t[k - 1].comma);
-    if (!clean || (j == i + 1 && !lower_name(sf, &t[i]))) continue;
+    /* a typed word may be a place's name where a word places it: "our office in berlin" (not
+     * the car), "moved to chihuahua" */
+    if (!clean ||
+        (j == i + 1 && !lower_name(sf, &t[i]) && !(placed && eg_sf_lookup_common(sf, t[i].w))))
+      continue;
     char key[128];
     eg_sf_span_key(t, i, j, key, sizeof key);
     if ((*bits = eg_sf_bits_of(sf->proper, key) & sf->place_bit) != 0) return j;

@@ -10,7 +10,7 @@
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
- * after it; one kept for someone else.
+ * after it; one kept for someone else; a typed word that is also a place's name, placed.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -275,6 +275,16 @@ static void test_kept_for_another(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A word typed as a kind of thing that is also a place's name is the place where a word places
+ * it ("berlin" is also a limousine). */
+static void test_typed_word_placed(void) {
+  static const expect x[] = {
+      {"i live in berlin now", "LIVES_IN", "berlin"},
+      {"i drive a berlin", "DRIVES", "berlin"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A name opening with a player's noun is a name ("Harper Foods": no harper), a player's noun
  * alone still a player said of the speaker. */
 static void test_name_of_a_player(void) {
@@ -322,6 +332,7 @@ int main(void) {
   EG_RUN(test_the_one_of);
   EG_RUN(test_visited_after);
   EG_RUN(test_kept_for_another);
+  EG_RUN(test_typed_word_placed);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   sf_check_close();
