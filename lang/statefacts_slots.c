@@ -464,8 +464,8 @@ static size_t lower_proper(const eg_statefacts *sf, const token *t, size_t i, si
     bool clean = true;
     for (size_t k = i; k < j && clean; k++)
       clean = !t[k].cap && !t[k].digit && (k == i || !t[k - 1].comma);
-    /* a typed word may be a place's name where a word places it: "our office in berlin" (not
-     * the car), "moved to chihuahua" */
+    /* a word of one of our types may be a place's name where a word places it: "i live in
+     * berlin now" (not the limousine WordNet also knows) */
     if (!clean ||
         (j == i + 1 && !lower_name(sf, &t[i]) && !(placed && eg_sf_lookup_common(sf, t[i].w))))
       continue;
