@@ -235,6 +235,10 @@ bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t
 /* Does "spend" and a stretch shorter than a month come before the value in [from, ts) ("we
  * spent a week in X", "spending the weekend in X")? A visit. */
 bool eg_sf_spent_stay(const token *t, size_t from, size_t ts);
+/* Does "spent" in the simple past and a stretch of months or years come before the value in
+ * [from, ts) ("I spent a year in X after uni", "spent two years at X")? A past stretch there
+ * (not "I've spent a year in X", up to now). */
+bool eg_sf_spent_years(const token *t, size_t from, size_t ts);
 /* Is the value at ts the complement of the speaker's past copula ("I was vegan", "we were in
  * X then"; not a passive: "I was hired at X"), from the sub-clause start `from`? */
 bool eg_sf_past_copula(const eg_statefacts *sf, const token *t, size_t from, size_t ts);

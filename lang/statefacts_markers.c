@@ -273,6 +273,21 @@ bool eg_sf_spent_stay(const token *t, size_t from, size_t ts) {
   return false;
 }
 
+bool eg_sf_spent_years(const token *t, size_t from, size_t ts) {
+  static const char *const count[] = {"a",   "an",  "one",    "two", "three",   "four", "five",
+                                      "six", "few", "couple", "of",  "several", "many", "ten"};
+  static const char *const unit[] = {"month", "months", "year", "years", "decade", "decades"};
+  static const char *const have[] = {"have", "has", "had", "i've", "we've", "ive", "weve"};
+  size_t nc = sizeof count / sizeof *count, nu = sizeof unit / sizeof *unit;
+  for (size_t k = from; k + 2 < ts; k++) {
+    if (strcmp(t[k].w, "spent") != 0 || (k > from && eg_sf_in_list(t[k - 1].w, have, 7))) continue;
+    size_t q = k + 1;
+    while (q < ts && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, nc))) q++;
+    if (q > k + 1 && q < ts && eg_sf_in_list(t[q].w, unit, nu)) return true;
+  }
+  return false;
+}
+
 /* Does a stay of a set length (@stay, or a count of days or weeks) follow the value ending at
  * te in its own predicate, up to a comma or the word joining the next ("went to X for a long
  * weekend"; not "I live in X and go to Y for a weekend")? Then the value is only visited. Not

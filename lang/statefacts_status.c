@@ -285,7 +285,8 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   if (eg_sf_ended_by_word(sf, t, from, to, s))
     return near || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ? ST_NOT_ASSERTED : ST_FORMER;
   if (near || eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts) ||
-      eg_sf_declined(sf, t, scope, s->ts)) /* "I turned down X" */
+      eg_sf_spent_years(t, scope, s->ts) || /* "I spent a year in X after uni" */
+      eg_sf_declined(sf, t, scope, s->ts))  /* "I turned down X" */
     return ST_NOT_ASSERTED;
   /* a negation in the slot's own predicate, up to the word that joins the next ("I work at X
    * and I don't love it" still works there); "without" after the slot negates its own object,

@@ -154,7 +154,7 @@ static void test_name_with_clitic(void) {
 
 /* A pet minded for a while (fostered, pet-sat) is no pet of the speaker's, though the state is
  * spoken of; one adopted after fostering is. A home rented out or hunted for is none; one
- * "growing up" is a past one, as "grew up". */
+ * "growing up" or where a year was spent is a past one, as "grew up". */
 static void test_minded_and_grown(void) {
   static const expect x[] = {
       {"I'm pet-sitting Biscuit the beagle this week.", EG_STATE_UNCERTAIN, "HAS_PET"},
@@ -164,6 +164,8 @@ static void test_minded_and_grown(void) {
       {"I'm renting out my flat in Leeds.", NULL, NULL},
       {"We're house-hunting in Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"We're renting in Leeds now.", "LIVES_IN", "Leeds"},
+      {"I spent a year in Leeds after uni.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I've spent a year in Leeds now and love it.", "LIVES_IN", "Leeds"},
       {"Growing up in Leeds, I never thought I'd live by the sea.", EG_STATE_UNCERTAIN, "LIVES_IN"},
       {"I grew up in Leeds.", EG_STATE_UNCERTAIN, "LIVES_IN"},
   };
