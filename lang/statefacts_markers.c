@@ -247,6 +247,15 @@ bool eg_sf_past_copula(const eg_statefacts *sf, const token *t, size_t from, siz
   return false;
 }
 
+/* How many tokens from k count a stretch: up to three words of count (a digit or one of
+ * count[0..nc)) and a unit of unit[0..nu); 0 for none. */
+static size_t stretch(const token *t, size_t k, size_t to, const char *const *count, size_t nc,
+                      const char *const *unit, size_t nu) {
+  size_t q = k;
+  while (q < to && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, nc))) q++;
+  return q > k && q < to && eg_sf_in_list(t[q].w, unit, nu) ? q + 1 - k : 0;
+}
+
 /* How many tokens from k count a stretch shorter than a month ("two weeks", "a few days", "the
  * weekend", "10 days"); 0 for none. */
 static size_t stay_length(const token *t, size_t k, size_t to) {
@@ -254,9 +263,7 @@ static size_t stay_length(const token *t, size_t k, size_t to) {
                                       "six", "few", "couple", "of",  "the",   "long"};
   static const char *const unit[] = {"day",   "days",      "night",   "nights",  "week",
                                      "weeks", "fortnight", "weekend", "weekends"};
-  size_t q = k;
-  while (q < to && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, 13))) q++;
-  return q > k && q < to && eg_sf_in_list(t[q].w, unit, 9) ? q + 1 - k : 0;
+  return stretch(t, k, to, count, sizeof count / sizeof *count, unit, sizeof unit / sizeof *unit);
 }
 
 /* … said by "for" ("for two weeks", "for 10 days", "for a couple of nights"). */
@@ -278,13 +285,11 @@ bool eg_sf_spent_years(const token *t, size_t from, size_t ts) {
                                       "six", "few", "couple", "of",  "several", "many", "ten"};
   static const char *const unit[] = {"month", "months", "year", "years", "decade", "decades"};
   static const char *const have[] = {"have", "has", "had", "i've", "we've", "ive", "weve"};
-  size_t nc = sizeof count / sizeof *count, nu = sizeof unit / sizeof *unit;
-  for (size_t k = from; k + 2 < ts; k++) {
-    if (strcmp(t[k].w, "spent") != 0 || (k > from && eg_sf_in_list(t[k - 1].w, have, 7))) continue;
-    size_t q = k + 1;
-    while (q < ts && q < k + 4 && (t[q].digit || eg_sf_in_list(t[q].w, count, nc))) q++;
-    if (q > k + 1 && q < ts && eg_sf_in_list(t[q].w, unit, nu)) return true;
-  }
+  for (size_t k = from; k + 2 < ts; k++)
+    if (!strcmp(t[k].w, "spent") && !(k > from && eg_sf_in_list(t[k - 1].w, have, 7)) &&
+        stretch(t, k + 1, ts, count, sizeof count / sizeof *count, unit,
+                sizeof unit / sizeof *unit))
+      return true;
   return false;
 }
 

@@ -366,13 +366,13 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
   const char *w = t[i].w;
   size_t own_at;
   slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
-  bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
-               eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
-               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w);
   if (t[i].cap || t[i].digit || strlen(w) < 2 ||
       strspn(w, "abcdefghijklmnopqrstuvwxyz") != strlen(w) || eg_sf_not_a_name(w) ||
       eg_sf_function_word(w) || eg_sf_bits_of(sf->generic, w) || eg_sf_noun_bits(sf->plain, w))
     return 0;
+  bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
+               eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
+               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w);
   return works ? sf->org_bit : eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
 }
 

@@ -179,6 +179,12 @@ bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, 
   return false;
 }
 
+/* Past "the" and a kind word in apposition right after a name ending at te ("X the cat …"): where
+ * what follows the name starts. */
+static size_t past_kind_apposition(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
+  return te + 1 < to && !strcmp(t[te].w, "the") && eg_sf_kind_bits(sf, t[te + 1].w) ? te + 2 : te;
+}
+
 /* Does the predicate of a name opening its clause give it to someone else: "X the cat belongs to
  * my flatmate", "X is my daughter's", "X was grandma's pride and joy", "X belongs to Sam" (not
  * "belongs to me", "X is mine")? A kind word after "the" in apposition may come between ("X the
@@ -186,9 +192,8 @@ bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, 
 static bool given_to_another(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
   static const char *const belong[] = {"belongs", "belonged", "belong"};
-  size_t q = s->te;
-  if (s->ts != from || t[q - 1].comma) return false;
-  if (q + 1 < to && !strcmp(t[q].w, "the") && eg_sf_kind_bits(sf, t[q + 1].w)) q += 2;
+  if (s->ts != from || t[s->te - 1].comma) return false;
+  size_t q = past_kind_apposition(sf, t, s->te, to);
   bool to_whom = q + 2 < to && eg_sf_in_list(t[q].w, belong, 3) && !strcmp(t[q + 1].w, "to");
   if (!to_whom && !(q + 1 < to && (eg_sf_copula(t[q].w) || !strcmp(t[q].w, "'s")))) return false;
   size_t o = q + 1 + to_whom;
@@ -200,8 +205,7 @@ static bool given_to_another(const eg_statefacts *sf, const token *t, size_t fro
  * across the road", "X upstairs"), a kind word after "the" in apposition between? */
 static bool of_the_neighbours(const eg_statefacts *sf, const token *t, size_t to, const slot *s) {
   static const char *const ways[] = {"road", "street", "hall", "corridor", "landing", "way"};
-  size_t q = s->te;
-  if (q + 1 < to && !strcmp(t[q].w, "the") && eg_sf_kind_bits(sf, t[q + 1].w)) q += 2;
+  size_t q = past_kind_apposition(sf, t, s->te, to);
   if (q < to && !strcmp(t[q].w, "from")) q++;
   if (q < to && (!strcmp(t[q].w, "upstairs") || !strcmp(t[q].w, "downstairs"))) return true;
   if (q + 1 < to && !strcmp(t[q].w, "next") && !strcmp(t[q + 1].w, "door")) return true;
@@ -215,12 +219,12 @@ static bool of_the_neighbours(const eg_statefacts *sf, const token *t, size_t to
  * ("the X at my gran's")? */
 static bool kept_for_another(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                              const slot *s) {
-  static const char *const theirs[] = {"his", "their"};
+  static const char *const his[] = {"his", "their"};
   static const char *const them[] = {"him", "her", "them"};
   static const char *const det[] = {"a", "an", "the"};
   size_t i = s->ts;
   if (s->proper && i >= from + 2 && eg_sf_kind_bits(sf, t[i - 1].w) && !t[i - 2].comma &&
-      eg_sf_in_list(t[i - 2].w, theirs, 2))
+      eg_sf_in_list(t[i - 2].w, his, 2))
     return true;
   size_t q = i; /* past a determiner and up to one word qualifying it */
   if (q > from && !eg_sf_in_list(t[q - 1].w, det, 3) && !t[q - 1].comma) q--;
@@ -231,17 +235,15 @@ static bool kept_for_another(const eg_statefacts *sf, const token *t, size_t fro
        (q >= from + 4 && eg_sf_determiner(t[q - 3].w) &&
         eg_wordnet_is_past(&sf->wn.verbs, t[q - 4].w))))
     return true;
-  return s->te + 2 < to && !t[s->te - 1].comma && !strcmp(t[s->te].w, "at") &&
-         (eg_sf_possessive(t[s->te + 1].w) || t[s->te + 1].theirs ||
-          (eg_sf_determiner(t[s->te + 1].w) &&
-           (eg_sf_possessive(t[s->te + 2].w) || t[s->te + 2].theirs))) &&
-         eg_sf_person_noun(sf, t, eg_sf_determiner(t[s->te + 1].w) ? s->te + 2 : s->te + 1);
+  if (s->te + 2 >= to || t[s->te - 1].comma || strcmp(t[s->te].w, "at") != 0) return false;
+  size_t o = s->te + 1 + eg_sf_determiner(t[s->te + 1].w); /* the owner, past "my" */
+  return (eg_sf_possessive(t[o].w) || t[o].theirs) && eg_sf_person_noun(sf, t, o);
 }
 
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
-  if (kept_for_another(sf, t, from, to, s)) return true;
-  if (eg_sf_of_a_possessor(sf, t, from, s) || given_to_another(sf, t, from, to, s) ||
+  if (kept_for_another(sf, t, from, to, s) || eg_sf_of_a_possessor(sf, t, from, s) ||
+      given_to_another(sf, t, from, to, s) ||
       (s->proper && !(s->bits & sf->place_bit) && of_the_neighbours(sf, t, to, s)))
     return true;
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is
