@@ -648,9 +648,10 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (eg_sf_route_origin(sf, t, slots, ns, k) &&
             eg_sf_status_of(sf, t, from, to, &slots[k + 1]) == ST_CURRENT)
           slots[k].status = ST_FORMER; /* not "drove Leeds to Bristol last weekend" */
-        if (weighed || eg_sf_alternative(t, slots, ns, k) ||
-            eg_sf_stay_after(sf, t, slots[k].te, to))
-          slots[k].status = ST_NOT_ASSERTED; /* weighed, or only visited */
+        /* only visited for a while: no word on the state ("in X for a long weekend") */
+        if (eg_sf_stay_after(sf, t, slots[k].te, to, slots[k].bits & sf->place_bit)) continue;
+        if (weighed || eg_sf_alternative(t, slots, ns, k))
+          slots[k].status = ST_NOT_ASSERTED; /* weighed */
         size_t span_from, span_to;
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);

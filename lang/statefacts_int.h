@@ -104,6 +104,8 @@ struct eg_statefacts {
   eg_map *periods;   /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
   eg_map *journeys;  /* nouns whose first sense is a journey or a means of one ("commute",
                       * "train"; @journeys) → 1 */
+  eg_map *occasions; /* nouns whose first sense is an occasion one goes to ("conference",
+                      * "wedding"; @occasions) → 1 */
   eg_map *plain;     /* nouns whose first sense is a plain word where a name may go ("work",
                       * "home": @plain) → 1 */
   eg_map *foods; /* a food's lemma → its groups' bits (@food: "bacon" → meat), and for a word
@@ -230,8 +232,9 @@ bool eg_sf_joint(const char *w, bool goal);
 /* ---- markers (statefacts_markers.c) ------------------------------------------------------ */
 
 /* Does a stay of a set length (@stay, or a count of days or weeks: "for two weeks") follow the
- * value ending at te in its own predicate? */
-bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to);
+ * value ending at te in its own predicate, or, for a place, "for" an occasion (@occasions: "in
+ * X for a conference")? */
+bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to, bool place);
 /* Does "spend" and a stretch shorter than a month come before the value in [from, ts) ("we
  * spent a week in X", "spending the weekend in X")? A visit. */
 bool eg_sf_spent_stay(const token *t, size_t from, size_t ts);

@@ -461,12 +461,14 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         err);
   }
   /* "@period wordnet time_period#1 …": "week", "month"; "@plain wordnet act#2 …": "work" */
-  if (!strcmp(word, "@period") || !strcmp(word, "@plain") || !strcmp(word, "@journeys")) {
+  eg_map *firsts = !strcmp(word, "@period")      ? sf->periods
+                   : !strcmp(word, "@plain")     ? sf->plain
+                   : !strcmp(word, "@journeys")  ? sf->journeys
+                   : !strcmp(word, "@occasions") ? sf->occasions
+                                                 : NULL;
+  if (firsts) {
     eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
-    closure_ctx c = {sf, 1,
-                     !strcmp(word, "@period")  ? sf->periods
-                     : !strcmp(word, "@plain") ? sf->plain
-                                               : sf->journeys};
+    closure_ctx c = {sf, 1, firsts};
     if (rc) return rc;
     return root_error(eg_wordnet_closure_first(wn_dir, roots, n, on_lemma, &c, err), lineno, err);
   }
@@ -699,6 +701,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->declines = eg_map_new();
   sf->relocates = eg_map_new();
   sf->journeys = eg_map_new();
+  sf->occasions = eg_map_new();
   sf->acquires = eg_map_new();
   sf->gives = eg_map_new();
   sf->towns = eg_map_new();
@@ -711,8 +714,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->same || !sf->players || !sf->ends ||
                        !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
-                       !sf->relocates || !sf->journeys || !sf->acquires || !sf->gives ||
-                       !sf->towns || !sf->within || !sf->periods || !sf->plain || !sf->foods
+                       !sf->relocates || !sf->journeys || !sf->occasions || !sf->acquires ||
+                       !sf->gives || !sf->towns || !sf->within || !sf->periods || !sf->plain ||
+                       !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -761,6 +765,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->declines);
   eg_map_free(sf->relocates);
   eg_map_free(sf->journeys);
+  eg_map_free(sf->occasions);
   eg_map_free(sf->acquires);
   eg_map_free(sf->gives);
   eg_map_free(sf->towns);

@@ -293,16 +293,29 @@ bool eg_sf_spent_years(const token *t, size_t from, size_t ts) {
   return false;
 }
 
+/* … or by "for" and an occasion gone to (@occasions), up to three words before it ("for a
+ * conference", "for my cousin's wedding", "for the work summit"). */
+static size_t for_occasion(const eg_statefacts *sf, const token *t, size_t k, size_t to) {
+  if (strcmp(t[k].w, "for") != 0) return 0;
+  for (size_t q = k + 1; q < to && q < k + 5; q++) {
+    if (eg_sf_bits_of(sf->occasions, t[q].w)) return q + 1 - k;
+    if (t[q].comma || eg_sf_joint(t[q].w, false)) break;
+  }
+  return 0;
+}
+
 /* Does a stay of a set length (@stay, or a count of days or weeks) follow the value ending at
  * te in its own predicate, up to a comma or the word joining the next ("went to X for a long
- * weekend"; not "I live in X and go to Y for a weekend")? Then the value is only visited. Not
- * a stretch up to now: "for a week now", "for a week already". */
-bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
+ * weekend"; not "I live in X and go to Y for a weekend")? Then the value is only visited; a
+ * place is too for an occasion ("in X for a conference"; a cello is not: "practising the X for a
+ * concert"). Not a stretch up to now: "for a week now", "for a week already". */
+bool eg_sf_stay_after(const eg_statefacts *sf, const token *t, size_t te, size_t to, bool place) {
   static const char *const upto[] = {"now", "already", "so"};
   for (size_t k = te; k < to; k++) {
     if (t[k - 1].comma || eg_sf_joint(t[k].w, false)) break;
     size_t n = eg_sf_marker_starts(sf, MK_STAY, t, k, to);
     if (!n) n = short_stay(t, k, to);
+    if (!n && place) n = for_occasion(sf, t, k, to);
     if (n) return !(k + n < to && !t[k + n - 1].comma && eg_sf_in_list(t[k + n].w, upto, 3));
   }
   return false;

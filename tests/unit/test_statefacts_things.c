@@ -151,15 +151,20 @@ static void test_routes(void) {
       {"she's a London-based designer, I love her work.", NULL, NULL},
   };
   check_all(based, sizeof based / sizeof *based);
-  /* a stay of a set length after the place is a visit (a word on the state at most); one
-   * after another predicate is not the place's */
+  /* a stay of a set length after the place is a visit, no word on the state; one after
+   * another predicate is not the place's */
   static const expect stays[] = {
-      {"We went to Lisbon for a long weekend, loved it.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"We went to Lisbon for a long weekend, loved it.", NULL, NULL},
       {"I live in Leeds and go to London for a weekend each month.", "LIVES_IN", "Leeds"},
       {"we've been living in Bergen for a week now!", "LIVES_IN", "Bergen"},
-      /* a count of days or weeks is such a stay too */
-      {"We are staying in Singapore for two weeks.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* a count of days or weeks is such a stay too, and so is an occasion gone to for a place
+       * (not for what is played at it) */
+      {"We are staying in Singapore for two weeks.", NULL, NULL},
       {"We went to Lisbon for 10 days, loved it.", NULL, NULL},
+      {"I'm in Oslo for a conference until Friday.", NULL, NULL},
+      {"We're in Porto for my cousin's wedding, any restaurant tips?", NULL, NULL},
+      {"I'm in Tokyo on business till the 20th.", NULL, NULL},
+      {"I've taken up the cello for the school concert.", "PLAYS", "cello"},
   };
   check_all(stays, sizeof stays / sizeof *stays);
 }
