@@ -91,6 +91,7 @@ struct eg_statefacts {
   eg_map *acquires; /* … that acquire a thing (@acquires): "got", "picked up" → 1 */
   eg_map *gives;    /* … that hand a thing to someone (@gives): "gave", "donated" → 1 */
   eg_map *relocates; /* … that move one's home (@relocates): "moved", "relocating" → 1 */
+  eg_map *speaks;    /* … of speaking to someone (@speaks): "called", "texted" → 1 */
   eg_map *towns;     /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
                       * gazetteer): names WordNet does not know */
   eg_map *within;    /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */

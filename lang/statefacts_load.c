@@ -446,6 +446,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                   : !strcmp(word, "@acquires")  ? sf->acquires
                   : !strcmp(word, "@gives")     ? sf->gives
                   : !strcmp(word, "@relocates") ? sf->relocates
+                  : !strcmp(word, "@speaks")    ? sf->speaks
                                                 : NULL;
   if (forms) { /* "@ends wordnet discard#1 …": the forms of verbs; "@relocates words shift" */
     const char *how = save ? save + strspn(save, " \t") : "";
@@ -700,6 +701,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->routes = eg_map_new();
   sf->declines = eg_map_new();
   sf->relocates = eg_map_new();
+  sf->speaks = eg_map_new();
   sf->journeys = eg_map_new();
   sf->occasions = eg_map_new();
   sf->acquires = eg_map_new();
@@ -714,9 +716,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->same || !sf->players || !sf->ends ||
                        !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
-                       !sf->relocates || !sf->journeys || !sf->occasions || !sf->acquires ||
-                       !sf->gives || !sf->towns || !sf->within || !sf->periods || !sf->plain ||
-                       !sf->foods
+                       !sf->relocates || !sf->speaks || !sf->journeys || !sf->occasions ||
+                       !sf->acquires || !sf->gives || !sf->towns || !sf->within || !sf->periods ||
+                       !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -764,6 +766,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->routes);
   eg_map_free(sf->declines);
   eg_map_free(sf->relocates);
+  eg_map_free(sf->speaks);
   eg_map_free(sf->journeys);
   eg_map_free(sf->occasions);
   eg_map_free(sf->acquires);

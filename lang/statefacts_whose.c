@@ -240,10 +240,27 @@ static bool kept_for_another(const eg_statefacts *sf, const token *t, size_t fro
   return (eg_sf_possessive(t[o].w) || t[o].theirs) && eg_sf_person_noun(sf, t, o);
 }
 
+/* Is the place's name a person's by what it does or is called: the subject opening its clause of
+ * a verb of speaking (@speaks: "X called me", "X texted us") or of a move of home (@relocates:
+ * "X moved in with me"), or with a noun for a person in apposition ("X, my flatmate, is moving
+ * out")? A town does none of these. */
+static bool persons_name(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                         const slot *s) {
+  if (!s->proper || s->cued || !(s->bits & sf->place_bit) || (s->bits & sf->person_bit) ||
+      s->te >= to)
+    return false;
+  size_t q = s->te;
+  if (!t[q - 1].comma)
+    return s->ts == from &&
+           (eg_sf_verb_at(sf->speaks, t, q, to) || eg_sf_verb_at(sf->relocates, t, q, to));
+  if (eg_sf_determiner(t[q].w) && q + 1 < to) q++;
+  return eg_sf_person_noun(sf, t, q) && (t[q].comma || q + 1 == to);
+}
+
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
   if (kept_for_another(sf, t, from, to, s) || eg_sf_of_a_possessor(sf, t, from, s) ||
-      given_to_another(sf, t, from, to, s) ||
+      given_to_another(sf, t, from, to, s) || persons_name(sf, t, from, to, s) ||
       (s->proper && !(s->bits & sf->place_bit) && of_the_neighbours(sf, t, to, s)))
     return true;
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is

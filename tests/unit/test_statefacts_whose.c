@@ -10,7 +10,8 @@
  * in an apposition; a name its predicate gives to someone else or neighbours keep; a name opening
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
- * after it; one kept for someone else; a typed word that is also a place's name, placed.
+ * after it; one kept for someone else; a typed word that is also a place's name, placed; a
+ * town's name a person's by what it does.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -317,6 +318,20 @@ static void test_ampersand_name(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A town's name that does what a person does opening its clause (speaks, moves home) or has a
+ * noun for a person in apposition is a person's; a town's still where it is one. */
+static void test_persons_name(void) {
+  static const expect x[] = {
+      {"Sofia moved in with me last month.", NULL, NULL},
+      {"Paris called me yesterday about the contract.", NULL, NULL},
+      {"Austin texted me at 3am again.", NULL, NULL},
+      {"Victoria, my flatmate, is moving out.", NULL, NULL},
+      {"Sofia is amazing, I love living here.", "LIVES_IN", "Sofia"},
+      {"We moved to Sofia last month.", "LIVES_IN", "Sofia"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -341,6 +356,7 @@ int main(void) {
   EG_RUN(test_typed_word_placed);
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
+  EG_RUN(test_persons_name);
   sf_check_close();
   return eg_test_finish();
 }
