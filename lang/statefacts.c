@@ -273,13 +273,16 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
                     const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
-  if (!it->s.te) return eg_sf_plain_marks(eg_arena_strndup(a, text + cs, ce - cs));
+  if (!it->s.te)
+    return eg_sf_unshorten(sf, a, eg_sf_plain_marks(eg_arena_strndup(a, text + cs, ce - cs)));
   size_t ss = t[named_anyone(sf, t, it->from, &it->s)].s, se = value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   const char *we = it->s.ve ? eg_sf_we_form(t[it->s.ts].w) : NULL;
   const char *who = !it->third && eg_sf_copula_dropped(sf, t, it->from) ? "I'm " : "";
-  return eg_sf_plain_marks(eg_arena_sprintf(a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs,
-                                            we ? we : "X", (int)(ce - se), text + se));
+  return eg_sf_unshorten(
+      sf, a,
+      eg_sf_plain_marks(eg_arena_sprintf(a, "%s%.*s%s%.*s", who, (int)(ss - cs), text + cs,
+                                         we ? we : "X", (int)(ce - se), text + se)));
 }
 
 /* What is embedded for a slot: its sub-clause when that says who ("I'm dating X now" of

@@ -90,10 +90,13 @@ struct eg_statefacts {
   eg_map *declines; /* … that refuse it (@declines): "turned down" → 1 */
   eg_map *acquires; /* … that acquire a thing (@acquires): "got", "picked up" → 1 */
   eg_map *gives;    /* … that hand a thing to someone (@gives): "gave", "donated" → 1 */
-  eg_map *relocates; /* … that move one's home (@relocates): "moved", "relocating" → 1 */
-  eg_map *speaks;    /* … of speaking to someone (@speaks): "called", "texted" → 1 */
-  eg_map *towns;     /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
-                      * gazetteer): names WordNet does not know */
+  eg_map *relocates;    /* … that move one's home (@relocates): "moved", "relocating" → 1 */
+  eg_map *shorthand;    /* chat's shorthand, lower case → what it stands for (@shorthand: "rn" →
+                         * "right now"), owned */
+  size_t shorthand_max; /* the longest of those (0: none) */
+  eg_map *speaks;       /* … of speaking to someone (@speaks): "called", "texted" → 1 */
+  eg_map *towns;        /* a gazetteer's names of towns, folded ("norwich") → type bits (@type …
+                         * gazetteer): names WordNet does not know */
   eg_map *within;    /* "oslo|norway" → 1: a place and one WordNet says it is part of (@within) */
   eg_map *holds;     /* "at team" → the relations (bit r) a noun owned by the user before the
                       * preposition and a value says the user holds ("my team at X": @holds);
@@ -157,6 +160,10 @@ unsigned eg_sf_indefinite(const char *w);
  * words ("I've been seeing someone <pictograph> his name is X" reads as "someone, his name"),
  * nothing after a mark or at the end; an arrow as "to" where the word fits (s NULL: NULL). */
 char *eg_sf_plain_marks(char *s);
+/* s with chat's shorthand spelled out (@shorthand: "rn" as "right now", "gf" as "girlfriend",
+ * "im" as "I'm"), for the embedder, which reads the words better than their shorthand; s
+ * itself when no word is one, else a copy in a. */
+char *eg_sf_unshorten(const eg_statefacts *sf, eg_arena *a, char *s);
 /* The end of the clause (sentence) opening at token from: one past its last token. */
 size_t eg_sf_clause_end(const token *t, size_t nt, size_t from);
 /* The sub-clause (between commas) around token i, within the clause [from, to). In a question,

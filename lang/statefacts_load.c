@@ -192,6 +192,30 @@ static bool on_whole(void *ctx, const char *part, const char *whole) {
   return true;
 }
 
+/* "@shorthand rn right now, gf girlfriend": comma-separated, each a word of chat and what it
+ * stands for (a word already given keeps its first). */
+static eg_code parse_shorthand(eg_statefacts *sf, char *rest, int lineno, eg_err *err) {
+  char *save = NULL;
+  for (char *p = strtok_r(rest, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+    while (*p == ' ' || *p == '\t') p++;
+    size_t wl = strcspn(p, " \t"), xl = strlen(p);
+    while (xl > wl && (p[xl - 1] == ' ' || p[xl - 1] == '\t')) xl--;
+    const char *x = p + wl + strspn(p + wl, " \t");
+    if (!wl || wl >= 16 || x >= p + xl)
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @shorthand WORD WORDS, …", lineno);
+    char w[16];
+    for (size_t i = 0; i < wl; i++) w[i] = (char)tolower((unsigned char)p[i]);
+    if (eg_map_get(sf->shorthand, w, wl)) continue;
+    char *v = strndup(x, (size_t)(p + xl - x));
+    if (!v || eg_map_put(sf->shorthand, w, wl, v) != EG_OK) {
+      free(v);
+      return eg_err_set(err, EG_ENOMEM, "out of memory");
+    }
+    if (strlen(v) > sf->shorthand_max) sf->shorthand_max = strlen(v);
+  }
+  return EG_OK;
+}
+
 typedef struct towns_ctx {
   eg_map *towns;
   unsigned bits;
@@ -430,6 +454,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     return EG_OK;
   }
   if (!strcmp(word, "@same")) return parse_same(sf, rest, lineno, err);
+  if (!strcmp(word, "@shorthand")) return parse_shorthand(sf, rest, lineno, err);
   if (!strcmp(word, "@player")) return parse_player(sf, wn_dir, rest, lineno, err);
   if (!strcmp(word, "@unlike")) /* "@unlike org place wordnet natural_language#1" */
     return parse_unlike(sf, wn_dir, rest, lineno, err);
@@ -702,6 +727,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->declines = eg_map_new();
   sf->relocates = eg_map_new();
   sf->speaks = eg_map_new();
+  sf->shorthand = eg_map_new();
   sf->journeys = eg_map_new();
   sf->occasions = eg_map_new();
   sf->acquires = eg_map_new();
@@ -716,9 +742,9 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->same || !sf->players || !sf->ends ||
                        !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
-                       !sf->relocates || !sf->speaks || !sf->journeys || !sf->occasions ||
-                       !sf->acquires || !sf->gives || !sf->towns || !sf->within || !sf->periods ||
-                       !sf->plain || !sf->foods
+                       !sf->relocates || !sf->speaks || !sf->shorthand || !sf->journeys ||
+                       !sf->occasions || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
+                       !sf->periods || !sf->plain || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -755,6 +781,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->models);
   eg_map_free(sf->synonyms);
   if (sf->same) eg_map_each(sf->same, free_value, NULL);
+  if (sf->shorthand) eg_map_each(sf->shorthand, free_value, NULL);
   eg_map_free(sf->same);
   eg_map_free(sf->players);
   eg_map_free(sf->people);
@@ -767,6 +794,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->declines);
   eg_map_free(sf->relocates);
   eg_map_free(sf->speaks);
+  eg_map_free(sf->shorthand);
   eg_map_free(sf->journeys);
   eg_map_free(sf->occasions);
   eg_map_free(sf->acquires);

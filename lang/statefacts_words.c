@@ -97,6 +97,39 @@ char *eg_sf_plain_marks(char *s) {
   return s;
 }
 
+/* Is byte c part of a word (a letter, a digit, or a byte of a UTF-8 sequence)? */
+static bool word_byte(char c) { return isalnum((unsigned char)c) || (unsigned char)c >= 0x80; }
+
+char *eg_sf_unshorten(const eg_statefacts *sf, eg_arena *a, char *s) {
+  if (!s || !sf->shorthand_max) return s;
+  size_t n = strlen(s), o = 0, cap = n + 1 + (n / 2 + 1) * sf->shorthand_max;
+  char *d = eg_arena_alloc(a, cap);
+  if (!d) return s;
+  for (size_t p = 0; p < n;) {
+    size_t e = p;
+    while (e < n && word_byte(s[e])) e++;
+    if (e == p) {
+      d[o++] = s[p++];
+      continue;
+    }
+    char w[16];
+    const char *x = NULL;
+    if (e - p < sizeof w && s[e] != '\'') { /* not "u's", "im'" */
+      for (size_t i = p; i < e; i++) w[i - p] = (char)tolower((unsigned char)s[i]);
+      x = eg_map_get(sf->shorthand, w, e - p);
+    }
+    if (x) {
+      o += (size_t)snprintf(d + o, cap - o, "%s", x);
+    } else {
+      memcpy(d + o, s + p, e - p);
+      o += e - p;
+    }
+    p = e;
+  }
+  d[o] = '\0';
+  return d;
+}
+
 /* Is the character at p part of a word? */
 static bool word_char(const char *p) {
   unsigned char c = (unsigned char)*p;
@@ -114,6 +147,18 @@ unsigned eg_sf_indefinite(const char *w) {
   static const char *const who[] = {"someone", "somebody"};
   if (eg_sf_in_list(w, who, 2)) return EG_SF_SOMEONE;
   return !strcmp(w, "somewhere") ? EG_SF_SOMEWHERE : 0;
+}
+
+/* chat's units of time as the words they stand for ("6 yrs at X" reads as "6 years at X"; the
+ * value is read from the text, not from its words); a singular only after a count ("a yr"; not
+ * "yr mum", "your"). */
+static void unabbreviate(token *k, const token *prev) {
+  static const char *const abbr[][2] = {{"yrs", "years"}, {"mths", "months"}, {"wks", "weeks"},
+                                        {"yr", "year"},   {"mth", "month"},   {"wk", "week"}};
+  static const char *const one[] = {"a", "one", "1"};
+  for (size_t i = 0; i < sizeof abbr / sizeof *abbr; i++)
+    if (!strcmp(k->w, abbr[i][0]) && (i < 3 || (prev && eg_sf_in_list(prev->w, one, 3))))
+      snprintf(k->w, sizeof k->w, "%s", abbr[i][1]);
 }
 
 size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
@@ -178,6 +223,7 @@ size_t eg_sf_tokenize(const char *text, token *t, size_t max) {
     }
     k->w[l] = '\0';
     k->e = p;
+    unabbreviate(k, n ? &t[n - 1] : NULL);
     /* "the neighbours' dog": the apostrophe after a plural is no quote's when a word follows */
     if (l > 1 && k->w[l - 1] == 's' && text[p] && is_apostrophe(text + p)) {
       size_t q = p + ((unsigned char)text[p] == '\'' ? 1 : 3);

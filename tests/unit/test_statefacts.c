@@ -1421,6 +1421,7 @@ static void test_bad_files(void) {
   refused(path, "@holds WORKS_AT", "@holds RELATION PREPOSITION");
   refused(path, "@within wordnet city#1 notawordatall#1", "notawordatall");
   refused(path, "@period time_period#1", "@period wordnet");
+  refused(path, "@shorthand rn right now, gf", "@shorthand WORD WORDS");
   /* … and a noun sense for the firms' trades */
   refused(path, "@trade org act#2 notawordatall#1", "notawordatall");
   refused(path, "@unlike place natural_language#1", "@unlike TYPE");

@@ -11,7 +11,7 @@
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
- * town's name a person's by what it does.
+ * town's name a person's by what it does; chat's shorthand.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -332,6 +332,18 @@ static void test_persons_name(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Chat's shorthand is read as the words it stands for: by the embedder (@shorthand: "yrs" as
+ * "years", "havent" as "haven't") and, for units of time after a count, by the rules ("after 6
+ * yrs at X i quit" is a stretch that ended). */
+static void test_shorthand(void) {
+  static const expect x[] = {
+      {"havent played piano in yrs", EG_STATE_UNCERTAIN, "PLAYS"},
+      {"after 6 yrs at barclays i finally quit", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"been pescatarian for 2 yrs now", "DIET", "pescatarian"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -357,6 +369,7 @@ int main(void) {
   EG_RUN(test_name_of_a_player);
   EG_RUN(test_ampersand_name);
   EG_RUN(test_persons_name);
+  EG_RUN(test_shorthand);
   sf_check_close();
   return eg_test_finish();
 }
