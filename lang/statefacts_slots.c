@@ -174,9 +174,22 @@ unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w) {
  * and none when it has no type we know — a naming word alone does not make a startup's name a
  * pet's. Returns false where no noun stands right before the naming word ("named her X",
  * "a puppy, named X"): the naming word's own cue stands there. */
+/* How many words before the name at i a passive of naming opens with "he" or "she" ("he's
+ * called X", "she is named X", "hes called X"); 0 for none. Whom it names is said before. */
+static size_t named_of_him(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const he[] = {"he", "she"};
+  static const char *const be[] = {"is", "was", "'s"};
+  if (i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w)) return 0;
+  if (eg_sf_in_list(t[i - 2].w, he_is, 4)) return 2;
+  return i >= from + 3 && eg_sf_in_list(t[i - 2].w, be, 3) && eg_sf_in_list(t[i - 3].w, he, 2) ? 3
+                                                                                               : 0;
+}
+
 static bool head_named(const eg_statefacts *sf, const token *t, size_t from, size_t i,
                        unsigned *bits) {
-  if (i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w) || t[i - 2].comma) return false;
+  if (i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w) || t[i - 2].comma ||
+      named_of_him(sf, t, from, i))
+    return false;
   const char *h = t[i - 2].w;
   if (i >= from + 3 && eg_sf_copula(h) && !t[i - 3].comma) h = t[i - 3].w; /* "… is called X" */
   if (eg_sf_bits_of(sf->people, h)) { /* "a guy called X", "someone named X" */
@@ -245,16 +258,19 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
   static const char *const be[] = {"is", "was"}, *const whose[] = {"his", "her", "their", "its"};
   const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
   bool verb = eg_sf_named_by_verb(sf, t, from, i);
-  *bits = verb ? eg_sf_bits_of(sf->cue, p2) : 0;
+  size_t passive = verb ? 0 : named_of_him(sf, t, from, i); /* "he's called X" */
+  *bits = verb ? eg_sf_bits_of(sf->cue, p2) : passive ? eg_sf_bits_of(sf->cue, p1) : 0;
   if (verb)
     *phrase = i - 2; /* "called him X" */
+  else if (passive)
+    *phrase = i - passive;
   else if (!strcmp(p1, "name's") || !strcmp(p1, "name"))
     *phrase = i - 1;
   else if (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"))
     *phrase = i - 2;
   else
     return 0;
-  if (!verb && *phrase > from && eg_sf_in_list(t[*phrase - 1].w, whose, 4)) --*phrase;
+  if (!verb && !passive && *phrase > from && eg_sf_in_list(t[*phrase - 1].w, whose, 4)) --*phrase;
   unsigned b;
   for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--) {
     char w[32]; /* a kind word's possessive: "my dog's name is X" */
@@ -734,7 +750,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev) | breed;
         /* what it is bound to says more than what WordNet lists */
-        if (!head_named(sf, t, from, i, &cue) && !cue) cue = bound;
+        if (!head_named(sf, t, from, i, &cue) && (!cue || (bound && named_of_him(sf, t, from, i))))
+          cue = bound; /* … as what "he" or "she" stands for does ("he's called X") */
         if (cue && !(cue & s.bits)) s.held = 0; /* "my dog Kia": not the held Kia Sportage */
         if (cue) /* and a name, whatever else the word is: "my boyfriend Tom", "my cat Tom" */
           s.bits = cue, s.cued = true, s.proper = true;

@@ -11,7 +11,7 @@
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
- * town's name a person's by what it does; chat's shorthand.
+ * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -344,6 +344,22 @@ static void test_shorthand(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name given by a passive with "he" or "she" names what was last said of a kind ("We got a
+ * puppy! He's called X") or a person ("seeing someone new, she is called X"), the speaker's
+ * when the sentence that said it is. */
+static void test_named_of_him(void) {
+  static const expect x[] = {
+      {"We got a puppy! He's called Bruno.", "HAS_PET", "Bruno"},
+      {"we got a puppy!! hes called bruno", "HAS_PET", "bruno"},
+      {"I'm seeing someone new, he's called Dev.", "PARTNER_OF", "Dev"},
+      {"I'm seeing someone new. She is called Ana.", "PARTNER_OF", "Ana"},
+      {"We adopted a kitten last week. She's called Pip and she's tiny.", "HAS_PET", "Pip"},
+      {"My sister got a puppy, he's called Rex.", NULL, NULL},
+      {"My boss is awful, he's called Dave.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -370,6 +386,7 @@ int main(void) {
   EG_RUN(test_ampersand_name);
   EG_RUN(test_persons_name);
   EG_RUN(test_shorthand);
+  EG_RUN(test_named_of_him);
   sf_check_close();
   return eg_test_finish();
 }
