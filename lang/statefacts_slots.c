@@ -375,7 +375,8 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
  * noun or verb is at ("my boss at work", "my desk at home", "working at night", "at lunch";
  * @plain), nor an adverb ("at least", "at first"). Its types: a name's, or a firm's after a
  * verb of working; 0 when it is no name. */
-static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                            size_t i) {
   static const char *const working[] = {"work",     "works",    "working",  "worked", "start",
                                         "starts",   "starting", "started",  "intern", "interning",
                                         "interned", "job",      "employed", "hired"};
@@ -384,12 +385,24 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
   slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
   if (t[i].cap || t[i].digit || strlen(w) < 2 ||
       strspn(w, "abcdefghijklmnopqrstuvwxyz") != strlen(w) || eg_sf_not_a_name(w) ||
-      eg_sf_function_word(w) || eg_sf_bits_of(sf->generic, w) || eg_sf_noun_bits(sf->plain, w))
+      eg_sf_function_word(w) || eg_sf_bits_of(sf->generic, w))
     return 0;
+  /* right after a word for a partner ("my gf anna", "my hubby tom", "my wife maria"), a noun
+   * only: no verb ("my wife cooks"), adjective or adverb ("my husband too"), nor a plural ("my
+   * boyfriend jeans are …") */
+  static const char *const plural[] = {"are", "were"};
+  if (i > from && !t[i - 1].comma && (eg_sf_bits_of(sf->cue, t[i - 1].w) & sf->person_bit) &&
+      !(i + 1 < to && eg_sf_in_list(t[i + 1].w, plural, 2)) &&
+      !eg_wordnet_is_verb(&sf->wn.verbs, w) && !eg_wordnet_is_past(&sf->wn.verbs, w) &&
+      !eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, w) &&
+      !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
+    return sf->person_bit;
+  if (eg_sf_noun_bits(sf->plain, w)) return 0;
   bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
                eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
                !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w);
-  return works ? sf->org_bit : eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
+  if (works) return sf->org_bit;
+  return eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
 }
 
 /* Is the lower-case word t[i], a word of WordNet's too, a person's name by where it stands:
@@ -855,7 +868,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
     bool parted = parted_with(sf, t, from, i), unknown = lower_name(sf, &t[i]);
-    unsigned framed = parted ? 0 : framed_name(sf, t, from, i);
+    unsigned framed = parted ? 0 : framed_name(sf, t, from, to, i);
     if (unknown || framed || parted) {
       unsigned kind = parted                        ? sf->person_bit
                       : framed == sf->org_bit       ? framed

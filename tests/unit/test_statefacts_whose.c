@@ -11,7 +11,8 @@
  * with a player's noun, a firm's name in lower case joined by "&" or after a verb of working;
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
- * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he".
+ * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
+ * a partner named by a word.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -360,6 +361,20 @@ static void test_named_of_him(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A lower-case word that WordNet also knows, right after a word for a partner, is the
+ * partner's name when it is a noun only (not "my wife cooks", "my boyfriend jeans are …"). */
+static void test_partner_named_by_a_word(void) {
+  static const expect x[] = {
+      {"my gf anna is coming to visit", "PARTNER_OF", "anna"},
+      {"my hubby tom is the best", "PARTNER_OF", "tom"},
+      {"my gf maria moved in last wk", "PARTNER_OF", "maria"},
+      {"my wife cooks on sundays", NULL, NULL},
+      {"my boyfriend jeans are too big", NULL, NULL},
+      {"my husband home early today", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -387,6 +402,7 @@ int main(void) {
   EG_RUN(test_persons_name);
   EG_RUN(test_shorthand);
   EG_RUN(test_named_of_him);
+  EG_RUN(test_partner_named_by_a_word);
   sf_check_close();
   return eg_test_finish();
 }
