@@ -730,6 +730,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!known && !(t[i].start && j - i == 1 &&
                       eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w)))
         known = model_bits(sf, t, i, j); /* "the Duster is here", not "Golf tomorrow?" */
+      /* a make's name alone is its car or the firm ("my Tesla's been great", "I work at Tesla") */
+      if (!known && j - i == 1 && eg_sf_bits_of(sf->prefix, key))
+        known = eg_sf_bits_of(sf->prefix, key) | sf->org_bit;
       /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
        * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
        * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and

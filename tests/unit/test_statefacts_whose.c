@@ -12,7 +12,7 @@
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
  * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
- * a partner named by a word.
+ * a partner named by a word; a make's name alone.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -375,6 +375,18 @@ static void test_partner_named_by_a_word(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A make's name alone is a car or the firm, the words saying which, and "it" after it the car
+ * ("the Tesla's been great but we're selling it" was a pet's). */
+static void test_make_alone(void) {
+  static const expect x[] = {
+      {"the Tesla's been great but we're selling it", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"The Mazda's in the garage again.", "DRIVES", "Mazda"},
+      {"I got a job at Volvo!", "WORKS_AT", "Volvo"},
+      {"My Honda needs new tyres.", "DRIVES", "Honda"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -403,6 +415,7 @@ int main(void) {
   EG_RUN(test_shorthand);
   EG_RUN(test_named_of_him);
   EG_RUN(test_partner_named_by_a_word);
+  EG_RUN(test_make_alone);
   sf_check_close();
   return eg_test_finish();
 }
