@@ -578,7 +578,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
      * once per slot, with whether that move is only weighed */
     unsigned route[MAX_CANDS] = {0};
     bool route_weighed[MAX_CANDS] = {false};
-    for (size_t k = 1; said && k < ns; k++)
+    for (size_t k = 0; said && k < ns; k++)
       given |= (route[k] = eg_sf_route_moved(sf, t, nt, from, to, said_from, said_to, slots, ns, k,
                                              &route_weighed[k])) != 0;
     bool self = said && (eg_sf_speaks_of_self(sf, t, from, to, true) || given),

@@ -531,8 +531,24 @@ static bool speakers_move(const eg_statefacts *sf, const token *t, size_t a, siz
 unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, size_t from,
                            size_t to, size_t said_from, size_t said_to, const slot *slots,
                            size_t ns, size_t k, bool *weighed) {
-  unsigned takers = k > 0 ? eg_sf_takers(sf, slots[k].bits) : 0;
-  if (!takers || !eg_sf_route_origin(sf, t, slots, ns, k - 1)) return 0;
+  static const marker_kind held_back[] = {MK_PAST, MK_FUTURE, MK_NEGATION};
+  unsigned takers = eg_sf_takers(sf, slots[k].bits);
+  /* the speaker's move named as a noun right before "to" and the value: "the move to X is
+   * done", "our big move to X went fine" ("thinking about a move to X": weighed) */
+  static const char *const det[] = {"the", "our", "my"};
+  size_t v = slots[k].ts, sa, sb;
+  unsigned r = v >= from + 3 && !strcmp(t[v - 1].w, "to") && !t[to - 1].ask &&
+                       t[from].s >= said_from && t[from].s < said_to &&
+                       (eg_sf_in_list(t[v - 3].w, det, 3) ||
+                        (v >= from + 4 && eg_sf_in_list(t[v - 4].w, det, 3)))
+                   ? eg_sf_bits_of(sf->routes, t[v - 2].w) & takers
+                   : 0;
+  if (r && speakers_move(sf, t, from, to, v - 2)) {
+    eg_sf_sub_clause(t, from, to, v - 2, &sa, &sb);
+    *weighed = eg_sf_has_any_marker(sf, held_back, 3, t, sa, v - 2);
+    return r;
+  }
+  if (!k || !takers || !eg_sf_route_origin(sf, t, slots, ns, k - 1)) return 0;
   size_t a = from, b = to < nt ? eg_sf_clause_end(t, nt, to) : to;
   if (a > 0)
     for (a--; a > 0 && !t[a - 1].cut;) a--;
@@ -540,11 +556,9 @@ unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, s
     cb = eg_sf_clause_end(t, nt, ca);
     if (t[cb - 1].ask || t[ca].s < said_from || t[ca].s >= said_to) continue;
     for (size_t m = ca; m < cb; m++) {
-      unsigned r = eg_sf_bits_of(sf->routes, t[m].w) & takers;
-      size_t sa, sb;
+      r = eg_sf_bits_of(sf->routes, t[m].w) & takers;
       if (!r || !speakers_move(sf, t, ca, cb, m)) continue;
       eg_sf_sub_clause(t, ca, cb, m, &sa, &sb);
-      static const marker_kind held_back[] = {MK_PAST, MK_FUTURE, MK_NEGATION};
       if (!eg_sf_has_any_marker(sf, held_back, 3, t, sa, m)) {
         *weighed = false;
         return r;

@@ -145,6 +145,15 @@ static void test_routes(void) {
       {"cheapest train Leeds to Bristol?", NULL, NULL},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
+  /* the speaker's move named as a noun before "to" ends at the place (not someone else's, nor
+   * one only weighed) */
+  static const expect move[] = {
+      {"so the move to Cardiff is done, boxes everywhere.", "LIVES_IN", "Cardiff"},
+      {"The move to Lisbon went smoothly, the cats hated the flight though.", "LIVES_IN", "Lisbon"},
+      {"My sister's move to Cardiff went fine.", NULL, NULL},
+      {"thinking about a move to Cardiff maybe", NULL, NULL},
+  };
+  check_in(&hctx, move, sizeof move / sizeof *move);
   /* "X-based" places its name as "based in X" does */
   static const expect based[] = {
       {"we're Lisbon-based now, what are good weekend trips?", "LIVES_IN", "Lisbon"},
