@@ -594,6 +594,8 @@ static void test_partings(void) {
   static const expect x[] = {
       {"My boyfriend Sam and I broke up.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Dave and I are separating.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      /* … and by chat's idioms of ending (@ended: "ended it", "called it quits") */
+      {"I'm no longer with Dan, we ended it in May.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"My dog Rex and I went for a long walk.", "HAS_PET", "Rex"},
   };
   check_all(x, sizeof x / sizeof *x);
