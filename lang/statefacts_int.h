@@ -557,6 +557,9 @@ bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, cons
  * @holds), *own_at the owner's distance before the name; 0: none. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at);
+/* The relation (bit r) that "new" and a word asking for a state's kind name right before the
+ * slot say ("new city (X)", "new job: X", "new car, X": @ask), the one taking that kind; 0. */
+unsigned eg_sf_newly_named(const eg_statefacts *sf, const token *t, const slot *s);
 /* The relations (bit r) the noun right before the name s and its preposition says begin there
  * ("my probation at X", "onboarding at X"; @begins), the noun no one else's ("her probation",
  * "my sister's onboarding"); 0: none. */

@@ -391,6 +391,14 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   return ok;
 }
 
+unsigned eg_sf_newly_named(const eg_statefacts *sf, const token *t, const slot *s) {
+  size_t i = s->ts;
+  if (i < 2 || strcmp(t[i - 2].w, "new") != 0 || t[i - 2].comma) return 0;
+  unsigned bits = eg_sf_bits_of(sf->ask, t[i - 1].w) & s->bits;
+  int only = bits ? eg_sf_only_taker(sf, bits) : -1;
+  return only >= 0 ? 1u << only : 0;
+}
+
 unsigned eg_sf_begins_at(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   if (!s->proper || s->ts < from + 2) return 0;
   size_t o = s->ts - 2; /* the noun; the word before it, no one else's ("her probation") */

@@ -12,7 +12,7 @@
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
  * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
- * a partner named by a word; a make's name alone.
+ * a partner named by a word; a make's name alone; a value named by "new" and its kind.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -387,6 +387,21 @@ static void test_make_alone(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "new" and a word asking for a state's kind right before a value name it ("new city (X)",
+ * "New city: X"), the speaker's only. */
+static void test_newly_named(void) {
+  static const expect x[] = {
+      {"Life update: new city (Bristol), new job (Ovo Energy), same old me.", "WORKS_AT",
+       "Ovo Energy"},
+      {"New city: Bristol.", "LIVES_IN", "Bristol"},
+      {"new city (bristol) who dis", "LIVES_IN", "bristol"},
+      {"my sister's new city (Bristol) is lovely", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("Life update: new city (Bristol), new job (Ovo Energy), same old me.", "LIVES_IN",
+                "Bristol"));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -416,6 +431,7 @@ int main(void) {
   EG_RUN(test_named_of_him);
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_make_alone);
+  EG_RUN(test_newly_named);
   sf_check_close();
   return eg_test_finish();
 }
