@@ -843,7 +843,7 @@ static const pick *ended_value(const eg_statefacts *sf, const token *t, size_t n
  * vegan, like 3 weeks in"; not "my wife X's 50th is next month"); 0 for none. */
 static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const item *it,
                      const eg_date *dates, size_t nd) {
-  int64_t d = eg_sf_date_in(dates, nd, t[it->from].s, t[it->to - 1].e, false);
+  int64_t d = eg_sf_date_in(dates, nd, t[it->from].s, t[it->to - 1].e, EG_SF_ANY_DATE);
   if (d || !it->s.te) return d;
   size_t from = it->s.ts, a, b, a2 = 0, b2 = 0;
   while (from > 0 && !t[from - 1].cut) from--;
@@ -851,7 +851,7 @@ static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const i
   eg_sf_sub_clause(t, from, to, it->s.ts, &a, &b);
   if (b < to) eg_sf_sub_clause(t, from, to, b, &a2, &b2);
   if (b < to && eg_sf_verbless(sf, t, a2, b2)) b = b2;
-  return eg_sf_date_in(dates, nd, t[a].s, t[b - 1].e, true);
+  return eg_sf_date_in(dates, nd, t[a].s, t[b - 1].e, EG_SF_START_DATE);
 }
 
 /* f's object: the value of item it as written (a name) or lower-cased (a word), typed for
@@ -1112,7 +1112,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                      "message said it ended",
                  .extractor = "prototypes",
                  .since_first_mention = true};
-    f.valid_to = eg_sf_date_in(dates, nd, cs, ce, false);
+    f.valid_to = eg_sf_date_in(dates, nd, cs, ce, EG_SF_END_DATE); /* not "for 5 years" */
     if (!f.valid_to) f.valid_to = sg->time;
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     eg_code rc = set_value(sf, text, t, it, r, a, &f, err);

@@ -288,7 +288,7 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
                .reason = "the foods the user says they eat or leave out",
                .extractor = "foods",
                .utterance = eg_arena_strndup(a, sg->text + cs, ce - cs)};
-  f.valid_from = eg_sf_date_in(dates, nd, cs, ce, false);
+  f.valid_from = eg_sf_date_in(dates, nd, cs, ce, EG_SF_ANY_DATE);
   if (!f.object || !f.utterance) return eg_err_set(err, EG_ENOMEM, "out of memory");
   EG_DEBUG("statefacts", "diet told by foods", "out=%u in=%u", all_out, all_in);
   return eg_enriched_add_fact(a, o, &f, err);

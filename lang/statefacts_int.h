@@ -194,7 +194,8 @@ bool eg_sf_subject_pronoun(const char *w);
 /* Does "from" at t[f] complete the verb of a thing's predicate ("my fingers hurt from the X")?
  * Then X is what the thing's state comes from, not a value the user left behind. */
 bool eg_sf_thing_from(const eg_statefacts *sf, const token *t, size_t from, size_t f);
-/* Does the value at token ts follow "after" and a length of time ("after two years in X")? */
+/* Does the value at token ts follow "after" and a length of time ("after two years in X"), or
+ * "after being" ("after being X for a year", "after having been in X")? */
 bool eg_sf_after_duration(const token *t, size_t from, size_t ts);
 /* The types a common word (or its singular) names, 0 for a generic word ("thing"), none its
  * first sense is unlike (@unlike: "bus" is no car). */
@@ -294,9 +295,11 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
                          eg_err *err);
 /* Do the words [a, b) look forward: a marker of the future, or the present progressive? */
 bool eg_sf_looks_ahead(const eg_statefacts *sf, const token *t, size_t a, size_t b);
-/* The first date said in the text's bytes [cs, ce) (spans: only a start or a stretch up to
- * now), its start; 0 when none. */
-int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, bool spans);
+/* The first date said in the text's bytes [cs, ce) of the kinds wanted, its start; 0 when
+ * none: any, only a start or a stretch up to now ("since May", "for two years"), or only a day
+ * or a stretch of the calendar (an end's: "split up last month", not "for 5 years"). */
+typedef enum { EG_SF_ANY_DATE, EG_SF_START_DATE, EG_SF_END_DATE } eg_sf_date_kind;
+int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, eg_sf_date_kind want);
 /* The start of a date said in the text's bytes [cs, ce) on or after day_end (0: none); with
  * `ahead`, read forward (eg_date_ahead: "I'm moving there in January", said in November). */
 int64_t eg_sf_dated_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, int64_t day_end,

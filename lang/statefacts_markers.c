@@ -445,11 +445,13 @@ int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, s
   return only;
 }
 
-int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, bool spans) {
-  for (size_t d = 0; d < nd; d++)
+int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, eg_sf_date_kind want) {
+  for (size_t d = 0; d < nd; d++) {
+    bool stretch = dates[d].kind == EG_DATE_SINCE || dates[d].kind == EG_DATE_SPAN;
     if (dates[d].start >= cs && dates[d].start < ce &&
-        (!spans || dates[d].kind == EG_DATE_SINCE || dates[d].kind == EG_DATE_SPAN))
+        (want == EG_SF_ANY_DATE || (want == EG_SF_START_DATE) == stretch))
       return dates[d].from;
+  }
   return 0;
 }
 

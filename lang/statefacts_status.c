@@ -71,10 +71,14 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   /* "moved back to Y after two years in X", "after 6 years at X I quit", "after six years in
-   * X I moved to Y" (not "after two years in X, I love it here": the time spent so may go on) */
+   * X I moved to Y", "after being vegan for 2 years I'm eating meat again", "after ten years as
+   * a vegetarian, I've started eating fish" (not "after two years in X, I love it here": the
+   * time spent so may go on) */
   if (eg_sf_after_duration(t, from, s->ts)) {
-    if (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
-        eg_sf_has_marker(sf, MK_ENDED, t, from, to) || eg_sf_word_in(t, from, to, "back"))
+    static const char *const anew[] = {"back", "again", "started", "split", "switched"};
+    for (size_t k = from; k < to; k++)
+      if (eg_sf_in_list(t[k].w, anew, sizeof anew / sizeof *anew)) return true;
+    if (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) || eg_sf_has_marker(sf, MK_ENDED, t, from, to))
       return true;
     for (size_t k = from; k < to; k++)
       if (eg_sf_verb_at(sf->relocates, t, k, to)) return true;

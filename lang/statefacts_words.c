@@ -487,6 +487,11 @@ bool eg_sf_after_duration(const token *t, size_t from, size_t ts) {
   size_t k = ts;
   while (k > from && eg_sf_determiner(t[k - 1].w)) k--;
   if (k > from && eg_sf_in_list(t[k - 1].w, with, sizeof with / sizeof *with)) k--;
+  /* "after being X", "after being in X", "after having been X" */
+  if (k > from + 1 && !strcmp(t[k - 1].w, "being") && !strcmp(t[k - 2].w, "after")) return true;
+  if (k > from + 2 && !strcmp(t[k - 1].w, "been") && !strcmp(t[k - 2].w, "having") &&
+      !strcmp(t[k - 3].w, "after"))
+    return true;
   size_t l = k > from ? strlen(t[k - 1].w) : 0;
   if (k > from + 1 && l > 4 && !strcmp(t[k - 1].w + l - 3, "ing") && !strcmp(t[k - 2].w, "of"))
     k -= 2; /* "of being", "of living in" */
