@@ -12,7 +12,8 @@
  * what a clause says exists; the one of a value a clause opens with; a value only visited, said
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
  * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
- * a partner named by a word; a make's name alone; a value named by "new" and its kind.
+ * a partner named by a word; a make's name alone; a value named by "new" and its kind; a job
+ * told by its role.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -402,6 +403,16 @@ static void test_newly_named(void) {
                 "Bristol"));
 }
 
+/* A job told by its role at a firm: heading up a function, a new post, a contract. */
+static void test_roles_at(void) {
+  static const expect x[] = {
+      {"I'm now heading up marketing at Brightwave.", "WORKS_AT", "Brightwave"},
+      {"I'm the new office manager at Corvex.", "WORKS_AT", "Corvex"},
+      {"My sister is heading up marketing at Brightwave.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -432,6 +443,7 @@ int main(void) {
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
+  EG_RUN(test_roles_at);
   sf_check_close();
   return eg_test_finish();
 }
