@@ -716,8 +716,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!known && j - i > 1)
         known = eg_sf_noun_bits(sf->suffix, t[j - 1].w);                  /* "Merrow Clinics" */
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w); /* "Honda Civic" */
-      /* a make alone, mid-sentence, is the car or its maker ("I drive a Tesla now") */
-      if (!known && j - i == 1 && !t[i].start && (known = eg_sf_bits_of(sf->prefix, t[i].w)))
+      /* a make alone, mid-sentence, is the car or its maker ("I drive a Tesla now", "the
+       * Tesla's been great": its clitic aside) */
+      if (!known && j - i == 1 && !t[i].start && (known = eg_sf_bits_of(sf->prefix, key)))
         known |= sf->org_bit;
       /* "Cobalt Freight"; not "Yamaha Piano", a kind of a type's own */
       if (!known && j - i > 1 && !eg_sf_lookup_common(sf, t[j - 1].w))
@@ -730,9 +731,6 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!known && !(t[i].start && j - i == 1 &&
                       eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w)))
         known = model_bits(sf, t, i, j); /* "the Duster is here", not "Golf tomorrow?" */
-      /* a make's name alone is its car or the firm ("my Tesla's been great", "I work at Tesla") */
-      if (!known && j - i == 1 && eg_sf_bits_of(sf->prefix, key))
-        known = eg_sf_bits_of(sf->prefix, key) | sf->org_bit;
       /* a lone capitalised sentence opener is a name when WordNet knows it as one, does not
        * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
        * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and
