@@ -712,9 +712,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         i = j;
         continue;
       }
-      if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
       if (!known && j - i > 1)
-        known = eg_sf_noun_bits(sf->suffix, t[j - 1].w);                  /* "Merrow Clinics" */
+        known = eg_sf_noun_bits(sf->suffix, t[j - 1].w); /* "Merrow Clinics", "Fenwick & Co" */
+      if (!known && j - i > 1) known = eg_sf_bits_of(sf->proper, t[j - 1].w);
       if (!known && j - i > 1) known = eg_sf_bits_of(sf->prefix, t[i].w); /* "Honda Civic" */
       /* a make alone, mid-sentence, is the car or its maker ("I drive a Tesla now", "the
        * Tesla's been great": its clitic aside) */

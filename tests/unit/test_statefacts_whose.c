@@ -409,6 +409,8 @@ static void test_roles_at(void) {
       {"I'm now heading up marketing at Brightwave.", "WORKS_AT", "Brightwave"},
       {"I'm the new office manager at Corvex.", "WORKS_AT", "Corvex"},
       {"My sister is heading up marketing at Brightwave.", NULL, NULL},
+      /* a firm's word ending a name says a firm before a place's name in it ("Co", Colorado) */
+      {"I work at Fenwick & Co.", "WORKS_AT", "Fenwick & Co"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
