@@ -13,7 +13,7 @@
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
  * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
  * a partner named by a word; a make's name alone; a value named by "new" and its kind; a job
- * told by its role.
+ * told by its role; an animal put down.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -415,6 +415,17 @@ static void test_roles_at(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An animal put down is put to death (WordNet's put_down#6, named in @ends: not its first
+ * senses, "put the phone down"). */
+static void test_put_down(void) {
+  static const expect x[] = {
+      {"We had to put Bailey down.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"we had to put our old lab Bailey down last week", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"I put the phone down and cried.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -446,6 +457,7 @@ int main(void) {
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
+  EG_RUN(test_put_down);
   sf_check_close();
   return eg_test_finish();
 }
