@@ -13,7 +13,7 @@
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
  * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
  * a partner named by a word; a make's name alone; a value named by "new" and its kind; a job
- * told by its role; an animal put down.
+ * told by its role; an animal put down; a place the speaker is out of.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -426,6 +426,17 @@ static void test_put_down(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A place the speaker is out of is left ("we're finally out of X", "got out of X"); a thing
+ * run out of is no value ("I'm out of oat milk"). */
+static void test_out_of(void) {
+  static const expect x[] = {
+      {"we're finally out of London! Brighton is so much calmer", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"Got out of Leeds at last.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"I'm out of oat milk, what can I use instead?", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -458,6 +469,7 @@ int main(void) {
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
   EG_RUN(test_put_down);
+  EG_RUN(test_out_of);
   sf_check_close();
   return eg_test_finish();
 }
