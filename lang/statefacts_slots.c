@@ -887,13 +887,18 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (bits) {
         bool placed = bits == sf->name_types && i > from &&
                       eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
+        /* a saint's title is no name alone: the word after it is the name's ("st marys") */
+        size_t e = i + 1;
+        if ((!strcmp(t[i].w, "st") || !strcmp(t[i].w, "saint")) && e < to && !t[i].comma &&
+            !t[e].cap && !eg_sf_function_word(t[e].w))
+          e++;
         /* a firm's word after it is part of the name ("fennick labs", "quillon games") */
-        unsigned firm = (!kind || kind == framed) && i + 1 < to && !t[i].comma && !t[i + 1].cap
-                            ? eg_sf_noun_bits(sf->suffix, t[i + 1].w)
+        unsigned firm = (!kind || kind == framed) && e < to && !t[e - 1].comma && !t[e].cap
+                            ? eg_sf_noun_bits(sf->suffix, t[e].w)
                             : 0;
-        out[n++] = (slot){i,    i + 1 + !!firm, 0,          0, firm ? firm : bits,
-                          true, kind != 0,      ST_CURRENT, 0, placed};
-        i += !!firm;
+        out[n++] =
+            (slot){i, e + !!firm, 0, 0, firm ? firm : bits, true, kind != 0, ST_CURRENT, 0, placed};
+        i = e + !!firm - 1;
         continue;
       }
     }

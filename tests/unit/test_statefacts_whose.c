@@ -307,13 +307,16 @@ static void test_name_of_a_player(void) {
 }
 
 /* A firm's name in lower case joined by an ampersand is one name, up to a word of function,
- * manner or time. */
+ * manner or time; so is a saint's title with the word after it. */
 static void test_ampersand_name(void) {
   static const expect x[] = {
       {"I run the pastry side at bramble & co bakery and we need a vegan croissant.", "WORKS_AT",
        "bramble & co bakery"},
       {"i work at marks & spencer now", "WORKS_AT", "marks & spencer"},
       {"i got a job at johnson & johnson!", "WORKS_AT", "johnson & johnson"},
+      /* … and a saint's title in lower case with the word after it ("st" alone is no name) */
+      {"im a nurse at st james", "WORKS_AT", "st james"},
+      {"i work at st marys hospital", "WORKS_AT", "st marys hospital"},
       {"fish & chips tonight", NULL, NULL},
       {"me & my bf are moving in together", NULL, NULL},
   };
