@@ -447,9 +447,9 @@ int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, s
 
 int64_t eg_sf_date_in(const eg_date *dates, size_t nd, size_t cs, size_t ce, eg_sf_date_kind want) {
   for (size_t d = 0; d < nd; d++) {
-    bool stretch = dates[d].kind == EG_DATE_SINCE || dates[d].kind == EG_DATE_SPAN;
+    bool upto = dates[d].kind == EG_DATE_SINCE || dates[d].kind == EG_DATE_SPAN;
     if (dates[d].start >= cs && dates[d].start < ce &&
-        (want == EG_SF_ANY_DATE || (want == EG_SF_START_DATE) == stretch))
+        (want == EG_SF_ANY_DATE || (want == EG_SF_START_DATE) == upto))
       return dates[d].from;
   }
   return 0;

@@ -97,43 +97,41 @@ char *eg_sf_plain_marks(char *s) {
   return s;
 }
 
-/* Is byte c part of a word (a letter, a digit, or a byte of a UTF-8 sequence)? */
-static bool word_byte(char c) { return isalnum((unsigned char)c) || (unsigned char)c >= 0x80; }
-
-char *eg_sf_unshorten(const eg_statefacts *sf, eg_arena *a, char *s) {
-  if (!s || !sf->shorthand_max) return s;
-  size_t n = strlen(s), o = 0, cap = n + 1 + (n / 2 + 1) * sf->shorthand_max;
-  char *d = eg_arena_alloc(a, cap);
-  if (!d) return s;
-  for (size_t p = 0; p < n;) {
-    size_t e = p;
-    while (e < n && word_byte(s[e])) e++;
-    if (e == p) {
-      d[o++] = s[p++];
-      continue;
-    }
-    char w[16];
-    const char *x = NULL;
-    if (e - p < sizeof w && s[e] != '\'') { /* not "u's", "im'" */
-      for (size_t i = p; i < e; i++) w[i - p] = (char)tolower((unsigned char)s[i]);
-      x = eg_map_get(sf->shorthand, w, e - p);
-    }
-    if (x) {
-      o += (size_t)snprintf(d + o, cap - o, "%s", x);
-    } else {
-      memcpy(d + o, s + p, e - p);
-      o += e - p;
-    }
-    p = e;
-  }
-  d[o] = '\0';
-  return d;
-}
-
 /* Is the character at p part of a word? */
 static bool word_char(const char *p) {
   unsigned char c = (unsigned char)*p;
   return isalnum(c) || (c >= 0x80 && !is_apostrophe(p) && !is_dash(p) && !pictograph(p));
+}
+
+char *eg_sf_unshorten(const eg_statefacts *sf, eg_arena *a, char *s) {
+  if (!s || !sf->shorthand_max) return s;
+  size_t n = strlen(s), o = 0, cap = 0;
+  char *d = NULL; /* the copy, made at the first word spelled out */
+  for (size_t p = 0, e; p < n; p = e) {
+    for (e = p; e < n && word_char(s + e);) e++;
+    const char *x = NULL;
+    char w[16];
+    if (e == p) {
+      e++;                                                  /* a byte of no word */
+    } else if (e - p < sizeof w && !is_apostrophe(s + e)) { /* not "u's", "im'" */
+      for (size_t i = p; i < e; i++) w[i - p] = (char)tolower((unsigned char)s[i]);
+      x = eg_map_get(sf->shorthand, w, e - p);
+    }
+    if (x && !d) {
+      cap = n + 1 + (n / 2 + 1) * sf->shorthand_max;
+      if (!(d = eg_arena_alloc(a, cap))) return s;
+      memcpy(d, s, p);
+      o = p;
+    }
+    if (x) {
+      o += (size_t)snprintf(d + o, cap - o, "%s", x);
+    } else if (d) {
+      memcpy(d + o, s + p, e - p);
+      o += e - p;
+    }
+  }
+  if (d) d[o] = '\0';
+  return d ? d : s;
 }
 
 /* Does the text at p go on with "a" or "an" after its blanks? */
