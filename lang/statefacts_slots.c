@@ -368,21 +368,35 @@ static bool lower_name(const eg_statefacts *sf, const token *w) {
          !eg_sf_lookup_common(sf, base);
 }
 
-/* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands: after a
- * noun the user has by holding a value, where that value goes ("my old team at siemens", "my
- * boss at bramble"; @holds), or after a verb of working and "at" ("just started at google",
- * "i work at apple now"), a firm's there? Not a word whose first sense is a plain one such a
- * noun or verb is at ("my boss at work", "my desk at home", "working at night", "at lunch";
- * @plain), nor an adverb ("at least", "at first"). Its types: a name's, or a firm's after a
- * verb of working; 0 when it is no name. */
-static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                            size_t i) {
+/* Does the word t[i] stand where a name of a value goes: after a noun the user has by holding
+ * a value, where that value goes ("my old team at siemens", "my boss at bramble"; @holds), or
+ * after a verb of working and "at" ("just started at google", "i work at Amazon now"), a
+ * firm's there, or, in capitals, after a word for a person and "at" ("a nurse at Amazon")? Not
+ * an adverb ("at least", "at first"). Its types: a name's, or a firm's after a verb of working;
+ * 0 when it stands in no such frame. */
+static unsigned name_frame(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   static const char *const working[] = {"work",     "works",    "working",  "worked", "start",
                                         "starts",   "starting", "started",  "intern", "interning",
                                         "interned", "job",      "employed", "hired"};
-  const char *w = t[i].w;
   size_t own_at;
   slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
+  bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
+               eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
+               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[i].w);
+  if (works) return sf->org_bit;
+  if (t[i].cap && i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
+      eg_sf_bits_of(sf->people, t[i - 2].w))
+    return sf->name_types;
+  return eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
+}
+
+/* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands (a
+ * partner's word before it, or name_frame)? Not a word whose first sense is a plain one such a
+ * noun or verb is at ("my boss at work", "my desk at home", "working at night", "at lunch";
+ * @plain). Its types; 0 when it is no name. */
+static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                            size_t i) {
+  const char *w = t[i].w;
   if (t[i].cap || t[i].digit || strlen(w) < 2 ||
       strspn(w, "abcdefghijklmnopqrstuvwxyz") != strlen(w) || eg_sf_not_a_name(w) ||
       eg_sf_function_word(w) || eg_sf_bits_of(sf->generic, w))
@@ -397,12 +411,7 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
       !eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, w) &&
       !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
     return sf->person_bit;
-  if (eg_sf_noun_bits(sf->plain, w)) return 0;
-  bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
-               eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
-               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w);
-  if (works) return sf->org_bit;
-  return eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
+  return eg_sf_noun_bits(sf->plain, w) ? 0 : name_frame(sf, t, from, i);
 }
 
 /* Is the lower-case word t[i], a word of WordNet's too, a person's name by where it stands:
@@ -789,11 +798,15 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         /* a kind of thing one names, in capitals mid-sentence with no determiner, is the name
          * of something else: "married to Tom" keeps no tomcat; when WordNet names an individual
          * so, of no type of ours, that one: "getting used to Python after years of C" keeps no
-         * snake, nor a dragon */
+         * snake, nor a dragon; unless it stands where a value's name goes: "I work at Amazon",
+         * a parrot's kind and a river */
         else if (common && (common & sf->cue_types) == common && !t[i].start &&
                  !(i > from && (eg_sf_determiner(prev) || t[i - 1].digit))) {
           s.bits = sf->name_types & ~common, s.proper = true;
-          if (!s.bits || eg_wordnet_is_common(sf->wn.instances, sf->wn.n_instances, t[i].w)) {
+          unsigned frame = s.bits ? name_frame(sf, t, from, i) : 0;
+          if (frame) s.bits &= frame;
+          if (!s.bits ||
+              (!frame && eg_wordnet_is_common(sf->wn.instances, sf->wn.n_instances, t[i].w))) {
             i = j - 1;
             continue;
           }

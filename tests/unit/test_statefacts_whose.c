@@ -440,6 +440,18 @@ static void test_out_of(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A firm named by a word that is a kind of pet and, in WordNet, an individual (the Amazon: a
+ * parrot's kind and a river) is the firm where a firm's name goes. */
+static void test_firm_named_as_a_word(void) {
+  static const expect x[] = {
+      {"I work at Amazon.", "WORKS_AT", "Amazon"},
+      {"I got a job at Amazon.", "WORKS_AT", "Amazon"},
+      {"I'm a software engineer at Amazon.", "WORKS_AT", "Amazon"},
+      {"I'm getting used to Python after years of C.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -473,6 +485,7 @@ int main(void) {
   EG_RUN(test_roles_at);
   EG_RUN(test_put_down);
   EG_RUN(test_out_of);
+  EG_RUN(test_firm_named_as_a_word);
   sf_check_close();
   return eg_test_finish();
 }
