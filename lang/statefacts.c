@@ -998,9 +998,12 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       const pick **slotp = p[i].v.ended ? &doubt : &fact;
       if (better(q, *slotp)) *slotp = q;
     }
+    /* a value ended, or told in the past ("I used to work at Y, now I'm at X"), beside one
+     * read below the bar: the one that took its place */
     if (!fact && doubt && doubt->it->s.te &&
         (doubt->it->s.status == ST_FORMER ||
-         eg_sf_has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to)))
+         eg_sf_has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to) ||
+         eg_sf_has_marker(sf, MK_PAST, t, doubt->it->from, doubt->it->to)))
       fact = taking_place(p, np, doubt);
     const char *rel = sf->rels[r].name;
     const pick *over = fact ? ended_after(text, t, p, np, fact) : NULL;

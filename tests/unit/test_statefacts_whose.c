@@ -440,6 +440,16 @@ static void test_out_of(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A value told in the past beside one read below the bar: the one that took its place. */
+static void test_past_then_now(void) {
+  static const expect x[] = {
+      {"I used to work at Hartwell, now I'm at Microsoft.", "WORKS_AT", "Microsoft"},
+      {"I used to work at Hartwell. Now I'm at Microsoft.", "WORKS_AT", "Microsoft"},
+      {"I'm at Heathrow now, boarding soon.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A firm named by a word that is a kind of pet and, in WordNet, an individual (the Amazon: a
  * parrot's kind and a river) is the firm where a firm's name goes. */
 static void test_firm_named_as_a_word(void) {
@@ -485,6 +495,7 @@ int main(void) {
   EG_RUN(test_roles_at);
   EG_RUN(test_put_down);
   EG_RUN(test_out_of);
+  EG_RUN(test_past_then_now);
   EG_RUN(test_firm_named_as_a_word);
   sf_check_close();
   return eg_test_finish();
