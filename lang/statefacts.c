@@ -763,26 +763,37 @@ static bool better(const pick *q, const pick *cur) {
   return q->v.cosine > cur->v.cosine;
 }
 
-/* A value of the user's own that the message names beside one it says ended (a word of ending
- * governs it, or a word of change is in its clause), read as the same relation if below the
- * bar or placed only (a kind word one relation takes, which would yield to the value held —
- * the one ended here): the one that took its place ("Sold the piano to make space and rented
- * a X", "I'm not in Lisbon anymore, I moved north to X", "swapped the sax for a X"), or NULL. */
-static const pick *taking_place(const pick *p, size_t np, const pick *ended) {
-  const pick *best = NULL;
-  for (size_t i = 0; i < np; i++)
-    if ((p[i].v.weak || p[i].v.placed) && p[i].v.rel == ended->v.rel && !p[i].it->s.held &&
-        p[i].it->s.ts != ended->it->s.ts && better(&p[i], best))
-      best = &p[i];
-  return best;
-}
-
 /* Do items a and b name the same value (case aside)? */
 static bool same_value(const char *text, const token *t, const item *a, const item *b) {
   size_t as = eg_sf_value_from(&a->s), ae = eg_sf_value_to(&a->s);
   size_t bs = eg_sf_value_from(&b->s), be = eg_sf_value_to(&b->s);
   size_t al = value_end(text, t, ae) - t[as].s, bl = value_end(text, t, be) - t[bs].s;
   return al == bl && !strncasecmp(text + t[as].s, text + t[bs].s, al);
+}
+
+/* A value of the user's own that the message names beside one it says ended (a word of ending
+ * governs it, or a word of change is in its clause), read as the same relation if below the
+ * bar or placed only (a kind word one relation takes, which would yield to the value held —
+ * the one ended here): the one that took its place ("Sold the piano to make space and rented
+ * a X", "I'm not in Lisbon anymore, I moved north to X", "swapped the sax for a X"), or NULL.
+ * Not the ended value named again ("lived in X in 2015 and loved it there"). */
+static const pick *taking_place(const char *text, const token *t, const pick *p, size_t np,
+                                const pick *ended) {
+  const pick *best = NULL;
+  for (size_t i = 0; i < np; i++)
+    if ((p[i].v.weak || p[i].v.placed) && p[i].v.rel == ended->v.rel && !p[i].it->s.held &&
+        p[i].it->s.ts != ended->it->s.ts && !same_value(text, t, p[i].it, ended->it) &&
+        better(&p[i], best))
+      best = &p[i];
+  return best;
+}
+
+/* Does the clause [from, to) say its state is now ("now I'm at X", "currently …")? */
+static bool said_now(const token *t, size_t from, size_t to) {
+  static const char *const now[] = {"now", "currently", "nowadays", "presently"};
+  for (size_t k = from; k < to; k++)
+    if (eg_sf_in_list(t[k].w, now, sizeof now / sizeof *now)) return true;
+  return false;
 }
 
 /* Do the bytes [from, to) of text end no sentence? */
@@ -998,13 +1009,16 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       const pick **slotp = p[i].v.ended ? &doubt : &fact;
       if (better(q, *slotp)) *slotp = q;
     }
-    /* a value ended, or told in the past ("I used to work at Y, now I'm at X"), beside one
-     * read below the bar: the one that took its place */
-    if (!fact && doubt && doubt->it->s.te &&
-        (doubt->it->s.status == ST_FORMER ||
-         eg_sf_has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to) ||
-         eg_sf_has_marker(sf, MK_PAST, t, doubt->it->from, doubt->it->to)))
-      fact = taking_place(p, np, doubt);
+    /* a value ended beside one read below the bar: the one that took its place; so is one
+     * said to be now beside one told in the past ("I used to work at Y, now I'm at X"; not
+     * "we drove to Y and had lunch there") */
+    if (!fact && doubt && doubt->it->s.te) {
+      const item *d = doubt->it;
+      bool ended = d->s.status == ST_FORMER || eg_sf_has_marker(sf, MK_CHANGE, t, d->from, d->to);
+      bool past = !ended && eg_sf_has_marker(sf, MK_PAST, t, d->from, d->to);
+      if (ended || past) fact = taking_place(text, t, p, np, doubt);
+      if (past && fact && !said_now(t, fact->it->from, fact->it->to)) fact = NULL;
+    }
     const char *rel = sf->rels[r].name;
     const pick *over = fact ? ended_after(text, t, p, np, fact) : NULL;
     if (over) doubt = over, fact = NULL;

@@ -448,6 +448,9 @@ static void test_past_then_now(void) {
       {"I'm at Heathrow now, boarding soon.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* … said to be now: not a place gone to, nor the value told in the past named again */
+  EG_CHECK(!says("We drove to Bath and had lunch there.", "LIVES_IN", NULL));
+  EG_CHECK(!says("I lived in Madrid in 2015 and loved it there.", "LIVES_IN", NULL));
 }
 
 /* A firm named by a word that is a kind of pet and, in WordNet, an individual (the Amazon: a
