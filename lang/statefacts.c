@@ -404,9 +404,18 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
      * me a flat in Y? I'm moving there in May for a job at X"), not one that says what there is
      * ("there is a X near me") */
     static const char *const be[] = {"is", "are", "was", "were", "will", "has", "have", "seems"};
-    if (said && !t[to - 1].ask && ns < MAX_CANDS &&
-        eg_sf_proform(sf, t, from, to, &before, &there) && there.where &&
-        !(there.te < to && eg_sf_in_list(t[there.te].w, be, sizeof be / sizeof *be)))
+    /* … or one named before it in this clause, however it was named, as where a move of home
+     * goes ("I visited X in 2019 and moved there a year later", "moved back there"; not
+     * "drive up there", nor "here", the speaker's place now) */
+    static const char *const back[] = {"back", "over", "out"};
+    size_t p = from, at = from;
+    while (p < to && strcmp(t[p].w, "there")) p++;
+    size_t v = p > from && eg_sf_in_list(t[p - 1].w, back, 3) ? p - 1 : p;
+    if (v == from || !eg_sf_verb_at(sf->relocates, t, v - 1, p)) p = to;
+    for (size_t k = 0; p < to && k < ns; k++)
+      if (out[k].te <= p && (out[k].bits & sf->place_bit)) before = out[k], at = p;
+    if (said && !t[to - 1].ask && ns < MAX_CANDS && eg_sf_proform(sf, t, at, to, &before, &there) &&
+        there.where && !(there.te < to && eg_sf_in_list(t[there.te].w, be, sizeof be / sizeof *be)))
       out[ns++] = there;
   } else if (said && !t[to - 1].ask) {
     ns = eg_sf_proform(sf, t, from, to, last, out);

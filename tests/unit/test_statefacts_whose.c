@@ -465,6 +465,24 @@ static void test_firm_named_as_a_word(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "there" stands for a place named before it in its own clause too, however that place was
+ * named (visited, loved on a holiday, someone else's), as where a move of home goes; "here"
+ * does not: it is where the speaker is now. */
+static void test_there_in_the_clause(void) {
+  static const expect x[] = {
+      {"I visited Tallinn in 2019 and moved there a year later.", "LIVES_IN", "Tallinn"},
+      {"We fell in love with Porto on holiday and ended up moving there last spring.", "LIVES_IN",
+       "Porto"},
+      {"My sister lives in Leeds and I visit her there every month.", NULL, NULL},
+      {"We spent Christmas in Vienna and it snowed there every day.", NULL, NULL},
+      {"Dad is in hospital in Bristol so I'm staying there for now.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("My girlfriend lives in Paris and I'm moving there in June.", "LIVES_IN", "Paris"));
+  EG_CHECK(
+      !says("Our son is at uni in Durham, we drive up there every few weeks.", "LIVES_IN", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -500,6 +518,7 @@ int main(void) {
   EG_RUN(test_out_of);
   EG_RUN(test_past_then_now);
   EG_RUN(test_firm_named_as_a_word);
+  EG_RUN(test_there_in_the_clause);
   sf_check_close();
   return eg_test_finish();
 }
