@@ -87,6 +87,9 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
    * aunt left me her X", "he sold us his X") */
   static const char *const to_user[] = {"me", "us"};
   size_t ended_from = eg_sf_predicate_start(sf, t, a, b, s, true);
+  /* … or one whose last word is the preposition the predicate starts after ("said goodbye to
+   * our cat X", "bid farewell to X") */
+  if (s->ts - ended_from < 6 && eg_sf_ends_marker(sf, MK_ENDED, t, a, ended_from)) return true;
   for (size_t q = s->ts, k = 0; q > ended_from && k < 6; q--, k++) {
     if (eg_sf_in_list(t[q].w, to_user, 2)) continue;
     /* a participle between a determiner and its noun qualifies the noun, it ends nothing of

@@ -483,6 +483,17 @@ static void test_there_in_the_clause(void) {
       !says("Our son is at uni in Durham, we drive up there every few weeks.", "LIVES_IN", NULL));
 }
 
+/* A word of ending whose last word is the preposition before the value ("said goodbye to X")
+ * ends it. */
+static void test_goodbye_to(void) {
+  static const expect x[] = {
+      {"We said goodbye to our cat Smokey last week.", EG_STATE_UNCERTAIN, "HAS_PET"},
+      {"We said goodbye to the Corolla.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("Said goodbye to Leeds today, off to Bristol!", "LIVES_IN", "Leeds")); /* ended */
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -519,6 +530,7 @@ int main(void) {
   EG_RUN(test_past_then_now);
   EG_RUN(test_firm_named_as_a_word);
   EG_RUN(test_there_in_the_clause);
+  EG_RUN(test_goodbye_to);
   sf_check_close();
   return eg_test_finish();
 }
