@@ -576,13 +576,17 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
      * her name is X", "Adopted a kitten. The kids named him X"; not after "my friend got a
      * cat"), and so is one that opens its sentence bound to its kind ("X the ferret joined
      * the household"; not "Jared adopted a kitten called X"), and one a start opening the
-     * sentence places ("Onboarding at X is …") */
+     * sentence places ("Onboarding at X is …"), as one a first stretch or thing had by
+     * holding a value places ("First paycheck from X came in", "First week at X done") */
     bool given = false;
+    size_t own_at;
     for (size_t k = 0; k < ns; k++)
       given |= (slots[k].cued &&
                 (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])))) ||
                eg_sf_home_of_speaker(t, from, to, &slots[k]) ||
-               (slots[k].ts == from + 2 && eg_sf_begins_at(sf, t, from, &slots[k]));
+               (slots[k].ts == from + 2 && eg_sf_begins_at(sf, t, from, &slots[k])) ||
+               (slots[k].ts == from + 3 && eg_sf_ordinal(t[from].w) &&
+                eg_sf_held_through(sf, t, from, &slots[k], &own_at));
     /* … and one a route of the speaker's move ends ("the move is booked, Leeds to X"): read
      * once per slot, with whether that move is only weighed */
     unsigned route[MAX_CANDS] = {0};

@@ -494,6 +494,17 @@ static void test_goodbye_to(void) {
   EG_CHECK(says("Said goodbye to Leeds today, off to Bristol!", "LIVES_IN", "Leeds")); /* ended */
 }
 
+/* A first stretch or thing had by holding a value, opening a sentence, is the speaker's: "First
+ * paycheck from X came in", as "Onboarding at X is …" is. */
+static void test_first_of_a_value(void) {
+  static const expect x[] = {
+      {"First paycheck from Canva came in today.", "WORKS_AT", "Canva"},
+      {"First week at Monzo done, everyone's lovely.", "WORKS_AT", "Monzo"},
+      {"Paycheck from Canva came in today.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -531,6 +542,7 @@ int main(void) {
   EG_RUN(test_firm_named_as_a_word);
   EG_RUN(test_there_in_the_clause);
   EG_RUN(test_goodbye_to);
+  EG_RUN(test_first_of_a_value);
   sf_check_close();
   return eg_test_finish();
 }
