@@ -192,6 +192,7 @@ static bool head_named(const eg_statefacts *sf, const token *t, size_t from, siz
     return false;
   const char *h = t[i - 2].w;
   if (i >= from + 3 && eg_sf_copula(h) && !t[i - 3].comma) h = t[i - 3].w; /* "… is called X" */
+  if ((*bits = eg_sf_noun_bits(sf->suffix, h)) != 0) return true; /* "a company called X" */
   if (eg_sf_bits_of(sf->people, h)) { /* "a guy called X", "someone named X" */
     *bits = eg_sf_kind_bits(sf, h) | sf->person_bit;
     return true;
@@ -714,6 +715,17 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         i++;
         eg_sf_span_key(t, i, j, key, sizeof key);
         known = eg_sf_bits_of(sf->proper, key);
+      }
+      /* a capitalised adjective before a common noun qualifies it: "a Dutch company called X",
+       * "an Italian restaurant" (not "moved to Nice last week": "last" is an adjective too; nor
+       * one of a type: "a Mediterranean diet") */
+      if (!known && j - i == 1 && !t[i].start && j < to && !t[j].cap && !t[i].comma &&
+          !eg_sf_lookup_common(sf, t[i].w) &&
+          eg_wordnet_is_common(sf->wn.proper_adjectives, sf->wn.n_proper_adjectives, t[i].w) &&
+          eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[j].w) &&
+          !eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[j].w)) {
+        i = j - 1;
+        continue;
       }
       unsigned kind = kind_named(sf, t, i, j, to);
       if (kind) {

@@ -528,8 +528,8 @@ static eg_code word_set_add(word_set *ws, const char *w, size_t len) {
  * its lower-case one-word words into each set of lower[0..nl), and, with names, the
  * capitalised one-word names of its synsets that are instances of another ("Python", the
  * dragon: "@i"), lower-cased. */
-static eg_code read_data_file(const char *path, word_set *const *lower, size_t nl,
-                              word_set *names) {
+static eg_code read_data_file(const char *path, word_set *const *lower, size_t nl, word_set *names,
+                              word_set *capitals) {
   FILE *f = fopen(path, "r");
   if (!f) return EG_EUNAVAIL;
   char line[16384];
@@ -550,6 +550,12 @@ static eg_code read_data_file(const char *path, word_set *const *lower, size_t n
       if (!w || strchr(w, '_')) continue; /* one-word openers only */
       if (*w >= 'A' && *w <= 'Z') {
         if (names && nn < sizeof named / sizeof *named) named[nn++] = w;
+        char low[64];
+        size_t l = strcspn(w, "(");
+        if (capitals && l < sizeof low) {
+          for (size_t c = 0; c < l; c++) low[c] = (char)tolower((unsigned char)w[c]);
+          rc = word_set_add(capitals, low, l);
+        }
         continue;
       }
       if (!(*w >= 'a' && *w <= 'z')) continue;
@@ -604,7 +610,8 @@ eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_er
   const char *dir = data_dir(dict_dir);
   memset(out, 0, sizeof *out);
   word_set common = {NULL, 0, 0}, adverbs = {NULL, 0, 0}, adjectives = {NULL, 0, 0},
-           names = {NULL, 0, 0}, lemmas = {NULL, 0, 0}, irregular = {NULL, 0, 0};
+           names = {NULL, 0, 0}, lemmas = {NULL, 0, 0}, irregular = {NULL, 0, 0},
+           capitals = {NULL, 0, 0};
   /* per part of speech, the sets its data file's words and its exception list go to */
   static const char *const pos[] = {"noun", "verb", "adj", "adv"};
   word_set *const data[4][2] = {
@@ -614,13 +621,14 @@ eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_er
   for (size_t p = 0; p < 4 && !rc; p++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/data.%s", dir, pos[p]);
-    rc = read_data_file(path, data[p], data[p][1] ? 2 : 1, p == 0 ? &names : NULL);
+    rc = read_data_file(path, data[p], data[p][1] ? 2 : 1, p == 0 ? &names : NULL,
+                        p == 2 ? &capitals : NULL);
     snprintf(path, sizeof path, "%s/%s.exc", dir, pos[p]);
     if (!rc) rc = read_exc_file(path, exc[p], exc[p][1] ? 2 : 1);
   }
   if (rc) {
     free(common.v), free(adverbs.v), free(adjectives.v), free(names.v), free(lemmas.v),
-        free(irregular.v);
+        free(irregular.v), free(capitals.v);
     return eg_err_set(err, rc,
                       rc == EG_ENOMEM ? "out of memory" : "the WordNet data files cannot be read");
   }
@@ -628,6 +636,7 @@ eg_code eg_wordnet_words_load(const char *dict_dir, eg_wordnet_words *out, eg_er
   word_set_finish(&adverbs, &out->adverbs, &out->n_adverbs);
   word_set_finish(&adjectives, &out->adjectives, &out->n_adjectives);
   word_set_finish(&names, &out->instances, &out->n_instances);
+  word_set_finish(&capitals, &out->proper_adjectives, &out->n_proper_adjectives);
   word_set_finish(&lemmas, &out->verbs.lemmas, &out->verbs.n_lemmas);
   word_set_finish(&irregular, &out->verbs.irregular, &out->verbs.n_irregular);
   return EG_OK;
@@ -638,6 +647,7 @@ void eg_wordnet_words_free(eg_wordnet_words *w) {
   free(w->adverbs);
   free(w->adjectives);
   free(w->instances);
+  free(w->proper_adjectives);
   free(w->verbs.lemmas);
   free(w->verbs.irregular);
   memset(w, 0, sizeof *w);

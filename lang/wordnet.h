@@ -93,11 +93,13 @@ typedef struct eg_wordnet_verbset {
  *  - adjectives: its adjectives and their irregular comparisons ("red", "oily", "better");
  *  - instances: the one-word names it gives individuals (instance synsets: "Python", the
  *    dragon; "Amazon", the river; not "Tom", a kind of person), lower-cased;
+ *  - proper_adjectives: the one-word adjectives it spells capitalised ("Dutch", "Victorian"),
+ *    lower-cased;
  *  - verbs: its verbs' lemmas and irregular forms.
  */
 typedef struct eg_wordnet_words {
-  uint64_t *common, *adverbs, *adjectives, *instances;
-  size_t n_common, n_adverbs, n_adjectives, n_instances;
+  uint64_t *common, *adverbs, *adjectives, *instances, *proper_adjectives;
+  size_t n_common, n_adverbs, n_adjectives, n_instances, n_proper_adjectives;
   eg_wordnet_verbset verbs;
 } eg_wordnet_words;
 

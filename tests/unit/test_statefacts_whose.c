@@ -13,10 +13,14 @@
  * after it; one kept for someone else; a typed word that is also a place's name, placed; a
  * town's name a person's by what it does; chat's shorthand; a name a passive gives with "he";
  * a partner named by a word; a make's name alone; a value named by "new" and its kind; a job
- * told by its role; an animal put down; a place the speaker is out of.
+ * told by its role; an animal put down; a place the speaker is out of; a value told in the past
+ * beside one said to be now; a firm named by a word WordNet gives a pet's kind and an individual;
+ * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
+ * WordNet spells capitalised, and a firm's noun before a naming verb.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
+#include "lang/wordnet.h"
 #include "tests/unit/statefacts_check.h"
 
 /* A noun had only at a start placed at a value (probation, onboarding, induction) is a start,
@@ -505,6 +509,28 @@ static void test_first_of_a_value(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An adjective WordNet spells capitalised ("Dutch") before a common noun qualifies it, no name
+ * ("a Dutch company called X" was WORKS_AT Dutch), unless it is a word of a type ("a
+ * Mediterranean diet"); an institution's noun before a naming verb says the name is a firm's,
+ * over any sense of a person's it has ("a company called Mollie"). */
+static void test_proper_adjective(void) {
+  eg_wordnet_words wn;
+  eg_err e;
+  EG_REQUIRE(eg_wordnet_words_load(NULL, &wn, &e) == EG_OK);
+  const uint64_t *adj = wn.proper_adjectives;
+  size_t n = wn.n_proper_adjectives;
+  EG_CHECK(eg_wordnet_is_common(adj, n, "dutch") && eg_wordnet_is_common(adj, n, "victorian"));
+  EG_CHECK(!eg_wordnet_is_common(adj, n, "red") && !eg_wordnet_is_common(adj, n, "leeds"));
+  eg_wordnet_words_free(&wn);
+  static const expect x[] = {
+      {"I'm working from home for a Dutch company called Mollie.", "WORKS_AT", "Mollie"},
+      {"I work for a company called Mollie.", "WORKS_AT", "Mollie"},
+      {"We moved to Nice last week.", "LIVES_IN", "Nice"},
+      {"I've switched from keto to a Mediterranean diet.", "DIET", "mediterranean"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -543,6 +569,7 @@ int main(void) {
   EG_RUN(test_there_in_the_clause);
   EG_RUN(test_goodbye_to);
   EG_RUN(test_first_of_a_value);
+  EG_RUN(test_proper_adjective);
   sf_check_close();
   return eg_test_finish();
 }
