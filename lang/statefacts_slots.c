@@ -391,9 +391,23 @@ static unsigned name_frame(const eg_statefacts *sf, const token *t, size_t from,
   return eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
 }
 
+/* Is the word t[i] given as a name, whatever word it is: "her name is pepper", "his name's
+ * teddy", "a cat named biscuit", "called him biscuit"? */
+static bool given_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const be[] = {"is", "was"};
+  if (i < from + 2 || t[i - 1].comma) return false;
+  if (!strcmp(t[i - 1].w, "name's") ||
+      (!strcmp(t[i - 2].w, "name") && eg_sf_in_list(t[i - 1].w, be, 2)))
+    return true;
+  /* not an idiom of ending that reads so: "called it quits" */
+  return (eg_sf_named_by_verb(sf, t, from, i) && !eg_sf_ends_at(sf, t, i - 2, i + 1)) ||
+         (eg_sf_naming_verb(sf, t[i - 1].w) && (eg_sf_kind_bits(sf, t[i - 2].w) & ~sf->person_bit));
+}
+
 /* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands (a
- * partner's word before it, or name_frame)? Not a word whose first sense is a plain one such a
- * noun or verb is at ("my boss at work", "my desk at home", "working at night", "at lunch";
+ * partner's word before it, given as a name, or name_frame)? Not a word whose first sense is a
+ * plain one such a noun or verb is at ("my boss at work", "my desk at home", "working at night",
+ * "at lunch";
  * @plain). Its types; 0 when it is no name. */
 static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             size_t i) {
@@ -412,6 +426,7 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
       !eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, w) &&
       !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
     return sf->person_bit;
+  if (given_name(sf, t, from, i)) return sf->name_types;
   return eg_sf_noun_bits(sf->plain, w) ? 0 : name_frame(sf, t, from, i);
 }
 
@@ -902,7 +917,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                                                     : 0;
       /* "called him kevin"; and a word no list knows given as a name or bound to a kind word
        * ("her name is zoe", "meet nala, our new kitten") */
-      if (!kind && (unknown || eg_sf_named_by_verb(sf, t, from, i)))
+      if (!kind && (unknown || given_name(sf, t, from, i)))
         kind = bound_kind(sf, t, from, to, i, i + 1);
       unsigned bits = kind                                   ? kind
                       : after_year(t, from, i)               ? sf->year_types

@@ -16,7 +16,7 @@
  * told by its role; an animal put down; a place the speaker is out of; a value told in the past
  * beside one said to be now; a firm named by a word WordNet gives a pet's kind and an individual;
  * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
- * WordNet spells capitalised, and a firm's noun before a naming verb.
+ * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -531,6 +531,19 @@ static void test_proper_adjective(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A word given as a name is one, whatever word it is ("her name is pepper", "a cat named
+ * biscuit"), but not an idiom of ending that reads so ("called it quits"). */
+static void test_given_name(void) {
+  static const expect x[] = {
+      {"we got a puppy, her name is pepper", "HAS_PET", "pepper"},
+      {"we got a cavapoo!! his name is teddy", "HAS_PET", "teddy"},
+      {"we adopted a cat named biscuit", "HAS_PET", "biscuit"},
+      {"Sam and I called it quits after four years.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("Sam and I called it quits after four years.", "HAS_PET", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -570,6 +583,7 @@ int main(void) {
   EG_RUN(test_goodbye_to);
   EG_RUN(test_first_of_a_value);
   EG_RUN(test_proper_adjective);
+  EG_RUN(test_given_name);
   sf_check_close();
   return eg_test_finish();
 }
