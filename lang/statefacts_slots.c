@@ -878,11 +878,18 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       continue;
     }
     /* a model's name alone, shouted ("THE DUSTER IS HERE") or in lower case after a
-     * determiner when it is no word ("my prius", "the rav4"; not "my golf") */
+     * determiner and up to two adjectives when it is no word ("my prius", "the rav4", "a
+     * second-hand yaris", "my trusty old prius"; not "my golf") */
     static const char *const owner[] = {"the", "my", "our", "a", "an", "new", "used"};
     unsigned lone = !t[i].cap || t[i].shout ? model_bits(sf, t, i, i + 1) : 0;
+    size_t d = i;
+    while (d > from && d + 2 > i && !t[d - 1].comma &&
+           (eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[d - 1].w) ||
+            compound_word(sf, t[d - 1].w)) &&
+           !eg_sf_in_list(t[d - 1].w, owner, sizeof owner / sizeof *owner))
+      d--;
     if (lone && !t[i].shout &&
-        (i == from || !eg_sf_in_list(t[i - 1].w, owner, sizeof owner / sizeof *owner) ||
+        (d == from || !eg_sf_in_list(t[d - 1].w, owner, sizeof owner / sizeof *owner) ||
          eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w)))
       lone = 0;
     if (lone) {

@@ -16,7 +16,8 @@
  * told by its role; an animal put down; a place the speaker is out of; a value told in the past
  * beside one said to be now; a firm named by a word WordNet gives a pet's kind and an individual;
  * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
- * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name.
+ * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
+ * model's name in lower case after adjectives.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -544,6 +545,18 @@ static void test_given_name(void) {
   EG_CHECK(!says("Sam and I called it quits after four years.", "HAS_PET", NULL));
 }
 
+/* A model's name in lower case after a determiner and up to two adjectives ("a second-hand
+ * yaris", "a little yaris"), when it is no word. */
+static void test_model_after_adjectives(void) {
+  static const expect x[] = {
+      {"bought a second-hand yaris", "DRIVES", "yaris"},
+      {"bought a little yaris", "DRIVES", "yaris"},
+      {"we got a red mazda3", "DRIVES", "mazda3"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("my little golf lessons start next week", "DRIVES", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -584,6 +597,7 @@ int main(void) {
   EG_RUN(test_first_of_a_value);
   EG_RUN(test_proper_adjective);
   EG_RUN(test_given_name);
+  EG_RUN(test_model_after_adjectives);
   sf_check_close();
   return eg_test_finish();
 }
