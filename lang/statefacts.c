@@ -66,6 +66,8 @@ typedef struct item {
   bool acquired;   /* owned, acquired by a verb of acquiring ("got my own X"): said, not placed */
   bool of_held;    /* no slot, of the one the user has of a kind ("my car needs a service"): a
                     * word on the state only where it reads as its end ("my car got stolen") */
+  bool in;         /* right after "in", named by no cue: read as a place where it may be one
+                    * ("living with my sister in X": no partner) */
 } item;
 
 typedef struct verdict {
@@ -134,7 +136,8 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
      * can read ("I live somewhere new now") is a word on the state: a doubt either way */
     float said = best_assert[r] > best_ended[r] ? best_assert[r] : best_ended[r];
     if (it->of_held && best_ended[r] < best_assert[r] + sf->margin) said = -1;
-    float c = it->s.te ? ((sf->rels[r].types & it->s.bits) ? as_state : -1) : said;
+    unsigned types = it->in && (it->s.bits & sf->place_bit) ? sf->place_bit : it->s.bits;
+    float c = it->s.te ? ((sf->rels[r].types & types) ? as_state : -1) : said;
     if (c > first) {
       if (first > second) second = first;
       first = c, arg = r, arg_ended = !it->s.te;
@@ -432,7 +435,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   /* not another's of the same name ("my neighbour's X got stolen") */
   if (!s->held || *n >= MAX_ITEMS || eg_sf_of_a_possessor(sf, t, from, s)) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false, false, false};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -449,7 +452,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false, false};
+  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false, false, false};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -532,7 +535,8 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   if (s->status == ST_FORMER) g.status = ST_FORMER; /* "my cat's name was X, she died in 2019" */
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
-  *it = (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false, false};
+  *it =
+      (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false, false, false};
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
@@ -694,8 +698,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      begun,
                      taken,
                      false,
+                     false,
                      false};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
+        it->in = !slots[k].cued && slots[k].ts > from && !strcmp(t[slots[k].ts - 1].w, "in") &&
+                 !t[slots[k].ts - 1].start; /* not "In X we …", a frame */
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
@@ -703,7 +710,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
             near_slot(sf, t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
           *near = (item){seg,   near_from, near_to, it->s, NULL,      true,  false, it->modifier,
-                         false, 0,         0,       false, it->taken, false, false};
+                         false, 0,         0,       false, it->taken, false, false, it->in};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
@@ -715,7 +722,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
                      NULL,  false, false, false,
                      false, 0,     0,     false,
-                     0,     false, false};
+                     0,     false, false, false};
         it->of_held = of_the_one_held(sf, t, from, to);
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }

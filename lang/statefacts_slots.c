@@ -794,6 +794,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                       (!known && town_bits(sf, key, j - i))};
         /* a language's name is no value of the user's ("check my English"; @unlike) */
         if (!known) s.bits &= ~eg_sf_bits_of(sf->unlike, key);
+        /* nor is an adjective WordNet spells capitalised, alone ("all in Dutch"; not "Christian
+         * and I") */
+        if (!known && j - i == 1 && !eg_sf_with_me(t, from, to, i, j) &&
+            eg_wordnet_is_common(sf->wn.proper_adjectives, sf->wn.n_proper_adjectives, t[i].w))
+          s.bits = 0;
         /* a capital does not take a word's common sense away: "a Mediterranean diet" */
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;

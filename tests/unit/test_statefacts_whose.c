@@ -17,7 +17,7 @@
  * beside one said to be now; a firm named by a word WordNet gives a pet's kind and an individual;
  * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
  * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
- * model's name in lower case after adjectives.
+ * model's name in lower case after adjectives; a name after "in".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -528,8 +528,25 @@ static void test_proper_adjective(void) {
       {"I work for a company called Mollie.", "WORKS_AT", "Mollie"},
       {"We moved to Nice last week.", "LIVES_IN", "Nice"},
       {"I've switched from keto to a Mediterranean diet.", "DIET", "mediterranean"},
+      /* … and alone it is no value ("in Dutch"), but beside the speaker a name ("Christian and
+       * I") */
+      {"How to say 'my dog is sick' in Dutch, for the vet around the corner.", NULL, NULL},
+      {"Christian and I got engaged.", "PARTNER_OF", "Christian"},
   };
   check_all(x, sizeof x / sizeof *x);
+}
+
+/* A name right after "in" (no cue before it, not opening the sentence) is read as a place where
+ * it may be one: no partner "in X". */
+static void test_in_a_place(void) {
+  static const expect x[] = {
+      {"Since the divorce I've been living with my sister in Derby.", "LIVES_IN", "Derby"},
+      {"I live with my boyfriend in Kelso.", "LIVES_IN", "Kelso"},
+      {"We moved into a two-bed in Hackney.", "LIVES_IN", "Hackney"},
+      {"I'm in love with Tom.", "PARTNER_OF", "Tom"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("Moved in with my boyfriend in Clapham.", "PARTNER_OF", NULL));
 }
 
 /* A word given as a name is one, whatever word it is ("her name is pepper", "a cat named
@@ -598,6 +615,7 @@ int main(void) {
   EG_RUN(test_proper_adjective);
   EG_RUN(test_given_name);
   EG_RUN(test_model_after_adjectives);
+  EG_RUN(test_in_a_place);
   sf_check_close();
   return eg_test_finish();
 }
