@@ -303,11 +303,19 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
   size_t phrase;
   if (eg_sf_given_to(sf, t, from, i, &b, &phrase)) return b;
   if ((b = i > from ? eg_sf_kind_bits(sf, t[i - 1].w) : 0)) return b; /* "our beagle X" */
-  /* "X the ferret"; not a verb opening the sentence ("Walked the dog", "Took the dog out") */
+  /* "X the ferret"; not a verb opening the sentence ("Walked the dog", "Took the dog out"), nor
+   * a place WordNet knows after a word that places it, a sentence run on ("since we moved to
+   * Rotterdam the cat is bored"; not "Sydney the cat loves boxes") */
+  static const char *const placing[] = {"to", "in", "from", "near"};
   bool verb =
       j == i + 1 && t[i].start &&
       (eg_wordnet_is_past(&sf->wn.verbs, t[i].w) || eg_wordnet_is_ing(&sf->wn.verbs, t[i].w));
-  if (j + 1 < to && !verb && !strcmp(t[j].w, "the") && (b = eg_sf_kind_bits(sf, t[j + 1].w)))
+  char key[128];
+  eg_sf_span_key(t, i, j, key, sizeof key);
+  bool placed = i > from && eg_sf_in_list(t[i - 1].w, placing, 4) &&
+                (eg_sf_bits_of(sf->proper, key) & sf->place_bit);
+  if (j + 1 < to && !verb && !placed && !strcmp(t[j].w, "the") &&
+      (b = eg_sf_kind_bits(sf, t[j + 1].w)))
     return b;
   if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
   if (!t[j - 1].comma) return 0;

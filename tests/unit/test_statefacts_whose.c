@@ -17,7 +17,8 @@
  * beside one said to be now; a firm named by a word WordNet gives a pet's kind and an individual;
  * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
  * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
- * model's name in lower case after adjectives; a name after "in".
+ * model's name in lower case after adjectives; a name after "in"; a place run on
+ * before "the" and a kind word.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -574,6 +575,16 @@ static void test_model_after_adjectives(void) {
   EG_CHECK(!says("my little golf lessons start next week", "DRIVES", NULL));
 }
 
+/* A place WordNet knows, after a word that places it, is no pet's name before "the" and a kind
+ * word: a sentence run on ("moved to Rotterdam the cat is bored"), not "Sydney the cat". */
+static void test_place_run_on(void) {
+  static const expect x[] = {
+      {"Since we moved to Rotterdam the cat is bored.", "LIVES_IN", "Rotterdam"},
+      {"Sydney the cat loves boxes.", "HAS_PET", "Sydney"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -616,6 +627,7 @@ int main(void) {
   EG_RUN(test_given_name);
   EG_RUN(test_model_after_adjectives);
   EG_RUN(test_in_a_place);
+  EG_RUN(test_place_run_on);
   sf_check_close();
   return eg_test_finish();
 }
