@@ -399,16 +399,18 @@ static unsigned name_frame(const eg_statefacts *sf, const token *t, size_t from,
   return eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
 }
 
-/* Is the word t[i] given as a name, whatever word it is: "her name is pepper", "his name's
- * teddy", "a cat named biscuit", "called him biscuit"? */
+/* Is the word t[i] given as a name, whatever noun it is: "her name is pepper", "his name's
+ * teddy", "a cat named biscuit", "called him biscuit"? Not an adjective, which qualifies what
+ * is named ("named her new kitten X") or makes an idiom ("called it quits"). */
 static bool given_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   static const char *const be[] = {"is", "was"};
-  if (i < from + 2 || t[i - 1].comma) return false;
+  if (i < from + 2 || t[i - 1].comma ||
+      eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[i].w))
+    return false;
   if (!strcmp(t[i - 1].w, "name's") ||
       (!strcmp(t[i - 2].w, "name") && eg_sf_in_list(t[i - 1].w, be, 2)))
     return true;
-  /* not an idiom of ending that reads so: "called it quits" */
-  return (eg_sf_named_by_verb(sf, t, from, i) && !eg_sf_ends_at(sf, t, i - 2, i + 1)) ||
+  return eg_sf_named_by_verb(sf, t, from, i) ||
          (eg_sf_naming_verb(sf, t[i - 1].w) && (eg_sf_kind_bits(sf, t[i - 2].w) & ~sf->person_bit));
 }
 

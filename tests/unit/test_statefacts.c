@@ -953,7 +953,7 @@ static void test_chat_marks(void) {
        "Valencia"},
       {"gi doctor put me on low-FODMAP for my IBS ugh.", "DIET", "low-fodmap"},
       /* a word in capitals for emphasis is that word */
-      {"GOT A FERRET!!! her name is noodle.", "HAS_PET", "ferret"},
+      {"GOT A FERRET!!! she has already stolen 4 socks.", "HAS_PET", "ferret"},
       {"ALEX PROPOSED!!! we are getting married next summer.", "PARTNER_OF", "ALEX"},
       {"I drive a BMW 3 Series now.", "DRIVES", "BMW 3 Series"},
   };
