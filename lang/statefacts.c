@@ -620,7 +620,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (!rels) {
           int only = eg_sf_arranged_taker(sf, t, from, to, slots[k].bits, slots[k].ts);
           told = only >= 0 ? 1u << only : begins & eg_sf_takers(sf, slots[k].bits);
-          if (!told) told = eg_sf_changed_over(sf, t, from, slots, k);
+          if (!told && (told = eg_sf_changed_over(sf, t, from, slots, k)) != 0 &&
+              !(slots[k].bits & sf->rels[__builtin_ctz(told)].types))
+            slots[k].bits = slots[k - 1].bits;                   /* of the kind it changes from */
           if (!told) told = eg_sf_newly_named(sf, t, &slots[k]); /* "new city (X)" */
         }
         bool starts = told && !eg_sf_about_someone_else(sf, t, from, to, &slots[k]);

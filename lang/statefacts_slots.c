@@ -1027,13 +1027,27 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
 
 unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from, const slot *slots,
                             size_t k) {
+  static const char *const det[] = {"a", "an", "the", "my", "our"};
+  static const char *const swap[] = {"swap",      "swaps",    "swapped", "swapping",
+                                     "traded",    "trade",    "trading", "in",
+                                     "exchanged", "exchange", "switch",  "switched"};
   if (k == 0) return 0;
   const slot *a = &slots[k - 1], *b = &slots[k];
-  int r = eg_sf_only_taker(sf, a->bits & b->bits & ~sf->place_bit);
-  return r >= 0 && a->ts > from && !strcmp(t[a->ts - 1].w, "from") && !t[a->te - 1].comma &&
-                 b->ts == a->te + 1 && !strcmp(t[a->te].w, "to")
-             ? 1u << r
-             : 0;
+  /* a name of no known type is of the kind it changes from ("swapped the Fiesta for a Zoe") */
+  unsigned bb = b->proper && b->bits == sf->name_types ? a->bits : b->bits;
+  int r = eg_sf_only_taker(sf, a->bits & bb & ~sf->place_bit);
+  if (r < 0 || t[a->te - 1].comma || a->te >= b->ts) return 0;
+  size_t q = a->te + 1, v = a->ts;
+  while (q < b->ts && eg_sf_in_list(t[q].w, det, sizeof det / sizeof *det)) q++;
+  while (v > from && eg_sf_in_list(t[v - 1].w, det, sizeof det / sizeof *det)) v--;
+  if (q != b->ts || v == from) return 0;
+  /* "from piano to violin", "from the Golf to a Zoe"; "swapped the sax for a X", "traded in the
+   * Golf for a X" */
+  bool over = !strcmp(t[a->te].w, "to") && !strcmp(t[v - 1].w, "from");
+  bool swapped = !strcmp(t[a->te].w, "for") &&
+                 eg_sf_in_list(t[v - 1].w, swap, sizeof swap / sizeof *swap) &&
+                 (strcmp(t[v - 1].w, "in") || (v - 1 > from && !strcmp(t[v - 2].w, "traded")));
+  return over || swapped ? 1u << r : 0;
 }
 
 /* How slots a and b (b after a) are joined in a list: 'o' by "or" ("violin or gayageum", "or

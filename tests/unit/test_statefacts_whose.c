@@ -18,7 +18,7 @@
  * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
  * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
  * model's name in lower case after adjectives; a name after "in"; a place run on
- * before "the" and a kind word.
+ * before "the" and a kind word; a swap of one value for another.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -585,6 +585,20 @@ static void test_place_run_on(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A change from a value to one of its kind, determiners aside ("from the Golf to a X") or by a
+ * swap ("swapped the Fiesta for a X", "traded in the Golf for a X"); a name of no known type
+ * is of the kind it changes from. */
+static void test_swapped_for(void) {
+  static const expect x[] = {
+      {"We swapped the Fiesta for a Zoe last month.", "DRIVES", "Zoe"},
+      {"Traded in the Golf for a Zoe.", "DRIVES", "Zoe"},
+      {"We switched from the Golf to a Zoe.", "DRIVES", "Zoe"},
+      {"Swapped the sax for a clarinet.", "PLAYS", "clarinet"},
+      {"I swapped my shift for a day off.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -628,6 +642,7 @@ int main(void) {
   EG_RUN(test_model_after_adjectives);
   EG_RUN(test_in_a_place);
   EG_RUN(test_place_run_on);
+  EG_RUN(test_swapped_for);
   sf_check_close();
   return eg_test_finish();
 }
