@@ -297,6 +297,22 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
  *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
  *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
  *    the kind word: not "X, my dog stayed with mum"). */
+/* The kind a "he" or "she" after a name, in its clause [j, to), is said to be ("X is settling
+ * in, he's a 12 week old dachshund mix"): a kind word up to five words after "he's a"; 0. */
+static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, size_t to) {
+  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const a[] = {"a", "an"};
+  for (size_t k = j; k + 2 < to; k++) {
+    if (!eg_sf_in_list(t[k].w, he_is, 4) || !eg_sf_in_list(t[k + 1].w, a, 2)) continue;
+    for (size_t q = k + 2; q < to && q < k + 7; q++) {
+      unsigned b = eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
+      if (b) return b;
+      if (t[q].comma) break;
+    }
+    return 0;
+  }
+  return 0;
+}
+
 static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t i, size_t j) {
   unsigned b = 0;
@@ -318,6 +334,7 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
       (b = eg_sf_kind_bits(sf, t[j + 1].w)))
     return b;
   if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
+  if ((b = said_to_be(sf, t, j, to))) return b;
   if (!t[j - 1].comma) return 0;
   for (size_t k = j; k < to && k < j + 4; k++) {
     bool closed = t[k].comma || k + 1 == to || (k + 2 <= to && (t[k + 1].comma || k + 2 == to));

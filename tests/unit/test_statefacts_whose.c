@@ -18,7 +18,8 @@
  * "there" in a move's clause; "said goodbye to"; a first thing had by a value; an adjective
  * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
  * model's name in lower case after adjectives; a name after "in"; a place run on
- * before "the" and a kind word; a swap of one value for another.
+ * before "the" and a kind word; a swap of one value for another; a
+ * name a "he" is said to be a kind of.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -599,6 +600,17 @@ static void test_swapped_for(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name whose "he" or "she" is then said to be a kind ("X is settling in, he's a 12 week old
+ * dachshund mix") is of that kind; one said to be a person's noun is no value. */
+static void test_said_to_be(void) {
+  static const expect x[] = {
+      {"Nacho is settling in well, he's a 12 week old dachshund mix.", "HAS_PET", "Nacho"},
+      {"Pepper's first night home went fine, she's a tiny terrier mix.", "HAS_PET", "Pepper"},
+      {"Tom is lovely, he's a vet.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -643,6 +655,7 @@ int main(void) {
   EG_RUN(test_in_a_place);
   EG_RUN(test_place_run_on);
   EG_RUN(test_swapped_for);
+  EG_RUN(test_said_to_be);
   sf_check_close();
   return eg_test_finish();
 }
