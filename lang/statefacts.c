@@ -498,6 +498,15 @@ static int owned_as(const eg_statefacts *sf, const token *t, size_t from, size_t
   return eg_sf_only_taker(sf, s->bits) + 1;
 }
 
+/* The types a label opening its sentence before a colon says the clause at `from` is of:
+ * "Employer: X", "Pets: two cats, X and Y" (an @ask word of a type); 0 for none. */
+static unsigned labelled(const eg_statefacts *sf, const char *text, const token *t, size_t from) {
+  if (from == 0 || !t[from - 1].start) return 0;
+  const char *c = text + t[from - 1].e;
+  while (c < text + t[from].s && *c == ' ') c++;
+  return *c == ':' ? eg_sf_bits_of(sf->ask, t[from - 1].w) : 0;
+}
+
 /* The clause [*from, *to) of the segment's tokens t[0, nt) that holds token i. */
 static void clause_of(const token *t, size_t nt, size_t i, size_t *from, size_t *to) {
   size_t a = 0, b = nt;
@@ -584,8 +593,10 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
      * holding a value places ("First paycheck from X came in", "First week at X done") */
     bool given = false;
     size_t own_at;
+    unsigned label = labelled(sf, text, t, from); /* "Employer: X" */
     for (size_t k = 0; k < ns; k++)
-      given |= (slots[k].cued &&
+      given |= (slots[k].bits & label) ||
+               (slots[k].cued &&
                 (prev_self || (slots[k].ts == from && kind_within(sf, t, from, to, &slots[k])))) ||
                eg_sf_home_of_speaker(t, from, to, &slots[k]) ||
                (slots[k].ts == from + 2 && eg_sf_begins_at(sf, t, from, &slots[k])) ||
@@ -611,6 +622,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
          * one a noun of the user's is placed at ("my coworkers at X") */
         size_t own_at;
         unsigned rels = eg_sf_held_through(sf, t, from, &slots[k], &own_at);
+        int labelled_as = eg_sf_only_taker(sf, slots[k].bits & label);
+        if (!rels && labelled_as >= 0) rels = 1u << labelled_as, slots[k].bits &= label;
         /* … or whose start the speaker arranges ("starting on the cardiac floor at X Hospital in
          * feb": the verb of starting says the relation), where a noun had only at a start
          * places it ("Passed probation at X", "Onboarding at X is …"), or that ends a change

@@ -19,7 +19,7 @@
  * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
  * model's name in lower case after adjectives; a name after "in"; a place run on
  * before "the" and a kind word; a swap of one value for another; a
- * name a "he" is said to be a kind of.
+ * name a "he" is said to be a kind of; a label before a colon.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -611,6 +611,18 @@ static void test_said_to_be(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A label opening its sentence before a colon (a word a question asks a type by) says the
+ * type of the values after it, and that they are the speaker's: "Employer: X". */
+static void test_labelled(void) {
+  static const expect x[] = {
+      {"Employer: Shopify (remote)", "WORKS_AT", "Shopify"},
+      {"Pets: two cats, Miso and Tofu", "HAS_PET", "Tofu"},
+      {"diet:plant-based", "DIET", "plant-based"},
+      {"Todo: email Shopify about the invoice.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -656,6 +668,7 @@ int main(void) {
   EG_RUN(test_place_run_on);
   EG_RUN(test_swapped_for);
   EG_RUN(test_said_to_be);
+  EG_RUN(test_labelled);
   sf_check_close();
   return eg_test_finish();
 }
