@@ -963,6 +963,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                       : eg_sf_with_me(t, from, to, i, i + 1) ? sf->person_bit
                       : name_position(sf, t, from, to, i)    ? sf->name_types
                                                              : 0;
+      /* a place WordNet knows by that name is that place ("leaving london for good") */
+      if (bits == sf->name_types && unknown && (eg_sf_bits_of(sf->proper, t[i].w) & sf->place_bit))
+        bits = sf->place_bit;
       if (bits) {
         bool placed = bits == sf->name_types && i > from &&
                       eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);

@@ -19,7 +19,8 @@
  * WordNet spells capitalised, and a firm's noun before a naming verb; a word given as a name; a
  * model's name in lower case after adjectives; a name after "in"; a place run on
  * before "the" and a kind word; a swap of one value for another; a
- * name a "he" is said to be a kind of; a label before a colon.
+ * name a "he" is said to be a kind of; a label before a colon; a place in
+ * lower case where only a name goes.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -623,6 +624,18 @@ static void test_labelled(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A lower-case name where only a name goes that WordNet knows as a place is that place ("we're
+ * leaving london for good"), no name of any type. */
+static void test_lower_case_place_left(void) {
+  EG_CHECK(
+      says("we're leaving london for good next month, moving to lisbon", "LIVES_IN", "london"));
+  static const expect x[] = {
+      {"we left leeds for good in june, brighton is amazing", "LIVES_IN", "brighton"},
+      {"leaving lisbon on the 30th", EG_STATE_UNCERTAIN, "LIVES_IN"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -669,6 +682,7 @@ int main(void) {
   EG_RUN(test_swapped_for);
   EG_RUN(test_said_to_be);
   EG_RUN(test_labelled);
+  EG_RUN(test_lower_case_place_left);
   sf_check_close();
   return eg_test_finish();
 }
