@@ -433,8 +433,7 @@ static bool given_name(const eg_statefacts *sf, const token *t, size_t from, siz
 
 /* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands (a
  * partner's word before it, given as a name, or name_frame)? Not a word whose first sense is a
- * plain one such a noun or verb is at ("my boss at work", "my desk at home", "working at night",
- * "at lunch";
+ * plain one such a noun or verb is at ("my boss at work", "working at night", "at lunch";
  * @plain). Its types; 0 when it is no name. */
 static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             size_t i) {
