@@ -696,8 +696,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         /* a stretch begun at the value, a noun placed there called new ("my new team at X") or
          * one had only at a start ("my probation at X"): a start */
         bool begun = starts || tenure || moved || taken ||
-                     (rels && (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
-                               (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) || begins));
+                     (rels && slots[k].ts >= from + 3 &&
+                      (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
+                       (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) || begins));
         item *it = &items[*n];
         *it = (item){seg,
                      span_from,
