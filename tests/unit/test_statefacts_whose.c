@@ -20,7 +20,7 @@
  * model's name in lower case after adjectives; a name after "in"; a place run on
  * before "the" and a kind word; a swap of one value for another; a
  * name a "he" is said to be a kind of; a label before a colon; a place in
- * lower case where only a name goes.
+ * lower case where only a name goes; a pet rehomed, a Land Rover.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -636,6 +636,19 @@ static void test_lower_case_place_left(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A pet rehomed is gone, whatever form of the verb ("had to rehome our cat X"); one that might
+ * be is still the user's. Land Rover's models are cars ("a Land Rover Defender"). */
+static void test_rehome_and_land_rover(void) {
+  static const expect x[] = {
+      {"We had to rehome our cat Pickle because of the baby's allergies.", EG_STATE_UNCERTAIN,
+       "HAS_PET"},
+      {"We might rehome our cat Pickle.", "HAS_PET", "Pickle"},
+      {"I drive a Land Rover Defender now.", "DRIVES", "Land Rover Defender"},
+      {"My Defender needs new tyres.", "DRIVES", "Defender"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -683,6 +696,7 @@ int main(void) {
   EG_RUN(test_said_to_be);
   EG_RUN(test_labelled);
   EG_RUN(test_lower_case_place_left);
+  EG_RUN(test_rehome_and_land_rover);
   sf_check_close();
   return eg_test_finish();
 }
