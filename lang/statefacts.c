@@ -660,9 +660,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           forget_value(&last, &slots[k]);
           continue;
         }
-        /* a place gone to, not moved to, is no home: "the train into X" (not "moved to X") */
+        /* a place gone to, not moved to, is no home: "the train into X" (not "moved to X"); nor
+         * is where a thing had by another value is ("the Amazon office in X", "my job in X") */
         if (!moved && slots[k].bits == sf->place_bit &&
-            eg_sf_destination(sf, t, nt, from, to, &slots[k]))
+            (eg_sf_destination(sf, t, nt, from, to, &slots[k]) ||
+             eg_sf_held_thing_in(sf, t, from, slots[k].ts)))
           continue;
         if (!eg_sf_player_of_speaker(sf, t, from, &slots[k])) continue; /* "hired a pianist" */
         /* "X, where I live": a place the speaker tells, even in a question (or a firm's:
@@ -994,7 +996,8 @@ static bool place_said(const eg_statefacts *sf, const token *t, size_t nt, size_
     size_t cf, ct;
     clause_of(t, nt, a, &cf, &ct);
     if ((a > 0 && eg_sf_has_marker(sf, MK_FROM, t, a - 1, a)) ||
-        eg_sf_has_any_marker(sf, off, sizeof off / sizeof *off, t, cf, ct))
+        eg_sf_has_any_marker(sf, off, sizeof off / sizeof *off, t, cf, ct) ||
+        eg_sf_held_thing_in(sf, t, cf, a)) /* "the Amazon office in X" */
       continue;
     eg_sf_span_key(t, a, j, key, sizeof key);
     if (*one && strcmp(one, key) != 0) return false;

@@ -332,6 +332,16 @@ bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p)
          !eg_wordnet_is_past(&sf->wn.verbs, n) && !eg_wordnet_is_present3(&sf->wn.verbs, n);
 }
 
+bool eg_sf_held_thing_in(const eg_statefacts *sf, const token *t, size_t from, size_t p) {
+  if (p < from + 2 || strcmp(t[p - 1].w, "in") != 0 || t[p - 2].comma) return false;
+  char key[48];
+  snprintf(key, sizeof key, "at %s", t[p - 2].w);
+  unsigned rels = eg_sf_bits_of(sf->holds, key);
+  snprintf(key, sizeof key, "in %s", t[p - 2].w);
+  rels |= eg_sf_bits_of(sf->holds, key);
+  return (rels & ~eg_sf_takers(sf, sf->place_bit)) != 0;
+}
+
 bool eg_sf_destination(const eg_statefacts *sf, const token *t, size_t nt, size_t from, size_t to,
                        const slot *s) {
   static const char *const toward[] = {"to", "into", "towards", "toward"};

@@ -20,7 +20,8 @@
  * model's name in lower case after adjectives; a name after "in"; a place run on
  * before "the" and a kind word; a swap of one value for another; a
  * name a "he" is said to be a kind of; a label before a colon; a place in
- * lower case where only a name goes; a pet rehomed, a Land Rover.
+ * lower case where only a name goes; a pet rehomed, a Land Rover; a
+ * place where a thing had by another value is.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -649,6 +650,21 @@ static void test_rehome_and_land_rover(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A place right after a thing had by holding a value of a relation that takes no place is
+ * where that thing is, no home ("the Amazon office in X", "my job in X"; not "my landlord in
+ * X"), nor the town a home told beside it is in. */
+static void test_held_thing_in(void) {
+  static const expect x[] = {
+      {"My commute to the Amazon office in Dublin takes an hour now that we live in Bray.",
+       "LIVES_IN", "Bray"},
+      {"My job in London is stressful.", NULL, NULL},
+      {"My office in Leeds is lovely.", NULL, NULL},
+      {"My landlord in Leeds is useless.", "LIVES_IN", "Leeds"},
+      {"signed a lease on a flat in Kilimani, the Nairobi traffic is mad", "LIVES_IN", "Nairobi"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -697,6 +713,7 @@ int main(void) {
   EG_RUN(test_labelled);
   EG_RUN(test_lower_case_place_left);
   EG_RUN(test_rehome_and_land_rover);
+  EG_RUN(test_held_thing_in);
   sf_check_close();
   return eg_test_finish();
 }
