@@ -286,17 +286,6 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
   return i + 1; /* given, to no word: the naming verb's own type */
 }
 
-/* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
- * 0 when none is:
- *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
- *    X") or a phrase ("her name is X", "name's X", "came with the name X"), names the
- *    nearest kind word before it in the speaker's words ("Adopted a kitten! Named her X");
- *    with none, a naming verb's own cue type stands, or a person where a word for one was
- *    said ("I'm seeing someone, her name is X");
- *  - a name right after a kind word, as after a cue word: "our beagle X";
- *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
- *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
- *    the kind word: not "X, my dog stayed with mum"). */
 /* The kind a "he" or "she" after a name, in its clause [j, to), is said to be ("X is settling
  * in, he's a 12 week old dachshund mix"): a kind word up to five words after "he's a"; 0. */
 static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, size_t to) {
@@ -313,6 +302,18 @@ static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, si
   return 0;
 }
 
+/* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
+ * 0 when none is:
+ *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
+ *    X") or a phrase ("her name is X", "name's X", "came with the name X"), names the
+ *    nearest kind word before it in the speaker's words ("Adopted a kitten! Named her X");
+ *    with none, a naming verb's own cue type stands, or a person where a word for one was
+ *    said ("I'm seeing someone, her name is X");
+ *  - a name right after a kind word, as after a cue word: "our beagle X";
+ *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
+ *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
+ *    the kind word: not "X, my dog stayed with mum");
+ *  - a name whose "he" or "she" is then said to be a kind (said_to_be). */
 static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t i, size_t j) {
   unsigned b = 0;
@@ -406,13 +407,11 @@ static unsigned name_frame(const eg_statefacts *sf, const token *t, size_t from,
                                         "interned", "job",      "employed", "hired"};
   size_t own_at;
   slot s = {i, i + 1, 0, 0, sf->name_types, true, false, ST_CURRENT, 0, false};
-  bool works = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
-               eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
-               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[i].w);
-  if (works) return sf->org_bit;
-  if (t[i].cap && i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma &&
-      eg_sf_bits_of(sf->people, t[i - 2].w))
-    return sf->name_types;
+  bool at = i >= from + 2 && !strcmp(t[i - 1].w, "at") && !t[i - 2].comma;
+  if (at && eg_sf_in_list(t[i - 2].w, working, sizeof working / sizeof *working) &&
+      !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[i].w))
+    return sf->org_bit;
+  if (at && t[i].cap && eg_sf_bits_of(sf->people, t[i - 2].w)) return sf->name_types;
   return eg_sf_held_through(sf, t, from, &s, &own_at) ? sf->name_types : 0;
 }
 
@@ -1044,9 +1043,12 @@ bool eg_sf_route_origin(const eg_statefacts *sf, const token *t, const slot *slo
          !strcmp(t[slots[k].te].w, "to");
 }
 
+/* The determiners a value of the speaker's may stand after in a change or a list ("from the
+ * Golf to a Zoe", "a Golf, a Polo or a Clio"). */
+static const char *const values_det[] = {"a", "an", "the", "my", "our"};
+
 unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from, const slot *slots,
                             size_t k) {
-  static const char *const det[] = {"a", "an", "the", "my", "our"};
   static const char *const swap[] = {"swap",      "swaps",    "swapped", "swapping",
                                      "traded",    "trade",    "trading", "in",
                                      "exchanged", "exchange", "switch",  "switched"};
@@ -1057,8 +1059,10 @@ unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from
   int r = eg_sf_only_taker(sf, a->bits & bb & ~sf->place_bit);
   if (r < 0 || t[a->te - 1].comma || a->te >= b->ts) return 0;
   size_t q = a->te + 1, v = a->ts;
-  while (q < b->ts && eg_sf_in_list(t[q].w, det, sizeof det / sizeof *det)) q++;
-  while (v > from && eg_sf_in_list(t[v - 1].w, det, sizeof det / sizeof *det)) v--;
+  while (q < b->ts && eg_sf_in_list(t[q].w, values_det, sizeof values_det / sizeof *values_det))
+    q++;
+  while (v > from && eg_sf_in_list(t[v - 1].w, values_det, sizeof values_det / sizeof *values_det))
+    v--;
   if (q != b->ts || v == from) return 0;
   /* "from piano to violin", "from the Golf to a Zoe"; "swapped the sax for a X", "traded in the
    * Golf for a X" */
@@ -1072,12 +1076,12 @@ unsigned eg_sf_changed_over(const eg_statefacts *sf, const token *t, size_t from
 /* How slots a and b (b after a) are joined in a list: 'o' by "or" ("violin or gayageum", "or
  * a Clio"), 'c' by a comma ("a Golf, a Polo"), 0 otherwise; determiners aside. */
 static char joined(const token *t, const slot *a, const slot *b) {
-  static const char *const det[] = {"a", "an", "the", "my", "our"};
   if (!(a->bits & b->bits) || b->ts < a->te) return 0;
   size_t q = a->te;
   char how = t[a->te - 1].comma ? 'c' : 0;
   if (q < b->ts && !strcmp(t[q].w, "or")) how = 'o', q++;
-  while (q < b->ts && eg_sf_in_list(t[q].w, det, sizeof det / sizeof *det)) q++;
+  while (q < b->ts && eg_sf_in_list(t[q].w, values_det, sizeof values_det / sizeof *values_det))
+    q++;
   return q == b->ts ? how : 0;
 }
 
