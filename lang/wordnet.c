@@ -527,7 +527,8 @@ static eg_code word_set_add(word_set *ws, const char *w, size_t len) {
 /* One data.<pos> file: "offset lex_filenum ss_type w_cnt(hex) word lex_id … p_cnt pointers":
  * its lower-case one-word words into each set of lower[0..nl), and, with names, the
  * capitalised one-word names of its synsets that are instances of another ("Python", the
- * dragon: "@i"), lower-cased. */
+ * dragon: "@i"), lower-cased; with capitals, every capitalised one-word word ("Dutch" of
+ * data.adj), lower-cased. */
 static eg_code read_data_file(const char *path, word_set *const *lower, size_t nl, word_set *names,
                               word_set *capitals) {
   FILE *f = fopen(path, "r");
