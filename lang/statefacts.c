@@ -1012,6 +1012,32 @@ static bool place_said(const eg_statefacts *sf, const token *t, size_t nt, size_
   return found;
 }
 
+/* The kind the message says f's named value (read from item it of relation r) is of: a fact of
+ * its own, the name IS_A the kind ("GOT A FERRET!!! her name is noodle"), from f's start. */
+static eg_code add_kind(const eg_statefacts *sf, const eg_segment *sg, const token *t, size_t nt,
+                        const item *it, int r, const eg_fact *f, eg_arena *a, eg_enriched *o,
+                        eg_err *err) {
+  size_t from = 0, to = nt;
+  char kind[80];
+  if (!f->object_entity || !it->s.te) return EG_OK;
+  while (sg->said_to && from < nt && t[from].s < sg->said_from) from++;
+  while (sg->said_to && to > from && t[to - 1].e > sg->said_to) to--;
+  if (!eg_sf_kind_of_name(sf, t, from, to, eg_sf_value_from(&it->s), eg_sf_value_to(&it->s),
+                          it->s.bits & sf->rels[r].types, kind, sizeof kind))
+    return EG_OK;
+  eg_fact k = *f;
+  k.subject = f->object;
+  k.subject_type = f->object_type;
+  k.relation = EG_KIND_OF;
+  k.object = eg_arena_strdup(a, kind);
+  k.object_type = "";
+  k.object_entity = false;
+  k.reason = "";
+  k.extractor = "prototypes";
+  if (!k.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  return eg_enriched_add_fact(a, o, &k, err);
+}
+
 /* Facts and doubts of one segment from its judged items; *told: the relations (bit r) the
  * segments before it in the same call gave a value of, with this one's added. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
@@ -1093,7 +1119,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       snprintf(slot_text, sizeof slot_text, "%.*s", (int)(value_end(text, t, ve) - t[vs].s),
                text + t[vs].s);
     bool mine_is_fact = fact != NULL, said_by_rules = false;
-    size_t kept = 0, removed = 0;
+    size_t kept = 0, removed = 0, said = 0;
     for (size_t k = 0; k < o->n_facts; k++) {
       const eg_fact *x = &o->facts[k];
       bool rule_of_rel = k < rules_facts && !strcmp(x->relation, rel);
@@ -1102,16 +1128,21 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       size_t sl = strlen(slot_text);
       bool same = rule_of_rel && sl && !strncasecmp(x->object, slot_text, sl) &&
                   (x->object[sl] == '\0' || x->object[sl] == ' ');
-      said_by_rules |= mine_is_fact && same && !planned;
       if (rule_of_rel && (mine_is_fact ? !same || planned : same)) {
         removed++;
         continue;
       }
+      if (mine_is_fact && same && !planned) said_by_rules = true, said = kept;
       o->facts[kept++] = *x;
     }
     o->n_facts = kept;
     rules_facts -= removed;
-    if (said_by_rules) continue; /* the rules said it already */
+    if (said_by_rules) { /* the rules said it already; the kind said with it is read here */
+      eg_fact x = o->facts[said];
+      eg_code rc = add_kind(sf, sg, t, nt, it, r, &x, a, o, err);
+      if (rc) return rc;
+      continue;
+    }
     eg_fact f = {.subject = (char *)ctx->user_entity,
                  .subject_type = "user",
                  .confidence = use->v.cosine > 1 ? 1 : use->v.cosine, /* a float sum may pass 1 */
@@ -1151,6 +1182,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       st->doubts++;
     }
     eg_code rc = eg_enriched_add_fact(a, o, &f, err);
+    if (!rc && fact) rc = add_kind(sf, sg, t, nt, it, r, &f, a, o, err);
     if (rc) return rc;
   }
   /* a value said to end was the user's until then, from a start the message does not tell:

@@ -30,6 +30,10 @@
 /* The relation of a doubt marker; its object is the doubted relation's name. */
 #define EG_STATE_UNCERTAIN "STATE_UNCERTAIN"
 
+/* The relation of a named value's kind, said with it ("a ferret named Noodle": Noodle IS_A
+ * ferret); its subject is the value. */
+#define EG_KIND_OF "IS_A"
+
 typedef struct eg_statefacts eg_statefacts;
 
 typedef struct eg_statefacts_opts {
@@ -88,6 +92,11 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question);
 /* Does the question ask what a value is called ("What's my dog called?", "What's the name of
  * my cat?")? A kind ("a terrier", "an SUV") is then no answer: a name is. */
 bool eg_statefacts_asks_name(const char *question);
+
+/* Does the question ask what kind a value is ("What kind of pet do I have?", "What breed is my
+ * dog?", "Which animal did we adopt?")? The kind the graph keeps beside a name (EG_KIND_OF) is
+ * then the answer. */
+bool eg_statefacts_asks_kind(const char *question);
 
 typedef enum eg_stated {
   EG_STATED_NONE,      /* no value of the types in the speaker's own words */

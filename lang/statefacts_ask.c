@@ -84,17 +84,29 @@ bool eg_statefacts_asks_past(const eg_statefacts *sf, const char *question) {
   return form && !now; /* "What's my cat called?" is a participle's present */
 }
 
-bool eg_statefacts_asks_name(const char *question) {
-  static const char *const name[] = {"name", "names", "named", "called"};
+/* Does the question say one of the words in list (a clitic "'s" aside: "name's")? */
+static bool says_word(const char *question, const char *const *list, size_t n) {
   static __thread token t[MAX_TOKENS];
   size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS);
   for (size_t i = 0; i < nt; i++) {
     char w[32];
     snprintf(w, sizeof w, "%s", t[i].w);
-    if (eg_sf_possessive(w)) w[strlen(w) - 2] = '\0'; /* "name's" */
-    if (IN(w, name)) return true;
+    if (eg_sf_possessive(w)) w[strlen(w) - 2] = '\0';
+    if (eg_sf_in_list(w, list, n)) return true;
   }
   return false;
+}
+
+bool eg_statefacts_asks_name(const char *question) {
+  static const char *const name[] = {"name", "names", "named", "called"};
+  return says_word(question, name, sizeof name / sizeof *name);
+}
+
+bool eg_statefacts_asks_kind(const char *question) {
+  static const char *const kind[] = {"kind",  "kinds",   "type",   "types",  "sort",
+                                     "breed", "species", "animal", "animals"};
+  return !eg_statefacts_asks_name(question) &&
+         says_word(question, kind, sizeof kind / sizeof *kind);
 }
 
 /* What the question asks for is the value its wh-word stands for, not every state it names

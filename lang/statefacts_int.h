@@ -75,6 +75,7 @@ struct eg_statefacts {
   unsigned person_bit;         /* the type "person", 0 when none */
   unsigned place_bit, org_bit; /* "place" and "org", 0 when none */
   unsigned cue_types;          /* the types a @cue line gives */
+  unsigned kind_types;         /* the types whose named values keep their kind (@kinds) */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *trade;    /* a name's last common noun → its type after the others ("Cobalt Freight") */
   eg_map *unlike;   /* a name → the types it cannot have ("english", a language; @unlike) */
@@ -466,6 +467,13 @@ bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, s
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
+/* The kind the message says the name at tokens [vs, ve) is of, when its type (of `types`) keeps
+ * one (@kinds): a kind word of that type in the speaker's words [from, to), the nearest in the
+ * name's sentence, else the only one the message says; not one someone else owns ("her dog").
+ * Into out[n] as the value it names ("puppy": dog, by @same); false when none
+ * (statefacts_kind.c). */
+bool eg_sf_kind_of_name(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t vs,
+                        size_t ve, unsigned types, char *out, size_t n);
 /* A name in apposition to a common word of its type just before it ("we're going electric, a
  * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf"), or after "with a" ("gone electric with
  * a Renault Zoe"), says which one that is: the word stays the slot, the name becomes its value

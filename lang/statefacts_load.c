@@ -449,6 +449,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     sf->name_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;
   }
+  if (!strcmp(word, "@kinds")) {
+    sf->kind_types |= type_bits_of_list(sf, rest, true);
+    return EG_OK;
+  }
   if (!strcmp(word, "@year")) {
     sf->year_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;

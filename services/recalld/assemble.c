@@ -77,9 +77,15 @@ static void reason_of(const Engram__V1__Edge *e, eg_buf *b) {
   if (e->meta && e->meta->reason && *e->meta->reason) eg_buf_printf(b, " why: %s", e->meta->reason);
 }
 
-/* One fact as a block line (with its history and status). */
+/* One fact as a block line (with its history and status), after its value's kind when the
+ * question asks for one. */
 static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   char d[16];
+  if (f->kind) {
+    eg_buf_printf(b, "- ");
+    edge_text(c, f->kind, b);
+    eg_buf_printf(b, "\n");
+  }
   date_of(f->edge->valid_from, d, sizeof d);
   eg_buf_printf(b, "- ");
   edge_text(c, f->edge, b);
@@ -199,7 +205,10 @@ static Engram__V1__RecallItem *edge_item(rc_ctx *c, const Engram__V1__Edge *e, f
   return it;
 }
 
+/* A fact's items: the kind of its value first when the question asks for one ("Noodle IS_A
+ * ferret", as current as the fact it was read with), then the fact. */
 static void fact_item(rc_ctx *c, const rc_fact *f, eg_buf *line, Engram__V1__RecallResponse *resp) {
+  if (f->kind) edge_item(c, f->kind, f->score, f->status, f->superseding, NULL, 0, line, resp);
   edge_item(c, f->edge, f->score, f->status, f->superseding, f->history, f->n_history, line, resp);
 }
 
@@ -332,6 +341,7 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   for (size_t i = 0; i < c->n_facts; i++) facts += !is_value(c->facts[i].edge);
   resp->nothing_relevant = !c->n_chunks && !facts && !c->n_paths && !c->n_values;
   size_t n = c->n_facts + c->n_chunks + c->n_paths + c->n_values;
+  for (size_t i = 0; i < c->n_facts; i++) n += c->facts[i].kind != NULL;
   resp->items = eg_arena_calloc(a, n ? n : 1, sizeof *resp->items);
   bool *placed = eg_arena_calloc(a, c->n_facts ? c->n_facts : 1, sizeof *placed);
   if (!resp->items || !placed) return eg_err_set(err, EG_ENOMEM, "out of memory");

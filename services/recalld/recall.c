@@ -425,6 +425,7 @@ static eg_code expand(rc_ctx *c, variants *vs, eg_err *err) {
   const eg_statefacts *sf = c->r->states;
   c->asked = sf && !asks_order(q) ? eg_statefacts_asked(sf, q) : 0;
   c->asks_name = c->asked && eg_statefacts_asks_name(q);
+  c->asks_kind = c->asked && eg_statefacts_asks_kind(q);
   if (expand && c->asked) add_variant(vs, eg_statefacts_statement(sf, c->asked, c->a));
   /* a state at a time before the bounds, not "now" ("Where do I live now? I was in X in
    * 2021" asks for now) */
@@ -863,9 +864,60 @@ static const Engram__V1__Edge *doubt_of(const rc_fact *f) {
   return NULL;
 }
 
+/* A fact on the question's topic whose value is an entity (a name, which may have a kind). */
+static bool named_on_topic(const rc_fact *f) {
+  return f->on_topic && f->edge->object &&
+         f->edge->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID;
+}
+
+/* For a question asking a kind ("What kind of pet do I have?"): the kinds of the named values of
+ * the facts on its topic (Noodle IS_A ferret), one State query each, as of the facts' bounds;
+ * NULL when none is asked. */
+
+static Engram__V1__StateRequest *kinds_request(rc_ctx *c) {
+  size_t n = 0;
+  for (size_t i = 0; c->asks_kind && i < c->n_facts; i++) n += named_on_topic(&c->facts[i]);
+  if (!n) return NULL;
+  Engram__V1__StateRequest *r = eg_arena_calloc(c->a, 1, sizeof *r);
+  Engram__V1__StateQuery *q = eg_arena_calloc(c->a, n, sizeof *q);
+  Engram__V1__EntityRef *ref = eg_arena_calloc(c->a, n, sizeof *ref);
+  Engram__V1__StateQuery **qp = eg_arena_calloc(c->a, n, sizeof *qp);
+  if (!r || !q || !ref || !qp) return NULL;
+  engram__v1__state_request__init(r);
+  r->scope = &c->scope;
+  r->valid_at = c->state_at;
+  r->known_at = c->known_at;
+  r->queries = qp;
+  for (size_t i = 0; i < c->n_facts; i++) {
+    const Engram__V1__Edge *e = c->facts[i].edge;
+    if (!named_on_topic(&c->facts[i])) continue;
+    size_t k = r->n_queries++;
+    engram__v1__entity_ref__init(&ref[k]);
+    ref[k].ref_case = ENGRAM__V1__ENTITY_REF__REF_ID;
+    ref[k].id = e->object->entity_id;
+    engram__v1__state_query__init(&q[k]);
+    q[k].subject = &ref[k];
+    q[k].relation = EG_KIND_OF;
+    qp[k] = &q[k];
+  }
+  return r;
+}
+
+/* Each fact's kind from the answer to kinds_request (a fact without one keeps none). */
+static void take_kinds(rc_ctx *c, const Engram__V1__StateResponse *st) {
+  for (size_t i = 0; st && i < c->n_facts; i++) {
+    const Engram__V1__Edge *e = c->facts[i].edge;
+    if (!named_on_topic(&c->facts[i])) continue;
+    for (size_t r = 0; r < st->n_results && !c->facts[i].kind; r++)
+      if (st->results[r]->subject == e->object->entity_id && st->results[r]->n_values)
+        c->facts[i].kind = st->results[r]->values[0];
+  }
+}
+
 /* The facts' and the values' premise walk and their histories, in one Walk: the facts'
- * claims first, then the values'. A fact shows the last 16 commits of its relation's
- * chain, a value looks for its steps among the last 32. */
+ * claims first, then the values' (and beside it, the kinds a question asks for). A fact shows
+ * the last 16 commits of its relation's chain, a value looks for its steps among the last
+ * 32. */
 static eg_code walk_claims(rc_ctx *c, eg_err *err) {
   size_t nf = c->n_facts, n = nf + c->n_values;
   if (!n) return EG_OK;
@@ -881,10 +933,14 @@ static eg_code walk_claims(rc_ctx *c, eg_err *err) {
   wr.known_at = c->known_at;
   wr.history_limit = 32;
   Engram__V1__WalkResponse *w = NULL;
-  eg_rpc_request rs = eg_graphd_walk_call(c->graphd, &wr, &w);
-  rs.arena = c->a;
-  eg_rpc_fanout(&rs, 1, 0);
-  if (rs.err.code) return eg_err_set(err, rs.err.code, "graphd: %s", rs.err.msg);
+  Engram__V1__StateRequest *kq = kinds_request(c);
+  Engram__V1__StateResponse *kinds = NULL;
+  eg_rpc_request rs[2] = {eg_graphd_walk_call(c->graphd, &wr, &w)};
+  if (kq) rs[1] = eg_graphd_state_call(c->graphd, kq, &kinds);
+  rs[0].arena = rs[1].arena = c->a;
+  eg_rpc_fanout(rs, kq ? 2 : 1, 0);
+  if (rs[0].err.code) return eg_err_set(err, rs[0].err.code, "graphd: %s", rs[0].err.msg);
+  take_kinds(c, kinds); /* a kind not read leaves the fact as it is */
   size_t got = w ? w->n_statuses : 0;
   for (size_t i = 0; i < nf; i++) {
     rc_fact *f = &c->facts[i];

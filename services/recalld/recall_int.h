@@ -68,6 +68,7 @@ typedef struct rc_fact {
   const Engram__V1__Edge *superseding;
   Engram__V1__Edge **history; /* earlier values of the chain, superseded */
   size_t n_history;
+  const Engram__V1__Edge *kind; /* for a question asking a kind: its named value's (IS_A) */
 } rc_fact;
 
 /* One of the user's preferences picked for the question (values.c). */
@@ -102,6 +103,7 @@ typedef struct rc_ctx {
   bool temporal, update_cue;
   unsigned asked; /* the kinds of state value the question asks for (statefacts), 0: none */
   bool asks_name; /* … and it asks what one is called: a kind is no answer */
+  bool asks_kind; /* … or what kind one is: the kind kept beside a name is the answer */
   eg_statefacts_known *known;   /* values the user's excerpts name in full (values_of) */
   size_t dated_variant;         /* 1 + the index of the dated (latent-form) variant; 0: none.
                                  * Dense only: its words beyond the question's are the

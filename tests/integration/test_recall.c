@@ -560,6 +560,37 @@ static void test_kind_is_no_name(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* The kind the graph keeps beside a pet's name answers a question asking for a kind, first
+ * among the facts, as of the question's time: asked what kind of pet the user has, "Noodle IS_A
+ * ferret" before "HAS_PET Noodle"; asked its name, no kind at all. */
+static void test_kind_of_named(void) {
+  const char *const s1[] = {"user", "We adopted a hamster today!", "assistant", "Cute!"};
+  const char *const s2[] = {"user", "GOT A FERRET!!! her name is Noodle and she steals socks.",
+                            "assistant", "Ha, ferrets do that."};
+  ingest("kd", "kd-1", "2023-03-01T10:00:00Z", s1, 2);
+  ingest("kd", "kd-2", "2024-03-01T10:00:00Z", s2, 2);
+  Engram__V1__RecallResponse *r =
+      recall_at("kd", "What kind of pet do I have now?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int kind = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "Noodle IS_A ferret");
+  int pet = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_PET Noodle");
+  EG_CHECK(kind >= 0 && pet > kind);
+  for (int i = 0; i < kind; i++)
+    EG_CHECK(r->items[i]->kind != ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT);
+  EG_CHECK(r->context && strstr(r->context, "Noodle IS_A ferret"));
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("kd", "What's my pet called?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_PET Noodle") >= 0);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "IS_A") < 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+  r = recall_at("kd", "What kind of pet did I have in 2023?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "IS_A") < 0); /* not yet */
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "HAS_PET hamster") >= 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A change no extractor read: a later statement of the user on the state, as close to the
  * question as the statement of the value and not naming it, puts the value in doubt —
  * within the bounds only; small talk after it does not. */
@@ -1269,6 +1300,7 @@ int main(void) {
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_kind_is_no_name);
+  EG_RUN(test_kind_of_named);
   EG_RUN(test_latest_statement);
   EG_RUN(test_latest_statement_first_of_all);
   EG_RUN(test_newest_value);

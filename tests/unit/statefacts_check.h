@@ -44,7 +44,7 @@ typedef struct expect {
 } expect;
 
 /* Is each x[i].relation x[i].object the first fact read from x[i].text in the context c? */
-static void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
+static inline void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
   eg_arena *a = eg_arena_new(0, 0);
   for (size_t i = 0; i < n; i++) {
     eg_enriched out;
@@ -67,7 +67,7 @@ static void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
   eg_arena_free(a);
 }
 
-static void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
+static inline void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
 
 /* Is any fact read from text a relation fact (of object, or of any when NULL)? */
 static inline bool says(const char *text, const char *relation, const char *object) {

@@ -15,11 +15,15 @@ static const eg_fact *read_one(eg_arena *a, const char *text, eg_enriched *out) 
   return out->n_facts ? &out->facts[0] : NULL;
 }
 
-/* Is relation object the one fact read from text (relation NULL: is there none)? Says what was
- * read when not. */
+/* Is relation object the one fact read from text, its value's kind aside (relation NULL: is there
+ * none)? Says what was read when not. */
 static bool only_fact(const char *text, bool held, const eg_enriched *out, const char *relation,
                       const char *object) {
-  bool ok = relation ? out->n_facts == 1 && !strcmp(out->facts[0].relation, relation) &&
+  size_t n = out->n_facts; /* the kind said with the value aside ("a kitten called X") */
+  for (size_t i = 1; i < out->n_facts; i++)
+    n -= !strcmp(out->facts[i].relation, EG_KIND_OF) &&
+         !strcmp(out->facts[i].subject, out->facts[0].object);
+  bool ok = relation ? n == 1 && !strcmp(out->facts[0].relation, relation) &&
                            !strcmp(out->facts[0].object, object)
                      : out->n_facts == 0;
   if (!ok)
@@ -844,9 +848,12 @@ static void test_session_names(void) {
   memset(out, 0, sizeof out);
   eg_err e;
   EG_REQUIRE(eg_statefacts_extract(sf, &ctx, s, 2, a, out, NULL, &e) == EG_OK);
-  EG_REQUIRE(out[1].n_facts == 1);
+  EG_REQUIRE(out[1].n_facts == 2);
   EG_CHECK_STR(out[1].facts[0].relation, "HAS_PET");
   EG_CHECK_STR(out[1].facts[0].object, "Pepper");
+  EG_CHECK_STR(out[1].facts[1].subject, "Pepper"); /* and the kind it is said to be */
+  EG_CHECK_STR(out[1].facts[1].relation, EG_KIND_OF);
+  EG_CHECK_STR(out[1].facts[1].object, "dog");
   eg_arena_free(a);
 }
 

@@ -1,0 +1,124 @@
+/*
+ * test_statefacts_kind.c — the kind a named value is of, kept beside it (Noodle IS_A ferret), in
+ * words written for this test (none taken from a benchmark): a kind in the name's sentence, the
+ * nearest and a kind's own word before a general one, a young one's word as its kind, a plural,
+ * someone else's kind left aside, a name given to "her" after the kind was said, a kind said
+ * once elsewhere in the message, several kinds and none; a kind a rules' reading of the name
+ * keeps; the questions that ask for a kind.
+ *
+ * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
+ */
+#include "tests/unit/statefacts_check.h"
+
+typedef struct expect_kind {
+  const char *text;
+  const char *name; /* the HAS_PET value read */
+  const char *kind; /* its IS_A, NULL: none */
+} expect_kind;
+
+/* The kind facts of out for subject name: how many, the first's value into *kind. */
+static size_t kinds_of(const eg_enriched *out, const char *name, const char **kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < out->n_facts; i++) {
+    const eg_fact *f = &out->facts[i];
+    if (strcmp(f->relation, EG_KIND_OF) != 0 || strcmp(f->subject, name) != 0) continue;
+    if (!n++) *kind = f->object;
+    EG_CHECK(!f->object_entity);
+    EG_CHECK_STR(f->extractor, "prototypes");
+  }
+  return n;
+}
+
+static void check_kinds(const eg_enrich_ctx *c, const expect_kind *x, size_t n) {
+  eg_arena *a = eg_arena_new(0, 0);
+  for (size_t i = 0; i < n; i++) {
+    eg_enriched out;
+    const char *kind = NULL;
+    bool read = read_in(a, c, x[i].text, &out) == EG_OK;
+    const eg_fact *pet = NULL;
+    for (size_t k = 0; read && k < out.n_facts && !pet; k++)
+      if (!strcmp(out.facts[k].relation, "HAS_PET")) pet = &out.facts[k];
+    size_t nk = kinds_of(&out, x[i].name, &kind);
+    bool ok = pet && !strcmp(pet->object, x[i].name) &&
+              (x[i].kind ? nk == 1 && !strcmp(kind, x[i].kind) : nk == 0);
+    if (!ok)
+      fprintf(stderr, "  \"%s\": expected %s IS_A %s, got %s IS_A %s\n", x[i].text, x[i].name,
+              x[i].kind ? x[i].kind : "nothing", pet ? pet->object : "no pet",
+              nk ? kind : "nothing");
+    EG_CHECK(ok);
+  }
+  eg_arena_free(a);
+}
+
+/* The kind said with the name, in its sentence: the nearest, the one before it on a tie, a
+ * kind's own word over a general one; a young one's word names its kind; not someone else's. */
+static void test_kind_in_sentence(void) {
+  static const expect_kind x[] = {
+      {"We adopted a rescue greyhound called Bolt.", "Bolt", "greyhound"},
+      {"My dog Biscuit keeps barking at the neighbours' cat.", "Biscuit", "dog"},
+      {"Waffles the ferret has stolen another sock.", "Waffles", "ferret"},
+      {"We got a puppy, his name is Rocco.", "Rocco", "dog"},
+      {"Say hello to our new kitten, Pickle!", "Pickle", "cat"},
+      {"new rescue pup, Rufus, lurcher mix, 8 months old", "Rufus", "lurcher"},
+      {"My dog Max and my cat Luna don't get along.", "Max", "dog"},
+      {"We adopted two guinea pigs, Salt and Pepper.", "Pepper", "guinea pig"},
+      {"My sisters dog keeps chasing our cat Miso.", "Miso", "cat"},
+      {"We adopted a new pet last week, Juniper.", "Juniper", NULL},
+  };
+  check_kinds(&ctx, x, sizeof x / sizeof *x);
+}
+
+/* Outside the name's sentence: the kind said before a name given to "him" or "her" (whosever
+ * it was said as), else the only kind the message says. */
+static void test_kind_in_message(void) {
+  static const expect_kind x[] = {
+      {"GOT A FERRET!!! her name is noodle and she already stole my socks. is she ok near my "
+       "flatmate's cat?",
+       "noodle", "ferret"},
+      {"The old rabbit died in May. We took one of my cousin's puppies, he's called Marlowe.",
+       "Marlowe", "dog"},
+      {"Brought home a tortoise yesterday. Meet Otis!", "Otis", "tortoise"},
+      {"The vet saw a parrot and a cat today. Meet Otis!", "Otis", NULL},
+  };
+  check_kinds(&ctx, x, sizeof x / sizeof *x);
+}
+
+/* The kind of a name the rules read too ("my dog X" is a rules pattern) is read all the same. */
+static void test_kind_beside_rules(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_segment s = {"I have a dog named Pretzel.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
+  eg_enriched out;
+  memset(&out, 0, sizeof out);
+  eg_err e;
+  EG_CHECK(eg_enrich_rules(&ctx, &s, 1, a, &out, &e) == EG_OK);
+  size_t rules = out.n_facts;
+  EG_CHECK(eg_statefacts_extract(sf, &ctx, &s, 1, a, &out, NULL, &e) == EG_OK);
+  const char *kind = NULL;
+  EG_CHECK(rules > 0);
+  EG_CHECK(kinds_of(&out, "Pretzel", &kind) == 1);
+  EG_CHECK_STR(kind, "dog");
+  eg_arena_free(a);
+}
+
+/* The questions that ask for a kind, not for a name. */
+static void test_asks_kind(void) {
+  EG_CHECK(eg_statefacts_asks_kind("What kind of pet do I have now?"));
+  EG_CHECK(eg_statefacts_asks_kind("What breed is my dog?"));
+  EG_CHECK(eg_statefacts_asks_kind("Which animal did we adopt in 2021?"));
+  EG_CHECK(eg_statefacts_asks_kind("what type of pet have i got"));
+  EG_CHECK(!eg_statefacts_asks_kind("What's my dog called?"));
+  EG_CHECK(!eg_statefacts_asks_kind("What is the name of the kind of cat I have?"));
+  EG_CHECK(!eg_statefacts_asks_kind("What pet do I have?"));
+  EG_CHECK(!eg_statefacts_asks_kind(NULL));
+}
+
+int main(void) {
+  EG_RUN(test_asks_kind);
+  int rc = sf_check_open();
+  if (rc) return rc < 0 ? eg_test_finish() : rc;
+  EG_RUN(test_kind_in_sentence);
+  EG_RUN(test_kind_in_message);
+  EG_RUN(test_kind_beside_rules);
+  sf_check_close();
+  return eg_test_finish();
+}
