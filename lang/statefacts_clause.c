@@ -22,6 +22,22 @@ static bool the_new_kind(const eg_statefacts *sf, const token *t, size_t from, s
   return (eg_sf_kind_bits(sf, w) & ~sf->person_bit) || eg_sf_bits_of(sf->generic, w);
 }
 
+/* Does [from, to) open with "the" and a kind word of a thing or animal one keeps, whose name it
+ * gives ("the dog is called X", "the kitten's name is X", "the kitten has a name now - X")?
+ * Chat names the household's own so (not "the guy is called X", "the company is called X", "the
+ * town is called X"). */
+static bool the_kind_named(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  if (from + 3 >= to || strcmp(t[from].w, "the") != 0 || t[from + 1].comma) return false;
+  char w[32];
+  eg_sf_unpossessed(t[from + 1].w, w, sizeof w);
+  if (!(eg_sf_kind_bits(sf, w) & ~(sf->person_bit | sf->org_bit | sf->place_bit))) return false;
+  for (size_t k = from + 2; k < to && k < from + 6; k++) {
+    if (eg_sf_naming_verb(sf, t[k].w) || !strcmp(t[k].w, "name")) return true;
+    if (t[k].comma) break;
+  }
+  return false;
+}
+
 /* Is the slot said to be home, the speaker's by the bare word ("X is home now", "X has been
  * home since May", "X feels like home", "home is X")? Not "home to" (what a place holds). */
 bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s) {
@@ -50,7 +66,8 @@ bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, 
   size_t fa, fb;
   eg_sf_sub_clause(t, from, to, from, &fa, &fb);
   bool before_asking = t[to - 1].ask && fb < to;
-  return the_new_kind(sf, t, from, to) || eg_sf_first_person(t, from, to) ||
+  return the_new_kind(sf, t, from, to) || the_kind_named(sf, t, from, to) ||
+         eg_sf_first_person(t, from, to) ||
          eg_sf_opens_with_verb(sf, t, from, to) || eg_sf_its_been(t, from, to) ||
          (fragments && (eg_sf_verbless(sf, t, from, to) ||
                         (before_asking && eg_sf_verbless(sf, t, from, fb)))) ||

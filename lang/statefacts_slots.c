@@ -302,6 +302,25 @@ static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, si
   return 0;
 }
 
+/* The kind of the speaker's own a name [i, j) is said to be: "X is our hamster", "X's my new
+ * cat" (a kind word up to three words after "my" or "our"); 0. Not a name beside it with no
+ * verb ("X our cockapoo ate …"): a sentence's opener may stand so ("PS my dog says hi"). */
+static unsigned owned_kind(const eg_statefacts *sf, const token *t, size_t to, size_t i, size_t j) {
+  static const char *const mine[] = {"my", "our"};
+  size_t k = j;
+  if (k < to && !t[k - 1].comma && !strcmp(t[k].w, "is"))
+    k++;
+  else if (!(eg_sf_possessive(t[j - 1].w) && j == i + 1)) /* "Luna's our cat" */
+    return 0;
+  if (k >= to || !eg_sf_in_list(t[k].w, mine, 2) || t[k].comma) return 0;
+  for (size_t q = k + 1; q < to && q < k + 4; q++) {
+    unsigned b = eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
+    if (b) return b;
+    if (t[q].comma || t[q].cut) break;
+  }
+  return 0;
+}
+
 /* The type of the name [i, j) (in the clause [from, to)) from the kind word it is bound to,
  * 0 when none is:
  *  - a name given, by a verb of naming and its object ("the kids named her X", "called him
@@ -313,7 +332,8 @@ static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, si
  *  - a name in apposition with a kind word: "X the ferret", "a rescue pup, X", and "X, my
  *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
  *    the kind word: not "X, my dog stayed with mum");
- *  - a name whose "he" or "she" is then said to be a kind (said_to_be). */
+ *  - a name whose "he" or "she" is then said to be a kind (said_to_be);
+ *  - a name said to be, or set beside, the speaker's kind: "X is our hamster" (owned_kind). */
 static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t i, size_t j) {
   unsigned b = 0;
@@ -336,6 +356,7 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
     return b;
   if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
   if ((b = said_to_be(sf, t, j, to))) return b;
+  if ((b = owned_kind(sf, t, to, i, j))) return b;
   if (!t[j - 1].comma) return 0;
   for (size_t k = j; k < to && k < j + 4; k++) {
     bool closed = t[k].comma || k + 1 == to || (k + 2 <= to && (t[k + 1].comma || k + 2 == to));
@@ -452,6 +473,15 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
       !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
     return sf->person_bit;
   if (given_name(sf, t, from, i)) return sf->name_types;
+  /* set off by commas right after a kind word of a thing or animal one keeps ("our rescue
+   * lurcher, dot, is terrified of the hoover"): no adjective ("a kitten, ginger, named him X"),
+   * adverb ("my dog, honestly, …"), kind or word for a person ("my dog, cat and rabbit") */
+  unsigned kind = i > from ? eg_sf_kind_bits(sf, t[i - 1].w) & ~sf->person_bit : 0;
+  if (kind && t[i - 1].comma && t[i].comma && i + 1 < to && !eg_sf_kind_bits(sf, w) &&
+      !eg_sf_bits_of(sf->people, w) &&
+      !eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, w) &&
+      !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
+    return kind;
   return eg_sf_noun_bits(sf->plain, w) ? 0 : name_frame(sf, t, from, i);
 }
 
@@ -951,7 +981,9 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       unsigned kind = parted                        ? sf->person_bit
                       : framed == sf->org_bit       ? framed
                       : i > from && !t[i - 1].comma ? eg_sf_kind_bits(sf, t[i - 1].w)
-                                                    : 0;
+                      : i > from && t[i - 1].comma && framed && !unknown
+                          ? framed /* "lurcher, dot," */
+                          : 0;
       /* "called him kevin"; and a word no list knows given as a name or bound to a kind word
        * ("her name is zoe", "meet nala, our new kitten") */
       if (!kind && (unknown || given_name(sf, t, from, i)))

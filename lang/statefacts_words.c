@@ -383,7 +383,7 @@ bool eg_sf_not_a_name(const char *w) {
       "theyll", "hes", "shes", "idk", "tbh", "tbf", "imo", "imho", "ngl", "rn", "lmao", "lmk",
       "fyi", "asap", "pls", "plz", "thx", "ty", "ur", "u", "ya", "yall", "gonna", "wanna", "gotta",
       "kinda", "sorta", "dunno", "tho", "thru", "cuz", "coz", "bc", "bday", "af", "irl", "jk",
-      "smh", "afaik", "iirc", "hmu", "xoxo", "lotsa", "alot"};
+      "smh", "afaik", "iirc", "hmu", "xoxo", "lotsa", "alot", "ps", "pps", "nb", "tl;dr", "tldr"};
   if (eg_sf_in_list(w, s, sizeof s / sizeof *s) || eg_sf_interjection(w)) return true;
   /* a pronoun's contraction ("we've", "they're", "it's", "you'd") is no name either, nor a
    * verb's negation ("Didn't make the orchestra", "Can't wait") */

@@ -4,7 +4,8 @@
  * nearest and a kind's own word before a general one, a young one's word as its kind, a plural,
  * someone else's kind left aside, a name given to "her" after the kind was said, a kind said
  * once elsewhere in the message, several kinds and none; a kind a rules' reading of the name
- * keeps; the questions that ask for a kind.
+ * keeps; the questions that ask for a kind; names bound to a kind word by a copula, by "the
+ * <kind> is called", by commas; a note's opener that is no name.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -100,6 +101,34 @@ static void test_kind_beside_rules(void) {
   eg_arena_free(a);
 }
 
+/* A name a copula says is the speaker's kind ("X is our hamster", "X's my cat"), one "the" and a
+ * kind word of a thing kept are said to be called ("the dog is called X"; not "the guy", "the
+ * company", "the town"), a word set off by commas right after a kind word ("our lurcher, dot,
+ * …"; not an adjective: "a kitten, ginger, named him X"); no note's opener ("PS my dog …"). */
+static void test_names_bound_to_kinds(void) {
+  static const expect x[] = {
+      {"Pickles is our hamster, she's nocturnal and noisy.", "HAS_PET", "Pickles"},
+      {"Luna's my cat, she's 12.", "HAS_PET", "Luna"},
+      {"the dog is called Bear and he's a newfoundland", "HAS_PET", "Bear"},
+      {"The kitten's name is Sprout.", "HAS_PET", "Sprout"},
+      {"the guy is called Tom", NULL, NULL},
+      {"the company is called Zentrix", NULL, NULL},
+      {"the town is called Whitby", NULL, NULL},
+      {"our rescue lurcher, dot, is terrified of the hoover", "HAS_PET", "dot"},
+      {"adopted a rescue kitten, ginger, named him Mango", "HAS_PET", "Mango"},
+      {"my dog, honestly, is the best", NULL, NULL},
+      {"PS my dog says hi", NULL, NULL},
+      {"NB my cat is diabetic", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const expect_kind k[] = {
+      {"Pickles is our hamster.", "Pickles", "hamster"},
+      {"the dog is called Bear and he's a newfoundland", "Bear", "newfoundland"},
+      {"our rescue lurcher, dot, is terrified of the hoover", "dot", "lurcher"},
+  };
+  check_kinds(&ctx, k, sizeof k / sizeof *k);
+}
+
 /* The questions that ask for a kind, not for a name. */
 static void test_asks_kind(void) {
   EG_CHECK(eg_statefacts_asks_kind("What kind of pet do I have now?"));
@@ -119,6 +148,7 @@ int main(void) {
   EG_RUN(test_kind_in_sentence);
   EG_RUN(test_kind_in_message);
   EG_RUN(test_kind_beside_rules);
+  EG_RUN(test_names_bound_to_kinds);
   sf_check_close();
   return eg_test_finish();
 }
