@@ -678,8 +678,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
              !eg_sf_users_predicate(sf, t, from, to, &slots[k], true)))
           continue;
         slots[k].status = eg_sf_status_of(sf, t, from, to, &slots[k]);
-        /* "got an offer from X. countered, got 20%. start aug 6.": taken */
-        int64_t taken = slots[k].status == ST_NOT_ASSERTED
+        /* "got an offer from X. countered, got 20%. start aug 6.": taken; one accepted starts
+         * at the start told ("accepted an offer from X, starting in May") */
+        int64_t taken = slots[k].status != ST_FORMER
                             ? eg_sf_offer_taken(sf, t, nt, from, &slots[k], sg, next)
                             : 0;
         if (taken) slots[k].status = ST_CURRENT;

@@ -186,6 +186,23 @@ static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t s
          eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) || eg_sf_spent_stay(t, scope, s->ts);
 }
 
+/* Does the speaker take the offer after the slot, later in its sentence [te, to) ("they offered
+ * me a role at X and I accepted", "… and I said yes", "… and took it")? */
+static bool taken_after(const eg_statefacts *sf, const token *t, size_t te, size_t to) {
+  static const char *const who[] = {"i", "we", "and"};
+  for (size_t k = te; k + 1 < to; k++) {
+    if (!eg_sf_in_list(t[k].w, who, 3) || t[k].comma) continue;
+    size_t v =
+        k + 1 < to && !strcmp(t[k].w, "and") && eg_sf_in_list(t[k + 1].w, who, 2) ? k + 2 : k + 1;
+    if (v >= to) return false;
+    if (eg_sf_verb_at(sf->takes, t, v, to)) return true;
+    if (v + 1 < to && ((!strcmp(t[v].w, "said") && !strcmp(t[v + 1].w, "yes")) ||
+                       (!strcmp(t[v].w, "took") && !strcmp(t[v + 1].w, "it"))))
+      return true;
+  }
+  return false;
+}
+
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
@@ -285,7 +302,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
                                                             : offer         ? offer - 1
                                                             : p >= from + 2 ? p - 2
                                                                             : from;
-  if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head)) return ST_NOT_ASSERTED;
+  if ((source || offer) && !eg_sf_offer_accepted(sf, t, from, head) &&
+      !(offer && taken_after(sf, t, s->te, to)))
+    return ST_NOT_ASSERTED;
   /* an end only planned, weighed or nearly come about leaves the value held: "thinking of
    * selling my X", "I almost sold my X" */
   bool near = near_miss(sf, t, scope, s->ts);

@@ -1,6 +1,7 @@
 /*
  * test_statefacts_work.c — where the speaker works, in words written for this test (none taken
- * from a benchmark): a teacher's and a nurse's ways of saying it, a past form of teaching.
+ * from a benchmark): a teacher's and a nurse's ways of saying it, a past form of teaching, and
+ * an offer the speaker takes later in its sentence, dated by the start told with it.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -21,10 +22,33 @@ static void test_teaching(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An offer taken later in its sentence ("… and I accepted", "… and I said yes", "… and took
+ * it") is the job; one refused or someone else's is not; a start told with it dates it. */
+static void test_offer_taken_after(void) {
+  static const expect x[] = {
+      {"they offered me a permanent role at Arup and I accepted", "WORKS_AT", "Arup"},
+      {"they offered me a permanent role at Arup and I said yes", "WORKS_AT", "Arup"},
+      {"Arup offered me a job and I took it!", "WORKS_AT", "Arup"},
+      {"I got an offer from Arup and accepted.", "WORKS_AT", "Arup"},
+      {"they offered me a role at Arup and I said no", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"Arup offered me a job but I declined.", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"my friend got an offer from Arup and she accepted", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const expect_dated d[] = {
+      {"they offered me a role at Arup and I accepted, starting in May", "WORKS_AT", "Arup",
+       "2026-05-01T00:00:00Z"},
+      {"I accepted an offer from Arup, starting in May.", "WORKS_AT", "Arup",
+       "2026-05-01T00:00:00Z"},
+  };
+  check_dated(d, sizeof d / sizeof *d);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_teaching);
+  EG_RUN(test_offer_taken_after);
   sf_check_close();
   return eg_test_finish();
 }
