@@ -38,6 +38,22 @@ static bool the_kind_named(const eg_statefacts *sf, const token *t, size_t from,
   return false;
 }
 
+/* Does [from, to) open with the bare word "home", words of time only, and a copula ("Home these
+ * days is a studio in X", "home is now X", "Home for the time being is X"; not "Home office is in
+ * X")? The speaker's home, as chat says it: the copula's index, 0 when it does not. */
+static size_t bare_home(const token *t, size_t from, size_t to) {
+  static const char *const be[] = {"is", "has"};
+  static const char *const time[] = {"these", "days",      "for",      "now",   "right",
+                                     "at",    "the",       "moment",   "time",  "being",
+                                     "then",  "currently", "nowadays", "though"};
+  if (from + 2 >= to || strcmp(t[from].w, "home") != 0 || t[from].comma) return 0;
+  for (size_t k = from + 1; k < to && k < from + 6; k++) {
+    if (eg_sf_in_list(t[k].w, be, sizeof be / sizeof *be)) return k;
+    if (t[k].comma || !eg_sf_in_list(t[k].w, time, sizeof time / sizeof *time)) break;
+  }
+  return 0;
+}
+
 /* Is the slot said to be home, the speaker's by the bare word ("X is home now", "X has been
  * home since May", "X feels like home", "home is X")? Not "home to" (what a place holds). */
 bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s) {
@@ -51,8 +67,10 @@ bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s
     k = to;
   if (++k < to && !strcmp(t[k].w, "like")) k++;
   if (k < to && !strcmp(t[k].w, "home") && !(k + 1 < to && !strcmp(t[k + 1].w, "to"))) return true;
-  return s->ts >= from + 2 && !strcmp(t[s->ts - 2].w, "home") &&
-         eg_sf_in_list(t[s->ts - 1].w, be, 2);
+  if (s->ts >= from + 2 && !strcmp(t[s->ts - 2].w, "home") && eg_sf_in_list(t[s->ts - 1].w, be, 2))
+    return true;
+  size_t cop = bare_home(t, from, to); /* "home is now X", "Home these days is a flat in X" */
+  return cop && s->ts > cop;
 }
 
 /* Does the sentence [from, to) speak of the speaker? */
@@ -67,7 +85,7 @@ bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, 
   eg_sf_sub_clause(t, from, to, from, &fa, &fb);
   bool before_asking = t[to - 1].ask && fb < to;
   return the_new_kind(sf, t, from, to) || the_kind_named(sf, t, from, to) ||
-         eg_sf_first_person(t, from, to) ||
+         bare_home(t, from, to) || eg_sf_first_person(t, from, to) ||
          eg_sf_opens_with_verb(sf, t, from, to) || eg_sf_its_been(t, from, to) ||
          (fragments && (eg_sf_verbless(sf, t, from, to) ||
                         (before_asking && eg_sf_verbless(sf, t, from, fb)))) ||

@@ -21,7 +21,7 @@
  * before "the" and a kind word; a swap of one value for another; a
  * name a "he" is said to be a kind of; a label before a colon; a place in
  * lower case where only a name goes; a pet rehomed, a Land Rover; a
- * place where a thing had by another value is.
+ * place where a thing had by another value is; the bare word "home".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -665,6 +665,20 @@ static void test_held_thing_in(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* The bare word "home" opening a sentence, words of time only before its copula, is the
+ * speaker's home ("Home these days is a studio in X", "home is now X"); not a compound ("Home
+ * office is in X") nor a home told in the past ("Home was X until last year"). */
+static void test_bare_home(void) {
+  static const expect x[] = {
+      {"Home these days is a tiny studio in Tokyo.", "LIVES_IN", "Tokyo"},
+      {"home is now Bristol", "LIVES_IN", "Bristol"},
+      {"Home for the time being is my sister's sofa in Derby.", "LIVES_IN", "Derby"},
+      {"Home office is in Leeds.", NULL, NULL},
+      {"Home was Leeds until last year.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -714,6 +728,7 @@ int main(void) {
   EG_RUN(test_lower_case_place_left);
   EG_RUN(test_rehome_and_land_rover);
   EG_RUN(test_held_thing_in);
+  EG_RUN(test_bare_home);
   sf_check_close();
   return eg_test_finish();
 }
