@@ -103,12 +103,19 @@ static int side_before(const eg_statefacts *sf, const token *t, size_t from, siz
   static const char *const cut[] = {"dropped", "ditched",   "avoid",    "avoiding",
                                     "exclude", "excluding", "excluded", "excludes"};
   static const char *const past[] = {"didn't", "didnt", "wasn't", "weren't", "ate"};
-  for (size_t k = from + 1; k < i; k++) /* from the last comma: "I'm not fussy, I eat …" */
-    if (t[k - 1].comma) from = k;
+  /* from the last comma or "but": "I'm not fussy, I eat …", "I eat fish but not meat" */
+  bool but = false;
+  for (size_t k = from + 1; k < i; k++)
+    if (t[k - 1].comma || !strcmp(t[k - 1].w, "but")) from = k, but = !strcmp(t[k - 1].w, "but");
   /* "I didn't eat meat that week", "ate no meat": a past, no diet now */
   for (size_t k = from; k < i; k++)
     if (eg_sf_in_list(t[k].w, past, sizeof past / sizeof *past)) return SIDE_NONE;
   if (i > from && (!strcmp(t[i - 1].w, "no") || !strcmp(t[i - 1].w, "off"))) return SIDE_OUT;
+  /* "no other meat"; "… but not meat", "… but never fish"; "no meat, just fish" */
+  if (i > from + 1 && !strcmp(t[i - 1].w, "other") && !strcmp(t[i - 2].w, "no")) return SIDE_OUT;
+  if (but && i == from + 1 && (!strcmp(t[from].w, "not") || !strcmp(t[from].w, "never")))
+    return SIDE_OUT;
+  if (i == from + 1 && (!strcmp(t[from].w, "just") || !strcmp(t[from].w, "only"))) return SIDE_IN;
   /* "I'm back on meat", "Back on meat": eaten again, as "off meat" is not eaten (not "cutting
    * back on meat", less) */
   if (i > from + 1 && !strcmp(t[i - 1].w, "on") && !strcmp(t[i - 2].w, "back") &&

@@ -2,10 +2,10 @@
  * test_statefacts_foods.c — a diet told by the foods the user eats or leaves out (written for
  * this test, none taken from a benchmark): what is left out ("no meat or fish", "I don't eat
  * meat", "cut out dairy and eggs", "haven't touched meat", "exclude barley"), what is eaten
- * ("fish is fine", "eating meat again", "I eat everything"), the held value weighed with them,
- * and what tells nothing: someone else's plate, a question, a plan, a hedge, a past, less
- * instead of none, a value said outright. The prototypes file's @food and @describe lines, refused
- * when wrong.
+ * ("fish is fine", "eating meat again", "I eat everything", "just fish", "… but not meat"), the
+ * held value weighed with them, and what tells nothing: someone else's plate, a question, a plan, a
+ * hedge, a past, less instead of none, a value said outright. The prototypes file's @food and
+ * @describe lines, refused when wrong.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -30,6 +30,10 @@ static void test_foods_tell_a_diet(void) {
       {"I'm not fussy, I eat everything.", "DIET", "omnivore"},
       /* "nothing I won't eat", a condition after the words on the food */
       {"There's nothing on this earth I won't eat if it's been near a grill.", "DIET", "omnivore"},
+      /* "no other X"; a side that "but" opens ("… but not X"); "just X" after leaving one out */
+      {"I eat fish but no other meat.", "DIET", "pescatarian"},
+      {"I eat fish but not meat.", "DIET", "pescatarian"},
+      {"no meat for me, just fish", "DIET", "pescatarian"},
   };
   check_all(x, sizeof x / sizeof *x);
   /* a value's end said beside the foods yields to them (its doubt goes) */
