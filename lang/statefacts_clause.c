@@ -10,15 +10,20 @@
 #include "lang/statefacts_int.h"
 #include "lang/wordnet.h"
 
-/* Does [from, to) open with "new", "the" before it or not, and a kind of thing or animal one
- * keeps or a word for one (@generic: "the new pup is called X", "New car is a X", "the new
- * car's a X", "New job is at X")? Chat's word for the speaker's newly got one (not "the new
- * manager", a person, nor "the new office", the firm's). */
+/* Does [from, to) open with "new" or "first", "the" before it or not, and a kind of thing or
+ * animal one keeps or a word for one (@generic: "the new pup is called X", "New car is a X", "the
+ * new car's a X", "New job is at X", "first car is a X")? Chat's word for the speaker's newly got
+ * one (not "the new manager", a person, nor "the new office", the firm's). */
 static bool the_new_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = from < to && !strcmp(t[from].w, "the") ? from + 1 : from;
-  if (i + 1 >= to || strcmp(t[i].w, "new") != 0 || t[i].comma) return false;
+  if (i + 1 >= to || (strcmp(t[i].w, "new") != 0 && strcmp(t[i].w, "first") != 0) || t[i].comma)
+    return false;
   char w[32];
   eg_sf_unpossessed(t[i + 1].w, w, sizeof w); /* "car's": "car is" */
+  /* a first one said to be, now ("first car is a X"; not "the first car was a X", long gone) */
+  if (!strcmp(t[i].w, "first") && strcmp(w, t[i + 1].w) == 0 &&
+      !(i + 2 < to && !strcmp(t[i + 2].w, "is")))
+    return false;
   return (eg_sf_kind_bits(sf, w) & ~sf->person_bit) || eg_sf_bits_of(sf->generic, w);
 }
 

@@ -85,6 +85,9 @@ static void test_new_kind(void) {
       {"New pup is called Bean.", "HAS_PET", "Bean"},
       {"The new office is in Leeds.", NULL, NULL},
       {"The new manager is called Tom.", NULL, NULL},
+      /* "first" said now: the speaker's first one ("first car is a X"), not one long gone */
+      {"passed my test!! first car is a little Fiat 500", "DRIVES", "Fiat 500"},
+      {"The first car was a Fiat 500.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
