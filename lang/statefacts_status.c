@@ -137,6 +137,14 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
       eg_sf_has_ending(sf, t, s->te, r))
     return true;
   if (eg_sf_resumed_ending(sf, t, b, to)) return true;
+  /* a name set off by commas after its kind word is the subject of the predicate after it ("Our
+   * elderly spaniel, X, died in the autumn") */
+  if (s->ts > from && t[s->ts - 1].comma && t[s->te - 1].comma && s->te < to &&
+      (eg_sf_kind_bits(sf, t[s->ts - 1].w) & ~sf->person_bit)) {
+    size_t a2, b2;
+    eg_sf_sub_clause(t, from, to, s->te, &a2, &b2);
+    if (!eg_sf_first_person(t, a2, b2) && eg_sf_has_ending(sf, t, s->te, b2)) return true;
+  }
   /* a negation before the slot in its predicate and "anymore" after it: it held until now
    * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
   for (size_t k = s->te; k < r; k++)

@@ -121,6 +121,18 @@ static void test_names_bound_to_kinds(void) {
       {"NB my cat is diabetic", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* a name set off by commas is the subject of the predicate after it: "…, X, died" ends it
+   * (was current) */
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &ctx, "Our elderly spaniel, Barnaby, died in the autumn.", &out) == EG_OK);
+  bool ended = false, current = false;
+  for (size_t i = 0; i < out.n_facts; i++)
+    if (!strcmp(out.facts[i].relation, "HAS_PET"))
+      *(out.facts[i].valid_to ? &ended : &current) = true;
+  EG_CHECK(ended && !current);
+  eg_arena_free(a);
+  EG_CHECK(says("our hamster, Nibbles, escaped again", "HAS_PET", "Nibbles"));
   static const expect_kind k[] = {
       {"Pickles is our hamster.", "Pickles", "hamster"},
       {"the dog is called Bear and he's a newfoundland", "Bear", "newfoundland"},
