@@ -394,7 +394,7 @@ static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, con
                            size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
   for (size_t k = 0; k < ns; k++) said_by_indefinite(sf, t, from, &out[k]);
-  ns = eg_sf_renamed(t, out, ns);
+  ns = eg_sf_renamed(sf, t, out, ns);
   if (ns) {
     slot before = *last, there;
     *last = out[ns - 1];

@@ -475,10 +475,11 @@ unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
 bool eg_sf_kind_of_name(const eg_statefacts *sf, const token *t, size_t from, size_t to, size_t vs,
                         size_t ve, unsigned types, char *out, size_t n);
 /* A name in apposition to a common word of its type just before it ("we're going electric, a
- * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf"), or after "with a" ("gone electric with
- * a Renault Zoe"), says which one that is: the word stays the slot, the name becomes its value
- * and no slot of its own. The slots' count after it. */
-size_t eg_sf_renamed(const token *t, slot *out, size_t n);
+ * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf"), after "with a" ("gone electric with a
+ * Renault Zoe") or right after it when the word is an adjective too ("a small electric Renault"),
+ * says which one that is: the word stays the slot, the name becomes its value and no slot of its
+ * own. The slots' count after it. */
+size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t n);
 
 /* Is the name at token i (of a clause opening at from) given by a naming phrase ("her name is
  * X", "name's X") or a verb of naming and its object ("called him X")? Then 1 + the index of

@@ -710,15 +710,18 @@ static size_t corrected(const token *t, slot *out, size_t n) {
   return n;
 }
 
-size_t eg_sf_renamed(const token *t, slot *out, size_t n) {
+size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t n) {
   for (size_t k = 1; k < n; k++) {
     slot *w = &out[k - 1], *name = &out[k];
     size_t q = w->te; /* after a comma, or "with a" ("we've gone electric with a Renault Zoe") */
     if (!t[w->te - 1].comma && q + 1 < name->ts && !strcmp(t[q].w, "with") &&
         (!strcmp(t[q + 1].w, "a") || !strcmp(t[q + 1].w, "an")))
       q++;
+    /* … or right before it, a word that is an adjective too ("a small electric Renault") */
+    bool before = q == w->te && name->ts == w->te && !t[w->te - 1].comma && w->te == w->ts + 1 &&
+                  eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[w->ts].w);
     if (w->proper || w->ve || w->held || !name->proper || name->held || !(w->bits & name->bits) ||
-        (q == w->te && !t[w->te - 1].comma))
+        (q == w->te && !t[w->te - 1].comma && !before))
       continue;
     while (q < name->ts && eg_sf_determiner(t[q].w)) q++;
     if (q != name->ts) continue;

@@ -1174,11 +1174,13 @@ static void test_part_of_a_town_and_someone_after(void) {
 }
 
 /* A name after "with a" a kind word of its type says which one ("gone electric with a Renault
- * Zoe"); a name owned by "my" and an adjective is the user's even in a question ("tips for my
- * new Outback?"), not after a former one ("my old Clio"). */
+ * Zoe"), as does one right after a kind word that is an adjective too ("we share a small electric
+ * Renault" was DRIVES electric); a name owned by "my" and an adjective is the user's even in a
+ * question ("tips for my new Outback?"), not after a former one ("my old Clio"). */
 static void test_with_a_name_and_my_new(void) {
   static const expect x[] = {
       {"We've gone electric with a Renault Zoe.", "DRIVES", "Renault Zoe"},
+      {"we now share a small electric Renault with my daughter", "DRIVES", "Renault"},
       {"Any tips on winter tyres for my new Outback?", "DRIVES", "Outback"},
       {"What oil does my new Outback take?", "DRIVES", "Outback"},
       {"What should I feed my old Clio?", NULL, NULL},
