@@ -241,6 +241,23 @@ static const char *held_value(const eg_enrich_ctx *ctx, const eg_enriched *befor
   return NULL;
 }
 
+/* The index in o of a current value of rel said outright before the foods' clause (whose
+ * bytes end at ce) that the groups told (out, in) undo: one it eats left out, or one it leaves
+ * out eaten; o->n_facts when none. */
+static size_t said_undone(const eg_statefacts *sf, const char *text, const eg_enriched *o,
+                          const char *rel, unsigned out, unsigned in, size_t ce) {
+  for (size_t k = 0; k < o->n_facts; k++) {
+    const eg_fact *f = &o->facts[k];
+    const char *at = f->utterance && *f->utterance ? strstr(text, f->utterance) : NULL;
+    if (strcmp(f->relation, rel) != 0 || f->valid_to || !at || (size_t)(at - text) >= ce) continue;
+    for (int d = 0; d < sf->n_described; d++) {
+      const described *x = &sf->described[d];
+      if (!strcasecmp(x->value, f->object) && ((x->in & out) || (x->out & in))) return k;
+    }
+  }
+  return o->n_facts;
+}
+
 eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
                          const eg_enriched *before, size_t nb, eg_arena *a, eg_enriched *o,
                          eg_err *err) {
@@ -256,6 +273,11 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
     if (sf->rels[k].types & type) r = k;
   if (r < 0) return EG_OK;
   const char *rel = sf->rels[r].name, *held = held_value(ctx, before, nb, rel);
+  /* a value said outright in the message that the foods told after it undo is the one they
+   * change ("I am a vegetarian of long standing, although I have recently begun to eat fish
+   * again": pescatarian) */
+  size_t said = said_undone(sf, sg->text, o, rel, out, in, ce);
+  if (said < o->n_facts) held = o->facts[said].object;
   /* what the held value leaves out and eats still stands where nothing said now undoes it
    * (held vegetarian, "I've started eating fish again": meat still left out, pescatarian);
    * a held value the foods do not tell ("keto": "no carbs" may be part of it) cannot be
@@ -274,13 +296,15 @@ eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, cons
   const described *d = best_fit(sf, all_out, all_in, out | in, type);
   /* … but one that leaves nothing out ("omnivore") yields to any food left out now */
   if (!d || (h && (h->out || !d->out) && !((d->out | d->in) & (h->out | h->in)))) return EG_OK;
-  /* a value said outright stands; a doubt the words raised yields to the value they tell, and
-   * so does a former one's end ("stopped being pescatarian, I eat everything now") */
+  /* a value said outright stands (but the one the foods undo); a doubt the words raised yields
+   * to the value they tell, and so does a former one's end ("stopped being pescatarian, I eat
+   * everything now") */
   for (size_t k = 0; k < o->n_facts; k++)
-    if (!strcmp(o->facts[k].relation, rel) && !o->facts[k].valid_to) return EG_OK;
+    if (k != said && !strcmp(o->facts[k].relation, rel) && !o->facts[k].valid_to) return EG_OK;
   size_t kept = 0;
   for (size_t k = 0; k < o->n_facts; k++)
-    if (strcmp(o->facts[k].relation, EG_STATE_UNCERTAIN) || strcmp(o->facts[k].object, rel))
+    if (k != said &&
+        (strcmp(o->facts[k].relation, EG_STATE_UNCERTAIN) || strcmp(o->facts[k].object, rel)))
       o->facts[kept++] = o->facts[k];
   o->n_facts = kept;
   if (held && !strcasecmp(held, d->value)) return EG_OK; /* no news */

@@ -34,6 +34,11 @@ static void test_foods_tell_a_diet(void) {
       {"I eat fish but no other meat.", "DIET", "pescatarian"},
       {"I eat fish but not meat.", "DIET", "pescatarian"},
       {"no meat for me, just fish", "DIET", "pescatarian"},
+      /* a value said before the foods that undo it is the one they change */
+      {"For context, I am a vegetarian of long standing, although I have recently begun to eat "
+       "fish again on medical advice.",
+       "DIET", "pescatarian"},
+      {"I am vegetarian but I eat fish.", "DIET", "pescatarian"},
   };
   check_all(x, sizeof x / sizeof *x);
   /* a value's end said beside the foods yields to them (its doubt goes) */
@@ -74,6 +79,9 @@ static void test_foods_that_tell_nothing(void) {
   for (size_t i = 0; i < out.n_facts; i++) diets += !strcmp(out.facts[i].relation, "DIET");
   EG_CHECK_INT(diets, 1); /* the value said, not a second one the foods tell */
   EG_CHECK(out.n_facts && !strcmp(out.facts[0].object, "vegan"));
+  /* … nor one someone else's eating contradicts */
+  EG_REQUIRE(read_in(a, &ctx, "I am vegan but my husband eats meat.", &out) == EG_OK);
+  EG_CHECK(out.n_facts == 1 && !strcmp(out.facts[0].object, "vegan"));
   eg_arena_free(a);
 }
 
