@@ -333,7 +333,7 @@ static unsigned owned_kind(const eg_statefacts *sf, const token *t, size_t to, s
  *    hamster, …" (the apposition closed by a comma or the clause's end within a word of
  *    the kind word: not "X, my dog stayed with mum");
  *  - a name whose "he" or "she" is then said to be a kind (said_to_be);
- *  - a name said to be, or set beside, the speaker's kind: "X is our hamster" (owned_kind). */
+ *  - a name said to be the speaker's kind: "X is our hamster", "X's my cat" (owned_kind). */
 static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            size_t i, size_t j) {
   unsigned b = 0;
