@@ -734,7 +734,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
       }
-      if (!ns && !question && *n < MAX_ITEMS &&
+      if (!ns && !question && *n < MAX_ITEMS && !eg_sf_others_change(sf, t, from, to) &&
           (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
            eg_sf_has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];

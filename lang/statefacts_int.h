@@ -555,6 +555,10 @@ bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t
 bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* Is t[i] a noun for a person ("sister", "neighbour's", "parents")? */
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i);
+/* Does the clause [from, to) tell of a change of someone of the speaker's, none of it theirs
+ * ("my parents split up", "my sister quit her job"; not "my gf dumped me", "my sister and I
+ * moved out")? No word on the speaker's states. */
+bool eg_sf_others_change(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 /* Is the clause [from, to) about someone else than the user, as far as slot s goes ("my sister
  * lives in X", "showing off his X")? */
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,

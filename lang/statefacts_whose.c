@@ -29,6 +29,21 @@ bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i) {
 
 static const char *const own[] = {"my", "our"}; /* the words the user owns by */
 
+bool eg_sf_others_change(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const with_me[] = {"i", "me", "we", "us"};
+  if (from + 2 >= to || !eg_sf_in_list(t[from].w, own, 2) || !eg_sf_person_noun(sf, t, from + 1))
+    return false;
+  char noun[32];
+  eg_sf_unpossessed(t[from + 1].w, noun, sizeof noun);
+  /* "my gf dumped me": the speaker's partner; "my cat X died", "my company X": a kind */
+  if ((eg_sf_bits_of(sf->cue, noun) & sf->person_bit) ||
+      (eg_sf_kind_bits(sf, noun) & ~sf->person_bit))
+    return false;
+  for (size_t k = from + 2; k < to; k++)
+    if (eg_sf_in_list(t[k].w, with_me, sizeof with_me / sizeof *with_me)) return false;
+  return true;
+}
+
 /* Is the name at token i given by a verb of naming to a kind word the user owns ("named our
  * new kitten X", "called my puppy X"; not "named her kitten X", nor "the dog")? */
 static bool kind_named(const eg_statefacts *sf, const token *t, size_t from, size_t i) {

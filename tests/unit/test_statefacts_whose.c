@@ -21,7 +21,7 @@
  * before "the" and a kind word; a swap of one value for another; a
  * name a "he" is said to be a kind of; a label before a colon; a place in
  * lower case where only a name goes; a pet rehomed, a Land Rover; a
- * place where a thing had by another value is; the bare word "home".
+ * place where a thing had by another value is; the bare word "home"; someone else's change.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -504,6 +504,27 @@ static void test_goodbye_to(void) {
   };
   check_all(x, sizeof x / sizeof *x);
   EG_CHECK(says("Said goodbye to Leeds today, off to Bristol!", "LIVES_IN", "Leeds")); /* ended */
+  /* "went our separate ways" ends a partner as "split up" does (was current) */
+  static const expect ways[] = {
+      {"Rob and I went our separate ways.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Rob and I have decided to split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"After the party everyone went their separate ways.", NULL, NULL},
+  };
+  check_all(ways, sizeof ways / sizeof *ways);
+}
+
+/* A change told of someone of the speaker's, none of it theirs, is no word on the speaker's
+ * states ("my parents split up" was a doubt on the speaker's partner); the speaker's partner's,
+ * the speaker's own with them, and a kind's are. */
+static void test_others_change(void) {
+  static const expect x[] = {
+      {"my parents split up last year", NULL, NULL},
+      {"My sister quit her job.", NULL, NULL},
+      {"my boyfriend and I broke up", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"my sister and I moved out of the flat", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"my cat biscuit died last week", EG_STATE_UNCERTAIN, "HAS_PET"},
+  };
+  check_all(x, sizeof x / sizeof *x);
 }
 
 /* A first stretch or thing had by holding a value, opening a sentence, is the speaker's: "First
@@ -732,6 +753,7 @@ int main(void) {
   EG_RUN(test_rehome_and_land_rover);
   EG_RUN(test_held_thing_in);
   EG_RUN(test_bare_home);
+  EG_RUN(test_others_change);
   sf_check_close();
   return eg_test_finish();
 }
