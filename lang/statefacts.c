@@ -1018,11 +1018,10 @@ static bool place_said(const eg_statefacts *sf, const token *t, size_t nt, size_
 static eg_code add_kind(const eg_statefacts *sf, const eg_segment *sg, const token *t, size_t nt,
                         const item *it, int r, const eg_fact *f, eg_arena *a, eg_enriched *o,
                         eg_err *err) {
-  size_t from = 0, to = nt;
+  size_t from, to;
   char kind[80];
   if (!f->object_entity || !it->s.te) return EG_OK;
-  while (sg->said_to && from < nt && t[from].s < sg->said_from) from++;
-  while (sg->said_to && to > from && t[to - 1].e > sg->said_to) to--;
+  eg_sf_said_tokens(t, nt, sg, &from, &to);
   if (!eg_sf_kind_of_name(sf, t, from, to, eg_sf_value_from(&it->s), eg_sf_value_to(&it->s),
                           it->s.bits & sf->rels[r].types, kind, sizeof kind))
     return EG_OK;

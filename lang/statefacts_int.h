@@ -467,6 +467,9 @@ bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, s
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
+/* The speaker's own words of segment sg, its tokens t[0, nt), as tokens [*a, *b) (all of them
+ * when the segment says none apart: said_to 0; statefacts_markers.c). */
+void eg_sf_said_tokens(const token *t, size_t nt, const eg_segment *sg, size_t *a, size_t *b);
 /* The kind the message says the name at tokens [vs, ve) is of, when its type (of `types`) keeps
  * one (@kinds): a kind word of that type in the speaker's words [from, to), the nearest in the
  * name's sentence, else the only one the message says; not one someone else owns ("her dog").

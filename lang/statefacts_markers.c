@@ -582,7 +582,8 @@ unsigned eg_sf_route_moved(const eg_statefacts *sf, const token *t, size_t nt, s
 }
 
 /* The token range [*a, *b) of t[0, nt) within the bytes [from, to). */
-static void tokens_within(const token *t, size_t nt, size_t from, size_t to, size_t *a, size_t *b) {
+void eg_sf_said_tokens(const token *t, size_t nt, const eg_segment *sg, size_t *a, size_t *b) {
+  size_t from = sg->said_to ? sg->said_from : 0, to = sg->said_to ? sg->said_to : (size_t)-1;
   for (*a = 0; *a < nt && t[*a].s < from;) ++*a;
   for (*b = *a; *b < nt && t[*b].s < to;) ++*b;
 }
@@ -592,8 +593,7 @@ static void tokens_within(const token *t, size_t nt, size_t from, size_t to, siz
 static int64_t start_told(const token *t, size_t nt, size_t vs, size_t ve, const eg_segment *sg) {
   eg_date dates[16];
   size_t nd = eg_dates_find(sg->text, sg->time, dates, 16), a, b;
-  tokens_within(t, nt, sg->said_to ? sg->said_from : 0, sg->said_to ? sg->said_to : (size_t)-1, &a,
-                &b);
+  eg_sf_said_tokens(t, nt, sg, &a, &b);
   if (!nd || a == b) return 0;
   return eg_sf_start_beside(t + a, b - a, vs > a ? vs - a : 0, ve > a ? ve - a : 0, dates, nd,
                             eg_sf_day_end(sg->time));
