@@ -12,10 +12,9 @@
 /* Does someone other than the speaker own the word at i ("her dog", "my sister's cat", "the
  * neighbours' parrot")? */
 static bool owned_by_another(const token *t, size_t from, size_t i) {
-  static const char *const others[] = {"his", "her", "their", "your", "its"};
   if (i == from) return false;
   const token *p = &t[i - 1];
-  if (p->theirs || eg_sf_in_list(p->w, others, sizeof others / sizeof *others)) return true;
+  if (p->theirs || eg_sf_theirs(p->w)) return true;
   return eg_sf_possessive(p->w) && strcmp(p->w, "it's") != 0 && strcmp(p->w, "that's") != 0 &&
          strcmp(p->w, "he's") != 0 && strcmp(p->w, "she's") != 0;
 }

@@ -365,7 +365,10 @@ static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
 }
 
 /* The possessives of others than the speaker ("her first week at X", "his probation"). */
-static const char *const theirs[] = {"his", "her", "their", "your", "its"};
+bool eg_sf_theirs(const char *w) {
+  static const char *const theirs[] = {"his", "her", "their", "your", "its"};
+  return eg_sf_in_list(w, theirs, sizeof theirs / sizeof *theirs);
+}
 
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
@@ -385,8 +388,8 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
     k = 3;
   else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))
     k = 4;
-  else if (ordinal && (ts == from + 3 ||
-                       (!eg_sf_in_list(t[ts - 4].w, theirs, 5) && !eg_sf_possessive(t[ts - 4].w))))
+  else if (ordinal &&
+           (ts == from + 3 || (!eg_sf_theirs(t[ts - 4].w) && !eg_sf_possessive(t[ts - 4].w))))
     k = 3;
   for (size_t i = ts - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;
@@ -417,8 +420,8 @@ unsigned eg_sf_newly_named(const eg_statefacts *sf, const token *t, const slot *
 unsigned eg_sf_begins_at(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   if (!s->proper || s->ts < from + 2) return 0;
   size_t o = s->ts - 2; /* the noun; the word before it, no one else's ("her probation") */
-  if (o > from && (eg_sf_in_list(t[o - 1].w, theirs, 5) || eg_sf_possessive(t[o - 1].w) ||
-                   t[o - 1].theirs || eg_sf_person_noun(sf, t, o - 1)))
+  if (o > from && (eg_sf_theirs(t[o - 1].w) || eg_sf_possessive(t[o - 1].w) || t[o - 1].theirs ||
+                   eg_sf_person_noun(sf, t, o - 1)))
     return 0;
   char key[72];
   snprintf(key, sizeof key, "%s %s", t[s->ts - 1].w, t[s->ts - 2].w);
