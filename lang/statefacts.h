@@ -176,6 +176,11 @@ eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);
  * prototypes do not know (or no prototypes: sf NULL). */
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);
 
+/* Are the relation's objects beings the user knows by name (a partner, a pet: the prototypes'
+ * @individual types), so that the user's earlier words naming the same name as theirs speak
+ * of the same one? False for a relation the prototypes do not know. */
+bool eg_statefacts_individual(const eg_statefacts *sf, const char *relation);
+
 /* How a user states a value of `types`, as a search text: the first prototypes of the
  * relations whose objects have one of the types, their slots left out ("I live in. I moved
  * to. Home is now. …"), from a (NULL when no relation has them). */

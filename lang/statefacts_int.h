@@ -76,6 +76,7 @@ struct eg_statefacts {
   unsigned place_bit, org_bit; /* "place" and "org", 0 when none */
   unsigned cue_types;          /* the types a @cue line gives */
   unsigned kind_types;         /* the types whose named values keep their kind (@kinds) */
+  unsigned individual_types;   /* the types whose names are one being each (@individual) */
   eg_map *common, *proper, *generic, *cue, *suffix; /* lower-case lemma → type bits (generic: 1) */
   eg_map *trade;    /* a name's last common noun → its type after the others ("Cobalt Freight") */
   eg_map *unlike;   /* a name → the types it cannot have ("english", a language; @unlike) */

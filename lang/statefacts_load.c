@@ -453,6 +453,10 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     sf->kind_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;
   }
+  if (!strcmp(word, "@individual")) {
+    sf->individual_types |= type_bits_of_list(sf, rest, true);
+    return EG_OK;
+  }
   if (!strcmp(word, "@year")) {
     sf->year_types |= type_bits_of_list(sf, rest, true);
     return EG_OK;
@@ -820,6 +824,11 @@ unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relat
   for (int r = 0; sf && relation && r < sf->n_rels; r++)
     if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
   return 0;
+}
+
+bool eg_statefacts_individual(const eg_statefacts *sf, const char *relation) {
+  unsigned types = eg_statefacts_relation_types(sf, relation);
+  return types && !(types & ~sf->individual_types);
 }
 
 unsigned eg_sf_takers(const eg_statefacts *sf, unsigned bits) {

@@ -12,7 +12,11 @@
  * help" and then, a year on, "signed a lease in Montreal". Where the graph holds no value of
  * the relation just before the stated one, the value of its type the user's earlier chunks
  * name most often as theirs was theirs from its first mention until then — an inference, so
- * its confidence is 0.5 and its extractor "earlier-mentions".
+ * its confidence is 0.5 and its extractor "earlier-mentions". A being known by name (a pet, a
+ * partner: the prototypes' @individual types) stated as the user's for the first time was
+ * theirs already when their earlier words named it plainly as theirs ("Clementine rolled in
+ * fox poo"): its fact is valid from the first of those. Not so for a place or a firm, which
+ * anyone may name long before it is theirs.
  */
 #include <ctype.h>
 #include <string.h>
@@ -26,14 +30,14 @@
 
 enum { MENTIONS_K = 20 }; /* earlier chunks read per former value */
 
-/* The earliest of the user's chunks among the hits that names `f`'s object as theirs
- * (0 when none). */
+/* The earliest of the user's chunks among the hits, said before `before`, that names `f`'s
+ * object as theirs (0 when none). */
 static int64_t first_mention(const eg_statefacts *sf, const Engram__V1__QueryHits *res,
-                             const eg_fact *f) {
+                             const eg_fact *f, int64_t before) {
   int64_t first = 0;
   for (size_t h = 0; res && h < res->n_hits; h++) {
     const Engram__V1__Chunk *ch = res->hits[h]->chunk;
-    if (!ch || !ch->content || ch->time >= f->valid_to || (first && ch->time >= first)) continue;
+    if (!ch || !ch->content || ch->time >= before || (first && ch->time >= first)) continue;
     size_t from, to;
     eg_statefacts_said_span(ch->content, ch->turn_end <= ch->turn_index, &from, &to);
     if (eg_statefacts_holds_value(sf, ch->content, from, to, ch->time, f->relation, f->object))
@@ -140,7 +144,8 @@ eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, 
   eg_code rc = search_earlier(g, in, texts, before, m, a, &r, err);
   if (rc) return rc;
   for (size_t j = 0; j < m; j++) {
-    of[j]->valid_from = first_mention(g->states, hits_of(r, j), of[j]); /* 0: none, left out */
+    /* 0: none, left out */
+    of[j]->valid_from = first_mention(g->states, hits_of(r, j), of[j], of[j]->valid_to);
     /* the graph knows the value already (read when it was said, or a literal the
      * extractor's hint of held values does not carry): nothing to learn */
     if (of[j]->valid_from &&
@@ -244,23 +249,36 @@ eg_code eg_ig_earlier_values(eg_ingest *g, const writer_in *in, eg_enriched *en,
       first[m] = current ? f : NULL, rel[m] = f->relation, types[m] = ty, unit[m] = i;
       start[m++] = at;
     }
-  char *texts[EARLIER_FACTS];
-  int64_t before[EARLIER_FACTS];
-  size_t ask[EARLIER_FACTS], na = 0;
+  /* per relation, a search by the value's name (a being's) and one by how its values are
+   * stated */
+  char *texts[2 * EARLIER_FACTS];
+  int64_t before[2 * EARLIER_FACTS];
+  size_t ask[2 * EARLIER_FACTS], na = 0;
+  bool by_name[2 * EARLIER_FACTS];
   for (size_t j = 0; j < m; j++) {
     if (!first[j] || graph_holds(g, in, first[j]->subject, first[j]->relation, start[j], NULL))
       continue; /* the graph knows what came before */
+    if (first[j]->object_entity && eg_statefacts_individual(g->states, first[j]->relation))
+      texts[na] = first[j]->object, before[na] = start[j], by_name[na] = true, ask[na++] = j;
     texts[na] = eg_statefacts_statement(g->states, types[j], a);
     if (!texts[na]) continue;
-    before[na] = start[j];
-    ask[na++] = j;
+    before[na] = start[j], by_name[na] = false, ask[na++] = j;
   }
   if (!na) return EG_OK;
   Engram__V1__SearchResponse *r;
   eg_code rc = search_earlier(g, in, texts, before, na, a, &r, err);
   if (rc) return rc;
+  /* a being the user knows by name (a pet, a partner) was theirs from the first of their
+   * earlier words naming it as theirs: "Clementine rolled in fox poo" a year before "the vet
+   * says Clementine's heart is failing" */
+  for (size_t q = 0; q < na; q++) {
+    size_t j = ask[q];
+    int64_t t = by_name[q] ? first_mention(g->states, hits_of(r, q), first[j], start[j]) : 0;
+    if (t) first[j]->valid_from = start[j] = t;
+  }
   earlier_value *vals = eg_arena_calloc(a, EARLIER_VALUES, sizeof *vals);
   for (size_t q = 0; vals && !rc && q < na; q++) {
+    if (by_name[q]) continue;
     size_t j = ask[q];
     const eg_fact *f = first[j];
     memset(vals, 0, EARLIER_VALUES * sizeof *vals);

@@ -357,6 +357,26 @@ static void test_state_prototypes(void) {
                  held ? "Faro" : "Lisbon");
     EG_CHECK_STR(gc_value(gra, tn, "user:u1", "LIVES_IN", T("2019-03-01"), 0), held ? "Faro" : "");
   }
+  /* a pet (a being known by name) first stated as the user's was theirs from the user's first
+   * earlier words naming it plainly; not from words naming it as someone else's */
+  const char *const poo[] = {"user",
+                             "Clementine rolled in fox poo again. What gets that smell out?",
+                             "assistant", "Tomato ketchup, they say."};
+  const char *const sisters[] = {"user", "My sister's new puppy Clementine came to stay.",
+                                 "assistant", "Fun!"};
+  const char *const vet[] = {"user", "The vet says Clementine's heart is failing. She's 14.",
+                             "assistant", "I'm so sorry."};
+  const char *const t_pet[] = {"states-pet", "states-pet-others"};
+  for (int others = 0; others < 2; others++) {
+    EG_REQUIRE(ic_session(ing, t_pet[others], "u1", "before", T("2018-05-12T10:00:00Z"),
+                          others ? sisters : poo, 2, false, NULL, &e) == EG_OK);
+    EG_REQUIRE(ic_session(ing, t_pet[others], "u1", "vet", T("2020-01-04T10:00:00Z"), vet, 2, false,
+                          NULL, &e) == EG_OK);
+    EG_CHECK_STR(gc_value(gra, t_pet[others], "user:u1", "HAS_PET", 0, 0), "Clementine");
+    EG_CHECK_STR(gc_value(gra, t_pet[others], "user:u1", "HAS_PET", T("2019-06-01"), 0),
+                 others ? "" : "Clementine");
+    EG_CHECK_STR(gc_value(gra, t_pet[others], "user:u1", "HAS_PET", T("2018-01-01"), 0), "");
+  }
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);
