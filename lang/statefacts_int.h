@@ -114,6 +114,8 @@ struct eg_statefacts {
                       * "wedding"; @occasions) → 1 */
   eg_map *plain;     /* nouns whose first sense is a plain word where a name may go ("work",
                       * "home": @plain) → 1 */
+  eg_map *namesakes; /* nouns whose first sense is a thing names are given from ("kiwi",
+                      * "biscuit": @namesake) → 1 */
   eg_map *foods; /* a food's lemma → its groups' bits (@food: "bacon" → meat), and for a word
                   * naming a whole group ("meat": @food … words) that bit shifted by WHOLE */
   char food_names[MAX_FOODS][16];

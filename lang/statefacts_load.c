@@ -499,6 +499,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
                    : !strcmp(word, "@plain")     ? sf->plain
                    : !strcmp(word, "@journeys")  ? sf->journeys
                    : !strcmp(word, "@occasions") ? sf->occasions
+                   : !strcmp(word, "@namesake")  ? sf->namesakes
                                                  : NULL;
   if (firsts) {
     eg_code rc = wordnet_roots(&save, word, roots, &n, lineno, err);
@@ -744,6 +745,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->within = eg_map_new();
   sf->periods = eg_map_new();
   sf->plain = eg_map_new();
+  sf->namesakes = eg_map_new();
   sf->foods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
@@ -752,7 +754,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                        !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
                        !sf->relocates || !sf->speaks || !sf->shorthand || !sf->journeys ||
                        !sf->occasions || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
-                       !sf->periods || !sf->plain || !sf->foods
+                       !sf->periods || !sf->plain || !sf->namesakes || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -811,6 +813,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->within);
   eg_map_free(sf->periods);
   eg_map_free(sf->plain);
+  eg_map_free(sf->namesakes);
   eg_map_free(sf->foods);
   eg_wordnet_words_free(&sf->wn);
   for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);

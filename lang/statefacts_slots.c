@@ -473,6 +473,21 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
       !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
     return sf->person_bit;
   if (given_name(sf, t, from, i)) return sf->name_types;
+  /* right after the speaker's kind word of a kind that keeps names ("my budgie kiwi", "our old
+   * lab biscuit"): a word of a thing pets are named after (@namesake), no word for a person
+   * ("my dog mum"); another word there heads a compound ("my dog bed", "my dog walker") */
+  static const char *const mine[] = {"my", "our"};
+  unsigned keeps = i > from + 1 && !t[i - 1].comma
+                       ? eg_sf_kind_bits(sf, t[i - 1].w) & sf->kind_types & ~sf->person_bit
+                       : 0;
+  bool owned = false;
+  for (size_t q = i - 1; keeps && q > from && q + 4 > i && !t[q - 1].comma && !owned; q--)
+    owned = eg_sf_in_list(t[q - 1].w, mine, 2);
+  char two[64]; /* "dog biscuit", "dog rose": WordNet's own compounds */
+  snprintf(two, sizeof two, "%s %s", t[i - 1].w, w);
+  if (owned && eg_sf_bits_of(sf->namesakes, w) && !eg_sf_bits_of(sf->namesakes, two) &&
+      !eg_sf_bits_of(sf->people, w) && !eg_sf_kind_bits(sf, w))
+    return keeps;
   /* set off by commas right after a kind word of a thing or animal one keeps ("our rescue
    * lurcher, dot, is terrified of the hoover"): no adjective ("a kitten, ginger, named him X"),
    * adverb ("my dog, honestly, …"), kind or word for a person ("my dog, cat and rabbit") */

@@ -141,6 +141,27 @@ static void test_names_bound_to_kinds(void) {
   check_kinds(&ctx, k, sizeof k / sizeof *k);
 }
 
+/* A word of a thing pets are named after (@namesake: a plant, a food, an animal), in lower case
+ * right after the speaker's kind word, is the pet's name ("my budgie kiwi"); another word there
+ * heads a compound ("my dog bed", "my dog walker", "my cat food", "my dog hair"), and so does one
+ * WordNet joins to the kind ("dog biscuit"); someone else's kind word names no pet of theirs. */
+static void test_namesakes(void) {
+  static const expect x[] = {
+      {"my budgie kiwi has started plucking his chest feathers. is it stress?", "HAS_PET", "kiwi"},
+      {"my new puppy clover is asleep on my feet", "HAS_PET", "clover"},
+      {"our dog pepper ate a sock", "HAS_PET", "pepper"},
+      {"my dog bed has a hole in it", NULL, NULL},
+      {"my dog walker cancelled again", NULL, NULL},
+      {"my cat food order is late", NULL, NULL},
+      {"my dog hair is everywhere", NULL, NULL},
+      {"my dog biscuit tin is empty", NULL, NULL},
+      {"my friend's dog pepper is staying over", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  static const expect_kind k[] = {{"my budgie kiwi won't stop screeching", "kiwi", "budgie"}};
+  check_kinds(&ctx, k, sizeof k / sizeof *k);
+}
+
 /* The questions that ask for a kind, not for a name. */
 static void test_asks_kind(void) {
   EG_CHECK(eg_statefacts_asks_kind("What kind of pet do I have now?"));
@@ -161,6 +182,7 @@ int main(void) {
   EG_RUN(test_kind_in_message);
   EG_RUN(test_kind_beside_rules);
   EG_RUN(test_names_bound_to_kinds);
+  EG_RUN(test_namesakes);
   sf_check_close();
   return eg_test_finish();
 }
