@@ -451,6 +451,30 @@ static bool given_name(const eg_statefacts *sf, const token *t, size_t from, siz
          (eg_sf_naming_verb(sf, t[i - 1].w) && (eg_sf_kind_bits(sf, t[i - 2].w) & ~sf->person_bit));
 }
 
+/* The types of the lower-case word t[i] as a name right after the speaker's kind word of a kind
+ * that keeps names ("my budgie kiwi", "our old dog pepper"): a word of a thing pets are named
+ * after (@namesake), no word for a person ("my dog mum"), the subject of the verb after it or
+ * ending its phrase ("my cat tofu hates …", "…, and"; not "my dog treat jar"). Another word
+ * there heads a compound ("my dog bed", "my dog walker"), and so does one WordNet joins to the
+ * kind ("dog biscuit", "dog rose"). 0 for none. */
+static unsigned namesake_after_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                                    size_t i) {
+  static const char *const mine[] = {"my", "our"};
+  const char *w = t[i].w;
+  if (i < from + 2 || t[i - 1].comma || !eg_sf_bits_of(sf->namesakes, w) ||
+      eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w))
+    return 0;
+  unsigned keeps = eg_sf_kind_bits(sf, t[i - 1].w) & sf->kind_types & ~sf->person_bit;
+  bool owned = false; /* "my", "our" before the kind word, two words between at most */
+  for (size_t q = i - 1; keeps && q > from && q + 3 > i - 1 && !t[q - 1].comma && !owned; q--)
+    owned = eg_sf_in_list(t[q - 1].w, mine, 2);
+  char two[64];
+  snprintf(two, sizeof two, "%s %s", t[i - 1].w, w);
+  bool ends = i + 1 >= to || t[i].comma || t[i].cut || !strcmp(t[i + 1].w, "and") ||
+              !eg_sf_verbless(sf, t, i + 1, i + 2);
+  return owned && ends && !eg_sf_bits_of(sf->namesakes, two) ? keeps : 0;
+}
+
 /* May the lower-case word t[i], a word of WordNet's too, be a name by where it stands (a
  * partner's word before it, given as a name, or name_frame)? Not a word whose first sense is a
  * plain one such a noun or verb is at ("my boss at work", "working at night", "at lunch";
@@ -473,21 +497,8 @@ static unsigned framed_name(const eg_statefacts *sf, const token *t, size_t from
       !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w))
     return sf->person_bit;
   if (given_name(sf, t, from, i)) return sf->name_types;
-  /* right after the speaker's kind word of a kind that keeps names ("my budgie kiwi", "our old
-   * lab biscuit"): a word of a thing pets are named after (@namesake), no word for a person
-   * ("my dog mum"); another word there heads a compound ("my dog bed", "my dog walker") */
-  static const char *const mine[] = {"my", "our"};
-  unsigned keeps = i > from + 1 && !t[i - 1].comma
-                       ? eg_sf_kind_bits(sf, t[i - 1].w) & sf->kind_types & ~sf->person_bit
-                       : 0;
-  bool owned = false;
-  for (size_t q = i - 1; keeps && q > from && q + 4 > i && !t[q - 1].comma && !owned; q--)
-    owned = eg_sf_in_list(t[q - 1].w, mine, 2);
-  char two[64]; /* "dog biscuit", "dog rose": WordNet's own compounds */
-  snprintf(two, sizeof two, "%s %s", t[i - 1].w, w);
-  if (owned && eg_sf_bits_of(sf->namesakes, w) && !eg_sf_bits_of(sf->namesakes, two) &&
-      !eg_sf_bits_of(sf->people, w) && !eg_sf_kind_bits(sf, w))
-    return keeps;
+  unsigned named = namesake_after_kind(sf, t, from, to, i);
+  if (named) return named;
   /* set off by commas right after a kind word of a thing or animal one keeps ("our rescue
    * lurcher, dot, is terrified of the hoover"): no adjective ("a kitten, ginger, named him X"),
    * adverb ("my dog, honestly, …"), kind or word for a person ("my dog, cat and rabbit") */

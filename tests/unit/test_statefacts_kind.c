@@ -142,14 +142,19 @@ static void test_names_bound_to_kinds(void) {
 }
 
 /* A word of a thing pets are named after (@namesake: a plant, a food, an animal), in lower case
- * right after the speaker's kind word, is the pet's name ("my budgie kiwi"); another word there
- * heads a compound ("my dog bed", "my dog walker", "my cat food", "my dog hair"), and so does one
- * WordNet joins to the kind ("dog biscuit"); someone else's kind word names no pet of theirs. */
+ * right after the speaker's kind word and the subject of the verb after it, is the pet's name
+ * ("my budgie kiwi has …"); another word there heads a compound ("my dog bed", "my dog walker",
+ * "my cat food", "my dog hair", "my dog treat jar"), and so does one WordNet joins to the kind
+ * ("dog biscuit"); someone else's kind word names no pet of theirs. */
 static void test_namesakes(void) {
   static const expect x[] = {
       {"my budgie kiwi has started plucking his chest feathers. is it stress?", "HAS_PET", "kiwi"},
       {"my new puppy clover is asleep on my feet", "HAS_PET", "clover"},
       {"our dog pepper ate a sock", "HAS_PET", "pepper"},
+      {"my cat tofu hates the new sofa", "HAS_PET", "tofu"},
+      {"my dog nacho keeps chewing shoes", "HAS_PET", "nacho"},
+      {"my dog treat jar is empty", NULL, NULL},
+      {"my cat meat bill is huge", NULL, NULL},
       {"my dog bed has a hole in it", NULL, NULL},
       {"my dog walker cancelled again", NULL, NULL},
       {"my cat food order is late", NULL, NULL},
