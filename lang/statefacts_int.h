@@ -116,6 +116,7 @@ struct eg_statefacts {
                       * "home": @plain) → 1 */
   eg_map *namesakes; /* nouns whose first sense is a thing names are given from ("kiwi",
                       * "biscuit": @namesake) → 1 */
+  eg_map *belongs;   /* nouns only a value of a type has ("hutch", "paws": @belongs) → its bits */
   eg_map *foods; /* a food's lemma → its groups' bits (@food: "bacon" → meat), and for a word
                   * naming a whole group ("meat": @food … words) that bit shifted by WHOLE */
   char food_names[MAX_FOODS][16];

@@ -558,7 +558,7 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
   }
   if (!strcmp(word, "@cue") || !strcmp(word, "@suffix") || !strcmp(word, "@type") ||
       !strcmp(word, "@ask") || !strcmp(word, "@prefix") || !strcmp(word, "@head") ||
-      !strcmp(word, "@trade") || !strcmp(word, "@model")) {
+      !strcmp(word, "@trade") || !strcmp(word, "@model") || !strcmp(word, "@belongs")) {
     char *type = strtok_r(NULL, " \t", &save);
     int ti = type ? type_index(sf, type, true) : -1;
     if (ti < 0)
@@ -567,13 +567,14 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     unsigned bits = 1u << ti;
     bool cue = !strcmp(word, "@cue"), suffix = !strcmp(word, "@suffix"),
          ask = !strcmp(word, "@ask"), prefix = !strcmp(word, "@prefix"),
-         model = !strcmp(word, "@model"), /* a model's name alone: "the Duster", "Model 3" */
-        head = !strcmp(word, "@head"),    /* WordNet roots whose common nouns end a name */
-        trade = !strcmp(word, "@trade");  /* … by their first sense, after the others */
+         model = !strcmp(word, "@model"),    /* a model's name alone: "the Duster", "Model 3" */
+        belongs = !strcmp(word, "@belongs"), /* what only a name of the type has: "X's hutch" */
+        head = !strcmp(word, "@head"),       /* WordNet roots whose common nouns end a name */
+        trade = !strcmp(word, "@trade");     /* … by their first sense, after the others */
     if (cue) sf->cue_types |= bits;
-    char *how = cue || suffix || ask || prefix || model ? "words"
-                : head || trade                         ? "wordnet"
-                                                        : strtok_r(NULL, " \t", &save);
+    char *how = cue || suffix || ask || prefix || model || belongs ? "words"
+                : head || trade                                    ? "wordnet"
+                                                                   : strtok_r(NULL, " \t", &save);
     if (how && !strcmp(word, "@type") && !strcmp(how, "gazetteer")) /* "… gazetteer PATH" */
       return add_towns(sf, strtok_r(NULL, " \t", &save), bits, lineno, err);
     if (!how || (strcmp(how, "wordnet") != 0 && strcmp(how, "words") != 0))
@@ -592,12 +593,13 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
         add_bits(sf->models, w, bits);
         continue;
       }
-      if (cue || suffix || ask || prefix || !strcmp(how, "words")) {
-        add_bits(cue      ? sf->cue
-                 : suffix ? sf->suffix
-                 : ask    ? sf->ask
-                 : prefix ? sf->prefix
-                          : sf->common,
+      if (cue || suffix || ask || prefix || belongs || !strcmp(how, "words")) {
+        add_bits(cue       ? sf->cue
+                 : belongs ? sf->belongs
+                 : suffix  ? sf->suffix
+                 : ask     ? sf->ask
+                 : prefix  ? sf->prefix
+                           : sf->common,
                  w, bits);
         continue;
       }
@@ -746,6 +748,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->periods = eg_map_new();
   sf->plain = eg_map_new();
   sf->namesakes = eg_map_new();
+  sf->belongs = eg_map_new();
   sf->foods = eg_map_new();
   char **texts = NULL;
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
@@ -754,7 +757,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
                        !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
                        !sf->relocates || !sf->speaks || !sf->shorthand || !sf->journeys ||
                        !sf->occasions || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
-                       !sf->periods || !sf->plain || !sf->namesakes || !sf->foods
+                       !sf->periods || !sf->plain || !sf->namesakes || !sf->belongs || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -814,6 +817,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->periods);
   eg_map_free(sf->plain);
   eg_map_free(sf->namesakes);
+  eg_map_free(sf->belongs);
   eg_map_free(sf->foods);
   eg_wordnet_words_free(&sf->wn);
   for (size_t i = 0; sf->ptexts && i < sf->n_protos; i++) free(sf->ptexts[i]);

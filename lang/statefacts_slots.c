@@ -451,6 +451,26 @@ static bool given_name(const eg_statefacts *sf, const token *t, size_t from, siz
          (eg_sf_naming_verb(sf, t[i - 1].w) && (eg_sf_kind_bits(sf, t[i - 2].w) & ~sf->person_bit));
 }
 
+/* The type of the name [i, j) by what it has, with its clitic "'s" right before a noun only a
+ * value of that type has ("Clover's hutch", "Rex's paws": @belongs); 0 for none. */
+static unsigned belonging_after(const eg_statefacts *sf, const token *t, size_t to, size_t i,
+                                size_t j) {
+  return j == i + 1 && j < to && !t[i].comma && eg_sf_possessive(t[i].w)
+             ? eg_sf_bits_of(sf->belongs, t[j].w)
+             : 0;
+}
+
+/* … and so is a word of a thing pets are named after in lower case ("kiwi's cage"). */
+static unsigned namesake_belonging(const eg_statefacts *sf, const token *t, size_t to, size_t i) {
+  char base[32];
+  size_t l = strlen(t[i].w);
+  if (t[i].cap || l < 4 || l - 2 >= sizeof base) return 0;
+  snprintf(base, sizeof base, "%.*s", (int)(l - 2), t[i].w);
+  return eg_sf_bits_of(sf->namesakes, base) && !eg_sf_kind_bits(sf, base)
+             ? belonging_after(sf, t, to, i, i + 1)
+             : 0;
+}
+
 /* The types of the lower-case word t[i] as a name right after the speaker's kind word of a kind
  * that keeps names ("my budgie kiwi", "our old dog pepper"): a word of a thing pets are named
  * after (@namesake), no word for a person ("my dog mum"), the subject of the verb after it or
@@ -888,6 +908,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
         unsigned cue = eg_sf_bits_of(sf->cue, prev) | breed;
+        if (!cue && !known) cue = belonging_after(sf, t, to, i, j); /* "Clover's hutch" */
         /* what it is bound to says more than what WordNet lists */
         if (!head_named(sf, t, from, i, &cue) && (!cue || (bound && named_of_him(sf, t, from, i))))
           cue = bound; /* … as what "he" or "she" stands for does ("he's called X") */
@@ -1004,6 +1025,11 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
      * opening a (sub-)clause before its verb ("lukas cheated", "joanna's moving in") or a
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
+    unsigned had = namesake_belonging(sf, t, to, i);
+    if (had) {
+      out[n++] = (slot){i, i + 1, 0, 0, had, true, true, ST_CURRENT, 0, false};
+      continue;
+    }
     bool parted = parted_with(sf, t, from, i), unknown = lower_name(sf, &t[i]);
     unsigned framed = parted ? 0 : framed_name(sf, t, from, to, i);
     if (unknown || framed || parted) {

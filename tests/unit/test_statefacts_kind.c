@@ -163,6 +163,15 @@ static void test_namesakes(void) {
       {"my friend's dog pepper is staying over", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* a name typed by what it has (@belongs): "X's cage", in lower case where it is a namesake;
+   * a place's possessive stays a place's ("London's weather") */
+  static const expect had[] = {
+      {"kiwi's cage needs cleaning.", "HAS_PET", "kiwi"},
+      {"Yeah, Ziggy's cage stays in my room.", "HAS_PET", "Ziggy"},
+      {"Clover's hutch is outside and its been -5 at night.", NULL, NULL},
+      {"London's weather is awful.", "LIVES_IN", "London"},
+  };
+  check_all(had, sizeof had / sizeof *had);
   static const expect_kind k[] = {{"my budgie kiwi won't stop screeching", "kiwi", "budgie"}};
   check_kinds(&ctx, k, sizeof k / sizeof *k);
 }
