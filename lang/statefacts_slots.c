@@ -464,7 +464,7 @@ static unsigned belonging_after(const eg_statefacts *sf, const token *t, size_t 
 static unsigned namesake_belonging(const eg_statefacts *sf, const token *t, size_t to, size_t i) {
   char base[32];
   size_t l = strlen(t[i].w);
-  if (t[i].cap || l < 4 || l - 2 >= sizeof base) return 0;
+  if (t[i].cap || !eg_sf_possessive(t[i].w) || l - 2 >= sizeof base) return 0;
   snprintf(base, sizeof base, "%.*s", (int)(l - 2), t[i].w);
   return eg_sf_bits_of(sf->namesakes, base) && !eg_sf_kind_bits(sf, base)
              ? belonging_after(sf, t, to, i, i + 1)
@@ -1019,17 +1019,18 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       i = fj - 1;
       continue;
     }
+    /* a namesake in lower case typed by what it has ("kiwi's cage") */
+    unsigned had = namesake_belonging(sf, t, to, i);
+    if (had) {
+      out[n++] = (slot){i, i + 1, 0, 0, had, true, true, ST_CURRENT, 0, false};
+      continue;
+    }
     /* a name in lower case, as chat writes them, where only a name goes: keeping the speaker
      * company ("tobias and I") or right after a kind word ("gf chloe's bday", "my hamster
      * fidget"), a person or of that kind; where a word would need its article, the subject
      * opening a (sub-)clause before its verb ("lukas cheated", "joanna's moving in") or a
      * verb's object ("been seeing adebayo"), of any type a name may have; not a word ("my dog
      * walker") */
-    unsigned had = namesake_belonging(sf, t, to, i);
-    if (had) {
-      out[n++] = (slot){i, i + 1, 0, 0, had, true, true, ST_CURRENT, 0, false};
-      continue;
-    }
     bool parted = parted_with(sf, t, from, i), unknown = lower_name(sf, &t[i]);
     unsigned framed = parted ? 0 : framed_name(sf, t, from, to, i);
     if (unknown || framed || parted) {
