@@ -554,13 +554,12 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
  * with no word of a change, an end, a past, a plan, a negation or a former or new one ("my new
  * car", "my ex", "my old dog")? Then it says nothing of a change. */
 static bool of_the_one_held(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
-  static const char *const owner[] = {"my", "our"};
   static const char *const fresh[] = {"new", "another", "different"};
   static const marker_kind off[] = {MK_CHANGE,   MK_PAST,  MK_FUTURE,
                                     MK_NEGATION, MK_ENDED, MK_FORMER};
   bool owned = false;
   for (size_t k = from; k + 1 < to; k++)
-    owned |= eg_sf_in_list(t[k].w, owner, 2) && !t[k].comma &&
+    owned |= eg_sf_ours(t[k].w) && !t[k].comma &&
              (eg_sf_kind_bits(sf, t[k + 1].w) || eg_sf_bits_of(sf->common, t[k + 1].w));
   for (size_t k = from; owned && k < to; k++)
     owned = !eg_sf_in_list(t[k].w, fresh, 3) && !eg_sf_ends_at(sf, t, k, to);

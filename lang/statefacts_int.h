@@ -562,6 +562,8 @@ bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t
 bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* Is t[i] a noun for a person ("sister", "neighbour's", "parents")? */
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i);
+/* Is w a possessive of the speaker's ("my", "our")? */
+bool eg_sf_ours(const char *w);
 /* Is w a possessive of someone other than the speaker ("his", "her", "their", "your", "its")? */
 bool eg_sf_theirs(const char *w);
 /* Does the clause [from, to) tell of a change of someone of the speaker's, none of it theirs

@@ -306,13 +306,12 @@ static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, si
  * cat" (a kind word up to three words after "my" or "our"); 0. Not a name beside it with no
  * verb ("X our cockapoo ate …"): a sentence's opener may stand so ("PS my dog says hi"). */
 static unsigned owned_kind(const eg_statefacts *sf, const token *t, size_t to, size_t i, size_t j) {
-  static const char *const mine[] = {"my", "our"};
   size_t k = j;
   if (k < to && !t[k - 1].comma && !strcmp(t[k].w, "is"))
     k++;
   else if (!(eg_sf_possessive(t[j - 1].w) && j == i + 1)) /* "Luna's our cat" */
     return 0;
-  if (k >= to || !eg_sf_in_list(t[k].w, mine, 2) || t[k].comma) return 0;
+  if (k >= to || !eg_sf_ours(t[k].w) || t[k].comma) return 0;
   for (size_t q = k + 1; q < to && q < k + 4; q++) {
     unsigned b = eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
     if (b) return b;
@@ -385,16 +384,15 @@ static bool lead_in(const token *t, size_t a, size_t i) {
  * speaker such company is someone's: no place, firm or pet ("Lukas and I just got a puppy");
  * in lower case it is still a name when it is no word ("tobias and I"). */
 bool eg_sf_with_me(const token *t, size_t from, size_t to, size_t i, size_t j) {
-  static const char *const me[] = {"i", "me"}, *const ours[] = {"my", "our"};
+  static const char *const me[] = {"i", "me"};
   size_t n = sizeof me / sizeof *me;
   /* the name opens it, after words that lead into it or not, or a noun of the speaker's before
    * it does ("my husband X") */
   size_t o = i, start = i;
   while (start > from && !t[start - 1].comma) start--;
-  while (o > from && i - o < 3 && !t[o - 1].comma && !eg_sf_in_list(t[o - 1].w, ours, 2)) o--;
+  while (o > from && i - o < 3 && !t[o - 1].comma && !eg_sf_ours(t[o - 1].w)) o--;
   bool opens = i == from || t[i - 1].comma || lead_in(t, start, i) ||
-               (o > from && o < i && eg_sf_in_list(t[o - 1].w, ours, 2) &&
-                (o - 1 == from || t[o - 2].comma));
+               (o > from && o < i && eg_sf_ours(t[o - 1].w) && (o - 1 == from || t[o - 2].comma));
   if (opens && j + 1 < to && !t[j - 1].comma && !strcmp(t[j].w, "and") &&
       eg_sf_in_list(t[j + 1].w, me, n))
     return true;
@@ -463,9 +461,9 @@ static unsigned belonging_after(const eg_statefacts *sf, const token *t, size_t 
 /* … and so is a word of a thing pets are named after in lower case ("kiwi's cage"). */
 static unsigned namesake_belonging(const eg_statefacts *sf, const token *t, size_t to, size_t i) {
   char base[32];
-  size_t l = strlen(t[i].w);
-  if (t[i].cap || !eg_sf_possessive(t[i].w) || l - 2 >= sizeof base) return 0;
-  snprintf(base, sizeof base, "%.*s", (int)(l - 2), t[i].w);
+  if (t[i].cap || !eg_sf_possessive(t[i].w) ||
+      eg_sf_unpossessed(t[i].w, base, sizeof base) + 2 != strlen(t[i].w))
+    return 0;
   return eg_sf_bits_of(sf->namesakes, base) && !eg_sf_kind_bits(sf, base)
              ? belonging_after(sf, t, to, i, i + 1)
              : 0;
@@ -479,7 +477,6 @@ static unsigned namesake_belonging(const eg_statefacts *sf, const token *t, size
  * kind ("dog biscuit", "dog rose"). 0 for none. */
 static unsigned namesake_after_kind(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                                     size_t i) {
-  static const char *const mine[] = {"my", "our"};
   const char *w = t[i].w;
   if (i < from + 2 || t[i - 1].comma || !eg_sf_bits_of(sf->namesakes, w) ||
       eg_sf_bits_of(sf->people, w) || eg_sf_kind_bits(sf, w))
@@ -487,7 +484,7 @@ static unsigned namesake_after_kind(const eg_statefacts *sf, const token *t, siz
   unsigned keeps = eg_sf_kind_bits(sf, t[i - 1].w) & sf->kind_types & ~sf->person_bit;
   bool owned = false; /* "my", "our" before the kind word, two words between at most */
   for (size_t q = i - 1; keeps && q > from && q + 3 > i - 1 && !t[q - 1].comma && !owned; q--)
-    owned = eg_sf_in_list(t[q - 1].w, mine, 2);
+    owned = eg_sf_ours(t[q - 1].w);
   char two[64];
   snprintf(two, sizeof two, "%s %s", t[i - 1].w, w);
   bool ends = i + 1 >= to || t[i].comma || t[i].cut || !strcmp(t[i + 1].w, "and") ||

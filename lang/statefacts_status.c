@@ -271,16 +271,14 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   if (left || (former && !others_former && !aged)) return ST_FORMER;
   /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
    * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */
-  static const char *const mine[] = {"my", "our"};
   size_t kinds = p; /* the kind words before the slot start here */
   while (kinds > from && eg_sf_kind_bits(sf, t[kinds - 1].w)) kinds--;
   if (kinds < p && kinds >= from + 2 && strcmp(t[kinds - 1].w, "old") != 0 &&
-      eg_sf_ends_marker(sf, MK_FORMER, t, from, kinds) == 1 &&
-      eg_sf_in_list(t[kinds - 2].w, mine, 2))
+      eg_sf_ends_marker(sf, MK_FORMER, t, from, kinds) == 1 && eg_sf_ours(t[kinds - 2].w))
     return ST_FORMER;
   /* … or in an apposition after it, closed by a comma: "X, my late dog, …", "X, our previous
    * car, …" ("old" as before) */
-  if (t[s->te - 1].comma && s->te + 2 < to && eg_sf_in_list(t[s->te].w, mine, 2))
+  if (t[s->te - 1].comma && s->te + 2 < to && eg_sf_ours(t[s->te].w))
     for (size_t q = s->te + 2; q < to && q <= s->te + 3; q++) {
       if (eg_sf_kind_bits(sf, t[q].w) && t[q].comma && strcmp(t[q - 1].w, "old") != 0 &&
           eg_sf_ends_marker(sf, MK_FORMER, t, s->te + 1, q) == q - s->te - 1)
@@ -347,8 +345,7 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
     neg_to++;
   /* the speaker's new one is held now, whatever past event it is told in ("Drove my new X home
    * today", "we walked our new puppy X") */
-  bool new_one =
-      kinds >= from + 2 && !strcmp(t[kinds - 1].w, "new") && eg_sf_in_list(t[kinds - 2].w, mine, 2);
+  bool new_one = kinds >= from + 2 && !strcmp(t[kinds - 1].w, "new") && eg_sf_ours(t[kinds - 2].w);
   if ((!new_one && eg_sf_has_past(sf, t, scope, s->ts)) || planned_or_visited(sf, t, scope, s) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;

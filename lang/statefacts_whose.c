@@ -31,8 +31,7 @@ static const char *const own[] = {"my", "our"}; /* the words the user owns by */
 
 bool eg_sf_others_change(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   static const char *const with_me[] = {"i", "me", "we", "us"};
-  if (from + 2 >= to || !eg_sf_in_list(t[from].w, own, 2) || !eg_sf_person_noun(sf, t, from + 1))
-    return false;
+  if (from + 2 >= to || !eg_sf_ours(t[from].w) || !eg_sf_person_noun(sf, t, from + 1)) return false;
   char noun[32];
   eg_sf_unpossessed(t[from + 1].w, noun, sizeof noun);
   /* "my gf dumped me": the speaker's partner; "my cat X died", "my company X": a kind */
@@ -53,8 +52,7 @@ static bool kind_named(const eg_statefacts *sf, const token *t, size_t from, siz
          (eg_sf_determiner(t[k - 1].w) ||
           eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[k - 1].w)))
     k--;
-  return k < i - 1 && k > from && eg_sf_in_list(t[k].w, own, 2) &&
-         eg_sf_naming_verb(sf, t[k - 1].w);
+  return k < i - 1 && k > from && eg_sf_ours(t[k].w) && eg_sf_naming_verb(sf, t[k - 1].w);
 }
 
 /* Does the clause [from, to) open with someone else as the subject of slot s: a noun for a
@@ -355,7 +353,7 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
  * X"), one before a name when `named` ("my X"); 0 when none does. */
 static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
   size_t k = s->cued ? 2 : named ? 1 : 0;
-  return k && s->ts >= from + k && eg_sf_in_list(t[s->ts - k].w, own, 2) ? k : 0;
+  return k && s->ts >= from + k && eg_sf_ours(t[s->ts - k].w) ? k : 0;
 }
 
 /* Is the word t[i] between an owner and what is owned no one's own ("my new X", "my old boss
@@ -363,6 +361,8 @@ static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
 static bool between_owned(const eg_statefacts *sf, const token *t, size_t i) {
   return !strchr(t[i].w, '\'') && !eg_sf_person_noun(sf, t, i);
 }
+
+bool eg_sf_ours(const char *w) { return eg_sf_in_list(w, own, sizeof own / sizeof *own); }
 
 /* The possessives of others than the speaker ("her first week at X", "his probation"). */
 bool eg_sf_theirs(const char *w) {
@@ -384,9 +384,9 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   /* "first week in X", "my second shift at X": a stretch begun there is the user's where no one
    * else's word owns it ("her first week at X") */
   bool ordinal = eg_sf_ordinal(t[ts - 3].w);
-  if (eg_sf_in_list(t[ts - 3].w, own, 2))
+  if (eg_sf_ours(t[ts - 3].w))
     k = 3;
-  else if (ts >= from + 4 && eg_sf_in_list(t[ts - 4].w, own, 2) && between_owned(sf, t, ts - 3))
+  else if (ts >= from + 4 && eg_sf_ours(t[ts - 4].w) && between_owned(sf, t, ts - 3))
     k = 4;
   else if (ordinal &&
            (ts == from + 3 || (!eg_sf_theirs(t[ts - 4].w) && !eg_sf_possessive(t[ts - 4].w))))
@@ -432,13 +432,13 @@ bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, cons
   if (!s->proper || s->cued || s->bits == sf->name_types) return false;
   if (owner_at(t, from, s, true)) return true;
   size_t ts = s->ts; /* one word between, lower-case */
-  return ts >= from + 2 && eg_sf_in_list(t[ts - 2].w, own, 2) && !t[ts - 2].comma &&
-         !t[ts - 1].cap && between_owned(sf, t, ts - 1);
+  return ts >= from + 2 && eg_sf_ours(t[ts - 2].w) && !t[ts - 2].comma && !t[ts - 1].cap &&
+         between_owned(sf, t, ts - 1);
 }
 
 bool eg_sf_acquired(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   if (!eg_sf_owned_name(sf, t, from, s)) return false;
-  size_t o = eg_sf_in_list(t[s->ts - 1].w, own, 2) ? s->ts - 1 : s->ts - 2; /* the owner */
+  size_t o = eg_sf_ours(t[s->ts - 1].w) ? s->ts - 1 : s->ts - 2; /* the owner */
   for (size_t v = o; v > from && o - v < 2 && !t[v - 1].comma; v--)
     if (eg_sf_verb_at(sf->acquires, t, v - 1, o)) return true;
   return false;
@@ -480,7 +480,7 @@ bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, con
   static const char *const indef[] = {"a", "an"};
   size_t i = s->ts, own_at;
   if (owner_at(t, from, s, s->proper) || eg_sf_held_through(sf, t, from, s, &own_at)) return true;
-  if (s->proper && !s->cued && i >= from + 2 && eg_sf_in_list(t[i - 2].w, own, 2) &&
+  if (s->proper && !s->cued && i >= from + 2 && eg_sf_ours(t[i - 2].w) &&
       between_owned(sf, t, i - 1) &&
       eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[i - 1].w) &&
       !eg_sf_has_marker(sf, MK_FORMER, t, i - 1, i))
