@@ -873,7 +873,6 @@ static bool named_on_topic(const rc_fact *f) {
 /* For a question asking a kind ("What kind of pet do I have?"): the kinds of the named values of
  * the facts on its topic (Noodle IS_A ferret), one State query each, as of the facts' bounds;
  * NULL when none is asked. */
-
 static Engram__V1__StateRequest *kinds_request(rc_ctx *c) {
   size_t n = 0;
   for (size_t i = 0; c->asks_kind && i < c->n_facts; i++) n += named_on_topic(&c->facts[i]);
