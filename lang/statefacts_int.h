@@ -461,6 +461,9 @@ typedef struct session_names {
 /* A capitalised span [i, j): its lower-case text, the last word's clitic "'s" aside ("York's":
  * "york"). */
 void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len);
+/* Add value to k (lower case, one space between words) with its types bits; an empty value
+ * or a full k adds nothing. */
+void eg_sf_known_add(eg_statefacts_known *k, const char *value, unsigned bits);
 /* The held values of ctx that name an entity of a known relation, into sn->held. */
 void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn);
 /* The names text uses mid-sentence, into sn. */

@@ -48,10 +48,14 @@ bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t
                                size_t said_to, int64_t said_at, const char *relation,
                                const char *value) {
   unsigned types = eg_statefacts_relation_types(sf, relation);
+  /* the value sought is known: chat's lower case names it too ("a test rig at siemens") */
+  static __thread eg_statefacts_known sought;
+  sought.n = 0;
+  if (types && value) eg_sf_known_add(&sought, value, types);
   eg_stated_value *v = read_values;
-  size_t n = types && value && *value ? eg_statefacts_values(sf, text, said_from, said_to, said_at,
-                                                             types, NULL, v, MAX_TOKENS)
-                                      : 0;
+  size_t n = sought.n ? eg_statefacts_values(sf, text, said_from, said_to, said_at, types, &sought,
+                                             v, MAX_TOKENS)
+                      : 0;
   for (size_t i = 0; i < n; i++)
     if ((v[i].plain || v[i].dated || v[i].how == EG_STATED_CURRENT) && !v[i].others &&
         !v[i].ended && eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value))

@@ -32,16 +32,22 @@ void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session
   for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
     unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
     if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;
-    char *w = sn->held.words[sn->held.n];
-    size_t at = 0;
-    for (const char *c = ctx->held[i].value; *c && at + 1 < sizeof sn->held.words[0]; c++)
-      if (*c != ' ' || (at && w[at - 1] != ' ')) w[at++] = (char)tolower((unsigned char)*c);
-    while (at && w[at - 1] == ' ') at--;
-    w[at] = '\0';
-    sn->held.bits[sn->held.n] = bits;
     sn->held_word[sn->held.n] = ctx->held[i].literal;
-    sn->held_ix[sn->held.n++] = i;
+    sn->held_ix[sn->held.n] = i;
+    eg_sf_known_add(&sn->held, ctx->held[i].value, bits);
   }
+}
+
+void eg_sf_known_add(eg_statefacts_known *k, const char *value, unsigned bits) {
+  if (k->n >= EG_STATEFACTS_KNOWN) return;
+  char *w = k->words[k->n];
+  size_t at = 0;
+  for (const char *c = value; *c && at + 1 < sizeof k->words[0]; c++)
+    if (*c != ' ' || (at && w[at - 1] != ' ')) w[at++] = (char)tolower((unsigned char)*c);
+  while (at && w[at - 1] == ' ') at--;
+  w[at] = '\0';
+  k->bits[k->n] = bits;
+  k->n += at > 0;
 }
 
 /* Does word w (of a token) match v's next word, its clitic "'s" aside? Sets *rest past it. */
@@ -117,6 +123,32 @@ static size_t synonym_held(const eg_statefacts *sf, const session_names *sn, con
                            unsigned bits) {
   for (size_t k = 0; sn && k < sn->held.n; k++)
     if ((sn->held.bits[k] & bits) && eg_sf_synonyms(sf, key, sn->held.words[k], bits)) return k + 1;
+  return 0;
+}
+
+/* 1 + the index of a value named in full elsewhere that the lower-case words from i spell out
+ * whole (up to `to`), their end in *end ("a test rig at siemens", "siemens" known); 0 for
+ * none. One word that is also a common word names it only where a name is placed ("at
+ * siemens", a unit's name too; not "we play golf") */
+static size_t lower_known(const eg_statefacts *sf, const session_names *sn, const token *t,
+                          size_t from, size_t i, size_t to, size_t *end) {
+  static const char *const placed[] = {"at", "for", "in", "from", "near", "with"};
+  bool named = i > from && eg_sf_in_list(t[i - 1].w, placed, sizeof placed / sizeof *placed);
+  for (size_t k = 0; sn && sn->known && k < sn->known->n; k++) {
+    const char *v = sn->known->words[k];
+    size_t words = 1;
+    for (const char *p = v; *p; p++) words += *p == ' ';
+    if (i + words > to) continue;
+    char key[64];
+    eg_sf_span_key(t, i, i + words, key, sizeof key);
+    bool plain = true; /* no comma inside it, no capitalised word but the first */
+    for (size_t w = i; w + 1 < i + words; w++) plain &= !t[w].comma && !t[w + 1].cap;
+    if (plain && !strcmp(key, v) &&
+        (words > 1 || named || !eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, key))) {
+      *end = i + words;
+      return k + 1;
+    }
+  }
   return 0;
 }
 
@@ -962,6 +994,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       continue;
     }
     if (t[i].cap && !t[i].start && !t[i].shout) continue; /* "GOT A FERRET": the word */
+    size_t kj = 0, kk = lower_known(sf, sn, t, from, i, to, &kj);
+    if (kk) {
+      out[n++] = (slot){i, kj, 0, 0, sn->known->bits[kk - 1], true, false, ST_CURRENT, 0, false};
+      i = kj - 1;
+      continue;
+    }
     /* a held value named in lower case by a word of it after a determiner ("sold the focus",
      * "left the clinic"), or by its one word ("sold the golf") */
     static const char *const det[] = {"the", "my", "our"};

@@ -1393,6 +1393,12 @@ static void test_former_values(void) {
     EG_CHECK(got == m[i].holds);
   }
   EG_CHECK(!eg_statefacts_holds_value(sf, "I live in Porto.", 0, 16, 0, "LIVES_IN", "Lisbon"));
+  /* the value sought named in chat's lower case; not so a common word ("golf") */
+  const char *rig = "it's for a test rig at siemens, we run it on the line in erlangen",
+             *golf = "my golf is at the garage, we play golf on sundays";
+  EG_CHECK(eg_statefacts_holds_value(sf, rig, 0, strlen(rig), 0, "WORKS_AT", "Siemens"));
+  EG_CHECK(!eg_statefacts_holds_value(sf, rig, 0, strlen(rig), 0, "WORKS_AT", "Bosch"));
+  EG_CHECK(!eg_statefacts_holds_value(sf, golf, 0, strlen(golf), 0, "DRIVES", "Golf"));
   /* a value beside a later event is the user's before it; someone else's is not */
   const char *audition = "I have a violin audition next month.",
              *hers = "My sister has a violin audition next month.";
