@@ -59,6 +59,10 @@ typedef struct eg_fact {
    * user's first mention of it, which the caller finds in what the user said before (and
    * drops the fact when there is none) */
   bool since_first_mention;
+  /* … and one said with no end ("my old team at X") while the graph holds another value of
+   * its relation: valid until that value began, which the caller finds in the graph (and
+   * drops the fact when it holds none); valid_to is the segment time until then */
+  bool until_held;
 } eg_fact;
 
 /* What the user reports came of something suggested to them before ("the restaurant you

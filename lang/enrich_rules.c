@@ -658,6 +658,7 @@ static void suggestion_reply(const eg_enrich_ctx *ctx, const eg_segment *sg,
                suggested ? suggested : "",
                eg_arena_strndup(a, text + us, ue > us ? ue - us : 0),
                NULL,
+               false,
                false};
   add_fact(a, o, fcap, &f);
 }
@@ -962,6 +963,7 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
                    (char *)k,
                    NULL,
                    NULL,
+                   false,
                    false};
       add_fact(a, o, &fcap, &f);
     }
@@ -1016,6 +1018,7 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
                    "",
                    NULL,
                    NULL,
+                   false,
                    false};
       if (rules[r].object && !strcmp(rules[r].object, "@")) {
         /* the pattern's last word is the object */

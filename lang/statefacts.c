@@ -861,12 +861,27 @@ static const pick *ended_after(const char *text, const token *t, const pick *p, 
   return NULL;
 }
 
-/* Does the user hold a value of the relation (ctx's held values)? */
-static bool holds(const eg_enrich_ctx *ctx, const char *rel) {
+/* Does the user hold a value of the relation (ctx's held values): an entity, or (words) a
+ * word too? */
+static bool holds(const eg_enrich_ctx *ctx, const char *rel, bool words) {
   for (size_t i = 0; ctx && i < ctx->n_held; i++)
-    if (!ctx->held[i].literal && ctx->held[i].relation && !strcmp(ctx->held[i].relation, rel))
+    if ((words || !ctx->held[i].literal) && ctx->held[i].relation &&
+        !strcmp(ctx->held[i].relation, rel))
       return true;
   return false;
+}
+
+/* The user's own value of relation r the message names as former ("my old team at X", "I used
+ * to live in X"), not a held one nor in passing (the best such pick, or NULL). */
+static const pick *former_value(const pick *p, size_t np, int r) {
+  const pick *best = NULL;
+  for (size_t i = 0; i < np; i++) {
+    const item *it = p[i].it;
+    if (p[i].v.rel == r && !p[i].v.weak && it->s.te && it->s.status == ST_FORMER && !it->s.held &&
+        !it->third && !it->passing && better(&p[i], best))
+      best = &p[i];
+  }
+  return best;
 }
 
 /* A value of relation r the message says ended by a word of ending of its own ("Sold the X",
@@ -1049,10 +1064,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
   size_t nd = eg_dates_find(text, sg->time, dates, 16);
   size_t rules_facts = o->n_facts;
   const pick *gone[MAX_RELS] = {0};
+  unsigned until_held = 0; /* bit r: gone[r] has no end of its own (eg_fact.until_held) */
   for (int r = 0; r < sf->n_rels; r++) {
     const pick *fact = NULL, *doubt = NULL;
     /* held in the graph, or told earlier in these messages */
-    bool held = holds(ctx, sf->rels[r].name) || (*told >> r & 1u);
+    bool held = holds(ctx, sf->rels[r].name, false) || (*told >> r & 1u);
     for (size_t i = 0; i < np; i++) {
       /* a name in passing, or one a noun of the user's is placed at ("my colleagues at X"),
        * only while none is held; a noun placed so at the held value that is said to end is
@@ -1102,6 +1118,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       fact = NULL, planned = 0;
     }
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
+    /* a former value of the user's own the message gives no end of ("my old team at X", "I
+     * used to live in X") while the graph holds another: theirs until that one began */
+    if (!gone[r] && !fact && holds(ctx, sf->rels[r].name, true) &&
+        (gone[r] = former_value(p, np, r)) != NULL)
+      until_held |= 1u << r;
     rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
     if (!fact && !doubt) continue;
     /* the rules read one, said of the user: a name in passing or a placed one yields */
@@ -1198,8 +1219,14 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                      "a former value: the user's from their first mention of it until this "
                      "message said it ended",
                  .extractor = "prototypes",
-                 .since_first_mention = true};
-    f.valid_to = eg_sf_date_in(dates, nd, cs, ce, EG_SF_END_DATE); /* not "for 5 years" */
+                 .since_first_mention = true,
+                 .until_held = until_held >> r & 1u};
+    if (f.until_held)
+      f.reason =
+          "a former value: the user's from their first mention of it until the value "
+          "they hold now began";
+    else
+      f.valid_to = eg_sf_date_in(dates, nd, cs, ce, EG_SF_END_DATE); /* not "for 5 years" */
     if (!f.valid_to) f.valid_to = sg->time;
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     eg_code rc = set_value(sf, text, t, it, r, a, &f, err);

@@ -46,10 +46,11 @@ static int64_t first_mention(const eg_statefacts *sf, const Engram__V1__QueryHit
   return first;
 }
 
-/* Does the graph hold `object` (NULL: any value) as the user's value of `relation` just before
- * `at`? Unknown when graphd does not answer: no. */
-static bool graph_holds(eg_ingest *g, const writer_in *in, const char *user, const char *relation,
-                        int64_t at, const char *object) {
+/* Does the graph hold a value of `relation` as the user's just before `at`: `object` (NULL:
+ * any value), or with `other` one other than `object`? *since (may be NULL): when the latest
+ * such value began. Unknown when graphd does not answer: no. */
+static bool graph_value(eg_ingest *g, const writer_in *in, const char *user, const char *relation,
+                        int64_t at, const char *object, bool other, int64_t *since) {
   Engram__V1__EntityRef who = ENGRAM__V1__ENTITY_REF__INIT;
   who.ref_case = ENGRAM__V1__ENTITY_REF__REF_NAME;
   who.name = (char *)user;
@@ -65,16 +66,25 @@ static bool graph_holds(eg_ingest *g, const writer_in *in, const char *user, con
   eg_err e = {0};
   if (eg_graphd_state(eg_ig_graphd(g, in->scope), &req, &r, &e)) return false;
   bool holds = false;
+  int64_t began = 0;
   for (size_t i = 0; i < r->n_results; i++)
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *ed = r->results[i]->values[k];
       const char *v = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
                           ? ed->object->literal
                           : ed->object_name;
-      holds |= v && (!object || !strcasecmp(v, object));
+      if (!v || (object && (strcasecmp(v, object) != 0) != other)) continue;
+      holds = true;
+      if (ed->valid_from > began) began = ed->valid_from;
     }
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  if (since) *since = began;
   return holds;
+}
+
+static bool graph_holds(eg_ingest *g, const writer_in *in, const char *user, const char *relation,
+                        int64_t at, const char *object) {
+  return graph_value(g, in, user, relation, at, object, false, NULL);
 }
 
 /* One search of the user's own earlier chunks per text, each before its time: *out (NULL when
@@ -136,6 +146,15 @@ eg_code eg_ig_former_starts(eg_ingest *g, const writer_in *in, eg_enriched *en, 
     for (size_t k = 0; k < en[i].n_facts; k++) {
       eg_fact *f = &en[i].facts[k];
       if (!f->since_first_mention) continue;
+      /* one with no end of its own ended when the value the graph holds began, the graph
+       * holding none before that one (no value between them); else it is left out */
+      if (f->until_held) {
+        int64_t next = 0;
+        if (!graph_value(g, in, f->subject, f->relation, f->valid_to, f->object, true, &next) ||
+            !next || graph_holds(g, in, f->subject, f->relation, next, NULL))
+          continue; /* valid_from stays 0: dropped below */
+        f->valid_to = next;
+      }
       texts[m] = f->object;
       before[m] = f->valid_to; /* said before it ended */
       of[m++] = f;

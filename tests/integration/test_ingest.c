@@ -377,6 +377,35 @@ static void test_state_prototypes(void) {
                  others ? "" : "Clementine");
     EG_CHECK_STR(gc_value(gra, t_pet[others], "user:u1", "HAS_PET", T("2018-01-01"), 0), "");
   }
+  /* a former value said with no end ("my old team at siemens") while the graph holds another:
+   * the user's from their first mention of it (in chat's lower case) until the held one
+   * began; nothing learned while the graph holds none */
+  const char *const rig[] = {"user",
+                             ("can u review this function? it's for a test rig at siemens, we "
+                              "run it on the line in erlangen"),
+                             "assistant", "Add a timeout to the read."};
+  const char *const took[] = {"user", "so... I took the Helio job, start on monday. nervous!",
+                              "assistant", "Congratulations!"};
+  const char *const party[] = {"user",
+                               ("my old team at siemens invited me to their summer party, is it "
+                                "weird to go?"),
+                               "assistant", "Not at all."};
+  const char *const t_until[] = {"states-until", "states-until-none"};
+  for (int none = 0; none < 2; none++) {
+    const char *tn = t_until[none];
+    EG_REQUIRE(ic_session(ing, tn, "u1", "rig", T("2022-01-17T10:00:00Z"), rig, 2, false, NULL,
+                          &e) == EG_OK);
+    if (!none)
+      EG_REQUIRE(ic_session(ing, tn, "u1", "took", T("2022-11-05T10:00:00Z"), took, 2, false, NULL,
+                            &e) == EG_OK);
+    EG_REQUIRE(ic_session(ing, tn, "u1", "party", T("2023-06-20T10:00:00Z"), party, 2, false, NULL,
+                          &e) == EG_OK);
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "WORKS_AT", T("2022-04-20"), 0),
+                 none ? "" : "siemens");
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "WORKS_AT", T("2021-06-01"), 0), "");
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "WORKS_AT", T("2022-12-01"), 0), none ? "" : "Helio");
+    EG_CHECK_STR(gc_value(gra, tn, "user:u1", "WORKS_AT", 0, 0), none ? "" : "Helio");
+  }
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);

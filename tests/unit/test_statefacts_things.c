@@ -631,11 +631,21 @@ static void test_placed_ends_held(void) {
       {"I quit my job at Monzo last week.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"My job at Monzo ended in May.", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"My team at Monzo is growing.", NULL, NULL},
-      {"My old colleagues at Ridgemont invited me for drinks.", NULL, NULL}, /* no news of it */
+      /* no news of it: a value before it, theirs until it began (the caller finds when) */
+      {"My old colleagues at Ridgemont invited me for drinks.", "WORKS_AT", "Ridgemont"},
       /* the held value's end by the margin over the user's own words read as it still held */
       {"Monzo let me go on Friday.", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out;
+  EG_REQUIRE(read_in(a, &hctx, x[3].text, &out) == EG_OK && out.n_facts == 1);
+  EG_CHECK(out.facts[0].since_first_mention && out.facts[0].until_held);
+  EG_CHECK(out.facts[0].valid_to == T("2025-06-10T12:00:00Z"));
+  /* with no value held, no end to give it: a doubt only */
+  EG_REQUIRE(read_in(a, &ctx, x[3].text, &out) == EG_OK);
+  for (size_t i = 0; i < out.n_facts; i++) EG_CHECK(!out.facts[i].since_first_mention);
+  eg_arena_free(a);
 }
 
 /* A thing held named by its one word in lower case, after a determiner, is it; a word held is
@@ -1218,7 +1228,8 @@ static void test_named_our_kind(void) {
 }
 
 /* A noun of the user's placed at a value and called new is a start, news even while another
- * value is held ("my new colleagues at X"); without "new", or called old, it yields. */
+ * value is held ("my new colleagues at X"); without "new" it yields, and called old it is a
+ * value before the held one (eg_fact.until_held). */
 static void test_new_noun_placed_starts(void) {
   static const eg_held pellham = {"WORKS_AT", "Pellham Logistics", false};
   eg_enrich_ctx hctx = ctx;
@@ -1226,7 +1237,7 @@ static void test_new_noun_placed_starts(void) {
   static const expect x[] = {
       {"My new colleagues at Vantor took me to lunch.", "WORKS_AT", "Vantor"},
       {"My colleagues at Vantor took me to lunch.", NULL, NULL},
-      {"My old boss at Vantor is great.", NULL, NULL},
+      {"My old boss at Vantor is great.", "WORKS_AT", "Vantor"},
   };
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
