@@ -871,14 +871,30 @@ static bool holds(const eg_enrich_ctx *ctx, const char *rel, bool words) {
   return false;
 }
 
-/* The user's own value of relation r the message names as former ("my old team at X", "I used
- * to live in X"), not a held one nor in passing (the best such pick, or NULL). */
-static const pick *former_value(const pick *p, size_t np, int r) {
+/* Is the slot called superseded by a word a few words before it in its sub-clause ("my old
+ * team at X", "my ex X", "our previous car, X")? Not by a value left ("from X": where one
+ * comes from may be long ago), one dead ("late") or a childhood's: those may have ended long
+ * before the value held began. */
+static bool superseded(const eg_statefacts *sf, const token *t, const slot *s) {
+  static const char *const before[] = {"old", "former", "previous", "ex", "ex-"};
+  for (size_t q = s->ts, k = 0; q > 0 && k < 4 && !t[q - 1].comma; q--, k++) {
+    /* not an age: "a 12 week old X", "our two-year-old X" */
+    bool age = q > 1 && !strcmp(t[q - 1].w, "old") &&
+               (t[q - 2].digit || eg_sf_noun_bits(sf->periods, t[q - 2].w));
+    if (!age && eg_sf_in_list(t[q - 1].w, before, sizeof before / sizeof *before)) return true;
+  }
+  return false;
+}
+
+/* The user's own value of relation r the message names as superseded ("my old team at X", "my
+ * ex X"), not a held one nor in passing (the best such pick, or NULL). */
+static const pick *former_value(const eg_statefacts *sf, const token *t, const pick *p, size_t np,
+                                int r) {
   const pick *best = NULL;
   for (size_t i = 0; i < np; i++) {
     const item *it = p[i].it;
     if (p[i].v.rel == r && !p[i].v.weak && it->s.te && it->s.status == ST_FORMER && !it->s.held &&
-        !it->third && !it->passing && better(&p[i], best))
+        !it->third && !it->passing && superseded(sf, t, &it->s) && better(&p[i], best))
       best = &p[i];
   }
   return best;
@@ -1118,10 +1134,10 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       fact = NULL, planned = 0;
     }
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
-    /* a former value of the user's own the message gives no end of ("my old team at X", "I
-     * used to live in X") while the graph holds another: theirs until that one began */
+    /* a superseded value of the user's own the message gives no end of ("my old team at X")
+     * while the graph holds another: theirs until that one began */
     if (!gone[r] && !fact && holds(ctx, sf->rels[r].name, true) &&
-        (gone[r] = former_value(p, np, r)) != NULL)
+        (gone[r] = former_value(sf, t, p, np, r)) != NULL)
       until_held |= 1u << r;
     rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
     if (!fact && !doubt) continue;

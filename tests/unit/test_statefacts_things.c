@@ -645,6 +645,25 @@ static void test_placed_ends_held(void) {
   /* with no value held, no end to give it: a doubt only */
   EG_REQUIRE(read_in(a, &ctx, x[3].text, &out) == EG_OK);
   for (size_t i = 0; i < out.n_facts; i++) EG_CHECK(!out.facts[i].since_first_mention);
+  /* only a value called superseded ("old", "ex", "previous"), not an age ("12 week old"), nor
+   * one left ("from X": where one comes from may be long ago) */
+  static const eg_held biscuit[] = {{"HAS_PET", "Biscuit", false}, {"LIVES_IN", "Leeds", false}};
+  hctx.held = biscuit, hctx.n_held = 2;
+  static const struct {
+    const char *text;
+    bool until;
+  } u[] = {
+      {"My previous dog Rex was much calmer.", true},
+      {"Nacho's first week home: he's a 12 week old dachshund mix.", false},
+      {"I commute from Bath to Bristol every day.", false},
+  };
+  for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+    EG_REQUIRE(read_in(a, &hctx, u[i].text, &out) == EG_OK);
+    bool until = false;
+    for (size_t k = 0; k < out.n_facts; k++) until |= out.facts[k].until_held;
+    if (until != u[i].until) fprintf(stderr, "  \"%s\": until_held %d\n", u[i].text, until);
+    EG_CHECK(until == u[i].until);
+  }
   eg_arena_free(a);
 }
 
