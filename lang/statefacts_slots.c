@@ -152,6 +152,16 @@ static size_t lower_known(const eg_statefacts *sf, const session_names *sn, cons
   return 0;
 }
 
+/* Is the word at i, a value's word WordNet also has as an adjective, right before the plural of
+ * a kind word (@generic: "cars", "dogs", "instruments")? It then names a class ("the range of
+ * electric cars"), no one's value. */
+static bool class_qualifier(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  if (i + 1 >= to || t[i].comma || !eg_sf_bits_of(sf->generic, t[i + 1].w)) return false;
+  size_t l = strlen(t[i + 1].w);
+  return l > 3 && t[i + 1].w[l - 1] == 's' &&
+         eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[i].w);
+}
+
 static unsigned known_part(const session_names *sn, const char *key, size_t words) {
   size_t k = sn ? part_of(sn->known, key, words) : 0;
   return k ? sn->known->bits[k - 1] : 0;
@@ -1122,6 +1132,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (!eg_sf_bits_of(sf->generic, two) && (b = eg_sf_bits_of(sf->common, two))) j = i + 2;
     }
     if (!b) b = eg_sf_lookup_common(sf, t[i].w);
+    /* an adjective too, before a plural kind word, qualifies a class: "electric cars" */
+    if (b && j == i + 1 && class_qualifier(sf, t, i, to)) b = 0;
     if (b) {
       char key[80];
       eg_sf_span_key(t, i, j, key, sizeof key);

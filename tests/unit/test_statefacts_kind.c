@@ -176,6 +176,17 @@ static void test_namesakes(void) {
   check_kinds(&ctx, k, sizeof k / sizeof *k);
 }
 
+/* A value's word that is an adjective too, before the plural of a kind word, qualifies a class
+ * ("electric cars"): no one's value. Before the kind word itself it still names one. */
+static void test_class_qualifier(void) {
+  static const expect x[] = {
+      {"I read about the range of electric cars.", NULL, NULL},
+      {"We bought an electric car.", "DRIVES", "electric car"},
+      {"my guitar strings keep breaking", "PLAYS", "guitar"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* The questions that ask for a kind, not for a name. */
 static void test_asks_kind(void) {
   EG_CHECK(eg_statefacts_asks_kind("What kind of pet do I have now?"));
@@ -197,6 +208,7 @@ int main(void) {
   EG_RUN(test_kind_beside_rules);
   EG_RUN(test_names_bound_to_kinds);
   EG_RUN(test_namesakes);
+  EG_RUN(test_class_qualifier);
   sf_check_close();
   return eg_test_finish();
 }
