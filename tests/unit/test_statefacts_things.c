@@ -1231,6 +1231,8 @@ static void test_got_lost_is_no_end(void) {
   hctx.held = &sam;
   static const expect partner[] = {
       {"I got dumped by Sam last night.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      /* chat's phrases of a parting (@ended) */
+      {"I broke it off with Sam last month.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
   };
   check_in(&hctx, partner, sizeof partner / sizeof *partner);
 }
