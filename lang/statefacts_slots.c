@@ -477,8 +477,8 @@ static unsigned name_frame(const eg_statefacts *sf, const token *t, size_t from,
 }
 
 /* Is the word t[i] given as a name, whatever noun it is: "her name is pepper", "his name's
- * teddy", "a cat named biscuit", "called him biscuit"? Not an adjective, which qualifies what
- * is named ("named her new kitten X") or makes an idiom ("called it quits"). */
+ * teddy", "a cat named biscuit", "called him biscuit", "she's called bean"? Not an adjective, which
+ * qualifies what is named ("named her new kitten X") or makes an idiom ("called it quits"). */
 static bool given_name(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   static const char *const be[] = {"is", "was"};
   if (i < from + 2 || t[i - 1].comma ||
@@ -487,7 +487,7 @@ static bool given_name(const eg_statefacts *sf, const token *t, size_t from, siz
   if (!strcmp(t[i - 1].w, "name's") ||
       (!strcmp(t[i - 2].w, "name") && eg_sf_in_list(t[i - 1].w, be, 2)))
     return true;
-  return eg_sf_named_by_verb(sf, t, from, i) ||
+  return eg_sf_named_by_verb(sf, t, from, i) || named_of_him(sf, t, from, i) ||
          (eg_sf_naming_verb(sf, t[i - 1].w) && (eg_sf_kind_bits(sf, t[i - 2].w) & ~sf->person_bit));
 }
 

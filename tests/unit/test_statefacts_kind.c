@@ -103,7 +103,8 @@ static void test_kind_beside_rules(void) {
 
 /* A name a copula says is the speaker's kind ("X is our hamster", "X's my cat"), one "the" and a
  * kind word of a thing kept are said to be called ("the dog is called X"; not "the guy", "the
- * company", "the town"), a word set off by commas right after a kind word ("our lurcher, dot,
+ * company", "the town"), a word, too, that "she's called" gives after the kind word ("we got a
+ * kitten! she's called bean"), a word set off by commas right after a kind word ("our lurcher, dot,
  * …"; not an adjective: "a kitten, ginger, named him X"); no note's opener ("PS my dog …"). */
 static void test_names_bound_to_kinds(void) {
   static const expect x[] = {
@@ -111,6 +112,7 @@ static void test_names_bound_to_kinds(void) {
       {"Luna's my cat, she's 12.", "HAS_PET", "Luna"},
       {"the dog is called Bear and he's a newfoundland", "HAS_PET", "Bear"},
       {"The kitten's name is Sprout.", "HAS_PET", "Sprout"},
+      {"we got a kitten! she's called bean and she bites everything", "HAS_PET", "bean"},
       {"the guy is called Tom", NULL, NULL},
       {"the company is called Zentrix", NULL, NULL},
       {"the town is called Whitby", NULL, NULL},
