@@ -211,6 +211,13 @@ static bool taken_after(const eg_statefacts *sf, const token *t, size_t te, size
   return false;
 }
 
+/* Does a verb's -ing form come at i (before end), after "not" if one is there: "be" before it
+ * makes a progressive ("X isn't eating"), no copula saying what X is? */
+static bool progressive(const eg_statefacts *sf, const token *t, size_t i, size_t end) {
+  if (i < end && !strcmp(t[i].w, "not")) i++;
+  return i < end && eg_wordnet_is_ing(&sf->wn.verbs, t[i].w);
+}
+
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
@@ -332,12 +339,20 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* a name that opens its sub-clause or its predicate is the subject: a negation after it is
    * of what it does ("my Fiat Panda does not like the snow", "X doesn't pay enough", "it's our
    * anniversary and X says she doesn't want a fuss"), unless the state changed ("X doesn't
-   * feel like home anymore") or it says what the name is ("X is not home") */
+   * feel like home anymore") or it says what the name is ("X is not home"; not "X isn't eating") */
   static const char *const be[] = {"is",     "isn't", "was",     "wasn't", "are",
                                    "aren't", "were",  "weren't", "'s"};
+  /* … so does one after "my" and its kind words opening a clause after "that", "because" …:
+   * "is it normal that my dog X doesn't eat?" */
+  static const char *const opens[] = {"that", "if", "whether", "because", "since", "so"};
+  size_t kw = s->ts; /* the kind words before the slot start here */
+  while (kw > a && s->ts - kw < 2 && eg_sf_kind_bits(sf, t[kw - 1].w)) kw--;
+  bool opener = kw > a + 1 && kw < s->ts && eg_sf_determiner(t[kw - 1].w) && !t[kw - 2].comma &&
+                eg_sf_in_list(t[kw - 2].w, opens, sizeof opens / sizeof *opens);
   if (!with_me && s->proper && !(s->ve && eg_sf_we_form(t[s->ts].w)) && /* "we" is the speaker's */
-      (a == s->ts || scope == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2)) &&
-      !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be)) &&
+      (a == s->ts || scope == s->ts || (eg_sf_determiner(t[a].w) && s->ts - a <= 2) || opener) &&
+      !(s->te < b && eg_sf_in_list(t[s->te].w, be, sizeof be / sizeof *be) &&
+        !progressive(sf, t, s->te + 1, b)) &&
       !eg_sf_has_marker(sf, MK_CHANGE, t, s->te, b))
     b = s->te; /* its own predicate is no word on the user's state */
   while (neg_to < b && !eg_sf_in_list(t[neg_to].w, relative, sizeof relative / sizeof *relative) &&

@@ -189,6 +189,18 @@ static void test_class_qualifier(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A negation after the user's kind word and a name is of what the named one does, after "that",
+ * "because" … too ("is it normal that my dog X doesn't eat?"), and after "be" before an -ing
+ * form ("X isn't eating"); not where "be" says what a name is ("X is not home"). */
+static void test_what_it_does_not(void) {
+  static const expect x[] = {
+      {"is it normal that my dog Rex doesn't eat?", "HAS_PET", "Rex"},
+      {"I'm worried because my cat Tom isn't eating.", "HAS_PET", "Tom"},
+      {"Leeds is not home.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* The questions that ask for a kind, not for a name. */
 static void test_asks_kind(void) {
   EG_CHECK(eg_statefacts_asks_kind("What kind of pet do I have now?"));
@@ -211,6 +223,7 @@ int main(void) {
   EG_RUN(test_names_bound_to_kinds);
   EG_RUN(test_namesakes);
   EG_RUN(test_class_qualifier);
+  EG_RUN(test_what_it_does_not);
   sf_check_close();
   return eg_test_finish();
 }
