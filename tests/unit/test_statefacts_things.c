@@ -936,6 +936,9 @@ static void test_employer_cue_and_roles(void) {
       {"Started a new role at Monzo this week.", "WORKS_AT", "Monzo"},
       {"honestly I like it at Quarry Labs, the team is kind.", "WORKS_AT", "Quarry Labs"},
       {"I run the pastry side at Oakfield Bakery.", "WORKS_AT", "Oakfield Bakery"},
+      /* a position "with" a firm, as formal English says it */
+      {"I have accepted a position with Harrow & Finch and start in September.", "WORKS_AT",
+       "Harrow & Finch"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
