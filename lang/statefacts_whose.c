@@ -55,6 +55,19 @@ static bool kind_named(const eg_statefacts *sf, const token *t, size_t from, siz
   return k < i - 1 && k > from && eg_sf_ours(t[k].w) && eg_sf_naming_verb(sf, t[k - 1].w);
 }
 
+/* Does "as a" and a noun for a person open at i, no verb between it and slot s ("As a resident
+ * of X, am I …?", "as a nurse at X I …"; not "as a friend of mine lives in X, …")? The speaker
+ * is that person. */
+static bool as_one(const eg_statefacts *sf, const token *t, size_t i, const slot *s) {
+  static const char *const indef[] = {"a", "an"};
+  if (i + 3 > s->ts || strcmp(t[i].w, "as") != 0 || !eg_sf_in_list(t[i + 1].w, indef, 2) ||
+      !eg_sf_person_noun(sf, t, i + 2))
+    return false;
+  for (size_t k = i + 3; k < s->ts; k++)
+    if (t[k - 1].comma || eg_wordnet_is_verb(&sf->wn.verbs, t[k].w)) return false;
+  return true;
+}
+
 /* Does the clause [from, to) open with someone else as the subject of slot s: a noun for a
  * person, bare or after my/our and at most one modifier, no I or we after it, the slot not
  * what the noun names or is (eg_sf_about_someone_else)? */
@@ -73,9 +86,10 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
   /* past interjections, the words that add a sentence to the last and adverbs: "lol my friend
    * …", "also my sister's husky X is visiting", "so basically my sister moved to X" */
   static const char *const adding[] = {"also", "plus", "and", "btw", "oh", "anyway", "anyways"};
-  while (from + 1 < to && (eg_sf_interjection(t[from].w) ||
-                           eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding) ||
-                           eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[from].w)))
+  while (from + 1 < to && !as_one(sf, t, from, s) && /* "as a resident of X": the speaker's */
+         (eg_sf_interjection(t[from].w) ||
+          eg_sf_in_list(t[from].w, adding, sizeof adding / sizeof *adding) ||
+          eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[from].w)))
     from++;
   size_t own_at;
   if (eg_sf_in_list(t[from].w, whose, sizeof whose / sizeof *whose))
@@ -474,8 +488,8 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
 }
 
 /* A value a question takes for granted: "… for my girlfriend X?", "… the oil on my X?", "…
- * tyres for my new X?" (an adjective between, no former one), "As a X, what …?" — the user's
- * own, asked about or not. */
+ * tyres for my new X?" (an adjective between, no former one), "As a X, what …?", "As a
+ * resident of X, am I …?" — the user's own, asked about or not. */
 bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   static const char *const indef[] = {"a", "an"};
   size_t i = s->ts, own_at;
@@ -485,8 +499,9 @@ bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, con
       eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[i - 1].w) &&
       !eg_sf_has_marker(sf, MK_FORMER, t, i - 1, i))
     return true;
-  return !s->cued && i >= from + 2 && !strcmp(t[i - 2].w, "as") &&
-         eg_sf_in_list(t[i - 1].w, indef, 2);
+  return !s->cued &&
+         ((i >= from + 2 && !strcmp(t[i - 2].w, "as") && eg_sf_in_list(t[i - 1].w, indef, 2)) ||
+          (i >= from + 4 && as_one(sf, t, i - 4, s)));
 }
 
 /* Does the clause [from, to) tell of a thing come to the speaker: "the harp arrived

@@ -943,6 +943,18 @@ static void test_employer_cue_and_roles(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "As a" and a noun for a person, no verb after it, says what the speaker is, in a question too
+ * ("As a resident of X, am I …?"); "as" opening a clause of another's says nothing of theirs. */
+static void test_as_one(void) {
+  static const expect x[] = {
+      {"As a resident of Vienna since 2019, am I eligible for the local tax credit?", "LIVES_IN",
+       "Vienna"},
+      {"As my sister lives in Leeds, I visit often.", NULL, NULL},
+      {"as a friend of mine lives in Leeds, I visit often", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* "my dog's name is X" names the user's dog, "my partner's name is X" the partner; a person's
  * own name ("my sister's name is X") and another's pet's say nothing of the user's. */
 static void test_kinds_name_is(void) {
@@ -1360,6 +1372,7 @@ int main(void) {
   EG_RUN(test_partings);
   EG_RUN(test_names_of_another_kind);
   EG_RUN(test_placed_ends_held);
+  EG_RUN(test_as_one);
   EG_RUN(test_held_whole_word);
   EG_RUN(test_next_reading_takes_place);
   EG_RUN(test_kinds_before_names_and_there);
