@@ -111,6 +111,10 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
   else
     return false;
   if (noun + 1 >= to || noun >= s->ts || !eg_sf_person_noun(sf, t, noun)) return false;
+  /* the group "our" names that the speaker is one of: "our family moved to X" is "we" */
+  static const char *const us[] = {"family", "household"};
+  if (noun == from + 1 && !strcmp(t[from].w, "our") && eg_sf_in_list(t[noun].w, us, 2))
+    return false;
   /* right after the noun: the one it names ("my wife X"), or their thing when the noun is a
    * possessive ("my sister's Tesla Model 3 is so quiet") */
   bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;

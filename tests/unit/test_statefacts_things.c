@@ -944,13 +944,17 @@ static void test_employer_cue_and_roles(void) {
 }
 
 /* "As a" and a noun for a person, no verb after it, says what the speaker is, in a question too
- * ("As a resident of X, am I …?"); "as" opening a clause of another's says nothing of theirs. */
+ * ("As a resident of X, am I …?"); "as" opening a clause of another's says nothing of theirs.
+ * "Our family" is the speaker's own group, as "we" is. */
 static void test_as_one(void) {
   static const expect x[] = {
       {"As a resident of Vienna since 2019, am I eligible for the local tax credit?", "LIVES_IN",
        "Vienna"},
       {"As my sister lives in Leeds, I visit often.", NULL, NULL},
       {"as a friend of mine lives in Leeds, I visit often", NULL, NULL},
+      /* the group "our" names that the speaker is one of is "we" */
+      {"Our family moved to Adelaide last year.", "LIVES_IN", "Adelaide"},
+      {"Our family doctor is in Leeds.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
