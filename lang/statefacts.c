@@ -1137,8 +1137,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     /* a superseded value of the user's own the message gives no end of ("my old team at X")
      * while the graph holds another: theirs until that one began */
     if (!gone[r] && !fact && holds(ctx, sf->rels[r].name, true) &&
-        (gone[r] = former_value(sf, t, p, np, r)) != NULL)
+        (gone[r] = former_value(sf, t, p, np, r)) != NULL) {
       until_held |= 1u << r;
+      /* … and no doubt of the held one: the message speaks of one before it */
+      if (doubt && doubt->it->s.ts == gone[r]->it->s.ts) doubt = NULL;
+    }
     rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
     if (!fact && !doubt) continue;
     /* the rules read one, said of the user: a name in passing or a placed one yields */
