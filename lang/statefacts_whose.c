@@ -18,10 +18,12 @@ static bool opens_with_any(const char *w, const char *const *list, size_t n) {
   return false;
 }
 
-/* The noun for a person at t[i] ("sister", "neighbour's", "parents"), or false. */
+/* The noun for a person at t[i] ("sister", "neighbour's", "parents", "ex-colleague"), or
+ * false. */
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i) {
   char noun[32];
-  size_t l = eg_sf_unpossessed(t[i].w, noun, sizeof noun);
+  const char *w = strncmp(t[i].w, "ex-", 3) == 0 && t[i].w[3] ? t[i].w + 3 : t[i].w;
+  size_t l = eg_sf_unpossessed(w, noun, sizeof noun);
   if (!eg_sf_bits_of(sf->people, noun) && l > 3 && noun[l - 1] == 's')
     noun[l - 1] = '\0'; /* "my parents" */
   return eg_sf_bits_of(sf->people, noun) != 0;
@@ -120,9 +122,10 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
   bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
   if (s->ts == noun + 1) return possessive;
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
-   * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" names him: a
-   * capitalised word in apposition is no kind, whatever WordNet holds for "tom") */
-  bool named = t[noun].comma && t[noun + 1].cap && !t[noun + 1].start;
+   * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" or "my ex-colleague
+   * Tom moved to X" names him: a capitalised word after the noun is no kind, whatever WordNet
+   * holds for "tom") */
+  bool named = t[noun + 1].cap && !t[noun + 1].start;
   unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
                   (possessive || named ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
   if (kind & ~sf->person_bit) return false;

@@ -640,7 +640,7 @@ static void test_placed_ends_held(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_enriched out;
   EG_REQUIRE(read_in(a, &hctx, x[3].text, &out) == EG_OK && out.n_facts == 1);
-  EG_CHECK(out.facts[0].since_first_mention && out.facts[0].until_held);
+  EG_CHECK(out.facts[0].since_first_mention && out.facts[0].until_held); /* and no doubt */
   EG_CHECK(out.facts[0].valid_to == T("2025-06-10T12:00:00Z"));
   /* with no value held, no end to give it: a doubt only */
   EG_REQUIRE(read_in(a, &ctx, x[3].text, &out) == EG_OK);
@@ -664,6 +664,12 @@ static void test_placed_ends_held(void) {
     if (until != u[i].until) fprintf(stderr, "  \"%s\": until_held %d\n", u[i].text, until);
     EG_CHECK(until == u[i].until);
   }
+  /* one before the held value puts the held one in no doubt */
+  static const eg_held niro = {"DRIVES", "Kia Niro", false};
+  hctx.held = &niro, hctx.n_held = 1;
+  EG_REQUIRE(read_in(a, &hctx, "My old Clio would never have made it up that hill.", &out) ==
+             EG_OK);
+  EG_CHECK(out.n_facts == 1 && out.facts[0].until_held);
   eg_arena_free(a);
 }
 
@@ -959,6 +965,18 @@ static void test_as_one(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An ex is a partner who was: "my ex X", "X, my ex, …" (was current) doubt the partner; so is a
+ * person once someone's colleague (not "my ex-colleague X moved to Y": theirs). */
+static void test_ex(void) {
+  static const expect x[] = {
+      {"My ex Jake is getting married.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Jake, my ex, is getting married.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
+      {"Jake, my boyfriend, is lovely.", "PARTNER_OF", "Jake"},
+      {"my ex-colleague Tom moved to Leeds", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* "my dog's name is X" names the user's dog, "my partner's name is X" the partner; a person's
  * own name ("my sister's name is X") and another's pet's say nothing of the user's. */
 static void test_kinds_name_is(void) {
@@ -1125,7 +1143,7 @@ static void test_verb_before_the_kind(void) {
 static void test_apposition_after_a_person(void) {
   static const expect x[] = {
       {"My brother, Tom, lives in Glasgow.", NULL, NULL},
-      {"My ex, Tom, still lives in Glasgow.", NULL, NULL},
+      {"My ex, Tom, still lives in Glasgow.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* not his home */
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -1377,6 +1395,7 @@ int main(void) {
   EG_RUN(test_names_of_another_kind);
   EG_RUN(test_placed_ends_held);
   EG_RUN(test_as_one);
+  EG_RUN(test_ex);
   EG_RUN(test_held_whole_word);
   EG_RUN(test_next_reading_takes_place);
   EG_RUN(test_kinds_before_names_and_there);
