@@ -136,8 +136,9 @@ static size_t lower_known(const eg_statefacts *sf, const session_names *sn, cons
   bool named = i > from && eg_sf_in_list(t[i - 1].w, placed, sizeof placed / sizeof *placed);
   for (size_t k = 0; sn && sn->known && k < sn->known->n; k++) {
     const char *v = sn->known->words[k];
-    size_t words = 1;
-    for (const char *p = v; *p; p++) words += *p == ' ';
+    size_t first = strcspn(v, " "), words = 1; /* its first word opens the token, or no match */
+    if (strncmp(v, t[i].w, first) != 0) continue;
+    for (const char *p = v + first; *p; p++) words += *p == ' ';
     if (i + words > to) continue;
     char key[64];
     eg_sf_span_key(t, i, i + words, key, sizeof key);
