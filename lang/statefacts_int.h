@@ -488,7 +488,8 @@ bool eg_sf_kind_of_name(const eg_statefacts *sf, const token *t, size_t from, si
  * Hyundai Ioniq 5", "I've gone electric: a Nissan Leaf"), after "with a" ("gone electric with a
  * Renault Zoe") or right after it when the word is an adjective too ("a small electric Renault"),
  * says which one that is: the word stays the slot, the name becomes its value and no slot of its
- * own. The slots' count after it. */
+ * own; one set off after a name as the speaker's ("X, our beagle, …") is its kind, no slot. The
+ * slots' count after it. */
 size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t n);
 
 /* Is the name at token i (of a clause opening at from) given by a naming phrase ("her name is
