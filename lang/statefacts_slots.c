@@ -297,12 +297,26 @@ static unsigned kind_named(const eg_statefacts *sf, const token *t, size_t i, si
 
 #define NAMING_REACH 16 /* tokens back from a name given to the kind word it is given to */
 
+/* Does the one-word name at i, no place WordNet knows, open its sentence set off by a comma or
+ * alone, right after a statement ending in "someone" or "someone new" ("met someone! X, he's a
+ * paramedic", "I've met someone new. X. we met at work")? It says who that is: 1 + the index of
+ * "someone", else 0. */
+static size_t after_someone(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  char key[128];
+  eg_sf_span_key(t, i, i + 1, key, sizeof key);
+  if (i != from || i < 2 || !t[i].start || !t[i - 1].cut || t[i - 1].ask ||
+      !(t[i].comma || t[i].cut) || t[i].ask || (eg_sf_bits_of(sf->proper, key) & sf->place_bit))
+    return 0;
+  size_t k = strcmp(t[i - 1].w, "new") != 0 ? i - 1 : i - 2;
+  return eg_sf_indefinite(t[k].w) == EG_SF_SOMEONE && !t[k].start ? k + 1 : 0;
+}
+
 size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size_t i,
                       unsigned *bits, size_t *phrase) {
   static const char *const be[] = {"is", "was"}, *const whose[] = {"his", "her", "their", "its"};
   const char *p1 = i > from ? t[i - 1].w : "", *p2 = i > from + 1 ? t[i - 2].w : "";
   bool verb = eg_sf_named_by_verb(sf, t, from, i);
-  size_t passive = verb ? 0 : named_of_him(sf, t, from, i); /* "he's called X" */
+  size_t passive = verb ? 0 : named_of_him(sf, t, from, i), k; /* "he's called X" */
   *bits = verb ? eg_sf_bits_of(sf->cue, p2) : passive ? eg_sf_bits_of(sf->cue, p1) : 0;
   if (verb)
     *phrase = i - 2; /* "called him X" */
@@ -312,11 +326,13 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
     *phrase = i - 1;
   else if (eg_sf_in_list(p1, be, sizeof be / sizeof *be) && !strcmp(p2, "name"))
     *phrase = i - 2;
+  else if ((k = after_someone(sf, t, from, i)) != 0)
+    return *bits = sf->person_bit, *phrase = i, k; /* "met someone! X, he's a paramedic" */
   else
     return 0;
   if (!verb && !passive && *phrase > from && eg_sf_in_list(t[*phrase - 1].w, whose, 4)) --*phrase;
   unsigned b;
-  for (size_t k = i; k > 0 && i - k < NAMING_REACH; k--) {
+  for (k = i; k > 0 && i - k < NAMING_REACH; k--) {
     char w[32]; /* a kind word's possessive: "my dog's name is X" */
     eg_sf_unpossessed(t[k - 1].w, w, sizeof w);
     if ((b = eg_sf_kind_bits(sf, w))) return *bits = b, k;
@@ -324,7 +340,7 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
       return *bits = b, k;
   }
   /* no kind word: a word for a person ("seeing someone, her name is X") */
-  for (size_t k = i; !verb && k > 0 && i - k < NAMING_REACH; k--)
+  for (k = i; !verb && k > 0 && i - k < NAMING_REACH; k--)
     if (eg_sf_bits_of(sf->people, t[k - 1].w)) return *bits = sf->person_bit, k;
   return i + 1; /* given, to no word: the naming verb's own type */
 }

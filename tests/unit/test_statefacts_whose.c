@@ -377,6 +377,20 @@ static void test_named_of_him(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A one-word name opening its sentence, set off, right after one ending in "someone" ("met
+ * someone! X, he's …") says who that is (was nothing); not a place, nor after someone else's. */
+static void test_someone_then_named(void) {
+  static const expect x[] = {
+      {"met someone! Callum, he's a paramedic so he works mad shifts", "PARTNER_OF", "Callum"},
+      {"so I met someone... Dan. he's a teacher", "PARTNER_OF", "Dan"},
+      {"I met someone new. Ines, she is lovely", "PARTNER_OF", "Ines"},
+      {"my sister is seeing someone! Callum, he's a paramedic", NULL, NULL},
+      {"I met someone. Leeds, of all places", NULL, NULL},
+      {"I need to talk to someone. Maria, my boss, is awful", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A lower-case word that WordNet also knows, right after a word for a partner, is the
  * partner's name when it is a noun only (not "my wife cooks", "my boyfriend jeans are …"). */
 static void test_partner_named_by_a_word(void) {
@@ -730,6 +744,7 @@ int main(void) {
   EG_RUN(test_persons_name);
   EG_RUN(test_shorthand);
   EG_RUN(test_named_of_him);
+  EG_RUN(test_someone_then_named);
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
