@@ -349,6 +349,8 @@ static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size
   size_t vs = eg_sf_value_from(who), ve = eg_sf_value_to(who);
   if (!eg_sf_pairable(sf, t, from, to, who)) return 0;
   for (size_t k = at; k < to; k++) {
+    /* not one said to act on "us": no one of "we" ("X has been good to us since we arrived") */
+    if (!strcmp(t[k].w, "us")) return 0;
     if (!eg_sf_we_form(t[k].w) || !(k == from || t[k - 1].comma ||
                                     eg_sf_in_list(t[k - 1].w, opens, sizeof opens / sizeof *opens)))
       continue;

@@ -391,6 +391,19 @@ static void test_someone_then_named(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "we" after a name said to act on "us" is no pairing of the speaker with it ("X has been good
+ * to us since we arrived" was PARTNER_OF X); "no more X" says X is a former value ("I'm freelance
+ * now, no more X" was WORKS_AT X, current). */
+static void test_not_of_we(void) {
+  static const expect x[] = {
+      {"Exeter has been good to us since we arrived in June", NULL, NULL},
+      {"Jake asked me out and we've been dating since", "PARTNER_OF", "Jake"},
+      {"I'm freelance now, no more Accenture", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"no more London rent for us, we're in Margate now", "LIVES_IN", "Margate"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A lower-case word that WordNet also knows, right after a word for a partner, is the
  * partner's name when it is a noun only (not "my wife cooks", "my boyfriend jeans are …"). */
 static void test_partner_named_by_a_word(void) {
@@ -745,6 +758,7 @@ int main(void) {
   EG_RUN(test_shorthand);
   EG_RUN(test_named_of_him);
   EG_RUN(test_someone_then_named);
+  EG_RUN(test_not_of_we);
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
