@@ -795,8 +795,9 @@ static size_t value_of_previous(slot *out, size_t n, size_t k) {
  * slot of its own. Only words of correcting stand between them, one of them saying so. The
  * slots' count after it. */
 static size_t corrected(const token *t, slot *out, size_t n) {
-  static const char *const fill[] = {"sorry", "i",   "mean", "meant", "oops", "correction",
-                                     "er",    "erm", "um",   "uh",    "no",   "rather"};
+  static const char *const fill[] = {"sorry",      "i",      "mean", "meant", "oops",
+                                     "correction", "er",     "erm",  "um",    "uh",
+                                     "no",         "rather", "a",    "an",    "the"};
   static const char *const say[] = {"sorry", "mean", "meant", "oops", "correction"};
   for (size_t k = 1; k < n; k++) {
     slot *w = &out[k - 1], *c = &out[k];

@@ -119,12 +119,14 @@ static void test_instruments_wordnet_lacks(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* A name corrected at once is the correction, read where the first stood. */
+/* A name corrected at once is the correction, read where the first stood, an article before it
+ * or not ("a Ford Focus, sorry, I mean a Ford Fiesta" was the Focus). */
 static void test_corrections(void) {
   static const expect x[] = {
       {"got a pup 2 wks ago, named him Rocket - sorry, Rocco, autocorrect again.", "HAS_PET",
        "Rocco"},
       {"My girlfriend Ines, I mean In\xc3\xa8s, loves this song.", "PARTNER_OF", "In\xc3\xa8s"},
+      {"I drive a Ford Focus, sorry, I mean a Ford Fiesta", "DRIVES", "Ford Fiesta"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
