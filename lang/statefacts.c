@@ -668,6 +668,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
              eg_sf_held_thing_in(sf, t, from, slots[k].ts)))
           continue;
         if (!eg_sf_player_of_speaker(sf, t, from, &slots[k])) continue; /* "hired a pianist" */
+        if (eg_sf_topic_of(t, from, &slots[k]))
+          continue; /* "an essay about the history of the X" */
         /* "X, where I live": a place the speaker tells, even in a question (or a firm's:
          * "where I work"), no one's name */
         bool where = eg_sf_where_clause(t, slots[k].te, to) != 0;

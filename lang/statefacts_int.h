@@ -525,6 +525,9 @@ void eg_sf_predicate_span(const token *t, size_t from, size_t to, const slot *s,
 bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p);
 
 /* statefacts_status.c: what the words around a value say of its state. */
+/* Is the slot named as what a topic is of ("learning about the history of the X"; not "worried
+ * about the state of my X"): no one's value? */
+bool eg_sf_topic_of(const token *t, size_t from, const slot *s);
 /* Do the words [q, ts) before a value leave it its predicate's subject ("my dog X", "our X")? */
 bool eg_sf_opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts);
 /* Does "from" before the slot qualify the noun before it, naming a source ("the offer from X")? */

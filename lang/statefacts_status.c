@@ -222,6 +222,15 @@ static bool taken_after(const eg_statefacts *sf, const token *t, size_t te, size
   return false;
 }
 
+bool eg_sf_topic_of(const token *t, size_t from, const slot *s) {
+  static const char *const topic[] = {"about", "regarding"};
+  size_t p = s->ts;
+  while (p > from && eg_sf_determiner(t[p - 1].w) && !eg_sf_ours(t[p - 1].w)) p--;
+  size_t of = p >= from + 3 && !strcmp(t[p - 1].w, "of") && !t[p - 2].comma ? p - 2 : p;
+  while (of < p && of > from && eg_sf_determiner(t[of - 1].w)) of--;
+  return of < p && of > from && eg_sf_in_list(t[of - 1].w, topic, sizeof topic / sizeof *topic);
+}
+
 /* Does a verb's -ing form come at i (before end), after "not" if one is there: "be" before it
  * makes a progressive ("X isn't eating"), no copula saying what X is? */
 static bool progressive(const eg_statefacts *sf, const token *t, size_t i, size_t end) {

@@ -291,10 +291,28 @@ static bool persons_name(const eg_statefacts *sf, const token *t, size_t from, s
   return eg_sf_person_noun(sf, t, q) && (t[q].comma || q + 1 == to);
 }
 
+/* Is the slot said to be one of the speaker's people other than a partner ("X is my neighbour",
+ * "X is our biggest client"; not a cue, kind or asked kind's word: "X is my boyfriend", "X is my
+ * dog", "X is my main instrument")? Then it is that person. */
+static bool one_of_my_people(const eg_statefacts *sf, const token *t, size_t to, const slot *s) {
+  size_t q = s->te;
+  if (q + 2 >= to || t[q - 1].comma || strcmp(t[q].w, "is") != 0 || !eg_sf_ours(t[q + 1].w))
+    return false;
+  for (q += 2; q < to && q <= s->te + 4; q++) {
+    if (eg_sf_bits_of(sf->cue, t[q].w) || eg_sf_kind_bits(sf, t[q].w) ||
+        eg_sf_bits_of(sf->ask, t[q].w))
+      return false;
+    if (eg_sf_person_noun(sf, t, q)) return true;
+    if (t[q].comma) break;
+  }
+  return false;
+}
+
 bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                               const slot *s) {
-  if (kept_for_another(sf, t, from, to, s) || eg_sf_of_a_possessor(sf, t, from, s) ||
-      given_to_another(sf, t, from, to, s) || persons_name(sf, t, from, to, s) ||
+  if (one_of_my_people(sf, t, to, s) || kept_for_another(sf, t, from, to, s) ||
+      eg_sf_of_a_possessor(sf, t, from, s) || given_to_another(sf, t, from, to, s) ||
+      persons_name(sf, t, from, to, s) ||
       (s->proper && !(s->bits & sf->place_bit) && of_the_neighbours(sf, t, to, s)))
     return true;
   /* a word for a kind of person qualifying a person of the user's: "my vegan friend is

@@ -404,6 +404,24 @@ static void test_not_of_we(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name said to be one of the speaker's people other than a partner is that person ("Tom is my
+ * neighbour" was HAS_PET tom, "Deloitte is our biggest client" PARTNER_OF Deloitte); a value named
+ * as what a topic is of is no one's ("learning about the history of the cello" was PLAYS). */
+static void test_not_the_users(void) {
+  static const expect x[] = {
+      {"Tom is my neighbour", NULL, NULL},
+      {"Tom is my best friend", NULL, NULL},
+      {"Deloitte is our biggest client", NULL, NULL},
+      {"Sarah is our new manager", NULL, NULL},
+      {"Jake is my new boyfriend", "PARTNER_OF", "Jake"},
+      {"Biscuit is my dog", "HAS_PET", "Biscuit"},
+      {"Siemens is my employer now", "WORKS_AT", "Siemens"},
+      {"I'm learning about the history of the cello for a essay", NULL, NULL},
+      {"I'm worried about the state of my Golf", "DRIVES", "Golf"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A lower-case word that WordNet also knows, right after a word for a partner, is the
  * partner's name when it is a noun only (not "my wife cooks", "my boyfriend jeans are …"). */
 static void test_partner_named_by_a_word(void) {
@@ -759,6 +777,7 @@ int main(void) {
   EG_RUN(test_named_of_him);
   EG_RUN(test_someone_then_named);
   EG_RUN(test_not_of_we);
+  EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
