@@ -334,10 +334,12 @@ bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p)
 
 bool eg_sf_held_thing_in(const eg_statefacts *sf, const token *t, size_t from, size_t p) {
   if (p < from + 2 || strcmp(t[p - 1].w, "in") != 0 || t[p - 2].comma) return false;
+  size_t n = p - 2; /* the noun, before "is" where one stands ("our office is in X") */
+  if (eg_sf_copula(t[n].w) && n > from && !t[n - 1].comma) n--;
   char key[48];
-  snprintf(key, sizeof key, "at %s", t[p - 2].w);
+  snprintf(key, sizeof key, "at %s", t[n].w);
   unsigned rels = eg_sf_bits_of(sf->holds, key);
-  snprintf(key, sizeof key, "in %s", t[p - 2].w);
+  snprintf(key, sizeof key, "in %s", t[n].w);
   rels |= eg_sf_bits_of(sf->holds, key);
   return (rels & ~eg_sf_takers(sf, sf->place_bit)) != 0;
 }

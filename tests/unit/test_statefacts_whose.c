@@ -418,6 +418,9 @@ static void test_not_the_users(void) {
       {"Siemens is my employer now", "WORKS_AT", "Siemens"},
       {"I'm learning about the history of the cello for a essay", NULL, NULL},
       {"I'm worried about the state of my Golf", "DRIVES", "Golf"},
+      /* where a thing had by another value is, is no home: "our office is in X" */
+      {"our office is in Manchester but I work from home in Stockport", "LIVES_IN", "Stockport"},
+      {"our office is in Manchester", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
