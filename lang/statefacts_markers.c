@@ -535,6 +535,7 @@ static bool speakers_move(const eg_statefacts *sf, const token *t, size_t a, siz
   static const char *const det[] = {"the", "our", "my", "this", "a", "an"};
   for (size_t q = k; q > a && q + 2 >= k && !t[q - 1].comma; q--) {
     const char *w = t[q - 1].w;
+    if (eg_sf_person_noun(sf, t, q - 1)) return false; /* "helping my brother move" */
     if (eg_sf_in_list(w, det, sizeof det / sizeof *det)) return true;
     if (eg_sf_determiner(w) || eg_sf_possessive(w) || t[q - 1].theirs) return false; /* "her" */
   }

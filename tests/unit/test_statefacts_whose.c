@@ -423,6 +423,10 @@ static void test_not_the_users(void) {
       {"our office is in Manchester", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* a person's noun before the verb of moving is whose move it is ("I'm helping my brother move
+   * to Leeds" was LIVES_IN Leeds: "my … move" read as the speaker's) */
+  EG_CHECK(!says("I'm helping my brother move to Leeds this weekend", "LIVES_IN", NULL));
+  EG_CHECK(says("our big move to Leeds went fine", "LIVES_IN", "Leeds"));
 }
 
 /* A lower-case word that WordNet also knows, right after a word for a partner, is the
