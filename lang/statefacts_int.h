@@ -525,6 +525,10 @@ void eg_sf_predicate_span(const token *t, size_t from, size_t to, const slot *s,
 bool eg_sf_past_clause(const eg_statefacts *sf, const token *t, size_t a, size_t p);
 
 /* statefacts_status.c: what the words around a value say of its state. */
+/* The kind word (of bits) closing an apposition of the speaker's right after a name ending at
+ * te, within [te, to): "X, our beagle, …", "X, my old cat, …" (0: none). */
+size_t eg_sf_apposed_kind(const eg_statefacts *sf, const token *t, size_t te, size_t to,
+                          unsigned bits);
 /* Is the slot named as what a topic is of ("learning about the history of the X"; not "worried
  * about the state of my X"): no one's value? */
 bool eg_sf_topic_of(const token *t, size_t from, const slot *s);

@@ -835,13 +835,9 @@ size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t 
    * ("X, our beagle, died in his sleep") */
   for (size_t k = 1; k < n; k++) {
     const slot *name = &out[k - 1], *w = &out[k];
-    if (!name->proper || w->proper || w->ve || !(w->bits & name->bits) || !t[name->te - 1].comma ||
-        w->te != w->ts + 1 || !t[w->ts].comma || !eg_sf_ours(t[name->te].w) ||
-        w->ts > name->te + 4 || !eg_sf_kind_bits(sf, t[w->ts].w))
+    if (!name->proper || w->proper || w->ve || w->te != w->ts + 1 ||
+        eg_sf_apposed_kind(sf, t, name->te, w->te, w->bits & name->bits) != w->ts)
       continue;
-    size_t q = name->te + 1;
-    while (q < w->ts && !t[q].comma) q++;
-    if (q != w->ts) continue;
     memmove(&out[k], &out[k + 1], (n - k - 1) * sizeof *out);
     n--;
   }

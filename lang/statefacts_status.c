@@ -145,17 +145,14 @@ bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, s
     eg_sf_sub_clause(t, from, to, s->te, &a2, &b2);
     if (!eg_sf_first_person(t, a2, b2) && eg_sf_has_ending(sf, t, s->te, b2)) return true;
   }
-  /* … and so is one with its kind word set off after it, the speaker's ("X, our 12 year old
-   * beagle, died in his sleep") */
-  if (t[s->te - 1].comma && s->te + 2 < to && eg_sf_ours(t[s->te].w))
-    for (size_t k = s->te + 1; k + 1 < to && k <= s->te + 5; k++) {
-      if ((eg_sf_kind_bits(sf, t[k].w) & s->bits & ~sf->person_bit) && t[k].comma) {
-        size_t a2, b2;
-        eg_sf_sub_clause(t, from, to, k + 1, &a2, &b2);
-        if (!eg_sf_first_person(t, a2, b2) && eg_sf_has_ending(sf, t, k + 1, b2)) return true;
-      }
-      if (t[k].comma) break;
-    }
+  /* … and so is one with its kind word set off after it, the speaker's ("X, our beagle, died in
+   * his sleep") */
+  size_t kind = eg_sf_apposed_kind(sf, t, s->te, to, s->bits & ~sf->person_bit);
+  if (kind && kind + 1 < to) {
+    size_t a2, b2;
+    eg_sf_sub_clause(t, from, to, kind + 1, &a2, &b2);
+    if (!eg_sf_first_person(t, a2, b2) && eg_sf_has_ending(sf, t, kind + 1, b2)) return true;
+  }
   /* a negation before the slot in its predicate and "anymore" after it: it held until now
    * ("Not X anymore", "I don't live in X any more"; not "I won't drive X anymore") */
   for (size_t k = s->te; k < r; k++)
@@ -220,6 +217,16 @@ static bool taken_after(const eg_statefacts *sf, const token *t, size_t te, size
       return true;
   }
   return false;
+}
+
+size_t eg_sf_apposed_kind(const eg_statefacts *sf, const token *t, size_t te, size_t to,
+                          unsigned bits) {
+  if (!t[te - 1].comma || te + 1 >= to || !eg_sf_ours(t[te].w)) return 0;
+  for (size_t k = te + 1; k < to && k <= te + 4; k++) {
+    if ((eg_sf_kind_bits(sf, t[k].w) & bits) && t[k].comma) return k;
+    if (t[k].comma) break;
+  }
+  return 0;
 }
 
 bool eg_sf_topic_of(const token *t, size_t from, const slot *s) {
