@@ -309,19 +309,13 @@ static bool boundary(const char *w) {
   return false;
 }
 
-/* The object phrase starting at token i: up to 5 words, articles dropped; none when it opens
- * with a preposition ("my job is in Leeds" names no title). */
+/* The object phrase starting at token i: up to 5 words, articles dropped. */
 static size_t object_phrase(const words *W, size_t i, size_t *from) {
   while (i < W->n && (is_w(W, i, "a") || is_w(W, i, "an") || is_w(W, i, "the") ||
                       is_w(W, i, "my") || is_w(W, i, "some") || is_w(W, i, "our")))
     i++;
   *from = i;
   size_t j = i;
-  static const char *const prep[] = {"in",     "at",     "on",    "to",    "from",
-                                     "by",     "for",    "with",  "about", "after",
-                                     "before", "during", "until", "since", "than"};
-  for (size_t k = 0; i < W->n && k < sizeof prep / sizeof *prep; k++)
-    if (is_w(W, i, prep[k])) return *from;
   while (j < W->n && !W->t[j].punct && j - i < 5 && !(j > i && boundary(W->t[j].w)) &&
          !date_word(W->t[j].w))
     j++;
