@@ -302,13 +302,14 @@ static unsigned kind_named(const eg_statefacts *sf, const token *t, size_t i, si
  * paramedic", "I've met someone new. X. we met at work")? It says who that is: 1 + the index of
  * "someone", else 0. */
 static size_t after_someone(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
-  char key[128];
-  eg_sf_span_key(t, i, i + 1, key, sizeof key);
   if (i != from || i < 2 || !t[i].start || !t[i - 1].cut || t[i - 1].ask ||
-      !(t[i].comma || t[i].cut) || t[i].ask || (eg_sf_bits_of(sf->proper, key) & sf->place_bit))
+      !(t[i].comma || t[i].cut) || t[i].ask)
     return 0;
   size_t k = strcmp(t[i - 1].w, "new") != 0 ? i - 1 : i - 2;
-  return eg_sf_indefinite(t[k].w) == EG_SF_SOMEONE && !t[k].start ? k + 1 : 0;
+  if (eg_sf_indefinite(t[k].w) != EG_SF_SOMEONE || t[k].start) return 0;
+  char key[128];
+  eg_sf_span_key(t, i, i + 1, key, sizeof key);
+  return eg_sf_bits_of(sf->proper, key) & sf->place_bit ? 0 : k + 1;
 }
 
 size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size_t i,

@@ -312,15 +312,13 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
     return ST_FORMER;
   /* … or in an apposition after it, closed by a comma: "X, my late dog, …", "X, our previous
    * car, …" ("old" as before), "X, my ex, …" (the kind word a former one itself) */
-  if (t[s->te - 1].comma && s->te + 1 < to && eg_sf_ours(t[s->te].w))
-    for (size_t q = s->te + 1; q < to && q <= s->te + 3; q++) {
-      bool marked = q == s->te + 1
-                        ? eg_sf_has_marker(sf, MK_FORMER, t, q, q + 1)
-                        : strcmp(t[q - 1].w, "old") != 0 &&
-                              eg_sf_ends_marker(sf, MK_FORMER, t, s->te + 1, q) == q - s->te - 1;
-      if (eg_sf_kind_bits(sf, t[q].w) && t[q].comma && marked) return ST_FORMER;
-      if (t[q].comma) break;
-    }
+  size_t apposed = eg_sf_apposed_kind(sf, t, s->te, to, ~0u);
+  if (apposed && apposed <= s->te + 3 &&
+      (apposed == s->te + 1
+           ? eg_sf_has_marker(sf, MK_FORMER, t, apposed, apposed + 1)
+           : strcmp(t[apposed - 1].w, "old") != 0 &&
+                 eg_sf_ends_marker(sf, MK_FORMER, t, s->te + 1, apposed) == apposed - s->te - 1))
+    return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
   static const char *const topic[] = {"about", "regarding"};
