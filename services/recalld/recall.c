@@ -106,6 +106,11 @@ static eg_code validate(const eg_recall *r, const Engram__V1__RecallRequest *q, 
     return eg_err_set(err, EG_EINVAL, "token_budget must be at most %u", r->o.max_token_budget);
   if (q->query_time < 0 || q->valid_at < 0 || q->known_at < 0)
     return eg_err_set(err, EG_EINVAL, "query_time, valid_at and known_at must not be negative");
+  /* "two weeks after" a time near the end of int64 would overflow: a time is a date */
+  if (!eg_time_iso_range(q->query_time) || !eg_time_iso_range(q->valid_at) ||
+      !eg_time_iso_range(q->known_at))
+    return eg_err_set(err, EG_EINVAL,
+                      "query_time, valid_at and known_at must fall before the year 10000");
   if (q->watermark_timeout_us < 0 || q->watermark_timeout_us > 60 * EG_US_PER_SEC)
     return eg_err_set(err, EG_EINVAL, "watermark_timeout_us must be within 0..60 s");
   if (q->weights) {

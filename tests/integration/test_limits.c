@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/rpc.h"
+#include "common/time.h"
 #include "proto/engram/v1/recall.pb-c.h"
 #include "tests/graph_helpers.h"
 #include "tests/harness.h"
@@ -230,7 +231,16 @@ static void test_recall(void) {
   refused(eg_recalld_recall(rec, &q, NULL, &e), "at most 100");
   q.query = "where \xed\xa0\x80 now"; /* a UTF-16 surrogate */
   EG_CHECK_INT(eg_recalld_recall(rec, &q, NULL, &e), EG_EINVAL);
+  q.query = "Where did I move last weekend?";
+  q.query_time = INT64_MAX - 1000000; /* "last weekend" of the year 292277 */
+  refused(eg_recalld_recall(rec, &q, NULL, &e), "year 10000");
+  q.query_time = 0;
+  q.valid_at = eg_days_from_civil(10000, 1, 1) * 86400 * EG_US_PER_SEC;
+  refused(eg_recalld_recall(rec, &q, NULL, &e), "year 10000");
+  q.valid_at = q.valid_at - 1;
   q.query = "Where do herons nest?";
+  if (!EG_CHECK(eg_recalld_recall(rec, &q, NULL, &e) == EG_OK)) fprintf(stderr, "  %s\n", e.msg);
+  q.valid_at = 0;
   if (!EG_CHECK(eg_recalld_recall(rec, &q, NULL, &e) == EG_OK)) fprintf(stderr, "  %s\n", e.msg);
 }
 
