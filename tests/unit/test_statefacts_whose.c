@@ -755,6 +755,16 @@ static void test_bare_home(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An exam, an audition or a recital on an instrument is its player's; one listened to is not. */
+static void test_players_events(void) {
+  static const expect x[] = {
+      {"grade 5 clarinet exam in november. scales are fine", "PLAYS", "clarinet"},
+      {"first harp recital in 2 weeks, help me pick a piece", "PLAYS", "harp"},
+      {"we went to a cello recital last night, it was stunning", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -783,6 +793,7 @@ int main(void) {
   EG_RUN(test_shorthand);
   EG_RUN(test_named_of_him);
   EG_RUN(test_someone_then_named);
+  EG_RUN(test_players_events);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
