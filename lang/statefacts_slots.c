@@ -914,6 +914,14 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         i = j - 1;
         continue;
       }
+      /* a word for a person in capitals among words that are not is its acronym, no name ("our
+       * CEO at X just resigned", "my GP says …"; not after a cue: "my girlfriend JO") */
+      if (!known && j - i == 1 && t[i].shout && !(i > from && t[i - 1].shout) &&
+          !(j < to && t[j].shout) && eg_sf_bits_of(sf->people, t[i].w) &&
+          !(i > from && eg_sf_bits_of(sf->cue, t[i - 1].w))) {
+        i = j - 1;
+        continue;
+      }
       unsigned kind = kind_named(sf, t, i, j, to);
       if (kind) {
         out[n++] = (slot){i, j + 1, 0, 0, kind, false, false, ST_CURRENT, 0, false};

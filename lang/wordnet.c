@@ -137,10 +137,17 @@ void eg_wordnet_rest(void) {
 static bool visit_words(const wn_synset *s, eg_wordnet_visit visit, void *ctx) {
   char head[128];
   if (s->n_words > 0) spaced(head, sizeof head, s->words[0]);
+  bool common = false; /* a lemma with no capital ("the_States" has one): a common noun's */
+  for (int i = 0; i < s->n_words; i++)
+    common |= strspn(s->words[i], "abcdefghijklmnopqrstuvwxyz_-'.") == strlen(s->words[i]);
   for (int i = 0; i < s->n_words; i++) {
     char lemma[128];
     spaced(lemma, sizeof lemma, s->words[i]);
-    if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z', head)) return false;
+    /* an acronym beside the words it stands for is as common as they are ("CEO" of "chief
+     * executive officer", "GP"); a capital elsewhere is a name's ("Dalmatian", "Oslo") */
+    bool acronym =
+        common && strspn(s->words[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == strlen(s->words[i]);
+    if (!visit(ctx, lemma, lemma[0] >= 'A' && lemma[0] <= 'Z' && !acronym, head)) return false;
   }
   return true;
 }

@@ -765,6 +765,18 @@ static void test_players_events(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An acronym WordNet gives beside the words for a person it stands for is that word, no name:
+ * "our CEO at X" is the speaker's employer's, no pet named CEO that resigned. */
+static void test_acronym_of_a_person(void) {
+  static const expect x[] = {
+      {"our CEO at Kestrel Labs just resigned", "WORKS_AT", "Kestrel Labs"},
+      {"my GP says I should cut down on salt", NULL, NULL},
+      {"my girlfriend JO is moving in with me", "PARTNER_OF", "JO"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("our CEO at Kestrel Labs just resigned", "HAS_PET", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -794,6 +806,7 @@ int main(void) {
   EG_RUN(test_named_of_him);
   EG_RUN(test_someone_then_named);
   EG_RUN(test_players_events);
+  EG_RUN(test_acronym_of_a_person);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
