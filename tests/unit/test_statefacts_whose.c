@@ -777,6 +777,16 @@ static void test_acronym_of_a_person(void) {
   EG_CHECK(!says("our CEO at Kestrel Labs just resigned", "HAS_PET", NULL));
 }
 
+/* Contracting or freelancing for a firm is working for it; volunteering is not. */
+static void test_contract_and_volunteer(void) {
+  static const expect x[] = {
+      {"I'm contracting for Barclays at the moment", "WORKS_AT", "Barclays"},
+      {"I do freelance work for Penguin", "WORKS_AT", "Penguin"},
+      {"I volunteer at Oxfam on Saturdays", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -807,6 +817,7 @@ int main(void) {
   EG_RUN(test_someone_then_named);
   EG_RUN(test_players_events);
   EG_RUN(test_acronym_of_a_person);
+  EG_RUN(test_contract_and_volunteer);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
