@@ -787,6 +787,16 @@ static void test_contract_and_volunteer(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A proposal between the speaker and a name makes that one the partner; someone else's does not. */
+static void test_proposed(void) {
+  static const expect x[] = {
+      {"I proposed to Sophie on the beach!", "PARTNER_OF", "Sophie"},
+      {"Jake proposed to me in Paris!!", "PARTNER_OF", "Jake"},
+      {"my brother proposed to Sophie on the beach", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -818,6 +828,7 @@ int main(void) {
   EG_RUN(test_players_events);
   EG_RUN(test_acronym_of_a_person);
   EG_RUN(test_contract_and_volunteer);
+  EG_RUN(test_proposed);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
