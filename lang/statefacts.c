@@ -86,6 +86,11 @@ static verdict placed(const eg_statefacts *sf, int r, const float *best_assert, 
   return (verdict){r, ended, c, c - none, false, true};
 }
 
+/* The types the item's slot is read as: a place right after "in" where it may be one. */
+static unsigned in_types(const eg_statefacts *sf, const item *it) {
+  return it->in && (it->s.bits & sf->place_bit) ? sf->place_bit : it->s.bits;
+}
+
 /* The reading of the item's words by the best cosines per relation and of NONE. */
 static verdict read_words(const eg_statefacts *sf, const item *it, const float *best_assert,
                           const float *best_ended, float none) {
@@ -96,7 +101,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
     float first = -1, second = none;
     int arg = -1;
     for (int r = 0; r < sf->n_rels; r++) {
-      if (!(sf->rels[r].types & it->s.bits)) continue;
+      if (!(sf->rels[r].types & in_types(sf, it))) continue;
       if (best_ended[r] > second) second = best_ended[r];
       if (best_assert[r] > first) {
         if (first > second) second = first;
@@ -136,8 +141,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
      * can read ("I live somewhere new now") is a word on the state: a doubt either way */
     float said = best_assert[r] > best_ended[r] ? best_assert[r] : best_ended[r];
     if (it->of_held && best_ended[r] < best_assert[r] + sf->margin) said = -1;
-    unsigned types = it->in && (it->s.bits & sf->place_bit) ? sf->place_bit : it->s.bits;
-    float c = it->s.te ? ((sf->rels[r].types & types) ? as_state : -1) : said;
+    float c = it->s.te ? ((sf->rels[r].types & in_types(sf, it)) ? as_state : -1) : said;
     if (c > first) {
       if (first > second) second = first;
       first = c, arg = r, arg_ended = !it->s.te;
@@ -443,6 +447,11 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
+/* Is the slot right after "in", named by no cue (not "In X we …", a frame)? */
+static bool right_after_in(const token *t, size_t from, const slot *s) {
+  return !s->cued && s->ts > from && !strcmp(t[s->ts - 1].w, "in") && !t[s->ts - 1].start;
+}
+
 /* A name the user holds no value by, spoken of in the user's words but not of themselves
  * ("X keeps scratching the sofa", "X forgot valentines"): read by the prototypes of a held
  * value spoken of against those of anyone else's, a value of the user's only while the user
@@ -454,7 +463,8 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, true, 0, 0, false, 0, false, false, false};
+  *it = (item){seg,  0, 0, *s,    NULL, false, true,  false,
+               true, 0, 0, false, 0,    false, false, right_after_in(t, from, s)};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -705,6 +715,10 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      (rels && slots[k].ts >= from + 3 &&
                       (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
                        (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) || begins));
+        /* a noun placed at it in more than one relation ("our first winter in X"): the one a
+         * place takes where it is a place WordNet or the gazetteer knows */
+        unsigned in_place = eg_sf_takers(sf, eg_sf_place_bits(sf, t, slots[k].ts, slots[k].te));
+        if ((rels & (rels - 1)) && (rels & in_place)) rels &= in_place;
         item *it = &items[*n];
         *it = (item){seg,
                      span_from,
@@ -723,8 +737,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      false,
                      false};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
-        it->in = !slots[k].cued && slots[k].ts > from && !strcmp(t[slots[k].ts - 1].w, "in") &&
-                 !t[slots[k].ts - 1].start; /* not "In X we …", a frame */
+        it->in = right_after_in(t, from, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;

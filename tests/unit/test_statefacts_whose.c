@@ -617,16 +617,21 @@ static void test_proper_adjective(void) {
 }
 
 /* A name right after "in" (no cue before it, not opening the sentence) is read as a place where
- * it may be one: no partner "in X". */
+ * it may be one: no partner "in X", nor a pet spoken of in passing ("the bins in Croydon"). A
+ * stretch of time begun at a place WordNet or the gazetteer knows is a home's, not a job's
+ * ("our first winter in Tromsø"); at a firm, a job's. */
 static void test_in_a_place(void) {
   static const expect x[] = {
       {"Since the divorce I've been living with my sister in Derby.", "LIVES_IN", "Derby"},
       {"I live with my boyfriend in Kelso.", "LIVES_IN", "Kelso"},
       {"We moved into a two-bed in Hackney.", "LIVES_IN", "Hackney"},
       {"I'm in love with Tom.", "PARTNER_OF", "Tom"},
+      {"it's our first winter in Tromsø, how do people cope with the dark?", "LIVES_IN", "Tromsø"},
+      {"my first week in Deloitte was rough", "WORKS_AT", "Deloitte"},
   };
   check_all(x, sizeof x / sizeof *x);
   EG_CHECK(!says("Moved in with my boyfriend in Clapham.", "PARTNER_OF", NULL));
+  EG_CHECK(!says("the bins in Croydon only get collected every two weeks", "HAS_PET", NULL));
 }
 
 /* A word given as a name is one, whatever word it is ("her name is pepper", "a cat named
