@@ -228,6 +228,16 @@ static void test_asks_kind(void) {
   EG_CHECK(!eg_statefacts_asks_kind(NULL));
 }
 
+/* Chat's short names of breeds WordNet knows only by their long ones are kinds of pet. */
+static void test_breed_short_names(void) {
+  static const expect x[] = {
+      {"what should I feed a 10 week old labrador? his name's Bruno", "HAS_PET", "Bruno"},
+      {"we adopted a staffie called Tyson", "HAS_PET", "Tyson"},
+      {"my yorkie Pip hates the rain", "HAS_PET", "Pip"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   EG_RUN(test_asks_kind);
   int rc = sf_check_open();
@@ -239,6 +249,7 @@ int main(void) {
   EG_RUN(test_namesakes);
   EG_RUN(test_class_qualifier);
   EG_RUN(test_what_it_does_not);
+  EG_RUN(test_breed_short_names);
   sf_check_close();
   return eg_test_finish();
 }
