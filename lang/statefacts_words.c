@@ -324,6 +324,9 @@ unsigned eg_sf_lookup_common(const eg_statefacts *sf, const char *w) {
     char sing[32];
     snprintf(sing, sizeof sing, "%.*s", (int)(l - 1), w);
     if (!eg_sf_bits_of(sf->generic, sing)) b = common_bits(sf, sing);
+    /* … but a diet's (the type foods tell, @describe) names people or food: "vegans",
+     * "veggies" */
+    if (sf->n_described) b &= ~sf->described[0].type;
   }
   return b;
 }

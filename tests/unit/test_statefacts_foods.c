@@ -173,6 +173,17 @@ static void test_foods_bad_lines(void) {
   unlink(path);
 }
 
+/* "veggie" is chat's vegetarian; a diet's word in the plural names people or food, no diet. */
+static void test_veggie(void) {
+  static const expect x[] = {
+      {"I went veggie last year", "DIET", "vegetarian"},
+      {"I'm veggie now", "DIET", "vegetarian"},
+      {"we should eat more veggies", NULL, NULL},
+      {"vegans are so preachy", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -181,6 +192,7 @@ int main(void) {
   EG_RUN(test_foods_with_held);
   EG_RUN(test_foods_kinds_of_a_group);
   EG_RUN(test_foods_bad_lines);
+  EG_RUN(test_veggie);
   sf_check_close();
   return eg_test_finish();
 }

@@ -802,6 +802,15 @@ static void test_proposed(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Chat's words for a wife, a husband or a boyfriend before a name are cues of a partner. */
+static void test_partner_slang(void) {
+  static const expect x[] = {
+      {"my missus Jen says hi", "PARTNER_OF", "Jen"},
+      {"me and my fella Gaz are thinking of buying a house", "PARTNER_OF", "Gaz"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -834,6 +843,7 @@ int main(void) {
   EG_RUN(test_acronym_of_a_person);
   EG_RUN(test_contract_and_volunteer);
   EG_RUN(test_proposed);
+  EG_RUN(test_partner_slang);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
