@@ -848,6 +848,7 @@ size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t 
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
   static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
+  static const char *const before_object[] = {"at", "in", "to", "from", "with", "for", "by", "on"};
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
     size_t hj = 0, h = held_at(sf, sn, t, i, to, &hj);
@@ -994,6 +995,16 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         else if (!known && ((s.bits & sf->person_bit) || common) &&
                  eg_sf_with_me(t, from, to, i, j)) /* "Tom and I": no male cat */
           s.bits = sf->person_bit, s.proper = true;
+        /* one who speaks or holds a view (@speaks: "X thinks we should get a dog", "X says
+         * hi") is a person, no pet; not a preposition's object ("my boss at X says …") */
+        else if (!known && (s.bits & sf->person_bit) && !t[j - 1].comma && j < to &&
+                 !(i > from && (eg_sf_function_word(prev) ||
+                                eg_sf_in_list(prev, before_object,
+                                              sizeof before_object / sizeof *before_object))) &&
+                 (eg_sf_verb_at(sf->speaks, t, j, to) ||
+                  (eg_sf_bits_of(sf->speaks, t[j].w) &&
+                   eg_wordnet_is_present3(&sf->wn.verbs, t[j].w))))
+          s.bits = sf->person_bit;
         /* a place's name beside the speaker as a subject may be a person's ("Helena and I got
          * engaged", "Florence and I split up"): the words say which */
         else if ((known & sf->place_bit) && j - i == 1 && eg_sf_with_me(t, from, to, i, j))

@@ -811,6 +811,17 @@ static void test_partner_slang(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name that speaks or holds a view is a person's, no pet's; a preposition's object is not
+ * the one who speaks ("my boss at X says …"). */
+static void test_who_thinks(void) {
+  static const expect x[] = {
+      {"My boss at Lindqvist says maybe we get parking", "WORKS_AT", "Lindqvist"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(!says("my other half Priya thinks we should get a dog", "HAS_PET", NULL));
+  EG_CHECK(!says("Priya thinks we should get a dog", "HAS_PET", NULL));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -844,6 +855,7 @@ int main(void) {
   EG_RUN(test_contract_and_volunteer);
   EG_RUN(test_proposed);
   EG_RUN(test_partner_slang);
+  EG_RUN(test_who_thinks);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
