@@ -275,6 +275,17 @@ unsigned eg_sf_noun_bits(const eg_map *m, const char *w) {
   return eg_sf_bits_of(m, one);
 }
 
+/* The cue word's types right before the name at t[i], or before a stretch of time it has lasted,
+ * set off ("my husband of 20 years, X"); 0 for none. */
+static unsigned cue_before(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  if (i == from) return 0;
+  unsigned b = eg_sf_bits_of(sf->cue, t[i - 1].w);
+  if (b || i < from + 4 || !t[i - 1].comma || t[i - 2].comma || strcmp(t[i - 3].w, "of") != 0 ||
+      !eg_sf_noun_bits(sf->periods, t[i - 1].w))
+    return b;
+  return eg_sf_bits_of(sf->cue, t[i - 4].w);
+}
+
 /* Does a number at token i count stretches of time ("3 years", "1 week"; not "Ioniq 5 today")?
  * Then it is no part of a name before it ("lived in Osaka 3 years now"). */
 static bool length_of_time(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
@@ -984,7 +995,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         unsigned common = j - i == 1 && !known ? eg_sf_lookup_common(sf, t[i].w) : 0;
         if (common) s.bits = common, s.proper = false;
         const char *prev = i > from ? t[i - 1].w : "";
-        unsigned cue = eg_sf_bits_of(sf->cue, prev) | breed;
+        unsigned cue = cue_before(sf, t, from, i) | breed;
         if (!cue && !known) cue = belonging_after(sf, t, to, i, j); /* "Clover's hutch" */
         /* what it is bound to says more than what WordNet lists */
         if (!head_named(sf, t, from, i, &cue) && (!cue || (bound && named_of_him(sf, t, from, i))))

@@ -121,6 +121,10 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
    * possessive ("my sister's Tesla Model 3 is so quiet") */
   bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
   if (s->ts == noun + 1) return possessive;
+  /* … or past how long it has lasted, set off: "my husband of 20 years, X" */
+  if (s->ts == noun + 4 && !strcmp(t[noun + 1].w, "of") && t[noun + 3].comma &&
+      !t[noun + 2].comma && eg_sf_noun_bits(sf->periods, t[noun + 3].w))
+    return false;
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
    * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" or "my ex-colleague
    * Tom moved to X" names him: a capitalised word after the noun is no kind, whatever WordNet
@@ -392,6 +396,10 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
  * X"), one before a name when `named` ("my X"); 0 when none does. */
 static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
   size_t k = s->cued ? 2 : named ? 1 : 0;
+  /* … five past how long it has lasted, set off ("my husband of 20 years, X") */
+  if (s->cued && s->ts >= from + 5 && !strcmp(t[s->ts - 3].w, "of") && t[s->ts - 1].comma &&
+      !t[s->ts - 2].comma && eg_sf_ours(t[s->ts - 5].w))
+    k = 5;
   return k && s->ts >= from + k && eg_sf_ours(t[s->ts - k].w) ? k : 0;
 }
 

@@ -822,6 +822,16 @@ static void test_who_thinks(void) {
   EG_CHECK(!says("Priya thinks we should get a dog", "HAS_PET", NULL));
 }
 
+/* A partner's cue word names the one set off after how long it has lasted. */
+static void test_cue_of_a_length(void) {
+  static const expect x[] = {
+      {"my boyfriend of three years, Ollie, just got a job in Leeds", "PARTNER_OF", "Ollie"},
+      {"my husband of 20 years, Dave, wants to retire early", "PARTNER_OF", "Dave"},
+      {"my sister of 30 years, Jo, lives in Leeds", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -856,6 +866,7 @@ int main(void) {
   EG_RUN(test_proposed);
   EG_RUN(test_partner_slang);
   EG_RUN(test_who_thinks);
+  EG_RUN(test_cue_of_a_length);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
