@@ -575,6 +575,9 @@ bool eg_sf_of_a_possessor(const eg_statefacts *sf, const token *t, size_t from, 
 bool eg_sf_person_noun(const eg_statefacts *sf, const token *t, size_t i);
 /* Is w a possessive of the speaker's ("my", "our")? */
 bool eg_sf_ours(const char *w);
+/* Do the three words before t[i] say how long what the word before them has lasted, set off
+ * ("my husband of 20 years, X")? */
+bool eg_sf_lasted(const eg_statefacts *sf, const token *t, size_t from, size_t i);
 /* Is w a possessive of someone other than the speaker ("his", "her", "their", "your", "its")? */
 bool eg_sf_theirs(const char *w);
 /* Does the clause [from, to) tell of a change of someone of the speaker's, none of it theirs

@@ -280,9 +280,7 @@ unsigned eg_sf_noun_bits(const eg_map *m, const char *w) {
 static unsigned cue_before(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
   if (i == from) return 0;
   unsigned b = eg_sf_bits_of(sf->cue, t[i - 1].w);
-  if (b || i < from + 4 || !t[i - 1].comma || t[i - 2].comma || strcmp(t[i - 3].w, "of") != 0 ||
-      !eg_sf_noun_bits(sf->periods, t[i - 1].w))
-    return b;
+  if (b || !eg_sf_lasted(sf, t, from, i)) return b;
   return eg_sf_bits_of(sf->cue, t[i - 4].w);
 }
 

@@ -122,9 +122,7 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
   bool possessive = eg_sf_possessive(t[noun].w) || t[noun].theirs;
   if (s->ts == noun + 1) return possessive;
   /* … or past how long it has lasted, set off: "my husband of 20 years, X" */
-  if (s->ts == noun + 4 && !strcmp(t[noun + 1].w, "of") && t[noun + 3].comma &&
-      !t[noun + 2].comma && eg_sf_noun_bits(sf->periods, t[noun + 3].w))
-    return false;
+  if (s->ts == noun + 4 && eg_sf_lasted(sf, t, from, s->ts)) return false;
   /* "an elderly cat", "a cat from the shelter": a kind of value, not a person ("my
    * neighbour's dog" is the neighbour's, and "my brother, Tom, lives in X" or "my ex-colleague
    * Tom moved to X" names him: a capitalised word after the noun is no kind, whatever WordNet
@@ -388,18 +386,22 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
          (sub > from && someone_subject(sf, t, sub, to, s)) || told_of_another(sf, t, from, s);
 }
 
+bool eg_sf_lasted(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  return i >= from + 4 && !strcmp(t[i - 3].w, "of") && !t[i - 3].comma && !t[i - 2].comma &&
+         t[i - 1].comma && eg_sf_noun_bits(sf->periods, t[i - 1].w);
+}
+
 /* "my dog X", "our cat X", "my girlfriend X": the possessive and the cue word say the
  * state whatever the clause does with it ("I'm taking my boyfriend X to Rome next week" is
  * a plan; the boyfriend is not): the phrase alone is embedded, current unless a verb that
  * ends the state follows it ("my dog X passed away"). */
 /* How many words before the slot "my" or "our" owns it: two before a cued name ("my dog
  * X"), one before a name when `named` ("my X"); 0 when none does. */
-static size_t owner_at(const token *t, size_t from, const slot *s, bool named) {
+static size_t owner_at(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
+                       bool named) {
   size_t k = s->cued ? 2 : named ? 1 : 0;
   /* … five past how long it has lasted, set off ("my husband of 20 years, X") */
-  if (s->cued && s->ts >= from + 5 && !strcmp(t[s->ts - 3].w, "of") && t[s->ts - 1].comma &&
-      !t[s->ts - 2].comma && eg_sf_ours(t[s->ts - 5].w))
-    k = 5;
+  if (s->cued && s->ts >= from + 5 && eg_sf_lasted(sf, t, from, s->ts)) k = 5;
   return k && s->ts >= from + k && eg_sf_ours(t[s->ts - k].w) ? k : 0;
 }
 
@@ -477,7 +479,7 @@ unsigned eg_sf_begins_at(const eg_statefacts *sf, const token *t, size_t from, c
 
 bool eg_sf_owned_name(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   if (!s->proper || s->cued || s->bits == sf->name_types) return false;
-  if (owner_at(t, from, s, true)) return true;
+  if (owner_at(sf, t, from, s, true)) return true;
   size_t ts = s->ts; /* one word between, lower-case */
   return ts >= from + 2 && eg_sf_ours(t[ts - 2].w) && !t[ts - 2].comma && !t[ts - 1].cap &&
          between_owned(sf, t, ts - 1);
@@ -494,7 +496,7 @@ bool eg_sf_acquired(const eg_statefacts *sf, const token *t, size_t from, const 
 void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_t to, slot *s,
                      size_t *a, size_t *b) {
   /* "my dog X", or "my X" of a name whose type is known ("my Honda Civic"), or "my team at X" */
-  size_t own_at = owner_at(t, from, s, s->proper && s->bits != sf->name_types);
+  size_t own_at = owner_at(sf, t, from, s, s->proper && s->bits != sf->name_types);
   if (!own_at && !eg_sf_held_through(sf, t, from, s, &own_at)) return;
   size_t pa, pb;
   eg_sf_predicate_span(t, from, to, s, false, &pa, &pb);
@@ -526,7 +528,8 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
 bool eg_sf_presupposed(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   static const char *const indef[] = {"a", "an"};
   size_t i = s->ts, own_at;
-  if (owner_at(t, from, s, s->proper) || eg_sf_held_through(sf, t, from, s, &own_at)) return true;
+  if (owner_at(sf, t, from, s, s->proper) || eg_sf_held_through(sf, t, from, s, &own_at))
+    return true;
   if (s->proper && !s->cued && i >= from + 2 && eg_sf_ours(t[i - 2].w) &&
       between_owned(sf, t, i - 1) &&
       eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[i - 1].w) &&
