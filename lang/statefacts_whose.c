@@ -131,6 +131,8 @@ static bool someone_subject(const eg_statefacts *sf, const token *t, size_t from
   unsigned kind = eg_sf_kind_bits(sf, t[noun].w) |
                   (possessive || named ? 0 : eg_sf_kind_bits(sf, t[noun + 1].w));
   if (kind & ~sf->person_bit) return false;
+  /* … nor the noun qualifying a kind word of a type ("my company car is X", "my family car") */
+  if (!possessive && !named && eg_sf_bits_of(sf->generic, t[noun + 1].w)) return false;
   /* "my employer is X", "my daily driver is a Tesla X": the noun is a role the named value
    * fills, the user's ("my dad is paleo" says what the dad is) */
   size_t v = noun + 2;

@@ -832,6 +832,16 @@ static void test_cue_of_a_length(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A word for people qualifying a kind word is no one else's subject: "my company car". */
+static void test_qualified_kind(void) {
+  static const expect x[] = {
+      {"my company car is a BMW X3", "DRIVES", "BMW X3"},
+      {"my family car is a BMW X3", "DRIVES", "BMW X3"},
+      {"my sister's car is a BMW X3", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -867,6 +877,7 @@ int main(void) {
   EG_RUN(test_partner_slang);
   EG_RUN(test_who_thinks);
   EG_RUN(test_cue_of_a_length);
+  EG_RUN(test_qualified_kind);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
