@@ -458,7 +458,19 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
       }
     }
     /* in <year>; a year alone after "since" ("vegetarian since 2015") */
-    int y;
+    int y, y2;
+    /* from <year> to|until|till <year>, between <year> and <year>: the years from the first
+     * through the last ("I worked there from 2015 to 2019") */
+    bool between = is(w, n, i, "between");
+    if ((between || is(w, n, i, "from")) && i + 3 < n && (y = year_number(w[i + 1].w)) &&
+        (between ? is(w, n, i + 2, "and")
+                 : is(w, n, i + 2, "to") || is(w, n, i + 2, "until") || is(w, n, i + 2, "till")) &&
+        (y2 = year_number(w[i + 3].w)) && y2 >= y) {
+      set_range(o, day_of(y, 1, 1), day_of(y2 + 1, 1, 1), "years");
+      snprintf(o->label, sizeof o->label, "%d to %d", y, y2);
+      o->through = true;
+      return 4;
+    }
     if ((is(w, n, i, "in") || is(w, n, i, "during")) && i + 1 < n && (y = year_number(w[i + 1].w)))
       return set_year(o, y), 2;
     if (i > 0 && is(w, n, i - 1, "since") && (y = year_number(a))) return set_year(o, y), 1;

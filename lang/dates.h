@@ -37,6 +37,7 @@ typedef struct eg_date {
   bool year_guessed;  /* a month or day said without its year: its latest past occurrence */
   bool week_guessed;  /* a weekday said alone ("on Monday"): its latest past occurrence */
   bool month_guessed; /* a day of the month said alone ("on the 3rd"): … its latest too */
+  bool through;       /* a range from one year through another ("from 2015 to 2019") */
 } eg_date;
 
 /* Find up to max date expressions in text, resolved against ref (µs). Returns how many. */

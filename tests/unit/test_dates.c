@@ -153,6 +153,10 @@ static void test_since_and_spans(void) {
   /* a year alone after "since"; a duration with "now" or "in" at a sub-clause's end says the
    * same as "for" ("3 years now", "like 3 weeks in.") */
   EG_CHECK_STR(one("vegetarian since 2015", "2024-05-01"), "since 2015");
+  /* the years from one through another */
+  EG_CHECK_STR(one("I worked at Deloitte from 2015 to 2019", "2024-05-01"), "2015 to 2019");
+  EG_CHECK_STR(one("we lived there between 2010 and 2014", "2024-05-01"), "2010 to 2014");
+  EG_CHECK_STR(one("from 2019 to 2015", "2024-05-01"), "");
   EG_CHECK_STR(one("I've lived in Osaka 3 years now", "2024-05-01"), "3 years up to now");
   EG_CHECK_STR(one("gone vegan, like 3 weeks in.", "2024-05-01"), "3 weeks up to now");
   /* "since" with a count, as learners of English say "for" */
