@@ -935,6 +935,22 @@ static const pick *ended_value(const eg_statefacts *sf, const token *t, size_t n
   return best;
 }
 
+/* The years a value of the past lasted, told in its item's words ("I worked at X from 2015 to
+ * 2019"): a range through years over by the segment's day, in a clause said of the user's past
+ * (not negated, not looking ahead, no one else's value). NULL for none. */
+static const eg_date *years_lasted(const eg_statefacts *sf, const token *t, const item *it,
+                                   const eg_date *dates, size_t nd, int64_t said) {
+  if (!it->s.te || it->third || it->passing || it->s.status == ST_CURRENT ||
+      eg_sf_has_marker(sf, MK_NEGATION, t, it->from, it->to) ||
+      eg_sf_looks_ahead(sf, t, it->from, it->to))
+    return NULL;
+  for (size_t d = 0; d < nd; d++)
+    if (dates[d].through && dates[d].start >= t[it->from].s && dates[d].start < t[it->to - 1].e &&
+        (!said || dates[d].to <= said))
+      return &dates[d];
+  return NULL;
+}
+
 /* When the item's value began: a date in its words read, else a start or a stretch up to now
  * in its slot's sub-clause ("vegetarian since 2015") or a verbless one right after ("gone
  * vegan, like 3 weeks in"; not "my wife X's 50th is next month"); 0 for none. */
@@ -1098,6 +1114,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
   size_t rules_facts = o->n_facts;
   const pick *gone[MAX_RELS] = {0};
   unsigned until_held = 0; /* bit r: gone[r] has no end of its own (eg_fact.until_held) */
+  const eg_date *lasted[MAX_RELS] = {0}; /* gone[r]'s years, told ("from 2015 to 2019") */
   for (int r = 0; r < sf->n_rels; r++) {
     const pick *fact = NULL, *doubt = NULL;
     /* held in the graph, or told earlier in these messages */
@@ -1151,6 +1168,11 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       fact = NULL, planned = 0;
     }
     gone[r] = ended_value(sf, t, nt, p, np, r, fact);
+    /* a value of the past told with the years it lasted ("I worked at X from 2015 to 2019"):
+     * the user's then, and since */
+    if (!gone[r] && doubt && (!fact || fact->it->s.ts != doubt->it->s.ts) &&
+        (lasted[r] = years_lasted(sf, t, doubt->it, dates, nd, sg->time)) != NULL)
+      gone[r] = doubt;
     /* a superseded value of the user's own the message gives no end of ("my old team at X")
      * while the graph holds another: theirs until that one began */
     if (!gone[r] && !fact && holds(ctx, sf->rels[r].name, true) &&
@@ -1257,12 +1279,18 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
                  .extractor = "prototypes",
                  .since_first_mention = true,
                  .until_held = until_held >> r & 1u};
-    if (f.until_held)
+    if (lasted[r]) {
+      f.reason = "a former value, told with the years it lasted";
+      f.since_first_mention = false;
+      f.valid_from = lasted[r]->from;
+      f.valid_to = lasted[r]->to;
+    } else if (f.until_held) {
       f.reason =
           "a former value: the user's from their first mention of it until the value "
           "they hold now began";
-    else
+    } else {
       f.valid_to = eg_sf_date_in(dates, nd, cs, ce, EG_SF_END_DATE); /* not "for 5 years" */
+    }
     if (!f.valid_to) f.valid_to = sg->time;
     f.utterance = eg_arena_strndup(a, text + cs, ce - cs);
     eg_code rc = set_value(sf, text, t, it, r, a, &f, err);

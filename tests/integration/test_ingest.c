@@ -406,6 +406,17 @@ static void test_state_prototypes(void) {
     EG_CHECK_STR(gc_value(gra, tn, "user:u1", "WORKS_AT", T("2022-12-01"), 0), none ? "" : "Helio");
     EG_CHECK_STR(gc_value(gra, tn, "user:u1", "WORKS_AT", 0, 0), none ? "" : "Helio");
   }
+  /* a job of the past told with the years it lasted, beside the current one: the user's
+   * through those years */
+  const char *const years[] = {"user",
+                               "I worked at Deloitte from 2015 to 2019. These days I work at KPMG.",
+                               "assistant", "Noted."};
+  EG_REQUIRE(ic_session(ing, "states-years", "u1", "years", T("2024-05-01T10:00:00Z"), years, 2,
+                        false, NULL, &e) == EG_OK);
+  EG_CHECK_STR(gc_value(gra, "states-years", "user:u1", "WORKS_AT", T("2017-06-01"), 0),
+               "Deloitte");
+  EG_CHECK_STR(gc_value(gra, "states-years", "user:u1", "WORKS_AT", T("2014-06-01"), 0), "");
+  EG_CHECK_STR(gc_value(gra, "states-years", "user:u1", "WORKS_AT", 0, 0), "KPMG");
   eg_proc p;
   const char *const flags[] = {"--state-prototypes", "/nonexistent/p.txt", NULL};
   eg_rpc_client *c = ic_second_ingestd(&cl, "rules-only", flags, &p);
