@@ -717,8 +717,11 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                        (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) || begins));
         /* a noun placed at it in more than one relation ("our first winter in X"): the one a
          * place takes where it is a place WordNet or the gazetteer knows */
-        unsigned in_place = eg_sf_takers(sf, eg_sf_place_bits(sf, t, slots[k].ts, slots[k].te));
-        if ((rels & (rels - 1)) && (rels & in_place)) rels &= in_place;
+        unsigned in_place =
+            rels & (rels - 1)
+                ? eg_sf_takers(sf, eg_sf_place_bits(sf, t, slots[k].ts, slots[k].te)) & rels
+                : 0;
+        if (in_place) rels = in_place;
         item *it = &items[*n];
         *it = (item){seg,
                      span_from,

@@ -229,13 +229,18 @@ size_t eg_sf_apposed_kind(const eg_statefacts *sf, const token *t, size_t te, si
   return 0;
 }
 
-bool eg_sf_topic_of(const token *t, size_t from, const slot *s) {
+/* Does w say what a topic is ("about", "regarding")? */
+static bool topic_word(const char *w) {
   static const char *const topic[] = {"about", "regarding"};
+  return eg_sf_in_list(w, topic, sizeof topic / sizeof *topic);
+}
+
+bool eg_sf_topic_of(const token *t, size_t from, const slot *s) {
   size_t p = s->ts;
   while (p > from && eg_sf_determiner(t[p - 1].w) && !eg_sf_ours(t[p - 1].w)) p--;
   size_t of = p >= from + 3 && !strcmp(t[p - 1].w, "of") && !t[p - 2].comma ? p - 2 : p;
   while (of < p && of > from && eg_sf_determiner(t[of - 1].w)) of--;
-  return of < p && of > from && eg_sf_in_list(t[of - 1].w, topic, sizeof topic / sizeof *topic);
+  return of < p && of > from && topic_word(t[of - 1].w);
 }
 
 /* Does a verb's -ing form come at i (before end), after "not" if one is there: "be" before it
@@ -321,8 +326,7 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
     return ST_FORMER;
   /* a value named as a topic is not held: "a documentary about the X explosion", "an article
    * about X" */
-  static const char *const topic[] = {"about", "regarding"};
-  if ((p > from && eg_sf_in_list(t[p - 1].w, topic, sizeof topic / sizeof *topic)) ||
+  if ((p > from && topic_word(t[p - 1].w)) ||
       eg_sf_sited(sf, t, from, p)) /* "a company based in X" */
     return ST_NOT_ASSERTED;
   /* a time of the user's life named by the value is over: "back in my X days", "I miss the X
