@@ -69,15 +69,23 @@ static inline void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
 
 static inline void check_all(const expect *x, size_t n) { check_in(&ctx, x, n); }
 
+/* The first relation fact (of object, or of any when NULL) read from text into out (in a), or
+ * NULL. */
+static inline const eg_fact *fact_read(eg_arena *a, const char *text, const char *relation,
+                                       const char *object, eg_enriched *out) {
+  if (read_in(a, &ctx, text, out) != EG_OK) return NULL;
+  for (size_t i = 0; i < out->n_facts; i++)
+    if (!strcmp(out->facts[i].relation, relation) &&
+        (!object || !strcmp(out->facts[i].object, object)))
+      return &out->facts[i];
+  return NULL;
+}
+
 /* Is any fact read from text a relation fact (of object, or of any when NULL)? */
 static inline bool says(const char *text, const char *relation, const char *object) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_enriched out;
-  bool found = false;
-  if (read_in(a, &ctx, text, &out) == EG_OK)
-    for (size_t i = 0; i < out.n_facts; i++)
-      found |= !strcmp(out.facts[i].relation, relation) &&
-               (!object || !strcmp(out.facts[i].object, object));
+  bool found = fact_read(a, text, relation, object, &out) != NULL;
   eg_arena_free(a);
   return found;
 }

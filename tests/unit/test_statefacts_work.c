@@ -45,16 +45,6 @@ static void test_offer_taken_after(void) {
   check_dated(d, sizeof d / sizeof *d);
 }
 
-/* The fact of relation and object read from text (NULL for none). */
-static const eg_fact *fact_of(eg_arena *a, const char *text, const char *relation,
-                              const char *object, eg_enriched *out) {
-  if (read_in(a, &ctx, text, out) != EG_OK) return NULL;
-  for (size_t i = 0; i < out->n_facts; i++)
-    if (!strcmp(out->facts[i].relation, relation) && !strcmp(out->facts[i].object, object))
-      return &out->facts[i];
-  return NULL;
-}
-
 /* A value of the past told with the years it lasted is the speaker's through them, a current
  * value said beside it or not; not one negated, someone else's or still to come. */
 static void test_years_lasted(void) {
@@ -66,7 +56,7 @@ static void test_years_lasted(void) {
       "I worked at Deloitte between 2015 and 2019",
   };
   for (size_t i = 0; i < sizeof told / sizeof *told; i++) {
-    const eg_fact *f = fact_of(a, told[i], "WORKS_AT", "Deloitte", &out);
+    const eg_fact *f = fact_read(a, told[i], "WORKS_AT", "Deloitte", &out);
     if (!EG_CHECK(f != NULL)) {
       fprintf(stderr, "  \"%s\": no WORKS_AT Deloitte\n", told[i]);
       continue;
@@ -75,14 +65,14 @@ static void test_years_lasted(void) {
     EG_CHECK(f->valid_from == T("2015-01-01T00:00:00Z"));
     EG_CHECK(f->valid_to == T("2020-01-01T00:00:00Z"));
   }
-  EG_CHECK(fact_of(a, told[1], "WORKS_AT", "KPMG", &out) != NULL);
+  EG_CHECK(fact_read(a, told[1], "WORKS_AT", "KPMG", &out) != NULL);
   static const char *const not_told[] = {
       "I never worked at Deloitte from 2015 to 2019",
       "my sister worked at Deloitte from 2015 to 2019",
       "I'll be working at Deloitte from 2026 to 2027",
   };
   for (size_t i = 0; i < sizeof not_told / sizeof *not_told; i++)
-    EG_CHECK(fact_of(a, not_told[i], "WORKS_AT", "Deloitte", &out) == NULL);
+    EG_CHECK(fact_read(a, not_told[i], "WORKS_AT", "Deloitte", &out) == NULL);
   eg_arena_free(a);
 }
 
