@@ -364,6 +364,13 @@ static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size
   return 0;
 }
 
+/* Is the noun of the user's placed at s (own_at: its owner's distance) called new ("my new
+ * team at X", "our new landlord here in X")? */
+static bool new_held(const token *t, size_t from, const slot *s, size_t own_at) {
+  size_t noun = eg_sf_held_noun(t, from, s->ts);
+  return noun == s->ts - own_at + 2 && !strcmp(t[noun - 1].w, "new");
+}
+
 /* "here" and "it" stand for a value the speaker holds now, not for one just named as former
  * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
  * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
@@ -714,7 +721,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         bool begun = starts || tenure || moved || taken ||
                      (rels && slots[k].ts >= from + 3 &&
                       (eg_sf_ordinal(t[slots[k].ts - 3].w) ||
-                       (own_at == 4 && !strcmp(t[slots[k].ts - 3].w, "new")) || begins));
+                       new_held(t, from, &slots[k], own_at) || begins));
         /* a noun placed at it in more than one relation ("our first winter in X"): the one a
          * place takes where it is a place WordNet or the gazetteer knows */
         unsigned in_place =

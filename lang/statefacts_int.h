@@ -597,10 +597,14 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
 bool eg_sf_tenure(const char *text, const token *t, size_t from, size_t to, const slot *s,
                   int64_t said);
 
-/* The relations (bit r) a noun of the user's placed at the name s says ("my team at X";
- * @holds), *own_at the owner's distance before the name; 0: none. */
+/* The relations (bit r) a noun of the user's placed at the name s says ("my team at X",
+ * "our landlord here in X"; @holds), *own_at the owner's distance before the name; 0: none. */
 unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from, const slot *s,
                             size_t *own_at);
+
+/* Where the noun placed at a name starting at token ts stands in such a phrase: right before
+ * its preposition, or before "here" there ("our landlord here in X"). */
+size_t eg_sf_held_noun(const token *t, size_t from, size_t ts);
 /* The relation (bit r) that "new" and a word asking for a state's kind name right before the
  * slot say ("new city (X)", "new job: X", "new car, X": @ask), the one taking that kind; 0. */
 unsigned eg_sf_newly_named(const eg_statefacts *sf, const token *t, const slot *s);

@@ -421,6 +421,13 @@ bool eg_sf_theirs(const char *w) {
   return eg_sf_in_list(w, theirs, sizeof theirs / sizeof *theirs);
 }
 
+size_t eg_sf_held_noun(const token *t, size_t from, size_t ts) {
+  /* "here" between the noun and its preposition places it where the speaker is */
+  bool here =
+      ts >= from + 4 && !strcmp(t[ts - 2].w, "here") && !t[ts - 2].comma && !t[ts - 3].comma;
+  return ts - 2 - here;
+}
+
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
  * ("my sister's team at X"), its preposition right before the name; and a stretch of time
@@ -432,31 +439,32 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
                             size_t *own_at) {
   size_t ts = s->ts, k = 0;
   if (!s->proper || s->ve || ts < from + 3) return 0;
+  size_t n = eg_sf_held_noun(t, from, ts) + 2; /* where the name would be without "here" */
   /* "first week in X", "my second shift at X": a stretch begun there is the user's where no one
    * else's word owns it ("her first week at X") */
-  bool ordinal = eg_sf_ordinal(t[ts - 3].w);
-  if (eg_sf_ours(t[ts - 3].w))
+  bool ordinal = eg_sf_ordinal(t[n - 3].w);
+  if (eg_sf_ours(t[n - 3].w))
     k = 3;
-  else if (ts >= from + 4 && eg_sf_ours(t[ts - 4].w) && between_owned(sf, t, ts - 3))
+  else if (n >= from + 4 && eg_sf_ours(t[n - 4].w) && between_owned(sf, t, n - 3))
     k = 4;
   else if (ordinal &&
-           (ts == from + 3 || (!eg_sf_theirs(t[ts - 4].w) && !eg_sf_possessive(t[ts - 4].w))))
+           (n == from + 3 || (!eg_sf_theirs(t[n - 4].w) && !eg_sf_possessive(t[n - 4].w))))
     k = 3;
-  for (size_t i = ts - k; k && i < ts; i++)
+  for (size_t i = n - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;
   if (!k) return 0;
   char key[72];
-  snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[ts - 2].w);
+  snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[n - 2].w);
   unsigned rels = eg_sf_bits_of(sf->holds, key);
   size_t l = strlen(key);
   if (!rels && l > 4 && key[l - 1] == 's') { /* "my colleagues at X" */
     key[l - 1] = '\0';
     rels = eg_sf_bits_of(sf->holds, key);
   }
-  if (!rels && ordinal && eg_sf_bits_of(sf->periods, t[ts - 2].w)) /* "first week at X" */
+  if (!rels && ordinal && eg_sf_bits_of(sf->periods, t[n - 2].w)) /* "first week at X" */
     rels = eg_sf_bits_of(sf->holds, t[ts - 1].w);
   unsigned ok = rels & eg_sf_takers(sf, s->bits);
-  if (ok) *own_at = k;
+  if (ok) *own_at = k + ts - n;
   return ok;
 }
 
@@ -504,9 +512,10 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
   eg_sf_predicate_span(t, from, to, s, false, &pa, &pb);
   /* "my old boss at X", "my last job at X"; an ending or a negation after a person's noun is
    * the person's ("my lead at X is leaving", "my landlord in X won't fix the boiler") */
-  bool placed = own_at >= 3, person = placed && eg_sf_person_noun(sf, t, s->ts - 2);
-  if (placed && own_at == 4 &&
-      (eg_sf_has_marker(sf, MK_FORMER, t, s->ts - 3, s->ts - 2) || !strcmp(t[s->ts - 3].w, "last")))
+  size_t noun = eg_sf_held_noun(t, from, s->ts), owner = s->ts - own_at;
+  bool placed = own_at >= 3, person = placed && eg_sf_person_noun(sf, t, noun);
+  if (placed && noun == owner + 2 &&
+      (eg_sf_has_marker(sf, MK_FORMER, t, noun - 1, noun) || !strcmp(t[noun - 1].w, "last")))
     s->status = ST_FORMER;
   else if (!person && eg_sf_has_ending(sf, t, s->te, pb))
     s->status = ST_FORMER;
@@ -520,7 +529,7 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
            !eg_sf_past_clause(sf, t, from, pa) &&
            !eg_sf_has_marker(sf, MK_NEGATION, t, pa, person ? s->ts : pb))
     s->status = ST_CURRENT;
-  *a = s->ts - own_at;
+  *a = owner;
   *b = s->te;
 }
 

@@ -842,6 +842,18 @@ static void test_qualified_kind(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* "here" between a noun of the user's and the preposition placing it ("our landlord here in
+ * X") places it where the speaker is: the noun still says the relation. */
+static void test_held_here(void) {
+  static const expect x[] = {
+      {"our landlord here in Hackney wants to raise the rent again", "LIVES_IN", "Hackney"},
+      {"my landlord here in Leeds won't fix the boiler", "LIVES_IN", "Leeds"},
+      {"my colleagues here at Arup are lovely", "WORKS_AT", "Arup"},
+      {"my sister's landlord here in Leeds is awful", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -878,6 +890,7 @@ int main(void) {
   EG_RUN(test_who_thinks);
   EG_RUN(test_cue_of_a_length);
   EG_RUN(test_qualified_kind);
+  EG_RUN(test_held_here);
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
