@@ -448,7 +448,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   /* not another's of the same name ("my neighbour's X got stolen") */
   if (!s->held || *n >= MAX_ITEMS || eg_sf_of_a_possessor(sf, t, from, s)) return;
   item *it = &items[*n];
-  *it = (item){seg, 0, 0, *s, NULL, false, true, false, false, 0, 0, false, 0, false, false, false};
+  *it = (item){.seg = seg, .s = *s, .third = true};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   embedded_span(t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -470,8 +470,8 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
   if (s->held || !s->proper || *n >= MAX_ITEMS || eg_sf_about_someone_else(sf, t, from, to, s))
     return;
   item *it = &items[*n];
-  *it = (item){seg,  0, 0, *s,    NULL, false, true,  false,
-               true, 0, 0, false, 0,    false, false, right_after_in(t, from, s)};
+  *it =
+      (item){.seg = seg, .s = *s, .third = true, .passing = true, .in = right_after_in(t, from, s)};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
   embedded_span(t, from, to, s, &it->from, &it->to);
@@ -563,8 +563,7 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
   if (s->status == ST_FORMER) g.status = ST_FORMER; /* "my cat's name was X, she died in 2019" */
   embedded_span(t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
-  *it =
-      (item){seg, sa, sb, g, NULL, false, false, false, false, 0, 0, false, 0, false, false, false};
+  *it = (item){.seg = seg, .from = sa, .to = sb, .s = g};
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
@@ -730,22 +729,15 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                 : 0;
         if (in_place) rels = in_place;
         item *it = &items[*n];
-        *it = (item){seg,
-                     span_from,
-                     span_to,
-                     slots[k],
-                     NULL,
-                     false,
-                     false,
-                     qualifies(sf, &slots[k], t, to),
-                     false,
-                     rels ? __builtin_ctz(rels) + 1 : 0,
-                     rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
-                     begun,
-                     taken,
-                     false,
-                     false,
-                     false};
+        *it = (item){.seg = seg,
+                     .from = span_from,
+                     .to = span_to,
+                     .s = slots[k],
+                     .modifier = qualifies(sf, &slots[k], t, to),
+                     .holds = rels ? __builtin_ctz(rels) + 1 : 0,
+                     .owned = rels ? 0 : owned_as(sf, t, from, to, &slots[k]),
+                     .begun = begun,
+                     .taken = taken};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
         it->in = right_after_in(t, from, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
@@ -754,8 +746,14 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (*n < MAX_ITEMS && !rels &&
             near_slot(sf, t, from, to, &it->s, span_from, span_to, &near_from, &near_to)) {
           item *near = &items[*n];
-          *near = (item){seg,   near_from, near_to, it->s, NULL,      true,  false, it->modifier,
-                         false, 0,         0,       false, it->taken, false, false, it->in};
+          *near = (item){.seg = seg,
+                         .from = near_from,
+                         .to = near_to,
+                         .s = it->s,
+                         .near = true,
+                         .modifier = it->modifier,
+                         .taken = it->taken,
+                         .in = it->in};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
@@ -764,10 +762,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
           (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
            eg_sf_has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
-        *it = (item){seg,   from,  to,    {0, 0, 0, 0, 0, false, false, ST_NOT_ASSERTED, 0, false},
-                     NULL,  false, false, false,
-                     false, 0,     0,     false,
-                     0,     false, false, false};
+        *it = (item){.seg = seg, .from = from, .to = to, .s = {.status = ST_NOT_ASSERTED}};
         it->of_held = of_the_one_held(sf, t, from, to);
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
