@@ -165,6 +165,23 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
         alt = r;
     if (alt >= 0 && best_assert[alt] > none && it->s.status == ST_CURRENT)
       return (verdict){alt, false, best_assert[alt], best_assert[alt] - first, true, false};
+    /* … and a value left ("I'm no longer at X", "we lost X, the house is so quiet"): the doubt
+     * its other types allow, where that reading clears the bar and the margin over the others
+     * and NONE */
+    float gone = -1, next = none;
+    int left = -1;
+    for (int r = 0; doubt && r < sf->n_rels; r++) {
+      float c = best_ended[r] > best_assert[r] ? best_ended[r] : best_assert[r];
+      if (!(sf->rels[r].types & it->s.bits & ~sf->place_bit)) continue;
+      if (c > gone) {
+        next = gone > next ? gone : next;
+        gone = c, left = r;
+      } else if (c > next) {
+        next = c;
+      }
+    }
+    if (left >= 0 && gone >= sf->floor && gone - next >= sf->margin)
+      return (verdict){left, true, gone, gone - next, false, false};
     return out;
   }
   if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&

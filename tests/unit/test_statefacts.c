@@ -448,7 +448,8 @@ static void test_endings_and_near_words(void) {
 /* Values the user holds (the graph's, given in the context): a later bare mention of one has
  * its type, in lower case too and by a part of it; said gone, in the user's words of
  * themselves or not, it is a word on the state; said to be still there, or said again, it
- * is nothing new. Without the held values none of these is read. */
+ * is nothing new. Without the held values none of these is read but a loss whose words say
+ * what was lost by the margin ("the house is so quiet"). */
 static void test_held_values(void) {
   static const eg_held held[] = {{"HAS_PET", "Pepper", false},
                                  {"PARTNER_OF", "Tobias", false},
@@ -461,18 +462,20 @@ static void test_held_values(void) {
   hctx.n_held = sizeof held / sizeof *held;
   static const struct {
     const char *text, *doubted; /* NULL: nothing at all */
+    const char *left; /* without the held values, the value read as left with its doubt; NULL:
+                       * nothing at all */
   } x[] = {
-      {"Pepper passed away peacefully on Sunday.", "HAS_PET"},
-      {"We lost Pepper on Tuesday, the house is so quiet.", "HAS_PET"},
-      {"My sister took Pepper to live on her farm.", "HAS_PET"},
-      {"tobias moved out last week, the flat feels empty.", "PARTNER_OF"},
-      {"Pepper keeps stealing my socks from the laundry.", NULL},
-      {"I walked Pepper along the river this morning.", NULL},
-      {"I baked a biscuit and it burned.", NULL},
+      {"Pepper passed away peacefully on Sunday.", "HAS_PET", NULL},
+      {"We lost Pepper on Tuesday, the house is so quiet.", "HAS_PET", "Pepper"},
+      {"My sister took Pepper to live on her farm.", "HAS_PET", NULL},
+      {"tobias moved out last week, the flat feels empty.", "PARTNER_OF", NULL},
+      {"Pepper keeps stealing my socks from the laundry.", NULL, NULL},
+      {"I walked Pepper along the river this morning.", NULL, NULL},
+      {"I baked a biscuit and it burned.", NULL, NULL},
       /* … unless it opens the sentence before a verb that ends a state */
-      {"biscuit passed away last month, the house is so quiet.", "HAS_PET"},
+      {"biscuit passed away last month, the house is so quiet.", "HAS_PET", NULL},
       /* a word of a held value after a determiner, in lower case, names it */
-      {"sold the focus to a neighbour last week.", "DRIVES"},
+      {"sold the focus to a neighbour last week.", "DRIVES", NULL},
   };
   eg_arena *a = eg_arena_new(0, 0);
   for (size_t i = 0; i < sizeof x / sizeof *x; i++)
@@ -480,7 +483,11 @@ static void test_held_values(void) {
       eg_enriched out;
       EG_REQUIRE(read_in(a, with ? &hctx : &ctx, x[i].text, &out) == EG_OK);
       const char *want = with ? x[i].doubted : NULL;
-      EG_CHECK(only_fact(x[i].text, with, &out, want ? EG_STATE_UNCERTAIN : NULL, want));
+      if (!with && x[i].left)
+        EG_CHECK(says(x[i].text, EG_STATE_UNCERTAIN, x[i].doubted) &&
+                 says(x[i].text, x[i].doubted, x[i].left));
+      else
+        EG_CHECK(only_fact(x[i].text, with, &out, want ? EG_STATE_UNCERTAIN : NULL, want));
     }
   /* a kind word one relation takes, which a held value would keep out, takes the place of the
    * held value given up beside it */

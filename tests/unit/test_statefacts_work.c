@@ -2,7 +2,7 @@
  * test_statefacts_work.c — where the speaker works, in words written for this test (none taken
  * from a benchmark): a teacher's and a nurse's ways of saying it, a past form of teaching, and
  * an offer the speaker takes later in its sentence, dated by the start told with it, and a job
- * of the past told with the years it lasted.
+ * of the past told with the years it lasted, and one left by a name no dictionary knows.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -76,12 +76,26 @@ static void test_years_lasted(void) {
   eg_arena_free(a);
 }
 
+/* A name no dictionary knows that the speaker is no longer at is a value left of the relation
+ * its words say, where they say one by the margin: a doubt on the employer (it was nothing);
+ * a station left or a name lost, nothing. */
+static void test_unknown_left(void) {
+  static const expect x[] = {
+      {"I'm no longer at Brightwell, friday was my last day", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I left Paddington at 9 and got to Bath by 11", NULL, NULL},
+      {"we lost Pippin on tuesday", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(says("I'm no longer at Brightwell, friday was my last day", "WORKS_AT", "Brightwell"));
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_teaching);
   EG_RUN(test_offer_taken_after);
   EG_RUN(test_years_lasted);
+  EG_RUN(test_unknown_left);
   sf_check_close();
   return eg_test_finish();
 }
