@@ -854,9 +854,16 @@ size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t 
   return n;
 }
 
+/* Does a word that places a value stand right before token i ("in X", "to X", "near X")? Not
+ * the "to" a marker of an end closes ("said goodbye to X", "bid farewell to X"). */
+static bool placed_at(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
+  static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
+  return i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where) &&
+         !(!strcmp(t[i - 1].w, "to") && eg_sf_ends_marker(sf, MK_ENDED, t, from, i));
+}
+
 size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                         size_t from, size_t to, slot *out, size_t max) {
-  static const char *const where[] = {"in", "to", "from", "near", "outside", "around"};
   static const char *const before_object[] = {"at", "in", "to", "from", "with", "for", "by", "on"};
   size_t n = 0;
   for (size_t i = from; i < to && n < max; i++) {
@@ -980,8 +987,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
                   false,
                   ST_CURRENT,
                   hp ? sn->held_ix[hp - 1] + 1 : 0,
-                  (i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where)) ||
-                      (!known && town_bits(sf, key, j - i))};
+                  placed_at(sf, t, from, i) || (!known && town_bits(sf, key, j - i))};
         /* a language's name is no value of the user's ("check my English"; @unlike) */
         if (!known) s.bits &= ~eg_sf_bits_of(sf->unlike, key);
         /* nor is an adjective WordNet spells capitalised, alone ("all in Dutch"; not "Christian
@@ -1155,8 +1161,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       if (bits == sf->name_types && unknown && (eg_sf_bits_of(sf->proper, t[i].w) & sf->place_bit))
         bits = sf->place_bit;
       if (bits) {
-        bool placed = bits == sf->name_types && i > from &&
-                      eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
+        bool placed = bits == sf->name_types && placed_at(sf, t, from, i);
         /* a saint's title is no name alone: the word after it is the name's ("st marys") */
         size_t e = i + 1;
         if ((!strcmp(t[i].w, "st") || !strcmp(t[i].w, "saint")) && e < to && !t[i].comma &&
@@ -1174,7 +1179,7 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
     }
     /* elsewhere, a place WordNet knows by its name ("moved to lisbon") */
     unsigned place = 0;
-    bool placed = i > from && eg_sf_in_list(t[i - 1].w, where, sizeof where / sizeof *where);
+    bool placed = placed_at(sf, t, from, i);
     size_t pj = t[i].cap ? 0 : lower_proper(sf, t, i, to, placed, &place);
     if (pj) {
       out[n++] = (slot){i, pj, 0, 0, place, true, false, ST_CURRENT, 0, placed};

@@ -556,6 +556,13 @@ static void test_goodbye_to(void) {
   };
   check_all(x, sizeof x / sizeof *x);
   EG_CHECK(says("Said goodbye to Leeds today, off to Bristol!", "LIVES_IN", "Leeds")); /* ended */
+  /* the "to" closing the words of an end places no name: one no dictionary knows is no home
+   * left (it was a doubt on the home) */
+  static const expect unplaced[] = {
+      {"we had to say goodbye to Pip yesterday, 14 good years", NULL, NULL},
+      {"We said goodbye to Rufus yesterday. Fourteen years.", NULL, NULL},
+  };
+  check_all(unplaced, sizeof unplaced / sizeof *unplaced);
   /* "went our separate ways" ends a partner as "split up" does (was current) */
   static const expect ways[] = {
       {"Rob and I went our separate ways.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
