@@ -187,6 +187,7 @@ static void test_namesakes(void) {
       {"Yeah, Ziggy's cage stays in my room.", "HAS_PET", "Ziggy"},
       {"Clover's hutch is outside and its been -5 at night.", NULL, NULL},
       {"London's weather is awful.", "LIVES_IN", "London"},
+      {"Bruno's kibble is running low, which brand is best for a spaniel", "HAS_PET", "Bruno"},
   };
   check_all(had, sizeof had / sizeof *had);
   static const expect_kind k[] = {{"my budgie kiwi won't stop screeching", "kiwi", "budgie"}};
