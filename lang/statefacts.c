@@ -77,13 +77,15 @@ typedef struct verdict {
   bool weak;   /* a current value read as rel below the bar, over NONE: a fact only in place of
                 * a value the same message ends ("Sold the piano and rented a X") */
   bool placed; /* read from a noun or an owner, not from the words: it yields (emit) */
+  bool fresh;  /* no slot, read as a value begun that it does not name ([+REL]: "I got the job"):
+                * a doubt, and a name that follows it may be the new value (emit) */
 } verdict;
 
 /* Relation r as a noun or an owner says it, the prototypes telling how close the words come. */
 static verdict placed(const eg_statefacts *sf, int r, const float *best_assert, float none,
                       bool ended) {
   float c = best_assert[r] > sf->floor ? best_assert[r] : sf->floor;
-  return (verdict){r, ended, c, c - none, false, true};
+  return (verdict){.rel = r, .ended = ended, .cosine = c, .margin = c - none, .placed = true};
 }
 
 /* The types the item's slot is read as: a place right after "in" where it may be one. */
@@ -94,7 +96,7 @@ static unsigned in_types(const eg_statefacts *sf, const item *it) {
 /* The reading of the item's words by the best cosines per relation and of NONE. */
 static verdict read_words(const eg_statefacts *sf, const item *it, const float *best_assert,
                           const float *best_ended, float none) {
-  verdict out = {-1, false, 0, 0, false, false};
+  verdict out = {.rel = -1};
   if (it->passing) {
     /* still held by the user, by the floor and the margin over every other reading: over the
      * other relations its type allows, that relation's "gone", and a name of someone else's */
@@ -111,7 +113,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
       }
     }
     if (arg >= 0 && first >= sf->floor && first - second >= sf->margin)
-      out = (verdict){arg, false, first, first - second, false, false};
+      out = (verdict){.rel = arg, .cosine = first, .margin = first - second};
     return out;
   }
   if (it->third) {
@@ -121,7 +123,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
       float gone = best_ended[r], margin = gone - best_assert[r];
       bool by = margin >= sf->margin || (it->s.status == ST_FORMER && margin > 0);
       if ((sf->rels[r].types & it->s.bits) && gone > out.cosine && gone >= sf->floor && by)
-        out = (verdict){r, true, gone, margin, false, false};
+        out = (verdict){.rel = r, .ended = true, .cosine = gone, .margin = margin};
     }
     return out;
   }
@@ -164,7 +166,8 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
           (alt < 0 || best_assert[r] > best_assert[alt]))
         alt = r;
     if (alt >= 0 && best_assert[alt] > none && it->s.status == ST_CURRENT)
-      return (verdict){alt, false, best_assert[alt], best_assert[alt] - first, true, false};
+      return (verdict){
+          .rel = alt, .cosine = best_assert[alt], .margin = best_assert[alt] - first, .weak = true};
     /* … and a value left ("I'm no longer at X", "we lost X, the house is so quiet"): the doubt
      * its other types allow, where that reading clears the bar and the margin over the others
      * and NONE */
@@ -181,12 +184,12 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
       }
     }
     if (left >= 0 && gone >= sf->floor && gone - next >= sf->margin)
-      return (verdict){left, true, gone, gone - next, false, false};
+      return (verdict){.rel = left, .ended = true, .cosine = gone, .margin = gone - next};
     return out;
   }
   if (arg >= 0 && (first > none || it->s.bits != sf->name_types) && it->s.te &&
       it->s.status == ST_CURRENT && (first < sf->floor || first - second < sf->margin))
-    return (verdict){arg, false, first, first - second, true, false};
+    return (verdict){.rel = arg, .cosine = first, .margin = first - second, .weak = true};
   /* a value given up whose type one relation alone takes ("Sold the X", X an instrument):
    * a word on that state over NONE, whatever the bar — its type says which */
   bool typed_end = doubt && eg_sf_only_taker(sf, it->s.bits) >= 0 && arg >= 0 && first > none;
@@ -203,8 +206,8 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
 }
 
 static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
-  float best_assert[MAX_RELS], best_ended[MAX_RELS], none = -1;
-  for (int r = 0; r < sf->n_rels; r++) best_assert[r] = best_ended[r] = -1;
+  float best_assert[MAX_RELS], best_ended[MAX_RELS], best_begun[MAX_RELS], none = -1;
+  for (int r = 0; r < sf->n_rels; r++) best_assert[r] = best_ended[r] = best_begun[r] = -1;
   for (size_t p = 0; p < sf->n_protos; p++) {
     const float *q = sf->pvec + p * (size_t)sf->dim;
     float c = 0;
@@ -217,12 +220,19 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     /* a NONE prototype competes with slots of its types (a change clause: with all) */
     bool no_rel = pr->kind == PK_NONE || pr->kind == PK_PASSING;
     if (no_rel && it->s.te && !(pr->types & it->s.bits)) continue;
+    /* a value begun unnamed ("I got the job") reads a clause without a slot only */
+    if (pr->kind == PK_BEGUN && it->s.te) continue;
     float *slotp = no_rel                                        ? &none
                    : pr->kind == PK_ENDED || pr->kind == PK_GONE ? &best_ended[pr->rel]
+                   : pr->kind == PK_BEGUN                        ? &best_begun[pr->rel]
                                                                  : &best_assert[pr->rel];
     if (c > *slotp) *slotp = c;
   }
-  verdict out = {-1, false, 0, 0, false, false};
+  /* … as a word on the state, as one that ended is */
+  bool begun[MAX_RELS];
+  for (int r = 0; r < sf->n_rels; r++)
+    if ((begun[r] = best_begun[r] > best_ended[r])) best_ended[r] = best_begun[r];
+  verdict out = {.rel = -1};
   /* "my team at X": the noun says the relation */
   if (it->holds) {
     if (it->s.status == ST_NOT_ASSERTED) return out;
@@ -231,6 +241,8 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     return out;
   }
   out = read_words(sf, it, best_assert, best_ended, none);
+  out.fresh = out.rel >= 0 && out.ended && !it->s.te && begun[out.rel] &&
+              best_ended[out.rel] >= best_assert[out.rel];
   /* "my X hates the snow", X a car: the owner says it where the words do not */
   if ((out.rel < 0 || out.weak) && it->owned) {
     out = placed(sf, it->owned - 1, best_assert, none, false);
@@ -865,6 +877,18 @@ static const pick *taking_place(const char *text, const token *t, const pick *p,
   return best;
 }
 
+/* A value begun that its clause does not name, named right after it ("I got the job!!! X,
+ * customer team", "We moved. X is lovely so far"): the name opening the words that follow,
+ * read as the same relation below the bar or placed only, or NULL. */
+static const pick *named_next(const pick *p, size_t np, const pick *begun) {
+  const pick *best = NULL;
+  for (size_t i = 0; i < np; i++)
+    if ((p[i].v.weak || p[i].v.placed) && p[i].v.rel == begun->v.rel && !p[i].it->s.held &&
+        p[i].it->s.proper && p[i].it->s.ts == begun->it->to && better(&p[i], best))
+      best = &p[i];
+  return best;
+}
+
 /* Does the clause [from, to) say its state is now ("now I'm at X", "currently …")? */
 static bool said_now(const token *t, size_t from, size_t to) {
   static const char *const now[] = {"now", "currently", "nowadays", "presently"};
@@ -1171,6 +1195,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (ended || past) fact = taking_place(text, t, p, np, doubt);
       if (past && fact && !said_now(t, fact->it->from, fact->it->to)) fact = NULL;
     }
+    if (!fact && doubt && !doubt->it->s.te && doubt->v.fresh) fact = named_next(p, np, doubt);
     const char *rel = sf->rels[r].name;
     const pick *over = fact ? ended_after(text, t, p, np, fact) : NULL;
     if (over) doubt = over, fact = NULL;

@@ -44,8 +44,17 @@ typedef struct marker {
 } marker;
 
 /* PK_HELD and PK_GONE read a value the user holds spoken of ("[=HAS_PET]", "[-HAS_PET]");
- * PK_PASSING ("[=NONE …]") a name spoken of that is no value of the user's. */
-typedef enum proto_kind { PK_ASSERT, PK_NONE, PK_ENDED, PK_HELD, PK_GONE, PK_PASSING } proto_kind;
+ * PK_PASSING ("[=NONE …]") a name spoken of that is no value of the user's; PK_BEGUN
+ * ("[+WORKS_AT]") a clause without a slot telling of a new value it does not name. */
+typedef enum proto_kind {
+  PK_ASSERT,
+  PK_NONE,
+  PK_ENDED,
+  PK_HELD,
+  PK_GONE,
+  PK_PASSING,
+  PK_BEGUN
+} proto_kind;
 
 typedef struct relation {
   char name[48];

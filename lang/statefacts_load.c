@@ -630,6 +630,7 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
   *kind = name[0] == '~'   ? PK_ENDED
           : name[0] == '=' ? PK_HELD
           : name[0] == '-' ? PK_GONE
+          : name[0] == '+' ? PK_BEGUN
                            : PK_ASSERT;
   if (*kind != PK_ASSERT) name++;
   eg_code rc = relation_index(sf, name, lineno, rel, err);

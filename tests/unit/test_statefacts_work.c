@@ -2,7 +2,8 @@
  * test_statefacts_work.c — where the speaker works, in words written for this test (none taken
  * from a benchmark): a teacher's and a nurse's ways of saying it, a past form of teaching, and
  * an offer the speaker takes later in its sentence, dated by the start told with it, and a job
- * of the past told with the years it lasted, and one left by a name no dictionary knows.
+ * of the past told with the years it lasted, one left by a name no dictionary knows, and a new
+ * job told before its name.
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -89,6 +90,19 @@ static void test_unknown_left(void) {
   EG_CHECK(says("I'm no longer at Brightwell, friday was my last day", "WORKS_AT", "Brightwell"));
 }
 
+/* A new job told without its name ([+WORKS_AT]: "I got the job") is a doubt on the employer,
+ * and a name opening the words right after it, read as an employer below the bar, is the new
+ * one (it was the doubt only); not a name after a job left. */
+static void test_begun_then_named(void) {
+  static const expect x[] = {
+      {"I got the job!!! Brightwell Energy, customer team", "WORKS_AT", "Brightwell Energy"},
+      {"I accepted the offer. Brightwell Energy, customer team", "WORKS_AT", "Brightwell Energy"},
+      {"I got the job!", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"I quit my job. Google was awful", EG_STATE_UNCERTAIN, "WORKS_AT"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -96,6 +110,7 @@ int main(void) {
   EG_RUN(test_offer_taken_after);
   EG_RUN(test_years_lasted);
   EG_RUN(test_unknown_left);
+  EG_RUN(test_begun_then_named);
   sf_check_close();
   return eg_test_finish();
 }
