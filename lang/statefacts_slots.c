@@ -854,6 +854,14 @@ size_t eg_sf_renamed(const eg_statefacts *sf, const token *t, slot *out, size_t 
   return n;
 }
 
+/* Is w a noun of WordNet's and no verb, adjective or adverb? */
+static bool noun_only(const eg_statefacts *sf, const char *w) {
+  return eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w) &&
+         !eg_wordnet_is_verb(&sf->wn.verbs, w) &&
+         !eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, w) &&
+         !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, w);
+}
+
 /* Does a word that places a value stand right before token i ("in X", "to X", "near X")? Not
  * the "to" a marker of an end closes ("said goodbye to X", "bid farewell to X"). */
 static bool placed_at(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
@@ -898,15 +906,18 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
       char plain[128]; /* "Kraków": WordNet's Krakow */
       if (!known && eg_sf_fold(key, plain, sizeof plain)) known = eg_sf_bits_of(sf->proper, plain);
       /* "Meet Kiwi, …": a capitalised opener that is a word is not part of the name, unless
-       * it is a title ("Sir Reginald has escaped the garden again", "Captain Fluff") or the
-       * name's last word says what it is ("Lumen Dental Group shut its clinics") */
+       * it is a title ("Sir Reginald has escaped the garden again", "Captain Fluff"), the
+       * name's last word says what it is ("Lumen Dental Group shut its clinics") or it is a
+       * noun and nothing else, which opens no sentence before a name but as part of it
+       * ("Octopus Energy, customer team", "Aurora Cruise Lines") */
       static const char *const titles[] = {"sir",       "lady",     "lord",  "dame",    "captain",
                                            "prince",    "princess", "duke",  "duchess", "baron",
                                            "professor", "doctor",   "uncle", "aunt",    "auntie",
                                            "mister",    "miss",     "saint"};
       if (!known && t[i].start && j - i > 1 && !eg_sf_bits_of(sf->suffix, t[j - 1].w) &&
           eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w) &&
-          !eg_sf_in_list(t[i].w, titles, sizeof titles / sizeof *titles)) {
+          !eg_sf_in_list(t[i].w, titles, sizeof titles / sizeof *titles) &&
+          !noun_only(sf, t[i].w)) {
         i++;
         eg_sf_span_key(t, i, j, key, sizeof key);
         known = eg_sf_bits_of(sf->proper, key);

@@ -97,6 +97,8 @@ static void test_begun_then_named(void) {
   static const expect x[] = {
       {"I got the job!!! Brightwell Energy, customer team", "WORKS_AT", "Brightwell Energy"},
       {"I accepted the offer. Brightwell Energy, customer team", "WORKS_AT", "Brightwell Energy"},
+      /* a noun and nothing else opening the sentence before a name is part of it */
+      {"I got the job!!! Octopus Energy, customer team", "WORKS_AT", "Octopus Energy"},
       {"I got the job!", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I quit my job. Google was awful", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
