@@ -105,6 +105,18 @@ static void test_begun_then_named(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* Notice given is a word on the employer without a name ("giving notice at the council
+ * today"; it was nothing: no word of a job's domain); someone else's notice is not. */
+static void test_notice_given(void) {
+  static const expect x[] = {
+      {"giving notice at the council today, feels weird after 6 years", EG_STATE_UNCERTAIN,
+       "WORKS_AT"},
+      {"handed in my notice today", EG_STATE_UNCERTAIN, "WORKS_AT"},
+      {"the landlord gave notice that the rent goes up", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -113,6 +125,7 @@ int main(void) {
   EG_RUN(test_years_lasted);
   EG_RUN(test_unknown_left);
   EG_RUN(test_begun_then_named);
+  EG_RUN(test_notice_given);
   sf_check_close();
   return eg_test_finish();
 }
