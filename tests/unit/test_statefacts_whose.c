@@ -453,6 +453,12 @@ static void test_make_alone(void) {
       {"My Honda needs new tyres.", "DRIVES", "Honda"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* … and so is a model spoken of as only one's own car is ([=DRIVES]) */
+  static const expect own[] = {
+      {"insurance on the Mini went up again", "DRIVES", "Mini"},
+      {"the Corolla's been so reliable, 150k miles and counting", "DRIVES", "Corolla"},
+  };
+  check_all(own, sizeof own / sizeof *own);
 }
 
 /* "new" and a word asking for a state's kind right before a value name it ("new city (X)",
