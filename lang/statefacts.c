@@ -878,8 +878,8 @@ static const pick *taking_place(const char *text, const token *t, const pick *p,
 }
 
 /* A value begun that its clause does not name, named right after it ("I got the job!!! X,
- * customer team", "We moved. X is lovely so far"): the name opening the words that follow,
- * read as the same relation below the bar or placed only, or NULL. */
+ * customer team", "I accepted the offer. X, …"): the name opening the words that follow, read
+ * as the same relation below the bar or placed only, or NULL. */
 static const pick *named_next(const pick *p, size_t np, const pick *begun) {
   const pick *best = NULL;
   for (size_t i = 0; i < np; i++)
