@@ -13,7 +13,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 build=${FUZZ_BUILD:-build-fuzz}
-targets=(fuzz_handlers fuzz_decode fuzz_ingest_json fuzz_dates fuzz_tokenize fuzz_config fuzz_mcp fuzz_derive_rules fuzz_catalog)
+targets=(fuzz_handlers fuzz_decode fuzz_ingest_json fuzz_dates fuzz_tokenize fuzz_config fuzz_mcp fuzz_derive_rules fuzz_catalog fuzz_stated)
 mode=${1:-smoke}
 
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEG_FUZZ=ON >/dev/null

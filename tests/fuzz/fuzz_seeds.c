@@ -72,6 +72,9 @@ static const char *const texts[] = {
     "Maya-Patel's gpt-4 user_id 3.14 state-of-the-art José Ünïcödé 東京",
     "ok it's happening 😅 signed a lease! so Berlin from october 🇩🇪",
     "👩‍💻 ❤️ we're going electric: a Kia",
+    ("user: our landlord here in Leeds won't fix the boiler, I'm no longer at Brightwell\n"
+     "assistant: sorry"),
+    "I got the job!!! Octopus Energy, customer team. We said goodbye to Rufus. Where do I live?",
 };
 static const char *const configs[] = {
     "workers = 8\nmax_message_bytes = 16m\n# comment\ninsecure_no_auth = yes\nbm25_k1 = 0.9\n",
@@ -194,6 +197,7 @@ int main(int argc, char **argv) {
     memcpy(buf + 8, texts[i], n);
     write_seed(dir, "fuzz_dates", buf, n + 8);
     write_seed(dir, "fuzz_tokenize", texts[i], n);
+    write_seed(dir, "fuzz_stated", texts[i], n);
   }
   for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
     size_t n = strlen(configs[i]);
