@@ -81,6 +81,24 @@ static inline const eg_fact *fact_read(eg_arena *a, const char *text, const char
   return NULL;
 }
 
+/* Is relation object the one fact read from text, its value's kind aside (relation NULL: is there
+ * none)? Says what was read when not. */
+static inline bool only_fact(const char *text, bool held, const eg_enriched *out,
+                             const char *relation, const char *object) {
+  size_t n = out->n_facts; /* the kind said with the value aside ("a kitten called X") */
+  for (size_t i = 1; i < out->n_facts; i++)
+    n -= !strcmp(out->facts[i].relation, EG_KIND_OF) &&
+         !strcmp(out->facts[i].subject, out->facts[0].object);
+  bool ok = relation ? n == 1 && !strcmp(out->facts[0].relation, relation) &&
+                           !strcmp(out->facts[0].object, object)
+                     : out->n_facts == 0;
+  if (!ok)
+    fprintf(stderr, "  \"%s\" (%s held values): %zu facts, first %s %s\n", text,
+            held ? "with" : "without", out->n_facts, out->n_facts ? out->facts[0].relation : "",
+            out->n_facts ? out->facts[0].object : "");
+  return ok;
+}
+
 /* Is any fact read from text a relation fact (of object, or of any when NULL)? */
 static inline bool says(const char *text, const char *relation, const char *object) {
   eg_arena *a = eg_arena_new(0, 0);
