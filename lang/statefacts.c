@@ -396,8 +396,8 @@ static size_t we_pair(const eg_statefacts *sf, const token *t, size_t from, size
 /* Is the noun of the user's placed at s (own_at: its owner's distance) called new ("my new
  * team at X", "our new landlord here in X")? */
 static bool new_held(const token *t, size_t from, const slot *s, size_t own_at) {
-  size_t noun = eg_sf_held_noun(t, from, s->ts);
-  return noun == s->ts - own_at + 2 && !strcmp(t[noun - 1].w, "new");
+  size_t m = eg_sf_held_modifier(t, from, s, own_at);
+  return m && !strcmp(t[m].w, "new");
 }
 
 /* "here" and "it" stand for a value the speaker holds now, not for one just named as former

@@ -614,6 +614,9 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
 /* Where the noun placed at a name starting at token ts stands in such a phrase: right before
  * its preposition, or before "here" there ("our landlord here in X"). */
 size_t eg_sf_held_noun(const token *t, size_t from, size_t ts);
+/* The word between the owner and such a noun, own_at words before the name s ("old" in "my old
+ * boss at X", "new" in "our new landlord here in X"); 0 for none. */
+size_t eg_sf_held_modifier(const token *t, size_t from, const slot *s, size_t own_at);
 /* The relation (bit r) that "new" and a word asking for a state's kind name right before the
  * slot say ("new city (X)", "new job: X", "new car, X": @ask), the one taking that kind; 0. */
 unsigned eg_sf_newly_named(const eg_statefacts *sf, const token *t, const slot *s);

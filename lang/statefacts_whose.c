@@ -428,6 +428,11 @@ size_t eg_sf_held_noun(const token *t, size_t from, size_t ts) {
   return ts - 2 - here;
 }
 
+size_t eg_sf_held_modifier(const token *t, size_t from, const slot *s, size_t own_at) {
+  size_t noun = eg_sf_held_noun(t, from, s->ts), owner = s->ts - own_at;
+  return noun == owner + 2 ? owner + 1 : 0;
+}
+
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
  * ("my sister's team at X"), its preposition right before the name; and a stretch of time
@@ -512,10 +517,10 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
   eg_sf_predicate_span(t, from, to, s, false, &pa, &pb);
   /* "my old boss at X", "my last job at X"; an ending or a negation after a person's noun is
    * the person's ("my lead at X is leaving", "my landlord in X won't fix the boiler") */
-  size_t noun = eg_sf_held_noun(t, from, s->ts), owner = s->ts - own_at;
-  bool placed = own_at >= 3, person = placed && eg_sf_person_noun(sf, t, noun);
-  if (placed && noun == owner + 2 &&
-      (eg_sf_has_marker(sf, MK_FORMER, t, noun - 1, noun) || !strcmp(t[noun - 1].w, "last")))
+  bool placed = own_at >= 3;
+  bool person = placed && eg_sf_person_noun(sf, t, eg_sf_held_noun(t, from, s->ts));
+  size_t m = placed ? eg_sf_held_modifier(t, from, s, own_at) : 0;
+  if (m && (eg_sf_has_marker(sf, MK_FORMER, t, m, m + 1) || !strcmp(t[m].w, "last")))
     s->status = ST_FORMER;
   else if (!person && eg_sf_has_ending(sf, t, s->te, pb))
     s->status = ST_FORMER;
@@ -529,7 +534,7 @@ void eg_sf_possessed(const eg_statefacts *sf, const token *t, size_t from, size_
            !eg_sf_past_clause(sf, t, from, pa) &&
            !eg_sf_has_marker(sf, MK_NEGATION, t, pa, person ? s->ts : pb))
     s->status = ST_CURRENT;
-  *a = owner;
+  *a = s->ts - own_at;
   *b = s->te;
 }
 
