@@ -93,6 +93,18 @@ static unsigned in_types(const eg_statefacts *sf, const item *it) {
   return it->in && (it->s.bits & sf->place_bit) ? sf->place_bit : it->s.bits;
 }
 
+/* Ranks the reading c among the best two so far (*first above *second): true when it is the
+ * new first. */
+static bool ranks_first(float c, float *first, float *second) {
+  if (c > *first) {
+    if (*first > *second) *second = *first;
+    *first = c;
+    return true;
+  }
+  if (c > *second) *second = c;
+  return false;
+}
+
 /* The reading of the item's words by the best cosines per relation and of NONE. */
 static verdict read_words(const eg_statefacts *sf, const item *it, const float *best_assert,
                           const float *best_ended, float none) {
@@ -105,12 +117,7 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
     for (int r = 0; r < sf->n_rels; r++) {
       if (!(sf->rels[r].types & in_types(sf, it))) continue;
       if (best_ended[r] > second) second = best_ended[r];
-      if (best_assert[r] > first) {
-        if (first > second) second = first;
-        first = best_assert[r], arg = r;
-      } else if (best_assert[r] > second) {
-        second = best_assert[r];
-      }
+      if (ranks_first(best_assert[r], &first, &second)) arg = r;
     }
     if (arg >= 0 && first >= sf->floor && first - second >= sf->margin)
       out = (verdict){.rel = arg, .cosine = first, .margin = first - second};
@@ -144,27 +151,21 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
     float said = best_assert[r] > best_ended[r] ? best_assert[r] : best_ended[r];
     if (it->of_held && best_ended[r] < best_assert[r] + sf->margin) said = -1;
     float c = it->s.te ? ((sf->rels[r].types & in_types(sf, it)) ? as_state : -1) : said;
-    if (c > first) {
-      if (first > second) second = first;
-      first = c, arg = r, arg_ended = !it->s.te;
-    } else if (c > second) {
-      second = c;
-    }
+    if (ranks_first(c, &first, &second)) arg = r, arg_ended = !it->s.te;
   }
   /* numbers only: the clause is the user's text */
   EG_DEBUG("statefacts", "clause judged", "relation=%s cosine=%.3f second=%.3f none=%.3f status=%d",
            arg >= 0 ? sf->rels[arg].name : "-", first, second, none, (int)it->s.status);
   /* a name of no known type competes as a place, but is read as one only where a word
    * places it ("lived in X since 2019"; not "our X DAGs keep timing out", "we lost X") */
+  unsigned other = it->s.bits & ~sf->place_bit; /* its types but a place */
   if (arg >= 0 && it->s.te && it->s.proper && it->s.bits == sf->name_types && !it->s.where &&
-      !(sf->rels[arg].types & it->s.bits & ~sf->place_bit)) {
+      !(sf->rels[arg].types & other)) {
     /* … though the next reading its other types allow may be one in place of a value the
      * message ends ("My old job was at Lidl, now I am at X"): a weak reading (taking_place) */
     int alt = -1;
     for (int r = 0; r < sf->n_rels; r++)
-      if ((sf->rels[r].types & it->s.bits & ~sf->place_bit) &&
-          (alt < 0 || best_assert[r] > best_assert[alt]))
-        alt = r;
+      if ((sf->rels[r].types & other) && (alt < 0 || best_assert[r] > best_assert[alt])) alt = r;
     if (alt >= 0 && best_assert[alt] > none && it->s.status == ST_CURRENT)
       return (verdict){
           .rel = alt, .cosine = best_assert[alt], .margin = best_assert[alt] - first, .weak = true};
@@ -173,16 +174,11 @@ static verdict read_words(const eg_statefacts *sf, const item *it, const float *
      * and NONE */
     float gone = -1, next = none;
     int left = -1;
-    for (int r = 0; doubt && r < sf->n_rels; r++) {
-      float c = best_ended[r] > best_assert[r] ? best_ended[r] : best_assert[r];
-      if (!(sf->rels[r].types & it->s.bits & ~sf->place_bit)) continue;
-      if (c > gone) {
-        next = gone > next ? gone : next;
-        gone = c, left = r;
-      } else if (c > next) {
-        next = c;
-      }
-    }
+    for (int r = 0; doubt && r < sf->n_rels; r++)
+      if ((sf->rels[r].types & other) &&
+          ranks_first(best_ended[r] > best_assert[r] ? best_ended[r] : best_assert[r], &gone,
+                      &next))
+        left = r;
     if (left >= 0 && gone >= sf->floor && gone - next >= sf->margin)
       return (verdict){.rel = left, .ended = true, .cosine = gone, .margin = gone - next};
     return out;
