@@ -95,11 +95,22 @@ typedef struct eg_held {
   bool literal;
 } eg_held;
 
+/* A value the user said they were after, not yet theirs, as the graph's doubts on a state keep
+ * it ("applied for a post at X", "thinking of moving to X": eg_statefacts_prospect): a later
+ * message that the value it does not name has begun ("I got the job!", "we got the keys")
+ * speaks of it. Only one said after the held value of its relation began. */
+typedef struct eg_prospect {
+  const char *relation, *value;
+  bool literal;
+} eg_prospect;
+
 typedef struct eg_enrich_ctx {
   const char *user_entity; /* the user as an entity name ("user:<id>") */
   unsigned prev, next;     /* window */
   const eg_held *held;     /* the user's state values (n_held), or NULL */
   size_t n_held;
+  const eg_prospect *prospects; /* values in prospect (n_prospects), or NULL */
+  size_t n_prospects;
 } eg_enrich_ctx;
 
 /* Append a copy of f to o's facts (the array reallocated from a). EG_ENOMEM. */

@@ -66,6 +66,8 @@ typedef struct item {
   bool acquired;   /* owned, acquired by a verb of acquiring ("got my own X"): said, not placed */
   bool of_held;    /* no slot, of the one the user has of a kind ("my car needs a service"): a
                     * word on the state only where it reads as its end ("my car got stolen") */
+  bool pending;    /* no slot and no change marker: embedded for a value in prospect only, */
+  int won;         /* … of this relation ("[+]" reads it; see session_names.won) */
   bool in;         /* right after "in", named by no cue: read as a place where it may be one
                     * ("living with my sister in X": no partner) */
 } item;
@@ -216,9 +218,12 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     /* a NONE prototype competes with slots of its types (a change clause: with all) */
     bool no_rel = pr->kind == PK_NONE || pr->kind == PK_PASSING;
     if (no_rel && it->s.te && !(pr->types & it->s.bits)) continue;
-    /* a value begun unnamed ("I got the job") reads a clause without a slot only */
-    if (pr->kind == PK_BEGUN && it->s.te) continue;
-    float *slotp = no_rel                                        ? &none
+    /* a value begun unnamed ("I got the job") reads a clause without a slot only; one of the
+     * value in prospect ("I got it!"), one read for it only, as begun of its relation */
+    if ((pr->kind == PK_BEGUN || pr->kind == PK_WON) && it->s.te) continue;
+    if (pr->kind == PK_WON && (!it->pending || it->won < 0)) continue;
+    float *slotp = pr->kind == PK_WON                            ? &best_begun[it->won]
+                   : no_rel                                      ? &none
                    : pr->kind == PK_ENDED || pr->kind == PK_GONE ? &best_ended[pr->rel]
                    : pr->kind == PK_BEGUN                        ? &best_begun[pr->rel]
                                                                  : &best_assert[pr->rel];
@@ -263,7 +268,7 @@ static bool has_relation(const eg_enriched *o, const char *rel) {
 
 /* Where a value that ends at token te (exclusive) ends in text: before a clitic "'s" or "’s"
  * ("Rania's moving in", "Rex's bowl": the name is Rania, Rex). */
-static size_t value_end(const char *text, const token *t, size_t te) {
+size_t eg_sf_value_end(const char *text, const token *t, size_t te) {
   size_t s = t[te - 1].s, e = t[te - 1].e;
   if (e >= s + 3 && text[e - 2] == '\'' && text[e - 1] == 's') return e - 2;
   if (e >= s + 5 && !memcmp(text + e - 4, "\xe2\x80\x99s", 4)) return e - 4; /* ’ */
@@ -307,7 +312,7 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
   if (ce - cs > CLAUSE_BYTES) ce = cs + CLAUSE_BYTES;
   if (!it->s.te)
     return eg_sf_unshorten(sf, a, eg_sf_plain_marks(eg_arena_strndup(a, text + cs, ce - cs)));
-  size_t ss = t[named_anyone(sf, t, it->from, &it->s)].s, se = value_end(text, t, it->s.te);
+  size_t ss = t[named_anyone(sf, t, it->from, &it->s)].s, se = eg_sf_value_end(text, t, it->s.te);
   if (se > ce) return NULL;
   const char *we = it->s.ve ? eg_sf_we_form(t[it->s.ts].w) : NULL;
   const char *who = !it->third && eg_sf_copula_dropped(sf, t, it->from) ? "I'm " : "";
@@ -399,13 +404,13 @@ static bool new_held(const token *t, size_t from, const slot *s, size_t own_at) 
 /* "here" and "it" stand for a value the speaker holds now, not for one just named as former
  * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
  * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
-static void forget_value(slot *last, const slot *s) {
+void eg_sf_forget_value(slot *last, const slot *s) {
   size_t vs = eg_sf_value_from(s);
   if (last->te && last->ts == vs) last->te = 0;
 }
 
-static void forget_former(slot *last, const slot *s) {
-  if (s->status != ST_CURRENT) forget_value(last, s);
+void eg_sf_forget_former(slot *last, const slot *s) {
+  if (s->status != ST_CURRENT) eg_sf_forget_value(last, s);
 }
 
 /* A name in apposition to "someone" or "somewhere" before it ("I've been seeing someone:
@@ -428,8 +433,8 @@ static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t f
 /* The slots of the clause [from, to) (said: in the speaker's own words), into out
  * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
  * values named. */
-static size_t clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
-                           size_t from, size_t to, bool said, slot *last, slot *out) {
+size_t eg_sf_clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                          size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;
   for (size_t k = 0; k < ns; k++) said_by_indefinite(sf, t, from, &out[k]);
   ns = eg_sf_renamed(sf, t, out, ns);
@@ -626,7 +631,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     bool question = t[to - 1].ask;
     bool said = t[from].s >= said_from && t[from].s < said_to;
     slot slots[MAX_CANDS];
-    size_t ns = clause_slots(sf, sn, t, from, to, said, &last, slots);
+    size_t ns = eg_sf_clause_slots(sf, sn, t, from, to, said, &last, slots);
     /* a name given right after the speaker's own sentence is theirs too ("we got a rabbit;
      * her name is X", "Adopted a kitten. The kids named him X"; not after "my friend got a
      * cat"), and so is one that opens its sentence bound to its kind ("X the ferret joined
@@ -699,7 +704,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
             (eg_sf_about_someone_else(sf, t, from, to, &slots[k]) ||
              (given_word(sf, t, nt, from, &slots[k], &g, &gf, &gt) &&
               eg_sf_about_someone_else(sf, t, gf, gt, &g)))) {
-          forget_value(&last, &slots[k]);
+          eg_sf_forget_value(&last, &slots[k]);
           continue;
         }
         /* a place gone to, not moved to, is no home: "the train into X" (not "moved to X"); nor
@@ -739,7 +744,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         embedded_span(t, from, to, &slots[k], &span_from, &span_to);
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         if (moved) span_from = from, span_to = to; /* "booked for Saturday, Leeds to X" */
-        forget_former(&last, &slots[k]);
+        eg_sf_forget_former(&last, &slots[k]);
         /* a stretch begun at the value, a noun placed there called new ("my new team at X") or
          * one had only at a start ("my probation at X"): a start */
         bool begun = starts || tenure || moved || taken ||
@@ -783,11 +788,16 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);
       }
+      /* a clause without a slot says a change of a state, or of the value the user is after
+       * ("got it!! start feb 1st") */
       if (!ns && !question && *n < MAX_ITEMS && !eg_sf_others_change(sf, t, from, to) &&
-          (eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
+          (sn->pending || eg_sf_has_marker(sf, MK_CHANGE, t, from, to) ||
            eg_sf_has_marker(sf, MK_TOPIC, t, from, to))) {
         item *it = &items[*n];
         *it = (item){.seg = seg, .from = from, .to = to, .s = {.status = ST_NOT_ASSERTED}};
+        it->pending = !eg_sf_has_marker(sf, MK_CHANGE, t, from, to) &&
+                      !eg_sf_has_marker(sf, MK_TOPIC, t, from, to);
+        it->won = sn->won;
         it->of_held = of_the_one_held(sf, t, from, to);
         if ((it->text = masked(sf, a, text, t, it))) (*n)++;
       }
@@ -852,7 +862,7 @@ static bool better(const pick *q, const pick *cur) {
 static bool same_value(const char *text, const token *t, const item *a, const item *b) {
   size_t as = eg_sf_value_from(&a->s), ae = eg_sf_value_to(&a->s);
   size_t bs = eg_sf_value_from(&b->s), be = eg_sf_value_to(&b->s);
-  size_t al = value_end(text, t, ae) - t[as].s, bl = value_end(text, t, be) - t[bs].s;
+  size_t al = eg_sf_value_end(text, t, ae) - t[as].s, bl = eg_sf_value_end(text, t, be) - t[bs].s;
   return al == bl && !strncasecmp(text + t[as].s, text + t[bs].s, al);
 }
 
@@ -1014,7 +1024,7 @@ static int64_t began(const eg_statefacts *sf, const token *t, size_t nt, const i
 static eg_code set_value(const eg_statefacts *sf, const char *text, const token *t, const item *it,
                          int r, eg_arena *a, eg_fact *f, eg_err *err) {
   size_t vs = eg_sf_value_from(&it->s), ve = eg_sf_value_to(&it->s);
-  size_t ss = t[vs].s, se = value_end(text, t, ve);
+  size_t ss = t[vs].s, se = eg_sf_value_end(text, t, ve);
   f->object = eg_arena_strndup(a, text + ss, se - ss);
   if (!f->object) return eg_err_set(err, EG_ENOMEM, "out of memory");
   f->object_entity = it->s.proper;
@@ -1143,6 +1153,51 @@ static eg_code add_kind(const eg_statefacts *sf, const eg_segment *sg, const tok
   return eg_enriched_add_fact(a, o, &k, err);
 }
 
+/* The value of relation r the user was after (eg_prospect), or NULL; NULL too where the
+ * message names another of its type, in words not read ("I got the job!! the bank called"):
+ * the value begun may be that one. */
+static const eg_prospect *prospect_of(const eg_statefacts *sf, const eg_enrich_ctx *ctx,
+                                      const eg_segment *sg, int r) {
+  const eg_prospect *won = NULL;
+  for (size_t i = 0; ctx && i < ctx->n_prospects && !won; i++)
+    if (!strcmp(ctx->prospects[i].relation, sf->rels[r].name)) won = &ctx->prospects[i];
+  static __thread eg_stated_value v[64];
+  const char *text = sg->text ? sg->text : "";
+  size_t n = won ? eg_statefacts_values(sf, text, sg->said_to ? sg->said_from : 0,
+                                        sg->said_to ? sg->said_to : strlen(text), sg->time,
+                                        sf->rels[r].types, NULL, v, 64)
+                 : 0;
+  for (size_t i = 0; i < n; i++)
+    if (v[i].named && !eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, won->value))
+      return NULL;
+  return won;
+}
+
+/* The fact that the value won began, read from item it of relation r: from the start the
+ * message tells beside it, else when it was said. */
+static eg_code add_won(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
+                       const token *t, size_t nt, const pick *p, int r, const eg_prospect *won,
+                       const eg_date *dates, size_t nd, eg_arena *a, eg_enriched *o, eg_err *err) {
+  const char *text = sg->text ? sg->text : "";
+  const item *it = p->it;
+  size_t cs = t[it->from].s, ce = t[it->to - 1].e;
+  eg_fact f = {.subject = (char *)ctx->user_entity,
+               .subject_type = "user",
+               .relation = (char *)sf->rels[r].name,
+               .object = eg_arena_strdup(a, won->value),
+               .object_type = (char *)eg_sf_type_name(sf, sf->rels[r].types),
+               .object_entity = !won->literal,
+               .confidence = p->v.cosine > 1 ? 1 : p->v.cosine,
+               .reason = "a value the user said before they were after, now said to have begun",
+               .utterance = eg_arena_strndup(a, text + cs, ce - cs),
+               .extractor = EG_STATE_INFERRED};
+  if (!f.object || !f.utterance) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  f.valid_from =
+      sg->time ? eg_sf_start_beside(t, nt, it->from, it->to, dates, nd, eg_sf_day_end(sg->time))
+               : 0;
+  return eg_enriched_add_fact(a, o, &f, err);
+}
+
 /* Facts and doubts of one segment from its judged items; *told: the relations (bit r) the
  * segments before it in the same call gave a value of, with this one's added. */
 static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
@@ -1169,6 +1224,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
         continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
+      /* a clause read for a value in prospect only: of that relation, begun */
+      if (p[i].it->pending && (!p[i].v.fresh || !prospect_of(sf, ctx, sg, r))) continue;
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
           (p[i].it->third && read_as_own(sf, p, np, &p[i])))
         continue;
@@ -1226,6 +1283,16 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     }
     rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
     if (!fact && !doubt) continue;
+    /* a value begun unnamed, that the user said before they were after: that one ("applied
+     * for a post at X" … "I got the job!") */
+    const eg_prospect *won = !fact && doubt->v.fresh ? prospect_of(sf, ctx, sg, r) : NULL;
+    if (won) {
+      eg_code rc = add_won(sf, ctx, sg, t, nt, doubt, r, won, dates, nd, a, o, err);
+      if (rc) return rc;
+      *told |= 1u << r;
+      st->facts++;
+      continue;
+    }
     /* the rules read one, said of the user: a name in passing or a placed one yields */
     if (fact && (fact->it->passing || fact->v.placed) && has_relation(o, rel)) continue;
     const pick *use = fact ? fact : doubt;
@@ -1237,7 +1304,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     char slot_text[160] = "";
     size_t vs = eg_sf_value_from(&it->s), ve = eg_sf_value_to(&it->s);
     if (it->s.te)
-      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(value_end(text, t, ve) - t[vs].s),
+      snprintf(slot_text, sizeof slot_text, "%.*s", (int)(eg_sf_value_end(text, t, ve) - t[vs].s),
                text + t[vs].s);
     bool mine_is_fact = fact != NULL, said_by_rules = false;
     size_t kept = 0, removed = 0, said = 0;
@@ -1279,7 +1346,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       size_t ps = 0, pe = 0;
       if (it->s.te && it->s.proper && (sf->rels[r].types & it->s.bits & sf->place_bit) &&
           !eg_sf_place_bits(sf, t, vs, ve) && place_said(sf, t, nt, vs, ve, &ps, &pe)) {
-        size_t end = value_end(text, t, pe);
+        size_t end = eg_sf_value_end(text, t, pe);
         f.object = eg_arena_strndup(a, text + t[ps].s, end - t[ps].s);
         if (!f.object) return eg_err_set(err, EG_ENOMEM, "out of memory");
         f.object_type = (char *)eg_sf_type_name(sf, sf->place_bit);
@@ -1408,74 +1475,4 @@ cleanup:
     if (segs[i].role && !strcmp(segs[i].role, "user"))
       rc = eg_sf_foods_read(sf, ctx, &segs[i], out, i, a, &out[i], err);
   return rc;
-}
-
-/* ---- the lexical reading: what a question asks, what a statement says --------------------- */
-
-size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
-                            size_t said_to, int64_t said_at, unsigned types,
-                            const eg_statefacts_known *known, eg_stated_value *out, size_t max) {
-  static __thread token t[MAX_TOKENS];
-  static __thread session_names names;
-  names.n = 0, names.known = known;
-  eg_sf_learn_names(sf, text ? text : "", &names); /* the names it uses mid-sentence */
-  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
-  eg_date dates[16];
-  size_t nd = said_at ? eg_dates_find(text ? text : "", said_at, dates, 16) : 0;
-  slot last = {0};
-  for (size_t from = 0; from < nt && n < max;) {
-    size_t to = eg_sf_clause_end(t, nt, from);
-    bool said = t[from].s >= said_from && t[from].s < said_to;
-    bool question = t[to - 1].ask, own = said && eg_sf_speaks_of_self(sf, t, from, to, false);
-    slot slots[MAX_CANDS];
-    size_t ns = clause_slots(sf, &names, t, from, to, said, &last, slots);
-    for (size_t k = 0; k < ns && n < max; k++) {
-      slot *s = &slots[k];
-      if (!(s->bits & types)) continue;
-      size_t vs = eg_sf_value_from(s), ve = eg_sf_value_to(s);
-      eg_stated_value *v = &out[n++];
-      *v = (eg_stated_value){.from = t[vs].s,
-                             .to = value_end(text, t, ve),
-                             .how = EG_STATED_MENTIONED,
-                             .typed = s->cued || s->bits != sf->name_types,
-                             .named = s->proper,
-                             .types = s->bits & types};
-      bool other = said && eg_sf_about_someone_else(sf, t, from, to, s);
-      /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
-      slot_status st = said && !other ? eg_sf_status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
-      bool plan =
-          st == ST_CURRENT && eg_sf_dated_later(sf, t, from, to, s->ts, s->te, dates, nd, said_at);
-      if (plan) st = ST_NOT_ASSERTED;
-      /* named in the speaker's words as it stands, with no marker of a past, a plan, a
-       * negation or an end and not as someone else's: "a tortoise called X joined us" */
-      /* named as the source of a thing ("a postcard from X") it is only named */
-      bool source = st == ST_NOT_ASSERTED && eg_sf_source_of_noun(sf, t, from, s);
-      v->plain = said && !other && !question && st == ST_CURRENT && !source;
-      v->dated = plan && said && !other && !question && !source;
-      /* a noun of the user's placed at it says it where no "I" does ("second week at X") */
-      size_t own_at;
-      bool held = said && eg_sf_held_through(sf, t, from, s, &own_at);
-      if ((!own && !held) || source || (question && !eg_sf_presupposed(sf, t, from, s))) continue;
-      if (other) {
-        v->others = true;
-        forget_value(&last, s);
-        continue;
-      }
-      if (!s->cued && !held && !eg_sf_users_predicate(sf, t, from, to, s, false)) continue;
-      s->status = st;
-      size_t a, b;
-      eg_sf_possessed(sf, t, from, to, s, &a, &b);
-      forget_former(&last, s);
-      v->how = s->status == ST_CURRENT ? EG_STATED_CURRENT : EG_STATED_FORMER;
-      if (s->status == ST_FORMER) {
-        v->ended = true;
-      } else if (s->status == ST_NOT_ASSERTED && !plan) { /* "not vegan anymore"; not "I won't" */
-        eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-        v->ended =
-            eg_sf_has_marker(sf, MK_NEGATION, t, a, b) && !eg_sf_has_marker(sf, MK_FUTURE, t, a, b);
-      }
-    }
-    from = to;
-  }
-  return n;
 }

@@ -30,6 +30,11 @@
 /* The relation of a doubt marker; its object is the doubted relation's name. */
 #define EG_STATE_UNCERTAIN "STATE_UNCERTAIN"
 
+/* The extractor (meta.extractor) of a value inferred, not said: one the user said before they
+ * were after, now said to have begun unnamed ("I got the job!"; eg_prospect). Recall presents
+ * it POTENTIALLY_STALE, its own statement the reason: an agent checks it before acting. */
+#define EG_STATE_INFERRED "prospect"
+
 /* The relation of a named value's kind, said with it ("a ferret named Noodle": Noodle IS_A
  * ferret); its subject is the value. */
 #define EG_KIND_OF "IS_A"
@@ -126,6 +131,9 @@ typedef struct eg_stated_value {
                      end, not as someone else's and not in a question (CURRENT or MENTIONED) */
   bool dated;     /* named so but for a later date in its predicate: "I have a X audition next
                      month", "Tomorrow is my first day at X" (a plan; not plain) */
+  bool sought;    /* named in the speaker's own clause as a value they are after, not negated:
+                     a plan or a wish ("applied for a post at X", "thinking of moving to X"),
+                     a later date (dated) or an offer ("got an offer from X") */
   bool named;     /* a name ("Gizmo", "Toronto"), not a kind word ("hamsters", "vegan") */
   unsigned types; /* which of the types asked for it may have */
 } eg_stated_value;
@@ -167,6 +175,14 @@ bool eg_statefacts_same_value(const char *a, size_t n, const char *b);
 bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t said_from,
                                size_t said_to, int64_t said_at, const char *relation,
                                const char *value);
+
+/* The one value of `relation`'s objects the speaker's words [said_from, said_to) of text name
+ * as sought (eg_stated_value.sought; "applied for a research post at X. fingers crossed"),
+ * copied to value (cap bytes, cut at a character), *named: whether it is a name, not a kind
+ * word; false when none, or several different ("torn between X and Y"). */
+bool eg_statefacts_prospect(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, int64_t said_at, const char *relation, char *value,
+                            size_t cap, bool *named);
 
 /* The strongest of n values' ways of being spoken of (NONE for none): what
  * eg_statefacts_stated says of the text they were read from (read with no time said). */

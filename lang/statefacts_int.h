@@ -45,7 +45,8 @@ typedef struct marker {
 
 /* PK_HELD and PK_GONE read a value the user holds spoken of ("[=HAS_PET]", "[-HAS_PET]");
  * PK_PASSING ("[=NONE …]") a name spoken of that is no value of the user's; PK_BEGUN
- * ("[+WORKS_AT]") a clause without a slot telling of a new value it does not name. */
+ * ("[+WORKS_AT]") a clause without a slot telling of a new value it does not name; PK_WON
+ * ("[+]") one telling so of the value in prospect, of whichever state it is ("I got it!"). */
 typedef enum proto_kind {
   PK_ASSERT,
   PK_NONE,
@@ -53,7 +54,8 @@ typedef enum proto_kind {
   PK_HELD,
   PK_GONE,
   PK_PASSING,
-  PK_BEGUN
+  PK_BEGUN,
+  PK_WON
 } proto_kind;
 
 typedef struct relation {
@@ -465,6 +467,8 @@ typedef struct session_names {
   eg_statefacts_known held;            /* the user's held values (eg_enrich_ctx.held), as known */
   size_t held_ix[EG_STATEFACTS_KNOWN]; /* … and the index of each in eg_enrich_ctx.held */
   bool held_word[EG_STATEFACTS_KNOWN]; /* … and whether it is a word, no name (eg_held.literal) */
+  bool pending; /* a value in prospect (eg_enrich_ctx.prospects): "got it!!" may tell of it */
+  int won;      /* … the relation of all of them (-1: none, or several): what "[+]" reads */
 } session_names;
 
 /* A capitalised span [i, j): its lower-case text, the last word's clitic "'s" aside ("York's":
@@ -473,7 +477,23 @@ void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len);
 /* Add value to k (lower case, one space between words) with its types bits; an empty value
  * or a full k adds nothing. */
 void eg_sf_known_add(eg_statefacts_known *k, const char *value, unsigned bits);
-/* The held values of ctx that name an entity of a known relation, into sn->held. */
+/* Where a value that ends at token te (exclusive) ends in text: before a clitic "'s" or "’s"
+ * ("Rania's moving in", "Rex's bowl": the name is Rania, Rex). */
+size_t eg_sf_value_end(const char *text, const token *t, size_t te);
+/* The slots of the clause [from, to) (said: in the speaker's own words), into out
+ * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
+ * values named. */
+size_t eg_sf_clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
+                          size_t from, size_t to, bool said, slot *last, slot *out);
+/* "here" and "it" stand for a value the speaker holds now, not for one just named as former
+ * or as someone else's: once s is read so, the last value is forgotten if it is s's (former:
+ * only where s's status is not current). */
+void eg_sf_forget_value(slot *last, const slot *s);
+void eg_sf_forget_former(slot *last, const slot *s);
+/* The index of a relation the prototypes know, or -1. */
+int eg_sf_relation(const eg_statefacts *sf, const char *relation);
+/* The held values of ctx that name an entity of a known relation, into sn->held; whether it
+ * holds a value in prospect, into sn->pending. */
 void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn);
 /* The names text uses mid-sentence, into sn. */
 void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn);

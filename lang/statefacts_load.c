@@ -621,6 +621,12 @@ static eg_code parse_header(eg_statefacts *sf, char *line, int lineno, int *rel,
   char *save = NULL, *name = strtok_r(line + 1, " \t", &save);
   if (!name)
     return eg_err_set(err, EG_EINVAL, "prototypes line %d: a relation name is missing", lineno);
+  if (!strcmp(name, "+")) { /* the value in prospect, of whichever relation */
+    *rel = -1;
+    *kind = PK_WON;
+    *types = 0;
+    return EG_OK;
+  }
   if (!strcmp(name, "NONE") || !strcmp(name, "=NONE")) {
     *rel = -1;
     *kind = name[0] == '=' ? PK_PASSING : PK_NONE;
@@ -828,10 +834,15 @@ void eg_statefacts_close(eg_statefacts *sf) {
   free(sf);
 }
 
-unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {
+int eg_sf_relation(const eg_statefacts *sf, const char *relation) {
   for (int r = 0; sf && relation && r < sf->n_rels; r++)
-    if (!strcmp(sf->rels[r].name, relation)) return sf->rels[r].types;
-  return 0;
+    if (!strcmp(sf->rels[r].name, relation)) return r;
+  return -1;
+}
+
+unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation) {
+  int r = eg_sf_relation(sf, relation);
+  return r < 0 ? 0 : sf->rels[r].types;
 }
 
 bool eg_statefacts_individual(const eg_statefacts *sf, const char *relation) {

@@ -1,15 +1,17 @@
 /*
- * statefacts_said.c — what a user's stored words say of their states, read with the lexical
- * reading (eg_statefacts_values): the speaker's own words of a stored chunk, how strongly a
- * text states a value of a kind, whether it names a given value as the user's (a former
- * value's first mention, found by ingestd among the user's earlier chunks), and the names of
- * a known type it spells out in full (eg_statefacts_learn).
+ * statefacts_said.c — the lexical reading (eg_statefacts_values: no embedding) and what a
+ * user's stored words say of their states by it: the speaker's own words of a stored chunk,
+ * how strongly a text states a value of a kind, whether it names a given value as the user's
+ * (a former value's first mention, found by ingestd among the user's earlier chunks), the one
+ * it names as sought (a prospect, read by ingestd of the graph's doubts), and the names of a
+ * known type it spells out in full (eg_statefacts_learn).
  */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/text.h"
 #include "lang/statefacts_int.h"
 
 void eg_statefacts_said_span(const char *text, bool one, size_t *from, size_t *to) {
@@ -41,6 +43,92 @@ bool eg_statefacts_same_value(const char *a, size_t n, const char *b) {
   return false;
 }
 
+/* Is the slot named as the source of an offer ("got an offer from X", "X's offer")? */
+static bool offered(const token *t, size_t from, const slot *s) {
+  static const char *const offer[] = {"offer", "offers"};
+  size_t p = s->ts;
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  return p >= from + 2 && eg_sf_in_list(t[p - 2].w, offer, 2);
+}
+
+/* Does the slot's sub-clause say a plan or a wish ("applied for", "thinking of moving to"),
+ * not negated ("I'd never move to X")? */
+static bool wished(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
+  size_t a, b;
+  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+  return eg_sf_has_marker(sf, MK_FUTURE, t, a, b) && !eg_sf_has_marker(sf, MK_NEGATION, t, a, b);
+}
+
+size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, int64_t said_at, unsigned types,
+                            const eg_statefacts_known *known, eg_stated_value *out, size_t max) {
+  static __thread token t[MAX_TOKENS];
+  static __thread session_names names;
+  names.n = 0, names.known = known;
+  eg_sf_learn_names(sf, text ? text : "", &names); /* the names it uses mid-sentence */
+  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
+  eg_date dates[16];
+  size_t nd = said_at ? eg_dates_find(text ? text : "", said_at, dates, 16) : 0;
+  slot last = {0};
+  for (size_t from = 0; from < nt && n < max;) {
+    size_t to = eg_sf_clause_end(t, nt, from);
+    bool said = t[from].s >= said_from && t[from].s < said_to;
+    bool question = t[to - 1].ask, own = said && eg_sf_speaks_of_self(sf, t, from, to, false);
+    slot slots[MAX_CANDS];
+    size_t ns = eg_sf_clause_slots(sf, &names, t, from, to, said, &last, slots);
+    for (size_t k = 0; k < ns && n < max; k++) {
+      slot *s = &slots[k];
+      if (!(s->bits & types)) continue;
+      size_t vs = eg_sf_value_from(s), ve = eg_sf_value_to(s);
+      eg_stated_value *v = &out[n++];
+      *v = (eg_stated_value){.from = t[vs].s,
+                             .to = eg_sf_value_end(text, t, ve),
+                             .how = EG_STATED_MENTIONED,
+                             .typed = s->cued || s->bits != sf->name_types,
+                             .named = s->proper,
+                             .types = s->bits & types};
+      bool other = said && eg_sf_about_someone_else(sf, t, from, to, s);
+      /* where it stands, read once: for `plain` and, in the speaker's own clause, for `how` */
+      slot_status st = said && !other ? eg_sf_status_of(sf, t, from, to, s) : ST_NOT_ASSERTED;
+      bool plan =
+          st == ST_CURRENT && eg_sf_dated_later(sf, t, from, to, s->ts, s->te, dates, nd, said_at);
+      if (plan) st = ST_NOT_ASSERTED;
+      /* named in the speaker's words as it stands, with no marker of a past, a plan, a
+       * negation or an end and not as someone else's: "a tortoise called X joined us" */
+      /* named as the source of a thing ("a postcard from X") it is only named */
+      bool source = st == ST_NOT_ASSERTED && eg_sf_source_of_noun(sf, t, from, s);
+      v->plain = said && !other && !question && st == ST_CURRENT && !source;
+      v->dated = plan && said && !other && !question && !source;
+      v->sought = said && !other && !question && st == ST_NOT_ASSERTED &&
+                  (v->dated || (source ? offered(t, from, s) : wished(sf, t, from, to, s)));
+      /* a noun of the user's placed at it says it where no "I" does ("second week at X") */
+      size_t own_at;
+      bool held = said && eg_sf_held_through(sf, t, from, s, &own_at);
+      if ((!own && !held) || source || (question && !eg_sf_presupposed(sf, t, from, s))) continue;
+      if (other) {
+        v->others = true;
+        eg_sf_forget_value(&last, s);
+        continue;
+      }
+      if (!s->cued && !held && !eg_sf_users_predicate(sf, t, from, to, s, false)) continue;
+      s->status = st;
+      size_t a, b;
+      eg_sf_possessed(sf, t, from, to, s, &a, &b);
+      eg_sf_forget_former(&last, s);
+      v->how = s->status == ST_CURRENT ? EG_STATED_CURRENT : EG_STATED_FORMER;
+      if (s->status == ST_FORMER) {
+        v->ended = true;
+      } else if (s->status == ST_NOT_ASSERTED && !plan) { /* "not vegan anymore"; not "I won't" */
+        eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+        v->ended =
+            eg_sf_has_marker(sf, MK_NEGATION, t, a, b) && !eg_sf_has_marker(sf, MK_FUTURE, t, a, b);
+      }
+    }
+    from = to;
+  }
+  return n;
+}
+
 /* The values read of a text: one buffer for the readings below (a value is at least a token) */
 static __thread eg_stated_value read_values[MAX_TOKENS];
 
@@ -61,6 +149,31 @@ bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t
         !v[i].ended && eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value))
       return true;
   return false;
+}
+
+bool eg_statefacts_prospect(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, int64_t said_at, const char *relation, char *value,
+                            size_t cap, bool *named) {
+  unsigned types = eg_statefacts_relation_types(sf, relation);
+  eg_stated_value *v = read_values;
+  size_t n = types && cap ? eg_statefacts_values(sf, text, said_from, said_to, said_at, types, NULL,
+                                                 v, MAX_TOKENS)
+                          : 0;
+  bool found = false;
+  for (size_t i = 0; i < n; i++) {
+    /* a kind word is a value only of a relation whose values are no names ("the cello") */
+    if (!v[i].sought || (!v[i].named && (types & sf->name_types))) continue;
+    if (found) { /* a second, other than the first: which is not said */
+      if (!eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value)) return false;
+      continue;
+    }
+    size_t len = eg_utf8_cut(text + v[i].from, v[i].to - v[i].from, cap - 1);
+    memcpy(value, text + v[i].from, len);
+    value[len] = '\0';
+    *named = v[i].named;
+    found = true;
+  }
+  return found;
 }
 
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,

@@ -29,6 +29,16 @@ void eg_sf_span_key(const token *t, size_t i, size_t j, char *out, size_t len) {
 /* The held values of ctx of a relation with types (an entity's name or a word), into sn->held. */
 void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn) {
   sn->held.n = 0;
+  sn->pending = ctx && ctx->n_prospects;
+  sn->won = -1;
+  for (size_t i = 0; sn->pending && i < ctx->n_prospects; i++) {
+    int r = eg_sf_relation(sf, ctx->prospects[i].relation);
+    if (r < 0 || (i && r != sn->won)) {
+      sn->won = -1;
+      break;
+    }
+    sn->won = r;
+  }
   for (size_t i = 0; ctx && i < ctx->n_held && sn->held.n < EG_STATEFACTS_KNOWN; i++) {
     unsigned bits = eg_statefacts_relation_types(sf, ctx->held[i].relation);
     if (!bits || !ctx->held[i].value || !*ctx->held[i].value) continue;

@@ -59,7 +59,8 @@ static inline void check_in(const eg_enrich_ctx *c, const expect *x, size_t n) {
               f ? f->relation : "nothing", f ? f->object : "");
     EG_CHECK(ok);
     if (f && strcmp(f->relation, EG_STATE_UNCERTAIN) != 0) {
-      EG_CHECK(!strcmp(f->extractor, "prototypes") || !strcmp(f->extractor, "foods"));
+      EG_CHECK(!strcmp(f->extractor, "prototypes") || !strcmp(f->extractor, "foods") ||
+               !strcmp(f->extractor, EG_STATE_INFERRED));
       EG_CHECK(f->confidence > 0 && f->confidence <= 1.0f);
       EG_CHECK_STR(f->subject, "user:u1");
     }
