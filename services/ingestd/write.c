@@ -48,6 +48,49 @@ static char *bounded(eg_arena *a, const char *s, size_t max) {
 
 /* ---- enrichment ------------------------------------------------------------------------ */
 
+/* An edge's object: its literal, or its entity's name. */
+static const char *edge_value(const Engram__V1__Edge *ed) {
+  return ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
+             ? ed->object->literal
+             : ed->object_name;
+}
+
+/* The values the user said they were after, into ctx (arena): of each doubt on a state in the
+ * State answer r said after the relation's held value began (or with none held), the one
+ * value its statement names as sought (eg_statefacts_prospect), not the one held. */
+static void prospects(eg_ingest *g, const Engram__V1__StateResponse *r, eg_arena *a,
+                      eg_enrich_ctx *ctx) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_results; i++)
+    if (!strcmp(r->results[i]->relation, EG_STATE_UNCERTAIN)) n += r->results[i]->n_values;
+  eg_prospect *p = n ? eg_arena_alloc(a, n * sizeof *p) : NULL;
+  ctx->prospects = p, ctx->n_prospects = 0;
+  for (size_t i = 0; p && i < r->n_results; i++) {
+    if (strcmp(r->results[i]->relation, EG_STATE_UNCERTAIN) != 0) continue;
+    for (size_t k = 0; k < r->results[i]->n_values; k++) {
+      const Engram__V1__Edge *d = r->results[i]->values[k];
+      const char *rel = edge_value(d), *said = d->meta ? d->meta->utterance : NULL;
+      if (!rel || !said || !eg_statefacts_relation_types(g->states, rel)) continue;
+      const Engram__V1__Edge *held = NULL; /* the relation's held value, the latest begun */
+      for (size_t j = 0; j < r->n_results; j++)
+        for (size_t m = 0; !strcmp(r->results[j]->relation, rel) && m < r->results[j]->n_values;
+             m++)
+          if (!held || r->results[j]->values[m]->valid_from > held->valid_from)
+            held = r->results[j]->values[m];
+      char value[128];
+      bool named = false;
+      if ((held && held->valid_from >= d->valid_from) ||
+          !eg_statefacts_prospect(g->states, said, 0, strlen(said), d->valid_from, rel, value,
+                                  sizeof value, &named) ||
+          (held && edge_value(held) &&
+           eg_statefacts_same_value(value, strlen(value), edge_value(held))))
+        continue;
+      eg_prospect v = {eg_arena_strdup(a, rel), eg_arena_strdup(a, value), !named};
+      if (v.relation && v.value) p[ctx->n_prospects++] = v;
+    }
+  }
+}
+
 /* The user's state values, as graphd holds them when the batch's last unit was said, into ctx
  * (arena): the prototype extractor types a later bare mention of one named by an entity by
  * them, and weighs a literal one against the foods said (eg_held). A hint only: without graphd's
@@ -85,14 +128,13 @@ static void held_values(eg_ingest *g, const writer_in *in, eg_arena *a, eg_enric
   for (size_t i = 0; h && i < r->n_results; i++)
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *ed = r->results[i]->values[k];
-      const char *value = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
-                              ? ed->object->literal
-                              : ed->object_name;
+      const char *value = edge_value(ed);
       if (!eg_statefacts_relation_types(g->states, ed->relation) || !value || !*value) continue;
       eg_held v = {eg_arena_strdup(a, ed->relation), eg_arena_strdup(a, value),
                    value != ed->object_name};
       if (v.relation && v.value) h[ctx->n_held++] = v;
     }
+  prospects(g, r, a, ctx);
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 

@@ -29,10 +29,11 @@ enum { DOUBT_EXCERPTS = 5 };
 
 #define DOUBT_NEAR 0.9f /* of the value's own statement's similarity with the question */
 
-/* f is POTENTIALLY_STALE for chunk ch, a later word on its state that no fact was read
- * from: the reason is a STATE_UNCERTAIN edge made for the answer (never stored, like the
- * doubts ingestd commits), its meta naming the chunk. */
-static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
+/* f is POTENTIALLY_STALE for a statement (chunk `chunk` of `session`, said at `time`): the
+ * reason is a STATE_UNCERTAIN edge made for the answer (never stored, like the doubts ingestd
+ * commits), its meta naming the statement. */
+static void doubt_said(rc_ctx *c, rc_fact *f, uint64_t chunk, char *session, char *said,
+                       int64_t time) {
   Engram__V1__Edge *d = eg_arena_calloc(c->a, 1, sizeof *d);
   Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
   Engram__V1__Value *o = eg_arena_calloc(c->a, 1, sizeof *o);
@@ -42,19 +43,30 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
   engram__v1__value__init(o);
   o->kind_case = ENGRAM__V1__VALUE__KIND_LITERAL;
   o->literal = f->edge->relation;
-  m->source_chunk_id = ch->id;
-  m->source_session_id = ch->session_id;
-  m->utterance = ch->content;
+  m->source_chunk_id = chunk;
+  m->source_session_id = session;
+  m->utterance = said;
   m->extractor = "recall";
   d->subject = f->edge->subject;
   d->subject_name = f->edge->subject_name;
   d->relation = EG_STATE_UNCERTAIN;
   d->object = o;
   d->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
-  d->valid_from = ch->time;
+  d->valid_from = time;
   d->meta = m;
   f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
   f->superseding = d;
+}
+
+/* … for chunk ch, a later word on its state that no fact was read from. */
+static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
+  doubt_said(c, f, ch->id, ch->session_id, ch->content, ch->time);
+}
+
+void rc_doubt_inferred(rc_ctx *c, rc_fact *f) {
+  const Engram__V1__EdgeMeta *m = f->edge->meta;
+  if (m && m->extractor && !strcmp(m->extractor, EG_STATE_INFERRED))
+    doubt_said(c, f, m->source_chunk_id, m->source_session_id, m->utterance, f->edge->valid_from);
 }
 
 /* Said after the time the question asks about ("What did I play in November 2019?"): the

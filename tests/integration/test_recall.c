@@ -707,6 +707,33 @@ static void test_held_value_gone(void) {
                 "2024-03-01");
 }
 
+/* A value the user said they were after ("applied for a post at X") and a later word that it
+ * began, without its name ("got it!! start feb 1st"): ingestd gives the extractor the value in
+ * prospect from the graph's doubts, and the employer is that one from the day told, inferred:
+ * POTENTIALLY_STALE with its own statement as the reason. As of before, the council. */
+static void test_prospect_won(void) {
+  const char *const s1[] = {"user", "I'm a data analyst at Ashcombe Council, been there years.",
+                            "assistant", "Good to know."};
+  const char *const s2[] = {"user", "applied for a research post at Ferncliff University today",
+                            "assistant", "Fingers crossed!"};
+  const char *const s3[] = {"user", "got it!! start feb 1st. so excited", "assistant",
+                            "Congratulations!"};
+  const char *q = "Where do I work?";
+  char by[64];
+  ingest("pw", "pw-1", "2020-06-10T10:00:00Z", s1, 2);
+  ingest("pw", "pw-2", "2020-10-19T10:00:00Z", s2, 2);
+  ingest("pw", "pw-3", "2021-01-11T10:00:00Z", s3, 2);
+  EG_CHECK_INT(
+      fact_stale("pw", q, T("2021-03-01"), 0, "WORKS_AT Ferncliff University", by, sizeof by), 1);
+  EG_CHECK_STR(by, "pw-3");
+  EG_CHECK_INT(fact_stale("pw", q, T("2021-03-01"), T("2021-01-20"), "WORKS_AT Ashcombe Council",
+                          NULL, 0) >= 0,
+               1);
+  EG_CHECK_INT(fact_stale("pw", q, T("2021-03-01"), T("2021-01-20"),
+                          "WORKS_AT Ferncliff University", NULL, 0),
+               -1);
+}
+
 /* Another value named plainly later: a harp that "arrived" (no clause of the user's says
  * they play it, so no fact is read from it) after the flute they stated, in a message that
  * does not give the flute up, puts the flute in doubt from its day on; a harp only wished
@@ -1316,6 +1343,7 @@ int main(void) {
   EG_RUN(test_first_disagrees);
   EG_RUN(test_value_given_up);
   EG_RUN(test_held_value_gone);
+  EG_RUN(test_prospect_won);
   EG_RUN(test_value_named_later);
   EG_RUN(test_named_speaker);
   EG_RUN(test_greeting_no_evidence);
