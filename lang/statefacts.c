@@ -948,9 +948,9 @@ static bool superseded(const eg_statefacts *sf, const token *t, const slot *s) {
   static const char *const before[] = {"old", "former", "previous", "ex", "ex-"};
   for (size_t q = s->ts, k = 0; q > 0 && k < 4 && !t[q - 1].comma; q--, k++) {
     /* not an age: "a 12 week old X", "our two-year-old X" */
-    bool age = q > 1 && !strcmp(t[q - 1].w, "old") &&
-               (t[q - 2].digit || eg_sf_noun_bits(sf->periods, t[q - 2].w));
-    if (!age && eg_sf_in_list(t[q - 1].w, before, sizeof before / sizeof *before)) return true;
+    if (!eg_sf_age_old(sf, t, q - 1) &&
+        eg_sf_in_list(t[q - 1].w, before, sizeof before / sizeof *before))
+      return true;
   }
   return false;
 }

@@ -563,6 +563,8 @@ size_t eg_sf_apposed_kind(const eg_statefacts *sf, const token *t, size_t te, si
 bool eg_sf_topic_of(const token *t, size_t from, const slot *s);
 /* Do the words [q, ts) before a value leave it its predicate's subject ("my dog X", "our X")? */
 bool eg_sf_opens_predicate(const eg_statefacts *sf, const token *t, size_t q, size_t ts);
+/* Is t[i] "old" telling an age ("a 12 week old X", "three years old")? */
+bool eg_sf_age_old(const eg_statefacts *sf, const token *t, size_t i);
 /* Does "from" before the slot qualify the noun before it, naming a source ("the offer from X")? */
 bool eg_sf_source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
 /* Is the slot's state said to end by a word of ending of its own ("sold the X", "X and I split

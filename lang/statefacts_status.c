@@ -48,6 +48,11 @@ static bool from_completes_verb(const eg_statefacts *sf, const token *t, size_t 
   return !(h - 1 > from && (eg_sf_determiner(t[h - 2].w) || t[h - 2].digit));
 }
 
+bool eg_sf_age_old(const eg_statefacts *sf, const token *t, size_t i) {
+  return i > 0 && !strcmp(t[i].w, "old") &&
+         (t[i - 1].digit || eg_sf_noun_bits(sf->periods, t[i - 1].w));
+}
+
 /* Is the slot where the noun before "from" came from ("the offer from X", "a postcard from
  * X"): named as a source, neither left behind nor named as it stands? */
 bool eg_sf_source_of_noun(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
@@ -307,6 +312,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* "old" there may be the value's age where the speaker says they hold it now: "I drive the
    * old Honda Jazz", "we still have our old Golf" (not "I miss my old X": a past marker) */
   bool aged = former == 1 && !strcmp(t[p - 1].w, "old") && holds_now(sf, t, scope, s);
+  /* … and its age, told by the time it has lived: "he's a 12 week old X" */
+  for (size_t k = p; former && k-- > from && k + 4 >= p && !t[k].comma;)
+    if (eg_sf_age_old(sf, t, k)) former = 0;
   if (left || (former && !others_former && !aged)) return ST_FORMER;
   /* … or before the kind word naming it, after the speaker's possessive: "my late wife X", "my
    * ex husband X" (not "old": "my old dog X" may be an aged one still kept) */

@@ -215,12 +215,24 @@ static void test_former_values(void) {
   EG_CHECK(from == 0 && to == strlen(round));
 }
 
+/* "old" after the time a being has lived tells its age, not a value before ("a 12 week old
+ * beagle" is the user's now; "our old collie" is not). */
+static void test_age_is_no_former(void) {
+  static const expect x[] = {
+      {"first week home for the pup: chewed a slipper, he's a 12 week old beagle", "HAS_PET",
+       "beagle"},
+      {"our old collie cross died last spring", EG_STATE_UNCERTAIN, "HAS_PET"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_held_values);
   EG_RUN(test_other_words_for_held);
   EG_RUN(test_former_values);
+  EG_RUN(test_age_is_no_former);
   sf_check_close();
   return eg_test_finish();
 }
