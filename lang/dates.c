@@ -20,6 +20,7 @@
 typedef struct word {
   size_t start, end;
   char w[24];
+  bool joined; /* the next word follows after one '-', '/' or en dash alone ("2019-20") */
 } word;
 
 static const char *const months[12] = {"january",   "february", "march",    "april",
@@ -450,6 +451,15 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
         if (is(w, n, j, "of") || is(w, n, j, "in")) j++;
         int py = j < n ? year_number(w[j].w) : 0;
         if (!py) break;
+        /* a winter across two years ("the winter of 2019-2020", "winter 2021/22"): from its
+         * December */
+        int ny = j + 1 < n && w[j].joined ? atoi(w[j + 1].w) : 0;
+        if (!strcmp(part[p].w, "winter") && (ny == py + 1 || (ny && ny == (py + 1) % 100))) {
+          int64_t a = day_of(py, 12, 1);
+          set_range(o, a, add_months(a, 3), part[p].w);
+          snprintf(o->label, sizeof o->label, "winter %d/%d", py, py + 1);
+          return j + 2 - i;
+        }
         int64_t a = day_of(py, part[p].from, 1);
         set_range(o, a, add_months(a, part[p].months), part[p].w);
         snprintf(o->label, sizeof o->label, "%s%s%s %d", part[p].w, part[p].then ? " " : "",
@@ -496,6 +506,10 @@ size_t eg_dates_find(const char *text, int64_t ref, eg_date *out, size_t max) {
     w[n].w[k] = '\0';
     w[n].start = s;
     w[n].end = p;
+    size_t dash = text[p] == '-' || text[p] == '/'        ? 1
+                  : !strncmp(text + p, "\xe2\x80\x93", 3) ? 3 /* – */
+                                                          : 0;
+    w[n].joined = dash && isalnum((unsigned char)text[p + dash]);
     n++;
   }
   eg_civil c;

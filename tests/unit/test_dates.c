@@ -116,7 +116,19 @@ static void test_months_and_years(void) {
     eg_date d[2];
     EG_REQUIRE(eg_dates_find("the winter of 2021", r, d, 2) == 1);
     EG_CHECK(d[0].from == from && d[0].to == to);
+    /* … one named by both its years is from its December */
+    eg_time_parse("2019-12-01", &from, NULL);
+    eg_time_parse("2020-03-01", &to, NULL);
+    EG_REQUIRE(eg_dates_find("Where was I living in the winter of 2019-2020?", r, d, 2) == 1);
+    EG_CHECK(d[0].from == from && d[0].to == to);
   }
+  EG_CHECK_STR(one("what did I drive in winter 2019/20", "2024-04-01"), "winter 2019/2020");
+  EG_CHECK_STR(one("winter 2021\xe2\x80\x93"
+                   "22 was cold",
+                   "2024-04-01"),
+               "winter 2021/2022");
+  EG_CHECK_STR(one("winter 2019-2021", "2024-04-01"), "winter 2019"); /* not the next year */
+  EG_CHECK_STR(one("the winter of 2019 20 of us went", "2024-04-01"), "winter 2019");
 }
 
 static void test_absolute_days(void) {
