@@ -1222,10 +1222,10 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
        * news of it ("I quit my job at X"; not "my old colleagues at Y", a value before) */
       if ((p[i].it->passing || (p[i].v.placed && !(p[i].v.ended && p[i].it->s.held))) && held)
         continue;
-      /* a held value said again is no news: the graph has it, and a later start would put it
-       * after a value that took its place unread */
       /* a clause read for a value in prospect only: of that relation, begun */
       if (p[i].it->pending && (!p[i].v.fresh || !prospect_of(sf, ctx, sg, r))) continue;
+      /* a held value said again is no news: the graph has it, and a later start would put it
+       * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
           (p[i].it->third && read_as_own(sf, p, np, &p[i])))
         continue;
