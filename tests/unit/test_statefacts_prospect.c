@@ -24,6 +24,8 @@ static void test_sought(void) {
       {"HAS_PET", "we might adopt a greyhound called Milo", "Milo", true},
       {"PLAYS", "I want to learn the cello", "cello", false},
       {"DRIVES", "saving up for a Tesla", "Tesla", true},
+      {"LIVES_IN", "we put an offer on a flat in Leeds!", "Leeds", true},
+      {"DRIVES", "put a deposit down on a Kia Niro", "Kia Niro", true},
       {"WORKS_AT", "I'd never work at Google", NULL, false},
       {"WORKS_AT", "I used to work at Google", NULL, false},
       {"WORKS_AT", "I have an interview at Monzo on Thursday", NULL, false},
@@ -47,6 +49,15 @@ static void test_sought(void) {
   const char *t = "applied for a research post at Ferncliff University";
   EG_CHECK(eg_statefacts_prospect(sf, t, 0, strlen(t), 0, "WORKS_AT", small, sizeof small, &named));
   EG_CHECK_STR(small, "Fernc"); /* cut to the buffer */
+}
+
+/* An offer or a deposit on a thing is a plan, not the thing had: a word on the state. */
+static void test_offer_on(void) {
+  static const expect x[] = {
+      {"we put an offer on a flat in Leeds!", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      {"the offer on our flat in Leeds fell through", EG_STATE_UNCERTAIN, "LIVES_IN"},
+  };
+  check_all(x, sizeof x / sizeof *x);
 }
 
 /* With a value in prospect, a word that a value began without naming it is that value, read
@@ -97,6 +108,7 @@ int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_sought);
+  EG_RUN(test_offer_on);
   EG_RUN(test_prospect_won);
   sf_check_close();
   return eg_test_finish();
