@@ -70,22 +70,28 @@ static void test_prospect_won(void) {
   static const eg_prospect job[] = {{"WORKS_AT", "Ferncliff University", false}};
   static const eg_prospect both[] = {{"WORKS_AT", "Ferncliff University", false},
                                      {"LIVES_IN", "Leeds", false}};
-  eg_enrich_ctx one = ctx, two = ctx, none = ctx;
-  one.held = two.held = none.held = held;
-  one.n_held = two.n_held = none.n_held = 2;
+  eg_enrich_ctx one = ctx, two = ctx, none = ctx, home = ctx;
+  one.held = two.held = none.held = home.held = held;
+  one.n_held = two.n_held = none.n_held = home.n_held = 2;
   one.prospects = job, one.n_prospects = 1;
   two.prospects = both, two.n_prospects = 2;
+  home.prospects = both + 1, home.n_prospects = 1;
   static const expect won[] = {
       {"I got the job!!", "WORKS_AT", "Ferncliff University"},
       {"got it!! start feb 1st. so excited", "WORKS_AT", "Ferncliff University"},
       {"I got it!!", "WORKS_AT", "Ferncliff University"},
       {"got it, thanks", NULL, NULL},
+      {"I got it working, thanks!", NULL, NULL},
       {"I got the job!! the Monzo team is lovely", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
   static const expect of_two[] = {
       {"I got the job!!", "WORKS_AT", "Ferncliff University"},
       {"We got the keys today!", "LIVES_IN", "Leeds"},
       {"I got it!!", NULL, NULL},
+  };
+  static const expect of_home[] = {
+      {"we decided to go for it!", "LIVES_IN", "Leeds"},
+      {"I said yes to the promotion!", NULL, NULL},
   };
   static const expect no_prospect[] = {
       {"I got the job!!", EG_STATE_UNCERTAIN, "WORKS_AT"},
@@ -100,6 +106,7 @@ static void test_prospect_won(void) {
   eg_arena_free(a);
   for (size_t i = 0; i < sizeof won / sizeof *won; i++) check_in(&one, &won[i], 1);
   for (size_t i = 0; i < sizeof of_two / sizeof *of_two; i++) check_in(&two, &of_two[i], 1);
+  for (size_t i = 0; i < sizeof of_home / sizeof *of_home; i++) check_in(&home, &of_home[i], 1);
   for (size_t i = 0; i < sizeof no_prospect / sizeof *no_prospect; i++)
     check_in(&none, &no_prospect[i], 1);
 }
