@@ -594,8 +594,9 @@ size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_
 /* Can the name who (a slot, or the value it stands for) be the one "we" pairs the speaker
  * with in the clause [from, to): a person's name, with no word there for another kind of value
  * it may name ("X is my dog now, we adopted her"), not placed by a preposition ("met at X", "in
- * X": a place more likely; "ran into X", "talked to X" may be a person) nor owned by a word for
- * someone else's person ("my sister Anna"; a partner's word like "gf" is the speaker's)? */
+ * X": a place more likely; "ran into X", "talked to X" may be a person) nor after an article
+ * (a thing's: "on the X payments team and we ship …"), nor owned by a word for someone else's
+ * person ("my sister Anna"; a partner's word like "gf" is the speaker's)? */
 bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                     const slot *who);
 

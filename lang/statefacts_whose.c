@@ -587,7 +587,9 @@ size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_
 
 bool eg_sf_pairable(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                     const slot *who) {
-  static const char *const placing[] = {"at", "in", "on", "from", "near", "around", "outside"};
+  /* … nor after an article: a thing's name ("on the X payments team and we ship on fridays") */
+  static const char *const placing[] = {"at",     "in",      "on",  "from", "near",
+                                        "around", "outside", "the", "a",    "an"};
   size_t vs = eg_sf_value_from(who);
   if (!who->te || !who->proper || !(who->bits & sf->person_bit)) return false;
   for (size_t i = from; i < to; i++)

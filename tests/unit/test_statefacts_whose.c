@@ -404,14 +404,17 @@ static void test_someone_then_named(void) {
 }
 
 /* "we" after a name said to act on "us" is no pairing of the speaker with it ("X has been good
- * to us since we arrived" was PARTNER_OF X); "no more X" says X is a former value ("I'm freelance
- * now, no more X" was WORKS_AT X, current). */
+ * to us since we arrived" was PARTNER_OF X), nor after a thing's name ("I'm on the Stripe
+ * payments team and we ship …" was PARTNER_OF Stripe); "no more X" says X is a former value ("I'm
+ * freelance now, no more X" was WORKS_AT X, current). */
 static void test_not_of_we(void) {
   static const expect x[] = {
       {"Exeter has been good to us since we arrived in June", NULL, NULL},
       {"Jake asked me out and we've been dating since", "PARTNER_OF", "Jake"},
       {"I'm freelance now, no more Accenture", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"no more London rent for us, we're in Margate now", "LIVES_IN", "Margate"},
+      /* nor after a name after an article, a thing's ("the X payments team") */
+      {"I'm on the Stripe payments team and we ship on thursdays", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
