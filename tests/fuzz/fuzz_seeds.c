@@ -75,6 +75,7 @@ static const char *const texts[] = {
     ("user: our landlord here in Leeds won't fix the boiler, I'm no longer at Brightwell\n"
      "assistant: sorry"),
     "I got the job!!! Octopus Energy, customer team. We said goodbye to Rufus. Where do I live?",
+    "Applied for a post at Ferncliff University, thinking of moving to Leeds in winter 2019-20",
 };
 static const char *const configs[] = {
     "workers = 8\nmax_message_bytes = 16m\n# comment\ninsecure_no_auth = yes\nbm25_k1 = 0.9\n",

@@ -1,10 +1,13 @@
 /*
  * fuzz_stated.c — the state reader's lexical half (lang/statefacts*.c without an embedder):
  * the values a user's words name and how (eg_statefacts_values, as Recall reads a chunk), the
- * names learned from them (eg_statefacts_learn) and what a question asks (eg_statefacts_asked
- * and the like), over any valid UTF-8 text. Properties: every value lies within the speaker's
- * words, in order, non-empty, of the types asked for only; at most `max` are returned; the
- * questions' readings do not depend on a call before them.
+ * names learned from them (eg_statefacts_learn), the value named as sought
+ * (eg_statefacts_prospect, as ingestd reads a doubt) and what a question asks
+ * (eg_statefacts_asked and the like), over any valid UTF-8 text. Properties: every value lies
+ * within the speaker's words, in order, non-empty, of the types asked for only; at most `max`
+ * are returned; a value in prospect is the speaker's words' own, cut at a character within its
+ * buffer, and none of a relation not known; the questions' readings do not depend on a call
+ * before them.
  */
 #include <string.h>
 
@@ -46,6 +49,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     eg_fuzz_check(v[i].from < v[i].to && v[i].to <= size, "a value within the text");
     eg_fuzz_check(v[i].from >= from && v[i].to <= to, "a value within the speaker's words");
     eg_fuzz_check(!(v[i].types & ~types), "a value of the types asked for only");
+  }
+  /* the value in prospect: of the speaker's words, whole characters, within its buffer */
+  static const char *const rels[] = {"LIVES_IN", "WORKS_AT", "HAS_PET", "PLAYS", "NO_SUCH"};
+  const char *rel = rels[data[0] % (sizeof rels / sizeof *rels)];
+  char sought[24];
+  bool named;
+  if (eg_statefacts_prospect(sf, text, from, to, 1709287200000000LL, rel, sought, sizeof sought,
+                             &named)) {
+    size_t l = strlen(sought);
+    eg_fuzz_check(l > 0 && l < sizeof sought, "a value in prospect, bounded");
+    eg_fuzz_check(eg_utf8_valid(sought, l), "cut at a character");
+    const char *at = strstr(text + from, sought);
+    eg_fuzz_check(at && (size_t)(at - text) < to, "a value in prospect from the speaker's words");
+    eg_fuzz_check(strcmp(rel, "NO_SUCH") != 0, "none of a relation not known");
   }
   unsigned asked = eg_statefacts_asked(sf, text);
   bool past = eg_statefacts_asks_past(sf, text);
