@@ -117,6 +117,18 @@ static void test_notice_given(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A firm's name before what the user has of it as a customer is no employer ("my Netflix
+ * subscription went up" was WORKS_AT Netflix); before what they have of it by working there it
+ * is ("my Deloitte colleagues"). */
+static void test_customer_of(void) {
+  static const expect x[] = {
+      {"my Netflix subscription went up", NULL, NULL},
+      {"my Amazon order is late", NULL, NULL},
+      {"my Deloitte colleagues are going to the pub", "WORKS_AT", "Deloitte"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -126,6 +138,7 @@ int main(void) {
   EG_RUN(test_unknown_left);
   EG_RUN(test_begun_then_named);
   EG_RUN(test_notice_given);
+  EG_RUN(test_customer_of);
   sf_check_close();
   return eg_test_finish();
 }
