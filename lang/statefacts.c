@@ -218,6 +218,8 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     /* a NONE prototype competes with slots of its types (a change clause: with all) */
     bool no_rel = pr->kind == PK_NONE || pr->kind == PK_PASSING;
     if (no_rel && it->s.te && !(pr->types & it->s.bits)) continue;
+    /* … one of no type ("Got it, thanks"), with a clause read for a value in prospect only */
+    if (pr->kind == PK_NONE && !pr->types && !it->pending) continue;
     /* a value begun unnamed ("I got the job") reads a clause without a slot only; one of the
      * value in prospect ("I got it!"), one read for it only, as begun of its relation */
     if ((pr->kind == PK_BEGUN || pr->kind == PK_WON) && it->s.te) continue;
@@ -1153,14 +1155,19 @@ static eg_code add_kind(const eg_statefacts *sf, const eg_segment *sg, const tok
   return eg_enriched_add_fact(a, o, &k, err);
 }
 
-/* The value of relation r the user was after (eg_prospect), or NULL; NULL too where the
- * message names another of its type, in words not read ("I got the job!! the bank called"):
- * the value begun may be that one. */
+/* The value of relation r the user was after (eg_prospect), or NULL; NULL too where they were
+ * after two ("applied to X" and "to Y": which came through is not said), or the message names
+ * another of its type, in words not read ("I got the job!! the bank called"): the value begun
+ * may be that one. */
 static const eg_prospect *prospect_of(const eg_statefacts *sf, const eg_enrich_ctx *ctx,
                                       const eg_segment *sg, int r) {
   const eg_prospect *won = NULL;
-  for (size_t i = 0; ctx && i < ctx->n_prospects && !won; i++)
-    if (!strcmp(ctx->prospects[i].relation, sf->rels[r].name)) won = &ctx->prospects[i];
+  for (size_t i = 0; ctx && i < ctx->n_prospects; i++) {
+    const eg_prospect *p = &ctx->prospects[i];
+    if (strcmp(p->relation, sf->rels[r].name) != 0) continue;
+    if (won && !eg_statefacts_same_value(p->value, strlen(p->value), won->value)) return NULL;
+    won = won ? won : p;
+  }
   static __thread eg_stated_value v[64];
   const char *text = sg->text ? sg->text : "";
   size_t n = won ? eg_statefacts_values(sf, text, sg->said_to ? sg->said_from : 0,
@@ -1223,7 +1230,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if ((p[i].it->passing || (p[i].v.placed && !(p[i].v.ended && p[i].it->s.held))) && held)
         continue;
       /* a clause read for a value in prospect only: of that relation, begun */
-      if (p[i].it->pending && (!p[i].v.fresh || !prospect_of(sf, ctx, sg, r))) continue;
+      if (p[i].it->pending && (p[i].v.rel != r || !p[i].v.fresh || !prospect_of(sf, ctx, sg, r)))
+        continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||

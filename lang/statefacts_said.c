@@ -43,20 +43,18 @@ bool eg_statefacts_same_value(const char *a, size_t n, const char *b) {
   return false;
 }
 
-/* Is the slot named as the source of an offer ("got an offer from X", "X's offer")? */
-static bool offered(const token *t, size_t from, const slot *s) {
+/* Does the slot's sub-clause say a plan or a wish ("applied for", "thinking of moving to"), or
+ * name the slot as the source of an offer ("got an offer from X"), neither negated nor
+ * declined ("I'd never move to X", "turned down an offer from X")? */
+static bool wished(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s,
+                   bool source) {
   static const char *const offer[] = {"offer", "offers"};
-  size_t p = s->ts;
-  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
-  return p >= from + 2 && eg_sf_in_list(t[p - 2].w, offer, 2);
-}
-
-/* Does the slot's sub-clause say a plan or a wish ("applied for", "thinking of moving to"),
- * not negated ("I'd never move to X")? */
-static bool wished(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s) {
-  size_t a, b;
+  size_t a, b, p = s->ts;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  return eg_sf_has_marker(sf, MK_FUTURE, t, a, b) && !eg_sf_has_marker(sf, MK_NEGATION, t, a, b);
+  while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
+  bool said = source ? p >= from + 2 && eg_sf_in_list(t[p - 2].w, offer, 2)
+                     : eg_sf_has_marker(sf, MK_FUTURE, t, a, b);
+  return said && !eg_sf_has_marker(sf, MK_NEGATION, t, a, b) && !eg_sf_declined(sf, t, a, s->ts);
 }
 
 size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t said_from,
@@ -99,11 +97,11 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
       bool source = st == ST_NOT_ASSERTED && eg_sf_source_of_noun(sf, t, from, s);
       v->plain = said && !other && !question && st == ST_CURRENT && !source;
       v->dated = plan && said && !other && !question && !source;
-      v->sought = said && !other && !question && st == ST_NOT_ASSERTED &&
-                  (v->dated || (source ? offered(t, from, s) : wished(sf, t, from, to, s)));
       /* a noun of the user's placed at it says it where no "I" does ("second week at X") */
       size_t own_at;
       bool held = said && eg_sf_held_through(sf, t, from, s, &own_at);
+      v->sought = (own || held) && !other && !question && st == ST_NOT_ASSERTED &&
+                  (v->dated || wished(sf, t, from, to, s, source));
       if ((!own && !held) || source || (question && !eg_sf_presupposed(sf, t, from, s))) continue;
       if (other) {
         v->others = true;
@@ -159,21 +157,23 @@ bool eg_statefacts_prospect(const eg_statefacts *sf, const char *text, size_t sa
   size_t n = types && cap ? eg_statefacts_values(sf, text, said_from, said_to, said_at, types, NULL,
                                                  v, MAX_TOKENS)
                           : 0;
-  bool found = false;
+  const eg_stated_value *first = NULL;
   for (size_t i = 0; i < n; i++) {
     /* a kind word is a value only of a relation whose values are no names ("the cello") */
-    if (!v[i].sought || (!v[i].named && (types & sf->name_types))) continue;
-    if (found) { /* a second, other than the first: which is not said */
-      if (!eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, value)) return false;
+    if (!v[i].sought || v[i].others || (!v[i].named && (types & sf->name_types))) continue;
+    if (first) { /* a second, other than the first: which is not said */
+      char one[128];
+      snprintf(one, sizeof one, "%.*s", (int)(first->to - first->from), text + first->from);
+      if (!eg_statefacts_same_value(text + v[i].from, v[i].to - v[i].from, one)) return false;
       continue;
     }
+    first = &v[i];
     size_t len = eg_utf8_cut(text + v[i].from, v[i].to - v[i].from, cap - 1);
     memcpy(value, text + v[i].from, len);
     value[len] = '\0';
     *named = v[i].named;
-    found = true;
   }
-  return found;
+  return first != NULL;
 }
 
 eg_stated eg_statefacts_stated(const eg_statefacts *sf, const char *text, size_t said_from,

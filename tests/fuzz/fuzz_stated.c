@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (eg_statefacts_prospect(sf, text, from, to, 1709287200000000LL, rel, sought, sizeof sought,
                              &named)) {
     size_t l = strlen(sought);
-    eg_fuzz_check(l > 0 && l < sizeof sought, "a value in prospect, bounded");
+    eg_fuzz_check(l > 0, "a value in prospect is not empty");
     eg_fuzz_check(eg_utf8_valid(sought, l), "cut at a character");
     const char *at = strstr(text + from, sought);
     eg_fuzz_check(at && (size_t)(at - text) < to, "a value in prospect from the speaker's words");

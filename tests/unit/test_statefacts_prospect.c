@@ -25,8 +25,10 @@ static void test_sought(void) {
       {"PLAYS", "I want to learn the cello", "cello", false},
       {"DRIVES", "saving up for a Tesla", "Tesla", true},
       {"LIVES_IN", "we put an offer on a flat in Leeds!", "Leeds", true},
-      {"DRIVES", "put a deposit down on a Kia Niro", "Kia Niro", true},
+      {"DRIVES", "we put a deposit down on a Kia Niro", "Kia Niro", true},
       {"WORKS_AT", "I'd never work at Google", NULL, false},
+      {"WORKS_AT", "turned down an offer from Deliveroo, the pay was awful", NULL, false},
+      {"LIVES_IN", "Leeds will be freezing next week", NULL, false},
       {"WORKS_AT", "I used to work at Google", NULL, false},
       {"WORKS_AT", "I have an interview at Monzo on Thursday", NULL, false},
       {"WORKS_AT", "torn between offers from Arup and Atkins", NULL, false},
@@ -70,12 +72,16 @@ static void test_prospect_won(void) {
   static const eg_prospect job[] = {{"WORKS_AT", "Ferncliff University", false}};
   static const eg_prospect both[] = {{"WORKS_AT", "Ferncliff University", false},
                                      {"LIVES_IN", "Leeds", false}};
+  static const eg_prospect jobs[] = {{"WORKS_AT", "Ferncliff University", false},
+                                     {"WORKS_AT", "Monzo", false}};
   eg_enrich_ctx one = ctx, two = ctx, none = ctx, home = ctx;
   one.held = two.held = none.held = home.held = held;
   one.n_held = two.n_held = none.n_held = home.n_held = 2;
   one.prospects = job, one.n_prospects = 1;
   two.prospects = both, two.n_prospects = 2;
   home.prospects = both + 1, home.n_prospects = 1;
+  eg_enrich_ctx twice = one;
+  twice.prospects = jobs, twice.n_prospects = 2;
   static const expect won[] = {
       {"I got the job!!", "WORKS_AT", "Ferncliff University"},
       {"got it!! start feb 1st. so excited", "WORKS_AT", "Ferncliff University"},
@@ -93,9 +99,14 @@ static void test_prospect_won(void) {
       {"we decided to go for it!", "LIVES_IN", "Leeds"},
       {"I said yes to the promotion!", NULL, NULL},
   };
+  static const expect of_two_jobs[] = {
+      {"I got the job!!", EG_STATE_UNCERTAIN, "WORKS_AT"}, /* which one is not said */
+  };
   static const expect no_prospect[] = {
       {"I got the job!!", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"I got it!!", NULL, NULL},
+      /* "Got it, thanks" ([NONE] of no type) weighs against clauses read for a prospect only */
+      {"got the job, thanks!", EG_STATE_UNCERTAIN, "WORKS_AT"},
   };
   eg_arena *a = eg_arena_new(0, 0);
   eg_enriched out;
@@ -107,6 +118,7 @@ static void test_prospect_won(void) {
   for (size_t i = 0; i < sizeof won / sizeof *won; i++) check_in(&one, &won[i], 1);
   for (size_t i = 0; i < sizeof of_two / sizeof *of_two; i++) check_in(&two, &of_two[i], 1);
   for (size_t i = 0; i < sizeof of_home / sizeof *of_home; i++) check_in(&home, &of_home[i], 1);
+  check_in(&twice, of_two_jobs, 1);
   for (size_t i = 0; i < sizeof no_prospect / sizeof *no_prospect; i++)
     check_in(&none, &no_prospect[i], 1);
 }
