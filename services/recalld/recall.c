@@ -957,10 +957,6 @@ static eg_code walk_claims(rc_ctx *c, eg_err *err) {
     if (d && f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE) {
       f->status = ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
       f->superseding = d; /* its meta names the chunk that put the value in doubt */
-    } else if (!d &&
-               f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE &&
-               f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_SUPERSEDED) {
-      rc_doubt_inferred(c, f);
     }
     size_t nh = cs ? cs->n_history : 0, first = nh > 16 ? nh - 16 : 0;
     f->history = eg_arena_calloc(c->a, nh ? nh : 1, sizeof *f->history);

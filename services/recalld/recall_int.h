@@ -150,11 +150,10 @@ const char *rc_object_text(const Engram__V1__Edge *e);
 bool rc_says(const char *text, const char *phrase);
 
 /* The state questions' doubts and order (states.c): facts put in doubt by later excerpts,
- * the current value first (when current), the latest statement or newest value first. */
+ * the current value first (when current), the latest statement or newest value first; a fact
+ * inferred, not said (EG_STATE_INFERRED), that nothing else put in doubt is, with its own
+ * statement as the reason. */
 void rc_state_order(rc_ctx *c, bool current);
-/* A fact inferred, not said (EG_STATE_INFERRED), is POTENTIALLY_STALE with its own statement
- * as the reason (states.c). */
-void rc_doubt_inferred(rc_ctx *c, rc_fact *f);
 
 /* Does the user, in chunk x, state or plainly name a value of the kind a state question asks
  * for? (Its values as rc_state_order read them; false when they were not read.) */

@@ -63,9 +63,14 @@ static void doubt_by(rc_ctx *c, rc_fact *f, const Engram__V1__Chunk *ch) {
   doubt_said(c, f, ch->id, ch->session_id, ch->content, ch->time);
 }
 
-void rc_doubt_inferred(rc_ctx *c, rc_fact *f) {
+/* f, inferred, not said (EG_STATE_INFERRED: a value in prospect said to have begun unnamed),
+ * is POTENTIALLY_STALE with its own statement as the reason, where nothing else put it in doubt
+ * and no independent source confirmed it. */
+static void doubt_inferred(rc_ctx *c, rc_fact *f) {
   const Engram__V1__EdgeMeta *m = f->edge->meta;
-  if (m && m->extractor && !strcmp(m->extractor, EG_STATE_INFERRED))
+  if (m && m->extractor && !strcmp(m->extractor, EG_STATE_INFERRED) &&
+      (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNSPECIFIED ||
+       f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_UNVERIFIED))
     doubt_said(c, f, m->source_chunk_id, m->source_session_id, m->utterance, f->edge->valid_from);
 }
 
@@ -507,4 +512,5 @@ void rc_state_order(rc_ctx *c, bool current) {
   latest_first(c);
   first_disagrees(c);
   other_value_doubts(c);
+  for (size_t i = 0; i < c->n_facts; i++) doubt_inferred(c, &c->facts[i]);
 }
