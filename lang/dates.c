@@ -453,7 +453,9 @@ static size_t match(const word *w, size_t n, size_t i, const refd *r, eg_date *o
         if (!py) break;
         /* a winter across two years ("the winter of 2019-2020", "winter 2021/22"): from its
          * December */
-        int ny = j + 1 < n && w[j].joined ? atoi(w[j + 1].w) : 0;
+        const char *nw = j + 1 < n && w[j].joined ? w[j + 1].w : "";
+        size_t nl = strspn(nw, "0123456789");
+        int ny = nw[nl] == '\0' && (nl == 2 || nl == 4) ? atoi(nw) : 0;
         if (!strcmp(part[p].w, "winter") && (ny == py + 1 || (ny && ny == (py + 1) % 100))) {
           int64_t a = day_of(py, 12, 1);
           set_range(o, a, add_months(a, 3), part[p].w);

@@ -128,6 +128,7 @@ static void test_months_and_years(void) {
                    "2024-04-01"),
                "winter 2021/2022");
   EG_CHECK_STR(one("winter 2019-2021", "2024-04-01"), "winter 2019"); /* not the next year */
+  EG_CHECK_STR(one("winter 2019-20th", "2024-04-01"), "winter 2019"); /* no year */
   EG_CHECK_STR(one("the winter of 2019 20 of us went", "2024-04-01"), "winter 2019");
 }
 
