@@ -1068,8 +1068,8 @@ static void test_lexical_reading(void) {
        false, true, true, 1},
       {"Tofu the hamster stuffed a grape in his cheek.", &pets, "Tofu", EG_STATED_MENTIONED, false,
        false, true, true, 1}, /* a word opening the sentence, a name by its apposition */
-      {"Went to Paris, my dog stayed with mum.", &place, "Paris", EG_STATED_FORMER, false, false,
-       true, false, 1}, /* no apposition: the city stays a city; gone to, visited */
+      {"Went to Paris, my dog stayed with mum.", &place, "Paris", EG_STATED_CURRENT, false, false,
+       true, true, 1}, /* no apposition: the city stays a city */
       /* named plainly in no predicate of the speaker's: a value that came into their words */
       {"The Toyota Prius is a dream on the motorway.", &cars, "Toyota Prius", EG_STATED_MENTIONED,
        false, false, true, true, 1},
