@@ -1223,6 +1223,10 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     const pick *fact = NULL, *doubt = NULL;
     /* held in the graph, or told earlier in these messages */
     bool held = holds(ctx, sf->rels[r].name, false) || (*told >> r & 1u);
+    /* the value in prospect, read once, where a pick of r tells one begun unnamed */
+    bool fresh = false;
+    for (size_t i = 0; i < np; i++) fresh |= p[i].v.rel == r && p[i].v.fresh;
+    const eg_prospect *prospect = fresh ? prospect_of(sf, ctx, sg, r) : NULL;
     for (size_t i = 0; i < np; i++) {
       /* a name in passing, or one a noun of the user's is placed at ("my colleagues at X"),
        * only while none is held; a noun placed so at the held value that is said to end is
@@ -1230,8 +1234,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if ((p[i].it->passing || (p[i].v.placed && !(p[i].v.ended && p[i].it->s.held))) && held)
         continue;
       /* a clause read for a value in prospect only: of that relation, begun */
-      if (p[i].it->pending && (p[i].v.rel != r || !p[i].v.fresh || !prospect_of(sf, ctx, sg, r)))
-        continue;
+      if (p[i].it->pending && (p[i].v.rel != r || !p[i].v.fresh || !prospect)) continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
       if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
@@ -1293,7 +1296,7 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
     if (!fact && !doubt) continue;
     /* a value begun unnamed, that the user said before they were after: that one ("applied
      * for a post at X" … "I got the job!") */
-    const eg_prospect *won = !fact && doubt->v.fresh ? prospect_of(sf, ctx, sg, r) : NULL;
+    const eg_prospect *won = !fact && doubt->v.fresh ? prospect : NULL;
     if (won) {
       eg_code rc = add_won(sf, ctx, sg, t, nt, doubt, r, won, dates, nd, a, o, err);
       if (rc) return rc;
