@@ -14,6 +14,7 @@
 #include "bench/split.h"
 #include "common/buf.h"
 #include "common/cfg.h"
+#include "common/edge.h"
 #include "common/log.h"
 #include "common/recall_client.h"
 #include "common/time.h"
@@ -409,10 +410,8 @@ static void record_outcome(ctx *c, const char *user, const cJSON *o) {
     for (size_t i = 0; i < st->n_results && !id; i++)
       for (size_t v = 0; v < st->results[i]->n_values && !id; v++) {
         const Engram__V1__Edge *ed = st->results[i]->values[v];
-        const char *obj = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
-                              ? ed->object->literal
-                              : ed->object_name;
-        if (ed->op == ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT && same_object(obj, str(o, "object")))
+        if (ed->op == ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT &&
+            same_object(eg_edge_object(ed), str(o, "object")))
           id = ed->id;
       }
     protobuf_c_message_free_unpacked(&st->base, NULL);
@@ -456,11 +455,6 @@ static void ingest(ctx *c, const char *user, const cJSON *x, int64_t shift) {
   }
 }
 
-static const char *object_of(const Engram__V1__Edge *e) {
-  return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL ? e->object->literal
-                                                                              : e->object_name;
-}
-
 /* What graphd holds for the user (State of the seven relations): a miss is told apart as
  * "not in the graph" (not extracted) or "in the graph, not listed" (not picked by Recall). */
 static void read_graph(ctx *c, const char *user) {
@@ -500,7 +494,7 @@ static void read_graph(ctx *c, const char *user) {
       if (ed->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) continue;
       c->graph[c->n_graph++] =
           (listed){.relation = ed->relation,
-                   .object = object_of(ed),
+                   .object = eg_edge_object(ed),
                    .confidence = ed->belief ? ed->belief->confidence : 0,
                    .derived = ed->meta &&
                               ed->meta->provenance == ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED};
@@ -516,7 +510,7 @@ static size_t list_values(const Engram__V1__RecallResponse *r, listed *out, size
     const Engram__V1__Edge *e = it->fact;
     out[n++] = (listed){
         .relation = e->relation,
-        .object = object_of(e),
+        .object = eg_edge_object(e),
         .confidence = e->belief ? e->belief->confidence : 0,
         .status = it->status,
         .derived = e->meta && e->meta->provenance == ENGRAM__V1__PROVENANCE__PROVENANCE_DERIVED,

@@ -11,6 +11,7 @@
 
 #include "bench/split.h"
 #include "common/cfg.h"
+#include "common/edge.h"
 #include "common/log.h"
 #include "common/rpc.h"
 #include "common/time.h"
@@ -74,16 +75,9 @@ static bool holds(const char *haystack, const char *needle) {
   return haystack && needle && *needle && strcasestr(haystack, needle) != NULL;
 }
 
-/* The value an edge carries: its literal or its object's name. */
-static const char *edge_value(const Engram__V1__Edge *e) {
-  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
-    return e->object->literal;
-  return e->object_name ? e->object_name : "";
-}
-
 /* Does the edge's value name `value` (either contains the other, at least three bytes)? */
 static bool names_value(const Engram__V1__Edge *e, const char *value) {
-  const char *v = edge_value(e);
+  const char *v = eg_edge_object(e);
   return strlen(v) >= 3 && strlen(value) >= 3 && (holds(v, value) || holds(value, v));
 }
 
@@ -190,7 +184,7 @@ static bool ask(ctx *c, const char *user, const char *attribute, const cJSON *va
       fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE;
   if (c->verbose)
     printf("%-24s %-7s %-40.40s expect %-14s fact %-20.20s%s excerpt %s\n", user, attribute,
-           question, expect, fact ? edge_value(fact->fact) : "-",
+           question, expect, fact ? eg_edge_object(fact->fact) : "-",
            fact && fact->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE
                ? " (stale)"
                : "",

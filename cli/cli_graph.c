@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/edge.h"
 #include "common/graph_client.h"
 #include "common/scope.h"
 #include "proto/engram/v1/ingest.pb-c.h"
@@ -33,10 +34,8 @@ static Engram__V1__EntityRef *name_ref(eg_arena *a, const char *name) {
 }
 
 static const char *value_text(const Engram__V1__Edge *e) {
-  if (!e->object) return "";
-  if (e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
-  if (e->object_name && *e->object_name) return e->object_name;
-  return "(entity)";
+  const char *v = eg_edge_object(e);
+  return *v || !e->object || eg_edge_literal(e) ? v : "(entity)";
 }
 
 static void print_edge(const Engram__V1__Edge *e, const char *prefix) {

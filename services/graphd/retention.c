@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/edge.h"
 #include "common/time.h"
 #include "services/graphd/graph_int.h"
 
@@ -137,11 +138,7 @@ eg_code eg_apply_retention_policy(eg_kvtxn *txn, eg_tenant *ten,
  * object ("ALLERGIC_TO" peanuts → "ALLERGIC TO peanuts"). */
 static char *fact_words(eg_graph *g, uint64_t t, Engram__V1__Edge *e, eg_arena *a) {
   eg_edge_names(g, t, e, a);
-  const char *obj = e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
-                        ? e->object->literal
-                    : e->object_name ? e->object_name
-                                     : "";
-  char *s = eg_arena_sprintf(a, "%s %s", e->relation ? e->relation : "", obj);
+  char *s = eg_arena_sprintf(a, "%s %s", e->relation ? e->relation : "", eg_edge_object(e));
   for (char *p = s; p && *p; p++)
     if (*p == '_') *p = ' ';
   return s;

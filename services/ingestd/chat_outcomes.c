@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/edge.h"
 #include "common/graph_client.h"
 #include "common/text.h"
 
@@ -107,13 +108,6 @@ long eg_outcome_resolve(const eg_outcome *o, int64_t time, const char *session, 
 
 /* ---- graphd ---------------------------------------------------------------------------- */
 
-static const char *object_text(const Engram__V1__Edge *e) {
-  if (!e->object) return "";
-  if (e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
-    return e->object->literal ? e->object->literal : "";
-  return e->object_name ? e->object_name : "";
-}
-
 static eg_code history(eg_rpc_client *graphd, const Engram__V1__Scope *scope,
                        const char *user_entity, Engram__V1__HistoryResponse **out, eg_err *err) {
   Engram__V1__EntityRef me = ENGRAM__V1__ENTITY_REF__INIT;
@@ -157,7 +151,7 @@ static bool already(const Engram__V1__HistoryResponse *h, const Engram__V1__Edge
                     const char *note, const char *source) {
   for (size_t i = 0; i < h->n_entries; i++) {
     const Engram__V1__Edge *e = h->entries[i]->edge;
-    if (strcmp(object_text(e), object_text(chosen)) != 0) continue;
+    if (strcmp(eg_edge_object(e), eg_edge_object(chosen)) != 0) continue;
     for (size_t k = 0; k < e->n_outcomes; k++) {
       const Engram__V1__Outcome *o = e->outcomes[k];
       if ((int)o->kind == kind && !strcmp(o->source ? o->source : "", source) &&
@@ -193,7 +187,7 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     if (h->entries[i]->superseded || e->op != ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT) continue;
     const Engram__V1__EdgeMeta *m = e->meta;
     edges[nc] = (eg_outcome_edge){e->id,
-                                  object_text(e),
+                                  eg_edge_object(e),
                                   "",
                                   m && m->reason ? m->reason : "",
                                   e->valid_from,
@@ -226,7 +220,7 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     if (already(h, src[k], kv->value, note, session_id)) continue;
     bool again = false; /* the same outcome said twice in this session is recorded once */
     for (size_t d = 0; d < n_done; d++)
-      again |= done[d].kind == kv->value && !strcmp(done[d].object, object_text(src[k])) &&
+      again |= done[d].kind == kv->value && !strcmp(done[d].object, eg_edge_object(src[k])) &&
                !strcmp(done[d].note, note);
     if (again) continue;
     Engram__V1__RecordOutcomeRequest req = ENGRAM__V1__RECORD_OUTCOME_REQUEST__INIT;
@@ -237,7 +231,7 @@ eg_code eg_chat_outcomes_record(eg_rpc_client *graphd, const Engram__V1__Scope *
     req.note = note;
     req.source = (char *)session_id;
     if ((rc = eg_graphd_record_outcome(graphd, &req, NULL, err))) break;
-    done[n_done++] = (recorded_now){object_text(src[k]), kv->value, note};
+    done[n_done++] = (recorded_now){eg_edge_object(src[k]), kv->value, note};
     (*recorded)++;
   }
   protobuf_c_message_free_unpacked(&h->base, NULL);

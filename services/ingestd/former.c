@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/edge.h"
 #include "common/graph_client.h"
 #include "common/log.h"
 #include "common/vector_client.h"
@@ -70,10 +71,8 @@ static bool graph_value(eg_ingest *g, const writer_in *in, const char *user, con
   for (size_t i = 0; i < r->n_results; i++)
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *ed = r->results[i]->values[k];
-      const char *v = ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
-                          ? ed->object->literal
-                          : ed->object_name;
-      if (!v || (object && (strcasecmp(v, object) != 0) != other)) continue;
+      const char *v = eg_edge_object(ed);
+      if (!*v || (object && (strcasecmp(v, object) != 0) != other)) continue;
       holds = true;
       if (ed->valid_from > began) began = ed->valid_from;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/edge.h"
 #include "common/graph_client.h"
 #include "common/log.h"
 #include "common/map.h"
@@ -48,13 +49,6 @@ static char *bounded(eg_arena *a, const char *s, size_t max) {
 
 /* ---- enrichment ------------------------------------------------------------------------ */
 
-/* An edge's object: its literal, or its entity's name. */
-static const char *edge_value(const Engram__V1__Edge *ed) {
-  return ed->object && ed->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL
-             ? ed->object->literal
-             : ed->object_name;
-}
-
 /* The values the user said they were after, into ctx (arena): of each doubt on a state in the
  * State answer r said after the relation's held value began (or with none held), the one
  * value its statement names as sought (eg_statefacts_prospect), not the one held. */
@@ -69,8 +63,8 @@ static void prospects(eg_ingest *g, const Engram__V1__StateResponse *r, eg_arena
     if (strcmp(r->results[i]->relation, EG_STATE_UNCERTAIN) != 0) continue;
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *d = r->results[i]->values[k];
-      const char *rel = edge_value(d), *said = d->meta ? d->meta->utterance : NULL;
-      if (!rel || !said || !eg_statefacts_relation_types(g->states, rel)) continue;
+      const char *rel = eg_edge_object(d), *said = d->meta ? d->meta->utterance : NULL;
+      if (!said || !eg_statefacts_relation_types(g->states, rel)) continue;
       const Engram__V1__Edge *held = NULL; /* the relation's held value, the latest begun */
       for (size_t j = 0; j < r->n_results; j++)
         for (size_t m = 0; !strcmp(r->results[j]->relation, rel) && m < r->results[j]->n_values;
@@ -82,8 +76,7 @@ static void prospects(eg_ingest *g, const Engram__V1__StateResponse *r, eg_arena
       if ((held && held->valid_from >= d->valid_from) ||
           !eg_statefacts_prospect(g->states, said, 0, strlen(said), d->valid_from, rel, value,
                                   sizeof value, &named) ||
-          (held && edge_value(held) &&
-           eg_statefacts_same_value(value, strlen(value), edge_value(held))))
+          (held && eg_statefacts_same_value(value, strlen(value), eg_edge_object(held))))
         continue;
       eg_prospect v = {eg_arena_strdup(a, rel), eg_arena_strdup(a, value), !named};
       if (v.relation && v.value) p[ctx->n_prospects++] = v;
@@ -128,10 +121,10 @@ static void held_values(eg_ingest *g, const writer_in *in, eg_arena *a, eg_enric
   for (size_t i = 0; h && i < r->n_results; i++)
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *ed = r->results[i]->values[k];
-      const char *value = edge_value(ed);
-      if (!eg_statefacts_relation_types(g->states, ed->relation) || !value || !*value) continue;
+      const char *value = eg_edge_object(ed);
+      if (!eg_statefacts_relation_types(g->states, ed->relation) || !*value) continue;
       eg_held v = {eg_arena_strdup(a, ed->relation), eg_arena_strdup(a, value),
-                   value != ed->object_name};
+                   eg_edge_literal(ed)};
       if (v.relation && v.value) h[ctx->n_held++] = v;
     }
   prospects(g, r, a, ctx);

@@ -14,6 +14,7 @@
 
 #include "common/arena.h"
 #include "common/buf.h"
+#include "common/edge.h"
 #include "common/graph_client.h"
 #include "common/ingest_client.h"
 #include "common/map.h"
@@ -173,9 +174,8 @@ static cJSON *message_json(const ProtobufCMessage *m) {
 /* ---- facts as text and JSON ---------------------------------------------------------- */
 
 static const char *edge_value(const Engram__V1__Edge *e) {
-  if (!e->object) return "";
-  if (e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL) return e->object->literal;
-  return e->object_name && *e->object_name ? e->object_name : "(an entity)";
+  const char *v = eg_edge_object(e);
+  return *v || !e->object || eg_edge_literal(e) ? v : "(an entity)";
 }
 
 /* "- LIVES_IN: Lisbon (valid from 2024-04-01; learned 2024-05-02T09:00:00Z; why: …)" */

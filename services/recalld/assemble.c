@@ -36,9 +36,7 @@ static const char *name_of(const rc_ctx *c, const char *name) {
 }
 
 static const char *value_of(const rc_ctx *c, const Engram__V1__Edge *e) {
-  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
-    return e->object->literal;
-  return name_of(c, e->object_name);
+  return eg_edge_literal(e) ? eg_edge_object(e) : name_of(c, e->object_name);
 }
 
 /* "Maya Patel LIVES_IN London" */

@@ -30,13 +30,6 @@
 /* the match of a fact whose relation holds the kind of value asked for */
 #define ASKED_MATCH 0.5f
 
-/* The literal of an edge's object, else its entity's name ("" when neither). */
-const char *rc_object_text(const Engram__V1__Edge *e) {
-  if (e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
-    return e->object->literal;
-  return e->object_name ? e->object_name : "";
-}
-
 static bool object_is(const Engram__V1__Edge *e, uint64_t entity) {
   return e->object && e->object->kind_case == ENGRAM__V1__VALUE__KIND_ENTITY_ID &&
          e->object->entity_id == entity;
@@ -791,7 +784,7 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
         if (!strcmp(e->relation, EG_STATE_UNCERTAIN))
           continue; /* a doubt is no fact: doubt_of reads it */
         char text[600];
-        snprintf(text, sizeof text, "%s %s", e->relation, rc_object_text(e));
+        snprintf(text, sizeof text, "%s %s", e->relation, eg_edge_object(e));
         for (char *p = text; *p; p++)
           if (*p == '_') *p = ' ';
         float m = rc_keyword_match(c, text);
@@ -801,9 +794,7 @@ static void fuse_facts(rc_ctx *c, const Engram__V1__StateResponse *st, const wei
             c->asked && (c->asked & eg_statefacts_relation_types(c->r->states, e->relation));
         if (m <= 0 && !named && typed) m = ASKED_MATCH;
         /* … but a kind is no answer to what one is called ("a terrier", "an old beagle") */
-        if (typed && c->asks_name && e->object &&
-            e->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL)
-          continue;
+        if (typed && c->asks_name && eg_edge_literal(e)) continue;
         if (pass == 0 && m <= 0) continue;
         if (pass == 1 && !named) continue;
         c->facts[c->n_facts++] = (rc_fact){
@@ -833,7 +824,7 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
     int seeds_hit = 0;
     for (size_t e = 0; e < p->n_edges; e++) {
       const Engram__V1__Edge *x = p->edges[e];
-      eg_buf_printf(&b, "%s %s ", x->relation, rc_object_text(x));
+      eg_buf_printf(&b, "%s %s ", x->relation, eg_edge_object(x));
       for (size_t s = 0; s < c->n_seeds; s++) seeds_hit += e > 0 && object_is(x, c->seeds[s]);
     }
     for (char *q = b.data; q && *q; q++)
@@ -862,8 +853,8 @@ static void fuse_paths(rc_ctx *c, const Engram__V1__TraverseResponse *tr, const 
 static const Engram__V1__Edge *doubt_of(const rc_fact *f) {
   for (size_t i = 0; f->doubts && i < f->doubts->n_values; i++) {
     const Engram__V1__Edge *d = f->doubts->values[i];
-    if (d->object && d->object->kind_case == ENGRAM__V1__VALUE__KIND_LITERAL &&
-        !strcmp(d->object->literal, f->edge->relation) && d->valid_from > f->edge->valid_from)
+    if (eg_edge_literal(d) && !strcmp(eg_edge_object(d), f->edge->relation) &&
+        d->valid_from > f->edge->valid_from)
       return d;
   }
   return NULL;

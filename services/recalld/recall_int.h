@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "common/edge.h"
 #include "common/graph_client.h"
 #include "common/metrics.h"
 #include "common/vector_client.h"
@@ -142,9 +143,6 @@ void rc_sub_quota(rc_ctx *c, size_t window);
 /* Do the stemmed words of text hit any keyword of the question? Returns the share of the
  * question's keywords found (0..1). */
 float rc_keyword_match(rc_ctx *c, const char *text);
-
-/* The literal of an edge's object, else its entity's name ("" when neither). */
-const char *rc_object_text(const Engram__V1__Edge *e);
 
 /* Does text say phrase as whole words (ASCII case folded)? */
 bool rc_says(const char *text, const char *phrase);

@@ -121,7 +121,7 @@ static void text_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
     if (!f->one || !open_to_doubt(f)) continue;
-    const char *value = rc_object_text(f->edge);
+    const char *value = eg_edge_object(f->edge);
     const char *source =
         f->edge->meta && f->edge->meta->source_session_id ? f->edge->meta->source_session_id : "";
     /* about as close to the question as the statement the value was read from, when that
@@ -160,11 +160,11 @@ static void text_doubts(rc_ctx *c) {
  * several values: pets, instruments) an older value of the same subject and relation? */
 static bool names_earlier(const rc_ctx *c, const rc_fact *f, const char *text) {
   for (size_t h = 0; h < f->n_history; h++)
-    if (names(text, rc_object_text(f->history[h]))) return true;
+    if (names(text, eg_edge_object(f->history[h]))) return true;
   for (size_t g = 0; g < c->n_facts; g++) {
     const Engram__V1__Edge *e = c->facts[g].edge;
     if (e->subject == f->edge->subject && !strcmp(e->relation, f->edge->relation) &&
-        e->valid_from < f->edge->valid_from && names(text, rc_object_text(e)))
+        e->valid_from < f->edge->valid_from && names(text, eg_edge_object(e)))
       return true;
   }
   return false;
@@ -174,7 +174,7 @@ static void current_first(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     const rc_fact *f = &c->facts[i];
     if (!f->on_topic) continue;
-    const char *cur = rc_object_text(f->edge);
+    const char *cur = eg_edge_object(f->edge);
     size_t first_cur = c->n_chunks, first_old = c->n_chunks;
     for (size_t j = 0; j < c->n_chunks; j++) {
       const char *text = c->chunks[j].chunk->content;
@@ -341,7 +341,7 @@ static void doubt_unnamed(rc_ctx *c, rc_chunk *x) {
     rc_fact *f = &c->facts[i];
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
     if (open_to_doubt(f) && by->time > f->edge->valid_from && by->id != source &&
-        !names_value(c, x, rc_object_text(f->edge)))
+        !names_value(c, x, eg_edge_object(f->edge)))
       doubt_by(c, f, by);
   }
 }
@@ -394,7 +394,7 @@ static bool source_of_fact(rc_ctx *c, size_t j) {
     const eg_stated_value *v;
     size_t n = values_of(c, &c->chunks[j], &v), k = 0;
     while (k < n && !(v[k].how == EG_STATED_FORMER &&
-                      same_value(text, v[k].from, v[k].to, rc_object_text(f->edge))))
+                      same_value(text, v[k].from, v[k].to, eg_edge_object(f->edge))))
       k++;
     if (k == n) return true;
   }
@@ -455,7 +455,7 @@ static void other_value_doubts(rc_ctx *c) {
     rc_fact *f = &c->facts[i];
     unsigned types = eg_statefacts_relation_types(sf, f->edge->relation) & c->asked;
     if (!types || !open_to_doubt(f)) continue;
-    const char *value = rc_object_text(f->edge);
+    const char *value = eg_edge_object(f->edge);
     uint64_t source = f->edge->meta ? f->edge->meta->source_chunk_id : 0;
     const Engram__V1__Chunk *latest = NULL;
     bool against = false;

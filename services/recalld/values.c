@@ -85,7 +85,7 @@ static bool has_change_cue(const char *q) {
 
 /* How well preference e bears on the question; 0 when it does not. */
 static float relevance(rc_ctx *c, const Engram__V1__Edge *e, float best) {
-  float words = rc_keyword_match(c, rc_object_text(e));
+  float words = rc_keyword_match(c, eg_edge_object(e));
   float near = 0;
   uint64_t src = e->meta ? e->meta->source_chunk_id : 0;
   for (size_t i = 0; src && i < c->n_chunks; i++)
@@ -128,7 +128,7 @@ void rc_values_pick(rc_ctx *c, const Engram__V1__StateResponse *st) {
 }
 
 static bool same_object(const Engram__V1__Edge *a, const Engram__V1__Edge *b) {
-  return strcasecmp(rc_object_text(a), rc_object_text(b)) == 0;
+  return strcasecmp(eg_edge_object(a), eg_edge_object(b)) == 0;
 }
 
 static bool picked(const rc_ctx *c, const Engram__V1__Edge *e) {
@@ -148,7 +148,7 @@ static void take_steps(rc_ctx *c, rc_value *v, const Engram__V1__HistoryResponse
     if (e->id == v->edge->id || strcmp(e->relation, v->edge->relation) != 0) continue;
     bool own = same_object(e, v->edge);
     bool other = !own && c->change_cue && !lent[i] && !picked(c, e) &&
-                 rc_keyword_match(c, rc_object_text(e)) > 0;
+                 rc_keyword_match(c, eg_edge_object(e)) > 0;
     if (!own && !other) continue;
     lent[i] |= other; /* another value's step once only */
     v->steps[v->n_steps++] = e;
