@@ -268,8 +268,6 @@ static bool has_relation(const eg_enriched *o, const char *rel) {
   return false;
 }
 
-/* Where a value that ends at token te (exclusive) ends in text: before a clitic "'s" or "’s"
- * ("Rania's moving in", "Rex's bowl": the name is Rania, Rex). */
 size_t eg_sf_value_end(const char *text, const token *t, size_t te) {
   size_t s = t[te - 1].s, e = t[te - 1].e;
   if (e >= s + 3 && text[e - 2] == '\'' && text[e - 1] == 's') return e - 2;
@@ -403,9 +401,6 @@ static bool new_held(const token *t, size_t from, const slot *s, size_t own_at) 
   return m && !strcmp(t[m].w, "new");
 }
 
-/* "here" and "it" stand for a value the speaker holds now, not for one just named as former
- * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
- * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's. */
 void eg_sf_forget_value(slot *last, const slot *s) {
   size_t vs = eg_sf_value_from(s);
   if (last->te && last->ts == vs) last->te = 0;
@@ -432,9 +427,6 @@ static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t f
   s->where = kind == EG_SF_SOMEWHERE;
 }
 
-/* The slots of the clause [from, to) (said: in the speaker's own words), into out
- * (MAX_CANDS): its names and typed nouns, else a word standing for *last; *last follows the
- * values named. */
 size_t eg_sf_clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                           size_t from, size_t to, bool said, slot *last, slot *out) {
   size_t ns = said ? eg_sf_find_slots(sf, sn, t, from, to, out, MAX_CANDS) : 0;

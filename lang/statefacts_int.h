@@ -486,8 +486,9 @@ size_t eg_sf_value_end(const char *text, const token *t, size_t te);
 size_t eg_sf_clause_slots(const eg_statefacts *sf, const session_names *sn, const token *t,
                           size_t from, size_t to, bool said, slot *last, slot *out);
 /* "here" and "it" stand for a value the speaker holds now, not for one just named as former
- * or as someone else's: once s is read so, the last value is forgotten if it is s's (former:
- * only where s's status is not current). */
+ * ("Back when I lived in X … I survived last winter here") or as someone else's ("my brother
+ * drives an X. it IS nice"): once s is read so, the last value is forgotten if it is s's
+ * (former: only where s's status is not current). */
 void eg_sf_forget_value(slot *last, const slot *s);
 void eg_sf_forget_former(slot *last, const slot *s);
 /* The index of a relation the prototypes know, or -1. */
