@@ -504,6 +504,10 @@ bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, s
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
+/* Does the word at q qualify the noun after it, no kind word nor a cross ("a dog person", "a
+ * labrador fan", "our dog walker"; not "a collie cross", "a lab mix", "a beagle puppy")? It is
+ * no kind said then, the noun after it is. */
+bool eg_sf_qualifier(const eg_statefacts *sf, const token *t, size_t q, size_t to);
 /* The speaker's own words of segment sg, its tokens t[0, nt), as tokens [*a, *b) (all of them
  * when the segment says none apart: said_to 0; statefacts_markers.c). */
 void eg_sf_said_tokens(const token *t, size_t nt, const eg_segment *sg, size_t *a, size_t *b);

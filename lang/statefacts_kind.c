@@ -76,7 +76,7 @@ bool eg_sf_kind_of_name(const eg_statefacts *sf, const token *t, size_t from, si
   size_t best = SIZE_MAX, kinds = 0, mine = 0;
   for (size_t i = from; i < to; i++) {
     size_t len = i < vs || i >= ve ? kind_at(sf, t, i, to, types, word, sizeof word) : 0;
-    if (!len) continue;
+    if (!len || (len == 1 && i + 1 != vs && eg_sf_qualifier(sf, t, i, to))) continue;
     bool known = false; /* the kinds said, whosever */
     for (size_t k = 0; k < kinds && k < 4; k++) known |= !strcmp(said[k], word);
     if (!known && kinds++ < 4) snprintf(said[kinds - 1], sizeof *said, "%s", word);

@@ -365,15 +365,35 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
   return i + 1; /* given, to no word: the naming verb's own type */
 }
 
+bool eg_sf_qualifier(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
+  static const char *const cross[] = {"mix", "cross", "mutt", "crossbreed"};
+  static const char *const aux[] = {"has", "have", "had", "does", "did", "will", "would", "can"};
+  if (q + 1 >= to || t[q].comma || t[q].cut) return false;
+  const token *n = &t[q + 1];
+  return !n->cap && !n->digit && !eg_sf_function_word(n->w) &&
+         !eg_sf_in_list(n->w, aux, sizeof aux / sizeof *aux) && !eg_sf_copula(n->w) &&
+         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, n->w) &&
+         !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, n->w) && /* "a beagle so …" */
+         !eg_wordnet_is_past(&sf->wn.verbs, n->w) && /* "a greyhound called X" */
+         !eg_wordnet_is_present3(&sf->wn.verbs, n->w) && !eg_wordnet_is_ing(&sf->wn.verbs, n->w) &&
+         !eg_sf_kind_bits(sf, n->w) && !eg_sf_in_list(n->w, cross, 4);
+}
+
+/* The kind bits of a kind word at q, no person's, where it heads its noun phrase
+ * (eg_sf_qualifier); 0. */
+static unsigned head_kind(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
+  return eg_sf_qualifier(sf, t, q, to) ? 0 : eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
+}
+
 /* The kind a "he" or "she" after a name, in its clause [j, to), is said to be ("X is settling
- * in, he's a 12 week old dachshund mix"): a kind word up to five words after "he's a"; 0. */
+ * in, he's a 12 week old dachshund mix"): a kind word heading a noun phrase up to five words
+ * after "he's a"; 0. */
 static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, size_t to) {
   static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const a[] = {"a", "an"};
   for (size_t k = j; k + 2 < to; k++) {
     if (!eg_sf_in_list(t[k].w, he_is, 4) || !eg_sf_in_list(t[k + 1].w, a, 2)) continue;
     for (size_t q = k + 2; q < to && q < k + 7; q++) {
-      unsigned b = eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
-      if (b) return b;
+      if (eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit) return head_kind(sf, t, q, to);
       if (t[q].comma) break;
     }
     return 0;
@@ -392,8 +412,7 @@ static unsigned owned_kind(const eg_statefacts *sf, const token *t, size_t to, s
     return 0;
   if (k >= to || !eg_sf_ours(t[k].w) || t[k].comma) return 0;
   for (size_t q = k + 1; q < to && q < k + 4; q++) {
-    unsigned b = eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
-    if (b) return b;
+    if (eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit) return head_kind(sf, t, q, to);
     if (t[q].comma || t[q].cut) break;
   }
   return 0;

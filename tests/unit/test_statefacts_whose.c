@@ -700,14 +700,22 @@ static void test_swapped_for(void) {
 }
 
 /* A name whose "he" or "she" is then said to be a kind ("X is settling in, he's a 12 week old
- * dachshund mix") is of that kind; one said to be a person's noun is no value. */
+ * dachshund mix") is of that kind; one said to be a person's noun is no value, nor one said to
+ * be a noun a kind word qualifies ("a labrador fan", "a dog person"). */
 static void test_said_to_be(void) {
   static const expect x[] = {
       {"Nacho is settling in well, he's a 12 week old dachshund mix.", "HAS_PET", "Nacho"},
       {"Pepper's first night home went fine, she's a tiny terrier mix.", "HAS_PET", "Pepper"},
       {"Tom is lovely, he's a vet.", NULL, NULL},
+      {"Jake came over, he's a labrador fan.", NULL, NULL},
+      {"Took Biscuit to the park, he's a beagle puppy so he never stops sniffing.", "HAS_PET",
+       "Biscuit"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* the kind kept beside the name is the one that heads its phrase */
+  EG_CHECK(says("Took Biscuit to the park, he's a beagle so he sniffs everything.", EG_KIND_OF,
+                "beagle"));
+  EG_CHECK(!says("Jake is our dog walker now.", EG_KIND_OF, "dog"));
 }
 
 /* A label opening its sentence before a colon (a word a question asks a type by) says the
