@@ -459,6 +459,7 @@ bool eg_sf_within(const eg_statefacts *sf, const char *part, const char *whole);
 /* Names the session uses mid-sentence (where capitals mean names): "Pepper" opening a later
  * sentence is then the dog, not the spice. */
 #define SESSION_NAMES 64
+#define SESSION_KINDED 8
 
 typedef struct session_names {
   char w[SESSION_NAMES][32];
@@ -469,6 +470,9 @@ typedef struct session_names {
   bool held_word[EG_STATEFACTS_KNOWN]; /* … and whether it is a word, no name (eg_held.literal) */
   bool pending; /* a value in prospect (eg_enrich_ctx.prospects): "got it!!" may tell of it */
   int won;      /* … the relation of all of them (-1: none, or several): what "[+]" reads */
+  char kinded[SESSION_KINDED][32]; /* names a "he" or "she" after them is said to be a kind of */
+  unsigned kinded_bits[SESSION_KINDED]; /* … and that kind's bits ("X hates rain. She's a …") */
+  size_t n_kinded;
 } session_names;
 
 /* A capitalised span [i, j): its lower-case text, the last word's clitic "'s" aside ("York's":
@@ -496,8 +500,12 @@ int eg_sf_relation(const eg_statefacts *sf, const char *relation);
 /* The held values of ctx that name an entity of a known relation, into sn->held; whether it
  * holds a value in prospect, into sn->pending. */
 void eg_sf_learn_held(const eg_statefacts *sf, const eg_enrich_ctx *ctx, session_names *sn);
-/* The names text uses mid-sentence, into sn. */
+/* The names text uses mid-sentence, into sn; and the names a "he" or "she" after them is said
+ * to be a kind of (eg_sf_kinded). */
 void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn);
+/* The kind bits of the one-word name w (lower case) that sn learned a "he" or "she" is said to
+ * be of; 0. */
+unsigned eg_sf_kinded(const session_names *sn, const char *w);
 /* Is the name at token i given by a verb of naming and its object ("called him X")? */
 bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, size_t i);
 /* Is w a cue word that gives a name ("named", "called", "calling") rather than saying a kind? */

@@ -190,6 +190,85 @@ static bool name_cap(const eg_statefacts *sf, const token *w) {
   return w->cap && !(w->shout && eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w));
 }
 
+bool eg_sf_qualifier(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
+  static const char *const cross[] = {"mix", "cross", "mutt", "crossbreed"};
+  static const char *const aux[] = {"has", "have", "had", "does", "did", "will", "would", "can"};
+  if (q + 1 >= to || t[q].comma || t[q].cut) return false;
+  const token *n = &t[q + 1];
+  return !n->cap && !n->digit && !eg_sf_function_word(n->w) &&
+         !eg_sf_in_list(n->w, aux, sizeof aux / sizeof *aux) && !eg_sf_copula(n->w) &&
+         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, n->w) &&
+         !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, n->w) && /* "a beagle so …" */
+         !eg_wordnet_is_past(&sf->wn.verbs, n->w) && /* "a greyhound called X" */
+         !eg_wordnet_is_present3(&sf->wn.verbs, n->w) && !eg_wordnet_is_ing(&sf->wn.verbs, n->w) &&
+         !eg_sf_kind_bits(sf, n->w) && !eg_sf_in_list(n->w, cross, 4);
+}
+
+/* The kind bits of a kind word at q, no person's, where it heads its noun phrase
+ * (eg_sf_qualifier); 0. */
+static unsigned head_kind(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
+  return eg_sf_qualifier(sf, t, q, to) ? 0 : eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
+}
+
+/* The kind a "he" or "she" at p is said to be ("he's a beagle", "she is a ginger tabby", "hes
+ * a 12 week old dachshund mix"): a kind word heading its phrase up to five words on, no
+ * person's; 0. */
+static unsigned pronoun_kind(const eg_statefacts *sf, const token *t, size_t p, size_t nt) {
+  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const he[] = {"he", "she"};
+  static const char *const is[] = {"is", "was"}, *const a[] = {"a", "an"};
+  size_t q = p + 1;
+  if (!eg_sf_in_list(t[p].w, he_is, 4)) {
+    if (!eg_sf_in_list(t[p].w, he, 2) || q >= nt || !eg_sf_in_list(t[q].w, is, 2)) return 0;
+    q++;
+  }
+  if (q >= nt || t[q - 1].comma || t[q - 1].cut || !eg_sf_in_list(t[q].w, a, 2)) return 0;
+  for (size_t k = q + 1; k < nt && k < q + 6; k++) {
+    if (eg_sf_kind_bits(sf, t[k].w) & ~sf->person_bit) return head_kind(sf, t, k, nt);
+    if (t[k].comma || t[k].cut) break;
+  }
+  return 0;
+}
+
+/* May the word be a name a "he" or "she" stands for: a capital that starts one, no word that
+ * opens a sentence ("Walked X …", "Rain all day …")? */
+static bool may_name(const eg_statefacts *sf, const token *w) {
+  return name_cap(sf, w) && !w->digit && !eg_sf_not_a_name(w->w) &&
+         !(w->start && (eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w) ||
+                        eg_wordnet_is_verb(&sf->wn.verbs, w->w)));
+}
+
+/* Does the "he" or "she" at p stand for the name [i, j) before it: no name, kind word nor word
+ * for a person between them ("got a puppy, he's a spaniel"; "my sister came, she's a vet"),
+ * and no word for a person right before the name ("my son Leo")? */
+static bool stands_for(const eg_statefacts *sf, const token *t, size_t i, size_t j, size_t p) {
+  if (p - j > 40 || (i > 0 && eg_sf_bits_of(sf->people, t[i - 1].w))) return false;
+  for (size_t k = j; k < p; k++)
+    if ((eg_sf_kind_bits(sf, t[k].w) & ~sf->person_bit) || eg_sf_bits_of(sf->people, t[k].w) ||
+        may_name(sf, &t[k]))
+      return false;
+  return true;
+}
+
+/* The one-word name a "he" or "she" at p stands for (stands_for): the nearest before it in the
+ * message, not a role or a likeness ("going as Ghostbusters. She's a beagle …", "looks like
+ * X"); nt for none. */
+static size_t antecedent(const eg_statefacts *sf, const token *t, size_t p, size_t nt) {
+  static const char *const as[] = {"as", "like"};
+  for (size_t k = p; k > 0 && p - k < 40; k--) {
+    if (!may_name(sf, &t[k - 1])) continue;
+    bool after = k >= 2 && !t[k - 1].start;
+    if (after && (t[k - 2].cap || eg_sf_in_list(t[k - 2].w, as, 2))) return nt;
+    return stands_for(sf, t, k - 1, k, p) ? k - 1 : nt;
+  }
+  return nt;
+}
+
+unsigned eg_sf_kinded(const session_names *sn, const char *w) {
+  for (size_t i = 0; sn && i < sn->n_kinded; i++)
+    if (!strcmp(sn->kinded[i], w)) return sn->kinded_bits[i];
+  return 0;
+}
+
 void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names *sn) {
   static __thread token t[MAX_TOKENS];
   size_t nt = eg_sf_tokenize(text, t, MAX_TOKENS);
@@ -197,6 +276,13 @@ void eg_sf_learn_names(const eg_statefacts *sf, const char *text, session_names 
     if (name_cap(sf, &t[i]) && !t[i].start && !t[i].digit && !eg_sf_not_a_name(t[i].w) &&
         !is_session_name(sn, t[i].w))
       snprintf(sn->w[sn->n++], sizeof sn->w[0], "%s", t[i].w);
+  for (size_t p = 0; p < nt && sn->n_kinded < SESSION_KINDED; p++) {
+    unsigned bits = pronoun_kind(sf, t, p, nt);
+    size_t k = bits ? antecedent(sf, t, p, nt) : nt;
+    if (k == nt) continue;
+    eg_sf_span_key(t, k, k + 1, sn->kinded[sn->n_kinded], sizeof *sn->kinded); /* "X's" */
+    if (!eg_sf_kinded(sn, sn->kinded[sn->n_kinded])) sn->kinded_bits[sn->n_kinded++] = bits;
+  }
 }
 
 /* A verb of naming is a cue word in the past or in -ing ("named", "called", "calling"); a word
@@ -365,38 +451,13 @@ size_t eg_sf_given_to(const eg_statefacts *sf, const token *t, size_t from, size
   return i + 1; /* given, to no word: the naming verb's own type */
 }
 
-bool eg_sf_qualifier(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
-  static const char *const cross[] = {"mix", "cross", "mutt", "crossbreed"};
-  static const char *const aux[] = {"has", "have", "had", "does", "did", "will", "would", "can"};
-  if (q + 1 >= to || t[q].comma || t[q].cut) return false;
-  const token *n = &t[q + 1];
-  return !n->cap && !n->digit && !eg_sf_function_word(n->w) &&
-         !eg_sf_in_list(n->w, aux, sizeof aux / sizeof *aux) && !eg_sf_copula(n->w) &&
-         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, n->w) &&
-         !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, n->w) && /* "a beagle so …" */
-         !eg_wordnet_is_past(&sf->wn.verbs, n->w) && /* "a greyhound called X" */
-         !eg_wordnet_is_present3(&sf->wn.verbs, n->w) && !eg_wordnet_is_ing(&sf->wn.verbs, n->w) &&
-         !eg_sf_kind_bits(sf, n->w) && !eg_sf_in_list(n->w, cross, 4);
-}
-
-/* The kind bits of a kind word at q, no person's, where it heads its noun phrase
- * (eg_sf_qualifier); 0. */
-static unsigned head_kind(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
-  return eg_sf_qualifier(sf, t, q, to) ? 0 : eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
-}
-
-/* The kind a "he" or "she" after a name, in its clause [j, to), is said to be ("X is settling
- * in, he's a 12 week old dachshund mix"): a kind word heading a noun phrase up to five words
- * after "he's a"; 0. */
-static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t j, size_t to) {
-  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const a[] = {"a", "an"};
-  for (size_t k = j; k + 2 < to; k++) {
-    if (!eg_sf_in_list(t[k].w, he_is, 4) || !eg_sf_in_list(t[k + 1].w, a, 2)) continue;
-    for (size_t q = k + 2; q < to && q < k + 7; q++) {
-      if (eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit) return head_kind(sf, t, q, to);
-      if (t[q].comma) break;
-    }
-    return 0;
+/* The kind a "he" or "she" after the name [i, j), in its clause [j, to), is said to be ("X is
+ * settling in, he's a 12 week old dachshund mix"; not "X got a puppy, he's a spaniel"): the
+ * pronoun's kind (pronoun_kind) where it stands for the name (stands_for); 0. */
+static unsigned said_to_be(const eg_statefacts *sf, const token *t, size_t i, size_t j, size_t to) {
+  for (size_t k = j; k < to; k++) {
+    unsigned bits = pronoun_kind(sf, t, k, to);
+    if (bits) return stands_for(sf, t, i, j, k) ? bits : 0;
   }
   return 0;
 }
@@ -452,7 +513,7 @@ static unsigned bound_kind(const eg_statefacts *sf, const token *t, size_t from,
       (b = eg_sf_kind_bits(sf, t[j + 1].w)))
     return b;
   if (i > from && t[i - 1].comma && (b = eg_sf_kind_bits(sf, t[i - 1].w))) return b;
-  if ((b = said_to_be(sf, t, j, to))) return b;
+  if ((b = said_to_be(sf, t, i, j, to))) return b;
   if ((b = owned_kind(sf, t, to, i, j))) return b;
   if (!t[j - 1].comma) return 0;
   for (size_t k = j; k < to && k < j + 4; k++) {
@@ -1008,7 +1069,8 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
        * know it as a word ("Jonas …"), it is bound to a kind word ("Nugget, my hamster, …") or
        * keeps the speaker company and is no word for a person ("Ines and I", not "Mum and
        * I"); else it is a word ("Harp practice …") */
-      unsigned bound = bound_kind(sf, t, from, to, i, j); /* "X, my hamster, …" */
+      unsigned bound = bound_kind(sf, t, from, to, i, j);      /* "X, my hamster, …" */
+      if (!bound && j - i == 1) bound = eg_sf_kinded(sn, key); /* "X … he's a beagle" */
       bool opener = t[i].start && j - i == 1 && !known && !bound && !is_session_name(sn, t[i].w) &&
                     !(eg_sf_with_me(t, from, to, i, j) && !eg_sf_bits_of(sf->people, t[i].w));
       bool word = eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i].w) ||

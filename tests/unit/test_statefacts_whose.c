@@ -700,8 +700,9 @@ static void test_swapped_for(void) {
 }
 
 /* A name whose "he" or "she" is then said to be a kind ("X is settling in, he's a 12 week old
- * dachshund mix") is of that kind; one said to be a person's noun is no value, nor one said to
- * be a noun a kind word qualifies ("a labrador fan", "a dog person"). */
+ * dachshund mix", "X hates the rain. She's a greyhound") is of that kind; one said to be a person's
+ * noun is no value, nor one said to be a noun a kind word qualifies ("a labrador fan", "a dog
+ * person"). */
 static void test_said_to_be(void) {
   static const expect x[] = {
       {"Nacho is settling in well, he's a 12 week old dachshund mix.", "HAS_PET", "Nacho"},
@@ -712,6 +713,15 @@ static void test_said_to_be(void) {
        "Biscuit"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* … and so in the sentence after the name, of the nearest name before the pronoun with no
+   * kind word nor person between them: a pet, no place or employer */
+  static const expect next[] = {
+      {"We finally brought Olive home! She is a tiny greyhound.", "HAS_PET", "Olive"},
+      {"Bella hates the rain. She's a greyhound, so thin coat.", NULL, NULL},
+      {"Ziggy is so lazy today. He is a ginger tabby, 4 years old.", NULL, NULL},
+      {"my son Leo got a puppy, he's a spaniel.", NULL, NULL},
+  };
+  check_all(next, sizeof next / sizeof *next);
   /* the kind kept beside the name is the one that heads its phrase */
   EG_CHECK(says("Took Biscuit to the park, he's a beagle so he sniffs everything.", EG_KIND_OF,
                 "beagle"));
