@@ -425,6 +425,17 @@ static bool pronoun_like(const words *W, size_t from, size_t to) {
   return to == from + 2 && (is_w(W, from, "that") || is_w(W, from, "this") || is_w(W, from, "the"));
 }
 
+/* Is [from, to) a personal or reflexive pronoun alone ("him", "myself", "them")? It stands
+ * for no value of its own: one the window does not resolve is no value. */
+static bool person_pronoun(const words *W, size_t from, size_t to) {
+  static const char *const pron[] = {"me",     "you",       "him",        "her",       "us",
+                                     "them",   "myself",    "yourself",   "himself",   "herself",
+                                     "itself", "ourselves", "themselves", "yourselves"};
+  for (size_t i = 0; to == from + 1 && i < sizeof pron / sizeof *pron; i++)
+    if (is_w(W, from, pron[i])) return true;
+  return false;
+}
+
 /* The sentence [s, e) token range containing token i. */
 static void sentence_of(const words *W, size_t i, size_t *s, size_t *e) {
   size_t a = i, b = i;
@@ -1042,6 +1053,7 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
           if (ents[j].tok_from == from) hit = &ents[j];
         if (!hit && pronoun_like(&W, from, to)) hit = recent(mem, false);
         if (!hit && (is_w(&W, from, "him") || is_w(&W, from, "her"))) hit = recent(mem, true);
+        if (!hit && person_pronoun(&W, from, to)) continue; /* "I work for myself now" */
         if (hit) {
           f.object = hit->name;
           f.object_entity = true;

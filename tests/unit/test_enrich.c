@@ -75,6 +75,27 @@ static void test_moved_to_london_last_october(void) {
   eg_arena_free(a);
 }
 
+/* A pronoun at a value's place that nothing said resolves is no value ("I work for myself
+ * now" was WORKS_AT myself); a name there is. */
+static void test_pronoun_is_no_value(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  static const char *const said[] = {"I work for myself now.", "I work for him now.",
+                                     "I am working for them these days."};
+  eg_enriched out[1];
+  for (size_t i = 0; i < sizeof said / sizeof *said; i++) {
+    eg_segment s[1] = {{said[i], "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+    EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
+    EG_CHECK(find(&out[0], "WORKS_AT") == NULL);
+  }
+  eg_segment named[1] = {
+      {"I work for Octopus Energy now.", "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, named, 1, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[0], "WORKS_AT");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "Octopus Energy");
+  eg_arena_free(a);
+}
+
 static void test_intensity_and_relations(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[5] = {
@@ -374,6 +395,7 @@ static void test_no_fact_dropped_unsaid(void) {
 int main(void) {
   EG_RUN(test_that_framework_is_react);
   EG_RUN(test_moved_to_london_last_october);
+  EG_RUN(test_pronoun_is_no_value);
   EG_RUN(test_intensity_and_relations);
   EG_RUN(test_non_ascii_names);
   EG_RUN(test_optimizes_for);
