@@ -288,18 +288,26 @@ const char *eg_sf_we_form(const char *w) {
 }
 
 /* The first token of the phrase that names the person at slot s, a word that says no more
- * than that it is one before the naming verb ("a guy named X", "someone called X"): the
- * phrase is X, its verb left to say the rest ("seeing a guy named X" is "seeing X"; the words
- * of naming would pull it to a pet's prototypes). s->ts when there is none. */
+ * than that it is one before the naming verb ("a guy named X", "someone called X"), or the
+ * firm or place at s by its noun ("a company called X"): the phrase is X, its verb left to
+ * say the rest ("seeing a guy named X" is "seeing X"; the words of naming would pull it to a
+ * pet's prototypes). s->ts when there is none. */
 static size_t named_anyone(const eg_statefacts *sf, const token *t, size_t from, const slot *s) {
   static const char *const anyone[] = {"guy",   "man",    "woman",   "girl",    "boy",  "lady",
                                        "bloke", "chap",   "lad",     "lass",    "dude", "fella",
                                        "gal",   "person", "someone", "somebody"};
   size_t i = s->ts;
-  if (!(s->bits & sf->person_bit) || i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w) ||
-      !eg_sf_in_list(t[i - 2].w, anyone, sizeof anyone / sizeof *anyone) || t[i - 2].comma)
-    return i;
-  return i >= from + 3 && eg_sf_determiner(t[i - 3].w) ? i - 3 : i - 2;
+  if (i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w) || t[i - 2].comma) return i;
+  bool det = i >= from + 3 && eg_sf_determiner(t[i - 3].w);
+  if ((s->bits & sf->person_bit) &&
+      eg_sf_in_list(t[i - 2].w, anyone, sizeof anyone / sizeof *anyone))
+    return det ? i - 3 : i - 2;
+  /* … and so the phrase naming a firm or a place by its common noun ("joined a company called
+   * X" is "joined X"), no pet's or person's */
+  bool thing = (s->bits & (sf->org_bit | sf->place_bit)) &&
+               !(s->bits & (sf->person_bit | sf->kind_types)) &&
+               eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[i - 2].w);
+  return det && thing ? i - 3 : i;
 }
 
 /* The masked clause: the slot's bytes replaced by "X" (by "X and I" for a "we" standing for

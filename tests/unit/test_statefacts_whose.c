@@ -45,8 +45,9 @@ static void test_begins_at(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
-/* A person named by a word that says only that it is one ("a guy named X") is read as the name
- * alone: the verb says the relation ("seeing a guy named X"; not "met a guy called X"). */
+/* A person named by a word that says only that it is one ("a guy named X"), or a firm by its
+ * noun, is read as the name alone: the verb says the relation ("seeing a guy named X"; not
+ * "met a guy called X"). */
 static void test_named_anyone(void) {
   static const expect x[] = {
       {"I've started seeing a guy named Marco.", "PARTNER_OF", "Marco"},
@@ -54,6 +55,10 @@ static void test_named_anyone(void) {
       {"I met a guy called Marco at the climbing wall.", NULL, NULL},
       {"My sister is seeing a guy named Marco.", NULL, NULL},
       {"I've been seeing a physio named Tom for my knee.", NULL, NULL},
+      /* … and so a firm by its noun: "joined a company called X" is "joined X" */
+      {"I joined a company called Brightwave last month.", "WORKS_AT", "Brightwave"},
+      {"My sister works at a bank called Monzo.", NULL, NULL},
+      {"We got a puppy called Rolo.", "HAS_PET", "Rolo"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
