@@ -62,7 +62,8 @@ size_t eg_statefacts_values(const eg_statefacts *sf, const char *text, size_t sa
                             const eg_statefacts_known *known, eg_stated_value *out, size_t max) {
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
-  names.n = 0, names.known = known;
+  memset(&names, 0, sizeof names); /* nothing of the text read before */
+  names.known = known;
   eg_sf_learn_names(sf, text ? text : "", &names); /* the names it uses mid-sentence */
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), n = 0;
   eg_date dates[16];
@@ -194,7 +195,7 @@ void eg_statefacts_learn(const eg_statefacts *sf, const char *text, size_t said_
                          size_t said_to, eg_statefacts_known *k) {
   static __thread token t[MAX_TOKENS];
   static __thread session_names names;
-  names.n = 0, names.known = NULL;
+  memset(&names, 0, sizeof names);
   eg_sf_learn_names(sf, text ? text : "", &names);
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS);
   slot s[MAX_CANDS];
