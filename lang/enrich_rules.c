@@ -1053,7 +1053,8 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
           if (ents[j].tok_from == from) hit = &ents[j];
         if (!hit && pronoun_like(&W, from, to)) hit = recent(mem, false);
         if (!hit && (is_w(&W, from, "him") || is_w(&W, from, "her"))) hit = recent(mem, true);
-        if (!hit && person_pronoun(&W, from, to)) continue; /* "I work for myself now" */
+        if (!hit && person_pronoun(&W, from, to))
+          break; /* "I work for myself now": read, no value */
         if (hit) {
           f.object = hit->name;
           f.object_entity = true;

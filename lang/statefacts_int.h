@@ -229,6 +229,8 @@ void eg_sf_lower(char *s); /* in place, ASCII */
 bool eg_sf_interjection(const char *w);
 /* Capitalised words that do not start a name (statefacts_words.c). */
 bool eg_sf_not_a_name(const char *w);
+/* Is w a number or a count in words ("two", "twelve", "a couple", "a few")? */
+bool eg_sf_number_word(const char *w);
 /* Is w a word of a closed class (preposition, conjunction, pronoun …) or a month's short form? */
 bool eg_sf_function_word(const char *w);
 /* Is w an article or a possessive ("a", "the", "my", "their")? */

@@ -191,17 +191,19 @@ static bool name_cap(const eg_statefacts *sf, const token *w) {
 }
 
 bool eg_sf_qualifier(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
-  static const char *const cross[] = {"mix", "cross", "mutt", "crossbreed"};
+  static const char *const cross[] = {"mix",    "cross", "mutt", "crossbreed",
+                                      "rescue", "boy",   "girl", "baby"};
   static const char *const aux[] = {"has", "have", "had", "does", "did", "will", "would", "can"};
   if (q + 1 >= to || t[q].comma || t[q].cut) return false;
   const token *n = &t[q + 1];
-  return !n->cap && !n->digit && !eg_sf_function_word(n->w) &&
+  return !n->cap && !n->digit && !eg_sf_function_word(n->w) && !eg_sf_not_a_name(n->w) &&
+         !eg_sf_number_word(n->w) && /* "a kitten two weeks ago" */
          !eg_sf_in_list(n->w, aux, sizeof aux / sizeof *aux) && !eg_sf_copula(n->w) &&
          eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, n->w) &&
          !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, n->w) && /* "a beagle so …" */
          !eg_wordnet_is_past(&sf->wn.verbs, n->w) && /* "a greyhound called X" */
          !eg_wordnet_is_present3(&sf->wn.verbs, n->w) && !eg_wordnet_is_ing(&sf->wn.verbs, n->w) &&
-         !eg_sf_kind_bits(sf, n->w) && !eg_sf_in_list(n->w, cross, 4);
+         !eg_sf_kind_bits(sf, n->w) && !eg_sf_in_list(n->w, cross, sizeof cross / sizeof *cross);
 }
 
 /* The kind bits of a kind word at q, no person's, where it heads its noun phrase
@@ -211,8 +213,8 @@ static unsigned head_kind(const eg_statefacts *sf, const token *t, size_t q, siz
 }
 
 /* The kind a "he" or "she" at p is said to be ("he's a beagle", "she is a ginger tabby", "hes
- * a 12 week old dachshund mix"): a kind word heading its phrase up to five words on, no
- * person's; 0. */
+ * a 12 week old dachshund mix"): a kind word heading its phrase up to five words on, before
+ * any word for a person or preposition, and no word for a person itself; 0. */
 static unsigned pronoun_kind(const eg_statefacts *sf, const token *t, size_t p, size_t nt) {
   static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const he[] = {"he", "she"};
   static const char *const is[] = {"is", "was"}, *const a[] = {"a", "an"};
@@ -223,42 +225,66 @@ static unsigned pronoun_kind(const eg_statefacts *sf, const token *t, size_t p, 
   }
   if (q >= nt || t[q - 1].comma || t[q - 1].cut || !eg_sf_in_list(t[q].w, a, 2)) return 0;
   for (size_t k = q + 1; k < nt && k < q + 6; k++) {
-    if (eg_sf_kind_bits(sf, t[k].w) & ~sf->person_bit) return head_kind(sf, t, k, nt);
-    if (t[k].comma || t[k].cut) break;
+    char pair[72]; /* "a german shepherd", "a guinea pig" */
+    snprintf(pair, sizeof pair, "%s %s", t[k].w, k + 1 < nt ? t[k + 1].w : "");
+    unsigned two = !t[k].comma && k + 1 < nt ? eg_sf_bits_of(sf->common, pair) : 0;
+    if (two & sf->kind_types & ~sf->person_bit) return two & sf->kind_types & ~sf->person_bit;
+    unsigned b = eg_sf_kind_bits(sf, t[k].w);
+    if (b && eg_sf_bits_of(sf->people, t[k].w)) return 0; /* "he's a boxer": a fighter too */
+    if (b) return head_kind(sf, t, k, nt);
+    /* "he's a vet with a dog", "he's a bit of a snake": no kind said of him */
+    if (t[k].comma || t[k].cut || eg_sf_bits_of(sf->people, t[k].w) || eg_sf_function_word(t[k].w))
+      break;
   }
   return 0;
 }
 
-/* May the word be a name a "he" or "she" stands for: a capital that starts one, no word that
- * opens a sentence ("Walked X …", "Rain all day …")? */
-static bool may_name(const eg_statefacts *sf, const token *w) {
-  return name_cap(sf, w) && !w->digit && !eg_sf_not_a_name(w->w) &&
-         !(w->start && (eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w) ||
-                        eg_wordnet_is_verb(&sf->wn.verbs, w->w)));
+static bool bare_subject(const eg_statefacts *sf, const token *t, size_t i, size_t to);
+
+/* May the capital at k be a name a "he" or "she" stands for: none that a word opening its
+ * sentence is ("Walked X …", "Rain all day …"; but "Biscuit keeps …", bare_subject), nor a place
+ * or a role after its preposition ("took Max to Cornwall", "going as Ghostbusters", "looks
+ * like X"; "a walk with X" may be)? Returns 1 for one, 0 for a word to pass over, -1 for a
+ * word opening its sentence that is no name: what is said before it is another sentence's. */
+static int may_name(const eg_statefacts *sf, const token *t, size_t k, size_t nt) {
+  static const char *const placing[] = {"to",     "in",  "at", "from", "near", "into", "around",
+                                        "across", "for", "as", "like", "of",   "via"};
+  const token *w = &t[k];
+  if (!name_cap(sf, w) || w->digit || eg_sf_not_a_name(w->w)) return 0;
+  if (w->start && (eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w) ||
+                   eg_wordnet_is_verb(&sf->wn.verbs, w->w)))
+    return bare_subject(sf, t, k, nt) ? 1 : -1;
+  if (k > 0 && !w->start &&
+      ((t[k - 1].cap && !t[k - 1].start) ||
+       eg_sf_in_list(t[k - 1].w, placing, sizeof placing / sizeof *placing)))
+    return 0;
+  return 1;
 }
 
-/* Does the "he" or "she" at p stand for the name [i, j) before it: no name, kind word nor word
- * for a person between them ("got a puppy, he's a spaniel"; "my sister came, she's a vet"),
- * and no word for a person right before the name ("my son Leo")? */
+/* Does the "he" or "she" at p stand for the name [i, j) before it: no other name, kind word
+ * nor word for a person between them ("got a puppy, he's a spaniel"; "my sister came, she's a
+ * vet"; a person a preposition governs aside: "took X to the vet, she's a tabby"), and no word
+ * for a person right before the name ("my son Leo")? */
 static bool stands_for(const eg_statefacts *sf, const token *t, size_t i, size_t j, size_t p) {
+  static const char *const prep[] = {"to", "with", "at", "from", "for", "by"};
   if (p - j > 40 || (i > 0 && eg_sf_bits_of(sf->people, t[i - 1].w))) return false;
-  for (size_t k = j; k < p; k++)
-    if ((eg_sf_kind_bits(sf, t[k].w) & ~sf->person_bit) || eg_sf_bits_of(sf->people, t[k].w) ||
-        may_name(sf, &t[k]))
+  for (size_t k = j; k < p; k++) {
+    bool governed = (k >= 1 && eg_sf_in_list(t[k - 1].w, prep, 6)) ||
+                    (k >= 2 && eg_sf_in_list(t[k - 2].w, prep, 6));
+    if ((eg_sf_kind_bits(sf, t[k].w) & ~sf->person_bit) ||
+        (eg_sf_bits_of(sf->people, t[k].w) && !governed) || may_name(sf, t, k, p) > 0)
       return false;
+  }
   return true;
 }
 
 /* The one-word name a "he" or "she" at p stands for (stands_for): the nearest before it in the
- * message, not a role or a likeness ("going as Ghostbusters. She's a beagle …", "looks like
- * X"); nt for none. */
+ * message that may be one (may_name); nt for none. */
 static size_t antecedent(const eg_statefacts *sf, const token *t, size_t p, size_t nt) {
-  static const char *const as[] = {"as", "like"};
   for (size_t k = p; k > 0 && p - k < 40; k--) {
-    if (!may_name(sf, &t[k - 1])) continue;
-    bool after = k >= 2 && !t[k - 1].start;
-    if (after && (t[k - 2].cap || eg_sf_in_list(t[k - 2].w, as, 2))) return nt;
-    return stands_for(sf, t, k - 1, k, p) ? k - 1 : nt;
+    int m = may_name(sf, t, k - 1, nt);
+    if (m < 0) return nt;
+    if (m > 0) return stands_for(sf, t, k - 1, k, p) ? k - 1 : nt;
   }
   return nt;
 }

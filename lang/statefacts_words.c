@@ -400,6 +400,15 @@ bool eg_sf_not_a_name(const char *w) {
          eg_sf_in_list(base, s, sizeof s / sizeof *s);
 }
 
+bool eg_sf_number_word(const char *w) {
+  static const char *const n[] = {"one",      "two",      "three",   "four",    "five",   "six",
+                                  "seven",    "eight",    "nine",    "ten",     "eleven", "twelve",
+                                  "thirteen", "fourteen", "fifteen", "sixteen", "twenty", "thirty",
+                                  "forty",    "fifty",    "hundred", "dozen",   "couple", "few",
+                                  "several",  "half"};
+  return eg_sf_in_list(w, n, sizeof n / sizeof *n);
+}
+
 /* An article or a possessive before a noun ("a", "the", "my", "their"). */
 bool eg_sf_determiner(const char *w) {
   static const char *const det[] = {"a", "an", "the", "my", "our", "his", "her", "their"};

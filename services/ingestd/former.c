@@ -72,7 +72,7 @@ static bool graph_value(eg_ingest *g, const writer_in *in, const char *user, con
     for (size_t k = 0; k < r->results[i]->n_values; k++) {
       const Engram__V1__Edge *ed = r->results[i]->values[k];
       const char *v = eg_edge_object(ed);
-      if (!*v || (object && (strcasecmp(v, object) != 0) != other)) continue;
+      if (object && (strcasecmp(v, object) != 0) != other) continue;
       holds = true;
       if (ed->valid_from > began) began = ed->valid_from;
     }

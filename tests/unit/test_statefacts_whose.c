@@ -725,12 +725,22 @@ static void test_said_to_be(void) {
       {"Bella hates the rain. She's a greyhound, so thin coat.", NULL, NULL},
       {"Ziggy is so lazy today. He is a ginger tabby, 4 years old.", NULL, NULL},
       {"my son Leo got a puppy, he's a spaniel.", NULL, NULL},
+      /* no place a preposition governs, nor one a sentence opening with a word passes to */
+      {"Took Max to Cornwall last weekend. He's a cocker spaniel so he loved the beach. We live "
+       "in Cornwall now.",
+       "LIVES_IN", "Cornwall"},
+      {"I'm back in Leeds. Max hates the rain. He's a whippet.", "LIVES_IN", "Leeds"},
+      /* no one said to be a word for a person too ("boxer"); a person governed is passed over */
+      {"Met Daniel at the gym, we've been seeing each other since June. He's a boxer.",
+       "PARTNER_OF", "Daniel"},
+      {"Took Luna to the vet, she's a tabby.", "HAS_PET", "Luna"},
   };
   check_all(next, sizeof next / sizeof *next);
   /* the kind kept beside the name is the one that heads its phrase */
   EG_CHECK(says("Took Biscuit to the park, he's a beagle so he sniffs everything.", EG_KIND_OF,
                 "beagle"));
   EG_CHECK(!says("Jake is our dog walker now.", EG_KIND_OF, "dog"));
+  EG_CHECK(says("We adopted a kitten two weeks ago and named her Mochi.", EG_KIND_OF, "cat"));
 }
 
 /* A label opening its sentence before a colon (a word a question asks a type by) says the
