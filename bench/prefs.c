@@ -641,7 +641,7 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
   for (size_t i = 0; i < n; i++) {
     cJSON *it = cJSON_CreateObject();
     cJSON_AddStringToObject(it, "relation", ls[i].relation);
-    cJSON_AddStringToObject(it, "object", ls[i].object ? ls[i].object : "");
+    cJSON_AddStringToObject(it, "object", ls[i].object);
     cJSON_AddNumberToObject(it, "confidence", (int)(ls[i].confidence * 1000 + 0.5) / 1000.0);
     cJSON_AddBoolToObject(it, "held", held(&ls[i]));
     cJSON_AddBoolToObject(it, "derived", ls[i].derived);
@@ -653,7 +653,7 @@ static void ask(ctx *c, const char *user, const cJSON *scen, const cJSON *qj, cJ
            q.correct ? "right" : "WRONG", str(qj, "question"));
     for (size_t i = 0; i < n; i++)
       printf("         %s %s %s (%.2f%s%s)\n", held(&ls[i]) ? "held" : "    ", ls[i].relation,
-             ls[i].object ? ls[i].object : "", ls[i].confidence, ls[i].derived ? ", derived" : "",
+             ls[i].object, ls[i].confidence, ls[i].derived ? ", derived" : "",
              ls[i].status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE
                  ? ", stale"
                  : "");
@@ -857,8 +857,7 @@ int eg_bprefs_main(int argc, char **argv) {
       read_graph(&c, user);
       for (size_t g = 0; verbose && g < c.n_graph; g++)
         printf("%-6s %-10s in the graph: %s %s (%.2f%s)\n", enricher_names[enr],
-               str(scen[i], "name"), c.graph[g].relation,
-               c.graph[g].object ? c.graph[g].object : "", c.graph[g].confidence,
+               str(scen[i], "name"), c.graph[g].relation, c.graph[g].object, c.graph[g].confidence,
                c.graph[g].derived ? ", derived" : "");
       cJSON_ArrayForEach(x, arr(scen[i], "questions")) ask(&c, user, scen[i], x, per_q);
       if (c.graph_state) protobuf_c_message_free_unpacked(&c.graph_state->base, NULL);

@@ -45,9 +45,9 @@ static void test_begins_at(void) {
   check_in(&hctx, x, sizeof x / sizeof *x);
 }
 
-/* A person named by a word that says only that it is one ("a guy named X"), or a firm by its
- * noun, is read as the name alone: the verb says the relation ("seeing a guy named X"; not
- * "met a guy called X"). */
+/* A person named by a word that says only that it is one ("a guy named X"), or a firm or a
+ * place by its noun, is read as the name alone: the verb says the relation ("seeing a guy named X";
+ * not "met a guy called X"). */
 static void test_named_anyone(void) {
   static const expect x[] = {
       {"I've started seeing a guy named Marco.", "PARTNER_OF", "Marco"},
