@@ -521,18 +521,12 @@ static bool kind_within(const eg_statefacts *sf, const token *t, size_t from, si
 }
 
 /* Does a noun the slot qualifies follow it ("harp concert", "my Lyon flat")? The next word,
- * before the clause ends (to), is a common word of WordNet and no function word, verb form,
- * adverb in -ly or word for the slot's own kind ("a Mediterranean diet"). */
+ * before the clause ends (to), is a plain noun (eg_sf_plain_noun) and no word for the slot's
+ * own kind ("a Mediterranean diet"). */
 static bool noun_after(const eg_statefacts *sf, const slot *s, const token *t, size_t to) {
   if (s->te >= to || t[s->te - 1].comma) return false;
   const token *w = &t[s->te];
-  size_t l = strlen(w->w);
-  return !w->cap && !w->digit && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
-         !eg_sf_determiner(w->w) &&
-         !(eg_sf_bits_of(sf->ask, w->w) & s->bits) && /* "a Mediterranean diet": its own kind */
-         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w) &&
-         !eg_wordnet_is_past(&sf->wn.verbs, w->w) && !eg_wordnet_is_present3(&sf->wn.verbs, w->w) &&
-         !(l > 4 && (!strcmp(w->w + l - 3, "ing") || !strcmp(w->w + l - 2, "ly")));
+  return eg_sf_plain_noun(sf, w) && !(eg_sf_bits_of(sf->ask, w->w) & s->bits);
 }
 
 /* Does the kind word in slot s qualify the noun after it ("a wind quintet")? */

@@ -514,6 +514,9 @@ bool eg_sf_named_by_verb(const eg_statefacts *sf, const token *t, size_t from, s
 bool eg_sf_naming_verb(const eg_statefacts *sf, const char *w);
 /* The types a kind word gives a name after it ("beagle", "gf"); 0 for a naming verb. */
 unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w);
+/* Is the word a noun as it stands: in lower case, a common word of WordNet, and no
+ * determiner, joint, verb form, adverb in -ly or word in -ing? */
+bool eg_sf_plain_noun(const eg_statefacts *sf, const token *w);
 /* Does the word at q qualify the noun after it, no kind word nor a cross ("a dog person", "a
  * labrador fan", "our dog walker"; not "a collie cross", "a lab mix", "a beagle puppy")? It is
  * no kind said then, the noun after it is. */

@@ -190,19 +190,23 @@ static bool name_cap(const eg_statefacts *sf, const token *w) {
   return w->cap && !(w->shout && eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w));
 }
 
+bool eg_sf_plain_noun(const eg_statefacts *sf, const token *w) {
+  size_t l = strlen(w->w);
+  return !w->cap && !w->digit && !eg_sf_not_a_name(w->w) && !eg_sf_joint(w->w, true) &&
+         !eg_sf_determiner(w->w) && eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, w->w) &&
+         !eg_wordnet_is_past(&sf->wn.verbs, w->w) && !eg_wordnet_is_present3(&sf->wn.verbs, w->w) &&
+         !(l > 4 && (!strcmp(w->w + l - 3, "ing") || !strcmp(w->w + l - 2, "ly")));
+}
+
 bool eg_sf_qualifier(const eg_statefacts *sf, const token *t, size_t q, size_t to) {
   static const char *const cross[] = {"mix",    "cross", "mutt", "crossbreed",
                                       "rescue", "boy",   "girl", "baby"};
-  static const char *const aux[] = {"has", "have", "had", "does", "did", "will", "would", "can"};
   if (q + 1 >= to || t[q].comma || t[q].cut) return false;
   const token *n = &t[q + 1];
-  return !n->cap && !n->digit && !eg_sf_function_word(n->w) && !eg_sf_not_a_name(n->w) &&
+  return eg_sf_plain_noun(sf, n) && !eg_sf_function_word(n->w) &&
          !eg_sf_number_word(n->w) && /* "a kitten two weeks ago" */
-         !eg_sf_in_list(n->w, aux, sizeof aux / sizeof *aux) && !eg_sf_copula(n->w) &&
-         eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, n->w) &&
+         !eg_sf_copula(n->w) && strcmp(n->w, "has") != 0 && strcmp(n->w, "had") != 0 &&
          !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, n->w) && /* "a beagle so …" */
-         !eg_wordnet_is_past(&sf->wn.verbs, n->w) && /* "a greyhound called X" */
-         !eg_wordnet_is_present3(&sf->wn.verbs, n->w) && !eg_wordnet_is_ing(&sf->wn.verbs, n->w) &&
          !eg_sf_kind_bits(sf, n->w) && !eg_sf_in_list(n->w, cross, sizeof cross / sizeof *cross);
 }
 
