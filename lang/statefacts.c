@@ -313,8 +313,7 @@ static size_t named_anyone(const eg_statefacts *sf, const token *t, size_t from,
 /* The masked clause: the slot's bytes replaced by "X" (by "X and I" for a "we" standing for
  * the speaker and a value named before it; the whole phrase naming a person by a word that
  * says only that, or a firm or place by its noun: named_anyone); a subject and verb the user's
- * sentence dropped are said
- * ("I'm officially a X person": the prototypes say who is). */
+ * sentence dropped are said ("I'm officially a X person": the prototypes say who is). */
 static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, const token *t,
                     const item *it) {
   size_t cs = t[it->from].s, ce = t[it->to - 1].e;

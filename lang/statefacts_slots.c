@@ -216,23 +216,28 @@ static unsigned head_kind(const eg_statefacts *sf, const token *t, size_t q, siz
   return eg_sf_qualifier(sf, t, q, to) ? 0 : eg_sf_kind_bits(sf, t[q].w) & ~sf->person_bit;
 }
 
+/* How many words at p, before `to`, say "he is" or "she is": 1 for "he's", "shes"; 2 for "he
+ * is", "she was"; 0 for none. */
+static size_t he_is_at(const token *t, size_t p, size_t to) {
+  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const he[] = {"he", "she"};
+  static const char *const be[] = {"is", "was", "'s"};
+  if (p >= to) return 0;
+  if (eg_sf_in_list(t[p].w, he_is, 4)) return 1;
+  return p + 1 < to && eg_sf_in_list(t[p].w, he, 2) && eg_sf_in_list(t[p + 1].w, be, 3) ? 2 : 0;
+}
+
 /* The kind a "he" or "she" at p is said to be ("he's a beagle", "she is a ginger tabby", "hes
  * a 12 week old dachshund mix"): a kind word heading its phrase up to five words on, before
  * any word for a person or preposition, and no word for a person itself; 0. */
 static unsigned pronoun_kind(const eg_statefacts *sf, const token *t, size_t p, size_t nt) {
-  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const he[] = {"he", "she"};
-  static const char *const is[] = {"is", "was"}, *const a[] = {"a", "an"};
-  size_t q = p + 1;
-  if (!eg_sf_in_list(t[p].w, he_is, 4)) {
-    if (!eg_sf_in_list(t[p].w, he, 2) || q >= nt || !eg_sf_in_list(t[q].w, is, 2)) return 0;
-    q++;
-  }
-  if (q >= nt || t[q - 1].comma || t[q - 1].cut || !eg_sf_in_list(t[q].w, a, 2)) return 0;
+  static const char *const a[] = {"a", "an"};
+  size_t q = p + he_is_at(t, p, nt);
+  if (q == p || q >= nt || t[q - 1].comma || t[q - 1].cut || !eg_sf_in_list(t[q].w, a, 2)) return 0;
   for (size_t k = q + 1; k < nt && k < q + 6; k++) {
     char pair[72]; /* "a german shepherd", "a guinea pig" */
     snprintf(pair, sizeof pair, "%s %s", t[k].w, k + 1 < nt ? t[k + 1].w : "");
     unsigned two = !t[k].comma && k + 1 < nt ? eg_sf_bits_of(sf->common, pair) : 0;
-    if (two & sf->kind_types & ~sf->person_bit) return two & sf->kind_types & ~sf->person_bit;
+    if ((two &= sf->kind_types & ~sf->person_bit)) return two;
     unsigned b = eg_sf_kind_bits(sf, t[k].w);
     if (b && eg_sf_bits_of(sf->people, t[k].w)) return 0; /* "he's a boxer": a fighter too */
     if (b) return head_kind(sf, t, k, nt);
@@ -346,12 +351,9 @@ unsigned eg_sf_kind_bits(const eg_statefacts *sf, const char *w) {
 /* How many words before the name at i a passive of naming opens with "he" or "she" ("he's
  * called X", "she is named X", "hes called X"); 0 for none. Whom it names is said before. */
 static size_t named_of_him(const eg_statefacts *sf, const token *t, size_t from, size_t i) {
-  static const char *const he_is[] = {"he's", "she's", "hes", "shes"}, *const he[] = {"he", "she"};
-  static const char *const be[] = {"is", "was", "'s"};
   if (i < from + 2 || !eg_sf_naming_verb(sf, t[i - 1].w)) return 0;
-  if (eg_sf_in_list(t[i - 2].w, he_is, 4)) return 2;
-  return i >= from + 3 && eg_sf_in_list(t[i - 2].w, be, 3) && eg_sf_in_list(t[i - 3].w, he, 2) ? 3
-                                                                                               : 0;
+  if (he_is_at(t, i - 2, i - 1) == 1) return 2;
+  return i >= from + 3 && he_is_at(t, i - 3, i - 1) == 2 ? 3 : 0;
 }
 
 static bool head_named(const eg_statefacts *sf, const token *t, size_t from, size_t i,
