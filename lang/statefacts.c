@@ -334,15 +334,15 @@ static char *masked(const eg_statefacts *sf, eg_arena *a, const char *text, cons
  * "…, we met at a concert": the rest would pull it elsewhere), widened by short appositions
  * ("I take X, my dog, to …"); the whole sentence when the sub-clause has no I or we
  * ("Bruno, our new beagle, is settling in"). */
-static void embedded_span(const token *t, size_t from, size_t to, const slot *s, size_t *a,
-                          size_t *b) {
+static void embedded_span(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                          const slot *s, size_t *a, size_t *b) {
   size_t where = eg_sf_where_clause(t, s->te, to); /* "X, where I live" */
   if (where) {
     *a = s->ts, *b = where;
     return;
   }
   eg_sf_sub_clause(t, from, to, s->ts, a, b);
-  if (!eg_sf_first_person(t, *a, *b)) {
+  if (!eg_sf_first_person(t, *a, *b) && !eg_sf_subject_carried(sf, t, from, *a, *b)) {
     *a = from, *b = to;
     return;
   }
@@ -482,7 +482,7 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   item *it = &items[*n];
   *it = (item){.seg = seg, .s = *s, .third = true};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
-  embedded_span(t, from, to, s, &it->from, &it->to);
+  embedded_span(sf, t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
@@ -506,7 +506,7 @@ static void add_passing(const eg_statefacts *sf, const token *t, const char *tex
       (item){.seg = seg, .s = *s, .third = true, .passing = true, .in = right_after_in(t, from, s)};
   it->s.status = eg_sf_status_of(sf, t, from, to, s);
   if (it->s.status != ST_CURRENT) return;
-  embedded_span(t, from, to, s, &it->from, &it->to);
+  embedded_span(sf, t, from, to, s, &it->from, &it->to);
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
@@ -587,7 +587,7 @@ static void add_given(const eg_statefacts *sf, const token *t, size_t nt, const 
     return;
   g.status = eg_sf_status_of(sf, t, cf, ct, &g);
   if (s->status == ST_FORMER) g.status = ST_FORMER; /* "my cat's name was X, she died in 2019" */
-  embedded_span(t, cf, ct, &g, &sa, &sb);
+  embedded_span(sf, t, cf, ct, &g, &sa, &sb);
   item *it = &items[*n];
   *it = (item){.seg = seg, .from = sa, .to = sb, .s = g};
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
@@ -737,7 +737,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (weighed || eg_sf_alternative(t, slots, ns, k))
           slots[k].status = ST_NOT_ASSERTED; /* weighed */
         size_t span_from, span_to;
-        embedded_span(t, from, to, &slots[k], &span_from, &span_to);
+        embedded_span(sf, t, from, to, &slots[k], &span_from, &span_to);
         eg_sf_possessed(sf, t, from, to, &slots[k], &span_from, &span_to);
         if (moved) span_from = from, span_to = to; /* "booked for Saturday, Leeds to X" */
         eg_sf_forget_former(&last, &slots[k]);

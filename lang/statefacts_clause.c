@@ -78,6 +78,51 @@ bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s
   return cop && s->ts > cop;
 }
 
+/* Is the sub-clause [a, b) the speaker's with its subject dropped, or said by "I" or "we":
+ * one opening with a verb ("finally did it"), with "I" or "we" ("I'm knackered"), or with no
+ * verb, no one else's word, no name and no person at its head ("crazy week", "quick q", "need
+ * help with a council tax query"; not "my sister", "Jake", "mum")? */
+static bool speakers_sub_clause(const eg_statefacts *sf, const token *t, size_t a, size_t b) {
+  size_t i = eg_sf_past_adverbs(sf, t, a, b);
+  if (i < b && (eg_sf_subject_pronoun(t[i].w) || !strcmp(t[i].w, "im") || !strcmp(t[i].w, "ive")))
+    return true;
+  if (eg_sf_verb_first(sf, t, a, b)) return true;
+  if (!eg_sf_verbless(sf, t, a, b)) return false;
+  for (size_t k = a; k < b; k++)
+    if ((t[k].cap &&
+         !(t[k].start && (eg_sf_function_word(t[k].w) ||
+                          eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[k].w)))) ||
+        t[k].theirs || eg_sf_theirs(t[k].w) || eg_sf_possessive(t[k].w))
+      return false;
+  return !eg_sf_person_noun(sf, t, b - 1); /* its head no one ("my sister", "mum") */
+}
+
+bool eg_sf_subject_carried(const eg_statefacts *sf, const token *t, size_t from, size_t a,
+                           size_t b) {
+  if (a <= from || !t[a - 1].comma || !eg_sf_verb_first(sf, t, a, b)) return false;
+  size_t open = a - 1;
+  while (open > from && !t[open].start) open--;
+  for (size_t k = open; k < a;) { /* every sub-clause before it */
+    size_t e = k;
+    while (e + 1 < a && !t[e].comma) e++;
+    if (!speakers_sub_clause(sf, t, k, e + 1)) return false;
+    k = e + 1;
+  }
+  return true;
+}
+
+/* Does a sub-clause of the sentence [from, to) after its first carry the speaker as its
+ * dropped subject (eg_sf_subject_carried)? */
+static bool carries_subject(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  for (size_t k = from + 1; k < to; k++) {
+    if (!t[k - 1].comma) continue;
+    size_t e = k;
+    while (e + 1 < to && !t[e].comma) e++;
+    if (eg_sf_subject_carried(sf, t, from, k, e + 1)) return true;
+  }
+  return false;
+}
+
 /* Does the sentence [from, to) speak of the speaker? */
 bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                           bool fragments) {
@@ -94,7 +139,7 @@ bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, 
          eg_sf_opens_with_verb(sf, t, from, to) || eg_sf_its_been(t, from, to) ||
          (fragments && (eg_sf_verbless(sf, t, from, to) ||
                         (before_asking && eg_sf_verbless(sf, t, from, fb)))) ||
-         eg_sf_arrives(sf, t, from, to);
+         eg_sf_arrives(sf, t, from, to) || carries_subject(sf, t, from, to);
 }
 
 /* Is token i of the clause [from, to) in what a question asks? In a question, a sub-clause
@@ -231,6 +276,7 @@ bool eg_sf_users_predicate(const eg_statefacts *sf, const token *t, size_t from,
   eg_sf_sub_clause(t, from, to, s->ts, &sa, &sb);
   size_t vb = t[to - 1].ask && sb < to && sb < b ? sb : b;
   if (shared || eg_sf_first_person(t, a, b) || (a == from && the_new_kind(sf, t, from, b)) ||
+      (a <= sa && eg_sf_subject_carried(sf, t, from, sa, sb)) ||
       ((a == from || joint) &&
        (eg_sf_opens_with_verb(sf, t, from, b) || (fragments && eg_sf_verbless(sf, t, a, vb)))))
     return true;

@@ -246,6 +246,8 @@ size_t eg_sf_past_adverbs(const eg_statefacts *sf, const token *t, size_t from, 
  * with a verb in "-ing", what the speaker is doing ("Practising X in lockdown is annoying the
  * neighbours", "Loving the new job at X"). */
 bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to);
+/* … wherever [from, to) stands: its first word past the adverbs of time is such a verb. */
+bool eg_sf_verb_first(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 /* Does the predicate [a, b) open with "it" and "been" and no referent ("it's been a fortnight at
  * X", "it has been great in X"): the speaker's own time, as a dropped subject is? */
 bool eg_sf_its_been(const token *t, size_t a, size_t b);
@@ -695,6 +697,11 @@ bool eg_sf_verbless(const eg_statefacts *sf, const token *t, size_t from, size_t
 /* Is slot s in a predicate of the user's (with `fragments`, a verbless one too)? */
 bool eg_sf_users_predicate(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                            const slot *s, bool fragments);
+/* Does the sub-clause [a, b) of the clause [from, to), after a comma, open with a verb whose
+ * subject chat dropped, the speaker, as every sub-clause before it in its sentence is the
+ * speaker's ("need help with a council tax query, moved from Leeds to X")? */
+bool eg_sf_subject_carried(const eg_statefacts *sf, const token *t, size_t from, size_t a,
+                           size_t b);
 /* Does the sentence opening at `from` drop "I am" before "a"/"an" ("officially a X person")? */
 bool eg_sf_copula_dropped(const eg_statefacts *sf, const token *t, size_t from);
 

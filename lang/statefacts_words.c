@@ -559,8 +559,12 @@ size_t eg_sf_past_adverbs(const eg_statefacts *sf, const token *t, size_t from, 
 }
 
 bool eg_sf_opens_with_verb(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  return (t[from].start || (from && t[from - 1].pict)) && eg_sf_verb_first(sf, t, from, to);
+}
+
+bool eg_sf_verb_first(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
   size_t i = eg_sf_past_adverbs(sf, t, from, to);
-  if (i >= to || !(t[from].start || (from && t[from - 1].pict))) return false;
+  if (i >= to) return false;
   if (eg_wordnet_is_ing(&sf->wn.verbs, t[i].w)) return true;
   /* a perfect whose subject chat dropped: "Haven't played X since uni", "Have been X for years" */
   static const char *const have[] = {"have", "haven't", "havent", "had", "hadn't", "hadnt"};

@@ -152,6 +152,15 @@ static void test_tense_and_negation(void) {
       /* a subject dropped, as chat does; a plan dated after the day it was said */
       {"Traded in the old hatchback for a Subaru Outback last week.", "DRIVES", "Subaru Outback"},
       {"We might move to Lisbon next month.", EG_STATE_UNCERTAIN, "LIVES_IN"},
+      /* … after a comma, where every sub-clause before it is the speaker's: a verb of theirs,
+       * "I", or no verb and no one at its head; not another subject's */
+      {"long day, moved into the new flat in Leith", "LIVES_IN", "Leith"},
+      {"sorry for the delay, been settling into the new job at Arup", "WORKS_AT", "Arup"},
+      {"quick q, just switched to a vegan diet, what about b12?", "DIET", "vegan"},
+      {"need help with a council tax query, moved from Leeds to York in March", "LIVES_IN", "York"},
+      {"mum, moved to Derby last weekend", NULL, NULL},
+      {"my neighbour, moved to Derby last weekend, keeps texting", NULL, NULL},
+      {"The dog is a mess, moved to Derby last weekend and he hates it", NULL, NULL},
       {"I'm comparing a Tesla Model 3 with a Hyundai Kona Electric.", EG_STATE_UNCERTAIN, "DRIVES"},
       /* possessive and cue: the partner is current whatever the clause plans */
       {"I am taking my boyfriend Tomas to Rome next week.", "PARTNER_OF", "Tomas"},
