@@ -142,6 +142,22 @@ bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, 
          eg_sf_arrives(sf, t, from, to) || carries_subject(sf, t, from, to);
 }
 
+/* Does a word that takes what follows as given open a clause of the speaker's between a and
+ * token i ("… now that I've moved to X?", "… since I went X last month?", "… because we
+ * live in X?"; not "… if I move to X?")? */
+static bool granted(const token *t, size_t a, size_t i) {
+  static const char *const given[] = {"since", "because", "cause", "cos", "coz", "as"};
+  for (size_t k = a; k + 1 < i; k++) {
+    size_t subj = !strcmp(t[k].w, "now") && !strcmp(t[k + 1].w, "that")        ? k + 2
+                  : eg_sf_in_list(t[k].w, given, sizeof given / sizeof *given) ? k + 1
+                                                                               : i;
+    if (subj < i &&
+        (eg_sf_subject_pronoun(t[subj].w) || !strcmp(t[subj].w, "im") || !strcmp(t[subj].w, "ive")))
+      return true;
+  }
+  return false;
+}
+
 /* Is token i of the clause [from, to) in what a question asks? In a question, a sub-clause
  * before the one that asks, and no question itself, says something: "I've gone pescatarian,
  * any easy recipes?", "Now that I'm based in X, what …?" (not "If I move to X, should I …?",
@@ -155,7 +171,8 @@ bool eg_sf_asked(const token *t, size_t from, size_t to, size_t i) {
   if (!t[to - 1].ask) return false;
   size_t a, b;
   eg_sf_sub_clause(t, from, to, i, &a, &b);
-  return b >= to || eg_sf_in_list(t[a].w, asking, sizeof asking / sizeof *asking);
+  return (b >= to || eg_sf_in_list(t[a].w, asking, sizeof asking / sizeof *asking)) &&
+         !granted(t, a, i);
 }
 
 /* When the predicate of the slot [ts, te) (within the clause [from, to)) names a day after the

@@ -207,6 +207,12 @@ static void test_tense_and_negation(void) {
       /* a question's sub-clause that asks nothing says something */
       {"I've gone pescatarian, any easy fish recipes?", "DIET", "pescatarian"},
       {"Now that I'm based in Denver, what are good day hikes nearby?", "LIVES_IN", "Denver"},
+      /* … nor does a clause it takes as given, the speaker's ("now that I", "since we") */
+      {"what should I plant on my balcony now that we've moved to Leeds?", "LIVES_IN", "Leeds"},
+      {"can you suggest vegan snacks since I went vegan last month?", "DIET", "vegan"},
+      {"what's a good first song to learn now that I've started the ukulele?", "PLAYS", "ukulele"},
+      {"what should I pack if I move to Leeds?", NULL, NULL},
+      {"what should I get my sister since she moved to Leeds?", NULL, NULL},
       {"If I move to Lyon, should I learn French?", NULL, NULL},
       {"When we get to Lyon, what should we see first?", NULL, NULL},
       /* … and so does what a pictograph parts from what it asks */
