@@ -342,6 +342,9 @@ static void embedded_span(const eg_statefacts *sf, const token *t, size_t from, 
     return;
   }
   eg_sf_sub_clause(t, from, to, s->ts, a, b);
+  /* a value corrected at once is read without its correction ("the new flat in X sorry I
+   * meant Glasgow") */
+  if (s->ve && s->vs > s->te && *b > s->te && eg_sf_correcting(t, s->te, s->vs)) *b = s->te;
   if (!eg_sf_first_person(t, *a, *b) && !eg_sf_subject_carried(sf, t, from, *a, *b)) {
     *a = from, *b = to;
     return;

@@ -381,6 +381,9 @@ typedef struct slot {
  * their "be" or "as" ("I'm a cellist", "I've been a lapsed pianist", "as a violinist I …")? A
  * player's noun elsewhere is someone ("married to a pianist", "hired a pianist"). */
 bool eg_sf_player_of_speaker(const eg_statefacts *sf, const token *t, size_t from, const slot *s);
+/* Do only words of correcting stand in [a, b), one of them saying so ("sorry, I mean", "no
+ * wait")? */
+bool eg_sf_correcting(const token *t, size_t a, size_t b);
 
 /* Does the clause [from, to) tell of a thing come to the speaker ("the harp arrived", "THE
  * DUSTER IS HERE"; @arrival)? The subject is then the speaker's (statefacts_whose.c). */

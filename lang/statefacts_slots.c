@@ -922,25 +922,29 @@ static size_t value_of_previous(slot *out, size_t n, size_t k) {
   return n - 1;
 }
 
-/* A name corrected at once ("named him Rocket - sorry, Rocco", "Ines, I mean Inès") is the
- * correction: the first stays the slot, read in its place, the second becomes its value and no
- * slot of its own. Only words of correcting stand between them, one of them saying so. The
- * slots' count after it. */
+bool eg_sf_correcting(const token *t, size_t a, size_t b) {
+  static const char *const fill[] = {"sorry",  "i",   "mean", "meant", "oops", "correction",
+                                     "er",     "erm", "um",   "uh",    "no",   "wait",
+                                     "rather", "a",   "an",   "the"};
+  static const char *const say[] = {"sorry", "mean", "meant", "oops", "correction", "wait"};
+  bool says = false;
+  for (size_t q = a; q < b; q++) {
+    if (!eg_sf_in_list(t[q].w, fill, sizeof fill / sizeof *fill)) return false;
+    says |= eg_sf_in_list(t[q].w, say, sizeof say / sizeof *say);
+  }
+  return says;
+}
+
+/* A value corrected at once ("named him Rocket - sorry, Rocco", "Ines, I mean Inès", "the
+ * viola, sorry, the cello") is the correction: the first stays the slot, read in its place,
+ * the second becomes its value and no slot of its own. Both are names or both kind words, and
+ * only words of correcting stand between them (eg_sf_correcting). The slots' count after it. */
 static size_t corrected(const token *t, slot *out, size_t n) {
-  static const char *const fill[] = {"sorry",      "i",      "mean", "meant", "oops",
-                                     "correction", "er",     "erm",  "um",    "uh",
-                                     "no",         "rather", "a",    "an",    "the"};
-  static const char *const say[] = {"sorry", "mean", "meant", "oops", "correction"};
   for (size_t k = 1; k < n; k++) {
     slot *w = &out[k - 1], *c = &out[k];
-    if (!w->proper || !c->proper || w->ve || w->held || !(w->bits & c->bits) || c->ts <= w->te)
+    if (w->proper != c->proper || w->ve || w->held || !(w->bits & c->bits) || c->ts <= w->te)
       continue;
-    bool says = false, only = true;
-    for (size_t q = w->te; q < c->ts && only; q++) {
-      only = eg_sf_in_list(t[q].w, fill, sizeof fill / sizeof *fill);
-      says |= eg_sf_in_list(t[q].w, say, sizeof say / sizeof *say);
-    }
-    if (only && says) n = value_of_previous(out, n, k);
+    if (eg_sf_correcting(t, w->te, c->ts)) n = value_of_previous(out, n, k);
   }
   return n;
 }

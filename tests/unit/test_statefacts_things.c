@@ -119,14 +119,20 @@ static void test_instruments_wordnet_lacks(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* A name corrected at once is the correction, read where the first stood, an article before it
- * or not ("a Ford Focus, sorry, I mean a Ford Fiesta" was the Focus). */
+/* A value corrected at once is the correction, read where the first stood, an article before
+ * it or not ("a Ford Focus, sorry, I mean a Ford Fiesta" was the Focus). */
 static void test_corrections(void) {
   static const expect x[] = {
       {"got a pup 2 wks ago, named him Rocket - sorry, Rocco, autocorrect again.", "HAS_PET",
        "Rocco"},
       {"My girlfriend Ines, I mean In\xc3\xa8s, loves this song.", "PARTNER_OF", "In\xc3\xa8s"},
       {"I drive a Ford Focus, sorry, I mean a Ford Fiesta", "DRIVES", "Ford Fiesta"},
+      /* … kind words as names are; "no wait" says so too; read without the correction's words
+       * where no comma cuts them off */
+      {"I've been playing the viola, sorry, the cello, for two years now.", "PLAYS", "cello"},
+      {"My new cat is called Milo, no wait, Mylo with a y.", "HAS_PET", "Mylo"},
+      {"we got the keys for the new flat in Edinburgh sorry I meant Glasgow", "LIVES_IN",
+       "Glasgow"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
