@@ -576,7 +576,12 @@ size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_
   unsigned place = sf->place_bit, thing = ~(place | sf->person_bit | sf->org_bit);
   for (size_t k = from; k < to; k++) {
     bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
-    unsigned bits = there ? last->bits & place : !strcmp(t[k].w, "it") ? last->bits & thing : 0;
+    /* … and "that's" opening the clause for any but a person ("a 2015 Skoda Octavia? that's
+     * what I drive now", "Leith? That's where we live", "Monzo? that's where I work") */
+    bool that = k == from && (!strcmp(t[k].w, "that's") || !strcmp(t[k].w, "thats"));
+    unsigned bits = there || that           ? last->bits & (that ? ~sf->person_bit : place)
+                    : !strcmp(t[k].w, "it") ? last->bits & thing
+                                            : 0;
     if (!bits) continue;
     *out = (slot){k,     k + 1,      last->ts,   last->te, bits, last->proper,
                   false, ST_CURRENT, last->held, there};

@@ -792,6 +792,11 @@ static void test_heads_and_proforms(void) {
       {"Any good bakeries near Aarhus? We have lived here since spring.", "LIVES_IN", "Aarhus"},
       {"Is there a quiet cafe in Ghent? I have been living there for a year now.", "LIVES_IN",
        "Ghent"},
+      /* … and "that's" opening a clause for anything but a person */
+      {"how often should I service a 2015 Skoda Octavia? that's what I drive now", "DRIVES",
+       "Skoda Octavia"},
+      {"is Monzo a good company? that's where I work", "WORKS_AT", "Monzo"},
+      {"My sister bought a Skoda Octavia. That's a good car.", NULL, NULL},
       /* "we" after a person named before it is the speaker and that person ("X and I"), in
        * the same sentence or the next; not a person a word for someone else's owns, nor a
        * name a preposition places */
