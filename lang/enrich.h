@@ -98,7 +98,9 @@ typedef struct eg_held {
 /* A value the user said they were after, not yet theirs, as the graph's doubts on a state keep
  * it ("applied for a post at X", "thinking of moving to X": eg_statefacts_prospect): a later
  * message that the value it does not name has begun ("I got the job!", "we got the keys")
- * speaks of it. Only one said after the held value of its relation began. */
+ * speaks of it. Only one said after the held value of its relation began. A literal one of a
+ * relation whose values are names is only the kind of the one awaited ("getting a lurcher next
+ * week"): a name a later message gives that kind is it ("juniper (the lurcher) …"). */
 typedef struct eg_prospect {
   const char *relation, *value;
   bool literal;

@@ -1152,6 +1152,27 @@ static eg_code add_kind(const eg_statefacts *sf, const eg_segment *sg, const tok
   return eg_enriched_add_fact(a, o, &k, err);
 }
 
+/* Is prospect p only the kind of a value of a relation whose values are names ("a lurcher")? */
+static bool awaited_kind(const eg_statefacts *sf, const eg_prospect *p) {
+  int r = eg_sf_relation(sf, p->relation);
+  return p->literal && r >= 0 && (sf->rels[r].types & sf->name_types);
+}
+
+/* Does item it name a value of relation r by the kind the user was after, said in its words
+ * ("getting a rescue pup next week, a lurcher" … "juniper (the lurcher) won't stop counter
+ * surfing"): the one awaited, however weakly its words read? */
+static bool of_awaited_kind(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const token *t,
+                            const item *it, int r) {
+  if (!it->s.proper || it->third || !(it->s.bits & sf->rels[r].types)) return false;
+  for (size_t i = 0; ctx && i < ctx->n_prospects; i++) {
+    const eg_prospect *p = &ctx->prospects[i];
+    if (strcmp(p->relation, sf->rels[r].name) != 0 || !awaited_kind(sf, p)) continue;
+    for (size_t k = it->from; k < it->to; k++)
+      if ((k < it->s.ts || k >= it->s.te) && !strcasecmp(t[k].w, p->value)) return true;
+  }
+  return false;
+}
+
 /* The value of relation r the user was after (eg_prospect), or NULL; NULL too where they were
  * after two ("applied to X" and "to Y": which came through is not said), or the message names
  * another of its type, in words not read ("I got the job!! the bank called"): the value begun
@@ -1161,7 +1182,7 @@ static const eg_prospect *prospect_of(const eg_statefacts *sf, const eg_enrich_c
   const eg_prospect *won = NULL;
   for (size_t i = 0; ctx && i < ctx->n_prospects; i++) {
     const eg_prospect *p = &ctx->prospects[i];
-    if (strcmp(p->relation, sf->rels[r].name) != 0) continue;
+    if (strcmp(p->relation, sf->rels[r].name) != 0 || awaited_kind(sf, p)) continue;
     if (won && !eg_statefacts_same_value(p->value, strlen(p->value), won->value)) return NULL;
     won = won ? won : p;
   }
@@ -1234,8 +1255,8 @@ static eg_code emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_
       if (p[i].it->pending && (p[i].v.rel != r || !p[i].v.fresh || !prospect)) continue;
       /* a held value said again is no news: the graph has it, and a later start would put it
        * after a value that took its place unread */
-      if (p[i].v.rel != r || p[i].v.weak || (p[i].it->s.held && !p[i].v.ended) ||
-          (p[i].it->third && read_as_own(sf, p, np, &p[i])))
+      if (p[i].v.rel != r || (p[i].v.weak && !of_awaited_kind(sf, ctx, t, p[i].it, r)) ||
+          (p[i].it->s.held && !p[i].v.ended) || (p[i].it->third && read_as_own(sf, p, np, &p[i])))
         continue;
       /* a place said with its country is that place; a country the user's place is in, no
        * news */

@@ -179,7 +179,8 @@ bool eg_statefacts_holds_value(const eg_statefacts *sf, const char *text, size_t
 /* The one value of `relation`'s objects the speaker's words [said_from, said_to) of text name
  * as sought (eg_stated_value.sought; "applied for a research post at X. fingers crossed"),
  * copied to value (cap bytes, cut at a character), *named: whether it is a name, not a kind
- * word; false when none, or several different ("torn between X and Y"). */
+ * word (of a relation whose values are names, a kind word only where no name is sought: the
+ * kind awaited); false when none, or several different ("torn between X and Y"). */
 bool eg_statefacts_prospect(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, int64_t said_at, const char *relation, char *value,
                             size_t cap, bool *named);

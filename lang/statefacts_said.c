@@ -159,9 +159,13 @@ bool eg_statefacts_prospect(const eg_statefacts *sf, const char *text, size_t sa
                                                  v, MAX_TOKENS)
                           : 0;
   const eg_stated_value *first = NULL;
+  /* a kind word is a value of a relation whose values are no names ("the cello"); of one whose
+   * values are names, the kind of the one sought where no name is ("getting a rescue pup next
+   * week, a lurcher") */
+  bool names = types & sf->name_types, kind = names;
+  for (size_t i = 0; names && kind && i < n; i++) kind = !(v[i].sought && v[i].named);
   for (size_t i = 0; i < n; i++) {
-    /* a kind word is a value only of a relation whose values are no names ("the cello") */
-    if (!v[i].sought || v[i].others || (!v[i].named && (types & sf->name_types))) continue;
+    if (!v[i].sought || v[i].others || (!v[i].named && names && !kind)) continue;
     if (first) { /* a second, other than the first: which is not said */
       char one[128];
       snprintf(one, sizeof one, "%.*s", (int)(first->to - first->from), text + first->from);

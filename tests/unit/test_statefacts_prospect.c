@@ -9,8 +9,9 @@
 #include "tests/unit/statefacts_check.h"
 
 /* The one value a statement names as sought: a plan, a wish or an offer of the speaker's own;
- * not one negated, past, someone else's, only visited, or one of two; a kind word only of a
- * relation whose values are words. */
+ * not one negated, past, someone else's, only visited, or one of two; a kind word of a relation
+ * whose values are words, and of one whose values are names where no name is sought (not a
+ * word for any of its kind: "a dog"). */
 static void test_sought(void) {
   static const struct {
     const char *relation, *text, *value; /* NULL: none */
@@ -34,7 +35,10 @@ static void test_sought(void) {
       {"WORKS_AT", "torn between offers from Arup and Atkins", NULL, false},
       {"LIVES_IN", "my sister is moving to Leeds", NULL, false},
       {"LIVES_IN", "got a postcard from Lisbon", NULL, false},
-      {"HAS_PET", "we might adopt a greyhound", NULL, false},
+      {"HAS_PET", "we might adopt a greyhound", "greyhound", false},
+      {"HAS_PET", "we're getting a rescue pup next week, a lurcher", "lurcher", false},
+      {"HAS_PET", "we're thinking about getting a dog", NULL, false},
+      {"HAS_PET", "my sister is getting a lurcher", NULL, false},
       {"WORKS_AT", "I work at Monzo", NULL, false},
   };
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
@@ -123,12 +127,33 @@ static void test_prospect_won(void) {
     check_in(&none, &no_prospect[i], 1);
 }
 
+/* With the kind of a value in prospect ("getting a lurcher next week"), a name its words give
+ * that kind is the value begun, however weakly the rest reads; not another's of that kind, nor a
+ * name without it, nor the kind word itself where a value begun is not named. */
+static void test_kind_awaited(void) {
+  static const eg_held held[] = {{"HAS_PET", "Pepper", false}};
+  static const eg_prospect lurcher[] = {{"HAS_PET", "lurcher", true}};
+  eg_enrich_ctx awaited = ctx, none = ctx;
+  awaited.held = none.held = held;
+  awaited.n_held = none.n_held = 1;
+  awaited.prospects = lurcher, awaited.n_prospects = 1;
+  static const expect of_kind[] = {
+      {"juniper (the lurcher) won't stop counter surfing, she's had a whole loaf.", "HAS_PET",
+       "juniper"},
+      {"my sister's lurcher Bramble keeps barking", NULL, NULL},
+      {"we picked her up today!", NULL, NULL},
+  };
+  for (size_t i = 0; i < sizeof of_kind / sizeof *of_kind; i++) check_in(&awaited, &of_kind[i], 1);
+  check_in(&none, &(expect){of_kind[0].text, NULL, NULL}, 1);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
   EG_RUN(test_sought);
   EG_RUN(test_offer_on);
   EG_RUN(test_prospect_won);
+  EG_RUN(test_kind_awaited);
   sf_check_close();
   return eg_test_finish();
 }
