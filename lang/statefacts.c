@@ -708,10 +708,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         }
         /* a place gone to, not moved to, is no home: "the train into X" (not "moved to X"); nor
          * is where a thing had by another value is ("the Amazon office in X", "my job in X") */
+        bool held_in = !moved && eg_sf_held_thing_in(sf, t, from, slots[k].ts);
         if (!moved && slots[k].bits == sf->place_bit &&
-            (eg_sf_destination(sf, t, nt, from, to, &slots[k]) ||
-             eg_sf_held_thing_in(sf, t, from, slots[k].ts)))
+            (held_in || eg_sf_destination(sf, t, nt, from, to, &slots[k])))
           continue;
+        /* … and a name of no known type there is no place ("coming from work in X", "my
+         * manager in X") */
+        if (held_in && slots[k].bits == sf->name_types) slots[k].bits &= ~sf->place_bit;
         if (!eg_sf_player_of_speaker(sf, t, from, &slots[k])) continue; /* "hired a pianist" */
         if (eg_sf_topic_of(t, from, &slots[k]))
           continue; /* "an essay about the history of the X" */

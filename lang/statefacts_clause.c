@@ -282,7 +282,9 @@ bool eg_sf_users_predicate(const eg_statefacts *sf, const token *t, size_t from,
   /* "X and I split up", "me and X hit 2 years": the slot and the user share the predicate */
   bool shared =
       eg_sf_with_me(t, from, to, s->ts, s->te) ||
-      (s->te + 1 < to && !strcmp(t[s->te].w, "and") && eg_sf_first_person(t, s->te + 1, s->te + 2));
+      (s->te + 1 < to && !strcmp(t[s->te].w, "and") &&
+       eg_sf_first_person(t, s->te + 1, s->te + 2) &&
+       eg_sf_verbless(sf, t, a, s->ts)); /* the slot a subject: not "Tom moved to X and I …" */
   /* a sentence opening with a joint ("So X from October!", "And now X") opens the predicate
    * after it */
   bool joint = a == from + 1 && opens_clause(t[from].w);

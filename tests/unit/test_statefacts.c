@@ -135,6 +135,8 @@ static void test_tense_and_negation(void) {
       {"I am not vegetarian anymore.", EG_STATE_UNCERTAIN, "DIET"},
       {"We broke up last week.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       {"Sam and I split up.", EG_STATE_UNCERTAIN, "PARTNER_OF"}, /* the name is the subject */
+      /* … not a name after a verb with "and I" opening the next clause */
+      {"Tom moved to Leeds and I miss him", NULL, NULL},
       {"Callum and I are done.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
       /* … and of what "and I" say together; "tom" is a male cat too, no company */
       {"Tom and I are not together anymore.", EG_STATE_UNCERTAIN, "PARTNER_OF"},
@@ -498,6 +500,7 @@ static void test_names_in_passing(void) {
       {"Sir Reginald has escaped the garden again.", "HAS_PET", "Sir Reginald"},
       {"Oslo in March without heating is not fun.", "LIVES_IN", "Oslo"},
       {"It's minus 20 out here in Fargo. Can I still cycle to work?", "LIVES_IN", "Fargo"},
+      {"the traffic here in Nairobi is diabolical.", "LIVES_IN", "Nairobi"},
       {"the vet says Clementine's heart is failing.", "HAS_PET", "Clementine"},
       /* a word opening its sentence bare before a verb of action: a name, not the jam */
       {"Marmalade keeps scratching the sofa.", "HAS_PET", "Marmalade"},

@@ -1180,10 +1180,15 @@ static void test_old_held_now(void) {
 }
 
 /* A noun the user has by a job, before "in" and a firm, as learners place one ("my manager in
- * Siemens"); a place after it stays a place ("my job in London"); "finished with" ends. */
+ * Siemens"); a place after it stays a place ("my job in London") and is no home, nor is a name
+ * of no known type there ("from work in X": "work" a noun there, not in "I live and work in
+ * X"); "finished with" ends. */
 static void test_held_in_a_firm(void) {
   EG_CHECK(says("My manager in Siemens asked me to do a presentation.", "WORKS_AT", "Siemens"));
   EG_CHECK(!says("My job in London is boring.", "WORKS_AT", NULL));
+  EG_CHECK(!says("My job in London is boring.", "LIVES_IN", NULL));
+  EG_CHECK(!says("I'm coming from work in Upper Hill, so I'll be late.", "LIVES_IN", NULL));
+  EG_CHECK(says("I live and work in Leeds.", "LIVES_IN", "Leeds"));
   static const expect x[] = {
       {"I'm finished with my Golf, it's for sale.", EG_STATE_UNCERTAIN, "DRIVES"}};
   check_all(x, 1);
