@@ -70,6 +70,8 @@ typedef struct item {
   int won;         /* … of this relation ("[+]" reads it; see session_names.won) */
   bool in;         /* right after "in", named by no cue: read as a place where it may be one
                     * ("living with my sister in X": no partner) */
+  unsigned backed; /* the relations (bit r) of the speaker's nouns its sentence names ("my
+                    * manager"; eg_sf_speakers_nouns) */
 } item;
 
 typedef struct verdict {
@@ -251,6 +253,11 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
     out = placed(sf, it->owned - 1, best_assert, none, false);
     out.placed = !it->acquired;
   }
+  /* "I'm staying at X for now, my manager promised me a review": a name the words read as a
+   * relation only below the bar, beside a noun the speaker has by holding that relation's value
+   * in the same sentence */
+  else if (out.weak && it->s.proper && (it->backed >> out.rel & 1u))
+    out = placed(sf, out.rel, best_assert, none, false);
   /* "Practising clarinet in lockdown is annoying the neighbours": a kind word (not a name's
    * type, qualifying no noun) whose type one relation alone takes, read as it over NONE but
    * below the bar: its type says which, as a given-up one's does (read_words) */
@@ -771,6 +778,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      .begun = begun,
                      .taken = taken};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
+        it->backed = eg_sf_speakers_nouns(sf, t, from, to);
         it->in = right_after_in(t, from, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;

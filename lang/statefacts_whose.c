@@ -473,6 +473,29 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   return ok;
 }
 
+unsigned eg_sf_speakers_nouns(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  static const char *const preps[] = {"at", "in", "from"};
+  unsigned rels = 0;
+  for (size_t i = from; i + 1 < to; i++) {
+    if (!eg_sf_ours(t[i].w) || t[i].comma) continue;
+    size_t n = i + 1; /* one word between, no one else's ("my new manager") */
+    for (int k = 0; k < 2 && n < to; k++, n++) {
+      char key[48], sing[32];
+      size_t l = strlen(t[n].w);
+      snprintf(sing, sizeof sing, "%.*s", (int)(l > 3 && t[n].w[l - 1] == 's' ? l - 1 : l),
+               t[n].w); /* "my colleagues" */
+      for (size_t p = 0; p < sizeof preps / sizeof *preps; p++) {
+        snprintf(key, sizeof key, "%s %s", preps[p], t[n].w);
+        rels |= eg_sf_bits_of(sf->holds, key);
+        snprintf(key, sizeof key, "%s %s", preps[p], sing);
+        rels |= eg_sf_bits_of(sf->holds, key);
+      }
+      if (t[n].comma || !between_owned(sf, t, n)) break;
+    }
+  }
+  return rels;
+}
+
 unsigned eg_sf_newly_named(const eg_statefacts *sf, const token *t, const slot *s) {
   size_t i = s->ts;
   if (i < 2 || strcmp(t[i - 2].w, "new") != 0 || t[i - 2].comma) return 0;

@@ -3,7 +3,7 @@
  * from a benchmark): a teacher's and a nurse's ways of saying it, a past form of teaching, and
  * an offer the speaker takes later in its sentence, dated by the start told with it, and a job
  * of the past told with the years it lasted, one left by a name no dictionary knows, and a new
- * job told before its name.
+ * job told before its name, and one read weakly beside "my manager".
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -129,6 +129,19 @@ static void test_customer_of(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A name read as the job only below the bar is the job beside a noun the speaker has by one
+ * in the same sentence ("my manager"); not without it, nor beside someone else's. */
+static void test_backed_by_a_noun(void) {
+  static const expect x[] = {
+      {"Yeah. I'm staying at Brightwater for now, my manager promised me a promotion review in "
+       "the spring.",
+       "WORKS_AT", "Brightwater"},
+      {"I'm staying at Brightwater for now.", NULL, NULL},
+      {"I'm staying at Brightwater for now, her manager promised her a review.", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -139,6 +152,7 @@ int main(void) {
   EG_RUN(test_begun_then_named);
   EG_RUN(test_notice_given);
   EG_RUN(test_customer_of);
+  EG_RUN(test_backed_by_a_noun);
   sf_check_close();
   return eg_test_finish();
 }
