@@ -421,8 +421,9 @@ static size_t arranging_verb(const eg_statefacts *sf, const token *t, size_t fro
       eg_wordnet_is_ing(&sf->wn.verbs, t[a].w))
     v = a;
   /* … and a plan is told in the simple present: "I start at X on Monday", "we move in May",
-   * the speaker dropped as chat does ("start at X on the 3rd!!") */
-  for (size_t k = a; v == SIZE_MAX && k < ts; k++)
+   * the speaker dropped as chat does ("start at X on the 3rd!!"); the verb nearest the value
+   * ("I cook and I buy the flowers in X": "buy") */
+  for (size_t k = ts; v == SIZE_MAX && k-- > a;)
     if ((k > a ? !strcmp(t[k - 1].w, "i") || !strcmp(t[k - 1].w, "we") : t[k].start) &&
         eg_wordnet_is_verb(&sf->wn.verbs, t[k].w) && !eg_wordnet_is_past(&sf->wn.verbs, t[k].w) &&
         !eg_wordnet_is_ing(&sf->wn.verbs, t[k].w))

@@ -526,6 +526,9 @@ static void test_simple_present_plans(void) {
       {"I start at Monzo on the 23rd.", "WORKS_AT", "Monzo", "2025-06-23T00:00:00Z"},
       {"I start at Monzo on the 3rd.", "WORKS_AT", "Monzo", "2025-07-03T00:00:00Z"},
       {"I fly to Lisbon on Friday.", NULL, NULL, NULL},
+      /* the verb nearest the value arranges it, not an earlier one the prototypes share
+       * ("cooked dinner") */
+      {"Ok, I cook and also I buy the flowers in Lidl.", NULL, NULL, NULL},
       /* … and a participle after a comma, its subject dropped, arranges it as well */
       {"I handed in my notice, starting at Accenture on the 1st.", "WORKS_AT", "Accenture",
        "2025-07-01T00:00:00Z"},
