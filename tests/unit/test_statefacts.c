@@ -911,6 +911,10 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Which streaming service did I start using most recently?") ==
            0);
   EG_CHECK(eg_statefacts_asked(lx, "What is a good pancake recipe?") == 0);
+  /* strumming is playing a stringed instrument */
+  EG_CHECK(eg_statefacts_asked(lx, "What was I strumming back in spring 2014?") ==
+           eg_statefacts_asked(lx, "What instrument do I play?"));
+  EG_CHECK(eg_statefacts_asked(lx, "What was I strumming back in spring 2014?") != 0);
   /* a visit is no state, whatever the place is asked by */
   EG_CHECK(eg_statefacts_asked(lx, "Which country was Tim visiting in November?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "Which country do I live in?") != 0);
