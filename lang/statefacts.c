@@ -71,7 +71,8 @@ typedef struct item {
   bool in;         /* right after "in", named by no cue: read as a place where it may be one
                     * ("living with my sister in X": no partner) */
   unsigned backed; /* the relations (bit r) of the speaker's nouns its sentence names ("my
-                    * manager"; eg_sf_speakers_nouns) */
+                    * manager"; eg_sf_speakers_nouns) and of its words of a state's own
+                    * ("date": @domain) */
 } item;
 
 typedef struct verdict {
@@ -779,6 +780,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      .taken = taken};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
         it->backed = eg_sf_speakers_nouns(sf, t, from, to);
+        for (size_t q = from; q < to; q++) it->backed |= eg_sf_bits_of(sf->domain, t[q].w);
         it->in = right_after_in(t, from, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
@@ -793,7 +795,8 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                          .near = true,
                          .modifier = it->modifier,
                          .taken = it->taken,
-                         .in = it->in};
+                         .in = it->in,
+                         .backed = it->backed};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);

@@ -118,6 +118,8 @@ struct eg_statefacts {
                       * where it is placed: the noun is had at a start only (@begins) */
   eg_map *routes;    /* a word of moving ("move", "removals") → the relations (bit r) a route
                       * said beside it moves the user's value of ("Leeds to Bristol": @route) */
+  eg_map *domain;    /* a word of a state's own ("date", "anniversary") → the relations (bit r)
+                      * a name its sentence reads as only below the bar is a value of (@domain) */
   eg_map *periods;   /* nouns whose first sense is a stretch of time ("week"; @period) → 1 */
   eg_map *journeys;  /* nouns whose first sense is a journey or a means of one ("commute",
                       * "train"; @journeys) → 1 */

@@ -529,14 +529,16 @@ static eg_code parse_directive(eg_statefacts *sf, const char *wn_dir, char *line
     }
     return rc;
   }
-  if (!strcmp(word, "@route")) { /* "@route LIVES_IN move removals …": "the move is booked" */
+  /* "@route LIVES_IN move removals …": "the move is booked"; "@domain PARTNER_OF date …" */
+  if (!strcmp(word, "@route") || !strcmp(word, "@domain")) {
     char *name = strtok_r(rest, " \t", &save);
     if (!name)
-      return eg_err_set(err, EG_EINVAL, "prototypes line %d: @route RELATION WORD …", lineno);
+      return eg_err_set(err, EG_EINVAL, "prototypes line %d: %s RELATION WORD …", lineno, word);
     int r;
     eg_code rc = relation_index(sf, name, lineno, &r, err);
+    eg_map *m = !strcmp(word, "@route") ? sf->routes : sf->domain;
     for (char *w = strtok_r(NULL, " \t", &save); !rc && w; w = strtok_r(NULL, " \t", &save))
-      add_bits(sf->routes, w, 1u << r);
+      add_bits(m, w, 1u << r);
     return rc;
   }
   if (!strcmp(word, "@food")) /* "@food meat wordnet meat#1 …", "@food carb words carbs …" */
@@ -742,6 +744,7 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   sf->holds = eg_map_new();
   sf->begins = eg_map_new();
   sf->routes = eg_map_new();
+  sf->domain = eg_map_new();
   sf->declines = eg_map_new();
   sf->relocates = eg_map_new();
   sf->speaks = eg_map_new();
@@ -761,10 +764,11 @@ eg_code eg_statefacts_open(const eg_statefacts_opts *o, eg_statefacts **out, eg_
   eg_code rc = !sf->common || !sf->proper || !sf->generic || !sf->cue || !sf->suffix ||
                        !sf->trade || !sf->unlike || !sf->people || !sf->ask || !sf->prefix ||
                        !sf->models || !sf->synonyms || !sf->same || !sf->players || !sf->ends ||
-                       !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->declines ||
-                       !sf->relocates || !sf->speaks || !sf->shorthand || !sf->journeys ||
-                       !sf->occasions || !sf->acquires || !sf->gives || !sf->towns || !sf->within ||
-                       !sf->periods || !sf->plain || !sf->namesakes || !sf->belongs || !sf->foods
+                       !sf->takes || !sf->holds || !sf->begins || !sf->routes || !sf->domain ||
+                       !sf->declines || !sf->relocates || !sf->speaks || !sf->shorthand ||
+                       !sf->journeys || !sf->occasions || !sf->acquires || !sf->gives ||
+                       !sf->towns || !sf->within || !sf->periods || !sf->plain || !sf->namesakes ||
+                       !sf->belongs || !sf->foods
                    ? eg_err_set(err, EG_ENOMEM, "out of memory")
                    : load(sf, o->prototypes, o->wordnet_dir, &texts, err);
   int person = rc ? -1 : type_index(sf, "person", false);
@@ -811,6 +815,7 @@ void eg_statefacts_close(eg_statefacts *sf) {
   eg_map_free(sf->holds);
   eg_map_free(sf->begins);
   eg_map_free(sf->routes);
+  eg_map_free(sf->domain);
   eg_map_free(sf->declines);
   eg_map_free(sf->relocates);
   eg_map_free(sf->speaks);

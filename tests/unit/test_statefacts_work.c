@@ -3,7 +3,7 @@
  * from a benchmark): a teacher's and a nurse's ways of saying it, a past form of teaching, and
  * an offer the speaker takes later in its sentence, dated by the start told with it, and a job
  * of the past told with the years it lasted, one left by a name no dictionary knows, and a new
- * job told before its name, and one read weakly beside "my manager".
+ * job told before its name, and one read weakly beside "my manager" (a partner beside "date").
  *
  * Needs the USE-lite model (scripts/install-deps.sh) and WordNet; skips without the model.
  */
@@ -138,8 +138,16 @@ static void test_backed_by_a_noun(void) {
        "WORKS_AT", "Brightwater"},
       {"I'm staying at Brightwater for now.", NULL, NULL},
       {"I'm staying at Brightwater for now, her manager promised her a review.", NULL, NULL},
+      /* … and so is a partner beside a word of that state's own (@domain), not without it */
+      {"Anniversary dinner with Keiko tonight, where should we go in Shoreditch?", "PARTNER_OF",
+       "Keiko"},
+      {"Dinner with Keiko tonight, where should we go in Shoreditch?", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
+  EG_CHECK(
+      says("Now I meet Marta, she is from Wroclaw like me, and we go to cinema on Friday, "
+           "second date.",
+           "PARTNER_OF", "Marta"));
 }
 
 int main(void) {
