@@ -497,6 +497,26 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
+/* The relations (bit r) the sentence [from, to) backs a weak reading of slot s by (item.backed):
+ * those of the people the speaker has by a value (eg_sf_speakers_nouns) and of its words of a
+ * state's own (@domain), where the word before the name places it as such a value does: a
+ * person's not after a word that places a place or a firm ("our anniversary at X"), another's
+ * after "at" or "for" ("staying at X for now, my manager …"; not "lunch with X, my manager …"). */
+static unsigned backing(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+                        const slot *s) {
+  static const char *const placing[] = {"at", "in", "to", "from", "near", "for", "into"};
+  unsigned rels = eg_sf_speakers_nouns(sf, t, from, to), ok = 0;
+  for (size_t q = from; q < to; q++) rels |= eg_sf_bits_of(sf->domain, t[q].w);
+  const char *prev = s->ts > from ? t[s->ts - 1].w : "";
+  bool placed = eg_sf_in_list(prev, placing, sizeof placing / sizeof *placing);
+  for (int r = 0; r < sf->n_rels; r++)
+    if ((rels >> r & 1u) &&
+        ((sf->rels[r].types & sf->person_bit) ? !placed
+                                              : !strcmp(prev, "at") || !strcmp(prev, "for")))
+      ok |= 1u << r;
+  return ok;
+}
+
 /* Is the slot right after "in", named by no cue (not "In X we …", a frame)? */
 static bool right_after_in(const token *t, size_t from, const slot *s) {
   return !s->cued && s->ts > from && !strcmp(t[s->ts - 1].w, "in") && !t[s->ts - 1].start;
@@ -720,9 +740,13 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         if (!moved && slots[k].bits == sf->place_bit &&
             (held_in || eg_sf_destination(sf, t, nt, from, to, &slots[k])))
           continue;
-        /* … and a name of no known type there is no place ("coming from work in X", "my
-         * manager in X") */
-        if (held_in && slots[k].bits == sf->name_types) slots[k].bits &= ~sf->place_bit;
+        /* … and a name of no known type there is neither, where no noun of the user's places a
+         * value at it ("coming from work in X"; "my manager in X" is the firm, @holds) */
+        if (held_in && slots[k].bits == sf->name_types) {
+          size_t own_at;
+          if (!eg_sf_held_through(sf, t, from, &slots[k], &own_at)) continue;
+          slots[k].bits &= ~sf->place_bit;
+        }
         if (!eg_sf_player_of_speaker(sf, t, from, &slots[k])) continue; /* "hired a pianist" */
         if (eg_sf_topic_of(t, from, &slots[k]))
           continue; /* "an essay about the history of the X" */
@@ -779,8 +803,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      .begun = begun,
                      .taken = taken};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
-        it->backed = eg_sf_speakers_nouns(sf, t, from, to);
-        for (size_t q = from; q < to; q++) it->backed |= eg_sf_bits_of(sf->domain, t[q].w);
+        it->backed = backing(sf, t, from, to, &slots[k]);
         it->in = right_after_in(t, from, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
@@ -1181,8 +1204,16 @@ static bool of_awaited_kind(const eg_statefacts *sf, const eg_enrich_ctx *ctx, c
   for (size_t i = 0; ctx && i < ctx->n_prospects; i++) {
     const eg_prospect *p = &ctx->prospects[i];
     if (strcmp(p->relation, sf->rels[r].name) != 0 || !awaited_kind(sf, p)) continue;
-    for (size_t k = it->from; k < it->to; k++)
-      if ((k < it->s.ts || k >= it->s.te) && !strcasecmp(t[k].w, p->value)) return true;
+    /* the kind word set beside the name as the one known: "X (the lurcher)", "X, our
+     * lurcher", "our lurcher X" (not "saw a lurcher called X") */
+    size_t ts = it->s.ts, te = it->s.te;
+    for (size_t k = ts >= 1 ? ts - 1 : ts; k <= te + 1 && k < it->to; k++) {
+      if ((k >= ts && k < te) || strcasecmp(t[k].w, p->value) != 0) continue;
+      size_t det = k == te ? SIZE_MAX : k - 1; /* the word that sets it off */
+      if (det == SIZE_MAX ||
+          (det >= it->from && (!strcmp(t[det].w, "the") || eg_sf_ours(t[det].w))))
+        return true;
+    }
   }
   return false;
 }

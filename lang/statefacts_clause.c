@@ -142,18 +142,29 @@ bool eg_sf_speaks_of_self(const eg_statefacts *sf, const token *t, size_t from, 
          eg_sf_arrives(sf, t, from, to) || carries_subject(sf, t, from, to);
 }
 
-/* Does a word that takes what follows as given open a clause of the speaker's between a and
- * token i ("… now that I've moved to X?", "… since I went X last month?", "… because we
- * live in X?"; not "… if I move to X?")? */
+/* Does a word that takes what follows as given open a clause of the speaker's after what the
+ * question asks, between a and token i, with no question of its own between it and i ("… now
+ * that I've moved to X?", "… since I went X last month?", "… because we live in X?"; not "…
+ * if I move to X?", nor "since I'm retired would it make sense to move to X?", where the
+ * granted clause opens the question and the asking follows)? */
 static bool granted(const token *t, size_t a, size_t i) {
   static const char *const given[] = {"since", "because", "cause", "cos", "coz", "as"};
-  for (size_t k = a; k + 1 < i; k++) {
+  static const char *const inverted[] = {"should", "would", "could", "can", "shall", "will",
+                                         "do",     "does",  "did",   "is",  "are",   "am",
+                                         "was",    "were",  "have",  "has", "may",   "might"};
+  for (size_t k = a + 1; k + 1 < i; k++) {
     size_t subj = !strcmp(t[k].w, "now") && !strcmp(t[k + 1].w, "that")        ? k + 2
                   : eg_sf_in_list(t[k].w, given, sizeof given / sizeof *given) ? k + 1
                                                                                : i;
-    if (subj < i &&
-        (eg_sf_subject_pronoun(t[subj].w) || !strcmp(t[subj].w, "im") || !strcmp(t[subj].w, "ive")))
-      return true;
+    if (subj >= i || !(eg_sf_subject_pronoun(t[subj].w) || !strcmp(t[subj].w, "im") ||
+                       !strcmp(t[subj].w, "ive")))
+      continue;
+    for (size_t q = subj + 1; q + 1 < i; q++) /* "… should I …", "… is it …" */
+      if (eg_sf_in_list(t[q].w, inverted, sizeof inverted / sizeof *inverted) &&
+          (eg_sf_subject_pronoun(t[q + 1].w) || !strcmp(t[q + 1].w, "it") ||
+           !strcmp(t[q + 1].w, "you")))
+        return false;
+    return true;
   }
   return false;
 }

@@ -665,9 +665,9 @@ size_t eg_sf_held_noun(const token *t, size_t from, size_t ts);
 /* The word between the owner and such a noun, own_at words before the name s ("old" in "my old
  * boss at X", "new" in "our new landlord here in X"); 0 for none. */
 size_t eg_sf_held_modifier(const token *t, size_t from, const slot *s, size_t own_at);
-/* The relations (bit r) whose nouns the speaker has by holding a value (@holds) the sentence
- * [from, to) names as theirs, with or without a name placed at them ("my manager promised me a
- * review", "our office is freezing", "my new colleagues"). */
+/* The relations (bit r) by which the speaker has the people the sentence [from, to) names as
+ * theirs (@holds nouns for people: "my manager promised me a review", "my new colleagues"; not
+ * "my team", "my contract"). */
 unsigned eg_sf_speakers_nouns(const eg_statefacts *sf, const token *t, size_t from, size_t to);
 /* The relation (bit r) that "new" and a word asking for a state's kind name right before the
  * slot say ("new city (X)", "new job: X", "new car, X": @ask), the one taking that kind; 0. */

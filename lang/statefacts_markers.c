@@ -336,12 +336,11 @@ bool eg_sf_held_thing_in(const eg_statefacts *sf, const token *t, size_t from, s
   if (p < from + 2 || strcmp(t[p - 1].w, "in") != 0 || t[p - 2].comma) return false;
   size_t n = p - 2; /* the noun, before "is" where one stands ("our office is in X") */
   if (eg_sf_copula(t[n].w) && n > from && !t[n - 1].comma) n--;
-  /* a noun that is a verb too is one after a word that opens a noun phrase ("from work in X",
-   * "my work in X"; not "I live and work in X") */
-  static const char *const opens_np[] = {"from", "at", "to",  "for", "after", "before",
-                                         "the",  "my", "our", "his", "her",   "their"};
-  if (eg_wordnet_is_verb(&sf->wn.verbs, t[n].w) &&
-      !(n > from && eg_sf_in_list(t[n - 1].w, opens_np, sizeof opens_np / sizeof *opens_np)))
+  /* a noun that is a verb too is the verb after a subject or a joint ("I live and work in X",
+   * "we work in X"; not "from work in X", "my new job in X") */
+  static const char *const verbal[] = {"i", "we", "you", "they", "he", "she", "and", "to"};
+  if (n > from && eg_sf_in_list(t[n - 1].w, verbal, sizeof verbal / sizeof *verbal) &&
+      eg_wordnet_is_verb(&sf->wn.verbs, t[n].w))
     return false;
   char key[48];
   snprintf(key, sizeof key, "at %s", t[n].w);

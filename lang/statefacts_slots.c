@@ -944,6 +944,9 @@ static size_t corrected(const token *t, slot *out, size_t n) {
     slot *w = &out[k - 1], *c = &out[k];
     if (w->proper != c->proper || w->ve || w->held || !(w->bits & c->bits) || c->ts <= w->te)
       continue;
+    /* a kind word ends its sub-clause as a correction does ("the viola, sorry, the cello, for
+     * two years"; not "the guitar, sorry, the piano is my second instrument") */
+    if (!c->proper && !t[c->te - 1].comma && !t[c->te - 1].cut) continue;
     if (eg_sf_correcting(t, w->te, c->ts)) n = value_of_previous(out, n, k);
   }
   return n;

@@ -433,6 +433,20 @@ size_t eg_sf_held_modifier(const token *t, size_t from, const slot *s, size_t ow
   return noun == owner + 2 ? owner + 1 : 0;
 }
 
+/* The relations (bit r) the noun has by, before preposition prep (@holds: "at team"), or as
+ * its singular ("my colleagues at X"). */
+static unsigned holds_bits(const eg_statefacts *sf, const char *prep, const char *noun) {
+  char key[72];
+  snprintf(key, sizeof key, "%s %s", prep, noun);
+  unsigned rels = eg_sf_bits_of(sf->holds, key);
+  size_t l = strlen(key);
+  if (!rels && l > 4 && key[l - 1] == 's') {
+    key[l - 1] = '\0';
+    rels = eg_sf_bits_of(sf->holds, key);
+  }
+  return rels;
+}
+
 /* "my team at X", "our office at X", "my old boss at X": a noun the user has by holding a
  * value (@holds), owned by "my" or "our" with at most one word between that is no one else's
  * ("my sister's team at X"), its preposition right before the name; and a stretch of time
@@ -458,14 +472,7 @@ unsigned eg_sf_held_through(const eg_statefacts *sf, const token *t, size_t from
   for (size_t i = n - k; k && i < ts; i++)
     if (t[i].comma || t[i].cut) return 0;
   if (!k) return 0;
-  char key[72];
-  snprintf(key, sizeof key, "%s %s", t[ts - 1].w, t[n - 2].w);
-  unsigned rels = eg_sf_bits_of(sf->holds, key);
-  size_t l = strlen(key);
-  if (!rels && l > 4 && key[l - 1] == 's') { /* "my colleagues at X" */
-    key[l - 1] = '\0';
-    rels = eg_sf_bits_of(sf->holds, key);
-  }
+  unsigned rels = holds_bits(sf, t[ts - 1].w, t[n - 2].w);
   if (!rels && ordinal && eg_sf_bits_of(sf->periods, t[n - 2].w)) /* "first week at X" */
     rels = eg_sf_bits_of(sf->holds, t[ts - 1].w);
   unsigned ok = rels & eg_sf_takers(sf, s->bits);
@@ -478,20 +485,13 @@ unsigned eg_sf_speakers_nouns(const eg_statefacts *sf, const token *t, size_t fr
   unsigned rels = 0;
   for (size_t i = from; i + 1 < to; i++) {
     if (!eg_sf_ours(t[i].w) || t[i].comma) continue;
-    size_t n = i + 1; /* one word between, no one else's ("my new manager") */
-    for (int k = 0; k < 2 && n < to; k++, n++) {
-      char key[48], sing[32];
-      size_t l = strlen(t[n].w);
-      snprintf(sing, sizeof sing, "%.*s", (int)(l > 3 && t[n].w[l - 1] == 's' ? l - 1 : l),
-               t[n].w); /* "my colleagues" */
-      for (size_t p = 0; p < sizeof preps / sizeof *preps; p++) {
-        snprintf(key, sizeof key, "%s %s", preps[p], t[n].w);
-        rels |= eg_sf_bits_of(sf->holds, key);
-        snprintf(key, sizeof key, "%s %s", preps[p], sing);
-        rels |= eg_sf_bits_of(sf->holds, key);
-      }
-      if (t[n].comma || !between_owned(sf, t, n)) break;
-    }
+    /* the person, right after the owner or one word that is no one else's ("my new manager") */
+    size_t n = i + 1 +
+               (i + 2 < to && !t[i + 1].comma && between_owned(sf, t, i + 1) &&
+                !eg_sf_person_noun(sf, t, i + 1));
+    if (!eg_sf_person_noun(sf, t, n)) continue;
+    for (size_t p = 0; p < sizeof preps / sizeof *preps; p++)
+      rels |= holds_bits(sf, preps[p], t[n].w);
   }
   return rels;
 }
@@ -599,10 +599,16 @@ size_t eg_sf_proform(const eg_statefacts *sf, const token *t, size_t from, size_
   unsigned place = sf->place_bit, thing = ~(place | sf->person_bit | sf->org_bit);
   for (size_t k = from; k < to; k++) {
     bool there = !strcmp(t[k].w, "here") || !strcmp(t[k].w, "there");
-    /* … and "that's" opening the clause for any but a person ("a 2015 Skoda Octavia? that's
-     * what I drive now", "Leith? That's where we live", "Monzo? that's where I work") */
-    bool that = k == from && (!strcmp(t[k].w, "that's") || !strcmp(t[k].w, "thats"));
-    unsigned bits = there || that           ? last->bits & (that ? ~sf->person_bit : place)
+    /* … and "that's where" opening the clause for a place or a firm ("Leith? That's where we
+     * live", "Monzo? that's where I work"), "that's what" for a thing ("a 2015 Skoda Octavia?
+     * that's what I drive now") */
+    bool that = k == from && k + 1 < to && (!strcmp(t[k].w, "that's") || !strcmp(t[k].w, "thats"));
+    unsigned those = !that || eg_sf_looks_ahead(sf, t, k, to) ? 0 /* not a plan */
+                     : !strcmp(t[k + 1].w, "where")           ? place | sf->org_bit
+                     : !strcmp(t[k + 1].w, "what")            ? thing
+                                                              : 0;
+    unsigned bits = there                   ? last->bits & place
+                    : that                  ? last->bits & those
                     : !strcmp(t[k].w, "it") ? last->bits & thing
                                             : 0;
     if (!bits) continue;

@@ -215,6 +215,9 @@ static void test_tense_and_negation(void) {
       {"what's a good first song to learn now that I've started the ukulele?", "PLAYS", "ukulele"},
       {"what should I pack if I move to Leeds?", NULL, NULL},
       {"what should I get my sister since she moved to Leeds?", NULL, NULL},
+      /* … nor one that opens the question, the asking after it */
+      {"since I'm retired would it make sense to move to Spain?", NULL, NULL},
+      {"since I'm bored should I learn the cello?", NULL, NULL},
       {"If I move to Lyon, should I learn French?", NULL, NULL},
       {"When we get to Lyon, what should we see first?", NULL, NULL},
       /* … and so does what a pictograph parts from what it asks */
@@ -799,6 +802,8 @@ static void test_heads_and_proforms(void) {
       {"how often should I service a 2015 Skoda Octavia? that's what I drive now", "DRIVES",
        "Skoda Octavia"},
       {"is Monzo a good company? that's where I work", "WORKS_AT", "Monzo"},
+      {"Have you heard of Monzo? That's what I use for banking.", NULL, NULL},
+      {"a golden retriever? that's what I'm getting next month", NULL, NULL},
       {"My sister bought a Skoda Octavia. That's a good car.", NULL, NULL},
       /* "we" after a person named before it is the speaker and that person ("X and I"), in
        * the same sentence or the next; not a person a word for someone else's owns, nor a

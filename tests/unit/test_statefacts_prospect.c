@@ -141,6 +141,8 @@ static void test_kind_awaited(void) {
       {"juniper (the lurcher) won't stop counter surfing, she's had a whole loaf.", "HAS_PET",
        "juniper"},
       {"my sister's lurcher Bramble keeps barking", NULL, NULL},
+      {"saw a lurcher called Bramble at the park today", NULL, NULL},
+      {"our lurcher Bramble hates the rain", "HAS_PET", "Bramble"},
       {"we picked her up today!", NULL, NULL},
   };
   for (size_t i = 0; i < sizeof of_kind / sizeof *of_kind; i++) check_in(&awaited, &of_kind[i], 1);

@@ -134,6 +134,7 @@ static void test_corrections(void) {
       {"we got the keys for the new flat in Edinburgh sorry I meant Glasgow", "LIVES_IN",
        "Glasgow"},
   };
+  EG_CHECK(!says("I play the guitar, sorry, the piano is my second instrument", "PLAYS", "piano"));
   check_all(x, sizeof x / sizeof *x);
 }
 
@@ -1189,8 +1190,10 @@ static void test_old_held_now(void) {
 static void test_held_in_a_firm(void) {
   EG_CHECK(says("My manager in Siemens asked me to do a presentation.", "WORKS_AT", "Siemens"));
   EG_CHECK(!says("My job in London is boring.", "WORKS_AT", NULL));
-  EG_CHECK(!says("My job in London is boring.", "LIVES_IN", NULL));
+  EG_CHECK(!says("My new job in London is boring.", "LIVES_IN", NULL));
+  EG_CHECK(!says("Our new team in Leeds is great.", "LIVES_IN", NULL));
   EG_CHECK(!says("I'm coming from work in Upper Hill, so I'll be late.", "LIVES_IN", NULL));
+  EG_CHECK(!says("I'm coming from work in Upper Hill, so I'll be late.", "WORKS_AT", NULL));
   EG_CHECK(says("I live and work in Leeds.", "LIVES_IN", "Leeds"));
   static const expect x[] = {
       {"I'm finished with my Golf, it's for sale.", EG_STATE_UNCERTAIN, "DRIVES"}};

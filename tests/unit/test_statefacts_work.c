@@ -142,6 +142,11 @@ static void test_backed_by_a_noun(void) {
       {"Anniversary dinner with Keiko tonight, where should we go in Shoreditch?", "PARTNER_OF",
        "Keiko"},
       {"Dinner with Keiko tonight, where should we go in Shoreditch?", NULL, NULL},
+      /* … not a companion, a shop or a firm of no job beside such words */
+      {"Had lunch with Keiko, my manager wants the report by Friday.", NULL, NULL},
+      {"Drinks at The Crown with my team tonight.", NULL, NULL},
+      {"Renewed my phone contract with Vodafone today.", NULL, NULL},
+      {"Bought dates and figs with Priya at the market.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
   EG_CHECK(
