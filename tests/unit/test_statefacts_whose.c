@@ -362,6 +362,7 @@ static void test_shorthand(void) {
       {"havent played piano in yrs", EG_STATE_UNCERTAIN, "PLAYS"},
       {"after 6 yrs at barclays i finally quit", EG_STATE_UNCERTAIN, "WORKS_AT"},
       {"been pescatarian for 2 yrs now", "DIET", "pescatarian"},
+      {"so me n Jess r official", "PARTNER_OF", "Jess"}, /* "n" and "r" as "and", "are" */
   };
   check_all(x, sizeof x / sizeof *x);
 }
