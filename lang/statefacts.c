@@ -497,16 +497,24 @@ static void add_held(const eg_statefacts *sf, const token *t, const char *text, 
   if ((it->text = masked(sf, a, text, t, it))) (*n)++;
 }
 
-/* The relations (bit r) the sentence [from, to) backs a weak reading of slot s by (item.backed):
- * those of the people the speaker has by a value (eg_sf_speakers_nouns) and of its words of a
- * state's own (@domain), where the word before the name places it as such a value does: a
- * person's not after a word that places a place or a firm ("our anniversary at X"), another's
- * after "at" or "for" ("staying at X for now, my manager …"; not "lunch with X, my manager …"). */
-static unsigned backing(const eg_statefacts *sf, const token *t, size_t from, size_t to,
+/* The relations (bit r) the sentence [from, to) may back a weak reading of a name by
+ * (item.backed): those of the people the speaker has by a value (eg_sf_speakers_nouns) and of
+ * its words of a state's own (@domain). A name takes them where the word before it places it
+ * as such a value does (backing): a person's not after a word that places a place or a firm
+ * ("our anniversary at X"), another's after "at" or "for" ("staying at X for now, my manager
+ * …"; not "lunch with X, my manager …"). */
+static unsigned backers(const eg_statefacts *sf, const token *t, size_t from, size_t to) {
+  unsigned rels = eg_sf_speakers_nouns(sf, t, from, to);
+  for (size_t q = from; q < to; q++) rels |= eg_sf_bits_of(sf->domain, t[q].w);
+  return rels;
+}
+
+/* … of them (rels: backers), those slot s takes, where the word before the name places it as
+ * such a value does. */
+static unsigned backing(const eg_statefacts *sf, const token *t, size_t from, unsigned rels,
                         const slot *s) {
   static const char *const placing[] = {"at", "in", "to", "from", "near", "for", "into"};
-  unsigned rels = eg_sf_speakers_nouns(sf, t, from, to), ok = 0;
-  for (size_t q = from; q < to; q++) rels |= eg_sf_bits_of(sf->domain, t[q].w);
+  unsigned ok = 0;
   const char *prev = s->ts > from ? t[s->ts - 1].w : "";
   bool placed = eg_sf_in_list(prev, placing, sizeof placing / sizeof *placing);
   for (int r = 0; r < sf->n_rels; r++)
@@ -690,6 +698,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
     if (self) {
       st->clauses++;
       size_t before = *n;
+      unsigned backs = ns ? backers(sf, t, from, to) : 0; /* item.backed, per slot: backing */
       for (size_t k = 0; k < ns && *n < MAX_ITEMS; k++) {
         add_held(sf, t, text, seg, from, to, &slots[k], a, items, n);
         /* a name given ("the kids named him X") is the user's when the sentence is; so is
@@ -736,7 +745,9 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         }
         /* a place gone to, not moved to, is no home: "the train into X" (not "moved to X"); nor
          * is where a thing had by another value is ("the Amazon office in X", "my job in X") */
-        bool held_in = !moved && eg_sf_held_thing_in(sf, t, from, slots[k].ts);
+        bool held_in = !moved &&
+                       (slots[k].bits == sf->place_bit || slots[k].bits == sf->name_types) &&
+                       eg_sf_held_thing_in(sf, t, from, slots[k].ts);
         if (!moved && slots[k].bits == sf->place_bit &&
             (held_in || eg_sf_destination(sf, t, nt, from, to, &slots[k])))
           continue;
@@ -803,7 +814,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                      .begun = begun,
                      .taken = taken};
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
-        it->backed = backing(sf, t, from, to, &slots[k]);
+        it->backed = backing(sf, t, from, backs, &slots[k]);
         it->in = right_after_in(t, from, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
@@ -1207,11 +1218,10 @@ static bool of_awaited_kind(const eg_statefacts *sf, const eg_enrich_ctx *ctx, c
     /* the kind word set beside the name as the one known: "X (the lurcher)", "X, our
      * lurcher", "our lurcher X" (not "saw a lurcher called X") */
     size_t ts = it->s.ts, te = it->s.te;
-    for (size_t k = ts >= 1 ? ts - 1 : ts; k <= te + 1 && k < it->to; k++) {
+    for (size_t k = ts > it->from ? ts - 1 : ts; k <= te + 1 && k < it->to; k++) {
       if ((k >= ts && k < te) || strcasecmp(t[k].w, p->value) != 0) continue;
-      size_t det = k == te ? SIZE_MAX : k - 1; /* the word that sets it off */
-      if (det == SIZE_MAX ||
-          (det >= it->from && (!strcmp(t[det].w, "the") || eg_sf_ours(t[det].w))))
+      /* right after the name, or after the word that sets it off */
+      if (k == te || (k > it->from && (!strcmp(t[k - 1].w, "the") || eg_sf_ours(t[k - 1].w))))
         return true;
     }
   }

@@ -78,14 +78,18 @@ bool eg_sf_home_of_speaker(const token *t, size_t from, size_t to, const slot *s
   return cop && s->ts > cop;
 }
 
+/* Is w "I" or "we" as a subject, chat's "im" and "ive" too? */
+static bool speaker_subject(const char *w) {
+  return eg_sf_subject_pronoun(w) || !strcmp(w, "im") || !strcmp(w, "ive");
+}
+
 /* Is the sub-clause [a, b) the speaker's with its subject dropped, or said by "I" or "we":
  * one opening with a verb ("finally did it"), with "I" or "we" ("I'm knackered"), or with no
  * verb, no one else's word, no name and no person at its head ("crazy week", "quick q", "need
  * help with a council tax query"; not "my sister", "Jake", "mum")? */
 static bool speakers_sub_clause(const eg_statefacts *sf, const token *t, size_t a, size_t b) {
   size_t i = eg_sf_past_adverbs(sf, t, a, b);
-  if (i < b && (eg_sf_subject_pronoun(t[i].w) || !strcmp(t[i].w, "im") || !strcmp(t[i].w, "ive")))
-    return true;
+  if (i < b && speaker_subject(t[i].w)) return true;
   if (eg_sf_verb_first(sf, t, a, b)) return true;
   if (!eg_sf_verbless(sf, t, a, b)) return false;
   for (size_t k = a; k < b; k++)
@@ -156,9 +160,7 @@ static bool granted(const token *t, size_t a, size_t i) {
     size_t subj = !strcmp(t[k].w, "now") && !strcmp(t[k + 1].w, "that")        ? k + 2
                   : eg_sf_in_list(t[k].w, given, sizeof given / sizeof *given) ? k + 1
                                                                                : i;
-    if (subj >= i || !(eg_sf_subject_pronoun(t[subj].w) || !strcmp(t[subj].w, "im") ||
-                       !strcmp(t[subj].w, "ive")))
-      continue;
+    if (subj >= i || !speaker_subject(t[subj].w)) continue;
     for (size_t q = subj + 1; q + 1 < i; q++) /* "… should I …", "… is it …" */
       if (eg_sf_in_list(t[q].w, inverted, sizeof inverted / sizeof *inverted) &&
           (eg_sf_subject_pronoun(t[q + 1].w) || !strcmp(t[q + 1].w, "it") ||
