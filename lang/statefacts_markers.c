@@ -332,16 +332,19 @@ bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p)
          !eg_wordnet_is_past(&sf->wn.verbs, n) && !eg_wordnet_is_present3(&sf->wn.verbs, n);
 }
 
+bool eg_sf_verb_of_subject(const eg_statefacts *sf, const token *t, size_t from, size_t n) {
+  static const char *const verbal[] = {"i", "we", "you", "they", "he", "she", "and", "to"};
+  return n > from && eg_sf_in_list(t[n - 1].w, verbal, sizeof verbal / sizeof *verbal) &&
+         eg_wordnet_is_verb(&sf->wn.verbs, t[n].w);
+}
+
 bool eg_sf_held_thing_in(const eg_statefacts *sf, const token *t, size_t from, size_t p) {
   if (p < from + 2 || strcmp(t[p - 1].w, "in") != 0 || t[p - 2].comma) return false;
   size_t n = p - 2; /* the noun, before "is" where one stands ("our office is in X") */
   if (eg_sf_copula(t[n].w) && n > from && !t[n - 1].comma) n--;
   /* a noun that is a verb too is the verb after a subject or a joint ("I live and work in X",
    * "we work in X"; not "from work in X", "my new job in X") */
-  static const char *const verbal[] = {"i", "we", "you", "they", "he", "she", "and", "to"};
-  if (n > from && eg_sf_in_list(t[n - 1].w, verbal, sizeof verbal / sizeof *verbal) &&
-      eg_wordnet_is_verb(&sf->wn.verbs, t[n].w))
-    return false;
+  if (eg_sf_verb_of_subject(sf, t, from, n)) return false;
   char key[48];
   snprintf(key, sizeof key, "at %s", t[n].w);
   unsigned rels = eg_sf_bits_of(sf->holds, key);

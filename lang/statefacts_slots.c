@@ -1168,12 +1168,15 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         /* "my cousin X", "our neighbour X", "my boss X": a name after a noun for a person that
          * is no cue of a relation names that person, no value of the user's (not "someone:
          * X", which says who that someone is, nor a verb's past that WordNet also lists as
-         * one: "I married X") */
+         * one: "I married X", nor a verb after its subject: "I date X") */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev) &&
                  !(t[i - 1].comma && eg_sf_indefinite(prev)) &&
                  !eg_wordnet_is_past(&sf->wn.verbs, prev)) {
-          i = j - 1;
-          continue;
+          if (!eg_sf_verb_of_subject(sf, t, from, i - 1)) {
+            i = j - 1;
+            continue;
+          }
+          s.bits &= sf->person_bit; /* a verb that is a person's noun takes one: "I date X" */
         }
         /* a kind of thing one names, in capitals mid-sentence with no determiner, is the name
          * of something else: "married to Tom" keeps no tomcat; when WordNet names an individual

@@ -452,6 +452,18 @@ static void test_partner_named_by_a_word(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A noun for a person that is a verb too, after its subject, is the verb, and its object a
+ * person ("I date X"; "my date X" names someone else). */
+static void test_verb_that_is_a_person(void) {
+  static const expect x[] = {
+      {"now I date Felix", "PARTNER_OF", "Felix"},
+      {"I date Felix, it's going well", "PARTNER_OF", "Felix"},
+      {"I met my date Felix at the bar", NULL, NULL},
+      {"my cousin Felix moved to Leeds", NULL, NULL},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A make's name alone is a car or the firm, the words saying which, and "it" after it the car
  * ("the Tesla's been great but we're selling it" was a pet's). */
 static void test_make_alone(void) {
@@ -944,6 +956,7 @@ int main(void) {
   EG_RUN(test_not_of_we);
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
+  EG_RUN(test_verb_that_is_a_person);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
