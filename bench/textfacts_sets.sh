@@ -8,7 +8,7 @@
 #   bench/textfacts_sets.sh [BUILD_DIR] [OUT_DIR] [SET …]
 #
 # SETs (default: all): the tuning halves tune-even fresh-even dev2-even dev3-even, and the
-# confirmation sets dev tune-odd fresh-odd dev2-odd dev3-odd heldout blind, and the halves of dev4, dev5, dev6, dev8, dev9 and dev10, and dev7 (confirmation only). MODES="def x"
+# confirmation sets dev tune-odd fresh-odd dev2-odd dev3-odd heldout blind, and the halves of dev4, dev5, dev6, dev8, dev9, dev10 and dev11, and dev7 (confirmation only). MODES="def x"
 # and WHENS="date late" choose the modes and times (e.g. MODES=x WHENS=date). Any other
 # ENGRAM_* setting in the environment reaches the daemons (ENGRAM_STATE_PROTOTYPES=FILE
 # tries a prototypes file). About 8 s a run, 6 minutes for everything on 2 cores.
@@ -31,6 +31,7 @@ sets=(
   "dev8-even:$data/textfacts-dev8.json:even" "dev8-odd:$data/textfacts-dev8.json:odd"
   "dev9-even:$data/textfacts-dev9.json:even" "dev9-odd:$data/textfacts-dev9.json:odd"
   "dev10-even:$data/textfacts-dev10.json:even" "dev10-odd:$data/textfacts-dev10.json:odd"
+  "dev11-even:$data/textfacts-dev11.json:even" "dev11-odd:$data/textfacts-dev11.json:odd"
 )
 want=" $* "
 mkdir -p "$out"

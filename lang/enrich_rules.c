@@ -445,6 +445,19 @@ static void sentence_of(const words *W, size_t i, size_t *s, size_t *e) {
   *e = b;
 }
 
+/* Is the first person at i the subject of a question, inverted after its auxiliary ("can I
+ * play …?", "should I move to …?"; not "I live in X, any tips?")? */
+static bool asked_of(const words *W, size_t i) {
+  static const char *const aux[] = {"can",   "could", "should", "would", "will", "shall", "may",
+                                    "might", "must",  "do",     "did",   "am",   "have"};
+  size_t ss, se;
+  sentence_of(W, i, &ss, &se);
+  if (i == ss || se >= W->n || !is_w(W, se, "?")) return false;
+  for (size_t k = 0; k < sizeof aux / sizeof *aux; k++)
+    if (is_w(W, i - 1, aux[k])) return true;
+  return false;
+}
+
 /* The room of a segment's growing array of facts or outcomes; lost when one could not be
  * added (out of memory): the segment's reading fails rather than drop it unsaid. */
 typedef struct room {
@@ -995,6 +1008,7 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   for (size_t i = 0; from_user && i < W.n; i++) {
     if (!is_w(&W, i, "i") && !is_w(&W, i, "my")) continue;
     if (W.t[i].s < said_from || W.t[i].s >= said_to) continue; /* the reply's "I" */
+    if (asked_of(&W, i)) continue; /* "what songs can I play with …?" says nothing */
     for (size_t r = 0; r < sizeof rules / sizeof *rules; r++) {
       const char *parts[24];
       char buf[256];

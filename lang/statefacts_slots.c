@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lang/dates.h"
 #include "lang/statefacts_int.h"
 #include "lang/wordnet.h"
 
@@ -410,6 +411,20 @@ static unsigned cue_before(const eg_statefacts *sf, const token *t, size_t from,
   unsigned b = eg_sf_bits_of(sf->cue, t[i - 1].w);
   if (b || !eg_sf_lasted(sf, t, from, i)) return b;
   return eg_sf_bits_of(sf->cue, t[i - 4].w);
+}
+
+/* Is the capitalised span [i, j), with the capitalised words before it, a day the date grammar
+ * reads ("on Christmas Eve", "New Year's Eve": no one called Eve)? */
+static bool dated_name(const token *t, size_t from, size_t i, size_t j) {
+  size_t p = i;
+  while (p > from && t[p - 1].cap && !t[p - 1].comma) p--;
+  if (p == i) return false;
+  char said[160];
+  size_t n = (size_t)snprintf(said, sizeof said, "on");
+  for (size_t k = p; k < j && n < sizeof said; k++)
+    n += (size_t)snprintf(said + n, sizeof said - n, " %s", t[k].w);
+  eg_date d;
+  return n < sizeof said && eg_dates_find(said, 0, &d, 1) == 1 && d.start <= 3 && d.end == n;
 }
 
 /* Does a number at token i count stretches of time ("3 years", "1 week"; not "Ioniq 5 today")?
@@ -1024,8 +1039,12 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
              !eg_sf_not_a_name(t[j].w) && !(t[i].shout && t[j].cap && !name_cap(sf, &t[j])))
         j++;
       /* a stretch of time and its number is no name: "teaching Year 3s", "Week 2 of the
-       * course" */
-      if (j - i > 1 && t[i + 1].digit && eg_sf_bits_of(sf->periods, t[i].w)) {
+       * course"; nor is a day ("on Christmas Eve"), nor a letter alone where no cue names it
+       * ("I know C, Am, F and G"; not "my boyfriend J") */
+      if ((j - i > 1 && t[i + 1].digit && eg_sf_bits_of(sf->periods, t[i].w)) ||
+          dated_name(t, from, i, j) ||
+          (j - i == 1 && !t[i].w[1] && isalpha((unsigned char)t[i].w[0]) &&
+           !cue_before(sf, t, from, i))) {
         i = j - 1;
         continue;
       }

@@ -96,6 +96,28 @@ static void test_pronoun_is_no_value(void) {
   eg_arena_free(a);
 }
 
+/* A question asks with an inverted "I": what follows is no fact ("What songs can I play with
+ * …?" was PLAYS "with just those four chords"); a statement before a question still is. */
+static void test_inverted_question_is_no_fact(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  static const char *const asked[] = {"What songs can I play with just those four chords?",
+                                      "Should I move to Leeds?", "Do I like jazz?"};
+  eg_enriched out[1];
+  for (size_t i = 0; i < sizeof asked / sizeof *asked; i++) {
+    eg_segment s[1] = {{asked[i], "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+    EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
+    EG_CHECK(find(&out[0], "PLAYS") == NULL && find(&out[0], "LIKES") == NULL);
+    EG_CHECK(find(&out[0], "HAS_GOAL") == NULL);
+  }
+  eg_segment said[1] = {
+      {"I play the cello, any tips?", "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, said, 1, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[0], "PLAYS");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "cello");
+  eg_arena_free(a);
+}
+
 static void test_intensity_and_relations(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[5] = {
@@ -396,6 +418,7 @@ int main(void) {
   EG_RUN(test_that_framework_is_react);
   EG_RUN(test_moved_to_london_last_october);
   EG_RUN(test_pronoun_is_no_value);
+  EG_RUN(test_inverted_question_is_no_fact);
   EG_RUN(test_intensity_and_relations);
   EG_RUN(test_non_ascii_names);
   EG_RUN(test_optimizes_for);

@@ -464,6 +464,21 @@ static void test_verb_that_is_a_person(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A day the date grammar reads is no one's name ("on Christmas Eve"), nor a letter alone
+ * where no cue names it, nor a copula in capitals (chords: "C, Am, F and G"). */
+static void test_day_and_letter_no_name(void) {
+  static const expect x[] = {
+      {"we got engaged on Christmas Eve", NULL, NULL},
+      {"I got engaged to Kwame on New Year's Eve", "PARTNER_OF", "Kwame"},
+      {"Kwame proposed on Christmas Eve!!! We've only been together a year", "PARTNER_OF",
+       "Kwame"},
+      {"I met Eve at the gym, we are dating now", "PARTNER_OF", "Eve"},
+      {"I know C, Am, F and G. What songs can I play with just those four chords?", NULL, NULL},
+      {"my boyfriend J is coming over", "PARTNER_OF", "J"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A make's name alone is a car or the firm, the words saying which, and "it" after it the car
  * ("the Tesla's been great but we're selling it" was a pet's). */
 static void test_make_alone(void) {
@@ -957,6 +972,7 @@ int main(void) {
   EG_RUN(test_not_the_users);
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_verb_that_is_a_person);
+  EG_RUN(test_day_and_letter_no_name);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
