@@ -362,9 +362,16 @@ bool eg_sf_about_someone_else(const eg_statefacts *sf, const token *t, size_t fr
   if (!s->cued && pa + 1 < s->ts && eg_sf_in_list(t[pa].w, third, 3) &&
       !eg_sf_in_list(t[pa + 1].w, be, 6) && !eg_sf_first_person(t, pa, s->ts))
     return true;
+  /* … and where one spoken of is from: "he is from X", "she's from X" (no home the user
+   * left) */
+  static const char *const third_be[] = {"he's", "she's", "they're"};
+  size_t f = s->ts;
+  if (f >= from + 2 && !strcmp(t[f - 1].w, "from") &&
+      (eg_sf_in_list(t[f - 2].w, third_be, 3) ||
+       (f >= from + 3 && eg_sf_in_list(t[f - 2].w, be, 6) && eg_sf_in_list(t[f - 3].w, third, 3))))
+    return true;
   /* … and so is one in the progressive of the last subject before the value, a third
    * person's: "had dinner with Rosie, she's moving to X", "he is starting at X" */
-  static const char *const third_be[] = {"he's", "she's", "they're"};
   size_t subj = s->ts;
   for (size_t k = s->ts; k > pa && subj == s->ts; k--)
     if (eg_sf_subject_pronoun(t[k - 1].w) || eg_sf_in_list(t[k - 1].w, third, 3) ||

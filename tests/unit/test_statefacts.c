@@ -60,6 +60,10 @@ static void test_each_relation_in_other_words(void) {
       {"I met someone, Jonas, at the climbing wall and we have been together since June.",
        "PARTNER_OF", "Jonas"},
       {"My sister is seeing someone: Tom.", NULL, NULL},
+      /* … with an adjective after it, and where the one spoken of is from is theirs */
+      {"So I'm seeing someone new \u2014 Eli, he is from Canada, we met at the climbing gym!",
+       "PARTNER_OF", "Eli"},
+      {"I'm seeing someone new, he is from Canada", NULL, NULL},
       {"We got a dog for my son, his name is Max.", "HAS_PET", "Max"},
       /* a name a cue word "is called" is the user's one of that kind; a relative's is theirs */
       {"My boyfriend is called Felix, he's a nurse.", "PARTNER_OF", "Felix"},
