@@ -396,6 +396,9 @@ bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t 
 bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p);
 /* … or right after a thing had by holding a value of a relation that takes no place ("the
  * Amazon office in X", "my job in X", "our office is in X"; @holds), not "my landlord in X"? */
+/* Is the speaker visited at the place at ts ("mum is coming to visit us in X", "they're
+ * visiting me in X")? The visit is another's, dated as theirs; the speaker is at X. */
+bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size_t ts);
 /* Is the word at n, a noun that is a verb too, the verb after a subject or a joint ("we work
  * in X", "I date X", "live and work")? */
 bool eg_sf_verb_of_subject(const eg_statefacts *sf, const token *t, size_t from, size_t n);

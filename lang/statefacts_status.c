@@ -200,9 +200,18 @@ static bool holds_now(const eg_statefacts *sf, const token *t, size_t scope, con
   return false;
 }
 
-/* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? */
+bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size_t ts) {
+  static const char *const speaker[] = {"me", "us"}, *const at[] = {"in", "at"};
+  return ts >= from + 3 && eg_sf_in_list(t[ts - 1].w, at, 2) &&
+         eg_sf_in_list(t[ts - 2].w, speaker, 2) && !t[ts - 2].comma &&
+         eg_sf_has_marker(sf, MK_VISIT, t, ts - 3, ts - 2);
+}
+
+/* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? Not
+ * where the speaker is visited there (eg_sf_visited_at). */
 static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
                                const slot *s) {
+  if (eg_sf_visited_at(sf, t, scope, s->ts)) return false;
   return eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
          eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) || eg_sf_spent_stay(t, scope, s->ts);
 }

@@ -958,6 +958,7 @@ static void test_lexical_reading(void) {
   EG_CHECK(eg_statefacts_asked(lx, "Who did I go with to the concert?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "Who was I with at the concert in 2019?") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "Who am I with now?") == partner);
+  EG_CHECK(eg_statefacts_asked(lx, "Who am I engaged to?") == partner);
   EG_CHECK(eg_statefacts_asked(lx, "Remind me of that vegan cafe you recommended.") == 0);
   EG_CHECK(eg_statefacts_asked(lx, "How many views did my Live session get?") == 0);
   /* how … I V asks what V asks; two words may ask together ("other half") */

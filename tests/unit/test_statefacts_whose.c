@@ -479,6 +479,22 @@ static void test_day_and_letter_no_name(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* A place the speaker is visited at is where the speaker is, the visit dated as the visitor's;
+ * a place gone to for a holiday is only visited; a job's routine at a firm is the speaker's
+ * work there. */
+static void test_visited_at_home(void) {
+  static const expect x[] = {
+      {"mom is coming to visit us in pune this weekend and i want to show off lol", "LIVES_IN",
+       "pune"},
+      {"my parents are visiting me in Leeds", "LIVES_IN", "Leeds"},
+      {"we are visiting them in Leeds", NULL, NULL},
+      {"i go back to Porto for christmas to see my parents, only ten days", NULL, NULL},
+      {"I'm off to Porto for thanksgiving", NULL, NULL},
+      {"our standup at Kestrel ran long again", "WORKS_AT", "Kestrel"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A make's name alone is a car or the firm, the words saying which, and "it" after it the car
  * ("the Tesla's been great but we're selling it" was a pet's). */
 static void test_make_alone(void) {
@@ -973,6 +989,7 @@ int main(void) {
   EG_RUN(test_partner_named_by_a_word);
   EG_RUN(test_verb_that_is_a_person);
   EG_RUN(test_day_and_letter_no_name);
+  EG_RUN(test_visited_at_home);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
