@@ -35,6 +35,7 @@ typedef struct tok {
   bool cap;    /* starts with an upper-case letter */
   bool punct;  /* sentence or clause punctuation */
   bool start;  /* first word of a sentence */
+  bool owns;   /* its possessive "'s" was dropped ("my brother's X": X is no brother) */
 } tok;
 
 typedef struct words {
@@ -51,6 +52,7 @@ static void push(words *W, size_t s, size_t e, const char *w, bool cap, bool pun
   t->cap = cap;
   t->punct = punct;
   t->start = W->n == 1 || W->t[W->n - 2].punct;
+  t->owns = false;
 }
 
 /* Split into words, expanding contractions. */
@@ -119,7 +121,8 @@ static void split(const char *text, words *W) {
       push(W, mid, p, "is", false, false);
     else if (!strcmp(right, "s") && !strcmp(left, "let")) /* "let's do it" is "let us do it" */
       push(W, mid, p, "us", false, false);
-    /* other "'s": possessive, dropped */
+    else if (!strcmp(right, "s") && W->n) /* other "'s": possessive, dropped */
+      W->t[W->n - 1].owns = true;
   }
 }
 
@@ -241,7 +244,8 @@ static size_t find_entities(const char *text, const words *W, eg_arena *a, ent *
     e->tok_to = j;
     const char *prev = i ? W->t[i - 1].w : "", *prev2 = i > 1 ? W->t[i - 2].w : "";
     e->type = "";
-    if (kin_of(prev) || !strcmp(prev, "named") || !strcmp(prev, "called") || !strcmp(prev, "mr") ||
+    bool kin = kin_of(prev) && !W->t[i - 1].owns; /* "my sister X", not "my sister's X" */
+    if (kin || !strcmp(prev, "named") || !strcmp(prev, "called") || !strcmp(prev, "mr") ||
         !strcmp(prev, "mrs") || !strcmp(prev, "ms") || !strcmp(prev, "dr"))
       e->type = "person";
     if ((!strcmp(prev, "named") || !strcmp(prev, "called")) && pet_word(prev2)) e->type = "pet";
@@ -966,7 +970,7 @@ static bool enrich_one(const eg_enrich_ctx *ctx, const eg_segment *sg, const eg_
   for (size_t i = 0; from_user && i + 2 < W.n; i++) {
     if (W.t[i].s < said_from || W.t[i].s >= said_to) continue; /* the reply's "my" */
     const char *k = is_w(&W, i, "my") ? kin_of(W.t[i + 1].w) : NULL;
-    if (!k || !W.t[i + 2].cap) continue;
+    if (!k || !W.t[i + 2].cap || W.t[i + 1].owns) continue;
     for (size_t j = 0; j < ne; j++) {
       if (ents[j].tok_from != i + 2) continue;
       ents[j].type = "person";

@@ -118,6 +118,25 @@ static void test_inverted_question_is_no_fact(void) {
   eg_arena_free(a);
 }
 
+/* A relative's thing is no relative: "my brother's Hilux" was FAMILY_OF Hilux, "my husband's
+ * Peugeot" MARRIED_TO Peugeot. */
+static void test_relatives_thing_is_no_relative(void) {
+  eg_arena *a = eg_arena_new(0, 0);
+  eg_enriched out[1];
+  eg_segment s[1] = {{"borrowed my brother's Hilux, and my husband's Peugeot is in the garage",
+                      "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, s, 1, a, out, NULL) == EG_OK);
+  EG_CHECK(find(&out[0], "FAMILY_OF") == NULL && find(&out[0], "MARRIED_TO") == NULL);
+  eg_segment k[1] = {
+      {"my sister Emma and my husband Tom", "user", "", T("2024-03-10T09:00:00Z"), 0, 0}};
+  EG_REQUIRE(eg_enrich_rules(&ctx, k, 1, a, out, NULL) == EG_OK);
+  const eg_fact *f = find(&out[0], "FAMILY_OF");
+  EG_REQUIRE(f != NULL);
+  EG_CHECK_STR(f->object, "Emma");
+  EG_CHECK(find(&out[0], "MARRIED_TO") != NULL);
+  eg_arena_free(a);
+}
+
 static void test_intensity_and_relations(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment s[5] = {
@@ -419,6 +438,7 @@ int main(void) {
   EG_RUN(test_moved_to_london_last_october);
   EG_RUN(test_pronoun_is_no_value);
   EG_RUN(test_inverted_question_is_no_fact);
+  EG_RUN(test_relatives_thing_is_no_relative);
   EG_RUN(test_intensity_and_relations);
   EG_RUN(test_non_ascii_names);
   EG_RUN(test_optimizes_for);
