@@ -36,10 +36,11 @@ static size_t marker_at(const eg_statefacts *sf, const marker *m, const token *t
 }
 
 /* … as a marker of kind k: "used to" after a form of "be" or "get" is no past but being
- * accustomed ("still getting used to X", "I'm used to X"); a negation of "believe" is none, nor
- * "old" after "same" a former one. */
+ * accustomed ("still getting used to X", "I'm used to X"); a negation of "believe" or of a stop
+ * is none, nor "old" after "same" a former one. */
 static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, const token *t,
                       size_t i, size_t to) {
+  static const char *const stop[] = {"stop", "quit"};
   static const char *const be_get[] = {"be",  "being",   "been",   "am",    "'m",    "i'm",
                                        "is",  "are",     "was",    "were",  "get",   "gets",
                                        "got", "getting", "gotten", "we're", "you're"};
@@ -51,6 +52,10 @@ static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, c
   size_t n = marker_at(sf, m, t, i, to);
   /* disbelief is no negation of what follows: "can't believe I've been in X 3 years" */
   if (k == MK_NEGATION && n && i + n < to && !strcmp(t[i + n].w, "believe")) return 0;
+  /* … nor of a stop, of what goes on: "can't stop playing my X" */
+  if (k == MK_NEGATION && n && i + n + 1 < to && eg_sf_in_list(t[i + n].w, stop, 2) &&
+      eg_wordnet_is_ing(&sf->wn.verbs, t[i + n + 1].w))
+    return 0;
   /* a modal before a verb of saying plans nothing of what is said: "I should mention I work at
    * X", "I'd say X is home" */
   static const char *const say[] = {"mention", "say",     "add",     "note",   "admit",

@@ -495,6 +495,14 @@ static void test_visited_at_home(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
+/* An inability to stop is no negation: "can't stop playing my new X" plays it. */
+static void test_cannot_stop(void) {
+  static const expect x[] = {
+      {"can't stop playing my new mandolin", "PLAYS", "mandolin"},
+  };
+  check_all(x, sizeof x / sizeof *x);
+}
+
 /* A make's name alone is a car or the firm, the words saying which, and "it" after it the car
  * ("the Tesla's been great but we're selling it" was a pet's). */
 static void test_make_alone(void) {
@@ -990,6 +998,7 @@ int main(void) {
   EG_RUN(test_verb_that_is_a_person);
   EG_RUN(test_day_and_letter_no_name);
   EG_RUN(test_visited_at_home);
+  EG_RUN(test_cannot_stop);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
