@@ -495,10 +495,16 @@ static void test_visited_at_home(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* An inability to stop is no negation: "can't stop playing my new X" plays it. */
+/* An inability to stop is no negation: "can't stop playing my new X" plays it; an end negated
+ * keeps the state ("I never stopped playing X" was PLAYS X ENDED), where the negation is no
+ * end itself ("not … anymore"). */
 static void test_cannot_stop(void) {
   static const expect x[] = {
       {"can't stop playing my new mandolin", "PLAYS", "mandolin"},
+      {"I never stopped playing the piano", "PLAYS", "piano"},
+      {"I haven't given up the violin, just busy", "PLAYS", "violin"},
+      {"Tom and I didn't break up, just a rough patch", "PARTNER_OF", "Tom"},
+      {"I never sold the Golf", "DRIVES", "Golf"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
