@@ -470,8 +470,7 @@ static void test_day_and_letter_no_name(void) {
   static const expect x[] = {
       {"we got engaged on Christmas Eve", NULL, NULL},
       {"I got engaged to Kwame on New Year's Eve", "PARTNER_OF", "Kwame"},
-      {"Kwame proposed on Christmas Eve!!! We've only been together a year", "PARTNER_OF",
-       "Kwame"},
+      {"Kwame proposed on Christmas Eve!!! We've only been together a year", "PARTNER_OF", "Kwame"},
       {"I met Eve at the gym, we are dating now", "PARTNER_OF", "Eve"},
       {"I know C, Am, F and G. What songs can I play with just those four chords?", NULL, NULL},
       {"my boyfriend J is coming over", "PARTNER_OF", "J"},
