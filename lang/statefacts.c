@@ -199,12 +199,6 @@ static verdict judge(const eg_statefacts *sf, const float *v, const item *it) {
                                                                  : &best_assert[pr->rel];
     if (c > *slotp) *slotp = c;
   }
-  /* an end negated says the state holds: its words read as ending it assert it ("we never
-   * sold the X") */
-  for (int r = 0; it->kept && r < sf->n_rels; r++) {
-    if (best_ended[r] > best_assert[r]) best_assert[r] = best_ended[r];
-    best_ended[r] = -1;
-  }
   /* … as a word on the state, as one that ended is */
   bool begun[MAX_RELS];
   for (int r = 0; r < sf->n_rels; r++)
@@ -785,7 +779,6 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
         it->acquired = it->owned && eg_sf_acquired(sf, t, from, &slots[k]); /* "got my own X" */
         it->backed = backing(sf, t, from, backs, &slots[k]);
         it->in = right_after_in(t, from, &slots[k]);
-        it->kept = slots[k].status == ST_CURRENT && eg_sf_end_kept(sf, t, from, to, &slots[k]);
         if (!(it->text = masked(sf, a, text, t, it))) continue;
         (*n)++;
         size_t near_from, near_to;
@@ -800,8 +793,7 @@ static eg_code collect(const eg_statefacts *sf, const session_names *sn, size_t 
                          .modifier = it->modifier,
                          .taken = it->taken,
                          .in = it->in,
-                         .backed = it->backed,
-                         .kept = it->kept};
+                         .backed = it->backed};
           if ((near->text = masked(sf, a, text, t, near))) (*n)++;
         }
         add_given(sf, t, nt, text, seg, from, said_from, &slots[k], a, items, n);

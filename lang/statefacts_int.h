@@ -602,9 +602,6 @@ bool eg_sf_source_of_noun(const eg_statefacts *sf, const token *t, size_t from, 
  * up") within the clause [from, to)? */
 bool eg_sf_ended_by_word(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                          const slot *s);
-/* Is the slot's end by a word of its own negated in its sub-clause ("we never sold the X",
- * "X and I didn't break up", "I haven't given up the X"), not planned? The state holds. */
-bool eg_sf_end_kept(const eg_statefacts *sf, const token *t, size_t from, size_t to, const slot *s);
 /* The slot's status in the clause [from, to): current, former or not asserted. */
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             const slot *s);

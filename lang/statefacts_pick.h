@@ -33,7 +33,6 @@ typedef struct item {
   unsigned backed; /* the relations (bit r) of the speaker's nouns its sentence names ("my
                     * manager"; eg_sf_speakers_nouns) and of its words of a state's own
                     * ("date": @domain) */
-  bool kept;       /* its end negated: the state holds ("we never sold the X"; eg_sf_end_kept) */
 } item;
 
 typedef struct verdict {

@@ -207,23 +207,6 @@ bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size
          eg_sf_has_marker(sf, MK_VISIT, t, ts - 3, ts - 2);
 }
 
-bool eg_sf_end_kept(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                    const slot *s) {
-  size_t a, b;
-  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  if (eg_sf_has_marker(sf, MK_FUTURE, t, a, b)) return false;
-  /* a negation right before a word of ending ("didn't sell", "never broke up"), itself none
-   * ("no longer", "not … anymore" end a state) */
-  for (size_t k = a; k < b; k++) {
-    size_t n = eg_sf_marker_starts(sf, MK_NEGATION, t, k, b);
-    if (!n || eg_sf_marker_starts(sf, MK_ENDED, t, k, b)) continue;
-    if (k + n < b &&
-        (eg_sf_marker_starts(sf, MK_ENDED, t, k + n, b) || eg_sf_verb_at(sf->ends, t, k + n, b)))
-      return eg_sf_ended_by_word(sf, t, from, to, s);
-  }
-  return false;
-}
-
 /* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? Not
  * where the speaker is visited there (eg_sf_visited_at). */
 static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
@@ -386,7 +369,6 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* an end only planned, weighed or nearly come about leaves the value held: "thinking of
    * selling my X", "I almost sold my X" */
   bool near = near_miss(sf, t, scope, s->ts);
-  if (!near && eg_sf_end_kept(sf, t, from, to, s)) return ST_CURRENT;
   if (eg_sf_ended_by_word(sf, t, from, to, s))
     return near || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ? ST_NOT_ASSERTED : ST_FORMER;
   if (near || eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts) ||
