@@ -142,12 +142,18 @@ static int side_before(const eg_statefacts *sf, const token *t, size_t from, siz
   return SIDE_NONE;
 }
 
-/* "X is fine", "X's ok": eaten, by the words after the food at i (the clause ends at to). */
-static bool allowed_after(const token *t, size_t i, size_t to) {
+/* "X is fine", "X's ok", "X is still ok": eaten, by the words after the food at i (the clause
+ * ends at to). */
+static bool allowed_after(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
   static const char *const be[] = {"is", "are", "'s"};
   static const char *const fine[] = {"fine", "ok", "okay", "allowed"};
-  return i + 2 < to && eg_sf_in_list(t[i + 1].w, be, sizeof be / sizeof *be) &&
-         eg_sf_in_list(t[i + 2].w, fine, sizeof fine / sizeof *fine);
+  if (i + 2 >= to || !eg_sf_in_list(t[i + 1].w, be, sizeof be / sizeof *be)) return false;
+  size_t k = i + 2;
+  if (k + 1 < to && !eg_sf_in_list(t[k].w, fine, sizeof fine / sizeof *fine) && !t[k].comma &&
+      eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[k].w) &&
+      !eg_sf_marker_starts(sf, MK_NEGATION, t, k, to)) /* "X is not ok" */
+    k++;
+  return eg_sf_in_list(t[k].w, fine, sizeof fine / sizeof *fine);
 }
 
 /* Does "nothing" at i have a negated eating after it: "there's nothing I won't eat"? */
@@ -202,7 +208,7 @@ static void read_sides(const eg_statefacts *sf, const token *t, size_t nt, unsig
         continue;
       }
       if (side == SIDE_NONE) side = side_before(sf, t, from, i);
-      if (side == SIDE_NONE && allowed_after(t, i, to)) side = SIDE_IN;
+      if (side == SIDE_NONE && allowed_after(sf, t, i, to)) side = SIDE_IN;
       if (side == SIDE_NONE || (side == SIDE_OUT && !whole) || someone_else(sf, t, from, i))
         continue;
       *(side == SIDE_OUT ? out : in) |= side == SIDE_OUT ? whole : g;
