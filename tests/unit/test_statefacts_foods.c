@@ -15,6 +15,8 @@
 static void test_foods_tell_a_diet(void) {
   static const expect x[] = {
       {"I don't eat meat but fish is fine, so salmon it is.", "DIET", "pescatarian"},
+      {"no more meat for me, fish is still ok though", "DIET", "pescatarian"},
+      {"I don't eat meat, and fish is not ok either", "DIET", "vegetarian"},
       {"quick dinner idea pls, I've been off meat for ages so no meat or fish.", "DIET",
        "vegetarian"},
       {"Started eating meat again after the anaemia scare.", "DIET", "omnivore"},
