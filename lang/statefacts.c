@@ -391,13 +391,13 @@ void eg_sf_forget_former(slot *last, const slot *s) {
 /* A name in apposition to "someone" or "somewhere" before it ("I've been seeing someone:
  * X, we met at …", "found somewhere, X, near the park") is who or where that is: the
  * indefinite becomes the slot (masked as X), the name its value, of a person's or a place's
- * type; an adjective may follow the indefinite ("someone new — X"). */
+ * type; an adjective may follow "someone" ("someone new — X"). */
 static void said_by_indefinite(const eg_statefacts *sf, const token *t, size_t from, slot *s) {
   if (!s->proper || s->ve || s->ts < from + 2 || !t[s->ts - 1].comma) return;
-  size_t w = s->ts - 1; /* … or "someone new — X", "somewhere cheaper, X" */
+  size_t w = s->ts - 1; /* … or "someone new — X" (not "somewhere new, X": a firm, or a wish) */
   if (w > from && !t[w - 1].comma &&
       eg_wordnet_is_common(sf->wn.adjectives, sf->wn.n_adjectives, t[w].w) &&
-      eg_sf_indefinite(t[w - 1].w))
+      eg_sf_indefinite(t[w - 1].w) == EG_SF_SOMEONE)
     w--;
   unsigned kind = eg_sf_indefinite(t[w].w);
   unsigned bits = s->bits & (kind == EG_SF_SOMEONE     ? sf->person_bit

@@ -215,7 +215,7 @@ int64_t eg_sf_dated_later(const eg_statefacts *sf, const token *t, size_t from, 
   /* the value as the predicate's subject ("X's moving in with me next month", "my dog X goes
    * to the vet tomorrow"), or a place the speaker is visited at ("mum is coming to visit us in X
    * this weekend"): what is dated is what is done, not that it is the user's */
-  if (eg_sf_opens_predicate(sf, t, q, ts) || eg_sf_visited_at(sf, t, a, ts)) return 0;
+  if (eg_sf_opens_predicate(sf, t, q, ts) || eg_sf_visited_at(sf, t, a, ts, te, b)) return 0;
   size_t r = te;
   while (r < b && !eg_sf_joint(t[r].w, false)) r++;
   return eg_sf_dated_in(dates, nd, t[q].s, t[r - 1].e, day_end, eg_sf_looks_ahead(sf, t, q, r));

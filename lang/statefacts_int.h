@@ -394,14 +394,16 @@ bool eg_sf_arrives(const eg_statefacts *sf, const token *t, size_t from, size_t 
  * names is sited, not the speaker: "a company based in X", "our office located in X" (not
  * "I'm based in X", "currently based in X")? */
 bool eg_sf_sited(const eg_statefacts *sf, const token *t, size_t from, size_t p);
-/* … or right after a thing had by holding a value of a relation that takes no place ("the
- * Amazon office in X", "my job in X", "our office is in X"; @holds), not "my landlord in X"? */
-/* Is the speaker visited at the place at ts ("mum is coming to visit us in X", "they're
- * visiting me in X")? The visit is another's, dated as theirs; the speaker is at X. */
-bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size_t ts);
+/* Is the speaker visited at the place at ts, te the slot's end, in the clause up to `to`
+ * ("mum is coming to visit us in X", "they're visiting me in X"; not in a past, nor while the
+ * speaker is away themselves)? The visit is another's, dated as theirs; the speaker is at X. */
+bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size_t ts, size_t te,
+                      size_t to);
 /* Is the word at n, a noun that is a verb too, the verb after a subject or a joint ("we work
  * in X", "I date X", "live and work")? */
 bool eg_sf_verb_of_subject(const eg_statefacts *sf, const token *t, size_t from, size_t n);
+/* … or right after a thing had by holding a value of a relation that takes no place ("the
+ * Amazon office in X", "my job in X", "our office is in X"; @holds), not "my landlord in X"? */
 bool eg_sf_held_thing_in(const eg_statefacts *sf, const token *t, size_t from, size_t p);
 /* Is the slot in the clause [from, to) of the message t[0, nt) a place gone to, not a home
  * moved to: right after "to" or "into" (no determiner: "two weeks into my X flat" is the

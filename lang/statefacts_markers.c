@@ -36,8 +36,8 @@ static size_t marker_at(const eg_statefacts *sf, const marker *m, const token *t
 }
 
 /* … as a marker of kind k: "used to" after a form of "be" or "get" is no past but being
- * accustomed ("still getting used to X", "I'm used to X"); a negation of "believe" or of a stop
- * is none, nor "old" after "same" a former one. */
+ * accustomed ("still getting used to X", "I'm used to X"); a negation of "believe" or an
+ * inability to stop is none, nor "old" after "same" a former one. */
 static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, const token *t,
                       size_t i, size_t to) {
   static const char *const stop[] = {"stop", "quit"};
@@ -52,9 +52,11 @@ static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, c
   size_t n = marker_at(sf, m, t, i, to);
   /* disbelief is no negation of what follows: "can't believe I've been in X 3 years" */
   if (k == MK_NEGATION && n && i + n < to && !strcmp(t[i + n].w, "believe")) return 0;
-  /* … nor of a stop, of what goes on: "can't stop playing my X" */
-  if (k == MK_NEGATION && n && i + n + 1 < to && eg_sf_in_list(t[i + n].w, stop, 2) &&
-      eg_wordnet_is_ing(&sf->wn.verbs, t[i + n + 1].w))
+  /* … nor an inability to stop, of what goes on now: "can't stop playing my X" (not "never
+   * quit playing X", nor "couldn't stop playing X as a kid") */
+  static const char *const cannot[] = {"can't", "cannot", "cant"};
+  if (k == MK_NEGATION && n == 1 && eg_sf_in_list(t[i].w, cannot, 3) && i + 2 < to &&
+      eg_sf_in_list(t[i + 1].w, stop, 2) && eg_wordnet_is_ing(&sf->wn.verbs, t[i + 2].w))
     return 0;
   /* a modal before a verb of saying plans nothing of what is said: "I should mention I work at
    * X", "I'd say X is home" */

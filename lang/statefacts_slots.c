@@ -1039,12 +1039,14 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
              !eg_sf_not_a_name(t[j].w) && !(t[i].shout && t[j].cap && !name_cap(sf, &t[j])))
         j++;
       /* a stretch of time and its number is no name: "teaching Year 3s", "Week 2 of the
-       * course"; nor is a day ("on Christmas Eve"), nor a letter alone where no cue names it
-       * ("I know C, Am, F and G"; not "my boyfriend J") */
+       * course"; nor is a day ("on Christmas Eve"), nor a letter alone where no cue, company
+       * of the speaker's or word of a state's own names it ("I know C, Am, F and G"; not "my
+       * boyfriend J", "J and I", "dating J") */
       if ((j - i > 1 && t[i + 1].digit && eg_sf_bits_of(sf->periods, t[i].w)) ||
           dated_name(t, from, i, j) ||
           (j - i == 1 && !t[i].w[1] && isalpha((unsigned char)t[i].w[0]) &&
-           !cue_before(sf, t, from, i))) {
+           !cue_before(sf, t, from, i) && !eg_sf_with_me(t, from, to, i, j) &&
+           !(i > from && eg_sf_bits_of(sf->domain, t[i - 1].w)))) {
         i = j - 1;
         continue;
       }
@@ -1187,15 +1189,22 @@ size_t eg_sf_find_slots(const eg_statefacts *sf, const session_names *sn, const 
         /* "my cousin X", "our neighbour X", "my boss X": a name after a noun for a person that
          * is no cue of a relation names that person, no value of the user's (not "someone:
          * X", which says who that someone is, nor a verb's past that WordNet also lists as
-         * one: "I married X", nor a verb after its subject: "I date X") */
+         * one: "I married X") */
         else if (!known && sf->person_bit && eg_sf_bits_of(sf->people, prev) &&
                  !(t[i - 1].comma && eg_sf_indefinite(prev)) &&
                  !eg_wordnet_is_past(&sf->wn.verbs, prev)) {
-          if (!eg_sf_verb_of_subject(sf, t, from, i - 1)) {
+          /* … unless it is the verb after its subject, a word of a state's own (@domain), of
+           * the name alone: "I date X" (not "I model X", "I date X matches", "I date X's
+           * brother") */
+          if (!eg_sf_verb_of_subject(sf, t, from, i - 1) || !eg_sf_bits_of(sf->domain, prev) ||
+              eg_sf_possessive(t[j - 1].w) ||
+              (j < to && !t[j - 1].comma && !t[j].cap && !eg_sf_function_word(t[j].w) &&
+               eg_wordnet_is_common(sf->wn.common, sf->wn.n_common, t[j].w) &&
+               !eg_wordnet_is_common(sf->wn.adverbs, sf->wn.n_adverbs, t[j].w))) {
             i = j - 1;
             continue;
           }
-          s.bits &= sf->person_bit; /* a verb that is a person's noun takes one: "I date X" */
+          s.bits &= sf->person_bit;
         }
         /* a kind of thing one names, in capitals mid-sentence with no determiner, is the name
          * of something else: "married to Tom" keeps no tomcat; when WordNet names an individual

@@ -200,20 +200,32 @@ static bool holds_now(const eg_statefacts *sf, const token *t, size_t scope, con
   return false;
 }
 
-bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size_t ts) {
+bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size_t ts, size_t te,
+                      size_t to) {
   static const char *const speaker[] = {"me", "us"}, *const at[] = {"in", "at"};
-  return ts >= from + 3 && eg_sf_in_list(t[ts - 1].w, at, 2) &&
-         eg_sf_in_list(t[ts - 2].w, speaker, 2) && !t[ts - 2].comma &&
-         eg_sf_has_marker(sf, MK_VISIT, t, ts - 3, ts - 2);
+  if (ts < from + 3 || !eg_sf_in_list(t[ts - 1].w, at, 2) ||
+      !eg_sf_in_list(t[ts - 2].w, speaker, 2) || t[ts - 2].comma ||
+      !eg_sf_has_marker(sf, MK_VISIT, t, ts - 3, ts - 2) ||
+      eg_wordnet_is_past(&sf->wn.verbs, t[ts - 3].w) || eg_sf_has_past(sf, t, from, ts))
+    return false;
+  /* not where the speaker is away themselves: "… visit us in X while we're on holiday",
+   * "… visited me in X on my year abroad" */
+  static const char *const away[] = {"while", "when", "during", "on", "for"};
+  for (size_t k = te; k < to && !t[k - 1].comma; k++)
+    if (eg_sf_in_list(t[k].w, away, sizeof away / sizeof *away) ||
+        eg_sf_marker_starts(sf, MK_VISIT, t, k, to))
+      return false;
+  return !eg_sf_has_marker(sf, MK_STAY, t, from, to); /* "I'm on holiday, they're visiting …" */
 }
 
 /* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? Not
- * where the speaker is visited there (eg_sf_visited_at). */
-static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t scope,
-                               const slot *s) {
-  if (eg_sf_visited_at(sf, t, scope, s->ts)) return false;
-  return eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
-         eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts) || eg_sf_spent_stay(t, scope, s->ts);
+ * of the visit where the speaker is visited there (eg_sf_visited_at, in the clause [from, to)). */
+static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t from, size_t scope,
+                               size_t to, const slot *s) {
+  if (eg_sf_spent_stay(t, scope, s->ts)) return true;
+  return !eg_sf_visited_at(sf, t, from, s->ts, s->te, to) &&
+         (eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ||
+          eg_sf_has_marker(sf, MK_VISIT, t, scope, s->ts));
 }
 
 /* Does the speaker take the offer after the slot, later in its sentence [te, to) ("they offered
@@ -317,7 +329,7 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   bool left = from_marker && !source && !(p > from && eg_sf_thing_from(sf, t, from, p - 1));
   /* … not where the leaving is a trip's end or only weighed ("got back from X", "is it worth
    * switching from my X") */
-  if (left && planned_or_visited(sf, t, scope, s)) return ST_NOT_ASSERTED;
+  if (left && planned_or_visited(sf, t, from, scope, to, s)) return ST_NOT_ASSERTED;
   /* "old" there may be the value's age where the speaker says they hold it now: "I drive the
    * old Honda Jazz", "we still have our old Golf" (not "I miss my old X": a past marker) */
   bool aged = former == 1 && !strcmp(t[p - 1].w, "old") && holds_now(sf, t, scope, s);
@@ -409,7 +421,8 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   /* the speaker's new one is held now, whatever past event it is told in ("Drove my new X home
    * today", "we walked our new puppy X") */
   bool new_one = kinds >= from + 2 && !strcmp(t[kinds - 1].w, "new") && eg_sf_ours(t[kinds - 2].w);
-  if ((!new_one && eg_sf_has_past(sf, t, scope, s->ts)) || planned_or_visited(sf, t, scope, s) ||
+  if ((!new_one && eg_sf_has_past(sf, t, scope, s->ts)) ||
+      planned_or_visited(sf, t, from, scope, to, s) ||
       eg_sf_has_marker(sf, MK_NEGATION, t, scope, neg_to))
     return ST_NOT_ASSERTED;
   return ST_CURRENT;

@@ -64,6 +64,7 @@ static void test_each_relation_in_other_words(void) {
       {"So I'm seeing someone new \u2014 Eli, he is from Canada, we met at the climbing gym!",
        "PARTNER_OF", "Eli"},
       {"I'm seeing someone new, he is from Canada", NULL, NULL},
+      {"I work somewhere new, Monzo, since March.", "WORKS_AT", "Monzo"},
       {"We got a dog for my son, his name is Max.", "HAS_PET", "Max"},
       /* a name a cue word "is called" is the user's one of that kind; a relative's is theirs */
       {"My boyfriend is called Felix, he's a nurse.", "PARTNER_OF", "Felix"},

@@ -460,6 +460,9 @@ static void test_verb_that_is_a_person(void) {
       {"I date Felix, it's going well", "PARTNER_OF", "Felix"},
       {"I met my date Felix at the bar", NULL, NULL},
       {"my cousin Felix moved to Leeds", NULL, NULL},
+      {"I model Gucci sometimes.", NULL, NULL},
+      {"I date Tinder matches mostly.", NULL, NULL},
+      {"I judge Emma's baking every week.", NULL, NULL},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -470,11 +473,12 @@ static void test_day_and_letter_no_name(void) {
   static const expect x[] = {
       {"we got engaged on Christmas Eve", NULL, NULL},
       {"I got engaged to Kwame on New Year's Eve", "PARTNER_OF", "Kwame"},
-      {"Kwame proposed on Christmas Eve!!! We've only been together a year", "PARTNER_OF",
-       "Kwame"},
+      {"Kwame proposed on Christmas Eve!!! We've only been together a year", "PARTNER_OF", "Kwame"},
       {"I met Eve at the gym, we are dating now", "PARTNER_OF", "Eve"},
       {"I know C, Am, F and G. What songs can I play with just those four chords?", NULL, NULL},
       {"my boyfriend J is coming over", "PARTNER_OF", "J"},
+      {"I'm dating J now.", "PARTNER_OF", "J"},
+      {"Me and J have been together 3 years.", "PARTNER_OF", "J"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
@@ -493,12 +497,20 @@ static void test_visited_at_home(void) {
       {"our standup at Kestrel ran long again", "WORKS_AT", "Kestrel"},
   };
   check_all(x, sizeof x / sizeof *x);
+  /* not a visit past, nor one while the speaker is away themselves */
+  EG_CHECK(!says("My parents visited us in Cornwall last summer.", "LIVES_IN", NULL));
+  EG_CHECK(
+      !says("My friends came to visit us in Rome while we were on holiday.", "LIVES_IN", NULL));
+  EG_CHECK(!says("My cousin is going to visit me in Prague on my work trip next week.", "LIVES_IN",
+                 NULL));
+  EG_CHECK(!says("I'm on holiday, my parents are visiting me in Crete", "LIVES_IN", NULL));
 }
 
 /* An inability to stop is no negation: "can't stop playing my new X" plays it. */
 static void test_cannot_stop(void) {
   static const expect x[] = {
       {"can't stop playing my new mandolin", "PLAYS", "mandolin"},
+      {"I couldn't stop playing the piano as a kid.", "STATE_UNCERTAIN", "PLAYS"},
   };
   check_all(x, sizeof x / sizeof *x);
 }
