@@ -35,7 +35,8 @@ typedef struct tok {
   bool cap;    /* starts with an upper-case letter */
   bool punct;  /* sentence or clause punctuation */
   bool start;  /* first word of a sentence */
-  bool owns;   /* its possessive "'s" was dropped ("my brother's X": X is no brother) */
+  bool owns;   /* an "'s" after it was dropped: a possessive ("my brother's X": X is no brother),
+                * or an "is" the split cannot tell from one ("my dad's X.") */
 } tok;
 
 typedef struct words {
@@ -244,7 +245,7 @@ static size_t find_entities(const char *text, const words *W, eg_arena *a, ent *
     e->tok_to = j;
     const char *prev = i ? W->t[i - 1].w : "", *prev2 = i > 1 ? W->t[i - 2].w : "";
     e->type = "";
-    bool kin = kin_of(prev) && !W->t[i - 1].owns; /* "my sister X", not "my sister's X" */
+    bool kin = i && kin_of(prev) && !W->t[i - 1].owns; /* "my sister X", not "my sister's X" */
     if (kin || !strcmp(prev, "named") || !strcmp(prev, "called") || !strcmp(prev, "mr") ||
         !strcmp(prev, "mrs") || !strcmp(prev, "ms") || !strcmp(prev, "dr"))
       e->type = "person";

@@ -40,7 +40,6 @@ static size_t marker_at(const eg_statefacts *sf, const marker *m, const token *t
  * inability to stop is none, nor "old" after "same" a former one. */
 static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, const token *t,
                       size_t i, size_t to) {
-  static const char *const stop[] = {"stop", "quit"};
   static const char *const be_get[] = {"be",  "being",   "been",   "am",    "'m",    "i'm",
                                        "is",  "are",     "was",    "were",  "get",   "gets",
                                        "got", "getting", "gotten", "we're", "you're"};
@@ -54,7 +53,7 @@ static size_t kind_at(const eg_statefacts *sf, marker_kind k, const marker *m, c
   if (k == MK_NEGATION && n && i + n < to && !strcmp(t[i + n].w, "believe")) return 0;
   /* … nor an inability to stop, of what goes on now: "can't stop playing my X" (not "never
    * quit playing X", nor "couldn't stop playing X as a kid") */
-  static const char *const cannot[] = {"can't", "cannot", "cant"};
+  static const char *const cannot[] = {"can't", "cannot", "cant"}, *const stop[] = {"stop", "quit"};
   if (k == MK_NEGATION && n == 1 && eg_sf_in_list(t[i].w, cannot, 3) && i + 2 < to &&
       eg_sf_in_list(t[i + 1].w, stop, 2) && eg_wordnet_is_ing(&sf->wn.verbs, t[i + 2].w))
     return 0;
