@@ -17,8 +17,8 @@ void eg_l2_normalize(float *v, int d) {
 }
 
 void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_t len) {
-  if (!strcmp(name, "use-lite"))
-    snprintf(out, len, "use:%s/use-lite.bin", models_dir);
+  if (!strcmp(name, "use-lite") || !strcmp(name, "use-lite32"))
+    snprintf(out, len, "%s:%s/use-lite.bin", name[8] ? "use32" : "use", models_dir);
   else if (!strcmp(name, "glove"))
     snprintf(out, len, "glove:%s/glove-100d.bin", models_dir);
   else
@@ -28,7 +28,8 @@ void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_
 eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err) {
   if (!spec || !*spec) return eg_err_set(err, EG_EINVAL, "empty embedder spec");
   if (strncmp(spec, "glove:", 6) == 0) return eg_embed_glove_open(spec + 6, out, err);
-  if (strncmp(spec, "use:", 4) == 0) return eg_embed_use_open(spec + 4, out, err);
+  if (strncmp(spec, "use:", 4) == 0) return eg_embed_use_open(spec + 4, false, out, err);
+  if (strncmp(spec, "use32:", 6) == 0) return eg_embed_use_open(spec + 6, true, out, err);
   if (strncmp(spec, "http:", 5) == 0) {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", spec + 5);

@@ -13,6 +13,7 @@
 #ifndef EG_LANG_EMBED_H
 #define EG_LANG_EMBED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/err.h"
@@ -36,6 +37,8 @@ struct eg_embedder {
 /*
  * Open an embedder from a spec:
  *   "use:<path of use-lite.bin>"         USE-lite, offline (scripts/install-deps.sh makes it)
+ *   "use32:<path of use-lite.bin>"       the same on its float path on every CPU: no bfloat16
+ *                                        where the CPU has it, so the same vectors everywhere
  *   "glove:<path of glove.bin>"          offline word vectors (scripts/install-deps.sh makes it)
  *   "http:<base url>|<model>|<dim>"      OpenAI-compatible endpoint; the API key comes from
  *                                        the environment variable ENGRAM_EMBED_API_KEY
@@ -44,7 +47,8 @@ struct eg_embedder {
 eg_code eg_embedder_open(const char *spec, eg_embedder **out, eg_err *err);
 
 /* The spec of a configured embedder name into out: the built-in models by name ("use-lite",
- * "glove": their files under models_dir), anything else as given (a spec already). */
+ * "use-lite32" on the float path, "glove": their files under models_dir), anything else as
+ * given (a spec already). */
 void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_t len);
 void eg_embedder_close(eg_embedder *e); /* accepts NULL */
 
@@ -55,7 +59,8 @@ static inline eg_code eg_embed(eg_embedder *e, const char *const *texts, size_t 
 
 /* Backends' constructors (used by eg_embedder_open). */
 eg_code eg_embed_glove_open(const char *path, eg_embedder **out, eg_err *err);
-eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err);
+/* float32: never the bfloat16 path, whatever the CPU has (nor with ENGRAM_USE_FP32 unset) */
+eg_code eg_embed_use_open(const char *path, bool float32, eg_embedder **out, eg_err *err);
 eg_code eg_embed_http_open(const char *base_url, const char *model, int dim, const char *api_key,
                            long timeout_ms, eg_embedder **out, eg_err *err);
 

@@ -508,7 +508,7 @@ static size_t utf16_units(const uint8_t *p, size_t n) {
   return units;
 }
 
-eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
+eg_code eg_embed_use_open(const char *path, bool float32, eg_embedder **out, eg_err *err) {
   int fd = open(path, O_RDONLY);
   if (fd < 0)
     return eg_err_set(err, EG_ENOTFOUND,
@@ -592,7 +592,7 @@ eg_code eg_embed_use_open(const char *path, eg_embedder **out, eg_err *err) {
   u->scale1 = u->t[T_SCALARS][2];
   u->max_len = (int)u->t[T_SCALARS][3];
   const char *fp32 = getenv("ENGRAM_USE_FP32");
-  if (eg_use_bf16_supported() && !(fp32 && strcmp(fp32, "1") == 0))
+  if (!float32 && eg_use_bf16_supported() && !(fp32 && strcmp(fp32, "1") == 0))
     for (size_t i = 0; i < sizeof dense_tensors / sizeof *dense_tensors; i++) {
       int w = dense_tensors[i].w, k = dense_tensors[i].k;
       if (!(u->packed[w] = eg_use_pack_bf16(u->t[w], k, (int)(tensor_size[w] / (size_t)k)))) {

@@ -61,8 +61,11 @@ static eg_code ingestd_open(eg_daemon *d, void **state, eg_err *err) {
   if (!s) return eg_err_set(err, EG_ENOMEM, "out of memory");
   snprintf(s->jobs_dir, sizeof s->jobs_dir, "%s/jobs", eg_cfg_str(c, "data_dir"));
   const char *model = eg_cfg_str(c, "state_extractor"); /* "none": off ("" spec) */
+  /* USE-lite on its float path: the facts read from a conversation are the same on every CPU
+   * (bfloat16's rounding moves cosines near the extractor's floor and margin) */
   if (!strcmp(model, "use-lite") || !strcmp(model, "glove"))
-    eg_embedder_spec(model, eg_cfg_str(c, "models_dir"), s->state_spec, sizeof s->state_spec);
+    eg_embedder_spec(strcmp(model, "use-lite") ? model : "use-lite32", eg_cfg_str(c, "models_dir"),
+                     s->state_spec, sizeof s->state_spec);
   eg_code rc = eg_peers_open(c, eg_daemon_metrics(d), &s->peers, err);
   eg_ingest_opts o = {
       .peers = s->peers,

@@ -172,7 +172,7 @@ static int sf_check_open(void) {
     return -1;
   }
   eg_err e;
-  if (eg_embedder_open("use:" MODEL, &emb, &e) != EG_OK) {
+  if (eg_embedder_open("use32:" MODEL, &emb, &e) != EG_OK) { /* as ingestd reads states */
     fprintf(stderr, "model: %s\n", e.msg);
     return 1;
   }

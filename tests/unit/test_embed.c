@@ -47,11 +47,11 @@ static void test_glove(void) {
 
 /* USE-lite against golden vectors of the reference JS (tests/golden/make_use_golden.js):
  * the same token ids, and cosine ≥ 0.999 per sentence. The bfloat16 kernel (where the CPU
- * has it) and the float path (ENGRAM_USE_FP32=1, as on other CPUs) both. */
-static void use_golden(void) {
+ * has it) and the float path (ENGRAM_USE_FP32=1, as on other CPUs; or "use32:") both. */
+static void use_golden(const char *spec) {
   eg_embedder *e = NULL;
   eg_err err;
-  EG_REQUIRE(eg_embedder_open("use:" EG_SOURCE_DIR "/var/models/use-lite.bin", &e, &err) == EG_OK);
+  EG_REQUIRE(eg_embedder_open(spec, &e, &err) == EG_OK);
   EG_CHECK_INT(e->dim, 512);
   EG_CHECK_STR(e->model_id, "use-lite-512");
   FILE *f = fopen(EG_SOURCE_DIR "/tests/golden/use_lite_golden.json", "r");
@@ -94,12 +94,35 @@ static void use_golden(void) {
   eg_embedder_close(e);
 }
 
-static void test_use_golden(void) { use_golden(); }
+#define USE_LITE EG_SOURCE_DIR "/var/models/use-lite.bin"
+
+static void test_use_golden(void) { use_golden("use:" USE_LITE); }
 
 static void test_use_golden_fp32(void) {
   setenv("ENGRAM_USE_FP32", "1", 1);
-  use_golden();
+  use_golden("use:" USE_LITE);
   unsetenv("ENGRAM_USE_FP32");
+  use_golden("use32:" USE_LITE);
+}
+
+/* "use32:" is the float path whatever the CPU and the environment: its vectors are those of
+ * ENGRAM_USE_FP32=1, to the last bit */
+static void test_use32_is_float(void) {
+  const char *t[] = {"We moved to Tallinn last month.", "my dog Biscuit hates the rain"};
+  float a[2 * 512], b[2 * 512];
+  eg_embedder *e = NULL;
+  eg_err err;
+  EG_REQUIRE(eg_embedder_open("use32:" USE_LITE, &e, &err) == EG_OK);
+  EG_REQUIRE(eg_embed(e, t, 2, a, &err) == EG_OK);
+  eg_embedder_close(e);
+  setenv("ENGRAM_USE_FP32", "1", 1);
+  EG_REQUIRE(eg_embedder_open("use:" USE_LITE, &e, &err) == EG_OK);
+  unsetenv("ENGRAM_USE_FP32");
+  EG_REQUIRE(eg_embed(e, t, 2, b, &err) == EG_OK);
+  eg_embedder_close(e);
+  int same = 0;
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) same += a[i] == b[i];
+  EG_CHECK_INT(same, (int)(sizeof a / sizeof *a));
 }
 
 /* ---- a local OpenAI-compatible embeddings server ---- */
@@ -187,6 +210,7 @@ int main(void) {
   EG_RUN(test_glove);
   EG_RUN(test_use_golden);
   EG_RUN(test_use_golden_fp32);
+  EG_RUN(test_use32_is_float);
   EG_RUN(test_http);
   return eg_test_finish();
 }
