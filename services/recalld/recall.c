@@ -619,6 +619,7 @@ static bool spoken_by_named(const char *question, const char *content) {
  * may carry the variants' queries twice (all time, then the question's range). */
 static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse *r, bool expansion,
                       size_t per, size_t cap) {
+  if (r && r->bm25_concepts > 0) c->bm25_concepts = r->bm25_concepts;
   for (size_t q = 0; r && q < r->n_results; q++)
     for (size_t i = 0, var = q % per; i < r->results[q]->n_hits; i++) {
       const Engram__V1__SearchHit *h = r->results[q]->hits[i];
@@ -656,6 +657,7 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       if (var >= RC_MAX_VARIANTS) continue;
       if (h->bm25 > x->bm25_raw[var]) x->bm25_raw[var] = h->bm25;
       if (h->bm25 > c->bm25_best[var]) c->bm25_best[var] = h->bm25;
+      if (h->bm25_words > 0) c->bm25_said[var] = true;
     }
 }
 
@@ -720,10 +722,14 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
   for (size_t i = 0; i < c->n_chunks; i++) {
     rc_chunk *x = &c->chunks[i];
     x->bm25 = 0;
-    for (size_t q = 0; q < RC_MAX_VARIANTS; q++)
-      if (c->bm25_best[q] > 0 && q + 1 != c->dated_variant &&
-          x->bm25_raw[q] / c->bm25_best[q] > x->bm25)
-        x->bm25 = x->bm25_raw[q] / c->bm25_best[q];
+    for (size_t q = 0; q < RC_MAX_VARIANTS; q++) {
+      /* a variant whose every hit matched by WordNet concepts alone has no full match: its
+       * best counts at the concepts' weight (as in vectord's own fusion) */
+      float best = c->bm25_best[q];
+      if (!c->bm25_said[q] && c->bm25_concepts > 0) best /= c->bm25_concepts;
+      if (best > 0 && q + 1 != c->dated_variant && x->bm25_raw[q] / best > x->bm25)
+        x->bm25 = x->bm25_raw[q] / best;
+    }
     x->temporal = x->said_nothing ? 0 : temporal_fit(c, x->chunk);
     x->sentence = 0;
     double age = (double)(c->tq - x->chunk->time) / (double)DAY;

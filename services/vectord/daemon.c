@@ -37,10 +37,10 @@ static const eg_cfg_opt vectord_opts[] = {
      "the "
      "tenant's chunks were the user's",
      0, 0, 1000000000},
-    {"bm25_concepts", EG_CFG_DOUBLE, "0",
+    {"bm25_concepts", EG_CFG_DOUBLE, "0.2",
      "weight of WordNet concepts in BM25: a chunk's nouns' synonyms and hypernyms are indexed "
      "beside its words (\"violin\" is a musical instrument), a query's words meet them at this "
-     "weight (0 = off; 0.4 measured in bench/RESULTS.md)",
+     "weight (0 = off; chosen on the tuning halves, bench/RESULTS.md)",
      0, 0, 0},
     {"wordnet_dir", EG_CFG_STR, "/usr/share/wordnet", "WordNet's database (Debian wordnet-base)", 0,
      0, 0},

@@ -227,6 +227,7 @@ typedef struct qctx {
   size_t n, cap;
   slotset seen;       /* slot → index into c */
   uint32_t ef_search; /* HNSW search breadth */
+  double concepts;    /* bm25_concepts: what a WordNet concept weighs beside a word (0: none) */
 } qctx;
 
 /* The query under the cold tier's statistics, prepared when a cold chunk first needs it: a
@@ -394,10 +395,26 @@ static int by_v(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* Does a candidate say a word of the query (not only one of its WordNet concepts)? */
+static bool says_a_word(qctx *q) {
+  for (size_t i = 0; i < q->n; i++) {
+    if (q->c[i].bm <= 0) continue;
+    bool cold = q->t->docs[q->c[i].slot].tier == EG_TIER_COLD;
+    if (eg_bm25_score_words(eg_vt_bm25(q->t, q->t->docs[q->c[i].slot].tier),
+                            cold ? cold_query(q) : &q->bq, q->c[i].slot) > 0)
+      return true;
+  }
+  return false;
+}
+
 static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y, float al) {
   double maxbm = 0;
   for (size_t i = 0; i < q->n; i++)
     if (q->c[i].bm > maxbm) maxbm = q->c[i].bm;
+  /* BM25 is normalized by the best match. When no candidate says a word of the query, the
+   * best matched by WordNet concepts alone, which is no full match: it counts at their weight
+   * (else a chunk that says "bakery" would be the best BM25 match there is for "workplace") */
+  if (q->concepts > 0 && maxbm > 0 && !says_a_word(q)) maxbm /= q->concepts;
   if (req->fusion == ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF) {
     double rk = req->rrf_k ? req->rrf_k : 60;
     rank_item *r = malloc((q->n ? q->n : 1) * sizeof *r);
@@ -608,6 +625,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   resp->results = eg_arena_calloc(a, nq, sizeof *resp->results);
   resp->timings = eg_arena_calloc(a, 5, sizeof *resp->timings);
   if (!resp->results || !resp->timings) return eg_err_set(err, EG_ENOMEM, "out of memory");
+  resp->bm25_concepts = (float)v->o.bm25_concepts;
   for (size_t i = 0; i < nq; i++) {
     resp->results[i] = eg_arena_calloc(a, 1, sizeof **resp->results);
     if (!resp->results[i]) return eg_err_set(err, EG_ENOMEM, "out of memory");
@@ -722,7 +740,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
               0,
               0,
               {NULL, NULL, 0, 0},
-              v->o.hnsw_ef_search};
+              v->o.hnsw_ef_search,
+              v->o.bm25_concepts};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     if (by_user) {

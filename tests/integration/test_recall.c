@@ -1132,6 +1132,33 @@ static void test_greeting_no_evidence(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* WordNet concepts bridge words (bm25_concepts, on by default): a chunk that says "sisters" is
+ * found for "siblings", but a match by concepts alone is no full word match — its BM25 signal
+ * stays at the concepts' weight, below a chunk that says the word. */
+static void test_concept_match(void) {
+  const char *const sisters[] = {"user", "My two sisters flew in for the holidays.", "assistant",
+                                 "How lovely to have them around."};
+  const char *const said[] = {"user", "All my siblings are older than me.", "assistant",
+                              "Being the youngest has its perks."};
+  ingest("wn", "wn-1", "2024-03-12T08:00:00Z", sisters, 2);
+  for (int round = 0; round < 2; round++) {
+    if (round) ingest("wn", "wn-2", "2024-03-13T08:00:00Z", said, 2);
+    Engram__V1__RecallResponse *r =
+        recall_at("wn", "Did any of my siblings visit?", T("2024-04-01"), NULL, NULL);
+    EG_REQUIRE(r != NULL);
+    int v = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "sisters");
+    EG_REQUIRE(v >= 0);
+    const Engram__V1__SignalScore *bm = find_signal(r->items[v], "bm25");
+    EG_CHECK(bm && bm->value > 0 && bm->value <= 0.2f + 1e-4f); /* by concepts alone */
+    if (round) {
+      int w = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "older than me");
+      const Engram__V1__SignalScore *bw = w >= 0 ? find_signal(r->items[w], "bm25") : NULL;
+      EG_CHECK(bw && bw->value > bm->value); /* the word said weighs more */
+    }
+    protobuf_c_message_free_unpacked(&r->base, NULL);
+  }
+}
+
 /* The answer told next to its question: the turn that restates the question is found by its
  * words, the one after it that answers in other words by being its neighbour. */
 static void test_neighbour_answers(void) {
@@ -1316,6 +1343,7 @@ int main(void) {
   EG_RUN(test_knowledge_update);
   EG_RUN(test_temporal);
   EG_RUN(test_bm25_across_searches);
+  EG_RUN(test_concept_match);
   EG_RUN(test_dated_question_words);
   EG_RUN(test_multi_session);
   EG_RUN(test_clause_in_long_message);

@@ -67,7 +67,7 @@ static const char *texts[] = {
 
 static void test_start(void) {
   dir = eg_test_tempdir("vector");
-  setenv("ENGRAM_BM25_CONCEPTS", "0.4", 0); /* off by default; test_concepts reads them */
+  setenv("ENGRAM_BM25_CONCEPTS", "0.4", 0); /* test_concepts reads them at this weight */
   eg_err e;
   EG_REQUIRE(eg_harness_start("vectord", dir, NULL, &vd, &e) == EG_OK);
   EG_REQUIRE(eg_rpc_client_open(vd.addr, NULL, &cl, &e) == EG_OK);
@@ -137,16 +137,36 @@ static void test_shared_chunks(void) {
   protobuf_c_message_free_unpacked(&shared->base, NULL);
 }
 
-/* The BM25 score of chunk id for a text query (0 when not among the first 20 hits). */
-static float bm25_of(const char *tenant, const char *text, uint64_t id) {
+/* Chunk id's raw BM25 for one query (text) of tenant, or with by_bm25 its fused score when BM25
+ * alone is weighed (normalized by the best match); 0 when it is not among the first 20 hits,
+ * -1 when the search failed. */
+static float hit_of(const char *tenant, const char *text, uint64_t id, bool by_bm25) {
+  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
+  scope.tenant = (char *)tenant;
+  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
+  q.text = (char *)text;
+  Engram__V1__SearchWeights w = ENGRAM__V1__SEARCH_WEIGHTS__INIT;
+  w.alpha = 1; /* x = y = 0: the dense similarities weigh nothing */
+  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
+  req.scope = &scope;
+  req.queries = qs;
+  req.n_queries = 1;
+  req.k = 20;
+  req.include_content = true;
+  if (by_bm25) req.weights = &w;
   Engram__V1__SearchResponse *r = NULL;
   eg_err e;
   float s = 0;
-  if (ic_search(cl, tenant, NULL, text, 20, &r, &e) != EG_OK) return -1;
+  if (eg_vectord_search(cl, &req, &r, &e) != EG_OK) return -1;
   for (size_t i = 0; r->n_results && i < r->results[0]->n_hits; i++)
-    if (r->results[0]->hits[i]->chunk->id == id) s = r->results[0]->hits[i]->bm25;
+    if (r->results[0]->hits[i]->chunk->id == id)
+      s = by_bm25 ? r->results[0]->hits[i]->score : r->results[0]->hits[i]->bm25;
   protobuf_c_message_free_unpacked(&r->base, NULL);
   return s;
+}
+
+static float bm25_of(const char *tenant, const char *text, uint64_t id) {
+  return hit_of(tenant, text, id, false);
 }
 
 /* A chunk's nouns carry their WordNet synonyms and hypernyms: "siblings" meets "sisters",
@@ -165,6 +185,12 @@ static void test_concepts(void) {
   EG_CHECK(bm25_of("wn", "instrument", 4) > bm25_of("wn", "instrument", 2)); /* said > concept */
   EG_CHECK(bm25_of("wn", "instrument", 2) > 0);
   EG_CHECK_INT(bm25_of("wn", "instrument", 5), 0); /* nothing bridges to the weather */
+  /* normalized by the best match: a word said is a full match; where no chunk says a word of
+   * the query, the best concept match counts at the concepts' weight (0.4 here; + the
+   * retention prior, at most 0.02) */
+  EG_CHECK(hit_of("wn", "instrument", 4, true) >= 0.99f);
+  float only = hit_of("wn", "siblings", 1, true);
+  EG_CHECK(only > 0.3f && only <= 0.4f + 0.021f);
 }
 
 static void test_validation_writes_nothing(void) {
