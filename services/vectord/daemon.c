@@ -96,6 +96,9 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
   const char *ret = eg_cfg_str(c, "retention");
   if (strcmp(ret, "on") != 0 && strcmp(ret, "off") != 0)
     return eg_err_set(err, EG_EINVAL, "option 'retention' must be on or off, not '%s'", ret);
+  double concepts = eg_cfg_double(c, "bm25_concepts"); /* below a word said; 1 makes words */
+  if (!(concepts >= 0 && concepts < 1))
+    return eg_err_set(err, EG_EINVAL, "option 'bm25_concepts' must be at least 0 and below 1");
   vectord *vd = calloc(1, sizeof *vd);
   if (!vd) return eg_err_set(err, EG_ENOMEM, "out of memory");
   char spec[1200];
@@ -112,7 +115,7 @@ static eg_code vectord_open(eg_daemon *d, void **state, eg_err *err) {
       .bm25_b = eg_cfg_double(c, "bm25_b"),
       .bm25_per_user = strcmp(stats, "user") == 0,
       .bm25_user_prior = (double)eg_cfg_int(c, "bm25_user_prior"),
-      .bm25_concepts = eg_cfg_double(c, "bm25_concepts"),
+      .bm25_concepts = concepts,
       .wordnet_dir = eg_cfg_str(c, "wordnet_dir"),
       .x = (float)eg_cfg_double(c, "weight_content"),
       .y = (float)eg_cfg_double(c, "weight_latent"),

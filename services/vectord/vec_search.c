@@ -228,6 +228,7 @@ typedef struct qctx {
   slotset seen;       /* slot → index into c */
   uint32_t ef_search; /* HNSW search breadth */
   double concepts;    /* bm25_concepts: what a WordNet concept weighs beside a word (0: none) */
+  double maxbm;       /* what fuse divided BM25 by (the hits' bm25_norm is the same) */
 } qctx;
 
 /* The query under the cold tier's statistics, prepared when a cold chunk first needs it: a
@@ -415,6 +416,7 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
    * best matched by WordNet concepts alone, which is no full match: it counts at their weight
    * (else a chunk that says "bakery" would be the best BM25 match there is for "workplace") */
   if (q->concepts > 0 && maxbm > 0 && !says_a_word(q)) maxbm /= q->concepts;
+  q->maxbm = maxbm;
   if (req->fusion == ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF) {
     double rk = req->rrf_k ? req->rrf_k : 60;
     rank_item *r = malloc((q->n ? q->n : 1) * sizeof *r);
@@ -741,7 +743,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
               0,
               {NULL, NULL, 0, 0},
               v->o.hnsw_ef_search,
-              v->o.bm25_concepts};
+              v->o.bm25_concepts,
+              0};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     if (by_user) {
@@ -781,10 +784,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     t_bm25 += s2 - s1;
     t_fuse += s3 - s2;
     size_t keep = q.n < ki ? q.n : ki;
-    double maxbm = 0; /* BM25 is normalized within this query's candidates */
-    for (size_t j = 0; j < q.n; j++)
-      if (q.c[j].bm > maxbm) maxbm = q.c[j].bm;
-    maxbms[i] = maxbm;
+    maxbms[i] = q.maxbm; /* BM25 is normalized within this query's candidates, as fused */
     tops[i] = eg_arena_alloc(a, (keep ? keep : 1) * sizeof(cand));
     if (tops[i] && keep) memcpy(tops[i], q.c, keep * sizeof(cand));
     for (size_t j = 0; tops[i] && j < keep; j++) { /* the hits' share of words said */

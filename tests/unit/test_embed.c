@@ -12,6 +12,7 @@
 
 #include "common/buf.h"
 #include "lang/embed.h"
+#include "lang/embed_use_int.h"
 #include "tests/stub_http.h"
 #include "tests/testlib.h"
 
@@ -123,6 +124,13 @@ static void test_use32_is_float(void) {
   int same = 0;
   for (size_t i = 0; i < sizeof a / sizeof *a; i++) same += a[i] == b[i];
   EG_CHECK_INT(same, (int)(sizeof a / sizeof *a));
+  if (!eg_use_bf16_supported()) return; /* "use:" is the float path here too */
+  EG_REQUIRE(eg_embedder_open("use:" USE_LITE, &e, &err) == EG_OK); /* bfloat16 here */
+  EG_REQUIRE(eg_embed(e, t, 2, b, &err) == EG_OK);
+  eg_embedder_close(e);
+  same = 0;
+  for (size_t i = 0; i < sizeof a / sizeof *a; i++) same += a[i] == b[i];
+  EG_CHECK(same < (int)(sizeof a / sizeof *a)); /* so use32 did keep off it */
 }
 
 /* ---- a local OpenAI-compatible embeddings server ---- */
