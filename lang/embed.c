@@ -18,7 +18,8 @@ void eg_l2_normalize(float *v, int d) {
 
 void eg_embedder_spec(const char *name, const char *models_dir, char *out, size_t len) {
   if (!strcmp(name, "use-lite") || !strcmp(name, "use-lite32"))
-    snprintf(out, len, "%s:%s/use-lite.bin", name[8] ? "use32" : "use", models_dir);
+    snprintf(out, len, "%s:%s/use-lite.bin", strcmp(name, "use-lite") ? "use32" : "use",
+             models_dir);
   else if (!strcmp(name, "glove"))
     snprintf(out, len, "glove:%s/glove-100d.bin", models_dir);
   else

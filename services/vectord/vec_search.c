@@ -396,15 +396,19 @@ static int by_v(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* A candidate's BM25 from the words it says, not from WordNet concepts (its tier's index). */
+static double words_bm(qctx *q, const cand *c) {
+  if (q->concepts <= 0) return c->bm;
+  if (c->bm <= 0) return 0;
+  int tier = q->t->docs[c->slot].tier;
+  return eg_bm25_score_words(eg_vt_bm25(q->t, tier), tier == EG_TIER_COLD ? cold_query(q) : &q->bq,
+                             c->slot);
+}
+
 /* Does a candidate say a word of the query (not only one of its WordNet concepts)? */
 static bool says_a_word(qctx *q) {
-  for (size_t i = 0; i < q->n; i++) {
-    if (q->c[i].bm <= 0) continue;
-    bool cold = q->t->docs[q->c[i].slot].tier == EG_TIER_COLD;
-    if (eg_bm25_score_words(eg_vt_bm25(q->t, q->t->docs[q->c[i].slot].tier),
-                            cold ? cold_query(q) : &q->bq, q->c[i].slot) > 0)
-      return true;
-  }
+  for (size_t i = 0; i < q->n; i++)
+    if (words_bm(q, &q->c[i]) > 0) return true;
   return false;
 }
 
@@ -787,14 +791,8 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     maxbms[i] = q.maxbm; /* BM25 is normalized within this query's candidates, as fused */
     tops[i] = eg_arena_alloc(a, (keep ? keep : 1) * sizeof(cand));
     if (tops[i] && keep) memcpy(tops[i], q.c, keep * sizeof(cand));
-    for (size_t j = 0; tops[i] && j < keep; j++) { /* the hits' share of words said */
-      cand *c = &tops[i][j];
-      bool cold = t->docs[c->slot].tier == EG_TIER_COLD;
-      c->bm_words = v->o.bm25_concepts <= 0 ? c->bm
-                    : c->bm > 0 ? eg_bm25_score_words(eg_vt_bm25(t, t->docs[c->slot].tier),
-                                                      cold ? cold_query(&q) : &q.bq, c->slot)
-                                : 0;
-    }
+    for (size_t j = 0; tops[i] && j < keep; j++) /* the hits' share of words said */
+      tops[i][j].bm_words = words_bm(&q, &tops[i][j]);
     ntops[i] = tops[i] ? keep : 0;
     free(q.c);
     free(q.seen.key);
