@@ -314,7 +314,7 @@ static void chunk_item(rc_ctx *c, const rc_chunk *x, Engram__V1__RecallResponse 
  * match by WordNet concepts alone is no evidence of a word of the question). */
 static bool relevant(const rc_ctx *c, const rc_chunk *x) {
   return x->relevance >= c->r->o.min_relevance ||
-         (x->bm25 > 0 && x->words && x->bm25 >= c->r->o.min_word_match);
+         (x->bm25 > 0 && x->said && x->bm25 >= c->r->o.min_word_match);
 }
 
 eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {

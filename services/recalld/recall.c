@@ -651,13 +651,12 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
             ls = fb ? h->feedback_latent_sim : h->latent_sim;
       if (cs > x->content) x->content = cs;
       if (ls > x->latent) x->latent = ls;
-      x->words |= h->bm25_words > 0;
       if (h->content_sim > x->relevance) x->relevance = h->content_sim;
       if (h->latent_sim > x->relevance) x->relevance = h->latent_sim;
       if (var >= RC_MAX_VARIANTS) continue;
       if (h->bm25 > x->bm25_raw[var]) x->bm25_raw[var] = h->bm25;
       if (h->bm25 > c->bm25_best[var]) c->bm25_best[var] = h->bm25;
-      if (h->bm25_words > 0) c->bm25_said[var] = true;
+      if (h->bm25_words > 0) c->bm25_said[var] = true, x->said |= (uint8_t)(1u << var);
     }
 }
 
@@ -723,12 +722,13 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     rc_chunk *x = &c->chunks[i];
     x->bm25 = 0;
     for (size_t q = 0; q < RC_MAX_VARIANTS; q++) {
-      /* a variant whose every hit matched by WordNet concepts alone has no full match: its
-       * best counts at the concepts' weight (as in vectord's own fusion) */
-      float best = c->bm25_best[q];
-      if (!c->bm25_said[q] && c->bm25_concepts > 0) best /= c->bm25_concepts;
-      if (best > 0 && q + 1 != c->dated_variant && x->bm25_raw[q] / best > x->bm25)
-        x->bm25 = x->bm25_raw[q] / best;
+      /* a match by WordNet concepts alone is no full match: it counts at most at their weight,
+       * and a variant whose every hit is one has its best at that weight (as in vectord) */
+      float best = c->bm25_best[q], w = c->bm25_concepts;
+      if (!c->bm25_said[q] && w > 0) best /= w;
+      float v = best > 0 ? x->bm25_raw[q] / best : 0;
+      if (w > 0 && v > w && !(x->said & (1u << q))) v = w;
+      if (q + 1 != c->dated_variant && v > x->bm25) x->bm25 = v;
     }
     x->temporal = x->said_nothing ? 0 : temporal_fit(c, x->chunk);
     x->sentence = 0;

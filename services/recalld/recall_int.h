@@ -36,6 +36,7 @@ struct eg_recall {
 };
 
 #define RC_MAX_VARIANTS 7 /* query, keywords, dated, aliases, 3 from an LLM */
+_Static_assert(RC_MAX_VARIANTS <= 8, "rc_chunk.said holds a bit per variant");
 
 #define RC_MAX_SUB 2 /* parts of a question about two events */
 
@@ -51,7 +52,7 @@ typedef struct rc_chunk {
   int variants;       /* how many variant searches found it */
   bool expansion;     /* found only by chunk-level expansion */
   bool said_nothing;  /* greetings only, on a time question (no evidence of it) */
-  bool words;         /* BM25 matched words it says (not only WordNet concepts of them) */
+  uint8_t said;       /* bit q: it says a word of variant q (not only WordNet concepts of them) */
   bool named_speaker; /* its speaker is a person the question names ("What does Maya …") */
   bool values_read;   /* values, n_values: the user's values of the kinds asked (values_of) */
   size_t n_values;

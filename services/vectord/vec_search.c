@@ -167,6 +167,7 @@ typedef struct cand {
   float cs0, ls0;    /* with feedback: the similarities with the query as given */
   double bm;
   double bm_words; /* bm's share from the words said (without concepts), for the hits */
+  double bn;       /* bm normalized as fused (the hits' bm25_norm) */
   float score;
 } cand;
 
@@ -228,7 +229,6 @@ typedef struct qctx {
   slotset seen;       /* slot → index into c */
   uint32_t ef_search; /* HNSW search breadth */
   double concepts;    /* bm25_concepts: what a WordNet concept weighs beside a word (0: none) */
-  double maxbm;       /* what fuse divided BM25 by (the hits' bm25_norm is the same) */
 } qctx;
 
 /* The query under the cold tier's statistics, prepared when a cold chunk first needs it: a
@@ -261,7 +261,7 @@ static void add_passing(qctx *q, uint32_t slot) {
     q->cap = nc;
   }
   if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
-  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0, 0};
+  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0, 0, 0};
   q->n++;
 }
 
@@ -412,15 +412,24 @@ static bool says_a_word(qctx *q) {
   return false;
 }
 
-static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y, float al) {
+/* BM25 is normalized by the best match. A match by WordNet concepts alone is no full match:
+ * it counts at most at their weight (else a chunk that says "bakery" would be the best BM25
+ * match there is for "workplace", whether or not a weaker chunk says another word of the
+ * query); and where no candidate says a word, the best counts at their weight. */
+static void normalize_bm25(qctx *q) {
   double maxbm = 0;
   for (size_t i = 0; i < q->n; i++)
     if (q->c[i].bm > maxbm) maxbm = q->c[i].bm;
-  /* BM25 is normalized by the best match. When no candidate says a word of the query, the
-   * best matched by WordNet concepts alone, which is no full match: it counts at their weight
-   * (else a chunk that says "bakery" would be the best BM25 match there is for "workplace") */
   if (q->concepts > 0 && maxbm > 0 && !says_a_word(q)) maxbm /= q->concepts;
-  q->maxbm = maxbm;
+  for (size_t i = 0; i < q->n; i++) {
+    cand *c = &q->c[i];
+    c->bn = maxbm > 0 ? c->bm / maxbm : 0;
+    if (q->concepts > 0 && c->bn > q->concepts && words_bm(q, c) <= 0) c->bn = q->concepts;
+  }
+}
+
+static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y, float al) {
+  normalize_bm25(q);
   if (req->fusion == ENGRAM__V1__FUSION_MODE__FUSION_MODE_RRF) {
     double rk = req->rrf_k ? req->rrf_k : 60;
     rank_item *r = malloc((q->n ? q->n : 1) * sizeof *r);
@@ -433,10 +442,8 @@ static void fuse(qctx *q, const Engram__V1__SearchRequest *req, float x, float y
     }
     free(r);
   } else {
-    for (size_t i = 0; i < q->n; i++) {
-      double bn = maxbm > 0 ? q->c[i].bm / maxbm : 0;
-      q->c[i].score = x * q->c[i].cs + y * q->c[i].ls + al * (float)bn;
-    }
+    for (size_t i = 0; i < q->n; i++)
+      q->c[i].score = x * q->c[i].cs + y * q->c[i].ls + al * (float)q->c[i].bn;
   }
   /* Retention: a small prior by R in weighted fusion (docs/retention.md) */
   const eg_ret_policy *p = &q->t->pol;
@@ -703,7 +710,6 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   double *bscores = malloc(kk * sizeof *bscores);
   cand **tops = eg_arena_calloc(a, nq, sizeof *tops);
   size_t *ntops = eg_arena_calloc(a, nq, sizeof *ntops);
-  double *maxbms = eg_arena_calloc(a, nq, sizeof *maxbms);
   pthread_rwlock_rdlock(&t->lock);
   bool dims_ok = !t->dim || t->dim == dim;
   /* A narrow filter: the few matching documents are scored exhaustively. Found once per
@@ -722,7 +728,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   eg_bm25_subset user_docs;
   bool by_user = us && v->o.bm25_per_user;
   if (by_user) eg_bm25_subset_init(t->bm25, us->v, us->n, of_user, &uo, &user_docs);
-  for (size_t i = 0; dims_ok && fp && buf && fbuf && bslots && bscores && tops && maxbms && i < nq;
+  for (size_t i = 0; dims_ok && fp && buf && fbuf && bslots && bscores && tops && i < nq;
        i++) {
     const vfilter *fi = &fs[fof[i]];
     const fpass *pi = &fp[fof[i]];
@@ -747,8 +753,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
               0,
               {NULL, NULL, 0, 0},
               v->o.hnsw_ef_search,
-              v->o.bm25_concepts,
-              0};
+              v->o.bm25_concepts};
     /* bm25_stats user: the statistics of the user's own chunks (bm25_user_prior blends the
      * tenant's in), so that a user's ranking does not hang on what else the tenant holds */
     if (by_user) {
@@ -788,7 +793,6 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     t_bm25 += s2 - s1;
     t_fuse += s3 - s2;
     size_t keep = q.n < ki ? q.n : ki;
-    maxbms[i] = q.maxbm; /* BM25 is normalized within this query's candidates, as fused */
     tops[i] = eg_arena_alloc(a, (keep ? keep : 1) * sizeof(cand));
     if (tops[i] && keep) memcpy(tops[i], q.c, keep * sizeof(cand));
     for (size_t j = 0; tops[i] && j < keep; j++) /* the hits' share of words said */
@@ -860,7 +864,6 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
     Engram__V1__QueryHits *qh = resp->results[i];
     qh->hits = eg_arena_calloc(a, ntops[i] ? ntops[i] : 1, sizeof *qh->hits);
     if (!qh->hits) return eg_err_set(err, EG_ENOMEM, "out of memory");
-    double maxbm = maxbms[i];
     for (size_t j = 0; j < ntops[i]; j++, h++) {
       cand *c = &tops[i][j];
       Engram__V1__Chunk *ch = chunks[of[h]];
@@ -881,7 +884,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
       }
       sh->bm25 = (float)c->bm;
       sh->bm25_words = (float)c->bm_words;
-      sh->bm25_norm = maxbm > 0 ? (float)(c->bm / maxbm) : 0;
+      sh->bm25_norm = (float)c->bn;
       qh->hits[qh->n_hits++] = sh;
     }
   }

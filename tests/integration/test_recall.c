@@ -1157,6 +1157,28 @@ static void test_concept_match(void) {
     }
     protobuf_c_message_free_unpacked(&r->base, NULL);
   }
+  /* weaker chunks that say a common word of the question do not make the concept match a
+   * full one: it still counts at the concepts' weight */
+  const char *const visits[] = {"a market", "the dentist", "a museum", "the zoo", "an aunt",
+                                "the gym", "a client", "the library"};
+  ingest("wn3", "wn3-0", "2024-03-01T08:00:00Z", sisters, 2);
+  for (size_t i = 0; i < sizeof visits / sizeof *visits; i++) {
+    char text[64], sid[16];
+    snprintf(text, sizeof text, "I had to visit %s on Monday.", visits[i]);
+    snprintf(sid, sizeof sid, "wn3-%zu", i + 1);
+    const char *const turn[] = {"user", text, "assistant", "Noted."};
+    ingest("wn3", sid, "2024-03-02T08:00:00Z", turn, 2);
+  }
+  Engram__V1__RecallResponse *r =
+      recall_at("wn3", "Did any of my siblings visit?", T("2024-04-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  int v = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "sisters");
+  const Engram__V1__SignalScore *bm = v >= 0 ? find_signal(r->items[v], "bm25") : NULL;
+  EG_CHECK(bm && bm->value > 0 && bm->value <= 0.2f + 1e-4f);
+  int w = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "a museum");
+  const Engram__V1__SignalScore *bw = w >= 0 ? find_signal(r->items[w], "bm25") : NULL;
+  EG_CHECK(bw && bw->value > 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
 /* The answer told next to its question: the turn that restates the question is found by its

@@ -191,6 +191,16 @@ static void test_concepts(void) {
   EG_CHECK(hit_of("wn", "instrument", 4, true) >= 0.99f);
   float only = hit_of("wn", "siblings", 1, true);
   EG_CHECK(only > 0.3f && only <= 0.4f + 0.021f);
+  /* … and where weaker chunks say a common word of the query, the concept match still counts
+   * at the weight: it is measured against what it would score had it said "siblings" */
+  const char *u[] = {"My two sisters flew in for the holidays.", "A long week of meetings.",
+                     "Karate twice this week.", "The week ended with rain.",
+                     "Violin lessons all week."};
+  EG_REQUIRE(upsert_texts("wn2", 1, u, 5, "s1", &e) == EG_OK);
+  EG_CHECK(bm25_of("wn2", "siblings week", 1) > bm25_of("wn2", "siblings week", 2));
+  only = hit_of("wn2", "siblings week", 1, true);
+  EG_CHECK(only > 0.3f && only <= 0.4f + 0.021f);
+  EG_CHECK(hit_of("wn2", "siblings week", 2, true) > 0);
 }
 
 static void test_validation_writes_nothing(void) {
