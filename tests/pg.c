@@ -26,9 +26,39 @@ static const char *bindir(void) {
                                                                 : "/usr/bin";
 }
 
-/* A port nobody listens on now (the server binds it right after; a clash fails start). */
-static int free_port(void) {
+/* Is port free on loopback now (nobody bound to it)? */
+static bool port_free(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return false;
+  struct sockaddr_in a = {.sin_family = AF_INET,
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                          .sin_port = htons((uint16_t)port)};
+  bool ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+/* A port nobody listens on now, below the kernel's ephemeral range: a server is stopped and
+ * started again on its port (a standby back after an outage), and in between an ephemeral
+ * port — another test's listener bound to port 0, any outgoing connection's own end — could
+ * take it (it did: "could not bind … Address already in use" on a restart under a parallel
+ * ctest). Below that range only another pick like this one can, one chance in thousands.
+ * The server binds it right after; a clash fails start, which picks again. */
+static int free_port(void) {
+  int low = 32768, high = 60999;
+  FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+  if (f) {
+    if (fscanf(f, "%d %d", &low, &high) != 2) low = 32768;
+    fclose(f);
+  }
+  int from = low - 16384 > 1024 ? low - 16384 : 1024;
+  static unsigned seed;
+  if (!seed) seed = (unsigned)getpid() ^ (unsigned)eg_time_mono_us();
+  for (int i = 0; low - from > 0 && i < 64; i++) {
+    int port = from + (int)(rand_r(&seed) % (unsigned)(low - from));
+    if (port_free(port)) return port;
+  }
+  int fd = socket(AF_INET, SOCK_STREAM, 0); /* no room below the range: an ephemeral one */
   if (fd < 0) return -1;
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   socklen_t l = sizeof a;
