@@ -728,8 +728,7 @@ eg_code eg_vec_search(eg_vec *v, const Engram__V1__SearchRequest *req, eg_arena 
   eg_bm25_subset user_docs;
   bool by_user = us && v->o.bm25_per_user;
   if (by_user) eg_bm25_subset_init(t->bm25, us->v, us->n, of_user, &uo, &user_docs);
-  for (size_t i = 0; dims_ok && fp && buf && fbuf && bslots && bscores && tops && i < nq;
-       i++) {
+  for (size_t i = 0; dims_ok && fp && buf && fbuf && bslots && bscores && tops && i < nq; i++) {
     const vfilter *fi = &fs[fof[i]];
     const fpass *pi = &fp[fof[i]];
     bool narrow = fi->active && pi->passing <= limit; /* scored exhaustively */

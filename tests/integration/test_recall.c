@@ -1159,8 +1159,8 @@ static void test_concept_match(void) {
   }
   /* weaker chunks that say a common word of the question do not make the concept match a
    * full one: it still counts at the concepts' weight */
-  const char *const visits[] = {"a market", "the dentist", "a museum", "the zoo", "an aunt",
-                                "the gym", "a client", "the library"};
+  const char *const visits[] = {"a market", "the dentist", "a museum", "the zoo",
+                                "an aunt",  "the gym",     "a client", "the library"};
   ingest("wn3", "wn3-0", "2024-03-01T08:00:00Z", sisters, 2);
   for (size_t i = 0; i < sizeof visits / sizeof *visits; i++) {
     char text[64], sid[16];
