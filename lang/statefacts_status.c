@@ -218,23 +218,6 @@ bool eg_sf_visited_at(const eg_statefacts *sf, const token *t, size_t from, size
   return !eg_sf_has_marker(sf, MK_STAY, t, from, to); /* "I'm on holiday, they're visiting …" */
 }
 
-/* Is the slot's end by a word of its own negated in its sub-clause: a negation right before
- * the word of ending ("didn't sell", "never broke up", "haven't given up"), itself none ("no
- * longer", "not … anymore" end a state)? */
-static bool end_negated(const eg_statefacts *sf, const token *t, size_t from, size_t to,
-                        const slot *s) {
-  size_t a, b;
-  eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
-  for (size_t k = a; k < b; k++) {
-    size_t n = eg_sf_marker_starts(sf, MK_NEGATION, t, k, b);
-    if (!n || eg_sf_marker_starts(sf, MK_ENDED, t, k, b)) continue;
-    if (k + n < b &&
-        (eg_sf_marker_starts(sf, MK_ENDED, t, k + n, b) || eg_sf_verb_at(sf->ends, t, k + n, b)))
-      return eg_sf_ended_by_word(sf, t, from, to, s);
-  }
-  return false;
-}
-
 /* Does a marker of a plan or of a visit govern the slot from its predicate's start (scope)? Not
  * of the visit where the speaker is visited there (eg_sf_visited_at, in the clause [from, to)). */
 static bool planned_or_visited(const eg_statefacts *sf, const token *t, size_t from, size_t scope,
@@ -396,10 +379,8 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
       !(offer && taken_after(sf, t, s->te, to)))
     return ST_NOT_ASSERTED;
   /* an end only planned, weighed or nearly come about leaves the value held: "thinking of
-   * selling my X", "I almost sold my X"; a negated one is no end and no word that the value is
-   * held either ("I never sold my X" holds it, "I wish I hadn't sold my X" does not): said
-   * without asserting, a doubt on the state (the value held is returned to be checked) */
-  bool near = near_miss(sf, t, scope, s->ts) || end_negated(sf, t, from, to, s);
+   * selling my X", "I almost sold my X" */
+  bool near = near_miss(sf, t, scope, s->ts);
   if (eg_sf_ended_by_word(sf, t, from, to, s))
     return near || eg_sf_has_marker(sf, MK_FUTURE, t, scope, s->ts) ? ST_NOT_ASSERTED : ST_FORMER;
   if (near || eg_sf_past_clause(sf, t, a, scope) || eg_sf_past_copula(sf, t, a, s->ts) ||

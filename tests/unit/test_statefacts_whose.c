@@ -515,24 +515,6 @@ static void test_cannot_stop(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* An end negated is neither an end nor the state held: "I never stopped playing the piano"
- * holds it, "I wish I hadn't sold my Golf" does not, and the words cannot tell which. It is a
- * doubt on the state (the value held is returned to be checked), no fact of it either way. */
-static void test_end_negated(void) {
-  static const expect x[] = {
-      {"I never stopped playing the piano", "STATE_UNCERTAIN", "PLAYS"},
-      {"I haven't given up the violin, just busy", "STATE_UNCERTAIN", "PLAYS"},
-      {"Tom and I didn't break up, just a rough patch", "STATE_UNCERTAIN", "PARTNER_OF"},
-      {"I never sold the Golf", "STATE_UNCERTAIN", "DRIVES"},
-      {"I wish I hadn't sold my Golf", "STATE_UNCERTAIN", "DRIVES"},
-      {"I didn't leave Leeds until I was 30", "STATE_UNCERTAIN", "LIVES_IN"},
-  };
-  check_all(x, sizeof x / sizeof *x);
-  for (size_t i = 0; i < sizeof x / sizeof *x; i++)
-    if (!EG_CHECK(!says(x[i].text, x[i].object, NULL)))
-      fprintf(stderr, "  \"%s\": a %s fact\n", x[i].text, x[i].object);
-}
-
 /* A make's name alone is a car or the firm, the words saying which, and "it" after it the car
  * ("the Tesla's been great but we're selling it" was a pet's). */
 static void test_make_alone(void) {
@@ -1029,7 +1011,6 @@ int main(void) {
   EG_RUN(test_day_and_letter_no_name);
   EG_RUN(test_visited_at_home);
   EG_RUN(test_cannot_stop);
-  EG_RUN(test_end_negated);
   EG_RUN(test_make_alone);
   EG_RUN(test_newly_named);
   EG_RUN(test_roles_at);
