@@ -42,13 +42,14 @@ static bool port_free(int port) {
  * started again on its port (a standby back after an outage), and in between an ephemeral
  * port — another test's listener bound to port 0, any outgoing connection's own end — could
  * take it (it did: "could not bind … Address already in use" on a restart under a parallel
- * ctest). Below that range only another pick like this one can, one chance in thousands.
- * The server binds it right after; a clash fails start, which picks again. */
+ * ctest). Below that range only a port chosen at random the same way can (this, or
+ * test_run.py's ranges), one chance in thousands. The server binds it right after; a clash
+ * fails start, which picks again. */
 static int free_port(void) {
-  int low = 32768, high = 60999;
+  int low = 32768;
   FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
   if (f) {
-    if (fscanf(f, "%d %d", &low, &high) != 2) low = 32768;
+    if (fscanf(f, "%d", &low) != 1) low = 32768;
     fclose(f);
   }
   int from = low - 16384 > 1024 ? low - 16384 : 1024;

@@ -656,7 +656,10 @@ static void take_hits(rc_ctx *c, eg_map *seen, const Engram__V1__SearchResponse 
       if (var >= RC_MAX_VARIANTS) continue;
       if (h->bm25 > x->bm25_raw[var]) x->bm25_raw[var] = h->bm25;
       if (h->bm25 > c->bm25_best[var]) c->bm25_best[var] = h->bm25;
-      if (h->bm25_words > 0) c->bm25_said[var] = true, x->said |= (uint8_t)(1u << var);
+      if (h->bm25_words > 0)
+        x->said |= (uint8_t)(1u << var);
+      else if (h->bm25 > c->bm25_alone[var])
+        c->bm25_alone[var] = h->bm25;
     }
 }
 
@@ -722,12 +725,12 @@ static void fuse_chunks(rc_ctx *c, const weights *w) {
     rc_chunk *x = &c->chunks[i];
     x->bm25 = 0;
     for (size_t q = 0; q < RC_MAX_VARIANTS; q++) {
-      /* a match by WordNet concepts alone is no full match: it counts at most at their weight,
-       * and a variant whose every hit is one has its best at that weight (as in vectord) */
-      float best = c->bm25_best[q], w = c->bm25_concepts;
-      if (!c->bm25_said[q] && w > 0) best /= w;
+      /* a match by WordNet concepts alone is no full match: those are normalized by the larger
+       * of the best and their own best over the concepts' weight (as in vectord) */
+      float best = c->bm25_best[q], cw = c->bm25_concepts;
+      if (cw > 0 && !(x->said & (1u << q)) && c->bm25_alone[q] / cw > best)
+        best = c->bm25_alone[q] / cw;
       float v = best > 0 ? x->bm25_raw[q] / best : 0;
-      if (w > 0 && v > w && !(x->said & (1u << q))) v = w;
       if (q + 1 != c->dated_variant && v > x->bm25) x->bm25 = v;
     }
     x->temporal = x->said_nothing ? 0 : temporal_fit(c, x->chunk);

@@ -121,7 +121,7 @@ typedef struct rc_ctx {
   rc_chunk *chunks;
   size_t n_chunks;
   float bm25_best[RC_MAX_VARIANTS]; /* per variant, the best raw BM25 of all the searches */
-  bool bm25_said[RC_MAX_VARIANTS];  /* … whose hits say one of its words (not only concepts) */
+  float bm25_alone[RC_MAX_VARIANTS]; /* … of the hits that match it by WordNet concepts alone */
   float bm25_concepts;              /* vectord's weight of a WordNet concept (0: none) */
   rc_fact *facts;
   size_t n_facts;

@@ -405,26 +405,22 @@ static double words_bm(qctx *q, const cand *c) {
                              c->slot);
 }
 
-/* Does a candidate say a word of the query (not only one of its WordNet concepts)? */
-static bool says_a_word(qctx *q) {
-  for (size_t i = 0; i < q->n; i++)
-    if (words_bm(q, &q->c[i]) > 0) return true;
-  return false;
-}
-
-/* BM25 is normalized by the best match. A match by WordNet concepts alone is no full match:
- * it counts at most at their weight (else a chunk that says "bakery" would be the best BM25
- * match there is for "workplace", whether or not a weaker chunk says another word of the
- * query); and where no candidate says a word, the best counts at their weight. */
+/* BM25 is normalized by the best match, m. A match by WordNet concepts alone is no full
+ * match: those are normalized by the larger of m and their own best divided by the concepts'
+ * weight, so the best of them counts at most at the weight and the others in proportion (else
+ * a chunk that says "bakery" would be the best BM25 match there is for "workplace", whether or
+ * not a weaker chunk says another word of the query). */
 static void normalize_bm25(qctx *q) {
-  double maxbm = 0;
+  double w = q->concepts, m = 0, co = 0;
   for (size_t i = 0; i < q->n; i++)
-    if (q->c[i].bm > maxbm) maxbm = q->c[i].bm;
-  if (q->concepts > 0 && maxbm > 0 && !says_a_word(q)) maxbm /= q->concepts;
+    if (q->c[i].bm > m) m = q->c[i].bm;
+  for (size_t i = 0; w > 0 && i < q->n; i++) /* below w·m a best would not move the scale */
+    if (q->c[i].bm > w * m && q->c[i].bm > co && words_bm(q, &q->c[i]) <= 0) co = q->c[i].bm;
+  double nco = w > 0 && co / w > m ? co / w : m;
   for (size_t i = 0; i < q->n; i++) {
     cand *c = &q->c[i];
-    c->bn = maxbm > 0 ? c->bm / maxbm : 0;
-    if (q->concepts > 0 && c->bn > q->concepts && words_bm(q, c) <= 0) c->bn = q->concepts;
+    bool alone = nco > m && c->bm > 0 && words_bm(q, c) <= 0; /* by concepts alone */
+    c->bn = c->bm <= 0 ? 0 : c->bm / (alone ? nco : m);
   }
 }
 

@@ -195,12 +195,19 @@ static void test_concepts(void) {
    * at the weight: it is measured against what it would score had it said "siblings" */
   const char *u[] = {"My two sisters flew in for the holidays.", "A long week of meetings.",
                      "Karate twice this week.", "The week ended with rain.",
-                     "Violin lessons all week."};
+                     "Violin lessons all week.",
+                     "My brother and his wife moved into a house with a garden by the river."};
   EG_REQUIRE(upsert_texts("wn2", 1, u, 5, "s1", &e) == EG_OK);
   EG_CHECK(bm25_of("wn2", "siblings week", 1) > bm25_of("wn2", "siblings week", 2));
   only = hit_of("wn2", "siblings week", 1, true);
   EG_CHECK(only > 0.3f && only <= 0.4f + 0.021f);
   EG_CHECK(hit_of("wn2", "siblings week", 2, true) > 0);
+  /* … and weaker concept matches count in proportion below it, not all at the weight */
+  EG_REQUIRE(upsert_texts("wn3", 1, u, 6, "s1", &e) == EG_OK);
+  float sisters = hit_of("wn3", "siblings week", 1, true),
+        brother = hit_of("wn3", "siblings week", 6, true);
+  EG_CHECK(sisters > 0.3f && sisters <= 0.4f + 0.021f);
+  EG_CHECK(brother > 0 && brother < sisters - 0.05f);
 }
 
 static void test_validation_writes_nothing(void) {
