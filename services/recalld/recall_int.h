@@ -120,9 +120,9 @@ typedef struct rc_ctx {
   size_t n_seeds;
   rc_chunk *chunks;
   size_t n_chunks;
-  float bm25_best[RC_MAX_VARIANTS]; /* per variant, the best raw BM25 of all the searches */
+  float bm25_best[RC_MAX_VARIANTS];  /* per variant, the best raw BM25 of all the searches */
   float bm25_alone[RC_MAX_VARIANTS]; /* … of the hits that match it by WordNet concepts alone */
-  float bm25_concepts;              /* vectord's weight of a WordNet concept (0: none) */
+  float bm25_concepts;               /* vectord's weight of a WordNet concept (0: none) */
   rc_fact *facts;
   size_t n_facts;
   rc_path *paths;
