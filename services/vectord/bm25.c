@@ -396,15 +396,19 @@ static int by_slot_of(const void *a, const void *b, void *ctx) {
 }
 
 void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n,
-                        double *out) {
+                        double *out, double *words) {
   uint32_t *ord = malloc((n ? n : 1) * sizeof *ord);
   if (!ord) {
-    for (size_t j = 0; j < n; j++) out[j] = eg_bm25_score(ix, q, slots[j]);
+    for (size_t j = 0; j < n; j++) {
+      out[j] = eg_bm25_score(ix, q, slots[j]);
+      if (words) words[j] = eg_bm25_score_words(ix, q, slots[j]);
+    }
     return;
   }
   for (size_t j = 0; j < n; j++) {
     ord[j] = (uint32_t)j;
     out[j] = 0;
+    if (words) words[j] = 0;
   }
   qsort_r(ord, n, sizeof *ord, by_slot_of, (void *)slots);
   for (size_t i = 0; i < q->n; i++) { /* term by term, as eg_bm25_score sums */
@@ -414,8 +418,10 @@ void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_
     for (size_t j = 0; j < n && c.slot != UINT32_MAX; j++) {
       uint32_t s = slots[ord[j]];
       seek(&c, s);
-      if (c.slot == s && is_live(ix, s))
-        out[ord[j]] += term_score(w, c.p[c.at].tf, ix->docs[s].len);
+      if (c.slot != s || !is_live(ix, s)) continue;
+      double d = term_score(w, c.p[c.at].tf, ix->docs[s].len);
+      out[ord[j]] += d;
+      if (words && q->w[i] == 1.0) words[ord[j]] += d; /* as score_of's words */
     }
   }
   free(ord);

@@ -80,9 +80,10 @@ double eg_bm25_score(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
 /* Its share from the terms of weight 1 alone (the words said, not a prefixed class). */
 double eg_bm25_score_words(const eg_bm25 *ix, const eg_bm25_query *q, uint32_t slot);
 /* Score n documents (in any order) into out[]: eg_bm25_score's scores, with one walk of
- * each query term's postings instead of a search per document and term. */
+ * each query term's postings instead of a search per document and term; and into words[]
+ * (when not NULL) eg_bm25_score_words' shares, in the same walk. */
 void eg_bm25_score_many(const eg_bm25 *ix, const eg_bm25_query *q, const uint32_t *slots, size_t n,
-                        double *out);
+                        double *out, double *words);
 
 /* The top k documents for the query, best first (ties: the smaller slot first); keep(slot,
  * ctx) may filter (NULL = all), and is asked only of documents that would enter the top k.

@@ -166,7 +166,7 @@ typedef struct cand {
   float cs, ls;      /* similarities with the query the score uses (after feedback, q') */
   float cs0, ls0;    /* with feedback: the similarities with the query as given */
   double bm;
-  double bm_words; /* bm's share from the words said (without concepts), for the hits */
+  double bm_words; /* bm's share from the words said (without concepts); -1: not yet known */
   double bn;       /* bm normalized as fused (the hits' bm25_norm) */
   float score;
 } cand;
@@ -261,7 +261,7 @@ static void add_passing(qctx *q, uint32_t slot) {
     q->cap = nc;
   }
   if (!slotset_put(&q->seen, slot, (uint32_t)q->n)) return;
-  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, 0, 0, 0};
+  q->c[q->n] = (cand){slot, q->t->docs[slot].chunk_id, NAN, NAN, NAN, NAN, -1, -1, 0, 0};
   q->n++;
 }
 
@@ -359,25 +359,27 @@ static void complete(qctx *q, float *buf) {
   }
   size_t cap = q->n ? q->n : 1;
   uint32_t *slots = malloc(cap * sizeof *slots), *at = malloc(cap * sizeof *at);
-  double *bm = malloc(cap * sizeof *bm);
+  double *bm = malloc(cap * sizeof *bm), *bw = malloc(cap * sizeof *bw);
   for (int cold = 0; cold < 2; cold++) {
     size_t m = 0;
     for (size_t i = 0; i < q->n; i++) {
       cand *c = &q->c[i];
       if (c->bm >= 0 || (t->docs[c->slot].tier == EG_TIER_COLD) != cold) continue;
-      if (!slots || !at || !bm) /* out of memory: one by one */
+      if (!slots || !at || !bm || !bw) /* out of memory: one by one */
         c->bm = eg_bm25_score(eg_vt_bm25(t, t->docs[c->slot].tier), cold ? cold_query(q) : &q->bq,
                               c->slot);
       else
         slots[m] = c->slot, at[m++] = (uint32_t)i;
     }
     if (!m) continue;
-    eg_bm25_score_many(cold ? t->bm25_cold : t->bm25, cold ? cold_query(q) : &q->bq, slots, m, bm);
-    for (size_t j = 0; j < m; j++) q->c[at[j]].bm = bm[j];
+    eg_bm25_score_many(cold ? t->bm25_cold : t->bm25, cold ? cold_query(q) : &q->bq, slots, m, bm,
+                       bw);
+    for (size_t j = 0; j < m; j++) q->c[at[j]].bm = bm[j], q->c[at[j]].bm_words = bw[j];
   }
   free(slots);
   free(at);
   free(bm);
+  free(bw);
 }
 
 static int by_score(const void *a, const void *b) {
@@ -396,13 +398,16 @@ static int by_v(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* A candidate's BM25 from the words it says, not from WordNet concepts (its tier's index). */
-static double words_bm(qctx *q, const cand *c) {
+/* A candidate's BM25 from the words it says, not from WordNet concepts (its tier's index):
+ * scored with its BM25 when it was completed, else now, once. */
+static double words_bm(qctx *q, cand *c) {
   if (q->concepts <= 0) return c->bm;
   if (c->bm <= 0) return 0;
+  if (c->bm_words >= 0) return c->bm_words;
   int tier = q->t->docs[c->slot].tier;
-  return eg_bm25_score_words(eg_vt_bm25(q->t, tier), tier == EG_TIER_COLD ? cold_query(q) : &q->bq,
-                             c->slot);
+  c->bm_words = eg_bm25_score_words(eg_vt_bm25(q->t, tier),
+                                    tier == EG_TIER_COLD ? cold_query(q) : &q->bq, c->slot);
+  return c->bm_words;
 }
 
 /* BM25 is normalized by the best match, m. A match by WordNet concepts alone is no full

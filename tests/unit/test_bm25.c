@@ -208,14 +208,16 @@ static bool same_as_brute(const eg_bm25 *ix, const eg_bm25_query *q, size_t k, e
 }
 
 /* eg_bm25_score_many equals eg_bm25_score slot by slot (in any order, dead and repeated
- * slots among them). */
+ * slots among them), and its words' shares eg_bm25_score_words. */
 static bool many_same_as_one(const eg_bm25 *ix, const eg_bm25_query *q) {
   uint32_t slots[60];
-  double out[60];
+  double out[60], words[60];
   for (size_t j = 0; j < 60; j++) slots[j] = j % 17 == 5 ? slots[j / 2] : rnd(NDOC + 10);
-  eg_bm25_score_many(ix, q, slots, 60, out);
+  eg_bm25_score_many(ix, q, slots, 60, out, words);
   for (size_t j = 0; j < 60; j++)
-    if (out[j] != eg_bm25_score(ix, q, slots[j])) return false;
+    if (out[j] != eg_bm25_score(ix, q, slots[j]) ||
+        words[j] != eg_bm25_score_words(ix, q, slots[j]))
+      return false;
   return true;
 }
 
