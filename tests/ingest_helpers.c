@@ -61,6 +61,12 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
 
 eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text,
                   uint32_t k, Engram__V1__SearchResponse **resp, eg_err *e) {
+  return ic_search_weighted(vectord, tenant, user, text, k, NULL, resp, e);
+}
+
+eg_code ic_search_weighted(eg_rpc_client *vectord, const char *tenant, const char *user,
+                           const char *text, uint32_t k, Engram__V1__SearchWeights *w,
+                           Engram__V1__SearchResponse **resp, eg_err *e) {
   Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
   scope.tenant = (char *)tenant;
   scope.user = (char *)user;
@@ -72,6 +78,7 @@ eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, 
   req.n_queries = 1;
   req.k = k;
   req.include_content = true;
+  req.weights = w;
   return eg_vectord_search(vectord, &req, resp, e);
 }
 

@@ -33,6 +33,10 @@ eg_code ic_session_with(eg_rpc_client *c, const char *tenant, const char *user, 
  * chunks' texts. *resp is freed by the caller with protobuf_c_message_free_unpacked. */
 eg_code ic_search(eg_rpc_client *vectord, const char *tenant, const char *user, const char *text,
                   uint32_t k, Engram__V1__SearchResponse **resp, eg_err *e);
+/* … with the fusion's weights w (NULL: vectord's own). */
+eg_code ic_search_weighted(eg_rpc_client *vectord, const char *tenant, const char *user,
+                           const char *text, uint32_t k, Engram__V1__SearchWeights *w,
+                           Engram__V1__SearchResponse **resp, eg_err *e);
 
 /* GetJob of the async job `id` of tenant/user (user may be NULL): the job (freed by the
  * caller), NULL when the call failed; *rc (when rc is not NULL) the call's code. */

@@ -26,16 +26,21 @@ static const char *bindir(void) {
                                                                 : "/usr/bin";
 }
 
-/* Is port free on loopback now (nobody bound to it)? */
-static bool port_free(int port) {
+/* Bind a socket on loopback at port (0: one the kernel picks) and let it go: the port it was
+ * bound to, -1 when it could not be (taken). */
+static int try_bind(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return false;
+  if (fd < 0) return -1;
   struct sockaddr_in a = {.sin_family = AF_INET,
                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
                           .sin_port = htons((uint16_t)port)};
-  bool ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  socklen_t l = sizeof a;
+  int got = -1;
+  if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+      getsockname(fd, (struct sockaddr *)&a, &l) == 0)
+    got = ntohs(a.sin_port);
   close(fd);
-  return ok;
+  return got;
 }
 
 /* A port nobody listens on now, below the kernel's ephemeral range: a server is stopped and
@@ -57,18 +62,9 @@ static int free_port(void) {
   if (!seed) seed = (unsigned)getpid() ^ (unsigned)eg_time_mono_us();
   for (int i = 0; low - from > 0 && i < 64; i++) {
     int port = from + (int)(rand_r(&seed) % (unsigned)(low - from));
-    if (port_free(port)) return port;
+    if (try_bind(port) == port) return port;
   }
-  int fd = socket(AF_INET, SOCK_STREAM, 0); /* no room below the range: an ephemeral one */
-  if (fd < 0) return -1;
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  socklen_t l = sizeof a;
-  int port = -1;
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-      getsockname(fd, (struct sockaddr *)&a, &l) == 0)
-    port = ntohs(a.sin_port);
-  close(fd);
-  return port;
+  return try_bind(0); /* no room below the range: an ephemeral one */
 }
 
 /* "runuser -u postgres -- " when we are root, else "". */

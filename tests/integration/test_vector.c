@@ -141,23 +141,13 @@ static void test_shared_chunks(void) {
  * alone is weighed (normalized by the best match); 0 when it is not among the first 20 hits,
  * -1 when the search failed. */
 static float hit_of(const char *tenant, const char *text, uint64_t id, bool by_bm25) {
-  Engram__V1__Scope scope = ENGRAM__V1__SCOPE__INIT;
-  scope.tenant = (char *)tenant;
-  Engram__V1__SearchQuery q = ENGRAM__V1__SEARCH_QUERY__INIT, *qs[1] = {&q};
-  q.text = (char *)text;
   Engram__V1__SearchWeights w = ENGRAM__V1__SEARCH_WEIGHTS__INIT;
   w.alpha = 1; /* x = y = 0: the dense similarities weigh nothing */
-  Engram__V1__SearchRequest req = ENGRAM__V1__SEARCH_REQUEST__INIT;
-  req.scope = &scope;
-  req.queries = qs;
-  req.n_queries = 1;
-  req.k = 20;
-  req.include_content = true;
-  if (by_bm25) req.weights = &w;
   Engram__V1__SearchResponse *r = NULL;
   eg_err e;
   float s = 0;
-  if (eg_vectord_search(cl, &req, &r, &e) != EG_OK) return -1;
+  if (ic_search_weighted(cl, tenant, NULL, text, 20, by_bm25 ? &w : NULL, &r, &e) != EG_OK)
+    return -1;
   for (size_t i = 0; r->n_results && i < r->results[0]->n_hits; i++)
     if (r->results[0]->hits[i]->chunk->id == id)
       s = by_bm25 ? r->results[0]->hits[i]->score : r->results[0]->hits[i]->bm25;
