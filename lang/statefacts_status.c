@@ -276,6 +276,38 @@ static bool progressive(const eg_statefacts *sf, const token *t, size_t i, size_
   return i < end && eg_wordnet_is_ing(&sf->wn.verbs, t[i].w);
 }
 
+/* Does w open an item of a list: a determiner, a number or "both" (or a name: cap)? */
+static bool item_word(const token *w) {
+  return eg_sf_determiner(w->w) || w->digit || eg_sf_number_word(w->w) || !strcmp(w->w, "both");
+}
+
+/* The first token of the slot's item: past the item words before it. */
+static size_t item_start(const token *t, size_t a, const slot *s) {
+  size_t p = s->ts;
+  while (p > a && item_word(&t[p - 1])) p--;
+  return p;
+}
+
+/* Is w "and" or "or"? */
+static bool conjunction(const char *w) { return !strcmp(w, "and") || !strcmp(w, "or"); }
+
+/* Is the slot an item of a list after its first, one predicate before the first serving them
+ * all ("I miss X, the Y, the Z and the small cafes", "we sold the house, the X and both
+ * bikes")? Its sub-clause [a, …) follows a comma and opens with an item (a determiner's, a
+ * number's or a name's); the slot opens one; no verb comes before the "and" or "or" that
+ * brings in the last. The item before ends at the comma. Not "moved out of X, new flat in Y":
+ * no list. */
+static bool listed(const eg_statefacts *sf, const token *t, size_t from, size_t a, size_t to,
+                   const slot *s) {
+  if (a <= from + 1 || !t[a - 1].comma || (!item_word(&t[a]) && !t[a].cap)) return false;
+  size_t p = item_start(t, a, s);
+  if (p != a && !(p > a && conjunction(t[p - 1].w))) return false;
+  for (size_t k = a + 1; k + 1 < to; k++)
+    if (conjunction(t[k].w) && !t[k].comma)
+      return eg_sf_verbless(sf, t, a, k) && (item_word(&t[k + 1]) || t[k + 1].cap);
+  return false;
+}
+
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                             const slot *s) {
   /* not "for": in "traded my old X for Y" the old one is X */
@@ -284,6 +316,13 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   while (p > from && eg_sf_determiner(t[p - 1].w)) p--;
   size_t a, b;
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
+  /* … which stands as the first item does, where that one is not held ("miss", "sold") */
+  if (listed(sf, t, from, a, to, s)) {
+    slot first = *s;
+    first.ts = a - 1, first.te = a, first.vs = first.ve = 0;
+    slot_status st = eg_sf_status_of(sf, t, from, to, &first);
+    if (st != ST_CURRENT) return st;
+  }
   size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
   /* a clause that says something exists tells of it, not of the speaker's state: "there's a
    * job going at X", "there's a kitten called X at the rescue", "there's a guy at work called

@@ -1246,6 +1246,49 @@ static void test_lexical_reading(void) {
   eg_statefacts_close(lx);
 }
 
+/* The items of a list share the predicate before the first: what the user misses or sold is
+ * each not held ("the Schlossberg" is not where they live); no list, no sharing. */
+static void test_list_items(void) {
+  eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
+  eg_statefacts *lx = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
+  unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
+  unsigned cars = eg_statefacts_asked(lx, "What car do I drive?");
+  const struct {
+    const char *text;
+    const unsigned *types;
+    const char *value;
+    eg_stated how;
+  } x[] = {
+      {"Sometimes I miss Graz, the Schlossberg and the small cafes.", &place, "Schlossberg",
+       EG_STATED_FORMER},
+      {"We sold the house, the Golf and both bikes before moving.", &cars, "Golf",
+       EG_STATED_FORMER},
+      {"I love Linz, the Danube and the cafes.", &place, "Danube", EG_STATED_CURRENT},
+      {"I miss Graz, the Schlossberg, the Mur and the cafes.", &place, "Mur", EG_STATED_FORMER},
+      /* an item opens with a determiner, a number or a name: "new flat in X" is no item */
+      {"We moved out of Graz, new flat in Linz and a garden!", &place, "Linz", EG_STATED_CURRENT},
+  };
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    eg_stated_value v[8];
+    size_t n =
+        eg_statefacts_values(lx, x[i].text, 0, strlen(x[i].text), 0, *x[i].types, NULL, v, 8);
+    size_t k = 0;
+    while (k < n && strncmp(x[i].text + v[k].from, x[i].value, strlen(x[i].value)) != 0) k++;
+    if (k == n || v[k].how != x[i].how)
+      fprintf(stderr, "  \"%s\": %s read %d, expected %d\n", x[i].text, x[i].value,
+              k < n ? (int)v[k].how : -1, (int)x[i].how);
+    EG_CHECK(k < n && v[k].how == x[i].how);
+  }
+  eg_statefacts_close(lx);
+  /* the extractor: the car sold in a list is no car driven now */
+  static const expect y[] = {
+      {"We sold the house, the Golf and both bikes before moving.", EG_STATE_UNCERTAIN, "DRIVES"},
+  };
+  check_all(y, sizeof y / sizeof *y);
+}
+
 static void test_bad_files(void) {
   eg_statefacts *x = NULL;
   eg_err e;
@@ -1312,6 +1355,7 @@ int main(void) {
   EG_RUN(test_kinds_written_with_capitals);
   EG_RUN(test_chat_marks);
   EG_RUN(test_lexical_reading);
+  EG_RUN(test_list_items);
   EG_RUN(test_bad_files);
   sf_check_close();
   return eg_test_finish();
