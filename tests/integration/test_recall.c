@@ -628,6 +628,22 @@ static void test_unrecorded_change(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
+/* A later word of the user's on a value of the past, not the held one ("Sometimes I miss X",
+ * "here by the Danube": a name of no known type), is no word on the held one: not in doubt. */
+static void test_past_of_another_value(void) {
+  const char *const s1[] = {"user", "We live in Linz now, the new flat is lovely.", "assistant",
+                            "Congratulations!"};
+  const char *const s2[] = {"user",
+                            "Sometimes I miss Graz, the castle hill and the small cafes. Here by "
+                            "the Danube everything is quieter. Any ideas for a social hobby?",
+                            "assistant", "A choir or a climbing gym."};
+  ingest("pa", "pa-1", "2022-09-19T10:00:00Z", s1, 2);
+  ingest("pa", "pa-2", "2023-03-02T10:00:00Z", s2, 2);
+  EG_CHECK_INT(fact_stale("pa", "Which city do I live in these days?", T("2023-06-01"), 0,
+                          "LIVES_IN Linz", NULL, 0),
+               0);
+}
+
 /* A state read from the user's own words by the prototype extractor, then put in doubt by
  * a later statement that gives no new value: asked after the doubt the fact is
  * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
@@ -1374,6 +1390,7 @@ int main(void) {
   EG_RUN(test_weak_evidence);
   EG_RUN(test_feedback_recall);
   EG_RUN(test_state_doubt);
+  EG_RUN(test_past_of_another_value);
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_kind_is_no_name);
