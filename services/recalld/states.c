@@ -118,14 +118,15 @@ static bool names_value(rc_ctx *c, rc_chunk *x, const char *value) {
 }
 
 /* Does x speak of values of the kind asked only as of the past ("Sometimes I miss X", "we used
- * to live in X"), none as held, planned or wished ("thinking of going back to X")? Then it is
+ * to live in X"), none as held, planned or wished ("thinking of going back to X"), nor as
+ * ended ("my old X", "sold the X": "old" may be an age, "The old X is mine again")? Then it is
  * no word on a value held since. */
 static bool of_the_past(rc_ctx *c, rc_chunk *x) {
   const eg_stated_value *v = NULL;
   size_t n = c->asked ? values_of(c, x, &v) : 0;
   if (!n || eg_stated_strongest(v, n) != EG_STATED_FORMER) return false;
   for (size_t k = 0; k < n; k++)
-    if (v[k].sought || v[k].dated) return false;
+    if (v[k].sought || v[k].dated || v[k].ended) return false;
   return true;
 }
 

@@ -629,7 +629,8 @@ static void test_unrecorded_change(void) {
 }
 
 /* A later word of the user's on a value of the past, not the held one ("Sometimes I miss X",
- * "here by the Danube": a name of no known type), is no word on the held one: not in doubt. */
+ * "here by the Danube": a name of no known type), is no word on the held one: not in doubt.
+ * One read as ended ("my old X": an age, maybe) still is one. */
 static void test_past_of_another_value(void) {
   const char *const s1[] = {"user", "We live in Linz now, the new flat is lovely.", "assistant",
                             "Congratulations!"};
@@ -642,6 +643,15 @@ static void test_past_of_another_value(void) {
   EG_CHECK_INT(fact_stale("pa", "Which city do I live in these days?", T("2023-06-01"), 0,
                           "LIVES_IN Linz", NULL, 0),
                0);
+  const char *const c1[] = {"user", "These days I drive a Skoda Octavia to work.", "assistant",
+                            "Nice."};
+  const char *const c2[] = {"user", "The old Fiesta is mine again! When should I change its tyres?",
+                            "assistant", "Every five years or so."};
+  ingest("pb", "pb-1", "2022-09-19T10:00:00Z", c1, 2);
+  ingest("pb", "pb-2", "2023-03-02T10:00:00Z", c2, 2);
+  EG_CHECK_INT(fact_stale("pb", "What car do I drive now?", T("2023-06-01"), 0,
+                          "DRIVES Skoda Octavia", NULL, 0),
+               1);
 }
 
 /* A state read from the user's own words by the prototype extractor, then put in doubt by
