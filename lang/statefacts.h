@@ -89,6 +89,15 @@ eg_code eg_statefacts_extract(eg_statefacts *sf, const eg_enrich_ctx *ctx, const
  * names no state. */
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
 
+/* Do the speaker's words [said_from, said_to) of text (said_to 0: to the end) speak of a state
+ * of one of `types` by a word other than a value: a word the @ask lines give those types ("I
+ * live somewhere new now", "the job is killing me"), a word of change or end (@change,
+ * @ended, @ends: "handed in my notice", "we split up"), or, of a diet, foods eaten or left out
+ * ("no more eggs, no more dairy for me")? Chat with none ("Washing up is my specialty.") is no
+ * word on a state. Thread-safe. */
+bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, unsigned types);
+
 /* Is the question in the past tense ("Where did I live …?", "Which firm employed me?"): an
  * auxiliary in the past, or a verb's past form (WordNet's) with no auxiliary in the present
  * ("What's my dog called?" is present)? */

@@ -187,3 +187,16 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   if (j + 1 < nt && (!strcmp(t[j].w, "my") || !strcmp(t[j].w, "our"))) return ask_at(sf, t, j + 1);
   return 0;
 }
+
+bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
+                            size_t said_to, unsigned types) {
+  static const marker_kind change[] = {MK_CHANGE, MK_ENDED};
+  static __thread token t[MAX_TOKENS];
+  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), a = 0, b;
+  while (a < nt && t[a].s < said_from) a++;
+  for (b = a; b < nt && (!said_to || t[b].s < said_to); b++)
+    if ((ask_at(sf, t, b) & types) || eg_sf_ends_at(sf, t, b, nt)) return true;
+  bool diet = sf->n_described && (types & sf->described[0].type);
+  return eg_sf_has_any_marker(sf, change, 2, t, a, b) ||
+         (diet && eg_sf_foods_told(sf, t + a, b - a));
+}

@@ -264,6 +264,14 @@ static size_t said_undone(const eg_statefacts *sf, const char *text, const eg_en
   return o->n_facts;
 }
 
+bool eg_sf_foods_told(const eg_statefacts *sf, const token *t, size_t nt) {
+  unsigned out, in;
+  size_t cs = 0, ce = 0;
+  if (!sf->n_described) return false;
+  read_sides(sf, t, nt, &out, &in, &cs, &ce);
+  return (out | in) != 0;
+}
+
 eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,
                          const eg_enriched *before, size_t nb, eg_arena *a, eg_enriched *o,
                          eg_err *err) {

@@ -102,6 +102,7 @@ static bool names(const char *text, const char *value) {
 }
 
 static size_t values_of(rc_ctx *c, rc_chunk *x, const eg_stated_value **out);
+static void said_span(const Engram__V1__Chunk *ch, size_t *from, size_t *to);
 static bool same_value(const char *text, size_t from, size_t to, const char *value);
 
 /* Does chunk x name `value`: its words, or a value of the kind asked read in it that holds it
@@ -130,6 +131,20 @@ static bool of_the_past(rc_ctx *c, rc_chunk *x) {
   return true;
 }
 
+/* Does x speak of the state asked: the user's own words name a value of the kind, not only
+ * someone else's ("my sister just moved to X" is hers), or say a word of the state or of a
+ * change (eg_statefacts_on_state)? Small talk ("Washing up is my specialty.") does not. True
+ * where recalld reads no kind. */
+static bool on_state(rc_ctx *c, rc_chunk *x) {
+  if (!c->asked) return true;
+  const eg_stated_value *v = NULL;
+  size_t n = values_of(c, x, &v), a, b;
+  for (size_t k = 0; k < n; k++)
+    if (!v[k].others) return true;
+  said_span(x->chunk, &a, &b);
+  return eg_statefacts_on_state(c->r->states, x->chunk->content, a, b, c->asked);
+}
+
 static void text_doubts(rc_ctx *c) {
   for (size_t i = 0; i < c->n_facts; i++) {
     rc_fact *f = &c->facts[i];
@@ -151,7 +166,7 @@ static void text_doubts(rc_ctx *c) {
       if (!users(ch) || !strcmp(ch->session_id ? ch->session_id : "", source)) continue;
       if (!*value || !ch->content || strcasestr(ch->content, value) || names_value(c, x, value))
         continue; /* it restates the value */
-      if (of_the_past(c, x)) continue;
+      if (of_the_past(c, x) || !on_state(c, x)) continue;
       doubt_by(c, f, ch);
       break;
     }

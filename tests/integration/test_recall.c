@@ -635,8 +635,8 @@ static void test_past_of_another_value(void) {
   const char *const s1[] = {"user", "We live in Linz now, the new flat is lovely.", "assistant",
                             "Congratulations!"};
   const char *const s2[] = {"user",
-                            "Sometimes I miss Graz, the castle hill and the small cafes. Here by "
-                            "the Danube everything is quieter. Any ideas for a social hobby?",
+                            ("Sometimes I miss Graz, the castle hill and the small cafes. Here by "
+                             "the Danube everything is quieter. Any ideas for a social hobby?"),
                             "assistant", "A choir or a climbing gym."};
   ingest("pa", "pa-1", "2022-09-19T10:00:00Z", s1, 2);
   ingest("pa", "pa-2", "2023-03-02T10:00:00Z", s2, 2);
@@ -652,6 +652,14 @@ static void test_past_of_another_value(void) {
   EG_CHECK_INT(fact_stale("pb", "What car do I drive now?", T("2023-06-01"), 0,
                           "DRIVES Skoda Octavia", NULL, 0),
                1);
+  /* small talk after it, with no word on any state, is none either */
+  const char *const d1[] = {"user", "I live in Trondheim, near the harbour.", "assistant", "Nice."};
+  const char *const d2[] = {"user", "Where do I even start with all these boxes? Any tips?",
+                            "assistant", "One room at a time."};
+  ingest("pc", "pc-1", "2022-09-19T10:00:00Z", d1, 2);
+  ingest("pc", "pc-2", "2023-03-02T10:00:00Z", d2, 2);
+  EG_CHECK_INT(
+      fact_stale("pc", "Where do I live?", T("2023-06-01"), 0, "LIVES_IN Trondheim", NULL, 0), 0);
 }
 
 /* A state read from the user's own words by the prototype extractor, then put in doubt by

@@ -1289,6 +1289,41 @@ static void test_list_items(void) {
   check_all(y, sizeof y / sizeof *y);
 }
 
+/* A word on a state other than a value: a word the question's kind is asked by, a change or
+ * an end, foods of a diet; small talk is none. */
+static void test_on_state(void) {
+  eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
+  eg_statefacts *lx = NULL;
+  eg_err e;
+  EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
+  unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
+  unsigned org = eg_statefacts_asked(lx, "Which company do I work for?");
+  unsigned diet = eg_statefacts_asked(lx, "What diet do I follow?");
+  const struct {
+    const char *text;
+    unsigned types;
+    bool on;
+  } x[] = {
+      {"I live somewhere new now; the old flat is history.", place, true},
+      {"Handed in my notice this morning!", org, true},
+      {"Me and Sam split up last week.", place | org | diet, true},
+      {"No more eggs, no more dairy for me.", diet, true},
+      {"No more eggs, no more dairy for me.", place, false},
+      {"Washing up is my specialty.", place | org | diet, false},
+      {"Where do I even start with all these boxes? Any tips?", place, false},
+  };
+  for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+    bool on = eg_statefacts_on_state(lx, x[i].text, 0, 0, x[i].types);
+    if (on != x[i].on) fprintf(stderr, "  \"%s\": on a state %d\n", x[i].text, on);
+    EG_CHECK(on == x[i].on);
+  }
+  /* the speaker's own words only: the reply's are not theirs */
+  const char *round = "user: Thanks!\nassistant: You live in a lovely city.";
+  EG_CHECK(!eg_statefacts_on_state(lx, round, 6, 13, place));
+  EG_CHECK(eg_statefacts_on_state(lx, round, 0, 0, place));
+  eg_statefacts_close(lx);
+}
+
 static void test_bad_files(void) {
   eg_statefacts *x = NULL;
   eg_err e;
@@ -1356,6 +1391,7 @@ int main(void) {
   EG_RUN(test_chat_marks);
   EG_RUN(test_lexical_reading);
   EG_RUN(test_list_items);
+  EG_RUN(test_on_state);
   EG_RUN(test_bad_files);
   sf_check_close();
   return eg_test_finish();
