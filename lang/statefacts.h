@@ -92,9 +92,10 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
 /* Do the speaker's words [said_from, said_to) of text (said_to 0: to the end) speak of a state
  * of one of `types` by a word other than a value: a word the @ask lines give those types ("I
  * live somewhere new now", "the job is killing me"), a word of change or end (@change,
- * @ended, @ends: "handed in my notice", "we split up"), or, of a diet, foods eaten or left out
- * ("no more eggs, no more dairy for me")? Chat with none ("Washing up is my specialty.") is no
- * word on a state. Thread-safe. */
+ * @ended, @ends: "handed in my notice", "we split up"), a verb that moves the speaker or gets
+ * them something (@relocates, @acquires, @takes: "we finally moved"), "new" or "another", or,
+ * of a diet, foods eaten or left out ("no more eggs, no more dairy for me")? Chat with none
+ * ("Washing up is my specialty.") is no word on a state. Thread-safe. */
 bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types);
 

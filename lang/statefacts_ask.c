@@ -188,6 +188,15 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   return 0;
 }
 
+/* Does a verb that moves the speaker, gets them a thing or takes an offer (@relocates,
+ * @acquires, @takes: "we finally moved", "picked up my new ride", "accepted"), or "new" or
+ * "another" (a new one of something: "first night in the new flat"), start at t[i]? */
+static bool begins_at(const eg_statefacts *sf, const token *t, size_t i, size_t nt) {
+  static const char *const fresh[] = {"new", "another"};
+  return eg_sf_verb_at(sf->relocates, t, i, nt) || eg_sf_verb_at(sf->acquires, t, i, nt) ||
+         eg_sf_verb_at(sf->takes, t, i, nt) || IN(t[i].w, fresh);
+}
+
 bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types) {
   static const marker_kind change[] = {MK_CHANGE, MK_ENDED};
@@ -195,7 +204,8 @@ bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t sa
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), a = 0, b;
   while (a < nt && t[a].s < said_from) a++;
   for (b = a; b < nt && (!said_to || t[b].s < said_to); b++)
-    if ((ask_at(sf, t, b) & types) || eg_sf_ends_at(sf, t, b, nt)) return true;
+    if ((ask_at(sf, t, b) & types) || eg_sf_ends_at(sf, t, b, nt) || begins_at(sf, t, b, nt))
+      return true;
   bool diet = sf->n_described && (types & sf->described[0].type);
   return eg_sf_has_any_marker(sf, change, 2, t, a, b) ||
          (diet && eg_sf_foods_told(sf, t + a, b - a));

@@ -517,19 +517,11 @@ eg_code eg_sf_emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_s
       /* … and no doubt of the held one: the message speaks of one before it */
       if (doubt && doubt->it->s.ts == gone[r]->it->s.ts) doubt = NULL;
     }
-    /* … nor is one of the past that is not the held value ("Sometimes I miss X", "we used to
-     * live in X" while the graph holds Y): the message speaks of a value before it, and the
-     * held one stands as it was (the held one in the past still is a word on it: "I used to
-     * live in Y"). No doubt, though the rules' reading of that value still yields. */
-    bool bygone = !fact && doubt && doubt->it->s.te && !doubt->it->s.held && !doubt->it->third &&
-                  doubt->it->s.status == ST_NOT_ASSERTED && holds(ctx, sf->rels[r].name, true) &&
-                  eg_sf_has_marker(sf, MK_PAST, t, doubt->it->from, doubt->it->to) &&
-                  !eg_sf_has_marker(sf, MK_CHANGE, t, doubt->it->from, doubt->it->to);
     rules_facts -= drop_wholes(sf, ctx, r, rules_facts, o);
     if (!fact && !doubt) continue;
     /* a value begun unnamed, that the user said before they were after: that one ("applied
      * for a post at X" … "I got the job!") */
-    const eg_prospect *won = !fact && !bygone && doubt->v.fresh ? prospect : NULL;
+    const eg_prospect *won = !fact && doubt->v.fresh ? prospect : NULL;
     if (won) {
       eg_code rc = add_won(sf, ctx, sg, t, nt, doubt, r, won, dates, nd, a, o, err);
       if (rc) return rc;
@@ -606,7 +598,7 @@ eg_code eg_sf_emit(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_s
       st->facts++;
       *told |= 1u << r;
     } else {
-      if (has_relation(o, rel) || bygone) continue; /* a value of the segment stands */
+      if (has_relation(o, rel)) continue; /* a value of the segment stands */
       f.relation = EG_STATE_UNCERTAIN;
       f.object = (char *)rel;
       f.object_type = "";

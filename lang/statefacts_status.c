@@ -293,19 +293,28 @@ static bool conjunction(const char *w) { return !strcmp(w, "and") || !strcmp(w, 
 
 /* Is the slot an item of a list after its first, one predicate before the first serving them
  * all ("I miss X, the Y, the Z and the small cafes", "we sold the house, the X and both
- * bikes")? Its sub-clause [a, …) follows a comma and opens with an item (a determiner's, a
- * number's or a name's); the slot opens one; no verb comes before the "and" or "or" that
- * brings in the last. The item before ends at the comma. Not "moved out of X, new flat in Y":
- * no list. */
+ * bikes")? Its sub-clause follows a comma and opens with an item (a determiner's, a number's or
+ * a name's); the slot opens one; an "and" or "or" brings in the last; and no word from the
+ * comma to the last item's end is a verb (but a noun after an item's determiner: "both bikes")
+ * or a subject ("the Tesla and the e-bike do everything now", "I play the cello and the piano
+ * now": a clause of its own). The item before ends at the comma. Not "moved out of X, new flat
+ * in Y": no list. */
 static bool listed(const eg_statefacts *sf, const token *t, size_t from, size_t a, size_t to,
                    const slot *s) {
-  if (a <= from + 1 || !t[a - 1].comma || (!item_word(&t[a]) && !t[a].cap)) return false;
+  if (a <= from + 1 || !t[a - 1].comma ||
+      (!item_word(&t[a]) && !(t[a].cap && strcmp(t[a].w, "i") != 0)))
+    return false;
   size_t p = item_start(t, a, s);
   if (p != a && !(p > a && conjunction(t[p - 1].w))) return false;
-  for (size_t k = a + 1; k + 1 < to; k++)
-    if (conjunction(t[k].w) && !t[k].comma)
-      return eg_sf_verbless(sf, t, a, k) && (item_word(&t[k + 1]) || t[k + 1].cap);
-  return false;
+  bool last = false;
+  for (size_t k = a; k < to && !(last && t[k - 1].comma); k++) {
+    if (eg_sf_subject_pronoun(t[k].w) ||
+        (!item_word(&t[k - 1]) && !eg_sf_verbless(sf, t, k, k + 1)))
+      return false;
+    last |= k > a && k + 1 < to && conjunction(t[k].w) && !t[k].comma &&
+            (item_word(&t[k + 1]) || t[k + 1].cap);
+  }
+  return last;
 }
 
 slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from, size_t to,
@@ -318,8 +327,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
   eg_sf_sub_clause(t, from, to, s->ts, &a, &b);
   /* … which stands as the first item does, where that one is not held ("miss", "sold") */
   if (listed(sf, t, from, a, to, s)) {
-    slot first = *s;
+    slot first = *s; /* the first item's last word, as a slot of its own */
     first.ts = a - 1, first.te = a, first.vs = first.ve = 0;
+    first.proper = t[a - 1].cap, first.where = first.cued = false, first.held = 0;
     slot_status st = eg_sf_status_of(sf, t, from, to, &first);
     if (st != ST_CURRENT) return st;
   }

@@ -118,19 +118,6 @@ static bool names_value(rc_ctx *c, rc_chunk *x, const char *value) {
   return false;
 }
 
-/* Does x speak of values of the kind asked only as of the past ("Sometimes I miss X", "we used
- * to live in X"), none as held, planned or wished ("thinking of going back to X"), nor as
- * ended ("my old X", "sold the X": "old" may be an age, "The old X is mine again")? Then it is
- * no word on a value held since. */
-static bool of_the_past(rc_ctx *c, rc_chunk *x) {
-  const eg_stated_value *v = NULL;
-  size_t n = c->asked ? values_of(c, x, &v) : 0;
-  if (!n || eg_stated_strongest(v, n) != EG_STATED_FORMER) return false;
-  for (size_t k = 0; k < n; k++)
-    if (v[k].sought || v[k].dated || v[k].ended) return false;
-  return true;
-}
-
 /* Does x speak of the state asked: the user's own words name a value of the kind, not only
  * someone else's ("my sister just moved to X" is hers), or say a word of the state or of a
  * change (eg_statefacts_on_state)? Small talk ("Washing up is my specialty.") does not. True
@@ -166,7 +153,8 @@ static void text_doubts(rc_ctx *c) {
       if (!users(ch) || !strcmp(ch->session_id ? ch->session_id : "", source)) continue;
       if (!*value || !ch->content || strcasestr(ch->content, value) || names_value(c, x, value))
         continue; /* it restates the value */
-      if (of_the_past(c, x) || !on_state(c, x)) continue;
+      /* small talk, or only someone else's values, is no word on it */
+      if (!on_state(c, x)) continue;
       doubt_by(c, f, ch);
       break;
     }
@@ -511,19 +499,17 @@ static void other_value_doubts(rc_ctx *c) {
 
 /*
  * The first word on the state. Once the excerpts of a state question are in order, the first
- * one in which the user states a value of the kind or names one of a known type plainly is
- * what an agent reads first about it; a fact on the question's topic that it does not name,
- * said after the fact became true, is POTENTIALLY_STALE with it as the reason: the best
- * evidence and the graph disagree, so the value is to be checked, not acted on.
+ * one in which the user states a value of the kind or names one plainly is what an agent
+ * reads first about it; a fact on the question's topic that it does not name, said after the
+ * fact became true, is POTENTIALLY_STALE with it as the reason: the best evidence and the
+ * graph disagree, so the value is to be checked, not acted on.
  */
 static void first_disagrees(rc_ctx *c) {
   if (!c->asked) return;
   for (size_t j = 0; j < c->n_chunks; j++) {
     const eg_stated_value *v;
-    size_t n = values_of(c, &c->chunks[j], &v), k = 0;
-    /* a name of no known type said plainly ("here by the Danube") is no value of the kind */
-    while (k < n && v[k].how != EG_STATED_CURRENT && !named_plainly(&v[k])) k++;
-    if (k < n && !after_asked(c, c->chunks[j].chunk)) {
+    values_of(c, &c->chunks[j], &v);
+    if (rc_speaks_of_kind(&c->chunks[j]) && !after_asked(c, c->chunks[j].chunk)) {
       doubt_unnamed(c, &c->chunks[j]);
       return;
     }

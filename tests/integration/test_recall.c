@@ -628,21 +628,17 @@ static void test_unrecorded_change(void) {
   protobuf_c_message_free_unpacked(&r->base, NULL);
 }
 
-/* A later word of the user's on a value of the past, not the held one ("Sometimes I miss X",
- * "here by the Danube": a name of no known type), is no word on the held one: not in doubt.
- * One read as ended ("my old X": an age, maybe) still is one. */
-static void test_past_of_another_value(void) {
-  const char *const s1[] = {"user", "We live in Linz now, the new flat is lovely.", "assistant",
-                            "Congratulations!"};
-  const char *const s2[] = {"user",
-                            ("Sometimes I miss Graz, the castle hill and the small cafes. Here by "
-                             "the Danube everything is quieter. Any ideas for a social hobby?"),
-                            "assistant", "A choir or a climbing gym."};
-  ingest("pa", "pa-1", "2022-09-19T10:00:00Z", s1, 2);
-  ingest("pa", "pa-2", "2023-03-02T10:00:00Z", s2, 2);
-  EG_CHECK_INT(fact_stale("pa", "Which city do I live in these days?", T("2023-06-01"), 0,
-                          "LIVES_IN Linz", NULL, 0),
-               0);
+/* Small talk after a value, with no word on any state ("Where do I even start with all these
+ * boxes?"), is no word on it: not in doubt. A later word on another value still is one ("The
+ * old Fiesta is mine again!"). */
+static void test_small_talk_no_doubt(void) {
+  const char *const d1[] = {"user", "I live in Trondheim, near the harbour.", "assistant", "Nice."};
+  const char *const d2[] = {"user", "Where do I even start with all these boxes? Any tips?",
+                            "assistant", "One room at a time."};
+  ingest("pc", "pc-1", "2022-09-19T10:00:00Z", d1, 2);
+  ingest("pc", "pc-2", "2023-03-02T10:00:00Z", d2, 2);
+  EG_CHECK_INT(
+      fact_stale("pc", "Where do I live?", T("2023-06-01"), 0, "LIVES_IN Trondheim", NULL, 0), 0);
   const char *const c1[] = {"user", "These days I drive a Skoda Octavia to work.", "assistant",
                             "Nice."};
   const char *const c2[] = {"user", "The old Fiesta is mine again! When should I change its tyres?",
@@ -652,14 +648,6 @@ static void test_past_of_another_value(void) {
   EG_CHECK_INT(fact_stale("pb", "What car do I drive now?", T("2023-06-01"), 0,
                           "DRIVES Skoda Octavia", NULL, 0),
                1);
-  /* small talk after it, with no word on any state, is none either */
-  const char *const d1[] = {"user", "I live in Trondheim, near the harbour.", "assistant", "Nice."};
-  const char *const d2[] = {"user", "Where do I even start with all these boxes? Any tips?",
-                            "assistant", "One room at a time."};
-  ingest("pc", "pc-1", "2022-09-19T10:00:00Z", d1, 2);
-  ingest("pc", "pc-2", "2023-03-02T10:00:00Z", d2, 2);
-  EG_CHECK_INT(
-      fact_stale("pc", "Where do I live?", T("2023-06-01"), 0, "LIVES_IN Trondheim", NULL, 0), 0);
 }
 
 /* A state read from the user's own words by the prototype extractor, then put in doubt by
@@ -1408,7 +1396,7 @@ int main(void) {
   EG_RUN(test_weak_evidence);
   EG_RUN(test_feedback_recall);
   EG_RUN(test_state_doubt);
-  EG_RUN(test_past_of_another_value);
+  EG_RUN(test_small_talk_no_doubt);
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_kind_is_no_name);

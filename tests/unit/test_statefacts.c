@@ -1267,6 +1267,8 @@ static void test_list_items(void) {
        EG_STATED_FORMER},
       {"I love Linz, the Danube and the cafes.", &place, "Danube", EG_STATED_CURRENT},
       {"I miss Graz, the Schlossberg, the Mur and the cafes.", &place, "Mur", EG_STATED_FORMER},
+      /* a verb after the items, or a subject among them, makes them a clause of its own */
+      {"We moved out of Graz, Linz and the new flat are great.", &place, "Linz", EG_STATED_CURRENT},
       /* an item opens with a determiner, a number or a name: "new flat in X" is no item */
       {"We moved out of Graz, new flat in Linz and a garden!", &place, "Linz", EG_STATED_CURRENT},
   };
@@ -1285,6 +1287,8 @@ static void test_list_items(void) {
   /* the extractor: the car sold in a list is no car driven now */
   static const expect y[] = {
       {"We sold the house, the Golf and both bikes before moving.", EG_STATE_UNCERTAIN, "DRIVES"},
+      {"I gave up the violin, the cello and the piano are my thing now.", "PLAYS", "piano"},
+      {"I sold the Golf, I drive the Tesla and the Vespa now.", "DRIVES", "Tesla"},
   };
   check_all(y, sizeof y / sizeof *y);
 }

@@ -226,32 +226,6 @@ static void test_age_is_no_former(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-/* A value of the past other than the held one is no word on the held one ("Sometimes I miss
- * X" while the graph holds Y): no doubt; with nothing held, or of the held value itself, it is
- * one. */
-static void test_past_of_another_value(void) {
-  static const eg_held held[] = {{"LIVES_IN", "Linz", false}};
-  eg_enrich_ctx hctx = ctx;
-  hctx.held = held;
-  hctx.n_held = 1;
-  static const struct {
-    const char *text, *with, *without; /* the relation doubted, NULL: nothing at all */
-  } x[] = {
-      {"Sometimes I miss Graz, the cafes were lovely.", NULL, "LIVES_IN"},
-      {"We used to live in Graz, the cafes were lovely.", NULL, "LIVES_IN"},
-      {"I used to live in Linz, the rent was cheaper.", "LIVES_IN", "LIVES_IN"},
-  };
-  eg_arena *a = eg_arena_new(0, 0);
-  for (size_t i = 0; i < sizeof x / sizeof *x; i++)
-    for (int with = 0; with < 2; with++) {
-      eg_enriched out;
-      EG_REQUIRE(read_in(a, with ? &hctx : &ctx, x[i].text, &out) == EG_OK);
-      const char *want = with ? x[i].with : x[i].without;
-      EG_CHECK(only_fact(x[i].text, with, &out, want ? EG_STATE_UNCERTAIN : NULL, want));
-    }
-  eg_arena_free(a);
-}
-
 int main(void) {
   int rc = sf_check_open();
   if (rc) return rc < 0 ? 0 : rc;
@@ -259,7 +233,6 @@ int main(void) {
   EG_RUN(test_other_words_for_held);
   EG_RUN(test_former_values);
   EG_RUN(test_age_is_no_former);
-  EG_RUN(test_past_of_another_value);
   sf_check_close();
   return eg_test_finish();
 }
