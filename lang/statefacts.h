@@ -93,9 +93,11 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
  * of one of `types` by a word other than a value: a word the @ask lines give those types ("I
  * live somewhere new now", "the job is killing me"), a word of change or end (@change,
  * @ended, @ends: "handed in my notice", "we split up"), a verb that moves the speaker or gets
- * them something (@relocates, @acquires, @takes: "we finally moved"), "new" or "another", or,
- * of a diet, foods eaten or left out ("no more eggs, no more dairy for me")? Chat with none
- * ("Washing up is my specialty.") is no word on a state. Thread-safe. */
+ * them something (@relocates, @acquires, @takes: "we finally moved"), "new" or "another", of
+ * a diet a food ("no more eggs", "Greek yoghurt in my smoothie"), or an event told in the past
+ * in a sentence that asks nothing ("I joined a bank", "Closed on the house yesterday")? Chat
+ * with none ("Washing up is my specialty.", "Where do I start with these boxes?") is no word
+ * on a state. Thread-safe. */
 bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types);
 

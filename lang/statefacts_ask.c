@@ -197,6 +197,19 @@ static bool begins_at(const eg_statefacts *sf, const token *t, size_t i, size_t 
          eg_sf_verb_at(sf->takes, t, i, nt) || IN(t[i].w, fresh);
 }
 
+/* Does t[i] tell an event in the past, in a sentence that asks nothing (up to `to`): a verb's
+ * past form or participle, not of "be", "have" or "do" ("I joined a bank", "closed on the
+ * house", "I've started my own business"; not "that was helpful")? An event told may be a
+ * change in words no list has. */
+static bool told_at(const eg_statefacts *sf, const token *t, size_t i, size_t to) {
+  static const char *const aux[] = {"was",  "were", "been", "had",  "did",
+                                    "done", "got",  "said", "told", "thought"};
+  if (IN(t[i].w, aux) || !eg_wordnet_is_past(&sf->wn.verbs, t[i].w)) return false;
+  size_t e = i;
+  while (e + 1 < to && !t[e].cut) e++;
+  return !t[e].ask;
+}
+
 bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types) {
   static const marker_kind change[] = {MK_CHANGE, MK_ENDED};
@@ -206,6 +219,8 @@ bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t sa
   for (b = a; b < nt && (!said_to || t[b].s < said_to); b++)
     if ((ask_at(sf, t, b) & types) || eg_sf_ends_at(sf, t, b, nt) || begins_at(sf, t, b, nt))
       return true;
+  for (size_t k = a; k < b; k++)
+    if (told_at(sf, t, k, b)) return true;
   bool diet = sf->n_described && (types & sf->described[0].type);
   return eg_sf_has_any_marker(sf, change, 2, t, a, b) ||
          (diet && eg_sf_foods_told(sf, t + a, b - a));

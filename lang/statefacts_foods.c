@@ -265,11 +265,10 @@ static size_t said_undone(const eg_statefacts *sf, const char *text, const eg_en
 }
 
 bool eg_sf_foods_told(const eg_statefacts *sf, const token *t, size_t nt) {
-  unsigned out, in;
-  size_t cs = 0, ce = 0;
-  if (!sf->n_described) return false;
-  read_sides(sf, t, nt, &out, &in, &cs, &ce);
-  return (out | in) != 0;
+  unsigned whole;
+  for (size_t i = 0; sf->n_described && i < nt; i++)
+    if (food_at(sf, t, 0, i, &whole)) return true;
+  return false;
 }
 
 eg_code eg_sf_foods_read(const eg_statefacts *sf, const eg_enrich_ctx *ctx, const eg_segment *sg,

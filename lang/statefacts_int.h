@@ -308,8 +308,8 @@ bool eg_sf_arranged(const eg_statefacts *sf, const token *t, size_t from, size_t
 int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, size_t to,
                          unsigned bits, size_t ts);
 
-/* Do the speaker's clauses of t[0, nt) tell foods they eat or leave out ("no more eggs, no
- * more dairy"), a word on a diet? */
+/* Do the words t[0, nt) name a food of a group the @describe lines weigh ("no more eggs",
+ * "Greek yoghurt in my smoothie"): a word on a diet? */
 bool eg_sf_foods_told(const eg_statefacts *sf, const token *t, size_t nt);
 /* A value the foods the user says they eat or leave out tell (statefacts_foods.c: "I don't
  * eat meat but fish is fine"), into o, for a user segment: none where o has a value of its

@@ -295,10 +295,10 @@ static bool conjunction(const char *w) { return !strcmp(w, "and") || !strcmp(w, 
  * all ("I miss X, the Y, the Z and the small cafes", "we sold the house, the X and both
  * bikes")? Its sub-clause follows a comma and opens with an item (a determiner's, a number's or
  * a name's); the slot opens one; an "and" or "or" brings in the last; and no word from the
- * comma to the last item's end is a verb (but a noun after an item's determiner: "both bikes")
- * or a subject ("the Tesla and the e-bike do everything now", "I play the cello and the piano
- * now": a clause of its own). The item before ends at the comma. Not "moved out of X, new flat
- * in Y": no list. */
+ * comma to the last item's end may be a verb, in any form (but a noun after an item's
+ * determiner: "both bikes"), or is a subject ("the Tesla and the e-bike do everything now",
+ * "the Golf and the van need a garage", "I play the cello and the piano now": a clause of its
+ * own). The item before ends at the comma. Not "moved out of X, new flat in Y": no list. */
 static bool listed(const eg_statefacts *sf, const token *t, size_t from, size_t a, size_t to,
                    const slot *s) {
   if (a <= from + 1 || !t[a - 1].comma ||
@@ -308,8 +308,10 @@ static bool listed(const eg_statefacts *sf, const token *t, size_t from, size_t 
   if (p != a && !(p > a && conjunction(t[p - 1].w))) return false;
   bool last = false;
   for (size_t k = a; k < to && !(last && t[k - 1].comma); k++) {
+    if (last && eg_sf_joint(t[k].w, false) && !conjunction(t[k].w)) break; /* "… before moving" */
     if (eg_sf_subject_pronoun(t[k].w) ||
-        (!item_word(&t[k - 1]) && !eg_sf_verbless(sf, t, k, k + 1)))
+        (!item_word(&t[k - 1]) && !conjunction(t[k].w) &&
+         (!eg_sf_verbless(sf, t, k, k + 1) || eg_wordnet_is_verb(&sf->wn.verbs, t[k].w))))
       return false;
     last |= k > a && k + 1 < to && conjunction(t[k].w) && !t[k].comma &&
             (item_word(&t[k + 1]) || t[k + 1].cap);
@@ -331,7 +333,9 @@ slot_status eg_sf_status_of(const eg_statefacts *sf, const token *t, size_t from
     first.ts = a - 1, first.te = a, first.vs = first.ve = 0;
     first.proper = t[a - 1].cap, first.where = first.cued = false, first.held = 0;
     slot_status st = eg_sf_status_of(sf, t, from, to, &first);
-    if (st != ST_CURRENT) return st;
+    /* … by the clause's word ("miss", "sold"), not by one of its own ("our old X, a Y and …") */
+    if (st == ST_NOT_ASSERTED || (st == ST_FORMER && eg_sf_ended_by_word(sf, t, from, to, &first)))
+      return st;
   }
   size_t scope = eg_sf_predicate_start(sf, t, a, b, s, false);
   /* a clause that says something exists tells of it, not of the speaker's state: "there's a

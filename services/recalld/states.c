@@ -118,16 +118,15 @@ static bool names_value(rc_ctx *c, rc_chunk *x, const char *value) {
   return false;
 }
 
-/* Does x speak of the state asked: the user's own words name a value of the kind, not only
- * someone else's ("my sister just moved to X" is hers), or say a word of the state or of a
- * change (eg_statefacts_on_state)? Small talk ("Washing up is my specialty.") does not. True
- * where recalld reads no kind. */
+/* Does x speak of the state asked: the user's own words name a value of the kind (theirs or
+ * not: "our landlord in X" reads as someone else's), or say a word of the state, of a change or
+ * an event told (eg_statefacts_on_state)? Small talk ("Washing up is my specialty.", "Where do
+ * I even start with all these boxes?") does not. True where recalld reads no kind. */
 static bool on_state(rc_ctx *c, rc_chunk *x) {
   if (!c->asked) return true;
   const eg_stated_value *v = NULL;
-  size_t n = values_of(c, x, &v), a, b;
-  for (size_t k = 0; k < n; k++)
-    if (!v[k].others) return true;
+  size_t a, b;
+  if (values_of(c, x, &v)) return true;
   said_span(x->chunk, &a, &b);
   return eg_statefacts_on_state(c->r->states, x->chunk->content, a, b, c->asked);
 }
@@ -152,9 +151,8 @@ static void text_doubts(rc_ctx *c) {
       if (x->relevance < bar || ch->time <= f->edge->valid_from || after_asked(c, ch)) continue;
       if (!users(ch) || !strcmp(ch->session_id ? ch->session_id : "", source)) continue;
       if (!*value || !ch->content || strcasestr(ch->content, value) || names_value(c, x, value))
-        continue; /* it restates the value */
-      /* small talk, or only someone else's values, is no word on it */
-      if (!on_state(c, x)) continue;
+        continue;                    /* it restates the value */
+      if (!on_state(c, x)) continue; /* small talk is no word on it */
       doubt_by(c, f, ch);
       break;
     }

@@ -1268,6 +1268,10 @@ static void test_list_items(void) {
       {"I love Linz, the Danube and the cafes.", &place, "Danube", EG_STATED_CURRENT},
       {"I miss Graz, the Schlossberg, the Mur and the cafes.", &place, "Mur", EG_STATED_FORMER},
       /* a verb after the items, or a subject among them, makes them a clause of its own */
+      {"After I sold the flat, the Golf and the van need a garage.", &cars, "Golf",
+       EG_STATED_CURRENT},
+      /* the first item's own word is not the list's: "old" is the Octavia's */
+      {"We've got our old Octavia, a Tesla and two bikes now.", &cars, "Tesla", EG_STATED_CURRENT},
       {"We moved out of Graz, Linz and the new flat are great.", &place, "Linz", EG_STATED_CURRENT},
       /* an item opens with a determiner, a number or a name: "new flat in X" is no item */
       {"We moved out of Graz, new flat in Linz and a garden!", &place, "Linz", EG_STATED_CURRENT},
@@ -1315,6 +1319,11 @@ static void test_on_state(void) {
       {"No more eggs, no more dairy for me.", place, false},
       {"Washing up is my specialty.", place | org | diet, false},
       {"Where do I even start with all these boxes? Any tips?", place, false},
+      {"Thanks, that was a really helpful answer!", place | org, false},
+      /* an event told in the past may be a change in words no list has */
+      {"I joined a bank last month.", org, true},
+      {"Closed on the house yesterday, can't believe it's ours.", place, true},
+      {"I'm unemployed now.", org, true},
   };
   for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
     bool on = eg_statefacts_on_state(lx, x[i].text, 0, 0, x[i].types);
