@@ -214,14 +214,15 @@ bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t sa
                             size_t said_to, unsigned types) {
   static const marker_kind change[] = {MK_CHANGE, MK_ENDED};
   static __thread token t[MAX_TOKENS];
-  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), a = 0, b;
+  size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), a = 0;
   while (a < nt && t[a].s < said_from) a++;
-  for (b = a; b < nt && (!said_to || t[b].s < said_to); b++)
-    if ((ask_at(sf, t, b) & types) || eg_sf_ends_at(sf, t, b, nt) || begins_at(sf, t, b, nt))
-      return true;
+  size_t b = a;
+  while (b < nt && (!said_to || t[b].s < said_to)) b++;
   for (size_t k = a; k < b; k++)
-    if (told_at(sf, t, k, b)) return true;
+    if ((ask_at(sf, t, k) & types) || eg_sf_ends_at(sf, t, k, nt) || begins_at(sf, t, k, nt) ||
+        told_at(sf, t, k, b))
+      return true;
   bool diet = sf->n_described && (types & sf->described[0].type);
   return eg_sf_has_any_marker(sf, change, 2, t, a, b) ||
-         (diet && eg_sf_foods_told(sf, t + a, b - a));
+         (diet && eg_sf_foods_named(sf, t + a, b - a));
 }

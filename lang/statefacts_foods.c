@@ -264,7 +264,7 @@ static size_t said_undone(const eg_statefacts *sf, const char *text, const eg_en
   return o->n_facts;
 }
 
-bool eg_sf_foods_told(const eg_statefacts *sf, const token *t, size_t nt) {
+bool eg_sf_foods_named(const eg_statefacts *sf, const token *t, size_t nt) {
   unsigned whole;
   for (size_t i = 0; sf->n_described && i < nt; i++)
     if (food_at(sf, t, 0, i, &whole)) return true;

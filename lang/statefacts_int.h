@@ -310,7 +310,7 @@ int eg_sf_arranged_taker(const eg_statefacts *sf, const token *t, size_t from, s
 
 /* Do the words t[0, nt) name a food of a group the @describe lines weigh ("no more eggs",
  * "Greek yoghurt in my smoothie"): a word on a diet? */
-bool eg_sf_foods_told(const eg_statefacts *sf, const token *t, size_t nt);
+bool eg_sf_foods_named(const eg_statefacts *sf, const token *t, size_t nt);
 /* A value the foods the user says they eat or leave out tell (statefacts_foods.c: "I don't
  * eat meat but fish is fine"), into o, for a user segment: none where o has a value of its
  * relation, and a doubt of o on it gives way; the value held (told by the segments before,

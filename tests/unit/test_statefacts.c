@@ -903,11 +903,18 @@ static void test_chat_marks(void) {
   check_all(x, sizeof x / sizeof *x);
 }
 
-static void test_lexical_reading(void) {
+/* The extractor opened with no embedder: its lexical reading only (recalld's). NULL on
+ * failure. */
+static eg_statefacts *open_lexical(void) {
   eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
   eg_statefacts *lx = NULL;
   eg_err e;
-  EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
+  return eg_statefacts_open(&so, &lx, &e) == EG_OK ? lx : NULL;
+}
+
+static void test_lexical_reading(void) {
+  eg_statefacts *lx = open_lexical();
+  EG_REQUIRE(lx != NULL);
   unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
   EG_CHECK(place != 0);
   EG_CHECK(eg_statefacts_asked(lx, "where was I staying in late 2020") == place);
@@ -1241,6 +1248,7 @@ static void test_lexical_reading(void) {
   eg_arena *a = eg_arena_new(0, 0);
   eg_segment sg = {"I live in Lyon.", "user", "", T("2025-06-10T12:00:00Z"), 0, 0};
   eg_enriched out = {0};
+  eg_err e;
   EG_CHECK(eg_statefacts_extract(lx, &ctx, &sg, 1, a, &out, NULL, &e) == EG_EINVAL);
   eg_arena_free(a);
   eg_statefacts_close(lx);
@@ -1249,10 +1257,8 @@ static void test_lexical_reading(void) {
 /* The items of a list share the predicate before the first: what the user misses or sold is
  * each not held ("the Schlossberg" is not where they live); no list, no sharing. */
 static void test_list_items(void) {
-  eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
-  eg_statefacts *lx = NULL;
-  eg_err e;
-  EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
+  eg_statefacts *lx = open_lexical();
+  EG_REQUIRE(lx != NULL);
   unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
   unsigned cars = eg_statefacts_asked(lx, "What car do I drive?");
   const struct {
@@ -1300,10 +1306,8 @@ static void test_list_items(void) {
 /* A word on a state other than a value: a word the question's kind is asked by, a change or
  * an end, foods of a diet; small talk is none. */
 static void test_on_state(void) {
-  eg_statefacts_opts so = {PROTOTYPES, NULL, NULL, 0, -1};
-  eg_statefacts *lx = NULL;
-  eg_err e;
-  EG_REQUIRE(eg_statefacts_open(&so, &lx, &e) == EG_OK);
+  eg_statefacts *lx = open_lexical();
+  EG_REQUIRE(lx != NULL);
   unsigned place = eg_statefacts_asked(lx, "Where do I live these days?");
   unsigned org = eg_statefacts_asked(lx, "Which company do I work for?");
   unsigned diet = eg_statefacts_asked(lx, "What diet do I follow?");
