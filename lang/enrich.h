@@ -22,6 +22,9 @@
 #include "common/arena.h"
 #include "common/err.h"
 
+/* meta.extractor of a fact the rules enricher read (set phrases; no tense or negation read). */
+#define EG_EXTRACTOR_RULES "rules"
+
 /* One segment: a conversation turn or round, or a document passage. */
 typedef struct eg_segment {
   const char *text;    /* the raw text (borrowed) */

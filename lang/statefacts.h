@@ -205,6 +205,10 @@ eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);
  * prototypes do not know (or no prototypes: sf NULL). */
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);
 
+/* The one relation whose objects may have one of `types` ("LIVES_IN" for a place), or NULL
+ * when none or several do (a person: a partner, married or dating). */
+const char *eg_statefacts_relation_of(const eg_statefacts *sf, unsigned types);
+
 /* Are the relation's objects beings the user knows by name (a partner, a pet: the prototypes'
  * @individual types), so that the user's earlier words naming the same name as theirs speak
  * of the same one? False for a relation the prototypes do not know. */

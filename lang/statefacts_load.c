@@ -850,6 +850,11 @@ unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relat
   return r < 0 ? 0 : sf->rels[r].types;
 }
 
+const char *eg_statefacts_relation_of(const eg_statefacts *sf, unsigned types) {
+  int r = sf && types ? eg_sf_only_taker(sf, types) : -1;
+  return r < 0 ? NULL : sf->rels[r].name;
+}
+
 bool eg_statefacts_individual(const eg_statefacts *sf, const char *relation) {
   unsigned types = eg_statefacts_relation_types(sf, relation);
   return types && !(types & ~sf->individual_types);

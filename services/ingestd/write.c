@@ -316,8 +316,9 @@ static Engram__V1__EdgeMeta *edge_meta(const eg_ingest *g, const writer_in *in, 
     meta->source_document_id = (char *)in->source_id;
   meta->source_turn = in->units[i].turn_index;
   meta->extractor = x->extractor ? (char *)x->extractor
-                    : in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm ? "llm"
-                                                                                   : "rules";
+                    : in->enricher == ENGRAM__V1__ENRICHER__ENRICHER_LLM && g->llm
+                        ? "llm"
+                        : EG_EXTRACTOR_RULES;
   return meta;
 }
 

@@ -317,6 +317,15 @@ static bool relevant(const rc_ctx *c, const rc_chunk *x) {
          (x->bm25 > 0 && x->said && x->bm25 >= c->r->o.min_word_match);
 }
 
+/* … or, where the memory is known to hold something on the question, near enough (below). */
+static bool kept(const rc_ctx *c, const rc_chunk *x, bool known) {
+  bool near = (known || rc_speaks_of_kind(x) || (c->temporal && x->temporal > 0)) &&
+              x->relevance >= c->r->o.min_relevance / 2;
+  return relevant(c, x) || near;
+}
+
+bool rc_kept(const rc_ctx *c, const rc_chunk *x) { return kept(c, x, false); }
+
 eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
   eg_arena *a = c->a;
   /* Chunks too far from the question are not context. Once the memory is known to hold
@@ -325,15 +334,12 @@ eg_code rc_assemble(rc_ctx *c, Engram__V1__RecallResponse *resp, eg_err *err) {
    * restates it. Half will do as well for a chunk inside the question's time range, and for
    * one in which the user names a value of the kind a question about their state asks for, as
    * theirs or plainly ("What was my pet's name in spring 2019?": any of their pets' names). */
-  bool known = c->n_facts > 0;
+  bool known = false; /* a fact read from an excerpt is no more than the excerpt */
+  for (size_t i = 0; i < c->n_facts && !known; i++) known = !c->facts[i].read;
   for (size_t i = 0; i < c->n_chunks && !known; i++) known = relevant(c, &c->chunks[i]);
   size_t keep = 0;
-  for (size_t i = 0; i < c->n_chunks; i++) {
-    const rc_chunk *x = &c->chunks[i];
-    bool near = (known || rc_speaks_of_kind(x) || (c->temporal && x->temporal > 0)) &&
-                x->relevance >= c->r->o.min_relevance / 2;
-    if (relevant(c, x) || near) c->chunks[keep++] = *x;
-  }
+  for (size_t i = 0; i < c->n_chunks; i++)
+    if (kept(c, &c->chunks[i], known)) c->chunks[keep++] = c->chunks[i];
   c->n_chunks = keep;
   size_t facts = 0; /* those listed as facts */
   for (size_t i = 0; i < c->n_facts; i++) facts += !is_value(c->facts[i].edge);

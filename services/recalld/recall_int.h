@@ -71,7 +71,11 @@ typedef struct rc_fact {
   Engram__V1__Edge **history; /* earlier values of the chain, superseded */
   size_t n_history;
   const Engram__V1__Edge *kind; /* for a question asking a kind: its named value's (IS_A) */
+  bool read;                    /* read from an excerpt at Recall, not held (RC_READ_EXTRACTOR) */
 } rc_fact;
+
+/* meta.extractor of a fact read from the user's words at Recall (states.c), never stored. */
+#define RC_READ_EXTRACTOR "excerpt"
 
 /* One of the user's preferences picked for the question (values.c). */
 typedef struct rc_value {
@@ -159,6 +163,8 @@ void rc_state_order(rc_ctx *c, bool current);
 /* Does the user, in chunk x, state or plainly name a value of the kind a state question asks
  * for? (Its values as rc_state_order read them; false when they were not read.) */
 bool rc_speaks_of_kind(const rc_chunk *x);
+/* Does x pass the relevance gate of the assembly (assemble.c)? */
+bool rc_kept(const rc_ctx *c, const rc_chunk *x);
 
 /* qsort order of rc_chunk: best score first. */
 int rc_by_score(const void *a, const void *b);

@@ -514,6 +514,109 @@ static void first_disagrees(rc_ctx *c) {
   }
 }
 
+/*
+ * The value the first word on the state gives. Where the graph holds no value of the state
+ * asked about (no extractor read the user's words) or holds one the excerpts put in doubt, the
+ * first word on the state (first_disagrees' excerpt) says in the user's own words what it is
+ * now: its one value of the kind, stated as theirs or named plainly as it stands, is given as
+ * a fact read at Recall, never stored (meta.extractor "excerpt"), valid from when it was said
+ * and listed before the relation's held facts. It is POTENTIALLY_STALE with the statement as
+ * its reason: read by words alone, it is for an agent to check, not to act on. None where the
+ * excerpt names several such values, where no single relation takes the value, where a held
+ * value is the same one, not in doubt, or said since, or where the excerpt falls below the
+ * relevance gate.
+ */
+
+/* The one value of the kind asked that x states as the user's (else names plainly), or NULL:
+ * none, several, or only someone else's, sought, dated or given up. */
+static const eg_stated_value *value_told(rc_ctx *c, rc_chunk *x, bool stated) {
+  const char *text = x->chunk->content;
+  const eg_stated_value *v, *pick = NULL;
+  char first[160];
+  size_t n = values_of(c, x, &v);
+  for (int pass = 0; pass < (stated ? 1 : 2) && !pick; pass++)
+    for (size_t k = 0; k < n; k++) {
+      const eg_stated_value *w = &v[k];
+      bool told = pass == 0 ? w->how == EG_STATED_CURRENT : named_plainly(w);
+      if (!told || !w->typed || w->others || w->ended || w->sought || w->dated ||
+          !(w->types & c->asked) || (c->asks_name && !w->named) || w->to - w->from >= sizeof first)
+        continue;
+      if (pick && !same_value(text, w->from, w->to, first))
+        return NULL; /* two values: which one is the state is not told */
+      if (!pick) snprintf(first, sizeof first, "%.*s", (int)(w->to - w->from), text + w->from);
+      pick = w;
+    }
+  return pick;
+}
+
+/* Read by the rules enricher: set phrases, with no tense or negation read (a value they give
+ * may be the state's past). */
+static bool by_rules(const Engram__V1__Edge *e) {
+  return e->meta && e->meta->extractor && !strcmp(e->meta->extractor, EG_EXTRACTOR_RULES);
+}
+
+static void read_value(rc_ctx *c) {
+  if (!c->r->states || !c->asked || c->asks_kind) return;
+  size_t j = 0;
+  while (j < c->n_chunks &&
+         !(rc_speaks_of_kind(&c->chunks[j]) && !after_asked(c, c->chunks[j].chunk)))
+    j++;
+  if (j == c->n_chunks || !rc_kept(c, &c->chunks[j])) return;
+  rc_chunk *x = &c->chunks[j];
+  const Engram__V1__Chunk *ch = x->chunk;
+  const Engram__V1__Edge *held = NULL;
+  for (size_t i = 0; i < c->n_facts && !held; i++)
+    if (c->facts[i].on_topic &&
+        (eg_statefacts_relation_types(c->r->states, c->facts[i].edge->relation) & c->asked))
+      held = c->facts[i].edge;
+  /* against a value held, only a value stated as the user's now */
+  const eg_stated_value *pick = value_told(c, x, held != NULL);
+  if (!pick) return;
+  unsigned types = pick->types & c->asked;
+  const char *relation = eg_statefacts_relation_of(c->r->states, types);
+  held = NULL;
+  for (size_t i = 0; i < c->n_facts; i++) {
+    const rc_fact *f = &c->facts[i];
+    if (!f->on_topic || !(eg_statefacts_relation_types(c->r->states, f->edge->relation) & types))
+      continue;
+    if (same_value(ch->content, pick->from, pick->to, eg_edge_object(f->edge)) ||
+        f->edge->valid_from >= ch->time || !by_rules(f->edge) ||
+        f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
+      return; /* held already, said since, or not in doubt */
+    if (!held) held = f->edge, relation = f->edge->relation;
+  }
+  if (!relation) return;
+  rc_fact *facts = eg_arena_calloc(c->a, c->n_facts + 1, sizeof *facts);
+  Engram__V1__Edge *e = eg_arena_calloc(c->a, 1, sizeof *e);
+  Engram__V1__EdgeMeta *m = eg_arena_calloc(c->a, 1, sizeof *m);
+  Engram__V1__Value *o = eg_arena_calloc(c->a, 1, sizeof *o);
+  char *value = eg_arena_strndup(c->a, ch->content + pick->from, pick->to - pick->from);
+  if (!facts || !e || !m || !o || !value) return;
+  engram__v1__edge__init(e);
+  engram__v1__edge_meta__init(m);
+  engram__v1__value__init(o);
+  o->kind_case = ENGRAM__V1__VALUE__KIND_LITERAL;
+  o->literal = value;
+  m->source_chunk_id = ch->id;
+  m->source_session_id = ch->session_id;
+  m->utterance = ch->content;
+  m->extractor = RC_READ_EXTRACTOR;
+  m->reason = "read from the user's words at Recall, not stored";
+  e->subject_name = c->user_entity;
+  for (size_t s = 0; s < c->n_seeds && !e->subject; s++)
+    if (!c->seed_named[s]) e->subject = c->seeds[s];
+  if (held) e->subject = held->subject, e->subject_name = held->subject_name;
+  e->relation = (char *)relation;
+  e->object = o;
+  e->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
+  e->valid_from = ch->time;
+  e->meta = m;
+  facts[0] = (rc_fact){.edge = e, .match = 1, .on_topic = true, .read = true};
+  if (c->n_facts) memcpy(facts + 1, c->facts, c->n_facts * sizeof *facts);
+  c->facts = facts, c->n_facts++;
+  doubt_by(c, &facts[0], ch); /* its own statement: to be checked */
+}
+
 bool rc_speaks_of_kind(const rc_chunk *x) {
   for (size_t k = 0; k < x->n_values; k++)
     if (x->values[k].plain || x->values[k].how == EG_STATED_CURRENT) return true;
@@ -528,4 +631,5 @@ void rc_state_order(rc_ctx *c, bool current) {
   first_disagrees(c);
   other_value_doubts(c);
   for (size_t i = 0; i < c->n_facts; i++) doubt_inferred(c, &c->facts[i]);
+  read_value(c);
 }
