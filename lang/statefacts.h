@@ -206,7 +206,7 @@ eg_stated eg_stated_strongest(const eg_stated_value *v, size_t n);
 unsigned eg_statefacts_relation_types(const eg_statefacts *sf, const char *relation);
 
 /* The one relation whose objects may have one of `types` ("LIVES_IN" for a place), or NULL
- * when none or several do (a person: a partner, married or dating). */
+ * when none or several do. */
 const char *eg_statefacts_relation_of(const eg_statefacts *sf, unsigned types);
 
 /* Are the relation's objects beings the user knows by name (a partner, a pet: the prototypes'

@@ -650,6 +650,74 @@ static void test_small_talk_no_doubt(void) {
                1);
 }
 
+/* The first item of kind FACT in r holding needle, NULL when the first fact holds another. */
+static const Engram__V1__RecallItem *first_fact(const Engram__V1__RecallResponse *r,
+                                                const char *needle) {
+  int f = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "");
+  return f >= 0 && strstr(r->items[f]->text, needle) ? r->items[f] : NULL;
+}
+
+/* A state's value read at Recall from the user's first word on it. No extractor read "The
+ * Porto rain is something else": with nothing held, the value it names as the user's is the
+ * first fact, read from the excerpt (never stored), POTENTIALLY_STALE with the statement as
+ * the reason. Against a value the rules read ("I live in Toronto"), said before it, so is
+ * the later one; a value the prototype extractor read is not overridden by it, and someone
+ * else's value gives none. */
+static void test_value_read(void) {
+  const char *const porto[] = {"user",
+                               "The Porto rain is something else, my umbrella gave up today.",
+                               "assistant", "Ha, sorry to hear."};
+  const char *q = "Where do I live now?";
+  ingest("rv", "rv-1", "2023-02-10T10:00:00Z", porto, 2);
+  Engram__V1__RecallResponse *r = recall_at("rv", q, T("2023-03-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  const Engram__V1__RecallItem *it = first_fact(r, "LIVES_IN Porto");
+  EG_REQUIRE(it != NULL);
+  EG_CHECK(it->fact && it->fact->meta && !strcmp(it->fact->meta->extractor, "excerpt"));
+  EG_CHECK(it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  EG_REQUIRE(it->superseding != NULL && it->superseding->meta != NULL);
+  EG_CHECK_STR(it->superseding->relation, "STATE_UNCERTAIN");
+  EG_CHECK_STR(it->superseding->meta->source_session_id, "rv-1");
+  EG_CHECK(strstr(r->context, "read from the user's words at Recall") != NULL);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+
+  const char *const toronto[] = {"user", "I live in Toronto and want to start a book club.",
+                                 "assistant", "Great idea."};
+  const char *const aarhus[] = {"user",
+                                "Writing from my new desk in Aarhus, the light here is amazing.",
+                                "assistant", "Enjoy it."};
+  ingest("rr", "rr-1", "2022-09-01T10:00:00Z", toronto, 2);
+  ingest("rr", "rr-2", "2023-05-01T10:00:00Z", aarhus, 2);
+  r = recall_at("rr", q, T("2023-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  it = first_fact(r, "LIVES_IN Aarhus");
+  EG_CHECK(it && it->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  int held = find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN Toronto");
+  EG_REQUIRE(held >= 0);
+  EG_CHECK(r->items[held]->status ==
+           ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+
+  const char *const lisbon[] = {"user", "Honestly the Lisbon trams are the best part of my week.",
+                                "assistant", "They are lovely."};
+  ingest("rp", "rp-1", "2022-09-01T10:00:00Z", lisbon, 2);
+  ingest("rp", "rp-2", "2023-05-01T10:00:00Z", aarhus, 2);
+  r = recall_at("rp", q, T("2023-06-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(first_fact(r, "LIVES_IN Lisbon") != NULL); /* the extractor's, in doubt */
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "Aarhus") < 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+
+  const char *const sister[] = {"user", "My sister lives in Lyon now, in a tiny flat by the river.",
+                                "assistant", "Sounds cosy."};
+  ingest("rs", "rs-1", "2023-02-10T10:00:00Z", sister, 2);
+  r = recall_at("rs", q, T("2023-03-01"), NULL, NULL);
+  EG_REQUIRE(r != NULL);
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_CHUNK, "Lyon") >= 0); /* read, not taken */
+  EG_CHECK(find_item(r, ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT, "LIVES_IN") < 0);
+  protobuf_c_message_free_unpacked(&r->base, NULL);
+}
+
 /* A state read from the user's own words by the prototype extractor, then put in doubt by
  * a later statement that gives no new value: asked after the doubt the fact is
  * POTENTIALLY_STALE with that statement as the reason; asked as of a date before it, it is
@@ -1397,6 +1465,7 @@ int main(void) {
   EG_RUN(test_feedback_recall);
   EG_RUN(test_state_doubt);
   EG_RUN(test_small_talk_no_doubt);
+  EG_RUN(test_value_read);
   EG_RUN(test_unrecorded_change);
   EG_RUN(test_current_first);
   EG_RUN(test_kind_is_no_name);

@@ -1240,6 +1240,13 @@ static void test_lexical_reading(void) {
   EG_CHECK(one.types == place); /* Lyon: a place, not an organisation */
   EG_CHECK(eg_statefacts_relation_types(lx, "WORKS_AT") == org);
   EG_CHECK(eg_statefacts_relation_types(lx, "NO_SUCH_RELATION") == 0);
+  /* the one relation taking a type; none for two types of two relations */
+  EG_CHECK_STR(eg_statefacts_relation_of(lx, org), "WORKS_AT");
+  EG_CHECK_STR(eg_statefacts_relation_of(lx, place), "LIVES_IN");
+  EG_CHECK(eg_statefacts_relation_of(lx, place | org) == NULL);
+  EG_CHECK_STR(eg_statefacts_relation_of(lx, person), "PARTNER_OF");
+  EG_CHECK(eg_statefacts_relation_of(lx, 0) == NULL &&
+           eg_statefacts_relation_of(NULL, org) == NULL);
   /* only the speaker's words count: the reply of a round is context */
   const char *round = "user: I had pancakes.\nassistant: I live in Lyon myself.";
   EG_CHECK(eg_statefacts_stated(lx, round, 6, 21, place) == EG_STATED_NONE);
