@@ -101,6 +101,21 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
 bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types);
 
+/* Does the question ask of the user's own state: it says a word of the first person ("I",
+ * "my", "me" …) and names none of the user's people by a noun ("Where does my sister live?"),
+ * but for a word that asks for a state ("Who is my girlfriend?")? */
+bool eg_statefacts_asks_of_user(const eg_statefacts *sf, const char *question);
+
+/* Is the value at byte `at` of text (of `types`, a name or a kind word) named in a clause told
+ * in the past that tells no change of a state: a verb in the past ("The Paris museums were
+ * incredible", "The cello concert was great"; not "I've lived in X for years", "it is
+ * destroyed"), and no word of change or end, no verb that moves the speaker, gets them a thing
+ * or takes one, no "new" or "first" and no word the @ask lines give ("I moved to X", "my first
+ * week at X went well")? An episode (a visit, an outing) tells no state; but a name of a thing
+ * one has (a pet, a car, a partner: not a place or a firm) in one tells it is had. */
+bool eg_statefacts_episode(const eg_statefacts *sf, const char *text, size_t at, unsigned types,
+                           bool named);
+
 /* Is the question in the past tense ("Where did I live …?", "Which firm employed me?"): an
  * auxiliary in the past, or a verb's past form (WordNet's) with no auxiliary in the present
  * ("What's my dog called?" is present)? */

@@ -515,20 +515,25 @@ static void first_disagrees(rc_ctx *c) {
 }
 
 /*
- * The value the first word on the state gives. Where the graph holds no value of the state
- * asked about (no extractor read the user's words) or holds one the excerpts put in doubt, the
- * first word on the state (first_disagrees' excerpt) says in the user's own words what it is
- * now: its one value of the kind, stated as theirs or named plainly as it stands, is given as
- * a fact read at Recall, never stored (meta.extractor "excerpt"), valid from when it was said
- * and listed before the relation's held facts. It is POTENTIALLY_STALE with the statement as
- * its reason: read by words alone, it is for an agent to check, not to act on. None where the
- * excerpt names several such values, where no single relation takes the value, where a held
- * value is the same one, not in doubt, or said since, or where the excerpt falls below the
- * relevance gate.
+ * The value the first word on the state gives. Where the graph holds no value of the state the
+ * user is asked about (no extractor read their words), or only values the rules read (set
+ * phrases, no tense) that are in doubt, one-valued and said before it, the first word on the
+ * state (first_disagrees' excerpt) says in the user's own words what it is now: its one value
+ * of a known type that the user states as theirs (or, with nothing held, names plainly as it
+ * stands) is given as a fact read at Recall, never stored (meta.extractor "excerpt", id 0),
+ * valid from when it was said and listed before the relation's held facts. It is
+ * POTENTIALLY_STALE with the statement as its reason: read by words alone, it is for an agent
+ * to check, not to act on. None for a question about someone else ("Where does my sister
+ * live?"), where the excerpt names two such values, a value someone else's, sought, planned,
+ * given up, or told in an episode in the past ("The Paris museums were incredible"), where no
+ * single relation takes it, where the excerpt falls below the relevance gate or after the
+ * time asked about; and a value the state extractor, the LLM enricher or a client gave is not
+ * overridden.
  */
 
-/* The one value of the kind asked that x states as the user's (else names plainly), or NULL:
- * none, several, or only someone else's, sought, dated or given up. */
+/* The one value of the kind asked that x states as the user's (else, where !stated and it
+ * states none, the one it names plainly), or NULL: none, two, or only someone else's, sought,
+ * dated, given up or of an episode. */
 static const eg_stated_value *value_told(rc_ctx *c, rc_chunk *x, bool stated) {
   const char *text = x->chunk->content;
   const eg_stated_value *v, *pick = NULL;
@@ -537,9 +542,10 @@ static const eg_stated_value *value_told(rc_ctx *c, rc_chunk *x, bool stated) {
   for (int pass = 0; pass < (stated ? 1 : 2) && !pick; pass++)
     for (size_t k = 0; k < n; k++) {
       const eg_stated_value *w = &v[k];
-      bool told = pass == 0 ? w->how == EG_STATED_CURRENT : named_plainly(w);
-      if (!told || !w->typed || w->others || w->ended || w->sought || w->dated ||
-          !(w->types & c->asked) || (c->asks_name && !w->named) || w->to - w->from >= sizeof first)
+      if (!(pass == 0 ? w->how == EG_STATED_CURRENT : named_plainly(w)) || !w->typed || w->others ||
+          w->ended || w->sought || w->dated || !(w->types & c->asked) ||
+          (c->asks_name && !w->named) || w->to - w->from >= sizeof first ||
+          eg_statefacts_episode(c->r->states, text, w->from, w->types, w->named))
         continue;
       if (pick && !same_value(text, w->from, w->to, first))
         return NULL; /* two values: which one is the state is not told */
@@ -556,7 +562,9 @@ static bool by_rules(const Engram__V1__Edge *e) {
 }
 
 static void read_value(rc_ctx *c) {
-  if (!c->r->states || !c->asked || c->asks_kind) return;
+  if (!c->r->states || !c->asked || c->asks_kind ||
+      !eg_statefacts_asks_of_user(c->r->states, c->req->query))
+    return; /* "Where does my sister live?" asks no state of the user's */
   size_t j = 0;
   while (j < c->n_chunks &&
          !(rc_speaks_of_kind(&c->chunks[j]) && !after_asked(c, c->chunks[j].chunk)))
@@ -564,6 +572,7 @@ static void read_value(rc_ctx *c) {
   if (j == c->n_chunks || !rc_kept(c, &c->chunks[j])) return;
   rc_chunk *x = &c->chunks[j];
   const Engram__V1__Chunk *ch = x->chunk;
+  if (ch->time > c->state_at) return; /* later on the day asked about (excerpts are by day) */
   const Engram__V1__Edge *held = NULL;
   for (size_t i = 0; i < c->n_facts && !held; i++)
     if (c->facts[i].on_topic &&
@@ -580,9 +589,9 @@ static void read_value(rc_ctx *c) {
     if (!f->on_topic || !(eg_statefacts_relation_types(c->r->states, f->edge->relation) & types))
       continue;
     if (same_value(ch->content, pick->from, pick->to, eg_edge_object(f->edge)) ||
-        f->edge->valid_from >= ch->time || !by_rules(f->edge) ||
+        f->edge->valid_from >= ch->time || !by_rules(f->edge) || !f->one ||
         f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
-      return; /* held already, said since, or not in doubt */
+      return; /* held already, said since, not in doubt, or one of several held at once */
     if (!held) held = f->edge, relation = f->edge->relation;
   }
   if (!relation) return;
@@ -599,10 +608,13 @@ static void read_value(rc_ctx *c) {
   o->literal = value;
   m->source_chunk_id = ch->id;
   m->source_session_id = ch->session_id;
+  m->source_turn = ch->turn_index;
   m->utterance = ch->content;
   m->extractor = RC_READ_EXTRACTOR;
   m->reason = "read from the user's words at Recall, not stored";
   e->subject_name = c->user_entity;
+  e->user = c->scope.user ? c->scope.user : ""; /* the user's own words */
+  e->agent = c->scope.agent ? c->scope.agent : "";
   for (size_t s = 0; s < c->n_seeds && !e->subject; s++)
     if (!c->seed_named[s]) e->subject = c->seeds[s];
   if (held) e->subject = held->subject, e->subject_name = held->subject_name;
@@ -611,7 +623,7 @@ static void read_value(rc_ctx *c) {
   e->op = ENGRAM__V1__EDGE_OP__EDGE_OP_ASSERT;
   e->valid_from = ch->time;
   e->meta = m;
-  facts[0] = (rc_fact){.edge = e, .match = 1, .on_topic = true, .read = true};
+  facts[0] = (rc_fact){.edge = e, .match = 1, .on_topic = true, .read = true, .score = x->score};
   if (c->n_facts) memcpy(facts + 1, c->facts, c->n_facts * sizeof *facts);
   c->facts = facts, c->n_facts++;
   doubt_by(c, &facts[0], ch); /* its own statement: to be checked */

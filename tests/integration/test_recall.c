@@ -657,6 +657,19 @@ static const Engram__V1__RecallItem *first_fact(const Engram__V1__RecallResponse
   return f >= 0 && strstr(r->items[f]->text, needle) ? r->items[f] : NULL;
 }
 
+/* Does the answer to q (asked at `at`) hold a fact read at Recall whose text holds needle? */
+static bool reads(const char *tenant, const char *q, int64_t at, const char *needle) {
+  Engram__V1__RecallResponse *r = recall_at(tenant, q, at, NULL, NULL);
+  bool found = false;
+  for (size_t i = 0; r && i < r->n_items; i++) {
+    const Engram__V1__RecallItem *it = r->items[i];
+    found |= it->kind == ENGRAM__V1__ITEM_KIND__ITEM_KIND_FACT && it->fact && it->fact->meta &&
+             !strcmp(it->fact->meta->extractor, "excerpt") && strstr(it->text, needle);
+  }
+  if (r) protobuf_c_message_free_unpacked(&r->base, NULL);
+  return found;
+}
+
 /* A state's value read at Recall from the user's first word on it. No extractor read "The
  * Porto rain is something else": with nothing held, the value it names as the user's is the
  * first fact, read from the excerpt (never stored), POTENTIALLY_STALE with the statement as
@@ -678,8 +691,26 @@ static void test_value_read(void) {
   EG_REQUIRE(it->superseding != NULL && it->superseding->meta != NULL);
   EG_CHECK_STR(it->superseding->relation, "STATE_UNCERTAIN");
   EG_CHECK_STR(it->superseding->meta->source_session_id, "rv-1");
+  EG_CHECK(it->fact->id == 0 && it->fact->valid_from == T("2023-02-10T10:00:00Z"));
   EG_CHECK(strstr(r->context, "read from the user's words at Recall") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
+  /* not a question of the user's own state; not a time before it was said */
+  EG_CHECK(!reads("rv", "Where does my sister live now?", T("2023-03-01"), "LIVES_IN"));
+  EG_CHECK(!reads("rv", "Where did I live in 2021?", T("2023-03-01"), "LIVES_IN"));
+  EG_CHECK(reads("rv", "Which city am I living in?", T("2023-03-01"), "LIVES_IN Porto"));
+  /* a value named in an episode ("the museums were incredible") is no state; someone else's
+   * is not the user's */
+  const char *const paris[] = {
+      "user", "The Paris museums were incredible, the Louvre alone took me a whole day.",
+      "assistant", "Glad you enjoyed it."};
+  const char *const theirs[] = {
+      "user", "My sister lives in Lyon now. The Porto rain is something else, my umbrella gave up.",
+      "assistant", "Ha."};
+  ingest("rx", "rx-1", "2023-02-10T10:00:00Z", paris, 2);
+  ingest("rz", "rz-1", "2023-02-10T10:00:00Z", theirs, 2);
+  EG_CHECK(!reads("rx", q, T("2023-03-01"), "LIVES_IN"));
+  EG_CHECK(reads("rz", q, T("2023-03-01"), "LIVES_IN Porto"));
+  EG_CHECK(!reads("rz", q, T("2023-03-01"), "Lyon"));
 
   const char *const toronto[] = {"user", "I live in Toronto and want to start a book club.",
                                  "assistant", "Great idea."};

@@ -1247,6 +1247,34 @@ static void test_lexical_reading(void) {
   EG_CHECK_STR(eg_statefacts_relation_of(lx, person), "PARTNER_OF");
   EG_CHECK(eg_statefacts_relation_of(lx, 0) == NULL &&
            eg_statefacts_relation_of(NULL, org) == NULL);
+  /* a question of the user's own state, not of someone they name by a noun for a person */
+  EG_CHECK(eg_statefacts_asks_of_user(lx, "Where do I live now?"));
+  EG_CHECK(eg_statefacts_asks_of_user(lx, "Which company employed me in 2020?"));
+  EG_CHECK(eg_statefacts_asks_of_user(lx, "Who is my girlfriend these days?"));
+  EG_CHECK(!eg_statefacts_asks_of_user(lx, "Where does my sister live now?"));
+  EG_CHECK(!eg_statefacts_asks_of_user(lx, "Which car does my best friend drive?"));
+  EG_CHECK(eg_statefacts_asks_of_user(lx, "What car did I have in 2020?")); /* "have" */
+  EG_CHECK(eg_statefacts_asks_of_user(lx, "What is my pet's name?"));
+  EG_CHECK(!eg_statefacts_asks_of_user(lx, "Where does Maya live?"));
+  /* a value named in an episode told in the past is no state; a change or a perfect is */
+  const char *ep[] = {"The Paris museums were incredible, I loved them.",
+                      "Paris was lovely.",
+                      "I moved to Paris last month.",
+                      "I've lived in Paris for years.",
+                      "The Paris rain is something else, my umbrella gave up today.",
+                      "My first week at Acme Labs went well.",
+                      "The rain in Paris is crazy, my umbrella is destroyed."};
+  const bool episode[] = {true, true, false, false, false, false, false};
+  for (size_t i = 0; i < sizeof ep / sizeof *ep; i++) {
+    const char *at = strstr(ep[i], "Paris") ? strstr(ep[i], "Paris") : strstr(ep[i], "Acme");
+    if (!EG_CHECK(eg_statefacts_episode(lx, ep[i], (size_t)(at - ep[i]), place | org, true) ==
+                  episode[i]))
+      fprintf(stderr, "  %s\n", ep[i]);
+  }
+  const char *panda = "My Fiat Panda did a 300km trip without a complaint.";
+  EG_CHECK(!eg_statefacts_episode(lx, panda, 3, eg_statefacts_relation_types(lx, "DRIVES"), true));
+  const char *cello = "The cello concert last night was lovely.";
+  EG_CHECK(eg_statefacts_episode(lx, cello, 4, eg_statefacts_relation_types(lx, "PLAYS"), false));
   /* only the speaker's words count: the reply of a round is context */
   const char *round = "user: I had pancakes.\nassistant: I live in Lyon myself.";
   EG_CHECK(eg_statefacts_stated(lx, round, 6, 21, place) == EG_STATED_NONE);
