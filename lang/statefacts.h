@@ -101,18 +101,20 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question);
 bool eg_statefacts_on_state(const eg_statefacts *sf, const char *text, size_t said_from,
                             size_t said_to, unsigned types);
 
-/* Does the question ask of the user's own state: it says a word of the first person ("I",
- * "my", "me" …) and names none of the user's people by a noun ("Where does my sister live?"),
- * but for a word that asks for a state ("Who is my girlfriend?")? */
-bool eg_statefacts_asks_of_user(const eg_statefacts *sf, const char *question);
+/* Does the question ask of the user's own state of `types` (eg_statefacts_asked): it says a
+ * word of the first person ("I", "my", "me" …) and names none of the user's people by a noun
+ * ("Where does my sister live?", "Where does my wife work?", "my girlfriend's sister"), but
+ * for the one it asks for ("Who is my girlfriend?"; a pet: "my dog's name")? */
+bool eg_statefacts_asks_of_user(const eg_statefacts *sf, const char *question, unsigned types);
 
 /* Is the value at byte `at` of text (of `types`, a name or a kind word) named in a clause told
- * in the past that tells no change of a state: a verb in the past ("The Paris museums were
- * incredible", "The cello concert was great"; not "I've lived in X for years", "it is
- * destroyed"), and no word of change or end, no verb that moves the speaker, gets them a thing
- * or takes one, no "new" or "first" and no word the @ask lines give ("I moved to X", "my first
- * week at X went well")? An episode (a visit, an outing) tells no state; but a name of a thing
- * one has (a pet, a car, a partner: not a place or a firm) in one tells it is had. */
+ * in the past that tells no change of a state: "was" or "were" ("The cello concert was great"),
+ * or of a place or a firm a verb in the past ("We stayed in Paris"; not "I've lived in X for
+ * years", "my umbrella's destroyed"), and no word of change or end, no verb that moves the
+ * speaker, gets them a thing or takes one, no "new" or "first" ("I moved to X", "my first week at
+ * X went well")? An episode (a visit, an outing) tells no state; but a name of a thing one has
+ * (a pet, a car, a partner: not a place or a firm) in one tells it is had. A value named past
+ * the words read (MAX_TOKENS) is none. */
 bool eg_statefacts_episode(const eg_statefacts *sf, const char *text, size_t at, unsigned types,
                            bool named);
 

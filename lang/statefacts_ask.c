@@ -120,22 +120,6 @@ bool eg_statefacts_asks_kind(const char *question) {
  *   what is my N               "What's my cat called?", "What's the name of my dog?"
  *   what do I V                "What do I play now?", "What am I learning to play?"
  *   how … I V                  "How am I eating these days?" (first of all) */
-bool eg_statefacts_asks_of_user(const eg_statefacts *sf, const char *question) {
-  static __thread token t[MAX_TOKENS];
-  char noun[32];
-  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS);
-  if (!eg_sf_first_person(t, 0, nt)) return false;
-  /* one of the user's people: "my sister", "our new neighbour" (not "have": a person too, in
-   * WordNet's "the haves and have-nots") */
-  for (size_t k = 1; k < nt; k++)
-    if ((eg_sf_ours(t[k - 1].w) ||
-         (k > 1 && eg_sf_ours(t[k - 2].w) && !strchr(t[k - 1].w, '\''))) && /* "my best friend" */
-        eg_sf_person_noun(sf, t, k) &&
-        !ask_at(sf, t, k) && !(eg_sf_unpossessed(t[k].w, noun, sizeof noun) && ask_bits(sf, noun)))
-      return false; /* not "my pet's name": a pet may be a person, in WordNet */
-  return true;
-}
-
 unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   static const char *const pron[] = {"me", "you", "us",  "him", "her", "them",
                                      "it", "my",  "our", "the", "your"};
@@ -204,6 +188,23 @@ unsigned eg_statefacts_asked(const eg_statefacts *sf, const char *question) {
   return 0;
 }
 
+bool eg_statefacts_asks_of_user(const eg_statefacts *sf, const char *question, unsigned types) {
+  static __thread token t[MAX_TOKENS];
+  size_t nt = eg_sf_tokenize(question ? question : "", t, MAX_TOKENS);
+  if (!eg_sf_first_person(t, 0, nt)) return false;
+  /* one of the user's people ("my sister", "our new neighbour"), but for the one it asks for
+   * ("Who is my girlfriend?"; a pet: "my dog's name") */
+  for (size_t k = 1; k < nt; k++) {
+    bool mine = eg_sf_ours(t[k - 1].w) ||
+                (k > 1 && eg_sf_ours(t[k - 2].w) && !strchr(t[k - 1].w, '\'')); /* "my best X" */
+    if (!mine || !eg_sf_person_noun(sf, t, k)) continue;
+    unsigned b = ask_at(sf, t, k);
+    /* "Where does my wife work?", "my girlfriend's sister", "my wife's boss" */
+    if (!(b & types) || (strchr(t[k].w, '\'') && (b & sf->person_bit))) return false;
+  }
+  return true;
+}
+
 /* Does a verb that moves the speaker, gets them a thing or takes an offer (@relocates,
  * @acquires, @takes: "we finally moved", "picked up my new ride", "accepted"), or "new" or
  * "another" (a new one of something: "first night in the new flat"), start at t[i]? */
@@ -226,25 +227,37 @@ static bool told_at(const eg_statefacts *sf, const token *t, size_t i, size_t to
   return !t[e].ask;
 }
 
+/* Does w end with one of the n suffixes in list? */
+static bool ends_with_any(const char *w, const char *const *list, size_t n) {
+  size_t l = strlen(w);
+  for (size_t i = 0; i < n; i++) {
+    size_t m = strlen(list[i]);
+    if (l > m && !strcmp(w + l - m, list[i])) return true;
+  }
+  return false;
+}
+
 bool eg_statefacts_episode(const eg_statefacts *sf, const char *text, size_t at, unsigned types,
                            bool named) {
   static const marker_kind change[] = {MK_CHANGE, MK_ENDED};
-  static const char *const have[] = {"have", "has", "'ve", "'s", "had"};
-  static const char *const is[] = {"is", "are", "am", "'m", "'re", "be", "been", "being"};
+  static const char *const have[] = {"have", "has", "had"};
+  static const char *const is[] = {"is", "are", "am", "be", "been", "being"};
+  static const char *const clitic[] = {"'ve", "'s", "'m", "'re", "'d"}; /* "i've", "it's" */
   static const char *const was[] = {"was", "were", "wasn't", "weren't"};
   static __thread token t[MAX_TOKENS];
   bool where = types & (sf->place_bit | sf->org_bit); /* a place one may be at for a while */
   if (named && !where) return false; /* "Clementine rolled in fox poo": a pet one has */
   size_t nt = eg_sf_tokenize(text ? text : "", t, MAX_TOKENS), from = 0, to = 0;
+  if (!nt || at >= t[nt - 1].e) return false; /* past what was read */
   while (from < nt && (to = eg_sf_clause_end(t, nt, from)) < nt && t[to].s <= at) from = to;
   if (from >= nt || eg_sf_has_any_marker(sf, change, 2, t, from, to)) return false;
   bool past = false;
   for (size_t k = from; k < to; k++) {
-    if (ask_at(sf, t, k) || eg_sf_ends_at(sf, t, k, nt) || begins_at(sf, t, k, nt) ||
-        !strcmp(t[k].w, "first"))
+    if (eg_sf_ends_at(sf, t, k, to) || begins_at(sf, t, k, to) || !strcmp(t[k].w, "first"))
       return false; /* "I moved to X", "my first week at X", "sold the X" */
-    /* "I've lived in X for years", "my umbrella is destroyed" */
-    bool perfect = k > from && (IN(t[k - 1].w, have) || IN(t[k - 1].w, is));
+    /* "I've lived in X for years", "my umbrella's destroyed": a perfect or a passive */
+    bool perfect = k > from && (IN(t[k - 1].w, have) || IN(t[k - 1].w, is) ||
+                                ends_with_any(t[k - 1].w, clitic, sizeof clitic / sizeof *clitic));
     /* of a kind word, only what it was like ("the cello concert was lovely": not "tinned tuna",
      * "been veggie since uni") */
     past |= IN(t[k].w, was) ||

@@ -87,6 +87,10 @@ static void fact_line(const rc_ctx *c, const rc_fact *f, eg_buf *b) {
   date_of(f->edge->valid_from, d, sizeof d);
   eg_buf_printf(b, "- ");
   edge_text(c, f->edge, b);
+  if (f->read) { /* its reason is its own excerpt: no doubt by another word, no start known */
+    eg_buf_printf(b, " (said %s) [POTENTIALLY_STALE: %s: check]\n", d, f->edge->meta->reason);
+    return;
+  }
   eg_buf_printf(b, " (since %s) [%s", d, status_name(f->status));
   if (f->status == ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
     stale_why(c, f->superseding, b);

@@ -523,12 +523,12 @@ static void first_disagrees(rc_ctx *c) {
  * stands) is given as a fact read at Recall, never stored (meta.extractor "excerpt", id 0),
  * valid from when it was said and listed before the relation's held facts. It is
  * POTENTIALLY_STALE with the statement as its reason: read by words alone, it is for an agent
- * to check, not to act on. None for a question about someone else ("Where does my sister
- * live?"), where the excerpt names two such values, a value someone else's, sought, planned,
- * given up, or told in an episode in the past ("The Paris museums were incredible"), where no
- * single relation takes it, where the excerpt falls below the relevance gate or after the
- * time asked about; and a value the state extractor, the LLM enricher or a client gave is not
- * overridden.
+ * to check, not to act on (assemble.c says so in the context block). None for a question that
+ * names another of the user's people ("Where does my sister live?"), where the excerpt names two
+ * such values, a value someone else's, sought, planned, given up, or told in an episode in the past
+ * ("The Paris museums were incredible"), where no single relation takes it, where the excerpt falls
+ * below the relevance gate or after the time asked about; and a value the state extractor, the LLM
+ * enricher or a client gave is not overridden.
  */
 
 /* The one value of the kind asked that x states as the user's (else, where !stated and it
@@ -563,7 +563,7 @@ static bool by_rules(const Engram__V1__Edge *e) {
 
 static void read_value(rc_ctx *c) {
   if (!c->r->states || !c->asked || c->asks_kind ||
-      !eg_statefacts_asks_of_user(c->r->states, c->req->query))
+      !eg_statefacts_asks_of_user(c->r->states, c->req->query, c->asked))
     return; /* "Where does my sister live?" asks no state of the user's */
   size_t j = 0;
   while (j < c->n_chunks &&

@@ -671,11 +671,11 @@ static bool reads(const char *tenant, const char *q, int64_t at, const char *nee
 }
 
 /* A state's value read at Recall from the user's first word on it. No extractor read "The
- * Porto rain is something else": with nothing held, the value it names as the user's is the
- * first fact, read from the excerpt (never stored), POTENTIALLY_STALE with the statement as
- * the reason. Against a value the rules read ("I live in Toronto"), said before it, so is
- * the later one; a value the prototype extractor read is not overridden by it, and someone
- * else's value gives none. */
+ * Porto rain is something else, my umbrella gave up today": with nothing held, the value it
+ * states as the user's is the first fact, read from the excerpt (never stored), POTENTIALLY_STALE
+ * with the statement as the reason. Against a value the rules read ("I live in Toronto"), said
+ * before it, so is the later one; a value the prototype extractor read is not overridden by it, and
+ * someone else's value gives none. */
 static void test_value_read(void) {
   const char *const porto[] = {"user",
                                "The Porto rain is something else, my umbrella gave up today.",
@@ -692,10 +692,13 @@ static void test_value_read(void) {
   EG_CHECK_STR(it->superseding->relation, "STATE_UNCERTAIN");
   EG_CHECK_STR(it->superseding->meta->source_session_id, "rv-1");
   EG_CHECK(it->fact->id == 0 && it->fact->valid_from == T("2023-02-10T10:00:00Z"));
-  EG_CHECK(strstr(r->context, "read from the user's words at Recall") != NULL);
+  EG_CHECK(strstr(r->context,
+                  "(said 2023-02-10) [POTENTIALLY_STALE: read from the user's words "
+                  "at Recall, not stored: check]") != NULL);
   protobuf_c_message_free_unpacked(&r->base, NULL);
   /* not a question of the user's own state; not a time before it was said */
   EG_CHECK(!reads("rv", "Where does my sister live now?", T("2023-03-01"), "LIVES_IN"));
+  EG_CHECK(!reads("rv", "Where does my girlfriend live these days?", T("2023-03-01"), "LIVES_IN"));
   EG_CHECK(!reads("rv", "Where did I live in 2021?", T("2023-03-01"), "LIVES_IN"));
   EG_CHECK(reads("rv", "Which city am I living in?", T("2023-03-01"), "LIVES_IN Porto"));
   /* a value named in an episode ("the museums were incredible") is no state; someone else's
