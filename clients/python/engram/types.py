@@ -47,7 +47,7 @@ class Message:
 class Fact:
     """One commit of a fact (a graph edge): subject RELATION value, with both times."""
 
-    id: int
+    id: int  # 0 for a fact read from an excerpt at Recall, never stored (extractor "excerpt")
     subject: str  # the subject entity's canonical name
     relation: str  # UPPER_SNAKE
     value: str  # the literal, or the object entity's name
@@ -59,7 +59,7 @@ class Fact:
     reason: str = ""  # the stated reason ("new job")
     utterance: str = ""  # what it was read from
     confidence: float = 0.0
-    extractor: str = ""  # "rules", "llm", "prototypes", "client"
+    extractor: str = ""  # "rules", "llm", "prototypes", "client", "excerpt" …
     source_session_id: str = ""
     source_document_id: str = ""
     derived_from: List[int] = field(default_factory=list)  # premise fact ids
