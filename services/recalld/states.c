@@ -531,15 +531,15 @@ static void first_disagrees(rc_ctx *c) {
  * enricher or a client gave is not overridden.
  */
 
-/* The one value of the kind asked that x states as the user's (else, where !stated and it
- * states none, the one it names plainly), or NULL: none, two, or only someone else's, sought,
- * dated, given up or of an episode. */
-static const eg_stated_value *value_told(rc_ctx *c, rc_chunk *x, bool stated) {
+/* The one value of the kind asked that x states as the user's (else, where it states none,
+ * the one it names plainly), or NULL: none, two, or only someone else's, sought, dated, given up
+ * or of an episode. */
+static const eg_stated_value *value_told(rc_ctx *c, rc_chunk *x) {
   const char *text = x->chunk->content;
   const eg_stated_value *v, *pick = NULL;
   char first[160];
   size_t n = values_of(c, x, &v);
-  for (int pass = 0; pass < (stated ? 1 : 2) && !pick; pass++)
+  for (int pass = 0; pass < 2 && !pick; pass++)
     for (size_t k = 0; k < n; k++) {
       const eg_stated_value *w = &v[k];
       if (!(pass == 0 ? w->how == EG_STATED_CURRENT : named_plainly(w)) || !w->typed || w->others ||
@@ -573,21 +573,17 @@ static void read_value(rc_ctx *c) {
   rc_chunk *x = &c->chunks[j];
   const Engram__V1__Chunk *ch = x->chunk;
   if (ch->time > c->state_at) return; /* later on the day asked about (excerpts are by day) */
-  const Engram__V1__Edge *held = NULL;
-  for (size_t i = 0; i < c->n_facts && !held; i++)
-    if (c->facts[i].on_topic &&
-        (eg_statefacts_relation_types(c->r->states, c->facts[i].edge->relation) & c->asked))
-      held = c->facts[i].edge;
-  /* against a value held, only a value stated as the user's now */
-  const eg_stated_value *pick = value_told(c, x, held != NULL);
+  const eg_stated_value *pick = value_told(c, x);
   if (!pick) return;
   unsigned types = pick->types & c->asked;
   const char *relation = eg_statefacts_relation_of(c->r->states, types);
-  held = NULL;
+  const Engram__V1__Edge *held = NULL;
   for (size_t i = 0; i < c->n_facts; i++) {
     const rc_fact *f = &c->facts[i];
-    if (!f->on_topic || !(eg_statefacts_relation_types(c->r->states, f->edge->relation) & types))
-      continue;
+    unsigned of = f->on_topic ? eg_statefacts_relation_types(c->r->states, f->edge->relation) : 0;
+    if ((of & c->asked) && pick->how != EG_STATED_CURRENT)
+      return; /* against a value held, only a value stated as the user's now */
+    if (!(of & types)) continue;
     if (same_value(ch->content, pick->from, pick->to, eg_edge_object(f->edge)) ||
         f->edge->valid_from >= ch->time || !by_rules(f->edge) || !f->one ||
         f->status != ENGRAM__V1__EPISTEMIC_STATUS__EPISTEMIC_STATUS_POTENTIALLY_STALE)
